@@ -1,0 +1,197 @@
+package conversation
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Sentinel errors returned by Store implementations; test with errors.Is.
+var (
+	// ErrNotFound means the conversation (or input) does not exist.
+	ErrNotFound = errors.New("conversation: not found")
+	// ErrConflict means an optimistic version check failed: the conversation changed
+	// since it was loaded (or already exists when a create was asked for).
+	ErrConflict = errors.New("conversation: version conflict")
+)
+
+// Key identifies a conversation: one Slack thread, named by the workspace (team_id), the
+// channel and the thread's parent message timestamp (thread_ts, e.g. "1700000000.000100").
+// A top-level message that starts a conversation is its own thread_ts.
+type Key struct {
+	TeamID    string `json:"team_id"`
+	ChannelID string `json:"channel_id"`
+	ThreadTS  string `json:"thread_ts"`
+}
+
+// String renders the key as "team/channel/thread_ts", for logs.
+func (k Key) String() string { return k.TeamID + "/" + k.ChannelID + "/" + k.ThreadTS }
+
+// Valid reports whether every part of the key is set.
+func (k Key) Valid() bool { return k.TeamID != "" && k.ChannelID != "" && k.ThreadTS != "" }
+
+// Role is the author of a message, named as in OpenAI's chat completion messages.
+type Role string
+
+// The roles a stored message can have. Tool calls and their results stay inside a turn
+// and are not stored as messages; a turn's record of them is in the assistant
+// message's Meta.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	// RoleContext marks a human message that was in the Slack thread before the bot
+	// joined it (read with conversations.replies); it is context, not a request.
+	RoleContext Role = "context"
+)
+
+// Message is one stored message of a conversation. Messages are append-only and
+// numbered by Seq, 1, 2, 3, … within their conversation.
+type Message struct {
+	// Seq is the message's position in its conversation, assigned by Store.Save.
+	Seq int64 `json:"seq" db:"seq"`
+	// Role is who wrote it.
+	Role Role `json:"role" db:"role"`
+	// UserID is the Slack user id (U…) of a user or context message; empty for the bot.
+	UserID string `json:"user_id,omitempty" db:"user_id"`
+	// Text is the message text: Slack mrkdwn for the bot's replies, as typed for users.
+	Text string `json:"text" db:"text"`
+	// SlackTS is the Slack message timestamp (ts), when the message was posted to Slack.
+	SlackTS string `json:"slack_ts,omitempty" db:"slack_ts"`
+	// PromptTokens and CompletionTokens are the model usage (OpenAI's usage fields,
+	// summed over every call) of the turn that produced an assistant message.
+	PromptTokens     int `json:"prompt_tokens,omitempty" db:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens,omitempty" db:"completion_tokens"`
+	// Meta is optional JSON about the message (for example the tool calls of its turn).
+	Meta json.RawMessage `json:"meta,omitempty" db:"meta"`
+	// CreatedAt is set by the store when the message is saved.
+	CreatedAt time.Time `json:"created_at" db:"created_at"`
+}
+
+// State is the small control state of a conversation, stored as one JSON document in the
+// conversation row and rewritten on every turn. It must stay small: the transcript lives
+// in messages, never here (DESIGN.md, "Persistence").
+type State struct {
+	// Mode is what the thread is doing: ModeAssistant for free conversation.
+	Mode string `json:"mode"`
+	// StartedBy is the Slack user id of the person who started the conversation.
+	StartedBy string `json:"started_by,omitempty"`
+	// Summary condenses the messages up to SummaryThroughSeq, when the history has been
+	// summarized to bound the prompt.
+	Summary           string `json:"summary,omitempty"`
+	SummaryThroughSeq int64  `json:"summary_through_seq,omitempty"`
+	// Turns counts finished turns.
+	Turns int `json:"turns"`
+	// PromptTokens and CompletionTokens total the model usage of all turns.
+	PromptTokens     int `json:"prompt_tokens,omitempty"`
+	CompletionTokens int `json:"completion_tokens,omitempty"`
+}
+
+// ModeAssistant is the mode of a conversation with the assistant pipeline.
+const ModeAssistant = "assistant"
+
+// Conversation is the control row of a conversation.
+type Conversation struct {
+	ID  int64 `json:"id"`
+	Key Key   `json:"key"`
+	// Version is the optimistic-concurrency version: 1 after creation, +1 per Save.
+	Version int64 `json:"version"`
+	// LastSeq is the Seq of the newest message (0 when there is none).
+	LastSeq   int64     `json:"last_seq"`
+	State     State     `json:"state"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Checkpoint is what a turn loads: the control row and the newest messages, oldest
+// first. Messages holds at most the number asked of Store.Load, so loading costs the
+// same however long the conversation is.
+type Checkpoint struct {
+	Conversation Conversation
+	Messages     []Message
+}
+
+// Turn is one atomic write of a conversation (Store.Save).
+type Turn struct {
+	Key Key
+	// Version is the version the turn was computed from; 0 creates the conversation.
+	Version int64
+	// State replaces the conversation's control state.
+	State State
+	// Append are the new messages, in order; their Seq is assigned by the store.
+	Append []Message
+	// InputID, when set, is the input this turn answers; it is marked done in the
+	// same transaction, so an input is never answered twice nor lost.
+	InputID string
+}
+
+// Saved reports what Store.Save wrote.
+type Saved struct {
+	ConversationID int64
+	Version        int64
+	// FirstSeq is the Seq given to Turn.Append[0] (LastSeq+1 when nothing was appended).
+	FirstSeq int64
+}
+
+// InputKind says what an Input carries.
+type InputKind string
+
+// The input kinds.
+const (
+	// KindUserMessage is a person's message: an app_mention, a DM or a thread reply.
+	KindUserMessage InputKind = "user_message"
+)
+
+// InputStatus is where an input is in its life.
+type InputStatus string
+
+// The input statuses.
+const (
+	InputPending InputStatus = "pending"
+	InputDone    InputStatus = "done"
+	// InputDropped marks an input that turned out not to be for the bot.
+	InputDropped InputStatus = "dropped"
+	// InputFailed marks an input whose turn failed; the user was told.
+	InputFailed InputStatus = "failed"
+)
+
+// Input is a persisted domain input: it is written before it runs (deduplicated by ID)
+// and marked done by the turn that answers it, so a redelivered Slack envelope, a second
+// replica or a restart never answers it twice, and an input accepted before a crash is
+// resumed after it.
+type Input struct {
+	// ID deduplicates: for a Slack message it is "msg:<team>:<channel>:<ts>", the same
+	// for the app_mention and the message event of one message and for redeliveries.
+	ID string `json:"id"`
+	// EventID is Slack's event_id of the envelope that brought the input.
+	EventID string    `json:"event_id,omitempty"`
+	Key     Key       `json:"key"`
+	Kind    InputKind `json:"kind"`
+	// Message is set for KindUserMessage.
+	Message *UserMessage `json:"message,omitempty"`
+	Status  InputStatus  `json:"status"`
+	// Attempts counts how many times a turn started on this input.
+	Attempts  int       `json:"attempts"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// UserMessage is a person's message addressed to the bot.
+type UserMessage struct {
+	// UserID is the author's Slack user id.
+	UserID string `json:"user_id"`
+	// Text is the message text with the bot's own <@U…> mention removed.
+	Text string `json:"text"`
+	// TS is the message's Slack ts; ThreadTS is the thread it belongs to (equal to TS
+	// for a top-level message).
+	TS       string `json:"ts"`
+	ThreadTS string `json:"thread_ts"`
+	// Mentioned is true when the message @mentions the bot (an app_mention event).
+	Mentioned bool `json:"mentioned,omitempty"`
+	// Direct is true in a direct message with the bot (channel_type "im").
+	Direct bool `json:"direct,omitempty"`
+}
+
+// MessageInputID returns the deduplication id of a Slack message (see Input.ID).
+func MessageInputID(teamID, channelID, ts string) string {
+	return fmt.Sprintf("msg:%s:%s:%s", teamID, channelID, ts)
+}

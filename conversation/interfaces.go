@@ -1,0 +1,136 @@
+package conversation
+
+import (
+	"context"
+	"time"
+)
+
+// Store persists conversations, their messages and the inputs that drive them
+// (DESIGN.md, "Persistence"). Implementations: store/sqlite (embedded default) and
+// store/postgres; both pass store/storetest. Every method is safe for concurrent use.
+type Store interface {
+	// Load returns the conversation for key with at most recent of its newest messages,
+	// oldest first (recent <= 0 loads none). Its cost does not depend on the
+	// conversation's length. Errors: ErrNotFound.
+	Load(ctx context.Context, key Key, recent int) (*Checkpoint, error)
+	// Exists reports whether a conversation exists for key.
+	Exists(ctx context.Context, key Key) (bool, error)
+	// Save writes turn atomically: it appends turn.Append after the conversation's last
+	// message, replaces its state, increments its version and, when turn.InputID is set,
+	// marks that input done. turn.Version must equal the stored version (0: the
+	// conversation must not exist yet). Its cost does not depend on the conversation's
+	// length. Errors: ErrConflict when the version check fails (nothing is written).
+	Save(ctx context.Context, turn Turn) (Saved, error)
+	// Enqueue persists a pending input. It returns false, and changes nothing, when an
+	// input with the same ID was already enqueued (whatever its status).
+	Enqueue(ctx context.Context, in Input) (bool, error)
+	// StartAttempt increments the input's attempt count and returns the new count.
+	// Errors: ErrNotFound.
+	StartAttempt(ctx context.Context, id string) (int, error)
+	// Finish sets the status of an input that ends without a Save (dropped or failed).
+	// Errors: ErrNotFound.
+	Finish(ctx context.Context, id string, status InputStatus) error
+	// Pending returns up to limit pending inputs created before before, oldest first.
+	Pending(ctx context.Context, before time.Time, limit int) ([]Input, error)
+	// DeleteIdle deletes conversations (with their messages) not updated since before,
+	// and inputs created before it; it returns the number of conversations deleted.
+	DeleteIdle(ctx context.Context, before time.Time) (int, error)
+	// Ping checks the connection to the database.
+	Ping(ctx context.Context) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Messenger is the way back to the chat (implemented by bot on the Slack Web API).
+type Messenger interface {
+	// PostReply posts text (Slack mrkdwn) as a reply in the thread of key and returns the
+	// ts of the last message posted. Text longer than one Slack message allows is split
+	// into several messages, never rejected.
+	PostReply(ctx context.Context, key Key, text string) (string, error)
+	// SetStatus shows that the bot is working on the thread (assistant.threads.setStatus,
+	// or a fallback where that is unavailable); an empty status clears it.
+	SetStatus(ctx context.Context, key Key, status string) error
+	// ThreadHistory returns up to limit human messages of the thread that were posted
+	// before the message with ts before, oldest first (conversations.replies). Messages
+	// from bots are left out.
+	ThreadHistory(ctx context.Context, key Key, before string, limit int) ([]Message, error)
+}
+
+// Prompt is what the assistant pipeline is asked: the conversation so far and the new
+// request.
+type Prompt struct {
+	Key Key
+	// Summary condenses history older than Messages, if any.
+	Summary string
+	// History is the conversation before the request, oldest first.
+	History []Message
+	// UserID and Text are the request.
+	UserID string
+	Text   string
+}
+
+// Usage is model token usage (OpenAI's usage.prompt_tokens and completion_tokens).
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{PromptTokens: u.PromptTokens + v.PromptTokens, CompletionTokens: u.CompletionTokens + v.CompletionTokens}
+}
+
+// Verdict is a scope check's decision.
+type Verdict struct {
+	InScope bool
+	// Reply is the polite, specific refusal to post when the request is out of scope.
+	Reply string
+	// Reason says why, for logs.
+	Reason string
+	Usage  Usage
+}
+
+// ScopeChecker decides whether a request is within what the deployment is for
+// (DESIGN.md, "The assistant pipeline": configured rules first, then a small model).
+type ScopeChecker interface {
+	CheckScope(ctx context.Context, p Prompt) (Verdict, error)
+}
+
+// ToolCall records one tool call of a turn.
+type ToolCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	// Result is what went back to the model (an error is reported as the result).
+	Result string `json:"result"`
+	Failed bool   `json:"failed,omitempty"`
+	// Duration is how long the tool ran.
+	Duration time.Duration `json:"duration_ns"`
+}
+
+// Findings is what the executor found: its answer and how it got there.
+type Findings struct {
+	// Answer is the model's final answer (Markdown as the model writes it).
+	Answer string
+	// ToolCalls lists the tool calls made, in the order they were asked for.
+	ToolCalls []ToolCall
+	// Steps is the number of model calls.
+	Steps int
+	// Truncated is true when the answer was cut off (finish_reason "length") or the
+	// step bound was hit before the model finished.
+	Truncated bool
+	Usage     Usage
+}
+
+// Progress reports what the executor is doing, for the thread's status line
+// (for example "Running get_current_time…").
+type Progress func(status string)
+
+// Executor answers a prompt with a tool-using loop (DESIGN.md, "Executor (ReAct)").
+type Executor interface {
+	Execute(ctx context.Context, p Prompt, progress Progress) (Findings, error)
+}
+
+// Synthesizer turns the executor's findings into the Slack reply (mrkdwn).
+type Synthesizer interface {
+	Synthesize(ctx context.Context, p Prompt, f Findings) (string, error)
+}
