@@ -1,0 +1,239 @@
+package emulator
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Slack limits the emulator enforces. Sources: chat.postMessage ("msg_too_long",
+// https://docs.slack.dev/reference/methods/chat.postMessage), Block Kit
+// (https://docs.slack.dev/reference/block-kit/blocks) and chat.appendStream.
+const (
+	// MaxTextLength is the length, in characters, above which Slack rejects a
+	// message's text with msg_too_long.
+	MaxTextLength = 40000
+	// StrictTextLength is the length, in characters, above which the emulator
+	// answers msg_too_long unless Config.LenientTextLimit is set: the length the
+	// bot must split its replies at.
+	StrictTextLength = 4000
+	// MaxBlocks is the number of blocks a message may carry.
+	MaxBlocks = 50
+	// MaxSectionTextLength is the length of a section block's text.
+	MaxSectionTextLength = 3000
+	// MaxStreamTextLength is the length of markdown_text in one chat.*Stream call.
+	MaxStreamTextLength = 12000
+)
+
+// Channel types, as Slack spells them in the channel_type field of message events.
+const (
+	ChannelTypeChannel = "channel" // public channel (ID starts with C)
+	ChannelTypeGroup   = "group"   // private channel
+	ChannelTypeIM      = "im"      // direct message with the bot (ID starts with D)
+)
+
+// Config configures a Server. The zero value is usable: NewServer fills every
+// zero field from DefaultConfig.
+type Config struct {
+	// Addr is the TCP address to listen on. Default "127.0.0.1:0" (a free port).
+	Addr string
+
+	// TeamID, TeamName and TeamDomain describe the workspace.
+	// Defaults "T0TEAM", "Threadwright", "threadwright".
+	TeamID, TeamName, TeamDomain string
+
+	// BotUserID, BotID and BotName describe the bot the tokens belong to.
+	// Defaults "U0BOT", "B0BOT", "threadwright". The bot is added to Users.
+	BotUserID, BotID, BotName string
+
+	// AppID is the Slack app's ID, sent as api_app_id. Default "A0APP".
+	AppID string
+
+	// BotToken (xoxb-) is accepted by every Web API method except
+	// apps.connections.open. Default "xoxb-emulator".
+	BotToken string
+	// AppToken (xapp-) is accepted by apps.connections.open only.
+	// Default "xapp-emulator".
+	AppToken string
+	// VerificationToken is the deprecated "token" field of event and
+	// interaction payloads. Default "emulator-verification-token".
+	VerificationToken string
+
+	// AckTimeout is how long an envelope may stay unacknowledged before it is
+	// delivered again with retry_attempt+1 and retry_reason "timeout". Default 3s.
+	AckTimeout time.Duration
+	// MaxRetries is how many times an unacknowledged envelope is redelivered.
+	// Default 3, as Slack does.
+	MaxRetries int
+	// PingInterval is the time between WebSocket pings on each socket-mode
+	// connection. Default 10s; it must be under 30s, slack-go's default
+	// deadline for a ping.
+	PingInterval time.Duration
+	// MaxConnections is the number of concurrent socket-mode connections
+	// accepted. Default 10, Slack's limit per app.
+	MaxConnections int
+
+	// LenientTextLimit turns off the strict text limit. By default (strict)
+	// chat.postMessage, chat.update and chat.postEphemeral answer msg_too_long
+	// when text is over StrictTextLength characters, so a bot's message
+	// splitting is exercised. When lenient, only MaxTextLength applies.
+	LenientTextLimit bool
+
+	// Latency delays the answer of each named Web API method (for example
+	// "chat.postMessage"). See also Server.SetLatency.
+	Latency map[string]time.Duration
+
+	// Users are the workspace's members. Default: alice (U0ALICE), bob
+	// (U0BOB) and a second bot, otherbot (U0OTHERBOT, bot ID B0OTHER).
+	Users []User
+	// Channels are the workspace's conversations. Default: #general
+	// (C0GENERAL), #random (C0RANDOM) and an IM between alice and the bot
+	// (D0ALICE).
+	Channels []Channel
+
+	// Now tells the time used for message timestamps, event_time and status
+	// expiry. Default time.Now. Ack latencies always use the real clock.
+	Now func() time.Time
+	// Logger receives connection-level diagnostics. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// User is a member of the emulated workspace.
+type User struct {
+	ID       string // "U…"
+	Name     string // handle, e.g. "alice"
+	RealName string
+	IsBot    bool
+	BotID    string // "B…", for bot users only
+}
+
+// Channel is a conversation of the emulated workspace. The bot is a member of
+// every channel and receives message events from all of them.
+type Channel struct {
+	ID   string // "C…" for channels, "D…" for IMs
+	Name string // without "#"; empty for IMs
+	Type string // ChannelTypeChannel (default), ChannelTypeGroup or ChannelTypeIM
+	User string // for IMs: the user the bot talks to
+}
+
+// DefaultConfig returns the configuration NewServer uses for zero fields.
+func DefaultConfig() Config {
+	return Config{
+		Addr:              "127.0.0.1:0",
+		TeamID:            "T0TEAM",
+		TeamName:          "Threadwright",
+		TeamDomain:        "threadwright",
+		BotUserID:         "U0BOT",
+		BotID:             "B0BOT",
+		BotName:           "threadwright",
+		AppID:             "A0APP",
+		BotToken:          "xoxb-emulator",
+		AppToken:          "xapp-emulator",
+		VerificationToken: "emulator-verification-token",
+		AckTimeout:        3 * time.Second,
+		MaxRetries:        3,
+		PingInterval:      10 * time.Second,
+		MaxConnections:    10,
+		Users: []User{
+			{ID: "U0ALICE", Name: "alice", RealName: "Alice Example"},
+			{ID: "U0BOB", Name: "bob", RealName: "Bob Example"},
+			{ID: "U0OTHERBOT", Name: "otherbot", RealName: "Other Bot", IsBot: true, BotID: "B0OTHER"},
+		},
+		Channels: []Channel{
+			{ID: "C0GENERAL", Name: "general", Type: ChannelTypeChannel},
+			{ID: "C0RANDOM", Name: "random", Type: ChannelTypeChannel},
+			{ID: "D0ALICE", Type: ChannelTypeIM, User: "U0ALICE"},
+		},
+		Now:    time.Now,
+		Logger: slog.Default(),
+	}
+}
+
+// withDefaults returns c with every zero field taken from DefaultConfig, and
+// the bot user added to Users.
+func (c Config) withDefaults() (Config, error) {
+	d := DefaultConfig()
+	setString := func(dst *string, def string) {
+		if *dst == "" {
+			*dst = def
+		}
+	}
+	setString(&c.Addr, d.Addr)
+	setString(&c.TeamID, d.TeamID)
+	setString(&c.TeamName, d.TeamName)
+	setString(&c.TeamDomain, d.TeamDomain)
+	setString(&c.BotUserID, d.BotUserID)
+	setString(&c.BotID, d.BotID)
+	setString(&c.BotName, d.BotName)
+	setString(&c.AppID, d.AppID)
+	setString(&c.BotToken, d.BotToken)
+	setString(&c.AppToken, d.AppToken)
+	setString(&c.VerificationToken, d.VerificationToken)
+	if c.AckTimeout == 0 {
+		c.AckTimeout = d.AckTimeout
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = d.MaxRetries
+	}
+	if c.PingInterval == 0 {
+		c.PingInterval = d.PingInterval
+	}
+	if c.MaxConnections == 0 {
+		c.MaxConnections = d.MaxConnections
+	}
+	if c.Users == nil {
+		c.Users = d.Users
+	}
+	if c.Channels == nil {
+		c.Channels = d.Channels
+	}
+	if c.Now == nil {
+		c.Now = d.Now
+	}
+	if c.Logger == nil {
+		c.Logger = d.Logger
+	}
+
+	switch {
+	case c.AckTimeout < 0:
+		return c, errors.New("emulator: AckTimeout must be positive")
+	case c.PingInterval < 0 || c.PingInterval >= 30*time.Second:
+		return c, fmt.Errorf("emulator: PingInterval %v must be between 0 and 30s", c.PingInterval)
+	case c.MaxRetries < 0:
+		return c, errors.New("emulator: MaxRetries must not be negative")
+	case c.BotToken == c.AppToken:
+		return c, errors.New("emulator: BotToken and AppToken must differ")
+	}
+
+	users := make([]User, 0, len(c.Users)+1)
+	users = append(users, User{ID: c.BotUserID, Name: c.BotName, RealName: c.BotName, IsBot: true, BotID: c.BotID})
+	for _, u := range c.Users {
+		if u.ID == "" {
+			return c, errors.New("emulator: a user has no ID")
+		}
+		if u.ID != c.BotUserID {
+			users = append(users, u)
+		}
+	}
+	c.Users = users
+
+	channels := make([]Channel, len(c.Channels))
+	for i, ch := range c.Channels {
+		if ch.ID == "" {
+			return c, errors.New("emulator: a channel has no ID")
+		}
+		if ch.Type == "" {
+			ch.Type = ChannelTypeChannel
+		}
+		channels[i] = ch
+	}
+	c.Channels = channels
+
+	latency := make(map[string]time.Duration, len(c.Latency))
+	for m, d := range c.Latency {
+		latency[m] = d
+	}
+	c.Latency = latency
+	return c, nil
+}

@@ -1,0 +1,186 @@
+package emulator
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Message is a snapshot of a message stored in the emulator.
+type Message struct {
+	Channel  string
+	TS       string
+	ThreadTS string // the parent's ts for replies; TS itself for a parent with replies; "" otherwise
+	User     string // the author's user ID; the bot user for the bot's messages; "" for bot_message
+	BotID    string // set for messages posted by a bot
+	Username string // bot_message display name
+	Subtype  string // "", "bot_message", "thread_broadcast", "file_share", "tombstone"
+	Text     string
+	Blocks   json.RawMessage // as posted; nil when the message has none
+	// Attachments and Metadata are stored as posted; nil when absent.
+	Attachments json.RawMessage
+	Metadata    json.RawMessage
+
+	ClientMsgID    string // set for messages typed by users
+	ReplyBroadcast bool   // a thread reply also shown in the channel
+	Reactions      []Reaction
+	Edited         bool
+	EditedTS       string
+	Streaming      bool // a chat.startStream message not stopped yet
+	Files          []File
+	ReplyCount     int // number of visible replies, for a thread's parent
+
+	// Ephemeral messages only.
+	Ephemeral bool
+	Recipient string // the only user who sees an ephemeral message
+}
+
+// Reaction is an emoji reaction on a message.
+type Reaction struct {
+	Name  string // without colons
+	Users []string
+}
+
+func (m *Message) clone() Message {
+	c := *m
+	c.Blocks = slices.Clone(m.Blocks)
+	c.Attachments = slices.Clone(m.Attachments)
+	c.Metadata = slices.Clone(m.Metadata)
+	c.Files = slices.Clone(m.Files)
+	c.Reactions = make([]Reaction, len(m.Reactions))
+	for i, r := range m.Reactions {
+		c.Reactions[i] = Reaction{Name: r.Name, Users: slices.Clone(r.Users)}
+	}
+	if len(c.Reactions) == 0 {
+		c.Reactions = nil
+	}
+	return c
+}
+
+// record is a stored message with the state only the emulator sees.
+type record struct {
+	Message
+	deleted       bool
+	parentUserID  string // for replies: the author of the thread's parent
+	streamAppends int
+}
+
+// wireMessage is a message as the Web API and the Events API render it, in
+// the shape of Slack's samples (fixtures/slack/events, "message").
+type wireMessage struct {
+	Type         string          `json:"type"`
+	Subtype      string          `json:"subtype,omitempty"`
+	Hidden       bool            `json:"hidden,omitempty"`
+	User         string          `json:"user,omitempty"`
+	BotID        string          `json:"bot_id,omitempty"`
+	AppID        string          `json:"app_id,omitempty"`
+	Username     string          `json:"username,omitempty"`
+	BotProfile   *botProfile     `json:"bot_profile,omitempty"`
+	Team         string          `json:"team,omitempty"`
+	Text         string          `json:"text"`
+	Blocks       json.RawMessage `json:"blocks,omitempty"`
+	Attachments  json.RawMessage `json:"attachments,omitempty"`
+	Metadata     json.RawMessage `json:"metadata,omitempty"`
+	Files        []wireFile      `json:"files,omitempty"`
+	Upload       bool            `json:"upload,omitempty"`
+	ClientMsgID  string          `json:"client_msg_id,omitempty"`
+	TS           string          `json:"ts"`
+	ThreadTS     string          `json:"thread_ts,omitempty"`
+	ParentUserID string          `json:"parent_user_id,omitempty"`
+	Edited       *edited         `json:"edited,omitempty"`
+	Reactions    []wireReaction  `json:"reactions,omitempty"`
+	ReplyCount   int             `json:"reply_count,omitempty"`
+	ReplyUsers   []string        `json:"reply_users,omitempty"`
+	LatestReply  string          `json:"latest_reply,omitempty"`
+}
+
+type botProfile struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	AppID   string `json:"app_id"`
+	TeamID  string `json:"team_id"`
+	Deleted bool   `json:"deleted"`
+	Updated int64  `json:"updated"`
+}
+
+type edited struct {
+	User string `json:"user"`
+	TS   string `json:"ts"`
+}
+
+type wireReaction struct {
+	Name  string   `json:"name"`
+	Users []string `json:"users"`
+	Count int      `json:"count"`
+}
+
+// mentionPattern matches a user mention in message text: <@U123> or <@U123|name>.
+var mentionPattern = regexp.MustCompile(`<@([UW][A-Z0-9]+)(?:\|[^>]*)?>`)
+
+// mentions reports whether text mentions userID.
+func mentions(text, userID string) bool {
+	for _, m := range mentionPattern.FindAllStringSubmatch(text, -1) {
+		if m[1] == userID {
+			return true
+		}
+	}
+	return false
+}
+
+// richTextBlocks renders text the way Slack's clients send a typed message:
+// one rich_text block whose section holds text and user elements.
+func richTextBlocks(text, blockID string) json.RawMessage {
+	type element struct {
+		Type   string `json:"type"`
+		Text   string `json:"text,omitempty"`
+		UserID string `json:"user_id,omitempty"`
+	}
+	var elements []element
+	rest := text
+	for _, loc := range mentionPattern.FindAllStringSubmatchIndex(text, -1) {
+		offset := len(text) - len(rest)
+		if before := rest[:loc[0]-offset]; before != "" {
+			elements = append(elements, element{Type: "text", Text: before})
+		}
+		elements = append(elements, element{Type: "user", UserID: text[loc[2]:loc[3]]})
+		rest = text[loc[1]:]
+	}
+	if rest != "" {
+		elements = append(elements, element{Type: "text", Text: rest})
+	}
+	blocks := []map[string]any{{
+		"type":     "rich_text",
+		"block_id": blockID,
+		"elements": []map[string]any{{"type": "rich_text_section", "elements": elements}},
+	}}
+	b, _ := json.Marshal(blocks) // cannot fail: only strings and maps
+	return b
+}
+
+// tsMicros converts a Slack timestamp ("1700000000.000100") to microseconds.
+func tsMicros(ts string) (int64, bool) {
+	sec, frac, ok := strings.Cut(ts, ".")
+	if !ok || len(frac) != 6 {
+		return 0, false
+	}
+	s, err1 := strconv.ParseInt(sec, 10, 64)
+	f, err2 := strconv.ParseInt(frac, 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return s*1_000_000 + f, true
+}
+
+// formatTS renders microseconds as a Slack timestamp.
+func formatTS(micros int64) string {
+	return strconv.FormatInt(micros/1_000_000, 10) + "." + leftPad(strconv.FormatInt(micros%1_000_000, 10), 6)
+}
+
+func leftPad(s string, n int) string {
+	if len(s) >= n {
+		return s
+	}
+	return strings.Repeat("0", n-len(s)) + s
+}

@@ -1,0 +1,156 @@
+package bot
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// Identity is who the bot is in its workspace, as auth.test reports it.
+type Identity struct {
+	TeamID    string // team_id
+	UserID    string // the bot user's id (U…)
+	BotID     string // bot_id (B…)
+	UserName  string // the bot user's name
+	TeamName  string
+	AppUserID string
+}
+
+// Drop reasons, for debug logs and tests.
+const (
+	dropNotCallback   = "not an event_callback"
+	dropOwnMessage    = "the bot's own message"
+	dropBotMessage    = "another bot's message"
+	dropSubtype       = "message subtype not handled"
+	dropNoMention     = "channel message without a mention"
+	dropMentionCopy   = "message event duplicating an app_mention"
+	dropIncomplete    = "event lacks channel, user or ts"
+	dropUnhandledType = "event type not handled"
+)
+
+// handledSubtypes are the message subtypes that carry a person's new message.
+var handledSubtypes = map[string]bool{"": true, "thread_broadcast": true, "file_share": true}
+
+// inputFromEvent turns an Events API event into a conversation input. It returns ok
+// false and the reason when the event is not for the bot. teamID falls back to the
+// bot's own when the event carries none.
+func inputFromEvent(ev slackevents.EventsAPIEvent, me Identity) (in conversation.Input, ok bool, reason string) {
+	cb, isCallback := ev.Data.(*slackevents.EventsAPICallbackEvent)
+	if ev.Type != slackevents.CallbackEvent || !isCallback {
+		return in, false, dropNotCallback
+	}
+	team := firstNonEmpty(ev.TeamID, me.TeamID)
+	var msg conversation.UserMessage
+	var channel string
+	switch e := ev.InnerEvent.Data.(type) {
+	case *slackevents.AppMentionEvent:
+		if e.BotID != "" || e.User == me.UserID {
+			return in, false, dropBotMessage
+		}
+		channel = e.Channel
+		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Mentioned: true}
+	case *slackevents.MessageEvent:
+		switch {
+		case e.User == me.UserID || (me.BotID != "" && e.BotID == me.BotID):
+			return in, false, dropOwnMessage
+		case e.BotID != "" || e.SubType == "bot_message":
+			return in, false, dropBotMessage
+		case !handledSubtypes[e.SubType]:
+			return in, false, dropSubtype
+		}
+		direct := e.ChannelType == "im"
+		if !direct && mentions(e.Text, me.UserID) {
+			return in, false, dropMentionCopy // Slack sends an app_mention for it too
+		}
+		if !direct && e.ThreadTimeStamp == "" {
+			return in, false, dropNoMention
+		}
+		channel = e.Channel
+		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Direct: direct}
+	default:
+		return in, false, dropUnhandledType
+	}
+	if channel == "" || msg.UserID == "" || msg.TS == "" || team == "" {
+		return in, false, dropIncomplete
+	}
+	if msg.ThreadTS == "" {
+		msg.ThreadTS = msg.TS // a top-level message starts its own thread
+	}
+	msg.Text = stripMention(msg.Text, me.UserID)
+	return conversation.Input{
+		ID:      conversation.MessageInputID(team, channel, msg.TS),
+		EventID: cb.EventID,
+		Key:     conversation.Key{TeamID: team, ChannelID: channel, ThreadTS: msg.ThreadTS},
+		Kind:    conversation.KindUserMessage,
+		Message: &msg,
+	}, true, ""
+}
+
+// mentions reports whether text @mentions userID (Slack encodes it as <@U123> or
+// <@U123|name>).
+func mentions(text, userID string) bool {
+	_, _, ok := findMention(text, userID)
+	return ok
+}
+
+// stripMention removes the bot's own mentions from text and trims the result.
+func stripMention(text, userID string) string {
+	for {
+		i, j, ok := findMention(text, userID)
+		if !ok {
+			return strings.TrimSpace(text)
+		}
+		text = text[:i] + strings.TrimLeft(text[j:], " ")
+	}
+}
+
+// findMention returns the byte range [i, j) of the first <@userID> or <@userID|name>
+// in text.
+func findMention(text, userID string) (i, j int, ok bool) {
+	if userID == "" {
+		return 0, 0, false
+	}
+	prefix := "<@" + userID
+	for off := 0; ; {
+		k := strings.Index(text[off:], prefix)
+		if k < 0 {
+			return 0, 0, false
+		}
+		i = off + k
+		rest := text[i+len(prefix):]
+		if strings.HasPrefix(rest, ">") || strings.HasPrefix(rest, "|") {
+			if end := strings.IndexByte(rest, '>'); end >= 0 {
+				return i, i + len(prefix) + end + 1, true
+			}
+		}
+		off = i + len(prefix)
+	}
+}
+
+// envelopeID reads the envelope_id of a raw Socket Mode frame, so that a frame slack-go
+// could not decode can still be acked.
+func envelopeID(raw json.RawMessage) (string, error) {
+	var env struct {
+		EnvelopeID string `json:"envelope_id"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return "", fmt.Errorf("read envelope_id: %w", err)
+	}
+	if env.EnvelopeID == "" {
+		return "", fmt.Errorf("read envelope_id: frame has none")
+	}
+	return env.EnvelopeID, nil
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

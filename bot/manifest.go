@@ -1,0 +1,102 @@
+package bot
+
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
+
+// BotScopes are the OAuth bot token scopes threadwright needs, each for a method or
+// event it uses (https://api.slack.com/scopes).
+var BotScopes = []string{
+	"app_mentions:read", // app_mention events
+	"channels:history",  // message.channels events, conversations.replies in public channels
+	"groups:history",    // the same in private channels
+	"im:history",        // message.im events: direct messages
+	"mpim:history",      // message.mpim events: group direct messages
+	"chat:write",        // chat.postMessage, chat.update, assistant.threads.setStatus
+	"reactions:write",   // reactions.add / reactions.remove (the "working" fallback)
+	"users:read",        // users.info
+	"commands",          // the /threadwright slash command
+	"files:write",       // files.getUploadURLExternal / completeUploadExternal (reports)
+}
+
+// BotEvents are the bot events the app subscribes to.
+var BotEvents = []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim"}
+
+// Manifest is a Slack app manifest (https://api.slack.com/reference/manifests), the
+// subset threadwright fills in.
+type Manifest struct {
+	DisplayInformation struct {
+		Name            string `yaml:"name"`
+		Description     string `yaml:"description"`
+		BackgroundColor string `yaml:"background_color"`
+	} `yaml:"display_information"`
+	Features struct {
+		AppHome struct {
+			MessagesTabEnabled         bool `yaml:"messages_tab_enabled"`
+			MessagesTabReadOnlyEnabled bool `yaml:"messages_tab_read_only_enabled"`
+		} `yaml:"app_home"`
+		BotUser struct {
+			DisplayName  string `yaml:"display_name"`
+			AlwaysOnline bool   `yaml:"always_online"`
+		} `yaml:"bot_user"`
+		SlashCommands []SlashCommand `yaml:"slash_commands"`
+	} `yaml:"features"`
+	OAuthConfig struct {
+		Scopes struct {
+			Bot []string `yaml:"bot"`
+		} `yaml:"scopes"`
+	} `yaml:"oauth_config"`
+	Settings struct {
+		EventSubscriptions struct {
+			BotEvents []string `yaml:"bot_events"`
+		} `yaml:"event_subscriptions"`
+		Interactivity struct {
+			IsEnabled bool `yaml:"is_enabled"`
+		} `yaml:"interactivity"`
+		OrgDeployEnabled     bool `yaml:"org_deploy_enabled"`
+		SocketModeEnabled    bool `yaml:"socket_mode_enabled"`
+		TokenRotationEnabled bool `yaml:"token_rotation_enabled"`
+	} `yaml:"settings"`
+}
+
+// SlashCommand is one slash command of a manifest.
+type SlashCommand struct {
+	Command      string `yaml:"command"`
+	Description  string `yaml:"description"`
+	UsageHint    string `yaml:"usage_hint"`
+	ShouldEscape bool   `yaml:"should_escape"`
+}
+
+// NewManifest returns threadwright's app manifest for an app named name: Socket Mode on,
+// interactivity on, the /threadwright command, BotScopes and BotEvents.
+func NewManifest(name string) Manifest {
+	var m Manifest
+	m.DisplayInformation.Name = name
+	m.DisplayInformation.Description = "LLM agents that work inside your Slack threads."
+	m.DisplayInformation.BackgroundColor = "#1d3557"
+	m.Features.AppHome.MessagesTabEnabled = true
+	m.Features.BotUser.DisplayName = name
+	m.Features.BotUser.AlwaysOnline = true
+	m.Features.SlashCommands = []SlashCommand{{
+		Command:     "/threadwright",
+		Description: "Start and manage threadwright workflows",
+		UsageHint:   "start|restart|edit|status|export|cancel|help",
+	}}
+	m.OAuthConfig.Scopes.Bot = BotScopes
+	m.Settings.EventSubscriptions.BotEvents = BotEvents
+	m.Settings.Interactivity.IsEnabled = true
+	m.Settings.SocketModeEnabled = true
+	return m
+}
+
+// YAML renders the manifest as YAML, the form Slack's "Create an app → From a manifest"
+// accepts.
+func (m Manifest) YAML() ([]byte, error) {
+	out, err := yaml.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("render manifest: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+// StoreConfig selects the store; it is all that `threadwright migrate` needs.
+type StoreConfig struct {
+	DatabaseURL string `envconfig:"DATABASE_URL" desc:"Postgres DSN (postgres://user:pass@host:5432/db?sslmode=disable); unset uses the embedded SQLite file $DATA_DIR/threadwright.db"`
+	DataDir     string `envconfig:"DATA_DIR" default:"./data" desc:"directory of the embedded SQLite store"`
+}
+
+// Config is threadwright's configuration, read from the environment with envconfig
+// (DESIGN.md, "Configuration").
+type Config struct {
+	StoreConfig
+
+	SlackBotToken string `envconfig:"SLACK_BOT_TOKEN" desc:"bot token, xoxb-… (required)"`
+	SlackAppToken string `envconfig:"SLACK_APP_TOKEN" desc:"app-level token with connections:write, xapp-… (required)"`
+	SlackAPIURL   string `envconfig:"SLACK_API_URL" default:"https://slack.com/api/" desc:"Slack Web API base URL (the emulator's in dev and tests)"`
+
+	OpenAIAPIKey     string `envconfig:"OPENAI_API_KEY" desc:"API key of the model endpoint (required unless OPENAI_BASE_URL points at a server without keys)"`
+	OpenAIBaseURL    string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"OpenAI-compatible base URL (Azure OpenAI, vLLM, Ollama, LM Studio…)"`
+	OpenAIModel      string `envconfig:"OPENAI_MODEL" default:"gpt-4o-mini" desc:"main model: executor and answers"`
+	OpenAISmallModel string `envconfig:"OPENAI_SMALL_MODEL" desc:"small model: scope checks (default: OPENAI_MODEL)"`
+	ModelTimeout     time.Duration `envconfig:"MODEL_TIMEOUT" default:"60s" desc:"timeout of one model call; calls retry on 429/5xx/timeouts"`
+
+	ScopeDescription string   `envconfig:"SCOPE_DESCRIPTION" desc:"what the bot is for; empty lets every request through and skips the scope check"`
+	ScopeAllow       []string `envconfig:"SCOPE_ALLOW" desc:"comma-separated regular expressions: a matching request is in scope without a model call"`
+	ScopeDeny        []string `envconfig:"SCOPE_DENY" desc:"comma-separated regular expressions: a matching request is refused without a model call"`
+
+	MaxConcurrentTurns int           `envconfig:"MAX_CONCURRENT_TURNS" default:"8" desc:"turns running at once across threads (one thread's turns always run in order)"`
+	MaxSteps           int           `envconfig:"MAX_STEPS" default:"8" desc:"model calls per turn before the executor must answer"`
+	ToolTimeout        time.Duration `envconfig:"TOOL_TIMEOUT" default:"30s" desc:"timeout of one tool call"`
+	TurnTimeout        time.Duration `envconfig:"TURN_TIMEOUT" default:"5m" desc:"timeout of one whole turn"`
+	HistoryMessages    int           `envconfig:"HISTORY_MESSAGES" default:"40" desc:"newest messages of a thread given to the model"`
+	ShutdownTimeout    time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"how long SIGTERM waits for running turns before cancelling them"`
+	RetentionDays      int           `envconfig:"RETENTION_DAYS" default:"0" desc:"delete conversations idle for this many days (0 keeps them)"`
+
+	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
+	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
+	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz and /readyz; empty disables"`
+}
+
+// LoadConfig reads spec (a *Config or *StoreConfig) from the process environment and
+// validates it. The error is one line naming the variable and what it expects.
+func LoadConfig(spec any) error {
+	if err := envconfig.Process("", spec); err != nil {
+		var pe *envconfig.ParseError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s: expected %s, got %q", pe.KeyName, typeWord(pe.TypeName), pe.Value)
+		}
+		return err
+	}
+	switch c := spec.(type) {
+	case *Config:
+		return c.validate()
+	case *StoreConfig:
+		return c.validate()
+	}
+	return nil
+}
+
+func typeWord(t string) string {
+	switch t {
+	case "int":
+		return "a whole number"
+	case "Duration":
+		return "a duration such as 30s or 5m"
+	case "bool":
+		return "true or false"
+	}
+	return "a " + t
+}
+
+func (c *StoreConfig) validate() error {
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		return errors.New("DATABASE_URL: expected a postgres:// URL, or unset for the embedded SQLite store")
+	}
+	if c.DatabaseURL == "" && c.DataDir == "" {
+		return errors.New("DATA_DIR: expected a directory for the embedded store")
+	}
+	return nil
+}
+
+func (c *Config) validate() error {
+	if err := c.StoreConfig.validate(); err != nil {
+		return err
+	}
+	checks := []struct {
+		ok   bool
+		name string
+		want string
+	}{
+		{strings.HasPrefix(c.SlackBotToken, "xoxb-"), "SLACK_BOT_TOKEN", "the bot token, starting with xoxb-"},
+		{strings.HasPrefix(c.SlackAppToken, "xapp-"), "SLACK_APP_TOKEN", "an app-level token with connections:write, starting with xapp-"},
+		{isHTTPURL(c.SlackAPIURL) && strings.HasSuffix(c.SlackAPIURL, "/"), "SLACK_API_URL", "an http(s) URL ending in /, such as https://slack.com/api/"},
+		{isHTTPURL(c.OpenAIBaseURL), "OPENAI_BASE_URL", "an http(s) URL such as https://api.openai.com/v1"},
+		{c.OpenAIAPIKey != "" || c.OpenAIBaseURL != "https://api.openai.com/v1", "OPENAI_API_KEY", "an API key (or set OPENAI_BASE_URL to a server that needs none)"},
+		{c.OpenAIModel != "", "OPENAI_MODEL", "a model name such as gpt-4o-mini"},
+		{c.ModelTimeout > 0, "MODEL_TIMEOUT", "a positive duration"},
+		{c.MaxConcurrentTurns > 0, "MAX_CONCURRENT_TURNS", "a whole number above 0"},
+		{c.MaxSteps > 0, "MAX_STEPS", "a whole number above 0"},
+		{c.ToolTimeout > 0, "TOOL_TIMEOUT", "a positive duration"},
+		{c.TurnTimeout > 0, "TURN_TIMEOUT", "a positive duration"},
+		{c.HistoryMessages > 0, "HISTORY_MESSAGES", "a whole number above 0"},
+		{c.ShutdownTimeout > 0, "SHUTDOWN_TIMEOUT", "a positive duration"},
+		{c.RetentionDays >= 0, "RETENTION_DAYS", "0 or a whole number of days"},
+		{validLevel(c.LogLevel), "LOG_LEVEL", "debug, info, warn or error"},
+		{c.LogFormat == "text" || c.LogFormat == "json", "LOG_FORMAT", "text or json"},
+		{c.HTTPAddr == "" || validAddr(c.HTTPAddr), "HTTP_ADDR", "host:port such as 127.0.0.1:8080"},
+	}
+	for _, ch := range checks {
+		if !ch.ok {
+			return fmt.Errorf("%s: expected %s", ch.name, ch.want)
+		}
+	}
+	for name, pats := range map[string][]string{"SCOPE_ALLOW": c.ScopeAllow, "SCOPE_DENY": c.ScopeDeny} {
+		if _, err := compileAll(pats); err != nil {
+			return fmt.Errorf("%s: expected comma-separated regular expressions: %w", name, err)
+		}
+	}
+	if c.OpenAISmallModel == "" {
+		c.OpenAISmallModel = c.OpenAIModel
+	}
+	return nil
+}
+
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+func validAddr(s string) bool {
+	_, _, err := net.SplitHostPort(s)
+	return err == nil
+}
+
+func validLevel(s string) bool {
+	var l slog.Level
+	return l.UnmarshalText([]byte(s)) == nil
+}
+
+// compileAll compiles case-insensitive regular expressions.
+func compileAll(pats []string) ([]*regexp.Regexp, error) {
+	var out []*regexp.Regexp
+	for _, p := range pats {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		re, err := regexp.Compile("(?i)" + p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// printEnvUsage writes the table of configuration variables, generated from Config's
+// tags.
+func printEnvUsage(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if err := envconfig.Usagef("", &Config{}, tw, "Environment:\n{{range .}}  {{usage_key .}}\t{{usage_default .}}\t{{usage_description .}}\n{{end}}"); err != nil {
+		return err
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,16 @@
+// Command threadwright runs the threadwright Slack bot: LLM agents inside Slack
+// threads, every thread a durable, checkpointed conversation.
+//
+// Usage:
+//
+//	threadwright [run]     run the bot (Socket Mode; configuration from the environment)
+//	threadwright migrate   apply the store's migrations and exit
+//	threadwright manifest  print the Slack app manifest (YAML)
+//	threadwright version   print the version
+//	threadwright help      print this help and the configuration variables
+//
+// Main wires the packages together (DESIGN.md, "Layout"): store (the checkpoint
+// store), agents (the model client, tools and the assistant pipeline), conversation
+// (the turn service) and bot (Slack). It has Run and Close so end-to-end tests run the
+// real program in-process.
+package main

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/threadwright/threadwright/bot"
+	"github.com/threadwright/threadwright/store"
+)
+
+// version is set at build time: -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+const usage = `threadwright runs LLM agents inside Slack threads.
+
+Usage:
+  threadwright [run]     run the bot
+  threadwright migrate   apply the store's migrations and exit
+  threadwright manifest  print the Slack app manifest (YAML) to create the app from
+  threadwright version   print the version
+  threadwright help      print this help
+
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "threadwright:", err)
+		os.Exit(1)
+	}
+}
+
+// run executes the subcommand named by args[0] (run when absent).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmd := "run"
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	switch cmd {
+	case "run":
+		m := NewMain()
+		m.Stdout, m.Stderr = stdout, stderr
+		if err := LoadConfig(&m.Config); err != nil {
+			return err
+		}
+		return m.Run(ctx)
+	case "migrate":
+		var c StoreConfig
+		if err := LoadConfig(&c); err != nil {
+			return err
+		}
+		st, err := store.Open(ctx, c.DatabaseURL, c.DataDir, newLogger(stderr, "info", "text"))
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "migrations applied")
+		return st.Close()
+	case "manifest":
+		out, err := bot.NewManifest("threadwright").YAML()
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(out)
+		return err
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "threadwright", version)
+		return nil
+	case "help", "--help", "-h":
+		fmt.Fprint(stdout, usage)
+		return printEnvUsage(stdout)
+	default:
+		fmt.Fprint(stderr, usage)
+		return errors.New("unknown command " + fmt.Sprintf("%q", cmd))
+	}
+}
+
+// newLogger returns the slog logger for level and format (validated by Config).
+func newLogger(w io.Writer, level, format string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,259 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// ErrClosed is returned by Service.Submit after Shutdown has begun.
+var ErrClosed = errors.New("conversation: service is shutting down")
+
+// Log attribute keys, shared so that logs can be filtered by them.
+const (
+	LogKeyThread = "thread"
+	LogKeyInput  = "input_id"
+	LogKeyEvent  = "event_id"
+)
+
+// Config configures a Service. Store, Messenger, Executor and Synthesizer are required.
+type Config struct {
+	Store     Store
+	Messenger Messenger
+	// Scope, when nil, lets every request through (SCOPE_DESCRIPTION unset).
+	Scope       ScopeChecker
+	Executor    Executor
+	Synthesizer Synthesizer
+	Logger      *slog.Logger
+
+	// MaxConcurrentTurns bounds the turns running at once across all threads
+	// (default 8). Inputs of one thread always run one at a time, in order.
+	MaxConcurrentTurns int
+	// HistoryMessages is how many of the newest stored messages a turn loads into the
+	// prompt (default 40).
+	HistoryMessages int
+	// ThreadContextMessages bounds the earlier human messages read from Slack when the
+	// bot is first mentioned inside an existing thread (default 50).
+	ThreadContextMessages int
+	// MaxPromptChars bounds one message's text as given to the model (default 16,000
+	// characters); longer texts are stored whole and clipped in the prompt with a note.
+	MaxPromptChars int
+	// TurnTimeout bounds one turn, model and tool calls included (default 5 minutes).
+	TurnTimeout time.Duration
+	// MaxAttempts is how many times an input is tried (across restarts) before it is
+	// given up with a message to the user (default 3).
+	MaxAttempts int
+	// Now returns the current time (default time.Now).
+	Now func() time.Time
+}
+
+// Service runs conversations: it accepts inputs, deduplicates and persists them, queues
+// them per thread and runs one turn per input (DESIGN.md, "Data flow of one Slack
+// event", steps 2-5). Create it with NewService; it is safe for concurrent use.
+type Service struct {
+	cfg    Config
+	log    *slog.Logger
+	turns  *semaphore.Weighted
+	ctx    context.Context // parent of every turn; cancelled when Shutdown gives up waiting
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // one per running thread worker
+
+	// mu guards closed and threads.
+	mu     sync.Mutex
+	closed bool
+	// threads holds the queued inputs of every thread with work in progress; a thread
+	// is present exactly while its worker goroutine runs.
+	threads map[Key][]Input
+}
+
+// NewService validates cfg, fills in defaults and returns a Service ready for Submit.
+func NewService(cfg Config) (*Service, error) {
+	switch {
+	case cfg.Store == nil:
+		return nil, errors.New("conversation: Config.Store is required")
+	case cfg.Messenger == nil:
+		return nil, errors.New("conversation: Config.Messenger is required")
+	case cfg.Executor == nil:
+		return nil, errors.New("conversation: Config.Executor is required")
+	case cfg.Synthesizer == nil:
+		return nil, errors.New("conversation: Config.Synthesizer is required")
+	}
+	setDefault(&cfg.MaxConcurrentTurns, 8)
+	setDefault(&cfg.HistoryMessages, 40)
+	setDefault(&cfg.ThreadContextMessages, 50)
+	setDefault(&cfg.MaxPromptChars, 16000)
+	setDefault(&cfg.TurnTimeout, 5*time.Minute)
+	setDefault(&cfg.MaxAttempts, 3)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Service{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		turns:   semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
+		ctx:     ctx,
+		cancel:  cancel,
+		threads: make(map[Key][]Input),
+	}, nil
+}
+
+func setDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
+// Submit accepts an input: it persists it (deduplicated by in.ID) and queues it behind
+// the inputs of the same thread. It returns false when the input was a duplicate or is
+// not for the bot (a thread reply, without a mention, in a thread the bot is not part
+// of). It does not wait for the turn. Errors: ErrClosed after Shutdown began; store
+// errors.
+func (s *Service) Submit(ctx context.Context, in Input) (bool, error) {
+	if in.ID == "" || !in.Key.Valid() {
+		return false, fmt.Errorf("conversation: submit: input %q has no id or an incomplete key %q", in.ID, in.Key)
+	}
+	if s.isClosed() {
+		return false, ErrClosed
+	}
+	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.busy(in.Key) {
+		ok, err := s.cfg.Store.Exists(ctx, in.Key)
+		if err != nil {
+			return false, fmt.Errorf("submit %s: %w", in.ID, err)
+		}
+		if !ok {
+			return false, nil
+		}
+	}
+	in.Status = InputPending
+	in.CreatedAt = s.cfg.Now().UTC()
+	inserted, err := s.cfg.Store.Enqueue(ctx, in)
+	if err != nil {
+		return false, fmt.Errorf("submit %s: %w", in.ID, err)
+	}
+	if !inserted {
+		s.log.Debug("duplicate input dropped", LogKeyInput, in.ID, LogKeyEvent, in.EventID)
+		return false, nil
+	}
+	return true, s.dispatch(in)
+}
+
+// Resume queues the inputs that were accepted but not finished before the last stop
+// (a crash or a shutdown that gave up waiting). Call it once at start-up, before
+// taking new events. It returns how many inputs were queued.
+func (s *Service) Resume(ctx context.Context) (int, error) {
+	pending, err := s.cfg.Store.Pending(ctx, s.cfg.Now(), 1000)
+	if err != nil {
+		return 0, fmt.Errorf("resume: %w", err)
+	}
+	for _, in := range pending {
+		if err := s.dispatch(in); err != nil {
+			return 0, err
+		}
+	}
+	if len(pending) > 0 {
+		s.log.Info("resumed pending inputs", "count", len(pending))
+	}
+	return len(pending), nil
+}
+
+// Shutdown stops taking inputs and waits for queued and running turns to finish. When
+// ctx ends first, it cancels the running turns (they stop at their next safe point,
+// leaving their inputs pending for Resume) and waits for them to return. Queued inputs
+// that did not start stay pending too.
+func (s *Service) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		s.cancel()
+		return nil
+	case <-ctx.Done():
+		s.cancel()
+		<-done
+		return fmt.Errorf("conversation: shutdown: turns cancelled: %w", ctx.Err())
+	}
+}
+
+func (s *Service) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// busy reports whether key has queued or running inputs in this process.
+func (s *Service) busy(key Key) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.threads[key]
+	return ok
+}
+
+// dispatch appends in to its thread's queue, starting the thread's worker if idle.
+func (s *Service) dispatch(in Input) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	queue, running := s.threads[in.Key]
+	s.threads[in.Key] = append(queue, in)
+	if !running {
+		s.wg.Add(1)
+		go s.work(in.Key)
+	}
+	return nil
+}
+
+// work runs the inputs of one thread in order until its queue is empty.
+func (s *Service) work(key Key) {
+	defer s.wg.Done()
+	for {
+		s.mu.Lock()
+		queue := s.threads[key]
+		if len(queue) == 0 || s.ctx.Err() != nil {
+			delete(s.threads, key)
+			s.mu.Unlock()
+			return
+		}
+		in := queue[0]
+		s.threads[key] = queue[1:]
+		s.mu.Unlock()
+
+		if err := s.turns.Acquire(s.ctx, 1); err != nil {
+			continue // shutting down: the input stays pending in the store
+		}
+		s.runInput(in)
+		s.turns.Release(1)
+	}
+}
+
+// runInput runs the turn of one input, bounded by TurnTimeout, and logs its failure
+// (the user has been told by then).
+func (s *Service) runInput(in Input) {
+	log := s.log.With(LogKeyThread, in.Key.String(), LogKeyInput, in.ID)
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.TurnTimeout)
+	defer cancel()
+	start := s.cfg.Now()
+	err := s.turn(ctx, log, in)
+	switch {
+	case err == nil:
+		log.Info("turn finished", "duration", s.cfg.Now().Sub(start))
+	case s.ctx.Err() != nil:
+		log.Warn("turn cancelled by shutdown; input stays pending", "error", err)
+	default:
+		log.Error("turn failed", "error", err)
+	}
+}

@@ -1,0 +1,244 @@
+package conversation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Status texts shown in the thread while a turn runs.
+const (
+	StatusThinking = "is thinking…"
+)
+
+// saveAttempts bounds how often a turn's save is rebased onto a newer version after
+// ErrConflict (another replica wrote the conversation meanwhile).
+const saveAttempts = 3
+
+// statusInterval is the least time between two progress updates of one turn, to stay
+// well inside Slack's rate limits.
+const statusInterval = time.Second
+
+// turn runs one input: load the checkpoint, run the assistant pipeline, post the reply,
+// save the checkpoint (DESIGN.md, "Data flow", step 4). Every outcome the user should
+// know about reaches the thread; the returned error is for the log.
+func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
+	attempt, err := s.cfg.Store.StartAttempt(ctx, in.ID)
+	if err != nil {
+		return fmt.Errorf("start attempt: %w", err)
+	}
+	msg := in.Message
+	if in.Kind != KindUserMessage || msg == nil {
+		return s.finish(ctx, in, InputDropped, fmt.Errorf("input kind %q is not handled", in.Kind))
+	}
+
+	cp, err := s.cfg.Store.Load(ctx, in.Key, s.cfg.HistoryMessages)
+	var earlier []Message // thread messages from before the bot joined, for a new conversation
+	switch {
+	case errors.Is(err, ErrNotFound):
+		if !msg.Mentioned && !msg.Direct {
+			return s.finish(ctx, in, InputDropped, nil) // a thread the bot is not part of
+		}
+		cp = &Checkpoint{Conversation: Conversation{Key: in.Key, State: State{Mode: ModeAssistant, StartedBy: msg.UserID}}}
+		if msg.ThreadTS != "" && msg.ThreadTS != msg.TS {
+			earlier, err = s.cfg.Messenger.ThreadHistory(ctx, in.Key, msg.TS, s.cfg.ThreadContextMessages)
+			if err != nil {
+				log.Warn("earlier thread messages unavailable; answering without them", "error", err)
+				earlier = nil
+			}
+			for i := range earlier {
+				earlier[i].Role = RoleContext
+			}
+		}
+	case err != nil:
+		return fmt.Errorf("load checkpoint: %w", err)
+	}
+
+	user := Message{Role: RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
+	if attempt > s.cfg.MaxAttempts {
+		reply := fmt.Sprintf("Sorry, I gave up on this message after %d attempts. Please send it again.", s.cfg.MaxAttempts)
+		return s.reply(ctx, log, in, cp, append(earlier, user), reply, Usage{}, nil)
+	}
+
+	s.setStatus(ctx, log, in.Key, StatusThinking)
+	prompt := Prompt{
+		Key:     in.Key,
+		Summary: cp.Conversation.State.Summary,
+		History: s.clipAll(append(append([]Message(nil), cp.Messages...), earlier...)),
+		UserID:  msg.UserID,
+		Text:    clip(msg.Text, s.cfg.MaxPromptChars),
+	}
+	reply, usage, meta, err := s.answer(ctx, log, prompt)
+	if err != nil {
+		if s.ctx.Err() != nil {
+			s.clearStatus(log, in.Key)
+			return err // shutting down: the input stays pending and resumes after restart
+		}
+		log.Error("answer failed", "error", err)
+		reply = ErrorReply(err)
+	}
+	return s.reply(ctx, log, in, cp, append(earlier, user), reply, usage, meta)
+}
+
+// answer runs scope check → executor → synthesizer and returns the reply text, the
+// turn's token usage and its tool-call record.
+func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt) (string, Usage, json.RawMessage, error) {
+	var usage Usage
+	if s.cfg.Scope != nil {
+		v, err := s.cfg.Scope.CheckScope(ctx, p)
+		if err != nil {
+			return "", usage, nil, fmt.Errorf("scope check: %w", err)
+		}
+		usage = usage.Add(v.Usage)
+		if !v.InScope {
+			log.Info("request out of scope", "reason", v.Reason)
+			return v.Reply, usage, nil, nil
+		}
+	}
+	f, err := s.cfg.Executor.Execute(ctx, p, s.progress(ctx, log, p.Key))
+	usage = usage.Add(f.Usage)
+	if err != nil {
+		return "", usage, nil, fmt.Errorf("execute: %w", err)
+	}
+	text, err := s.cfg.Synthesizer.Synthesize(ctx, p, f)
+	if err != nil {
+		return "", usage, nil, fmt.Errorf("synthesize: %w", err)
+	}
+	var meta json.RawMessage
+	if len(f.ToolCalls) > 0 || f.Truncated {
+		meta, _ = json.Marshal(turnMeta{ToolCalls: f.ToolCalls, Steps: f.Steps, Truncated: f.Truncated})
+	}
+	return text, usage, meta, nil
+}
+
+// turnMeta is the assistant message's Meta: how its answer was found.
+type turnMeta struct {
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Steps     int        `json:"steps,omitempty"`
+	Truncated bool       `json:"truncated,omitempty"`
+}
+
+// reply posts text to the thread and saves the turn: the new messages (earlier thread
+// context, the user's message, the reply) and the updated state, marking the input done.
+// A reply that could not be posted is still saved, so nothing is lost.
+func (s *Service) reply(ctx context.Context, log *slog.Logger, in Input, cp *Checkpoint, msgs []Message, text string, usage Usage, meta json.RawMessage) error {
+	ts, err := s.cfg.Messenger.PostReply(ctx, in.Key, text)
+	if err != nil {
+		log.Error("reply not posted; saving it in the checkpoint", "error", err)
+	}
+	s.clearStatus(log, in.Key)
+	msgs = append(msgs, Message{
+		Role: RoleAssistant, Text: text, SlackTS: ts, Meta: meta,
+		PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens,
+	})
+	return s.save(ctx, in, cp.Conversation, msgs, usage)
+}
+
+// save writes the turn with an optimistic version check. On ErrConflict (another
+// replica wrote in between) it reloads the control row and appends after the newer
+// messages, up to saveAttempts times.
+func (s *Service) save(ctx context.Context, in Input, conv Conversation, msgs []Message, usage Usage) error {
+	for i := 0; ; i++ {
+		st := conv.State
+		st.Turns++
+		st.PromptTokens += usage.PromptTokens
+		st.CompletionTokens += usage.CompletionTokens
+		_, err := s.cfg.Store.Save(ctx, Turn{Key: in.Key, Version: conv.Version, State: st, Append: msgs, InputID: in.ID})
+		if !errors.Is(err, ErrConflict) || i+1 == saveAttempts {
+			if err != nil {
+				return fmt.Errorf("save turn: %w", err)
+			}
+			return nil
+		}
+		cp, lerr := s.cfg.Store.Load(ctx, in.Key, 0)
+		if lerr != nil {
+			return fmt.Errorf("save turn: reload after conflict: %w", lerr)
+		}
+		conv = cp.Conversation
+	}
+}
+
+// finish ends an input without a turn and returns cause (nil for a silent drop).
+func (s *Service) finish(ctx context.Context, in Input, status InputStatus, cause error) error {
+	if err := s.cfg.Store.Finish(ctx, in.ID, status); err != nil {
+		return errors.Join(cause, fmt.Errorf("finish input: %w", err))
+	}
+	return cause
+}
+
+// setStatus shows status in the thread; failing to is logged, never fatal.
+func (s *Service) setStatus(ctx context.Context, log *slog.Logger, key Key, status string) {
+	if err := s.cfg.Messenger.SetStatus(ctx, key, status); err != nil {
+		log.Debug("status not shown", "status", status, "error", err)
+	}
+}
+
+// clearStatus clears the thread's status even when the turn's context has ended.
+func (s *Service) clearStatus(log *slog.Logger, key Key) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.setStatus(ctx, log, key, "")
+}
+
+// progress returns the executor's Progress callback: it shows the status in the thread,
+// at most once per statusInterval.
+func (s *Service) progress(ctx context.Context, log *slog.Logger, key Key) Progress {
+	var mu sync.Mutex
+	var last time.Time
+	return func(status string) {
+		mu.Lock()
+		now := s.cfg.Now()
+		if now.Sub(last) < statusInterval {
+			mu.Unlock()
+			return
+		}
+		last = now
+		mu.Unlock()
+		s.setStatus(ctx, log, key, status)
+	}
+}
+
+// clipAll returns msgs with every text clipped to MaxPromptChars.
+func (s *Service) clipAll(msgs []Message) []Message {
+	for i := range msgs {
+		msgs[i].Text = clip(msgs[i].Text, s.cfg.MaxPromptChars)
+	}
+	return msgs
+}
+
+// clip shortens text to at most n characters (runes), noting how much was left out.
+func clip(text string, n int) string {
+	total := utf8.RuneCountInString(text)
+	if total <= n {
+		return text
+	}
+	cut := 0
+	for i := range text {
+		if n == 0 {
+			cut = i
+			break
+		}
+		n--
+	}
+	return fmt.Sprintf("%s\n[… message clipped: the first %d of %d characters are shown]", text[:cut], utf8.RuneCountInString(text[:cut]), total)
+}
+
+// ErrorReply returns the short text to show in Slack for a failed turn: the error's
+// own UserMessage() when it has one, otherwise a generic apology; the details stay in
+// the log.
+func ErrorReply(err error) string {
+	var u interface{ UserMessage() string }
+	switch {
+	case errors.As(err, &u):
+		return u.UserMessage()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "Sorry, that took too long and I stopped. Please try again, perhaps with a narrower question."
+	default:
+		return "Sorry, something went wrong while I was answering. Please try again in a moment."
+	}
+}
