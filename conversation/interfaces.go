@@ -19,7 +19,9 @@ type Store interface {
 	// message, replaces its state, increments its version and, when turn.InputID is set,
 	// marks that input done. turn.Version must equal the stored version (0: the
 	// conversation must not exist yet). Its cost does not depend on the conversation's
-	// length. Errors: ErrConflict when the version check fails (nothing is written).
+	// length. Errors: ErrConflict when the version check fails, or when turn.InputID is
+	// set but that input is not pending (already answered, finished or never
+	// enqueued); nothing is written then.
 	Save(ctx context.Context, turn Turn) (Saved, error)
 	// Enqueue persists a pending input. It returns false, and changes nothing, when an
 	// input with the same ID was already enqueued (whatever its status).

@@ -1,0 +1,430 @@
+package conversation_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/sqlite"
+)
+
+// fakeMessenger records replies and statuses; thread history is scripted.
+type fakeMessenger struct {
+	mu       sync.Mutex
+	replies  map[conversation.Key][]string
+	statuses []string
+	history  []conversation.Message
+	failPost error
+	posted   chan string
+}
+
+func newMessenger() *fakeMessenger {
+	return &fakeMessenger{replies: map[conversation.Key][]string{}, posted: make(chan string, 100)}
+}
+
+func (m *fakeMessenger) PostReply(_ context.Context, key conversation.Key, text string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	defer func() { m.posted <- text }()
+	if m.failPost != nil {
+		return "", m.failPost
+	}
+	m.replies[key] = append(m.replies[key], text)
+	return fmt.Sprintf("99.%d", len(m.replies[key])), nil
+}
+
+func (m *fakeMessenger) SetStatus(_ context.Context, _ conversation.Key, status string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.statuses = append(m.statuses, status)
+	return nil
+}
+
+func (m *fakeMessenger) ThreadHistory(context.Context, conversation.Key, string, int) ([]conversation.Message, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]conversation.Message(nil), m.history...), nil
+}
+
+func (m *fakeMessenger) wait(t *testing.T) string {
+	t.Helper()
+	select {
+	case text := <-m.posted:
+		return text
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reply posted")
+		return ""
+	}
+}
+
+// executorFunc adapts a function to conversation.Executor.
+type executorFunc func(ctx context.Context, p conversation.Prompt) (conversation.Findings, error)
+
+func (f executorFunc) Execute(ctx context.Context, p conversation.Prompt, _ conversation.Progress) (conversation.Findings, error) {
+	return f(ctx, p)
+}
+
+// echo answers "re: <text>" and records the prompts it saw.
+type echo struct {
+	mu      sync.Mutex
+	prompts []conversation.Prompt
+}
+
+func (e *echo) Execute(_ context.Context, p conversation.Prompt, _ conversation.Progress) (conversation.Findings, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.prompts = append(e.prompts, p)
+	return conversation.Findings{Answer: "re: " + p.Text, Usage: conversation.Usage{PromptTokens: 10, CompletionTokens: 2}}, nil
+}
+
+type plainSynth struct{}
+
+func (plainSynth) Synthesize(_ context.Context, _ conversation.Prompt, f conversation.Findings) (string, error) {
+	return f.Answer, nil
+}
+
+type scopeFunc func(p conversation.Prompt) conversation.Verdict
+
+func (f scopeFunc) CheckScope(_ context.Context, p conversation.Prompt) (conversation.Verdict, error) {
+	return f(p), nil
+}
+
+func openStore(t *testing.T, dir string) conversation.Store {
+	t.Helper()
+	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func newService(t *testing.T, cfg conversation.Config) *conversation.Service {
+	t.Helper()
+	if cfg.Store == nil {
+		cfg.Store = openStore(t, t.TempDir())
+	}
+	if cfg.Synthesizer == nil {
+		cfg.Synthesizer = plainSynth{}
+	}
+	svc, err := conversation.NewService(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		svc.Shutdown(ctx)
+	})
+	return svc
+}
+
+var key = conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "100.0"}
+
+func mention(k conversation.Key, ts, text string) conversation.Input {
+	return conversation.Input{
+		ID: conversation.MessageInputID(k.TeamID, k.ChannelID, ts), EventID: "Ev" + ts, Key: k, Kind: conversation.KindUserMessage,
+		Message: &conversation.UserMessage{UserID: "U1", Text: text, TS: ts, ThreadTS: k.ThreadTS, Mentioned: true},
+	}
+}
+
+func reply(k conversation.Key, ts, text string) conversation.Input {
+	in := mention(k, ts, text)
+	in.Message.Mentioned = false
+	return in
+}
+
+func submit(t *testing.T, svc *conversation.Service, in conversation.Input) bool {
+	t.Helper()
+	ok, err := svc.Submit(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+func TestServiceFollowUpCarriesHistory(t *testing.T) {
+	msgr, exec := newMessenger(), &echo{}
+	svc := newService(t, conversation.Config{Messenger: msgr, Executor: exec})
+	submit(t, svc, mention(key, "100.0", "first question"))
+	if got := msgr.wait(t); got != "re: first question" {
+		t.Fatalf("reply %q", got)
+	}
+	submit(t, svc, reply(key, "100.5", "follow-up"))
+	msgr.wait(t)
+	p := exec.prompts[1]
+	if len(p.History) != 2 || p.History[0].Text != "first question" || p.History[1].Text != "re: first question" {
+		t.Fatalf("follow-up history: %+v", p.History)
+	}
+}
+
+func TestServiceDeduplicates(t *testing.T) {
+	msgr, exec := newMessenger(), &echo{}
+	svc := newService(t, conversation.Config{Messenger: msgr, Executor: exec})
+	in := mention(key, "100.0", "hello")
+	if !submit(t, svc, in) {
+		t.Fatal("first submit not accepted")
+	}
+	if submit(t, svc, in) {
+		t.Fatal("duplicate accepted")
+	}
+	msgr.wait(t)
+	select {
+	case text := <-msgr.posted:
+		t.Fatalf("second reply %q", text)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+func TestServiceIgnoresThreadsItIsNotPartOf(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	svc := newService(t, conversation.Config{Store: st, Messenger: newMessenger(), Executor: &echo{}})
+	if submit(t, svc, reply(key, "100.5", "chatter")) {
+		t.Fatal("a reply in a thread the bot is not part of was accepted")
+	}
+	pending, err := st.Pending(context.Background(), time.Now().Add(time.Hour), 10)
+	if err != nil || len(pending) != 0 {
+		t.Fatalf("pending = %v, %v; want nothing stored", pending, err)
+	}
+}
+
+func TestServiceOrdersInputsPerThread(t *testing.T) {
+	var running, overlap atomic.Int32
+	var mu sync.Mutex
+	var order []string
+	exec := executorFunc(func(_ context.Context, p conversation.Prompt) (conversation.Findings, error) {
+		if running.Add(1) > 1 {
+			overlap.Add(1)
+		}
+		defer running.Add(-1)
+		time.Sleep(20 * time.Millisecond) // widen the window in which overlap would show
+		mu.Lock()
+		order = append(order, p.Text)
+		mu.Unlock()
+		return conversation.Findings{Answer: "ok"}, nil
+	})
+	msgr := newMessenger()
+	svc := newService(t, conversation.Config{Messenger: msgr, Executor: exec, MaxConcurrentTurns: 4})
+	submit(t, svc, mention(key, "100.0", "m1"))
+	for i := 2; i <= 5; i++ {
+		submit(t, svc, mention(key, fmt.Sprintf("100.%d", i), fmt.Sprintf("m%d", i)))
+	}
+	for range 5 {
+		msgr.wait(t)
+	}
+	if overlap.Load() != 0 {
+		t.Fatal("two turns of one thread ran at once")
+	}
+	if got := strings.Join(order, ","); got != "m1,m2,m3,m4,m5" {
+		t.Fatalf("order %s", got)
+	}
+}
+
+func TestServiceBoundsConcurrency(t *testing.T) {
+	const bound, threads = 2, 5
+	var running, peak atomic.Int32
+	release := make(chan struct{})
+	exec := executorFunc(func(ctx context.Context, p conversation.Prompt) (conversation.Findings, error) {
+		n := running.Add(1)
+		for {
+			old := peak.Load()
+			if n <= old || peak.CompareAndSwap(old, n) {
+				break
+			}
+		}
+		defer running.Add(-1)
+		<-release
+		return conversation.Findings{Answer: "ok"}, nil
+	})
+	msgr := newMessenger()
+	svc := newService(t, conversation.Config{Messenger: msgr, Executor: exec, MaxConcurrentTurns: bound})
+	for i := range threads {
+		k := key
+		k.ThreadTS = fmt.Sprintf("%d.0", 200+i)
+		submit(t, svc, mention(k, k.ThreadTS, "q"))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for running.Load() < bound && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if running.Load() != bound {
+		t.Fatalf("%d turns running, want %d", running.Load(), bound)
+	}
+	close(release)
+	for range threads {
+		msgr.wait(t)
+	}
+	if peak.Load() != bound {
+		t.Fatalf("peak concurrency %d, want %d", peak.Load(), bound)
+	}
+}
+
+func TestServiceThreadContextOnFirstMention(t *testing.T) {
+	msgr, exec := newMessenger(), &echo{}
+	msgr.history = []conversation.Message{{UserID: "U2", Text: "the build is red", SlackTS: "100.0"}, {UserID: "U3", Text: "since noon", SlackTS: "100.1"}}
+	st := openStore(t, t.TempDir())
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec})
+	submit(t, svc, mention(key, "100.2", "any idea why?"))
+	msgr.wait(t)
+	h := exec.prompts[0].History
+	if len(h) != 2 || h[0].Role != conversation.RoleContext || h[1].Text != "since noon" {
+		t.Fatalf("history %+v", h)
+	}
+	cp, err := st.Load(context.Background(), key, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := []string{}
+	for _, m := range cp.Messages {
+		roles = append(roles, string(m.Role))
+	}
+	if got := strings.Join(roles, ","); got != "context,context,user,assistant" {
+		t.Fatalf("stored roles %s", got)
+	}
+}
+
+func TestServiceScopeRefusal(t *testing.T) {
+	msgr := newMessenger()
+	var executed atomic.Bool
+	exec := executorFunc(func(context.Context, conversation.Prompt) (conversation.Findings, error) {
+		executed.Store(true)
+		return conversation.Findings{Answer: "ok"}, nil
+	})
+	scope := scopeFunc(func(p conversation.Prompt) conversation.Verdict {
+		return conversation.Verdict{InScope: false, Reply: "I only help with billing.", Reason: "weather"}
+	})
+	svc := newService(t, conversation.Config{Messenger: msgr, Executor: exec, Scope: scope})
+	submit(t, svc, mention(key, "100.0", "weather?"))
+	if got := msgr.wait(t); got != "I only help with billing." {
+		t.Fatalf("reply %q", got)
+	}
+	if executed.Load() {
+		t.Fatal("executor ran for an out-of-scope request")
+	}
+}
+
+type userFacingErr struct{}
+
+func (userFacingErr) Error() string       { return "model returned nothing" }
+func (userFacingErr) UserMessage() string { return "The model gave an empty answer." }
+
+func TestServiceExecutorErrorIsToldAndSaved(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"Generic", errors.New("boom: secret details"), "Sorry, something went wrong"},
+		{"UserFacing", fmt.Errorf("execute: %w", userFacingErr{}), "The model gave an empty answer."},
+		{"Timeout", context.DeadlineExceeded, "Sorry, that took too long"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			msgr := newMessenger()
+			st := openStore(t, t.TempDir())
+			exec := executorFunc(func(context.Context, conversation.Prompt) (conversation.Findings, error) {
+				return conversation.Findings{}, tt.err
+			})
+			svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec})
+			submit(t, svc, mention(key, "100.0", "hello"))
+			if got := msgr.wait(t); !strings.HasPrefix(got, tt.want) || strings.Contains(got, "secret") {
+				t.Fatalf("reply %q, want prefix %q", got, tt.want)
+			}
+			waitSaved(t, st, key, 2)
+		})
+	}
+}
+
+func TestServicePostFailureStillSaves(t *testing.T) {
+	msgr := newMessenger()
+	msgr.failPost = errors.New("slack: ratelimited")
+	st := openStore(t, t.TempDir())
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}})
+	submit(t, svc, mention(key, "100.0", "hello"))
+	msgr.wait(t)
+	cp := waitSaved(t, st, key, 2)
+	if cp.Messages[1].Text != "re: hello" || cp.Messages[1].SlackTS != "" {
+		t.Fatalf("saved reply %+v", cp.Messages[1])
+	}
+}
+
+func TestServiceClipsHugeMessagesInThePromptOnly(t *testing.T) {
+	msgr, exec := newMessenger(), &echo{}
+	st := openStore(t, t.TempDir())
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec, MaxPromptChars: 1000})
+	huge := strings.Repeat("x", 50000)
+	submit(t, svc, mention(key, "100.0", huge))
+	msgr.wait(t)
+	if p := exec.prompts[0].Text; len(p) > 1200 || !strings.Contains(p, "first 1000 of 50000 characters") {
+		t.Fatalf("prompt text %d bytes: %q", len(p), p[len(p)-80:])
+	}
+	cp := waitSaved(t, st, key, 2)
+	if cp.Messages[0].Text != huge {
+		t.Fatalf("stored text has %d characters, want 50000", len(cp.Messages[0].Text))
+	}
+}
+
+// TestServiceShutdownLeavesPendingForResume cancels a turn stuck in the model at
+// shutdown and checks that a new service on the same store answers it.
+func TestServiceShutdownLeavesPendingForResume(t *testing.T) {
+	dir := t.TempDir()
+	st := openStore(t, dir)
+	started := make(chan struct{})
+	stuck := executorFunc(func(ctx context.Context, p conversation.Prompt) (conversation.Findings, error) {
+		close(started)
+		<-ctx.Done()
+		return conversation.Findings{}, ctx.Err()
+	})
+	msgr := newMessenger()
+	svc, err := conversation.NewService(conversation.Config{Store: st, Messenger: msgr, Executor: stuck, Synthesizer: plainSynth{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	submit(t, svc, mention(key, "100.0", "slow one"))
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := svc.Shutdown(ctx); err == nil {
+		t.Fatal("shutdown reported no cancellation")
+	}
+	if _, err := svc.Submit(context.Background(), mention(key, "100.1", "late")); !errors.Is(err, conversation.ErrClosed) {
+		t.Fatalf("submit after shutdown: %v", err)
+	}
+	select {
+	case text := <-msgr.posted:
+		t.Fatalf("a cancelled turn posted %q", text)
+	default:
+	}
+
+	exec := &echo{}
+	svc2 := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec})
+	n, err := svc2.Resume(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("resume: %d, %v", n, err)
+	}
+	if got := msgr.wait(t); got != "re: slow one" {
+		t.Fatalf("resumed reply %q", got)
+	}
+}
+
+// waitSaved waits until the conversation has n messages and returns its checkpoint.
+func waitSaved(t *testing.T, st conversation.Store, k conversation.Key, n int) *conversation.Checkpoint {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		cp, err := st.Load(context.Background(), k, 100)
+		if err == nil && len(cp.Messages) >= n {
+			return cp
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("conversation not saved with %d messages: %v", n, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

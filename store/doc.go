@@ -1,0 +1,13 @@
+// Package store opens threadwright's persistence: the conversation.Store that
+// DATABASE_URL selects (DESIGN.md, "Persistence", "Configuration").
+//
+// The backends are subpackages, each adapting one database and passing the shared
+// conformance suite in store/storetest:
+//
+//   - store/postgres, the production store, for a postgres:// or postgresql:// URL;
+//   - store/sqlite, the embedded default, one file in the data directory when
+//     DATABASE_URL is unset.
+//
+// Both embed their schema as goose migrations and apply them when opened; Migrate
+// applies them alone, for `threadwright migrate`.
+package store

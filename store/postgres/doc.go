@@ -1,0 +1,16 @@
+// Package postgres is threadwright's production store: a conversation.Store in
+// PostgreSQL, shared by every replica of the bot (DESIGN.md, "Persistence").
+//
+// It uses jmoiron/sqlx over github.com/lib/pq. Optimistic concurrency needs no explicit
+// locks: Save's conditional UPDATE (… WHERE version = $n) takes the conversation's row
+// lock, so of two concurrent saves from one version the second re-checks the version
+// after the first commits and finds it changed; two concurrent creates of one thread
+// meet at the unique (team_id, channel_id, thread_ts) index, and the loser's
+// unique_violation (SQLSTATE 23505) becomes conversation.ErrConflict.
+//
+// The schema is in migrations/ (embedded, applied by goose when the store opens, under
+// a session advisory lock so replicas starting together take turns). Tables live in
+// the connection's current schema (the first of its search_path), so several
+// deployments, or tests, can share a database in separate schemas. The package passes
+// store/storetest, the conformance suite it shares with store/sqlite.
+package postgres

@@ -1,0 +1,16 @@
+// Package sqlite is threadwright's embedded store: a conversation.Store in one SQLite
+// file, so a first run needs no database server (DESIGN.md, "Persistence").
+//
+// It uses modernc.org/sqlite, a pure-Go SQLite, through jmoiron/sqlx. The database runs
+// in WAL mode: writes go through a single connection whose transactions begin
+// IMMEDIATE, so concurrent writers within the process queue for it instead of failing
+// with "database is locked", while reads use a pool of query-only connections that never
+// wait for the writer. Another process writing the same file is waited for up to the
+// busy timeout (5 s). synchronous is NORMAL, SQLite's recommended setting for WAL: a
+// crash of the process loses nothing, a power failure can lose the last transactions
+// but never corrupts the file.
+//
+// The schema is in migrations/ (embedded, applied by goose when the store opens). Times
+// are stored as INTEGER Unix microseconds, UTC. The package passes store/storetest, the
+// conformance suite it shares with store/postgres.
+package sqlite

@@ -1,0 +1,174 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/pressly/goose/v3"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// busyTimeout is how long a connection waits for a lock that another process holds on
+// the file (PRAGMA busy_timeout) before it fails with SQLITE_BUSY.
+const busyTimeout = 5 * time.Second
+
+// Store is a conversation.Store in one SQLite database file. Every method is safe for
+// concurrent use.
+type Store struct {
+	path string
+	// write is the only connection that writes; read is a pool of query-only connections.
+	write *sqlx.DB
+	read  *sqlx.DB
+}
+
+var _ conversation.Store = (*Store)(nil)
+
+// Open opens the SQLite database at path, creating the file and its parent directory
+// when missing, and applies pending migrations before it returns. Close the store when
+// done.
+func Open(ctx context.Context, path string) (*Store, error) {
+	path, err := preparePath(path)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	write, err := openWriter(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := migrate(ctx, write.DB); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("migrate sqlite %s: %w", path, err)
+	}
+	read, err := openDB(ctx, path, url.Values{"_query_only": {"1"}})
+	if err != nil {
+		write.Close()
+		return nil, err
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	return &Store{path: path, write: write, read: read}, nil
+}
+
+// Migrate applies pending migrations to the SQLite database at path (creating the file
+// and its parent directory when missing) and returns the schema version it is then at.
+// It is for `threadwright migrate`; Open migrates too.
+func Migrate(ctx context.Context, path string) (version int64, err error) {
+	path, err = preparePath(path)
+	if err != nil {
+		return 0, fmt.Errorf("migrate sqlite: %w", err)
+	}
+	db, err := openWriter(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	defer func() { err = errors.Join(err, db.Close()) }()
+	version, err = migrate(ctx, db.DB)
+	if err != nil {
+		return 0, fmt.Errorf("migrate sqlite %s: %w", path, err)
+	}
+	return version, nil
+}
+
+// Size checkpoints the write-ahead log into the database file
+// (PRAGMA wal_checkpoint(TRUNCATE)) and returns the file's size in bytes.
+func (s *Store) Size(ctx context.Context) (int64, error) {
+	if _, err := s.write.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return 0, fmt.Errorf("checkpoint %s: %w", s.path, err)
+	}
+	fi, err := os.Stat(s.path)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// Ping checks that the database file can be read.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.read.PingContext(ctx)
+}
+
+// Close closes the store's connections.
+func (s *Store) Close() error {
+	return errors.Join(s.read.Close(), s.write.Close())
+}
+
+// preparePath returns path made absolute, after creating its parent directory.
+func preparePath(path string) (string, error) {
+	if path == "" {
+		return "", errors.New("empty database path")
+	}
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// openWriter opens the single connection that writes. Its transactions begin
+// IMMEDIATE, taking the write lock up front, so a transaction never has to upgrade a
+// read lock and fail with SQLITE_BUSY halfway.
+func openWriter(ctx context.Context, path string) (*sqlx.DB, error) {
+	db, err := openDB(ctx, path, url.Values{
+		"_txlock":       {"immediate"},
+		"_journal_mode": {"WAL"},
+		"_synchronous":  {"NORMAL"},
+		"_foreign_keys": {"1"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// openDB opens path as a file: URI (so no character of the path is taken for a
+// parameter) with the driver's parameters in params.
+func openDB(ctx context.Context, path string, params url.Values) (*sqlx.DB, error) {
+	params.Set("_busy_timeout", strconv.FormatInt(busyTimeout.Milliseconds(), 10))
+	dsn := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: params.Encode()}
+	db, err := sqlx.Open("sqlite", dsn.String())
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// migrate applies the embedded migrations with a goose Provider of its own (no global
+// goose state) and returns the schema version.
+func migrate(ctx context.Context, db *sql.DB) (int64, error) {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return 0, err
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return 0, err
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return 0, err
+	}
+	return p.GetDBVersion(ctx)
+}

@@ -1,0 +1,153 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// Sizer is implemented by stores that can tell how many bytes they occupy on disk;
+// BenchComparison reports it.
+type Sizer interface {
+	Size(ctx context.Context) (int64, error)
+}
+
+// BenchSaveLoad measures one turn, Save of a user message and an assistant reply then
+// Load of the newest 20 messages, in a conversation that already holds 10, 100, 1,000
+// and 10,000 messages (sub-benchmarks "messages=N"). The time should not grow with N.
+// open must return a new, empty store and close it in b.Cleanup.
+func BenchSaveLoad(b *testing.B, open func(b *testing.B) conversation.Store) {
+	for _, size := range []int{10, 100, 1_000, 10_000} {
+		b.Run(fmt.Sprintf("messages=%d", size), func(b *testing.B) {
+			s := open(b)
+			ctx := b.Context()
+			version := seed(b, s, size)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				saved, err := s.Save(ctx, exchange(version, i))
+				if err != nil {
+					b.Fatal(err)
+				}
+				version = saved.Version
+				if _, err := s.Load(ctx, key, 20); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+// BenchComparison runs the comparison workload: one thread of 1,000 turns, each a
+// 200-character user message and an 800-character assistant reply saved (Save) and
+// then loaded back (Load of the newest 20 messages). It reports the mean time of a turn
+// over the ten turns that end at turn 10, 100, 500 and 1,000 ("ms/turn@N") and, when
+// the store implements Sizer, its size after the 1,000 turns ("MiB"). open must return
+// a new, empty store and close it in b.Cleanup; each iteration opens one.
+func BenchComparison(b *testing.B, open func(b *testing.B) conversation.Store) {
+	const turns, window = 1_000, 10
+	marks := []int{10, 100, 500, 1_000}
+	sums := make([]time.Duration, len(marks))
+	var (
+		runs int
+		size int64
+	)
+	for b.Loop() {
+		b.StopTimer()
+		s := open(b)
+		ctx := b.Context()
+		b.StartTimer()
+
+		took := make([]time.Duration, turns+1) // took[n] is turn n's time
+		var version int64
+		for n := 1; n <= turns; n++ {
+			start := time.Now()
+			saved, err := s.Save(ctx, exchange(version, n))
+			if err != nil {
+				b.Fatalf("turn %d: %v", n, err)
+			}
+			if _, err := s.Load(ctx, key, 20); err != nil {
+				b.Fatalf("turn %d: %v", n, err)
+			}
+			took[n] = time.Since(start)
+			version = saved.Version
+		}
+		for i, m := range marks {
+			for n := m - window + 1; n <= m; n++ {
+				sums[i] += took[n]
+			}
+		}
+		runs++
+
+		b.StopTimer()
+		if sz, ok := s.(Sizer); ok {
+			var err error
+			if size, err = sz.Size(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StartTimer()
+	}
+	for i, m := range marks {
+		mean := sums[i] / time.Duration(runs*window)
+		b.ReportMetric(float64(mean)/float64(time.Millisecond), fmt.Sprintf("ms/turn@%d", m))
+	}
+	if size > 0 {
+		b.ReportMetric(float64(size)/(1<<20), "MiB")
+	}
+}
+
+// seed creates the benchmark conversation with n messages, in batched Saves, and
+// returns its version.
+func seed(b *testing.B, s conversation.Store, n int) int64 {
+	b.Helper()
+	const batch = 1_000
+	var version int64
+	for done := 0; done < n; {
+		msgs := make([]conversation.Message, min(batch, n-done))
+		for i := range msgs {
+			msgs[i] = message(done + i)
+		}
+		saved, err := s.Save(b.Context(), conversation.Turn{Key: key, Version: version, Append: msgs})
+		if err != nil {
+			b.Fatalf("seed %d messages: %v", n, err)
+		}
+		version, done = saved.Version, done+len(msgs)
+	}
+	return version
+}
+
+// exchange returns turn n of the benchmark thread, computed from version: a
+// 200-character question and an 800-character answer.
+func exchange(version int64, n int) conversation.Turn {
+	return conversation.Turn{
+		Key:     key,
+		Version: version,
+		State:   conversation.State{Mode: conversation.ModeAssistant, StartedBy: "U0001", Turns: n, PromptTokens: 850 * n, CompletionTokens: 200 * n},
+		Append:  []conversation.Message{message(2 * n), message(2*n + 1)},
+	}
+}
+
+// message returns message i of the benchmark thread: a 200-character question when i
+// is even, an 800-character answer when it is odd.
+func message(i int) conversation.Message {
+	if i%2 == 0 {
+		return user(filler(fmt.Sprintf("Question %d: ", i/2), 200))
+	}
+	m := assistant(filler(fmt.Sprintf("Answer %d: ", i/2), 800))
+	m.PromptTokens, m.CompletionTokens = 850, 200
+	return m
+}
+
+const lorem = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. "
+
+// filler returns prefix followed by prose, n bytes in all.
+func filler(prefix string, n int) string {
+	s := prefix + strings.Repeat(lorem, n/len(lorem)+1)
+	return s[:n]
+}

@@ -1,0 +1,14 @@
+// Package storetest is the conformance suite of conversation.Store: one set of tests and
+// benchmarks that every implementation (store/sqlite, store/postgres) runs against
+// itself, so the backends cannot drift apart (DESIGN.md, "Persistence").
+//
+// An implementation's external test package calls Run from a Test function and
+// BenchSaveLoad and BenchComparison from Benchmark functions, passing a function that
+// opens a new, empty store and closes it in the test's Cleanup:
+//
+//	func TestStore(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) conversation.Store { return mustOpen(t) })
+//	}
+//
+// The benchmarks measure and report; they never assert timings.
+package storetest

@@ -1,0 +1,682 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// Run runs the conformance suite against the stores open returns, one subtest per case
+// (t.Run("ErrConflict", …)). The subtests run in parallel; each calls open once and must
+// get a new, empty store that open closes in t.Cleanup.
+func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
+	cases := []struct {
+		name string
+		test func(t *testing.T, s conversation.Store)
+	}{
+		{"CreateLoad", testCreateLoad},
+		{"ErrNotFound", testNotFound},
+		{"Exists", testExists},
+		{"AppendSeq", testAppendSeq},
+		{"RecentWindow", testRecentWindow},
+		{"ErrConflict", testConflict},
+		{"ConcurrentSaves", testConcurrentSaves},
+		{"ConcurrentCreates", testConcurrentCreates},
+		{"InvalidTurn", testInvalidTurn},
+		{"EnqueueDedup", testEnqueueDedup},
+		{"ConcurrentEnqueue", testConcurrentEnqueue},
+		{"StartAttempt", testStartAttempt},
+		{"Finish", testFinish},
+		{"PendingOrder", testPendingOrder},
+		{"SaveMarksInputDone", testSaveMarksInputDone},
+		{"ConflictKeepsInputPending", testConflictKeepsInputPending},
+		{"SaveAnsweredInput", testSaveAnsweredInput},
+		{"DeleteIdle", testDeleteIdle},
+		{"LargeText", testLargeText},
+		{"Unicode", testUnicode},
+		{"Ping", testPing},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.test(t, open(t))
+		})
+	}
+}
+
+var key = conversation.Key{TeamID: "T0001", ChannelID: "C0001", ThreadTS: "1700000000.000100"}
+
+// otherKey returns a key that differs from key in its thread only.
+func otherKey(i int) conversation.Key {
+	k := key
+	k.ThreadTS = fmt.Sprintf("1700000001.%06d", i)
+	return k
+}
+
+func user(text string) conversation.Message {
+	return conversation.Message{Role: conversation.RoleUser, UserID: "U0001", Text: text}
+}
+
+func assistant(text string) conversation.Message {
+	return conversation.Message{Role: conversation.RoleAssistant, Text: text}
+}
+
+// mustSave saves turn and fails the test on error.
+func mustSave(t testing.TB, s conversation.Store, turn conversation.Turn) conversation.Saved {
+	t.Helper()
+	saved, err := s.Save(context.Background(), turn)
+	if err != nil {
+		t.Fatalf("Save(version %d): %v", turn.Version, err)
+	}
+	return saved
+}
+
+func mustLoad(t testing.TB, s conversation.Store, k conversation.Key, recent int) *conversation.Checkpoint {
+	t.Helper()
+	cp, err := s.Load(context.Background(), k, recent)
+	if err != nil {
+		t.Fatalf("Load(%s, %d): %v", k, recent, err)
+	}
+	return cp
+}
+
+func mustEnqueue(t testing.TB, s conversation.Store, in conversation.Input) {
+	t.Helper()
+	ok, err := s.Enqueue(context.Background(), in)
+	if err != nil || !ok {
+		t.Fatalf("Enqueue(%s) = %v, %v; want true, nil", in.ID, ok, err)
+	}
+}
+
+// mustPending returns the ids of the pending inputs created before before.
+func mustPending(t testing.TB, s conversation.Store, before time.Time, limit int) []string {
+	t.Helper()
+	ins, err := s.Pending(context.Background(), before, limit)
+	if err != nil {
+		t.Fatalf("Pending: %v", err)
+	}
+	ids := []string{}
+	for _, in := range ins {
+		ids = append(ids, in.ID)
+	}
+	return ids
+}
+
+func input(id string) conversation.Input {
+	return conversation.Input{
+		ID:      id,
+		EventID: "Ev" + id,
+		Key:     key,
+		Kind:    conversation.KindUserMessage,
+		Message: &conversation.UserMessage{UserID: "U0001", Text: "hello " + id, TS: "1700000000.000200", ThreadTS: key.ThreadTS, Mentioned: true},
+	}
+}
+
+// texts returns the texts of msgs, to compare message lists.
+func texts(msgs []conversation.Message) []string {
+	out := []string{}
+	for _, m := range msgs {
+		out = append(out, m.Text)
+	}
+	return out
+}
+
+// seqs returns the seqs of msgs.
+func seqs(msgs []conversation.Message) []int64 {
+	out := []int64{}
+	for _, m := range msgs {
+		out = append(out, m.Seq)
+	}
+	return out
+}
+
+// jsonEqual reports whether a and b hold the same JSON value (a JSONB column does not
+// keep the text's spacing or key order).
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("unmarshal %s: %v", a, err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("unmarshal %s: %v", b, err)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+func checkUTC(t *testing.T, what string, tm time.Time) {
+	t.Helper()
+	if tm.IsZero() || tm.Location() != time.UTC {
+		t.Errorf("%s = %v; want a non-zero UTC time", what, tm)
+	}
+}
+
+func testCreateLoad(t *testing.T, s conversation.Store) {
+	state := conversation.State{Mode: conversation.ModeAssistant, StartedBy: "U0001", Turns: 1, PromptTokens: 120, CompletionTokens: 30}
+	asked := user("What time is it?")
+	asked.SlackTS = "1700000000.000100"
+	answered := assistant("It is *noon*.")
+	answered.SlackTS = "1700000000.000200"
+	answered.PromptTokens, answered.CompletionTokens = 120, 30
+	answered.Meta = json.RawMessage(`{"tool_calls": [{"name": "get_current_time", "arguments": "{}"}], "steps": 2}`)
+
+	before := time.Now().Add(-time.Second)
+	saved := mustSave(t, s, conversation.Turn{Key: key, State: state, Append: []conversation.Message{asked, answered}})
+	if saved.ConversationID == 0 || saved.Version != 1 || saved.FirstSeq != 1 {
+		t.Errorf("Save = %+v; want a conversation id, version 1, first seq 1", saved)
+	}
+
+	cp := mustLoad(t, s, key, 10)
+	c := cp.Conversation
+	if c.ID != saved.ConversationID || c.Key != key || c.Version != 1 || c.LastSeq != 2 {
+		t.Errorf("conversation = id %d, key %s, version %d, last seq %d; want %d, %s, 1, 2",
+			c.ID, c.Key, c.Version, c.LastSeq, saved.ConversationID, key)
+	}
+	if c.State != state {
+		t.Errorf("state = %+v; want %+v", c.State, state)
+	}
+	checkUTC(t, "CreatedAt", c.CreatedAt)
+	checkUTC(t, "UpdatedAt", c.UpdatedAt)
+	if c.CreatedAt.Before(before) || c.UpdatedAt.Before(c.CreatedAt) {
+		t.Errorf("created %v, updated %v; want after %v, updated not before created", c.CreatedAt, c.UpdatedAt, before)
+	}
+	if len(cp.Messages) != 2 {
+		t.Fatalf("loaded %d messages; want 2", len(cp.Messages))
+	}
+	for i, want := range []conversation.Message{asked, answered} {
+		got := cp.Messages[i]
+		checkUTC(t, "message CreatedAt", got.CreatedAt)
+		if !jsonEqual(t, got.Meta, want.Meta) {
+			t.Errorf("message %d meta = %s; want %s", i, got.Meta, want.Meta)
+		}
+		want.Seq, want.CreatedAt, want.Meta = int64(i+1), got.CreatedAt, got.Meta
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("message %d = %+v; want %+v", i, got, want)
+		}
+	}
+	if cp.Messages[0].Meta != nil {
+		t.Errorf("message without meta loaded with meta %q; want nil", cp.Messages[0].Meta)
+	}
+}
+
+func testNotFound(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	if _, err := s.Load(ctx, key, 10); !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("Load of a missing conversation: %v; want ErrNotFound", err)
+	}
+	mustSave(t, s, conversation.Turn{Key: key})
+	for _, k := range []conversation.Key{
+		{TeamID: "T0002", ChannelID: key.ChannelID, ThreadTS: key.ThreadTS},
+		{TeamID: key.TeamID, ChannelID: "C0002", ThreadTS: key.ThreadTS},
+		otherKey(1),
+	} {
+		if _, err := s.Load(ctx, k, 10); !errors.Is(err, conversation.ErrNotFound) {
+			t.Errorf("Load(%s): %v; want ErrNotFound", k, err)
+		}
+	}
+}
+
+func testExists(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	if ok, err := s.Exists(ctx, key); ok || err != nil {
+		t.Errorf("Exists before create = %v, %v; want false, nil", ok, err)
+	}
+	mustSave(t, s, conversation.Turn{Key: key})
+	if ok, err := s.Exists(ctx, key); !ok || err != nil {
+		t.Errorf("Exists after create = %v, %v; want true, nil", ok, err)
+	}
+	if ok, err := s.Exists(ctx, otherKey(1)); ok || err != nil {
+		t.Errorf("Exists of another thread = %v, %v; want false, nil", ok, err)
+	}
+}
+
+func testAppendSeq(t *testing.T, s conversation.Store) {
+	saved := mustSave(t, s, conversation.Turn{Key: key, Append: []conversation.Message{user("1"), assistant("2")}})
+	saved = mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, Append: []conversation.Message{user("3"), assistant("4"), assistant("5")}})
+	if saved.Version != 2 || saved.FirstSeq != 3 {
+		t.Errorf("second Save = %+v; want version 2, first seq 3", saved)
+	}
+	// A turn without messages still moves the version; FirstSeq is where the next would go.
+	saved = mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, State: conversation.State{Turns: 3}})
+	if saved.Version != 3 || saved.FirstSeq != 6 {
+		t.Errorf("Save without messages = %+v; want version 3, first seq 6", saved)
+	}
+	saved = mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, State: conversation.State{Turns: 4}, Append: []conversation.Message{user("6")}})
+	if saved.FirstSeq != 6 {
+		t.Errorf("Save after an empty turn: first seq %d; want 6", saved.FirstSeq)
+	}
+
+	cp := mustLoad(t, s, key, 100)
+	if got, want := seqs(cp.Messages), []int64{1, 2, 3, 4, 5, 6}; !reflect.DeepEqual(got, want) {
+		t.Errorf("seqs = %v; want %v", got, want)
+	}
+	if got, want := texts(cp.Messages), []string{"1", "2", "3", "4", "5", "6"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("texts = %v; want %v", got, want)
+	}
+	if cp.Conversation.Version != 4 || cp.Conversation.LastSeq != 6 || cp.Conversation.State.Turns != 4 {
+		t.Errorf("conversation = version %d, last seq %d, turns %d; want 4, 6, 4",
+			cp.Conversation.Version, cp.Conversation.LastSeq, cp.Conversation.State.Turns)
+	}
+	// Each conversation numbers its own messages.
+	other := mustSave(t, s, conversation.Turn{Key: otherKey(1), Append: []conversation.Message{user("a")}})
+	if other.FirstSeq != 1 || other.ConversationID == saved.ConversationID {
+		t.Errorf("other conversation's Save = %+v; want its own id and first seq 1", other)
+	}
+}
+
+func testRecentWindow(t *testing.T, s conversation.Store) {
+	var msgs []conversation.Message
+	for i := 1; i <= 25; i++ {
+		msgs = append(msgs, user(fmt.Sprint(i)))
+	}
+	saved := mustSave(t, s, conversation.Turn{Key: key, Append: msgs[:20]})
+	mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, Append: msgs[20:]})
+
+	for _, tc := range []struct {
+		recent int
+		want   []int64
+	}{
+		{10, []int64{16, 17, 18, 19, 20, 21, 22, 23, 24, 25}},
+		{1, []int64{25}},
+		{0, []int64{}},
+		{-1, []int64{}},
+	} {
+		cp := mustLoad(t, s, key, tc.recent)
+		if got := seqs(cp.Messages); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Load(recent %d) seqs = %v; want %v", tc.recent, got, tc.want)
+		}
+	}
+	if cp := mustLoad(t, s, key, 1000); len(cp.Messages) != 25 || cp.Messages[0].Seq != 1 || cp.Messages[24].Text != "25" {
+		t.Errorf("Load(recent 1000) = %d messages, from seq %v; want all 25, oldest first", len(cp.Messages), seqs(cp.Messages))
+	}
+}
+
+func testConflict(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	if _, err := s.Save(ctx, conversation.Turn{Key: key, Version: 1, Append: []conversation.Message{user("x")}}); !errors.Is(err, conversation.ErrConflict) {
+		t.Errorf("Save at version 1 of a missing conversation: %v; want ErrConflict", err)
+	}
+	mustSave(t, s, conversation.Turn{Key: key, State: conversation.State{Turns: 1}, Append: []conversation.Message{user("first")}})
+	if _, err := s.Save(ctx, conversation.Turn{Key: key, State: conversation.State{Turns: 9}, Append: []conversation.Message{user("again")}}); !errors.Is(err, conversation.ErrConflict) {
+		t.Errorf("second create: %v; want ErrConflict", err)
+	}
+	mustSave(t, s, conversation.Turn{Key: key, Version: 1, State: conversation.State{Turns: 2}, Append: []conversation.Message{user("second")}})
+	for _, v := range []int64{1, 3} {
+		_, err := s.Save(ctx, conversation.Turn{Key: key, Version: v, State: conversation.State{Turns: 9}, Append: []conversation.Message{user("stale")}})
+		if !errors.Is(err, conversation.ErrConflict) {
+			t.Errorf("Save at version %d of a conversation at version 2: %v; want ErrConflict", v, err)
+		}
+	}
+	// Nothing of the failed saves was written.
+	cp := mustLoad(t, s, key, 10)
+	if c := cp.Conversation; c.Version != 2 || c.LastSeq != 2 || c.State.Turns != 2 {
+		t.Errorf("after conflicts: version %d, last seq %d, turns %d; want 2, 2, 2", c.Version, c.LastSeq, c.State.Turns)
+	}
+	if got, want := texts(cp.Messages), []string{"first", "second"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after conflicts: messages %q; want %q", got, want)
+	}
+}
+
+func testConcurrentSaves(t *testing.T, s conversation.Store) {
+	const writers, versions = 8, 5
+	mustSave(t, s, conversation.Turn{Key: key})
+	for v := int64(1); v <= versions; v++ {
+		wins, errs := race(writers, func(i int) error {
+			_, err := s.Save(context.Background(), conversation.Turn{
+				Key: key, Version: v, State: conversation.State{Turns: int(v)},
+				Append: []conversation.Message{user(fmt.Sprintf("v%d w%d", v, i))},
+			})
+			return err
+		})
+		if wins != 1 {
+			t.Fatalf("version %d: %d of %d concurrent saves won; want exactly 1 (errors: %v)", v, wins, writers, errs)
+		}
+		for _, err := range errs {
+			if !errors.Is(err, conversation.ErrConflict) {
+				t.Errorf("version %d: a losing save failed with %v; want ErrConflict", v, err)
+			}
+		}
+	}
+	cp := mustLoad(t, s, key, 100)
+	if cp.Conversation.Version != versions+1 || cp.Conversation.LastSeq != versions {
+		t.Errorf("after the races: version %d, last seq %d; want %d, %d", cp.Conversation.Version, cp.Conversation.LastSeq, versions+1, versions)
+	}
+	for i, m := range cp.Messages {
+		if !strings.HasPrefix(m.Text, fmt.Sprintf("v%d ", i+1)) || m.Seq != int64(i+1) {
+			t.Errorf("message %d = seq %d %q; want the winner of version %d", i, m.Seq, m.Text, i+1)
+		}
+	}
+}
+
+func testConcurrentCreates(t *testing.T, s conversation.Store) {
+	const writers = 8
+	wins, errs := race(writers, func(i int) error {
+		_, err := s.Save(context.Background(), conversation.Turn{Key: key, Append: []conversation.Message{user(fmt.Sprint(i))}})
+		return err
+	})
+	if wins != 1 {
+		t.Fatalf("%d of %d concurrent creates won; want exactly 1 (errors: %v)", wins, writers, errs)
+	}
+	for _, err := range errs {
+		if !errors.Is(err, conversation.ErrConflict) {
+			t.Errorf("a losing create failed with %v; want ErrConflict", err)
+		}
+	}
+	if cp := mustLoad(t, s, key, 10); cp.Conversation.Version != 1 || len(cp.Messages) != 1 {
+		t.Errorf("after the race: version %d, %d messages; want 1, 1", cp.Conversation.Version, len(cp.Messages))
+	}
+}
+
+// race runs f(0) … f(n-1) at once and returns how many returned nil and the errors of
+// the others.
+func race(n int, f func(i int) error) (wins int, errs []error) {
+	var (
+		start sync.WaitGroup
+		done  sync.WaitGroup
+		mu    sync.Mutex
+	)
+	start.Add(1)
+	for i := range n {
+		done.Go(func() {
+			start.Wait()
+			err := f(i)
+			mu.Lock()
+			defer mu.Unlock()
+			if err == nil {
+				wins++
+			} else {
+				errs = append(errs, err)
+			}
+		})
+	}
+	start.Done()
+	done.Wait()
+	return wins, errs
+}
+
+func testInvalidTurn(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	for name, turn := range map[string]conversation.Turn{
+		"no thread":    {Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}},
+		"no role":      {Key: key, Append: []conversation.Message{{Text: "x"}}},
+		"invalid meta": {Key: key, Append: []conversation.Message{{Role: conversation.RoleUser, Text: "x", Meta: json.RawMessage(`{"a":`)}}},
+	} {
+		if _, err := s.Save(ctx, turn); err == nil || errors.Is(err, conversation.ErrConflict) {
+			t.Errorf("Save with %s: %v; want an error other than ErrConflict", name, err)
+		}
+	}
+	if ok, err := s.Exists(ctx, key); ok || err != nil {
+		t.Errorf("Exists after rejected saves = %v, %v; want false, nil", ok, err)
+	}
+}
+
+func testEnqueueDedup(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	in := input("msg:T0001:C0001:1700000000.000200")
+	mustEnqueue(t, s, in)
+
+	again := in
+	again.EventID = "EvOther"
+	again.Message = &conversation.UserMessage{Text: "redelivered"}
+	if ok, err := s.Enqueue(ctx, again); ok || err != nil {
+		t.Errorf("second Enqueue = %v, %v; want false, nil", ok, err)
+	}
+	got, err := s.Pending(ctx, time.Now().Add(time.Minute), 10)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Pending = %d inputs, %v; want 1", len(got), err)
+	}
+	checkUTC(t, "input CreatedAt", got[0].CreatedAt)
+	want := in
+	want.Status, want.CreatedAt = conversation.InputPending, got[0].CreatedAt
+	if !reflect.DeepEqual(got[0], want) {
+		t.Errorf("pending input = %+v (message %+v); want %+v (message %+v)", got[0], got[0].Message, want, want.Message)
+	}
+
+	// A finished input still deduplicates.
+	if err := s.Finish(ctx, in.ID, conversation.InputDropped); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.Enqueue(ctx, in); ok || err != nil {
+		t.Errorf("Enqueue of a finished input = %v, %v; want false, nil", ok, err)
+	}
+	// An input without a message (another kind) round-trips too.
+	bare := input("bare")
+	bare.Message = nil
+	mustEnqueue(t, s, bare)
+	if got, err := s.Pending(ctx, time.Now().Add(time.Minute), 10); err != nil || len(got) != 1 || got[0].Message != nil {
+		t.Errorf("Pending = %+v, %v; want the input without a message", got, err)
+	}
+	if _, err := s.Enqueue(ctx, conversation.Input{Key: key, Kind: conversation.KindUserMessage}); err == nil {
+		t.Error("Enqueue without an id succeeded; want an error")
+	}
+}
+
+func testConcurrentEnqueue(t *testing.T, s conversation.Store) {
+	const n = 8
+	wins, errs := race(n, func(int) error {
+		ok, err := s.Enqueue(context.Background(), input("one"))
+		if err == nil && !ok {
+			return errors.New("not inserted")
+		}
+		return err
+	})
+	if wins != 1 {
+		t.Errorf("%d of %d concurrent Enqueues inserted; want exactly 1 (others: %v)", wins, n, errs)
+	}
+}
+
+func testStartAttempt(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	mustEnqueue(t, s, input("a"))
+	for want := 1; want <= 3; want++ {
+		if got, err := s.StartAttempt(ctx, "a"); got != want || err != nil {
+			t.Errorf("StartAttempt #%d = %d, %v; want %d, nil", want, got, err, want)
+		}
+	}
+	if got, _ := s.Pending(ctx, time.Now().Add(time.Minute), 10); len(got) != 1 || got[0].Attempts != 3 {
+		t.Errorf("Pending = %+v; want the input with 3 attempts", got)
+	}
+	if _, err := s.StartAttempt(ctx, "missing"); !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("StartAttempt of a missing input: %v; want ErrNotFound", err)
+	}
+}
+
+func testFinish(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	mustEnqueue(t, s, input("a"))
+	mustEnqueue(t, s, input("b"))
+	if err := s.Finish(ctx, "a", conversation.InputFailed); err != nil {
+		t.Fatalf("Finish: %v", err)
+	}
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Errorf("Pending after Finish = %v; want [b]", got)
+	}
+	if err := s.Finish(ctx, "missing", conversation.InputDropped); !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("Finish of a missing input: %v; want ErrNotFound", err)
+	}
+	if err := s.Finish(ctx, "b", "bogus"); err == nil {
+		t.Error("Finish with an unknown status succeeded; want an error")
+	}
+}
+
+func testPendingOrder(t *testing.T, s conversation.Store) {
+	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	// Enqueued out of order; Pending orders by CreatedAt, then ID.
+	for _, c := range []struct {
+		id  string
+		age time.Duration
+	}{{"c", 3 * time.Second}, {"a", time.Second}, {"d", 4 * time.Second}, {"b2", 2 * time.Second}, {"b1", 2 * time.Second}} {
+		in := input(c.id)
+		in.CreatedAt = base.Add(c.age)
+		mustEnqueue(t, s, in)
+	}
+	for _, tc := range []struct {
+		before time.Time
+		limit  int
+		want   []string
+	}{
+		{base.Add(time.Hour), 10, []string{"a", "b1", "b2", "c", "d"}},
+		{base.Add(time.Hour), 2, []string{"a", "b1"}},
+		{base.Add(3 * time.Second), 10, []string{"a", "b1", "b2"}}, // strictly before
+		{base.Add(time.Second), 10, []string{}},
+		{base.Add(time.Hour), 0, []string{}},
+	} {
+		if got := mustPending(t, s, tc.before, tc.limit); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Pending(+%v, %d) = %v; want %v", tc.before.Sub(base), tc.limit, got, tc.want)
+		}
+	}
+	ins, err := s.Pending(context.Background(), base.Add(time.Hour), 1)
+	if err != nil || len(ins) != 1 || !ins[0].CreatedAt.Equal(base.Add(time.Second)) {
+		t.Errorf("Pending = %+v, %v; want input a created at %v", ins, err, base.Add(time.Second))
+	}
+}
+
+func testSaveMarksInputDone(t *testing.T, s conversation.Store) {
+	mustEnqueue(t, s, input("a"))
+	mustEnqueue(t, s, input("b"))
+	saved := mustSave(t, s, conversation.Turn{Key: key, InputID: "a", Append: []conversation.Message{user("hello a")}})
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Errorf("Pending after Save of input a = %v; want [b]", got)
+	}
+	mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, InputID: "b"})
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); len(got) != 0 {
+		t.Errorf("Pending after Save of input b = %v; want none", got)
+	}
+}
+
+func testConflictKeepsInputPending(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	mustSave(t, s, conversation.Turn{Key: key})
+	mustEnqueue(t, s, input("a"))
+	mustEnqueue(t, s, input("b"))
+	if _, err := s.Save(ctx, conversation.Turn{Key: key, Version: 7, InputID: "a"}); !errors.Is(err, conversation.ErrConflict) {
+		t.Fatalf("stale Save: %v; want ErrConflict", err)
+	}
+	if _, err := s.Save(ctx, conversation.Turn{Key: key, InputID: "b"}); !errors.Is(err, conversation.ErrConflict) {
+		t.Fatalf("second create: %v; want ErrConflict", err)
+	}
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"a", "b"}) && !reflect.DeepEqual(got, []string{"b", "a"}) {
+		t.Errorf("Pending after failed saves = %v; want a and b", got)
+	}
+}
+
+// testSaveAnsweredInput checks that an input is answered at most once: a Save for an
+// input that is no longer pending writes nothing.
+func testSaveAnsweredInput(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	mustEnqueue(t, s, input("a"))
+	saved := mustSave(t, s, conversation.Turn{Key: key, InputID: "a", Append: []conversation.Message{user("hello a")}})
+	for _, id := range []string{"a", "missing"} {
+		_, err := s.Save(ctx, conversation.Turn{Key: key, Version: saved.Version, InputID: id, Append: []conversation.Message{user("twice")}})
+		if !errors.Is(err, conversation.ErrConflict) {
+			t.Errorf("Save for input %q that is not pending: %v; want ErrConflict", id, err)
+		}
+	}
+	if cp := mustLoad(t, s, key, 10); cp.Conversation.Version != 1 || len(cp.Messages) != 1 {
+		t.Errorf("after rejected saves: version %d, %d messages; want 1, 1", cp.Conversation.Version, len(cp.Messages))
+	}
+}
+
+func testDeleteIdle(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	old, fresh := key, otherKey(1)
+	mustSave(t, s, conversation.Turn{Key: old, Append: []conversation.Message{user("old 1"), assistant("old 2")}})
+	oldInput := input("old")
+	oldInput.CreatedAt = time.Now().Add(-48 * time.Hour)
+	mustEnqueue(t, s, oldInput)
+
+	cutoff := mustLoad(t, s, old, 0).Conversation.UpdatedAt.Add(time.Microsecond)
+	for time.Now().Before(cutoff.Add(time.Millisecond)) {
+		time.Sleep(time.Millisecond)
+	}
+	mustSave(t, s, conversation.Turn{Key: fresh, Append: []conversation.Message{user("fresh")}})
+	mustEnqueue(t, s, input("fresh"))
+
+	n, err := s.DeleteIdle(ctx, cutoff)
+	if err != nil || n != 1 {
+		t.Fatalf("DeleteIdle = %d, %v; want 1, nil", n, err)
+	}
+	if _, err := s.Load(ctx, old, 10); !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("Load of a deleted conversation: %v; want ErrNotFound", err)
+	}
+	if cp := mustLoad(t, s, fresh, 10); !reflect.DeepEqual(texts(cp.Messages), []string{"fresh"}) {
+		t.Errorf("kept conversation's messages = %q; want [fresh]", texts(cp.Messages))
+	}
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"fresh"}) {
+		t.Errorf("Pending after DeleteIdle = %v; want [fresh]", got)
+	}
+	// The thread can start again: a new conversation, numbered from 1, without the old messages.
+	saved := mustSave(t, s, conversation.Turn{Key: old, Append: []conversation.Message{user("new")}})
+	if saved.FirstSeq != 1 {
+		t.Errorf("re-created conversation's first seq = %d; want 1", saved.FirstSeq)
+	}
+	if cp := mustLoad(t, s, old, 10); !reflect.DeepEqual(texts(cp.Messages), []string{"new"}) {
+		t.Errorf("re-created conversation's messages = %q; want [new]", texts(cp.Messages))
+	}
+	if n, err := s.DeleteIdle(ctx, time.Now().Add(-time.Hour)); n != 0 || err != nil {
+		t.Errorf("DeleteIdle with nothing idle = %d, %v; want 0, nil", n, err)
+	}
+}
+
+func testLargeText(t *testing.T, s conversation.Store) {
+	big := strings.Repeat("0123456789", 5000) // 50,000 characters
+	summary := strings.Repeat("s", 10000)
+	state := conversation.State{Summary: summary}
+	saved := mustSave(t, s, conversation.Turn{Key: key, State: state, Append: []conversation.Message{user(big)}})
+	mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, State: state, Append: []conversation.Message{assistant(big + "!")}})
+	cp := mustLoad(t, s, key, 10)
+	if len(cp.Messages) != 2 || cp.Messages[0].Text != big || cp.Messages[1].Text != big+"!" {
+		t.Errorf("large texts did not round-trip (lengths %v)", lengths(cp.Messages))
+	}
+	if cp.Conversation.State.Summary != summary {
+		t.Errorf("large summary did not round-trip (length %d)", len(cp.Conversation.State.Summary))
+	}
+}
+
+func lengths(msgs []conversation.Message) []int {
+	var out []int
+	for _, m := range msgs {
+		out = append(out, len(m.Text))
+	}
+	return out
+}
+
+func testUnicode(t *testing.T, s conversation.Store) {
+	k := conversation.Key{TeamID: "T✓", ChannelID: "Cč", ThreadTS: "1700000000.000100"}
+	text := "Grüße, 世界! 👋🏽 नमस्ते — שלום «quotes» \"double\" 'single' \\backslash\\ tab\there\nnew line e\u0301 \u200d"
+	state := conversation.State{Mode: conversation.ModeAssistant, Summary: text}
+	meta := json.RawMessage(`{"note": "日本語 🎉", "escaped": "\u00e9\n"}`)
+	m := user(text)
+	m.Meta = meta
+	mustSave(t, s, conversation.Turn{Key: k, State: state, Append: []conversation.Message{m}})
+	mustEnqueue(t, s, conversation.Input{ID: "msg:T✓:Cč:1", Key: k, Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{Text: text}})
+
+	cp := mustLoad(t, s, k, 1)
+	if cp.Conversation.Key != k || cp.Conversation.State.Summary != text {
+		t.Errorf("key %q, summary %q; want %q, %q", cp.Conversation.Key, cp.Conversation.State.Summary, k, text)
+	}
+	if len(cp.Messages) != 1 || cp.Messages[0].Text != text || !jsonEqual(t, cp.Messages[0].Meta, meta) {
+		t.Errorf("messages = %+v; want text %q, meta %s", cp.Messages, text, meta)
+	}
+	ins, err := s.Pending(context.Background(), time.Now().Add(time.Minute), 10)
+	if err != nil || len(ins) != 1 || ins[0].ID != "msg:T✓:Cč:1" || ins[0].Message.Text != text {
+		t.Errorf("Pending = %+v, %v; want the unicode input", ins, err)
+	}
+}
+
+func testPing(t *testing.T, s conversation.Store) {
+	if err := s.Ping(context.Background()); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+}
