@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 )
 
@@ -230,10 +231,6 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	c.Channels = channels
 
-	latency := make(map[string]time.Duration, len(c.Latency))
-	for m, d := range c.Latency {
-		latency[m] = d
-	}
-	c.Latency = latency
+	c.Latency = maps.Clone(c.Latency)
 	return c, nil
 }

@@ -6,13 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/gorilla/websocket"
 )
 
 // Server is a running emulated Slack workspace: the Web API under URL(), a
@@ -20,18 +20,17 @@ import (
 // ClickButton, ...) and inspect what the bot did (Thread, Calls, Acks, ...).
 // All methods are safe for concurrent use.
 type Server struct {
-	cfg      Config
-	listener net.Listener
-	http     *http.Server
-	base     string // "http://127.0.0.1:port"
-	upgrader websocket.Upgrader
-	wg       sync.WaitGroup // socket-mode connection goroutines
+	cfg  Config
+	http *http.Server
+	base string         // "http://127.0.0.1:port"
+	wg   sync.WaitGroup // socket-mode connection goroutines
 
 	// mu guards everything below. Web API handlers run with it held; nothing
 	// blocks while holding it (socket writes go through each conn's queue).
 	mu          sync.Mutex
 	closed      bool
 	users       map[string]User
+	userIDs     []string // the bot first, then in configuration order
 	channels    map[string]*channelState
 	channelIDs  []string // in configuration order
 	lastMicros  int64    // the last message timestamp handed out
@@ -50,7 +49,7 @@ type Server struct {
 	files       map[string]*File
 	fileOrder   []string
 	responses   map[string]responseTarget // response_url id -> where it answers
-	triggers    map[string]time.Time      // trigger_id -> issued at
+	triggers    map[string]trigger        // trigger_id -> who and when
 	views       map[string]*View
 	viewOrder   []string
 	changed     chan struct{} // closed and replaced on every state change
@@ -83,33 +82,34 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg:         cfg,
-		listener:    ln,
 		base:        "http://" + ln.Addr().String(),
 		users:       make(map[string]User),
 		channels:    make(map[string]*channelState),
 		faults:      make(map[string][]fault),
-		latency:     cfg.Latency,
 		statuses:    make(map[threadKey]*threadStatus),
 		tickets:     make(map[string]bool),
 		envelopes:   make(map[string]*envelope),
 		files:       make(map[string]*File),
 		responses:   make(map[string]responseTarget),
-		triggers:    make(map[string]time.Time),
+		triggers:    make(map[string]trigger),
 		views:       make(map[string]*View),
 		changed:     make(chan struct{}),
 		subscribers: make(map[*subscriber]struct{}),
 	}
 	for _, u := range cfg.Users {
-		s.users[u.ID] = u
+		s.addUserLocked(u)
 	}
 	for _, ch := range cfg.Channels {
 		s.addChannelLocked(ch)
 	}
+	s.latency = make(map[string]time.Duration, len(cfg.Latency))
+	maps.Copy(s.latency, cfg.Latency)
 
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/{method}", s.serveAPI)
 	mux.HandleFunc("GET /link/", s.serveSocket)
 	mux.HandleFunc("POST /upload/{file}", s.serveUpload)
+	mux.HandleFunc("GET /files/{file}/{name...}", s.serveFile)
 	mux.HandleFunc("POST /response/{id}", s.serveResponseURL)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -124,8 +124,16 @@ func NewServer(cfg Config) (*Server, error) {
 // "http://127.0.0.1:port/api/", the value slack.OptionAPIURL expects.
 func (s *Server) URL() string { return s.base + "/api/" }
 
-// Config returns the effective configuration, defaults filled in.
-func (s *Server) Config() Config { return s.cfg }
+// Config returns the effective configuration, defaults filled in. Users,
+// Channels and Latency are as configured; see Users, Channels and SetLatency
+// for later changes.
+func (s *Server) Config() Config {
+	c := s.cfg
+	c.Users = slices.Clone(c.Users)
+	c.Channels = slices.Clone(c.Channels)
+	c.Latency = maps.Clone(c.Latency)
+	return c
+}
 
 // Close stops the server: it closes the socket-mode connections (without a
 // disconnect message), stops redelivery timers and waits for its goroutines.
@@ -160,6 +168,13 @@ func (s *Server) Close() error {
 func (s *Server) AddUser(u User) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.addUserLocked(u)
+}
+
+func (s *Server) addUserLocked(u User) {
+	if _, ok := s.users[u.ID]; !ok {
+		s.userIDs = append(s.userIDs, u.ID)
+	}
 	s.users[u.ID] = u
 }
 
@@ -198,11 +213,9 @@ func (s *Server) Channels() []Channel {
 func (s *Server) Users() []User {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := []User{s.users[s.cfg.BotUserID]}
-	for _, u := range s.cfg.Users {
-		if u.ID != s.cfg.BotUserID {
-			out = append(out, s.users[u.ID])
-		}
+	out := make([]User, 0, len(s.userIDs))
+	for _, id := range s.userIDs {
+		out = append(out, s.users[id])
 	}
 	return out
 }

@@ -1,0 +1,27 @@
+// Package agents runs threadwright's LLM agents on go-openai against any
+// OpenAI-compatible Chat Completions API (DESIGN.md, "The assistant pipeline" and
+// "Models"). It implements the assistant pipeline's interfaces of package conversation:
+//
+//   - ScopeChecker (conversation.ScopeChecker): deny and allow rules, then the small
+//     model classifies the request against the deployment's scope description by
+//     calling a forced classify_scope function; out of scope gets a polite refusal.
+//   - Executor (conversation.Executor): a ReAct loop. The model picks tools from a
+//     Registry; the tool calls of one response run in parallel, each under its own
+//     timeout; a failure goes back to the model as the tool's result ("error: …");
+//     the loop is bounded by MaxSteps (and an optional token budget) and ends with a
+//     final answer written without tools.
+//   - Synthesizer (conversation.Synthesizer): converts the executor's Markdown answer
+//     to Slack mrkdwn (ToMrkdwn), deterministically.
+//
+// Underneath, Client makes every model call: streamed, reassembled into one Completion
+// (content, tool calls by index, finish_reason, usage), with a per-attempt timeout and
+// retries with exponential backoff and jitter on 429, 5xx, timeouts and connection
+// errors, honouring Retry-After. Prompts come from package prompts.
+//
+// Tools implement Tool (Run(ctx, args) (string, error)); ToolFunc adapts a function and
+// InferTool derives a JSON schema from a Go struct. RegisterBuiltins adds current_time
+// and calculate.
+//
+// Tests run the real go-openai client against agents/openaitest, a scriptable fake
+// OpenAI server.
+package agents

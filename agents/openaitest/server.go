@@ -1,0 +1,298 @@
+package openaitest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Server is a fake OpenAI-compatible API server. Create it with NewServer and stop it
+// with Close. Its methods are safe for concurrent use.
+type Server struct {
+	srv    *httptest.Server
+	closed chan struct{}
+	once   sync.Once
+
+	mu       sync.Mutex
+	queue    []Response
+	handler  func(Request) Response
+	requests []Request
+}
+
+// Request is one request the server received, recorded before it is answered.
+type Request struct {
+	// N numbers the requests received by the server, from 1.
+	N int
+	// Time is when the request arrived.
+	Time time.Time
+	// Method and Path are the HTTP method and URL path ("/v1/chat/completions").
+	Method string
+	Path   string
+	// Header is the request's HTTP header (Authorization carries the API key).
+	Header http.Header
+	// Body is the raw request body.
+	Body []byte
+	// Chat is Body decoded as a chat completion request (zero if it did not decode).
+	Chat openai.ChatCompletionRequest
+}
+
+// NewServer starts a Server on 127.0.0.1 with a random port. Stop it with Close.
+func NewServer() *Server {
+	s := &Server{closed: make(chan struct{})}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	return s
+}
+
+// URL returns the base URL of the API, "http://127.0.0.1:PORT/v1": the value for
+// go-openai's ClientConfig.BaseURL or the OPENAI_BASE_URL environment variable.
+func (s *Server) URL() string { return s.srv.URL + "/v1" }
+
+// ClientConfig returns a go-openai configuration for the server, with API key "test".
+func (s *Server) ClientConfig() openai.ClientConfig {
+	cfg := openai.DefaultConfig("test")
+	cfg.BaseURL = s.URL()
+	return cfg
+}
+
+// Close aborts pending Delays, closes client connections and shuts the server down,
+// waiting for requests in flight to finish. It is safe to call more than once.
+func (s *Server) Close() {
+	s.once.Do(func() {
+		close(s.closed)
+		s.srv.CloseClientConnections()
+		s.srv.Close()
+	})
+}
+
+// Push appends responses to the script. Each request takes the oldest queued
+// response; when the queue is empty the handler set with Handle answers. A request the
+// real API would reject (no model, no messages, tool_choice without tools, a tool
+// message that answers no tool call, a tool call left unanswered) gets HTTP 400
+// invalid_request_error and takes nothing from the script.
+func (s *Server) Push(rs ...Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queue = append(s.queue, rs...)
+}
+
+// Handle sets the function that answers requests when the queue is empty (nil
+// removes it). It may be called concurrently, from several requests at once, and may
+// call the Server's methods.
+func (s *Server) Handle(h func(r Request) Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handler = h
+}
+
+// Pending returns the number of queued responses not yet used.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
+// Requests returns a copy of every request received so far, oldest first, including
+// requests answered with an error.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Request, len(s.requests))
+	copy(out, s.requests)
+	return out
+}
+
+// LastRequest returns the newest request received; ok is false when there is none.
+func (s *Server) LastRequest() (r Request, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.requests) == 0 {
+		return Request{}, false
+	}
+	return s.requests[len(s.requests)-1], true
+}
+
+// record stores r and, when answer is set, picks the response that answers it.
+func (s *Server) record(r *Request, answer bool) (Response, bool) {
+	s.mu.Lock()
+	r.N = len(s.requests) + 1
+	s.requests = append(s.requests, *r)
+	if !answer {
+		s.mu.Unlock()
+		return Response{}, false
+	}
+	if len(s.queue) > 0 {
+		resp := s.queue[0]
+		s.queue[0] = Response{}
+		s.queue = s.queue[1:]
+		s.mu.Unlock()
+		return resp, true
+	}
+	h := s.handler
+	s.mu.Unlock()
+	if h == nil {
+		return Response{}, false
+	}
+	return h(*r), true
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	const path = "/v1/chat/completions"
+	if r.URL.Path != path {
+		writeError(w, http.StatusNotFound, "invalid_request_error", fmt.Sprintf("openaitest: unknown path %s (only POST %s is served)", r.URL.Path, path), 0)
+		return
+	}
+	if r.Method != http.MethodPost {
+		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "openaitest: use POST", 0)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the client went away
+	}
+	req := Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	var invalid string
+	if err := json.Unmarshal(body, &req.Chat); err != nil {
+		invalid = "openaitest: request body is not a chat completion request: " + err.Error()
+	} else {
+		invalid = validate(&req.Chat)
+	}
+	resp, ok := s.record(&req, invalid == "")
+	if invalid != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request_error", invalid, 0)
+		return
+	}
+	if !ok {
+		writeError(w, http.StatusInternalServerError, "server_error",
+			fmt.Sprintf("openaitest: the script is empty: request %d found no pushed Response and no handler (use Server.Push or Server.Handle)", req.N), 0)
+		return
+	}
+
+	if resp.Delay > 0 {
+		t := time.NewTimer(resp.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			return
+		case <-s.closed:
+			return
+		}
+	}
+	switch {
+	case resp.Status != 0 && resp.Status != http.StatusOK:
+		writeError(w, resp.Status, errorType(resp.Status), resp.errorMessage(), resp.RetryAfter)
+	case resp.RawSSE != nil:
+		writeRaw(w, resp.RawSSE)
+	case req.Chat.Stream:
+		writeStream(w, &req, &resp)
+	default:
+		writeJSON(w, http.StatusOK, completionBody(&req, &resp))
+	}
+}
+
+// validate rejects what the real API rejects with 400 invalid_request_error, so that a
+// client bug shows in tests. It returns the error message, or "" when r is valid.
+func validate(r *openai.ChatCompletionRequest) string {
+	switch {
+	case r.Model == "":
+		return "openaitest: you must provide a model parameter"
+	case len(r.Messages) == 0:
+		return "openaitest: messages must not be empty"
+	case r.ToolChoice != nil && len(r.Tools) == 0:
+		return "openaitest: 'tool_choice' is only allowed when 'tools' are specified"
+	case r.StreamOptions != nil && !r.Stream:
+		return "openaitest: 'stream_options' is only allowed when 'stream' is true"
+	}
+	// Every tool message must answer a tool call of the assistant message before it,
+	// and every tool call must be answered before the next other message.
+	open := map[string]bool{}
+	for i, m := range r.Messages {
+		switch m.Role {
+		case openai.ChatMessageRoleTool:
+			if !open[m.ToolCallID] {
+				return fmt.Sprintf("openaitest: messages[%d]: a message with role 'tool' must answer a tool call of the preceding assistant message (tool_call_id %q)", i, m.ToolCallID)
+			}
+			delete(open, m.ToolCallID)
+		default:
+			if len(open) > 0 {
+				return fmt.Sprintf("openaitest: messages[%d]: the tool calls of the preceding assistant message were not all answered by tool messages", i)
+			}
+			for _, tc := range m.ToolCalls {
+				if tc.ID == "" {
+					return fmt.Sprintf("openaitest: messages[%d]: a tool call has no id", i)
+				}
+				open[tc.ID] = true
+			}
+		}
+	}
+	if len(open) > 0 {
+		return "openaitest: the last assistant message's tool calls were not answered by tool messages"
+	}
+	return ""
+}
+
+// LastUserMessage returns the content of the request's last message with role "user"
+// ("" when there is none); the text parts of a multi-part message are joined.
+func (r Request) LastUserMessage() string {
+	for i := len(r.Chat.Messages) - 1; i >= 0; i-- {
+		if m := r.Chat.Messages[i]; m.Role == openai.ChatMessageRoleUser {
+			return messageText(m)
+		}
+	}
+	return ""
+}
+
+// SystemPrompt returns the content of the request's first message when its role is
+// "system" or "developer", and "" otherwise.
+func (r Request) SystemPrompt() string {
+	if len(r.Chat.Messages) == 0 {
+		return ""
+	}
+	m := r.Chat.Messages[0]
+	if m.Role != openai.ChatMessageRoleSystem && m.Role != openai.ChatMessageRoleDeveloper {
+		return ""
+	}
+	return messageText(m)
+}
+
+// ToolResults returns the request's tool messages (role "tool"), oldest first.
+func (r Request) ToolResults() []openai.ChatCompletionMessage {
+	var out []openai.ChatCompletionMessage
+	for _, m := range r.Chat.Messages {
+		if m.Role == openai.ChatMessageRoleTool {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// ToolNames returns the names of the functions the request offers in "tools".
+func (r Request) ToolNames() []string {
+	var out []string
+	for _, t := range r.Chat.Tools {
+		if t.Function != nil {
+			out = append(out, t.Function.Name)
+		}
+	}
+	return out
+}
+
+func messageText(m openai.ChatCompletionMessage) string {
+	if len(m.MultiContent) == 0 {
+		return m.Content
+	}
+	var parts []string
+	for _, p := range m.MultiContent {
+		if p.Type == openai.ChatMessagePartTypeText {
+			parts = append(parts, p.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,47 @@
+package agents
+
+import (
+	"context"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// Default texts of a Synthesizer.
+const (
+	// DefaultTruncatedNote is appended to an answer whose findings are Truncated.
+	DefaultTruncatedNote = "_This answer may be incomplete: I ran out of room or steps before finishing._"
+	// DefaultEmptyReply is the reply when the executor found no answer.
+	DefaultEmptyReply = "Sorry, I couldn't come up with an answer to that. Could you rephrase it or add a bit more detail?"
+)
+
+// Synthesizer turns the executor's findings into the Slack reply, deterministically and
+// without a model call: it converts the answer's Markdown to mrkdwn (ToMrkdwn). It
+// implements conversation.Synthesizer. The zero value is ready to use.
+type Synthesizer struct {
+	// TruncatedNote is appended, after a blank line, when the findings are Truncated;
+	// mrkdwn; default DefaultTruncatedNote.
+	TruncatedNote string
+	// EmptyReply is the reply when the answer is empty or blank; mrkdwn; default
+	// DefaultEmptyReply.
+	EmptyReply string
+}
+
+var _ conversation.Synthesizer = (*Synthesizer)(nil)
+
+// NewSynthesizer returns a Synthesizer with the default texts.
+func NewSynthesizer() *Synthesizer { return &Synthesizer{} }
+
+// Synthesize returns f.Answer as Slack mrkdwn, with the truncation note when
+// f.Truncated, or the empty reply when there is no answer. It never fails.
+func (s *Synthesizer) Synthesize(_ context.Context, _ conversation.Prompt, f conversation.Findings) (string, error) {
+	answer := strings.TrimSpace(f.Answer)
+	if answer == "" {
+		return orDefault(s.EmptyReply, DefaultEmptyReply), nil
+	}
+	reply := ToMrkdwn(answer)
+	if f.Truncated {
+		reply += "\n\n" + orDefault(s.TruncatedNote, DefaultTruncatedNote)
+	}
+	return reply, nil
+}

@@ -1,0 +1,262 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/sashabaranov/go-openai/jsonschema"
+)
+
+// Tool is something the model can call. Run receives the call's arguments, the JSON
+// object the model wrote (already checked to be valid JSON), and returns the text the
+// model reads as the result. An error is not fatal: the executor sends "error: " and
+// its message to the model as the result. Run must honour ctx: it is cancelled when
+// the tool's timeout expires or the turn is abandoned.
+type Tool interface {
+	Run(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// ToolFunc adapts an ordinary function to the Tool interface, like http.HandlerFunc.
+type ToolFunc func(ctx context.Context, args json.RawMessage) (string, error)
+
+// Run calls f(ctx, args).
+func (f ToolFunc) Run(ctx context.Context, args json.RawMessage) (string, error) {
+	return f(ctx, args)
+}
+
+// ToolSpec describes a tool to the model and to the executor.
+type ToolSpec struct {
+	// Name is the function name the model calls (OpenAI's tools[].function.name): 1 to
+	// 64 characters of a-z, A-Z, 0-9, "_" and "-".
+	Name string
+	// Description tells the model what the tool does and when to use it
+	// (tools[].function.description). Required.
+	Description string
+	// Category groups tools in the executor's system prompt; default "general".
+	Category string
+	// Parameters is the JSON schema of the arguments object
+	// (tools[].function.parameters), e.g. {"type":"object","properties":{...}}.
+	// Default: an object without properties. InferTool derives it from a Go struct.
+	Parameters json.RawMessage
+	// Timeout bounds one run of the tool; zero uses the executor's ToolTimeout.
+	Timeout time.Duration
+}
+
+// DefaultCategory is the category of a ToolSpec that names none.
+const DefaultCategory = "general"
+
+// Errors of Registry.Register; test with errors.Is.
+var (
+	// ErrInvalidTool means a tool's name, description, schema or implementation is
+	// unusable; the error names the tool and the problem.
+	ErrInvalidTool = errors.New("agents: invalid tool")
+	// ErrDuplicateTool means a tool with the same name is already registered.
+	ErrDuplicateTool = errors.New("agents: duplicate tool name")
+)
+
+// toolName is the pattern of OpenAI function names.
+var toolName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// Registry holds the tools the executor offers the model. Register tools at start-up;
+// the methods are safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]registered
+}
+
+type registered struct {
+	spec ToolSpec
+	tool Tool
+}
+
+// NewRegistry returns an empty Registry.
+func NewRegistry() *Registry {
+	return &Registry{tools: make(map[string]registered)}
+}
+
+// Register adds tool under spec.Name. Errors: ErrInvalidTool for a name that is not a
+// valid OpenAI function name, an empty description, Parameters that are not a JSON
+// object or a nil tool; ErrDuplicateTool for a name already registered.
+func (r *Registry) Register(spec ToolSpec, tool Tool) error {
+	if !toolName.MatchString(spec.Name) {
+		return fmt.Errorf("%w: name %q must match %s", ErrInvalidTool, spec.Name, toolName)
+	}
+	if strings.TrimSpace(spec.Description) == "" {
+		return fmt.Errorf("%w %s: empty description", ErrInvalidTool, spec.Name)
+	}
+	if tool == nil {
+		return fmt.Errorf("%w %s: nil Tool", ErrInvalidTool, spec.Name)
+	}
+	if spec.Timeout < 0 {
+		return fmt.Errorf("%w %s: negative timeout", ErrInvalidTool, spec.Name)
+	}
+	if len(bytes.TrimSpace(spec.Parameters)) == 0 {
+		spec.Parameters = emptyObjectSchema
+	} else {
+		var schema map[string]any
+		if err := json.Unmarshal(spec.Parameters, &schema); err != nil {
+			return fmt.Errorf("%w %s: parameters must be a JSON schema object: %w", ErrInvalidTool, spec.Name, err)
+		}
+		if t, ok := schema["type"]; ok && t != "object" {
+			return fmt.Errorf("%w %s: parameters must describe an object, not %v", ErrInvalidTool, spec.Name, t)
+		}
+		spec.Parameters = slices.Clone(spec.Parameters)
+	}
+	if spec.Category == "" {
+		spec.Category = DefaultCategory
+	}
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tools == nil {
+		r.tools = make(map[string]registered)
+	}
+	if _, dup := r.tools[spec.Name]; dup {
+		return fmt.Errorf("%w: %s", ErrDuplicateTool, spec.Name)
+	}
+	r.tools[spec.Name] = registered{spec: spec, tool: tool}
+	return nil
+}
+
+// MustRegister is like Register but panics on error, for start-up code.
+func (r *Registry) MustRegister(spec ToolSpec, tool Tool) {
+	if err := r.Register(spec, tool); err != nil {
+		panic(err)
+	}
+}
+
+// Lookup returns the tool called name and its spec (with defaults filled in).
+func (r *Registry) Lookup(name string) (ToolSpec, Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t.spec, t.tool, ok
+}
+
+// Len returns the number of registered tools.
+func (r *Registry) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.tools)
+}
+
+// Specs returns the registered tools' specs sorted by name.
+func (r *Registry) Specs() []ToolSpec {
+	r.mu.RLock()
+	specs := make([]ToolSpec, 0, len(r.tools))
+	for _, t := range r.tools {
+		specs = append(specs, t.spec)
+	}
+	r.mu.RUnlock()
+	slices.SortFunc(specs, func(a, b ToolSpec) int { return strings.Compare(a.Name, b.Name) })
+	return specs
+}
+
+// Names returns the registered tools' names, sorted.
+func (r *Registry) Names() []string {
+	specs := r.Specs()
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// OpenAITools returns the tools as a chat completion request's "tools" list, sorted by
+// name (a stable order keeps the prompt cacheable). It is nil for an empty registry.
+func (r *Registry) OpenAITools() []openai.Tool {
+	specs := r.Specs()
+	if len(specs) == 0 {
+		return nil
+	}
+	tools := make([]openai.Tool, len(specs))
+	for i, s := range specs {
+		tools[i] = openai.Tool{
+			Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{
+				Name:        s.Name,
+				Description: s.Description,
+				Parameters:  s.Parameters,
+			},
+		}
+	}
+	return tools
+}
+
+// ToolCategory is a category of tools with its tools sorted by name.
+type ToolCategory struct {
+	Name  string
+	Tools []ToolSpec
+}
+
+// Categories returns the tools grouped by category, categories sorted by name and
+// tools by name within each: the deterministic listing of the executor's system prompt.
+func (r *Registry) Categories() []ToolCategory {
+	var cats []ToolCategory
+	specs := r.Specs()
+	slices.SortStableFunc(specs, func(a, b ToolSpec) int { return strings.Compare(a.Category, b.Category) })
+	for _, s := range specs {
+		if n := len(cats); n == 0 || cats[n-1].Name != s.Category {
+			cats = append(cats, ToolCategory{Name: s.Category})
+		}
+		cats[len(cats)-1].Tools = append(cats[len(cats)-1].Tools, s)
+	}
+	return cats
+}
+
+// Describe renders Categories as text, one "category:" line followed by
+// "- name: description" lines per category. The executor's system prompt uses the
+// same listing through its template; Describe is for logs and debugging.
+func (r *Registry) Describe() string {
+	var b strings.Builder
+	for i, c := range r.Categories() {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "%s:\n", c.Name)
+		for _, t := range c.Tools {
+			fmt.Fprintf(&b, "- %s: %s\n", t.Name, t.Description)
+		}
+	}
+	return b.String()
+}
+
+// InferTool builds a tool from a function that takes its arguments as a Go struct T.
+// The JSON schema is derived from T's fields (go-openai's jsonschema): the json tag
+// names a property, ",omitempty" makes it optional, and the description:"…",
+// enum:"a,b" and required:"true|false" tags describe it. The Tool decodes the
+// model's arguments into a T and calls fn. Errors: T is not a struct or has a field
+// of an unsupported kind (map, interface, func, chan).
+func InferTool[T any](name, description string, fn func(ctx context.Context, args T) (string, error)) (ToolSpec, Tool, error) {
+	var zero T
+	def, err := jsonschema.GenerateSchemaForType(zero)
+	if err != nil {
+		return ToolSpec{}, nil, fmt.Errorf("%w %s: %w", ErrInvalidTool, name, err)
+	}
+	if def.Type != jsonschema.Object {
+		return ToolSpec{}, nil, fmt.Errorf("%w %s: arguments type %T is not a struct", ErrInvalidTool, name, zero)
+	}
+	params, err := json.Marshal(def)
+	if err != nil {
+		return ToolSpec{}, nil, fmt.Errorf("%w %s: %w", ErrInvalidTool, name, err)
+	}
+	run := ToolFunc(func(ctx context.Context, raw json.RawMessage) (string, error) {
+		var args T
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return "", fmt.Errorf("invalid arguments: %w", err)
+		}
+		return fn(ctx, args)
+	})
+	return ToolSpec{Name: name, Description: description, Parameters: params}, run, nil
+}

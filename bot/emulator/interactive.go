@@ -1,0 +1,358 @@
+package emulator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// ErrActionNotFound is returned by ClickButton when the message has no
+// button with the action_id.
+var ErrActionNotFound = errors.New("emulator: button not found")
+
+// triggerLifetime is how long a trigger_id can open a view
+// (https://docs.slack.dev/interactivity/handling-user-interaction#modal_responses).
+const triggerLifetime = 3 * time.Second
+
+// responseTarget is where a response_url (or a slash command's ack payload)
+// answers: the interaction's channel and user, and the message it came from.
+type responseTarget struct {
+	channel   string
+	user      string
+	messageTS string // "" for slash commands
+	ephemeral bool   // messageTS names an ephemeral message
+	threadTS  string
+}
+
+type trigger struct {
+	user  string
+	setAt time.Time
+}
+
+// newResponseURLLocked registers a response_url for target.
+func (s *Server) newResponseURLLocked(t responseTarget) string {
+	id := newUUID()
+	s.responses[id] = t
+	return s.base + "/response/" + id
+}
+
+// newTriggerLocked issues a trigger_id for user.
+func (s *Server) newTriggerLocked(user string) string {
+	s.seq++
+	id := fmt.Sprintf("%d.%s.%s", s.seq, s.cfg.TeamID, newUUID()[:8])
+	s.triggers[id] = trigger{user: user, setAt: s.cfg.Now()}
+	return id
+}
+
+func (s *Server) userObject(u User) object {
+	return object{"id": u.ID, "username": u.Name, "name": u.Name, "team_id": s.cfg.TeamID}
+}
+
+func (s *Server) teamObject() object {
+	return object{"id": s.cfg.TeamID, "domain": s.cfg.TeamDomain}
+}
+
+// ClickButton acts as user clicking the button with actionID on the
+// message ts in channel (a visible message, or an ephemeral one shown to
+// user): the bot receives an interactive envelope with a block_actions
+// payload (https://docs.slack.dev/reference/interaction-payloads/block_actions-payload)
+// carrying the button's value, a trigger_id and a response_url on the
+// emulator. It returns the envelope's ID.
+func (s *Server) ClickButton(channel, ts, user, actionID string) (envelopeID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, u, err := s.channelAndUserLocked(channel, user)
+	if err != nil {
+		return "", err
+	}
+	m, ephemeral := findLocked(ch, ts), false
+	if m == nil {
+		for _, e := range ch.ephemerals {
+			if e.TS == ts && e.Recipient == user && !e.deleted {
+				m, ephemeral = e, true
+			}
+		}
+	}
+	if m == nil {
+		return "", fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
+	}
+	action, ok := findButton(m.Blocks, actionID)
+	if !ok {
+		return "", fmt.Errorf("%s in %s/%s: %w", actionID, channel, ts, ErrActionNotFound)
+	}
+	action["action_ts"] = formatTS(s.cfg.Now().UnixMicro())
+
+	container := object{"type": "message", "message_ts": m.TS, "channel_id": ch.ID, "is_ephemeral": ephemeral}
+	if m.ThreadTS != "" {
+		container["thread_ts"] = m.ThreadTS
+	}
+	payload := object{
+		"type":                  "block_actions",
+		"user":                  s.userObject(u),
+		"api_app_id":            s.cfg.AppID,
+		"token":                 s.cfg.VerificationToken,
+		"container":             container,
+		"trigger_id":            s.newTriggerLocked(u.ID),
+		"team":                  s.teamObject(),
+		"enterprise":            nil,
+		"is_enterprise_install": false,
+		"channel":               object{"id": ch.ID, "name": ch.Name},
+		"state":                 object{"values": object{}},
+		"response_url": s.newResponseURLLocked(responseTarget{
+			channel: ch.ID, user: u.ID, messageTS: m.TS, ephemeral: ephemeral, threadTS: m.ThreadTS,
+		}),
+		"actions": []object{action},
+	}
+	if !ephemeral {
+		payload["message"] = s.wireLocked(ch, m)
+	}
+	return s.sendPayloadLocked(EnvelopeInteractive, payload, nil)
+}
+
+// findButton finds the button with actionID in blocks (in actions blocks
+// and section accessories) and renders it as a block_actions action.
+func findButton(blocks json.RawMessage, actionID string) (object, bool) {
+	var bs []struct {
+		Type      string            `json:"type"`
+		BlockID   string            `json:"block_id"`
+		Accessory json.RawMessage   `json:"accessory"`
+		Elements  []json.RawMessage `json:"elements"`
+	}
+	if json.Unmarshal(blocks, &bs) != nil {
+		return nil, false
+	}
+	for i, b := range bs {
+		candidates := b.Elements
+		if b.Type == "section" && b.Accessory != nil {
+			candidates = []json.RawMessage{b.Accessory}
+		}
+		for _, raw := range candidates {
+			var el struct {
+				Type     string          `json:"type"`
+				ActionID string          `json:"action_id"`
+				Text     json.RawMessage `json:"text"`
+				Value    string          `json:"value"`
+				Style    string          `json:"style"`
+			}
+			if json.Unmarshal(raw, &el) != nil || el.Type != "button" || el.ActionID != actionID {
+				continue
+			}
+			blockID := b.BlockID
+			if blockID == "" {
+				blockID = fmt.Sprintf("block%d", i) // Slack assigns one to blocks posted without
+			}
+			action := object{
+				"type":      "button",
+				"action_id": el.ActionID,
+				"block_id":  blockID,
+				"text":      el.Text,
+				"value":     el.Value,
+			}
+			if el.Style != "" {
+				action["style"] = el.Style
+			}
+			return action, true
+		}
+	}
+	return nil, false
+}
+
+// SlashCommand acts as user typing "command text" in channel: the bot
+// receives a slash_commands envelope (accepts_response_payload true) shaped
+// like fixtures/slack/interactive/SlashCommandPayload.json. A payload in
+// the bot's ack is shown like a response_url answer (ephemeral unless
+// response_type is "in_channel"). It returns the envelope's ID.
+func (s *Server) SlashCommand(channel, user, command, text string) (envelopeID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, u, err := s.channelAndUserLocked(channel, user)
+	if err != nil {
+		return "", err
+	}
+	target := responseTarget{channel: ch.ID, user: u.ID}
+	payload := object{
+		"token":                 s.cfg.VerificationToken,
+		"api_app_id":            s.cfg.AppID,
+		"team_id":               s.cfg.TeamID,
+		"team_domain":           s.cfg.TeamDomain,
+		"channel_id":            ch.ID,
+		"channel_name":          channelName(ch.Channel),
+		"user_id":               u.ID,
+		"user_name":             u.Name,
+		"command":               command,
+		"text":                  text,
+		"response_url":          s.newResponseURLLocked(target),
+		"trigger_id":            s.newTriggerLocked(u.ID),
+		"is_enterprise_install": false,
+	}
+	return s.sendPayloadLocked(EnvelopeSlashCommands, payload, &target)
+}
+
+func channelName(ch Channel) string {
+	if ch.Type == ChannelTypeIM {
+		return "directmessage"
+	}
+	return ch.Name
+}
+
+// MessageShortcut acts as user running the message shortcut callbackID on
+// the message ts: the bot receives an interactive envelope with a
+// message_action payload
+// (https://docs.slack.dev/reference/interaction-payloads/shortcuts-interaction-payload).
+func (s *Server) MessageShortcut(channel, ts, user, callbackID string) (envelopeID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, u, err := s.channelAndUserLocked(channel, user)
+	if err != nil {
+		return "", err
+	}
+	m := findLocked(ch, ts)
+	if m == nil {
+		return "", fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
+	}
+	payload := object{
+		"type":                  "message_action",
+		"token":                 s.cfg.VerificationToken,
+		"callback_id":           callbackID,
+		"trigger_id":            s.newTriggerLocked(u.ID),
+		"action_ts":             formatTS(s.cfg.Now().UnixMicro()),
+		"message_ts":            m.TS,
+		"team":                  s.teamObject(),
+		"enterprise":            nil,
+		"is_enterprise_install": false,
+		"user":                  object{"id": u.ID, "name": u.Name, "team_id": s.cfg.TeamID},
+		"channel":               object{"id": ch.ID, "name": ch.Name},
+		"message":               s.wireLocked(ch, m),
+		"response_url": s.newResponseURLLocked(responseTarget{
+			channel: ch.ID, user: u.ID, threadTS: m.ThreadTS,
+		}),
+	}
+	return s.sendPayloadLocked(EnvelopeInteractive, payload, nil)
+}
+
+func (s *Server) sendPayloadLocked(typ string, payload any, target *responseTarget) (string, error) {
+	if s.closed {
+		return "", ErrClosed
+	}
+	data, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("emulator: encode payload: %w", err)
+	}
+	env := newEnvelope(typ, data, 0)
+	env.response = target
+	s.enqueueLocked(env)
+	return env.id, nil
+}
+
+// responseBody is what a response_url accepts
+// (https://docs.slack.dev/interactivity/handling-user-interaction#message_responses).
+type responseBody struct {
+	Text            string          `json:"text"`
+	Blocks          json.RawMessage `json:"blocks"`
+	ResponseType    string          `json:"response_type"`
+	ReplaceOriginal bool            `json:"replace_original"`
+	DeleteOriginal  bool            `json:"delete_original"`
+	ThreadTS        string          `json:"thread_ts"`
+}
+
+// serveResponseURL answers POSTs to a response_url.
+func (s *Server) serveResponseURL(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, object{"ok": false, "error": "invalid_payload"})
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	target, ok := s.responses[r.PathValue("id")]
+	if !ok {
+		writeJSON(w, http.StatusNotFound, object{"ok": false, "error": "expired_url"})
+		return
+	}
+	if err := s.respondLocked(target, body); err != nil {
+		code := "internal_error"
+		if ae, ok := errors.AsType[*apiError](err); ok {
+			code = ae.Code
+		}
+		writeJSON(w, http.StatusOK, object{"ok": false, "error": code})
+		return
+	}
+	writeJSON(w, http.StatusOK, object{"ok": true})
+}
+
+// respondLocked shows a response_url answer: it replaces or deletes the
+// original message, or posts a new message (ephemeral to the user unless
+// response_type is "in_channel").
+func (s *Server) respondLocked(t responseTarget, raw json.RawMessage) error {
+	var body responseBody
+	if err := json.Unmarshal(raw, &body); err != nil {
+		return errCode("invalid_payload")
+	}
+	if err := s.checkText(body.Text); err != nil {
+		return err
+	}
+	var blocks json.RawMessage
+	if len(body.Blocks) > 0 && string(body.Blocks) != "null" {
+		if err := checkBlocks(string(body.Blocks)); err != nil {
+			return err
+		}
+		blocks = body.Blocks
+	}
+	ch, err := s.resolveChannelLocked(t.channel)
+	if err != nil {
+		return err
+	}
+
+	if t.messageTS != "" && (body.ReplaceOriginal || body.DeleteOriginal) {
+		var m *record
+		if t.ephemeral {
+			i := slices.IndexFunc(ch.ephemerals, func(e *record) bool { return e.TS == t.messageTS && !e.deleted })
+			if i < 0 {
+				return errCode("message_not_found")
+			}
+			m = ch.ephemerals[i]
+		} else if m = findLocked(ch, t.messageTS); m == nil {
+			return errCode("message_not_found")
+		}
+		switch {
+		case body.DeleteOriginal && t.ephemeral:
+			m.deleted = true
+			s.notifyLocked(Update{Kind: UpdateMessageDeleted, Channel: ch.ID, TS: m.TS, ThreadTS: m.ThreadTS})
+		case body.DeleteOriginal:
+			s.deleteLocked(ch, m)
+		case t.ephemeral:
+			m.Text, m.Blocks = body.Text, blocks
+			snap := m.clone()
+			s.notifyLocked(Update{Kind: UpdateEphemeral, Channel: ch.ID, TS: m.TS, ThreadTS: m.ThreadTS, Message: &snap})
+		default:
+			s.editLocked(ch, m, s.cfg.BotUserID, func(m *record) { m.Text, m.Blocks = body.Text, blocks })
+		}
+		return nil
+	}
+
+	if body.Text == "" && blocks == nil {
+		return errCode("no_text")
+	}
+	threadTS := body.ThreadTS
+	if threadTS == "" {
+		threadTS = t.threadTS
+	}
+	m := &record{Message: Message{
+		Channel: ch.ID,
+		TS:      s.nextTSLocked(),
+		User:    s.cfg.BotUserID,
+		BotID:   s.cfg.BotID,
+		Text:    body.Text,
+		Blocks:  blocks,
+	}}
+	if body.ResponseType != "in_channel" {
+		m.Ephemeral, m.Recipient = true, t.user
+	}
+	newReplyLocked(ch, m, threadTS, false)
+	s.insertLocked(ch, m)
+	return nil
+}

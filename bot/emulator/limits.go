@@ -1,0 +1,178 @@
+package emulator
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// checkText applies Slack's length limit on a message's text
+// (https://docs.slack.dev/reference/methods/chat.postMessage#truncating): over
+// MaxTextLength characters is msg_too_long; over StrictTextLength too unless
+// the server is lenient.
+func (s *Server) checkText(text string) error {
+	n := utf8.RuneCountInString(text)
+	limit := MaxTextLength
+	if !s.cfg.LenientTextLimit {
+		limit = StrictTextLength
+	}
+	if n > limit {
+		return errCode("msg_too_long", fmt.Sprintf("[ERROR] text is %d characters; the limit is %d", n, limit))
+	}
+	return nil
+}
+
+// Block Kit limits (https://docs.slack.dev/reference/block-kit/blocks and
+// .../block-elements/button-element).
+const (
+	maxBlockIDLength     = 255
+	maxSectionFields     = 10
+	maxFieldTextLength   = 2000
+	maxHeaderTextLength  = 150
+	maxActionsElements   = 25
+	maxContextElements   = 10
+	maxButtonTextLength  = 75
+	maxActionIDLength    = 255
+	maxButtonValueLength = 2000
+	maxButtonURLLength   = 3000
+)
+
+type textObject struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type blockElement struct {
+	Type     string      `json:"type"`
+	ActionID string      `json:"action_id"`
+	Text     *textObject `json:"text"`
+	Value    string      `json:"value"`
+	URL      string      `json:"url"`
+}
+
+type block struct {
+	Type      string            `json:"type"`
+	BlockID   string            `json:"block_id"`
+	Text      *textObject       `json:"text"`
+	Fields    []textObject      `json:"fields"`
+	Accessory *blockElement     `json:"accessory"`
+	Elements  []json.RawMessage `json:"elements"`
+}
+
+// checkBlocks validates a message's blocks argument against the Block Kit
+// limits the bot is likely to hit. A malformed argument is
+// invalid_blocks_format; a broken limit is invalid_blocks with Slack's
+// json-pointer style explanation in "errors".
+func checkBlocks(raw string) error {
+	var blocks []block
+	if err := json.Unmarshal([]byte(raw), &blocks); err != nil {
+		return errCode("invalid_blocks_format", "[ERROR] blocks must be a JSON array of objects")
+	}
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	if len(blocks) > MaxBlocks {
+		add("no more than %d items allowed [json-pointer:/blocks]", MaxBlocks)
+	}
+	blockIDs := make(map[string]bool)
+	for i, b := range blocks {
+		at := fmt.Sprintf("/blocks/%d", i)
+		if b.Type == "" {
+			add("missing required field: type [json-pointer:%s]", at)
+			continue
+		}
+		if b.BlockID != "" {
+			if runes(b.BlockID) > maxBlockIDLength {
+				add("must be less than %d characters [json-pointer:%s/block_id]", maxBlockIDLength+1, at)
+			}
+			if blockIDs[b.BlockID] {
+				add("duplicate block_id %q [json-pointer:%s/block_id]", b.BlockID, at)
+			}
+			blockIDs[b.BlockID] = true
+		}
+		switch b.Type {
+		case "section":
+			if b.Text == nil && len(b.Fields) == 0 {
+				add("must provide text or fields [json-pointer:%s]", at)
+			}
+			if b.Text != nil && runes(b.Text.Text) > MaxSectionTextLength {
+				add("must be less than %d characters [json-pointer:%s/text/text]", MaxSectionTextLength+1, at)
+			}
+			if len(b.Fields) > maxSectionFields {
+				add("no more than %d items allowed [json-pointer:%s/fields]", maxSectionFields, at)
+			}
+			for j, f := range b.Fields {
+				if runes(f.Text) > maxFieldTextLength {
+					add("must be less than %d characters [json-pointer:%s/fields/%d/text]", maxFieldTextLength+1, at, j)
+				}
+			}
+			if b.Accessory != nil {
+				problems = append(problems, checkElement(*b.Accessory, at+"/accessory")...)
+			}
+		case "header":
+			if b.Text == nil || b.Text.Type != "plain_text" {
+				add("must be a plain_text object [json-pointer:%s/text]", at)
+			} else if runes(b.Text.Text) > maxHeaderTextLength {
+				add("must be less than %d characters [json-pointer:%s/text/text]", maxHeaderTextLength+1, at)
+			}
+		case "actions":
+			if len(b.Elements) > maxActionsElements {
+				add("no more than %d items allowed [json-pointer:%s/elements]", maxActionsElements, at)
+			}
+			actionIDs := make(map[string]bool)
+			for j, raw := range b.Elements {
+				var el blockElement
+				if err := json.Unmarshal(raw, &el); err != nil {
+					add("must be an object [json-pointer:%s/elements/%d]", at, j)
+					continue
+				}
+				elAt := fmt.Sprintf("%s/elements/%d", at, j)
+				problems = append(problems, checkElement(el, elAt)...)
+				if el.ActionID != "" && actionIDs[el.ActionID] {
+					add("duplicate action_id %q [json-pointer:%s/action_id]", el.ActionID, elAt)
+				}
+				actionIDs[el.ActionID] = true
+			}
+		case "context":
+			if len(b.Elements) > maxContextElements {
+				add("no more than %d items allowed [json-pointer:%s/elements]", maxContextElements, at)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return &apiError{Code: "invalid_blocks", Errors: problems, Messages: prefixed("[ERROR] ", problems)}
+	}
+	return nil
+}
+
+func checkElement(el blockElement, at string) []string {
+	var problems []string
+	if runes(el.ActionID) > maxActionIDLength {
+		problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/action_id]", maxActionIDLength+1, at))
+	}
+	if el.Type != "button" {
+		return problems
+	}
+	if el.Text == nil || el.Text.Type != "plain_text" {
+		problems = append(problems, fmt.Sprintf("must be a plain_text object [json-pointer:%s/text]", at))
+	} else if runes(el.Text.Text) > maxButtonTextLength {
+		problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/text/text]", maxButtonTextLength+1, at))
+	}
+	if runes(el.Value) > maxButtonValueLength {
+		problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/value]", maxButtonValueLength+1, at))
+	}
+	if runes(el.URL) > maxButtonURLLength {
+		problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/url]", maxButtonURLLength+1, at))
+	}
+	return problems
+}
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+func prefixed(prefix string, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = prefix + l
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+package emulator
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// ErrViewNotFound is returned by SubmitView for a view that is not open.
+var ErrViewNotFound = errors.New("emulator: view not open")
+
+// View is a modal the bot opened with views.open or views.push.
+type View struct {
+	ID   string
+	User string          // who it was opened for (the trigger's user)
+	View json.RawMessage // the view object as the bot last sent it
+	Open bool            // false once submitted and closed
+}
+
+func (v *View) clone() View {
+	c := *v
+	c.View = slices.Clone(v.View)
+	return c
+}
+
+// takeTriggerLocked checks a trigger_id: issued by the emulator, unused, and
+// under three seconds old, as Slack requires.
+func (s *Server) takeTriggerLocked(id string) (trigger, error) {
+	t, ok := s.triggers[id]
+	if !ok {
+		return t, errCode("invalid_trigger_id")
+	}
+	delete(s.triggers, id)
+	if s.cfg.Now().Sub(t.setAt) > triggerLifetime {
+		return t, errCode("expired_trigger_id")
+	}
+	return t, nil
+}
+
+func readView(r *request) (json.RawMessage, error) {
+	raw := r.get("view")
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(raw), &fields); err != nil || fields["type"] == nil {
+		return nil, errCode("invalid_arguments", "[ERROR] view must be a JSON object with a type")
+	}
+	return json.RawMessage(raw), nil
+}
+
+// viewsOpen implements views.open (https://docs.slack.dev/reference/methods/views.open).
+func (s *Server) viewsOpen(r *request) (object, error) {
+	t, err := s.takeTriggerLocked(r.get("trigger_id"))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := readView(r)
+	if err != nil {
+		return nil, err
+	}
+	v := &View{ID: s.nextIDLocked("V"), User: t.user, View: raw, Open: true}
+	s.views[v.ID] = v
+	s.viewOrder = append(s.viewOrder, v.ID)
+	return object{"view": s.wireView(v, nil)}, nil
+}
+
+// viewsPush implements views.push: like views.open on top of the open view.
+func (s *Server) viewsPush(r *request) (object, error) {
+	return s.viewsOpen(r)
+}
+
+// viewsUpdate implements views.update by view_id.
+func (s *Server) viewsUpdate(r *request) (object, error) {
+	v, ok := s.views[r.get("view_id")]
+	if !ok {
+		return nil, errCode("not_found")
+	}
+	raw, err := readView(r)
+	if err != nil {
+		return nil, err
+	}
+	v.View = raw
+	return object{"view": s.wireView(v, nil)}, nil
+}
+
+// wireView renders a view as Slack returns it: the bot's view object plus
+// the fields Slack adds, with state.values set to values.
+func (s *Server) wireView(v *View, values any) map[string]any {
+	var out map[string]any
+	_ = json.Unmarshal(v.View, &out) // validated by readView
+	if values == nil {
+		values = object{}
+	}
+	out["id"] = v.ID
+	out["team_id"] = s.cfg.TeamID
+	out["app_id"] = s.cfg.AppID
+	out["bot_id"] = s.cfg.BotID
+	out["app_installed_team_id"] = s.cfg.TeamID
+	out["state"] = object{"values": values}
+	out["hash"] = fmt.Sprintf("%d.%s", len(v.View), v.ID)
+	out["root_view_id"] = v.ID
+	out["previous_view_id"] = nil
+	return out
+}
+
+// SubmitView acts as user pressing a modal's submit button: the bot
+// receives an interactive envelope with a view_submission payload whose
+// view.state.values is values (block_id -> action_id -> element state, for
+// example {"guidance": {"input": {"type": "plain_text_input", "value": "shorter"}}}).
+// The bot's ack payload decides what happens next, as in Slack: a
+// response_action of "update" replaces the view, "push" opens another,
+// "errors" keeps it open, anything else closes it.
+func (s *Server) SubmitView(viewID, user string, values any) (envelopeID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.views[viewID]
+	if !ok || !v.Open {
+		return "", fmt.Errorf("%s: %w", viewID, ErrViewNotFound)
+	}
+	u, ok := s.users[user]
+	if !ok {
+		return "", fmt.Errorf("%s: %w", user, ErrUserNotFound)
+	}
+	payload := object{
+		"type":                  "view_submission",
+		"team":                  s.teamObject(),
+		"user":                  s.userObject(u),
+		"api_app_id":            s.cfg.AppID,
+		"token":                 s.cfg.VerificationToken,
+		"trigger_id":            s.newTriggerLocked(u.ID),
+		"view":                  s.wireView(v, values),
+		"response_urls":         []any{},
+		"enterprise":            nil,
+		"is_enterprise_install": false,
+	}
+	data, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("emulator: encode view state: %w", err)
+	}
+	env := newEnvelope(EnvelopeInteractive, data, 0)
+	env.viewID = v.ID
+	s.enqueueLocked(env)
+	return env.id, nil
+}
+
+// viewSubmittedLocked applies the bot's answer to a view_submission
+// (https://docs.slack.dev/surfaces/modals#updating_response).
+func (s *Server) viewSubmittedLocked(viewID string, ack json.RawMessage) {
+	v := s.views[viewID]
+	if v == nil {
+		return
+	}
+	var answer struct {
+		ResponseAction string          `json:"response_action"`
+		View           json.RawMessage `json:"view"`
+	}
+	_ = json.Unmarshal(ack, &answer) // an unreadable answer closes the view
+	switch answer.ResponseAction {
+	case "update":
+		if len(answer.View) > 0 {
+			v.View = answer.View
+		}
+	case "push":
+		pushed := &View{ID: s.nextIDLocked("V"), User: v.User, View: answer.View, Open: true}
+		s.views[pushed.ID] = pushed
+		s.viewOrder = append(s.viewOrder, pushed.ID)
+	case "errors":
+	default:
+		v.Open = false
+	}
+}
+
+// Views returns the views the bot opened, oldest first.
+func (s *Server) Views() []View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]View, 0, len(s.viewOrder))
+	for _, id := range s.viewOrder {
+		out = append(out, s.views[id].clone())
+	}
+	return out
+}

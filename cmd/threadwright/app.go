@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/slack-go/slack"
+
+	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/bot"
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/prompts"
+	"github.com/threadwright/threadwright/store"
+)
+
+// Main is the threadwright program: Run wires the store, the model client and tools,
+// the conversation service and the Slack bot, serves /healthz and /readyz, and shuts
+// everything down gracefully when its context ends. End-to-end tests run it in-process.
+type Main struct {
+	// Config is the configuration (see LoadConfig).
+	Config Config
+	// Stdout and Stderr default to os.Stdout and os.Stderr.
+	Stdout, Stderr io.Writer
+	// Logger, when nil, is made from LOG_LEVEL and LOG_FORMAT, writing to Stderr.
+	Logger *slog.Logger
+	// RegisterTools, when set, adds tools to the registry after the built-in ones.
+	RegisterTools func(*agents.Registry) error
+
+	addr    atomic.Value // string: the health server's address, once listening
+	bot     atomic.Pointer[bot.Bot]
+	running atomic.Bool
+	store   atomic.Value // conversation.Store, once open
+}
+
+// NewMain returns a Main with default writers.
+func NewMain() *Main {
+	return &Main{Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// Ready reports whether the bot is running, connected to Slack, and its store answers
+// (the check behind GET /readyz).
+func (m *Main) Ready(ctx context.Context) bool { return m.checkReady(ctx) == nil }
+
+// Addr returns the address the health server listens on ("" until it listens or when
+// HTTP_ADDR is empty).
+func (m *Main) Addr() string {
+	s, _ := m.addr.Load().(string)
+	return s
+}
+
+// Run starts threadwright and blocks until ctx ends (SIGINT/SIGTERM in production) or
+// the Slack connection fails for good. It then stops taking events, lets running turns
+// finish for up to SHUTDOWN_TIMEOUT (cancelling them after that; their inputs resume at
+// the next start), and closes the store. Start-up errors (a broken prompt template, an
+// unreachable database, a rejected Slack token) are returned at once.
+func (m *Main) Run(ctx context.Context) (err error) {
+	c := m.Config
+	if m.Stderr == nil {
+		m.Stderr = os.Stderr
+	}
+	log := m.Logger
+	if log == nil {
+		log = newLogger(m.Stderr, c.LogLevel, c.LogFormat)
+	}
+
+	tmpl, err := prompts.Parse()
+	if err != nil {
+		return fmt.Errorf("prompts: %w", err)
+	}
+	registry := agents.NewRegistry()
+	if err := agents.RegisterBuiltins(registry); err != nil {
+		return fmt.Errorf("tools: %w", err)
+	}
+	if m.RegisterTools != nil {
+		if err := m.RegisterTools(registry); err != nil {
+			return fmt.Errorf("tools: %w", err)
+		}
+	}
+
+	st, err := store.Open(ctx, c.DatabaseURL, c.DataDir, log)
+	if err != nil {
+		return err
+	}
+	m.store.Store(st)
+	defer func() {
+		if cerr := st.Close(); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("close store: %w", cerr))
+		}
+	}()
+
+	api := slack.New(c.SlackBotToken,
+		slack.OptionAppLevelToken(c.SlackAppToken),
+		slack.OptionAPIURL(c.SlackAPIURL),
+		slack.OptionRetryConfig(slack.RetryConfig{
+			MaxRetries: 3, RetryAfterDuration: 5 * time.Second, RetryAfterJitter: 500 * time.Millisecond,
+			BackoffInitial: 200 * time.Millisecond, BackoffMax: 5 * time.Second, BackoffJitter: 100 * time.Millisecond,
+		}),
+	)
+	me, err := bot.Authenticate(ctx, api)
+	if err != nil {
+		return fmt.Errorf("slack: %w (check SLACK_BOT_TOKEN and SLACK_API_URL)", err)
+	}
+	log.Info("authenticated with Slack", "team", me.TeamName, "team_id", me.TeamID, "bot_user", me.UserName, "bot_user_id", me.UserID)
+
+	model := agents.NewClient(agents.ClientConfig{BaseURL: c.OpenAIBaseURL, APIKey: c.OpenAIAPIKey, Timeout: c.ModelTimeout, Logger: log})
+	var scope conversation.ScopeChecker
+	if c.ScopeDescription != "" || len(c.ScopeAllow) > 0 || len(c.ScopeDeny) > 0 {
+		allow, _ := compileAll(c.ScopeAllow) // validated by LoadConfig
+		deny, _ := compileAll(c.ScopeDeny)
+		scope = agents.NewScopeChecker(agents.ScopeConfig{
+			Client: model, Model: c.OpenAISmallModel, Description: c.ScopeDescription,
+			Allow: allow, Deny: deny, Prompts: tmpl, Logger: log,
+		})
+	}
+	svc, err := conversation.NewService(conversation.Config{
+		Store:     st,
+		Messenger: bot.NewMessenger(api, me, log),
+		Scope:     scope,
+		Executor: agents.NewExecutor(agents.ExecutorConfig{
+			Client: model, Model: c.OpenAIModel, Registry: registry, Prompts: tmpl,
+			MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log,
+		}),
+		Synthesizer:        agents.NewSynthesizer(),
+		Logger:             log,
+		MaxConcurrentTurns: c.MaxConcurrentTurns,
+		HistoryMessages:    c.HistoryMessages,
+		TurnTimeout:        c.TurnTimeout,
+	})
+	if err != nil {
+		return err
+	}
+	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log})
+	if err != nil {
+		return err
+	}
+	m.bot.Store(b)
+
+	if _, err := svc.Resume(ctx); err != nil {
+		return err
+	}
+	m.running.Store(true)
+	stopHTTP, err := m.serveHealth(log)
+	if err != nil {
+		return err
+	}
+	defer stopHTTP()
+	if c.RetentionDays > 0 {
+		go m.retain(ctx, log, st, time.Duration(c.RetentionDays)*24*time.Hour)
+	}
+
+	log.Info("threadwright running", "version", version, "model", c.OpenAIModel, "store", storeKind(c.StoreConfig), "scope_check", scope != nil)
+	runErr := b.Run(ctx) // until ctx ends or the connection fails for good
+
+	log.Info("shutting down: no new events; waiting for running turns", "timeout", c.ShutdownTimeout)
+	m.running.Store(false)
+	sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
+	defer cancel()
+	if err := svc.Shutdown(sctx); err != nil {
+		log.Warn("shutdown cut short; unfinished inputs resume at the next start", "error", err)
+	}
+	log.Info("stopped")
+	return runErr
+}
+
+// serveHealth serves GET /healthz (the process is up) and GET /readyz (see Ready; 503
+// with the reason otherwise) on HTTP_ADDR, and returns a function that stops the server.
+func (m *Main) serveHealth(log *slog.Logger) (stop func(), err error) {
+	if m.Config.HTTPAddr == "" {
+		return func() {}, nil
+	}
+	ln, err := net.Listen("tcp", m.Config.HTTPAddr)
+	if err != nil {
+		return nil, fmt.Errorf("HTTP_ADDR: listen on %s: %w", m.Config.HTTPAddr, err)
+	}
+	m.addr.Store(ln.Addr().String())
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := m.checkReady(r.Context()); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("health server stopped", "error", err)
+		}
+	}()
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
+}
+
+// checkReady returns why threadwright is not ready, or nil.
+func (m *Main) checkReady(ctx context.Context) error {
+	b := m.bot.Load()
+	st, _ := m.store.Load().(conversation.Store)
+	switch {
+	case !m.running.Load() || b == nil || st == nil:
+		return errors.New("not running")
+	case !b.Connected():
+		return errors.New("not connected to Slack")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := st.Ping(ctx); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}
+
+// retain deletes conversations idle for longer than keep, once an hour, until ctx ends.
+func (m *Main) retain(ctx context.Context, log *slog.Logger, st conversation.Store, keep time.Duration) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		n, err := st.DeleteIdle(ctx, time.Now().Add(-keep))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Error("retention: delete idle conversations", "error", err)
+		case n > 0:
+			log.Info("retention: deleted idle conversations", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func storeKind(c StoreConfig) string {
+	if c.DatabaseURL == "" {
+		return "sqlite"
+	}
+	return "postgres"
+}

@@ -1,0 +1,575 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store"
+)
+
+// These end-to-end tests run the real program (Main) with the real slack-go client
+// against bot/emulator, the real go-openai client against agents/openaitest and the
+// real embedded store.
+
+const (
+	general = "C0GENERAL"
+	alice   = "U0ALICE"
+	botUser = "U0BOT"
+	dm      = "D0ALICE"
+)
+
+type harness struct {
+	t       *testing.T
+	emu     *emulator.Server
+	ai      *openaitest.Server
+	dataDir string
+	env     map[string]string
+	tools   func(*agents.Registry) error
+
+	cancel context.CancelFunc
+	done   chan error
+	main   *Main
+}
+
+func newHarness(t *testing.T, emuCfg emulator.Config) *harness {
+	t.Helper()
+	emuCfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	emu, err := emulator.NewServer(emuCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ai := openaitest.NewServer()
+	h := &harness{t: t, emu: emu, ai: ai, dataDir: t.TempDir(), env: map[string]string{}}
+	t.Cleanup(func() {
+		h.stop()
+		ai.Close()
+		emu.Close()
+	})
+	return h
+}
+
+// start runs Main until stop, configured through the environment as in production.
+func (h *harness) start() {
+	h.t.Helper()
+	env := map[string]string{
+		"SLACK_BOT_TOKEN": "xoxb-emulator", "SLACK_APP_TOKEN": "xapp-emulator", "SLACK_API_URL": h.emu.URL(),
+		"OPENAI_API_KEY": "sk-test-secret", "OPENAI_BASE_URL": h.ai.URL(), "OPENAI_MODEL": "gpt-test",
+		"DATA_DIR": h.dataDir, "DATABASE_URL": "", "HTTP_ADDR": "127.0.0.1:0", "LOG_LEVEL": "debug",
+		"TOOL_TIMEOUT": "2s", "MODEL_TIMEOUT": "20s", "SHUTDOWN_TIMEOUT": "5s",
+		"SCOPE_DESCRIPTION": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "",
+	}
+	for k, v := range h.env {
+		env[k] = v
+	}
+	for k, v := range env {
+		h.t.Setenv(k, v)
+	}
+	m := NewMain()
+	if err := LoadConfig(&m.Config); err != nil {
+		h.t.Fatal(err)
+	}
+	m.Logger = slog.New(slog.NewTextHandler(testWriter{h.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	m.RegisterTools = h.tools
+	ctx, cancel := context.WithCancel(context.Background())
+	h.main, h.cancel, h.done = m, cancel, make(chan error, 1)
+	go func() { h.done <- m.Run(ctx) }()
+	h.waitFor("the bot to be ready", func() bool { return m.Ready(context.Background()) })
+}
+
+// stop shuts Main down gracefully and waits for Run to return.
+func (h *harness) stop() {
+	if h.cancel == nil {
+		return
+	}
+	h.cancel()
+	select {
+	case err := <-h.done:
+		if err != nil {
+			h.t.Errorf("Run: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		h.t.Error("Run did not return after cancel")
+	}
+	h.cancel = nil
+}
+
+func (h *harness) waitFor(what string, cond func() bool) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			h.t.Fatalf("timed out waiting for %s", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// post posts a user message and returns its ts.
+func (h *harness) post(channel, user, text, threadTS string) string {
+	h.t.Helper()
+	ts, err := h.emu.PostUserMessage(channel, user, text, threadTS)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return ts
+}
+
+// replies waits until the bot has n messages in the thread and returns them.
+func (h *harness) replies(channel, threadTS string, n int) []emulator.Message {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	msgs, err := h.emu.WaitForMessages(ctx, channel, threadTS, n)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return msgs
+}
+
+// settle proves that every envelope sent so far has been handled: the dispatcher
+// handles events in order, so once a fresh probe mention is answered, anything sent
+// before it has been accepted or dropped.
+func (h *harness) settle() {
+	h.t.Helper()
+	h.ai.Push(openaitest.Response{Text: "probe answer"})
+	ts := h.post("C0RANDOM", alice, "<@U0BOT> probe", "")
+	h.replies("C0RANDOM", ts, 1)
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func TestE2EMentionAndFollowUp(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+
+	h.ai.Push(openaitest.Response{Text: "**Paris** is the capital of France."})
+	ts := h.post(general, alice, "<@U0BOT> what is the capital of France?", "")
+	got := h.replies(general, ts, 1)
+	if got[0].Text != "*Paris* is the capital of France." || got[0].ThreadTS != ts {
+		t.Fatalf("reply %q in thread %q, want mrkdwn in thread %q", got[0].Text, got[0].ThreadTS, ts)
+	}
+	first := h.ai.Requests()[0]
+	if first.LastUserMessage() != "what is the capital of France?" || first.Chat.Model != "gpt-test" {
+		t.Fatalf("model request: model %q, user %q", first.Chat.Model, first.LastUserMessage())
+	}
+	if auth := first.Header.Get("Authorization"); auth != "Bearer sk-test-secret" {
+		t.Fatalf("Authorization %q", auth)
+	}
+	h.waitFor("the status to be shown, then cleared", func() bool {
+		hist := h.emu.StatusHistory(general, ts)
+		return len(hist) >= 2 && hist[0] == conversation.StatusThinking && hist[len(hist)-1] == ""
+	})
+
+	// A follow-up without a mention continues the conversation.
+	h.ai.Push(openaitest.Response{Text: "About 2.1 million people."})
+	h.post(general, alice, "and its population?", ts)
+	got = h.replies(general, ts, 2)
+	if got[1].Text != "About 2.1 million people." {
+		t.Fatalf("follow-up reply %q", got[1].Text)
+	}
+	second := h.ai.Requests()[1]
+	if !carries(second, "what is the capital of France?", "Paris") || second.LastUserMessage() != "and its population?" {
+		t.Fatalf("follow-up request lacks the earlier exchange: %s", second.Body)
+	}
+}
+
+// carries reports whether the request's messages contain every text.
+func carries(r openaitest.Request, texts ...string) bool {
+	var all strings.Builder
+	for _, m := range r.Chat.Messages {
+		all.WriteString(m.Content)
+		all.WriteString("\n")
+	}
+	for _, s := range texts {
+		if !strings.Contains(all.String(), s) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestE2EDirectMessage(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	h.ai.Push(openaitest.Response{Text: "Hi Alice!"})
+	ts := h.post(dm, alice, "hello", "")
+	if got := h.replies(dm, ts, 1); got[0].Text != "Hi Alice!" {
+		t.Fatalf("reply %q", got[0].Text)
+	}
+}
+
+func TestE2EThreadContextOnFirstMention(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	root := h.post(general, "U0BOB", "The nightly build failed with exit code 137", "")
+	h.post(general, alice, "it started after the upgrade", root)
+	h.ai.Push(openaitest.Response{Text: "Exit code 137 usually means the process was killed for using too much memory."})
+	h.post(general, alice, "<@U0BOT> any idea?", root)
+	h.replies(general, root, 1)
+	if r := h.ai.Requests()[0]; !carries(r, "exit code 137", "after the upgrade") {
+		t.Fatalf("the earlier thread messages are not in the prompt: %s", r.Body)
+	}
+}
+
+func TestE2ERedeliveryGetsNoSecondAnswer(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	h.ai.Push(openaitest.Response{Text: "once"})
+	ts := h.post(general, alice, "<@U0BOT> answer once", "")
+	h.replies(general, ts, 1)
+
+	for _, typ := range []string{"app_mention", "message"} {
+		env, ok := h.emu.EventEnvelope(typ, ts)
+		if !ok {
+			t.Fatalf("no %s envelope for %s", typ, ts)
+		}
+		if err := h.emu.Redeliver(env.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.settle()
+	if n := len(h.emu.BotMessages(general, ts)); n != 1 {
+		t.Fatalf("%d answers to one message", n)
+	}
+	if n := len(h.ai.Requests()); n != 2 { // the answer and the probe
+		t.Fatalf("%d model calls, want 2", n)
+	}
+	var redelivered int
+	for _, a := range h.emu.Acks() {
+		if a.RetryAttempt == 1 {
+			redelivered++
+		}
+	}
+	if redelivered != 2 {
+		t.Fatalf("%d redelivered envelopes acked, want 2", redelivered)
+	}
+}
+
+func TestE2EIgnoresBotsAndOwnMessages(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	h.ai.Push(openaitest.Response{Text: "hello"})
+	ts := h.post(general, alice, "<@U0BOT> hi", "")
+	h.replies(general, ts, 1) // the bot's own reply produced a message event too
+
+	if _, err := h.emu.PostBotMessage(general, "B0OTHER", "<@U0BOT> beep boop", ts); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.emu.PostBotMessage(general, "B0OTHER", "beep boop", ts); err != nil {
+		t.Fatal(err)
+	}
+	h.post(general, alice, "lunch anyone?", "") // a channel message without a mention
+	h.settle()
+	if n := len(h.ai.Requests()); n != 2 {
+		t.Fatalf("%d model calls, want 2 (the answer and the probe)", n)
+	}
+	if n := len(h.emu.BotMessages(general, ts)); n != 1 {
+		t.Fatalf("%d bot messages in the thread, want 1", n)
+	}
+}
+
+func TestE2ERestartKeepsTheConversation(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	h.ai.Push(openaitest.Response{Text: "Noted: your favourite colour is teal."})
+	ts := h.post(general, alice, "<@U0BOT> remember that my favourite colour is teal", "")
+	h.replies(general, ts, 1)
+	h.stop()
+
+	h.start() // a new process on the same store
+	h.ai.Push(openaitest.Response{Text: "Teal."})
+	h.post(general, alice, "what is my favourite colour?", ts)
+	h.replies(general, ts, 2)
+	reqs := h.ai.Requests()
+	if !carries(reqs[len(reqs)-1], "favourite colour is teal", "Noted") {
+		t.Fatalf("after restart the request lacks the earlier exchange: %s", reqs[len(reqs)-1].Body)
+	}
+}
+
+// TestE2EAcksWhileTheModelIsSlow checks that envelopes are acked within Slack's 3 s
+// while every turn waits 6 s on the model.
+func TestE2EAcksWhileTheModelIsSlow(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	h.ai.Handle(func(openaitest.Request) openaitest.Response {
+		return openaitest.Response{Text: "slow answer", Delay: 6 * time.Second}
+	})
+	var threads []string
+	for i := range 5 {
+		threads = append(threads, h.post(general, alice, fmt.Sprintf("<@U0BOT> slow question %d", i), ""))
+	}
+	for _, ts := range threads {
+		h.replies(general, ts, 1)
+	}
+	h.waitFor("every envelope to be acked", func() bool {
+		for _, env := range h.emu.Envelopes() {
+			if !env.Acked {
+				return false
+			}
+		}
+		return true
+	})
+	for _, env := range h.emu.Envelopes() {
+		if env.Deliveries != 1 || !env.Acked {
+			t.Errorf("envelope %s (%s): %d deliveries, acked %v", env.ID, env.EventType, env.Deliveries, env.Acked)
+		}
+	}
+	for _, a := range h.emu.Acks() {
+		if a.Latency >= 3*time.Second {
+			t.Errorf("envelope %s acked after %v", a.EnvelopeID, a.Latency)
+		}
+	}
+}
+
+// barrier lets n tool runs proceed only when all n are running at once.
+type barrier struct {
+	wg sync.WaitGroup
+}
+
+func newBarrier(n int) *barrier {
+	b := &barrier{}
+	b.wg.Add(n)
+	return b
+}
+
+func (b *barrier) wait(ctx context.Context) error {
+	b.wg.Done()
+	done := make(chan struct{})
+	go func() { b.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return errors.New("the other tool never ran at the same time")
+	}
+}
+
+func TestE2EParallelToolsAndFailures(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	both := newBarrier(2)
+	h.tools = func(r *agents.Registry) error {
+		params := json.RawMessage(`{"type":"object","properties":{}}`)
+		for _, name := range []string{"weather", "traffic"} {
+			result := name + ": all clear"
+			r.MustRegister(agents.ToolSpec{Name: name, Description: "Reports " + name, Category: "Test", Parameters: params},
+				agents.ToolFunc(func(ctx context.Context, _ json.RawMessage) (string, error) {
+					if err := both.wait(ctx); err != nil {
+						return "", err
+					}
+					return result, nil
+				}))
+		}
+		r.MustRegister(agents.ToolSpec{Name: "broken", Description: "Always fails", Category: "Test", Parameters: params},
+			agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) {
+				return "", errors.New("backend unavailable")
+			}))
+		r.MustRegister(agents.ToolSpec{Name: "sleepy", Description: "Never finishes", Category: "Test", Parameters: params},
+			agents.ToolFunc(func(ctx context.Context, _ json.RawMessage) (string, error) {
+				<-ctx.Done()
+				return "", ctx.Err()
+			}))
+		return nil
+	}
+	h.start()
+
+	h.ai.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_w", Name: "weather", Arguments: `{}`}, {ID: "call_t", Name: "traffic", Arguments: `{}`}}},
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_b", Name: "broken", Arguments: `{}`}, {ID: "call_s", Name: "sleepy", Arguments: `{}`}}},
+		openaitest.Response{Text: "Weather and traffic are clear; the other two sources failed."},
+	)
+	ts := h.post(general, alice, "<@U0BOT> can I drive to the beach?", "")
+	if got := h.replies(general, ts, 1); got[0].Text != "Weather and traffic are clear; the other two sources failed." {
+		t.Fatalf("reply %q", got[0].Text)
+	}
+	reqs := h.ai.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls, want 3", len(reqs))
+	}
+	results := map[string]string{}
+	for _, m := range reqs[2].ToolResults() {
+		results[m.ToolCallID] = m.Content
+	}
+	if results["call_w"] != "weather: all clear" || results["call_t"] != "traffic: all clear" {
+		t.Errorf("parallel tool results: %q", results)
+	}
+	if !strings.Contains(results["call_b"], "backend unavailable") {
+		t.Errorf("failing tool's result %q does not report its error", results["call_b"])
+	}
+	if r := strings.ToLower(results["call_s"]); !strings.Contains(r, "timed out") && !strings.Contains(r, "deadline") {
+		t.Errorf("timed-out tool's result %q does not say so", results["call_s"])
+	}
+}
+
+func TestE2EBadInput(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+
+	t.Run("MalformedAndIncompletePayloads", func(t *testing.T) {
+		bad := []any{
+			json.RawMessage(`{"type":"event_callback","event":{"type":"message","ts":123,"channel":["x"]}}`),
+			json.RawMessage(`{"type":"event_callback","event_id":"EvX","event":{"type":"app_mention","text":"<@U0BOT> no user, no channel"}}`),
+			json.RawMessage(`"just a string"`),
+		}
+		var ids []string
+		for _, p := range bad {
+			id, err := h.emu.SendEnvelope("events_api", p, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		h.settle() // the bot still answers
+		for _, id := range ids {
+			if env, _ := h.emu.Envelope(id); !env.Acked {
+				t.Errorf("malformed envelope %s not acked", id)
+			}
+		}
+	})
+
+	t.Run("HugeMessageAndHugeAnswer", func(t *testing.T) {
+		huge := strings.Repeat("word ", 10000) // 50,000 characters
+		answer := strings.Repeat("A long answer sentence. ", 2100)
+		h.ai.Push(openaitest.Response{Text: answer})
+		ts := h.post(general, alice, "<@U0BOT> "+huge, "")
+		h.waitFor("the whole answer", func() bool {
+			var total int
+			for _, m := range h.emu.BotMessages(general, ts) {
+				total += len(m.Text)
+			}
+			return total >= len(strings.TrimSpace(answer))-len(h.emu.BotMessages(general, ts))
+		})
+		msgs := h.emu.BotMessages(general, ts)
+		if len(msgs) < 2 {
+			t.Fatalf("a %d-character answer came in %d message(s)", len(answer), len(msgs))
+		}
+		for _, m := range msgs {
+			if n := utf8.RuneCountInString(m.Text); n > 4000 {
+				t.Errorf("a message of %d characters", n)
+			}
+		}
+		reqs := h.ai.Requests()
+		if sent := reqs[len(reqs)-1].LastUserMessage(); len(sent) > 17000 || !strings.Contains(sent, "characters are shown") {
+			t.Errorf("the model got %d characters of the 50,000", len(sent))
+		}
+		st, err := store.Open(context.Background(), "", h.dataDir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		cp, err := st.Load(context.Background(), conversation.Key{TeamID: "T0TEAM", ChannelID: general, ThreadTS: ts}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cp.Messages[0].Text; got != strings.TrimSpace(huge) {
+			t.Errorf("stored message has %d characters, want %d", len(got), len(strings.TrimSpace(huge)))
+		}
+	})
+
+	t.Run("EmptyModelResponse", func(t *testing.T) {
+		h.ai.Push(openaitest.Response{Empty: true}, openaitest.Response{Empty: true})
+		ts := h.post(general, alice, "<@U0BOT> say nothing", "")
+		got := h.replies(general, ts, 1)[0].Text
+		if !strings.Contains(strings.ToLower(got), "empty") {
+			t.Fatalf("reply to an empty model response: %q", got)
+		}
+	})
+
+	t.Run("CutOffModelResponse", func(t *testing.T) {
+		h.ai.Push(openaitest.Response{Text: "The first half of the answer", FinishReason: "length"})
+		ts := h.post(general, alice, "<@U0BOT> long answer please", "")
+		got := h.replies(general, ts, 1)[0].Text
+		if !strings.HasPrefix(got, "The first half of the answer") || !strings.Contains(got, "incomplete") {
+			t.Fatalf("reply to a cut-off response: %q", got)
+		}
+	})
+
+	t.Run("SlackOkFalse", func(t *testing.T) {
+		h.emu.FailNext("chat.postMessage", "channel_not_found")
+		h.ai.Push(openaitest.Response{Text: "lost in transit"})
+		ts := h.post(general, alice, "<@U0BOT> first try", "")
+		h.waitFor("the failed post", func() bool {
+			for _, c := range h.emu.Calls("chat.postMessage") {
+				if c.Error == "channel_not_found" {
+					return true
+				}
+			}
+			return false
+		})
+		// The turn was saved: the next message in the thread carries it.
+		h.ai.Push(openaitest.Response{Text: "second answer"})
+		h.post(general, alice, "<@U0BOT> again", ts)
+		h.replies(general, ts, 1)
+		reqs := h.ai.Requests()
+		if !carries(reqs[len(reqs)-1], "first try", "lost in transit") {
+			t.Fatalf("the unposted reply was not kept: %s", reqs[len(reqs)-1].Body)
+		}
+	})
+
+	t.Run("SlackRateLimited", func(t *testing.T) {
+		h.emu.RateLimitNext("chat.postMessage", time.Second)
+		h.ai.Push(openaitest.Response{Text: "after the rate limit"})
+		ts := h.post(general, alice, "<@U0BOT> busy?", "")
+		if got := h.replies(general, ts, 1); got[0].Text != "after the rate limit" {
+			t.Fatalf("reply %q", got[0].Text)
+		}
+	})
+
+	t.Run("ModelRateLimitedThenAnswers", func(t *testing.T) {
+		h.ai.Push(openaitest.Response{Status: http.StatusTooManyRequests, RetryAfter: 100 * time.Millisecond}, openaitest.Response{Text: "retried"})
+		ts := h.post(general, alice, "<@U0BOT> retry me", "")
+		if got := h.replies(general, ts, 1); got[0].Text != "retried" {
+			t.Fatalf("reply %q", got[0].Text)
+		}
+	})
+}
+
+func TestE2EScopeCheck(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["SCOPE_DESCRIPTION"] = "questions about the ACME billing system"
+	h.env["SCOPE_DENY"] = "lottery"
+	h.start()
+	ts := h.post(general, alice, "<@U0BOT> pick my lottery numbers", "")
+	got := h.replies(general, ts, 1)[0].Text
+	if !strings.Contains(got, "ACME billing") {
+		t.Fatalf("refusal %q does not say what the bot is for", got)
+	}
+	if n := len(h.ai.Requests()); n != 0 {
+		t.Fatalf("%d model calls for a request denied by a rule", n)
+	}
+}
+
+func TestE2EHealth(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200} {
+		resp, err := http.Get("http://" + h.main.Addr() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d", path, resp.StatusCode)
+		}
+	}
+}
