@@ -30,10 +30,10 @@ type Config struct {
 	SlackAppToken string `envconfig:"SLACK_APP_TOKEN" desc:"app-level token with connections:write, xapp-… (required)"`
 	SlackAPIURL   string `envconfig:"SLACK_API_URL" default:"https://slack.com/api/" desc:"Slack Web API base URL (the emulator's in dev and tests)"`
 
-	OpenAIAPIKey     string `envconfig:"OPENAI_API_KEY" desc:"API key of the model endpoint (required unless OPENAI_BASE_URL points at a server without keys)"`
-	OpenAIBaseURL    string `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"OpenAI-compatible base URL (Azure OpenAI, vLLM, Ollama, LM Studio…)"`
-	OpenAIModel      string `envconfig:"OPENAI_MODEL" default:"gpt-4o-mini" desc:"main model: executor and answers"`
-	OpenAISmallModel string `envconfig:"OPENAI_SMALL_MODEL" desc:"small model: scope checks (default: OPENAI_MODEL)"`
+	OpenAIAPIKey     string        `envconfig:"OPENAI_API_KEY" desc:"API key of the model endpoint (required unless OPENAI_BASE_URL points at a server without keys)"`
+	OpenAIBaseURL    string        `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"OpenAI-compatible base URL (Azure OpenAI, vLLM, Ollama, LM Studio…)"`
+	OpenAIModel      string        `envconfig:"OPENAI_MODEL" default:"gpt-4o-mini" desc:"main model: executor and answers"`
+	OpenAISmallModel string        `envconfig:"OPENAI_SMALL_MODEL" desc:"small model: scope checks (default: OPENAI_MODEL)"`
 	ModelTimeout     time.Duration `envconfig:"MODEL_TIMEOUT" default:"60s" desc:"timeout of one model call; calls retry on 429/5xx/timeouts"`
 
 	ScopeDescription string   `envconfig:"SCOPE_DESCRIPTION" desc:"what the bot is for; empty lets every request through and skips the scope check"`
