@@ -76,7 +76,7 @@ func typeWord(t string) string {
 	switch t {
 	case "int":
 		return "a whole number"
-	case "Duration":
+	case "time.Duration", "Duration":
 		return "a duration such as 30s or 5m"
 	case "bool":
 		return "true or false"

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// setEnv sets a valid configuration, then the overrides ("" unsets).
+func setEnv(t *testing.T, overrides map[string]string) {
+	t.Helper()
+	base := map[string]string{
+		"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1", "OPENAI_API_KEY": "sk-1",
+		"SLACK_API_URL": "", "OPENAI_BASE_URL": "", "OPENAI_MODEL": "", "OPENAI_SMALL_MODEL": "",
+		"DATABASE_URL": "", "DATA_DIR": "", "LOG_LEVEL": "", "LOG_FORMAT": "", "HTTP_ADDR": "",
+		"MAX_STEPS": "", "TURN_TIMEOUT": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "", "SCOPE_DESCRIPTION": "",
+		"MAX_CONCURRENT_TURNS": "", "RETENTION_DAYS": "",
+	}
+	for k, v := range overrides {
+		base[k] = v
+	}
+	for k, v := range base {
+		t.Setenv(k, v)
+		if v == "" {
+			os.Unsetenv(k)
+		}
+	}
+}
+
+func TestLoadConfigDefaults(t *testing.T) {
+	setEnv(t, nil)
+	var c Config
+	if err := LoadConfig(&c); err != nil {
+		t.Fatal(err)
+	}
+	if c.SlackAPIURL != "https://slack.com/api/" || c.DataDir != "./data" || c.HTTPAddr != "127.0.0.1:8080" ||
+		c.OpenAIBaseURL != "https://api.openai.com/v1" || c.OpenAISmallModel != c.OpenAIModel || c.MaxSteps != 8 {
+		t.Fatalf("defaults: %+v", c)
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"MissingBotToken", map[string]string{"SLACK_BOT_TOKEN": ""}, "SLACK_BOT_TOKEN: expected the bot token, starting with xoxb-"},
+		{"WrongAppToken", map[string]string{"SLACK_APP_TOKEN": "xoxb-2"}, "SLACK_APP_TOKEN: expected an app-level token"},
+		{"MissingKey", map[string]string{"OPENAI_API_KEY": ""}, "OPENAI_API_KEY: expected an API key"},
+		{"BadInt", map[string]string{"MAX_STEPS": "many"}, `MAX_STEPS: expected a whole number, got "many"`},
+		{"BadDuration", map[string]string{"TURN_TIMEOUT": "5 minutes"}, `TURN_TIMEOUT: expected a duration such as 30s or 5m, got "5 minutes"`},
+		{"NegativeBound", map[string]string{"MAX_CONCURRENT_TURNS": "0"}, "MAX_CONCURRENT_TURNS: expected a whole number above 0"},
+		{"BadDatabaseURL", map[string]string{"DATABASE_URL": "mysql://x"}, "DATABASE_URL: expected a postgres:// URL"},
+		{"BadLogLevel", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL: expected debug, info, warn or error"},
+		{"BadAPIURL", map[string]string{"SLACK_API_URL": "slack.com/api"}, "SLACK_API_URL: expected an http(s) URL ending in /"},
+		{"BadAddr", map[string]string{"HTTP_ADDR": "8080"}, "HTTP_ADDR: expected host:port"},
+		{"BadPattern", map[string]string{"SCOPE_DENY": "(unclosed"}, "SCOPE_DENY: expected comma-separated regular expressions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			setEnv(t, tt.env)
+			var c Config
+			err := LoadConfig(&c)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q, want one line starting %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("LocalModelNeedsNoKey", func(t *testing.T) {
+		setEnv(t, map[string]string{"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "http://localhost:11434/v1"})
+		var c Config
+		if err := LoadConfig(&c); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestLoadConfigSecretsNotInErrors(t *testing.T) {
+	setEnv(t, map[string]string{"DATABASE_URL": "mysql://user:hunter2@db/x", "MAX_STEPS": "1"})
+	var c Config
+	if err := LoadConfig(&c); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("error %q", err)
+	}
+}
+
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), args, &out, &errOut)
+	return out.String() + errOut.String(), err
+}
+
+func TestCommands(t *testing.T) {
+	t.Run("Manifest", func(t *testing.T) {
+		out, err := runCLI(t, "manifest")
+		if err != nil || !strings.Contains(out, "socket_mode_enabled: true") || !strings.Contains(out, "command: /threadwright") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	})
+	t.Run("Version", func(t *testing.T) {
+		out, err := runCLI(t, "version")
+		if err != nil || !strings.HasPrefix(out, "threadwright ") {
+			t.Fatalf("%v %q", err, out)
+		}
+	})
+	t.Run("Help", func(t *testing.T) {
+		out, err := runCLI(t, "help")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL",
+			"OPENAI_SMALL_MODEL", "DATABASE_URL", "DATA_DIR", "SCOPE_DESCRIPTION", "LOG_LEVEL", "HTTP_ADDR", "migrate", "manifest"} {
+			if !strings.Contains(out, v) {
+				t.Errorf("help lacks %s", v)
+			}
+		}
+	})
+	t.Run("Unknown", func(t *testing.T) {
+		if _, err := runCLI(t, "frobnicate"); err == nil || !strings.Contains(err.Error(), "frobnicate") {
+			t.Fatalf("err %v", err)
+		}
+	})
+	t.Run("RunWithoutConfig", func(t *testing.T) {
+		setEnv(t, map[string]string{"SLACK_BOT_TOKEN": ""})
+		if _, err := runCLI(t, "run"); err == nil || !strings.HasPrefix(err.Error(), "SLACK_BOT_TOKEN") {
+			t.Fatalf("err %v", err)
+		}
+	})
+	t.Run("MigrateSQLite", func(t *testing.T) {
+		dir := t.TempDir()
+		setEnv(t, map[string]string{"DATA_DIR": dir, "SLACK_BOT_TOKEN": ""}) // migrate needs no Slack settings
+		out, err := runCLI(t, "migrate")
+		if err != nil || !strings.Contains(out, "migrations applied") {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "threadwright.db")); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("MigratePostgres", func(t *testing.T) {
+		dsn := os.Getenv("TEST_DATABASE_URL")
+		if dsn == "" {
+			t.Skip("TEST_DATABASE_URL not set")
+		}
+		setEnv(t, map[string]string{"DATABASE_URL": dsn})
+		if out, err := runCLI(t, "migrate"); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	})
+}
