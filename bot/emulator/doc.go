@@ -20,9 +20,10 @@
 //
 // A test then acts as the people in the workspace (PostUserMessage,
 // EditUserMessage, ClickButton, SlashCommand, MessageShortcut, SubmitView),
-// waits for the bot (WaitForMessages, WaitFor) and inspects what it did
-// (Thread, Ephemerals, Status, Files, Views, Calls, Acks, Envelopes). FailNext,
-// RateLimitNext, SetLatency, Redeliver, SendEnvelope, Disconnect and
+// waits for the bot (WaitForMessages, WaitForAcks, WaitForConnections,
+// WaitFor) and inspects what it did (Thread, BotMessages, Ephemerals, Status,
+// StatusHistory, Files, Views, Calls, Acks, Envelopes). FailNext,
+// RateLimitNext, SetLatency, Redeliver, SendEnvelope, SendRaw, Disconnect and
 // CloseConnections inject the failures a production bot meets. Subscribe
 // streams every change, for a live view.
 //

@@ -264,6 +264,8 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// slack-go sends "Origin: https://api.slack.com", a cross-origin request
+	// gorilla's default check would refuse.
 	upgrader := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {

@@ -33,7 +33,7 @@ const (
 )
 
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	emu     *emulator.Server
 	ai      *openaitest.Server
 	dataDir string
@@ -45,7 +45,7 @@ type harness struct {
 	main   *Main
 }
 
-func newHarness(t *testing.T, emuCfg emulator.Config) *harness {
+func newHarness(t testing.TB, emuCfg emulator.Config) *harness {
 	t.Helper()
 	emuCfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	emu, err := emulator.NewServer(emuCfg)
@@ -152,7 +152,7 @@ func (h *harness) settle() {
 	h.replies("C0RANDOM", ts, 1)
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
