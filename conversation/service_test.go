@@ -277,10 +277,7 @@ func TestServiceThreadContextOnFirstMention(t *testing.T) {
 	if len(h) != 2 || h[0].Role != conversation.RoleContext || h[1].Text != "since noon" {
 		t.Fatalf("history %+v", h)
 	}
-	cp, err := st.Load(context.Background(), key, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cp := waitSaved(t, st, key, 4)
 	roles := []string{}
 	for _, m := range cp.Messages {
 		roles = append(roles, string(m.Role))

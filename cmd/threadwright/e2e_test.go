@@ -19,6 +19,7 @@ import (
 	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store"
+	"github.com/threadwright/threadwright/store/storetest"
 )
 
 // These end-to-end tests run the real program (Main) with the real slack-go client
@@ -290,7 +291,13 @@ func TestE2EIgnoresBotsAndOwnMessages(t *testing.T) {
 }
 
 func TestE2ERestartKeepsTheConversation(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testRestart(t, "") })
+	t.Run("Postgres", func(t *testing.T) { testRestart(t, storetest.PostgresDSN(t)) })
+}
+
+func testRestart(t *testing.T, databaseURL string) {
 	h := newHarness(t, emulator.Config{})
+	h.env["DATABASE_URL"] = databaseURL
 	h.start()
 	h.ai.Push(openaitest.Response{Text: "Noted: your favourite colour is teal."})
 	ts := h.post(general, alice, "<@U0BOT> remember that my favourite colour is teal", "")
@@ -322,14 +329,11 @@ func TestE2EAcksWhileTheModelIsSlow(t *testing.T) {
 	for _, ts := range threads {
 		h.replies(general, ts, 1)
 	}
-	h.waitFor("every envelope to be acked", func() bool {
-		for _, env := range h.emu.Envelopes() {
-			if !env.Acked {
-				return false
-			}
-		}
-		return true
-	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.emu.WaitForAcks(ctx); err != nil {
+		t.Fatal(err)
+	}
 	for _, env := range h.emu.Envelopes() {
 		if env.Deliveries != 1 || !env.Acked {
 			t.Errorf("envelope %s (%s): %d deliveries, acked %v", env.ID, env.EventType, env.Deliveries, env.Acked)

@@ -3,58 +3,18 @@ package postgres_test
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"math/rand/v2"
-	"net/url"
-	"os"
 	"testing"
 	"time"
-
-	_ "github.com/lib/pq"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/postgres"
 	"github.com/threadwright/threadwright/store/storetest"
 )
 
-// mustSchema creates a new schema in the database that TEST_DATABASE_URL names, drops
-// it when the test ends, and returns a DSN whose search_path selects it. It skips the
-// test when TEST_DATABASE_URL is not set.
-func mustSchema(tb testing.TB) string {
-	tb.Helper()
-	base := os.Getenv("TEST_DATABASE_URL")
-	if base == "" {
-		tb.Skip("TEST_DATABASE_URL is not set; set it to a postgres:// URL to run the Postgres store tests")
-	}
-	u, err := url.Parse(base)
-	if err != nil {
-		tb.Fatalf("TEST_DATABASE_URL: %v", err)
-	}
-	admin, err := sql.Open("postgres", base)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	schema := fmt.Sprintf("tw_test_%016x", rand.Uint64())
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		admin.Close()
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if _, err := admin.Exec("DROP SCHEMA " + schema + " CASCADE"); err != nil {
-			tb.Error(err)
-		}
-		admin.Close()
-	})
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
 // mustOpen opens a store in a schema of its own and closes it when the test ends.
 func mustOpen(tb testing.TB) *postgres.Store {
 	tb.Helper()
-	s, err := postgres.Open(context.Background(), mustSchema(tb))
+	s, err := postgres.Open(context.Background(), storetest.PostgresDSN(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -72,7 +32,7 @@ func TestStore(t *testing.T) {
 
 func TestMigrate(t *testing.T) {
 	ctx := context.Background()
-	dsn := mustSchema(t)
+	dsn := storetest.PostgresDSN(t)
 	v, err := postgres.Migrate(ctx, dsn)
 	if err != nil || v < 1 {
 		t.Fatalf("Migrate = %d, %v; want a version, nil", v, err)
@@ -86,7 +46,7 @@ func TestMigrate(t *testing.T) {
 // starting together do: the migration lock lets one migrate and the others find the
 // schema up to date.
 func TestConcurrentOpen(t *testing.T) {
-	dsn := mustSchema(t)
+	dsn := storetest.PostgresDSN(t)
 	errs := make(chan error, 4)
 	for range cap(errs) {
 		go func() {
@@ -108,7 +68,7 @@ func TestConcurrentOpen(t *testing.T) {
 // messages behind.
 func TestDeleteIdleCascades(t *testing.T) {
 	ctx := context.Background()
-	dsn := mustSchema(t)
+	dsn := storetest.PostgresDSN(t)
 	s, err := postgres.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
