@@ -577,3 +577,24 @@ func TestE2EHealth(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EShutdownLetsRunningTurnsFinish cancels Main (as SIGTERM does) while a turn
+// waits on the model; Run returns only after the answer is posted and saved.
+func TestE2EShutdownLetsRunningTurnsFinish(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	h.ai.Push(openaitest.Response{Text: "finished before shutdown", Delay: time.Second})
+	ts := h.post(general, alice, "<@U0BOT> take your time", "")
+	h.waitFor("the model call", func() bool { return len(h.ai.Requests()) == 1 })
+	h.stop()
+	got := h.emu.BotMessages(general, ts)
+	if len(got) != 1 || got[0].Text != "finished before shutdown" {
+		t.Fatalf("after shutdown the thread has %+v", got)
+	}
+
+	h.start() // nothing is left pending: no second answer after a restart
+	h.settle()
+	if n := len(h.emu.BotMessages(general, ts)); n != 1 {
+		t.Fatalf("%d answers after restart", n)
+	}
+}
