@@ -598,3 +598,22 @@ func TestE2EShutdownLetsRunningTurnsFinish(t *testing.T) {
 		t.Fatalf("%d answers after restart", n)
 	}
 }
+
+// TestE2EStatusFallsBackToReaction: where assistant.threads.setStatus is refused, the
+// bot shows it is working with a reaction on the thread's parent and removes it after.
+func TestE2EStatusFallsBackToReaction(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	h.emu.FailNext("assistant.threads.setStatus", "not_allowed")
+	h.ai.Push(openaitest.Response{Text: "done"})
+	ts := h.post(general, alice, "<@U0BOT> hi", "")
+	h.replies(general, ts, 1)
+	h.waitFor("the reaction to be removed", func() bool { return len(h.emu.Calls("reactions.remove")) == 1 })
+	adds := h.emu.Calls("reactions.add")
+	if len(adds) != 1 || adds[0].Params.Get("name") != "hourglass_flowing_sand" || adds[0].Params.Get("timestamp") != ts {
+		t.Fatalf("reactions.add calls: %+v", adds)
+	}
+	if m, _ := h.emu.Message(general, ts); len(m.Reactions) != 0 {
+		t.Fatalf("reactions left on the message: %+v", m.Reactions)
+	}
+}
