@@ -8,52 +8,83 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// insertBatch is how many messages one INSERT writes; 10 parameters a row stays far
-// below PostgreSQL's limit of 65,535 parameters a statement.
-const insertBatch = 500
+// loadSQL reads a checkpoint in one statement: the control row, LEFT JOINed to its
+// newest $4 messages (none when there are none or $4 is 0), oldest first. Messages are
+// numbered 1, 2, 3, … with no gaps (Save numbers them from last_seq+1 in the statement
+// that moves last_seq, and they are only deleted with their conversation), so the
+// newest $4 are those with last_seq-$4 < seq <= last_seq: a range of the primary key
+// (conversation_id, seq) whose size does not depend on the conversation's length,
+// whatever plan the planner picks. (ORDER BY seq DESC LIMIT $4 would too, but only when
+// the planner walks the index backwards; without statistics on the table, as in the
+// first minute of a new database, it fetches every message of the conversation and
+// sorts them.) One statement reads one snapshot, so the control row and the messages
+// agree. The state, which can be large (it holds the summary), is sent on one row
+// only, the first the join yields.
+const loadSQL = `
+SELECT c.id, c.version, c.last_seq, c.created_at, c.updated_at,
+	CASE WHEN row_number() OVER () = 1 THEN c.state END,
+	m.seq, m.created_at, m.prompt_tokens, m.completion_tokens, m.role, m.user_id, m.slack_ts, m.text, m.meta
+FROM conversations AS c
+LEFT JOIN messages AS m
+	ON m.conversation_id = c.id AND m.seq > c.last_seq - $4::bigint AND m.seq <= c.last_seq
+WHERE c.team_id = $1 AND c.channel_id = $2 AND c.thread_ts = $3
+ORDER BY m.seq`
 
 // Load returns the conversation for key with at most recent of its newest messages,
-// oldest first. It reads the control row, then walks the messages' primary key
-// backwards from last_seq, so it costs the same however long the conversation is.
-// Errors: conversation.ErrNotFound.
+// oldest first, in one statement (loadSQL), so in one round trip. It costs the same
+// however long the conversation is. Errors: conversation.ErrNotFound.
 func (s *Store) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
-	var c conversationRow
-	err := s.db.GetContext(ctx, &c, `
-		SELECT id, team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at
-		FROM conversations WHERE team_id = $1 AND channel_id = $2 AND thread_ts = $3`,
-		key.TeamID, key.ChannelID, key.ThreadTS)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("load conversation %s: %w", key, conversation.ErrNotFound)
-	}
+	cp, err := s.load(ctx, key, recent)
 	if err != nil {
 		return nil, fmt.Errorf("load conversation %s: %w", key, err)
 	}
-	cp := new(conversation.Checkpoint)
+	return cp, nil
+}
+
+func (s *Store) load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
+	rows, err := s.loadStmt.QueryContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, max(recent, 0))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var (
+		cp    *conversation.Checkpoint
+		c     conversationRow
+		state jsonText
+		m     nullMessage
+	)
+	for rows.Next() {
+		if err := rows.Scan(&c.ID, &c.Version, &c.LastSeq, &c.CreatedAt, &c.UpdatedAt, &state,
+			&m.Seq, &m.CreatedAt, &m.PromptTokens, &m.CompletionTokens, &m.Role, &m.UserID, &m.SlackTS, &m.Text, &m.Meta); err != nil {
+			return nil, err
+		}
+		if cp == nil {
+			cp = new(conversation.Checkpoint)
+		}
+		if state != nil {
+			c.State, state = state, nil
+		}
+		if m.Seq.Valid {
+			if cp.Messages == nil {
+				cp.Messages = make([]conversation.Message, 0, min(int64(recent), c.LastSeq))
+			}
+			cp.Messages = append(cp.Messages, m.message())
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if cp == nil {
+		return nil, conversation.ErrNotFound
+	}
+	c.TeamID, c.ChannelID, c.ThreadTS = key.TeamID, key.ChannelID, key.ThreadTS // what the row matched
 	if cp.Conversation, err = c.conversation(); err != nil {
-		return nil, fmt.Errorf("load conversation %s: %w", key, err)
-	}
-	if recent <= 0 || c.LastSeq == 0 {
-		return cp, nil
-	}
-	// Messages are append-only: seq <= last_seq selects exactly those the control row
-	// counts, even when a Save commits between the two queries.
-	var rows []messageRow
-	err = s.db.SelectContext(ctx, &rows, `
-		SELECT conversation_id, seq, role, user_id, text, slack_ts, prompt_tokens, completion_tokens, meta, created_at
-		FROM messages WHERE conversation_id = $1 AND seq <= $2
-		ORDER BY seq DESC LIMIT $3`,
-		c.ID, c.LastSeq, recent)
-	if err != nil {
-		return nil, fmt.Errorf("load messages of conversation %s: %w", key, err)
-	}
-	cp.Messages = make([]conversation.Message, len(rows))
-	for i, r := range rows {
-		cp.Messages[len(rows)-1-i] = r.message()
+		return nil, err
 	}
 	return cp, nil
 }
@@ -70,11 +101,83 @@ func (s *Store) Exists(ctx context.Context, key conversation.Key) (bool, error) 
 	return ok, nil
 }
 
-// Save writes turn in one transaction: it creates the conversation (turn.Version 0) or
-// updates its control row where the version still equals turn.Version, appends
-// turn.Append numbered from the old last_seq+1, and marks turn.InputID done. It touches
-// only the control row, the new messages and the input, so it costs the same however
-// long the conversation is.
+// Save writes a turn in ONE statement (createSQL or updateSQL), which PostgreSQL runs
+// as a transaction of its own when sent outside one: one round trip and one commit,
+// where BEGIN, a statement per table and COMMIT take a round trip each. Its
+// sub-statements (data-modifying WITH queries) all see the snapshot the statement
+// started with, not one another's writes, and all run to completion whether or not
+// anything reads them; so each write is made conditional on the RETURNING rows of the
+// checks it depends on:
+//
+//   - input locks turn.InputID's row if that input is pending ($7, empty when there
+//     is none). FOR UPDATE waits for a concurrent writer of the row and then re-checks
+//     status = 'pending' on the row's newest version, and holds the row until the
+//     statement commits, so the input cannot be answered, finished or deleted in
+//     between.
+//   - conv creates the conversation (createSQL; ON CONFLICT DO NOTHING yields no row
+//     when the thread exists) or updates its control row where the version is still
+//     $15 (updateSQL; the UPDATE's row lock makes a concurrent Save from the same
+//     version wait and then find the version changed). Either only when there is no
+//     input or input found it pending; RETURNING gives the id and the new last_seq.
+//   - appended inserts the messages, unnested from one array per column and numbered
+//     last_seq-$5+1 … last_seq: one row per message for each row of conv, so none
+//     when conv wrote nothing.
+//   - done marks the locked input done, only when conv wrote its row.
+//
+// The main SELECT returns conv's id and last_seq (NULL when conv wrote nothing, and
+// then nothing was written at all) and whether the input was pending, to say which
+// check failed. Locks are taken input first, then conversation; DeleteIdle takes them
+// in the same order.
+//
+// Parameters: $1-$3 the key, $4 the state (JSON), $5 the number of messages, $6 the
+// time, $7 the input id (or empty), $8-$14 the messages' role, user_id, slack_ts,
+// text, prompt_tokens, completion_tokens and meta (empty for NULL), and $15 (updateSQL
+// only) the expected version.
+const (
+	saveInputSQL = `
+WITH input AS MATERIALIZED (
+	SELECT id FROM inputs WHERE $7::text <> '' AND id = $7::text AND status = 'pending'
+	FOR UPDATE
+),`
+	saveRestSQL = `
+appended AS (
+	INSERT INTO messages (conversation_id, seq, created_at, prompt_tokens, completion_tokens,
+		role, user_id, slack_ts, text, meta)
+	SELECT conv.id, conv.last_seq - $5::bigint + m.ord, $6::timestamptz, m.prompt_tokens, m.completion_tokens,
+		m.role, m.user_id, m.slack_ts, m.text, nullif(m.meta, '')::jsonb
+	FROM conv, unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::integer[], $13::integer[], $14::text[])
+		WITH ORDINALITY AS m (role, user_id, slack_ts, text, prompt_tokens, completion_tokens, meta, ord)
+),
+done AS (
+	UPDATE inputs SET status = 'done', updated_at = $6::timestamptz
+	WHERE id = (SELECT id FROM input) AND EXISTS (SELECT FROM conv)
+)
+SELECT (SELECT id FROM conv), (SELECT last_seq FROM conv), EXISTS (SELECT FROM input)`
+
+	createSQL = saveInputSQL + `
+conv AS (
+	INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at)
+	SELECT $1::text, $2::text, $3::text, $4::jsonb, 1, $5::bigint, $6::timestamptz, $6::timestamptz
+	WHERE $7::text = '' OR EXISTS (SELECT FROM input)
+	ON CONFLICT (team_id, channel_id, thread_ts) DO NOTHING
+	RETURNING id, last_seq
+),` + saveRestSQL
+
+	updateSQL = saveInputSQL + `
+conv AS (
+	UPDATE conversations
+	SET state = $4::jsonb, version = version + 1, last_seq = last_seq + $5::bigint, updated_at = $6::timestamptz
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND version = $15::bigint
+		AND ($7::text = '' OR EXISTS (SELECT FROM input))
+	RETURNING id, last_seq
+),` + saveRestSQL
+)
+
+// Save writes turn atomically, in one statement (createSQL or updateSQL): it creates the
+// conversation (turn.Version 0) or updates its control row where the version still
+// equals turn.Version, appends turn.Append numbered from the old last_seq+1, and marks
+// turn.InputID done. It touches only the control row, the new messages and the input,
+// so it costs the same however long the conversation is.
 //
 // Errors: conversation.ErrConflict, with nothing written, when the conversation exists
 // (turn.Version 0) or is not at turn.Version (including when it no longer exists), or
@@ -95,113 +198,71 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn) (conversation.
 	if err != nil {
 		return conversation.Saved{}, fmt.Errorf("encode state: %w", err)
 	}
-	at := now()
 	n := int64(len(turn.Append))
-
-	tx, err := s.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return conversation.Saved{}, err
+	cols := messageColumns(turn.Append)
+	args := []any{
+		turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, jsonText(state), n, now(), turn.InputID,
+		cols.role, cols.userID, cols.slackTS, cols.text, cols.promptTokens, cols.completionTokens, cols.meta,
 	}
-	defer tx.Rollback()
-
-	var id, lastSeq int64
-	if turn.Version == 0 {
-		lastSeq = n
-		err = tx.QueryRowContext(ctx, `
-			INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, 1, $5, $6, $6) RETURNING id`,
-			turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, jsonText(state), lastSeq, at,
-		).Scan(&id)
-		if isUniqueViolation(err) {
-			return conversation.Saved{}, conversation.ErrConflict
-		}
-	} else {
-		err = tx.QueryRowContext(ctx, `
-			UPDATE conversations SET state = $1, version = version + 1, last_seq = last_seq + $2, updated_at = $3
-			WHERE team_id = $4 AND channel_id = $5 AND thread_ts = $6 AND version = $7
-			RETURNING id, last_seq`,
-			jsonText(state), n, at, turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, turn.Version,
-		).Scan(&id, &lastSeq)
-		if errors.Is(err, sql.ErrNoRows) {
-			return conversation.Saved{}, conversation.ErrConflict
-		}
+	st := s.createStmt
+	if turn.Version > 0 {
+		st = s.updateStmt
+		args = append(args, turn.Version)
+	}
+	var (
+		id, lastSeq sql.NullInt64
+		pending     bool
+	)
+	err = st.QueryRowContext(ctx, args...).Scan(&id, &lastSeq, &pending)
+	if isUniqueViolation(err) {
+		return conversation.Saved{}, conversation.ErrConflict
 	}
 	if err != nil {
 		return conversation.Saved{}, err
 	}
-	first := lastSeq - n + 1
-	if err := insertMessages(ctx, tx, id, first, at, turn.Append); err != nil {
-		return conversation.Saved{}, err
-	}
-	if turn.InputID != "" {
-		if err := markDone(ctx, tx, turn.InputID, at); err != nil {
-			return conversation.Saved{}, err
+	if !id.Valid {
+		if turn.InputID != "" && !pending {
+			return conversation.Saved{}, fmt.Errorf("input %s is not pending: %w", turn.InputID, conversation.ErrConflict)
 		}
+		return conversation.Saved{}, conversation.ErrConflict
 	}
-	if err := tx.Commit(); err != nil {
-		return conversation.Saved{}, err
-	}
-	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first}, nil
+	return conversation.Saved{ConversationID: id.Int64, Version: turn.Version + 1, FirstSeq: lastSeq.Int64 - n + 1}, nil
 }
 
-// insertMessages inserts msgs as seq first, first+1, … in batches of insertBatch rows.
-func insertMessages(ctx context.Context, tx *sqlx.Tx, conversationID, first int64, at time.Time, msgs []conversation.Message) error {
-	rows := make([]messageRow, len(msgs))
+// messageCols holds messages column by column, as the arrays saveRestSQL unnests.
+type messageCols struct {
+	role, userID, slackTS, text, meta pq.StringArray
+	promptTokens, completionTokens    pq.Int64Array
+}
+
+func messageColumns(msgs []conversation.Message) messageCols {
+	n := len(msgs)
+	c := messageCols{
+		role: make(pq.StringArray, n), userID: make(pq.StringArray, n), slackTS: make(pq.StringArray, n),
+		text: make(pq.StringArray, n), meta: make(pq.StringArray, n),
+		promptTokens: make(pq.Int64Array, n), completionTokens: make(pq.Int64Array, n),
+	}
 	for i, m := range msgs {
-		rows[i] = messageRow{
-			ConversationID:   conversationID,
-			Seq:              first + int64(i),
-			Role:             string(m.Role),
-			UserID:           m.UserID,
-			Text:             m.Text,
-			SlackTS:          m.SlackTS,
-			PromptTokens:     m.PromptTokens,
-			CompletionTokens: m.CompletionTokens,
-			Meta:             jsonText(m.Meta),
-			CreatedAt:        at,
-		}
+		c.role[i], c.userID[i], c.slackTS[i], c.text[i] = string(m.Role), m.UserID, m.SlackTS, m.Text
+		c.meta[i] = string(m.Meta) // '' is NULL; checkTurn made sure any other meta is JSON
+		c.promptTokens[i], c.completionTokens[i] = int64(m.PromptTokens), int64(m.CompletionTokens)
 	}
-	for len(rows) > 0 {
-		batch := rows[:min(len(rows), insertBatch)]
-		rows = rows[len(batch):]
-		_, err := tx.NamedExecContext(ctx, `
-			INSERT INTO messages (conversation_id, seq, role, user_id, text, slack_ts, prompt_tokens, completion_tokens, meta, created_at)
-			VALUES (:conversation_id, :seq, :role, :user_id, :text, :slack_ts, :prompt_tokens, :completion_tokens, :meta, :created_at)`,
-			batch)
-		if err != nil {
-			return fmt.Errorf("insert messages: %w", err)
-		}
-	}
-	return nil
+	return c
 }
 
-// markDone marks the pending input id done, or fails with ErrConflict.
-func markDone(ctx context.Context, tx *sqlx.Tx, id string, at time.Time) error {
-	res, err := tx.ExecContext(ctx, `
-		UPDATE inputs SET status = 'done', updated_at = $1 WHERE id = $2 AND status = 'pending'`,
-		at, id)
-	if err != nil {
-		return fmt.Errorf("mark input %s done: %w", id, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fmt.Errorf("mark input %s done: %w", id, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("input %s is not pending: %w", id, conversation.ErrConflict)
-	}
-	return nil
-}
-
-// DeleteIdle deletes, in one transaction, the conversations not updated since before
-// (their messages go with them, ON DELETE CASCADE) and the inputs created before it. It
-// returns the number of conversations deleted.
+// DeleteIdle deletes, in one transaction, the inputs created before before and the
+// conversations not updated since then (their messages go with them, ON DELETE
+// CASCADE). It returns the number of conversations deleted. Inputs go first: Save locks
+// an input before its conversation, and taking locks in one order rules out deadlocks.
 func (s *Store) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("delete idle conversations: %w", err)
 	}
 	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM inputs WHERE created_at < $1`, before); err != nil {
+		return 0, fmt.Errorf("delete old inputs: %w", err)
+	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM conversations WHERE updated_at < $1`, before)
 	if err != nil {
 		return 0, fmt.Errorf("delete idle conversations: %w", err)
@@ -209,9 +270,6 @@ func (s *Store) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
 	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, fmt.Errorf("delete idle conversations: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM inputs WHERE created_at < $1`, before); err != nil {
-		return 0, fmt.Errorf("delete old inputs: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("delete idle conversations: %w", err)

@@ -1,12 +1,14 @@
 // Package postgres is threadwright's production store: a conversation.Store in
 // PostgreSQL, shared by every replica of the bot (DESIGN.md, "Persistence").
 //
-// It uses jmoiron/sqlx over github.com/lib/pq. Optimistic concurrency needs no explicit
-// locks: Save's conditional UPDATE (… WHERE version = $n) takes the conversation's row
-// lock, so of two concurrent saves from one version the second re-checks the version
-// after the first commits and finds it changed; two concurrent creates of one thread
-// meet at the unique (team_id, channel_id, thread_ts) index, and the loser's
-// unique_violation (SQLSTATE 23505) becomes conversation.ErrConflict.
+// It uses jmoiron/sqlx over github.com/lib/pq. A turn costs two round trips: Load and
+// Save are one statement each, and Save, sent outside a transaction, commits on its
+// own. Optimistic concurrency needs no lock but the UPDATE's own: Save's conditional
+// UPDATE (… WHERE version = $n) takes the conversation's row lock, so of two concurrent
+// saves from one version the second re-checks the version after the first commits and
+// finds it changed; two concurrent creates of one thread meet at the unique (team_id,
+// channel_id, thread_ts) index, where the loser's INSERT … ON CONFLICT DO NOTHING
+// writes nothing, and its Save returns conversation.ErrConflict.
 //
 // The schema is in migrations/ (embedded, applied by goose when the store opens, under
 // a session advisory lock so replicas starting together take turns). Tables live in

@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -26,6 +27,12 @@ var migrations embed.FS
 // concurrent use.
 type Store struct {
 	db *sqlx.DB
+	// The statements of a turn (Load, then Save), prepared once per connection (by
+	// database/sql, on first use) rather than parsed and planned on every call: that
+	// planning, of Save's WITH statement above all, cost more than a round trip.
+	// Named prepared statements need session-level pooling between the store and
+	// the server (PgBouncer's transaction mode supports them from version 1.21).
+	loadStmt, createStmt, updateStmt *sql.Stmt
 }
 
 var _ conversation.Store = (*Store)(nil)
@@ -43,7 +50,17 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("migrate postgres: %w", err)
 	}
-	return &Store{db: db}, nil
+	s := &Store{db: db}
+	for _, p := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{{&s.loadStmt, loadSQL}, {&s.createStmt, createSQL}, {&s.updateStmt, updateSQL}} {
+		if *p.st, err = db.PrepareContext(ctx, p.sql); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("postgres: prepare statements: %w", err)
+		}
+	}
+	return s, nil
 }
 
 // Migrate applies pending migrations to the database that dsn names and returns the
@@ -80,11 +97,23 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the store's connections.
 func (s *Store) Close() error {
-	return s.db.Close()
+	var errs []error
+	for _, st := range []*sql.Stmt{s.loadStmt, s.createStmt, s.updateStmt} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(append(errs, s.db.Close())...)
 }
 
+// connect opens a pool on dsn. Unless dsn says otherwise, it turns on lib/pq's
+// binary_parameters, which sends a query with parameters as one message train (Parse,
+// Bind, Describe, Execute, Sync) and so in one round trip instead of two (Parse and
+// Describe first, to learn the parameter types). The store binds no []byte (the one
+// kind of parameter the option changes: it sends them in binary format); JSON goes as
+// text (jsonText).
 func connect(ctx context.Context, dsn string) (*sqlx.DB, error) {
-	c, err := pq.NewConnector(dsn)
+	cfg, err := pq.NewConfig(dsn)
 	if err != nil {
 		// A *url.Error quotes the whole URL, password included: keep only its cause.
 		var ue *url.Error
@@ -92,6 +121,13 @@ func connect(ctx context.Context, dsn string) (*sqlx.DB, error) {
 			err = ue.Err
 		}
 		return nil, fmt.Errorf("postgres: bad connection string: %w", err)
+	}
+	if !strings.Contains(dsn, "binary_parameters") {
+		cfg.BinaryParameters = true
+	}
+	c, err := pq.NewConnectorConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	db := sqlx.NewDb(sql.OpenDB(c), "postgres")
 	db.SetMaxIdleConns(8)

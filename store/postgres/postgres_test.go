@@ -3,6 +3,8 @@ package postgres_test
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -99,4 +101,140 @@ func BenchmarkSaveLoad(b *testing.B) {
 
 func BenchmarkComparison(b *testing.B) {
 	storetest.BenchComparison(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
+}
+
+// TestSaveWaitsForInput checks the locking of Save's single statement: a Save for an
+// input that another transaction is updating waits for it, then marks the input done
+// if it is still pending (keeping the other transaction's change), and writes nothing
+// if it is not.
+func TestSaveWaitsForInput(t *testing.T) {
+	ctx := context.Background()
+	dsn := storetest.PostgresDSN(t)
+	s, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db, err := sql.Open("postgres", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
+	saved, err := s.Save(ctx, conversation.Turn{Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id, update string
+		wantErr    bool
+	}{
+		{"attempted", `UPDATE inputs SET attempts = attempts + 1 WHERE id = $1`, false},
+		{"finished", `UPDATE inputs SET status = 'failed' WHERE id = $1`, true},
+		{"deleted", `DELETE FROM inputs WHERE id = $1`, true},
+	} {
+		t.Run(tc.id, func(t *testing.T) {
+			in := conversation.Input{ID: tc.id, Key: key, Kind: conversation.KindUserMessage}
+			if ok, err := s.Enqueue(ctx, in); !ok || err != nil {
+				t.Fatalf("Enqueue = %v, %v", ok, err)
+			}
+			tx, err := db.BeginTx(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback()
+			if _, err := tx.ExecContext(ctx, tc.update, tc.id); err != nil {
+				t.Fatal(err)
+			}
+			type result struct {
+				saved conversation.Saved
+				err   error
+			}
+			done := make(chan result, 1)
+			go func() {
+				sv, err := s.Save(ctx, conversation.Turn{Key: key, Version: saved.Version, InputID: tc.id,
+					Append: []conversation.Message{{Role: conversation.RoleUser, Text: tc.id}}})
+				done <- result{sv, err}
+			}()
+			select {
+			case r := <-done:
+				t.Fatalf("Save returned (%+v, %v) while the input was locked; want it to wait", r.saved, r.err)
+			case <-time.After(200 * time.Millisecond):
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			r := <-done
+			cp, err := s.Load(ctx, key, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantErr {
+				if !errors.Is(r.err, conversation.ErrConflict) {
+					t.Errorf("Save = %v; want ErrConflict", r.err)
+				}
+				if cp.Conversation.Version != saved.Version {
+					t.Errorf("conversation at version %d after a failed Save; want %d", cp.Conversation.Version, saved.Version)
+				}
+				return
+			}
+			if r.err != nil {
+				t.Fatalf("Save: %v", r.err)
+			}
+			saved = r.saved
+			if cp.Conversation.Version != saved.Version || cp.Messages[len(cp.Messages)-1].Text != tc.id {
+				t.Errorf("after Save: version %d, messages %+v; want version %d ending with %q", cp.Conversation.Version, cp.Messages, saved.Version, tc.id)
+			}
+			var status string
+			var attempts int
+			if err := db.QueryRowContext(ctx, `SELECT status, attempts FROM inputs WHERE id = $1`, tc.id).Scan(&status, &attempts); err != nil {
+				t.Fatal(err)
+			}
+			if status != "done" || attempts != 1 {
+				t.Errorf("input = %s, %d attempts; want done, 1", status, attempts)
+			}
+		})
+	}
+}
+
+// TestConcurrentSavesOfOneInput races Saves of one input to different conversations:
+// the input is answered once.
+func TestConcurrentSavesOfOneInput(t *testing.T) {
+	ctx := context.Background()
+	s := mustOpen(t)
+	key := func(i int) conversation.Key {
+		return conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: fmt.Sprintf("1.%d", i)}
+	}
+	if ok, err := s.Enqueue(ctx, conversation.Input{ID: "in", Key: key(0), Kind: conversation.KindUserMessage}); !ok || err != nil {
+		t.Fatalf("Enqueue = %v, %v", ok, err)
+	}
+	const n = 8
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			_, err := s.Save(ctx, conversation.Turn{Key: key(i), InputID: "in",
+				Append: []conversation.Message{{Role: conversation.RoleUser, Text: "x"}}})
+			errs <- err
+		}()
+	}
+	wins := 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			wins++
+		case !errors.Is(err, conversation.ErrConflict):
+			t.Errorf("a losing Save failed with %v; want ErrConflict", err)
+		}
+	}
+	created := 0
+	for i := range n {
+		if ok, err := s.Exists(ctx, key(i)); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			created++
+		}
+	}
+	if wins != 1 || created != 1 {
+		t.Errorf("%d Saves won and %d conversations exist; want 1 and 1", wins, created)
+	}
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"bytes"
+	"database/sql"
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
@@ -18,8 +19,8 @@ import (
 // precision).
 func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
-// jsonText is a JSONB column: bound as text (lib/pq would send a []byte as bytea), and
-// NULL when empty.
+// jsonText is a JSONB column: bound as text, and NULL when empty. (lib/pq sends a
+// []byte as bytea, or, with binary_parameters, in binary format, which is not JSONB's.)
 type jsonText []byte
 
 // Value implements driver.Valuer.
@@ -72,30 +73,31 @@ func (r conversationRow) conversation() (conversation.Conversation, error) {
 	return c, nil
 }
 
-type messageRow struct {
-	ConversationID   int64     `db:"conversation_id"`
-	Seq              int64     `db:"seq"`
-	Role             string    `db:"role"`
-	UserID           string    `db:"user_id"`
-	Text             string    `db:"text"`
-	SlackTS          string    `db:"slack_ts"`
-	PromptTokens     int       `db:"prompt_tokens"`
-	CompletionTokens int       `db:"completion_tokens"`
-	Meta             jsonText  `db:"meta"`
-	CreatedAt        time.Time `db:"created_at"`
+// nullMessage is a message as Load scans it: every column NULL when the conversation
+// has no message to load (the LEFT JOIN found none).
+type nullMessage struct {
+	Seq              sql.NullInt64
+	CreatedAt        sql.NullTime
+	PromptTokens     sql.NullInt64
+	CompletionTokens sql.NullInt64
+	Role             sql.NullString
+	UserID           sql.NullString
+	SlackTS          sql.NullString
+	Text             sql.NullString
+	Meta             jsonText
 }
 
-func (r messageRow) message() conversation.Message {
+func (r *nullMessage) message() conversation.Message {
 	return conversation.Message{
-		Seq:              r.Seq,
-		Role:             conversation.Role(r.Role),
-		UserID:           r.UserID,
-		Text:             r.Text,
-		SlackTS:          r.SlackTS,
-		PromptTokens:     r.PromptTokens,
-		CompletionTokens: r.CompletionTokens,
+		Seq:              r.Seq.Int64,
+		Role:             conversation.Role(r.Role.String),
+		UserID:           r.UserID.String,
+		Text:             r.Text.String,
+		SlackTS:          r.SlackTS.String,
+		PromptTokens:     int(r.PromptTokens.Int64),
+		CompletionTokens: int(r.CompletionTokens.Int64),
 		Meta:             json.RawMessage(r.Meta),
-		CreatedAt:        r.CreatedAt.UTC(),
+		CreatedAt:        r.CreatedAt.Time.UTC(),
 	}
 }
 
