@@ -26,13 +26,23 @@ type Store interface {
 	// Enqueue persists a pending input. It returns false, and changes nothing, when an
 	// input with the same ID was already enqueued (whatever its status).
 	Enqueue(ctx context.Context, in Input) (bool, error)
-	// StartAttempt increments the input's attempt count and returns the new count.
+	// Claim takes the pending input id for one worker until until: it increments the
+	// input's attempt count, records the claim and returns the new count with ok true.
+	// It returns ok false, and changes nothing, when the input is not pending or
+	// another claim on it is still live (its until is after now), so two workers (two
+	// replicas, or a sweep and a queue) never run one input at once. A claim ends by
+	// Save (which marks the input done), Finish, Release, or by expiring; until must
+	// be set, and should outlast the longest turn (Service uses TurnTimeout + 1 min).
 	// Errors: ErrNotFound.
-	StartAttempt(ctx context.Context, id string) (int, error)
+	Claim(ctx context.Context, id string, until time.Time) (attempts int, ok bool, err error)
+	// Release ends the claim on a pending input, so that Pending offers it again at
+	// once (used when a turn is cancelled by a shutdown). Errors: ErrNotFound.
+	Release(ctx context.Context, id string) error
 	// Finish sets the status of an input that ends without a Save (dropped or failed).
 	// Errors: ErrNotFound.
 	Finish(ctx context.Context, id string, status InputStatus) error
-	// Pending returns up to limit pending inputs created before before, oldest first.
+	// Pending returns up to limit pending inputs created before before that are not
+	// claimed (or whose claim expired), oldest first.
 	Pending(ctx context.Context, before time.Time, limit int) ([]Input, error)
 	// DeleteIdle deletes conversations (with their messages) not updated since before,
 	// and inputs created before it; it returns the number of conversations deleted.

@@ -146,11 +146,15 @@ func (s *Service) Submit(ctx context.Context, in Input) (bool, error) {
 	return true, s.dispatch(in)
 }
 
-// Resume queues the inputs that were accepted but not finished before the last stop
-// (a crash or a shutdown that gave up waiting). Call it once at start-up, before
-// taking new events. It returns how many inputs were queued.
-func (s *Service) Resume(ctx context.Context) (int, error) {
-	pending, err := s.cfg.Store.Pending(ctx, s.cfg.Now(), 1000)
+// Resume queues the inputs that were accepted but never finished and are not being
+// worked on (unclaimed, or their claim expired): those left by a crash or a shutdown
+// that gave up waiting, here or on another replica. Only inputs older than olderThan
+// are taken, so a periodic sweep leaves alone the inputs that are merely queued behind
+// others on a live replica. Call it at start-up with olderThan 0, before taking new
+// events, and then periodically (see Sweep). An input queued twice runs once: a turn
+// first claims its input (Store.Claim). It returns how many inputs were queued.
+func (s *Service) Resume(ctx context.Context, olderThan time.Duration) (int, error) {
+	pending, err := s.cfg.Store.Pending(ctx, s.cfg.Now().Add(-olderThan), 1000)
 	if err != nil {
 		return 0, fmt.Errorf("resume: %w", err)
 	}
@@ -163,6 +167,24 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 		s.log.Info("resumed pending inputs", "count", len(pending))
 	}
 	return len(pending), nil
+}
+
+// Sweep calls Resume(ctx, olderThan) every interval until ctx ends, so that inputs a
+// crashed replica had accepted are answered by the replicas still running. Errors are
+// logged.
+func (s *Service) Sweep(ctx context.Context, interval, olderThan time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := s.Resume(ctx, olderThan); err != nil && ctx.Err() == nil && !errors.Is(err, ErrClosed) {
+				s.log.Error("sweep for abandoned inputs", "error", err)
+			}
+		}
+	}
 }
 
 // Shutdown stops taking inputs and waits for queued and running turns to finish. When

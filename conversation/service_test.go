@@ -401,7 +401,7 @@ func TestServiceShutdownLeavesPendingForResume(t *testing.T) {
 
 	exec := &echo{}
 	svc2 := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec})
-	n, err := svc2.Resume(context.Background())
+	n, err := svc2.Resume(context.Background(), 0)
 	if err != nil || n != 1 {
 		t.Fatalf("resume: %d, %v", n, err)
 	}
@@ -423,5 +423,79 @@ func waitSaved(t *testing.T, st conversation.Store, k conversation.Key, n int) *
 			t.Fatalf("conversation not saved with %d messages: %v", n, err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestServiceTwoReplicasAnswerOnce runs two services on one store, as two replicas: an
+// input queued on A behind a busy turn is resumed by B at its start-up, and when A
+// reaches it, A finds it answered and does not answer again.
+func TestServiceTwoReplicasAnswerOnce(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	msgr := newMessenger()
+	release := make(chan struct{})
+	var blocked atomic.Bool
+	slowFirst := executorFunc(func(_ context.Context, p conversation.Prompt) (conversation.Findings, error) {
+		if p.Text == "busy" && blocked.CompareAndSwap(false, true) {
+			<-release
+		}
+		return conversation.Findings{Answer: "A: " + p.Text}, nil
+	})
+	a := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: slowFirst, MaxConcurrentTurns: 1})
+	submit(t, a, mention(key, "100.0", "busy"))
+	other := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "300.0"}
+	submit(t, a, mention(other, "300.0", "queued"))
+
+	b := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}})
+	if n, err := b.Resume(context.Background(), 0); err != nil || n != 1 {
+		t.Fatalf("B resumed %d inputs (%v), want the 1 unclaimed one", n, err)
+	}
+	if got := msgr.wait(t); got != "re: queued" {
+		t.Fatalf("B answered %q", got)
+	}
+	close(release)
+	if got := msgr.wait(t); got != "A: busy" {
+		t.Fatalf("A answered %q", got)
+	}
+	settleService(t, a)
+	if n := len(msgr.replies[other]); n != 1 {
+		t.Fatalf("the queued input got %d answers", n)
+	}
+}
+
+// TestServiceResumesExpiredClaims: an input whose claim expired (its worker crashed)
+// is resumed; one under a live claim is not.
+func TestServiceResumesExpiredClaims(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	ctx := context.Background()
+	crashed, live := mention(key, "100.0", "orphaned"), mention(conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "400.0"}, "400.0", "in progress")
+	for _, in := range []conversation.Input{crashed, live} {
+		in.Status = conversation.InputPending
+		if _, err := st.Enqueue(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok, err := st.Claim(ctx, crashed.ID, time.Now().Add(-time.Second)); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	if _, ok, err := st.Claim(ctx, live.ID, time.Now().Add(time.Hour)); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	msgr := newMessenger()
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}})
+	if n, err := svc.Resume(ctx, 0); err != nil || n != 1 {
+		t.Fatalf("resumed %d (%v), want 1", n, err)
+	}
+	if got := msgr.wait(t); got != "re: orphaned" {
+		t.Fatalf("reply %q", got)
+	}
+}
+
+// settleService waits until svc has no queued or running input, by shutting it down.
+func settleService(t *testing.T, svc *conversation.Service) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := svc.Shutdown(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

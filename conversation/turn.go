@@ -16,6 +16,10 @@ const (
 	StatusThinking = "is thinking…"
 )
 
+// claimGrace is added to TurnTimeout for an input's claim, so that a claim outlives
+// the turn that holds it.
+const claimGrace = time.Minute
+
 // saveAttempts bounds how often a turn's save is rebased onto a newer version after
 // ErrConflict (another replica wrote the conversation meanwhile).
 const saveAttempts = 3
@@ -28,9 +32,13 @@ const statusInterval = time.Second
 // save the checkpoint (DESIGN.md, "Data flow", step 4). Every outcome the user should
 // know about reaches the thread; the returned error is for the log.
 func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
-	attempt, err := s.cfg.Store.StartAttempt(ctx, in.ID)
+	attempt, claimed, err := s.cfg.Store.Claim(ctx, in.ID, s.cfg.Now().Add(s.cfg.TurnTimeout+claimGrace))
 	if err != nil {
-		return fmt.Errorf("start attempt: %w", err)
+		return fmt.Errorf("claim input: %w", err)
+	}
+	if !claimed {
+		log.Debug("input already answered or claimed by another worker")
+		return nil
 	}
 	msg := in.Message
 	if in.Kind != KindUserMessage || msg == nil {
@@ -77,6 +85,7 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 	if err != nil {
 		if s.ctx.Err() != nil {
 			s.clearStatus(log, in.Key)
+			s.release(log, in.ID)
 			return err // shutting down: the input stays pending and resumes after restart
 		}
 		log.Error("answer failed", "error", err)
@@ -169,6 +178,16 @@ func (s *Service) finish(ctx context.Context, in Input, status InputStatus, caus
 		return errors.Join(cause, fmt.Errorf("finish input: %w", err))
 	}
 	return cause
+}
+
+// release ends this worker's claim on an input left pending, so that the next start
+// (or another replica's sweep) resumes it at once.
+func (s *Service) release(log *slog.Logger, id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.cfg.Store.Release(ctx, id); err != nil {
+		log.Warn("claim not released; the input resumes when the claim expires", "error", err)
+	}
 }
 
 // setStatus shows status in the thread; failing to is logged, never fatal.

@@ -143,9 +143,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.bot.Store(b)
 
-	if _, err := svc.Resume(ctx); err != nil {
+	if _, err := svc.Resume(ctx, 0); err != nil {
 		return err
 	}
+	go svc.Sweep(ctx, time.Minute, time.Minute)
 	m.running.Store(true)
 	stopHTTP, err := m.serveHealth(log)
 	if err != nil {

@@ -27,12 +27,12 @@ var migrations embed.FS
 // concurrent use.
 type Store struct {
 	db *sqlx.DB
-	// The statements of a turn (Load, then Save), prepared once per connection (by
-	// database/sql, on first use) rather than parsed and planned on every call: that
+	// The statements of a turn (Claim, Load, then Save), prepared once per connection
+	// (by database/sql, on first use) rather than parsed and planned on every call: that
 	// planning, of Save's WITH statement above all, cost more than a round trip.
 	// Named prepared statements need session-level pooling between the store and
 	// the server (PgBouncer's transaction mode supports them from version 1.21).
-	loadStmt, createStmt, updateStmt *sql.Stmt
+	loadStmt, createStmt, updateStmt, claimStmt *sql.Stmt
 }
 
 var _ conversation.Store = (*Store)(nil)
@@ -54,7 +54,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	for _, p := range []struct {
 		st  **sql.Stmt
 		sql string
-	}{{&s.loadStmt, loadSQL}, {&s.createStmt, createSQL}, {&s.updateStmt, updateSQL}} {
+	}{{&s.loadStmt, loadSQL}, {&s.createStmt, createSQL}, {&s.updateStmt, updateSQL}, {&s.claimStmt, claimSQL}} {
 		if *p.st, err = db.PrepareContext(ctx, p.sql); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("postgres: prepare statements: %w", err)
@@ -98,7 +98,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the store's connections.
 func (s *Store) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.loadStmt, s.createStmt, s.updateStmt} {
+	for _, st := range []*sql.Stmt{s.loadStmt, s.createStmt, s.updateStmt, s.claimStmt} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

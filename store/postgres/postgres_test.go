@@ -130,6 +130,7 @@ func TestSaveWaitsForInput(t *testing.T) {
 		wantErr    bool
 	}{
 		{"attempted", `UPDATE inputs SET attempts = attempts + 1 WHERE id = $1`, false},
+		{"claimed", `UPDATE inputs SET attempts = attempts + 1, claimed_until = now() + interval '1 hour' WHERE id = $1`, false},
 		{"finished", `UPDATE inputs SET status = 'failed' WHERE id = $1`, true},
 		{"deleted", `DELETE FROM inputs WHERE id = $1`, true},
 	} {
@@ -236,5 +237,61 @@ func TestConcurrentSavesOfOneInput(t *testing.T) {
 	}
 	if wins != 1 || created != 1 {
 		t.Errorf("%d Saves won and %d conversations exist; want 1 and 1", wins, created)
+	}
+}
+
+// TestClaimAcrossReplicas races claims on one input from several stores on one
+// schema, as replicas of the bot do: exactly one wins, by the database's row lock.
+func TestClaimAcrossReplicas(t *testing.T) {
+	ctx := context.Background()
+	dsn := storetest.PostgresDSN(t)
+	const replicas, rounds = 4, 5
+	stores := make([]*postgres.Store, replicas)
+	for i := range stores {
+		s, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores[i] = s
+	}
+	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
+	for round := range rounds {
+		id := fmt.Sprintf("in%d", round)
+		if ok, err := stores[0].Enqueue(ctx, conversation.Input{ID: id, Key: key, Kind: conversation.KindUserMessage}); !ok || err != nil {
+			t.Fatalf("Enqueue = %v, %v", ok, err)
+		}
+		type result struct {
+			attempts int
+			ok       bool
+			err      error
+		}
+		start := make(chan struct{})
+		results := make(chan result, replicas*2)
+		for _, s := range stores {
+			for range 2 { // two workers a replica
+				go func() {
+					<-start
+					attempts, ok, err := s.Claim(ctx, id, time.Now().Add(time.Hour))
+					results <- result{attempts, ok, err}
+				}()
+			}
+		}
+		close(start)
+		wins := 0
+		for range cap(results) {
+			r := <-results
+			switch {
+			case r.err != nil:
+				t.Errorf("round %d: Claim: %v", round, r.err)
+			case r.attempts != 1:
+				t.Errorf("round %d: Claim = %d attempts; want 1", round, r.attempts)
+			case r.ok:
+				wins++
+			}
+		}
+		if wins != 1 {
+			t.Errorf("round %d: %d of %d claims won; want exactly 1", round, wins, cap(results))
+		}
 	}
 }

@@ -47,20 +47,64 @@ func (s *Store) Enqueue(ctx context.Context, in conversation.Input) (bool, error
 	return n == 1, nil
 }
 
-// StartAttempt increments the attempt count of input id and returns the new count.
-// Errors: conversation.ErrNotFound.
-func (s *Store) StartAttempt(ctx context.Context, id string) (int, error) {
-	var attempts int
-	err := s.write.QueryRowContext(ctx, `
-		UPDATE inputs SET attempts = attempts + 1, updated_at = ? WHERE id = ? RETURNING attempts`,
-		timestamp(now()), id).Scan(&attempts)
+// Claim takes pending input id until until, unless another claim on it is live (its
+// until is after now): it increments the input's attempt count and returns the new
+// count and true. It is one conditional UPDATE on the single write connection, and
+// SQLite runs one writer at a time (other processes on the file included), so of
+// concurrent claims on one input exactly one finds it unclaimed. When the input is not
+// pending or its claim is live, it changes nothing and returns the input's attempt
+// count and false. Errors: conversation.ErrNotFound.
+func (s *Store) Claim(ctx context.Context, id string, until time.Time) (attempts int, ok bool, err error) {
+	if until.IsZero() {
+		return 0, false, fmt.Errorf("claim input %s: zero until", id)
+	}
+	at := now()
+	err = s.write.QueryRowContext(ctx, `
+		UPDATE inputs SET attempts = attempts + 1, claimed_until = ?, updated_at = ?
+		WHERE id = ? AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?)
+		RETURNING attempts`,
+		timestamp(until), timestamp(at), id, timestamp(at)).Scan(&attempts)
+	if err == nil {
+		return attempts, true, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, false, fmt.Errorf("claim input %s: %w", id, err)
+	}
+	err = s.read.QueryRowContext(ctx, `SELECT attempts FROM inputs WHERE id = ?`, id).Scan(&attempts)
 	if errors.Is(err, sql.ErrNoRows) {
 		err = conversation.ErrNotFound
 	}
 	if err != nil {
-		return 0, fmt.Errorf("start attempt on input %s: %w", id, err)
+		return 0, false, fmt.Errorf("claim input %s: %w", id, err)
 	}
-	return attempts, nil
+	return attempts, false, nil
+}
+
+// Release ends the claim on pending input id, if any, so that Pending offers it at
+// once; on an input that is not pending it changes nothing. Errors:
+// conversation.ErrNotFound.
+func (s *Store) Release(ctx context.Context, id string) error {
+	res, err := s.write.ExecContext(ctx, `
+		UPDATE inputs SET claimed_until = NULL, updated_at = ? WHERE id = ? AND status = 'pending'`,
+		timestamp(now()), id)
+	if err != nil {
+		return fmt.Errorf("release input %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("release input %s: %w", id, err)
+	}
+	if n == 1 {
+		return nil
+	}
+	var exists bool
+	if err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inputs WHERE id = ?)`, id).Scan(&exists); err != nil {
+		return fmt.Errorf("release input %s: %w", id, err)
+	}
+	if !exists {
+		return fmt.Errorf("release input %s: %w", id, conversation.ErrNotFound)
+	}
+	return nil
 }
 
 // Finish sets the status of input id, one of the conversation.InputStatus constants.
@@ -84,8 +128,9 @@ func (s *Store) Finish(ctx context.Context, id string, status conversation.Input
 	return nil
 }
 
-// Pending returns up to limit pending inputs created before before, oldest first (ties
-// in id order).
+// Pending returns up to limit pending inputs created before before that are not under a
+// live claim (none, or one whose until is not after now), oldest first (ties in id
+// order). It walks the partial index inputs_pending and filters claimed inputs out.
 func (s *Store) Pending(ctx context.Context, before time.Time, limit int) ([]conversation.Input, error) {
 	if limit <= 0 {
 		return nil, nil
@@ -94,8 +139,9 @@ func (s *Store) Pending(ctx context.Context, before time.Time, limit int) ([]con
 	err := s.read.SelectContext(ctx, &rows, `
 		SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts, created_at
 		FROM inputs WHERE status = 'pending' AND created_at < ?
+			AND (claimed_until IS NULL OR claimed_until <= ?)
 		ORDER BY created_at, id LIMIT ?`,
-		timestamp(before), limit)
+		timestamp(before), timestamp(now()), limit)
 	if err != nil {
 		return nil, fmt.Errorf("list pending inputs: %w", err)
 	}

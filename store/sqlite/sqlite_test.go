@@ -129,3 +129,60 @@ func BenchmarkSaveLoad(b *testing.B) {
 func BenchmarkComparison(b *testing.B) {
 	storetest.BenchComparison(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }
+
+// TestClaimAcrossStores races claims on one input from several stores on one file, as
+// processes sharing it would: each has a write connection of its own, and SQLite's
+// file lock lets one UPDATE at a time through, so exactly one claim wins.
+func TestClaimAcrossStores(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "threadwright.db")
+	const processes, rounds = 4, 5
+	stores := make([]*sqlite.Store, processes)
+	for i := range stores {
+		s, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores[i] = s
+	}
+	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
+	for round := range rounds {
+		id := fmt.Sprintf("in%d", round)
+		if ok, err := stores[0].Enqueue(ctx, conversation.Input{ID: id, Key: key, Kind: conversation.KindUserMessage}); !ok || err != nil {
+			t.Fatalf("Enqueue = %v, %v", ok, err)
+		}
+		type result struct {
+			attempts int
+			ok       bool
+			err      error
+		}
+		start := make(chan struct{})
+		results := make(chan result, processes*2)
+		for _, s := range stores {
+			for range 2 { // two workers a process
+				go func() {
+					<-start
+					attempts, ok, err := s.Claim(ctx, id, time.Now().Add(time.Hour))
+					results <- result{attempts, ok, err}
+				}()
+			}
+		}
+		close(start)
+		wins := 0
+		for range cap(results) {
+			r := <-results
+			switch {
+			case r.err != nil:
+				t.Errorf("round %d: Claim: %v", round, r.err)
+			case r.attempts != 1:
+				t.Errorf("round %d: Claim = %d attempts; want 1", round, r.attempts)
+			case r.ok:
+				wins++
+			}
+		}
+		if wins != 1 {
+			t.Errorf("round %d: %d of %d claims won; want exactly 1", round, wins, cap(results))
+		}
+	}
+}

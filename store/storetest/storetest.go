@@ -33,7 +33,13 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"InvalidTurn", testInvalidTurn},
 		{"EnqueueDedup", testEnqueueDedup},
 		{"ConcurrentEnqueue", testConcurrentEnqueue},
-		{"StartAttempt", testStartAttempt},
+		{"Claim", testClaim},
+		{"ClaimExpired", testClaimExpired},
+		{"ConcurrentClaims", testConcurrentClaims},
+		{"ClaimNotPending", testClaimNotPending},
+		{"Release", testRelease},
+		{"PendingClaims", testPendingClaims},
+		{"SaveClaimedInput", testSaveClaimedInput},
 		{"Finish", testFinish},
 		{"PendingOrder", testPendingOrder},
 		{"SaveMarksInputDone", testSaveMarksInputDone},
@@ -476,19 +482,222 @@ func testConcurrentEnqueue(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testStartAttempt(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
+// mustClaim claims input id until until and fails the test unless Claim returns
+// wantAttempts and wantOK.
+func mustClaim(t testing.TB, s conversation.Store, id string, until time.Time, wantAttempts int, wantOK bool) {
+	t.Helper()
+	attempts, ok, err := s.Claim(context.Background(), id, until)
+	if err != nil || attempts != wantAttempts || ok != wantOK {
+		t.Fatalf("Claim(%s, now%+v) = %d, %v, %v; want %d, %v, nil",
+			id, time.Until(until).Round(time.Second), attempts, ok, err, wantAttempts, wantOK)
+	}
+}
+
+// live and expired return the until of a claim that is still live, and of one that
+// has expired.
+func live() time.Time    { return time.Now().Add(time.Hour) }
+func expired() time.Time { return time.Now().Add(-time.Second) }
+
+// testClaim checks that a claim holds: while it is live, the input can be claimed by
+// no one else and Pending does not offer it.
+func testClaim(t *testing.T, s conversation.Store) {
 	mustEnqueue(t, s, input("a"))
-	for want := 1; want <= 3; want++ {
-		if got, err := s.StartAttempt(ctx, "a"); got != want || err != nil {
-			t.Errorf("StartAttempt #%d = %d, %v; want %d, nil", want, got, err, want)
+	mustEnqueue(t, s, input("b"))
+	mustClaim(t, s, "a", live(), 1, true)
+	// A second claim, even one that would end sooner or later, changes nothing.
+	mustClaim(t, s, "a", live(), 1, false)
+	mustClaim(t, s, "a", time.Now().Add(time.Minute), 1, false)
+	mustClaim(t, s, "a", time.Now().Add(24*time.Hour), 1, false)
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Errorf("Pending while a is claimed = %v; want [b]", got)
+	}
+	// Claims are per input.
+	mustClaim(t, s, "b", live(), 1, true)
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); len(got) != 0 {
+		t.Errorf("Pending while a and b are claimed = %v; want none", got)
+	}
+	if _, ok, err := s.Claim(context.Background(), "missing", live()); ok || !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("Claim of a missing input = %v, %v; want false, ErrNotFound", ok, err)
+	}
+}
+
+// testClaimExpired checks that an expired claim no longer holds: the input can be
+// claimed again, which counts another attempt.
+func testClaimExpired(t *testing.T, s conversation.Store) {
+	mustEnqueue(t, s, input("a"))
+	mustClaim(t, s, "a", expired(), 1, true)
+	mustClaim(t, s, "a", expired(), 2, true)
+	mustClaim(t, s, "a", live(), 3, true)
+	mustClaim(t, s, "a", live(), 3, false)
+	if got, err := s.Pending(context.Background(), time.Now().Add(time.Minute), 10); err != nil || len(got) != 0 {
+		t.Errorf("Pending while a is claimed = %+v, %v; want none", got, err)
+	}
+}
+
+// testConcurrentClaims races claims on one input: exactly one wins each round, and
+// the losers change nothing.
+func testConcurrentClaims(t *testing.T, s conversation.Store) {
+	const claimers, rounds = 8, 3
+	mustEnqueue(t, s, input("a"))
+	for round := 1; round <= rounds; round++ {
+		var (
+			mu  sync.Mutex
+			got []int
+		)
+		wins, errs := race(claimers, func(int) error {
+			attempts, ok, err := s.Claim(context.Background(), "a", live())
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			got = append(got, attempts)
+			mu.Unlock()
+			if !ok {
+				return errors.New("not claimed")
+			}
+			return nil
+		})
+		if wins != 1 {
+			t.Fatalf("round %d: %d of %d concurrent claims won; want exactly 1 (others: %v)", round, wins, claimers, errs)
+		}
+		for _, err := range errs {
+			if err.Error() != "not claimed" {
+				t.Errorf("round %d: a losing claim failed with %v; want ok false and no error", round, err)
+			}
+		}
+		for _, n := range got {
+			if n != round {
+				t.Errorf("round %d: a claim returned %d attempts; want %d (the winner's)", round, n, round)
+			}
+		}
+		mustClaim(t, s, "a", live(), round, false)
+		if err := s.Release(context.Background(), "a"); err != nil {
+			t.Fatalf("Release: %v", err)
 		}
 	}
-	if got, _ := s.Pending(ctx, time.Now().Add(time.Minute), 10); len(got) != 1 || got[0].Attempts != 3 {
-		t.Errorf("Pending = %+v; want the input with 3 attempts", got)
+}
+
+// testClaimNotPending checks that an input that is done, dropped or failed can never
+// be claimed, nor released into Pending, whether or not it was claimed before.
+func testClaimNotPending(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	for _, id := range []string{"done", "dropped", "failed", "claimed-done", "claimed-failed"} {
+		mustEnqueue(t, s, input(id))
 	}
-	if _, err := s.StartAttempt(ctx, "missing"); !errors.Is(err, conversation.ErrNotFound) {
-		t.Errorf("StartAttempt of a missing input: %v; want ErrNotFound", err)
+	mustClaim(t, s, "claimed-done", live(), 1, true)
+	mustClaim(t, s, "claimed-failed", expired(), 1, true)
+	saved := mustSave(t, s, conversation.Turn{Key: key, InputID: "done"})
+	mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, InputID: "claimed-done"})
+	for id, status := range map[string]conversation.InputStatus{
+		"dropped": conversation.InputDropped, "failed": conversation.InputFailed, "claimed-failed": conversation.InputFailed,
+	} {
+		if err := s.Finish(ctx, id, status); err != nil {
+			t.Fatalf("Finish(%s): %v", id, err)
+		}
+	}
+	for id, attempts := range map[string]int{"done": 0, "dropped": 0, "failed": 0, "claimed-done": 1, "claimed-failed": 1} {
+		mustClaim(t, s, id, live(), attempts, false)
+		mustClaim(t, s, id, expired(), attempts, false)
+		if err := s.Release(ctx, id); err != nil {
+			t.Errorf("Release of a %s input: %v; want nil (a no-op)", id, err)
+		}
+		mustClaim(t, s, id, live(), attempts, false)
+	}
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); len(got) != 0 {
+		t.Errorf("Pending = %v; want none", got)
+	}
+}
+
+// testRelease checks that Release ends a claim at once: Pending offers the input again
+// and the next claim wins.
+func testRelease(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	mustEnqueue(t, s, input("a"))
+	mustEnqueue(t, s, input("b"))
+	mustClaim(t, s, "a", live(), 1, true)
+	if err := s.Release(ctx, "a"); err != nil {
+		t.Fatalf("Release: %v", err)
+	}
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("Pending after Release = %v; want [a b]", got)
+	}
+	mustClaim(t, s, "a", live(), 2, true)
+	// Releasing an input that is not claimed, or whose claim expired, is allowed and
+	// changes nothing else.
+	if err := s.Release(ctx, "b"); err != nil {
+		t.Errorf("Release of an unclaimed input: %v; want nil", err)
+	}
+	mustClaim(t, s, "b", expired(), 1, true)
+	if err := s.Release(ctx, "b"); err != nil {
+		t.Errorf("Release of an expired claim: %v; want nil", err)
+	}
+	mustClaim(t, s, "b", live(), 2, true)
+	if err := s.Release(ctx, "missing"); !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("Release of a missing input: %v; want ErrNotFound", err)
+	}
+}
+
+// testPendingClaims checks that Pending leaves out inputs under a live claim, before
+// it applies limit, and offers those whose claim expired or was released, with their
+// attempts.
+func testPendingClaims(t *testing.T, s conversation.Store) {
+	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	for i, id := range []string{"a", "b", "c", "d", "e"} {
+		in := input(id)
+		in.CreatedAt = base.Add(time.Duration(i) * time.Second)
+		mustEnqueue(t, s, in)
+	}
+	mustClaim(t, s, "a", live(), 1, true)
+	mustClaim(t, s, "b", expired(), 1, true)
+	mustClaim(t, s, "c", live(), 1, true)
+	mustClaim(t, s, "d", live(), 1, true)
+	if err := s.Release(context.Background(), "d"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		limit int
+		want  []string
+	}{
+		{10, []string{"b", "d", "e"}},
+		{2, []string{"b", "d"}},
+		{1, []string{"b"}},
+	} {
+		if got := mustPending(t, s, base.Add(time.Hour), tc.limit); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Pending(limit %d) = %v; want %v", tc.limit, got, tc.want)
+		}
+	}
+	ins, err := s.Pending(context.Background(), base.Add(time.Hour), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range ins {
+		want := 1
+		if in.ID == "e" {
+			want = 0
+		}
+		if in.Attempts != want || in.Status != conversation.InputPending {
+			t.Errorf("pending input %s: %d attempts, status %q; want %d, pending", in.ID, in.Attempts, in.Status, want)
+		}
+	}
+}
+
+// testSaveClaimedInput checks that a claim does not stand in the way of its holder's
+// Save, nor of a Save after the claim expired; either marks the input done.
+func testSaveClaimedInput(t *testing.T, s conversation.Store) {
+	mustEnqueue(t, s, input("a"))
+	mustEnqueue(t, s, input("b"))
+	mustClaim(t, s, "a", live(), 1, true)
+	mustClaim(t, s, "b", expired(), 1, true)
+	saved := mustSave(t, s, conversation.Turn{Key: key, InputID: "a", Append: []conversation.Message{user("hello a")}})
+	mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, InputID: "b", Append: []conversation.Message{user("hello b")}})
+	mustClaim(t, s, "a", live(), 1, false)
+	mustClaim(t, s, "b", live(), 1, false)
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); len(got) != 0 {
+		t.Errorf("Pending after the Saves = %v; want none", got)
+	}
+	// Answered once: another Save for a fails.
+	if _, err := s.Save(context.Background(), conversation.Turn{Key: key, Version: saved.Version + 1, InputID: "a"}); !errors.Is(err, conversation.ErrConflict) {
+		t.Errorf("second Save for input a: %v; want ErrConflict", err)
 	}
 }
 
