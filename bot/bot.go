@@ -33,9 +33,6 @@ type Config struct {
 	// QueueSize bounds the acked envelopes waiting for the dispatcher (default 1024).
 	// When it is full the socket reader waits, and later acks with it.
 	QueueSize int
-	// OnAck, when set, is called after each envelope's ack is queued for writing
-	// (for metrics and tests).
-	OnAck func(envelopeType string)
 }
 
 // Bot receives Slack events in Socket Mode and hands the ones meant for it to a
@@ -120,7 +117,7 @@ func (b *Bot) handle(ctx context.Context, evt socketmode.Event, work chan<- slac
 		if evt.Request == nil {
 			return nil
 		}
-		b.ack(ctx, evt.Request.EnvelopeID, nil, string(evt.Type))
+		b.ack(ctx, evt.Request.EnvelopeID)
 		if ev, ok := evt.Data.(slackevents.EventsAPIEvent); ok {
 			if evt.Request.RetryAttempt > 0 {
 				b.log.Debug("redelivered envelope", "retry_attempt", evt.Request.RetryAttempt, "retry_reason", evt.Request.RetryReason)
@@ -140,7 +137,7 @@ func (b *Bot) handle(ctx context.Context, evt socketmode.Event, work chan<- slac
 			b.log.Warn("undecodable socket mode frame dropped", "cause", bad.Cause, "error", err)
 			return nil
 		}
-		b.ack(ctx, id, nil, "bad_message")
+		b.ack(ctx, id)
 		b.log.Warn("malformed envelope acked and dropped", "envelope_id", id, "cause", bad.Cause)
 	case socketmode.EventTypeInvalidAuth:
 		return errors.New("socket mode: invalid_auth: check SLACK_APP_TOKEN (an xapp- token with connections:write)")
@@ -157,14 +154,10 @@ func (b *Bot) handle(ctx context.Context, evt socketmode.Event, work chan<- slac
 	return nil
 }
 
-// ack writes the envelope's ack.
-func (b *Bot) ack(ctx context.Context, envelopeID string, payload any, typ string) {
-	if err := b.socket.AckCtx(ctx, envelopeID, payload); err != nil {
+// ack queues the envelope's ack for slack-go's writer.
+func (b *Bot) ack(ctx context.Context, envelopeID string) {
+	if err := b.socket.AckCtx(ctx, envelopeID, nil); err != nil {
 		b.log.Warn("ack not sent", "envelope_id", envelopeID, "error", err)
-		return
-	}
-	if b.cfg.OnAck != nil {
-		b.cfg.OnAck(typ)
 	}
 }
 

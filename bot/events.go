@@ -12,12 +12,11 @@ import (
 
 // Identity is who the bot is in its workspace, as auth.test reports it.
 type Identity struct {
-	TeamID    string // team_id
-	UserID    string // the bot user's id (U…)
-	BotID     string // bot_id (B…)
-	UserName  string // the bot user's name
-	TeamName  string
-	AppUserID string
+	TeamID   string // team_id
+	UserID   string // the bot user's id (U…)
+	BotID    string // bot_id (B…)
+	UserName string // the bot user's name
+	TeamName string
 }
 
 // Drop reasons, for debug logs and tests.

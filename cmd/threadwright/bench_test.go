@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/store/storetest"
 )
 
 // percentile returns the p-th percentile (0 < p <= 100) of ds, nearest-rank.
@@ -72,10 +73,17 @@ func BenchmarkAckLatency(b *testing.B) {
 // BenchmarkTurn measures the framework overhead of one whole turn: a mention posted to
 // the emulator, acked, deduplicated and persisted, run through the pipeline against a
 // zero-latency fake model, answered in the thread and checkpointed in the embedded
-// store. Each iteration is a new thread; ns/op is the mean, p50/p99 are reported.
+// store (SQLite, and Postgres when TEST_DATABASE_URL is set). Each iteration is a new
+// thread; ns/op is the mean, p50/p99 are reported.
 func BenchmarkTurn(b *testing.B) {
+	b.Run("SQLite", func(b *testing.B) { benchTurn(b, "") })
+	b.Run("Postgres", func(b *testing.B) { benchTurn(b, storetest.PostgresDSN(b)) })
+}
+
+func benchTurn(b *testing.B, databaseURL string) {
 	h := newHarness(b, emulator.Config{})
 	h.env["LOG_LEVEL"] = "warn"
+	h.env["DATABASE_URL"] = databaseURL
 	h.ai.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Response{Text: "instant answer"} })
 	h.start()
 	var lat []time.Duration
