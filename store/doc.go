@@ -9,5 +9,7 @@
 //     DATABASE_URL is unset.
 //
 // Both embed their schema as goose migrations and apply them when opened; Migrate
-// applies them alone, for `threadwright migrate`.
+// applies them alone, for `threadwright migrate`. What the two share beyond the
+// conformance suite, the row types and the rules of conversation.Store around their
+// SQL, is in store/internal/sqlstore.
 package store

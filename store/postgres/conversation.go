@@ -3,14 +3,13 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/lib/pq"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
 // loadSQL reads a checkpoint in one statement: the control row, LEFT JOINed to its
@@ -55,7 +54,7 @@ func (s *Store) load(ctx context.Context, key conversation.Key, recent int) (*co
 	var (
 		cp    *conversation.Checkpoint
 		c     conversationRow
-		state jsonText
+		state sqlstore.JSONText
 		m     nullMessage
 	)
 	for rows.Next() {
@@ -83,7 +82,7 @@ func (s *Store) load(ctx context.Context, key conversation.Key, recent int) (*co
 		return nil, conversation.ErrNotFound
 	}
 	c.TeamID, c.ChannelID, c.ThreadTS = key.TeamID, key.ChannelID, key.ThreadTS // what the row matched
-	if cp.Conversation, err = c.conversation(); err != nil {
+	if cp.Conversation, err = c.Conversation(); err != nil {
 		return nil, err
 	}
 	return cp, nil
@@ -183,25 +182,17 @@ conv AS (
 // (turn.Version 0) or is not at turn.Version (including when it no longer exists), or
 // when turn.InputID is not a pending input (already answered, finished or deleted).
 func (s *Store) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
-	saved, err := s.save(ctx, turn)
-	if err != nil {
-		return conversation.Saved{}, fmt.Errorf("save conversation %s at version %d: %w", turn.Key, turn.Version, err)
-	}
-	return saved, nil
+	return sqlstore.Save(turn, func(state sqlstore.JSONText) (conversation.Saved, error) {
+		return s.save(ctx, turn, state)
+	})
 }
 
-func (s *Store) save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
-	if err := checkTurn(turn); err != nil {
-		return conversation.Saved{}, err
-	}
-	state, err := json.Marshal(turn.State)
-	if err != nil {
-		return conversation.Saved{}, fmt.Errorf("encode state: %w", err)
-	}
+// save writes turn, whose state is encoded as state, once sqlstore.Save has checked it.
+func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 	n := int64(len(turn.Append))
 	cols := messageColumns(turn.Append)
 	args := []any{
-		turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, jsonText(state), n, now(), turn.InputID,
+		turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, state, n, sqlstore.Now(), turn.InputID,
 		cols.role, cols.userID, cols.slackTS, cols.text, cols.promptTokens, cols.completionTokens, cols.meta,
 	}
 	st := s.createStmt
@@ -213,7 +204,7 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn) (conversation.
 		id, lastSeq sql.NullInt64
 		pending     bool
 	)
-	err = st.QueryRowContext(ctx, args...).Scan(&id, &lastSeq, &pending)
+	err := st.QueryRowContext(ctx, args...).Scan(&id, &lastSeq, &pending)
 	if isUniqueViolation(err) {
 		return conversation.Saved{}, conversation.ErrConflict
 	}
@@ -244,7 +235,7 @@ func messageColumns(msgs []conversation.Message) messageCols {
 	}
 	for i, m := range msgs {
 		c.role[i], c.userID[i], c.slackTS[i], c.text[i] = string(m.Role), m.UserID, m.SlackTS, m.Text
-		c.meta[i] = string(m.Meta) // '' is NULL; checkTurn made sure any other meta is JSON
+		c.meta[i] = string(m.Meta) // '' is NULL; sqlstore.Save made sure any other meta is JSON
 		c.promptTokens[i], c.completionTokens[i] = int64(m.PromptTokens), int64(m.CompletionTokens)
 	}
 	return c
@@ -255,43 +246,8 @@ func messageColumns(msgs []conversation.Message) messageCols {
 // CASCADE). It returns the number of conversations deleted. Inputs go first: Save locks
 // an input before its conversation, and taking locks in one order rules out deadlocks.
 func (s *Store) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
-	tx, err := s.db.BeginTxx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("delete idle conversations: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM inputs WHERE created_at < $1`, before); err != nil {
-		return 0, fmt.Errorf("delete old inputs: %w", err)
-	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM conversations WHERE updated_at < $1`, before)
-	if err != nil {
-		return 0, fmt.Errorf("delete idle conversations: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("delete idle conversations: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("delete idle conversations: %w", err)
-	}
-	return int(n), nil
-}
-
-// checkTurn rejects a turn that cannot be stored as it is.
-func checkTurn(turn conversation.Turn) error {
-	if !turn.Key.Valid() {
-		return errors.New("incomplete key")
-	}
-	if turn.Version < 0 {
-		return errors.New("negative version")
-	}
-	for i, m := range turn.Append {
-		if m.Role == "" {
-			return fmt.Errorf("message %d has no role", i)
-		}
-		if len(m.Meta) > 0 && !json.Valid(m.Meta) {
-			return fmt.Errorf("message %d: meta is not valid JSON", i)
-		}
-	}
-	return nil
+	return sqlstore.DeleteIdle(ctx, s.db.DB,
+		`DELETE FROM inputs WHERE created_at < $1`,
+		`DELETE FROM conversations WHERE updated_at < $1`,
+		before)
 }

@@ -21,5 +21,7 @@
 // a session advisory lock so replicas starting together take turns). Tables live in
 // the connection's current schema (the first of its search_path), so several
 // deployments, or tests, can share a database in separate schemas. The package passes
-// store/storetest, the conformance suite it shares with store/sqlite.
+// store/storetest, the conformance suite it shares with store/sqlite, and shares with
+// it, through store/internal/sqlstore, its row types, the checks of its arguments and
+// the handling of its statements' results.
 package postgres

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"net/url"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -111,7 +111,7 @@ func (s *Store) Close() error {
 // Bind, Describe, Execute, Sync) and so in one round trip instead of two (Parse and
 // Describe first, to learn the parameter types). The store binds no []byte (the one
 // kind of parameter the option changes: it sends them in binary format); JSON goes as
-// text (jsonText).
+// text (sqlstore.JSONText).
 func connect(ctx context.Context, dsn string) (*sqlx.DB, error) {
 	cfg, err := pq.NewConfig(dsn)
 	if err != nil {
@@ -160,12 +160,7 @@ func migrate(ctx context.Context, db *sql.DB) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	fsys, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return 0, err
-	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, fsys,
-		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+	p, err := sqlstore.Migrations(goose.DialectPostgres, db, migrations, goose.WithSessionLocker(locker))
 	if err != nil {
 		return 0, err
 	}

@@ -16,16 +16,15 @@ import (
 // mustOpen opens a store in a schema of its own and closes it when the test ends.
 func mustOpen(tb testing.TB) *postgres.Store {
 	tb.Helper()
-	s, err := postgres.Open(context.Background(), storetest.PostgresDSN(tb))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return s
+	return mustOpenDSN(tb, storetest.PostgresDSN(tb))
+}
+
+// mustOpenDSN opens a store on the database that dsn names and closes it when the test
+// ends.
+func mustOpenDSN(tb testing.TB, dsn string) *postgres.Store {
+	tb.Helper()
+	s, err := postgres.Open(context.Background(), dsn)
+	return storetest.Opened(tb, s, err)
 }
 
 func TestStore(t *testing.T) {
@@ -69,30 +68,10 @@ func TestConcurrentOpen(t *testing.T) {
 // TestDeleteIdleCascades checks in the database itself that DeleteIdle leaves no
 // messages behind.
 func TestDeleteIdleCascades(t *testing.T) {
-	ctx := context.Background()
 	dsn := storetest.PostgresDSN(t)
-	s, err := postgres.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
-	msgs := []conversation.Message{{Role: conversation.RoleUser, Text: "a"}, {Role: conversation.RoleAssistant, Text: "b"}}
-	if _, err := s.Save(ctx, conversation.Turn{Key: key, Append: msgs}); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := s.DeleteIdle(ctx, time.Now().Add(time.Hour)); n != 1 || err != nil {
-		t.Fatalf("DeleteIdle = %d, %v; want 1, nil", n, err)
-	}
+	s := mustOpenDSN(t, dsn)
 	db, err := sql.Open("postgres", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM messages").Scan(&n); err != nil || n != 0 {
-		t.Errorf("%d messages left after DeleteIdle (%v); want 0", n, err)
-	}
+	storetest.DeleteIdleCascades(t, s, storetest.Opened(t, db, err))
 }
 
 func BenchmarkSaveLoad(b *testing.B) {
@@ -110,16 +89,9 @@ func BenchmarkComparison(b *testing.B) {
 func TestSaveWaitsForInput(t *testing.T) {
 	ctx := context.Background()
 	dsn := storetest.PostgresDSN(t)
-	s, err := postgres.Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := mustOpenDSN(t, dsn)
 	db, err := sql.Open("postgres", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	storetest.Opened(t, db, err)
 	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
 	saved, err := s.Save(ctx, conversation.Turn{Key: key})
 	if err != nil {
@@ -240,58 +212,10 @@ func TestConcurrentSavesOfOneInput(t *testing.T) {
 	}
 }
 
-// TestClaimAcrossReplicas races claims on one input from several stores on one
-// schema, as replicas of the bot do: exactly one wins, by the database's row lock.
-func TestClaimAcrossReplicas(t *testing.T) {
-	ctx := context.Background()
+// TestReplicas runs the tests of several stores on one schema, as replicas of the bot
+// use it: of concurrent claims on one input exactly one wins, by the database's row
+// lock.
+func TestReplicas(t *testing.T) {
 	dsn := storetest.PostgresDSN(t)
-	const replicas, rounds = 4, 5
-	stores := make([]*postgres.Store, replicas)
-	for i := range stores {
-		s, err := postgres.Open(ctx, dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		stores[i] = s
-	}
-	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
-	for round := range rounds {
-		id := fmt.Sprintf("in%d", round)
-		if ok, err := stores[0].Enqueue(ctx, conversation.Input{ID: id, Key: key, Kind: conversation.KindUserMessage}); !ok || err != nil {
-			t.Fatalf("Enqueue = %v, %v", ok, err)
-		}
-		type result struct {
-			attempts int
-			ok       bool
-			err      error
-		}
-		start := make(chan struct{})
-		results := make(chan result, replicas*2)
-		for _, s := range stores {
-			for range 2 { // two workers a replica
-				go func() {
-					<-start
-					attempts, ok, err := s.Claim(ctx, id, time.Now().Add(time.Hour))
-					results <- result{attempts, ok, err}
-				}()
-			}
-		}
-		close(start)
-		wins := 0
-		for range cap(results) {
-			r := <-results
-			switch {
-			case r.err != nil:
-				t.Errorf("round %d: Claim: %v", round, r.err)
-			case r.attempts != 1:
-				t.Errorf("round %d: Claim = %d attempts; want 1", round, r.attempts)
-			case r.ok:
-				wins++
-			}
-		}
-		if wins != 1 {
-			t.Errorf("round %d: %d of %d claims won; want exactly 1", round, wins, cap(results))
-		}
-	}
+	storetest.RunReplicas(t, func(t *testing.T) conversation.Store { return mustOpenDSN(t, dsn) })
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
 // insertBatch is how many messages one INSERT writes; 10 parameters a row stays far
@@ -34,7 +34,7 @@ func (s *Store) Load(ctx context.Context, key conversation.Key, recent int) (*co
 		return nil, fmt.Errorf("load conversation %s: %w", key, err)
 	}
 	cp := new(conversation.Checkpoint)
-	if cp.Conversation, err = c.conversation(); err != nil {
+	if cp.Conversation, err = c.Conversation(); err != nil {
 		return nil, fmt.Errorf("load conversation %s: %w", key, err)
 	}
 	if recent <= 0 || c.LastSeq == 0 {
@@ -80,22 +80,14 @@ func (s *Store) Exists(ctx context.Context, key conversation.Key) (bool, error) 
 // (turn.Version 0) or is not at turn.Version (including when it no longer exists), or
 // when turn.InputID is not a pending input (already answered, finished or deleted).
 func (s *Store) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
-	saved, err := s.save(ctx, turn)
-	if err != nil {
-		return conversation.Saved{}, fmt.Errorf("save conversation %s at version %d: %w", turn.Key, turn.Version, err)
-	}
-	return saved, nil
+	return sqlstore.Save(turn, func(state sqlstore.JSONText) (conversation.Saved, error) {
+		return s.save(ctx, turn, state)
+	})
 }
 
-func (s *Store) save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
-	if err := checkTurn(turn); err != nil {
-		return conversation.Saved{}, err
-	}
-	state, err := json.Marshal(turn.State)
-	if err != nil {
-		return conversation.Saved{}, fmt.Errorf("encode state: %w", err)
-	}
-	at := now()
+// save writes turn, whose state is encoded as state, once sqlstore.Save has checked it.
+func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
+	at := sqlstore.Now()
 	n := int64(len(turn.Append))
 
 	tx, err := s.write.BeginTxx(ctx, nil)
@@ -110,7 +102,7 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn) (conversation.
 		err = tx.QueryRowContext(ctx, `
 			INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at)
 			VALUES (?, ?, ?, ?, 1, ?, ?, ?) RETURNING id`,
-			turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, jsonText(state), lastSeq, timestamp(at), timestamp(at),
+			turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, state, lastSeq, timestamp(at), timestamp(at),
 		).Scan(&id)
 		if isUniqueViolation(err) {
 			return conversation.Saved{}, conversation.ErrConflict
@@ -120,7 +112,7 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn) (conversation.
 			UPDATE conversations SET state = ?, version = version + 1, last_seq = last_seq + ?, updated_at = ?
 			WHERE team_id = ? AND channel_id = ? AND thread_ts = ? AND version = ?
 			RETURNING id, last_seq`,
-			jsonText(state), n, timestamp(at), turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, turn.Version,
+			state, n, timestamp(at), turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, turn.Version,
 		).Scan(&id, &lastSeq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return conversation.Saved{}, conversation.ErrConflict
@@ -157,7 +149,7 @@ func insertMessages(ctx context.Context, tx *sqlx.Tx, conversationID, first int6
 			SlackTS:          m.SlackTS,
 			PromptTokens:     m.PromptTokens,
 			CompletionTokens: m.CompletionTokens,
-			Meta:             jsonText(m.Meta),
+			Meta:             sqlstore.JSONText(m.Meta),
 			CreatedAt:        timestamp(at),
 		}
 	}
@@ -177,13 +169,9 @@ func insertMessages(ctx context.Context, tx *sqlx.Tx, conversationID, first int6
 
 // markDone marks the pending input id done, or fails with ErrConflict.
 func markDone(ctx context.Context, tx *sqlx.Tx, id string, at time.Time) error {
-	res, err := tx.ExecContext(ctx, `
+	n, err := sqlstore.RowsAffected(tx.ExecContext(ctx, `
 		UPDATE inputs SET status = 'done', updated_at = ? WHERE id = ? AND status = 'pending'`,
-		timestamp(at), id)
-	if err != nil {
-		return fmt.Errorf("mark input %s done: %w", id, err)
-	}
-	n, err := res.RowsAffected()
+		timestamp(at), id))
 	if err != nil {
 		return fmt.Errorf("mark input %s done: %w", id, err)
 	}
@@ -193,47 +181,12 @@ func markDone(ctx context.Context, tx *sqlx.Tx, id string, at time.Time) error {
 	return nil
 }
 
-// DeleteIdle deletes, in one transaction, the conversations not updated since before
-// (their messages go with them, ON DELETE CASCADE) and the inputs created before it. It
-// returns the number of conversations deleted.
+// DeleteIdle deletes, in one transaction, the inputs created before before and the
+// conversations not updated since then (their messages go with them, ON DELETE
+// CASCADE). It returns the number of conversations deleted.
 func (s *Store) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
-	tx, err := s.write.BeginTxx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("delete idle conversations: %w", err)
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `DELETE FROM conversations WHERE updated_at < ?`, timestamp(before))
-	if err != nil {
-		return 0, fmt.Errorf("delete idle conversations: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return 0, fmt.Errorf("delete idle conversations: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM inputs WHERE created_at < ?`, timestamp(before)); err != nil {
-		return 0, fmt.Errorf("delete old inputs: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("delete idle conversations: %w", err)
-	}
-	return int(n), nil
-}
-
-// checkTurn rejects a turn that cannot be stored as it is.
-func checkTurn(turn conversation.Turn) error {
-	if !turn.Key.Valid() {
-		return errors.New("incomplete key")
-	}
-	if turn.Version < 0 {
-		return errors.New("negative version")
-	}
-	for i, m := range turn.Append {
-		if m.Role == "" {
-			return fmt.Errorf("message %d has no role", i)
-		}
-		if len(m.Meta) > 0 && !json.Valid(m.Meta) {
-			return fmt.Errorf("message %d: meta is not valid JSON", i)
-		}
-	}
-	return nil
+	return sqlstore.DeleteIdle(ctx, s.write.DB,
+		`DELETE FROM inputs WHERE created_at < ?`,
+		`DELETE FROM conversations WHERE updated_at < ?`,
+		timestamp(before))
 }

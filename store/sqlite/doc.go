@@ -12,5 +12,7 @@
 //
 // The schema is in migrations/ (embedded, applied by goose when the store opens). Times
 // are stored as INTEGER Unix microseconds, UTC. The package passes store/storetest, the
-// conformance suite it shares with store/postgres.
+// conformance suite it shares with store/postgres, and shares with it, through
+// store/internal/sqlstore, its row types, the checks of its arguments and the handling
+// of its statements' results.
 package sqlite

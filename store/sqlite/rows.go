@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
@@ -12,10 +11,8 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
-
-// now returns the current time as stored: UTC, whole microseconds.
-func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
 // timestamp is a time stored as INTEGER Unix microseconds: compact, and ordered as
 // numbers.
@@ -34,71 +31,28 @@ func (t *timestamp) Scan(src any) error {
 	return nil
 }
 
-// jsonText is a JSON column: bound as TEXT (a []byte would be stored as a BLOB), and
-// NULL when empty.
-type jsonText []byte
+// UTC returns t as a time.Time in UTC (sqlstore.Time).
+func (t timestamp) UTC() time.Time { return time.Time(t).UTC() }
 
-// Value implements driver.Valuer.
-func (j jsonText) Value() (driver.Value, error) {
-	if len(j) == 0 {
-		return nil, nil
-	}
-	return string(j), nil
-}
+// conversationRow and inputRow are the rows the backends share, with SQLite's
+// timestamps.
+type (
+	conversationRow = sqlstore.ConversationRow[timestamp]
+	inputRow        = sqlstore.InputRow[timestamp]
+)
 
-// Scan implements sql.Scanner.
-func (j *jsonText) Scan(src any) error {
-	switch v := src.(type) {
-	case nil:
-		*j = nil
-	case string:
-		*j = jsonText(v)
-	case []byte:
-		*j = bytes.Clone(v)
-	default:
-		return fmt.Errorf("scan JSON: got %T, want text", src)
-	}
-	return nil
-}
-
-type conversationRow struct {
-	ID        int64     `db:"id"`
-	TeamID    string    `db:"team_id"`
-	ChannelID string    `db:"channel_id"`
-	ThreadTS  string    `db:"thread_ts"`
-	State     jsonText  `db:"state"`
-	Version   int64     `db:"version"`
-	LastSeq   int64     `db:"last_seq"`
-	CreatedAt timestamp `db:"created_at"`
-	UpdatedAt timestamp `db:"updated_at"`
-}
-
-func (r conversationRow) conversation() (conversation.Conversation, error) {
-	c := conversation.Conversation{
-		ID:        r.ID,
-		Key:       conversation.Key{TeamID: r.TeamID, ChannelID: r.ChannelID, ThreadTS: r.ThreadTS},
-		Version:   r.Version,
-		LastSeq:   r.LastSeq,
-		CreatedAt: time.Time(r.CreatedAt),
-		UpdatedAt: time.Time(r.UpdatedAt),
-	}
-	if err := json.Unmarshal(r.State, &c.State); err != nil {
-		return c, fmt.Errorf("decode state: %w", err)
-	}
-	return c, nil
-}
-
+// messageRow is a row of the messages table, as Load reads it and Save writes it.
 type messageRow struct {
-	ConversationID   int64     `db:"conversation_id"`
-	Seq              int64     `db:"seq"`
-	Role             string    `db:"role"`
-	UserID           string    `db:"user_id"`
-	Text             string    `db:"text"`
-	SlackTS          string    `db:"slack_ts"`
-	PromptTokens     int       `db:"prompt_tokens"`
-	CompletionTokens int       `db:"completion_tokens"`
-	Meta             jsonText  `db:"meta"`
-	CreatedAt        timestamp `db:"created_at"`
+	ConversationID   int64             `db:"conversation_id"`
+	Seq              int64             `db:"seq"`
+	Role             string            `db:"role"`
+	UserID           string            `db:"user_id"`
+	Text             string            `db:"text"`
+	SlackTS          string            `db:"slack_ts"`
+	PromptTokens     int               `db:"prompt_tokens"`
+	CompletionTokens int               `db:"completion_tokens"`
+	Meta             sqlstore.JSONText `db:"meta"`
+	CreatedAt        timestamp         `db:"created_at"`
 }
 
 func (r messageRow) message() conversation.Message {
@@ -113,38 +67,6 @@ func (r messageRow) message() conversation.Message {
 		Meta:             json.RawMessage(r.Meta),
 		CreatedAt:        time.Time(r.CreatedAt),
 	}
-}
-
-type inputRow struct {
-	ID        string    `db:"id"`
-	EventID   string    `db:"event_id"`
-	TeamID    string    `db:"team_id"`
-	ChannelID string    `db:"channel_id"`
-	ThreadTS  string    `db:"thread_ts"`
-	Kind      string    `db:"kind"`
-	Payload   jsonText  `db:"payload"`
-	Status    string    `db:"status"`
-	Attempts  int       `db:"attempts"`
-	CreatedAt timestamp `db:"created_at"`
-}
-
-func (r inputRow) input() (conversation.Input, error) {
-	in := conversation.Input{
-		ID:        r.ID,
-		EventID:   r.EventID,
-		Key:       conversation.Key{TeamID: r.TeamID, ChannelID: r.ChannelID, ThreadTS: r.ThreadTS},
-		Kind:      conversation.InputKind(r.Kind),
-		Status:    conversation.InputStatus(r.Status),
-		Attempts:  r.Attempts,
-		CreatedAt: time.Time(r.CreatedAt),
-	}
-	if len(r.Payload) > 0 {
-		in.Message = new(conversation.UserMessage)
-		if err := json.Unmarshal(r.Payload, in.Message); err != nil {
-			return in, fmt.Errorf("decode input %s: %w", r.ID, err)
-		}
-	}
-	return in, nil
 }
 
 // isUniqueViolation reports whether err is SQLite's UNIQUE constraint failure

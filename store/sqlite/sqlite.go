@@ -6,7 +6,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
 //go:embed migrations/*.sql
@@ -159,11 +159,7 @@ func openDB(ctx context.Context, path string, params url.Values) (*sqlx.DB, erro
 // migrate applies the embedded migrations with a goose Provider of its own (no global
 // goose state) and returns the schema version.
 func migrate(ctx context.Context, db *sql.DB) (int64, error) {
-	fsys, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		return 0, err
-	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db, fsys, goose.WithDisableGlobalRegistry(true))
+	p, err := sqlstore.Migrations(goose.DialectSQLite3, db, migrations)
 	if err != nil {
 		return 0, err
 	}

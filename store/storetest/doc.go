@@ -10,5 +10,10 @@
 //		storetest.Run(t, func(t *testing.T) conversation.Store { return mustOpen(t) })
 //	}
 //
+// RunReplicas runs the tests of several stores on one database (a backend passes a
+// function that opens another store on the database of its test), and DeleteIdleCascades
+// and MigrationsDown look into the database itself, through a connection the backend
+// opens. Opened closes a store, or another connection, when the test ends.
+//
 // The benchmarks measure and report; they never assert timings.
 package storetest

@@ -58,6 +58,22 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 	}
 }
 
+// Opened returns s, which an Open function returned with err, and closes it when the
+// test ends. It fails tb at once when err is not nil, and later when Close fails: it
+// is for a store, or another connection (an *sql.DB), that a test opens.
+func Opened[S interface{ Close() error }](tb testing.TB, s S, err error) S {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return s
+}
+
 var key = conversation.Key{TeamID: "T0001", ChannelID: "C0001", ThreadTS: "1700000000.000100"}
 
 // otherKey returns a key that differs from key in its thread only.

@@ -1,0 +1,151 @@
+package sqlstore
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// The input methods of conversation.Store, less their SQL: a backend's method passes
+// its statements as functions and returns what the function here returns. Each
+// statement runs at most once, and its errors come back wrapped with the input's id.
+
+// Enqueue implements conversation.Store.Enqueue: it checks in and calls insert once
+// with in.Message as JSON (empty when nil), the input's creation time (in.CreatedAt in
+// UTC, whole microseconds, when set; otherwise now) and now. insert inserts the input
+// as pending with no attempts, doing nothing when its id exists (INSERT … ON CONFLICT
+// (id) DO NOTHING); Enqueue reports whether it inserted a row.
+func Enqueue(in conversation.Input, insert func(payload JSONText, created, now time.Time) (sql.Result, error)) (bool, error) {
+	if in.ID == "" || in.Kind == "" || !in.Key.Valid() {
+		return false, fmt.Errorf("enqueue input %q: id, kind and key are required", in.ID)
+	}
+	var payload []byte
+	if in.Message != nil {
+		var err error
+		if payload, err = json.Marshal(in.Message); err != nil {
+			return false, fmt.Errorf("enqueue input %s: %w", in.ID, err)
+		}
+	}
+	at := Now()
+	created := at
+	if !in.CreatedAt.IsZero() {
+		created = in.CreatedAt.UTC().Truncate(time.Microsecond)
+	}
+	n, err := RowsAffected(insert(payload, created, at))
+	if err != nil {
+		return false, fmt.Errorf("enqueue input %s: %w", in.ID, err)
+	}
+	return n == 1, nil
+}
+
+// Claim implements conversation.Store.Claim of input id: claim takes the claim when
+// the input is pending and no claim on it is live, in one conditional UPDATE
+// (claimed_until IS NULL OR claimed_until <= now), setting claimed_until to until (in
+// UTC, whole microseconds) and incrementing the attempts, and returns the new count
+// (RETURNING attempts), or no row when it changed nothing. Then attempts, which reads
+// the input's attempt count (no row when the input does not exist), tells why. Claim
+// returns the new count and true, or the count and false when the input is not pending
+// or its claim is live. Errors: conversation.ErrNotFound, and a zero until.
+func Claim(id string, until time.Time, claim func(until, now time.Time) *sql.Row, attempts func() *sql.Row) (n int, ok bool, err error) {
+	if until.IsZero() {
+		return 0, false, fmt.Errorf("claim input %s: zero until", id)
+	}
+	err = claim(until.UTC().Truncate(time.Microsecond), Now()).Scan(&n)
+	if err == nil {
+		return n, true, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, false, fmt.Errorf("claim input %s: %w", id, err)
+	}
+	err = attempts().Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = conversation.ErrNotFound
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("claim input %s: %w", id, err)
+	}
+	return n, false, nil
+}
+
+// Release implements conversation.Store.Release of input id: update sets
+// claimed_until to NULL on the input if it is pending; when it changes no row, exists
+// (SELECT EXISTS …) tells a missing input, conversation.ErrNotFound, from one that is
+// not pending, which is no error.
+func Release(id string, update func(now time.Time) (sql.Result, error), exists func() *sql.Row) error {
+	n, err := RowsAffected(update(Now()))
+	if err != nil {
+		return fmt.Errorf("release input %s: %w", id, err)
+	}
+	if n == 1 {
+		return nil
+	}
+	var ok bool
+	if err := exists().Scan(&ok); err != nil {
+		return fmt.Errorf("release input %s: %w", id, err)
+	}
+	if !ok {
+		return fmt.Errorf("release input %s: %w", id, conversation.ErrNotFound)
+	}
+	return nil
+}
+
+// Finish implements conversation.Store.Finish of input id: once status is known to be
+// one of the conversation.InputStatus constants, update sets it on the input. Errors:
+// conversation.ErrNotFound when update changes no row.
+func Finish(id string, status conversation.InputStatus, update func(now time.Time) (sql.Result, error)) error {
+	if !ValidStatus(status) {
+		return fmt.Errorf("finish input %s: unknown status %q", id, status)
+	}
+	n, err := RowsAffected(update(Now()))
+	if err != nil {
+		return fmt.Errorf("finish input %s: %w", id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("finish input %s: %w", id, conversation.ErrNotFound)
+	}
+	return nil
+}
+
+// Pending implements conversation.Store.Pending: unless limit is not positive (no
+// inputs, and no query), query selects into rows the pending inputs, up to limit,
+// oldest first, that are not under a claim live at now; Pending converts them.
+func Pending[T Time](limit int, query func(rows *[]InputRow[T], now time.Time) error) ([]conversation.Input, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var rows []InputRow[T]
+	if err := query(&rows, Now()); err != nil {
+		return nil, fmt.Errorf("list pending inputs: %w", err)
+	}
+	inputs := make([]conversation.Input, len(rows))
+	for i, r := range rows {
+		var err error
+		if inputs[i], err = r.Input(); err != nil {
+			return nil, fmt.Errorf("list pending inputs: %w", err)
+		}
+	}
+	return inputs, nil
+}
+
+// ValidStatus reports whether s is one of the conversation.InputStatus constants.
+func ValidStatus(s conversation.InputStatus) bool {
+	switch s {
+	case conversation.InputPending, conversation.InputDone, conversation.InputDropped, conversation.InputFailed:
+		return true
+	}
+	return false
+}
+
+// RowsAffected returns the number of rows that the statement whose result and error
+// are res and err changed, so that an Exec and its count fail in one place:
+// n, err := RowsAffected(db.ExecContext(…)).
+func RowsAffected(res sql.Result, err error) (int64, error) {
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
