@@ -1,6 +1,7 @@
 // Package bot is threadwright's Slack adapter: it connects to Slack in Socket Mode with
-// slack-go, acks every envelope at once, turns the events meant for the bot into
-// conversation inputs, and implements conversation.Messenger on the Slack Web API.
+// slack-go, acks every envelope at once, turns the events and interactions meant for
+// the bot into conversation inputs, renders conversation cards as Block Kit, and
+// implements conversation.Messenger on the Slack Web API.
 //
 // Event handling follows DESIGN.md ("Data flow of one Slack event", step 1):
 //
@@ -15,7 +16,26 @@
 //   - Inputs are handed to a Submitter (conversation.Service) by one dispatcher
 //     goroutine, so the socket reader never waits for the database.
 //
+// Interactivity (DESIGN.md, "Artifact workflows" and "Commands"):
+//
+//   - A click on a button or a menu option of the bot's messages (block_actions; the
+//     action_id starts with "tw:") carries a conversation.Action in its value
+//     (RenderCard). It becomes a KindAction input, deduplicated by trigger_id
+//     (conversation.InteractionInputID). When the value also carries a
+//     conversation.Modal, the bot instead opens the modal at once with views.open, in
+//     its own goroutine (the trigger_id is valid for 3 seconds), and the modal's
+//     submission (view_submission, callback_id ModalCallbackID, the Action in
+//     private_metadata) becomes the KindAction input, with the text typed.
+//   - A slash command becomes a KindCommand input whose Key has no ThreadTS; the
+//     message shortcut ShortcutCallbackID one for the thread of the message it was
+//     used on. Text commands by @mention stay user messages.
+//   - Payloads that cannot be read, and interactions with other apps' elements or
+//     callbacks, are acked, logged and dropped. A person whose click or command could
+//     not be submitted, or whose modal could not be opened, is told ephemerally.
+//
 // Messenger posts replies in the thread (split to fit Slack's message limits), shows
 // "is thinking…" with assistant.threads.setStatus (falling back to a reaction where that
-// method is refused) and reads earlier thread messages with conversations.replies.
+// method is refused), reads earlier thread messages with conversations.replies, posts
+// and updates cards (RenderCard: a card too long for one message continues in several),
+// posts ephemeral messages, uploads files (files upload v2) and reads users' locales.
 package bot

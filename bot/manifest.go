@@ -14,10 +14,10 @@ var BotScopes = []string{
 	"groups:history",    // the same in private channels
 	"im:history",        // message.im events: direct messages
 	"mpim:history",      // message.mpim events: group direct messages
-	"chat:write",        // chat.postMessage, chat.update, assistant.threads.setStatus
+	"chat:write",        // chat.postMessage, chat.update, chat.postEphemeral, assistant.threads.setStatus
 	"reactions:write",   // reactions.add / reactions.remove (the "working" fallback)
-	"users:read",        // users.info
-	"commands",          // the /threadwright slash command
+	"users:read",        // users.info (with include_locale: the user's language)
+	"commands",          // the /threadwright slash command and the message shortcut
 	"files:write",       // files.getUploadURLExternal / completeUploadExternal (reports)
 }
 
@@ -41,6 +41,7 @@ type Manifest struct {
 			DisplayName  string `yaml:"display_name"`
 			AlwaysOnline bool   `yaml:"always_online"`
 		} `yaml:"bot_user"`
+		Shortcuts     []Shortcut     `yaml:"shortcuts"`
 		SlashCommands []SlashCommand `yaml:"slash_commands"`
 	} `yaml:"features"`
 	OAuthConfig struct {
@@ -69,8 +70,18 @@ type SlashCommand struct {
 	ShouldEscape bool   `yaml:"should_escape"`
 }
 
+// Shortcut is one shortcut of a manifest: "message" shortcuts appear in a message's
+// "More actions" menu (https://docs.slack.dev/interactivity/implementing-shortcuts).
+type Shortcut struct {
+	Name        string `yaml:"name"`
+	Type        string `yaml:"type"` // "message" or "global"
+	CallbackID  string `yaml:"callback_id"`
+	Description string `yaml:"description"`
+}
+
 // NewManifest returns threadwright's app manifest for an app named name: Socket Mode on,
-// interactivity on, the /threadwright command, BotScopes and BotEvents.
+// interactivity on, the /threadwright command, the message shortcut
+// ShortcutCallbackID, BotScopes and BotEvents.
 func NewManifest(name string) Manifest {
 	var m Manifest
 	m.DisplayInformation.Name = name
@@ -79,6 +90,12 @@ func NewManifest(name string) Manifest {
 	m.Features.AppHome.MessagesTabEnabled = true
 	m.Features.BotUser.DisplayName = name
 	m.Features.BotUser.AlwaysOnline = true
+	m.Features.Shortcuts = []Shortcut{{
+		Name:        "Workflow commands",
+		Type:        "message",
+		CallbackID:  ShortcutCallbackID,
+		Description: "Restart, edit, export or cancel this thread's workflow",
+	}}
 	m.Features.SlashCommands = []SlashCommand{{
 		Command:     "/threadwright",
 		Description: "Start and manage threadwright workflows",

@@ -28,10 +28,14 @@ func TestManifest(t *testing.T) {
 		}
 	}
 	scopes := m["oauth_config"].(map[string]any)["scopes"].(map[string]any)["bot"].([]any)
-	for _, want := range []string{"app_mentions:read", "chat:write", "im:history", "channels:history", "reactions:write", "commands"} {
+	for _, want := range []string{"app_mentions:read", "chat:write", "im:history", "channels:history", "reactions:write", "commands", "users:read", "files:write"} {
 		if !contains(scopes, want) {
 			t.Errorf("bot scopes lack %s", want)
 		}
+	}
+	shortcuts := m["features"].(map[string]any)["shortcuts"].([]any)
+	if len(shortcuts) != 1 || shortcuts[0].(map[string]any)["type"] != "message" || shortcuts[0].(map[string]any)["callback_id"] != bot.ShortcutCallbackID {
+		t.Errorf("shortcuts: %v", shortcuts)
 	}
 	cmds := m["features"].(map[string]any)["slash_commands"].([]any)
 	if len(cmds) != 1 || cmds[0].(map[string]any)["command"] != "/threadwright" {

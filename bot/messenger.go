@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -138,4 +139,124 @@ func (m *Messenger) ThreadHistory(ctx context.Context, key conversation.Key, bef
 		all = append(all[:1], all[len(all)-limit+1:]...)
 	}
 	return all, nil
+}
+
+// PostCard posts c with chat.postMessage in the thread of key, or at the channel's top
+// level when key.ThreadTS is empty, and returns the ts of the message that carries
+// the card's end (its buttons). A card too long for one message (RenderCard) is
+// posted as several messages in the thread, its long text first; at the top level,
+// where the ts returned must be the new thread's, it is shortened to one message.
+// Errors: Slack's, as for PostReply; a button that cannot be encoded.
+func (m *Messenger) PostCard(ctx context.Context, key conversation.Key, c conversation.Card) (string, error) {
+	limit := MaxCardMessages
+	if key.ThreadTS == "" {
+		limit = 1
+	}
+	msgs, err := RenderCard(c, limit)
+	if err != nil {
+		return "", fmt.Errorf("post card: %w", err)
+	}
+	var ts string
+	for i, msg := range msgs {
+		_, t, err := m.api.PostMessageContext(ctx, key.ChannelID, cardOptions(msg,
+			threadOption(key.ThreadTS),
+			slack.MsgOptionDisableLinkUnfurl(),
+			slack.MsgOptionDisableMediaUnfurl(),
+		)...)
+		if err != nil {
+			return ts, fmt.Errorf("chat.postMessage (card message %d of %d): %w", i+1, len(msgs), err)
+		}
+		ts = t
+	}
+	return ts, nil
+}
+
+// UpdateCard replaces the message ts in key's channel with c, shortened to one
+// message (RenderCard), with chat.update. Errors: Slack's (message_not_found,
+// cant_update_message, ...).
+func (m *Messenger) UpdateCard(ctx context.Context, key conversation.Key, ts string, c conversation.Card) error {
+	msgs, err := RenderCard(c, 1)
+	if err != nil {
+		return fmt.Errorf("update card: %w", err)
+	}
+	if _, _, _, err := m.api.UpdateMessageContext(ctx, key.ChannelID, ts, cardOptions(msgs[0])...); err != nil {
+		return fmt.Errorf("chat.update %s: %w", ts, err)
+	}
+	return nil
+}
+
+// PostEphemeral shows text to userID only with chat.postEphemeral, in the thread of
+// key (or the channel when key.ThreadTS is empty), split like PostReply when long.
+// Errors: Slack's (user_not_in_channel, ...).
+func (m *Messenger) PostEphemeral(ctx context.Context, key conversation.Key, userID string, text string) error {
+	for i, p := range SplitText(text, MaxMessageChars) {
+		if _, err := m.api.PostEphemeralContext(ctx, key.ChannelID, userID,
+			slack.MsgOptionText(p, false), threadOption(key.ThreadTS)); err != nil {
+			return fmt.Errorf("chat.postEphemeral (piece %d): %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// PostEphemeralCard shows c to userID only with chat.postEphemeral, shortened to one
+// message (RenderCard), in the thread of key or the channel.
+func (m *Messenger) PostEphemeralCard(ctx context.Context, key conversation.Key, userID string, c conversation.Card) error {
+	msgs, err := RenderCard(c, 1)
+	if err != nil {
+		return fmt.Errorf("post ephemeral card: %w", err)
+	}
+	if _, err := m.api.PostEphemeralContext(ctx, key.ChannelID, userID, cardOptions(msgs[0], threadOption(key.ThreadTS))...); err != nil {
+		return fmt.Errorf("chat.postEphemeral: %w", err)
+	}
+	return nil
+}
+
+// Upload uploads f to the thread of key (or the channel when key.ThreadTS is empty)
+// with files upload v2: files.getUploadURLExternal, a POST of the content, then
+// files.completeUploadExternal with channel_id, thread_ts and f.Comment as
+// initial_comment (cut to MaxMessageChars). Errors: an empty file; Slack's.
+func (m *Messenger) Upload(ctx context.Context, key conversation.Key, f conversation.File) error {
+	if len(f.Content) == 0 {
+		return fmt.Errorf("upload %s: empty file", f.Name)
+	}
+	title := f.Title
+	if title == "" {
+		title = f.Name
+	}
+	_, err := m.api.UploadFileContext(ctx, slack.UploadFileParameters{
+		Reader:          bytes.NewReader(f.Content),
+		FileSize:        len(f.Content),
+		Filename:        f.Name,
+		Title:           title,
+		InitialComment:  truncate(f.Comment, MaxMessageChars),
+		Channel:         key.ChannelID,
+		ThreadTimestamp: key.ThreadTS,
+	})
+	if err != nil {
+		return fmt.Errorf("upload %s: %w", f.Name, err)
+	}
+	return nil
+}
+
+// UserLocale returns userID's Slack locale ("en-US", "ru-RU") from users.info with
+// include_locale; "" when Slack does not say.
+func (m *Messenger) UserLocale(ctx context.Context, userID string) (string, error) {
+	u, err := m.api.GetUserInfoContext(ctx, userID, slack.GetUserInfoOptionIncludeLocale(true))
+	if err != nil {
+		return "", fmt.Errorf("users.info %s: %w", userID, err)
+	}
+	return u.Locale, nil
+}
+
+// cardOptions returns the chat.* options that post msg, then extra.
+func cardOptions(msg CardMessage, extra ...slack.MsgOption) []slack.MsgOption {
+	return append([]slack.MsgOption{slack.MsgOptionText(msg.Text, false), slack.MsgOptionBlocks(msg.Blocks...)}, extra...)
+}
+
+// threadOption sets thread_ts when ts is not empty.
+func threadOption(ts string) slack.MsgOption {
+	if ts == "" {
+		return slack.MsgOptionCompose()
+	}
+	return slack.MsgOptionTS(ts)
 }

@@ -85,10 +85,19 @@ type State struct {
 	// PromptTokens and CompletionTokens total the model usage of all turns.
 	PromptTokens     int `json:"prompt_tokens,omitempty"`
 	CompletionTokens int `json:"completion_tokens,omitempty"`
+	// Workflow is the thread's artifact workflow, when one was started (Mode is
+	// ModeWorkflow while it runs).
+	Workflow *WorkflowState `json:"workflow,omitempty"`
 }
 
-// ModeAssistant is the mode of a conversation with the assistant pipeline.
-const ModeAssistant = "assistant"
+// The conversation modes.
+const (
+	// ModeAssistant is free conversation with the assistant pipeline.
+	ModeAssistant = "assistant"
+	// ModeWorkflow is a running artifact workflow: replies in the thread choose and
+	// edit artifacts.
+	ModeWorkflow = "workflow"
+)
 
 // Conversation is the control row of a conversation.
 type Conversation struct {
@@ -140,6 +149,12 @@ type InputKind string
 const (
 	// KindUserMessage is a person's message: an app_mention, a DM or a thread reply.
 	KindUserMessage InputKind = "user_message"
+	// KindAction is a click on a button or menu item of the bot's messages
+	// (block_actions), or the submission of a modal one opened (view_submission).
+	KindAction InputKind = "action"
+	// KindCommand is a command: /threadwright in a channel, a text command by
+	// @mention in a thread, or a message shortcut on one of the bot's messages.
+	KindCommand InputKind = "command"
 )
 
 // InputStatus is where an input is in its life.
@@ -169,7 +184,11 @@ type Input struct {
 	Kind    InputKind `json:"kind"`
 	// Message is set for KindUserMessage.
 	Message *UserMessage `json:"message,omitempty"`
-	Status  InputStatus  `json:"status"`
+	// Action is set for KindAction.
+	Action *ActionInput `json:"action,omitempty"`
+	// Command is set for KindCommand.
+	Command *CommandInput `json:"command,omitempty"`
+	Status  InputStatus   `json:"status"`
 	// Attempts counts how many times a turn started on this input.
 	Attempts  int       `json:"attempts"`
 	CreatedAt time.Time `json:"created_at"`
@@ -191,7 +210,44 @@ type UserMessage struct {
 	Direct bool `json:"direct,omitempty"`
 }
 
+// ActionInput is a click or a modal submission.
+type ActionInput struct {
+	Action Action `json:"action"`
+	UserID string `json:"user_id"`
+	// Text is what was typed in the modal, for a submission.
+	Text string `json:"text,omitempty"`
+	// MessageTS is the ts of the message whose button was clicked ("" for a modal).
+	MessageTS string `json:"message_ts,omitempty"`
+}
+
+// CommandSource says through which door a command came (DESIGN.md, "Commands").
+type CommandSource string
+
+// The command sources.
+const (
+	SourceSlash    CommandSource = "slash"    // /threadwright in a channel
+	SourceMention  CommandSource = "mention"  // @threadwright restart budget, in a thread
+	SourceShortcut CommandSource = "shortcut" // a message shortcut or overflow item
+)
+
+// CommandInput is a command addressed to the bot.
+type CommandInput struct {
+	Source CommandSource `json:"source"`
+	UserID string        `json:"user_id"`
+	// Line is the command line after the command word: "restart budget".
+	Line string `json:"line"`
+	// MessageTS is the message a shortcut was used on.
+	MessageTS string `json:"message_ts,omitempty"`
+}
+
 // MessageInputID returns the deduplication id of a Slack message (see Input.ID).
 func MessageInputID(teamID, channelID, ts string) string {
 	return fmt.Sprintf("msg:%s:%s:%s", teamID, channelID, ts)
+}
+
+// InteractionInputID returns the deduplication id of an interaction (a click, a modal
+// submission, a slash command, a shortcut): Slack's trigger_id, unique per
+// interaction and the same in a redelivered envelope.
+func InteractionInputID(teamID, triggerID string) string {
+	return fmt.Sprintf("int:%s:%s", teamID, triggerID)
 }

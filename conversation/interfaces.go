@@ -44,6 +44,10 @@ type Store interface {
 	// Pending returns up to limit pending inputs created before before that are not
 	// claimed (or whose claim expired), oldest first.
 	Pending(ctx context.Context, before time.Time, limit int) ([]Input, error)
+	// Workflows lists the conversations of a channel whose workflow is running
+	// (State.Workflow.Status WorkflowRunning), started by startedBy ("" for anyone's),
+	// most recently updated first, at most limit.
+	Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]WorkflowRef, error)
 	// DeleteIdle deletes conversations (with their messages) not updated since before,
 	// and inputs created before it; it returns the number of conversations deleted.
 	DeleteIdle(ctx context.Context, before time.Time) (int, error)
@@ -51,6 +55,14 @@ type Store interface {
 	Ping(ctx context.Context) error
 	// Close releases the store's resources.
 	Close() error
+}
+
+// WorkflowRef names a conversation with a running workflow.
+type WorkflowRef struct {
+	Key       Key
+	Name      string // the workflow's name
+	StartedBy string
+	UpdatedAt time.Time
 }
 
 // Messenger is the way back to the chat (implemented by bot on the Slack Web API).
@@ -66,6 +78,21 @@ type Messenger interface {
 	// before the message with ts before, oldest first (conversations.replies). Messages
 	// from bots are left out.
 	ThreadHistory(ctx context.Context, key Key, before string, limit int) ([]Message, error)
+	// PostCard posts c in the thread of key, or at the channel's top level when
+	// key.ThreadTS is empty (a new thread), and returns its ts.
+	PostCard(ctx context.Context, key Key, c Card) (string, error)
+	// UpdateCard replaces the message ts in key's channel with c (chat.update).
+	UpdateCard(ctx context.Context, key Key, ts string, c Card) error
+	// PostEphemeral shows text to userID only, in the thread of key (or the channel
+	// when key.ThreadTS is empty) (chat.postEphemeral).
+	PostEphemeral(ctx context.Context, key Key, userID string, text string) error
+	// PostEphemeralCard is PostEphemeral with a card (a menu, for example).
+	PostEphemeralCard(ctx context.Context, key Key, userID string, c Card) error
+	// Upload uploads f to the thread of key (files upload v2).
+	Upload(ctx context.Context, key Key, f File) error
+	// UserLocale returns the Slack locale of userID, such as "en-US" or "ru-RU"
+	// (users.info with include_locale); "" when unknown.
+	UserLocale(ctx context.Context, userID string) (string, error)
 }
 
 // Prompt is what the assistant pipeline is asked: the conversation so far and the new

@@ -31,6 +31,14 @@ type Config struct {
 	Synthesizer Synthesizer
 	Logger      *slog.Logger
 
+	// Workflows are the artifact workflows offered (nil: none); Agent writes and
+	// judges their artifacts (required with Workflows).
+	Workflows Workflows
+	Agent     WorkflowAgent
+	// Approvers, when set, are the only Slack users who may approve artifacts
+	// (APPROVER_USER_IDS); otherwise a workflow's approvers setting decides.
+	Approvers []string
+
 	// MaxConcurrentTurns bounds the turns running at once across all threads
 	// (default 8). Inputs of one thread always run one at a time, in order.
 	MaxConcurrentTurns int
@@ -82,6 +90,11 @@ func NewService(cfg Config) (*Service, error) {
 		return nil, errors.New("conversation: Config.Executor is required")
 	case cfg.Synthesizer == nil:
 		return nil, errors.New("conversation: Config.Synthesizer is required")
+	case cfg.Workflows != nil && cfg.Agent == nil:
+		return nil, errors.New("conversation: Config.Agent is required with Workflows")
+	}
+	if cfg.Workflows == nil {
+		cfg.Workflows = noWorkflows{}
 	}
 	setDefault(&cfg.MaxConcurrentTurns, 8)
 	setDefault(&cfg.HistoryMessages, 40)
@@ -118,7 +131,8 @@ func setDefault[T int | time.Duration](v *T, def T) {
 // of). It does not wait for the turn. Errors: ErrClosed after Shutdown began; store
 // errors.
 func (s *Service) Submit(ctx context.Context, in Input) (bool, error) {
-	if in.ID == "" || !in.Key.Valid() {
+	channelCommand := in.Kind == KindCommand && in.Key.ThreadTS == "" && in.Key.TeamID != "" && in.Key.ChannelID != ""
+	if in.ID == "" || (!in.Key.Valid() && !channelCommand) {
 		return false, fmt.Errorf("conversation: submit: input %q has no id or an incomplete key %q", in.ID, in.Key)
 	}
 	if s.isClosed() {
@@ -167,6 +181,26 @@ func (s *Service) Resume(ctx context.Context, olderThan time.Duration) (int, err
 		s.log.Info("resumed pending inputs", "count", len(pending))
 	}
 	return len(pending), nil
+}
+
+// Wait blocks until no input is queued or running in this process, or ctx ends (its
+// error is returned then). An input submitted before Wait is called is waited for.
+func (s *Service) Wait(ctx context.Context) error {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		idle := len(s.threads) == 0
+		s.mu.Unlock()
+		if idle {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // Sweep calls Resume(ctx, olderThan) every interval until ctx ends, so that inputs a

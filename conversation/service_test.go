@@ -53,6 +53,31 @@ func (m *fakeMessenger) ThreadHistory(context.Context, conversation.Key, string,
 	return append([]conversation.Message(nil), m.history...), nil
 }
 
+func (m *fakeMessenger) PostCard(_ context.Context, key conversation.Key, c conversation.Card) (string, error) {
+	return m.PostReply(context.Background(), key, c.Text)
+}
+
+func (m *fakeMessenger) UpdateCard(context.Context, conversation.Key, string, conversation.Card) error {
+	return nil
+}
+
+func (m *fakeMessenger) PostEphemeral(_ context.Context, _ conversation.Key, _ string, text string) error {
+	m.posted <- "(ephemeral) " + text
+	return nil
+}
+
+func (m *fakeMessenger) PostEphemeralCard(_ context.Context, _ conversation.Key, _ string, c conversation.Card) error {
+	m.posted <- "(ephemeral) " + c.Text
+	return nil
+}
+
+func (m *fakeMessenger) Upload(_ context.Context, _ conversation.Key, f conversation.File) error {
+	m.posted <- "(file) " + f.Name
+	return nil
+}
+
+func (m *fakeMessenger) UserLocale(context.Context, string) (string, error) { return "en-US", nil }
+
 func (m *fakeMessenger) wait(t *testing.T) string {
 	t.Helper()
 	select {

@@ -40,10 +40,23 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		log.Debug("input already answered or claimed by another worker")
 		return nil
 	}
-	msg := in.Message
-	if in.Kind != KindUserMessage || msg == nil {
+	switch {
+	case in.Kind == KindCommand && in.Command != nil && in.Key.ThreadTS == "":
+		return s.channelCommand(ctx, log, in)
+	case (in.Kind == KindAction && in.Action != nil) || (in.Kind == KindCommand && in.Command != nil):
+		cp, err := s.cfg.Store.Load(ctx, in.Key, s.cfg.HistoryMessages)
+		if errors.Is(err, ErrNotFound) {
+			cp, err = &Checkpoint{Conversation: Conversation{Key: in.Key, State: State{Mode: ModeAssistant}}}, nil
+		}
+		if err != nil {
+			return fmt.Errorf("load checkpoint: %w", err)
+		}
+		_, err = s.workflowTurn(ctx, log, in, cp, nil)
+		return err
+	case in.Kind != KindUserMessage || in.Message == nil:
 		return s.finish(ctx, in, InputDropped, fmt.Errorf("input kind %q is not handled", in.Kind))
 	}
+	msg := in.Message
 
 	cp, err := s.cfg.Store.Load(ctx, in.Key, s.cfg.HistoryMessages)
 	var earlier []Message // thread messages from before the bot joined, for a new conversation
@@ -73,11 +86,17 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		return s.reply(ctx, log, in, cp, append(earlier, user), reply, Usage{}, nil)
 	}
 
+	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
+		if handled, err := s.workflowTurn(ctx, log, in, cp, earlier); handled {
+			return err
+		}
+	}
+
 	s.setStatus(ctx, log, in.Key, StatusThinking)
 	prompt := Prompt{
 		Key:     in.Key,
 		Summary: cp.Conversation.State.Summary,
-		History: s.clipAll(append(append([]Message(nil), cp.Messages...), earlier...)),
+		History: s.clipAll(append(dialogue(cp.Messages), earlier...)),
 		UserID:  msg.UserID,
 		Text:    clip(msg.Text, s.cfg.MaxPromptChars),
 	}
@@ -92,6 +111,18 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		reply = ErrorReply(err)
 	}
 	return s.reply(ctx, log, in, cp, append(earlier, user), reply, usage, meta)
+}
+
+// workflowTurn runs a workflow turn with the thread's status shown meanwhile. A turn
+// cancelled by shutdown releases its input for the next start.
+func (s *Service) workflowTurn(ctx context.Context, log *slog.Logger, in Input, cp *Checkpoint, earlier []Message) (bool, error) {
+	s.setStatus(ctx, log, in.Key, StatusThinking)
+	handled, err := s.runWorkflow(ctx, log, in, cp, earlier)
+	s.clearStatus(log, in.Key)
+	if err != nil && s.ctx.Err() != nil {
+		s.release(log, in.ID)
+	}
+	return handled, err
 }
 
 // answer runs scope check → executor → synthesizer and returns the reply text, the
@@ -220,6 +251,20 @@ func (s *Service) progress(ctx context.Context, log *slog.Logger, key Key) Progr
 		mu.Unlock()
 		s.setStatus(ctx, log, key, status)
 	}
+}
+
+// dialogue returns the messages of msgs that are part of the conversation (user,
+// assistant and earlier thread context), leaving out records such as artifact
+// revisions.
+func dialogue(msgs []Message) []Message {
+	out := make([]Message, 0, len(msgs))
+	for _, m := range msgs {
+		switch m.Role {
+		case RoleUser, RoleAssistant, RoleContext:
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // clipAll returns msgs with every text clipped to MaxPromptChars.

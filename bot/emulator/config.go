@@ -107,6 +107,8 @@ type User struct {
 	RealName string
 	IsBot    bool
 	BotID    string // "B…", for bot users only
+	// Locale is what users.info answers with include_locale. Default "en-US".
+	Locale string
 }
 
 // Channel is a conversation of the emulated workspace. The bot is a member of

@@ -255,7 +255,10 @@ func (s *Server) usersInfo(r *request) (object, error) {
 		"profile":   profile,
 	}
 	if r.bool("include_locale") {
-		user["locale"] = "en-US"
+		user["locale"] = u.Locale
+		if u.Locale == "" {
+			user["locale"] = "en-US"
+		}
 	}
 	return object{"user": user}, nil
 }

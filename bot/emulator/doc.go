@@ -19,10 +19,11 @@
 //	go client.RunContext(ctx)
 //
 // A test then acts as the people in the workspace (PostUserMessage,
-// EditUserMessage, ClickButton, SlashCommand, MessageShortcut, SubmitView),
-// waits for the bot (WaitForMessages, WaitForAcks, WaitForConnections,
-// WaitFor) and inspects what it did (Thread, BotMessages, Ephemerals, Status,
-// StatusHistory, Files, Views, Calls, Acks, Envelopes). FailNext,
+// EditUserMessage, ClickButton, ClickButtonByLabel, ChooseMenuItem,
+// SlashCommand, MessageShortcut, SubmitView, SubmitModal), waits for the
+// bot (WaitForMessages, WaitForAcks, WaitForConnections, WaitForView,
+// WaitFor) and inspects what it did (Thread, BotMessages, Ephemerals,
+// Status, StatusHistory, Buttons, Files, Views, Calls, Acks, Envelopes). FailNext,
 // RateLimitNext, SetLatency, Redeliver, SendEnvelope, SendRaw, Disconnect and
 // CloseConnections inject the failures a production bot meets. Subscribe
 // streams every change, for a live view.
@@ -61,8 +62,16 @@
 // (4,000) unless Config.LenientTextLimit is set, so a bot's splitting is
 // exercised; more than MaxBlocks (50) blocks, a section text over 3,000
 // characters, more than 10 section fields, a header over 150, a button text
-// over 75, an action_id over 255 or a button value over 2,000 characters is
-// invalid_blocks, with Slack's json-pointer explanations in "errors".
+// over 75, an action_id over 255 or a button value over 2,000 characters,
+// an overflow menu with more than 5 options (a static select more than 100),
+// an option text over 75 or value over 150 characters, or a confirm dialog
+// over its limits (title 100, text 300, buttons 30) is invalid_blocks, with
+// Slack's json-pointer explanations in "errors". views.open answers
+// invalid_arguments for a modal whose title, submit or close text is over
+// 24 characters, with more than 100 blocks, private_metadata over 3,000
+// characters, an input label over 2,000, a placeholder over 150 or a text
+// input value over 3,000 (or its max_length). users.info with
+// include_locale answers each user's User.Locale ("en-US" by default).
 // Streaming: in channels (not IMs) chat.startStream needs recipient_user_id
 // (else missing_recipient_user_id) and recipient_team_id (else
 // missing_recipient_team_id); markdown_text is limited to 12,000 characters
@@ -99,7 +108,10 @@
 // "refresh_requested"} and closes the connection; slack-go then reconnects.
 //
 // Interactivity (https://docs.slack.dev/interactivity/handling-user-interaction):
-// block_actions, message_action and view_submission payloads carry a
+// buttons (in actions blocks and section accessories), overflow menus and
+// static selects of visible and ephemeral messages can be used; a menu
+// choice carries selected_option (and a static select's state in
+// state.values). block_actions, message_action and view_submission payloads carry a
 // trigger_id (valid once, for three seconds, for views.open) and a
 // response_url on the emulator that replaces or deletes the original
 // message or posts an ephemeral or in_channel answer. A slash command's ack

@@ -7,12 +7,18 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
-// ErrActionNotFound is returned by ClickButton when the message has no
-// button with the action_id.
-var ErrActionNotFound = errors.New("emulator: button not found")
+// Errors of ClickButton, ClickButtonByLabel and ChooseMenuItem.
+var (
+	// ErrActionNotFound means the message has no such button or menu item.
+	ErrActionNotFound = errors.New("emulator: button not found")
+	// ErrAmbiguousLabel means several buttons of the message have the label.
+	ErrAmbiguousLabel = errors.New("emulator: several buttons have this label")
+)
 
 // triggerLifetime is how long a trigger_id can open a view
 // (https://docs.slack.dev/interactivity/handling-user-interaction#modal_responses).
@@ -65,27 +71,153 @@ func (s *Server) teamObject() object {
 func (s *Server) ClickButton(channel, ts, user, actionID string) (envelopeID string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ch, u, err := s.channelAndUserLocked(channel, user)
+	ch, u, m, ephemeral, err := s.messageForLocked(channel, ts, user)
 	if err != nil {
 		return "", err
 	}
-	m, ephemeral := findLocked(ch, ts), false
-	if m == nil {
-		for _, e := range ch.ephemerals {
-			if e.TS == ts && e.Recipient == user && !e.deleted {
-				m, ephemeral = e, true
+	for _, el := range elementsOf(m.Blocks) {
+		if el.Type == "button" && el.ActionID == actionID {
+			return s.blockActionLocked(ch, u, m, ephemeral, el.buttonAction(), nil)
+		}
+	}
+	return "", fmt.Errorf("%s in %s/%s: %w", actionID, channel, ts, ErrActionNotFound)
+}
+
+// ClickButtonByLabel is ClickButton for the button whose text is label
+// (compared after trimming spaces). The error lists the message's button
+// labels when none matches, and their action_ids when several do (then use
+// Buttons to choose one and ClickButton to click it).
+func (s *Server) ClickButtonByLabel(channel, ts, user, label string) (envelopeID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, u, m, ephemeral, err := s.messageForLocked(channel, ts, user)
+	if err != nil {
+		return "", err
+	}
+	var found []element
+	var labels []string
+	for _, el := range elementsOf(m.Blocks) {
+		if el.Type != "button" {
+			continue
+		}
+		labels = append(labels, strconv.Quote(el.label()))
+		if strings.TrimSpace(el.label()) == strings.TrimSpace(label) {
+			found = append(found, el)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("button %q in %s/%s (buttons: %s): %w", label, channel, ts, strings.Join(labels, ", "), ErrActionNotFound)
+	case 1:
+		return s.blockActionLocked(ch, u, m, ephemeral, found[0].buttonAction(), nil)
+	default:
+		ids := make([]string, len(found))
+		for i, el := range found {
+			ids[i] = el.ActionID
+		}
+		return "", fmt.Errorf("%d buttons %q in %s/%s (action_ids %s): %w", len(found), label, channel, ts, strings.Join(ids, ", "), ErrAmbiguousLabel)
+	}
+}
+
+// ChooseMenuItem acts as user choosing the option whose text is label in an
+// overflow menu or a static select menu of the message ts (a visible
+// message, or an ephemeral one shown to user): the bot receives a
+// block_actions payload whose action carries selected_option (and, for a
+// static select, the menu's state in state.values), as Slack sends it. The
+// error lists the menus' options when none matches.
+func (s *Server) ChooseMenuItem(channel, ts, user, label string) (envelopeID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, u, m, ephemeral, err := s.messageForLocked(channel, ts, user)
+	if err != nil {
+		return "", err
+	}
+	var labels []string
+	for _, el := range elementsOf(m.Blocks) {
+		if el.Type != "overflow" && el.Type != "static_select" {
+			continue
+		}
+		for _, opt := range el.Options {
+			labels = append(labels, strconv.Quote(opt.Text.Text))
+			if strings.TrimSpace(opt.Text.Text) != strings.TrimSpace(label) {
+				continue
+			}
+			selected := object{"text": opt.Text, "value": opt.Value}
+			action := object{"type": el.Type, "action_id": el.ActionID, "block_id": el.BlockID, "selected_option": selected}
+			var state object
+			if el.Type == "static_select" {
+				if len(el.Placeholder) > 0 {
+					action["placeholder"] = el.Placeholder
+				}
+				state = object{el.BlockID: object{el.ActionID: object{"type": el.Type, "selected_option": selected}}}
+			}
+			return s.blockActionLocked(ch, u, m, ephemeral, action, state)
+		}
+	}
+	return "", fmt.Errorf("menu item %q in %s/%s (items: %s): %w", label, channel, ts, strings.Join(labels, ", "), ErrActionNotFound)
+}
+
+// Button is an interactive element of a message, as Buttons lists it.
+type Button struct {
+	Type     string // "button", or "overflow" / "static_select" for a menu's option
+	Label    string // the button's (or option's) text
+	ActionID string
+	Value    string
+	Style    string
+	BlockID  string
+	// Context is the text of the nearest section, context or header block above
+	// the element, to tell apart buttons with the same label.
+	Context string
+}
+
+// Buttons lists the buttons and menu options of the message ts in channel
+// (a visible message, or an ephemeral one shown to user), in order.
+func (s *Server) Buttons(channel, ts, user string) ([]Button, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, _, m, _, err := s.messageForLocked(channel, ts, user)
+	if err != nil {
+		return nil, err
+	}
+	var out []Button
+	for _, el := range elementsOf(m.Blocks) {
+		switch el.Type {
+		case "button":
+			out = append(out, Button{Type: el.Type, Label: el.label(), ActionID: el.ActionID, Value: el.Value, Style: el.Style, BlockID: el.BlockID, Context: el.context})
+		case "overflow", "static_select":
+			for _, opt := range el.Options {
+				out = append(out, Button{Type: el.Type, Label: opt.Text.Text, ActionID: el.ActionID, Value: opt.Value, BlockID: el.BlockID, Context: el.context})
 			}
 		}
 	}
-	if m == nil {
-		return "", fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
-	}
-	action, ok := findButton(m.Blocks, actionID)
-	if !ok {
-		return "", fmt.Errorf("%s in %s/%s: %w", actionID, channel, ts, ErrActionNotFound)
-	}
-	action["action_ts"] = formatTS(s.cfg.Now().UnixMicro())
+	return out, nil
+}
 
+// messageForLocked finds the message ts of channel as user sees it: a visible
+// message, or an ephemeral one shown to user.
+func (s *Server) messageForLocked(channel, ts, user string) (*channelState, User, *record, bool, error) {
+	ch, u, err := s.channelAndUserLocked(channel, user)
+	if err != nil {
+		return nil, u, nil, false, err
+	}
+	if m := findLocked(ch, ts); m != nil {
+		return ch, u, m, false, nil
+	}
+	for _, e := range ch.ephemerals {
+		if e.TS == ts && e.Recipient == user && !e.deleted {
+			return ch, u, e, true, nil
+		}
+	}
+	return nil, u, nil, false, fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
+}
+
+// blockActionLocked sends the block_actions payload of user acting on m with
+// action; state holds the state.values of the message's inputs.
+func (s *Server) blockActionLocked(ch *channelState, u User, m *record, ephemeral bool, action, state object) (string, error) {
+	action["action_ts"] = formatTS(s.cfg.Now().UnixMicro())
+	if state == nil {
+		state = object{}
+	}
 	container := object{"type": "message", "message_ts": m.TS, "channel_id": ch.ID, "is_ephemeral": ephemeral}
 	if m.ThreadTS != "" {
 		container["thread_ts"] = m.ThreadTS
@@ -101,7 +233,7 @@ func (s *Server) ClickButton(channel, ts, user, actionID string) (envelopeID str
 		"enterprise":            nil,
 		"is_enterprise_install": false,
 		"channel":               object{"id": ch.ID, "name": ch.Name},
-		"state":                 object{"values": object{}},
+		"state":                 object{"values": state},
 		"response_url": s.newResponseURLLocked(responseTarget{
 			channel: ch.ID, user: u.ID, messageTS: m.TS, ephemeral: ephemeral, threadTS: m.ThreadTS,
 		}),
@@ -113,52 +245,99 @@ func (s *Server) ClickButton(channel, ts, user, actionID string) (envelopeID str
 	return s.sendPayloadLocked(EnvelopeInteractive, payload, nil)
 }
 
-// findButton finds the button with actionID in blocks (in actions blocks
-// and section accessories) and renders it as a block_actions action.
-func findButton(blocks json.RawMessage, actionID string) (object, bool) {
+// element is an interactive element of a message's blocks (in an actions
+// block or a section's accessory), with where it is.
+type element struct {
+	Type        string          `json:"type"`
+	ActionID    string          `json:"action_id"`
+	Text        json.RawMessage `json:"text"`
+	Value       string          `json:"value"`
+	Style       string          `json:"style"`
+	Placeholder json.RawMessage `json:"placeholder"`
+	Options     []struct {
+		Text  textObject `json:"text"`
+		Value string     `json:"value"`
+	} `json:"options"`
+
+	BlockID string `json:"-"`
+	context string // the text of the nearest text block above
+}
+
+func (el element) label() string {
+	var t textObject
+	_ = json.Unmarshal(el.Text, &t) // a button's text is a text object
+	return t.Text
+}
+
+// buttonAction renders a button as a block_actions action.
+func (el element) buttonAction() object {
+	action := object{
+		"type":      "button",
+		"action_id": el.ActionID,
+		"block_id":  el.BlockID,
+		"text":      el.Text,
+		"value":     el.Value,
+	}
+	if el.Style != "" {
+		action["style"] = el.Style
+	}
+	return action
+}
+
+// elementsOf lists the interactive elements of blocks (in actions blocks
+// and section accessories), in order. Blocks posted without a block_id get
+// "block<i>", standing in for the one Slack assigns.
+func elementsOf(blocks json.RawMessage) []element {
 	var bs []struct {
 		Type      string            `json:"type"`
 		BlockID   string            `json:"block_id"`
+		Text      *textObject       `json:"text"`
 		Accessory json.RawMessage   `json:"accessory"`
 		Elements  []json.RawMessage `json:"elements"`
 	}
 	if json.Unmarshal(blocks, &bs) != nil {
-		return nil, false
+		return nil
 	}
+	var out []element
+	context := ""
 	for i, b := range bs {
-		candidates := b.Elements
-		if b.Type == "section" && b.Accessory != nil {
-			candidates = []json.RawMessage{b.Accessory}
+		blockID := b.BlockID
+		if blockID == "" {
+			blockID = fmt.Sprintf("block%d", i)
+		}
+		var candidates []json.RawMessage
+		switch b.Type {
+		case "section", "header":
+			if b.Text != nil {
+				context = b.Text.Text
+			}
+			if b.Accessory != nil {
+				candidates = []json.RawMessage{b.Accessory}
+			}
+		case "context":
+			var texts []string
+			for _, raw := range b.Elements {
+				var t textObject
+				if json.Unmarshal(raw, &t) == nil && t.Text != "" {
+					texts = append(texts, t.Text)
+				}
+			}
+			if len(texts) > 0 {
+				context = strings.Join(texts, " ")
+			}
+		case "actions":
+			candidates = b.Elements
 		}
 		for _, raw := range candidates {
-			var el struct {
-				Type     string          `json:"type"`
-				ActionID string          `json:"action_id"`
-				Text     json.RawMessage `json:"text"`
-				Value    string          `json:"value"`
-				Style    string          `json:"style"`
-			}
-			if json.Unmarshal(raw, &el) != nil || el.Type != "button" || el.ActionID != actionID {
+			var el element
+			if json.Unmarshal(raw, &el) != nil {
 				continue
 			}
-			blockID := b.BlockID
-			if blockID == "" {
-				blockID = fmt.Sprintf("block%d", i) // Slack assigns one to blocks posted without
-			}
-			action := object{
-				"type":      "button",
-				"action_id": el.ActionID,
-				"block_id":  blockID,
-				"text":      el.Text,
-				"value":     el.Value,
-			}
-			if el.Style != "" {
-				action["style"] = el.Style
-			}
-			return action, true
+			el.BlockID, el.context = blockID, context
+			out = append(out, el)
 		}
 	}
-	return nil, false
+	return out
 }
 
 // SlashCommand acts as user typing "command text" in channel: the bot

@@ -35,11 +35,30 @@ const (
 	maxActionIDLength    = 255
 	maxButtonValueLength = 2000
 	maxButtonURLLength   = 3000
+	maxOverflowOptions   = 5
+	maxSelectOptions     = 100
+	maxOptionTextLength  = 75
+	maxOptionValueLength = 150
+	maxConfirmTitle      = 100
+	maxConfirmText       = 300
+	maxConfirmButton     = 30
+
+	// Modals (https://docs.slack.dev/reference/views/modal-views and
+	// .../block-elements/plain-text-input-element).
+	maxViewTitleLength      = 24
+	maxViewButtonLength     = 24
+	maxViewBlocks           = 100
+	maxPrivateMetadata      = 3000
+	maxCallbackIDLength     = 255
+	maxInputLabelLength     = 2000
+	maxPlaceholderLength    = 150
+	maxPlainTextInputLength = 3000
 )
 
 type textObject struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type  string `json:"type"`
+	Text  string `json:"text"`
+	Emoji bool   `json:"emoji,omitempty"`
 }
 
 type blockElement struct {
@@ -48,6 +67,17 @@ type blockElement struct {
 	Text     *textObject `json:"text"`
 	Value    string      `json:"value"`
 	URL      string      `json:"url"`
+	Options  []struct {
+		Text  *textObject `json:"text"`
+		Value string      `json:"value"`
+	} `json:"options"`
+	Confirm *struct {
+		Title   *textObject `json:"title"`
+		Text    *textObject `json:"text"`
+		Confirm *textObject `json:"confirm"`
+		Deny    *textObject `json:"deny"`
+	} `json:"confirm"`
+	Placeholder *textObject `json:"placeholder"`
 }
 
 type block struct {
@@ -150,7 +180,48 @@ func checkElement(el blockElement, at string) []string {
 	if runes(el.ActionID) > maxActionIDLength {
 		problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/action_id]", maxActionIDLength+1, at))
 	}
-	if el.Type != "button" {
+	if c := el.Confirm; c != nil {
+		for _, f := range []struct {
+			name string
+			obj  *textObject
+			max  int
+		}{{"title", c.Title, maxConfirmTitle}, {"text", c.Text, maxConfirmText}, {"confirm", c.Confirm, maxConfirmButton}, {"deny", c.Deny, maxConfirmButton}} {
+			switch {
+			case f.obj == nil && f.name != "deny":
+				problems = append(problems, fmt.Sprintf("missing required field: %s [json-pointer:%s/confirm/%s]", f.name, at, f.name))
+			case f.obj != nil && runes(f.obj.Text) > f.max:
+				problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/confirm/%s/text]", f.max+1, at, f.name))
+			}
+		}
+	}
+	switch el.Type {
+	case "overflow", "static_select":
+		limit := maxOverflowOptions
+		if el.Type == "static_select" {
+			limit = maxSelectOptions
+		}
+		if len(el.Options) == 0 {
+			problems = append(problems, fmt.Sprintf("must provide at least 1 items [json-pointer:%s/options]", at))
+		}
+		if len(el.Options) > limit {
+			problems = append(problems, fmt.Sprintf("no more than %d items allowed [json-pointer:%s/options]", limit, at))
+		}
+		for j, o := range el.Options {
+			if o.Text == nil || o.Text.Type != "plain_text" {
+				problems = append(problems, fmt.Sprintf("must be a plain_text object [json-pointer:%s/options/%d/text]", at, j))
+			} else if runes(o.Text.Text) > maxOptionTextLength {
+				problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/options/%d/text/text]", maxOptionTextLength+1, at, j))
+			}
+			if runes(o.Value) > maxOptionValueLength {
+				problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/options/%d/value]", maxOptionValueLength+1, at, j))
+			}
+		}
+		if el.Type == "static_select" && el.Placeholder != nil && runes(el.Placeholder.Text) > maxPlaceholderLength {
+			problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/placeholder/text]", maxPlaceholderLength+1, at))
+		}
+		return problems
+	case "button":
+	default:
 		return problems
 	}
 	if el.Text == nil || el.Text.Type != "plain_text" {
@@ -175,4 +246,98 @@ func prefixed(prefix string, lines []string) []string {
 		out[i] = prefix + l
 	}
 	return out
+}
+
+// checkView validates a views.open / views.push / views.update view against
+// the modal limits the bot is likely to hit; a broken limit is
+// invalid_arguments with Slack's explanations in response_metadata.messages.
+func checkView(raw json.RawMessage) error {
+	var v struct {
+		Type            string      `json:"type"`
+		Title           *textObject `json:"title"`
+		Submit          *textObject `json:"submit"`
+		Close           *textObject `json:"close"`
+		PrivateMetadata string      `json:"private_metadata"`
+		CallbackID      string      `json:"callback_id"`
+		Blocks          []struct {
+			Type    string      `json:"type"`
+			Label   *textObject `json:"label"`
+			Element *struct {
+				Type         string      `json:"type"`
+				Placeholder  *textObject `json:"placeholder"`
+				InitialValue string      `json:"initial_value"`
+				MaxLength    int         `json:"max_length"`
+			} `json:"element"`
+		} `json:"blocks"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return errCode("invalid_arguments", "[ERROR] view must be a JSON object")
+	}
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	text := func(name string, obj *textObject, limit int, required bool) {
+		switch {
+		case obj == nil && required:
+			add("missing required field: %s [json-pointer:/view/%s]", name, name)
+		case obj == nil:
+		case obj.Type != "plain_text":
+			add("must be a plain_text object [json-pointer:/view/%s]", name)
+		case runes(obj.Text) > limit:
+			add("must be less than %d characters [json-pointer:/view/%s/text]", limit+1, name)
+		}
+	}
+	if v.Type == "modal" {
+		text("title", v.Title, maxViewTitleLength, true)
+		hasInput := false
+		for _, b := range v.Blocks {
+			hasInput = hasInput || b.Type == "input"
+		}
+		text("submit", v.Submit, maxViewButtonLength, hasInput)
+		text("close", v.Close, maxViewButtonLength, false)
+	}
+	if len(v.Blocks) > maxViewBlocks {
+		add("no more than %d items allowed [json-pointer:/view/blocks]", maxViewBlocks)
+	}
+	if runes(v.PrivateMetadata) > maxPrivateMetadata {
+		add("must be less than %d characters [json-pointer:/view/private_metadata]", maxPrivateMetadata+1)
+	}
+	if runes(v.CallbackID) > maxCallbackIDLength {
+		add("must be less than %d characters [json-pointer:/view/callback_id]", maxCallbackIDLength+1)
+	}
+	for i, b := range v.Blocks {
+		if b.Type != "input" {
+			continue
+		}
+		at := fmt.Sprintf("/view/blocks/%d", i)
+		if b.Label == nil || b.Label.Type != "plain_text" {
+			add("must be a plain_text object [json-pointer:%s/label]", at)
+		} else if runes(b.Label.Text) > maxInputLabelLength {
+			add("must be less than %d characters [json-pointer:%s/label/text]", maxInputLabelLength+1, at)
+		}
+		el := b.Element
+		if el == nil {
+			add("missing required field: element [json-pointer:%s]", at)
+			continue
+		}
+		if el.Type != "plain_text_input" {
+			continue
+		}
+		if el.Placeholder != nil && runes(el.Placeholder.Text) > maxPlaceholderLength {
+			add("must be less than %d characters [json-pointer:%s/element/placeholder/text]", maxPlaceholderLength+1, at)
+		}
+		if el.MaxLength > maxPlainTextInputLength {
+			add("must be less than %d [json-pointer:%s/element/max_length]", maxPlainTextInputLength+1, at)
+		}
+		limit := maxPlainTextInputLength
+		if el.MaxLength > 0 {
+			limit = min(limit, el.MaxLength)
+		}
+		if runes(el.InitialValue) > limit {
+			add("must be less than %d characters [json-pointer:%s/element/initial_value]", limit+1, at)
+		}
+	}
+	if len(problems) > 0 {
+		return errCode("invalid_arguments", prefixed("[ERROR] ", problems)...)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +44,9 @@ func readView(r *request) (json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(raw), &fields); err != nil || fields["type"] == nil {
 		return nil, errCode("invalid_arguments", "[ERROR] view must be a JSON object with a type")
+	}
+	if err := checkView(json.RawMessage(raw)); err != nil {
+		return nil, err
 	}
 	return json.RawMessage(raw), nil
 }
@@ -116,6 +120,69 @@ func (s *Server) SubmitView(viewID, user string, values any) (envelopeID string,
 	if !ok || !v.Open {
 		return "", fmt.Errorf("%s: %w", viewID, ErrViewNotFound)
 	}
+	return s.submitViewLocked(v, user, values)
+}
+
+// SubmitModal acts as user typing text into the single text input
+// (plain_text_input) of the modal most recently opened for them and still
+// open, then submitting it, as SubmitView does. The bot opens a modal
+// asynchronously after a click: wait for it first (WaitForView).
+// Errors: ErrViewNotFound when no view is open for user; a view without
+// exactly one text input.
+func (s *Server) SubmitModal(user, text string) (envelopeID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var v *View
+	for i := len(s.viewOrder) - 1; i >= 0 && v == nil; i-- {
+		if cand := s.views[s.viewOrder[i]]; cand.Open && cand.User == user {
+			v = cand
+		}
+	}
+	if v == nil {
+		return "", fmt.Errorf("no view open for %s: %w", user, ErrViewNotFound)
+	}
+	inputs := textInputs(v.View)
+	if len(inputs) != 1 {
+		return "", fmt.Errorf("emulator: view %s has %d text inputs, SubmitModal fills exactly one", v.ID, len(inputs))
+	}
+	in := inputs[0]
+	values := object{in.blockID: object{in.actionID: object{"type": "plain_text_input", "value": text}}}
+	return s.submitViewLocked(v, user, values)
+}
+
+type textInput struct{ blockID, actionID string }
+
+// textInputs lists the plain_text_input elements of a view's input blocks.
+func textInputs(view json.RawMessage) []textInput {
+	var v struct {
+		Blocks []struct {
+			Type    string `json:"type"`
+			BlockID string `json:"block_id"`
+			Element struct {
+				Type     string `json:"type"`
+				ActionID string `json:"action_id"`
+			} `json:"element"`
+		} `json:"blocks"`
+	}
+	_ = json.Unmarshal(view, &v) // validated by readView
+	var out []textInput
+	for i, b := range v.Blocks {
+		if b.Type != "input" || b.Element.Type != "plain_text_input" {
+			continue
+		}
+		in := textInput{blockID: b.BlockID, actionID: b.Element.ActionID}
+		if in.blockID == "" {
+			in.blockID = fmt.Sprintf("block%d", i) // Slack assigns one
+		}
+		if in.actionID == "" {
+			in.actionID = fmt.Sprintf("action%d", i)
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+func (s *Server) submitViewLocked(v *View, user string, values any) (string, error) {
 	u, ok := s.users[user]
 	if !ok {
 		return "", fmt.Errorf("%s: %w", user, ErrUserNotFound)
@@ -178,4 +245,26 @@ func (s *Server) Views() []View {
 		out = append(out, s.views[id].clone())
 	}
 	return out
+}
+
+// WaitForView waits until a view is open for user (the bot opens a modal
+// with views.open shortly after the click that asks for it) and returns the
+// most recent one.
+func (s *Server) WaitForView(ctx context.Context, user string) (View, error) {
+	var view View
+	err := s.WaitFor(ctx, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for i := len(s.viewOrder) - 1; i >= 0; i-- {
+			if v := s.views[s.viewOrder[i]]; v.Open && v.User == user {
+				view = v.clone()
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		return view, fmt.Errorf("wait for a view open for %s: %w", user, err)
+	}
+	return view, nil
 }

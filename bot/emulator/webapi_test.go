@@ -266,6 +266,25 @@ func TestLimits(t *testing.T) {
 	button := func(text, value string) slack.Block {
 		return slack.NewActionBlock("acts", slack.NewButtonBlockElement("go", value, slack.NewTextBlockObject(slack.PlainTextType, text, false, false)))
 	}
+	const overflow = "overflow"
+	menu := func(typ string, n int, value, text string) slack.Block {
+		var opts []*slack.OptionBlockObject
+		for range n {
+			opts = append(opts, slack.NewOptionBlockObject(value, slack.NewTextBlockObject(slack.PlainTextType, text, false, false), nil))
+		}
+		if typ == overflow {
+			return slack.NewActionBlock("m", slack.NewOverflowBlockElement("menu", opts...))
+		}
+		return slack.NewActionBlock("m", slack.NewOptionsSelectBlockElement(typ, slack.NewTextBlockObject(slack.PlainTextType, "Pick", false, false), "menu", opts...))
+	}
+	confirm := func(title string) slack.Block {
+		text := func(s string) *slack.TextBlockObject {
+			return slack.NewTextBlockObject(slack.PlainTextType, s, false, false)
+		}
+		b := slack.NewButtonBlockElement("go", "v", text("Go"))
+		b.Confirm = slack.NewConfirmationBlockObject(text(title), text("Sure?"), text("Yes"), text("No"))
+		return slack.NewActionBlock("acts", b)
+	}
 	for _, tc := range []struct {
 		name    string
 		lenient bool
@@ -283,6 +302,14 @@ func TestLimits(t *testing.T) {
 		{"SectionText3001", false, []slack.MsgOption{slack.MsgOptionBlocks(section(3001))}, "invalid_blocks"},
 		{"ButtonText76", false, []slack.MsgOption{slack.MsgOptionBlocks(button(strings.Repeat("b", 76), "v"))}, "invalid_blocks"},
 		{"ButtonValue2001", false, []slack.MsgOption{slack.MsgOptionBlocks(button("ok", strings.Repeat("v", 2001)))}, "invalid_blocks"},
+		{"Overflow5", false, []slack.MsgOption{slack.MsgOptionBlocks(menu(overflow, 5, "v", "o"))}, ""},
+		{"Overflow6", false, []slack.MsgOption{slack.MsgOptionBlocks(menu(overflow, 6, "v", "o"))}, "invalid_blocks"},
+		{"OptionValue151", false, []slack.MsgOption{slack.MsgOptionBlocks(menu(overflow, 1, strings.Repeat("v", 151), "o"))}, "invalid_blocks"},
+		{"OptionText76", false, []slack.MsgOption{slack.MsgOptionBlocks(menu(overflow, 1, "v", strings.Repeat("o", 76)))}, "invalid_blocks"},
+		{"Select100", false, []slack.MsgOption{slack.MsgOptionBlocks(menu(slack.OptTypeStatic, 100, "v", "o"))}, ""},
+		{"Select101", false, []slack.MsgOption{slack.MsgOptionBlocks(menu(slack.OptTypeStatic, 101, "v", "o"))}, "invalid_blocks"},
+		{"ConfirmTitle101", false, []slack.MsgOption{slack.MsgOptionBlocks(confirm(strings.Repeat("c", 101)))}, "invalid_blocks"},
+		{"ConfirmTitle100", false, []slack.MsgOption{slack.MsgOptionBlocks(confirm(strings.Repeat("c", 100)))}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			emu := MustStart(t, emulator.Config{LenientTextLimit: tc.lenient})
@@ -504,6 +531,13 @@ func TestInfo(t *testing.T) {
 	b, err := api.GetUserInfo("U0OTHERBOT")
 	if err != nil || !b.IsBot || b.Profile.BotID != "B0OTHER" {
 		t.Errorf("users.info otherbot = %+v, %v", b, err)
+	}
+	if u.Locale != "en-US" {
+		t.Errorf("users.info alice locale = %q", u.Locale)
+	}
+	emu.AddUser(emulator.User{ID: "U0IVAN", Name: "ivan", Locale: "ru-RU"})
+	if u, err := api.GetUserInfo("U0IVAN"); err != nil || u.Locale != "ru-RU" {
+		t.Errorf("users.info ivan = %+v, %v", u, err)
 	}
 	_, err = api.GetUserInfo("U0NOBODY")
 	if got := slackError(t, err); got != "user_not_found" {

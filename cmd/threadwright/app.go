@@ -85,6 +85,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 	}
 
+	workflows, err := LoadWorkflows(c.WorkflowsDir)
+	if err != nil {
+		return err
+	}
+
 	st, err := store.Open(ctx, c.DatabaseURL, c.DataDir, log)
 	if err != nil {
 		return err
@@ -128,7 +133,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			Client: model, Model: c.OpenAIModel, Registry: registry, Prompts: tmpl,
 			MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log,
 		}),
-		Synthesizer:        agents.NewSynthesizer(),
+		Synthesizer: agents.NewSynthesizer(),
+		Workflows:   workflows,
+		Agent: agents.NewWorkflowAgent(agents.WorkflowAgentConfig{
+			Client: model, Model: c.OpenAIModel, SmallModel: c.OpenAISmallModel, Prompts: tmpl, Logger: log,
+		}),
+		Approvers:          c.ApproverUserIDs,
 		Logger:             log,
 		MaxConcurrentTurns: c.MaxConcurrentTurns,
 		HistoryMessages:    c.HistoryMessages,
@@ -157,7 +167,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		go m.retain(ctx, log, st, time.Duration(c.RetentionDays)*24*time.Hour)
 	}
 
-	log.Info("threadwright running", "version", version, "model", c.OpenAIModel, "store", storeKind(c.StoreConfig), "scope_check", scope != nil)
+	log.Info("threadwright running", "version", version, "model", c.OpenAIModel, "store", storeKind(c.StoreConfig),
+		"scope_check", scope != nil, "workflows", workflows.Names())
 	runErr := b.Run(ctx) // until ctx ends or the connection fails for good
 
 	log.Info("shutting down: no new events; waiting for running turns", "timeout", c.ShutdownTimeout)

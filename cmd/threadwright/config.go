@@ -48,6 +48,9 @@ type Config struct {
 	ShutdownTimeout    time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"how long SIGTERM waits for running turns before cancelling them"`
 	RetentionDays      int           `envconfig:"RETENTION_DAYS" default:"0" desc:"delete conversations idle for this many days (0 keeps them)"`
 
+	WorkflowsDir    string   `envconfig:"WORKFLOWS_DIR" desc:"directory of workflow YAML files added to the built-in ones (proposal, product-brief)"`
+	ApproverUserIDs []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts (default: a workflow's approvers setting)"`
+
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz and /readyz; empty disables"`

@@ -23,6 +23,10 @@ Usage:
   threadwright [run]     run the bot
   threadwright migrate   apply the store's migrations and exit
   threadwright manifest  print the Slack app manifest (YAML) to create the app from
+  threadwright workflows list
+                         list the workflows (built-in and $WORKFLOWS_DIR)
+  threadwright workflows validate [PATH...]
+                         check workflow files (default: all); exits non-zero with file:line: reason
   threadwright version   print the version
   threadwright help      print this help
 
@@ -62,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stdout, "migrations applied")
 		return st.Close()
+	case "workflows":
+		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), stdout, stderr)
 	case "manifest":
 		out, err := bot.NewManifest("threadwright").YAML()
 		if err != nil {

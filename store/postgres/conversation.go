@@ -115,7 +115,7 @@ func (s *Store) Exists(ctx context.Context, key conversation.Key) (bool, error) 
 //     between.
 //   - conv creates the conversation (createSQL; ON CONFLICT DO NOTHING yields no row
 //     when the thread exists) or updates its control row where the version is still
-//     $15 (updateSQL; the UPDATE's row lock makes a concurrent Save from the same
+//     $18 (updateSQL; the UPDATE's row lock makes a concurrent Save from the same
 //     version wait and then find the version changed). Either only when there is no
 //     input or input found it pending; RETURNING gives the id and the new last_seq.
 //   - appended inserts the messages, unnested from one array per column and numbered
@@ -128,10 +128,15 @@ func (s *Store) Exists(ctx context.Context, key conversation.Key) (bool, error) 
 // check failed. Locks are taken input first, then conversation; DeleteIdle takes them
 // in the same order.
 //
+// conv also writes the state's workflow columns (sqlstore.WorkflowColumns), which
+// Workflows reads: on most turns with the values they had, so that the update stays
+// HOT (see migration 00003).
+//
 // Parameters: $1-$3 the key, $4 the state (JSON), $5 the number of messages, $6 the
 // time, $7 the input id (or empty), $8-$14 the messages' role, user_id, slack_ts,
-// text, prompt_tokens, completion_tokens and meta (empty for NULL), and $15 (updateSQL
-// only) the expected version.
+// text, prompt_tokens, completion_tokens and meta (empty for NULL), $15-$17 the
+// state's workflow name, status and starter (NULL when it has no workflow), and $18
+// (updateSQL only) the expected version.
 const (
 	saveInputSQL = `
 WITH input AS MATERIALIZED (
@@ -155,8 +160,10 @@ SELECT (SELECT id FROM conv), (SELECT last_seq FROM conv), EXISTS (SELECT FROM i
 
 	createSQL = saveInputSQL + `
 conv AS (
-	INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at)
-	SELECT $1::text, $2::text, $3::text, $4::jsonb, 1, $5::bigint, $6::timestamptz, $6::timestamptz
+	INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at,
+		workflow, workflow_status, workflow_started_by)
+	SELECT $1::text, $2::text, $3::text, $4::jsonb, 1, $5::bigint, $6::timestamptz, $6::timestamptz,
+		$15::text, $16::text, $17::text
 	WHERE $7::text = '' OR EXISTS (SELECT FROM input)
 	ON CONFLICT (team_id, channel_id, thread_ts) DO NOTHING
 	RETURNING id, last_seq
@@ -165,8 +172,9 @@ conv AS (
 	updateSQL = saveInputSQL + `
 conv AS (
 	UPDATE conversations
-	SET state = $4::jsonb, version = version + 1, last_seq = last_seq + $5::bigint, updated_at = $6::timestamptz
-	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND version = $15::bigint
+	SET state = $4::jsonb, version = version + 1, last_seq = last_seq + $5::bigint, updated_at = $6::timestamptz,
+		workflow = $15::text, workflow_status = $16::text, workflow_started_by = $17::text
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND version = $18::bigint
 		AND ($7::text = '' OR EXISTS (SELECT FROM input))
 	RETURNING id, last_seq
 ),` + saveRestSQL
@@ -191,9 +199,11 @@ func (s *Store) Save(ctx context.Context, turn conversation.Turn) (conversation.
 func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 	n := int64(len(turn.Append))
 	cols := messageColumns(turn.Append)
+	wfName, wfStatus, wfStartedBy := sqlstore.WorkflowColumns(turn.State)
 	args := []any{
 		turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, state, n, sqlstore.Now(), turn.InputID,
 		cols.role, cols.userID, cols.slackTS, cols.text, cols.promptTokens, cols.completionTokens, cols.meta,
+		wfName, wfStatus, wfStartedBy,
 	}
 	st := s.createStmt
 	if turn.Version > 0 {
@@ -239,6 +249,24 @@ func messageColumns(msgs []conversation.Message) messageCols {
 		c.promptTokens[i], c.completionTokens[i] = int64(m.PromptTokens), int64(m.CompletionTokens)
 	}
 	return c
+}
+
+// Workflows lists the conversations of channelID in teamID whose workflow is running,
+// started by startedBy ("" for anyone's), most recently updated first (ties: newest
+// conversation first), at most limit. It walks the partial index
+// conversations_workflows, which holds running workflows only, and sorts the few rows
+// it finds. The test for an empty startedBy costs the index nothing: the statement is
+// planned with its parameters' values, which fold the condition to one of its sides.
+func (s *Store) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
+	return sqlstore.Workflows(teamID, channelID, startedBy, limit, func(rows *[]workflowRow) error {
+		return s.db.SelectContext(ctx, rows, `
+			SELECT team_id, channel_id, thread_ts, workflow, workflow_started_by, updated_at
+			FROM conversations
+			WHERE team_id = $1::text AND channel_id = $2::text AND workflow_status = 'running'
+				AND ($3::text = '' OR workflow_started_by = $3::text)
+			ORDER BY updated_at DESC, id DESC LIMIT $4`,
+			teamID, channelID, startedBy, limit)
+	})
 }
 
 // DeleteIdle deletes, in one transaction, the inputs created before before and the

@@ -219,3 +219,55 @@ func TestReplicas(t *testing.T) {
 	dsn := storetest.PostgresDSN(t)
 	storetest.RunReplicas(t, func(t *testing.T) conversation.Store { return mustOpenDSN(t, dsn) })
 }
+
+// TestSaveHOT checks that Save's UPDATE of a conversation stays a HOT update (no new
+// index entries) on every turn that neither starts nor ends a workflow, with a running
+// workflow or without one: the workflow columns that conversations_workflows indexes
+// keep their values, and the index leaves out updated_at (migration 00003). The counts
+// come from the server's statistics, which a backend reports when its connection
+// closes.
+func TestSaveHOT(t *testing.T) {
+	ctx := context.Background()
+	dsn := storetest.PostgresDSN(t)
+	s, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const turns = 5
+	wf := &conversation.WorkflowState{Name: "proposal", StartedBy: "U1", Locale: "en", Status: conversation.WorkflowRunning}
+	for _, state := range []conversation.State{
+		{Mode: conversation.ModeAssistant},
+		{Mode: conversation.ModeWorkflow, Workflow: wf},
+	} {
+		key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1." + state.Mode}
+		var version int64
+		for i := range turns + 1 {
+			state.Turns = i
+			saved, err := s.Save(ctx, conversation.Turn{Key: key, Version: version, State: state,
+				Append: []conversation.Message{{Role: conversation.RoleUser, Text: "hi"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			version = saved.Version
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("postgres", dsn)
+	storetest.Opened(t, db, err)
+	var updates, hot int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if err := db.QueryRowContext(ctx, `
+			SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relid = 'conversations'::regclass`,
+		).Scan(&updates, &hot); err != nil {
+			t.Fatal(err)
+		}
+		if updates >= 2*turns {
+			break
+		}
+	}
+	if updates != 2*turns || hot != updates {
+		t.Errorf("%d updates of conversations, %d of them HOT; want %d, all HOT", updates, hot, 2*turns)
+	}
+}

@@ -13,11 +13,12 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
-// conversationRow and inputRow are the rows the backends share, with TIMESTAMPTZ
-// columns scanned as time.Time.
+// conversationRow, inputRow and workflowRow are the rows the backends share, with
+// TIMESTAMPTZ columns scanned as time.Time.
 type (
 	conversationRow = sqlstore.ConversationRow[time.Time]
 	inputRow        = sqlstore.InputRow[time.Time]
+	workflowRow     = sqlstore.WorkflowRow[time.Time]
 )
 
 // nullMessage is a message as Load scans it: every column NULL when the conversation

@@ -96,23 +96,28 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 	}
 	defer tx.Rollback()
 
+	wfName, wfStatus, wfStartedBy := sqlstore.WorkflowColumns(turn.State)
 	var id, lastSeq int64
 	if turn.Version == 0 {
 		lastSeq = n
 		err = tx.QueryRowContext(ctx, `
-			INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at)
-			VALUES (?, ?, ?, ?, 1, ?, ?, ?) RETURNING id`,
+			INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at,
+				workflow, workflow_status, workflow_started_by)
+			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, state, lastSeq, timestamp(at), timestamp(at),
+			wfName, wfStatus, wfStartedBy,
 		).Scan(&id)
 		if isUniqueViolation(err) {
 			return conversation.Saved{}, conversation.ErrConflict
 		}
 	} else {
 		err = tx.QueryRowContext(ctx, `
-			UPDATE conversations SET state = ?, version = version + 1, last_seq = last_seq + ?, updated_at = ?
+			UPDATE conversations SET state = ?, version = version + 1, last_seq = last_seq + ?, updated_at = ?,
+				workflow = ?, workflow_status = ?, workflow_started_by = ?
 			WHERE team_id = ? AND channel_id = ? AND thread_ts = ? AND version = ?
 			RETURNING id, last_seq`,
-			state, n, timestamp(at), turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, turn.Version,
+			state, n, timestamp(at), wfName, wfStatus, wfStartedBy,
+			turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, turn.Version,
 		).Scan(&id, &lastSeq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return conversation.Saved{}, conversation.ErrConflict
@@ -179,6 +184,23 @@ func markDone(ctx context.Context, tx *sqlx.Tx, id string, at time.Time) error {
 		return fmt.Errorf("input %s is not pending: %w", id, conversation.ErrConflict)
 	}
 	return nil
+}
+
+// Workflows lists the conversations of channelID in teamID whose workflow is running,
+// started by startedBy ("" for anyone's), most recently updated first (ties: newest
+// conversation first), at most limit. It walks the partial index
+// conversations_workflows, which holds running workflows only, and sorts the few rows
+// it finds.
+func (s *Store) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
+	return sqlstore.Workflows(teamID, channelID, startedBy, limit, func(rows *[]workflowRow) error {
+		return s.read.SelectContext(ctx, rows, `
+			SELECT team_id, channel_id, thread_ts, workflow, workflow_started_by, updated_at
+			FROM conversations
+			WHERE team_id = ?1 AND channel_id = ?2 AND workflow_status = 'running'
+				AND (?3 = '' OR workflow_started_by = ?3)
+			ORDER BY updated_at DESC, id DESC LIMIT ?4`,
+			teamID, channelID, startedBy, limit)
+	})
 }
 
 // DeleteIdle deletes, in one transaction, the inputs created before before and the

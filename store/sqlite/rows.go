@@ -34,11 +34,12 @@ func (t *timestamp) Scan(src any) error {
 // UTC returns t as a time.Time in UTC (sqlstore.Time).
 func (t timestamp) UTC() time.Time { return time.Time(t).UTC() }
 
-// conversationRow and inputRow are the rows the backends share, with SQLite's
-// timestamps.
+// conversationRow, inputRow and workflowRow are the rows the backends share, with
+// SQLite's timestamps.
 type (
 	conversationRow = sqlstore.ConversationRow[timestamp]
 	inputRow        = sqlstore.InputRow[timestamp]
+	workflowRow     = sqlstore.WorkflowRow[timestamp]
 )
 
 // messageRow is a row of the messages table, as Load reads it and Save writes it.

@@ -1,0 +1,645 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/prompts"
+)
+
+// Defaults of WorkflowAgentConfig.
+const (
+	// DefaultMaxReminders is how many times a model that did not commit its work is
+	// reminded before the call fails with ErrNoCommit.
+	DefaultMaxReminders = 2
+	// DefaultWorkflowHistory is how many of the thread's newest messages the workflow
+	// agent's system prompt shows.
+	DefaultWorkflowHistory = 10
+)
+
+// Bounds of what the workflow agent puts in a prompt, in bytes.
+const (
+	maxDependencyText = 16 << 10 // an approved artifact the task builds on
+	maxExcerpt        = 300      // another approved artifact
+	maxHistoryText    = 500      // one message of the thread
+	maxPreviousOption = 400      // an option proposed before
+	maxOptionTitle    = 60       // runes: an option's title is shown on a button
+	maxReason         = 300      // a criterion's reason
+)
+
+// ErrNoCommit means the model never saved its work: through every try it answered
+// without calling the commit function, or called it with arguments that were
+// rejected. Nothing was saved. The WorkflowAgent methods return a *CommitError, which
+// matches ErrNoCommit with errors.Is and has a UserMessage naming what was not saved.
+var ErrNoCommit error = &modelError{
+	msg:  "agents: the model did not commit its work",
+	user: "The model did not save its work, so nothing was changed. Please try again.",
+}
+
+// CommitError is the error of a WorkflowAgent call whose model did not call the commit
+// function with valid arguments in any of its tries. errors.Is(err, ErrNoCommit)
+// reports it.
+type CommitError struct {
+	// Tool is the commit function the model was asked to call.
+	Tool string
+	// Tries is the number of model calls made: 1 + WorkflowAgentConfig.MaxReminders.
+	Tries int
+	// Problem says what was wrong with the last try ("answered in text without
+	// calling the function", or why the arguments were rejected).
+	Problem string
+
+	user string
+}
+
+// Error describes the failure for logs.
+func (e *CommitError) Error() string {
+	return fmt.Sprintf("agents: the model did not call %s with valid arguments in %d tries (last: %s)", e.Tool, e.Tries, e.Problem)
+}
+
+// Is reports whether target is ErrNoCommit.
+func (e *CommitError) Is(target error) bool { return target == ErrNoCommit }
+
+// UserMessage returns the text to show in Slack (conversation.ErrorReply uses it),
+// e.g. "The model did not save the options for Audience after 3 tries, so nothing
+// was changed. Please try again."
+func (e *CommitError) UserMessage() string { return e.user }
+
+// WorkflowAgentConfig configures a WorkflowAgent. Client and Model are required; the
+// zero value of every other field picks its default.
+type WorkflowAgentConfig struct {
+	// Client calls the models (a *Client).
+	Client Completer
+	// Model is the main model (OPENAI_MODEL): it proposes options, writes, revises,
+	// evaluates and summarizes.
+	Model string
+	// SmallModel (OPENAI_SMALL_MODEL) reads people's replies to options messages
+	// (InterpretReply); default Model.
+	SmallModel string
+	// Prompts renders the prompts; default prompts.MustParse().
+	Prompts *prompts.Set
+	// MaxReminders is how many times a model that did not commit its work (no call of
+	// the commit function, or a call with invalid arguments) is told so and asked
+	// again, before the method fails with ErrNoCommit: a method makes at most
+	// 1 + MaxReminders model calls. Default DefaultMaxReminders (2); negative: none.
+	MaxReminders int
+	// History is how many of the thread's newest messages (ArtifactRequest.History)
+	// the prompts show (default DefaultWorkflowHistory; negative: none).
+	History int
+	// Logger receives a warning for every reminder; default slog.Default().
+	Logger *slog.Logger
+}
+
+// WorkflowAgent writes and judges the artifacts of workflows (DESIGN.md, "Artifact
+// workflows"). It implements conversation.WorkflowAgent and is safe for concurrent
+// use.
+//
+// Every method makes one model request with a system prompt (template
+// prompts.WorkflowSystem: the workflow, the artifact with its mode, guidance and
+// criteria, the approved artifacts, the language, the format and the commit
+// function), a task (one of the artifact templates) and a single tool, the method's
+// commit function, which tool_choice forces ({"type": "function", "function":
+// {"name": …}}). The model writes plain text; what it passes to the commit function is
+// the result. When it answers without calling the function (a server that ignores
+// tool_choice, or a weak model), or with arguments that are rejected (invalid JSON, the
+// wrong number of options, an empty text), the answer and a reminder that says what
+// was wrong (template prompts.CommitReminder) are appended and the request is sent
+// again, at most MaxReminders times; then the method returns a *CommitError
+// (ErrNoCommit) and nothing. Usage is the sum over every call, failed tries included.
+// Other errors are the model client's (see Client.Complete), wrapped, with the usage
+// so far.
+type WorkflowAgent struct {
+	client       Completer
+	model        string
+	smallModel   string
+	prompts      *prompts.Set
+	maxReminders int
+	history      int
+	logger       *slog.Logger
+}
+
+var _ conversation.WorkflowAgent = (*WorkflowAgent)(nil)
+
+// NewWorkflowAgent returns a WorkflowAgent for cfg, filling in defaults. It panics when
+// cfg.Client is nil or cfg.Model is empty (a wiring mistake).
+func NewWorkflowAgent(cfg WorkflowAgentConfig) *WorkflowAgent {
+	if cfg.Client == nil || cfg.Model == "" {
+		panic("agents: NewWorkflowAgent needs WorkflowAgentConfig.Client and Model")
+	}
+	a := &WorkflowAgent{
+		client:       cfg.Client,
+		model:        cfg.Model,
+		smallModel:   orDefault(cfg.SmallModel, cfg.Model),
+		prompts:      cfg.Prompts,
+		maxReminders: max(orDefault(cfg.MaxReminders, DefaultMaxReminders), 0),
+		history:      max(orDefault(cfg.History, DefaultWorkflowHistory), 0),
+		logger:       cfg.Logger,
+	}
+	if a.prompts == nil {
+		a.prompts = prompts.MustParse()
+	}
+	if a.logger == nil {
+		a.logger = slog.Default()
+	}
+	return a
+}
+
+// ProposeOptions proposes the options of a choice artifact: exactly
+// r.Artifact.Options of them (workflow.DefaultOptions when unset, at most
+// workflow.MaxOptions), committed with commit_artifact_options. Options already in
+// r.Options are shown to the model as ones to differ from (a regeneration), and
+// r.Instructions as the team's guidance. The options are labelled A, B, C… by
+// position, whatever labels the model gave; a title is cut to 60 characters (it is
+// shown on a button) and an empty one is made from the text's first words. Rejected,
+// with a reminder: the wrong number of options, an option without text, two options
+// with the same text.
+func (a *WorkflowAgent) ProposeOptions(ctx context.Context, r conversation.ArtifactRequest) ([]conversation.Option, conversation.Usage, error) {
+	if err := checkRequest(r, true); err != nil {
+		return nil, conversation.Usage{}, fmt.Errorf("agents: propose options: %w", err)
+	}
+	n := optionCount(r.Artifact)
+	labels := optionLabels(n)
+	data := prompts.ArtifactOptionsData{
+		Title: r.Artifact.Title, Count: n, Labels: labels,
+		Instructions: strings.TrimSpace(r.Instructions), ToolName: CommitOptionsTool,
+	}
+	for _, o := range r.Options {
+		data.Previous = append(data.Previous, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxPreviousOption)})
+	}
+	var out []conversation.Option
+	t := task{
+		name: "propose options", model: a.model, tool: optionsTool(labels),
+		prompt: prompts.ArtifactOptions, data: data, context: fullContext,
+		accept: func(args json.RawMessage) (err error) {
+			out, err = parseOptions(args, labels)
+			return err
+		},
+		userMessage: notSaved("the options for " + EscapeMrkdwn(r.Artifact.Title)),
+	}
+	u, err := a.run(ctx, r, t)
+	if err != nil {
+		return nil, u, err
+	}
+	return out, u, nil
+}
+
+// InterpretReply reads a person's reply to the options message of r.Options with the
+// small model (commit_artifact_selection): which option it chooses, by letter (in
+// any case, or a Cyrillic letter: А → A, Б and В → B, С → C, Г → D, Д → E), position,
+// title or content, with what changes ("B, but shorter" → B, "shorter"), or whether it
+// asks for new options ("none of these, more playful" → Regenerate, "more playful").
+// A reply that is nothing but a label ("B", "b.", "option B", "Б", "2") is read
+// without a model call. A label the model gives is mapped the same way to one of
+// r.Options' labels; one that matches none is rejected with a reminder. When the
+// model sets both a label and regenerate, Regenerate wins and the label becomes part
+// of the instructions. A reply that neither chooses nor asks for new options gives the
+// zero Selection.
+func (a *WorkflowAgent) InterpretReply(ctx context.Context, r conversation.ArtifactRequest, reply string) (conversation.Selection, conversation.Usage, error) {
+	if err := checkRequest(r, true); err != nil {
+		return conversation.Selection{}, conversation.Usage{}, fmt.Errorf("agents: interpret reply: %w", err)
+	}
+	if label, ok := resolveLabel(reply, r.Options); ok {
+		return conversation.Selection{Label: label}, conversation.Usage{}, nil
+	}
+	labels := make([]string, len(r.Options))
+	data := prompts.ArtifactSelectionData{Title: r.Artifact.Title, Reply: strings.TrimSpace(reply), ToolName: CommitSelectionTool}
+	for i, o := range r.Options {
+		labels[i] = o.Label
+		data.Options = append(data.Options, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxPreviousOption)})
+	}
+	data.Labels = labels
+	var out conversation.Selection
+	t := task{
+		name: "interpret reply", model: a.smallModel, tool: selectionTool(labels),
+		prompt: prompts.ArtifactSelection, data: data, context: briefContext,
+		accept: func(args json.RawMessage) (err error) {
+			out, err = parseSelection(args, r.Options)
+			return err
+		},
+		userMessage: func(tries int) string {
+			return fmt.Sprintf("The model could not work out what your reply means after %d %s, so nothing was changed. Pick an option with its button, or reply again.", tries, plural(tries, "try", "tries"))
+		},
+	}
+	u, err := a.run(ctx, r, t)
+	if err != nil {
+		return conversation.Selection{}, u, err
+	}
+	return out, u, nil
+}
+
+// Write writes the artifact's text (commit_artifact_final_text): from r.Selected for a
+// choice artifact, from scratch otherwise, following r.Instructions; r.Current, when
+// set, is shown as an earlier version. The text is returned trimmed; an empty one is
+// rejected with a reminder.
+func (a *WorkflowAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if err := checkRequest(r, true); err != nil {
+		return "", conversation.Usage{}, fmt.Errorf("agents: write: %w", err)
+	}
+	data := prompts.ArtifactWriteData{
+		Title: r.Artifact.Title, Previous: strings.TrimSpace(r.Current),
+		Instructions: strings.TrimSpace(r.Instructions), ToolName: CommitFinalTextTool,
+	}
+	if s := r.Selected; s != nil {
+		data.Selected = &prompts.Option{Label: s.Label, Title: s.Title, Text: s.Text}
+	}
+	return a.writeText(ctx, r, "write", prompts.ArtifactWrite, data, "the text of "+EscapeMrkdwn(r.Artifact.Title))
+}
+
+// Revise rewrites r.Current following r.Instructions (commit_artifact_final_text): the
+// editor agent. Empty instructions ask for a general improvement. Errors: r.Current is
+// empty (nothing to revise), without a model call.
+func (a *WorkflowAgent) Revise(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if err := checkRequest(r, true); err != nil {
+		return "", conversation.Usage{}, fmt.Errorf("agents: revise: %w", err)
+	}
+	if strings.TrimSpace(r.Current) == "" {
+		return "", conversation.Usage{}, fmt.Errorf("agents: revise %s: no current text to revise", r.Artifact.ID)
+	}
+	data := prompts.ArtifactReviseData{
+		Title: r.Artifact.Title, Current: strings.TrimSpace(r.Current),
+		Instructions: strings.TrimSpace(r.Instructions), ToolName: CommitFinalTextTool,
+	}
+	return a.writeText(ctx, r, "revise", prompts.ArtifactRevise, data, "the revised text of "+EscapeMrkdwn(r.Artifact.Title))
+}
+
+func (a *WorkflowAgent) writeText(ctx context.Context, r conversation.ArtifactRequest, name, prompt string, data any, what string) (string, conversation.Usage, error) {
+	var out string
+	t := task{
+		name: name, model: a.model, tool: finalTextTool(), prompt: prompt, data: data, context: fullContext,
+		accept: func(args json.RawMessage) (err error) {
+			out, err = parseText(args, "text")
+			return err
+		},
+		userMessage: notSaved(what),
+	}
+	u, err := a.run(ctx, r, t)
+	if err != nil {
+		return "", u, err
+	}
+	return out, u, nil
+}
+
+// Evaluate judges text against r.Artifact.Criteria with the main model
+// (commit_evaluation): grading needs the stronger model, and a weak grader's false
+// passes cost more than the call. It returns one result per criterion, in the
+// criteria's order. Results for unknown criterion ids are dropped; a criterion the
+// model left out gets Pass false and the reason "Not evaluated: …" (no reminder, so a
+// partial evaluation does not cost another call); a call without a single known id is
+// rejected with a reminder. Reasons are made one line of at most 300 bytes. An
+// artifact without criteria returns nil without a model call.
+func (a *WorkflowAgent) Evaluate(ctx context.Context, r conversation.ArtifactRequest, text string) ([]conversation.CriterionResult, conversation.Usage, error) {
+	if err := checkRequest(r, true); err != nil {
+		return nil, conversation.Usage{}, fmt.Errorf("agents: evaluate: %w", err)
+	}
+	criteria := r.Artifact.Criteria
+	if len(criteria) == 0 {
+		return nil, conversation.Usage{}, nil
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil, conversation.Usage{}, fmt.Errorf("agents: evaluate %s: empty text", r.Artifact.ID)
+	}
+	ids := make([]string, len(criteria))
+	data := prompts.ArtifactEvaluateData{Title: r.Artifact.Title, Text: strings.TrimSpace(text), ToolName: CommitEvaluationTool}
+	for i, c := range criteria {
+		ids[i] = c.ID
+		data.Criteria = append(data.Criteria, prompts.Criterion{ID: c.ID, Description: c.Description})
+	}
+	var out []conversation.CriterionResult
+	t := task{
+		name: "evaluate", model: a.model, tool: evaluationTool(ids),
+		prompt: prompts.ArtifactEvaluate, data: data, context: judgeContext,
+		accept: func(args json.RawMessage) (err error) {
+			out, err = parseEvaluation(args, criteria)
+			return err
+		},
+		userMessage: notSaved("the evaluation of " + EscapeMrkdwn(r.Artifact.Title)),
+	}
+	u, err := a.run(ctx, r, t)
+	if err != nil {
+		return nil, u, err
+	}
+	return out, u, nil
+}
+
+// Summarize writes the short summary posted with the final report, from every
+// approved artifact in r.Approved (commit_final_docset), with the main model.
+// r.Artifact may be nil.
+func (a *WorkflowAgent) Summarize(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if err := checkRequest(r, false); err != nil {
+		return "", conversation.Usage{}, fmt.Errorf("agents: summarize: %w", err)
+	}
+	var out string
+	t := task{
+		name: "summarize", model: a.model, tool: docsetTool(), prompt: prompts.DocsetSummary,
+		data: prompts.DocsetSummaryData{
+			Title: r.Workflow.Title, Instructions: strings.TrimSpace(r.Instructions), ToolName: CommitDocsetTool,
+		},
+		context: fullContext,
+		accept: func(args json.RawMessage) (err error) {
+			out, err = parseText(args, "summary")
+			return err
+		},
+		userMessage: notSaved("the summary of " + EscapeMrkdwn(r.Workflow.Title)),
+	}
+	u, err := a.run(ctx, r, t)
+	if err != nil {
+		return "", u, err
+	}
+	return out, u, nil
+}
+
+// contextKind says how much of the thread a task's system prompt shows.
+type contextKind int
+
+const (
+	// fullContext: the approved artifacts, the summary and the recent history.
+	fullContext contextKind = iota
+	// judgeContext: the approved artifacts only; the judge reads the text, not the
+	// discussion.
+	judgeContext
+	// briefContext: the summary and recent history, no artifact texts (reading a reply
+	// with the small model).
+	briefContext
+)
+
+// task is one WorkflowAgent call: a prompt, the commit function, and what to do with
+// its arguments.
+type task struct {
+	name    string // for errors and logs: "propose options"
+	model   string
+	tool    openai.FunctionDefinition
+	prompt  string // the user message's template
+	data    any
+	context contextKind
+	// accept reads the commit function's arguments; an error rejects them and its
+	// text tells the model what was wrong.
+	accept func(args json.RawMessage) error
+	// userMessage is CommitError.UserMessage after tries failed tries.
+	userMessage func(tries int) string
+}
+
+// run makes t's model calls until the model commits acceptable arguments or the
+// reminders run out.
+func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest, t task) (conversation.Usage, error) {
+	var usage conversation.Usage
+	msgs, err := a.messages(r, t)
+	if err != nil {
+		return usage, fmt.Errorf("agents: %s: %w", t.name, err)
+	}
+	log := a.logger.With(slog.String("workflow", r.Workflow.Name), slog.String("tool", t.tool.Name))
+	if r.Artifact != nil {
+		log = log.With(slog.String("artifact", r.Artifact.ID))
+	}
+	tool := t.tool
+	tries := 1 + a.maxReminders
+	var problem string
+	for try := 1; try <= tries; try++ {
+		req := openai.ChatCompletionRequest{
+			Model:      t.model,
+			Messages:   msgs,
+			Tools:      []openai.Tool{{Type: openai.ToolTypeFunction, Function: &tool}},
+			ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: tool.Name}},
+		}
+		comp, err := a.client.Complete(ctx, req)
+		usage = usage.Add(comp.Usage)
+		if err != nil && !errors.Is(err, ErrEmptyResponse) {
+			return usage, fmt.Errorf("agents: %s: %w", t.name, err)
+		}
+		var results []string
+		problem, results = a.check(comp, t)
+		if problem == "" {
+			return usage, nil
+		}
+		log.WarnContext(ctx, "model did not commit its work",
+			slog.Int("try", try), slog.Int("tries", tries), slog.String("problem", problem),
+			slog.String("content", truncate(comp.Content, 200)))
+		if try == tries {
+			break
+		}
+		reminder, err := a.prompts.Render(prompts.CommitReminder, prompts.CommitReminderData{
+			ToolName: tool.Name, Problem: reminderProblem(problem), Try: try + 1, Tries: tries,
+		})
+		if err != nil {
+			return usage, fmt.Errorf("agents: %s: %w", t.name, err)
+		}
+		if comp.Content != "" || len(comp.ToolCalls) > 0 {
+			msgs = append(msgs, comp.Message())
+		}
+		for i, tc := range comp.ToolCalls {
+			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: results[i]})
+		}
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: reminder})
+	}
+	return usage, &CommitError{Tool: tool.Name, Tries: tries, Problem: problem, user: t.userMessage(tries)}
+}
+
+// notSaved returns the usual CommitError.UserMessage for what was not saved.
+func notSaved(what string) func(tries int) string {
+	return func(tries int) string {
+		return fmt.Sprintf("The model did not save %s after %d %s, so nothing was changed. Please try again.", what, tries, plural(tries, "try", "tries"))
+	}
+}
+
+// notCalled is check's problem for an answer without a call of the commit function.
+const notCalled = "answered without calling the function"
+
+// reminderProblem is the reminder's Problem for check's problem: empty when the
+// model did not call the function (the template says so itself).
+func reminderProblem(problem string) string {
+	if problem == notCalled {
+		return ""
+	}
+	return problem
+}
+
+// check looks for an acceptable call of t's commit function in comp. It returns ""
+// when t.accept took one; otherwise what was wrong, and the result to send back for
+// each of comp's tool calls (every call must be answered before the reminder).
+func (a *WorkflowAgent) check(comp Completion, t task) (problem string, results []string) {
+	results = make([]string, len(comp.ToolCalls))
+	for i, tc := range comp.ToolCalls {
+		if tc.Function.Name != t.tool.Name {
+			p := fmt.Sprintf("there is no function %q; the function to call is %s", tc.Function.Name, t.tool.Name)
+			results[i] = "error: " + p
+			if problem == "" {
+				problem = p
+			}
+			continue
+		}
+		args := strings.TrimSpace(tc.Function.Arguments)
+		if args == "" {
+			args = "{}"
+		}
+		err := t.accept(json.RawMessage(args))
+		if err == nil {
+			return "", nil
+		}
+		p := err.Error()
+		if comp.Truncated {
+			p = "the call was cut off by the output token limit before it was complete; make the text shorter"
+		}
+		results[i] = "error: " + p + ". Nothing was saved."
+		if problem == "" || strings.HasPrefix(problem, "there is no function") {
+			problem = p
+		}
+	}
+	if problem == "" {
+		problem = notCalled
+	}
+	return problem, results
+}
+
+// messages builds the system prompt and the task's user message.
+func (a *WorkflowAgent) messages(r conversation.ArtifactRequest, t task) ([]openai.ChatCompletionMessage, error) {
+	system, err := a.prompts.Render(prompts.WorkflowSystem, a.systemData(r, t))
+	if err != nil {
+		return nil, err
+	}
+	user, err := a.prompts.Render(t.prompt, t.data)
+	if err != nil {
+		return nil, err
+	}
+	return []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleSystem, Content: system},
+		{Role: openai.ChatMessageRoleUser, Content: user},
+	}, nil
+}
+
+// systemData is the WorkflowSystem template's data for r and t.
+func (a *WorkflowAgent) systemData(r conversation.ArtifactRequest, t task) prompts.WorkflowSystemData {
+	d := prompts.WorkflowSystemData{
+		Workflow: prompts.WorkflowInfo{Title: r.Workflow.Title, Description: r.Workflow.Description},
+		Language: languageName(r.Locale),
+		ToolName: t.tool.Name,
+	}
+	if art := r.Artifact; art != nil {
+		info := &prompts.ArtifactInfo{
+			ID: art.ID, Title: art.Title, Description: art.Description,
+			Mode: string(art.Mode), Guidance: art.Prompt,
+		}
+		if info.Mode == "" {
+			info.Mode = string(workflow.ModeDraft)
+		}
+		for _, c := range art.Criteria {
+			info.Criteria = append(info.Criteria, prompts.Criterion{ID: c.ID, Description: c.Description})
+		}
+		d.Artifact = info
+	}
+	if t.context != briefContext {
+		d.Dependencies, d.Others = approvedTexts(r)
+	}
+	if t.context != judgeContext {
+		d.Summary = strings.TrimSpace(r.Summary)
+		d.History = historyTurns(r.History, a.history)
+	}
+	return d
+}
+
+// approvedTexts splits r.Approved into the texts the task builds on (full, up to a
+// bound) and the others (excerpts), in the workflow's order, then any ids the
+// workflow does not declare, sorted. The artifact being worked on is left out. For a
+// task about the whole workflow (r.Artifact nil), every approved text is a
+// dependency.
+func approvedTexts(r conversation.ArtifactRequest) (deps, others []prompts.ArtifactText) {
+	var ids []string
+	titles := map[string]string{}
+	for _, art := range r.Workflow.Artifacts {
+		titles[art.ID] = art.Title
+		if _, ok := r.Approved[art.ID]; ok {
+			ids = append(ids, art.ID)
+		}
+	}
+	var extra []string
+	for id := range r.Approved {
+		if _, ok := titles[id]; !ok {
+			extra = append(extra, id)
+		}
+	}
+	slices.Sort(extra)
+	ids = append(ids, extra...)
+	for _, id := range ids {
+		text := strings.TrimSpace(r.Approved[id])
+		title := orDefault(titles[id], id)
+		switch {
+		case text == "":
+			continue
+		case r.Artifact == nil || slices.Contains(r.Artifact.DependsOn, id):
+			deps = append(deps, prompts.ArtifactText{ID: id, Title: title, Text: truncate(text, maxDependencyText)})
+		case id != r.Artifact.ID:
+			others = append(others, prompts.ArtifactText{ID: id, Title: title, Text: truncate(oneLine(text), maxExcerpt)})
+		}
+	}
+	return deps, others
+}
+
+// historyTurns returns the last n messages of history that people or the bot wrote,
+// shortened to one line each.
+func historyTurns(history []conversation.Message, n int) []prompts.Turn {
+	var out []prompts.Turn
+	for i := len(history) - 1; i >= 0 && len(out) < n; i-- {
+		m := history[i]
+		text := strings.TrimSpace(m.Text)
+		if text == "" {
+			continue
+		}
+		var role string
+		switch m.Role {
+		case conversation.RoleUser, conversation.RoleContext:
+			role = "user"
+		case conversation.RoleAssistant:
+			role = "assistant"
+		default:
+			continue // revisions and the like live in the structured state
+		}
+		out = append(out, prompts.Turn{Role: role, Text: truncate(oneLine(text), maxHistoryText)})
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// checkRequest rejects a request the methods cannot work on (a wiring mistake).
+func checkRequest(r conversation.ArtifactRequest, needArtifact bool) error {
+	switch {
+	case r.Workflow == nil:
+		return errors.New("the request has no workflow")
+	case needArtifact && r.Artifact == nil:
+		return errors.New("the request has no artifact")
+	}
+	return nil
+}
+
+// optionCount is how many options a choice artifact gets.
+func optionCount(a *workflow.Artifact) int {
+	n := a.Options
+	if n <= 0 {
+		n = workflow.DefaultOptions
+	}
+	return min(n, workflow.MaxOptions)
+}
+
+// optionLabels returns the first n labels: "A", "B", …
+func optionLabels(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = string(rune('A' + i))
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// oneLine collapses runs of white space, newlines included, into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

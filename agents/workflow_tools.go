@@ -1,0 +1,433 @@
+package agents
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// The commit functions of the WorkflowAgent (DESIGN.md, "Artifact workflows"): the
+// model persists its work by calling them, one per method. Their arguments:
+//
+//	commit_artifact_options     {"options": [{"label": "A", "title": "…", "text": "…"}, …]}
+//	commit_artifact_selection   {"label": "B" or "", "instructions": "…", "regenerate": false}
+//	commit_artifact_final_text  {"text": "…"}
+//	commit_evaluation           {"results": [{"id": "…", "pass": true, "reason": "…"}, …]}
+//	commit_final_docset         {"summary": "…"}
+const (
+	CommitOptionsTool    = "commit_artifact_options"
+	CommitSelectionTool  = "commit_artifact_selection"
+	CommitFinalTextTool  = "commit_artifact_final_text"
+	CommitEvaluationTool = "commit_evaluation"
+	CommitDocsetTool     = "commit_final_docset"
+)
+
+// notEvaluated is the reason of a criterion the model left out of its evaluation.
+const notEvaluated = "Not evaluated: the model gave no result for this criterion."
+
+// schema is a JSON schema under construction.
+type schema = map[string]any
+
+// object returns the schema of an object whose properties are all required and that
+// allows no others.
+func object(props schema) schema {
+	required := make([]string, 0, len(props))
+	for name := range props {
+		required = append(required, name)
+	}
+	slices.Sort(required)
+	return schema{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+}
+
+func str(description string) schema { return schema{"type": "string", "description": description} }
+
+func function(name, description string, params schema) openai.FunctionDefinition {
+	b, err := json.Marshal(params)
+	if err != nil {
+		panic(err) // the schemas are maps of strings, numbers and slices
+	}
+	return openai.FunctionDefinition{Name: name, Description: description, Parameters: json.RawMessage(b)}
+}
+
+func optionsTool(labels []string) openai.FunctionDefinition {
+	n := len(labels)
+	label := str("the option's letter, in order: " + strings.Join(labels, ", "))
+	label["enum"] = labels
+	return function(CommitOptionsTool,
+		"Save the options proposed for the artifact. Only the options passed here are shown to the team.",
+		object(schema{"options": schema{
+			"type":        "array",
+			"description": fmt.Sprintf("exactly %d options, labelled %s", n, strings.Join(labels, ", ")),
+			"minItems":    n,
+			"maxItems":    n,
+			"items": object(schema{
+				"label": label,
+				"title": str("a few words naming the option, at most 60 characters (shown on a button)"),
+				"text":  str("the option itself: a short paragraph"),
+			}),
+		}}))
+}
+
+func selectionTool(labels []string) openai.FunctionDefinition {
+	label := str(`the label of the option the reply chooses, or "" when it chooses none`)
+	label["enum"] = append([]string{""}, labels...)
+	return function(CommitSelectionTool,
+		"Save what the person's reply to the options means.",
+		object(schema{
+			"label":        label,
+			"instructions": str(`the changes asked for with the choice, or the guidance for new options, in a few words; "" when none`),
+			"regenerate":   schema{"type": "boolean", "description": "true when the reply asks for new options instead of choosing one"},
+		}))
+}
+
+func finalTextTool() openai.FunctionDefinition {
+	return function(CommitFinalTextTool,
+		"Save the artifact's complete text. Only the text passed here is kept and shown to the team.",
+		object(schema{"text": str("the complete text of the artifact, in light Markdown")}))
+}
+
+func evaluationTool(ids []string) openai.FunctionDefinition {
+	id := str("the criterion's id")
+	id["enum"] = ids
+	return function(CommitEvaluationTool,
+		"Save the evaluation of the text: one result per criterion.",
+		object(schema{"results": schema{
+			"type":        "array",
+			"description": "one result per criterion: " + strings.Join(ids, ", "),
+			"items": object(schema{
+				"id":     id,
+				"pass":   schema{"type": "boolean", "description": "true when the text clearly meets the criterion"},
+				"reason": str("one short sentence: what meets the criterion, or what is missing"),
+			}),
+		}}))
+}
+
+func docsetTool() openai.FunctionDefinition {
+	return function(CommitDocsetTool,
+		"Save the short summary posted with the final document.",
+		object(schema{"summary": str("two to four sentences on what the document sets out")}))
+}
+
+// decodeArgs decodes a commit function's arguments into v. Arguments that are a JSON
+// string holding the object (encoded twice, as weak models do) are accepted.
+func decodeArgs(args json.RawMessage, v any) error {
+	if s, ok := jsonString(args); ok {
+		args = json.RawMessage(s)
+	}
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("the arguments are not a JSON object of the function's schema (%s)", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+// jsonString returns the value of data when it is a JSON string.
+func jsonString(data []byte) (string, bool) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '"' {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// flexList is a JSON array that may also arrive as a string holding the array, or as
+// a single element.
+type flexList[T any] []T
+
+func (l *flexList[T]) UnmarshalJSON(data []byte) error {
+	if s, ok := jsonString(data); ok {
+		data = []byte(s)
+	}
+	data = bytes.TrimSpace(data)
+	switch {
+	case bytes.Equal(data, []byte("null")):
+		*l = nil
+		return nil
+	case len(data) > 0 && data[0] == '{':
+		var one T
+		if err := json.Unmarshal(data, &one); err != nil {
+			return err
+		}
+		*l = flexList[T]{one}
+		return nil
+	}
+	var many []T
+	if err := json.Unmarshal(data, &many); err != nil {
+		return err
+	}
+	*l = many
+	return nil
+}
+
+// flexBool is a JSON boolean that may also arrive as a string ("true", "yes",
+// "pass", …) or as 0 or 1.
+type flexBool bool
+
+func (b *flexBool) UnmarshalJSON(data []byte) error {
+	s := strings.ToLower(strings.Trim(strings.TrimSpace(string(data)), `"`))
+	switch s {
+	case "true", "yes", "pass", "passed", "1":
+		*b = true
+	case "false", "no", "fail", "failed", "0", "null", "":
+		*b = false
+	default:
+		return fmt.Errorf("cannot read %s as true or false", data)
+	}
+	return nil
+}
+
+// parseOptions reads commit_artifact_options' arguments: exactly len(labels) options,
+// each with a text, no two alike. The options get labels by position; a title is
+// made one line of at most maxOptionTitle runes, or made from the text when empty.
+func parseOptions(args json.RawMessage, labels []string) ([]conversation.Option, error) {
+	var in struct {
+		Options flexList[struct {
+			Label string `json:"label"`
+			Title string `json:"title"`
+			Text  string `json:"text"`
+		}] `json:"options"`
+	}
+	if err := decodeArgs(args, &in); err != nil {
+		return nil, err
+	}
+	if n := len(in.Options); n != len(labels) {
+		return nil, fmt.Errorf("the call has %d %s; exactly %d are needed, labelled %s", n, plural(n, "option", "options"), len(labels), strings.Join(labels, ", "))
+	}
+	out := make([]conversation.Option, len(labels))
+	seen := map[string]string{}
+	for i, o := range in.Options {
+		label := labels[i]
+		text := strings.TrimSpace(o.Text)
+		if text == "" {
+			return nil, fmt.Errorf("option %s has no text", label)
+		}
+		key := strings.ToLower(oneLine(text))
+		if prev, ok := seen[key]; ok {
+			return nil, fmt.Errorf("options %s and %s have the same text; every option must be different", prev, label)
+		}
+		seen[key] = label
+		title := oneLine(o.Title)
+		for _, sep := range []string{". ", ": ", ") ", " - "} {
+			title = strings.TrimPrefix(title, label+sep) // "B. Missed SLAs"
+		}
+		if title == "" {
+			title = firstWords(text, 6)
+		}
+		out[i] = conversation.Option{Label: label, Title: cutRunes(title, maxOptionTitle), Text: text}
+	}
+	return out, nil
+}
+
+// parseSelection reads commit_artifact_selection's arguments against opts.
+func parseSelection(args json.RawMessage, opts []conversation.Option) (conversation.Selection, error) {
+	var in struct {
+		Label        string   `json:"label"`
+		Instructions string   `json:"instructions"`
+		Regenerate   flexBool `json:"regenerate"`
+	}
+	if err := decodeArgs(args, &in); err != nil {
+		return conversation.Selection{}, err
+	}
+	sel := conversation.Selection{Instructions: strings.TrimSpace(in.Instructions), Regenerate: bool(in.Regenerate)}
+	switch label := strings.TrimSpace(in.Label); strings.ToLower(label) {
+	case "", "none", "null", "n/a", "-":
+	default:
+		l, ok := resolveLabel(label, opts)
+		if !ok {
+			labels := make([]string, len(opts))
+			for i, o := range opts {
+				labels[i] = o.Label
+			}
+			return conversation.Selection{}, fmt.Errorf(`the label %q is not one of the options' labels (%s); use "" when the reply chooses none`, label, strings.Join(labels, ", "))
+		}
+		sel.Label = l
+	}
+	if sel.Regenerate && sel.Label != "" {
+		// "Like B, but more playful" asks for new options, in the direction of B.
+		sel.Instructions = strings.TrimSpace("like option " + sel.Label + "; " + sel.Instructions)
+		sel.Instructions = strings.TrimSuffix(sel.Instructions, ";")
+		sel.Label = ""
+	}
+	return sel, nil
+}
+
+// cyrillicLabels maps a Cyrillic letter (lower case) to the label it stands for: by
+// look (а, в, с, е look like a, b, c, e) or by place in the alphabet (б, г, д).
+var cyrillicLabels = map[rune]string{'а': "A", 'б': "B", 'в': "B", 'с': "C", 'г': "D", 'д': "E", 'е': "E"}
+
+// resolveLabel maps s to the label of one of opts when s is nothing but a way to name
+// one: its label in any case ("b", "B.", "option B", "вариант Б"), a Cyrillic letter
+// (see cyrillicLabels), its position ("2"), or its title.
+func resolveLabel(s string, opts []conversation.Option) (string, bool) {
+	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) || r == '*' })
+	low := strings.ToLower(s)
+	for _, prefix := range []string{"option", "variant", "вариант"} {
+		if rest, ok := strings.CutPrefix(low, prefix); ok && rest != "" {
+			low = strings.TrimSpace(rest)
+		}
+	}
+	if low == "" {
+		return "", false
+	}
+	if r, size := utf8.DecodeRuneInString(low); size == len(low) {
+		if l, ok := cyrillicLabels[r]; ok {
+			low = strings.ToLower(l)
+		}
+	}
+	for _, o := range opts {
+		if strings.EqualFold(low, o.Label) {
+			return o.Label, true
+		}
+	}
+	if n, err := strconv.Atoi(low); err == nil && n >= 1 && n <= len(opts) {
+		return opts[n-1].Label, true
+	}
+	for _, o := range opts {
+		if t := oneLine(o.Title); t != "" && strings.EqualFold(t, oneLine(s)) {
+			return o.Label, true
+		}
+	}
+	return "", false
+}
+
+// parseEvaluation reads commit_evaluation's arguments: one result per criterion, in
+// the criteria's order. Unknown ids are dropped (and repeated ones after the first);
+// a criterion without a result fails with reason notEvaluated. A call without a
+// single known id is rejected.
+func parseEvaluation(args json.RawMessage, criteria []workflow.Criterion) ([]conversation.CriterionResult, error) {
+	var in struct {
+		Results flexList[struct {
+			ID     string   `json:"id"`
+			Pass   flexBool `json:"pass"`
+			Reason string   `json:"reason"`
+		}] `json:"results"`
+	}
+	if err := decodeArgs(args, &in); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(criteria))
+	canonical := map[string]string{}
+	for i, c := range criteria {
+		ids[i] = c.ID
+		canonical[strings.ToLower(strings.TrimSpace(c.ID))] = c.ID
+	}
+	got := map[string]conversation.CriterionResult{}
+	for _, r := range in.Results {
+		id, ok := canonical[strings.ToLower(strings.TrimSpace(r.ID))]
+		if !ok {
+			continue
+		}
+		if _, dup := got[id]; dup {
+			continue
+		}
+		got[id] = conversation.CriterionResult{ID: id, Pass: bool(r.Pass), Reason: truncate(oneLine(r.Reason), maxReason)}
+	}
+	if len(got) == 0 {
+		return nil, fmt.Errorf("no result names a criterion; give one result for each of %s", strings.Join(ids, ", "))
+	}
+	out := make([]conversation.CriterionResult, len(criteria))
+	for i, c := range criteria {
+		r, ok := got[c.ID]
+		if !ok {
+			r = conversation.CriterionResult{ID: c.ID, Pass: false, Reason: notEvaluated}
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// parseText reads the string argument field of commit_artifact_final_text or
+// commit_final_docset, trimmed; it must not be empty.
+func parseText(args json.RawMessage, field string) (string, error) {
+	var in map[string]json.RawMessage
+	if err := decodeArgs(args, &in); err != nil {
+		return "", err
+	}
+	raw, ok := in[field]
+	if !ok {
+		return "", fmt.Errorf("the call has no %q argument", field)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", fmt.Errorf("%q must be a string", field)
+	}
+	if s = strings.TrimSpace(s); s == "" {
+		return "", errors.New(strconv.Quote(field) + " is empty; pass the complete text")
+	}
+	return s, nil
+}
+
+// firstWords returns the first n words of s.
+func firstWords(s string, n int) string {
+	w := strings.Fields(s)
+	return strings.Join(w[:min(n, len(w))], " ")
+}
+
+// cutRunes cuts s to at most n runes, marking a cut with "…".
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)[:n-1]
+	return strings.TrimRightFunc(string(r), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) + "…"
+}
+
+// languages names the languages of common BCP 47 tags, in English with the
+// language's own name, for the instruction "write in …".
+var languages = map[string]string{
+	"en": "English", "en-gb": "British English",
+	"ru": "Russian (русский)", "uk": "Ukrainian (українська)", "be": "Belarusian (беларуская)",
+	"kk": "Kazakh (қазақ тілі)", "uz": "Uzbek (oʻzbekcha)", "ka": "Georgian (ქართული)",
+	"hy": "Armenian (հայերեն)", "az": "Azerbaijani (azərbaycan dili)",
+	"de": "German (Deutsch)", "fr": "French (français)", "es": "Spanish (español)",
+	"pt": "Portuguese (português)", "pt-br": "Brazilian Portuguese (português do Brasil)",
+	"it": "Italian (italiano)", "nl": "Dutch (Nederlands)", "pl": "Polish (polski)",
+	"cs": "Czech (čeština)", "sk": "Slovak (slovenčina)", "hu": "Hungarian (magyar)",
+	"ro": "Romanian (română)", "bg": "Bulgarian (български)", "sr": "Serbian (српски)",
+	"hr": "Croatian (hrvatski)", "sl": "Slovenian (slovenščina)", "el": "Greek (Ελληνικά)",
+	"tr": "Turkish (Türkçe)", "sv": "Swedish (svenska)", "da": "Danish (dansk)",
+	"nb": "Norwegian (norsk)", "no": "Norwegian (norsk)", "fi": "Finnish (suomi)",
+	"et": "Estonian (eesti)", "lv": "Latvian (latviešu)", "lt": "Lithuanian (lietuvių)",
+	"he": "Hebrew (עברית)", "ar": "Arabic (العربية)", "fa": "Persian (فارسی)",
+	"hi": "Hindi (हिन्दी)", "bn": "Bengali (বাংলা)", "ja": "Japanese (日本語)",
+	"ko": "Korean (한국어)", "zh": "Simplified Chinese (简体中文)", "zh-hans": "Simplified Chinese (简体中文)",
+	"zh-cn": "Simplified Chinese (简体中文)", "zh-hant": "Traditional Chinese (繁體中文)",
+	"zh-tw": "Traditional Chinese (繁體中文)", "zh-hk": "Traditional Chinese (繁體中文)",
+	"id": "Indonesian (Bahasa Indonesia)", "ms": "Malay (Bahasa Melayu)",
+	"vi": "Vietnamese (Tiếng Việt)", "th": "Thai (ไทย)",
+}
+
+// languageName returns the language of a BCP 47 tag such as "ru", "pt-BR" or Slack's
+// "ru-RU" for the prompt: the longest known prefix of the tag, or a description of
+// an unknown tag; "" for an empty tag.
+func languageName(tag string) string {
+	tag = strings.TrimSpace(tag)
+	if tag == "" {
+		return ""
+	}
+	t := strings.ToLower(strings.ReplaceAll(tag, "_", "-"))
+	for {
+		if name, ok := languages[t]; ok {
+			return name
+		}
+		i := strings.LastIndexByte(t, '-')
+		if i < 0 {
+			return fmt.Sprintf("the language of the BCP 47 tag %q", tag)
+		}
+		t = t[:i]
+	}
+}

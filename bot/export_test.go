@@ -1,0 +1,7 @@
+package bot
+
+// Unexported helpers, for the tests of package bot_test.
+var (
+	EncodeValue = encodeValue
+	DecodeValue = decodeValue
+)

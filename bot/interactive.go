@@ -1,0 +1,204 @@
+package bot
+
+import (
+	"strings"
+
+	"github.com/slack-go/slack"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// Identifiers of threadwright's interactive surfaces.
+const (
+	// ShortcutCallbackID is the callback_id of the message shortcut on the bot's
+	// messages (NewManifest declares it): it asks for the commands of that message's
+	// thread.
+	ShortcutCallbackID = "threadwright_actions"
+	// ModalCallbackID is the callback_id of the modals opened by buttons that carry a
+	// conversation.Modal; their private_metadata is the encoded Action.
+	ModalCallbackID = "tw_modal"
+
+	// modalBlockID and modalActionID name the modal's text input.
+	modalBlockID  = "tw_text"
+	modalActionID = "text"
+)
+
+// Drop reasons of interactions, for logs and tests.
+const (
+	dropNotOurs         = "not a threadwright element"
+	dropBadValue        = "undecodable action value"
+	dropUnknownCallback = "unknown callback_id"
+	dropViewAction      = "block action inside a view"
+	dropInteraction     = "interaction type not handled"
+	dropNoTarget        = "interaction lacks channel, user or message"
+)
+
+// interaction is what an interactive envelope asks of the bot: an input for the
+// dispatcher, or (when modal is set) a modal to open at once.
+type interaction struct {
+	input conversation.Input
+	modal *modalRequest
+}
+
+// modalRequest is a modal to open with views.open before the trigger expires.
+type modalRequest struct {
+	triggerID string
+	userID    string
+	action    conversation.Action
+	view      slack.ModalViewRequest
+}
+
+// fromInteraction turns an interactive payload (block_actions, view_submission,
+// message_action) into an interaction. It returns ok false and the reason when the
+// payload is not for the bot or cannot be read. envelopeID stands in for a missing
+// trigger_id in the input's ID: both are the same in a redelivered envelope.
+func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID string) (it interaction, ok bool, reason string) {
+	team := firstNonEmpty(cb.Team.ID, cb.View.TeamID, me.TeamID)
+	id := conversation.InteractionInputID(team, firstNonEmpty(cb.TriggerID, "envelope:"+envelopeID))
+	switch cb.Type {
+	case slack.InteractionTypeBlockActions:
+		if cb.Container.Type == "view" {
+			return it, false, dropViewAction
+		}
+		var value string
+		found := false
+		for _, a := range cb.ActionCallback.BlockActions {
+			if strings.HasPrefix(a.ActionID, actionIDPrefix) {
+				value, found = firstNonEmpty(a.Value, a.SelectedOption.Value), true
+				break
+			}
+		}
+		if !found {
+			return it, false, dropNotOurs
+		}
+		action, modal, err := decodeValue(value)
+		if err != nil {
+			return it, false, dropBadValue
+		}
+		if cb.User.ID == "" {
+			return it, false, dropNoTarget
+		}
+		if modal != nil {
+			view, err := modalView(action, *modal)
+			if err != nil {
+				return it, false, dropBadValue
+			}
+			return interaction{modal: &modalRequest{triggerID: cb.TriggerID, userID: cb.User.ID, action: action, view: view}}, true, ""
+		}
+		return interaction{input: conversation.Input{
+			ID:   id,
+			Key:  conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
+			Kind: conversation.KindAction,
+			Action: &conversation.ActionInput{
+				Action: action, UserID: cb.User.ID, MessageTS: firstNonEmpty(cb.Container.MessageTs, cb.Message.Timestamp),
+			},
+		}}, true, ""
+
+	case slack.InteractionTypeViewSubmission:
+		if cb.View.CallbackID != ModalCallbackID {
+			return it, false, dropUnknownCallback
+		}
+		action, err := conversation.DecodeAction(cb.View.PrivateMetadata)
+		if err != nil {
+			return it, false, dropBadValue
+		}
+		if cb.User.ID == "" {
+			return it, false, dropNoTarget
+		}
+		if cb.TriggerID == "" && cb.View.ID != "" {
+			id = conversation.InteractionInputID(team, "view:"+cb.View.ID) // a view is submitted once
+		}
+		return interaction{input: conversation.Input{
+			ID:     id,
+			Key:    conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
+			Kind:   conversation.KindAction,
+			Action: &conversation.ActionInput{Action: action, UserID: cb.User.ID, Text: modalText(cb.View.State)},
+		}}, true, ""
+
+	case slack.InteractionTypeMessageAction:
+		if cb.CallbackID != ShortcutCallbackID {
+			return it, false, dropUnknownCallback
+		}
+		ts := firstNonEmpty(cb.MessageTs, cb.Message.Timestamp)
+		if cb.Channel.ID == "" || cb.User.ID == "" || ts == "" {
+			return it, false, dropNoTarget
+		}
+		return interaction{input: conversation.Input{
+			ID:   id,
+			Key:  conversation.Key{TeamID: team, ChannelID: cb.Channel.ID, ThreadTS: firstNonEmpty(cb.Message.ThreadTimestamp, ts)},
+			Kind: conversation.KindCommand,
+			Command: &conversation.CommandInput{
+				Source: conversation.SourceShortcut, UserID: cb.User.ID, MessageTS: ts,
+			},
+		}}, true, ""
+	}
+	return it, false, dropInteraction
+}
+
+// inputFromSlashCommand turns a slash command (/threadwright start proposal) into a
+// KindCommand input whose Key has no ThreadTS: the conversation layer resolves the
+// thread (Slack does not deliver slash commands typed in threads).
+func inputFromSlashCommand(cmd slack.SlashCommand, me Identity, envelopeID string) (conversation.Input, bool, string) {
+	team := firstNonEmpty(cmd.TeamID, me.TeamID)
+	if cmd.ChannelID == "" || cmd.UserID == "" || team == "" {
+		return conversation.Input{}, false, dropNoTarget
+	}
+	return conversation.Input{
+		ID:   conversation.InteractionInputID(team, firstNonEmpty(cmd.TriggerID, "envelope:"+envelopeID)),
+		Key:  conversation.Key{TeamID: team, ChannelID: cmd.ChannelID},
+		Kind: conversation.KindCommand,
+		Command: &conversation.CommandInput{
+			Source: conversation.SourceSlash, UserID: cmd.UserID, Line: strings.TrimSpace(cmd.Text),
+		},
+	}, true, ""
+}
+
+// modalView builds the modal of a button (views.open): one multiline text input,
+// callback_id ModalCallbackID and the encoded action as private_metadata. Texts are
+// cut to Slack's limits (title and submit 24 characters, label 2,000, placeholder
+// 150, initial value 3,000); an empty title becomes "threadwright", an empty submit
+// "Submit", an empty label the title. Errors: the action cannot be encoded.
+func modalView(a conversation.Action, m conversation.Modal) (slack.ModalViewRequest, error) {
+	meta, err := a.Encode()
+	if err != nil {
+		return slack.ModalViewRequest{}, err
+	}
+	title := firstNonEmpty(truncate(oneLine(m.Title), maxModalTitleChars), "threadwright")
+	submit := firstNonEmpty(truncate(oneLine(m.Submit), maxModalButtonChars), "Submit")
+	label := firstNonEmpty(truncate(strings.TrimSpace(m.Label), maxInputLabelChars), title)
+	el := slack.NewPlainTextInputBlockElement(nil, modalActionID)
+	if p := truncate(oneLine(m.Placeholder), maxPlaceholderChars); p != "" {
+		el.Placeholder = slack.NewTextBlockObject(slack.PlainTextType, p, false, false)
+	}
+	el.Multiline = true
+	el.MaxLength = maxInputChars
+	el.InitialValue = truncate(m.Initial, maxInputChars)
+	input := slack.NewInputBlock(modalBlockID, slack.NewTextBlockObject(slack.PlainTextType, label, false, false), nil, el)
+	return slack.ModalViewRequest{
+		Type:            slack.VTModal,
+		Title:           slack.NewTextBlockObject(slack.PlainTextType, title, false, false),
+		Submit:          slack.NewTextBlockObject(slack.PlainTextType, submit, false, false),
+		Blocks:          slack.Blocks{BlockSet: []slack.Block{input}},
+		PrivateMetadata: meta,
+		CallbackID:      ModalCallbackID,
+	}, nil
+}
+
+// modalText reads the text typed in a threadwright modal: the input modalView made,
+// or else the first plain-text input found.
+func modalText(state *slack.ViewState) string {
+	if state == nil {
+		return ""
+	}
+	if a, ok := state.Values[modalBlockID][modalActionID]; ok {
+		return strings.TrimSpace(a.Value)
+	}
+	for _, actions := range state.Values {
+		for _, a := range actions {
+			if a.Type == "plain_text_input" {
+				return strings.TrimSpace(a.Value)
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,119 @@
+package bot
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// A button's value (and an overflow or select option's value) is one of:
+//
+//   - the button's Action as conversation.Action.Encode makes it, a JSON object
+//     ({"n":"approve","c":"C1","t":"1700000000.000100","a":"budget","r":3}), when the
+//     button acts at once;
+//   - modalValuePrefix followed by a JSON array [<the Action, encoded the same way>,
+//     title, label, submit, placeholder, initial text] (trailing empty strings left
+//     out), when the button opens a modal first:
+//     m:[{"n":"edit","c":"C1","t":"1700000000.000100","a":"budget","r":3},"Edit","What should change?","Edit"].
+//
+// The prefix keeps the two apart without guessing from JSON; the array keeps the
+// value short, since an option's value holds at most 150 characters. Modal texts are
+// cut to what a modal can show (title and submit 24 characters, placeholder 150,
+// label 2,000, initial text 3,000) before encoding, and the initial text, then the
+// placeholder, then the label are shortened until the value fits its limit: 2,000
+// characters for a button, 150 for an option (Block Kit reference, button element and
+// option object).
+const modalValuePrefix = "m:"
+
+// errValueTooLong reports an action (and modal) that cannot be encoded within a limit.
+var errValueTooLong = errors.New("bot: button value too long")
+
+// encodeValue encodes a button's action and modal (nil for none) in at most limit
+// characters. Errors: the Action alone cannot be encoded, or the value cannot fit
+// limit (errValueTooLong).
+func encodeValue(a conversation.Action, m *conversation.Modal, limit int) (string, error) {
+	enc, err := a.Encode()
+	if err != nil {
+		return "", err
+	}
+	if m == nil {
+		if runes(enc) > limit {
+			return "", fmt.Errorf("%w: action %s takes %d characters, limit %d", errValueTooLong, a.Name, runes(enc), limit)
+		}
+		return enc, nil
+	}
+	// The modal's texts, in the order of the array.
+	texts := []string{
+		truncate(m.Title, maxModalTitleChars),
+		truncate(m.Label, maxInputLabelChars),
+		truncate(m.Submit, maxModalButtonChars),
+		truncate(m.Placeholder, maxPlaceholderChars),
+		truncate(m.Initial, maxInputChars),
+	}
+	build := func() string {
+		n := len(texts)
+		for n > 0 && texts[n-1] == "" {
+			n--
+		}
+		var buf bytes.Buffer
+		buf.WriteString(modalValuePrefix + "[" + enc)
+		e := json.NewEncoder(&buf)
+		e.SetEscapeHTML(false)
+		for _, t := range texts[:n] {
+			buf.WriteByte(',')
+			_ = e.Encode(t) // a string: cannot fail
+			buf.Truncate(buf.Len() - 1)
+		}
+		buf.WriteByte(']')
+		return buf.String()
+	}
+	v := build()
+	// Shorten the least important texts first (initial, placeholder, label), each at
+	// most as far as needed.
+	for _, i := range []int{4, 3, 1} {
+		for over := runes(v) - limit; over > 0 && texts[i] != ""; over = runes(v) - limit {
+			if keep := runes(texts[i]) - over; keep <= 1 {
+				texts[i] = ""
+			} else {
+				texts[i] = truncate(texts[i], keep) // keep-1 characters and "…"
+			}
+			v = build()
+		}
+	}
+	if runes(v) > limit {
+		return "", fmt.Errorf("%w: action %s with its modal takes %d characters, limit %d", errValueTooLong, a.Name, runes(v), limit)
+	}
+	return v, nil
+}
+
+// decodeValue parses a value made by encodeValue: the action, and the modal to open
+// first (nil when the action runs at once). Errors: not such a value.
+func decodeValue(v string) (conversation.Action, *conversation.Modal, error) {
+	rest, isModal := strings.CutPrefix(v, modalValuePrefix)
+	if !isModal {
+		a, err := conversation.DecodeAction(v)
+		return a, nil, err
+	}
+	var parts []json.RawMessage
+	if err := json.Unmarshal([]byte(rest), &parts); err != nil {
+		return conversation.Action{}, nil, fmt.Errorf("decode modal value: %w", err)
+	}
+	if len(parts) == 0 {
+		return conversation.Action{}, nil, errors.New("decode modal value: no action")
+	}
+	a, err := conversation.DecodeAction(string(parts[0]))
+	if err != nil {
+		return a, nil, err
+	}
+	var texts [5]string
+	for i, raw := range parts[1:min(len(parts), len(texts)+1)] {
+		if err := json.Unmarshal(raw, &texts[i]); err != nil {
+			return a, nil, fmt.Errorf("decode modal value: %w", err)
+		}
+	}
+	return a, &conversation.Modal{Title: texts[0], Label: texts[1], Submit: texts[2], Placeholder: texts[3], Initial: texts[4]}, nil
+}

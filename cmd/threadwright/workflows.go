@@ -1,0 +1,232 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/prompts"
+)
+
+const workflowsUsage = `Usage:
+  threadwright workflows list                list the workflows: built-in and in WORKFLOWS_DIR
+  threadwright workflows validate [PATH...]  check workflow files (files or directories);
+                                             without a path, the built-ins and WORKFLOWS_DIR
+
+validate prints every problem as file:line: reason and exits non-zero when there is one.
+`
+
+// runWorkflows runs "threadwright workflows ARGS" (args are what follows
+// "workflows"): list or validate. workflowsDir is WORKFLOWS_DIR ("" when unset).
+// Listings and problems go to stdout, usage to stderr; the error is what main
+// prints before exiting non-zero.
+func runWorkflows(args []string, workflowsDir string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, workflowsUsage)
+		return errors.New("workflows: missing subcommand: list or validate")
+	}
+	switch args[0] {
+	case "list":
+		if len(args) > 1 {
+			fmt.Fprint(stderr, workflowsUsage)
+			return fmt.Errorf("workflows list: unexpected argument %q", args[1])
+		}
+		return listWorkflows(workflowsDir, stdout, stderr)
+	case "validate":
+		return validateWorkflows(args[1:], workflowsDir, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, workflowsUsage)
+		return nil
+	default:
+		fmt.Fprint(stderr, workflowsUsage)
+		return fmt.Errorf("workflows: unknown subcommand %q", args[0])
+	}
+}
+
+// LoadWorkflows returns the workflows the bot offers: the built-ins (prompts.Workflows)
+// and every *.yaml/*.yml file directly in workflowsDir ("" for none). Call it at
+// start-up: it fails on a missing WORKFLOWS_DIR, and on any invalid file or duplicate
+// name with an error wrapping a *workflow.Error, one "file:line: reason" per line.
+func LoadWorkflows(workflowsDir string) (*workflow.Set, error) {
+	defs, problems, err := loadWorkflowFiles(workflowsDir)
+	if err != nil {
+		return nil, err
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("invalid workflow files:\n%w", &workflow.Error{Problems: problems})
+	}
+	set, err := workflow.NewSet(defs...)
+	if err != nil {
+		return nil, fmt.Errorf("invalid workflow files:\n%w", err)
+	}
+	return set, nil
+}
+
+// loadWorkflowFiles parses the built-ins and workflowsDir's files, returning the valid
+// definitions (built-ins first) and the problems of the others. The error is for a
+// directory that cannot be read.
+func loadWorkflowFiles(workflowsDir string) ([]*workflow.Definition, []workflow.Problem, error) {
+	defs, err := workflow.Load(prompts.Workflows, "workflows", workflow.BuiltinPrefix)
+	problems, err := problemsOf(err)
+	if err != nil {
+		return nil, nil, err
+	}
+	if workflowsDir == "" {
+		return defs, problems, nil
+	}
+	more, err := loadWorkflowDir("WORKFLOWS_DIR "+workflowsDir, workflowsDir)
+	moreProblems, err := problemsOf(err)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(defs, more...), append(problems, moreProblems...), nil
+}
+
+// loadWorkflowDir loads the workflow files in dir; label names dir in errors.
+func loadWorkflowDir(label, dir string) ([]*workflow.Definition, error) {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%s: no such directory", label)
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", label, err)
+	case !info.IsDir():
+		return nil, fmt.Errorf("%s: not a directory", label)
+	}
+	prefix := filepath.Clean(dir) + string(filepath.Separator)
+	if filepath.Clean(dir) == "." {
+		prefix = ""
+	}
+	return workflow.Load(os.DirFS(dir), ".", prefix)
+}
+
+// problemsOf splits err into workflow problems and any other error.
+func problemsOf(err error) ([]workflow.Problem, error) {
+	var e *workflow.Error
+	if errors.As(err, &e) {
+		return e.Problems, nil
+	}
+	return nil, err
+}
+
+func listWorkflows(workflowsDir string, stdout, stderr io.Writer) error {
+	defs, problems, err := loadWorkflowFiles(workflowsDir)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tTITLE\tARTIFACTS\tSOURCE")
+	for _, d := range sortedByName(defs) {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", d.Name, d.Title, len(d.Artifacts), d.Source)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if _, err := workflow.NewSet(defs...); err != nil {
+		p, _ := problemsOf(err)
+		problems = append(problems, p...)
+	}
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(stderr, p)
+		}
+		return fmt.Errorf("workflows: %s (the bot will not start)", countProblems(problems))
+	}
+	return nil
+}
+
+// validateWorkflows checks paths (files or directories of workflow files), or the
+// built-ins and workflowsDir when there is none.
+func validateWorkflows(paths []string, workflowsDir string, stdout io.Writer) error {
+	var (
+		defs     []*workflow.Definition
+		problems []workflow.Problem
+	)
+	if len(paths) == 0 {
+		var err error
+		if defs, problems, err = loadWorkflowFiles(workflowsDir); err != nil {
+			return err
+		}
+	}
+	for _, path := range paths {
+		d, p := validatePath(path)
+		defs, problems = append(defs, d...), append(problems, p...)
+	}
+	if _, err := workflow.NewSet(defs...); err != nil {
+		p, _ := problemsOf(err)
+		problems = append(problems, p...)
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stdout, p)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("workflows: %s", countProblems(problems))
+	}
+	fmt.Fprintf(stdout, "ok: %d workflows\n", len(defs))
+	return nil
+}
+
+// validatePath parses the file at path, or the workflow files in the directory.
+func validatePath(path string) ([]*workflow.Definition, []workflow.Problem) {
+	info, err := os.Stat(path)
+	if err != nil {
+		reason := err.Error()
+		if errors.Is(err, fs.ErrNotExist) {
+			reason = "no such file or directory"
+		}
+		return nil, []workflow.Problem{{File: path, Reason: reason}}
+	}
+	if info.IsDir() {
+		defs, err := loadWorkflowDir(path, path)
+		problems, err := problemsOf(err)
+		if err != nil {
+			return nil, []workflow.Problem{{File: path, Reason: err.Error()}}
+		}
+		if len(defs) == 0 && len(problems) == 0 {
+			problems = append(problems, workflow.Problem{File: path, Reason: "no workflow files (*.yaml, *.yml) in this directory"})
+		}
+		return defs, problems
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, []workflow.Problem{{File: path, Reason: err.Error()}}
+	}
+	d, err := workflow.Parse(path, data)
+	problems, err := problemsOf(err)
+	if err != nil {
+		problems = append(problems, workflow.Problem{File: path, Reason: err.Error()})
+	}
+	if d == nil {
+		return nil, problems
+	}
+	return []*workflow.Definition{d}, problems
+}
+
+func sortedByName(defs []*workflow.Definition) []*workflow.Definition {
+	out := slices.Clone(defs)
+	slices.SortStableFunc(out, func(a, b *workflow.Definition) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// countProblems says "1 problem in 1 file", "3 problems in 2 files".
+func countProblems(problems []workflow.Problem) string {
+	files := map[string]bool{}
+	for _, p := range problems {
+		files[p.File] = true
+	}
+	return fmt.Sprintf("%d %s in %d %s", len(problems), plural(len(problems), "problem"), len(files), plural(len(files), "file"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

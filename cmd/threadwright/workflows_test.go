@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// writeWorkflows writes files (name → content, tabs turned into two spaces) into a
+// new temporary directory and returns it.
+func writeWorkflows(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(strings.ReplaceAll(content, "\t", "  ")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runWF runs "threadwright workflows args..." and returns stdout, stderr and the error.
+func runWF(t *testing.T, workflowsDir string, args ...string) (string, string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := runWorkflows(args, workflowsDir, &stdout, &stderr)
+	return stdout.String(), stderr.String(), err
+}
+
+const customWorkflow = `name: retro
+title: Team retrospective
+artifacts:
+	- id: went_well
+		title: What went well
+	- id: actions
+		title: Actions
+		mode: choice
+		depends_on: [went_well]
+`
+
+func TestWorkflowsValidate_Problems(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want string // "LINE: reason", after the file's path
+	}{
+		{"UnknownField", "name: x\ntitle: X\nartifact:\n\t- {id: a, title: A}\n",
+			`3: unknown field "artifact" in the workflow (did you mean "artifacts"?)`},
+		{"MissingID", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t- title: B\n",
+			`6: artifact #2: missing id`},
+		{"DuplicateID", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t- id: a\n\t\ttitle: B\n",
+			`6: duplicate artifact id "a" (first at line 4)`},
+		{"UnknownDependency", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t\tdepends_on: [research]\n",
+			`6: artifact "a": depends_on names unknown artifact "research"`},
+		{"Cycle", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t\tdepends_on: [b]\n\t- id: b\n\t\ttitle: B\n\t\tdepends_on: [a]\n",
+			`6: dependency cycle: a → b → a (each depends on the next)`},
+		{"TemplateParse", "name: x\ntitle: X\nartifacts:\n\t- {id: a, title: A}\nreport: |\n\t# Report\n\t{{if approved \"a\"}}\n",
+			`7: report template line 3: unexpected EOF`},
+		{"TemplateUnknownArtifact", "name: x\ntitle: X\nartifacts:\n\t- {id: a, title: A}\nreport: |\n\t{{artifact \"b\"}}\n",
+			`6: report template line 1: at <artifact "b">: no artifact "b" in workflow "x"`},
+		{"Mode", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t\tmode: review\n",
+			`6: artifact "a": mode "review" is invalid: use choice, draft or auto`},
+		{"Options", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t\tmode: choice\n\t\toptions: 9\n",
+			`7: artifact "a": options must be between 2 and 5, got 9`},
+		{"Syntax", "name: x\ntitle: X\n\tartifacts: oops\n",
+			`3: invalid YAML: mapping values are not allowed in this context`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeWorkflows(t, map[string]string{"x.yaml": tt.src})
+			path := filepath.Join(dir, "x.yaml")
+			stdout, _, err := runWF(t, "", "validate", path)
+			if err == nil {
+				t.Fatalf("validate succeeded; stdout:\n%s", stdout)
+			}
+			if want := path + ":" + tt.want + "\n"; stdout != want {
+				t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+			}
+			if want := "workflows: 1 problem in 1 file"; err.Error() != want {
+				t.Errorf("error %q, want %q", err, want)
+			}
+		})
+	}
+}
+
+func TestWorkflowsValidate_All(t *testing.T) {
+	t.Run("BuiltinsOnly", func(t *testing.T) {
+		stdout, _, err := runWF(t, "", "validate")
+		if err != nil || stdout != "ok: 2 workflows\n" {
+			t.Errorf("validate = %q, %v", stdout, err)
+		}
+	})
+	t.Run("WithDir", func(t *testing.T) {
+		dir := writeWorkflows(t, map[string]string{"retro.yaml": customWorkflow, "README.md": "not a workflow"})
+		stdout, _, err := runWF(t, dir, "validate")
+		if err != nil || stdout != "ok: 3 workflows\n" {
+			t.Errorf("validate = %q, %v", stdout, err)
+		}
+	})
+	t.Run("InvalidFilesInDir", func(t *testing.T) {
+		dir := writeWorkflows(t, map[string]string{
+			"retro.yaml": customWorkflow,
+			"a.yaml":     "name: a\ntitle: A\nartifacts:\n\t- {id: x, title: X, depends_on: [y]}\n",
+			"b.yml":      "name: b\nartifacts: []\n",
+		})
+		stdout, _, err := runWF(t, dir, "validate")
+		want := dir + `/a.yaml:4: artifact "x": depends_on names unknown artifact "y"` + "\n" +
+			dir + `/b.yml:1: missing title: the workflow's name as people read it, like title: Grant proposal` + "\n" +
+			dir + `/b.yml:2: missing artifacts: a workflow needs at least one artifact` + "\n"
+		if stdout != want {
+			t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+		}
+		if err == nil || err.Error() != "workflows: 3 problems in 2 files" {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("OverridesBuiltin", func(t *testing.T) {
+		dir := writeWorkflows(t, map[string]string{"mine.yaml": strings.Replace(customWorkflow, "name: retro", "name: proposal", 1)})
+		stdout, _, err := runWF(t, dir, "validate")
+		want := dir + `/mine.yaml:1: workflow "proposal" is already defined in builtin:proposal.yaml; a built-in workflow cannot be replaced, give this one another name` + "\n"
+		if err == nil || stdout != want {
+			t.Errorf("validate = %q, %v; want %q", stdout, err, want)
+		}
+	})
+	t.Run("MissingDir", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "nope")
+		_, _, err := runWF(t, dir, "validate")
+		if want := "WORKFLOWS_DIR " + dir + ": no such directory"; err == nil || err.Error() != want {
+			t.Errorf("err = %v, want %s", err, want)
+		}
+	})
+}
+
+func TestWorkflowsValidate_Paths(t *testing.T) {
+	dir := writeWorkflows(t, map[string]string{
+		"one/retro.yaml": customWorkflow,
+		"one/other.yml":  strings.Replace(customWorkflow, "name: retro", "name: other", 1),
+		"two/retro.yaml": customWorkflow,
+		"empty/notes.md": "nothing here",
+	})
+	t.Run("Dir", func(t *testing.T) {
+		stdout, _, err := runWF(t, "", "validate", filepath.Join(dir, "one"))
+		if err != nil || stdout != "ok: 2 workflows\n" {
+			t.Errorf("validate = %q, %v", stdout, err)
+		}
+	})
+	t.Run("DuplicateAcrossPaths", func(t *testing.T) {
+		stdout, _, err := runWF(t, "", "validate", filepath.Join(dir, "one"), filepath.Join(dir, "two", "retro.yaml"))
+		want := dir + `/two/retro.yaml:1: workflow "retro" is already defined in ` + dir + "/one/retro.yaml; workflow names must be unique\n"
+		if err == nil || stdout != want {
+			t.Errorf("validate = %q, %v; want %q", stdout, err, want)
+		}
+	})
+	t.Run("MissingAndEmpty", func(t *testing.T) {
+		missing := filepath.Join(dir, "missing.yaml")
+		stdout, _, err := runWF(t, "", "validate", missing, filepath.Join(dir, "empty"))
+		want := missing + ": no such file or directory\n" + dir + "/empty: no workflow files (*.yaml, *.yml) in this directory\n"
+		if err == nil || stdout != want {
+			t.Errorf("validate = %q, %v; want %q", stdout, err, want)
+		}
+	})
+	t.Run("ExplicitFileOfAnyName", func(t *testing.T) {
+		path := filepath.Join(dir, "empty", "notes.md")
+		stdout, _, err := runWF(t, "", "validate", path)
+		want := path + ":1: a workflow is a YAML mapping with name, title, artifacts, …\n"
+		if err == nil || stdout != want {
+			t.Errorf("validate = %q, %v; want %q", stdout, err, want)
+		}
+	})
+}
+
+func TestWorkflowsList(t *testing.T) {
+	dir := writeWorkflows(t, map[string]string{"retro.yaml": customWorkflow})
+	stdout, stderr, err := runWF(t, dir, "list")
+	if err != nil {
+		t.Fatalf("list: %v\n%s", err, stderr)
+	}
+	want := "NAME           TITLE               ARTIFACTS  SOURCE\n" +
+		"product-brief  Product brief       5          builtin:product-brief.yaml\n" +
+		"proposal       Grant proposal      8          builtin:proposal.yaml\n" +
+		"retro          Team retrospective  2          " + dir + "/retro.yaml\n"
+	if stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+	}
+
+	t.Run("InvalidFile", func(t *testing.T) {
+		bad := writeWorkflows(t, map[string]string{"retro.yaml": customWorkflow, "bad.yaml": "name: bad\n"})
+		stdout, stderr, err := runWF(t, bad, "list")
+		if !strings.Contains(stdout, "retro ") {
+			t.Errorf("valid workflows not listed:\n%s", stdout)
+		}
+		if !strings.Contains(stderr, bad+"/bad.yaml:1: missing title") {
+			t.Errorf("stderr lacks the problem:\n%s", stderr)
+		}
+		if err == nil || !strings.Contains(err.Error(), "2 problems in 1 file") {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("MissingDir", func(t *testing.T) {
+		_, _, err := runWF(t, "/does/not/exist", "list")
+		if err == nil || err.Error() != "WORKFLOWS_DIR /does/not/exist: no such directory" {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("DirIsAFile", func(t *testing.T) {
+		_, _, err := runWF(t, filepath.Join(dir, "retro.yaml"), "list")
+		if err == nil || !strings.HasSuffix(err.Error(), "retro.yaml: not a directory") {
+			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+func TestWorkflowsUsage(t *testing.T) {
+	for _, args := range [][]string{nil, {"frobnicate"}, {"list", "extra"}} {
+		_, stderr, err := runWF(t, "", args...)
+		if err == nil || !strings.Contains(stderr, "threadwright workflows validate") {
+			t.Errorf("%v: err %v, stderr %q", args, err, stderr)
+		}
+	}
+	stdout, _, err := runWF(t, "", "help")
+	if err != nil || !strings.Contains(stdout, "workflows list") {
+		t.Errorf("help: %q, %v", stdout, err)
+	}
+}
+
+func TestLoadWorkflows(t *testing.T) {
+	t.Run("BuiltinsAndDir", func(t *testing.T) {
+		set, err := LoadWorkflows(writeWorkflows(t, map[string]string{"retro.yml": customWorkflow}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(set.Names(), " "); got != "product-brief proposal retro" {
+			t.Errorf("Names() = %s", got)
+		}
+	})
+	t.Run("NoDir", func(t *testing.T) {
+		set, err := LoadWorkflows("")
+		if err != nil || len(set.All()) != 2 {
+			t.Errorf("LoadWorkflows(\"\") = %v, %v", set, err)
+		}
+	})
+	t.Run("InvalidFile", func(t *testing.T) {
+		dir := writeWorkflows(t, map[string]string{"bad.yaml": "name: bad\ntitle: Bad\nartifacts:\n\t- {id: a, title: A, mode: choice, options: 1}\n"})
+		_, err := LoadWorkflows(dir)
+		want := "invalid workflow files:\n" + dir + `/bad.yaml:4: artifact "a": options must be between 2 and 5, got 1`
+		if err == nil || err.Error() != want {
+			t.Fatalf("err = %v, want %s", err, want)
+		}
+		var e *workflow.Error
+		if !errors.As(err, &e) || len(e.Problems) != 1 || e.Problems[0].Line != 4 {
+			t.Errorf("problems = %+v", e)
+		}
+	})
+	t.Run("MissingDir", func(t *testing.T) {
+		_, err := LoadWorkflows("/does/not/exist")
+		if err == nil || err.Error() != "WORKFLOWS_DIR /does/not/exist: no such directory" {
+			t.Errorf("err = %v", err)
+		}
+	})
+}

@@ -1,0 +1,154 @@
+package conversation
+
+import (
+	"context"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// ArtifactStatus is where an artifact is in its state machine (DESIGN.md, "Artifact
+// workflows"): pending → options_generated → option_selected → generated → approved,
+// and stale when an artifact it depends on changed after it was written.
+type ArtifactStatus string
+
+// The artifact statuses.
+const (
+	StatusPending          ArtifactStatus = "pending"
+	StatusOptionsGenerated ArtifactStatus = "options_generated"
+	StatusOptionSelected   ArtifactStatus = "option_selected"
+	StatusGenerated        ArtifactStatus = "generated"
+	StatusApproved         ArtifactStatus = "approved"
+	StatusStale            ArtifactStatus = "stale"
+)
+
+// Option is one option proposed for a choice artifact.
+type Option struct {
+	// Label is the option's short label: "A", "B", "C", …
+	Label string `json:"label"`
+	// Title is a few words naming the option.
+	Title string `json:"title"`
+	// Text is the option itself.
+	Text string `json:"text"`
+}
+
+// CriterionResult is the evaluation of an artifact's text against one criterion.
+type CriterionResult struct {
+	ID     string `json:"id"`
+	Pass   bool   `json:"pass"`
+	Reason string `json:"reason"`
+}
+
+// Selection is what a person's reply to an options message means.
+type Selection struct {
+	// Label is the option chosen ("" when the reply chose none).
+	Label string `json:"label,omitempty"`
+	// Instructions are changes asked for with the choice ("B, but shorter" →
+	// "shorter").
+	Instructions string `json:"instructions,omitempty"`
+	// Regenerate is true when the reply asks for new options instead.
+	Regenerate bool `json:"regenerate,omitempty"`
+}
+
+// ArtifactRequest is what a workflow agent is given to work on one artifact.
+type ArtifactRequest struct {
+	Workflow *workflow.Definition
+	Artifact *workflow.Artifact
+	// Locale is the language to write in, as a BCP 47 tag ("en", "ru").
+	Locale string
+	// Approved holds the texts of the workflow's approved artifacts (id → text), in
+	// particular those this one depends on.
+	Approved map[string]string
+	// Options are the artifact's current options; Selected the chosen one, if any.
+	Options  []Option
+	Selected *Option
+	// Current is the artifact's current text (for a revision).
+	Current string
+	// Instructions are a person's edit request or guidance ("" when none).
+	Instructions string
+	// History is the recent conversation in the thread, oldest first, and Summary
+	// condenses what came before it.
+	History []Message
+	Summary string
+}
+
+// WorkflowAgent writes and judges artifacts (implemented by agents). The model writes
+// plain text and persists it by calling a commit tool (commit_artifact_options,
+// commit_artifact_selection, commit_artifact_final_text, commit_final_docset); a
+// model that answers without calling it is reminded a bounded number of times, then
+// the method fails with an error whose UserMessage says nothing was saved.
+type WorkflowAgent interface {
+	// ProposeOptions proposes Artifact.Options options (commit_artifact_options).
+	ProposeOptions(ctx context.Context, r ArtifactRequest) ([]Option, Usage, error)
+	// InterpretReply reads a person's reply to an options message
+	// (commit_artifact_selection).
+	InterpretReply(ctx context.Context, r ArtifactRequest, reply string) (Selection, Usage, error)
+	// Write writes the artifact from r.Selected (choice) or from scratch
+	// (commit_artifact_final_text).
+	Write(ctx context.Context, r ArtifactRequest) (string, Usage, error)
+	// Revise rewrites r.Current following r.Instructions: the editor agent
+	// (commit_artifact_final_text).
+	Revise(ctx context.Context, r ArtifactRequest) (string, Usage, error)
+	// Evaluate judges text against r.Artifact.Criteria, one result per criterion.
+	Evaluate(ctx context.Context, r ArtifactRequest, text string) ([]CriterionResult, Usage, error)
+	// Summarize writes the short summary posted with the final report
+	// (commit_final_docset).
+	Summarize(ctx context.Context, r ArtifactRequest) (string, Usage, error)
+}
+
+// Revision is one kept version of an artifact, stored as a message of role
+// RoleRevision (its Text is the artifact text, its Meta the revision's JSON).
+type Revision struct {
+	Artifact string         `json:"artifact"`
+	Number   int            `json:"number"`
+	Status   ArtifactStatus `json:"status"`
+	// By is the Slack user whose action caused it ("" for the bot on its own).
+	By string `json:"by,omitempty"`
+	// Why says what happened: "written from option B", "edited: shorter", "kept".
+	Why string    `json:"why"`
+	At  time.Time `json:"at"`
+}
+
+// RoleRevision marks a stored message that records an artifact revision.
+const RoleRevision Role = "revision"
+
+// ArtifactState is one artifact's part of a workflow's checkpoint.
+type ArtifactState struct {
+	Status ArtifactStatus `json:"status"`
+	// Rev increases with every change of this artifact; buttons carry the Rev they
+	// were drawn for (Action.Rev).
+	Rev      int               `json:"rev"`
+	Options  []Option          `json:"options,omitempty"`
+	Selected string            `json:"selected,omitempty"`
+	Text     string            `json:"text,omitempty"`
+	Eval     []CriterionResult `json:"eval,omitempty"`
+	// Revisions counts the kept revisions of the text.
+	Revisions int `json:"revisions,omitempty"`
+	// MessageTS is the ts of the message that shows the artifact now.
+	MessageTS string `json:"message_ts,omitempty"`
+	// StaleBecause names the artifact whose change made this one stale.
+	StaleBecause string `json:"stale_because,omitempty"`
+}
+
+// WorkflowStatus is the state of a workflow run.
+type WorkflowStatus string
+
+// The workflow statuses.
+const (
+	WorkflowRunning   WorkflowStatus = "running"
+	WorkflowCompleted WorkflowStatus = "completed"
+	WorkflowCancelled WorkflowStatus = "cancelled"
+)
+
+// WorkflowState is a workflow run's part of a conversation's checkpoint: small,
+// structured, and the source of truth for artifact texts and selections (the
+// conversation's summary never has to carry them).
+type WorkflowState struct {
+	Name      string                    `json:"name"`
+	StartedBy string                    `json:"started_by"`
+	Locale    string                    `json:"locale"`
+	Status    WorkflowStatus            `json:"status"`
+	Artifacts map[string]*ArtifactState `json:"artifacts"`
+	// ReportTS is the ts of the message that carries the uploaded report.
+	ReportTS string `json:"report_ts,omitempty"`
+}

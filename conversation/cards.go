@@ -1,0 +1,170 @@
+package conversation
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// cards builds the workflow's messages in one language for one thread.
+type cards struct {
+	lang string
+	key  Key
+	def  *workflow.Definition
+}
+
+func (c cards) action(name ActionName, artifact string, rev int, arg string) Action {
+	return Action{Name: name, Channel: c.key.ChannelID, ThreadTS: c.key.ThreadTS, Artifact: artifact, Rev: rev, Arg: arg}
+}
+
+// started announces a workflow run.
+func (c cards) started(user string) Card {
+	var titles []string
+	for _, a := range c.def.Artifacts {
+		titles = append(titles, a.Title)
+	}
+	text := tr(c.lang, "started", c.def.Title, user, len(c.def.Artifacts), strings.Join(titles, " → "))
+	blocks := []Block{{Kind: BlockHeader, Text: c.def.Title}}
+	if c.def.Description != "" {
+		blocks = append(blocks, Block{Kind: BlockContext, Text: c.def.Description})
+	}
+	blocks = append(blocks, Block{Kind: BlockSection, Text: text})
+	return Card{Text: text, Blocks: blocks}
+}
+
+// options shows a choice artifact's options with one button per option; done, when
+// set, replaces the buttons with who chose what.
+func (c cards) options(a *workflow.Artifact, st *ArtifactState, done string) Card {
+	title := tr(c.lang, "options", a.Title)
+	blocks := []Block{{Kind: BlockSection, Text: title}}
+	if a.Description != "" {
+		blocks = append(blocks, Block{Kind: BlockContext, Text: a.Description})
+	}
+	var buttons []Button
+	for _, o := range st.Options {
+		head := "*" + o.Label + "*"
+		if o.Title != "" {
+			head += " · *" + o.Title + "*"
+		}
+		blocks = append(blocks, Block{Kind: BlockDivider}, Block{Kind: BlockSection, Text: head + "\n" + o.Text})
+		buttons = append(buttons, Button{Label: optionLabel(o), Action: c.action(ActionPick, a.ID, st.Rev, o.Label)})
+	}
+	blocks = append(blocks, Block{Kind: BlockDivider})
+	if done != "" {
+		blocks = append(blocks, Block{Kind: BlockContext, Text: done})
+		return Card{Text: title, Blocks: blocks}
+	}
+	buttons = append(buttons, Button{Label: tr(c.lang, "regenerate"), Action: c.action(ActionRegenerate, a.ID, st.Rev, "")})
+	blocks = append(blocks,
+		Block{Kind: BlockActions, Buttons: buttons, Menu: c.menu(a, st)},
+		Block{Kind: BlockContext, Text: tr(c.lang, "options.hint")})
+	return Card{Text: title, Blocks: blocks}
+}
+
+func optionLabel(o Option) string {
+	if o.Title == "" {
+		return o.Label
+	}
+	return o.Label + ": " + o.Title
+}
+
+// artifact shows an artifact's text and evaluation, with Approve and Request changes
+// while it awaits review; done, when set, replaces the buttons (for example "Approved
+// by …").
+func (c cards) artifact(a *workflow.Artifact, st *ArtifactState, done string) Card {
+	blocks := []Block{{Kind: BlockHeader, Text: a.Title}, {Kind: BlockSection, Text: st.Text}}
+	if len(st.Eval) > 0 {
+		var lines []string
+		for _, r := range st.Eval {
+			mark := "✅"
+			if !r.Pass {
+				mark = "❌"
+			}
+			lines = append(lines, fmt.Sprintf("%s *%s*: %s", mark, criterionTitle(a, r.ID), r.Reason))
+		}
+		blocks = append(blocks, Block{Kind: BlockDivider}, Block{Kind: BlockContext, Text: "*" + tr(c.lang, "evaluation") + "*\n" + strings.Join(lines, "\n")})
+	}
+	if done != "" {
+		blocks = append(blocks, Block{Kind: BlockContext, Text: done})
+		return Card{Text: a.Title, Blocks: blocks}
+	}
+	blocks = append(blocks,
+		Block{Kind: BlockActions, Buttons: []Button{
+			{Label: tr(c.lang, "approve"), Style: "primary", Action: c.action(ActionApprove, a.ID, st.Rev, "")},
+			{Label: tr(c.lang, "request_changes"), Action: c.action(ActionRequestChanges, a.ID, st.Rev, ""),
+				Modal: &Modal{Title: tr(c.lang, "changes.title"), Label: tr(c.lang, "changes.label"), Submit: tr(c.lang, "submit")}},
+		}, Menu: c.menu(a, st)},
+		Block{Kind: BlockContext, Text: tr(c.lang, "artifact.hint")})
+	return Card{Text: a.Title, Blocks: blocks}
+}
+
+// menu is the overflow menu of an artifact's messages: restart and edit.
+func (c cards) menu(a *workflow.Artifact, st *ArtifactState) []Button {
+	items := []Button{{Label: tr(c.lang, "menu.restart"), Action: c.action(ActionRestart, a.ID, st.Rev, "")}}
+	if st.Text != "" {
+		items = append(items, Button{Label: tr(c.lang, "menu.edit"), Action: c.action(ActionEdit, a.ID, st.Rev, ""),
+			Modal: &Modal{Title: tr(c.lang, "edit.title"), Label: tr(c.lang, "edit.label"), Submit: tr(c.lang, "submit")}})
+	}
+	return items
+}
+
+func criterionTitle(a *workflow.Artifact, id string) string {
+	for _, cr := range a.Criteria {
+		if cr.ID == id {
+			return cr.Description
+		}
+	}
+	return id
+}
+
+// stale lists the artifacts made stale by a change of changed, each with Keep and
+// Regenerate with guidance.
+func (c cards) stale(changed string, ids []string, arts map[string]*ArtifactState) Card {
+	ch, _ := c.def.Artifact(changed)
+	intro := tr(c.lang, "stale.intro", ch.Title)
+	blocks := []Block{{Kind: BlockSection, Text: intro}}
+	for _, id := range ids {
+		a, _ := c.def.Artifact(id)
+		st := arts[id]
+		blocks = append(blocks,
+			Block{Kind: BlockSection, Text: "• *" + a.Title + "* (`" + a.ID + "`)"},
+			Block{Kind: BlockActions, Buttons: []Button{
+				{Label: tr(c.lang, "keep"), Action: c.action(ActionKeep, id, st.Rev, "")},
+				{Label: tr(c.lang, "regen_guidance"), Action: c.action(ActionRegenerateStale, id, st.Rev, ""),
+					Modal: &Modal{Title: tr(c.lang, "guidance.title"), Label: tr(c.lang, "guidance.label"), Submit: tr(c.lang, "submit")}},
+			}})
+	}
+	return Card{Text: intro, Blocks: blocks}
+}
+
+// status lists every artifact with its status.
+func (c cards) status(ws *WorkflowState) Card {
+	title := tr(c.lang, "status.title", c.def.Title)
+	var lines []string
+	for _, a := range c.def.Artifacts {
+		st := ws.Artifacts[a.ID]
+		lines = append(lines, fmt.Sprintf("• *%s* (`%s`): %s", a.Title, a.ID, statusWord(c.lang, st.Status)))
+	}
+	return Card{Text: title, Blocks: []Block{{Kind: BlockSection, Text: title + "\n" + strings.Join(lines, "\n")}}}
+}
+
+func statusWord(lang string, s ArtifactStatus) string {
+	if w, ok := statusWords[lang][s]; ok {
+		return w
+	}
+	return statusWords["en"][s]
+}
+
+// which asks which of a user's workflows a channel command means.
+func which(lang string, refs []WorkflowRef, line string) Card {
+	var buttons []Button
+	for _, r := range refs {
+		buttons = append(buttons, Button{
+			Label:  r.Name + " · " + r.Key.ThreadTS,
+			Action: Action{Name: ActionCommand, Channel: r.Key.ChannelID, ThreadTS: r.Key.ThreadTS, Arg: line},
+		})
+	}
+	text := tr(lang, "which")
+	return Card{Text: text, Blocks: []Block{{Kind: BlockSection, Text: text}, {Kind: BlockActions, Buttons: buttons}}}
+}

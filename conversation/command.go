@@ -1,0 +1,83 @@
+package conversation
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The subcommands of /threadwright, of an @mention text command in a thread, and of the
+// shortcut menu (DESIGN.md, "Commands").
+const (
+	CmdStart   = "start"   // start <workflow>
+	CmdList    = "list"    // the workflows there are
+	CmdStatus  = "status"  // the artifacts and their statuses
+	CmdRestart = "restart" // restart <artifact>: back to options, dependents stale
+	CmdEdit    = "edit"    // edit <artifact> <instructions>
+	CmdExport  = "export"  // render the report now, unapproved parts marked
+	CmdCancel  = "cancel"  // cancel the workflow
+	CmdHelp    = "help"
+)
+
+// commandUsage lists the subcommands, for help and for an unknown subcommand.
+const commandUsage = "`start <workflow>` · `list` · `status` · `restart <artifact>` · `edit <artifact> <instructions>` · `export` · `cancel` · `help`\n" +
+	"In a channel: `/threadwright <command>` (it acts on your workflow there; add a thread link to name one). " +
+	"In a workflow's thread: mention me, e.g. `@threadwright restart budget`."
+
+// command is a parsed command line.
+type command struct {
+	name string
+	// arg is the first argument (a workflow or artifact id), rest what follows it.
+	arg, rest string
+	// thread is a thread named by a link in the line ("" when none).
+	thread Key
+}
+
+// threadLink matches a Slack message link, as pasted (optionally in <…|…>):
+// https://team.slack.com/archives/C123/p1700000000000100?thread_ts=1700000000.000100
+var threadLink = regexp.MustCompile(`<?https?://[^\s/]+/archives/([A-Z0-9]+)/p(\d{10})(\d{6})(?:\?[^\s>|]*?thread_ts=(\d{10}\.\d{6}))?[^\s>|]*(?:\|[^>]*)?>?`)
+
+// parseCommand reads line ("restart budget", "edit budget make it shorter"). known
+// reports whether its first word is a subcommand; an empty line is help.
+func parseCommand(line string) (c command, known bool) {
+	if m := threadLink.FindStringSubmatch(line); m != nil {
+		ts := m[2] + "." + m[3]
+		if m[4] != "" {
+			ts = m[4]
+		}
+		c.thread = Key{ChannelID: m[1], ThreadTS: ts}
+		line = strings.Replace(line, m[0], " ", 1)
+	}
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return command{name: CmdHelp, thread: c.thread}, true
+	}
+	c.name = strings.ToLower(fields[0])
+	switch c.name {
+	case CmdStart, CmdList, CmdStatus, CmdRestart, CmdEdit, CmdExport, CmdCancel, CmdHelp:
+		known = true
+	}
+	if len(fields) > 1 {
+		c.arg = strings.ToLower(strings.Trim(fields[1], "`*_"))
+		c.rest = strings.TrimSpace(strings.Join(fields[2:], " "))
+	}
+	return c, known
+}
+
+// isTextCommand reports whether a mention's text is a command rather than a question:
+// its first word is a subcommand and it has the shape that subcommand takes. "help me
+// write a haiku" is a question; "help" is a command.
+func isTextCommand(text string) bool {
+	c, known := parseCommand(text)
+	if !known || strings.TrimSpace(text) == "" {
+		return false
+	}
+	switch c.name {
+	case CmdList, CmdStatus, CmdExport, CmdCancel, CmdHelp:
+		return c.arg == ""
+	case CmdStart, CmdRestart:
+		return c.arg != "" && c.rest == ""
+	case CmdEdit:
+		return c.arg != ""
+	}
+	return false
+}

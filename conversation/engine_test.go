@@ -1,0 +1,359 @@
+package conversation_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/prompts"
+)
+
+// scriptedAgent is a deterministic WorkflowAgent: options "<artifact> option A/B/C",
+// texts that name what they were written from, every criterion passing.
+type scriptedAgent struct {
+	mu    sync.Mutex
+	calls []string
+	// fail, when set, makes the named method fail.
+	fail map[string]error
+}
+
+func (a *scriptedAgent) record(method string, r conversation.ArtifactRequest) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	id := ""
+	if r.Artifact != nil {
+		id = r.Artifact.ID
+	}
+	a.calls = append(a.calls, method+" "+id)
+	return a.fail[method]
+}
+
+func (a *scriptedAgent) ProposeOptions(_ context.Context, r conversation.ArtifactRequest) ([]conversation.Option, conversation.Usage, error) {
+	if err := a.record("options", r); err != nil {
+		return nil, conversation.Usage{}, err
+	}
+	var out []conversation.Option
+	for i := range r.Artifact.Options {
+		l := string(rune('A' + i))
+		out = append(out, conversation.Option{Label: l, Title: r.Artifact.ID + " " + l, Text: r.Artifact.ID + " option " + l})
+	}
+	return out, conversation.Usage{PromptTokens: 1}, nil
+}
+
+func (a *scriptedAgent) InterpretReply(_ context.Context, r conversation.ArtifactRequest, reply string) (conversation.Selection, conversation.Usage, error) {
+	if err := a.record("interpret", r); err != nil {
+		return conversation.Selection{}, conversation.Usage{}, err
+	}
+	label, rest, _ := strings.Cut(reply, ",")
+	return conversation.Selection{Label: strings.TrimSpace(label), Instructions: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), "but"))}, conversation.Usage{}, nil
+}
+
+func (a *scriptedAgent) Write(_ context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if err := a.record("write", r); err != nil {
+		return "", conversation.Usage{}, err
+	}
+	from := "scratch"
+	if r.Selected != nil {
+		from = r.Selected.Text
+	}
+	text := fmt.Sprintf("%s text from %s", r.Artifact.ID, from)
+	if r.Instructions != "" {
+		text += " (" + r.Instructions + ")"
+	}
+	return text, conversation.Usage{}, nil
+}
+
+func (a *scriptedAgent) Revise(_ context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if err := a.record("revise", r); err != nil {
+		return "", conversation.Usage{}, err
+	}
+	return r.Current + " [revised: " + r.Instructions + "]", conversation.Usage{}, nil
+}
+
+func (a *scriptedAgent) Evaluate(_ context.Context, r conversation.ArtifactRequest, _ string) ([]conversation.CriterionResult, conversation.Usage, error) {
+	if err := a.record("evaluate", r); err != nil {
+		return nil, conversation.Usage{}, err
+	}
+	var out []conversation.CriterionResult
+	for _, c := range r.Artifact.Criteria {
+		out = append(out, conversation.CriterionResult{ID: c.ID, Pass: true, Reason: "fine"})
+	}
+	return out, conversation.Usage{}, nil
+}
+
+func (a *scriptedAgent) Summarize(_ context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if err := a.record("summarize", r); err != nil {
+		return "", conversation.Usage{}, err
+	}
+	return "All done.", conversation.Usage{}, nil
+}
+
+func builtins(t *testing.T) *workflow.Set {
+	t.Helper()
+	defs, err := workflow.Load(prompts.Workflows, "workflows", workflow.BuiltinPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := workflow.NewSet(defs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// wfHarness runs a Service with the built-in workflows and a scripted agent.
+type wfHarness struct {
+	t     *testing.T
+	st    conversation.Store
+	msgr  *fakeMessenger
+	agent *scriptedAgent
+	svc   *conversation.Service
+	n     int
+}
+
+func newWF(t *testing.T, approvers ...string) *wfHarness {
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &scriptedAgent{fail: map[string]error{}}}
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: builtins(t), Agent: h.agent, Approvers: approvers})
+	return h
+}
+
+// do submits an input and waits until its turn is saved (its input done).
+func (h *wfHarness) do(in conversation.Input) {
+	h.t.Helper()
+	if ok, err := h.svc.Submit(context.Background(), in); err != nil || !ok {
+		h.t.Fatalf("submit %s: %v %v", in.ID, ok, err)
+	}
+	h.wait()
+}
+
+func (h *wfHarness) say(user, text string) {
+	h.n++
+	ts := fmt.Sprintf("100.%03d", h.n)
+	in := mention(key, ts, text)
+	in.Message.UserID = user
+	h.do(in)
+}
+
+func (h *wfHarness) click(user string, name conversation.ActionName, artifact, arg, text string) {
+	h.clickRev(user, name, artifact, h.artifact(artifact).Rev, arg, text)
+}
+
+func (h *wfHarness) clickRev(user string, name conversation.ActionName, artifact string, rev int, arg, text string) {
+	h.n++
+	a := conversation.Action{Name: name, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: artifact, Rev: rev, Arg: arg}
+	h.do(conversation.Input{ID: fmt.Sprintf("int:T1:trigger%d", h.n), Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: a, UserID: user, Text: text}})
+}
+
+func (h *wfHarness) state() *conversation.WorkflowState {
+	cp, err := h.st.Load(context.Background(), key, 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return cp.Conversation.State.Workflow
+}
+
+func (h *wfHarness) artifact(id string) *conversation.ArtifactState { return h.state().Artifacts[id] }
+
+// statuses returns "id=status" for every artifact, in workflow order.
+func (h *wfHarness) statuses(def *workflow.Definition) string {
+	var out []string
+	ws := h.state()
+	for _, id := range def.Order() {
+		out = append(out, id+"="+string(ws.Artifacts[id].Status))
+	}
+	return strings.Join(out, " ")
+}
+
+// drain returns everything posted so far.
+func (h *wfHarness) drain() []string {
+	var out []string
+	for {
+		select {
+		case s := <-h.msgr.posted:
+			out = append(out, s)
+		default:
+			return out
+		}
+	}
+}
+
+func (h *wfHarness) wait() {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.svc.Wait(ctx); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func TestWorkflowProductBrief(t *testing.T) {
+	h := newWF(t)
+	def, _ := builtins(t).Get("product-brief")
+	h.say("U1", "start product-brief")
+	if got := h.statuses(def); !strings.HasPrefix(got, "problem=options_generated audience=pending") {
+		t.Fatalf("after start: %s", got)
+	}
+	// problem by button, audience by a free-text reply, the rest by buttons.
+	h.click("U1", conversation.ActionPick, "problem", "B", "")
+	h.click("U2", conversation.ActionApprove, "problem", "", "")
+	h.n++
+	h.do(reply(key, fmt.Sprintf("100.%03d", h.n), "A, but shorter"))
+	if txt := h.artifact("audience").Text; txt != "audience text from audience option A (shorter)" {
+		t.Fatalf("audience from a reply: %q", txt)
+	}
+	h.click("U1", conversation.ActionApprove, "audience", "", "")
+	for _, id := range []string{"value_proposition", "positioning", "name"} {
+		h.click("U1", conversation.ActionPick, id, "C", "")
+		h.click("U1", conversation.ActionApprove, id, "", "")
+	}
+	ws := h.state()
+	if ws.Status != conversation.WorkflowCompleted {
+		t.Fatalf("workflow %s: %s", ws.Status, h.statuses(def))
+	}
+	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "(file) product-brief.md") {
+		t.Fatalf("no report uploaded:\n%s", posted)
+	}
+	// Every option set after the first was drawn with the approved artifacts before it.
+	if ws.Artifacts["problem"].Selected != "B" || ws.Artifacts["name"].Selected != "C" {
+		t.Fatalf("selections: %+v", ws.Artifacts)
+	}
+}
+
+// TestWorkflowProposalEditMarksStale drives proposal to the end, edits methodology, and
+// checks exactly its transitive dependents went stale; keeps one, regenerates another.
+func TestWorkflowProposalEditMarksStale(t *testing.T) {
+	h := newWF(t)
+	def, _ := builtins(t).Get("proposal")
+	h.say("U1", "start proposal")
+	for range 20 {
+		next := ""
+		for _, id := range def.Order() {
+			switch h.artifact(id).Status {
+			case conversation.StatusOptionsGenerated:
+				h.click("U1", conversation.ActionPick, id, "A", "")
+				next = id
+			case conversation.StatusGenerated:
+				h.click("U1", conversation.ActionApprove, id, "", "")
+				next = id
+			}
+			if next != "" {
+				break
+			}
+		}
+		if next == "" {
+			break
+		}
+	}
+	if h.state().Status != conversation.WorkflowCompleted {
+		t.Fatalf("proposal not completed: %s", h.statuses(def))
+	}
+	h.say("U1", "edit methodology add a pilot phase")
+	want := "research=approved solution=approved connections=approved problem_statement=approved methodology=generated timeline=stale budget=stale conclusion=stale"
+	if got := h.statuses(def); got != want {
+		t.Fatalf("after edit:\n got %s\nwant %s", got, want)
+	}
+	if !strings.Contains(h.artifact("methodology").Text, "[revised: add a pilot phase]") {
+		t.Fatalf("methodology text %q", h.artifact("methodology").Text)
+	}
+	h.click("U1", conversation.ActionApprove, "methodology", "", "")
+	h.click("U1", conversation.ActionKeep, "timeline", "", "")
+	h.click("U1", conversation.ActionRegenerateStale, "budget", "", "use the new pilot costs")
+	if got := h.artifact("budget"); got.Status != conversation.StatusGenerated || !strings.Contains(got.Text, "use the new pilot costs") {
+		t.Fatalf("budget after regenerate: %+v", got)
+	}
+	h.say("U1", "export")
+	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "(file) proposal-draft.md") {
+		t.Fatalf("no draft export:\n%s", posted)
+	}
+	// Every revision is kept.
+	cp, err := h.st.Load(context.Background(), key, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var revisions int
+	for _, m := range cp.Messages {
+		if m.Role == conversation.RoleRevision && strings.Contains(string(m.Meta), `"artifact":"methodology"`) {
+			revisions++
+		}
+	}
+	if revisions < 3 { // written, approved, edited, approved
+		t.Fatalf("%d methodology revisions kept", revisions)
+	}
+}
+
+func TestWorkflowStaleAndDoubleClicks(t *testing.T) {
+	h := newWF(t)
+	h.say("U1", "start product-brief")
+	rev := h.artifact("problem").Rev
+	h.click("U1", conversation.ActionPick, "problem", "A", "")
+	h.drain()
+	// A second click on the same options message (a double click, or an old message).
+	h.clickRev("U1", conversation.ActionPick, "problem", rev, "B", "")
+	if got := h.drain(); len(got) != 1 || !strings.Contains(got[0], "no longer current") {
+		t.Fatalf("stale click answered %q", got)
+	}
+	if h.artifact("problem").Selected != "A" {
+		t.Fatal("a stale click changed the selection")
+	}
+}
+
+func TestWorkflowApproversRestricted(t *testing.T) {
+	h := newWF(t, "UBOSS")
+	h.say("U1", "start product-brief")
+	h.click("U1", conversation.ActionPick, "problem", "A", "")
+	h.drain()
+	h.click("U1", conversation.ActionApprove, "problem", "", "")
+	if got := h.drain(); len(got) != 1 || !strings.Contains(got[0], "only the approvers (<@UBOSS>)") {
+		t.Fatalf("refusal %q", got)
+	}
+	if h.artifact("problem").Status != conversation.StatusGenerated {
+		t.Fatal("a refused approval changed the status")
+	}
+	h.click("UBOSS", conversation.ActionApprove, "problem", "", "")
+	if h.artifact("problem").Status != conversation.StatusApproved {
+		t.Fatal("the approver's approval did not count")
+	}
+}
+
+type noCommit struct{}
+
+func (noCommit) Error() string { return "agents: the model did not commit its work" }
+func (noCommit) UserMessage() string {
+	return "The model did not save the artifact; nothing was changed."
+}
+
+func TestWorkflowCommitNeverCalledChangesNothing(t *testing.T) {
+	h := newWF(t)
+	h.say("U1", "start product-brief")
+	before := *h.artifact("problem")
+	h.agent.fail["write"] = noCommit{}
+	h.drain()
+	h.click("U1", conversation.ActionPick, "problem", "A", "")
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "nothing was changed") {
+		t.Fatalf("user not told: %q", got)
+	}
+	after := h.artifact("problem")
+	if after.Status != before.Status || after.Selected != "" || after.Rev != before.Rev || after.Text != "" {
+		t.Fatalf("half-committed: before %+v after %+v", before, *after)
+	}
+}
+
+func TestWorkflowCommandErrors(t *testing.T) {
+	h := newWF(t)
+	h.say("U1", "start nosuchflow")
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "no workflow named `nosuchflow`") || !strings.Contains(got, "product-brief") {
+		t.Fatalf("unknown workflow: %q", got)
+	}
+	h.say("U1", "start product-brief")
+	h.drain()
+	h.say("U1", "restart nosuchartifact")
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "no artifact `nosuchartifact`") || !strings.Contains(got, "`audience`") {
+		t.Fatalf("unknown artifact: %q", got)
+	}
+}

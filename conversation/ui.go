@@ -1,0 +1,138 @@
+package conversation
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Card is a structured message the core asks the Messenger to post: a small,
+// Slack-neutral model of Block Kit (DESIGN.md, "Artifact workflows"). The bot renders it
+// as Block Kit, keeping Slack's limits (text split over several section blocks, at most
+// 50 blocks, button labels cut to 75 characters).
+type Card struct {
+	// Text is the message's plain-text fallback, shown in notifications.
+	Text   string  `json:"text"`
+	Blocks []Block `json:"blocks"`
+}
+
+// BlockKind names a kind of Block.
+type BlockKind string
+
+// The block kinds.
+const (
+	BlockHeader  BlockKind = "header"  // Text as a heading (plain text)
+	BlockSection BlockKind = "section" // Text as mrkdwn, any length (split as needed)
+	BlockContext BlockKind = "context" // Text as small mrkdwn
+	BlockDivider BlockKind = "divider"
+	BlockActions BlockKind = "actions" // Buttons, then Menu as an overflow menu
+)
+
+// Block is one block of a Card.
+type Block struct {
+	Kind    BlockKind `json:"kind"`
+	Text    string    `json:"text,omitempty"`
+	Buttons []Button  `json:"buttons,omitempty"`
+	// Menu is an overflow menu ("…") after the buttons; its items have no Style.
+	Menu []Button `json:"menu,omitempty"`
+}
+
+// Button is a button (or overflow-menu item) and what clicking it does.
+type Button struct {
+	Label string `json:"label"`
+	// Style is "", "primary" or "danger".
+	Style  string `json:"style,omitempty"`
+	Action Action `json:"action"`
+	// Confirm, when set, asks before acting.
+	Confirm *Confirm `json:"confirm,omitempty"`
+	// Modal, when set, opens a modal with a text box first; its submission carries
+	// Action with the text entered (ActionInput.Text).
+	Modal *Modal `json:"modal,omitempty"`
+}
+
+// Confirm is a confirmation dialog.
+type Confirm struct {
+	Title string `json:"title"`
+	Text  string `json:"text"`
+	Yes   string `json:"yes"`
+	No    string `json:"no"`
+}
+
+// Modal is a modal with one text input (views.open).
+type Modal struct {
+	Title       string `json:"title"`
+	Label       string `json:"label"`
+	Placeholder string `json:"placeholder,omitempty"`
+	Submit      string `json:"submit"`
+	Initial     string `json:"initial,omitempty"`
+}
+
+// ActionName names what a click does.
+type ActionName string
+
+// The actions of workflow messages.
+const (
+	ActionPick            ActionName = "pick"             // Arg: the option's label
+	ActionRegenerate      ActionName = "regenerate"       // new options for the artifact
+	ActionApprove         ActionName = "approve"          //
+	ActionRequestChanges  ActionName = "request_changes"  // Text: what to change (modal)
+	ActionKeep            ActionName = "keep"             // keep a stale artifact as it is
+	ActionRegenerateStale ActionName = "regenerate_stale" // Text: guidance (modal)
+	ActionRestart         ActionName = "restart"          // back to options (or rewrite)
+	ActionEdit            ActionName = "edit"             // Text: instructions (modal)
+	// ActionCommand runs a command in the thread named by Key; Arg is the command
+	// line ("restart budget"). It answers a menu asking which workflow a channel
+	// command meant.
+	ActionCommand ActionName = "command"
+)
+
+// Action is what a button carries: what to do, to which artifact of which
+// conversation, and the artifact revision the button was drawn for. A click whose Rev
+// is not the artifact's current one is out of date.
+type Action struct {
+	Name     ActionName `json:"n"`
+	Channel  string     `json:"c"`
+	ThreadTS string     `json:"t"`
+	Artifact string     `json:"a,omitempty"`
+	Rev      int        `json:"r,omitempty"`
+	Arg      string     `json:"x,omitempty"`
+}
+
+// MaxActionValue is the most bytes an encoded Action may take: a Block Kit button's
+// value holds at most 2,000 characters (and a modal's private_metadata 3,000).
+const MaxActionValue = 2000
+
+// Encode returns a as a compact string for a button's value or a modal's
+// private_metadata. Errors: the encoding exceeds MaxActionValue.
+func (a Action) Encode() (string, error) {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return "", fmt.Errorf("encode action: %w", err)
+	}
+	if len(b) > MaxActionValue {
+		return "", fmt.Errorf("encode action %s: %d bytes, more than %d", a.Name, len(b), MaxActionValue)
+	}
+	return string(b), nil
+}
+
+// DecodeAction parses an Action made by Encode. Errors: not an encoded Action.
+func DecodeAction(s string) (Action, error) {
+	var a Action
+	if err := json.Unmarshal([]byte(s), &a); err != nil {
+		return a, fmt.Errorf("decode action: %w", err)
+	}
+	if a.Name == "" || a.Channel == "" || a.ThreadTS == "" {
+		return a, errors.New("decode action: name, channel or thread missing")
+	}
+	return a, nil
+}
+
+// File is a file to upload to a thread (files.getUploadURLExternal, then
+// files.completeUploadExternal).
+type File struct {
+	Name    string // file name, e.g. "product-brief.md"
+	Title   string
+	Content []byte
+	// Comment is posted with the file (initial_comment).
+	Comment string
+}

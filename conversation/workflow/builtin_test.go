@@ -1,0 +1,137 @@
+package workflow_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/prompts"
+)
+
+// builtins loads the embedded built-in workflows.
+func builtins(tb testing.TB) *workflow.Set {
+	tb.Helper()
+	defs, err := workflow.Load(prompts.Workflows, "workflows", workflow.BuiltinPrefix)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	set, err := workflow.NewSet(defs...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return set
+}
+
+func builtin(tb testing.TB, name string) *workflow.Definition {
+	tb.Helper()
+	d, ok := builtins(tb).Get(name)
+	if !ok {
+		tb.Fatalf("no built-in workflow %q", name)
+	}
+	return d
+}
+
+func TestBuiltins(t *testing.T) {
+	set := builtins(t)
+	if got, want := set.Names(), []string{"product-brief", "proposal"}; !slices.Equal(got, want) {
+		t.Fatalf("Names() = %v, want %v", got, want)
+	}
+	for _, d := range set.All() {
+		t.Run(d.Name, func(t *testing.T) {
+			if want := workflow.BuiltinPrefix + d.Name + ".yaml"; d.Source != want {
+				t.Errorf("Source = %q, want %q", d.Source, want)
+			}
+			if d.Description == "" {
+				t.Error("no description")
+			}
+			for _, a := range d.Artifacts {
+				if a.Description == "" {
+					t.Errorf("%s: no description", a.ID)
+				}
+				if n := len(a.Criteria); n < 2 || n > 4 {
+					t.Errorf("%s: %d criteria, want 2 to 4", a.ID, n)
+				}
+			}
+		})
+	}
+}
+
+func TestProposal(t *testing.T) {
+	d := builtin(t, "proposal")
+	modes := map[string]workflow.Mode{}
+	for _, a := range d.Artifacts {
+		modes[a.ID] = a.Mode
+	}
+	wantModes := map[string]workflow.Mode{
+		"research": workflow.ModeAuto, "solution": workflow.ModeChoice, "connections": workflow.ModeDraft,
+		"problem_statement": workflow.ModeChoice, "methodology": workflow.ModeDraft, "budget": workflow.ModeDraft,
+		"timeline": workflow.ModeDraft, "conclusion": workflow.ModeDraft,
+	}
+	for id, m := range wantModes {
+		if modes[id] != m {
+			t.Errorf("%s: mode %q, want %q", id, modes[id], m)
+		}
+	}
+	if len(modes) != len(wantModes) {
+		t.Errorf("artifacts %v, want %v", modes, wantModes)
+	}
+
+	// budget is declared before timeline but depends on it.
+	wantOrder := []string{"research", "solution", "connections", "problem_statement", "methodology", "timeline", "budget", "conclusion"}
+	if got := d.Order(); !slices.Equal(got, wantOrder) {
+		t.Errorf("Order() = %v, want %v", got, wantOrder)
+	}
+
+	for _, tt := range []struct {
+		id   string
+		want []string
+	}{
+		{"methodology", []string{"timeline", "budget", "conclusion"}},
+		{"research", wantOrder[1:]},
+		{"solution", []string{"connections", "methodology", "timeline", "budget", "conclusion"}},
+		{"problem_statement", []string{"methodology", "timeline", "budget", "conclusion"}},
+		{"connections", []string{"conclusion"}},
+		{"timeline", []string{"budget", "conclusion"}},
+		{"budget", []string{"conclusion"}},
+		{"conclusion", nil},
+		{"nonexistent", nil},
+	} {
+		if got := d.Dependents(tt.id); !slices.Equal(got, tt.want) {
+			t.Errorf("Dependents(%q) = %v, want %v", tt.id, got, tt.want)
+		}
+	}
+
+	for _, tt := range []struct {
+		id   string
+		want []string
+	}{
+		{"research", nil},
+		{"budget", []string{"methodology", "timeline"}},
+		{"conclusion", []string{"connections", "problem_statement", "methodology", "timeline", "budget"}},
+		{"nonexistent", nil},
+	} {
+		if got := d.Dependencies(tt.id); !slices.Equal(got, tt.want) {
+			t.Errorf("Dependencies(%q) = %v, want %v", tt.id, got, tt.want)
+		}
+	}
+}
+
+func TestProductBrief(t *testing.T) {
+	d := builtin(t, "product-brief")
+	want := []string{"problem", "audience", "value_proposition", "positioning", "name"}
+	if got := d.Order(); !slices.Equal(got, want) {
+		t.Fatalf("Order() = %v, want %v", got, want)
+	}
+	for i, a := range d.Artifacts {
+		if a.Mode != workflow.ModeChoice {
+			t.Errorf("%s: mode %q, want choice", a.ID, a.Mode)
+		}
+		// Each option set is generated from every approved artifact before it.
+		if got := d.Dependencies(a.ID); !slices.Equal(got, want[:i]) && !(i == 0 && got == nil) {
+			t.Errorf("Dependencies(%q) = %v, want %v", a.ID, got, want[:i])
+		}
+		if got := d.Dependents(a.ID); !slices.Equal(got, want[i+1:]) && !(i == len(want)-1 && got == nil) {
+			t.Errorf("Dependents(%q) = %v, want %v", a.ID, got, want[i+1:])
+		}
+	}
+}

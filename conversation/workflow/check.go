@@ -1,0 +1,274 @@
+package workflow
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+var (
+	nameRE       = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	artifactIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
+	// localeRE accepts the BCP 47 tags people write: language, optional script,
+	// optional region, optional variants ("en", "ru", "pt-BR", "zh-Hant-TW",
+	// "sl-rozaj"). It does not check the registry.
+	localeRE = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$`)
+)
+
+// The values of Definition.Approvers.
+const (
+	// ApproversAnyone lets anyone in the thread approve (the default).
+	ApproversAnyone = "anyone"
+	// ApproversStarter lets only the person who started the workflow approve (and
+	// APPROVER_USER_IDS, when the deployment sets it).
+	ApproversStarter = "starter"
+)
+
+// Validate fills the defaults of a Definition built in Go (rather than by Parse) and
+// checks it as Parse does; problems carry Line 0 and File d.Source. Call it once,
+// before the definition is shared: it writes to d.
+func (d *Definition) Validate() error {
+	ps := &problems{file: d.Source}
+	d.check(ps, &positions{})
+	return ps.err()
+}
+
+// check fills defaults, validates d and prepares its order and report template,
+// adding a problem for everything wrong. pos gives the lines (zero for a Definition
+// built in Go).
+func (d *Definition) check(ps *problems, pos *positions) {
+	dp := pos.def
+	d.line = dp.at("name")
+	switch {
+	case d.Name == "":
+		if dp.ok("name") {
+			ps.addf(dp.at("name"), "missing name: the workflow's id in commands, like name: proposal")
+		}
+	case !nameRE.MatchString(d.Name):
+		ps.addf(dp.at("name"), "name %q is invalid: use lower-case letters, digits and \"-\", starting with a letter or digit", d.Name)
+	}
+	if d.Title == "" && dp.ok("title") {
+		ps.addf(dp.at("title"), "missing title: the workflow's name as people read it, like title: Grant proposal")
+	}
+	switch d.Approvers {
+	case "", ApproversAnyone, ApproversStarter:
+	default:
+		ps.addf(dp.at("approvers"), "approvers %q is invalid: use %s or %s", d.Approvers, ApproversAnyone, ApproversStarter)
+	}
+	if d.Locale != "" && !localeRE.MatchString(d.Locale) {
+		ps.addf(dp.at("locale"), "locale %q is not a BCP 47 language tag (like \"en\", \"ru\", \"pt-BR\")", d.Locale)
+	}
+	if len(d.Artifacts) == 0 && dp.ok("artifacts") {
+		ps.addf(dp.at("artifacts"), "missing artifacts: a workflow needs at least one artifact")
+	}
+
+	index := map[string]int{} // artifact id → index of its first declaration
+	for i := range d.Artifacts {
+		a, ap := &d.Artifacts[i], pos.artifact(i)
+		what := fmt.Sprintf("artifact #%d", i+1)
+		switch {
+		case a.ID == "":
+			if ap.ok("id") {
+				ps.addf(ap.at("id"), "%s: missing id", what)
+			}
+		case !artifactIDRE.MatchString(a.ID):
+			ps.addf(ap.at("id"), "artifact id %q is invalid: use lower-case letters, digits and \"_\", starting with a letter or digit", a.ID)
+		default:
+			if j, dup := index[a.ID]; dup {
+				ps.addf(ap.at("id"), "duplicate artifact id %q (first at line %d)", a.ID, pos.artifact(j).at("id"))
+			} else {
+				index[a.ID] = i
+			}
+		}
+		if a.ID != "" {
+			what = fmt.Sprintf("artifact %q", a.ID)
+		}
+		if a.Title == "" && ap.ok("title") {
+			ps.addf(ap.at("title"), "%s: missing title", what)
+		}
+		if a.Mode == "" {
+			a.Mode = ModeDraft
+		}
+		switch a.Mode {
+		case ModeChoice:
+			if a.Options == 0 && !ap.has("options") {
+				a.Options = DefaultOptions
+			} else if (a.Options < 2 || a.Options > MaxOptions) && ap.ok("options") {
+				ps.addf(ap.at("options"), "%s: options must be between 2 and %d, got %d", what, MaxOptions, a.Options)
+			}
+		case ModeDraft, ModeAuto:
+			if a.Options != 0 || ap.has("options") {
+				ps.addf(ap.at("options"), "%s: options is only for mode %s (mode is %s)", what, ModeChoice, a.Mode)
+			}
+		default:
+			ps.addf(ap.at("mode"), "%s: mode %q is invalid: use %s, %s or %s", what, a.Mode, ModeChoice, ModeDraft, ModeAuto)
+		}
+		criteria := map[string]int{} // criterion id → line
+		for j, c := range a.Criteria {
+			cp := ap.criterion(j)
+			cwhat := fmt.Sprintf("%s: criterion #%d", what, j+1)
+			switch {
+			case c.ID == "":
+				if cp.ok("id") {
+					ps.addf(cp.at("id"), "%s: missing id", cwhat)
+				}
+			case !artifactIDRE.MatchString(c.ID):
+				ps.addf(cp.at("id"), "%s: criterion id %q is invalid: use lower-case letters, digits and \"_\"", what, c.ID)
+			default:
+				if first, dup := criteria[c.ID]; dup {
+					ps.addf(cp.at("id"), "%s: duplicate criterion id %q (first at line %d)", what, c.ID, first)
+				} else {
+					criteria[c.ID] = cp.at("id")
+				}
+			}
+			if c.ID != "" {
+				cwhat = fmt.Sprintf("%s: criterion %q", what, c.ID)
+			}
+			if c.Description == "" && cp.ok("description") {
+				ps.addf(cp.at("description"), "%s: missing description: what the evaluator checks", cwhat)
+			}
+		}
+	}
+
+	ids := make([]string, 0, len(index))
+	for id := range index {
+		ids = append(ids, id)
+	}
+	for i, a := range d.Artifacts {
+		ap := pos.artifact(i)
+		seen := map[string]bool{}
+		for j, dep := range a.DependsOn {
+			line := ap.dependency(j)
+			switch _, known := index[dep]; {
+			case dep == "":
+				ps.addf(line, "artifact %q: depends_on has an empty entry", a.ID)
+			case seen[dep]:
+				ps.addf(line, "artifact %q: depends_on lists %q twice", a.ID, dep)
+			case !known:
+				reason := fmt.Sprintf("artifact %q: depends_on names unknown artifact %q", a.ID, dep)
+				if s := nearest(dep, ids); s != "" {
+					reason += fmt.Sprintf(" (did you mean %q?)", s)
+				}
+				ps.addf(line, "%s", reason)
+			}
+			seen[dep] = true
+		}
+	}
+	d.checkCycles(ps, pos, index)
+	d.order = d.computeOrder()
+	d.compileReport(ps, pos)
+}
+
+// checkCycles reports one cycle per strongly connected component of the dependency
+// graph ("a → b → a": a depends on b, which depends on a), at the depends_on entry
+// of the cycle's first-declared artifact.
+func (d *Definition) checkCycles(ps *problems, pos *positions, index map[string]int) {
+	n := len(d.Artifacts)
+	edges := make([][]int, n) // i → the artifacts i depends on
+	for i, a := range d.Artifacts {
+		if j, ok := index[a.ID]; !ok || j != i {
+			continue // no id or a duplicate one, already reported
+		}
+		for _, dep := range a.DependsOn {
+			if j, ok := index[dep]; ok && !slices.Contains(edges[i], j) {
+				edges[i] = append(edges[i], j)
+			}
+		}
+	}
+	for _, scc := range components(edges) {
+		start := slices.Min(scc)
+		if len(scc) == 1 && !slices.Contains(edges[start], start) {
+			continue
+		}
+		path := shortestCycle(edges, scc, start)
+		names := make([]string, len(path))
+		for k, i := range path {
+			names[k] = d.Artifacts[i].ID
+		}
+		line := pos.artifact(start).at("depends_on")
+		if j := slices.Index(d.Artifacts[start].DependsOn, names[1]); j >= 0 {
+			line = pos.artifact(start).dependency(j)
+		}
+		ps.addf(line, "dependency cycle: %s (each depends on the next)", strings.Join(names, " → "))
+	}
+}
+
+// components returns the strongly connected components of the graph (Tarjan).
+func components(edges [][]int) [][]int {
+	n := len(edges)
+	index, low := make([]int, n), make([]int, n)
+	onStack := make([]bool, n)
+	for i := range index {
+		index[i] = -1
+	}
+	var (
+		stack  []int
+		next   int
+		result [][]int
+		visit  func(v int)
+	)
+	visit = func(v int) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, w := range edges[v] {
+			if index[w] < 0 {
+				visit(w)
+				low[v] = min(low[v], low[w])
+			} else if onStack[w] {
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] == index[v] {
+			var scc []int
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				scc = append(scc, w)
+				if w == v {
+					break
+				}
+			}
+			result = append(result, scc)
+		}
+	}
+	for v := range n {
+		if index[v] < 0 {
+			visit(v)
+		}
+	}
+	slices.SortFunc(result, func(a, b []int) int { return slices.Min(a) - slices.Min(b) })
+	return result
+}
+
+// shortestCycle returns the shortest path start → … → start inside scc, found
+// breadth first (edges in declared order, so the result is deterministic).
+func shortestCycle(edges [][]int, scc []int, start int) []int {
+	prev := map[int]int{}
+	queue := []int{start}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, w := range edges[v] {
+			if !slices.Contains(scc, w) {
+				continue
+			}
+			if w == start {
+				path := []int{start}
+				for u := v; u != start; u = prev[u] {
+					path = append(path, u)
+				}
+				slices.Reverse(path[1:])
+				return append(path, start)
+			}
+			if _, seen := prev[w]; !seen {
+				prev[w] = v
+				queue = append(queue, w)
+			}
+		}
+	}
+	return []int{start, start} // unreachable for a real component
+}

@@ -1,0 +1,92 @@
+package workflow
+
+import "text/template"
+
+// Mode says how an artifact is produced (DESIGN.md, "Artifact workflows").
+type Mode string
+
+// The artifact modes.
+const (
+	// ModeChoice: the model proposes Options, a person picks one (or edits it in a
+	// reply), the model writes the artifact, people review it.
+	ModeChoice Mode = "choice"
+	// ModeDraft: the model writes the artifact, people review it.
+	ModeDraft Mode = "draft"
+	// ModeAuto: the model writes the artifact; it is approved without review.
+	ModeAuto Mode = "auto"
+)
+
+// DefaultOptions is the option count of a choice artifact that names none.
+const DefaultOptions = 3
+
+// MaxOptions bounds an artifact's option count (one button per option).
+const MaxOptions = 5
+
+// Definition is one workflow, as written in YAML:
+//
+//	name: proposal            # the id used in commands: [a-z0-9-]+
+//	title: Grant proposal
+//	description: ...
+//	locale: ru                # optional: force the language of artifacts and messages
+//	approvers: starter        # optional: "anyone" (default) or "starter"
+//	artifacts: [...]          # see Artifact
+//	report: |                 # text/template for the final document (see ReportData)
+//	  ...
+type Definition struct {
+	Name        string     `yaml:"name"`
+	Title       string     `yaml:"title"`
+	Description string     `yaml:"description"`
+	Locale      string     `yaml:"locale,omitempty"`
+	Approvers   string     `yaml:"approvers,omitempty"`
+	Artifacts   []Artifact `yaml:"artifacts"`
+	Report      string     `yaml:"report"`
+
+	// Source names where the definition came from ("builtin:proposal.yaml" or a
+	// file path), for messages.
+	Source string `yaml:"-"`
+
+	report *template.Template // parsed Report (or DefaultReport), set by Parse
+	order  []string           // Order(), set by Parse
+	line   int                // the line of the name key, for problems
+}
+
+// Artifact is one artifact of a workflow.
+type Artifact struct {
+	// ID names the artifact in commands, depends_on and the report: [a-z0-9_]+.
+	ID          string `yaml:"id"`
+	Title       string `yaml:"title"`
+	Description string `yaml:"description"`
+	// Mode defaults to ModeDraft.
+	Mode Mode `yaml:"mode,omitempty"`
+	// Options is the number of options of a choice artifact (default DefaultOptions,
+	// at most MaxOptions).
+	Options int `yaml:"options,omitempty"`
+	// DependsOn lists artifacts whose approved text this one is written from.
+	// Editing or restarting one of them marks this one stale. They may be declared
+	// anywhere in the workflow (there must be no cycle); artifacts are worked on in
+	// Definition.Order.
+	DependsOn []string `yaml:"depends_on,omitempty"`
+	// Criteria are what the evaluator checks the written text against.
+	Criteria []Criterion `yaml:"criteria,omitempty"`
+	// Prompt is extra guidance for the model writing this artifact.
+	Prompt string `yaml:"prompt,omitempty"`
+}
+
+// Criterion is one evaluation criterion of an artifact.
+type Criterion struct {
+	ID          string `yaml:"id"`
+	Description string `yaml:"description"`
+}
+
+// ReportData is what a report template is executed with.
+type ReportData struct {
+	// Workflow is the definition.
+	Workflow *Definition
+	// Artifacts maps artifact id to its text ("" when it has none).
+	Artifacts map[string]string
+	// Approved maps artifact id to whether it is approved; an export before the end
+	// marks the others.
+	Approved map[string]bool
+	// Draft is true for an export with unapproved artifacts.
+	Draft bool
+}

@@ -1,0 +1,77 @@
+// Package workflow defines artifact workflows: the YAML documents a workflow author
+// writes (DESIGN.md, "Artifact workflows"), how they are parsed and validated, and the
+// set of workflows a deployment offers (the built-ins embedded from prompts/workflows
+// plus any in WORKFLOWS_DIR).
+//
+// A Definition is an ordered list of artifacts. Each artifact has a mode (choice:
+// options → pick → write → review; draft: write → review; auto: write, no review),
+// may depend on other artifacts, and is evaluated against its criteria. The report
+// template renders the final document from the approved artifacts.
+//
+// # Schema
+//
+// One workflow per file (*.yaml or *.yml). Every field not listed here is an error.
+//
+//	name: proposal              # required; the id used in commands: ^[a-z0-9][a-z0-9-]*$
+//	title: Grant proposal       # required; what people read
+//	description: ...            # optional; what the workflow is for
+//	locale: ru                  # optional BCP 47 tag; forces the language of artifacts
+//	                            # and messages (default: the conversation's language)
+//	approvers: starter          # optional: anyone (default) or starter
+//	artifacts:                  # required, at least one
+//	  - id: problem_statement   # required; ^[a-z0-9][a-z0-9_]*$, unique in the workflow
+//	    title: Problem statement  # required
+//	    description: ...        # optional; what the artifact is, for the model and people
+//	    mode: choice            # choice | draft (default) | auto
+//	    options: 3              # choice only: 2..MaxOptions, default DefaultOptions
+//	    depends_on: [research]  # optional; ids of other artifacts of this workflow
+//	    criteria:               # optional; what the evaluator checks the text against
+//	      - id: specific        # required; ^[a-z0-9][a-z0-9_]*$, unique in the artifact
+//	        description: States a measurable problem  # required
+//	    prompt: |               # optional; extra guidance for the model writing it
+//	      ...
+//	report: |                   # optional text/template (default DefaultReport)
+//	  # {{.Workflow.Title}}
+//	  {{artifact "problem_statement"}}
+//
+// depends_on may name artifacts declared later; the dependency graph must have no
+// cycle. Artifacts are worked on in Definition.Order: each after those it depends
+// on, otherwise in declared order. Editing or restarting an artifact makes
+// Definition.Dependents stale. YAML anchors and aliases work (to share criteria).
+//
+// # Report templates
+//
+// The report is a text/template executed with ReportData as its dot (.Workflow,
+// .Artifacts, .Approved, .Draft) and these functions, each taking an artifact id:
+//
+//	artifact "id"  the artifact's text, trimmed; in a draft report (.Draft) an
+//	               unapproved artifact renders as MarkerNotWritten when it has no
+//	               text, else as MarkerNotApproved, a blank line, then its text
+//	title "id"     the artifact's title
+//	approved "id"  whether the artifact is approved (bool)
+//	written "id"   whether the artifact has text (bool)
+//
+// .Artifacts.id is the raw text, without markers. Templates run with
+// missingkey=error. Validation executes the template on sample data, so a syntax
+// error, an unknown function, an unknown artifact id (in a function or in
+// .Artifacts) or an unknown field is reported with its line. RenderReport collapses
+// runs of blank lines, so templates need not trim around {{if}} and {{range}}.
+//
+// # Problems
+//
+// Parse, Load and NewSet report every problem, not only the first, as an *Error: a
+// list of Problem, each printed "file:line: reason". They cover YAML syntax, unknown
+// and repeated fields, values of the wrong kind, missing name, title, artifacts, ids
+// and titles, malformed names and ids, duplicate artifact and criterion ids,
+// depends_on naming an unknown artifact, dependency cycles ("a → b → a": a depends
+// on b, which depends on a), invalid mode, options, approvers and locale, report
+// templates that do not parse or execute, and duplicate workflow names across files.
+// A template problem is reported at the file line when the report is a literal
+// block (report: |), else at the report key, and always names the template's line.
+//
+// # Sources
+//
+// Definition.Source names where a definition came from: "builtin:" (BuiltinPrefix)
+// and the file name for the built-ins, the file's path for WORKFLOWS_DIR. A
+// WORKFLOWS_DIR file cannot replace a built-in: NewSet refuses duplicate names.
+package workflow

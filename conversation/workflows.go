@@ -1,0 +1,115 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// Workflows is the set of workflows a Service offers (workflow.Set implements it).
+type Workflows interface {
+	// Get returns the workflow named name.
+	Get(name string) (*workflow.Definition, bool)
+	// All returns every workflow, sorted by name; Names their names.
+	All() []*workflow.Definition
+	Names() []string
+}
+
+// noWorkflows is the empty set.
+type noWorkflows struct{}
+
+func (noWorkflows) Get(string) (*workflow.Definition, bool) { return nil, false }
+func (noWorkflows) All() []*workflow.Definition             { return nil }
+func (noWorkflows) Names() []string                         { return nil }
+
+// channelCommand runs a /threadwright command typed in a channel (Slack does not
+// deliver slash commands typed in threads): start posts a new thread for the workflow;
+// the others act on the user's running workflow in the channel, the one a thread link
+// names, or ask with a menu when there are several.
+func (s *Service) channelCommand(ctx context.Context, log *slog.Logger, in Input) error {
+	cmd := in.Command
+	lang := "en"
+	if l, err := s.cfg.Messenger.UserLocale(ctx, cmd.UserID); err == nil {
+		lang = uiLang(l)
+	}
+	tell := func(text string) {
+		if err := s.cfg.Messenger.PostEphemeral(ctx, in.Key, cmd.UserID, text); err != nil {
+			log.Warn("ephemeral not posted", "error", err)
+		}
+	}
+	forward := func(key Key) error {
+		fwd := Input{ID: in.ID + ">" + key.ThreadTS, EventID: in.EventID, Key: key, Kind: KindCommand, Command: cmd}
+		if _, err := s.Submit(ctx, fwd); err != nil && !errors.Is(err, ErrClosed) {
+			return fmt.Errorf("forward command to %s: %w", key, err)
+		}
+		return nil
+	}
+	defer func() {
+		if err := s.cfg.Store.Finish(context.WithoutCancel(ctx), in.ID, InputDone); err != nil {
+			log.Warn("channel command not marked done", "error", err)
+		}
+	}()
+
+	c, known := parseCommand(cmd.Line)
+	switch {
+	case !known:
+		tell(tr(lang, "unknown_command", c.name) + "\n" + commandUsage)
+		return nil
+	case c.name == CmdHelp:
+		tell(commandUsage)
+		return nil
+	case c.name == CmdList:
+		t := &wfTurn{s: s, lang: lang}
+		if err := t.command(ctx, c, ""); err != nil {
+			return err
+		}
+		tell(t.reply)
+		return nil
+	case c.name == CmdStart:
+		def, ok := s.cfg.Workflows.Get(c.arg)
+		if !ok {
+			tell(tr(lang, "unknown_workflow", c.arg, joinCode(s.cfg.Workflows.Names())))
+			return nil
+		}
+		root, err := s.cfg.Messenger.PostCard(ctx, in.Key, Card{
+			Text:   def.Title,
+			Blocks: []Block{{Kind: BlockHeader, Text: def.Title}, {Kind: BlockContext, Text: "<@" + cmd.UserID + "> · `" + def.Name + "`"}},
+		})
+		if err != nil {
+			return fmt.Errorf("post the workflow's first message: %w", err)
+		}
+		return forward(Key{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: root})
+	}
+	if c.thread.ThreadTS != "" {
+		return forward(Key{TeamID: in.Key.TeamID, ChannelID: c.thread.ChannelID, ThreadTS: c.thread.ThreadTS})
+	}
+	refs, err := s.cfg.Store.Workflows(ctx, in.Key.TeamID, in.Key.ChannelID, cmd.UserID, 10)
+	if err != nil {
+		return fmt.Errorf("find the user's workflows: %w", err)
+	}
+	switch len(refs) {
+	case 0:
+		tell(tr(lang, "none_running"))
+		return nil
+	case 1:
+		return forward(refs[0].Key)
+	}
+	if err := s.cfg.Messenger.PostEphemeralCard(ctx, in.Key, cmd.UserID, which(lang, refs, cmd.Line)); err != nil {
+		log.Warn("menu not posted", "error", err)
+	}
+	return nil
+}
+
+func joinCode(names []string) string {
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+		out += "`" + n + "`"
+	}
+	return out
+}

@@ -1,0 +1,10 @@
+package prompts
+
+import "embed"
+
+// Workflows holds the built-in workflow definitions, one YAML file per workflow under
+// workflows/ (proposal.yaml, product-brief.yaml). The conversation/workflow package
+// parses them: workflow.Load(prompts.Workflows, "workflows", workflow.BuiltinPrefix).
+//
+//go:embed workflows/*.yaml
+var Workflows embed.FS
