@@ -38,6 +38,16 @@ type Main struct {
 	bot     atomic.Pointer[bot.Bot]
 	running atomic.Bool
 	store   atomic.Value // conversation.Store, once open
+	service atomic.Pointer[conversation.Service]
+}
+
+// Wait blocks until the bot has no input queued or running (see
+// conversation.Service.Wait), or ctx ends.
+func (m *Main) Wait(ctx context.Context) error {
+	if svc := m.service.Load(); svc != nil {
+		return svc.Wait(ctx)
+	}
+	return nil
 }
 
 // NewMain returns a Main with default writers.
@@ -147,6 +157,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	m.service.Store(svc)
 	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log})
 	if err != nil {
 		return err

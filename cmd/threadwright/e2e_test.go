@@ -72,6 +72,7 @@ func (h *harness) start() {
 		"DATA_DIR": h.dataDir, "DATABASE_URL": "", "HTTP_ADDR": "127.0.0.1:0", "LOG_LEVEL": "debug",
 		"TOOL_TIMEOUT": "2s", "MODEL_TIMEOUT": "20s", "SHUTDOWN_TIMEOUT": "5s",
 		"SCOPE_DESCRIPTION": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "",
+		"WORKFLOWS_DIR": "", "APPROVER_USER_IDS": "",
 	}
 	for k, v := range h.env {
 		env[k] = v

@@ -15,20 +15,18 @@ import (
 // statement runs at most once, and its errors come back wrapped with the input's id.
 
 // Enqueue implements conversation.Store.Enqueue: it checks in and calls insert once
-// with in.Message as JSON (empty when nil), the input's creation time (in.CreatedAt in
+// with the input's payload as JSON (see payloadOf), the input's creation time (in.CreatedAt in
 // UTC, whole microseconds, when set; otherwise now) and now. insert inserts the input
 // as pending with no attempts, doing nothing when its id exists (INSERT … ON CONFLICT
 // (id) DO NOTHING); Enqueue reports whether it inserted a row.
 func Enqueue(in conversation.Input, insert func(payload JSONText, created, now time.Time) (sql.Result, error)) (bool, error) {
-	if in.ID == "" || in.Kind == "" || !in.Key.Valid() {
-		return false, fmt.Errorf("enqueue input %q: id, kind and key are required", in.ID)
+	channelCommand := in.Kind == conversation.KindCommand && in.Key.TeamID != "" && in.Key.ChannelID != ""
+	if in.ID == "" || in.Kind == "" || (!in.Key.Valid() && !channelCommand) {
+		return false, fmt.Errorf("enqueue input %q: id, kind and key are required (a thread_ts is optional only for a command)", in.ID)
 	}
-	var payload []byte
-	if in.Message != nil {
-		var err error
-		if payload, err = json.Marshal(in.Message); err != nil {
-			return false, fmt.Errorf("enqueue input %s: %w", in.ID, err)
-		}
+	payload, err := payloadOf(in)
+	if err != nil {
+		return false, fmt.Errorf("enqueue input %s: %w", in.ID, err)
 	}
 	at := Now()
 	created := at
@@ -40,6 +38,23 @@ func Enqueue(in conversation.Input, insert func(payload JSONText, created, now t
 		return false, fmt.Errorf("enqueue input %s: %w", in.ID, err)
 	}
 	return n == 1, nil
+}
+
+// payloadOf returns the JSON of what in carries, by its kind: the UserMessage, the
+// ActionInput or the CommandInput (nil when it carries nothing).
+func payloadOf(in conversation.Input) ([]byte, error) {
+	var v any
+	switch {
+	case in.Kind == conversation.KindAction && in.Action != nil:
+		v = in.Action
+	case in.Kind == conversation.KindCommand && in.Command != nil:
+		v = in.Command
+	case in.Message != nil:
+		v = in.Message
+	default:
+		return nil, nil
+	}
+	return json.Marshal(v)
 }
 
 // Claim implements conversation.Store.Claim of input id: claim takes the claim when

@@ -97,9 +97,9 @@ type InputRow[T Time] struct {
 	CreatedAt T        `db:"created_at"`
 }
 
-// Input returns r as a conversation.Input, its time in UTC and its Message decoded
-// from the payload (nil when there is none). Its error ("decode input <id>: …") says the
-// payload is not a conversation.UserMessage; the input is returned anyway.
+// Input returns r as a conversation.Input, its time in UTC and its payload decoded by
+// kind into Message, Action or Command (nil when there is none). Its error ("decode
+// input <id>: …") says the payload does not decode; the input is returned anyway.
 func (r InputRow[T]) Input() (conversation.Input, error) {
 	in := conversation.Input{
 		ID:        r.ID,
@@ -110,11 +110,23 @@ func (r InputRow[T]) Input() (conversation.Input, error) {
 		Attempts:  r.Attempts,
 		CreatedAt: r.CreatedAt.UTC(),
 	}
-	if len(r.Payload) > 0 {
+	if len(r.Payload) == 0 {
+		return in, nil
+	}
+	var dst any
+	switch in.Kind {
+	case conversation.KindAction:
+		in.Action = new(conversation.ActionInput)
+		dst = in.Action
+	case conversation.KindCommand:
+		in.Command = new(conversation.CommandInput)
+		dst = in.Command
+	default:
 		in.Message = new(conversation.UserMessage)
-		if err := json.Unmarshal(r.Payload, in.Message); err != nil {
-			return in, fmt.Errorf("decode input %s: %w", r.ID, err)
-		}
+		dst = in.Message
+	}
+	if err := json.Unmarshal(r.Payload, dst); err != nil {
+		return in, fmt.Errorf("decode input %s: %w", r.ID, err)
 	}
 	return in, nil
 }
