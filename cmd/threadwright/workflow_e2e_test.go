@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-		"regexp"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
