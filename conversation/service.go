@@ -223,8 +223,8 @@ func (s *Service) Sweep(ctx context.Context, interval, olderThan time.Duration) 
 
 // Shutdown stops taking inputs and waits for queued and running turns to finish. When
 // ctx ends first, it cancels the running turns (they stop at their next safe point,
-// leaving their inputs pending for Resume) and waits for them to return. Queued inputs
-// that did not start stay pending too.
+// leaving their inputs pending for Resume) and waits up to cancelGrace more for them
+// to return. Queued inputs that did not start stay pending too.
 func (s *Service) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
@@ -237,11 +237,18 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		s.cancel()
 		return nil
 	case <-ctx.Done():
-		s.cancel()
-		<-done
+	}
+	s.cancel()
+	select {
+	case <-done:
 		return fmt.Errorf("conversation: shutdown: turns cancelled: %w", ctx.Err())
+	case <-time.After(cancelGrace):
+		return fmt.Errorf("conversation: shutdown: turns did not stop within %s of being cancelled: %w", cancelGrace, ctx.Err())
 	}
 }
+
+// cancelGrace is how long Shutdown waits for cancelled turns to return.
+const cancelGrace = 5 * time.Second
 
 func (s *Service) isClosed() bool {
 	s.mu.Lock()

@@ -409,7 +409,11 @@ func TestServiceShutdownLeavesPendingForResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	submit(t, svc, mention(key, "100.0", "slow one"))
-	<-started
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the turn never started")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if err := svc.Shutdown(ctx); err == nil {
@@ -459,14 +463,21 @@ func TestServiceTwoReplicasAnswerOnce(t *testing.T) {
 	msgr := newMessenger()
 	release := make(chan struct{})
 	var blocked atomic.Bool
-	slowFirst := executorFunc(func(_ context.Context, p conversation.Prompt) (conversation.Findings, error) {
+	slowFirst := executorFunc(func(ctx context.Context, p conversation.Prompt) (conversation.Findings, error) {
 		if p.Text == "busy" && blocked.CompareAndSwap(false, true) {
-			<-release
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return conversation.Findings{}, ctx.Err()
+			}
 		}
 		return conversation.Findings{Answer: "A: " + p.Text}, nil
 	})
 	a := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: slowFirst, MaxConcurrentTurns: 1})
 	submit(t, a, mention(key, "100.0", "busy"))
+	for !blocked.Load() { // A holds "busy" (claimed) before B starts
+		time.Sleep(time.Millisecond)
+	}
 	other := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "300.0"}
 	submit(t, a, mention(other, "300.0", "queued"))
 

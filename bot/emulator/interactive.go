@@ -83,6 +83,22 @@ func (s *Server) ClickButton(channel, ts, user, actionID string) (envelopeID str
 	return "", fmt.Errorf("%s in %s/%s: %w", actionID, channel, ts, ErrActionNotFound)
 }
 
+// ClickOld acts as user clicking b, a button listed earlier by Buttons on the message
+// ts, as it was drawn then, even if the message has changed since: what the second
+// click of a double click delivers, or a click in a client still showing an older
+// version of the message. The payload is ClickButton's, carrying b's value.
+func (s *Server) ClickOld(channel, ts, user string, b Button) (envelopeID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, u, m, ephemeral, err := s.messageForLocked(channel, ts, user)
+	if err != nil {
+		return "", err
+	}
+	text, _ := json.Marshal(object{"type": "plain_text", "text": b.Label, "emoji": true})
+	el := element{Type: "button", ActionID: b.ActionID, BlockID: b.BlockID, Text: text, Value: b.Value, Style: b.Style}
+	return s.blockActionLocked(ch, u, m, ephemeral, el.buttonAction(), nil)
+}
+
 // ClickButtonByLabel is ClickButton for the button whose text is label
 // (compared after trimming spaces). The error lists the message's button
 // labels when none matches, and their action_ids when several do (then use

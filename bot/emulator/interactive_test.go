@@ -431,3 +431,45 @@ func TestEphemeralCard(t *testing.T) {
 		t.Errorf("callback container %+v, message ts %q", cb.Container, cb.Message.Timestamp)
 	}
 }
+
+// TestClickOld clicks a button that a chat.update has since removed: the envelope
+// still carries the button's old value, as Slack delivers a double click.
+func TestClickOld(t *testing.T) {
+	emu := MustStart(t, emulator.Config{})
+	bot := StartBot(t, emu)
+	ctx := testContext(t)
+	bot.Next(t, ctx, socketmode.EventTypeHello)
+
+	_, ts, err := bot.API.PostMessage("C0GENERAL", slack.MsgOptionText("Pick", false), slack.MsgOptionBlocks(
+		slack.NewActionBlock("choices", slack.NewButtonBlockElement("pick_a", "rev1:a", slack.NewTextBlockObject(slack.PlainTextType, "A", false, false))),
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buttons, err := emu.Buttons("C0GENERAL", ts, "U0BOB")
+	if err != nil || len(buttons) != 1 {
+		t.Fatalf("buttons %+v, %v", buttons, err)
+	}
+	if _, _, _, err := bot.API.UpdateMessage("C0GENERAL", ts, slack.MsgOptionText("Chosen: A", false), slack.MsgOptionBlocks()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := emu.ClickButton("C0GENERAL", ts, "U0BOB", "pick_a"); !errors.Is(err, emulator.ErrActionNotFound) {
+		t.Fatalf("the removed button is still clickable: %v", err)
+	}
+	id, err := emu.ClickOld("C0GENERAL", ts, "U0BOB", buttons[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		evt := bot.Next(t, ctx, socketmode.EventTypeInteractive)
+		bot.MustAck(t, evt.Request)
+		if evt.Request.EnvelopeID != id {
+			continue
+		}
+		actions := evt.Data.(slack.InteractionCallback).ActionCallback.BlockActions
+		if len(actions) != 1 || actions[0].ActionID != "pick_a" || actions[0].Value != "rev1:a" {
+			t.Fatalf("actions = %+v", actions)
+		}
+		return
+	}
+}

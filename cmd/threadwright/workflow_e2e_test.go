@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -95,7 +97,8 @@ func (m *cannedModel) respond(r openaitest.Request) openaitest.Response {
 			text += " It follows: " + strings.Trim(strings.TrimSpace(ma[1]), `>" `)
 		}
 		if long > 0 {
-			text += "\n\n" + strings.Repeat("A long paragraph of the artifact, with enough words to fill Slack's limits. ", long/78+1)[:long]
+			para := "A long paragraph of the artifact, with enough words to fill Slack's limits. "
+			text += "\n\n" + strings.Repeat(para, long/len(para)+1)[:long]
 		}
 		resp := call(map[string]any{"text": text})
 		resp.Delay = delay
@@ -227,12 +230,19 @@ func (h *wfHarness) newestRoot() string {
 	return msgs[len(msgs)-1].TS
 }
 
-// texts returns every bot message text and block text in the thread, joined.
+// jsonUnescape undoes Go's HTML-safe escaping in encoded blocks.
+var jsonUnescape = strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&")
+
+// transcript returns the blocks (or, without blocks, the text) of every message in
+// the thread, one message a line.
 func (h *wfHarness) transcript(thread string) string {
 	var b strings.Builder
 	for _, m := range h.emu.Thread(general, thread) {
-		b.WriteString(m.Text)
-		b.Write(m.Blocks)
+		if len(m.Blocks) > 0 {
+			b.WriteString(jsonUnescape.Replace(string(m.Blocks)))
+		} else {
+			b.WriteString(m.Text)
+		}
 		b.WriteString("\n")
 	}
 	return b.String()
@@ -242,7 +252,7 @@ func (h *wfHarness) ephemerals(user string) string {
 	var b strings.Builder
 	for _, m := range h.emu.Ephemerals(general, user) {
 		b.WriteString(m.Text)
-		b.Write(m.Blocks)
+		b.WriteString(jsonUnescape.Replace(string(m.Blocks)))
 		b.WriteString("\n")
 	}
 	return b.String()
@@ -369,4 +379,282 @@ func TestE2EProposalEditStaleKeepRegenerateExport(t *testing.T) {
 		t.Fatalf("draft export:\n%s", draft)
 	}
 	assertNoSlackErrors(t, h.harness)
+}
+
+// startBrief starts product-brief by slash command and returns its thread, with the
+// problem's options posted.
+func (h *wfHarness) startBrief() string {
+	h.t.Helper()
+	h.slash(alice, "start product-brief")
+	thread := h.newestRoot()
+	h.latest(thread, "A: Direction A", "")
+	return thread
+}
+
+// optionsMessages counts the options messages with live buttons in the thread.
+func (h *wfHarness) optionsMessages(thread string) int {
+	n := 0
+	for _, m := range h.emu.BotMessages(general, thread) {
+		if h.find(m.TS, "Regenerate options", "") != nil {
+			n++
+		}
+	}
+	return n
+}
+
+func TestE2ERestartThroughEachDoor(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	thread := h.startBrief()
+	h.click(thread, alice, "A: Direction A", "")
+	h.click(thread, alice, "Approve", "")
+	h.latest(thread, "A: Direction A", "") // audience's options
+
+	restarts := func() int {
+		n := 0
+		for _, m := range h.emu.BotMessages(general, thread) {
+			if strings.HasPrefix(m.Text, "Options for *Problem*") {
+				n++
+			}
+		}
+		return n
+	}
+	before := restarts()
+
+	t.Run("SlashCommand", func(t *testing.T) {
+		h.slash(alice, "restart problem")
+		if got := restarts(); got != before+1 {
+			t.Fatalf("problem's options posted %d times, want %d", got, before+1)
+		}
+	})
+	t.Run("MentionInThread", func(t *testing.T) {
+		h.mention(thread, alice, "restart problem")
+		if got := restarts(); got != before+2 {
+			t.Fatalf("problem's options posted %d times, want %d", got, before+2)
+		}
+	})
+	t.Run("MessageShortcut", func(t *testing.T) {
+		// The shortcut on problem's newest options message offers a menu only the user sees.
+		var target string
+		for _, m := range h.emu.BotMessages(general, thread) {
+			if strings.Contains(m.Text, "Options for *Problem*") {
+				target = m.TS
+			}
+		}
+		env, err := h.emu.MessageShortcut(general, target, alice, "threadwright_actions")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.settleEnvelope(env)
+		var menu emulator.Message
+		h.waitFor("the ephemeral menu", func() bool {
+			for _, m := range h.emu.Ephemerals(general, alice) {
+				if strings.Contains(string(m.Blocks), "Restart this artifact") {
+					menu = m
+				}
+			}
+			return menu.TS != ""
+		})
+		env, err = h.emu.ClickButtonByLabel(general, menu.TS, alice, "Restart this artifact")
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.settleEnvelope(env)
+		if got := restarts(); got != before+3 {
+			t.Fatalf("problem's options posted %d times, want %d", got, before+3)
+		}
+	})
+	// Restarting problem made audience, which depends on it, start over too.
+	if !strings.Contains(h.transcript(thread), "Options for *Target audience*") {
+		t.Fatal("audience's options missing")
+	}
+}
+
+func TestE2EStaleAndDoubleClicks(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	thread := h.startBrief()
+	options := h.latest(thread, "A: Direction A", "")
+	a := h.find(options, "A: Direction A", "")
+	b := h.find(options, "B: Direction B", "")
+	// A double click: two clicks on the same message before the bot answers.
+	env1, err := h.emu.ClickOld(general, options, alice, *a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env2, err := h.emu.ClickOld(general, options, alice, *b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settleEnvelope(env1)
+	h.settleEnvelope(env2)
+	written := strings.Count(h.transcript(thread), "Problem: the text the model wrote.")
+	if written != 1 {
+		t.Fatalf("problem written %d times", written)
+	}
+	if eph := h.ephemerals(alice); !strings.Contains(eph, "no longer current") {
+		t.Fatalf("the second click was not told: %q", eph)
+	}
+	// A click on an old message later (its buttons were drawn for an older revision).
+	h.click(thread, alice, "Approve", "")
+	env, err := h.emu.ClickOld(general, options, "U0BOB", *b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settleEnvelope(env)
+	if eph := h.ephemerals("U0BOB"); !strings.Contains(eph, "no longer current") {
+		t.Fatalf("a stale click was not told: %q", eph)
+	}
+	if strings.Count(h.transcript(thread), "Problem: the text the model wrote.") != 1 {
+		t.Fatal("a stale click changed the artifact")
+	}
+}
+
+func TestE2EApprovalRestricted(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["APPROVER_USER_IDS"] = "U0BOB"
+	h.start()
+	thread := h.startBrief()
+	h.click(thread, alice, "A: Direction A", "") // anyone may choose
+	h.click(thread, alice, "Approve", "")
+	if eph := h.ephemerals(alice); !strings.Contains(eph, "only the approvers (<@U0BOB>) may approve") {
+		t.Fatalf("alice was not refused: %q", eph)
+	}
+	if strings.Contains(h.transcript(thread), "Approved by") {
+		t.Fatal("a refused approval was recorded")
+	}
+	h.click(thread, "U0BOB", "Approve", "")
+	if !strings.Contains(h.transcript(thread), "Approved by <@U0BOB>") {
+		t.Fatal("bob's approval was not recorded")
+	}
+}
+
+func TestE2ECommitToolNeverCalled(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.model.noCommit = true
+	h.start()
+	h.slash(alice, "start product-brief")
+	thread := h.newestRoot()
+	h.waitFor("the failure message", func() bool {
+		return strings.Contains(h.transcript(thread), "did not save")
+	})
+	if n := h.optionsMessages(thread); n != 0 {
+		t.Fatalf("%d options messages after a failed commit", n)
+	}
+	// 1 call + 2 reminders, and nothing after.
+	var optionCalls int
+	for _, r := range h.ai.Requests() {
+		if len(r.Chat.Tools) == 1 && r.Chat.Tools[0].Function.Name == "commit_artifact_options" {
+			optionCalls++
+		}
+	}
+	if optionCalls != 3 {
+		t.Fatalf("%d option calls, want 3", optionCalls)
+	}
+	// Once the model behaves, a restart produces the options.
+	h.model.mu.Lock()
+	h.model.noCommit = false
+	h.model.mu.Unlock()
+	h.mention(thread, alice, "restart problem")
+	h.latest(thread, "A: Direction A", "")
+}
+
+func TestE2EInvalidWorkflowFileRefusesStartup(t *testing.T) {
+	h := newWorkflowHarness(t)
+	dir := t.TempDir()
+	bad := "name: broken\ntitle: Broken\nartifacts:\n  - id: a\n    title: A\n    depends_on: [missing]\n"
+	if err := os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h.env["WORKFLOWS_DIR"] = dir
+	for k, v := range map[string]string{"SLACK_BOT_TOKEN": "xoxb-emulator", "SLACK_APP_TOKEN": "xapp-emulator", "SLACK_API_URL": h.emu.URL(),
+		"OPENAI_API_KEY": "sk-x", "OPENAI_BASE_URL": h.ai.URL(), "DATA_DIR": t.TempDir(), "HTTP_ADDR": "", "WORKFLOWS_DIR": dir} {
+		t.Setenv(k, v)
+	}
+	m := NewMain()
+	if err := LoadConfig(&m.Config); err != nil {
+		t.Fatal(err)
+	}
+	err := m.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "broken.yaml:6:") || !strings.Contains(err.Error(), "missing") {
+		t.Fatalf("start-up with an invalid workflow: %v", err)
+	}
+}
+
+func TestE2ESlashCommandNamingNothing(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	h.slash(alice, "start nosuchflow")
+	if eph := h.ephemerals(alice); !strings.Contains(eph, "no workflow named `nosuchflow`") || !strings.Contains(eph, "`product-brief`") {
+		t.Fatalf("unknown workflow: %q", eph)
+	}
+	h.slash(alice, "frobnicate")
+	if eph := h.ephemerals(alice); !strings.Contains(eph, "don't know the command `frobnicate`") || !strings.Contains(eph, "restart <artifact>") {
+		t.Fatalf("unknown command: %q", eph)
+	}
+	h.slash(alice, "restart budget")
+	if eph := h.ephemerals(alice); !strings.Contains(eph, "no workflow running here") {
+		t.Fatalf("no workflow: %q", eph)
+	}
+	thread := h.startBrief()
+	h.slash(alice, "restart budget")
+	if tr := h.transcript(thread); !strings.Contains(tr, "no artifact `budget`") || !strings.Contains(tr, "`audience`") {
+		t.Fatalf("unknown artifact: %s", tr)
+	}
+	if len(h.emu.BotMessages(general, "")) != 1 {
+		t.Fatal("a failed command posted in the channel")
+	}
+}
+
+// TestE2EWorkflowResumesAfterRestart stops the bot while an artifact is being written
+// and checks that the next start finishes it, once.
+func TestE2EWorkflowResumesAfterRestart(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["SHUTDOWN_TIMEOUT"] = "100ms"
+	h.start()
+	thread := h.startBrief()
+	h.model.mu.Lock()
+	h.model.writeDelay = 3 * time.Second
+	h.model.mu.Unlock()
+	ts := h.latest(thread, "A: Direction A", "")
+	b := h.find(ts, "A: Direction A", "")
+	env, _ := h.emu.ClickButton(general, ts, alice, b.ActionID)
+	h.waitFor("the write call", func() bool {
+		for _, r := range h.ai.Requests() {
+			if r.Chat.Tools != nil && r.Chat.Tools[0].Function.Name == "commit_artifact_final_text" {
+				return true
+			}
+		}
+		return false
+	})
+	h.stop() // the turn is cancelled mid-write; its input stays pending
+	if e, _ := h.emu.Envelope(env); !e.Acked {
+		t.Fatal("the click was not acked")
+	}
+	if strings.Contains(h.transcript(thread), "Problem: the text") {
+		t.Fatal("the artifact was written before the restart")
+	}
+	h.model.mu.Lock()
+	h.model.writeDelay = 0
+	h.model.mu.Unlock()
+	h.start()
+	h.latest(thread, "Approve", "")
+	if n := strings.Count(h.transcript(thread), "Problem: the text the model wrote."); n != 1 {
+		t.Fatalf("problem written %d times after the restart", n)
+	}
+	h.click(thread, alice, "Approve", "")
+	h.waitFor("audience's options", func() bool { return strings.Contains(h.transcript(thread), "Options for *Target audience*") })
+}
+
+func TestE2ELongArtifactKeepsSlackLimits(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.model.longText = 30000
+	h.start()
+	thread := h.startBrief()
+	h.click(thread, alice, "A: Direction A", "")
+	h.click(thread, alice, "Approve", "")
+	assertNoSlackErrors(t, h.harness)
+	if !strings.Contains(h.transcript(thread), "Approved by <@U0ALICE>") {
+		t.Fatal("the long artifact could not be approved")
+	}
 }

@@ -42,6 +42,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"SaveClaimedInput", testSaveClaimedInput},
 		{"Finish", testFinish},
 		{"PendingOrder", testPendingOrder},
+		{"InputPayloads", testInputPayloads},
 		{"SaveMarksInputDone", testSaveMarksInputDone},
 		{"ConflictKeepsInputPending", testConflictKeepsInputPending},
 		{"SaveAnsweredInput", testSaveAnsweredInput},
@@ -1040,5 +1041,39 @@ func testUnicode(t *testing.T, s conversation.Store) {
 func testPing(t *testing.T, s conversation.Store) {
 	if err := s.Ping(context.Background()); err != nil {
 		t.Errorf("Ping: %v", err)
+	}
+}
+
+// testInputPayloads checks that every kind of input comes back from Pending with what
+// it carries (a resumed click or command must still know what it was), and that a
+// channel command, which has no thread yet, can be enqueued.
+func testInputPayloads(t *testing.T, s conversation.Store) {
+	k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
+	act := conversation.Action{Name: conversation.ActionPick, Channel: "C1", ThreadTS: "1.1", Artifact: "problem", Rev: 3, Arg: "B"}
+	ins := []conversation.Input{
+		{ID: "p1", Key: k, Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1", Text: "hi", TS: "1.2", ThreadTS: "1.1", Mentioned: true}},
+		{ID: "p2", Key: k, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: act, UserID: "U2", Text: "shorter", MessageTS: "1.3"}},
+		{ID: "p3", Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}, Kind: conversation.KindCommand,
+			Command: &conversation.CommandInput{Source: conversation.SourceSlash, UserID: "U3", Line: "restart budget"}},
+	}
+	for i := range ins {
+		ins[i].CreatedAt = time.Now().Add(time.Duration(i-10) * time.Second)
+		mustEnqueue(t, s, ins[i])
+	}
+	if _, err := s.Enqueue(context.Background(), conversation.Input{ID: "p4", Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}, Kind: conversation.KindUserMessage}); err == nil {
+		t.Error("a user message without a thread was enqueued")
+	}
+	got, err := s.Pending(context.Background(), time.Now(), 10)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("Pending = %d inputs, %v; want 3", len(got), err)
+	}
+	if m := got[0].Message; m == nil || m.Text != "hi" || !m.Mentioned || got[0].Action != nil {
+		t.Errorf("message input: %+v", got[0])
+	}
+	if a := got[1].Action; a == nil || a.Action != act || a.Text != "shorter" || a.UserID != "U2" || got[1].Message != nil {
+		t.Errorf("action input: %+v", got[1])
+	}
+	if c := got[2].Command; c == nil || c.Line != "restart budget" || c.Source != conversation.SourceSlash || got[2].Key.ThreadTS != "" {
+		t.Errorf("command input: %+v", got[2])
 	}
 }
