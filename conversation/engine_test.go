@@ -113,12 +113,16 @@ type wfHarness struct {
 	msgr  *fakeMessenger
 	agent *scriptedAgent
 	svc   *conversation.Service
+	sum   *foldSummarizer
 	n     int
 }
 
 func newWF(t *testing.T, approvers ...string) *wfHarness {
-	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &scriptedAgent{fail: map[string]error{}}}
-	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: builtins(t), Agent: h.agent, Approvers: approvers})
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &scriptedAgent{fail: map[string]error{}}, sum: &foldSummarizer{}}
+	// A small window, so that the history is summarized along the way: the artifact
+	// texts and selections must not depend on it.
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: builtins(t), Agent: h.agent,
+		Approvers: approvers, Summarizer: h.sum, HistoryMessages: 6})
 	return h
 }
 
@@ -284,6 +288,11 @@ func TestWorkflowProposalEditMarksStale(t *testing.T) {
 	}
 	if revisions < 3 { // written, approved, edited, approved
 		t.Fatalf("%d methodology revisions kept", revisions)
+	}
+	h.sum.mu.Lock()
+	defer h.sum.mu.Unlock()
+	if len(h.sum.requests) == 0 || h.sum.requests[0].Workflow != "proposal" {
+		t.Fatalf("the history was not summarized as a workflow's (%d summaries)", len(h.sum.requests))
 	}
 }
 

@@ -173,3 +173,24 @@ type Executor interface {
 type Synthesizer interface {
 	Synthesize(ctx context.Context, p Prompt, f Findings) (string, error)
 }
+
+// SummaryRequest asks for older messages of a conversation to be folded into its
+// running summary.
+type SummaryRequest struct {
+	// Previous is the summary so far ("" for none).
+	Previous string
+	// Messages are the messages to fold in, oldest first.
+	Messages []Message
+	// Workflow names the thread's workflow, when it has one: its artifact texts,
+	// selections and state are kept in the checkpoint apart from the summary, so the
+	// summary need not repeat them (and should say where they are).
+	Workflow string
+	// Locale is the conversation's language ("" when unknown).
+	Locale string
+}
+
+// Summarizer condenses older messages into a summary (the small model; DESIGN.md,
+// "Models": context is bounded, older history is summarized into the checkpoint).
+type Summarizer interface {
+	Summarize(ctx context.Context, r SummaryRequest) (string, Usage, error)
+}

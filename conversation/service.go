@@ -39,6 +39,14 @@ type Config struct {
 	// (APPROVER_USER_IDS); otherwise a workflow's approvers setting decides.
 	Approvers []string
 
+	// Summarizer folds older messages into the conversation's summary (nil: no
+	// summaries; the prompt is then bounded by HistoryMessages alone).
+	Summarizer Summarizer
+	// HistoryTokens bounds the history given to the model, in estimated tokens (four
+	// characters a token; default 8,000). Past it, or when the unsummarized messages
+	// fill three quarters of HistoryMessages, the older half is summarized.
+	HistoryTokens int
+
 	// MaxConcurrentTurns bounds the turns running at once across all threads
 	// (default 8). Inputs of one thread always run one at a time, in order.
 	MaxConcurrentTurns int
@@ -102,6 +110,7 @@ func NewService(cfg Config) (*Service, error) {
 	setDefault(&cfg.MaxPromptChars, 16000)
 	setDefault(&cfg.TurnTimeout, 5*time.Minute)
 	setDefault(&cfg.MaxAttempts, 3)
+	setDefault(&cfg.HistoryTokens, 8000)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

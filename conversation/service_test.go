@@ -535,3 +535,55 @@ func settleService(t *testing.T, svc *conversation.Service) {
 		t.Fatal(err)
 	}
 }
+
+// foldSummarizer folds messages into "summary of: <texts>".
+type foldSummarizer struct {
+	mu       sync.Mutex
+	requests []conversation.SummaryRequest
+}
+
+func (f *foldSummarizer) Summarize(_ context.Context, r conversation.SummaryRequest) (string, conversation.Usage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests = append(f.requests, r)
+	var texts []string
+	for _, m := range r.Messages {
+		texts = append(texts, m.Text)
+	}
+	return strings.TrimSpace(r.Previous + " | " + strings.Join(texts, ",")), conversation.Usage{PromptTokens: 5}, nil
+}
+
+// TestServiceSummarizesLongHistory checks that the prompt stays bounded as a thread
+// grows: older messages are folded into the summary, which the prompt carries, and the
+// store still holds every message.
+func TestServiceSummarizesLongHistory(t *testing.T) {
+	msgr, exec, sum := newMessenger(), &echo{}, &foldSummarizer{}
+	st := openStore(t, t.TempDir())
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec, Summarizer: sum, HistoryMessages: 8})
+	submit(t, svc, mention(key, "100.000", "q0"))
+	msgr.wait(t)
+	for i := 1; i < 12; i++ {
+		submit(t, svc, reply(key, fmt.Sprintf("100.%03d", i), fmt.Sprintf("q%d", i)))
+		msgr.wait(t)
+	}
+	settleService(t, svc)
+	if len(sum.requests) == 0 {
+		t.Fatal("never summarized")
+	}
+	last := exec.prompts[len(exec.prompts)-1]
+	if !strings.Contains(last.Summary, "q0") || len(last.History) > 6 {
+		t.Fatalf("last prompt: summary %q, %d history messages", last.Summary, len(last.History))
+	}
+	for _, m := range last.History {
+		if strings.Contains(last.Summary, m.Text+",") {
+			t.Errorf("%q is both summarized and in the history", m.Text)
+		}
+	}
+	cp, err := st.Load(context.Background(), key, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cp.Messages) != 24 || cp.Conversation.State.SummaryThroughSeq == 0 || cp.Conversation.State.Summary == "" {
+		t.Fatalf("store: %d messages, summary through %d", len(cp.Messages), cp.Conversation.State.SummaryThroughSeq)
+	}
+}

@@ -51,6 +51,7 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		if err != nil {
 			return fmt.Errorf("load checkpoint: %w", err)
 		}
+		s.compact(ctx, log, cp)
 		_, err = s.workflowTurn(ctx, log, in, cp, nil)
 		return err
 	case in.Kind != KindUserMessage || in.Message == nil:
@@ -78,6 +79,8 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		}
 	case err != nil:
 		return fmt.Errorf("load checkpoint: %w", err)
+	default:
+		s.compact(ctx, log, cp)
 	}
 
 	user := Message{Role: RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
@@ -251,6 +254,57 @@ func (s *Service) progress(ctx context.Context, log *slog.Logger, key Key) Progr
 		mu.Unlock()
 		s.setStatus(ctx, log, key, status)
 	}
+}
+
+// compact bounds the history a turn gives the model: it drops from cp the messages
+// already folded into the summary and, when the rest pass HistoryTokens or fill three
+// quarters of HistoryMessages, folds the older half of them into the summary
+// (cp.Conversation.State, saved with the turn). Counting every stored message, not
+// only the dialogue, makes messages fold before they can leave the loaded window.
+// Only dialogue is summarized; other records (artifact revisions) are just passed
+// over, their content lives in the workflow state. A summarizer failure is logged and
+// the turn goes on with the longer history. Usage is added to the state's totals.
+func (s *Service) compact(ctx context.Context, log *slog.Logger, cp *Checkpoint) {
+	st := &cp.Conversation.State
+	live := cp.Messages[:0:0]
+	for _, m := range cp.Messages {
+		if m.Seq > st.SummaryThroughSeq {
+			live = append(live, m)
+		}
+	}
+	cp.Messages = live
+	if s.cfg.Summarizer == nil || len(live) < 2 ||
+		(estimateTokens(dialogue(live)) <= s.cfg.HistoryTokens && len(live) <= s.cfg.HistoryMessages*3/4) {
+		return
+	}
+	half := live[:len(live)/2]
+	if fold := dialogue(half); len(fold) > 0 {
+		r := SummaryRequest{Previous: st.Summary, Messages: fold}
+		if st.Workflow != nil {
+			r.Workflow, r.Locale = st.Workflow.Name, st.Workflow.Locale
+		}
+		summary, u, err := s.cfg.Summarizer.Summarize(ctx, r)
+		st.PromptTokens += u.PromptTokens
+		st.CompletionTokens += u.CompletionTokens
+		if err != nil {
+			log.Warn("history not summarized; the turn uses the longer history", "error", err)
+			return
+		}
+		st.Summary = summary
+	}
+	st.SummaryThroughSeq = half[len(half)-1].Seq
+	cp.Messages = live[len(half):]
+	log.Info("history summarized", "messages", len(half), "through_seq", st.SummaryThroughSeq)
+}
+
+// estimateTokens estimates the tokens of msgs' texts: four characters a token, the
+// usual rule of thumb for English with OpenAI's tokenizers.
+func estimateTokens(msgs []Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += utf8.RuneCountInString(m.Text)/4 + 4
+	}
+	return n
 }
 
 // dialogue returns the messages of msgs that are part of the conversation (user,
