@@ -366,3 +366,36 @@ func TestWorkflowCommandErrors(t *testing.T) {
 		t.Fatalf("unknown artifact: %q", got)
 	}
 }
+
+func TestWorkflowApproversStarter(t *testing.T) {
+	def, err := workflow.Parse("test.yaml", []byte(`name: memo
+title: Memo
+approvers: starter
+artifacts:
+  - id: body
+    title: Body
+    criteria:
+      - id: short
+        description: Fits one screen
+report: "{{ artifact \"body\" }}"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := workflow.NewSet(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &scriptedAgent{fail: map[string]error{}}, sum: &foldSummarizer{}}
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: set, Agent: h.agent})
+	h.say("U1", "start memo")
+	h.drain()
+	h.click("U2", conversation.ActionApprove, "body", "", "")
+	if got := h.drain(); len(got) != 1 || !strings.Contains(got[0], "only the person who started it (<@U1>)") {
+		t.Fatalf("refusal %q", got)
+	}
+	h.click("U1", conversation.ActionApprove, "body", "", "")
+	if h.state().Status != conversation.WorkflowCompleted {
+		t.Fatalf("the starter's approval did not complete the memo: %s", h.statuses(def))
+	}
+}

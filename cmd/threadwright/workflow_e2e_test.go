@@ -658,3 +658,33 @@ func TestE2ELongArtifactKeepsSlackLimits(t *testing.T) {
 		t.Fatal("the long artifact could not be approved")
 	}
 }
+
+// TestE2EWorkflowFollowsTheUsersLanguage: a user whose Slack locale is Russian gets
+// Russian buttons and messages, and the model is told to write in Russian.
+func TestE2EWorkflowFollowsTheUsersLanguage(t *testing.T) {
+	cfg := emulator.DefaultConfig()
+	cfg.Users = append(cfg.Users, emulator.User{ID: "U0IVAN", Name: "ivan", RealName: "Иван", Locale: "ru-RU"})
+	h := &wfHarness{harness: newHarness(t, emulator.Config{Users: cfg.Users}), model: &cannedModel{}}
+	h.ai.Handle(h.model.respond)
+	h.start()
+	h.slash("U0IVAN", "start product-brief")
+	thread := h.newestRoot()
+	h.latest(thread, "Другие варианты", "")
+	tr := h.transcript(thread)
+	for _, want := range []string{"запускает *Product brief*", "Варианты для *Problem*", "Выберите кнопкой"} {
+		if !strings.Contains(tr, want) {
+			t.Errorf("transcript lacks %q", want)
+		}
+	}
+	h.click(thread, "U0IVAN", "A: Direction A", "")
+	h.latest(thread, "Утвердить", "")
+	var russian bool
+	for _, r := range h.ai.Requests() {
+		if strings.Contains(r.SystemPrompt(), "Russian") {
+			russian = true
+		}
+	}
+	if !russian {
+		t.Error("the model was not asked to write in Russian")
+	}
+}
