@@ -13,6 +13,14 @@
 //   - Synthesizer (conversation.Synthesizer): converts the executor's Markdown answer
 //     to Slack mrkdwn (ToMrkdwn), deterministically.
 //
+// and the artifact workflows' agent:
+//
+//   - WorkflowAgent (conversation.WorkflowAgent): proposes options, reads a person's
+//     reply to them, writes, revises (the editor) and evaluates artifacts, and writes
+//     the report's summary. The model writes plain text and saves it by calling one
+//     forced commit function per task (commit_artifact_options, …); a model that does
+//     not is reminded a bounded number of times, then the task fails with ErrNoCommit.
+//
 // Underneath, Client makes every model call: streamed, reassembled into one Completion
 // (content, tool calls by index, finish_reason, usage), with a per-attempt timeout and
 // retries with exponential backoff and jitter on 429, 5xx, timeouts and connection

@@ -12,6 +12,7 @@
 // package imports nothing of threadwright, so workflow authors can change the wording
 // without touching Go.
 //
-// Built-in workflow definitions (YAML, DESIGN.md "Artifact workflows") will live next to
-// the templates under workflows/ and be embedded the same way; none exist yet.
+// The built-in workflow definitions (YAML, DESIGN.md "Artifact workflows": proposal and
+// product-brief) live under workflows/ and are embedded as Workflows; package
+// conversation/workflow parses and validates them.
 package prompts
