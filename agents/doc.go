@@ -21,6 +21,9 @@
 //     forced commit function per task (commit_artifact_options, …); a model that does
 //     not is reminded a bounded number of times, then the task fails with ErrNoCommit.
 //
+// Summarizer (conversation.Summarizer) folds older messages into a conversation's
+// running summary with the small model, so prompts stay bounded as a thread grows.
+//
 // Underneath, Client makes every model call: streamed, reassembled into one Completion
 // (content, tool calls by index, finish_reason, usage), with a per-attempt timeout and
 // retries with exponential backoff and jitter on 429, 5xx, timeouts and connection

@@ -149,6 +149,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			Client: model, Model: c.OpenAIModel, SmallModel: c.OpenAISmallModel, Prompts: tmpl, Logger: log,
 		}),
 		Approvers:          c.ApproverUserIDs,
+		Summarizer:         agents.NewSummarizer(agents.SummarizerConfig{Client: model, Model: c.OpenAISmallModel, Prompts: tmpl, Logger: log}),
+		HistoryTokens:      c.HistoryTokens,
 		Logger:             log,
 		MaxConcurrentTurns: c.MaxConcurrentTurns,
 		HistoryMessages:    c.HistoryMessages,

@@ -45,6 +45,7 @@ type Config struct {
 	ToolTimeout        time.Duration `envconfig:"TOOL_TIMEOUT" default:"30s" desc:"timeout of one tool call"`
 	TurnTimeout        time.Duration `envconfig:"TURN_TIMEOUT" default:"5m" desc:"timeout of one whole turn"`
 	HistoryMessages    int           `envconfig:"HISTORY_MESSAGES" default:"40" desc:"newest messages of a thread given to the model"`
+	HistoryTokens      int           `envconfig:"HISTORY_TOKENS" default:"8000" desc:"estimated tokens of thread history given to the model; older messages are summarized by the small model past it"`
 	ShutdownTimeout    time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"how long SIGTERM waits for running turns before cancelling them"`
 	RetentionDays      int           `envconfig:"RETENTION_DAYS" default:"0" desc:"delete conversations idle for this many days (0 keeps them)"`
 
@@ -118,6 +119,7 @@ func (c *Config) validate() error {
 		{c.ToolTimeout > 0, "TOOL_TIMEOUT", "a positive duration"},
 		{c.TurnTimeout > 0, "TURN_TIMEOUT", "a positive duration"},
 		{c.HistoryMessages > 0, "HISTORY_MESSAGES", "a whole number above 0"},
+		{c.HistoryTokens > 0, "HISTORY_TOKENS", "a whole number above 0"},
 		{c.ShutdownTimeout > 0, "SHUTDOWN_TIMEOUT", "a positive duration"},
 		{c.RetentionDays >= 0, "RETENTION_DAYS", "0 or a whole number of days"},
 		{validLevel(c.LogLevel), "LOG_LEVEL", "debug, info, warn or error"},

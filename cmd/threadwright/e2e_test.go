@@ -618,3 +618,53 @@ func TestE2EStatusFallsBackToReaction(t *testing.T) {
 		t.Fatalf("reactions left on the message: %+v", m.Reactions)
 	}
 }
+
+// TestE2EPromptStaysBoundedAsThreadGrows runs 16 turns in one thread with a small
+// history window: older messages are summarized by the small model and the executor's
+// prompt stops growing.
+func TestE2EPromptStaysBoundedAsThreadGrows(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["HISTORY_MESSAGES"] = "6"
+	h.env["OPENAI_SMALL_MODEL"] = "gpt-small"
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if r.Chat.Model == "gpt-small" {
+			return openaitest.Response{Text: "Earlier, alice asked questions 0 to N about the roadmap."}
+		}
+		return openaitest.Response{Text: "Answer to " + r.LastUserMessage() + ". " + strings.Repeat("Some detail. ", 40)}
+	})
+	h.start()
+	ts := h.post(general, alice, "<@U0BOT> roadmap question 0", "")
+	h.replies(general, ts, 1)
+	for i := 1; i < 16; i++ {
+		h.post(general, alice, fmt.Sprintf("roadmap question %d", i), ts)
+		h.replies(general, ts, i+1)
+	}
+	var sizes []int
+	var summarized bool
+	for _, r := range h.ai.Requests() {
+		if r.Chat.Model == "gpt-small" {
+			summarized = true
+			continue
+		}
+		sizes = append(sizes, len(r.Body))
+	}
+	if !summarized {
+		t.Fatal("the history was never summarized")
+	}
+	last := h.ai.Requests()[len(h.ai.Requests())-1]
+	if !carries(last, "Earlier, alice asked questions") {
+		t.Fatal("the last prompt does not carry the summary")
+	}
+	if max8, last8 := maxOf(sizes[:8]), maxOf(sizes[8:]); last8 > max8*3/2 {
+		t.Fatalf("prompt sizes grow: %v", sizes)
+	}
+	t.Logf("executor request bytes per turn: %v", sizes)
+}
+
+func maxOf(xs []int) int {
+	m := 0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
