@@ -399,3 +399,29 @@ report: "{{ artifact \"body\" }}"
 		t.Fatalf("the starter's approval did not complete the memo: %s", h.statuses(def))
 	}
 }
+
+func TestWorkflowStatusAndCancel(t *testing.T) {
+	h := newWF(t)
+	h.say("U1", "start product-brief")
+	h.drain()
+	h.say("U1", "status")
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "Product brief*: status") {
+		t.Fatalf("status: %q", got)
+	}
+	h.say("U1", "cancel")
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "cancelled by <@U1>") {
+		t.Fatalf("cancel: %q", got)
+	}
+	if h.state().Status != conversation.WorkflowCancelled {
+		t.Fatalf("status %s", h.state().Status)
+	}
+	// A click on the cancelled workflow's buttons is out of date; a new start works.
+	h.click("U1", conversation.ActionPick, "problem", "A", "")
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "no longer current") {
+		t.Fatalf("click after cancel: %q", got)
+	}
+	h.say("U1", "start product-brief")
+	if h.state().Status != conversation.WorkflowRunning {
+		t.Fatal("a new start after cancel did not run")
+	}
+}
