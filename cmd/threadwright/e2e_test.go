@@ -154,6 +154,17 @@ func (h *harness) settle() {
 	h.replies("C0RANDOM", ts, 1)
 }
 
+// idle waits until the bot has no input queued or running (every turn saved).
+func (h *harness) idle() {
+	h.t.Helper()
+	time.Sleep(20 * time.Millisecond) // let the dispatcher hand over what it received
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := h.main.Wait(ctx); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
 type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
@@ -477,6 +488,7 @@ func TestE2EBadInput(t *testing.T) {
 		if sent := reqs[len(reqs)-1].LastUserMessage(); len(sent) > 17000 || !strings.Contains(sent, "characters are shown") {
 			t.Errorf("the model got %d characters of the 50,000", len(sent))
 		}
+		h.idle() // the turn is saved
 		st, err := store.Open(context.Background(), "", h.dataDir, slog.New(slog.NewTextHandler(io.Discard, nil)))
 		if err != nil {
 			t.Fatal(err)

@@ -193,17 +193,6 @@ func (h *wfHarness) settleEnvelope(env string) {
 	h.idle()
 }
 
-// idle waits until the bot has no input queued or running.
-func (h *wfHarness) idle() {
-	h.t.Helper()
-	time.Sleep(20 * time.Millisecond) // let the dispatcher hand the input over
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := h.main.Wait(ctx); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
 func (h *wfHarness) slash(user, text string) {
 	h.t.Helper()
 	env, err := h.emu.SlashCommand(general, user, "/threadwright", text)
