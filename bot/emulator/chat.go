@@ -287,7 +287,7 @@ func (s *Server) chatStartStream(r *request) (object, error) {
 		Text:      text,
 		Blocks:    appendBlocks(nil, blocks),
 		Streaming: true,
-	}}
+	}, streamed: true}
 	newReplyLocked(ch, m, r.get("thread_ts"), false)
 	s.insertLocked(ch, m)
 	return object{"channel": ch.ID, "ts": m.TS}, nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"strings"
 	"time"
 )
 
@@ -93,6 +94,19 @@ type Config struct {
 	// (D0ALICE).
 	Channels []Channel
 
+	// Title is the browser playground's title (see PageURL). Default TeamName.
+	Title string
+	// Banner, when set, is shown at the top of the playground page, for
+	// example "Offline demo model: canned answers".
+	Banner string
+	// Commands are the app's slash commands, as the playground offers them
+	// (it refuses others, as Slack does). Default "/" + BotName.
+	Commands []string
+	// Shortcuts are the app's message shortcuts, offered by the playground's
+	// menu on every message. Default "Workflow commands"
+	// (callback_id "threadwright_actions").
+	Shortcuts []Shortcut
+
 	// Now tells the time used for message timestamps, event_time and status
 	// expiry. Default time.Now. Ack latencies always use the real clock.
 	Now func() time.Time
@@ -118,6 +132,13 @@ type Channel struct {
 	Name string // without "#"; empty for IMs
 	Type string // ChannelTypeChannel (default), ChannelTypeGroup or ChannelTypeIM
 	User string // for IMs: the user the bot talks to
+}
+
+// Shortcut is a message shortcut of the app, as its manifest declares it
+// (features.shortcuts with type "message").
+type Shortcut struct {
+	Name       string `json:"name"`
+	CallbackID string `json:"callback_id"`
 }
 
 // DefaultConfig returns the configuration NewServer uses for zero fields.
@@ -148,8 +169,9 @@ func DefaultConfig() Config {
 			{ID: "C0RANDOM", Name: "random", Type: ChannelTypeChannel},
 			{ID: "D0ALICE", Type: ChannelTypeIM, User: "U0ALICE"},
 		},
-		Now:    time.Now,
-		Logger: slog.Default(),
+		Shortcuts: []Shortcut{{Name: "Workflow commands", CallbackID: "threadwright_actions"}},
+		Now:       time.Now,
+		Logger:    slog.Default(),
 	}
 }
 
@@ -191,6 +213,13 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Channels == nil {
 		c.Channels = d.Channels
 	}
+	setString(&c.Title, c.TeamName)
+	if c.Commands == nil {
+		c.Commands = []string{"/" + c.BotName}
+	}
+	if c.Shortcuts == nil {
+		c.Shortcuts = d.Shortcuts
+	}
 	if c.Now == nil {
 		c.Now = d.Now
 	}
@@ -207,6 +236,12 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.New("emulator: MaxRetries must not be negative")
 	case c.BotToken == c.AppToken:
 		return c, errors.New("emulator: BotToken and AppToken must differ")
+	}
+
+	for _, cmd := range c.Commands {
+		if !strings.HasPrefix(cmd, "/") || len(cmd) < 2 || strings.ContainsAny(cmd, " \t\n") {
+			return c, fmt.Errorf("emulator: command %q must be a slash and a word", cmd)
+		}
 	}
 
 	users := make([]User, 0, len(c.Users)+1)

@@ -34,6 +34,23 @@
 // B0OTHER), channels #general (C0GENERAL) and #random (C0RANDOM), and an IM
 // between alice and the bot (D0ALICE).
 //
+// # Playground
+//
+// The same server serves a Slack-like web page at PageURL ("/"), so a person
+// can use the bot with no Slack workspace: a channel list (the channels and
+// the acting user's DM with the bot), messages with threads, a composer with
+// @mentions and the app's slash commands (Config.Commands), the bot's Block
+// Kit (buttons with confirm dialogs, overflow and static select menus),
+// modals, ephemeral messages, message shortcuts (Config.Shortcuts), file
+// downloads, the assistant status and streamed messages, updated live.
+// A user picker (?user=U0BOB) lets several tabs act as different people;
+// Config.Banner and Config.Title label the page. The page is plain HTML, CSS
+// and JavaScript embedded in the binary (web/); app.js lists the DOM
+// contract browser tests rely on. Its JSON endpoints under /ui/ (state,
+// events as server-sent events, post, click, choose, submit, close,
+// shortcut, files) act through the same code as the methods above; web.go
+// documents them.
+//
 // # Protocol facts it follows
 //
 // Web API (https://docs.slack.dev/apis/web-api/): methods answer at

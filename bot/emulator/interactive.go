@@ -153,24 +153,31 @@ func (s *Server) ChooseMenuItem(channel, ts, user, label string) (envelopeID str
 		if el.Type != "overflow" && el.Type != "static_select" {
 			continue
 		}
-		for _, opt := range el.Options {
+		for _, opt := range el.options() {
 			labels = append(labels, strconv.Quote(opt.Text.Text))
 			if strings.TrimSpace(opt.Text.Text) != strings.TrimSpace(label) {
 				continue
 			}
-			selected := object{"text": opt.Text, "value": opt.Value}
-			action := object{"type": el.Type, "action_id": el.ActionID, "block_id": el.BlockID, "selected_option": selected}
-			var state object
-			if el.Type == "static_select" {
-				if len(el.Placeholder) > 0 {
-					action["placeholder"] = el.Placeholder
-				}
-				state = object{el.BlockID: object{el.ActionID: object{"type": el.Type, "selected_option": selected}}}
-			}
+			action, state := el.menuAction(opt)
 			return s.blockActionLocked(ch, u, m, ephemeral, action, state)
 		}
 	}
 	return "", fmt.Errorf("menu item %q in %s/%s (items: %s): %w", label, channel, ts, strings.Join(labels, ", "), ErrActionNotFound)
+}
+
+// menuAction renders the choice of opt in an overflow or static select menu
+// as a block_actions action carrying selected_option, and, for a static
+// select, the menu's state for state.values.
+func (el element) menuAction(opt option) (action, state object) {
+	selected := object{"text": opt.Text, "value": opt.Value}
+	action = object{"type": el.Type, "action_id": el.ActionID, "block_id": el.BlockID, "selected_option": selected}
+	if el.Type == "static_select" {
+		if len(el.Placeholder) > 0 {
+			action["placeholder"] = el.Placeholder
+		}
+		state = object{el.BlockID: object{el.ActionID: object{"type": el.Type, "selected_option": selected}}}
+	}
+	return action, state
 }
 
 // Button is an interactive element of a message, as Buttons lists it.
@@ -201,7 +208,7 @@ func (s *Server) Buttons(channel, ts, user string) ([]Button, error) {
 		case "button":
 			out = append(out, Button{Type: el.Type, Label: el.label(), ActionID: el.ActionID, Value: el.Value, Style: el.Style, BlockID: el.BlockID, Context: el.context})
 		case "overflow", "static_select":
-			for _, opt := range el.Options {
+			for _, opt := range el.options() {
 				out = append(out, Button{Type: el.Type, Label: opt.Text.Text, ActionID: el.ActionID, Value: opt.Value, BlockID: el.BlockID, Context: el.context})
 			}
 		}
@@ -261,6 +268,21 @@ func (s *Server) blockActionLocked(ch *channelState, u User, m *record, ephemera
 	return s.sendPayloadLocked(EnvelopeInteractive, payload, nil)
 }
 
+// option is an option of an overflow or static select menu.
+type option struct {
+	Text  textObject `json:"text"`
+	Value string     `json:"value"`
+}
+
+// options lists a menu's options, grouped ones included.
+func (el element) options() []option {
+	out := slices.Clone(el.Options)
+	for _, g := range el.OptionGroups {
+		out = append(out, g.Options...)
+	}
+	return out
+}
+
 // element is an interactive element of a message's blocks (in an actions
 // block or a section's accessory), with where it is.
 type element struct {
@@ -270,10 +292,11 @@ type element struct {
 	Value       string          `json:"value"`
 	Style       string          `json:"style"`
 	Placeholder json.RawMessage `json:"placeholder"`
-	Options     []struct {
-		Text  textObject `json:"text"`
-		Value string     `json:"value"`
-	} `json:"options"`
+	Options     []option        `json:"options"`
+	// OptionGroups holds a static select's options when they are grouped.
+	OptionGroups []struct {
+		Options []option `json:"options"`
+	} `json:"option_groups"`
 
 	BlockID string `json:"-"`
 	context string // the text of the nearest text block above

@@ -61,6 +61,18 @@ type textObject struct {
 	Emoji bool   `json:"emoji,omitempty"`
 }
 
+// UnmarshalJSON reads a text object, or a bare string: the text of a
+// markdown block (https://docs.slack.dev/reference/block-kit/blocks/markdown-block),
+// which has no type.
+func (t *textObject) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] == '"' {
+		*t = textObject{}
+		return json.Unmarshal(data, &t.Text)
+	}
+	type plain textObject // without this method
+	return json.Unmarshal(data, (*plain)(t))
+}
+
 type blockElement struct {
 	Type     string      `json:"type"`
 	ActionID string      `json:"action_id"`
@@ -71,7 +83,8 @@ type blockElement struct {
 		Text  *textObject `json:"text"`
 		Value string      `json:"value"`
 	} `json:"options"`
-	Confirm *struct {
+	OptionGroups []json.RawMessage `json:"option_groups"` // a static select's alternative to options
+	Confirm      *struct {
 		Title   *textObject `json:"title"`
 		Text    *textObject `json:"text"`
 		Confirm *textObject `json:"confirm"`
@@ -200,7 +213,7 @@ func checkElement(el blockElement, at string) []string {
 		if el.Type == "static_select" {
 			limit = maxSelectOptions
 		}
-		if len(el.Options) == 0 {
+		if len(el.Options) == 0 && (el.Type == "overflow" || len(el.OptionGroups) == 0) {
 			problems = append(problems, fmt.Sprintf("must provide at least 1 items [json-pointer:%s/options]", at))
 		}
 		if len(el.Options) > limit {

@@ -64,6 +64,7 @@ type record struct {
 	Message
 	deleted       bool
 	parentUserID  string // for replies: the author of the thread's parent
+	streamed      bool   // started with chat.startStream: Text is markdown
 	streamAppends int
 }
 

@@ -111,6 +111,7 @@ func NewServer(cfg Config) (*Server, error) {
 	mux.HandleFunc("POST /upload/{file}", s.serveUpload)
 	mux.HandleFunc("GET /files/{file}/{name...}", s.serveFile)
 	mux.HandleFunc("POST /response/{id}", s.serveResponseURL)
+	s.routeWeb(mux)
 	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -132,6 +133,8 @@ func (s *Server) Config() Config {
 	c.Users = slices.Clone(c.Users)
 	c.Channels = slices.Clone(c.Channels)
 	c.Latency = maps.Clone(c.Latency)
+	c.Commands = slices.Clone(c.Commands)
+	c.Shortcuts = slices.Clone(c.Shortcuts)
 	return c
 }
 
@@ -287,6 +290,7 @@ const (
 	UpdateMessageDeleted = "message_deleted" // a message was deleted (Channel, TS set)
 	UpdateEphemeral      = "ephemeral"       // an ephemeral message was posted (Message set)
 	UpdateStatus         = "status"          // assistant.threads.setStatus (Channel, ThreadTS, Status set)
+	UpdateView           = "view"            // a view was opened, updated, submitted or closed
 	UpdateEnvelope       = "envelope"        // an envelope was written to a connection (EnvelopeID set)
 	UpdateAck            = "ack"             // an envelope was acknowledged (EnvelopeID set)
 	UpdateConnection     = "connection"      // a socket-mode connection opened or closed

@@ -64,6 +64,7 @@ func (s *Server) viewsOpen(r *request) (object, error) {
 	v := &View{ID: s.nextIDLocked("V"), User: t.user, View: raw, Open: true}
 	s.views[v.ID] = v
 	s.viewOrder = append(s.viewOrder, v.ID)
+	s.notifyLocked(Update{Kind: UpdateView})
 	return object{"view": s.wireView(v, nil)}, nil
 }
 
@@ -83,6 +84,7 @@ func (s *Server) viewsUpdate(r *request) (object, error) {
 		return nil, err
 	}
 	v.View = raw
+	s.notifyLocked(Update{Kind: UpdateView})
 	return object{"view": s.wireView(v, nil)}, nil
 }
 
@@ -150,17 +152,25 @@ func (s *Server) SubmitModal(user, text string) (envelopeID string, err error) {
 	return s.submitViewLocked(v, user, values)
 }
 
-type textInput struct{ blockID, actionID string }
+type textInput struct {
+	blockID, actionID string
+	label             string
+	optional          bool
+	maxLength         int // 0: Slack's limit, 3,000
+}
 
 // textInputs lists the plain_text_input elements of a view's input blocks.
 func textInputs(view json.RawMessage) []textInput {
 	var v struct {
 		Blocks []struct {
-			Type    string `json:"type"`
-			BlockID string `json:"block_id"`
-			Element struct {
-				Type     string `json:"type"`
-				ActionID string `json:"action_id"`
+			Type     string     `json:"type"`
+			BlockID  string     `json:"block_id"`
+			Label    textObject `json:"label"`
+			Optional bool       `json:"optional"`
+			Element  struct {
+				Type      string `json:"type"`
+				ActionID  string `json:"action_id"`
+				MaxLength int    `json:"max_length"`
 			} `json:"element"`
 		} `json:"blocks"`
 	}
@@ -170,7 +180,8 @@ func textInputs(view json.RawMessage) []textInput {
 		if b.Type != "input" || b.Element.Type != "plain_text_input" {
 			continue
 		}
-		in := textInput{blockID: b.BlockID, actionID: b.Element.ActionID}
+		in := textInput{blockID: b.BlockID, actionID: b.Element.ActionID,
+			label: b.Label.Text, optional: b.Optional, maxLength: b.Element.MaxLength}
 		if in.blockID == "" {
 			in.blockID = fmt.Sprintf("block%d", i) // Slack assigns one
 		}
@@ -234,6 +245,7 @@ func (s *Server) viewSubmittedLocked(viewID string, ack json.RawMessage) {
 	default:
 		v.Open = false
 	}
+	s.notifyLocked(Update{Kind: UpdateView})
 }
 
 // Views returns the views the bot opened, oldest first.

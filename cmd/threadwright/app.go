@@ -33,6 +33,9 @@ type Main struct {
 	Logger *slog.Logger
 	// RegisterTools, when set, adds tools to the registry after the built-in ones.
 	RegisterTools func(*agents.Registry) error
+	// Model, when set, answers every model call instead of the OpenAI-compatible
+	// endpoint of the configuration (threadwright dev's offline demo model).
+	Model agents.Completer
 
 	addr    atomic.Value // string: the health server's address, once listening
 	bot     atomic.Pointer[bot.Bot]
@@ -125,7 +128,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	log.Info("authenticated with Slack", "team", me.TeamName, "team_id", me.TeamID, "bot_user", me.UserName, "bot_user_id", me.UserID)
 
-	model := agents.NewClient(agents.ClientConfig{BaseURL: c.OpenAIBaseURL, APIKey: c.OpenAIAPIKey, Timeout: c.ModelTimeout, Logger: log})
+	var model agents.Completer = m.Model
+	if model == nil {
+		model = agents.NewClient(agents.ClientConfig{BaseURL: c.OpenAIBaseURL, APIKey: c.OpenAIAPIKey, Timeout: c.ModelTimeout, Logger: log})
+	}
 	var scope conversation.ScopeChecker
 	if c.ScopeDescription != "" || len(c.ScopeAllow) > 0 || len(c.ScopeDeny) > 0 {
 		allow, _ := compileAll(c.ScopeAllow) // validated by LoadConfig

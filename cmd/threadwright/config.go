@@ -61,11 +61,7 @@ type Config struct {
 // validates it. The error is one line naming the variable and what it expects.
 func LoadConfig(spec any) error {
 	if err := envconfig.Process("", spec); err != nil {
-		var pe *envconfig.ParseError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("%s: expected %s, got %q", pe.KeyName, typeWord(pe.TypeName), pe.Value)
-		}
-		return err
+		return configError(err)
 	}
 	switch c := spec.(type) {
 	case *Config:
@@ -74,6 +70,15 @@ func LoadConfig(spec any) error {
 		return c.validate()
 	}
 	return nil
+}
+
+// configError turns envconfig's parse error into one line naming the variable.
+func configError(err error) error {
+	var pe *envconfig.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: expected %s, got %q", pe.KeyName, typeWord(pe.TypeName), pe.Value)
+	}
+	return err
 }
 
 func typeWord(t string) string {

@@ -21,6 +21,8 @@ const usage = `threadwright runs LLM agents inside Slack threads.
 
 Usage:
   threadwright [run]     run the bot
+  threadwright dev       run a local playground: an emulated Slack in the browser with the bot
+                         (offline demo model unless OPENAI_API_KEY or OPENAI_BASE_URL is set)
   threadwright migrate   apply the store's migrations and exit
   threadwright manifest  print the Slack app manifest (YAML) to create the app from
   threadwright workflows list
@@ -55,6 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		return m.Run(ctx)
+	case "dev":
+		return runDev(ctx, stdout, stderr)
 	case "migrate":
 		var c StoreConfig
 		if err := LoadConfig(&c); err != nil {

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The playground test drives `threadwright dev` with headless Chromium: it opens the
+// page, mentions the bot and reads the answer, starts product-brief, clicks an option,
+// requests changes through the modal, approves every artifact and downloads the
+// report. It needs Debian's chromium (.ci/run installs it; CHROMIUM_PATH overrides
+// where it is) and saves screenshots in $TEST_ARTIFACTS_DIR (default ../../artifacts).
+
+// syncBuffer is a bytes.Buffer safe for concurrent use.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func chromiumPath(t *testing.T) string {
+	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no chromium on PATH (apt-get install chromium; .ci/run does)")
+	return ""
+}
+
+// startDev runs `threadwright dev` on a free port and returns the page's URL.
+func startDev(t *testing.T) string {
+	t.Helper()
+	for k, v := range map[string]string{"DEV_ADDR": "127.0.0.1:0", "DATA_DIR": t.TempDir(), "HTTP_ADDR": "", "LOG_LEVEL": "info",
+		"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "SLACK_BOT_TOKEN": "", "SLACK_APP_TOKEN": "", "SLACK_API_URL": "", "DATABASE_URL": "",
+		"WORKFLOWS_DIR": "", "APPROVER_USER_IDS": ""} {
+		t.Setenv(k, v)
+		if v == "" {
+			os.Unsetenv(k)
+		}
+	}
+	var out syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"dev"}, &out, testWriter{t}) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("threadwright dev: %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Error("threadwright dev did not stop")
+		}
+	})
+	re := regexp.MustCompile(`open (http://\S+)`)
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("threadwright dev stopped: %v\n%s", err, out.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("threadwright dev printed no URL:\n%s", out.String())
+	return ""
+}
+
+// page wraps a chromedp context with the playground's actions.
+type page struct {
+	t         *testing.T
+	ctx       context.Context
+	artifacts string
+	shots     int
+}
+
+func (p *page) run(actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, actions...); err != nil {
+		p.screenshot("failure")
+		p.t.Fatal(err)
+	}
+}
+
+// eval runs js and returns its string result.
+func (p *page) eval(js string) string {
+	p.t.Helper()
+	s, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return s
+}
+
+// until polls js (which returns a string) until it is not empty.
+func (p *page) until(what, js string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if s, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](js)); err == nil && s != "" {
+			return s
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	p.screenshot("timeout")
+	p.t.Fatalf("timed out waiting for %s", what)
+	return ""
+}
+
+// clickButton clicks the last Block Kit button in scope whose label starts with label,
+// once one is there and enabled.
+func (p *page) clickButton(scope, label string) {
+	p.t.Helper()
+	js := fmt.Sprintf(`(() => {
+		const bs = [...document.querySelectorAll(%q + " button.block-button")].filter(b => b.textContent.trim().startsWith(%q) && !b.disabled);
+		if (!bs.length) return "";
+		bs[bs.length-1].click();
+		return "clicked";
+	})()`, scope, label)
+	p.until(fmt.Sprintf("a %q button in %s", label, scope), js)
+	// A button with a confirm dialog (Approve) opens it; answer yes.
+	for range 10 {
+		if p.eval(`(() => { const c = document.querySelector("#confirm"); return c && c.offsetParent !== null && !c.hidden ? "open" : ""; })()`) != "" {
+			p.run(chromedp.Click("#confirm-yes"))
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// count returns how many elements match selector.
+func (p *page) count(selector string) int {
+	p.t.Helper()
+	n, err := chromedp.Run(p.ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll(%q).length`, selector)))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return n
+}
+
+func (p *page) screenshot(name string) {
+	p.shots++
+	png, err := chromedp.Run(p.ctx, chromedp.FullScreenshot(100)) // quality 100 is PNG
+	if err != nil {
+		p.t.Logf("screenshot %s: %v", name, err)
+		return
+	}
+	path := filepath.Join(p.artifacts, fmt.Sprintf("%02d-%s.png", p.shots, name))
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		p.t.Logf("screenshot %s: %v", name, err)
+	}
+}
+
+// send types text into a composer and sends it.
+func (p *page) send(composer, text string) {
+	p.t.Helper()
+	p.run(
+		chromedp.WaitVisible(composer+" textarea"),
+		chromedp.SetValue(composer+" textarea", text),
+		chromedp.Click(composer+" button"),
+	)
+}
+
+func TestPlaygroundInBrowser(t *testing.T) {
+	chromium := chromiumPath(t)
+	url := startDev(t)
+
+	artifacts := os.Getenv("TEST_ARTIFACTS_DIR")
+	if artifacts == "" {
+		artifacts = filepath.Join("..", "..", "artifacts")
+	}
+	artifacts = filepath.Join(artifacts, "playground")
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 900),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancelTimeout()
+	p := &page{t: t, ctx: ctx, artifacts: artifacts}
+
+	p.run(chromedp.Navigate(url+"?user=U0ALICE"), chromedp.WaitVisible("#demo-banner"))
+	if banner := p.eval(`document.querySelector("#demo-banner").textContent`); !strings.Contains(banner, "demo") {
+		t.Fatalf("demo banner %q", banner)
+	}
+	p.run(chromedp.Click(`[data-channel="C0GENERAL"]`))
+	p.screenshot("channel")
+
+	// A mention, answered in its thread.
+	p.send("#composer", "@threadwright what is 17*23?")
+	thread := p.until("the reply link", `(() => { const l = [...document.querySelectorAll("#channel [data-thread-open]")].pop(); return l ? l.getAttribute("data-thread-open") : ""; })()`)
+	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, thread)))
+	answer := p.until("the bot's answer", `(() => { const m = [...document.querySelectorAll("#thread .message.bot .message-body")].pop(); return m ? m.textContent : ""; })()`)
+	if !strings.Contains(answer, "391") {
+		t.Fatalf("answer %q does not give 17*23", answer)
+	}
+	p.screenshot("answer")
+
+	// A workflow: started by slash command in the channel.
+	before := p.count("#channel .message.bot")
+	p.send("#composer", "/threadwright start product-brief")
+	p.until("the workflow's first message", fmt.Sprintf(`document.querySelectorAll("#channel .message.bot").length > %d ? "yes" : ""`, before))
+	root := p.until("the workflow's thread", `(() => { const l = [...document.querySelectorAll("#channel .message.bot [data-thread-open], #channel .message.bot ~ [data-thread-open]")].pop() || [...document.querySelectorAll("#channel [data-thread-open]")].pop(); return l ? l.getAttribute("data-thread-open") : ""; })()`)
+	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, root)))
+	p.clickButton("#thread", "A")
+	p.screenshot("option-chosen")
+
+	// Request changes through the modal.
+	p.clickButton("#thread", "Request changes")
+	p.run(
+		chromedp.WaitVisible("#modal textarea, #modal input"),
+		chromedp.SetValue("#modal textarea, #modal input", "make it shorter"),
+	)
+	p.screenshot("modal")
+	approvals := p.count("#thread button.block-button")
+	p.run(chromedp.Click("#modal-submit"))
+	p.until("the revised artifact", fmt.Sprintf(`document.querySelectorAll("#thread button.block-button").length != %d ? "yes" : ""`, approvals))
+
+	// Approve it and the remaining four artifacts.
+	p.clickButton("#thread", "Approve")
+	for i := 0; i < 4; i++ {
+		p.clickButton("#thread", "A")
+		p.clickButton("#thread", "Approve")
+	}
+	href := p.until("the report's download link", `(() => { const a = [...document.querySelectorAll("a.file-link")].find(a => a.textContent.includes("product-brief.md")); return a ? a.href : ""; })()`)
+	p.screenshot("report")
+
+	resp, err := http.Get(href)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "#") || len(body) < 200 {
+		t.Fatalf("report download: %d, %d bytes:\n%s", resp.StatusCode, len(body), body)
+	}
+	if err := os.WriteFile(filepath.Join(artifacts, "product-brief.md"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
