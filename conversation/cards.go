@@ -12,6 +12,8 @@ type cards struct {
 	lang string
 	key  Key
 	def  *workflow.Definition
+	// format converts the model's Markdown to the card's markup.
+	format func(string) string
 }
 
 func (c cards) action(name ActionName, artifact string, rev int, arg string) Action {
@@ -47,7 +49,7 @@ func (c cards) options(a *workflow.Artifact, st *ArtifactState, done string) Car
 		if o.Title != "" {
 			head += " · *" + o.Title + "*"
 		}
-		blocks = append(blocks, Block{Kind: BlockDivider}, Block{Kind: BlockSection, Text: head + "\n" + o.Text})
+		blocks = append(blocks, Block{Kind: BlockDivider}, Block{Kind: BlockSection, Text: head + "\n" + c.format(o.Text)})
 		buttons = append(buttons, Button{Label: optionLabel(o), Action: c.action(ActionPick, a.ID, st.Rev, o.Label)})
 	}
 	blocks = append(blocks, Block{Kind: BlockDivider})
@@ -73,7 +75,7 @@ func optionLabel(o Option) string {
 // while it awaits review; done, when set, replaces the buttons (for example "Approved
 // by …").
 func (c cards) artifact(a *workflow.Artifact, st *ArtifactState, done string) Card {
-	blocks := []Block{{Kind: BlockHeader, Text: a.Title}, {Kind: BlockSection, Text: st.Text}}
+	blocks := []Block{{Kind: BlockHeader, Text: a.Title}, {Kind: BlockSection, Text: c.format(st.Text)}}
 	if len(st.Eval) > 0 {
 		var lines []string
 		for _, r := range st.Eval {

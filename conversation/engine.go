@@ -44,7 +44,9 @@ type wfTurn struct {
 // ws returns the running workflow's state.
 func (t *wfTurn) ws() *WorkflowState { return t.state.Workflow }
 
-func (t *wfTurn) cards() cards { return cards{lang: t.lang, key: t.key, def: t.def} }
+func (t *wfTurn) cards() cards {
+	return cards{lang: t.lang, key: t.key, def: t.def, format: t.s.cfg.Format}
+}
 
 // bind sets def and lang from the conversation's workflow state.
 func (t *wfTurn) bind() error {
@@ -450,7 +452,7 @@ func (t *wfTurn) finish(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("summarize: %w", err)
 	}
-	if err := t.upload(ctx, false, tr(t.lang, "done", t.def.Title)+"\n\n"+summary); err != nil {
+	if err := t.upload(ctx, false, tr(t.lang, "done", t.def.Title)+"\n\n"+t.s.cfg.Format(summary)); err != nil {
 		return err
 	}
 	t.ws().Status = WorkflowCompleted

@@ -39,6 +39,11 @@ type Config struct {
 	// (APPROVER_USER_IDS); otherwise a workflow's approvers setting decides.
 	Approvers []string
 
+	// Format converts the model's Markdown (artifact texts and options) to the chat's
+	// markup when they are shown in cards (agents.ToMrkdwn for Slack's mrkdwn); nil
+	// shows them as written. The report file keeps the Markdown.
+	Format func(markdown string) string
+
 	// Summarizer folds older messages into the conversation's summary (nil: no
 	// summaries; the prompt is then bounded by HistoryMessages alone).
 	Summarizer Summarizer
@@ -103,6 +108,9 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	if cfg.Workflows == nil {
 		cfg.Workflows = noWorkflows{}
+	}
+	if cfg.Format == nil {
+		cfg.Format = func(s string) string { return s }
 	}
 	setDefault(&cfg.MaxConcurrentTurns, 8)
 	setDefault(&cfg.HistoryMessages, 40)

@@ -155,6 +155,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			Client: model, Model: c.OpenAIModel, SmallModel: c.OpenAISmallModel, Prompts: tmpl, Logger: log,
 		}),
 		Approvers:          c.ApproverUserIDs,
+		Format:             agents.ToMrkdwn,
 		Summarizer:         agents.NewSummarizer(agents.SummarizerConfig{Client: model, Model: c.OpenAISmallModel, Prompts: tmpl, Logger: log}),
 		HistoryTokens:      c.HistoryTokens,
 		Logger:             log,

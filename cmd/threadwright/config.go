@@ -182,7 +182,11 @@ func compileAll(pats []string) ([]*regexp.Regexp, error) {
 // tags.
 func printEnvUsage(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	if err := envconfig.Usagef("", &Config{}, tw, "Environment:\n{{range .}}  {{usage_key .}}\t{{usage_default .}}\t{{usage_description .}}\n{{end}}"); err != nil {
+	const row = "{{range .}}  {{usage_key .}}\t{{usage_default .}}\t{{usage_description .}}\n{{end}}"
+	if err := envconfig.Usagef("", &Config{}, tw, "Environment:\n"+row); err != nil {
+		return err
+	}
+	if err := envconfig.Usagef("", &DevConfig{}, tw, row); err != nil {
 		return err
 	}
 	return tw.Flush()

@@ -113,7 +113,8 @@ func TestCommands(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, v := range []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL",
-			"OPENAI_SMALL_MODEL", "DATABASE_URL", "DATA_DIR", "SCOPE_DESCRIPTION", "LOG_LEVEL", "HTTP_ADDR", "migrate", "manifest"} {
+			"OPENAI_SMALL_MODEL", "DATABASE_URL", "DATA_DIR", "SCOPE_DESCRIPTION", "LOG_LEVEL", "HTTP_ADDR", "migrate", "manifest",
+			"WORKFLOWS_DIR", "APPROVER_USER_IDS", "HISTORY_TOKENS", "DEV_ADDR", "dev", "workflows"} {
 			if !strings.Contains(out, v) {
 				t.Errorf("help lacks %s", v)
 			}

@@ -96,6 +96,7 @@ func (m *cannedModel) respond(r openaitest.Request) openaitest.Response {
 		if ma := askRE.FindStringSubmatch(task); ma != nil {
 			text += " It follows: " + strings.Trim(strings.TrimSpace(ma[1]), `>" `)
 		}
+		text += " **Key point.**" // Markdown, as models write it
 		if long > 0 {
 			para := "A long paragraph of the artifact, with enough words to fill Slack's limits. "
 			text += "\n\n" + strings.Repeat(para, long/len(para)+1)[:long]
@@ -298,6 +299,12 @@ func TestE2EProductBrief(t *testing.T) {
 	}
 	if tr := h.transcript(thread); !strings.Contains(tr, "A complete document, ready to share.") {
 		t.Errorf("no summary posted with the report")
+	}
+	if tr := h.transcript(thread); strings.Contains(tr, "**Key point.**") || !strings.Contains(tr, "*Key point.*") {
+		t.Errorf("the artifacts' Markdown was not shown as Slack mrkdwn")
+	}
+	if !strings.Contains(report, "**Key point.**") {
+		t.Errorf("the report file lost its Markdown:\n%s", report)
 	}
 	assertNoSlackErrors(t, h.harness)
 }
