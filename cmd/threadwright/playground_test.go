@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/threadwright/threadwright/agents/openaitest"
 )
 
 // The playground test drives `threadwright dev` with headless Chromium: it opens the
@@ -55,21 +57,26 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// startDev runs `threadwright dev` on a free port and returns the page's URL.
-func startDev(t *testing.T) string {
+// startDev runs `threadwright dev` on a free port, with env added to its environment,
+// and returns the page's URL and what it printed so far.
+func startDev(t *testing.T, env map[string]string) (string, *syncBuffer) {
 	t.Helper()
-	for k, v := range map[string]string{"DEV_ADDR": "127.0.0.1:0", "DATA_DIR": t.TempDir(), "HTTP_ADDR": "", "LOG_LEVEL": "info",
+	vars := map[string]string{"DEV_ADDR": "127.0.0.1:0", "DATA_DIR": t.TempDir(), "HTTP_ADDR": "", "LOG_LEVEL": "info",
 		"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "SLACK_BOT_TOKEN": "", "SLACK_APP_TOKEN": "", "SLACK_API_URL": "", "DATABASE_URL": "",
-		"WORKFLOWS_DIR": "", "APPROVER_USER_IDS": ""} {
+		"WORKFLOWS_DIR": "", "APPROVER_USER_IDS": ""}
+	for k, v := range env {
+		vars[k] = v
+	}
+	for k, v := range vars {
 		t.Setenv(k, v)
 		if v == "" {
 			os.Unsetenv(k)
 		}
 	}
-	var out syncBuffer
+	out := &syncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"dev"}, &out, testWriter{t}) }()
+	go func() { done <- run(ctx, []string{"dev"}, out, testWriter{t}) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -85,7 +92,7 @@ func startDev(t *testing.T) string {
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
 		if m := re.FindStringSubmatch(out.String()); m != nil {
-			return m[1]
+			return m[1], out
 		}
 		select {
 		case err := <-done:
@@ -94,7 +101,41 @@ func startDev(t *testing.T) string {
 		}
 	}
 	t.Fatalf("threadwright dev printed no URL:\n%s", out.String())
-	return ""
+	return "", nil
+}
+
+// TestDevWithConfiguredModel: with OPENAI_BASE_URL set, threadwright dev uses that
+// model and shows no demo banner.
+func TestDevWithConfiguredModel(t *testing.T) {
+	ai := openaitest.NewServer()
+	defer ai.Close()
+	ai.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Response{Text: "From the configured model."} })
+	url, out := startDev(t, map[string]string{"OPENAI_BASE_URL": ai.URL(), "OPENAI_MODEL": "local-model"})
+	if strings.Contains(out.String(), "demo") {
+		t.Fatalf("a configured model was labelled as the demo:\n%s", out.String())
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(page), `id="demo-banner"`) {
+		t.Fatal("the page shows the demo banner")
+	}
+	post := `{"channel":"C0GENERAL","user":"U0ALICE","text":"@threadwright hello"}`
+	resp, err = http.Post(url+"ui/post", "application/json", strings.NewReader(post))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(ai.Requests()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if reqs := ai.Requests(); len(reqs) == 0 || reqs[0].Chat.Model != "local-model" {
+		t.Fatalf("the configured model got %d requests", len(reqs))
+	}
 }
 
 // page wraps a chromedp context with the playground's actions.
@@ -194,7 +235,7 @@ func (p *page) send(composer, text string) {
 
 func TestPlaygroundInBrowser(t *testing.T) {
 	chromium := chromiumPath(t)
-	url := startDev(t)
+	url, _ := startDev(t, nil)
 
 	artifacts := os.Getenv("TEST_ARTIFACTS_DIR")
 	if artifacts == "" {
