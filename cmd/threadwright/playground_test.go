@@ -109,7 +109,9 @@ func startDev(t *testing.T, env map[string]string) (string, *syncBuffer) {
 func TestDevWithConfiguredModel(t *testing.T) {
 	ai := openaitest.NewServer()
 	defer ai.Close()
-	ai.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Response{Text: "From the configured model."} })
+	ai.Handle(func(openaitest.Request) openaitest.Response {
+		return openaitest.Response{Text: "From the configured model."}
+	})
 	url, out := startDev(t, map[string]string{"OPENAI_BASE_URL": ai.URL(), "OPENAI_MODEL": "local-model"})
 	if strings.Contains(out.String(), "demo") {
 		t.Fatalf("a configured model was labelled as the demo:\n%s", out.String())
