@@ -64,9 +64,11 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 	}
 
 	page := emu.PageURL()
+	m.Logger = newLogger(stderr, c.LogLevel, c.LogFormat)
 	fmt.Fprintf(stdout, "threadwright dev: open %s\n", page)
 	if offline {
 		fmt.Fprintln(stdout, "threadwright dev: "+demoBanner)
+		m.Logger.Warn("offline demo model: answers are canned, not from an AI model", "hint", "set OPENAI_API_KEY or OPENAI_BASE_URL")
 	}
 	err = m.Run(ctx)
 	if errors.Is(err, context.Canceled) {
