@@ -83,6 +83,8 @@ type Service struct {
 	ctx    context.Context // parent of every turn; cancelled when Shutdown gives up waiting
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // one per running thread worker
+	// running holds each thread's running turn, to stop it.
+	running runningTurns
 
 	// mu guards closed and threads.
 	mu     sync.Mutex
@@ -155,6 +157,10 @@ func (s *Service) Submit(ctx context.Context, in Input) (bool, error) {
 	if s.isClosed() {
 		return false, ErrClosed
 	}
+	if a := in.Action; in.Kind == KindAction && a != nil && a.Action.Name == ActionStop {
+		// A Stop click cannot wait behind the turn it stops: it acts at once.
+		return s.running.stop(in.Key, a.Action.Arg, Stopped{By: a.UserID}), nil
+	}
 	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.busy(in.Key) {
 		ok, err := s.cfg.Store.Exists(ctx, in.Key)
 		if err != nil {
@@ -173,6 +179,9 @@ func (s *Service) Submit(ctx context.Context, in Input) (bool, error) {
 	if !inserted {
 		s.log.Debug("duplicate input dropped", LogKeyInput, in.ID, LogKeyEvent, in.EventID)
 		return false, nil
+	}
+	if m := in.Message; m != nil && s.running.stop(in.Key, "", Stopped{By: m.UserID, NewMessage: true}) {
+		s.log.Info("a newer message stopped the running turn", LogKeyThread, in.Key.String(), LogKeyInput, in.ID)
 	}
 	return true, s.dispatch(in)
 }
@@ -324,8 +333,12 @@ func (s *Service) work(key Key) {
 // (the user has been told by then).
 func (s *Service) runInput(in Input) {
 	log := s.log.With(LogKeyThread, in.Key.String(), LogKeyInput, in.ID)
-	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.TurnTimeout)
+	stoppable, stop := context.WithCancelCause(s.ctx)
+	defer stop(nil)
+	ctx, cancel := context.WithTimeout(stoppable, s.cfg.TurnTimeout)
 	defer cancel()
+	s.running.start(in.Key, in.ID, stop)
+	defer s.running.end(in.Key)
 	start := s.cfg.Now()
 	err := s.turn(ctx, log, in)
 	switch {

@@ -587,3 +587,79 @@ func TestServiceSummarizesLongHistory(t *testing.T) {
 		t.Fatalf("store: %d messages, summary through %d", len(cp.Messages), cp.Conversation.State.SummaryThroughSeq)
 	}
 }
+
+// blockingExecutor reports progress, then waits until its turn is cancelled (a safe
+// point) or released.
+type blockingExecutor struct {
+	started chan string
+	release chan struct{}
+}
+
+func (b *blockingExecutor) Execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress) (conversation.Findings, error) {
+	progress("Running slow_tool…")
+	b.started <- p.Text
+	select {
+	case <-ctx.Done():
+		return conversation.Findings{Steps: 1}, fmt.Errorf("executor: %w", ctx.Err())
+	case <-b.release:
+		return conversation.Findings{Answer: "done: " + p.Text}, nil
+	}
+}
+
+func TestServiceStopButton(t *testing.T) {
+	msgr, st := newMessenger(), openStore(t, t.TempDir())
+	exec := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec})
+	in := mention(key, "100.0", "long question")
+	submit(t, svc, in)
+	<-exec.started
+	if got := msgr.wait(t); got != "Running slow_tool…" {
+		t.Fatalf("progress message %q", got)
+	}
+	stop := conversation.Input{ID: "int:T1:stop1", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{
+		Action: conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: in.ID}, UserID: "U2"}}
+	if !submit(t, svc, stop) {
+		t.Fatal("the Stop click did not stop the turn")
+	}
+	if got := msgr.wait(t); got != "Stopped at <@U2>'s request. Nothing else was done; ask again when you're ready." {
+		t.Fatalf("reply %q", got)
+	}
+	cp := waitSaved(t, st, key, 2)
+	if cp.Messages[0].Text != "long question" || !strings.HasPrefix(cp.Messages[1].Text, "Stopped") {
+		t.Fatalf("checkpoint %+v", cp.Messages)
+	}
+	// A second click, or a click on an old progress message, stops nothing.
+	if submit(t, svc, stop) {
+		t.Fatal("a Stop click without a running turn reported a stop")
+	}
+}
+
+func TestServiceNewMessageStopsTheRunningTurn(t *testing.T) {
+	msgr, st := newMessenger(), openStore(t, t.TempDir())
+	exec := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec})
+	submit(t, svc, mention(key, "100.0", "first"))
+	<-exec.started
+	msgr.wait(t) // progress message
+	submit(t, svc, reply(key, "100.1", "actually, second"))
+	if got := msgr.wait(t); !strings.HasPrefix(got, "Stopped: a newer message arrived") {
+		t.Fatalf("reply %q", got)
+	}
+	if got := <-exec.started; got != "actually, second" {
+		t.Fatalf("the next turn ran %q", got)
+	}
+	close(exec.release)
+	for {
+		if got := msgr.wait(t); got == "done: actually, second" {
+			break
+		}
+	}
+	cp := waitSaved(t, st, key, 4)
+	var texts []string
+	for _, m := range cp.Messages {
+		texts = append(texts, m.Text)
+	}
+	if got := strings.Join(texts, " | "); !strings.HasPrefix(got, "first | Stopped: a newer message arrived") || !strings.HasSuffix(got, "actually, second | done: actually, second") {
+		t.Fatalf("checkpoint: %s", got)
+	}
+}

@@ -95,7 +95,9 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		}
 	}
 
+	s.running.allowStop(in.Key)
 	s.setStatus(ctx, log, in.Key, StatusThinking)
+	prog := &progressCard{s: s, log: log, key: in.Key, inputID: in.ID}
 	prompt := Prompt{
 		Key:     in.Key,
 		Summary: cp.Conversation.State.Summary,
@@ -103,8 +105,17 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		UserID:  msg.UserID,
 		Text:    clip(msg.Text, s.cfg.MaxPromptChars),
 	}
-	reply, usage, meta, err := s.answer(ctx, log, prompt)
+	reply, usage, meta, err := s.answer(ctx, log, prompt, prog.report)
 	if err != nil {
+		if by, stopped := stoppedBy(ctx); stopped {
+			// Stopped at a safe point: say so and save a consistent checkpoint with a
+			// context that the stop did not cancel.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
+			prog.finish(ctx, "⏹ "+stoppedNote(by))
+			return s.reply(ctx, log, in, cp, append(earlier, user), stoppedNote(by), usage, nil)
+		}
 		if s.ctx.Err() != nil {
 			s.clearStatus(log, in.Key)
 			s.release(log, in.ID)
@@ -113,6 +124,7 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		log.Error("answer failed", "error", err)
 		reply = ErrorReply(err)
 	}
+	prog.finish(ctx, "✓ "+prog.last())
 	return s.reply(ctx, log, in, cp, append(earlier, user), reply, usage, meta)
 }
 
@@ -129,8 +141,8 @@ func (s *Service) workflowTurn(ctx context.Context, log *slog.Logger, in Input, 
 }
 
 // answer runs scope check → executor → synthesizer and returns the reply text, the
-// turn's token usage and its tool-call record.
-func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt) (string, Usage, json.RawMessage, error) {
+// turn's token usage and its tool-call record. progress is told what the executor does.
+func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progress Progress) (string, Usage, json.RawMessage, error) {
 	var usage Usage
 	if s.cfg.Scope != nil {
 		v, err := s.cfg.Scope.CheckScope(ctx, p)
@@ -143,7 +155,7 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt) (strin
 			return v.Reply, usage, nil, nil
 		}
 	}
-	f, err := s.cfg.Executor.Execute(ctx, p, s.progress(ctx, log, p.Key))
+	f, err := s.cfg.Executor.Execute(ctx, p, progress)
 	usage = usage.Add(f.Usage)
 	if err != nil {
 		return "", usage, nil, fmt.Errorf("execute: %w", err)
@@ -238,22 +250,80 @@ func (s *Service) clearStatus(log *slog.Logger, key Key) {
 	s.setStatus(ctx, log, key, "")
 }
 
-// progress returns the executor's Progress callback: it shows the status in the thread,
-// at most once per statusInterval.
-func (s *Service) progress(ctx context.Context, log *slog.Logger, key Key) Progress {
-	var mu sync.Mutex
-	var last time.Time
-	return func(status string) {
-		mu.Lock()
-		now := s.cfg.Now()
-		if now.Sub(last) < statusInterval {
-			mu.Unlock()
+// progressCard shows what a turn's executor is doing: the thread's status, and a
+// message with the current step and a Stop button, posted at the first step and
+// updated at most once per statusInterval (Slack's chat.update is rate limited).
+type progressCard struct {
+	s       *Service
+	log     *slog.Logger
+	key     Key
+	inputID string
+
+	// mu guards the fields below and serializes the calls to Slack.
+	mu     sync.Mutex
+	ts     string // the progress message, once posted
+	at     time.Time
+	status string
+}
+
+// report is the executor's Progress callback.
+func (p *progressCard) report(status string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.s.cfg.Now()
+	if p.ts != "" && now.Sub(p.at) < statusInterval {
+		p.status = status
+		return
+	}
+	p.at, p.status = now, status
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p.s.setStatus(ctx, p.log, p.key, status)
+	card := Card{Text: status, Blocks: []Block{
+		{Kind: BlockContext, Text: "⏳ " + status},
+		{Kind: BlockActions, Buttons: []Button{{Label: "Stop", Style: "danger",
+			Action: Action{Name: ActionStop, Channel: p.key.ChannelID, ThreadTS: p.key.ThreadTS, Arg: p.inputID}}}},
+	}}
+	if p.ts == "" {
+		ts, err := p.s.cfg.Messenger.PostCard(ctx, p.key, card)
+		if err != nil {
+			p.log.Debug("progress message not posted", "error", err)
 			return
 		}
-		last = now
-		mu.Unlock()
-		s.setStatus(ctx, log, key, status)
+		p.ts = ts
+		return
 	}
+	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
+		p.log.Debug("progress message not updated", "error", err)
+	}
+}
+
+// last returns the last step reported.
+func (p *progressCard) last() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.status
+}
+
+// finish replaces the progress message, if one was posted, with note and no button.
+func (p *progressCard) finish(ctx context.Context, note string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ts == "" {
+		return
+	}
+	card := Card{Text: note, Blocks: []Block{{Kind: BlockContext, Text: note}}}
+	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
+		p.log.Debug("progress message not finished", "error", err)
+	}
+}
+
+// stoppedNote is the reply of a stopped turn.
+func stoppedNote(by Stopped) string {
+	if by.NewMessage {
+		return "Stopped: a newer message arrived, so I'm answering that one instead."
+	}
+	return fmt.Sprintf("Stopped at <@%s>'s request. Nothing else was done; ask again when you're ready.", by.By)
 }
 
 // compact bounds the history a turn gives the model: it drops from cp the messages

@@ -680,3 +680,64 @@ func maxOf(xs []int) int {
 	}
 	return m
 }
+
+// TestE2EStop stops a running turn with the Stop button of its progress message, and
+// another with a new message in the thread; each says so and keeps its checkpoint.
+func TestE2EStop(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.tools = func(r *agents.Registry) error {
+		r.MustRegister(agents.ToolSpec{Name: "slow_report", Description: "Builds a slow report", Category: "Test",
+			Parameters: json.RawMessage(`{"type":"object","properties":{}}`), Timeout: time.Minute},
+			agents.ToolFunc(func(ctx context.Context, _ json.RawMessage) (string, error) {
+				<-ctx.Done()
+				return "", ctx.Err()
+			}))
+		return nil
+	}
+	h.start()
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if strings.Contains(r.LastUserMessage(), "report") && len(r.ToolResults()) == 0 {
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "slow_report", Arguments: "{}"}}}
+		}
+		return openaitest.Response{Text: "Here is the answer to: " + r.LastUserMessage()}
+	})
+
+	t.Run("StopButton", func(t *testing.T) {
+		ts := h.post(general, alice, "<@U0BOT> build the quarterly report", "")
+		progress := h.replies(general, ts, 1)[0]
+		if !strings.Contains(progress.Text, "slow_report") {
+			t.Fatalf("progress message %q", progress.Text)
+		}
+		if _, err := h.emu.ClickButtonByLabel(general, progress.TS, alice, "Stop"); err != nil {
+			t.Fatal(err)
+		}
+		got := h.replies(general, ts, 2)
+		if !strings.HasPrefix(got[1].Text, "Stopped at <@U0ALICE>'s request") {
+			t.Fatalf("reply %q", got[1].Text)
+		}
+		h.waitFor("the progress message to say it stopped", func() bool {
+			m, _ := h.emu.Message(general, progress.TS)
+			return strings.Contains(m.Text, "Stopped") && !strings.Contains(string(m.Blocks), `"Stop"`)
+		})
+		// The thread goes on: the next question is answered with the stopped one in its history.
+		h.post(general, alice, "never mind, what day is it?", ts)
+		got = h.replies(general, ts, 3)
+		if !strings.HasPrefix(got[2].Text, "Here is the answer to: never mind") {
+			t.Fatalf("next reply %q", got[2].Text)
+		}
+		reqs := h.ai.Requests()
+		if !carries(reqs[len(reqs)-1], "build the quarterly report", "Stopped at") {
+			t.Fatal("the stopped turn is not in the checkpoint")
+		}
+	})
+
+	t.Run("NewMessage", func(t *testing.T) {
+		ts := h.post(general, alice, "<@U0BOT> build the yearly report", "")
+		h.replies(general, ts, 1) // progress
+		h.post(general, alice, "forget it, just say hi", ts)
+		got := h.replies(general, ts, 3)
+		if !strings.HasPrefix(got[1].Text, "Stopped: a newer message arrived") || !strings.HasPrefix(got[2].Text, "Here is the answer to: forget it") {
+			t.Fatalf("replies %q / %q", got[1].Text, got[2].Text)
+		}
+	})
+}
