@@ -65,6 +65,16 @@ func (r *runningTurns) allowStop(key Key) {
 	}
 }
 
+// freeze makes the thread's running turn no longer stoppable (its answer is ready:
+// posting and saving it must not be cut short).
+func (r *runningTurns) freeze(key Key) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if a := r.m[key]; a != nil {
+		a.stoppable = false
+	}
+}
+
 // stop cancels the thread's running turn with cause when it is stoppable and, when
 // inputID is set, is the turn of that input. It reports whether it did.
 func (r *runningTurns) stop(key Key, inputID string, cause Stopped) bool {

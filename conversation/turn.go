@@ -106,16 +106,17 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		Text:    clip(msg.Text, s.cfg.MaxPromptChars),
 	}
 	reply, usage, meta, err := s.answer(ctx, log, prompt, prog.report)
+	s.running.freeze(in.Key)
+	if by, stopped := stoppedBy(ctx); stopped {
+		// Stopped at a safe point: say so and save a consistent checkpoint with a
+		// context that the stop did not cancel.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
+		prog.finish(ctx, "⏹ "+stoppedNote(by))
+		return s.reply(ctx, log, in, cp, append(earlier, user), stoppedNote(by), usage, nil)
+	}
 	if err != nil {
-		if by, stopped := stoppedBy(ctx); stopped {
-			// Stopped at a safe point: say so and save a consistent checkpoint with a
-			// context that the stop did not cancel.
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
-			prog.finish(ctx, "⏹ "+stoppedNote(by))
-			return s.reply(ctx, log, in, cp, append(earlier, user), stoppedNote(by), usage, nil)
-		}
 		if s.ctx.Err() != nil {
 			s.clearStatus(log, in.Key)
 			s.release(log, in.ID)

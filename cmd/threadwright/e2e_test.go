@@ -415,8 +415,12 @@ func TestE2EParallelToolsAndFailures(t *testing.T) {
 		openaitest.Response{Text: "Weather and traffic are clear; the other two sources failed."},
 	)
 	ts := h.post(general, alice, "<@U0BOT> can I drive to the beach?", "")
-	if got := h.replies(general, ts, 1); got[0].Text != "Weather and traffic are clear; the other two sources failed." {
-		t.Fatalf("reply %q", got[0].Text)
+	// The progress message first, then the answer.
+	if got := h.replies(general, ts, 2); got[1].Text != "Weather and traffic are clear; the other two sources failed." {
+		t.Fatalf("reply %q", got[1].Text)
+	}
+	if m, _ := h.emu.Message(general, h.emu.BotMessages(general, ts)[0].TS); !strings.Contains(m.Text, "✓ Running") {
+		t.Errorf("the progress message was not closed: %q", m.Text)
 	}
 	reqs := h.ai.Requests()
 	if len(reqs) != 3 {
