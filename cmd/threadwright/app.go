@@ -92,6 +92,14 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err := agents.RegisterBuiltins(registry); err != nil {
 		return fmt.Errorf("tools: %w", err)
 	}
+	if err := registry.Register(agents.FetchURLTool(c.fetchConfig())); err != nil {
+		return fmt.Errorf("tools: %w", err)
+	}
+	if spec, tool, ok := agents.WebSearchTool(agents.SearchConfig{SearxngURL: c.SearxngURL}); ok {
+		if err := registry.Register(spec, tool); err != nil {
+			return fmt.Errorf("tools: %w", err)
+		}
+	}
 	if m.RegisterTools != nil {
 		if err := m.RegisterTools(registry); err != nil {
 			return fmt.Errorf("tools: %w", err)
@@ -141,14 +149,24 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			Allow: allow, Deny: deny, Prompts: tmpl, Logger: log,
 		})
 	}
+	react := agents.NewExecutor(agents.ExecutorConfig{
+		Client: model, Model: c.OpenAIModel, Registry: registry, Prompts: tmpl,
+		MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log,
+	})
+	channels, _ := agents.ParseChannelStrategies(c.StrategyChannels) // validated by LoadConfig
+	strategy, _ := agents.ParseStrategy(c.Strategy)
+	executor, err := agents.NewRouter(agents.RouterConfig{
+		Client: model, SmallModel: c.OpenAISmallModel, ReAct: react, Default: strategy, Channels: channels, Prompts: tmpl, Logger: log,
+		Planner: agents.NewPlanner(agents.PlannerConfig{Client: model, Model: c.OpenAIModel, SmallModel: c.OpenAISmallModel, Executor: react, Prompts: tmpl, Logger: log}),
+	})
+	if err != nil {
+		return fmt.Errorf("STRATEGY: %w", err)
+	}
 	svc, err := conversation.NewService(conversation.Config{
-		Store:     st,
-		Messenger: bot.NewMessenger(api, me, log),
-		Scope:     scope,
-		Executor: agents.NewExecutor(agents.ExecutorConfig{
-			Client: model, Model: c.OpenAIModel, Registry: registry, Prompts: tmpl,
-			MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log,
-		}),
+		Store:       st,
+		Messenger:   bot.NewMessenger(api, me, log),
+		Scope:       scope,
+		Executor:    executor,
 		Synthesizer: agents.NewSynthesizer(),
 		Workflows:   workflows,
 		Agent: agents.NewWorkflowAgent(agents.WorkflowAgentConfig{
@@ -188,7 +206,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 
 	log.Info("threadwright running", "version", version, "model", c.OpenAIModel, "store", storeKind(c.StoreConfig),
-		"scope_check", scope != nil, "workflows", workflows.Names())
+		"scope_check", scope != nil, "strategy", c.Strategy, "workflows", workflows.Names())
 	runErr := b.Run(ctx) // until ctx ends or the connection fails for good
 
 	log.Info("shutting down: no new events; waiting for running turns", "timeout", c.ShutdownTimeout)

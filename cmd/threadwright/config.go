@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
+
+	"github.com/threadwright/threadwright/agents"
 )
 
 // StoreConfig selects the store; it is all that `threadwright migrate` needs.
@@ -48,6 +50,15 @@ type Config struct {
 	HistoryTokens      int           `envconfig:"HISTORY_TOKENS" default:"8000" desc:"estimated tokens of thread history given to the model; older messages are summarized by the small model past it"`
 	ShutdownTimeout    time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"how long SIGTERM waits for running turns before cancelling them"`
 	RetentionDays      int           `envconfig:"RETENTION_DAYS" default:"0" desc:"delete conversations idle for this many days (0 keeps them)"`
+
+	Strategy         string `envconfig:"STRATEGY" default:"react" desc:"how the assistant works: react (one tool-calling loop), planner (understand, plan dependent tasks, run them in parallel, reflect, answer) or auto (the small model picks per question)"`
+	StrategyChannels string `envconfig:"STRATEGY_CHANNELS" desc:"per-channel strategies, e.g. C123:planner,C456:react"`
+
+	FetchAllowPrivate bool          `envconfig:"FETCH_ALLOW_PRIVATE" default:"false" desc:"let fetch_url reach private, loopback and link-local addresses (also cloud metadata endpoints: use with care)"`
+	FetchAllowHosts   []string      `envconfig:"FETCH_ALLOW_HOSTS" desc:"comma-separated hosts (name, name:port, *.suffix or CIDR) fetch_url may reach although they are private"`
+	FetchMaxBytes     int           `envconfig:"FETCH_MAX_BYTES" default:"1048576" desc:"bytes fetch_url reads at most"`
+	FetchTimeout      time.Duration `envconfig:"FETCH_TIMEOUT" default:"15s" desc:"timeout of one fetch_url call"`
+	SearxngURL        string        `envconfig:"SEARXNG_URL" desc:"base URL of a SearXNG instance with the JSON format on; set, it enables web_search"`
 
 	WorkflowsDir    string   `envconfig:"WORKFLOWS_DIR" desc:"directory of workflow YAML files added to the built-in ones (proposal, product-brief)"`
 	ApproverUserIDs []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts (default: a workflow's approvers setting)"`
@@ -125,6 +136,9 @@ func (c *Config) validate() error {
 		{c.TurnTimeout > 0, "TURN_TIMEOUT", "a positive duration"},
 		{c.HistoryMessages > 0, "HISTORY_MESSAGES", "a whole number above 0"},
 		{c.HistoryTokens > 0, "HISTORY_TOKENS", "a whole number above 0"},
+		{c.FetchMaxBytes > 0, "FETCH_MAX_BYTES", "a whole number of bytes above 0"},
+		{c.FetchTimeout > 0, "FETCH_TIMEOUT", "a positive duration"},
+		{c.SearxngURL == "" || isHTTPURL(c.SearxngURL), "SEARXNG_URL", "an http(s) URL of a SearXNG instance"},
 		{c.ShutdownTimeout > 0, "SHUTDOWN_TIMEOUT", "a positive duration"},
 		{c.RetentionDays >= 0, "RETENTION_DAYS", "0 or a whole number of days"},
 		{validLevel(c.LogLevel), "LOG_LEVEL", "debug, info, warn or error"},
@@ -140,6 +154,15 @@ func (c *Config) validate() error {
 		if _, err := compileAll(pats); err != nil {
 			return fmt.Errorf("%s: expected comma-separated regular expressions: %w", name, err)
 		}
+	}
+	if _, err := agents.ParseStrategy(c.Strategy); err != nil {
+		return fmt.Errorf("STRATEGY: expected react, planner or auto: %w", err)
+	}
+	if _, err := agents.ParseChannelStrategies(c.StrategyChannels); err != nil {
+		return fmt.Errorf("STRATEGY_CHANNELS: expected channel:strategy pairs such as C123:planner,C456:react: %w", err)
+	}
+	if err := c.fetchConfig().Validate(); err != nil {
+		return fmt.Errorf("FETCH_ALLOW_HOSTS: %w", err)
 	}
 	if c.OpenAISmallModel == "" {
 		c.OpenAISmallModel = c.OpenAIModel
@@ -190,4 +213,9 @@ func printEnvUsage(w io.Writer) error {
 		return err
 	}
 	return tw.Flush()
+}
+
+// fetchConfig is the fetch_url tool's configuration.
+func (c *Config) fetchConfig() agents.FetchConfig {
+	return agents.FetchConfig{MaxBytes: int64(c.FetchMaxBytes), Timeout: c.FetchTimeout, AllowPrivate: c.FetchAllowPrivate, AllowHosts: c.FetchAllowHosts}
 }

@@ -8,8 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -744,4 +746,82 @@ func TestE2EStop(t *testing.T) {
 			t.Fatalf("replies %q / %q", got[1].Text, got[2].Text)
 		}
 	})
+}
+
+// TestE2EFetchURLRefusesLoopback: the model asks fetch_url for a page on 127.0.0.1 (a
+// live server); the tool refuses before connecting and the model is told why.
+func TestE2EFetchURLRefusesLoopback(t *testing.T) {
+	var hits atomic.Int32
+	secret := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		fmt.Fprint(w, "internal admin page")
+	}))
+	defer secret.Close()
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	h.ai.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_f", Name: "fetch_url", Arguments: fmt.Sprintf(`{"url":%q}`, secret.URL)}}},
+		openaitest.Response{Text: "I can't open internal addresses."},
+	)
+	ts := h.post(general, alice, "<@U0BOT> summarize "+secret.URL, "")
+	h.replies(general, ts, 2)
+	reqs := h.ai.Requests()
+	results := reqs[len(reqs)-1].ToolResults()
+	if len(results) != 1 || !strings.Contains(results[0].Content, "fetch_url refuses 127.0.0.1") || !strings.Contains(results[0].Content, "loopback") {
+		t.Fatalf("tool result %+v", results)
+	}
+	if hits.Load() != 0 {
+		t.Fatal("the loopback server was reached")
+	}
+}
+
+// TestE2EPlannerWithADependentTask runs the planner strategy through the real
+// program: understand → plan (B depends on A) → tasks → reflect → answer; B's task
+// request carries A's result.
+func TestE2EPlannerWithADependentTask(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["STRATEGY"] = "planner"
+	var mu sync.Mutex
+	var taskBSawA bool
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		call := func(name, args string) openaitest.Response {
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: name, Arguments: args}}}
+		}
+		if r.Chat.ToolChoice != nil && len(r.Chat.Tools) == 1 {
+			switch r.Chat.Tools[0].Function.Name {
+			case "commit_understanding":
+				return call("commit_understanding", `{"intent":"days until the launch","entities":["launch"]}`)
+			case "commit_plan":
+				return call("commit_plan", `{"tasks":[{"id":"a","description":"Find the launch date","depends_on":[]},{"id":"b","description":"Compute the days until the launch","depends_on":["a"]}]}`)
+			case "commit_reflection":
+				return call("commit_reflection", `{"answered":true,"missing":"","new_tasks":[]}`)
+			}
+		}
+		task := r.SystemPrompt() + r.LastUserMessage()
+		switch {
+		case strings.Contains(task, "## The task (b)"):
+			mu.Lock()
+			taskBSawA = strings.Contains(task, "RESULT-A: the launch is on March 3")
+			mu.Unlock()
+			return openaitest.Response{Text: "RESULT-B: 12 days"}
+		case strings.Contains(task, "## The task (a)"):
+			return openaitest.Response{Text: "RESULT-A: the launch is on March 3"}
+		}
+		return openaitest.Response{Text: "The launch is on March 3, in 12 days."}
+	})
+	h.start()
+	ts := h.post(general, alice, "<@U0BOT> how many days until the launch?", "")
+	h.waitFor("the answer", func() bool {
+		for _, m := range h.emu.BotMessages(general, ts) {
+			if m.Text == "The launch is on March 3, in 12 days." {
+				return true
+			}
+		}
+		return false
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if !taskBSawA {
+		t.Fatal("task b ran without task a's result")
+	}
 }
