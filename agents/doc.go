@@ -31,7 +31,11 @@
 //
 // Tools implement Tool (Run(ctx, args) (string, error)); ToolFunc adapts a function and
 // InferTool derives a JSON schema from a Go struct. RegisterBuiltins adds current_time
-// and calculate.
+// and calculate; FetchURLTool and WebSearchTool are the web tools.
+//
+// Planner is the second strategy (understand → plan → execute dependent tasks in
+// parallel → reflect → answer), and Router picks a strategy per deployment, channel or
+// question.
 //
 // Tests run the real go-openai client against agents/openaitest, a scriptable fake
 // OpenAI server.
