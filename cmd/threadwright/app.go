@@ -15,6 +15,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/prompts"
@@ -94,6 +95,20 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	if err := registry.Register(agents.FetchURLTool(c.fetchConfig())); err != nil {
 		return fmt.Errorf("tools: %w", err)
+	}
+	if c.MCPConfig != "" {
+		mcpCfg, err := mcp.LoadConfig(c.MCPConfig)
+		if err != nil {
+			return fmt.Errorf("MCP_CONFIG: %w", err)
+		}
+		sources, err := mcp.Connect(ctx, mcpCfg, log)
+		if err != nil {
+			return fmt.Errorf("MCP_CONFIG: %w", err)
+		}
+		defer sources.Close() // after the turns have finished: defers run last-in, first-out
+		if err := sources.Register(registry); err != nil {
+			return fmt.Errorf("MCP_CONFIG: %w", err)
+		}
 	}
 	if spec, tool, ok := agents.WebSearchTool(agents.SearchConfig{SearxngURL: c.SearxngURL}); ok {
 		if err := registry.Register(spec, tool); err != nil {

@@ -54,6 +54,8 @@ type Config struct {
 	Strategy         string `envconfig:"STRATEGY" default:"react" desc:"how the assistant works: react (one tool-calling loop), planner (understand, plan dependent tasks, run them in parallel, reflect, answer) or auto (the small model picks per question)"`
 	StrategyChannels string `envconfig:"STRATEGY_CHANNELS" desc:"per-channel strategies, e.g. C123:planner,C456:react"`
 
+	MCPConfig string `envconfig:"MCP_CONFIG" desc:"YAML file of MCP servers whose tools the agent may call (see README); unset: none"`
+
 	FetchAllowPrivate bool          `envconfig:"FETCH_ALLOW_PRIVATE" default:"false" desc:"let fetch_url reach private, loopback and link-local addresses (also cloud metadata endpoints: use with care)"`
 	FetchAllowHosts   []string      `envconfig:"FETCH_ALLOW_HOSTS" desc:"comma-separated hosts (name, name:port, *.suffix or CIDR) fetch_url may reach although they are private"`
 	FetchMaxBytes     int           `envconfig:"FETCH_MAX_BYTES" default:"1048576" desc:"bytes fetch_url reads at most"`

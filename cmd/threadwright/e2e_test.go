@@ -9,12 +9,16 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/openaitest"
@@ -823,5 +827,41 @@ func TestE2EPlannerWithADependentTask(t *testing.T) {
 	defer mu.Unlock()
 	if !taskBSawA {
 		t.Fatal("task b ran without task a's result")
+	}
+}
+
+// TestE2EMCPTool registers the tools of an MCP server (streamable HTTP, started by the
+// test) from MCP_CONFIG and has the model call one.
+func TestE2EMCPTool(t *testing.T) {
+	type lookupArgs struct {
+		Customer string `json:"customer" jsonschema:"the customer's name"`
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "crm", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "lookup", Description: "Look up a customer's plan."},
+		func(_ context.Context, _ *sdk.CallToolRequest, a lookupArgs) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: a.Customer + " is on the Enterprise plan"}}}, nil, nil
+		})
+	hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+	defer hs.Close()
+	cfg := filepath.Join(t.TempDir(), "mcp.yaml")
+	if err := os.WriteFile(cfg, []byte("servers:\n  - name: crm\n    url: "+hs.URL+"\n    timeout: 10s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, emulator.Config{})
+	h.env["MCP_CONFIG"] = cfg
+	h.start()
+	h.ai.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_m", Name: "crm__lookup", Arguments: `{"customer":"Acme"}`}}},
+		openaitest.Response{Text: "Acme is on the Enterprise plan."},
+	)
+	ts := h.post(general, alice, "<@U0BOT> which plan is Acme on?", "")
+	h.replies(general, ts, 2)
+	reqs := h.ai.Requests()
+	if names := strings.Join(reqs[0].ToolNames(), ","); !strings.Contains(names, "crm__lookup") {
+		t.Fatalf("tools offered: %s", names)
+	}
+	results := reqs[1].ToolResults()
+	if len(results) != 1 || results[0].Content != "Acme is on the Enterprise plan" {
+		t.Fatalf("tool result %+v", results)
 	}
 }
