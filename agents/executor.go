@@ -168,6 +168,7 @@ func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress 
 			})
 		}
 		f.ToolCalls = append(f.ToolCalls, results...)
+		collectEntities(&f, results)
 	}
 
 	// Out of steps (or budget): one last call without tools for the best answer.
@@ -224,6 +225,9 @@ func (e *Executor) messages(p conversation.Prompt) ([]openai.ChatCompletionMessa
 	msgs := make([]openai.ChatCompletionMessage, 0, len(p.History)+2)
 	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	msgs = appendHistory(msgs, p.History)
+	if m := sessionMessage(p.Entities); m != nil {
+		msgs = append(msgs, *m)
+	}
 	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: p.Text})
 	return msgs, nil
 }

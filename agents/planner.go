@@ -182,6 +182,7 @@ func (p *Planner) Execute(ctx context.Context, pr conversation.Prompt, progress 
 	}
 	f, err := r.run(ctx, progress)
 	f.ToolCalls = r.toolCalls()
+	collectEntities(&f, f.ToolCalls)
 	return f, err
 }
 

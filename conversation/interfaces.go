@@ -106,6 +106,20 @@ type Prompt struct {
 	// UserID and Text are the request.
 	UserID string
 	Text   string
+	// Entities are the items recently discussed (returned by tools), most recent
+	// first, so that "the first one" or "that ticket" can be resolved.
+	Entities []Entity
+}
+
+// Entity is an item a tool returned (a record, a document, a ticket), remembered in
+// the conversation's session context. Tools report them in a JSON result's "entities"
+// field, [{"id": "…", "title": "…", "type": "…"}], and mark items outside the
+// deployment's domain in its "out_of_scope" field, with a "reason".
+type Entity struct {
+	ID     string `json:"id"`
+	Title  string `json:"title,omitempty"`
+	Type   string `json:"type,omitempty"`
+	Reason string `json:"reason,omitempty"` // why it is out of scope, for OutOfScope
 }
 
 // Usage is model token usage (OpenAI's usage.prompt_tokens and completion_tokens).
@@ -158,6 +172,12 @@ type Findings struct {
 	// step bound was hit before the model finished.
 	Truncated bool
 	Usage     Usage
+	// Entities are the items the tools returned, in the order they came.
+	Entities []Entity
+	// OutOfScope are items the tools marked as outside the deployment's domain (the
+	// secondary scope check): the reply becomes a rejection naming them, and they
+	// leave the session context.
+	OutOfScope []Entity
 }
 
 // Progress reports what the executor is doing, for the thread's status line

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -86,7 +87,7 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 	user := Message{Role: RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
 	if attempt > s.cfg.MaxAttempts {
 		reply := fmt.Sprintf("Sorry, I gave up on this message after %d attempts. Please send it again.", s.cfg.MaxAttempts)
-		return s.reply(ctx, log, in, cp, append(earlier, user), reply, Usage{}, nil)
+		return s.reply(ctx, log, in, cp, append(earlier, user), reply, Usage{}, nil, nil)
 	}
 
 	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
@@ -99,13 +100,15 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 	s.setStatus(ctx, log, in.Key, StatusThinking)
 	prog := &progressCard{s: s, log: log, key: in.Key, inputID: in.ID}
 	prompt := Prompt{
-		Key:     in.Key,
-		Summary: cp.Conversation.State.Summary,
-		History: s.clipAll(append(dialogue(cp.Messages), earlier...)),
-		UserID:  msg.UserID,
-		Text:    clip(msg.Text, s.cfg.MaxPromptChars),
+		Key:      in.Key,
+		Summary:  cp.Conversation.State.Summary,
+		History:  s.clipAll(append(dialogue(cp.Messages), earlier...)),
+		UserID:   msg.UserID,
+		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
+		Entities: cp.Conversation.State.Entities,
 	}
-	reply, usage, meta, err := s.answer(ctx, log, prompt, prog.report)
+	out, err := s.answer(ctx, log, prompt, prog.report)
+	reply, usage, meta := out.text, out.usage, out.meta
 	s.running.freeze(in.Key)
 	if by, stopped := stoppedBy(ctx); stopped {
 		// Stopped at a safe point: say so and save a consistent checkpoint with a
@@ -114,7 +117,7 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		defer cancel()
 		log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
 		prog.finish(ctx, "⏹ "+stoppedNote(by))
-		return s.reply(ctx, log, in, cp, append(earlier, user), stoppedNote(by), usage, nil)
+		return s.reply(ctx, log, in, cp, append(earlier, user), stoppedNote(by), usage, nil, nil)
 	}
 	if err != nil {
 		if s.ctx.Err() != nil {
@@ -126,7 +129,13 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		reply = ErrorReply(err)
 	}
 	prog.finish(ctx, "✓ "+prog.last())
-	return s.reply(ctx, log, in, cp, append(earlier, user), reply, usage, meta)
+	if len(out.outOfScope) > 0 {
+		reply = outOfScopeReply(out.outOfScope)
+		log.Info("items out of scope", "count", len(out.outOfScope))
+	}
+	return s.reply(ctx, log, in, cp, append(earlier, user), reply, usage, meta, func(st *State) {
+		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
+	})
 }
 
 // workflowTurn runs a workflow turn with the thread's status shown meanwhile. A turn
@@ -141,35 +150,89 @@ func (s *Service) workflowTurn(ctx context.Context, log *slog.Logger, in Input, 
 	return handled, err
 }
 
-// answer runs scope check → executor → synthesizer and returns the reply text, the
-// turn's token usage and its tool-call record. progress is told what the executor does.
-func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progress Progress) (string, Usage, json.RawMessage, error) {
-	var usage Usage
+// outcome is what the assistant pipeline produced for a turn.
+type outcome struct {
+	text       string
+	usage      Usage
+	meta       json.RawMessage // the tool-call record
+	entities   []Entity
+	outOfScope []Entity
+}
+
+// answer runs scope check → executor → synthesizer. progress is told what the
+// executor does.
+func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progress Progress) (outcome, error) {
+	var out outcome
 	if s.cfg.Scope != nil {
 		v, err := s.cfg.Scope.CheckScope(ctx, p)
 		if err != nil {
-			return "", usage, nil, fmt.Errorf("scope check: %w", err)
+			return out, fmt.Errorf("scope check: %w", err)
 		}
-		usage = usage.Add(v.Usage)
+		out.usage = out.usage.Add(v.Usage)
 		if !v.InScope {
 			log.Info("request out of scope", "reason", v.Reason)
-			return v.Reply, usage, nil, nil
+			out.text = v.Reply
+			return out, nil
 		}
 	}
 	f, err := s.cfg.Executor.Execute(ctx, p, progress)
-	usage = usage.Add(f.Usage)
+	out.usage = out.usage.Add(f.Usage)
 	if err != nil {
-		return "", usage, nil, fmt.Errorf("execute: %w", err)
+		return out, fmt.Errorf("execute: %w", err)
 	}
-	text, err := s.cfg.Synthesizer.Synthesize(ctx, p, f)
-	if err != nil {
-		return "", usage, nil, fmt.Errorf("synthesize: %w", err)
+	if out.text, err = s.cfg.Synthesizer.Synthesize(ctx, p, f); err != nil {
+		return out, fmt.Errorf("synthesize: %w", err)
 	}
-	var meta json.RawMessage
 	if len(f.ToolCalls) > 0 || f.Truncated {
-		meta, _ = json.Marshal(turnMeta{ToolCalls: f.ToolCalls, Steps: f.Steps, Truncated: f.Truncated})
+		out.meta, _ = json.Marshal(turnMeta{ToolCalls: f.ToolCalls, Steps: f.Steps, Truncated: f.Truncated})
 	}
-	return text, usage, meta, nil
+	out.entities, out.outOfScope = f.Entities, f.OutOfScope
+	return out, nil
+}
+
+// outOfScopeReply is the rejection that names the items a tool marked out of scope.
+func outOfScopeReply(items []Entity) string {
+	var b strings.Builder
+	b.WriteString("I can't help with these, because they are outside what I'm set up for:")
+	for _, e := range items {
+		b.WriteString("\n• ")
+		if e.Title != "" {
+			b.WriteString("*" + e.Title + "* ")
+		}
+		b.WriteString("(`" + e.ID + "`)")
+		if e.Reason != "" {
+			b.WriteString(": " + e.Reason)
+		}
+	}
+	b.WriteString("\nI've set them aside, so later questions won't refer to them.")
+	return b.String()
+}
+
+// rememberEntities returns the session context after a turn: the entities the turn's
+// tools returned, most recent first, then the earlier ones, without duplicates (by
+// id), without the items marked out of scope, at most MaxEntities.
+func rememberEntities(old, found, outOfScope []Entity) []Entity {
+	drop := map[string]bool{}
+	for _, e := range outOfScope {
+		drop[e.ID] = true
+	}
+	seen := map[string]bool{}
+	out := make([]Entity, 0, MaxEntities)
+	add := func(e Entity) {
+		if e.ID == "" || drop[e.ID] || seen[e.ID] || len(out) == MaxEntities {
+			return
+		}
+		seen[e.ID] = true
+		e.Reason = ""
+		out = append(out, e)
+	}
+	for i := len(found) - 1; i >= 0; i-- {
+		add(found[i])
+	}
+	for _, e := range old {
+		add(e)
+	}
+	return out
 }
 
 // turnMeta is the assistant message's Meta: how its answer was found.
@@ -182,7 +245,7 @@ type turnMeta struct {
 // reply posts text to the thread and saves the turn: the new messages (earlier thread
 // context, the user's message, the reply) and the updated state, marking the input done.
 // A reply that could not be posted is still saved, so nothing is lost.
-func (s *Service) reply(ctx context.Context, log *slog.Logger, in Input, cp *Checkpoint, msgs []Message, text string, usage Usage, meta json.RawMessage) error {
+func (s *Service) reply(ctx context.Context, log *slog.Logger, in Input, cp *Checkpoint, msgs []Message, text string, usage Usage, meta json.RawMessage, update func(*State)) error {
 	ts, err := s.cfg.Messenger.PostReply(ctx, in.Key, text)
 	if err != nil {
 		log.Error("reply not posted; saving it in the checkpoint", "error", err)
@@ -192,15 +255,18 @@ func (s *Service) reply(ctx context.Context, log *slog.Logger, in Input, cp *Che
 		Role: RoleAssistant, Text: text, SlackTS: ts, Meta: meta,
 		PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens,
 	})
-	return s.save(ctx, in, cp.Conversation, msgs, usage)
+	return s.save(ctx, in, cp.Conversation, msgs, usage, update)
 }
 
-// save writes the turn with an optimistic version check. On ErrConflict (another
-// replica wrote in between) it reloads the control row and appends after the newer
-// messages, up to saveAttempts times.
-func (s *Service) save(ctx context.Context, in Input, conv Conversation, msgs []Message, usage Usage) error {
+// save writes the turn with an optimistic version check, applying update (when set)
+// to the state. On ErrConflict (another replica wrote in between) it reloads the
+// control row and appends after the newer messages, up to saveAttempts times.
+func (s *Service) save(ctx context.Context, in Input, conv Conversation, msgs []Message, usage Usage, update func(*State)) error {
 	for i := 0; ; i++ {
 		st := conv.State
+		if update != nil {
+			update(&st)
+		}
 		st.Turns++
 		st.PromptTokens += usage.PromptTokens
 		st.CompletionTokens += usage.CompletionTokens

@@ -865,3 +865,42 @@ func TestE2EMCPTool(t *testing.T) {
 		t.Fatalf("tool result %+v", results)
 	}
 }
+
+// TestE2EOutOfScopeItemRejectedAndForgotten: a tool marks one of the items it found
+// out of scope (secondary scope check); the reply rejects it by name, and the next
+// turn's session context keeps the other items but not it.
+func TestE2EOutOfScopeItemRejectedAndForgotten(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.tools = func(r *agents.Registry) error {
+		r.MustRegister(agents.ToolSpec{Name: "find_records", Description: "Find records", Category: "Records",
+			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+			agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) {
+				return `{"entities":[{"id":"INV-1","title":"Invoice March","type":"invoice"},{"id":"INV-2","title":"Invoice April","type":"invoice"}],` +
+					`"out_of_scope":[{"id":"MED-7","title":"Medical leave note","reason":"medical records are outside billing"}]}`, nil
+			}))
+		return nil
+	}
+	h.start()
+	h.ai.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "find_records", Arguments: "{}"}}},
+		openaitest.Response{Text: "Here are the records."},
+		openaitest.Response{Text: "The first one is the April invoice."},
+	)
+	ts := h.post(general, alice, "<@U0BOT> show me everything for Acme", "")
+	got := h.replies(general, ts, 2)
+	if !strings.Contains(got[1].Text, "outside what I'm set up for") || !strings.Contains(got[1].Text, "MED-7") || !strings.Contains(got[1].Text, "medical records are outside billing") {
+		t.Fatalf("rejection %q", got[1].Text)
+	}
+	h.post(general, alice, "what about the first one?", ts)
+	h.replies(general, ts, 3)
+	reqs := h.ai.Requests()
+	var session string
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		if strings.Contains(m.Content, "Items recently discussed") {
+			session = m.Content
+		}
+	}
+	if !strings.Contains(session, "INV-2 — Invoice April") || !strings.Contains(session, "INV-1") || strings.Contains(session, "MED-7") {
+		t.Fatalf("session context after the rejection: %q", session)
+	}
+}

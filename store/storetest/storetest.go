@@ -208,7 +208,7 @@ func testCreateLoad(t *testing.T, s conversation.Store) {
 		t.Errorf("conversation = id %d, key %s, version %d, last seq %d; want %d, %s, 1, 2",
 			c.ID, c.Key, c.Version, c.LastSeq, saved.ConversationID, key)
 	}
-	if c.State != state {
+	if !reflect.DeepEqual(c.State, state) {
 		t.Errorf("state = %+v; want %+v", c.State, state)
 	}
 	checkUTC(t, "CreatedAt", c.CreatedAt)

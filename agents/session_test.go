@@ -1,0 +1,49 @@
+package agents_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// TestExecutorSessionContext checks that the executor reports the entities and
+// out-of-scope items of JSON tool results, and gives the model the session context.
+func TestExecutorSessionContext(t *testing.T) {
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	reg := agents.NewRegistry()
+	reg.MustRegister(agents.ToolSpec{Name: "find_tickets", Description: "Find tickets", Category: "Support",
+		Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+		agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) {
+			return `{"tickets":2,"entities":[{"id":"T-1","title":"Login fails","type":"ticket"},{"id":"T-2","title":"Slow export","type":"ticket"}],` +
+				`"out_of_scope":[{"id":"HR-9","title":"Salary review","reason":"HR records are outside support"}]}`, nil
+		}))
+	srv.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "find_tickets", Arguments: "{}"}}},
+		openaitest.Response{Text: "Two tickets."},
+	)
+	exec := agents.NewExecutor(agents.ExecutorConfig{Client: agents.NewClient(agents.ClientConfig{BaseURL: srv.URL(), MaxRetries: -1}), Model: "m", Registry: reg})
+	p := conversation.Prompt{Text: "what about the first one?", Entities: []conversation.Entity{{ID: "T-7", Title: "Printer jam", Type: "ticket"}}}
+	f, err := exec.Execute(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Entities) != 2 || f.Entities[0].ID != "T-1" || len(f.OutOfScope) != 1 || f.OutOfScope[0].Reason != "HR records are outside support" {
+		t.Fatalf("findings entities %+v, out of scope %+v", f.Entities, f.OutOfScope)
+	}
+	first := srv.Requests()[0]
+	var session string
+	for _, m := range first.Chat.Messages {
+		if strings.Contains(m.Content, "Items recently discussed") {
+			session = m.Content
+		}
+	}
+	if !strings.Contains(session, "1. T-7 — Printer jam (ticket)") {
+		t.Fatalf("the model was not given the session context: %q", session)
+	}
+}
