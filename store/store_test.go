@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store"
 )
 
@@ -29,6 +30,9 @@ func TestOpenSQLite(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "backend=sqlite") {
 		t.Errorf("log = %q; want the backend", logs.String())
+	}
+	if _, ok := s.(conversation.Knowledge); !ok {
+		t.Errorf("the store, a %T, is not a conversation.Knowledge (threadwright ingest needs one)", s)
 	}
 	if v, err := store.Migrate(context.Background(), "", dir); v < 1 || err != nil {
 		t.Errorf("Migrate = %d, %v; want a version, nil", v, err)
@@ -90,6 +94,9 @@ func TestOpenPostgres(t *testing.T) {
 	defer s.Close()
 	if !strings.Contains(logs.String(), "backend=postgres") || strings.Contains(logs.String(), "hunter2") {
 		t.Errorf("log = %q; want the backend and no password", logs.String())
+	}
+	if _, ok := s.(conversation.Knowledge); !ok {
+		t.Errorf("the store, a %T, is not a conversation.Knowledge (threadwright ingest needs one)", s)
 	}
 	if v, err := store.Migrate(ctx, u.String(), ""); v < 1 || err != nil {
 		t.Errorf("Migrate = %d, %v; want a version, nil", v, err)

@@ -131,6 +131,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.store.Store(st)
+	if kb, ok := st.(conversation.Knowledge); ok {
+		if err := registry.Register(agents.KnowledgeTool(kb, agents.DefaultKnowledgeLimit)); err != nil {
+			return fmt.Errorf("tools: %w", err)
+		}
+	}
 	defer func() {
 		if cerr := st.Close(); cerr != nil {
 			err = errors.Join(err, fmt.Errorf("close store: %w", cerr))

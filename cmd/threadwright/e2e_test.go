@@ -904,3 +904,52 @@ func TestE2EOutOfScopeItemRejectedAndForgotten(t *testing.T) {
 		t.Fatalf("session context after the rejection: %q", session)
 	}
 }
+
+// TestE2EKnowledgeAnswerCitesSources ingests a document with `threadwright ingest`,
+// then answers a question from it: search_knowledge returns the passage with its
+// source, and the reply cites it.
+func TestE2EKnowledgeAnswerCitesSources(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	docs := filepath.Join(t.TempDir(), "handbook")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	leave := "# Leave\n\n## Parental leave\n\nEmployees get 16 weeks of paid parental leave, to be taken within the first year.\n\n## Sick leave\n\nUp to 10 paid sick days a year.\n"
+	if err := os.WriteFile(filepath.Join(docs, "leave.md"), []byte(leave), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DATA_DIR", h.dataDir)
+	t.Setenv("DATABASE_URL", "")
+	if out, err := runCLI(t, "ingest", docs); err != nil {
+		t.Fatalf("ingest: %v\n%s", err, out)
+	}
+	h.start()
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if results := r.ToolResults(); len(results) > 0 {
+			return openaitest.Response{Text: "You get **16 weeks** of paid parental leave [1].\n\nSources: [1] " + sourceOf(results[0].Content)}
+		}
+		return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "search_knowledge", Arguments: `{"query":"how long is parental leave"}`}}}
+	})
+	ts := h.post(general, alice, "<@U0BOT> how long is parental leave?", "")
+	got := h.replies(general, ts, 2)
+	reqs := h.ai.Requests()
+	result := reqs[len(reqs)-1].ToolResults()[0].Content
+	if !strings.Contains(result, "leave.md — Parental leave") || !strings.Contains(result, "16 weeks") {
+		t.Fatalf("search_knowledge returned:\n%s", result)
+	}
+	if answer := got[1].Text; !strings.Contains(answer, "*16 weeks*") || !strings.Contains(answer, "leave.md") {
+		t.Fatalf("answer %q", answer)
+	}
+}
+
+// sourceOf returns the source path of the first passage in a search_knowledge result
+// ("[1] path — heading").
+func sourceOf(result string) string {
+	for _, line := range strings.Split(result, "\n") {
+		if strings.HasPrefix(line, "[1] ") {
+			path, _, _ := strings.Cut(strings.TrimPrefix(line, "[1] "), " — ")
+			return path
+		}
+	}
+	return "?"
+}

@@ -24,6 +24,10 @@ Usage:
   threadwright dev       run a local playground: an emulated Slack in the browser with the bot
                          (offline demo model unless OPENAI_API_KEY or OPENAI_BASE_URL is set)
   threadwright migrate   apply the store's migrations and exit
+  threadwright ingest PATH...
+                         load Markdown, text and HTML files (and directories) into the knowledge base
+  threadwright ingest --list | --delete SOURCE...
+                         list the ingested sources, or delete some
   threadwright manifest  print the Slack app manifest (YAML) to create the app from
   threadwright workflows list
                          list the workflows (built-in and $WORKFLOWS_DIR)
@@ -70,6 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintln(stdout, "migrations applied")
 		return st.Close()
+	case "ingest":
+		return runIngest(ctx, args[1:], stdout, stderr)
 	case "workflows":
 		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), stdout, stderr)
 	case "manifest":

@@ -17,6 +17,13 @@
 // process that checks them (each replica's, as for every time the store writes), so
 // replicas' clocks must agree to well within a claim's length.
 //
+// The knowledge base (conversation.Knowledge) is searched with the chunks' generated
+// tsvector column ('simple' configuration: lowercased words in every language, no
+// stemming) and its GIN index. A query's words are those to_tsvector finds in it,
+// never read as tsquery syntax, matched with OR and ranked by ts_rank weighed by each
+// word's rarity (BM25's inverse document frequency), so that both stores rank alike;
+// the words that more than half the chunks hold are left out (see searchSQL).
+//
 // The schema is in migrations/ (embedded, applied by goose when the store opens, under
 // a session advisory lock so replicas starting together take turns). Tables live in
 // the connection's current schema (the first of its search_path), so several

@@ -23,8 +23,8 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// Store is a conversation.Store in a PostgreSQL database. Every method is safe for
-// concurrent use.
+// Store is a conversation.Store and a conversation.Knowledge in a PostgreSQL
+// database. Every method is safe for concurrent use.
 type Store struct {
 	db *sqlx.DB
 	// The statements of a turn (Claim, Load, then Save), prepared once per connection
@@ -32,7 +32,8 @@ type Store struct {
 	// planning, of Save's WITH statement above all, cost more than a round trip.
 	// Named prepared statements need session-level pooling between the store and
 	// the server (PgBouncer's transaction mode supports them from version 1.21).
-	loadStmt, createStmt, updateStmt, claimStmt *sql.Stmt
+	// searchStmt, the knowledge base's Search, has a plan worth keeping too.
+	loadStmt, createStmt, updateStmt, claimStmt, searchStmt *sql.Stmt
 }
 
 var _ conversation.Store = (*Store)(nil)
@@ -54,7 +55,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	for _, p := range []struct {
 		st  **sql.Stmt
 		sql string
-	}{{&s.loadStmt, loadSQL}, {&s.createStmt, createSQL}, {&s.updateStmt, updateSQL}, {&s.claimStmt, claimSQL}} {
+	}{
+		{&s.loadStmt, loadSQL}, {&s.createStmt, createSQL}, {&s.updateStmt, updateSQL}, {&s.claimStmt, claimSQL},
+		{&s.searchStmt, searchSQL},
+	} {
 		if *p.st, err = db.PrepareContext(ctx, p.sql); err != nil {
 			s.Close()
 			return nil, fmt.Errorf("postgres: prepare statements: %w", err)
@@ -98,7 +102,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the store's connections.
 func (s *Store) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.loadStmt, s.createStmt, s.updateStmt, s.claimStmt} {
+	for _, st := range []*sql.Stmt{s.loadStmt, s.createStmt, s.updateStmt, s.claimStmt, s.searchStmt} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -31,6 +31,14 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) conversation.Store { return mustOpen(t) })
 }
 
+func TestKnowledge(t *testing.T) {
+	storetest.RunKnowledge(t, func(t *testing.T) conversation.Knowledge { return mustOpen(t) })
+}
+
+func BenchmarkKnowledgeSearch(b *testing.B) {
+	storetest.BenchKnowledgeSearch(b, func(b *testing.B) conversation.Knowledge { return mustOpen(b) })
+}
+
 func TestMigrate(t *testing.T) {
 	ctx := context.Background()
 	dsn := storetest.PostgresDSN(t)

@@ -10,6 +10,12 @@
 // crash of the process loses nothing, a power failure can lose the last transactions
 // but never corrupts the file.
 //
+// The knowledge base (conversation.Knowledge) is searched with FTS5: chunks_fts, an
+// external-content index of the chunks kept in step by triggers, tokenized by
+// unicode61 (every script, case and diacritics folded, no stemming), ranked with
+// bm25(). A query's words are quoted, never read as FTS5 syntax, and matched with OR;
+// the words that more than half the chunks hold are left out (see searchSQL).
+//
 // The schema is in migrations/ (embedded, applied by goose when the store opens). Times
 // are stored as INTEGER Unix microseconds, UTC. The package passes store/storetest, the
 // conformance suite it shares with store/postgres, and shares with it, through

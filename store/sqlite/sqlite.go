@@ -27,8 +27,8 @@ var migrations embed.FS
 // the file (PRAGMA busy_timeout) before it fails with SQLITE_BUSY.
 const busyTimeout = 5 * time.Second
 
-// Store is a conversation.Store in one SQLite database file. Every method is safe for
-// concurrent use.
+// Store is a conversation.Store and a conversation.Knowledge in one SQLite database
+// file. Every method is safe for concurrent use.
 type Store struct {
 	path string
 	// write is the only connection that writes; read is a pool of query-only connections.

@@ -31,6 +31,14 @@ func TestStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) conversation.Store { return mustOpen(t) })
 }
 
+func TestKnowledge(t *testing.T) {
+	storetest.RunKnowledge(t, func(t *testing.T) conversation.Knowledge { return mustOpen(t) })
+}
+
+func BenchmarkKnowledgeSearch(b *testing.B) {
+	storetest.BenchKnowledgeSearch(b, func(b *testing.B) conversation.Knowledge { return mustOpen(b) })
+}
+
 func TestMigrate(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "threadwright.db")
@@ -112,4 +120,45 @@ func BenchmarkComparison(b *testing.B) {
 func TestReplicas(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "threadwright.db")
 	storetest.RunReplicas(t, func(t *testing.T) conversation.Store { return mustOpenPath(t, path) })
+}
+
+// TestKnowledgeIndexInSync checks in the file itself that chunks_fts, the external-content
+// FTS5 index, follows chunks through replaces and deletes (ON DELETE CASCADE
+// included): FTS5's integrity-check, with rank 1, compares the index with the content
+// table.
+func TestKnowledgeIndexInSync(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "threadwright.db")
+	s := mustOpenPath(t, path)
+	db, err := sql.Open("sqlite", path)
+	storetest.Opened(t, db, err)
+	check := func() error {
+		_, err := db.ExecContext(ctx, `INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)`)
+		return err
+	}
+
+	chunks := []conversation.Chunk{{Heading: "A", Text: "alpha beta"}, {Heading: "B", Text: "gamma"}}
+	for _, step := range []struct {
+		name string
+		do   func() error
+	}{
+		{"ingest", func() error { _, err := s.ReplaceSource(ctx, "a.md", "h1", chunks); return err }},
+		{"ingest another", func() error { _, err := s.ReplaceSource(ctx, "b.md", "h1", chunks); return err }},
+		{"replace", func() error { _, err := s.ReplaceSource(ctx, "a.md", "h2", chunks[1:]); return err }},
+		{"delete", func() error { return s.DeleteSource(ctx, "b.md") }},
+	} {
+		if err := step.do(); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if err := check(); err != nil {
+			t.Errorf("after %s: integrity-check: %v", step.name, err)
+		}
+	}
+	// The check does see an index out of step with its content.
+	if _, err := db.ExecContext(ctx, `INSERT INTO chunks_fts (rowid, heading, text) VALUES (999, 'stray', 'row')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := check(); err == nil {
+		t.Error("integrity-check passed with a row in the index that chunks does not have")
+	}
 }

@@ -19,9 +19,10 @@ import (
 // MigrationsDown applies to db, in dialect, every migration in the directory
 // migrations/ of fsys (where a backend embeds its schema), rolls them all back and
 // applies them again, so that each Down is known to run, and to undo its Up:
-// inputs.claimed_until, which migration 2 adds, and conversations.workflow_status,
-// which migration 3 adds, must exist after each Up, and not after going down past
-// their migration. It also checks that migration 3 copies the workflow of the
+// inputs.claimed_until, which migration 2 adds, conversations.workflow_status, which
+// migration 3 adds, and the knowledge base's tables sources and chunks, which
+// migration 4 adds, must exist after each Up, and not after going down past their
+// migration. It also checks that migration 3 copies the workflow of the
 // conversations saved before it out of their state. hasColumn reports whether table
 // has column in db.
 func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS, hasColumn func(t *testing.T, table, column string) bool) {
@@ -38,6 +39,14 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 		}
 		if got := hasColumn(t, "conversations", "workflow_status"); got != workflowStatus {
 			t.Errorf("%s: conversations.workflow_status exists: %v; want %v", when, got, workflowStatus)
+		}
+	}
+	knowledge := func(when string, want bool) {
+		t.Helper()
+		for _, c := range [][2]string{{"sources", "hash"}, {"chunks", "text"}} {
+			if got := hasColumn(t, c[0], c[1]); got != want {
+				t.Errorf("%s: %s.%s exists: %v; want %v", when, c[0], c[1], got, want)
+			}
 		}
 	}
 
@@ -59,6 +68,7 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 		t.Fatalf("Up: %v", err)
 	}
 	columns("after Up", true, true)
+	knowledge("after Up", true)
 	rows, err := db.QueryContext(ctx, `
 		SELECT thread_ts, workflow, workflow_status, workflow_started_by FROM conversations ORDER BY thread_ts`)
 	if err != nil {
@@ -81,6 +91,11 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 		t.Errorf("workflow columns after Up = %q; want %q", got, want)
 	}
 
+	if _, err := p.DownTo(ctx, 3); err != nil {
+		t.Fatalf("down to 3: %v", err)
+	}
+	columns("after down to 3", true, true)
+	knowledge("after down to 3", false)
 	if _, err := p.DownTo(ctx, 2); err != nil {
 		t.Fatalf("down to 2: %v", err)
 	}
@@ -96,6 +111,7 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 		t.Fatalf("Up again: %v", err)
 	}
 	columns("after Up again", true, true)
+	knowledge("after Up again", true)
 }
 
 // DeleteIdleCascades checks in the database itself that DeleteIdle leaves no messages

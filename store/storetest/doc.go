@@ -10,6 +10,11 @@
 //		storetest.Run(t, func(t *testing.T) conversation.Store { return mustOpen(t) })
 //	}
 //
+// RunKnowledge and BenchKnowledgeSearch do the same for conversation.Knowledge, which
+// both backends' stores implement as well: ingest, replace, delete, the listing of
+// sources, and search (ranking, Unicode, query syntax that must not be interpreted,
+// limits), and the latency of a search among 10,000 chunks (p50 and p99).
+//
 // RunReplicas runs the tests of several stores on one database (a backend passes a
 // function that opens another store on the database of its test), and DeleteIdleCascades
 // and MigrationsDown look into the database itself, through a connection the backend

@@ -14,6 +14,9 @@
 //     return into the results and errors that conversation.Store and the backends
 //     document, wrapped as both backends wrap them. RowsAffected folds an Exec and its
 //     row count into one error.
+//   - The methods of conversation.Knowledge less their SQL: ReplaceSource (which checks
+//     and numbers the chunks), DeleteSource, Sources and Search (which bounds the query
+//     and the limit), with the row types SourceRow and PassageRow.
 //   - Migrations, the goose Provider of a backend's embedded schema.
 //
 // What differs stays in the backends: the SQL (placeholders, dialect, Postgres's

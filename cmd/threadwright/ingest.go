@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/knowledge"
+	"github.com/threadwright/threadwright/store"
+)
+
+const ingestUsage = `Usage:
+  threadwright ingest PATH...             load documents into the knowledge base: Markdown (.md, .markdown),
+                                          text (.txt) and HTML (.html, .htm) files, and directories of them,
+                                          recursively; a changed file's chunks are replaced, an unchanged
+                                          file is left as it is
+  threadwright ingest --list              list the ingested sources
+  threadwright ingest --delete SOURCE...  remove sources (as --list names them) and their chunks
+
+A source is named by its path as given, cleaned: ingest from the directory you will ingest
+from again. The knowledge base is in the store that DATABASE_URL names (the SQLite file in
+DATA_DIR when unset); the search_knowledge tool searches it. Files that cannot be read, are
+not UTF-8 text or are larger than 10 MiB are skipped with a reason.
+`
+
+// runIngest runs "threadwright ingest ARGS" (args are what follows "ingest"): it
+// loads the documents that args name into the knowledge base (knowledge.Ingest), or
+// lists (--list) or deletes (--delete SOURCE...) its sources, in the store that
+// StoreConfig selects. What it did goes to stdout, usage and the store's log line to
+// stderr; the error is what main prints before exiting non-zero. A skipped file is
+// reported, not an error.
+func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	flags := flag.NewFlagSet("ingest", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	list := flags.Bool("list", false, "list the ingested sources")
+	del := flags.Bool("delete", false, "remove the sources named")
+	if err := flags.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, ingestUsage)
+			return nil
+		}
+		fmt.Fprint(stderr, ingestUsage)
+		return fmt.Errorf("ingest: %w", err)
+	}
+	rest := flags.Args()
+	var usageErr string
+	switch {
+	case *list && *del:
+		usageErr = "--list and --delete go alone"
+	case *list && len(rest) > 0:
+		usageErr = fmt.Sprintf("--list takes no argument, got %q", rest[0])
+	case *del && len(rest) == 0:
+		usageErr = "--delete needs the sources to delete"
+	case !*list && len(rest) == 0:
+		usageErr = "missing PATH"
+	}
+	if usageErr != "" {
+		fmt.Fprint(stderr, ingestUsage)
+		return errors.New("ingest: " + usageErr)
+	}
+
+	kb, closeStore, err := openKnowledge(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *list:
+		err = listSources(ctx, kb, stdout)
+	case *del:
+		err = deleteSources(ctx, kb, rest, stdout)
+	default:
+		err = ingest(ctx, kb, rest, stdout)
+	}
+	return errors.Join(err, closeStore())
+}
+
+// openKnowledge opens the store that StoreConfig selects, as `threadwright migrate`
+// does, and returns it as a conversation.Knowledge with the function that closes it.
+func openKnowledge(ctx context.Context, stderr io.Writer) (conversation.Knowledge, func() error, error) {
+	var c StoreConfig
+	if err := LoadConfig(&c); err != nil {
+		return nil, nil, err
+	}
+	st, err := store.Open(ctx, c.DatabaseURL, c.DataDir, newLogger(stderr, "info", "text"))
+	if err != nil {
+		return nil, nil, err
+	}
+	kb, ok := st.(conversation.Knowledge)
+	if !ok {
+		return nil, nil, errors.Join(fmt.Errorf("ingest: the store (%T) has no knowledge base", st), st.Close())
+	}
+	return kb, st.Close, nil
+}
+
+// ingest loads paths into kb, printing a line per document and a summary.
+func ingest(ctx context.Context, kb conversation.Knowledge, paths []string, stdout io.Writer) error {
+	r, err := knowledge.Ingest(ctx, kb, paths, func(format string, args ...any) {
+		fmt.Fprintf(stdout, format+"\n", args...)
+	})
+	fmt.Fprintln(stdout, r)
+	if err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	return nil
+}
+
+// listSources prints kb's sources as a table, and their totals.
+func listSources(ctx context.Context, kb conversation.Knowledge, stdout io.Writer) error {
+	infos, err := kb.Sources(ctx)
+	if err != nil {
+		return fmt.Errorf("ingest --list: %w", err)
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(stdout, "no sources ingested (threadwright ingest PATH... adds them)")
+		return nil
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tCHUNKS\tINGESTED\tHASH")
+	chunks := 0
+	for _, s := range infos {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.12s\n", s.Source, s.Chunks, s.IngestedAt.UTC().Format("2006-01-02 15:04 UTC"), s.Hash)
+		chunks += s.Chunks
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d sources, %d chunks\n", len(infos), chunks)
+	return nil
+}
+
+// deleteSources deletes each source in sources from kb (cleaned as ingest names them:
+// ./docs/a.md is docs/a.md), printing a line for each. Sources that do not exist are
+// named in the error, after the others are deleted; another error stops at once.
+func deleteSources(ctx context.Context, kb conversation.Knowledge, sources []string, stdout io.Writer) error {
+	var missing []string
+	for _, s := range sources {
+		s = filepath.ToSlash(filepath.Clean(s))
+		err := kb.DeleteSource(ctx, s)
+		switch {
+		case errors.Is(err, conversation.ErrNotFound):
+			missing = append(missing, fmt.Sprintf("%q", s))
+		case err != nil:
+			return fmt.Errorf("ingest --delete: %w", err)
+		default:
+			fmt.Fprintf(stdout, "deleted %s\n", s)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("ingest --delete: no source %s (threadwright ingest --list names them)", strings.Join(missing, ", "))
+	}
+	return nil
+}
