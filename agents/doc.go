@@ -31,7 +31,9 @@
 //
 // Tools implement Tool (Run(ctx, args) (string, error)); ToolFunc adapts a function and
 // InferTool derives a JSON schema from a Go struct. RegisterBuiltins adds current_time
-// and calculate; FetchURLTool and WebSearchTool are the web tools.
+// and calculate; FetchURLTool and WebSearchTool are the web tools; KnowledgeTool
+// (search_knowledge) searches the knowledge base. Package agents/mcp adds the tools of
+// MCP servers.
 //
 // Planner is the second strategy (understand → plan → execute dependent tasks in
 // parallel → reflect → answer), and Router picks a strategy per deployment, channel or
