@@ -206,6 +206,10 @@ func (c Completion) Message() openai.ChatCompletionMessage {
 // wrapped: errors.As finds *openai.APIError (HTTPStatusCode, Message) for an HTTP error,
 // and errors.Is finds ErrTimeout for a timeout. A cut-off answer (finish_reason
 // "length") is not an error: see Completion.Truncated.
+//
+// When ctx carries a conversation.TextSink (WithTextSink), it is given the content
+// deltas of every attempt as they arrive (not refusals nor tool-call arguments), and
+// Reset before each retry.
 func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest) (Completion, error) {
 	req.Stream = true
 	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
@@ -218,8 +222,12 @@ func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest)
 		backoff.WithMaxElapsedTime(0), // bounded below, Retry-After included
 	)
 	start := time.Now()
+	sink := textSinkFrom(ctx)
 	for attempt := 1; ; attempt++ {
-		comp, retryAfter, err := c.attempt(ctx, req)
+		if sink != nil && attempt > 1 {
+			sink.Reset() // the text of the failed attempt is void
+		}
+		comp, retryAfter, err := c.attempt(ctx, req, sink)
 		comp.Attempts = attempt
 		if err == nil || errors.Is(err, ErrEmptyResponse) {
 			return comp, err
@@ -252,7 +260,7 @@ func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest)
 
 // attempt makes one streamed call. retryAfter is the server's Retry-After hint of a
 // failed HTTP response (0 without one).
-func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest) (comp Completion, retryAfter time.Duration, err error) {
+func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, sink conversation.TextSink) (comp Completion, retryAfter time.Duration, err error) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	hint := new(retryHint)
@@ -281,12 +289,36 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest) 
 			return Completion{}, 0, fmt.Errorf("read stream: %w", err)
 		}
 		a.add(&chunk)
+		if sink != nil {
+			for i := range chunk.Choices {
+				if d := chunk.Choices[i].Delta.Content; chunk.Choices[i].Index == 0 && d != "" {
+					sink.Write(d)
+				}
+			}
+		}
 	}
 	comp = a.completion()
 	if comp.Content == "" && len(comp.ToolCalls) == 0 {
 		return comp, 0, ErrEmptyResponse
 	}
 	return comp, 0, nil
+}
+
+type textSinkKey struct{}
+
+// WithTextSink returns ctx carrying sink, to which Client.Complete reports the content
+// of its completions as it streams (see Complete). A nil sink returns ctx unchanged.
+func WithTextSink(ctx context.Context, sink conversation.TextSink) context.Context {
+	if sink == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, textSinkKey{}, sink)
+}
+
+// textSinkFrom returns the sink ctx carries, or nil.
+func textSinkFrom(ctx context.Context) conversation.TextSink {
+	s, _ := ctx.Value(textSinkKey{}).(conversation.TextSink)
+	return s
 }
 
 // retryable reports whether a failed attempt may succeed when tried again.

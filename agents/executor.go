@@ -117,6 +117,9 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 // Execute answers p: it calls the model with the tools (tool_choice "auto") until the
 // model answers without tool calls, running each response's tool calls in parallel
 // and feeding their results back. progress, if not nil, is told which tools run.
+// p.AnswerSink, if not nil, is given the model's text as it streams (WithTextSink),
+// and Reset when a completion calls tools, so that what it holds at the end is the
+// answer.
 //
 // The findings are Truncated when the answer was cut off (finish_reason "length": the
 // partial text is kept) or the step bound or token budget ended the loop. An empty
@@ -147,7 +150,7 @@ func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress 
 		if len(tools) > 0 {
 			req.ToolChoice = "auto"
 		}
-		comp, err := e.complete(ctx, log, req, &f, false)
+		comp, err := e.complete(ctx, log, req, &f, false, p.AnswerSink)
 		if err != nil {
 			return f, err
 		}
@@ -155,6 +158,9 @@ func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress 
 			f.Answer = comp.Content
 			f.Truncated = comp.Truncated
 			return f, nil
+		}
+		if p.AnswerSink != nil && comp.Content != "" {
+			p.AnswerSink.Reset() // text written before tool calls is not the answer
 		}
 
 		progress(runningStatus(comp.ToolCalls))
@@ -181,7 +187,7 @@ func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress 
 	}
 	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: final})
 	progress("Writing the answer…")
-	comp, err := e.complete(ctx, log, openai.ChatCompletionRequest{Model: e.model, Messages: msgs}, &f, true)
+	comp, err := e.complete(ctx, log, openai.ChatCompletionRequest{Model: e.model, Messages: msgs}, &f, true, p.AnswerSink)
 	if err != nil {
 		return f, err
 	}
@@ -191,10 +197,14 @@ func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress 
 }
 
 // complete makes one model call for the loop, counting it and its usage in f. An empty
-// response (one without text when needText is set) is retried once.
-func (e *Executor) complete(ctx context.Context, log *slog.Logger, req openai.ChatCompletionRequest, f *conversation.Findings, needText bool) (Completion, error) {
+// response (one without text when needText is set) is retried once. sink, when not
+// nil, is given the call's text as it streams (Reset before an asked-again call).
+func (e *Executor) complete(ctx context.Context, log *slog.Logger, req openai.ChatCompletionRequest, f *conversation.Findings, needText bool, sink conversation.TextSink) (Completion, error) {
 	for try := 1; ; try++ {
-		comp, err := e.client.Complete(ctx, req)
+		if sink != nil && try > 1 {
+			sink.Reset()
+		}
+		comp, err := e.client.Complete(WithTextSink(ctx, sink), req)
 		f.Steps++
 		f.Usage = f.Usage.Add(comp.Usage)
 		if err == nil && strings.TrimSpace(comp.Content) == "" && (needText || len(comp.ToolCalls) == 0) {

@@ -260,3 +260,53 @@ func threadOption(ts string) slack.MsgOption {
 	}
 	return slack.MsgOptionTS(ts)
 }
+
+var _ conversation.StreamingMessenger = (*Messenger)(nil)
+
+// StartStream starts a streamed reply in the thread of key with chat.startStream,
+// addressed to userID (recipient_user_id, with the team as recipient_team_id, which
+// Slack requires outside DMs). Errors: Slack's, such as not_allowed or
+// missing_recipient_user_id; the conversation then posts its reply with PostReply.
+func (m *Messenger) StartStream(ctx context.Context, key conversation.Key, userID string) (conversation.Stream, error) {
+	opts := []slack.MsgOption{slack.MsgOptionTS(key.ThreadTS)}
+	if userID != "" {
+		opts = append(opts, slack.MsgOptionRecipientUserID(userID))
+	}
+	if team := key.TeamID; team != "" || m.me.TeamID != "" {
+		if team == "" {
+			team = m.me.TeamID
+		}
+		opts = append(opts, slack.MsgOptionRecipientTeamID(team))
+	}
+	_, ts, err := m.api.StartStreamContext(ctx, key.ChannelID, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("chat.startStream: %w", err)
+	}
+	return &stream{api: m.api, channel: key.ChannelID, ts: ts}, nil
+}
+
+// stream is a message streamed with chat.appendStream and ended with chat.stopStream.
+type stream struct {
+	api     *slack.Client
+	channel string
+	ts      string
+}
+
+// Append adds markdown to the message with chat.appendStream (markdown_text).
+func (s *stream) Append(ctx context.Context, markdown string) error {
+	if markdown == "" {
+		return nil
+	}
+	if _, _, err := s.api.AppendStreamContext(ctx, s.channel, s.ts, slack.MsgOptionMarkdownText(markdown)); err != nil {
+		return fmt.Errorf("chat.appendStream: %w", err)
+	}
+	return nil
+}
+
+// Stop ends the message with chat.stopStream and returns its ts.
+func (s *stream) Stop(ctx context.Context) (string, error) {
+	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts); err != nil {
+		return s.ts, fmt.Errorf("chat.stopStream: %w", err)
+	}
+	return s.ts, nil
+}

@@ -95,6 +95,26 @@ type Messenger interface {
 	UserLocale(ctx context.Context, userID string) (string, error)
 }
 
+// StreamingMessenger is implemented by a Messenger that can stream a reply into the
+// thread as it is written (Slack's chat.startStream, chat.appendStream,
+// chat.stopStream). The assistant turn uses it when the Messenger has it.
+type StreamingMessenger interface {
+	// StartStream starts a streamed bot message in the thread of key, addressed to
+	// userID (the person who asked). An error means streaming is refused here: the
+	// turn posts its reply with PostReply instead.
+	StartStream(ctx context.Context, key Key, userID string) (Stream, error)
+}
+
+// Stream is a message being streamed (see StreamingMessenger).
+type Stream interface {
+	// Append adds markdown (Markdown, not mrkdwn) to the message. An error ends the
+	// streaming: the caller stops the stream and falls back.
+	Append(ctx context.Context, markdown string) error
+	// Stop ends the message and returns its ts (known even when Stop fails, once the
+	// stream was started).
+	Stop(ctx context.Context) (ts string, err error)
+}
+
 // Prompt is what the assistant pipeline is asked: the conversation so far and the new
 // request.
 type Prompt struct {
@@ -109,6 +129,22 @@ type Prompt struct {
 	// Entities are the items recently discussed (returned by tools), most recent
 	// first, so that "the first one" or "that ticket" can be resolved.
 	Entities []Entity
+	// AnswerSink, when not nil, receives the text of the executor's model calls as it
+	// streams (content only, never tool-call arguments), so the answer can be shown
+	// while it is written. It is optional: an executor may ignore it (the planner
+	// does). See TextSink for the protocol.
+	AnswerSink TextSink
+}
+
+// TextSink receives a model's answer as it streams. Write is given each piece of
+// content in order; Reset says that the text written since the last Reset is void (a
+// retried model call starts again, or a completion turned out to call tools rather
+// than answer), so what follows is a new text. After the executor returns, the text
+// written since the last Reset is the final answer (Findings.Answer). Calls come from
+// one goroutine at a time.
+type TextSink interface {
+	Reset()
+	Write(delta string)
 }
 
 // Entity is an item a tool returned (a record, a document, a ticket), remembered in

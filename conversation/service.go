@@ -61,6 +61,9 @@ type Config struct {
 	// ThreadContextMessages bounds the earlier human messages read from Slack when the
 	// bot is first mentioned inside an existing thread (default 50).
 	ThreadContextMessages int
+	// NoStreaming turns off streaming the assistant's answer into the thread as it is
+	// written; it is on by default where the Messenger is a StreamingMessenger.
+	NoStreaming bool
 	// MaxPromptChars bounds one message's text as given to the model (default 16,000
 	// characters); longer texts are stored whole and clipped in the prompt with a note.
 	MaxPromptChars int

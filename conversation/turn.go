@@ -107,6 +107,10 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
 	}
+	stream := s.newAnswerStream(ctx, log, in.Key, msg.UserID)
+	if stream != nil {
+		prompt.AnswerSink = stream
+	}
 	out, err := s.answer(ctx, log, prompt, prog.report)
 	reply, usage, meta := out.text, out.usage, out.meta
 	s.running.freeze(in.Key)
@@ -116,11 +120,17 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
+		if stream != nil {
+			stream.stop()
+		}
 		prog.finish(ctx, "⏹ "+stoppedNote(by))
 		return s.reply(ctx, log, in, cp, append(earlier, user), stoppedNote(by), usage, nil, nil)
 	}
 	if err != nil {
 		if s.ctx.Err() != nil {
+			if stream != nil {
+				stream.stop()
+			}
 			s.clearStatus(log, in.Key)
 			s.release(log, in.ID)
 			return err // shutting down: the input stays pending and resumes after restart
@@ -132,6 +142,22 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 	if len(out.outOfScope) > 0 {
 		reply = outOfScopeReply(out.outOfScope)
 		log.Info("items out of scope", "count", len(out.outOfScope))
+	}
+	if stream != nil {
+		answer := out.answer
+		if err != nil || len(out.outOfScope) > 0 {
+			answer = "" // the reply is not the streamed answer
+		}
+		ts, handled, perr := stream.end(ctx, reply, answer, out.truncated)
+		if handled {
+			if perr != nil {
+				log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
+			}
+			s.clearStatus(log, in.Key)
+			return s.record(ctx, in, cp, append(earlier, user), reply, ts, usage, meta, func(st *State) {
+				st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
+			})
+		}
 	}
 	return s.reply(ctx, log, in, cp, append(earlier, user), reply, usage, meta, func(st *State) {
 		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
@@ -157,6 +183,10 @@ type outcome struct {
 	meta       json.RawMessage // the tool-call record
 	entities   []Entity
 	outOfScope []Entity
+	// answer is the executor's answer that text was synthesized from ("" when text is
+	// something else, such as the scope check's refusal), and truncated its Truncated.
+	answer    string
+	truncated bool
 }
 
 // answer runs scope check → executor → synthesizer. progress is told what the
@@ -187,6 +217,7 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progre
 		out.meta, _ = json.Marshal(turnMeta{ToolCalls: f.ToolCalls, Steps: f.Steps, Truncated: f.Truncated})
 	}
 	out.entities, out.outOfScope = f.Entities, f.OutOfScope
+	out.answer, out.truncated = f.Answer, f.Truncated
 	return out, nil
 }
 
@@ -251,6 +282,12 @@ func (s *Service) reply(ctx context.Context, log *slog.Logger, in Input, cp *Che
 		log.Error("reply not posted; saving it in the checkpoint", "error", err)
 	}
 	s.clearStatus(log, in.Key)
+	return s.record(ctx, in, cp, msgs, text, ts, usage, meta, update)
+}
+
+// record saves a turn whose reply text is in the thread already, its last message at
+// ts (see reply).
+func (s *Service) record(ctx context.Context, in Input, cp *Checkpoint, msgs []Message, text, ts string, usage Usage, meta json.RawMessage, update func(*State)) error {
 	msgs = append(msgs, Message{
 		Role: RoleAssistant, Text: text, SlackTS: ts, Meta: meta,
 		PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens,

@@ -200,6 +200,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		MaxConcurrentTurns: c.MaxConcurrentTurns,
 		HistoryMessages:    c.HistoryMessages,
 		TurnTimeout:        c.TurnTimeout,
+		NoStreaming:        !c.StreamAnswers,
 	})
 	if err != nil {
 		return err

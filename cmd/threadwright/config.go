@@ -54,6 +54,8 @@ type Config struct {
 	Strategy         string `envconfig:"STRATEGY" default:"react" desc:"how the assistant works: react (one tool-calling loop), planner (understand, plan dependent tasks, run them in parallel, reflect, answer) or auto (the small model picks per question)"`
 	StrategyChannels string `envconfig:"STRATEGY_CHANNELS" desc:"per-channel strategies, e.g. C123:planner,C456:react"`
 
+	StreamAnswers bool `envconfig:"STREAM_ANSWERS" default:"true" desc:"stream the assistant's answer into the thread as it is written (chat.startStream); where Slack refuses, the answer is posted when done"`
+
 	MCPConfig string `envconfig:"MCP_CONFIG" desc:"YAML file of MCP servers whose tools the agent may call (see README); unset: none"`
 
 	FetchAllowPrivate bool          `envconfig:"FETCH_ALLOW_PRIVATE" default:"false" desc:"let fetch_url reach private, loopback and link-local addresses (also cloud metadata endpoints: use with care)"`

@@ -79,6 +79,7 @@ func (h *harness) start() {
 		"TOOL_TIMEOUT": "2s", "MODEL_TIMEOUT": "20s", "SHUTDOWN_TIMEOUT": "5s",
 		"SCOPE_DESCRIPTION": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "",
 		"WORKFLOWS_DIR": "", "APPROVER_USER_IDS": "",
+		"STREAM_ANSWERS": "false", // tests of streaming turn it on
 	}
 	for k, v := range h.env {
 		env[k] = v

@@ -1,0 +1,234 @@
+package conversation
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Streaming limits of an assistant turn's answer.
+const (
+	// streamInterval is the least time between two appends to a streamed answer, and
+	// streamChunk the buffered characters that flush it sooner: chat.appendStream is
+	// rate limited.
+	streamInterval = time.Second
+	streamChunk    = 1000
+	// streamLimit is the most characters streamed into one message; the rest of a
+	// longer answer is posted with PostReply, so no message passes Slack's limits.
+	streamLimit = 3500
+	// streamCallTimeout bounds one call to the streaming messenger.
+	streamCallTimeout = 10 * time.Second
+)
+
+// answerStream streams the executor's answer into the thread (a TextSink): it starts
+// a stream at the first text, buffers the deltas and appends them at most once per
+// streamInterval or when streamChunk characters are waiting, up to streamLimit
+// characters. Any failure turns streaming off for the rest of the turn; the turn then
+// replies as without streaming (end).
+type answerStream struct {
+	s      *Service
+	log    *slog.Logger
+	ctx    context.Context // the turn's, without its cancellation
+	sm     StreamingMessenger
+	key    Key
+	userID string
+
+	mu     sync.Mutex
+	st     Stream          // once started
+	failed bool            // streaming refused or broken: no more appends
+	stale  bool            // text was appended that a Reset voided
+	full   bool            // streamLimit reached: the rest goes to PostReply
+	sent   strings.Builder // the text appended to the stream
+	buf    strings.Builder // text waiting to be appended
+	at     time.Time       // the last append
+}
+
+// newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
+func (s *Service) newAnswerStream(ctx context.Context, log *slog.Logger, key Key, userID string) *answerStream {
+	sm, ok := s.cfg.Messenger.(StreamingMessenger)
+	if !ok || s.cfg.NoStreaming {
+		return nil
+	}
+	return &answerStream{s: s, log: log, ctx: context.WithoutCancel(ctx), sm: sm, key: key, userID: userID}
+}
+
+// Write implements TextSink.
+func (a *answerStream) Write(delta string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.failed || a.full || a.stale || delta == "" {
+		return
+	}
+	a.buf.WriteString(delta)
+	if a.st == nil {
+		ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
+		st, err := a.sm.StartStream(ctx, a.key, a.userID)
+		cancel()
+		if err != nil {
+			a.log.Info("answer not streamed; it will be posted when done", "error", err)
+			a.failed = true
+			return
+		}
+		a.st, a.at = st, a.s.cfg.Now()
+	}
+	if utf8.RuneCountInString(a.buf.String()) >= streamChunk || a.s.cfg.Now().Sub(a.at) >= streamInterval {
+		a.flushLocked()
+	}
+}
+
+// Reset implements TextSink. Text already appended cannot be taken back: the stream
+// then stops growing, and end replaces it with the reply.
+func (a *answerStream) Reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.buf.Reset()
+	if a.sent.Len() > 0 {
+		a.stale = true
+	}
+}
+
+// flushLocked appends the buffered text, cut at streamLimit.
+func (a *answerStream) flushLocked() {
+	chunk := a.buf.String()
+	a.buf.Reset()
+	if chunk == "" || a.failed || a.full || a.stale {
+		return
+	}
+	if room := streamLimit - utf8.RuneCountInString(a.sent.String()); utf8.RuneCountInString(chunk) > room {
+		chunk = cutMarkdown(a.sent.String(), chunk, room)
+		a.full = true
+		if chunk == "" {
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
+	defer cancel()
+	if err := a.st.Append(ctx, chunk); err != nil {
+		a.log.Info("answer streaming failed; the reply will be posted", "error", err)
+		a.failed = true
+		return
+	}
+	a.sent.WriteString(chunk)
+	a.at = a.s.cfg.Now()
+}
+
+// stop ends the stream, if one was started, without adding the buffered text, and
+// returns its ts ("" when none was started).
+func (a *answerStream) stop() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.stopLocked()
+}
+
+func (a *answerStream) stopLocked() string {
+	if a.st == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
+	defer cancel()
+	ts, err := a.st.Stop(ctx)
+	if err != nil {
+		a.log.Warn("answer stream not stopped", "error", err)
+	}
+	a.st = nil
+	a.failed = true
+	return ts
+}
+
+// end finishes the stream for a turn whose reply is reply; answer is the raw answer
+// reply was made from ("" when the reply is something else: a refusal, an error). It
+// returns handled false when nothing was streamed: the caller
+// posts reply as usual. Otherwise the reply is in the thread, and ts is the ts of its
+// last message: the streamed message when it holds the whole answer, then, for a
+// longer answer, the rest (converted with Config.Format) posted with PostReply; a streamed message that does not
+// match reply (the answer changed, streaming broke, a truncated answer's note) is
+// replaced with reply's beginning by chat.update, its rest posted with PostReply.
+func (a *answerStream) end(ctx context.Context, reply, answer string, truncated bool) (ts string, handled bool, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.st == nil {
+		return "", false, nil
+	}
+	match := !a.failed && !a.stale && !truncated && answer != "" && strings.HasPrefix(answer, a.sent.String()+a.buf.String())
+	if match {
+		a.flushLocked()
+		match = !a.failed && strings.HasPrefix(answer, a.sent.String())
+	}
+	sent := a.sent.String()
+	ts = a.stopLocked()
+	if ts == "" {
+		return "", false, nil
+	}
+	if match && sent != "" {
+		rest := answer[len(sent):]
+		if strings.TrimSpace(rest) == "" {
+			return ts, true, nil
+		}
+		text := rest
+		if a.s.cfg.Format != nil {
+			text = a.s.cfg.Format(rest)
+		}
+		last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, text)
+		if last == "" {
+			last = ts
+		}
+		return last, true, err
+	}
+	// Replace what was streamed with the reply.
+	head, tail := splitHead(reply, streamLimit)
+	if err := a.s.cfg.Messenger.UpdateCard(ctx, a.key, ts, Card{Text: head}); err != nil {
+		a.log.Warn("streamed message not replaced; posting the reply", "error", err)
+		last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, reply)
+		return last, true, err
+	}
+	if strings.TrimSpace(tail) == "" {
+		return ts, true, nil
+	}
+	last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, tail)
+	if last == "" {
+		last = ts
+	}
+	return last, true, err
+}
+
+// cutMarkdown returns the beginning of chunk, at most room characters, that ends at
+// a paragraph, line or word boundary outside a code block (prior is the text before
+// chunk), or all room characters when there is no such boundary.
+func cutMarkdown(prior, chunk string, room int) string {
+	if room <= 0 {
+		return ""
+	}
+	end := len(chunk)
+	n := 0
+	for i := range chunk {
+		if n == room {
+			end = i
+			break
+		}
+		n++
+	}
+	head := chunk[:end]
+	fences := strings.Count(prior, "```")
+	for _, sep := range []string{"\n\n", "\n", " "} {
+		for i := strings.LastIndex(head, sep); i > 0; i = strings.LastIndex(head[:i], sep) {
+			if (fences+strings.Count(head[:i], "```"))%2 == 0 {
+				return head[:i+len(sep)]
+			}
+		}
+	}
+	return head
+}
+
+// splitHead splits text (mrkdwn) into a first part of at most n characters, ending at
+// a paragraph, line or word boundary outside a code block where there is one, and the
+// rest.
+func splitHead(text string, n int) (head, tail string) {
+	if utf8.RuneCountInString(text) <= n {
+		return text, ""
+	}
+	head = cutMarkdown("", text, n)
+	return head, text[len(head):]
+}
