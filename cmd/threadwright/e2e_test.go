@@ -781,13 +781,33 @@ func TestE2EFetchURLRefusesLoopback(t *testing.T) {
 }
 
 // TestE2EPlannerWithADependentTask runs the planner strategy through the real
-// program: understand → plan (B depends on A) → tasks → reflect → answer; B's task
-// request carries A's result.
+// program: understand → plan (B depends on A) → tasks → reflect → answer. Task A calls
+// two tools in parallel, one failing; B's task request carries A's result.
 func TestE2EPlannerWithADependentTask(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
 	h.env["STRATEGY"] = "planner"
+	both := newBarrier(2)
+	h.tools = func(r *agents.Registry) error {
+		params := json.RawMessage(`{"type":"object","properties":{}}`)
+		r.MustRegister(agents.ToolSpec{Name: "calendar", Description: "Reads the calendar", Category: "Test", Parameters: params},
+			agents.ToolFunc(func(ctx context.Context, _ json.RawMessage) (string, error) {
+				if err := both.wait(ctx); err != nil {
+					return "", err
+				}
+				return "launch: March 3", nil
+			}))
+		r.MustRegister(agents.ToolSpec{Name: "wiki", Description: "Reads the wiki", Category: "Test", Parameters: params},
+			agents.ToolFunc(func(ctx context.Context, _ json.RawMessage) (string, error) {
+				if err := both.wait(ctx); err != nil {
+					return "", err
+				}
+				return "", errors.New("wiki is down")
+			}))
+		return nil
+	}
 	var mu sync.Mutex
 	var taskBSawA bool
+	var taskAResults []string
 	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
 		call := func(name, args string) openaitest.Response {
 			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: name, Arguments: args}}}
@@ -810,7 +830,15 @@ func TestE2EPlannerWithADependentTask(t *testing.T) {
 			mu.Unlock()
 			return openaitest.Response{Text: "RESULT-B: 12 days"}
 		case strings.Contains(task, "## The task (a)"):
-			return openaitest.Response{Text: "RESULT-A: the launch is on March 3"}
+			if results := r.ToolResults(); len(results) > 0 {
+				mu.Lock()
+				for _, m := range results {
+					taskAResults = append(taskAResults, m.Content)
+				}
+				mu.Unlock()
+				return openaitest.Response{Text: "RESULT-A: the launch is on March 3"}
+			}
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "calendar", Arguments: "{}"}, {Name: "wiki", Arguments: "{}"}}}
 		}
 		return openaitest.Response{Text: "The launch is on March 3, in 12 days."}
 	})
@@ -828,6 +856,11 @@ func TestE2EPlannerWithADependentTask(t *testing.T) {
 	defer mu.Unlock()
 	if !taskBSawA {
 		t.Fatal("task b ran without task a's result")
+	}
+	// Task a's two tools ran at once (the barrier), and the failing one's error went
+	// back to the model as its result.
+	if got := strings.Join(taskAResults, " | "); !strings.Contains(got, "launch: March 3") || !strings.Contains(got, "wiki is down") {
+		t.Fatalf("task a's tool results: %s", got)
 	}
 }
 
