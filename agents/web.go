@@ -21,6 +21,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/threadwright/threadwright/internal/htmltext"
 )
 
 // WebCategory is the category of the web tools, fetch_url and web_search.
@@ -657,9 +659,8 @@ func htmlToText(doc string, base *url.URL) (title, text string) {
 		w          textWriter
 		titleText  strings.Builder
 		inTitle    bool
-		skipTag    string // the element being skipped, when skipDepth > 0
-		skipDepth  int
-		contentDep int // open article and main elements
+		skip       htmltext.Skip // the element being skipped
+		contentDep int           // open article and main elements
 		preDepth   int
 		listDepth  int
 		cells      int // cells written in the current table row
@@ -672,14 +673,7 @@ func htmlToText(doc string, base *url.URL) (title, text string) {
 			break // io.EOF: the tokenizer reads from a string
 		}
 		tok := z.Token()
-		if skipDepth > 0 {
-			switch {
-			case tok.Data != skipTag:
-			case tt == html.StartTagToken:
-				skipDepth++
-			case tt == html.EndTagToken:
-				skipDepth--
-			}
+		if skip.Token(tt, tok.Data) {
 			continue
 		}
 		switch tt {
@@ -695,7 +689,7 @@ func htmlToText(doc string, base *url.URL) (title, text string) {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			a := tok.DataAtom
 			if tt == html.StartTagToken && !voidElement(a) && skipElement(tok, contentDep) {
-				skipTag, skipDepth = tok.Data, 1
+				skip.Start(tok.Data)
 				continue
 			}
 			switch a {
@@ -833,9 +827,11 @@ func attr(tok html.Token, key string) string {
 // navigation, forms' controls, embedded media, hidden elements, and header and
 // footer outside article and main (contentDepth 0).
 func skipElement(tok html.Token, contentDepth int) bool {
+	if htmltext.NonContent(tok.DataAtom) {
+		return true
+	}
 	switch tok.DataAtom {
-	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Nav, atom.Svg, atom.Math,
-		atom.Iframe, atom.Object, atom.Canvas, atom.Select, atom.Button, atom.Textarea, atom.Dialog:
+	case atom.Math, atom.Select, atom.Button, atom.Textarea, atom.Dialog:
 		return true
 	case atom.Header, atom.Footer:
 		if contentDepth == 0 {
@@ -881,25 +877,7 @@ type textWriter struct {
 }
 
 // words writes text with its whitespace collapsed.
-func (w *textWriter) words(s string) {
-	if s == "" {
-		return
-	}
-	first, _ := utf8.DecodeRuneInString(s)
-	last, _ := utf8.DecodeLastRuneInString(s)
-	if unicode.IsSpace(first) {
-		w.space = true
-	}
-	for i, f := range strings.Fields(s) {
-		if i > 0 {
-			w.space = true
-		}
-		w.write(f)
-	}
-	if unicode.IsSpace(last) {
-		w.space = true
-	}
-}
+func (w *textWriter) words(s string) { htmltext.Words(s, &w.space, w.write) }
 
 // raw writes s as it is (preformatted text, markers).
 func (w *textWriter) raw(s string) {

@@ -5,11 +5,11 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/threadwright/threadwright/internal/htmltext"
 )
 
 // HTMLToMarkdown returns the readable text of an HTML document as Markdown, for
@@ -28,8 +28,7 @@ func HTMLToMarkdown(r io.Reader) (string, error) {
 	var (
 		w      mdWriter
 		title  string
-		skip   atom.Atom // the dropped element being skipped, or 0
-		depth  int       // how deep in skip's elements of that name
+		skip   htmltext.Skip // the dropped element being skipped
 		pre    *strings.Builder
 		lang   string // the language of pre's code, from its class language-…
 		lists  []int  // per open list: 0 for ul, else the next number of ol
@@ -52,7 +51,7 @@ func HTMLToMarkdown(r io.Reader) (string, error) {
 
 		case html.TextToken:
 			switch {
-			case skip != 0:
+			case skip.Skipping():
 			case pre != nil:
 				pre.Write(z.Text())
 			default:
@@ -62,15 +61,12 @@ func HTMLToMarkdown(r io.Reader) (string, error) {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, _ := z.TagName()
 			a := atom.Lookup(name)
-			if skip != 0 {
-				if a == skip && tt == html.StartTagToken {
-					depth++
-				}
+			if skip.Token(tt, string(name)) {
 				continue
 			}
-			if dropped[a] {
+			if dropped(a) {
 				if tt == html.StartTagToken {
-					skip, depth = a, 1
+					skip.Start(string(name))
 				}
 				continue
 			}
@@ -142,12 +138,7 @@ func HTMLToMarkdown(r io.Reader) (string, error) {
 		case html.EndTagToken:
 			name, _ := z.TagName()
 			a := atom.Lookup(name)
-			if skip != 0 {
-				if a == skip {
-					if depth--; depth == 0 {
-						skip = 0
-					}
-				}
+			if skip.Token(tt, string(name)) {
 				continue
 			}
 			switch {
@@ -200,12 +191,10 @@ func language(z *html.Tokenizer) string {
 	}
 }
 
-// dropped are the elements HTMLToMarkdown drops with their content: code, styling,
-// media, navigation and page furniture.
-var dropped = map[atom.Atom]bool{
-	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true,
-	atom.Svg: true, atom.Iframe: true, atom.Object: true, atom.Canvas: true,
-	atom.Nav: true, atom.Footer: true,
+// dropped reports the elements HTMLToMarkdown drops with their content: code,
+// styling, media, navigation (htmltext.NonContent) and page furniture (footer).
+func dropped(a atom.Atom) bool {
+	return htmltext.NonContent(a) || a == atom.Footer
 }
 
 // blocks are the elements that HTMLToMarkdown separates from what surrounds them by
@@ -248,25 +237,7 @@ func (w *mdWriter) paragraph() { w.brk = 2 }
 func (w *mdWriter) line() { w.brk = max(w.brk, 1) }
 
 // text writes s, its whitespace collapsed.
-func (w *mdWriter) text(s string) {
-	if s == "" {
-		return
-	}
-	first, _ := utf8.DecodeRuneInString(s)
-	last, _ := utf8.DecodeLastRuneInString(s)
-	if unicode.IsSpace(first) {
-		w.space = true
-	}
-	for i, f := range strings.Fields(s) {
-		if i > 0 {
-			w.space = true
-		}
-		w.word(f)
-	}
-	if unicode.IsSpace(last) {
-		w.space = true
-	}
-}
+func (w *mdWriter) text(s string) { htmltext.Words(s, &w.space, w.word) }
 
 // word writes s after the pending breaks and prefix, or a space.
 func (w *mdWriter) word(s string) {
