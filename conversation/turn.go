@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -138,7 +139,7 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		log.Error("answer failed", "error", err)
 		reply = ErrorReply(err)
 	}
-	prog.finish(ctx, "✓ "+prog.last())
+	prog.finish(ctx, doneNote(out.tools))
 	if len(out.outOfScope) > 0 {
 		reply = outOfScopeReply(out.outOfScope)
 		log.Info("items out of scope", "count", len(out.outOfScope))
@@ -187,6 +188,8 @@ type outcome struct {
 	// something else, such as the scope check's refusal), and truncated its Truncated.
 	answer    string
 	truncated bool
+	// tools are the names of the tools used, each once, in first-use order.
+	tools []string
 }
 
 // answer runs scope check → executor → synthesizer. progress is told what the
@@ -217,6 +220,11 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progre
 		out.meta, _ = json.Marshal(turnMeta{ToolCalls: f.ToolCalls, Steps: f.Steps, Truncated: f.Truncated})
 	}
 	out.entities, out.outOfScope = f.Entities, f.OutOfScope
+	for _, c := range f.ToolCalls {
+		if !slices.Contains(out.tools, c.Name) {
+			out.tools = append(out.tools, c.Name)
+		}
+	}
 	out.answer, out.truncated = f.Answer, f.Truncated
 	return out, nil
 }
@@ -364,10 +372,9 @@ type progressCard struct {
 	inputID string
 
 	// mu guards the fields below and serializes the calls to Slack.
-	mu     sync.Mutex
-	ts     string // the progress message, once posted
-	at     time.Time
-	status string
+	mu sync.Mutex
+	ts string    // the progress message, once posted
+	at time.Time // when it was last posted or updated
 }
 
 // report is the executor's Progress callback.
@@ -376,10 +383,9 @@ func (p *progressCard) report(status string) {
 	defer p.mu.Unlock()
 	now := p.s.cfg.Now()
 	if p.ts != "" && now.Sub(p.at) < statusInterval {
-		p.status = status
-		return
+		return // too soon after the last update (chat.update is rate limited)
 	}
-	p.at, p.status = now, status
+	p.at = now
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	p.s.setStatus(ctx, p.log, p.key, status)
@@ -402,13 +408,6 @@ func (p *progressCard) report(status string) {
 	}
 }
 
-// last returns the last step reported.
-func (p *progressCard) last() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.status
-}
-
 // finish replaces the progress message, if one was posted, with note and no button.
 func (p *progressCard) finish(ctx context.Context, note string) {
 	p.mu.Lock()
@@ -420,6 +419,14 @@ func (p *progressCard) finish(ctx context.Context, note string) {
 	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
 		p.log.Debug("progress message not finished", "error", err)
 	}
+}
+
+// doneNote closes the progress message of a finished turn.
+func doneNote(tools []string) string {
+	if len(tools) == 0 {
+		return "✓ Done"
+	}
+	return "✓ Used " + strings.Join(tools, ", ")
 }
 
 // stoppedNote is the reply of a stopped turn.

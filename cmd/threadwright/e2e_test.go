@@ -428,7 +428,7 @@ func TestE2EParallelToolsAndFailures(t *testing.T) {
 	if got := h.replies(general, ts, 2); got[1].Text != "Weather and traffic are clear; the other two sources failed." {
 		t.Fatalf("reply %q", got[1].Text)
 	}
-	if m, _ := h.emu.Message(general, h.emu.BotMessages(general, ts)[0].TS); !strings.Contains(m.Text, "✓ Running") {
+	if m, _ := h.emu.Message(general, h.emu.BotMessages(general, ts)[0].TS); !strings.Contains(m.Text, "✓ Used weather, traffic, broken, sleepy") {
 		t.Errorf("the progress message was not closed: %q", m.Text)
 	}
 	reqs := h.ai.Requests()
