@@ -638,43 +638,6 @@ func (r *planRun) commit(ctx context.Context, name, what, model string, msgs []o
 	return &CommitError{Tool: tool.Name, Tries: tries, Problem: problem, user: notSaved(what)(tries)}
 }
 
-// checkCommit looks for a call of tool in comp that accept takes. It returns "" when
-// there is one; otherwise what was wrong and the result to send back for each of
-// comp's tool calls.
-func checkCommit(comp Completion, tool string, accept func(json.RawMessage) error) (problem string, results []string) {
-	results = make([]string, len(comp.ToolCalls))
-	for i, tc := range comp.ToolCalls {
-		if tc.Function.Name != tool {
-			p := fmt.Sprintf("there is no function %q; the function to call is %s", tc.Function.Name, tool)
-			results[i] = "error: " + p
-			if problem == "" {
-				problem = p
-			}
-			continue
-		}
-		args := strings.TrimSpace(tc.Function.Arguments)
-		if args == "" {
-			args = "{}"
-		}
-		err := accept(json.RawMessage(args))
-		if err == nil {
-			return "", nil
-		}
-		p := err.Error()
-		if comp.Truncated {
-			p = "the call was cut off by the output token limit before it was complete; make it shorter"
-		}
-		results[i] = "error: " + p + ". Nothing was saved."
-		if problem == "" || strings.HasPrefix(problem, "there is no function") {
-			problem = p
-		}
-	}
-	if problem == "" {
-		problem = notCalled
-	}
-	return problem, results
-}
-
 // taskArg is a task as the model writes it in commit_plan and commit_reflection.
 type taskArg struct {
 	ID          string     `json:"id"`

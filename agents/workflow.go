@@ -414,7 +414,7 @@ func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest,
 			return usage, fmt.Errorf("agents: %s: %w", t.name, err)
 		}
 		var results []string
-		problem, results = a.check(comp, t)
+		problem, results = checkCommit(comp, tool.Name, t.accept)
 		if problem == "" {
 			return usage, nil
 		}
@@ -460,14 +460,16 @@ func reminderProblem(problem string) string {
 	return problem
 }
 
-// check looks for an acceptable call of t's commit function in comp. It returns ""
-// when t.accept took one; otherwise what was wrong, and the result to send back for
-// each of comp's tool calls (every call must be answered before the reminder).
-func (a *WorkflowAgent) check(comp Completion, t task) (problem string, results []string) {
+// checkCommit looks for a call of the commit function tool in comp whose arguments
+// accept takes (the workflow agent's and the planner's forced commit calls). It
+// returns "" when there is one; otherwise what was wrong (notCalled when comp called
+// no function), and the result to send back for each of comp's tool calls (every call
+// must be answered before the reminder).
+func checkCommit(comp Completion, tool string, accept func(json.RawMessage) error) (problem string, results []string) {
 	results = make([]string, len(comp.ToolCalls))
 	for i, tc := range comp.ToolCalls {
-		if tc.Function.Name != t.tool.Name {
-			p := fmt.Sprintf("there is no function %q; the function to call is %s", tc.Function.Name, t.tool.Name)
+		if tc.Function.Name != tool {
+			p := fmt.Sprintf("there is no function %q; the function to call is %s", tc.Function.Name, tool)
 			results[i] = "error: " + p
 			if problem == "" {
 				problem = p
@@ -478,7 +480,7 @@ func (a *WorkflowAgent) check(comp Completion, t task) (problem string, results 
 		if args == "" {
 			args = "{}"
 		}
-		err := t.accept(json.RawMessage(args))
+		err := accept(json.RawMessage(args))
 		if err == nil {
 			return "", nil
 		}
