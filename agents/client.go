@@ -149,9 +149,7 @@ func NewClient(cfg ClientConfig) *Client {
 	if c.maxRetries < 0 {
 		c.maxRetries = 0
 	}
-	if c.logger == nil {
-		c.logger = slog.Default()
-	}
+	c.logger = orLogger(c.logger)
 	return c
 }
 

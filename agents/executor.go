@@ -102,15 +102,11 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 	if e.registry == nil {
 		e.registry = NewRegistry()
 	}
-	if e.prompts == nil {
-		e.prompts = prompts.MustParse()
-	}
+	e.prompts = orPrompts(e.prompts)
 	if e.now == nil {
 		e.now = time.Now
 	}
-	if e.logger == nil {
-		e.logger = slog.Default()
-	}
+	e.logger = orLogger(e.logger)
 	return e
 }
 

@@ -136,12 +136,8 @@ func NewPlanner(cfg PlannerConfig) *Planner {
 	if p.maxParallel < 1 {
 		p.maxParallel = DefaultMaxParallelTasks
 	}
-	if p.prompts == nil {
-		p.prompts = prompts.MustParse()
-	}
-	if p.logger == nil {
-		p.logger = slog.Default()
-	}
+	p.prompts = orPrompts(p.prompts)
+	p.logger = orLogger(p.logger)
 	return p
 }
 
@@ -988,12 +984,8 @@ func NewRouter(cfg RouterConfig) (*Router, error) {
 	case (cfg.Client == nil || cfg.SmallModel == "") && slices.Contains(used, StrategyAuto):
 		return nil, errors.New("agents: the auto strategy needs RouterConfig.Client and SmallModel")
 	}
-	if r.prompts == nil {
-		r.prompts = prompts.MustParse()
-	}
-	if r.logger == nil {
-		r.logger = slog.Default()
-	}
+	r.prompts = orPrompts(r.prompts)
+	r.logger = orLogger(r.logger)
 	return r, nil
 }
 

@@ -79,12 +79,8 @@ func NewScopeChecker(cfg ScopeConfig) *ScopeChecker {
 		prompts:     cfg.Prompts,
 		logger:      cfg.Logger,
 	}
-	if s.prompts == nil {
-		s.prompts = prompts.MustParse()
-	}
-	if s.logger == nil {
-		s.logger = slog.Default()
-	}
+	s.prompts = orPrompts(s.prompts)
+	s.logger = orLogger(s.logger)
 	return s
 }
 

@@ -93,12 +93,8 @@ func NewSummarizer(cfg SummarizerConfig) *Summarizer {
 		maxChars: max(orDefault(cfg.MaxChars, DefaultSummaryChars), MinSummaryChars),
 		logger:   cfg.Logger,
 	}
-	if s.prompts == nil {
-		s.prompts = prompts.MustParse()
-	}
-	if s.logger == nil {
-		s.logger = slog.Default()
-	}
+	s.prompts = orPrompts(s.prompts)
+	s.logger = orLogger(s.logger)
 	return s
 }
 

@@ -143,12 +143,8 @@ func NewWorkflowAgent(cfg WorkflowAgentConfig) *WorkflowAgent {
 		history:      max(orDefault(cfg.History, DefaultWorkflowHistory), 0),
 		logger:       cfg.Logger,
 	}
-	if a.prompts == nil {
-		a.prompts = prompts.MustParse()
-	}
-	if a.logger == nil {
-		a.logger = slog.Default()
-	}
+	a.prompts = orPrompts(a.prompts)
+	a.logger = orLogger(a.logger)
 	return a
 }
 
