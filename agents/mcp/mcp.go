@@ -223,7 +223,7 @@ func (s *server) start(ctx context.Context) error {
 	for t, err := range sess.Tools(ctx, nil) {
 		if err != nil {
 			s.mu.Lock()
-			s.closeSessionLocked(sess)
+			s.closeSessionLocked(sess, nil)
 			s.mu.Unlock()
 			return fmt.Errorf("list tools: %w", err)
 		}
@@ -377,23 +377,40 @@ func (s *server) backoff() time.Duration {
 func (s *server) drop(sess *sdk.ClientSession, why error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sess == sess {
-		s.sess, s.suspect, s.lastErr = nil, false, why
-		s.log.Warn("MCP server connection failed; reconnecting at the next call",
-			slog.Any(logErr, why), slog.String(logStderr, s.stderr.String()))
+	if s.sess != sess {
+		s.closeSessionLocked(sess, nil)
+		return
 	}
-	s.closeSessionLocked(sess)
+	s.sess, s.suspect, s.lastErr = nil, false, why
+	stderr := s.stderr
+	early := stderr.String()
+	s.log.Warn("MCP server connection failed; reconnecting at the next call",
+		slog.Any(logErr, why), slog.String(logStderr, early))
+	s.closeSessionLocked(sess, func() {
+		// os/exec copies a stdio server's stderr until the process has exited, which
+		// Close waits for: only now is a crashed server's last word (its reason) in.
+		if full := stderr.String(); full != early {
+			s.log.Warn("MCP server process ended", slog.String(logStderr, full))
+		}
+	})
 }
 
 // closeSessionLocked closes sess in the background (a stdio server may take seconds
-// to stop), counted in s.closing for close to wait; s.mu is held. After close began,
+// to stop), then calls after, if set; counted in s.closing for close to wait; s.mu
+// is held. After close began,
 // nobody waits: the session closes on its own.
-func (s *server) closeSessionLocked(sess *sdk.ClientSession) {
+func (s *server) closeSessionLocked(sess *sdk.ClientSession, after func()) {
+	closeThen := func() {
+		_ = sess.Close()
+		if after != nil {
+			after()
+		}
+	}
 	if s.closed {
-		go sess.Close()
+		go closeThen()
 		return
 	}
-	s.closing.Go(func() { _ = sess.Close() })
+	s.closing.Go(closeThen)
 }
 
 // close ends the session and waits for every session being closed, including one
@@ -401,7 +418,7 @@ func (s *server) closeSessionLocked(sess *sdk.ClientSession) {
 func (s *server) close() {
 	s.mu.Lock()
 	if sess := s.sess; sess != nil {
-		s.closeSessionLocked(sess)
+		s.closeSessionLocked(sess, nil)
 	}
 	s.sess, s.closed, s.lastErr = nil, true, errors.New("closed")
 	s.mu.Unlock()

@@ -247,6 +247,12 @@ func TestServerFailure(t *testing.T) {
 		if pid(t, reg) == first {
 			t.Error("the same process answers after the crash")
 		}
+		// The crash reason is logged once the dead process has been waited for, in the
+		// background: wait for it rather than race it.
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(logs.String(), "crashing on purpose") && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
 		if l := logs.String(); !strings.Contains(l, "crashing on purpose") {
 			t.Errorf("logs lack the server's stderr:\n%s", l)
 		}
