@@ -138,6 +138,11 @@ type Turn struct {
 	// InputID, when set, is the input this turn answers; it is marked done in the
 	// same transaction, so an input is never answered twice nor lost.
 	InputID string
+	// Enqueue are inputs persisted as pending in the same transaction (deduplicated
+	// by ID, as Store.Enqueue does): follow-up work of the turn, such as the next
+	// part of a pipeline (KindPipeline), that must exist exactly when the state that
+	// asks for it was saved.
+	Enqueue []Input
 }
 
 // Saved reports what Store.Save wrote.
@@ -161,6 +166,10 @@ const (
 	// KindCommand is a command: /threadwright in a channel, a text command by
 	// @mention in a thread, or a message shortcut on one of the bot's messages.
 	KindCommand InputKind = "command"
+	// KindPipeline continues the thread's running pipeline (its auto artifacts); the
+	// engine enqueues it with the state that started or paused the pipeline, and it
+	// carries nothing else.
+	KindPipeline InputKind = "pipeline"
 )
 
 // InputStatus is where an input is in its life.

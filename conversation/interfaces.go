@@ -16,8 +16,9 @@ type Store interface {
 	// Exists reports whether a conversation exists for key.
 	Exists(ctx context.Context, key Key) (bool, error)
 	// Save writes turn atomically: it appends turn.Append after the conversation's last
-	// message, replaces its state, increments its version and, when turn.InputID is set,
-	// marks that input done. turn.Version must equal the stored version (0: the
+	// message, replaces its state, increments its version, when turn.InputID is set
+	// marks that input done, and enqueues turn.Enqueue (as Enqueue, duplicates
+	// skipped). turn.Version must equal the stored version (0: the
 	// conversation must not exist yet). Its cost does not depend on the conversation's
 	// length. Errors: ErrConflict when the version check fails, or when turn.InputID is
 	// set but that input is not pending (already answered, finished or never

@@ -183,7 +183,7 @@ conv AS (
 // Save writes turn atomically, in one statement (createSQL or updateSQL): it creates the
 // conversation (turn.Version 0) or updates its control row where the version still
 // equals turn.Version, appends turn.Append numbered from the old last_seq+1, and marks
-// turn.InputID done. It touches only the control row, the new messages and the input,
+// turn.InputID done; turn.Enqueue, when any, is inserted in the same transaction. It touches only the control row, the new messages and the input,
 // so it costs the same however long the conversation is.
 //
 // Errors: conversation.ErrConflict, with nothing written, when the conversation exists
@@ -213,7 +213,17 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 	var (
 		id, lastSeq sql.NullInt64
 		pending     bool
+		tx          *sql.Tx
 	)
+	if len(turn.Enqueue) > 0 {
+		// The inputs go in with the turn: one transaction, one more statement each.
+		var err error
+		if tx, err = s.db.BeginTx(ctx, nil); err != nil {
+			return conversation.Saved{}, err
+		}
+		defer tx.Rollback()
+		st = tx.StmtContext(ctx, st)
+	}
 	err := st.QueryRowContext(ctx, args...).Scan(&id, &lastSeq, &pending)
 	if isUniqueViolation(err) {
 		return conversation.Saved{}, conversation.ErrConflict
@@ -226,6 +236,16 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 			return conversation.Saved{}, fmt.Errorf("input %s is not pending: %w", turn.InputID, conversation.ErrConflict)
 		}
 		return conversation.Saved{}, conversation.ErrConflict
+	}
+	if tx != nil {
+		for _, in := range turn.Enqueue {
+			if _, err := enqueue(ctx, tx, in); err != nil {
+				return conversation.Saved{}, err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return conversation.Saved{}, err
+		}
 	}
 	return conversation.Saved{ConversationID: id.Int64, Version: turn.Version + 1, FirstSeq: lastSeq.Int64 - n + 1}, nil
 }

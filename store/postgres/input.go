@@ -14,8 +14,13 @@ import (
 // and returns false. in.CreatedAt, when set, is kept (it orders Pending); otherwise it
 // is now. in.Status and in.Attempts are ignored.
 func (s *Store) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
+	return enqueue(ctx, s.db, in)
+}
+
+// enqueue inserts in with ex: the database, or the transaction of a Save.
+func enqueue(ctx context.Context, ex sqlstore.Execer, in conversation.Input) (bool, error) {
 	return sqlstore.Enqueue(in, func(payload sqlstore.JSONText, created, now time.Time) (sql.Result, error) {
-		return s.db.ExecContext(ctx, `
+		return ex.ExecContext(ctx, `
 			INSERT INTO inputs (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9)
 			ON CONFLICT (id) DO NOTHING`,

@@ -135,6 +135,11 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 			return conversation.Saved{}, err
 		}
 	}
+	for _, in := range turn.Enqueue {
+		if _, err := enqueue(ctx, tx, in); err != nil {
+			return conversation.Saved{}, err
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return conversation.Saved{}, err
 	}

@@ -14,8 +14,13 @@ import (
 // and returns false. in.CreatedAt, when set, is kept (it orders Pending); otherwise it
 // is now. in.Status and in.Attempts are ignored.
 func (s *Store) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
+	return enqueue(ctx, s.write, in)
+}
+
+// enqueue inserts in with ex: the write connection, or the transaction of a Save.
+func enqueue(ctx context.Context, ex sqlstore.Execer, in conversation.Input) (bool, error) {
 	return sqlstore.Enqueue(in, func(payload sqlstore.JSONText, created, now time.Time) (sql.Result, error) {
-		return s.write.ExecContext(ctx, `
+		return ex.ExecContext(ctx, `
 			INSERT INTO inputs (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, created_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
 			ON CONFLICT (id) DO NOTHING`,

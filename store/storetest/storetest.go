@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"SaveMarksInputDone", testSaveMarksInputDone},
 		{"ConflictKeepsInputPending", testConflictKeepsInputPending},
 		{"SaveAnsweredInput", testSaveAnsweredInput},
+		{"SaveEnqueues", testSaveEnqueues},
 		{"Workflows", testWorkflows},
 		{"WorkflowsLimit", testWorkflowsLimit},
 		{"DeleteIdle", testDeleteIdle},
@@ -1075,5 +1076,32 @@ func testInputPayloads(t *testing.T, s conversation.Store) {
 	}
 	if c := got[2].Command; c == nil || c.Line != "restart budget" || c.Source != conversation.SourceSlash || got[2].Key.ThreadTS != "" {
 		t.Errorf("command input: %+v", got[2])
+	}
+}
+
+// testSaveEnqueues checks Turn.Enqueue: the inputs are pending exactly when the turn
+// was saved, deduplicated by id, and a conflicting Save enqueues nothing.
+func testSaveEnqueues(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	mustEnqueue(t, s, input("a"))
+	next := conversation.Input{ID: "pipeline:1", Kind: conversation.KindPipeline, Key: key, CreatedAt: time.Now()}
+	saved := mustSave(t, s, conversation.Turn{Key: key, InputID: "a", Enqueue: []conversation.Input{next}})
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"pipeline:1"}) {
+		t.Fatalf("Pending after a Save that enqueues = %v; want [pipeline:1]", got)
+	}
+	pending, err := s.Pending(ctx, time.Now().Add(time.Minute), 10)
+	if err != nil || len(pending) != 1 || pending[0].Kind != conversation.KindPipeline || pending[0].Key != key {
+		t.Fatalf("Pending = %+v, %v; want the pipeline input of %v", pending, err, key)
+	}
+	other := conversation.Input{ID: "pipeline:2", Kind: conversation.KindPipeline, Key: key}
+	if _, err := s.Save(ctx, conversation.Turn{Key: key, Version: saved.Version + 5, Enqueue: []conversation.Input{other}}); !errors.Is(err, conversation.ErrConflict) {
+		t.Fatalf("stale Save: %v; want ErrConflict", err)
+	}
+	saved = mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, InputID: "pipeline:1", Enqueue: []conversation.Input{next}})
+	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); len(got) != 0 {
+		t.Errorf("Pending after a conflicting Save and a re-enqueue of a done id = %v; want none", got)
+	}
+	if saved.Version != 2 {
+		t.Errorf("version = %d; want 2", saved.Version)
 	}
 }

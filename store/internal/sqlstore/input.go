@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,11 @@ import (
 // The input methods of conversation.Store, less their SQL: a backend's method passes
 // its statements as functions and returns what the function here returns. Each
 // statement runs at most once, and its errors come back wrapped with the input's id.
+
+// Execer runs a statement: a database, a connection or a transaction.
+type Execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
 
 // Enqueue implements conversation.Store.Enqueue: it checks in and calls insert once
 // with the input's payload as JSON (see payloadOf), the input's creation time (in.CreatedAt in
