@@ -71,6 +71,14 @@ func TestWorkflowsValidate_Problems(t *testing.T) {
 			`6: artifact "a": mode "review" is invalid: use choice, draft or auto`},
 		{"Options", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t\tmode: choice\n\t\toptions: 9\n",
 			`7: artifact "a": options must be between 2 and 5, got 9`},
+		{"ForeachNotADependency", "name: x\ntitle: X\nartifacts:\n\t- {id: plan, title: Plan}\n\t- id: sections\n\t\ttitle: Sections\n\t\tmode: auto\n\t\tforeach: plan\n",
+			`8: artifact "sections": foreach: "plan" is not an earlier dependency of "sections": add it to depends_on`},
+		{"ForeachNeedsAuto", "name: x\ntitle: X\nartifacts:\n\t- {id: plan, title: Plan}\n\t- id: sections\n\t\ttitle: Sections\n\t\tdepends_on: [plan]\n\t\tforeach: plan\n",
+			`8: artifact "sections": foreach needs mode: auto (mode is draft)`},
+		{"EditorWithoutPrompt", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t\teditor:\n\t\t\tmodel: careful\n",
+			`6: artifact "a": editor: missing prompt: what the editor does, like prompt: Tighten the prose, keep every fact`},
+		{"Retries", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t\tmode: auto\n\t\tretries: 10\n",
+			`7: artifact "a": retries must be between 0 and 5, got 10`},
 		{"Syntax", "name: x\ntitle: X\n\tartifacts: oops\n",
 			`3: invalid YAML: mapping values are not allowed in this context`},
 	}
@@ -92,17 +100,59 @@ func TestWorkflowsValidate_Problems(t *testing.T) {
 	}
 }
 
+// pipelineWorkflow uses the pipeline fields: auto artifacts, foreach, retries,
+// concurrency, an editor, a model profile and tools.
+const pipelineWorkflow = `name: digest
+title: News digest
+artifacts:
+	- id: topics
+		title: Topics
+		mode: choice
+	- id: stories
+		title: Stories
+		mode: auto
+		depends_on: [topics]
+		foreach: topics
+		retries: 2
+		concurrency: 4
+		tools: [web_search, fetch_url]
+		editor:
+			prompt: Tighten the prose; keep every link.
+			model: careful
+	- id: digest
+		title: Digest
+		depends_on: [topics, stories]
+		model: writer
+`
+
+func TestWorkflowsValidate_Pipeline(t *testing.T) {
+	dir := writeWorkflows(t, map[string]string{"digest.yaml": pipelineWorkflow})
+	stdout, _, err := runWF(t, "", "validate", filepath.Join(dir, "digest.yaml"))
+	if err != nil || stdout != "ok: 1 workflows\n" {
+		t.Errorf("validate = %q, %v", stdout, err)
+	}
+
+	// The same file with the foreach over an artifact stories does not depend on.
+	bad := strings.Replace(pipelineWorkflow, "depends_on: [topics]\n", "depends_on: []\n", 1)
+	path := filepath.Join(writeWorkflows(t, map[string]string{"digest.yaml": bad}), "digest.yaml")
+	stdout, _, err = runWF(t, "", "validate", path)
+	want := path + `:11: artifact "stories": foreach: "topics" is not an earlier dependency of "stories": add it to depends_on` + "\n"
+	if err == nil || stdout != want {
+		t.Errorf("validate = %q, %v; want %q", stdout, err, want)
+	}
+}
+
 func TestWorkflowsValidate_All(t *testing.T) {
 	t.Run("BuiltinsOnly", func(t *testing.T) {
 		stdout, _, err := runWF(t, "", "validate")
-		if err != nil || stdout != "ok: 2 workflows\n" {
+		if err != nil || stdout != "ok: 3 workflows\n" {
 			t.Errorf("validate = %q, %v", stdout, err)
 		}
 	})
 	t.Run("WithDir", func(t *testing.T) {
 		dir := writeWorkflows(t, map[string]string{"retro.yaml": customWorkflow, "README.md": "not a workflow"})
 		stdout, _, err := runWF(t, dir, "validate")
-		if err != nil || stdout != "ok: 3 workflows\n" {
+		if err != nil || stdout != "ok: 4 workflows\n" {
 			t.Errorf("validate = %q, %v", stdout, err)
 		}
 	})
@@ -185,6 +235,7 @@ func TestWorkflowsList(t *testing.T) {
 		t.Fatalf("list: %v\n%s", err, stderr)
 	}
 	want := "NAME           TITLE               ARTIFACTS  SOURCE\n" +
+		"blog           Blog article        4          builtin:blog.yaml\n" +
 		"product-brief  Product brief       5          builtin:product-brief.yaml\n" +
 		"proposal       Grant proposal      8          builtin:proposal.yaml\n" +
 		"retro          Team retrospective  2          " + dir + "/retro.yaml\n"
@@ -238,13 +289,13 @@ func TestLoadWorkflows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := strings.Join(set.Names(), " "); got != "product-brief proposal retro" {
+		if got := strings.Join(set.Names(), " "); got != "blog product-brief proposal retro" {
 			t.Errorf("Names() = %s", got)
 		}
 	})
 	t.Run("NoDir", func(t *testing.T) {
 		set, err := LoadWorkflows("")
-		if err != nil || len(set.All()) != 2 {
+		if err != nil || len(set.All()) != 3 {
 			t.Errorf("LoadWorkflows(\"\") = %v, %v", set, err)
 		}
 	})

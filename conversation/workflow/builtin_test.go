@@ -33,7 +33,7 @@ func builtin(tb testing.TB, name string) *workflow.Definition {
 
 func TestBuiltins(t *testing.T) {
 	set := builtins(t)
-	if got, want := set.Names(), []string{"product-brief", "proposal"}; !slices.Equal(got, want) {
+	if got, want := set.Names(), []string{"blog", "product-brief", "proposal"}; !slices.Equal(got, want) {
 		t.Fatalf("Names() = %v, want %v", got, want)
 	}
 	for _, d := range set.All() {
@@ -133,5 +133,65 @@ func TestProductBrief(t *testing.T) {
 		if got := d.Dependents(a.ID); !slices.Equal(got, want[i+1:]) && !(i == len(want)-1 && got == nil) {
 			t.Errorf("Dependents(%q) = %v, want %v", a.ID, got, want[i+1:])
 		}
+	}
+}
+
+func TestBlog(t *testing.T) {
+	d := builtin(t, "blog")
+	if d.Title != "Blog article" {
+		t.Errorf("Title = %q", d.Title)
+	}
+	want := []string{"plan", "research", "sections", "article"}
+	if got := d.Order(); !slices.Equal(got, want) {
+		t.Fatalf("Order() = %v, want %v", got, want)
+	}
+	for _, tt := range []struct {
+		id      string
+		mode    workflow.Mode
+		foreach string
+		retries int
+		tools   []string
+		editor  bool
+	}{
+		{"plan", workflow.ModeChoice, "", 0, nil, false},
+		{"research", workflow.ModeAuto, "plan", 2, []string{"web_search", "fetch_url", "search_knowledge"}, false},
+		{"sections", workflow.ModeAuto, "plan", 1, nil, true},
+		{"article", workflow.ModeDraft, "", 0, nil, false},
+	} {
+		a, _ := d.Artifact(tt.id)
+		if a.Mode != tt.mode || a.Foreach != tt.foreach || a.Retries != tt.retries || !slices.Equal(a.Tools, tt.tools) || (a.Editor != nil) != tt.editor {
+			t.Errorf("%s = mode %s, foreach %q, retries %d, tools %v, editor %v", a.ID, a.Mode, a.Foreach, a.Retries, a.Tools, a.Editor)
+		}
+	}
+	if got := d.Dependents("plan"); !slices.Equal(got, want[1:]) {
+		t.Errorf("Dependents(plan) = %v, want %v", got, want[1:])
+	}
+	if got := d.Profiles(); got != nil {
+		t.Errorf("Profiles() = %v, want none: the built-ins run on the main model", got)
+	}
+
+	// An outline in the shape plan's prompt asks for fans out over its sections.
+	outline := `# Why small teams ship faster
+Angle: fewer handoffs beat more hands.
+Audience: engineering managers of teams of 5 to 50.
+
+## The cost of a handoff
+What each handoff adds: a queue, lost context, a meeting.
+
+## Evidence from DORA
+What the DORA reports say about batch size and lead time.
+
+## When to split a team
+The signs that a team has outgrown itself.
+
+## Conclusion
+What to try next quarter.
+`
+	var titles []string
+	for _, it := range workflow.Items(outline) {
+		titles = append(titles, it.Title)
+	}
+	if want := []string{"The cost of a handoff", "Evidence from DORA", "When to split a team", "Conclusion"}; !slices.Equal(titles, want) {
+		t.Errorf("Items(outline) titles = %q, want %q", titles, want)
 	}
 }

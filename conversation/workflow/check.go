@@ -10,6 +10,10 @@ import (
 var (
 	nameRE       = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 	artifactIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
+	// profileRE matches model profile names (MODEL_PROFILES).
+	profileRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	// toolRE matches tool names; an MCP tool is server__tool.
+	toolRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
 	// localeRE accepts the BCP 47 tags people write: language, optional script,
 	// optional region, optional variants ("en", "ru", "pt-BR", "zh-Hant-TW",
 	// "sl-rozaj"). It does not check the registry.
@@ -104,6 +108,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 		default:
 			ps.addf(ap.at("mode"), "%s: mode %q is invalid: use %s, %s or %s", what, a.Mode, ModeChoice, ModeDraft, ModeAuto)
 		}
+		a.checkPipeline(ps, ap, what)
 		criteria := map[string]int{} // criterion id → line
 		for j, c := range a.Criteria {
 			cp := ap.criterion(j)
@@ -135,6 +140,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	for id := range index {
 		ids = append(ids, id)
 	}
+	slices.Sort(ids) // nearest takes the first of equally near ids
 	for i, a := range d.Artifacts {
 		ap := pos.artifact(i)
 		seen := map[string]bool{}
@@ -154,10 +160,103 @@ func (d *Definition) check(ps *problems, pos *positions) {
 			}
 			seen[dep] = true
 		}
+		d.checkForeach(ps, ap, a, index, ids)
 	}
 	d.checkCycles(ps, pos, index)
 	d.order = d.computeOrder()
 	d.compileReport(ps, pos)
+}
+
+// checkPipeline checks the fields of a's pipeline: foreach, retries and concurrency
+// (auto only), editor, model and tools. what names a in problems; the foreach target
+// is checkForeach's.
+func (a *Artifact) checkPipeline(ps *problems, ap artifactPosition, what string) {
+	valid := a.Mode == ModeChoice || a.Mode == ModeDraft || a.Mode == ModeAuto
+	if valid && a.Mode != ModeAuto {
+		for _, f := range []struct {
+			key string
+			set bool
+		}{{"foreach", a.Foreach != ""}, {"retries", a.Retries != 0}, {"concurrency", a.Concurrency != 0}} {
+			if (f.set || ap.has(f.key)) && ap.ok(f.key) {
+				ps.addf(ap.at(f.key), "%s: %s needs mode: %s (mode is %s)", what, f.key, ModeAuto, a.Mode)
+			}
+		}
+	}
+	if (a.Retries < 0 || a.Retries > MaxRetries) && ap.ok("retries") {
+		ps.addf(ap.at("retries"), "%s: retries must be between 0 and %d, got %d", what, MaxRetries, a.Retries)
+	}
+	if (a.Concurrency < 0 || a.Concurrency > MaxConcurrency) && ap.ok("concurrency") {
+		ps.addf(ap.at("concurrency"), "%s: concurrency must be between 1 and %d (0 or none: the deployment's PIPELINE_CONCURRENCY), got %d", what, MaxConcurrency, a.Concurrency)
+	}
+	if a.Model != "" && !profileRE.MatchString(a.Model) {
+		ps.addf(ap.at("model"), "%s: model %q is invalid: a model profile name (MODEL_PROFILES) uses lower-case letters, digits, \"_\" and \"-\", starting with a letter or digit", what, a.Model)
+	}
+	if e := a.Editor; e != nil {
+		if e.Prompt == "" && ap.editor.ok("prompt") {
+			ps.addf(ap.editorAt("prompt"), "%s: editor: missing prompt: what the editor does, like prompt: Tighten the prose, keep every fact", what)
+		}
+		if e.Model != "" && !profileRE.MatchString(e.Model) {
+			ps.addf(ap.editorAt("model"), "%s: editor: model %q is invalid: a model profile name (MODEL_PROFILES) uses lower-case letters, digits, \"_\" and \"-\", starting with a letter or digit", what, e.Model)
+		}
+	}
+	if len(a.Tools) > 0 && a.Mode == ModeChoice {
+		ps.addf(ap.at("tools"), "%s: tools need mode %s or %s: a %s artifact's options are written without them", what, ModeDraft, ModeAuto, ModeChoice)
+	}
+	seen := map[string]bool{}
+	for j, tool := range a.Tools {
+		line := ap.tool(j)
+		switch {
+		case tool == "":
+			if ap.ok("tools") {
+				ps.addf(line, "%s: tools has an empty entry", what)
+			}
+		case !toolRE.MatchString(tool):
+			ps.addf(line, "%s: tool %q is invalid: use lower-case letters, digits and \"_\" (an MCP tool is server__tool)", what, tool)
+		case seen[tool]:
+			ps.addf(line, "%s: tools lists %q twice", what, tool)
+		}
+		seen[tool] = true
+	}
+}
+
+// checkForeach checks that a's foreach names an earlier dependency: an artifact of
+// d listed in a's depends_on, other than a. index maps the known ids to their
+// artifact, ids lists them for suggestions.
+func (d *Definition) checkForeach(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
+	if a.Foreach == "" {
+		return
+	}
+	line := ap.at("foreach")
+	_, known := index[a.Foreach]
+	switch {
+	case a.Foreach == a.ID:
+		ps.addf(line, "artifact %q: foreach names the artifact itself: name an earlier dependency whose items it is written for", a.ID)
+	case !known:
+		reason := fmt.Sprintf("artifact %q: foreach names unknown artifact %q", a.ID, a.Foreach)
+		if s := nearest(a.Foreach, ids); s != "" {
+			reason += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		ps.addf(line, "%s", reason)
+	case !slices.Contains(a.DependsOn, a.Foreach):
+		ps.addf(line, "artifact %q: foreach: %q is not an earlier dependency of %q: add it to depends_on", a.ID, a.Foreach, a.ID)
+	}
+}
+
+// Profiles returns the model profile names (MODEL_PROFILES) d uses, sorted and
+// without repeats: every artifact's Model and Editor.Model. Start-up checks that
+// each is configured; nil when d uses only the main model.
+func (d *Definition) Profiles() []string {
+	var names []string
+	for _, a := range d.Artifacts {
+		if a.Model != "" {
+			names = append(names, a.Model)
+		}
+		if a.Editor != nil && a.Editor.Model != "" {
+			names = append(names, a.Editor.Model)
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // checkCycles reports one cycle per strongly connected component of the dependency

@@ -70,7 +70,49 @@ type Artifact struct {
 	Criteria []Criterion `yaml:"criteria,omitempty"`
 	// Prompt is extra guidance for the model writing this artifact.
 	Prompt string `yaml:"prompt,omitempty"`
+
+	// Foreach (auto only) names an earlier dependency whose text is split into items
+	// (Items: its headings, else its numbered list): this artifact is written once per
+	// item, concurrently, and the results are joined in order.
+	Foreach string `yaml:"foreach,omitempty"`
+	// Retries (auto only) is how many times a failed item (or the whole artifact,
+	// without foreach) is tried again, 0..MaxRetries. Before the last retry the
+	// recovery agent rewrites the item's instructions. An item that fails every try
+	// records an empty result with the reason, and the pipeline goes on.
+	Retries int `yaml:"retries,omitempty"`
+	// Concurrency (auto only) bounds the items of this artifact written at once,
+	// 1..MaxConcurrency (0, the default: the deployment's PIPELINE_CONCURRENCY, which
+	// also bounds the whole pipeline).
+	Concurrency int `yaml:"concurrency,omitempty"`
+	// Editor, when set, is an editor pass: every written text (each item's, for
+	// foreach) is revised by the editor agent following Editor.Prompt before it is
+	// committed.
+	Editor *Editor `yaml:"editor,omitempty"`
+	// Model names a model profile (MODEL_PROFILES) that writes this artifact; empty
+	// is the deployment's main model.
+	Model string `yaml:"model,omitempty"`
+	// Tools (draft and auto) names tools the model may call while writing
+	// (web_search, fetch_url, search_knowledge, an MCP server's server__tool, …);
+	// those the deployment has not configured are left out.
+	Tools []string `yaml:"tools,omitempty"`
 }
+
+// Editor is an artifact's editor pass.
+type Editor struct {
+	// Prompt says what the editor does ("tighten the prose, keep every fact").
+	Prompt string `yaml:"prompt"`
+	// Model names a model profile for the editor (default: the artifact's Model).
+	Model string `yaml:"model,omitempty"`
+}
+
+// MaxRetries bounds Artifact.Retries.
+const MaxRetries = 5
+
+// MaxConcurrency bounds Artifact.Concurrency.
+const MaxConcurrency = 16
+
+// MaxItems bounds the items a foreach artifact fans out over.
+const MaxItems = 30
 
 // Criterion is one evaluation criterion of an artifact.
 type Criterion struct {

@@ -30,6 +30,17 @@
 //	        description: States a measurable problem  # required
 //	    prompt: |               # optional; extra guidance for the model writing it
 //	      ...
+//	    model: writer           # optional; the model profile (MODEL_PROFILES) writing it,
+//	                            # ^[a-z0-9][a-z0-9_-]*$ (default: the main model)
+//	    tools: [web_search]     # draft and auto; tools the model may call while writing,
+//	                            # ^[a-z0-9][a-z0-9_]*$, MCP tools as server__tool
+//	    editor:                 # optional; an editor pass over what is written
+//	      prompt: Tighten …     #   required; what the editor does
+//	      model: careful        #   optional profile (default: the artifact's model)
+//	    foreach: outline        # auto only; a dependency whose Items it is written for
+//	    retries: 2              # auto only; 0..MaxRetries tries again on failure (default 0)
+//	    concurrency: 4          # auto only; 1..MaxConcurrency items written at once
+//	                            # (default: the deployment's PIPELINE_CONCURRENCY)
 //	report: |                   # optional text/template (default DefaultReport)
 //	  # {{.Workflow.Title}}
 //	  {{artifact "problem_statement"}}
@@ -38,6 +49,33 @@
 // cycle. Artifacts are worked on in Definition.Order: each after those it depends
 // on, otherwise in declared order. Editing or restarting an artifact makes
 // Definition.Dependents stale. YAML anchors and aliases work (to share criteria).
+//
+// # Pipelines
+//
+// Auto artifacts run without people (an auto artifact is approved when written), so
+// a run of them makes a pipeline: the auto artifacts whose dependencies are all
+// approved are written concurrently, at most PIPELINE_CONCURRENCY writes at once
+// across the pipeline. These fields shape how an artifact is written:
+//
+//   - foreach (auto only) names an artifact that is also in depends_on. Its text is
+//     split by Items (its sections by heading, else its numbered list entries) and
+//     this artifact is written once per item, with the item's title and text, at
+//     most concurrency items at once (1..MaxConcurrency; default
+//     PIPELINE_CONCURRENCY); the results are joined in item order. A foreach fans
+//     out over at most MaxItems items. The artifact it names may have any mode.
+//   - retries (auto only, 0..MaxRetries, default 0) is how many times a failed write
+//     (each item's, with foreach) is tried again; before the last retry the
+//     recovery agent rewrites the instructions. An item that fails every try gets
+//     an empty result with the reason, and the pipeline goes on.
+//   - editor adds an editor pass: every text written for the artifact (each item's,
+//     with foreach) is revised following editor.prompt before it is committed.
+//   - model and editor.model name model profiles (MODEL_PROFILES); start-up checks
+//     that every name in Definition.Profiles is configured. Without one, the
+//     deployment's main model writes (and the editor uses the artifact's model).
+//   - tools (draft and auto) names the tools the model may call while writing
+//     (web_search, fetch_url, search_knowledge, an MCP server's server__tool);
+//     those the deployment has not configured are left out. A choice artifact's
+//     options are written without tools.
 //
 // # Report templates
 //
@@ -64,7 +102,11 @@
 // and repeated fields, values of the wrong kind, missing name, title, artifacts, ids
 // and titles, malformed names and ids, duplicate artifact and criterion ids,
 // depends_on naming an unknown artifact, dependency cycles ("a → b → a": a depends
-// on b, which depends on a), invalid mode, options, approvers and locale, report
+// on b, which depends on a), invalid mode, options, approvers and locale, pipeline
+// fields on the wrong mode (foreach, retries and concurrency need mode auto; tools
+// are not for choice), foreach naming an unknown artifact, the artifact itself or
+// one not in its depends_on, retries and concurrency out of range, an editor
+// without a prompt, malformed model profile and tool names, repeated tools, report
 // templates that do not parse or execute, and duplicate workflow names across files.
 // A template problem is reported at the file line when the report is a literal
 // block (report: |), else at the report key, and always names the template's line.

@@ -104,3 +104,54 @@ artifacts:
 	// stale when timeline changes: [budget conclusion]
 	// budget is written from: [methodology timeline]
 }
+
+func ExampleItems() {
+	outline := `# Why small teams ship faster
+
+## Fewer handoffs
+Each handoff adds a queue; small teams have fewer.
+
+## Shared context
+Everyone knows why, so fewer meetings.
+
+### An example
+A four-person team that ships daily.
+`
+	for _, it := range workflow.Items(outline) {
+		fmt.Printf("%s: %q\n", it.Title, it.Body)
+	}
+	// A numbered list is used when no heading level repeats.
+	for _, it := range workflow.Items("Sections:\n\n1. **Intro** — the question\n2. **Answer**\n   With evidence.\n") {
+		fmt.Printf("%s: %q\n", it.Title, it.Body)
+	}
+	// Output:
+	// Fewer handoffs: "Each handoff adds a queue; small teams have fewer."
+	// Shared context: "Everyone knows why, so fewer meetings.\n\n### An example\nA four-person team that ships daily."
+	// Intro: "the question"
+	// Answer: "With evidence."
+}
+
+func ExampleDefinition_Profiles() {
+	d, err := workflow.Parse("digest.yaml", []byte(`
+name: digest
+title: News digest
+artifacts:
+  - {id: topics, title: Topics, mode: choice}
+  - id: stories
+    title: Stories
+    mode: auto
+    depends_on: [topics]
+    foreach: topics
+    retries: 2
+    model: fast
+    tools: [web_search, fetch_url]
+    editor: {prompt: Tighten the prose; keep every link., model: careful}
+  - {id: digest, title: Digest, depends_on: [stories], model: careful}
+`))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(d.Profiles())
+	// Output:
+	// [careful fast]
+}

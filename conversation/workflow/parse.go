@@ -75,6 +75,8 @@ type artifactPosition struct {
 	position
 	dependsOn []int // line of each depends_on entry
 	criteria  []position
+	editor    position
+	tools     []int // line of each tools entry
 }
 
 func (p *positions) artifact(i int) artifactPosition {
@@ -91,6 +93,23 @@ func (a artifactPosition) dependency(j int) int {
 	return a.at("depends_on")
 }
 
+// tool returns the line of the artifact's jth tool.
+func (a artifactPosition) tool(j int) int {
+	if j < len(a.tools) {
+		return a.tools[j]
+	}
+	return a.at("tools")
+}
+
+// editorAt returns the line of key in the artifact's editor mapping, or of the
+// editor key.
+func (a artifactPosition) editorAt(key string) int {
+	if l, ok := a.editor.keys[key]; ok {
+		return l
+	}
+	return a.at("editor")
+}
+
 func (a artifactPosition) criterion(j int) position {
 	if j < len(a.criteria) {
 		return a.criteria[j]
@@ -101,8 +120,9 @@ func (a artifactPosition) criterion(j int) position {
 // The fields of each mapping, in the order the schema documents them.
 var (
 	definitionFields = []string{"name", "title", "description", "locale", "approvers", "artifacts", "report"}
-	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "prompt"}
+	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency"}
 	criterionFields  = []string{"id", "description"}
+	editorFields     = []string{"prompt", "model"}
 )
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -218,9 +238,50 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 		case "prompt":
 			a.Prompt = str(ps, v, what+": prompt")
 		case "options":
-			if v.Kind != yaml.ScalarNode || v.Decode(&a.Options) != nil {
-				ps.addf(v.Line, "%s: options: want a whole number, got %s", what, describe(v))
+			a.Options = whole(ps, v, what+": options")
+		case "retries":
+			a.Retries = whole(ps, v, what+": retries")
+		case "concurrency":
+			a.Concurrency = whole(ps, v, what+": concurrency")
+		case "foreach":
+			a.Foreach = str(ps, v, what+": foreach")
+		case "model":
+			a.Model = str(ps, v, what+": model")
+		case "tools":
+			if isNull(v) {
+				return
 			}
+			if v.Kind != yaml.SequenceNode {
+				ps.addf(v.Line, "%s: tools: want a list of tool names, like [web_search, fetch_url]", what)
+				return
+			}
+			for _, item := range v.Content {
+				item = resolve(item)
+				a.Tools = append(a.Tools, str(ps, item, what+": tools entry"))
+				ap.tools = append(ap.tools, item.Line)
+			}
+		case "editor":
+			// "editor:" without a value still sets an (empty) Editor, so that its
+			// missing prompt is reported.
+			a.Editor = &Editor{}
+			ap.editor = position{line: v.Line}
+			if isNull(v) {
+				return
+			}
+			if v.Kind != yaml.MappingNode {
+				ps.addf(v.Line, "%s: editor: want a mapping with prompt (and optionally model), like editor: {prompt: Tighten the prose}", what)
+				ap.editor.broken = true
+				return
+			}
+			ewhat := what + ": editor"
+			ap.editor = fields(ps, v, ewhat, editorFields, func(key string, v *yaml.Node) {
+				switch key {
+				case "prompt":
+					a.Editor.Prompt = str(ps, v, ewhat+": prompt")
+				case "model":
+					a.Editor.Model = str(ps, v, ewhat+": model")
+				}
+			})
 		case "depends_on":
 			if isNull(v) {
 				return
@@ -271,6 +332,19 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 	return a, ap
 }
 
+// whole returns the whole number v holds (0 when it is null); it reports any other
+// value.
+func whole(ps *problems, v *yaml.Node, what string) int {
+	if isNull(v) {
+		return 0
+	}
+	var n int
+	if v.Kind != yaml.ScalarNode || v.Decode(&n) != nil {
+		ps.addf(v.Line, "%s: want a whole number, got %s", what, describe(v))
+	}
+	return n
+}
+
 // fields walks the mapping n: it reports repeated and unknown keys (suggesting the
 // nearest known one) and calls set for every known key with its resolved value.
 func fields(ps *problems, n *yaml.Node, what string, known []string, set func(key string, v *yaml.Node)) position {
@@ -289,7 +363,7 @@ func fields(ps *problems, n *yaml.Node, what string, known []string, set func(ke
 		p.keys[key] = k.Line
 		if !slices.Contains(known, key) {
 			reason := fmt.Sprintf("unknown field %q in %s", key, what)
-			if s := nearest(key, known); s != "" {
+			if s := suggest(key, known); s != "" {
 				reason += fmt.Sprintf(" (did you mean %q?)", s)
 				p.reported[s] = true
 			} else {
@@ -351,6 +425,26 @@ func describe(v *yaml.Node) string {
 	default:
 		return strconv.Quote(v.Value)
 	}
+}
+
+// synonyms maps words authors write for a field to the field (when nearest would
+// not find it: "retry" is three edits from "retries").
+var synonyms = map[string]string{
+	"retry":        "retries",
+	"attempts":     "retries",
+	"parallel":     "concurrency",
+	"parallelism":  "concurrency",
+	"each":         "foreach",
+	"profile":      "model",
+	"dependencies": "depends_on",
+}
+
+// suggest returns the known field an unknown key probably means, or "".
+func suggest(key string, known []string) string {
+	if s, ok := synonyms[strings.ToLower(key)]; ok && slices.Contains(known, s) {
+		return s
+	}
+	return nearest(key, known)
 }
 
 // nearest returns the candidate closest to s within edit distance 2 (and less than

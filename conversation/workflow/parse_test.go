@@ -2,6 +2,8 @@ package workflow_test
 
 import (
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,7 +82,7 @@ artifacts:
 			`test.yaml:3: unknown field "owner" in the workflow (known: name, title, description, locale, approvers, artifacts, report)`,
 			`test.yaml:7: unknown field "dependson" in artifact "a" (did you mean "depends_on"?)`,
 			`test.yaml:11: unknown field "weight" in artifact "a": criterion "c" (known: id, description)`,
-			`test.yaml:14: unknown field "colour" in artifact "b" (known: id, title, description, mode, options, depends_on, criteria, prompt)`,
+			`test.yaml:14: unknown field "colour" in artifact "b" (known: id, title, description, mode, options, depends_on, criteria, prompt, model, tools, editor, foreach, retries, concurrency)`,
 		}},
 		{"TypoInsteadOfRequired", yaml(`nme: x
 titel: X
@@ -277,6 +279,154 @@ artifacts:
 			`test.yaml:3: locale "English" is not a BCP 47 language tag (like "en", "ru", "pt-BR")`,
 			`test.yaml:4: approvers "admins" is invalid: use anyone or starter`,
 		}},
+		{"PipelineTypos", yaml(`name: x
+title: X
+artifacts:
+	- id: a
+		title: A
+	- id: b
+		title: B
+		mode: auto
+		depends_on: [a]
+		for_each: a
+		retry: 2
+		tool: [web_search]
+		editor:
+			promt: Tighten.
+			modle: fast
+`), []string{
+			`test.yaml:10: unknown field "for_each" in artifact "b" (did you mean "foreach"?)`,
+			`test.yaml:11: unknown field "retry" in artifact "b" (did you mean "retries"?)`,
+			`test.yaml:12: unknown field "tool" in artifact "b" (did you mean "tools"?)`,
+			`test.yaml:14: unknown field "promt" in artifact "b": editor (did you mean "prompt"?)`, // and no "missing prompt"
+			`test.yaml:15: unknown field "modle" in artifact "b": editor (did you mean "model"?)`,
+		}},
+		{"PipelineWrongKinds", yaml(`name: x
+title: X
+artifacts:
+	- id: a
+		title: A
+	- id: b
+		title: B
+		mode: auto
+		depends_on: [a]
+		foreach: [a]
+		retries: twice
+		concurrency: {n: 2}
+		model: [fast]
+		tools: web_search
+		editor: Tighten the prose.
+	- id: c
+		title: C
+		tools:
+			- {name: fetch_url}
+`), []string{
+			`test.yaml:10: artifact "b": foreach: want text, got a list`,
+			`test.yaml:11: artifact "b": retries: want a whole number, got "twice"`,
+			`test.yaml:12: artifact "b": concurrency: want a whole number, got a mapping`,
+			`test.yaml:13: artifact "b": model: want text, got a list`,
+			`test.yaml:14: artifact "b": tools: want a list of tool names, like [web_search, fetch_url]`,
+			`test.yaml:15: artifact "b": editor: want a mapping with prompt (and optionally model), like editor: {prompt: Tighten the prose}`,
+			`test.yaml:19: artifact "c": tools entry: want text, got a mapping`,
+		}},
+		{"PipelineNeedsAuto", yaml(`name: x
+title: X
+artifacts:
+	- id: a
+		title: A
+		mode: choice
+		tools: [web_search]
+		editor: {prompt: Tighten., model: careful}
+	- id: b
+		title: B
+		depends_on: [a]
+		foreach: a
+		retries: 1
+		concurrency: 0
+		model: fast
+		tools: [web_search]
+`), []string{
+			`test.yaml:7: artifact "a": tools need mode draft or auto: a choice artifact's options are written without them`,
+			`test.yaml:12: artifact "b": foreach needs mode: auto (mode is draft)`,
+			`test.yaml:13: artifact "b": retries needs mode: auto (mode is draft)`,
+			`test.yaml:14: artifact "b": concurrency needs mode: auto (mode is draft)`,
+		}},
+		{"Foreach", yaml(`name: x
+title: X
+artifacts:
+	- id: plan
+		title: Plan
+		mode: choice
+	- id: notes
+		title: Notes
+		mode: auto
+		foreach: plan
+	- id: sections
+		title: Sections
+		mode: auto
+		depends_on: [plan]
+		foreach: plna
+	- id: self
+		title: Self
+		mode: auto
+		depends_on: [plan]
+		foreach: self
+	- id: later
+		title: Later
+		mode: auto
+		depends_on: [plan]
+		foreach: ghost
+`), []string{
+			`test.yaml:10: artifact "notes": foreach: "plan" is not an earlier dependency of "notes": add it to depends_on`,
+			`test.yaml:15: artifact "sections": foreach names unknown artifact "plna" (did you mean "plan"?)`,
+			`test.yaml:20: artifact "self": foreach names the artifact itself: name an earlier dependency whose items it is written for`,
+			`test.yaml:25: artifact "later": foreach names unknown artifact "ghost"`,
+		}},
+		{"PipelineLimits", yaml(`name: x
+title: X
+artifacts:
+	- id: a
+		title: A
+		mode: auto
+		retries: 6
+		concurrency: 17
+	- id: b
+		title: B
+		mode: auto
+		retries: -1
+		concurrency: -2
+`), []string{
+			`test.yaml:7: artifact "a": retries must be between 0 and 5, got 6`,
+			`test.yaml:8: artifact "a": concurrency must be between 1 and 16 (0 or none: the deployment's PIPELINE_CONCURRENCY), got 17`,
+			`test.yaml:12: artifact "b": retries must be between 0 and 5, got -1`,
+			`test.yaml:13: artifact "b": concurrency must be between 1 and 16 (0 or none: the deployment's PIPELINE_CONCURRENCY), got -2`,
+		}},
+		{"EditorModelTools", yaml(`name: x
+title: X
+artifacts:
+	- id: a
+		title: A
+		model: GPT-4o
+		editor:
+			model: big model
+	- id: b
+		title: B
+		editor:
+		tools:
+			- web_search
+			- Fetch-URL
+			- web_search
+			- ""
+			- notion__search_pages
+`), []string{
+			`test.yaml:6: artifact "a": model "GPT-4o" is invalid: a model profile name (MODEL_PROFILES) uses lower-case letters, digits, "_" and "-", starting with a letter or digit`,
+			`test.yaml:7: artifact "a": editor: missing prompt: what the editor does, like prompt: Tighten the prose, keep every fact`,
+			`test.yaml:8: artifact "a": editor: model "big model" is invalid: a model profile name (MODEL_PROFILES) uses lower-case letters, digits, "_" and "-", starting with a letter or digit`,
+			`test.yaml:11: artifact "b": editor: missing prompt: what the editor does, like prompt: Tighten the prose, keep every fact`,
+			`test.yaml:14: artifact "b": tool "Fetch-URL" is invalid: use lower-case letters, digits and "_" (an MCP tool is server__tool)`,
+			`test.yaml:15: artifact "b": tools lists "web_search" twice`,
+			`test.yaml:16: artifact "b": tools has an empty entry`,
+		}},
 		{"ReportDoesNotParse", yaml(`name: x
 title: X
 artifacts:
@@ -436,5 +586,82 @@ func TestValidate(t *testing.T) {
 	}
 	if b := d.Artifacts[1]; b.Mode != workflow.ModeDraft {
 		t.Errorf("mode = %q, want draft", b.Mode)
+	}
+}
+
+func TestParse_Pipeline(t *testing.T) {
+	d, err := workflow.Parse("blog.yaml", []byte(yaml(`name: blog
+title: Blog
+artifacts:
+	- id: plan
+		title: Plan
+		mode: choice
+		model: planner
+		editor: {prompt: Keep it short.}
+	- id: research
+		title: Research
+		mode: auto
+		depends_on: [plan]
+		foreach: plan
+		retries: 5
+		concurrency: 16
+		tools: [web_search, fetch_url, notion__search]
+	- id: sections
+		title: Sections
+		mode: auto
+		depends_on: [research, plan]
+		foreach: plan
+		model: writer
+		editor:
+			prompt: Tighten the prose.
+			model: editor-2
+	- id: article
+		title: Article
+		depends_on: [sections]
+		tools: [search_knowledge]
+		model: writer
+`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	research, _ := d.Artifact("research")
+	want := workflow.Artifact{
+		ID: "research", Title: "Research", Mode: workflow.ModeAuto, DependsOn: []string{"plan"},
+		Foreach: "plan", Retries: 5, Concurrency: 16, Tools: []string{"web_search", "fetch_url", "notion__search"},
+	}
+	if !reflect.DeepEqual(*research, want) {
+		t.Errorf("research = %+v\nwant %+v", *research, want)
+	}
+	sections, _ := d.Artifact("sections")
+	if e := sections.Editor; e == nil || *e != (workflow.Editor{Prompt: "Tighten the prose.", Model: "editor-2"}) {
+		t.Errorf("sections editor = %+v", e)
+	}
+	if got, want := d.Profiles(), []string{"editor-2", "planner", "writer"}; !slices.Equal(got, want) {
+		t.Errorf("Profiles() = %v, want %v", got, want)
+	}
+	if got := builtin(t, "proposal").Profiles(); got != nil {
+		t.Errorf("proposal Profiles() = %v, want nil", got)
+	}
+}
+
+func TestValidate_Pipeline(t *testing.T) {
+	d := &workflow.Definition{
+		Name: "go-built", Title: "Built in Go", Source: "test",
+		Artifacts: []workflow.Artifact{
+			{ID: "a", Title: "A"},
+			{ID: "b", Title: "B", Mode: workflow.ModeAuto, Foreach: "a", Retries: 9, Editor: &workflow.Editor{}},
+		},
+	}
+	want := `test: artifact "b": retries must be between 0 and 5, got 9
+test: artifact "b": editor: missing prompt: what the editor does, like prompt: Tighten the prose, keep every fact
+test: artifact "b": foreach: "a" is not an earlier dependency of "b": add it to depends_on`
+	if err := d.Validate(); err == nil || err.Error() != want {
+		t.Fatalf("Validate() = %v, want\n%s", err, want)
+	}
+	d.Artifacts[1].DependsOn = []string{"a"}
+	d.Artifacts[1].Retries = workflow.MaxRetries
+	d.Artifacts[1].Editor.Prompt = "Tighten."
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
 	}
 }

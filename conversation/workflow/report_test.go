@@ -45,7 +45,7 @@ func texts(d *workflow.Definition) map[string]string {
 }
 
 func TestRenderReport_Complete(t *testing.T) {
-	for _, name := range []string{"proposal", "product-brief"} {
+	for _, name := range []string{"proposal", "product-brief", "blog"} {
 		t.Run(name, func(t *testing.T) {
 			d := builtin(t, name)
 			approved := map[string]bool{}
