@@ -20,6 +20,13 @@
 //     the report's summary. The model writes plain text and saves it by calling one
 //     forced commit function per task (commit_artifact_options, …); a model that does
 //     not is reminded a bounded number of times, then the task fails with ErrNoCommit.
+//     For automated pipelines it writes one item of a foreach artifact at a time
+//     (the task shows "Item <n> of <total>: <title>"), lets the model report that a
+//     task cannot be done (conversation.TaskFailure), rewrites a failing item's
+//     instructions before its last retry (Recover, commit_recovery_plan), lets the
+//     model call an artifact's tools while it writes (a bounded loop sharing the
+//     executor's tool running), and sends a request to the model profile it names
+//     (Profile, from MODEL_PROFILES).
 //
 // Summarizer (conversation.Summarizer) folds older messages into a conversation's
 // running summary with the small model, so prompts stay bounded as a thread grows.

@@ -2,17 +2,14 @@ package agents
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/prompts"
@@ -68,12 +65,10 @@ type Executor struct {
 	client      Completer
 	model       string
 	registry    *Registry
+	tools       toolRunner
 	prompts     *prompts.Set
 	maxSteps    int
 	tokenBudget int
-	toolTimeout time.Duration
-	maxParallel int
-	maxResult   int
 	now         func() time.Time
 	logger      *slog.Logger
 }
@@ -93,14 +88,17 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 		prompts:     cfg.Prompts,
 		maxSteps:    orDefault(cfg.MaxSteps, DefaultMaxSteps),
 		tokenBudget: cfg.TokenBudget,
-		toolTimeout: orDefault(cfg.ToolTimeout, DefaultToolTimeout),
-		maxParallel: orDefault(cfg.MaxParallelTools, DefaultMaxParallelTools),
-		maxResult:   orDefault(cfg.MaxToolResult, DefaultMaxToolResult),
 		now:         cfg.Now,
 		logger:      cfg.Logger,
 	}
 	if e.registry == nil {
 		e.registry = NewRegistry()
+	}
+	e.tools = toolRunner{
+		registry:    e.registry,
+		timeout:     orDefault(cfg.ToolTimeout, DefaultToolTimeout),
+		maxParallel: orDefault(cfg.MaxParallelTools, DefaultMaxParallelTools),
+		maxResult:   orDefault(cfg.MaxToolResult, DefaultMaxToolResult),
 	}
 	e.prompts = orPrompts(e.prompts)
 	if e.now == nil {
@@ -160,7 +158,7 @@ func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress 
 		}
 
 		progress(runningStatus(comp.ToolCalls))
-		results := e.runTools(ctx, log, comp.ToolCalls)
+		results := e.tools.runAll(ctx, log, comp.ToolCalls)
 		msgs = append(msgs, comp.Message())
 		for i, tc := range comp.ToolCalls {
 			msgs = append(msgs, openai.ChatCompletionMessage{
@@ -289,88 +287,6 @@ func runningStatus(calls []openai.ToolCall) string {
 		}
 	}
 	return "Running " + strings.Join(names, ", ") + "…"
-}
-
-// runTools runs calls in parallel (at most maxParallel at once) and returns their
-// records in the order of calls. It never fails: a failure is the call's result.
-func (e *Executor) runTools(ctx context.Context, log *slog.Logger, calls []openai.ToolCall) []conversation.ToolCall {
-	results := make([]conversation.ToolCall, len(calls))
-	var g errgroup.Group
-	g.SetLimit(e.maxParallel)
-	for i, tc := range calls {
-		g.Go(func() error {
-			results[i] = e.runTool(ctx, log, tc)
-			return nil
-		})
-	}
-	_ = g.Wait() // the goroutines return no errors
-	return results
-}
-
-func (e *Executor) runTool(ctx context.Context, log *slog.Logger, tc openai.ToolCall) conversation.ToolCall {
-	rec := conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}
-	start := time.Now()
-	out, err := e.invoke(ctx, log, tc)
-	rec.Duration = time.Since(start)
-	if err != nil {
-		rec.Failed = true
-		out = "error: " + err.Error()
-		log.WarnContext(ctx, "tool call failed; the error goes to the model",
-			slog.String("tool", rec.Name), slog.Duration("duration", rec.Duration), slog.Any("err", err))
-	} else {
-		log.DebugContext(ctx, "tool call", slog.String("tool", rec.Name), slog.Duration("duration", rec.Duration))
-	}
-	rec.Result = truncate(out, e.maxResult)
-	return rec
-}
-
-// invoke checks a tool call and runs it under its timeout. A tool that ignores its
-// context is abandoned when the timeout expires (its goroutine finishes on its own).
-func (e *Executor) invoke(ctx context.Context, log *slog.Logger, tc openai.ToolCall) (string, error) {
-	name := tc.Function.Name
-	spec, tool, ok := e.registry.Lookup(name)
-	if !ok {
-		return "", fmt.Errorf("unknown tool %q; the available tools are: %s", name, strings.Join(e.registry.Names(), ", "))
-	}
-	args := strings.TrimSpace(tc.Function.Arguments)
-	if args == "" {
-		args = "{}" // models send "" for a function without parameters
-	}
-	if !json.Valid([]byte(args)) || args[0] != '{' {
-		return "", fmt.Errorf("the arguments are not a valid JSON object: %s", truncate(args, 200))
-	}
-	timeout := orDefault(spec.Timeout, e.toolTimeout)
-	tctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
-	type result struct {
-		out string
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				log.ErrorContext(ctx, "tool panicked", slog.String("tool", name), slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
-				done <- result{err: fmt.Errorf("the tool crashed: %v", r)}
-			}
-		}()
-		out, err := tool.Run(tctx, json.RawMessage(args))
-		done <- result{out, err}
-	}()
-
-	select {
-	case r := <-done:
-		if r.err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
-			return "", fmt.Errorf("timed out after %s", timeout) // as in the case below
-		}
-		return r.out, r.err
-	case <-tctx.Done():
-		if err := ctx.Err(); err != nil {
-			return "", fmt.Errorf("not finished: %w", err)
-		}
-		return "", fmt.Errorf("timed out after %s", timeout)
-	}
 }
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.

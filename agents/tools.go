@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +16,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/sashabaranov/go-openai/jsonschema"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/threadwright/threadwright/conversation"
 )
 
 // Tool is something the model can call. Run receives the call's arguments, the JSON
@@ -194,6 +199,23 @@ func (r *Registry) OpenAITools() []openai.Tool {
 	return tools
 }
 
+// subset returns a Registry of the tools of r named in names (repeats count once),
+// and the names r has no tool for, in the order of names.
+func (r *Registry) subset(names []string) (sub *Registry, missing []string) {
+	sub = NewRegistry()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, name := range names {
+		t, ok := r.tools[name]
+		if !ok {
+			missing = append(missing, name)
+			continue
+		}
+		sub.tools[name] = t
+	}
+	return sub, missing
+}
+
 // ToolCategory is a category of tools with its tools sorted by name.
 type ToolCategory struct {
 	Name  string
@@ -259,4 +281,99 @@ func InferTool[T any](name, description string, fn func(ctx context.Context, arg
 		return fn(ctx, args)
 	})
 	return ToolSpec{Name: name, Description: description, Parameters: params}, run, nil
+}
+
+// toolRunner runs the tool calls of a model response against a registry: the
+// executor's loop and the workflow agent's writing with tools share it.
+type toolRunner struct {
+	registry *Registry
+	// timeout bounds one run of a tool whose ToolSpec sets no Timeout.
+	timeout time.Duration
+	// maxParallel bounds the calls of one response that run at once.
+	maxParallel int
+	// maxResult bounds the bytes of a result sent to the model.
+	maxResult int
+}
+
+// runAll runs calls in parallel (at most maxParallel at once) and returns their
+// records in the order of calls. It never fails: a failure is the call's result,
+// "error: …", and is logged as a warning; a call that worked is logged at debug.
+func (t toolRunner) runAll(ctx context.Context, log *slog.Logger, calls []openai.ToolCall) []conversation.ToolCall {
+	results := make([]conversation.ToolCall, len(calls))
+	var g errgroup.Group
+	g.SetLimit(t.maxParallel)
+	for i, tc := range calls {
+		g.Go(func() error {
+			results[i] = t.run(ctx, log, tc)
+			return nil
+		})
+	}
+	_ = g.Wait() // the goroutines return no errors
+	return results
+}
+
+func (t toolRunner) run(ctx context.Context, log *slog.Logger, tc openai.ToolCall) conversation.ToolCall {
+	rec := conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}
+	start := time.Now()
+	out, err := t.invoke(ctx, log, tc)
+	rec.Duration = time.Since(start)
+	if err != nil {
+		rec.Failed = true
+		out = "error: " + err.Error()
+		log.WarnContext(ctx, "tool call failed; the error goes to the model",
+			slog.String("tool", rec.Name), slog.Duration("duration", rec.Duration), slog.Any("err", err))
+	} else {
+		log.DebugContext(ctx, "tool call", slog.String("tool", rec.Name), slog.Duration("duration", rec.Duration))
+	}
+	rec.Result = truncate(out, t.maxResult)
+	return rec
+}
+
+// invoke checks a tool call and runs it under its timeout. A tool that ignores its
+// context is abandoned when the timeout expires (its goroutine finishes on its own).
+func (t toolRunner) invoke(ctx context.Context, log *slog.Logger, tc openai.ToolCall) (string, error) {
+	name := tc.Function.Name
+	spec, tool, ok := t.registry.Lookup(name)
+	if !ok {
+		return "", fmt.Errorf("unknown tool %q; the available tools are: %s", name, strings.Join(t.registry.Names(), ", "))
+	}
+	args := strings.TrimSpace(tc.Function.Arguments)
+	if args == "" {
+		args = "{}" // models send "" for a function without parameters
+	}
+	if !json.Valid([]byte(args)) || args[0] != '{' {
+		return "", fmt.Errorf("the arguments are not a valid JSON object: %s", truncate(args, 200))
+	}
+	timeout := orDefault(spec.Timeout, t.timeout)
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				log.ErrorContext(ctx, "tool panicked", slog.String("tool", name), slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+				done <- result{err: fmt.Errorf("the tool crashed: %v", r)}
+			}
+		}()
+		out, err := tool.Run(tctx, json.RawMessage(args))
+		done <- result{out, err}
+	}()
+
+	select {
+	case r := <-done:
+		if r.err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+			return "", fmt.Errorf("timed out after %s", timeout) // as in the case below
+		}
+		return r.out, r.err
+	case <-tctx.Done():
+		if err := ctx.Err(); err != nil {
+			return "", fmt.Errorf("not finished: %w", err)
+		}
+		return "", fmt.Errorf("timed out after %s", timeout)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -24,6 +25,9 @@ const (
 	// DefaultWorkflowHistory is how many of the thread's newest messages the workflow
 	// agent's system prompt shows.
 	DefaultWorkflowHistory = 10
+	// DefaultWriteToolSteps bounds the model calls of a Write with tools (see
+	// WorkflowAgentConfig.MaxToolSteps).
+	DefaultWriteToolSteps = 6
 )
 
 // Bounds of what the workflow agent puts in a prompt, in bytes.
@@ -34,6 +38,8 @@ const (
 	maxPreviousOption = 400      // an option proposed before
 	maxOptionTitle    = 60       // runes: an option's title is shown on a button
 	maxReason         = 300      // a criterion's reason
+	maxItemTitle      = 200      // runes: an item's title, one line
+	maxItemBrief      = 4 << 10  // an item's brief
 )
 
 // ErrNoCommit means the model never saved its work: through every try it answered
@@ -51,7 +57,8 @@ var ErrNoCommit error = &modelError{
 type CommitError struct {
 	// Tool is the commit function the model was asked to call.
 	Tool string
-	// Tries is the number of model calls made: 1 + WorkflowAgentConfig.MaxReminders.
+	// Tries is the number of failed tries: 1 + WorkflowAgentConfig.MaxReminders (a
+	// Write with tools made its research calls on top of them).
 	Tries int
 	// Problem says what was wrong with the last try ("answered in text without
 	// calling the function", or why the arguments were rejected).
@@ -72,6 +79,43 @@ func (e *CommitError) Is(target error) bool { return target == ErrNoCommit }
 // e.g. "The model did not save the options for Audience after 3 tries, so nothing
 // was changed. Please try again."
 func (e *CommitError) UserMessage() string { return e.user }
+
+// ErrUnknownProfile means an ArtifactRequest.Profile names a model profile that
+// WorkflowAgentConfig.Profiles lacks. The WorkflowAgent methods return a
+// *ProfileError, which matches it with errors.Is, without calling a model.
+var ErrUnknownProfile = errors.New("agents: model profile is not configured")
+
+// ProfileError is the error of a WorkflowAgent call whose ArtifactRequest.Profile
+// names a profile that is not configured: `agents: model profile "fast" is not
+// configured`. Nothing was called and the usage is zero.
+type ProfileError struct {
+	// Name is the profile asked for.
+	Name string
+}
+
+func (e *ProfileError) Error() string {
+	return fmt.Sprintf("agents: model profile %q is not configured", e.Name)
+}
+
+// Is reports whether target is ErrUnknownProfile.
+func (e *ProfileError) Is(target error) bool { return target == ErrUnknownProfile }
+
+// UserMessage returns the text to show in Slack.
+func (e *ProfileError) UserMessage() string {
+	return fmt.Sprintf("This workflow asks for the model profile %q, which this deployment does not configure (MODEL_PROFILES), so nothing was written.", e.Name)
+}
+
+// Profile is a named model configuration: a workflow artifact's `model:` (or its
+// editor's) names one, and the deployment configures them by name from
+// MODEL_PROFILES. A call whose ArtifactRequest.Profile names it goes to Client with
+// Model as the request's "model".
+type Profile struct {
+	// Client calls the profile's model (a *Client, perhaps for another
+	// OpenAI-compatible server); default WorkflowAgentConfig.Client.
+	Client Completer
+	// Model is the model's name. Required.
+	Model string
+}
 
 // WorkflowAgentConfig configures a WorkflowAgent. Client and Model are required; the
 // zero value of every other field picks its default.
@@ -94,7 +138,24 @@ type WorkflowAgentConfig struct {
 	// History is how many of the thread's newest messages (ArtifactRequest.History)
 	// the prompts show (default DefaultWorkflowHistory; negative: none).
 	History int
-	// Logger receives a warning for every reminder; default slog.Default().
+	// Profiles are the model profiles a request may name (ArtifactRequest.Profile),
+	// by name, from MODEL_PROFILES; nil: none, and a request that names one fails
+	// with a *ProfileError.
+	Profiles map[string]Profile
+	// Tools holds the tools an artifact may name (workflow.Artifact.Tools) for the
+	// model to call while it writes (Write); the artifact's tools missing here are
+	// left out. Nil: none. The executor's Registry is the usual choice.
+	Tools *Registry
+	// ToolTimeout bounds one tool run whose ToolSpec sets no Timeout (default
+	// DefaultToolTimeout, 30 s).
+	ToolTimeout time.Duration
+	// MaxToolSteps bounds the model calls of a Write with tools (default
+	// DefaultWriteToolSteps, 6): the first MaxToolSteps-1 offer the tools and the
+	// commit function, the last offers and forces the commit function alone (then the
+	// usual reminders). 1 or negative: tools are never offered.
+	MaxToolSteps int
+	// Logger receives a warning for every reminder, and tool calls and tools left out
+	// at debug level; default slog.Default().
 	Logger *slog.Logger
 }
 
@@ -116,10 +177,30 @@ type WorkflowAgentConfig struct {
 // (ErrNoCommit) and nothing. Usage is the sum over every call, failed tries included.
 // Other errors are the model client's (see Client.Complete), wrapped, with the usage
 // so far.
+//
+// A request with a Profile goes to that profile's client and model (Profiles), for
+// every method, InterpretReply included: the engine names the profile of whoever
+// works on the artifact. An unknown profile fails with a *ProfileError before any
+// call.
+//
+// For a foreach artifact the engine calls Write and Revise once per item
+// (ArtifactRequest.Item): the task shows the line "Item <n> of <total>: <title>" (n
+// from 1) and the item's brief, and asks for that item's part only, without its
+// heading. For an automated write (an item, or an artifact of mode auto),
+// commit_artifact_final_text also offers "failure", and a model that sets it with an
+// empty text makes Write or Revise return a *conversation.TaskFailure (wrapped): the
+// engine retries, calling Recover before the last try.
+//
+// A Write whose artifact names tools (workflow.Artifact.Tools) that Tools has is a
+// bounded ReAct loop: see Write.
 type WorkflowAgent struct {
 	client       Completer
 	model        string
 	smallModel   string
+	profiles     map[string]Profile
+	tools        *Registry
+	toolTimeout  time.Duration
+	maxToolSteps int
 	prompts      *prompts.Set
 	maxReminders int
 	history      int
@@ -129,7 +210,7 @@ type WorkflowAgent struct {
 var _ conversation.WorkflowAgent = (*WorkflowAgent)(nil)
 
 // NewWorkflowAgent returns a WorkflowAgent for cfg, filling in defaults. It panics when
-// cfg.Client is nil or cfg.Model is empty (a wiring mistake).
+// cfg.Client is nil, cfg.Model is empty or a profile has no Model (a wiring mistake).
 func NewWorkflowAgent(cfg WorkflowAgentConfig) *WorkflowAgent {
 	if cfg.Client == nil || cfg.Model == "" {
 		panic("agents: NewWorkflowAgent needs WorkflowAgentConfig.Client and Model")
@@ -138,10 +219,23 @@ func NewWorkflowAgent(cfg WorkflowAgentConfig) *WorkflowAgent {
 		client:       cfg.Client,
 		model:        cfg.Model,
 		smallModel:   orDefault(cfg.SmallModel, cfg.Model),
+		profiles:     make(map[string]Profile, len(cfg.Profiles)),
+		tools:        cfg.Tools,
+		toolTimeout:  orDefault(cfg.ToolTimeout, DefaultToolTimeout),
+		maxToolSteps: max(orDefault(cfg.MaxToolSteps, DefaultWriteToolSteps), 1),
 		prompts:      cfg.Prompts,
 		maxReminders: max(orDefault(cfg.MaxReminders, DefaultMaxReminders), 0),
 		history:      max(orDefault(cfg.History, DefaultWorkflowHistory), 0),
 		logger:       cfg.Logger,
+	}
+	for name, p := range cfg.Profiles {
+		if p.Model == "" {
+			panic(fmt.Sprintf("agents: NewWorkflowAgent: model profile %q has no Model", name))
+		}
+		if p.Client == nil {
+			p.Client = cfg.Client
+		}
+		a.profiles[name] = p
 	}
 	a.prompts = orPrompts(a.prompts)
 	a.logger = orLogger(a.logger)
@@ -233,24 +327,44 @@ func (a *WorkflowAgent) InterpretReply(ctx context.Context, r conversation.Artif
 
 // Write writes the artifact's text (commit_artifact_final_text): from r.Selected for a
 // choice artifact, from scratch otherwise, following r.Instructions; r.Current, when
-// set, is shown as an earlier version. The text is returned trimmed; an empty one is
-// rejected with a reminder.
+// set, is shown as an earlier version. With r.Item, it writes that item's part only
+// (see WorkflowAgent). The text is returned trimmed; an empty one is rejected with a
+// reminder, unless the write is automated and the model set "failure" instead: then
+// the error is a *conversation.TaskFailure with the model's reason (no reminder), and
+// a call that sets both is rejected with a reminder.
+//
+// Tools: when r.Artifact.Tools names tools that WorkflowAgentConfig.Tools has (the
+// others are left out, logged at debug level), the task lists them and the first
+// MaxToolSteps-1 model calls offer them with the commit function, tool_choice
+// "required". The tool calls of a response run in parallel, each under its timeout;
+// their results (a failure as "error: …") are appended as "tool" messages and the
+// model is called again. A call of the commit function with accepted arguments ends
+// the loop at any step; the MaxToolSteps-th call offers and forces the commit
+// function alone, and the reminders follow as usual. A response without any tool call
+// counts as a failed try (a reminder), like one whose only call is a rejected commit.
 func (a *WorkflowAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
 	if err := checkRequest(r, true); err != nil {
 		return "", conversation.Usage{}, fmt.Errorf("agents: write: %w", err)
 	}
+	tools := a.artifactTools(ctx, r)
 	data := prompts.ArtifactWriteData{
-		Title: r.Artifact.Title, Previous: strings.TrimSpace(r.Current),
-		Instructions: strings.TrimSpace(r.Instructions), ToolName: CommitFinalTextTool,
+		Title: r.Artifact.Title, Item: itemData(r.Item), Previous: strings.TrimSpace(r.Current),
+		Instructions: strings.TrimSpace(r.Instructions), Failure: automated(r), ToolName: CommitFinalTextTool,
 	}
 	if s := r.Selected; s != nil {
 		data.Selected = &prompts.Option{Label: s.Label, Title: s.Title, Text: s.Text}
 	}
-	return a.writeText(ctx, r, "write", prompts.ArtifactWrite, data, "the text of "+EscapeMrkdwn(r.Artifact.Title))
+	if tools != nil {
+		data.Tools = promptTools(tools.Specs())
+	}
+	t := task{name: "write", prompt: prompts.ArtifactWrite, data: data, tools: tools, userMessage: notSaved("the text of " + itemName(r))}
+	return a.writeText(ctx, r, t)
 }
 
 // Revise rewrites r.Current following r.Instructions (commit_artifact_final_text): the
-// editor agent. Empty instructions ask for a general improvement. Errors: r.Current is
+// editor agent, for a person's edit request or a workflow's editor pass (r.Item set
+// for an item's text). Empty instructions ask for a general improvement. The result
+// and errors are Write's ("failure" included), without tools. Errors: r.Current is
 // empty (nothing to revise), without a model call.
 func (a *WorkflowAgent) Revise(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
 	if err := checkRequest(r, true); err != nil {
@@ -260,27 +374,93 @@ func (a *WorkflowAgent) Revise(ctx context.Context, r conversation.ArtifactReque
 		return "", conversation.Usage{}, fmt.Errorf("agents: revise %s: no current text to revise", r.Artifact.ID)
 	}
 	data := prompts.ArtifactReviseData{
-		Title: r.Artifact.Title, Current: strings.TrimSpace(r.Current),
-		Instructions: strings.TrimSpace(r.Instructions), ToolName: CommitFinalTextTool,
+		Title: r.Artifact.Title, Item: itemData(r.Item), Current: strings.TrimSpace(r.Current),
+		Instructions: strings.TrimSpace(r.Instructions), Failure: automated(r), ToolName: CommitFinalTextTool,
 	}
-	return a.writeText(ctx, r, "revise", prompts.ArtifactRevise, data, "the revised text of "+EscapeMrkdwn(r.Artifact.Title))
+	t := task{name: "revise", prompt: prompts.ArtifactRevise, data: data, userMessage: notSaved("the revised text of " + itemName(r))}
+	return a.writeText(ctx, r, t)
 }
 
-func (a *WorkflowAgent) writeText(ctx context.Context, r conversation.ArtifactRequest, name, prompt string, data any, what string) (string, conversation.Usage, error) {
-	var out string
-	t := task{
-		name: name, model: a.model, tool: finalTextTool(), prompt: prompt, data: data, context: fullContext,
-		accept: func(args json.RawMessage) (err error) {
-			out, err = parseText(args, "text")
-			return err
-		},
-		userMessage: notSaved(what),
+// writeText runs t, a task that commits with commit_artifact_final_text, with the
+// main model.
+func (a *WorkflowAgent) writeText(ctx context.Context, r conversation.ArtifactRequest, t task) (string, conversation.Usage, error) {
+	var out finalText
+	failure := automated(r)
+	t.model, t.context = a.model, fullContext
+	t.tool = finalTextTool(r.Item != nil, failure)
+	t.accept = func(args json.RawMessage) (err error) {
+		out, err = parseFinalText(args, failure)
+		return err
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {
 		return "", u, err
 	}
-	return out, u, nil
+	if out.failure != "" {
+		return "", u, fmt.Errorf("agents: %s: %w", t.name, &conversation.TaskFailure{Reason: out.failure})
+	}
+	return out.text, u, nil
+}
+
+// automated reports whether r is a write no person reviews: an item of a foreach
+// artifact, or an artifact of mode auto. Only there may the model report that the
+// task cannot be done ("failure"): the pipeline retries it, where a person waiting
+// for a draft is better served by a text to react to.
+func automated(r conversation.ArtifactRequest) bool {
+	return r.Item != nil || (r.Artifact != nil && r.Artifact.Mode == workflow.ModeAuto)
+}
+
+// itemData is the prompts' view of it (nil for nil): a 1-based number, a one-line
+// title and a bounded brief.
+func itemData(it *conversation.Item) *prompts.Item {
+	if it == nil {
+		return nil
+	}
+	title := cutRunes(oneLine(it.Title), maxItemTitle)
+	if title == "" {
+		title = "(untitled)" // the item line needs a title
+	}
+	return &prompts.Item{Number: it.Index + 1, Total: it.Total, Title: title, Brief: truncate(strings.TrimSpace(it.Brief), maxItemBrief)}
+}
+
+// itemName names what r writes in a user message: the artifact's title, or "item 2
+// of Research".
+func itemName(r conversation.ArtifactRequest) string {
+	name := EscapeMrkdwn(r.Artifact.Title)
+	if r.Item != nil {
+		name = fmt.Sprintf("item %d of %s", r.Item.Index+1, name)
+	}
+	return name
+}
+
+// artifactTools returns the tools of a.tools that r.Artifact names, or nil when there
+// are none (or steps for them). Names a.tools lacks are logged at debug level.
+func (a *WorkflowAgent) artifactTools(ctx context.Context, r conversation.ArtifactRequest) *Registry {
+	names := slices.DeleteFunc(slices.Clone(r.Artifact.Tools), isCommitTool)
+	if len(names) == 0 || a.maxToolSteps < 2 {
+		return nil
+	}
+	reg := a.tools
+	if reg == nil {
+		reg = NewRegistry()
+	}
+	sub, missing := reg.subset(names)
+	if len(missing) > 0 {
+		a.logger.DebugContext(ctx, "artifact tools not configured; left out",
+			slog.String("workflow", r.Workflow.Name), slog.String("artifact", r.Artifact.ID), slog.Any("tools", missing))
+	}
+	if sub.Len() == 0 {
+		return nil
+	}
+	return sub
+}
+
+func promptTools(specs []ToolSpec) []prompts.Tool {
+	out := make([]prompts.Tool, len(specs))
+	for i, s := range specs {
+		out[i] = prompts.Tool{Name: s.Name, Description: s.Description}
+	}
+	return out
 }
 
 // Evaluate judges text against r.Artifact.Criteria with the main model
@@ -370,11 +550,14 @@ const (
 // its arguments.
 type task struct {
 	name    string // for errors and logs: "propose options"
-	model   string
+	model   string // without a profile
 	tool    openai.FunctionDefinition
 	prompt  string // the user message's template
 	data    any
 	context contextKind
+	// tools are offered with the commit function, for research before it (Write);
+	// nil: none.
+	tools *Registry
 	// accept reads the commit function's arguments; an error rejects them and its
 	// text tells the model what was wrong.
 	accept func(args json.RawMessage) error
@@ -383,45 +566,87 @@ type task struct {
 }
 
 // run makes t's model calls until the model commits acceptable arguments or the
-// reminders run out.
+// reminders run out. With t.tools, the first maxToolSteps-1 calls offer them too
+// (tool_choice "required") and their calls are run; every other call offers and
+// forces the commit function alone.
 func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest, t task) (conversation.Usage, error) {
 	var usage conversation.Usage
+	client, model, err := a.route(r.Profile, t.model)
+	if err != nil {
+		return usage, err
+	}
 	msgs, err := a.messages(r, t)
 	if err != nil {
 		return usage, fmt.Errorf("agents: %s: %w", t.name, err)
 	}
-	log := a.logger.With(slog.String("workflow", r.Workflow.Name), slog.String("tool", t.tool.Name))
+	base := a.logger.With(slog.String("workflow", r.Workflow.Name))
 	if r.Artifact != nil {
-		log = log.With(slog.String("artifact", r.Artifact.ID))
+		base = base.With(slog.String("artifact", r.Artifact.ID))
 	}
-	tool := t.tool
+	if r.Item != nil {
+		base = base.With(slog.Int("item", r.Item.Index+1))
+	}
+	if r.Profile != "" {
+		base = base.With(slog.String("profile", r.Profile))
+	}
+	log := base.With(slog.String("tool", t.tool.Name))
+
+	commit := openai.Tool{Type: openai.ToolTypeFunction, Function: &t.tool}
+	forced := openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: t.tool.Name}}
+	var open []openai.Tool // the tools and the commit function, while they are offered
+	var runner toolRunner
+	if t.tools != nil {
+		open = append(t.tools.OpenAITools(), commit)
+		runner = toolRunner{registry: t.tools, timeout: a.toolTimeout, maxParallel: DefaultMaxParallelTools, maxResult: DefaultMaxToolResult}
+	}
 	tries := 1 + a.maxReminders
 	var problem string
-	for try := 1; try <= tries; try++ {
-		req := openai.ChatCompletionRequest{
-			Model:      t.model,
-			Messages:   msgs,
-			Tools:      []openai.Tool{{Type: openai.ToolTypeFunction, Function: &tool}},
-			ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: tool.Name}},
+	for call, failed := 1, 0; ; call++ {
+		req := openai.ChatCompletionRequest{Model: model, Messages: msgs}
+		exploring := open != nil && call < a.maxToolSteps
+		if exploring {
+			req.Tools, req.ToolChoice = open, "required"
+		} else {
+			req.Tools, req.ToolChoice = []openai.Tool{commit}, forced
 		}
-		comp, err := a.client.Complete(ctx, req)
+		comp, err := client.Complete(ctx, req)
 		usage = usage.Add(comp.Usage)
 		if err != nil && !errors.Is(err, ErrEmptyResponse) {
 			return usage, fmt.Errorf("agents: %s: %w", t.name, err)
 		}
 		var results []string
-		problem, results = checkCommit(comp, tool.Name, t.accept)
+		problem, results = checkCommit(comp, t.tool.Name, t.accept)
 		if problem == "" {
 			return usage, nil
 		}
+		if exploring && slices.ContainsFunc(comp.ToolCalls, func(tc openai.ToolCall) bool { return tc.Function.Name != t.tool.Name }) {
+			// Research: run the calls; a rejected commit call among them is answered
+			// with its problem.
+			var calls []openai.ToolCall
+			var at []int
+			for i, tc := range comp.ToolCalls {
+				if tc.Function.Name != t.tool.Name {
+					calls, at = append(calls, tc), append(at, i)
+				}
+			}
+			for i, rec := range runner.runAll(ctx, base, calls) {
+				results[at[i]] = rec.Result
+			}
+			msgs = append(msgs, comp.Message())
+			for i, tc := range comp.ToolCalls {
+				msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: results[i]})
+			}
+			continue
+		}
+		failed++
 		log.WarnContext(ctx, "model did not commit its work",
-			slog.Int("try", try), slog.Int("tries", tries), slog.String("problem", problem),
+			slog.Int("try", failed), slog.Int("tries", tries), slog.String("problem", problem),
 			slog.String("content", truncate(comp.Content, 200)))
-		if try == tries {
+		if failed == tries {
 			break
 		}
 		reminder, err := a.prompts.Render(prompts.CommitReminder, prompts.CommitReminderData{
-			ToolName: tool.Name, Problem: reminderProblem(problem), Try: try + 1, Tries: tries,
+			ToolName: t.tool.Name, Problem: reminderProblem(problem), Try: failed + 1, Tries: tries,
 		})
 		if err != nil {
 			return usage, fmt.Errorf("agents: %s: %w", t.name, err)
@@ -434,7 +659,20 @@ func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest,
 		}
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: reminder})
 	}
-	return usage, &CommitError{Tool: tool.Name, Tries: tries, Problem: problem, user: t.userMessage(tries)}
+	return usage, &CommitError{Tool: t.tool.Name, Tries: tries, Problem: problem, user: t.userMessage(tries)}
+}
+
+// route returns the client and model of a call for the named profile: the profile's,
+// or a.client and model when profile is "". An unknown profile is a *ProfileError.
+func (a *WorkflowAgent) route(profile, model string) (Completer, string, error) {
+	if profile == "" {
+		return a.client, model, nil
+	}
+	p, ok := a.profiles[profile]
+	if !ok {
+		return nil, "", &ProfileError{Name: profile}
+	}
+	return p.Client, p.Model, nil
 }
 
 // notSaved returns the usual CommitError.UserMessage for what was not saved.
@@ -610,6 +848,8 @@ func checkRequest(r conversation.ArtifactRequest, needArtifact bool) error {
 		return errors.New("the request has no workflow")
 	case needArtifact && r.Artifact == nil:
 		return errors.New("the request has no artifact")
+	case r.Item != nil && (r.Item.Index < 0 || r.Item.Index >= r.Item.Total):
+		return fmt.Errorf("the request's item %d is not one of %d", r.Item.Index, r.Item.Total)
 	}
 	return nil
 }

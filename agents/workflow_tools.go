@@ -22,15 +22,35 @@ import (
 //
 //	commit_artifact_options     {"options": [{"label": "A", "title": "…", "text": "…"}, …]}
 //	commit_artifact_selection   {"label": "B" or "", "instructions": "…", "regenerate": false}
-//	commit_artifact_final_text  {"text": "…"}
+//	commit_artifact_final_text  {"text": "…"}, or {"text": "", "failure": "…"} (automated writes)
 //	commit_evaluation           {"results": [{"id": "…", "pass": true, "reason": "…"}, …]}
 //	commit_final_docset         {"summary": "…"}
+//	commit_recovery_plan        {"instructions": "…", "queries": ["…", …], "rationale": "…"}
+//
+// Every argument is required except "failure" and "queries".
 const (
 	CommitOptionsTool    = "commit_artifact_options"
 	CommitSelectionTool  = "commit_artifact_selection"
 	CommitFinalTextTool  = "commit_artifact_final_text"
 	CommitEvaluationTool = "commit_evaluation"
 	CommitDocsetTool     = "commit_final_docset"
+	CommitRecoveryTool   = "commit_recovery_plan"
+)
+
+// isCommitTool reports whether name is one of the commit functions (an artifact's
+// tools cannot name one).
+func isCommitTool(name string) bool {
+	switch name {
+	case CommitOptionsTool, CommitSelectionTool, CommitFinalTextTool, CommitEvaluationTool, CommitDocsetTool, CommitRecoveryTool:
+		return true
+	}
+	return false
+}
+
+// Bounds of commit_recovery_plan's queries.
+const (
+	maxQueries = 8
+	maxQuery   = 200 // bytes, one line
 )
 
 // notEvaluated is the reason of a criterion the model left out of its evaluation.
@@ -48,6 +68,12 @@ func object(props schema) schema {
 	}
 	slices.Sort(required)
 	return schema{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+}
+
+// optional takes names off an object schema's required properties.
+func optional(s schema, names ...string) schema {
+	s["required"] = slices.DeleteFunc(s["required"].([]string), func(n string) bool { return slices.Contains(names, n) })
+	return s
 }
 
 func str(description string) schema { return schema{"type": "string", "description": description} }
@@ -91,10 +117,38 @@ func selectionTool(labels []string) openai.FunctionDefinition {
 		}))
 }
 
-func finalTextTool() openai.FunctionDefinition {
+// finalTextTool is commit_artifact_final_text, for an item's text or the artifact's,
+// with the optional "failure" argument when failure is set.
+func finalTextTool(item, failure bool) openai.FunctionDefinition {
+	what := "the complete text of the artifact, in light Markdown"
+	if item {
+		what = "the complete text of the item, in light Markdown, without its heading"
+	}
+	if !failure {
+		return function(CommitFinalTextTool,
+			"Save the artifact's complete text. Only the text passed here is kept and shown to the team.",
+			object(schema{"text": str(what)}))
+	}
 	return function(CommitFinalTextTool,
-		"Save the artifact's complete text. Only the text passed here is kept and shown to the team.",
-		object(schema{"text": str("the complete text of the artifact, in light Markdown")}))
+		"Save the artifact's complete text, or report that the task cannot be done. Only the text passed here is kept.",
+		optional(object(schema{
+			"text":    str(what + `; "" when you set failure`),
+			"failure": str("set only when the task cannot be done — for research, when nothing relevant was found — with what you tried; leave text empty then"),
+		}), "failure"))
+}
+
+func recoveryTool() openai.FunctionDefinition {
+	return function(CommitRecoveryTool,
+		"Save the new instructions for the last try of the failing task.",
+		optional(object(schema{
+			"instructions": str("the new, more specific instructions for the last try: what to do, where to look, what to leave out"),
+			"queries": schema{
+				"type":        "array",
+				"description": fmt.Sprintf("for research: new, more specific search queries, at most %d; empty when searching does not apply", maxQueries),
+				"items":       str("one search query"),
+			},
+			"rationale": str("one or two sentences: why the new instructions should work where the tries failed"),
+		}), "queries"))
 }
 
 func evaluationTool(ids []string) openai.FunctionDefinition {
@@ -369,6 +423,86 @@ func parseText(args json.RawMessage, field string) (string, error) {
 		return "", errors.New(strconv.Quote(field) + " is empty; pass the complete text")
 	}
 	return s, nil
+}
+
+// finalText is commit_artifact_final_text's result: a text, or the reason the task
+// cannot be done.
+type finalText struct{ text, failure string }
+
+// parseFinalText reads commit_artifact_final_text's arguments: a text that is not
+// empty or, when failure is allowed, an empty text and a "failure" reason. Both set
+// is rejected; "failure" is ignored when it is not allowed.
+func parseFinalText(args json.RawMessage, failure bool) (finalText, error) {
+	var in map[string]json.RawMessage
+	if err := decodeArgs(args, &in); err != nil {
+		return finalText{}, err
+	}
+	text, hasText, err := stringArg(in, "text")
+	if err != nil {
+		return finalText{}, err
+	}
+	var reason string
+	if failure {
+		if reason, _, err = stringArg(in, "failure"); err != nil {
+			return finalText{}, err
+		}
+	}
+	switch {
+	case text != "" && reason != "":
+		return finalText{}, errors.New(`"text" and "failure" are both set; pass the complete text, or leave "text" empty and set "failure" only when the task cannot be done`)
+	case text != "":
+		return finalText{text: text}, nil
+	case reason != "":
+		return finalText{failure: reason}, nil
+	case !hasText:
+		return finalText{}, errors.New(`the call has no "text" argument`)
+	case failure:
+		return finalText{}, errors.New(`"text" is empty; pass the complete text, or set "failure" when the task cannot be done`)
+	default:
+		return finalText{}, errors.New(`"text" is empty; pass the complete text`)
+	}
+}
+
+// stringArg returns the string argument field of in, trimmed, and whether it is
+// there; null counts as absent.
+func stringArg(in map[string]json.RawMessage, field string) (string, bool, error) {
+	raw, ok := in[field]
+	if !ok || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return "", false, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", true, fmt.Errorf("%q must be a string", field)
+	}
+	return strings.TrimSpace(s), true, nil
+}
+
+// parseRecovery reads commit_recovery_plan's arguments: instructions that are not
+// empty, a rationale (may be empty: the new instructions are what matter), and
+// queries made one line each, empty and repeated ones dropped, at most maxQueries of
+// at most maxQuery bytes.
+func parseRecovery(args json.RawMessage) (conversation.Recovery, error) {
+	var in struct {
+		Instructions string           `json:"instructions"`
+		Queries      flexList[string] `json:"queries"`
+		Rationale    string           `json:"rationale"`
+	}
+	if err := decodeArgs(args, &in); err != nil {
+		return conversation.Recovery{}, err
+	}
+	out := conversation.Recovery{Instructions: strings.TrimSpace(in.Instructions), Rationale: strings.TrimSpace(in.Rationale)}
+	if out.Instructions == "" {
+		return conversation.Recovery{}, errors.New(`"instructions" is empty; pass the new instructions for the last try`)
+	}
+	seen := map[string]bool{}
+	for _, q := range in.Queries {
+		q = truncate(oneLine(q), maxQuery)
+		if key := strings.ToLower(q); q != "" && !seen[key] && len(out.Queries) < maxQueries {
+			seen[key] = true
+			out.Queries = append(out.Queries, q)
+		}
+	}
+	return out, nil
 }
 
 // firstWords returns the first n words of s.

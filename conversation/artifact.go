@@ -20,7 +20,59 @@ const (
 	StatusGenerated        ArtifactStatus = "generated"
 	StatusApproved         ArtifactStatus = "approved"
 	StatusStale            ArtifactStatus = "stale"
+	// StatusRunning: an auto artifact being written by the pipeline, item by item
+	// (ArtifactState.Items); approved when every item has finished.
+	StatusRunning ArtifactStatus = "running"
 )
+
+// ItemStatus is where one item of a running auto artifact is.
+type ItemStatus string
+
+// The item statuses.
+const (
+	ItemPending ItemStatus = "pending"
+	ItemDone    ItemStatus = "done"
+	// ItemFailed: every try failed; the item's result is empty and Reason says why.
+	ItemFailed ItemStatus = "failed"
+)
+
+// ItemState is one item of an auto artifact (one per item of its foreach artifact, or
+// a single item for the whole artifact), checkpointed as soon as it finishes so that
+// a restarted pipeline never writes it again.
+type ItemState struct {
+	Title  string     `json:"title"`
+	Brief  string     `json:"brief,omitempty"`
+	Status ItemStatus `json:"status"`
+	// Text is the item's result (done items).
+	Text string `json:"text,omitempty"`
+	// Reason says why the item failed: its last try's error.
+	Reason string `json:"reason,omitempty"`
+	// Attempts is how many tries it took (1 + retries used).
+	Attempts int `json:"attempts,omitempty"`
+	// Recovery is the recovery agent's rewrite used for the last try, if any.
+	Recovery *Recovery `json:"recovery,omitempty"`
+	// Interrupted counts runs cut short by the end of a turn (TurnTimeout) rather than
+	// by a failure; an item interrupted maxInterruptions times fails.
+	Interrupted int `json:"interrupted,omitempty"`
+}
+
+// PipelineState is a running pipeline's part of a workflow's checkpoint: the auto
+// artifacts being written (those with StatusRunning) and its progress message.
+type PipelineState struct {
+	// ID names the run; the progress message's Stop and Continue buttons carry it.
+	ID        string    `json:"id"`
+	StartedAt time.Time `json:"started_at"`
+	// ProgressTS is the ts of the progress message, updated in place.
+	ProgressTS string `json:"progress_ts,omitempty"`
+	// StoppedBy is the Slack user who stopped it: the unfinished items wait for
+	// Continue (or a restart).
+	StoppedBy string `json:"stopped_by,omitempty"`
+	// Part counts the pipeline inputs enqueued for this run (their ids differ by it).
+	Part int `json:"part"`
+	// Artifacts are the ids of the artifacts the run has started, in order, for its
+	// progress message.
+	Artifacts []string `json:"artifacts,omitempty"`
+}
 
 // Option is one option proposed for a choice artifact.
 type Option struct {
@@ -70,6 +122,48 @@ type ArtifactRequest struct {
 	// condenses what came before it.
 	History []Message
 	Summary string
+	// Item is the item this request writes, for a foreach artifact (nil: the whole
+	// artifact).
+	Item *Item
+	// Profile names the model profile to use (MODEL_PROFILES; "" is the main model):
+	// the artifact's Model, or its editor's for the editor pass.
+	Profile string
+}
+
+// Item is one item of a foreach artifact: a section of the earlier artifact it fans
+// out over (workflow.Items).
+type Item struct {
+	// Index is the item's 0-based position; Total the number of items.
+	Index int `json:"index"`
+	Total int `json:"total"`
+	// Title is the item's heading or list entry; Brief the text under it ("" when
+	// none).
+	Title string `json:"title"`
+	Brief string `json:"brief,omitempty"`
+}
+
+// TaskFailure is the error of a write the model reported it could not do (it called
+// commit_artifact_final_text with "failure" set: for research, nothing relevant was
+// found). The pipeline retries such an item like any other failure.
+type TaskFailure struct {
+	// Reason is the model's explanation.
+	Reason string
+}
+
+func (e *TaskFailure) Error() string { return "the model could not do the task: " + e.Reason }
+
+// UserMessage is the reason, for the thread.
+func (e *TaskFailure) UserMessage() string { return e.Reason }
+
+// Recovery is the recovery agent's rewrite of a failing item's instructions, used
+// for its last retry.
+type Recovery struct {
+	// Instructions are the new instructions for the item.
+	Instructions string `json:"instructions"`
+	// Queries are new, more specific search queries (research items); may be empty.
+	Queries []string `json:"queries,omitempty"`
+	// Rationale says why the new instructions should work where the old failed.
+	Rationale string `json:"rationale"`
 }
 
 // WorkflowAgent writes and judges artifacts (implemented by agents). The model writes
@@ -94,6 +188,9 @@ type WorkflowAgent interface {
 	// Summarize writes the short summary posted with the final report
 	// (commit_final_docset).
 	Summarize(ctx context.Context, r ArtifactRequest) (string, Usage, error)
+	// Recover looks at failures, the errors of r.Item's failed tries (oldest first),
+	// and rewrites its instructions for the last retry (commit_recovery_plan).
+	Recover(ctx context.Context, r ArtifactRequest, failures []string) (Recovery, Usage, error)
 }
 
 // Revision is one kept version of an artifact, stored as a message of role
@@ -128,6 +225,9 @@ type ArtifactState struct {
 	MessageTS string `json:"message_ts,omitempty"`
 	// StaleBecause names the artifact whose change made this one stale.
 	StaleBecause string `json:"stale_because,omitempty"`
+	// Items are the results of an auto artifact's items, in order (kept after it is
+	// approved, as the record of the run).
+	Items []ItemState `json:"items,omitempty"`
 }
 
 // WorkflowStatus is the state of a workflow run.
@@ -151,4 +251,6 @@ type WorkflowState struct {
 	Artifacts map[string]*ArtifactState `json:"artifacts"`
 	// ReportTS is the ts of the message that carries the uploaded report.
 	ReportTS string `json:"report_ts,omitempty"`
+	// Pipeline is the running pipeline, if any.
+	Pipeline *PipelineState `json:"pipeline,omitempty"`
 }

@@ -170,3 +170,72 @@ func which(lang string, refs []WorkflowRef, line string) Card {
 	text := tr(lang, "which")
 	return Card{Text: text, Blocks: []Block{{Kind: BlockSection, Text: text}, {Kind: BlockActions, Buttons: buttons}}}
 }
+
+// progress is a pipeline's progress message: its phase and tally, the elapsed time,
+// and Stop, or, once stopped, who stopped it and Continue.
+func (c cards) progress(title string, p *PipelineState, tally, elapsed string) Card {
+	var text string
+	var button Button
+	if p.StoppedBy != "" {
+		text = "⏹ " + tr(c.lang, "pipeline.stopped", title, p.StoppedBy, tally, elapsed)
+		button = Button{Label: tr(c.lang, "continue"), Style: "primary", Action: c.action(ActionContinue, "", 0, p.ID)}
+	} else {
+		text = "⏳ " + tr(c.lang, "pipeline.running", title, tally, elapsed)
+		button = Button{Label: tr(c.lang, "stop"), Style: "danger", Action: c.action(ActionStop, "", 0, runStopPrefix+p.ID)}
+	}
+	return Card{Text: text, Blocks: []Block{{Kind: BlockContext, Text: text}, {Kind: BlockActions, Buttons: []Button{button}}}}
+}
+
+// pipelineArtifact shows an auto artifact the pipeline finished: its text when it is
+// one item; for a foreach artifact, each item with its first line, and every failed
+// item with its reason. Its menu restarts or edits it.
+func (c cards) pipelineArtifact(a *workflow.Artifact, st *ArtifactState) Card {
+	if a.Foreach == "" {
+		card := c.artifact(a, st, "🤖 "+tr(c.lang, "pipeline.auto"))
+		if len(st.Items) == 1 && st.Items[0].Status == ItemFailed {
+			card.Blocks = append(card.Blocks, Block{Kind: BlockContext, Text: "⚠️ " + tr(c.lang, "pipeline.item_failed", st.Items[0].Attempts, st.Items[0].Reason)})
+		}
+		return card
+	}
+	failed := failedItems(st.Items)
+	summary := tr(c.lang, "pipeline.items", len(st.Items)-len(failed), len(st.Items))
+	if len(failed) > 0 {
+		var names []string
+		for _, it := range failed {
+			names = append(names, it.Title)
+		}
+		summary += " · " + tr(c.lang, "pipeline.failed", len(failed)) + ": " + strings.Join(names, ", ")
+	}
+	var lines []string
+	for _, it := range st.Items {
+		if it.Status == ItemFailed {
+			lines = append(lines, fmt.Sprintf("✗ *%s* — %s", it.Title, tr(c.lang, "pipeline.item_failed", it.Attempts, it.Reason)))
+			continue
+		}
+		line := "✓ *" + it.Title + "*"
+		if first := firstLine(itemText(it)); first != "" {
+			line += " — " + clip(first, 140)
+		}
+		if it.Recovery != nil {
+			line += " _(" + tr(c.lang, "pipeline.recovered") + ")_"
+		}
+		lines = append(lines, line)
+	}
+	blocks := []Block{
+		{Kind: BlockHeader, Text: a.Title},
+		{Kind: BlockSection, Text: summary + "\n" + strings.Join(lines, "\n")},
+		{Kind: BlockActions, Menu: c.menu(a, st)},
+		{Kind: BlockContext, Text: "🤖 " + tr(c.lang, "pipeline.auto") + " " + tr(c.lang, "pipeline.full_text")},
+	}
+	return Card{Text: a.Title + ": " + summary, Blocks: blocks}
+}
+
+// firstLine is the first non-empty line of s, without Markdown list or emphasis marks.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.Trim(strings.TrimSpace(line), "-*_#> "); line != "" {
+			return line
+		}
+	}
+	return ""
+}

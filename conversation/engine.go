@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
@@ -39,6 +40,13 @@ type wfTurn struct {
 	usage    Usage
 	// reply is posted in the thread at the end, when set (for text commands).
 	reply string
+
+	// enqueue are inputs saved with the turn (the pipeline's next part).
+	enqueue []Input
+	// pipeline is true in a KindPipeline turn: it runs the auto artifacts it starts.
+	pipeline bool
+	// progressAt is when the pipeline's progress message was last shown.
+	progressAt time.Time
 }
 
 // ws returns the running workflow's state.
@@ -73,7 +81,13 @@ func cloneState(s State) State {
 		c := *a
 		c.Options = slices.Clone(a.Options)
 		c.Eval = slices.Clone(a.Eval)
+		c.Items = slices.Clone(a.Items)
 		ws.Artifacts[id] = &c
+	}
+	if p := s.Workflow.Pipeline; p != nil {
+		c := *p
+		c.Artifacts = slices.Clone(p.Artifacts)
+		ws.Pipeline = &c
 	}
 	s.Workflow = &ws
 	return s
@@ -92,7 +106,7 @@ func (t *wfTurn) request(id, instructions string) ArtifactRequest {
 	r := ArtifactRequest{
 		Workflow: t.def, Artifact: a, Locale: t.ws().Locale, Approved: approved,
 		Options: st.Options, Current: st.Text, Instructions: instructions,
-		History: t.hist, Summary: t.state.Summary,
+		History: t.hist, Summary: t.state.Summary, Profile: a.Model,
 	}
 	for i := range st.Options {
 		if st.Options[i].Label == st.Selected {
@@ -215,16 +229,10 @@ func (t *wfTurn) advance(ctx context.Context) error {
 			return nil // waiting for a choice or a review
 		case a.Mode == workflow.ModeChoice:
 			return t.propose(ctx, id)
+		case a.Mode == workflow.ModeAuto:
+			return t.startAuto(ctx)
 		default:
-			if err := t.write(ctx, id, "", "written"); err != nil {
-				return err
-			}
-			if a.Mode != workflow.ModeAuto {
-				return nil
-			}
-			st = t.ws().Artifacts[id]
-			st.Status = StatusApproved
-			t.revise(id, "approved automatically (auto mode)")
+			return t.write(ctx, id, "", "written")
 		}
 	}
 	for _, st := range t.ws().Artifacts {
@@ -287,6 +295,9 @@ func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text,
 	st := t.touch(id)
 	oldTS := st.MessageTS
 	st.Status, st.Text, st.Eval, st.StaleBecause = StatusGenerated, text, eval, ""
+	if a.Mode == workflow.ModeAuto {
+		st.Status = StatusApproved // auto: no review
+	}
 	t.revise(id, why)
 	if a.Mode == workflow.ModeAuto {
 		st.MessageTS = t.post(ctx, t.cards().artifact(a, st, "🤖"))
@@ -402,8 +413,12 @@ func (t *wfTurn) restart(ctx context.Context, id string) error {
 // a written text otherwise.
 func (t *wfTurn) produce(ctx context.Context, id string) error {
 	a, _ := t.def.Artifact(id)
-	if a.Mode == workflow.ModeChoice {
+	switch a.Mode {
+	case workflow.ModeChoice:
 		return t.propose(ctx, id)
+	case workflow.ModeAuto:
+		t.ws().Artifacts[id].Items = nil
+		return t.startAuto(ctx)
 	}
 	return t.write(ctx, id, "", "rewritten")
 }
@@ -607,6 +622,20 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 	if a.Action.Name == ActionRestart || a.Action.Name == ActionEdit {
 		t.reopen()
 	}
+	switch a.Action.Name {
+	case ActionStop: // a pipeline's Stop, clicked between its turns
+		if t.running() == nil {
+			t.stopRun(ctx, strings.TrimPrefix(a.Action.Arg, runStopPrefix))
+		}
+		return nil
+	case ActionContinue:
+		if t.running() != nil {
+			t.ephemeral(ctx, tr(t.lang, "not_current"))
+			return nil
+		}
+		t.continueRun(ctx, a.Action.Arg)
+		return nil
+	}
 	if err := t.running(); err != nil {
 		t.ephemeral(ctx, tr(t.lang, "not_current"))
 		return nil
@@ -717,6 +746,8 @@ func (s *Service) runWorkflow(ctx context.Context, log *slog.Logger, in Input, c
 		} else {
 			err = t.command(ctx, c, "")
 		}
+	case KindPipeline:
+		err = t.runPipeline(ctx)
 	case KindUserMessage:
 		m := in.Message
 		t.user = m.UserID
@@ -733,6 +764,13 @@ func (s *Service) runWorkflow(ctx context.Context, log *slog.Logger, in Input, c
 		if !handled {
 			return false, nil
 		}
+	}
+	if ctx.Err() != nil && s.ctx.Err() == nil && in.Kind == KindPipeline {
+		// A pipeline stopped by a person, or at the end of its turn's time: what it
+		// finished is saved, with a context the stop did not cancel.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
 	}
 	if err != nil {
 		var u errUsage
@@ -758,16 +796,25 @@ func (s *Service) runWorkflow(ctx context.Context, log *slog.Logger, in Input, c
 		}
 		msgs = append(msgs, Message{Role: RoleAssistant, Text: t.reply, SlackTS: ts})
 	}
-	return true, s.saveState(ctx, in, t.conv, t.state, msgs, t.usage)
+	if err := s.saveState(ctx, in, t.conv, t.state, msgs, t.usage, t.enqueue); err != nil {
+		return true, err
+	}
+	for _, next := range t.enqueue {
+		if err := s.dispatch(next); err != nil {
+			log.Info("pipeline input left for the next start", LogKeyInput, next.ID, "error", err)
+		}
+	}
+	return true, nil
 }
 
 // saveState saves a workflow turn: its new state (no rebase: the turn was computed
-// from the version it loaded) and messages, marking the input done.
-func (s *Service) saveState(ctx context.Context, in Input, conv Conversation, st State, msgs []Message, usage Usage) error {
+// from the version it loaded) and messages, marking the input done and enqueuing
+// enqueue.
+func (s *Service) saveState(ctx context.Context, in Input, conv Conversation, st State, msgs []Message, usage Usage, enqueue []Input) error {
 	st.Turns++
 	st.PromptTokens += usage.PromptTokens
 	st.CompletionTokens += usage.CompletionTokens
-	if _, err := s.cfg.Store.Save(ctx, Turn{Key: in.Key, Version: conv.Version, State: st, Append: msgs, InputID: in.ID}); err != nil {
+	if _, err := s.cfg.Store.Save(ctx, Turn{Key: in.Key, Version: conv.Version, State: st, Append: msgs, InputID: in.ID, Enqueue: enqueue}); err != nil {
 		return fmt.Errorf("save workflow turn: %w", err)
 	}
 	return nil

@@ -93,6 +93,13 @@ func (a *scriptedAgent) Summarize(_ context.Context, r conversation.ArtifactRequ
 	return "All done.", conversation.Usage{}, nil
 }
 
+func (a *scriptedAgent) Recover(_ context.Context, r conversation.ArtifactRequest, failures []string) (conversation.Recovery, conversation.Usage, error) {
+	if err := a.record("recover", r); err != nil {
+		return conversation.Recovery{}, conversation.Usage{}, err
+	}
+	return conversation.Recovery{Instructions: "try narrower queries", Rationale: fmt.Sprintf("%d failures", len(failures))}, conversation.Usage{}, nil
+}
+
 func builtins(t *testing.T) *workflow.Set {
 	t.Helper()
 	defs, err := workflow.Load(prompts.Workflows, "workflows", workflow.BuiltinPrefix)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,7 +69,11 @@ type Config struct {
 	// characters); longer texts are stored whole and clipped in the prompt with a note.
 	MaxPromptChars int
 	// TurnTimeout bounds one turn, model and tool calls included (default 5 minutes).
+	// A pipeline turn starts no new item after half of it and continues in a new turn.
 	TurnTimeout time.Duration
+	// PipelineConcurrency bounds the items of one pipeline written at once, across its
+	// running auto artifacts (default 4; an artifact's concurrency may lower it).
+	PipelineConcurrency int
 	// MaxAttempts is how many times an input is tried (across restarts) before it is
 	// given up with a message to the user (default 3).
 	MaxAttempts int
@@ -123,6 +128,7 @@ func NewService(cfg Config) (*Service, error) {
 	setDefault(&cfg.MaxPromptChars, 16000)
 	setDefault(&cfg.TurnTimeout, 5*time.Minute)
 	setDefault(&cfg.MaxAttempts, 3)
+	setDefault(&cfg.PipelineConcurrency, 4)
 	setDefault(&cfg.HistoryTokens, 8000)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -161,8 +167,11 @@ func (s *Service) Submit(ctx context.Context, in Input) (bool, error) {
 		return false, ErrClosed
 	}
 	if a := in.Action; in.Kind == KindAction && a != nil && a.Action.Name == ActionStop {
-		// A Stop click cannot wait behind the turn it stops: it acts at once.
-		return s.running.stop(in.Key, a.Action.Arg, Stopped{By: a.UserID}), nil
+		// A Stop click cannot wait behind the turn it stops: it acts at once. A
+		// pipeline between two of its turns is stopped in its turn, in order.
+		if stopped := s.running.stop(in.Key, a.Action.Arg, Stopped{By: a.UserID}); stopped || !strings.HasPrefix(a.Action.Arg, runStopPrefix) {
+			return stopped, nil
+		}
 	}
 	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.busy(in.Key) {
 		ok, err := s.cfg.Store.Exists(ctx, in.Key)
@@ -291,6 +300,13 @@ func (s *Service) busy(key Key) bool {
 	defer s.mu.Unlock()
 	_, ok := s.threads[key]
 	return ok
+}
+
+// queued reports whether inputs of key wait behind its running turn in this process.
+func (s *Service) queued(key Key) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.threads[key]) > 0
 }
 
 // dispatch appends in to its thread's queue, starting the thread's worker if idle.

@@ -23,6 +23,8 @@ type fakeMessenger struct {
 	history  []conversation.Message
 	failPost error
 	posted   chan string
+	// updates, when set, reports UpdateCard calls on posted too.
+	updates bool
 }
 
 func newMessenger() *fakeMessenger {
@@ -57,7 +59,10 @@ func (m *fakeMessenger) PostCard(_ context.Context, key conversation.Key, c conv
 	return m.PostReply(context.Background(), key, c.Text)
 }
 
-func (m *fakeMessenger) UpdateCard(context.Context, conversation.Key, string, conversation.Card) error {
+func (m *fakeMessenger) UpdateCard(_ context.Context, _ conversation.Key, ts string, c conversation.Card) error {
+	if m.updates {
+		m.posted <- "(update " + ts + ") " + c.Text
+	}
 	return nil
 }
 

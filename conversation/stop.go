@@ -33,6 +33,10 @@ type active struct {
 	// stoppable is true once the turn runs the assistant pipeline (workflow steps run
 	// to their end).
 	stoppable bool
+	// run, when set, names the pipeline run the turn works on: a Stop button naming
+	// it stops the turn, whatever part of the run the turn is, and a newer message
+	// in the thread does not (people talk while a pipeline works).
+	run string
 }
 
 // runningTurns tracks the running turn of each thread.
@@ -65,6 +69,16 @@ func (r *runningTurns) allowStop(key Key) {
 	}
 }
 
+// allowRunStop marks the thread's running turn as the pipeline run id, which its
+// Stop button may stop.
+func (r *runningTurns) allowRunStop(key Key, id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if a := r.m[key]; a != nil {
+		a.stoppable, a.run = true, id
+	}
+}
+
 // freeze makes the thread's running turn no longer stoppable (its answer is ready:
 // posting and saving it must not be cut short).
 func (r *runningTurns) freeze(key Key) {
@@ -76,12 +90,16 @@ func (r *runningTurns) freeze(key Key) {
 }
 
 // stop cancels the thread's running turn with cause when it is stoppable and, when
-// inputID is set, is the turn of that input. It reports whether it did.
-func (r *runningTurns) stop(key Key, inputID string, cause Stopped) bool {
+// id is set, is the turn of that input or of that pipeline run; a pipeline run is
+// stopped only by its id. It reports whether it did.
+func (r *runningTurns) stop(key Key, id string, cause Stopped) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	a := r.m[key]
-	if a == nil || !a.stoppable || (inputID != "" && a.inputID != inputID) {
+	if a == nil || !a.stoppable {
+		return false
+	}
+	if a.run != "" && id != a.run || a.run == "" && id != "" && a.inputID != id {
 		return false
 	}
 	a.cancel(cause)

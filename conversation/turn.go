@@ -45,7 +45,7 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 	switch {
 	case in.Kind == KindCommand && in.Command != nil && in.Key.ThreadTS == "":
 		return s.channelCommand(ctx, log, in)
-	case (in.Kind == KindAction && in.Action != nil) || (in.Kind == KindCommand && in.Command != nil):
+	case (in.Kind == KindAction && in.Action != nil) || (in.Kind == KindCommand && in.Command != nil) || in.Kind == KindPipeline:
 		cp, err := s.cfg.Store.Load(ctx, in.Key, s.cfg.HistoryMessages)
 		if errors.Is(err, ErrNotFound) {
 			cp, err = &Checkpoint{Conversation: Conversation{Key: in.Key, State: State{Mode: ModeAssistant}}}, nil

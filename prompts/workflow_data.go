@@ -28,6 +28,9 @@ const (
 	// CommitReminder tells the model that nothing was saved and asks it to call the
 	// commit function; data: CommitReminderData.
 	CommitReminder = "commit_reminder"
+	// RecoveryPlan asks the recovery agent for new instructions for an item (or an
+	// artifact) whose tries failed; data: RecoveryPlanData.
+	RecoveryPlan = "recovery_plan"
 )
 
 // WorkflowSystemData is the data of the WorkflowSystem template.
@@ -124,17 +127,39 @@ type ArtifactSelectionData struct {
 	ToolName string
 }
 
+// Item is one item of a foreach artifact, which is written one item at a time. The
+// templates show it as the line "Item <Number> of <Total>: <Title>" (the offline demo
+// model reads that line), followed by the brief.
+type Item struct {
+	// Number is the item's 1-based position; Total the number of items.
+	Number, Total int
+	// Title is the item's heading or list entry, one line; Brief the text under it
+	// ("" when none).
+	Title string
+	Brief string
+}
+
 // ArtifactWriteData is the data of the ArtifactWrite template.
 type ArtifactWriteData struct {
 	// Title is the artifact's title.
 	Title string
+	// Item is the item to write, for a foreach artifact: the text saved is that
+	// item's part only, without its heading. Nil: the whole artifact.
+	Item *Item
 	// Selected is the chosen option of a choice artifact; nil for a draft or auto one.
 	Selected *Option
 	// Previous is an earlier text of the artifact, when there is one (regenerating a
 	// stale artifact, or writing again from a new choice).
 	Previous string
-	// Instructions are the team's instructions or guidance ("" when none).
+	// Instructions are the team's instructions or guidance, or a recovery's new
+	// instructions for an item ("" when none).
 	Instructions string
+	// Tools are the tools the model may call before it saves (the artifact's tools
+	// the deployment has); empty: none.
+	Tools []Tool
+	// Failure is true when the commit function has a "failure" argument the model
+	// may set, with "text" empty, when the task cannot be done (automated writes).
+	Failure bool
 	// ToolName is the commit function (commit_artifact_final_text).
 	ToolName string
 }
@@ -143,10 +168,16 @@ type ArtifactWriteData struct {
 type ArtifactReviseData struct {
 	// Title is the artifact's title.
 	Title string
+	// Item is the item whose text is revised, for a foreach artifact; nil: the whole
+	// artifact.
+	Item *Item
 	// Current is the text to revise.
 	Current string
-	// Instructions are the change request ("" when none: a general improvement).
+	// Instructions are the change request, or the editor pass's prompt ("" when
+	// none: a general improvement).
 	Instructions string
+	// Failure is as in ArtifactWriteData.
+	Failure bool
 	// ToolName is the commit function (commit_artifact_final_text).
 	ToolName string
 }
@@ -184,4 +215,23 @@ type CommitReminderData struct {
 	// Try is the number of the coming try, from 2, and Tries the number of tries in
 	// all.
 	Try, Tries int
+}
+
+// RecoveryPlanData is the data of the RecoveryPlan template.
+type RecoveryPlanData struct {
+	// Title is the artifact's title.
+	Title string
+	// Item is the failing item; nil when the whole artifact failed.
+	Item *Item
+	// Instructions are the instructions the failed tries were given ("" when none:
+	// the item's brief and the artifact's guidance only).
+	Instructions string
+	// Failures are the failed tries' errors, oldest first, each one line and
+	// shortened; Omitted counts older ones left out.
+	Failures []string
+	Omitted  int
+	// Tools are the tools the writer may call on the next try; empty: none.
+	Tools []Tool
+	// ToolName is the commit function (commit_recovery_plan).
+	ToolName string
 }

@@ -62,6 +62,18 @@ var workflowSamples = map[string]any{
 	},
 	prompts.DocsetSummary:  prompts.DocsetSummaryData{Title: "Product brief", Instructions: "mention the budget", ToolName: "commit_final_docset"},
 	prompts.CommitReminder: prompts.CommitReminderData{ToolName: "commit_artifact_options", Problem: "it has 2 options; exactly 3 are needed", Try: 2, Tries: 3},
+	prompts.RecoveryPlan: prompts.RecoveryPlanData{
+		Title: "Research", Item: &sampleItem, Instructions: "Find the prices of the three largest competitors.",
+		Failures: []string{"the model could not do the task: no pricing pages found for Acme Desk", "agents: the model did not call commit_artifact_final_text with valid arguments in 3 tries"},
+		Omitted:  1, Tools: sampleTools, ToolName: "commit_recovery_plan",
+	},
+}
+
+var sampleItem = prompts.Item{Number: 2, Total: 5, Title: "Competitor pricing", Brief: "What do Acme Desk and HelpHub charge per agent?\nInclude annual plans."}
+
+var sampleTools = []prompts.Tool{
+	{Name: "search_knowledge", Description: "Search the team's knowledge base."},
+	{Name: "web_search", Description: "Search the web."},
 }
 
 func TestRenderWorkflowGolden(t *testing.T) {
@@ -78,7 +90,8 @@ func TestRenderWorkflowGolden(t *testing.T) {
 
 	// The sparse cases: no artifact, nothing approved, no language, no history; a
 	// first proposal; a draft written from scratch; a revision without instructions;
-	// a reminder after an answer in text, on the last try.
+	// a reminder after an answer in text, on the last try. Then the variants of
+	// automated pipelines.
 	sparse := []struct {
 		name, template string
 		data           any
@@ -97,6 +110,24 @@ func TestRenderWorkflowGolden(t *testing.T) {
 		{"artifact_write_draft", prompts.ArtifactWrite, prompts.ArtifactWriteData{Title: "Budget", ToolName: "commit_artifact_final_text"}},
 		{"artifact_revise_no_instructions", prompts.ArtifactRevise, prompts.ArtifactReviseData{Title: "Budget", Current: "€10,000.", ToolName: "commit_artifact_final_text"}},
 		{"commit_reminder_text", prompts.CommitReminder, prompts.CommitReminderData{ToolName: "commit_artifact_final_text", Try: 3, Tries: 3}},
+		// Automated pipelines: an item with tools and the failure argument; a whole
+		// auto artifact with tools; the editor pass over an item; a recovery of a
+		// whole artifact without tools, instructions or recorded errors.
+		{"artifact_write_item", prompts.ArtifactWrite, prompts.ArtifactWriteData{
+			Title: "Research", Item: &sampleItem, Instructions: "Search for \"Acme Desk pricing 2024\" first.",
+			Tools: sampleTools, Failure: true, ToolName: "commit_artifact_final_text",
+		}},
+		{"artifact_write_item_bare", prompts.ArtifactWrite, prompts.ArtifactWriteData{
+			Title: "Chapters", Item: &prompts.Item{Number: 1, Total: 3, Title: "Introduction"}, ToolName: "commit_artifact_final_text",
+		}},
+		{"artifact_write_tools", prompts.ArtifactWrite, prompts.ArtifactWriteData{
+			Title: "Research", Tools: sampleTools, Failure: true, ToolName: "commit_artifact_final_text",
+		}},
+		{"artifact_revise_item", prompts.ArtifactRevise, prompts.ArtifactReviseData{
+			Title: "Research", Item: &sampleItem, Current: "Acme Desk: $25 per agent a month.", Instructions: "Tighten the prose; keep every fact.",
+			Failure: true, ToolName: "commit_artifact_final_text",
+		}},
+		{"recovery_plan_whole", prompts.RecoveryPlan, prompts.RecoveryPlanData{Title: "Research", ToolName: "commit_recovery_plan"}},
 	}
 	for _, tc := range sparse {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,6 +158,29 @@ func TestRenderWorkflowSystemModes(t *testing.T) {
 		}
 		if !strings.Contains(out, want) {
 			t.Errorf("mode %q: the prompt lacks %q:\n%s", mode, want, out)
+		}
+	}
+}
+
+// TestRenderItemLine checks the item line the offline demo model reads (its regexp
+// `Item (\d+) of (\d+): (.+)`): exactly once in each task that works on an item.
+func TestRenderItemLine(t *testing.T) {
+	s := prompts.MustParse()
+	item := &prompts.Item{Number: 3, Total: 7, Title: "Pricing", Brief: "Item 9 of 9: not a line of ours"}
+	for name, data := range map[string]any{
+		prompts.ArtifactWrite:  prompts.ArtifactWriteData{Title: "R", Item: item, ToolName: "f"},
+		prompts.ArtifactRevise: prompts.ArtifactReviseData{Title: "R", Item: item, Current: "x", ToolName: "f"},
+		prompts.RecoveryPlan:   prompts.RecoveryPlanData{Title: "R", Item: item, ToolName: "f"},
+	} {
+		out, err := s.Render(name, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(out, "\nItem 3 of 7: Pricing\n"); n != 1 {
+			t.Errorf("%s: the line \"Item 3 of 7: Pricing\" appears %d times:\n%s", name, n, out)
+		}
+		if i, j := strings.Index(out, "Item 3 of 7"), strings.Index(out, "Item 9 of 9"); i > j {
+			t.Errorf("%s: the brief comes before the item line:\n%s", name, out)
 		}
 	}
 }

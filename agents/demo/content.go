@@ -2,7 +2,7 @@ package demo
 
 // The canned content of the built-in workflows. Two fictional projects, one per
 // workflow, so that every artifact agrees with the others whichever option a person
-// picks:
+// picks (the blog workflow's topic is in blog_content.go):
 //
 //   - product-brief: a weekly meal-planning app for busy parents (named only by the
 //     last artifact);
@@ -53,6 +53,7 @@ type theme struct {
 var themes = map[string]*theme{
 	"Product brief":  &productBrief,
 	"Grant proposal": &grantProposal,
+	blogWorkflow:     &blogTheme, // its outline's options; see blog.go
 }
 
 var productBrief = theme{

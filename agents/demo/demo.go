@@ -79,7 +79,8 @@ func (m *Model) Complete(ctx context.Context, req openai.ChatCompletionRequest) 
 }
 
 // respond decides what kind of request req is and answers it: a forced function
-// (workflow task or scope classifier), the executor's tool loop, or plain text.
+// (workflow task or scope classifier), a workflow task that offers its commit
+// function among tools, the executor's tool loop, or plain text.
 func respond(req openai.ChatCompletionRequest) (string, []openai.ToolCall) {
 	if name := forcedTool(req.ToolChoice); name != "" {
 		if fn := findTool(req.Tools, name); fn != nil {
@@ -87,6 +88,11 @@ func respond(req openai.ChatCompletionRequest) (string, []openai.ToolCall) {
 		}
 	}
 	choice := choiceString(req.ToolChoice)
+	if fn := offeredCommit(req.Tools); fn != nil && choice != "none" {
+		// A write with tools (the blog's research): the demo searches nothing and
+		// commits at once.
+		return "", []openai.ToolCall{toolCall(len(req.Messages), 1, fn.Name, commit(req, fn))}
+	}
 	if len(req.Tools) > 0 && choice != "none" {
 		return react(req, choice == "required")
 	}
@@ -125,6 +131,22 @@ func forcedTool(choice any) string {
 func choiceString(choice any) string {
 	s, _ := choice.(string)
 	return s
+}
+
+// workflowCommits are agents.WorkflowAgent's commit functions.
+var workflowCommits = []string{
+	agents.CommitOptionsTool, agents.CommitSelectionTool, agents.CommitFinalTextTool,
+	agents.CommitEvaluationTool, agents.CommitDocsetTool, agents.CommitRecoveryTool,
+}
+
+// offeredCommit returns the first of tools that is a workflow commit function, or nil.
+func offeredCommit(tools []openai.Tool) *openai.FunctionDefinition {
+	for _, t := range tools {
+		if t.Function != nil && slices.Contains(workflowCommits, t.Function.Name) {
+			return t.Function
+		}
+	}
+	return nil
 }
 
 func findTool(tools []openai.Tool, name string) *openai.FunctionDefinition {
@@ -210,6 +232,9 @@ type task struct {
 
 	theme   *theme           // nil for a custom workflow
 	content *artifactContent // nil for an artifact the theme does not know
+
+	item *item    // the item of a foreach artifact's task; nil for the whole artifact
+	blog blogKind // the blog workflow's artifact, or blogNone
 }
 
 var (
@@ -238,9 +263,17 @@ func readTask(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) *
 		t.description = artifactDescription(t.system[strings.Index(t.system, m[0])+len(m[0]):])
 	}
 	t.readApproved()
+	t.item = readItem(t.text)
 	t.theme = themes[t.workflow]
 	if t.theme != nil {
 		if c, ok := t.theme.Artifacts[t.artifactID]; ok {
+			t.content = &c
+		}
+	}
+	if t.workflow == blogWorkflow {
+		t.blog = blogKindOf(t.artifactID, t.artifactTitle)
+		if t.blog == blogPlan && t.content == nil {
+			c := blogPlanContent
 			t.content = &c
 		}
 	}
@@ -273,7 +306,7 @@ func (t *task) readApproved() {
 		id, buf = "", nil
 	}
 	for _, l := range strings.Split(t.system, "\n") {
-		if strings.HasPrefix(l, "## ") {
+		if strings.HasPrefix(l, "## ") && (!strings.HasPrefix(section, "## Approved artifacts") || isPromptSection(l)) {
 			flush()
 			section = l
 			continue
@@ -297,6 +330,18 @@ func (t *task) readApproved() {
 		}
 	}
 	flush()
+}
+
+// promptSections are the headings of the workflow_system template's sections. Inside
+// "## Approved artifacts to build on" any other "## " line belongs to an artifact's
+// text (the blog outline's sections, the items of a foreach artifact).
+var promptSections = []string{
+	"## The document:", "## The artifact now:", "## Approved artifacts", "## Other approved artifacts",
+	"## Earlier in the thread", "## Recent messages", "## Language", "## Format", "## Saving",
+}
+
+func isPromptSection(line string) bool {
+	return slices.ContainsFunc(promptSections, func(p string) bool { return strings.HasPrefix(line, p) })
 }
 
 func (t *task) addApproved(id, title string) {
@@ -350,14 +395,24 @@ func commit(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) str
 	case agents.CommitSelectionTool:
 		return marshal(t.selection())
 	case agents.CommitFinalTextTool:
-		if strings.HasPrefix(strings.TrimSpace(t.text), "Revise ") {
+		// The demo never sets "failure": every task can be done.
+		revise := strings.HasPrefix(strings.TrimSpace(t.text), "Revise ") || quotedAfter(t.text, "The current text:") != ""
+		switch {
+		case t.blog != blogNone:
+			return marshal(map[string]string{"text": t.blogText(revise)})
+		case revise:
 			return marshal(map[string]string{"text": t.revise()})
 		}
 		return marshal(map[string]string{"text": t.write()})
 	case agents.CommitEvaluationTool:
 		return marshal(map[string]any{"results": t.evaluate()})
 	case agents.CommitDocsetTool:
+		if t.workflow == blogWorkflow {
+			return marshal(map[string]string{"summary": t.blogSummary()})
+		}
 		return marshal(map[string]string{"summary": t.docsetSummary()})
+	case agents.CommitRecoveryTool:
+		return marshal(t.recovery())
 	case classifyScopeTool:
 		return marshal(map[string]any{"in_scope": true, "reason": "The offline demo model treats every message as in scope."})
 	}
@@ -461,8 +516,12 @@ func (t *task) selection() map[string]any {
 	return map[string]any{"label": label, "instructions": instr, "regenerate": regen}
 }
 
-// write writes the artifact: from the chosen option, or the canned draft.
+// write writes the artifact: from the chosen option, or the canned draft. An item of
+// an artifact without canned content gets a generic draft of its own, without notes.
 func (t *task) write() string {
+	if t.item != nil && t.content == nil {
+		return t.writeItem()
+	}
 	var text string
 	if sel, ok := selectedOption(t.text); ok {
 		text = t.writeChoice(sel)
@@ -515,6 +574,21 @@ func (t *task) writeDraft() string {
 	return b.String()
 }
 
+// writeItem writes one item of a foreach artifact without canned content: its title,
+// its brief (or the artifact's description) and the generic points.
+func (t *task) writeItem() string {
+	about := sentence(firstSentences(oneLine(t.item.Brief), 2))
+	if about == "" {
+		about = orDefault(sentence(t.description), "What the team needs from this part of the document.")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s.** %s\n", trimEnd(t.item.Title), about)
+	for _, p := range t.genericPoints() {
+		b.WriteString("\n- " + p)
+	}
+	return b.String()
+}
+
 // genericPoints are the bullet points of an artifact without canned content.
 func (t *task) genericPoints() []string {
 	var pts []string
@@ -533,9 +607,13 @@ func (t *task) genericPoints() []string {
 		"**To confirm:** names, figures and dates, marked as placeholders until someone checks them.")
 }
 
-// revise applies the team's request to the current text.
+// revise applies the team's request to the current text. An item's revision is a
+// workflow's editor pass: the text comes back tightened, without a note.
 func (t *task) revise() string {
 	cur := notesRe.ReplaceAllString(quotedAfter(t.text, "The current text:"), "")
+	if t.item != nil && strings.TrimSpace(cur) != "" {
+		return editSection(cur)
+	}
 	instr := quotedAfter(t.text, "The team's request:")
 	if instr == "" {
 		instr = "clearer and stronger, same meaning"
@@ -579,10 +657,12 @@ type resultArgs struct {
 	Reason string `json:"reason"`
 }
 
-// evaluate judges the text: a real check where a criterion states a word limit;
-// otherwise a pass, except that about two texts in five (by a hash of the artifact
-// id and the text) fail one criterion, so that both outcomes can be seen. A text
-// revised at the team's request passes, so a revision visibly fixes it.
+// evaluate judges the text: a real check where a criterion states a word limit (and,
+// for the blog, the checks of checkBlog); otherwise a pass, except that about two
+// texts in five (by a hash of the artifact id and the text) fail one criterion, so
+// that both outcomes can be seen. A text revised at the team's request passes, so a
+// revision visibly fixes it. The blog's texts fail only real checks: most of its
+// artifacts are written by a pipeline that nobody reviews.
 func (t *task) evaluate() []resultArgs {
 	text := quotedAfter(t.text, "The text:")
 	criteria := listedCriteria(t.text)
@@ -595,13 +675,16 @@ func (t *task) evaluate() []resultArgs {
 	h.Write([]byte(t.artifactID + "\x00" + text))
 	sum := h.Sum32()
 	failAt := -1
-	if sum%5 < 2 && len(criteria) > 0 && !strings.Contains(text, "_Revised as asked: ") {
+	if sum%5 < 2 && len(criteria) > 0 && !strings.Contains(text, "_Revised as asked: ") && t.workflow != blogWorkflow {
 		failAt = int(sum/5) % len(criteria)
 	}
 	out := make([]resultArgs, len(criteria))
 	failed := false
 	for i, c := range criteria {
 		pass, reason := checkLimit(c.Description, text)
+		if reason == "" && t.workflow == blogWorkflow {
+			pass, reason = checkBlog(c.Description, text)
+		}
 		failed = failed || !pass
 		out[i] = resultArgs{ID: c.ID, Pass: pass, Reason: reason}
 	}
@@ -1304,8 +1387,8 @@ func chatReply(q string) string {
 			fmt.Sprintf("Я **офлайн-демомодель** threadwright, поэтому по-настоящему ответить на «%s» не могу: за мной нет языковой модели, только заготовленные ответы. Задайте `OPENAI_API_KEY` (или `OPENAI_BASE_URL` для локального сервера), чтобы получать настоящие ответы.", cutRunes(oneLine(q), 80)))
 	}
 	tips := pick2(ru,
-		"What works offline:\n- `/threadwright start product-brief`: decide a product brief step by step, with options to pick, reviews, changes and a final report;\n- `/threadwright start proposal`: write a grant proposal the same way;\n- ask *what time is it?* or *what is 17 * 23?* to watch a tool call.",
-		"Что работает без сети:\n- `/threadwright start product-brief`: продуктовый бриф шаг за шагом, с вариантами на выбор, проверкой, правками и итоговым отчётом;\n- `/threadwright start proposal`: так же пишется заявка на грант;\n- спросите *который час?* или *сколько будет 17 * 23?*, чтобы увидеть вызов инструмента.")
+		"What works offline:\n- `/threadwright start product-brief`: decide a product brief step by step, with options to pick, reviews, changes and a final report;\n- `/threadwright start proposal`: write a grant proposal the same way;\n- `/threadwright start blog`: pick an outline, then watch a blog article researched and drafted section by section;\n- ask *what time is it?* or *what is 17 * 23?* to watch a tool call.",
+		"Что работает без сети:\n- `/threadwright start product-brief`: продуктовый бриф шаг за шагом, с вариантами на выбор, проверкой, правками и итоговым отчётом;\n- `/threadwright start proposal`: так же пишется заявка на грант;\n- `/threadwright start blog`: выберите план, и статья для блога будет исследована и написана раздел за разделом;\n- спросите *который час?* или *сколько будет 17 * 23?*, чтобы увидеть вызов инструмента.")
 	return lead + "\n\n" + tips
 }
 

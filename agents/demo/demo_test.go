@@ -8,6 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -478,6 +481,449 @@ func TestCustomWorkflow(t *testing.T) {
 	}
 	if got := cm.calls.Load(); got != 5 {
 		t.Errorf("model calls = %d, want 5", got)
+	}
+}
+
+// blogJoin joins a foreach artifact's item texts under "## " headings, as the
+// pipeline does when it completes the artifact.
+func blogJoin(items []workflow.Item, texts []string) string {
+	parts := make([]string, len(items))
+	for i, it := range items {
+		parts[i] = "## " + it.Title + "\n\n" + texts[i]
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// MustNewBlogAgent returns a workflow agent on a counting demo model with the research
+// tools registered; the tools fail the test when the model calls them.
+func MustNewBlogAgent(tb testing.TB) (*agents.WorkflowAgent, *countingModel) {
+	tb.Helper()
+	reg := agents.NewRegistry()
+	for _, name := range []string{"web_search", "fetch_url", "search_knowledge"} {
+		reg.MustRegister(agents.ToolSpec{Name: name, Description: "A research tool the demo must not call."},
+			agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) {
+				tb.Errorf("the demo model called %s", name)
+				return "", nil
+			}))
+	}
+	cm := &countingModel{m: demo.New()}
+	return agents.NewWorkflowAgent(agents.WorkflowAgentConfig{Client: cm, Model: demo.ModelName, Tools: reg, Logger: quietLogger()}), cm
+}
+
+// mustPass evaluates text and fails the test for a criterion it does not meet.
+func mustPass(t *testing.T, agent *agents.WorkflowAgent, r conversation.ArtifactRequest, text string) {
+	t.Helper()
+	results, _, err := agent.Evaluate(context.Background(), r, text)
+	if err != nil {
+		t.Fatalf("Evaluate %s: %v", r.Artifact.ID, err)
+	}
+	if len(results) != len(r.Artifact.Criteria) {
+		t.Fatalf("Evaluate %s gave %d results, want %d", r.Artifact.ID, len(results), len(r.Artifact.Criteria))
+	}
+	for _, res := range results {
+		if !res.Pass || res.Reason == "" {
+			t.Errorf("%s fails %s: %s", r.Artifact.ID, res.ID, res.Reason)
+		}
+	}
+}
+
+var (
+	demoLinkRe  = regexp.MustCompile(`\(\[demo source\]\((https://example\.com/demo/[a-z-]+)\)\)`)
+	demoNoteRe  = regexp.MustCompile(`^- .+ \(demo source: (https://example\.com/demo/[a-z-]+)\)$`)
+	citationRe  = regexp.MustCompile(`\[(\d+)\]`)
+	referenceRe = regexp.MustCompile(`(?m)^(\d+)\. (https://example\.com/demo/[a-z-]+) `)
+)
+
+// TestBlogWorkflow drives every request of the blog workflow through the
+// WorkflowAgent, once for each outline option (the three proposed and the three a
+// regeneration proposes), the way the pipeline makes them: the
+// outline's options and text, each section's research (with the research tools
+// offered) and draft with its editor pass, the article, its revision, the
+// evaluations and the summary. Each is one model call that commits valid work.
+func TestBlogWorkflow(t *testing.T) {
+	def := builtin(t, "blog")
+	art := func(id string) *workflow.Artifact {
+		a, ok := def.Artifact(id)
+		if !ok {
+			t.Fatalf("blog has no artifact %q", id)
+		}
+		return a
+	}
+	plan, research, sections, article := art("plan"), art("research"), art("sections"), art("article")
+	if sections.Editor == nil {
+		t.Fatal("the sections artifact has no editor pass")
+	}
+	ctx := context.Background()
+
+	agent, _ := MustNewBlogAgent(t)
+	opts, _, err := agent.ProposeOptions(ctx, conversation.ArtifactRequest{Workflow: def, Artifact: plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(opts) != 3 {
+		t.Fatalf("got %d options, want 3", len(opts))
+	}
+	// A regeneration proposes the other three angles.
+	again, _, err := agent.ProposeOptions(ctx, conversation.ArtifactRequest{Workflow: def, Artifact: plan, Options: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := map[string]bool{}
+	for _, o := range append(slices.Clone(opts), again...) {
+		if titles[o.Title] {
+			t.Errorf("two options are titled %q", o.Title)
+		}
+		titles[o.Title] = true
+	}
+
+	t.Run("ReviseOutline", func(t *testing.T) {
+		r := conversation.ArtifactRequest{Workflow: def, Artifact: plan, Options: opts, Selected: &opts[0]}
+		outline, _, err := agent.Write(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Current, r.Instructions = outline, "make it shorter"
+		short, _, err := agent.Revise(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items := workflow.Items(short)
+		if len(items) != 4 || !strings.Contains(short, "_Revised as asked: make it shorter._") {
+			t.Fatalf("the shorter outline has %d sections, want 4 and a note:\n%s", len(items), short)
+		}
+		if strings.Contains(items[len(items)-1].Body, "as asked") {
+			t.Errorf("the note landed in a section's brief: %q", items[len(items)-1].Body)
+		}
+		mustPass(t, agent, r, short)
+	})
+
+	outlines := map[string]string{}
+	for i, opt := range append(slices.Clone(opts), again...) {
+		name := opt.Label
+		if i >= len(opts) {
+			name = "Regenerated" + opt.Label
+		}
+		t.Run(name, func(t *testing.T) {
+			agent, cm := MustNewBlogAgent(t)
+			for _, want := range []string{"Working title: “", "Angle: ", "Reader: ", "Sections: "} {
+				if !strings.Contains(opt.Text, want) {
+					t.Errorf("option %s lacks %q: %s", opt.Label, want, opt.Text)
+				}
+			}
+
+			// The outline: "# Title", angle, audience, five "## " sections with a brief.
+			r := conversation.ArtifactRequest{Workflow: def, Artifact: plan, Selected: &opt, Locale: "en"}
+			outline, _, err := agent.Write(ctx, r)
+			if err != nil {
+				t.Fatalf("Write outline: %v", err)
+			}
+			if !strings.HasPrefix(outline, "# ") || !strings.Contains(outline, "\nAngle: ") || !strings.Contains(outline, "\nAudience: ") {
+				t.Errorf("the outline lacks its title, angle or audience:\n%s", outline)
+			}
+			items := workflow.Items(outline)
+			if len(items) != 5 {
+				t.Fatalf("the outline splits into %d items, want 5:\n%s", len(items), outline)
+			}
+			for _, it := range items {
+				if n := sentences(it.Body); n < 1 || n > 2 {
+					t.Errorf("section %q has %d sentences, want 1 or 2: %q", it.Title, n, it.Body)
+				}
+			}
+			for l, other := range outlines {
+				if other == outline {
+					t.Errorf("options %s and %s gave the same outline", l, name)
+				}
+			}
+			outlines[name] = outline
+			mustPass(t, agent, r, outline)
+			approved := map[string]string{"plan": outline}
+
+			// Research, one item per section: three or four notes with demo sources.
+			notes := make([]string, len(items))
+			for i, it := range items {
+				r := conversation.ArtifactRequest{Workflow: def, Artifact: research, Approved: clone(approved),
+					Item: &conversation.Item{Index: i, Total: len(items), Title: it.Title, Brief: it.Body}}
+				text, _, err := agent.Write(ctx, r)
+				if err != nil {
+					t.Fatalf("Write research %d: %v", i+1, err)
+				}
+				var n int
+				for _, l := range strings.Split(text, "\n") {
+					if demoNoteRe.MatchString(l) {
+						n++
+					}
+				}
+				if n < 3 || n > 4 || strings.HasPrefix(text, "#") {
+					t.Errorf("research for %q: %d notes with a demo source, want 3 or 4, and no heading:\n%s", it.Title, n, text)
+				}
+				notes[i] = text
+			}
+			approved["research"] = blogJoin(items, notes)
+			mustPass(t, agent, conversation.ArtifactRequest{Workflow: def, Artifact: research, Approved: clone(approved)}, approved["research"])
+
+			// Sections, one item per section: a draft from the notes, then the editor.
+			drafts := make([]string, len(items))
+			for i, it := range items {
+				r := conversation.ArtifactRequest{Workflow: def, Artifact: sections, Approved: clone(approved),
+					Item: &conversation.Item{Index: i, Total: len(items), Title: it.Title, Brief: it.Body}}
+				draft, _, err := agent.Write(ctx, r)
+				if err != nil {
+					t.Fatalf("Write section %d: %v", i+1, err)
+				}
+				for _, l := range strings.Split(notes[i], "\n") {
+					if m := demoNoteRe.FindStringSubmatch(l); m != nil && !strings.Contains(draft, "([demo source]("+m[1]+"))") {
+						t.Errorf("the draft of %q does not cite its note's source %s", it.Title, m[1])
+					}
+				}
+				r.Current, r.Instructions = draft, sections.Editor.Prompt
+				edited, _, err := agent.Revise(ctx, r)
+				if err != nil {
+					t.Fatalf("Revise section %d: %v", i+1, err)
+				}
+				if edited == draft || strings.Contains(edited, "as asked") || strings.HasPrefix(edited, "#") {
+					t.Errorf("the editor pass of %q did not tighten the draft, or added a note or a heading:\n%s", it.Title, edited)
+				}
+				if n := len(strings.Fields(edited)); n < 200 || n > 400 {
+					t.Errorf("the section %q has %d words after editing, want 200 to 400", it.Title, n)
+				}
+				if got, want := demoLinkRe.FindAllString(edited, -1), demoLinkRe.FindAllString(draft, -1); !reflect.DeepEqual(got, want) {
+					t.Errorf("the editor pass changed the citations of %q: %q, want %q", it.Title, got, want)
+				}
+				drafts[i] = edited
+			}
+			approved["sections"] = blogJoin(items, drafts)
+			mustPass(t, agent, conversation.ArtifactRequest{Workflow: def, Artifact: sections, Approved: clone(approved)}, approved["sections"])
+
+			// The article, from the outline and the drafts.
+			ra := conversation.ArtifactRequest{Workflow: def, Artifact: article, Approved: clone(approved)}
+			text, _, err := agent.Write(ctx, ra)
+			if err != nil {
+				t.Fatalf("Write article: %v", err)
+			}
+			checkArticle(t, text, outline, items, drafts)
+			mustPass(t, agent, ra, text)
+
+			ra.Current, ra.Instructions = text, "make it shorter"
+			short, _, err := agent.Revise(ctx, ra)
+			if err != nil {
+				t.Fatalf("Revise article: %v", err)
+			}
+			if len(short) >= len(text) || !strings.Contains(short, "_Revised as asked: make it shorter._") {
+				t.Errorf("Revise %q: %d bytes against %d:\n%s", ra.Instructions, len(short), len(text), short)
+			}
+			mustPass(t, agent, ra, short)
+			approved["article"] = text
+
+			sum, _, err := agent.Summarize(ctx, conversation.ArtifactRequest{Workflow: def, Approved: approved})
+			if err != nil {
+				t.Fatal(err)
+			}
+			title := strings.TrimPrefix(strings.SplitN(outline, "\n", 2)[0], "# ")
+			if !strings.Contains(sum, title) || strings.Contains(sum, "{") {
+				t.Errorf("summary lacks the title %q: %s", title, sum)
+			}
+
+			// One call per request: the outline, 5 evaluations, 5 research notes, 5
+			// drafts, 5 edits, the article, its revision and the summary.
+			if got, want := cm.calls.Load(), int64(1+5+5*3+1+1+1); got != want {
+				t.Errorf("model calls = %d, want %d: a request needed a reminder", got, want)
+			}
+		})
+	}
+}
+
+// checkArticle checks the article's shape: its title, meta description, TL;DR, the
+// outline's sections in order with the edited drafts, the conclusion, and references
+// that are exactly its citations.
+func checkArticle(t *testing.T, text, outline string, items []workflow.Item, drafts []string) {
+	t.Helper()
+	lines := strings.Split(text, "\n")
+	if title := strings.SplitN(outline, "\n", 2)[0]; lines[0] != title {
+		t.Errorf("the article starts with %q, want the outline's title %q", lines[0], title)
+	}
+	meta, ok := "", false
+	for _, l := range lines {
+		if meta, ok = strings.CutPrefix(l, "Meta description: "); ok {
+			break
+		}
+	}
+	if !ok || len([]rune(meta)) > 160 {
+		t.Errorf("meta description %q (%d characters), want one of at most 160", meta, len([]rune(meta)))
+	}
+	if i := strings.Index(text, "**TL;DR**\n- "); i < 0 {
+		t.Error("no TL;DR")
+	} else if n := strings.Count(strings.SplitN(text[i:], "\n\n", 2)[0], "\n- "); n < 2 || n > 3 {
+		t.Errorf("the TL;DR has %d bullets, want 2 or 3", n)
+	}
+	at := 0
+	for i, it := range items {
+		j := strings.Index(text[at:], "\n## "+it.Title+"\n")
+		if j < 0 {
+			t.Fatalf("section %q is missing or out of order", it.Title)
+		}
+		at += j
+		first := strings.SplitN(drafts[i], "\n\n", 2)[0] // the lead, without citations
+		if !strings.Contains(text[at:], first) {
+			t.Errorf("section %q is not the edited draft", it.Title)
+		}
+	}
+	body, refs, ok := strings.Cut(text, "\n## References\n")
+	if !ok || !strings.Contains(body, "\n## Conclusion\n") || strings.Contains(body, "demo source](") {
+		t.Fatalf("the article lacks its conclusion or references, or keeps a draft's link:\n%s", text)
+	}
+	cited := map[string]bool{}
+	for _, m := range citationRe.FindAllStringSubmatch(body, -1) {
+		cited[m[1]] = true
+	}
+	listed := referenceRe.FindAllStringSubmatch(refs, -1)
+	if len(listed) != len(cited) || len(listed) < len(items)*3 {
+		t.Errorf("%d references for %d cited numbers, want the same and at least 3 a section", len(listed), len(cited))
+	}
+	urls := map[string]bool{}
+	for i, m := range listed {
+		if m[1] != strconv.Itoa(i+1) || !cited[m[1]] || urls[m[2]] {
+			t.Errorf("reference %s (%s) is out of order, never cited or repeated", m[1], m[2])
+		}
+		urls[m[2]] = true
+	}
+}
+
+// TestBlogCommitAmongTools sends a research request with the research tools and the
+// commit function offered, tool_choice "required": the demo calls no tool and
+// commits the notes at once, without "failure".
+func TestBlogCommitAmongTools(t *testing.T) {
+	tool := func(name, params string) openai.Tool {
+		return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: name, Parameters: json.RawMessage(params)}}
+	}
+	query := `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`
+	req := openai.ChatCompletionRequest{
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleSystem, Content: "You are threadwright.\n\n## The document: Blog article\n\n## The artifact now: Research notes (`research`)\nSourced notes for each section of the outline."},
+			{Role: openai.ChatMessageRoleUser, Content: "\"Research notes\" is written one item at a time. Write this item only:\n\nItem 3 of 5: A posting window, not a meeting time\n> Replace the fixed meeting with a posting window.\n\nCall commit_artifact_final_text with the complete text of the item, without its heading."},
+		},
+		Tools: []openai.Tool{
+			tool("web_search", query), tool("fetch_url", `{"type":"object","properties":{"url":{"type":"string"}}}`), tool("search_knowledge", query),
+			tool(agents.CommitFinalTextTool, `{"type":"object","properties":{"text":{"type":"string"},"failure":{"type":"string"}},"required":["text"]}`),
+		},
+		ToolChoice: "required",
+	}
+	c, err := demo.New().Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.ToolCalls) != 1 || c.ToolCalls[0].Function.Name != agents.CommitFinalTextTool {
+		t.Fatalf("calls = %+v, want one call of %s", c.ToolCalls, agents.CommitFinalTextTool)
+	}
+	var args map[string]string
+	if err := json.Unmarshal([]byte(c.ToolCalls[0].Function.Arguments), &args); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := args["failure"]; ok || len(args) != 1 {
+		t.Errorf("arguments = %v, want the text alone", args)
+	}
+	if !strings.Contains(args["text"], "(demo source: https://example.com/demo/posting-window)") {
+		t.Errorf("the notes are not the section's:\n%s", args["text"])
+	}
+}
+
+// TestBlogRecovery asks for a recovery plan with the recovery_plan template, for a
+// research item and for a section draft.
+func TestBlogRecovery(t *testing.T) {
+	def := builtin(t, "blog")
+	ps := prompts.MustParse()
+	tool := openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+		Name: agents.CommitRecoveryTool,
+		Parameters: json.RawMessage(`{"type":"object","properties":{"instructions":{"type":"string"},` +
+			`"queries":{"type":"array","items":{"type":"string"}},"rationale":{"type":"string"}},"required":["instructions","rationale"]}`),
+	}}
+	tests := []struct {
+		artifact    string
+		tools       []prompts.Tool
+		wantQueries int
+	}{
+		{"research", []prompts.Tool{{Name: "web_search", Description: "Search the web."}}, 2},
+		{"sections", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.artifact, func(t *testing.T) {
+			a, _ := def.Artifact(tt.artifact)
+			system, err := ps.Render(prompts.WorkflowSystem, prompts.WorkflowSystemData{
+				Workflow: prompts.WorkflowInfo{Title: def.Title, Description: def.Description},
+				Artifact: &prompts.ArtifactInfo{ID: a.ID, Title: a.Title, Description: a.Description, Mode: string(a.Mode)},
+				ToolName: agents.CommitRecoveryTool,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			user, err := ps.Render(prompts.RecoveryPlan, prompts.RecoveryPlanData{
+				Title: a.Title, Item: &prompts.Item{Number: 4, Total: 5, Title: "Make blockers impossible to miss", Brief: "Give blockers their own marker."},
+				Failures: []string{"the model could not do the task: no page about blocker prefixes found"},
+				Tools:    tt.tools, ToolName: agents.CommitRecoveryTool,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := openai.ChatCompletionRequest{
+				Messages:   []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}, {Role: openai.ChatMessageRoleUser, Content: user}},
+				Tools:      []openai.Tool{tool},
+				ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: agents.CommitRecoveryTool}},
+			}
+			c, err := demo.New().Complete(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.ToolCalls) != 1 || c.ToolCalls[0].Function.Name != agents.CommitRecoveryTool {
+				t.Fatalf("calls = %+v", c.ToolCalls)
+			}
+			var got conversation.Recovery
+			if err := json.Unmarshal([]byte(c.ToolCalls[0].Function.Arguments), &got); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(got.Instructions, "Make blockers impossible to miss") || !strings.Contains(got.Instructions, "item 4 of 5") {
+				t.Errorf("instructions do not name the item: %s", got.Instructions)
+			}
+			if len(got.Queries) != tt.wantQueries {
+				t.Errorf("queries = %q, want %d", got.Queries, tt.wantQueries)
+			}
+			if !strings.Contains(got.Rationale, "no page about blocker prefixes found") {
+				t.Errorf("the rationale does not answer the failure: %s", got.Rationale)
+			}
+		})
+	}
+}
+
+// TestCustomForeach writes and edits an item of a custom foreach artifact.
+func TestCustomForeach(t *testing.T) {
+	def := &workflow.Definition{
+		Name: "launch", Title: "Launch plan",
+		Artifacts: []workflow.Artifact{
+			{ID: "channels", Title: "Channels", Description: "The channels of the launch, one heading each."},
+			{
+				ID: "tactics", Title: "Tactics", Mode: workflow.ModeAuto, DependsOn: []string{"channels"}, Foreach: "channels",
+				Description: "What to do on each channel.", Editor: &workflow.Editor{Prompt: "Tighten the prose."},
+			},
+		},
+	}
+	agent, _ := MustNewAgent(t)
+	ctx := context.Background()
+	r := conversation.ArtifactRequest{
+		Workflow: def, Artifact: &def.Artifacts[1], Approved: map[string]string{"channels": "## Newsletter\nOur 2,000 readers.\n\n## Podcast\nA guest spot."},
+		Item: &conversation.Item{Index: 1, Total: 2, Title: "Podcast", Brief: "A guest spot."},
+	}
+	text, _, err := agent.Write(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(text, "**Podcast.** A guest spot.") || strings.Contains(text, "as asked") {
+		t.Errorf("the item's text does not start with its title and brief:\n%s", text)
+	}
+	r.Current, r.Instructions = text, def.Artifacts[1].Editor.Prompt
+	edited, _, err := agent.Revise(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(edited, "as asked") || !strings.HasPrefix(edited, "**Podcast.**") || strings.Count(edited, "\n- ") != strings.Count(text, "\n- ") {
+		t.Errorf("the editor pass added a note or lost the text:\n%s", edited)
 	}
 }
 

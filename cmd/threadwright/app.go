@@ -125,6 +125,13 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	profiles, err := LoadProfiles(c.ModelProfiles, &c)
+	if err != nil {
+		return err
+	}
+	if err := checkProfiles(workflows.All(), profiles); err != nil {
+		return err
+	}
 
 	st, err := store.Open(ctx, c.DatabaseURL, c.DataDir, log)
 	if err != nil {
@@ -191,16 +198,18 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Workflows:   workflows,
 		Agent: agents.NewWorkflowAgent(agents.WorkflowAgentConfig{
 			Client: model, Model: c.OpenAIModel, SmallModel: c.OpenAISmallModel, Prompts: tmpl, Logger: log,
+			Tools: registry, ToolTimeout: c.ToolTimeout, Profiles: modelProfiles(profiles, log),
 		}),
-		Approvers:          c.ApproverUserIDs,
-		Format:             agents.ToMrkdwn,
-		Summarizer:         agents.NewSummarizer(agents.SummarizerConfig{Client: model, Model: c.OpenAISmallModel, Prompts: tmpl, Logger: log}),
-		HistoryTokens:      c.HistoryTokens,
-		Logger:             log,
-		MaxConcurrentTurns: c.MaxConcurrentTurns,
-		HistoryMessages:    c.HistoryMessages,
-		TurnTimeout:        c.TurnTimeout,
-		NoStreaming:        !c.StreamAnswers,
+		PipelineConcurrency: c.PipelineConcurrency,
+		Approvers:           c.ApproverUserIDs,
+		Format:              agents.ToMrkdwn,
+		Summarizer:          agents.NewSummarizer(agents.SummarizerConfig{Client: model, Model: c.OpenAISmallModel, Prompts: tmpl, Logger: log}),
+		HistoryTokens:       c.HistoryTokens,
+		Logger:              log,
+		MaxConcurrentTurns:  c.MaxConcurrentTurns,
+		HistoryMessages:     c.HistoryMessages,
+		TurnTimeout:         c.TurnTimeout,
+		NoStreaming:         !c.StreamAnswers,
 	})
 	if err != nil {
 		return err

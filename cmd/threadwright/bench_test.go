@@ -2,7 +2,11 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,4 +101,59 @@ func benchTurn(b *testing.B, databaseURL string) {
 	b.StopTimer()
 	b.ReportMetric(ms(percentile(lat, 50)), "p50-ms")
 	b.ReportMetric(ms(percentile(lat, 99)), "p99-ms")
+}
+
+// fanoutYAML is the workflow BenchmarkPipelinePhase runs: a reviewed plan, then one
+// auto artifact written per section of it.
+const fanoutYAML = `
+name: fanout
+title: Fan-out
+artifacts:
+  - id: plan
+    title: Plan
+  - id: sections
+    title: Section drafts
+    mode: auto
+    depends_on: [plan]
+    foreach: plan
+`
+
+// BenchmarkPipelinePhase measures one foreach phase through the whole bot: 8 sections,
+// a model that takes 1 s per call for them, at PIPELINE_CONCURRENCY 1, 2, 4 and 8. Each
+// iteration starts the workflow in a new thread, approves the plan and times from the
+// click to the sections' card ("s/phase"); "rounds" is that time in model-call times,
+// expected ceil(8 / limit).
+func BenchmarkPipelinePhase(b *testing.B) {
+	for _, limit := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
+			dir := b.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "fanout.yaml"), []byte(fanoutYAML), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			h := newBlogHarness(b)
+			h.blog.sections, h.blog.delay, h.blog.slow = 8, time.Second, "sections"
+			h.env["WORKFLOWS_DIR"] = dir
+			h.env["PIPELINE_CONCURRENCY"] = strconv.Itoa(limit)
+			h.env["LOG_LEVEL"] = "warn"
+			h.start()
+			var total time.Duration
+			n := 0
+			for b.Loop() {
+				h.slash(alice, "start fanout")
+				thread := h.newestRoot()
+				ts := h.latest(thread, "Approve", "")
+				btn := h.find(ts, "Approve", "")
+				start := time.Now()
+				if _, err := h.emu.ClickButton(general, ts, alice, btn.ActionID); err != nil {
+					b.Fatal(err)
+				}
+				h.waitFor("the sections' card", func() bool { return strings.Contains(h.transcript(thread), "8 of 8 items written") })
+				total += time.Since(start)
+				n++
+			}
+			phase := total / time.Duration(n)
+			b.ReportMetric(phase.Seconds(), "s/phase")
+			b.ReportMetric(phase.Seconds()/time.Second.Seconds(), "rounds")
+		})
+	}
 }

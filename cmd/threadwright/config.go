@@ -64,8 +64,10 @@ type Config struct {
 	FetchTimeout      time.Duration `envconfig:"FETCH_TIMEOUT" default:"15s" desc:"timeout of one fetch_url call"`
 	SearxngURL        string        `envconfig:"SEARXNG_URL" desc:"base URL of a SearXNG instance with the JSON format on; set, it enables web_search"`
 
-	WorkflowsDir    string   `envconfig:"WORKFLOWS_DIR" desc:"directory of workflow YAML files added to the built-in ones (proposal, product-brief)"`
-	ApproverUserIDs []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts (default: a workflow's approvers setting)"`
+	WorkflowsDir        string   `envconfig:"WORKFLOWS_DIR" desc:"directory of workflow YAML files added to the built-in ones (proposal, product-brief, blog)"`
+	ModelProfiles       string   `envconfig:"MODEL_PROFILES" desc:"YAML file of named models (base_url, model, api_key: ${ENV_VAR}) that workflow artifacts name with model: (see README); unset: none"`
+	PipelineConcurrency int      `envconfig:"PIPELINE_CONCURRENCY" default:"4" desc:"items of one pipeline written at once (auto artifacts, foreach items); an artifact's concurrency may lower it"`
+	ApproverUserIDs     []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts (default: a workflow's approvers setting)"`
 
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
@@ -138,6 +140,7 @@ func (c *Config) validate() error {
 		{c.MaxSteps > 0, "MAX_STEPS", "a whole number above 0"},
 		{c.ToolTimeout > 0, "TOOL_TIMEOUT", "a positive duration"},
 		{c.TurnTimeout > 0, "TURN_TIMEOUT", "a positive duration"},
+		{c.PipelineConcurrency > 0, "PIPELINE_CONCURRENCY", "a whole number above 0"},
 		{c.HistoryMessages > 0, "HISTORY_MESSAGES", "a whole number above 0"},
 		{c.HistoryTokens > 0, "HISTORY_TOKENS", "a whole number above 0"},
 		{c.FetchMaxBytes > 0, "FETCH_MAX_BYTES", "a whole number of bytes above 0"},

@@ -46,6 +46,8 @@ type harness struct {
 	dataDir string
 	env     map[string]string
 	tools   func(*agents.Registry) error
+	// model, when set, answers the model calls instead of the fake server (Main.Model).
+	model agents.Completer
 
 	cancel context.CancelFunc
 	done   chan error
@@ -93,6 +95,7 @@ func (h *harness) start() {
 	}
 	m.Logger = slog.New(slog.NewTextHandler(testWriter{h.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	m.RegisterTools = h.tools
+	m.Model = h.model
 	ctx, cancel := context.WithCancel(context.Background())
 	h.main, h.cancel, h.done = m, cancel, make(chan error, 1)
 	go func() { h.done <- m.Run(ctx) }()

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// ModelProfile is one named model of MODEL_PROFILES: an OpenAI-compatible endpoint
+// and model that a workflow artifact (its model: field) or editor pass runs on, for
+// example a final enhancement pass by a second provider.
+type ModelProfile struct {
+	// BaseURL is the endpoint (default OPENAI_BASE_URL).
+	BaseURL string `yaml:"base_url"`
+	// Model is the model name (required).
+	Model string `yaml:"model"`
+	// APIKey is the endpoint's key; write "${NAME}" to read it from the environment
+	// variable NAME, so the file holds no secret (default: OPENAI_API_KEY when
+	// BaseURL is unset).
+	APIKey string `yaml:"api_key"`
+	// Timeout bounds one call (default MODEL_TIMEOUT).
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+var (
+	profileName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	envRef      = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+)
+
+// LoadProfiles reads MODEL_PROFILES, a YAML mapping from profile name to profile:
+//
+//	enhance:
+//	  base_url: https://api.example.com/v1
+//	  model: big-model-2
+//	  api_key: ${ENHANCE_API_KEY}
+//	  timeout: 120s
+//
+// Unknown fields are errors; an "${NAME}" key whose variable is unset is an error
+// (naming the variable, never a value). Defaults come from c (OPENAI_BASE_URL,
+// OPENAI_API_KEY, MODEL_TIMEOUT). An empty path returns no profiles.
+func LoadProfiles(path string, c *Config) (map[string]ModelProfile, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("MODEL_PROFILES: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var raw map[string]ModelProfile
+	if err := dec.Decode(&raw); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("MODEL_PROFILES %s: %w", path, err)
+	}
+	out := make(map[string]ModelProfile, len(raw))
+	for _, name := range slices.Sorted(maps.Keys(raw)) {
+		p := raw[name]
+		bad := func(format string, args ...any) error {
+			return fmt.Errorf("MODEL_PROFILES %s: profile %q: %s", path, name, fmt.Sprintf(format, args...))
+		}
+		switch {
+		case !profileName.MatchString(name):
+			return nil, bad("a name is lower-case letters, digits, - and _")
+		case p.Model == "":
+			return nil, bad("model is required")
+		case p.BaseURL != "" && !isHTTPURL(p.BaseURL):
+			return nil, bad("base_url: expected an http(s) URL")
+		case p.Timeout < 0:
+			return nil, bad("timeout: expected a positive duration")
+		}
+		if m := envRef.FindStringSubmatch(p.APIKey); m != nil {
+			v, ok := os.LookupEnv(m[1])
+			if !ok || v == "" {
+				return nil, bad("api_key: the environment variable %s is not set", m[1])
+			}
+			p.APIKey = v
+		}
+		if p.BaseURL == "" {
+			p.BaseURL = c.OpenAIBaseURL
+			if p.APIKey == "" {
+				p.APIKey = c.OpenAIAPIKey
+			}
+		}
+		if p.Timeout == 0 {
+			p.Timeout = c.ModelTimeout
+		}
+		out[name] = p
+	}
+	return out, nil
+}
+
+// modelProfiles makes the agents' profiles: one client per profile.
+func modelProfiles(profiles map[string]ModelProfile, log *slog.Logger) map[string]agents.Profile {
+	out := make(map[string]agents.Profile, len(profiles))
+	for name, p := range profiles {
+		out[name] = agents.Profile{
+			Client: agents.NewClient(agents.ClientConfig{BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout, Logger: log.With("model_profile", name)}),
+			Model:  p.Model,
+		}
+	}
+	return out
+}
+
+// checkProfiles reports the first workflow that names a model profile MODEL_PROFILES
+// does not define.
+func checkProfiles(defs []*workflow.Definition, profiles map[string]ModelProfile) error {
+	for _, d := range defs {
+		var missing []string
+		for _, name := range d.Profiles() {
+			if _, ok := profiles[name]; !ok {
+				missing = append(missing, name)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("workflow %s (%s) uses model profile %s, which MODEL_PROFILES does not define", d.Name, d.Source, strings.Join(missing, ", "))
+		}
+	}
+	return nil
+}

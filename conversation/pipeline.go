@@ -1,0 +1,631 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// Pipelines (DESIGN.md, "Artifact workflows"; the workflow package documents foreach,
+// retries, editor and model): auto artifacts are written without review, item by
+// item, by KindPipeline inputs of the thread.
+//
+// A turn that reaches auto artifacts whose dependencies are approved marks them
+// StatusRunning with their items, posts the pipeline's progress message and saves,
+// in the same transaction, a KindPipeline input (Turn.Enqueue). That input's turn runs
+// the items, at most PipelineConcurrency at once (and an artifact's Concurrency), and
+// checkpoints each item as it finishes, so a restarted bot continues with the
+// unfinished items only. When every item of an artifact has finished, its results are
+// joined in order, it is approved, and the artifacts that waited for it start.
+//
+// A pipeline turn gives way: when another input of the thread is waiting, or half of
+// TurnTimeout has passed, it starts no new item, lets the running ones finish and
+// saves a new KindPipeline input behind the waiting one. People's messages and clicks
+// therefore wait at most one item, and no turn outlives its claim.
+
+// runStopPrefix starts the Arg of a pipeline's Stop button: "run:" and its id.
+const runStopPrefix = "run:"
+
+// ActionContinue resumes a stopped pipeline (its progress message's Continue button;
+// Arg is the run's id).
+const ActionContinue ActionName = "continue"
+
+// maxInterruptions is how many times an item may be cut short by the end of its turn
+// before it fails (a model call that never returns must not loop forever).
+const maxInterruptions = 2
+
+// maxReason bounds a failure reason kept in the checkpoint and shown in the thread.
+const maxReason = 300
+
+// itemJob is one item to run: everything the worker needs, copied from the state.
+type itemJob struct {
+	artifact string
+	index    int
+	req      ArtifactRequest
+	retries  int
+	editor   *workflow.Editor
+}
+
+// itemResult is what a worker reports for one item.
+type itemResult struct {
+	job      itemJob
+	text     string
+	reason   string // non-empty: every try failed
+	attempts int
+	recovery *Recovery
+	usage    Usage
+	// cut is true when the turn ended (stop, shutdown, timeout) before the item did:
+	// nothing is recorded for it.
+	cut bool
+}
+
+// startAuto marks the auto artifacts that can run now as running, with their items,
+// and makes sure a pipeline is under way: outside a pipeline turn it posts the
+// progress message and enqueues the pipeline input. Artifacts that cannot be split
+// into items are reported to the thread and left pending.
+func (t *wfTurn) startAuto(ctx context.Context) error {
+	ws := t.ws()
+	var started []string
+	for _, id := range t.def.Order() {
+		st := ws.Artifacts[id]
+		a, _ := t.def.Artifact(id)
+		if st.Status == StatusApproved || st.Status == StatusRunning {
+			continue
+		}
+		if a.Mode != workflow.ModeAuto || st.Status == StatusStale {
+			break // people first
+		}
+		if st.Status != StatusPending || !t.depsApproved(id) {
+			continue
+		}
+		items, err := t.items(a)
+		if err != nil {
+			return err
+		}
+		st = t.touch(id)
+		st.Status, st.Items = StatusRunning, items
+		started = append(started, id)
+	}
+	if len(started) == 0 {
+		return nil
+	}
+	now := t.s.cfg.Now().UTC()
+	if ws.Pipeline == nil {
+		ws.Pipeline = &PipelineState{ID: strconv.FormatInt(now.UnixNano(), 36), StartedAt: now}
+	}
+	for _, id := range started {
+		if !slices.Contains(ws.Pipeline.Artifacts, id) {
+			ws.Pipeline.Artifacts = append(ws.Pipeline.Artifacts, id)
+		}
+	}
+	if t.pipeline {
+		return nil // this turn runs them
+	}
+	ws.Pipeline.StoppedBy = ""
+	t.showProgress(ctx, true)
+	t.continuePipeline()
+	return nil
+}
+
+// depsApproved reports whether every dependency of id is approved.
+func (t *wfTurn) depsApproved(id string) bool {
+	for _, dep := range t.def.Dependencies(id) {
+		if t.ws().Artifacts[dep].Status != StatusApproved {
+			return false
+		}
+	}
+	return true
+}
+
+// items returns the items of auto artifact a: one per item of its foreach artifact's
+// text, or one for the whole artifact. Errors (errUsage): no items, or too many.
+func (t *wfTurn) items(a *workflow.Artifact) ([]ItemState, error) {
+	if a.Foreach == "" {
+		return []ItemState{{Title: a.Title, Status: ItemPending}}, nil
+	}
+	src, _ := t.def.Artifact(a.Foreach)
+	found := workflow.Items(t.ws().Artifacts[a.Foreach].Text)
+	switch {
+	case len(found) == 0:
+		return nil, errUsage{tr(t.lang, "no_items", src.Title, a.Title, a.Foreach)}
+	case len(found) > workflow.MaxItems:
+		return nil, errUsage{tr(t.lang, "too_many_items", src.Title, len(found), workflow.MaxItems, a.Foreach)}
+	}
+	out := make([]ItemState, len(found))
+	for i, it := range found {
+		out[i] = ItemState{Title: it.Title, Brief: it.Body, Status: ItemPending}
+	}
+	return out, nil
+}
+
+// continuePipeline enqueues the next KindPipeline input with the turn's save.
+func (t *wfTurn) continuePipeline() {
+	p := t.ws().Pipeline
+	p.Part++
+	t.enqueue = append(t.enqueue, Input{
+		ID:   fmt.Sprintf("pipeline:%s:%s:%d", t.key, p.ID, p.Part),
+		Kind: KindPipeline, Key: t.key, CreatedAt: t.s.cfg.Now().UTC(),
+	})
+}
+
+// runPipeline is the turn of a KindPipeline input: it runs the running artifacts'
+// unfinished items until all are done, the pipeline is stopped, or the turn gives
+// way (see the package comment above).
+func (t *wfTurn) runPipeline(ctx context.Context) error {
+	ws := t.ws()
+	if ws == nil || ws.Pipeline == nil {
+		return nil // a pipeline input left over from a run that ended
+	}
+	if ws.Status != WorkflowRunning {
+		t.endPipeline(ctx, "⏹ "+tr(t.lang, "pipeline.cancelled"))
+		return nil
+	}
+	if ws.Pipeline.StoppedBy != "" {
+		return nil // waits for Continue
+	}
+	t.pipeline = true
+	t.s.running.allowRunStop(t.key, runStopPrefix+ws.Pipeline.ID)
+	if err := t.startAuto(ctx); err != nil { // artifacts a restart sent back to pending
+		return err
+	}
+	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
+	results := make(chan itemResult)
+	running := map[string]int{} // artifact → items in flight
+	inFlight := map[[2]int]bool{}
+	artIndex := map[string]int{}
+	for i, id := range t.def.Order() {
+		artIndex[id] = i
+	}
+	total := 0
+	var err error
+	for {
+		if err = t.completeArtifacts(ctx, running); err != nil {
+			break
+		}
+		giveWay := t.s.queued(t.key) || t.s.cfg.Now().After(budget)
+		if ctx.Err() == nil && !giveWay {
+			for _, job := range t.jobs(running, inFlight, artIndex, total) {
+				running[job.artifact]++
+				inFlight[[2]int{artIndex[job.artifact], job.index}] = true
+				total++
+				go func() { results <- t.runItem(ctx, job) }()
+			}
+		}
+		if total == 0 {
+			break
+		}
+		r := <-results
+		total--
+		running[r.job.artifact]--
+		delete(inFlight, [2]int{artIndex[r.job.artifact], r.job.index})
+		t.add(r.usage)
+		t.record(r, ctx.Err() != nil && t.s.ctx.Err() == nil && !isStop(ctx))
+		if r.cut {
+			continue
+		}
+		if cerr := t.checkpoint(ctx); cerr != nil {
+			err = cerr
+			break
+		}
+		t.showProgress(ctx, false)
+	}
+	for total > 0 { // after a failed checkpoint: let the workers end
+		t.add((<-results).usage)
+		total--
+	}
+	if perr := t.pausePipeline(ctx); perr != nil {
+		return perr // shutting down: the input stays pending and continues after the restart
+	}
+	return err
+}
+
+// isStop reports whether a person stopped ctx.
+func isStop(ctx context.Context) bool {
+	_, ok := stoppedBy(ctx)
+	return ok
+}
+
+// jobs returns the items to start now, in workflow order, within the pipeline's and
+// each artifact's concurrency; inFlight counts the items running, running those per
+// artifact.
+func (t *wfTurn) jobs(running map[string]int, inFlight map[[2]int]bool, artIndex map[string]int, total int) []itemJob {
+	limit := t.s.cfg.PipelineConcurrency
+	var out []itemJob
+	for _, id := range t.def.Order() {
+		st := t.ws().Artifacts[id]
+		if st.Status != StatusRunning {
+			continue
+		}
+		a, _ := t.def.Artifact(id)
+		artLimit := limit
+		if a.Concurrency > 0 {
+			artLimit = min(a.Concurrency, limit)
+		}
+		started := 0
+		for i := range st.Items {
+			if total+len(out) >= limit || running[id]+started >= artLimit {
+				break
+			}
+			if st.Items[i].Status != ItemPending || inFlight[[2]int{artIndex[id], i}] {
+				continue
+			}
+			out = append(out, itemJob{artifact: id, index: i, req: t.itemRequest(a, st, i), retries: a.Retries, editor: a.Editor})
+			started++
+		}
+	}
+	return out
+}
+
+// itemRequest is the agent request for item i of running artifact a. For a foreach
+// artifact, a dependency that fans out over the same artifact is given as its own
+// item i only (the research notes of this section, not of every section).
+func (t *wfTurn) itemRequest(a *workflow.Artifact, st *ArtifactState, i int) ArtifactRequest {
+	r := t.request(a.ID, "")
+	if a.Foreach == "" {
+		return r
+	}
+	it := st.Items[i]
+	r.Item = &Item{Index: i, Total: len(st.Items), Title: it.Title, Brief: it.Brief}
+	for _, dep := range t.def.Dependencies(a.ID) {
+		d, _ := t.def.Artifact(dep)
+		ds := t.ws().Artifacts[dep]
+		if d.Foreach == a.Foreach && len(ds.Items) == len(st.Items) {
+			r.Approved[dep] = itemText(ds.Items[i])
+		}
+	}
+	return r
+}
+
+// runItem runs one item: up to 1 + retries tries, the recovery agent rewriting the
+// instructions before the last one, each try written then passed through the editor
+// when the artifact has one. It runs on its own goroutine and touches no state.
+func (t *wfTurn) runItem(ctx context.Context, job itemJob) itemResult {
+	res := itemResult{job: job}
+	tries := 1 + job.retries
+	var failures []string
+	instructions := job.req.Instructions
+	for try := 1; try <= tries; try++ {
+		res.attempts = try
+		if try > 1 && try == tries {
+			rec, u, err := t.s.cfg.Agent.Recover(ctx, job.withInstructions(instructions), failures)
+			res.usage = res.usage.Add(u)
+			switch {
+			case ctx.Err() != nil:
+				res.cut = true
+				return res
+			case err != nil:
+				t.log.Warn("recovery agent failed; last try with the old instructions", "artifact", job.artifact, "item", job.index, "error", err)
+			default:
+				res.recovery = &rec
+				instructions = recoveredInstructions(rec)
+			}
+		}
+		text, u, err := t.writeItem(ctx, job, instructions)
+		res.usage = res.usage.Add(u)
+		if err == nil {
+			res.text = text
+			return res
+		}
+		if ctx.Err() != nil {
+			res.cut = true
+			return res
+		}
+		reason := failureReason(err)
+		t.log.Info("item failed", "artifact", job.artifact, "item", job.index, "try", try, "tries", tries, "reason", reason)
+		failures = append(failures, reason)
+	}
+	res.reason = failures[len(failures)-1]
+	return res
+}
+
+// writeItem writes one try of an item and, when the artifact has an editor pass,
+// edits it.
+func (t *wfTurn) writeItem(ctx context.Context, job itemJob, instructions string) (string, Usage, error) {
+	r := job.withInstructions(instructions)
+	text, usage, err := t.s.cfg.Agent.Write(ctx, r)
+	if err != nil || job.editor == nil {
+		return text, usage, err
+	}
+	r.Current, r.Instructions = text, job.editor.Prompt
+	if job.editor.Model != "" {
+		r.Profile = job.editor.Model
+	}
+	edited, u, err := t.s.cfg.Agent.Revise(ctx, r)
+	return edited, usage.Add(u), err
+}
+
+func (j itemJob) withInstructions(s string) ArtifactRequest {
+	r := j.req
+	r.Instructions = s
+	return r
+}
+
+// recoveredInstructions are the recovery agent's instructions with its queries.
+func recoveredInstructions(r Recovery) string {
+	s := r.Instructions
+	if len(r.Queries) > 0 {
+		s += "\n\nSearch for:\n- " + strings.Join(r.Queries, "\n- ")
+	}
+	return s
+}
+
+// failureReason is the text kept for a failed try.
+func failureReason(err error) string {
+	var tf *TaskFailure
+	var um interface{ UserMessage() string }
+	s := err.Error()
+	switch {
+	case errors.As(err, &tf):
+		s = tf.Reason
+	case errors.As(err, &um):
+		s = um.UserMessage()
+	}
+	return clip(strings.Join(strings.Fields(s), " "), maxReason)
+}
+
+// record stores a worker's result in the state. A cut item is recorded only as an
+// interruption, when the turn ran out of time (interrupted true).
+func (t *wfTurn) record(r itemResult, interrupted bool) {
+	st := t.ws().Artifacts[r.job.artifact]
+	if st.Status != StatusRunning || r.job.index >= len(st.Items) {
+		return
+	}
+	it := &st.Items[r.job.index]
+	switch {
+	case r.cut && interrupted:
+		it.Interrupted++
+		if it.Interrupted >= maxInterruptions {
+			it.Status, it.Reason, it.Attempts = ItemFailed, tr(t.lang, "item.timeout"), r.attempts
+		}
+	case r.cut:
+	case r.reason != "":
+		it.Status, it.Reason, it.Attempts, it.Recovery = ItemFailed, r.reason, r.attempts, r.recovery
+	default:
+		it.Status, it.Text, it.Attempts, it.Recovery = ItemDone, r.text, r.attempts, r.recovery
+	}
+}
+
+// completeArtifacts approves every running artifact whose items have all finished
+// (none in flight): its text is the items' results joined in order, evaluated against
+// its criteria, posted, and kept as a revision. Then the artifacts waiting for it
+// start (advance), which may also write or propose a reviewed artifact.
+func (t *wfTurn) completeArtifacts(ctx context.Context, running map[string]int) error {
+	for {
+		done := ""
+		for _, id := range t.def.Order() {
+			st := t.ws().Artifacts[id]
+			if st.Status == StatusRunning && running[id] == 0 && finished(st.Items) {
+				done = id
+				break
+			}
+		}
+		if done == "" {
+			return nil
+		}
+		if err := t.complete(ctx, done); err != nil {
+			return err
+		}
+		if err := t.checkpoint(ctx); err != nil {
+			return err
+		}
+		if err := t.advance(ctx); err != nil {
+			return err
+		}
+		if err := t.checkpoint(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+func finished(items []ItemState) bool {
+	for _, it := range items {
+		if it.Status == ItemPending {
+			return false
+		}
+	}
+	return true
+}
+
+// complete joins artifact id's items, evaluates and approves it, and posts it.
+func (t *wfTurn) complete(ctx context.Context, id string) error {
+	a, _ := t.def.Artifact(id)
+	st := t.ws().Artifacts[id]
+	text := joinItems(a, st.Items)
+	var eval []CriterionResult
+	if len(a.Criteria) > 0 {
+		e, u, err := t.s.cfg.Agent.Evaluate(ctx, t.request(id, ""), text)
+		t.add(u)
+		if err != nil {
+			t.log.Warn("evaluation of a pipeline artifact failed; approved without it", "artifact", id, "error", err)
+		}
+		eval = e
+	}
+	st = t.touch(id)
+	st.Status, st.Text, st.Eval, st.StaleBecause = StatusApproved, text, eval, ""
+	failed := failedItems(st.Items)
+	why := "written by the pipeline"
+	if len(failed) > 0 {
+		why += fmt.Sprintf(" (%d of %d items failed)", len(failed), len(st.Items))
+	}
+	t.revise(id, why)
+	st.MessageTS = t.post(ctx, t.cards().pipelineArtifact(a, st))
+	return nil
+}
+
+// joinItems is the text of an auto artifact from its items: a foreach artifact's
+// items each under a "## title" heading, in order; a failed item says so.
+func joinItems(a *workflow.Artifact, items []ItemState) string {
+	if a.Foreach == "" && len(items) == 1 {
+		return itemText(items[0])
+	}
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("## " + it.Title + "\n\n" + itemText(it))
+	}
+	return b.String()
+}
+
+// itemText is an item's result, without a heading the model repeated; for a failed
+// item, a note with the reason.
+func itemText(it ItemState) string {
+	if it.Status == ItemFailed {
+		return "_No result: " + it.Reason + "_"
+	}
+	text := strings.TrimSpace(it.Text)
+	if first, rest, ok := strings.Cut(text, "\n"); ok && strings.HasPrefix(first, "#") && strings.EqualFold(strings.TrimSpace(strings.TrimLeft(first, "#")), it.Title) {
+		text = strings.TrimSpace(rest)
+	}
+	return text
+}
+
+func failedItems(items []ItemState) []ItemState {
+	var out []ItemState
+	for _, it := range items {
+		if it.Status == ItemFailed {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// pausePipeline ends a pipeline turn: the run is finished (no artifact running), was
+// stopped by a person, or gives way to the next part (a new pipeline input). A turn
+// cut by shutdown returns its error so its input stays pending.
+func (t *wfTurn) pausePipeline(ctx context.Context) error {
+	ws := t.ws()
+	if !t.anyRunning() {
+		t.endPipeline(ctx, "")
+		return nil
+	}
+	if by, ok := stoppedBy(ctx); ok {
+		ws.Pipeline.StoppedBy = by.By
+		t.showProgress(context.WithoutCancel(ctx), true)
+		return nil
+	}
+	if t.s.ctx.Err() != nil {
+		return t.s.ctx.Err()
+	}
+	t.continuePipeline()
+	return nil
+}
+
+func (t *wfTurn) anyRunning() bool {
+	for _, st := range t.ws().Artifacts {
+		if st.Status == StatusRunning {
+			return true
+		}
+	}
+	return false
+}
+
+// endPipeline closes the progress message (with note, or the run's totals) and
+// forgets the run.
+func (t *wfTurn) endPipeline(ctx context.Context, note string) {
+	ws := t.ws()
+	if ws.Pipeline == nil {
+		return
+	}
+	if note == "" {
+		note = "✓ " + tr(t.lang, "pipeline.done", t.def.Title, t.elapsed()) + " " + t.tally()
+	}
+	ctx = context.WithoutCancel(ctx)
+	t.update(ctx, ws.Pipeline.ProgressTS, Card{Text: note, Blocks: []Block{{Kind: BlockContext, Text: note}}})
+	ws.Pipeline = nil
+}
+
+// elapsed is the run's time so far, in whole seconds.
+func (t *wfTurn) elapsed() string {
+	return t.s.cfg.Now().Sub(t.ws().Pipeline.StartedAt).Round(time.Second).String()
+}
+
+// tally lists each artifact of the run with its items done / total and failures.
+func (t *wfTurn) tally() string {
+	var parts []string
+	for _, id := range t.ws().Pipeline.Artifacts {
+		st := t.ws().Artifacts[id]
+		a, _ := t.def.Artifact(id)
+		done, failed := 0, 0
+		for _, it := range st.Items {
+			switch it.Status {
+			case ItemDone:
+				done++
+			case ItemFailed:
+				failed++
+			}
+		}
+		s := fmt.Sprintf("%s %d/%d", a.Title, done+failed, len(st.Items))
+		if failed > 0 {
+			s += " (" + tr(t.lang, "pipeline.failed", failed) + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// showProgress posts or updates the pipeline's progress message: the phase (the
+// artifacts running), items done / total, failures, elapsed time, and Stop (Continue
+// once stopped). Updates come at most once per statusInterval unless force is set.
+func (t *wfTurn) showProgress(ctx context.Context, force bool) {
+	p := t.ws().Pipeline
+	now := t.s.cfg.Now()
+	if !force && p.ProgressTS != "" && now.Sub(t.progressAt) < statusInterval {
+		return
+	}
+	t.progressAt = now
+	c := t.cards().progress(t.def.Title, p, t.tally(), t.elapsed())
+	if p.ProgressTS == "" {
+		p.ProgressTS = t.post(ctx, c)
+		return
+	}
+	t.update(ctx, p.ProgressTS, c)
+}
+
+// checkpoint saves the turn so far without finishing its input: what the pipeline
+// finished survives a crash. The turn's messages and usage go with it.
+func (t *wfTurn) checkpoint(ctx context.Context) error {
+	ctx = context.WithoutCancel(ctx)
+	st := t.state
+	st.PromptTokens += t.usage.PromptTokens
+	st.CompletionTokens += t.usage.CompletionTokens
+	saved, err := t.s.cfg.Store.Save(ctx, Turn{Key: t.key, Version: t.conv.Version, State: st, Append: t.appended})
+	if err != nil {
+		return fmt.Errorf("checkpoint pipeline: %w", err)
+	}
+	t.state.PromptTokens, t.state.CompletionTokens = st.PromptTokens, st.CompletionTokens
+	t.usage, t.appended = Usage{}, nil
+	t.conv.Version = saved.Version
+	return nil
+}
+
+// stopRun stops a pipeline that is between turns (its Stop clicked while no turn of
+// it ran): its unfinished items wait for Continue.
+func (t *wfTurn) stopRun(ctx context.Context, id string) {
+	p := t.ws().Pipeline
+	if p == nil || p.ID != id || p.StoppedBy != "" {
+		t.ephemeral(ctx, tr(t.lang, "not_current"))
+		return
+	}
+	p.StoppedBy = t.user
+	t.showProgress(ctx, true)
+}
+
+// continueRun resumes a stopped pipeline.
+func (t *wfTurn) continueRun(ctx context.Context, id string) {
+	p := t.ws().Pipeline
+	if p == nil || p.ID != id || p.StoppedBy == "" {
+		t.ephemeral(ctx, tr(t.lang, "not_current"))
+		return
+	}
+	p.StoppedBy = ""
+	t.showProgress(ctx, true)
+	t.continuePipeline()
+}

@@ -1,0 +1,390 @@
+package conversation_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// pipelineYAML is a small pipeline: a reviewed outline, research and sections per
+// outline item (retries, recovery, an editor pass), then a reviewed article.
+const pipelineYAML = `
+name: article
+title: Article
+artifacts:
+  - id: outline
+    title: Outline
+  - id: research
+    title: Research
+    mode: auto
+    depends_on: [outline]
+    foreach: outline
+    retries: 2
+  - id: sections
+    title: Sections
+    mode: auto
+    depends_on: [outline, research]
+    foreach: outline
+    model: writer
+    editor:
+      prompt: tighten
+      model: editor
+  - id: final
+    title: Final
+    depends_on: [sections]
+`
+
+const outlineText = "# My article\n\n## Alpha\nabout alpha\n\n## Beta\nabout beta\n\n## Gamma\nabout gamma\n\n## Delta\nabout delta\n"
+
+// pipelineAgent writes the outline above and per-item texts; research of the items
+// named in failFirst fails that many times; a write blocks while gate is set.
+type pipelineAgent struct {
+	scriptedAgent
+	mu        sync.Mutex
+	failFirst map[string]int // item title → tries that fail
+	tries     map[string]int // "artifact/item" → tries so far
+	inFlight  int
+	maxFlight int
+	gate      chan struct{} // when not nil, item writes wait for it (or ctx)
+	started   chan string   // item writes starting, when not nil
+}
+
+func newPipelineAgent() *pipelineAgent {
+	return &pipelineAgent{scriptedAgent: scriptedAgent{fail: map[string]error{}}, failFirst: map[string]int{}, tries: map[string]int{}}
+}
+
+func (a *pipelineAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if r.Item == nil {
+		if r.Artifact.ID == "outline" {
+			a.record("write", r)
+			return outlineText, conversation.Usage{}, nil
+		}
+		return a.scriptedAgent.Write(ctx, r)
+	}
+	a.mu.Lock()
+	a.record("write", r)
+	k := r.Artifact.ID + "/" + r.Item.Title
+	a.tries[k]++
+	try := a.tries[k]
+	a.inFlight++
+	a.maxFlight = max(a.maxFlight, a.inFlight)
+	gate, started := a.gate, a.started
+	a.mu.Unlock()
+	defer func() { a.mu.Lock(); a.inFlight--; a.mu.Unlock() }()
+	if started != nil {
+		started <- k
+	}
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return "", conversation.Usage{}, ctx.Err()
+		}
+	}
+	if r.Artifact.ID == "research" && try <= a.failFirst[r.Item.Title] {
+		return "", conversation.Usage{PromptTokens: 1}, &conversation.TaskFailure{Reason: fmt.Sprintf("nothing found for %s (try %d)", r.Item.Title, try)}
+	}
+	if want := map[string]string{"research": "", "sections": "writer"}[r.Artifact.ID]; r.Profile != want {
+		return "", conversation.Usage{}, fmt.Errorf("%s written on profile %q; want %q", r.Artifact.ID, r.Profile, want)
+	}
+	text := fmt.Sprintf("%s of %s (%d/%d)", r.Artifact.ID, r.Item.Title, r.Item.Index+1, r.Item.Total)
+	if r.Artifact.ID == "sections" {
+		text += " from [" + r.Approved["research"] + "]"
+	}
+	if r.Instructions != "" {
+		text += " following " + strings.ReplaceAll(r.Instructions, "\n", " ")
+	}
+	return text, conversation.Usage{PromptTokens: 1}, nil
+}
+
+// Revise is the editor pass; it checks the editor's model profile is asked for.
+func (a *pipelineAgent) Revise(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if r.Item != nil && r.Profile != "editor" {
+		return "", conversation.Usage{}, fmt.Errorf("editor pass on profile %q; want editor", r.Profile)
+	}
+	return a.scriptedAgent.Revise(ctx, r)
+}
+
+func (a *pipelineAgent) writes() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for _, c := range a.calls {
+		if strings.HasPrefix(c, "write ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (a *pipelineAgent) count(prefix string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, c := range a.calls {
+		if strings.HasPrefix(c, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func pipelineSet(t *testing.T) *workflow.Set {
+	t.Helper()
+	def, err := workflow.Parse("article.yaml", []byte(pipelineYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := workflow.NewSet(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+type pipelineHarness struct {
+	*wfHarness
+	pa *pipelineAgent
+}
+
+func newPipeline(t *testing.T, st conversation.Store, pa *pipelineAgent, concurrency int) *pipelineHarness {
+	if st == nil {
+		st = openStore(t, t.TempDir())
+	}
+	h := &wfHarness{t: t, st: st, msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
+	h.msgr.updates = true
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: pipelineSet(t), Agent: pa,
+		PipelineConcurrency: concurrency})
+	return &pipelineHarness{wfHarness: h, pa: pa}
+}
+
+// toPipeline starts the workflow and approves the outline.
+func (h *pipelineHarness) toPipeline() {
+	h.say("U1", "start article")
+	h.click("U1", conversation.ActionApprove, "outline", "", "")
+}
+
+// startPipeline starts the workflow and submits the outline's approval without
+// waiting for it: the pipeline then runs while the test acts.
+func (h *pipelineHarness) startPipeline() {
+	h.t.Helper()
+	h.say("U1", "start article")
+	approve := conversation.Action{Name: conversation.ActionApprove, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: "outline", Rev: h.artifact("outline").Rev}
+	if ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:approve", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: approve, UserID: "U1"}}); err != nil || !ok {
+		h.t.Fatal(ok, err)
+	}
+}
+
+func TestPipelineRunsItemsJoinsAndContinues(t *testing.T) {
+	pa := newPipelineAgent()
+	pa.failFirst["Beta"] = 2  // fails twice, recovered, succeeds on the third try
+	pa.failFirst["Gamma"] = 9 // fails every try
+	h := newPipeline(t, nil, pa, 2)
+	h.toPipeline()
+
+	ws := h.state()
+	if ws.Pipeline != nil {
+		t.Errorf("pipeline still running after the run: %+v", ws.Pipeline)
+	}
+	research, sections := ws.Artifacts["research"], ws.Artifacts["sections"]
+	if research.Status != conversation.StatusApproved || sections.Status != conversation.StatusApproved {
+		t.Fatalf("research %s, sections %s; want both approved", research.Status, sections.Status)
+	}
+	if got := ws.Artifacts["final"].Status; got != conversation.StatusGenerated {
+		t.Errorf("final = %s; want generated (written after the pipeline, for review)", got)
+	}
+	var titles []string
+	for _, it := range research.Items {
+		titles = append(titles, it.Title)
+	}
+	if strings.Join(titles, ",") != "Alpha,Beta,Gamma,Delta" {
+		t.Fatalf("research items %v; want the outline's headings in order", titles)
+	}
+	beta, gamma := research.Items[1], research.Items[2]
+	if beta.Status != conversation.ItemDone || beta.Attempts != 3 || beta.Recovery == nil || !strings.Contains(beta.Text, "following try narrower queries") {
+		t.Errorf("Beta = %+v; want done on the 3rd try with the recovery's instructions", beta)
+	}
+	if gamma.Status != conversation.ItemFailed || gamma.Attempts != 3 || !strings.Contains(gamma.Reason, "nothing found for Gamma (try 3)") {
+		t.Errorf("Gamma = %+v; want failed after 3 tries with the last reason", gamma)
+	}
+	if n := pa.count("recover research"); n != 2 {
+		t.Errorf("recovery calls = %d; want 2 (Beta and Gamma, before their last try)", n)
+	}
+	wantResearch := "## Alpha\n\nresearch of Alpha (1/4)\n\n## Beta\n\nresearch of Beta (2/4) following try narrower queries\n\n## Gamma\n\n_No result: nothing found for Gamma (try 3)_\n\n## Delta\n\nresearch of Delta (4/4)"
+	if research.Text != wantResearch {
+		t.Errorf("research text:\n%s\nwant:\n%s", research.Text, wantResearch)
+	}
+	// Sections see their own item's research only, and went through the editor.
+	if got := sections.Items[0].Text; got != "sections of Alpha (1/4) from [research of Alpha (1/4)] [revised: tighten]" {
+		t.Errorf("sections item 0 = %q", got)
+	}
+	if got := sections.Items[2].Text; !strings.Contains(got, "from [_No result: nothing found for Gamma (try 3)_]") {
+		t.Errorf("sections of the failed research item = %q; want its no-result note", got)
+	}
+	if pa.maxFlight > 2 {
+		t.Errorf("%d items ran at once; want at most PipelineConcurrency 2", pa.maxFlight)
+	}
+	posted := strings.Join(h.drain(), "\n")
+	for _, want := range []string{"3 of 4 items written · 1 failed: Gamma", "pipeline finished in", "Research 4/4 (1 failed) · Sections 4/4"} {
+		if !strings.Contains(posted, want) {
+			t.Errorf("thread lacks %q:\n%s", want, posted)
+		}
+	}
+	// One progress message, updated in place.
+	if n := strings.Count(posted, "\n⏳"); n != 1 {
+		t.Errorf("%d progress messages posted; want 1 (then updates)", n)
+	}
+}
+
+func TestPipelineRestartRerunsOnlyThatPhase(t *testing.T) {
+	pa := newPipelineAgent()
+	h := newPipeline(t, nil, pa, 4)
+	h.toPipeline()
+	before := len(pa.writes())
+	h.say("U1", "restart sections")
+	ws := h.state()
+	if got := len(pa.writes()) - before; got != 4 {
+		t.Errorf("restart sections wrote %d items; want 4 (research is not repeated)", got)
+	}
+	if ws.Artifacts["sections"].Status != conversation.StatusApproved || ws.Artifacts["final"].Status != conversation.StatusStale {
+		t.Errorf("after restart: sections %s, final %s; want approved and stale", ws.Artifacts["sections"].Status, ws.Artifacts["final"].Status)
+	}
+}
+
+func TestPipelineStopAndContinue(t *testing.T) {
+	pa := newPipelineAgent()
+	pa.gate = make(chan struct{})
+	pa.started = make(chan string, 16)
+	h := newPipeline(t, nil, pa, 1)
+	h.startPipeline()
+	<-pa.started // Alpha runs
+	pa.gate <- struct{}{}
+	<-pa.started // Beta runs: stop now
+	ws := waitFor(t, h.wfHarness, func(ws *conversation.WorkflowState) bool {
+		return ws.Pipeline != nil && ws.Artifacts["research"].Items[0].Status == conversation.ItemDone
+	})
+	stop := conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: "run:" + ws.Pipeline.ID}
+	if ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:stop", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: stop, UserID: "U2"}}); err != nil || !ok {
+		t.Fatalf("stop: %v %v", ok, err)
+	}
+	h.wait()
+	ws = h.state()
+	if ws.Pipeline == nil || ws.Pipeline.StoppedBy != "U2" {
+		t.Fatalf("pipeline after Stop = %+v; want stopped by U2", ws.Pipeline)
+	}
+	items := ws.Artifacts["research"].Items
+	if items[0].Status != conversation.ItemDone || items[1].Status != conversation.ItemPending || items[3].Status != conversation.ItemPending {
+		t.Fatalf("items after Stop = %+v; want Alpha done, the rest pending", items)
+	}
+	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "stopped by <@U2>") {
+		t.Errorf("no stopped progress message:\n%s", posted)
+	}
+	writes := len(pa.writes())
+
+	close(pa.gate)
+	pa.mu.Lock()
+	pa.gate = nil
+	pa.mu.Unlock()
+	h.n++
+	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
+	h.do(conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: cont, UserID: "U1"}})
+	ws = h.state()
+	if ws.Pipeline != nil || ws.Artifacts["sections"].Status != conversation.StatusApproved {
+		t.Fatalf("after Continue: pipeline %+v, sections %s", ws.Pipeline, ws.Artifacts["sections"].Status)
+	}
+	// Continue wrote Beta (again: it was cut), Gamma, Delta, 4 sections and the final
+	// draft; never Alpha.
+	if got := len(pa.writes()) - writes; got != 8 {
+		t.Errorf("Continue made %d writes; want 8: %v", got, pa.writes()[writes:])
+	}
+	if pa.tries["research/Alpha"] != 1 {
+		t.Errorf("Alpha written %d times; want once", pa.tries["research/Alpha"])
+	}
+}
+
+func TestPipelineResumesAfterRestartWithoutRepeating(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	pa := newPipelineAgent()
+	pa.gate = make(chan struct{})
+	pa.started = make(chan string, 16)
+	h := newPipeline(t, st, pa, 2)
+	h.startPipeline()
+	<-pa.started
+	<-pa.started
+	pa.gate <- struct{}{} // one of Alpha/Beta finishes; the other is cut by the shutdown
+	waitFor(t, h.wfHarness, func(ws *conversation.WorkflowState) bool {
+		n := 0
+		for _, it := range ws.Artifacts["research"].Items {
+			if it.Status == conversation.ItemDone {
+				n++
+			}
+		}
+		return n == 1
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	h.svc.Shutdown(ctx) // gives up waiting and cancels the turn, as SIGTERM would
+	cancel()
+	done := map[string]bool{}
+	for _, it := range h.state().Artifacts["research"].Items {
+		if it.Status == conversation.ItemDone {
+			done["write research/"+it.Title] = true
+		}
+	}
+
+	pa2 := newPipelineAgent()
+	h2 := newPipeline(t, st, pa2, 2)
+	if n, err := h2.svc.Resume(context.Background(), 0); err != nil || n != 1 {
+		t.Fatalf("Resume = %d, %v; want the pipeline input", n, err)
+	}
+	h2.wait()
+	ws := h2.state()
+	if ws.Artifacts["sections"].Status != conversation.StatusApproved || ws.Artifacts["final"].Status != conversation.StatusGenerated {
+		t.Fatalf("after resume: %s", h2.statuses(mustDef(t)))
+	}
+	var research []string
+	for _, w := range pa2.writes() {
+		if strings.HasPrefix(w, "write research") {
+			research = append(research, w)
+		}
+	}
+	for k := range done {
+		if pa2.tries[strings.TrimPrefix(k, "write ")] > 0 {
+			t.Errorf("%s was finished before the restart and written again", k)
+		}
+	}
+	if len(research) != 3 {
+		t.Errorf("research writes after the restart = %v; want the 3 unfinished items", research)
+	}
+	for i, it := range ws.Artifacts["research"].Items {
+		if it.Status != conversation.ItemDone || !strings.HasPrefix(it.Text, "research of "+it.Title) {
+			t.Errorf("research item %d = %+v", i, it)
+		}
+	}
+}
+
+func mustDef(t *testing.T) *workflow.Definition {
+	def, _ := pipelineSet(t).Get("article")
+	return def
+}
+
+// waitFor polls the saved workflow state until ok.
+func waitFor(t *testing.T, h *wfHarness, ok func(*conversation.WorkflowState) bool) *conversation.WorkflowState {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if ws := h.state(); ws != nil && ok(ws) {
+			return ws
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("state never reached")
+	return nil
+}
