@@ -146,7 +146,11 @@ func (c cards) status(ws *WorkflowState) Card {
 	var lines []string
 	for _, a := range c.def.Artifacts {
 		st := ws.Artifacts[a.ID]
-		lines = append(lines, fmt.Sprintf("• *%s* (`%s`): %s", a.Title, a.ID, statusWord(c.lang, st.Status)))
+		line := fmt.Sprintf("• *%s* (`%s`): %s", a.Title, a.ID, statusWord(c.lang, st.Status))
+		if st.Status == StatusRunning {
+			line += fmt.Sprintf(" (%d/%d)", len(st.Items)-pendingItems(st.Items), len(st.Items))
+		}
+		lines = append(lines, line)
 	}
 	return Card{Text: title, Blocks: []Block{{Kind: BlockSection, Text: title + "\n" + strings.Join(lines, "\n")}}}
 }
@@ -228,6 +232,17 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *ArtifactState) Card {
 		{Kind: BlockContext, Text: "🤖 " + tr(c.lang, "pipeline.auto") + " " + tr(c.lang, "pipeline.full_text")},
 	}
 	return Card{Text: a.Title + ": " + summary, Blocks: blocks}
+}
+
+// pendingItems counts the items not finished yet.
+func pendingItems(items []ItemState) int {
+	n := 0
+	for _, it := range items {
+		if it.Status == ItemPending {
+			n++
+		}
+	}
+	return n
 }
 
 // firstLine is the first non-empty line of s, without Markdown list or emphasis marks.

@@ -14,6 +14,14 @@
 // bound, and each turn loads the checkpoint, runs scope check → executor → synthesizer,
 // posts the reply and saves the checkpoint with an optimistic version check.
 //
+// Workflow threads run the artifact workflows of package conversation/workflow
+// (engine.go): choice and draft artifacts wait for people's buttons and replies; auto
+// artifacts run as a pipeline (pipeline.go). A pipeline is a series of KindPipeline
+// inputs of the thread, saved with the state that asks for them (Turn.Enqueue): each
+// runs items concurrently up to Config.PipelineConcurrency, checkpoints every finished
+// item, gives way to people's inputs, and can be stopped and continued from its
+// progress message.
+//
 // Packages that implement these interfaces import conversation; conversation imports none
 // of them.
 package conversation

@@ -423,14 +423,7 @@ func (t *wfTurn) completeArtifacts(ctx context.Context, running map[string]int) 
 	}
 }
 
-func finished(items []ItemState) bool {
-	for _, it := range items {
-		if it.Status == ItemPending {
-			return false
-		}
-	}
-	return true
-}
+func finished(items []ItemState) bool { return pendingItems(items) == 0 }
 
 // complete joins artifact id's items, evaluates and approves it, and posts it.
 func (t *wfTurn) complete(ctx context.Context, id string) error {
@@ -562,7 +555,11 @@ func (t *wfTurn) tally() string {
 				failed++
 			}
 		}
-		s := fmt.Sprintf("%s %d/%d", a.Title, done+failed, len(st.Items))
+		title := a.Title
+		if st.Status == StatusRunning {
+			title = "*" + title + "*" // the phase under way
+		}
+		s := fmt.Sprintf("%s %d/%d", title, done+failed, len(st.Items))
 		if failed > 0 {
 			s += " (" + tr(t.lang, "pipeline.failed", failed) + ")"
 		}

@@ -53,6 +53,8 @@ type pipelineAgent struct {
 	maxFlight int
 	gate      chan struct{} // when not nil, item writes wait for it (or ctx)
 	started   chan string   // item writes starting, when not nil
+	outline   string        // the outline's text (default outlineText)
+	hang      string        // an item title whose writes never return (until ctx ends)
 }
 
 func newPipelineAgent() *pipelineAgent {
@@ -63,6 +65,9 @@ func (a *pipelineAgent) Write(ctx context.Context, r conversation.ArtifactReques
 	if r.Item == nil {
 		if r.Artifact.ID == "outline" {
 			a.record("write", r)
+			if a.outline != "" {
+				return a.outline, conversation.Usage{}, nil
+			}
 			return outlineText, conversation.Usage{}, nil
 		}
 		return a.scriptedAgent.Write(ctx, r)
@@ -75,6 +80,9 @@ func (a *pipelineAgent) Write(ctx context.Context, r conversation.ArtifactReques
 	a.inFlight++
 	a.maxFlight = max(a.maxFlight, a.inFlight)
 	gate, started := a.gate, a.started
+	if r.Item.Title == a.hang {
+		gate = make(chan struct{})
+	}
 	a.mu.Unlock()
 	defer func() { a.mu.Lock(); a.inFlight--; a.mu.Unlock() }()
 	if started != nil {
@@ -387,4 +395,86 @@ func waitFor(t *testing.T, h *wfHarness, ok func(*conversation.WorkflowState) bo
 	}
 	t.Fatal("state never reached")
 	return nil
+}
+
+// TestPipelineGivesWayToPeople: a message in the thread while items run is answered
+// once the items in flight finish, and the pipeline then goes on where it was.
+func TestPipelineGivesWayToPeople(t *testing.T) {
+	pa := newPipelineAgent()
+	pa.gate = make(chan struct{})
+	pa.started = make(chan string, 16)
+	h := newPipeline(t, nil, pa, 1)
+	h.startPipeline()
+	<-pa.started // Alpha runs
+	h.n++
+	if ok, err := h.svc.Submit(context.Background(), mention(key, fmt.Sprintf("100.%03d", h.n), "how is it going?")); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	time.Sleep(20 * time.Millisecond) // the message is queued behind the pipeline's turn
+	pa.mu.Lock()
+	close(pa.gate)
+	pa.gate, pa.started = nil, nil
+	pa.mu.Unlock()
+	h.wait()
+	ws := h.state()
+	if ws.Artifacts["sections"].Status != conversation.StatusApproved {
+		t.Fatalf("pipeline did not finish: %s", h.statuses(mustDef(t)))
+	}
+	posted := h.drain()
+	answer, sections := -1, -1
+	for i, p := range posted {
+		if strings.Contains(p, "how is it going?") {
+			answer = i
+		}
+		if strings.HasPrefix(p, "Sections:") {
+			sections = i
+		}
+	}
+	if answer < 0 || sections < 0 || answer > sections {
+		t.Fatalf("the answer (%d) did not come before the sections (%d):\n%s", answer, sections, strings.Join(posted, "\n"))
+	}
+	if pa.tries["research/Alpha"] != 1 {
+		t.Errorf("Alpha written %d times; want once", pa.tries["research/Alpha"])
+	}
+}
+
+// TestPipelineContinuesAcrossTurns: items that outlast half a turn's time continue in
+// new turns; an item that never returns fails after two cut turns, and the rest finish.
+func TestPipelineContinuesAcrossTurns(t *testing.T) {
+	pa := newPipelineAgent()
+	pa.hang = "Gamma"
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: pipelineSet(t), Agent: pa,
+		PipelineConcurrency: 2, TurnTimeout: 300 * time.Millisecond})
+	ph := &pipelineHarness{wfHarness: h, pa: pa}
+	ph.toPipeline()
+	ws := h.state()
+	gamma := ws.Artifacts["research"].Items[2]
+	if gamma.Status != conversation.ItemFailed || gamma.Interrupted != 2 || !strings.Contains(gamma.Reason, "did not finish in time") {
+		t.Fatalf("Gamma = %+v; want failed after two interruptions", gamma)
+	}
+	if ws.Artifacts["sections"].Status != conversation.StatusApproved || ws.Pipeline != nil {
+		t.Fatalf("after the run: %s, pipeline %+v", h.statuses(mustDef(t)), ws.Pipeline)
+	}
+	for _, title := range []string{"Alpha", "Beta", "Delta"} {
+		if n := pa.tries["research/"+title]; n != 1 {
+			t.Errorf("%s written %d times; want once", title, n)
+		}
+	}
+}
+
+// TestPipelineWithoutItems: an outline with nothing to fan out over is reported, and
+// the workflow waits instead of running.
+func TestPipelineWithoutItems(t *testing.T) {
+	pa := newPipelineAgent()
+	pa.outline = "Just one paragraph, no sections at all."
+	h := newPipeline(t, nil, pa, 2)
+	h.toPipeline()
+	ws := h.state()
+	if st := ws.Artifacts["research"].Status; st != conversation.StatusPending || ws.Pipeline != nil {
+		t.Fatalf("research %s, pipeline %+v; want pending and no pipeline", st, ws.Pipeline)
+	}
+	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "couldn't find the items of *Outline* that *Research* is written for") {
+		t.Fatalf("no explanation:\n%s", posted)
+	}
 }
