@@ -56,6 +56,9 @@ type ItemState struct {
 	Interrupted int `json:"interrupted,omitempty"`
 }
 
+// Stopped reports whether the pipeline waits for Continue.
+func (p *PipelineState) Stopped() bool { return p.StoppedBy != "" || p.Halted != "" }
+
 // PipelineState is a running pipeline's part of a workflow's checkpoint: the auto
 // artifacts being written (those with StatusRunning) and its progress message.
 type PipelineState struct {
@@ -67,6 +70,9 @@ type PipelineState struct {
 	// StoppedBy is the Slack user who stopped it: the unfinished items wait for
 	// Continue (or a restart).
 	StoppedBy string `json:"stopped_by,omitempty"`
+	// Halted, when set, says why the bot stopped it itself (its turns kept failing);
+	// like a person's Stop, the unfinished items wait for Continue.
+	Halted string `json:"halted,omitempty"`
 	// Part counts the pipeline inputs enqueued for this run (their ids differ by it).
 	Part int `json:"part"`
 	// Artifacts are the ids of the artifacts the run has started, in order, for its

@@ -180,8 +180,11 @@ func which(lang string, refs []WorkflowRef, line string) Card {
 func (c cards) progress(title string, p *PipelineState, tally, elapsed string) Card {
 	var text string
 	var button Button
-	if p.StoppedBy != "" {
+	if p.Stopped() {
 		text = "⏹ " + tr(c.lang, "pipeline.stopped", title, p.StoppedBy, tally, elapsed)
+		if p.Halted != "" {
+			text = "⏹ " + tr(c.lang, "pipeline.halted", title, p.Halted, tally, elapsed)
+		}
 		button = Button{Label: tr(c.lang, "continue"), Style: "primary", Action: c.action(ActionContinue, "", 0, p.ID)}
 	} else {
 		text = "⏳ " + tr(c.lang, "pipeline.running", title, tally, elapsed)

@@ -107,7 +107,7 @@ func (t *wfTurn) startAuto(ctx context.Context) error {
 	if t.pipeline {
 		return nil // this turn runs them
 	}
-	ws.Pipeline.StoppedBy = ""
+	ws.Pipeline.StoppedBy, ws.Pipeline.Halted = "", ""
 	t.showProgress(ctx, true)
 	t.continuePipeline()
 	return nil
@@ -166,8 +166,15 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		t.endPipeline(ctx, "⏹ "+tr(t.lang, "pipeline.cancelled"))
 		return nil
 	}
-	if ws.Pipeline.StoppedBy != "" {
+	if ws.Pipeline.Stopped() {
 		return nil // waits for Continue
+	}
+	if t.in.Attempts > t.s.cfg.MaxAttempts {
+		// Its turns keep failing (or the bot keeps dying in them): stop retrying.
+		ws.Pipeline.Halted = tr(t.lang, "pipeline.attempts", t.s.cfg.MaxAttempts)
+		t.log.Error("pipeline halted after repeated failures", "attempts", t.in.Attempts)
+		t.showProgress(ctx, true)
+		return nil
 	}
 	t.pipeline = true
 	t.s.running.allowRunStop(t.key, runStopPrefix+ws.Pipeline.ID)
@@ -185,8 +192,11 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	total := 0
 	var err error
 	for {
-		if err = t.completeArtifacts(ctx, running); err != nil {
-			break
+		// Stopped, or out of time: nothing more is completed; the next part does it.
+		if ctx.Err() == nil {
+			if err = t.completeArtifacts(ctx, running); err != nil {
+				break
+			}
 		}
 		giveWay := t.s.queued(t.key) || t.s.cfg.Now().After(budget)
 		if ctx.Err() == nil && !giveWay {
@@ -607,7 +617,7 @@ func (t *wfTurn) checkpoint(ctx context.Context) error {
 // it ran): its unfinished items wait for Continue.
 func (t *wfTurn) stopRun(ctx context.Context, id string) {
 	p := t.ws().Pipeline
-	if p == nil || p.ID != id || p.StoppedBy != "" {
+	if p == nil || p.ID != id || p.Stopped() {
 		t.ephemeral(ctx, tr(t.lang, "not_current"))
 		return
 	}
@@ -618,11 +628,11 @@ func (t *wfTurn) stopRun(ctx context.Context, id string) {
 // continueRun resumes a stopped pipeline.
 func (t *wfTurn) continueRun(ctx context.Context, id string) {
 	p := t.ws().Pipeline
-	if p == nil || p.ID != id || p.StoppedBy == "" {
+	if p == nil || p.ID != id || !p.Stopped() {
 		t.ephemeral(ctx, tr(t.lang, "not_current"))
 		return
 	}
-	p.StoppedBy = ""
+	p.StoppedBy, p.Halted = "", ""
 	t.showProgress(ctx, true)
 	t.continuePipeline()
 }

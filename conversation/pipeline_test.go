@@ -478,3 +478,49 @@ func TestPipelineWithoutItems(t *testing.T) {
 		t.Fatalf("no explanation:\n%s", posted)
 	}
 }
+
+// TestPipelineHaltsAfterRepeatedFailures: a pipeline input tried more than MaxAttempts
+// times (its turns kept dying) stops itself, says so, and Continue runs the rest.
+func TestPipelineHaltsAfterRepeatedFailures(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	pa := newPipelineAgent()
+	pa.gate = make(chan struct{})
+	pa.started = make(chan string, 16)
+	h := newPipeline(t, st, pa, 1)
+	h.startPipeline()
+	<-pa.started
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	h.svc.Shutdown(ctx) // the turn dies; its input stays pending
+	cancel()
+	pending, err := st.Pending(context.Background(), time.Now().Add(time.Minute), 10)
+	if err != nil || len(pending) != 1 || pending[0].Kind != conversation.KindPipeline {
+		t.Fatalf("pending = %+v, %v; want the pipeline input", pending, err)
+	}
+	for range 3 { // three more deaths
+		if _, ok, err := st.Claim(context.Background(), pending[0].ID, time.Now().Add(-time.Second)); err != nil || !ok {
+			t.Fatal(ok, err)
+		}
+	}
+
+	pa2 := newPipelineAgent()
+	h2 := newPipeline(t, st, pa2, 1)
+	if _, err := h2.svc.Resume(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	h2.wait()
+	ws := h2.state()
+	if ws.Pipeline == nil || !strings.Contains(ws.Pipeline.Halted, "failed 3 times in a row") {
+		t.Fatalf("pipeline = %+v; want halted", ws.Pipeline)
+	}
+	if n := len(pa2.writes()); n != 0 {
+		t.Fatalf("%d writes by a halted pipeline", n)
+	}
+	if posted := strings.Join(h2.drain(), "\n"); !strings.Contains(posted, "pipeline stopped: it failed 3 times in a row") {
+		t.Errorf("not told:\n%s", posted)
+	}
+	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
+	h2.do(conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: cont, UserID: "U1"}})
+	if ws := h2.state(); ws.Pipeline != nil || ws.Artifacts["sections"].Status != conversation.StatusApproved {
+		t.Fatalf("after Continue: %s", h2.statuses(mustDef(t)))
+	}
+}

@@ -42,6 +42,7 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		log.Debug("input already answered or claimed by another worker")
 		return nil
 	}
+	in.Attempts = attempt
 	switch {
 	case in.Kind == KindCommand && in.Command != nil && in.Key.ThreadTS == "":
 		return s.channelCommand(ctx, log, in)
