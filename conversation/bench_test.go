@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/sqlite"
@@ -94,4 +95,37 @@ func maxInts(xs []int) int {
 		m = max(m, x)
 	}
 	return m
+}
+
+// BenchmarkPipelineItems measures the pipeline's own cost per item, with an agent that
+// answers at once: starting the workflow, approving the outline, then research and
+// sections for every item (two items per outline section), each item checkpointed as it
+// finishes, on the SQLite store. It reports the run's time divided by the items
+// ("ms/item"); a run also holds a fixed part (the start, the approval, and Wait's 5 ms
+// polling), so the cost of one more item is the difference between the two sizes.
+func BenchmarkPipelineItems(b *testing.B) {
+	for _, sections := range []int{4, 30} {
+		b.Run(fmt.Sprintf("sections=%d", sections), func(b *testing.B) {
+			var outline strings.Builder
+			outline.WriteString("# Outline\n")
+			for i := range sections {
+				fmt.Fprintf(&outline, "\n## Section %d\nWhat it covers.\n", i+1)
+			}
+			var total time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				pa := newPipelineAgent()
+				pa.outline = outline.String()
+				h := newPipeline(b, nil, pa, 4)
+				b.StartTimer()
+				start := time.Now()
+				h.toPipeline()
+				total += time.Since(start)
+				if ws := h.state(); ws.Artifacts["sections"].Status != conversation.StatusApproved {
+					b.Fatalf("sections %s", ws.Artifacts["sections"].Status)
+				}
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N)/float64(2*sections), "ms/item")
+		})
+	}
 }

@@ -115,7 +115,7 @@ func builtins(t *testing.T) *workflow.Set {
 
 // wfHarness runs a Service with the built-in workflows and a scripted agent.
 type wfHarness struct {
-	t     *testing.T
+	t     testing.TB
 	st    conversation.Store
 	msgr  *fakeMessenger
 	agent *scriptedAgent

@@ -143,7 +143,7 @@ func (a *pipelineAgent) count(prefix string) int {
 	return n
 }
 
-func pipelineSet(t *testing.T) *workflow.Set {
+func pipelineSet(t testing.TB) *workflow.Set {
 	t.Helper()
 	def, err := workflow.Parse("article.yaml", []byte(pipelineYAML))
 	if err != nil {
@@ -161,7 +161,7 @@ type pipelineHarness struct {
 	pa *pipelineAgent
 }
 
-func newPipeline(t *testing.T, st conversation.Store, pa *pipelineAgent, concurrency int) *pipelineHarness {
+func newPipeline(t testing.TB, st conversation.Store, pa *pipelineAgent, concurrency int) *pipelineHarness {
 	if st == nil {
 		st = openStore(t, t.TempDir())
 	}

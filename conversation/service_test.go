@@ -126,7 +126,7 @@ func (f scopeFunc) CheckScope(_ context.Context, p conversation.Prompt) (convers
 	return f(p), nil
 }
 
-func openStore(t *testing.T, dir string) conversation.Store {
+func openStore(t testing.TB, dir string) conversation.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(dir, "tw.db"))
 	if err != nil {
@@ -136,7 +136,7 @@ func openStore(t *testing.T, dir string) conversation.Store {
 	return st
 }
 
-func newService(t *testing.T, cfg conversation.Config) *conversation.Service {
+func newService(t testing.TB, cfg conversation.Config) *conversation.Service {
 	t.Helper()
 	if cfg.Store == nil {
 		cfg.Store = openStore(t, t.TempDir())
