@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -30,6 +32,9 @@ type blogModel struct {
 	delay    time.Duration  // every call's latency
 	// slow, when set, limits delay to the calls for that artifact.
 	slow string
+	// searchKnowledge makes research call search_knowledge first and cite what it
+	// returned.
+	searchKnowledge bool
 }
 
 var (
@@ -59,6 +64,16 @@ func forced(r openaitest.Request) string {
 		}
 	}
 	return ""
+}
+
+// offered reports whether the request offers the tool name.
+func offered(r openaitest.Request, name string) bool {
+	for _, t := range r.Chat.Tools {
+		if t.Function != nil && t.Function.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func systemText(r openaitest.Request) string {
@@ -97,6 +112,14 @@ func (m *blogModel) answer(r openaitest.Request) openaitest.Response {
 	section := ""
 	if mi := itemRE.FindStringSubmatch(task); mi != nil {
 		section = strings.TrimSpace(mi[3])
+	}
+	if m.searchKnowledge && artifact == "research" && offered(r, "search_knowledge") {
+		if results := r.ToolResults(); len(results) == 0 {
+			args, _ := json.Marshal(map[string]string{"query": "async stand-ups " + section})
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "search_knowledge", Arguments: string(args)}}}
+		} else {
+			return call(map[string]any{"text": "Notes on " + section + " from the knowledge base [1].\n\n[1] " + sourceOf(results[0].Content)})
+		}
 	}
 	switch fn {
 	case "commit_artifact_options":
@@ -434,4 +457,58 @@ func TestE2EBlogWithDemoModel(t *testing.T) {
 		t.Errorf("report:\n%s", report)
 	}
 	assertNoSlackErrors(t, h.harness)
+}
+
+// TestE2EBlogResearchSearchesTheKnowledgeBase: without SEARXNG_URL, research is offered
+// the knowledge base and fetch_url (not web_search), runs the model's search through
+// the real tool, and the notes cite the ingested file.
+func TestE2EBlogResearchSearchesTheKnowledgeBase(t *testing.T) {
+	h := newBlogHarness(t)
+	h.blog.searchKnowledge = true
+	docs := filepath.Join(t.TempDir(), "notes")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doc := "# Async stand-ups\n\n## What teams report\n\nTeams that moved their stand-ups to writing report fewer interruptions.\n"
+	if err := os.WriteFile(filepath.Join(docs, "standups.md"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DATA_DIR", h.dataDir)
+	t.Setenv("DATABASE_URL", "")
+	if out, err := runCLI(t, "ingest", docs); err != nil {
+		t.Fatalf("ingest: %v\n%s", err, out)
+	}
+	h.start()
+	thread := h.toPipeline()
+	h.waitFor("the article", func() bool { return strings.Contains(h.transcript(thread), "Meta description:") })
+	searches := 0
+	for _, r := range h.ai.Requests() {
+		if ma := artifactRE.FindStringSubmatch(systemText(r)); ma == nil || ma[1] != "research" || forced(r) != "commit_artifact_final_text" {
+			continue
+		}
+		if offered(r, "web_search") || !offered(r, "fetch_url") {
+			t.Errorf("research offered web_search %v, fetch_url %v; want only what is configured", offered(r, "web_search"), offered(r, "fetch_url"))
+		}
+		if res := r.ToolResults(); len(res) > 0 {
+			searches++
+			if !strings.Contains(res[0].Content, "standups.md") || !strings.Contains(res[0].Content, "fewer interruptions") {
+				t.Errorf("search_knowledge returned:\n%s", res[0].Content)
+			}
+		}
+	}
+	if searches != 4 {
+		t.Errorf("%d research writes saw a search result; want 4 (one per section)", searches)
+	}
+	if tr := h.transcript(thread); !strings.Contains(tr, "4 of 4 items written") {
+		t.Errorf("research did not finish every section:\n%s", tr)
+	}
+	cited := false
+	for _, r := range h.ai.Requests() {
+		if ma := artifactRE.FindStringSubmatch(systemText(r)); ma != nil && ma[1] == "sections" && strings.Contains(systemText(r), "notes/standups.md") {
+			cited = true
+		}
+	}
+	if !cited {
+		t.Error("no section was written from notes that cite the knowledge base")
+	}
 }
