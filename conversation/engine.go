@@ -570,6 +570,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 		}
 		t.ws().Status = WorkflowCancelled
 		t.state.Mode = ModeAssistant
+		t.endPipeline(ctx, "⏹ "+tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
 		t.reply = tr(t.lang, "cancelled", t.def.Title, t.user)
 		return nil
 	case CmdRestart, CmdEdit:

@@ -149,7 +149,7 @@ func (t *wfTurn) continuePipeline() {
 	p := t.ws().Pipeline
 	p.Part++
 	t.enqueue = append(t.enqueue, Input{
-		ID:   fmt.Sprintf("pipeline:%s:%s:%d", t.key, p.ID, p.Part),
+		ID:   t.partID(),
 		Kind: KindPipeline, Key: t.key, CreatedAt: t.s.cfg.Now().UTC(),
 	})
 }
@@ -161,6 +161,9 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	ws := t.ws()
 	if ws == nil || ws.Pipeline == nil {
 		return nil // a pipeline input left over from a run that ended
+	}
+	if t.in.ID != t.partID() {
+		return nil // superseded: a later part of the run was enqueued after this one
 	}
 	if ws.Status != WorkflowRunning {
 		t.endPipeline(ctx, "⏹ "+tr(t.lang, "pipeline.cancelled"))
@@ -177,10 +180,18 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		return nil
 	}
 	t.pipeline = true
-	t.s.running.allowRunStop(t.key, runStopPrefix+ws.Pipeline.ID)
 	if err := t.startAuto(ctx); err != nil { // artifacts a restart sent back to pending
+		t.endPipeline(ctx, "")
 		return err
 	}
+	if !t.anyRunning() {
+		// The run is over: end it and produce what follows (a reviewed artifact, the
+		// report) in this fresh turn, with its whole time and no Stop.
+		t.endPipeline(ctx, "")
+		t.pipeline = false
+		return t.advance(ctx)
+	}
+	t.s.running.allowRunStop(t.key, runStopPrefix+ws.Pipeline.ID)
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	running := map[string]int{} // artifact → items in flight
@@ -225,9 +236,16 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		}
 		t.showProgress(ctx, false)
 	}
-	for total > 0 { // after a failed checkpoint: let the workers end
-		t.add((<-results).usage)
+	for total > 0 { // after a failed step: let the workers end, keeping what they finished
+		r := <-results
 		total--
+		t.add(r.usage)
+		t.record(r, false)
+	}
+	var usage errUsage
+	if errors.As(err, &usage) && !t.anyRunning() {
+		t.endPipeline(ctx, "") // what it would start cannot run (no items): people act first
+		return err
 	}
 	if perr := t.pausePipeline(ctx); perr != nil {
 		return perr // shutting down: the input stays pending and continues after the restart
@@ -285,7 +303,7 @@ func (t *wfTurn) itemRequest(a *workflow.Artifact, st *ArtifactState, i int) Art
 	for _, dep := range t.def.Dependencies(a.ID) {
 		d, _ := t.def.Artifact(dep)
 		ds := t.ws().Artifacts[dep]
-		if d.Foreach == a.Foreach && len(ds.Items) == len(st.Items) {
+		if d.Foreach == a.Foreach && len(ds.Items) == len(st.Items) && ds.Text == joinItems(d, ds.Items) {
 			r.Approved[dep] = itemText(ds.Items[i])
 		}
 	}
@@ -421,10 +439,13 @@ func (t *wfTurn) completeArtifacts(ctx context.Context, running map[string]int) 
 		if err := t.complete(ctx, done); err != nil {
 			return err
 		}
+		if ctx.Err() != nil {
+			return nil
+		}
 		if err := t.checkpoint(ctx); err != nil {
 			return err
 		}
-		if err := t.advance(ctx); err != nil {
+		if err := t.startAuto(ctx); err != nil { // the auto artifacts that waited for it
 			return err
 		}
 		if err := t.checkpoint(ctx); err != nil {
@@ -444,6 +465,9 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 	if len(a.Criteria) > 0 {
 		e, u, err := t.s.cfg.Agent.Evaluate(ctx, t.request(id, ""), text)
 		t.add(u)
+		if ctx.Err() != nil {
+			return nil // stopped or out of time: it stays running, the next part completes it
+		}
 		if err != nil {
 			t.log.Warn("evaluation of a pipeline artifact failed; approved without it", "artifact", id, "error", err)
 		}
@@ -505,8 +529,8 @@ func failedItems(items []ItemState) []ItemState {
 // cut by shutdown returns its error so its input stays pending.
 func (t *wfTurn) pausePipeline(ctx context.Context) error {
 	ws := t.ws()
-	if !t.anyRunning() {
-		t.endPipeline(ctx, "")
+	if !t.anyRunning() && t.s.ctx.Err() == nil {
+		t.continuePipeline() // the next part ends the run and goes on
 		return nil
 	}
 	if by, ok := stoppedBy(ctx); ok {
@@ -536,6 +560,12 @@ func (t *wfTurn) endPipeline(ctx context.Context, note string) {
 	ws := t.ws()
 	if ws.Pipeline == nil {
 		return
+	}
+	for _, id := range ws.Pipeline.Artifacts {
+		if note == "" && ws.Artifacts[id].Status != StatusApproved {
+			// A person's change sent it back (its dependency is no longer approved).
+			note = "⏹ " + tr(t.lang, "pipeline.ended", t.def.Title) + " " + t.tally()
+		}
 	}
 	if note == "" {
 		note = "✓ " + tr(t.lang, "pipeline.done", t.def.Title, t.elapsed()) + " " + t.tally()
@@ -635,4 +665,9 @@ func (t *wfTurn) continueRun(ctx context.Context, id string) {
 	p.StoppedBy, p.Halted = "", ""
 	t.showProgress(ctx, true)
 	t.continuePipeline()
+}
+
+func (t *wfTurn) partID() string {
+	p := t.ws().Pipeline
+	return fmt.Sprintf("pipeline:%s:%s:%d", t.key, p.ID, p.Part)
 }

@@ -1,0 +1,415 @@
+package conversation_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// countingStore counts the pipeline inputs enqueued by saves.
+type countingStore struct {
+	conversation.Store
+	mu       chan struct{}
+	parts    int
+}
+
+func (s *countingStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+	for _, in := range turn.Enqueue {
+		if in.Kind == conversation.KindPipeline {
+			s.mu <- struct{}{}
+			s.parts++
+			<-s.mu
+		}
+	}
+	return s.Store.Save(ctx, turn)
+}
+
+func (s *countingStore) n() int { s.mu <- struct{}{}; defer func() { <-s.mu }(); return s.parts }
+
+// A person restarts a running auto artifact while the pipeline works: the pipeline
+// gives way (enqueuing its next part) and the restart enqueues another part. The two
+// parts then each see the other queued and give way forever.
+func TestPipelineRestartWhileRunningSettles(t *testing.T) {
+	cs := &countingStore{Store: openStore(t, t.TempDir()), mu: make(chan struct{}, 1)}
+	pa := newPipelineAgent()
+	pa.gate = make(chan struct{})
+	pa.started = make(chan string, 64)
+	h := newPipeline(t, cs, pa, 1)
+	h.startPipeline()
+	<-pa.started // Alpha runs
+	h.n++
+	in := mention(key, fmt.Sprintf("100.%03d", h.n), "restart research")
+	if ok, err := h.svc.Submit(context.Background(), in); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	time.Sleep(20 * time.Millisecond) // queued behind the pipeline's turn
+	pa.mu.Lock()
+	close(pa.gate)
+	pa.gate, pa.started = nil, nil
+	pa.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := h.svc.Wait(ctx)
+	parts := cs.n()
+	if err != nil || parts > 20 {
+		t.Fatalf("Wait = %v; %d pipeline parts enqueued (writes: %d)", err, parts, len(pa.writes()))
+	}
+	if ws := h.state(); ws.Artifacts["sections"].Status != conversation.StatusApproved {
+		t.Fatalf("not finished: %s", h.statuses(mustDef(t)))
+	}
+}
+
+var _ = strings.Contains
+
+// Stop then Continue clicked while the pipeline's next part waits behind a person's
+// turn: Continue enqueues a part while the old one is still pending → livelock.
+func TestPipelineStopContinueWhileQueuedSettles(t *testing.T) {
+	cs := &countingStore{Store: openStore(t, t.TempDir()), mu: make(chan struct{}, 1)}
+	pa := newPipelineAgent()
+	pa.gate = make(chan struct{})
+	pa.started = make(chan string, 64)
+	exec := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
+	h := &wfHarness{t: t, st: cs, msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
+	h.svc = newService(t, conversation.Config{Store: cs, Messenger: h.msgr, Executor: exec, Workflows: pipelineSet(t), Agent: pa, PipelineConcurrency: 1})
+	ph := &pipelineHarness{wfHarness: h, pa: pa}
+	ph.startPipeline()
+	<-pa.started // Alpha runs
+	h.n++
+	if ok, err := h.svc.Submit(context.Background(), mention(key, fmt.Sprintf("100.%03d", h.n), "how is it going?")); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	pa.mu.Lock()
+	close(pa.gate)
+	pa.gate, pa.started = nil, nil
+	pa.mu.Unlock()
+	<-exec.started // the pipeline gave way; the person's turn runs, the next part waits
+	ws := h.state()
+	stop := conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: "run:" + ws.Pipeline.ID}
+	if _, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:stop", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: stop, UserID: "U2"}}); err != nil {
+		t.Fatal(err)
+	}
+	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
+	if _, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: cont, UserID: "U2"}}); err != nil {
+		t.Fatal(err)
+	}
+	close(exec.release)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	err := h.svc.Wait(ctx)
+	if parts := cs.n(); err != nil || parts > 20 {
+		t.Fatalf("Wait = %v; %d pipeline parts enqueued", err, parts)
+	}
+}
+
+// A person edits the outline while research runs: research goes back to pending (its
+// dependency is no longer approved) and the pipeline's next part closes the progress
+// message as "finished" though nothing finished.
+func TestPipelineEndedByAnEditSaysSo(t *testing.T) {
+	pa := newPipelineAgent()
+	pa.gate = make(chan struct{})
+	pa.started = make(chan string, 64)
+	h := newPipeline(t, nil, pa, 1)
+	h.startPipeline()
+	<-pa.started // Alpha runs
+	h.n++
+	if ok, err := h.svc.Submit(context.Background(), mention(key, fmt.Sprintf("100.%03d", h.n), "edit outline add an Epsilon section")); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	pa.mu.Lock()
+	close(pa.gate)
+	pa.gate, pa.started = nil, nil
+	pa.mu.Unlock()
+	h.wait()
+	ws := h.state()
+	posted := strings.Join(h.drain(), "\n")
+	t.Logf("statuses: %s\n%s", h.statuses(mustDef(t)), posted)
+	if ws.Artifacts["research"].Status != conversation.StatusApproved && strings.Contains(posted, "pipeline finished") {
+		t.Fatalf("progress message says the pipeline finished; research is %s", ws.Artifacts["research"].Status)
+	}
+}
+
+// slowAgent: section items take itemDelay, the final's write takes finalDelay (or
+// until ctx ends).
+type slowAgent struct {
+	*pipelineAgent
+	itemDelay, finalDelay time.Duration
+	finalStarted          chan struct{}
+}
+
+func (a *slowAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	var d time.Duration
+	switch {
+	case r.Item != nil && r.Artifact.ID == "sections":
+		d = a.itemDelay
+	case r.Item == nil && r.Artifact.ID == "final":
+		d = a.finalDelay
+		if a.finalStarted != nil {
+			a.finalStarted <- struct{}{}
+		}
+	}
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+		return "", conversation.Usage{}, ctx.Err()
+	}
+	return a.pipelineAgent.Write(ctx, r)
+}
+
+// The reviewed artifact after the pipeline (final) is written inside the pipeline's
+// last turn, with whatever time that turn has left: a write that needs less than
+// TurnTimeout fails, the thread gets an error, and final stays pending for good.
+func TestPipelineNextStepGetsAWholeTurn(t *testing.T) {
+	pa := newPipelineAgent()
+	sa := &slowAgent{pipelineAgent: pa, itemDelay: 140 * time.Millisecond, finalDelay: 200 * time.Millisecond}
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: pipelineSet(t), Agent: sa,
+		PipelineConcurrency: 4, TurnTimeout: 300 * time.Millisecond})
+	(&pipelineHarness{wfHarness: h, pa: pa}).toPipeline()
+	posted := strings.Join(h.drain(), "\n")
+	if got := h.artifact("final").Status; got != conversation.StatusGenerated {
+		t.Fatalf("final = %s; want generated (its write needs 200ms of a 300ms turn)\n%s", got, posted)
+	}
+}
+
+// Stop, clicked on the progress message (which still shows Stop) while the pipeline's
+// turn writes the reviewed final artifact, cancels that write: an error reply, and
+// final stays pending.
+func TestPipelineStopDoesNotCutTheNextStep(t *testing.T) {
+	pa := newPipelineAgent()
+	sa := &slowAgent{pipelineAgent: pa, finalDelay: 300 * time.Millisecond, finalStarted: make(chan struct{}, 1)}
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
+	h.msgr.updates = true
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: pipelineSet(t), Agent: sa, PipelineConcurrency: 4})
+	ph := &pipelineHarness{wfHarness: h, pa: pa}
+	ph.startPipeline()
+	<-sa.finalStarted
+	ws := h.state()
+	stop := conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: "run:" + ws.Pipeline.ID}
+	ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:stop", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: stop, UserID: "U2"}})
+	t.Logf("stop: %v %v", ok, err)
+	h.wait()
+	posted := strings.Join(h.drain(), "\n")
+	t.Logf("%s\n%s", h.statuses(mustDef(t)), posted)
+	if got := h.artifact("final").Status; got == conversation.StatusPending {
+		t.Fatalf("final left pending after Stop; thread:\n%s", posted)
+	}
+}
+
+// A person edits research (a foreach auto artifact) after the run; sections, restarted,
+// are written from research's old per-item results, not from the edited text.
+func TestPipelineEditedForeachTextReachesDependents(t *testing.T) {
+	pa := newPipelineAgent()
+	h := newPipeline(t, nil, pa, 4)
+	h.toPipeline()
+	h.say("U1", "edit research use the 2025 figures")
+	if txt := h.artifact("research").Text; !strings.Contains(txt, "2025 figures") {
+		t.Fatalf("research not edited: %q", txt)
+	}
+	h.say("U1", "restart sections")
+	ws := h.state()
+	t.Logf("%s", h.statuses(mustDef(t)))
+	if got := ws.Artifacts["sections"].Items[0].Text; !strings.Contains(got, "2025 figures") {
+		t.Fatalf("sections item 0 = %q; written from the research as it was before the person's edit", got)
+	}
+}
+
+// Cancelling the workflow while its pipeline is stopped (or halted) leaves the progress
+// message showing "stopped … Continue" for good; Continue then only says "not current".
+func TestPipelineCancelClosesProgress(t *testing.T) {
+	pa := newPipelineAgent()
+	pa.gate = make(chan struct{})
+	pa.started = make(chan string, 16)
+	h := newPipeline(t, nil, pa, 1)
+	h.startPipeline()
+	<-pa.started
+	ws := waitFor(t, h.wfHarness, func(ws *conversation.WorkflowState) bool { return ws.Pipeline != nil })
+	stop := conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: "run:" + ws.Pipeline.ID}
+	if ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:stop", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: stop, UserID: "U2"}}); err != nil || !ok {
+		t.Fatalf("stop: %v %v", ok, err)
+	}
+	h.wait()
+	pa.mu.Lock()
+	close(pa.gate)
+	pa.gate, pa.started = nil, nil
+	pa.mu.Unlock()
+	h.say("U1", "cancel")
+	posted := h.drain()
+	last := ""
+	for _, p := range posted {
+		if strings.HasPrefix(p, "(update 99.3)") {
+			last = p
+		}
+	}
+	t.Logf("pipeline after cancel: %+v", h.state().Pipeline)
+	if !strings.Contains(last, "cancelled") {
+		t.Fatalf("progress message after cancel: %q", last)
+	}
+}
+
+const evalYAML = `
+name: article
+title: Article
+artifacts:
+  - id: outline
+    title: Outline
+  - id: research
+    title: Research
+    mode: auto
+    depends_on: [outline]
+    foreach: outline
+    criteria:
+      - id: sourced
+        description: Cites sources
+  - id: sections
+    title: Sections
+    mode: auto
+    depends_on: [outline, research]
+    foreach: outline
+    model: writer
+    editor:
+      prompt: tighten
+      model: editor
+  - id: final
+    title: Final
+    depends_on: [sections]
+`
+
+// evalAgent: evaluating research blocks until ctx ends (a model call cut by Stop).
+type evalAgent struct {
+	*pipelineAgent
+	evalStarted chan struct{}
+}
+
+func (a *evalAgent) Evaluate(ctx context.Context, r conversation.ArtifactRequest, text string) ([]conversation.CriterionResult, conversation.Usage, error) {
+	if r.Artifact.ID == "research" {
+		a.evalStarted <- struct{}{}
+		<-ctx.Done()
+		return nil, conversation.Usage{}, ctx.Err()
+	}
+	return a.pipelineAgent.Evaluate(ctx, r, text)
+}
+
+// ctxMessenger fails posts on a cancelled context, as the Slack client does.
+type ctxMessenger struct{ *fakeMessenger }
+
+func (m ctxMessenger) PostCard(ctx context.Context, k conversation.Key, c conversation.Card) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return m.fakeMessenger.PostCard(ctx, k, c)
+}
+
+// Stop while a finished artifact is being evaluated: the evaluation's error is
+// swallowed, the artifact is approved without it, and its card is posted with the
+// cancelled context (lost), though "nothing is completed after a stop".
+func TestPipelineStopDuringEvaluateCompletesLater(t *testing.T) {
+	def, err := workflow.Parse("article.yaml", []byte(evalYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, _ := workflow.NewSet(def)
+	pa := newPipelineAgent()
+	ea := &evalAgent{pipelineAgent: pa, evalStarted: make(chan struct{}, 1)}
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: ctxMessenger{h.msgr}, Executor: &echo{}, Workflows: set, Agent: ea, PipelineConcurrency: 4})
+	(&pipelineHarness{wfHarness: h, pa: pa}).startPipeline()
+	<-ea.evalStarted
+	ws := h.state()
+	stop := conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: "run:" + ws.Pipeline.ID}
+	if ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:stop", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: stop, UserID: "U2"}}); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	h.wait()
+	ws = h.state()
+	posted := strings.Join(h.drain(), "\n")
+	t.Logf("%s; pipeline %+v\n%s", h.statuses(def), ws.Pipeline, posted)
+	if r := ws.Artifacts["research"]; r.Status == conversation.StatusApproved {
+		t.Fatalf("research approved after Stop (eval %v, message %q)", r.Eval, r.MessageTS)
+	}
+}
+
+// failOnceStore fails the first checkpoint (a Save without InputID) once.
+type failOnceStore struct {
+	conversation.Store
+	mu     chan struct{}
+	failed bool
+}
+
+func (s *failOnceStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+	s.mu <- struct{}{}
+	fail := !s.failed && turn.InputID == ""
+	if fail {
+		s.failed = true
+	}
+	<-s.mu
+	if fail {
+		return conversation.Saved{}, fmt.Errorf("db: connection reset")
+	}
+	return s.Store.Save(ctx, turn)
+}
+
+// A checkpoint fails once (a transient error): the items still in flight finish, but
+// their results are thrown away (only their usage is kept), so they are written again.
+func TestPipelineFailedCheckpointKeepsFinishedItems(t *testing.T) {
+	fs := &failOnceStore{Store: openStore(t, t.TempDir()), mu: make(chan struct{}, 1)}
+	pa := newPipelineAgent()
+	pa.gate = make(chan struct{})
+	pa.started = make(chan string, 64)
+	h := newPipeline(t, fs, pa, 2)
+	h.startPipeline()
+	<-pa.started
+	<-pa.started // Alpha and Beta run
+	pa.gate <- struct{}{} // one finishes: its checkpoint fails
+	time.Sleep(20 * time.Millisecond)
+	pa.mu.Lock()
+	close(pa.gate)
+	pa.gate, pa.started = nil, nil
+	pa.mu.Unlock()
+	h.wait()
+	t.Logf("%s; tries %v", h.statuses(mustDef(t)), pa.tries)
+	for _, k := range []string{"research/Alpha", "research/Beta"} {
+		if pa.tries[k] != 1 {
+			t.Errorf("%s written %d times; want once", k, pa.tries[k])
+		}
+	}
+}
+
+// A shutdown (deploy) or crash while the last pipeline turn writes the reviewed final
+// artifact: sections were approved and checkpointed, the input stays pending; after
+// the restart the part finds nothing to complete, so nothing calls advance again:
+// final is never written and nobody is told.
+func TestPipelineShutdownDuringNextStepResumes(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	pa := newPipelineAgent()
+	sa := &slowAgent{pipelineAgent: pa, finalDelay: time.Hour, finalStarted: make(chan struct{}, 1)}
+	h := &wfHarness{t: t, st: st, msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
+	h.svc = newService(t, conversation.Config{Store: st, Messenger: h.msgr, Executor: &echo{}, Workflows: pipelineSet(t), Agent: sa, PipelineConcurrency: 4})
+	(&pipelineHarness{wfHarness: h, pa: pa}).startPipeline()
+	<-sa.finalStarted
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	h.svc.Shutdown(ctx)
+	cancel()
+
+	pa2 := newPipelineAgent()
+	h2 := newPipeline(t, st, pa2, 4)
+	if n, err := h2.svc.Resume(context.Background(), 0); err != nil || n != 1 {
+		t.Fatalf("Resume = %d, %v", n, err)
+	}
+	h2.wait()
+	t.Logf("%s; pipeline %+v; writes after restart %v\n%s", h2.statuses(mustDef(t)), h2.state().Pipeline, pa2.writes(), strings.Join(h2.drain(), "\n"))
+	if got := h2.artifact("final").Status; got != conversation.StatusGenerated {
+		t.Fatalf("final = %s after the restart; want generated", got)
+	}
+}
