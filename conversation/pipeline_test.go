@@ -190,6 +190,22 @@ func (h *pipelineHarness) startPipeline() {
 	}
 }
 
+// sayWhileHeld mentions the bot with text while the pipeline's items are held at the
+// agent's gate, waits until the message is queued behind the pipeline's turn, then
+// lets every item run.
+func (h *pipelineHarness) sayWhileHeld(text string) {
+	h.t.Helper()
+	h.n++
+	if ok, err := h.svc.Submit(context.Background(), mention(key, fmt.Sprintf("100.%03d", h.n), text)); err != nil || !ok {
+		h.t.Fatal(ok, err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	h.pa.mu.Lock()
+	close(h.pa.gate)
+	h.pa.gate, h.pa.started = nil, nil
+	h.pa.mu.Unlock()
+}
+
 func TestPipelineRunsItemsJoinsAndContinues(t *testing.T) {
 	pa := newPipelineAgent()
 	pa.failFirst["Beta"] = 2  // fails twice, recovered, succeeds on the third try
@@ -406,15 +422,7 @@ func TestPipelineGivesWayToPeople(t *testing.T) {
 	h := newPipeline(t, nil, pa, 1)
 	h.startPipeline()
 	<-pa.started // Alpha runs
-	h.n++
-	if ok, err := h.svc.Submit(context.Background(), mention(key, fmt.Sprintf("100.%03d", h.n), "how is it going?")); err != nil || !ok {
-		t.Fatal(ok, err)
-	}
-	time.Sleep(20 * time.Millisecond) // the message is queued behind the pipeline's turn
-	pa.mu.Lock()
-	close(pa.gate)
-	pa.gate, pa.started = nil, nil
-	pa.mu.Unlock()
+	h.sayWhileHeld("how is it going?")
 	h.wait()
 	ws := h.state()
 	if ws.Artifacts["sections"].Status != conversation.StatusApproved {
