@@ -114,9 +114,8 @@ func TestPipelineEndedByAnEditSaysSo(t *testing.T) {
 	h.wait()
 	ws := h.state()
 	posted := strings.Join(h.drain(), "\n")
-	t.Logf("statuses: %s\n%s", h.statuses(mustDef(t)), posted)
-	if ws.Artifacts["research"].Status != conversation.StatusApproved && strings.Contains(posted, "pipeline finished") {
-		t.Fatalf("progress message says the pipeline finished; research is %s", ws.Artifacts["research"].Status)
+	if ws.Artifacts["research"].Status != conversation.StatusPending || strings.Contains(posted, "pipeline finished") || !strings.Contains(posted, "pipeline ended before it finished") {
+		t.Fatalf("research %s; thread:\n%s", ws.Artifacts["research"].Status, posted)
 	}
 }
 
