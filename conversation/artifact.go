@@ -234,6 +234,9 @@ type ArtifactState struct {
 	// Items are the results of an auto artifact's items, in order (kept after it is
 	// approved, as the record of the run).
 	Items []ItemState `json:"items,omitempty"`
+	// Instructions are the guidance of a regeneration of an auto artifact, given to
+	// each of its items.
+	Instructions string `json:"instructions,omitempty"`
 }
 
 // WorkflowStatus is the state of a workflow run.

@@ -417,7 +417,8 @@ func (t *wfTurn) produce(ctx context.Context, id string) error {
 	case workflow.ModeChoice:
 		return t.propose(ctx, id)
 	case workflow.ModeAuto:
-		t.ws().Artifacts[id].Items = nil
+		st := t.ws().Artifacts[id]
+		st.Items, st.Instructions = nil, ""
 		return t.startAuto(ctx)
 	}
 	return t.write(ctx, id, "", "rewritten")
@@ -456,6 +457,9 @@ func (t *wfTurn) regenerateStale(ctx context.Context, id, guidance string) error
 	why := "regenerated after a change of a dependency"
 	if guidance != "" {
 		why += ": " + guidance
+	}
+	if a, _ := t.def.Artifact(id); a.Mode == workflow.ModeAuto {
+		return t.rerun(ctx, a, guidance, why)
 	}
 	return t.rewrite(ctx, id, guidance, why)
 }

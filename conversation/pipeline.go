@@ -113,6 +113,29 @@ func (t *wfTurn) startAuto(ctx context.Context) error {
 	return nil
 }
 
+// rerun runs stale auto artifact a again through the pipeline, every item with
+// guidance as its instructions (foreach: over its source's current items). When what
+// it depends on is not approved yet, it waits for it, and the thread is told.
+func (t *wfTurn) rerun(ctx context.Context, a *workflow.Artifact, guidance, why string) error {
+	st := t.touch(a.ID)
+	st.Status, st.Items, st.StaleBecause, st.Instructions = StatusPending, nil, "", guidance
+	t.revise(a.ID, why)
+	if err := t.startAuto(ctx); err != nil {
+		return err
+	}
+	if st.Status == StatusPending {
+		var waits []string
+		for _, dep := range t.def.Dependencies(a.ID) {
+			if t.ws().Artifacts[dep].Status != StatusApproved {
+				d, _ := t.def.Artifact(dep)
+				waits = append(waits, "*"+d.Title+"*")
+			}
+		}
+		t.reply = tr(t.lang, "rerun_waits", a.Title, strings.Join(waits, ", "))
+	}
+	return nil
+}
+
 // depsApproved reports whether every dependency of id is approved.
 func (t *wfTurn) depsApproved(id string) bool {
 	for _, dep := range t.def.Dependencies(id) {
@@ -294,7 +317,7 @@ func (t *wfTurn) jobs(running map[string]int, inFlight map[[2]int]bool, artIndex
 // artifact, a dependency that fans out over the same artifact is given as its own
 // item i only (the research notes of this section, not of every section).
 func (t *wfTurn) itemRequest(a *workflow.Artifact, st *ArtifactState, i int) ArtifactRequest {
-	r := t.request(a.ID, "")
+	r := t.request(a.ID, st.Instructions)
 	if a.Foreach == "" {
 		return r
 	}
@@ -541,6 +564,7 @@ func (t *wfTurn) pausePipeline(ctx context.Context) error {
 	if t.s.ctx.Err() != nil {
 		return t.s.ctx.Err()
 	}
+	t.showProgress(context.WithoutCancel(ctx), true) // the counts while it gives way
 	t.continuePipeline()
 	return nil
 }

@@ -532,3 +532,45 @@ func TestPipelineHaltsAfterRepeatedFailures(t *testing.T) {
 		t.Fatalf("after Continue: %s", h2.statuses(mustDef(t)))
 	}
 }
+
+// TestPipelineRegenerateStaleReruns: after the outline changes, "Regenerate with
+// guidance" on stale research runs its items again, over the new outline, each with the
+// guidance; regenerating sections first waits for research, and says so.
+func TestPipelineRegenerateStaleReruns(t *testing.T) {
+	pa := newPipelineAgent()
+	h := newPipeline(t, nil, pa, 4)
+	h.toPipeline()
+	h.click("U1", conversation.ActionApprove, "final", "", "")
+	pa.mu.Lock()
+	pa.outline = "# My article\n\n## Alpha\n\n## Beta\n\n## Omega\n"
+	pa.mu.Unlock()
+	h.say("U1", "restart outline")
+	h.click("U1", conversation.ActionApprove, "outline", "", "")
+	if got := h.statuses(mustDef(t)); got != "outline=approved research=stale sections=stale final=stale" {
+		t.Fatalf("after the outline changed: %s", got)
+	}
+	h.drain()
+	h.click("U1", conversation.ActionRegenerateStale, "sections", "", "shorter")
+	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "*Sections* will be written again once *Research* is approved") {
+		t.Fatalf("regenerating sections before research:\n%s", posted)
+	}
+	h.click("U1", conversation.ActionRegenerateStale, "research", "", "use 2025 figures")
+	ws := h.state()
+	var titles []string
+	for _, it := range ws.Artifacts["research"].Items {
+		titles = append(titles, it.Title)
+		if !strings.HasSuffix(it.Text, "following use 2025 figures") {
+			t.Errorf("research item %s = %q; want it written with the guidance", it.Title, it.Text)
+		}
+	}
+	if strings.Join(titles, ",") != "Alpha,Beta,Omega" {
+		t.Errorf("research items %v; want the new outline's", titles)
+	}
+	// sections, waiting for research, ran right after it, with its own guidance.
+	if st := ws.Artifacts["sections"]; st.Status != conversation.StatusApproved || !strings.Contains(st.Items[2].Text, "sections of Omega (3/3) from [research of Omega") || !strings.Contains(st.Items[2].Text, "following shorter") {
+		t.Errorf("sections = %s %+v", st.Status, st.Items)
+	}
+	if got := ws.Artifacts["final"].Status; got != conversation.StatusStale {
+		t.Errorf("final = %s; want still stale (people decide)", got)
+	}
+}
