@@ -326,4 +326,22 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(artifacts, "product-brief.md"), body, 0o644); err != nil {
 		t.Fatal(err)
 	}
+
+	// The blog pipeline: an outline chosen and approved, then research and section
+	// drafts run with a progress message, and the article comes for review.
+	before = p.count("#channel .message.bot")
+	p.send("#composer", "/threadwright start blog")
+	p.until("the blog's first message", fmt.Sprintf(`document.querySelectorAll("#channel .message.bot").length > %d ? "yes" : ""`, before))
+	blog := p.until("the blog's thread", `(() => { const l = [...document.querySelectorAll("#channel [data-thread-open]")].pop(); return l ? l.getAttribute("data-thread-open") : ""; })()`)
+	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, blog)))
+	p.clickButton("#thread", "A")
+	p.clickButton("#thread", "Approve")
+	p.until("the article for review", `(() => [...document.querySelectorAll("#thread .message.bot")].some(m => m.textContent.includes("Meta description")) ? "yes" : "")()`)
+	progress := p.eval(`[...document.querySelectorAll("#thread .message.bot")].map(m => m.textContent).join("\n")`)
+	for _, want := range []string{"pipeline finished", "Research notes 5/5", "Section drafts 5/5", "5 of 5 items written"} {
+		if !strings.Contains(progress, want) {
+			t.Errorf("the blog thread lacks %q:\n%s", want, progress)
+		}
+	}
+	p.screenshot("pipeline")
 }
