@@ -224,7 +224,11 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *ArtifactState) Card {
 			line += " — " + clip(first, 140)
 		}
 		if it.Recovery != nil {
-			line += " _(" + tr(c.lang, "pipeline.recovered") + ")_"
+			note := tr(c.lang, "pipeline.recovered")
+			if r := strings.TrimSpace(it.Recovery.Rationale); r != "" {
+				note += ": " + clip(strings.Join(strings.Fields(r), " "), 160)
+			}
+			line += " _(" + note + ")_"
 		}
 		lines = append(lines, line)
 	}

@@ -180,9 +180,12 @@ func (h *pipelineHarness) toPipeline() {
 
 // startPipeline starts the workflow and submits the outline's approval without
 // waiting for it: the pipeline then runs while the test acts.
-func (h *pipelineHarness) startPipeline() {
+func (h *pipelineHarness) startPipeline() { h.startPipelineOf("article") }
+
+// startPipelineOf is startPipeline for workflow name.
+func (h *pipelineHarness) startPipelineOf(name string) {
 	h.t.Helper()
-	h.say("U1", "start article")
+	h.say("U1", "start "+name)
 	approve := conversation.Action{Name: conversation.ActionApprove, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: "outline", Rev: h.artifact("outline").Rev}
 	if ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:approve", Key: key, Kind: conversation.KindAction,
 		Action: &conversation.ActionInput{Action: approve, UserID: "U1"}}); err != nil || !ok {
@@ -573,4 +576,65 @@ func TestPipelineRegenerateStaleReruns(t *testing.T) {
 	if got := ws.Artifacts["final"].Status; got != conversation.StatusStale {
 		t.Errorf("final = %s; want still stale (people decide)", got)
 	}
+}
+
+// independentYAML has two auto artifacts that depend only on the outline.
+const independentYAML = `
+name: twin
+title: Twin
+artifacts:
+  - id: outline
+    title: Outline
+  - id: research
+    title: Research
+    mode: auto
+    depends_on: [outline]
+  - id: glossary
+    title: Glossary
+    mode: auto
+    depends_on: [outline]
+  - id: final
+    title: Final
+    depends_on: [research, glossary]
+`
+
+// TestPipelineRunsIndependentArtifactsTogether: auto artifacts whose dependencies are
+// met run at the same time, and what depends on both waits for both.
+func TestPipelineRunsIndependentArtifactsTogether(t *testing.T) {
+	def, err := workflow.Parse("twin.yaml", []byte(independentYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := workflow.NewSet(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa := newPipelineAgent()
+	pa.gate = make(chan struct{})
+	pa.started = make(chan string, 4)
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: set, Agent: &wholeAgent{pa}})
+	ph := &pipelineHarness{wfHarness: h, pa: pa}
+	ph.startPipelineOf("twin")
+	got := map[string]bool{<-pa.started: true, <-pa.started: true} // both before either ends
+	if !got["research/Research"] || !got["glossary/Glossary"] {
+		t.Fatalf("running at once: %v; want research and glossary", got)
+	}
+	close(pa.gate)
+	h.wait()
+	ws := h.state()
+	if ws.Artifacts["final"].Status != conversation.StatusGenerated || ws.Artifacts["glossary"].Text != "glossary of Glossary (1/1)" {
+		t.Fatalf("after both: final %s, glossary %q", ws.Artifacts["final"].Status, ws.Artifacts["glossary"].Text)
+	}
+}
+
+// wholeAgent writes whole auto artifacts (no foreach) through pipelineAgent's item
+// path, as the single item they are.
+type wholeAgent struct{ *pipelineAgent }
+
+func (a *wholeAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if r.Artifact.Mode == workflow.ModeAuto && r.Item == nil {
+		r.Item = &conversation.Item{Index: 0, Total: 1, Title: r.Artifact.Title}
+	}
+	return a.pipelineAgent.Write(ctx, r)
 }
