@@ -19,6 +19,7 @@ import (
 	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store"
+	"github.com/threadwright/threadwright/store/storetest"
 )
 
 // blogModel answers the blog pipeline's model calls from the request alone: the
@@ -359,7 +360,13 @@ func TestE2EBlogPipelineStop(t *testing.T) {
 // TestE2EBlogPipelineResumesAfterKill stops the bot in the middle of the sections
 // phase; the next start finishes the phase without repeating a finished section.
 func TestE2EBlogPipelineResumesAfterKill(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testBlogResume(t, "") })
+	t.Run("Postgres", func(t *testing.T) { testBlogResume(t, storetest.PostgresDSN(t)) })
+}
+
+func testBlogResume(t *testing.T, databaseURL string) {
 	h := newBlogHarness(t)
+	h.env["DATABASE_URL"] = databaseURL
 	h.env["SHUTDOWN_TIMEOUT"] = "100ms"
 	h.env["PIPELINE_CONCURRENCY"] = "2"
 	h.blog.sections = 6
@@ -385,7 +392,7 @@ func TestE2EBlogPipelineResumesAfterKill(t *testing.T) {
 		s := fmt.Sprintf("Section %d", i)
 		calls[s] = requests(h.harness, "commit_artifact_final_text", "sections", s)
 	}
-	done := h.doneItems(thread, "sections")
+	done := h.doneItems(databaseURL, thread, "sections")
 	if len(done) == 0 || len(done) == 6 {
 		t.Fatalf("%d sections checkpointed before the kill; want some, not all", len(done))
 	}
@@ -414,9 +421,9 @@ func TestE2EBlogPipelineResumesAfterKill(t *testing.T) {
 
 // doneItems reads the stored checkpoint of thread (the bot stopped) and returns the
 // titles of artifact's finished items.
-func (h *blogHarness) doneItems(thread, artifact string) map[string]bool {
+func (h *blogHarness) doneItems(databaseURL, thread, artifact string) map[string]bool {
 	h.t.Helper()
-	st, err := store.Open(context.Background(), "", h.dataDir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	st, err := store.Open(context.Background(), databaseURL, h.dataDir, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		h.t.Fatal(err)
 	}
