@@ -47,8 +47,12 @@ type ItemState struct {
 	Text string `json:"text,omitempty"`
 	// Reason says why the item failed: its last try's error.
 	Reason string `json:"reason,omitempty"`
-	// Attempts is how many tries it took (1 + retries used).
+	// Attempts is how many tries it has had (1 + retries used), checkpointed after
+	// each failed try, so a run cut short goes on with the next try.
 	Attempts int `json:"attempts,omitempty"`
+	// Failures are the reasons of its failed tries, oldest first (what the recovery
+	// agent reads).
+	Failures []string `json:"failures,omitempty"`
 	// Recovery is the recovery agent's rewrite used for the last try, if any.
 	Recovery *Recovery `json:"recovery,omitempty"`
 	// Interrupted counts runs cut short by the end of a turn (TurnTimeout) rather than

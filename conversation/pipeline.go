@@ -50,18 +50,26 @@ type itemJob struct {
 	req      ArtifactRequest
 	retries  int
 	editor   *workflow.Editor
+	// The item's earlier failed tries (checkpointed), which this run continues.
+	tried    int
+	failures []string
+	recovery *Recovery
 }
 
-// itemResult is what a worker reports for one item.
+// itemResult is what a worker reports for one item: its end, or (step) a failed try
+// or a recovery on the way, checkpointed so that a cut run does not try again what
+// it already tried.
 type itemResult struct {
 	job      itemJob
+	step     bool
 	text     string
 	reason   string // non-empty: every try failed
 	attempts int
+	failures []string
 	recovery *Recovery
 	usage    Usage
 	// cut is true when the turn ended (stop, shutdown, timeout) before the item did:
-	// nothing is recorded for it.
+	// nothing more is recorded for it.
 	cut bool
 }
 
@@ -238,17 +246,19 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 				running[job.artifact]++
 				inFlight[[2]int{artIndex[job.artifact], job.index}] = true
 				total++
-				go func() { results <- t.runItem(ctx, job) }()
+				go func() { results <- t.runItem(ctx, job, results) }()
 			}
 		}
 		if total == 0 {
 			break
 		}
 		r := <-results
-		total--
-		running[r.job.artifact]--
-		delete(inFlight, [2]int{artIndex[r.job.artifact], r.job.index})
 		t.add(r.usage)
+		if !r.step {
+			total--
+			running[r.job.artifact]--
+			delete(inFlight, [2]int{artIndex[r.job.artifact], r.job.index})
+		}
 		t.record(r, ctx.Err() != nil && t.s.ctx.Err() == nil && !isStop(ctx))
 		if r.cut {
 			continue
@@ -261,7 +271,9 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	}
 	for total > 0 { // after a failed step: let the workers end, keeping what they finished
 		r := <-results
-		total--
+		if !r.step {
+			total--
+		}
 		t.add(r.usage)
 		t.record(r, false)
 	}
@@ -306,7 +318,9 @@ func (t *wfTurn) jobs(running map[string]int, inFlight map[[2]int]bool, artIndex
 			if st.Items[i].Status != ItemPending || inFlight[[2]int{artIndex[id], i}] {
 				continue
 			}
-			out = append(out, itemJob{artifact: id, index: i, req: t.itemRequest(a, st, i), retries: a.Retries, editor: a.Editor})
+			it := st.Items[i]
+			out = append(out, itemJob{artifact: id, index: i, req: t.itemRequest(a, st, i), retries: a.Retries, editor: a.Editor,
+				tried: it.Attempts, failures: slices.Clone(it.Failures), recovery: it.Recovery})
 			started++
 		}
 	}
@@ -336,15 +350,23 @@ func (t *wfTurn) itemRequest(a *workflow.Artifact, st *ArtifactState, i int) Art
 // runItem runs one item: up to 1 + retries tries, the recovery agent rewriting the
 // instructions before the last one, each try written then passed through the editor
 // when the artifact has one. It runs on its own goroutine and touches no state.
-func (t *wfTurn) runItem(ctx context.Context, job itemJob) itemResult {
-	res := itemResult{job: job}
+func (t *wfTurn) runItem(ctx context.Context, job itemJob, steps chan<- itemResult) itemResult {
+	res := itemResult{job: job, attempts: job.tried, failures: job.failures, recovery: job.recovery}
 	tries := 1 + job.retries
-	var failures []string
 	instructions := job.req.Instructions
-	for try := 1; try <= tries; try++ {
-		res.attempts = try
-		if try > 1 && try == tries {
-			rec, u, err := t.s.cfg.Agent.Recover(ctx, job.withInstructions(instructions), failures)
+	if res.recovery != nil {
+		instructions = recoveredInstructions(*res.recovery)
+	}
+	// step reports progress (its usage goes with it) and continues with none.
+	step := func() {
+		s := res
+		s.step = true
+		steps <- s
+		res.usage = Usage{}
+	}
+	for try := job.tried + 1; try <= tries; try++ {
+		if try > 1 && try == tries && res.recovery == nil {
+			rec, u, err := t.s.cfg.Agent.Recover(ctx, job.withInstructions(instructions), res.failures)
 			res.usage = res.usage.Add(u)
 			switch {
 			case ctx.Err() != nil:
@@ -355,23 +377,31 @@ func (t *wfTurn) runItem(ctx context.Context, job itemJob) itemResult {
 			default:
 				res.recovery = &rec
 				instructions = recoveredInstructions(rec)
+				step()
 			}
 		}
 		text, u, err := t.writeItem(ctx, job, instructions)
 		res.usage = res.usage.Add(u)
+		res.attempts = try
 		if err == nil {
 			res.text = text
 			return res
 		}
 		if ctx.Err() != nil {
-			res.cut = true
+			res.cut, res.attempts = true, try-1
 			return res
 		}
 		reason := failureReason(err)
 		t.log.Info("item failed", "artifact", job.artifact, "item", job.index, "try", try, "tries", tries, "reason", reason)
-		failures = append(failures, reason)
+		res.failures = append(slices.Clip(res.failures), reason)
+		if try < tries {
+			step()
+		}
 	}
-	res.reason = failures[len(failures)-1]
+	if len(res.failures) == 0 { // every try was used before a cut: fail as the last one did
+		res.failures = []string{tr(t.lang, "item.timeout")}
+	}
+	res.reason = res.failures[len(res.failures)-1]
 	return res
 }
 
@@ -420,8 +450,9 @@ func failureReason(err error) string {
 	return clip(strings.Join(strings.Fields(s), " "), maxReason)
 }
 
-// record stores a worker's result in the state. A cut item is recorded only as an
-// interruption, when the turn ran out of time (interrupted true).
+// record stores a worker's result in the state: a step (a failed try, a recovery) or
+// the item's end. A cut item is recorded only as an interruption, when the turn ran out
+// of time (interrupted true).
 func (t *wfTurn) record(r itemResult, interrupted bool) {
 	st := t.ws().Artifacts[r.job.artifact]
 	if st.Status != StatusRunning || r.job.index >= len(st.Items) {
@@ -432,11 +463,13 @@ func (t *wfTurn) record(r itemResult, interrupted bool) {
 	case r.cut && interrupted:
 		it.Interrupted++
 		if it.Interrupted >= maxInterruptions {
-			it.Status, it.Reason, it.Attempts = ItemFailed, tr(t.lang, "item.timeout"), r.attempts
+			it.Status, it.Reason = ItemFailed, tr(t.lang, "item.timeout")
 		}
 	case r.cut:
+	case r.step:
+		it.Attempts, it.Failures, it.Recovery = r.attempts, slices.Clone(r.failures), r.recovery
 	case r.reason != "":
-		it.Status, it.Reason, it.Attempts, it.Recovery = ItemFailed, r.reason, r.attempts, r.recovery
+		it.Status, it.Reason, it.Attempts, it.Failures, it.Recovery = ItemFailed, r.reason, r.attempts, slices.Clone(r.failures), r.recovery
 	default:
 		it.Status, it.Text, it.Attempts, it.Recovery = ItemDone, r.text, r.attempts, r.recovery
 	}

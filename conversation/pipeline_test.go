@@ -51,10 +51,11 @@ type pipelineAgent struct {
 	tries     map[string]int // "artifact/item" → tries so far
 	inFlight  int
 	maxFlight int
-	gate      chan struct{} // when not nil, item writes wait for it (or ctx)
-	started   chan string   // item writes starting, when not nil
-	outline   string        // the outline's text (default outlineText)
-	hang      string        // an item title whose writes never return (until ctx ends)
+	gate      chan struct{}  // when not nil, item writes wait for it (or ctx)
+	started   chan string    // item writes starting, when not nil
+	outline   string         // the outline's text (default outlineText)
+	hang      string         // an item title whose writes never return (until ctx ends)
+	holdTry   map[string]int // "artifact/item" → the try that never returns
 }
 
 func newPipelineAgent() *pipelineAgent {
@@ -80,7 +81,7 @@ func (a *pipelineAgent) Write(ctx context.Context, r conversation.ArtifactReques
 	a.inFlight++
 	a.maxFlight = max(a.maxFlight, a.inFlight)
 	gate, started := a.gate, a.started
-	if r.Item.Title == a.hang {
+	if r.Item.Title == a.hang || a.holdTry[k] == try {
 		gate = make(chan struct{})
 	}
 	a.mu.Unlock()
@@ -637,4 +638,46 @@ func (a *wholeAgent) Write(ctx context.Context, r conversation.ArtifactRequest) 
 		r.Item = &conversation.Item{Index: 0, Total: 1, Title: r.Artifact.Title}
 	}
 	return a.pipelineAgent.Write(ctx, r)
+}
+
+// TestPipelineResumedItemGoesOnWithItsNextTry: failed tries and the recovery are
+// checkpointed, so an item cut in its last try tries only that one again after a
+// restart, with the recovered instructions and no new recovery call.
+func TestPipelineResumedItemGoesOnWithItsNextTry(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	pa := newPipelineAgent()
+	pa.failFirst["Beta"] = 2
+	pa.holdTry = map[string]int{"research/Beta": 3}
+	pa.started = make(chan string, 64)
+	h := newPipeline(t, st, pa, 4)
+	h.startPipeline()
+	for betas := 0; betas < 3; { // Beta's third try has started
+		if <-pa.started == "research/Beta" {
+			betas++
+		}
+	}
+	waitFor(t, h.wfHarness, func(ws *conversation.WorkflowState) bool {
+		beta := ws.Artifacts["research"].Items[1]
+		return beta.Attempts == 2 && beta.Recovery != nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	h.svc.Shutdown(ctx)
+	cancel()
+
+	pa2 := newPipelineAgent()
+	h2 := newPipeline(t, st, pa2, 4)
+	if _, err := h2.svc.Resume(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	h2.wait()
+	beta := h2.state().Artifacts["research"].Items[1]
+	if beta.Status != conversation.ItemDone || beta.Attempts != 3 || len(beta.Failures) != 2 || !strings.Contains(beta.Text, "following try narrower queries") {
+		t.Errorf("Beta = %+v; want done on its 3rd try, with the recovered instructions", beta)
+	}
+	if n := pa2.tries["research/Beta"]; n != 1 {
+		t.Errorf("Beta tried %d times after the restart; want 1 (its last try)", n)
+	}
+	if n := pa2.count("recover"); n != 0 {
+		t.Errorf("%d recovery calls after the restart; want 0 (it was checkpointed)", n)
+	}
 }
