@@ -20,9 +20,13 @@ import (
 // StatusRunning with their items, posts the pipeline's progress message and saves,
 // in the same transaction, a KindPipeline input (Turn.Enqueue). That input's turn runs
 // the items, at most PipelineConcurrency at once (and an artifact's Concurrency), and
-// checkpoints each item as it finishes, so a restarted bot continues with the
-// unfinished items only. When every item of an artifact has finished, its results are
-// joined in order, it is approved, and the artifacts that waited for it start.
+// checkpoints each item as it finishes (and each failed try and recovery), so a
+// restarted bot continues with the unfinished items only. When every item of an
+// artifact has finished, its results are joined in order, it is approved, and the auto
+// artifacts that waited for it start. When nothing runs any more, one more part ends
+// the run and produces what follows (advance: a reviewed artifact, or the report) with
+// a whole turn's time and no Stop button. Only the newest part of a run acts; an
+// older one (superseded when a person's restart or Continue enqueued another) returns.
 //
 // A pipeline turn gives way: when another input of the thread is waiting, or half of
 // TurnTimeout has passed, it starts no new item, lets the running ones finish and
