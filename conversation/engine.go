@@ -427,6 +427,10 @@ func (t *wfTurn) produce(ctx context.Context, id string) error {
 // edit revises artifact id following instructions; its dependents go stale.
 func (t *wfTurn) edit(ctx context.Context, id, instructions string) error {
 	st := t.ws().Artifacts[id]
+	if st.Status == StatusRunning { // its text is the previous run's; the run would be lost
+		a, _ := t.def.Artifact(id)
+		return errUsage{tr(t.lang, "being_written", a.Title, id)}
+	}
 	if st.Text == "" {
 		a, _ := t.def.Artifact(id)
 		return errUsage{tr(t.lang, "no_text", a.Title)}

@@ -84,6 +84,7 @@ type itemResult struct {
 func (t *wfTurn) startAuto(ctx context.Context) error {
 	ws := t.ws()
 	var started []string
+	var unsplit error // the first artifact that cannot be split: left pending, reported
 	for _, id := range t.def.Order() {
 		st := ws.Artifacts[id]
 		a, _ := t.def.Artifact(id)
@@ -98,14 +99,17 @@ func (t *wfTurn) startAuto(ctx context.Context) error {
 		}
 		items, err := t.items(a)
 		if err != nil {
-			return err
+			if unsplit == nil {
+				unsplit = err
+			}
+			continue
 		}
 		st = t.touch(id)
 		st.Status, st.Items = StatusRunning, items
 		started = append(started, id)
 	}
 	if len(started) == 0 {
-		return nil
+		return unsplit
 	}
 	now := t.s.cfg.Now().UTC()
 	if ws.Pipeline == nil {
@@ -117,12 +121,12 @@ func (t *wfTurn) startAuto(ctx context.Context) error {
 		}
 	}
 	if t.pipeline {
-		return nil // this turn runs them
+		return unsplit // this turn runs them
 	}
 	ws.Pipeline.StoppedBy, ws.Pipeline.Halted = "", ""
 	t.showProgress(ctx, true)
 	t.continuePipeline()
-	return nil
+	return unsplit
 }
 
 // rerun runs stale auto artifact a again through the pipeline, every item with
@@ -141,6 +145,19 @@ func (t *wfTurn) rerun(ctx context.Context, a *workflow.Artifact, guidance, why 
 			if t.ws().Artifacts[dep].Status != StatusApproved {
 				d, _ := t.def.Artifact(dep)
 				waits = append(waits, "*"+d.Title+"*")
+			}
+		}
+		if len(waits) == 0 {
+			// People first (startAuto): an earlier artifact waits for a person.
+			for _, id := range t.def.Order() {
+				if id == a.ID {
+					break
+				}
+				d, _ := t.def.Artifact(id)
+				if s := t.ws().Artifacts[id].Status; s != StatusApproved && s != StatusRunning && (d.Mode != workflow.ModeAuto || s == StatusStale) {
+					waits = append(waits, "*"+d.Title+"*")
+					break
+				}
 			}
 		}
 		t.reply = tr(t.lang, "rerun_waits", a.Title, strings.Join(waits, ", "))
@@ -168,7 +185,7 @@ func (t *wfTurn) items(a *workflow.Artifact) ([]ItemState, error) {
 	found := workflow.Items(t.ws().Artifacts[a.Foreach].Text)
 	switch {
 	case len(found) == 0:
-		return nil, errUsage{tr(t.lang, "no_items", src.Title, a.Title, a.Foreach)}
+		return nil, errUsage{tr(t.lang, "no_items", src.Title, a.Title, a.Foreach, a.Foreach)}
 	case len(found) > workflow.MaxItems:
 		return nil, errUsage{tr(t.lang, "too_many_items", src.Title, len(found), workflow.MaxItems, a.Foreach)}
 	}
@@ -216,8 +233,13 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	}
 	t.pipeline = true
 	if err := t.startAuto(ctx); err != nil { // artifacts a restart sent back to pending
-		t.endPipeline(ctx, "")
-		return err
+		var u errUsage
+		if !errors.As(err, &u) || !t.anyRunning() {
+			t.endPipeline(ctx, "")
+			return err
+		}
+		// An artifact that cannot be split stays pending (reported when it was met);
+		// the running ones go on.
 	}
 	if !t.anyRunning() {
 		// The run is over: end it and produce what follows (a reviewed artifact, the

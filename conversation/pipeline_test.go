@@ -486,7 +486,8 @@ func TestPipelineWithoutItems(t *testing.T) {
 	if st := ws.Artifacts["research"].Status; st != conversation.StatusPending || ws.Pipeline != nil {
 		t.Fatalf("research %s, pipeline %+v; want pending and no pipeline", st, ws.Pipeline)
 	}
-	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "couldn't find the items of *Outline* that *Research* is written for") {
+	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "couldn't find the items of *Outline* that *Research* is written for") ||
+		!strings.Contains(posted, "then `edit outline` or `restart outline`") {
 		t.Fatalf("no explanation:\n%s", posted)
 	}
 }
@@ -602,21 +603,11 @@ artifacts:
 // TestPipelineRunsIndependentArtifactsTogether: auto artifacts whose dependencies are
 // met run at the same time, and what depends on both waits for both.
 func TestPipelineRunsIndependentArtifactsTogether(t *testing.T) {
-	def, err := workflow.Parse("twin.yaml", []byte(independentYAML))
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := workflow.NewSet(def)
-	if err != nil {
-		t.Fatal(err)
-	}
 	pa := newPipelineAgent()
 	pa.gate = make(chan struct{})
 	pa.started = make(chan string, 4)
-	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
-	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: set, Agent: &wholeAgent{pa}})
-	ph := &pipelineHarness{wfHarness: h, pa: pa}
-	ph.startPipelineOf("twin")
+	h, _ := customPipeline(t, independentYAML, pa, &wholeAgent{pa}, 0)
+	h.startPipelineOf("twin")
 	got := map[string]bool{<-pa.started: true, <-pa.started: true} // both before either ends
 	if !got["research/Research"] || !got["glossary/Glossary"] {
 		t.Fatalf("running at once: %v; want research and glossary", got)
