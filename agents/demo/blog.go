@@ -816,6 +816,28 @@ func checkReferences(text string) (bool, string) {
 	return true, fmt.Sprintf("Met: %d numbered references, each cited in the text.", len(listed))
 }
 
+// demoFailingItem is the blog research item that fails until the recovery agent has
+// rewritten its instructions, so the playground shows retries and recovery.
+const demoFailingItem = 3
+
+// recoveredMarker is in the instructions the recovery agent writes for research
+// (recovery), and so in the last try's task.
+const recoveredMarker = "Try the queries below before giving up"
+
+// researchFails reports whether this research write fails: the third section's,
+// until its instructions are the recovery agent's. Its first two tries fail, the
+// recovery agent rewrites them, and the last try succeeds.
+func (t *task) researchFails() bool {
+	return t.blog == blogResearch && t.item != nil && t.item.N == demoFailingItem &&
+		!strings.Contains(quotedAfter(t.text, "The team's instructions:"), recoveredMarker) &&
+		strings.Contains(t.text, "failure")
+}
+
+// researchFailure is the failure the model reports for it.
+func (t *task) researchFailure() string {
+	return fmt.Sprintf("Demo failure, to show retries: the broad searches for “%s” found only general remote-work advice, nothing specific to this section.", trimEnd(t.itemTitle()))
+}
+
 // --- The recovery agent ---
 
 type recoveryArgs struct {

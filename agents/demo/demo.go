@@ -395,9 +395,10 @@ func commit(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) str
 	case agents.CommitSelectionTool:
 		return marshal(t.selection())
 	case agents.CommitFinalTextTool:
-		// The demo never sets "failure": every task can be done.
 		revise := strings.HasPrefix(strings.TrimSpace(t.text), "Revise ") || quotedAfter(t.text, "The current text:") != ""
 		switch {
+		case !revise && t.researchFails():
+			return marshal(map[string]string{"text": "", "failure": t.researchFailure()})
 		case t.blog != blogNone:
 			return marshal(map[string]string{"text": t.blogText(revise)})
 		case revise:

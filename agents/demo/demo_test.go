@@ -644,6 +644,27 @@ func TestBlogWorkflow(t *testing.T) {
 				r := conversation.ArtifactRequest{Workflow: def, Artifact: research, Approved: clone(approved),
 					Item: &conversation.Item{Index: i, Total: len(items), Title: it.Title, Brief: it.Body}}
 				text, _, err := agent.Write(ctx, r)
+				if i+1 == 3 { // the demo's failing research item
+					// It fails its first two tries, as the pipeline's retries: 2 would
+					// see, then succeeds with the recovery agent's instructions.
+					var failures []string
+					for try := 1; try <= 2; try++ {
+						var tf *conversation.TaskFailure
+						if !errors.As(err, &tf) || !strings.Contains(tf.Reason, it.Title) {
+							t.Fatalf("research %d, try %d: %v; want a TaskFailure naming %q", i+1, try, err, it.Title)
+						}
+						failures = append(failures, tf.Reason)
+						if try == 1 {
+							text, _, err = agent.Write(ctx, r)
+						}
+					}
+					rec, _, rerr := agent.Recover(ctx, r, failures)
+					if rerr != nil || !strings.Contains(rec.Rationale, "Demo failure") || len(rec.Queries) != 2 {
+						t.Fatalf("Recover = %+v, %v", rec, rerr)
+					}
+					r.Instructions = rec.Instructions + "\n\nSearch for:\n- " + strings.Join(rec.Queries, "\n- ")
+					text, _, err = agent.Write(ctx, r)
+				}
 				if err != nil {
 					t.Fatalf("Write research %d: %v", i+1, err)
 				}
@@ -725,7 +746,7 @@ func TestBlogWorkflow(t *testing.T) {
 
 			// One call per request: the outline, 5 evaluations, 5 research notes, 5
 			// drafts, 5 edits, the article, its revision and the summary.
-			if got, want := cm.calls.Load(), int64(1+5+5*3+1+1+1); got != want {
+			if got, want := cm.calls.Load(), int64(1+5+5*3+1+1+1+3); got != want { // +3: two failed research tries and a recovery
 				t.Errorf("model calls = %d, want %d: a request needed a reminder", got, want)
 			}
 		})

@@ -14,7 +14,9 @@
 //     label enum), commit_artifact_selection (the letter, ordinal, title or "none of
 //     these" of the reply), commit_artifact_final_text (Write from the chosen option,
 //     Revise the current text; the team's instructions are applied and quoted; it
-//     never sets "failure"), commit_evaluation (one result per criterion id),
+//     sets "failure" only for the blog's third research item, until the recovery
+//     agent has rewritten its instructions, so the playground shows retries and
+//     recovery), commit_evaluation (one result per criterion id),
 //     commit_final_docset (a short summary), commit_recovery_plan (new instructions
 //     for the failing item, two narrower search queries when the writer searches,
 //     and a rationale that answers the last failure) and classify_scope (always in

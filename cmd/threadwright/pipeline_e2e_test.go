@@ -458,6 +458,9 @@ func TestE2EBlogWithDemoModel(t *testing.T) {
 	if !strings.Contains(tr, "5 of 5 items written") || strings.Contains(tr, "failed after") {
 		t.Fatalf("the demo's pipeline did not write every item:\n%s", tr)
 	}
+	if !strings.Contains(tr, "_(recovered: The last try failed with “Demo failure, to show retries") {
+		t.Errorf("the demo's third research item was not shown recovered:\n%s", tr)
+	}
 	h.click(thread, alice, "Approve", "")
 	report := h.file("blog.md")
 	if strings.Count(report, "\n## ") < 5 || !strings.Contains(report, "References") {

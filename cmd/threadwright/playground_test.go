@@ -338,7 +338,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	p.clickButton("#thread", "Approve")
 	p.until("the article for review", `(() => [...document.querySelectorAll("#thread .message.bot")].some(m => m.textContent.includes("Meta description")) ? "yes" : "")()`)
 	progress := p.eval(`[...document.querySelectorAll("#thread .message.bot")].map(m => m.textContent).join("\n")`)
-	for _, want := range []string{"pipeline finished", "Research notes 5/5", "Section drafts 5/5", "5 of 5 items written"} {
+	for _, want := range []string{"pipeline finished", "Research notes 5/5", "Section drafts 5/5", "5 of 5 items written", "(recovered: "} {
 		if !strings.Contains(progress, want) {
 			t.Errorf("the blog thread lacks %q:\n%s", want, progress)
 		}
