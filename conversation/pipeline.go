@@ -91,7 +91,10 @@ func (t *wfTurn) startAuto(ctx context.Context) error {
 		if st.Status == StatusApproved || st.Status == StatusRunning {
 			continue
 		}
-		if a.Mode != workflow.ModeAuto || st.Status == StatusStale {
+		if st.Status == StatusStale {
+			continue // it waits for Keep or Regenerate; what does not depend on it need not
+		}
+		if a.Mode != workflow.ModeAuto {
 			break // people first
 		}
 		if st.Status != StatusPending || !t.depsApproved(id) {
@@ -154,7 +157,7 @@ func (t *wfTurn) rerun(ctx context.Context, a *workflow.Artifact, guidance, why 
 					break
 				}
 				d, _ := t.def.Artifact(id)
-				if s := t.ws().Artifacts[id].Status; s != StatusApproved && s != StatusRunning && (d.Mode != workflow.ModeAuto || s == StatusStale) {
+				if s := t.ws().Artifacts[id].Status; d.Mode != workflow.ModeAuto && s != StatusApproved && s != StatusStale {
 					waits = append(waits, "*"+d.Title+"*")
 					break
 				}

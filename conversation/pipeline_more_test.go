@@ -108,8 +108,8 @@ func TestPipelineUnsplittableArtifactMidRunLeavesOthersRunning(t *testing.T) {
 
 // Regenerate with guidance on a stale auto artifact whose dependencies are all
 // approved, while another (independent) stale artifact comes earlier in the order:
-// artifacts run in order, people first, so the thread is told it waits for that one.
-func TestPipelineRerunNamesWhatItWaitsFor(t *testing.T) {
+// it runs at once; the stale one waits for its own Keep or Regenerate.
+func TestPipelineRerunPassesUnrelatedStale(t *testing.T) {
 	pa := newPipelineAgent()
 	h, def := customPipeline(t, independentYAML, pa, &wholeAgent{pa}, 4)
 	h.say("U1", "start twin")
@@ -122,12 +122,11 @@ func TestPipelineRerunNamesWhatItWaitsFor(t *testing.T) {
 	}
 	h.drain()
 	h.click("U1", conversation.ActionRegenerateStale, "glossary", "", "shorter")
-	posted := strings.Join(h.drain(), "\n")
-	if strings.Contains(posted, "once  is approved") {
-		t.Errorf("told to wait for nothing:\n%s", posted)
+	if got := h.statuses(def); got != "outline=approved research=stale glossary=approved final=stale" {
+		t.Fatalf("after regenerating glossary: %s\n%s", got, strings.Join(h.drain(), "\n"))
 	}
-	if st := h.artifact("glossary").Status; st != conversation.StatusApproved && !strings.Contains(posted, "once *Research* is approved") {
-		t.Errorf("glossary = %s, and the thread is not told what it waits for", st)
+	if g := h.artifact("glossary"); !strings.Contains(g.Text, "following shorter") {
+		t.Errorf("glossary = %q; want it written with the guidance", g.Text)
 	}
 }
 
@@ -157,5 +156,51 @@ func TestPipelineEditWhileRunningIsRefused(t *testing.T) {
 	posted := strings.Join(h.drain(), "\n")
 	if r.Status == conversation.StatusApproved && slices.Contains(st, string(conversation.ItemPending)) || !strings.Contains(posted, "is being written by the pipeline") {
 		t.Fatalf("research approved with pending items %v (the restarted run was dropped)", st)
+	}
+}
+
+// peopleFirstYAML: extra (auto) comes after review (reviewed by people) in the order.
+const peopleFirstYAML = `
+name: pf
+title: People first
+artifacts:
+  - id: outline
+    title: Outline
+  - id: research
+    title: Research
+    mode: auto
+    depends_on: [outline]
+  - id: review
+    title: Review
+    depends_on: [research]
+  - id: extra
+    title: Extra
+    mode: auto
+    depends_on: [outline]
+`
+
+// TestPipelineRerunWaitsForPeople: regenerating a stale auto artifact while an earlier
+// artifact waits for people's review waits for that review, and says so.
+func TestPipelineRerunWaitsForPeople(t *testing.T) {
+	pa := newPipelineAgent()
+	h, def := customPipeline(t, peopleFirstYAML, pa, &wholeAgent{pa}, 4)
+	h.say("U1", "start pf")
+	h.click("U1", conversation.ActionApprove, "outline", "", "")
+	h.click("U1", conversation.ActionApprove, "review", "", "")
+	h.say("U1", "restart outline")
+	h.click("U1", conversation.ActionApprove, "outline", "", "")
+	h.click("U1", conversation.ActionKeep, "research", "", "")
+	h.click("U1", conversation.ActionRegenerateStale, "review", "", "")
+	if got := h.statuses(def); got != "outline=approved research=approved review=generated extra=stale" {
+		t.Fatalf("setup: %s", got)
+	}
+	h.drain()
+	h.click("U1", conversation.ActionRegenerateStale, "extra", "", "")
+	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "*Extra* will be written again once *Review* is approved") {
+		t.Fatalf("not told what extra waits for:\n%s", posted)
+	}
+	h.click("U1", conversation.ActionApprove, "review", "", "")
+	if got := h.statuses(def); got != "outline=approved research=approved review=approved extra=approved" {
+		t.Fatalf("after the review: %s", got)
 	}
 }
