@@ -174,12 +174,12 @@ func TestPipelineStopDoesNotCutTheNextStep(t *testing.T) {
 	<-sa.finalStarted
 	ws := h.state()
 	stop := conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: "run:" + ws.Pipeline.ID}
-	ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:stop", Key: key, Kind: conversation.KindAction,
-		Action: &conversation.ActionInput{Action: stop, UserID: "U2"}})
-	t.Logf("stop: %v %v", ok, err)
+	if _, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:stop", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: stop, UserID: "U2"}}); err != nil {
+		t.Fatal(err)
+	}
 	h.wait()
 	posted := strings.Join(h.drain(), "\n")
-	t.Logf("%s\n%s", h.statuses(mustDef(t)), posted)
 	if got := h.artifact("final").Status; got == conversation.StatusPending {
 		t.Fatalf("final left pending after Stop; thread:\n%s", posted)
 	}
@@ -197,7 +197,6 @@ func TestPipelineEditedForeachTextReachesDependents(t *testing.T) {
 	}
 	h.say("U1", "restart sections")
 	ws := h.state()
-	t.Logf("%s", h.statuses(mustDef(t)))
 	if got := ws.Artifacts["sections"].Items[0].Text; !strings.Contains(got, "2025 figures") {
 		t.Fatalf("sections item 0 = %q; written from the research as it was before the person's edit", got)
 	}
@@ -231,7 +230,6 @@ func TestPipelineCancelClosesProgress(t *testing.T) {
 			last = p
 		}
 	}
-	t.Logf("pipeline after cancel: %+v", h.state().Pipeline)
 	if !strings.Contains(last, "cancelled") {
 		t.Fatalf("progress message after cancel: %q", last)
 	}
@@ -289,7 +287,6 @@ func TestPipelineStopDuringEvaluateCompletesLater(t *testing.T) {
 	h.wait()
 	ws = h.state()
 	posted := strings.Join(h.drain(), "\n")
-	t.Logf("%s; pipeline %+v\n%s", h.statuses(def), ws.Pipeline, posted)
 	if r := ws.Artifacts["research"]; r.Status == conversation.StatusApproved {
 		t.Fatalf("research approved after Stop (eval %v, message %q)", r.Eval, r.MessageTS)
 	}
@@ -333,7 +330,6 @@ func TestPipelineFailedCheckpointKeepsFinishedItems(t *testing.T) {
 	pa.gate, pa.started = nil, nil
 	pa.mu.Unlock()
 	h.wait()
-	t.Logf("%s; tries %v", h.statuses(mustDef(t)), pa.tries)
 	for _, k := range []string{"research/Alpha", "research/Beta"} {
 		if pa.tries[k] != 1 {
 			t.Errorf("%s written %d times; want once", k, pa.tries[k])
@@ -361,7 +357,6 @@ func TestPipelineShutdownDuringNextStepResumes(t *testing.T) {
 		t.Fatalf("Resume = %d, %v", n, err)
 	}
 	h2.wait()
-	t.Logf("%s; pipeline %+v; writes after restart %v\n%s", h2.statuses(mustDef(t)), h2.state().Pipeline, pa2.writes(), strings.Join(h2.drain(), "\n"))
 	if got := h2.artifact("final").Status; got != conversation.StatusGenerated {
 		t.Fatalf("final = %s after the restart; want generated", got)
 	}
