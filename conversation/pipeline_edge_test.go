@@ -286,9 +286,8 @@ func TestPipelineStopDuringEvaluateCompletesLater(t *testing.T) {
 	}
 	h.wait()
 	ws = h.state()
-	posted := strings.Join(h.drain(), "\n")
-	if r := ws.Artifacts["research"]; r.Status == conversation.StatusApproved {
-		t.Fatalf("research approved after Stop (eval %v, message %q)", r.Eval, r.MessageTS)
+	if r := ws.Artifacts["research"]; r.Status != conversation.StatusRunning || ws.Pipeline == nil || ws.Pipeline.StoppedBy != "U2" {
+		t.Fatalf("after Stop: research %s (eval %v, message %q), pipeline %+v; want it still running, stopped", r.Status, r.Eval, r.MessageTS, ws.Pipeline)
 	}
 }
 
