@@ -254,39 +254,29 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	t.s.running.allowRunStop(t.key, runStopPrefix+ws.Pipeline.ID)
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
-	running := map[string]int{} // artifact → items in flight
-	inFlight := map[[2]int]bool{}
-	artIndex := map[string]int{}
-	for i, id := range t.def.Order() {
-		artIndex[id] = i
-	}
-	total := 0
+	inFlight := flight{}
 	var err error
 	for {
 		// Stopped, or out of time: nothing more is completed; the next part does it.
 		if ctx.Err() == nil {
-			if err = t.completeArtifacts(ctx, running); err != nil {
+			if err = t.completeArtifacts(ctx); err != nil {
 				break
 			}
 		}
 		giveWay := t.s.queued(t.key) || t.s.cfg.Now().After(budget)
 		if ctx.Err() == nil && !giveWay {
-			for _, job := range t.jobs(running, inFlight, artIndex, total) {
-				running[job.artifact]++
-				inFlight[[2]int{artIndex[job.artifact], job.index}] = true
-				total++
+			for _, job := range t.jobs(inFlight) {
+				inFlight[itemKey{job.artifact, job.index}] = true
 				go func() { results <- t.runItem(ctx, job, results) }()
 			}
 		}
-		if total == 0 {
+		if len(inFlight) == 0 {
 			break
 		}
 		r := <-results
 		t.add(r.usage)
 		if !r.step {
-			total--
-			running[r.job.artifact]--
-			delete(inFlight, [2]int{artIndex[r.job.artifact], r.job.index})
+			delete(inFlight, itemKey{r.job.artifact, r.job.index})
 		}
 		t.record(r, ctx.Err() != nil && t.s.ctx.Err() == nil && !isStop(ctx))
 		if r.cut {
@@ -298,10 +288,10 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		}
 		t.showProgress(ctx, false)
 	}
-	for total > 0 { // after a failed step: let the workers end, keeping what they finished
+	for len(inFlight) > 0 { // after a failed step: let the workers end, keeping what they finished
 		r := <-results
 		if !r.step {
-			total--
+			delete(inFlight, itemKey{r.job.artifact, r.job.index})
 		}
 		t.add(r.usage)
 		t.record(r, false)
@@ -317,6 +307,26 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	return err
 }
 
+// itemKey names an item of an artifact.
+type itemKey struct {
+	artifact string
+	index    int
+}
+
+// flight holds the items being written.
+type flight map[itemKey]bool
+
+// of counts the items of artifact id being written.
+func (f flight) of(id string) int {
+	n := 0
+	for k := range f {
+		if k.artifact == id {
+			n++
+		}
+	}
+	return n
+}
+
 // isStop reports whether a person stopped ctx.
 func isStop(ctx context.Context) bool {
 	_, ok := stoppedBy(ctx)
@@ -324,9 +334,8 @@ func isStop(ctx context.Context) bool {
 }
 
 // jobs returns the items to start now, in workflow order, within the pipeline's and
-// each artifact's concurrency; inFlight counts the items running, running those per
-// artifact.
-func (t *wfTurn) jobs(running map[string]int, inFlight map[[2]int]bool, artIndex map[string]int, total int) []itemJob {
+// each artifact's concurrency, given the items running.
+func (t *wfTurn) jobs(inFlight flight) []itemJob {
 	limit := t.s.cfg.PipelineConcurrency
 	var out []itemJob
 	for _, id := range t.def.Order() {
@@ -341,10 +350,10 @@ func (t *wfTurn) jobs(running map[string]int, inFlight map[[2]int]bool, artIndex
 		}
 		started := 0
 		for i := range st.Items {
-			if total+len(out) >= limit || running[id]+started >= artLimit {
+			if len(inFlight)+len(out) >= limit || inFlight.of(id)+started >= artLimit {
 				break
 			}
-			if st.Items[i].Status != ItemPending || inFlight[[2]int{artIndex[id], i}] {
+			if st.Items[i].Status != ItemPending || inFlight[itemKey{id, i}] {
 				continue
 			}
 			it := st.Items[i]
@@ -376,9 +385,11 @@ func (t *wfTurn) itemRequest(a *workflow.Artifact, st *ArtifactState, i int) Art
 	return r
 }
 
-// runItem runs one item: up to 1 + retries tries, the recovery agent rewriting the
-// instructions before the last one, each try written then passed through the editor
-// when the artifact has one. It runs on its own goroutine and touches no state.
+// runItem runs one item: up to 1 + retries tries, going on after the job's earlier
+// tries, the recovery agent rewriting the instructions before the last one, each try
+// written then passed through the editor when the artifact has one. Each failed try
+// but the last, and each recovery, is sent on steps (to be checkpointed); the item's
+// end is returned. It runs on its own goroutine and touches no state.
 func (t *wfTurn) runItem(ctx context.Context, job itemJob, steps chan<- itemResult) itemResult {
 	res := itemResult{job: job, attempts: job.tried, failures: job.failures, recovery: job.recovery}
 	tries := 1 + job.retries
@@ -506,14 +517,14 @@ func (t *wfTurn) record(r itemResult, interrupted bool) {
 
 // completeArtifacts approves every running artifact whose items have all finished
 // (none in flight): its text is the items' results joined in order, evaluated against
-// its criteria, posted, and kept as a revision. Then the artifacts waiting for it
-// start (advance), which may also write or propose a reviewed artifact.
-func (t *wfTurn) completeArtifacts(ctx context.Context, running map[string]int) error {
+// its criteria, posted, and kept as a revision. Then the auto artifacts waiting for
+// it start (startAuto); what people review comes after the run, in its last part.
+func (t *wfTurn) completeArtifacts(ctx context.Context) error {
 	for {
 		done := ""
 		for _, id := range t.def.Order() {
 			st := t.ws().Artifacts[id]
-			if st.Status == StatusRunning && running[id] == 0 && finished(st.Items) {
+			if st.Status == StatusRunning && finished(st.Items) { // an item in flight is pending
 				done = id
 				break
 			}
@@ -609,9 +620,10 @@ func failedItems(items []ItemState) []ItemState {
 	return out
 }
 
-// pausePipeline ends a pipeline turn: the run is finished (no artifact running), was
-// stopped by a person, or gives way to the next part (a new pipeline input). A turn
-// cut by shutdown returns its error so its input stays pending.
+// pausePipeline ends a pipeline turn: the run has finished (no artifact running: the
+// next part closes it), was stopped by a person, or gives way to its next part. Every
+// case but the stop enqueues that part; a turn cut by shutdown returns its error
+// instead, so its input stays pending.
 func (t *wfTurn) pausePipeline(ctx context.Context) error {
 	ws := t.ws()
 	if !t.anyRunning() && t.s.ctx.Err() == nil {

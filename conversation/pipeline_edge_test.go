@@ -36,9 +36,7 @@ func (s *countingStore) n() int { s.mu <- struct{}{}; defer func() { <-s.mu }();
 // newest runs, so the two never give way to each other forever.
 func TestPipelineRestartWhileRunningSettles(t *testing.T) {
 	cs := &countingStore{Store: openStore(t, t.TempDir()), mu: make(chan struct{}, 1)}
-	pa := newPipelineAgent()
-	pa.gate = make(chan struct{})
-	pa.started = make(chan string, 64)
+	pa := newHeldAgent()
 	h := newPipeline(t, cs, pa, 1)
 	h.startPipeline()
 	<-pa.started // Alpha runs
@@ -69,9 +67,7 @@ func TestPipelineRestartWhileRunningSettles(t *testing.T) {
 // newest runs, so the thread settles instead of parts giving way to each other.
 func TestPipelineStopContinueWhileQueuedSettles(t *testing.T) {
 	cs := &countingStore{Store: openStore(t, t.TempDir()), mu: make(chan struct{}, 1)}
-	pa := newPipelineAgent()
-	pa.gate = make(chan struct{})
-	pa.started = make(chan string, 64)
+	pa := newHeldAgent()
 	exec := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
 	h := &wfHarness{t: t, st: cs, msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
 	h.svc = newService(t, conversation.Config{Store: cs, Messenger: h.msgr, Executor: exec, Workflows: pipelineSet(t), Agent: pa, PipelineConcurrency: 1})
@@ -104,9 +100,7 @@ func TestPipelineStopContinueWhileQueuedSettles(t *testing.T) {
 // dependency is no longer approved), and the progress message says the run ended
 // before it finished, not that it finished.
 func TestPipelineEndedByAnEditSaysSo(t *testing.T) {
-	pa := newPipelineAgent()
-	pa.gate = make(chan struct{})
-	pa.started = make(chan string, 64)
+	pa := newHeldAgent()
 	h := newPipeline(t, nil, pa, 1)
 	h.startPipeline()
 	<-pa.started // Alpha runs
@@ -205,9 +199,7 @@ func TestPipelineEditedForeachTextReachesDependents(t *testing.T) {
 // Cancelling the workflow while its pipeline is stopped (or halted) closes the
 // progress message, instead of leaving "stopped … Continue" on it.
 func TestPipelineCancelClosesProgress(t *testing.T) {
-	pa := newPipelineAgent()
-	pa.gate = make(chan struct{})
-	pa.started = make(chan string, 16)
+	pa := newHeldAgent()
 	h := newPipeline(t, nil, pa, 1)
 	h.startPipeline()
 	<-pa.started
@@ -315,9 +307,7 @@ func (s *failOnceStore) Save(ctx context.Context, turn conversation.Turn) (conve
 // flight are kept, so they are not written again.
 func TestPipelineFailedCheckpointKeepsFinishedItems(t *testing.T) {
 	fs := &failOnceStore{Store: openStore(t, t.TempDir()), mu: make(chan struct{}, 1)}
-	pa := newPipelineAgent()
-	pa.gate = make(chan struct{})
-	pa.started = make(chan string, 64)
+	pa := newHeldAgent()
 	h := newPipeline(t, fs, pa, 2)
 	h.startPipeline()
 	<-pa.started
@@ -346,9 +336,7 @@ func TestPipelineShutdownDuringNextStepResumes(t *testing.T) {
 	h.svc = newService(t, conversation.Config{Store: st, Messenger: h.msgr, Executor: &echo{}, Workflows: pipelineSet(t), Agent: sa, PipelineConcurrency: 4})
 	(&pipelineHarness{wfHarness: h, pa: pa}).startPipeline()
 	<-sa.finalStarted
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	h.svc.Shutdown(ctx)
-	cancel()
+	h.kill()
 
 	pa2 := newPipelineAgent()
 	h2 := newPipeline(t, st, pa2, 4)

@@ -62,6 +62,14 @@ func newPipelineAgent() *pipelineAgent {
 	return &pipelineAgent{scriptedAgent: scriptedAgent{fail: map[string]error{}}, failFirst: map[string]int{}, tries: map[string]int{}}
 }
 
+// newHeldAgent is a pipelineAgent whose item writes wait at its gate, each reported
+// on started when it begins.
+func newHeldAgent() *pipelineAgent {
+	pa := newPipelineAgent()
+	pa.gate, pa.started = make(chan struct{}), make(chan string, 64)
+	return pa
+}
+
 func (a *pipelineAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
 	if r.Item == nil {
 		if r.Artifact.ID == "outline" {
@@ -287,9 +295,7 @@ func TestPipelineRestartRerunsOnlyThatPhase(t *testing.T) {
 }
 
 func TestPipelineStopAndContinue(t *testing.T) {
-	pa := newPipelineAgent()
-	pa.gate = make(chan struct{})
-	pa.started = make(chan string, 16)
+	pa := newHeldAgent()
 	h := newPipeline(t, nil, pa, 1)
 	h.startPipeline()
 	<-pa.started // Alpha runs
@@ -340,9 +346,7 @@ func TestPipelineStopAndContinue(t *testing.T) {
 
 func TestPipelineResumesAfterRestartWithoutRepeating(t *testing.T) {
 	st := openStore(t, t.TempDir())
-	pa := newPipelineAgent()
-	pa.gate = make(chan struct{})
-	pa.started = make(chan string, 16)
+	pa := newHeldAgent()
 	h := newPipeline(t, st, pa, 2)
 	h.startPipeline()
 	<-pa.started
@@ -357,9 +361,7 @@ func TestPipelineResumesAfterRestartWithoutRepeating(t *testing.T) {
 		}
 		return n == 1
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	h.svc.Shutdown(ctx) // gives up waiting and cancels the turn, as SIGTERM would
-	cancel()
+	h.kill()
 	done := map[string]bool{}
 	for _, it := range h.state().Artifacts["research"].Items {
 		if it.Status == conversation.ItemDone {
@@ -403,6 +405,14 @@ func mustDef(t *testing.T) *workflow.Definition {
 	return def
 }
 
+// kill shuts the service down as a SIGTERM that does not wait would: the running turn
+// is cancelled and its input stays pending for the next start.
+func (h *wfHarness) kill() {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	h.svc.Shutdown(ctx)
+}
+
 // waitFor polls the saved workflow state until ok.
 func waitFor(t *testing.T, h *wfHarness, ok func(*conversation.WorkflowState) bool) *conversation.WorkflowState {
 	t.Helper()
@@ -420,9 +430,7 @@ func waitFor(t *testing.T, h *wfHarness, ok func(*conversation.WorkflowState) bo
 // TestPipelineGivesWayToPeople: a message in the thread while items run is answered
 // once the items in flight finish, and the pipeline then goes on where it was.
 func TestPipelineGivesWayToPeople(t *testing.T) {
-	pa := newPipelineAgent()
-	pa.gate = make(chan struct{})
-	pa.started = make(chan string, 16)
+	pa := newHeldAgent()
 	h := newPipeline(t, nil, pa, 1)
 	h.startPipeline()
 	<-pa.started // Alpha runs
@@ -496,15 +504,11 @@ func TestPipelineWithoutItems(t *testing.T) {
 // times (its turns kept dying) stops itself, says so, and Continue runs the rest.
 func TestPipelineHaltsAfterRepeatedFailures(t *testing.T) {
 	st := openStore(t, t.TempDir())
-	pa := newPipelineAgent()
-	pa.gate = make(chan struct{})
-	pa.started = make(chan string, 16)
+	pa := newHeldAgent()
 	h := newPipeline(t, st, pa, 1)
 	h.startPipeline()
 	<-pa.started
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	h.svc.Shutdown(ctx) // the turn dies; its input stays pending
-	cancel()
+	h.kill()
 	pending, err := st.Pending(context.Background(), time.Now().Add(time.Minute), 10)
 	if err != nil || len(pending) != 1 || pending[0].Kind != conversation.KindPipeline {
 		t.Fatalf("pending = %+v, %v; want the pipeline input", pending, err)
@@ -603,9 +607,7 @@ artifacts:
 // TestPipelineRunsIndependentArtifactsTogether: auto artifacts whose dependencies are
 // met run at the same time, and what depends on both waits for both.
 func TestPipelineRunsIndependentArtifactsTogether(t *testing.T) {
-	pa := newPipelineAgent()
-	pa.gate = make(chan struct{})
-	pa.started = make(chan string, 4)
+	pa := newHeldAgent()
 	h, _ := customPipeline(t, independentYAML, pa, &wholeAgent{pa}, 0)
 	h.startPipelineOf("twin")
 	got := map[string]bool{<-pa.started: true, <-pa.started: true} // both before either ends
@@ -651,9 +653,7 @@ func TestPipelineResumedItemGoesOnWithItsNextTry(t *testing.T) {
 		beta := ws.Artifacts["research"].Items[1]
 		return beta.Attempts == 2 && beta.Recovery != nil
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	h.svc.Shutdown(ctx)
-	cancel()
+	h.kill()
 
 	pa2 := newPipelineAgent()
 	h2 := newPipeline(t, st, pa2, 4)

@@ -944,24 +944,30 @@ func TestE2EOutOfScopeItemRejectedAndForgotten(t *testing.T) {
 	}
 }
 
+// ingest writes file (Markdown content) in a new directory dir and ingests it with the
+// CLI into the harness's embedded store, before start.
+func (h *harness) ingest(dir, file, content string) {
+	h.t.Helper()
+	docs := filepath.Join(h.t.TempDir(), dir)
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, file), []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Setenv("DATA_DIR", h.dataDir)
+	h.t.Setenv("DATABASE_URL", "")
+	if out, err := runCLI(h.t, "ingest", docs); err != nil {
+		h.t.Fatalf("ingest: %v\n%s", err, out)
+	}
+}
+
 // TestE2EKnowledgeAnswerCitesSources ingests a document with `threadwright ingest`,
 // then answers a question from it: search_knowledge returns the passage with its
 // source, and the reply cites it.
 func TestE2EKnowledgeAnswerCitesSources(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
-	docs := filepath.Join(t.TempDir(), "handbook")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	leave := "# Leave\n\n## Parental leave\n\nEmployees get 16 weeks of paid parental leave, to be taken within the first year.\n\n## Sick leave\n\nUp to 10 paid sick days a year.\n"
-	if err := os.WriteFile(filepath.Join(docs, "leave.md"), []byte(leave), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("DATA_DIR", h.dataDir)
-	t.Setenv("DATABASE_URL", "")
-	if out, err := runCLI(t, "ingest", docs); err != nil {
-		t.Fatalf("ingest: %v\n%s", err, out)
-	}
+	h.ingest("handbook", "leave.md", "# Leave\n\n## Parental leave\n\nEmployees get 16 weeks of paid parental leave, to be taken within the first year.\n\n## Sick leave\n\nUp to 10 paid sick days a year.\n")
 	h.start()
 	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
 		if results := r.ToolResults(); len(results) > 0 {

@@ -87,7 +87,7 @@ func TestLoadConfigSecretsNotInErrors(t *testing.T) {
 	}
 }
 
-func runCLI(t *testing.T, args ...string) (string, error) {
+func runCLI(t testing.TB, args ...string) (string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), args, &out, &errOut)

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -475,19 +473,7 @@ func TestE2EBlogWithDemoModel(t *testing.T) {
 func TestE2EBlogResearchSearchesTheKnowledgeBase(t *testing.T) {
 	h := newBlogHarness(t)
 	h.blog.searchKnowledge = true
-	docs := filepath.Join(t.TempDir(), "notes")
-	if err := os.MkdirAll(docs, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	doc := "# Async stand-ups\n\n## What teams report\n\nTeams that moved their stand-ups to writing report fewer interruptions.\n"
-	if err := os.WriteFile(filepath.Join(docs, "standups.md"), []byte(doc), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("DATA_DIR", h.dataDir)
-	t.Setenv("DATABASE_URL", "")
-	if out, err := runCLI(t, "ingest", docs); err != nil {
-		t.Fatalf("ingest: %v\n%s", err, out)
-	}
+	h.ingest("notes", "standups.md", "# Async stand-ups\n\n## What teams report\n\nTeams that moved their stand-ups to writing report fewer interruptions.\n")
 	h.start()
 	thread := h.toPipeline()
 	h.waitFor("the article", func() bool { return strings.Contains(h.transcript(thread), "Meta description:") })

@@ -199,6 +199,25 @@ func decode(ps *problems, data []byte) (*Definition, *positions) {
 	return d, pos
 }
 
+// strList reads v, a list of strings named what ("artifact \"x\": tools"), and
+// the line of each entry; null is an empty list. want says what a list should be,
+// for the problem when v is not one.
+func strList(ps *problems, v *yaml.Node, what, want string) (vals []string, lines []int) {
+	if isNull(v) {
+		return nil, nil
+	}
+	if v.Kind != yaml.SequenceNode {
+		ps.addf(v.Line, "%s: want %s", what, want)
+		return nil, nil
+	}
+	for _, item := range v.Content {
+		item = resolve(item)
+		vals = append(vals, str(ps, item, what+" entry"))
+		lines = append(lines, item.Line)
+	}
+	return vals, lines
+}
+
 // syntaxProblem reports a YAML syntax error, at its line when yaml.v3 names one.
 func syntaxProblem(ps *problems, err error, data []byte) {
 	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
@@ -248,18 +267,7 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 		case "model":
 			a.Model = str(ps, v, what+": model")
 		case "tools":
-			if isNull(v) {
-				return
-			}
-			if v.Kind != yaml.SequenceNode {
-				ps.addf(v.Line, "%s: tools: want a list of tool names, like [web_search, fetch_url]", what)
-				return
-			}
-			for _, item := range v.Content {
-				item = resolve(item)
-				a.Tools = append(a.Tools, str(ps, item, what+": tools entry"))
-				ap.tools = append(ap.tools, item.Line)
-			}
+			a.Tools, ap.tools = strList(ps, v, what+": tools", "a list of tool names, like [web_search, fetch_url]")
 		case "editor":
 			// "editor:" without a value still sets an (empty) Editor, so that its
 			// missing prompt is reported.
@@ -283,18 +291,7 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 				}
 			})
 		case "depends_on":
-			if isNull(v) {
-				return
-			}
-			if v.Kind != yaml.SequenceNode {
-				ps.addf(v.Line, "%s: depends_on: want a list of artifact ids, like [research]", what)
-				return
-			}
-			for _, item := range v.Content {
-				item = resolve(item)
-				a.DependsOn = append(a.DependsOn, str(ps, item, what+": depends_on entry"))
-				ap.dependsOn = append(ap.dependsOn, item.Line)
-			}
+			a.DependsOn, ap.dependsOn = strList(ps, v, what+": depends_on", "a list of artifact ids, like [research]")
 		case "criteria":
 			if isNull(v) {
 				return
