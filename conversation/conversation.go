@@ -14,6 +14,15 @@ var (
 	// ErrConflict means an optimistic version check failed: the conversation changed
 	// since it was loaded (or already exists when a create was asked for).
 	ErrConflict = errors.New("conversation: version conflict")
+	// ErrLeaseLost means the caller's lease on a thread is no longer its own: it
+	// expired and another worker took the thread (Store.Acquire). The caller must
+	// stop working on the thread without writing for it.
+	ErrLeaseLost = errors.New("conversation: thread lease lost")
+	// ErrUnavailable marks a store error that may go away when retried: a dropped or
+	// refused connection, a restarting server, too many clients, a busy SQLite file.
+	// Stores wrap such errors so that errors.Is(err, ErrUnavailable) holds; the
+	// Service retries them with backoff.
+	ErrUnavailable = errors.New("conversation: store unavailable")
 )
 
 // Key identifies a conversation: one Slack thread, named by the workspace (team_id), the
@@ -138,6 +147,9 @@ type Turn struct {
 	// InputID, when set, is the input this turn answers; it is marked done in the
 	// same transaction, so an input is never answered twice nor lost.
 	InputID string
+	// Lease, when held, fences the write: Save fails with ErrLeaseLost unless the
+	// lease still holds Key (see Store.Acquire).
+	Lease Lease
 	// Enqueue are inputs persisted as pending in the same transaction (deduplicated
 	// by ID, as Store.Enqueue does): follow-up work of the turn, such as the next
 	// part of a pipeline (KindPipeline), that must exist exactly when the state that
@@ -205,7 +217,10 @@ type Input struct {
 	Command *CommandInput `json:"command,omitempty"`
 	Status  InputStatus   `json:"status"`
 	// Attempts counts how many times a turn started on this input.
-	Attempts  int       `json:"attempts"`
+	Attempts int `json:"attempts"`
+	// Seq orders the inputs of a thread: the store numbers inputs as it enqueues
+	// them, increasing across all threads and replicas (0 before Enqueue).
+	Seq       int64     `json:"seq"`
 	CreatedAt time.Time `json:"created_at"`
 }
 

@@ -134,7 +134,7 @@ func (t *wfTurn) touch(id string) *ArtifactState {
 
 // post posts c in the thread and returns its ts ("" when posting failed; logged).
 func (t *wfTurn) post(ctx context.Context, c Card) string {
-	ts, err := t.s.cfg.Messenger.PostCard(ctx, t.key, c)
+	ts, err := t.s.cfg.Messenger.PostCard(ctx, t.key, c, Tag{})
 	if err != nil {
 		t.log.Error("card not posted", "error", err)
 	}
@@ -506,7 +506,7 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 	if draft {
 		name = t.def.Name + "-draft.md"
 	}
-	if err := t.s.cfg.Messenger.Upload(ctx, t.key, File{Name: name, Title: t.def.Title, Content: []byte(report), Comment: comment}); err != nil {
+	if err := t.s.cfg.Messenger.Upload(ctx, t.key, File{Name: name, Title: t.def.Title, Content: []byte(report), Comment: comment}, Tag{}); err != nil {
 		return fmt.Errorf("upload report: %w", err)
 	}
 	return nil
@@ -799,7 +799,7 @@ func (s *Service) runWorkflow(ctx context.Context, log *slog.Logger, in Input, c
 	}
 	msgs = append(msgs, t.appended...)
 	if t.reply != "" {
-		ts, perr := s.cfg.Messenger.PostReply(ctx, in.Key, t.reply)
+		ts, perr := s.cfg.Messenger.PostReply(ctx, in.Key, t.reply, Tag{})
 		if perr != nil {
 			log.Error("reply not posted", "error", perr)
 		}

@@ -6,56 +6,156 @@ import (
 )
 
 // Store persists conversations, their messages and the inputs that drive them
-// (DESIGN.md, "Persistence"). Implementations: store/sqlite (embedded default) and
-// store/postgres; both pass store/storetest. Every method is safe for concurrent use.
+// (docs/architecture.md, "Persistence" and "Durable turns"). Implementations:
+// store/sqlite (embedded default) and store/postgres; both pass store/storetest. Every
+// method is safe for concurrent use. Errors that may go away when retried (a dropped
+// connection, a restarting server, too many clients, a busy SQLite file) satisfy
+// errors.Is(err, ErrUnavailable).
 type Store interface {
 	// Load returns the conversation for key with at most recent of its newest messages,
 	// oldest first (recent <= 0 loads none). Its cost does not depend on the
 	// conversation's length. Errors: ErrNotFound.
 	Load(ctx context.Context, key Key, recent int) (*Checkpoint, error)
-	// Exists reports whether a conversation exists for key.
+	// Exists reports whether the bot is part of thread key: a conversation exists for
+	// it, or an input for it is pending (a mention whose first turn has not been saved
+	// yet), so that a follow-up without a mention is accepted.
 	Exists(ctx context.Context, key Key) (bool, error)
 	// Save writes turn atomically: it appends turn.Append after the conversation's last
 	// message, replaces its state, increments its version, when turn.InputID is set
 	// marks that input done, and enqueues turn.Enqueue (as Enqueue, duplicates
-	// skipped). turn.Version must equal the stored version (0: the
-	// conversation must not exist yet). Its cost does not depend on the conversation's
-	// length. Errors: ErrConflict when the version check fails, or when turn.InputID is
-	// set but that input is not pending (already answered, finished or never
-	// enqueued); nothing is written then.
+	// skipped). turn.Version must equal the stored version (0: the conversation must
+	// not exist yet). When turn.Lease is set, it must still hold turn.Key (same owner
+	// and fencing token). Its cost does not depend on the conversation's length.
+	// Errors, with nothing written: ErrLeaseLost when the lease check fails;
+	// ErrConflict when the version check fails, or when turn.InputID is set but that
+	// input is not pending (already answered, finished or never enqueued).
 	Save(ctx context.Context, turn Turn) (Saved, error)
-	// Enqueue persists a pending input. It returns false, and changes nothing, when an
-	// input with the same ID was already enqueued (whatever its status).
+	// Enqueue persists a pending input, numbered with the next Seq (the order in which
+	// a thread's inputs run), and tells the holder of the thread's lease, if any
+	// (LeaseState.Newest, and LeaseState.Message for a KindUserMessage). It returns
+	// false, and changes nothing, when an input with the same ID was already enqueued
+	// (whatever its status). Text it cannot store as it is (NUL characters, invalid
+	// UTF-8) is stored repaired.
 	Enqueue(ctx context.Context, in Input) (bool, error)
-	// Claim takes the pending input id for one worker until until: it increments the
-	// input's attempt count, records the claim and returns the new count with ok true.
-	// It returns ok false, and changes nothing, when the input is not pending or
-	// another claim on it is still live (its until is after now), so two workers (two
-	// replicas, or a sweep and a queue) never run one input at once. A claim ends by
-	// Save (which marks the input done), Finish, Release, or by expiring; until must
-	// be set, and should outlast the longest turn (Service uses TurnTimeout + 1 min).
-	// Errors: ErrNotFound.
-	Claim(ctx context.Context, id string, until time.Time) (attempts int, ok bool, err error)
-	// Release ends the claim on a pending input, so that Pending offers it again at
-	// once (used when a turn is cancelled by a shutdown). Errors: ErrNotFound.
-	Release(ctx context.Context, id string) error
+
+	// Acquire takes the lease of thread key for owner until ttl from now, by the
+	// database's clock, unless a live lease holds it. A lease is live until ttl after
+	// its last Acquire or Renew; Release frees it. Taking a thread whose lease expired
+	// (its holder died or lost the database) increases the fencing token, so that the
+	// previous holder's Begin, Finish, Release and Save fail with ErrLeaseLost. It
+	// returns ok false, changing nothing, when a live lease (of any owner) holds the
+	// thread; prev is the owner of the expired lease taken over ("" when the thread
+	// was free).
+	Acquire(ctx context.Context, key Key, owner string, ttl time.Duration) (l Lease, prev string, ok bool, err error)
+	// Begin starts the next input of l's thread, the pending input with the lowest
+	// Seq: it increments the input's Attempts and returns it, or nil when the thread
+	// has no pending input. Errors: ErrLeaseLost.
+	Begin(ctx context.Context, l Lease) (*Input, error)
+	// Release frees l when its thread has no pending input, and reports whether it
+	// did; false, keeping the lease, when an input is pending (the holder goes on with
+	// it). An input enqueued concurrently is either seen here or finds the lease free.
+	// Errors: ErrLeaseLost.
+	Release(ctx context.Context, l Lease) (bool, error)
+	// Renew extends every lease of owner that no other owner has taken, expired ones
+	// included, until ttl from now, and returns their states. A lease of owner missing
+	// from the result was taken over.
+	Renew(ctx context.Context, owner string, ttl time.Duration) ([]LeaseState, error)
+	// Signal records r for the holder of thread key's lease, which reads it with Renew
+	// (LeaseState.Stop); it does nothing when no lease holds the thread.
+	Signal(ctx context.Context, key Key, r StopRequest) error
+	// Orphans returns up to limit threads that have pending inputs and no live lease
+	// (their holder died, or nobody took them), the thread with the oldest pending
+	// input first.
+	Orphans(ctx context.Context, limit int) ([]Key, error)
 	// Finish sets the status of an input that ends without a Save (dropped or failed).
-	// Errors: ErrNotFound.
-	Finish(ctx context.Context, id string, status InputStatus) error
-	// Pending returns up to limit pending inputs created before before that are not
-	// claimed (or whose claim expired), oldest first.
+	// When l is set it must still hold the input's thread. Errors: ErrNotFound,
+	// ErrLeaseLost.
+	Finish(ctx context.Context, l Lease, id string, status InputStatus) error
+
+	// Claim, ReleaseClaim and Pending are the per-input claims that leases replace.
+	//
+	// Deprecated: removed once the Service schedules with leases.
+	Claim(ctx context.Context, id string, until time.Time) (attempts int, ok bool, err error)
+	// Deprecated: see Claim.
+	ReleaseClaim(ctx context.Context, id string) error
+	// Deprecated: see Claim.
 	Pending(ctx context.Context, before time.Time, limit int) ([]Input, error)
+
 	// Workflows lists the conversations of a channel whose workflow is running
 	// (State.Workflow.Status WorkflowRunning), started by startedBy ("" for anyone's),
 	// most recently updated first, at most limit.
 	Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]WorkflowRef, error)
 	// DeleteIdle deletes conversations (with their messages) not updated since before,
-	// and inputs created before it; it returns the number of conversations deleted.
+	// and inputs created before it, and free leases of threads with neither; it
+	// returns the number of conversations deleted.
 	DeleteIdle(ctx context.Context, before time.Time) (int, error)
 	// Ping checks the connection to the database.
 	Ping(ctx context.Context) error
 	// Close releases the store's resources.
 	Close() error
+}
+
+// Spool keeps inputs on local disk while the Store is unavailable, so that an input
+// is acknowledged only once it is stored somewhere durable (docs/architecture.md,
+// "Accepted means stored"); the Service moves them into the Store, in order, when it
+// answers again. store/sqlite implements it (OpenSpool). Every method is safe for
+// concurrent use.
+type Spool interface {
+	// Put stores in durably (synced to disk before it returns), after the inputs
+	// spooled before it. It returns false, changing nothing, when an input with the
+	// same ID is spooled already.
+	Put(ctx context.Context, in Input) (bool, error)
+	// Peek returns up to limit spooled inputs, oldest first.
+	Peek(ctx context.Context, limit int) ([]Input, error)
+	// Remove deletes spooled input id (no error when there is none).
+	Remove(ctx context.Context, id string) error
+	// Len returns how many inputs are spooled.
+	Len(ctx context.Context) (int, error)
+	// Close releases the spool's resources.
+	Close() error
+}
+
+// Lease is a worker's hold on one thread: while it holds it, only that worker runs
+// the thread's inputs, one at a time, in Seq order (docs/architecture.md, "Durable
+// turns"). A lease is kept alive by Store.Renew and fences writes: Store.Save,
+// Store.Begin, Store.Finish and Store.Release check Owner and Token.
+type Lease struct {
+	Key Key
+	// Owner names the holding process (one per Service, unique per start).
+	Owner string
+	// Token is the fencing token: it increases every time the thread changes hands
+	// after a lease expired. Zero means no lease (an unfenced write).
+	Token int64
+}
+
+// Held reports whether l is a lease (not the zero Lease).
+func (l Lease) Held() bool { return l.Token != 0 }
+
+// LeaseState is a lease as Store.Renew reports it, with what other workers told its
+// holder since it was acquired.
+type LeaseState struct {
+	Lease
+	// Newest is the Seq of the newest input enqueued for the thread while the lease
+	// was held (0: none): inputs wait behind the running turn.
+	Newest int64
+	// Message and MessageBy are the Seq and author (Slack user id) of the newest
+	// person's message enqueued for the thread while the lease was held (0: none): it
+	// stops a running turn of an older input.
+	Message   int64
+	MessageBy string
+	// Stop is the newest stop request (Store.Signal) made while the lease was held;
+	// its Target is "" when there was none.
+	Stop StopRequest
+}
+
+// StopRequest asks the worker running a thread to stop the turn of one input (a Stop
+// button clicked on another replica).
+type StopRequest struct {
+	// Target is the input id the button was drawn for, or a pipeline run's
+	// "run:<id>".
+	Target string
+	// By is the Slack user id of the person who asked.
+	By string
 }
 
 // WorkflowRef names a conversation with a running workflow.
@@ -67,11 +167,15 @@ type WorkflowRef struct {
 }
 
 // Messenger is the way back to the chat (implemented by bot on the Slack Web API).
+// Messages a turn posts carry a Tag, so that a re-run of the turn (after a crash, a
+// lost lease or a failed save) finds them with Posted and replaces them rather than
+// posting a second answer (docs/architecture.md, "Exactly one answer").
 type Messenger interface {
 	// PostReply posts text (Slack mrkdwn) as a reply in the thread of key and returns the
 	// ts of the last message posted. Text longer than one Slack message allows is split
-	// into several messages, never rejected.
-	PostReply(ctx context.Context, key Key, text string) (string, error)
+	// into several messages, never rejected. With tag.Replace it edits those messages
+	// instead (see Tag).
+	PostReply(ctx context.Context, key Key, text string, tag Tag) (string, error)
 	// SetStatus shows that the bot is working on the thread (assistant.threads.setStatus,
 	// or a fallback where that is unavailable); an empty status clears it.
 	SetStatus(ctx context.Context, key Key, status string) error
@@ -80,20 +184,62 @@ type Messenger interface {
 	// from bots are left out.
 	ThreadHistory(ctx context.Context, key Key, before string, limit int) ([]Message, error)
 	// PostCard posts c in the thread of key, or at the channel's top level when
-	// key.ThreadTS is empty (a new thread), and returns its ts.
-	PostCard(ctx context.Context, key Key, c Card) (string, error)
+	// key.ThreadTS is empty (a new thread), and returns its ts. With tag.Replace it
+	// edits those messages instead (see Tag).
+	PostCard(ctx context.Context, key Key, c Card, tag Tag) (string, error)
 	// UpdateCard replaces the message ts in key's channel with c (chat.update).
 	UpdateCard(ctx context.Context, key Key, ts string, c Card) error
+	// Delete deletes the bot's message ts in key's channel (chat.delete).
+	Delete(ctx context.Context, key Key, ts string) error
 	// PostEphemeral shows text to userID only, in the thread of key (or the channel
 	// when key.ThreadTS is empty) (chat.postEphemeral).
 	PostEphemeral(ctx context.Context, key Key, userID string, text string) error
 	// PostEphemeralCard is PostEphemeral with a card (a menu, for example).
 	PostEphemeralCard(ctx context.Context, key Key, userID string, c Card) error
-	// Upload uploads f to the thread of key (files upload v2).
-	Upload(ctx context.Context, key Key, f File) error
+	// Upload uploads f to the thread of key (files upload v2). A file share carries no
+	// metadata: Posted reports it by its name. With tag.Replace set, the file was
+	// shared already and nothing is uploaded.
+	Upload(ctx context.Context, key Key, f File, tag Tag) error
 	// UserLocale returns the Slack locale of userID, such as "en-US" or "ru-RU"
 	// (users.info with include_locale); "" when unknown.
 	UserLocale(ctx context.Context, userID string) (string, error)
+	// Posted returns the bot's messages in the thread of key (at the channel's top
+	// level, newer than after, when key.ThreadTS is empty) that are tagged with
+	// inputID, and its untagged messages newer than after (a stream cut before it
+	// stopped, a file share), oldest first (conversations.replies or
+	// conversations.history, with include_all_metadata).
+	Posted(ctx context.Context, key Key, inputID, after string) ([]Posted, error)
+}
+
+// Tag ties a message to the turn that posts it, as Slack message metadata
+// (event_type "threadwright_turn"; event_payload input_id, n, piece, of, answer,
+// final), so that Messenger.Posted finds it again.
+type Tag struct {
+	// InputID is the input whose turn posts the message; "" posts it untagged.
+	InputID string
+	// N numbers the turn's posts, from 1, in the order it makes them.
+	N int
+	// Answer marks a part of the turn's reply; Final its last part: once a Final
+	// post is in the thread whole, the reply is complete.
+	Answer, Final bool
+	// Replace are the messages an earlier run of the turn posted in its place (from
+	// Posted): they are edited (chat.update) into the new content, more messages are
+	// posted if it needs more, and those left over are deleted.
+	Replace []string
+}
+
+// Posted is a message of the bot's that Messenger.Posted found.
+type Posted struct {
+	TS string
+	// Tag is the message's tag (its InputID "" when it has none; Replace unset).
+	Tag Tag
+	// Piece and Of place the message among the messages of its post (a long reply is
+	// split): piece Piece (from 0) of Of.
+	Piece, Of int
+	// Text is the message's text.
+	Text string
+	// File is the name of the file the message shares ("" for none).
+	File string
 }
 
 // StreamingMessenger is implemented by a Messenger that can stream a reply into the
@@ -102,8 +248,11 @@ type Messenger interface {
 type StreamingMessenger interface {
 	// StartStream starts a streamed bot message in the thread of key, addressed to
 	// userID (the person who asked). An error means streaming is refused here: the
-	// turn posts its reply with PostReply instead.
-	StartStream(ctx context.Context, key Key, userID string) (Stream, error)
+	// turn posts its reply with PostReply instead. With tag.Replace, those messages
+	// (a stream cut before it stopped, an earlier run's answer) are deleted first.
+	// The tag is set on the message when it stops (chat.startStream takes no
+	// metadata).
+	StartStream(ctx context.Context, key Key, userID string, tag Tag) (Stream, error)
 }
 
 // Stream is a message being streamed (see StreamingMessenger).
@@ -111,9 +260,10 @@ type Stream interface {
 	// Append adds markdown (Markdown, not mrkdwn) to the message. An error ends the
 	// streaming: the caller stops the stream and falls back.
 	Append(ctx context.Context, markdown string) error
-	// Stop ends the message and returns its ts (known even when Stop fails, once the
-	// stream was started).
-	Stop(ctx context.Context) (ts string, err error)
+	// Stop ends the message, setting its tag with final as Tag.Final (whether the
+	// streamed text completes the reply), and returns its ts (known even when Stop
+	// fails, once the stream was started).
+	Stop(ctx context.Context, final bool) (ts string, err error)
 }
 
 // Prompt is what the assistant pipeline is asked: the conversation so far and the new

@@ -65,7 +65,7 @@ func (a *answerStream) Write(delta string) {
 	a.buf.WriteString(delta)
 	if a.st == nil {
 		ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
-		st, err := a.sm.StartStream(ctx, a.key, a.userID)
+		st, err := a.sm.StartStream(ctx, a.key, a.userID, Tag{})
 		cancel()
 		if err != nil {
 			a.log.Info("answer not streamed; it will be posted when done", "error", err)
@@ -129,7 +129,7 @@ func (a *answerStream) stopLocked() string {
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
 	defer cancel()
-	ts, err := a.st.Stop(ctx)
+	ts, err := a.st.Stop(ctx, true)
 	if err != nil {
 		a.log.Warn("answer stream not stopped", "error", err)
 	}
@@ -171,7 +171,7 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 		if a.s.cfg.Format != nil {
 			text = a.s.cfg.Format(rest)
 		}
-		last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, text)
+		last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, text, Tag{})
 		if last == "" {
 			last = ts
 		}
@@ -181,13 +181,13 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 	head, tail := splitHead(reply, streamLimit)
 	if err := a.s.cfg.Messenger.UpdateCard(ctx, a.key, ts, Card{Text: head}); err != nil {
 		a.log.Warn("streamed message not replaced; posting the reply", "error", err)
-		last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, reply)
+		last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, reply, Tag{})
 		return last, true, err
 	}
 	if strings.TrimSpace(tail) == "" {
 		return ts, true, nil
 	}
-	last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, tail)
+	last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, tail, Tag{})
 	if last == "" {
 		last = ts
 	}

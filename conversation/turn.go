@@ -286,7 +286,7 @@ type turnMeta struct {
 // context, the user's message, the reply) and the updated state, marking the input done.
 // A reply that could not be posted is still saved, so nothing is lost.
 func (s *Service) reply(ctx context.Context, log *slog.Logger, in Input, cp *Checkpoint, msgs []Message, text string, usage Usage, meta json.RawMessage, update func(*State)) error {
-	ts, err := s.cfg.Messenger.PostReply(ctx, in.Key, text)
+	ts, err := s.cfg.Messenger.PostReply(ctx, in.Key, text, Tag{})
 	if err != nil {
 		log.Error("reply not posted; saving it in the checkpoint", "error", err)
 	}
@@ -333,7 +333,7 @@ func (s *Service) save(ctx context.Context, in Input, conv Conversation, msgs []
 
 // finish ends an input without a turn and returns cause (nil for a silent drop).
 func (s *Service) finish(ctx context.Context, in Input, status InputStatus, cause error) error {
-	if err := s.cfg.Store.Finish(ctx, in.ID, status); err != nil {
+	if err := s.cfg.Store.Finish(ctx, Lease{}, in.ID, status); err != nil {
 		return errors.Join(cause, fmt.Errorf("finish input: %w", err))
 	}
 	return cause
@@ -344,7 +344,7 @@ func (s *Service) finish(ctx context.Context, in Input, status InputStatus, caus
 func (s *Service) release(log *slog.Logger, id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := s.cfg.Store.Release(ctx, id); err != nil {
+	if err := s.cfg.Store.ReleaseClaim(ctx, id); err != nil {
 		log.Warn("claim not released; the input resumes when the claim expires", "error", err)
 	}
 }
@@ -396,7 +396,7 @@ func (p *progressCard) report(status string) {
 			Action: Action{Name: ActionStop, Channel: p.key.ChannelID, ThreadTS: p.key.ThreadTS, Arg: p.inputID}}}},
 	}}
 	if p.ts == "" {
-		ts, err := p.s.cfg.Messenger.PostCard(ctx, p.key, card)
+		ts, err := p.s.cfg.Messenger.PostCard(ctx, p.key, card, Tag{})
 		if err != nil {
 			p.log.Debug("progress message not posted", "error", err)
 			return

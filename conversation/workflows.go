@@ -48,7 +48,7 @@ func (s *Service) channelCommand(ctx context.Context, log *slog.Logger, in Input
 		return nil
 	}
 	defer func() {
-		if err := s.cfg.Store.Finish(context.WithoutCancel(ctx), in.ID, InputDone); err != nil {
+		if err := s.cfg.Store.Finish(context.WithoutCancel(ctx), Lease{}, in.ID, InputDone); err != nil {
 			log.Warn("channel command not marked done", "error", err)
 		}
 	}()
@@ -77,7 +77,7 @@ func (s *Service) channelCommand(ctx context.Context, log *slog.Logger, in Input
 		root, err := s.cfg.Messenger.PostCard(ctx, in.Key, Card{
 			Text:   def.Title,
 			Blocks: []Block{{Kind: BlockHeader, Text: def.Title}, {Kind: BlockContext, Text: "<@" + cmd.UserID + "> · `" + def.Name + "`"}},
-		})
+		}, Tag{})
 		if err != nil {
 			return fmt.Errorf("post the workflow's first message: %w", err)
 		}
