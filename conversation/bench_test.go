@@ -64,6 +64,9 @@ func BenchmarkPromptTokens500Turns(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		if err := svc.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
 		b.StartTimer()
 		for i := range 500 {
 			in := mention(key, fmt.Sprintf("100.%04d", i), fmt.Sprintf("Question %d: ", i)+strings.Repeat("words about the roadmap ", 9)[:180])

@@ -25,6 +25,7 @@ func (e errUsage) UserMessage() string { return e.msg }
 // depend on succeeded, so a failed step leaves the artifact as it was.
 type wfTurn struct {
 	s     *Service
+	r     *run
 	log   *slog.Logger
 	in    Input
 	key   Key
@@ -134,7 +135,7 @@ func (t *wfTurn) touch(id string) *ArtifactState {
 
 // post posts c in the thread and returns its ts ("" when posting failed; logged).
 func (t *wfTurn) post(ctx context.Context, c Card) string {
-	ts, err := t.s.cfg.Messenger.PostCard(ctx, t.key, c, Tag{})
+	ts, err := t.r.out.PostCard(ctx, c)
 	if err != nil {
 		t.log.Error("card not posted", "error", err)
 	}
@@ -506,7 +507,7 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 	if draft {
 		name = t.def.Name + "-draft.md"
 	}
-	if err := t.s.cfg.Messenger.Upload(ctx, t.key, File{Name: name, Title: t.def.Title, Content: []byte(report), Comment: comment}, Tag{}); err != nil {
+	if err := t.r.out.Upload(ctx, File{Name: name, Title: t.def.Title, Content: []byte(report), Comment: comment}); err != nil {
 		return fmt.Errorf("upload report: %w", err)
 	}
 	return nil
@@ -731,12 +732,17 @@ func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err er
 	return false, nil
 }
 
-// runWorkflow runs a workflow turn for in and saves it. It returns handled false for
-// a user message that is not for the workflow (the assistant answers it).
-func (s *Service) runWorkflow(ctx context.Context, log *slog.Logger, in Input, cp *Checkpoint, earlier []Message) (handled bool, err error) {
-	t := &wfTurn{s: s, log: log, in: in, key: in.Key, conv: cp.Conversation, hist: s.clipAll(dialogue(cp.Messages)), state: cloneState(cp.Conversation.State), lang: "en"}
+// runWorkflow runs a workflow turn for r's input and saves it. It returns handled
+// false for a user message that is not for the workflow (the assistant answers it).
+// The step runs on ctx; its reply and save are final writes, on a context that
+// neither a stop nor the turn's timeout cancelled. err is not nil when the input stays
+// pending (see Service.turn).
+func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earlier []Message) (handled bool, err error) {
+	in, log := r.in, r.log
+	t := &wfTurn{s: s, r: r, log: log, in: in, key: in.Key, conv: cp.Conversation, hist: s.clipAll(dialogue(cp.Messages)), state: cloneState(cp.Conversation.State), lang: "en"}
 	if err := t.bind(); err != nil {
-		return false, err
+		log.Error("workflow turn dropped", "error", err)
+		return true, s.finish(ctx, r, InputFailed)
 	}
 	var user Message
 	switch in.Kind {
@@ -774,18 +780,15 @@ func (s *Service) runWorkflow(ctx context.Context, log *slog.Logger, in Input, c
 			return false, nil
 		}
 	}
-	if ctx.Err() != nil && s.ctx.Err() == nil && in.Kind == KindPipeline {
-		// A pipeline stopped by a person, or at the end of its turn's time: what it
-		// finished is saved, with a context the stop did not cancel.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-	}
+	fctx, cancel := s.final(ctx)
+	defer cancel()
 	if err != nil {
 		var u errUsage
 		switch {
+		case errors.Is(err, ErrLeaseLost) || errors.Is(context.Cause(ctx), ErrLeaseLost):
+			return true, ErrLeaseLost
 		case s.ctx.Err() != nil:
-			return true, err
+			return true, err // shutting down: the input stays pending
 		case errors.As(err, &u):
 			t.reply = u.msg
 		default:
@@ -799,31 +802,30 @@ func (s *Service) runWorkflow(ctx context.Context, log *slog.Logger, in Input, c
 	}
 	msgs = append(msgs, t.appended...)
 	if t.reply != "" {
-		ts, perr := s.cfg.Messenger.PostReply(ctx, in.Key, t.reply, Tag{})
+		ts, perr := r.out.PostReply(fctx, t.reply, false, false)
+		if errors.Is(perr, ErrLeaseLost) {
+			return true, perr
+		}
 		if perr != nil {
 			log.Error("reply not posted", "error", perr)
 		}
 		msgs = append(msgs, Message{Role: RoleAssistant, Text: t.reply, SlackTS: ts})
 	}
-	if err := s.saveState(ctx, in, t.conv, t.state, msgs, t.usage, t.enqueue); err != nil {
+	if err := s.saveState(fctx, r, t.conv, t.state, msgs, t.usage, t.enqueue); err != nil {
 		return true, err
-	}
-	for _, next := range t.enqueue {
-		if err := s.dispatch(next); err != nil {
-			log.Info("pipeline input left for the next start", LogKeyInput, next.ID, "error", err)
-		}
 	}
 	return true, nil
 }
 
 // saveState saves a workflow turn: its new state (no rebase: the turn was computed
 // from the version it loaded) and messages, marking the input done and enqueuing
-// enqueue.
-func (s *Service) saveState(ctx context.Context, in Input, conv Conversation, st State, msgs []Message, usage Usage, enqueue []Input) error {
+// enqueue (the pipeline's next part, which this worker begins next).
+func (s *Service) saveState(ctx context.Context, r *run, conv Conversation, st State, msgs []Message, usage Usage, enqueue []Input) error {
+	r.out.cleanup(ctx, r.log)
 	st.Turns++
 	st.PromptTokens += usage.PromptTokens
 	st.CompletionTokens += usage.CompletionTokens
-	if _, err := s.cfg.Store.Save(ctx, Turn{Key: in.Key, Version: conv.Version, State: st, Append: msgs, InputID: in.ID, Enqueue: enqueue}); err != nil {
+	if _, err := s.storeSave(ctx, r, Turn{Key: r.in.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.in.ID, Enqueue: enqueue}); err != nil {
 		return fmt.Errorf("save workflow turn: %w", err)
 	}
 	return nil

@@ -56,6 +56,10 @@ type Store interface {
 	// it). An input enqueued concurrently is either seen here or finds the lease free.
 	// Errors: ErrLeaseLost.
 	Release(ctx context.Context, l Lease) (bool, error)
+	// Abandon frees l whatever is pending, so that another worker takes the thread at
+	// once (its next Orphans finds it): a worker that shuts down hands its threads
+	// over. Errors: ErrLeaseLost.
+	Abandon(ctx context.Context, l Lease) error
 	// Renew extends every lease of owner that no other owner has taken, expired ones
 	// included, until ttl from now, and returns their states. A lease of owner missing
 	// from the result was taken over.

@@ -251,7 +251,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		t.pipeline = false
 		return t.advance(ctx)
 	}
-	t.s.running.allowRunStop(t.key, runStopPrefix+ws.Pipeline.ID)
+	t.s.allowRunStop(t.key, runStopPrefix+ws.Pipeline.ID)
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	inFlight := flight{}
@@ -263,7 +263,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 				break
 			}
 		}
-		giveWay := t.s.queued(t.key) || t.s.cfg.Now().After(budget)
+		giveWay := t.s.waiting(t.key) || t.s.cfg.Now().After(budget)
 		if ctx.Err() == nil && !giveWay {
 			for _, job := range t.jobs(inFlight) {
 				inFlight[itemKey{job.artifact, job.index}] = true
@@ -727,11 +727,12 @@ func (t *wfTurn) showProgress(ctx context.Context, force bool) {
 // checkpoint saves the turn so far without finishing its input: what the pipeline
 // finished survives a crash. The turn's messages and usage go with it.
 func (t *wfTurn) checkpoint(ctx context.Context) error {
-	ctx = context.WithoutCancel(ctx)
+	ctx, cancel := t.s.final(ctx)
+	defer cancel()
 	st := t.state
 	st.PromptTokens += t.usage.PromptTokens
 	st.CompletionTokens += t.usage.CompletionTokens
-	saved, err := t.s.cfg.Store.Save(ctx, Turn{Key: t.key, Version: t.conv.Version, State: st, Append: t.appended})
+	saved, err := t.s.storeSave(ctx, t.r, Turn{Key: t.key, Version: t.conv.Version, State: st, Append: t.appended})
 	if err != nil {
 		return fmt.Errorf("checkpoint pipeline: %w", err)
 	}
@@ -745,9 +746,12 @@ func (t *wfTurn) checkpoint(ctx context.Context) error {
 // it ran): its unfinished items wait for Continue.
 func (t *wfTurn) stopRun(ctx context.Context, id string) {
 	p := t.ws().Pipeline
-	if p == nil || p.ID != id || p.Stopped() {
+	switch {
+	case p == nil || p.ID != id:
 		t.ephemeral(ctx, tr(t.lang, "not_current"))
 		return
+	case p.Stopped():
+		return // stopped already (in its turn, on another replica)
 	}
 	p.StoppedBy = t.user
 	t.showProgress(ctx, true)

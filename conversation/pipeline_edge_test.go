@@ -248,11 +248,11 @@ func (a *evalAgent) Evaluate(ctx context.Context, r conversation.ArtifactRequest
 // ctxMessenger fails posts on a cancelled context, as the Slack client does.
 type ctxMessenger struct{ *fakeMessenger }
 
-func (m ctxMessenger) PostCard(ctx context.Context, k conversation.Key, c conversation.Card) (string, error) {
+func (m ctxMessenger) PostCard(ctx context.Context, k conversation.Key, c conversation.Card, tag conversation.Tag) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	return m.fakeMessenger.PostCard(ctx, k, c)
+	return m.fakeMessenger.PostCard(ctx, k, c, tag)
 }
 
 // Stop while a finished artifact is being evaluated: nothing is completed after a
@@ -298,7 +298,7 @@ func (s *failOnceStore) Save(ctx context.Context, turn conversation.Turn) (conve
 	}
 	<-s.mu
 	if fail {
-		return conversation.Saved{}, fmt.Errorf("db: connection reset")
+		return conversation.Saved{}, fmt.Errorf("db: connection reset: %w", conversation.ErrUnavailable)
 	}
 	return s.Store.Save(ctx, turn)
 }
@@ -339,10 +339,7 @@ func TestPipelineShutdownDuringNextStepResumes(t *testing.T) {
 	h.kill()
 
 	pa2 := newPipelineAgent()
-	h2 := newPipeline(t, st, pa2, 4)
-	if n, err := h2.svc.Resume(context.Background(), 0); err != nil || n != 1 {
-		t.Fatalf("Resume = %d, %v", n, err)
-	}
+	h2 := newPipeline(t, st, pa2, 4) // it takes the thread over as it starts
 	h2.wait()
 	if got := h2.artifact("final").Status; got != conversation.StatusGenerated {
 		t.Fatalf("final = %s after the restart; want generated", got)

@@ -370,10 +370,7 @@ func TestPipelineResumesAfterRestartWithoutRepeating(t *testing.T) {
 	}
 
 	pa2 := newPipelineAgent()
-	h2 := newPipeline(t, st, pa2, 2)
-	if n, err := h2.svc.Resume(context.Background(), 0); err != nil || n != 1 {
-		t.Fatalf("Resume = %d, %v; want the pipeline input", n, err)
-	}
+	h2 := newPipeline(t, st, pa2, 2) // it takes the thread over as it starts
 	h2.wait()
 	ws := h2.state()
 	if ws.Artifacts["sections"].Status != conversation.StatusApproved || ws.Artifacts["final"].Status != conversation.StatusGenerated {
@@ -509,21 +506,20 @@ func TestPipelineHaltsAfterRepeatedFailures(t *testing.T) {
 	h.startPipeline()
 	<-pa.started
 	h.kill()
-	pending, err := st.Pending(context.Background(), time.Now().Add(time.Minute), 10)
-	if err != nil || len(pending) != 1 || pending[0].Kind != conversation.KindPipeline {
-		t.Fatalf("pending = %+v, %v; want the pipeline input", pending, err)
-	}
-	for range 3 { // three more deaths
-		if _, ok, err := st.Claim(context.Background(), pending[0].ID, time.Now().Add(-time.Second)); err != nil || !ok {
+	for i := range 3 { // three more deaths: each worker began the input and died
+		ctx := context.Background()
+		l, _, ok, err := st.Acquire(ctx, key, fmt.Sprintf("dead%d", i), time.Nanosecond)
+		if err != nil || !ok {
 			t.Fatal(ok, err)
+		}
+		in, err := st.Begin(ctx, l)
+		if err != nil || in == nil || in.Kind != conversation.KindPipeline {
+			t.Fatalf("Begin = %+v, %v; want the pipeline input", in, err)
 		}
 	}
 
 	pa2 := newPipelineAgent()
-	h2 := newPipeline(t, st, pa2, 1)
-	if _, err := h2.svc.Resume(context.Background(), 0); err != nil {
-		t.Fatal(err)
-	}
+	h2 := newPipeline(t, st, pa2, 1) // it takes the thread over as it starts
 	h2.wait()
 	ws := h2.state()
 	if ws.Pipeline == nil || !strings.Contains(ws.Pipeline.Halted, "failed 3 times in a row") {
@@ -656,10 +652,7 @@ func TestPipelineResumedItemGoesOnWithItsNextTry(t *testing.T) {
 	h.kill()
 
 	pa2 := newPipelineAgent()
-	h2 := newPipeline(t, st, pa2, 4)
-	if _, err := h2.svc.Resume(context.Background(), 0); err != nil {
-		t.Fatal(err)
-	}
+	h2 := newPipeline(t, st, pa2, 4) // it takes the thread over as it starts
 	h2.wait()
 	beta := h2.state().Artifacts["research"].Items[1]
 	if beta.Status != conversation.ItemDone || beta.Attempts != 3 || len(beta.Failures) != 2 || !strings.Contains(beta.Text, "following try narrower queries") {

@@ -2,9 +2,11 @@ package conversation
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -53,8 +55,9 @@ type Config struct {
 	// fill three quarters of HistoryMessages, the older half is summarized.
 	HistoryTokens int
 
-	// MaxConcurrentTurns bounds the turns running at once across all threads
-	// (default 8). Inputs of one thread always run one at a time, in order.
+	// MaxConcurrentTurns bounds the turns running at once in this process, across
+	// threads (default DefaultMaxConcurrentTurns). Inputs of one thread always run one
+	// at a time, in order, across all replicas.
 	MaxConcurrentTurns int
 	// HistoryMessages is how many of the newest stored messages a turn loads into the
 	// prompt (default 40).
@@ -74,35 +77,65 @@ type Config struct {
 	// PipelineConcurrency bounds the items of one pipeline written at once, across its
 	// running auto artifacts (default 4; an artifact's concurrency may lower it).
 	PipelineConcurrency int
-	// MaxAttempts is how many times an input is tried (across restarts) before it is
-	// given up with a message to the user (default 3).
+	// MaxAttempts is how many times an input is tried (across restarts and
+	// replicas) before it is given up with a message to the user (default 3).
 	MaxAttempts int
+	// LeaseTTL is how long a thread's lease lives without renewal (default
+	// DefaultLeaseTTL): a dead replica's threads are taken over within it plus one
+	// sweep (LeaseTTL/5). Leases are renewed every LeaseTTL/10.
+	LeaseTTL time.Duration
+	// FinalTimeout bounds the final writes of a turn (its reply, cards and save, with
+	// store retries), which run on a context detached from the turn's (default
+	// DefaultFinalTimeout).
+	FinalTimeout time.Duration
+	// Spool, when set, keeps inputs on local disk while the Store is unavailable
+	// (docs/architecture.md, "Accepted means stored"); nil: Submit fails then, and
+	// the caller does not acknowledge the event.
+	Spool Spool
+	// Owner names this process in its leases (default: host name, process id and a
+	// random suffix, unique per start).
+	Owner string
 	// Now returns the current time (default time.Now).
 	Now func() time.Time
 }
 
-// Service runs conversations: it accepts inputs, deduplicates and persists them, queues
-// them per thread and runs one turn per input (DESIGN.md, "Data flow of one Slack
-// event", steps 2-5). Create it with NewService; it is safe for concurrent use.
-type Service struct {
-	cfg    Config
-	log    *slog.Logger
-	turns  *semaphore.Weighted
-	ctx    context.Context // parent of every turn; cancelled when Shutdown gives up waiting
-	cancel context.CancelFunc
-	wg     sync.WaitGroup // one per running thread worker
-	// running holds each thread's running turn, to stop it.
-	running runningTurns
+// DefaultMaxConcurrentTurns is the default of Config.MaxConcurrentTurns: turns wait
+// on the model and Slack most of their time, so a process runs many at once.
+const DefaultMaxConcurrentTurns = 100
 
-	// mu guards closed and threads.
-	mu     sync.Mutex
-	closed bool
-	// threads holds the queued inputs of every thread with work in progress; a thread
-	// is present exactly while its worker goroutine runs.
-	threads map[Key][]Input
+// Service runs conversations: it accepts inputs, deduplicates and persists them, and
+// runs one turn per input, each thread's inputs one at a time and in order across all
+// replicas sharing the store (docs/architecture.md, "Durable turns"). Create it with
+// NewService, call Start, and Shutdown at the end; it is safe for concurrent use.
+type Service struct {
+	cfg   Config
+	log   *slog.Logger
+	owner string
+	turns *semaphore.Weighted
+	// ctx is the parent of every turn; cancelled (with errClosing) when Shutdown
+	// gives up waiting.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	// bg runs the heartbeat, the sweep and the spool's drain; stopBG ends them.
+	bg     sync.WaitGroup
+	stopBG context.CancelFunc
+	wg     sync.WaitGroup // one per thread worker
+
+	// mu guards closed, threads and every thread's fields.
+	mu      sync.Mutex
+	closed  bool
+	started bool
+	threads map[Key]*thread
+
+	// spoolMu serializes the spool's hand-over: while spooling is set, inputs go to
+	// the spool, in order, and the drain moves them into the store.
+	spoolMu  sync.Mutex
+	spooling bool
+	draining bool
 }
 
-// NewService validates cfg, fills in defaults and returns a Service ready for Submit.
+// NewService validates cfg, fills in defaults and returns a Service; call Start
+// before Submit.
 func NewService(cfg Config) (*Service, error) {
 	switch {
 	case cfg.Store == nil:
@@ -122,7 +155,7 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Format == nil {
 		cfg.Format = func(s string) string { return s }
 	}
-	setDefault(&cfg.MaxConcurrentTurns, 8)
+	setDefault(&cfg.MaxConcurrentTurns, DefaultMaxConcurrentTurns)
 	setDefault(&cfg.HistoryMessages, 40)
 	setDefault(&cfg.ThreadContextMessages, 50)
 	setDefault(&cfg.MaxPromptChars, 16000)
@@ -130,21 +163,36 @@ func NewService(cfg Config) (*Service, error) {
 	setDefault(&cfg.MaxAttempts, 3)
 	setDefault(&cfg.PipelineConcurrency, 4)
 	setDefault(&cfg.HistoryTokens, 8000)
+	setDefault(&cfg.LeaseTTL, DefaultLeaseTTL)
+	setDefault(&cfg.FinalTimeout, DefaultFinalTimeout)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	if cfg.Owner == "" {
+		cfg.Owner = newOwner()
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
 	return &Service{
 		cfg:     cfg,
 		log:     cfg.Logger,
+		owner:   cfg.Owner,
 		turns:   semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
 		ctx:     ctx,
 		cancel:  cancel,
-		threads: make(map[Key][]Input),
+		stopBG:  func() {},
+		threads: make(map[Key]*thread),
 	}, nil
+}
+
+// newOwner returns a lease owner name unique to this start of this process.
+func newOwner() string {
+	host, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b)
 }
 
 func setDefault[T int | time.Duration](v *T, def T) {
@@ -153,12 +201,54 @@ func setDefault[T int | time.Duration](v *T, def T) {
 	}
 }
 
-// Submit accepts an input: it persists it (deduplicated by in.ID) and queues it behind
-// the inputs of the same thread. It returns false when the input was a duplicate or is
-// not for the bot (a thread reply, without a mention, in a thread the bot is not part
-// of). It does not wait for the turn. Errors: ErrClosed after Shutdown began; store
-// errors.
-func (s *Service) Submit(ctx context.Context, in Input) (bool, error) {
+// Start begins the background work: it takes over the threads with pending inputs
+// that no live worker holds (left by a crash, a shutdown or another replica that
+// died), then renews this process's leases every LeaseTTL/10, sweeps for such threads
+// every LeaseTTL/5, and moves spooled inputs into the store, until Shutdown. Errors:
+// the store's, from the first sweep.
+func (s *Service) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.started || s.closed {
+		s.mu.Unlock()
+		return errors.New("conversation: Start called twice or after Shutdown")
+	}
+	s.started = true
+	s.mu.Unlock()
+	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
+	s.stopBG = stop
+	n, err := s.takeOrphans(ctx)
+	if err != nil {
+		stop()
+		return err
+	}
+	if n > 0 {
+		s.log.Info("resuming threads with pending inputs", "threads", n)
+	}
+	s.bg.Add(2)
+	go func() { defer s.bg.Done(); s.heartbeat(bg) }()
+	go func() { defer s.bg.Done(); s.sweep(bg) }()
+	if s.cfg.Spool != nil {
+		if n, err := s.cfg.Spool.Len(ctx); err != nil {
+			s.log.Error("spool not read; its inputs wait for the next start", "error", err)
+		} else if n > 0 {
+			s.log.Warn("moving inputs spooled while the store was unavailable into it", "count", n)
+			s.spoolMu.Lock()
+			s.spooling = true
+			s.startDrainLocked(bg)
+			s.spoolMu.Unlock()
+		}
+	}
+	return nil
+}
+
+// Submit accepts an input: it stores it (deduplicated by in.ID), or spools it when the
+// store is unavailable, and starts work on its thread. It returns nil only once the
+// input is durably kept, so the caller may acknowledge it then; accepted is false when
+// the input was a duplicate or is not for the bot (a thread reply, without a mention,
+// in a thread the bot is not part of). It does not wait for the turn. ctx's deadline
+// bounds the store retries. Errors: ErrClosed after Shutdown began; the store's (and
+// the spool's) when the input could not be kept.
+func (s *Service) Submit(ctx context.Context, in Input) (accepted bool, err error) {
 	channelCommand := in.Kind == KindCommand && in.Key.ThreadTS == "" && in.Key.TeamID != "" && in.Key.ChannelID != ""
 	if in.ID == "" || (!in.Key.Valid() && !channelCommand) {
 		return false, fmt.Errorf("conversation: submit: input %q has no id or an incomplete key %q", in.ID, in.Key)
@@ -166,63 +256,95 @@ func (s *Service) Submit(ctx context.Context, in Input) (bool, error) {
 	if s.isClosed() {
 		return false, ErrClosed
 	}
+	in = storable(in)
 	if a := in.Action; in.Kind == KindAction && a != nil && a.Action.Name == ActionStop {
-		// A Stop click cannot wait behind the turn it stops: it acts at once. A
-		// pipeline between two of its turns is stopped in its turn, in order.
-		if stopped := s.running.stop(in.Key, a.Action.Arg, Stopped{By: a.UserID}); stopped || !strings.HasPrefix(a.Action.Arg, runStopPrefix) {
-			return stopped, nil
+		// A Stop click cannot wait behind the turn it stops: it acts at once, here or
+		// on the replica that runs the turn. A pipeline between two of its turns is
+		// stopped in its turn, in order.
+		if s.stopLocal(in.Key, a.Action.Arg, Stopped{By: a.UserID}) {
+			return true, nil
+		}
+		if err := s.cfg.Store.Signal(ctx, in.Key, StopRequest{Target: a.Action.Arg, By: a.UserID}); err != nil {
+			s.log.Warn("stop request not passed on", LogKeyThread, in.Key.String(), "error", err)
+		}
+		if !strings.HasPrefix(a.Action.Arg, runStopPrefix) {
+			return true, nil
 		}
 	}
-	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.busy(in.Key) {
-		ok, err := s.cfg.Store.Exists(ctx, in.Key)
-		if err != nil {
+	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.holds(in.Key) && !s.isSpooling() {
+		var ok bool
+		err := s.retryStore(ctx, "check the thread", func(ctx context.Context) error {
+			var err error
+			ok, err = s.cfg.Store.Exists(ctx, in.Key)
+			return err
+		})
+		switch {
+		case err != nil && errors.Is(err, ErrUnavailable) && s.cfg.Spool != nil:
+			// Spooled; the drain checks the thread when the store answers again.
+		case err != nil:
 			return false, fmt.Errorf("submit %s: %w", in.ID, err)
-		}
-		if !ok {
+		case !ok:
 			return false, nil
 		}
 	}
 	in.Status = InputPending
 	in.CreatedAt = s.cfg.Now().UTC()
-	inserted, err := s.cfg.Store.Enqueue(ctx, in)
-	if err != nil {
-		return false, fmt.Errorf("submit %s: %w", in.ID, err)
+	return s.accept(ctx, in)
+}
+
+// accept stores in, or spools it when the store is unavailable or inputs are spooled
+// already (they go into the store in order), and starts work on its thread.
+func (s *Service) accept(ctx context.Context, in Input) (bool, error) {
+	s.spoolMu.Lock()
+	spooling := s.spooling
+	s.spoolMu.Unlock()
+	if !spooling {
+		inserted, err := s.enqueue(ctx, in)
+		switch {
+		case err == nil:
+			if !inserted {
+				s.log.Debug("duplicate input dropped", LogKeyInput, in.ID, LogKeyEvent, in.EventID)
+				return false, nil
+			}
+			s.notify(in)
+			return true, nil
+		case s.cfg.Spool == nil || !errors.Is(err, ErrUnavailable) && ctx.Err() == nil:
+			return false, fmt.Errorf("submit %s: %w", in.ID, err)
+		}
+		s.log.Warn("store unavailable: input spooled to local disk", LogKeyInput, in.ID, "error", err)
 	}
-	if !inserted {
-		s.log.Debug("duplicate input dropped", LogKeyInput, in.ID, LogKeyEvent, in.EventID)
-		return false, nil
+	return s.spoolPut(in)
+}
+
+// enqueue stores in, retrying while the store is unavailable until ctx's deadline,
+// less the time a spool write takes.
+func (s *Service) enqueue(ctx context.Context, in Input) (bool, error) {
+	if d, ok := ctx.Deadline(); ok && s.cfg.Spool != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-spoolReserve))
+		defer cancel()
 	}
-	if m := in.Message; m != nil && s.running.stop(in.Key, "", Stopped{By: m.UserID, NewMessage: true}) {
+	var inserted bool
+	err := s.retryStore(ctx, "store an input", func(ctx context.Context) error {
+		var err error
+		inserted, err = s.cfg.Store.Enqueue(ctx, in)
+		return err
+	})
+	return inserted, err
+}
+
+// notify tells this process's worker of in's thread that in was stored: a newer
+// person's message stops the turn running there, and a worker starts if none runs.
+func (s *Service) notify(in Input) {
+	if m := in.Message; m != nil && s.stopLocal(in.Key, "", Stopped{By: m.UserID, NewMessage: true}) {
 		s.log.Info("a newer message stopped the running turn", LogKeyThread, in.Key.String(), LogKeyInput, in.ID)
 	}
-	return true, s.dispatch(in)
+	s.kick(in.Key)
 }
 
-// Resume queues the inputs that were accepted but never finished and are not being
-// worked on (unclaimed, or their claim expired): those left by a crash or a shutdown
-// that gave up waiting, here or on another replica. Only inputs older than olderThan
-// are taken, so a periodic sweep leaves alone the inputs that are merely queued behind
-// others on a live replica. Call it at start-up with olderThan 0, before taking new
-// events, and then periodically (see Sweep). An input queued twice runs once: a turn
-// first claims its input (Store.Claim). It returns how many inputs were queued.
-func (s *Service) Resume(ctx context.Context, olderThan time.Duration) (int, error) {
-	pending, err := s.cfg.Store.Pending(ctx, s.cfg.Now().Add(-olderThan), 1000)
-	if err != nil {
-		return 0, fmt.Errorf("resume: %w", err)
-	}
-	for _, in := range pending {
-		if err := s.dispatch(in); err != nil {
-			return 0, err
-		}
-	}
-	if len(pending) > 0 {
-		s.log.Info("resumed pending inputs", "count", len(pending))
-	}
-	return len(pending), nil
-}
-
-// Wait blocks until no input is queued or running in this process, or ctx ends (its
-// error is returned then). An input submitted before Wait is called is waited for.
+// Wait blocks until this process holds no thread and has nothing spooled (every
+// input it took is finished), or ctx ends (its error is returned then). An input
+// submitted before Wait is called is waited for.
 func (s *Service) Wait(ctx context.Context) error {
 	t := time.NewTicker(5 * time.Millisecond)
 	defer t.Stop()
@@ -230,7 +352,7 @@ func (s *Service) Wait(ctx context.Context) error {
 		s.mu.Lock()
 		idle := len(s.threads) == 0
 		s.mu.Unlock()
-		if idle {
+		if idle && !s.isSpooling() {
 			return nil
 		}
 		select {
@@ -241,28 +363,12 @@ func (s *Service) Wait(ctx context.Context) error {
 	}
 }
 
-// Sweep calls Resume(ctx, olderThan) every interval until ctx ends, so that inputs a
-// crashed replica had accepted are answered by the replicas still running. Errors are
-// logged.
-func (s *Service) Sweep(ctx context.Context, interval, olderThan time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if _, err := s.Resume(ctx, olderThan); err != nil && ctx.Err() == nil && !errors.Is(err, ErrClosed) {
-				s.log.Error("sweep for abandoned inputs", "error", err)
-			}
-		}
-	}
-}
-
-// Shutdown stops taking inputs and waits for queued and running turns to finish. When
-// ctx ends first, it cancels the running turns (they stop at their next safe point,
-// leaving their inputs pending for Resume) and waits up to cancelGrace more for them
-// to return. Queued inputs that did not start stay pending too.
+// Shutdown stops taking inputs and waits for the running turns, and the inputs queued
+// behind them in this process, to finish. When ctx ends first, it cancels the running
+// turns (they stop at their next safe point, leaving their inputs pending) and waits up
+// to cancelGrace more for them to return. The threads it still holds then are handed
+// over (Store.Abandon): another replica, or this one after a restart, takes them at
+// once.
 func (s *Service) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
@@ -270,18 +376,48 @@ func (s *Service) Shutdown(ctx context.Context) error {
 
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
+	defer func() {
+		s.handOver()
+		s.stopBG()
+		s.bg.Wait()
+	}()
 	select {
 	case <-done:
-		s.cancel()
+		s.cancel(errClosing)
 		return nil
 	case <-ctx.Done():
 	}
-	s.cancel()
+	s.cancel(errClosing)
 	select {
 	case <-done:
 		return fmt.Errorf("conversation: shutdown: turns cancelled: %w", ctx.Err())
 	case <-time.After(cancelGrace):
 		return fmt.Errorf("conversation: shutdown: turns did not stop within %s of being cancelled: %w", cancelGrace, ctx.Err())
+	}
+}
+
+// handOver frees the leases this process still holds, so that other workers take
+// their threads at once; a turn of this process that has not returned yet can no
+// longer write (its thread is marked lost first).
+func (s *Service) handOver() {
+	s.mu.Lock()
+	var leases []Lease
+	for _, t := range s.threads {
+		if t.lease.Held() && !t.lost {
+			t.lost = true
+			leases = append(leases, t.lease)
+		}
+	}
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, l := range leases {
+		if err := s.cfg.Store.Abandon(ctx, l); err != nil && !errors.Is(err, ErrLeaseLost) {
+			s.log.Warn("thread not handed over; it is taken over when its lease expires", LogKeyThread, l.Key.String(), "error", err)
+		}
+	}
+	if len(leases) > 0 {
+		s.log.Info("threads with pending inputs handed over", "threads", len(leases))
 	}
 }
 
@@ -294,78 +430,29 @@ func (s *Service) isClosed() bool {
 	return s.closed
 }
 
-// busy reports whether key has queued or running inputs in this process.
-func (s *Service) busy(key Key) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.threads[key]
-	return ok
-}
-
-// queued reports whether inputs of key wait behind its running turn in this process.
-func (s *Service) queued(key Key) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.threads[key]) > 0
-}
-
-// dispatch appends in to its thread's queue, starting the thread's worker if idle.
-func (s *Service) dispatch(in Input) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return ErrClosed
-	}
-	queue, running := s.threads[in.Key]
-	s.threads[in.Key] = append(queue, in)
-	if !running {
-		s.wg.Add(1)
-		go s.work(in.Key)
-	}
-	return nil
-}
-
-// work runs the inputs of one thread in order until its queue is empty.
-func (s *Service) work(key Key) {
-	defer s.wg.Done()
-	for {
-		s.mu.Lock()
-		queue := s.threads[key]
-		if len(queue) == 0 || s.ctx.Err() != nil {
-			delete(s.threads, key)
-			s.mu.Unlock()
-			return
-		}
-		in := queue[0]
-		s.threads[key] = queue[1:]
-		s.mu.Unlock()
-
-		if err := s.turns.Acquire(s.ctx, 1); err != nil {
-			continue // shutting down: the input stays pending in the store
-		}
-		s.runInput(in)
-		s.turns.Release(1)
-	}
-}
-
-// runInput runs the turn of one input, bounded by TurnTimeout, and logs its failure
-// (the user has been told by then).
-func (s *Service) runInput(in Input) {
+// runInput runs the turn of in under t's lease, bounded by TurnTimeout, and logs how
+// it ended. It returns the turn's error when the input stays pending.
+func (s *Service) runInput(t *thread, in Input) error {
 	log := s.log.With(LogKeyThread, in.Key.String(), LogKeyInput, in.ID)
 	stoppable, stop := context.WithCancelCause(s.ctx)
 	defer stop(nil)
 	ctx, cancel := context.WithTimeout(stoppable, s.cfg.TurnTimeout)
 	defer cancel()
-	s.running.start(in.Key, in.ID, stop)
-	defer s.running.end(in.Key)
+	s.startRun(t, in, stop)
+	defer s.endRun(t)
+	r := &run{in: in, lease: s.leaseOf(t), log: log, th: t}
+	r.out = s.newOutbox(ctx, r)
 	start := s.cfg.Now()
-	err := s.turn(ctx, log, in)
+	err := s.turn(ctx, r)
 	switch {
 	case err == nil:
-		log.Info("turn finished", "duration", s.cfg.Now().Sub(start))
+		log.Info("turn finished", "duration", s.cfg.Now().Sub(start), "attempt", in.Attempts)
+	case errors.Is(err, ErrLeaseLost):
+		log.Warn("turn abandoned: its lease was lost; the new holder runs the input", "error", err)
 	case s.ctx.Err() != nil:
 		log.Warn("turn cancelled by shutdown; input stays pending", "error", err)
 	default:
-		log.Error("turn failed", "error", err)
+		log.Error("turn failed; input stays pending", "error", err)
 	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,7 +16,9 @@ import (
 	"github.com/threadwright/threadwright/store/sqlite"
 )
 
-// fakeMessenger records replies and statuses; thread history is scripted.
+// fakeMessenger records replies and statuses; thread history is scripted. It keeps
+// the bot's messages with their tags, as Slack keeps metadata, so that Posted finds
+// what a turn posted and Tag.Replace edits it.
 type fakeMessenger struct {
 	mu       sync.Mutex
 	replies  map[conversation.Key][]string
@@ -25,21 +28,63 @@ type fakeMessenger struct {
 	posted   chan string
 	// updates, when set, reports UpdateCard calls on posted too.
 	updates bool
+	// msgs are the bot's messages per thread, oldest first; n numbers them.
+	msgs map[conversation.Key][]*fakeMsg
+	n    int
+}
+
+type fakeMsg struct {
+	ts, text string
+	tag      conversation.Tag
+	file     string
 }
 
 func newMessenger() *fakeMessenger {
-	return &fakeMessenger{replies: map[conversation.Key][]string{}, posted: make(chan string, 100)}
+	return &fakeMessenger{replies: map[conversation.Key][]string{}, msgs: map[conversation.Key][]*fakeMsg{}, posted: make(chan string, 100)}
 }
 
-func (m *fakeMessenger) PostReply(_ context.Context, key conversation.Key, text string) (string, error) {
+// put posts text (or replaces tag.Replace with it) and returns its ts; mu is held.
+func (m *fakeMessenger) put(key conversation.Key, text string, tag conversation.Tag, file string) string {
+	tag.Replace = nil
+	m.n++
+	ts := fmt.Sprintf("99.%06d", m.n)
+	m.msgs[key] = append(m.msgs[key], &fakeMsg{ts: ts, text: text, tag: tag, file: file})
+	m.replies[key] = append(m.replies[key], text)
+	return ts
+}
+
+// replace edits the messages of replace into text and deletes the extra ones; mu is
+// held. It returns the ts edited.
+func (m *fakeMessenger) replace(key conversation.Key, text string, tag conversation.Tag) string {
+	first := tag.Replace[0]
+	var keep []*fakeMsg
+	for _, msg := range m.msgs[key] {
+		switch {
+		case msg.ts == first:
+			msg.text, msg.tag = text, conversation.Tag{InputID: tag.InputID, N: tag.N, Answer: tag.Answer, Final: tag.Final}
+			keep = append(keep, msg)
+		case slices.Contains(tag.Replace[1:], msg.ts):
+		default:
+			keep = append(keep, msg)
+		}
+	}
+	m.msgs[key] = keep
+	return first
+}
+
+func (m *fakeMessenger) PostReply(_ context.Context, key conversation.Key, text string, tag conversation.Tag) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	defer func() { m.posted <- text }()
 	if m.failPost != nil {
+		m.posted <- text
 		return "", m.failPost
 	}
-	m.replies[key] = append(m.replies[key], text)
-	return fmt.Sprintf("99.%d", len(m.replies[key])), nil
+	if len(tag.Replace) > 0 {
+		m.posted <- "(replaced) " + text
+		return m.replace(key, text, tag), nil
+	}
+	m.posted <- text
+	return m.put(key, text, tag, ""), nil
 }
 
 func (m *fakeMessenger) SetStatus(_ context.Context, _ conversation.Key, status string) error {
@@ -55,14 +100,29 @@ func (m *fakeMessenger) ThreadHistory(context.Context, conversation.Key, string,
 	return append([]conversation.Message(nil), m.history...), nil
 }
 
-func (m *fakeMessenger) PostCard(_ context.Context, key conversation.Key, c conversation.Card) (string, error) {
-	return m.PostReply(context.Background(), key, c.Text)
+func (m *fakeMessenger) PostCard(ctx context.Context, key conversation.Key, c conversation.Card, tag conversation.Tag) (string, error) {
+	return m.PostReply(ctx, key, c.Text, tag)
 }
 
-func (m *fakeMessenger) UpdateCard(_ context.Context, _ conversation.Key, ts string, c conversation.Card) error {
+func (m *fakeMessenger) UpdateCard(_ context.Context, key conversation.Key, ts string, c conversation.Card) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, msg := range m.msgs[key] {
+		if msg.ts == ts {
+			msg.text = c.Text
+		}
+	}
 	if m.updates {
 		m.posted <- "(update " + ts + ") " + c.Text
 	}
+	return nil
+}
+
+func (m *fakeMessenger) Delete(_ context.Context, key conversation.Key, ts string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.msgs[key] = slices.DeleteFunc(m.msgs[key], func(msg *fakeMsg) bool { return msg.ts == ts })
+	m.posted <- "(deleted " + ts + ")"
 	return nil
 }
 
@@ -76,12 +136,44 @@ func (m *fakeMessenger) PostEphemeralCard(_ context.Context, _ conversation.Key,
 	return nil
 }
 
-func (m *fakeMessenger) Upload(_ context.Context, _ conversation.Key, f conversation.File) error {
+func (m *fakeMessenger) Upload(_ context.Context, key conversation.Key, f conversation.File, tag conversation.Tag) error {
+	if len(tag.Replace) > 0 {
+		m.posted <- "(file kept) " + f.Name
+		return nil
+	}
+	m.mu.Lock()
+	m.put(key, f.Comment, conversation.Tag{}, f.Name)
+	m.mu.Unlock()
 	m.posted <- "(file) " + f.Name
 	return nil
 }
 
 func (m *fakeMessenger) UserLocale(context.Context, string) (string, error) { return "en-US", nil }
+
+// Posted returns the thread's messages tagged with inputID, and its untagged ones
+// newer than after.
+func (m *fakeMessenger) Posted(_ context.Context, key conversation.Key, inputID, after string) ([]conversation.Posted, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []conversation.Posted
+	for _, msg := range m.msgs[key] {
+		if msg.tag.InputID == inputID || msg.tag.InputID == "" && msg.ts > after {
+			out = append(out, conversation.Posted{TS: msg.ts, Tag: msg.tag, Of: 1, Text: msg.text, File: msg.file})
+		}
+	}
+	return out, nil
+}
+
+// thread returns the texts of the bot's messages in the thread of key, oldest first.
+func (m *fakeMessenger) thread(key conversation.Key) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, msg := range m.msgs[key] {
+		out = append(out, msg.text)
+	}
+	return out
+}
 
 func (m *fakeMessenger) wait(t *testing.T) string {
 	t.Helper()
@@ -144,8 +236,14 @@ func newService(t testing.TB, cfg conversation.Config) *conversation.Service {
 	if cfg.Synthesizer == nil {
 		cfg.Synthesizer = plainSynth{}
 	}
+	if cfg.LeaseTTL == 0 {
+		cfg.LeaseTTL = testLeaseTTL
+	}
 	svc, err := conversation.NewService(cfg)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -155,6 +253,11 @@ func newService(t testing.TB, cfg conversation.Config) *conversation.Service {
 	})
 	return svc
 }
+
+// testLeaseTTL is the lease TTL of the tests' services: short, so that a thread a
+// stopped service held is taken over quickly, yet long against a loaded machine's
+// scheduling delays (leases are renewed every tenth of it).
+const testLeaseTTL = 2 * time.Second
 
 var key = conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "100.0"}
 
@@ -219,9 +322,12 @@ func TestServiceIgnoresThreadsItIsNotPartOf(t *testing.T) {
 	if submit(t, svc, reply(key, "100.5", "chatter")) {
 		t.Fatal("a reply in a thread the bot is not part of was accepted")
 	}
-	pending, err := st.Pending(context.Background(), time.Now().Add(time.Hour), 10)
-	if err != nil || len(pending) != 0 {
-		t.Fatalf("pending = %v, %v; want nothing stored", pending, err)
+	orphans, err := st.Orphans(context.Background(), 10)
+	if err != nil || len(orphans) != 0 {
+		t.Fatalf("threads with pending inputs = %v, %v; want nothing stored", orphans, err)
+	}
+	if ok, err := st.Exists(context.Background(), key); ok || err != nil {
+		t.Fatalf("Exists = %v, %v; want false", ok, err)
 	}
 }
 
@@ -398,7 +504,8 @@ func TestServiceClipsHugeMessagesInThePromptOnly(t *testing.T) {
 }
 
 // TestServiceShutdownLeavesPendingForResume cancels a turn stuck in the model at
-// shutdown and checks that a new service on the same store answers it.
+// shutdown and checks that a new service on the same store answers it once the
+// stopped one's lease has expired.
 func TestServiceShutdownLeavesPendingForResume(t *testing.T) {
 	dir := t.TempDir()
 	st := openStore(t, dir)
@@ -409,8 +516,11 @@ func TestServiceShutdownLeavesPendingForResume(t *testing.T) {
 		return conversation.Findings{}, ctx.Err()
 	})
 	msgr := newMessenger()
-	svc, err := conversation.NewService(conversation.Config{Store: st, Messenger: msgr, Executor: stuck, Synthesizer: plainSynth{}})
+	svc, err := conversation.NewService(conversation.Config{Store: st, Messenger: msgr, Executor: stuck, Synthesizer: plainSynth{}, LeaseTTL: testLeaseTTL})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	submit(t, svc, mention(key, "100.0", "slow one"))
@@ -434,11 +544,7 @@ func TestServiceShutdownLeavesPendingForResume(t *testing.T) {
 	}
 
 	exec := &echo{}
-	svc2 := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec})
-	n, err := svc2.Resume(context.Background(), 0)
-	if err != nil || n != 1 {
-		t.Fatalf("resume: %d, %v", n, err)
-	}
+	newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec})
 	if got := msgr.wait(t); got != "re: slow one" {
 		t.Fatalf("resumed reply %q", got)
 	}
@@ -460,74 +566,123 @@ func waitSaved(t *testing.T, st conversation.Store, k conversation.Key, n int) *
 	}
 }
 
-// TestServiceTwoReplicasAnswerOnce runs two services on one store, as two replicas: an
-// input queued on A behind a busy turn is resumed by B at its start-up, and when A
-// reaches it, A finds it answered and does not answer again.
-func TestServiceTwoReplicasAnswerOnce(t *testing.T) {
+// TestServiceTwoReplicasOneThread runs two services on one store, as two replicas,
+// and hands a thread's inputs to both: a follow-up that B receives while A runs the
+// thread's turn waits for that turn (B does not run it beside A) and is answered after
+// it, by A, with the first turn in its history; B answers nothing.
+func TestServiceTwoReplicasOneThread(t *testing.T) {
 	st := openStore(t, t.TempDir())
-	msgr := newMessenger()
+	msgrA, msgrB := newMessenger(), newMessenger()
 	release := make(chan struct{})
-	var blocked atomic.Bool
-	slowFirst := executorFunc(func(ctx context.Context, p conversation.Prompt) (conversation.Findings, error) {
-		if p.Text == "busy" && blocked.CompareAndSwap(false, true) {
-			select {
-			case <-release:
-			case <-ctx.Done():
-				return conversation.Findings{}, ctx.Err()
+	var running, overlap atomic.Int32
+	var mu sync.Mutex
+	var prompts []conversation.Prompt
+	exec := func(name string) executorFunc {
+		return func(ctx context.Context, p conversation.Prompt) (conversation.Findings, error) {
+			if running.Add(1) > 1 {
+				overlap.Add(1)
 			}
+			defer running.Add(-1)
+			mu.Lock()
+			prompts = append(prompts, p)
+			mu.Unlock()
+			if p.Text == "first" {
+				<-release
+			}
+			return conversation.Findings{Answer: name + ": " + p.Text}, nil
 		}
-		return conversation.Findings{Answer: "A: " + p.Text}, nil
-	})
-	a := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: slowFirst, MaxConcurrentTurns: 1})
-	submit(t, a, mention(key, "100.0", "busy"))
-	for !blocked.Load() { // A holds "busy" (claimed) before B starts
-		time.Sleep(time.Millisecond)
 	}
-	other := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "300.0"}
-	submit(t, a, mention(other, "300.0", "queued"))
-
-	b := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}})
-	if n, err := b.Resume(context.Background(), 0); err != nil || n != 1 {
-		t.Fatalf("B resumed %d inputs (%v), want the 1 unclaimed one", n, err)
-	}
-	if got := msgr.wait(t); got != "re: queued" {
-		t.Fatalf("B answered %q", got)
+	a := newService(t, conversation.Config{Store: st, Messenger: msgrA, Executor: exec("A"), Owner: "A"})
+	b := newService(t, conversation.Config{Store: st, Messenger: msgrB, Executor: exec("B"), Owner: "B"})
+	submit(t, a, mention(key, "100.0", "first"))
+	waitUntil(t, "A runs the first turn", func() bool { return running.Load() == 1 })
+	// The thread's first turn is not saved yet: B accepts the follow-up all the same.
+	if !submit(t, b, reply(key, "100.1", "second")) {
+		t.Fatal("B refused a follow-up in a thread whose first turn runs on A")
 	}
 	close(release)
-	if got := msgr.wait(t); got != "A: busy" {
+	if got := msgrA.wait(t); got != "A: first" {
 		t.Fatalf("A answered %q", got)
 	}
+	if got := msgrA.wait(t); got != "A: second" {
+		t.Fatalf("A answered %q next", got)
+	}
 	settleService(t, a)
-	if n := len(msgr.replies[other]); n != 1 {
-		t.Fatalf("the queued input got %d answers", n)
+	settleService(t, b)
+	if overlap.Load() != 0 {
+		t.Fatal("two turns of one thread ran at once")
+	}
+	if n := len(msgrB.thread(key)); n != 0 {
+		t.Fatalf("B posted %d messages", n)
+	}
+	last := prompts[len(prompts)-1]
+	if len(last.History) != 2 || last.History[1].Text != "A: first" {
+		t.Fatalf("the follow-up's history %+v lacks the first turn", last.History)
 	}
 }
 
-// TestServiceResumesExpiredClaims: an input whose claim expired (its worker crashed)
-// is resumed; one under a live claim is not.
-func TestServiceResumesExpiredClaims(t *testing.T) {
+// TestServiceNewMessageOnAnotherReplicaStops: a newer message that replica B receives
+// stops the turn replica A runs for the thread (through the lease, at A's next
+// renewal), and A answers it next.
+func TestServiceNewMessageOnAnotherReplicaStops(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	msgrA := newMessenger()
+	execA := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
+	a := newService(t, conversation.Config{Store: st, Messenger: msgrA, Executor: execA, Owner: "A"})
+	b := newService(t, conversation.Config{Store: st, Messenger: newMessenger(), Executor: &echo{}, Owner: "B"})
+	submit(t, a, mention(key, "100.0", "first"))
+	<-execA.started
+	msgrA.wait(t) // progress message
+	submit(t, b, reply(key, "100.1", "actually, second"))
+	if got := msgrA.wait(t); !strings.HasPrefix(got, "Stopped: a newer message arrived") {
+		t.Fatalf("A replied %q", got)
+	}
+	if got := <-execA.started; got != "actually, second" {
+		t.Fatalf("A's next turn ran %q", got)
+	}
+	close(execA.release)
+}
+
+// TestServiceTakesOverExpiredLeases: a thread whose lease expired (its worker died) is
+// taken over and answered; a thread under a live lease of another worker is not.
+func TestServiceTakesOverExpiredLeases(t *testing.T) {
 	st := openStore(t, t.TempDir())
 	ctx := context.Background()
-	crashed, live := mention(key, "100.0", "orphaned"), mention(conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "400.0"}, "400.0", "in progress")
+	liveKey := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "400.0"}
+	crashed, live := mention(key, "100.0", "orphaned"), mention(liveKey, "400.0", "in progress")
 	for _, in := range []conversation.Input{crashed, live} {
-		in.Status = conversation.InputPending
 		if _, err := st.Enqueue(ctx, in); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, ok, err := st.Claim(ctx, crashed.ID, time.Now().Add(-time.Second)); err != nil || !ok {
-		t.Fatalf("claim: %v %v", ok, err)
+	if _, _, ok, err := st.Acquire(ctx, key, "dead", time.Nanosecond); err != nil || !ok {
+		t.Fatalf("acquire: %v %v", ok, err)
 	}
-	if _, ok, err := st.Claim(ctx, live.ID, time.Now().Add(time.Hour)); err != nil || !ok {
-		t.Fatalf("claim: %v %v", ok, err)
+	if _, _, ok, err := st.Acquire(ctx, liveKey, "alive", time.Hour); err != nil || !ok {
+		t.Fatalf("acquire: %v %v", ok, err)
 	}
 	msgr := newMessenger()
 	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}})
-	if n, err := svc.Resume(ctx, 0); err != nil || n != 1 {
-		t.Fatalf("resumed %d (%v), want 1", n, err)
-	}
 	if got := msgr.wait(t); got != "re: orphaned" {
 		t.Fatalf("reply %q", got)
+	}
+	if err := svc.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(msgr.thread(liveKey)); n != 0 {
+		t.Fatalf("the thread under a live lease got %d answers", n)
+	}
+}
+
+// waitUntil waits for cond, polling.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -33,6 +33,7 @@ type answerStream struct {
 	log    *slog.Logger
 	ctx    context.Context // the turn's, without its cancellation
 	sm     StreamingMessenger
+	out    *outbox
 	key    Key
 	userID string
 
@@ -47,12 +48,12 @@ type answerStream struct {
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
-func (s *Service) newAnswerStream(ctx context.Context, log *slog.Logger, key Key, userID string) *answerStream {
+func (s *Service) newAnswerStream(ctx context.Context, r *run, userID string) *answerStream {
 	sm, ok := s.cfg.Messenger.(StreamingMessenger)
 	if !ok || s.cfg.NoStreaming {
 		return nil
 	}
-	return &answerStream{s: s, log: log, ctx: context.WithoutCancel(ctx), sm: sm, key: key, userID: userID}
+	return &answerStream{s: s, log: r.log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.out, key: r.in.Key, userID: userID}
 }
 
 // Write implements TextSink.
@@ -65,7 +66,7 @@ func (a *answerStream) Write(delta string) {
 	a.buf.WriteString(delta)
 	if a.st == nil {
 		ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
-		st, err := a.sm.StartStream(ctx, a.key, a.userID, Tag{})
+		st, err := a.out.StartStream(ctx, a.sm, a.userID)
 		cancel()
 		if err != nil {
 			a.log.Info("answer not streamed; it will be posted when done", "error", err)
@@ -116,20 +117,21 @@ func (a *answerStream) flushLocked() {
 }
 
 // stop ends the stream, if one was started, without adding the buffered text, and
-// returns its ts ("" when none was started).
-func (a *answerStream) stop() string {
+// returns its ts ("" when none was started). final says whether the streamed text
+// completes the turn's answer (Tag.Final).
+func (a *answerStream) stop(final bool) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.stopLocked()
+	return a.stopLocked(final)
 }
 
-func (a *answerStream) stopLocked() string {
+func (a *answerStream) stopLocked(final bool) string {
 	if a.st == nil {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
 	defer cancel()
-	ts, err := a.st.Stop(ctx, true)
+	ts, err := a.st.Stop(ctx, final)
 	if err != nil {
 		a.log.Warn("answer stream not stopped", "error", err)
 	}
@@ -158,12 +160,18 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 		match = !a.failed && strings.HasPrefix(answer, a.sent.String())
 	}
 	sent := a.sent.String()
-	ts = a.stopLocked()
+	// Whether the stream completes the reply decides its tag, set as it stops.
+	var rest, head, tail string
+	if match && sent != "" {
+		rest = answer[len(sent):]
+	} else {
+		head, tail = splitHead(reply, streamLimit)
+	}
+	ts = a.stopLocked(match && sent != "" && strings.TrimSpace(rest) == "" || !(match && sent != "") && strings.TrimSpace(tail) == "")
 	if ts == "" {
 		return "", false, nil
 	}
 	if match && sent != "" {
-		rest := answer[len(sent):]
 		if strings.TrimSpace(rest) == "" {
 			return ts, true, nil
 		}
@@ -171,23 +179,22 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 		if a.s.cfg.Format != nil {
 			text = a.s.cfg.Format(rest)
 		}
-		last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, text, Tag{})
+		last, err := a.out.PostReply(ctx, text, true, true)
 		if last == "" {
 			last = ts
 		}
 		return last, true, err
 	}
 	// Replace what was streamed with the reply.
-	head, tail := splitHead(reply, streamLimit)
 	if err := a.s.cfg.Messenger.UpdateCard(ctx, a.key, ts, Card{Text: head}); err != nil {
 		a.log.Warn("streamed message not replaced; posting the reply", "error", err)
-		last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, reply, Tag{})
+		last, err := a.out.PostReply(ctx, reply, true, true)
 		return last, true, err
 	}
 	if strings.TrimSpace(tail) == "" {
 		return ts, true, nil
 	}
-	last, err := a.s.cfg.Messenger.PostReply(ctx, a.key, tail, Tag{})
+	last, err := a.out.PostReply(ctx, tail, true, true)
 	if last == "" {
 		last = ts
 	}

@@ -28,7 +28,7 @@ func newStreamingMessenger() *streamingMessenger {
 	return &streamingMessenger{fakeMessenger: newMessenger(), stopped: make(chan string, 10)}
 }
 
-func (m *streamingMessenger) StartStream(_ context.Context, _ conversation.Key, userID string) (conversation.Stream, error) {
+func (m *streamingMessenger) StartStream(_ context.Context, _ conversation.Key, userID string, _ conversation.Tag) (conversation.Stream, error) {
 	m.smu.Lock()
 	defer m.smu.Unlock()
 	m.starts++
@@ -64,7 +64,7 @@ func (s *fakeStream) Append(_ context.Context, markdown string) error {
 	return nil
 }
 
-func (s *fakeStream) Stop(context.Context) (string, error) {
+func (s *fakeStream) Stop(context.Context, bool) (string, error) {
 	s.m.stopped <- s.text.String()
 	return "77.1", nil
 }

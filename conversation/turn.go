@@ -18,62 +18,63 @@ const (
 	StatusThinking = "is thinking…"
 )
 
-// claimGrace is added to TurnTimeout for an input's claim, so that a claim outlives
-// the turn that holds it.
-const claimGrace = time.Minute
-
 // saveAttempts bounds how often a turn's save is rebased onto a newer version after
-// ErrConflict (another replica wrote the conversation meanwhile).
+// ErrConflict (another turn wrote the conversation meanwhile: a pipeline checkpoint).
 const saveAttempts = 3
 
 // statusInterval is the least time between two progress updates of one turn, to stay
 // well inside Slack's rate limits.
 const statusInterval = time.Second
 
-// turn runs one input: load the checkpoint, run the assistant pipeline, post the reply,
-// save the checkpoint (DESIGN.md, "Data flow", step 4). Every outcome the user should
-// know about reaches the thread; the returned error is for the log.
-func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
-	attempt, claimed, err := s.cfg.Store.Claim(ctx, in.ID, s.cfg.Now().Add(s.cfg.TurnTimeout+claimGrace))
-	if err != nil {
-		return fmt.Errorf("claim input: %w", err)
+// final returns the context of a turn's final writes (its reply, cards, save): not
+// cancelled with the turn's (a stop, a timeout), bounded by FinalTimeout.
+func (s *Service) final(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), s.cfg.FinalTimeout)
+}
+
+// turn runs one input: load the checkpoint, run the assistant pipeline or a workflow
+// step, post the reply, save the checkpoint (docs/architecture.md, "Data flow of one
+// Slack event", step 4). Every outcome the user should know about reaches the thread.
+// It returns nil once the input is finished (saved, or finished as dropped or failed),
+// and an error when the input stays pending to be run again: the store did not
+// answer, the service is shutting down, or the lease was lost (ErrLeaseLost).
+func (s *Service) turn(ctx context.Context, r *run) error {
+	in := r.in
+	if in.Attempts > s.cfg.MaxAttempts && in.Kind != KindUserMessage && in.Kind != KindPipeline {
+		return s.giveUp(ctx, r)
 	}
-	if !claimed {
-		log.Debug("input already answered or claimed by another worker")
-		return nil
-	}
-	in.Attempts = attempt
 	switch {
 	case in.Kind == KindCommand && in.Command != nil && in.Key.ThreadTS == "":
-		return s.channelCommand(ctx, log, in)
+		return s.channelCommand(ctx, r)
 	case (in.Kind == KindAction && in.Action != nil) || (in.Kind == KindCommand && in.Command != nil) || in.Kind == KindPipeline:
-		cp, err := s.cfg.Store.Load(ctx, in.Key, s.cfg.HistoryMessages)
+		cp, err := s.load(ctx, r)
 		if errors.Is(err, ErrNotFound) {
 			cp, err = &Checkpoint{Conversation: Conversation{Key: in.Key, State: State{Mode: ModeAssistant}}}, nil
 		}
 		if err != nil {
-			return fmt.Errorf("load checkpoint: %w", err)
+			return err
 		}
-		s.compact(ctx, log, cp)
-		_, err = s.workflowTurn(ctx, log, in, cp, nil)
+		s.compact(ctx, r.log, cp)
+		_, err = s.workflowTurn(ctx, r, cp, nil)
 		return err
 	case in.Kind != KindUserMessage || in.Message == nil:
-		return s.finish(ctx, in, InputDropped, fmt.Errorf("input kind %q is not handled", in.Kind))
+		r.log.Error("input dropped: its kind is not handled", "kind", in.Kind)
+		return s.finish(ctx, r, InputDropped)
 	}
 	msg := in.Message
 
-	cp, err := s.cfg.Store.Load(ctx, in.Key, s.cfg.HistoryMessages)
+	cp, err := s.load(ctx, r)
 	var earlier []Message // thread messages from before the bot joined, for a new conversation
 	switch {
 	case errors.Is(err, ErrNotFound):
 		if !msg.Mentioned && !msg.Direct {
-			return s.finish(ctx, in, InputDropped, nil) // a thread the bot is not part of
+			return s.finish(ctx, r, InputDropped) // a thread the bot is not part of
 		}
 		cp = &Checkpoint{Conversation: Conversation{Key: in.Key, State: State{Mode: ModeAssistant, StartedBy: msg.UserID}}}
 		if msg.ThreadTS != "" && msg.ThreadTS != msg.TS {
 			earlier, err = s.cfg.Messenger.ThreadHistory(ctx, in.Key, msg.TS, s.cfg.ThreadContextMessages)
 			if err != nil {
-				log.Warn("earlier thread messages unavailable; answering without them", "error", err)
+				r.log.Warn("earlier thread messages unavailable; answering without them", "error", err)
 				earlier = nil
 			}
 			for i := range earlier {
@@ -81,26 +82,36 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 			}
 		}
 	case err != nil:
-		return fmt.Errorf("load checkpoint: %w", err)
+		return err
 	default:
-		s.compact(ctx, log, cp)
+		s.compact(ctx, r.log, cp)
 	}
 
 	user := Message{Role: RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
-	if attempt > s.cfg.MaxAttempts {
+	if text, ts, ok := r.out.priorAnswer(); ok {
+		// An earlier run posted the whole answer and could not save it: save it now,
+		// without asking the model again.
+		r.log.Info("re-run: the answer is in the thread already; saving it")
+		fctx, cancel := s.final(ctx)
+		defer cancel()
+		return s.record(fctx, r, cp, append(earlier, user), text, ts, Usage{}, nil, nil)
+	}
+	if in.Attempts > s.cfg.MaxAttempts {
 		reply := fmt.Sprintf("Sorry, I gave up on this message after %d attempts. Please send it again.", s.cfg.MaxAttempts)
-		return s.reply(ctx, log, in, cp, append(earlier, user), reply, Usage{}, nil, nil)
+		fctx, cancel := s.final(ctx)
+		defer cancel()
+		return s.reply(fctx, r, cp, append(earlier, user), reply, Usage{}, nil, nil)
 	}
 
 	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
-		if handled, err := s.workflowTurn(ctx, log, in, cp, earlier); handled {
+		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
 			return err
 		}
 	}
 
-	s.running.allowStop(in.Key)
-	s.setStatus(ctx, log, in.Key, StatusThinking)
-	prog := &progressCard{s: s, log: log, key: in.Key, inputID: in.ID}
+	s.allowStop(in.Key)
+	s.setStatus(ctx, r.log, in.Key, StatusThinking)
+	prog := &progressCard{s: s, log: r.log, key: in.Key, inputID: in.ID, out: r.out}
 	prompt := Prompt{
 		Key:      in.Key,
 		Summary:  cp.Conversation.State.Summary,
@@ -109,72 +120,119 @@ func (s *Service) turn(ctx context.Context, log *slog.Logger, in Input) error {
 		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
 	}
-	stream := s.newAnswerStream(ctx, log, in.Key, msg.UserID)
+	stream := s.newAnswerStream(ctx, r, msg.UserID)
 	if stream != nil {
 		prompt.AnswerSink = stream
 	}
-	out, err := s.answer(ctx, log, prompt, prog.report)
+	out, err := s.answer(ctx, r.log, prompt, prog.report)
 	reply, usage, meta := out.text, out.usage, out.meta
-	s.running.freeze(in.Key)
+	s.freeze(in.Key)
+	// The final writes run on a context that neither a stop nor the turn's timeout
+	// cancelled.
+	fctx, cancel := s.final(ctx)
+	defer cancel()
 	if by, stopped := stoppedBy(ctx); stopped {
-		// Stopped at a safe point: say so and save a consistent checkpoint with a
-		// context that the stop did not cancel.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
+		// Stopped at a safe point: say so and save a consistent checkpoint.
+		r.log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
 		if stream != nil {
-			stream.stop()
+			stream.stop(false)
 		}
-		prog.finish(ctx, "⏹ "+stoppedNote(by))
-		return s.reply(ctx, log, in, cp, append(earlier, user), stoppedNote(by), usage, nil, nil)
+		prog.finish(fctx, "⏹ "+stoppedNote(by))
+		return s.reply(fctx, r, cp, append(earlier, user), stoppedNote(by), usage, nil, nil)
 	}
 	if err != nil {
-		if s.ctx.Err() != nil {
+		if s.ctx.Err() != nil || errors.Is(context.Cause(ctx), ErrLeaseLost) {
 			if stream != nil {
-				stream.stop()
+				stream.stop(false)
 			}
-			s.clearStatus(log, in.Key)
-			s.release(log, in.ID)
+			s.clearStatus(r.log, in.Key)
+			if errors.Is(context.Cause(ctx), ErrLeaseLost) {
+				return ErrLeaseLost
+			}
 			return err // shutting down: the input stays pending and resumes after restart
 		}
-		log.Error("answer failed", "error", err)
+		r.log.Error("answer failed", "error", err)
 		reply = ErrorReply(err)
 	}
-	prog.finish(ctx, doneNote(out.tools))
+	prog.finish(fctx, doneNote(out.tools))
 	if len(out.outOfScope) > 0 {
 		reply = outOfScopeReply(out.outOfScope)
-		log.Info("items out of scope", "count", len(out.outOfScope))
+		r.log.Info("items out of scope", "count", len(out.outOfScope))
+	}
+	update := func(st *State) {
+		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
 	}
 	if stream != nil {
 		answer := out.answer
 		if err != nil || len(out.outOfScope) > 0 {
 			answer = "" // the reply is not the streamed answer
 		}
-		ts, handled, perr := stream.end(ctx, reply, answer, out.truncated)
+		ts, handled, perr := stream.end(fctx, reply, answer, out.truncated)
 		if handled {
-			if perr != nil {
-				log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
+			if errors.Is(perr, ErrLeaseLost) {
+				return perr
 			}
-			s.clearStatus(log, in.Key)
-			return s.record(ctx, in, cp, append(earlier, user), reply, ts, usage, meta, func(st *State) {
-				st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
-			})
+			if perr != nil {
+				r.log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
+			}
+			s.clearStatus(r.log, in.Key)
+			return s.record(fctx, r, cp, append(earlier, user), reply, ts, usage, meta, update)
 		}
 	}
-	return s.reply(ctx, log, in, cp, append(earlier, user), reply, usage, meta, func(st *State) {
-		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
-	})
+	return s.reply(fctx, r, cp, append(earlier, user), reply, usage, meta, update)
 }
 
-// workflowTurn runs a workflow turn with the thread's status shown meanwhile. A turn
-// cancelled by shutdown releases its input for the next start.
-func (s *Service) workflowTurn(ctx context.Context, log *slog.Logger, in Input, cp *Checkpoint, earlier []Message) (bool, error) {
-	s.setStatus(ctx, log, in.Key, StatusThinking)
-	handled, err := s.runWorkflow(ctx, log, in, cp, earlier)
-	s.clearStatus(log, in.Key)
-	if err != nil && s.ctx.Err() != nil {
-		s.release(log, in.ID)
+// load loads r's checkpoint, retrying while the store is unavailable. Errors:
+// ErrNotFound; the store's.
+func (s *Service) load(ctx context.Context, r *run) (*Checkpoint, error) {
+	var cp *Checkpoint
+	err := s.retryStore(ctx, "load the checkpoint", func(ctx context.Context) error {
+		var err error
+		cp, err = s.cfg.Store.Load(ctx, r.in.Key, s.cfg.HistoryMessages)
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("load checkpoint: %w", err)
 	}
+	return cp, err
+}
+
+// giveUp ends an input that was tried MaxAttempts times (its turns kept failing, or
+// its workers kept dying): the person is told, and the input is finished as failed.
+func (s *Service) giveUp(ctx context.Context, r *run) error {
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	r.log.Error("input given up after repeated attempts", "attempts", r.in.Attempts-1)
+	text := fmt.Sprintf("Sorry, I could not finish this after %d attempts, so I stopped trying. Please try again.", s.cfg.MaxAttempts)
+	user := ""
+	switch {
+	case r.in.Action != nil:
+		user = r.in.Action.UserID
+	case r.in.Command != nil:
+		user = r.in.Command.UserID
+	}
+	var err error
+	if r.in.Key.ThreadTS == "" || r.in.Kind == KindAction {
+		if user != "" {
+			err = s.cfg.Messenger.PostEphemeral(fctx, r.in.Key, user, text)
+		}
+	} else {
+		_, err = r.out.PostReply(fctx, text, false, false)
+	}
+	if errors.Is(err, ErrLeaseLost) {
+		return err
+	}
+	if err != nil {
+		r.log.Warn("notice of a given-up input not posted", "error", err)
+	}
+	return s.finish(fctx, r, InputFailed)
+}
+
+// workflowTurn runs a workflow turn with the thread's status shown meanwhile.
+func (s *Service) workflowTurn(ctx context.Context, r *run, cp *Checkpoint, earlier []Message) (bool, error) {
+	s.setStatus(ctx, r.log, r.in.Key, StatusThinking)
+	handled, err := s.runWorkflow(ctx, r, cp, earlier)
+	s.clearStatus(r.log, r.in.Key)
 	return handled, err
 }
 
@@ -282,32 +340,39 @@ type turnMeta struct {
 	Truncated bool       `json:"truncated,omitempty"`
 }
 
-// reply posts text to the thread and saves the turn: the new messages (earlier thread
-// context, the user's message, the reply) and the updated state, marking the input done.
-// A reply that could not be posted is still saved, so nothing is lost.
-func (s *Service) reply(ctx context.Context, log *slog.Logger, in Input, cp *Checkpoint, msgs []Message, text string, usage Usage, meta json.RawMessage, update func(*State)) error {
-	ts, err := s.cfg.Messenger.PostReply(ctx, in.Key, text, Tag{})
-	if err != nil {
-		log.Error("reply not posted; saving it in the checkpoint", "error", err)
+// reply posts text to the thread as the turn's answer and saves the turn: the new
+// messages (earlier thread context, the user's message, the reply) and the updated
+// state, marking the input done. A reply that could not be posted is still saved, so
+// nothing is lost. ctx is the final writes' context.
+func (s *Service) reply(ctx context.Context, r *run, cp *Checkpoint, msgs []Message, text string, usage Usage, meta json.RawMessage, update func(*State)) error {
+	ts, err := r.out.PostReply(ctx, text, true, true)
+	if errors.Is(err, ErrLeaseLost) {
+		return err
 	}
-	s.clearStatus(log, in.Key)
-	return s.record(ctx, in, cp, msgs, text, ts, usage, meta, update)
+	if err != nil {
+		r.log.Error("reply not posted; saving it in the checkpoint", "error", err)
+	}
+	s.clearStatus(r.log, r.in.Key)
+	return s.record(ctx, r, cp, msgs, text, ts, usage, meta, update)
 }
 
 // record saves a turn whose reply text is in the thread already, its last message at
 // ts (see reply).
-func (s *Service) record(ctx context.Context, in Input, cp *Checkpoint, msgs []Message, text, ts string, usage Usage, meta json.RawMessage, update func(*State)) error {
+func (s *Service) record(ctx context.Context, r *run, cp *Checkpoint, msgs []Message, text, ts string, usage Usage, meta json.RawMessage, update func(*State)) error {
 	msgs = append(msgs, Message{
 		Role: RoleAssistant, Text: text, SlackTS: ts, Meta: meta,
 		PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens,
 	})
-	return s.save(ctx, in, cp.Conversation, msgs, usage, update)
+	return s.save(ctx, r, cp.Conversation, msgs, usage, update)
 }
 
 // save writes the turn with an optimistic version check, applying update (when set)
-// to the state. On ErrConflict (another replica wrote in between) it reloads the
-// control row and appends after the newer messages, up to saveAttempts times.
-func (s *Service) save(ctx context.Context, in Input, conv Conversation, msgs []Message, usage Usage, update func(*State)) error {
+// to the state, and marks the input done. On ErrConflict (the conversation moved on
+// meanwhile: a pipeline's checkpoint) it reloads the control row and appends after
+// the newer messages, up to saveAttempts times. An unavailable store is retried until
+// ctx ends.
+func (s *Service) save(ctx context.Context, r *run, conv Conversation, msgs []Message, usage Usage, update func(*State)) error {
+	r.out.cleanup(ctx, r.log)
 	for i := 0; ; i++ {
 		st := conv.State
 		if update != nil {
@@ -316,37 +381,50 @@ func (s *Service) save(ctx context.Context, in Input, conv Conversation, msgs []
 		st.Turns++
 		st.PromptTokens += usage.PromptTokens
 		st.CompletionTokens += usage.CompletionTokens
-		_, err := s.cfg.Store.Save(ctx, Turn{Key: in.Key, Version: conv.Version, State: st, Append: msgs, InputID: in.ID})
+		_, err := s.storeSave(ctx, r, Turn{Key: r.in.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.in.ID})
 		if !errors.Is(err, ErrConflict) || i+1 == saveAttempts {
 			if err != nil {
 				return fmt.Errorf("save turn: %w", err)
 			}
 			return nil
 		}
-		cp, lerr := s.cfg.Store.Load(ctx, in.Key, 0)
-		if lerr != nil {
+		var cp *Checkpoint
+		if lerr := s.retryStore(ctx, "reload after a conflict", func(ctx context.Context) error {
+			var err error
+			cp, err = s.cfg.Store.Load(ctx, r.in.Key, 0)
+			return err
+		}); lerr != nil {
 			return fmt.Errorf("save turn: reload after conflict: %w", lerr)
 		}
 		conv = cp.Conversation
 	}
 }
 
-// finish ends an input without a turn and returns cause (nil for a silent drop).
-func (s *Service) finish(ctx context.Context, in Input, status InputStatus, cause error) error {
-	if err := s.cfg.Store.Finish(ctx, Lease{}, in.ID, status); err != nil {
-		return errors.Join(cause, fmt.Errorf("finish input: %w", err))
-	}
-	return cause
+// storeSave writes turn under r's lease, retrying while the store is unavailable.
+func (s *Service) storeSave(ctx context.Context, r *run, turn Turn) (Saved, error) {
+	turn.Lease = r.lease
+	var saved Saved
+	err := s.retryStore(ctx, "save the turn", func(ctx context.Context) error {
+		var err error
+		saved, err = s.cfg.Store.Save(ctx, turn)
+		return err
+	})
+	return saved, err
 }
 
-// release ends this worker's claim on an input left pending, so that the next start
-// (or another replica's sweep) resumes it at once.
-func (s *Service) release(log *slog.Logger, id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+// finish ends r's input without a save, as status (dropped or failed), under its
+// lease, retrying while the store is unavailable.
+func (s *Service) finish(ctx context.Context, r *run, status InputStatus) error {
+	fctx, cancel := s.final(ctx)
 	defer cancel()
-	if err := s.cfg.Store.ReleaseClaim(ctx, id); err != nil {
-		log.Warn("claim not released; the input resumes when the claim expires", "error", err)
+	r.out.cleanup(fctx, r.log)
+	err := s.retryStore(fctx, "finish the input", func(ctx context.Context) error {
+		return s.cfg.Store.Finish(ctx, r.lease, r.in.ID, status)
+	})
+	if err != nil {
+		return fmt.Errorf("finish input as %s: %w", status, err)
 	}
+	return nil
 }
 
 // setStatus shows status in the thread; failing to is logged, never fatal.
@@ -371,6 +449,7 @@ type progressCard struct {
 	log     *slog.Logger
 	key     Key
 	inputID string
+	out     *outbox
 
 	// mu guards the fields below and serializes the calls to Slack.
 	mu sync.Mutex
@@ -396,7 +475,7 @@ func (p *progressCard) report(status string) {
 			Action: Action{Name: ActionStop, Channel: p.key.ChannelID, ThreadTS: p.key.ThreadTS, Arg: p.inputID}}}},
 	}}
 	if p.ts == "" {
-		ts, err := p.s.cfg.Messenger.PostCard(ctx, p.key, card, Tag{})
+		ts, err := p.out.PostCard(ctx, card)
 		if err != nil {
 			p.log.Debug("progress message not posted", "error", err)
 			return

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
@@ -28,31 +27,47 @@ func (noWorkflows) Names() []string                         { return nil }
 // channelCommand runs a /threadwright command typed in a channel (Slack does not
 // deliver slash commands typed in threads): start posts a new thread for the workflow;
 // the others act on the user's running workflow in the channel, the one a thread link
-// names, or ask with a menu when there are several.
-func (s *Service) channelCommand(ctx context.Context, log *slog.Logger, in Input) error {
-	cmd := in.Command
+// names, or ask with a menu when there are several. A command that fails is tried
+// again (the input stays pending) until its last attempt, which tells the user.
+func (s *Service) channelCommand(ctx context.Context, r *run) error {
+	in := r.in
 	lang := "en"
-	if l, err := s.cfg.Messenger.UserLocale(ctx, cmd.UserID); err == nil {
+	if l, err := s.cfg.Messenger.UserLocale(ctx, in.Command.UserID); err == nil {
 		lang = uiLang(l)
 	}
+	err := s.runChannelCommand(ctx, r, lang)
+	switch {
+	case err == nil:
+		return s.finish(ctx, r, InputDone)
+	case errors.Is(err, ErrLeaseLost) || s.ctx.Err() != nil:
+		return err
+	case in.Attempts < s.cfg.MaxAttempts:
+		return err // tried again after a backoff
+	}
+	r.log.Error("channel command failed", "error", err)
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	if perr := s.cfg.Messenger.PostEphemeral(fctx, in.Key, in.Command.UserID, ErrorReply(err)); perr != nil {
+		r.log.Warn("ephemeral not posted", "error", perr)
+	}
+	return s.finish(ctx, r, InputFailed)
+}
+
+// runChannelCommand runs channelCommand's command.
+func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) error {
+	in, cmd := r.in, r.in.Command
 	tell := func(text string) {
 		if err := s.cfg.Messenger.PostEphemeral(ctx, in.Key, cmd.UserID, text); err != nil {
-			log.Warn("ephemeral not posted", "error", err)
+			r.log.Warn("ephemeral not posted", "error", err)
 		}
 	}
 	forward := func(key Key) error {
 		fwd := Input{ID: in.ID + ">" + key.ThreadTS, EventID: in.EventID, Key: key, Kind: KindCommand, Command: cmd}
-		if _, err := s.Submit(ctx, fwd); err != nil && !errors.Is(err, ErrClosed) {
+		if _, err := s.Submit(ctx, fwd); err != nil {
 			return fmt.Errorf("forward command to %s: %w", key, err)
 		}
 		return nil
 	}
-	defer func() {
-		if err := s.cfg.Store.Finish(context.WithoutCancel(ctx), Lease{}, in.ID, InputDone); err != nil {
-			log.Warn("channel command not marked done", "error", err)
-		}
-	}()
-
 	c, known := parseCommand(cmd.Line)
 	switch {
 	case !known:
@@ -62,7 +77,7 @@ func (s *Service) channelCommand(ctx context.Context, log *slog.Logger, in Input
 		tell(commandUsage)
 		return nil
 	case c.name == CmdList:
-		t := &wfTurn{s: s, lang: lang}
+		t := &wfTurn{s: s, r: r, lang: lang}
 		if err := t.command(ctx, c, ""); err != nil {
 			return err
 		}
@@ -74,10 +89,10 @@ func (s *Service) channelCommand(ctx context.Context, log *slog.Logger, in Input
 			tell(tr(lang, "unknown_workflow", c.arg, joinCode(s.cfg.Workflows.Names())))
 			return nil
 		}
-		root, err := s.cfg.Messenger.PostCard(ctx, in.Key, Card{
+		root, err := r.out.PostCard(ctx, Card{
 			Text:   def.Title,
 			Blocks: []Block{{Kind: BlockHeader, Text: def.Title}, {Kind: BlockContext, Text: "<@" + cmd.UserID + "> · `" + def.Name + "`"}},
-		}, Tag{})
+		})
 		if err != nil {
 			return fmt.Errorf("post the workflow's first message: %w", err)
 		}
@@ -86,8 +101,12 @@ func (s *Service) channelCommand(ctx context.Context, log *slog.Logger, in Input
 	if c.thread.ThreadTS != "" {
 		return forward(Key{TeamID: in.Key.TeamID, ChannelID: c.thread.ChannelID, ThreadTS: c.thread.ThreadTS})
 	}
-	refs, err := s.cfg.Store.Workflows(ctx, in.Key.TeamID, in.Key.ChannelID, cmd.UserID, 10)
-	if err != nil {
+	var refs []WorkflowRef
+	if err := s.retryStore(ctx, "find the user's workflows", func(ctx context.Context) error {
+		var err error
+		refs, err = s.cfg.Store.Workflows(ctx, in.Key.TeamID, in.Key.ChannelID, cmd.UserID, 10)
+		return err
+	}); err != nil {
 		return fmt.Errorf("find the user's workflows: %w", err)
 	}
 	switch len(refs) {
@@ -98,7 +117,7 @@ func (s *Service) channelCommand(ctx context.Context, log *slog.Logger, in Input
 		return forward(refs[0].Key)
 	}
 	if err := s.cfg.Messenger.PostEphemeralCard(ctx, in.Key, cmd.UserID, which(lang, refs, cmd.Line)); err != nil {
-		log.Warn("menu not posted", "error", err)
+		r.log.Warn("menu not posted", "error", err)
 	}
 	return nil
 }

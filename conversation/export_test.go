@@ -1,0 +1,4 @@
+package conversation
+
+// Holds reports whether the service holds (or is taking) thread key, for tests.
+func (s *Service) Holds(key Key) bool { return s.holds(key) }

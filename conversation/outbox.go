@@ -1,0 +1,227 @@
+package conversation
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Exactly one answer (docs/architecture.md): every message a turn posts carries a Tag
+// naming its input and its ordinal N among the turn's posts. A turn that runs an
+// input again (its worker died after posting, or lost its lease, or could not save)
+// first asks the Messenger what the earlier run posted. Post N of the new run then
+// replaces the earlier run's post N (chat.update) instead of appearing a second time;
+// what the new run does not post again is deleted before it saves; and an assistant
+// turn whose earlier run posted its whole answer saves that answer without asking the
+// model again.
+
+// run is one turn in progress: its input, the lease it runs under, and its posts.
+type run struct {
+	in    Input
+	lease Lease
+	log   *slog.Logger
+	th    *thread
+	out   *outbox
+}
+
+// outbox posts a turn's messages through the Messenger, tagged, and replaces what an
+// earlier run of the same input posted. It is safe for concurrent use.
+type outbox struct {
+	s   *Service
+	key Key
+	id  string
+	th  *thread
+
+	mu sync.Mutex
+	n  int // posts so far
+	// prior holds an earlier run's tagged messages by N, pieces in order; loose its
+	// untagged ones (a stream cut before it stopped, file shares).
+	prior map[int][]Posted
+	loose []Posted
+	used  map[string]bool // ts of earlier messages taken over by this run
+}
+
+// newOutbox returns the outbox of r's turn. On a re-run (Attempts > 1) it reads what
+// earlier runs posted; when that fails, the turn goes on and may post again.
+func (s *Service) newOutbox(ctx context.Context, r *run) *outbox {
+	o := &outbox{s: s, key: r.in.Key, id: r.in.ID, th: r.th, used: map[string]bool{}}
+	if r.in.Attempts <= 1 {
+		return o
+	}
+	posted, err := s.cfg.Messenger.Posted(ctx, r.in.Key, r.in.ID, postedAfter(r.in))
+	if err != nil {
+		r.log.Warn("what an earlier run of this input posted is unknown; it may be posted again", "error", err)
+		return o
+	}
+	o.prior = map[int][]Posted{}
+	for _, p := range posted {
+		if p.Tag.InputID == "" {
+			o.loose = append(o.loose, p)
+			continue
+		}
+		o.prior[p.Tag.N] = append(o.prior[p.Tag.N], p)
+	}
+	for _, ps := range o.prior {
+		slices.SortFunc(ps, func(a, b Posted) int { return a.Piece - b.Piece })
+	}
+	if len(posted) > 0 {
+		r.log.Info("re-run: an earlier run of this input posted in the thread", "messages", len(posted))
+	}
+	return o
+}
+
+// postedAfter returns the ts after which the bot's untagged messages may be an earlier
+// run's: the input's own message, or the message clicked; for a channel command, a
+// minute before the input was taken.
+func postedAfter(in Input) string {
+	switch {
+	case in.Message != nil:
+		return in.Message.TS
+	case in.Action != nil && in.Action.MessageTS != "":
+		return in.Action.MessageTS
+	case in.Command != nil && in.Command.MessageTS != "":
+		return in.Command.MessageTS
+	case in.Key.ThreadTS == "" && !in.CreatedAt.IsZero():
+		t := in.CreatedAt.Add(-time.Minute)
+		return fmt.Sprintf("%d.%06d", t.Unix(), t.Nanosecond()/1000)
+	}
+	return ""
+}
+
+// tag returns the tag of the turn's next post, replacing the earlier run's post of the
+// same ordinal.
+func (o *outbox) tag(answer bool) Tag {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.n++
+	t := Tag{InputID: o.id, N: o.n, Answer: answer}
+	for _, p := range o.prior[o.n] {
+		t.Replace = append(t.Replace, p.TS)
+		o.used[p.TS] = true
+	}
+	if answer {
+		// A stream the earlier run started and never stopped carries no tag: the
+		// answer takes its place.
+		for _, p := range o.loose {
+			if p.File == "" && !o.used[p.TS] {
+				t.Replace = append(t.Replace, p.TS)
+				o.used[p.TS] = true
+			}
+		}
+	}
+	return t
+}
+
+// PostReply posts text in the thread; answer marks a part of the turn's answer, and
+// final its last part. Errors: ErrLeaseLost (nothing posted); the Messenger's.
+func (o *outbox) PostReply(ctx context.Context, text string, answer, final bool) (string, error) {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return "", err
+	}
+	tag := o.tag(answer)
+	tag.Final = final
+	return o.s.cfg.Messenger.PostReply(ctx, o.key, text, tag)
+}
+
+// PostCard posts c in the thread (or at the channel's top level for a channel
+// command). Errors: as PostReply.
+func (o *outbox) PostCard(ctx context.Context, c Card) (string, error) {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return "", err
+	}
+	return o.s.cfg.Messenger.PostCard(ctx, o.key, c, o.tag(false))
+}
+
+// Upload uploads f to the thread, unless an earlier run shared a file of its name.
+func (o *outbox) Upload(ctx context.Context, f File) error {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return err
+	}
+	tag := o.tag(false)
+	o.mu.Lock()
+	for _, p := range o.loose {
+		if p.File == f.Name && !o.used[p.TS] && len(tag.Replace) == 0 {
+			tag.Replace = []string{p.TS}
+			o.used[p.TS] = true
+		}
+	}
+	o.mu.Unlock()
+	return o.s.cfg.Messenger.Upload(ctx, o.key, f, tag)
+}
+
+// StartStream starts the turn's answer as a stream (see StreamingMessenger).
+func (o *outbox) StartStream(ctx context.Context, sm StreamingMessenger, userID string) (Stream, error) {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return nil, err
+	}
+	return sm.StartStream(ctx, o.key, userID, o.tag(true))
+}
+
+// priorAnswer returns the answer an earlier run of the turn posted whole: the text of
+// its answer posts, in order, and the ts of its last message. ok is false when there
+// is none, or its final post is not all in the thread.
+func (o *outbox) priorAnswer() (text, ts string, ok bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	final := 0
+	for n, ps := range o.prior {
+		if len(ps) > 0 && ps[0].Tag.Answer && ps[0].Tag.Final && n > final {
+			final = n
+		}
+	}
+	if final == 0 {
+		return "", "", false
+	}
+	last := o.prior[final]
+	if of := last[0].Of; of > 0 && len(last) != of {
+		return "", "", false // its final post was cut: run the turn again
+	}
+	var ns []int
+	for n, ps := range o.prior {
+		if n <= final && len(ps) > 0 && ps[0].Tag.Answer {
+			ns = append(ns, n)
+		}
+	}
+	slices.Sort(ns)
+	var b strings.Builder
+	for _, n := range ns {
+		for _, p := range o.prior[n] {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(p.Text)
+			o.used[p.TS] = true
+		}
+	}
+	return b.String(), last[len(last)-1].TS, true
+}
+
+// cleanup deletes what an earlier run posted that this run did not take over, before
+// the turn saves: the thread then shows this run's posts only.
+func (o *outbox) cleanup(ctx context.Context, log *slog.Logger) {
+	o.mu.Lock()
+	var stale []string
+	for _, ps := range o.prior {
+		for _, p := range ps {
+			if !o.used[p.TS] {
+				stale = append(stale, p.TS)
+			}
+		}
+	}
+	for _, p := range o.loose {
+		if p.File == "" && !o.used[p.TS] {
+			stale = append(stale, p.TS)
+		}
+	}
+	o.prior, o.loose = nil, nil
+	o.mu.Unlock()
+	for _, ts := range stale {
+		if err := o.s.cfg.Messenger.Delete(ctx, o.key, ts); err != nil {
+			log.Warn("an earlier run's message not deleted", "ts", ts, "error", err)
+		}
+	}
+}
