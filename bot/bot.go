@@ -21,9 +21,23 @@ import (
 // submissions, KindCommand from slash commands and the message shortcut. A slash
 // command's Key has no ThreadTS (Slack sends slash commands from channels only): the
 // conversation layer resolves the thread it targets.
+//
+// The Bot calls Submit before it acks the envelope that brought the input, so that
+// what is acked is stored (DESIGN.md, "Data flow of one Slack event"). Submit returns
+// a nil error only once in is durably stored, or deliberately dropped (accepted false:
+// a duplicate, or not for the bot), and it must return within ctx's deadline (the
+// envelope's ack budget, Config.AckBudget). After an error the Bot does not ack an
+// Events API envelope, so Slack delivers it again (retry_attempt+1); it acks an
+// interaction or slash command, which Slack never delivers again, and tells the person
+// ephemerally. conversation.ErrClosed means the Submitter is shutting down.
 type Submitter interface {
-	Submit(ctx context.Context, in conversation.Input) (bool, error)
+	Submit(ctx context.Context, in conversation.Input) (accepted bool, err error)
 }
+
+// DefaultAckBudget is the default Config.AckBudget: Slack's ack deadline is 3 seconds
+// (https://docs.slack.dev/apis/events-api/using-socket-mode), and the ack itself
+// needs some of it.
+const DefaultAckBudget = 2500 * time.Millisecond
 
 // Config configures a Bot.
 type Config struct {
@@ -35,9 +49,10 @@ type Config struct {
 	// Submitter receives the inputs.
 	Submitter Submitter
 	Logger    *slog.Logger
-	// QueueSize bounds the acked envelopes waiting for the dispatcher (default 1024).
-	// When it is full the socket reader waits, and later acks with it.
-	QueueSize int
+	// AckBudget bounds Submitter.Submit: its context ends AckBudget after the Bot read
+	// the envelope from the socket (default DefaultAckBudget). Time an envelope waited
+	// in slack-go's buffer before that is not counted.
+	AckBudget time.Duration
 }
 
 // Bot receives Slack events and interactions in Socket Mode and hands the ones meant
@@ -48,13 +63,21 @@ type Bot struct {
 	socket    *socketmode.Client
 	connected atomic.Bool
 
-	// modals tracks the goroutines opening modals (views.open).
-	modals sync.WaitGroup
+	// background tracks the goroutines opening modals (views.open) and telling people
+	// what went wrong (chat.postEphemeral), so that the event loop never waits for them.
+	background sync.WaitGroup
 	// mu guards opened.
 	mu sync.Mutex
 	// opened holds the trigger_ids a modal was opened for, with when, so that a
 	// redelivered click does not try twice.
 	opened map[string]time.Time
+
+	// Connection state, used by the event loop only.
+	// everConnected is set once Slack said hello the first time.
+	everConnected bool
+	// downSince is when the connection was found lost (zero while it is up, and before
+	// the first connection).
+	downSince time.Time
 }
 
 // Connected reports whether the Socket Mode connection is up (Slack said hello).
@@ -77,79 +100,59 @@ func New(cfg Config) (*Bot, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.QueueSize <= 0 {
-		cfg.QueueSize = 1024
+	if cfg.AckBudget <= 0 {
+		cfg.AckBudget = DefaultAckBudget
 	}
 	return &Bot{cfg: cfg, log: cfg.Logger, socket: socketmode.New(cfg.API), opened: map[string]time.Time{}}, nil
 }
 
 // Run connects in Socket Mode (apps.connections.open, then the WebSocket; slack-go
-// reconnects on Slack's "disconnect" requests) and handles envelopes until ctx ends.
-// It returns nil when ctx ends, or the error that stopped the connection (an invalid
-// app token, for example). Inputs handed to the dispatcher before ctx ended are
-// submitted, and modals being opened are opened, before Run returns.
+// reconnects when the connection drops or Slack asks with "disconnect") and handles
+// envelopes, one at a time in arrival order, until ctx ends. Each envelope is acked
+// once its input is stored (see Submitter). It returns nil when ctx ends, or the
+// error that stopped the connection (an invalid app token, for example). Modals being
+// opened and notices being posted are finished before Run returns.
 func (b *Bot) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	work := make(chan job, b.cfg.QueueSize)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		b.dispatch(work)
-	}()
-	defer wg.Wait()
-	defer close(work)
-	defer b.modals.Wait()
-
+	defer b.background.Wait()
 	errc := make(chan error, 1)
 	go func() { errc <- b.socket.RunContext(ctx) }()
+	socketDone, err := b.loop(ctx, errc)
+	cancel()
+	if !socketDone {
+		<-errc
+	}
+	b.connected.Store(false)
+	return err
+}
+
+// loop handles socket events until ctx ends, the socket stops (socketDone) or an event
+// stops the bot.
+func (b *Bot) loop(ctx context.Context, errc <-chan error) (socketDone bool, err error) {
 	for {
 		select {
 		case <-ctx.Done():
-			b.connected.Store(false)
-			return nil
+			return false, nil
 		case err := <-errc:
-			b.connected.Store(false)
 			if ctx.Err() != nil {
-				return nil
+				return true, nil
 			}
-			return fmt.Errorf("socket mode: %w", err)
+			return true, fmt.Errorf("socket mode: %w", err)
 		case evt := <-b.socket.Events:
-			if err := b.handle(ctx, evt, work); err != nil {
-				return err
+			if err := b.handle(ctx, evt); err != nil {
+				return false, err
 			}
 		}
 	}
 }
 
-// job is what the dispatcher submits: an Events API event still to be turned into an
-// input, or an input made from an interaction.
-type job struct {
-	event *slackevents.EventsAPIEvent
-	input *conversation.Input
-}
-
-// handle acks evt first, then opens the modal it asks for (at once: its trigger_id
-// expires in 3 s) or queues what it carries for the dispatcher.
-func (b *Bot) handle(ctx context.Context, evt socketmode.Event, work chan<- job) error {
+// handle handles one socket event: an envelope (see handleEnvelope), or a change of
+// the connection.
+func (b *Bot) handle(ctx context.Context, evt socketmode.Event) error {
 	switch evt.Type {
 	case socketmode.EventTypeEventsAPI, socketmode.EventTypeInteractive, socketmode.EventTypeSlashCommand:
-		if evt.Request == nil {
-			return nil
-		}
-		b.ack(ctx, evt.Request.EnvelopeID)
-		if evt.Request.RetryAttempt > 0 {
-			b.log.Debug("redelivered envelope", "envelope_id", evt.Request.EnvelopeID, "retry_attempt", evt.Request.RetryAttempt, "retry_reason", evt.Request.RetryReason)
-		}
-		j, ok := b.jobFor(evt)
-		if !ok {
-			return nil
-		}
-		select {
-		case work <- j:
-		case <-ctx.Done():
+		if evt.Request != nil {
+			b.handleEnvelope(ctx, evt)
 		}
 	case socketmode.EventTypeErrorBadMessage:
 		bad, _ := evt.Data.(*socketmode.ErrorBadMessage)
@@ -165,33 +168,81 @@ func (b *Bot) handle(ctx context.Context, evt socketmode.Event, work chan<- job)
 		b.log.Warn("malformed envelope acked and dropped", "envelope_id", id, "cause", bad.Cause)
 	case socketmode.EventTypeInvalidAuth:
 		return errors.New("socket mode: invalid_auth: check SLACK_APP_TOKEN (an xapp- token with connections:write)")
-	case socketmode.EventTypeHello:
-		b.connected.Store(true)
-	case socketmode.EventTypeConnecting, socketmode.EventTypeDisconnect:
-		b.connected.Store(false)
-	case socketmode.EventTypeConnectionError:
-		b.connected.Store(false)
-		b.log.Warn("socket mode connection error; slack-go retries", "error", evt.Data)
-	case socketmode.EventTypeConnected:
-		b.log.Info("connected to Slack in socket mode")
+	default:
+		b.connection(evt)
 	}
 	return nil
 }
 
-// jobFor turns an acked envelope into work for the dispatcher. It opens the modal of an
-// interaction that asks for one (and returns ok false), and logs what it drops.
-func (b *Bot) jobFor(evt socketmode.Event) (job, bool) {
+// handleEnvelope turns an envelope into an input, submits it and acks the envelope
+// once the input is stored (see Submitter). Envelopes that are not for the bot, and
+// clicks that open a modal (views.open, started in the background right after the
+// ack: the trigger_id expires 3 s after the click), are acked at once.
+func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
+	received := time.Now()
+	req := evt.Request
+	if req.RetryAttempt > 0 {
+		b.log.Debug("redelivered envelope", "envelope_id", req.EnvelopeID, "retry_attempt", req.RetryAttempt, "retry_reason", req.RetryReason)
+	}
+	in, modal := b.inputFor(evt)
+	if in == nil {
+		b.ack(ctx, req.EnvelopeID)
+		if modal != nil {
+			b.openModal(*modal, req.RetryAttempt > 0)
+		}
+		return
+	}
+
+	log := b.log.With("envelope_id", req.EnvelopeID, conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID)
+	submitCtx, cancel := context.WithDeadline(ctx, received.Add(b.cfg.AckBudget))
+	accepted, err := b.cfg.Submitter.Submit(submitCtx, *in)
+	cancel()
+	// Run's ctx ends at shutdown, like the Submitter's ErrClosed.
+	closing := errors.Is(err, conversation.ErrClosed) || ctx.Err() != nil
+	switch {
+	case err == nil:
+		b.ack(ctx, req.EnvelopeID)
+		if !accepted {
+			log.Debug("input not for the bot or already seen")
+		}
+	case evt.Type == socketmode.EventTypeEventsAPI && closing:
+		log.Warn("event arrived during shutdown; not acked, so Slack delivers it again", conversation.LogKeyEvent, in.EventID, "retry_attempt", req.RetryAttempt)
+	case evt.Type == socketmode.EventTypeEventsAPI:
+		log.Warn("event not stored; not acked, so Slack delivers it again", conversation.LogKeyEvent, in.EventID, "retry_attempt", req.RetryAttempt, "error", err)
+	default:
+		// Slack never delivers an interaction again, and shows the person an error
+		// when it is not acked: ack it and say what happened.
+		b.ack(ctx, req.EnvelopeID)
+		text := submitFailedText
+		if closing {
+			text = closingText
+			log.Warn("interaction arrived during shutdown; the person is told")
+		} else {
+			log.Error("interaction not stored; the person is told", "error", err)
+		}
+		b.tell(in.Key.ChannelID, in.Key.ThreadTS, interactionUser(*in), text)
+	}
+}
+
+// inputFor turns an envelope into the input it carries, or the modal it asks for; both
+// are nil when it is dropped (what is dropped is logged).
+func (b *Bot) inputFor(evt socketmode.Event) (*conversation.Input, *modalRequest) {
 	envID := evt.Request.EnvelopeID
 	switch data := evt.Data.(type) {
 	case slackevents.EventsAPIEvent:
-		return job{event: &data}, true
+		in, ok, reason := inputFromEvent(data, b.cfg.Identity)
+		if !ok {
+			b.log.Debug("event dropped", "envelope_id", envID, "event_type", data.InnerEvent.Type, "reason", reason)
+			return nil, nil
+		}
+		return &in, nil
 	case slack.SlashCommand:
 		in, ok, reason := inputFromSlashCommand(data, b.cfg.Identity, envID)
 		if !ok {
 			b.log.Warn("slash command dropped", "envelope_id", envID, "reason", reason)
-			return job{}, false
+			return nil, nil
 		}
-		return job{input: &in}, true
+		return &in, nil
 	case slack.InteractionCallback:
 		it, ok, reason := fromInteraction(data, b.cfg.Identity, envID)
 		switch {
@@ -200,12 +251,78 @@ func (b *Bot) jobFor(evt socketmode.Event) (job, bool) {
 		case !ok:
 			b.log.Debug("interaction dropped", "envelope_id", envID, "type", data.Type, "callback_id", data.CallbackID, "reason", reason)
 		case it.modal != nil:
-			b.openModal(*it.modal, evt.Request.RetryAttempt > 0)
+			return nil, it.modal
 		default:
-			return job{input: &it.input}, true
+			return &it.input, nil
 		}
 	}
-	return job{}, false
+	return nil, nil
+}
+
+// connection follows the state of the Socket Mode connection from slack-go's events,
+// and logs when it drops and when it is back.
+func (b *Bot) connection(evt socketmode.Event) {
+	switch evt.Type {
+	case socketmode.EventTypeConnecting:
+		// slack-go connects again after the connection dropped or Slack asked for a
+		// new one ("disconnect"); it sends no other event for either.
+		if c, _ := evt.Data.(*slack.ConnectingEvent); c != nil && c.ConnectionCount > 0 {
+			b.lost("connection closed")
+		}
+	case socketmode.EventTypeDisconnect:
+		b.lost("Slack asked to reconnect (disconnect)")
+	case socketmode.EventTypeConnectionError:
+		b.lost("connection error")
+		attrs := []any{"error", evt.Data}
+		if c, _ := evt.Data.(*slack.ConnectionErrorEvent); c != nil {
+			attrs = []any{"attempt", c.Attempt, "backoff", c.Backoff, "error", c.ErrorObj}
+		}
+		b.log.Warn("socket mode connection failed; slack-go retries", attrs...)
+	case socketmode.EventTypeIncomingError:
+		var err any = evt.Data
+		if e, _ := evt.Data.(*slack.IncomingEventError); e != nil {
+			err = e.ErrorObj
+		}
+		b.log.Warn("socket mode read failed", "error", err)
+	case socketmode.EventTypeErrorWriteFailed:
+		if w, _ := evt.Data.(*socketmode.ErrorWriteFailed); w != nil && w.Response != nil {
+			b.log.Warn("ack not written; Slack delivers the envelope again", "envelope_id", w.Response.EnvelopeID, "error", w.Cause)
+		}
+	case socketmode.EventTypeConnected:
+		if !b.everConnected {
+			b.log.Info("connected to Slack in socket mode")
+		}
+	case socketmode.EventTypeHello:
+		b.connected.Store(true)
+		if !b.everConnected {
+			b.everConnected = true
+			return
+		}
+		if !b.downSince.IsZero() {
+			down := time.Since(b.downSince)
+			b.log.Warn(fmt.Sprintf("reconnected to Slack after %s", roundDuration(down)), "down_for", down)
+			b.downSince = time.Time{}
+		}
+	}
+}
+
+// lost marks the connection down (once per drop) and logs why at warn.
+func (b *Bot) lost(why string) {
+	b.connected.Store(false)
+	if !b.everConnected || !b.downSince.IsZero() {
+		return
+	}
+	b.downSince = time.Now()
+	b.log.Warn("lost the connection to Slack; reconnecting", "reason", why)
+}
+
+// roundDuration rounds d for a log line: to 100 ms from a second up, to the
+// millisecond below.
+func roundDuration(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
 }
 
 // modalOpenTimeout bounds views.open: a trigger_id is valid for 3 seconds
@@ -222,10 +339,10 @@ const (
 	closingText      = "threadwright is restarting. Please try again in a minute."
 )
 
-// openModal opens m's modal with views.open in its own goroutine, so that neither the
-// socket reader nor the dispatcher waits, and tells the user when it fails. A
-// trigger_id this process already used is skipped; a redelivered envelope (another
-// replica may have opened its modal) fails silently.
+// openModal opens m's modal with views.open in the background, so that the event loop
+// does not wait, and tells the user when it fails. A trigger_id this process already
+// used is skipped; a redelivered envelope (another replica may have opened its modal)
+// fails silently.
 func (b *Bot) openModal(m modalRequest, redelivered bool) {
 	now := time.Now()
 	b.mu.Lock()
@@ -241,9 +358,9 @@ func (b *Bot) openModal(m modalRequest, redelivered bool) {
 		b.log.Debug("modal already opened for this trigger", "action", m.action.Name)
 		return
 	}
-	b.modals.Add(1)
+	b.background.Add(1)
 	go func() {
-		defer b.modals.Done()
+		defer b.background.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), modalOpenTimeout)
 		defer cancel()
 		_, err := b.cfg.API.OpenViewContext(ctx, m.triggerID, m.view)
@@ -252,14 +369,26 @@ func (b *Bot) openModal(m modalRequest, redelivered bool) {
 			b.log.Debug("modal of a redelivered click not opened", "action", m.action.Name, "error", err)
 		case err != nil:
 			b.log.Warn("modal not opened", "action", m.action.Name, conversation.LogKeyThread, m.action.Channel+"/"+m.action.ThreadTS, "error", err)
-			b.tell(m.action.Channel, m.action.ThreadTS, m.userID, modalFailedText)
+			b.notify(m.action.Channel, m.action.ThreadTS, m.userID, modalFailedText)
 		}
 	}()
 }
 
-// tell shows text to userID in channel (and thread) with chat.postEphemeral, for
-// interactions the bot could not handle; a failure is only logged.
+// tell shows text to userID in channel (and thread) with chat.postEphemeral, in the
+// background, for interactions the bot could not handle.
 func (b *Bot) tell(channel, threadTS, userID, text string) {
+	if channel == "" || userID == "" {
+		return
+	}
+	b.background.Add(1)
+	go func() {
+		defer b.background.Done()
+		b.notify(channel, threadTS, userID, text)
+	}()
+}
+
+// notify posts tell's notice (chat.postEphemeral); a failure is only logged.
+func (b *Bot) notify(channel, threadTS, userID, text string) {
 	if channel == "" || userID == "" {
 		return
 	}
@@ -270,45 +399,16 @@ func (b *Bot) tell(channel, threadTS, userID, text string) {
 	}
 }
 
+// ackWait bounds the wait for room in slack-go's queue of acks (it drains while the
+// connection is up): an ack that cannot be sent by Slack's deadline is worth nothing.
+const ackWait = 3 * time.Second
+
 // ack queues the envelope's ack for slack-go's writer.
 func (b *Bot) ack(ctx context.Context, envelopeID string) {
+	ctx, cancel := context.WithTimeout(ctx, ackWait)
+	defer cancel()
 	if err := b.socket.AckCtx(ctx, envelopeID, nil); err != nil {
 		b.log.Warn("ack not sent", "envelope_id", envelopeID, "error", err)
-	}
-}
-
-// dispatch turns queued events into inputs and submits them, with the inputs of
-// interactions, in arrival order, until work is closed. A person whose click or
-// command could not be submitted is told so ephemerally.
-func (b *Bot) dispatch(work <-chan job) {
-	ctx := context.Background() // submitting an input accepted before shutdown must finish
-	for j := range work {
-		in := j.input
-		if j.event != nil {
-			ev, ok, reason := inputFromEvent(*j.event, b.cfg.Identity)
-			if !ok {
-				b.log.Debug("event dropped", "event_type", j.event.InnerEvent.Type, "reason", reason)
-				continue
-			}
-			in = &ev
-		}
-		log := b.log.With(conversation.LogKeyThread, in.Key.String(), conversation.LogKeyEvent, in.EventID)
-		accepted, err := b.cfg.Submitter.Submit(ctx, *in)
-		switch {
-		case errors.Is(err, conversation.ErrClosed):
-			log.Warn("input arrived during shutdown; Slack will not redeliver an acked event", conversation.LogKeyInput, in.ID)
-		case err != nil:
-			log.Error("input not accepted", conversation.LogKeyInput, in.ID, "error", err)
-		case !accepted:
-			log.Debug("input not for the bot or already seen", conversation.LogKeyInput, in.ID)
-		}
-		if err != nil && in.Kind != conversation.KindUserMessage {
-			text := submitFailedText
-			if errors.Is(err, conversation.ErrClosed) {
-				text = closingText
-			}
-			b.tell(in.Key.ChannelID, in.Key.ThreadTS, interactionUser(*in), text)
-		}
 	}
 }
 

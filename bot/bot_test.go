@@ -88,36 +88,47 @@ func testContext(tb testing.TB) context.Context {
 }
 
 // startBot starts an emulator and a Bot connected to it; both stop with the test.
-func startBot(t *testing.T) *harness {
-	t.Helper()
-	emu, err := emulator.NewServer(emulator.Config{Logger: discard()})
-	if err != nil {
-		t.Fatal(err)
+func startBot(t *testing.T) *harness { return startBotWith(t, emulator.Config{}, nil) }
+
+// startBotWith is startBot with emulator settings, and configure (when not nil)
+// changing the Bot's Config.
+func startBotWith(tb testing.TB, emuCfg emulator.Config, configure func(*bot.Config)) *harness {
+	tb.Helper()
+	if emuCfg.Logger == nil {
+		emuCfg.Logger = discard()
 	}
-	t.Cleanup(func() { _ = emu.Close() })
+	emu, err := emulator.NewServer(emuCfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = emu.Close() })
 	cfg := emu.Config()
 	api := slack.New(cfg.BotToken, slack.OptionAPIURL(emu.URL()), slack.OptionAppLevelToken(cfg.AppToken))
-	ctx := testContext(t)
+	ctx := testContext(tb)
 	me, err := bot.Authenticate(ctx, api)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	h := &harness{emu: emu, api: api, rec: newRecorder(), msg: bot.NewMessenger(api, me, discard()), me: me}
-	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: h.rec, Logger: discard()})
+	botCfg := bot.Config{API: api, Identity: me, Submitter: h.rec, Logger: discard()}
+	if configure != nil {
+		configure(&botCfg)
+	}
+	b, err := bot.New(botCfg)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(runCtx) }()
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("Run: %v", err)
+			tb.Errorf("Run: %v", err)
 		}
 	})
 	if err := emu.WaitForConnections(ctx, 1); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return h
 }
@@ -175,7 +186,7 @@ func (h *harness) thread(t *testing.T, card func(conversation.Key) conversation.
 	}
 	h.next(t) // the mention
 	key := conversation.Key{TeamID: h.me.TeamID, ChannelID: "C0GENERAL", ThreadTS: parent}
-	ts, err := h.msg.PostCard(testContext(t), key, card(key))
+	ts, err := h.msg.PostCard(testContext(t), key, card(key), conversation.Tag{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +433,7 @@ func TestMessengerCards(t *testing.T) {
 
 	t.Run("PostCard", func(t *testing.T) {
 		for name, c := range map[string]conversation.Card{"options": optionsCard(), "artifact": artifactCard(budgetText), "stale": staleCard(), "russian": russianCard()} {
-			ts, err := h.msg.PostCard(ctx, key, inThread(c, key))
+			ts, err := h.msg.PostCard(ctx, key, inThread(c, key), conversation.Tag{})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -434,7 +445,7 @@ func TestMessengerCards(t *testing.T) {
 	})
 	t.Run("LongArtifact", func(t *testing.T) {
 		before := len(h.emu.BotMessages("C0GENERAL", parent))
-		ts, err := h.msg.PostCard(ctx, key, inThread(artifactCard(longText(30000)), key))
+		ts, err := h.msg.PostCard(ctx, key, inThread(artifactCard(longText(30000)), key), conversation.Tag{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,7 +472,7 @@ func TestMessengerCards(t *testing.T) {
 		})
 	})
 	t.Run("TopLevel", func(t *testing.T) {
-		ts, err := h.msg.PostCard(ctx, conversation.Key{TeamID: "T0TEAM", ChannelID: "C0RANDOM"}, artifactCard(longText(30000)))
+		ts, err := h.msg.PostCard(ctx, conversation.Key{TeamID: "T0TEAM", ChannelID: "C0RANDOM"}, artifactCard(longText(30000)), conversation.Tag{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -498,7 +509,7 @@ func TestMessengerCards(t *testing.T) {
 	})
 	t.Run("Upload", func(t *testing.T) {
 		report := "# Product brief\n\n" + strings.Repeat("Text of the brief. ", 500)
-		err := h.msg.Upload(ctx, key, conversation.File{Name: "product-brief.md", Title: "Product brief", Content: []byte(report), Comment: "The report is ready."})
+		err := h.msg.Upload(ctx, key, conversation.File{Name: "product-brief.md", Title: "Product brief", Content: []byte(report), Comment: "The report is ready."}, conversation.Tag{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -512,7 +523,7 @@ func TestMessengerCards(t *testing.T) {
 		if last.Subtype != "file_share" || last.Text != "The report is ready." || len(last.Files) != 1 {
 			t.Errorf("file message %+v", last)
 		}
-		if err := h.msg.Upload(ctx, key, conversation.File{Name: "empty.md"}); err == nil {
+		if err := h.msg.Upload(ctx, key, conversation.File{Name: "empty.md"}, conversation.Tag{}); err == nil {
 			t.Error("an empty file uploaded")
 		}
 	})

@@ -4,4 +4,5 @@ package bot
 var (
 	EncodeValue = encodeValue
 	DecodeValue = decodeValue
+	CompareTS   = compareTS
 )

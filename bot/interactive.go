@@ -33,8 +33,8 @@ const (
 	dropNoTarget        = "interaction lacks channel, user or message"
 )
 
-// interaction is what an interactive envelope asks of the bot: an input for the
-// dispatcher, or (when modal is set) a modal to open at once.
+// interaction is what an interactive envelope asks of the bot: an input to submit, or
+// (when modal is set) a modal to open at once.
 type interaction struct {
 	input conversation.Input
 	modal *modalRequest

@@ -47,27 +47,78 @@ func NewMessenger(api *slack.Client, me Identity, log *slog.Logger) *Messenger {
 }
 
 // PostReply posts text in the thread of key with chat.postMessage, split into pieces of
-// at most MaxMessageChars characters, and returns the ts of the last piece. Errors:
-// Slack's (a *slack.RateLimitedError once slack-go's retries are spent, or ok:false as
-// slack.SlackErrorResponse).
-func (m *Messenger) PostReply(ctx context.Context, key conversation.Key, text string) (string, error) {
+// at most MaxMessageChars characters, and returns the ts of the last piece. Piece i of
+// n carries tag as message metadata (piece i, of n; see TurnEventType). With
+// tag.Replace, the first len(tag.Replace) pieces are written into those messages with
+// chat.update instead, further pieces are posted, and the messages left over are
+// deleted with chat.delete. Errors: Slack's (a *slack.RateLimitedError once
+// slack-go's retries are spent, or ok:false as slack.SlackErrorResponse), wrapped
+// with the method's name.
+func (m *Messenger) PostReply(ctx context.Context, key conversation.Key, text string, tag conversation.Tag) (string, error) {
 	pieces := SplitText(text, MaxMessageChars)
 	if len(pieces) == 0 {
 		pieces = []string{"(empty reply)"}
 	}
-	var ts string
+	msgs := make([][]slack.MsgOption, len(pieces))
 	for i, p := range pieces {
-		_, t, err := m.api.PostMessageContext(ctx, key.ChannelID,
-			slack.MsgOptionText(p, false),
-			slack.MsgOptionTS(key.ThreadTS),
-			slack.MsgOptionDisableLinkUnfurl(),
-		)
+		msgs[i] = []slack.MsgOption{slack.MsgOptionText(p, false), slack.MsgOptionDisableLinkUnfurl()}
+	}
+	return m.put(ctx, key, msgs, tag)
+}
+
+// put writes the messages of one post: it edits the messages of tag.Replace (chat.update)
+// and posts the rest (chat.postMessage, in the thread of key or at the channel's top
+// level), each with its metadata, then deletes the replaced messages left over
+// (chat.delete). It returns the ts of the last message.
+func (m *Messenger) put(ctx context.Context, key conversation.Key, msgs [][]slack.MsgOption, tag conversation.Tag) (string, error) {
+	var ts string
+	for i, opts := range msgs {
+		opts = append(opts, tagOption(tag, i, len(msgs)))
+		if i < len(tag.Replace) {
+			if _, _, _, err := m.api.UpdateMessageContext(ctx, key.ChannelID, tag.Replace[i], opts...); err != nil {
+				return ts, fmt.Errorf("chat.update %s (message %d of %d): %w", tag.Replace[i], i+1, len(msgs), err)
+			}
+			ts = tag.Replace[i]
+			continue
+		}
+		_, t, err := m.api.PostMessageContext(ctx, key.ChannelID, append(opts, threadOption(key.ThreadTS))...)
 		if err != nil {
-			return ts, fmt.Errorf("chat.postMessage (piece %d of %d): %w", i+1, len(pieces), err)
+			return ts, fmt.Errorf("chat.postMessage (message %d of %d): %w", i+1, len(msgs), err)
 		}
 		ts = t
 	}
+	if len(tag.Replace) > len(msgs) {
+		if err := m.deleteAll(ctx, key, tag.Replace[len(msgs):]); err != nil {
+			return ts, err
+		}
+	}
 	return ts, nil
+}
+
+// deleteAll deletes the bot's messages tss with chat.delete; a message already gone
+// (message_not_found) is no error.
+func (m *Messenger) deleteAll(ctx context.Context, key conversation.Key, tss []string) error {
+	for _, ts := range tss {
+		if err := m.Delete(ctx, key, ts); err != nil && !isSlackError(err, "message_not_found") {
+			return err
+		}
+	}
+	return nil
+}
+
+// Delete deletes the bot's message ts in key's channel with chat.delete. Errors:
+// Slack's (message_not_found, cant_delete_message, ...).
+func (m *Messenger) Delete(ctx context.Context, key conversation.Key, ts string) error {
+	if _, _, err := m.api.DeleteMessageContext(ctx, key.ChannelID, ts); err != nil {
+		return fmt.Errorf("chat.delete %s: %w", ts, err)
+	}
+	return nil
+}
+
+// isSlackError reports whether err is Slack's ok:false answer with error code.
+func isSlackError(err error, code string) bool {
+	var se slack.SlackErrorResponse
+	return errors.As(err, &se) && se.Err == code
 }
 
 // SetStatus shows status ("is thinking…") in the thread with assistant.threads.setStatus,
@@ -146,29 +197,24 @@ func (m *Messenger) ThreadHistory(ctx context.Context, key conversation.Key, bef
 // the card's end (its buttons). A card too long for one message (RenderCard) is
 // posted as several messages in the thread, its long text first; at the top level,
 // where the ts returned must be the new thread's, it is shortened to one message.
-// Errors: Slack's, as for PostReply; a button that cannot be encoded.
-func (m *Messenger) PostCard(ctx context.Context, key conversation.Key, c conversation.Card) (string, error) {
+// Each message carries tag as message metadata, like PostReply's pieces, and
+// tag.Replace is handled as PostReply does (chat.update, then chat.delete of the
+// messages left over). Errors: Slack's, as for PostReply; a button that cannot be
+// encoded.
+func (m *Messenger) PostCard(ctx context.Context, key conversation.Key, c conversation.Card, tag conversation.Tag) (string, error) {
 	limit := MaxCardMessages
 	if key.ThreadTS == "" {
 		limit = 1
 	}
-	msgs, err := RenderCard(c, limit)
+	rendered, err := RenderCard(c, limit)
 	if err != nil {
 		return "", fmt.Errorf("post card: %w", err)
 	}
-	var ts string
-	for i, msg := range msgs {
-		_, t, err := m.api.PostMessageContext(ctx, key.ChannelID, cardOptions(msg,
-			threadOption(key.ThreadTS),
-			slack.MsgOptionDisableLinkUnfurl(),
-			slack.MsgOptionDisableMediaUnfurl(),
-		)...)
-		if err != nil {
-			return ts, fmt.Errorf("chat.postMessage (card message %d of %d): %w", i+1, len(msgs), err)
-		}
-		ts = t
+	msgs := make([][]slack.MsgOption, len(rendered))
+	for i, msg := range rendered {
+		msgs[i] = cardOptions(msg, slack.MsgOptionDisableLinkUnfurl(), slack.MsgOptionDisableMediaUnfurl())
 	}
-	return ts, nil
+	return m.put(ctx, key, msgs, tag)
 }
 
 // UpdateCard replaces the message ts in key's channel with c, shortened to one
@@ -214,8 +260,13 @@ func (m *Messenger) PostEphemeralCard(ctx context.Context, key conversation.Key,
 // Upload uploads f to the thread of key (or the channel when key.ThreadTS is empty)
 // with files upload v2: files.getUploadURLExternal, a POST of the content, then
 // files.completeUploadExternal with channel_id, thread_ts and f.Comment as
-// initial_comment (cut to MaxMessageChars). Errors: an empty file; Slack's.
-func (m *Messenger) Upload(ctx context.Context, key conversation.Key, f conversation.File) error {
+// initial_comment (cut to MaxMessageChars). The file share carries no metadata
+// (Posted finds it by its file's name). With tag.Replace set, an earlier run shared
+// the file already: Upload does nothing. Errors: an empty file; Slack's.
+func (m *Messenger) Upload(ctx context.Context, key conversation.Key, f conversation.File, tag conversation.Tag) error {
+	if len(tag.Replace) > 0 {
+		return nil
+	}
 	if len(f.Content) == 0 {
 		return fmt.Errorf("upload %s: empty file", f.Name)
 	}
@@ -265,9 +316,14 @@ var _ conversation.StreamingMessenger = (*Messenger)(nil)
 
 // StartStream starts a streamed reply in the thread of key with chat.startStream,
 // addressed to userID (recipient_user_id, with the team as recipient_team_id, which
-// Slack requires outside DMs). Errors: Slack's, such as not_allowed or
+// Slack requires outside DMs). With tag.Replace, those messages are deleted first
+// (chat.delete). chat.startStream takes no metadata: the stream's Stop sets tag on the
+// message (chat.stopStream). Errors: Slack's, such as not_allowed or
 // missing_recipient_user_id; the conversation then posts its reply with PostReply.
-func (m *Messenger) StartStream(ctx context.Context, key conversation.Key, userID string) (conversation.Stream, error) {
+func (m *Messenger) StartStream(ctx context.Context, key conversation.Key, userID string, tag conversation.Tag) (conversation.Stream, error) {
+	if err := m.deleteAll(ctx, key, tag.Replace); err != nil {
+		return nil, err
+	}
 	opts := []slack.MsgOption{slack.MsgOptionTS(key.ThreadTS)}
 	if userID != "" {
 		opts = append(opts, slack.MsgOptionRecipientUserID(userID))
@@ -282,7 +338,8 @@ func (m *Messenger) StartStream(ctx context.Context, key conversation.Key, userI
 	if err != nil {
 		return nil, fmt.Errorf("chat.startStream: %w", err)
 	}
-	return &stream{api: m.api, channel: key.ChannelID, ts: ts}, nil
+	tag.Replace = nil
+	return &stream{api: m.api, channel: key.ChannelID, ts: ts, tag: tag}, nil
 }
 
 // stream is a message streamed with chat.appendStream and ended with chat.stopStream.
@@ -290,6 +347,8 @@ type stream struct {
 	api     *slack.Client
 	channel string
 	ts      string
+	// tag is set on the message when it stops.
+	tag conversation.Tag
 }
 
 // Append adds markdown to the message with chat.appendStream (markdown_text).
@@ -303,9 +362,12 @@ func (s *stream) Append(ctx context.Context, markdown string) error {
 	return nil
 }
 
-// Stop ends the message with chat.stopStream and returns its ts.
-func (s *stream) Stop(ctx context.Context) (string, error) {
-	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts); err != nil {
+// Stop ends the message with chat.stopStream, setting the stream's tag, with final as
+// its Final, as the message's metadata (piece 0 of 1), and returns its ts.
+func (s *stream) Stop(ctx context.Context, final bool) (string, error) {
+	tag := s.tag
+	tag.Final = final
+	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts, tagOption(tag, 0, 1)); err != nil {
 		return s.ts, fmt.Errorf("chat.stopStream: %w", err)
 	}
 	return s.ts, nil

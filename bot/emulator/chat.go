@@ -36,16 +36,37 @@ func (s *Server) readContent(r *request) (messageContent, error) {
 		}
 		c.attachments = json.RawMessage(raw)
 	}
-	if raw := r.get("metadata"); raw != "" {
-		if !json.Valid([]byte(raw)) {
-			return c, errCode("invalid_metadata_format")
-		}
-		c.metadata = json.RawMessage(raw)
+	meta, err := readMetadata(r)
+	if err != nil {
+		return c, err
 	}
+	c.metadata = meta
 	if err := s.checkText(c.text); err != nil {
 		return c, err
 	}
 	return c, nil
+}
+
+// readMetadata reads the metadata argument of chat.postMessage, chat.update and
+// chat.stopStream (https://docs.slack.dev/messaging/message-metadata): a JSON object
+// with an event_type string and an event_payload object, else
+// invalid_metadata_format. It answers nil when the argument is absent.
+func readMetadata(r *request) (json.RawMessage, error) {
+	raw := r.get("metadata")
+	if raw == "" {
+		return nil, nil
+	}
+	var meta struct {
+		EventType    string          `json:"event_type"`
+		EventPayload json.RawMessage `json:"event_payload"`
+	}
+	if err := json.Unmarshal([]byte(raw), &meta); err != nil || meta.EventType == "" {
+		return nil, errCode("invalid_metadata_format")
+	}
+	if !strings.HasPrefix(strings.TrimSpace(string(meta.EventPayload)), "{") {
+		return nil, errCode("invalid_metadata_format")
+	}
+	return json.RawMessage(raw), nil
 }
 
 func (c messageContent) empty() bool {
@@ -260,8 +281,9 @@ func appendBlocks(current json.RawMessage, more []json.RawMessage) json.RawMessa
 // chatStartStream implements chat.startStream
 // (https://docs.slack.dev/reference/methods/chat.startStream): a bot message
 // that grows with chat.appendStream until chat.stopStream. Outside IMs it
-// requires recipient_user_id and recipient_team_id. Starting a stream
-// delivers a message event like chat.postMessage; appends do not.
+// requires recipient_user_id and recipient_team_id. It takes no metadata (that
+// comes with chat.stopStream). Starting a stream delivers a message event like
+// chat.postMessage; appends do not.
 func (s *Server) chatStartStream(r *request) (object, error) {
 	ch, err := s.resolveChannelLocked(r.get("channel"))
 	if err != nil {
@@ -327,14 +349,20 @@ func (s *Server) chatAppendStream(r *request) (object, error) {
 	return object{"channel": ch.ID, "ts": m.TS}, nil
 }
 
-// chatStopStream implements chat.stopStream: optional last markdown_text,
-// chunks or blocks, then the message is final.
+// chatStopStream implements chat.stopStream
+// (https://docs.slack.dev/reference/methods/chat.stopStream): optional last
+// markdown_text, chunks or blocks, and the message's metadata, then the message is
+// final.
 func (s *Server) chatStopStream(r *request) (object, error) {
 	ch, m, err := s.streamingMessageLocked(r)
 	if err != nil {
 		return nil, err
 	}
 	text, blocks, err := readStreamContent(r)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := readMetadata(r)
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +378,9 @@ func (s *Server) chatStopStream(r *request) (object, error) {
 		m.Blocks = appendBlocks(m.Blocks, blocks)
 		if final != nil {
 			m.Blocks = appendBlocks(m.Blocks, []json.RawMessage{final})
+		}
+		if meta != nil {
+			m.Metadata = meta
 		}
 		m.Streaming = false
 	})

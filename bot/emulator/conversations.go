@@ -40,8 +40,9 @@ func (s *Server) authTest(*request) (object, error) {
 // conversationsReplies implements conversations.replies
 // (https://docs.slack.dev/reference/methods/conversations.replies): the
 // thread's parent and replies, oldest first, filtered by oldest/latest/
-// inclusive and paginated by limit and cursor. ts may name the parent or any
-// reply. Continuation pages do not repeat the parent.
+// inclusive and paginated by limit and cursor, with metadata when
+// include_all_metadata is true. ts may name the parent or any reply.
+// Continuation pages do not repeat the parent.
 func (s *Server) conversationsReplies(r *request) (object, error) {
 	ch, err := s.resolveChannelLocked(r.get("channel"))
 	if err != nil {
@@ -57,8 +58,10 @@ func (s *Server) conversationsReplies(r *request) (object, error) {
 	return s.pageLocked(ch, r, threadLocked(ch, root.TS), 1000, false)
 }
 
-// conversationsHistory implements conversations.history: the channel's
-// top-level messages, newest first.
+// conversationsHistory implements conversations.history
+// (https://docs.slack.dev/reference/methods/conversations.history): the
+// channel's top-level messages, newest first, with metadata when
+// include_all_metadata is true.
 func (s *Server) conversationsHistory(r *request) (object, error) {
 	ch, err := s.resolveChannelLocked(r.get("channel"))
 	if err != nil {
@@ -70,7 +73,8 @@ func (s *Server) conversationsHistory(r *request) (object, error) {
 // pageLocked answers one page of msgs (sorted oldest first) as Slack's
 // cursor pagination does (https://docs.slack.dev/apis/web-api/pagination):
 // has_more and response_metadata.next_cursor, an opaque
-// base64("next_ts:<ts>") naming the first message of the next page.
+// base64("next_ts:<ts>") naming the first message of the next page. Messages carry
+// their metadata only when include_all_metadata is true, as in Slack.
 func (s *Server) pageLocked(ch *channelState, r *request, msgs []*record, defaultLimit int, newestFirst bool) (object, error) {
 	limit := defaultLimit
 	if v := r.get("limit"); v != "" {
@@ -121,8 +125,13 @@ func (s *Server) pageLocked(ch *channelState, r *request, msgs []*record, defaul
 	}
 	end := min(start+limit, len(selected))
 	out := make([]wireMessage, 0, end-start)
+	withMetadata := r.bool("include_all_metadata")
 	for _, m := range selected[start:end] {
-		out = append(out, s.wireLocked(ch, m))
+		w := s.wireLocked(ch, m)
+		if !withMetadata {
+			w.Metadata = nil
+		}
+		out = append(out, w)
 	}
 	resp := object{"messages": out, "has_more": end < len(selected)}
 	if end < len(selected) {

@@ -94,7 +94,13 @@
 // missing_recipient_team_id); markdown_text is limited to 12,000 characters
 // per call; appending to a stopped stream is message_not_in_streaming_state.
 // An assistant thread status clears when the bot replies in the thread or
-// after two minutes.
+// after two minutes. Message metadata
+// (https://docs.slack.dev/messaging/message-metadata), given to
+// chat.postMessage, chat.update or chat.stopStream (chat.startStream takes
+// none), must be an object with event_type and an event_payload object, else
+// invalid_metadata_format; conversations.replies and conversations.history
+// return it only with include_all_metadata=true. The bot's chat.delete removes
+// its message from both.
 //
 // Events API (https://docs.slack.dev/apis/events-api/): every new message
 // in any channel, the bot's own included, is delivered as an event_callback
