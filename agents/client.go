@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/httpclient"
 )
 
 // Errors of model calls; test with errors.Is. Each also has a UserMessage method with
@@ -31,7 +33,7 @@ var (
 	}
 	// ErrTimeout means one attempt of a model call took longer than
 	// ClientConfig.Timeout. It is retried; Complete returns it (wrapped) when the
-	// retries run out.
+	// retries or the retry budget run out.
 	ErrTimeout error = &modelError{
 		msg:  "agents: model call timed out",
 		user: "The model did not answer in time. Please try again in a moment.",
@@ -48,12 +50,15 @@ func (e *modelError) UserMessage() string { return e.user }
 
 // Defaults of ClientConfig.
 const (
-	DefaultBaseURL        = "https://api.openai.com/v1"
-	DefaultTimeout        = 60 * time.Second
-	DefaultMaxRetries     = 3
-	DefaultMaxElapsed     = 2 * time.Minute
+	DefaultBaseURL = "https://api.openai.com/v1"
+	DefaultTimeout = 60 * time.Second
+	// DefaultMaxRetries is 5 retries: up to 6 attempts, plus the waits that HTTP 429s
+	// ask for (which the retry budget bounds, not this count).
+	DefaultMaxRetries     = 5
+	DefaultMaxElapsed     = 60 * time.Second
 	DefaultInitialBackoff = 500 * time.Millisecond
 	DefaultMaxBackoff     = 20 * time.Second
+	DefaultMaxConcurrent  = 64
 )
 
 // ClientConfig configures a Client. The zero value of every field picks its default.
@@ -66,19 +71,25 @@ type ClientConfig struct {
 	// APIKey is sent as "Authorization: Bearer <key>" (OPENAI_API_KEY); empty sends no
 	// header. It is never logged.
 	APIKey string
-	// HTTPClient sends the requests; default a new http.Client. Leave its Timeout
-	// zero: streams are bounded by Timeout below.
+	// HTTPClient sends the requests; default a new client of package
+	// internal/httpclient (connections kept for reuse, HTTP/2 tried) whose wait for
+	// response headers only Timeout bounds. Leave its Timeout zero: streams are
+	// bounded by Timeout below.
 	HTTPClient *http.Client
 	// Timeout bounds one attempt of a call, from the request to the end of the stream.
 	// Default DefaultTimeout (60 s).
 	Timeout time.Duration
-	// MaxRetries is how many times a failed call is retried after its first attempt
-	// (default DefaultMaxRetries; negative: never retry). Retried: HTTP 429 and 5xx,
-	// attempt timeouts, connection errors and errors inside the stream.
+	// MaxRetries is how many times a call is retried after a failed attempt, not
+	// counting the first attempt: 5 allows 6 attempts (default DefaultMaxRetries;
+	// negative: never retry, not even after HTTP 429). Retried: HTTP 5xx, attempt
+	// timeouts, connection errors and errors inside the stream, each counting as one
+	// retry; and HTTP 429, which does not count: the endpoint says when to come back
+	// (Retry-After), and MaxElapsed bounds how long the call keeps coming back.
 	MaxRetries int
-	// MaxElapsed bounds the time from the first attempt to the start of the last
-	// retry, waits included (default DefaultMaxElapsed). A Retry-After that would
-	// cross it ends the call with the error instead.
+	// MaxElapsed is the retry budget: it bounds the time from the first attempt to
+	// the start of the last retry, waits included (default DefaultMaxElapsed, 60 s).
+	// A wait that would cross it (a long Retry-After, a backoff, a wait for a slot)
+	// ends the call with the last attempt's error instead.
 	MaxElapsed time.Duration
 	// InitialBackoff and MaxBackoff shape the exponential backoff between retries:
 	// the wait starts near InitialBackoff, doubles per retry up to MaxBackoff, with
@@ -86,7 +97,16 @@ type ClientConfig struct {
 	// Retry-After (or OpenAI's retry-after-ms) header is a lower bound on the wait.
 	InitialBackoff time.Duration
 	MaxBackoff     time.Duration
-	// Logger receives a warning per retry; default slog.Default().
+	// MaxConcurrent bounds the attempts in flight through this Client at once
+	// (default DefaultMaxConcurrent). The bound adapts to the endpoint's rate limit:
+	// an HTTP 429 halves it (once per burst of 429s, not below 1), and it grows back
+	// by one after each run of successes as long as the bound, up to MaxConcurrent.
+	// Calls beyond it wait for their turn. A 429's Retry-After (or retry-after-ms)
+	// also holds back every new attempt of the Client until it has passed (for
+	// MaxElapsed at most). Limit reports the current bound.
+	MaxConcurrent int
+	// Logger receives a warning per retry and when the bound is lowered, and an info
+	// line when it is back to MaxConcurrent; default slog.Default().
 	Logger *slog.Logger
 }
 
@@ -97,6 +117,8 @@ func (c ClientConfig) LogValue() slog.Value {
 		slog.Bool("api_key_set", c.APIKey != ""),
 		slog.Duration("timeout", c.Timeout),
 		slog.Int("max_retries", c.MaxRetries),
+		slog.Duration("max_elapsed", c.MaxElapsed),
+		slog.Int("max_concurrent", c.MaxConcurrent),
 	)
 }
 
@@ -117,40 +139,58 @@ type Completer interface {
 var _ Completer = (*Client)(nil)
 
 // Client calls an OpenAI-compatible Chat Completions API through go-openai, streaming
-// every call and reassembling the stream, with retries. It is safe for concurrent use.
+// every call and reassembling the stream, with retries, and bounds the calls in flight
+// to the endpoint (see ClientConfig.MaxConcurrent). It is safe for concurrent use;
+// share one Client per endpoint, so that its calls share the bound.
 type Client struct {
 	api            *openai.Client
 	timeout        time.Duration
-	maxRetries     int
+	maxRetries     int // -1: never retry
 	maxElapsed     time.Duration
 	initialBackoff time.Duration
 	maxBackoff     time.Duration
+	limiter        *limiter
 	logger         *slog.Logger
 }
 
 // NewClient returns a Client for cfg, filling in defaults.
 func NewClient(cfg ClientConfig) *Client {
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = orDefault(cfg.BaseURL, DefaultBaseURL)
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	oc.HTTPClient = retryAfterDoer{next: hc}
 	c := &Client{
-		api:            openai.NewClientWithConfig(oc),
 		timeout:        orDefault(cfg.Timeout, DefaultTimeout),
 		maxRetries:     orDefault(cfg.MaxRetries, DefaultMaxRetries),
 		maxElapsed:     orDefault(cfg.MaxElapsed, DefaultMaxElapsed),
 		initialBackoff: orDefault(cfg.InitialBackoff, DefaultInitialBackoff),
 		maxBackoff:     orDefault(cfg.MaxBackoff, DefaultMaxBackoff),
-		logger:         cfg.Logger,
+		logger:         orLogger(cfg.Logger),
 	}
-	if c.maxRetries < 0 {
-		c.maxRetries = 0
+	c.maxRetries = max(c.maxRetries, -1)
+	c.limiter = newLimiter(max(orDefault(cfg.MaxConcurrent, DefaultMaxConcurrent), 1), c.maxElapsed, c.logger)
+
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = orDefault(cfg.BaseURL, DefaultBaseURL)
+	hc := cfg.HTTPClient
+	if hc == nil {
+		tr := httpclient.NewTransport()
+		tr.ResponseHeaderTimeout = 0 // each attempt's Timeout bounds it, and names it ErrTimeout
+		hc = &http.Client{Transport: tr}
 	}
-	c.logger = orLogger(c.logger)
+	oc.HTTPClient = doer{next: hc}
+	c.api = openai.NewClientWithConfig(oc)
 	return c
+}
+
+// Limit returns how many attempts may be in flight through c at once now: between 1
+// and ClientConfig.MaxConcurrent, lowered by HTTP 429s and raised by successes.
+func (c *Client) Limit() int {
+	limit, _, _ := c.limiter.current()
+	return limit
+}
+
+// Waiting returns how many calls are waiting to send an attempt: for a slot under
+// Limit, or for a Retry-After to pass.
+func (c *Client) Waiting() int {
+	_, _, waiting := c.limiter.current()
+	return waiting
 }
 
 // orDefault returns v, or def when v is the zero value.
@@ -194,16 +234,23 @@ func (c Completion) Message() openai.ChatCompletionMessage {
 }
 
 // Complete runs req as a streamed chat completion (stream: true, with
-// stream_options.include_usage) and returns the reassembled result. It retries with
-// exponential backoff and jitter on HTTP 429 and 5xx (honouring Retry-After), attempt
-// timeouts and connection errors, within ClientConfig's MaxRetries and MaxElapsed; it
-// never retries other 4xx errors, nor after ctx is done.
+// stream_options.include_usage) and returns the reassembled result.
 //
-// Errors: ctx's error when ctx ends; ErrEmptyResponse (with the Completion and its
-// usage) when the model returned nothing usable; otherwise the last attempt's error,
-// wrapped: errors.As finds *openai.APIError (HTTPStatusCode, Message) for an HTTP error,
-// and errors.Is finds ErrTimeout for a timeout. A cut-off answer (finish_reason
-// "length") is not an error: see Completion.Truncated.
+// Each attempt first takes a slot under the Client's limit (ClientConfig.MaxConcurrent),
+// waiting while the limit is reached or an HTTP 429's Retry-After lasts. Complete
+// retries HTTP 5xx, attempt timeouts, connection errors and errors inside the stream
+// with exponential backoff and jitter (a Retry-After is a lower bound on the wait), up
+// to ClientConfig.MaxRetries times; it retries HTTP 429 once the Retry-After (OpenAI's
+// retry-after-ms first) has passed, or after the backoff without one, without
+// counting it as a retry; all within the retry budget ClientConfig.MaxElapsed. It never
+// retries other 4xx errors, nor after ctx is done.
+//
+// Errors: ctx's error when ctx ends, also while waiting for a slot; ErrEmptyResponse
+// (with the Completion and its usage) when the model returned nothing usable;
+// otherwise the last attempt's error, wrapped: errors.As finds *openai.APIError
+// (HTTPStatusCode, Message) for an HTTP error, and errors.Is finds ErrTimeout for a
+// timeout. A cut-off answer (finish_reason "length") is not an error: see
+// Completion.Truncated.
 //
 // When ctx carries a conversation.TextSink (WithTextSink), it is given the content
 // deltas of every attempt as they arrive (not refusals nor tool-call arguments), and
@@ -219,14 +266,31 @@ func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest)
 		backoff.WithRandomizationFactor(0.5),
 		backoff.WithMaxElapsedTime(0), // bounded below, Retry-After included
 	)
-	start := time.Now()
 	sink := textSinkFrom(ctx)
+	var (
+		start   time.Time // of the first attempt
+		retries int       // retries after errors; HTTP 429s are not counted
+		comp    Completion
+		lastErr error
+	)
 	for attempt := 1; ; attempt++ {
+		round, err := c.acquire(ctx, attempt, start)
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return comp, fmt.Errorf("agents: chat completion: %w", ctxErr)
+			}
+			return comp, fmt.Errorf("agents: chat completion failed after %d attempts (no slot for a retry within %s): %w", attempt-1, c.maxElapsed, lastErr)
+		}
+		if attempt == 1 {
+			start = time.Now()
+		}
 		if sink != nil && attempt > 1 {
 			sink.Reset() // the text of the failed attempt is void
 		}
-		comp, retryAfter, err := c.attempt(ctx, req, sink)
+		var hint *retryHint
+		comp, hint, err = c.attempt(ctx, req, sink)
 		comp.Attempts = attempt
+		c.limiter.release(ctx, round, outcomeOf(err, hint), hint.after, hint.at)
 		if err == nil || errors.Is(err, ErrEmptyResponse) {
 			return comp, err
 		}
@@ -236,16 +300,26 @@ func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest)
 		if !retryable(err) {
 			return comp, fmt.Errorf("agents: chat completion: %w", err)
 		}
-		if attempt > c.maxRetries {
+		limited := hint.status == http.StatusTooManyRequests
+		if !limited {
+			retries++
+		}
+		if c.maxRetries < 0 || retries > c.maxRetries {
 			return comp, fmt.Errorf("agents: chat completion failed after %d attempts: %w", attempt, err)
 		}
-		wait := max(bo.NextBackOff(), retryAfter)
+		var wait time.Duration
+		if limited && hint.after > 0 {
+			wait = hint.after // the endpoint's own pace: the backoff does not grow
+		} else {
+			wait = max(bo.NextBackOff(), hint.after)
+		}
+		wait = max(wait, c.limiter.hold())
 		if time.Since(start)+wait > c.maxElapsed {
 			return comp, fmt.Errorf("agents: chat completion failed after %d attempts (next retry in %s would pass %s): %w", attempt, wait.Round(time.Millisecond), c.maxElapsed, err)
 		}
 		c.logger.WarnContext(ctx, "model call failed; retrying",
 			slog.String("model", req.Model), slog.Int("attempt", attempt),
-			slog.Duration("wait", wait), slog.Duration("retry_after", retryAfter), slog.Any("err", err))
+			slog.Duration("wait", wait), slog.Duration("retry_after", hint.after), slog.Any("err", err))
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -253,15 +327,39 @@ func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest)
 			return comp, fmt.Errorf("agents: chat completion: %w", ctx.Err())
 		case <-t.C:
 		}
+		lastErr = err
 	}
 }
 
-// attempt makes one streamed call. retryAfter is the server's Retry-After hint of a
-// failed HTTP response (0 without one).
-func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, sink conversation.TextSink) (comp Completion, retryAfter time.Duration, err error) {
+// acquire takes a slot for an attempt (see limiter.acquire). A retry waits no longer
+// than the retry budget that started with the first attempt at start.
+func (c *Client) acquire(ctx context.Context, attempt int, start time.Time) (round uint64, err error) {
+	if attempt == 1 {
+		return c.limiter.acquire(ctx)
+	}
+	ctx, cancel := context.WithDeadline(ctx, start.Add(c.maxElapsed))
+	defer cancel()
+	return c.limiter.acquire(ctx)
+}
+
+// outcomeOf classifies an attempt's result for the limiter.
+func outcomeOf(err error, hint *retryHint) outcome {
+	switch {
+	case err == nil || errors.Is(err, ErrEmptyResponse):
+		return answered
+	case hint.status == http.StatusTooManyRequests:
+		return rateLimited
+	default:
+		return neutral
+	}
+}
+
+// attempt makes one streamed call. hint tells what the HTTP response said (its zero
+// value when there was none).
+func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, sink conversation.TextSink) (comp Completion, hint *retryHint, err error) {
 	actx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	hint := new(retryHint)
+	hint = new(retryHint)
 	actx = context.WithValue(actx, retryHintKey{}, hint)
 
 	defer func() {
@@ -274,17 +372,18 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 
 	stream, err := c.api.CreateChatCompletionStream(actx, req)
 	if err != nil {
-		return Completion{}, hint.after, err
+		return Completion{}, hint, err
 	}
 	defer stream.Close()
 	var a assembler
 	for {
 		chunk, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
+			hint.drain()
 			break
 		}
 		if err != nil {
-			return Completion{}, 0, fmt.Errorf("read stream: %w", err)
+			return Completion{}, hint, fmt.Errorf("read stream: %w", err)
 		}
 		a.add(&chunk)
 		if sink != nil {
@@ -297,9 +396,9 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 	}
 	comp = a.completion()
 	if comp.Content == "" && len(comp.ToolCalls) == 0 {
-		return comp, 0, ErrEmptyResponse
+		return comp, hint, ErrEmptyResponse
 	}
-	return comp, 0, nil
+	return comp, hint, nil
 }
 
 type textSinkKey struct{}
@@ -342,22 +441,59 @@ func retryableStatus(code int) bool {
 	return code == http.StatusTooManyRequests || code >= 500
 }
 
-// retryAfterDoer records the Retry-After hint of a failed response in the request's
-// context (go-openai's errors do not keep response headers).
-type retryAfterDoer struct{ next *http.Client }
+// doer sends the HTTP requests of a Client's attempts. For a failed response (HTTP
+// status 400 or above, as go-openai decides) it records the status, the Retry-After
+// hint and the time of arrival in the attempt's retryHint (go-openai's errors keep no
+// response headers), and reads and closes the body, which go-openai reads but never
+// closes. It keeps a stream's body in the hint, for retryHint.drain.
+type doer struct{ next *http.Client }
+
+// maxErrorBody bounds the error body doer reads.
+const maxErrorBody = 1 << 20
 
 type retryHintKey struct{}
 
-type retryHint struct{ after time.Duration }
+// retryHint is what doer learned of an attempt's response.
+type retryHint struct {
+	status int           // HTTP status of a failed response; 0 otherwise
+	after  time.Duration // Retry-After of a failed 429 or 5xx; 0 without one
+	at     time.Time     // when the failed response arrived
+	body   io.Reader     // body of a successful response
+}
 
-func (d retryAfterDoer) Do(req *http.Request) (*http.Response, error) {
+func (d doer) Do(req *http.Request) (*http.Response, error) {
 	resp, err := d.next.Do(req)
-	if err == nil && retryableStatus(resp.StatusCode) {
-		if h, ok := req.Context().Value(retryHintKey{}).(*retryHint); ok {
-			h.after = parseRetryAfter(resp.Header, time.Now())
-		}
+	if err != nil {
+		return resp, err
 	}
-	return resp, err
+	h, _ := req.Context().Value(retryHintKey{}).(*retryHint)
+	if h == nil {
+		return resp, nil
+	}
+	if resp.StatusCode >= http.StatusOK && resp.StatusCode < http.StatusBadRequest {
+		h.body = resp.Body
+		return resp, nil
+	}
+	h.status, h.at = resp.StatusCode, time.Now()
+	if retryableStatus(resp.StatusCode) {
+		h.after = parseRetryAfter(resp.Header, h.at)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read the body of HTTP %d: %w", resp.StatusCode, err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
+
+// drain reads what is left of a stream after its last event ("data: [DONE]"), such as
+// the end of the chunked HTTP/1.1 body, so that closing the body returns the
+// connection to the pool instead of closing it. go-openai stops reading at [DONE].
+func (h *retryHint) drain() {
+	if h.body != nil {
+		_, _ = io.CopyN(io.Discard, h.body, 4<<10)
+	}
 }
 
 // parseRetryAfter reads OpenAI's retry-after-ms header (milliseconds) or the standard

@@ -33,8 +33,11 @@
 //
 // Underneath, Client makes every model call: streamed, reassembled into one Completion
 // (content, tool calls by index, finish_reason, usage), with a per-attempt timeout and
-// retries with exponential backoff and jitter on 429, 5xx, timeouts and connection
-// errors, honouring Retry-After. Prompts come from package prompts.
+// retries with exponential backoff and jitter on 5xx, timeouts and connection errors,
+// and after the Retry-After of an HTTP 429, within a retry budget. A Client bounds the
+// calls in flight to its endpoint with a limit that adapts to the endpoint's rate limit
+// (halved by a burst of 429s, grown back by successes) and keeps its connections for
+// reuse (package internal/httpclient). Prompts come from package prompts.
 //
 // Tools implement Tool (Run(ctx, args) (string, error)); ToolFunc adapts a function and
 // InferTool derives a JSON schema from a Go struct. RegisterBuiltins adds current_time

@@ -24,6 +24,10 @@
 // replayed byte for byte (RawSSE), such as the real OpenAI streams in
 // shared/fixtures/openai.
 //
+// For tests of a client's concurrency and connection reuse, the server counts the
+// requests it is answering (InFlight, MaxInFlight, and Request.InFlight at each
+// arrival) and the TCP connections it has accepted (Connections).
+//
 // Streams are shaped like OpenAI's: a first chunk with the role, content in small
 // pieces, each tool call as a chunk with its index, id and name followed by chunks of
 // argument text, a chunk with finish_reason, and, when the request sets

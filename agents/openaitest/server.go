@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,10 +21,13 @@ type Server struct {
 	closed chan struct{}
 	once   sync.Once
 
-	mu       sync.Mutex
-	queue    []Response
-	handler  func(Request) Response
-	requests []Request
+	mu          sync.Mutex
+	queue       []Response
+	handler     func(Request) Response
+	requests    []Request
+	inFlight    int
+	maxInFlight int
+	conns       int
 }
 
 // Request is one request the server received, recorded before it is answered.
@@ -41,12 +45,23 @@ type Request struct {
 	Body []byte
 	// Chat is Body decoded as a chat completion request (zero if it did not decode).
 	Chat openai.ChatCompletionRequest
+	// InFlight is the number of requests the server was answering when this one
+	// arrived, this one included (see Server.InFlight).
+	InFlight int
 }
 
 // NewServer starts a Server on 127.0.0.1 with a random port. Stop it with Close.
 func NewServer() *Server {
 	s := &Server{closed: make(chan struct{})}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+		}
+	}
+	s.srv.Start()
 	return s
 }
 
@@ -118,6 +133,47 @@ func (s *Server) LastRequest() (r Request, ok bool) {
 	return s.requests[len(s.requests)-1], true
 }
 
+// InFlight returns the number of requests being answered now. A request counts from
+// the moment its headers are read until the server's handler returns, which is before
+// the end of its response is sent (the terminating chunk of a stream, the whole of a
+// small JSON answer): a client that has read a response to its end knows that its
+// request no longer counts.
+func (s *Server) InFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inFlight
+}
+
+// MaxInFlight returns the highest InFlight so far.
+func (s *Server) MaxInFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.maxInFlight
+}
+
+// Connections returns the number of TCP connections the server has accepted so far:
+// a client that reuses its connections opens few.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
+}
+
+// enter counts a request in flight and returns InFlight with it.
+func (s *Server) enter() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	return s.inFlight
+}
+
+func (s *Server) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.inFlight--
+}
+
 // record stores r and, when answer is set, picks the response that answers it.
 func (s *Server) record(r *Request, answer bool) (Response, bool) {
 	s.mu.Lock()
@@ -143,6 +199,8 @@ func (s *Server) record(r *Request, answer bool) (Response, bool) {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	inFlight := s.enter()
+	defer s.leave()
 	const path = "/v1/chat/completions"
 	if r.URL.Path != path {
 		writeError(w, http.StatusNotFound, "invalid_request_error", fmt.Sprintf("openaitest: unknown path %s (only POST %s is served)", r.URL.Path, path), 0)
@@ -156,7 +214,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the client went away
 	}
-	req := Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	req := Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, InFlight: inFlight}
 	var invalid string
 	if err := json.Unmarshal(body, &req.Chat); err != nil {
 		invalid = "openaitest: request body is not a chat completion request: " + err.Error()

@@ -429,3 +429,44 @@ func TestConcurrent(t *testing.T) {
 		t.Errorf("%d requests recorded, want %d", got, n)
 	}
 }
+
+func TestInFlightAndConnections(t *testing.T) {
+	srv, client := newServer(t)
+	const n = 3
+	arrived, release := make(chan int, n), make(chan struct{})
+	srv.Handle(func(r openaitest.Request) openaitest.Response {
+		arrived <- r.InFlight
+		<-release
+		return openaitest.Response{Text: "ok"}
+	})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if _, err := client.CreateChatCompletion(context.Background(), chatRequest("x")); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	seen := map[int]bool{}
+	for range n {
+		seen[<-arrived] = true
+	}
+	if got := srv.InFlight(); got != n || !seen[n] {
+		t.Errorf("InFlight() = %d, Request.InFlight seen %v; want %d and %d among them", got, seen, n, n)
+	}
+	close(release)
+	wg.Wait()
+	if in, most, conns := srv.InFlight(), srv.MaxInFlight(), srv.Connections(); in != 0 || most != n || conns != n {
+		t.Errorf("InFlight %d, MaxInFlight %d, Connections %d; want 0, %d, %d", in, most, conns, n, n)
+	}
+
+	// A keep-alive client sends the next request on a connection it already has.
+	srv.Handle(nil)
+	srv.Push(openaitest.Response{Text: "again"})
+	if _, err := client.CreateChatCompletion(context.Background(), chatRequest("x")); err != nil {
+		t.Fatal(err)
+	}
+	if last, _ := srv.LastRequest(); last.InFlight != 1 || srv.Connections() != n {
+		t.Errorf("Request.InFlight %d, Connections %d; want 1 and still %d", last.InFlight, srv.Connections(), n)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/httpclient"
 	"github.com/threadwright/threadwright/prompts"
 	"github.com/threadwright/threadwright/store"
 )
@@ -150,6 +151,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}()
 
 	api := slack.New(c.SlackBotToken,
+		// Before OptionRetryConfig, which wraps the client set so far.
+		slack.OptionHTTPClient(httpclient.New()),
 		slack.OptionAppLevelToken(c.SlackAppToken),
 		slack.OptionAPIURL(c.SlackAPIURL),
 		slack.OptionRetryConfig(slack.RetryConfig{
@@ -163,9 +166,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	log.Info("authenticated with Slack", "team", me.TeamName, "team_id", me.TeamID, "bot_user", me.UserName, "bot_user_id", me.UserID)
 
+	modelConfig := c.clientConfig(log)
 	var model agents.Completer = m.Model
+	var client *agents.Client // the client of OPENAI_BASE_URL, when made here
 	if model == nil {
-		model = agents.NewClient(agents.ClientConfig{BaseURL: c.OpenAIBaseURL, APIKey: c.OpenAIAPIKey, Timeout: c.ModelTimeout, Logger: log})
+		client = agents.NewClient(modelConfig)
+		model = client
 	}
 	var scope conversation.ScopeChecker
 	if c.ScopeDescription != "" || len(c.ScopeAllow) > 0 || len(c.ScopeDeny) > 0 {
@@ -198,7 +204,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Workflows:   workflows,
 		Agent: agents.NewWorkflowAgent(agents.WorkflowAgentConfig{
 			Client: model, Model: c.OpenAIModel, SmallModel: c.OpenAISmallModel, Prompts: tmpl, Logger: log,
-			Tools: registry, ToolTimeout: c.ToolTimeout, Profiles: modelProfiles(profiles, log),
+			Tools: registry, ToolTimeout: c.ToolTimeout, Profiles: modelProfiles(profiles, modelConfig, client),
 		}),
 		PipelineConcurrency: c.PipelineConcurrency,
 		Approvers:           c.ApproverUserIDs,

@@ -36,7 +36,11 @@ type Config struct {
 	OpenAIBaseURL    string        `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"OpenAI-compatible base URL (Azure OpenAI, vLLM, Ollama, LM Studio…)"`
 	OpenAIModel      string        `envconfig:"OPENAI_MODEL" default:"gpt-4o-mini" desc:"main model: executor and answers"`
 	OpenAISmallModel string        `envconfig:"OPENAI_SMALL_MODEL" desc:"small model: scope checks (default: OPENAI_MODEL)"`
-	ModelTimeout     time.Duration `envconfig:"MODEL_TIMEOUT" default:"60s" desc:"timeout of one model call; calls retry on 429/5xx/timeouts"`
+	ModelTimeout     time.Duration `envconfig:"MODEL_TIMEOUT" default:"60s" desc:"timeout of one model call attempt; calls retry on 429/5xx/timeouts"`
+
+	ModelMaxRetries    int           `envconfig:"MODEL_MAX_RETRIES" default:"5" desc:"retries of a model call after a 5xx, a timeout or a connection error (5: up to 6 attempts; 0: never retry, 429s included); an HTTP 429 does not count: the call waits for its Retry-After"`
+	ModelRetryBudget   time.Duration `envconfig:"MODEL_RETRY_BUDGET" default:"60s" desc:"time from a model call's first attempt to the start of its last retry, waits included"`
+	ModelMaxConcurrent int           `envconfig:"MODEL_MAX_CONCURRENT" default:"64" desc:"model calls in flight at once per endpoint; a burst of HTTP 429s halves it, successes grow it back"`
 
 	ScopeDescription string   `envconfig:"SCOPE_DESCRIPTION" desc:"what the bot is for; empty lets every request through and skips the scope check"`
 	ScopeAllow       []string `envconfig:"SCOPE_ALLOW" desc:"comma-separated regular expressions: a matching request is in scope without a model call"`
@@ -136,6 +140,9 @@ func (c *Config) validate() error {
 		{c.OpenAIAPIKey != "" || c.OpenAIBaseURL != "https://api.openai.com/v1", "OPENAI_API_KEY", "an API key (or set OPENAI_BASE_URL to a server that needs none)"},
 		{c.OpenAIModel != "", "OPENAI_MODEL", "a model name such as gpt-4o-mini"},
 		{c.ModelTimeout > 0, "MODEL_TIMEOUT", "a positive duration"},
+		{c.ModelMaxRetries >= 0, "MODEL_MAX_RETRIES", "0 or a whole number of retries"},
+		{c.ModelRetryBudget > 0, "MODEL_RETRY_BUDGET", "a positive duration"},
+		{c.ModelMaxConcurrent > 0, "MODEL_MAX_CONCURRENT", "a whole number above 0"},
 		{c.MaxConcurrentTurns > 0, "MAX_CONCURRENT_TURNS", "a whole number above 0"},
 		{c.MaxSteps > 0, "MAX_STEPS", "a whole number above 0"},
 		{c.ToolTimeout > 0, "TOOL_TIMEOUT", "a positive duration"},
@@ -220,6 +227,24 @@ func printEnvUsage(w io.Writer) error {
 		return err
 	}
 	return tw.Flush()
+}
+
+// clientConfig is the configuration of the model client of OPENAI_BASE_URL, and the
+// retry and concurrency settings of every model profile's client.
+func (c *Config) clientConfig(log *slog.Logger) agents.ClientConfig {
+	retries := c.ModelMaxRetries
+	if retries == 0 {
+		retries = -1 // agents: zero picks the default; negative never retries
+	}
+	return agents.ClientConfig{
+		BaseURL:       c.OpenAIBaseURL,
+		APIKey:        c.OpenAIAPIKey,
+		Timeout:       c.ModelTimeout,
+		MaxRetries:    retries,
+		MaxElapsed:    c.ModelRetryBudget,
+		MaxConcurrent: c.ModelMaxConcurrent,
+		Logger:        log,
+	}
 }
 
 // fetchConfig is the fetch_url tool's configuration.

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // setEnv sets a valid configuration, then the overrides ("" unsets).
@@ -18,6 +20,7 @@ func setEnv(t *testing.T, overrides map[string]string) {
 		"DATABASE_URL": "", "DATA_DIR": "", "LOG_LEVEL": "", "LOG_FORMAT": "", "HTTP_ADDR": "",
 		"MAX_STEPS": "", "TURN_TIMEOUT": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "", "SCOPE_DESCRIPTION": "",
 		"MAX_CONCURRENT_TURNS": "", "RETENTION_DAYS": "",
+		"MODEL_TIMEOUT": "", "MODEL_MAX_RETRIES": "", "MODEL_RETRY_BUDGET": "", "MODEL_MAX_CONCURRENT": "",
 	}
 	for k, v := range overrides {
 		base[k] = v
@@ -40,6 +43,9 @@ func TestLoadConfigDefaults(t *testing.T) {
 		c.OpenAIBaseURL != "https://api.openai.com/v1" || c.OpenAISmallModel != c.OpenAIModel || c.MaxSteps != 8 {
 		t.Fatalf("defaults: %+v", c)
 	}
+	if c.ModelMaxRetries != 5 || c.ModelRetryBudget != time.Minute || c.ModelMaxConcurrent != 64 {
+		t.Fatalf("model client defaults: retries %d, budget %s, concurrent %d", c.ModelMaxRetries, c.ModelRetryBudget, c.ModelMaxConcurrent)
+	}
 }
 
 func TestLoadConfigErrors(t *testing.T) {
@@ -54,6 +60,11 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"BadInt", map[string]string{"MAX_STEPS": "many"}, `MAX_STEPS: expected a whole number, got "many"`},
 		{"BadDuration", map[string]string{"TURN_TIMEOUT": "5 minutes"}, `TURN_TIMEOUT: expected a duration such as 30s or 5m, got "5 minutes"`},
 		{"NegativeBound", map[string]string{"MAX_CONCURRENT_TURNS": "0"}, "MAX_CONCURRENT_TURNS: expected a whole number above 0"},
+		{"NegativeRetries", map[string]string{"MODEL_MAX_RETRIES": "-1"}, "MODEL_MAX_RETRIES: expected 0 or a whole number of retries"},
+		{"BadRetries", map[string]string{"MODEL_MAX_RETRIES": "five"}, `MODEL_MAX_RETRIES: expected a whole number, got "five"`},
+		{"NoRetryBudget", map[string]string{"MODEL_RETRY_BUDGET": "0s"}, "MODEL_RETRY_BUDGET: expected a positive duration"},
+		{"BadRetryBudget", map[string]string{"MODEL_RETRY_BUDGET": "60"}, `MODEL_RETRY_BUDGET: expected a duration such as 30s or 5m, got "60"`},
+		{"NoModelConcurrency", map[string]string{"MODEL_MAX_CONCURRENT": "0"}, "MODEL_MAX_CONCURRENT: expected a whole number above 0"},
 		{"BadDatabaseURL", map[string]string{"DATABASE_URL": "mysql://x"}, "DATABASE_URL: expected a postgres:// URL"},
 		{"BadLogLevel", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL: expected debug, info, warn or error"},
 		{"BadAPIURL", map[string]string{"SLACK_API_URL": "slack.com/api"}, "SLACK_API_URL: expected an http(s) URL ending in /"},
@@ -77,6 +88,26 @@ func TestLoadConfigErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestClientConfig(t *testing.T) {
+	for _, tt := range []struct {
+		retries     string
+		wantRetries int
+	}{{"", 5}, {"2", 2}, {"0", -1}} {
+		t.Run("MODEL_MAX_RETRIES="+tt.retries, func(t *testing.T) {
+			setEnv(t, map[string]string{"MODEL_TIMEOUT": "90s", "MODEL_MAX_RETRIES": tt.retries, "MODEL_RETRY_BUDGET": "2m", "MODEL_MAX_CONCURRENT": "16"})
+			var c Config
+			if err := LoadConfig(&c); err != nil {
+				t.Fatal(err)
+			}
+			got := c.clientConfig(slog.New(slog.DiscardHandler))
+			if got.BaseURL != "https://api.openai.com/v1" || got.APIKey != "sk-1" || got.Timeout != 90*time.Second ||
+				got.MaxRetries != tt.wantRetries || got.MaxElapsed != 2*time.Minute || got.MaxConcurrent != 16 || got.Logger == nil {
+				t.Errorf("clientConfig() = %+v (MaxRetries %d, MaxElapsed %s, MaxConcurrent %d)", got, got.MaxRetries, got.MaxElapsed, got.MaxConcurrent)
+			}
+		})
+	}
 }
 
 func TestLoadConfigSecretsNotInErrors(t *testing.T) {
@@ -114,7 +145,8 @@ func TestCommands(t *testing.T) {
 		}
 		for _, v := range []string{"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL",
 			"OPENAI_SMALL_MODEL", "DATABASE_URL", "DATA_DIR", "SCOPE_DESCRIPTION", "LOG_LEVEL", "HTTP_ADDR", "migrate", "manifest",
-			"WORKFLOWS_DIR", "APPROVER_USER_IDS", "HISTORY_TOKENS", "DEV_ADDR", "dev", "workflows"} {
+			"WORKFLOWS_DIR", "APPROVER_USER_IDS", "HISTORY_TOKENS", "DEV_ADDR", "dev", "workflows",
+			"MODEL_MAX_RETRIES", "MODEL_RETRY_BUDGET", "MODEL_MAX_CONCURRENT"} {
 			if !strings.Contains(out, v) {
 				t.Errorf("help lacks %s", v)
 			}

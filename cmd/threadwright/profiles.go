@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -102,14 +103,33 @@ func LoadProfiles(path string, c *Config) (map[string]ModelProfile, error) {
 	return out, nil
 }
 
-// modelProfiles makes the agents' profiles: one client per profile.
-func modelProfiles(profiles map[string]ModelProfile, log *slog.Logger) map[string]agents.Profile {
+// modelProfiles makes the agents' profiles on base, the main model's client
+// configuration (see Config.clientConfig): each profile's client has base's retry and
+// concurrency settings and its own endpoint, key and timeout. Profiles with the same
+// endpoint, key and timeout share one client, and so its bound on calls in flight;
+// main, when not nil, is base's client, shared with profiles that have base's.
+func modelProfiles(profiles map[string]ModelProfile, base agents.ClientConfig, main *agents.Client) map[string]agents.Profile {
+	type endpoint struct {
+		baseURL, apiKey string
+		timeout         time.Duration
+	}
+	clients := map[endpoint]*agents.Client{}
+	if main != nil {
+		clients[endpoint{base.BaseURL, base.APIKey, base.Timeout}] = main
+	}
 	out := make(map[string]agents.Profile, len(profiles))
-	for name, p := range profiles {
-		out[name] = agents.Profile{
-			Client: agents.NewClient(agents.ClientConfig{BaseURL: p.BaseURL, APIKey: p.APIKey, Timeout: p.Timeout, Logger: log.With("model_profile", name)}),
-			Model:  p.Model,
+	for _, name := range slices.Sorted(maps.Keys(profiles)) {
+		p := profiles[name]
+		key := endpoint{p.BaseURL, p.APIKey, p.Timeout}
+		client := clients[key]
+		if client == nil {
+			cfg := base
+			cfg.BaseURL, cfg.APIKey, cfg.Timeout = p.BaseURL, p.APIKey, p.Timeout
+			cfg.Logger = cmp.Or(base.Logger, slog.Default()).With("model_profile", name)
+			client = agents.NewClient(cfg)
+			clients[key] = client
 		}
+		out[name] = agents.Profile{Client: client, Model: p.Model}
 	}
 	return out
 }

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
@@ -149,5 +154,44 @@ func TestE2EUndefinedModelProfileRefusesStartup(t *testing.T) {
 	err := m.Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "uses model profile enhance, which MODEL_PROFILES does not define") {
 		t.Fatalf("Run = %v", err)
+	}
+}
+
+func TestModelProfilesClients(t *testing.T) {
+	srv := openaitest.NewServer()
+	t.Cleanup(srv.Close)
+	base := agents.ClientConfig{
+		BaseURL: "https://api.openai.com/v1", APIKey: "sk-main", Timeout: time.Minute,
+		MaxRetries: -1, MaxElapsed: time.Second, MaxConcurrent: 3, Logger: slog.New(slog.DiscardHandler),
+	}
+	main := agents.NewClient(base)
+	got := modelProfiles(map[string]ModelProfile{
+		"editor":  {BaseURL: base.BaseURL, APIKey: base.APIKey, Timeout: base.Timeout, Model: "gpt-editor"},
+		"enhance": {BaseURL: srv.URL(), APIKey: "sk-other", Timeout: time.Minute, Model: "big"},
+		"polish":  {BaseURL: srv.URL(), APIKey: "sk-other", Timeout: time.Minute, Model: "bigger"},
+		"slow":    {BaseURL: srv.URL(), APIKey: "sk-other", Timeout: time.Hour, Model: "big"},
+	}, base, main)
+
+	// One client per endpoint, key and timeout, the main one included: they share
+	// the bound on calls in flight.
+	if got["editor"].Client != main || got["enhance"].Client != got["polish"].Client ||
+		got["enhance"].Client == main || got["slow"].Client == got["enhance"].Client {
+		t.Errorf("clients not shared by endpoint: %+v", got)
+	}
+	if got["polish"].Model != "bigger" {
+		t.Errorf("polish model %q", got["polish"].Model)
+	}
+	// A profile's client has the retry and concurrency settings of the main one.
+	enhance := got["enhance"].Client.(*agents.Client)
+	if enhance.Limit() != 3 {
+		t.Errorf("Limit() = %d, want MaxConcurrent 3", enhance.Limit())
+	}
+	srv.Push(openaitest.Response{Status: 503}, openaitest.Response{Text: "not retried"})
+	req := openai.ChatCompletionRequest{Model: "big", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}}
+	if _, err := enhance.Complete(context.Background(), req); err == nil || len(srv.Requests()) != 1 {
+		t.Errorf("err %v after %d requests; want the 503, not retried", err, len(srv.Requests()))
+	}
+	if h := srv.Requests()[0].Header.Get("Authorization"); h != "Bearer sk-other" {
+		t.Errorf("Authorization %q", h)
 	}
 }

@@ -1,0 +1,56 @@
+package httpclient
+
+import (
+	"net"
+	"net/http"
+	"time"
+)
+
+// Settings of NewTransport.
+const (
+	// MaxIdleConns is how many idle connections are kept, across hosts.
+	MaxIdleConns = 256
+	// MaxIdleConnsPerHost is how many idle connections are kept to one host: enough
+	// for the ~100 model calls in flight of a busy deployment (agents.Client's limit
+	// is 64 by default) to find a connection after a burst, with room to spare.
+	MaxIdleConnsPerHost = 128
+	// IdleConnTimeout is how long an unused connection is kept open.
+	IdleConnTimeout = 90 * time.Second
+	// DialTimeout bounds opening a TCP connection.
+	DialTimeout = 10 * time.Second
+	// TLSHandshakeTimeout bounds the TLS handshake of a new connection.
+	TLSHandshakeTimeout = 10 * time.Second
+	// ResponseHeaderTimeout bounds the wait for a response's headers once the request
+	// is written (not the body, which may stream for minutes).
+	ResponseHeaderTimeout = 30 * time.Second
+	// HTTP2PingAfter is how long an HTTP/2 connection may stay silent before a ping
+	// checks it; a connection that does not answer the ping within 15 s is closed, so
+	// that its calls fail and retry instead of waiting out their timeouts.
+	HTTP2PingAfter = 30 * time.Second
+)
+
+// NewTransport returns a new http.Transport with the settings above, HTTP/2 attempted
+// (ForceAttemptHTTP2) and the proxy taken from HTTPS_PROXY, HTTP_PROXY and NO_PROXY
+// (http.ProxyFromEnvironment). Each call returns a new Transport with its own pool of
+// connections; callers may change its fields before first use.
+func NewTransport() *http.Transport {
+	d := &net.Dialer{Timeout: DialTimeout, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           d.DialContext,
+		ForceAttemptHTTP2:     true,
+		HTTP2:                 &http.HTTP2Config{SendPingTimeout: HTTP2PingAfter},
+		MaxIdleConns:          MaxIdleConns,
+		MaxIdleConnsPerHost:   MaxIdleConnsPerHost,
+		IdleConnTimeout:       IdleConnTimeout,
+		TLSHandshakeTimeout:   TLSHandshakeTimeout,
+		ResponseHeaderTimeout: ResponseHeaderTimeout,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// New returns an http.Client on a NewTransport. Its Timeout is zero: bound each
+// request with its context.
+func New() *http.Client {
+	return &http.Client{Transport: NewTransport()}
+}

@@ -1,0 +1,148 @@
+package httpclient_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/threadwright/threadwright/internal/httpclient"
+)
+
+func TestNew(t *testing.T) {
+	c := httpclient.New()
+	if c.Timeout != 0 {
+		t.Errorf("Timeout = %s, want 0 (streams are bounded by their context)", c.Timeout)
+	}
+	tr, ok := c.Transport.(*http.Transport)
+	if !ok {
+		t.Fatalf("Transport is %T", c.Transport)
+	}
+	if tr.MaxIdleConnsPerHost != httpclient.MaxIdleConnsPerHost || tr.MaxIdleConns != httpclient.MaxIdleConns ||
+		tr.IdleConnTimeout != httpclient.IdleConnTimeout || !tr.ForceAttemptHTTP2 || tr.Proxy == nil ||
+		tr.TLSHandshakeTimeout != httpclient.TLSHandshakeTimeout || tr.ResponseHeaderTimeout != httpclient.ResponseHeaderTimeout {
+		t.Errorf("transport settings: %+v", tr)
+	}
+	if httpclient.NewTransport() == tr {
+		t.Error("NewTransport returned a shared transport")
+	}
+}
+
+// barrierServer starts a test server that counts the connections it accepts and
+// holds each request until n requests are being answered at once, so that a round of
+// n concurrent calls needs n connections.
+func barrierServer(t *testing.T, n int) (srv *httptest.Server, conns *atomic.Int64) {
+	t.Helper()
+	conns = new(atomic.Int64)
+	var (
+		mu      sync.Mutex
+		waiting int
+		release = make(chan struct{})
+	)
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		waiting++
+		gate := release
+		if waiting == n {
+			waiting = 0
+			close(release)
+			release = make(chan struct{})
+		}
+		mu.Unlock()
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, conns
+}
+
+// round makes n concurrent GET requests with c, reading each body to its end.
+func round(t *testing.T, c *http.Client, url string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, url, nil)
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestConnectionsReused(t *testing.T) {
+	const n = 64
+	t.Run("New", func(t *testing.T) {
+		srv, conns := barrierServer(t, n)
+		c := httpclient.New()
+		round(t, c, srv.URL, n)
+		if got := conns.Load(); got != n {
+			t.Fatalf("first round opened %d connections, want %d", got, n)
+		}
+		round(t, c, srv.URL, n)
+		if got := conns.Load() - n; got != 0 {
+			t.Errorf("second round opened %d new connections, want 0", got)
+		}
+	})
+	// The test would catch a transport that keeps too few idle connections: Go's
+	// default keeps 2 per host.
+	t.Run("DefaultTransportDoesNot", func(t *testing.T) {
+		srv, conns := barrierServer(t, n)
+		c := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		round(t, c, srv.URL, n)
+		round(t, c, srv.URL, n)
+		if got := conns.Load() - n; got < n/2 {
+			t.Errorf("second round opened %d new connections; want most of %d", got, n)
+		}
+	})
+}
+
+func TestHTTP2(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Proto)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+
+	tr := httpclient.NewTransport()
+	tr.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	c := &http.Client{Transport: tr}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL, nil)
+			resp, err := c.Do(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			if b, _ := io.ReadAll(resp.Body); string(b) != "HTTP/2.0" {
+				t.Errorf("protocol %q, want HTTP/2.0", b)
+			}
+		})
+	}
+	wg.Wait()
+}
