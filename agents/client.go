@@ -58,7 +58,7 @@ const (
 	DefaultMaxElapsed     = 60 * time.Second
 	DefaultInitialBackoff = 500 * time.Millisecond
 	DefaultMaxBackoff     = 20 * time.Second
-	DefaultMaxConcurrent  = 64
+	DefaultMaxConcurrent  = 128
 )
 
 // ClientConfig configures a Client. The zero value of every field picks its default.

@@ -19,8 +19,9 @@ import (
 
 // StoreConfig selects the store; it is all that `threadwright migrate` needs.
 type StoreConfig struct {
-	DatabaseURL string `envconfig:"DATABASE_URL" desc:"Postgres DSN (postgres://user:pass@host:5432/db?sslmode=disable); unset uses the embedded SQLite file $DATA_DIR/threadwright.db"`
-	DataDir     string `envconfig:"DATA_DIR" default:"./data" desc:"directory of the embedded SQLite store"`
+	DatabaseURL      string `envconfig:"DATABASE_URL" desc:"Postgres DSN (postgres://user:pass@host:5432/db?sslmode=disable); unset uses the embedded SQLite file $DATA_DIR/threadwright.db"`
+	DataDir          string `envconfig:"DATA_DIR" default:"./data" desc:"directory of the embedded SQLite store, and, with Postgres, of the spool that keeps inputs while the database is unreachable"`
+	DatabaseMaxConns int    `envconfig:"DATABASE_MAX_CONNS" desc:"Postgres connections this process opens at most (default: a quarter of MAX_CONCURRENT_TURNS, at least 10)"`
 }
 
 // Config is threadwright's configuration, read from the environment with envconfig
@@ -40,13 +41,14 @@ type Config struct {
 
 	ModelMaxRetries    int           `envconfig:"MODEL_MAX_RETRIES" default:"5" desc:"retries of a model call after a 5xx, a timeout or a connection error (5: up to 6 attempts; 0: never retry, 429s included); an HTTP 429 does not count: the call waits for its Retry-After"`
 	ModelRetryBudget   time.Duration `envconfig:"MODEL_RETRY_BUDGET" default:"60s" desc:"time from a model call's first attempt to the start of its last retry, waits included"`
-	ModelMaxConcurrent int           `envconfig:"MODEL_MAX_CONCURRENT" default:"64" desc:"model calls in flight at once per endpoint; a burst of HTTP 429s halves it, successes grow it back"`
+	ModelMaxConcurrent int           `envconfig:"MODEL_MAX_CONCURRENT" default:"128" desc:"model calls in flight at once per endpoint; a burst of HTTP 429s halves it, successes grow it back"`
 
 	ScopeDescription string   `envconfig:"SCOPE_DESCRIPTION" desc:"what the bot is for; empty lets every request through and skips the scope check"`
 	ScopeAllow       []string `envconfig:"SCOPE_ALLOW" desc:"comma-separated regular expressions: a matching request is in scope without a model call"`
 	ScopeDeny        []string `envconfig:"SCOPE_DENY" desc:"comma-separated regular expressions: a matching request is refused without a model call"`
 
-	MaxConcurrentTurns int           `envconfig:"MAX_CONCURRENT_TURNS" default:"8" desc:"turns running at once across threads (one thread's turns always run in order)"`
+	MaxConcurrentTurns int           `envconfig:"MAX_CONCURRENT_TURNS" default:"100" desc:"turns running at once in this process, across threads (one thread's turns always run one at a time, in order, across replicas); a thread waiting for a slot shows that it is queued"`
+	LeaseTTL           time.Duration `envconfig:"LEASE_TTL" default:"10s" desc:"how long a thread's lease lives without renewal: a dead replica's threads are taken over within it plus a fifth (renewed every tenth of it)"`
 	MaxSteps           int           `envconfig:"MAX_STEPS" default:"8" desc:"model calls per turn before the executor must answer"`
 	ToolTimeout        time.Duration `envconfig:"TOOL_TIMEOUT" default:"30s" desc:"timeout of one tool call"`
 	TurnTimeout        time.Duration `envconfig:"TURN_TIMEOUT" default:"5m" desc:"timeout of one whole turn"`
@@ -144,6 +146,8 @@ func (c *Config) validate() error {
 		{c.ModelRetryBudget > 0, "MODEL_RETRY_BUDGET", "a positive duration"},
 		{c.ModelMaxConcurrent > 0, "MODEL_MAX_CONCURRENT", "a whole number above 0"},
 		{c.MaxConcurrentTurns > 0, "MAX_CONCURRENT_TURNS", "a whole number above 0"},
+		{c.LeaseTTL >= time.Second, "LEASE_TTL", "a duration of at least 1s"},
+		{c.DatabaseMaxConns >= 0, "DATABASE_MAX_CONNS", "a whole number above 0"},
 		{c.MaxSteps > 0, "MAX_STEPS", "a whole number above 0"},
 		{c.ToolTimeout > 0, "TOOL_TIMEOUT", "a positive duration"},
 		{c.TurnTimeout > 0, "TURN_TIMEOUT", "a positive duration"},
@@ -180,6 +184,9 @@ func (c *Config) validate() error {
 	}
 	if c.OpenAISmallModel == "" {
 		c.OpenAISmallModel = c.OpenAIModel
+	}
+	if c.DatabaseMaxConns == 0 {
+		c.DatabaseMaxConns = max(10, c.MaxConcurrentTurns/4)
 	}
 	return nil
 }
