@@ -23,7 +23,7 @@ func mustOpen(tb testing.TB) *postgres.Store {
 // ends.
 func mustOpenDSN(tb testing.TB, dsn string) *postgres.Store {
 	tb.Helper()
-	s, err := postgres.Open(context.Background(), dsn)
+	s, err := postgres.Open(context.Background(), dsn, 0)
 	return storetest.Opened(tb, s, err)
 }
 
@@ -59,7 +59,7 @@ func TestConcurrentOpen(t *testing.T) {
 	errs := make(chan error, 4)
 	for range cap(errs) {
 		go func() {
-			s, err := postgres.Open(context.Background(), dsn)
+			s, err := postgres.Open(context.Background(), dsn, 0)
 			if err == nil {
 				err = s.Close()
 			}
@@ -237,7 +237,7 @@ func TestReplicas(t *testing.T) {
 func TestSaveHOT(t *testing.T) {
 	ctx := context.Background()
 	dsn := storetest.PostgresDSN(t)
-	s, err := postgres.Open(ctx, dsn)
+	s, err := postgres.Open(ctx, dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
