@@ -86,6 +86,10 @@ func BenchmarkSaveLoad(b *testing.B) {
 	storetest.BenchSaveLoad(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }
 
+func BenchmarkTurn(b *testing.B) {
+	storetest.BenchTurn(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
+}
+
 func BenchmarkComparison(b *testing.B) {
 	storetest.BenchComparison(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }

@@ -53,6 +53,18 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"LargeText", testLargeText},
 		{"Unicode", testUnicode},
 		{"Ping", testPing},
+		{"Acquire", testAcquire},
+		{"ConcurrentAcquire", testConcurrentAcquire},
+		{"BeginOrder", testBeginOrder},
+		{"LeaseLost", testLeaseLost},
+		{"Release", testRelease},
+		{"FinishLease", testFinishLease},
+		{"Renew", testRenew},
+		{"RenewTakenOver", testRenewTakenOver},
+		{"Orphans", testOrphans},
+		{"ExistsPending", testExistsPending},
+		{"DeleteIdleLeases", testDeleteIdleLeases},
+		{"StorableText", testStorableText},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -15,20 +15,42 @@ import (
 // Text and JSON return a storable copy, the same in both backends, so that what
 // comes back does not depend on the store.
 
-// Text returns s made storable: NUL characters removed and each run of bytes that is
-// not UTF-8 replaced by U+FFFD. It returns s itself, without allocating, when it is
-// storable already.
+// Text returns s made storable: NUL characters removed and each byte that is not
+// part of a UTF-8 encoding replaced by U+FFFD (as encoding/json and a range loop
+// decode it). It returns s itself, without allocating, when it is storable already.
 func Text(s string) string {
 	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
 		return s
 	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for _, r := range s {
+		if r != 0 {
+			b.WriteRune(r) // utf8.RuneError for a byte that is not UTF-8
+		}
+	}
+	return b.String()
+}
+
+// validUTF8 returns j with each byte that is not part of a UTF-8 encoding replaced by
+// U+FFFD, as Text does.
+func validUTF8(j []byte) []byte {
+	if utf8.Valid(j) {
+		return j
+	}
+	out := make([]byte, 0, len(j)+8)
+	for len(j) > 0 {
+		r, n := utf8.DecodeRune(j)
+		out = utf8.AppendRune(out, r)
+		j = j[n:]
+	}
+	return out
 }
 
 // JSON returns j, valid JSON, made storable: in its strings (keys included) the escape
 // \u0000 is dropped, an escaped UTF-16 surrogate that is not half of a pair becomes
-// \ufffd, and each run of bytes that is not UTF-8 becomes U+FFFD (as Text repairs
-// text). It returns j itself when it is storable already; it does not validate j
+// \ufffd, and each byte that is not part of a UTF-8 encoding becomes U+FFFD (as Text
+// repairs text). It returns j itself when it is storable already; it does not validate j
 // (callers do, with json.Valid).
 func JSON(j []byte) []byte {
 	if utf8.Valid(j) && !bytes.Contains(j, []byte(`\u`)) {
@@ -37,7 +59,7 @@ func JSON(j []byte) []byte {
 	if utf8.Valid(j) && !needsEscapeRepair(j) {
 		return j
 	}
-	j = bytes.ToValidUTF8(j, []byte("\uFFFD"))
+	j = validUTF8(j)
 	out := make([]byte, 0, len(j))
 	inString := false
 	for i := 0; i < len(j); i++ {
