@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -14,11 +13,6 @@ import (
 // The input methods of conversation.Store, less their SQL: a backend's method passes
 // its statements as functions and returns what the function here returns. Each
 // statement runs at most once, and its errors come back wrapped with the input's id.
-
-// Execer runs a statement: a database, a connection or a transaction.
-type Execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
 
 // NewInput is an input as Enqueue has a backend insert it: its columns, made
 // storable (Text, JSON).
