@@ -59,7 +59,11 @@ func Open(ctx context.Context, o Options) (conversation.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("store opened", "backend", "postgres", "database", redact(o.DatabaseURL))
+	maxConns := o.MaxConns
+	if maxConns <= 0 {
+		maxConns = postgres.DefaultMaxConns
+	}
+	logger.Info("store opened", "backend", "postgres", "database", redact(o.DatabaseURL), "max_conns", maxConns)
 	return s, nil
 }
 

@@ -51,8 +51,10 @@ func (s *Store) Acquire(ctx context.Context, key conversation.Key, owner string,
 // always returns one row: whether the lease holds, and the input (its columns empty
 // when there was none), so that "no pending input" and "lease lost" need no second
 // round trip. The outer status = 'pending' is re-checked on the row's newest version
-// if a concurrent writer changed it. Parameters: $1-$3 the thread, $4 and $5 the
-// lease's owner and token, $6 the time.
+// if a concurrent writer changed it. The lease row is read, not locked: a takeover
+// that commits meanwhile lets both holders begin the input, which counts one attempt
+// too many, and the former holder's Save or Finish of it then fails. Parameters: $1-$3
+// the thread, $4 and $5 the lease's owner and token, $6 the time.
 const beginSQL = `
 WITH lease AS (
 	SELECT FROM leases

@@ -43,8 +43,8 @@ type Store struct {
 	st statements
 }
 
-// statements are the Store's prepared statements; their SQL is in the method that
-// runs them.
+// statements are the Store's prepared statements; their SQL is in the constants named
+// after them (createSQL, acquireSQL, …), next to the methods that run them.
 type statements struct {
 	// On read.
 	loadConversation, loadMessages *sql.Stmt

@@ -110,8 +110,8 @@ func BenchmarkSaveLoad(b *testing.B) {
 	storetest.BenchSaveLoad(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }
 
-func BenchmarkTurn(b *testing.B) {
-	storetest.BenchTurn(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
+func BenchmarkLeasedTurn(b *testing.B) {
+	storetest.BenchLeasedTurn(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }
 
 func BenchmarkComparison(b *testing.B) {

@@ -43,13 +43,13 @@ func BenchSaveLoad(b *testing.B, open func(b *testing.B) conversation.Store) {
 	}
 }
 
-// BenchTurn measures the store's part of one turn under a lease, in a thread that
+// BenchLeasedTurn measures the store's part of one turn under a lease, in a thread that
 // already holds 100 messages: Enqueue of a person's message, Acquire of the thread,
 // Begin (the input), Load of the newest 20 messages, Save of the exchange with the
 // lease, marking the input done, Begin (nothing more) and Release. On PostgreSQL each
 // is one statement, so a turn is seven round trips. open must return a new, empty
 // store and close it in b.Cleanup.
-func BenchTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
+func BenchLeasedTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
 	s := open(b)
 	ctx := b.Context()
 	version := seed(b, s, 100)

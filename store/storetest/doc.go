@@ -3,8 +3,8 @@
 // itself, so the backends cannot drift apart (DESIGN.md, "Persistence").
 //
 // An implementation's external test package calls Run from a Test function and
-// BenchSaveLoad, BenchTurn and BenchComparison from Benchmark functions, passing a
-// function that opens a new, empty store and closes it in the test's Cleanup:
+// BenchSaveLoad, BenchLeasedTurn and BenchComparison from Benchmark functions, passing
+// a function that opens a new, empty store and closes it in the test's Cleanup:
 //
 //	func TestStore(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) conversation.Store { return mustOpen(t) })
