@@ -11,8 +11,11 @@
 //   - store/sqlite, the embedded default, one file in the data directory when
 //     DATABASE_URL is unset.
 //
-// Both embed their schema as goose migrations and apply them when opened; Migrate
-// applies them alone, for `threadwright migrate`. What the two share beyond the
-// conformance suite, the row types and the rules of conversation.Store around their
-// SQL, is in store/internal/sqlstore.
+// Open takes Options: the URL, the data directory, the bound of PostgreSQL's
+// connection pool and the logger. Both backends embed their schema as goose
+// migrations and apply them when opened; Migrate applies them alone, for
+// `threadwright migrate`. The local spool of inputs that the Service keeps while the
+// store is unavailable is store/sqlite's Spool, whatever the backend. What the two
+// share beyond the conformance suite, the row types and the rules of
+// conversation.Store around their SQL, is in store/internal/sqlstore.
 package store

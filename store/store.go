@@ -18,18 +18,33 @@ import (
 // FileName is the name of the SQLite database file in the data directory.
 const FileName = "threadwright.db"
 
-// Open opens the store that databaseURL names, applying pending migrations: a
-// postgres:// or postgresql:// URL opens PostgreSQL (store/postgres); an empty one opens
-// the SQLite file FileName in dataDir (store/sqlite), creating the directory when
-// missing ("" is the working directory). Any other value is an error that names
-// DATABASE_URL. Errors and the log line Open writes (to logger, or slog.Default() when
-// nil) never show the URL's password.
-func Open(ctx context.Context, databaseURL, dataDir string, logger *slog.Logger) (conversation.Store, error) {
+// Options says which store Open opens, and how.
+type Options struct {
+	// DatabaseURL is DATABASE_URL: a postgres:// or postgresql:// URL opens
+	// PostgreSQL (store/postgres); "" opens the SQLite file FileName in DataDir
+	// (store/sqlite). Any other value is an error that names DATABASE_URL.
+	DatabaseURL string
+	// DataDir is the directory of the SQLite file, created when missing ("" is the
+	// working directory).
+	DataDir string
+	// MaxConns bounds PostgreSQL's connection pool (postgres.DefaultMaxConns when <= 0);
+	// the SQLite store ignores it.
+	MaxConns int
+	// Logger receives the line Open writes; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+// Open opens the store that o names, applying pending migrations. Errors and the log
+// line Open writes never show the URL's password; a PostgreSQL server that cannot be
+// reached yet gives an error that satisfies errors.Is(err,
+// conversation.ErrUnavailable).
+func Open(ctx context.Context, o Options) (conversation.Store, error) {
+	logger := o.Logger
 	if logger == nil {
 		logger = slog.Default()
 	}
-	if databaseURL == "" {
-		path := filepath.Join(dataDir, FileName)
+	if o.DatabaseURL == "" {
+		path := filepath.Join(o.DataDir, FileName)
 		s, err := sqlite.Open(ctx, path)
 		if err != nil {
 			return nil, err
@@ -37,27 +52,32 @@ func Open(ctx context.Context, databaseURL, dataDir string, logger *slog.Logger)
 		logger.Info("store opened", "backend", "sqlite", "path", path)
 		return s, nil
 	}
-	if err := checkURL(databaseURL); err != nil {
+	if err := checkURL(o.DatabaseURL); err != nil {
 		return nil, err
 	}
-	s, err := postgres.Open(ctx, databaseURL)
+	s, err := postgres.Open(ctx, o.DatabaseURL, o.MaxConns)
 	if err != nil {
 		return nil, err
 	}
-	logger.Info("store opened", "backend", "postgres", "database", redact(databaseURL))
+	maxConns := o.MaxConns
+	if maxConns <= 0 {
+		maxConns = postgres.DefaultMaxConns
+	}
+	logger.Info("store opened", "backend", "postgres", "database", redact(o.DatabaseURL), "max_conns", maxConns)
 	return s, nil
 }
 
-// Migrate applies pending migrations to the store that databaseURL and dataDir name,
-// as Open would open it, and returns the schema version it is then at.
-func Migrate(ctx context.Context, databaseURL, dataDir string) (int64, error) {
-	if databaseURL == "" {
-		return sqlite.Migrate(ctx, filepath.Join(dataDir, FileName))
+// Migrate applies pending migrations to the store that o names (o.MaxConns and
+// o.Logger unused), as Open would open it, and returns the schema version it is then
+// at.
+func Migrate(ctx context.Context, o Options) (int64, error) {
+	if o.DatabaseURL == "" {
+		return sqlite.Migrate(ctx, filepath.Join(o.DataDir, FileName))
 	}
-	if err := checkURL(databaseURL); err != nil {
+	if err := checkURL(o.DatabaseURL); err != nil {
 		return 0, err
 	}
-	return postgres.Migrate(ctx, databaseURL)
+	return postgres.Migrate(ctx, o.DatabaseURL)
 }
 
 // checkURL accepts a postgres:// or postgresql:// URL. Its error quotes no more than a

@@ -20,7 +20,7 @@ import (
 func TestOpenSQLite(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	var logs bytes.Buffer
-	s, err := store.Open(context.Background(), "", dir, slog.New(slog.NewTextHandler(&logs, nil)))
+	s, err := store.Open(context.Background(), store.Options{DataDir: dir, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestOpenSQLite(t *testing.T) {
 	if _, ok := s.(conversation.Knowledge); !ok {
 		t.Errorf("the store, a %T, is not a conversation.Knowledge (threadwright ingest needs one)", s)
 	}
-	if v, err := store.Migrate(context.Background(), "", dir); v < 1 || err != nil {
+	if v, err := store.Migrate(context.Background(), store.Options{DataDir: dir}); v < 1 || err != nil {
 		t.Errorf("Migrate = %d, %v; want a version, nil", v, err)
 	}
 }
@@ -45,7 +45,7 @@ func TestOpenBadURL(t *testing.T) {
 		{"root:hunter2@localhost/db", "DATABASE_URL: want a postgres://"},
 		{"postgres://u:hunter2@localhost:badport/db", "bad connection string"},
 	} {
-		_, err := store.Open(context.Background(), tc.url, t.TempDir(), nil)
+		_, err := store.Open(context.Background(), store.Options{DatabaseURL: tc.url, DataDir: t.TempDir()})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Open(%q): %v; want an error containing %q", tc.url, err, tc.want)
 			continue
@@ -87,7 +87,7 @@ func TestOpenPostgres(t *testing.T) {
 	u.RawQuery = q.Encode()
 
 	var logs bytes.Buffer
-	s, err := store.Open(ctx, u.String(), t.TempDir(), slog.New(slog.NewTextHandler(&logs, nil)))
+	s, err := store.Open(ctx, store.Options{DatabaseURL: u.String(), DataDir: t.TempDir(), MaxConns: 4, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestOpenPostgres(t *testing.T) {
 	if _, ok := s.(conversation.Knowledge); !ok {
 		t.Errorf("the store, a %T, is not a conversation.Knowledge (threadwright ingest needs one)", s)
 	}
-	if v, err := store.Migrate(ctx, u.String(), ""); v < 1 || err != nil {
+	if v, err := store.Migrate(ctx, store.Options{DatabaseURL: u.String()}); v < 1 || err != nil {
 		t.Errorf("Migrate = %d, %v; want a version, nil", v, err)
 	}
 }

@@ -134,7 +134,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 
-	st, err := store.Open(ctx, c.DatabaseURL, c.DataDir, log)
+	st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: log})
 	if err != nil {
 		return err
 	}

@@ -505,7 +505,7 @@ func TestE2EBadInput(t *testing.T) {
 			t.Errorf("the model got %d characters of the 50,000", len(sent))
 		}
 		h.idle() // the turn is saved
-		st, err := store.Open(context.Background(), "", h.dataDir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		st, err := store.Open(context.Background(), store.Options{DataDir: h.dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := LoadConfig(&c); err != nil {
 			return err
 		}
-		st, err := store.Open(ctx, c.DatabaseURL, c.DataDir, newLogger(stderr, "info", "text"))
+		st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: newLogger(stderr, "info", "text")})
 		if err != nil {
 			return err
 		}

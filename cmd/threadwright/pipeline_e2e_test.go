@@ -421,7 +421,7 @@ func testBlogResume(t *testing.T, databaseURL string) {
 // titles of artifact's finished items.
 func (h *blogHarness) doneItems(databaseURL, thread, artifact string) map[string]bool {
 	h.t.Helper()
-	st, err := store.Open(context.Background(), databaseURL, h.dataDir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	st, err := store.Open(context.Background(), store.Options{DatabaseURL: databaseURL, DataDir: h.dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ ORDER BY m.seq`
 func (s *Store) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
 	cp, err := s.load(ctx, key, recent)
 	if err != nil {
-		return nil, fmt.Errorf("load conversation %s: %w", key, err)
+		return nil, classify(fmt.Errorf("load conversation %s: %w", key, err))
 	}
 	return cp, nil
 }
@@ -88,14 +88,17 @@ func (s *Store) load(ctx context.Context, key conversation.Key, recent int) (*co
 	return cp, nil
 }
 
-// Exists reports whether a conversation exists for key.
+// Exists reports whether the bot is part of thread key: a conversation exists for it,
+// or a pending input (an index lookup each: the conversations' unique key, and
+// inputs_thread_pending).
 func (s *Store) Exists(ctx context.Context, key conversation.Key) (bool, error) {
 	var ok bool
 	err := s.db.GetContext(ctx, &ok, `
-		SELECT EXISTS (SELECT 1 FROM conversations WHERE team_id = $1 AND channel_id = $2 AND thread_ts = $3)`,
+		SELECT EXISTS (SELECT FROM conversations WHERE team_id = $1 AND channel_id = $2 AND thread_ts = $3)
+			OR EXISTS (SELECT FROM inputs WHERE team_id = $1 AND channel_id = $2 AND thread_ts = $3 AND status = 'pending')`,
 		key.TeamID, key.ChannelID, key.ThreadTS)
 	if err != nil {
-		return false, fmt.Errorf("find conversation %s: %w", key, err)
+		return false, classify(fmt.Errorf("find conversation %s: %w", key, err))
 	}
 	return ok, nil
 }
@@ -113,20 +116,31 @@ func (s *Store) Exists(ctx context.Context, key conversation.Key) (bool, error) 
 //     status = 'pending' on the row's newest version, and holds the row until the
 //     statement commits, so the input cannot be answered, finished or deleted in
 //     between.
+//   - lease locks the thread's lease row FOR SHARE if turn.Lease still holds it (owner
+//     $19 and token $18; nothing to check when $18 is 0, the zero Lease). Like FOR
+//     UPDATE it waits for a concurrent writer of the row (an Acquire taking the thread
+//     over) and re-checks owner and token on the row's newest version; and it holds
+//     the row until the statement commits, so that no Acquire can take the thread
+//     over in between (a takeover's UPDATE waits for the lock, and Save's own
+//     statement is short). FOR SHARE rather than FOR KEY SHARE, which an UPDATE that
+//     changes no key column, such as a takeover, would not wait for. It does hold up
+//     a Renew or an Enqueue of the thread, which update the row, until the commit.
 //   - conv creates the conversation (createSQL; ON CONFLICT DO NOTHING yields no row
 //     when the thread exists) or updates its control row where the version is still
-//     $18 (updateSQL; the UPDATE's row lock makes a concurrent Save from the same
+//     $20 (updateSQL; the UPDATE's row lock makes a concurrent Save from the same
 //     version wait and then find the version changed). Either only when there is no
-//     input or input found it pending; RETURNING gives the id and the new last_seq.
+//     input or input found it pending, and when there is no lease or lease found it
+//     held; RETURNING gives the id and the new last_seq.
 //   - appended inserts the messages, unnested from one array per column and numbered
 //     last_seq-$5+1 … last_seq: one row per message for each row of conv, so none
 //     when conv wrote nothing.
 //   - done marks the locked input done, only when conv wrote its row.
 //
 // The main SELECT returns conv's id and last_seq (NULL when conv wrote nothing, and
-// then nothing was written at all) and whether the input was pending, to say which
-// check failed. Locks are taken input first, then conversation; DeleteIdle takes them
-// in the same order.
+// then nothing was written at all), whether the input was pending and whether the
+// lease held, to say which check failed. The input and lease rows are locked before
+// the conversation's (conv's conditions read them first); DeleteIdle locks inputs
+// before conversations too, and skips the lease rows that others hold locked.
 //
 // conv also writes the state's workflow columns (sqlstore.WorkflowColumns), which
 // Workflows reads: on most turns with the values they had, so that the update stays
@@ -135,14 +149,23 @@ func (s *Store) Exists(ctx context.Context, key conversation.Key) (bool, error) 
 // Parameters: $1-$3 the key, $4 the state (JSON), $5 the number of messages, $6 the
 // time, $7 the input id (or empty), $8-$14 the messages' role, user_id, slack_ts,
 // text, prompt_tokens, completion_tokens and meta (empty for NULL), $15-$17 the
-// state's workflow name, status and starter (NULL when it has no workflow), and $18
-// (updateSQL only) the expected version.
+// state's workflow name, status and starter (NULL when it has no workflow), $18 and
+// $19 the lease's token (0 for none) and owner, and $20 (updateSQL only) the expected
+// version.
 const (
-	saveInputSQL = `
+	saveChecksSQL = `
 WITH input AS MATERIALIZED (
 	SELECT id FROM inputs WHERE $7::text <> '' AND id = $7::text AND status = 'pending'
 	FOR UPDATE
+),
+lease AS MATERIALIZED (
+	SELECT FROM leases
+	WHERE $18::bigint <> 0 AND team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text
+		AND owner = $19::text AND token = $18::bigint
+	FOR SHARE
 ),`
+	saveChecked = `($7::text = '' OR EXISTS (SELECT FROM input)) AND ($18::bigint = 0 OR EXISTS (SELECT FROM lease))`
+
 	saveRestSQL = `
 appended AS (
 	INSERT INTO messages (conversation_id, seq, created_at, prompt_tokens, completion_tokens,
@@ -156,26 +179,26 @@ done AS (
 	UPDATE inputs SET status = 'done', updated_at = $6::timestamptz
 	WHERE id = (SELECT id FROM input) AND EXISTS (SELECT FROM conv)
 )
-SELECT (SELECT id FROM conv), (SELECT last_seq FROM conv), EXISTS (SELECT FROM input)`
+SELECT (SELECT id FROM conv), (SELECT last_seq FROM conv), EXISTS (SELECT FROM input), EXISTS (SELECT FROM lease)`
 
-	createSQL = saveInputSQL + `
+	createSQL = saveChecksSQL + `
 conv AS (
 	INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at,
 		workflow, workflow_status, workflow_started_by)
 	SELECT $1::text, $2::text, $3::text, $4::jsonb, 1, $5::bigint, $6::timestamptz, $6::timestamptz,
 		$15::text, $16::text, $17::text
-	WHERE $7::text = '' OR EXISTS (SELECT FROM input)
+	WHERE ` + saveChecked + `
 	ON CONFLICT (team_id, channel_id, thread_ts) DO NOTHING
 	RETURNING id, last_seq
 ),` + saveRestSQL
 
-	updateSQL = saveInputSQL + `
+	updateSQL = saveChecksSQL + `
 conv AS (
 	UPDATE conversations
 	SET state = $4::jsonb, version = version + 1, last_seq = last_seq + $5::bigint, updated_at = $6::timestamptz,
 		workflow = $15::text, workflow_status = $16::text, workflow_started_by = $17::text
-	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND version = $18::bigint
-		AND ($7::text = '' OR EXISTS (SELECT FROM input))
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND version = $20::bigint
+		AND ` + saveChecked + `
 	RETURNING id, last_seq
 ),` + saveRestSQL
 )
@@ -183,16 +206,22 @@ conv AS (
 // Save writes turn atomically, in one statement (createSQL or updateSQL): it creates the
 // conversation (turn.Version 0) or updates its control row where the version still
 // equals turn.Version, appends turn.Append numbered from the old last_seq+1, and marks
-// turn.InputID done; turn.Enqueue, when any, is inserted in the same transaction. It touches only the control row, the new messages and the input,
-// so it costs the same however long the conversation is.
+// turn.InputID done, all only while turn.Lease, when set, still holds the thread;
+// turn.Enqueue, when any, is inserted in the same transaction (one more statement
+// each, as Enqueue), which then commits. It touches only the control row, the new
+// messages, the input and the lease row, so it costs the same however long the
+// conversation is. Text it cannot store as it is is stored repaired (sqlstore.Text,
+// sqlstore.JSON).
 //
-// Errors: conversation.ErrConflict, with nothing written, when the conversation exists
+// Errors, with nothing written: conversation.ErrLeaseLost when turn.Lease no longer
+// holds the thread; conversation.ErrConflict when the conversation exists
 // (turn.Version 0) or is not at turn.Version (including when it no longer exists), or
 // when turn.InputID is not a pending input (already answered, finished or deleted).
 func (s *Store) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
-	return sqlstore.Save(turn, func(state sqlstore.JSONText) (conversation.Saved, error) {
+	saved, err := sqlstore.Save(turn, func(turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 		return s.save(ctx, turn, state)
 	})
+	return saved, classify(err)
 }
 
 // save writes turn, whose state is encoded as state, once sqlstore.Save has checked it.
@@ -203,7 +232,7 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 	args := []any{
 		turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, state, n, sqlstore.Now(), turn.InputID,
 		cols.role, cols.userID, cols.slackTS, cols.text, cols.promptTokens, cols.completionTokens, cols.meta,
-		wfName, wfStatus, wfStartedBy,
+		wfName, wfStatus, wfStartedBy, turn.Lease.Token, turn.Lease.Owner,
 	}
 	st := s.createStmt
 	if turn.Version > 0 {
@@ -211,9 +240,9 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		args = append(args, turn.Version)
 	}
 	var (
-		id, lastSeq sql.NullInt64
-		pending     bool
-		tx          *sql.Tx
+		id, lastSeq   sql.NullInt64
+		pending, held bool
+		tx            *sql.Tx
 	)
 	if len(turn.Enqueue) > 0 {
 		// The inputs go in with the turn: one transaction, one more statement each.
@@ -224,7 +253,7 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		defer tx.Rollback()
 		st = tx.StmtContext(ctx, st)
 	}
-	err := st.QueryRowContext(ctx, args...).Scan(&id, &lastSeq, &pending)
+	err := st.QueryRowContext(ctx, args...).Scan(&id, &lastSeq, &pending, &held)
 	if isUniqueViolation(err) {
 		return conversation.Saved{}, conversation.ErrConflict
 	}
@@ -232,14 +261,18 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		return conversation.Saved{}, err
 	}
 	if !id.Valid {
-		if turn.InputID != "" && !pending {
+		switch {
+		case turn.Lease.Held() && !held:
+			return conversation.Saved{}, conversation.ErrLeaseLost
+		case turn.InputID != "" && !pending:
 			return conversation.Saved{}, fmt.Errorf("input %s is not pending: %w", turn.InputID, conversation.ErrConflict)
 		}
 		return conversation.Saved{}, conversation.ErrConflict
 	}
 	if tx != nil {
+		enqueue := tx.StmtContext(ctx, s.enqueueStmt)
 		for _, in := range turn.Enqueue {
-			if _, err := enqueue(ctx, tx, in); err != nil {
+			if _, err := s.enqueue(ctx, enqueue, in); err != nil {
 				return conversation.Saved{}, err
 			}
 		}
@@ -278,7 +311,7 @@ func messageColumns(msgs []conversation.Message) messageCols {
 // it finds. The test for an empty startedBy costs the index nothing: the statement is
 // planned with its parameters' values, which fold the condition to one of its sides.
 func (s *Store) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
-	return sqlstore.Workflows(teamID, channelID, startedBy, limit, func(rows *[]workflowRow) error {
+	refs, err := sqlstore.Workflows(teamID, channelID, startedBy, limit, func(rows *[]workflowRow) error {
 		return s.db.SelectContext(ctx, rows, `
 			SELECT team_id, channel_id, thread_ts, workflow, workflow_started_by, updated_at
 			FROM conversations
@@ -287,15 +320,29 @@ func (s *Store) Workflows(ctx context.Context, teamID, channelID, startedBy stri
 			ORDER BY updated_at DESC, id DESC LIMIT $4`,
 			teamID, channelID, startedBy, limit)
 	})
+	return refs, classify(err)
 }
 
-// DeleteIdle deletes, in one transaction, the inputs created before before and the
+// DeleteIdle deletes, in one transaction, the inputs created before before, the
 // conversations not updated since then (their messages go with them, ON DELETE
-// CASCADE). It returns the number of conversations deleted. Inputs go first: Save locks
-// an input before its conversation, and taking locks in one order rules out deadlocks.
+// CASCADE) and then the free lease rows of threads left with neither; it returns the
+// number of conversations deleted. Inputs go first: Save locks an input before its
+// conversation, and taking locks in one order rules out deadlocks. Lease rows locked
+// by others (SKIP LOCKED: being acquired, or held by a Save) are left for the next
+// time rather than waited for. Finding a lease row's inputs reads every input (no
+// index covers inputs that are not pending), once: DeleteIdle runs rarely.
 func (s *Store) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
-	return sqlstore.DeleteIdle(ctx, s.db.DB,
+	n, err := sqlstore.DeleteIdle(ctx, s.db.DB,
 		`DELETE FROM inputs WHERE created_at < $1`,
 		`DELETE FROM conversations WHERE updated_at < $1`,
+		`DELETE FROM leases WHERE (team_id, channel_id, thread_ts) IN (
+			SELECT l.team_id, l.channel_id, l.thread_ts FROM leases AS l
+			WHERE l.owner IS NULL
+				AND NOT EXISTS (SELECT FROM conversations AS c
+					WHERE c.team_id = l.team_id AND c.channel_id = l.channel_id AND c.thread_ts = l.thread_ts)
+				AND NOT EXISTS (SELECT FROM inputs AS i
+					WHERE i.team_id = l.team_id AND i.channel_id = l.channel_id AND i.thread_ts = l.thread_ts)
+			FOR UPDATE SKIP LOCKED)`,
 		before)
+	return n, classify(err)
 }

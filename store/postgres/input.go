@@ -3,29 +3,73 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
-// Enqueue persists in as a pending input with no attempts and reports whether it was
-// new; when an input with the same ID exists (whatever its status) it changes nothing
-// and returns false. in.CreatedAt, when set, is kept (it orders Pending); otherwise it
-// is now. in.Status and in.Attempts are ignored.
+// enqueueSQL inserts an input and tells its thread's lease row, in one statement (so
+// in one round trip, and one transaction):
+//
+//   - ins inserts the input as pending, numbered with the next seq (inputs.seq, an
+//     identity column), unless its id exists (ON CONFLICT DO NOTHING: no row).
+//   - lease, only when ins inserted a row, inserts the thread's lease row (free, token
+//     0, so that the first Acquire makes it 1) or updates it: enqueued + 1 always, and
+//     when the lease is held, newest to the new seq, and message_seq and message_by
+//     to the new seq and its author for a person's message ($10, $11). greatest()
+//     keeps the newest when inputs commit out of seq order. An upsert works on the
+//     row's newest version whatever the statement's snapshot: if a concurrent Acquire
+//     or Release changes the row first, this waits for it and then updates the result.
+//     Writing the row even when it is free is what lets Release see this input (see
+//     releaseSQL).
+//
+// The statement returns the new seq, or no row for a duplicate. Parameters: $1 id, $2
+// event_id, $3-$5 the key, $6 kind, $7 payload (JSON or NULL), $8 created_at, $9
+// updated_at, $10 whether it is a person's message, $11 its author.
+const enqueueSQL = `
+WITH ins AS (
+	INSERT INTO inputs (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, created_at, updated_at)
+	VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::jsonb, 'pending', $8::timestamptz, $9::timestamptz)
+	ON CONFLICT (id) DO NOTHING
+	RETURNING seq
+),
+lease AS (
+	INSERT INTO leases AS l (team_id, channel_id, thread_ts, token, expires_at, created_at, enqueued)
+	SELECT $3::text, $4::text, $5::text, 0, now(), now(), 1 FROM ins
+	ON CONFLICT (team_id, channel_id, thread_ts) DO UPDATE SET
+		enqueued = l.enqueued + 1,
+		newest = CASE WHEN l.owner IS NULL THEN l.newest ELSE greatest(l.newest, (SELECT seq FROM ins)) END,
+		message_by = CASE WHEN l.owner IS NOT NULL AND $10::boolean AND (SELECT seq FROM ins) > l.message_seq
+			THEN $11::text ELSE l.message_by END,
+		message_seq = CASE WHEN l.owner IS NOT NULL AND $10::boolean
+			THEN greatest(l.message_seq, (SELECT seq FROM ins)) ELSE l.message_seq END
+)
+SELECT seq FROM ins`
+
+// Enqueue persists in as a pending input with no attempts and the next seq, and tells
+// the holder of its thread's lease, if any, in one statement (enqueueSQL); it reports
+// whether the input was new. When an input with the same ID exists (whatever its
+// status) it changes nothing and returns false. in.CreatedAt, when set, is kept (it
+// orders Pending); otherwise it is now. in.Status, in.Attempts and in.Seq are
+// ignored.
 func (s *Store) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
-	return enqueue(ctx, s.db, in)
+	ok, err := s.enqueue(ctx, s.enqueueStmt, in)
+	return ok, classify(err)
 }
 
-// enqueue inserts in with ex: the database, or the transaction of a Save.
-func enqueue(ctx context.Context, ex sqlstore.Execer, in conversation.Input) (bool, error) {
-	return sqlstore.Enqueue(in, func(payload sqlstore.JSONText, created, now time.Time) (sql.Result, error) {
-		return ex.ExecContext(ctx, `
-			INSERT INTO inputs (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9)
-			ON CONFLICT (id) DO NOTHING`,
-			in.ID, in.EventID, in.Key.TeamID, in.Key.ChannelID, in.Key.ThreadTS, string(in.Kind), payload,
-			created, now)
+// enqueue inserts in with st: enqueueStmt, or enqueueStmt in the transaction of a
+// Save.
+func (s *Store) enqueue(ctx context.Context, st *sql.Stmt, in conversation.Input) (bool, error) {
+	return sqlstore.Enqueue(in, func(r sqlstore.NewInput) (bool, error) {
+		var seq int64
+		err := st.QueryRowContext(ctx, r.ID, r.EventID, r.Key.TeamID, r.Key.ChannelID, r.Key.ThreadTS, r.Kind, r.Payload,
+			r.Created, r.Now, r.Message, r.MessageBy).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, nil
+		}
+		return err == nil, err
 	})
 }
 
@@ -46,21 +90,26 @@ RETURNING attempts`
 // round trip. When the input is not pending or its claim is live, it changes nothing
 // and returns the input's attempt count and false (a second statement reads the count,
 // and tells a missing input apart). Errors: conversation.ErrNotFound.
+//
+// Deprecated: leases (Acquire, Begin) replace claims.
 func (s *Store) Claim(ctx context.Context, id string, until time.Time) (attempts int, ok bool, err error) {
-	return sqlstore.Claim(id, until,
+	attempts, ok, err = sqlstore.Claim(id, until,
 		func(until, now time.Time) *sql.Row {
 			return s.claimStmt.QueryRowContext(ctx, until, now, id)
 		},
 		func() *sql.Row {
 			return s.db.QueryRowContext(ctx, `SELECT attempts FROM inputs WHERE id = $1`, id)
 		})
+	return attempts, ok, classify(err)
 }
 
-// Release ends the claim on pending input id, if any, so that Pending offers it at
-// once; on an input that is not pending it changes nothing. Errors:
+// ReleaseClaim ends the claim on pending input id, if any, so that Pending offers it
+// at once; on an input that is not pending it changes nothing. Errors:
 // conversation.ErrNotFound.
-func (s *Store) Release(ctx context.Context, id string) error {
-	return sqlstore.Release(id,
+//
+// Deprecated: leases (Release) replace claims.
+func (s *Store) ReleaseClaim(ctx context.Context, id string) error {
+	return classify(sqlstore.ReleaseClaim(id,
 		func(now time.Time) (sql.Result, error) {
 			return s.db.ExecContext(ctx, `
 				UPDATE inputs SET claimed_until = NULL, updated_at = $1 WHERE id = $2 AND status = 'pending'`,
@@ -68,29 +117,58 @@ func (s *Store) Release(ctx context.Context, id string) error {
 		},
 		func() *sql.Row {
 			return s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT FROM inputs WHERE id = $1)`, id)
-		})
+		}))
 }
 
-// Finish sets the status of input id, one of the conversation.InputStatus constants.
-// Errors: conversation.ErrNotFound.
-func (s *Store) Finish(ctx context.Context, id string, status conversation.InputStatus) error {
-	return sqlstore.Finish(id, status, func(now time.Time) (sql.Result, error) {
-		return s.db.ExecContext(ctx, `UPDATE inputs SET status = $1, updated_at = $2 WHERE id = $3`,
-			string(status), now, id)
-	})
+// finishSQL sets an input's status in one statement: lease locks l's lease row FOR
+// SHARE if l still holds it (as in Save: no takeover until the statement commits;
+// nothing to check for the zero Lease, token $4 0), and finished updates input $1 of
+// l's thread ($6-$8) when there is no lease or lease found it held. It returns whether
+// it did, whether the input exists and whether the lease held. Parameters: $1 the
+// input id, $2 the status, $3 the time, $4 and $5 the lease's token and owner, $6-$8
+// its thread.
+const finishSQL = `
+WITH lease AS MATERIALIZED (
+	SELECT FROM leases
+	WHERE $4::bigint <> 0 AND team_id = $6::text AND channel_id = $7::text AND thread_ts = $8::text
+		AND owner = $5::text AND token = $4::bigint
+	FOR SHARE
+),
+finished AS (
+	UPDATE inputs SET status = $2::text, updated_at = $3::timestamptz
+	WHERE id = $1::text
+		AND ($4::bigint = 0 OR (team_id = $6::text AND channel_id = $7::text AND thread_ts = $8::text
+			AND EXISTS (SELECT FROM lease)))
+	RETURNING true
+)
+SELECT EXISTS (SELECT FROM finished), EXISTS (SELECT FROM inputs WHERE id = $1::text), EXISTS (SELECT FROM lease)`
+
+// Finish sets the status of input id, one of the conversation.InputStatus constants,
+// in one statement (finishSQL). With a held lease l, it does so only while l still
+// holds the input's thread. Errors: conversation.ErrNotFound,
+// conversation.ErrLeaseLost.
+func (s *Store) Finish(ctx context.Context, l conversation.Lease, id string, status conversation.InputStatus) error {
+	return classify(sqlstore.Finish(l, id, status, func(now time.Time) (finished, exists, held bool, err error) {
+		err = s.db.QueryRowContext(ctx, finishSQL, id, string(status), now, l.Token, l.Owner,
+			l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS).Scan(&finished, &exists, &held)
+		return finished, exists, held, err
+	}))
 }
 
 // Pending returns up to limit pending inputs created before before that are not under a
 // live claim (none, or one whose until is not after now, by this process's clock),
 // oldest first (ties in id order). It walks the partial index inputs_pending and
 // filters claimed inputs out on the table.
+//
+// Deprecated: leases (Orphans, Begin) replace it.
 func (s *Store) Pending(ctx context.Context, before time.Time, limit int) ([]conversation.Input, error) {
-	return sqlstore.Pending(limit, func(rows *[]inputRow, now time.Time) error {
+	ins, err := sqlstore.Pending(limit, func(rows *[]inputRow, now time.Time) error {
 		return s.db.SelectContext(ctx, rows, `
-			SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts, created_at
+			SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts, seq, created_at
 			FROM inputs WHERE status = 'pending' AND created_at < $1
 				AND (claimed_until IS NULL OR claimed_until <= $3)
 			ORDER BY created_at, id LIMIT $2`,
 			before, limit, now)
 	})
+	return ins, classify(err)
 }

@@ -81,9 +81,10 @@ LIMIT $2::integer`
 // stored with hash already it changes nothing and returns false. The chunks are
 // numbered from 0 in the order given.
 func (s *Store) ReplaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk) (bool, error) {
-	return sqlstore.ReplaceSource(source, hash, chunks, func(chunks []conversation.Chunk, now time.Time) (bool, error) {
+	ok, err := sqlstore.ReplaceSource(source, hash, chunks, func(chunks []conversation.Chunk, now time.Time) (bool, error) {
 		return s.replaceSource(ctx, source, hash, chunks, now)
 	})
+	return ok, classify(err)
 }
 
 func (s *Store) replaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk, now time.Time) (bool, error) {
@@ -125,22 +126,23 @@ func (s *Store) replaceSource(ctx context.Context, source, hash string, chunks [
 // DeleteSource removes source and its chunks (ON DELETE CASCADE). Errors:
 // conversation.ErrNotFound.
 func (s *Store) DeleteSource(ctx context.Context, source string) error {
-	return sqlstore.DeleteSource(source, func() (sql.Result, error) {
+	return classify(sqlstore.DeleteSource(source, func() (sql.Result, error) {
 		return s.db.ExecContext(ctx, `DELETE FROM sources WHERE source = $1`, source)
-	})
+	}))
 }
 
 // Sources lists the ingested sources, sorted by path byte-wise (COLLATE "C").
 func (s *Store) Sources(ctx context.Context) ([]conversation.SourceInfo, error) {
-	return sqlstore.Sources(func(rows *[]sqlstore.SourceRow[time.Time]) error {
+	infos, err := sqlstore.Sources(func(rows *[]sqlstore.SourceRow[time.Time]) error {
 		return s.db.SelectContext(ctx, rows, `SELECT source, hash, chunks, ingested_at FROM sources ORDER BY source`)
 	})
+	return infos, classify(err)
 }
 
 // Search returns up to limit chunks that hold any word of query, best first, in one
 // statement (searchSQL).
 func (s *Store) Search(ctx context.Context, query string, limit int) ([]conversation.Passage, error) {
-	return sqlstore.Search(query, limit, func(query string, limit int, out *[]sqlstore.PassageRow) error {
+	passages, err := sqlstore.Search(query, limit, func(query string, limit int, out *[]sqlstore.PassageRow) error {
 		rows, err := s.searchStmt.QueryContext(ctx, query, limit)
 		if err != nil {
 			return err
@@ -155,4 +157,5 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]conversa
 		}
 		return rows.Err()
 	})
+	return passages, classify(err)
 }

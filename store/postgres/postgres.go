@@ -24,44 +24,63 @@ import (
 var migrations embed.FS
 
 // Store is a conversation.Store and a conversation.Knowledge in a PostgreSQL
-// database. Every method is safe for concurrent use.
+// database. Every method is safe for concurrent use. Its errors that may go away when
+// retried satisfy errors.Is(err, conversation.ErrUnavailable) (see transient).
 type Store struct {
 	db *sqlx.DB
-	// The statements of a turn (Claim, Load, then Save), prepared once per connection
-	// (by database/sql, on first use) rather than parsed and planned on every call: that
-	// planning, of Save's WITH statement above all, cost more than a round trip.
-	// Named prepared statements need session-level pooling between the store and
-	// the server (PgBouncer's transaction mode supports them from version 1.21).
+	// The statements of a turn (Enqueue, Acquire, Begin, Load, Save, Release) and of
+	// the heartbeat (Renew), prepared once per connection (by database/sql, on first
+	// use) rather than parsed and planned on every call: that planning, of Save's WITH
+	// statement above all, cost more than a round trip. Named prepared statements need
+	// session-level pooling between the store and the server (PgBouncer's transaction
+	// mode supports them from version 1.21). claimStmt is the deprecated Claim's;
 	// searchStmt, the knowledge base's Search, has a plan worth keeping too.
-	loadStmt, createStmt, updateStmt, claimStmt, searchStmt *sql.Stmt
+	loadStmt, createStmt, updateStmt, enqueueStmt, acquireStmt, beginStmt, releaseStmt, renewStmt *sql.Stmt
+	claimStmt, searchStmt                                                                         *sql.Stmt
 }
 
 var _ conversation.Store = (*Store)(nil)
 
+// DefaultMaxConns is the size of the connection pool when Open is given none.
+const DefaultMaxConns = 20
+
 // Open connects to the database that dsn names (a postgres:// URL or a lib/pq
 // key=value string; a search_path parameter selects the schema) and applies pending
-// migrations before it returns. Errors never quote dsn, which may hold a password.
-// Close the store when done.
-func Open(ctx context.Context, dsn string) (*Store, error) {
+// migrations before it returns. The store opens at most maxConns connections
+// (DefaultMaxConns when maxConns <= 0), and keeps as many open when idle: each
+// replica's share of the server's max_connections. A call that finds every
+// connection busy waits for one (or for its context). Errors never quote dsn, which
+// may hold a password; a server that cannot be reached yet gives an error that
+// satisfies errors.Is(err, conversation.ErrUnavailable). Close the store when done.
+func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
+	if maxConns <= 0 {
+		maxConns = DefaultMaxConns
+	}
 	db, err := connect(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := migrate(ctx, db.DB); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("migrate postgres: %w", err)
+		return nil, classify(fmt.Errorf("migrate postgres: %w", err))
 	}
+	// Bounded after migrating: the migration lock holds a connection of its own while
+	// goose migrates on another.
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
 	s := &Store{db: db}
 	for _, p := range []struct {
 		st  **sql.Stmt
 		sql string
 	}{
-		{&s.loadStmt, loadSQL}, {&s.createStmt, createSQL}, {&s.updateStmt, updateSQL}, {&s.claimStmt, claimSQL},
-		{&s.searchStmt, searchSQL},
+		{&s.loadStmt, loadSQL}, {&s.createStmt, createSQL}, {&s.updateStmt, updateSQL},
+		{&s.enqueueStmt, enqueueSQL}, {&s.acquireStmt, acquireSQL}, {&s.beginStmt, beginSQL},
+		{&s.releaseStmt, releaseSQL}, {&s.renewStmt, renewSQL},
+		{&s.claimStmt, claimSQL}, {&s.searchStmt, searchSQL},
 	} {
 		if *p.st, err = db.PrepareContext(ctx, p.sql); err != nil {
 			s.Close()
-			return nil, fmt.Errorf("postgres: prepare statements: %w", err)
+			return nil, classify(fmt.Errorf("postgres: prepare statements: %w", err))
 		}
 	}
 	return s, nil
@@ -76,7 +95,7 @@ func Migrate(ctx context.Context, dsn string) (version int64, err error) {
 	}
 	defer func() { err = errors.Join(err, db.Close()) }()
 	if version, err = migrate(ctx, db.DB); err != nil {
-		return 0, fmt.Errorf("migrate postgres: %w", err)
+		return 0, classify(fmt.Errorf("migrate postgres: %w", err))
 	}
 	return version, nil
 }
@@ -89,20 +108,23 @@ func (s *Store) Size(ctx context.Context) (int64, error) {
 		SELECT coalesce(sum(pg_total_relation_size(oid)), 0)::bigint FROM pg_class
 		WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r'`)
 	if err != nil {
-		return 0, fmt.Errorf("measure tables: %w", err)
+		return 0, classify(fmt.Errorf("measure tables: %w", err))
 	}
 	return n, nil
 }
 
 // Ping checks the connection to the database.
 func (s *Store) Ping(ctx context.Context) error {
-	return s.db.PingContext(ctx)
+	return classify(s.db.PingContext(ctx))
 }
 
 // Close closes the store's connections.
 func (s *Store) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.loadStmt, s.createStmt, s.updateStmt, s.claimStmt, s.searchStmt} {
+	for _, st := range []*sql.Stmt{
+		s.loadStmt, s.createStmt, s.updateStmt, s.enqueueStmt, s.acquireStmt, s.beginStmt, s.releaseStmt, s.renewStmt,
+		s.claimStmt, s.searchStmt,
+	} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
@@ -138,7 +160,7 @@ func connect(ctx context.Context, dsn string) (*sqlx.DB, error) {
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("postgres: connect: %w", err)
+		return nil, classify(fmt.Errorf("postgres: connect: %w", err))
 	}
 	return db, nil
 }

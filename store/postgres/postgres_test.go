@@ -23,7 +23,7 @@ func mustOpen(tb testing.TB) *postgres.Store {
 // ends.
 func mustOpenDSN(tb testing.TB, dsn string) *postgres.Store {
 	tb.Helper()
-	s, err := postgres.Open(context.Background(), dsn)
+	s, err := postgres.Open(context.Background(), dsn, 0)
 	return storetest.Opened(tb, s, err)
 }
 
@@ -59,7 +59,7 @@ func TestConcurrentOpen(t *testing.T) {
 	errs := make(chan error, 4)
 	for range cap(errs) {
 		go func() {
-			s, err := postgres.Open(context.Background(), dsn)
+			s, err := postgres.Open(context.Background(), dsn, 0)
 			if err == nil {
 				err = s.Close()
 			}
@@ -84,6 +84,10 @@ func TestDeleteIdleCascades(t *testing.T) {
 
 func BenchmarkSaveLoad(b *testing.B) {
 	storetest.BenchSaveLoad(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
+}
+
+func BenchmarkLeasedTurn(b *testing.B) {
+	storetest.BenchLeasedTurn(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }
 
 func BenchmarkComparison(b *testing.B) {
@@ -237,7 +241,7 @@ func TestReplicas(t *testing.T) {
 func TestSaveHOT(t *testing.T) {
 	ctx := context.Background()
 	dsn := storetest.PostgresDSN(t)
-	s, err := postgres.Open(ctx, dsn)
+	s, err := postgres.Open(ctx, dsn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,5 +281,59 @@ func TestSaveHOT(t *testing.T) {
 	}
 	if updates != 2*turns || hot != updates {
 		t.Errorf("%d updates of conversations, %d of them HOT; want %d, all HOT", updates, hot, 2*turns)
+	}
+}
+
+// TestLeaseHOT checks that the updates of a held lease's row that come often, Renew
+// (every few seconds for every held lease) and Enqueue's and Signal's signals, stay
+// HOT updates (no new index entries): they change no column that leases_owner or the
+// primary key indexes (migration 00005). The counts come from the server's statistics,
+// which a backend reports when its connection closes.
+func TestLeaseHOT(t *testing.T) {
+	ctx := context.Background()
+	dsn := storetest.PostgresDSN(t)
+	s, err := postgres.Open(ctx, dsn, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const threads, renewals = 3, 5
+	for i := range threads {
+		key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: fmt.Sprintf("1.%d", i)}
+		if _, _, ok, err := s.Acquire(ctx, key, "owner", time.Minute); !ok || err != nil {
+			t.Fatalf("Acquire = %v, %v", ok, err)
+		}
+		in := conversation.Input{ID: key.ThreadTS, Key: key, Kind: conversation.KindUserMessage,
+			Message: &conversation.UserMessage{UserID: "U1", Text: "hi"}}
+		if ok, err := s.Enqueue(ctx, in); !ok || err != nil {
+			t.Fatalf("Enqueue = %v, %v", ok, err)
+		}
+		if err := s.Signal(ctx, key, conversation.StopRequest{Target: in.ID, By: "U1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range renewals {
+		if states, err := s.Renew(ctx, "owner", time.Minute); len(states) != threads || err != nil {
+			t.Fatalf("Renew = %d leases, %v; want %d", len(states), err, threads)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("postgres", dsn)
+	storetest.Opened(t, db, err)
+	want := threads * (2 + renewals) // an Enqueue, a Signal and the renewals each
+	var updates, hot int
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if err := db.QueryRowContext(ctx, `
+			SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relid = 'leases'::regclass`,
+		).Scan(&updates, &hot); err != nil {
+			t.Fatal(err)
+		}
+		if updates >= want {
+			break
+		}
+	}
+	if updates != want || hot != updates {
+		t.Errorf("%d updates of leases, %d of them HOT; want %d, all HOT", updates, hot, want)
 	}
 }

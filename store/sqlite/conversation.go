@@ -5,119 +5,168 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
-// insertBatch is how many messages one INSERT writes; 10 parameters a row stays far
-// below SQLite's limit of 32,766 parameters a statement.
-const insertBatch = 500
+const (
+	loadConversationSQL = `
+		SELECT id, state, version, last_seq, created_at, updated_at
+		FROM conversations WHERE team_id = ? AND channel_id = ? AND thread_ts = ?`
+	// Messages are append-only: seq <= last_seq selects exactly those the control row
+	// counts, even when a Save commits between the two queries.
+	loadMessagesSQL = `
+		SELECT seq, role, user_id, text, slack_ts, prompt_tokens, completion_tokens, meta, created_at
+		FROM messages WHERE conversation_id = ? AND seq <= ?
+		ORDER BY seq DESC LIMIT ?`
+)
 
 // Load returns the conversation for key with at most recent of its newest messages,
 // oldest first. It reads the control row, then walks the messages' primary key
 // backwards from last_seq, so it costs the same however long the conversation is.
 // Errors: conversation.ErrNotFound.
 func (s *Store) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
-	var c conversationRow
-	err := s.read.GetContext(ctx, &c, `
-		SELECT id, team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at
-		FROM conversations WHERE team_id = ? AND channel_id = ? AND thread_ts = ?`,
-		key.TeamID, key.ChannelID, key.ThreadTS)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("load conversation %s: %w", key, conversation.ErrNotFound)
-	}
+	cp, err := s.load(ctx, key, recent)
 	if err != nil {
-		return nil, fmt.Errorf("load conversation %s: %w", key, err)
-	}
-	cp := new(conversation.Checkpoint)
-	if cp.Conversation, err = c.Conversation(); err != nil {
-		return nil, fmt.Errorf("load conversation %s: %w", key, err)
-	}
-	if recent <= 0 || c.LastSeq == 0 {
-		return cp, nil
-	}
-	// Messages are append-only: seq <= last_seq selects exactly those the control row
-	// counts, even when a Save commits between the two queries.
-	var rows []messageRow
-	err = s.read.SelectContext(ctx, &rows, `
-		SELECT conversation_id, seq, role, user_id, text, slack_ts, prompt_tokens, completion_tokens, meta, created_at
-		FROM messages WHERE conversation_id = ? AND seq <= ?
-		ORDER BY seq DESC LIMIT ?`,
-		c.ID, c.LastSeq, recent)
-	if err != nil {
-		return nil, fmt.Errorf("load messages of conversation %s: %w", key, err)
-	}
-	cp.Messages = make([]conversation.Message, len(rows))
-	for i, r := range rows {
-		cp.Messages[len(rows)-1-i] = r.message()
+		return nil, classify(fmt.Errorf("load conversation %s: %w", key, err))
 	}
 	return cp, nil
 }
 
-// Exists reports whether a conversation exists for key.
+func (s *Store) load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
+	c := conversationRow{TeamID: key.TeamID, ChannelID: key.ChannelID, ThreadTS: key.ThreadTS}
+	err := s.st.loadConversation.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS).
+		Scan(&c.ID, &c.State, &c.Version, &c.LastSeq, &c.CreatedAt, &c.UpdatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, conversation.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	cp := new(conversation.Checkpoint)
+	if cp.Conversation, err = c.Conversation(); err != nil {
+		return nil, err
+	}
+	if recent <= 0 || c.LastSeq == 0 {
+		return cp, nil
+	}
+	rows, err := s.st.loadMessages.QueryContext(ctx, c.ID, c.LastSeq, recent)
+	if err != nil {
+		return nil, fmt.Errorf("load messages: %w", err)
+	}
+	defer rows.Close()
+	cp.Messages = make([]conversation.Message, 0, min(int64(recent), c.LastSeq))
+	for rows.Next() {
+		var m messageRow
+		if err := rows.Scan(&m.Seq, &m.Role, &m.UserID, &m.Text, &m.SlackTS, &m.PromptTokens, &m.CompletionTokens,
+			&m.Meta, &m.CreatedAt); err != nil {
+			return nil, fmt.Errorf("load messages: %w", err)
+		}
+		cp.Messages = append(cp.Messages, m.message())
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load messages: %w", err)
+	}
+	slices.Reverse(cp.Messages)
+	return cp, nil
+}
+
+// Exists reports whether the bot is part of thread key: a conversation exists for it,
+// or a pending input (an index lookup each).
 func (s *Store) Exists(ctx context.Context, key conversation.Key) (bool, error) {
 	var ok bool
 	err := s.read.GetContext(ctx, &ok, `
-		SELECT EXISTS (SELECT 1 FROM conversations WHERE team_id = ? AND channel_id = ? AND thread_ts = ?)`,
+		SELECT EXISTS (SELECT 1 FROM conversations WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3)
+			OR EXISTS (SELECT 1 FROM inputs WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3 AND status = 'pending')`,
 		key.TeamID, key.ChannelID, key.ThreadTS)
 	if err != nil {
-		return false, fmt.Errorf("find conversation %s: %w", key, err)
+		return false, classify(fmt.Errorf("find conversation %s: %w", key, err))
 	}
 	return ok, nil
 }
 
-// Save writes turn in one transaction: it creates the conversation (turn.Version 0) or
-// updates its control row where the version still equals turn.Version, appends
-// turn.Append numbered from the old last_seq+1, and marks turn.InputID done. It touches
-// only the control row, the new messages and the input, so it costs the same however
-// long the conversation is.
+// The statements of Save, each run in its transaction on the write connection.
+const (
+	// leaseHeldSQL tells whether owner ?4 holds thread ?1-?3 with token ?5.
+	leaseHeldSQL = `
+		SELECT EXISTS (SELECT 1 FROM leases
+			WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3 AND owner = ?4 AND token = ?5)`
+	createSQL = `
+		INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at,
+			workflow, workflow_status, workflow_started_by)
+		VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING id`
+	updateSQL = `
+		UPDATE conversations SET state = ?, version = version + 1, last_seq = last_seq + ?, updated_at = ?,
+			workflow = ?, workflow_status = ?, workflow_started_by = ?
+		WHERE team_id = ? AND channel_id = ? AND thread_ts = ? AND version = ?
+		RETURNING id, last_seq`
+	insertMessageSQL = `
+		INSERT INTO messages (conversation_id, seq, role, user_id, text, slack_ts, prompt_tokens, completion_tokens, meta, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	markDoneSQL = `UPDATE inputs SET status = 'done', updated_at = ? WHERE id = ? AND status = 'pending'`
+)
+
+// Save writes turn in one transaction: when turn.Lease is set, it checks first that
+// the lease still holds the thread (SQLite runs one writing transaction at a time, so
+// no Acquire can take the thread over before the commit); it creates the conversation
+// (turn.Version 0) or updates its control row where the version still equals
+// turn.Version, appends turn.Append numbered from the old last_seq+1, marks
+// turn.InputID done and enqueues turn.Enqueue (as Enqueue). It touches only the
+// control row, the new messages, the input and the lease row, so it costs the same
+// however long the conversation is. Text it cannot store as it is is stored repaired
+// (sqlstore.Text, sqlstore.JSON).
 //
-// Errors: conversation.ErrConflict, with nothing written, when the conversation exists
+// Errors, with nothing written: conversation.ErrLeaseLost when turn.Lease no longer
+// holds the thread; conversation.ErrConflict when the conversation exists
 // (turn.Version 0) or is not at turn.Version (including when it no longer exists), or
 // when turn.InputID is not a pending input (already answered, finished or deleted).
 func (s *Store) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
-	return sqlstore.Save(turn, func(state sqlstore.JSONText) (conversation.Saved, error) {
+	saved, err := sqlstore.Save(turn, func(turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 		return s.save(ctx, turn, state)
 	})
+	return saved, classify(err)
 }
 
 // save writes turn, whose state is encoded as state, once sqlstore.Save has checked it.
 func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 	at := sqlstore.Now()
 	n := int64(len(turn.Append))
+	k := turn.Key
 
-	tx, err := s.write.BeginTxx(ctx, nil)
+	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return conversation.Saved{}, err
 	}
 	defer tx.Rollback()
 
+	if l := turn.Lease; l.Held() {
+		var held bool
+		if err := tx.StmtContext(ctx, s.st.leaseHeld).QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token).
+			Scan(&held); err != nil {
+			return conversation.Saved{}, err
+		}
+		if !held {
+			return conversation.Saved{}, conversation.ErrLeaseLost
+		}
+	}
 	wfName, wfStatus, wfStartedBy := sqlstore.WorkflowColumns(turn.State)
 	var id, lastSeq int64
 	if turn.Version == 0 {
 		lastSeq = n
-		err = tx.QueryRowContext(ctx, `
-			INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at,
-				workflow, workflow_status, workflow_started_by)
-			VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, state, lastSeq, timestamp(at), timestamp(at),
+		err = tx.StmtContext(ctx, s.st.create).QueryRowContext(ctx,
+			k.TeamID, k.ChannelID, k.ThreadTS, state, lastSeq, timestamp(at), timestamp(at),
 			wfName, wfStatus, wfStartedBy,
 		).Scan(&id)
 		if isUniqueViolation(err) {
 			return conversation.Saved{}, conversation.ErrConflict
 		}
 	} else {
-		err = tx.QueryRowContext(ctx, `
-			UPDATE conversations SET state = ?, version = version + 1, last_seq = last_seq + ?, updated_at = ?,
-				workflow = ?, workflow_status = ?, workflow_started_by = ?
-			WHERE team_id = ? AND channel_id = ? AND thread_ts = ? AND version = ?
-			RETURNING id, last_seq`,
+		err = tx.StmtContext(ctx, s.st.update).QueryRowContext(ctx,
 			state, n, timestamp(at), wfName, wfStatus, wfStartedBy,
-			turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, turn.Version,
+			k.TeamID, k.ChannelID, k.ThreadTS, turn.Version,
 		).Scan(&id, &lastSeq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return conversation.Saved{}, conversation.ErrConflict
@@ -127,16 +176,26 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		return conversation.Saved{}, err
 	}
 	first := lastSeq - n + 1
-	if err := insertMessages(ctx, tx, id, first, at, turn.Append); err != nil {
-		return conversation.Saved{}, err
+	if len(turn.Append) > 0 {
+		insert := tx.StmtContext(ctx, s.st.insertMessage)
+		for i, m := range turn.Append {
+			if _, err := insert.ExecContext(ctx, id, first+int64(i), string(m.Role), m.UserID, m.Text, m.SlackTS,
+				m.PromptTokens, m.CompletionTokens, sqlstore.JSONText(m.Meta), timestamp(at)); err != nil {
+				return conversation.Saved{}, fmt.Errorf("insert messages: %w", err)
+			}
+		}
 	}
 	if turn.InputID != "" {
-		if err := markDone(ctx, tx, turn.InputID, at); err != nil {
-			return conversation.Saved{}, err
+		n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.markDone).ExecContext(ctx, timestamp(at), turn.InputID))
+		if err != nil {
+			return conversation.Saved{}, fmt.Errorf("mark input %s done: %w", turn.InputID, err)
+		}
+		if n == 0 {
+			return conversation.Saved{}, fmt.Errorf("input %s is not pending: %w", turn.InputID, conversation.ErrConflict)
 		}
 	}
 	for _, in := range turn.Enqueue {
-		if _, err := enqueue(ctx, tx, in); err != nil {
+		if _, err := s.enqueue(ctx, tx, in); err != nil {
 			return conversation.Saved{}, err
 		}
 	}
@@ -146,58 +205,13 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first}, nil
 }
 
-// insertMessages inserts msgs as seq first, first+1, … in batches of insertBatch rows.
-func insertMessages(ctx context.Context, tx *sqlx.Tx, conversationID, first int64, at time.Time, msgs []conversation.Message) error {
-	rows := make([]messageRow, len(msgs))
-	for i, m := range msgs {
-		rows[i] = messageRow{
-			ConversationID:   conversationID,
-			Seq:              first + int64(i),
-			Role:             string(m.Role),
-			UserID:           m.UserID,
-			Text:             m.Text,
-			SlackTS:          m.SlackTS,
-			PromptTokens:     m.PromptTokens,
-			CompletionTokens: m.CompletionTokens,
-			Meta:             sqlstore.JSONText(m.Meta),
-			CreatedAt:        timestamp(at),
-		}
-	}
-	for len(rows) > 0 {
-		batch := rows[:min(len(rows), insertBatch)]
-		rows = rows[len(batch):]
-		_, err := tx.NamedExecContext(ctx, `
-			INSERT INTO messages (conversation_id, seq, role, user_id, text, slack_ts, prompt_tokens, completion_tokens, meta, created_at)
-			VALUES (:conversation_id, :seq, :role, :user_id, :text, :slack_ts, :prompt_tokens, :completion_tokens, :meta, :created_at)`,
-			batch)
-		if err != nil {
-			return fmt.Errorf("insert messages: %w", err)
-		}
-	}
-	return nil
-}
-
-// markDone marks the pending input id done, or fails with ErrConflict.
-func markDone(ctx context.Context, tx *sqlx.Tx, id string, at time.Time) error {
-	n, err := sqlstore.RowsAffected(tx.ExecContext(ctx, `
-		UPDATE inputs SET status = 'done', updated_at = ? WHERE id = ? AND status = 'pending'`,
-		timestamp(at), id))
-	if err != nil {
-		return fmt.Errorf("mark input %s done: %w", id, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("input %s is not pending: %w", id, conversation.ErrConflict)
-	}
-	return nil
-}
-
 // Workflows lists the conversations of channelID in teamID whose workflow is running,
 // started by startedBy ("" for anyone's), most recently updated first (ties: newest
 // conversation first), at most limit. It walks the partial index
 // conversations_workflows, which holds running workflows only, and sorts the few rows
 // it finds.
 func (s *Store) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
-	return sqlstore.Workflows(teamID, channelID, startedBy, limit, func(rows *[]workflowRow) error {
+	refs, err := sqlstore.Workflows(teamID, channelID, startedBy, limit, func(rows *[]workflowRow) error {
 		return s.read.SelectContext(ctx, rows, `
 			SELECT team_id, channel_id, thread_ts, workflow, workflow_started_by, updated_at
 			FROM conversations
@@ -206,14 +220,22 @@ func (s *Store) Workflows(ctx context.Context, teamID, channelID, startedBy stri
 			ORDER BY updated_at DESC, id DESC LIMIT ?4`,
 			teamID, channelID, startedBy, limit)
 	})
+	return refs, classify(err)
 }
 
-// DeleteIdle deletes, in one transaction, the inputs created before before and the
+// DeleteIdle deletes, in one transaction, the inputs created before before, the
 // conversations not updated since then (their messages go with them, ON DELETE
-// CASCADE). It returns the number of conversations deleted.
+// CASCADE) and then the free lease rows of threads left with neither. It returns the
+// number of conversations deleted.
 func (s *Store) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
-	return sqlstore.DeleteIdle(ctx, s.write.DB,
+	n, err := sqlstore.DeleteIdle(ctx, s.write.DB,
 		`DELETE FROM inputs WHERE created_at < ?`,
 		`DELETE FROM conversations WHERE updated_at < ?`,
+		`DELETE FROM leases WHERE owner IS NULL
+			AND NOT EXISTS (SELECT 1 FROM conversations AS c
+				WHERE c.team_id = leases.team_id AND c.channel_id = leases.channel_id AND c.thread_ts = leases.thread_ts)
+			AND NOT EXISTS (SELECT 1 FROM inputs AS i
+				WHERE i.team_id = leases.team_id AND i.channel_id = leases.channel_id AND i.thread_ts = leases.thread_ts)`,
 		timestamp(before))
+	return n, classify(err)
 }

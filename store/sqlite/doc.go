@@ -6,9 +6,20 @@
 // IMMEDIATE, so concurrent writers within the process queue for it instead of failing
 // with "database is locked", while reads use a pool of query-only connections that never
 // wait for the writer. Another process writing the same file is waited for up to the
-// busy timeout (5 s). synchronous is NORMAL, SQLite's recommended setting for WAL: a
-// crash of the process loses nothing, a power failure can lose the last transactions
-// but never corrupts the file.
+// busy timeout (5 s), after which its error satisfies errors.Is(err,
+// conversation.ErrUnavailable). synchronous is NORMAL, SQLite's recommended setting
+// for WAL: a crash of the process loses nothing, a power failure can lose the last
+// transactions but never corrupts the file. The statements of a turn and of the lease
+// heartbeat are prepared once and reused.
+//
+// Leases (docs/architecture.md, "Durable turns") expire by the process's clock, which
+// processes sharing a file on one machine share; SQLite runs one writer at a time, so
+// each lease statement sees every write committed before it. Text is stored repaired
+// where PostgreSQL could not hold it (sqlstore.Text, sqlstore.JSON), so that both
+// stores return the same.
+//
+// Spool (OpenSpool) is a conversation.Spool in a file of its own, with synchronous
+// FULL: the inputs accepted while the store does not answer.
 //
 // The knowledge base (conversation.Knowledge) is searched with FTS5: chunks_fts, an
 // external-content index of the chunks kept in step by triggers, tokenized by

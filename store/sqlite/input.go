@@ -3,29 +3,69 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
-// Enqueue persists in as a pending input with no attempts and reports whether it was
-// new; when an input with the same ID exists (whatever its status) it changes nothing
-// and returns false. in.CreatedAt, when set, is kept (it orders Pending); otherwise it
-// is now. in.Status and in.Attempts are ignored.
+const (
+	// enqueueInputSQL inserts an input as pending, numbered with the next seq (the
+	// rowid, AUTOINCREMENT), unless its id exists; it returns the seq, or no row.
+	enqueueInputSQL = `
+		INSERT INTO inputs (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+		ON CONFLICT (id) DO NOTHING
+		RETURNING seq`
+	// enqueueLeaseSQL tells thread ?1-?3's lease row of input ?5 (a person's message
+	// from ?7 when ?6): it inserts the row, free, with token 0 (the first Acquire makes
+	// it 1), or counts the input (enqueued) and, when the lease is held, makes it the
+	// newest input (and message). ?4 is now.
+	enqueueLeaseSQL = `
+		INSERT INTO leases (team_id, channel_id, thread_ts, token, expires_at, created_at, enqueued)
+		VALUES (?1, ?2, ?3, 0, ?4, ?4, 1)
+		ON CONFLICT (team_id, channel_id, thread_ts) DO UPDATE SET
+			enqueued = enqueued + 1,
+			newest = CASE WHEN owner IS NULL THEN newest ELSE max(newest, ?5) END,
+			message_by = CASE WHEN owner IS NOT NULL AND ?6 AND ?5 > message_seq THEN ?7 ELSE message_by END,
+			message_seq = CASE WHEN owner IS NOT NULL AND ?6 THEN max(message_seq, ?5) ELSE message_seq END`
+)
+
+// Enqueue persists in as a pending input with no attempts and the next seq, and tells
+// the holder of its thread's lease, if any, in one transaction; it reports whether the
+// input was new. When an input with the same ID exists (whatever its status) it
+// changes nothing and returns false. in.CreatedAt, when set, is kept (it orders
+// Pending); otherwise it is now. in.Status, in.Attempts and in.Seq are ignored.
 func (s *Store) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
-	return enqueue(ctx, s.write, in)
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return false, classify(err)
+	}
+	defer tx.Rollback()
+	ok, err := s.enqueue(ctx, tx, in)
+	if err == nil && ok {
+		err = tx.Commit()
+	}
+	return ok, classify(err)
 }
 
-// enqueue inserts in with ex: the write connection, or the transaction of a Save.
-func enqueue(ctx context.Context, ex sqlstore.Execer, in conversation.Input) (bool, error) {
-	return sqlstore.Enqueue(in, func(payload sqlstore.JSONText, created, now time.Time) (sql.Result, error) {
-		return ex.ExecContext(ctx, `
-			INSERT INTO inputs (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
-			ON CONFLICT (id) DO NOTHING`,
-			in.ID, in.EventID, in.Key.TeamID, in.Key.ChannelID, in.Key.ThreadTS, string(in.Kind), payload,
-			timestamp(created), timestamp(now))
+// enqueue inserts in in tx: Enqueue's transaction, or a Save's.
+func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, in conversation.Input) (bool, error) {
+	return sqlstore.Enqueue(in, func(r sqlstore.NewInput) (bool, error) {
+		var seq int64
+		err := tx.StmtContext(ctx, s.st.enqueueInput).QueryRowContext(ctx,
+			r.ID, r.EventID, r.Key.TeamID, r.Key.ChannelID, r.Key.ThreadTS, r.Kind, r.Payload,
+			timestamp(r.Created), timestamp(r.Now)).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		_, err = tx.StmtContext(ctx, s.st.enqueueLease).ExecContext(ctx,
+			r.Key.TeamID, r.Key.ChannelID, r.Key.ThreadTS, timestamp(r.Now), seq, r.Message, r.MessageBy)
+		return err == nil, err
 	})
 }
 
@@ -36,8 +76,10 @@ func enqueue(ctx context.Context, ex sqlstore.Execer, in conversation.Input) (bo
 // concurrent claims on one input exactly one finds it unclaimed. When the input is not
 // pending or its claim is live, it changes nothing and returns the input's attempt
 // count and false. Errors: conversation.ErrNotFound.
+//
+// Deprecated: leases (Acquire, Begin) replace claims.
 func (s *Store) Claim(ctx context.Context, id string, until time.Time) (attempts int, ok bool, err error) {
-	return sqlstore.Claim(id, until,
+	attempts, ok, err = sqlstore.Claim(id, until,
 		func(until, now time.Time) *sql.Row {
 			return s.write.QueryRowContext(ctx, `
 				UPDATE inputs SET attempts = attempts + 1, claimed_until = ?, updated_at = ?
@@ -48,13 +90,16 @@ func (s *Store) Claim(ctx context.Context, id string, until time.Time) (attempts
 		func() *sql.Row {
 			return s.read.QueryRowContext(ctx, `SELECT attempts FROM inputs WHERE id = ?`, id)
 		})
+	return attempts, ok, classify(err)
 }
 
-// Release ends the claim on pending input id, if any, so that Pending offers it at
-// once; on an input that is not pending it changes nothing. Errors:
+// ReleaseClaim ends the claim on pending input id, if any, so that Pending offers it
+// at once; on an input that is not pending it changes nothing. Errors:
 // conversation.ErrNotFound.
-func (s *Store) Release(ctx context.Context, id string) error {
-	return sqlstore.Release(id,
+//
+// Deprecated: leases (Release) replace claims.
+func (s *Store) ReleaseClaim(ctx context.Context, id string) error {
+	return classify(sqlstore.ReleaseClaim(id,
 		func(now time.Time) (sql.Result, error) {
 			return s.write.ExecContext(ctx, `
 				UPDATE inputs SET claimed_until = NULL, updated_at = ? WHERE id = ? AND status = 'pending'`,
@@ -62,28 +107,46 @@ func (s *Store) Release(ctx context.Context, id string) error {
 		},
 		func() *sql.Row {
 			return s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inputs WHERE id = ?)`, id)
-		})
+		}))
 }
 
 // Finish sets the status of input id, one of the conversation.InputStatus constants.
-// Errors: conversation.ErrNotFound.
-func (s *Store) Finish(ctx context.Context, id string, status conversation.InputStatus) error {
-	return sqlstore.Finish(id, status, func(now time.Time) (sql.Result, error) {
-		return s.write.ExecContext(ctx, `UPDATE inputs SET status = ?, updated_at = ? WHERE id = ?`,
-			string(status), timestamp(now), id)
-	})
+// With a held lease l, it does so only while l still holds the input's thread: one
+// conditional UPDATE, and, when it changes nothing, a query that tells why. Errors:
+// conversation.ErrNotFound, conversation.ErrLeaseLost.
+func (s *Store) Finish(ctx context.Context, l conversation.Lease, id string, status conversation.InputStatus) error {
+	k := l.Key
+	return classify(sqlstore.Finish(l, id, status, func(now time.Time) (finished, exists, held bool, err error) {
+		n, err := sqlstore.RowsAffected(s.write.ExecContext(ctx, `
+			UPDATE inputs SET status = ?2, updated_at = ?3
+			WHERE id = ?1 AND (?4 = 0 OR (team_id = ?6 AND channel_id = ?7 AND thread_ts = ?8
+				AND EXISTS (SELECT 1 FROM leases
+					WHERE team_id = ?6 AND channel_id = ?7 AND thread_ts = ?8 AND owner = ?5 AND token = ?4)))`,
+			id, string(status), timestamp(now), l.Token, l.Owner, k.TeamID, k.ChannelID, k.ThreadTS))
+		if err != nil || n == 1 {
+			return n == 1, true, true, err
+		}
+		err = s.write.QueryRowContext(ctx, `
+			SELECT EXISTS (SELECT 1 FROM inputs WHERE id = ?1),
+				EXISTS (SELECT 1 FROM leases WHERE team_id = ?2 AND channel_id = ?3 AND thread_ts = ?4 AND owner = ?5 AND token = ?6)`,
+			id, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token).Scan(&exists, &held)
+		return false, exists, held, err
+	}))
 }
 
 // Pending returns up to limit pending inputs created before before that are not under a
 // live claim (none, or one whose until is not after now), oldest first (ties in id
 // order). It walks the partial index inputs_pending and filters claimed inputs out.
+//
+// Deprecated: leases (Orphans, Begin) replace it.
 func (s *Store) Pending(ctx context.Context, before time.Time, limit int) ([]conversation.Input, error) {
-	return sqlstore.Pending(limit, func(rows *[]inputRow, now time.Time) error {
+	ins, err := sqlstore.Pending(limit, func(rows *[]inputRow, now time.Time) error {
 		return s.read.SelectContext(ctx, rows, `
-			SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts, created_at
+			SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts, seq, created_at
 			FROM inputs WHERE status = 'pending' AND created_at < ?
 				AND (claimed_until IS NULL OR claimed_until <= ?)
 			ORDER BY created_at, id LIMIT ?`,
 			timestamp(before), timestamp(now), limit)
 	})
+	return ins, classify(err)
 }

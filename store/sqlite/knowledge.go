@@ -63,9 +63,10 @@ ORDER BY best.rank, c.source, c.ordinal`
 // source is stored with hash already, and then it changes nothing and returns false.
 // The chunks are numbered from 0 in the order given.
 func (s *Store) ReplaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk) (bool, error) {
-	return sqlstore.ReplaceSource(source, hash, chunks, func(chunks []conversation.Chunk, now time.Time) (bool, error) {
+	ok, err := sqlstore.ReplaceSource(source, hash, chunks, func(chunks []conversation.Chunk, now time.Time) (bool, error) {
 		return s.replaceSource(ctx, source, hash, chunks, now)
 	})
+	return ok, classify(err)
 }
 
 func (s *Store) replaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk, now time.Time) (bool, error) {
@@ -108,23 +109,24 @@ func (s *Store) replaceSource(ctx context.Context, source, hash string, chunks [
 // DeleteSource removes source and its chunks (ON DELETE CASCADE; chunks_fts follows,
 // by trigger). Errors: conversation.ErrNotFound.
 func (s *Store) DeleteSource(ctx context.Context, source string) error {
-	return sqlstore.DeleteSource(source, func() (sql.Result, error) {
+	return classify(sqlstore.DeleteSource(source, func() (sql.Result, error) {
 		return s.write.ExecContext(ctx, `DELETE FROM sources WHERE source = ?`, source)
-	})
+	}))
 }
 
 // Sources lists the ingested sources, sorted by path byte-wise.
 func (s *Store) Sources(ctx context.Context) ([]conversation.SourceInfo, error) {
-	return sqlstore.Sources(func(rows *[]sqlstore.SourceRow[timestamp]) error {
+	infos, err := sqlstore.Sources(func(rows *[]sqlstore.SourceRow[timestamp]) error {
 		return s.read.SelectContext(ctx, rows, `SELECT source, hash, chunks, ingested_at FROM sources ORDER BY source`)
 	})
+	return infos, classify(err)
 }
 
 // Search returns up to limit chunks that hold any word of query, best first, in one
 // statement (searchSQL). The query is never read as FTS5 syntax: queryWords quotes
 // its words.
 func (s *Store) Search(ctx context.Context, query string, limit int) ([]conversation.Passage, error) {
-	return sqlstore.Search(query, limit, func(query string, limit int, rows *[]sqlstore.PassageRow) error {
+	passages, err := sqlstore.Search(query, limit, func(query string, limit int, rows *[]sqlstore.PassageRow) error {
 		words := queryWords(query)
 		if len(words) == 0 {
 			return nil
@@ -135,6 +137,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]conversa
 		}
 		return s.read.SelectContext(ctx, rows, searchSQL, string(js), limit)
 	})
+	return passages, classify(err)
 }
 
 // queryWords returns the distinct words of query (runs of letters, digits and marks,

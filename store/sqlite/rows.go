@@ -76,3 +76,23 @@ func isUniqueViolation(err error) bool {
 	var e *sqlite.Error
 	return errors.As(err, &e) && e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE
 }
+
+// classify returns err marked with conversation.ErrUnavailable when it may go away
+// when retried (transient); every method of the store returns its errors through it.
+func classify(err error) error { return sqlstore.Unavailable(err, transient) }
+
+// transient reports whether err is SQLITE_BUSY or SQLITE_LOCKED (any of their
+// extended codes): another connection, of this process or another, held a lock on
+// the file longer than the busy timeout, or a snapshot moved under a transaction.
+// Running the statement again may succeed.
+func transient(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() & 0xff { // the primary result code
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}

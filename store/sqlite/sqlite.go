@@ -28,12 +28,68 @@ var migrations embed.FS
 const busyTimeout = 5 * time.Second
 
 // Store is a conversation.Store and a conversation.Knowledge in one SQLite database
-// file. Every method is safe for concurrent use.
+// file. Every method is safe for concurrent use. Its errors that may go away when
+// retried (SQLITE_BUSY, SQLITE_LOCKED: another process held the file longer than the
+// busy timeout) satisfy errors.Is(err, conversation.ErrUnavailable).
 type Store struct {
 	path string
 	// write is the only connection that writes; read is a pool of query-only connections.
 	write *sqlx.DB
 	read  *sqlx.DB
+	// The statements of a turn and of the heartbeat, prepared once (on the write
+	// connection, or on each read connection as it is first used) rather than parsed
+	// on every call; a transaction on the write connection reuses them
+	// (sql.Tx.StmtContext finds them prepared on its connection).
+	st statements
+}
+
+// statements are the Store's prepared statements; their SQL is in the constants named
+// after them (createSQL, acquireSQL, …), next to the methods that run them.
+type statements struct {
+	// On read.
+	loadConversation, loadMessages *sql.Stmt
+	// On write.
+	create, update, insertMessage, markDone, leaseHeld *sql.Stmt
+	enqueueInput, enqueueLease                         *sql.Stmt
+	acquire, begin, release, renew                     *sql.Stmt
+}
+
+// prepare prepares every statement of st, or closes those it prepared and fails.
+func (st *statements) prepare(ctx context.Context, read, write *sqlx.DB) error {
+	for _, p := range []struct {
+		db  *sqlx.DB
+		st  **sql.Stmt
+		sql string
+	}{
+		{read, &st.loadConversation, loadConversationSQL}, {read, &st.loadMessages, loadMessagesSQL},
+		{write, &st.create, createSQL}, {write, &st.update, updateSQL}, {write, &st.insertMessage, insertMessageSQL},
+		{write, &st.markDone, markDoneSQL}, {write, &st.leaseHeld, leaseHeldSQL},
+		{write, &st.enqueueInput, enqueueInputSQL}, {write, &st.enqueueLease, enqueueLeaseSQL},
+		{write, &st.acquire, acquireSQL}, {write, &st.begin, beginSQL}, {write, &st.release, releaseSQL},
+		{write, &st.renew, renewSQL},
+	} {
+		var err error
+		if *p.st, err = p.db.PrepareContext(ctx, p.sql); err != nil {
+			return errors.Join(fmt.Errorf("prepare statements: %w", err), st.close())
+		}
+	}
+	return nil
+}
+
+// close closes the statements of st that were prepared.
+func (st *statements) close() error {
+	var errs []error
+	for _, s := range []*sql.Stmt{
+		st.loadConversation, st.loadMessages,
+		st.create, st.update, st.insertMessage, st.markDone, st.leaseHeld,
+		st.enqueueInput, st.enqueueLease,
+		st.acquire, st.begin, st.release, st.renew,
+	} {
+		if s != nil {
+			errs = append(errs, s.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 var _ conversation.Store = (*Store)(nil)
@@ -48,21 +104,25 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	write, err := openWriter(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, classify(err)
 	}
 	if _, err := migrate(ctx, write.DB); err != nil {
 		write.Close()
-		return nil, fmt.Errorf("migrate sqlite %s: %w", path, err)
+		return nil, classify(fmt.Errorf("migrate sqlite %s: %w", path, err))
 	}
 	read, err := openDB(ctx, path, url.Values{"_query_only": {"1"}})
 	if err != nil {
 		write.Close()
-		return nil, err
+		return nil, classify(err)
 	}
 	n := max(4, runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
-	return &Store{path: path, write: write, read: read}, nil
+	s := &Store{path: path, write: write, read: read}
+	if err := s.st.prepare(ctx, read, write); err != nil {
+		return nil, classify(errors.Join(fmt.Errorf("open sqlite %s: %w", path, err), read.Close(), write.Close()))
+	}
+	return s, nil
 }
 
 // Migrate applies pending migrations to the SQLite database at path (creating the file
@@ -80,7 +140,7 @@ func Migrate(ctx context.Context, path string) (version int64, err error) {
 	defer func() { err = errors.Join(err, db.Close()) }()
 	version, err = migrate(ctx, db.DB)
 	if err != nil {
-		return 0, fmt.Errorf("migrate sqlite %s: %w", path, err)
+		return 0, classify(fmt.Errorf("migrate sqlite %s: %w", path, err))
 	}
 	return version, nil
 }
@@ -89,7 +149,7 @@ func Migrate(ctx context.Context, path string) (version int64, err error) {
 // (PRAGMA wal_checkpoint(TRUNCATE)) and returns the file's size in bytes.
 func (s *Store) Size(ctx context.Context) (int64, error) {
 	if _, err := s.write.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
-		return 0, fmt.Errorf("checkpoint %s: %w", s.path, err)
+		return 0, classify(fmt.Errorf("checkpoint %s: %w", s.path, err))
 	}
 	fi, err := os.Stat(s.path)
 	if err != nil {
@@ -100,12 +160,12 @@ func (s *Store) Size(ctx context.Context) (int64, error) {
 
 // Ping checks that the database file can be read.
 func (s *Store) Ping(ctx context.Context) error {
-	return s.read.PingContext(ctx)
+	return classify(s.read.PingContext(ctx))
 }
 
-// Close closes the store's connections.
+// Close closes the store's statements and connections.
 func (s *Store) Close() error {
-	return errors.Join(s.read.Close(), s.write.Close())
+	return errors.Join(s.st.close(), s.read.Close(), s.write.Close())
 }
 
 // preparePath returns path made absolute, after creating its parent directory.

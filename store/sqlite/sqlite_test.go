@@ -110,6 +110,10 @@ func BenchmarkSaveLoad(b *testing.B) {
 	storetest.BenchSaveLoad(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }
 
+func BenchmarkLeasedTurn(b *testing.B) {
+	storetest.BenchLeasedTurn(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
+}
+
 func BenchmarkComparison(b *testing.B) {
 	storetest.BenchComparison(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }

@@ -43,6 +43,54 @@ func BenchSaveLoad(b *testing.B, open func(b *testing.B) conversation.Store) {
 	}
 }
 
+// BenchLeasedTurn measures the store's part of one turn under a lease, in a thread that
+// already holds 100 messages: Enqueue of a person's message, Acquire of the thread,
+// Begin (the input), Load of the newest 20 messages, Save of the exchange with the
+// lease, marking the input done, Begin (nothing more) and Release. On PostgreSQL each
+// is one statement, so a turn is seven round trips. open must return a new, empty
+// store and close it in b.Cleanup.
+func BenchLeasedTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
+	s := open(b)
+	ctx := b.Context()
+	version := seed(b, s, 100)
+	question := filler("Question: ", 200)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		in := conversation.Input{
+			ID: fmt.Sprintf("msg:%s:%s:%d", key.TeamID, key.ChannelID, i), Key: key, Kind: conversation.KindUserMessage,
+			Message: &conversation.UserMessage{UserID: "U0001", Text: question, TS: "1700000001.000100", ThreadTS: key.ThreadTS},
+		}
+		if ok, err := s.Enqueue(ctx, in); !ok || err != nil {
+			b.Fatalf("Enqueue = %v, %v", ok, err)
+		}
+		l, _, ok, err := s.Acquire(ctx, key, "bench/1", time.Minute)
+		if !ok || err != nil {
+			b.Fatalf("Acquire = %v, %v", ok, err)
+		}
+		if got, err := s.Begin(ctx, l); err != nil || got == nil || got.ID != in.ID {
+			b.Fatalf("Begin = %+v, %v; want %s", got, err, in.ID)
+		}
+		if _, err := s.Load(ctx, key, 20); err != nil {
+			b.Fatal(err)
+		}
+		turn := exchange(version, i)
+		turn.Lease, turn.InputID = l, in.ID
+		saved, err := s.Save(ctx, turn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		version = saved.Version
+		if got, err := s.Begin(ctx, l); err != nil || got != nil {
+			b.Fatalf("Begin after the Save = %+v, %v; want nil", got, err)
+		}
+		if ok, err := s.Release(ctx, l); !ok || err != nil {
+			b.Fatalf("Release = %v, %v", ok, err)
+		}
+		i++
+	}
+}
+
 // BenchComparison runs the comparison workload: one thread of 1,000 turns, each a
 // 200-character user message and an 800-character assistant reply saved (Save) and
 // then loaded back (Load of the newest 20 messages). It reports the mean time of a turn

@@ -20,11 +20,13 @@ import (
 // migrations/ of fsys (where a backend embeds its schema), rolls them all back and
 // applies them again, so that each Down is known to run, and to undo its Up:
 // inputs.claimed_until, which migration 2 adds, conversations.workflow_status, which
-// migration 3 adds, and the knowledge base's tables sources and chunks, which
-// migration 4 adds, must exist after each Up, and not after going down past their
-// migration. It also checks that migration 3 copies the workflow of the
-// conversations saved before it out of their state. hasColumn reports whether table
-// has column in db.
+// migration 3 adds, the knowledge base's tables sources and chunks, which migration 4
+// adds, and inputs.seq and the leases table, which migration 5 adds, must exist after
+// each Up, and not after going down past their migration. It also checks that
+// migration 3 copies the workflow of the conversations saved before it out of their
+// state, and that migration 5 numbers the inputs stored before it in the order of
+// their creation, and the next input after them. hasColumn reports whether table has
+// column in db.
 func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS, hasColumn func(t *testing.T, table, column string) bool) {
 	t.Helper()
 	ctx := context.Background()
@@ -41,13 +43,21 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 			t.Errorf("%s: conversations.workflow_status exists: %v; want %v", when, got, workflowStatus)
 		}
 	}
-	knowledge := func(when string, want bool) {
+	tables := func(when string, want bool, cols ...[2]string) {
 		t.Helper()
-		for _, c := range [][2]string{{"sources", "hash"}, {"chunks", "text"}} {
+		for _, c := range cols {
 			if got := hasColumn(t, c[0], c[1]); got != want {
 				t.Errorf("%s: %s.%s exists: %v; want %v", when, c[0], c[1], got, want)
 			}
 		}
+	}
+	knowledge := func(when string, want bool) {
+		t.Helper()
+		tables(when, want, [2]string{"sources", "hash"}, [2]string{"chunks", "text"})
+	}
+	leases := func(when string, want bool) {
+		t.Helper()
+		tables(when, want, [2]string{"inputs", "seq"}, [2]string{"leases", "token"}, [2]string{"leases", "enqueued"})
 	}
 
 	// Conversations saved at version 2, before their workflow had columns.
@@ -55,8 +65,18 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 		t.Fatalf("up to 2: %v", err)
 	}
 	now := "0" // SQLite's INTEGER Unix microseconds
+	at := func(sec int) string { return fmt.Sprint(sec * 1_000_000) }
 	if dialect == goose.DialectPostgres {
 		now = "now()"
+		at = func(sec int) string { return fmt.Sprintf("to_timestamp(%d)", sec) }
+	}
+	// Inputs stored before migration 5, to be numbered by creation (then id).
+	if _, err := db.ExecContext(ctx, `
+		INSERT INTO inputs (id, created_at, updated_at, team_id, channel_id, thread_ts, kind, status)
+		VALUES ('b', `+at(2)+`, `+at(2)+`, 'T1', 'C1', '1.1', 'user_message', 'pending'),
+			('c', `+at(1)+`, `+at(1)+`, 'T1', 'C1', '1.1', 'user_message', 'done'),
+			('a', `+at(2)+`, `+at(2)+`, 'T1', 'C1', '1.2', 'user_message', 'pending')`); err != nil {
+		t.Fatalf("insert inputs at version 2: %v", err)
 	}
 	if _, err := db.ExecContext(ctx, `
 		INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at)
@@ -69,7 +89,32 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 	}
 	columns("after Up", true, true)
 	knowledge("after Up", true)
-	rows, err := db.QueryContext(ctx, `
+	leases("after Up", true)
+	seqs := map[string]int64{}
+	if err := db.QueryRowContext(ctx, `
+		INSERT INTO inputs (id, created_at, updated_at, team_id, channel_id, thread_ts, kind, status)
+		VALUES ('d', `+now+`, `+now+`, 'T1', 'C1', '1.1', 'user_message', 'pending') RETURNING seq`).Scan(new(int64)); err != nil {
+		t.Fatalf("insert an input after Up: %v", err)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT id, seq FROM inputs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		var seq int64
+		if err := rows.Scan(&id, &seq); err != nil {
+			t.Fatal(err)
+		}
+		seqs[id] = seq
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int64{"c": 1, "a": 2, "b": 3, "d": 4}; !reflect.DeepEqual(seqs, want) {
+		t.Errorf("inputs' seq after Up = %v; want %v", seqs, want)
+	}
+	rows, err = db.QueryContext(ctx, `
 		SELECT thread_ts, workflow, workflow_status, workflow_started_by FROM conversations ORDER BY thread_ts`)
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +136,16 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 		t.Errorf("workflow columns after Up = %q; want %q", got, want)
 	}
 
+	if _, err := p.DownTo(ctx, 4); err != nil {
+		t.Fatalf("down to 4: %v", err)
+	}
+	columns("after down to 4", true, true)
+	knowledge("after down to 4", true)
+	leases("after down to 4", false)
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM inputs`).Scan(&n); err != nil || n != 4 {
+		t.Errorf("after down to 4: %d inputs (%v); want the 4 kept", n, err)
+	}
 	if _, err := p.DownTo(ctx, 3); err != nil {
 		t.Fatalf("down to 3: %v", err)
 	}
@@ -112,6 +167,7 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 	}
 	columns("after Up again", true, true)
 	knowledge("after Up again", true)
+	leases("after Up again", true)
 }
 
 // DeleteIdleCascades checks in the database itself that DeleteIdle leaves no messages

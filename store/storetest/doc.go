@@ -3,8 +3,8 @@
 // itself, so the backends cannot drift apart (DESIGN.md, "Persistence").
 //
 // An implementation's external test package calls Run from a Test function and
-// BenchSaveLoad and BenchComparison from Benchmark functions, passing a function that
-// opens a new, empty store and closes it in the test's Cleanup:
+// BenchSaveLoad, BenchLeasedTurn and BenchComparison from Benchmark functions, passing
+// a function that opens a new, empty store and closes it in the test's Cleanup:
 //
 //	func TestStore(t *testing.T) {
 //		storetest.Run(t, func(t *testing.T) conversation.Store { return mustOpen(t) })
@@ -16,9 +16,12 @@
 // limits), and the latency of a search among 10,000 chunks (p50 and p99).
 //
 // RunReplicas runs the tests of several stores on one database (a backend passes a
-// function that opens another store on the database of its test), and DeleteIdleCascades
-// and MigrationsDown look into the database itself, through a connection the backend
-// opens. Opened closes a store, or another connection, when the test ends.
+// function that opens another store on the database of its test): races of claims and
+// of leases, and the Release of a lease against an Enqueue and Acquire on another
+// store, which must never leave an input pending with nobody to run it.
+// DeleteIdleCascades and MigrationsDown look into the database itself, through a
+// connection the backend opens. Opened closes a store, or another connection, when
+// the test ends.
 //
 // The benchmarks measure and report; they never assert timings.
 package storetest

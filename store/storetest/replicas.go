@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,12 +13,117 @@ import (
 
 // RunReplicas runs the tests of several stores on one database, as replicas of the
 // bot (or processes sharing one SQLite file) use it, one subtest per case
-// (t.Run("Claim", …)). The subtests run one after the other; each calls open several
+// (t.Run("Acquire", …)). The subtests run one after the other; each calls open several
 // times and must get each time a new store, with connections of its own, on one
-// database that all the calls in t share (the cases keep to inputs of their own) and
-// that open closes in t.Cleanup.
+// database that all the calls in t share (the cases keep to threads and inputs of
+// their own) and that open closes in t.Cleanup.
 func RunReplicas(t *testing.T, open func(t *testing.T) conversation.Store) {
 	t.Run("Claim", func(t *testing.T) { testReplicasClaim(t, open) })
+	t.Run("Acquire", func(t *testing.T) { testReplicasAcquire(t, open) })
+	t.Run("EnqueueRelease", func(t *testing.T) { testReplicasEnqueueRelease(t, open) })
+}
+
+// testReplicasAcquire races Acquires of one thread from several stores on one
+// database, two workers a store: exactly one wins each round, with token 1.
+func testReplicasAcquire(t *testing.T, open func(t *testing.T) conversation.Store) {
+	const replicas, rounds = 4, 5
+	stores := make([]conversation.Store, replicas)
+	for i := range stores {
+		stores[i] = open(t)
+	}
+	for round := range rounds {
+		k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: fmt.Sprintf("3.%d", round)}
+		var (
+			mu     sync.Mutex
+			tokens []int64
+		)
+		wins, errs := race(replicas*2, func(i int) error {
+			l, _, ok, err := stores[i/2].Acquire(context.Background(), k, fmt.Sprintf("replica-%d/%d", i/2, i%2), time.Minute)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errNotAcquired
+			}
+			mu.Lock()
+			tokens = append(tokens, l.Token)
+			mu.Unlock()
+			return nil
+		})
+		if wins != 1 {
+			t.Fatalf("round %d: %d of %d concurrent Acquires won; want exactly 1 (others: %v)", round, wins, replicas*2, errs)
+		}
+		for _, err := range errs {
+			if !errors.Is(err, errNotAcquired) {
+				t.Errorf("round %d: a losing Acquire failed with %v; want ok false", round, err)
+			}
+		}
+		if tokens[0] != 1 {
+			t.Errorf("round %d: the winner's token = %d; want 1", round, tokens[0])
+		}
+	}
+}
+
+// testReplicasEnqueueRelease races, round after round, the Release of a thread's
+// lease by its holder, whose queue is empty, against an Enqueue for the thread on
+// another store followed by that store's Acquire, as a replica that receives an input
+// does: the input must never be left pending with nobody to run it. Either Release
+// keeps the lease (it saw the input, or an Enqueue under way) and its holder's next
+// Begin returns the input, or Release frees it and the enqueuer's Acquire takes it.
+func testReplicasEnqueueRelease(t *testing.T, open func(t *testing.T) conversation.Store) {
+	ctx := context.Background()
+	holder, enqueuer := open(t), open(t)
+	const rounds = 100
+	var kept, taken int
+	for round := range rounds {
+		k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: fmt.Sprintf("4.%d", round)}
+		l := mustAcquire(t, holder, k, "holder/1", time.Minute)
+		if in := mustBegin(t, holder, l); in != nil {
+			t.Fatalf("round %d: Begin of an empty thread = %+v", round, in)
+		}
+		in := conversation.Input{ID: fmt.Sprintf("race:%d", round), Key: k, Kind: conversation.KindUserMessage}
+		var (
+			released, acquired bool
+			rerr, eerr         error
+			el                 conversation.Lease
+		)
+		release := func() { released, rerr = holder.Release(ctx, l) }
+		enqueue := func() {
+			var ok bool
+			if ok, eerr = enqueuer.Enqueue(ctx, in); eerr == nil && !ok {
+				eerr = errors.New("not enqueued")
+			}
+			if eerr == nil {
+				el, _, acquired, eerr = enqueuer.Acquire(ctx, k, "enqueuer/1", time.Minute)
+			}
+		}
+		// One side runs on a new goroutine, the other on this one, in turns, so that
+		// each gets ahead in some rounds.
+		first, second := release, enqueue
+		if round%2 == 1 {
+			first, second = enqueue, release
+		}
+		var wg sync.WaitGroup
+		wg.Go(first)
+		second()
+		wg.Wait()
+		if err := errors.Join(rerr, eerr); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		switch {
+		case !released && !acquired:
+			kept++
+			mustBeginID(t, holder, l, in.ID, 1)
+		case released && acquired:
+			taken++
+			mustBeginID(t, enqueuer, el, in.ID, 1)
+		case released:
+			t.Fatalf("round %d: Release freed the lease and the enqueuer's Acquire failed: input %s is stranded", round, in.ID)
+		default:
+			t.Fatalf("round %d: Release kept the lease and the enqueuer's Acquire took it too", round)
+		}
+	}
+	t.Logf("%d rounds: Release kept the lease %d times, the enqueuer took it %d times", rounds, kept, taken)
 }
 
 // testReplicasClaim races claims on one input from several stores on one database,

@@ -37,7 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"ClaimExpired", testClaimExpired},
 		{"ConcurrentClaims", testConcurrentClaims},
 		{"ClaimNotPending", testClaimNotPending},
-		{"Release", testRelease},
+		{"ReleaseClaim", testReleaseClaim},
 		{"PendingClaims", testPendingClaims},
 		{"SaveClaimedInput", testSaveClaimedInput},
 		{"Finish", testFinish},
@@ -53,6 +53,18 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"LargeText", testLargeText},
 		{"Unicode", testUnicode},
 		{"Ping", testPing},
+		{"Acquire", testAcquire},
+		{"ConcurrentAcquire", testConcurrentAcquire},
+		{"BeginOrder", testBeginOrder},
+		{"LeaseLost", testLeaseLost},
+		{"Release", testRelease},
+		{"FinishLease", testFinishLease},
+		{"Renew", testRenew},
+		{"RenewTakenOver", testRenewTakenOver},
+		{"Orphans", testOrphans},
+		{"ExistsPending", testExistsPending},
+		{"DeleteIdleLeases", testDeleteIdleLeases},
+		{"StorableText", testStorableText},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -463,14 +475,17 @@ func testEnqueueDedup(t *testing.T, s conversation.Store) {
 		t.Fatalf("Pending = %d inputs, %v; want 1", len(got), err)
 	}
 	checkUTC(t, "input CreatedAt", got[0].CreatedAt)
+	if got[0].Seq <= 0 {
+		t.Errorf("pending input's Seq = %d; want it numbered", got[0].Seq)
+	}
 	want := in
-	want.Status, want.CreatedAt = conversation.InputPending, got[0].CreatedAt
+	want.Status, want.CreatedAt, want.Seq = conversation.InputPending, got[0].CreatedAt, got[0].Seq
 	if !reflect.DeepEqual(got[0], want) {
 		t.Errorf("pending input = %+v (message %+v); want %+v (message %+v)", got[0], got[0].Message, want, want.Message)
 	}
 
 	// A finished input still deduplicates.
-	if err := s.Finish(ctx, in.ID, conversation.InputDropped); err != nil {
+	if err := s.Finish(ctx, conversation.Lease{}, in.ID, conversation.InputDropped); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := s.Enqueue(ctx, in); ok || err != nil {
@@ -591,8 +606,8 @@ func testConcurrentClaims(t *testing.T, s conversation.Store) {
 			}
 		}
 		mustClaim(t, s, "a", live(), round, false)
-		if err := s.Release(context.Background(), "a"); err != nil {
-			t.Fatalf("Release: %v", err)
+		if err := s.ReleaseClaim(context.Background(), "a"); err != nil {
+			t.Fatalf("ReleaseClaim: %v", err)
 		}
 	}
 }
@@ -611,15 +626,15 @@ func testClaimNotPending(t *testing.T, s conversation.Store) {
 	for id, status := range map[string]conversation.InputStatus{
 		"dropped": conversation.InputDropped, "failed": conversation.InputFailed, "claimed-failed": conversation.InputFailed,
 	} {
-		if err := s.Finish(ctx, id, status); err != nil {
+		if err := s.Finish(ctx, conversation.Lease{}, id, status); err != nil {
 			t.Fatalf("Finish(%s): %v", id, err)
 		}
 	}
 	for id, attempts := range map[string]int{"done": 0, "dropped": 0, "failed": 0, "claimed-done": 1, "claimed-failed": 1} {
 		mustClaim(t, s, id, live(), attempts, false)
 		mustClaim(t, s, id, expired(), attempts, false)
-		if err := s.Release(ctx, id); err != nil {
-			t.Errorf("Release of a %s input: %v; want nil (a no-op)", id, err)
+		if err := s.ReleaseClaim(ctx, id); err != nil {
+			t.Errorf("ReleaseClaim of a %s input: %v; want nil (a no-op)", id, err)
 		}
 		mustClaim(t, s, id, live(), attempts, false)
 	}
@@ -628,32 +643,32 @@ func testClaimNotPending(t *testing.T, s conversation.Store) {
 	}
 }
 
-// testRelease checks that Release ends a claim at once: Pending offers the input again
-// and the next claim wins.
-func testRelease(t *testing.T, s conversation.Store) {
+// testReleaseClaim checks that ReleaseClaim ends a claim at once: Pending offers the
+// input again and the next claim wins.
+func testReleaseClaim(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	mustEnqueue(t, s, input("a"))
 	mustEnqueue(t, s, input("b"))
 	mustClaim(t, s, "a", live(), 1, true)
-	if err := s.Release(ctx, "a"); err != nil {
-		t.Fatalf("Release: %v", err)
+	if err := s.ReleaseClaim(ctx, "a"); err != nil {
+		t.Fatalf("ReleaseClaim: %v", err)
 	}
 	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"a", "b"}) {
-		t.Errorf("Pending after Release = %v; want [a b]", got)
+		t.Errorf("Pending after ReleaseClaim = %v; want [a b]", got)
 	}
 	mustClaim(t, s, "a", live(), 2, true)
 	// Releasing an input that is not claimed, or whose claim expired, is allowed and
 	// changes nothing else.
-	if err := s.Release(ctx, "b"); err != nil {
-		t.Errorf("Release of an unclaimed input: %v; want nil", err)
+	if err := s.ReleaseClaim(ctx, "b"); err != nil {
+		t.Errorf("ReleaseClaim of an unclaimed input: %v; want nil", err)
 	}
 	mustClaim(t, s, "b", expired(), 1, true)
-	if err := s.Release(ctx, "b"); err != nil {
-		t.Errorf("Release of an expired claim: %v; want nil", err)
+	if err := s.ReleaseClaim(ctx, "b"); err != nil {
+		t.Errorf("ReleaseClaim of an expired claim: %v; want nil", err)
 	}
 	mustClaim(t, s, "b", live(), 2, true)
-	if err := s.Release(ctx, "missing"); !errors.Is(err, conversation.ErrNotFound) {
-		t.Errorf("Release of a missing input: %v; want ErrNotFound", err)
+	if err := s.ReleaseClaim(ctx, "missing"); !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("ReleaseClaim of a missing input: %v; want ErrNotFound", err)
 	}
 }
 
@@ -671,7 +686,7 @@ func testPendingClaims(t *testing.T, s conversation.Store) {
 	mustClaim(t, s, "b", expired(), 1, true)
 	mustClaim(t, s, "c", live(), 1, true)
 	mustClaim(t, s, "d", live(), 1, true)
-	if err := s.Release(context.Background(), "d"); err != nil {
+	if err := s.ReleaseClaim(context.Background(), "d"); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -725,16 +740,16 @@ func testFinish(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	mustEnqueue(t, s, input("a"))
 	mustEnqueue(t, s, input("b"))
-	if err := s.Finish(ctx, "a", conversation.InputFailed); err != nil {
+	if err := s.Finish(ctx, conversation.Lease{}, "a", conversation.InputFailed); err != nil {
 		t.Fatalf("Finish: %v", err)
 	}
 	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"b"}) {
 		t.Errorf("Pending after Finish = %v; want [b]", got)
 	}
-	if err := s.Finish(ctx, "missing", conversation.InputDropped); !errors.Is(err, conversation.ErrNotFound) {
+	if err := s.Finish(ctx, conversation.Lease{}, "missing", conversation.InputDropped); !errors.Is(err, conversation.ErrNotFound) {
 		t.Errorf("Finish of a missing input: %v; want ErrNotFound", err)
 	}
-	if err := s.Finish(ctx, "b", "bogus"); err == nil {
+	if err := s.Finish(ctx, conversation.Lease{}, "b", "bogus"); err == nil {
 		t.Error("Finish with an unknown status succeeded; want an error")
 	}
 }

@@ -12,15 +12,18 @@ import (
 
 // Save implements conversation.Store.Save around a backend's write: it rejects a turn
 // that cannot be stored as it is (an incomplete key, a negative version, a message with
-// no role or with a meta that is not JSON), encodes turn.State as JSON ("encode state:
-// …"), and calls write with it, which writes the turn or fails with
+// no role or with a meta that is not JSON, a lease of another thread or without an
+// owner), encodes turn.State as JSON ("encode state: …"), makes the state and the
+// messages storable (JSON, Messages), and calls write with the turn so repaired and
+// the state, which writes the turn or fails with conversation.ErrLeaseLost or
 // conversation.ErrConflict. Its errors, and write's, are wrapped with the
 // conversation's key and version ("save conversation <key> at version <n>: …").
-func Save(turn conversation.Turn, write func(state JSONText) (conversation.Saved, error)) (conversation.Saved, error) {
+func Save(turn conversation.Turn, write func(turn conversation.Turn, state JSONText) (conversation.Saved, error)) (conversation.Saved, error) {
 	state, err := checkTurn(turn)
 	var saved conversation.Saved
 	if err == nil {
-		saved, err = write(state)
+		turn.Append = Messages(turn.Append)
+		saved, err = write(turn, JSON(state))
 	}
 	if err != nil {
 		return conversation.Saved{}, fmt.Errorf("save conversation %s at version %d: %w", turn.Key, turn.Version, err)
@@ -36,6 +39,14 @@ func checkTurn(turn conversation.Turn) (state JSONText, err error) {
 	}
 	if turn.Version < 0 {
 		return nil, errors.New("negative version")
+	}
+	if l := turn.Lease; l.Held() {
+		switch {
+		case l.Owner == "":
+			return nil, errors.New("lease without an owner")
+		case l.Key != turn.Key:
+			return nil, fmt.Errorf("lease of another thread (%s)", l.Key)
+		}
 	}
 	for i, m := range turn.Append {
 		if m.Role == "" {
@@ -55,10 +66,12 @@ func checkTurn(turn conversation.Turn) (state JSONText, err error) {
 // runs deleteInputs, which deletes the inputs created before before, and then
 // deleteConversations, which deletes the conversations not updated since then (their
 // messages go with them, ON DELETE CASCADE), both with before (bound as the backend
-// stores times) as their one parameter, and returns the number of conversations
-// deleted. Inputs go first: PostgreSQL's Save locks an input before its conversation,
-// and taking locks in one order rules out deadlocks.
-func DeleteIdle(ctx context.Context, db *sql.DB, deleteInputs, deleteConversations string, before any) (int, error) {
+// stores times) as their one parameter, then deleteLeases, without parameters, which
+// deletes the free lease rows of threads left with neither a conversation nor an
+// input, and returns the number of conversations deleted. Inputs go first:
+// PostgreSQL's Save locks an input before its conversation, and taking locks in one
+// order rules out deadlocks (deleteLeases skips the lease rows others hold locked).
+func DeleteIdle(ctx context.Context, db *sql.DB, deleteInputs, deleteConversations, deleteLeases string, before any) (int, error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("delete idle conversations: %w", err)
@@ -70,6 +83,9 @@ func DeleteIdle(ctx context.Context, db *sql.DB, deleteInputs, deleteConversatio
 	n, err := RowsAffected(tx.ExecContext(ctx, deleteConversations, before))
 	if err != nil {
 		return 0, fmt.Errorf("delete idle conversations: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, deleteLeases); err != nil {
+		return 0, fmt.Errorf("delete free leases: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("delete idle conversations: %w", err)

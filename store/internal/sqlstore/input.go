@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -15,17 +14,31 @@ import (
 // its statements as functions and returns what the function here returns. Each
 // statement runs at most once, and its errors come back wrapped with the input's id.
 
-// Execer runs a statement: a database, a connection or a transaction.
-type Execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+// NewInput is an input as Enqueue has a backend insert it: its columns, made
+// storable (Text, JSON).
+type NewInput struct {
+	ID, EventID string
+	Key         conversation.Key
+	Kind        string
+	// Payload is what the input carries as JSON (see payloadOf); nil for nothing.
+	Payload JSONText
+	// Created is the input's creation time; Now the time of the insert.
+	Created, Now time.Time
+	// Message is true for a conversation.KindUserMessage, whose author is MessageBy
+	// (its Slack user id): the holder of the thread's lease is told of it.
+	Message   bool
+	MessageBy string
 }
 
 // Enqueue implements conversation.Store.Enqueue: it checks in and calls insert once
-// with the input's payload as JSON (see payloadOf), the input's creation time (in.CreatedAt in
-// UTC, whole microseconds, when set; otherwise now) and now. insert inserts the input
-// as pending with no attempts, doing nothing when its id exists (INSERT … ON CONFLICT
-// (id) DO NOTHING); Enqueue reports whether it inserted a row.
-func Enqueue(in conversation.Input, insert func(payload JSONText, created, now time.Time) (sql.Result, error)) (bool, error) {
+// with its columns (see NewInput): its payload as JSON, its creation time (in.CreatedAt
+// in UTC, whole microseconds, when set; otherwise now) and now. insert inserts the
+// input as pending with no attempts and the next seq, doing nothing when its id exists
+// (INSERT … ON CONFLICT (id) DO NOTHING), and reports whether it inserted a row; in
+// the same transaction, when it did, it writes the thread's lease row (see the
+// backends' migration 00005): a held lease is told the new seq (newest, and
+// message_seq and message_by for a user's message).
+func Enqueue(in conversation.Input, insert func(r NewInput) (bool, error)) (bool, error) {
 	channelCommand := in.Kind == conversation.KindCommand && in.Key.TeamID != "" && in.Key.ChannelID != ""
 	if in.ID == "" || in.Kind == "" || (!in.Key.Valid() && !channelCommand) {
 		return false, fmt.Errorf("enqueue input %q: id, kind and key are required (a thread_ts is optional only for a command)", in.ID)
@@ -34,21 +47,27 @@ func Enqueue(in conversation.Input, insert func(payload JSONText, created, now t
 	if err != nil {
 		return false, fmt.Errorf("enqueue input %s: %w", in.ID, err)
 	}
-	at := Now()
-	created := at
+	r := NewInput{ID: in.ID, EventID: Text(in.EventID), Key: in.Key, Kind: string(in.Kind), Payload: payload, Now: Now()}
+	r.Created = r.Now
 	if !in.CreatedAt.IsZero() {
-		created = in.CreatedAt.UTC().Truncate(time.Microsecond)
+		r.Created = in.CreatedAt.UTC().Truncate(time.Microsecond)
 	}
-	n, err := RowsAffected(insert(payload, created, at))
+	if in.Kind == conversation.KindUserMessage {
+		r.Message = true
+		if in.Message != nil {
+			r.MessageBy = Text(in.Message.UserID)
+		}
+	}
+	ok, err := insert(r)
 	if err != nil {
 		return false, fmt.Errorf("enqueue input %s: %w", in.ID, err)
 	}
-	return n == 1, nil
+	return ok, nil
 }
 
 // payloadOf returns the JSON of what in carries, by its kind: the UserMessage, the
-// ActionInput or the CommandInput (nil when it carries nothing).
-func payloadOf(in conversation.Input) ([]byte, error) {
+// ActionInput or the CommandInput (nil when it carries nothing), made storable (JSON).
+func payloadOf(in conversation.Input) (JSONText, error) {
 	var v any
 	switch {
 	case in.Kind == conversation.KindAction && in.Action != nil:
@@ -60,7 +79,11 @@ func payloadOf(in conversation.Input) ([]byte, error) {
 	default:
 		return nil, nil
 	}
-	return json.Marshal(v)
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return JSON(j), nil
 }
 
 // Claim implements conversation.Store.Claim of input id: claim takes the claim when
@@ -92,11 +115,11 @@ func Claim(id string, until time.Time, claim func(until, now time.Time) *sql.Row
 	return n, false, nil
 }
 
-// Release implements conversation.Store.Release of input id: update sets
+// ReleaseClaim implements conversation.Store.ReleaseClaim of input id: update sets
 // claimed_until to NULL on the input if it is pending; when it changes no row, exists
 // (SELECT EXISTS …) tells a missing input, conversation.ErrNotFound, from one that is
 // not pending, which is no error.
-func Release(id string, update func(now time.Time) (sql.Result, error), exists func() *sql.Row) error {
+func ReleaseClaim(id string, update func(now time.Time) (sql.Result, error), exists func() *sql.Row) error {
 	n, err := RowsAffected(update(Now()))
 	if err != nil {
 		return fmt.Errorf("release input %s: %w", id, err)
@@ -114,19 +137,33 @@ func Release(id string, update func(now time.Time) (sql.Result, error), exists f
 	return nil
 }
 
-// Finish implements conversation.Store.Finish of input id: once status is known to be
-// one of the conversation.InputStatus constants, update sets it on the input. Errors:
-// conversation.ErrNotFound when update changes no row.
-func Finish(id string, status conversation.InputStatus, update func(now time.Time) (sql.Result, error)) error {
+// Finish implements conversation.Store.Finish of input id under lease l (the zero
+// Lease for an unfenced write): once status is known to be one of the
+// conversation.InputStatus constants, update sets it on the input, when l is zero, or
+// when l's thread is the input's and l still holds it (owner and token), and reports
+// whether it did, whether the input exists and whether l holds its thread (any value
+// when l is zero). Errors: conversation.ErrNotFound, conversation.ErrLeaseLost.
+func Finish(l conversation.Lease, id string, status conversation.InputStatus, update func(now time.Time) (finished, exists, held bool, err error)) error {
 	if !ValidStatus(status) {
 		return fmt.Errorf("finish input %s: unknown status %q", id, status)
 	}
-	n, err := RowsAffected(update(Now()))
+	if l.Held() {
+		if err := checkLease(l); err != nil {
+			return fmt.Errorf("finish input %s: %w", id, err)
+		}
+	}
+	finished, exists, held, err := update(Now())
+	switch {
+	case err != nil || finished:
+	case !exists || !l.Held():
+		err = conversation.ErrNotFound
+	case !held:
+		err = conversation.ErrLeaseLost
+	default:
+		err = fmt.Errorf("input is not of thread %s: %w", l.Key, conversation.ErrLeaseLost)
+	}
 	if err != nil {
 		return fmt.Errorf("finish input %s: %w", id, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("finish input %s: %w", id, conversation.ErrNotFound)
 	}
 	return nil
 }

@@ -82,7 +82,7 @@ func (r ConversationRow[T]) Conversation() (conversation.Conversation, error) {
 	return c, nil
 }
 
-// InputRow is a row of the inputs table as Pending reads it (the columns of
+// InputRow is a row of the inputs table as Begin and Pending read it (the columns of
 // conversation.Input), with its timestamp of type T.
 type InputRow[T Time] struct {
 	ID        string   `db:"id"`
@@ -94,6 +94,7 @@ type InputRow[T Time] struct {
 	Payload   JSONText `db:"payload"`
 	Status    string   `db:"status"`
 	Attempts  int      `db:"attempts"`
+	Seq       int64    `db:"seq"`
 	CreatedAt T        `db:"created_at"`
 }
 
@@ -108,6 +109,7 @@ func (r InputRow[T]) Input() (conversation.Input, error) {
 		Kind:      conversation.InputKind(r.Kind),
 		Status:    conversation.InputStatus(r.Status),
 		Attempts:  r.Attempts,
+		Seq:       r.Seq,
 		CreatedAt: r.CreatedAt.UTC(),
 	}
 	if len(r.Payload) == 0 {

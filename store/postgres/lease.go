@@ -1,0 +1,210 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/internal/sqlstore"
+)
+
+// The lease statements (migration 00005; docs/architecture.md, "Durable turns"). A
+// lease expires by the database's clock: now() plus a ttl sent in whole milliseconds
+// ($n * interval '1 millisecond'), so that replicas whose clocks disagree agree on it.
+// now() is the time the statement's transaction started, and each of these
+// statements is a transaction of its own.
+
+// acquireSQL takes thread $1-$3 for owner $4 until $5 milliseconds from now, in one
+// statement: it inserts the lease row with token 1, or, when the row exists, takes
+// it only if it is free or expired (the DO UPDATE's WHERE; otherwise no row),
+// incrementing the token, keeping the previous owner (NULL when it was free) and
+// clearing the signals. ON CONFLICT DO UPDATE locks the row's newest version before
+// it checks the WHERE, so of concurrent Acquires of one thread, on any replica,
+// exactly one takes it; the others wait for the winner's commit and find its live
+// lease.
+const acquireSQL = `
+INSERT INTO leases AS l (team_id, channel_id, thread_ts, owner, token, expires_at, created_at)
+VALUES ($1::text, $2::text, $3::text, $4::text, 1, now() + $5::bigint * interval '1 millisecond', now())
+ON CONFLICT (team_id, channel_id, thread_ts) DO UPDATE SET
+	owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at, prev_owner = l.owner,
+	newest = 0, message_seq = 0, message_by = '', stop_target = '', stop_by = ''
+WHERE l.owner IS NULL OR l.expires_at <= now()
+RETURNING token, prev_owner`
+
+// Acquire takes the lease of thread key for owner until ttl (whole milliseconds) from
+// now by the database's clock, unless a live lease holds it, in one statement
+// (acquireSQL). It returns the lease and the owner of the expired lease it took over
+// ("" when the thread was free), or ok false when a live lease, of any owner, holds
+// the thread.
+func (s *Store) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
+	l, prev, ok, err := sqlstore.Acquire(key, owner, ttl, func(ttl time.Duration) *sql.Row {
+		return s.acquireStmt.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner, ttl.Milliseconds())
+	})
+	return l, prev, ok, classify(err)
+}
+
+// beginSQL starts the next input of a lease's thread in one statement: next
+// increments the attempts of the thread's pending input with the lowest seq (the
+// first entry of inputs_thread_pending) if lease finds that owner $4 still holds the
+// thread with token $5 (expired or not: the token is what fences). The main SELECT
+// always returns one row: whether the lease holds, and the input (its columns empty
+// when there was none), so that "no pending input" and "lease lost" need no second
+// round trip. The outer status = 'pending' is re-checked on the row's newest version
+// if a concurrent writer changed it. The lease row is read, not locked: a takeover
+// that commits meanwhile lets both holders begin the input, which counts one attempt
+// too many, and the former holder's Save or Finish of it then fails. Parameters: $1-$3
+// the thread, $4 and $5 the lease's owner and token, $6 the time.
+const beginSQL = `
+WITH lease AS (
+	SELECT FROM leases
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND owner = $4::text AND token = $5::bigint
+),
+next AS (
+	UPDATE inputs SET attempts = attempts + 1, updated_at = $6::timestamptz
+	WHERE id = (
+			SELECT id FROM inputs
+			WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND status = 'pending'
+			ORDER BY seq LIMIT 1)
+		AND status = 'pending' AND EXISTS (SELECT FROM lease)
+	RETURNING id, event_id, kind, payload, status, attempts, seq, created_at
+)
+SELECT EXISTS (SELECT FROM lease), n.id IS NOT NULL, coalesce(n.id, ''), coalesce(n.event_id, ''),
+	coalesce(n.kind, ''), n.payload, coalesce(n.status, ''), coalesce(n.attempts, 0), coalesce(n.seq, 0),
+	coalesce(n.created_at, 'epoch')
+FROM (VALUES (1)) AS one LEFT JOIN next AS n ON true`
+
+// Begin starts the next input of l's thread, the pending input with the lowest Seq:
+// it increments the input's Attempts and returns it, or nil when the thread has no
+// pending input, in one statement (beginSQL). Errors: conversation.ErrLeaseLost.
+func (s *Store) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
+	in, err := sqlstore.Begin(l, func(r *inputRow) (found, held bool, err error) {
+		err = s.beginStmt.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token, sqlstore.Now()).
+			Scan(&held, &found, &r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
+		r.TeamID, r.ChannelID, r.ThreadTS = l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS
+		return found, held, err
+	})
+	return in, classify(err)
+}
+
+// releaseSQL frees a lease in one statement, if owner $4 still holds thread $1-$3 with
+// token $5 and the thread has no pending input: released sets owner to NULL, the
+// expiry to now and clears the signals (the row stays, keeping the token). The main
+// SELECT returns whether the lease held (lease) and whether it was freed.
+//
+// An input enqueued concurrently is never left pending behind a freed lease: either
+// this statement sees it, and keeps the lease for its holder to go on, or the
+// enqueuer's Acquire, which follows its Enqueue, finds the lease free. In READ
+// COMMITTED the statement reads inputs (NOT EXISTS) in the snapshot it starts with,
+// and locks the lease row a moment later; Enqueue writes the lease row (enqueued + 1)
+// in the transaction that inserts the input. So for an input that commits after that
+// snapshot:
+//
+//   - if Enqueue wrote the row before released locks it, released waits for Enqueue
+//     to commit (or finds it committed) and re-checks its WHERE on the row's newest
+//     version, where enqueued no longer equals what lease read in the snapshot: it
+//     frees nothing, and the holder goes on to Begin, which sees the input;
+//   - otherwise Enqueue's write of the row waits for released's lock, so Enqueue
+//     commits after the lease is freed, and the enqueuer's Acquire comes later still
+//     and finds it free.
+//
+// Checking NOT EXISTS alone would leave a gap: an Enqueue and the enqueuer's whole
+// Acquire (which finds the lease held) could both fall between the snapshot and the
+// lock.
+const releaseSQL = `
+WITH lease AS (
+	SELECT enqueued FROM leases
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND owner = $4::text AND token = $5::bigint
+),
+released AS (
+	UPDATE leases
+	SET owner = NULL, expires_at = now(), newest = 0, message_seq = 0, message_by = '', stop_target = '', stop_by = ''
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND owner = $4::text AND token = $5::bigint
+		AND enqueued = (SELECT enqueued FROM lease)
+		AND NOT EXISTS (SELECT FROM inputs
+			WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND status = 'pending')
+	RETURNING true
+)
+SELECT EXISTS (SELECT FROM lease), EXISTS (SELECT FROM released)`
+
+// Release frees l when its thread has no pending input, in one statement
+// (releaseSQL), and reports whether it did: false, keeping the lease, when an input is
+// pending, or was enqueued while Release ran (the holder goes on with it). Errors:
+// conversation.ErrLeaseLost.
+func (s *Store) Release(ctx context.Context, l conversation.Lease) (bool, error) {
+	ok, err := sqlstore.Release(l, func() (held, released bool, err error) {
+		err = s.releaseStmt.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token).
+			Scan(&held, &released)
+		return held, released, err
+	})
+	return ok, classify(err)
+}
+
+// renewSQL extends every lease of owner $1 until $2 milliseconds from now and returns
+// them with their signals, in one statement that walks leases_owner. It changes no
+// indexed column, so the updates stay HOT.
+const renewSQL = `
+UPDATE leases SET expires_at = now() + $2::bigint * interval '1 millisecond'
+WHERE owner = $1::text
+RETURNING team_id, channel_id, thread_ts, token, newest, message_seq, message_by, stop_target, stop_by`
+
+// Renew extends every lease of owner that no other owner has taken, expired ones
+// included, until ttl (whole milliseconds) from now by the database's clock, and
+// returns their states, in one statement (renewSQL). A lease of owner missing from
+// the result was taken over.
+func (s *Store) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
+	states, err := sqlstore.Renew(owner, ttl, func(ttl time.Duration, rows *[]sqlstore.LeaseRow) error {
+		rs, err := s.renewStmt.QueryContext(ctx, owner, ttl.Milliseconds())
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var r sqlstore.LeaseRow
+			if err := rs.Scan(&r.TeamID, &r.ChannelID, &r.ThreadTS, &r.Token, &r.Newest, &r.MessageSeq, &r.MessageBy,
+				&r.StopTarget, &r.StopBy); err != nil {
+				return err
+			}
+			*rows = append(*rows, r)
+		}
+		return rs.Err()
+	})
+	return states, classify(err)
+}
+
+// Signal records r for the holder of thread key's lease, which reads it with Renew
+// (LeaseState.Stop), replacing the request recorded before; it does nothing when no
+// lease holds the thread (owner NULL; an expired lease nobody took still has its
+// holder, which may renew it).
+func (s *Store) Signal(ctx context.Context, key conversation.Key, r conversation.StopRequest) error {
+	return classify(sqlstore.Signal(key, r, func(target, by string) (sql.Result, error) {
+		return s.db.ExecContext(ctx, `
+			UPDATE leases SET stop_target = $4, stop_by = $5
+			WHERE team_id = $1 AND channel_id = $2 AND thread_ts = $3 AND owner IS NOT NULL`,
+			key.TeamID, key.ChannelID, key.ThreadTS, target, by)
+	}))
+}
+
+// Orphans returns up to limit threads that have pending inputs and no live lease (no
+// lease row, a free one, or one expired by the database's clock), the thread with the
+// oldest pending input (lowest seq) first. It reads inputs_thread_pending, whose
+// entries are the pending inputs only, grouped by thread, and looks each thread's
+// lease up by its primary key: its cost grows with the number of pending inputs, the
+// inputs waiting to run, not with the inputs stored.
+func (s *Store) Orphans(ctx context.Context, limit int) ([]conversation.Key, error) {
+	keys, err := sqlstore.Orphans(limit, func(rows *[]sqlstore.KeyRow) error {
+		return s.db.SelectContext(ctx, rows, `
+			SELECT p.team_id, p.channel_id, p.thread_ts
+			FROM (
+				SELECT team_id, channel_id, thread_ts, min(seq) AS first
+				FROM inputs WHERE status = 'pending'
+				GROUP BY team_id, channel_id, thread_ts
+			) AS p
+			WHERE NOT EXISTS (SELECT FROM leases AS l
+				WHERE l.team_id = p.team_id AND l.channel_id = p.channel_id AND l.thread_ts = p.thread_ts
+					AND l.owner IS NOT NULL AND l.expires_at > now())
+			ORDER BY p.first LIMIT $1`,
+			limit)
+	})
+	return keys, classify(err)
+}

@@ -1,0 +1,81 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/internal/sqlstore"
+	"github.com/threadwright/threadwright/store/storetest"
+)
+
+// TestReleaseWaitsForEnqueue checks the guard of releaseSQL: a Release that started
+// before an Enqueue of its thread committed, and so cannot see the input, but finds
+// the lease row written by that Enqueue, keeps the lease (the holder goes on and
+// begins the input) rather than freeing it behind the input's back.
+func TestReleaseWaitsForEnqueue(t *testing.T) {
+	ctx := context.Background()
+	dsn := storetest.PostgresDSN(t)
+	s, err := Open(ctx, dsn, 4)
+	storetest.Opened(t, s, err)
+	db, err := sql.Open("postgres", dsn)
+	storetest.Opened(t, db, err)
+	k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
+	l, _, ok, err := s.Acquire(ctx, k, "holder", time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("Acquire = %v, %v", ok, err)
+	}
+
+	// An Enqueue that has written the input and the lease row, and not committed.
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var seq int64
+	now := sqlstore.Now()
+	if err := tx.QueryRowContext(ctx, enqueueSQL, "in", "", k.TeamID, k.ChannelID, k.ThreadTS, "user_message", nil,
+		now, now, true, "U1").Scan(&seq); err != nil {
+		t.Fatal(err)
+	}
+
+	type result struct {
+		released bool
+		err      error
+	}
+	done := make(chan result, 1)
+	go func() {
+		released, err := s.Release(ctx, l)
+		done <- result{released, err}
+	}()
+	// Release's snapshot does not see the input; it waits for the lease row's lock.
+	deadline := time.Now().Add(10 * time.Second)
+	for waiting := false; !waiting; {
+		if err := db.QueryRowContext(ctx, `
+			SELECT EXISTS (SELECT FROM pg_stat_activity
+				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%released AS (%')`,
+		).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case r := <-done:
+			t.Fatalf("Release returned (%v, %v) while the Enqueue held the lease row; want it to wait", r.released, r.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Release is not waiting for the lease row after 10s")
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r.released || r.err != nil {
+		t.Fatalf("Release after a concurrent Enqueue = %v, %v; want false (kept), nil", r.released, r.err)
+	}
+	in, err := s.Begin(ctx, l)
+	if err != nil || in == nil || in.ID != "in" || in.Seq != seq {
+		t.Fatalf("Begin = %+v, %v; want input in (seq %d)", in, err, seq)
+	}
+}
