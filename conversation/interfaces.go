@@ -65,7 +65,9 @@ type Store interface {
 	// from the result was taken over.
 	Renew(ctx context.Context, owner string, ttl time.Duration) ([]LeaseState, error)
 	// Signal records r for the holder of thread key's lease, which reads it with Renew
-	// (LeaseState.Stop); it does nothing when no lease holds the thread.
+	// (LeaseState.Stop), replacing the request recorded before; the zero StopRequest
+	// clears it (the holder applied it). It does nothing when no lease holds the
+	// thread.
 	Signal(ctx context.Context, key Key, r StopRequest) error
 	// Orphans returns up to limit threads that have pending inputs and no live lease
 	// (their holder died, or nobody took them), the thread with the oldest pending
@@ -75,15 +77,6 @@ type Store interface {
 	// When l is set it must still hold the input's thread. Errors: ErrNotFound,
 	// ErrLeaseLost.
 	Finish(ctx context.Context, l Lease, id string, status InputStatus) error
-
-	// Claim, ReleaseClaim and Pending are the per-input claims that leases replace.
-	//
-	// Deprecated: removed once the Service schedules with leases.
-	Claim(ctx context.Context, id string, until time.Time) (attempts int, ok bool, err error)
-	// Deprecated: see Claim.
-	ReleaseClaim(ctx context.Context, id string) error
-	// Deprecated: see Claim.
-	Pending(ctx context.Context, before time.Time, limit int) ([]Input, error)
 
 	// Workflows lists the conversations of a channel whose workflow is running
 	// (State.Workflow.Status WorkflowRunning), started by startedBy ("" for anyone's),

@@ -73,53 +73,6 @@ func (s *Store) enqueue(ctx context.Context, st *sql.Stmt, in conversation.Input
 	})
 }
 
-// claimSQL takes a claim in one conditional UPDATE. In PostgreSQL's READ COMMITTED, an
-// UPDATE that finds the row locked by a concurrent writer (another Claim, a Save, a
-// Finish) waits for it to commit and then re-checks its WHERE on the row's newest
-// version, so of concurrent claims on one input, from this process or other replicas,
-// exactly one finds it unclaimed and wins; the others find the winner's live claim and
-// update nothing. $1 is until, $2 now (the caller's clock), $3 the input id.
-const claimSQL = `
-UPDATE inputs SET attempts = attempts + 1, claimed_until = $1, updated_at = $2
-WHERE id = $3 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= $2)
-RETURNING attempts`
-
-// Claim takes pending input id until until, unless another claim on it is live (its
-// until is after now, by this process's clock): it increments the input's attempt
-// count and returns the new count and true, in one statement (claimSQL), so in one
-// round trip. When the input is not pending or its claim is live, it changes nothing
-// and returns the input's attempt count and false (a second statement reads the count,
-// and tells a missing input apart). Errors: conversation.ErrNotFound.
-//
-// Deprecated: leases (Acquire, Begin) replace claims.
-func (s *Store) Claim(ctx context.Context, id string, until time.Time) (attempts int, ok bool, err error) {
-	attempts, ok, err = sqlstore.Claim(id, until,
-		func(until, now time.Time) *sql.Row {
-			return s.claimStmt.QueryRowContext(ctx, until, now, id)
-		},
-		func() *sql.Row {
-			return s.db.QueryRowContext(ctx, `SELECT attempts FROM inputs WHERE id = $1`, id)
-		})
-	return attempts, ok, classify(err)
-}
-
-// ReleaseClaim ends the claim on pending input id, if any, so that Pending offers it
-// at once; on an input that is not pending it changes nothing. Errors:
-// conversation.ErrNotFound.
-//
-// Deprecated: leases (Release) replace claims.
-func (s *Store) ReleaseClaim(ctx context.Context, id string) error {
-	return classify(sqlstore.ReleaseClaim(id,
-		func(now time.Time) (sql.Result, error) {
-			return s.db.ExecContext(ctx, `
-				UPDATE inputs SET claimed_until = NULL, updated_at = $1 WHERE id = $2 AND status = 'pending'`,
-				now, id)
-		},
-		func() *sql.Row {
-			return s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT FROM inputs WHERE id = $1)`, id)
-		}))
-}
-
 // finishSQL sets an input's status in one statement: lease locks l's lease row FOR
 // SHARE if l still holds it (as in Save: no takeover until the statement commits;
 // nothing to check for the zero Lease, token $4 0), and finished updates input $1 of
@@ -153,22 +106,4 @@ func (s *Store) Finish(ctx context.Context, l conversation.Lease, id string, sta
 			l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS).Scan(&finished, &exists, &held)
 		return finished, exists, held, err
 	}))
-}
-
-// Pending returns up to limit pending inputs created before before that are not under a
-// live claim (none, or one whose until is not after now, by this process's clock),
-// oldest first (ties in id order). It walks the partial index inputs_pending and
-// filters claimed inputs out on the table.
-//
-// Deprecated: leases (Orphans, Begin) replace it.
-func (s *Store) Pending(ctx context.Context, before time.Time, limit int) ([]conversation.Input, error) {
-	ins, err := sqlstore.Pending(limit, func(rows *[]inputRow, now time.Time) error {
-		return s.db.SelectContext(ctx, rows, `
-			SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts, seq, created_at
-			FROM inputs WHERE status = 'pending' AND created_at < $1
-				AND (claimed_until IS NULL OR claimed_until <= $3)
-			ORDER BY created_at, id LIMIT $2`,
-			before, limit, now)
-	})
-	return ins, classify(err)
 }

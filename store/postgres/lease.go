@@ -140,6 +140,19 @@ func (s *Store) Release(ctx context.Context, l conversation.Lease) (bool, error)
 	return ok, classify(err)
 }
 
+// Abandon frees l whatever is pending, in one statement, so that the next Orphans of
+// any worker offers its thread: a worker that shuts down hands its threads over.
+// Errors: conversation.ErrLeaseLost.
+func (s *Store) Abandon(ctx context.Context, l conversation.Lease) error {
+	return classify(sqlstore.Abandon(l, func() (sql.Result, error) {
+		return s.db.ExecContext(ctx, `
+			UPDATE leases
+			SET owner = NULL, expires_at = now(), newest = 0, message_seq = 0, message_by = '', stop_target = '', stop_by = ''
+			WHERE team_id = $1 AND channel_id = $2 AND thread_ts = $3 AND owner = $4 AND token = $5`,
+			l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token)
+	}))
+}
+
 // renewSQL extends every lease of owner $1 until $2 milliseconds from now and returns
 // them with their signals, in one statement that walks leases_owner. It changes no
 // indexed column, so the updates stay HOT.

@@ -33,10 +33,10 @@ type Store struct {
 	// use) rather than parsed and planned on every call: that planning, of Save's WITH
 	// statement above all, cost more than a round trip. Named prepared statements need
 	// session-level pooling between the store and the server (PgBouncer's transaction
-	// mode supports them from version 1.21). claimStmt is the deprecated Claim's;
-	// searchStmt, the knowledge base's Search, has a plan worth keeping too.
+	// mode supports them from version 1.21). searchStmt, the knowledge base's Search,
+	// has a plan worth keeping too.
 	loadStmt, createStmt, updateStmt, enqueueStmt, acquireStmt, beginStmt, releaseStmt, renewStmt *sql.Stmt
-	claimStmt, searchStmt                                                                         *sql.Stmt
+	searchStmt                                                                                    *sql.Stmt
 }
 
 var _ conversation.Store = (*Store)(nil)
@@ -76,7 +76,7 @@ func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
 		{&s.loadStmt, loadSQL}, {&s.createStmt, createSQL}, {&s.updateStmt, updateSQL},
 		{&s.enqueueStmt, enqueueSQL}, {&s.acquireStmt, acquireSQL}, {&s.beginStmt, beginSQL},
 		{&s.releaseStmt, releaseSQL}, {&s.renewStmt, renewSQL},
-		{&s.claimStmt, claimSQL}, {&s.searchStmt, searchSQL},
+		{&s.searchStmt, searchSQL},
 	} {
 		if *p.st, err = db.PrepareContext(ctx, p.sql); err != nil {
 			s.Close()
@@ -123,7 +123,7 @@ func (s *Store) Close() error {
 	var errs []error
 	for _, st := range []*sql.Stmt{
 		s.loadStmt, s.createStmt, s.updateStmt, s.enqueueStmt, s.acquireStmt, s.beginStmt, s.releaseStmt, s.renewStmt,
-		s.claimStmt, s.searchStmt,
+		s.searchStmt,
 	} {
 		if st != nil {
 			errs = append(errs, st.Close())

@@ -69,47 +69,6 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, in conversation.Input) 
 	})
 }
 
-// Claim takes pending input id until until, unless another claim on it is live (its
-// until is after now): it increments the input's attempt count and returns the new
-// count and true. It is one conditional UPDATE on the single write connection, and
-// SQLite runs one writer at a time (other processes on the file included), so of
-// concurrent claims on one input exactly one finds it unclaimed. When the input is not
-// pending or its claim is live, it changes nothing and returns the input's attempt
-// count and false. Errors: conversation.ErrNotFound.
-//
-// Deprecated: leases (Acquire, Begin) replace claims.
-func (s *Store) Claim(ctx context.Context, id string, until time.Time) (attempts int, ok bool, err error) {
-	attempts, ok, err = sqlstore.Claim(id, until,
-		func(until, now time.Time) *sql.Row {
-			return s.write.QueryRowContext(ctx, `
-				UPDATE inputs SET attempts = attempts + 1, claimed_until = ?, updated_at = ?
-				WHERE id = ? AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?)
-				RETURNING attempts`,
-				timestamp(until), timestamp(now), id, timestamp(now))
-		},
-		func() *sql.Row {
-			return s.read.QueryRowContext(ctx, `SELECT attempts FROM inputs WHERE id = ?`, id)
-		})
-	return attempts, ok, classify(err)
-}
-
-// ReleaseClaim ends the claim on pending input id, if any, so that Pending offers it
-// at once; on an input that is not pending it changes nothing. Errors:
-// conversation.ErrNotFound.
-//
-// Deprecated: leases (Release) replace claims.
-func (s *Store) ReleaseClaim(ctx context.Context, id string) error {
-	return classify(sqlstore.ReleaseClaim(id,
-		func(now time.Time) (sql.Result, error) {
-			return s.write.ExecContext(ctx, `
-				UPDATE inputs SET claimed_until = NULL, updated_at = ? WHERE id = ? AND status = 'pending'`,
-				timestamp(now), id)
-		},
-		func() *sql.Row {
-			return s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inputs WHERE id = ?)`, id)
-		}))
-}
-
 // Finish sets the status of input id, one of the conversation.InputStatus constants.
 // With a held lease l, it does so only while l still holds the input's thread: one
 // conditional UPDATE, and, when it changes nothing, a query that tells why. Errors:
@@ -132,21 +91,4 @@ func (s *Store) Finish(ctx context.Context, l conversation.Lease, id string, sta
 			id, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token).Scan(&exists, &held)
 		return false, exists, held, err
 	}))
-}
-
-// Pending returns up to limit pending inputs created before before that are not under a
-// live claim (none, or one whose until is not after now), oldest first (ties in id
-// order). It walks the partial index inputs_pending and filters claimed inputs out.
-//
-// Deprecated: leases (Orphans, Begin) replace it.
-func (s *Store) Pending(ctx context.Context, before time.Time, limit int) ([]conversation.Input, error) {
-	ins, err := sqlstore.Pending(limit, func(rows *[]inputRow, now time.Time) error {
-		return s.read.SelectContext(ctx, rows, `
-			SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts, seq, created_at
-			FROM inputs WHERE status = 'pending' AND created_at < ?
-				AND (claimed_until IS NULL OR claimed_until <= ?)
-			ORDER BY created_at, id LIMIT ?`,
-			timestamp(before), timestamp(now), limit)
-	})
-	return ins, classify(err)
 }

@@ -120,6 +120,19 @@ func (s *Store) Release(ctx context.Context, l conversation.Lease) (bool, error)
 	return ok, classify(err)
 }
 
+// Abandon frees l whatever is pending, in one statement, so that the next Orphans
+// offers its thread: a worker that shuts down hands its threads over. Errors:
+// conversation.ErrLeaseLost.
+func (s *Store) Abandon(ctx context.Context, l conversation.Lease) error {
+	return classify(sqlstore.Abandon(l, func() (sql.Result, error) {
+		return s.write.ExecContext(ctx, `
+			UPDATE leases
+			SET owner = NULL, expires_at = ?6, newest = 0, message_seq = 0, message_by = '', stop_target = '', stop_by = ''
+			WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3 AND owner = ?4 AND token = ?5`,
+			l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()))
+	}))
+}
+
 // Renew extends every lease of owner that no other owner has taken, expired ones
 // included, until ttl (whole milliseconds) from now, and returns their states, in one
 // statement (renewSQL). A lease of owner missing from the result was taken over.

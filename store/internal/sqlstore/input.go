@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -86,57 +85,6 @@ func payloadOf(in conversation.Input) (JSONText, error) {
 	return JSON(j), nil
 }
 
-// Claim implements conversation.Store.Claim of input id: claim takes the claim when
-// the input is pending and no claim on it is live, in one conditional UPDATE
-// (claimed_until IS NULL OR claimed_until <= now), setting claimed_until to until (in
-// UTC, whole microseconds) and incrementing the attempts, and returns the new count
-// (RETURNING attempts), or no row when it changed nothing. Then attempts, which reads
-// the input's attempt count (no row when the input does not exist), tells why. Claim
-// returns the new count and true, or the count and false when the input is not pending
-// or its claim is live. Errors: conversation.ErrNotFound, and a zero until.
-func Claim(id string, until time.Time, claim func(until, now time.Time) *sql.Row, attempts func() *sql.Row) (n int, ok bool, err error) {
-	if until.IsZero() {
-		return 0, false, fmt.Errorf("claim input %s: zero until", id)
-	}
-	err = claim(until.UTC().Truncate(time.Microsecond), Now()).Scan(&n)
-	if err == nil {
-		return n, true, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return 0, false, fmt.Errorf("claim input %s: %w", id, err)
-	}
-	err = attempts().Scan(&n)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = conversation.ErrNotFound
-	}
-	if err != nil {
-		return 0, false, fmt.Errorf("claim input %s: %w", id, err)
-	}
-	return n, false, nil
-}
-
-// ReleaseClaim implements conversation.Store.ReleaseClaim of input id: update sets
-// claimed_until to NULL on the input if it is pending; when it changes no row, exists
-// (SELECT EXISTS …) tells a missing input, conversation.ErrNotFound, from one that is
-// not pending, which is no error.
-func ReleaseClaim(id string, update func(now time.Time) (sql.Result, error), exists func() *sql.Row) error {
-	n, err := RowsAffected(update(Now()))
-	if err != nil {
-		return fmt.Errorf("release input %s: %w", id, err)
-	}
-	if n == 1 {
-		return nil
-	}
-	var ok bool
-	if err := exists().Scan(&ok); err != nil {
-		return fmt.Errorf("release input %s: %w", id, err)
-	}
-	if !ok {
-		return fmt.Errorf("release input %s: %w", id, conversation.ErrNotFound)
-	}
-	return nil
-}
-
 // Finish implements conversation.Store.Finish of input id under lease l (the zero
 // Lease for an unfenced write): once status is known to be one of the
 // conversation.InputStatus constants, update sets it on the input, when l is zero, or
@@ -166,27 +114,6 @@ func Finish(l conversation.Lease, id string, status conversation.InputStatus, up
 		return fmt.Errorf("finish input %s: %w", id, err)
 	}
 	return nil
-}
-
-// Pending implements conversation.Store.Pending: unless limit is not positive (no
-// inputs, and no query), query selects into rows the pending inputs, up to limit,
-// oldest first, that are not under a claim live at now; Pending converts them.
-func Pending[T Time](limit int, query func(rows *[]InputRow[T], now time.Time) error) ([]conversation.Input, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	var rows []InputRow[T]
-	if err := query(&rows, Now()); err != nil {
-		return nil, fmt.Errorf("list pending inputs: %w", err)
-	}
-	inputs := make([]conversation.Input, len(rows))
-	for i, r := range rows {
-		var err error
-		if inputs[i], err = r.Input(); err != nil {
-			return nil, fmt.Errorf("list pending inputs: %w", err)
-		}
-	}
-	return inputs, nil
 }
 
 // ValidStatus reports whether s is one of the conversation.InputStatus constants.

@@ -149,6 +149,23 @@ func Release(l conversation.Lease, release func() (held, released bool, err erro
 	return released, nil
 }
 
+// Abandon implements conversation.Store.Abandon of l: abandon frees l's lease row
+// (owner NULL, expired now, signals cleared) if l still holds it, whatever is
+// pending, and returns the rows it changed. Errors: conversation.ErrLeaseLost.
+func Abandon(l conversation.Lease, abandon func() (sql.Result, error)) error {
+	if err := checkLease(l); err != nil {
+		return fmt.Errorf("abandon thread %s: %w", l.Key, err)
+	}
+	n, err := RowsAffected(abandon())
+	if err == nil && n == 0 {
+		err = conversation.ErrLeaseLost
+	}
+	if err != nil {
+		return fmt.Errorf("abandon thread %s: %w", l.Key, err)
+	}
+	return nil
+}
+
 // Renew implements conversation.Store.Renew: renew sets the expiry of every lease row
 // of owner to ttl (as LeaseTTL rounds it) from now and selects them into rows.
 func Renew(owner string, ttl time.Duration, renew func(ttl time.Duration, rows *[]LeaseRow) error) ([]conversation.LeaseState, error) {
@@ -167,14 +184,14 @@ func Renew(owner string, ttl time.Duration, renew func(ttl time.Duration, rows *
 }
 
 // Signal implements conversation.Store.Signal of thread key: signal sets stop_target
-// and stop_by to target and by (r's, made storable) on the thread's lease row if it
-// is held.
+// and stop_by to target and by (r's, made storable; both empty for the zero
+// StopRequest, which clears the request) on the thread's lease row if it is held.
 func Signal(key conversation.Key, r conversation.StopRequest, signal func(target, by string) (sql.Result, error)) error {
 	if err := checkLeaseKey(key); err != nil {
 		return fmt.Errorf("signal thread %s: %w", key, err)
 	}
 	if r.Target == "" {
-		return fmt.Errorf("signal thread %s: empty target", key)
+		r.By = ""
 	}
 	if _, err := signal(Text(r.Target), Text(r.By)); err != nil {
 		return fmt.Errorf("signal thread %s: %w", key, err)
