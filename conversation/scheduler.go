@@ -100,20 +100,42 @@ func (s *Service) kick(key Key) {
 // hold takes t's lease and runs the thread's inputs until none is pending.
 func (s *Service) hold(t *thread) {
 	defer s.wg.Done()
-	defer s.forget(t)
+	defer s.letGo(t)
 	if !s.acquire(t) {
 		return
 	}
 	s.work(t)
 }
 
-// forget removes t from the threads this process holds.
-func (s *Service) forget(t *thread) {
+// letGo removes t from the threads this process holds. A lease still held (its worker
+// stopped with inputs pending: a shutdown) is handed over (Store.Abandon), so that
+// another worker takes the thread at once.
+func (s *Service) letGo(t *thread) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.threads[t.key] == t {
 		delete(s.threads, t.key)
 	}
+	l := t.lease
+	held := l.Held() && !t.lost
+	t.lost = t.lost || held
+	s.mu.Unlock()
+	if held {
+		s.abandon(l)
+	}
+}
+
+// abandon hands l over (Store.Abandon) on a context of its own.
+func (s *Service) abandon(l Lease) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	switch err := s.cfg.Store.Abandon(ctx, l); {
+	case errors.Is(err, ErrLeaseLost):
+		return // another worker has it already
+	case err != nil:
+		s.log.Warn("thread not handed over; it is taken over when its lease expires", LogKeyThread, l.Key.String(), "error", err)
+		return
+	}
+	s.log.Info("thread with pending inputs handed over", LogKeyThread, l.Key.String())
 }
 
 // acquire takes t's lease. It reports false when another worker holds the thread

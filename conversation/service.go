@@ -268,7 +268,7 @@ func (s *Service) Submit(ctx context.Context, in Input) (accepted bool, err erro
 			s.log.Warn("stop request not passed on", LogKeyThread, in.Key.String(), "error", err)
 		}
 		if !strings.HasPrefix(a.Action.Arg, runStopPrefix) {
-			return true, nil
+			return false, nil // nothing to store: the holder stops the turn, if it runs
 		}
 	}
 	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.holds(in.Key) && !s.isSpooling() {
@@ -409,15 +409,8 @@ func (s *Service) handOver() {
 		}
 	}
 	s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
 	for _, l := range leases {
-		if err := s.cfg.Store.Abandon(ctx, l); err != nil && !errors.Is(err, ErrLeaseLost) {
-			s.log.Warn("thread not handed over; it is taken over when its lease expires", LogKeyThread, l.Key.String(), "error", err)
-		}
-	}
-	if len(leases) > 0 {
-		s.log.Info("threads with pending inputs handed over", "threads", len(leases))
+		s.abandon(l)
 	}
 }
 

@@ -28,9 +28,8 @@ type fakeMessenger struct {
 	posted   chan string
 	// updates, when set, reports UpdateCard calls on posted too.
 	updates bool
-	// msgs are the bot's messages per thread, oldest first; n numbers them.
+	// msgs are the bot's messages per thread, oldest first.
 	msgs map[conversation.Key][]*fakeMsg
-	n    int
 }
 
 type fakeMsg struct {
@@ -46,10 +45,9 @@ func newMessenger() *fakeMessenger {
 // put posts text (or replaces tag.Replace with it) and returns its ts; mu is held.
 func (m *fakeMessenger) put(key conversation.Key, text string, tag conversation.Tag, file string) string {
 	tag.Replace = nil
-	m.n++
-	ts := fmt.Sprintf("99.%06d", m.n)
-	m.msgs[key] = append(m.msgs[key], &fakeMsg{ts: ts, text: text, tag: tag, file: file})
 	m.replies[key] = append(m.replies[key], text)
+	ts := fmt.Sprintf("99.%d", len(m.replies[key])) // as Slack's ts, it grows in the thread
+	m.msgs[key] = append(m.msgs[key], &fakeMsg{ts: ts, text: text, tag: tag, file: file})
 	return ts
 }
 

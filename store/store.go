@@ -67,6 +67,28 @@ func Open(ctx context.Context, o Options) (conversation.Store, error) {
 	return s, nil
 }
 
+// SpoolFileName is the name of the spool's SQLite file in the data directory.
+const SpoolFileName = "spool.db"
+
+// OpenSpool opens the spool that keeps inputs on local disk while the store o names
+// is unreachable (docs/architecture.md, "Accepted means stored"): the SQLite file
+// SpoolFileName in o.DataDir, for PostgreSQL. The embedded SQLite store is local disk
+// itself and needs none: OpenSpool returns nil then.
+func OpenSpool(ctx context.Context, o Options) (conversation.Spool, error) {
+	if o.DatabaseURL == "" {
+		return nil, nil
+	}
+	path := filepath.Join(o.DataDir, SpoolFileName)
+	sp, err := sqlite.OpenSpool(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("DATA_DIR: %w", err)
+	}
+	if o.Logger != nil {
+		o.Logger.Info("spool opened", "path", path)
+	}
+	return sp, nil
+}
+
 // Migrate applies pending migrations to the store that o names (o.MaxConns and
 // o.Logger unused), as Open would open it, and returns the schema version it is then
 // at.

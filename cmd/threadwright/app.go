@@ -134,7 +134,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 
-	st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: log})
+	storeOpts := store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, MaxConns: c.DatabaseMaxConns, Logger: log}
+	st, err := store.Open(ctx, storeOpts)
 	if err != nil {
 		return err
 	}
@@ -195,8 +196,17 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("STRATEGY: %w", err)
 	}
+	spool, err := store.OpenSpool(ctx, storeOpts)
+	if err != nil {
+		return err
+	}
+	if spool != nil {
+		defer spool.Close() // after the service's Shutdown, below
+	}
 	svc, err := conversation.NewService(conversation.Config{
 		Store:       st,
+		Spool:       spool,
+		LeaseTTL:    c.LeaseTTL,
 		Messenger:   bot.NewMessenger(api, me, log),
 		Scope:       scope,
 		Executor:    executor,
@@ -227,10 +237,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.bot.Store(b)
 
-	if _, err := svc.Resume(ctx, 0); err != nil {
+	if err := svc.Start(ctx); err != nil {
 		return err
 	}
-	go svc.Sweep(ctx, time.Minute, time.Minute)
 	m.running.Store(true)
 	stopHTTP, err := m.serveHealth(log)
 	if err != nil {

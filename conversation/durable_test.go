@@ -1,0 +1,304 @@
+package conversation_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/sqlite"
+)
+
+// unavailable is a store error that may go away, as the stores report it.
+var unavailable = fmt.Errorf("dial tcp 127.0.0.1:5432: connection refused: %w", conversation.ErrUnavailable)
+
+// flakyStore fails what its switches say, and reports the inputs begun.
+type flakyStore struct {
+	conversation.Store
+	// saveDown fails every Save that finishes an input with unavailable while set;
+	// begun2 clears it when an input is begun a second time.
+	saveDown atomic.Bool
+	// enqueueDown fails Enqueue with unavailable while set.
+	enqueueDown atomic.Bool
+	// loadErr, when set, fails every Load with it.
+	loadErr atomic.Pointer[error]
+	// workflowsErr, when set, fails every Workflows with it.
+	workflowsErr atomic.Pointer[error]
+	begun        atomic.Int32
+}
+
+func (s *flakyStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+	if turn.InputID != "" && s.saveDown.Load() {
+		return conversation.Saved{}, unavailable
+	}
+	return s.Store.Save(ctx, turn)
+}
+
+func (s *flakyStore) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
+	if s.enqueueDown.Load() {
+		return false, unavailable
+	}
+	return s.Store.Enqueue(ctx, in)
+}
+
+func (s *flakyStore) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
+	in, err := s.Store.Begin(ctx, l)
+	if in != nil {
+		s.begun.Add(1)
+		if in.Attempts >= 2 {
+			s.saveDown.Store(false)
+		}
+	}
+	return in, err
+}
+
+func (s *flakyStore) Load(ctx context.Context, k conversation.Key, recent int) (*conversation.Checkpoint, error) {
+	if err := s.loadErr.Load(); err != nil {
+		return nil, *err
+	}
+	return s.Store.Load(ctx, k, recent)
+}
+
+func (s *flakyStore) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
+	if err := s.workflowsErr.Load(); err != nil {
+		return nil, *err
+	}
+	return s.Store.Workflows(ctx, teamID, channelID, startedBy, limit)
+}
+
+// countingExecutor answers "re: <text>" and counts its calls.
+type countingExecutor struct{ calls atomic.Int32 }
+
+func (e *countingExecutor) Execute(_ context.Context, p conversation.Prompt, _ conversation.Progress) (conversation.Findings, error) {
+	e.calls.Add(1)
+	return conversation.Findings{Answer: "re: " + p.Text}, nil
+}
+
+// TestServiceReRunSavesThePostedAnswer: the answer was posted but its save failed for
+// longer than the final writes may take, so the input stays pending and runs again.
+// The re-run finds the whole answer in the thread and saves it: the model is not asked
+// again and the thread shows one answer.
+func TestServiceReRunSavesThePostedAnswer(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	st.saveDown.Store(true)
+	msgr, exec := newMessenger(), &countingExecutor{}
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: exec, FinalTimeout: 300 * time.Millisecond})
+	submit(t, svc, mention(key, "100.0", "what is up?"))
+	if got := msgr.wait(t); got != "re: what is up?" {
+		t.Fatalf("reply %q", got)
+	}
+	cp := waitSaved(t, st, key, 2)
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.begun.Load(); n != 2 {
+		t.Fatalf("the input was begun %d times; want 2 (the re-run)", n)
+	}
+	if n := exec.calls.Load(); n != 1 {
+		t.Fatalf("the executor ran %d times; want once", n)
+	}
+	if got := msgr.thread(key); !slices.Equal(got, []string{"re: what is up?"}) {
+		t.Fatalf("thread shows %q; want the answer once", got)
+	}
+	if cp.Messages[1].Text != "re: what is up?" || cp.Messages[1].SlackTS == "" {
+		t.Fatalf("saved answer %+v", cp.Messages[1])
+	}
+}
+
+// TestServiceReRunReplacesWorkflowCards: a workflow step posted its cards, then could
+// not save. The re-run posts its cards in place of the earlier ones (chat.update), so
+// the thread shows each card once.
+func TestServiceReRunReplacesWorkflowCards(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	st.saveDown.Store(true)
+	msgr := newMessenger()
+	agent := &scriptedAgent{fail: map[string]error{}}
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}, Workflows: builtins(t), Agent: agent,
+		FinalTimeout: 300 * time.Millisecond})
+	submit(t, svc, mention(key, "100.0", "start product-brief"))
+	waitSaved(t, st, key, 1)
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := msgr.thread(key)
+	if len(got) != 2 {
+		t.Fatalf("thread shows %d messages, want the start card and the options once: %q", len(got), got)
+	}
+	replaced := 0
+	for _, p := range drainPosted(msgr) {
+		if strings.HasPrefix(p, "(replaced) ") {
+			replaced++
+		}
+	}
+	if replaced != 2 {
+		t.Fatalf("%d posts replaced an earlier run's; want 2", replaced)
+	}
+}
+
+func drainPosted(m *fakeMessenger) []string {
+	var out []string
+	for {
+		select {
+		case s := <-m.posted:
+			out = append(out, s)
+		default:
+			return out
+		}
+	}
+}
+
+// TestServiceSpoolsWhileTheStoreIsDown: while the store does not answer, inputs are
+// kept in the spool (Submit succeeds, so the event may be acked); once it answers,
+// they are moved into it and answered, in order.
+func TestServiceSpoolsWhileTheStoreIsDown(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	spool, err := sqlite.OpenSpool(context.Background(), filepath.Join(t.TempDir(), "spool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { spool.Close() })
+	msgr, exec := newMessenger(), &echo{}
+	svc := newService(t, conversation.Config{Store: st, Spool: spool, Messenger: msgr, Executor: exec})
+	st.enqueueDown.Store(true)
+	for _, in := range []conversation.Input{mention(key, "100.0", "first"), reply(key, "100.1", "second")} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ok, err := svc.Submit(ctx, in)
+		cancel()
+		if err != nil || !ok {
+			t.Fatalf("Submit while the store is down = %v, %v; want the input spooled", ok, err)
+		}
+	}
+	if n, err := spool.Len(context.Background()); err != nil || n != 2 {
+		t.Fatalf("spooled %d, %v; want 2", n, err)
+	}
+	st.enqueueDown.Store(false)
+	if got := msgr.wait(t); got != "re: first" {
+		t.Fatalf("first reply %q", got)
+	}
+	if got := msgr.wait(t); got != "re: second" {
+		t.Fatalf("second reply %q", got)
+	}
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := spool.Len(context.Background()); n != 0 {
+		t.Fatalf("%d inputs left in the spool", n)
+	}
+	if h := exec.prompts[1].History; len(h) != 2 || h[0].Text != "first" {
+		t.Fatalf("the second turn's history %+v lacks the first", h)
+	}
+}
+
+// TestServiceWithoutSpoolFailsSubmit: without a spool, an input the store cannot take
+// is refused, so that the event is not acked and Slack delivers it again.
+func TestServiceWithoutSpoolFailsSubmit(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	st.enqueueDown.Store(true)
+	svc := newService(t, conversation.Config{Store: st, Messenger: newMessenger(), Executor: &echo{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if _, err := svc.Submit(ctx, mention(key, "100.0", "hello")); !errors.Is(err, conversation.ErrUnavailable) {
+		t.Fatalf("Submit = %v; want ErrUnavailable", err)
+	}
+}
+
+// TestServiceGivesUpAfterMaxAttempts: a click whose turns keep failing is tried
+// MaxAttempts times, then given up: the person is told and the input finishes.
+func TestServiceGivesUpAfterMaxAttempts(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	broken := errors.New("checkpoint unreadable")
+	st.loadErr.Store(&broken)
+	msgr := newMessenger()
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}, Workflows: builtins(t),
+		Agent: &scriptedAgent{fail: map[string]error{}}, MaxAttempts: 2})
+	click := conversation.Input{ID: "int:T1:click", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{
+		Action: conversation.Action{Name: conversation.ActionApprove, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: "problem"}, UserID: "U2"}}
+	submit(t, svc, click)
+	if got := msgr.wait(t); !strings.HasPrefix(got, "(ephemeral) Sorry, I could not finish this after 2 attempts") {
+		t.Fatalf("posted %q", got)
+	}
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.begun.Load(); n != 3 {
+		t.Fatalf("begun %d times; want 3 (2 attempts, then the one that gives up)", n)
+	}
+	if orphans, err := st.Orphans(context.Background(), 10); err != nil || len(orphans) != 0 {
+		t.Fatalf("pending threads %v, %v; want the input finished", orphans, err)
+	}
+}
+
+// TestServiceTurnTimeoutSaysSoAndSaves: a turn past TurnTimeout says it took too long,
+// saves, and finishes its input (it is not run again).
+func TestServiceTurnTimeoutSaysSoAndSaves(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	var calls atomic.Int32
+	slow := executorFunc(func(ctx context.Context, p conversation.Prompt) (conversation.Findings, error) {
+		calls.Add(1)
+		<-ctx.Done()
+		return conversation.Findings{}, fmt.Errorf("model: %w", ctx.Err())
+	})
+	msgr := newMessenger()
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: slow, TurnTimeout: 200 * time.Millisecond})
+	submit(t, svc, mention(key, "100.0", "slow"))
+	if got := msgr.wait(t); !strings.HasPrefix(got, "Sorry, that took too long") {
+		t.Fatalf("reply %q", got)
+	}
+	cp := waitSaved(t, st, key, 2)
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(cp.Messages[1].Text, "Sorry, that took too long") || calls.Load() != 1 || st.begun.Load() != 1 {
+		t.Fatalf("saved %q after %d model calls and %d attempts; want the timeout reply, once", cp.Messages[1].Text, calls.Load(), st.begun.Load())
+	}
+}
+
+// TestServiceShowsQueued: a thread whose input waits for a turn slot shows it in its
+// status.
+func TestServiceShowsQueued(t *testing.T) {
+	exec := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
+	msgr := newMessenger()
+	svc := newService(t, conversation.Config{Messenger: msgr, Executor: exec, MaxConcurrentTurns: 1})
+	submit(t, svc, mention(key, "100.0", "first"))
+	<-exec.started
+	other := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "500.0"}
+	submit(t, svc, mention(other, "500.0", "second"))
+	waitUntil(t, "the second thread to show it is queued", func() bool {
+		msgr.mu.Lock()
+		defer msgr.mu.Unlock()
+		return slices.Contains(msgr.statuses, conversation.StatusQueued)
+	})
+	close(exec.release)
+	if got := <-exec.started; got != "second" {
+		t.Fatalf("next turn %q", got)
+	}
+}
+
+// TestServiceChannelCommandFailureIsTold: a channel command that keeps failing is
+// tried again, and after its last attempt the person is told.
+func TestServiceChannelCommandFailureIsTold(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	broken := errors.New("index corrupt")
+	st.workflowsErr.Store(&broken)
+	msgr := newMessenger()
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}, Workflows: builtins(t),
+		Agent: &scriptedAgent{fail: map[string]error{}}, MaxAttempts: 2})
+	cmd := conversation.Input{ID: "int:T1:cmd", Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}, Kind: conversation.KindCommand,
+		Command: &conversation.CommandInput{Source: conversation.SourceSlash, UserID: "U1", Line: "status"}}
+	submit(t, svc, cmd)
+	if got := msgr.wait(t); !strings.HasPrefix(got, "(ephemeral) Sorry, something went wrong") {
+		t.Fatalf("posted %q", got)
+	}
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.begun.Load(); n != 2 {
+		t.Fatalf("begun %d times; want 2", n)
+	}
+}
