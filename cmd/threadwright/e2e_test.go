@@ -164,12 +164,16 @@ func (h *harness) settle() {
 	h.replies("C0RANDOM", ts, 1)
 }
 
-// idle waits until the bot has no input queued or running (every turn saved).
+// idle waits until the bot has no input queued or running (every turn saved): every
+// envelope sent so far is acked, so its input is stored (or dropped), and then the
+// service has no thread left to work on.
 func (h *harness) idle() {
 	h.t.Helper()
-	time.Sleep(20 * time.Millisecond) // let the dispatcher hand over what it received
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	if err := h.emu.WaitForAcks(ctx); err != nil {
+		h.t.Fatal(err)
+	}
 	if err := h.main.Wait(ctx); err != nil {
 		h.t.Fatal(err)
 	}
