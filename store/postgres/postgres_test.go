@@ -225,8 +225,8 @@ func TestConcurrentSavesOfOneInput(t *testing.T) {
 }
 
 // TestReplicas runs the tests of several stores on one schema, as replicas of the bot
-// use it: of concurrent claims on one input exactly one wins, by the database's row
-// lock.
+// use it: of concurrent Acquires of one thread exactly one wins, by the lease row's
+// lock, and a Release never strands an input enqueued on another replica.
 func TestReplicas(t *testing.T) {
 	dsn := storetest.PostgresDSN(t)
 	storetest.RunReplicas(t, func(t *testing.T) conversation.Store { return mustOpenDSN(t, dsn) })
