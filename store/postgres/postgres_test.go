@@ -113,8 +113,7 @@ func TestSaveWaitsForInput(t *testing.T) {
 		id, update string
 		wantErr    bool
 	}{
-		{"attempted", `UPDATE inputs SET attempts = attempts + 1 WHERE id = $1`, false},
-		{"claimed", `UPDATE inputs SET attempts = attempts + 1, claimed_until = now() + interval '1 hour' WHERE id = $1`, false},
+		{"begun", `UPDATE inputs SET attempts = attempts + 1, updated_at = now() WHERE id = $1`, false},
 		{"finished", `UPDATE inputs SET status = 'failed' WHERE id = $1`, true},
 		{"deleted", `DELETE FROM inputs WHERE id = $1`, true},
 	} {
