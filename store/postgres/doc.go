@@ -24,11 +24,6 @@
 // the input, which tells the holder (Renew) and keeps Release from freeing the lease
 // behind an input it could not see (see releaseSQL).
 //
-// The deprecated per-input claims (Claim, ReleaseClaim, Pending) are kept until the
-// Service schedules with leases: Claim is one UPDATE conditional on the input being
-// pending and unclaimed, and claims expire by the clock of the process that checks
-// them.
-//
 // Errors that may go away when retried (a lost or refused connection, too many
 // clients, a server shutting down, a serialization failure or deadlock) satisfy
 // errors.Is(err, conversation.ErrUnavailable); text that PostgreSQL cannot hold (NUL,

@@ -51,9 +51,9 @@ SELECT seq FROM ins`
 // Enqueue persists in as a pending input with no attempts and the next seq, and tells
 // the holder of its thread's lease, if any, in one statement (enqueueSQL); it reports
 // whether the input was new. When an input with the same ID exists (whatever its
-// status) it changes nothing and returns false. in.CreatedAt, when set, is kept (it
-// orders Pending); otherwise it is now. in.Status, in.Attempts and in.Seq are
-// ignored.
+// status) it changes nothing and returns false. in.CreatedAt, when set, is kept
+// (DeleteIdle goes by it; Seq, not CreatedAt, orders a thread's inputs); otherwise it
+// is now. in.Status, in.Attempts and in.Seq are ignored.
 func (s *Store) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
 	ok, err := s.enqueue(ctx, s.enqueueStmt, in)
 	return ok, classify(err)

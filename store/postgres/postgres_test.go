@@ -113,8 +113,7 @@ func TestSaveWaitsForInput(t *testing.T) {
 		id, update string
 		wantErr    bool
 	}{
-		{"attempted", `UPDATE inputs SET attempts = attempts + 1 WHERE id = $1`, false},
-		{"claimed", `UPDATE inputs SET attempts = attempts + 1, claimed_until = now() + interval '1 hour' WHERE id = $1`, false},
+		{"begun", `UPDATE inputs SET attempts = attempts + 1, updated_at = now() WHERE id = $1`, false},
 		{"finished", `UPDATE inputs SET status = 'failed' WHERE id = $1`, true},
 		{"deleted", `DELETE FROM inputs WHERE id = $1`, true},
 	} {
@@ -225,8 +224,8 @@ func TestConcurrentSavesOfOneInput(t *testing.T) {
 }
 
 // TestReplicas runs the tests of several stores on one schema, as replicas of the bot
-// use it: of concurrent claims on one input exactly one wins, by the database's row
-// lock.
+// use it: of concurrent Acquires of one thread exactly one wins, by the lease row's
+// lock, and a Release never strands an input enqueued on another replica.
 func TestReplicas(t *testing.T) {
 	dsn := storetest.PostgresDSN(t)
 	storetest.RunReplicas(t, func(t *testing.T) conversation.Store { return mustOpenDSN(t, dsn) })

@@ -120,7 +120,8 @@ func BenchmarkComparison(b *testing.B) {
 
 // TestReplicas runs the tests of several stores on one file, as processes sharing it
 // would: each has a write connection of its own, and SQLite's file lock lets one
-// UPDATE at a time through, so of concurrent claims on one input exactly one wins.
+// write at a time through, so of concurrent Acquires of one thread exactly one wins,
+// and a Release never strands an input enqueued by another process.
 func TestReplicas(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "threadwright.db")
 	storetest.RunReplicas(t, func(t *testing.T) conversation.Store { return mustOpenPath(t, path) })

@@ -22,11 +22,13 @@ import (
 // inputs.claimed_until, which migration 2 adds, conversations.workflow_status, which
 // migration 3 adds, the knowledge base's tables sources and chunks, which migration 4
 // adds, and inputs.seq and the leases table, which migration 5 adds, must exist after
-// each Up, and not after going down past their migration. It also checks that
-// migration 3 copies the workflow of the conversations saved before it out of their
-// state, and that migration 5 numbers the inputs stored before it in the order of
-// their creation, and the next input after them. hasColumn reports whether table has
-// column in db.
+// their migration's Up, and not after going down past it. Migration 5 drops what
+// leases replace, inputs.claimed_until and the index inputs_pending (which migration
+// 1 creates): they must be gone after it, and back after going down to 4. It also
+// checks that migration 3 copies the workflow of the conversations saved before it
+// out of their state, and that migration 5 numbers the inputs stored before it in the
+// order of their creation, and the next input after them, and keeps them when it is
+// rolled back. hasColumn reports whether table has column in db.
 func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS, hasColumn func(t *testing.T, table, column string) bool) {
 	t.Helper()
 	ctx := context.Background()
@@ -41,6 +43,20 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 		}
 		if got := hasColumn(t, "conversations", "workflow_status"); got != workflowStatus {
 			t.Errorf("%s: conversations.workflow_status exists: %v; want %v", when, got, workflowStatus)
+		}
+	}
+	pendingIndex := func(when string, want bool) {
+		t.Helper()
+		q := `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?`
+		if dialect == goose.DialectPostgres {
+			q = `SELECT count(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1`
+		}
+		var n int
+		if err := db.QueryRowContext(ctx, q, "inputs_pending").Scan(&n); err != nil {
+			t.Fatalf("%s: look up index inputs_pending: %v", when, err)
+		}
+		if got := n == 1; got != want {
+			t.Errorf("%s: index inputs_pending exists: %v; want %v", when, got, want)
 		}
 	}
 	tables := func(when string, want bool, cols ...[2]string) {
@@ -87,7 +103,8 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 	if _, err := p.Up(ctx); err != nil {
 		t.Fatalf("Up: %v", err)
 	}
-	columns("after Up", true, true)
+	columns("after Up", false, true)
+	pendingIndex("after Up", false)
 	knowledge("after Up", true)
 	leases("after Up", true)
 	seqs := map[string]int64{}
@@ -140,6 +157,7 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 		t.Fatalf("down to 4: %v", err)
 	}
 	columns("after down to 4", true, true)
+	pendingIndex("after down to 4", true)
 	knowledge("after down to 4", true)
 	leases("after down to 4", false)
 	var n int
@@ -159,13 +177,15 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 		t.Fatalf("down to 1: %v", err)
 	}
 	columns("after down to 1", false, false)
+	pendingIndex("after down to 1", true)
 	if _, err := p.DownTo(ctx, 0); err != nil {
 		t.Fatalf("down to 0: %v", err)
 	}
 	if _, err := p.Up(ctx); err != nil {
 		t.Fatalf("Up again: %v", err)
 	}
-	columns("after Up again", true, true)
+	columns("after Up again", false, true)
+	pendingIndex("after Up again", false)
 	knowledge("after Up again", true)
 	leases("after Up again", true)
 }

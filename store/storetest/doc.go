@@ -16,9 +16,10 @@
 // limits), and the latency of a search among 10,000 chunks (p50 and p99).
 //
 // RunReplicas runs the tests of several stores on one database (a backend passes a
-// function that opens another store on the database of its test): races of claims and
-// of leases, and the Release of a lease against an Enqueue and Acquire on another
-// store, which must never leave an input pending with nobody to run it.
+// function that opens another store on the database of its test): races of Acquire
+// (and the winner's Begin of an input another store enqueued), and the Release of a
+// lease against an Enqueue and Acquire on another store, which must never leave an
+// input pending with nobody to run it.
 // DeleteIdleCascades and MigrationsDown look into the database itself, through a
 // connection the backend opens. Opened closes a store, or another connection, when
 // the test ends.

@@ -109,6 +109,28 @@ func mustRelease(t testing.TB, s conversation.Store, l conversation.Lease, want 
 	}
 }
 
+// mustRun runs the next input of l's thread as a turn without a Save does: it begins
+// it, fails the test unless it is input id with one attempt, finishes it done and
+// returns its Seq.
+func mustRun(t testing.TB, s conversation.Store, l conversation.Lease, id string) int64 {
+	t.Helper()
+	in := mustBeginID(t, s, l, id, 1)
+	if err := s.Finish(context.Background(), l, id, conversation.InputDone); err != nil {
+		t.Fatalf("Finish(%s): %v", id, err)
+	}
+	return in.Seq
+}
+
+// mustOrphans returns what Orphans returns with limit and fails the test on error.
+func mustOrphans(t testing.TB, s conversation.Store, limit int) []conversation.Key {
+	t.Helper()
+	keys, err := s.Orphans(context.Background(), limit)
+	if err != nil {
+		t.Fatalf("Orphans(%d): %v", limit, err)
+	}
+	return keys
+}
+
 // mustRenew renews owner's leases and returns their states by thread.
 func mustRenew(t testing.TB, s conversation.Store, owner string, ttl time.Duration) map[conversation.Key]conversation.LeaseState {
 	t.Helper()
@@ -315,6 +337,62 @@ func testRelease(t *testing.T, s conversation.Store) {
 	}
 }
 
+// testAbandon checks that Abandon frees a held lease whatever is pending: at once
+// Orphans offers the thread, the former holder's Renew leaves it out, and another
+// owner takes it with the next token, as a free thread (no previous owner), and runs
+// the input the abandoned turn began, which counted its attempt. An Abandon with a
+// lease that no longer holds the thread, or with another owner's name on the current
+// token, fails with ErrLeaseLost and changes nothing: the holder keeps the lease and
+// its signals.
+func testAbandon(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	k := thread("abandon")
+	mustEnqueue(t, s, inputIn(k, "a1", "U1"))
+	mustEnqueue(t, s, inputIn(k, "a2", "U1"))
+	l := mustAcquire(t, s, k, ownerA, liveTTL)
+	mustBeginID(t, s, l, "a1", 1)
+	mustRelease(t, s, l, false) // Release would keep it
+	if err := s.Abandon(ctx, l); err != nil {
+		t.Fatalf("Abandon: %v", err)
+	}
+	if got := mustOrphans(t, s, 10); !reflect.DeepEqual(got, []conversation.Key{k}) {
+		t.Errorf("Orphans after Abandon = %v; want [%s]", got, k)
+	}
+	if got := mustRenew(t, s, ownerA, liveTTL); len(got) != 0 {
+		t.Errorf("Renew of the owner that abandoned = %+v; want none", got)
+	}
+	cur, prev, ok, err := s.Acquire(ctx, k, ownerB, liveTTL)
+	if err != nil || !ok || cur.Token != l.Token+1 || prev != "" {
+		t.Fatalf("Acquire after Abandon = %+v, %q, %v, %v; want token %d, no previous owner", cur, prev, ok, err, l.Token+1)
+	}
+
+	stop := conversation.StopRequest{Target: "a1", By: "U2"}
+	if err := s.Signal(ctx, k, stop); err != nil {
+		t.Fatalf("Signal: %v", err)
+	}
+	for name, stale := range map[string]conversation.Lease{
+		"the abandoned lease":                        l,
+		"the current token with the former owner":    {Key: k, Owner: ownerA, Token: cur.Token},
+		"the holder's name with the abandoned token": {Key: k, Owner: ownerB, Token: l.Token},
+	} {
+		if err := s.Abandon(ctx, stale); !errors.Is(err, conversation.ErrLeaseLost) {
+			t.Errorf("Abandon with %s: %v; want ErrLeaseLost", name, err)
+		}
+	}
+	if err := s.Abandon(ctx, conversation.Lease{}); err == nil || errors.Is(err, conversation.ErrLeaseLost) {
+		t.Errorf("Abandon of the zero lease: %v; want an error other than ErrLeaseLost", err)
+	}
+	mustNotAcquire(t, s, k, ownerC)
+	if got := mustOrphans(t, s, 10); len(got) != 0 {
+		t.Errorf("Orphans after the stale Abandons = %v; want none", got)
+	}
+	want := map[conversation.Key]conversation.LeaseState{k: {Lease: cur, Stop: stop}}
+	if got := mustRenew(t, s, ownerB, liveTTL); !reflect.DeepEqual(got, want) {
+		t.Errorf("Renew of the holder after the stale Abandons = %+v; want %+v", got, want)
+	}
+	mustBeginID(t, s, cur, "a1", 2)
+}
+
 // testFinishLease checks Finish under a lease: the holder finishes its thread's
 // inputs, and neither an input of another thread nor, once the lease is taken over,
 // its own.
@@ -367,8 +445,11 @@ func testRenew(t *testing.T, s conversation.Store) {
 	}
 	mustNotAcquire(t, s, k2, ownerB) // renewed, though it had expired
 
+	// The holder runs each input as it comes (mustRun), which tells its Seq; running
+	// an input changes no signal.
+	mustRun(t, s, l1, "before")
 	mustEnqueue(t, s, inputIn(k1, "m1", "U7"))
-	m1 := pendingSeq(t, s, k1, "m1")
+	m1 := mustRun(t, s, l1, "m1")
 	want[k1] = conversation.LeaseState{Lease: l1, Newest: m1, Message: m1, MessageBy: "U7"}
 	if got := mustRenew(t, s, ownerA, liveTTL); !reflect.DeepEqual(got, want) {
 		t.Errorf("Renew after a message = %+v; want %+v", got, want)
@@ -384,7 +465,7 @@ func testRenew(t *testing.T, s conversation.Store) {
 	if err := s.Signal(ctx, k2, conversation.StopRequest{Target: "run:7", By: "U10"}); err != nil {
 		t.Fatalf("Signal: %v", err)
 	}
-	want[k1] = conversation.LeaseState{Lease: l1, Newest: pendingSeq(t, s, k1, "click"), Message: m1, MessageBy: "U7"}
+	want[k1] = conversation.LeaseState{Lease: l1, Newest: mustRun(t, s, l1, "click"), Message: m1, MessageBy: "U7"}
 	want[k2] = conversation.LeaseState{Lease: l2, Stop: conversation.StopRequest{Target: "run:7", By: "U10"}}
 	if got := mustRenew(t, s, ownerA, liveTTL); !reflect.DeepEqual(got, want) {
 		t.Errorf("Renew after a click and stop requests = %+v; want %+v", got, want)
@@ -393,17 +474,13 @@ func testRenew(t *testing.T, s conversation.Store) {
 	// What a held thread's Save enqueues is signalled too.
 	next := conversation.Input{ID: "pipeline:renew", Kind: conversation.KindPipeline, Key: k2}
 	mustSave(t, s, conversation.Turn{Key: k2, Lease: l2, Enqueue: []conversation.Input{next}})
-	want[k2] = conversation.LeaseState{Lease: l2, Newest: pendingSeq(t, s, k2, next.ID),
+	want[k2] = conversation.LeaseState{Lease: l2, Newest: mustRun(t, s, l2, next.ID),
 		Stop: conversation.StopRequest{Target: "run:7", By: "U10"}}
 	if got := mustRenew(t, s, ownerA, liveTTL); !reflect.DeepEqual(got, want) {
 		t.Errorf("Renew after a Save that enqueues = %+v; want %+v", got, want)
 	}
 
 	// Acquire and Release clear the signals.
-	mustBeginID(t, s, l2, next.ID, 1)
-	if err := s.Finish(ctx, l2, next.ID, conversation.InputDone); err != nil {
-		t.Fatal(err)
-	}
 	mustRelease(t, s, l2, true)
 	l2 = mustAcquire(t, s, k2, ownerA, liveTTL)
 	lf := mustAcquire(t, s, free, ownerA, liveTTL)
@@ -414,23 +491,6 @@ func testRenew(t *testing.T, s conversation.Store) {
 	if got := mustRenew(t, s, "nobody", liveTTL); len(got) != 0 {
 		t.Errorf("Renew of an owner without leases = %+v; want none", got)
 	}
-}
-
-// pendingSeq returns the Seq of pending input id of thread k. It reads it with the
-// deprecated Pending, which, unlike Begin, counts no attempt.
-func pendingSeq(t testing.TB, s conversation.Store, k conversation.Key, id string) int64 {
-	t.Helper()
-	ins, err := s.Pending(context.Background(), time.Now().Add(time.Hour), 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range ins {
-		if in.ID == id && in.Key == k {
-			return in.Seq
-		}
-	}
-	t.Fatalf("input %s of %s is not pending", id, k)
-	return 0
 }
 
 // testRenewTakenOver checks that a lease taken over is missing from its former
@@ -449,6 +509,42 @@ func testRenewTakenOver(t *testing.T, s conversation.Store) {
 	}
 	if got := mustRenew(t, s, ownerB, liveTTL); !reflect.DeepEqual(got, map[conversation.Key]conversation.LeaseState{k1: {Lease: cur}}) {
 		t.Errorf("Renew of the new owner = %+v; want %s", got, k1)
+	}
+}
+
+// testSignalClear checks that Signal with the zero StopRequest clears the request
+// recorded before (its holder applied it): Renew reports an empty Stop, until the
+// next request. Clearing a thread with no request, or one no lease holds, is no
+// error.
+func testSignalClear(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	k := thread("signal-clear")
+	l := mustAcquire(t, s, k, ownerA, liveTTL)
+	signal := func(r conversation.StopRequest) {
+		t.Helper()
+		if err := s.Signal(ctx, k, r); err != nil {
+			t.Fatalf("Signal(%+v): %v", r, err)
+		}
+	}
+	check := func(when string, stop conversation.StopRequest) {
+		t.Helper()
+		want := map[conversation.Key]conversation.LeaseState{k: {Lease: l, Stop: stop}}
+		if got := mustRenew(t, s, ownerA, liveTTL); !reflect.DeepEqual(got, want) {
+			t.Errorf("Renew %s = %+v; want %+v", when, got, want)
+		}
+	}
+	stop := conversation.StopRequest{Target: "in-1", By: "U1"}
+	signal(stop)
+	check("after a stop request", stop)
+	signal(conversation.StopRequest{})
+	check("after the request was cleared", conversation.StopRequest{})
+	signal(conversation.StopRequest{})
+	check("after clearing no request", conversation.StopRequest{})
+	again := conversation.StopRequest{Target: "run:2", By: "U2"}
+	signal(again)
+	check("after a new request", again)
+	if err := s.Signal(ctx, thread("signal-free"), conversation.StopRequest{}); err != nil {
+		t.Errorf("Signal clearing a thread no lease holds: %v", err)
 	}
 }
 

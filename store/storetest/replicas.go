@@ -18,14 +18,16 @@ import (
 // database that all the calls in t share (the cases keep to threads and inputs of
 // their own) and that open closes in t.Cleanup.
 func RunReplicas(t *testing.T, open func(t *testing.T) conversation.Store) {
-	t.Run("Claim", func(t *testing.T) { testReplicasClaim(t, open) })
 	t.Run("Acquire", func(t *testing.T) { testReplicasAcquire(t, open) })
 	t.Run("EnqueueRelease", func(t *testing.T) { testReplicasEnqueueRelease(t, open) })
 }
 
 // testReplicasAcquire races Acquires of one thread from several stores on one
-// database, two workers a store: exactly one wins each round, with token 1.
+// database, two workers a store, each of which begins the thread's input if it takes
+// the thread: exactly one wins each round, with token 1, and begins the input, which
+// another store enqueued, with one attempt.
 func testReplicasAcquire(t *testing.T, open func(t *testing.T) conversation.Store) {
+	ctx := context.Background()
 	const replicas, rounds = 4, 5
 	stores := make([]conversation.Store, replicas)
 	for i := range stores {
@@ -33,21 +35,30 @@ func testReplicasAcquire(t *testing.T, open func(t *testing.T) conversation.Stor
 	}
 	for round := range rounds {
 		k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: fmt.Sprintf("3.%d", round)}
+		in := conversation.Input{ID: fmt.Sprintf("in:%d", round), Key: k, Kind: conversation.KindUserMessage}
+		mustEnqueue(t, stores[round%replicas], in)
 		var (
 			mu     sync.Mutex
 			tokens []int64
+			begun  []*conversation.Input
 		)
 		wins, errs := race(replicas*2, func(i int) error {
-			l, _, ok, err := stores[i/2].Acquire(context.Background(), k, fmt.Sprintf("replica-%d/%d", i/2, i%2), time.Minute)
+			s := stores[i/2]
+			l, _, ok, err := s.Acquire(ctx, k, fmt.Sprintf("replica-%d/%d", i/2, i%2), time.Minute)
 			if err != nil {
 				return err
 			}
 			if !ok {
 				return errNotAcquired
 			}
+			next, err := s.Begin(ctx, l)
+			if err != nil {
+				return err
+			}
 			mu.Lock()
+			defer mu.Unlock()
 			tokens = append(tokens, l.Token)
-			mu.Unlock()
+			begun = append(begun, next)
 			return nil
 		})
 		if wins != 1 {
@@ -60,6 +71,9 @@ func testReplicasAcquire(t *testing.T, open func(t *testing.T) conversation.Stor
 		}
 		if tokens[0] != 1 {
 			t.Errorf("round %d: the winner's token = %d; want 1", round, tokens[0])
+		}
+		if b := begun[0]; b == nil || b.ID != in.ID || b.Attempts != 1 {
+			t.Errorf("round %d: the winner began %+v; want input %s with 1 attempt", round, b, in.ID)
 		}
 	}
 }
@@ -124,55 +138,4 @@ func testReplicasEnqueueRelease(t *testing.T, open func(t *testing.T) conversati
 		}
 	}
 	t.Logf("%d rounds: Release kept the lease %d times, the enqueuer took it %d times", rounds, kept, taken)
-}
-
-// testReplicasClaim races claims on one input from several stores on one database,
-// two workers a store: exactly one claim wins each round, and every claim returns the
-// winner's attempt count.
-func testReplicasClaim(t *testing.T, open func(t *testing.T) conversation.Store) {
-	ctx := context.Background()
-	const replicas, rounds = 4, 5
-	stores := make([]conversation.Store, replicas)
-	for i := range stores {
-		stores[i] = open(t)
-	}
-	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
-	for round := range rounds {
-		id := fmt.Sprintf("in%d", round)
-		if ok, err := stores[0].Enqueue(ctx, conversation.Input{ID: id, Key: key, Kind: conversation.KindUserMessage}); !ok || err != nil {
-			t.Fatalf("Enqueue = %v, %v", ok, err)
-		}
-		type result struct {
-			attempts int
-			ok       bool
-			err      error
-		}
-		start := make(chan struct{})
-		results := make(chan result, replicas*2)
-		for _, s := range stores {
-			for range 2 { // two workers a replica
-				go func() {
-					<-start
-					attempts, ok, err := s.Claim(ctx, id, time.Now().Add(time.Hour))
-					results <- result{attempts, ok, err}
-				}()
-			}
-		}
-		close(start)
-		wins := 0
-		for range cap(results) {
-			r := <-results
-			switch {
-			case r.err != nil:
-				t.Errorf("round %d: Claim: %v", round, r.err)
-			case r.attempts != 1:
-				t.Errorf("round %d: Claim = %d attempts; want 1", round, r.attempts)
-			case r.ok:
-				wins++
-			}
-		}
-		if wins != 1 {
-			t.Errorf("round %d: %d of %d claims won; want exactly 1", round, wins, cap(results))
-		}
-	}
 }

@@ -33,15 +33,10 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"InvalidTurn", testInvalidTurn},
 		{"EnqueueDedup", testEnqueueDedup},
 		{"ConcurrentEnqueue", testConcurrentEnqueue},
-		{"Claim", testClaim},
-		{"ClaimExpired", testClaimExpired},
-		{"ConcurrentClaims", testConcurrentClaims},
-		{"ClaimNotPending", testClaimNotPending},
-		{"ReleaseClaim", testReleaseClaim},
-		{"PendingClaims", testPendingClaims},
-		{"SaveClaimedInput", testSaveClaimedInput},
+		{"ConcurrentWorkers", testConcurrentWorkers},
+		{"BeginSkipsFinished", testBeginSkipsFinished},
 		{"Finish", testFinish},
-		{"PendingOrder", testPendingOrder},
+		{"InputOrder", testInputOrder},
 		{"InputPayloads", testInputPayloads},
 		{"SaveMarksInputDone", testSaveMarksInputDone},
 		{"ConflictKeepsInputPending", testConflictKeepsInputPending},
@@ -59,8 +54,10 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"LeaseLost", testLeaseLost},
 		{"Release", testRelease},
 		{"FinishLease", testFinishLease},
+		{"Abandon", testAbandon},
 		{"Renew", testRenew},
 		{"RenewTakenOver", testRenewTakenOver},
+		{"SignalClear", testSignalClear},
 		{"Orphans", testOrphans},
 		{"ExistsPending", testExistsPending},
 		{"DeleteIdleLeases", testDeleteIdleLeases},
@@ -132,20 +129,6 @@ func mustEnqueue(t testing.TB, s conversation.Store, in conversation.Input) {
 	if err != nil || !ok {
 		t.Fatalf("Enqueue(%s) = %v, %v; want true, nil", in.ID, ok, err)
 	}
-}
-
-// mustPending returns the ids of the pending inputs created before before.
-func mustPending(t testing.TB, s conversation.Store, before time.Time, limit int) []string {
-	t.Helper()
-	ins, err := s.Pending(context.Background(), before, limit)
-	if err != nil {
-		t.Fatalf("Pending: %v", err)
-	}
-	ids := []string{}
-	for _, in := range ins {
-		ids = append(ids, in.ID)
-	}
-	return ids
 }
 
 func input(id string) conversation.Input {
@@ -459,6 +442,9 @@ func testInvalidTurn(t *testing.T, s conversation.Store) {
 	}
 }
 
+// testEnqueueDedup checks that an input is enqueued once per id, and that what it
+// carries comes back from Begin as it was enqueued: numbered, pending, created now
+// (in UTC), with the attempt that Begin counts.
 func testEnqueueDedup(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	in := input("msg:T0001:C0001:1700000000.000200")
@@ -470,18 +456,16 @@ func testEnqueueDedup(t *testing.T, s conversation.Store) {
 	if ok, err := s.Enqueue(ctx, again); ok || err != nil {
 		t.Errorf("second Enqueue = %v, %v; want false, nil", ok, err)
 	}
-	got, err := s.Pending(ctx, time.Now().Add(time.Minute), 10)
-	if err != nil || len(got) != 1 {
-		t.Fatalf("Pending = %d inputs, %v; want 1", len(got), err)
-	}
-	checkUTC(t, "input CreatedAt", got[0].CreatedAt)
-	if got[0].Seq <= 0 {
-		t.Errorf("pending input's Seq = %d; want it numbered", got[0].Seq)
+	l := mustAcquire(t, s, key, ownerA, liveTTL)
+	got := mustBeginID(t, s, l, in.ID, 1)
+	checkUTC(t, "input CreatedAt", got.CreatedAt)
+	if got.Seq <= 0 {
+		t.Errorf("begun input's Seq = %d; want it numbered", got.Seq)
 	}
 	want := in
-	want.Status, want.CreatedAt, want.Seq = conversation.InputPending, got[0].CreatedAt, got[0].Seq
-	if !reflect.DeepEqual(got[0], want) {
-		t.Errorf("pending input = %+v (message %+v); want %+v (message %+v)", got[0], got[0].Message, want, want.Message)
+	want.Status, want.Attempts, want.CreatedAt, want.Seq = conversation.InputPending, 1, got.CreatedAt, got.Seq
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("begun input = %+v (message %+v); want %+v (message %+v)", *got, got.Message, want, want.Message)
 	}
 
 	// A finished input still deduplicates.
@@ -491,12 +475,12 @@ func testEnqueueDedup(t *testing.T, s conversation.Store) {
 	if ok, err := s.Enqueue(ctx, in); ok || err != nil {
 		t.Errorf("Enqueue of a finished input = %v, %v; want false, nil", ok, err)
 	}
-	// An input without a message (another kind) round-trips too.
+	// An input without a message round-trips too.
 	bare := input("bare")
 	bare.Message = nil
 	mustEnqueue(t, s, bare)
-	if got, err := s.Pending(ctx, time.Now().Add(time.Minute), 10); err != nil || len(got) != 1 || got[0].Message != nil {
-		t.Errorf("Pending = %+v, %v; want the input without a message", got, err)
+	if got := mustBeginID(t, s, l, bare.ID, 1); got.Message != nil {
+		t.Errorf("begun input = %+v; want the input without a message", got)
 	}
 	if _, err := s.Enqueue(ctx, conversation.Input{Key: key, Kind: conversation.KindUserMessage}); err == nil {
 		t.Error("Enqueue without an id succeeded; want an error")
@@ -517,225 +501,97 @@ func testConcurrentEnqueue(t *testing.T, s conversation.Store) {
 	}
 }
 
-// mustClaim claims input id until until and fails the test unless Claim returns
-// wantAttempts and wantOK.
-func mustClaim(t testing.TB, s conversation.Store, id string, until time.Time, wantAttempts int, wantOK bool) {
-	t.Helper()
-	attempts, ok, err := s.Claim(context.Background(), id, until)
-	if err != nil || attempts != wantAttempts || ok != wantOK {
-		t.Fatalf("Claim(%s, now%+v) = %d, %v, %v; want %d, %v, nil",
-			id, time.Until(until).Round(time.Second), attempts, ok, err, wantAttempts, wantOK)
-	}
-}
-
-// live and expired return the until of a claim that is still live, and of one that
-// has expired.
-func live() time.Time    { return time.Now().Add(time.Hour) }
-func expired() time.Time { return time.Now().Add(-time.Second) }
-
-// testClaim checks that a claim holds: while it is live, the input can be claimed by
-// no one else and Pending does not offer it.
-func testClaim(t *testing.T, s conversation.Store) {
-	mustEnqueue(t, s, input("a"))
-	mustEnqueue(t, s, input("b"))
-	mustClaim(t, s, "a", live(), 1, true)
-	// A second claim, even one that would end sooner or later, changes nothing.
-	mustClaim(t, s, "a", live(), 1, false)
-	mustClaim(t, s, "a", time.Now().Add(time.Minute), 1, false)
-	mustClaim(t, s, "a", time.Now().Add(24*time.Hour), 1, false)
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"b"}) {
-		t.Errorf("Pending while a is claimed = %v; want [b]", got)
-	}
-	// Claims are per input.
-	mustClaim(t, s, "b", live(), 1, true)
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); len(got) != 0 {
-		t.Errorf("Pending while a and b are claimed = %v; want none", got)
-	}
-	if _, ok, err := s.Claim(context.Background(), "missing", live()); ok || !errors.Is(err, conversation.ErrNotFound) {
-		t.Errorf("Claim of a missing input = %v, %v; want false, ErrNotFound", ok, err)
-	}
-}
-
-// testClaimExpired checks that an expired claim no longer holds: the input can be
-// claimed again, which counts another attempt.
-func testClaimExpired(t *testing.T, s conversation.Store) {
-	mustEnqueue(t, s, input("a"))
-	mustClaim(t, s, "a", expired(), 1, true)
-	mustClaim(t, s, "a", expired(), 2, true)
-	mustClaim(t, s, "a", live(), 3, true)
-	mustClaim(t, s, "a", live(), 3, false)
-	if got, err := s.Pending(context.Background(), time.Now().Add(time.Minute), 10); err != nil || len(got) != 0 {
-		t.Errorf("Pending while a is claimed = %+v, %v; want none", got, err)
-	}
-}
-
-// testConcurrentClaims races claims on one input: exactly one wins each round, and
-// the losers change nothing.
-func testConcurrentClaims(t *testing.T, s conversation.Store) {
-	const claimers, rounds = 8, 3
-	mustEnqueue(t, s, input("a"))
+// testConcurrentWorkers races workers that each try to take a thread and begin its
+// input, as the workers of several replicas do, round after round: exactly one
+// acquires the thread and begins the input, and only its Begin counts an attempt. The
+// winner then abandons the thread with the input still pending (its process stops),
+// and the next round's winner takes it with the next token and begins the input
+// again.
+func testConcurrentWorkers(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	const workers, rounds = 8, 3
+	k := thread("workers")
+	mustEnqueue(t, s, inputIn(k, "w1", "U1"))
 	for round := 1; round <= rounds; round++ {
 		var (
-			mu  sync.Mutex
-			got []int
+			mu    sync.Mutex
+			won   conversation.Lease
+			begun *conversation.Input
 		)
-		wins, errs := race(claimers, func(int) error {
-			attempts, ok, err := s.Claim(context.Background(), "a", live())
+		wins, errs := race(workers, func(i int) error {
+			l, _, ok, err := s.Acquire(ctx, k, fmt.Sprintf("worker-%d", i), liveTTL)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errNotAcquired
+			}
+			in, err := s.Begin(ctx, l)
 			if err != nil {
 				return err
 			}
 			mu.Lock()
-			got = append(got, attempts)
-			mu.Unlock()
-			if !ok {
-				return errors.New("not claimed")
-			}
+			defer mu.Unlock()
+			won, begun = l, in
 			return nil
 		})
 		if wins != 1 {
-			t.Fatalf("round %d: %d of %d concurrent claims won; want exactly 1 (others: %v)", round, wins, claimers, errs)
+			t.Fatalf("round %d: %d of %d concurrent workers took the thread; want exactly 1 (others: %v)", round, wins, workers, errs)
 		}
 		for _, err := range errs {
-			if err.Error() != "not claimed" {
-				t.Errorf("round %d: a losing claim failed with %v; want ok false and no error", round, err)
+			if !errors.Is(err, errNotAcquired) {
+				t.Errorf("round %d: a losing worker failed with %v; want Acquire's ok false", round, err)
 			}
 		}
-		for _, n := range got {
-			if n != round {
-				t.Errorf("round %d: a claim returned %d attempts; want %d (the winner's)", round, n, round)
-			}
+		if won.Token != int64(round) {
+			t.Errorf("round %d: the winner's token = %d; want %d", round, won.Token, round)
 		}
-		mustClaim(t, s, "a", live(), round, false)
-		if err := s.ReleaseClaim(context.Background(), "a"); err != nil {
-			t.Fatalf("ReleaseClaim: %v", err)
+		if begun == nil || begun.ID != "w1" || begun.Attempts != round {
+			t.Fatalf("round %d: the winner began %+v; want input w1 with %d attempts", round, begun, round)
+		}
+		if err := s.Abandon(ctx, won); err != nil {
+			t.Fatalf("round %d: Abandon: %v", round, err)
 		}
 	}
 }
 
-// testClaimNotPending checks that an input that is done, dropped or failed can never
-// be claimed, nor released into Pending, whether or not it was claimed before.
-func testClaimNotPending(t *testing.T, s conversation.Store) {
+// testBeginSkipsFinished checks that an input that is done, dropped or failed never
+// runs again, whether it was begun before or not: Begin skips it, and Orphans offers
+// no thread for it.
+func testBeginSkipsFinished(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
-	for _, id := range []string{"done", "dropped", "failed", "claimed-done", "claimed-failed"} {
-		mustEnqueue(t, s, input(id))
+	k := thread("finished")
+	for _, id := range []string{"done", "dropped", "failed", "begun-done", "begun-failed", "next"} {
+		mustEnqueue(t, s, inputIn(k, id, "U1"))
 	}
-	mustClaim(t, s, "claimed-done", live(), 1, true)
-	mustClaim(t, s, "claimed-failed", expired(), 1, true)
-	saved := mustSave(t, s, conversation.Turn{Key: key, InputID: "done"})
-	mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, InputID: "claimed-done"})
-	for id, status := range map[string]conversation.InputStatus{
-		"dropped": conversation.InputDropped, "failed": conversation.InputFailed, "claimed-failed": conversation.InputFailed,
-	} {
+	saved := mustSave(t, s, conversation.Turn{Key: k, InputID: "done"})
+	for id, status := range map[string]conversation.InputStatus{"dropped": conversation.InputDropped, "failed": conversation.InputFailed} {
 		if err := s.Finish(ctx, conversation.Lease{}, id, status); err != nil {
 			t.Fatalf("Finish(%s): %v", id, err)
 		}
 	}
-	for id, attempts := range map[string]int{"done": 0, "dropped": 0, "failed": 0, "claimed-done": 1, "claimed-failed": 1} {
-		mustClaim(t, s, id, live(), attempts, false)
-		mustClaim(t, s, id, expired(), attempts, false)
-		if err := s.ReleaseClaim(ctx, id); err != nil {
-			t.Errorf("ReleaseClaim of a %s input: %v; want nil (a no-op)", id, err)
-		}
-		mustClaim(t, s, id, live(), attempts, false)
+	l := mustAcquire(t, s, k, ownerA, liveTTL)
+	mustBeginID(t, s, l, "begun-done", 1)
+	mustSave(t, s, conversation.Turn{Key: k, Version: saved.Version, Lease: l, InputID: "begun-done"})
+	mustBeginID(t, s, l, "begun-failed", 1)
+	if err := s.Finish(ctx, l, "begun-failed", conversation.InputFailed); err != nil {
+		t.Fatalf("Finish(begun-failed): %v", err)
 	}
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); len(got) != 0 {
-		t.Errorf("Pending = %v; want none", got)
+	mustBeginID(t, s, l, "next", 1)
+	if err := s.Finish(ctx, l, "next", conversation.InputDone); err != nil {
+		t.Fatalf("Finish(next): %v", err)
 	}
-}
-
-// testReleaseClaim checks that ReleaseClaim ends a claim at once: Pending offers the
-// input again and the next claim wins.
-func testReleaseClaim(t *testing.T, s conversation.Store) {
-	ctx := context.Background()
-	mustEnqueue(t, s, input("a"))
-	mustEnqueue(t, s, input("b"))
-	mustClaim(t, s, "a", live(), 1, true)
-	if err := s.ReleaseClaim(ctx, "a"); err != nil {
-		t.Fatalf("ReleaseClaim: %v", err)
+	if in := mustBegin(t, s, l); in != nil {
+		t.Errorf("Begin with only finished inputs = %+v; want nil", in)
 	}
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"a", "b"}) {
-		t.Errorf("Pending after ReleaseClaim = %v; want [a b]", got)
-	}
-	mustClaim(t, s, "a", live(), 2, true)
-	// Releasing an input that is not claimed, or whose claim expired, is allowed and
-	// changes nothing else.
-	if err := s.ReleaseClaim(ctx, "b"); err != nil {
-		t.Errorf("ReleaseClaim of an unclaimed input: %v; want nil", err)
-	}
-	mustClaim(t, s, "b", expired(), 1, true)
-	if err := s.ReleaseClaim(ctx, "b"); err != nil {
-		t.Errorf("ReleaseClaim of an expired claim: %v; want nil", err)
-	}
-	mustClaim(t, s, "b", live(), 2, true)
-	if err := s.ReleaseClaim(ctx, "missing"); !errors.Is(err, conversation.ErrNotFound) {
-		t.Errorf("ReleaseClaim of a missing input: %v; want ErrNotFound", err)
+	mustRelease(t, s, l, true)
+	if got := mustOrphans(t, s, 10); len(got) != 0 {
+		t.Errorf("Orphans with only finished inputs = %v; want none", got)
 	}
 }
 
-// testPendingClaims checks that Pending leaves out inputs under a live claim, before
-// it applies limit, and offers those whose claim expired or was released, with their
-// attempts.
-func testPendingClaims(t *testing.T, s conversation.Store) {
-	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	for i, id := range []string{"a", "b", "c", "d", "e"} {
-		in := input(id)
-		in.CreatedAt = base.Add(time.Duration(i) * time.Second)
-		mustEnqueue(t, s, in)
-	}
-	mustClaim(t, s, "a", live(), 1, true)
-	mustClaim(t, s, "b", expired(), 1, true)
-	mustClaim(t, s, "c", live(), 1, true)
-	mustClaim(t, s, "d", live(), 1, true)
-	if err := s.ReleaseClaim(context.Background(), "d"); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		limit int
-		want  []string
-	}{
-		{10, []string{"b", "d", "e"}},
-		{2, []string{"b", "d"}},
-		{1, []string{"b"}},
-	} {
-		if got := mustPending(t, s, base.Add(time.Hour), tc.limit); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Pending(limit %d) = %v; want %v", tc.limit, got, tc.want)
-		}
-	}
-	ins, err := s.Pending(context.Background(), base.Add(time.Hour), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, in := range ins {
-		want := 1
-		if in.ID == "e" {
-			want = 0
-		}
-		if in.Attempts != want || in.Status != conversation.InputPending {
-			t.Errorf("pending input %s: %d attempts, status %q; want %d, pending", in.ID, in.Attempts, in.Status, want)
-		}
-	}
-}
-
-// testSaveClaimedInput checks that a claim does not stand in the way of its holder's
-// Save, nor of a Save after the claim expired; either marks the input done.
-func testSaveClaimedInput(t *testing.T, s conversation.Store) {
-	mustEnqueue(t, s, input("a"))
-	mustEnqueue(t, s, input("b"))
-	mustClaim(t, s, "a", live(), 1, true)
-	mustClaim(t, s, "b", expired(), 1, true)
-	saved := mustSave(t, s, conversation.Turn{Key: key, InputID: "a", Append: []conversation.Message{user("hello a")}})
-	mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, InputID: "b", Append: []conversation.Message{user("hello b")}})
-	mustClaim(t, s, "a", live(), 1, false)
-	mustClaim(t, s, "b", live(), 1, false)
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); len(got) != 0 {
-		t.Errorf("Pending after the Saves = %v; want none", got)
-	}
-	// Answered once: another Save for a fails.
-	if _, err := s.Save(context.Background(), conversation.Turn{Key: key, Version: saved.Version + 1, InputID: "a"}); !errors.Is(err, conversation.ErrConflict) {
-		t.Errorf("second Save for input a: %v; want ErrConflict", err)
-	}
-}
-
+// testFinish checks that Finish without a lease ends an input, which Begin then
+// skips, and rejects a missing input and an unknown status.
 func testFinish(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	mustEnqueue(t, s, input("a"))
@@ -743,9 +599,8 @@ func testFinish(t *testing.T, s conversation.Store) {
 	if err := s.Finish(ctx, conversation.Lease{}, "a", conversation.InputFailed); err != nil {
 		t.Fatalf("Finish: %v", err)
 	}
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"b"}) {
-		t.Errorf("Pending after Finish = %v; want [b]", got)
-	}
+	l := mustAcquire(t, s, key, ownerA, liveTTL)
+	mustBeginID(t, s, l, "b", 1)
 	if err := s.Finish(ctx, conversation.Lease{}, "missing", conversation.InputDropped); !errors.Is(err, conversation.ErrNotFound) {
 		t.Errorf("Finish of a missing input: %v; want ErrNotFound", err)
 	}
@@ -754,65 +609,84 @@ func testFinish(t *testing.T, s conversation.Store) {
 	}
 }
 
-func testPendingOrder(t *testing.T, s conversation.Store) {
+// testInputOrder checks that a thread's inputs run in the order they were enqueued,
+// with increasing Seqs, whatever their CreatedAt (older, newer, or equal, with ids out
+// of order), and that CreatedAt comes back as it was enqueued, in UTC.
+func testInputOrder(t *testing.T, s conversation.Store) {
 	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	// Enqueued out of order; Pending orders by CreatedAt, then ID.
+	created := map[string]time.Time{}
+	var want []string
 	for _, c := range []struct {
 		id  string
 		age time.Duration
 	}{{"c", 3 * time.Second}, {"a", time.Second}, {"d", 4 * time.Second}, {"b2", 2 * time.Second}, {"b1", 2 * time.Second}} {
 		in := input(c.id)
-		in.CreatedAt = base.Add(c.age)
+		in.CreatedAt = base.Add(c.age).In(time.FixedZone("UTC+3", 3*60*60))
 		mustEnqueue(t, s, in)
+		created[c.id] = base.Add(c.age)
+		want = append(want, c.id)
 	}
-	for _, tc := range []struct {
-		before time.Time
-		limit  int
-		want   []string
-	}{
-		{base.Add(time.Hour), 10, []string{"a", "b1", "b2", "c", "d"}},
-		{base.Add(time.Hour), 2, []string{"a", "b1"}},
-		{base.Add(3 * time.Second), 10, []string{"a", "b1", "b2"}}, // strictly before
-		{base.Add(time.Second), 10, []string{}},
-		{base.Add(time.Hour), 0, []string{}},
-	} {
-		if got := mustPending(t, s, tc.before, tc.limit); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Pending(+%v, %d) = %v; want %v", tc.before.Sub(base), tc.limit, got, tc.want)
+	l := mustAcquire(t, s, key, ownerA, liveTTL)
+	got := []string{}
+	var last int64
+	for range len(want) + 1 {
+		in := mustBegin(t, s, l)
+		if in == nil {
+			break
+		}
+		got = append(got, in.ID)
+		if in.Seq <= last {
+			t.Errorf("input %s: Seq %d after %d; want it increasing", in.ID, in.Seq, last)
+		}
+		last = in.Seq
+		if !in.CreatedAt.Equal(created[in.ID]) || in.CreatedAt.Location() != time.UTC {
+			t.Errorf("input %s: CreatedAt %v; want %v in UTC", in.ID, in.CreatedAt, created[in.ID])
+		}
+		if err := s.Finish(context.Background(), l, in.ID, conversation.InputDone); err != nil {
+			t.Fatalf("Finish(%s): %v", in.ID, err)
 		}
 	}
-	ins, err := s.Pending(context.Background(), base.Add(time.Hour), 1)
-	if err != nil || len(ins) != 1 || !ins[0].CreatedAt.Equal(base.Add(time.Second)) {
-		t.Errorf("Pending = %+v, %v; want input a created at %v", ins, err, base.Add(time.Second))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Begin ran %v; want %v (the order of Enqueue)", got, want)
 	}
 }
 
+// testSaveMarksInputDone checks that a Save under the lease, for the input its holder
+// began, marks the input done: Begin offers the next one, then none.
 func testSaveMarksInputDone(t *testing.T, s conversation.Store) {
 	mustEnqueue(t, s, input("a"))
 	mustEnqueue(t, s, input("b"))
-	saved := mustSave(t, s, conversation.Turn{Key: key, InputID: "a", Append: []conversation.Message{user("hello a")}})
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"b"}) {
-		t.Errorf("Pending after Save of input a = %v; want [b]", got)
+	l := mustAcquire(t, s, key, ownerA, liveTTL)
+	mustBeginID(t, s, l, "a", 1)
+	saved := mustSave(t, s, conversation.Turn{Key: key, Lease: l, InputID: "a", Append: []conversation.Message{user("hello a")}})
+	mustBeginID(t, s, l, "b", 1)
+	mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, Lease: l, InputID: "b"})
+	if in := mustBegin(t, s, l); in != nil {
+		t.Errorf("Begin after the Saves of a and b = %+v; want nil", in)
 	}
-	mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, InputID: "b"})
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); len(got) != 0 {
-		t.Errorf("Pending after Save of input b = %v; want none", got)
-	}
+	mustRelease(t, s, l, true)
 }
 
+// testConflictKeepsInputPending checks that a Save that fails its version check
+// leaves its input pending: the holder's next Begin runs it again.
 func testConflictKeepsInputPending(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	mustSave(t, s, conversation.Turn{Key: key})
 	mustEnqueue(t, s, input("a"))
 	mustEnqueue(t, s, input("b"))
-	if _, err := s.Save(ctx, conversation.Turn{Key: key, Version: 7, InputID: "a"}); !errors.Is(err, conversation.ErrConflict) {
+	l := mustAcquire(t, s, key, ownerA, liveTTL)
+	mustBeginID(t, s, l, "a", 1)
+	if _, err := s.Save(ctx, conversation.Turn{Key: key, Version: 7, Lease: l, InputID: "a"}); !errors.Is(err, conversation.ErrConflict) {
 		t.Fatalf("stale Save: %v; want ErrConflict", err)
 	}
-	if _, err := s.Save(ctx, conversation.Turn{Key: key, InputID: "b"}); !errors.Is(err, conversation.ErrConflict) {
+	if _, err := s.Save(ctx, conversation.Turn{Key: key, Lease: l, InputID: "b"}); !errors.Is(err, conversation.ErrConflict) {
 		t.Fatalf("second create: %v; want ErrConflict", err)
 	}
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"a", "b"}) && !reflect.DeepEqual(got, []string{"b", "a"}) {
-		t.Errorf("Pending after failed saves = %v; want a and b", got)
+	mustBeginID(t, s, l, "a", 2)
+	if err := s.Finish(ctx, l, "a", conversation.InputDropped); err != nil {
+		t.Fatal(err)
 	}
+	mustBeginID(t, s, l, "b", 1)
 }
 
 // testSaveAnsweredInput checks that an input is answered at most once: a Save for an
@@ -992,9 +866,8 @@ func testDeleteIdle(t *testing.T, s conversation.Store) {
 	if cp := mustLoad(t, s, fresh, 10); !reflect.DeepEqual(texts(cp.Messages), []string{"fresh"}) {
 		t.Errorf("kept conversation's messages = %q; want [fresh]", texts(cp.Messages))
 	}
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"fresh"}) {
-		t.Errorf("Pending after DeleteIdle = %v; want [fresh]", got)
-	}
+	// Of the thread's inputs, the old one is gone and the fresh one is next.
+	mustBeginID(t, s, mustAcquire(t, s, key, ownerA, liveTTL), "fresh", 1)
 	// The thread can start again: a new conversation, numbered from 1, without the old messages.
 	saved := mustSave(t, s, conversation.Turn{Key: old, Append: []conversation.Message{user("new")}})
 	if saved.FirstSeq != 1 {
@@ -1048,9 +921,8 @@ func testUnicode(t *testing.T, s conversation.Store) {
 	if len(cp.Messages) != 1 || cp.Messages[0].Text != text || !jsonEqual(t, cp.Messages[0].Meta, meta) {
 		t.Errorf("messages = %+v; want text %q, meta %s", cp.Messages, text, meta)
 	}
-	ins, err := s.Pending(context.Background(), time.Now().Add(time.Minute), 10)
-	if err != nil || len(ins) != 1 || ins[0].ID != "msg:T✓:Cč:1" || ins[0].Message.Text != text {
-		t.Errorf("Pending = %+v, %v; want the unicode input", ins, err)
+	if in := mustBeginID(t, s, mustAcquire(t, s, k, ownerA, liveTTL), "msg:T✓:Cč:1", 1); in.Message == nil || in.Message.Text != text {
+		t.Errorf("begun input's message = %+v; want text %q", in.Message, text)
 	}
 }
 
@@ -1060,61 +932,62 @@ func testPing(t *testing.T, s conversation.Store) {
 	}
 }
 
-// testInputPayloads checks that every kind of input comes back from Pending with what
+// testInputPayloads checks that every kind of input comes back from Begin with what
 // it carries (a resumed click or command must still know what it was), and that a
-// channel command, which has no thread yet, can be enqueued.
+// channel command, which has no thread yet, can be enqueued and run under the
+// channel's lease.
 func testInputPayloads(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
 	k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
+	channel := conversation.Key{TeamID: "T1", ChannelID: "C1"}
 	act := conversation.Action{Name: conversation.ActionPick, Channel: "C1", ThreadTS: "1.1", Artifact: "problem", Rev: 3, Arg: "B"}
-	ins := []conversation.Input{
+	for _, in := range []conversation.Input{
 		{ID: "p1", Key: k, Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1", Text: "hi", TS: "1.2", ThreadTS: "1.1", Mentioned: true}},
 		{ID: "p2", Key: k, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: act, UserID: "U2", Text: "shorter", MessageTS: "1.3"}},
-		{ID: "p3", Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}, Kind: conversation.KindCommand,
+		{ID: "p3", Key: channel, Kind: conversation.KindCommand,
 			Command: &conversation.CommandInput{Source: conversation.SourceSlash, UserID: "U3", Line: "restart budget"}},
+	} {
+		mustEnqueue(t, s, in)
 	}
-	for i := range ins {
-		ins[i].CreatedAt = time.Now().Add(time.Duration(i-10) * time.Second)
-		mustEnqueue(t, s, ins[i])
-	}
-	if _, err := s.Enqueue(context.Background(), conversation.Input{ID: "p4", Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}, Kind: conversation.KindUserMessage}); err == nil {
+	if _, err := s.Enqueue(ctx, conversation.Input{ID: "p4", Key: channel, Kind: conversation.KindUserMessage}); err == nil {
 		t.Error("a user message without a thread was enqueued")
 	}
-	got, err := s.Pending(context.Background(), time.Now(), 10)
-	if err != nil || len(got) != 3 {
-		t.Fatalf("Pending = %d inputs, %v; want 3", len(got), err)
+	l := mustAcquire(t, s, k, ownerA, liveTTL)
+	if got := mustBeginID(t, s, l, "p1", 1); got.Message == nil || got.Message.Text != "hi" || !got.Message.Mentioned || got.Action != nil {
+		t.Errorf("message input: %+v", got)
 	}
-	if m := got[0].Message; m == nil || m.Text != "hi" || !m.Mentioned || got[0].Action != nil {
-		t.Errorf("message input: %+v", got[0])
+	if err := s.Finish(ctx, l, "p1", conversation.InputDone); err != nil {
+		t.Fatal(err)
 	}
-	if a := got[1].Action; a == nil || a.Action != act || a.Text != "shorter" || a.UserID != "U2" || got[1].Message != nil {
-		t.Errorf("action input: %+v", got[1])
+	if got := mustBeginID(t, s, l, "p2", 1); got.Action == nil || got.Action.Action != act || got.Action.Text != "shorter" || got.Action.UserID != "U2" || got.Message != nil {
+		t.Errorf("action input: %+v", got)
 	}
-	if c := got[2].Command; c == nil || c.Line != "restart budget" || c.Source != conversation.SourceSlash || got[2].Key.ThreadTS != "" {
-		t.Errorf("command input: %+v", got[2])
+	lc := mustAcquire(t, s, channel, ownerA, liveTTL)
+	if got := mustBeginID(t, s, lc, "p3", 1); got.Command == nil || got.Command.Line != "restart budget" || got.Command.Source != conversation.SourceSlash {
+		t.Errorf("command input: %+v", got)
 	}
 }
 
 // testSaveEnqueues checks Turn.Enqueue: the inputs are pending exactly when the turn
-// was saved, deduplicated by id, and a conflicting Save enqueues nothing.
+// was saved, after the input it answered, deduplicated by id, and a conflicting Save
+// enqueues nothing.
 func testSaveEnqueues(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	mustEnqueue(t, s, input("a"))
+	l := mustAcquire(t, s, key, ownerA, liveTTL)
+	mustBeginID(t, s, l, "a", 1)
 	next := conversation.Input{ID: "pipeline:1", Kind: conversation.KindPipeline, Key: key, CreatedAt: time.Now()}
-	saved := mustSave(t, s, conversation.Turn{Key: key, InputID: "a", Enqueue: []conversation.Input{next}})
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); !reflect.DeepEqual(got, []string{"pipeline:1"}) {
-		t.Fatalf("Pending after a Save that enqueues = %v; want [pipeline:1]", got)
-	}
-	pending, err := s.Pending(ctx, time.Now().Add(time.Minute), 10)
-	if err != nil || len(pending) != 1 || pending[0].Kind != conversation.KindPipeline || pending[0].Key != key {
-		t.Fatalf("Pending = %+v, %v; want the pipeline input of %v", pending, err, key)
+	saved := mustSave(t, s, conversation.Turn{Key: key, Lease: l, InputID: "a", Enqueue: []conversation.Input{next}})
+	if got := mustBeginID(t, s, l, next.ID, 1); got.Kind != conversation.KindPipeline {
+		t.Fatalf("begun input = %+v; want the pipeline input", got)
 	}
 	other := conversation.Input{ID: "pipeline:2", Kind: conversation.KindPipeline, Key: key}
-	if _, err := s.Save(ctx, conversation.Turn{Key: key, Version: saved.Version + 5, Enqueue: []conversation.Input{other}}); !errors.Is(err, conversation.ErrConflict) {
+	if _, err := s.Save(ctx, conversation.Turn{Key: key, Version: saved.Version + 5, Lease: l, Enqueue: []conversation.Input{other}}); !errors.Is(err, conversation.ErrConflict) {
 		t.Fatalf("stale Save: %v; want ErrConflict", err)
 	}
-	saved = mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, InputID: "pipeline:1", Enqueue: []conversation.Input{next}})
-	if got := mustPending(t, s, time.Now().Add(time.Minute), 10); len(got) != 0 {
-		t.Errorf("Pending after a conflicting Save and a re-enqueue of a done id = %v; want none", got)
+	saved = mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version, Lease: l, InputID: next.ID, Enqueue: []conversation.Input{next}})
+	if in := mustBegin(t, s, l); in != nil {
+		t.Errorf("Begin after a conflicting Save and a re-enqueue of a done id = %+v; want nil", in)
 	}
 	if saved.Version != 2 {
 		t.Errorf("version = %d; want 2", saved.Version)

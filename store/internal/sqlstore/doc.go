@@ -8,15 +8,14 @@
 //     over the Go type of a timestamp column (Time), JSONText for the JSON columns,
 //     and WorkflowColumns, the workflow columns Save writes from a state.
 //   - Methods of conversation.Store less their SQL: Save, DeleteIdle, Workflows, the
-//     input methods Enqueue, Finish and the deprecated Claim, ReleaseClaim and
-//     Pending, and the lease methods Acquire, Begin, Release, Renew, Signal and
-//     Orphans (docs/architecture.md, "Durable turns"). Each checks its arguments (a
-//     turn Save can store; ValidStatus; a held lease), reads the clock (Now), runs the
-//     statements the backend passes (as functions that close over its context and
-//     connection and bind times as it stores them, or as SQL) and turns what they
-//     return into the results and errors that conversation.Store and the backends
-//     document, wrapped as both backends wrap them. RowsAffected folds an Exec and its
-//     row count into one error.
+//     input methods Enqueue and Finish, and the lease methods Acquire, Begin, Release,
+//     Abandon, Renew, Signal and Orphans (docs/architecture.md, "Durable turns").
+//     Each checks its arguments (a turn Save can store; ValidStatus; a held lease),
+//     reads the clock (Now), runs the statements the backend passes (as functions
+//     that close over its context and connection and bind times as it stores them,
+//     or as SQL) and turns what they return into the results and errors that
+//     conversation.Store and the backends document, wrapped as both backends wrap
+//     them. RowsAffected folds an Exec and its row count into one error.
 //   - What makes a value storable in both backends: Text, JSON and Messages repair
 //     NUL characters, invalid UTF-8 and the JSON escapes PostgreSQL refuses, and every
 //     method applies them to what it writes.

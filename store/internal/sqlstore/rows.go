@@ -82,7 +82,7 @@ func (r ConversationRow[T]) Conversation() (conversation.Conversation, error) {
 	return c, nil
 }
 
-// InputRow is a row of the inputs table as Begin and Pending read it (the columns of
+// InputRow is a row of the inputs table as Begin reads it (the columns of
 // conversation.Input), with its timestamp of type T.
 type InputRow[T Time] struct {
 	ID        string   `db:"id"`

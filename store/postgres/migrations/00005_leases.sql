@@ -7,12 +7,16 @@
 -- inputs.seq numbers inputs as they are enqueued, across threads and replicas: an
 -- identity column, whose sequence never hands out a number twice (a rolled-back or
 -- deduplicated insert leaves a gap). The inputs already stored are numbered in the
--- order Pending offered them (created_at, id). inputs_thread_pending holds the pending
--- inputs of each thread in seq order: Begin takes its first entry, Release and Exists
--- ask whether a thread has one, Orphans groups them by thread. Begin's increment of
--- attempts, like Claim's write of claimed_until (still here for the deprecated Claim),
--- touches no indexed column, so it stays HOT. inputs_pending stays for the deprecated
--- Pending.
+-- order of their creation (created_at, then id), in which the per-input claims ran
+-- them. inputs_thread_pending holds the pending inputs of each thread in seq order:
+-- Begin takes its first entry, Release and Exists ask whether a thread has one,
+-- Orphans groups them by thread. Begin's increment of attempts touches no indexed
+-- column, so it stays HOT.
+--
+-- Leases replace the per-input claims, whose column inputs.claimed_until (migration
+-- 00002) and index inputs_pending (created_at, id; migration 00001) nothing reads any
+-- more: both are dropped. Down restores them as an older version expects them, every
+-- input unclaimed (claimed_until NULL).
 --
 -- leases has one row per thread that ever had an input or a lease. owner is NULL when
 -- the lease is free; token is the fencing token, which Acquire increments every time
@@ -56,6 +60,8 @@ ALTER TABLE inputs ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY;
 SELECT setval(pg_get_serial_sequence('inputs', 'seq'), coalesce(max(seq), 0) + 1, false) FROM inputs;
 
 CREATE INDEX inputs_thread_pending ON inputs (team_id, channel_id, thread_ts, seq) WHERE status = 'pending';
+DROP INDEX inputs_pending;
+ALTER TABLE inputs DROP COLUMN claimed_until;
 
 CREATE TABLE leases (
     token       BIGINT      NOT NULL,
@@ -79,5 +85,7 @@ CREATE INDEX leases_owner ON leases (owner) WHERE owner IS NOT NULL;
 
 -- +goose Down
 DROP TABLE leases;
+ALTER TABLE inputs ADD COLUMN claimed_until TIMESTAMPTZ;
+CREATE INDEX inputs_pending ON inputs (created_at, id) WHERE status = 'pending';
 DROP INDEX inputs_thread_pending;
 ALTER TABLE inputs DROP COLUMN seq;

@@ -15,11 +15,15 @@
 -- PRIMARY KEY keeps its values. The id, the primary key before, is UNIQUE instead:
 -- the same index as before (a rowid table indexes a TEXT primary key apart), and what
 -- Enqueue's ON CONFLICT (id) needs. The inputs already stored are numbered in the
--- order Pending offered them (created_at, id).
+-- order of their creation (created_at, then id), in which the per-input claims ran
+-- them.
 --
 -- inputs_thread_pending holds the pending inputs of each thread in seq order: Begin
 -- takes its first entry, Release and Exists ask whether a thread has one, Orphans
--- groups them by thread. inputs_pending stays for the deprecated Pending.
+-- groups them by thread. Leases replace the per-input claims: the rebuilt table leaves
+-- out their column claimed_until (migration 00002) and their index inputs_pending
+-- (created_at, id; migration 00001), which nothing reads any more. Down brings both
+-- back as an older version expects them, every input unclaimed (claimed_until NULL).
 --
 -- leases has one row per thread that ever had an input or a lease; Release frees it
 -- (owner NULL) rather than deleting it, so that its fencing token, token, never
@@ -43,20 +47,18 @@ CREATE TABLE inputs_new (
     status        TEXT    NOT NULL,
     attempts      INTEGER NOT NULL DEFAULT 0,
     created_at    INTEGER NOT NULL,
-    updated_at    INTEGER NOT NULL,
-    claimed_until INTEGER                  -- the deprecated Claim's (migration 00002)
+    updated_at    INTEGER NOT NULL
 ) STRICT;
 
 INSERT INTO inputs_new (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts,
-    created_at, updated_at, claimed_until)
+    created_at, updated_at)
 SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts,
-    created_at, updated_at, claimed_until
+    created_at, updated_at
 FROM inputs ORDER BY created_at, id;
 
 DROP TABLE inputs;
 ALTER TABLE inputs_new RENAME TO inputs;
 
-CREATE INDEX inputs_pending ON inputs (created_at, id) WHERE status = 'pending';
 CREATE INDEX inputs_thread_pending ON inputs (team_id, channel_id, thread_ts, seq) WHERE status = 'pending';
 
 CREATE TABLE leases (
@@ -98,9 +100,9 @@ CREATE TABLE inputs_old (
 ) STRICT;
 
 INSERT INTO inputs_old (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts,
-    created_at, updated_at, claimed_until)
+    created_at, updated_at)
 SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts,
-    created_at, updated_at, claimed_until
+    created_at, updated_at
 FROM inputs;
 
 DROP TABLE inputs;
