@@ -53,6 +53,9 @@ type thread struct {
 	validUntil time.Time
 	// lost is set when a Renew showed that another worker took the thread.
 	lost bool
+	// releasing is set while the worker frees the lease (Store.Release): a Renew
+	// that misses it then was not a takeover.
+	releasing bool
 	// pokes counts inputs this process enqueued for the thread; a worker that sees it
 	// change while it releases the lease takes the thread again.
 	pokes int
@@ -273,6 +276,7 @@ func (s *Service) begin(t *thread) (*Input, error) {
 func (s *Service) release(t *thread) bool {
 	s.mu.Lock()
 	pokes := t.pokes
+	t.releasing = true
 	s.mu.Unlock()
 	var freed bool
 	err := s.retryStore(s.ctx, "release a thread", func(ctx context.Context) error {
@@ -280,13 +284,13 @@ func (s *Service) release(t *thread) bool {
 		freed, err = s.cfg.Store.Release(ctx, s.leaseOf(t))
 		return err
 	})
-	switch {
-	case err != nil:
-		return errors.Is(err, ErrLeaseLost) || s.ctx.Err() != nil
-	case !freed:
-		return false // an input is pending: go on
-	}
 	s.mu.Lock()
+	t.releasing = false
+	if err != nil || !freed {
+		s.mu.Unlock()
+		// Lost, or shutting down: done; an input pending: go on with it.
+		return err != nil && (errors.Is(err, ErrLeaseLost) || s.ctx.Err() != nil)
+	}
 	again := t.pokes != pokes
 	t.lease = Lease{}
 	if !again && s.threads[t.key] == t {
@@ -387,7 +391,7 @@ func (s *Service) renewed(start time.Time, states []LeaseState) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for key, t := range s.threads {
-		if !t.lease.Held() || t.lost {
+		if !t.lease.Held() || t.lost || t.releasing {
 			continue
 		}
 		st, ok := byKey[key]

@@ -55,6 +55,9 @@ type cluster struct {
 	proxy       *toxiproxy.Proxy
 	// env is added to every replica's environment.
 	env map[string]string
+	// logs, when set, receives the output of process replicas instead of the test
+	// log (benchmarks).
+	logs io.Writer
 
 	mu       sync.Mutex
 	replicas []*replica
@@ -114,11 +117,12 @@ func (c *cluster) restore() {
 	}
 }
 
-// slowDatabase delays everything the database sends through the proxy by d.
+// slowDatabase delays everything sent to the database through the proxy by d: a
+// statement sent after it does not reach the database before d has passed.
 func (c *cluster) slowDatabase(d time.Duration) {
 	c.t.Helper()
 	_, err := c.proxy.Toxics.AddToxicJson(strings.NewReader(fmt.Sprintf(
-		`{"name":"slow","type":"latency","stream":"downstream","attributes":{"latency":%d}}`, d.Milliseconds())))
+		`{"name":"slow","type":"latency","stream":"upstream","attributes":{"latency":%d}}`, d.Milliseconds())))
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -198,7 +202,7 @@ func (c *cluster) startMain(name string) *replica {
 func (c *cluster) startProcess(name string) *replica {
 	c.t.Helper()
 	before := c.emu.NumConnections()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd := exec.Command(os.Args[0]) // TestMain runs main, which runs "run"
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	for k, v := range c.replicaEnv(name) {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -213,16 +217,27 @@ func (c *cluster) startProcess(name string) *replica {
 	}
 	r := &replica{name: name, c: c, cmd: cmd, exited: make(chan struct{})}
 	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			c.t.Log(name + ": " + sc.Text())
+		if c.logs != nil {
+			_, _ = io.Copy(c.logs, out)
+		} else {
+			sc := bufio.NewScanner(out)
+			sc.Buffer(make([]byte, 64<<10), 1<<20)
+			for sc.Scan() {
+				c.t.Log(name + ": " + sc.Text())
+			}
 		}
 		_ = cmd.Wait()
 		close(r.exited)
 	}()
 	c.add(r)
-	c.waitFor(name+" to connect", func() bool { return c.emu.NumConnections() > before })
+	c.waitFor(name+" to connect", func() bool {
+		select {
+		case <-r.exited:
+			c.t.Fatalf("replica %s exited: %v", name, cmd.ProcessState)
+		default:
+		}
+		return c.emu.NumConnections() > before
+	})
 	return r
 }
 
@@ -239,8 +254,10 @@ func (r *replica) kill() {
 	if r.cmd == nil {
 		r.c.t.Fatal("kill needs a process replica (startProcess)")
 	}
+	before := r.c.emu.NumConnections()
 	_ = r.cmd.Process.Signal(syscall.SIGKILL)
 	<-r.exited
+	r.c.waitFor("the emulator to see the killed replica's connection drop", func() bool { return r.c.emu.NumConnections() < before })
 }
 
 // stop ends a replica gracefully (SIGTERM for a process) and waits for it.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -146,8 +147,10 @@ func TestE2EKillMidTurnIsTakenOver(t *testing.T) {
 func TestE2EKillAfterPostAnswersOnce(t *testing.T) {
 	c := newCluster(t, storetest.PostgresDSN(t))
 	c.cuttable()
-	g := c.gatedModel(func(int32, openaitest.Request) bool {
-		c.slowDatabase(time.Minute) // the answer goes out; its save hangs
+	g := c.gatedModel(func(n int32, _ openaitest.Request) bool {
+		if n == 1 {
+			c.slowDatabase(time.Minute) // the answer goes out; its save hangs
+		}
 		return false
 	})
 	a := c.startProcess("a")
@@ -164,6 +167,7 @@ func TestE2EKillAfterPostAnswersOnce(t *testing.T) {
 	if n := g.calls.Load(); n != 1 {
 		t.Fatalf("the model was called %d times; want once (the posted answer is reused)", n)
 	}
+	c.proxy.Toxics.ResetToxics(context.Background())
 	c.post(general, alice, "and then?", root)
 	c.waitAnswers(general, root, 2)
 	last := c.ai.Requests()[len(c.ai.Requests())-1]
