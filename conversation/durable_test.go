@@ -15,16 +15,16 @@ import (
 	"github.com/threadwright/threadwright/store/sqlite"
 )
 
-// unavailable is a store error that may go away, as the stores report it.
-var unavailable = fmt.Errorf("dial tcp 127.0.0.1:5432: connection refused: %w", conversation.ErrUnavailable)
+// errUnavailable is a store error that may go away, as the stores report it.
+var errUnavailable = fmt.Errorf("dial tcp 127.0.0.1:5432: connection refused: %w", conversation.ErrUnavailable)
 
 // flakyStore fails what its switches say, and reports the inputs begun.
 type flakyStore struct {
 	conversation.Store
-	// saveDown fails every Save that finishes an input with unavailable while set;
+	// saveDown fails every Save that finishes an input with errUnavailable while set;
 	// begun2 clears it when an input is begun a second time.
 	saveDown atomic.Bool
-	// enqueueDown fails Enqueue with unavailable while set.
+	// enqueueDown fails Enqueue with errUnavailable while set.
 	enqueueDown atomic.Bool
 	// loadErr, when set, fails every Load with it.
 	loadErr atomic.Pointer[error]
@@ -35,14 +35,14 @@ type flakyStore struct {
 
 func (s *flakyStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
 	if turn.InputID != "" && s.saveDown.Load() {
-		return conversation.Saved{}, unavailable
+		return conversation.Saved{}, errUnavailable
 	}
 	return s.Store.Save(ctx, turn)
 }
 
 func (s *flakyStore) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
 	if s.enqueueDown.Load() {
-		return false, unavailable
+		return false, errUnavailable
 	}
 	return s.Store.Enqueue(ctx, in)
 }

@@ -655,7 +655,7 @@ func TestBlogWorkflow(t *testing.T) {
 						}
 						failures = append(failures, tf.Reason)
 						if try == 1 {
-							text, _, err = agent.Write(ctx, r)
+							_, _, err = agent.Write(ctx, r)
 						}
 					}
 					rec, _, rerr := agent.Recover(ctx, r, failures)

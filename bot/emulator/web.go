@@ -263,7 +263,7 @@ func toUIMessage(m Message, markdown bool) uiMessage {
 		out.Files = append(out.Files, toUIFile(f))
 	}
 	for _, r := range m.Reactions {
-		out.Reactions = append(out.Reactions, uiReaction{Name: r.Name, Users: r.Users})
+		out.Reactions = append(out.Reactions, uiReaction(r))
 	}
 	return out
 }

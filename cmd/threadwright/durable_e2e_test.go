@@ -130,10 +130,10 @@ func TestE2EKillMidTurnIsTakenOver(t *testing.T) {
 
 	c.startMain("b")
 	c.post(general, alice, "second question", root)
-	got := c.waitAnswers(general, root, 1)
+	c.waitAnswers(general, root, 1)
 	t.Logf("thread taken over and answered %s after the kill", time.Since(killed).Round(100*time.Millisecond))
 	c.settle()
-	got = c.answers(general, root)
+	got := c.answers(general, root)
 	want := []string{answerTo("first question"), answerTo("second question")}
 	if !slices.Equal(got, want) {
 		t.Fatalf("thread shows %q; want %q", got, want)
@@ -251,9 +251,9 @@ func TestE2ETurnTimeoutEndsCleanly(t *testing.T) {
 	c.echoModel(time.Minute)
 	c.startMain("a")
 	root := c.post(general, alice, "<@U0BOT> a very slow question", "")
-	got := c.waitAnswers(general, root, 1)
+	c.waitAnswers(general, root, 1)
 	c.settle()
-	if got = c.answers(general, root); len(got) != 1 || !strings.HasPrefix(got[0], "Sorry, that took too long") {
+	if got := c.answers(general, root); len(got) != 1 || !strings.HasPrefix(got[0], "Sorry, that took too long") {
 		t.Fatalf("thread shows %q; want one answer saying it took too long", got)
 	}
 	if n := len(c.ai.Requests()); n != 1 {

@@ -166,21 +166,8 @@ RETURNING team_id, channel_id, thread_ts, token, newest, message_seq, message_by
 // returns their states, in one statement (renewSQL). A lease of owner missing from
 // the result was taken over.
 func (s *Store) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
-	states, err := sqlstore.Renew(owner, ttl, func(ttl time.Duration, rows *[]sqlstore.LeaseRow) error {
-		rs, err := s.renewStmt.QueryContext(ctx, owner, ttl.Milliseconds())
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var r sqlstore.LeaseRow
-			if err := rs.Scan(&r.TeamID, &r.ChannelID, &r.ThreadTS, &r.Token, &r.Newest, &r.MessageSeq, &r.MessageBy,
-				&r.StopTarget, &r.StopBy); err != nil {
-				return err
-			}
-			*rows = append(*rows, r)
-		}
-		return rs.Err()
+	states, err := sqlstore.Renew(owner, ttl, func(ttl time.Duration) (*sql.Rows, error) {
+		return s.renewStmt.QueryContext(ctx, owner, ttl.Milliseconds())
 	})
 	return states, classify(err)
 }

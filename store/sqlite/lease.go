@@ -137,21 +137,8 @@ func (s *Store) Abandon(ctx context.Context, l conversation.Lease) error {
 // included, until ttl (whole milliseconds) from now, and returns their states, in one
 // statement (renewSQL). A lease of owner missing from the result was taken over.
 func (s *Store) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
-	states, err := sqlstore.Renew(owner, ttl, func(ttl time.Duration, rows *[]sqlstore.LeaseRow) error {
-		rs, err := s.st.renew.QueryContext(ctx, owner, timestamp(sqlstore.Now().Add(ttl)))
-		if err != nil {
-			return err
-		}
-		defer rs.Close()
-		for rs.Next() {
-			var r sqlstore.LeaseRow
-			if err := rs.Scan(&r.TeamID, &r.ChannelID, &r.ThreadTS, &r.Token, &r.Newest, &r.MessageSeq, &r.MessageBy,
-				&r.StopTarget, &r.StopBy); err != nil {
-				return err
-			}
-			*rows = append(*rows, r)
-		}
-		return rs.Err()
+	states, err := sqlstore.Renew(owner, ttl, func(ttl time.Duration) (*sql.Rows, error) {
+		return s.st.renew.QueryContext(ctx, owner, timestamp(sqlstore.Now().Add(ttl)))
 	})
 	return states, classify(err)
 }

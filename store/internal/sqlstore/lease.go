@@ -167,20 +167,36 @@ func Abandon(l conversation.Lease, abandon func() (sql.Result, error)) error {
 }
 
 // Renew implements conversation.Store.Renew: renew sets the expiry of every lease row
-// of owner to ttl (as LeaseTTL rounds it) from now and selects them into rows.
-func Renew(owner string, ttl time.Duration, renew func(ttl time.Duration, rows *[]LeaseRow) error) ([]conversation.LeaseState, error) {
+// of owner to ttl (as LeaseTTL rounds it) from now and returns them (team_id,
+// channel_id, thread_ts, token, newest, message_seq, message_by, stop_target,
+// stop_by), which Renew reads and closes.
+func Renew(owner string, ttl time.Duration, renew func(ttl time.Duration) (*sql.Rows, error)) ([]conversation.LeaseState, error) {
 	if owner == "" {
 		return nil, errors.New("renew leases: empty owner")
 	}
-	var rows []LeaseRow
-	if err := renew(LeaseTTL(ttl), &rows); err != nil {
+	states, err := renewed(owner, ttl, renew)
+	if err != nil {
 		return nil, fmt.Errorf("renew leases of %s: %w", owner, err)
 	}
-	states := make([]conversation.LeaseState, len(rows))
-	for i, r := range rows {
-		states[i] = r.State(owner)
-	}
 	return states, nil
+}
+
+func renewed(owner string, ttl time.Duration, renew func(ttl time.Duration) (*sql.Rows, error)) ([]conversation.LeaseState, error) {
+	rs, err := renew(LeaseTTL(ttl))
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var states []conversation.LeaseState
+	for rs.Next() {
+		var r LeaseRow
+		if err := rs.Scan(&r.TeamID, &r.ChannelID, &r.ThreadTS, &r.Token, &r.Newest, &r.MessageSeq, &r.MessageBy,
+			&r.StopTarget, &r.StopBy); err != nil {
+			return nil, err
+		}
+		states = append(states, r.State(owner))
+	}
+	return states, rs.Err()
 }
 
 // Signal implements conversation.Store.Signal of thread key: signal sets stop_target

@@ -53,91 +53,78 @@ func validUTF8(j []byte) []byte {
 // repairs text). It returns j itself when it is storable already; it does not validate j
 // (callers do, with json.Valid).
 func JSON(j []byte) []byte {
-	if utf8.Valid(j) && !bytes.Contains(j, []byte(`\u`)) {
-		return j // the common case: no \u escape at all
+	valid := utf8.Valid(j)
+	if valid && (!bytes.Contains(j, []byte(`\u`)) || !repairEscapes(j, nil)) {
+		return j // the common case: nothing to repair, nothing copied
 	}
-	if utf8.Valid(j) && !needsEscapeRepair(j) {
-		return j
+	if !valid {
+		j = validUTF8(j)
 	}
-	j = validUTF8(j)
 	out := make([]byte, 0, len(j))
+	repairEscapes(j, &out)
+	return out
+}
+
+// replacementEscape is U+FFFD as a JSON escape.
+var replacementEscape = []byte(`\ufffd`)
+
+// repairEscapes scans j, valid UTF-8 JSON, as JSON reads it (every backslash inside
+// a string starts an escape, so the backslash of \\ never starts another), and
+// reports whether it holds an escape that JSON rewrites: \u0000 or an unpaired
+// surrogate. When out is not nil, j is appended to it with those escapes rewritten.
+func repairEscapes(j []byte, out *[]byte) (repaired bool) {
+	emit := func(b ...byte) {
+		if out != nil {
+			*out = append(*out, b...)
+		}
+	}
 	inString := false
 	for i := 0; i < len(j); i++ {
 		c := j[i]
 		switch {
 		case !inString:
 			inString = c == '"'
-			out = append(out, c)
+			emit(c)
 		case c == '"':
 			inString = false
-			out = append(out, c)
+			emit(c)
 		case c != '\\':
-			out = append(out, c)
+			emit(c)
 		case i+1 < len(j) && j[i+1] != 'u':
-			// A two-character escape (\\, \", \n, …): copied whole, so that the
-			// backslash of \\ never starts another escape.
-			out = append(out, c, j[i+1])
+			// A two-character escape (\\, \", \n, …): copied whole.
+			emit(c, j[i+1])
 			i++
 		default:
 			// \uXXXX (valid JSON has four hex digits after \u).
 			r, ok := hex4(j, i+2)
 			if !ok {
-				out = append(out, c)
+				emit(c)
 				continue
 			}
 			switch {
 			case r == 0:
-				// dropped
+				repaired = true // dropped
 			case isHighSurrogate(r):
 				if low, ok := escapeAt(j, i+6); ok && isLowSurrogate(low) {
-					out = append(out, j[i:i+12]...)
+					emit(j[i : i+12]...)
 					i += 6
 				} else {
-					out = append(out, `\ufffd`...)
+					repaired = true
+					emit(replacementEscape...)
 				}
 			case isLowSurrogate(r):
-				out = append(out, `\ufffd`...)
+				repaired = true
+				emit(replacementEscape...)
 			default:
-				out = append(out, j[i:i+6]...)
+				emit(j[i : i+6]...)
 			}
 			i += 5
 		}
-	}
-	return out
-}
-
-// needsEscapeRepair reports whether j, valid UTF-8, holds an escape that JSON
-// rewrites: \u0000 or an unpaired surrogate. It scans like JSON, without copying.
-func needsEscapeRepair(j []byte) bool {
-	inString := false
-	for i := 0; i < len(j); i++ {
-		c := j[i]
-		switch {
-		case !inString:
-			inString = c == '"'
-		case c == '"':
-			inString = false
-		case c != '\\':
-		case i+1 < len(j) && j[i+1] != 'u':
-			i++
-		default:
-			r, ok := hex4(j, i+2)
-			if !ok {
-				continue
-			}
-			switch {
-			case r == 0, isLowSurrogate(r):
-				return true
-			case isHighSurrogate(r):
-				if low, ok := escapeAt(j, i+6); !ok || !isLowSurrogate(low) {
-					return true
-				}
-				i += 6
-			}
-			i += 5
+		if repaired && out == nil {
+			return true
 		}
 	}
-	return false
+	return repaired
 }
 
 // escapeAt returns the code unit of the escape \uXXXX at j[i:], if there is one.
