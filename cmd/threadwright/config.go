@@ -21,7 +21,7 @@ import (
 type StoreConfig struct {
 	DatabaseURL      string `envconfig:"DATABASE_URL" desc:"Postgres DSN (postgres://user:pass@host:5432/db?sslmode=disable); unset uses the embedded SQLite file $DATA_DIR/threadwright.db"`
 	DataDir          string `envconfig:"DATA_DIR" default:"./data" desc:"directory of the embedded SQLite store, and, with Postgres, of the spool that keeps inputs while the database is unreachable"`
-	DatabaseMaxConns int    `envconfig:"DATABASE_MAX_CONNS" desc:"Postgres connections this process opens at most (default: a quarter of MAX_CONCURRENT_TURNS, at least 10)"`
+	DatabaseMaxConns int    `envconfig:"DATABASE_MAX_CONNS" desc:"Postgres connections this process opens at most (default: a quarter of MAX_CONCURRENT_TURNS, from 10 to 40)"`
 }
 
 // Config is threadwright's configuration, read from the environment with envconfig
@@ -186,7 +186,9 @@ func (c *Config) validate() error {
 		c.OpenAISmallModel = c.OpenAIModel
 	}
 	if c.DatabaseMaxConns == 0 {
-		c.DatabaseMaxConns = max(10, c.MaxConcurrentTurns/4)
+		// A turn holds a connection only for its statements; two replicas at this
+		// default stay within Postgres's default max_connections (100).
+		c.DatabaseMaxConns = min(max(10, c.MaxConcurrentTurns/4), 40)
 	}
 	return nil
 }
