@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -300,5 +301,214 @@ func TestServiceChannelCommandFailureIsTold(t *testing.T) {
 	}
 	if n := st.begun.Load(); n != 2 {
 		t.Fatalf("begun %d times; want 2", n)
+	}
+}
+
+// lostAnswerStore loses the answer of the first Acquire that succeeds: it commits,
+// but the caller sees the connection drop (ErrUnavailable).
+type lostAnswerStore struct {
+	conversation.Store
+	once sync.Once
+}
+
+func (s *lostAnswerStore) Acquire(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
+	l, prev, ok, err := s.Store.Acquire(ctx, k, owner, ttl)
+	lost := false
+	s.once.Do(func() { lost = err == nil && ok })
+	if lost {
+		return conversation.Lease{}, "", false, errUnavailable
+	}
+	return l, prev, ok, err
+}
+
+// TestServiceAcquireWhoseAnswerWasLost: an Acquire commits but its answer is lost; the
+// retry takes the process's own lease again, and the input is answered (before, the
+// lease stayed this process's, renewed for nobody, and the thread was stranded).
+func TestServiceAcquireWhoseAnswerWasLost(t *testing.T) {
+	st := &lostAnswerStore{Store: openStore(t, t.TempDir())}
+	msgr := newMessenger()
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}, LeaseTTL: time.Second})
+	submit(t, svc, mention(key, "100.0", "hello"))
+	if got := msgr.wait(t); got != "re: hello" {
+		t.Fatalf("reply %q", got)
+	}
+}
+
+// earlyRenewStore makes one Renew read the leases before the worker's first Acquire
+// commits and return only after that Acquire returned (it waited on a lock, or its
+// reply was slow).
+type earlyRenewStore struct {
+	conversation.Store
+	acquiring, renewRead, acquired chan struct{}
+	acqOnce, renewOnce               sync.Once
+}
+
+func (s *earlyRenewStore) Acquire(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
+	first := false
+	s.acqOnce.Do(func() { first = true })
+	if !first {
+		return s.Store.Acquire(ctx, k, owner, ttl)
+	}
+	close(s.acquiring)
+	<-s.renewRead
+	defer close(s.acquired)
+	return s.Store.Acquire(ctx, k, owner, ttl)
+}
+
+func (s *earlyRenewStore) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
+	select {
+	case <-s.acquiring:
+	default:
+		return s.Store.Renew(ctx, owner, ttl)
+	}
+	mine := false
+	s.renewOnce.Do(func() { mine = true })
+	if !mine {
+		return s.Store.Renew(ctx, owner, ttl)
+	}
+	states, err := s.Store.Renew(ctx, owner, ttl)
+	close(s.renewRead)
+	<-s.acquired
+	return states, err
+}
+
+// TestServiceRenewThatOverlapsAcquire: a Renew that read the leases before an Acquire
+// committed, and returned after it, does not make the new lease look taken over.
+func TestServiceRenewThatOverlapsAcquire(t *testing.T) {
+	st := &earlyRenewStore{Store: openStore(t, t.TempDir()),
+		acquiring: make(chan struct{}), renewRead: make(chan struct{}), acquired: make(chan struct{})}
+	msgr := newMessenger()
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}, LeaseTTL: time.Second})
+	submit(t, svc, mention(key, "100.0", "hello"))
+	if got := msgr.wait(t); got != "re: hello" {
+		t.Fatalf("reply %q", got)
+	}
+}
+
+// downStore does not answer at all: every call fails as a refused connection.
+type downStore struct{ conversation.Store }
+
+func (downStore) Enqueue(context.Context, conversation.Input) (bool, error) { return false, errUnavailable }
+func (downStore) Exists(context.Context, conversation.Key) (bool, error)     { return false, errUnavailable }
+
+// TestServiceShutdownWhileTheSpoolCannotDrain: Shutdown returns although the store is
+// down and inputs wait in the spool (they drain at the next start).
+func TestServiceShutdownWhileTheSpoolCannotDrain(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := sqlite.OpenSpool(context.Background(), filepath.Join(dir, "spool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	svc, err := conversation.NewService(conversation.Config{Store: downStore{openStore(t, dir)}, Messenger: newMessenger(),
+		Executor: &echo{}, Synthesizer: plainSynth{}, Spool: sp, LeaseTTL: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	if ok, err := svc.Submit(ctx, mention(key, "100.0", "hello")); !ok || err != nil {
+		t.Fatalf("Submit = %v, %v; want spooled", ok, err)
+	}
+	cancel()
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		done <- svc.Shutdown(ctx)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Shutdown did not return while the spool could not drain")
+	}
+	if n, _ := sp.Len(context.Background()); n != 1 {
+		t.Fatalf("%d inputs spooled after Shutdown; want the 1, for the next start", n)
+	}
+}
+
+// hangingStore's Enqueue never answers: it returns when its context ends, with the
+// context's error, as database/sql does for a black-holed host or a full pool.
+type hangingStore struct{ conversation.Store }
+
+func (hangingStore) Enqueue(ctx context.Context, _ conversation.Input) (bool, error) {
+	<-ctx.Done()
+	return false, ctx.Err()
+}
+
+// TestServiceSpoolsWhenTheStoreHangs: a store that does not answer within the ack
+// budget is as good as down: the input is spooled.
+func TestServiceSpoolsWhenTheStoreHangs(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := sqlite.OpenSpool(context.Background(), filepath.Join(dir, "spool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	svc := newService(t, conversation.Config{Store: hangingStore{openStore(t, dir)}, Spool: sp, Messenger: newMessenger(), Executor: &echo{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // the bot's ack budget
+	defer cancel()
+	if ok, err := svc.Submit(ctx, mention(key, "100.0", "hello")); !ok || err != nil {
+		t.Fatalf("Submit = %v, %v; want spooled", ok, err)
+	}
+	if n, _ := sp.Len(context.Background()); n != 1 {
+		t.Fatalf("spooled %d; want 1", n)
+	}
+}
+
+// TestServiceGivesUpMessagesWhoseCheckpointCannotLoad: a person's message whose turns
+// fail before anything is saved (the checkpoint cannot be read) is given up after
+// MaxAttempts, and the thread is free for the next input.
+func TestServiceGivesUpMessagesWhoseCheckpointCannotLoad(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	msgr := newMessenger()
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}, MaxAttempts: 2})
+	bad := errors.New("decode state: invalid character")
+	st.loadErr.Store(&bad)
+	submit(t, svc, mention(key, "100.0", "first"))
+	if got := msgr.wait(t); !strings.HasPrefix(got, "Sorry, I gave up on this message after 2 attempts") {
+		t.Fatalf("posted %q", got)
+	}
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.begun.Load(); n != 3 {
+		t.Fatalf("begun %d times; want 3", n)
+	}
+}
+
+// TestServiceClickReRunLeavesOtherMessagesAlone: a click that runs again does not take
+// the bot's untagged messages after the clicked card for its own: they are not
+// deleted.
+func TestServiceClickReRunLeavesOtherMessagesAlone(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	ctx := context.Background()
+	msgr := newMessenger()
+	msgr.mu.Lock()
+	card := msgr.put(key, "a card with buttons", conversation.Tag{InputID: "older-input", N: 1}, "")
+	msgr.put(key, "an answer posted untagged", conversation.Tag{}, "")
+	msgr.mu.Unlock()
+	click := conversation.Input{ID: "int:T1:click", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: conversation.Action{Name: conversation.ActionApprove, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: "a"},
+			UserID: "U1", MessageTS: card}}
+	if _, err := st.Enqueue(ctx, click); err != nil {
+		t.Fatal(err)
+	}
+	l, _, ok, err := st.Acquire(ctx, key, "dead", time.Nanosecond) // its first run died
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if _, err := st.Begin(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: &echo{}})
+	waitUntil(t, "the click to be finished", func() bool {
+		orphans, err := st.Orphans(ctx, 10)
+		return err == nil && len(orphans) == 0 && !svc.Holds(key)
+	})
+	if got := msgr.thread(key); !slices.Contains(got, "an answer posted untagged") {
+		t.Fatalf("the re-run of a click deleted a message it never posted: thread now %q", got)
 	}
 }

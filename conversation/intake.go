@@ -13,6 +13,10 @@ import (
 // input is spooled, new inputs are spooled too, so that the drain moves them into the
 // store in the order they came; then they run as if they had been stored at once.
 
+// maxUnspoolFailures is how often a spooled input may fail to go into the store for a
+// reason other than the store being down before it is dropped.
+const maxUnspoolFailures = 5
+
 // spoolReserve is the time Submit keeps, before its deadline, for writing to the
 // spool after the store failed.
 const spoolReserve = 500 * time.Millisecond
@@ -30,7 +34,7 @@ func (s *Service) spoolPut(in Input) (bool, error) {
 		return false, fmt.Errorf("submit %s: spool: %w", in.ID, err)
 	}
 	s.spooling = true
-	s.startDrainLocked(context.WithoutCancel(s.ctx))
+	s.startDrainLocked(s.bgCtx)
 	return put, nil
 }
 
@@ -64,6 +68,7 @@ func (s *Service) drain(ctx context.Context) {
 		s.spoolMu.Unlock()
 	}()
 	moved := 0
+	failures := map[string]int{} // an input's failures other than the store being down
 	for ctx.Err() == nil {
 		batch, err := s.cfg.Spool.Peek(ctx, 100)
 		if err != nil {
@@ -91,9 +96,18 @@ func (s *Service) drain(ctx context.Context) {
 			continue
 		}
 		for _, in := range batch {
-			if err := s.unspool(ctx, in); err != nil {
+			err := s.unspool(ctx, in)
+			if err != nil && !storeDown(err) && ctx.Err() == nil {
+				if failures[in.ID]++; failures[in.ID] >= maxUnspoolFailures {
+					// It will never go in: keeping it would hold every later input
+					// back in the spool.
+					s.log.Error("spooled input cannot be stored; dropped", LogKeyInput, in.ID, LogKeyThread, in.Key.String(), "kind", in.Kind, "error", err)
+					err = s.cfg.Spool.Remove(ctx, in.ID)
+				}
+			}
+			if err != nil {
 				if ctx.Err() == nil {
-					s.log.Error("spooled input not moved; it stays spooled", LogKeyInput, in.ID, "error", err)
+					s.log.Warn("spooled input not moved yet; retrying", LogKeyInput, in.ID, "error", err)
 				}
 				if !sleepCtx(ctx, time.Second) {
 					return

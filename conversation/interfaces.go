@@ -42,10 +42,11 @@ type Store interface {
 	// database's clock, unless a live lease holds it. A lease is live until ttl after
 	// its last Acquire or Renew; Release frees it. Taking a thread whose lease expired
 	// (its holder died or lost the database) increases the fencing token, so that the
-	// previous holder's Begin, Finish, Release and Save fail with ErrLeaseLost. It
-	// returns ok false, changing nothing, when a live lease (of any owner) holds the
-	// thread; prev is the owner of the expired lease taken over ("" when the thread
-	// was free).
+	// previous holder's Begin, Finish, Release and Save fail with ErrLeaseLost. A live
+	// lease of owner itself (an earlier Acquire whose answer was lost) is taken again,
+	// with a new token. It returns ok false, changing nothing, when a live lease of
+	// another owner holds the thread; prev is the owner of the lease taken over ("" when
+	// the thread was free).
 	Acquire(ctx context.Context, key Key, owner string, ttl time.Duration) (l Lease, prev string, ok bool, err error)
 	// Begin starts the next input of l's thread, the pending input with the lowest
 	// Seq: it increments the input's Attempts and returns it, or nil when the thread

@@ -59,11 +59,16 @@ func (s *Service) newOutbox(ctx context.Context, r *run) *outbox {
 	}
 	o.prior = map[int][]Posted{}
 	for _, p := range posted {
-		if p.Tag.InputID == "" {
+		switch {
+		case p.Tag.InputID != "":
+			o.prior[p.Tag.N] = append(o.prior[p.Tag.N], p)
+		case p.File != "" || r.in.Message != nil:
+			// An untagged message newer than the input may be this input's: a file
+			// share, or, for a person's message (the only input whose turn streams,
+			// and whose own ts bounds what came after it), a stream cut before it
+			// stopped. Anything else untagged is left alone.
 			o.loose = append(o.loose, p)
-			continue
 		}
-		o.prior[p.Tag.N] = append(o.prior[p.Tag.N], p)
 	}
 	for _, ps := range o.prior {
 		slices.SortFunc(ps, func(a, b Posted) int { return a.Piece - b.Piece })
@@ -99,6 +104,7 @@ func (o *outbox) tag(answer bool) Tag {
 	defer o.mu.Unlock()
 	o.n++
 	t := Tag{InputID: o.id, N: o.n, Answer: answer}
+
 	for _, p := range o.prior[o.n] {
 		t.Replace = append(t.Replace, p.TS)
 		o.used[p.TS] = true
@@ -115,6 +121,10 @@ func (o *outbox) tag(answer bool) Tag {
 	}
 	return t
 }
+
+// lost reports whether the turn's lease was taken by another worker: it must no
+// longer change the thread.
+func (o *outbox) lost() bool { return o.th != nil && o.s.isLost(o.th) }
 
 // PostReply posts text in the thread; answer marks a part of the turn's answer, and
 // final its last part. Errors: ErrLeaseLost (nothing posted); the Messenger's.
@@ -136,13 +146,15 @@ func (o *outbox) PostCard(ctx context.Context, c Card) (string, error) {
 	return o.s.cfg.Messenger.PostCard(ctx, o.key, c, o.tag(false))
 }
 
-// Upload uploads f to the thread, unless an earlier run shared a file of its name.
+// Upload uploads f to the thread, unless an earlier run shared a file of its name. A
+// file share carries no tag: it takes a post's ordinal, but replaces only a file.
 func (o *outbox) Upload(ctx context.Context, f File) error {
 	if err := o.s.confirm(ctx, o.th); err != nil {
 		return err
 	}
-	tag := o.tag(false)
 	o.mu.Lock()
+	o.n++
+	tag := Tag{InputID: o.id, N: o.n}
 	for _, p := range o.loose {
 		if p.File == f.Name && !o.used[p.TS] && len(tag.Replace) == 0 {
 			tag.Replace = []string{p.TS}

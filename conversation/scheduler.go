@@ -123,12 +123,13 @@ func (s *Service) letGo(t *thread) {
 	t.lost = t.lost || held
 	s.mu.Unlock()
 	if held {
-		s.abandon(l)
+		s.abandon(l, "thread with pending inputs handed over")
 	}
 }
 
-// abandon hands l over (Store.Abandon) on a context of its own.
-func (s *Service) abandon(l Lease) {
+// abandon hands l over (Store.Abandon) on a context of its own, and logs why at info
+// when it did.
+func (s *Service) abandon(l Lease, why string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	switch err := s.cfg.Store.Abandon(ctx, l); {
@@ -138,7 +139,7 @@ func (s *Service) abandon(l Lease) {
 		s.log.Warn("thread not handed over; it is taken over when its lease expires", LogKeyThread, l.Key.String(), "error", err)
 		return
 	}
-	s.log.Info("thread with pending inputs handed over", LogKeyThread, l.Key.String())
+	s.log.Info(why, LogKeyThread, l.Key.String())
 }
 
 // acquire takes t's lease. It reports false when another worker holds the thread
@@ -185,11 +186,17 @@ func (s *Service) acquire(t *thread) bool {
 			}
 			return false
 		}
-		if prev != "" {
+		switch prev {
+		case "":
+		case s.owner:
+			log.Warn("took this process's own lease again: an earlier Acquire's answer was lost", "token", l.Token)
+		default:
 			log.Warn("took over a thread whose worker stopped renewing its lease", "previous_owner", prev, "token", l.Token)
 		}
 		s.mu.Lock()
-		t.lease, t.since, t.validUntil, t.lost = l, start, start.Add(s.cfg.LeaseTTL), false
+		// since is when Acquire returned: a Renew that started before then may have
+		// read the leases before this one was committed (renewed).
+		t.lease, t.since, t.validUntil, t.lost = l, s.cfg.Now(), start.Add(s.cfg.LeaseTTL), false
 		s.mu.Unlock()
 		return true
 	}
@@ -236,7 +243,8 @@ func (s *Service) work(t *thread) {
 		switch {
 		case err == nil:
 			retry.Reset()
-		case errors.Is(err, ErrLeaseLost) || s.ctx.Err() != nil:
+		case errors.Is(err, ErrLeaseLost) || s.ctx.Err() != nil || s.isClosed():
+			// Shutting down: the input stays pending and the thread is handed over.
 			return
 		default:
 			wait := retry.NextBackOff()
@@ -382,7 +390,9 @@ func (s *Service) heartbeat(ctx context.Context) {
 
 // renewed applies the result of a Renew that started at start: leases still held are
 // valid for LeaseTTL more and bring other workers' requests (a newer message, a Stop
-// button); a lease held before start and missing from states was taken over.
+// button); a lease held since before start and missing from states was taken over. A
+// lease of this owner that no worker of this process holds (an Acquire whose answer
+// was lost) is handed over, so that it is not renewed for nobody.
 func (s *Service) renewed(start time.Time, states []LeaseState) {
 	byKey := make(map[Key]LeaseState, len(states))
 	for _, st := range states {
@@ -390,6 +400,11 @@ func (s *Service) renewed(start time.Time, states []LeaseState) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for key, st := range byKey {
+		if _, ok := s.threads[key]; !ok {
+			go s.abandon(st.Lease, "a lease this process lost track of handed over") // fenced by its token
+		}
+	}
 	for key, t := range s.threads {
 		if !t.lease.Held() || t.lost || t.releasing {
 			continue
@@ -453,7 +468,7 @@ func (s *Service) sweep(ctx context.Context) {
 }
 
 // orphanBatch bounds the threads one sweep takes.
-const orphanBatch = 100
+const orphanBatch = 500
 
 // takeOrphans starts work on the threads with pending inputs and no live lease, and
 // returns how many it found.

@@ -116,8 +116,10 @@ type Service struct {
 	// gives up waiting.
 	ctx    context.Context
 	cancel context.CancelCauseFunc
-	// bg runs the heartbeat, the sweep and the spool's drain; stopBG ends them.
+	// bg runs the heartbeat, the sweep and the spool's drain, on bgCtx; stopBG ends
+	// them.
 	bg     sync.WaitGroup
+	bgCtx  context.Context
 	stopBG context.CancelFunc
 	wg     sync.WaitGroup // one per thread worker
 
@@ -127,6 +129,9 @@ type Service struct {
 	started bool
 	threads map[Key]*thread
 
+	// intakeMu serializes accept, so that an input never overtakes an earlier one
+	// that went to the spool.
+	intakeMu sync.Mutex
 	// spoolMu serializes the spool's hand-over: while spooling is set, inputs go to
 	// the spool, in order, and the drain moves them into the store.
 	spoolMu  sync.Mutex
@@ -175,6 +180,7 @@ func NewService(cfg Config) (*Service, error) {
 		cfg.Owner = newOwner()
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
+	bg, stopBG := context.WithCancel(context.Background())
 	return &Service{
 		cfg:     cfg,
 		log:     cfg.Logger,
@@ -182,7 +188,8 @@ func NewService(cfg Config) (*Service, error) {
 		turns:   semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
 		ctx:     ctx,
 		cancel:  cancel,
-		stopBG:  func() {},
+		bgCtx:   bg,
+		stopBG:  stopBG,
 		threads: make(map[Key]*thread),
 	}, nil
 }
@@ -214,11 +221,9 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	s.started = true
 	s.mu.Unlock()
-	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	s.stopBG = stop
+	bg := s.bgCtx
 	n, err := s.takeOrphans(ctx)
 	if err != nil {
-		stop()
 		return err
 	}
 	if n > 0 {
@@ -279,7 +284,7 @@ func (s *Service) Submit(ctx context.Context, in Input) (accepted bool, err erro
 			return err
 		})
 		switch {
-		case err != nil && errors.Is(err, ErrUnavailable) && s.cfg.Spool != nil:
+		case err != nil && storeDown(err) && s.cfg.Spool != nil:
 			// Spooled; the drain checks the thread when the store answers again.
 		case err != nil:
 			return false, fmt.Errorf("submit %s: %w", in.ID, err)
@@ -293,8 +298,11 @@ func (s *Service) Submit(ctx context.Context, in Input) (accepted bool, err erro
 }
 
 // accept stores in, or spools it when the store is unavailable or inputs are spooled
-// already (they go into the store in order), and starts work on its thread.
+// already (they go into the store in order), and starts work on its thread. One
+// accept runs at a time, so that no input overtakes an earlier one that was spooled.
 func (s *Service) accept(ctx context.Context, in Input) (bool, error) {
+	s.intakeMu.Lock()
+	defer s.intakeMu.Unlock()
 	s.spoolMu.Lock()
 	spooling := s.spooling
 	s.spoolMu.Unlock()
@@ -308,7 +316,7 @@ func (s *Service) accept(ctx context.Context, in Input) (bool, error) {
 			}
 			s.notify(in)
 			return true, nil
-		case s.cfg.Spool == nil || !errors.Is(err, ErrUnavailable) && ctx.Err() == nil:
+		case s.cfg.Spool == nil || !storeDown(err) && ctx.Err() == nil:
 			return false, fmt.Errorf("submit %s: %w", in.ID, err)
 		}
 		s.log.Warn("store unavailable: input spooled to local disk", LogKeyInput, in.ID, "error", err)
@@ -331,6 +339,12 @@ func (s *Service) enqueue(ctx context.Context, in Input) (bool, error) {
 		return err
 	})
 	return inserted, err
+}
+
+// storeDown reports whether err says the store is unavailable or did not answer in
+// time (a hung connection ends with the deadline of the store call's context).
+func storeDown(err error) bool {
+	return errors.Is(err, ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // notify tells this process's worker of in's thread that in was stored: a newer
@@ -409,9 +423,11 @@ func (s *Service) handOver() {
 		}
 	}
 	s.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, l := range leases {
-		s.abandon(l)
+		wg.Go(func() { s.abandon(l, "thread with pending inputs handed over") })
 	}
+	wg.Wait()
 }
 
 // cancelGrace is how long Shutdown waits for cancelled turns to return.

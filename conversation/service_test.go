@@ -591,9 +591,10 @@ func TestServiceTwoReplicasOneThread(t *testing.T) {
 		}
 	}
 	a := newService(t, conversation.Config{Store: st, Messenger: msgrA, Executor: exec("A"), Owner: "A"})
-	b := newService(t, conversation.Config{Store: st, Messenger: msgrB, Executor: exec("B"), Owner: "B"})
 	submit(t, a, mention(key, "100.0", "first"))
 	waitUntil(t, "A runs the first turn", func() bool { return running.Load() == 1 })
+	// B starts once A holds the thread (earlier, B's sweep could take it first).
+	b := newService(t, conversation.Config{Store: st, Messenger: msgrB, Executor: exec("B"), Owner: "B"})
 	// The thread's first turn is not saved yet: B accepts the follow-up all the same.
 	if !submit(t, b, reply(key, "100.1", "second")) {
 		t.Fatal("B refused a follow-up in a thread whose first turn runs on A")
@@ -627,10 +628,11 @@ func TestServiceNewMessageOnAnotherReplicaStops(t *testing.T) {
 	msgrA := newMessenger()
 	execA := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
 	a := newService(t, conversation.Config{Store: st, Messenger: msgrA, Executor: execA, Owner: "A"})
-	b := newService(t, conversation.Config{Store: st, Messenger: newMessenger(), Executor: &echo{}, Owner: "B"})
 	submit(t, a, mention(key, "100.0", "first"))
 	<-execA.started
 	msgrA.wait(t) // progress message
+	// B starts once A holds the thread (earlier, B's sweep could take it first).
+	b := newService(t, conversation.Config{Store: st, Messenger: newMessenger(), Executor: &echo{}, Owner: "B"})
 	submit(t, b, reply(key, "100.1", "actually, second"))
 	if got := msgrA.wait(t); !strings.HasPrefix(got, "Stopped: a newer message arrived") {
 		t.Fatalf("A replied %q", got)

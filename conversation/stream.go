@@ -167,7 +167,10 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 	} else {
 		head, tail = splitHead(reply, streamLimit)
 	}
-	ts = a.stopLocked(match && sent != "" && strings.TrimSpace(rest) == "" || !(match && sent != "") && strings.TrimSpace(tail) == "")
+	// Only a stream that holds the whole answer is its final part; one whose text the
+	// reply replaces below is not (a re-run must not take its stale text for the
+	// answer), and the reply's last post is.
+	ts = a.stopLocked(match && sent != "" && strings.TrimSpace(rest) == "")
 	if ts == "" {
 		return "", false, nil
 	}
@@ -187,11 +190,16 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 	}
 	// Replace what was streamed with the reply.
 	if err := a.s.cfg.Messenger.UpdateCard(ctx, a.key, ts, Card{Text: head}); err != nil {
-		a.log.Warn("streamed message not replaced; posting the reply", "error", err)
+		a.log.Warn("streamed message not replaced; deleting it and posting the reply", "error", err)
+		if err := a.s.cfg.Messenger.Delete(ctx, a.key, ts); err != nil {
+			a.log.Warn("streamed message not deleted", "error", err)
+		}
 		last, err := a.out.PostReply(ctx, reply, true, true)
 		return last, true, err
 	}
 	if strings.TrimSpace(tail) == "" {
+		// The stream's message now holds the whole reply; a re-run recomputes it
+		// rather than trust a tag set before the replacement.
 		return ts, true, nil
 	}
 	last, err := a.out.PostReply(ctx, tail, true, true)

@@ -40,7 +40,9 @@ func (s *Service) final(ctx context.Context) (context.Context, context.CancelFun
 // answer, the service is shutting down, or the lease was lost (ErrLeaseLost).
 func (s *Service) turn(ctx context.Context, r *run) error {
 	in := r.in
-	if in.Attempts > s.cfg.MaxAttempts && in.Kind != KindUserMessage && in.Kind != KindPipeline {
+	// A pipeline past MaxAttempts halts itself (runPipeline), saving its state; only
+	// when even that keeps failing is it given up here.
+	if limit := s.cfg.MaxAttempts; in.Attempts > limit && in.Kind != KindPipeline || in.Attempts > limit+2 {
 		return s.giveUp(ctx, r)
 	}
 	switch {
@@ -96,13 +98,6 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 		defer cancel()
 		return s.record(fctx, r, cp, append(earlier, user), text, ts, Usage{}, nil, nil)
 	}
-	if in.Attempts > s.cfg.MaxAttempts {
-		reply := fmt.Sprintf("Sorry, I gave up on this message after %d attempts. Please send it again.", s.cfg.MaxAttempts)
-		fctx, cancel := s.final(ctx)
-		defer cancel()
-		return s.reply(fctx, r, cp, append(earlier, user), reply, Usage{}, nil, nil)
-	}
-
 	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
 		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
 			return err
@@ -204,6 +199,9 @@ func (s *Service) giveUp(ctx context.Context, r *run) error {
 	defer cancel()
 	r.log.Error("input given up after repeated attempts", "attempts", r.in.Attempts-1)
 	text := fmt.Sprintf("Sorry, I could not finish this after %d attempts, so I stopped trying. Please try again.", s.cfg.MaxAttempts)
+	if r.in.Message != nil {
+		text = fmt.Sprintf("Sorry, I gave up on this message after %d attempts. Please send it again.", s.cfg.MaxAttempts)
+	}
 	user := ""
 	switch {
 	case r.in.Action != nil:
@@ -461,6 +459,9 @@ type progressCard struct {
 func (p *progressCard) report(status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.out.lost() {
+		return // another worker runs the input now
+	}
 	now := p.s.cfg.Now()
 	if p.ts != "" && now.Sub(p.at) < statusInterval {
 		return // too soon after the last update (chat.update is rate limited)
@@ -492,7 +493,7 @@ func (p *progressCard) report(status string) {
 func (p *progressCard) finish(ctx context.Context, note string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ts == "" {
+	if p.ts == "" || p.out.lost() {
 		return
 	}
 	card := Card{Text: note, Blocks: []Block{{Kind: BlockContext, Text: note}}}

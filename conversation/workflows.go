@@ -39,8 +39,8 @@ func (s *Service) channelCommand(ctx context.Context, r *run) error {
 	switch {
 	case err == nil:
 		return s.finish(ctx, r, InputDone)
-	case errors.Is(err, ErrLeaseLost) || s.ctx.Err() != nil:
-		return err
+	case errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrClosed) || s.ctx.Err() != nil:
+		return err // the input stays pending: the thread is handed over
 	case in.Attempts < s.cfg.MaxAttempts:
 		return err // tried again after a backoff
 	}

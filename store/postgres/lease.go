@@ -17,7 +17,8 @@ import (
 
 // acquireSQL takes thread $1-$3 for owner $4 until $5 milliseconds from now, in one
 // statement: it inserts the lease row with token 1, or, when the row exists, takes
-// it only if it is free or expired (the DO UPDATE's WHERE; otherwise no row),
+// it only if it is free, expired, or owner $4's own (an earlier Acquire whose answer
+// the caller never got: the DO UPDATE's WHERE; otherwise no row),
 // incrementing the token, keeping the previous owner (NULL when it was free) and
 // clearing the signals. ON CONFLICT DO UPDATE locks the row's newest version before
 // it checks the WHERE, so of concurrent Acquires of one thread, on any replica,
@@ -29,13 +30,13 @@ VALUES ($1::text, $2::text, $3::text, $4::text, 1, now() + $5::bigint * interval
 ON CONFLICT (team_id, channel_id, thread_ts) DO UPDATE SET
 	owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at, prev_owner = l.owner,
 	newest = 0, message_seq = 0, message_by = '', stop_target = '', stop_by = ''
-WHERE l.owner IS NULL OR l.expires_at <= now()
+WHERE l.owner IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner
 RETURNING token, prev_owner`
 
 // Acquire takes the lease of thread key for owner until ttl (whole milliseconds) from
 // now by the database's clock, unless a live lease holds it, in one statement
 // (acquireSQL). It returns the lease and the owner of the expired lease it took over
-// ("" when the thread was free), or ok false when a live lease, of any owner, holds
+// ("" when the thread was free), or ok false when a live lease of another owner holds
 // the thread.
 func (s *Store) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
 	l, prev, ok, err := sqlstore.Acquire(key, owner, ttl, func(ttl time.Duration) *sql.Row {

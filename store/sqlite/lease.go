@@ -18,15 +18,16 @@ import (
 // a file, on one machine, share.
 const (
 	// acquireSQL inserts thread ?1-?3's lease row for owner ?4 until ?5 with token 1,
-	// or takes the row if it is free or expired at ?6 (now): token + 1, the previous
-	// owner kept, the signals cleared. It returns token and prev_owner, or no row.
+	// or takes the row if it is free, expired at ?6 (now), or ?4's own: token + 1, the
+	// previous owner kept, the signals cleared. It returns token and prev_owner, or no
+	// row.
 	acquireSQL = `
 		INSERT INTO leases (team_id, channel_id, thread_ts, owner, token, expires_at, created_at)
 		VALUES (?1, ?2, ?3, ?4, 1, ?5, ?6)
 		ON CONFLICT (team_id, channel_id, thread_ts) DO UPDATE SET
 			owner = excluded.owner, token = token + 1, expires_at = excluded.expires_at, prev_owner = owner,
 			newest = 0, message_seq = 0, message_by = '', stop_target = '', stop_by = ''
-		WHERE owner IS NULL OR expires_at <= ?6
+		WHERE owner IS NULL OR expires_at <= ?6 OR owner = excluded.owner
 		RETURNING token, prev_owner`
 	// beginSQL increments the attempts of thread ?1-?3's pending input with the lowest
 	// seq (the first entry of inputs_thread_pending) if owner ?4 holds the thread with

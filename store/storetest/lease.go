@@ -159,10 +159,10 @@ func inputIn(k conversation.Key, id, userID string) conversation.Input {
 	}
 }
 
-// testAcquire checks Acquire: a free thread is taken with token 1; a liveTTL lease, the
-// caller's own included, keeps it; an expired lease is taken over with the next token
-// and the previous owner; a released one is taken with the next token and no previous
-// owner.
+// testAcquire checks Acquire: a free thread is taken with token 1; a liveTTL lease
+// keeps it from other owners, while its own owner takes it again with the next token;
+// an expired lease is taken over with the next token and the previous owner; a
+// released one is taken with the next token and no previous owner.
 func testAcquire(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	k := thread("acquire")
@@ -175,11 +175,19 @@ func testAcquire(t *testing.T, s conversation.Store) {
 		t.Errorf("Acquire of an expired lease = token %d, previous owner %q; want 2, %q", l2.Token, prev, ownerA)
 	}
 	mustNotAcquire(t, s, k, ownerA)
-	mustNotAcquire(t, s, k, ownerB) // the holder's own liveTTL lease too
-	mustRelease(t, s, l2, true)
+	// The holder may take its own live lease again (an Acquire whose answer it never
+	// got): with a new token, which fences the lease it lost track of.
+	l2b, prev, ok, err := s.Acquire(ctx, k, ownerB, liveTTL)
+	if err != nil || !ok || l2b.Token != 3 || prev != ownerB {
+		t.Errorf("Acquire of the caller's own live lease = %+v, %q, %v, %v; want token 3, previous owner itself", l2b, prev, ok, err)
+	}
+	if _, err := s.Release(ctx, l2); !errors.Is(err, conversation.ErrLeaseLost) {
+		t.Errorf("Release with the token the holder took again = %v; want ErrLeaseLost", err)
+	}
+	mustRelease(t, s, l2b, true)
 	l3, prev, ok, err := s.Acquire(ctx, k, ownerC, liveTTL)
-	if err != nil || !ok || l3.Token != 3 || prev != "" {
-		t.Errorf("Acquire of a released thread = %+v, %q, %v, %v; want token 3, no previous owner", l3, prev, ok, err)
+	if err != nil || !ok || l3.Token != 4 || prev != "" {
+		t.Errorf("Acquire of a released thread = %+v, %q, %v, %v; want token 4, no previous owner", l3, prev, ok, err)
 	}
 	// Threads are leased one by one.
 	if other := mustAcquire(t, s, thread("acquire-other"), ownerA, liveTTL); other.Token != 1 {
