@@ -340,7 +340,7 @@ func TestServiceAcquireWhoseAnswerWasLost(t *testing.T) {
 type earlyRenewStore struct {
 	conversation.Store
 	acquiring, renewRead, acquired chan struct{}
-	acqOnce, renewOnce               sync.Once
+	acqOnce, renewOnce             sync.Once
 }
 
 func (s *earlyRenewStore) Acquire(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
@@ -388,8 +388,12 @@ func TestServiceRenewThatOverlapsAcquire(t *testing.T) {
 // downStore does not answer at all: every call fails as a refused connection.
 type downStore struct{ conversation.Store }
 
-func (downStore) Enqueue(context.Context, conversation.Input) (bool, error) { return false, errUnavailable }
-func (downStore) Exists(context.Context, conversation.Key) (bool, error)     { return false, errUnavailable }
+func (downStore) Enqueue(context.Context, conversation.Input) (bool, error) {
+	return false, errUnavailable
+}
+func (downStore) Exists(context.Context, conversation.Key) (bool, error) {
+	return false, errUnavailable
+}
 
 // TestServiceShutdownWhileTheSpoolCannotDrain: Shutdown returns although the store is
 // down and inputs wait in the spool (they drain at the next start).
