@@ -584,54 +584,20 @@ func (r *planRun) toolCalls() []conversation.ToolCall {
 	return out
 }
 
-// commit makes forced calls of tool (the phase name; what names its result for
-// CommitError.UserMessage) until accept takes the arguments of one, with a
-// reminder after each miss, at most maxReminders times; then it returns a *CommitError
-// (ErrNoCommit). Every call counts in r.f.
+// commit makes the phase's forced calls of tool (a commitLoop) until accept takes the
+// arguments of one, reminding the model at most maxReminders times; then it returns a
+// *CommitError (ErrNoCommit) whose UserMessage names what was not saved. name is the
+// phase, for errors and logs. Every call counts in r.f.
 func (r *planRun) commit(ctx context.Context, name, what, model string, msgs []openai.ChatCompletionMessage, tool openai.FunctionDefinition, accept func(json.RawMessage) error) error {
-	tries := 1 + r.p.maxReminders
-	var problem string
-	for try := 1; try <= tries; try++ {
-		comp, err := r.p.client.Complete(ctx, openai.ChatCompletionRequest{
-			Model:      model,
-			Messages:   msgs,
-			Tools:      []openai.Tool{{Type: openai.ToolTypeFunction, Function: &tool}},
-			ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: tool.Name}},
-		})
-		r.f.Steps++
-		r.f.Usage = r.f.Usage.Add(comp.Usage)
-		if err != nil && !errors.Is(err, ErrEmptyResponse) {
-			return fmt.Errorf("agents: planner %s: %w", name, err)
-		}
-		var results []string
-		problem, results = checkCommit(comp, tool.Name, accept)
-		if problem == "" {
-			return nil
-		}
-		r.log.WarnContext(ctx, "planner: the model did not commit its work",
-			slog.String("phase", name), slog.String("tool", tool.Name), slog.Int("try", try),
-			slog.Int("tries", tries), slog.String("problem", problem))
-		if try == tries {
-			break
-		}
-		if err := r.checkCtx(ctx); err != nil {
-			return err
-		}
-		reminder, err := r.p.prompts.Render(prompts.CommitReminder, prompts.CommitReminderData{
-			ToolName: tool.Name, Problem: reminderProblem(problem), Try: try + 1, Tries: tries,
-		})
-		if err != nil {
-			return fmt.Errorf("agents: planner %s: %w", name, err)
-		}
-		if comp.Content != "" || len(comp.ToolCalls) > 0 {
-			msgs = append(msgs, comp.Message())
-		}
-		for i, tc := range comp.ToolCalls {
-			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: results[i]})
-		}
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: reminder})
-	}
-	return &CommitError{Tool: tool.Name, Tries: tries, Problem: problem, user: notSaved(what)(tries)}
+	res, err := commitLoop{
+		client: r.p.client, model: model, prompts: r.p.prompts, tool: tool, accept: accept,
+		reminders: r.p.maxReminders, log: r.log.With(slog.String("phase", name)),
+		warning: "planner: the model did not commit its work", errPrefix: "agents: planner " + name,
+		userMessage: notSaved(what),
+	}.run(ctx, msgs)
+	r.f.Steps += res.calls
+	r.f.Usage = r.f.Usage.Add(res.usage)
+	return err
 }
 
 // taskArg is a task as the model writes it in commit_plan and commit_reflection.

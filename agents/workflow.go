@@ -565,101 +565,40 @@ type task struct {
 	userMessage func(tries int) string
 }
 
-// run makes t's model calls until the model commits acceptable arguments or the
-// reminders run out. With t.tools, the first maxToolSteps-1 calls offer them too
-// (tool_choice "required") and their calls are run; every other call offers and
-// forces the commit function alone.
+// run makes t's forced calls of t.tool (a commitLoop) with its model until the model
+// commits acceptable arguments or the reminders run out. With t.tools, the first
+// maxToolSteps-1 calls offer them too (tool_choice "required") and their tool calls
+// are run; every other call offers and forces the commit function alone.
 func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest, t task) (conversation.Usage, error) {
-	var usage conversation.Usage
 	client, model, err := a.route(r.Profile, t.model)
 	if err != nil {
-		return usage, err
+		return conversation.Usage{}, err
 	}
 	msgs, err := a.messages(r, t)
 	if err != nil {
-		return usage, fmt.Errorf("agents: %s: %w", t.name, err)
+		return conversation.Usage{}, fmt.Errorf("agents: %s: %w", t.name, err)
 	}
-	base := a.logger.With(slog.String("workflow", r.Workflow.Name))
+	log := a.logger.With(slog.String("workflow", r.Workflow.Name))
 	if r.Artifact != nil {
-		base = base.With(slog.String("artifact", r.Artifact.ID))
+		log = log.With(slog.String("artifact", r.Artifact.ID))
 	}
 	if r.Item != nil {
-		base = base.With(slog.Int("item", r.Item.Index+1))
+		log = log.With(slog.Int("item", r.Item.Index+1))
 	}
 	if r.Profile != "" {
-		base = base.With(slog.String("profile", r.Profile))
+		log = log.With(slog.String("profile", r.Profile))
 	}
-	log := base.With(slog.String("tool", t.tool.Name))
-
-	commit := openai.Tool{Type: openai.ToolTypeFunction, Function: &t.tool}
-	forced := openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: t.tool.Name}}
-	var open []openai.Tool // the tools and the commit function, while they are offered
-	var runner toolRunner
+	loop := commitLoop{
+		client: client, model: model, prompts: a.prompts, tool: t.tool, accept: t.accept,
+		reminders: a.maxReminders, log: log, warning: "model did not commit its work",
+		errPrefix: "agents: " + t.name, userMessage: t.userMessage,
+	}
 	if t.tools != nil {
-		open = append(t.tools.OpenAITools(), commit)
-		runner = toolRunner{registry: t.tools, timeout: a.toolTimeout, maxParallel: DefaultMaxParallelTools, maxResult: DefaultMaxToolResult}
+		loop.research = toolRunner{registry: t.tools, timeout: a.toolTimeout, maxParallel: DefaultMaxParallelTools, maxResult: DefaultMaxToolResult}
+		loop.toolSteps = a.maxToolSteps
 	}
-	tries := 1 + a.maxReminders
-	var problem string
-	for call, failed := 1, 0; ; call++ {
-		req := openai.ChatCompletionRequest{Model: model, Messages: msgs}
-		exploring := open != nil && call < a.maxToolSteps
-		if exploring {
-			req.Tools, req.ToolChoice = open, "required"
-		} else {
-			req.Tools, req.ToolChoice = []openai.Tool{commit}, forced
-		}
-		comp, err := client.Complete(ctx, req)
-		usage = usage.Add(comp.Usage)
-		if err != nil && !errors.Is(err, ErrEmptyResponse) {
-			return usage, fmt.Errorf("agents: %s: %w", t.name, err)
-		}
-		var results []string
-		problem, results = checkCommit(comp, t.tool.Name, t.accept)
-		if problem == "" {
-			return usage, nil
-		}
-		if exploring && slices.ContainsFunc(comp.ToolCalls, func(tc openai.ToolCall) bool { return tc.Function.Name != t.tool.Name }) {
-			// Research: run the calls; a rejected commit call among them is answered
-			// with its problem.
-			var calls []openai.ToolCall
-			var at []int
-			for i, tc := range comp.ToolCalls {
-				if tc.Function.Name != t.tool.Name {
-					calls, at = append(calls, tc), append(at, i)
-				}
-			}
-			for i, rec := range runner.runAll(ctx, base, calls) {
-				results[at[i]] = rec.Result
-			}
-			msgs = append(msgs, comp.Message())
-			for i, tc := range comp.ToolCalls {
-				msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: results[i]})
-			}
-			continue
-		}
-		failed++
-		log.WarnContext(ctx, "model did not commit its work",
-			slog.Int("try", failed), slog.Int("tries", tries), slog.String("problem", problem),
-			slog.String("content", truncate(comp.Content, 200)))
-		if failed == tries {
-			break
-		}
-		reminder, err := a.prompts.Render(prompts.CommitReminder, prompts.CommitReminderData{
-			ToolName: t.tool.Name, Problem: reminderProblem(problem), Try: failed + 1, Tries: tries,
-		})
-		if err != nil {
-			return usage, fmt.Errorf("agents: %s: %w", t.name, err)
-		}
-		if comp.Content != "" || len(comp.ToolCalls) > 0 {
-			msgs = append(msgs, comp.Message())
-		}
-		for i, tc := range comp.ToolCalls {
-			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: results[i]})
-		}
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: reminder})
-	}
-	return usage, &CommitError{Tool: t.tool.Name, Tries: tries, Problem: problem, user: t.userMessage(tries)}
+	res, err := loop.run(ctx, msgs)
+	return res.usage, err
 }
 
 // route returns the client and model of a call for the named profile: the profile's,
@@ -680,57 +619,6 @@ func notSaved(what string) func(tries int) string {
 	return func(tries int) string {
 		return fmt.Sprintf("The model did not save %s after %d %s, so nothing was changed. Please try again.", what, tries, plural(tries, "try", "tries"))
 	}
-}
-
-// notCalled is check's problem for an answer without a call of the commit function.
-const notCalled = "answered without calling the function"
-
-// reminderProblem is the reminder's Problem for check's problem: empty when the
-// model did not call the function (the template says so itself).
-func reminderProblem(problem string) string {
-	if problem == notCalled {
-		return ""
-	}
-	return problem
-}
-
-// checkCommit looks for a call of the commit function tool in comp whose arguments
-// accept takes (the workflow agent's and the planner's forced commit calls). It
-// returns "" when there is one; otherwise what was wrong (notCalled when comp called
-// no function), and the result to send back for each of comp's tool calls (every call
-// must be answered before the reminder).
-func checkCommit(comp Completion, tool string, accept func(json.RawMessage) error) (problem string, results []string) {
-	results = make([]string, len(comp.ToolCalls))
-	for i, tc := range comp.ToolCalls {
-		if tc.Function.Name != tool {
-			p := fmt.Sprintf("there is no function %q; the function to call is %s", tc.Function.Name, tool)
-			results[i] = "error: " + p
-			if problem == "" {
-				problem = p
-			}
-			continue
-		}
-		args := strings.TrimSpace(tc.Function.Arguments)
-		if args == "" {
-			args = "{}"
-		}
-		err := accept(json.RawMessage(args))
-		if err == nil {
-			return "", nil
-		}
-		p := err.Error()
-		if comp.Truncated {
-			p = "the call was cut off by the output token limit before it was complete; make the text shorter"
-		}
-		results[i] = "error: " + p + ". Nothing was saved."
-		if problem == "" || strings.HasPrefix(problem, "there is no function") {
-			problem = p
-		}
-	}
-	if problem == "" {
-		problem = notCalled
-	}
-	return problem, results
 }
 
 // messages builds the system prompt and the task's user message.
