@@ -104,12 +104,12 @@ type CriterionResult struct {
 // Selection is what a person's reply to an options message means.
 type Selection struct {
 	// Label is the option chosen ("" when the reply chose none).
-	Label string `json:"label,omitempty"`
+	Label string
 	// Instructions are changes asked for with the choice ("B, but shorter" →
 	// "shorter").
-	Instructions string `json:"instructions,omitempty"`
+	Instructions string
 	// Regenerate is true when the reply asks for new options instead.
-	Regenerate bool `json:"regenerate,omitempty"`
+	Regenerate bool
 }
 
 // ArtifactRequest is what a workflow agent is given to work on one artifact.
@@ -144,12 +144,12 @@ type ArtifactRequest struct {
 // out over (workflow.Items).
 type Item struct {
 	// Index is the item's 0-based position; Total the number of items.
-	Index int `json:"index"`
-	Total int `json:"total"`
+	Index int
+	Total int
 	// Title is the item's heading or list entry; Brief the text under it ("" when
 	// none).
-	Title string `json:"title"`
-	Brief string `json:"brief,omitempty"`
+	Title string
+	Brief string
 }
 
 // TaskFailure is the error of a write the model reported it could not do (it called

@@ -58,23 +58,23 @@ const (
 // numbered by Seq, 1, 2, 3, … within their conversation.
 type Message struct {
 	// Seq is the message's position in its conversation, assigned by Store.Save.
-	Seq int64 `json:"seq" db:"seq"`
+	Seq int64
 	// Role is who wrote it.
-	Role Role `json:"role" db:"role"`
+	Role Role
 	// UserID is the Slack user id (U…) of a user or context message; empty for the bot.
-	UserID string `json:"user_id,omitempty" db:"user_id"`
+	UserID string
 	// Text is the message text: Slack mrkdwn for the bot's replies, as typed for users.
-	Text string `json:"text" db:"text"`
+	Text string
 	// SlackTS is the Slack message timestamp (ts), when the message was posted to Slack.
-	SlackTS string `json:"slack_ts,omitempty" db:"slack_ts"`
+	SlackTS string
 	// PromptTokens and CompletionTokens are the model usage (OpenAI's usage fields,
 	// summed over every call) of the turn that produced an assistant message.
-	PromptTokens     int `json:"prompt_tokens,omitempty" db:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens,omitempty" db:"completion_tokens"`
+	PromptTokens     int
+	CompletionTokens int
 	// Meta is optional JSON about the message (for example the tool calls of its turn).
-	Meta json.RawMessage `json:"meta,omitempty" db:"meta"`
+	Meta json.RawMessage
 	// CreatedAt is set by the store when the message is saved.
-	CreatedAt time.Time `json:"created_at" db:"created_at"`
+	CreatedAt time.Time
 }
 
 // State is the small control state of a conversation, stored as one JSON document in the
@@ -116,15 +116,15 @@ const (
 
 // Conversation is the control row of a conversation.
 type Conversation struct {
-	ID  int64 `json:"id"`
-	Key Key   `json:"key"`
+	ID  int64
+	Key Key
 	// Version is the optimistic-concurrency version: 1 after creation, +1 per Save.
-	Version int64 `json:"version"`
+	Version int64
 	// LastSeq is the Seq of the newest message (0 when there is none).
-	LastSeq   int64     `json:"last_seq"`
-	State     State     `json:"state"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	LastSeq   int64
+	State     State
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Checkpoint is what a turn loads: the control row and the newest messages, oldest

@@ -309,8 +309,8 @@ type Entity struct {
 
 // Usage is model token usage (OpenAI's usage.prompt_tokens and completion_tokens).
 type Usage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
+	PromptTokens     int
+	CompletionTokens int
 }
 
 // Add returns the sum of u and v.

@@ -21,17 +21,17 @@ type Chunk struct {
 // is the database's full-text rank).
 type Passage struct {
 	Chunk
-	Score float64 `json:"score"`
+	Score float64
 }
 
 // SourceInfo describes an ingested source.
 type SourceInfo struct {
-	Source string `json:"source"`
+	Source string
 	// Hash is the content hash of the ingested version (re-ingesting an unchanged file
 	// is a no-op).
-	Hash       string    `json:"hash"`
-	Chunks     int       `json:"chunks"`
-	IngestedAt time.Time `json:"ingested_at"`
+	Hash       string
+	Chunks     int
+	IngestedAt time.Time
 }
 
 // Knowledge is the knowledge base: documents split into chunks and searched with the

@@ -12,8 +12,8 @@ import (
 // 50 blocks, button labels cut to 75 characters).
 type Card struct {
 	// Text is the message's plain-text fallback, shown in notifications.
-	Text   string  `json:"text"`
-	Blocks []Block `json:"blocks"`
+	Text   string
+	Blocks []Block
 }
 
 // BlockKind names a kind of Block.
@@ -30,41 +30,41 @@ const (
 
 // Block is one block of a Card.
 type Block struct {
-	Kind    BlockKind `json:"kind"`
-	Text    string    `json:"text,omitempty"`
-	Buttons []Button  `json:"buttons,omitempty"`
+	Kind    BlockKind
+	Text    string
+	Buttons []Button
 	// Menu is an overflow menu ("…") after the buttons; its items have no Style.
-	Menu []Button `json:"menu,omitempty"`
+	Menu []Button
 }
 
 // Button is a button (or overflow-menu item) and what clicking it does.
 type Button struct {
-	Label string `json:"label"`
+	Label string
 	// Style is "", "primary" or "danger".
-	Style  string `json:"style,omitempty"`
-	Action Action `json:"action"`
+	Style  string
+	Action Action
 	// Confirm, when set, asks before acting.
-	Confirm *Confirm `json:"confirm,omitempty"`
+	Confirm *Confirm
 	// Modal, when set, opens a modal with a text box first; its submission carries
 	// Action with the text entered (ActionInput.Text).
-	Modal *Modal `json:"modal,omitempty"`
+	Modal *Modal
 }
 
 // Confirm is a confirmation dialog.
 type Confirm struct {
-	Title string `json:"title"`
-	Text  string `json:"text"`
-	Yes   string `json:"yes"`
-	No    string `json:"no"`
+	Title string
+	Text  string
+	Yes   string
+	No    string
 }
 
 // Modal is a modal with one text input (views.open).
 type Modal struct {
-	Title       string `json:"title"`
-	Label       string `json:"label"`
-	Placeholder string `json:"placeholder,omitempty"`
-	Submit      string `json:"submit"`
-	Initial     string `json:"initial,omitempty"`
+	Title       string
+	Label       string
+	Placeholder string
+	Submit      string
+	Initial     string
 }
 
 // ActionName names what a click does.

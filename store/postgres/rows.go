@@ -21,20 +21,22 @@ type (
 	workflowRow     = sqlstore.WorkflowRow[time.Time]
 )
 
-// nullMessage is a message as Load scans it: every column NULL when the conversation
-// has no message to load (the LEFT JOIN found none).
+// nullMessage is a row of the messages table as Load scans it: every column NULL
+// when the conversation has no message to load (the LEFT JOIN found none). Save
+// writes messages column by column instead (messageCols).
 type nullMessage struct {
-	Seq              sql.NullInt64
-	CreatedAt        sql.NullTime
-	PromptTokens     sql.NullInt64
-	CompletionTokens sql.NullInt64
-	Role             sql.NullString
-	UserID           sql.NullString
-	SlackTS          sql.NullString
-	Text             sql.NullString
-	Meta             sqlstore.JSONText
+	Seq              sql.NullInt64     `db:"seq"`
+	CreatedAt        sql.NullTime      `db:"created_at"`
+	PromptTokens     sql.NullInt64     `db:"prompt_tokens"`
+	CompletionTokens sql.NullInt64     `db:"completion_tokens"`
+	Role             sql.NullString    `db:"role"`
+	UserID           sql.NullString    `db:"user_id"`
+	SlackTS          sql.NullString    `db:"slack_ts"`
+	Text             sql.NullString    `db:"text"`
+	Meta             sqlstore.JSONText `db:"meta"`
 }
 
+// message returns r as a conversation.Message, its time in UTC.
 func (r *nullMessage) message() conversation.Message {
 	return conversation.Message{
 		Seq:              r.Seq.Int64,

@@ -179,8 +179,9 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 	if len(turn.Append) > 0 {
 		insert := tx.StmtContext(ctx, s.st.insertMessage)
 		for i, m := range turn.Append {
-			if _, err := insert.ExecContext(ctx, id, first+int64(i), string(m.Role), m.UserID, m.Text, m.SlackTS,
-				m.PromptTokens, m.CompletionTokens, sqlstore.JSONText(m.Meta), timestamp(at)); err != nil {
+			r := newMessageRow(id, first+int64(i), m, at)
+			if _, err := insert.ExecContext(ctx, r.ConversationID, r.Seq, r.Role, r.UserID, r.Text, r.SlackTS,
+				r.PromptTokens, r.CompletionTokens, r.Meta, r.CreatedAt); err != nil {
 				return conversation.Saved{}, fmt.Errorf("insert messages: %w", err)
 			}
 		}

@@ -42,7 +42,8 @@ type (
 	workflowRow     = sqlstore.WorkflowRow[timestamp]
 )
 
-// messageRow is a row of the messages table, as Load reads it and Save writes it.
+// messageRow is a row of the messages table, as Load reads it (all but
+// ConversationID) and Save writes it.
 type messageRow struct {
 	ConversationID   int64             `db:"conversation_id"`
 	Seq              int64             `db:"seq"`
@@ -56,6 +57,24 @@ type messageRow struct {
 	CreatedAt        timestamp         `db:"created_at"`
 }
 
+// newMessageRow returns m as the row Save inserts: message seq of conversation id,
+// created at at.
+func newMessageRow(id, seq int64, m conversation.Message, at time.Time) messageRow {
+	return messageRow{
+		ConversationID:   id,
+		Seq:              seq,
+		Role:             string(m.Role),
+		UserID:           m.UserID,
+		Text:             m.Text,
+		SlackTS:          m.SlackTS,
+		PromptTokens:     m.PromptTokens,
+		CompletionTokens: m.CompletionTokens,
+		Meta:             sqlstore.JSONText(m.Meta),
+		CreatedAt:        timestamp(at),
+	}
+}
+
+// message returns r as a conversation.Message, its time in UTC.
 func (r messageRow) message() conversation.Message {
 	return conversation.Message{
 		Seq:              r.Seq,
