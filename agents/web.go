@@ -19,9 +19,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
-
 	"github.com/threadwright/threadwright/internal/htmltext"
 )
 
@@ -84,11 +81,12 @@ func (c FetchConfig) Validate() error {
 
 // FetchURLTool returns the fetch_url tool: an HTTP GET of an http or https URL the
 // model chose, {"url": "https://example.com/page"}, returned as readable text. HTML
-// (text/html, application/xhtml+xml) becomes text with the page's title, headings as
-// "# …", list items as "- …" and links as "text (url)"; script, style, nav, and the
-// page's own header and footer are dropped. Plain text, Markdown and JSON are returned
-// as they are; other content types are refused before their body is read. cfg bounds
-// the bytes read, the time, the redirects and the characters returned.
+// (text/html, application/xhtml+xml) becomes Markdown text with the page's title,
+// headings as "# …", list items as "- …", code in backticks and fences, and links as
+// "text (url)"; script, style, nav, and the page's own header and footer are dropped
+// (htmltext.Convert). Plain text, Markdown and JSON are returned as they are; other
+// content types are refused before their body is read. cfg bounds the bytes read, the
+// time, the redirects and the characters returned.
 //
 // Because the model chooses the URL, fetch_url refuses loopback, private (RFC 1918,
 // fc00::/7), link-local (169.254.0.0/16 with the cloud metadata services, fe80::/10),
@@ -232,9 +230,15 @@ func (f *fetcher) run(ctx context.Context, raw json.RawMessage) (string, error) 
 	}
 
 	text := decodeText(body, params["charset"])
-	var title string
+	var (
+		title      string
+		convertCut bool // the HTML's text goes on past what was converted
+	)
 	if kind == "html" {
-		title, text = htmlToText(text, final)
+		// Converted only as far as can be shown: f.maxChars characters of up to
+		// utf8.UTFMax bytes, and one more, so that a cut shows.
+		doc := htmltext.Convert(text, htmltext.Options{Base: final, MaxBytes: utf8.UTFMax * (f.maxChars + 1)})
+		title, text, convertCut = doc.Title, doc.Text, doc.Cut
 	}
 	text = strings.TrimSpace(text)
 
@@ -255,7 +259,10 @@ func (f *fetcher) run(ctx context.Context, raw json.RawMessage) (string, error) 
 	} else {
 		shown, total := truncateRunes(text, f.maxChars)
 		b.WriteString(shown)
-		if shown != text {
+		switch {
+		case convertCut:
+			fmt.Fprintf(&b, "\n\n[cut: the text has more than %d characters; only the first %d are shown]", total, utf8.RuneCountInString(shown))
+		case shown != text:
 			fmt.Fprintf(&b, "\n\n[cut: the text has %d characters; only the first %d are shown]", total, utf8.RuneCountInString(shown))
 		}
 	}
@@ -646,285 +653,6 @@ func truncateRunes(s string, max int) (string, int) {
 		cut = cut[:i]
 	}
 	return strings.TrimRightFunc(cut, unicode.IsSpace), total
-}
-
-// htmlToText converts an HTML document to readable text and returns its title. Links
-// become "text (url)" with url resolved against base; headings "# …" by level; list
-// items "- …"; table cells are separated by " | ". The contents of script, style,
-// nav, hidden elements and the like are dropped, and so are header and footer
-// elements outside an article or main element (the site's banner and footer, not an
-// article's).
-func htmlToText(doc string, base *url.URL) (title, text string) {
-	var (
-		w          textWriter
-		titleText  strings.Builder
-		inTitle    bool
-		skip       htmltext.Skip // the element being skipped
-		contentDep int           // open article and main elements
-		preDepth   int
-		listDepth  int
-		cells      int // cells written in the current table row
-		link       *openLink
-	)
-	z := html.NewTokenizer(strings.NewReader(doc))
-	for {
-		tt := z.Next()
-		if tt == html.ErrorToken {
-			break // io.EOF: the tokenizer reads from a string
-		}
-		tok := z.Token()
-		if skip.Token(tt, tok.Data) {
-			continue
-		}
-		switch tt {
-		case html.TextToken:
-			switch {
-			case inTitle:
-				titleText.WriteString(tok.Data)
-			case preDepth > 0:
-				w.raw(tok.Data)
-			default:
-				w.words(tok.Data)
-			}
-		case html.StartTagToken, html.SelfClosingTagToken:
-			a := tok.DataAtom
-			if tt == html.StartTagToken && !voidElement(a) && skipElement(tok, contentDep) {
-				skip.Start(tok.Data)
-				continue
-			}
-			switch a {
-			case atom.Title:
-				inTitle = tt == html.StartTagToken
-			case atom.Article, atom.Main:
-				contentDep++
-				w.breakLine(2)
-			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-				w.breakLine(2)
-				w.raw(strings.Repeat("#", int(tok.Data[1]-'0')) + " ")
-			case atom.Pre:
-				preDepth++
-				w.breakLine(2)
-			case atom.Ul, atom.Ol:
-				listDepth++
-				w.breakLine(1)
-			case atom.Li:
-				w.breakLine(1)
-				w.raw(strings.Repeat("  ", max(listDepth-1, 0)) + "- ")
-			case atom.Tr:
-				w.breakLine(1)
-				cells = 0
-			case atom.Td, atom.Th:
-				if cells > 0 {
-					w.raw(" | ")
-				}
-				cells++
-			case atom.Br:
-				w.breakLine(1)
-			case atom.Hr:
-				w.breakLine(2)
-			case atom.A:
-				if link != nil {
-					link.close(&w)
-				}
-				link = &openLink{href: resolveLink(base, attr(tok, "href")), start: w.len()}
-			case atom.Img:
-				if link != nil && link.alt == "" {
-					link.alt = strings.TrimSpace(attr(tok, "alt"))
-				}
-			default:
-				if blockElement(a) {
-					w.breakLine(2)
-				}
-			}
-		case html.EndTagToken:
-			a := tok.DataAtom
-			switch a {
-			case atom.Title:
-				inTitle = false
-			case atom.Article, atom.Main:
-				contentDep = max(contentDep-1, 0)
-				w.breakLine(2)
-			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-				w.breakLine(2)
-			case atom.Pre:
-				preDepth = max(preDepth-1, 0)
-				w.breakLine(2)
-			case atom.Ul, atom.Ol:
-				listDepth = max(listDepth-1, 0)
-				w.breakLine(1)
-			case atom.Li, atom.Tr:
-				w.breakLine(1)
-			case atom.A:
-				if link != nil {
-					link.close(&w)
-					link = nil
-				}
-			default:
-				if blockElement(a) {
-					w.breakLine(2)
-				}
-			}
-		}
-	}
-	if link != nil {
-		link.close(&w)
-	}
-	return strings.Join(strings.Fields(titleText.String()), " "), w.String()
-}
-
-// openLink is an <a> element being converted.
-type openLink struct {
-	href  string // resolved; "" when not worth showing
-	start int    // length of the text before the link
-	alt   string // of an image in the link
-}
-
-// close ends the link: " (url)" after its text, or the alt text of its image.
-func (l *openLink) close(w *textWriter) {
-	if l.href == "" {
-		return
-	}
-	label := strings.TrimSpace(w.since(l.start))
-	if label == "" {
-		if l.alt == "" {
-			return // an icon without text: noise
-		}
-		w.words(l.alt)
-		label = l.alt
-	}
-	if label != l.href {
-		space := w.space // after the link
-		w.space = false
-		w.raw(" (" + l.href + ")")
-		w.space = space
-	}
-}
-
-// resolveLink resolves href against base and returns it if it is an http(s) URL to
-// another page; "" otherwise (javascript:, mailto:, a fragment of this page, …).
-func resolveLink(base *url.URL, href string) string {
-	href = strings.TrimSpace(href)
-	if href == "" || strings.HasPrefix(href, "#") {
-		return ""
-	}
-	u, err := base.Parse(href)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return ""
-	}
-	return u.String()
-}
-
-func attr(tok html.Token, key string) string {
-	for _, a := range tok.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
-
-// skipElement reports whether an element's content is left out: scripts, styles,
-// navigation, forms' controls, embedded media, hidden elements, and header and
-// footer outside article and main (contentDepth 0).
-func skipElement(tok html.Token, contentDepth int) bool {
-	if htmltext.NonContent(tok.DataAtom) {
-		return true
-	}
-	switch tok.DataAtom {
-	case atom.Math, atom.Select, atom.Button, atom.Textarea, atom.Dialog:
-		return true
-	case atom.Header, atom.Footer:
-		if contentDepth == 0 {
-			return true
-		}
-	}
-	for _, a := range tok.Attr {
-		switch {
-		case a.Key == "hidden", a.Key == "aria-hidden" && a.Val == "true":
-			return true
-		}
-	}
-	return false
-}
-
-// voidElement reports elements without content or end tag.
-func voidElement(a atom.Atom) bool {
-	switch a {
-	case atom.Area, atom.Base, atom.Br, atom.Col, atom.Embed, atom.Hr, atom.Img, atom.Input,
-		atom.Link, atom.Meta, atom.Source, atom.Track, atom.Wbr:
-		return true
-	}
-	return false
-}
-
-// blockElement reports elements that start and end a paragraph of text.
-func blockElement(a atom.Atom) bool {
-	switch a {
-	case atom.P, atom.Div, atom.Section, atom.Aside, atom.Blockquote, atom.Figure, atom.Figcaption,
-		atom.Table, atom.Dl, atom.Dt, atom.Dd, atom.Address, atom.Details, atom.Summary,
-		atom.Header, atom.Footer, atom.Form, atom.Fieldset, atom.Caption, atom.Body:
-		return true
-	}
-	return false
-}
-
-// textWriter accumulates text, collapsing whitespace between words and blank lines
-// between blocks.
-type textWriter struct {
-	b        strings.Builder
-	space    bool // a space is due before the next word
-	newlines int  // newlines at the end of b
-}
-
-// words writes text with its whitespace collapsed.
-func (w *textWriter) words(s string) { htmltext.Words(s, &w.space, w.write) }
-
-// raw writes s as it is (preformatted text, markers).
-func (w *textWriter) raw(s string) {
-	if s == "" {
-		return
-	}
-	prev := w.newlines
-	w.write(s)
-	if trimmed := strings.TrimRight(s, "\n"); trimmed == "" {
-		w.newlines = prev + len(s)
-	} else {
-		w.newlines = len(s) - len(trimmed)
-	}
-}
-
-func (w *textWriter) write(s string) {
-	if w.space && w.newlines == 0 && w.b.Len() > 0 && !strings.HasSuffix(w.b.String(), " ") {
-		w.b.WriteByte(' ')
-	}
-	w.space = false
-	w.b.WriteString(s)
-	w.newlines = 0
-}
-
-// breakLine ends the current line so that n newlines (1: a new line, 2: a blank
-// line) separate it from what follows; nothing at the start of the text.
-func (w *textWriter) breakLine(n int) {
-	w.space = false
-	if w.b.Len() == 0 {
-		return
-	}
-	for ; w.newlines < n; w.newlines++ {
-		w.b.WriteByte('\n')
-	}
-}
-
-func (w *textWriter) len() int { return w.b.Len() }
-
-func (w *textWriter) since(start int) string { return w.b.String()[start:] }
-
-// String returns the text with trailing spaces of lines removed.
-func (w *textWriter) String() string {
-	lines := strings.Split(w.b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
-	}
-	return strings.Join(lines, "\n")
 }
 
 // SearchConfig configures the web_search tool (WebSearchTool).

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,8 +114,10 @@ a | 1
 Logo (BASE/logo) café
 next line
 
+` + "```" + `
 line 1
   line 2
+` + "```" + `
 
 Posted by Ada
 
@@ -281,6 +284,32 @@ func TestFetchURL(t *testing.T) {
 		}
 		wg.Wait()
 	})
+}
+
+// A page of unclosed list items, under the 1 MiB fetch_url reads, once made the
+// converter's memory grow with the square of its size and took the bot down
+// (finding F1). Now its text is converted only as far as can be shown.
+func TestFetchURLHostileHTML(t *testing.T) {
+	page := strings.Repeat("<ul><li>item ", 800<<10/13)
+	srv := MustWebServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, page)
+	}))
+	got, err := runFetch(t, agents.FetchConfig{AllowPrivate: true, MaxChars: 1000}, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "URL: " + srv.URL + "\n\n- item\n  - item\n    - item\n"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("got %.200q…; want it to start %q", got, want)
+	}
+	// Cut at a word among the first 1,000 characters, of the 4 × 1,001 bytes converted.
+	if cut := regexp.MustCompile(`\n\n\[cut: the text has more than 39\d\d characters; only the first 9\d\d are shown\]$`); !cut.MatchString(got) {
+		t.Errorf("got …%q; want it to end %s", got[max(len(got)-200, 0):], cut)
+	}
+	if len(got) > 2000 {
+		t.Errorf("got %d bytes; want at most 2,000", len(got))
+	}
 }
 
 func TestFetchURLSpec(t *testing.T) {

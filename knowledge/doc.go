@@ -17,5 +17,5 @@
 // skipped with a reason in the Report; only the store's errors stop an ingest.
 //
 // The package depends on conversation only, for the Knowledge interface and the
-// Chunk type, and on golang.org/x/net/html for HTML.
+// Chunk type, and on internal/htmltext, the HTML converter it shares with fetch_url.
 package knowledge

@@ -45,11 +45,15 @@ var (
 	// ErrNotText means the file is not UTF-8 text: it has bytes that are not UTF-8, or
 	// NUL bytes, as binary files and UTF-16 text do.
 	ErrNotText = errors.New("knowledge: not UTF-8 text")
+	// ErrTooMuchText means an HTML document's text would be larger than 4 bytes per
+	// byte of HTML, as only hostile or broken markup makes it, or than twice
+	// MaxFileSize: the document is skipped rather than stored cut short.
+	ErrTooMuchText = errors.New("knowledge: HTML whose text would be too large")
 )
 
 // Chunks returns the chunks of a document, content, in the format its file name's
 // extension names (case-insensitively; see Extensions), numbered from 0 and with no
-// Source. Errors: ErrUnsupported, ErrNotText.
+// Source. Errors: ErrUnsupported, ErrNotText, ErrTooMuchText.
 func Chunks(name string, content []byte) ([]conversation.Chunk, error) {
 	format, ok := Extensions[strings.ToLower(filepath.Ext(name))]
 	if !ok {
@@ -62,7 +66,7 @@ func Chunks(name string, content []byte) ([]conversation.Chunk, error) {
 	case Text:
 		return SplitText(string(content)), nil
 	case HTML:
-		md, err := HTMLToMarkdown(bytes.NewReader(content))
+		md, err := htmlToMarkdown(string(content))
 		if err != nil {
 			return nil, err
 		}

@@ -208,6 +208,8 @@ func TestChunks(t *testing.T) {
 		{"noext", "text", knowledge.ErrUnsupported},
 		{"utf16.txt", "\xff\xfeA\x00", knowledge.ErrNotText},
 		{"nul.md", "a\x00b", knowledge.ErrNotText},
+		// Numbered items eight lists deep: each 5 bytes of HTML makes 23 of Markdown.
+		{"deep.html", strings.Repeat("<ol>", 8) + strings.Repeat("<li>x", 20_000), knowledge.ErrTooMuchText},
 	} {
 		if _, err := knowledge.Chunks(tc.name, []byte(tc.content)); !errors.Is(err, tc.want) {
 			t.Errorf("Chunks(%s): %v; want %v", tc.name, err, tc.want)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -232,6 +233,29 @@ func TestHTMLToMarkdown(t *testing.T) {
 				t.Errorf("HTMLToMarkdown = %q, %v; want %q", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// A 108 KB page of unclosed list items once made HTMLToMarkdown allocate 709 MB and
+// write 144 MB (finding F1): lists nested deeper than eight levels are written as at
+// the eighth.
+func TestHTMLToMarkdownUnclosedLists(t *testing.T) {
+	page := strings.Repeat("<ul><li>x", 108<<10/9)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	md, err := knowledge.HTMLToMarkdown(strings.NewReader(page))
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, most := after.TotalAlloc-before.TotalAlloc, uint64(20*len(page)+1<<20); n > most {
+		t.Errorf("%d bytes allocated; want at most %d", n, most)
+	}
+	if most := 4*len(page) + 1<<10; len(md) > most {
+		t.Errorf("%d bytes of Markdown; want at most %d", len(md), most)
+	}
+	if want := strings.Repeat("\n"+strings.Repeat("  ", 7)+"- x", 2); !strings.HasSuffix(md, want) {
+		t.Errorf("Markdown ends %q; want items at the eighth level", md[max(len(md)-100, 0):])
 	}
 }
 

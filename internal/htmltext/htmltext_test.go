@@ -5,46 +5,38 @@ import (
 	"testing"
 
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
 )
 
-func TestWords(t *testing.T) {
+func TestWriterText(t *testing.T) {
 	for _, tc := range []struct {
 		in, want string
-		space    bool // *space after writing in after "x"
+		space    bool // a space pending after writing in after "x"
 	}{
 		{"", "x", false},
 		{"a", "xa", false},
 		{" a  b\n\tc ", "x a b c", true},
 		{"\u00a0a", "x a", false},
 		{"   ", "x", true},
+		{"é\u2003ü", "xé ü", false},
 	} {
-		var b strings.Builder
-		b.WriteString("x")
-		space := false
-		Words(tc.in, &space, func(w string) {
-			if space {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteString(w)
-		})
-		if b.String() != tc.want || space != tc.space {
-			t.Errorf("Words(%q) = %q, space %v; want %q, space %v", tc.in, b.String(), space, tc.want, tc.space)
+		w := writer{limit: 100}
+		word(&w, "x")
+		w.text([]byte(tc.in))
+		if string(w.b) != tc.want || w.space != tc.space {
+			t.Errorf("text(%q) after x = %q, space %v; want %q, space %v", tc.in, w.b, w.space, tc.want, tc.space)
 		}
 	}
 }
 
-func TestNonContent(t *testing.T) {
-	for _, a := range []atom.Atom{atom.Script, atom.Style, atom.Nav, atom.Svg, atom.Iframe} {
-		if !NonContent(a) {
-			t.Errorf("NonContent(%v) = false", a)
-		}
+func TestWriterLimit(t *testing.T) {
+	w := writer{limit: 6}
+	w.text([]byte("ab cd\u00e9f"))
+	if string(w.b) != "ab cd" || !w.cut {
+		t.Errorf("b = %q, cut %v; want %q cut at the limit before é", w.b, w.cut, "ab cd")
 	}
-	for _, a := range []atom.Atom{atom.P, atom.Div, atom.Footer, atom.Header, atom.Article, 0} {
-		if NonContent(a) {
-			t.Errorf("NonContent(%v) = true", a)
-		}
+	word(&w, "more")
+	if string(w.b) != "ab cd" {
+		t.Errorf("b = %q after the cut; want nothing more", w.b)
 	}
 }
 
@@ -52,7 +44,7 @@ func TestSkip(t *testing.T) {
 	z := html.NewTokenizer(strings.NewReader(
 		`<p>a<div hidden>b<div>c</div><br/>d</div>e<x-y>f<x-y>g</x-y></x-y>h</p>`))
 	var (
-		s   Skip
+		s   skip
 		out strings.Builder
 	)
 	for {
@@ -60,23 +52,31 @@ func TestSkip(t *testing.T) {
 		if tt == html.ErrorToken {
 			break
 		}
-		tok := z.Token()
-		if s.Token(tt, tok.Data) {
+		name, hasAttr := z.TagName()
+		if s.token(tt, name) {
 			continue
 		}
 		switch tt {
 		case html.TextToken:
-			out.WriteString(tok.Data)
+			out.Write(z.Text())
 		case html.StartTagToken:
-			if tok.Data == "x-y" || len(tok.Attr) > 0 {
-				s.Start(tok.Data)
+			if string(name) == "x-y" || hasAttr {
+				s.start(name)
 			}
 		}
 	}
 	if got, want := out.String(), "aeh"; got != want {
 		t.Errorf("text outside skipped elements = %q, want %q", got, want)
 	}
-	if s.Skipping() {
+	if s.active() {
 		t.Error("still skipping at the end")
+	}
+}
+
+func TestLongestRun(t *testing.T) {
+	for s, want := range map[string]int{"": 0, "a": 0, "`a``b```": 3, "````": 4} {
+		if got := longestRun([]byte(s), '`'); got != want {
+			t.Errorf("longestRun(%q) = %d, want %d", s, got, want)
+		}
 	}
 }
