@@ -73,7 +73,7 @@ type Bot struct {
 	opened map[string]time.Time
 
 	// Connection state, used by the event loop only.
-	// everConnected is set once Slack said hello the first time.
+	// everConnected is set once the first connection was made.
 	everConnected bool
 	// downSince is when the connection was found lost (zero while it is up, and before
 	// the first connection).
@@ -290,14 +290,11 @@ func (b *Bot) connection(evt socketmode.Event) {
 		}
 	case socketmode.EventTypeConnected:
 		if !b.everConnected {
+			b.everConnected = true
 			b.log.Info("connected to Slack in socket mode")
 		}
 	case socketmode.EventTypeHello:
 		b.connected.Store(true)
-		if !b.everConnected {
-			b.everConnected = true
-			return
-		}
 		if !b.downSince.IsZero() {
 			down := time.Since(b.downSince)
 			b.log.Warn(fmt.Sprintf("reconnected to Slack after %s", roundDuration(down)), "down_for", down)
