@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -30,9 +31,9 @@ const (
 // reminder); its Rationale is trimmed and may be empty; its Queries are made one line
 // each, empty and repeated ones dropped, at most 8 of at most 200 bytes. Errors are
 // the other methods': *CommitError, *ProfileError, the client's.
-func (a *WorkflowAgent) Recover(ctx context.Context, r conversation.ArtifactRequest, failures []string) (conversation.Recovery, conversation.Usage, error) {
+func (a *WorkflowAgent) Recover(ctx context.Context, r conversation.ArtifactRequest, failures []string) (workflow.Recovery, conversation.Usage, error) {
 	if err := checkRequest(r, true); err != nil {
-		return conversation.Recovery{}, conversation.Usage{}, fmt.Errorf("agents: recover: %w", err)
+		return workflow.Recovery{}, conversation.Usage{}, fmt.Errorf("agents: recover: %w", err)
 	}
 	data := prompts.RecoveryPlanData{
 		Title: r.Artifact.Title, Item: itemData(r.Item), Instructions: strings.TrimSpace(r.Instructions),
@@ -52,7 +53,7 @@ func (a *WorkflowAgent) Recover(ctx context.Context, r conversation.ArtifactRequ
 	if tools := a.artifactTools(ctx, r); tools != nil {
 		data.Tools = promptTools(tools.Specs())
 	}
-	var out conversation.Recovery
+	var out workflow.Recovery
 	t := task{
 		name: "recover", model: a.model, tool: recoveryTool(),
 		prompt: prompts.RecoveryPlan, data: data, context: fullContext,
@@ -64,7 +65,7 @@ func (a *WorkflowAgent) Recover(ctx context.Context, r conversation.ArtifactRequ
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {
-		return conversation.Recovery{}, u, err
+		return workflow.Recovery{}, u, err
 	}
 	return out, u, nil
 }

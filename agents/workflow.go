@@ -251,7 +251,7 @@ func NewWorkflowAgent(cfg WorkflowAgentConfig) *WorkflowAgent {
 // shown on a button) and an empty one is made from the text's first words. Rejected,
 // with a reminder: the wrong number of options, an option without text, two options
 // with the same text.
-func (a *WorkflowAgent) ProposeOptions(ctx context.Context, r conversation.ArtifactRequest) ([]conversation.Option, conversation.Usage, error) {
+func (a *WorkflowAgent) ProposeOptions(ctx context.Context, r conversation.ArtifactRequest) ([]workflow.Option, conversation.Usage, error) {
 	if err := checkRequest(r, true); err != nil {
 		return nil, conversation.Usage{}, fmt.Errorf("agents: propose options: %w", err)
 	}
@@ -264,7 +264,7 @@ func (a *WorkflowAgent) ProposeOptions(ctx context.Context, r conversation.Artif
 	for _, o := range r.Options {
 		data.Previous = append(data.Previous, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxPreviousOption)})
 	}
-	var out []conversation.Option
+	var out []workflow.Option
 	t := task{
 		name: "propose options", model: a.model, tool: optionsTool(labels),
 		prompt: prompts.ArtifactOptions, data: data, context: fullContext,
@@ -471,7 +471,7 @@ func promptTools(specs []ToolSpec) []prompts.Tool {
 // partial evaluation does not cost another call); a call without a single known id is
 // rejected with a reminder. Reasons are made one line of at most 300 bytes. An
 // artifact without criteria returns nil without a model call.
-func (a *WorkflowAgent) Evaluate(ctx context.Context, r conversation.ArtifactRequest, text string) ([]conversation.CriterionResult, conversation.Usage, error) {
+func (a *WorkflowAgent) Evaluate(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, conversation.Usage, error) {
 	if err := checkRequest(r, true); err != nil {
 		return nil, conversation.Usage{}, fmt.Errorf("agents: evaluate: %w", err)
 	}
@@ -488,7 +488,7 @@ func (a *WorkflowAgent) Evaluate(ctx context.Context, r conversation.ArtifactReq
 		ids[i] = c.ID
 		data.Criteria = append(data.Criteria, prompts.Criterion{ID: c.ID, Description: c.Description})
 	}
-	var out []conversation.CriterionResult
+	var out []workflow.CriterionResult
 	t := task{
 		name: "evaluate", model: a.model, tool: evaluationTool(ids),
 		prompt: prompts.ArtifactEvaluate, data: data, context: judgeContext,

@@ -295,7 +295,7 @@ func TestWorkflowRecover(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := conversation.Recovery{
+		want := workflow.Recovery{
 			Instructions: "Search for each competitor's pricing page by name.",
 			Queries:      []string{"Acme Desk pricing", "HelpHub plans per agent"},
 			Rationale:    "The tries searched for both at once.",
@@ -332,7 +332,7 @@ func TestWorkflowRecover(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := (conversation.Recovery{Instructions: "Use the outline's wording.", Queries: []string{"acme pricing"}}); !reflect.DeepEqual(got, want) {
+		if want := (workflow.Recovery{Instructions: "Use the outline's wording.", Queries: []string{"acme pricing"}}); !reflect.DeepEqual(got, want) {
 			t.Errorf("Recover = %+v, want %+v", got, want)
 		}
 		if usage.PromptTokens != 200 {

@@ -43,7 +43,7 @@ func briefWorkflow() *workflow.Definition {
 	}
 }
 
-var audienceOptions = []conversation.Option{
+var audienceOptions = []workflow.Option{
 	{Label: "A", Title: "Support leads", Text: "Heads of support at SaaS companies with 20 to 200 agents."},
 	{Label: "B", Title: "Missed SLAs", Text: "Teams that breach their SLAs because tickets wait in the wrong queue."},
 	{Label: "C", Title: "Founders", Text: "Founders who still answer tickets themselves."},
@@ -208,7 +208,7 @@ func TestWorkflowProposeOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []conversation.Option{
+		want := []workflow.Option{
 			{Label: "A", Title: "Support leads", Text: "Heads of support at SaaS companies."},
 			{Label: "B", Title: "Operations managers who own the SLAs", Text: "Operations managers who own the SLAs and the queues."},
 			{Label: "C", Title: "Founders who still answer tickets Founders who still answer…", Text: "Founders."},
@@ -687,7 +687,7 @@ func TestWorkflowEvaluate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []conversation.CriterionResult{
+		want := []workflow.CriterionResult{
 			{ID: "specific", Pass: false, Reason: "Which SaaS companies?"},
 			{ID: "grounded", Pass: true, Reason: "Follows from the problem."},
 			{ID: "concise", Pass: false, Reason: "Not evaluated: the model gave no result for this criterion."},
@@ -716,7 +716,7 @@ func TestWorkflowEvaluate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != 3 || got[2] != (conversation.CriterionResult{ID: "concise", Pass: true, Reason: "Short."}) || got[0].Pass {
+		if len(got) != 3 || got[2] != (workflow.CriterionResult{ID: "concise", Pass: true, Reason: "Short."}) || got[0].Pass {
 			t.Errorf("results = %+v", got)
 		}
 		req, _ := srv.LastRequest()

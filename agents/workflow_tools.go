@@ -247,7 +247,7 @@ func (b *flexBool) UnmarshalJSON(data []byte) error {
 // parseOptions reads commit_artifact_options' arguments: exactly len(labels) options,
 // each with a text, no two alike. The options get labels by position; a title is
 // made one line of at most maxOptionTitle runes, or made from the text when empty.
-func parseOptions(args json.RawMessage, labels []string) ([]conversation.Option, error) {
+func parseOptions(args json.RawMessage, labels []string) ([]workflow.Option, error) {
 	var in struct {
 		Options flexList[struct {
 			Label string `json:"label"`
@@ -261,7 +261,7 @@ func parseOptions(args json.RawMessage, labels []string) ([]conversation.Option,
 	if n := len(in.Options); n != len(labels) {
 		return nil, fmt.Errorf("the call has %d %s; exactly %d are needed, labelled %s", n, plural(n, "option", "options"), len(labels), strings.Join(labels, ", "))
 	}
-	out := make([]conversation.Option, len(labels))
+	out := make([]workflow.Option, len(labels))
 	seen := map[string]string{}
 	for i, o := range in.Options {
 		label := labels[i]
@@ -281,13 +281,13 @@ func parseOptions(args json.RawMessage, labels []string) ([]conversation.Option,
 		if title == "" {
 			title = firstWords(text, 6)
 		}
-		out[i] = conversation.Option{Label: label, Title: cutRunes(title, maxOptionTitle), Text: text}
+		out[i] = workflow.Option{Label: label, Title: cutRunes(title, maxOptionTitle), Text: text}
 	}
 	return out, nil
 }
 
 // parseSelection reads commit_artifact_selection's arguments against opts.
-func parseSelection(args json.RawMessage, opts []conversation.Option) (conversation.Selection, error) {
+func parseSelection(args json.RawMessage, opts []workflow.Option) (conversation.Selection, error) {
 	var in struct {
 		Label        string   `json:"label"`
 		Instructions string   `json:"instructions"`
@@ -326,7 +326,7 @@ var cyrillicLabels = map[rune]string{'а': "A", 'б': "B", 'в': "B", 'с': "C",
 // resolveLabel maps s to the label of one of opts when s is nothing but a way to name
 // one: its label in any case ("b", "B.", "option B", "вариант Б"), a Cyrillic letter
 // (see cyrillicLabels), its position ("2"), or its title.
-func resolveLabel(s string, opts []conversation.Option) (string, bool) {
+func resolveLabel(s string, opts []workflow.Option) (string, bool) {
 	s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) || r == '*' })
 	low := strings.ToLower(s)
 	for _, prefix := range []string{"option", "variant", "вариант"} {
@@ -362,7 +362,7 @@ func resolveLabel(s string, opts []conversation.Option) (string, bool) {
 // the criteria's order. Unknown ids are dropped (and repeated ones after the first);
 // a criterion without a result fails with reason notEvaluated. A call without a
 // single known id is rejected.
-func parseEvaluation(args json.RawMessage, criteria []workflow.Criterion) ([]conversation.CriterionResult, error) {
+func parseEvaluation(args json.RawMessage, criteria []workflow.Criterion) ([]workflow.CriterionResult, error) {
 	var in struct {
 		Results flexList[struct {
 			ID     string   `json:"id"`
@@ -379,7 +379,7 @@ func parseEvaluation(args json.RawMessage, criteria []workflow.Criterion) ([]con
 		ids[i] = c.ID
 		canonical[strings.ToLower(strings.TrimSpace(c.ID))] = c.ID
 	}
-	got := map[string]conversation.CriterionResult{}
+	got := map[string]workflow.CriterionResult{}
 	for _, r := range in.Results {
 		id, ok := canonical[strings.ToLower(strings.TrimSpace(r.ID))]
 		if !ok {
@@ -388,16 +388,16 @@ func parseEvaluation(args json.RawMessage, criteria []workflow.Criterion) ([]con
 		if _, dup := got[id]; dup {
 			continue
 		}
-		got[id] = conversation.CriterionResult{ID: id, Pass: bool(r.Pass), Reason: truncate(oneLine(r.Reason), maxReason)}
+		got[id] = workflow.CriterionResult{ID: id, Pass: bool(r.Pass), Reason: truncate(oneLine(r.Reason), maxReason)}
 	}
 	if len(got) == 0 {
 		return nil, fmt.Errorf("no result names a criterion; give one result for each of %s", strings.Join(ids, ", "))
 	}
-	out := make([]conversation.CriterionResult, len(criteria))
+	out := make([]workflow.CriterionResult, len(criteria))
 	for i, c := range criteria {
 		r, ok := got[c.ID]
 		if !ok {
-			r = conversation.CriterionResult{ID: c.ID, Pass: false, Reason: notEvaluated}
+			r = workflow.CriterionResult{ID: c.ID, Pass: false, Reason: notEvaluated}
 		}
 		out[i] = r
 	}
@@ -481,18 +481,18 @@ func stringArg(in map[string]json.RawMessage, field string) (string, bool, error
 // empty, a rationale (may be empty: the new instructions are what matter), and
 // queries made one line each, empty and repeated ones dropped, at most maxQueries of
 // at most maxQuery bytes.
-func parseRecovery(args json.RawMessage) (conversation.Recovery, error) {
+func parseRecovery(args json.RawMessage) (workflow.Recovery, error) {
 	var in struct {
 		Instructions string           `json:"instructions"`
 		Queries      flexList[string] `json:"queries"`
 		Rationale    string           `json:"rationale"`
 	}
 	if err := decodeArgs(args, &in); err != nil {
-		return conversation.Recovery{}, err
+		return workflow.Recovery{}, err
 	}
-	out := conversation.Recovery{Instructions: strings.TrimSpace(in.Instructions), Rationale: strings.TrimSpace(in.Rationale)}
+	out := workflow.Recovery{Instructions: strings.TrimSpace(in.Instructions), Rationale: strings.TrimSpace(in.Rationale)}
 	if out.Instructions == "" {
-		return conversation.Recovery{}, errors.New(`"instructions" is empty; pass the new instructions for the last try`)
+		return workflow.Recovery{}, errors.New(`"instructions" is empty; pass the new instructions for the last try`)
 	}
 	seen := map[string]bool{}
 	for _, q := range in.Queries {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/store/sqlite"
 )
 
@@ -124,7 +125,7 @@ func BenchmarkPipelineItems(b *testing.B) {
 				start := time.Now()
 				h.toPipeline()
 				total += time.Since(start)
-				if ws := h.state(); ws.Artifacts["sections"].Status != conversation.StatusApproved {
+				if ws := h.state(); ws.Artifacts["sections"].Status != workflow.StatusApproved {
 					b.Fatalf("sections %s", ws.Artifacts["sections"].Status)
 				}
 			}

@@ -1,11 +1,149 @@
 package conversation
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
+
+// Why an artifact's message was replaced by a newer one (cardEvent.why): the old one
+// is closed, its buttons gone, saying so.
+const (
+	supersededRevised     = "revised"     // a new text replaced the one under review
+	supersededChosen      = "chosen"      // an option was chosen
+	supersededRegenerated = "regenerated" // new options replaced these
+	supersededRestarted   = "restarted"   // the artifact went back to its start
+)
+
+// render shows what the turn changed (cards follow the state): each event in order
+// (the run's first message, an artifact's new options or text, an approval), every
+// message an artifact's new one replaced closed with what replaced it, and the stale
+// list, shown once the artifact whose change made it is approved again, its rows
+// updated as they are handled. ctx is the final writes' context.
+func (t *wfTurn) render(ctx context.Context) error {
+	for _, e := range t.events {
+		switch e.kind {
+		case evStarted:
+			if err := t.postCard(ctx, t.cards().started(t.ws().StartedBy), nil); err != nil {
+				return err
+			}
+		case evProgress:
+			if t.ws().Pipeline != nil {
+				t.showProgress(ctx, true)
+			}
+		case evApproved:
+			a, _ := t.def().Artifact(e.id)
+			st := t.ws().Artifacts[e.id]
+			if st.MessageTS != "" {
+				t.update(ctx, st.MessageTS, t.cards().artifact(a, st, "✓ "+tr(t.lang, "approved_by", e.by)))
+			}
+			t.shown[e.id] = *st
+		case evShow:
+			if err := t.renderShow(ctx, e); err != nil {
+				return err
+			}
+		}
+	}
+	t.events = nil
+	return t.renderStale(ctx)
+}
+
+// renderShow posts artifact e.id as it is now and closes the message that showed it
+// before.
+func (t *wfTurn) renderShow(ctx context.Context, e cardEvent) error {
+	a, _ := t.def().Artifact(e.id)
+	st := t.ws().Artifacts[e.id]
+	var card Card
+	if st.Status == workflow.StatusOptionsGenerated {
+		card = t.cards().options(a, st, "")
+	} else {
+		card = t.cards().artifact(a, st, "")
+	}
+	old, oldTS := t.shown[e.id], st.MessageTS
+	if err := t.postCard(ctx, card, &st.MessageTS); err != nil {
+		return err
+	}
+	if oldTS != "" && oldTS != st.MessageTS {
+		note := ""
+		switch e.why {
+		case supersededChosen:
+			note = "✓ " + tr(t.lang, "chosen", e.label, e.by)
+		case supersededRegenerated:
+			note = "↻ " + tr(t.lang, "superseded.regenerated")
+		case supersededRestarted:
+			note = "↻ " + tr(t.lang, "superseded.restarted", e.by)
+		default:
+			note = "✎ " + tr(t.lang, "superseded.revised", e.revision)
+		}
+		if old.Status == workflow.StatusOptionsGenerated || old.Status == workflow.StatusOptionSelected {
+			t.update(ctx, oldTS, t.cards().options(a, &old, note))
+		} else {
+			t.update(ctx, oldTS, t.cards().artifact(a, &old, note))
+		}
+	}
+	t.shown[e.id] = *st
+	return nil
+}
+
+// renderStale posts the stale list once it is shown, or updates it; a list whose rows
+// are all handled is closed and forgotten.
+func (t *wfTurn) renderStale(ctx context.Context) error {
+	if t.ws() == nil {
+		return nil
+	}
+	l := t.ws().Stale
+	if l == nil || !l.Shown {
+		return nil
+	}
+	card := t.cards().stale(l, t.ws().Artifacts)
+	if l.TS == "" {
+		if err := t.postCard(ctx, card, &l.TS); err != nil {
+			return err
+		}
+	} else {
+		t.update(ctx, l.TS, card)
+	}
+	if !l.Open() {
+		t.ws().Stale = nil
+	}
+	return nil
+}
+
+// postCard posts c in the thread and stores its ts in ts, when given. A post that
+// Slack refused is logged and shows nothing; a lost lease ends the turn.
+func (t *wfTurn) postCard(ctx context.Context, c Card, ts *string) error {
+	posted, err := t.r.out.PostCard(ctx, c)
+	if errors.Is(err, ErrLeaseLost) {
+		return err
+	}
+	if err != nil {
+		t.log.Error("card not posted", "error", err)
+	}
+	if ts != nil {
+		*ts = posted
+	}
+	return nil
+}
+
+// post posts c in the thread now and returns its ts ("" when posting failed; logged).
+func (t *wfTurn) post(ctx context.Context, c Card) string {
+	var ts string
+	_ = t.postCard(ctx, c, &ts)
+	return ts
+}
+
+// update replaces the message ts with c, when there is one; a failure is logged.
+func (t *wfTurn) update(ctx context.Context, ts string, c Card) {
+	if ts == "" || t.r.out.lost() {
+		return
+	}
+	if err := t.s.cfg.Messenger.UpdateCard(ctx, t.key, ts, c); err != nil {
+		t.log.Warn("card not updated", "ts", ts, "error", err)
+	}
+}
 
 // cards builds the workflow's messages in one language for one thread.
 type cards struct {
@@ -37,7 +175,7 @@ func (c cards) started(user string) Card {
 
 // options shows a choice artifact's options with one button per option; done, when
 // set, replaces the buttons with who chose what.
-func (c cards) options(a *workflow.Artifact, st *ArtifactState, done string) Card {
+func (c cards) options(a *workflow.Artifact, st *workflow.ArtifactState, done string) Card {
 	title := tr(c.lang, "options", a.Title)
 	blocks := []Block{{Kind: BlockSection, Text: title}}
 	if a.Description != "" {
@@ -64,7 +202,7 @@ func (c cards) options(a *workflow.Artifact, st *ArtifactState, done string) Car
 	return Card{Text: title, Blocks: blocks}
 }
 
-func optionLabel(o Option) string {
+func optionLabel(o workflow.Option) string {
 	if o.Title == "" {
 		return o.Label
 	}
@@ -74,7 +212,7 @@ func optionLabel(o Option) string {
 // artifact shows an artifact's text and evaluation, with Approve and Request changes
 // while it awaits review; done, when set, replaces the buttons (for example "Approved
 // by …").
-func (c cards) artifact(a *workflow.Artifact, st *ArtifactState, done string) Card {
+func (c cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done string) Card {
 	blocks := []Block{{Kind: BlockHeader, Text: a.Title}, {Kind: BlockSection, Text: c.format(st.Text)}}
 	if len(st.Eval) > 0 {
 		var lines []string
@@ -102,7 +240,7 @@ func (c cards) artifact(a *workflow.Artifact, st *ArtifactState, done string) Ca
 }
 
 // menu is the overflow menu of an artifact's messages: restart and edit.
-func (c cards) menu(a *workflow.Artifact, st *ArtifactState) []Button {
+func (c cards) menu(a *workflow.Artifact, st *workflow.ArtifactState) []Button {
 	items := []Button{{Label: tr(c.lang, "menu.restart"), Action: c.action(ActionRestart, a.ID, st.Rev, "")}}
 	if st.Text != "" {
 		items = append(items, Button{Label: tr(c.lang, "menu.edit"), Action: c.action(ActionEdit, a.ID, st.Rev, ""),
@@ -120,42 +258,61 @@ func criterionTitle(a *workflow.Artifact, id string) string {
 	return id
 }
 
-// stale lists the artifacts made stale by a change of changed, each with Keep and
-// Regenerate with guidance.
-func (c cards) stale(changed string, ids []string, arts map[string]*ArtifactState) Card {
-	ch, _ := c.def.Artifact(changed)
+// stale is the stale list: the artifacts a change of l.Changed made stale, each with
+// Keep and Regenerate with guidance while it is stale, or how it was handled; with
+// more than one still stale, Keep all and Regenerate all.
+func (c cards) stale(l *workflow.StaleList, arts map[string]*workflow.ArtifactState) Card {
+	ch, _ := c.def.Artifact(l.Changed)
 	intro := tr(c.lang, "stale.intro", ch.Title)
 	blocks := []Block{{Kind: BlockSection, Text: intro}}
-	for _, id := range ids {
-		a, _ := c.def.Artifact(id)
-		st := arts[id]
+	open := 0
+	for _, row := range l.Rows {
+		a, _ := c.def.Artifact(row.Artifact)
+		line := "• *" + a.Title + "* (`" + a.ID + "`)"
+		switch row.Done {
+		case workflow.StaleKept:
+			blocks = append(blocks, Block{Kind: BlockSection, Text: line + " — ✓ " + tr(c.lang, "stale.kept", row.By)})
+			continue
+		case workflow.StaleRegenerated:
+			blocks = append(blocks, Block{Kind: BlockSection, Text: line + " — ↻ " + tr(c.lang, "stale.regenerated", row.By)})
+			continue
+		}
+		open++
+		st := arts[row.Artifact]
 		blocks = append(blocks,
-			Block{Kind: BlockSection, Text: "• *" + a.Title + "* (`" + a.ID + "`)"},
+			Block{Kind: BlockSection, Text: line},
 			Block{Kind: BlockActions, Buttons: []Button{
-				{Label: tr(c.lang, "keep"), Action: c.action(ActionKeep, id, st.Rev, "")},
-				{Label: tr(c.lang, "regen_guidance"), Action: c.action(ActionRegenerateStale, id, st.Rev, ""),
+				{Label: tr(c.lang, "keep"), Action: c.action(ActionKeep, row.Artifact, st.Rev, "")},
+				{Label: tr(c.lang, "regen_guidance"), Action: c.action(ActionRegenerateStale, row.Artifact, st.Rev, ""),
 					Modal: &Modal{Title: tr(c.lang, "guidance.title"), Label: tr(c.lang, "guidance.label"), Submit: tr(c.lang, "submit")}},
 			}})
+	}
+	if open > 1 {
+		blocks = append(blocks, Block{Kind: BlockActions, Buttons: []Button{
+			{Label: tr(c.lang, "keep_all"), Action: c.action(ActionKeepAll, "", 0, l.Changed)},
+			{Label: tr(c.lang, "regenerate_all"), Action: c.action(ActionRegenerateAll, "", 0, l.Changed),
+				Modal: &Modal{Title: tr(c.lang, "guidance.title"), Label: tr(c.lang, "guidance.label"), Submit: tr(c.lang, "submit")}},
+		}})
 	}
 	return Card{Text: intro, Blocks: blocks}
 }
 
 // status lists every artifact with its status.
-func (c cards) status(ws *WorkflowState) Card {
+func (c cards) status(ws *workflow.State) Card {
 	title := tr(c.lang, "status.title", c.def.Title)
 	var lines []string
 	for _, a := range c.def.Artifacts {
 		st := ws.Artifacts[a.ID]
 		line := fmt.Sprintf("• *%s* (`%s`): %s", a.Title, a.ID, statusWord(c.lang, st.Status))
-		if st.Status == StatusRunning {
-			line += fmt.Sprintf(" (%d/%d)", len(st.Items)-pendingItems(st.Items), len(st.Items))
+		if st.Status == workflow.StatusRunning {
+			line += fmt.Sprintf(" (%d/%d)", len(st.Items)-workflow.PendingItems(st.Items), len(st.Items))
 		}
 		lines = append(lines, line)
 	}
 	return Card{Text: title, Blocks: []Block{{Kind: BlockSection, Text: title + "\n" + strings.Join(lines, "\n")}}}
 }
 
-func statusWord(lang string, s ArtifactStatus) string {
+func statusWord(lang string, s workflow.ArtifactStatus) string {
 	if w, ok := statusWords[lang][s]; ok {
 		return w
 	}
@@ -177,7 +334,7 @@ func which(lang string, refs []WorkflowRef, line string) Card {
 
 // progress is a pipeline's progress message: its phase and tally, the elapsed time,
 // and Stop, or, once stopped, who stopped it and Continue.
-func (c cards) progress(title string, p *PipelineState, tally, elapsed string) Card {
+func (c cards) progress(title string, p *workflow.PipelineState, tally, elapsed string) Card {
 	var text string
 	var button Button
 	if p.Stopped() {
@@ -196,15 +353,15 @@ func (c cards) progress(title string, p *PipelineState, tally, elapsed string) C
 // pipelineArtifact shows an auto artifact the pipeline finished: its text when it is
 // one item; for a foreach artifact, each item with its first line, and every failed
 // item with its reason. Its menu restarts or edits it.
-func (c cards) pipelineArtifact(a *workflow.Artifact, st *ArtifactState) Card {
+func (c cards) pipelineArtifact(a *workflow.Artifact, st *workflow.ArtifactState) Card {
 	if a.Foreach == "" {
 		card := c.artifact(a, st, "🤖 "+tr(c.lang, "pipeline.auto"))
-		if len(st.Items) == 1 && st.Items[0].Status == ItemFailed {
+		if len(st.Items) == 1 && st.Items[0].Status == workflow.ItemFailed {
 			card.Blocks = append(card.Blocks, Block{Kind: BlockContext, Text: "⚠️ " + tr(c.lang, "pipeline.item_failed", st.Items[0].Attempts, st.Items[0].Reason)})
 		}
 		return card
 	}
-	failed := failedItems(st.Items)
+	failed := workflow.FailedItems(st.Items)
 	summary := tr(c.lang, "pipeline.items", len(st.Items)-len(failed), len(st.Items))
 	if len(failed) > 0 {
 		var names []string
@@ -215,12 +372,12 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *ArtifactState) Card {
 	}
 	var lines []string
 	for _, it := range st.Items {
-		if it.Status == ItemFailed {
+		if it.Status == workflow.ItemFailed {
 			lines = append(lines, fmt.Sprintf("✗ *%s* — %s", it.Title, tr(c.lang, "pipeline.item_failed", it.Attempts, it.Reason)))
 			continue
 		}
 		line := "✓ *" + it.Title + "*"
-		if first := firstLine(itemText(it)); first != "" {
+		if first := firstLine(workflow.ItemText(it)); first != "" {
 			line += " — " + clip(first, 140)
 		}
 		if it.Recovery != nil {
@@ -239,17 +396,6 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *ArtifactState) Card {
 		{Kind: BlockContext, Text: "🤖 " + tr(c.lang, "pipeline.auto") + " " + tr(c.lang, "pipeline.full_text")},
 	}
 	return Card{Text: a.Title + ": " + summary, Blocks: blocks}
-}
-
-// pendingItems counts the items not finished yet.
-func pendingItems(items []ItemState) int {
-	n := 0
-	for _, it := range items {
-		if it.Status == ItemPending {
-			n++
-		}
-	}
-	return n
 }
 
 // firstLine is the first non-empty line of s, without Markdown list or emphasis marks.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
 // Sentinel errors returned by Store implementations; test with errors.Is.
@@ -99,7 +101,7 @@ type State struct {
 	Entities []Entity `json:"entities,omitempty"`
 	// Workflow is the thread's artifact workflow, when one was started (Mode is
 	// ModeWorkflow while it runs).
-	Workflow *WorkflowState `json:"workflow,omitempty"`
+	Workflow *workflow.State `json:"workflow,omitempty"`
 }
 
 // MaxEntities bounds the session context kept in a conversation's state.

@@ -33,14 +33,14 @@ func (a *scriptedAgent) record(method string, r conversation.ArtifactRequest) er
 	return a.fail[method]
 }
 
-func (a *scriptedAgent) ProposeOptions(_ context.Context, r conversation.ArtifactRequest) ([]conversation.Option, conversation.Usage, error) {
+func (a *scriptedAgent) ProposeOptions(_ context.Context, r conversation.ArtifactRequest) ([]workflow.Option, conversation.Usage, error) {
 	if err := a.record("options", r); err != nil {
 		return nil, conversation.Usage{}, err
 	}
-	var out []conversation.Option
+	var out []workflow.Option
 	for i := range r.Artifact.Options {
 		l := string(rune('A' + i))
-		out = append(out, conversation.Option{Label: l, Title: r.Artifact.ID + " " + l, Text: r.Artifact.ID + " option " + l})
+		out = append(out, workflow.Option{Label: l, Title: r.Artifact.ID + " " + l, Text: r.Artifact.ID + " option " + l})
 	}
 	return out, conversation.Usage{PromptTokens: 1}, nil
 }
@@ -75,13 +75,13 @@ func (a *scriptedAgent) Revise(_ context.Context, r conversation.ArtifactRequest
 	return r.Current + " [revised: " + r.Instructions + "]", conversation.Usage{}, nil
 }
 
-func (a *scriptedAgent) Evaluate(_ context.Context, r conversation.ArtifactRequest, _ string) ([]conversation.CriterionResult, conversation.Usage, error) {
+func (a *scriptedAgent) Evaluate(_ context.Context, r conversation.ArtifactRequest, _ string) ([]workflow.CriterionResult, conversation.Usage, error) {
 	if err := a.record("evaluate", r); err != nil {
 		return nil, conversation.Usage{}, err
 	}
-	var out []conversation.CriterionResult
+	var out []workflow.CriterionResult
 	for _, c := range r.Artifact.Criteria {
-		out = append(out, conversation.CriterionResult{ID: c.ID, Pass: true, Reason: "fine"})
+		out = append(out, workflow.CriterionResult{ID: c.ID, Pass: true, Reason: "fine"})
 	}
 	return out, conversation.Usage{}, nil
 }
@@ -93,11 +93,11 @@ func (a *scriptedAgent) Summarize(_ context.Context, r conversation.ArtifactRequ
 	return "All done.", conversation.Usage{}, nil
 }
 
-func (a *scriptedAgent) Recover(_ context.Context, r conversation.ArtifactRequest, failures []string) (conversation.Recovery, conversation.Usage, error) {
+func (a *scriptedAgent) Recover(_ context.Context, r conversation.ArtifactRequest, failures []string) (workflow.Recovery, conversation.Usage, error) {
 	if err := a.record("recover", r); err != nil {
-		return conversation.Recovery{}, conversation.Usage{}, err
+		return workflow.Recovery{}, conversation.Usage{}, err
 	}
-	return conversation.Recovery{Instructions: "try narrower queries", Rationale: fmt.Sprintf("%d failures", len(failures))}, conversation.Usage{}, nil
+	return workflow.Recovery{Instructions: "try narrower queries", Rationale: fmt.Sprintf("%d failures", len(failures))}, conversation.Usage{}, nil
 }
 
 func builtins(t *testing.T) *workflow.Set {
@@ -161,7 +161,7 @@ func (h *wfHarness) clickRev(user string, name conversation.ActionName, artifact
 		Action: &conversation.ActionInput{Action: a, UserID: user, Text: text}})
 }
 
-func (h *wfHarness) state() *conversation.WorkflowState {
+func (h *wfHarness) state() *workflow.State {
 	cp, err := h.st.Load(context.Background(), key, 0)
 	if err != nil {
 		h.t.Fatal(err)
@@ -169,7 +169,7 @@ func (h *wfHarness) state() *conversation.WorkflowState {
 	return cp.Conversation.State.Workflow
 }
 
-func (h *wfHarness) artifact(id string) *conversation.ArtifactState { return h.state().Artifacts[id] }
+func (h *wfHarness) artifact(id string) *workflow.ArtifactState { return h.state().Artifacts[id] }
 
 // statuses returns "id=status" for every artifact, in workflow order.
 func (h *wfHarness) statuses(def *workflow.Definition) string {
@@ -224,7 +224,7 @@ func TestWorkflowProductBrief(t *testing.T) {
 		h.click("U1", conversation.ActionApprove, id, "", "")
 	}
 	ws := h.state()
-	if ws.Status != conversation.WorkflowCompleted {
+	if ws.Status != workflow.RunCompleted {
 		t.Fatalf("workflow %s: %s", ws.Status, h.statuses(def))
 	}
 	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "(file) product-brief.md") {
@@ -246,10 +246,10 @@ func TestWorkflowProposalEditMarksStale(t *testing.T) {
 		next := ""
 		for _, id := range def.Order() {
 			switch h.artifact(id).Status {
-			case conversation.StatusOptionsGenerated:
+			case workflow.StatusOptionsGenerated:
 				h.click("U1", conversation.ActionPick, id, "A", "")
 				next = id
-			case conversation.StatusGenerated:
+			case workflow.StatusGenerated:
 				h.click("U1", conversation.ActionApprove, id, "", "")
 				next = id
 			}
@@ -261,7 +261,7 @@ func TestWorkflowProposalEditMarksStale(t *testing.T) {
 			break
 		}
 	}
-	if h.state().Status != conversation.WorkflowCompleted {
+	if h.state().Status != workflow.RunCompleted {
 		t.Fatalf("proposal not completed: %s", h.statuses(def))
 	}
 	h.say("U1", "edit methodology add a pilot phase")
@@ -275,7 +275,7 @@ func TestWorkflowProposalEditMarksStale(t *testing.T) {
 	h.click("U1", conversation.ActionApprove, "methodology", "", "")
 	h.click("U1", conversation.ActionKeep, "timeline", "", "")
 	h.click("U1", conversation.ActionRegenerateStale, "budget", "", "use the new pilot costs")
-	if got := h.artifact("budget"); got.Status != conversation.StatusGenerated || !strings.Contains(got.Text, "use the new pilot costs") {
+	if got := h.artifact("budget"); got.Status != workflow.StatusGenerated || !strings.Contains(got.Text, "use the new pilot costs") {
 		t.Fatalf("budget after regenerate: %+v", got)
 	}
 	h.say("U1", "export")
@@ -328,11 +328,11 @@ func TestWorkflowApproversRestricted(t *testing.T) {
 	if got := h.drain(); len(got) != 1 || !strings.Contains(got[0], "only the approvers (<@UBOSS>)") {
 		t.Fatalf("refusal %q", got)
 	}
-	if h.artifact("problem").Status != conversation.StatusGenerated {
+	if h.artifact("problem").Status != workflow.StatusGenerated {
 		t.Fatal("a refused approval changed the status")
 	}
 	h.click("UBOSS", conversation.ActionApprove, "problem", "", "")
-	if h.artifact("problem").Status != conversation.StatusApproved {
+	if h.artifact("problem").Status != workflow.StatusApproved {
 		t.Fatal("the approver's approval did not count")
 	}
 }
@@ -402,7 +402,7 @@ report: "{{ artifact \"body\" }}"
 		t.Fatalf("refusal %q", got)
 	}
 	h.click("U1", conversation.ActionApprove, "body", "", "")
-	if h.state().Status != conversation.WorkflowCompleted {
+	if h.state().Status != workflow.RunCompleted {
 		t.Fatalf("the starter's approval did not complete the memo: %s", h.statuses(def))
 	}
 }
@@ -419,7 +419,7 @@ func TestWorkflowStatusAndCancel(t *testing.T) {
 	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "cancelled by <@U1>") {
 		t.Fatalf("cancel: %q", got)
 	}
-	if h.state().Status != conversation.WorkflowCancelled {
+	if h.state().Status != workflow.RunCancelled {
 		t.Fatalf("status %s", h.state().Status)
 	}
 	// A click on the cancelled workflow's buttons is out of date; a new start works.
@@ -428,7 +428,7 @@ func TestWorkflowStatusAndCancel(t *testing.T) {
 		t.Fatalf("click after cancel: %q", got)
 	}
 	h.say("U1", "start product-brief")
-	if h.state().Status != conversation.WorkflowRunning {
+	if h.state().Status != workflow.RunRunning {
 		t.Fatal("a new start after cancel did not run")
 	}
 }

@@ -80,7 +80,7 @@ type Store interface {
 	Finish(ctx context.Context, l Lease, id string, status InputStatus) error
 
 	// Workflows lists the conversations of a channel whose workflow is running
-	// (State.Workflow.Status WorkflowRunning), started by startedBy ("" for anyone's),
+	// (State.Workflow.Status workflow.RunRunning), started by startedBy ("" for anyone's),
 	// most recently updated first, at most limit.
 	Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]WorkflowRef, error)
 	// DeleteIdle deletes conversations (with their messages) not updated since before,

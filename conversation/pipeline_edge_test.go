@@ -57,7 +57,7 @@ func TestPipelineRestartWhileRunningSettles(t *testing.T) {
 	if err != nil || parts > 20 {
 		t.Fatalf("Wait = %v; %d pipeline parts enqueued (writes: %d)", err, parts, len(pa.writes()))
 	}
-	if ws := h.state(); ws.Artifacts["sections"].Status != conversation.StatusApproved {
+	if ws := h.state(); ws.Artifacts["sections"].Status != workflow.StatusApproved {
 		t.Fatalf("not finished: %s", h.statuses(mustDef(t)))
 	}
 }
@@ -108,7 +108,7 @@ func TestPipelineEndedByAnEditSaysSo(t *testing.T) {
 	h.wait()
 	ws := h.state()
 	posted := strings.Join(h.drain(), "\n")
-	if ws.Artifacts["research"].Status != conversation.StatusPending || strings.Contains(posted, "pipeline finished") || !strings.Contains(posted, "pipeline ended before it finished") {
+	if ws.Artifacts["research"].Status != workflow.StatusPending || strings.Contains(posted, "pipeline finished") || !strings.Contains(posted, "pipeline ended before it finished") {
 		t.Fatalf("research %s; thread:\n%s", ws.Artifacts["research"].Status, posted)
 	}
 }
@@ -150,7 +150,7 @@ func TestPipelineNextStepGetsAWholeTurn(t *testing.T) {
 		PipelineConcurrency: 4, TurnTimeout: 300 * time.Millisecond})
 	(&pipelineHarness{wfHarness: h, pa: pa}).toPipeline()
 	posted := strings.Join(h.drain(), "\n")
-	if got := h.artifact("final").Status; got != conversation.StatusGenerated {
+	if got := h.artifact("final").Status; got != workflow.StatusGenerated {
 		t.Fatalf("final = %s; want generated (its write needs 200ms of a 300ms turn)\n%s", got, posted)
 	}
 }
@@ -174,7 +174,7 @@ func TestPipelineStopDoesNotCutTheNextStep(t *testing.T) {
 	}
 	h.wait()
 	posted := strings.Join(h.drain(), "\n")
-	if got := h.artifact("final").Status; got == conversation.StatusPending {
+	if got := h.artifact("final").Status; got == workflow.StatusPending {
 		t.Fatalf("final left pending after Stop; thread:\n%s", posted)
 	}
 }
@@ -203,7 +203,7 @@ func TestPipelineCancelClosesProgress(t *testing.T) {
 	h := newPipeline(t, nil, pa, 1)
 	h.startPipeline()
 	<-pa.started
-	ws := waitFor(t, h.wfHarness, func(ws *conversation.WorkflowState) bool { return ws.Pipeline != nil })
+	ws := waitFor(t, h.wfHarness, func(ws *workflow.State) bool { return ws.Pipeline != nil })
 	stop := conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: "run:" + ws.Pipeline.ID}
 	if ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:stop", Key: key, Kind: conversation.KindAction,
 		Action: &conversation.ActionInput{Action: stop, UserID: "U2"}}); err != nil || !ok {
@@ -236,7 +236,7 @@ type evalAgent struct {
 	evalStarted chan struct{}
 }
 
-func (a *evalAgent) Evaluate(ctx context.Context, r conversation.ArtifactRequest, text string) ([]conversation.CriterionResult, conversation.Usage, error) {
+func (a *evalAgent) Evaluate(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, conversation.Usage, error) {
 	if r.Artifact.ID == "research" {
 		a.evalStarted <- struct{}{}
 		<-ctx.Done()
@@ -278,7 +278,7 @@ func TestPipelineStopDuringEvaluateCompletesLater(t *testing.T) {
 	}
 	h.wait()
 	ws = h.state()
-	if r := ws.Artifacts["research"]; r.Status != conversation.StatusRunning || ws.Pipeline == nil || ws.Pipeline.StoppedBy != "U2" {
+	if r := ws.Artifacts["research"]; r.Status != workflow.StatusRunning || ws.Pipeline == nil || ws.Pipeline.StoppedBy != "U2" {
 		t.Fatalf("after Stop: research %s (eval %v, message %q), pipeline %+v; want it still running, stopped", r.Status, r.Eval, r.MessageTS, ws.Pipeline)
 	}
 }
@@ -341,7 +341,7 @@ func TestPipelineShutdownDuringNextStepResumes(t *testing.T) {
 	pa2 := newPipelineAgent()
 	h2 := newPipeline(t, st, pa2, 4) // it takes the thread over as it starts
 	h2.wait()
-	if got := h2.artifact("final").Status; got != conversation.StatusGenerated {
+	if got := h2.artifact("final").Status; got != workflow.StatusGenerated {
 		t.Fatalf("final = %s after the restart; want generated", got)
 	}
 }

@@ -98,10 +98,10 @@ func TestPipelineUnsplittableArtifactMidRunLeavesOthersRunning(t *testing.T) {
 	h.say("U1", "start strand")
 	h.click("U1", conversation.ActionApprove, "outline", "", "")
 	ws := h.state()
-	if g := ws.Artifacts["glossary"]; g.Status == conversation.StatusRunning && ws.Pipeline == nil {
+	if g := ws.Artifacts["glossary"]; g.Status == workflow.StatusRunning && ws.Pipeline == nil {
 		t.Fatalf("glossary is running with no pipeline (items %+v): stuck", g.Items)
 	}
-	if g := ws.Artifacts["glossary"]; g.Status != conversation.StatusApproved {
+	if g := ws.Artifacts["glossary"]; g.Status != workflow.StatusApproved {
 		t.Fatalf("glossary = %s; want approved (it does not depend on the item-less notes)", g.Status)
 	}
 }
@@ -154,7 +154,7 @@ func TestPipelineEditWhileRunningIsRefused(t *testing.T) {
 		st = append(st, string(it.Status))
 	}
 	posted := strings.Join(h.drain(), "\n")
-	if r.Status == conversation.StatusApproved && slices.Contains(st, string(conversation.ItemPending)) || !strings.Contains(posted, "is being written by the pipeline") {
+	if r.Status == workflow.StatusApproved && slices.Contains(st, string(workflow.ItemPending)) || !strings.Contains(posted, "is being written by the pipeline") {
 		t.Fatalf("research approved with pending items %v (the restarted run was dropped)", st)
 	}
 }

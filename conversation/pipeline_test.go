@@ -230,10 +230,10 @@ func TestPipelineRunsItemsJoinsAndContinues(t *testing.T) {
 		t.Errorf("pipeline still running after the run: %+v", ws.Pipeline)
 	}
 	research, sections := ws.Artifacts["research"], ws.Artifacts["sections"]
-	if research.Status != conversation.StatusApproved || sections.Status != conversation.StatusApproved {
+	if research.Status != workflow.StatusApproved || sections.Status != workflow.StatusApproved {
 		t.Fatalf("research %s, sections %s; want both approved", research.Status, sections.Status)
 	}
-	if got := ws.Artifacts["final"].Status; got != conversation.StatusGenerated {
+	if got := ws.Artifacts["final"].Status; got != workflow.StatusGenerated {
 		t.Errorf("final = %s; want generated (written after the pipeline, for review)", got)
 	}
 	var titles []string
@@ -244,10 +244,10 @@ func TestPipelineRunsItemsJoinsAndContinues(t *testing.T) {
 		t.Fatalf("research items %v; want the outline's headings in order", titles)
 	}
 	beta, gamma := research.Items[1], research.Items[2]
-	if beta.Status != conversation.ItemDone || beta.Attempts != 3 || beta.Recovery == nil || !strings.Contains(beta.Text, "following try narrower queries") {
+	if beta.Status != workflow.ItemDone || beta.Attempts != 3 || beta.Recovery == nil || !strings.Contains(beta.Text, "following try narrower queries") {
 		t.Errorf("Beta = %+v; want done on the 3rd try with the recovery's instructions", beta)
 	}
-	if gamma.Status != conversation.ItemFailed || gamma.Attempts != 3 || !strings.Contains(gamma.Reason, "nothing found for Gamma (try 3)") {
+	if gamma.Status != workflow.ItemFailed || gamma.Attempts != 3 || !strings.Contains(gamma.Reason, "nothing found for Gamma (try 3)") {
 		t.Errorf("Gamma = %+v; want failed after 3 tries with the last reason", gamma)
 	}
 	if n := pa.count("recover research"); n != 2 {
@@ -289,7 +289,7 @@ func TestPipelineRestartRerunsOnlyThatPhase(t *testing.T) {
 	if got := len(pa.writes()) - before; got != 4 {
 		t.Errorf("restart sections wrote %d items; want 4 (research is not repeated)", got)
 	}
-	if ws.Artifacts["sections"].Status != conversation.StatusApproved || ws.Artifacts["final"].Status != conversation.StatusStale {
+	if ws.Artifacts["sections"].Status != workflow.StatusApproved || ws.Artifacts["final"].Status != workflow.StatusStale {
 		t.Errorf("after restart: sections %s, final %s; want approved and stale", ws.Artifacts["sections"].Status, ws.Artifacts["final"].Status)
 	}
 }
@@ -301,8 +301,8 @@ func TestPipelineStopAndContinue(t *testing.T) {
 	<-pa.started // Alpha runs
 	pa.gate <- struct{}{}
 	<-pa.started // Beta runs: stop now
-	ws := waitFor(t, h.wfHarness, func(ws *conversation.WorkflowState) bool {
-		return ws.Pipeline != nil && ws.Artifacts["research"].Items[0].Status == conversation.ItemDone
+	ws := waitFor(t, h.wfHarness, func(ws *workflow.State) bool {
+		return ws.Pipeline != nil && ws.Artifacts["research"].Items[0].Status == workflow.ItemDone
 	})
 	stop := conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: "run:" + ws.Pipeline.ID}
 	if ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:stop", Key: key, Kind: conversation.KindAction,
@@ -315,7 +315,7 @@ func TestPipelineStopAndContinue(t *testing.T) {
 		t.Fatalf("pipeline after Stop = %+v; want stopped by U2", ws.Pipeline)
 	}
 	items := ws.Artifacts["research"].Items
-	if items[0].Status != conversation.ItemDone || items[1].Status != conversation.ItemPending || items[3].Status != conversation.ItemPending {
+	if items[0].Status != workflow.ItemDone || items[1].Status != workflow.ItemPending || items[3].Status != workflow.ItemPending {
 		t.Fatalf("items after Stop = %+v; want Alpha done, the rest pending", items)
 	}
 	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "stopped by <@U2>") {
@@ -331,7 +331,7 @@ func TestPipelineStopAndContinue(t *testing.T) {
 	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
 	h.do(conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: cont, UserID: "U1"}})
 	ws = h.state()
-	if ws.Pipeline != nil || ws.Artifacts["sections"].Status != conversation.StatusApproved {
+	if ws.Pipeline != nil || ws.Artifacts["sections"].Status != workflow.StatusApproved {
 		t.Fatalf("after Continue: pipeline %+v, sections %s", ws.Pipeline, ws.Artifacts["sections"].Status)
 	}
 	// Continue wrote Beta (again: it was cut), Gamma, Delta, 4 sections and the final
@@ -352,10 +352,10 @@ func TestPipelineResumesAfterRestartWithoutRepeating(t *testing.T) {
 	<-pa.started
 	<-pa.started
 	pa.gate <- struct{}{} // one of Alpha/Beta finishes; the other is cut by the shutdown
-	waitFor(t, h.wfHarness, func(ws *conversation.WorkflowState) bool {
+	waitFor(t, h.wfHarness, func(ws *workflow.State) bool {
 		n := 0
 		for _, it := range ws.Artifacts["research"].Items {
-			if it.Status == conversation.ItemDone {
+			if it.Status == workflow.ItemDone {
 				n++
 			}
 		}
@@ -364,7 +364,7 @@ func TestPipelineResumesAfterRestartWithoutRepeating(t *testing.T) {
 	h.kill()
 	done := map[string]bool{}
 	for _, it := range h.state().Artifacts["research"].Items {
-		if it.Status == conversation.ItemDone {
+		if it.Status == workflow.ItemDone {
 			done["write research/"+it.Title] = true
 		}
 	}
@@ -373,7 +373,7 @@ func TestPipelineResumesAfterRestartWithoutRepeating(t *testing.T) {
 	h2 := newPipeline(t, st, pa2, 2) // it takes the thread over as it starts
 	h2.wait()
 	ws := h2.state()
-	if ws.Artifacts["sections"].Status != conversation.StatusApproved || ws.Artifacts["final"].Status != conversation.StatusGenerated {
+	if ws.Artifacts["sections"].Status != workflow.StatusApproved || ws.Artifacts["final"].Status != workflow.StatusGenerated {
 		t.Fatalf("after resume: %s", h2.statuses(mustDef(t)))
 	}
 	var research []string
@@ -391,7 +391,7 @@ func TestPipelineResumesAfterRestartWithoutRepeating(t *testing.T) {
 		t.Errorf("research writes after the restart = %v; want the 3 unfinished items", research)
 	}
 	for i, it := range ws.Artifacts["research"].Items {
-		if it.Status != conversation.ItemDone || !strings.HasPrefix(it.Text, "research of "+it.Title) {
+		if it.Status != workflow.ItemDone || !strings.HasPrefix(it.Text, "research of "+it.Title) {
 			t.Errorf("research item %d = %+v", i, it)
 		}
 	}
@@ -411,7 +411,7 @@ func (h *wfHarness) kill() {
 }
 
 // waitFor polls the saved workflow state until ok.
-func waitFor(t *testing.T, h *wfHarness, ok func(*conversation.WorkflowState) bool) *conversation.WorkflowState {
+func waitFor(t *testing.T, h *wfHarness, ok func(*workflow.State) bool) *workflow.State {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
@@ -434,7 +434,7 @@ func TestPipelineGivesWayToPeople(t *testing.T) {
 	h.sayWhileHeld("how is it going?")
 	h.wait()
 	ws := h.state()
-	if ws.Artifacts["sections"].Status != conversation.StatusApproved {
+	if ws.Artifacts["sections"].Status != workflow.StatusApproved {
 		t.Fatalf("pipeline did not finish: %s", h.statuses(mustDef(t)))
 	}
 	posted := h.drain()
@@ -467,10 +467,10 @@ func TestPipelineContinuesAcrossTurns(t *testing.T) {
 	ph.toPipeline()
 	ws := h.state()
 	gamma := ws.Artifacts["research"].Items[2]
-	if gamma.Status != conversation.ItemFailed || gamma.Interrupted != 2 || !strings.Contains(gamma.Reason, "did not finish in time") {
+	if gamma.Status != workflow.ItemFailed || gamma.Interrupted != 2 || !strings.Contains(gamma.Reason, "did not finish in time") {
 		t.Fatalf("Gamma = %+v; want failed after two interruptions", gamma)
 	}
-	if ws.Artifacts["sections"].Status != conversation.StatusApproved || ws.Pipeline != nil {
+	if ws.Artifacts["sections"].Status != workflow.StatusApproved || ws.Pipeline != nil {
 		t.Fatalf("after the run: %s, pipeline %+v", h.statuses(mustDef(t)), ws.Pipeline)
 	}
 	for _, title := range []string{"Alpha", "Beta", "Delta"} {
@@ -488,7 +488,7 @@ func TestPipelineWithoutItems(t *testing.T) {
 	h := newPipeline(t, nil, pa, 2)
 	h.toPipeline()
 	ws := h.state()
-	if st := ws.Artifacts["research"].Status; st != conversation.StatusPending || ws.Pipeline != nil {
+	if st := ws.Artifacts["research"].Status; st != workflow.StatusPending || ws.Pipeline != nil {
 		t.Fatalf("research %s, pipeline %+v; want pending and no pipeline", st, ws.Pipeline)
 	}
 	if posted := strings.Join(h.drain(), "\n"); !strings.Contains(posted, "couldn't find the items of *Outline* that *Research* is written for") ||
@@ -533,7 +533,7 @@ func TestPipelineHaltsAfterRepeatedFailures(t *testing.T) {
 	}
 	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
 	h2.do(conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: cont, UserID: "U1"}})
-	if ws := h2.state(); ws.Pipeline != nil || ws.Artifacts["sections"].Status != conversation.StatusApproved {
+	if ws := h2.state(); ws.Pipeline != nil || ws.Artifacts["sections"].Status != workflow.StatusApproved {
 		t.Fatalf("after Continue: %s", h2.statuses(mustDef(t)))
 	}
 }
@@ -572,10 +572,10 @@ func TestPipelineRegenerateStaleReruns(t *testing.T) {
 		t.Errorf("research items %v; want the new outline's", titles)
 	}
 	// sections, waiting for research, ran right after it, with its own guidance.
-	if st := ws.Artifacts["sections"]; st.Status != conversation.StatusApproved || !strings.Contains(st.Items[2].Text, "sections of Omega (3/3) from [research of Omega") || !strings.Contains(st.Items[2].Text, "following shorter") {
+	if st := ws.Artifacts["sections"]; st.Status != workflow.StatusApproved || !strings.Contains(st.Items[2].Text, "sections of Omega (3/3) from [research of Omega") || !strings.Contains(st.Items[2].Text, "following shorter") {
 		t.Errorf("sections = %s %+v", st.Status, st.Items)
 	}
-	if got := ws.Artifacts["final"].Status; got != conversation.StatusStale {
+	if got := ws.Artifacts["final"].Status; got != workflow.StatusStale {
 		t.Errorf("final = %s; want still stale (people decide)", got)
 	}
 }
@@ -613,7 +613,7 @@ func TestPipelineRunsIndependentArtifactsTogether(t *testing.T) {
 	close(pa.gate)
 	h.wait()
 	ws := h.state()
-	if ws.Artifacts["final"].Status != conversation.StatusGenerated || ws.Artifacts["glossary"].Text != "glossary of Glossary (1/1)" {
+	if ws.Artifacts["final"].Status != workflow.StatusGenerated || ws.Artifacts["glossary"].Text != "glossary of Glossary (1/1)" {
 		t.Fatalf("after both: final %s, glossary %q", ws.Artifacts["final"].Status, ws.Artifacts["glossary"].Text)
 	}
 }
@@ -645,7 +645,7 @@ func TestPipelineResumedItemGoesOnWithItsNextTry(t *testing.T) {
 			betas++
 		}
 	}
-	waitFor(t, h.wfHarness, func(ws *conversation.WorkflowState) bool {
+	waitFor(t, h.wfHarness, func(ws *workflow.State) bool {
 		beta := ws.Artifacts["research"].Items[1]
 		return beta.Attempts == 2 && beta.Recovery != nil
 	})
@@ -655,7 +655,7 @@ func TestPipelineResumedItemGoesOnWithItsNextTry(t *testing.T) {
 	h2 := newPipeline(t, st, pa2, 4) // it takes the thread over as it starts
 	h2.wait()
 	beta := h2.state().Artifacts["research"].Items[1]
-	if beta.Status != conversation.ItemDone || beta.Attempts != 3 || len(beta.Failures) != 2 || !strings.Contains(beta.Text, "following try narrower queries") {
+	if beta.Status != workflow.ItemDone || beta.Attempts != 3 || len(beta.Failures) != 2 || !strings.Contains(beta.Text, "following try narrower queries") {
 		t.Errorf("Beta = %+v; want done on its 3rd try, with the recovered instructions", beta)
 	}
 	if n := pa2.tries["research/Beta"]; n != 1 {

@@ -80,6 +80,8 @@ const (
 	ActionRegenerateStale ActionName = "regenerate_stale" // Text: guidance (modal)
 	ActionRestart         ActionName = "restart"          // back to options (or rewrite)
 	ActionEdit            ActionName = "edit"             // Text: instructions (modal)
+	ActionKeepAll         ActionName = "keep_all"         // Arg: the stale list's changed artifact
+	ActionRegenerateAll   ActionName = "regenerate_all"   // Arg: as ActionKeepAll; Text: guidance (modal)
 	// ActionCommand runs a command in the thread named by Key; Arg is the command
 	// line ("restart budget"). It answers a menu asking which workflow a channel
 	// command meant.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
 // ModelName is the model name every Completion of the demo model reports
@@ -799,18 +800,18 @@ var (
 
 // listedOptions reads the lines "A. Title: text" that follow the line starting with
 // marker, up to a blank line.
-func listedOptions(text, marker string) []conversation.Option {
+func listedOptions(text, marker string) []workflow.Option {
 	i := strings.Index(text, marker)
 	if i < 0 {
 		return nil
 	}
-	var out []conversation.Option
+	var out []workflow.Option
 	for _, l := range strings.Split(text[i:], "\n")[1:] {
 		if strings.TrimSpace(l) == "" {
 			break
 		}
 		if m := listedOptionRe.FindStringSubmatch(l); m != nil {
-			out = append(out, conversation.Option{Label: m[1], Title: m[2], Text: m[3]})
+			out = append(out, workflow.Option{Label: m[1], Title: m[2], Text: m[3]})
 		}
 	}
 	return out
@@ -870,7 +871,7 @@ var (
 // interpret reads a reply to options: the option it chooses (by "option X", an
 // upper-case letter, an ordinal, a number, a title or shared words, a lower-case
 // letter), the changes asked for with it, or whether it asks for new options.
-func interpret(reply string, opts []conversation.Option) (label, instructions string, regenerate bool) {
+func interpret(reply string, opts []workflow.Option) (label, instructions string, regenerate bool) {
 	low := strings.ToLower(reply)
 	if strings.Trim(low, " .!") == "none" || containsAny(low, regenerateWords) {
 		return "", instructionsOf(reply), true
@@ -891,7 +892,7 @@ func interpret(reply string, opts []conversation.Option) (label, instructions st
 	return label, instructionsOf(reply), false
 }
 
-func chooseLabel(reply string, opts []conversation.Option, labels []string) string {
+func chooseLabel(reply string, opts []workflow.Option, labels []string) string {
 	valid := func(l string) string {
 		if slices.Contains(labels, l) {
 			return l
@@ -996,7 +997,7 @@ func chooseLabel(reply string, opts []conversation.Option, labels []string) stri
 
 // byWords picks the option that shares the most words (of five letters or more,
 // compared by their first five letters) with the reply, when one clearly does.
-func byWords(low string, opts []conversation.Option) string {
+func byWords(low string, opts []workflow.Option) string {
 	stems := func(s string) map[string]bool {
 		out := map[string]bool{}
 		for _, w := range tokens(strings.ToLower(s)) {

@@ -896,7 +896,7 @@ func TestBlogRecovery(t *testing.T) {
 			if len(c.ToolCalls) != 1 || c.ToolCalls[0].Function.Name != agents.CommitRecoveryTool {
 				t.Fatalf("calls = %+v", c.ToolCalls)
 			}
-			var got conversation.Recovery
+			var got workflow.Recovery
 			if err := json.Unmarshal([]byte(c.ToolCalls[0].Function.Arguments), &got); err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/store"
 	"github.com/threadwright/threadwright/store/storetest"
 )
@@ -432,7 +433,7 @@ func (h *blogHarness) doneItems(databaseURL, thread, artifact string) map[string
 	}
 	out := map[string]bool{}
 	for _, it := range cp.Conversation.State.Workflow.Artifacts[artifact].Items {
-		if it.Status == conversation.ItemDone {
+		if it.Status == workflow.ItemDone {
 			out[it.Title] = true
 		}
 	}

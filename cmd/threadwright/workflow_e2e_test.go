@@ -352,6 +352,12 @@ func TestE2EProposalEditStaleKeepRegenerateExport(t *testing.T) {
 	h.file("proposal.md")
 
 	h.mention(thread, alice, "edit methodology add a pilot phase")
+	// What depends on it is listed once the edit is approved: not before, when the
+	// edited text might still change.
+	if n := len(h.emu.BotMessages(general, thread)); h.find(h.emu.BotMessages(general, thread)[n-1].TS, "Keep", "") != nil {
+		t.Fatal("the stale list came before the edited methodology was approved")
+	}
+	h.click(thread, alice, "Approve", "")
 	stale := h.latest(thread, "Keep", "")
 	buttons, _ := h.emu.Buttons(general, stale, alice)
 	var keepFor []string
@@ -363,7 +369,6 @@ func TestE2EProposalEditStaleKeepRegenerateExport(t *testing.T) {
 	if got := strings.Join(keepFor, " | "); !strings.Contains(got, "`timeline`") || !strings.Contains(got, "`budget`") || !strings.Contains(got, "`conclusion`") || len(keepFor) != 3 {
 		t.Fatalf("stale artifacts offered: %s", got)
 	}
-	h.click(thread, alice, "Approve", "")
 	h.click(thread, alice, "Keep", "`timeline`")
 	h.submitModal(thread, alice, "Regenerate with guidance", "`budget`", "use the pilot costs")
 	if tr := h.transcript(thread); !strings.Contains(tr, "It follows: use the pilot costs") {

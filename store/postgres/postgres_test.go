@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/store/postgres"
 	"github.com/threadwright/threadwright/store/storetest"
 )
@@ -245,7 +246,7 @@ func TestSaveHOT(t *testing.T) {
 		t.Fatal(err)
 	}
 	const turns = 5
-	wf := &conversation.WorkflowState{Name: "proposal", StartedBy: "U1", Locale: "en", Status: conversation.WorkflowRunning}
+	wf := &workflow.State{Name: "proposal", StartedBy: "U1", Locale: "en", Status: workflow.RunRunning}
 	for _, state := range []conversation.State{
 		{Mode: conversation.ModeAssistant},
 		{Mode: conversation.ModeWorkflow, Workflow: wf},

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
 // Run runs the conformance suite against the stores open returns, one subtest per case
@@ -708,10 +709,10 @@ func testSaveAnsweredInput(t *testing.T, s conversation.Store) {
 
 // running returns a state whose workflow, name, was started by startedBy and is in
 // status.
-func running(name, startedBy string, status conversation.WorkflowStatus) conversation.State {
+func running(name, startedBy string, status workflow.RunStatus) conversation.State {
 	return conversation.State{
 		Mode: conversation.ModeWorkflow, StartedBy: startedBy,
-		Workflow: &conversation.WorkflowState{Name: name, StartedBy: startedBy, Locale: "en", Status: status},
+		Workflow: &workflow.State{Name: name, StartedBy: startedBy, Locale: "en", Status: status},
 	}
 }
 
@@ -728,7 +729,7 @@ func mustWorkflows(t testing.TB, s conversation.Store, teamID, channelID, starte
 		out = append(out, r.Key.ThreadTS)
 		c := mustLoad(t, s, r.Key, 0).Conversation
 		w := c.State.Workflow
-		if w == nil || w.Status != conversation.WorkflowRunning {
+		if w == nil || w.Status != workflow.RunRunning {
 			t.Errorf("Workflows listed %s, whose workflow is %+v; want a running one", r.Key, w)
 			continue
 		}
@@ -766,16 +767,16 @@ func testWorkflows(t *testing.T, s conversation.Store) {
 		t.Errorf("Workflows of an empty store = %v; want none", got)
 	}
 
-	save(thread("1.a"), running("proposal", "U1", conversation.WorkflowRunning))
-	save(thread("1.b"), running("retro", "U2", conversation.WorkflowRunning))
-	save(thread("1.c"), running("proposal", "U1", conversation.WorkflowCompleted))
-	save(thread("1.d"), running("proposal", "U1", conversation.WorkflowCancelled))
+	save(thread("1.a"), running("proposal", "U1", workflow.RunRunning))
+	save(thread("1.b"), running("retro", "U2", workflow.RunRunning))
+	save(thread("1.c"), running("proposal", "U1", workflow.RunCompleted))
+	save(thread("1.d"), running("proposal", "U1", workflow.RunCancelled))
 	save(thread("1.e"), conversation.State{Mode: conversation.ModeAssistant, StartedBy: "U1"})
-	save(thread("1.f"), running("proposal", "U1", conversation.WorkflowRunning))
+	save(thread("1.f"), running("proposal", "U1", workflow.RunRunning))
 	// Running workflows of U1 in another channel, and in a channel of the same id in
 	// another team.
-	save(conversation.Key{TeamID: key.TeamID, ChannelID: "C0002", ThreadTS: "1.g"}, running("proposal", "U1", conversation.WorkflowRunning))
-	save(conversation.Key{TeamID: "T0002", ChannelID: key.ChannelID, ThreadTS: "1.h"}, running("proposal", "U1", conversation.WorkflowRunning))
+	save(conversation.Key{TeamID: key.TeamID, ChannelID: "C0002", ThreadTS: "1.g"}, running("proposal", "U1", workflow.RunRunning))
+	save(conversation.Key{TeamID: "T0002", ChannelID: key.ChannelID, ThreadTS: "1.h"}, running("proposal", "U1", workflow.RunRunning))
 
 	check := func(when string, startedBy string, want ...string) {
 		t.Helper()
@@ -799,16 +800,16 @@ func testWorkflows(t *testing.T, s conversation.Store) {
 
 	// A turn moves its workflow to the front; a workflow started in an existing
 	// conversation, or started again after it ended, joins the list.
-	save(thread("1.a"), running("proposal", "U1", conversation.WorkflowRunning))
+	save(thread("1.a"), running("proposal", "U1", workflow.RunRunning))
 	check("after a turn of 1.a", "", "1.a", "1.f", "1.b")
-	save(thread("1.e"), running("retro", "U2", conversation.WorkflowRunning))
-	save(thread("1.c"), running("retro", "U1", conversation.WorkflowRunning))
+	save(thread("1.e"), running("retro", "U2", workflow.RunRunning))
+	save(thread("1.c"), running("retro", "U1", workflow.RunRunning))
 	check("after starts", "", "1.c", "1.e", "1.a", "1.f", "1.b")
 	check("after starts", "U2", "1.e", "1.b")
 
 	// Workflows that complete, are cancelled, or that the state drops leave it.
-	save(thread("1.a"), running("proposal", "U1", conversation.WorkflowCompleted))
-	save(thread("1.b"), running("retro", "U2", conversation.WorkflowCancelled))
+	save(thread("1.a"), running("proposal", "U1", workflow.RunCompleted))
+	save(thread("1.b"), running("retro", "U2", workflow.RunCancelled))
 	save(thread("1.c"), conversation.State{Mode: conversation.ModeAssistant, StartedBy: "U1"})
 	check("after ends", "", "1.e", "1.f")
 	check("after ends", "U1", "1.f")
@@ -819,7 +820,7 @@ func testWorkflows(t *testing.T, s conversation.Store) {
 // recently updated.
 func testWorkflowsLimit(t *testing.T, s conversation.Store) {
 	for i := range 5 {
-		mustSave(t, s, conversation.Turn{Key: otherKey(i), State: running("proposal", fmt.Sprintf("U%d", i%2), conversation.WorkflowRunning)})
+		mustSave(t, s, conversation.Turn{Key: otherKey(i), State: running("proposal", fmt.Sprintf("U%d", i%2), workflow.RunRunning)})
 		tick()
 	}
 	for _, tc := range []struct {

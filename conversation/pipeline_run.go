@@ -5,16 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
-// Pipelines (DESIGN.md, "Artifact workflows"; the workflow package documents foreach,
-// retries, editor and model): auto artifacts are written without review, item by
-// item, by KindPipeline inputs of the thread.
+// The pipeline runner (docs/architecture.md, "Pipelines"; the workflow package
+// documents foreach, retries, editor and model, and keeps the items' bookkeeping):
+// auto artifacts are written without review, item by item, by KindPipeline inputs of
+// the thread.
 //
 // A turn that reaches auto artifacts whose dependencies are approved marks them
 // StatusRunning with their items, posts the pipeline's progress message and saves,
@@ -40,10 +39,6 @@ const runStopPrefix = "run:"
 // Arg is the run's id).
 const ActionContinue ActionName = "continue"
 
-// maxInterruptions is how many times an item may be cut short by the end of its turn
-// before it fails (a model call that never returns must not loop forever).
-const maxInterruptions = 2
-
 // maxReason bounds a failure reason kept in the checkpoint and shown in the thread.
 const maxReason = 300
 
@@ -57,7 +52,7 @@ type itemJob struct {
 	// The item's earlier failed tries (checkpointed), which this run continues.
 	tried    int
 	failures []string
-	recovery *Recovery
+	recovery *workflow.Recovery
 }
 
 // itemResult is what a worker reports for one item: its end, or (step) a failed try
@@ -70,133 +65,56 @@ type itemResult struct {
 	reason   string // non-empty: every try failed
 	attempts int
 	failures []string
-	recovery *Recovery
+	recovery *workflow.Recovery
 	usage    Usage
 	// cut is true when the turn ended (stop, shutdown, timeout) before the item did:
 	// nothing more is recorded for it.
 	cut bool
 }
 
-// startAuto marks the auto artifacts that can run now as running, with their items,
-// and makes sure a pipeline is under way: outside a pipeline turn it posts the
-// progress message and enqueues the pipeline input. Artifacts that cannot be split
-// into items are reported to the thread and left pending.
-func (t *wfTurn) startAuto(ctx context.Context) error {
-	ws := t.ws()
-	var started []string
-	var unsplit error // the first artifact that cannot be split: left pending, reported
-	for _, id := range t.def.Order() {
-		st := ws.Artifacts[id]
-		a, _ := t.def.Artifact(id)
-		if st.Status == StatusApproved || st.Status == StatusRunning {
-			continue
+// startAuto starts auto artifacts ids (the scheduling rule's Plan.Start): each runs
+// as items from now, and a pipeline is under way: outside a pipeline turn the
+// progress message is shown and the pipeline input enqueued. An artifact that cannot
+// be split into items is left pending and the thread is told why; the others start
+// all the same.
+func (t *wfTurn) startAuto(ctx context.Context, ids []string) {
+	started := false
+	for _, id := range ids {
+		items, err := t.m.ItemsOf(t.ws(), id)
+		if err == nil {
+			err = t.m.Started(t.ws(), id, items)
 		}
-		if st.Status == StatusStale {
-			continue // it waits for Keep or Regenerate; what does not depend on it need not
-		}
-		if a.Mode != workflow.ModeAuto {
-			break // people first
-		}
-		if st.Status != StatusPending || !t.depsApproved(id) {
-			continue
-		}
-		items, err := t.items(a)
-		if err != nil {
-			if unsplit == nil {
-				unsplit = err
+		var r *workflow.Refusal
+		switch {
+		case errors.As(err, &r) && (r.Reason == workflow.NoItems || r.Reason == workflow.TooManyItems):
+			if t.reply == "" {
+				t.reply = t.itemsProblem(r)
 			}
 			continue
+		case err != nil:
+			t.log.Error("auto artifact not started", "artifact", id, "error", err)
+			continue
 		}
-		st = t.touch(id)
-		st.Status, st.Items = StatusRunning, items
-		started = append(started, id)
+		started = true
 	}
-	if len(started) == 0 {
-		return unsplit
+	if !started || t.pipeline {
+		return // a pipeline turn runs them itself
 	}
-	now := t.s.cfg.Now().UTC()
-	if ws.Pipeline == nil {
-		ws.Pipeline = &PipelineState{ID: strconv.FormatInt(now.UnixNano(), 36), StartedAt: now}
-	}
-	for _, id := range started {
-		if !slices.Contains(ws.Pipeline.Artifacts, id) {
-			ws.Pipeline.Artifacts = append(ws.Pipeline.Artifacts, id)
-		}
-	}
-	if t.pipeline {
-		return unsplit // this turn runs them
-	}
-	ws.Pipeline.StoppedBy, ws.Pipeline.Halted = "", ""
-	t.showProgress(ctx, true)
+	p := t.ws().Pipeline
+	p.StoppedBy, p.Halted = "", ""
+	t.events = append(t.events, cardEvent{kind: evProgress})
 	t.continuePipeline()
-	return unsplit
 }
 
-// rerun runs stale auto artifact a again through the pipeline, every item with
-// guidance as its instructions (foreach: over its source's current items). When what
-// it depends on is not approved yet, it waits for it, and the thread is told.
-func (t *wfTurn) rerun(ctx context.Context, a *workflow.Artifact, guidance, why string) error {
-	st := t.touch(a.ID)
-	st.Status, st.Items, st.StaleBecause, st.Instructions = StatusPending, nil, "", guidance
-	t.revise(a.ID, why)
-	if err := t.startAuto(ctx); err != nil {
-		return err
+// itemsProblem says why a foreach artifact's items could not be found.
+func (t *wfTurn) itemsProblem(r *workflow.Refusal) string {
+	src, _ := t.def().Artifact(r.Source)
+	a, _ := t.def().Artifact(r.Artifact)
+	if r.Reason == workflow.TooManyItems {
+		n := len(workflow.Items(t.ws().Artifacts[r.Source].Text))
+		return tr(t.lang, "too_many_items", src.Title, n, workflow.MaxItems, r.Source)
 	}
-	if st.Status == StatusPending {
-		var waits []string
-		for _, dep := range t.def.Dependencies(a.ID) {
-			if t.ws().Artifacts[dep].Status != StatusApproved {
-				d, _ := t.def.Artifact(dep)
-				waits = append(waits, "*"+d.Title+"*")
-			}
-		}
-		if len(waits) == 0 {
-			// People first (startAuto): an earlier artifact waits for a person.
-			for _, id := range t.def.Order() {
-				if id == a.ID {
-					break
-				}
-				d, _ := t.def.Artifact(id)
-				if s := t.ws().Artifacts[id].Status; d.Mode != workflow.ModeAuto && s != StatusApproved && s != StatusStale {
-					waits = append(waits, "*"+d.Title+"*")
-					break
-				}
-			}
-		}
-		t.reply = tr(t.lang, "rerun_waits", a.Title, strings.Join(waits, ", "))
-	}
-	return nil
-}
-
-// depsApproved reports whether every dependency of id is approved.
-func (t *wfTurn) depsApproved(id string) bool {
-	for _, dep := range t.def.Dependencies(id) {
-		if t.ws().Artifacts[dep].Status != StatusApproved {
-			return false
-		}
-	}
-	return true
-}
-
-// items returns the items of auto artifact a: one per item of its foreach artifact's
-// text, or one for the whole artifact. Errors (errUsage): no items, or too many.
-func (t *wfTurn) items(a *workflow.Artifact) ([]ItemState, error) {
-	if a.Foreach == "" {
-		return []ItemState{{Title: a.Title, Status: ItemPending}}, nil
-	}
-	src, _ := t.def.Artifact(a.Foreach)
-	found := workflow.Items(t.ws().Artifacts[a.Foreach].Text)
-	switch {
-	case len(found) == 0:
-		return nil, errUsage{tr(t.lang, "no_items", src.Title, a.Title, a.Foreach, a.Foreach)}
-	case len(found) > workflow.MaxItems:
-		return nil, errUsage{tr(t.lang, "too_many_items", src.Title, len(found), workflow.MaxItems, a.Foreach)}
-	}
-	out := make([]ItemState, len(found))
-	for i, it := range found {
-		out[i] = ItemState{Title: it.Title, Brief: it.Body, Status: ItemPending}
-	}
-	return out, nil
+	return tr(t.lang, "no_items", src.Title, a.Title, r.Source, r.Source)
 }
 
 // continuePipeline enqueues the next KindPipeline input with the turn's save.
@@ -217,34 +135,28 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	if ws == nil || ws.Pipeline == nil {
 		return nil // a pipeline input left over from a run that ended
 	}
-	if t.in.ID != t.partID() {
+	if t.r.in.ID != t.partID() {
 		return nil // superseded: a later part of the run was enqueued after this one
 	}
-	if ws.Status != WorkflowRunning {
+	if ws.Status != workflow.RunRunning {
 		t.endPipeline(ctx, "⏹ "+tr(t.lang, "pipeline.cancelled"))
 		return nil
 	}
 	if ws.Pipeline.Stopped() {
 		return nil // waits for Continue
 	}
-	if t.in.Attempts > t.s.cfg.MaxAttempts {
+	if t.r.in.Attempts > t.s.cfg.MaxAttempts {
 		// Its turns keep failing (or the bot keeps dying in them): stop retrying.
-		ws.Pipeline.Halted = tr(t.lang, "pipeline.attempts", t.s.cfg.MaxAttempts)
-		t.log.Error("pipeline halted after repeated failures", "attempts", t.in.Attempts)
+		t.m.Halt(ws, tr(t.lang, "pipeline.attempts", t.s.cfg.MaxAttempts))
+		t.log.Error("pipeline halted after repeated failures", "attempts", t.r.in.Attempts)
 		t.showProgress(ctx, true)
 		return nil
 	}
 	t.pipeline = true
-	if err := t.startAuto(ctx); err != nil { // artifacts a restart sent back to pending
-		var u errUsage
-		if !errors.As(err, &u) || !t.anyRunning() {
-			t.endPipeline(ctx, "")
-			return err
-		}
-		// An artifact that cannot be split stays pending (reported when it was met);
-		// the running ones go on.
-	}
-	if !t.anyRunning() {
+	// Artifacts a restart sent back to pending, and those that waited for them (one
+	// that cannot be split stays pending, and the thread is told).
+	t.startAuto(ctx, workflow.Next(t.def(), ws).Start)
+	if !workflow.AnyRunning(ws) {
 		// The run is over: end it and produce what follows (a reviewed artifact, the
 		// report) in this fresh turn, with its whole time and no Stop.
 		t.endPipeline(ctx, "")
@@ -296,11 +208,6 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		t.add(r.usage)
 		t.record(r, false)
 	}
-	var usage errUsage
-	if errors.As(err, &usage) && !t.anyRunning() {
-		t.endPipeline(ctx, "") // what it would start cannot run (no items): people act first
-		return err
-	}
 	if perr := t.pausePipeline(ctx); perr != nil {
 		return perr // shutting down: the input stays pending and continues after the restart
 	}
@@ -338,12 +245,12 @@ func isStop(ctx context.Context) bool {
 func (t *wfTurn) jobs(inFlight flight) []itemJob {
 	limit := t.s.cfg.PipelineConcurrency
 	var out []itemJob
-	for _, id := range t.def.Order() {
+	for _, id := range t.def().Order() {
 		st := t.ws().Artifacts[id]
-		if st.Status != StatusRunning {
+		if st.Status != workflow.StatusRunning {
 			continue
 		}
-		a, _ := t.def.Artifact(id)
+		a, _ := t.def().Artifact(id)
 		artLimit := limit
 		if a.Concurrency > 0 {
 			artLimit = min(a.Concurrency, limit)
@@ -353,7 +260,7 @@ func (t *wfTurn) jobs(inFlight flight) []itemJob {
 			if len(inFlight)+len(out) >= limit || inFlight.of(id)+started >= artLimit {
 				break
 			}
-			if st.Items[i].Status != ItemPending || inFlight[itemKey{id, i}] {
+			if st.Items[i].Status != workflow.ItemPending || inFlight[itemKey{id, i}] {
 				continue
 			}
 			it := st.Items[i]
@@ -368,18 +275,18 @@ func (t *wfTurn) jobs(inFlight flight) []itemJob {
 // itemRequest is the agent request for item i of running artifact a. For a foreach
 // artifact, a dependency that fans out over the same artifact is given as its own
 // item i only (the research notes of this section, not of every section).
-func (t *wfTurn) itemRequest(a *workflow.Artifact, st *ArtifactState, i int) ArtifactRequest {
+func (t *wfTurn) itemRequest(a *workflow.Artifact, st *workflow.ArtifactState, i int) ArtifactRequest {
 	r := t.request(a.ID, st.Instructions)
 	if a.Foreach == "" {
 		return r
 	}
 	it := st.Items[i]
 	r.Item = &Item{Index: i, Total: len(st.Items), Title: it.Title, Brief: it.Brief}
-	for _, dep := range t.def.Dependencies(a.ID) {
-		d, _ := t.def.Artifact(dep)
+	for _, dep := range t.def().Dependencies(a.ID) {
+		d, _ := t.def().Artifact(dep)
 		ds := t.ws().Artifacts[dep]
-		if d.Foreach == a.Foreach && len(ds.Items) == len(st.Items) && ds.Text == joinItems(d, ds.Items) {
-			r.Approved[dep] = itemText(ds.Items[i])
+		if d.Foreach == a.Foreach && len(ds.Items) == len(st.Items) && ds.Text == workflow.JoinItems(d, ds.Items) {
+			r.Approved[dep] = workflow.ItemText(ds.Items[i])
 		}
 	}
 	return r
@@ -468,7 +375,7 @@ func (j itemJob) withInstructions(s string) ArtifactRequest {
 }
 
 // recoveredInstructions are the recovery agent's instructions with its queries.
-func recoveredInstructions(r Recovery) string {
+func recoveredInstructions(r workflow.Recovery) string {
 	s := r.Instructions
 	if len(r.Queries) > 0 {
 		s += "\n\nSearch for:\n- " + strings.Join(r.Queries, "\n- ")
@@ -490,45 +397,24 @@ func failureReason(err error) string {
 	return clip(strings.Join(strings.Fields(s), " "), maxReason)
 }
 
-// record stores a worker's result in the state: a step (a failed try, a recovery) or
-// the item's end. A cut item is recorded only as an interruption, when the turn ran out
-// of time (interrupted true).
+// record stores a worker's result in the state (workflow.Machine.RecordItem): a step
+// (a failed try, a recovery) or the item's end. A cut item counts as an interruption
+// when the turn ran out of time (interrupted true).
 func (t *wfTurn) record(r itemResult, interrupted bool) {
-	st := t.ws().Artifacts[r.job.artifact]
-	if st.Status != StatusRunning || r.job.index >= len(st.Items) {
-		return
-	}
-	it := &st.Items[r.job.index]
-	switch {
-	case r.cut && interrupted:
-		it.Interrupted++
-		if it.Interrupted >= maxInterruptions {
-			it.Status, it.Reason = ItemFailed, tr(t.lang, "item.timeout")
-		}
-	case r.cut:
-	case r.step:
-		it.Attempts, it.Failures, it.Recovery = r.attempts, slices.Clone(r.failures), r.recovery
-	case r.reason != "":
-		it.Status, it.Reason, it.Attempts, it.Failures, it.Recovery = ItemFailed, r.reason, r.attempts, slices.Clone(r.failures), r.recovery
-	default:
-		it.Status, it.Text, it.Attempts, it.Recovery = ItemDone, r.text, r.attempts, r.recovery
-	}
+	t.m.RecordItem(t.ws(), r.job.artifact, r.job.index, workflow.ItemEnd{
+		Step: r.step, Cut: r.cut, Interrupted: interrupted, Text: r.text, Reason: r.reason,
+		Attempts: r.attempts, Failures: r.failures, Recovery: r.recovery,
+		TimeoutReason: tr(t.lang, "item.timeout"),
+	})
 }
 
 // completeArtifacts approves every running artifact whose items have all finished
 // (none in flight): its text is the items' results joined in order, evaluated against
 // its criteria, posted, and kept as a revision. Then the auto artifacts waiting for
-// it start (startAuto); what people review comes after the run, in its last part.
+// it start; what people review comes after the run, in its last part.
 func (t *wfTurn) completeArtifacts(ctx context.Context) error {
 	for {
-		done := ""
-		for _, id := range t.def.Order() {
-			st := t.ws().Artifacts[id]
-			if st.Status == StatusRunning && finished(st.Items) { // an item in flight is pending
-				done = id
-				break
-			}
-		}
+		done := t.m.Finished(t.ws()) // an item in flight is pending
 		if done == "" {
 			return nil
 		}
@@ -541,25 +427,21 @@ func (t *wfTurn) completeArtifacts(ctx context.Context) error {
 		if err := t.checkpoint(ctx); err != nil {
 			return err
 		}
-		if err := t.startAuto(ctx); err != nil { // the auto artifacts that waited for it
-			return err
-		}
+		t.startAuto(ctx, workflow.Next(t.def(), t.ws()).Start) // those that waited for it
 		if err := t.checkpoint(ctx); err != nil {
 			return err
 		}
 	}
 }
 
-func finished(items []ItemState) bool { return pendingItems(items) == 0 }
-
-// complete joins artifact id's items, evaluates and approves it, and posts it.
+// complete evaluates finished artifact id, approves it with its items joined, and
+// posts it.
 func (t *wfTurn) complete(ctx context.Context, id string) error {
-	a, _ := t.def.Artifact(id)
+	a, _ := t.def().Artifact(id)
 	st := t.ws().Artifacts[id]
-	text := joinItems(a, st.Items)
-	var eval []CriterionResult
+	var eval []workflow.CriterionResult
 	if len(a.Criteria) > 0 {
-		e, u, err := t.s.cfg.Agent.Evaluate(ctx, t.request(id, ""), text)
+		e, u, err := t.s.cfg.Agent.Evaluate(ctx, t.request(id, ""), workflow.JoinItems(a, st.Items))
 		t.add(u)
 		if ctx.Err() != nil {
 			return nil // stopped or out of time: it stays running, the next part completes it
@@ -569,55 +451,14 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 		}
 		eval = e
 	}
-	st = t.touch(id)
-	st.Status, st.Text, st.Eval, st.StaleBecause = StatusApproved, text, eval, ""
-	failed := failedItems(st.Items)
-	why := "written by the pipeline"
-	if len(failed) > 0 {
-		why += fmt.Sprintf(" (%d of %d items failed)", len(failed), len(st.Items))
+	rev, err := t.m.Completed(t.ws(), id, eval)
+	if err != nil {
+		return err
 	}
-	t.revise(id, why)
+	t.keep(rev)
 	st.MessageTS = t.post(ctx, t.cards().pipelineArtifact(a, st))
+	t.shown[id] = *st
 	return nil
-}
-
-// joinItems is the text of an auto artifact from its items: a foreach artifact's
-// items each under a "## title" heading, in order; a failed item says so.
-func joinItems(a *workflow.Artifact, items []ItemState) string {
-	if a.Foreach == "" && len(items) == 1 {
-		return itemText(items[0])
-	}
-	var b strings.Builder
-	for i, it := range items {
-		if i > 0 {
-			b.WriteString("\n\n")
-		}
-		b.WriteString("## " + it.Title + "\n\n" + itemText(it))
-	}
-	return b.String()
-}
-
-// itemText is an item's result, without a heading the model repeated; for a failed
-// item, a note with the reason.
-func itemText(it ItemState) string {
-	if it.Status == ItemFailed {
-		return "_No result: " + it.Reason + "_"
-	}
-	text := strings.TrimSpace(it.Text)
-	if first, rest, ok := strings.Cut(text, "\n"); ok && strings.HasPrefix(first, "#") && strings.EqualFold(strings.TrimSpace(strings.TrimLeft(first, "#")), it.Title) {
-		text = strings.TrimSpace(rest)
-	}
-	return text
-}
-
-func failedItems(items []ItemState) []ItemState {
-	var out []ItemState
-	for _, it := range items {
-		if it.Status == ItemFailed {
-			out = append(out, it)
-		}
-	}
-	return out
 }
 
 // pausePipeline ends a pipeline turn: the run has finished (no artifact running: the
@@ -626,12 +467,12 @@ func failedItems(items []ItemState) []ItemState {
 // instead, so its input stays pending.
 func (t *wfTurn) pausePipeline(ctx context.Context) error {
 	ws := t.ws()
-	if !t.anyRunning() && t.s.ctx.Err() == nil {
+	if !workflow.AnyRunning(ws) && t.s.ctx.Err() == nil {
 		t.continuePipeline() // the next part ends the run and goes on
 		return nil
 	}
 	if by, ok := stoppedBy(ctx); ok {
-		ws.Pipeline.StoppedBy = by.By
+		_ = t.m.Stop(ws, ws.Pipeline.ID, by.By)
 		t.showProgress(context.WithoutCancel(ctx), true)
 		return nil
 	}
@@ -643,15 +484,6 @@ func (t *wfTurn) pausePipeline(ctx context.Context) error {
 	return nil
 }
 
-func (t *wfTurn) anyRunning() bool {
-	for _, st := range t.ws().Artifacts {
-		if st.Status == StatusRunning {
-			return true
-		}
-	}
-	return false
-}
-
 // endPipeline closes the progress message (with note, or the run's totals) and
 // forgets the run.
 func (t *wfTurn) endPipeline(ctx context.Context, note string) {
@@ -660,22 +492,22 @@ func (t *wfTurn) endPipeline(ctx context.Context, note string) {
 		return
 	}
 	for _, id := range ws.Pipeline.Artifacts {
-		if note == "" && ws.Artifacts[id].Status != StatusApproved {
+		if note == "" && ws.Artifacts[id].Status != workflow.StatusApproved {
 			// A person's change sent it back (its dependency is no longer approved).
-			note = "⏹ " + tr(t.lang, "pipeline.ended", t.def.Title) + " " + t.tally()
+			note = "⏹ " + tr(t.lang, "pipeline.ended", t.def().Title) + " " + t.tally()
 		}
 	}
 	if note == "" {
-		note = "✓ " + tr(t.lang, "pipeline.done", t.def.Title, t.elapsed()) + " " + t.tally()
+		note = "✓ " + tr(t.lang, "pipeline.done", t.def().Title, t.elapsed()) + " " + t.tally()
 	}
 	ctx = context.WithoutCancel(ctx)
 	t.update(ctx, ws.Pipeline.ProgressTS, Card{Text: note, Blocks: []Block{{Kind: BlockContext, Text: note}}})
-	ws.Pipeline = nil
+	t.m.EndPipeline(ws)
 }
 
 // elapsed is the run's time so far, in whole seconds.
 func (t *wfTurn) elapsed() string {
-	return t.s.cfg.Now().Sub(t.ws().Pipeline.StartedAt).Round(time.Second).String()
+	return t.ws().Pipeline.Elapsed(t.s.cfg.Now()).String()
 }
 
 // tally lists each artifact of the run with its items done / total and failures.
@@ -683,18 +515,18 @@ func (t *wfTurn) tally() string {
 	var parts []string
 	for _, id := range t.ws().Pipeline.Artifacts {
 		st := t.ws().Artifacts[id]
-		a, _ := t.def.Artifact(id)
+		a, _ := t.def().Artifact(id)
 		done, failed := 0, 0
 		for _, it := range st.Items {
 			switch it.Status {
-			case ItemDone:
+			case workflow.ItemDone:
 				done++
-			case ItemFailed:
+			case workflow.ItemFailed:
 				failed++
 			}
 		}
 		title := a.Title
-		if st.Status == StatusRunning {
+		if st.Status == workflow.StatusRunning {
 			title = "*" + title + "*" // the phase under way
 		}
 		s := fmt.Sprintf("%s %d/%d", title, done+failed, len(st.Items))
@@ -716,7 +548,7 @@ func (t *wfTurn) showProgress(ctx context.Context, force bool) {
 		return
 	}
 	t.progressAt = now
-	c := t.cards().progress(t.def.Title, p, t.tally(), t.elapsed())
+	c := t.cards().progress(t.def().Title, p, t.tally(), t.elapsed())
 	if p.ProgressTS == "" {
 		p.ProgressTS = t.post(ctx, c)
 		return
@@ -740,33 +572,6 @@ func (t *wfTurn) checkpoint(ctx context.Context) error {
 	t.usage, t.appended = Usage{}, nil
 	t.conv.Version = saved.Version
 	return nil
-}
-
-// stopRun stops a pipeline that is between turns (its Stop clicked while no turn of
-// it ran): its unfinished items wait for Continue.
-func (t *wfTurn) stopRun(ctx context.Context, id string) {
-	p := t.ws().Pipeline
-	switch {
-	case p == nil || p.ID != id:
-		t.ephemeral(ctx, tr(t.lang, "not_current"))
-		return
-	case p.Stopped():
-		return // stopped already (in its turn, on another replica)
-	}
-	p.StoppedBy = t.user
-	t.showProgress(ctx, true)
-}
-
-// continueRun resumes a stopped pipeline.
-func (t *wfTurn) continueRun(ctx context.Context, id string) {
-	p := t.ws().Pipeline
-	if p == nil || p.ID != id || !p.Stopped() {
-		t.ephemeral(ctx, tr(t.lang, "not_current"))
-		return
-	}
-	p.StoppedBy, p.Halted = "", ""
-	t.showProgress(ctx, true)
-	t.continuePipeline()
 }
 
 func (t *wfTurn) partID() string {

@@ -1,0 +1,243 @@
+package workflow
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The pipeline's bookkeeping (docs/architecture.md, "Pipelines"): an auto artifact
+// runs as items, one per item of its foreach artifact's text (Items) or one for the
+// whole artifact; each item records its tries as they end, so that a run cut short
+// goes on where it was; when every item has ended, the results are joined in order
+// and the artifact is approved. Running the items (concurrency, agents, checkpoints)
+// is the caller's.
+
+// MaxInterruptions is how many times an item may be cut short by the end of its turn
+// (rather than fail) before it fails: a model call that never returns must not run
+// again forever.
+const MaxInterruptions = 2
+
+// ItemsOf returns the items auto artifact id of s is written as: one per item of its
+// foreach artifact's current text, or one for the whole artifact. Errors: a Refusal
+// NoItems or TooManyItems (Source: the foreach artifact).
+func (m Machine) ItemsOf(s *State, id string) ([]ItemState, error) {
+	a, _, err := m.Artifact(s, id)
+	if err != nil {
+		return nil, err
+	}
+	if a.Foreach == "" {
+		return []ItemState{{Title: a.Title, Status: ItemPending}}, nil
+	}
+	found := Items(s.Artifacts[a.Foreach].Text)
+	switch {
+	case len(found) == 0:
+		return nil, &Refusal{Reason: NoItems, Artifact: id, Source: a.Foreach}
+	case len(found) > MaxItems:
+		return nil, &Refusal{Reason: TooManyItems, Artifact: id, Source: a.Foreach}
+	}
+	out := make([]ItemState, len(found))
+	for i, it := range found {
+		out[i] = ItemState{Title: it.Title, Brief: it.Body, Status: ItemPending}
+	}
+	return out, nil
+}
+
+// Started records that the pipeline writes auto artifact id, as items, from now:
+// running, its run's progress message listing it. A run is begun when none is under
+// way (its ID from now). Errors: NotCurrent unless it is pending.
+func (m Machine) Started(s *State, id string, items []ItemState) error {
+	_, st, err := m.in(s, id, StatusPending)
+	if err != nil {
+		return err
+	}
+	touch(st)
+	st.Status, st.Items = StatusRunning, slices.Clone(items)
+	if s.Pipeline == nil {
+		now := m.now()
+		s.Pipeline = &PipelineState{ID: strconv.FormatInt(now.UnixNano(), 36), StartedAt: now}
+	}
+	if !slices.Contains(s.Pipeline.Artifacts, id) {
+		s.Pipeline.Artifacts = append(s.Pipeline.Artifacts, id)
+	}
+	return nil
+}
+
+// ItemEnd is how one try of an item, or the item, ended (RecordItem).
+type ItemEnd struct {
+	// Step is true for a failed try with more to come, or a recovery: recorded so
+	// that a cut run does not repeat it; the item goes on.
+	Step bool
+	// Cut is true when the turn ended before the item did; Interrupted says whether
+	// it ran out of the turn's time (counted), rather than being stopped or shut
+	// down (not counted).
+	Cut, Interrupted bool
+	Text             string // the result of a done item
+	Reason           string // set: every try failed, for this reason
+	Attempts         int
+	Failures         []string
+	Recovery         *Recovery
+	// TimeoutReason is the reason given to an item interrupted MaxInterruptions
+	// times.
+	TimeoutReason string
+}
+
+// RecordItem records how item index of running artifact id ended. It does nothing
+// for an artifact that no longer runs (a restart sent it back) or an item it no
+// longer has.
+func (m Machine) RecordItem(s *State, id string, index int, e ItemEnd) {
+	st := s.Artifacts[id]
+	if st == nil || st.Status != StatusRunning || index >= len(st.Items) {
+		return
+	}
+	it := &st.Items[index]
+	switch {
+	case e.Cut && e.Interrupted:
+		it.Interrupted++
+		if it.Interrupted >= MaxInterruptions {
+			it.Status, it.Reason = ItemFailed, e.TimeoutReason
+		}
+	case e.Cut:
+	case e.Step:
+		it.Attempts, it.Failures, it.Recovery = e.Attempts, slices.Clone(e.Failures), e.Recovery
+	case e.Reason != "":
+		it.Status, it.Reason, it.Attempts, it.Failures, it.Recovery = ItemFailed, e.Reason, e.Attempts, slices.Clone(e.Failures), e.Recovery
+	default:
+		it.Status, it.Text, it.Attempts, it.Recovery = ItemDone, e.Text, e.Attempts, e.Recovery
+	}
+}
+
+// Finished returns the first running artifact, in order, whose items have all ended,
+// or "".
+func (m Machine) Finished(s *State) string {
+	for _, id := range m.Def.Order() {
+		if st := s.Artifacts[id]; st != nil && st.Status == StatusRunning && PendingItems(st.Items) == 0 {
+			return id
+		}
+	}
+	return ""
+}
+
+// Completed approves running artifact id whose items have all ended, with their
+// results joined in order as its text, evaluated as eval (nil without criteria, or
+// when the evaluation failed). Errors: NotCurrent unless it runs with every item
+// ended.
+func (m Machine) Completed(s *State, id string, eval []CriterionResult) (Revision, error) {
+	a, st, err := m.in(s, id, StatusRunning)
+	if err != nil {
+		return Revision{}, err
+	}
+	if PendingItems(st.Items) > 0 {
+		return Revision{}, &Refusal{Reason: NotCurrent, Artifact: id}
+	}
+	touch(st)
+	st.Status, st.Text, st.Eval, st.StaleBecause = StatusApproved, JoinItems(a, st.Items), slices.Clone(eval), ""
+	why := "written by the pipeline"
+	if failed := FailedItems(st.Items); len(failed) > 0 {
+		why += " (" + strconv.Itoa(len(failed)) + " of " + strconv.Itoa(len(st.Items)) + " items failed)"
+	}
+	return m.revise(s, id, "", why), nil
+}
+
+// AnyRunning reports whether any artifact of s is being written by the pipeline.
+func AnyRunning(s *State) bool {
+	for _, st := range s.Artifacts {
+		if st.Status == StatusRunning {
+			return true
+		}
+	}
+	return false
+}
+
+// EndPipeline forgets the run's pipeline (its progress message was closed).
+func (m Machine) EndPipeline(s *State) { s.Pipeline = nil }
+
+// Stop stops the pipeline run id, by by: its unfinished items wait for Continue.
+// Errors: NotCurrent when it is not the run under way; stopping a stopped run does
+// nothing.
+func (m Machine) Stop(s *State, id, by string) error {
+	p := s.Pipeline
+	switch {
+	case p == nil || p.ID != id:
+		return &Refusal{Reason: NotCurrent}
+	case p.Stopped():
+		return nil
+	}
+	p.StoppedBy = by
+	return nil
+}
+
+// Halt stops the pipeline itself, for reason (its turns kept failing).
+func (m Machine) Halt(s *State, reason string) {
+	if s.Pipeline != nil {
+		s.Pipeline.Halted = reason
+	}
+}
+
+// Continue resumes the stopped pipeline run id. Errors: NotCurrent unless it is the
+// stopped run.
+func (m Machine) Continue(s *State, id string) error {
+	p := s.Pipeline
+	if p == nil || p.ID != id || !p.Stopped() {
+		return &Refusal{Reason: NotCurrent}
+	}
+	p.StoppedBy, p.Halted = "", ""
+	return nil
+}
+
+// JoinItems is the text of auto artifact a from its items: a foreach artifact's items
+// each under a "## title" heading, in order; a failed item says so.
+func JoinItems(a *Artifact, items []ItemState) string {
+	if a.Foreach == "" && len(items) == 1 {
+		return ItemText(items[0])
+	}
+	var b strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString("## " + it.Title + "\n\n" + ItemText(it))
+	}
+	return b.String()
+}
+
+// ItemText is an item's result, without a heading the model repeated; for a failed
+// item, a note with the reason.
+func ItemText(it ItemState) string {
+	if it.Status == ItemFailed {
+		return "_No result: " + it.Reason + "_"
+	}
+	text := strings.TrimSpace(it.Text)
+	if first, rest, ok := strings.Cut(text, "\n"); ok && strings.HasPrefix(first, "#") && strings.EqualFold(strings.TrimSpace(strings.TrimLeft(first, "#")), it.Title) {
+		text = strings.TrimSpace(rest)
+	}
+	return text
+}
+
+// FailedItems returns the items that failed.
+func FailedItems(items []ItemState) []ItemState {
+	var out []ItemState
+	for _, it := range items {
+		if it.Status == ItemFailed {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// PendingItems counts the items that have not ended.
+func PendingItems(items []ItemState) int {
+	n := 0
+	for _, it := range items {
+		if it.Status == ItemPending {
+			n++
+		}
+	}
+	return n
+}
+
+// Elapsed is the pipeline's time so far at now, in whole seconds.
+func (p *PipelineState) Elapsed(now time.Time) time.Duration {
+	return now.Sub(p.StartedAt).Round(time.Second)
+}

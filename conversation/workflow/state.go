@@ -1,0 +1,251 @@
+package workflow
+
+import (
+	"slices"
+	"time"
+)
+
+// ArtifactStatus is where an artifact is in its state machine (docs/architecture.md,
+// "Workflow machine"): pending → options_generated → option_selected → generated →
+// approved for a choice artifact (a draft skips the options), pending → running →
+// approved for an auto artifact, and stale when an artifact it depends on changed
+// after it was written.
+type ArtifactStatus string
+
+// The artifact statuses.
+const (
+	StatusPending          ArtifactStatus = "pending"
+	StatusOptionsGenerated ArtifactStatus = "options_generated"
+	StatusOptionSelected   ArtifactStatus = "option_selected"
+	StatusGenerated        ArtifactStatus = "generated"
+	StatusApproved         ArtifactStatus = "approved"
+	StatusStale            ArtifactStatus = "stale"
+	// StatusRunning: an auto artifact being written by the pipeline, item by item
+	// (ArtifactState.Items); approved when every item has finished.
+	StatusRunning ArtifactStatus = "running"
+)
+
+// RunStatus is the state of a workflow run.
+type RunStatus string
+
+// The run statuses.
+const (
+	RunRunning   RunStatus = "running"
+	RunCompleted RunStatus = "completed"
+	RunCancelled RunStatus = "cancelled"
+)
+
+// State is a workflow run, as a conversation's checkpoint keeps it: small,
+// structured, and the source of truth for artifact texts and selections (a
+// conversation's summary never has to carry them). It is stored as JSON.
+type State struct {
+	Name      string                    `json:"name"`
+	StartedBy string                    `json:"started_by"`
+	Locale    string                    `json:"locale"`
+	Status    RunStatus                 `json:"status"`
+	Artifacts map[string]*ArtifactState `json:"artifacts"`
+	// ReportTS is the ts of the message that carries the uploaded report.
+	ReportTS string `json:"report_ts,omitempty"`
+	// Pipeline is the running pipeline, if any.
+	Pipeline *PipelineState `json:"pipeline,omitempty"`
+	// Stale is the stale list of the last change, shown once the artifact that
+	// changed is approved again.
+	Stale *StaleList `json:"stale,omitempty"`
+}
+
+// Clone returns a deep copy of s, so that a step that fails leaves s as it was.
+func (s *State) Clone() *State {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Artifacts = make(map[string]*ArtifactState, len(s.Artifacts))
+	for id, a := range s.Artifacts {
+		ac := *a
+		ac.Options = slices.Clone(a.Options)
+		ac.Eval = slices.Clone(a.Eval)
+		ac.Items = slices.Clone(a.Items)
+		for i := range ac.Items {
+			ac.Items[i].Failures = slices.Clone(ac.Items[i].Failures)
+		}
+		c.Artifacts[id] = &ac
+	}
+	if p := s.Pipeline; p != nil {
+		pc := *p
+		pc.Artifacts = slices.Clone(p.Artifacts)
+		c.Pipeline = &pc
+	}
+	if l := s.Stale; l != nil {
+		lc := *l
+		lc.Rows = slices.Clone(l.Rows)
+		c.Stale = &lc
+	}
+	return &c
+}
+
+// ArtifactState is one artifact of a run.
+type ArtifactState struct {
+	Status ArtifactStatus `json:"status"`
+	// Rev increases with every change of this artifact; buttons carry the Rev they
+	// were drawn for, and a click of another Rev is out of date.
+	Rev      int               `json:"rev"`
+	Options  []Option          `json:"options,omitempty"`
+	Selected string            `json:"selected,omitempty"`
+	Text     string            `json:"text,omitempty"`
+	Eval     []CriterionResult `json:"eval,omitempty"`
+	// Revisions counts the kept revisions of the text.
+	Revisions int `json:"revisions,omitempty"`
+	// MessageTS is the ts of the message that shows the artifact now (its options,
+	// or its text for review), whose buttons act on it.
+	MessageTS string `json:"message_ts,omitempty"`
+	// StaleBecause names the artifact whose change made this one stale.
+	StaleBecause string `json:"stale_because,omitempty"`
+	// Items are the results of an auto artifact's items, in order (kept after it is
+	// approved, as the record of the run).
+	Items []ItemState `json:"items,omitempty"`
+	// Instructions are the guidance of a regeneration of an auto artifact, given to
+	// each of its items.
+	Instructions string `json:"instructions,omitempty"`
+}
+
+// StaleList is the list of artifacts a change made stale, each with Keep and
+// Regenerate with guidance until it is handled.
+type StaleList struct {
+	// Changed is the artifact whose change made the others stale.
+	Changed string `json:"changed"`
+	// Shown is false until Changed is approved again: until then the rows would
+	// offer to keep artifacts written from a text that does not exist yet.
+	Shown bool `json:"shown,omitempty"`
+	// TS is the list's message, once shown.
+	TS   string     `json:"ts,omitempty"`
+	Rows []StaleRow `json:"rows"`
+}
+
+// StaleRow is one artifact of a StaleList.
+type StaleRow struct {
+	Artifact string `json:"artifact"`
+	// Done is how it was handled ("" while it is stale): StaleKept or
+	// StaleRegenerated; By is who did it.
+	Done string `json:"done,omitempty"`
+	By   string `json:"by,omitempty"`
+}
+
+// How a stale artifact was handled (StaleRow.Done).
+const (
+	StaleKept        = "kept"
+	StaleRegenerated = "regenerated"
+)
+
+// Open reports whether the list has rows still to handle.
+func (l *StaleList) Open() bool {
+	if l == nil {
+		return false
+	}
+	for _, r := range l.Rows {
+		if r.Done == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// Option is one option proposed for a choice artifact.
+type Option struct {
+	// Label is the option's short label: "A", "B", "C", …
+	Label string `json:"label"`
+	// Title is a few words naming the option.
+	Title string `json:"title"`
+	// Text is the option itself.
+	Text string `json:"text"`
+}
+
+// CriterionResult is the evaluation of an artifact's text against one criterion.
+type CriterionResult struct {
+	ID     string `json:"id"`
+	Pass   bool   `json:"pass"`
+	Reason string `json:"reason"`
+}
+
+// ItemStatus is where one item of a running auto artifact is.
+type ItemStatus string
+
+// The item statuses.
+const (
+	ItemPending ItemStatus = "pending"
+	ItemDone    ItemStatus = "done"
+	// ItemFailed: every try failed; the item's result is empty and Reason says why.
+	ItemFailed ItemStatus = "failed"
+)
+
+// ItemState is one item of an auto artifact (one per item of its foreach artifact, or
+// a single item for the whole artifact), checkpointed as soon as it finishes so that
+// a restarted pipeline never writes it again.
+type ItemState struct {
+	Title  string     `json:"title"`
+	Brief  string     `json:"brief,omitempty"`
+	Status ItemStatus `json:"status"`
+	// Text is the item's result (done items).
+	Text string `json:"text,omitempty"`
+	// Reason says why the item failed: its last try's error.
+	Reason string `json:"reason,omitempty"`
+	// Attempts is how many tries it has had (1 + retries used), checkpointed after
+	// each failed try, so a run cut short goes on with the next try.
+	Attempts int `json:"attempts,omitempty"`
+	// Failures are the reasons of its failed tries, oldest first (what the recovery
+	// agent reads).
+	Failures []string `json:"failures,omitempty"`
+	// Recovery is the recovery agent's rewrite used for the last try, if any.
+	Recovery *Recovery `json:"recovery,omitempty"`
+	// Interrupted counts runs cut short by the end of a turn rather than by a
+	// failure; an item interrupted MaxInterruptions times fails.
+	Interrupted int `json:"interrupted,omitempty"`
+}
+
+// Recovery is the recovery agent's rewrite of a failing item's instructions, used
+// for its last retry.
+type Recovery struct {
+	// Instructions are the new instructions for the item.
+	Instructions string `json:"instructions"`
+	// Queries are new, more specific search queries (research items); may be empty.
+	Queries []string `json:"queries,omitempty"`
+	// Rationale says why the new instructions should work where the old failed.
+	Rationale string `json:"rationale"`
+}
+
+// PipelineState is a running pipeline: the auto artifacts being written (those with
+// StatusRunning) and its progress message (docs/architecture.md, "Pipelines").
+type PipelineState struct {
+	// ID names the run; the progress message's Stop and Continue buttons carry it.
+	ID        string    `json:"id"`
+	StartedAt time.Time `json:"started_at"`
+	// ProgressTS is the ts of the progress message, updated in place.
+	ProgressTS string `json:"progress_ts,omitempty"`
+	// StoppedBy is the Slack user who stopped it: the unfinished items wait for
+	// Continue (or a restart).
+	StoppedBy string `json:"stopped_by,omitempty"`
+	// Halted, when set, says why the bot stopped it itself (its turns kept failing);
+	// like a person's Stop, the unfinished items wait for Continue.
+	Halted string `json:"halted,omitempty"`
+	// Part counts the pipeline inputs enqueued for this run (their ids differ by it).
+	Part int `json:"part"`
+	// Artifacts are the ids of the artifacts the run has started, in order, for its
+	// progress message.
+	Artifacts []string `json:"artifacts,omitempty"`
+}
+
+// Stopped reports whether the pipeline waits for Continue.
+func (p *PipelineState) Stopped() bool { return p.StoppedBy != "" || p.Halted != "" }
+
+// Revision is one kept version of an artifact (the audit trail): what changed, who
+// caused it and why. The conversation stores it as a message whose text is the
+// artifact's text.
+type Revision struct {
+	Artifact string         `json:"artifact"`
+	Number   int            `json:"number"`
+	Status   ArtifactStatus `json:"status"`
+	// By is the Slack user whose action caused it ("" for the bot on its own).
+	By string `json:"by,omitempty"`
+	// Why says what happened: "written from option B", "edited: shorter", "kept".
+	Why string    `json:"why"`
+	At  time.Time `json:"at"`
+}
