@@ -148,19 +148,29 @@ func (m *Messenger) SetStatus(ctx context.Context, key conversation.Key, status 
 func (m *Messenger) react(ctx context.Context, key conversation.Key, on bool) error {
 	m.mu.Lock()
 	has := m.reacted[key]
-	m.reacted[key] = on
-	if !on {
-		delete(m.reacted, key)
-	}
 	m.mu.Unlock()
 	if has == on {
 		return nil
 	}
 	ref := slack.NewRefToMessage(key.ChannelID, key.ThreadTS)
+	var err error
 	if on {
-		return m.api.AddReactionContext(ctx, StatusReaction, ref)
+		err = m.api.AddReactionContext(ctx, StatusReaction, ref)
+	} else {
+		err = m.api.RemoveReactionContext(ctx, StatusReaction, ref)
 	}
-	return m.api.RemoveReactionContext(ctx, StatusReaction, ref)
+	var se slack.SlackErrorResponse
+	if err != nil && !(errors.As(err, &se) && (se.Err == "already_reacted" || se.Err == "no_reaction")) {
+		return err // the reaction is as it was: the next SetStatus tries again
+	}
+	m.mu.Lock()
+	if on {
+		m.reacted[key] = true
+	} else {
+		delete(m.reacted, key)
+	}
+	m.mu.Unlock()
+	return nil
 }
 
 // ThreadHistory returns up to limit human messages of the thread posted before the

@@ -413,3 +413,33 @@ func TestCompareTS(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusReactionRemovedAfterAFailure: where assistant.threads.setStatus is
+// refused, the status is an ⏳ reaction; a removal Slack failed is tried again by the
+// next clear (it used to be forgotten, and the reaction stuck).
+func TestStatusReactionRemovedAfterAFailure(t *testing.T) {
+	h := startMessenger(t)
+	root := h.say(t, "C0GENERAL", "a question", "")
+	key := conversation.Key{TeamID: "T0TEAM", ChannelID: "C0GENERAL", ThreadTS: root}
+	reactions := func() int {
+		m, _ := h.emu.Message("C0GENERAL", root)
+		return len(m.Reactions)
+	}
+	h.emu.FailNext("assistant.threads.setStatus", "not_allowed")
+	if err := h.msg.SetStatus(h.ctx, key, "is thinking…"); err != nil {
+		t.Fatal(err)
+	}
+	if reactions() != 1 {
+		t.Fatal("no status reaction where setStatus is refused")
+	}
+	h.emu.FailNext("reactions.remove", "internal_error")
+	if err := h.msg.SetStatus(h.ctx, key, ""); err == nil {
+		t.Fatal("a failed removal reported no error")
+	}
+	if err := h.msg.SetStatus(h.ctx, key, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := reactions(); n != 0 {
+		t.Fatalf("%d reactions after the status was cleared again; want 0", n)
+	}
+}

@@ -22,7 +22,10 @@ type scriptedAgent struct {
 	fail map[string]error
 }
 
-func (a *scriptedAgent) record(method string, r conversation.ArtifactRequest) error {
+func (a *scriptedAgent) record(ctx context.Context, method string, r conversation.ArtifactRequest) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	id := ""
@@ -33,8 +36,8 @@ func (a *scriptedAgent) record(method string, r conversation.ArtifactRequest) er
 	return a.fail[method]
 }
 
-func (a *scriptedAgent) ProposeOptions(_ context.Context, r conversation.ArtifactRequest) ([]workflow.Option, conversation.Usage, error) {
-	if err := a.record("options", r); err != nil {
+func (a *scriptedAgent) ProposeOptions(ctx context.Context, r conversation.ArtifactRequest) ([]workflow.Option, conversation.Usage, error) {
+	if err := a.record(ctx, "options", r); err != nil {
 		return nil, conversation.Usage{}, err
 	}
 	var out []workflow.Option
@@ -45,16 +48,16 @@ func (a *scriptedAgent) ProposeOptions(_ context.Context, r conversation.Artifac
 	return out, conversation.Usage{PromptTokens: 1}, nil
 }
 
-func (a *scriptedAgent) InterpretReply(_ context.Context, r conversation.ArtifactRequest, reply string) (conversation.Selection, conversation.Usage, error) {
-	if err := a.record("interpret", r); err != nil {
+func (a *scriptedAgent) InterpretReply(ctx context.Context, r conversation.ArtifactRequest, reply string) (conversation.Selection, conversation.Usage, error) {
+	if err := a.record(ctx, "interpret", r); err != nil {
 		return conversation.Selection{}, conversation.Usage{}, err
 	}
 	label, rest, _ := strings.Cut(reply, ",")
 	return conversation.Selection{Label: strings.TrimSpace(label), Instructions: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), "but"))}, conversation.Usage{}, nil
 }
 
-func (a *scriptedAgent) Write(_ context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
-	if err := a.record("write", r); err != nil {
+func (a *scriptedAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if err := a.record(ctx, "write", r); err != nil {
 		return "", conversation.Usage{}, err
 	}
 	from := "scratch"
@@ -68,15 +71,15 @@ func (a *scriptedAgent) Write(_ context.Context, r conversation.ArtifactRequest)
 	return text, conversation.Usage{}, nil
 }
 
-func (a *scriptedAgent) Revise(_ context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
-	if err := a.record("revise", r); err != nil {
+func (a *scriptedAgent) Revise(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if err := a.record(ctx, "revise", r); err != nil {
 		return "", conversation.Usage{}, err
 	}
 	return r.Current + " [revised: " + r.Instructions + "]", conversation.Usage{}, nil
 }
 
-func (a *scriptedAgent) Evaluate(_ context.Context, r conversation.ArtifactRequest, _ string) ([]workflow.CriterionResult, conversation.Usage, error) {
-	if err := a.record("evaluate", r); err != nil {
+func (a *scriptedAgent) Evaluate(ctx context.Context, r conversation.ArtifactRequest, _ string) ([]workflow.CriterionResult, conversation.Usage, error) {
+	if err := a.record(ctx, "evaluate", r); err != nil {
 		return nil, conversation.Usage{}, err
 	}
 	var out []workflow.CriterionResult
@@ -86,15 +89,15 @@ func (a *scriptedAgent) Evaluate(_ context.Context, r conversation.ArtifactReque
 	return out, conversation.Usage{}, nil
 }
 
-func (a *scriptedAgent) Summarize(_ context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
-	if err := a.record("summarize", r); err != nil {
+func (a *scriptedAgent) Summarize(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
+	if err := a.record(ctx, "summarize", r); err != nil {
 		return "", conversation.Usage{}, err
 	}
 	return "All done.", conversation.Usage{}, nil
 }
 
-func (a *scriptedAgent) Recover(_ context.Context, r conversation.ArtifactRequest, failures []string) (workflow.Recovery, conversation.Usage, error) {
-	if err := a.record("recover", r); err != nil {
+func (a *scriptedAgent) Recover(ctx context.Context, r conversation.ArtifactRequest, failures []string) (workflow.Recovery, conversation.Usage, error) {
+	if err := a.record(ctx, "recover", r); err != nil {
 		return workflow.Recovery{}, conversation.Usage{}, err
 	}
 	return workflow.Recovery{Instructions: "try narrower queries", Rationale: fmt.Sprintf("%d failures", len(failures))}, conversation.Usage{}, nil

@@ -73,7 +73,7 @@ func newHeldAgent() *pipelineAgent {
 func (a *pipelineAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
 	if r.Item == nil {
 		if r.Artifact.ID == "outline" {
-			a.record("write", r)
+			_ = a.record(ctx, "write", r)
 			if a.outline != "" {
 				return a.outline, conversation.Usage{}, nil
 			}
@@ -81,8 +81,11 @@ func (a *pipelineAgent) Write(ctx context.Context, r conversation.ArtifactReques
 		}
 		return a.scriptedAgent.Write(ctx, r)
 	}
+	if err := ctx.Err(); err != nil {
+		return "", conversation.Usage{}, err
+	}
 	a.mu.Lock()
-	a.record("write", r)
+	_ = a.record(ctx, "write", r)
 	k := r.Artifact.ID + "/" + r.Item.Title
 	a.tries[k]++
 	try := a.tries[k]

@@ -28,8 +28,10 @@ type fakeMessenger struct {
 	posted   chan string
 	// updates, when set, reports UpdateCard calls on posted too.
 	updates bool
-	// msgs are the bot's messages per thread, oldest first.
-	msgs map[conversation.Key][]*fakeMsg
+	// msgs are the bot's messages per thread, oldest first; cards the cards by ts,
+	// as last posted or updated.
+	msgs  map[conversation.Key][]*fakeMsg
+	cards map[string]conversation.Card
 }
 
 type fakeMsg struct {
@@ -39,7 +41,8 @@ type fakeMsg struct {
 }
 
 func newMessenger() *fakeMessenger {
-	return &fakeMessenger{replies: map[conversation.Key][]string{}, msgs: map[conversation.Key][]*fakeMsg{}, posted: make(chan string, 100)}
+	return &fakeMessenger{replies: map[conversation.Key][]string{}, msgs: map[conversation.Key][]*fakeMsg{},
+		cards: map[string]conversation.Card{}, posted: make(chan string, 100)}
 }
 
 // put posts text (or replaces tag.Replace with it) and returns its ts; mu is held.
@@ -99,7 +102,40 @@ func (m *fakeMessenger) ThreadHistory(context.Context, conversation.Key, string,
 }
 
 func (m *fakeMessenger) PostCard(ctx context.Context, key conversation.Key, c conversation.Card, tag conversation.Tag) (string, error) {
-	return m.PostReply(ctx, key, c.Text, tag)
+	ts, err := m.PostReply(ctx, key, c.Text, tag)
+	if err == nil {
+		m.mu.Lock()
+		m.cards[ts] = c
+		m.mu.Unlock()
+	}
+	return ts, err
+}
+
+// card returns the card last posted or updated at ts.
+func (m *fakeMessenger) card(ts string) conversation.Card {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cards[ts]
+}
+
+// buttons returns the labels of the card at ts's buttons.
+func (m *fakeMessenger) buttons(ts string) []string {
+	var out []string
+	for _, b := range m.card(ts).Blocks {
+		for _, btn := range b.Buttons {
+			out = append(out, btn.Label)
+		}
+	}
+	return out
+}
+
+// cardText returns the texts of the card at ts's blocks, joined.
+func (m *fakeMessenger) cardText(ts string) string {
+	var out []string
+	for _, b := range m.card(ts).Blocks {
+		out = append(out, b.Text)
+	}
+	return strings.Join(out, "\n")
 }
 
 func (m *fakeMessenger) UpdateCard(_ context.Context, key conversation.Key, ts string, c conversation.Card) error {
@@ -110,6 +146,7 @@ func (m *fakeMessenger) UpdateCard(_ context.Context, key conversation.Key, ts s
 			msg.text = c.Text
 		}
 	}
+	m.cards[ts] = c
 	if m.updates {
 		m.posted <- "(update " + ts + ") " + c.Text
 	}

@@ -132,19 +132,26 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 		if stream != nil {
 			stream.stop(false)
 		}
-		prog.finish(fctx, "⏹ "+stoppedNote(by))
+		prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
 		return s.reply(fctx, r, cp, append(earlier, user), stoppedNote(by), usage, nil, nil)
 	}
 	if err != nil {
-		if s.ctx.Err() != nil || errors.Is(context.Cause(ctx), ErrLeaseLost) {
+		if errors.Is(context.Cause(ctx), ErrLeaseLost) {
 			if stream != nil {
 				stream.stop(false)
 			}
-			s.clearStatus(r.log, in.Key)
-			if errors.Is(context.Cause(ctx), ErrLeaseLost) {
-				return ErrLeaseLost
+			return ErrLeaseLost // another worker runs the input now
+		}
+		if s.ctx.Err() != nil {
+			// Shutting down: the input stays pending and runs again right away on
+			// another replica, or here after the restart; the thread says so, and
+			// the progress message loses its Stop.
+			if stream != nil {
+				stream.stop(false)
 			}
-			return err // shutting down: the input stays pending and resumes after restart
+			prog.finish(fctx, "⏸ Interrupted by a restart; I'll pick this up again in a moment.")
+			s.clearStatus(r.log, in.Key)
+			return err
 		}
 		r.log.Error("answer failed", "error", err)
 		reply = ErrorReply(err)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -246,8 +247,15 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	defer stopHTTP()
+	// Background work that uses the store ends before the store closes.
+	var background sync.WaitGroup
+	bgCtx, stopBackground := context.WithCancel(ctx)
+	defer func() {
+		stopBackground()
+		background.Wait()
+	}()
 	if c.RetentionDays > 0 {
-		go m.retain(ctx, log, st, time.Duration(c.RetentionDays)*24*time.Hour)
+		background.Go(func() { m.retain(bgCtx, log, st, time.Duration(c.RetentionDays)*24*time.Hour) })
 	}
 
 	log.Info("threadwright running", "version", version, "model", c.OpenAIModel, "store", storeKind(c.StoreConfig),

@@ -1,0 +1,416 @@
+package workflow_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// machineYAML: a choice artifact, a draft and an auto artifact written from it, and a
+// draft written from both; an auto artifact fanning out over the draft's sections;
+// and an independent draft.
+const machineYAML = `
+name: m
+title: Machine
+description: A workflow for the machine's tests.
+artifacts:
+  - id: idea
+    title: Idea
+    mode: choice
+    options: 2
+  - id: plan
+    title: Plan
+    depends_on: [idea]
+  - id: notes
+    title: Notes
+    mode: auto
+    depends_on: [idea]
+  - id: pitch
+    title: Pitch
+    depends_on: [plan, notes]
+  - id: parts
+    title: Parts
+    mode: auto
+    depends_on: [plan]
+    foreach: plan
+  - id: aside
+    title: Aside
+report: |
+  {{ .Artifacts.pitch }}
+`
+
+func machineDef(t *testing.T) *workflow.Definition {
+	t.Helper()
+	def, err := workflow.Parse("m.yaml", []byte(machineYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return def
+}
+
+var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func machine(t *testing.T, approvers ...string) workflow.Machine {
+	return workflow.Machine{Def: machineDef(t), Approvers: approvers, Now: func() time.Time { return epoch }}
+}
+
+// run returns a run of m started by U1 with the artifacts in the statuses given as
+// "id=status" (the rest pending); written artifacts get a text.
+func run(m workflow.Machine, statuses ...string) *workflow.State {
+	s := m.NewRun("U1", "en")
+	for _, st := range statuses {
+		id, status, _ := strings.Cut(st, "=")
+		a := s.Artifacts[id]
+		a.Status = workflow.ArtifactStatus(status)
+		switch a.Status {
+		case workflow.StatusOptionsGenerated, workflow.StatusOptionSelected:
+			a.Options = []workflow.Option{{Label: "A", Title: "First", Text: "first"}, {Label: "B", Title: "Second", Text: "second"}}
+		case workflow.StatusGenerated, workflow.StatusApproved, workflow.StatusStale:
+			a.Text = "text of " + id
+		}
+	}
+	if p := s.Artifacts["plan"]; p.Text != "" {
+		p.Text = "## One\n\nfirst part\n\n## Two\n\nsecond part\n"
+	}
+	return s
+}
+
+// statuses renders the artifacts' statuses in order, "id=status".
+func statuses(m workflow.Machine, s *workflow.State) string {
+	var out []string
+	for _, id := range m.Def.Order() {
+		out = append(out, id+"="+string(s.Artifacts[id].Status))
+	}
+	return strings.Join(out, " ")
+}
+
+func reason(err error) workflow.RefusalReason {
+	var r *workflow.Refusal
+	if errors.As(err, &r) {
+		return r.Reason
+	}
+	if err != nil {
+		return "error: " + workflow.RefusalReason(err.Error())
+	}
+	return ""
+}
+
+func TestNext(t *testing.T) {
+	m := machine(t)
+	for _, tt := range []struct {
+		name  string
+		state []string
+		want  workflow.Plan
+	}{
+		{"Fresh", nil, workflow.Plan{Propose: "idea", Waits: map[string][]string{
+			"plan": {"idea"}, "notes": {"idea"}, "pitch": {"idea", "plan", "notes"}, "parts": {"idea", "plan"}, "aside": {"idea"}}}},
+		{"OptionsShown", []string{"idea=options_generated"}, workflow.Plan{Review: "idea", Waits: map[string][]string{
+			"plan": {"idea"}, "notes": {"idea"}, "pitch": {"idea", "plan", "notes"}, "parts": {"idea", "plan"}, "aside": {"idea"}}}},
+		// People work in order: notes (auto) waits for plan, the person's artifact
+		// before it, although what notes depends on is approved.
+		{"IdeaApproved", []string{"idea=approved"}, workflow.Plan{Write: "plan", Waits: map[string][]string{
+			"notes": {"plan"}, "pitch": {"plan", "notes"}, "parts": {"plan"}, "aside": {"plan"}}}},
+		{"PlanUnderReview", []string{"idea=approved", "plan=generated"}, workflow.Plan{Review: "plan",
+			Waits: map[string][]string{"notes": {"plan"}, "pitch": {"plan", "notes"}, "parts": {"plan"}, "aside": {"plan"}}}},
+		// Independent auto artifacts start together.
+		{"PlanApproved", []string{"idea=approved", "plan=approved"}, workflow.Plan{Start: []string{"notes"},
+			Waits: map[string][]string{"pitch": {"notes"}, "parts": {"pitch"}, "aside": {"pitch"}}}},
+		{"NotesRunning", []string{"idea=approved", "plan=approved", "notes=running"}, workflow.Plan{Running: []string{"notes"},
+			Waits: map[string][]string{"pitch": {"notes"}, "parts": {"pitch"}, "aside": {"pitch"}}}},
+		{"PitchUnderReview", []string{"idea=approved", "plan=approved", "notes=approved", "pitch=generated"}, workflow.Plan{Review: "pitch",
+			Waits: map[string][]string{"parts": {"pitch"}, "aside": {"pitch"}}}},
+		{"PitchApproved", []string{"idea=approved", "plan=approved", "notes=approved", "pitch=approved"}, workflow.Plan{Start: []string{"parts"}, Write: "aside",
+			Waits: map[string][]string{}}},
+		// A stale artifact waits for Keep or Regenerate; what depends on it waits with
+		// it (and, people working in order, what comes after a person's artifact that
+		// waits).
+		{"Stale", []string{"idea=approved", "plan=stale", "notes=approved"}, workflow.Plan{Stale: []string{"plan"},
+			Waits: map[string][]string{"pitch": {"plan"}, "parts": {"pitch", "plan"}, "aside": {"pitch"}}}},
+		{"StaleAuto", []string{"idea=approved", "plan=approved", "notes=stale"}, workflow.Plan{Stale: []string{"notes"},
+			Waits: map[string][]string{"pitch": {"notes"}, "parts": {"pitch"}, "aside": {"pitch"}}}},
+		{"OnlyStaleLeft", []string{"idea=approved", "plan=approved", "notes=approved", "pitch=stale", "parts=approved", "aside=approved"},
+			workflow.Plan{Stale: []string{"pitch"}, Waits: map[string][]string{}}},
+		{"Done", []string{"idea=approved", "plan=approved", "notes=approved", "pitch=approved", "parts=approved", "aside=approved"},
+			workflow.Plan{Done: true, Waits: map[string][]string{}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := workflow.Next(m.Def, run(m, tt.state...))
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Next =\n%+v\nwant\n%+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTransitions applies one transition to a run in a given state, by an actor, and
+// checks the statuses after it, or the refusal; a refused transition changes nothing.
+func TestTransitions(t *testing.T) {
+	opts := []workflow.Option{{Label: "A", Text: "a"}, {Label: "B", Text: "b"}}
+	eval := []workflow.CriterionResult{{ID: "c", Pass: true}}
+	for _, tt := range []struct {
+		name      string
+		approvers []string
+		state     []string
+		do        func(m workflow.Machine, s *workflow.State) error
+		want      string                 // statuses after, when it succeeds
+		refused   workflow.RefusalReason // or the reason it is refused
+	}{
+		{"Proposed", nil, nil, func(m workflow.Machine, s *workflow.State) error { return m.Proposed(s, "idea", opts) },
+			"idea=options_generated plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
+		{"ProposedAgain", nil, []string{"idea=options_generated"}, func(m workflow.Machine, s *workflow.State) error { return m.Proposed(s, "idea", opts) },
+			"idea=options_generated plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
+		{"ProposedForAReviewedText", nil, []string{"idea=generated"}, func(m workflow.Machine, s *workflow.State) error { return m.Proposed(s, "idea", opts) },
+			"", workflow.NotCurrent},
+		{"Pick", nil, []string{"idea=options_generated"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Pick(s, "idea", "b"); return err },
+			"idea=option_selected plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
+		{"PickNoSuchOption", nil, []string{"idea=options_generated"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Pick(s, "idea", "Z"); return err },
+			"", workflow.NoSuchOption},
+		{"PickWithoutOptions", nil, nil, func(m workflow.Machine, s *workflow.State) error { _, err := m.Pick(s, "idea", "A"); return err },
+			"", workflow.NotCurrent},
+		{"WrittenForReview", nil, []string{"idea=option_selected"}, func(m workflow.Machine, s *workflow.State) error {
+			_, err := m.Written(s, "idea", "t", eval, "U1", "written")
+			return err
+		}, "idea=generated plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
+		{"WrittenAutoIsApproved", nil, []string{"idea=approved"}, func(m workflow.Machine, s *workflow.State) error {
+			_, err := m.Written(s, "notes", "t", nil, "", "written")
+			return err
+		}, "idea=approved plan=pending notes=approved pitch=pending parts=pending aside=pending", ""},
+		{"WrittenUnknown", nil, nil, func(m workflow.Machine, s *workflow.State) error { _, err := m.Written(s, "nope", "t", nil, "", ""); return err },
+			"", workflow.UnknownArtifact},
+		{"Approve", nil, []string{"idea=generated"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Approve(s, "idea", "U2"); return err },
+			"idea=approved plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
+		{"ApproveTwice", nil, []string{"idea=approved"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Approve(s, "idea", "U1"); return err },
+			"", workflow.NotCurrent},
+		{"ApproveNotAnApprover", []string{"UBOSS"}, []string{"idea=generated"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Approve(s, "idea", "U1"); return err },
+			"", workflow.NotAllowed},
+		{"ApproveByAnApprover", []string{"UBOSS"}, []string{"idea=generated"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Approve(s, "idea", "UBOSS"); return err },
+			"idea=approved plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
+		// Keeping a stale artifact approves it: only approvers may (a Keep click used to
+		// bypass them).
+		{"KeepNotAnApprover", []string{"UBOSS"}, []string{"idea=approved", "plan=stale"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Keep(s, "plan", "U1"); return err },
+			"", workflow.NotAllowed},
+		{"Keep", []string{"UBOSS"}, []string{"idea=approved", "plan=stale"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Keep(s, "plan", "UBOSS"); return err },
+			"idea=approved plan=approved notes=pending pitch=pending parts=pending aside=pending", ""},
+		{"KeepNotStale", nil, []string{"idea=approved", "plan=generated"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Keep(s, "plan", "U1"); return err },
+			"", workflow.NotCurrent},
+		{"KeepAllNotAnApprover", []string{"UBOSS"}, []string{"idea=approved", "plan=stale", "notes=stale"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.KeepAll(s, "U1"); return err },
+			"", workflow.NotAllowed},
+		{"KeepAll", nil, []string{"idea=approved", "plan=stale", "notes=stale"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.KeepAll(s, "U1"); return err },
+			"idea=approved plan=approved notes=approved pitch=pending parts=pending aside=pending", ""},
+		{"KeepAllNothingStale", nil, []string{"idea=approved"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.KeepAll(s, "U1"); return err },
+			"", workflow.NotCurrent},
+		{"RegenerateAuto", nil, []string{"idea=approved", "notes=stale"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Regenerate(s, "notes", "U1", "shorter"); return err },
+			"idea=approved plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
+		{"RegenerateDraftStaysStaleUntilWritten", nil, []string{"idea=approved", "plan=stale"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Regenerate(s, "plan", "U1", ""); return err },
+			"idea=approved plan=stale notes=pending pitch=pending parts=pending aside=pending", ""},
+		{"RegenerateNotStale", nil, []string{"idea=approved", "plan=approved"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Regenerate(s, "plan", "U1", ""); return err },
+			"", workflow.NotCurrent},
+		{"EditNoText", nil, nil, func(m workflow.Machine, s *workflow.State) error { return m.CheckEdit(s, "idea") },
+			"", workflow.NoText},
+		{"EditRunning", nil, []string{"idea=approved", "notes=running"}, func(m workflow.Machine, s *workflow.State) error { return m.CheckEdit(s, "notes") },
+			"", workflow.BeingWritten},
+		{"EditedApprovedMakesDependentsStale", nil, []string{"idea=approved", "plan=approved", "notes=approved", "pitch=generated", "parts=running"},
+			func(m workflow.Machine, s *workflow.State) error { _, err := m.Edited(s, "idea", "new", eval, "U1", "edited"); return err },
+			"idea=generated plan=stale notes=stale pitch=stale parts=pending aside=pending", ""},
+		{"RestartWithText", nil, []string{"idea=approved", "plan=approved", "notes=approved"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Restart(s, "idea", "U1"); return err },
+			"idea=pending plan=stale notes=stale pitch=pending parts=pending aside=pending", ""},
+		{"RestartUnknown", nil, nil, func(m workflow.Machine, s *workflow.State) error { _, err := m.Restart(s, "nope", "U1"); return err },
+			"", workflow.UnknownArtifact},
+		{"Cancel", nil, nil, func(m workflow.Machine, s *workflow.State) error { return m.Cancel(s) },
+			"idea=pending plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
+		{"Complete", nil, []string{"idea=generated"}, func(m workflow.Machine, s *workflow.State) error { return m.Complete(s) },
+			"", workflow.NotCurrent},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := machine(t, tt.approvers...)
+			s := run(m, tt.state...)
+			before := s.Clone()
+			err := tt.do(m, s)
+			if got := reason(err); got != tt.refused {
+				t.Fatalf("refusal %q; want %q", got, tt.refused)
+			}
+			if err != nil {
+				if !reflect.DeepEqual(s, before) {
+					t.Fatalf("a refused transition changed the state:\n%+v\nwas\n%+v", s, before)
+				}
+				return
+			}
+			if got := statuses(m, s); got != tt.want {
+				t.Fatalf("statuses %s; want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRevisionsAndRev: a transition that changes an artifact bumps its Rev (buttons
+// drawn before are out of date) and records a revision by its actor.
+func TestRevisionsAndRev(t *testing.T) {
+	m := machine(t)
+	s := run(m, "idea=generated")
+	rev0 := s.Artifacts["idea"].Rev
+	r, err := m.Approve(s, "idea", "U2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := workflow.Revision{Artifact: "idea", Number: 1, Status: workflow.StatusApproved, By: "U2", Why: "approved", At: epoch}
+	if r != want {
+		t.Errorf("revision %+v; want %+v", r, want)
+	}
+	if s.Artifacts["idea"].Rev != rev0+1 {
+		t.Errorf("Rev %d; want %d", s.Artifacts["idea"].Rev, rev0+1)
+	}
+	if err := m.Current(s, "idea", rev0); reason(err) != workflow.NotCurrent {
+		t.Errorf("a click drawn for the old Rev = %v; want NotCurrent", err)
+	}
+	if err := m.Current(s, "idea", rev0+1); err != nil {
+		t.Errorf("a click drawn for the new Rev = %v", err)
+	}
+}
+
+// TestMayApprove: the deployment's approvers win; otherwise "approvers: starter" lets
+// only the starter approve, and anything else lets anyone.
+func TestMayApprove(t *testing.T) {
+	m := machine(t)
+	s := run(m)
+	if err := m.MayApprove(s, "U9"); err != nil {
+		t.Errorf("anyone: %v", err)
+	}
+	m.Def.Approvers = "starter"
+	if err := m.MayApprove(s, "U9"); reason(err) != workflow.NotAllowed {
+		t.Errorf("starter only, another person: %v", err)
+	}
+	var r *workflow.Refusal
+	if errors.As(m.MayApprove(s, "U9"), &r); r.StartedBy != "U1" {
+		t.Errorf("refusal names %q; want the starter U1", r.StartedBy)
+	}
+	if err := m.MayApprove(s, "U1"); err != nil {
+		t.Errorf("starter only, the starter: %v", err)
+	}
+	m.Approvers = []string{"UBOSS"}
+	if err := m.MayApprove(s, "U1"); reason(err) != workflow.NotAllowed {
+		t.Errorf("APPROVER_USER_IDS, the starter: %v", err)
+	}
+}
+
+// TestStaleListShownOnceApprovedAgain: the artifacts a restart makes stale are listed
+// only once the restarted artifact is approved again (keeping one before would keep
+// it against a text that does not exist yet); each row records how it was handled.
+func TestStaleListShownOnceApprovedAgain(t *testing.T) {
+	m := machine(t)
+	s := run(m, "idea=approved", "plan=approved", "notes=approved")
+	if _, err := m.Restart(s, "idea", "U1"); err != nil {
+		t.Fatal(err)
+	}
+	l := s.Stale
+	if l == nil || l.Changed != "idea" || l.Shown || len(l.Rows) != 2 {
+		t.Fatalf("stale list after a restart %+v; want plan and notes, not shown", l)
+	}
+	if err := m.Proposed(s, "idea", []workflow.Option{{Label: "A"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Pick(s, "idea", "A"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Written(s, "idea", "new idea", nil, "U1", "written"); err != nil {
+		t.Fatal(err)
+	}
+	if s.Stale.Shown {
+		t.Fatal("stale list shown before the new idea was approved")
+	}
+	if _, err := m.Approve(s, "idea", "U1"); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Stale.Shown || !s.Stale.Open() {
+		t.Fatalf("stale list after approval %+v; want shown and open", s.Stale)
+	}
+	if _, err := m.Keep(s, "plan", "U2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Regenerate(s, "notes", "U3", ""); err != nil {
+		t.Fatal(err)
+	}
+	want := []workflow.StaleRow{{Artifact: "plan", Done: workflow.StaleKept, By: "U2"}, {Artifact: "notes", Done: workflow.StaleRegenerated, By: "U3"}}
+	if !reflect.DeepEqual(s.Stale.Rows, want) || s.Stale.Open() {
+		t.Fatalf("rows %+v; want %+v, closed", s.Stale.Rows, want)
+	}
+}
+
+// TestPipelineBookkeeping: an auto artifact fans out over its foreach source's items,
+// records each item's end, and is approved with the results joined once every item
+// has ended.
+func TestPipelineBookkeeping(t *testing.T) {
+	m := machine(t)
+	s := run(m, "idea=approved", "plan=approved")
+	items, err := m.ItemsOf(s, "parts")
+	if err != nil || len(items) != 2 || items[0].Title != "One" || items[1].Brief != "second part" {
+		t.Fatalf("ItemsOf = %+v, %v", items, err)
+	}
+	if err := m.Started(s, "parts", items); err != nil {
+		t.Fatal(err)
+	}
+	if s.Artifacts["parts"].Status != workflow.StatusRunning || s.Pipeline == nil || s.Pipeline.Artifacts[0] != "parts" {
+		t.Fatalf("after Started: %s, pipeline %+v", s.Artifacts["parts"].Status, s.Pipeline)
+	}
+	m.RecordItem(s, "parts", 0, workflow.ItemEnd{Step: true, Attempts: 1, Failures: []string{"no luck"}})
+	m.RecordItem(s, "parts", 0, workflow.ItemEnd{Text: "part one", Attempts: 2})
+	if m.Finished(s) != "" {
+		t.Fatal("finished with an item pending")
+	}
+	m.RecordItem(s, "parts", 1, workflow.ItemEnd{Cut: true, Interrupted: true, TimeoutReason: "too slow"})
+	m.RecordItem(s, "parts", 1, workflow.ItemEnd{Cut: true, Interrupted: true, TimeoutReason: "too slow"})
+	if it := s.Artifacts["parts"].Items[1]; it.Status != workflow.ItemFailed || it.Reason != "too slow" {
+		t.Fatalf("item cut twice: %+v; want failed", it)
+	}
+	if m.Finished(s) != "parts" {
+		t.Fatal("not finished with every item ended")
+	}
+	rev, err := m.Completed(s, "parts", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.Artifacts["parts"]
+	if st.Status != workflow.StatusApproved || !strings.Contains(st.Text, "## One\n\npart one") || !strings.Contains(st.Text, "_No result: too slow_") ||
+		rev.Why != "written by the pipeline (1 of 2 items failed)" {
+		t.Fatalf("completed: %s %q, revision %q", st.Status, st.Text, rev.Why)
+	}
+
+	noItems := run(m, "idea=approved", "plan=approved")
+	noItems.Artifacts["plan"].Text = "one paragraph"
+	if _, err := m.ItemsOf(noItems, "parts"); reason(err) != workflow.NoItems {
+		t.Fatalf("ItemsOf a text without items = %v; want NoItems", err)
+	}
+}
+
+// TestPipelineStopContinue: a run stopped waits for Continue; stopping it again does
+// nothing; Continue of a run that is not stopped, or of another run, is out of date.
+func TestPipelineStopContinue(t *testing.T) {
+	m := machine(t)
+	s := run(m, "idea=approved")
+	if err := m.Started(s, "notes", []workflow.ItemState{{Title: "Notes", Status: workflow.ItemPending}}); err != nil {
+		t.Fatal(err)
+	}
+	id := s.Pipeline.ID
+	if err := m.Continue(s, id); reason(err) != workflow.NotCurrent {
+		t.Errorf("Continue of a running run = %v", err)
+	}
+	if err := m.Stop(s, "other", "U1"); reason(err) != workflow.NotCurrent {
+		t.Errorf("Stop of another run = %v", err)
+	}
+	if err := m.Stop(s, id, "U1"); err != nil || !s.Pipeline.Stopped() {
+		t.Fatalf("Stop = %v, stopped %v", err, s.Pipeline.Stopped())
+	}
+	if err := m.Stop(s, id, "U2"); err != nil || s.Pipeline.StoppedBy != "U1" {
+		t.Errorf("second Stop = %v, by %q; want nothing changed", err, s.Pipeline.StoppedBy)
+	}
+	if err := m.Continue(s, id); err != nil || s.Pipeline.Stopped() {
+		t.Errorf("Continue = %v, stopped %v", err, s.Pipeline.Stopped())
+	}
+	m.Halt(s, "it failed 3 times")
+	if !s.Pipeline.Stopped() {
+		t.Error("a halted run is not stopped")
+	}
+}
