@@ -179,7 +179,10 @@ func TestTransitions(t *testing.T) {
 			_, err := m.Written(s, "notes", "t", nil, "", "written")
 			return err
 		}, "idea=approved plan=pending notes=approved pitch=pending parts=pending aside=pending", ""},
-		{"WrittenUnknown", nil, nil, func(m workflow.Machine, s *workflow.State) error { _, err := m.Written(s, "nope", "t", nil, "", ""); return err },
+		{"WrittenUnknown", nil, nil, func(m workflow.Machine, s *workflow.State) error {
+			_, err := m.Written(s, "nope", "t", nil, "", "")
+			return err
+		},
 			"", workflow.UnknownArtifact},
 		{"Approve", nil, []string{"idea=generated"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Approve(s, "idea", "U2"); return err },
 			"idea=approved plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
@@ -203,18 +206,30 @@ func TestTransitions(t *testing.T) {
 			"idea=approved plan=approved notes=approved pitch=pending parts=pending aside=pending", ""},
 		{"KeepAllNothingStale", nil, []string{"idea=approved"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.KeepAll(s, "U1"); return err },
 			"", workflow.NotCurrent},
-		{"RegenerateAuto", nil, []string{"idea=approved", "notes=stale"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Regenerate(s, "notes", "U1", "shorter"); return err },
+		{"RegenerateAuto", nil, []string{"idea=approved", "notes=stale"}, func(m workflow.Machine, s *workflow.State) error {
+			_, err := m.Regenerate(s, "notes", "U1", "shorter")
+			return err
+		},
 			"idea=approved plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
-		{"RegenerateDraftStaysStaleUntilWritten", nil, []string{"idea=approved", "plan=stale"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Regenerate(s, "plan", "U1", ""); return err },
+		{"RegenerateDraftStaysStaleUntilWritten", nil, []string{"idea=approved", "plan=stale"}, func(m workflow.Machine, s *workflow.State) error {
+			_, err := m.Regenerate(s, "plan", "U1", "")
+			return err
+		},
 			"idea=approved plan=stale notes=pending pitch=pending parts=pending aside=pending", ""},
-		{"RegenerateNotStale", nil, []string{"idea=approved", "plan=approved"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Regenerate(s, "plan", "U1", ""); return err },
+		{"RegenerateNotStale", nil, []string{"idea=approved", "plan=approved"}, func(m workflow.Machine, s *workflow.State) error {
+			_, err := m.Regenerate(s, "plan", "U1", "")
+			return err
+		},
 			"", workflow.NotCurrent},
 		{"EditNoText", nil, nil, func(m workflow.Machine, s *workflow.State) error { return m.CheckEdit(s, "idea") },
 			"", workflow.NoText},
 		{"EditRunning", nil, []string{"idea=approved", "notes=running"}, func(m workflow.Machine, s *workflow.State) error { return m.CheckEdit(s, "notes") },
 			"", workflow.BeingWritten},
 		{"EditedApprovedMakesDependentsStale", nil, []string{"idea=approved", "plan=approved", "notes=approved", "pitch=generated", "parts=running"},
-			func(m workflow.Machine, s *workflow.State) error { _, err := m.Edited(s, "idea", "new", eval, "U1", "edited"); return err },
+			func(m workflow.Machine, s *workflow.State) error {
+				_, err := m.Edited(s, "idea", "new", eval, "U1", "edited")
+				return err
+			},
 			"idea=generated plan=stale notes=stale pitch=stale parts=pending aside=pending", ""},
 		{"RestartWithText", nil, []string{"idea=approved", "plan=approved", "notes=approved"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Restart(s, "idea", "U1"); return err },
 			"idea=pending plan=stale notes=stale pitch=pending parts=pending aside=pending", ""},
