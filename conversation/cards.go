@@ -350,6 +350,13 @@ func (c cards) progress(title string, p *workflow.PipelineState, tally, elapsed 
 	return Card{Text: text, Blocks: []Block{{Kind: BlockContext, Text: text}, {Kind: BlockActions, Buttons: []Button{button}}}}
 }
 
+// interrupted is a pipeline's progress message while the bot restarts: no button,
+// since no turn runs to stop; the next part shows Stop again.
+func (c cards) interrupted(title, tally, elapsed string) Card {
+	text := "⏸ " + tr(c.lang, "pipeline.interrupted", title, tally, elapsed)
+	return Card{Text: text, Blocks: []Block{{Kind: BlockContext, Text: text}}}
+}
+
 // pipelineArtifact shows an auto artifact the pipeline finished: its text when it is
 // one item; for a foreach artifact, each item with its first line, and every failed
 // item with its reason. Its menu restarts or edits it.

@@ -477,6 +477,10 @@ func (t *wfTurn) pausePipeline(ctx context.Context) error {
 		return nil
 	}
 	if t.s.ctx.Err() != nil {
+		// Shutting down: the card loses its Stop until the next part runs.
+		fctx, cancel := t.s.final(ctx)
+		defer cancel()
+		t.update(fctx, ws.Pipeline.ProgressTS, t.cards().interrupted(t.def().Title, t.tally(), t.elapsed()))
 		return t.s.ctx.Err()
 	}
 	t.showProgress(context.WithoutCancel(ctx), true) // the counts while it gives way

@@ -365,6 +365,12 @@ func TestPipelineResumesAfterRestartWithoutRepeating(t *testing.T) {
 		return n == 1
 	})
 	h.kill()
+	// Until the next start the progress message says the run was interrupted, with no
+	// Stop: no turn runs that it could stop.
+	progress := h.state().Pipeline.ProgressTS
+	if text, labels := h.msgr.cardText(progress), h.msgr.buttons(progress); !strings.Contains(text, "interrupted by a restart") || len(labels) != 0 {
+		t.Fatalf("progress message after a shutdown: %q, buttons %q", text, labels)
+	}
 	done := map[string]bool{}
 	for _, it := range h.state().Artifacts["research"].Items {
 		if it.Status == workflow.ItemDone {

@@ -585,6 +585,31 @@ func TestServiceShutdownLeavesPendingForResume(t *testing.T) {
 	}
 }
 
+// TestServiceShutdownClosesTheProgressMessage: a turn cut by a shutdown leaves its
+// progress message saying it was interrupted, with no live Stop button.
+func TestServiceShutdownClosesTheProgressMessage(t *testing.T) {
+	msgr, st := newMessenger(), openStore(t, t.TempDir())
+	exec := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
+	svc, err := conversation.NewService(conversation.Config{Store: st, Messenger: msgr, Executor: exec, Synthesizer: plainSynth{}, LeaseTTL: testLeaseTTL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	submit(t, svc, mention(key, "100.0", "long question"))
+	<-exec.started
+	if got := msgr.wait(t); got != "Running slow_tool…" {
+		t.Fatalf("progress message %q", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_ = svc.Shutdown(ctx) // returns once the cancelled turn has returned
+	if text, labels := msgr.cardText("99.1"), msgr.buttons("99.1"); !strings.Contains(text, "Interrupted by a restart") || len(labels) != 0 {
+		t.Fatalf("progress message after a shutdown: %q, buttons %q", text, labels)
+	}
+}
+
 // waitSaved waits until the conversation has n messages and returns its checkpoint.
 func waitSaved(t *testing.T, st conversation.Store, k conversation.Key, n int) *conversation.Checkpoint {
 	t.Helper()
@@ -822,6 +847,15 @@ func TestServiceStopButton(t *testing.T) {
 		t.Fatalf("reply %q", got)
 	}
 	cp := waitSaved(t, st, key, 2)
+	// The thread says who stopped it once; the progress message only that it stopped,
+	// without its Stop button.
+	thread := msgr.thread(key)
+	if n := strings.Count(strings.Join(thread, "\n"), "Stopped at"); n != 1 {
+		t.Fatalf("the stop is told %d times: %q", n, thread)
+	}
+	if text, labels := msgr.cardText("99.1"), msgr.buttons("99.1"); text != "⏹ Stopped." || len(labels) != 0 {
+		t.Fatalf("progress message after the stop: %q, buttons %q", text, labels)
+	}
 	if cp.Messages[0].Text != "long question" || !strings.HasPrefix(cp.Messages[1].Text, "Stopped") {
 		t.Fatalf("checkpoint %+v", cp.Messages)
 	}

@@ -381,9 +381,9 @@ func (t *wfTurn) regenerate(ctx context.Context, id, guidance string) error {
 
 // regenerateAll regenerates every stale artifact, following guidance.
 func (t *wfTurn) regenerateAll(ctx context.Context, guidance string) error {
-	ids := t.m.Stale(t.ws())
-	if len(ids) == 0 {
-		return &workflow.Refusal{Reason: workflow.NotCurrent}
+	ids, err := t.m.Handleable(t.ws())
+	if err != nil {
+		return err
 	}
 	for _, id := range ids {
 		if t.ws().Artifacts[id].Status != workflow.StatusStale {
@@ -709,6 +709,10 @@ func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 		return errUsage{tr(t.lang, "being_written", a.Title, a.ID)}
 	case workflow.NoItems, workflow.TooManyItems:
 		return errUsage{t.itemsProblem(r)}
+	case workflow.ChangePending:
+		a, _ := t.def().Artifact(r.Artifact)
+		src, _ := t.def().Artifact(r.Source)
+		return errUsage{tr(t.lang, "change_pending", src.Title, a.Title)}
 	}
 	return errUsage{tr(t.lang, "not_current")}
 }

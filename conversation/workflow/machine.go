@@ -54,6 +54,10 @@ const (
 	// more than MaxItems.
 	NoItems      RefusalReason = "no_items"
 	TooManyItems RefusalReason = "too_many_items"
+	// ChangePending: the stale artifact waits for the artifact whose change made it
+	// stale (Source) to be approved again; until then there is nothing to keep it
+	// against or regenerate it from.
+	ChangePending RefusalReason = "change_pending"
 )
 
 func (r *Refusal) Error() string {
@@ -228,7 +232,7 @@ func (m Machine) Keep(s *State, id, by string) (Revision, error) {
 	if err := m.MayApprove(s, by); err != nil {
 		return Revision{}, err
 	}
-	_, st, err := m.in(s, id, StatusStale)
+	_, st, err := m.stale(s, id)
 	if err != nil {
 		return Revision{}, err
 	}
@@ -238,20 +242,15 @@ func (m Machine) Keep(s *State, id, by string) (Revision, error) {
 	return m.revise(s, id, by, "kept after a change of a dependency"), nil
 }
 
-// KeepAll keeps every artifact of the stale list still stale. Errors: NotAllowed,
-// NotCurrent (nothing to keep).
+// KeepAll keeps every stale artifact that may be kept (see Keep). Errors:
+// NotAllowed, NotCurrent (nothing stale), ChangePending (every stale one waits).
 func (m Machine) KeepAll(s *State, by string) ([]Revision, error) {
 	if err := m.MayApprove(s, by); err != nil {
 		return nil, err
 	}
-	var ids []string
-	for _, id := range m.Def.Order() {
-		if st := s.Artifacts[id]; st != nil && st.Status == StatusStale {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, &Refusal{Reason: NotCurrent}
+	ids, err := m.Handleable(s)
+	if err != nil {
+		return nil, err
 	}
 	revs := make([]Revision, 0, len(ids))
 	for _, id := range ids {
@@ -267,9 +266,10 @@ func (m Machine) KeepAll(s *State, by string) ([]Revision, error) {
 // Regenerate marks stale artifact id, by by, as being written again from the current
 // texts of what it depends on, with guidance: an auto artifact goes back to pending
 // with guidance as its items' instructions (the pipeline runs it again; Revision);
-// another kind stays stale until its new text is Written. Errors: NotCurrent.
+// another kind stays stale until its new text is Written. Errors: NotCurrent,
+// ChangePending.
 func (m Machine) Regenerate(s *State, id, by, guidance string) (*Revision, error) {
-	a, st, err := m.in(s, id, StatusStale)
+	a, st, err := m.stale(s, id)
 	if err != nil {
 		return nil, err
 	}
@@ -285,6 +285,41 @@ func (m Machine) Regenerate(s *State, id, by, guidance string) (*Revision, error
 	}
 	rev := m.revise(s, id, by, why)
 	return &rev, nil
+}
+
+// stale returns stale artifact id once it may be kept or regenerated: the artifact
+// whose change made it stale is approved again. Errors: NotCurrent, ChangePending.
+func (m Machine) stale(s *State, id string) (*Artifact, *ArtifactState, error) {
+	a, st, err := m.in(s, id, StatusStale)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c := s.Artifacts[st.StaleBecause]; c != nil && c.Status != StatusApproved {
+		return nil, nil, &Refusal{Reason: ChangePending, Artifact: id, Source: st.StaleBecause}
+	}
+	return a, st, nil
+}
+
+// Handleable lists, in order, the stale artifacts that may be kept or regenerated
+// now (Keep all, Regenerate all). Errors: NotCurrent (nothing is stale),
+// ChangePending (every stale one waits).
+func (m Machine) Handleable(s *State) ([]string, error) {
+	var ids []string
+	var waiting error
+	for _, id := range m.Stale(s) {
+		if _, _, err := m.stale(s, id); err != nil {
+			waiting = err
+			continue
+		}
+		ids = append(ids, id)
+	}
+	switch {
+	case len(ids) > 0:
+		return ids, nil
+	case waiting != nil:
+		return nil, waiting
+	}
+	return nil, &Refusal{Reason: NotCurrent}
 }
 
 // Stale lists the stale artifacts, in order.

@@ -324,6 +324,23 @@ func TestStaleListShownOnceApprovedAgain(t *testing.T) {
 	if l == nil || l.Changed != "idea" || l.Shown || len(l.Rows) != 2 {
 		t.Fatalf("stale list after a restart %+v; want plan and notes, not shown", l)
 	}
+	// Until the new idea is approved there is nothing to keep plan against or
+	// regenerate it from: every way of handling it is refused and changes nothing.
+	before := s.Clone()
+	for name, do := range map[string]func() error{
+		"Keep":          func() error { _, err := m.Keep(s, "plan", "U1"); return err },
+		"KeepAll":       func() error { _, err := m.KeepAll(s, "U1"); return err },
+		"Regenerate":    func() error { _, err := m.Regenerate(s, "notes", "U1", ""); return err },
+		"RegenerateAll": func() error { _, err := m.Handleable(s); return err },
+	} {
+		var r *workflow.Refusal
+		if err := do(); !errors.As(err, &r) || r.Reason != workflow.ChangePending || r.Source != "idea" {
+			t.Fatalf("%s before the new idea is approved: %v; want change_pending of idea", name, err)
+		}
+		if !reflect.DeepEqual(s, before) {
+			t.Fatalf("a refused %s changed the state", name)
+		}
+	}
 	if err := m.Proposed(s, "idea", []workflow.Option{{Label: "A"}}); err != nil {
 		t.Fatal(err)
 	}
