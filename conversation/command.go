@@ -6,7 +6,7 @@ import (
 )
 
 // The subcommands of /threadwright, of an @mention text command in a thread, and of the
-// shortcut menu (DESIGN.md, "Commands").
+// shortcut menu (docs/architecture.md, "Commands").
 const (
 	CmdStart   = "start"   // start <workflow>
 	CmdList    = "list"    // the workflows there are

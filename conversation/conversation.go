@@ -81,7 +81,7 @@ type Message struct {
 
 // State is the small control state of a conversation, stored as one JSON document in the
 // conversation row and rewritten on every turn. It must stay small: the transcript lives
-// in messages, never here (DESIGN.md, "Persistence").
+// in messages, never here (docs/architecture.md, "Persistence").
 type State struct {
 	// Mode is what the thread is doing: ModeAssistant for free conversation.
 	Mode string `json:"mode"`
@@ -252,7 +252,7 @@ type ActionInput struct {
 	MessageTS string `json:"message_ts,omitempty"`
 }
 
-// CommandSource says through which door a command came (DESIGN.md, "Commands").
+// CommandSource says through which door a command came (docs/architecture.md, "Commands").
 type CommandSource string
 
 // The command sources.

@@ -8,7 +8,7 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
-// The bot's own words in workflow threads, per language (DESIGN.md: a team working in
+// The bot's own words in workflow threads, per language (a team working in
 // Russian gets Russian options, artifacts and buttons). Artifact texts are written by
 // the model in the workflow's locale; these are the labels around them. A language
 // without a catalog uses English.

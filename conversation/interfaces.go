@@ -3,6 +3,8 @@ package conversation
 import (
 	"context"
 	"time"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
 // Store persists conversations, their messages and the inputs that drive them
@@ -329,7 +331,7 @@ type Verdict struct {
 }
 
 // ScopeChecker decides whether a request is within what the deployment is for
-// (DESIGN.md, "The assistant pipeline": configured rules first, then a small model).
+// (docs/architecture.md, "Assistant pipeline": configured rules first, then a small model).
 type ScopeChecker interface {
 	CheckScope(ctx context.Context, p Prompt) (Verdict, error)
 }
@@ -369,7 +371,7 @@ type Findings struct {
 // (for example "Running get_current_time…").
 type Progress func(status string)
 
-// Executor answers a prompt with a tool-using loop (DESIGN.md, "Executor (ReAct)").
+// Executor answers a prompt with a tool-using loop (docs/architecture.md, "Assistant pipeline").
 type Executor interface {
 	Execute(ctx context.Context, p Prompt, progress Progress) (Findings, error)
 }
@@ -394,8 +396,17 @@ type SummaryRequest struct {
 	Locale string
 }
 
-// Summarizer condenses older messages into a summary (the small model; DESIGN.md,
+// Summarizer condenses older messages into a summary (the small model; docs/architecture.md,
 // "Models": context is bounded, older history is summarized into the checkpoint).
 type Summarizer interface {
 	Summarize(ctx context.Context, r SummaryRequest) (string, Usage, error)
+}
+
+// Workflows is the set of workflows a Service offers (workflow.Set implements it).
+type Workflows interface {
+	// Get returns the workflow named name.
+	Get(name string) (*workflow.Definition, bool)
+	// All returns every workflow, sorted by name; Names their names.
+	All() []*workflow.Definition
+	Names() []string
 }

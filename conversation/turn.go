@@ -6,11 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
-	"strings"
-	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // Status texts shown in the thread while a turn runs.
@@ -64,13 +60,29 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 		return s.finish(ctx, r, InputDropped)
 	}
 	msg := in.Message
+	cp, earlier, err := s.loadFor(ctx, r)
+	if err != nil || cp == nil {
+		return err
+	}
+	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
+		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
+			return err
+		}
+	}
+	return s.assistantTurn(ctx, r, cp, earlier)
+}
 
-	cp, err := s.load(ctx, r)
-	var earlier []Message // thread messages from before the bot joined, for a new conversation
+// loadFor loads the checkpoint of the thread of r's message, or starts its
+// conversation when the message mentions the bot or is a DM, with earlier the thread's
+// messages from before the bot joined (Messenger.ThreadHistory, as RoleContext). A
+// message in a thread the bot is not part of is finished as dropped: cp is nil.
+func (s *Service) loadFor(ctx context.Context, r *run) (cp *Checkpoint, earlier []Message, err error) {
+	in, msg := r.in, r.in.Message
+	cp, err = s.load(ctx, r)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		if !msg.Mentioned && !msg.Direct {
-			return s.finish(ctx, r, InputDropped) // a thread the bot is not part of
+			return nil, nil, s.finish(ctx, r, InputDropped) // a thread the bot is not part of
 		}
 		cp = &Checkpoint{Conversation: Conversation{Key: in.Key, State: State{Mode: ModeAssistant, StartedBy: msg.UserID}}}
 		if msg.ThreadTS != "" && msg.ThreadTS != msg.TS {
@@ -83,105 +95,12 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 				earlier[i].Role = RoleContext
 			}
 		}
+		return cp, earlier, nil
 	case err != nil:
-		return err
-	default:
-		s.compact(ctx, r.log, cp)
+		return nil, nil, err
 	}
-
-	user := Message{Role: RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
-	if text, ts, ok := r.out.priorAnswer(); ok {
-		// An earlier run posted the whole answer and could not save it: save it now,
-		// without asking the model again.
-		r.log.Info("re-run: the answer is in the thread already; saving it")
-		fctx, cancel := s.final(ctx)
-		defer cancel()
-		return s.record(fctx, r, cp, append(earlier, user), text, ts, Usage{}, nil, nil)
-	}
-	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
-		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
-			return err
-		}
-	}
-
-	s.allowStop(in.Key)
-	s.setStatus(ctx, r.log, in.Key, StatusThinking)
-	prog := &progressCard{s: s, log: r.log, key: in.Key, inputID: in.ID, out: r.out}
-	prompt := Prompt{
-		Key:      in.Key,
-		Summary:  cp.Conversation.State.Summary,
-		History:  s.clipAll(append(dialogue(cp.Messages), earlier...)),
-		UserID:   msg.UserID,
-		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
-		Entities: cp.Conversation.State.Entities,
-	}
-	stream := s.newAnswerStream(ctx, r, msg.UserID)
-	if stream != nil {
-		prompt.AnswerSink = stream
-	}
-	out, err := s.answer(ctx, r.log, prompt, prog.report)
-	reply, usage, meta := out.text, out.usage, out.meta
-	s.freeze(in.Key)
-	// The final writes run on a context that neither a stop nor the turn's timeout
-	// cancelled.
-	fctx, cancel := s.final(ctx)
-	defer cancel()
-	if by, stopped := stoppedBy(ctx); stopped {
-		// Stopped at a safe point: say so and save a consistent checkpoint.
-		r.log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
-		if stream != nil {
-			stream.stop(false)
-		}
-		prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
-		return s.reply(fctx, r, cp, append(earlier, user), stoppedNote(by), usage, nil, nil)
-	}
-	if err != nil {
-		if errors.Is(context.Cause(ctx), ErrLeaseLost) {
-			if stream != nil {
-				stream.stop(false)
-			}
-			return ErrLeaseLost // another worker runs the input now
-		}
-		if s.ctx.Err() != nil {
-			// Shutting down: the input stays pending and runs again right away on
-			// another replica, or here after the restart; the thread says so, and
-			// the progress message loses its Stop.
-			if stream != nil {
-				stream.stop(false)
-			}
-			prog.finish(fctx, "⏸ Interrupted by a restart; I'll pick this up again in a moment.")
-			s.clearStatus(r.log, in.Key)
-			return err
-		}
-		r.log.Error("answer failed", "error", err)
-		reply = ErrorReply(err)
-	}
-	prog.finish(fctx, doneNote(out.tools))
-	if len(out.outOfScope) > 0 {
-		reply = outOfScopeReply(out.outOfScope)
-		r.log.Info("items out of scope", "count", len(out.outOfScope))
-	}
-	update := func(st *State) {
-		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
-	}
-	if stream != nil {
-		answer := out.answer
-		if err != nil || len(out.outOfScope) > 0 {
-			answer = "" // the reply is not the streamed answer
-		}
-		ts, handled, perr := stream.end(fctx, reply, answer, out.truncated)
-		if handled {
-			if errors.Is(perr, ErrLeaseLost) {
-				return perr
-			}
-			if perr != nil {
-				r.log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
-			}
-			s.clearStatus(r.log, in.Key)
-			return s.record(fctx, r, cp, append(earlier, user), reply, ts, usage, meta, update)
-		}
-	}
-	return s.reply(fctx, r, cp, append(earlier, user), reply, usage, meta, update)
+	s.compact(ctx, r.log, cp)
+	return cp, nil, nil
 }
 
 // load loads r's checkpoint, retrying while the store is unavailable. Errors:
@@ -237,157 +156,81 @@ func (s *Service) giveUp(ctx context.Context, r *run) error {
 func (s *Service) workflowTurn(ctx context.Context, r *run, cp *Checkpoint, earlier []Message) (bool, error) {
 	s.setStatus(ctx, r.log, r.in.Key, StatusThinking)
 	handled, err := s.runWorkflow(ctx, r, cp, earlier)
-	s.clearStatus(r.log, r.in.Key)
+	if !handled || err != nil {
+		s.clearStatus(r.log, r.in.Key) // finishTurn did not
+	}
 	return handled, err
 }
 
-// outcome is what the assistant pipeline produced for a turn.
-type outcome struct {
-	text       string
-	usage      Usage
-	meta       json.RawMessage // the tool-call record
-	entities   []Entity
-	outOfScope []Entity
-	// answer is the executor's answer that text was synthesized from ("" when text is
-	// something else, such as the scope check's refusal), and truncated its Truncated.
-	answer    string
-	truncated bool
-	// tools are the names of the tools used, each once, in first-use order.
-	tools []string
+// ending is what a turn leaves in the thread and the checkpoint (finishTurn).
+type ending struct {
+	// msgs are the turn's new messages before its reply: the thread's messages from
+	// before the bot joined, the person's message, artifact revisions.
+	msgs []Message
+	// reply is the turn's last message ("" for none); posted says it is in the thread
+	// already, its last message at ts (a streamed answer, or an earlier run's).
+	reply  string
+	posted bool
+	ts     string
+	// answer marks reply as the assistant's answer: tagged as the turn's answer (a
+	// re-run finds it, docs/architecture.md "Exactly one answer") and saved with meta
+	// and the turn's usage.
+	answer bool
+	meta   json.RawMessage
+	usage  Usage
+	// update changes the state saved. rebase, for a turn that only sets some fields
+	// (the assistant's), applies it to the newer version after ErrConflict; a
+	// workflow turn's state was computed from the version it loaded and is not.
+	update func(*State)
+	rebase bool
+	// enqueue are the inputs that follow the turn (a pipeline's next part).
+	enqueue []Input
 }
 
-// answer runs scope check → executor → synthesizer. progress is told what the
-// executor does.
-func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progress Progress) (outcome, error) {
-	var out outcome
-	if s.cfg.Scope != nil {
-		v, err := s.cfg.Scope.CheckScope(ctx, p)
+// finishTurn ends every turn that saves (the assistant's, a workflow step, a
+// pipeline part; docs/architecture.md "Data flow of one Slack event", step 4): it
+// posts the reply unless it is in the thread already, clears the thread's status,
+// deletes what an earlier run of the input left half-posted, and saves the new
+// messages and state with an optimistic version check, marking the input done and
+// enqueuing what follows. ctx is the final writes' context (Service.final); the
+// scheduler releases the lease once the turn returns. A reply that could not be
+// posted is still saved, so nothing is lost. Errors: ErrLeaseLost; the store's, when
+// it stayed unavailable until ctx ended or the conflict did not resolve.
+func (s *Service) finishTurn(ctx context.Context, r *run, conv Conversation, e ending) error {
+	if e.reply != "" && !e.posted {
+		ts, err := r.out.PostReply(ctx, e.reply, e.answer, e.answer)
+		if errors.Is(err, ErrLeaseLost) {
+			return err
+		}
 		if err != nil {
-			return out, fmt.Errorf("scope check: %w", err)
+			r.log.Error("reply not posted; saving it in the checkpoint", "error", err)
 		}
-		out.usage = out.usage.Add(v.Usage)
-		if !v.InScope {
-			log.Info("request out of scope", "reason", v.Reason)
-			out.text = v.Reply
-			return out, nil
+		e.ts = ts
+	}
+	msgs := e.msgs
+	if e.reply != "" {
+		m := Message{Role: RoleAssistant, Text: e.reply, SlackTS: e.ts, Meta: e.meta}
+		if e.answer {
+			m.PromptTokens, m.CompletionTokens = e.usage.PromptTokens, e.usage.CompletionTokens
 		}
-	}
-	f, err := s.cfg.Executor.Execute(ctx, p, progress)
-	out.usage = out.usage.Add(f.Usage)
-	if err != nil {
-		return out, fmt.Errorf("execute: %w", err)
-	}
-	if out.text, err = s.cfg.Synthesizer.Synthesize(ctx, p, f); err != nil {
-		return out, fmt.Errorf("synthesize: %w", err)
-	}
-	if len(f.ToolCalls) > 0 || f.Truncated {
-		out.meta, _ = json.Marshal(turnMeta{ToolCalls: f.ToolCalls, Steps: f.Steps, Truncated: f.Truncated})
-	}
-	out.entities, out.outOfScope = f.Entities, f.OutOfScope
-	for _, c := range f.ToolCalls {
-		if !slices.Contains(out.tools, c.Name) {
-			out.tools = append(out.tools, c.Name)
-		}
-	}
-	out.answer, out.truncated = f.Answer, f.Truncated
-	return out, nil
-}
-
-// outOfScopeReply is the rejection that names the items a tool marked out of scope.
-func outOfScopeReply(items []Entity) string {
-	var b strings.Builder
-	b.WriteString("I can't help with these, because they are outside what I'm set up for:")
-	for _, e := range items {
-		b.WriteString("\n• ")
-		if e.Title != "" {
-			b.WriteString("*" + e.Title + "* ")
-		}
-		b.WriteString("(`" + e.ID + "`)")
-		if e.Reason != "" {
-			b.WriteString(": " + e.Reason)
-		}
-	}
-	b.WriteString("\nI've set them aside, so later questions won't refer to them.")
-	return b.String()
-}
-
-// rememberEntities returns the session context after a turn: the entities the turn's
-// tools returned, most recent first, then the earlier ones, without duplicates (by
-// id), without the items marked out of scope, at most MaxEntities.
-func rememberEntities(old, found, outOfScope []Entity) []Entity {
-	drop := map[string]bool{}
-	for _, e := range outOfScope {
-		drop[e.ID] = true
-	}
-	seen := map[string]bool{}
-	out := make([]Entity, 0, MaxEntities)
-	add := func(e Entity) {
-		if e.ID == "" || drop[e.ID] || seen[e.ID] || len(out) == MaxEntities {
-			return
-		}
-		seen[e.ID] = true
-		e.Reason = ""
-		out = append(out, e)
-	}
-	for i := len(found) - 1; i >= 0; i-- {
-		add(found[i])
-	}
-	for _, e := range old {
-		add(e)
-	}
-	return out
-}
-
-// turnMeta is the assistant message's Meta: how its answer was found.
-type turnMeta struct {
-	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	Steps     int        `json:"steps,omitempty"`
-	Truncated bool       `json:"truncated,omitempty"`
-}
-
-// reply posts text to the thread as the turn's answer and saves the turn: the new
-// messages (earlier thread context, the user's message, the reply) and the updated
-// state, marking the input done. A reply that could not be posted is still saved, so
-// nothing is lost. ctx is the final writes' context.
-func (s *Service) reply(ctx context.Context, r *run, cp *Checkpoint, msgs []Message, text string, usage Usage, meta json.RawMessage, update func(*State)) error {
-	ts, err := r.out.PostReply(ctx, text, true, true)
-	if errors.Is(err, ErrLeaseLost) {
-		return err
-	}
-	if err != nil {
-		r.log.Error("reply not posted; saving it in the checkpoint", "error", err)
+		msgs = append(msgs, m)
 	}
 	s.clearStatus(r.log, r.in.Key)
-	return s.record(ctx, r, cp, msgs, text, ts, usage, meta, update)
-}
-
-// record saves a turn whose reply text is in the thread already, its last message at
-// ts (see reply).
-func (s *Service) record(ctx context.Context, r *run, cp *Checkpoint, msgs []Message, text, ts string, usage Usage, meta json.RawMessage, update func(*State)) error {
-	msgs = append(msgs, Message{
-		Role: RoleAssistant, Text: text, SlackTS: ts, Meta: meta,
-		PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens,
-	})
-	return s.save(ctx, r, cp.Conversation, msgs, usage, update)
-}
-
-// save writes the turn with an optimistic version check, applying update (when set)
-// to the state, and marks the input done. On ErrConflict (the conversation moved on
-// meanwhile: a pipeline's checkpoint) it reloads the control row and appends after
-// the newer messages, up to saveAttempts times. An unavailable store is retried until
-// ctx ends.
-func (s *Service) save(ctx context.Context, r *run, conv Conversation, msgs []Message, usage Usage, update func(*State)) error {
 	r.out.cleanup(ctx, r.log)
+	attempts := 1
+	if e.rebase {
+		attempts = saveAttempts
+	}
 	for i := 0; ; i++ {
 		st := conv.State
-		if update != nil {
-			update(&st)
+		if e.update != nil {
+			e.update(&st)
 		}
 		st.Turns++
-		st.PromptTokens += usage.PromptTokens
-		st.CompletionTokens += usage.CompletionTokens
-		_, err := s.storeSave(ctx, r, Turn{Key: r.in.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.in.ID})
-		if !errors.Is(err, ErrConflict) || i+1 == saveAttempts {
+		st.PromptTokens += e.usage.PromptTokens
+		st.CompletionTokens += e.usage.CompletionTokens
+		_, err := s.storeSave(ctx, r, Turn{Key: r.in.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.in.ID, Enqueue: e.enqueue})
+		if !errors.Is(err, ErrConflict) || i+1 >= attempts {
 			if err != nil {
 				return fmt.Errorf("save turn: %w", err)
 			}
@@ -444,175 +287,6 @@ func (s *Service) clearStatus(log *slog.Logger, key Key) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	s.setStatus(ctx, log, key, "")
-}
-
-// progressCard shows what a turn's executor is doing: the thread's status, and a
-// message with the current step and a Stop button, posted at the first step and
-// updated at most once per statusInterval (Slack's chat.update is rate limited).
-type progressCard struct {
-	s       *Service
-	log     *slog.Logger
-	key     Key
-	inputID string
-	out     *outbox
-
-	// mu guards the fields below and serializes the calls to Slack.
-	mu sync.Mutex
-	ts string    // the progress message, once posted
-	at time.Time // when it was last posted or updated
-}
-
-// report is the executor's Progress callback.
-func (p *progressCard) report(status string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.out.lost() {
-		return // another worker runs the input now
-	}
-	now := p.s.cfg.Now()
-	if p.ts != "" && now.Sub(p.at) < statusInterval {
-		return // too soon after the last update (chat.update is rate limited)
-	}
-	p.at = now
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	p.s.setStatus(ctx, p.log, p.key, status)
-	card := Card{Text: status, Blocks: []Block{
-		{Kind: BlockContext, Text: "⏳ " + status},
-		{Kind: BlockActions, Buttons: []Button{{Label: "Stop", Style: "danger",
-			Action: Action{Name: ActionStop, Channel: p.key.ChannelID, ThreadTS: p.key.ThreadTS, Arg: p.inputID}}}},
-	}}
-	if p.ts == "" {
-		ts, err := p.out.PostCard(ctx, card)
-		if err != nil {
-			p.log.Debug("progress message not posted", "error", err)
-			return
-		}
-		p.ts = ts
-		return
-	}
-	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
-		p.log.Debug("progress message not updated", "error", err)
-	}
-}
-
-// finish replaces the progress message, if one was posted, with note and no button.
-func (p *progressCard) finish(ctx context.Context, note string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ts == "" || p.out.lost() {
-		return
-	}
-	card := Card{Text: note, Blocks: []Block{{Kind: BlockContext, Text: note}}}
-	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
-		p.log.Debug("progress message not finished", "error", err)
-	}
-}
-
-// doneNote closes the progress message of a finished turn.
-func doneNote(tools []string) string {
-	if len(tools) == 0 {
-		return "✓ Done"
-	}
-	return "✓ Used " + strings.Join(tools, ", ")
-}
-
-// stoppedNote is the reply of a stopped turn.
-func stoppedNote(by Stopped) string {
-	if by.NewMessage {
-		return "Stopped: a newer message arrived, so I'm answering that one instead."
-	}
-	return fmt.Sprintf("Stopped at <@%s>'s request. Nothing else was done; ask again when you're ready.", by.By)
-}
-
-// compact bounds the history a turn gives the model: it drops from cp the messages
-// already folded into the summary and, when the rest pass HistoryTokens or fill three
-// quarters of HistoryMessages, folds the older half of them into the summary
-// (cp.Conversation.State, saved with the turn). Counting every stored message, not
-// only the dialogue, makes messages fold before they can leave the loaded window.
-// Only dialogue is summarized; other records (artifact revisions) are just passed
-// over, their content lives in the workflow state. A summarizer failure is logged and
-// the turn goes on with the longer history. Usage is added to the state's totals.
-func (s *Service) compact(ctx context.Context, log *slog.Logger, cp *Checkpoint) {
-	st := &cp.Conversation.State
-	live := cp.Messages[:0:0]
-	for _, m := range cp.Messages {
-		if m.Seq > st.SummaryThroughSeq {
-			live = append(live, m)
-		}
-	}
-	cp.Messages = live
-	if s.cfg.Summarizer == nil || len(live) < 2 ||
-		(estimateTokens(dialogue(live)) <= s.cfg.HistoryTokens && len(live) <= s.cfg.HistoryMessages*3/4) {
-		return
-	}
-	half := live[:len(live)/2]
-	if fold := dialogue(half); len(fold) > 0 {
-		r := SummaryRequest{Previous: st.Summary, Messages: fold}
-		if st.Workflow != nil {
-			r.Workflow, r.Locale = st.Workflow.Name, st.Workflow.Locale
-		}
-		summary, u, err := s.cfg.Summarizer.Summarize(ctx, r)
-		st.PromptTokens += u.PromptTokens
-		st.CompletionTokens += u.CompletionTokens
-		if err != nil {
-			log.Warn("history not summarized; the turn uses the longer history", "error", err)
-			return
-		}
-		st.Summary = summary
-	}
-	st.SummaryThroughSeq = half[len(half)-1].Seq
-	cp.Messages = live[len(half):]
-	log.Info("history summarized", "messages", len(half), "through_seq", st.SummaryThroughSeq)
-}
-
-// estimateTokens estimates the tokens of msgs' texts: four characters a token, the
-// usual rule of thumb for English with OpenAI's tokenizers.
-func estimateTokens(msgs []Message) int {
-	n := 0
-	for _, m := range msgs {
-		n += utf8.RuneCountInString(m.Text)/4 + 4
-	}
-	return n
-}
-
-// dialogue returns the messages of msgs that are part of the conversation (user,
-// assistant and earlier thread context), leaving out records such as artifact
-// revisions.
-func dialogue(msgs []Message) []Message {
-	out := make([]Message, 0, len(msgs))
-	for _, m := range msgs {
-		switch m.Role {
-		case RoleUser, RoleAssistant, RoleContext:
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// clipAll returns msgs with every text clipped to MaxPromptChars.
-func (s *Service) clipAll(msgs []Message) []Message {
-	for i := range msgs {
-		msgs[i].Text = clip(msgs[i].Text, s.cfg.MaxPromptChars)
-	}
-	return msgs
-}
-
-// clip shortens text to at most n characters (runes), noting how much was left out.
-func clip(text string, n int) string {
-	total := utf8.RuneCountInString(text)
-	if total <= n {
-		return text
-	}
-	cut := 0
-	for i := range text {
-		if n == 0 {
-			cut = i
-			break
-		}
-		n--
-	}
-	return fmt.Sprintf("%s\n[… message clipped: the first %d of %d characters are shown]", text[:cut], utf8.RuneCountInString(text[:cut]), total)
 }
 
 // ErrorReply returns the short text to show in Slack for a failed turn: the error's

@@ -7,7 +7,7 @@ import (
 )
 
 // Card is a structured message the core asks the Messenger to post: a small,
-// Slack-neutral model of Block Kit (DESIGN.md, "Artifact workflows"). The bot renders it
+// Slack-neutral model of Block Kit (docs/architecture.md, "Workflow machine"). The bot renders it
 // as Block Kit, keeping Slack's limits (text split over several section blocks, at most
 // 50 blocks, button labels cut to 75 characters).
 type Card struct {

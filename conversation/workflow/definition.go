@@ -2,7 +2,7 @@ package workflow
 
 import "text/template"
 
-// Mode says how an artifact is produced (DESIGN.md, "Artifact workflows").
+// Mode says how an artifact is produced (README.md, "Workflows").
 type Mode string
 
 // The artifact modes.

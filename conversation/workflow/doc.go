@@ -1,7 +1,11 @@
-// Package workflow defines artifact workflows: the YAML documents a workflow author
-// writes (DESIGN.md, "Artifact workflows"), how they are parsed and validated, and the
-// set of workflows a deployment offers (the built-ins embedded from prompts/workflows
-// plus any in WORKFLOWS_DIR).
+// Package workflow defines artifact workflows and runs their state: the YAML documents
+// a workflow author writes (README.md, "Workflows"), how they are parsed and validated,
+// the set of workflows a deployment offers (the built-ins embedded from
+// prompts/workflows plus any in WORKFLOWS_DIR), and the workflow machine
+// (docs/architecture.md, "Workflow machine"): a run's State, every transition
+// (Machine), the scheduling rule (Next) and the pipeline's item bookkeeping. The
+// machine is pure: no context, no I/O; package conversation calls the agents, posts
+// the cards and saves.
 //
 // A Definition is an ordered list of artifacts. Each artifact has a mode (choice:
 // options → pick → write → review; draft: write → review; auto: write, no review),

@@ -8,15 +8,6 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
-// Workflows is the set of workflows a Service offers (workflow.Set implements it).
-type Workflows interface {
-	// Get returns the workflow named name.
-	Get(name string) (*workflow.Definition, bool)
-	// All returns every workflow, sorted by name; Names their names.
-	All() []*workflow.Definition
-	Names() []string
-}
-
 // noWorkflows is the empty set.
 type noWorkflows struct{}
 

@@ -1,0 +1,297 @@
+package conversation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// outcome is what the assistant pipeline produced for a turn.
+type outcome struct {
+	text       string
+	usage      Usage
+	meta       json.RawMessage // the tool-call record
+	entities   []Entity
+	outOfScope []Entity
+	// answer is the executor's answer that text was synthesized from ("" when text is
+	// something else, such as the scope check's refusal), and truncated its Truncated.
+	answer    string
+	truncated bool
+	// tools are the names of the tools used, each once, in first-use order.
+	tools []string
+}
+
+// answer runs scope check → executor → synthesizer. progress is told what the
+// executor does.
+func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progress Progress) (outcome, error) {
+	var out outcome
+	if s.cfg.Scope != nil {
+		v, err := s.cfg.Scope.CheckScope(ctx, p)
+		if err != nil {
+			return out, fmt.Errorf("scope check: %w", err)
+		}
+		out.usage = out.usage.Add(v.Usage)
+		if !v.InScope {
+			log.Info("request out of scope", "reason", v.Reason)
+			out.text = v.Reply
+			return out, nil
+		}
+	}
+	f, err := s.cfg.Executor.Execute(ctx, p, progress)
+	out.usage = out.usage.Add(f.Usage)
+	if err != nil {
+		return out, fmt.Errorf("execute: %w", err)
+	}
+	if out.text, err = s.cfg.Synthesizer.Synthesize(ctx, p, f); err != nil {
+		return out, fmt.Errorf("synthesize: %w", err)
+	}
+	if len(f.ToolCalls) > 0 || f.Truncated {
+		out.meta, _ = json.Marshal(turnMeta{ToolCalls: f.ToolCalls, Steps: f.Steps, Truncated: f.Truncated})
+	}
+	out.entities, out.outOfScope = f.Entities, f.OutOfScope
+	for _, c := range f.ToolCalls {
+		if !slices.Contains(out.tools, c.Name) {
+			out.tools = append(out.tools, c.Name)
+		}
+	}
+	out.answer, out.truncated = f.Answer, f.Truncated
+	return out, nil
+}
+
+// outOfScopeReply is the rejection that names the items a tool marked out of scope.
+func outOfScopeReply(items []Entity) string {
+	var b strings.Builder
+	b.WriteString("I can't help with these, because they are outside what I'm set up for:")
+	for _, e := range items {
+		b.WriteString("\n• ")
+		if e.Title != "" {
+			b.WriteString("*" + e.Title + "* ")
+		}
+		b.WriteString("(`" + e.ID + "`)")
+		if e.Reason != "" {
+			b.WriteString(": " + e.Reason)
+		}
+	}
+	b.WriteString("\nI've set them aside, so later questions won't refer to them.")
+	return b.String()
+}
+
+// rememberEntities returns the session context after a turn: the entities the turn's
+// tools returned, most recent first, then the earlier ones, without duplicates (by
+// id), without the items marked out of scope, at most MaxEntities.
+func rememberEntities(old, found, outOfScope []Entity) []Entity {
+	drop := map[string]bool{}
+	for _, e := range outOfScope {
+		drop[e.ID] = true
+	}
+	seen := map[string]bool{}
+	out := make([]Entity, 0, MaxEntities)
+	add := func(e Entity) {
+		if e.ID == "" || drop[e.ID] || seen[e.ID] || len(out) == MaxEntities {
+			return
+		}
+		seen[e.ID] = true
+		e.Reason = ""
+		out = append(out, e)
+	}
+	for i := len(found) - 1; i >= 0; i-- {
+		add(found[i])
+	}
+	for _, e := range old {
+		add(e)
+	}
+	return out
+}
+
+// turnMeta is the assistant message's Meta: how its answer was found.
+type turnMeta struct {
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Steps     int        `json:"steps,omitempty"`
+	Truncated bool       `json:"truncated,omitempty"`
+}
+
+// progressCard shows what a turn's executor is doing: the thread's status, and a
+// message with the current step and a Stop button, posted at the first step and
+// updated at most once per statusInterval (Slack's chat.update is rate limited).
+type progressCard struct {
+	s       *Service
+	log     *slog.Logger
+	key     Key
+	inputID string
+	out     *outbox
+
+	// mu guards the fields below and serializes the calls to Slack.
+	mu sync.Mutex
+	ts string    // the progress message, once posted
+	at time.Time // when it was last posted or updated
+}
+
+// report is the executor's Progress callback.
+func (p *progressCard) report(status string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.out.lost() {
+		return // another worker runs the input now
+	}
+	now := p.s.cfg.Now()
+	if p.ts != "" && now.Sub(p.at) < statusInterval {
+		return // too soon after the last update (chat.update is rate limited)
+	}
+	p.at = now
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p.s.setStatus(ctx, p.log, p.key, status)
+	card := Card{Text: status, Blocks: []Block{
+		{Kind: BlockContext, Text: "⏳ " + status},
+		{Kind: BlockActions, Buttons: []Button{{Label: "Stop", Style: "danger",
+			Action: Action{Name: ActionStop, Channel: p.key.ChannelID, ThreadTS: p.key.ThreadTS, Arg: p.inputID}}}},
+	}}
+	if p.ts == "" {
+		ts, err := p.out.PostCard(ctx, card)
+		if err != nil {
+			p.log.Debug("progress message not posted", "error", err)
+			return
+		}
+		p.ts = ts
+		return
+	}
+	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
+		p.log.Debug("progress message not updated", "error", err)
+	}
+}
+
+// finish replaces the progress message, if one was posted, with note and no button.
+func (p *progressCard) finish(ctx context.Context, note string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ts == "" || p.out.lost() {
+		return
+	}
+	card := Card{Text: note, Blocks: []Block{{Kind: BlockContext, Text: note}}}
+	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
+		p.log.Debug("progress message not finished", "error", err)
+	}
+}
+
+// doneNote closes the progress message of a finished turn.
+func doneNote(tools []string) string {
+	if len(tools) == 0 {
+		return "✓ Done"
+	}
+	return "✓ Used " + strings.Join(tools, ", ")
+}
+
+// stoppedNote is the reply of a stopped turn.
+func stoppedNote(by Stopped) string {
+	if by.NewMessage {
+		return "Stopped: a newer message arrived, so I'm answering that one instead."
+	}
+	return fmt.Sprintf("Stopped at <@%s>'s request. Nothing else was done; ask again when you're ready.", by.By)
+}
+
+// assistantTurn answers a person's message with the assistant pipeline (scope check
+// → ReAct executor → synthesizer; docs/architecture.md "Data flow of one Slack
+// event"), streaming the answer where the Messenger can, with a progress message and
+// Stop while tools run. earlier are thread messages from before the bot joined.
+func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, earlier []Message) error {
+	in, msg := r.in, r.in.Message
+	user := Message{Role: RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
+	if text, ts, ok := r.out.priorAnswer(); ok {
+		// An earlier run posted the whole answer and could not save it: save it now,
+		// without asking the model again.
+		r.log.Info("re-run: the answer is in the thread already; saving it")
+		fctx, cancel := s.final(ctx)
+		defer cancel()
+		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: append(earlier, user), reply: text, posted: true, ts: ts, answer: true, rebase: true})
+	}
+	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
+		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
+			return err
+		}
+	}
+
+	s.allowStop(in.Key)
+	s.setStatus(ctx, r.log, in.Key, StatusThinking)
+	prog := &progressCard{s: s, log: r.log, key: in.Key, inputID: in.ID, out: r.out}
+	prompt := Prompt{
+		Key:      in.Key,
+		Summary:  cp.Conversation.State.Summary,
+		History:  s.clipAll(append(dialogue(cp.Messages), earlier...)),
+		UserID:   msg.UserID,
+		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
+		Entities: cp.Conversation.State.Entities,
+	}
+	stream := s.newAnswerStream(ctx, r, msg.UserID)
+	if stream != nil {
+		prompt.AnswerSink = stream
+	}
+	out, err := s.answer(ctx, r.log, prompt, prog.report)
+	reply, usage, meta := out.text, out.usage, out.meta
+	s.freeze(in.Key)
+	// The final writes run on a context that neither a stop nor the turn's timeout
+	// cancelled.
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	if by, stopped := stoppedBy(ctx); stopped {
+		// Stopped at a safe point: say so and save a consistent checkpoint.
+		r.log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
+		if stream != nil {
+			stream.stop(false)
+		}
+		prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
+		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: append(earlier, user), reply: stoppedNote(by), answer: true, usage: usage, rebase: true})
+	}
+	if err != nil {
+		if errors.Is(context.Cause(ctx), ErrLeaseLost) {
+			if stream != nil {
+				stream.stop(false)
+			}
+			return ErrLeaseLost // another worker runs the input now
+		}
+		if s.ctx.Err() != nil {
+			// Shutting down: the input stays pending and runs again right away on
+			// another replica, or here after the restart; the thread says so, and
+			// the progress message loses its Stop.
+			if stream != nil {
+				stream.stop(false)
+			}
+			prog.finish(fctx, "⏸ Interrupted by a restart; I'll pick this up again in a moment.")
+			s.clearStatus(r.log, in.Key)
+			return err
+		}
+		r.log.Error("answer failed", "error", err)
+		reply = ErrorReply(err)
+	}
+	prog.finish(fctx, doneNote(out.tools))
+	if len(out.outOfScope) > 0 {
+		reply = outOfScopeReply(out.outOfScope)
+		r.log.Info("items out of scope", "count", len(out.outOfScope))
+	}
+	update := func(st *State) {
+		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
+	}
+	if stream != nil {
+		answer := out.answer
+		if err != nil || len(out.outOfScope) > 0 {
+			answer = "" // the reply is not the streamed answer
+		}
+		ts, handled, perr := stream.end(fctx, reply, answer, out.truncated)
+		if handled {
+			if errors.Is(perr, ErrLeaseLost) {
+				return perr
+			}
+			if perr != nil {
+				r.log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
+			}
+			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: append(earlier, user), reply: reply, posted: true, ts: ts,
+				answer: true, meta: meta, usage: usage, update: update, rebase: true})
+		}
+	}
+	return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: append(earlier, user), reply: reply, answer: true, meta: meta, usage: usage, update: update, rebase: true})
+}

@@ -1,0 +1,194 @@
+package conversation
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// command runs a parsed command in this thread.
+func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
+	switch c.name {
+	case CmdHelp:
+		t.reply = commandUsage
+		return nil
+	case CmdList:
+		var lines []string
+		for _, d := range t.s.cfg.Workflows.All() {
+			lines = append(lines, fmt.Sprintf("• `%s` — *%s*: %s", d.Name, d.Title, d.Description))
+		}
+		t.reply = strings.Join(lines, "\n")
+		return nil
+	case CmdStart:
+		if c.arg == "" {
+			return errUsage{tr(t.lang, "unknown_workflow", "", strings.Join(t.s.cfg.Workflows.Names(), ", "))}
+		}
+		return t.start(ctx, c.arg, hint)
+	}
+	if t.ws() == nil || t.ws().Status == workflow.RunCancelled {
+		return errUsage{tr(t.lang, "none_running")}
+	}
+	switch c.name {
+	case CmdStatus:
+		t.reply = "" // the status card is the answer
+		_, err := t.r.out.PostCard(ctx, t.cards().status(t.ws()))
+		return err
+	case CmdExport:
+		return t.upload(ctx, true, tr(t.lang, "export", t.def().Title))
+	case CmdCancel:
+		if err := t.m.Cancel(t.ws()); err != nil {
+			return err
+		}
+		t.state.Mode = ModeAssistant
+		t.endPipeline(ctx, "⏹ "+tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
+		t.reply = tr(t.lang, "cancelled", t.def().Title, t.user)
+		return nil
+	case CmdRestart, CmdEdit:
+		if _, _, err := t.m.Artifact(t.ws(), c.arg); err != nil {
+			return err
+		}
+		t.m.Reopen(t.ws())
+		t.state.Mode = ModeWorkflow
+		if c.name == CmdRestart {
+			return t.restart(ctx, c.arg)
+		}
+		return t.edit(ctx, c.arg, c.rest)
+	}
+	return errUsage{tr(t.lang, "unknown_command", c.name) + "\n" + commandUsage}
+}
+
+// shortcut answers the message shortcut on one of the bot's messages: for an
+// artifact's message, a menu (only the user sees) to restart or edit it; otherwise the
+// workflow's status, or help.
+func (t *wfTurn) shortcut(ctx context.Context, messageTS string) error {
+	if t.def() == nil || t.m.Running(t.ws()) != nil {
+		t.ephemeral(ctx, commandUsage)
+		return nil
+	}
+	for _, a := range t.def().Artifacts {
+		st := t.ws().Artifacts[a.ID]
+		if st.MessageTS == messageTS {
+			card := Card{Text: a.Title, Blocks: []Block{
+				{Kind: BlockSection, Text: "*" + a.Title + "*"},
+				{Kind: BlockActions, Buttons: t.cards().menu(&a, st)},
+			}}
+			if err := t.s.cfg.Messenger.PostEphemeralCard(ctx, t.key, t.user, card); err != nil {
+				t.log.Warn("ephemeral menu not posted", "error", err)
+			}
+			return nil
+		}
+	}
+	if err := t.s.cfg.Messenger.PostEphemeralCard(ctx, t.key, t.user, t.cards().status(t.ws())); err != nil {
+		t.log.Warn("ephemeral status not posted", "error", err)
+	}
+	return nil
+}
+
+// action runs a click or a modal submission.
+func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
+	act := a.Action
+	if act.Name == ActionCommand {
+		c, _ := parseCommand(act.Arg)
+		return t.command(ctx, c, "")
+	}
+	if t.def() == nil {
+		return &workflow.Refusal{Reason: workflow.NotCurrent}
+	}
+	switch act.Name {
+	case ActionStop: // a pipeline's Stop, clicked between its turns
+		if t.m.Running(t.ws()) != nil {
+			return nil
+		}
+		if err := t.m.Stop(t.ws(), strings.TrimPrefix(act.Arg, runStopPrefix), t.user); err != nil {
+			return err
+		}
+		t.showProgress(ctx, true)
+		return nil
+	case ActionContinue:
+		if err := t.m.Running(t.ws()); err != nil {
+			return &workflow.Refusal{Reason: workflow.NotCurrent}
+		}
+		if err := t.m.Continue(t.ws(), act.Arg); err != nil {
+			return err
+		}
+		t.showProgress(ctx, true)
+		t.continuePipeline()
+		return nil
+	case ActionKeepAll, ActionRegenerateAll:
+		if err := t.m.Running(t.ws()); err != nil || t.ws().Stale == nil || t.ws().Stale.Changed != act.Arg {
+			return &workflow.Refusal{Reason: workflow.NotCurrent}
+		}
+		if act.Name == ActionKeepAll {
+			return t.keepAll(ctx)
+		}
+		return t.regenerateAll(ctx, a.Text)
+	case ActionRestart, ActionEdit:
+		t.m.Reopen(t.ws())
+		t.state.Mode = ModeWorkflow
+	}
+	id := act.Artifact
+	if err := t.m.Current(t.ws(), id, act.Rev); err != nil {
+		return err
+	}
+	switch act.Name {
+	case ActionPick:
+		return t.pick(ctx, id, act.Arg, "")
+	case ActionRegenerate:
+		if st := t.ws().Artifacts[id]; st.Status != workflow.StatusOptionsGenerated {
+			return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
+		}
+		return t.propose(ctx, id, supersede{why: supersededRegenerated})
+	case ActionApprove:
+		return t.approve(ctx, id)
+	case ActionRequestChanges:
+		if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
+			return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
+		}
+		return t.rewrite(ctx, id, a.Text, "changes requested: "+a.Text, false)
+	case ActionKeep:
+		return t.keepStale(ctx, id)
+	case ActionRegenerateStale:
+		return t.regenerate(ctx, id, a.Text)
+	case ActionRestart:
+		return t.restart(ctx, id)
+	case ActionEdit:
+		return t.edit(ctx, id, a.Text)
+	}
+	return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
+}
+
+// message handles a person's reply in a workflow thread: a choice among the options
+// shown, or a change request for the artifact under review. handled is false when
+// nothing awaits a reply (the assistant answers it then).
+func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err error) {
+	if t.m.Running(t.ws()) != nil {
+		return false, nil
+	}
+	plan := workflow.Next(t.def(), t.ws())
+	id := plan.Review
+	if id == "" {
+		return false, nil
+	}
+	st := t.ws().Artifacts[id]
+	switch st.Status {
+	case workflow.StatusOptionsGenerated:
+		sel, u, err := t.s.cfg.Agent.InterpretReply(ctx, t.request(id, ""), text)
+		t.add(u)
+		if err != nil {
+			return true, fmt.Errorf("interpret reply: %w", err)
+		}
+		switch {
+		case sel.Regenerate:
+			return true, t.propose(ctx, id, supersede{why: supersededRegenerated})
+		case sel.Label != "":
+			return true, t.pick(ctx, id, sel.Label, sel.Instructions)
+		}
+		t.reply = tr(t.lang, "reply_unclear")
+		return true, nil
+	case workflow.StatusGenerated:
+		return true, t.rewrite(ctx, id, text, "changes requested: "+text, false)
+	}
+	return false, nil
+}

@@ -1,0 +1,318 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// start begins workflow name in this thread, its locale from the workflow, the words
+// of hint, or the person's Slack locale.
+func (t *wfTurn) start(ctx context.Context, name, hint string) error {
+	if ws := t.ws(); ws != nil && ws.Status == workflow.RunRunning {
+		return errUsage{tr(t.lang, "already_running", ws.Name)}
+	}
+	def, ok := t.s.cfg.Workflows.Get(name)
+	if !ok {
+		return errUsage{tr(t.lang, "unknown_workflow", name, strings.Join(t.s.cfg.Workflows.Names(), ", "))}
+	}
+	locale := def.Locale
+	if locale == "" {
+		locale = textLocale(hint)
+	}
+	if locale == "" {
+		if l, err := t.s.cfg.Messenger.UserLocale(ctx, t.user); err == nil && l != "" {
+			locale = l
+		}
+	}
+	if locale == "" {
+		locale = "en"
+	}
+	t.m, t.lang = t.s.machine(def), uiLang(locale)
+	t.state.Mode, t.state.Workflow = ModeWorkflow, t.m.NewRun(t.user, locale)
+	t.shown = map[string]workflow.ArtifactState{}
+	t.events = append(t.events, cardEvent{kind: evStarted})
+	return t.then(ctx, t.advance)
+}
+
+// advance does what the scheduling rule says runs next: it starts the auto artifacts
+// that can run, produces the next person's artifact, or, when every artifact is
+// approved, finishes the run.
+func (t *wfTurn) advance(ctx context.Context) error {
+	plan := workflow.Next(t.def(), t.ws())
+	switch {
+	case plan.Done:
+		return t.finish(ctx)
+	case len(plan.Start) > 0:
+		t.startAuto(ctx, plan.Start)
+	}
+	switch {
+	case plan.Propose != "":
+		return t.propose(ctx, plan.Propose, supersede{why: supersededRegenerated})
+	case plan.Write != "":
+		return t.write(ctx, plan.Write, "", "written", supersede{why: supersededRevised})
+	case !plan.Busy() && len(plan.Stale) > 0:
+		t.reply = tr(t.lang, "waiting_stale")
+	}
+	return nil
+}
+
+// propose asks for options for artifact id and shows them.
+func (t *wfTurn) propose(ctx context.Context, id string, sup supersede) error {
+	opts, u, err := t.s.cfg.Agent.ProposeOptions(ctx, t.request(id, ""))
+	t.add(u)
+	if err != nil {
+		return fmt.Errorf("propose options for %s: %w", id, err)
+	}
+	if err := t.m.Proposed(t.ws(), id, opts); err != nil {
+		return err
+	}
+	t.show(id, sup)
+	return nil
+}
+
+// write writes artifact id (from its selected option, if any) and reviews it.
+func (t *wfTurn) write(ctx context.Context, id, instructions, why string, sup supersede) error {
+	r := t.request(id, instructions)
+	text, u, err := t.s.cfg.Agent.Write(ctx, r)
+	t.add(u)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", id, err)
+	}
+	return t.review(ctx, id, r, text, why, sup, false)
+}
+
+// rewrite revises artifact id's text following instructions (the editor agent) and
+// reviews it; edit says it is an edit (what depends on an approved text goes stale).
+func (t *wfTurn) rewrite(ctx context.Context, id, instructions, why string, edit bool) error {
+	r := t.request(id, instructions)
+	text, u, err := t.s.cfg.Agent.Revise(ctx, r)
+	t.add(u)
+	if err != nil {
+		return fmt.Errorf("revise %s: %w", id, err)
+	}
+	return t.review(ctx, id, r, text, why, supersede{why: supersededRevised}, edit)
+}
+
+// review evaluates text, records it as artifact id's new revision and shows it.
+func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text, why string, sup supersede, edit bool) error {
+	eval, u, err := t.s.cfg.Agent.Evaluate(ctx, r, text)
+	t.add(u)
+	if err != nil {
+		return fmt.Errorf("evaluate %s: %w", id, err)
+	}
+	var rev workflow.Revision
+	if edit {
+		rev, err = t.m.Edited(t.ws(), id, text, eval, t.user, why)
+	} else {
+		rev, err = t.m.Written(t.ws(), id, text, eval, t.user, why)
+	}
+	if err != nil {
+		return err
+	}
+	t.keep(rev)
+	t.show(id, sup)
+	return nil
+}
+
+// pick chooses option label of artifact id, with optional instructions, and writes
+// the artifact from it.
+func (t *wfTurn) pick(ctx context.Context, id, label, instructions string) error {
+	opt, err := t.m.Pick(t.ws(), id, label)
+	if err != nil {
+		return err
+	}
+	why := "written from option " + opt.Label
+	if instructions != "" {
+		why += ": " + instructions
+	}
+	return t.write(ctx, id, instructions, why, supersede{why: supersededChosen, label: opt.Label})
+}
+
+// approve approves artifact id, then goes on (advance): a failure there keeps the
+// approval.
+func (t *wfTurn) approve(ctx context.Context, id string) error {
+	rev, err := t.m.Approve(t.ws(), id, t.user)
+	if err != nil {
+		return err
+	}
+	t.keep(rev)
+	t.events = append(t.events, cardEvent{kind: evApproved, id: id, by: t.user})
+	return t.then(ctx, t.advance)
+}
+
+// then runs next after a person's action that held: when next fails, what it did is
+// undone but the action is kept, and the thread is told why.
+func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) error {
+	m := t.mark()
+	err := next(ctx)
+	if err == nil || ctx.Err() != nil || errors.Is(err, ErrLeaseLost) {
+		return err
+	}
+	t.rollback(m)
+	var r *workflow.Refusal
+	if errors.As(err, &r) {
+		err = t.refusal(ctx, r)
+	}
+	var u errUsage
+	switch {
+	case errors.As(err, new(errTold)):
+	case errors.As(err, &u):
+		t.reply = u.msg
+	default:
+		t.log.Error("workflow step after an action failed; the action is kept", "error", err)
+		t.reply = ErrorReply(err)
+	}
+	return nil
+}
+
+// keepStale keeps stale artifact id as it is, then goes on.
+func (t *wfTurn) keepStale(ctx context.Context, id string) error {
+	rev, err := t.m.Keep(t.ws(), id, t.user)
+	if err != nil {
+		return err
+	}
+	t.keep(rev)
+	return t.then(ctx, t.advance)
+}
+
+// keepAll keeps every stale artifact as it is, then goes on.
+func (t *wfTurn) keepAll(ctx context.Context) error {
+	revs, err := t.m.KeepAll(t.ws(), t.user)
+	if err != nil {
+		return err
+	}
+	for _, rev := range revs {
+		t.keep(rev)
+	}
+	return t.then(ctx, t.advance)
+}
+
+// regenerate writes stale artifact id again from the current texts of what it
+// depends on, following guidance: an auto artifact runs through the pipeline again
+// (waiting, and saying so, for what it depends on), another is revised for review.
+func (t *wfTurn) regenerate(ctx context.Context, id, guidance string) error {
+	rev, err := t.m.Regenerate(t.ws(), id, t.user, guidance)
+	if err != nil {
+		return err
+	}
+	if rev == nil {
+		why := "regenerated after a change of a dependency"
+		if guidance != "" {
+			why += ": " + guidance
+		}
+		return t.rewrite(ctx, id, guidance, why, false)
+	}
+	t.keep(*rev)
+	plan := workflow.Next(t.def(), t.ws())
+	if waits := plan.Waits[id]; len(waits) > 0 {
+		a, _ := t.def().Artifact(id)
+		t.reply = tr(t.lang, "rerun_waits", a.Title, t.titles(waits))
+		return nil
+	}
+	return t.advance(ctx)
+}
+
+// regenerateAll regenerates every stale artifact, following guidance.
+func (t *wfTurn) regenerateAll(ctx context.Context, guidance string) error {
+	ids, err := t.m.Handleable(t.ws())
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if t.ws().Artifacts[id].Status != workflow.StatusStale {
+			continue // an earlier one's pipeline took it
+		}
+		if err := t.regenerate(ctx, id, guidance); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// titles renders artifact ids as their titles, in bold.
+func (t *wfTurn) titles(ids []string) string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		a, _ := t.def().Artifact(id)
+		out = append(out, "*"+a.Title+"*")
+	}
+	return strings.Join(out, ", ")
+}
+
+// restart sends artifact id back to its start and produces it anew: new options, a
+// new text, or a pipeline run; what depends on it goes stale (listed once it is
+// approved again). A failure undoes the whole restart.
+func (t *wfTurn) restart(ctx context.Context, id string) error {
+	rev, err := t.m.Restart(t.ws(), id, t.user)
+	if err != nil {
+		return err
+	}
+	t.keep(rev)
+	a, _ := t.def().Artifact(id)
+	switch a.Mode {
+	case workflow.ModeChoice:
+		return t.propose(ctx, id, supersede{why: supersededRestarted})
+	case workflow.ModeAuto:
+		t.startAuto(ctx, []string{id})
+		return nil
+	}
+	return t.write(ctx, id, "", "rewritten", supersede{why: supersededRestarted})
+}
+
+// edit revises artifact id following instructions; what depends on it goes stale.
+func (t *wfTurn) edit(ctx context.Context, id, instructions string) error {
+	if err := t.m.CheckEdit(t.ws(), id); err != nil {
+		return err
+	}
+	return t.rewrite(ctx, id, instructions, "edited: "+instructions, true)
+}
+
+// finish writes the summary, uploads the report and completes the run.
+func (t *wfTurn) finish(ctx context.Context) error {
+	summary, u, err := t.s.cfg.Agent.Summarize(ctx, ArtifactRequest{Workflow: t.def(), Locale: t.ws().Locale, Approved: t.texts(), History: t.hist})
+	t.add(u)
+	if err != nil {
+		return fmt.Errorf("summarize: %w", err)
+	}
+	if err := t.upload(ctx, false, tr(t.lang, "done", t.def().Title)+"\n\n"+t.s.cfg.Format(summary)); err != nil {
+		return err
+	}
+	if err := t.m.Complete(t.ws()); err != nil {
+		return err
+	}
+	t.state.Mode = ModeAssistant
+	return nil
+}
+
+// texts returns every artifact's current text.
+func (t *wfTurn) texts() map[string]string {
+	out := map[string]string{}
+	for id, st := range t.ws().Artifacts {
+		out[id] = st.Text
+	}
+	return out
+}
+
+// upload renders the report (a draft marks unapproved artifacts) and uploads it.
+func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
+	approved := map[string]bool{}
+	for id, st := range t.ws().Artifacts {
+		approved[id] = st.Status == workflow.StatusApproved
+	}
+	report, err := t.def().RenderReport(workflow.ReportData{Workflow: t.def(), Artifacts: t.texts(), Approved: approved, Draft: draft})
+	if err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	name := t.def().Name + ".md"
+	if draft {
+		name = t.def().Name + "-draft.md"
+	}
+	if err := t.r.out.Upload(ctx, File{Name: name, Title: t.def().Title, Content: []byte(report), Comment: comment}); err != nil {
+		return fmt.Errorf("upload report: %w", err)
+	}
+	return nil
+}
