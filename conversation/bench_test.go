@@ -18,7 +18,10 @@ import (
 // summarizer's MaxChars cap.
 type boundedSummarizer struct{}
 
-func (boundedSummarizer) Summarize(_ context.Context, r conversation.SummaryRequest) (string, conversation.Usage, error) {
+func (boundedSummarizer) Summarize(ctx context.Context, r conversation.SummaryRequest) (string, conversation.Usage, error) {
+	if err := ctx.Err(); err != nil {
+		return "", conversation.Usage{}, err
+	}
 	var b strings.Builder
 	b.WriteString(r.Previous)
 	for _, m := range r.Messages {
@@ -36,7 +39,10 @@ type promptMeter struct {
 	reply  string
 }
 
-func (m *promptMeter) Execute(_ context.Context, p conversation.Prompt, _ conversation.Progress) (conversation.Findings, error) {
+func (m *promptMeter) Execute(ctx context.Context, p conversation.Prompt, _ conversation.Progress) (conversation.Findings, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Findings{}, err
+	}
 	n := len(p.Summary) + len(p.Text)
 	for _, h := range p.History {
 		n += len(h.Text)

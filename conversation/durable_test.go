@@ -76,7 +76,10 @@ func (s *flakyStore) Workflows(ctx context.Context, teamID, channelID, startedBy
 // countingExecutor answers "re: <text>" and counts its calls.
 type countingExecutor struct{ calls atomic.Int32 }
 
-func (e *countingExecutor) Execute(_ context.Context, p conversation.Prompt, _ conversation.Progress) (conversation.Findings, error) {
+func (e *countingExecutor) Execute(ctx context.Context, p conversation.Prompt, _ conversation.Progress) (conversation.Findings, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Findings{}, err
+	}
 	e.calls.Add(1)
 	return conversation.Findings{Answer: "re: " + p.Text}, nil
 }

@@ -10,7 +10,10 @@ type uploadRecorder struct {
 	tags []Tag
 }
 
-func (u *uploadRecorder) Upload(_ context.Context, _ Key, _ File, tag Tag) error {
+func (u *uploadRecorder) Upload(ctx context.Context, _ Key, _ File, tag Tag) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	u.tags = append(u.tags, tag)
 	return nil
 }

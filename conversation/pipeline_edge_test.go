@@ -45,7 +45,8 @@ func TestPipelineRestartWhileRunningSettles(t *testing.T) {
 	if ok, err := h.svc.Submit(context.Background(), in); err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	time.Sleep(20 * time.Millisecond) // queued behind the pipeline's turn
+	// Submit returned: the input is stored and the running turn knows it waits, so
+	// the pipeline gives way once its item ends.
 	pa.mu.Lock()
 	close(pa.gate)
 	pa.gate, pa.started = nil, nil
@@ -288,6 +289,8 @@ type failOnceStore struct {
 	conversation.Store
 	mu     chan struct{}
 	failed bool
+	// didFail is closed when the checkpoint has failed.
+	didFail chan struct{}
 }
 
 func (s *failOnceStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
@@ -295,6 +298,7 @@ func (s *failOnceStore) Save(ctx context.Context, turn conversation.Turn) (conve
 	fail := !s.failed && turn.InputID == ""
 	if fail {
 		s.failed = true
+		close(s.didFail)
 	}
 	<-s.mu
 	if fail {
@@ -306,14 +310,14 @@ func (s *failOnceStore) Save(ctx context.Context, turn conversation.Turn) (conve
 // A checkpoint fails once (a transient error): the results of the items still in
 // flight are kept, so they are not written again.
 func TestPipelineFailedCheckpointKeepsFinishedItems(t *testing.T) {
-	fs := &failOnceStore{Store: openStore(t, t.TempDir()), mu: make(chan struct{}, 1)}
+	fs := &failOnceStore{Store: openStore(t, t.TempDir()), mu: make(chan struct{}, 1), didFail: make(chan struct{})}
 	pa := newHeldAgent()
 	h := newPipeline(t, fs, pa, 2)
 	h.startPipeline()
 	<-pa.started
 	<-pa.started          // Alpha and Beta run
 	pa.gate <- struct{}{} // one finishes: its checkpoint fails
-	time.Sleep(20 * time.Millisecond)
+	<-fs.didFail
 	pa.mu.Lock()
 	close(pa.gate)
 	pa.gate, pa.started = nil, nil

@@ -206,15 +206,14 @@ func (h *pipelineHarness) startPipelineOf(name string) {
 }
 
 // sayWhileHeld mentions the bot with text while the pipeline's items are held at the
-// agent's gate, waits until the message is queued behind the pipeline's turn, then
-// lets every item run.
+// agent's gate, then lets every item run. Submit returns once the message is stored
+// and the running turn knows it waits behind it.
 func (h *pipelineHarness) sayWhileHeld(text string) {
 	h.t.Helper()
 	h.n++
 	if ok, err := h.svc.Submit(context.Background(), mention(key, fmt.Sprintf("100.%03d", h.n), text)); err != nil || !ok {
 		h.t.Fatal(ok, err)
 	}
-	time.Sleep(20 * time.Millisecond)
 	h.pa.mu.Lock()
 	close(h.pa.gate)
 	h.pa.gate, h.pa.started = nil, nil

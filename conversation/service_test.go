@@ -73,7 +73,10 @@ func (m *fakeMessenger) replace(key conversation.Key, text string, tag conversat
 	return first
 }
 
-func (m *fakeMessenger) PostReply(_ context.Context, key conversation.Key, text string, tag conversation.Tag) (string, error) {
+func (m *fakeMessenger) PostReply(ctx context.Context, key conversation.Key, text string, tag conversation.Tag) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.failPost != nil {
@@ -88,14 +91,20 @@ func (m *fakeMessenger) PostReply(_ context.Context, key conversation.Key, text 
 	return m.put(key, text, tag, ""), nil
 }
 
-func (m *fakeMessenger) SetStatus(_ context.Context, _ conversation.Key, status string) error {
+func (m *fakeMessenger) SetStatus(ctx context.Context, _ conversation.Key, status string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.statuses = append(m.statuses, status)
 	return nil
 }
 
-func (m *fakeMessenger) ThreadHistory(context.Context, conversation.Key, string, int) ([]conversation.Message, error) {
+func (m *fakeMessenger) ThreadHistory(ctx context.Context, _ conversation.Key, _ string, _ int) ([]conversation.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]conversation.Message(nil), m.history...), nil
@@ -138,7 +147,10 @@ func (m *fakeMessenger) cardText(ts string) string {
 	return strings.Join(out, "\n")
 }
 
-func (m *fakeMessenger) UpdateCard(_ context.Context, key conversation.Key, ts string, c conversation.Card) error {
+func (m *fakeMessenger) UpdateCard(ctx context.Context, key conversation.Key, ts string, c conversation.Card) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, msg := range m.msgs[key] {
@@ -153,7 +165,10 @@ func (m *fakeMessenger) UpdateCard(_ context.Context, key conversation.Key, ts s
 	return nil
 }
 
-func (m *fakeMessenger) Delete(_ context.Context, key conversation.Key, ts string) error {
+func (m *fakeMessenger) Delete(ctx context.Context, key conversation.Key, ts string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.msgs[key] = slices.DeleteFunc(m.msgs[key], func(msg *fakeMsg) bool { return msg.ts == ts })
@@ -161,17 +176,26 @@ func (m *fakeMessenger) Delete(_ context.Context, key conversation.Key, ts strin
 	return nil
 }
 
-func (m *fakeMessenger) PostEphemeral(_ context.Context, _ conversation.Key, _ string, text string) error {
+func (m *fakeMessenger) PostEphemeral(ctx context.Context, _ conversation.Key, _ string, text string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.posted <- "(ephemeral) " + text
 	return nil
 }
 
-func (m *fakeMessenger) PostEphemeralCard(_ context.Context, _ conversation.Key, _ string, c conversation.Card) error {
+func (m *fakeMessenger) PostEphemeralCard(ctx context.Context, _ conversation.Key, _ string, c conversation.Card) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.posted <- "(ephemeral) " + c.Text
 	return nil
 }
 
-func (m *fakeMessenger) Upload(_ context.Context, key conversation.Key, f conversation.File, tag conversation.Tag) error {
+func (m *fakeMessenger) Upload(ctx context.Context, key conversation.Key, f conversation.File, tag conversation.Tag) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if len(tag.Replace) > 0 {
 		m.posted <- "(file kept) " + f.Name
 		return nil
@@ -183,11 +207,19 @@ func (m *fakeMessenger) Upload(_ context.Context, key conversation.Key, f conver
 	return nil
 }
 
-func (m *fakeMessenger) UserLocale(context.Context, string) (string, error) { return "en-US", nil }
+func (m *fakeMessenger) UserLocale(ctx context.Context, _ string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return "en-US", nil
+}
 
 // Posted returns the thread's messages tagged with inputID, and its untagged ones
 // newer than after.
-func (m *fakeMessenger) Posted(_ context.Context, key conversation.Key, inputID, after string) ([]conversation.Posted, error) {
+func (m *fakeMessenger) Posted(ctx context.Context, key conversation.Key, inputID, after string) ([]conversation.Posted, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []conversation.Posted
@@ -234,7 +266,10 @@ type echo struct {
 	prompts []conversation.Prompt
 }
 
-func (e *echo) Execute(_ context.Context, p conversation.Prompt, _ conversation.Progress) (conversation.Findings, error) {
+func (e *echo) Execute(ctx context.Context, p conversation.Prompt, _ conversation.Progress) (conversation.Findings, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Findings{}, err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.prompts = append(e.prompts, p)
@@ -243,13 +278,19 @@ func (e *echo) Execute(_ context.Context, p conversation.Prompt, _ conversation.
 
 type plainSynth struct{}
 
-func (plainSynth) Synthesize(_ context.Context, _ conversation.Prompt, f conversation.Findings) (string, error) {
+func (plainSynth) Synthesize(ctx context.Context, _ conversation.Prompt, f conversation.Findings) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	return f.Answer, nil
 }
 
 type scopeFunc func(p conversation.Prompt) conversation.Verdict
 
-func (f scopeFunc) CheckScope(_ context.Context, p conversation.Prompt) (conversation.Verdict, error) {
+func (f scopeFunc) CheckScope(ctx context.Context, p conversation.Prompt) (conversation.Verdict, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Verdict{}, err
+	}
 	return f(p), nil
 }
 
@@ -764,7 +805,10 @@ type foldSummarizer struct {
 	requests []conversation.SummaryRequest
 }
 
-func (f *foldSummarizer) Summarize(_ context.Context, r conversation.SummaryRequest) (string, conversation.Usage, error) {
+func (f *foldSummarizer) Summarize(ctx context.Context, r conversation.SummaryRequest) (string, conversation.Usage, error) {
+	if err := ctx.Err(); err != nil {
+		return "", conversation.Usage{}, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.requests = append(f.requests, r)

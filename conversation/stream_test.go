@@ -28,7 +28,10 @@ func newStreamingMessenger() *streamingMessenger {
 	return &streamingMessenger{fakeMessenger: newMessenger(), stopped: make(chan string, 10)}
 }
 
-func (m *streamingMessenger) StartStream(_ context.Context, _ conversation.Key, userID string, _ conversation.Tag) (conversation.Stream, error) {
+func (m *streamingMessenger) StartStream(ctx context.Context, _ conversation.Key, userID string, _ conversation.Tag) (conversation.Stream, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.smu.Lock()
 	defer m.smu.Unlock()
 	m.starts++
@@ -41,7 +44,10 @@ func (m *streamingMessenger) StartStream(_ context.Context, _ conversation.Key, 
 	return &fakeStream{m: m}, nil
 }
 
-func (m *streamingMessenger) UpdateCard(_ context.Context, _ conversation.Key, ts string, c conversation.Card) error {
+func (m *streamingMessenger) UpdateCard(ctx context.Context, _ conversation.Key, ts string, c conversation.Card) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	m.smu.Lock()
 	defer m.smu.Unlock()
 	m.updates = append(m.updates, ts+" "+c.Text)
@@ -53,7 +59,10 @@ type fakeStream struct {
 	text strings.Builder
 }
 
-func (s *fakeStream) Append(_ context.Context, markdown string) error {
+func (s *fakeStream) Append(ctx context.Context, markdown string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s.m.smu.Lock()
 	defer s.m.smu.Unlock()
 	if s.m.failAppend != nil {
@@ -64,7 +73,10 @@ func (s *fakeStream) Append(_ context.Context, markdown string) error {
 	return nil
 }
 
-func (s *fakeStream) Stop(context.Context, bool) (string, error) {
+func (s *fakeStream) Stop(ctx context.Context, _ bool) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	s.m.stopped <- s.text.String()
 	return "77.1", nil
 }
