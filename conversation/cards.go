@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
@@ -334,7 +335,8 @@ func which(lang string, refs []WorkflowRef, line string) Card {
 
 // progress is a pipeline's progress message: its phase and tally, the elapsed time,
 // and Stop, or, once stopped, who stopped it and Continue.
-func (c cards) progress(title string, p *workflow.PipelineState, tally, elapsed string) Card {
+func (c cards) progress(ws *workflow.State, now time.Time) Card {
+	p, title, tally, elapsed := ws.Pipeline, c.def.Title, c.tally(ws), ws.Pipeline.Elapsed(now).String()
 	var text string
 	var button Button
 	if p.Stopped() {
@@ -352,8 +354,8 @@ func (c cards) progress(title string, p *workflow.PipelineState, tally, elapsed 
 
 // interrupted is a pipeline's progress message while the bot restarts: no button,
 // since no turn runs to stop; the next part shows Stop again.
-func (c cards) interrupted(title, tally, elapsed string) Card {
-	text := "⏸ " + tr(c.lang, "pipeline.interrupted", title, tally, elapsed)
+func (c cards) interrupted(ws *workflow.State, now time.Time) Card {
+	text := "⏸ " + tr(c.lang, "pipeline.interrupted", c.def.Title, c.tally(ws), ws.Pipeline.Elapsed(now).String())
 	return Card{Text: text, Blocks: []Block{{Kind: BlockContext, Text: text}}}
 }
 
@@ -413,4 +415,53 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// titles renders artifact ids as their titles, in bold.
+func (c cards) titles(ids []string) string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		a, _ := c.def.Artifact(id)
+		out = append(out, "*"+a.Title+"*")
+	}
+	return strings.Join(out, ", ")
+}
+
+// itemsProblem says why a foreach artifact's items could not be found in ws.
+func (c cards) itemsProblem(ws *workflow.State, r *workflow.Refusal) string {
+	src, _ := c.def.Artifact(r.Source)
+	a, _ := c.def.Artifact(r.Artifact)
+	if r.Reason == workflow.TooManyItems {
+		n := len(workflow.Items(ws.Artifacts[r.Source].Text))
+		return tr(c.lang, "too_many_items", src.Title, n, workflow.MaxItems, r.Source)
+	}
+	return tr(c.lang, "no_items", src.Title, a.Title, r.Source, r.Source)
+}
+
+// tally lists each artifact of ws's pipeline run with its items done / total and failures.
+func (c cards) tally(ws *workflow.State) string {
+	var parts []string
+	for _, id := range ws.Pipeline.Artifacts {
+		st := ws.Artifacts[id]
+		a, _ := c.def.Artifact(id)
+		done, failed := 0, 0
+		for _, it := range st.Items {
+			switch it.Status {
+			case workflow.ItemDone:
+				done++
+			case workflow.ItemFailed:
+				failed++
+			}
+		}
+		title := a.Title
+		if st.Status == workflow.StatusRunning {
+			title = "*" + title + "*" // the phase under way
+		}
+		s := fmt.Sprintf("%s %d/%d", title, done+failed, len(st.Items))
+		if failed > 0 {
+			s += " (" + tr(c.lang, "pipeline.failed", failed) + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " · ")
 }

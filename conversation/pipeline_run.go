@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -88,7 +89,7 @@ func (t *wfTurn) startAuto(ctx context.Context, ids []string) {
 		switch {
 		case errors.As(err, &r) && (r.Reason == workflow.NoItems || r.Reason == workflow.TooManyItems):
 			if t.reply == "" {
-				t.reply = t.itemsProblem(r)
+				t.reply = t.cards().itemsProblem(t.ws(), r)
 			}
 			continue
 		case err != nil:
@@ -106,23 +107,12 @@ func (t *wfTurn) startAuto(ctx context.Context, ids []string) {
 	t.continuePipeline()
 }
 
-// itemsProblem says why a foreach artifact's items could not be found.
-func (t *wfTurn) itemsProblem(r *workflow.Refusal) string {
-	src, _ := t.def().Artifact(r.Source)
-	a, _ := t.def().Artifact(r.Artifact)
-	if r.Reason == workflow.TooManyItems {
-		n := len(workflow.Items(t.ws().Artifacts[r.Source].Text))
-		return tr(t.lang, "too_many_items", src.Title, n, workflow.MaxItems, r.Source)
-	}
-	return tr(t.lang, "no_items", src.Title, a.Title, r.Source, r.Source)
-}
-
 // continuePipeline enqueues the next KindPipeline input with the turn's save.
 func (t *wfTurn) continuePipeline() {
 	p := t.ws().Pipeline
 	p.Part++
 	t.enqueue = append(t.enqueue, Input{
-		ID:   t.partID(),
+		ID:   partID(t.key, p),
 		Kind: KindPipeline, Key: t.key, CreatedAt: t.s.cfg.Now().UTC(),
 	})
 }
@@ -135,7 +125,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	if ws == nil || ws.Pipeline == nil {
 		return nil // a pipeline input left over from a run that ended
 	}
-	if t.r.in.ID != t.partID() {
+	if t.r.in.ID != partID(t.key, ws.Pipeline) {
 		return nil // superseded: a later part of the run was enqueued after this one
 	}
 	if ws.Status != workflow.RunRunning {
@@ -167,6 +157,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	inFlight := flight{}
+	w := worker{agent: t.s.cfg.Agent, log: t.log, lang: t.lang}
 	var err error
 	for {
 		// Stopped, or out of time: nothing more is completed; the next part does it.
@@ -179,7 +170,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		if ctx.Err() == nil && !giveWay {
 			for _, job := range t.jobs(inFlight) {
 				inFlight[itemKey{job.artifact, job.index}] = true
-				go func() { results <- t.runItem(ctx, job, results) }()
+				go func() { results <- w.run(ctx, job, results) }()
 			}
 		}
 		if len(inFlight) == 0 {
@@ -292,12 +283,22 @@ func (t *wfTurn) itemRequest(a *workflow.Artifact, st *workflow.ArtifactState, i
 	return r
 }
 
-// runItem runs one item: up to 1 + retries tries, going on after the job's earlier
-// tries, the recovery agent rewriting the instructions before the last one, each try
-// written then passed through the editor when the artifact has one. Each failed try
-// but the last, and each recovery, is sent on steps (to be checkpointed); the item's
-// end is returned. It runs on its own goroutine and touches no state.
-func (t *wfTurn) runItem(ctx context.Context, job itemJob, steps chan<- itemResult) itemResult {
+// worker writes items on goroutines of their own. It holds only what a worker needs
+// (the agent, the log, the thread's language), so it cannot touch the turn's state:
+// everything an item needs is copied into its itemJob, and what it did comes back as
+// itemResults that the turn records.
+type worker struct {
+	agent WorkflowAgent
+	log   *slog.Logger
+	lang  string
+}
+
+// run runs one item: up to 1 + retries tries, going on after the job's earlier tries,
+// the recovery agent rewriting the instructions before the last one, each try written
+// then passed through the editor when the artifact has one. Each failed try but the
+// last, and each recovery, is sent on steps (to be checkpointed); the item's end is
+// returned.
+func (w worker) run(ctx context.Context, job itemJob, steps chan<- itemResult) itemResult {
 	res := itemResult{job: job, attempts: job.tried, failures: job.failures, recovery: job.recovery}
 	tries := 1 + job.retries
 	instructions := job.req.Instructions
@@ -313,21 +314,21 @@ func (t *wfTurn) runItem(ctx context.Context, job itemJob, steps chan<- itemResu
 	}
 	for try := job.tried + 1; try <= tries; try++ {
 		if try > 1 && try == tries && res.recovery == nil {
-			rec, u, err := t.s.cfg.Agent.Recover(ctx, job.withInstructions(instructions), res.failures)
+			rec, u, err := w.agent.Recover(ctx, job.withInstructions(instructions), res.failures)
 			res.usage = res.usage.Add(u)
 			switch {
 			case ctx.Err() != nil:
 				res.cut = true
 				return res
 			case err != nil:
-				t.log.Warn("recovery agent failed; last try with the old instructions", "artifact", job.artifact, "item", job.index, "error", err)
+				w.log.Warn("recovery agent failed; last try with the old instructions", "artifact", job.artifact, "item", job.index, "error", err)
 			default:
 				res.recovery = &rec
 				instructions = recoveredInstructions(rec)
 				step()
 			}
 		}
-		text, u, err := t.writeItem(ctx, job, instructions)
+		text, u, err := w.write(ctx, job, instructions)
 		res.usage = res.usage.Add(u)
 		res.attempts = try
 		if err == nil {
@@ -339,24 +340,24 @@ func (t *wfTurn) runItem(ctx context.Context, job itemJob, steps chan<- itemResu
 			return res
 		}
 		reason := failureReason(err)
-		t.log.Info("item failed", "artifact", job.artifact, "item", job.index, "try", try, "tries", tries, "reason", reason)
+		w.log.Info("item failed", "artifact", job.artifact, "item", job.index, "try", try, "tries", tries, "reason", reason)
 		res.failures = append(slices.Clip(res.failures), reason)
 		if try < tries {
 			step()
 		}
 	}
 	if len(res.failures) == 0 { // every try was used before a cut: fail as the last one did
-		res.failures = []string{tr(t.lang, "item.timeout")}
+		res.failures = []string{tr(w.lang, "item.timeout")}
 	}
 	res.reason = res.failures[len(res.failures)-1]
 	return res
 }
 
-// writeItem writes one try of an item and, when the artifact has an editor pass,
-// edits it.
-func (t *wfTurn) writeItem(ctx context.Context, job itemJob, instructions string) (string, Usage, error) {
+// write writes one try of an item and, when the artifact has an editor pass, edits
+// it.
+func (w worker) write(ctx context.Context, job itemJob, instructions string) (string, Usage, error) {
 	r := job.withInstructions(instructions)
-	text, usage, err := t.s.cfg.Agent.Write(ctx, r)
+	text, usage, err := w.agent.Write(ctx, r)
 	if err != nil || job.editor == nil {
 		return text, usage, err
 	}
@@ -364,7 +365,7 @@ func (t *wfTurn) writeItem(ctx context.Context, job itemJob, instructions string
 	if job.editor.Model != "" {
 		r.Profile = job.editor.Model
 	}
-	edited, u, err := t.s.cfg.Agent.Revise(ctx, r)
+	edited, u, err := w.agent.Revise(ctx, r)
 	return edited, usage.Add(u), err
 }
 
@@ -480,7 +481,7 @@ func (t *wfTurn) pausePipeline(ctx context.Context) error {
 		// Shutting down: the card loses its Stop until the next part runs.
 		fctx, cancel := t.s.final(ctx)
 		defer cancel()
-		t.update(fctx, ws.Pipeline.ProgressTS, t.cards().interrupted(t.def().Title, t.tally(), t.elapsed()))
+		t.update(fctx, ws.Pipeline.ProgressTS, t.cards().interrupted(ws, t.s.cfg.Now()))
 		return t.s.ctx.Err()
 	}
 	t.showProgress(context.WithoutCancel(ctx), true) // the counts while it gives way
@@ -498,48 +499,15 @@ func (t *wfTurn) endPipeline(ctx context.Context, note string) {
 	for _, id := range ws.Pipeline.Artifacts {
 		if note == "" && ws.Artifacts[id].Status != workflow.StatusApproved {
 			// A person's change sent it back (its dependency is no longer approved).
-			note = "⏹ " + tr(t.lang, "pipeline.ended", t.def().Title) + " " + t.tally()
+			note = "⏹ " + tr(t.lang, "pipeline.ended", t.def().Title) + " " + t.cards().tally(t.ws())
 		}
 	}
 	if note == "" {
-		note = "✓ " + tr(t.lang, "pipeline.done", t.def().Title, t.elapsed()) + " " + t.tally()
+		note = "✓ " + tr(t.lang, "pipeline.done", t.def().Title, ws.Pipeline.Elapsed(t.s.cfg.Now()).String()) + " " + t.cards().tally(t.ws())
 	}
 	ctx = context.WithoutCancel(ctx)
 	t.update(ctx, ws.Pipeline.ProgressTS, Card{Text: note, Blocks: []Block{{Kind: BlockContext, Text: note}}})
 	t.m.EndPipeline(ws)
-}
-
-// elapsed is the run's time so far, in whole seconds.
-func (t *wfTurn) elapsed() string {
-	return t.ws().Pipeline.Elapsed(t.s.cfg.Now()).String()
-}
-
-// tally lists each artifact of the run with its items done / total and failures.
-func (t *wfTurn) tally() string {
-	var parts []string
-	for _, id := range t.ws().Pipeline.Artifacts {
-		st := t.ws().Artifacts[id]
-		a, _ := t.def().Artifact(id)
-		done, failed := 0, 0
-		for _, it := range st.Items {
-			switch it.Status {
-			case workflow.ItemDone:
-				done++
-			case workflow.ItemFailed:
-				failed++
-			}
-		}
-		title := a.Title
-		if st.Status == workflow.StatusRunning {
-			title = "*" + title + "*" // the phase under way
-		}
-		s := fmt.Sprintf("%s %d/%d", title, done+failed, len(st.Items))
-		if failed > 0 {
-			s += " (" + tr(t.lang, "pipeline.failed", failed) + ")"
-		}
-		parts = append(parts, s)
-	}
-	return strings.Join(parts, " · ")
 }
 
 // showProgress posts or updates the pipeline's progress message: the phase (the
@@ -552,7 +520,7 @@ func (t *wfTurn) showProgress(ctx context.Context, force bool) {
 		return
 	}
 	t.progressAt = now
-	c := t.cards().progress(t.def().Title, p, t.tally(), t.elapsed())
+	c := t.cards().progress(t.ws(), now)
 	if p.ProgressTS == "" {
 		p.ProgressTS = t.post(ctx, c)
 		return
@@ -578,7 +546,7 @@ func (t *wfTurn) checkpoint(ctx context.Context) error {
 	return nil
 }
 
-func (t *wfTurn) partID() string {
-	p := t.ws().Pipeline
-	return fmt.Sprintf("pipeline:%s:%s:%d", t.key, p.ID, p.Part)
+// partID is the input id of part p.Part of pipeline run p in thread key.
+func partID(key Key, p *workflow.PipelineState) string {
+	return fmt.Sprintf("pipeline:%s:%s:%d", key, p.ID, p.Part)
 }

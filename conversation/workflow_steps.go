@@ -210,7 +210,7 @@ func (t *wfTurn) regenerate(ctx context.Context, id, guidance string) error {
 	plan := workflow.Next(t.def(), t.ws())
 	if waits := plan.Waits[id]; len(waits) > 0 {
 		a, _ := t.def().Artifact(id)
-		t.reply = tr(t.lang, "rerun_waits", a.Title, t.titles(waits))
+		t.reply = tr(t.lang, "rerun_waits", a.Title, t.cards().titles(waits))
 		return nil
 	}
 	return t.advance(ctx)
@@ -231,16 +231,6 @@ func (t *wfTurn) regenerateAll(ctx context.Context, guidance string) error {
 		}
 	}
 	return nil
-}
-
-// titles renders artifact ids as their titles, in bold.
-func (t *wfTurn) titles(ids []string) string {
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		a, _ := t.def().Artifact(id)
-		out = append(out, "*"+a.Title+"*")
-	}
-	return strings.Join(out, ", ")
 }
 
 // restart sends artifact id back to its start and produces it anew: new options, a
@@ -273,7 +263,7 @@ func (t *wfTurn) edit(ctx context.Context, id, instructions string) error {
 
 // finish writes the summary, uploads the report and completes the run.
 func (t *wfTurn) finish(ctx context.Context) error {
-	summary, u, err := t.s.cfg.Agent.Summarize(ctx, ArtifactRequest{Workflow: t.def(), Locale: t.ws().Locale, Approved: t.texts(), History: t.hist})
+	summary, u, err := t.s.cfg.Agent.Summarize(ctx, ArtifactRequest{Workflow: t.def(), Locale: t.ws().Locale, Approved: texts(t.ws()), History: t.hist})
 	t.add(u)
 	if err != nil {
 		return fmt.Errorf("summarize: %w", err)
@@ -288,10 +278,10 @@ func (t *wfTurn) finish(ctx context.Context) error {
 	return nil
 }
 
-// texts returns every artifact's current text.
-func (t *wfTurn) texts() map[string]string {
+// texts returns every artifact's current text in ws.
+func texts(ws *workflow.State) map[string]string {
 	out := map[string]string{}
-	for id, st := range t.ws().Artifacts {
+	for id, st := range ws.Artifacts {
 		out[id] = st.Text
 	}
 	return out
@@ -303,7 +293,7 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 	for id, st := range t.ws().Artifacts {
 		approved[id] = st.Status == workflow.StatusApproved
 	}
-	report, err := t.def().RenderReport(workflow.ReportData{Workflow: t.def(), Artifacts: t.texts(), Approved: approved, Draft: draft})
+	report, err := t.def().RenderReport(workflow.ReportData{Workflow: t.def(), Artifacts: texts(t.ws()), Approved: approved, Draft: draft})
 	if err != nil {
 		return fmt.Errorf("render report: %w", err)
 	}

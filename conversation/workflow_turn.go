@@ -215,7 +215,7 @@ func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 		}
 		return errUsage{tr(t.lang, "being_written", a.Title, a.ID)}
 	case workflow.NoItems, workflow.TooManyItems:
-		return errUsage{t.itemsProblem(r)}
+		return errUsage{t.cards().itemsProblem(t.ws(), r)}
 	case workflow.ChangePending:
 		a, _ := t.def().Artifact(r.Artifact)
 		src, _ := t.def().Artifact(r.Source)
