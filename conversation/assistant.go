@@ -210,12 +210,6 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, ear
 		defer cancel()
 		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: append(earlier, user), reply: text, posted: true, ts: ts, answer: true, rebase: true})
 	}
-	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
-		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
-			return err
-		}
-	}
-
 	s.allowStop(in.Key)
 	s.setStatus(ctx, r.log, in.Key, StatusThinking)
 	prog := &progressCard{s: s, log: r.log, key: in.Key, inputID: in.ID, out: r.out}

@@ -17,6 +17,7 @@ const (
 	supersededChosen      = "chosen"      // an option was chosen
 	supersededRegenerated = "regenerated" // new options replaced these
 	supersededRestarted   = "restarted"   // the artifact went back to its start
+	supersededRewritten   = "rewritten"   // the pipeline wrote it again
 )
 
 // render shows what the turn changed (cards follow the state): each event in order
@@ -35,11 +36,15 @@ func (t *wfTurn) render(ctx context.Context) error {
 			if t.ws().Pipeline != nil {
 				t.showProgress(ctx, true)
 			}
-		case evApproved:
+		case evApproved, evKept:
 			a, _ := t.def().Artifact(e.id)
 			st := t.ws().Artifacts[e.id]
+			note := "✓ " + tr(t.lang, "approved_by", e.by)
+			if e.kind == evKept {
+				note = "✓ " + tr(t.lang, "superseded.kept", e.by)
+			}
 			if st.MessageTS != "" {
-				t.update(ctx, st.MessageTS, t.cards().artifact(a, st, "✓ "+tr(t.lang, "approved_by", e.by)))
+				t.update(ctx, st.MessageTS, t.cards().closed(a, st, note))
 			}
 			t.shown[e.id] = *st
 		case evShow:
@@ -49,7 +54,38 @@ func (t *wfTurn) render(ctx context.Context) error {
 		}
 	}
 	t.events = nil
+	t.renderMoved(ctx)
 	return t.renderStale(ctx)
+}
+
+// renderMoved brings every artifact message that shows an earlier revision, and that
+// no event of the turn replaced, in line with the state: an artifact that went stale,
+// or back to pending, or that the pipeline writes again, loses its buttons and says
+// why; one still awaiting people is drawn again with buttons for its current revision.
+func (t *wfTurn) renderMoved(ctx context.Context) {
+	if t.ws() == nil || t.def() == nil {
+		return
+	}
+	for _, id := range t.def().Order() {
+		st, old := t.ws().Artifacts[id], t.shown[id]
+		if st == nil || st.MessageTS == "" || st.MessageTS != old.MessageTS || st.Rev == old.Rev {
+			continue
+		}
+		a, _ := t.def().Artifact(id)
+		var card Card
+		switch st.Status {
+		case workflow.StatusStale:
+			card = t.cards().closed(a, &old, "⚠ "+tr(t.lang, "superseded.stale", t.cards().title(st.StaleBecause)))
+		case workflow.StatusPending:
+			card = t.cards().closed(a, &old, "↻ "+tr(t.lang, "superseded.withdrawn"))
+		case workflow.StatusRunning:
+			card = t.cards().closed(a, &old, "↻ "+tr(t.lang, "superseded.rewriting"))
+		default:
+			card = t.cards().live(a, st)
+		}
+		t.update(ctx, st.MessageTS, card)
+		t.shown[id] = *st
+	}
 }
 
 // renderShow posts artifact e.id as it is now and closes the message that showed it
@@ -57,14 +93,8 @@ func (t *wfTurn) render(ctx context.Context) error {
 func (t *wfTurn) renderShow(ctx context.Context, e cardEvent) error {
 	a, _ := t.def().Artifact(e.id)
 	st := t.ws().Artifacts[e.id]
-	var card Card
-	if st.Status == workflow.StatusOptionsGenerated {
-		card = t.cards().options(a, st, "")
-	} else {
-		card = t.cards().artifact(a, st, "")
-	}
 	old, oldTS := t.shown[e.id], st.MessageTS
-	if err := t.postCard(ctx, card, &st.MessageTS); err != nil {
+	if err := t.postCard(ctx, t.cards().live(a, st), &st.MessageTS); err != nil {
 		return err
 	}
 	if oldTS != "" && oldTS != st.MessageTS {
@@ -76,14 +106,12 @@ func (t *wfTurn) renderShow(ctx context.Context, e cardEvent) error {
 			note = "↻ " + tr(t.lang, "superseded.regenerated")
 		case supersededRestarted:
 			note = "↻ " + tr(t.lang, "superseded.restarted", e.by)
+		case supersededRewritten:
+			note = "↻ " + tr(t.lang, "superseded.rewriting")
 		default:
 			note = "✎ " + tr(t.lang, "superseded.revised", e.revision)
 		}
-		if old.Status == workflow.StatusOptionsGenerated || old.Status == workflow.StatusOptionSelected {
-			t.update(ctx, oldTS, t.cards().options(a, &old, note))
-		} else {
-			t.update(ctx, oldTS, t.cards().artifact(a, &old, note))
-		}
+		t.update(ctx, oldTS, t.cards().closed(a, &old, note))
 	}
 	t.shown[e.id] = *st
 	return nil
@@ -96,10 +124,17 @@ func (t *wfTurn) renderStale(ctx context.Context) error {
 		return nil
 	}
 	l := t.ws().Stale
-	if l == nil || !l.Shown {
+	if l == nil {
 		return nil
 	}
-	card := t.cards().stale(l, t.ws().Artifacts)
+	if l.Replaces != "" {
+		t.update(ctx, l.Replaces, t.cards().staleReplaced(l))
+		l.Replaces = ""
+	}
+	if !l.Shown {
+		return nil
+	}
+	card := t.cards().stale(l, t.ws())
 	if l.TS == "" {
 		if err := t.postCard(ctx, card, &l.TS); err != nil {
 			return err
@@ -107,9 +142,7 @@ func (t *wfTurn) renderStale(ctx context.Context) error {
 	} else {
 		t.update(ctx, l.TS, card)
 	}
-	if !l.Open() {
-		t.ws().Stale = nil
-	}
+	t.m.ForgetStaleList(t.ws())
 	return nil
 }
 
@@ -172,6 +205,47 @@ func (c cards) started(user string) Card {
 	}
 	blocks = append(blocks, Block{Kind: BlockSection, Text: text})
 	return Card{Text: text, Blocks: blocks}
+}
+
+// live shows artifact a as it is now, with the buttons of its current revision while
+// it awaits people: its options, its text for review, or, for an auto artifact, what
+// the pipeline wrote.
+func (c cards) live(a *workflow.Artifact, st *workflow.ArtifactState) Card {
+	switch {
+	case a.Mode == workflow.ModeAuto:
+		return c.pipelineArtifact(a, st)
+	case st.Status == workflow.StatusOptionsGenerated:
+		return c.options(a, st, "")
+	}
+	return c.artifact(a, st, "")
+}
+
+// closed shows artifact a as st (what a message showed) without buttons or menu,
+// with note saying what became of it.
+func (c cards) closed(a *workflow.Artifact, st *workflow.ArtifactState, note string) Card {
+	switch {
+	case a.Mode == workflow.ModeAuto:
+		card := c.pipelineArtifact(a, st)
+		blocks := card.Blocks[:0:0]
+		for _, b := range card.Blocks {
+			if b.Kind != BlockActions {
+				blocks = append(blocks, b)
+			}
+		}
+		card.Blocks = append(blocks, Block{Kind: BlockContext, Text: note})
+		return card
+	case st.Status == workflow.StatusOptionsGenerated || st.Status == workflow.StatusOptionSelected:
+		return c.options(a, st, note)
+	}
+	return c.artifact(a, st, note)
+}
+
+// title is artifact id's title.
+func (c cards) title(id string) string {
+	if a, ok := c.def.Artifact(id); ok {
+		return a.Title
+	}
+	return id
 }
 
 // options shows a choice artifact's options with one button per option; done, when
@@ -262,10 +336,12 @@ func criterionTitle(a *workflow.Artifact, id string) string {
 // stale is the stale list: the artifacts a change of l.Changed made stale, each with
 // Keep and Regenerate with guidance while it is stale, or how it was handled; with
 // more than one still stale, Keep all and Regenerate all.
-func (c cards) stale(l *workflow.StaleList, arts map[string]*workflow.ArtifactState) Card {
+func (c cards) stale(l *workflow.StaleList, ws *workflow.State) Card {
 	ch, _ := c.def.Artifact(l.Changed)
 	intro := tr(c.lang, "stale.intro", ch.Title)
 	blocks := []Block{{Kind: BlockSection, Text: intro}}
+	arts := ws.Artifacts
+	m := workflow.Machine{Def: c.def}
 	open := 0
 	for _, row := range l.Rows {
 		a, _ := c.def.Artifact(row.Artifact)
@@ -276,6 +352,10 @@ func (c cards) stale(l *workflow.StaleList, arts map[string]*workflow.ArtifactSt
 			continue
 		case workflow.StaleRegenerated:
 			blocks = append(blocks, Block{Kind: BlockSection, Text: line + " — ↻ " + tr(c.lang, "stale.regenerated", row.By)})
+			continue
+		}
+		if w := m.StaleWaitsFor(ws, row.Artifact); w != "" {
+			blocks = append(blocks, Block{Kind: BlockSection, Text: line + " — ⏳ " + tr(c.lang, "stale.waits", c.title(w))})
 			continue
 		}
 		open++
@@ -296,6 +376,12 @@ func (c cards) stale(l *workflow.StaleList, arts map[string]*workflow.ArtifactSt
 		}})
 	}
 	return Card{Text: intro, Blocks: blocks}
+}
+
+// staleReplaced closes the message of a stale list that l replaced.
+func (c cards) staleReplaced(l *workflow.StaleList) Card {
+	text := "↻ " + tr(c.lang, "stale.replaced", c.title(l.Changed))
+	return Card{Text: text, Blocks: []Block{{Kind: BlockContext, Text: text}}}
 }
 
 // status lists every artifact with its status.

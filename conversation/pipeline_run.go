@@ -101,16 +101,14 @@ func (t *wfTurn) startAuto(ctx context.Context, ids []string) {
 	if !started || t.pipeline {
 		return // a pipeline turn runs them itself
 	}
-	p := t.ws().Pipeline
-	p.StoppedBy, p.Halted = "", ""
+	t.m.Resume(t.ws())
 	t.events = append(t.events, cardEvent{kind: evProgress})
 	t.continuePipeline()
 }
 
 // continuePipeline enqueues the next KindPipeline input with the turn's save.
 func (t *wfTurn) continuePipeline() {
-	p := t.ws().Pipeline
-	p.Part++
+	p := t.m.NextPart(t.ws())
 	t.enqueue = append(t.enqueue, Input{
 		ID:   partID(t.key, p),
 		Kind: KindPipeline, Key: t.key, CreatedAt: t.s.cfg.Now().UTC(),
@@ -457,9 +455,11 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 		return err
 	}
 	t.keep(rev)
-	st.MessageTS = t.post(ctx, t.cards().pipelineArtifact(a, st))
-	t.shown[id] = *st
-	return nil
+	// Posted on the final writes' context: a stop from now on must not lose the card
+	// of an artifact that is approved.
+	fctx, cancel := t.s.final(ctx)
+	defer cancel()
+	return t.renderShow(fctx, cardEvent{kind: evShow, id: id, why: supersededRewritten})
 }
 
 // pausePipeline ends a pipeline turn: the run has finished (no artifact running: the

@@ -1,6 +1,7 @@
 package conversation_test
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -59,10 +60,12 @@ func TestWorkflowKeepNeedsAnApprover(t *testing.T) {
 	h.say("U1", "edit problem make it sharper")
 	h.click("UBOSS", conversation.ActionApprove, "problem", "", "")
 	ts, list := h.staleList()
-	for _, id := range []string{"audience", "value_proposition"} {
-		if found, _, buttons := staleRow(list, id); !found || !buttons {
-			t.Fatalf("stale list row %s: found %v, buttons %v", id, found, buttons)
-		}
+	if found, _, buttons := staleRow(list, "audience"); !found || !buttons {
+		t.Fatalf("stale list row audience: found %v, buttons %v", found, buttons)
+	}
+	// value_proposition depends on audience, stale too: nothing to keep it against yet.
+	if found, text, buttons := staleRow(list, "value_proposition"); !found || buttons || !strings.Contains(text, "waits until *Target audience* is approved") {
+		t.Fatalf("stale list row value_proposition %q: found %v, buttons %v", text, found, buttons)
 	}
 	h.drain()
 
@@ -89,10 +92,14 @@ func TestWorkflowKeepNeedsAnApprover(t *testing.T) {
 		t.Fatalf("kept row %q still offers buttons: %v", text, buttons)
 	}
 	if _, _, buttons := staleRow(list, "value_proposition"); !buttons {
-		t.Fatal("the row still stale lost its buttons")
+		t.Fatal("value_proposition's row offers nothing once audience is approved")
 	}
 	if labels := h.msgr.buttons(ts); strings.Contains(strings.Join(labels, "|"), "Keep all") {
 		t.Fatalf("Keep all offered with one row left: %q", labels)
+	}
+	// The kept artifact's own message says so, without buttons.
+	if aud := h.artifact("audience"); !strings.Contains(h.msgr.cardText(aud.MessageTS), "Kept as it is by <@UBOSS>") || len(h.msgr.buttons(aud.MessageTS)) != 0 {
+		t.Fatalf("audience's message after Keep: %q, buttons %q", h.msgr.cardText(aud.MessageTS), h.msgr.buttons(aud.MessageTS))
 	}
 }
 
@@ -174,6 +181,7 @@ func TestWorkflowStaleListAfterReapproval(t *testing.T) {
 	h := newWF(t)
 	h.say("U1", "start product-brief")
 	h.through("U1", "problem", "audience", "value_proposition")
+	audienceTS := h.artifact("audience").MessageTS
 	h.drain()
 	h.say("U1", "restart problem")
 	if got := strings.Join(h.drain(), "\n"); strings.Contains(got, "depend on an older version") {
@@ -184,9 +192,13 @@ func TestWorkflowStaleListAfterReapproval(t *testing.T) {
 			t.Fatalf("%s is %s after the restart; want stale", id, st)
 		}
 	}
+	// Each stale artifact's own message says it is out of date, without buttons.
+	if text := h.msgr.cardText(audienceTS); !strings.Contains(text, "Out of date: *Problem* changed") || len(h.msgr.buttons(audienceTS)) != 0 {
+		t.Fatalf("audience's message after the restart: %q, buttons %q", text, h.msgr.buttons(audienceTS))
+	}
 	// A click drawn for the stale artifact (an old card) cannot keep it now.
 	h.click("U1", conversation.ActionKeep, "audience", "", "")
-	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "once its new version is approved") {
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "depends on *Problem*, which is not approved yet") {
 		t.Fatalf("Keep before the new problem is approved answered %q", got)
 	}
 	if st := h.artifact("audience").Status; st != workflow.StatusStale {
@@ -198,10 +210,8 @@ func TestWorkflowStaleListAfterReapproval(t *testing.T) {
 	if !strings.Contains(h.msgr.cardText(ts), "depend on an older version") {
 		t.Fatalf("stale list %q", h.msgr.cardText(ts))
 	}
-	if labels := strings.Join(h.msgr.buttons(ts), "|"); !strings.Contains(labels, "Keep all") || !strings.Contains(labels, "Regenerate all") {
-		t.Fatalf("two stale rows without Keep all / Regenerate all: %q", labels)
-	}
 	h.click("U2", conversation.ActionKeep, "audience", "", "")
+	// Regenerate all: value_proposition, the one row left, is written again.
 	h.clickRev("U3", conversation.ActionRegenerateAll, "", 0, "problem", "use the new problem")
 	vp := h.artifact("value_proposition")
 	if vp.Status != workflow.StatusGenerated || !strings.Contains(vp.Text, "use the new problem") {
@@ -222,16 +232,63 @@ func TestWorkflowStaleListAfterReapproval(t *testing.T) {
 	}
 }
 
+// twinYAML has two drafts written from one intro, independent of each other.
+const twinYAML = `
+name: twin
+title: Twin
+artifacts:
+  - id: intro
+    title: Intro
+  - id: left
+    title: Left
+    depends_on: [intro]
+  - id: right
+    title: Right
+    depends_on: [intro]
+report: "{{ artifact \"intro\" }}"
+`
+
+// newWFOf is newWF with the workflows of yaml.
+func newWFOf(t *testing.T, yaml string, approvers ...string) *wfHarness {
+	t.Helper()
+	def, err := workflow.Parse("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := workflow.NewSet(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &scriptedAgent{fail: map[string]error{}}, sum: &foldSummarizer{}}
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: set, Agent: h.agent, Approvers: approvers})
+	return h
+}
+
+// twinChanged runs twin to its end, edits the intro and approves it: left and right
+// are listed stale.
+func twinChanged(t *testing.T) (*wfHarness, string) {
+	h := newWFOf(t, twinYAML)
+	h.say("U1", "start twin")
+	for _, id := range []string{"intro", "left", "right"} {
+		h.click("U1", conversation.ActionApprove, id, "", "")
+	}
+	if h.state().Status != workflow.RunCompleted {
+		t.Fatalf("twin not completed: %+v", h.state().Artifacts)
+	}
+	h.say("U1", "edit intro make it sharper")
+	h.click("U1", conversation.ActionApprove, "intro", "", "")
+	ts, _ := h.staleList()
+	if labels := strings.Join(h.msgr.buttons(ts), "|"); !strings.Contains(labels, "Keep all") || !strings.Contains(labels, "Regenerate all") {
+		t.Fatalf("two stale rows without Keep all / Regenerate all: %q", labels)
+	}
+	return h, ts
+}
+
 // TestWorkflowKeepAll keeps every stale artifact with one click; the rows say who.
 func TestWorkflowKeepAll(t *testing.T) {
-	h := newWF(t)
-	h.say("U1", "start product-brief")
-	h.through("U1", "problem", "audience", "value_proposition")
-	h.say("U1", "edit problem make it sharper")
-	h.click("U1", conversation.ActionApprove, "problem", "", "")
-	ts, _ := h.staleList()
-	h.clickRev("U2", conversation.ActionKeepAll, "", 0, "problem", "")
-	for _, id := range []string{"audience", "value_proposition"} {
+	h, ts := twinChanged(t)
+	h.clickRev("U2", conversation.ActionKeepAll, "", 0, "intro", "")
+	for _, id := range []string{"left", "right"} {
 		if st := h.artifact(id).Status; st != workflow.StatusApproved {
 			t.Fatalf("%s is %s after Keep all", id, st)
 		}
@@ -239,8 +296,195 @@ func TestWorkflowKeepAll(t *testing.T) {
 			t.Fatalf("row %s %q, buttons %v", id, text, buttons)
 		}
 	}
-	// The run goes on: positioning's options come next.
-	if st := h.artifact("positioning").Status; st != workflow.StatusOptionsGenerated {
-		t.Fatalf("positioning is %s after Keep all", st)
+	if h.state().Status != workflow.RunCompleted {
+		t.Fatalf("the run did not complete again after Keep all: %s", h.state().Status)
+	}
+}
+
+// TestWorkflowRegenerateAll writes every stale artifact again with the guidance.
+func TestWorkflowRegenerateAll(t *testing.T) {
+	h, ts := twinChanged(t)
+	h.clickRev("U2", conversation.ActionRegenerateAll, "", 0, "intro", "match the new intro")
+	for _, id := range []string{"left", "right"} {
+		st := h.artifact(id)
+		if st.Status != workflow.StatusGenerated || !strings.Contains(st.Text, "match the new intro") {
+			t.Fatalf("%s after Regenerate all: %+v", id, st)
+		}
+		if _, text, buttons := staleRow(h.msgr.card(ts), id); buttons || !strings.Contains(text, "regenerated by <@U2>") {
+			t.Fatalf("row %s %q, buttons %v", id, text, buttons)
+		}
+	}
+}
+
+// TestWorkflowStaleRowClosesWhenEditedDirectly: a stale artifact edited (not through
+// the list) is handled; its row says so and the list closes once every row is.
+func TestWorkflowStaleRowClosesWhenEditedDirectly(t *testing.T) {
+	h, ts := twinChanged(t)
+	h.say("U1", "edit left shorter")
+	if _, _, buttons := staleRow(h.msgr.card(ts), "left"); buttons {
+		t.Fatal("the row of an edited stale artifact still offers Keep")
+	}
+	h.click("U1", conversation.ActionApprove, "left", "", "")
+	h.click("U1", conversation.ActionKeep, "right", "", "")
+	if h.state().Stale != nil || len(h.msgr.buttons(ts)) != 0 {
+		t.Fatalf("the list is not closed: %+v, buttons %q", h.state().Stale, h.msgr.buttons(ts))
+	}
+}
+
+// TestWorkflowReplacedStaleListIsClosed: a second change before the list is handled
+// closes the first list's message; the rows come back on the new one.
+func TestWorkflowReplacedStaleListIsClosed(t *testing.T) {
+	h, first := twinChanged(t)
+	h.say("U1", "edit intro even sharper")
+	if labels := h.msgr.buttons(first); len(labels) != 0 {
+		t.Fatalf("the replaced list still offers %q", labels)
+	}
+	if text := h.msgr.cardText(first); !strings.Contains(text, "An updated list follows once *Intro* is approved") {
+		t.Fatalf("the replaced list says %q", text)
+	}
+	h.click("U1", conversation.ActionApprove, "intro", "", "")
+	second, list := h.staleList()
+	if second == first {
+		t.Fatal("the new list was not posted")
+	}
+	for _, id := range []string{"left", "right"} {
+		if _, _, buttons := staleRow(list, id); !buttons {
+			t.Fatalf("row %s of the new list has no buttons", id)
+		}
+	}
+}
+
+// TestWorkflowStaleDependentCardsClose: an edit makes a dependent under review stale
+// and withdraws a dependent's options: neither message keeps its buttons.
+func TestWorkflowStaleDependentCardsClose(t *testing.T) {
+	h := newWF(t)
+	h.say("U1", "start product-brief")
+	h.through("U1", "problem")
+	h.click("U1", conversation.ActionPick, "audience", "A", "")
+	review := h.artifact("audience").MessageTS // audience awaits review
+	h.say("U1", "edit problem make it sharper")
+	if st := h.artifact("audience").Status; st != workflow.StatusStale {
+		t.Fatalf("audience is %s", st)
+	}
+	if labels := h.msgr.buttons(review); len(labels) != 0 {
+		t.Fatalf("the stale audience's review message still offers %q", labels)
+	}
+	// Options withdrawn: value_proposition's options after audience is approved.
+	h = newWF(t)
+	h.say("U1", "start product-brief")
+	h.through("U1", "problem")
+	options := h.artifact("audience").MessageTS // audience's options are shown
+	h.say("U1", "edit problem make it sharper")
+	if st := h.artifact("audience").Status; st != workflow.StatusPending {
+		t.Fatalf("audience is %s", st)
+	}
+	if labels := h.msgr.buttons(options); len(labels) != 0 || !strings.Contains(h.msgr.cardText(options), "Withdrawn") {
+		t.Fatalf("withdrawn options %q, buttons %q", h.msgr.cardText(options), labels)
+	}
+}
+
+// TestWorkflowFollowUpFailureKeepsTheActionAndRetries: when the options that follow
+// an approval cannot be drawn (the model is down, or the turn timed out), the approval
+// is kept, the thread is told, and the next reply tries again.
+func TestWorkflowFollowUpFailureKeepsTheActionAndRetries(t *testing.T) {
+	h := newWF(t)
+	h.say("U1", "start product-brief")
+	h.click("U1", conversation.ActionPick, "problem", "A", "")
+	h.drain()
+	h.agent.fail["options"] = context.DeadlineExceeded // as a turn past TURN_TIMEOUT sees it
+	h.click("U1", conversation.ActionApprove, "problem", "", "")
+	if st := h.artifact("problem").Status; st != workflow.StatusApproved {
+		t.Fatalf("the approval was lost: problem is %s", st)
+	}
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "Reply in this thread to try the next step again") {
+		t.Fatalf("not told how to go on: %q", got)
+	}
+	delete(h.agent.fail, "options")
+	h.say("U1", "ok, go on")
+	if st := h.artifact("audience").Status; st != workflow.StatusOptionsGenerated {
+		t.Fatalf("audience is %s after a reply; want its options", st)
+	}
+}
+
+// TestPipelineArtifactCards: an edited auto artifact is approved as it is, so its new
+// message offers no Approve; the reviewed artifact written from it goes stale and its
+// review message loses its buttons; a restart closes the old message, menu included.
+func TestPipelineArtifactCards(t *testing.T) {
+	pa := newPipelineAgent()
+	h := newPipeline(t, nil, pa, 4)
+	h.toPipeline()
+	finalTS := h.artifact("final").MessageTS
+	h.say("U1", "edit sections tighter")
+	st := h.artifact("sections")
+	if st.Status != workflow.StatusApproved {
+		t.Fatalf("edited sections is %s", st.Status)
+	}
+	if labels := strings.Join(h.msgr.buttons(st.MessageTS), "|"); strings.Contains(labels, "Approve") {
+		t.Fatalf("the edited auto artifact's message offers %q", labels)
+	}
+	if labels := h.msgr.buttons(finalTS); len(labels) != 0 {
+		t.Fatalf("final, stale now, still offers %q", labels)
+	}
+
+	old := h.artifact("sections").MessageTS
+	h.say("U1", "restart sections")
+	h.wait()
+	if h.artifact("sections").MessageTS == old {
+		t.Fatal("the restarted sections were not posted again")
+	}
+	for _, b := range h.msgr.card(old).Blocks {
+		if len(b.Menu) > 0 || len(b.Buttons) > 0 {
+			t.Fatalf("the replaced sections message still has a menu or buttons: %+v", b)
+		}
+	}
+}
+
+// TestPipelineEditOfAnAutoArtifactNeedsAnApprover: an edited auto artifact is approved
+// as it is, so with APPROVER_USER_IDS set only an approver may edit it.
+func TestPipelineEditOfAnAutoArtifactNeedsAnApprover(t *testing.T) {
+	pa := newPipelineAgent()
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &pa.scriptedAgent, sum: &foldSummarizer{}}
+	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: pipelineSet(t), Agent: pa,
+		PipelineConcurrency: 4, Approvers: []string{"UBOSS"}})
+	h.say("U1", "start article")
+	h.click("UBOSS", conversation.ActionApprove, "outline", "", "")
+	before := h.artifact("sections").Text
+	h.drain()
+	h.say("U2", "edit sections tighter")
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "only the approvers (<@UBOSS>)") {
+		t.Fatalf("a non-approver's edit answered %q", got)
+	}
+	if h.artifact("sections").Text != before {
+		t.Fatal("a non-approver's edit of an auto artifact was saved")
+	}
+	h.say("UBOSS", "edit sections tighter")
+	if !strings.Contains(h.artifact("sections").Text, "tighter") {
+		t.Fatal("the approver's edit was not saved")
+	}
+}
+
+// TestWorkflowDependentWaitsForItsDependency: value_proposition, written from problem
+// and audience, can be neither kept nor regenerated while audience is stale, so it
+// cannot end up approved against an audience that then changes.
+func TestWorkflowDependentWaitsForItsDependency(t *testing.T) {
+	h := newWF(t)
+	h.say("U1", "start product-brief")
+	h.through("U1", "problem", "audience", "value_proposition")
+	h.say("U1", "edit problem make it sharper")
+	h.click("U1", conversation.ActionApprove, "problem", "", "")
+	h.drain()
+	h.click("U1", conversation.ActionKeep, "value_proposition", "", "")
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "depends on *Target audience*, which is not approved yet") {
+		t.Fatalf("Keep of value_proposition before audience answered %q", got)
+	}
+	// Regenerate all regenerates audience only; value_proposition waits for it.
+	h.clickRev("U1", conversation.ActionRegenerateAll, "", 0, "problem", "new angle")
+	if st := h.artifact("value_proposition").Status; st != workflow.StatusStale {
+		t.Fatalf("value_proposition is %s after Regenerate all; want stale until audience is approved", st)
+	}
+	h.click("U1", conversation.ActionApprove, "audience", "", "")
+	h.click("U1", conversation.ActionRegenerateStale, "value_proposition", "", "follow the new audience")
+	if vp := h.artifact("value_proposition"); vp.Status != workflow.StatusGenerated || !strings.Contains(vp.Text, "follow the new audience") {
+		t.Fatalf("value_proposition after audience was approved: %+v", vp)
 	}
 }

@@ -160,13 +160,18 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 }
 
 // message handles a person's reply in a workflow thread: a choice among the options
-// shown, or a change request for the artifact under review. handled is false when
-// nothing awaits a reply (the assistant answers it then).
+// shown, or a change request for the artifact under review; when the next artifact
+// should be produced but is not (producing it failed after an action that was kept),
+// any reply tries that again. handled is false when nothing awaits a reply (the
+// assistant answers it then).
 func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err error) {
 	if t.m.Running(t.ws()) != nil {
 		return false, nil
 	}
 	plan := workflow.Next(t.def(), t.ws())
+	if plan.Propose != "" || plan.Write != "" {
+		return true, t.advance(ctx)
+	}
 	id := plan.Review
 	if id == "" {
 		return false, nil

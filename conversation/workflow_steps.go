@@ -149,8 +149,8 @@ func (t *wfTurn) approve(ctx context.Context, id string) error {
 func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) error {
 	m := t.mark()
 	err := next(ctx)
-	if err == nil || ctx.Err() != nil || errors.Is(err, ErrLeaseLost) {
-		return err
+	if err == nil || t.s.ctx.Err() != nil || errors.Is(err, ErrLeaseLost) || errors.Is(context.Cause(ctx), ErrLeaseLost) {
+		return err // shutting down or handed over: the whole input runs again
 	}
 	t.rollback(m)
 	var r *workflow.Refusal
@@ -163,8 +163,10 @@ func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) err
 	case errors.As(err, &u):
 		t.reply = u.msg
 	default:
+		// The action is kept (a timeout too); the next step is tried again on the
+		// next reply in the thread (message).
 		t.log.Error("workflow step after an action failed; the action is kept", "error", err)
-		t.reply = ErrorReply(err)
+		t.reply = ErrorReply(err) + " " + tr(t.lang, "followup_retry")
 	}
 	return nil
 }
@@ -176,6 +178,7 @@ func (t *wfTurn) keepStale(ctx context.Context, id string) error {
 		return err
 	}
 	t.keep(rev)
+	t.events = append(t.events, cardEvent{kind: evKept, id: id, by: t.user})
 	return t.then(ctx, t.advance)
 }
 
@@ -187,6 +190,7 @@ func (t *wfTurn) keepAll(ctx context.Context) error {
 	}
 	for _, rev := range revs {
 		t.keep(rev)
+		t.events = append(t.events, cardEvent{kind: evKept, id: rev.Artifact, by: t.user})
 	}
 	return t.then(ctx, t.advance)
 }
@@ -218,7 +222,7 @@ func (t *wfTurn) regenerate(ctx context.Context, id, guidance string) error {
 
 // regenerateAll regenerates every stale artifact, following guidance.
 func (t *wfTurn) regenerateAll(ctx context.Context, guidance string) error {
-	ids, err := t.m.Handleable(t.ws())
+	ids, err := t.m.Handleable(t.ws(), false)
 	if err != nil {
 		return err
 	}
@@ -255,7 +259,7 @@ func (t *wfTurn) restart(ctx context.Context, id string) error {
 
 // edit revises artifact id following instructions; what depends on it goes stale.
 func (t *wfTurn) edit(ctx context.Context, id, instructions string) error {
-	if err := t.m.CheckEdit(t.ws(), id); err != nil {
+	if err := t.m.CheckEdit(t.ws(), id, t.user); err != nil {
 		return err
 	}
 	return t.rewrite(ctx, id, instructions, "edited: "+instructions, true)

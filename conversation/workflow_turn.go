@@ -81,6 +81,7 @@ const (
 	evStarted  eventKind = iota // the run's first message
 	evShow                      // post the artifact as it is now; close its previous message
 	evApproved                  // mark the artifact's message approved, in place
+	evKept                      // mark the stale artifact's message kept, in place
 	evProgress                  // post the pipeline's progress message
 )
 

@@ -201,6 +201,9 @@ func (m Machine) Written(s *State, id, text string, eval []CriterionResult, by, 
 	if err != nil {
 		return Revision{}, err
 	}
+	if st.Status == StatusStale {
+		m.handled(s, id, StaleRegenerated, by) // written again: its row is done
+	}
 	touch(st)
 	st.Status, st.Text, st.Eval, st.StaleBecause = StatusGenerated, text, slices.Clone(eval), ""
 	if a.Mode == ModeAuto {
@@ -232,7 +235,7 @@ func (m Machine) Keep(s *State, id, by string) (Revision, error) {
 	if err := m.MayApprove(s, by); err != nil {
 		return Revision{}, err
 	}
-	_, st, err := m.stale(s, id)
+	_, st, err := m.stale(s, id, true)
 	if err != nil {
 		return Revision{}, err
 	}
@@ -248,7 +251,7 @@ func (m Machine) KeepAll(s *State, by string) ([]Revision, error) {
 	if err := m.MayApprove(s, by); err != nil {
 		return nil, err
 	}
-	ids, err := m.Handleable(s)
+	ids, err := m.Handleable(s, true)
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +272,7 @@ func (m Machine) KeepAll(s *State, by string) ([]Revision, error) {
 // another kind stays stale until its new text is Written. Errors: NotCurrent,
 // ChangePending.
 func (m Machine) Regenerate(s *State, id, by, guidance string) (*Revision, error) {
-	a, st, err := m.stale(s, id)
+	a, st, err := m.stale(s, id, false)
 	if err != nil {
 		return nil, err
 	}
@@ -287,27 +290,54 @@ func (m Machine) Regenerate(s *State, id, by, guidance string) (*Revision, error
 	return &rev, nil
 }
 
-// stale returns stale artifact id once it may be kept or regenerated: the artifact
-// whose change made it stale is approved again. Errors: NotCurrent, ChangePending.
-func (m Machine) stale(s *State, id string) (*Artifact, *ArtifactState, error) {
+// stale returns stale artifact id once it may be kept (keep) or regenerated: the
+// artifact whose change made it stale, and every artifact it depends on, are
+// approved, so there is something to keep it against and to write it from. An auto
+// artifact may be regenerated before its dependencies are approved: it goes back to
+// pending and the pipeline writes it once they are. Errors: NotCurrent,
+// ChangePending (Source: the first that is not approved).
+func (m Machine) stale(s *State, id string, keep bool) (*Artifact, *ArtifactState, error) {
 	a, st, err := m.in(s, id, StatusStale)
 	if err != nil {
 		return nil, nil, err
 	}
-	if c := s.Artifacts[st.StaleBecause]; c != nil && c.Status != StatusApproved {
-		return nil, nil, &Refusal{Reason: ChangePending, Artifact: id, Source: st.StaleBecause}
+	w := m.StaleWaitsFor(s, id)
+	if !keep && a.Mode == ModeAuto {
+		w = ""
+		if c := s.Artifacts[st.StaleBecause]; c != nil && c.Status != StatusApproved {
+			w = st.StaleBecause
+		}
+	}
+	if w != "" {
+		return nil, nil, &Refusal{Reason: ChangePending, Artifact: id, Source: w}
 	}
 	return a, st, nil
 }
 
-// Handleable lists, in order, the stale artifacts that may be kept or regenerated
-// now (Keep all, Regenerate all). Errors: NotCurrent (nothing is stale),
+// StaleWaitsFor returns what stale artifact id waits for before it may be kept or
+// regenerated: the artifact whose change made it stale, or else the first it depends
+// on, that is not approved; "" when none.
+func (m Machine) StaleWaitsFor(s *State, id string) string {
+	st := s.Artifacts[id]
+	if st == nil {
+		return ""
+	}
+	for _, dep := range append([]string{st.StaleBecause}, m.Def.Dependencies(id)...) {
+		if d := s.Artifacts[dep]; d != nil && d.Status != StatusApproved {
+			return dep
+		}
+	}
+	return ""
+}
+
+// Handleable lists, in order, the stale artifacts that may be kept (keep) or
+// regenerated now: Keep all, Regenerate all. Errors: NotCurrent (nothing is stale),
 // ChangePending (every stale one waits).
-func (m Machine) Handleable(s *State) ([]string, error) {
+func (m Machine) Handleable(s *State, keep bool) ([]string, error) {
 	var ids []string
 	var waiting error
 	for _, id := range m.Stale(s) {
-		if _, _, err := m.stale(s, id); err != nil {
+		if _, _, err := m.stale(s, id, keep); err != nil {
 			waiting = err
 			continue
 		}
@@ -333,10 +363,12 @@ func (m Machine) Stale(s *State) []string {
 	return ids
 }
 
-// CheckEdit checks that artifact id may be edited: it has a text, and the pipeline
-// is not writing it. Errors: UnknownArtifact, NoText, BeingWritten.
-func (m Machine) CheckEdit(s *State, id string) error {
-	_, st, err := m.Artifact(s, id)
+// CheckEdit checks that by may edit artifact id: it has a text, the pipeline is not
+// writing it, a stale one may be handled (see Keep), and for an auto artifact, whose
+// edited text is approved as it is, by may approve. Errors: UnknownArtifact, NoText,
+// BeingWritten, ChangePending, NotAllowed.
+func (m Machine) CheckEdit(s *State, id, by string) error {
+	a, st, err := m.Artifact(s, id)
 	switch {
 	case err != nil:
 		return err
@@ -344,14 +376,21 @@ func (m Machine) CheckEdit(s *State, id string) error {
 		return &Refusal{Reason: BeingWritten, Artifact: id}
 	case st.Text == "":
 		return &Refusal{Reason: NoText, Artifact: id}
+	case st.Status == StatusStale:
+		if _, _, err := m.stale(s, id, true); err != nil {
+			return err
+		}
+	}
+	if a.Mode == ModeAuto {
+		return m.MayApprove(s, by)
 	}
 	return nil
 }
 
-// Edited records the editor's new text of artifact id (see Written) and, when the
+// Edited records by's edit of artifact id, its new text (see Written), and, when the
 // artifact was approved, marks what depends on it stale. Errors: as CheckEdit.
 func (m Machine) Edited(s *State, id, text string, eval []CriterionResult, by, why string) (Revision, error) {
-	if err := m.CheckEdit(s, id); err != nil {
+	if err := m.CheckEdit(s, id, by); err != nil {
 		return Revision{}, err
 	}
 	wasApproved := s.Artifacts[id].Status == StatusApproved
@@ -374,6 +413,9 @@ func (m Machine) Restart(s *State, id, by string) (Revision, error) {
 		return Revision{}, err
 	}
 	hadText := st.Text != ""
+	if st.Status == StatusStale {
+		m.handled(s, id, StaleRegenerated, by) // produced again: its row is done
+	}
 	touch(st)
 	st.Status, st.Options, st.Selected, st.Items, st.Instructions = StatusPending, nil, "", nil, ""
 	if hadText {
@@ -420,6 +462,12 @@ func (m Machine) MarkStale(s *State, id string) []string {
 	for _, dep := range stale {
 		l.Rows = append(l.Rows, StaleRow{Artifact: dep})
 	}
+	if old := s.Stale; old != nil {
+		l.Replaces = old.TS // the earlier list's message is closed
+		if l.Replaces == "" {
+			l.Replaces = old.Replaces
+		}
+	}
 	s.Stale = l
 	if s.Artifacts[id].Status == StatusApproved {
 		l.Shown = true
@@ -431,6 +479,14 @@ func (m Machine) MarkStale(s *State, id string) []string {
 func (m Machine) showStale(s *State) {
 	if l := s.Stale; l != nil && !l.Shown && s.Artifacts[l.Changed] != nil && s.Artifacts[l.Changed].Status == StatusApproved {
 		l.Shown = true
+	}
+}
+
+// ForgetStaleList drops the stale list once every row of it is handled (the caller
+// has shown it closed).
+func (m Machine) ForgetStaleList(s *State) {
+	if s.Stale != nil && !s.Stale.Open() {
+		s.Stale = nil
 	}
 }
 

@@ -221,9 +221,24 @@ func TestTransitions(t *testing.T) {
 			return err
 		},
 			"", workflow.NotCurrent},
-		{"EditNoText", nil, nil, func(m workflow.Machine, s *workflow.State) error { return m.CheckEdit(s, "idea") },
+		// An edited auto artifact is approved as it is: editing it takes MayApprove.
+		{"EditAutoNotAnApprover", []string{"UBOSS"}, []string{"idea=approved", "notes=approved"}, func(m workflow.Machine, s *workflow.State) error { return m.CheckEdit(s, "notes", "U1") },
+			"", workflow.NotAllowed},
+		{"EditAutoByAnApprover", []string{"UBOSS"}, []string{"idea=approved", "notes=approved"}, func(m workflow.Machine, s *workflow.State) error { return m.CheckEdit(s, "notes", "UBOSS") },
+			"idea=approved plan=pending notes=approved pitch=pending parts=pending aside=pending", ""},
+		// pitch is written from plan: while plan is stale there is nothing to keep
+		// pitch against, nor to write it from.
+		{"KeepWhileADependencyIsStale", nil, []string{"idea=approved", "plan=stale", "notes=approved", "pitch=stale"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.Keep(s, "pitch", "U1"); return err },
+			"", workflow.ChangePending},
+		{"RegenerateWhileADependencyIsStale", nil, []string{"idea=approved", "plan=stale", "notes=approved", "pitch=stale"}, func(m workflow.Machine, s *workflow.State) error {
+			_, err := m.Regenerate(s, "pitch", "U1", "")
+			return err
+		}, "", workflow.ChangePending},
+		{"KeepAllSkipsWaiting", nil, []string{"idea=approved", "plan=stale", "notes=approved", "pitch=stale"}, func(m workflow.Machine, s *workflow.State) error { _, err := m.KeepAll(s, "U1"); return err },
+			"idea=approved plan=approved notes=approved pitch=stale parts=pending aside=pending", ""},
+		{"EditNoText", nil, nil, func(m workflow.Machine, s *workflow.State) error { return m.CheckEdit(s, "idea", "U1") },
 			"", workflow.NoText},
-		{"EditRunning", nil, []string{"idea=approved", "notes=running"}, func(m workflow.Machine, s *workflow.State) error { return m.CheckEdit(s, "notes") },
+		{"EditRunning", nil, []string{"idea=approved", "notes=running"}, func(m workflow.Machine, s *workflow.State) error { return m.CheckEdit(s, "notes", "U1") },
 			"", workflow.BeingWritten},
 		{"EditedApprovedMakesDependentsStale", nil, []string{"idea=approved", "plan=approved", "notes=approved", "pitch=generated", "parts=running"},
 			func(m workflow.Machine, s *workflow.State) error {
@@ -331,7 +346,7 @@ func TestStaleListShownOnceApprovedAgain(t *testing.T) {
 		"Keep":          func() error { _, err := m.Keep(s, "plan", "U1"); return err },
 		"KeepAll":       func() error { _, err := m.KeepAll(s, "U1"); return err },
 		"Regenerate":    func() error { _, err := m.Regenerate(s, "notes", "U1", ""); return err },
-		"RegenerateAll": func() error { _, err := m.Handleable(s); return err },
+		"RegenerateAll": func() error { _, err := m.Handleable(s, false); return err },
 	} {
 		var r *workflow.Refusal
 		if err := do(); !errors.As(err, &r) || r.Reason != workflow.ChangePending || r.Source != "idea" {

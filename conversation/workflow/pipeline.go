@@ -186,6 +186,21 @@ func (m Machine) Continue(s *State, id string) error {
 	return nil
 }
 
+// Resume clears a stop or a halt of the run under way: a person's action started
+// more of it.
+func (m Machine) Resume(s *State) {
+	if p := s.Pipeline; p != nil {
+		p.StoppedBy, p.Halted = "", ""
+	}
+}
+
+// NextPart numbers the next part of the run under way (a KindPipeline input: only the
+// newest part acts) and returns the run.
+func (m Machine) NextPart(s *State) *PipelineState {
+	s.Pipeline.Part++
+	return s.Pipeline
+}
+
 // JoinItems is the text of auto artifact a from its items: a foreach artifact's items
 // each under a "## title" heading, in order; a failed item says so.
 func JoinItems(a *Artifact, items []ItemState) string {

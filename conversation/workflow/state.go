@@ -117,8 +117,11 @@ type StaleList struct {
 	// offer to keep artifacts written from a text that does not exist yet.
 	Shown bool `json:"shown,omitempty"`
 	// TS is the list's message, once shown.
-	TS   string     `json:"ts,omitempty"`
-	Rows []StaleRow `json:"rows"`
+	TS string `json:"ts,omitempty"`
+	// Replaces is the message of the list this one replaced (a newer change came
+	// before every row of it was handled), to be closed.
+	Replaces string     `json:"replaces,omitempty"`
+	Rows     []StaleRow `json:"rows"`
 }
 
 // StaleRow is one artifact of a StaleList.
