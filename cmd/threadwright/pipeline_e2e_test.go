@@ -334,6 +334,8 @@ func TestE2EBlogPipelineStop(t *testing.T) {
 	if strings.Contains(tr, "Section drafts") && strings.Contains(tr, "items written") {
 		t.Fatal("the sections phase ran after Stop")
 	}
+	// A deliberate interval, not a synchronisation: the bot is idle (settleEnvelope),
+	// and no model call may come during it.
 	before := len(h.ai.Requests())
 	time.Sleep(500 * time.Millisecond)
 	if after := len(h.ai.Requests()); after != before {
