@@ -205,6 +205,23 @@ func (p *page) clickButton(scope, label string) {
 		`(() => !window.twClicked.isConnected || !document.querySelector("#modal").hidden ? "answered" : "")()`)
 }
 
+// channelBotMessages selects the bot's messages at the open channel's top level.
+const channelBotMessages = "#channel .message.bot:not(.ephemeral)"
+
+// newThread waits for a new message of the bot at the channel's top level (there were
+// before, counted with channelBotMessages) and for its reply link, which shows once
+// the bot has posted in its thread, and returns its ts. Until then the newest reply
+// link in the channel is another thread's.
+func (p *page) newThread(what string, before int) string {
+	p.t.Helper()
+	ts := p.until(what+"'s first message", fmt.Sprintf(`(() => {
+		const ms = [...document.querySelectorAll(%q)];
+		return ms.length > %d ? ms[ms.length-1].dataset.ts : "";
+	})()`, channelBotMessages, before))
+	p.until(what+"'s thread", fmt.Sprintf(`document.querySelector(%q) ? "yes" : ""`, fmt.Sprintf(`#channel [data-thread-open=%q]`, ts)))
+	return ts
+}
+
 // count returns how many elements match selector.
 func (p *page) count(selector string) int {
 	p.t.Helper()
@@ -289,10 +306,9 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	p.screenshot("answer")
 
 	// A workflow: started by slash command in the channel.
-	before := p.count("#channel .message.bot")
+	before := p.count(channelBotMessages)
 	p.send("#composer", "/threadwright start product-brief")
-	p.until("the workflow's first message", fmt.Sprintf(`document.querySelectorAll("#channel .message.bot").length > %d ? "yes" : ""`, before))
-	root := p.until("the workflow's thread", `(() => { const l = [...document.querySelectorAll("#channel .message.bot [data-thread-open], #channel .message.bot ~ [data-thread-open]")].pop() || [...document.querySelectorAll("#channel [data-thread-open]")].pop(); return l ? l.getAttribute("data-thread-open") : ""; })()`)
+	root := p.newThread("the workflow", before)
 	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, root)))
 	p.clickButton("#thread", "A")
 	p.screenshot("option-chosen")
@@ -332,10 +348,9 @@ func TestPlaygroundInBrowser(t *testing.T) {
 
 	// The blog pipeline: an outline chosen and approved, then research and section
 	// drafts run with a progress message, and the article comes for review.
-	before = p.count("#channel .message.bot")
+	before = p.count(channelBotMessages)
 	p.send("#composer", "/threadwright start blog")
-	p.until("the blog's first message", fmt.Sprintf(`document.querySelectorAll("#channel .message.bot").length > %d ? "yes" : ""`, before))
-	blog := p.until("the blog's thread", `(() => { const l = [...document.querySelectorAll("#channel [data-thread-open]")].pop(); return l ? l.getAttribute("data-thread-open") : ""; })()`)
+	blog := p.newThread("the blog", before)
 	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, blog)))
 	p.clickButton("#thread", "A")
 	p.clickButton("#thread", "Approve")
