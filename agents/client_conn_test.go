@@ -21,7 +21,7 @@ func holdUntilAll(srv *openaitest.Server, n int, resp openaitest.Response) {
 		waiting int
 		release = make(chan struct{})
 	)
-	srv.Handle(func(openaitest.Request) openaitest.Response {
+	srv.Handle(func(r openaitest.Request) openaitest.Response {
 		mu.Lock()
 		waiting++
 		gate := release
@@ -31,7 +31,10 @@ func holdUntilAll(srv *openaitest.Server, n int, resp openaitest.Response) {
 			release = make(chan struct{})
 		}
 		mu.Unlock()
-		<-gate
+		select {
+		case <-gate:
+		case <-r.Done(): // the client gave up
+		}
 		return resp
 	})
 }

@@ -66,6 +66,8 @@ func gatedServer(tb testing.TB, onArrival func(openaitest.Request)) (srv *openai
 		select {
 		case resp := <-answer:
 			return resp
+		case <-r.Done(): // the client gave up, or the server is closing
+			return openaitest.Response{Status: http.StatusInternalServerError}
 		case <-done:
 			return openaitest.Response{Status: http.StatusInternalServerError}
 		}

@@ -423,14 +423,15 @@ func TestCompleteErrors(t *testing.T) {
 	t.Run("CancelStops", func(t *testing.T) {
 		srv := MustServer(t)
 		client := newClient(t, srv)
-		srv.Push(openaitest.Response{Text: "late", Delay: time.Hour}, openaitest.Response{Text: "never"})
 		ctx, cancel := context.WithCancel(ctx)
-		go func() {
-			for len(srv.Requests()) == 0 {
-				time.Sleep(time.Millisecond)
+		// Cancel once the server has the request, and keep it waiting.
+		srv.Handle(func(r openaitest.Request) openaitest.Response {
+			if r.N == 1 {
+				cancel()
+				return openaitest.Response{Text: "late", Delay: time.Hour}
 			}
-			cancel()
-		}()
+			return openaitest.Response{Text: "never"}
+		})
 		_, err := client.Complete(ctx, userRequest("x"))
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)

@@ -1,6 +1,7 @@
 // Package agents runs threadwright's LLM agents on go-openai against any
-// OpenAI-compatible Chat Completions API (DESIGN.md, "The assistant pipeline" and
-// "Models"). It implements the assistant pipeline's interfaces of package conversation:
+// OpenAI-compatible Chat Completions API (docs/architecture.md, "Assistant pipeline"
+// and "Models"). It implements the assistant pipeline's interfaces of package
+// conversation:
 //
 //   - ScopeChecker (conversation.ScopeChecker): deny and allow rules, then the small
 //     model classifies the request against the deployment's scope description by

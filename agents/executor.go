@@ -57,9 +57,9 @@ type ExecutorConfig struct {
 	Logger *slog.Logger
 }
 
-// Executor is the ReAct executor (DESIGN.md, "Executor (ReAct)"): one tool-calling loop
-// in which the model chooses the tools, the tools of one response run in parallel, and
-// a tool's failure goes back to the model as its result. It implements
+// Executor is the ReAct executor (docs/architecture.md, "Assistant pipeline"): one
+// tool-calling loop in which the model chooses the tools, the tools of one response run
+// in parallel, and a tool's failure goes back to the model as its result. It implements
 // conversation.Executor and is safe for concurrent use.
 type Executor struct {
 	client      Completer

@@ -182,6 +182,8 @@ func TestExecutorParallelTools(t *testing.T) {
 }
 
 func TestExecutorToolFailuresGoBackToTheModel(t *testing.T) {
+	// stuck ignores its context on purpose (the executor must not wait for such a
+	// tool); block lets it return when the test ends.
 	block := make(chan struct{})
 	t.Cleanup(func() { close(block) })
 	srv := MustServer(t)

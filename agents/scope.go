@@ -49,8 +49,9 @@ type ScopeConfig struct {
 }
 
 // ScopeChecker decides whether a request is within what the deployment is for
-// (DESIGN.md, "Scope check"): configured deny and allow rules first, then the small
-// model. It implements conversation.ScopeChecker and is safe for concurrent use.
+// (docs/architecture.md, "Assistant pipeline"): configured deny and allow rules first,
+// then the small model. It implements conversation.ScopeChecker and is safe for
+// concurrent use.
 type ScopeChecker struct {
 	client      Completer
 	model       string

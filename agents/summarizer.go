@@ -31,7 +31,7 @@ const maxSummaryMessage = 4 << 10
 const (
 	// SummaryWorkflowNote is the first line of the summary of a thread that runs a
 	// workflow (SummaryRequest.Workflow set): the summary leaves those out, the
-	// checkpoint has them (DESIGN.md, "Models").
+	// checkpoint has them (docs/architecture.md, "Models").
 	SummaryWorkflowNote = "(Artifact texts, selections and the workflow state are kept in the checkpoint.)"
 	// SummaryCutNote is the last line of a summary whose model answer was cut off
 	// (finish_reason "length" or "content_filter").
@@ -62,8 +62,9 @@ type SummarizerConfig struct {
 }
 
 // Summarizer folds older messages of a thread into its running summary with the small
-// model (DESIGN.md, "Models": context is bounded; older history is summarized into the
-// checkpoint). It implements conversation.Summarizer and is safe for concurrent use.
+// model (docs/architecture.md, "Models": context is bounded; older history is
+// summarized into the checkpoint). It implements conversation.Summarizer and is safe
+// for concurrent use.
 //
 // One Summarize call makes one model request, without tools: a system prompt (template
 // prompts.SummarizeSystem: what to keep — facts, decisions, names, numbers, open

@@ -159,9 +159,9 @@ type WorkflowAgentConfig struct {
 	Logger *slog.Logger
 }
 
-// WorkflowAgent writes and judges the artifacts of workflows (DESIGN.md, "Artifact
-// workflows"). It implements conversation.WorkflowAgent and is safe for concurrent
-// use.
+// WorkflowAgent writes and judges the artifacts of workflows (docs/architecture.md,
+// "Workflow machine"). It implements conversation.WorkflowAgent and is safe for
+// concurrent use.
 //
 // Every method makes one model request with a system prompt (template
 // prompts.WorkflowSystem: the workflow, the artifact with its mode, guidance and

@@ -17,8 +17,8 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
-// The commit functions of the WorkflowAgent (DESIGN.md, "Artifact workflows"): the
-// model persists its work by calling them, one per method. Their arguments:
+// The commit functions of the WorkflowAgent (docs/architecture.md, "Workflow machine"):
+// the model persists its work by calling them, one per method. Their arguments:
 //
 //	commit_artifact_options     {"options": [{"label": "A", "title": "…", "text": "…"}, …]}
 //	commit_artifact_selection   {"label": "B" or "", "instructions": "…", "regenerate": false}

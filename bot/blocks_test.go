@@ -382,8 +382,8 @@ func decodeBlocks(t *testing.T, m bot.CardMessage) []blockJSON {
 	return blocks
 }
 
-// checkLimits checks a message against Slack's limits (DESIGN.md, "Slack limits worth
-// knowing"; Block Kit reference) and threadwright's MaxCardChars.
+// checkLimits checks a message against Slack's limits (Block Kit reference: blocks,
+// elements, texts and option counts) and threadwright's MaxCardChars.
 func checkLimits(t *testing.T, where string, m bot.CardMessage) {
 	t.Helper()
 	n := utf8.RuneCountInString

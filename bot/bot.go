@@ -22,14 +22,15 @@ import (
 // command's Key has no ThreadTS (Slack sends slash commands from channels only): the
 // conversation layer resolves the thread it targets.
 //
-// The Bot calls Submit before it acks the envelope that brought the input, so that
-// what is acked is stored (DESIGN.md, "Data flow of one Slack event"). Submit returns
-// a nil error only once in is durably stored, or deliberately dropped (accepted false:
-// a duplicate, or not for the bot), and it must return within ctx's deadline (the
-// envelope's ack budget, Config.AckBudget). After an error the Bot does not ack an
-// Events API envelope, so Slack delivers it again (retry_attempt+1); it acks an
-// interaction or slash command, which Slack never delivers again, and tells the person
-// ephemerally. conversation.ErrClosed means the Submitter is shutting down.
+// The Bot calls Submit before it acks the envelope that brought the input, so that what
+// is acked is stored (docs/architecture.md, "Data flow of one Slack event" and
+// "Accepted means stored"). Submit returns a nil error only once in is durably stored,
+// or deliberately dropped (accepted false: a duplicate, or not for the bot), and it
+// must return within ctx's deadline (the envelope's ack budget, Config.AckBudget).
+// After an error the Bot does not ack an Events API envelope, so Slack delivers it
+// again (retry_attempt+1); it acks an interaction or slash command, which Slack never
+// delivers again, and tells the person ephemerally. conversation.ErrClosed means the
+// Submitter is shutting down.
 type Submitter interface {
 	Submit(ctx context.Context, in conversation.Input) (accepted bool, err error)
 }

@@ -7,8 +7,9 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// Realistic cards, shaped like the ones the workflow engine posts (DESIGN.md,
-// "Artifact workflows"), for the golden files and the emulator tests.
+// Realistic cards, shaped like the ones the workflow engine posts
+// (docs/architecture.md, "Workflow machine"), for the golden files and the emulator
+// tests.
 
 const (
 	cardChannel = "C0GENERAL"

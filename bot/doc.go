@@ -3,7 +3,8 @@
 // inputs and acks each envelope once its input is stored, renders conversation cards
 // as Block Kit, and implements conversation.Messenger on the Slack Web API.
 //
-// Event handling follows DESIGN.md ("Data flow of one Slack event", step 1):
+// Event handling follows docs/architecture.md ("Data flow of one Slack event", step 1,
+// and "Accepted means stored"):
 //
 //   - Envelopes are handled one at a time, in the order they arrive, so a thread's
 //     inputs are submitted in order. The input an envelope carries is handed to a
@@ -23,7 +24,7 @@
 //   - A lost connection and the reconnection (with how long it was down) are logged at
 //     warn; slack-go reconnects by itself.
 //
-// Interactivity (DESIGN.md, "Artifact workflows" and "Commands"):
+// Interactivity (docs/architecture.md, "Workflow machine" and "Commands"):
 //
 //   - A click on a button or a menu option of the bot's messages (block_actions; the
 //     action_id starts with "tw:") carries a conversation.Action in its value

@@ -7,7 +7,8 @@ import (
 
 // MaxMessageChars is the most characters threadwright puts in one message's text.
 // Slack truncates text past 40,000 characters and recommends at most 4,000
-// (chat.postMessage, "Truncating content"); DESIGN.md, "Slack limits worth knowing".
+// (chat.postMessage, "Truncating content"); threadwright stays a little below that
+// recommendation. The fences a split adds count within it.
 const MaxMessageChars = 3900
 
 // fence is Markdown/mrkdwn's code-block delimiter.

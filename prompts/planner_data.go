@@ -1,14 +1,14 @@
 package prompts
 
-// The names of the planner strategy's templates (DESIGN.md, "The assistant pipeline";
-// issue 4, "Planner strategy"), for Set.Render. The planner (agents.Planner) sends
-// PlannerSystem as the system prompt of each of its own calls and one phase template
-// as the last user message: PlannerUnderstand, PlannerPlan, PlannerReflect (each
-// answered by a forced commit function; CommitReminder asks again when the call is
-// missing or rejected) and PlannerAnswer (answered in text). Each task of the plan runs
-// as a ReAct executor turn whose request is PlannerTask. The router (agents.Router)
-// sends PlannerRoute as the system prompt and PlannerRouteRequest as the user message
-// when it lets the small model choose the strategy.
+// The names of the planner strategy's templates (docs/architecture.md, "Assistant
+// pipeline"), for Set.Render. The planner (agents.Planner) sends PlannerSystem as the
+// system prompt of each of its own calls and one phase template as the last user
+// message: PlannerUnderstand, PlannerPlan, PlannerReflect (each answered by a forced
+// commit function; CommitReminder asks again when the call is missing or rejected) and
+// PlannerAnswer (answered in text). Each task of the plan runs as a ReAct executor turn
+// whose request is PlannerTask. The router (agents.Router) sends PlannerRoute as the
+// system prompt and PlannerRouteRequest as the user message when it lets the small
+// model choose the strategy.
 const (
 	// PlannerSystem is the planner's system prompt: the role, the date, the tools the
 	// tasks can use and the summary; data: PlannerSystemData.

@@ -1,9 +1,10 @@
 package prompts
 
-// The names of the summarizer's templates (DESIGN.md, "Models": older history is
-// summarized into the checkpoint), for Set.Render. The summarizer (agents.Summarizer)
-// sends SummarizeSystem as the system prompt and SummarizeRequest as the user message;
-// the model answers with the updated summary in plain text, without tools.
+// The names of the summarizer's templates (docs/architecture.md, "Models": older
+// history is summarized into the checkpoint), for Set.Render. The summarizer
+// (agents.Summarizer) sends SummarizeSystem as the system prompt and SummarizeRequest
+// as the user message; the model answers with the updated summary in plain text,
+// without tools.
 const (
 	// SummarizeSystem is the summarizer's system prompt: what to keep, the workflow
 	// note, the language and the length; data: SummarizeSystemData.

@@ -1,9 +1,10 @@
 package prompts
 
-// The names of the artifact-workflow templates (DESIGN.md, "Artifact workflows"), for
-// Set.Render. The workflow agent (agents.WorkflowAgent) sends WorkflowSystem as the
-// system prompt and one task template as the user message; each task ends by asking
-// the model to call a commit function, and CommitReminder asks again when it did not.
+// The names of the artifact-workflow templates (docs/architecture.md, "Workflow
+// machine"), for Set.Render. The workflow agent (agents.WorkflowAgent) sends
+// WorkflowSystem as the system prompt and one task template as the user message; each
+// task ends by asking the model to call a commit function, and CommitReminder asks
+// again when it did not.
 const (
 	// WorkflowSystem is the workflow agent's system prompt: the workflow, the artifact,
 	// the approved artifacts, the language, the format and the commit function; data:

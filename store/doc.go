@@ -1,8 +1,8 @@
 // Package store opens threadwright's persistence: the conversation.Store that
-// DATABASE_URL selects (DESIGN.md, "Persistence", "Configuration"). Both backends'
-// stores are a conversation.Knowledge too, the knowledge base that `threadwright
-// ingest` fills and the search_knowledge tool searches: type-assert the store Open
-// returns.
+// DATABASE_URL selects (docs/architecture.md, "Persistence" and "Configuration"). Both
+// backends' stores are a conversation.Knowledge too, the knowledge base that
+// `threadwright ingest` fills and the search_knowledge tool searches: type-assert the
+// store Open returns.
 //
 // The backends are subpackages, each adapting one database and passing the shared
 // conformance suite in store/storetest:

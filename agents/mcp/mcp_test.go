@@ -213,8 +213,10 @@ func TestServerFailure(t *testing.T) {
 		}
 		_, err := run(t, reg, "files__echo", `{"text":"hi"}`)
 		wantUnavailable(t, err)
-		// The next call tries to restart it, which fails too.
-		time.Sleep(20 * time.Millisecond) // past the retry delay
+		// The next call tries to restart it, which fails too. A deliberate passage of
+		// time, not a synchronisation: a call within RetryDelay (10 ms) of a failed
+		// attempt does not try again, and nothing but the clock ends that backoff.
+		time.Sleep(20 * time.Millisecond)
 		_, err = run(t, reg, "files__echo", `{"text":"hi"}`)
 		wantUnavailable(t, err)
 

@@ -17,7 +17,9 @@
 //
 // Responses are answered from a FIFO queue (Push) and, when the queue is empty, from a
 // handler (Handle). A request that finds neither gets HTTP 500 with an OpenAI error body
-// saying the script is empty, so a test that forgot to script a call fails loudly.
+// saying the script is empty, so a test that forgot to script a call fails loudly. A
+// handler that holds a request until the test releases it also waits on the Request's
+// Done, closed when the client gives up or the server closes.
 //
 // A Response can also be an HTTP error (Status, with Retry-After), a delay that honours
 // the request's cancellation (Delay), a 200 without choices (Empty), or a recorded stream

@@ -1,6 +1,7 @@
 package openaitest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,7 +49,16 @@ type Request struct {
 	// InFlight is the number of requests the server was answering when this one
 	// arrived, this one included (see Server.InFlight).
 	InFlight int
+
+	done <-chan struct{}
 }
+
+// Done returns a channel that is closed once the request is over for the client: its
+// context ended or its connection closed, or the server is closing. A handler that
+// holds a request (until the test releases it) waits on Done too, so that it returns
+// promptly when nobody waits for its answer any more. A Request that did not come from
+// a Server (a zero Request) has a nil channel, which is never closed.
+func (r Request) Done() <-chan struct{} { return r.done }
 
 // NewServer starts a Server on 127.0.0.1 with a random port. Stop it with Close.
 func NewServer() *Server {
@@ -99,7 +109,8 @@ func (s *Server) Push(rs ...Response) {
 
 // Handle sets the function that answers requests when the queue is empty (nil
 // removes it). It may be called concurrently, from several requests at once, and may
-// call the Server's methods.
+// call the Server's methods. A handler that waits (for the test to release the
+// request, say) should also return once the Request's Done is closed.
 func (s *Server) Handle(h func(r Request) Response) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -214,7 +225,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the client went away
 	}
-	req := Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, InFlight: inFlight}
+	// ctx ends with the request, or when the server closes.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.closed:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	req := Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, InFlight: inFlight, done: ctx.Done()}
 	var invalid string
 	if err := json.Unmarshal(body, &req.Chat); err != nil {
 		invalid = "openaitest: request body is not a chat completion request: " + err.Error()
@@ -225,6 +246,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if invalid != "" {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", invalid, 0)
 		return
+	}
+	if ctx.Err() != nil {
+		return // nobody waits for an answer: the client is gone, or the server is closing
 	}
 	if !ok {
 		writeError(w, http.StatusInternalServerError, "server_error",
@@ -237,9 +261,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		defer t.Stop()
 		select {
 		case <-t.C:
-		case <-r.Context().Done():
-			return
-		case <-s.closed:
+		case <-ctx.Done():
 			return
 		}
 	}

@@ -331,19 +331,45 @@ func TestErrors(t *testing.T) {
 	})
 }
 
+// waitForRequests waits until srv has received n requests, failing the test after a
+// generous deadline.
+func waitForRequests(t *testing.T, srv *openaitest.Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.Requests()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server received %d requests, want %d", len(srv.Requests()), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// receiveErr returns the error sent on errc, failing the test after a generous
+// deadline.
+func receiveErr(t *testing.T, errc <-chan error) error {
+	t.Helper()
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request did not return")
+		return nil
+	}
+}
+
 func TestDelayHonoursCancel(t *testing.T) {
 	srv, client := newServer(t)
 	srv.Push(openaitest.Response{Text: "late", Delay: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errc := make(chan error, 1)
 	go func() {
-		// Cancel once the server has the request.
-		for len(srv.Requests()) == 0 {
-			time.Sleep(time.Millisecond)
-		}
-		cancel()
+		_, err := client.CreateChatCompletion(ctx, chatRequest("x"))
+		errc <- err
 	}()
-	_, err := client.CreateChatCompletion(ctx, chatRequest("x"))
-	if !errors.Is(err, context.Canceled) {
+	waitForRequests(t, srv, 1) // cancel once the server has the request
+	cancel()
+	if err := receiveErr(t, errc); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
@@ -356,11 +382,53 @@ func TestDelayAbortedByClose(t *testing.T) {
 		_, err := client.CreateChatCompletion(context.Background(), chatRequest("x"))
 		errc <- err
 	}()
-	for len(srv.Requests()) == 0 {
-		time.Sleep(time.Millisecond)
-	}
+	waitForRequests(t, srv, 1)
 	srv.Close() // must not wait an hour
-	if err := <-errc; err == nil {
+	if err := receiveErr(t, errc); err == nil {
+		t.Error("want an error from a request cut by Close")
+	}
+}
+
+// A handler that holds a request returns once the client gives up (Request.Done), and
+// once the server closes.
+func TestRequestDone(t *testing.T) {
+	srv, client := newServer(t)
+	returned := make(chan struct{}, 2)
+	srv.Handle(func(r openaitest.Request) openaitest.Response {
+		<-r.Done()
+		returned <- struct{}{}
+		return openaitest.Response{Text: "nobody reads this"}
+	})
+	receive := func(what string) {
+		t.Helper()
+		select {
+		case <-returned:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the handler did not return after %s", what)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := client.CreateChatCompletion(ctx, chatRequest("x"))
+		errc <- err
+	}()
+	waitForRequests(t, srv, 1)
+	cancel()
+	receive("the client cancelled")
+	if err := receiveErr(t, errc); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+
+	go func() {
+		_, err := client.CreateChatCompletion(context.Background(), chatRequest("y"))
+		errc <- err
+	}()
+	waitForRequests(t, srv, 2)
+	srv.Close()
+	receive("the server closed")
+	if err := receiveErr(t, errc); err == nil {
 		t.Error("want an error from a request cut by Close")
 	}
 }
@@ -436,7 +504,10 @@ func TestInFlightAndConnections(t *testing.T) {
 	arrived, release := make(chan int, n), make(chan struct{})
 	srv.Handle(func(r openaitest.Request) openaitest.Response {
 		arrived <- r.InFlight
-		<-release
+		select {
+		case <-release:
+		case <-r.Done():
+		}
 		return openaitest.Response{Text: "ok"}
 	})
 	var wg sync.WaitGroup

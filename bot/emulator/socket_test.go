@@ -268,11 +268,13 @@ func TestConnectionsShareEnvelopes(t *testing.T) {
 					if evt.Type != socketmode.EventTypeEventsAPI {
 						continue
 					}
-					_ = b.Ack(*evt.Request)
+					// Counted before the ack: once the emulator has an ack, it is
+					// counted here.
 					mu.Lock()
 					seen[evt.Request.EnvelopeID]++
 					perBot[i]++
 					mu.Unlock()
+					_ = b.Ack(*evt.Request)
 				}
 			}
 		})
@@ -283,7 +285,19 @@ func TestConnectionsShareEnvelopes(t *testing.T) {
 		}
 	}
 	WaitAcks(t, ctx, emu, n)
-	time.Sleep(50 * time.Millisecond) // let a stray duplicate show up, if any
+	if err := emu.WaitForAcks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The emulator counts a delivery when it writes the envelope to a connection, so a
+	// duplicate shows in Deliveries whether or not it has reached a client yet.
+	for _, env := range emu.Envelopes() {
+		if env.Type == emulator.EnvelopeEventsAPI && (env.Deliveries != 1 || !env.Acked) {
+			t.Errorf("envelope %s: %d deliveries, acked %v; want 1, acked", env.ID, env.Deliveries, env.Acked)
+		}
+	}
+	if acks := emu.Acks(); len(acks) != n {
+		t.Errorf("%d acks, want %d", len(acks), n)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seen) != n {
@@ -456,6 +470,8 @@ func TestWaitForMessages(t *testing.T) {
 	parent, _ := emu.PostUserMessage("C0GENERAL", "U0ALICE", "q", "")
 	go func() {
 		for _, text := range []string{"one", "two"} {
+			// The scenario's pace, not a synchronisation: the messages come after
+			// WaitForMessages has started waiting, so that it is seen to wait.
 			time.Sleep(10 * time.Millisecond)
 			_, _, _ = api.PostMessage("C0GENERAL", slack.MsgOptionText(text, false), slack.MsgOptionTS(parent))
 		}

@@ -238,15 +238,17 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.bot.Store(b)
 
-	if err := svc.Start(ctx); err != nil {
-		return err
-	}
-	m.running.Store(true)
+	// Listen before the service starts: a busy HTTP_ADDR must not leave its background
+	// work running on a store that is closed on the way out.
 	stopHTTP, err := m.serveHealth(log)
 	if err != nil {
 		return err
 	}
 	defer stopHTTP()
+	if err := svc.Start(ctx); err != nil {
+		return err
+	}
+	m.running.Store(true)
 	// Background work that uses the store ends before the store closes.
 	var background sync.WaitGroup
 	bgCtx, stopBackground := context.WithCancel(ctx)

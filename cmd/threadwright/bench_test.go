@@ -154,8 +154,7 @@ func BenchmarkPipelinePhase(b *testing.B) {
 			var total time.Duration
 			n := 0
 			for b.Loop() {
-				h.slash(alice, "start fanout")
-				thread := h.newestRoot()
+				thread := h.startWorkflow(alice, "fanout")
 				ts := h.latest(thread, "Approve", "")
 				btn := h.find(ts, "Approve", "")
 				start := time.Now()

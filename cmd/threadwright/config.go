@@ -25,7 +25,7 @@ type StoreConfig struct {
 }
 
 // Config is threadwright's configuration, read from the environment with envconfig
-// (DESIGN.md, "Configuration").
+// (docs/architecture.md, "Configuration").
 type Config struct {
 	StoreConfig
 

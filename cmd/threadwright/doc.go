@@ -9,8 +9,8 @@
 //	threadwright version   print the version
 //	threadwright help      print this help and the configuration variables
 //
-// Main wires the packages together (DESIGN.md, "Layout"): store (the checkpoint
-// store), agents (the model client, tools and the assistant pipeline), conversation
-// (the turn service) and bot (Slack). It has Run and Close so end-to-end tests run the
-// real program in-process.
+// Main wires the packages together (docs/architecture.md, "Packages"): store (the
+// checkpoint store), agents (the model client, tools and the assistant pipeline),
+// conversation (the turn service) and bot (Slack). It has Run and Close so end-to-end
+// tests run the real program in-process.
 package main

@@ -54,7 +54,7 @@ func TestE2EReplicasAnswerEachInputOnceInOrder(t *testing.T) {
 	for i := range threads {
 		c.post(general, alice, fmt.Sprintf("t%d m2", i), roots[i])
 	}
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(1500 * time.Millisecond) // the scenario's pace, not a synchronisation
 	for i := range threads {
 		c.post(general, alice, fmt.Sprintf("t%d m3", i), roots[i])
 	}
@@ -92,7 +92,8 @@ func TestE2EReplicasAnswerEachInputOnceInOrder(t *testing.T) {
 }
 
 // gatedModel answers with answerTo, holding the calls for which hold returns true
-// until release is closed; calls counts the calls.
+// until release is closed or their caller is gone (a killed replica); calls counts the
+// calls.
 type gatedModel struct {
 	calls   atomic.Int32
 	release chan struct{}
@@ -105,7 +106,10 @@ func (c *cluster) gatedModel(hold func(n int32, r openaitest.Request) bool) *gat
 	c.ai.Handle(func(r openaitest.Request) openaitest.Response {
 		n := g.calls.Add(1)
 		if hold(n, r) {
-			<-g.release
+			select {
+			case <-g.release:
+			case <-r.Done():
+			}
 		}
 		return openaitest.Response{Text: answerTo(r.LastUserMessage())}
 	})
@@ -192,7 +196,7 @@ func TestE2EDatabaseCut(t *testing.T) {
 	c.cut()
 	g.open()
 	c.waitAnswers(general, root, 1) // posted while the database is cut off
-	time.Sleep(6 * time.Second)     // the outage's length, longer than LEASE_TTL
+	time.Sleep(6 * time.Second)     // the outage's length, longer than LEASE_TTL (4s): not a synchronisation
 	c.restore()
 	c.post(general, alice, "second", root)
 	c.waitAnswers(general, root, 2)

@@ -233,8 +233,7 @@ func newBlogHarness(t testing.TB) *blogHarness {
 // which starts the pipeline. It returns the thread.
 func (h *blogHarness) toPipeline() string {
 	h.t.Helper()
-	h.slash(alice, "start blog")
-	thread := h.newestRoot()
+	thread := h.startWorkflow(alice, "blog")
 	h.click(thread, alice, "A: Angle A", "")
 	h.click(thread, alice, "Approve", "")
 	return thread
@@ -307,8 +306,7 @@ func TestE2EBlogPipelineStop(t *testing.T) {
 	h := newBlogHarness(t)
 	h.env["PIPELINE_CONCURRENCY"] = "1"
 	h.start()
-	h.slash(alice, "start blog")
-	thread := h.newestRoot()
+	thread := h.startWorkflow(alice, "blog")
 	h.click(thread, alice, "A: Angle A", "")
 	h.blog.mu.Lock()
 	h.blog.delay = 300 * time.Millisecond
@@ -335,6 +333,8 @@ func TestE2EBlogPipelineStop(t *testing.T) {
 	if strings.Contains(tr, "Section drafts") && strings.Contains(tr, "items written") {
 		t.Fatal("the sections phase ran after Stop")
 	}
+	// A deliberate interval, not a synchronisation: the bot is idle (settleEnvelope),
+	// and no model call may come during it.
 	before := len(h.ai.Requests())
 	time.Sleep(500 * time.Millisecond)
 	if after := len(h.ai.Requests()); after != before {
@@ -370,8 +370,7 @@ func testBlogResume(t *testing.T, databaseURL string) {
 	h.env["PIPELINE_CONCURRENCY"] = "2"
 	h.blog.sections = 6
 	h.start()
-	h.slash(alice, "start blog")
-	thread := h.newestRoot()
+	thread := h.startWorkflow(alice, "blog")
 	h.click(thread, alice, "A: Angle A", "")
 	ts := h.latest(thread, "Approve", "")
 	b := h.find(ts, "Approve", "")
@@ -446,8 +445,7 @@ func TestE2EBlogWithDemoModel(t *testing.T) {
 	h := newBlogHarness(t)
 	h.harness.model = demo.New()
 	h.start()
-	h.slash(alice, "start blog")
-	thread := h.newestRoot()
+	thread := h.startWorkflow(alice, "blog")
 	h.click(thread, alice, "A:", "")
 	h.click(thread, alice, "Approve", "")
 	h.waitFor("the article for review", func() bool {
@@ -474,6 +472,10 @@ func TestE2EBlogWithDemoModel(t *testing.T) {
 func TestE2EBlogResearchSearchesTheKnowledgeBase(t *testing.T) {
 	h := newBlogHarness(t)
 	h.blog.searchKnowledge = true
+	// Four searches at once on the embedded store take a few hundred milliseconds under
+	// the race detector, and more on a loaded machine: the harness's 2 s, meant for the
+	// tests of tool timeouts, is not what this test is about.
+	h.env["TOOL_TIMEOUT"] = "30s"
 	h.ingest("notes", "standups.md", "# Async stand-ups\n\n## What teams report\n\nTeams that moved their stand-ups to writing report fewer interruptions.\n")
 	h.start()
 	thread := h.toPipeline()

@@ -57,11 +57,12 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// startDev runs `threadwright dev` on a free port, with env added to its environment,
-// and returns the page's URL and what it printed so far.
+// startDev runs `threadwright dev` on free ports, with env added to its environment,
+// and returns the page's URL and what it printed so far. Empty variables are unset, so
+// that the defaults apply.
 func startDev(t *testing.T, env map[string]string) (string, *syncBuffer) {
 	t.Helper()
-	vars := map[string]string{"DEV_ADDR": "127.0.0.1:0", "DATA_DIR": t.TempDir(), "HTTP_ADDR": "", "LOG_LEVEL": "info",
+	vars := map[string]string{"DEV_ADDR": "127.0.0.1:0", "DATA_DIR": t.TempDir(), "HTTP_ADDR": "127.0.0.1:0", "LOG_LEVEL": "info",
 		"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "SLACK_BOT_TOKEN": "", "SLACK_APP_TOKEN": "", "SLACK_API_URL": "", "DATABASE_URL": "",
 		"WORKFLOWS_DIR": "", "APPROVER_USER_IDS": ""}
 	for k, v := range env {
@@ -182,24 +183,43 @@ func (p *page) until(what, js string) string {
 }
 
 // clickButton clicks the last Block Kit button in scope whose label starts with label,
-// once one is there and enabled.
+// once one is there and enabled, answers yes when the button asks for confirmation,
+// and waits for the bot's answer to the click: it replaces the clicked message (a
+// pick, an approval) or opens a modal (a button that asks for text). Until then the
+// clicked buttons are still on the page, and a next click could take a stale one.
 func (p *page) clickButton(scope, label string) {
 	p.t.Helper()
 	js := fmt.Sprintf(`(() => {
 		const bs = [...document.querySelectorAll(%q + " button.block-button")].filter(b => b.textContent.trim().startsWith(%q) && !b.disabled);
 		if (!bs.length) return "";
-		bs[bs.length-1].click();
-		return "clicked";
+		const b = bs[bs.length-1];
+		window.twClicked = b;
+		b.click();
+		return b.dataset.confirm ? "confirm" : "clicked";
 	})()`, scope, label)
-	p.until(fmt.Sprintf("a %q button in %s", label, scope), js)
-	// A button with a confirm dialog (Approve) opens it; answer yes.
-	for range 10 {
-		if p.eval(`(() => { const c = document.querySelector("#confirm"); return c && c.offsetParent !== null && !c.hidden ? "open" : ""; })()`) != "" {
-			p.run(chromedp.Click("#confirm-yes"))
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
+	if p.until(fmt.Sprintf("a %q button in %s", label, scope), js) == "confirm" {
+		// A button with a confirm dialog (Approve) opens it; answer yes.
+		p.run(chromedp.WaitVisible("#confirm-yes"), chromedp.Click("#confirm-yes"))
 	}
+	p.until(fmt.Sprintf("the bot's answer to the %q click", label),
+		`(() => !window.twClicked.isConnected || !document.querySelector("#modal").hidden ? "answered" : "")()`)
+}
+
+// channelBotMessages selects the bot's messages at the open channel's top level.
+const channelBotMessages = "#channel .message.bot:not(.ephemeral)"
+
+// newThread waits for a new message of the bot at the channel's top level (there were
+// before, counted with channelBotMessages) and for its reply link, which shows once
+// the bot has posted in its thread, and returns its ts. Until then the newest reply
+// link in the channel is another thread's.
+func (p *page) newThread(what string, before int) string {
+	p.t.Helper()
+	ts := p.until(what+"'s first message", fmt.Sprintf(`(() => {
+		const ms = [...document.querySelectorAll(%q)];
+		return ms.length > %d ? ms[ms.length-1].dataset.ts : "";
+	})()`, channelBotMessages, before))
+	p.until(what+"'s thread", fmt.Sprintf(`document.querySelector(%q) ? "yes" : ""`, fmt.Sprintf(`#channel [data-thread-open=%q]`, ts)))
+	return ts
 }
 
 // count returns how many elements match selector.
@@ -286,10 +306,9 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	p.screenshot("answer")
 
 	// A workflow: started by slash command in the channel.
-	before := p.count("#channel .message.bot")
+	before := p.count(channelBotMessages)
 	p.send("#composer", "/threadwright start product-brief")
-	p.until("the workflow's first message", fmt.Sprintf(`document.querySelectorAll("#channel .message.bot").length > %d ? "yes" : ""`, before))
-	root := p.until("the workflow's thread", `(() => { const l = [...document.querySelectorAll("#channel .message.bot [data-thread-open], #channel .message.bot ~ [data-thread-open]")].pop() || [...document.querySelectorAll("#channel [data-thread-open]")].pop(); return l ? l.getAttribute("data-thread-open") : ""; })()`)
+	root := p.newThread("the workflow", before)
 	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, root)))
 	p.clickButton("#thread", "A")
 	p.screenshot("option-chosen")
@@ -329,10 +348,9 @@ func TestPlaygroundInBrowser(t *testing.T) {
 
 	// The blog pipeline: an outline chosen and approved, then research and section
 	// drafts run with a progress message, and the article comes for review.
-	before = p.count("#channel .message.bot")
+	before = p.count(channelBotMessages)
 	p.send("#composer", "/threadwright start blog")
-	p.until("the blog's first message", fmt.Sprintf(`document.querySelectorAll("#channel .message.bot").length > %d ? "yes" : ""`, before))
-	blog := p.until("the blog's thread", `(() => { const l = [...document.querySelectorAll("#channel [data-thread-open]")].pop(); return l ? l.getAttribute("data-thread-open") : ""; })()`)
+	blog := p.newThread("the blog", before)
 	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, blog)))
 	p.clickButton("#thread", "A")
 	p.clickButton("#thread", "Approve")

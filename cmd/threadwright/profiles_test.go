@@ -112,8 +112,7 @@ func TestE2EModelProfile(t *testing.T) {
 	h.env["WORKFLOWS_DIR"] = dir
 	h.env["MODEL_PROFILES"] = writeFile(t, "profiles.yaml", "enhance:\n  base_url: "+second.URL()+"\n  model: enhance-model\n  api_key: ${ENHANCE_API_KEY}\n")
 	h.start()
-	h.slash(alice, "start memo")
-	thread := h.newestRoot()
+	thread := h.startWorkflow(alice, "memo")
 	h.click(thread, alice, "Approve", "")
 	h.latest(thread, "Approve", "Polished memo")
 	reqs := second.Requests()

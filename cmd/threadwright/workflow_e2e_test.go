@@ -211,11 +211,20 @@ func (h *wfHarness) mention(thread, user, text string) {
 	h.idle()
 }
 
-// thread returns the ts of the newest top-level bot message (a workflow's root).
-func (h *wfHarness) newestRoot() string {
-	msgs := h.emu.BotMessages(general, "")
-	if len(msgs) == 0 {
-		h.t.Fatal("no top-level bot message")
+// startWorkflow starts the workflow name with /threadwright start, as user, and
+// returns its thread: the first message of the workflow, which the command's turn
+// posts at the channel's top level. It waits for that message to be there, rather
+// than taking the bot's being idle for the command's having run: a command whose turn
+// has not begun yet (its input waits for a worker) leaves the bot just as idle.
+func (h *wfHarness) startWorkflow(user, name string) string {
+	h.t.Helper()
+	before := len(h.emu.BotMessages(general, ""))
+	h.slash(user, "start "+name)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	msgs, err := h.emu.WaitForMessages(ctx, general, "", before+1)
+	if err != nil {
+		h.t.Fatalf("the first message of workflow %s: %v", name, err)
 	}
 	return msgs[len(msgs)-1].TS
 }
@@ -266,8 +275,7 @@ func (h *wfHarness) file(name string) string {
 func TestE2EProductBrief(t *testing.T) {
 	h := newWorkflowHarness(t)
 	h.start()
-	h.slash(alice, "start product-brief")
-	thread := h.newestRoot()
+	thread := h.startWorkflow(alice, "product-brief")
 
 	// problem: a button; audience: a free-text reply; value_proposition: changes
 	// requested through the modal; the rest: buttons.
@@ -346,8 +354,7 @@ func (h *wfHarness) driveToEnd(thread string) {
 func TestE2EProposalEditStaleKeepRegenerateExport(t *testing.T) {
 	h := newWorkflowHarness(t)
 	h.start()
-	h.slash(alice, "start proposal")
-	thread := h.newestRoot()
+	thread := h.startWorkflow(alice, "proposal")
 	h.driveToEnd(thread)
 	h.file("proposal.md")
 
@@ -391,8 +398,7 @@ func TestE2EProposalEditStaleKeepRegenerateExport(t *testing.T) {
 // problem's options posted.
 func (h *wfHarness) startBrief() string {
 	h.t.Helper()
-	h.slash(alice, "start product-brief")
-	thread := h.newestRoot()
+	thread := h.startWorkflow(alice, "product-brief")
 	h.latest(thread, "A: Direction A", "")
 	return thread
 }
@@ -539,8 +545,7 @@ func TestE2ECommitToolNeverCalled(t *testing.T) {
 	h := newWorkflowHarness(t)
 	h.model.noCommit = true
 	h.start()
-	h.slash(alice, "start product-brief")
-	thread := h.newestRoot()
+	thread := h.startWorkflow(alice, "product-brief")
 	h.waitFor("the failure message", func() bool {
 		return strings.Contains(h.transcript(thread), "did not save")
 	})
@@ -673,8 +678,7 @@ func TestE2EWorkflowFollowsTheUsersLanguage(t *testing.T) {
 	h := &wfHarness{harness: newHarness(t, emulator.Config{Users: cfg.Users}), model: &cannedModel{}}
 	h.ai.Handle(h.model.respond)
 	h.start()
-	h.slash("U0IVAN", "start product-brief")
-	thread := h.newestRoot()
+	thread := h.startWorkflow("U0IVAN", "product-brief")
 	h.latest(thread, "Другие варианты", "")
 	tr := h.transcript(thread)
 	for _, want := range []string{"запускает *Product brief*", "Варианты для *Problem*", "Выберите кнопкой"} {

@@ -1,5 +1,5 @@
 // Package postgres is threadwright's production store: a conversation.Store in
-// PostgreSQL, shared by every replica of the bot (DESIGN.md, "Persistence").
+// PostgreSQL, shared by every replica of the bot (docs/architecture.md, "Persistence").
 //
 // It uses jmoiron/sqlx over github.com/lib/pq, through a bounded pool (Open's
 // maxConns). A turn under a lease (docs/architecture.md, "Durable turns") costs seven

@@ -1,5 +1,5 @@
 // Package sqlite is threadwright's embedded store: a conversation.Store in one SQLite
-// file, so a first run needs no database server (DESIGN.md, "Persistence").
+// file, so a first run needs no database server (docs/architecture.md, "Persistence").
 //
 // It uses modernc.org/sqlite, a pure-Go SQLite, through jmoiron/sqlx. The database runs
 // in WAL mode: writes go through a single connection whose transactions begin

@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of conversation.Store: one set of tests and
 // benchmarks that every implementation (store/sqlite, store/postgres) runs against
-// itself, so the backends cannot drift apart (DESIGN.md, "Persistence").
+// itself, so the backends cannot drift apart (docs/architecture.md, "Persistence").
 //
 // An implementation's external test package calls Run from a Test function and
 // BenchSaveLoad, BenchLeasedTurn and BenchComparison from Benchmark functions, passing

@@ -1,6 +1,7 @@
 -- The initial schema: conversations (one control row per Slack thread), their
--- append-only messages, and the inputs that drive them (DESIGN.md, "Persistence").
--- Fixed-width columns come first in each table so rows carry no alignment padding.
+-- append-only messages, and the inputs that drive them (docs/architecture.md,
+-- "Persistence"). Fixed-width columns come first in each table so rows carry no
+-- alignment padding.
 
 -- +goose Up
 CREATE TABLE conversations (

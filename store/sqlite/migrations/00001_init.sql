@@ -1,7 +1,7 @@
 -- The initial schema: conversations (one control row per Slack thread), their
--- append-only messages, and the inputs that drive them (DESIGN.md, "Persistence").
--- Times are INTEGER Unix microseconds, UTC. Tables are STRICT, so a value of the
--- wrong type is an error rather than silently stored.
+-- append-only messages, and the inputs that drive them (docs/architecture.md,
+-- "Persistence"). Times are INTEGER Unix microseconds, UTC. Tables are STRICT, so a
+-- value of the wrong type is an error rather than silently stored.
 
 -- +goose Up
 CREATE TABLE conversations (
