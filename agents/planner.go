@@ -84,8 +84,9 @@ type PlannerConfig struct {
 	Logger *slog.Logger
 }
 
-// Planner is the planner strategy of the assistant pipeline (issue 4, "Planner
-// strategy"), for deep questions: understand → plan → execute → reflect → answer. It
+// Planner is the planner strategy of the assistant pipeline (docs/architecture.md,
+// "Assistant pipeline"), for deep questions: understand → plan → execute → reflect →
+// answer. It
 // implements conversation.Executor and is safe for concurrent use.
 //
 // The planner's own calls send the system prompt prompts.PlannerSystem (the role, the
@@ -901,7 +902,7 @@ type RouterConfig struct {
 	Logger *slog.Logger
 }
 
-// Router picks the strategy of each request (issue 4, "Planner strategy": per
+// Router picks the strategy of each request (README.md, "Strategies": per
 // deployment or per channel by config, or by the model for a request it judges
 // complex) and runs it. It implements conversation.Executor and is safe for concurrent
 // use.

@@ -1,5 +1,5 @@
 // Package mcp makes the tools of Model Context Protocol servers tools of threadwright's
-// agents (issue 4, "MCP servers as tool sources"). It adapts one technology, the
+// agents (README.md, "MCP servers"). It adapts one technology, the
 // official Go SDK github.com/modelcontextprotocol/go-sdk, to package agents' Registry.
 //
 // LoadConfig reads the servers from a YAML file (see Config): a program spoken to over
