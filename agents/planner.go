@@ -86,8 +86,7 @@ type PlannerConfig struct {
 
 // Planner is the planner strategy of the assistant pipeline (docs/architecture.md,
 // "Assistant pipeline"), for deep questions: understand → plan → execute → reflect →
-// answer. It
-// implements conversation.Executor and is safe for concurrent use.
+// answer. It implements conversation.Executor and is safe for concurrent use.
 //
 // The planner's own calls send the system prompt prompts.PlannerSystem (the role, the
 // date, the tools the tasks can use, the summary), the conversation's history and one
