@@ -53,14 +53,30 @@ type Config struct {
 	AppID string
 
 	// BotToken (xoxb-) is accepted by every Web API method except
-	// apps.connections.open. Default "xoxb-emulator".
+	// apps.connections.open. Default "xoxb-emulator", or a random token when
+	// Hardened.
 	BotToken string
 	// AppToken (xapp-) is accepted by apps.connections.open only.
-	// Default "xapp-emulator".
+	// Default "xapp-emulator", or a random token when Hardened.
 	AppToken string
 	// VerificationToken is the deprecated "token" field of event and
-	// interaction payloads. Default "emulator-verification-token".
+	// interaction payloads. Default "emulator-verification-token", or a random
+	// value when Hardened.
 	VerificationToken string
+
+	// Hardened protects an emulator that a browser can reach while a person
+	// uses it, as `threadwright dev` runs it (README "Playground security"):
+	//   - the tokens default to random values (crypto/rand), new on every run;
+	//   - Web API methods take the token from the Authorization header only,
+	//     never from a form field or the query, and answer GET only for
+	//     methods that change nothing;
+	//   - the playground's /ui/ endpoints need the session cookie that the
+	//     page (GET /) sets: HttpOnly, SameSite=Strict, random per run;
+	//   - the page may not be framed by another site.
+	// Every emulator, hardened or not, refuses a Host header other than the
+	// bound address or localhost, and a cross-origin POST or WebSocket
+	// upgrade (see guard).
+	Hardened bool
 
 	// AckTimeout is how long an envelope may stay unacknowledged before it is
 	// delivered again with retry_attempt+1 and retry_reason "timeout". Default 3s.
@@ -192,6 +208,9 @@ func (c Config) withDefaults() (Config, error) {
 	setString(&c.BotID, d.BotID)
 	setString(&c.BotName, d.BotName)
 	setString(&c.AppID, d.AppID)
+	if c.Hardened {
+		d.BotToken, d.AppToken, d.VerificationToken = randomToken("xoxb-"), randomToken("xapp-"), randomToken("")
+	}
 	setString(&c.BotToken, d.BotToken)
 	setString(&c.AppToken, d.AppToken)
 	setString(&c.VerificationToken, d.VerificationToken)

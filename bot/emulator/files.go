@@ -135,7 +135,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	switch {
-	case token != s.cfg.BotToken:
+	case !sameToken(token, s.cfg.BotToken):
 		http.Error(w, "not authed", http.StatusForbidden)
 	case !ok || content == nil:
 		http.NotFound(w, r)

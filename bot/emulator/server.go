@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -23,6 +24,10 @@ type Server struct {
 	cfg  Config
 	http *http.Server
 	base string         // "http://127.0.0.1:port"
+	ip   net.IP         // the bound address
+	port string         // the bound port
+	// session is the value of the playground's session cookie when Hardened.
+	session string
 	wg   sync.WaitGroup // socket-mode connection goroutines
 
 	// mu guards everything below. Web API handlers run with it held; nothing
@@ -80,9 +85,12 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("emulator: listen on %s: %w", cfg.Addr, err)
 	}
+	tcp := ln.Addr().(*net.TCPAddr)
 	s := &Server{
 		cfg:         cfg,
 		base:        "http://" + ln.Addr().String(),
+		ip:          tcp.IP,
+		port:        strconv.Itoa(tcp.Port),
 		users:       make(map[string]User),
 		channels:    make(map[string]*channelState),
 		faults:      make(map[string][]fault),
@@ -102,6 +110,9 @@ func NewServer(cfg Config) (*Server, error) {
 	for _, ch := range cfg.Channels {
 		s.addChannelLocked(ch)
 	}
+	if cfg.Hardened {
+		s.session = randomToken("")
+	}
 	s.latency = make(map[string]time.Duration, len(cfg.Latency))
 	maps.Copy(s.latency, cfg.Latency)
 
@@ -112,7 +123,7 @@ func NewServer(cfg Config) (*Server, error) {
 	mux.HandleFunc("GET /files/{file}/{name...}", s.serveFile)
 	mux.HandleFunc("POST /response/{id}", s.serveResponseURL)
 	s.routeWeb(mux)
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Logger.Error("emulator: serve", "err", err)

@@ -247,8 +247,13 @@ func (s *Server) appsConnectionsOpen(*request) (object, error) {
 }
 
 // serveSocket accepts a socket-mode WebSocket, says hello and starts the
-// connection's reader and writer.
+// connection's reader and writer. An upgrade from another web page's origin
+// is refused before its ticket is used (checkSocketOrigin).
 func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
+	if !checkSocketOrigin(r) {
+		http.Error(w, "cross-origin WebSocket refused", http.StatusForbidden)
+		return
+	}
 	ticket := r.URL.Query().Get("ticket")
 	s.mu.Lock()
 	valid := s.tickets[ticket]
@@ -264,9 +269,9 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// slack-go sends "Origin: https://api.slack.com", a cross-origin request
+	// Checked above: slack-go sends "Origin: https://api.slack.com", which
 	// gorilla's default check would refuse.
-	upgrader := websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
+	upgrader := websocket.Upgrader{CheckOrigin: checkSocketOrigin}
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // Upgrade has answered the client

@@ -29,7 +29,8 @@ import (
 // grants. Answers are {"ok": true, ...}, or {"ok": false, "error": message}
 // with status 400 for bad input, 404 for something that does not exist
 // (a channel, user, message, button or view) and 503 once the server is
-// closed.
+// closed. When Config.Hardened, /ui/ answers 403 to a request without the
+// session cookie the page sets (see guard.go).
 
 //go:embed web
 var webFiles embed.FS
@@ -57,20 +58,26 @@ func (s *Server) routeWeb(mux *http.ServeMux) {
 		w.Header().Set("Cache-Control", "no-cache")
 		files.ServeHTTP(w, r)
 	})
-	mux.HandleFunc("GET /ui/state", s.uiState)
-	mux.HandleFunc("GET /ui/events", s.uiEvents)
-	mux.HandleFunc("GET /ui/files/{file}", s.uiFile)
-	mux.HandleFunc("POST /ui/post", s.uiPost)
-	mux.HandleFunc("POST /ui/click", s.uiClick)
-	mux.HandleFunc("POST /ui/choose", s.uiChoose)
-	mux.HandleFunc("POST /ui/submit", s.uiSubmit)
-	mux.HandleFunc("POST /ui/close", s.uiClose)
-	mux.HandleFunc("POST /ui/shortcut", s.uiShortcut)
+	for pattern, h := range map[string]http.HandlerFunc{
+		"GET /ui/state":        s.uiState,
+		"GET /ui/events":       s.uiEvents,
+		"GET /ui/files/{file}": s.uiFile,
+		"POST /ui/post":        s.uiPost,
+		"POST /ui/click":       s.uiClick,
+		"POST /ui/choose":      s.uiChoose,
+		"POST /ui/submit":      s.uiSubmit,
+		"POST /ui/close":       s.uiClose,
+		"POST /ui/shortcut":    s.uiShortcut,
+	} {
+		mux.HandleFunc(pattern, s.requireSession(h))
+	}
 	mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
 		writeUIError(w, &uiError{http.StatusNotFound, "no such endpoint: " + r.Method + " " + r.URL.Path})
 	})
 }
 
+// servePage answers GET /: the page, and when Hardened the session cookie
+// its requests to /ui/ need. No other site may frame it.
 func (s *Server) servePage(w http.ResponseWriter, _ *http.Request) {
 	var buf bytes.Buffer
 	data := struct{ Title, Banner string }{s.cfg.Title, s.cfg.Banner}
@@ -78,8 +85,13 @@ func (s *Server) servePage(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	if s.cfg.Hardened {
+		s.setSession(w)
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
+	w.Header().Set("X-Frame-Options", "DENY")
 	_, _ = w.Write(buf.Bytes())
 }
 

@@ -46,6 +46,7 @@ func errCode(code string, messages ...string) *apiError {
 }
 
 // request holds the arguments of a Web API call, the token removed.
+// (parseRequest reads them.)
 type request struct {
 	params url.Values
 }
@@ -77,12 +78,13 @@ func (r *request) require(names ...string) error {
 type method struct {
 	handle   func(*Server, *request) (object, error)
 	appToken bool // accepts the app-level token instead of the bot token
+	readOnly bool // changes nothing: a hardened emulator answers it to GET
 }
 
 // methods is the Web API the emulator implements.
 var methods = map[string]method{
-	"api.test":                    {handle: (*Server).apiTest},
-	"auth.test":                   {handle: (*Server).authTest},
+	"api.test":                    {handle: (*Server).apiTest, readOnly: true},
+	"auth.test":                   {handle: (*Server).authTest, readOnly: true},
 	"apps.connections.open":       {handle: (*Server).appsConnectionsOpen, appToken: true},
 	"chat.postMessage":            {handle: (*Server).chatPostMessage},
 	"chat.update":                 {handle: (*Server).chatUpdate},
@@ -91,12 +93,12 @@ var methods = map[string]method{
 	"chat.startStream":            {handle: (*Server).chatStartStream},
 	"chat.appendStream":           {handle: (*Server).chatAppendStream},
 	"chat.stopStream":             {handle: (*Server).chatStopStream},
-	"chat.getPermalink":           {handle: (*Server).chatGetPermalink},
-	"conversations.replies":       {handle: (*Server).conversationsReplies},
-	"conversations.history":       {handle: (*Server).conversationsHistory},
-	"conversations.info":          {handle: (*Server).conversationsInfo},
+	"chat.getPermalink":           {handle: (*Server).chatGetPermalink, readOnly: true},
+	"conversations.replies":       {handle: (*Server).conversationsReplies, readOnly: true},
+	"conversations.history":       {handle: (*Server).conversationsHistory, readOnly: true},
+	"conversations.info":          {handle: (*Server).conversationsInfo, readOnly: true},
 	"conversations.open":          {handle: (*Server).conversationsOpen},
-	"users.info":                  {handle: (*Server).usersInfo},
+	"users.info":                  {handle: (*Server).usersInfo, readOnly: true},
 	"reactions.add":               {handle: (*Server).reactionsAdd},
 	"reactions.remove":            {handle: (*Server).reactionsRemove},
 	"assistant.threads.setStatus": {handle: (*Server).assistantThreadsSetStatus},
@@ -175,6 +177,22 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("method")
 	params, token, parseErr := parseRequest(r)
 	m, known := methods[name]
+	if s.cfg.Hardened {
+		switch {
+		case r.Method != http.MethodGet && r.Method != http.MethodPost:
+			w.Header().Set("Allow", "GET, POST")
+			writeJSON(w, http.StatusMethodNotAllowed, object{"ok": false, "error": "method_not_allowed"})
+			return
+		case r.Method == http.MethodGet && known && !m.readOnly:
+			w.Header().Set("Allow", "POST")
+			writeJSON(w, http.StatusMethodNotAllowed, object{"ok": false, "error": "method_not_allowed",
+				"response_metadata": object{"messages": []string{"[ERROR] " + name + " changes the workspace: use POST"}}})
+			return
+		}
+		if !token.header {
+			token.value = "" // answered not_authed below
+		}
+	}
 
 	if known && parseErr == nil {
 		s.mu.Lock()
@@ -186,7 +204,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	rep := s.callLocked(name, m, known, token, params, parseErr)
+	rep := s.callLocked(name, m, known, token.value, params, parseErr)
 	s.mu.Unlock()
 
 	if rep.rateLimited {
@@ -260,14 +278,16 @@ func (s *Server) callLocked(name string, m method, known bool, token string, par
 }
 
 func (s *Server) checkToken(m method, token string) error {
-	switch token {
-	case "":
+	switch {
+	case token == "" && s.cfg.Hardened:
+		return errCode("not_authed", "[ERROR] send the token in the Authorization header (Bearer); this emulator ignores a token argument")
+	case token == "":
 		return errCode("not_authed")
-	case s.cfg.BotToken:
+	case sameToken(token, s.cfg.BotToken):
 		if m.appToken {
 			return errCode("not_allowed_token_type")
 		}
-	case s.cfg.AppToken:
+	case sameToken(token, s.cfg.AppToken):
 		if !m.appToken {
 			return errCode("not_allowed_token_type")
 		}
@@ -316,11 +336,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // maxBody bounds a request body.
 const maxBody = 32 << 20
 
+// token is a Web API call's token and where it came from.
+type token struct {
+	value  string
+	header bool // from "Authorization: Bearer", not the token argument
+}
+
 // parseRequest reads a Web API request the ways Slack accepts one: a query
 // string, an application/x-www-form-urlencoded or multipart/form-data body,
 // or an application/json body; the token from "Authorization: Bearer" or the
 // token argument (https://docs.slack.dev/apis/web-api/#basics).
-func parseRequest(r *http.Request) (params url.Values, token string, err error) {
+func parseRequest(r *http.Request) (params url.Values, tok token, err error) {
 	r.Body = http.MaxBytesReader(nil, r.Body, maxBody)
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
@@ -329,11 +355,11 @@ func parseRequest(r *http.Request) (params url.Values, token string, err error) 
 	case ct == "application/json":
 		params = r.URL.Query()
 		if err := parseJSONBody(r.Body, params); err != nil {
-			return params, "", fmt.Errorf("invalid JSON body: %w", err)
+			return params, tok, fmt.Errorf("invalid JSON body: %w", err)
 		}
 	case ct == "multipart/form-data":
 		if err := r.ParseMultipartForm(maxBody); err != nil {
-			return url.Values{}, "", err
+			return url.Values{}, tok, err
 		}
 		params = r.Form
 		for k, vs := range r.MultipartForm.Value {
@@ -341,18 +367,18 @@ func parseRequest(r *http.Request) (params url.Values, token string, err error) 
 		}
 	default:
 		if err := r.ParseForm(); err != nil {
-			return url.Values{}, "", err
+			return url.Values{}, tok, err
 		}
 		params = r.Form
 	}
 	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		token = strings.TrimSpace(auth)
+		tok = token{value: strings.TrimSpace(auth), header: true}
 	}
-	if token == "" {
-		token = params.Get("token")
+	if tok.value == "" {
+		tok = token{value: params.Get("token")}
 	}
 	params.Del("token")
-	return params, token, nil
+	return params, tok, nil
 }
 
 // parseJSONBody adds a JSON object's top-level fields to params: strings as

@@ -154,7 +154,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 
 	api := slack.New(c.SlackBotToken,
 		// Before OptionRetryConfig, which wraps the client set so far.
-		slack.OptionHTTPClient(httpclient.New()),
+		slack.OptionHTTPClient(httpclient.NewSlack()),
 		slack.OptionAppLevelToken(c.SlackAppToken),
 		slack.OptionAPIURL(c.SlackAPIURL),
 		slack.OptionRetryConfig(slack.RetryConfig{

@@ -33,7 +33,8 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 	if err := envconfig.Process("", &dc); err != nil {
 		return err
 	}
-	if _, _, err := net.SplitHostPort(dc.DevAddr); err != nil {
+	host, _, err := net.SplitHostPort(dc.DevAddr)
+	if err != nil {
 		return fmt.Errorf("DEV_ADDR: expected host:port such as 127.0.0.1:3000")
 	}
 	m := NewMain()
@@ -50,9 +51,9 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 		c.OpenAIAPIKey, c.OpenAIModel, c.OpenAISmallModel = "demo", "demo", "demo"
 	}
 
-	emu, err := emulator.NewServer(emulator.Config{Addr: dc.DevAddr, Banner: banner})
+	emu, err := newPlayground(dc.DevAddr, banner)
 	if err != nil {
-		return fmt.Errorf("DEV_ADDR: start the playground on %s: %w", dc.DevAddr, err)
+		return err
 	}
 	defer emu.Close()
 	ec := emu.Config()
@@ -66,6 +67,10 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 	page := emu.PageURL()
 	m.Logger = newLogger(stderr, c.LogLevel, c.LogFormat)
 	fmt.Fprintf(stdout, "threadwright dev: open %s\n", page)
+	if !loopback(host) {
+		fmt.Fprintf(stdout, "threadwright dev: %s\n", exposedWarning)
+		m.Logger.Warn("the playground listens beyond this machine", "addr", emu.URL(), "hint", exposedWarning)
+	}
 	if offline {
 		fmt.Fprintln(stdout, "threadwright dev: "+demoBanner)
 		m.Logger.Warn("offline demo model: answers are canned, not from an AI model", "hint", "set OPENAI_API_KEY or OPENAI_BASE_URL")
@@ -75,4 +80,28 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// exposedWarning is printed when DEV_ADDR is not a loopback address.
+const exposedWarning = "WARNING: DEV_ADDR is not a loopback address. Anyone who can reach it can open the playground, " +
+	"read every conversation and post as any member, which runs the model and its tools. See README \"Playground security\"."
+
+// newPlayground starts the emulated Slack of `threadwright dev` on addr, hardened
+// (emulator.Config.Hardened): tokens random per run and only in the Authorization
+// header, Host and Origin checked, and the page's requests tied to a session cookie.
+func newPlayground(addr, banner string) (*emulator.Server, error) {
+	emu, err := emulator.NewServer(emulator.Config{Addr: addr, Banner: banner, Hardened: true})
+	if err != nil {
+		return nil, fmt.Errorf("DEV_ADDR: start the playground on %s: %w", addr, err)
+	}
+	return emu, nil
+}
+
+// loopback reports whether host (of DEV_ADDR) is localhost or a loopback IP address.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -1,0 +1,119 @@
+package emulator
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// The emulator listens on a local port that every web page the developer
+// opens can send requests to. These checks keep those pages out (README
+// "Playground security"):
+//
+//   - Host must name the bound address or localhost, so that a page on a
+//     domain rebound to 127.0.0.1 (DNS rebinding) gets 421 and reads nothing.
+//   - A POST, PUT, PATCH or DELETE from another origin gets 403
+//     (http.CrossOriginProtection: Sec-Fetch-Site, else Origin against Host).
+//     Go clients such as slack-go send neither header and pass.
+//   - A WebSocket upgrade must come from the same origin, from no browser
+//     (no Origin), or from slack-go, which says "Origin: https://api.slack.com".
+//
+// Hardened adds random tokens, tokens from the Authorization header only, no
+// GET for Web API methods that write, and a session cookie for the
+// playground's /ui/ endpoints.
+
+// slackGoOrigin is the Origin header slack-go's socketmode client sends on
+// its WebSocket upgrade (socketmode/socket_mode_managed_conn.go).
+const slackGoOrigin = "https://api.slack.com"
+
+// randomToken returns prefix followed by 40 random hexadecimal digits.
+func randomToken(prefix string) string {
+	var b [20]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// sameToken compares two secrets in constant time.
+func sameToken(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}
+
+// guard wraps the emulator's routes with the Host and cross-origin checks.
+func (s *Server) guard(next http.Handler) http.Handler {
+	csrf := http.NewCrossOriginProtection()
+	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+	}))
+	checked := csrf.Handler(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.allowedHost(r.Host) {
+			http.Error(w, "unknown Host "+r.Host+"; use "+s.base, http.StatusMisdirectedRequest)
+			return
+		}
+		checked.ServeHTTP(w, r)
+	})
+}
+
+// allowedHost reports whether a Host header names this server: its port,
+// and localhost, a loopback IP address or the bound IP address (any IP
+// address when bound to all interfaces). A DNS name other than localhost
+// is refused: with DNS rebinding it can be any page's.
+func (s *Server) allowedHost(hostport string) bool {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = hostport, "80"
+	}
+	if port != s.port {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	switch {
+	case ip == nil:
+		return false
+	case ip.IsLoopback(), ip.Equal(s.ip):
+		return true
+	}
+	return s.ip.IsUnspecified()
+}
+
+// checkSocketOrigin is the WebSocket upgrader's CheckOrigin: no Origin (not a
+// browser), the same origin, or slack-go's.
+func checkSocketOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	return origin == "" || origin == slackGoOrigin || strings.EqualFold(origin, "http://"+r.Host)
+}
+
+// sessionCookieName names the playground's session cookie. Cookies do not
+// keep ports apart, so the name has the port: two playgrounds on one
+// machine keep their own.
+func (s *Server) sessionCookieName() string { return "threadwright_playground_" + s.port }
+
+// setSession gives the browser the session cookie of this run.
+func (s *Server) setSession(w http.ResponseWriter) {
+	http.SetCookie(w, &http.Cookie{
+		Name: s.sessionCookieName(), Value: s.session, Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode,
+	})
+}
+
+// requireSession refuses a playground request without this run's session
+// cookie when the emulator is hardened.
+func (s *Server) requireSession(h http.HandlerFunc) http.HandlerFunc {
+	if !s.cfg.Hardened {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(s.sessionCookieName())
+		if err != nil || !sameToken(c.Value, s.session) {
+			writeUIError(w, &uiError{http.StatusForbidden, "no playground session; reload the page"})
+			return
+		}
+		h(w, r)
+	}
+}
