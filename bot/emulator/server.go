@@ -21,14 +21,13 @@ import (
 // ClickButton, ...) and inspect what the bot did (Thread, Calls, Acks, ...).
 // All methods are safe for concurrent use.
 type Server struct {
-	cfg  Config
-	http *http.Server
-	base string         // "http://127.0.0.1:port"
-	ip   net.IP         // the bound address
-	port string         // the bound port
-	// session is the value of the playground's session cookie when Hardened.
-	session string
-	wg   sync.WaitGroup // socket-mode connection goroutines
+	cfg     Config
+	http    *http.Server
+	base    string         // "http://127.0.0.1:port"
+	ip      net.IP         // the bound address
+	port    string         // the bound port
+	session string         // the playground's session cookie when Hardened
+	wg      sync.WaitGroup // socket-mode connection goroutines
 
 	// mu guards everything below. Web API handlers run with it held; nothing
 	// blocks while holding it (socket writes go through each conn's queue).

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -117,7 +119,12 @@ func TestDevWithConfiguredModel(t *testing.T) {
 	if strings.Contains(out.String(), "demo") {
 		t.Fatalf("a configured model was labelled as the demo:\n%s", out.String())
 	}
-	resp, err := http.Get(url)
+	post := `{"channel":"C0GENERAL","user":"U0ALICE","text":"@threadwright hello"}`
+	if status := postStatus(t, http.DefaultClient, url+"ui/post", post); status != http.StatusForbidden {
+		t.Fatalf("a post without the page's session cookie: status %d, want 403", status)
+	}
+	client := sessionClient(t)
+	resp, err := client.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,12 +133,9 @@ func TestDevWithConfiguredModel(t *testing.T) {
 	if strings.Contains(string(page), `id="demo-banner"`) {
 		t.Fatal("the page shows the demo banner")
 	}
-	post := `{"channel":"C0GENERAL","user":"U0ALICE","text":"@threadwright hello"}`
-	resp, err = http.Post(url+"ui/post", "application/json", strings.NewReader(post))
-	if err != nil {
-		t.Fatal(err)
+	if status := postStatus(t, client, url+"ui/post", post); status != http.StatusOK {
+		t.Fatalf("a post with the page's session cookie: status %d", status)
 	}
-	resp.Body.Close()
 	deadline := time.Now().Add(15 * time.Second)
 	for len(ai.Requests()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
@@ -139,6 +143,28 @@ func TestDevWithConfiguredModel(t *testing.T) {
 	if reqs := ai.Requests(); len(reqs) == 0 || reqs[0].Chat.Model != "local-model" {
 		t.Fatalf("the configured model got %d requests", len(reqs))
 	}
+}
+
+// sessionClient returns an HTTP client that keeps cookies, as a browser does: after it
+// loads the playground's page it has the session cookie the page's requests need.
+func sessionClient(t *testing.T) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Jar: jar}
+}
+
+// postStatus posts a JSON body and returns the answer's status.
+func postStatus(t *testing.T, client *http.Client, url, body string) int {
+	t.Helper()
+	resp, err := client.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // page wraps a chromedp context with the playground's actions.
@@ -255,15 +281,15 @@ func (p *page) send(composer, text string) {
 	)
 }
 
-func TestPlaygroundInBrowser(t *testing.T) {
-	chromium := chromiumPath(t)
-	url, _ := startDev(t, nil)
-
+// newPage starts headless Chromium for the test and returns its page, which saves
+// screenshots in $TEST_ARTIFACTS_DIR/dir.
+func newPage(t *testing.T, chromium, dir string, extra ...chromedp.ExecAllocatorOption) *page {
+	t.Helper()
 	artifacts := os.Getenv("TEST_ARTIFACTS_DIR")
 	if artifacts == "" {
 		artifacts = filepath.Join("..", "..", "artifacts")
 	}
-	artifacts = filepath.Join(artifacts, "playground")
+	artifacts = filepath.Join(artifacts, dir)
 	if err := os.MkdirAll(artifacts, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -280,13 +306,21 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1400, 900),
 	)
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancelTimeout()
-	p := &page{t: t, ctx: ctx, artifacts: artifacts}
+	t.Cleanup(cancelTimeout)
+	return &page{t: t, ctx: ctx, artifacts: artifacts}
+}
+
+func TestPlaygroundInBrowser(t *testing.T) {
+	chromium := chromiumPath(t)
+	url, _ := startDev(t, nil)
+
+	p := newPage(t, chromium, "playground")
 
 	p.run(chromedp.Navigate(url+"?user=U0ALICE"), chromedp.WaitVisible("#demo-banner"))
 	if banner := p.eval(`document.querySelector("#demo-banner").textContent`); !strings.Contains(banner, "demo") {
@@ -333,16 +367,26 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	href := p.until("the report's download link", `(() => { const a = [...document.querySelectorAll("a.file-link")].find(a => a.textContent.includes("product-brief.md")); return a ? a.href : ""; })()`)
 	p.screenshot("report")
 
+	// The download needs the page's session cookie: the browser has it, a client
+	// without it is refused.
 	resp, err := http.Get(href)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "#") || len(body) < 200 {
-		t.Fatalf("report download: %d, %d bytes:\n%s", resp.StatusCode, len(body), body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("report download without the session cookie: status %d, want 403", resp.StatusCode)
 	}
-	if err := os.WriteFile(filepath.Join(artifacts, "product-brief.md"), body, 0o644); err != nil {
+	download, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](
+		fmt.Sprintf(`fetch(%q).then(async r => r.status + "\n" + await r.text())`, href), chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, body, _ := strings.Cut(download, "\n")
+	if status != "200" || !strings.Contains(body, "#") || len(body) < 200 {
+		t.Fatalf("report download: %s, %d bytes:\n%s", status, len(body), body)
+	}
+	if err := os.WriteFile(filepath.Join(p.artifacts, "product-brief.md"), []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -362,4 +406,93 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 	}
 	p.screenshot("pipeline")
+}
+
+// hostilePage is a page of another site, open in the browser where the developer
+// uses the playground (TARGET is the playground's URL). It tries what any page can:
+// a form that posts as the bot with the token the playground used to have, a post
+// in a person's name, and reading the workspace. It sets window.results when done.
+const hostilePage = `<!doctype html><title>hostile</title>
+<iframe name="sink"></iframe>
+<form id="form" method="POST" action="TARGETapi/chat.postMessage" target="sink">
+<input name="token" value="xoxb-emulator"><input name="channel" value="C0GENERAL"><input name="text" value="pwned by a form">
+</form>
+<script>
+(async () => {
+  const r = {};
+  const sunk = new Promise(resolve => document.querySelector("iframe").onload = resolve);
+  document.getElementById("form").submit();
+  await sunk;
+  try {
+    await fetch("TARGETui/post", {method: "POST", mode: "no-cors", credentials: "include",
+      body: JSON.stringify({user: "U0ALICE", channel: "C0GENERAL", text: "@threadwright pwned by fetch"})});
+    r.post = "sent";
+  } catch (e) { r.post = "blocked"; }
+  try {
+    const res = await fetch("TARGETui/state?user=U0ALICE", {credentials: "include"});
+    r.read = "read " + res.status;
+  } catch (e) { r.read = "blocked"; }
+  window.results = JSON.stringify(r);
+})();
+</script>`
+
+// TestPlaygroundRefusesHostilePages: with the playground open in the browser, a page
+// of another origin cannot post as the bot, post as a person or read the workspace,
+// and a DNS name rebound to 127.0.0.1 (Chromium's host resolver rules stand in for
+// the attacker's DNS server) gets 421 for the page and its state.
+func TestPlaygroundRefusesHostilePages(t *testing.T) {
+	chromium := chromiumPath(t)
+	url, _ := startDev(t, nil)
+	port := url[strings.LastIndex(url, ":")+1 : len(url)-1]
+	p := newPage(t, chromium, "playground-hostile", chromedp.Flag("host-resolver-rules", "MAP rebind.test 127.0.0.1"))
+
+	// The developer has the playground open: the browser holds its session cookie.
+	p.run(chromedp.Navigate(url+"?user=U0ALICE"), chromedp.WaitVisible(`[data-channel="C0GENERAL"]`))
+
+	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, strings.ReplaceAll(hostilePage, "TARGET", url))
+	}))
+	defer hostile.Close()
+	p.run(chromedp.Navigate(hostile.URL))
+	results := p.until("the hostile page's attempts", `window.results || ""`)
+	if strings.Contains(results, `"read":"read`) {
+		t.Errorf("the hostile page read the workspace: %s", results)
+	}
+
+	// Nothing was posted: the page's state, read as the developer's browser does.
+	client := sessionClient(t)
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	resp, err = client.Get(url + "ui/state?user=U0ALICE&channel=C0GENERAL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || strings.Contains(string(state), "pwned") {
+		t.Fatalf("after the hostile page (%s), #general: %d %s", results, resp.StatusCode, state)
+	}
+
+	// DNS rebinding: the same server under another name answers 421.
+	for _, path := range []string{"", "ui/state?user=U0ALICE"} {
+		res, err := chromedp.RunResponse(p.ctx, chromedp.Navigate("http://rebind.test:"+port+"/"+path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != http.StatusMisdirectedRequest {
+			t.Errorf("http://rebind.test:%s/%s: status %d, want 421", port, path, res.Status)
+		}
+	}
+	// localhost is the same machine: the page loads.
+	res, err := chromedp.RunResponse(p.ctx, chromedp.Navigate("http://localhost:"+port+"/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != http.StatusOK {
+		t.Errorf("http://localhost:%s/: status %d", port, res.Status)
+	}
 }
