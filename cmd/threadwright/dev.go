@@ -66,11 +66,11 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 
 	page := emu.PageURL()
 	m.Logger = newLogger(stderr, c.LogLevel, c.LogFormat)
-	fmt.Fprintf(stdout, "threadwright dev: open %s\n", page)
 	if !loopback(host) {
 		fmt.Fprintf(stdout, "threadwright dev: %s\n", exposedWarning)
-		m.Logger.Warn("the playground listens beyond this machine", "addr", emu.URL(), "hint", exposedWarning)
+		m.Logger.Warn("the playground listens beyond this machine", "addr", dc.DevAddr, "hint", exposedWarning)
 	}
+	fmt.Fprintf(stdout, "threadwright dev: open %s\n", page)
 	if offline {
 		fmt.Fprintln(stdout, "threadwright dev: "+demoBanner)
 		m.Logger.Warn("offline demo model: answers are canned, not from an AI model", "hint", "set OPENAI_API_KEY or OPENAI_BASE_URL")

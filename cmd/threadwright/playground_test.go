@@ -496,3 +496,35 @@ func TestPlaygroundRefusesHostilePages(t *testing.T) {
 		t.Errorf("http://localhost:%s/: status %d", port, res.Status)
 	}
 }
+
+// TestDevTokensPerRun: each `threadwright dev` run makes its emulator hardened, with
+// tokens of its own, never the fixed ones tests use.
+func TestDevTokensPerRun(t *testing.T) {
+	var bots, apps []string
+	for range 2 {
+		emu, err := newPlayground("127.0.0.1:0", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := emu.Config()
+		emu.Close()
+		if !c.Hardened || c.BotToken == "xoxb-emulator" || c.AppToken == "xapp-emulator" {
+			t.Fatalf("playground config: hardened %v, tokens %q %q", c.Hardened, c.BotToken, c.AppToken)
+		}
+		bots, apps = append(bots, c.BotToken), append(apps, c.AppToken)
+	}
+	if bots[0] == bots[1] || apps[0] == apps[1] {
+		t.Errorf("two runs share tokens: %q, %q", bots, apps)
+	}
+}
+
+// TestDevWarnsOffLoopback: a DEV_ADDR that is not a loopback address gets a warning
+// that says what it exposes; a loopback one does not.
+func TestDevWarnsOffLoopback(t *testing.T) {
+	for addr, warn := range map[string]bool{"0.0.0.0:0": true, "localhost:0": false} {
+		_, out := startDev(t, map[string]string{"DEV_ADDR": addr})
+		if got := strings.Contains(out.String(), "WARNING: DEV_ADDR is not a loopback address"); got != warn {
+			t.Errorf("DEV_ADDR %s: warning %v, want %v:\n%s", addr, got, warn, out.String())
+		}
+	}
+}
