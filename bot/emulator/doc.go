@@ -51,12 +51,23 @@
 // shortcut, files) act through the same code as the methods above; web.go
 // documents them.
 //
+// # Browsers
+//
+// Every web page the developer opens can send requests to the emulator's
+// port. Every emulator refuses a Host header other than its own address or
+// localhost (421, against DNS rebinding) and a POST or WebSocket upgrade from
+// another origin (403). Config.Hardened, which `threadwright dev` sets, adds
+// random tokens per run, tokens only from the Authorization header, no GET for
+// Web API methods that write, and a session cookie for /ui/. guard.go has the
+// checks.
+//
 // # Protocol facts it follows
 //
 // Web API (https://docs.slack.dev/apis/web-api/): methods answer at
 // <base>/api/<method> to GET query strings and to POSTs of
 // application/x-www-form-urlencoded, multipart/form-data or application/json
-// bodies; the token comes from "Authorization: Bearer" or the token argument.
+// bodies; the token comes from "Authorization: Bearer" or the token argument
+// (the header only when Hardened).
 // Every answer is HTTP 200 with {"ok": true, ...} or {"ok": false, "error":
 // code} (not_authed without a token, invalid_auth with a wrong one,
 // not_allowed_token_type with the other kind, unknown_method), except an

@@ -17,7 +17,7 @@ import (
 
 // DevConfig is what `threadwright dev` reads from the environment besides Config.
 type DevConfig struct {
-	DevAddr string `envconfig:"DEV_ADDR" default:"127.0.0.1:3000" desc:"threadwright dev: address of the playground (the emulated Slack and its web page)"`
+	DevAddr string `envconfig:"DEV_ADDR" default:"127.0.0.1:3000" desc:"threadwright dev: address of the playground (the emulated Slack and its web page); keep it on loopback"`
 }
 
 // demoBanner labels the playground when no model is configured.
