@@ -46,7 +46,6 @@ func errCode(code string, messages ...string) *apiError {
 }
 
 // request holds the arguments of a Web API call, the token removed.
-// (parseRequest reads them.)
 type request struct {
 	params url.Values
 }
@@ -172,26 +171,17 @@ func cloneValues(v url.Values) url.Values {
 }
 
 // serveAPI answers <base>/api/<method>. Every answer is HTTP 200, ok or not,
-// as Slack's are, except an injected rate limit (HTTP 429).
+// as Slack's are, except an injected rate limit (HTTP 429) and, when
+// Hardened, an HTTP method refused (405).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("method")
-	params, token, parseErr := parseRequest(r)
 	m, known := methods[name]
-	if s.cfg.Hardened {
-		switch {
-		case r.Method != http.MethodGet && r.Method != http.MethodPost:
-			w.Header().Set("Allow", "GET, POST")
-			writeJSON(w, http.StatusMethodNotAllowed, object{"ok": false, "error": "method_not_allowed"})
-			return
-		case r.Method == http.MethodGet && known && !m.readOnly:
-			w.Header().Set("Allow", "POST")
-			writeJSON(w, http.StatusMethodNotAllowed, object{"ok": false, "error": "method_not_allowed",
-				"response_metadata": object{"messages": []string{"[ERROR] " + name + " changes the workspace: use POST"}}})
-			return
-		}
-		if !token.header {
-			token.value = "" // answered not_authed below
-		}
+	if s.cfg.Hardened && refuseHTTPMethod(w, r, name, m, known) {
+		return
+	}
+	params, tok, parseErr := parseRequest(r)
+	if s.cfg.Hardened && !tok.header {
+		tok.value = "" // a token argument is ignored: answered not_authed
 	}
 
 	if known && parseErr == nil {
@@ -204,7 +194,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	rep := s.callLocked(name, m, known, token.value, params, parseErr)
+	rep := s.callLocked(name, m, known, tok.value, params, parseErr)
 	s.mu.Unlock()
 
 	if rep.rateLimited {
@@ -214,6 +204,24 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, rep.body)
+}
+
+// refuseHTTPMethod answers 405, and reports true, for an HTTP method other
+// than GET and POST, and for GET of a method that changes something: a page
+// of another site can make the browser send a GET (an image, a link).
+func refuseHTTPMethod(w http.ResponseWriter, r *http.Request, name string, m method, known bool) bool {
+	switch {
+	case r.Method != http.MethodGet && r.Method != http.MethodPost:
+		w.Header().Set("Allow", "GET, POST")
+		writeJSON(w, http.StatusMethodNotAllowed, object{"ok": false, "error": "method_not_allowed"})
+		return true
+	case r.Method == http.MethodGet && known && !m.readOnly:
+		w.Header().Set("Allow", "POST")
+		writeJSON(w, http.StatusMethodNotAllowed, object{"ok": false, "error": "method_not_allowed",
+			"response_metadata": object{"messages": []string{"[ERROR] " + name + " changes the workspace: use POST"}}})
+		return true
+	}
+	return false
 }
 
 // reply is the answer to one Web API call.
@@ -336,8 +344,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // maxBody bounds a request body.
 const maxBody = 32 << 20
 
-// token is a Web API call's token and where it came from.
-type token struct {
+// callToken is a Web API call's token and where it came from.
+type callToken struct {
 	value  string
 	header bool // from "Authorization: Bearer", not the token argument
 }
@@ -346,7 +354,7 @@ type token struct {
 // string, an application/x-www-form-urlencoded or multipart/form-data body,
 // or an application/json body; the token from "Authorization: Bearer" or the
 // token argument (https://docs.slack.dev/apis/web-api/#basics).
-func parseRequest(r *http.Request) (params url.Values, tok token, err error) {
+func parseRequest(r *http.Request) (params url.Values, tok callToken, err error) {
 	r.Body = http.MaxBytesReader(nil, r.Body, maxBody)
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
@@ -372,10 +380,10 @@ func parseRequest(r *http.Request) (params url.Values, tok token, err error) {
 		params = r.Form
 	}
 	if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		tok = token{value: strings.TrimSpace(auth), header: true}
+		tok = callToken{value: strings.TrimSpace(auth), header: true}
 	}
 	if tok.value == "" {
-		tok = token{value: params.Get("token")}
+		tok = callToken{value: params.Get("token")}
 	}
 	params.Del("token")
 	return params, tok, nil
