@@ -105,6 +105,10 @@ function listen() {
     }
     scheduleLoad();
   };
+  // A stream the server refuses (a new run has a new session cookie) is not retried.
+  events.onerror = () => {
+    if (events.readyState === EventSource.CLOSED) toast('The playground has restarted or stopped: reload the page.', 0);
+  };
 }
 
 // ---- text ----
