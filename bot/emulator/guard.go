@@ -25,8 +25,8 @@ import (
 // GET for Web API methods that write, and a session cookie for the
 // playground's /ui/ endpoints.
 
-// slackGoOrigin is the Origin header slack-go's socketmode client sends on
-// its WebSocket upgrade (socketmode/socket_mode_managed_conn.go).
+// slackGoOrigin is the Origin header slack-go's socketmode client (v0.34)
+// sends on its WebSocket upgrade.
 const slackGoOrigin = "https://api.slack.com"
 
 // randomToken returns prefix followed by 40 random hexadecimal digits.
