@@ -126,12 +126,11 @@ func (r *Registry) filter(keep func(name string) bool) *Registry {
 
 // Why a tool call needs a person's confirmation (conversation.PendingTool.Reason).
 const (
-	// ApprovalDestructive: the tool says it may destroy or overwrite data
-	// (NeedsApproval; MCP's destructiveHint).
-	ApprovalDestructive = "destructive"
-	// ApprovalAfterUntrusted: content from outside (a fetched page, a search result)
-	// entered the turn before the call, and the tool is not read-only.
-	ApprovalAfterUntrusted = "after_untrusted_content"
+	// ApprovalDestructive: the tool is NeedsApproval.
+	ApprovalDestructive = conversation.ApprovalDestructive
+	// ApprovalAfterUntrusted: untrusted content entered the turn before the call,
+	// and the tool is not ReadOnly.
+	ApprovalAfterUntrusted = conversation.ApprovalAfterUntrusted
 )
 
 // approvalReason returns why a call of spec needs a person's confirmation, or "" when

@@ -301,14 +301,24 @@ type PendingTool struct {
 	CallID    string `json:"call_id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
-	// Reason says why it needs confirmation ("destructive",
-	// "after_untrusted_content").
+	// Reason says why it needs confirmation: ApprovalDestructive or
+	// ApprovalAfterUntrusted.
 	Reason string `json:"reason,omitempty"`
 	// Transcript is the executor's record of the turn so far, to resume from; its
 	// format is the executor's own. Its size is bounded by the executor's step bound
 	// times its tool result bound.
 	Transcript json.RawMessage `json:"transcript"`
 }
+
+// Why a tool call needs confirmation (PendingTool.Reason).
+const (
+	// ApprovalDestructive: the tool may destroy or overwrite data, or comes from a
+	// server that is not trusted.
+	ApprovalDestructive = "destructive"
+	// ApprovalAfterUntrusted: content from outside (a fetched page, a search result)
+	// entered the turn before the call, and the tool is not read-only.
+	ApprovalAfterUntrusted = "after_untrusted_content"
+)
 
 // Resume is what a person decided about a PendingTool (Prompt.Resume).
 type Resume struct {
