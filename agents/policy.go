@@ -174,6 +174,16 @@ func ToolOutput(name, trust, out string) string {
 	return fmt.Sprintf("<tool_output name=%q trust=%q>\n%s\n</tool_output>", name, trust, out)
 }
 
+// ToolOutputBody returns the content of a ToolOutput block, and s itself when it is
+// not one.
+func ToolOutputBody(s string) string {
+	head, rest, ok := strings.Cut(s, "\n")
+	if !ok || !strings.HasPrefix(head, "<tool_output ") || !strings.HasSuffix(rest, "\n</tool_output>") {
+		return s
+	}
+	return strings.TrimSuffix(rest, "\n</tool_output>")
+}
+
 // toolMessage is the "tool" message that answers call tc with rec's result, wrapped
 // by ToolOutput with the trust of the tool's spec in reg (TrustInternal when reg has
 // no such tool: the result is the executor's own error).

@@ -92,6 +92,14 @@ func TestToolOutputNeutralisesDelimiters(t *testing.T) {
 			t.Errorf("ToolOutput(%q) = %q", in, out)
 		}
 	}
+	for _, in := range []string{"plain text", "two\nlines", ""} {
+		if got := agents.ToolOutputBody(agents.ToolOutput("t", agents.TrustInternal, in)); got != in {
+			t.Errorf("ToolOutputBody(ToolOutput(%q)) = %q", in, got)
+		}
+	}
+	if got := agents.ToolOutputBody("not a block"); got != "not a block" {
+		t.Errorf("ToolOutputBody of plain text = %q", got)
+	}
 }
 
 func TestParseToolPolicy(t *testing.T) {
@@ -294,5 +302,36 @@ func TestPlannerTaskRefusesApproval(t *testing.T) {
 	}
 	if f.Pending != nil || runs["crm__delete_customer"].Load() != 0 || !told.Load() {
 		t.Errorf("planner: pending %+v, delete ran %d times, model told %v", f.Pending, runs["crm__delete_customer"].Load(), told.Load())
+	}
+}
+
+// TestWorkflowToolsFollowTheChannelPolicy: an artifact is offered the tools it names
+// that its channel may use (the intersection).
+func TestWorkflowToolsFollowTheChannelPolicy(t *testing.T) {
+	policy, err := agents.ParseToolPolicy([]byte("default: [\"*\"]\nchannels:\n  CNOKB: [lookup_price]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		channel string
+		want    []string
+	}{
+		{"CANY", []string{"search_knowledge", agents.CommitFinalTextTool}},
+		{"CNOKB", []string{agents.CommitFinalTextTool}},
+	} {
+		srv := MustServer(t)
+		reg, runs := knowledgeTools(t, nil)
+		agent, _ := newWorkflowAgent(t, srv, func(cfg *agents.WorkflowAgentConfig) { cfg.Tools, cfg.Policy = reg, policy })
+		srv.Push(commit(agents.CommitFinalTextTool, map[string]string{"text": "Written."}))
+		if _, _, err := agent.Write(context.Background(), itemRequest(func(r *conversation.ArtifactRequest) { r.ChannelID = c.channel })); err != nil {
+			t.Fatal(err)
+		}
+		req, _ := srv.LastRequest()
+		if got := strings.Join(req.ToolNames(), ","); got != strings.Join(c.want, ",") {
+			t.Errorf("%s: offered %s, want %s", c.channel, got, strings.Join(c.want, ","))
+		}
+		if runs.Load() != 0 {
+			t.Errorf("%s: a tool ran", c.channel)
+		}
 	}
 }
