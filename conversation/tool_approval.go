@@ -107,17 +107,21 @@ func (s *Service) toolDecision(ctx context.Context, r *run) error {
 
 // voidToolApproval voids the confirmation a new message in the thread overtook: its
 // card says the call was not run, and the state loaded in cp no longer has it (the
-// turn's save writes that).
-func (s *Service) voidToolApproval(ctx context.Context, r *run, cp *Checkpoint) {
+// turn's save writes that). It returns the note to save before the message, so the
+// model knows later that the request was left unfinished; nil when nothing was
+// pending.
+func (s *Service) voidToolApproval(ctx context.Context, r *run, cp *Checkpoint) []Message {
 	ap := cp.Conversation.State.ToolApproval
 	if ap == nil {
-		return
+		return nil
 	}
 	r.log.Info("a newer message voids the pending tool confirmation", "tool", ap.Tool.Name)
 	fctx, cancel := s.final(ctx)
 	defer cancel()
 	s.closeApprovalCard(fctx, r, ap, "⊘ Not run: a newer message arrived before anyone decided.")
 	cp.Conversation.State.ToolApproval = nil
+	return []Message{{Role: RoleAssistant,
+		Text: fmt.Sprintf("(I did not finish this: `%s` needed <@%s>'s confirmation, and a newer message came first, so it did not run.)", ap.Tool.Name, ap.UserID)}}
 }
 
 // closeApprovalCard replaces ap's card with its call and note, without buttons.

@@ -66,7 +66,8 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 	if err != nil || cp == nil {
 		return err
 	}
-	s.voidToolApproval(ctx, r, cp) // a new message overtakes a confirmation nobody gave
+	// A new message overtakes a confirmation nobody gave: its note is saved first.
+	earlier = append(s.voidToolApproval(ctx, r, cp), earlier...)
 	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
 		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
 			return err

@@ -241,6 +241,10 @@ func TestE2EToolPolicyHostilePage(t *testing.T) {
 		if n := p.answers(thread, "Plain answer to: actually, never mind that"); n != 1 {
 			t.Fatalf("the new message got %d answers:\n%s", n, p.transcript(thread))
 		}
+		reqs := p.ai.Requests()
+		if !carries(reqs[len(reqs)-1], "summarize", "did not run", "actually, never mind that") {
+			t.Fatal("the new message's turn does not see that the earlier request was left unfinished")
+		}
 		m, _ := p.emu.Message(general, card)
 		if blocks := jsonUnescape.Replace(string(m.Blocks)); !strings.Contains(blocks, "Not run: a newer message arrived") || strings.Contains(blocks, `"Approve"`) {
 			t.Fatalf("the card was not voided: %s", blocks)
