@@ -115,6 +115,21 @@ func (p *policyHarness) ask() (thread, card string) {
 	return thread, card
 }
 
+// clickOn clicks b on the card as user, as the card shows it now or, with old, as it
+// was drawn when b was listed, and waits until the bot acted.
+func (p *policyHarness) clickOn(card, user string, b emulator.Button, old bool) {
+	p.t.Helper()
+	click := p.emu.ClickButton
+	if old {
+		click = func(channel, ts, user, _ string) (string, error) { return p.emu.ClickOld(channel, ts, user, b) }
+	}
+	env, err := click(general, card, user, b.ActionID)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.settleEnvelope(env)
+}
+
 // answers returns the bot's messages in thread that contain text.
 func (p *policyHarness) answers(thread, text string) int {
 	n := 0
@@ -157,11 +172,7 @@ func TestE2EToolPolicyHostilePage(t *testing.T) {
 
 		// Bob did not ask: he is told so, and nothing runs.
 		b := p.find(card, "Approve", "")
-		env, err := p.emu.ClickButton(general, card, "U0BOB", b.ActionID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.settleEnvelope(env)
+		p.clickOn(card, "U0BOB", *b, false)
 		if eph := p.ephemerals("U0BOB"); !strings.Contains(eph, "only <@U0ALICE>, who asked, can approve or deny") {
 			t.Fatalf("bob was not told: %q", eph)
 		}
@@ -170,11 +181,7 @@ func TestE2EToolPolicyHostilePage(t *testing.T) {
 		}
 
 		deny := p.find(card, "Deny", "")
-		env, err = p.emu.ClickButton(general, card, alice, deny.ActionID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.settleEnvelope(env)
+		p.clickOn(card, alice, *deny, false)
 		if p.deletes.Load() != 0 {
 			t.Fatal("the denied tool ran")
 		}
@@ -187,11 +194,7 @@ func TestE2EToolPolicyHostilePage(t *testing.T) {
 		}
 
 		// A later click of the old Approve is refused and runs nothing.
-		env, err = p.emu.ClickOld(general, card, alice, *b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.settleEnvelope(env)
+		p.clickOn(card, alice, *b, true)
 		if eph := p.ephemerals(alice); !strings.Contains(eph, "no longer current") {
 			t.Fatalf("the old click was not refused: %q", eph)
 		}
@@ -206,11 +209,7 @@ func TestE2EToolPolicyHostilePage(t *testing.T) {
 		// The confirmation is in the checkpoint, not in memory: it survives a restart.
 		p.stop()
 		p.start()
-		env, err := p.emu.ClickButton(general, card, alice, approve.ActionID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.settleEnvelope(env)
+		p.clickOn(card, alice, *approve, false)
 		if n := p.deletes.Load(); n != 1 {
 			t.Fatalf("delete_customer ran %d times, want 1", n)
 		}
@@ -222,11 +221,7 @@ func TestE2EToolPolicyHostilePage(t *testing.T) {
 			t.Fatalf("the card was not closed: %s", blocks)
 		}
 		// A double click does nothing more.
-		env, err = p.emu.ClickOld(general, card, alice, *approve)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.settleEnvelope(env)
+		p.clickOn(card, alice, *approve, true)
 		if p.deletes.Load() != 1 || p.answers(thread, "Customer 42 was deleted") != 1 {
 			t.Fatal("a second click ran the tool again or answered again")
 		}
@@ -250,11 +245,7 @@ func TestE2EToolPolicyHostilePage(t *testing.T) {
 			t.Fatalf("the card was not voided: %s", blocks)
 		}
 		told := strings.Count(p.ephemerals(alice), "no longer current")
-		env, err := p.emu.ClickOld(general, card, alice, *approve)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.settleEnvelope(env)
+		p.clickOn(card, alice, *approve, true)
 		if p.deletes.Load() != before {
 			t.Fatal("a click on a voided card ran the tool")
 		}
