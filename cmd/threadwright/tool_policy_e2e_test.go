@@ -64,8 +64,14 @@ func newPolicyHarness(t *testing.T) *policyHarness {
 		t.Fatal(err)
 	}
 
+	policy := filepath.Join(t.TempDir(), "tools.yaml")
+	if err := os.WriteFile(policy, []byte("default: [\"*\"]\nchannels:\n  C0RANDOM: [current_time, calculate]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	h := newHarness(t, emulator.Config{})
 	h.env["MCP_CONFIG"] = cfg
+	h.env["TOOL_POLICY"] = policy
 	h.env["FETCH_ALLOW_HOSTS"] = strings.TrimPrefix(hostile.URL, "http://")
 	h.ai.Handle(p.model)
 	p.wfHarness = &wfHarness{harness: h}
@@ -262,6 +268,29 @@ func TestE2EToolPolicyHostilePage(t *testing.T) {
 		}
 		if strings.Contains(p.transcript(thread), "Approve") {
 			t.Fatalf("a read-only tool asked for confirmation:\n%s", p.transcript(thread))
+		}
+	})
+	t.Run("ChannelAllowlist", func(t *testing.T) {
+		// #random may use current_time and calculate only: crm__lookup is neither
+		// offered nor run when the model calls it anyway.
+		before, lookups := len(p.ai.Requests()), p.lookups.Load()
+		thread := p.post("C0RANDOM", alice, "<@U0BOT> look up customer 42", "")
+		p.idle()
+		reqs := p.ai.Requests()[before:]
+		if len(reqs) != 2 {
+			t.Fatalf("%d model calls, want 2", len(reqs))
+		}
+		if got := strings.Join(reqs[0].ToolNames(), ","); got != "calculate,current_time" {
+			t.Errorf("tools offered in #random: %s", got)
+		}
+		if res := reqs[1].ToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, `tool "crm__lookup" is not available in this conversation`) {
+			t.Errorf("the call of a tool not offered got %+v", res)
+		}
+		if p.lookups.Load() != lookups {
+			t.Error("a tool the channel may not use ran")
+		}
+		if len(p.emu.BotMessages("C0RANDOM", thread)) == 0 {
+			t.Error("no answer in #random")
 		}
 	})
 }
