@@ -294,3 +294,22 @@ func TestE2EToolPolicyHostilePage(t *testing.T) {
 		}
 	})
 }
+
+// TestE2EToolPolicyStreamed: with streamed answers, the resumed turn streams its
+// answer once.
+func TestE2EToolPolicyStreamed(t *testing.T) {
+	p := newPolicyHarness(t)
+	p.env["STREAM_ANSWERS"] = "true"
+	p.start()
+	thread, card := p.ask()
+	p.clickOn(card, alice, *p.find(card, "Approve", ""), false)
+	if n := p.deletes.Load(); n != 1 {
+		t.Fatalf("delete_customer ran %d times, want 1", n)
+	}
+	if n := p.answers(thread, "Customer 42 was deleted"); n != 1 {
+		t.Fatalf("%d answers, want 1:\n%s", n, p.transcript(thread))
+	}
+	if len(p.emu.Calls("chat.startStream")) != 1 {
+		t.Errorf("chat.startStream called %d times, want once (the resumed answer)", len(p.emu.Calls("chat.startStream")))
+	}
+}
