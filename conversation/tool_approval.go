@@ -91,7 +91,9 @@ func (s *Service) toolDecision(ctx context.Context, r *run) error {
 	if !approved {
 		note = fmt.Sprintf("✗ Denied by <@%s>: not run.", a.UserID)
 	}
-	s.closeApprovalCard(ctx, r, ap, note)
+	fctx, cancel := s.final(ctx)
+	s.closeApprovalCard(fctx, r, ap, note)
+	cancel()
 	s.compact(ctx, r.log, cp)
 	prompt := Prompt{
 		Key:      r.in.Key,
