@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -193,6 +194,9 @@ func TestE2EToolPolicyHostilePage(t *testing.T) {
 		}
 		if n := p.answers(thread, "I did not delete anything"); n != 1 {
 			t.Fatalf("%d answers, want 1:\n%s", n, p.transcript(thread))
+		}
+		if tr := p.transcript(thread); regexp.MustCompile(`Used [^"\n]*crm__delete_customer`).MatchString(tr) || !strings.Contains(tr, "Waiting for <@U0ALICE> to confirm `crm__delete_customer`") {
+			t.Fatalf("the progress notes misreport the denied call:\n%s", tr)
 		}
 		m, _ = p.emu.Message(general, card)
 		if blocks := jsonUnescape.Replace(string(m.Blocks)); !strings.Contains(blocks, "Denied by <@U0ALICE>") || strings.Contains(blocks, `"Approve"`) {
