@@ -35,6 +35,7 @@ func CurrentTime(now func() time.Time) (ToolSpec, Tool) {
 		Description: "Get the current date, time and weekday, in UTC or in a given IANA time zone.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"timezone":{"type":"string",` +
 			`"description":"IANA time zone name, e.g. Europe/Paris or America/New_York; default UTC"}}}`),
+		ReadOnly: true,
 	}
 	run := func(_ context.Context, raw json.RawMessage) (string, error) {
 		var args struct {
@@ -69,6 +70,7 @@ func Calculate() (ToolSpec, Tool) {
 		Description: "Evaluate an arithmetic expression exactly. Supports numbers, + - * / %, unary minus and parentheses; no functions or variables.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"expression":{"type":"string",` +
 			`"description":"the expression, e.g. (1200 * 1.2) / 7"}},"required":["expression"]}`),
+		ReadOnly: true,
 	}
 	run := func(_ context.Context, raw json.RawMessage) (string, error) {
 		var args struct {

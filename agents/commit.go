@@ -76,6 +76,7 @@ func (l commitLoop) run(ctx context.Context, msgs []openai.ChatCompletionMessage
 	}
 	tries := 1 + l.reminders
 	var problem string
+	tainted := false // untrusted content read by research (approvalReason)
 	for failed := 0; ; {
 		if res.calls > 0 {
 			if err := ctx.Err(); err != nil {
@@ -105,15 +106,19 @@ func (l commitLoop) run(ctx context.Context, msgs []openai.ChatCompletionMessage
 		if exploring && slices.ContainsFunc(comp.ToolCalls, func(tc openai.ToolCall) bool { return tc.Function.Name != l.tool.Name }) {
 			// Research: run the calls; a rejected commit call among them is answered
 			// with its problem.
-			var calls []openai.ToolCall
+			// A call that needs a person's confirmation is refused: nobody is asked
+			// while an artifact is written.
+			var b batch
 			var at []int
 			for i, tc := range comp.ToolCalls {
 				if tc.Function.Name != l.tool.Name {
-					calls, at = append(calls, tc), append(at, i)
+					b.Calls, at = append(b.Calls, tc), append(at, i)
 				}
 			}
-			for i, rec := range l.research.runAll(ctx, l.log, calls) {
-				results[at[i]] = rec.Result
+			b.Results = make([]*conversation.ToolCall, len(b.Calls))
+			l.research.runBatch(ctx, l.log, &b, &tainted, nil, false, nil)
+			for i, rec := range b.Results {
+				results[at[i]] = toolMessage(l.research.registry, b.Calls[i], *rec).Content
 			}
 			msgs = appendReply(msgs, comp, results)
 			continue

@@ -271,7 +271,7 @@ func TestCommitLoop(t *testing.T) {
 		}
 		checkForced(t, reqs[2])
 		results := reqs[2].ToolResults()
-		if len(results) != 2 || results[0].Content != "Friday is free." || results[1].Content != "Friday is free." {
+		if len(results) != 2 || results[0].Content != ToolOutput("lookup", TrustInternal, "Friday is free.") || results[1].Content != ToolOutput("lookup", TrustInternal, "Friday is free.") {
 			t.Errorf("tool results = %+v, want lookup's answer twice", results)
 		}
 		if strings.Contains(reqs[2].LastUserMessage(), "not saved") || strings.Contains(f.logs.String(), "did not commit") {

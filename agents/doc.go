@@ -46,6 +46,12 @@
 // (search_knowledge) searches the knowledge base. Package agents/mcp adds the tools of
 // MCP servers.
 //
+// The tool policy (README "Tool policy", policy.go): ToolPolicy narrows the tools a
+// channel is offered (TOOL_POLICY); every result reaches the model inside a ToolOutput
+// block labelled with its trust; a ToolSpec's ReadOnly, NeedsApproval and Untrusted
+// decide which calls need the asker's confirmation, before which the Executor stops
+// (Findings.Pending) and from which it resumes (Prompt.Resume).
+//
 // Planner is the second strategy (understand → plan → execute dependent tasks in
 // parallel → reflect → answer), and Router picks a strategy per deployment, channel or
 // question.

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,6 +33,9 @@ type ExecutorConfig struct {
 	Model string
 	// Registry holds the tools offered to the model; nil offers none.
 	Registry *Registry
+	// Policy narrows the tools offered in each channel (TOOL_POLICY); nil offers the
+	// whole Registry everywhere.
+	Policy *ToolPolicy
 	// Prompts renders the system prompt and the final-answer request; default
 	// prompts.MustParse().
 	Prompts *prompts.Set
@@ -65,6 +69,7 @@ type Executor struct {
 	client      Completer
 	model       string
 	registry    *Registry
+	policy      *ToolPolicy
 	tools       toolRunner
 	prompts     *prompts.Set
 	maxSteps    int
@@ -85,6 +90,7 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 		client:      cfg.Client,
 		model:       cfg.Model,
 		registry:    cfg.Registry,
+		policy:      cfg.Policy,
 		prompts:     cfg.Prompts,
 		maxSteps:    orDefault(cfg.MaxSteps, DefaultMaxSteps),
 		tokenBudget: cfg.TokenBudget,
@@ -108,31 +114,104 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 	return e
 }
 
-// Execute answers p: it calls the model with the tools (tool_choice "auto") until the
-// model answers without tool calls, running each response's tool calls in parallel
-// and feeding their results back. progress, if not nil, is told which tools run.
-// p.AnswerSink, if not nil, is given the model's text as it streams (WithTextSink),
-// and Reset when a completion calls tools, so that what it holds at the end is the
-// answer.
+// Execute answers p: it calls the model with the tools the channel may use
+// (ExecutorConfig.Policy; tool_choice "auto") until the model answers without tool
+// calls, running each response's tool calls in parallel and feeding their results
+// back, each inside a ToolOutput block. progress, if not nil, is told which tools
+// run. p.AnswerSink, if not nil, is given the model's text as it streams
+// (WithTextSink), and Reset when a completion calls tools, so that what it holds at
+// the end is the answer.
+//
+// A call that needs the confirmation of the person who asked (README "Tool policy")
+// is not run: Execute runs the response's other calls, then returns with
+// Findings.Pending set, and is called again with p.Resume to go on from there. A call
+// of a tool the channel is not offered gets an error as its result.
 //
 // The findings are Truncated when the answer was cut off (finish_reason "length": the
 // partial text is kept) or the step bound or token budget ended the loop. An empty
 // model response is retried once, then fails with ErrEmptyResponse. On error the
 // returned Findings hold what was done so far (steps, tool calls, usage); errors are
-// the model client's (see Client.Complete) or ctx's, checked between steps.
+// the model client's (see Client.Complete), ctx's, checked between steps, and a
+// p.Resume whose transcript is not this executor's.
 func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress) (conversation.Findings, error) {
+	return e.execute(ctx, p, progress, true)
+}
+
+// transcript is what Execute keeps of a turn that waits for a confirmation
+// (PendingTool.Transcript): the messages after the request, the response whose calls
+// are being run and what ran of them, and the loop's counters.
+type transcript struct {
+	Messages []openai.ChatCompletionMessage `json:"messages"`
+	Batch    batch                          `json:"batch"`
+	Step     int                            `json:"step"`
+	// Tainted is set once untrusted content entered the turn (approvalReason).
+	Tainted    bool                    `json:"tainted,omitempty"`
+	ToolCalls  []conversation.ToolCall `json:"tool_calls,omitempty"`
+	Entities   []conversation.Entity   `json:"entities,omitempty"`
+	OutOfScope []conversation.Entity   `json:"out_of_scope,omitempty"`
+}
+
+// batch is the tool calls of one model response and their results, nil for a call
+// not run yet.
+type batch struct {
+	Calls   []openai.ToolCall        `json:"calls,omitempty"`
+	Results []*conversation.ToolCall `json:"results,omitempty"`
+}
+
+// execute is Execute; without canPause a call that needs confirmation is refused
+// with an error result instead (a planner's task cannot stop for a person).
+func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress, canPause bool) (conversation.Findings, error) {
 	var f conversation.Findings
 	if progress == nil {
 		progress = func(string) {}
 	}
 	log := e.logger.With(slog.String("conversation", p.Key.String()))
-	msgs, err := e.messages(p)
+	offered := e.policy.For(e.registry, p.Key.ChannelID)
+	runner := e.tools
+	runner.registry = offered
+	msgs, err := e.messages(p, offered)
 	if err != nil {
 		return f, err
 	}
-	tools := e.registry.OpenAITools()
+	var tr transcript
+	var decided *conversation.Resume
+	if p.Resume != nil {
+		if err := json.Unmarshal(p.Resume.Pending.Transcript, &tr); err != nil || len(tr.Batch.Calls) != len(tr.Batch.Results) {
+			return f, fmt.Errorf("agents: executor: resume: the transcript is not the executor's: %v", err)
+		}
+		decided = p.Resume
+		msgs = append(msgs, tr.Messages...)
+		f.ToolCalls, f.Entities, f.OutOfScope = tr.ToolCalls, tr.Entities, tr.OutOfScope
+	}
+	tools := offered.OpenAITools()
 
-	for step := 0; step < e.maxSteps; step++ {
+	for {
+		if len(tr.Batch.Calls) > 0 {
+			pending := runner.runBatch(ctx, log, &tr.Batch, &tr.Tainted, decided, canPause, progress)
+			decided = nil
+			if pending != nil {
+				tr.ToolCalls, tr.Entities, tr.OutOfScope = f.ToolCalls, f.Entities, f.OutOfScope
+				pending.Transcript, err = json.Marshal(tr)
+				if err != nil {
+					return f, fmt.Errorf("agents: executor: %w", err)
+				}
+				f.Pending = pending
+				log.InfoContext(ctx, "tool call waits for confirmation", slog.String("tool", pending.Name), slog.String("reason", pending.Reason))
+				return f, nil
+			}
+			results := make([]conversation.ToolCall, len(tr.Batch.Calls))
+			for i, tc := range tr.Batch.Calls {
+				results[i] = *tr.Batch.Results[i]
+				msgs = append(msgs, toolMessage(offered, tc, results[i]))
+				tr.Messages = append(tr.Messages, msgs[len(msgs)-1])
+			}
+			f.ToolCalls = append(f.ToolCalls, results...)
+			collectEntities(&f, results)
+			tr.Batch = batch{}
+		}
+		if tr.Step >= e.maxSteps {
+			break
+		}
 		if e.tokenBudget > 0 && f.Usage.PromptTokens+f.Usage.CompletionTokens >= e.tokenBudget {
 			log.InfoContext(ctx, "token budget reached", slog.Int("budget", e.tokenBudget))
 			break
@@ -144,6 +223,7 @@ func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress 
 		if len(tools) > 0 {
 			req.ToolChoice = "auto"
 		}
+		tr.Step++
 		comp, err := e.complete(ctx, log, req, &f, false, p.AnswerSink)
 		if err != nil {
 			return f, err
@@ -156,19 +236,9 @@ func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress 
 		if p.AnswerSink != nil && comp.Content != "" {
 			p.AnswerSink.Reset() // text written before tool calls is not the answer
 		}
-
-		progress(runningStatus(comp.ToolCalls))
-		results := e.tools.runAll(ctx, log, comp.ToolCalls)
 		msgs = append(msgs, comp.Message())
-		for i, tc := range comp.ToolCalls {
-			msgs = append(msgs, openai.ChatCompletionMessage{
-				Role:       openai.ChatMessageRoleTool,
-				ToolCallID: tc.ID,
-				Content:    results[i].Result,
-			})
-		}
-		f.ToolCalls = append(f.ToolCalls, results...)
-		collectEntities(&f, results)
+		tr.Messages = append(tr.Messages, comp.Message())
+		tr.Batch = batch{Calls: comp.ToolCalls, Results: make([]*conversation.ToolCall, len(comp.ToolCalls))}
 	}
 
 	// Out of steps (or budget): one last call without tools for the best answer.
@@ -189,6 +259,9 @@ func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress 
 	f.Truncated = true
 	return f, nil
 }
+
+// DeniedResult is the result the model reads for a call the person did not confirm.
+const DeniedResult = "denied by the user: the call did not run. Answer without it, and do not try it again in this turn."
 
 // complete makes one model call for the loop, counting it and its usage in f. An empty
 // response (one without text when needText is set) is retried once. sink, when not
@@ -216,11 +289,12 @@ func (e *Executor) complete(ctx context.Context, log *slog.Logger, req openai.Ch
 }
 
 // messages builds the conversation for the model: the system prompt (with the summary,
-// if any), the history and the request.
-func (e *Executor) messages(p conversation.Prompt) ([]openai.ChatCompletionMessage, error) {
+// if any, and the tools of offered), the history and the request (which ends the
+// history of a p.Resume).
+func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.ChatCompletionMessage, error) {
 	system, err := e.prompts.Render(prompts.ExecutorSystem, prompts.ExecutorSystemData{
 		Date:       e.now().UTC().Format("Monday, 2 January 2006 (MST)"),
-		Categories: promptCategories(e.registry.Categories()),
+		Categories: promptCategories(offered.Categories()),
 		Summary:    p.Summary,
 	})
 	if err != nil {
@@ -229,6 +303,9 @@ func (e *Executor) messages(p conversation.Prompt) ([]openai.ChatCompletionMessa
 	msgs := make([]openai.ChatCompletionMessage, 0, len(p.History)+2)
 	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	msgs = appendHistory(msgs, p.History)
+	if p.Resume != nil {
+		return msgs, nil
+	}
 	if m := sessionMessage(p.Entities); m != nil {
 		msgs = append(msgs, *m)
 	}

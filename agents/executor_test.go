@@ -118,7 +118,7 @@ func TestExecutorToolRoundTrip(t *testing.T) {
 	if msgs[2].Role != "assistant" || len(msgs[2].ToolCalls) != 1 || msgs[2].ToolCalls[0].ID != "call_time" || msgs[2].ToolCalls[0].Function.Name != "current_time" {
 		t.Errorf("assistant message = %+v", msgs[2])
 	}
-	if msgs[3].Role != "tool" || msgs[3].ToolCallID != "call_time" || msgs[3].Content != tc.Result {
+	if msgs[3].Role != "tool" || msgs[3].ToolCallID != "call_time" || msgs[3].Content != agents.ToolOutput("current_time", agents.TrustInternal, tc.Result) {
 		t.Errorf("tool message = %+v", msgs[3])
 	}
 }
@@ -175,8 +175,8 @@ func TestExecutorParallelTools(t *testing.T) {
 	// Both results go back, in the order the model asked, each under its call's id.
 	results := srv.Requests()[1].ToolResults()
 	if len(results) != 2 ||
-		results[0].ToolCallID != "call_b" || results[0].Content != `beta ran with {"n":2}` ||
-		results[1].ToolCallID != "call_a" || results[1].Content != `alpha ran with {"n":1}` {
+		results[0].ToolCallID != "call_b" || results[0].Content != agents.ToolOutput("beta", agents.TrustInternal, `beta ran with {"n":2}`) ||
+		results[1].ToolCallID != "call_a" || results[1].Content != agents.ToolOutput("alpha", agents.TrustInternal, `alpha ran with {"n":1}`) {
 		t.Errorf("tool results = %+v", results)
 	}
 }
@@ -234,7 +234,7 @@ func TestExecutorToolFailuresGoBackToTheModel(t *testing.T) {
 		{true, "error: timed out after 50ms"},
 		{true, "error: timed out after 50ms"},
 		{true, "error: the tool crashed: nil map write"},
-		{true, `error: unknown tool "no_such_tool"; the available tools are: calculate, failing, panicky, slow, stuck`},
+		{true, `error: tool "no_such_tool" is not available in this conversation; the available tools are: calculate, failing, panicky, slow, stuck`},
 		{true, `error: the arguments are not a valid JSON object: {"expression": "2+`},
 		{true, `error: the arguments are not a valid JSON object: ["2+2"]`},
 		{false, "42"},
@@ -248,7 +248,7 @@ func TestExecutorToolFailuresGoBackToTheModel(t *testing.T) {
 		if got.Failed != w.failed || got.Result != w.result {
 			t.Errorf("call %d (%s) = failed %v, %q; want %v, %q", i, got.Name, got.Failed, got.Result, w.failed, w.result)
 		}
-		if results[i].ToolCallID != fmt.Sprintf("c%d", i+1) || results[i].Content != w.result {
+		if results[i].ToolCallID != fmt.Sprintf("c%d", i+1) || results[i].Content != agents.ToolOutput(got.Name, agents.TrustInternal, w.result) {
 			t.Errorf("tool message %d = %+v", i, results[i])
 		}
 	}

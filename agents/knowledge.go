@@ -56,6 +56,9 @@ func KnowledgeTool(kb conversation.Knowledge, limit int) (ToolSpec, Tool) {
 			`"query":{"type":"string","description":"the key words to look for, e.g. parental leave weeks"},`+
 			`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"how many passages to return; default %d"}},`+
 			`"required":["query"]}`, MaxKnowledgeLimit, limit)),
+		// The operator chose the documents (threadwright ingest): internal, not
+		// untrusted content (README "Tool policy").
+		ReadOnly: true,
 	}
 	run := func(ctx context.Context, raw json.RawMessage) (string, error) {
 		var args struct {

@@ -236,7 +236,7 @@ func (p *Planner) newRun(pr conversation.Prompt) (*planRun, error) {
 	e := p.executor
 	system, err := p.prompts.Render(prompts.PlannerSystem, prompts.PlannerSystemData{
 		Date:       e.now().UTC().Format("Monday, 2 January 2006 (MST)"),
-		Categories: promptCategories(e.registry.Categories()),
+		Categories: promptCategories(e.policy.For(e.registry, pr.Key.ChannelID).Categories()),
 		Summary:    pr.Summary,
 	})
 	if err != nil {
@@ -480,9 +480,10 @@ func (r *planRun) runTask(ctx context.Context, t *taskRun, deps []prompts.TaskRe
 		o.err = fmt.Errorf("agents: planner task %s: %w", t.ID, err)
 		return
 	}
-	o.findings, o.err = r.p.executor.Execute(ctx, conversation.Prompt{
+	// A task cannot stop for a person: a call that needs confirmation is refused.
+	o.findings, o.err = r.p.executor.execute(ctx, conversation.Prompt{
 		Key: r.prompt.Key, Summary: r.prompt.Summary, UserID: r.prompt.UserID, Text: text,
-	}, nil)
+	}, nil, false)
 }
 
 // runningTasksStatus is the progress line while tasks run: "Running 3 tasks…", then
@@ -964,7 +965,8 @@ func (r *Router) Strategy(channelID string) string {
 	return r.def
 }
 
-// Execute runs p with the strategy of its channel (Strategy of p.Key.ChannelID). In
+// Execute runs p with the strategy of its channel (Strategy of p.Key.ChannelID), and
+// a p.Resume with the ReAct executor, the one strategy that stops for a confirmation. In
 // "auto" the small model first judges the request, with the last few messages of
 // the history, and calls commit_route, which tool_choice forces, with "react" or
 // "planner": anything else — another value, no call, an empty response or a failed
@@ -972,6 +974,9 @@ func (r *Router) Strategy(channelID string) string {
 // the Findings' Steps and Usage. Errors: the chosen executor's, and ctx's when it ends
 // during the judgement.
 func (r *Router) Execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress) (conversation.Findings, error) {
+	if p.Resume != nil {
+		return r.react.Execute(ctx, p, progress) // only the ReAct executor stops for a confirmation
+	}
 	strategy := r.Strategy(p.Key.ChannelID)
 	var judged conversation.Findings
 	if strategy == StrategyAuto {

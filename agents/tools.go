@@ -54,6 +54,22 @@ type ToolSpec struct {
 	Parameters json.RawMessage
 	// Timeout bounds one run of the tool; zero uses the executor's ToolTimeout.
 	Timeout time.Duration
+
+	// The tool policy's classification (README "Tool policy"); the zero value is a
+	// tool with side effects whose output is internal.
+
+	// ReadOnly says the tool only reads: it changes nothing anywhere, so it runs
+	// without confirmation whatever the turn has read (MCP's readOnlyHint).
+	ReadOnly bool
+	// NeedsApproval says every call needs the confirmation of the person who asked,
+	// in Slack, before it runs (agent SDKs' needs_approval; MCP's destructiveHint, or
+	// a tool without hints from a server not marked trusted). Ignored when ReadOnly.
+	NeedsApproval bool
+	// Untrusted says the tool's output is content from outside the organization (a
+	// web page, search results, an untrusted MCP server): it is labelled
+	// trust="untrusted" for the model, and once it has entered a turn every tool
+	// that is not ReadOnly needs confirmation.
+	Untrusted bool
 }
 
 // DefaultCategory is the category of a ToolSpec that names none.
@@ -296,6 +312,59 @@ type toolRunner struct {
 	maxResult int
 }
 
+// runBatch runs the calls of b that have no result yet: the one decided is run
+// when approved and answered with DeniedResult when not; the others that need
+// confirmation are refused with an error without canPause, or wait; the rest run in
+// parallel. It returns the first waiting call, or nil once every call has a result.
+// A call of an untrusted tool that worked taints the turn (*tainted). progress, when
+// not nil, is told which tools run.
+func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, tainted *bool, decided *conversation.Resume, canPause bool, progress conversation.Progress) *conversation.PendingTool {
+	var run []openai.ToolCall
+	var at []int
+	var pending *conversation.PendingTool
+	for i, tc := range b.Calls {
+		if b.Results[i] != nil {
+			continue
+		}
+		if decided != nil && tc.ID == decided.Pending.CallID {
+			if !decided.Approved {
+				log.InfoContext(ctx, "tool call denied", slog.String("tool", tc.Function.Name), slog.String("by", decided.By))
+				b.Results[i] = &conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments, Result: DeniedResult, Denied: true}
+				continue
+			}
+			log.InfoContext(ctx, "tool call approved", slog.String("tool", tc.Function.Name), slog.String("by", decided.By))
+			run, at = append(run, tc), append(at, i)
+			continue
+		}
+		spec, _, known := t.registry.Lookup(tc.Function.Name)
+		reason := ""
+		if known {
+			reason = approvalReason(spec, *tainted)
+		}
+		switch {
+		case reason == "":
+			run, at = append(run, tc), append(at, i)
+		case !canPause:
+			b.Results[i] = &conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments, Failed: true,
+				Result: "error: this tool needs the confirmation of the person who asked, which cannot be given here; it did not run"}
+		case pending == nil:
+			pending = &conversation.PendingTool{CallID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments, Reason: reason}
+		}
+	}
+	if len(run) > 0 {
+		if progress != nil {
+			progress(runningStatus(run))
+		}
+		for j, rec := range t.runAll(ctx, log, run) {
+			b.Results[at[j]] = &rec
+			if spec, _, ok := t.registry.Lookup(rec.Name); ok && spec.Untrusted && !rec.Failed {
+				*tainted = true
+			}
+		}
+	}
+	return pending
+}
+
 // runAll runs calls in parallel (at most maxParallel at once) and returns their
 // records in the order of calls. It never fails: a failure is the call's result,
 // "error: …", and is logged as a warning; a call that worked is logged at debug.
@@ -336,7 +405,7 @@ func (t toolRunner) invoke(ctx context.Context, log *slog.Logger, tc openai.Tool
 	name := tc.Function.Name
 	spec, tool, ok := t.registry.Lookup(name)
 	if !ok {
-		return "", fmt.Errorf("unknown tool %q; the available tools are: %s", name, strings.Join(t.registry.Names(), ", "))
+		return "", fmt.Errorf("tool %q is not available in this conversation; the available tools are: %s", name, strings.Join(t.registry.Names(), ", "))
 	}
 	args := strings.TrimSpace(tc.Function.Arguments)
 	if args == "" {

@@ -111,6 +111,8 @@ func FetchURLTool(cfg FetchConfig) (ToolSpec, Tool) {
 			`"description":"the absolute http or https URL to fetch"}},"required":["url"]}`),
 		// Longer than the fetch's own timeout, so that its clearer message wins.
 		Timeout: f.timeout + 5*time.Second,
+		// A GET that changes nothing, of a page anyone may have written.
+		ReadOnly: true, Untrusted: true,
 	}
 	return spec, ToolFunc(f.run)
 }
@@ -698,7 +700,8 @@ func WebSearchTool(cfg SearchConfig) (spec ToolSpec, tool Tool, ok bool) {
 		Category: WebCategory,
 		Parameters: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string",` +
 			`"description":"the search query, as you would type it into a search engine"}},"required":["query"]}`),
-		Timeout: s.timeout + 5*time.Second,
+		Timeout:  s.timeout + 5*time.Second,
+		ReadOnly: true, Untrusted: true, // titles and snippets anyone may have written
 	}
 	return spec, ToolFunc(s.run), true
 }

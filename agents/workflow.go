@@ -146,6 +146,10 @@ type WorkflowAgentConfig struct {
 	// model to call while it writes (Write); the artifact's tools missing here are
 	// left out. Nil: none. The executor's Registry is the usual choice.
 	Tools *Registry
+	// Policy narrows an artifact's tools to those its channel may use
+	// (ArtifactRequest.ChannelID; TOOL_POLICY): the tools offered are the
+	// intersection. Nil: the artifact's list alone.
+	Policy *ToolPolicy
 	// ToolTimeout bounds one tool run whose ToolSpec sets no Timeout (default
 	// DefaultToolTimeout, 30 s).
 	ToolTimeout time.Duration
@@ -199,6 +203,7 @@ type WorkflowAgent struct {
 	smallModel   string
 	profiles     map[string]Profile
 	tools        *Registry
+	policy       *ToolPolicy
 	toolTimeout  time.Duration
 	maxToolSteps int
 	prompts      *prompts.Set
@@ -221,6 +226,7 @@ func NewWorkflowAgent(cfg WorkflowAgentConfig) *WorkflowAgent {
 		smallModel:   orDefault(cfg.SmallModel, cfg.Model),
 		profiles:     make(map[string]Profile, len(cfg.Profiles)),
 		tools:        cfg.Tools,
+		policy:       cfg.Policy,
 		toolTimeout:  orDefault(cfg.ToolTimeout, DefaultToolTimeout),
 		maxToolSteps: max(orDefault(cfg.MaxToolSteps, DefaultWriteToolSteps), 1),
 		prompts:      cfg.Prompts,
@@ -433,20 +439,21 @@ func itemName(r conversation.ArtifactRequest) string {
 	return name
 }
 
-// artifactTools returns the tools of a.tools that r.Artifact names, or nil when there
-// are none (or steps for them). Names a.tools lacks are logged at debug level.
+// artifactTools returns the tools of a.tools that r.Artifact names and its channel
+// allows (a.policy), or nil when there
+// are none (or steps for them). Names left out are logged at debug level.
 func (a *WorkflowAgent) artifactTools(ctx context.Context, r conversation.ArtifactRequest) *Registry {
 	names := slices.DeleteFunc(slices.Clone(r.Artifact.Tools), isCommitTool)
 	if len(names) == 0 || a.maxToolSteps < 2 {
 		return nil
 	}
-	reg := a.tools
+	reg := a.policy.For(a.tools, r.ChannelID)
 	if reg == nil {
 		reg = NewRegistry()
 	}
 	sub, missing := reg.subset(names)
 	if len(missing) > 0 {
-		a.logger.DebugContext(ctx, "artifact tools not configured; left out",
+		a.logger.DebugContext(ctx, "artifact tools not configured or not allowed in the channel; left out",
 			slog.String("workflow", r.Workflow.Name), slog.String("artifact", r.Artifact.ID), slog.Any("tools", missing))
 	}
 	if sub.Len() == 0 {

@@ -43,6 +43,9 @@ type ArtifactRequest struct {
 	// Profile names the model profile to use (MODEL_PROFILES; "" is the main model):
 	// the artifact's Model, or its editor's for the editor pass.
 	Profile string
+	// ChannelID is the channel of the workflow's thread: its tool allowlist
+	// (TOOL_POLICY) narrows the artifact's tools.
+	ChannelID string
 }
 
 // Item is one item of a foreach artifact: a section of the earlier artifact it fans

@@ -23,15 +23,20 @@ type outcome struct {
 	// something else, such as the scope check's refusal), and truncated its Truncated.
 	answer    string
 	truncated bool
-	// tools are the names of the tools used, each once, in first-use order.
+	// tools are the names of the tools used, each once, in first-use order (denied
+	// calls left out).
 	tools []string
+	// pending is the tool call the executor stopped before, waiting for a person's
+	// confirmation (Findings.Pending); nothing else is set but usage.
+	pending *PendingTool
 }
 
 // answer runs scope check → executor → synthesizer. progress is told what the
-// executor does.
+// executor does. A resumed turn (p.Resume) was checked when it began; an executor
+// that stops for a confirmation leaves out.pending.
 func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progress Progress) (outcome, error) {
 	var out outcome
-	if s.cfg.Scope != nil {
+	if s.cfg.Scope != nil && p.Resume == nil {
 		v, err := s.cfg.Scope.CheckScope(ctx, p)
 		if err != nil {
 			return out, fmt.Errorf("scope check: %w", err)
@@ -48,6 +53,10 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progre
 	if err != nil {
 		return out, fmt.Errorf("execute: %w", err)
 	}
+	if f.Pending != nil {
+		out.pending = f.Pending
+		return out, nil
+	}
 	if out.text, err = s.cfg.Synthesizer.Synthesize(ctx, p, f); err != nil {
 		return out, fmt.Errorf("synthesize: %w", err)
 	}
@@ -56,7 +65,7 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progre
 	}
 	out.entities, out.outOfScope = f.Entities, f.OutOfScope
 	for _, c := range f.ToolCalls {
-		if !slices.Contains(out.tools, c.Name) {
+		if !c.Denied && !slices.Contains(out.tools, c.Name) {
 			out.tools = append(out.tools, c.Name)
 		}
 	}
@@ -202,17 +211,6 @@ func stoppedNote(by Stopped) string {
 func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, earlier []Message) error {
 	in, msg := r.in, r.in.Message
 	user := Message{Role: RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
-	if text, ts, ok := r.out.priorAnswer(); ok {
-		// An earlier run posted the whole answer and could not save it: save it now,
-		// without asking the model again.
-		r.log.Info("re-run: the answer is in the thread already; saving it")
-		fctx, cancel := s.final(ctx)
-		defer cancel()
-		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: append(earlier, user), reply: text, posted: true, ts: ts, answer: true, rebase: true})
-	}
-	s.allowStop(in.Key)
-	s.setStatus(ctx, r.log, in.Key, StatusThinking)
-	prog := &progressCard{s: s, log: r.log, key: in.Key, inputID: in.ID, out: r.out}
 	prompt := Prompt{
 		Key:      in.Key,
 		Summary:  cp.Conversation.State.Summary,
@@ -221,7 +219,29 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, ear
 		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
 	}
-	stream := s.newAnswerStream(ctx, r, msg.UserID)
+	return s.respond(ctx, r, cp, prompt, append(earlier, user))
+}
+
+// respond answers prompt with the assistant pipeline and ends the turn, saving msgs
+// (the turn's new messages before its reply) with the reply: the rest of
+// assistantTurn, shared with the turn a tool confirmation resumes
+// (conversation/tool_approval.go). An executor that stops for a confirmation ends
+// the turn with the confirmation card instead of a reply.
+func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Prompt, msgs []Message) error {
+	in := r.in
+	if text, ts, ok := r.out.priorAnswer(); ok {
+		// An earlier run posted the whole answer and could not save it: save it now,
+		// without asking the model again.
+		r.log.Info("re-run: the answer is in the thread already; saving it")
+		fctx, cancel := s.final(ctx)
+		defer cancel()
+		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: text, posted: true, ts: ts, answer: true,
+			update: func(st *State) { st.ToolApproval = nil }, rebase: true})
+	}
+	s.allowStop(in.Key)
+	s.setStatus(ctx, r.log, in.Key, StatusThinking)
+	prog := &progressCard{s: s, log: r.log, key: in.Key, inputID: in.ID, out: r.out}
+	stream := s.newAnswerStream(ctx, r, prompt.UserID)
 	if stream != nil {
 		prompt.AnswerSink = stream
 	}
@@ -239,7 +259,8 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, ear
 			stream.stop(false)
 		}
 		prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
-		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: append(earlier, user), reply: stoppedNote(by), answer: true, usage: usage, rebase: true})
+		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: stoppedNote(by), answer: true, usage: usage,
+			update: func(st *State) { st.ToolApproval = nil }, rebase: true})
 	}
 	if err != nil {
 		if errors.Is(context.Cause(ctx), ErrLeaseLost) {
@@ -262,6 +283,14 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, ear
 		r.log.Error("answer failed", "error", err)
 		reply = ErrorReply(err)
 	}
+	if out.pending != nil && err == nil {
+		if stream != nil {
+			if ts := stream.stop(false); ts != "" {
+				_ = s.cfg.Messenger.Delete(fctx, in.Key, ts) // text from before the tool calls
+			}
+		}
+		return s.askToolApproval(fctx, r, cp, prompt, out.pending, msgs, usage, prog)
+	}
 	prog.finish(fctx, doneNote(out.tools))
 	if len(out.outOfScope) > 0 {
 		reply = outOfScopeReply(out.outOfScope)
@@ -269,6 +298,7 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, ear
 	}
 	update := func(st *State) {
 		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
+		st.ToolApproval = nil // decided, or voided by this message
 	}
 	if stream != nil {
 		answer := out.answer
@@ -283,9 +313,9 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, ear
 			if perr != nil {
 				r.log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
 			}
-			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: append(earlier, user), reply: reply, posted: true, ts: ts,
+			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, posted: true, ts: ts,
 				answer: true, meta: meta, usage: usage, update: update, rebase: true})
 		}
 	}
-	return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: append(earlier, user), reply: reply, answer: true, meta: meta, usage: usage, update: update, rebase: true})
+	return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, answer: true, meta: meta, usage: usage, update: update, rebase: true})
 }

@@ -102,6 +102,11 @@ type State struct {
 	// Workflow is the thread's artifact workflow, when one was started (Mode is
 	// ModeWorkflow while it runs).
 	Workflow *workflow.State `json:"workflow,omitempty"`
+	// ToolApproval is the tool call waiting for a person's confirmation, when an
+	// assistant turn stopped for one (conversation/tool_approval.go). It holds the
+	// executor's transcript of that turn, bounded by MAX_STEPS tool results, and is
+	// cleared by the decision or by the thread's next message.
+	ToolApproval *ToolApproval `json:"tool_approval,omitempty"`
 }
 
 // MaxEntities bounds the session context kept in a conversation's state.

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -285,6 +286,47 @@ type Prompt struct {
 	// while it is written. It is optional: an executor may ignore it (the planner
 	// does). See TextSink for the protocol.
 	AnswerSink TextSink
+	// Resume, when set, continues a turn that stopped for a person's confirmation of
+	// a tool call (Findings.Pending): History ends with the request (Text), and the
+	// executor goes on from the pending call, run or denied as Resume says.
+	Resume *Resume
+}
+
+// PendingTool is a tool call that waits for the confirmation of the person who asked
+// (docs/architecture.md, "Assistant pipeline"): the executor stopped before running
+// it and returned it as Findings.Pending.
+type PendingTool struct {
+	// CallID, Name and Arguments are the model's call (OpenAI's tool_calls[].id,
+	// function.name and function.arguments, a JSON object).
+	CallID    string `json:"call_id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	// Reason says why it needs confirmation: ApprovalDestructive or
+	// ApprovalAfterUntrusted.
+	Reason string `json:"reason,omitempty"`
+	// Transcript is the executor's record of the turn so far, to resume from; its
+	// format is the executor's own. Its size is bounded by the executor's step bound
+	// times its tool result bound.
+	Transcript json.RawMessage `json:"transcript"`
+}
+
+// Why a tool call needs confirmation (PendingTool.Reason).
+const (
+	// ApprovalDestructive: the tool may destroy or overwrite data, or comes from a
+	// server that is not trusted.
+	ApprovalDestructive = "destructive"
+	// ApprovalAfterUntrusted: content from outside (a fetched page, a search result)
+	// entered the turn before the call, and the tool is not read-only.
+	ApprovalAfterUntrusted = "after_untrusted_content"
+)
+
+// Resume is what a person decided about a PendingTool (Prompt.Resume).
+type Resume struct {
+	Pending PendingTool
+	// Approved runs the call; otherwise its result is that the person denied it.
+	Approved bool
+	// By is the Slack user id of the person who decided.
+	By string
 }
 
 // TextSink receives a model's answer as it streams. Write is given each piece of
@@ -343,6 +385,8 @@ type ToolCall struct {
 	// Result is what went back to the model (an error is reported as the result).
 	Result string `json:"result"`
 	Failed bool   `json:"failed,omitempty"`
+	// Denied marks a call the person who asked did not confirm: it did not run.
+	Denied bool `json:"denied,omitempty"`
 	// Duration is how long the tool ran.
 	Duration time.Duration `json:"duration_ns"`
 }
@@ -365,13 +409,20 @@ type Findings struct {
 	// secondary scope check): the reply becomes a rejection naming them, and they
 	// leave the session context.
 	OutOfScope []Entity
+	// Pending, when set, is a tool call that needs a person's confirmation: the
+	// executor stopped before it, Answer is empty, and the turn resumes with
+	// Prompt.Resume once the person decides. Executors that cannot pause never set
+	// it.
+	Pending *PendingTool
 }
 
 // Progress reports what the executor is doing, for the thread's status line
 // (for example "Running get_current_time…").
 type Progress func(status string)
 
-// Executor answers a prompt with a tool-using loop (docs/architecture.md, "Assistant pipeline").
+// Executor answers a prompt with a tool-using loop (docs/architecture.md, "Assistant
+// pipeline"). Execute may stop before a tool call that needs a person's confirmation,
+// returning it as Findings.Pending; it is then called again with Prompt.Resume.
 type Executor interface {
 	Execute(ctx context.Context, p Prompt, progress Progress) (Findings, error)
 }

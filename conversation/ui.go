@@ -88,6 +88,13 @@ const (
 	ActionCommand ActionName = "command"
 )
 
+// The actions of a tool confirmation card (conversation/tool_approval.go); Arg is the
+// ToolApproval's ID.
+const (
+	ActionApproveTool ActionName = "tool_approve"
+	ActionDenyTool    ActionName = "tool_deny"
+)
+
 // Action is what a button carries: what to do, to which artifact of which
 // conversation, and the artifact revision the button was drawn for. A click whose Rev
 // is not the artifact's current one is out of date.

@@ -163,7 +163,7 @@ func (t *wfTurn) request(id, instructions string) ArtifactRequest {
 	r := ArtifactRequest{
 		Workflow: t.def(), Artifact: a, Locale: t.ws().Locale, Approved: approved,
 		Options: st.Options, Current: st.Text, Instructions: instructions,
-		History: t.hist, Summary: t.state.Summary, Profile: a.Model,
+		History: t.hist, Summary: t.state.Summary, Profile: a.Model, ChannelID: t.key.ChannelID,
 	}
 	for i := range st.Options {
 		if st.Options[i].Label == st.Selected {

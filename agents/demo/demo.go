@@ -1273,7 +1273,7 @@ func answerFromTools(msgs []openai.ChatCompletionMessage) string {
 			continue
 		}
 		tc := calls[m.ToolCallID]
-		lines = append(lines, toolLine(tc, strings.TrimSpace(messageText(m)), ru))
+		lines = append(lines, toolLine(tc, strings.TrimSpace(agents.ToolOutputBody(messageText(m))), ru))
 	}
 	if len(lines) == 0 {
 		return chatReply(lastUserText(msgs))

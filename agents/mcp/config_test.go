@@ -37,6 +37,7 @@ servers:
     headers: {Authorization: "Bearer ${TW_TEST_CRM_TOKEN}"}
     connect_timeout: 2m
     required: true
+    trusted: true
 retry_delay: 500ms
 `)
 	cfg, err := mcp.LoadConfig(path)
@@ -51,7 +52,7 @@ retry_delay: 500ms
 			},
 			{
 				Name: "crm.prod", URL: "https://crm.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer tok-123"},
-				Timeout: mcp.DefaultTimeout, ConnectTimeout: 2 * time.Minute, Prefix: "crm_prod", Required: true,
+				Timeout: mcp.DefaultTimeout, ConnectTimeout: 2 * time.Minute, Prefix: "crm_prod", Required: true, Trusted: true,
 			},
 		},
 		RetryDelay:    500 * time.Millisecond,

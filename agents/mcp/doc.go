@@ -5,7 +5,9 @@
 // LoadConfig reads the servers from a YAML file (see Config): a program spoken to over
 // stdio, or a streamable HTTP endpoint. Connect starts them at start-up and lists their
 // tools; Sources.Register adds each tool to an agents.Registry as "prefix__tool" in the
-// category "MCP: NAME", with the server's description and input schema; Sources.Close
+// category "MCP: NAME", with the server's description and input schema, classified
+// for the tool policy from its annotations and the server's Trusted flag (README "Tool
+// policy"); Sources.Close
 // stops the servers at shutdown:
 //
 //	cfg, err := mcp.LoadConfig(path)

@@ -16,7 +16,9 @@ import (
 // The executor offers the MCP tools to the model and runs them, one succeeding and
 // one failing in the same step, as it runs any tool.
 func TestExecutor(t *testing.T) {
-	srcs, _ := MustConnect(t, mcp.Config{Servers: []mcp.ServerConfig{stdioServer("")}})
+	sc := stdioServer("")
+	sc.Trusted = true // its tools have no hints: from a trusted server they run unconfirmed
+	srcs, _ := MustConnect(t, mcp.Config{Servers: []mcp.ServerConfig{sc}})
 	reg := MustRegister(t, srcs)
 	model := openaitest.NewServer()
 	t.Cleanup(model.Close)

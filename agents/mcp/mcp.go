@@ -586,18 +586,37 @@ func (s *server) specs() []toolSpec {
 			s.log.Warn("MCP tool left out: unusable input schema", slog.String(logTool, t.Name), slog.Any(logErr, err))
 			continue
 		}
-		out = append(out, toolSpec{
-			spec: agents.ToolSpec{
-				Name:        name,
-				Description: desc,
-				Category:    "MCP: " + s.cfg.Name,
-				Parameters:  params,
-				Timeout:     s.cfg.ConnectTimeout + s.cfg.Timeout + grace,
-			},
-			tool: t.Name,
-		})
+		spec := agents.ToolSpec{
+			Name:        name,
+			Description: desc,
+			Category:    "MCP: " + s.cfg.Name,
+			Parameters:  params,
+			Timeout:     s.cfg.ConnectTimeout + s.cfg.Timeout + grace,
+		}
+		classify(&spec, t.Annotations, s.cfg.Trusted)
+		out = append(out, toolSpec{spec: spec, tool: t.Name})
 	}
 	return out
+}
+
+// classify sets the tool policy's fields of spec (README "Tool policy") from a tool's
+// annotations (nil: none) and whether its server is trusted (ServerConfig.Trusted):
+//   - readOnlyHint: ReadOnly, it runs without confirmation;
+//   - otherwise NeedsApproval when destructiveHint is true or the server is not
+//     trusted (the hints of an untrusted server cannot vouch for a side effect);
+//   - Untrusted output when the server is not trusted or openWorldHint is true.
+//
+// The MCP defaults of absent hints (destructiveHint and openWorldHint true) are not
+// assumed for a trusted server: its operator vouched for it.
+func classify(spec *agents.ToolSpec, a *sdk.ToolAnnotations, trusted bool) {
+	if a == nil {
+		a = &sdk.ToolAnnotations{}
+	}
+	destructive := a.DestructiveHint != nil && *a.DestructiveHint
+	openWorld := a.OpenWorldHint != nil && *a.OpenWorldHint
+	spec.ReadOnly = a.ReadOnlyHint
+	spec.NeedsApproval = !a.ReadOnlyHint && (destructive || !trusted)
+	spec.Untrusted = !trusted || openWorld
 }
 
 // toolName is prefix + "__" + tool fitted to OpenAI's function names: characters

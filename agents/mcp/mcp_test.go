@@ -23,8 +23,8 @@ func TestRegister(t *testing.T) {
 	reg := MustRegister(t, srcs)
 
 	want := []string{
-		"files__add", "files__crash", "files__echo", "files__fail", "files__freeze",
-		"files__media", "files__pid", "files__read_file", "files__slow", "files__stats",
+		"files__add", "files__crash", "files__echo", "files__fail", "files__freeze", "files__lookup",
+		"files__media", "files__pid", "files__read_file", "files__search", "files__slow", "files__stats", "files__wipe",
 	}
 	names := reg.Names()
 	long := names[len(names)-1] // "files__xxx…" sorts last
@@ -490,4 +490,31 @@ func TestHTTP(t *testing.T) {
 			t.Errorf("logs:\n%s", l)
 		}
 	})
+}
+
+// TestAnnotations: the tool policy's classification follows the MCP annotations and
+// the server's trusted flag (README "Tool policy").
+func TestAnnotations(t *testing.T) {
+	type class struct{ readOnly, approval, untrusted bool }
+	for _, trusted := range []bool{false, true} {
+		hs := startHTTPServer(t)
+		cfg := mcp.ServerConfig{Name: "crm", URL: hs.URL, Headers: map[string]string{"Authorization": "Bearer " + token}, Timeout: 5 * time.Second, Trusted: trusted}
+		srcs, _ := MustConnect(t, mcp.Config{Servers: []mcp.ServerConfig{cfg}})
+		reg := MustRegister(t, srcs)
+		want := map[string]class{
+			// readOnlyHint runs freely; destructiveHint always asks; no hint asks
+			// unless the server is trusted; an untrusted server's output is
+			// untrusted, a trusted one's only with openWorldHint.
+			"crm__lookup": {readOnly: true, untrusted: !trusted},
+			"crm__search": {readOnly: true, untrusted: true},
+			"crm__wipe":   {approval: true, untrusted: !trusted},
+			"crm__echo":   {approval: !trusted, untrusted: !trusted},
+		}
+		for name, w := range want {
+			spec, _, ok := reg.Lookup(name)
+			if got := (class{spec.ReadOnly, spec.NeedsApproval, spec.Untrusted}); !ok || got != w {
+				t.Errorf("trusted %v: %s = %+v, want %+v", trusted, name, got, w)
+			}
+		}
+	}
 }

@@ -139,6 +139,20 @@ func newTestServer(process bool, in *freezableReader) *sdk.Server {
 		func(context.Context, *sdk.CallToolRequest, noArgs) (*sdk.CallToolResult, any, error) {
 			return text("long"), nil, nil
 		})
+	// Annotated tools, for the tool policy's classification.
+	yes, no := true, false
+	sdk.AddTool(srv, &sdk.Tool{Name: "lookup", Description: "Look a record up.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *sdk.CallToolRequest, noArgs) (*sdk.CallToolResult, any, error) {
+			return text("record"), nil, nil
+		})
+	sdk.AddTool(srv, &sdk.Tool{Name: "wipe", Description: "Delete everything.", Annotations: &sdk.ToolAnnotations{DestructiveHint: &yes, OpenWorldHint: &no}},
+		func(context.Context, *sdk.CallToolRequest, noArgs) (*sdk.CallToolResult, any, error) {
+			return text("wiped"), nil, nil
+		})
+	sdk.AddTool(srv, &sdk.Tool{Name: "search", Description: "Search the web.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &yes}},
+		func(context.Context, *sdk.CallToolRequest, noArgs) (*sdk.CallToolResult, any, error) {
+			return text("results"), nil, nil
+		})
 	if !process {
 		return srv
 	}

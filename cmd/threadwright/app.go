@@ -123,6 +123,13 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 	}
 
+	var policy *agents.ToolPolicy // nil: every tool everywhere
+	if c.ToolPolicy != "" {
+		if policy, err = agents.LoadToolPolicy(c.ToolPolicy); err != nil {
+			return fmt.Errorf("TOOL_POLICY: %w", err)
+		}
+	}
+
 	workflows, err := LoadWorkflows(c.WorkflowsDir)
 	if err != nil {
 		return err
@@ -185,7 +192,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		})
 	}
 	react := agents.NewExecutor(agents.ExecutorConfig{
-		Client: model, Model: c.OpenAIModel, Registry: registry, Prompts: tmpl,
+		Client: model, Model: c.OpenAIModel, Registry: registry, Policy: policy, Prompts: tmpl,
 		MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log,
 	})
 	channels, _ := agents.ParseChannelStrategies(c.StrategyChannels) // validated by LoadConfig
@@ -215,7 +222,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Workflows:   workflows,
 		Agent: agents.NewWorkflowAgent(agents.WorkflowAgentConfig{
 			Client: model, Model: c.OpenAIModel, SmallModel: c.OpenAISmallModel, Prompts: tmpl, Logger: log,
-			Tools: registry, ToolTimeout: c.ToolTimeout, Profiles: modelProfiles(profiles, modelConfig, client),
+			Tools: registry, Policy: policy, ToolTimeout: c.ToolTimeout, Profiles: modelProfiles(profiles, modelConfig, client),
 		}),
 		PipelineConcurrency: c.PipelineConcurrency,
 		Approvers:           c.ApproverUserIDs,

@@ -455,7 +455,7 @@ func TestE2EParallelToolsAndFailures(t *testing.T) {
 	for _, m := range reqs[2].ToolResults() {
 		results[m.ToolCallID] = m.Content
 	}
-	if results["call_w"] != "weather: all clear" || results["call_t"] != "traffic: all clear" {
+	if !strings.Contains(results["call_w"], "\nweather: all clear\n</tool_output>") || !strings.Contains(results["call_t"], "\ntraffic: all clear\n</tool_output>") {
 		t.Errorf("parallel tool results: %q", results)
 	}
 	if !strings.Contains(results["call_b"], "backend unavailable") {
@@ -889,7 +889,7 @@ func TestE2EMCPTool(t *testing.T) {
 		Customer string `json:"customer" jsonschema:"the customer's name"`
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "crm", Version: "1"}, nil)
-	sdk.AddTool(srv, &sdk.Tool{Name: "lookup", Description: "Look up a customer's plan."},
+	sdk.AddTool(srv, &sdk.Tool{Name: "lookup", Description: "Look up a customer's plan.", Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(_ context.Context, _ *sdk.CallToolRequest, a lookupArgs) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: a.Customer + " is on the Enterprise plan"}}}, nil, nil
 		})
@@ -913,7 +913,8 @@ func TestE2EMCPTool(t *testing.T) {
 		t.Fatalf("tools offered: %s", names)
 	}
 	results := reqs[1].ToolResults()
-	if len(results) != 1 || results[0].Content != "Acme is on the Enterprise plan" {
+	// The server is not marked trusted: its output is labelled untrusted.
+	if len(results) != 1 || results[0].Content != agents.ToolOutput("crm__lookup", agents.TrustUntrusted, "Acme is on the Enterprise plan") {
 		t.Fatalf("tool result %+v", results)
 	}
 }

@@ -1,0 +1,209 @@
+package conversation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Tool confirmation (README "Tool policy"; docs/architecture.md "Assistant
+// pipeline"): when the executor stops before a tool call that needs the confirmation
+// of the person who asked (Findings.Pending), the turn posts a card with the call
+// and Approve / Deny, saves the call in the checkpoint (State.ToolApproval) and ends.
+// The click is an input like any other, run in the thread's order: it resumes the
+// turn (Prompt.Resume), which runs or denies the call and answers. The thread's next
+// message voids a confirmation nobody gave.
+
+// ToolApproval is a tool call waiting for a person's confirmation (State.ToolApproval).
+type ToolApproval struct {
+	// ID names this confirmation in its card's buttons (Action.Arg): the id of the
+	// input whose turn asked. A click that carries another id is out of date.
+	ID string `json:"id"`
+	// UserID is the person who asked, the only one who may decide.
+	UserID string `json:"user_id"`
+	// CardTS is the card's message ("" when it could not be posted).
+	CardTS string `json:"card_ts,omitempty"`
+	// Request is the person's request, the resumed turn's Prompt.Text.
+	Request string `json:"request"`
+	// Tool is the executor's pending call and transcript.
+	Tool PendingTool `json:"tool"`
+}
+
+// maxShownArguments bounds the characters of a call's arguments shown on its card.
+const maxShownArguments = 1500
+
+// isToolDecision reports whether a click answers a tool confirmation card.
+func isToolDecision(name ActionName) bool {
+	return name == ActionApproveTool || name == ActionDenyTool
+}
+
+// askToolApproval ends a turn whose executor stopped before a call that needs
+// confirmation: it posts the card, closes the progress message, and saves the
+// turn's messages (msgs) with the confirmation in the state. ctx is the final writes'
+// context.
+func (s *Service) askToolApproval(ctx context.Context, r *run, cp *Checkpoint, p Prompt, pending *PendingTool, msgs []Message, usage Usage, prog *progressCard) error {
+	ap := &ToolApproval{ID: r.in.ID, UserID: p.UserID, Request: p.Text, Tool: *pending}
+	ts, err := r.out.PostCard(ctx, approvalCard(r.in.Key, ap))
+	if errors.Is(err, ErrLeaseLost) {
+		return err
+	}
+	reply := ""
+	update := func(st *State) { st.ToolApproval = ap }
+	if err != nil {
+		// Nobody could approve it: say so, and keep nothing pending.
+		r.log.Error("confirmation card not posted; the call is dropped", "tool", pending.Name, "error", err)
+		reply = fmt.Sprintf("I wanted to run `%s`, which needs your confirmation, but I could not show the buttons. Please ask again.", pending.Name)
+		update = func(st *State) { st.ToolApproval = nil }
+	}
+	ap.CardTS = ts
+	r.log.Info("tool call waits for confirmation", "tool", pending.Name, "reason", pending.Reason, "user", p.UserID)
+	prog.finish(ctx, fmt.Sprintf("⏸ Waiting for <@%s> to confirm `%s`", p.UserID, pending.Name))
+	return s.finishTurn(ctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, answer: reply != "", usage: usage, update: update, rebase: true})
+}
+
+// toolDecision runs a click on a confirmation card: from the person who asked, on the
+// current card, it updates the card with the decision and resumes the turn;
+// otherwise it tells only the clicker why nothing happens.
+func (s *Service) toolDecision(ctx context.Context, r *run) error {
+	a := r.in.Action
+	cp, err := s.load(ctx, r)
+	if errors.Is(err, ErrNotFound) {
+		s.tellClicker(ctx, r, a.UserID, "This confirmation is no longer current, so nothing was run.")
+		return s.finish(ctx, r, InputDropped)
+	}
+	if err != nil {
+		return err
+	}
+	ap := cp.Conversation.State.ToolApproval
+	switch {
+	case ap == nil || ap.ID != a.Action.Arg:
+		s.tellClicker(ctx, r, a.UserID, "This confirmation is no longer current, so nothing was run.")
+		return s.unchanged(ctx, r, cp)
+	case a.UserID != ap.UserID:
+		s.tellClicker(ctx, r, a.UserID, fmt.Sprintf("Sorry, only <@%s>, who asked, can approve or deny this.", ap.UserID))
+		return s.unchanged(ctx, r, cp)
+	}
+	approved := a.Action.Name == ActionApproveTool
+	note := fmt.Sprintf("✓ Approved by <@%s>.", a.UserID)
+	if !approved {
+		note = fmt.Sprintf("✗ Denied by <@%s>: not run.", a.UserID)
+	}
+	fctx, cancel := s.final(ctx)
+	s.closeApprovalCard(fctx, r, ap, note)
+	cancel()
+	s.compact(ctx, r.log, cp)
+	prompt := Prompt{
+		Key:      r.in.Key,
+		Summary:  cp.Conversation.State.Summary,
+		History:  s.clipAll(dialogue(cp.Messages)),
+		UserID:   ap.UserID,
+		Text:     ap.Request,
+		Entities: cp.Conversation.State.Entities,
+		Resume:   &Resume{Pending: ap.Tool, Approved: approved, By: a.UserID},
+	}
+	return s.respond(ctx, r, cp, prompt, nil)
+}
+
+// voidToolApproval voids the confirmation a new message in the thread overtook: its
+// card says the call was not run, and the state loaded in cp no longer has it (the
+// turn's save writes that). It returns the note to save before the message, so the
+// model knows later that the request was left unfinished; nil when nothing was
+// pending.
+func (s *Service) voidToolApproval(ctx context.Context, r *run, cp *Checkpoint) []Message {
+	ap := cp.Conversation.State.ToolApproval
+	if ap == nil {
+		return nil
+	}
+	r.log.Info("a newer message voids the pending tool confirmation", "tool", ap.Tool.Name)
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	s.closeApprovalCard(fctx, r, ap, "⊘ Not run: a newer message arrived before anyone decided.")
+	cp.Conversation.State.ToolApproval = nil
+	return []Message{{Role: RoleAssistant,
+		Text: fmt.Sprintf("(I did not finish this: `%s` needed <@%s>'s confirmation, and a newer message came first, so it did not run.)", ap.Tool.Name, ap.UserID)}}
+}
+
+// closeApprovalCard replaces ap's card with its call and note, without buttons.
+func (s *Service) closeApprovalCard(ctx context.Context, r *run, ap *ToolApproval, note string) {
+	if ap.CardTS == "" || r.out.lost() {
+		return
+	}
+	card := approvalCard(r.in.Key, ap)
+	card.Blocks = append(card.Blocks[:len(card.Blocks)-1], Block{Kind: BlockContext, Text: note})
+	if err := s.cfg.Messenger.UpdateCard(ctx, r.in.Key, ap.CardTS, card); err != nil {
+		r.log.Warn("confirmation card not updated", "ts", ap.CardTS, "error", err)
+	}
+}
+
+// tellClicker shows text to userID only; failing to is logged.
+func (s *Service) tellClicker(ctx context.Context, r *run, userID, text string) {
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	if err := s.cfg.Messenger.PostEphemeral(fctx, r.in.Key, userID, text); err != nil {
+		r.log.Warn("ephemeral not posted", "error", err)
+	}
+}
+
+// unchanged ends a click that changes nothing: the input is marked done with the
+// conversation as it was.
+func (s *Service) unchanged(ctx context.Context, r *run, cp *Checkpoint) error {
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	return s.finishTurn(fctx, r, cp.Conversation, ending{rebase: true})
+}
+
+// approvalCard is the confirmation card of ap: the tool, why it needs confirmation,
+// its arguments in a code block, and Approve / Deny (always the last block).
+func approvalCard(key Key, ap *ToolApproval) Card {
+	name := ap.Tool.Name
+	why := "This tool can change things outside this thread."
+	switch ap.Tool.Reason {
+	case ApprovalDestructive:
+		why = "This tool may delete or overwrite data."
+	case ApprovalAfterUntrusted:
+		why = "Content from outside (a web page or search results) was read while answering, so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you."
+	}
+	action := func(n ActionName) Action {
+		return Action{Name: n, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ap.ID}
+	}
+	return Card{
+		Text: fmt.Sprintf("Confirm a tool call: %s", name),
+		Blocks: []Block{
+			{Kind: BlockSection, Text: fmt.Sprintf("*<@%s>, may I run `%s`?*\n%s", ap.UserID, name, why)},
+			{Kind: BlockSection, Text: "```\n" + shownArguments(ap.Tool.Arguments) + "\n```"},
+			{Kind: BlockContext, Text: fmt.Sprintf("Only <@%s> can decide. A new message in this thread cancels this request.", ap.UserID)},
+			{Kind: BlockActions, Buttons: []Button{
+				{Label: "Approve", Style: "primary", Action: action(ActionApproveTool)},
+				{Label: "Deny", Style: "danger", Action: action(ActionDenyTool)},
+			}},
+		},
+	}
+}
+
+// shownArguments renders a call's arguments for a card's code block: indented JSON
+// (as written when it is not JSON), cut at maxShownArguments characters, with
+// Slack's control characters escaped (&, <, >: no mention or link can form) and no
+// "```" to end the block early.
+func shownArguments(args string) string {
+	var v any
+	if json.Unmarshal([]byte(args), &v) == nil {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // escaped below, for Slack
+		enc.SetIndent("", "  ")
+		if enc.Encode(v) == nil {
+			args = strings.TrimSuffix(b.String(), "\n")
+		}
+	}
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	if utf8.RuneCountInString(args) > maxShownArguments {
+		args = string([]rune(args)[:maxShownArguments]) + "\n… (cut)"
+	}
+	args = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(args)
+	return strings.ReplaceAll(args, "```", "`\u200b``")
+}

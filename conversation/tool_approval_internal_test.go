@@ -1,0 +1,61 @@
+package conversation
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestShownArguments(t *testing.T) {
+	for _, c := range []struct {
+		name, in   string
+		want, lack []string
+	}{
+		{"JSONIndented", `{"id":"42","tags":["a"]}`, []string{"{\n  \"id\": \"42\",\n  \"tags\": [\n    \"a\"\n  ]\n}"}, nil},
+		{"MentionsEscaped", `{"note":"<!channel> <@U123> <https://x.example|click> & more"}`,
+			[]string{"&lt;!channel&gt;", "&lt;@U123&gt;", "&amp; more"}, []string{"<!", "<@", "<http"}},
+		{"FenceBroken", "{\"code\":\"```\\nrm -rf /\\n```\"}", nil, []string{"```"}},
+		{"NotJSON", "not json <!here>", []string{"not json &lt;!here&gt;"}, []string{"<!here>"}},
+		{"Empty", "", []string{"{}"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := shownArguments(c.in)
+			for _, w := range c.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("shownArguments(%q) = %q, lacks %q", c.in, got, w)
+				}
+			}
+			for _, l := range c.lack {
+				if strings.Contains(got, l) {
+					t.Errorf("shownArguments(%q) = %q, has %q", c.in, got, l)
+				}
+			}
+		})
+	}
+	long := shownArguments(`{"text":"` + strings.Repeat("é", 5000) + `"}`)
+	if n := utf8.RuneCountInString(long); n > maxShownArguments+20 || !strings.HasSuffix(long, "… (cut)") {
+		t.Errorf("a long argument is shown with %d characters: ...%q", n, long[len(long)-40:])
+	}
+}
+
+func TestApprovalCardButtons(t *testing.T) {
+	key := Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.2"}
+	ap := &ToolApproval{ID: "msg:T1:C1:1.2", UserID: "U1", Tool: PendingTool{Name: "crm__delete_customer", Arguments: `{}`, Reason: ApprovalAfterUntrusted}}
+	c := approvalCard(key, ap)
+	last := c.Blocks[len(c.Blocks)-1]
+	if last.Kind != BlockActions || len(last.Buttons) != 2 {
+		t.Fatalf("last block = %+v, want Approve and Deny", last)
+	}
+	for i, name := range []ActionName{ActionApproveTool, ActionDenyTool} {
+		a := last.Buttons[i].Action
+		if a.Name != name || a.Arg != ap.ID || a.Channel != "C1" || a.ThreadTS != "1.2" {
+			t.Errorf("button %d action = %+v", i, a)
+		}
+		if _, err := a.Encode(); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(c.Blocks[0].Text, "Content from outside") {
+		t.Errorf("the card does not say why: %q", c.Blocks[0].Text)
+	}
+}
