@@ -92,6 +92,10 @@ type Config struct {
 	// (docs/architecture.md, "Accepted means stored"); nil: Submit fails then, and
 	// the caller does not acknowledge the event.
 	Spool Spool
+	// Redact, when set, scrubs configured secret values out of every text sent to the
+	// chat (replies, cards, ephemeral messages, streamed pieces, files) and out of the
+	// failure reasons kept in a workflow's state (README, "Limits and secrets").
+	Redact func(string) string
 	// Owner names this process in its leases (default: host name, process id and a
 	// random suffix, unique per start).
 	Owner string
@@ -172,6 +176,9 @@ func NewService(cfg Config) (*Service, error) {
 	setDefault(&cfg.FinalTimeout, DefaultFinalTimeout)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Redact != nil {
+		cfg.Messenger = redactMessenger(cfg.Messenger, cfg.Redact)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -432,6 +439,14 @@ func (s *Service) handOver() {
 
 // cancelGrace is how long Shutdown waits for cancelled turns to return.
 const cancelGrace = 5 * time.Second
+
+// redact scrubs secrets out of text with Config.Redact, if set.
+func (s *Service) redact(text string) string {
+	if s.cfg.Redact == nil {
+		return text
+	}
+	return s.cfg.Redact(text)
+}
 
 func (s *Service) isClosed() bool {
 	s.mu.Lock()

@@ -57,6 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "run":
 		m := NewMain()
 		m.Stdout, m.Stderr = stdout, stderr
+		m.SetDefault = true
 		if err := LoadConfig(&m.Config); err != nil {
 			return err
 		}

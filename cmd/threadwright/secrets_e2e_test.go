@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/bot/emulator"
+)
+
+// slackRecord returns everything the bot sent to Slack: the arguments of every Web
+// API call (text, blocks, streamed pieces, ephemeral messages, file comments; the
+// emulator keeps them without the token) and the content of every uploaded file.
+func slackRecord(emu *emulator.Server) string {
+	var b strings.Builder
+	for _, c := range emu.Calls("") {
+		fmt.Fprintf(&b, "%s %s\n", c.Method, c.Params.Encode())
+		for k, vs := range c.Params {
+			for _, v := range vs {
+				fmt.Fprintf(&b, "%s=%s\n", k, v) // unescaped too
+			}
+		}
+	}
+	for _, f := range emu.Files() {
+		fmt.Fprintf(&b, "file %s\n%s\n", f.Name, f.Content)
+	}
+	return b.String()
+}
+
+// TestE2ESecretsNeverReachLogsOrSlack runs the bot with recognisable secrets while the
+// model endpoint answers errors that echo the API key it was sent (as providers do for
+// a wrong key) and an MCP server answers errors that echo its Authorization header.
+// No log line and nothing sent to Slack may hold any secret; the errors still say
+// what happened, masked.
+func TestE2ESecretsNeverReachLogsOrSlack(t *testing.T) {
+	const (
+		botToken   = "xoxb-e2e-BOTSECRET-1111"
+		appToken   = "xapp-e2e-APPSECRET-2222"
+		apiKey     = "sk-e2e-APIKEYSECRET-3333"
+		profileKey = "sk-e2e-PROFILESECRET-4444"
+		mcpToken   = "mcp-e2e-HEADERSECRET-5555"
+	)
+	secrets := []string{botToken, appToken, apiKey, profileKey, mcpToken}
+	h := &blogHarness{
+		wfHarness: &wfHarness{harness: newHarness(t, emulator.Config{BotToken: botToken, AppToken: appToken}), model: &cannedModel{}},
+		blog:      newBlogModel(),
+	}
+	logs := &syncBuffer{}
+	h.logs = logs
+	echo := func(auth string) openaitest.Response {
+		key := strings.TrimPrefix(auth, "Bearer ")
+		return openaitest.Response{Status: http.StatusUnauthorized, ErrorMessage: "Incorrect API key provided: " + key + " (Authorization: " + auth + ")"}
+	}
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if strings.Contains(r.LastUserMessage(), "what is my key") {
+			return echo(r.Header.Get("Authorization"))
+		}
+		ma := artifactRE.FindStringSubmatch(systemText(r))
+		mi := itemRE.FindStringSubmatch(r.LastUserMessage())
+		if ma != nil && ma[1] == "research" && mi != nil && strings.TrimSpace(mi[3]) == "Section 3" {
+			return echo(r.Header.Get("Authorization"))
+		}
+		return h.blog.respond(r)
+	})
+	mcpServer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "invalid token: "+r.Header.Get("Authorization"), http.StatusUnauthorized)
+	}))
+	t.Cleanup(mcpServer.Close)
+	dir := t.TempDir()
+	mcpFile := filepath.Join(dir, "mcp.yaml")
+	if err := os.WriteFile(mcpFile, []byte("servers:\n  - name: crm\n    url: "+mcpServer.URL+"/mcp\n    headers: {Authorization: \"Bearer ${CRM_TOKEN}\"}\n    timeout: 2s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CRM_TOKEN", mcpToken)
+	t.Setenv("SPARE_API_KEY", profileKey)
+	h.env["SLACK_BOT_TOKEN"], h.env["SLACK_APP_TOKEN"], h.env["OPENAI_API_KEY"] = botToken, appToken, apiKey
+	h.env["MCP_CONFIG"] = mcpFile
+	h.env["MODEL_PROFILES"] = writeFile(t, "profiles.yaml", "spare:\n  base_url: "+h.ai.URL()+"\n  model: spare-model\n  api_key: ${SPARE_API_KEY}\n")
+	h.start()
+
+	// An assistant turn whose model call fails with the key in the error.
+	ts := h.post(general, alice, "<@U0BOT> what is my key?", "")
+	h.replies(general, ts, 1)
+	// A pipeline item whose every try fails so: its reason is shown in the thread.
+	thread := h.toPipeline()
+	h.waitFor("the pipeline to report the failed item", func() bool {
+		return strings.Contains(h.transcript(thread), "failed after 3 tries")
+	})
+	tr := h.transcript(thread)
+	if !strings.Contains(tr, "Incorrect API key provided: [REDACTED]") {
+		t.Errorf("the failure reason lost what it says (want the key masked, not the text dropped):\n%s", tr)
+	}
+	h.idle()
+	h.stop()
+
+	log, sent := logs.String(), slackRecord(h.emu)
+	if !strings.Contains(log, "Incorrect API key provided: [REDACTED]") {
+		t.Errorf("the log lacks the provider's error, masked:\n%s", log)
+	}
+	for _, s := range secrets {
+		for _, line := range strings.Split(log, "\n") {
+			if strings.Contains(line, s) {
+				t.Errorf("log line holds %s: %s", s, line)
+			}
+		}
+		if strings.Contains(sent, s) {
+			t.Errorf("Slack got %s:\n%s", s, sent)
+		}
+	}
+}
