@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,8 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/store/storetest"
 )
 
 // slackRecord returns everything the bot sent to Slack: the arguments of every Web
@@ -111,5 +119,72 @@ func TestE2ESecretsNeverReachLogsOrSlack(t *testing.T) {
 		if strings.Contains(sent, s) {
 			t.Errorf("Slack got %s:\n%s", s, sent)
 		}
+	}
+}
+
+func TestConfigRedactor(t *testing.T) {
+	c := Config{
+		StoreConfig:   StoreConfig{DatabaseURL: "postgres://tw:db-pass%2Fword-1@db.internal:5432/tw"},
+		SlackBotToken: "xoxb-bot-token-1", SlackAppToken: "xapp-app-token-1", OpenAIAPIKey: "sk-main-key-1",
+		SearxngURL: "https://search:searx-pass-1@searx.internal/",
+	}
+	mcpCfg := mcp.Config{Servers: []mcp.ServerConfig{
+		{Name: "crm", URL: "https://u:mcp-url-pass-1@crm.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer mcp-header-token-1"}},
+		{Name: "files", Command: []string{"mcp-files"}, Env: map[string]string{"FILES_TOKEN": "files-env-token-1"}},
+	}}
+	profiles := map[string]ModelProfile{"enhance": {Model: "m", APIKey: "sk-profile-key-1"}, "short": {Model: "m", APIKey: "short"}}
+	r := c.redactor(mcpCfg, profiles)
+	for _, s := range []string{"xoxb-bot-token-1", "xapp-app-token-1", "sk-main-key-1", "db-pass/word-1", "db-pass%2Fword-1",
+		"searx-pass-1", "mcp-url-pass-1", "Bearer mcp-header-token-1", "mcp-header-token-1", "files-env-token-1", "sk-profile-key-1"} {
+		if got := r.String("x " + s + " y"); got != "x [REDACTED] y" {
+			t.Errorf("%q scrubbed to %q", s, got)
+		}
+	}
+	if got := r.String("short Bearer db.internal tw"); got != "short Bearer db.internal tw" {
+		t.Errorf("short values and non-secrets were scrubbed: %q", got)
+	}
+}
+
+// TestE2EReadyzHidesTheStoreError cuts the database off: /readyz answers 503 with a
+// fixed reason, and the driver's error, which names the database's address, goes to
+// the log only.
+func TestE2EReadyzHidesTheStoreError(t *testing.T) {
+	dsn := storetest.PostgresDSN(t)
+	host := dsnHost(t, dsn)
+	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	proxy := toxiproxy.NewProxy(server, "postgres", "127.0.0.1:0", host)
+	if err := proxy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Stop)
+	h := newHarness(t, emulator.Config{})
+	logs := &syncBuffer{}
+	h.logs = logs
+	h.env["DATABASE_URL"] = strings.Replace(dsn, host, proxy.Listen, 1)
+	h.start()
+	readyz := func() (int, string) {
+		t.Helper()
+		resp, err := http.Get("http://" + h.main.Addr() + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := readyz(); code != http.StatusOK {
+		t.Fatalf("/readyz = %d %q before the cut", code, body)
+	}
+	proxy.Stop()
+	code, body := readyz()
+	if code != http.StatusServiceUnavailable || body != "not ready: store unavailable\n" {
+		t.Errorf("/readyz = %d %q; want 503 %q", code, body, "not ready: store unavailable\n")
+	}
+	_, port, _ := net.SplitHostPort(proxy.Listen)
+	if !strings.Contains(logs.String(), `msg="not ready" reason="store unavailable" error=`) || !strings.Contains(logs.String(), port) {
+		t.Errorf("the log lacks the store's error (naming port %s):\n%s", port, logs.String())
+	}
+	if err := proxy.Start(); err != nil { // for the shutdown's final writes
+		t.Fatal(err)
 	}
 }
