@@ -3,6 +3,7 @@ package conversation
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -260,5 +261,18 @@ func refusalText(lang string, r *refusal) string {
 	case limitUser:
 		return tr(lang, "flood.user", r.pending)
 	}
-	return tr(lang, "flood.rate", max(1, int(math.Ceil(r.retry.Seconds()))))
+	return tr(lang, "flood.rate", waitWords(lang, r.retry))
+}
+
+// waitWords says d in lang, rounded up: "1 second", "40 seconds", "3 minutes".
+func waitWords(lang string, d time.Duration) string {
+	secs := max(1, int(math.Ceil(d.Seconds())))
+	n, unit := secs, "second"
+	if secs > 90 {
+		n, unit = int(math.Ceil(float64(secs)/60)), "minute"
+	}
+	if n != 1 {
+		unit += "s"
+	}
+	return fmt.Sprintf("%d %s", n, tr(lang, "unit."+unit))
 }
