@@ -241,6 +241,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		HistoryMessages:     c.HistoryMessages,
 		TurnTimeout:         c.TurnTimeout,
 		NoStreaming:         !c.StreamAnswers,
+		MaxQueuedPerThread:  c.MaxQueuedPerThread,
+		MaxQueuedPerUser:    c.MaxQueuedPerUser,
+		UserRate:            c.UserRate,
+		UserBurst:           c.UserBurst,
 		Redact:              redactor.String,
 	})
 	if err != nil {

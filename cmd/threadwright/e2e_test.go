@@ -84,6 +84,8 @@ func (h *harness) start() {
 		"SCOPE_DESCRIPTION": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "",
 		"WORKFLOWS_DIR": "", "APPROVER_USER_IDS": "",
 		"STREAM_ANSWERS": "false", // tests of streaming turn it on
+		// Tests that send many inputs at once; the tests of the limits set them.
+		"MAX_QUEUED_PER_THREAD": "0", "MAX_QUEUED_PER_USER": "0", "USER_RATE": "0",
 	}
 	for k, v := range h.env {
 		env[k] = v
