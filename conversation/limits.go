@@ -12,7 +12,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// Floods (README, "Limits"): Submit refuses a person's input, queuing nothing, when
+// Floods (README, "Limits and secrets"): Submit refuses a person's input, queuing nothing, when
 //
 //   - the person's token bucket in this process is empty (Config.UserRate and
 //     UserBurst): one bucket for messages and commands, another of the same size

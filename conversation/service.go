@@ -95,7 +95,7 @@ type Config struct {
 	// MaxQueuedPerThread bounds the pending inputs of one thread, and
 	// MaxQueuedPerUser those of one person across threads, counted in the store so
 	// that every replica agrees: past either, a message or command is not queued and
-	// its author is told (README, "Limits"; clicks are not held to them). 0: no bound.
+	// its author is told (README, "Limits and secrets"; clicks are not held to them). 0: no bound.
 	MaxQueuedPerThread int
 	MaxQueuedPerUser   int
 	// UserRate is how many messages and commands one person may send per minute,
@@ -275,7 +275,7 @@ func (s *Service) Start(ctx context.Context) error {
 // store is unavailable, and starts work on its thread. It returns nil only once the
 // input is durably kept, so the caller may acknowledge it then; accepted is false when
 // the input was a duplicate or is not for the bot (a thread reply, without a mention,
-// in a thread the bot is not part of), or was refused by a limit (README, "Limits";
+// in a thread the bot is not part of), or was refused by a limit (README, "Limits and secrets";
 // its author is told). It does not wait for the turn. ctx's deadline
 // bounds the store retries. Errors: ErrClosed after Shutdown began; the store's (and
 // the spool's) when the input could not be kept.
