@@ -193,8 +193,10 @@ func TestServiceRateLimitsEachPerson(t *testing.T) {
 		k := threadKey(n)
 		return submit(t, svc, mentionBy(user, k, k.ThreadTS, "hi"))
 	}
-	if !send("U1") || !send("U1") {
-		t.Fatal("the burst was refused")
+	for range 2 {
+		if !send("U1") {
+			t.Fatal("the burst was refused")
+		}
 	}
 	if send("U1") {
 		t.Fatal("a message past the burst was accepted")
