@@ -15,9 +15,10 @@ import (
 // Floods (README, "Limits and secrets"): Submit refuses a person's input, queuing nothing, when
 //
 //   - the person's token bucket in this process is empty (Config.UserRate and
-//     UserBurst): one bucket for messages and commands, another of the same size
-//     for clicks, so that a flood of messages never leaves a person unable to click
-//     Stop, Approve or Keep;
+//     UserBurst): one bucket for messages and commands, another for clicks,
+//     clickFactor times as fast and as deep (a person driving a workflow clicks
+//     quickly, and an out-of-date click costs no model call), so that a flood of
+//     messages never leaves a person unable to click Stop, Approve or Keep;
 //   - or, for a message or a command, its thread has MaxQueuedPerThread pending
 //     inputs, or the person has MaxQueuedPerUser pending inputs across threads:
 //     counted in the store (Store.CountPending), so that every replica agrees.
@@ -46,6 +47,9 @@ const (
 	// answer in time, the input is admitted (the buckets still apply) and the store
 	// retries of Enqueue, or the spool, take over.
 	countTimeout = 500 * time.Millisecond
+	// clickFactor is how many times faster and deeper a person's clicks' bucket is
+	// than their messages'.
+	clickFactor = 4
 )
 
 // User returns the Slack user id of the person behind in: the author of a message,
@@ -83,7 +87,7 @@ type refusal struct {
 // limits holds the per-process state of the limits: people's buckets and notice
 // times, and the inputs this process spooled, by thread and by person.
 type limits struct {
-	rate  rate.Limit
+	rate  rate.Limit // of messages and commands; clicks' is clickFactor times it
 	burst int
 
 	mu      sync.Mutex
@@ -111,7 +115,7 @@ func (l *limits) userLocked(team, user string) *userLimits {
 	id := team + "/" + user
 	u, ok := l.users.Get(id)
 	if !ok {
-		u = &userLimits{requests: rate.NewLimiter(l.rate, l.burst), clicks: rate.NewLimiter(l.rate, l.burst)}
+		u = &userLimits{requests: rate.NewLimiter(l.rate, l.burst), clicks: rate.NewLimiter(l.rate*clickFactor, l.burst*clickFactor)}
 		l.users.Add(id, u)
 	}
 	return u

@@ -182,7 +182,8 @@ func TestServiceBoundsQueuedInputsPerThread(t *testing.T) {
 
 // TestServiceRateLimitsEachPerson: a person's messages are taken at UserRate per
 // minute after a burst of UserBurst; the notice says when to try again, and a second
-// comes only after NoticeInterval; clicks have a bucket of their own.
+// comes only after NoticeInterval; clicks have a bucket of their own, four times as
+// deep.
 func TestServiceRateLimitsEachPerson(t *testing.T) {
 	msgr := &noticeMessenger{fakeMessenger: newMessenger()}
 	clock := newClock()
@@ -207,8 +208,14 @@ func TestServiceRateLimitsEachPerson(t *testing.T) {
 	if !send("U2") {
 		t.Error("another person was refused")
 	}
-	if !submit(t, svc, click(threadKey(1), "int:T1:click1", "U1")) {
-		t.Error("a click was refused by the messages' bucket")
+	// Clicks: a bucket of their own, four times as deep.
+	for i := range 8 {
+		if !submit(t, svc, click(threadKey(1), fmt.Sprintf("int:T1:click%d", i), "U1")) {
+			t.Fatalf("click %d was refused; want 8 taken with the messages' bucket empty", i+1)
+		}
+	}
+	if submit(t, svc, click(threadKey(1), "int:T1:click8", "U1")) {
+		t.Error("a ninth click was taken; want the clicks' bucket of 4 × UserBurst")
 	}
 	clock.Advance(5 * time.Second)
 	if send("U1") {

@@ -100,7 +100,7 @@ type Config struct {
 	MaxQueuedPerUser   int
 	// UserRate is how many messages and commands one person may send per minute,
 	// per process: a token bucket of UserBurst tokens (default 1); clicks have a
-	// bucket of their own of the same size. 0: no limit.
+	// bucket of their own, four times as fast and as deep. 0: no limit.
 	UserRate  float64
 	UserBurst int
 	// NoticeInterval is the least time between two notices to one person that an

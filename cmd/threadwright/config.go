@@ -77,7 +77,7 @@ type Config struct {
 
 	MaxQueuedPerThread int     `envconfig:"MAX_QUEUED_PER_THREAD" default:"20" desc:"pending inputs (queued or running) one thread takes; past it, a message or command is refused with a notice to its author (clicks are not held to it; 0: no bound)"`
 	MaxQueuedPerUser   int     `envconfig:"MAX_QUEUED_PER_USER" default:"10" desc:"pending inputs one person may have across threads, counted in the database by every replica alike; past it, a message or command is refused with a notice (0: no bound)"`
-	UserRate           float64 `envconfig:"USER_RATE" default:"20" desc:"messages and commands one person may send per minute, per replica (a token bucket; clicks have a bucket of their own); past it, an input is refused with a notice (0: no limit)"`
+	UserRate           float64 `envconfig:"USER_RATE" default:"20" desc:"messages and commands one person may send per minute, per replica (a token bucket; clicks have a bucket of their own, four times USER_RATE and USER_BURST); past it, an input is refused with a notice (0: no limit)"`
 	UserBurst          int     `envconfig:"USER_BURST" default:"10" desc:"size of each person's token buckets: the messages (and, apart, the clicks) one person may send at once before USER_RATE applies"`
 
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
