@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -78,5 +79,36 @@ func testCountPending(t *testing.T, s conversation.Store) {
 
 	if _, err := s.CountPending(ctx, a, "U1", 0); err == nil {
 		t.Error("CountPending with limit 0 succeeded; want an error")
+	}
+}
+
+// BenchCountPending measures CountPending, Submit's one query before it stores an
+// input, in a store holding 10,000 pending inputs: 1,000 threads of 10, by 100 people,
+// with the thread and the person asked about among them, and 10,000 finished inputs.
+// With the counts capped at the limit (20), the time should not depend on how many
+// inputs are stored. open must return a new, empty store and close it in b.Cleanup.
+func BenchCountPending(b *testing.B, open func(b *testing.B) conversation.Store) {
+	s := open(b)
+	ctx := b.Context()
+	for i := range 20_000 {
+		k := thread(fmt.Sprintf("bench%d", i/10%1000))
+		id := fmt.Sprintf("b%d", i)
+		mustEnqueue(b, s, inputIn(k, id, fmt.Sprintf("U%d", i%100)))
+		if i >= 10_000 {
+			if err := s.Finish(ctx, conversation.Lease{}, id, conversation.InputDone); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	k := thread("bench7")
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := s.CountPending(ctx, k, "U7", 20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c.Thread != 10 || c.User != 20 {
+			b.Fatalf("CountPending = %+v; want 10 and 20 (capped)", c)
+		}
 	}
 }
