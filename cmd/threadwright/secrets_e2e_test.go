@@ -105,11 +105,16 @@ func TestE2ESecretsNeverReachLogsOrSlack(t *testing.T) {
 	}
 	h.idle()
 	h.stop()
-
-	log, sent := logs.String(), slackRecord(h.emu)
-	if !strings.Contains(log, "Incorrect API key provided: [REDACTED]") {
-		t.Errorf("the log lacks the provider's error, masked:\n%s", log)
+	if !strings.Contains(logs.String(), "Incorrect API key provided: [REDACTED]") {
+		t.Errorf("the log lacks the provider's error, masked:\n%s", logs.String())
 	}
+	assertNoSecrets(t, logs.String(), slackRecord(h.emu), secrets)
+}
+
+// assertNoSecrets fails t for each log line, and for the record of what went to
+// Slack, that holds one of secrets.
+func assertNoSecrets(t *testing.T, log, sent string, secrets []string) {
+	t.Helper()
 	for _, s := range secrets {
 		for _, line := range strings.Split(log, "\n") {
 			if strings.Contains(line, s) {
@@ -120,6 +125,37 @@ func TestE2ESecretsNeverReachLogsOrSlack(t *testing.T) {
 			t.Errorf("Slack got %s:\n%s", s, sent)
 		}
 	}
+}
+
+// TestE2EProfileKeyNeverReachesLogsOrSlack: an artifact written on a MODEL_PROFILES
+// profile whose endpoint answers an error that echoes the profile's key.
+func TestE2EProfileKeyNeverReachesLogsOrSlack(t *testing.T) {
+	const profileKey = "sk-e2e-PROFILESECRET-6666"
+	h := newWorkflowHarness(t)
+	logs := &syncBuffer{}
+	h.logs = logs
+	second := openaitest.NewServer()
+	t.Cleanup(second.Close)
+	second.Handle(func(r openaitest.Request) openaitest.Response {
+		return openaitest.Response{Status: http.StatusUnauthorized, ErrorMessage: "Incorrect API key provided: " + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
+	})
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "memo.yaml"), []byte(profiledYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ENHANCE_API_KEY", profileKey)
+	h.env["WORKFLOWS_DIR"] = dir
+	h.env["MODEL_PROFILES"] = writeFile(t, "profiles.yaml", "enhance:\n  base_url: "+second.URL()+"\n  model: enhance-model\n  api_key: ${ENHANCE_API_KEY}\n")
+	h.start()
+	thread := h.startWorkflow(alice, "memo")
+	h.click(thread, alice, "Approve", "")
+	h.waitFor("the profile's endpoint to be called", func() bool { return len(second.Requests()) > 0 })
+	h.idle()
+	h.stop()
+	if !strings.Contains(logs.String(), "Incorrect API key provided: [REDACTED]") {
+		t.Errorf("the log lacks the profile endpoint's error, masked:\n%s", logs.String())
+	}
+	assertNoSecrets(t, logs.String(), slackRecord(h.emu), []string{profileKey})
 }
 
 func TestConfigRedactor(t *testing.T) {
