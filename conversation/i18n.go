@@ -89,6 +89,13 @@ var catalogs = map[string]map[string]string{
 		"pipeline.full_text":     "The full text is in the report (`export`).",
 		"stop":                   "Stop",
 		"continue":               "Continue",
+		"flood.rate":             "You're sending me requests faster than I can answer, so I skipped this one. Please try again in %s.",
+		"flood.user":             "You already have %d requests waiting for me, so I skipped this one. Please try again once I have answered them.",
+		"flood.thread":           "This thread already has %d requests waiting for me, so I skipped yours. Please try again once I have answered them.",
+		"unit.second":            "second",
+		"unit.seconds":           "seconds",
+		"unit.minute":            "minute",
+		"unit.minutes":           "minutes",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -166,6 +173,13 @@ var catalogs = map[string]map[string]string{
 		"pipeline.full_text":     "Полный текст — в отчёте (`export`).",
 		"stop":                   "Остановить",
 		"continue":               "Продолжить",
+		"flood.rate":             "Вы пишете мне быстрее, чем я успеваю отвечать, поэтому этот запрос я пропустил. Попробуйте снова через %s.",
+		"flood.user":             "Меня уже ждут ваши запросы (%d), поэтому этот я пропустил. Попробуйте снова, когда я на них отвечу.",
+		"flood.thread":           "В этом треде меня уже ждут запросы (%d), поэтому ваш я пропустил. Попробуйте снова, когда я на них отвечу.",
+		"unit.second":            "с",
+		"unit.seconds":           "с",
+		"unit.minute":            "мин",
+		"unit.minutes":           "мин",
 	},
 }
 

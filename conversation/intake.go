@@ -33,6 +33,9 @@ func (s *Service) spoolPut(in Input) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("submit %s: spool: %w", in.ID, err)
 	}
+	if put {
+		s.limits.spool(in, 1)
+	}
 	s.spooling = true
 	s.startDrainLocked(s.bgCtx)
 	return put, nil
@@ -146,6 +149,7 @@ func (s *Service) unspool(ctx context.Context, in Input) error {
 	if err := s.cfg.Spool.Remove(ctx, in.ID); err != nil {
 		return fmt.Errorf("remove from the spool: %w", err)
 	}
+	s.limits.spool(in, -1)
 	if inserted {
 		s.notify(in)
 	}

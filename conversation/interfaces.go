@@ -40,6 +40,12 @@ type Store interface {
 	// (whatever its status). Text it cannot store as it is (NUL characters, invalid
 	// UTF-8) is stored repaired.
 	Enqueue(ctx context.Context, in Input) (bool, error)
+	// CountPending counts the pending inputs of thread key and, when userID is not
+	// "", those of userID (Input.User) in key's workspace, each up to limit (a count
+	// stops there, so its cost is bounded); one indexed query, for Submit's bounds
+	// (README, "Limits and secrets"). A pending input counts until it is done, dropped or failed,
+	// while it runs too.
+	CountPending(ctx context.Context, key Key, userID string, limit int) (PendingCounts, error)
 
 	// Acquire takes the lease of thread key for owner until ttl from now, by the
 	// database's clock, unless a live lease holds it. A lease is live until ttl after
@@ -94,6 +100,12 @@ type Store interface {
 	Ping(ctx context.Context) error
 	// Close releases the store's resources.
 	Close() error
+}
+
+// PendingCounts are Store.CountPending's counts of pending inputs.
+type PendingCounts struct {
+	// Thread counts the thread's pending inputs; User the person's, across threads.
+	Thread, User int
 }
 
 // Spool keeps inputs on local disk while the Store is unavailable, so that an input

@@ -155,7 +155,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	inFlight := flight{}
-	w := worker{agent: t.s.cfg.Agent, log: t.log, lang: t.lang}
+	w := worker{agent: t.s.cfg.Agent, log: t.log, lang: t.lang, redact: t.s.redact}
 	var err error
 	for {
 		// Stopped, or out of time: nothing more is completed; the next part does it.
@@ -286,9 +286,10 @@ func (t *wfTurn) itemRequest(a *workflow.Artifact, st *workflow.ArtifactState, i
 // everything an item needs is copied into its itemJob, and what it did comes back as
 // itemResults that the turn records.
 type worker struct {
-	agent WorkflowAgent
-	log   *slog.Logger
-	lang  string
+	agent  WorkflowAgent
+	log    *slog.Logger
+	lang   string
+	redact func(string) string // Config.Redact, never nil
 }
 
 // run runs one item: up to 1 + retries tries, going on after the job's earlier tries,
@@ -337,7 +338,7 @@ func (w worker) run(ctx context.Context, job itemJob, steps chan<- itemResult) i
 			res.cut, res.attempts = true, try-1
 			return res
 		}
-		reason := failureReason(err)
+		reason := failureReason(err, w.redact)
 		w.log.Info("item failed", "artifact", job.artifact, "item", job.index, "try", try, "tries", tries, "reason", reason)
 		res.failures = append(slices.Clip(res.failures), reason)
 		if try < tries {
@@ -382,8 +383,9 @@ func recoveredInstructions(r workflow.Recovery) string {
 	return s
 }
 
-// failureReason is the text kept for a failed try.
-func failureReason(err error) string {
+// failureReason is the text kept for a failed try, scrubbed by redact before it is
+// clipped (a clipped secret would no longer be recognized).
+func failureReason(err error, redact func(string) string) string {
 	var tf *TaskFailure
 	var um interface{ UserMessage() string }
 	s := err.Error()
@@ -393,7 +395,7 @@ func failureReason(err error) string {
 	case errors.As(err, &um):
 		s = um.UserMessage()
 	}
-	return clip(strings.Join(strings.Fields(s), " "), maxReason)
+	return clip(strings.Join(strings.Fields(redact(s)), " "), maxReason)
 }
 
 // record stores a worker's result in the state (workflow.Machine.RecordItem): a step

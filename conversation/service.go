@@ -92,6 +92,24 @@ type Config struct {
 	// (docs/architecture.md, "Accepted means stored"); nil: Submit fails then, and
 	// the caller does not acknowledge the event.
 	Spool Spool
+	// MaxQueuedPerThread bounds the pending inputs of one thread, and
+	// MaxQueuedPerUser those of one person across threads, counted in the store so
+	// that every replica agrees: past either, a message or command is not queued and
+	// its author is told (README, "Limits and secrets"; clicks are not held to them). 0: no bound.
+	MaxQueuedPerThread int
+	MaxQueuedPerUser   int
+	// UserRate is how many messages and commands one person may send per minute,
+	// per process: a token bucket of UserBurst tokens (default 1); clicks have a
+	// bucket of their own, four times as fast and as deep. 0: no limit.
+	UserRate  float64
+	UserBurst int
+	// NoticeInterval is the least time between two notices to one person that an
+	// input was refused by a limit (default DefaultNoticeInterval).
+	NoticeInterval time.Duration
+	// Redact, when set, scrubs configured secret values out of every text sent to the
+	// chat (replies, cards, ephemeral messages, streamed pieces, files) and out of the
+	// failure reasons kept in a workflow's state (README, "Limits and secrets").
+	Redact func(string) string
 	// Owner names this process in its leases (default: host name, process id and a
 	// random suffix, unique per start).
 	Owner string
@@ -122,6 +140,8 @@ type Service struct {
 	bgCtx  context.Context
 	stopBG context.CancelFunc
 	wg     sync.WaitGroup // one per thread worker
+	// limits are this process's buckets and spool counts (limits.go).
+	limits *limits
 
 	// mu guards closed, threads and every thread's fields.
 	mu      sync.Mutex
@@ -170,8 +190,12 @@ func NewService(cfg Config) (*Service, error) {
 	setDefault(&cfg.HistoryTokens, 8000)
 	setDefault(&cfg.LeaseTTL, DefaultLeaseTTL)
 	setDefault(&cfg.FinalTimeout, DefaultFinalTimeout)
+	setDefault(&cfg.NoticeInterval, DefaultNoticeInterval)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Redact != nil {
+		cfg.Messenger = redactMessenger(cfg.Messenger, cfg.Redact)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -191,6 +215,7 @@ func NewService(cfg Config) (*Service, error) {
 		bgCtx:   bg,
 		stopBG:  stopBG,
 		threads: make(map[Key]*thread),
+		limits:  newLimits(cfg.UserRate, cfg.UserBurst),
 	}, nil
 }
 
@@ -250,7 +275,8 @@ func (s *Service) Start(ctx context.Context) error {
 // store is unavailable, and starts work on its thread. It returns nil only once the
 // input is durably kept, so the caller may acknowledge it then; accepted is false when
 // the input was a duplicate or is not for the bot (a thread reply, without a mention,
-// in a thread the bot is not part of). It does not wait for the turn. ctx's deadline
+// in a thread the bot is not part of), or was refused by a limit (README, "Limits and secrets";
+// its author is told). It does not wait for the turn. ctx's deadline
 // bounds the store retries. Errors: ErrClosed after Shutdown began; the store's (and
 // the spool's) when the input could not be kept.
 func (s *Service) Submit(ctx context.Context, in Input) (accepted bool, err error) {
@@ -291,6 +317,10 @@ func (s *Service) Submit(ctx context.Context, in Input) (accepted bool, err erro
 		case !ok:
 			return false, nil
 		}
+	}
+	if r := s.admit(ctx, in); r != nil {
+		s.refuse(in, r)
+		return false, nil
 	}
 	in.Status = InputPending
 	in.CreatedAt = s.cfg.Now().UTC()
@@ -432,6 +462,14 @@ func (s *Service) handOver() {
 
 // cancelGrace is how long Shutdown waits for cancelled turns to return.
 const cancelGrace = 5 * time.Second
+
+// redact scrubs secrets out of text with Config.Redact, if set.
+func (s *Service) redact(text string) string {
+	if s.cfg.Redact == nil {
+		return text
+	}
+	return s.cfg.Redact(text)
+}
 
 func (s *Service) isClosed() bool {
 	s.mu.Lock()

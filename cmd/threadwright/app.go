@@ -20,6 +20,7 @@ import (
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/httpclient"
+	"github.com/threadwright/threadwright/internal/redact"
 	"github.com/threadwright/threadwright/prompts"
 	"github.com/threadwright/threadwright/store"
 )
@@ -39,6 +40,10 @@ type Main struct {
 	// Model, when set, answers every model call instead of the OpenAI-compatible
 	// endpoint of the configuration (threadwright dev's offline demo model).
 	Model agents.Completer
+	// SetDefault makes Run's logger, which scrubs the configured secrets, the
+	// process's default (slog.SetDefault, through which the log package writes too).
+	// The binary sets it; tests that run several Mains in one process do not.
+	SetDefault bool
 
 	addr    atomic.Value // string: the health server's address, once listening
 	bot     atomic.Pointer[bot.Bot]
@@ -82,9 +87,26 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.Stderr == nil {
 		m.Stderr = os.Stderr
 	}
+	var mcpCfg mcp.Config
+	if c.MCPConfig != "" {
+		if mcpCfg, err = mcp.LoadConfig(c.MCPConfig); err != nil {
+			return fmt.Errorf("MCP_CONFIG: %w", err)
+		}
+	}
+	profiles, err := LoadProfiles(c.ModelProfiles, &c)
+	if err != nil {
+		return err
+	}
+	// Every logger of the run, and the error texts shown in Slack, go through the
+	// scrubber of the configured secrets (README, "Limits and secrets").
+	redactor := c.redactor(mcpCfg, profiles)
 	log := m.Logger
 	if log == nil {
 		log = newLogger(m.Stderr, c.LogLevel, c.LogFormat)
+	}
+	log = slog.New(redact.NewHandler(log.Handler(), redactor))
+	if m.SetDefault {
+		slog.SetDefault(log)
 	}
 
 	tmpl, err := prompts.Parse()
@@ -99,10 +121,6 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return fmt.Errorf("tools: %w", err)
 	}
 	if c.MCPConfig != "" {
-		mcpCfg, err := mcp.LoadConfig(c.MCPConfig)
-		if err != nil {
-			return fmt.Errorf("MCP_CONFIG: %w", err)
-		}
 		sources, err := mcp.Connect(ctx, mcpCfg, log)
 		if err != nil {
 			return fmt.Errorf("MCP_CONFIG: %w", err)
@@ -131,10 +149,6 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 
 	workflows, err := LoadWorkflows(c.WorkflowsDir)
-	if err != nil {
-		return err
-	}
-	profiles, err := LoadProfiles(c.ModelProfiles, &c)
 	if err != nil {
 		return err
 	}
@@ -234,6 +248,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		HistoryMessages:     c.HistoryMessages,
 		TurnTimeout:         c.TurnTimeout,
 		NoStreaming:         !c.StreamAnswers,
+		MaxQueuedPerThread:  c.MaxQueuedPerThread,
+		MaxQueuedPerUser:    c.MaxQueuedPerUser,
+		UserRate:            c.UserRate,
+		UserBurst:           c.UserBurst,
+		Redact:              redactor.String,
 	})
 	if err != nil {
 		return err
@@ -283,7 +302,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 }
 
 // serveHealth serves GET /healthz (the process is up) and GET /readyz (see Ready; 503
-// with the reason otherwise) on HTTP_ADDR, and returns a function that stops the server.
+// with a fixed reason otherwise, the detail logged) on HTTP_ADDR, and returns a function that stops the server.
 func (m *Main) serveHealth(log *slog.Logger) (stop func(), err error) {
 	if m.Config.HTTPAddr == "" {
 		return func() {}, nil
@@ -299,12 +318,18 @@ func (m *Main) serveHealth(log *slog.Logger) (stop func(), err error) {
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := m.checkReady(r.Context()); err != nil {
+			// The answer names the part that is not ready, never the detail (a
+			// driver's error names hosts and users): that goes to the log.
+			var nr *notReady
+			if errors.As(err, &nr) && nr.err != nil {
+				log.Warn("not ready", "reason", nr.reason, "error", nr.err)
+			}
 			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ready")
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("health server stopped", "error", err)
@@ -317,20 +342,31 @@ func (m *Main) serveHealth(log *slog.Logger) (stop func(), err error) {
 	}, nil
 }
 
-// checkReady returns why threadwright is not ready, or nil.
+// notReady is why threadwright is not ready: Error returns reason, a fixed text fit
+// for GET /readyz's answer; err, when set, is the detail, for the log only.
+type notReady struct {
+	reason string
+	err    error
+}
+
+func (e *notReady) Error() string { return e.reason }
+
+func (e *notReady) Unwrap() error { return e.err }
+
+// checkReady returns why threadwright is not ready (a *notReady), or nil.
 func (m *Main) checkReady(ctx context.Context) error {
 	b := m.bot.Load()
 	st, _ := m.store.Load().(conversation.Store)
 	switch {
 	case !m.running.Load() || b == nil || st == nil:
-		return errors.New("not running")
+		return &notReady{reason: "not running"}
 	case !b.Connected():
-		return errors.New("not connected to Slack")
+		return &notReady{reason: "not connected to Slack"}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	if err := st.Ping(ctx); err != nil {
-		return fmt.Errorf("store: %w", err)
+		return &notReady{reason: "store unavailable", err: err}
 	}
 	return nil
 }

@@ -154,6 +154,7 @@ func (c *cluster) replicaEnv(name string) map[string]string {
 		"TOOL_TIMEOUT": "2s", "MODEL_TIMEOUT": "20s", "SHUTDOWN_TIMEOUT": "5s",
 		"SCOPE_DESCRIPTION": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "", "WORKFLOWS_DIR": "", "APPROVER_USER_IDS": "",
 		"STREAM_ANSWERS": "false", "LEASE_TTL": "4s",
+		"MAX_QUEUED_PER_THREAD": "0", "MAX_QUEUED_PER_USER": "0", "USER_RATE": "0",
 	}
 	if c.dsn == "" {
 		env["DATA_DIR"] = c.dataDir // one SQLite file for every start

@@ -77,6 +77,11 @@ type Config struct {
 	PipelineConcurrency int      `envconfig:"PIPELINE_CONCURRENCY" default:"4" desc:"items of one pipeline written at once (auto artifacts, foreach items); an artifact's concurrency may lower it"`
 	ApproverUserIDs     []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts (default: a workflow's approvers setting)"`
 
+	MaxQueuedPerThread int     `envconfig:"MAX_QUEUED_PER_THREAD" default:"20" desc:"pending inputs (queued or running) one thread takes; past it, a message or command is refused with a notice to its author (clicks are not held to it; 0: no bound)"`
+	MaxQueuedPerUser   int     `envconfig:"MAX_QUEUED_PER_USER" default:"10" desc:"pending inputs one person may have across threads, counted in the database by every replica alike; past it, a message or command is refused with a notice (0: no bound)"`
+	UserRate           float64 `envconfig:"USER_RATE" default:"20" desc:"messages and commands one person may send per minute, per replica (a token bucket; clicks have a bucket of their own, four times USER_RATE and USER_BURST); past it, an input is refused with a notice (0: no limit)"`
+	UserBurst          int     `envconfig:"USER_BURST" default:"10" desc:"size of each person's token buckets: the messages (and, apart, the clicks) one person may send at once before USER_RATE applies"`
+
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz and /readyz; empty disables"`
@@ -114,6 +119,8 @@ func typeWord(t string) string {
 		return "a duration such as 30s or 5m"
 	case "bool":
 		return "true or false"
+	case "float64":
+		return "a number"
 	}
 	return "a " + t
 }
@@ -161,6 +168,10 @@ func (c *Config) validate() error {
 		{c.SearxngURL == "" || isHTTPURL(c.SearxngURL), "SEARXNG_URL", "an http(s) URL of a SearXNG instance"},
 		{c.ShutdownTimeout > 0, "SHUTDOWN_TIMEOUT", "a positive duration"},
 		{c.RetentionDays >= 0, "RETENTION_DAYS", "0 or a whole number of days"},
+		{c.MaxQueuedPerThread >= 0, "MAX_QUEUED_PER_THREAD", "0 or a whole number of inputs"},
+		{c.MaxQueuedPerUser >= 0, "MAX_QUEUED_PER_USER", "0 or a whole number of inputs"},
+		{c.UserRate >= 0, "USER_RATE", "0 or a number of messages per minute"},
+		{c.UserBurst > 0, "USER_BURST", "a whole number above 0"},
 		{validLevel(c.LogLevel), "LOG_LEVEL", "debug, info, warn or error"},
 		{c.LogFormat == "text" || c.LogFormat == "json", "LOG_FORMAT", "text or json"},
 		{c.HTTPAddr == "" || validAddr(c.HTTPAddr), "HTTP_ADDR", "host:port such as 127.0.0.1:8080"},

@@ -48,6 +48,8 @@ type harness struct {
 	tools   func(*agents.Registry) error
 	// model, when set, answers the model calls instead of the fake server (Main.Model).
 	model agents.Completer
+	// logs, when set, receives the program's log lines too.
+	logs io.Writer
 
 	cancel context.CancelFunc
 	done   chan error
@@ -82,6 +84,8 @@ func (h *harness) start() {
 		"SCOPE_DESCRIPTION": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "",
 		"WORKFLOWS_DIR": "", "APPROVER_USER_IDS": "",
 		"STREAM_ANSWERS": "false", // tests of streaming turn it on
+		// Tests that send many inputs at once; the tests of the limits set them.
+		"MAX_QUEUED_PER_THREAD": "0", "MAX_QUEUED_PER_USER": "0", "USER_RATE": "0",
 	}
 	for k, v := range h.env {
 		env[k] = v
@@ -93,7 +97,11 @@ func (h *harness) start() {
 	if err := LoadConfig(&m.Config); err != nil {
 		h.t.Fatal(err)
 	}
-	m.Logger = slog.New(slog.NewTextHandler(testWriter{h.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var logTo io.Writer = testWriter{h.t}
+	if h.logs != nil {
+		logTo = io.MultiWriter(logTo, h.logs)
+	}
+	m.Logger = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	m.RegisterTools = h.tools
 	m.Model = h.model
 	ctx, cancel := context.WithCancel(context.Background())

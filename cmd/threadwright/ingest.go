@@ -87,7 +87,7 @@ func openKnowledge(ctx context.Context, stderr io.Writer) (conversation.Knowledg
 	if err := LoadConfig(&c); err != nil {
 		return nil, nil, err
 	}
-	st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: newLogger(stderr, "info", "text")})
+	st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: c.logger(stderr)})
 	if err != nil {
 		return nil, nil, err
 	}

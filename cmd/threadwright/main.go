@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/threadwright/threadwright/bot"
+	"github.com/threadwright/threadwright/internal/redact"
 	"github.com/threadwright/threadwright/store"
 )
 
@@ -57,6 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "run":
 		m := NewMain()
 		m.Stdout, m.Stderr = stdout, stderr
+		m.SetDefault = true
 		if err := LoadConfig(&m.Config); err != nil {
 			return err
 		}
@@ -68,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := LoadConfig(&c); err != nil {
 			return err
 		}
-		st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: newLogger(stderr, "info", "text")})
+		st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: c.logger(stderr)})
 		if err != nil {
 			return err
 		}
@@ -95,6 +97,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprint(stderr, usage)
 		return errors.New("unknown command " + fmt.Sprintf("%q", cmd))
 	}
+}
+
+// logger is the logger of the subcommands that only open the store (migrate,
+// ingest): info and up, as text, with the database password scrubbed.
+func (c StoreConfig) logger(w io.Writer) *slog.Logger {
+	return slog.New(redact.NewHandler(newLogger(w, "info", "text").Handler(), redact.New(urlPassword(c.DatabaseURL))))
 }
 
 // newLogger returns the slog logger for level and format (validated by Config).

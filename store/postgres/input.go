@@ -27,11 +27,12 @@ import (
 //
 // The statement returns the new seq, or no row for a duplicate. Parameters: $1 id, $2
 // event_id, $3-$5 the key, $6 kind, $7 payload (JSON or NULL), $8 created_at, $9
-// updated_at, $10 whether it is a person's message, $11 its author.
+// updated_at, $10 whether it is a person's message, $11 its author, $12 the input's
+// author (user_id, migration 00007).
 const enqueueSQL = `
 WITH ins AS (
-	INSERT INTO inputs (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, created_at, updated_at)
-	VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::jsonb, 'pending', $8::timestamptz, $9::timestamptz)
+	INSERT INTO inputs (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, created_at, updated_at, user_id)
+	VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::jsonb, 'pending', $8::timestamptz, $9::timestamptz, $12::text)
 	ON CONFLICT (id) DO NOTHING
 	RETURNING seq
 ),
@@ -65,7 +66,7 @@ func (s *Store) enqueue(ctx context.Context, st *sql.Stmt, in conversation.Input
 	return sqlstore.Enqueue(in, func(r sqlstore.NewInput) (bool, error) {
 		var seq int64
 		err := st.QueryRowContext(ctx, r.ID, r.EventID, r.Key.TeamID, r.Key.ChannelID, r.Key.ThreadTS, r.Kind, r.Payload,
-			r.Created, r.Now, r.Message, r.MessageBy).Scan(&seq)
+			r.Created, r.Now, r.Message, r.MessageBy, r.UserID).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, nil
 		}
@@ -106,4 +107,26 @@ func (s *Store) Finish(ctx context.Context, l conversation.Lease, id string, sta
 			l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS).Scan(&finished, &exists, &held)
 		return finished, exists, held, err
 	}))
+}
+
+// countPendingSQL counts the pending inputs of thread $1-$3 (through
+// inputs_thread_pending) and of author $4 in workspace $1 (through
+// inputs_user_pending; none for an empty author), each up to $5.
+const countPendingSQL = `
+SELECT
+	(SELECT count(*) FROM (SELECT FROM inputs
+		WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND status = 'pending'
+		LIMIT $5::bigint) AS t),
+	(SELECT count(*) FROM (SELECT FROM inputs
+		WHERE team_id = $1::text AND user_id = $4::text AND $4::text <> '' AND user_id <> '' AND status = 'pending'
+		LIMIT $5::bigint) AS u)`
+
+// CountPending counts the pending inputs of thread key and of author userID, each up
+// to limit, in one statement (countPendingSQL).
+func (s *Store) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
+	c, err := sqlstore.CountPending(key, limit, func() (c conversation.PendingCounts, err error) {
+		err = s.db.QueryRowContext(ctx, countPendingSQL, key.TeamID, key.ChannelID, key.ThreadTS, userID, limit).Scan(&c.Thread, &c.User)
+		return c, err
+	})
+	return c, classify(err)
 }

@@ -91,6 +91,12 @@ func BenchmarkLeasedTurn(b *testing.B) {
 	storetest.BenchLeasedTurn(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }
 
+// BenchmarkCountPending measures Submit's count of pending inputs (see
+// storetest.BenchCountPending).
+func BenchmarkCountPending(b *testing.B) {
+	storetest.BenchCountPending(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
+}
+
 func BenchmarkComparison(b *testing.B) {
 	storetest.BenchComparison(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }

@@ -37,7 +37,7 @@ func TestReleaseWaitsForEnqueue(t *testing.T) {
 	var seq int64
 	now := sqlstore.Now()
 	if err := tx.QueryRowContext(ctx, enqueueSQL, "in", "", k.TeamID, k.ChannelID, k.ThreadTS, "user_message", nil,
-		now, now, true, "U1").Scan(&seq); err != nil {
+		now, now, true, "U1", "U1").Scan(&seq); err != nil {
 		t.Fatal(err)
 	}
 

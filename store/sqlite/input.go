@@ -14,8 +14,8 @@ const (
 	// enqueueInputSQL inserts an input as pending, numbered with the next seq (the
 	// rowid, AUTOINCREMENT), unless its id exists; it returns the seq, or no row.
 	enqueueInputSQL = `
-		INSERT INTO inputs (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+		INSERT INTO inputs (id, event_id, team_id, channel_id, thread_ts, kind, payload, status, created_at, updated_at, user_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
 		ON CONFLICT (id) DO NOTHING
 		RETURNING seq`
 	// enqueueLeaseSQL tells thread ?1-?3's lease row of input ?5 (a person's message
@@ -57,7 +57,7 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, in conversation.Input) 
 		var seq int64
 		err := tx.StmtContext(ctx, s.st.enqueueInput).QueryRowContext(ctx,
 			r.ID, r.EventID, r.Key.TeamID, r.Key.ChannelID, r.Key.ThreadTS, r.Kind, r.Payload,
-			timestamp(r.Created), timestamp(r.Now)).Scan(&seq)
+			timestamp(r.Created), timestamp(r.Now), r.UserID).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, nil
 		}
@@ -92,4 +92,24 @@ func (s *Store) Finish(ctx context.Context, l conversation.Lease, id string, sta
 			id, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token).Scan(&exists, &held)
 		return false, exists, held, err
 	}))
+}
+
+// countPendingSQL counts the pending inputs of thread ?1-?3 (through
+// inputs_thread_pending) and of author ?4 in workspace ?1 (through
+// inputs_user_pending; none for an empty author), each up to ?5.
+const countPendingSQL = `
+	SELECT
+		(SELECT count(*) FROM (SELECT 1 FROM inputs
+			WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3 AND status = 'pending' LIMIT ?5)),
+		(SELECT count(*) FROM (SELECT 1 FROM inputs
+			WHERE team_id = ?1 AND user_id = ?4 AND ?4 <> '' AND user_id <> '' AND status = 'pending' LIMIT ?5))`
+
+// CountPending counts the pending inputs of thread key and of author userID, each up
+// to limit, in one query (countPendingSQL) on a read connection.
+func (s *Store) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
+	c, err := sqlstore.CountPending(key, limit, func() (c conversation.PendingCounts, err error) {
+		err = s.read.QueryRowContext(ctx, countPendingSQL, key.TeamID, key.ChannelID, key.ThreadTS, userID, limit).Scan(&c.Thread, &c.User)
+		return c, err
+	})
+	return c, classify(err)
 }

@@ -107,6 +107,7 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 	pendingIndex("after Up", false)
 	knowledge("after Up", true)
 	leases("after Up", true)
+	tables("after Up", true, [2]string{"inputs", "user_id"})
 	seqs := map[string]int64{}
 	if err := db.QueryRowContext(ctx, `
 		INSERT INTO inputs (id, created_at, updated_at, team_id, channel_id, thread_ts, kind, status)
@@ -160,6 +161,7 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 	pendingIndex("after down to 4", true)
 	knowledge("after down to 4", true)
 	leases("after down to 4", false)
+	tables("after down to 4", false, [2]string{"inputs", "user_id"})
 	var n int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM inputs`).Scan(&n); err != nil || n != 4 {
 		t.Errorf("after down to 4: %d inputs (%v); want the 4 kept", n, err)
@@ -188,6 +190,7 @@ func MigrationsDown(t *testing.T, dialect goose.Dialect, db *sql.DB, fsys fs.FS,
 	pendingIndex("after Up again", false)
 	knowledge("after Up again", true)
 	leases("after Up again", true)
+	tables("after Up again", true, [2]string{"inputs", "user_id"})
 }
 
 // DeleteIdleCascades checks in the database itself that DeleteIdle leaves no messages

@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"ExistsPending", testExistsPending},
 		{"DeleteIdleLeases", testDeleteIdleLeases},
 		{"StorableText", testStorableText},
+		{"CountPending", testCountPending},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -27,6 +27,9 @@ type NewInput struct {
 	// (its Slack user id): the holder of the thread's lease is told of it.
 	Message   bool
 	MessageBy string
+	// UserID is the input's author (conversation.Input.User; "" for none), the
+	// inputs.user_id that CountPending counts by (the backends' migration 00007).
+	UserID string
 }
 
 // Enqueue implements conversation.Store.Enqueue: it checks in and calls insert once
@@ -46,7 +49,7 @@ func Enqueue(in conversation.Input, insert func(r NewInput) (bool, error)) (bool
 	if err != nil {
 		return false, fmt.Errorf("enqueue input %s: %w", in.ID, err)
 	}
-	r := NewInput{ID: in.ID, EventID: Text(in.EventID), Key: in.Key, Kind: string(in.Kind), Payload: payload, Now: Now()}
+	r := NewInput{ID: in.ID, EventID: Text(in.EventID), Key: in.Key, Kind: string(in.Kind), Payload: payload, Now: Now(), UserID: Text(in.User())}
 	r.Created = r.Now
 	if !in.CreatedAt.IsZero() {
 		r.Created = in.CreatedAt.UTC().Truncate(time.Microsecond)
@@ -114,6 +117,19 @@ func Finish(l conversation.Lease, id string, status conversation.InputStatus, up
 		return fmt.Errorf("finish input %s: %w", id, err)
 	}
 	return nil
+}
+
+// CountPending implements conversation.Store.CountPending's checks: limit must be
+// positive. count runs the backend's query and returns its two counts.
+func CountPending(key conversation.Key, limit int, count func() (conversation.PendingCounts, error)) (conversation.PendingCounts, error) {
+	if limit <= 0 {
+		return conversation.PendingCounts{}, fmt.Errorf("count pending inputs of %s: limit %d is not positive", key, limit)
+	}
+	c, err := count()
+	if err != nil {
+		return conversation.PendingCounts{}, fmt.Errorf("count pending inputs of %s: %w", key, err)
+	}
+	return c, nil
 }
 
 // ValidStatus reports whether s is one of the conversation.InputStatus constants.

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/threadwright/threadwright/agents/mcp"
+	"github.com/threadwright/threadwright/internal/redact"
+)
+
+// redactor returns the Redactor of every secret value the configuration holds: the
+// Slack tokens, OPENAI_API_KEY, the password of DATABASE_URL (and of SEARXNG_URL),
+// each MODEL_PROFILES api_key, and each MCP server's header and environment values
+// and URL password (README, "Limits and secrets"). A header value such as
+// "Bearer <token>" is also scrubbed word by word, so that the token alone is found
+// too. Values shorter than redact.MinLength are ignored.
+func (c *Config) redactor(mcpCfg mcp.Config, profiles map[string]ModelProfile) *redact.Redactor {
+	secrets := []string{c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, urlPassword(c.DatabaseURL), urlPassword(c.SearxngURL)}
+	for _, p := range profiles {
+		secrets = append(secrets, p.APIKey)
+	}
+	for _, s := range mcpCfg.Servers {
+		secrets = append(secrets, urlPassword(s.URL))
+		for _, m := range []map[string]string{s.Headers, s.Env} {
+			for _, v := range m {
+				secrets = append(secrets, v)
+				secrets = append(secrets, strings.Fields(v)...)
+			}
+		}
+	}
+	return redact.New(secrets...)
+}
+
+// urlPassword returns the password of raw's user information ("" for none).
+func urlPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	p, _ := u.User.Password()
+	return p
+}

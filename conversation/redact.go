@@ -1,0 +1,110 @@
+package conversation
+
+import "context"
+
+// redactingMessenger scrubs every text the bot sends to the chat with Config.Redact:
+// replies, cards (their fallback text, blocks, confirmations), ephemeral messages,
+// streamed pieces and uploaded files, so that a secret in an error text (a provider
+// error that echoes an API key) never reaches Slack (README, "Limits and secrets").
+// Button values and action ids are the bot's own and pass unchanged.
+type redactingMessenger struct {
+	Messenger
+	redact func(string) string
+}
+
+// redactingStreamer is a redactingMessenger of a StreamingMessenger.
+type redactingStreamer struct {
+	redactingMessenger
+	sm StreamingMessenger
+}
+
+// redactMessenger wraps m so that redact scrubs what it sends; it keeps m's
+// StreamingMessenger.
+func redactMessenger(m Messenger, redact func(string) string) Messenger {
+	rm := redactingMessenger{Messenger: m, redact: redact}
+	if sm, ok := m.(StreamingMessenger); ok {
+		return redactingStreamer{redactingMessenger: rm, sm: sm}
+	}
+	return rm
+}
+
+var (
+	_ Messenger          = redactingMessenger{}
+	_ StreamingMessenger = redactingStreamer{}
+)
+
+func (m redactingMessenger) PostReply(ctx context.Context, key Key, text string, tag Tag) (string, error) {
+	return m.Messenger.PostReply(ctx, key, m.redact(text), tag)
+}
+
+func (m redactingMessenger) PostCard(ctx context.Context, key Key, c Card, tag Tag) (string, error) {
+	return m.Messenger.PostCard(ctx, key, m.card(c), tag)
+}
+
+func (m redactingMessenger) UpdateCard(ctx context.Context, key Key, ts string, c Card) error {
+	return m.Messenger.UpdateCard(ctx, key, ts, m.card(c))
+}
+
+func (m redactingMessenger) PostEphemeral(ctx context.Context, key Key, userID, text string) error {
+	return m.Messenger.PostEphemeral(ctx, key, userID, m.redact(text))
+}
+
+func (m redactingMessenger) PostEphemeralCard(ctx context.Context, key Key, userID string, c Card) error {
+	return m.Messenger.PostEphemeralCard(ctx, key, userID, m.card(c))
+}
+
+func (m redactingMessenger) Upload(ctx context.Context, key Key, f File, tag Tag) error {
+	f.Comment = m.redact(f.Comment)
+	f.Content = []byte(m.redact(string(f.Content)))
+	return m.Messenger.Upload(ctx, key, f, tag)
+}
+
+// card returns a copy of c with its texts scrubbed.
+func (m redactingMessenger) card(c Card) Card {
+	c.Text = m.redact(c.Text)
+	blocks := make([]Block, len(c.Blocks))
+	for i, b := range c.Blocks {
+		b.Text = m.redact(b.Text)
+		b.Buttons = m.buttons(b.Buttons)
+		b.Menu = m.buttons(b.Menu)
+		blocks[i] = b
+	}
+	c.Blocks = blocks
+	return c
+}
+
+func (m redactingMessenger) buttons(bs []Button) []Button {
+	if bs == nil {
+		return nil
+	}
+	out := make([]Button, len(bs))
+	for i, b := range bs {
+		b.Label = m.redact(b.Label)
+		if b.Confirm != nil {
+			c := *b.Confirm
+			c.Title, c.Text = m.redact(c.Title), m.redact(c.Text)
+			b.Confirm = &c
+		}
+		out[i] = b
+	}
+	return out
+}
+
+func (m redactingStreamer) StartStream(ctx context.Context, key Key, userID string, tag Tag) (Stream, error) {
+	st, err := m.sm.StartStream(ctx, key, userID, tag)
+	if err != nil {
+		return nil, err
+	}
+	return redactingStream{Stream: st, redact: m.redact}, nil
+}
+
+// redactingStream scrubs each piece appended. A secret split across two pieces is
+// not found; the answer's full text, saved and posted again on a re-run, is.
+type redactingStream struct {
+	Stream
+	redact func(string) string
+}
+
+func (s redactingStream) Append(ctx context.Context, markdown string) error {
+	return s.Stream.Append(ctx, s.redact(markdown))
+}
