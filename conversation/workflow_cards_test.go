@@ -451,8 +451,12 @@ func TestPipelineEditOfAnAutoArtifactNeedsAnApprover(t *testing.T) {
 	before := h.artifact("sections").Text
 	h.drain()
 	h.say("U2", "edit sections tighter")
-	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "only the approvers (<@UBOSS>)") {
-		t.Fatalf("a non-approver's edit answered %q", got)
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "may edit artifacts") {
+		t.Fatalf("a bystander's edit answered %q", got)
+	}
+	h.say("U1", "edit sections tighter") // the starter may edit, but not approve
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "only the approvers (<@UBOSS>) may approve") {
+		t.Fatalf("the starter's edit answered %q", got)
 	}
 	if h.artifact("sections").Text != before {
 		t.Fatal("a non-approver's edit of an auto artifact was saved")
