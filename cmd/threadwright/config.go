@@ -73,7 +73,7 @@ type Config struct {
 	WorkflowsDir        string   `envconfig:"WORKFLOWS_DIR" desc:"directory of workflow YAML files added to the built-in ones (proposal, product-brief, blog)"`
 	ModelProfiles       string   `envconfig:"MODEL_PROFILES" desc:"YAML file of named models (base_url, model, api_key: ${ENV_VAR}) that workflow artifacts name with model: (see README); unset: none"`
 	PipelineConcurrency int      `envconfig:"PIPELINE_CONCURRENCY" default:"4" desc:"items of one pipeline written at once (auto artifacts, foreach items); an artifact's concurrency may lower it"`
-	ApproverUserIDs     []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts (default: a workflow's approvers setting)"`
+	ApproverUserIDs     []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts, who may also do whatever a run's starter may (default: a workflow's permissions)"`
 
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
