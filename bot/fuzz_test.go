@@ -114,7 +114,8 @@ func FuzzFromInteraction(f *testing.F) {
 	unsignedValue, _ := encodeValue(approve, nil, maxButtonValueChars)
 	f.Add(payload(unsignedValue, "C1", "10.1", "10.5", false))
 	f.Add(payload(sig(conversation.Action{Name: conversation.ActionCommand, Channel: "C1", ThreadTS: "10.1", Arg: "status"}), "C1", "", "20.5", true))
-	f.Add([]byte(`{"type":"view_submission","user":{"id":"U2"},"view":{"id":"V1","callback_id":"tw_modal","private_metadata":` + jsonString(genuine) + `}}`))
+	meta, _ := signed(f, approve).Encode()
+	f.Add([]byte(`{"type":"view_submission","user":{"id":"U2"},"view":{"id":"V1","callback_id":"tw_modal","private_metadata":` + jsonString(meta) + `}}`))
 	f.Add([]byte(`{"type":"message_action","callback_id":"threadwright_actions","trigger_id":"5","message_ts":"10.5","user":{"id":"U1"},"channel":{"id":"C1"},"message":{"ts":"10.5","thread_ts":"10.1"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var cb slack.InteractionCallback

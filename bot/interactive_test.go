@@ -94,6 +94,17 @@ func encoded(t *testing.T, a conversation.Action, m *conversation.Modal) string 
 	return unsigned(t, signed(t, a), m)
 }
 
+// metadata returns the private_metadata of a modal opened for a, as modalView
+// writes it.
+func metadata(t *testing.T, a conversation.Action) string {
+	t.Helper()
+	v, err := signed(t, a).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 // unsigned returns the value of a button carrying a as it is, and m.
 func unsigned(t *testing.T, a conversation.Action, m *conversation.Modal) string {
 	t.Helper()
@@ -198,7 +209,7 @@ func TestFromInteraction(t *testing.T) {
 		},
 		{name: "Unsigned", payload: blockActions(t, button(unsigned(t, approve, nil)), nil), reason: dropUnsigned},
 		{name: "UnsignedModal", payload: blockActions(t, button(unsigned(t, edit, askEdit)), nil), reason: dropUnsigned},
-		{name: "ForgedSignature", payload: blockActions(t, button(unsigned(t, conversation.Action{Name: conversation.ActionApprove, Channel: "C1", ThreadTS: "10.1", Artifact: "budget", Rev: 4, Sig: "AAAAAAAAAAAAAAAAAAAAAA"}, nil)), nil), reason: dropBadSignature},
+		{name: "ForgedSignature", payload: blockActions(t, button(unsigned(t, conversation.Action{Name: conversation.ActionApprove, Channel: "C1", ThreadTS: "10.1", Artifact: "budget", Rev: 4, Sig: "AAAAAAAAAAAAAAAA"}, nil)), nil), reason: dropBadSignature},
 		{name: "SignatureOfAnotherAction", payload: blockActions(t, button(unsigned(t, func() conversation.Action {
 			a := signed(t, approve)
 			a.Rev = 5 // the signature of revision 4
@@ -223,7 +234,7 @@ func TestFromInteraction(t *testing.T) {
 			payload: fixture(t, "ViewSubmissionPayload.json", map[string]any{
 				"type": "view_submission", "team": map[string]any{"id": "T1"}, "user": map[string]any{"id": "U2", "name": "bob"},
 				"trigger_id": "789.000.def", "view.id": "V1", "view.callback_id": ModalCallbackID,
-				"view.private_metadata": encoded(t, changes, nil),
+				"view.private_metadata": metadata(t, changes),
 				"view.state":            map[string]any{"values": map[string]any{modalBlockID: map[string]any{modalActionID: map[string]any{"type": "plain_text_input", "value": "  Cut travel by half.\n"}}}},
 			}),
 			want: conversation.Input{ID: "int:T1:789.000.def", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.1"}, Kind: conversation.KindAction,
@@ -233,14 +244,14 @@ func TestFromInteraction(t *testing.T) {
 			name: "ViewSubmissionOtherInputIDs",
 			payload: fixture(t, "ViewSubmissionPayload.json", map[string]any{
 				"type": "view_submission", "team": map[string]any{"id": "T1"}, "user": map[string]any{"id": "U2"},
-				"trigger_id": "", "view.id": "V9", "view.callback_id": ModalCallbackID, "view.private_metadata": encoded(t, changes, nil),
+				"trigger_id": "", "view.id": "V9", "view.callback_id": ModalCallbackID, "view.private_metadata": metadata(t, changes),
 				"view.state": map[string]any{"values": map[string]any{"x": map[string]any{"y": map[string]any{"type": "plain_text_input", "value": "shorter"}}}},
 			}),
 			want: conversation.Input{ID: "int:T1:view:V9", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.1"}, Kind: conversation.KindAction,
 				Action: &conversation.ActionInput{Action: changes, UserID: "U2", Text: "shorter"}},
 		},
 		{name: "ViewOfAnotherCallback", payload: fixture(t, "ViewSubmissionPayload.json", map[string]any{
-			"type": "view_submission", "user": map[string]any{"id": "U2"}, "view.callback_id": "something_else", "view.private_metadata": encoded(t, changes, nil)}), reason: dropUnknownCallback},
+			"type": "view_submission", "user": map[string]any{"id": "U2"}, "view.callback_id": "something_else", "view.private_metadata": metadata(t, changes)}), reason: dropUnknownCallback},
 		{name: "ViewWithBadMetadata", payload: fixture(t, "ViewSubmissionPayload.json", map[string]any{
 			"type": "view_submission", "user": map[string]any{"id": "U2"}, "view.callback_id": ModalCallbackID, "view.private_metadata": "{"}), reason: dropBadValue},
 		{

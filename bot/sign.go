@@ -13,8 +13,9 @@ import (
 
 // Button values are signed (README, "Buttons are signed"): a button, menu option or
 // modal carries its conversation.Action with Sig set to an HMAC-SHA256 of the
-// Action's other fields under the installation's key, cut to sigBytes and written in
-// unpadded base64url. A click is honoured only when the signature is the bot's, so a
+// Action's other fields (their JSON, Action.Encode) under the installation's key, cut
+// to sigBytes and written in unpadded base64url (see encodeValue for where a value
+// puts it). A click is honoured only when the signature is the bot's, so a
 // value the bot did not write (a forged payload, or a button posted before signing
 // existed) is refused.
 
@@ -25,9 +26,12 @@ const SigningKeyName = "action-signing"
 // MinSigningKeyBytes is the shortest key NewSigner accepts.
 const MinSigningKeyBytes = 16
 
-// sigBytes is how much of the HMAC a value carries: 96 bits, 16 base64 characters, so
-// that a signed action still fits an option's 150-character value.
-const sigBytes = 12
+// sigBytes is how much of the HMAC a value carries: 96 bits, sigChars base64url
+// characters, so that a signed action still fits an option's 150-character value.
+const (
+	sigBytes = 12
+	sigChars = sigBytes * 4 / 3
+)
 
 // Errors of Signer.Verify.
 var (
