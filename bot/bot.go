@@ -50,6 +50,9 @@ type Config struct {
 	// Submitter receives the inputs.
 	Submitter Submitter
 	Logger    *slog.Logger
+	// Signer signs the actions of the Messenger's buttons (NewSigningMessenger) and
+	// verifies those of clicks and modal submissions; required.
+	Signer *Signer
 	// AckBudget bounds Submitter.Submit: its context ends AckBudget after the Bot read
 	// the envelope from the socket (default DefaultAckBudget). Time an envelope waited
 	// in slack-go's buffer before that is not counted.
@@ -95,8 +98,8 @@ func Authenticate(ctx context.Context, api *slack.Client) (Identity, error) {
 
 // New returns a Bot for cfg.
 func New(cfg Config) (*Bot, error) {
-	if cfg.API == nil || cfg.Submitter == nil {
-		return nil, errors.New("bot: Config.API and Config.Submitter are required")
+	if cfg.API == nil || cfg.Submitter == nil || cfg.Signer == nil {
+		return nil, errors.New("bot: Config.API, Config.Submitter and Config.Signer are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -245,8 +248,12 @@ func (b *Bot) inputFor(evt socketmode.Event) (*conversation.Input, *modalRequest
 		}
 		return &in, nil
 	case slack.InteractionCallback:
-		it, ok, reason := fromInteraction(data, b.cfg.Identity, envID)
+		it, ok, reason := fromInteraction(data, b.cfg.Identity, envID, b.cfg.Signer)
 		switch {
+		case !ok && refused(reason):
+			channel, thread := refusedPlace(data)
+			b.log.Info("click refused", "envelope_id", envID, "type", data.Type, "user", data.User.ID, "channel", channel, "reason", reason)
+			b.tell(channel, thread, data.User.ID, refusedClickText)
 		case !ok && reason == dropBadValue:
 			b.log.Warn("interaction dropped", "envelope_id", envID, "type", data.Type, "reason", reason)
 		case !ok:
@@ -408,6 +415,19 @@ func (b *Bot) ack(ctx context.Context, envelopeID string) {
 	if err := b.socket.AckCtx(ctx, envelopeID, nil); err != nil {
 		b.log.Warn("ack not sent", "envelope_id", envelopeID, "error", err)
 	}
+}
+
+// refusedPlace returns where the person whose interaction was refused is told: the
+// channel and thread of the message clicked, or for a modal's submission those its
+// action names.
+func refusedPlace(cb slack.InteractionCallback) (channel, threadTS string) {
+	if cb.Type == slack.InteractionTypeViewSubmission {
+		if a, err := conversation.DecodeAction(cb.View.PrivateMetadata); err == nil {
+			return a.Channel, a.ThreadTS
+		}
+		return "", ""
+	}
+	return firstNonEmpty(cb.Container.ChannelID, cb.Channel.ID), firstNonEmpty(cb.Container.ThreadTs, cb.Message.ThreadTimestamp)
 }
 
 // interactionUser returns the person who clicked or commanded.

@@ -73,8 +73,10 @@ type harness struct {
 	emu *emulator.Server
 	api *slack.Client
 	rec *recorder
-	msg *bot.Messenger
+	msg *bot.SigningMessenger
 	me  bot.Identity
+	// signer signs the cards msg posts, and the Bot checks clicks with it.
+	signer *bot.Signer
 	// seen counts the inputs next has returned.
 	seen int
 }
@@ -109,8 +111,12 @@ func startBotWith(tb testing.TB, emuCfg emulator.Config, configure func(*bot.Con
 	if err != nil {
 		tb.Fatal(err)
 	}
-	h := &harness{emu: emu, api: api, rec: newRecorder(), msg: bot.NewMessenger(api, me, discard()), me: me}
-	botCfg := bot.Config{API: api, Identity: me, Submitter: h.rec, Logger: discard()}
+	signer, err := bot.NewSigner([]byte("bot tests' signing key, 32 bytes"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h := &harness{emu: emu, api: api, rec: newRecorder(), msg: bot.NewSigningMessenger(bot.NewMessenger(api, me, discard()), signer), me: me, signer: signer}
+	botCfg := bot.Config{API: api, Identity: me, Submitter: h.rec, Logger: discard(), Signer: signer}
 	if configure != nil {
 		configure(&botCfg)
 	}

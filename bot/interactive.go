@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -31,7 +32,20 @@ const (
 	dropViewAction      = "block action inside a view"
 	dropInteraction     = "interaction type not handled"
 	dropNoTarget        = "interaction lacks channel, user or message"
+	// The drops of a click or submission the bot refuses (README, "Buttons are
+	// signed"): the clicker is told.
+	dropUnsigned     = "action value not signed"
+	dropBadSignature = "action value signature does not match"
+	dropOtherThread  = "action value names another channel or thread than its message"
 )
+
+// refusedClickText is what the person whose click or submission was refused is told.
+const refusedClickText = "⚠️ This button can no longer be used. Use the buttons on the newest message in the thread, or type `/threadwright status` to see where the workflow is."
+
+// refused reports whether reason is a drop whose clicker is told.
+func refused(reason string) bool {
+	return reason == dropUnsigned || reason == dropBadSignature || reason == dropOtherThread
+}
 
 // interaction is what an interactive envelope asks of the bot: an input to submit, or
 // (when modal is set) a modal to open at once.
@@ -50,9 +64,11 @@ type modalRequest struct {
 
 // fromInteraction turns an interactive payload (block_actions, view_submission,
 // message_action) into an interaction. It returns ok false and the reason when the
-// payload is not for the bot or cannot be read. envelopeID stands in for a missing
-// trigger_id in the input's ID: both are the same in a redelivered envelope.
-func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID string) (it interaction, ok bool, reason string) {
+// payload is not for the bot or cannot be read, or is refused (see refused): the
+// action a value carries must be signed by signer, and a click's action must name the
+// channel and thread of the message clicked (clickPlace). envelopeID stands in for a
+// missing trigger_id in the input's ID: both are the same in a redelivered envelope.
+func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID string, signer *Signer) (it interaction, ok bool, reason string) {
 	team := firstNonEmpty(cb.Team.ID, cb.View.TeamID, me.TeamID)
 	id := conversation.InteractionInputID(team, firstNonEmpty(cb.TriggerID, "envelope:"+envelopeID))
 	switch cb.Type {
@@ -71,15 +87,22 @@ func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID strin
 		if !found {
 			return it, false, dropNotOurs
 		}
-		action, modal, err := decodeValue(value)
+		signed, modal, err := decodeValue(value)
 		if err != nil {
 			return it, false, dropBadValue
 		}
 		if cb.User.ID == "" {
 			return it, false, dropNoTarget
 		}
+		action, reason := verify(signer, signed)
+		if reason != "" {
+			return it, false, reason
+		}
+		if !clickPlace(cb, action) {
+			return it, false, dropOtherThread
+		}
 		if modal != nil {
-			view, err := modalView(action, *modal)
+			view, err := modalView(signed, *modal)
 			if err != nil {
 				return it, false, dropBadValue
 			}
@@ -98,12 +121,18 @@ func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID strin
 		if cb.View.CallbackID != ModalCallbackID {
 			return it, false, dropUnknownCallback
 		}
-		action, err := conversation.DecodeAction(cb.View.PrivateMetadata)
+		signed, err := conversation.DecodeAction(cb.View.PrivateMetadata)
 		if err != nil {
 			return it, false, dropBadValue
 		}
 		if cb.User.ID == "" {
 			return it, false, dropNoTarget
+		}
+		// The metadata is the signed action of the button that opened the modal, whose
+		// click passed clickPlace; a view carries no channel to check again.
+		action, reason := verify(signer, signed)
+		if reason != "" {
+			return it, false, reason
 		}
 		if cb.TriggerID == "" && cb.View.ID != "" {
 			id = conversation.InteractionInputID(team, "view:"+cb.View.ID) // a view is submitted once
@@ -135,6 +164,36 @@ func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID strin
 	return it, false, dropInteraction
 }
 
+// verify returns the action signed carries, or the drop reason when signer did not
+// sign it.
+func verify(signer *Signer, signed conversation.Action) (conversation.Action, string) {
+	a, err := signer.Verify(signed)
+	switch {
+	case errors.Is(err, errUnsigned):
+		return a, dropUnsigned
+	case err != nil:
+		return a, dropBadSignature
+	}
+	return a, ""
+}
+
+// clickPlace reports whether a, the action of a click, names the channel and thread
+// of the message clicked: the payload's container.channel_id (or channel.id), and
+// its container.thread_ts (or message.thread_ts, or, for a message that starts no
+// thread, the message's own ts). An ephemeral message's thread is not always told:
+// when it is not, its channel must match (the bot's menus posted in a channel, with
+// actions on that channel's threads, are ephemeral).
+func clickPlace(cb slack.InteractionCallback, a conversation.Action) bool {
+	if firstNonEmpty(cb.Container.ChannelID, cb.Channel.ID) != a.Channel {
+		return false
+	}
+	thread := firstNonEmpty(cb.Container.ThreadTs, cb.Message.ThreadTimestamp)
+	if thread == "" && cb.Container.IsEphemeral {
+		return true
+	}
+	return firstNonEmpty(thread, cb.Container.MessageTs, cb.Message.Timestamp) == a.ThreadTS
+}
+
 // inputFromSlashCommand turns a slash command (/threadwright start proposal) into a
 // KindCommand input whose Key has no ThreadTS: the conversation layer resolves the
 // thread (Slack does not deliver slash commands typed in threads).
@@ -154,7 +213,8 @@ func inputFromSlashCommand(cmd slack.SlashCommand, me Identity, envelopeID strin
 }
 
 // modalView builds the modal of a button (views.open): one multiline text input,
-// callback_id ModalCallbackID and the encoded action as private_metadata. Texts are
+// callback_id ModalCallbackID and the encoded action a (signed, as the button
+// carried it) as private_metadata. Texts are
 // cut to Slack's limits (title and submit 24 characters, label 2,000, placeholder
 // 150, initial value 3,000); an empty title becomes "threadwright", an empty submit
 // "Submit", an empty label the title. Errors: the action cannot be encoded.

@@ -69,7 +69,44 @@ func callbackOf(t *testing.T, payload []byte) slack.InteractionCallback {
 	return cb
 }
 
+// testSigner signs the values of the tests' buttons.
+var testSigner = func() *Signer {
+	s, err := NewSigner([]byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		panic(err)
+	}
+	return s
+}()
+
+// signed returns a signed by testSigner.
+func signed(t testing.TB, a conversation.Action) conversation.Action {
+	t.Helper()
+	a, err := testSigner.Sign(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// encoded returns the value of a button carrying a, signed by testSigner, and m.
 func encoded(t *testing.T, a conversation.Action, m *conversation.Modal) string {
+	t.Helper()
+	return unsigned(t, signed(t, a), m)
+}
+
+// metadata returns the private_metadata of a modal opened for a, as modalView
+// writes it.
+func metadata(t *testing.T, a conversation.Action) string {
+	t.Helper()
+	v, err := signed(t, a).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// unsigned returns the value of a button carrying a as it is, and m.
+func unsigned(t *testing.T, a conversation.Action, m *conversation.Modal) string {
 	t.Helper()
 	v, err := encodeValue(a, m, maxButtonValueChars)
 	if err != nil {
@@ -154,6 +191,40 @@ func TestFromInteraction(t *testing.T) {
 			want: conversation.Input{ID: "int:T0:envelope:env-1", Key: conversation.Key{TeamID: "T0", ChannelID: "C1", ThreadTS: "10.1"}, Kind: conversation.KindAction,
 				Action: &conversation.ActionInput{Action: approve, UserID: "U1", MessageTS: "10.5"}},
 		},
+		{
+			name: "RootMessage",
+			payload: blockActions(t, button(encoded(t, approve, nil)), map[string]any{
+				"container.message_ts": "10.1", "container.thread_ts": nil, "message.ts": "10.1", "message.thread_ts": nil,
+			}),
+			want: conversation.Input{ID: "int:T1:123.456.abc", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.1"}, Kind: conversation.KindAction,
+				Action: &conversation.ActionInput{Action: approve, UserID: "U1", MessageTS: "10.1"}},
+		},
+		{
+			name: "EphemeralMenuInChannel",
+			payload: blockActions(t, button(encoded(t, approve, nil)), map[string]any{
+				"container.is_ephemeral": true, "container.message_ts": "20.5", "container.thread_ts": nil, "message": nil,
+			}),
+			want: conversation.Input{ID: "int:T1:123.456.abc", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.1"}, Kind: conversation.KindAction,
+				Action: &conversation.ActionInput{Action: approve, UserID: "U1", MessageTS: "20.5"}},
+		},
+		{name: "Unsigned", payload: blockActions(t, button(unsigned(t, approve, nil)), nil), reason: dropUnsigned},
+		{name: "UnsignedModal", payload: blockActions(t, button(unsigned(t, edit, askEdit)), nil), reason: dropUnsigned},
+		{name: "ForgedSignature", payload: blockActions(t, button(unsigned(t, conversation.Action{Name: conversation.ActionApprove, Channel: "C1", ThreadTS: "10.1", Artifact: "budget", Rev: 4, Sig: "AAAAAAAAAAAAAAAA"}, nil)), nil), reason: dropBadSignature},
+		{name: "SignatureOfAnotherAction", payload: blockActions(t, button(unsigned(t, func() conversation.Action {
+			a := signed(t, approve)
+			a.Rev = 5 // the signature of revision 4
+			return a
+		}(), nil)), nil), reason: dropBadSignature},
+		{name: "ValueFromAnotherChannel", payload: blockActions(t, button(encoded(t, approve, nil)), map[string]any{
+			"container.channel_id": "C2", "channel": map[string]any{"id": "C2", "name": "random"}}), reason: dropOtherThread},
+		{name: "ValueFromAnotherThread", payload: blockActions(t, button(encoded(t, approve, nil)), map[string]any{
+			"container.thread_ts": "30.1", "message.thread_ts": "30.1"}), reason: dropOtherThread},
+		{name: "ModalValueFromAnotherThread", payload: blockActions(t, button(encoded(t, edit, askEdit)), map[string]any{
+			"container.thread_ts": "30.1", "message.thread_ts": "30.1"}), reason: dropOtherThread},
+		{name: "EphemeralInAnotherThread", payload: blockActions(t, button(encoded(t, approve, nil)), map[string]any{
+			"container.is_ephemeral": true, "container.thread_ts": "30.1", "message": nil}), reason: dropOtherThread},
+		{name: "ViewSubmissionUnsigned", payload: fixture(t, "ViewSubmissionPayload.json", map[string]any{
+			"type": "view_submission", "user": map[string]any{"id": "U2"}, "view.callback_id": ModalCallbackID, "view.private_metadata": unsigned(t, changes, nil)}), reason: dropUnsigned},
 		{name: "OtherAppsElement", payload: blockActions(t, map[string]any{"type": "button", "action_id": "vote", "block_id": "b1", "value": "x"}, nil), reason: dropNotOurs},
 		{name: "GarbageValue", payload: blockActions(t, button("not json"), nil), reason: dropBadValue},
 		{name: "ValueWithoutThread", payload: blockActions(t, button(`{"n":"approve","c":"C1"}`), nil), reason: dropBadValue},
@@ -163,7 +234,7 @@ func TestFromInteraction(t *testing.T) {
 			payload: fixture(t, "ViewSubmissionPayload.json", map[string]any{
 				"type": "view_submission", "team": map[string]any{"id": "T1"}, "user": map[string]any{"id": "U2", "name": "bob"},
 				"trigger_id": "789.000.def", "view.id": "V1", "view.callback_id": ModalCallbackID,
-				"view.private_metadata": encoded(t, changes, nil),
+				"view.private_metadata": metadata(t, changes),
 				"view.state":            map[string]any{"values": map[string]any{modalBlockID: map[string]any{modalActionID: map[string]any{"type": "plain_text_input", "value": "  Cut travel by half.\n"}}}},
 			}),
 			want: conversation.Input{ID: "int:T1:789.000.def", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.1"}, Kind: conversation.KindAction,
@@ -173,14 +244,14 @@ func TestFromInteraction(t *testing.T) {
 			name: "ViewSubmissionOtherInputIDs",
 			payload: fixture(t, "ViewSubmissionPayload.json", map[string]any{
 				"type": "view_submission", "team": map[string]any{"id": "T1"}, "user": map[string]any{"id": "U2"},
-				"trigger_id": "", "view.id": "V9", "view.callback_id": ModalCallbackID, "view.private_metadata": encoded(t, changes, nil),
+				"trigger_id": "", "view.id": "V9", "view.callback_id": ModalCallbackID, "view.private_metadata": metadata(t, changes),
 				"view.state": map[string]any{"values": map[string]any{"x": map[string]any{"y": map[string]any{"type": "plain_text_input", "value": "shorter"}}}},
 			}),
 			want: conversation.Input{ID: "int:T1:view:V9", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.1"}, Kind: conversation.KindAction,
 				Action: &conversation.ActionInput{Action: changes, UserID: "U2", Text: "shorter"}},
 		},
 		{name: "ViewOfAnotherCallback", payload: fixture(t, "ViewSubmissionPayload.json", map[string]any{
-			"type": "view_submission", "user": map[string]any{"id": "U2"}, "view.callback_id": "something_else", "view.private_metadata": encoded(t, changes, nil)}), reason: dropUnknownCallback},
+			"type": "view_submission", "user": map[string]any{"id": "U2"}, "view.callback_id": "something_else", "view.private_metadata": metadata(t, changes)}), reason: dropUnknownCallback},
 		{name: "ViewWithBadMetadata", payload: fixture(t, "ViewSubmissionPayload.json", map[string]any{
 			"type": "view_submission", "user": map[string]any{"id": "U2"}, "view.callback_id": ModalCallbackID, "view.private_metadata": "{"}), reason: dropBadValue},
 		{
@@ -210,7 +281,7 @@ func TestFromInteraction(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			it, ok, reason := fromInteraction(callbackOf(t, tt.payload), Identity{TeamID: "T0", UserID: "UBOT"}, "env-1")
+			it, ok, reason := fromInteraction(callbackOf(t, tt.payload), Identity{TeamID: "T0", UserID: "UBOT"}, "env-1", testSigner)
 			if tt.reason != "" {
 				if ok || reason != tt.reason {
 					t.Fatalf("got ok=%v reason=%q, want dropped with %q", ok, reason, tt.reason)
@@ -237,7 +308,7 @@ func TestFromInteractionModal(t *testing.T) {
 			"selected_option": map[string]any{"text": map[string]any{"type": "plain_text", "text": "Edit…"}, "value": encoded(t, edit, askEdit)}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			it, ok, reason := fromInteraction(callbackOf(t, blockActions(t, action, nil)), Identity{TeamID: "T0"}, "env-1")
+			it, ok, reason := fromInteraction(callbackOf(t, blockActions(t, action, nil)), Identity{TeamID: "T0"}, "env-1", testSigner)
 			if !ok || it.modal == nil {
 				t.Fatalf("ok=%v reason=%q modal=%v", ok, reason, it.modal)
 			}
@@ -246,7 +317,7 @@ func TestFromInteractionModal(t *testing.T) {
 				t.Errorf("modal request %+v", m)
 			}
 			v := m.view
-			meta, _ := edit.Encode()
+			meta, _ := signed(t, edit).Encode()
 			if v.Type != slack.VTModal || v.CallbackID != ModalCallbackID || v.PrivateMetadata != meta ||
 				v.Title.Text != "Edit" || v.Submit.Text != "Edit" || len(v.Blocks.BlockSet) != 1 {
 				t.Fatalf("view %+v", v)

@@ -20,7 +20,12 @@ import (
 //     out), when the button opens a modal first:
 //     m:[{"n":"edit","c":"C1","t":"1700000000.000100","a":"budget","r":3},"Edit","What should change?","Edit"].
 //
-// The prefix keeps the two apart without guessing from JSON; the array keeps the
+// A signed action (README, "Buttons are signed") is preceded by its signature, Sig:
+// sigChars base64url characters, which can begin neither "{" nor "m:", and left out
+// of the JSON:
+// krubV7G45i0OcBtA{"n":"approve","c":"C1","t":"1700000000.000100","a":"budget","r":3}.
+//
+// The prefixes keep the kinds apart without guessing from JSON; the array keeps the
 // value short, since an option's value holds at most 150 characters. Modal texts are
 // cut to what a modal can show (title and submit 24 characters, placeholder 150,
 // label 2,000, initial text 3,000) before encoding, and the initial text, then the
@@ -36,16 +41,23 @@ var errValueTooLong = errors.New("bot: button value too long")
 // characters. Errors: the Action alone cannot be encoded, or the value cannot fit
 // limit (errValueTooLong).
 func encodeValue(a conversation.Action, m *conversation.Modal, limit int) (string, error) {
+	sig := a.Sig
+	if sig != "" && (len(sig) != sigChars || strings.HasPrefix(sig, "{") || strings.HasPrefix(sig, modalValuePrefix)) {
+		return "", fmt.Errorf("encode action %s: signature %q is not %d base64url characters", a.Name, sig, sigChars)
+	}
+	a.Sig = ""
 	enc, err := a.Encode()
 	if err != nil {
 		return "", err
 	}
+	enc = sig + enc
 	if m == nil {
 		if runes(enc) > limit {
 			return "", fmt.Errorf("%w: action %s takes %d characters, limit %d", errValueTooLong, a.Name, runes(enc), limit)
 		}
 		return enc, nil
 	}
+	enc = enc[len(sig):]
 	// The modal's texts, in the order of the array.
 	texts := []string{
 		truncate(m.Title, maxModalTitleChars),
@@ -60,7 +72,7 @@ func encodeValue(a conversation.Action, m *conversation.Modal, limit int) (strin
 			n--
 		}
 		var buf bytes.Buffer
-		buf.WriteString(modalValuePrefix + "[" + enc)
+		buf.WriteString(sig + modalValuePrefix + "[" + enc)
 		e := json.NewEncoder(&buf)
 		e.SetEscapeHTML(false)
 		for _, t := range texts[:n] {
@@ -93,6 +105,19 @@ func encodeValue(a conversation.Action, m *conversation.Modal, limit int) (strin
 // decodeValue parses a value made by encodeValue: the action, and the modal to open
 // first (nil when the action runs at once). Errors: not such a value.
 func decodeValue(v string) (conversation.Action, *conversation.Modal, error) {
+	var sig string
+	if !strings.HasPrefix(v, "{") && !strings.HasPrefix(v, modalValuePrefix) && len(v) > sigChars {
+		sig, v = v[:sigChars], v[sigChars:]
+	}
+	a, m, err := decodeUnsigned(v)
+	if sig != "" {
+		a.Sig = sig
+	}
+	return a, m, err
+}
+
+// decodeUnsigned is decodeValue of a value without its signature prefix.
+func decodeUnsigned(v string) (conversation.Action, *conversation.Modal, error) {
 	rest, isModal := strings.CutPrefix(v, modalValuePrefix)
 	if !isModal {
 		a, err := conversation.DecodeAction(v)

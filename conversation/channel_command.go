@@ -90,6 +90,11 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 		return forward(Key{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: root})
 	}
 	if c.thread.ThreadTS != "" {
+		// The thread's turn checks that a thread of another channel is the user's
+		// (foreignCommand): it knows who started the thread's workflow.
+		fwd := *cmd
+		fwd.Origin = in.Key.ChannelID
+		cmd = &fwd
 		return forward(Key{TeamID: in.Key.TeamID, ChannelID: c.thread.ChannelID, ThreadTS: c.thread.ThreadTS})
 	}
 	var refs []WorkflowRef
@@ -122,4 +127,33 @@ func joinCode(names []string) string {
 		out += "`" + n + "`"
 	}
 	return out
+}
+
+// foreignCommand reports whether cmd, typed in another channel than the thread of
+// key (CommandInput.Origin), may not act on it: a command acts on a thread of the
+// channel where it was typed, or on a workflow the user started (ws, the thread's
+// run), in any channel.
+func foreignCommand(key Key, cmd *CommandInput, ws *workflow.State) bool {
+	if cmd == nil || cmd.Origin == "" || cmd.Origin == key.ChannelID {
+		return false
+	}
+	return ws == nil || ws.StartedBy == "" || ws.StartedBy != cmd.UserID
+}
+
+// refuseForeign tells the user, in the channel where they typed the command, that it
+// cannot act on the thread they linked. It names nothing of that thread or its
+// channel (not even whether it has a workflow), and says what to do instead.
+func (s *Service) refuseForeign(ctx context.Context, r *run) {
+	cmd := r.in.Command
+	lang := "en"
+	if l, err := s.cfg.Messenger.UserLocale(ctx, cmd.UserID); err == nil {
+		lang = uiLang(l)
+	}
+	r.log.Info("command on another channel's thread refused", "origin", cmd.Origin, "user", cmd.UserID)
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	where := Key{TeamID: r.in.Key.TeamID, ChannelID: cmd.Origin}
+	if err := s.cfg.Messenger.PostEphemeral(fctx, where, cmd.UserID, tr(lang, "other_channel")); err != nil {
+		r.log.Warn("ephemeral not posted", "error", err)
+	}
 }

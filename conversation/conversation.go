@@ -275,6 +275,10 @@ type CommandInput struct {
 	Line string `json:"line"`
 	// MessageTS is the message a shortcut was used on.
 	MessageTS string `json:"message_ts,omitempty"`
+	// Origin is the channel a /threadwright command was typed in, when it was
+	// forwarded to a thread a link named: the command acts on a thread of another
+	// channel only when the user started its workflow (README, "Commands").
+	Origin string `json:"origin,omitempty"`
 }
 
 // MessageInputID returns the deduplication id of a Slack message (see Input.ID).

@@ -96,6 +96,12 @@ var catalogs = map[string]map[string]string{
 		"unit.seconds":           "seconds",
 		"unit.minute":            "minute",
 		"unit.minutes":           "minutes",
+		// Permissions (README, "Workflow YAML reference").
+		"not_allowed.restart": "Sorry, only %s may restart artifacts in this workflow.",
+		"not_allowed.edit":    "Sorry, only %s may edit artifacts in this workflow.",
+		"not_allowed.cancel":  "Sorry, only %s may cancel this workflow, or start another in its thread.",
+		"or":                  " or ",
+		"other_channel":       "That command can act only on a thread of this channel, or on a workflow you started. Type it in the channel of the thread you mean, or mention me in that thread (`@threadwright status`).",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -180,6 +186,12 @@ var catalogs = map[string]map[string]string{
 		"unit.seconds":           "с",
 		"unit.minute":            "мин",
 		"unit.minutes":           "мин",
+		// Permissions (README, "Workflow YAML reference").
+		"not_allowed.restart": "Извините, перезапускать артефакты в этом процессе может только %s.",
+		"not_allowed.edit":    "Извините, править артефакты в этом процессе может только %s.",
+		"not_allowed.cancel":  "Извините, отменить этот процесс или запустить в его треде другой может только %s.",
+		"or":                  " или ",
+		"other_channel":       "Эта команда действует только на тред этого канала или на процесс, который запустили вы. Наберите её в канале нужного треда или упомяните меня в самом треде (`@threadwright status`).",
 	},
 }
 

@@ -54,6 +54,10 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 		if err != nil {
 			return err
 		}
+		if in.Kind == KindCommand && foreignCommand(in.Key, in.Command, cp.Conversation.State.Workflow) {
+			s.refuseForeign(ctx, r) // before anything shows in the thread
+			return s.finish(ctx, r, InputDone)
+		}
 		s.compact(ctx, r.log, cp)
 		_, err = s.workflowTurn(ctx, r, cp, nil)
 		return err

@@ -105,6 +105,10 @@ type Action struct {
 	Artifact string     `json:"a,omitempty"`
 	Rev      int        `json:"r,omitempty"`
 	Arg      string     `json:"x,omitempty"`
+	// Sig is the signature of the other fields, which the Slack adapter adds to the
+	// buttons it renders and checks on the clicks it receives (README, "Buttons are
+	// signed"); the core neither sets nor reads it.
+	Sig string `json:"s,omitempty"`
 }
 
 // MaxActionValue is the most bytes an encoded Action may take: a Block Kit button's

@@ -451,8 +451,12 @@ func TestPipelineEditOfAnAutoArtifactNeedsAnApprover(t *testing.T) {
 	before := h.artifact("sections").Text
 	h.drain()
 	h.say("U2", "edit sections tighter")
-	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "only the approvers (<@UBOSS>)") {
-		t.Fatalf("a non-approver's edit answered %q", got)
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "may edit artifacts") {
+		t.Fatalf("a bystander's edit answered %q", got)
+	}
+	h.say("U1", "edit sections tighter") // the starter may edit, but not approve
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "only the approvers (<@UBOSS>) may approve") {
+		t.Fatalf("the starter's edit answered %q", got)
 	}
 	if h.artifact("sections").Text != before {
 		t.Fatal("a non-approver's edit of an auto artifact was saved")
@@ -486,5 +490,41 @@ func TestWorkflowDependentWaitsForItsDependency(t *testing.T) {
 	h.click("U1", conversation.ActionRegenerateStale, "value_proposition", "", "follow the new audience")
 	if vp := h.artifact("value_proposition"); vp.Status != workflow.StatusGenerated || !strings.Contains(vp.Text, "follow the new audience") {
 		t.Fatalf("value_proposition after audience was approved: %+v", vp)
+	}
+}
+
+// TestWorkflowBystanderCannotTakeOver: under the default permissions a bystander's
+// Restart, Edit and cancel (buttons and commands) are refused privately, naming the
+// starter, and change nothing; the starter's work. Approving stays open to anyone.
+func TestWorkflowBystanderCannotTakeOver(t *testing.T) {
+	h := newWF(t)
+	h.say("U1", "start product-brief")
+	h.through("U2", "problem") // a bystander may choose and approve
+	h.drain()
+	before := h.state().Clone()
+	refusals := map[string]func(){
+		"restart":      func() { h.click("U2", conversation.ActionRestart, "problem", "", "") },
+		"edit":         func() { h.click("U2", conversation.ActionEdit, "problem", "", "bob's version") },
+		"cancel":       func() { h.say("U2", "cancel") },
+		"restart text": func() { h.say("U2", "restart problem") },
+		"edit text":    func() { h.say("U2", "edit problem bob's version") },
+	}
+	for name, do := range refusals {
+		do()
+		got := strings.Join(h.drain(), "\n")
+		if !strings.Contains(got, "(ephemeral) Sorry, only the person who started it (<@U1>) may") {
+			t.Errorf("bystander's %s answered %q", name, got)
+		}
+		if !reflect.DeepEqual(h.state(), before) {
+			t.Fatalf("bystander's %s changed the run", name)
+		}
+	}
+	h.click("U1", conversation.ActionRestart, "problem", "", "")
+	if st := h.artifact("problem").Status; st == workflow.StatusApproved {
+		t.Fatal("the starter's restart was refused")
+	}
+	h.say("U1", "cancel")
+	if h.state().Status != workflow.RunCancelled {
+		t.Fatalf("the starter's cancel left the run %s", h.state().Status)
 	}
 }

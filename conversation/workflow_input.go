@@ -38,7 +38,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 	case CmdExport:
 		return t.upload(ctx, true, tr(t.lang, "export", t.def().Title))
 	case CmdCancel:
-		if err := t.m.Cancel(t.ws()); err != nil {
+		if err := t.m.Cancel(t.ws(), t.user); err != nil {
 			return err
 		}
 		t.state.Mode = ModeAssistant

@@ -15,6 +15,13 @@ func (t *wfTurn) start(ctx context.Context, name, hint string) error {
 	if ws := t.ws(); ws != nil && ws.Status == workflow.RunRunning {
 		return errUsage{tr(t.lang, "already_running", ws.Name)}
 	}
+	if ws := t.ws(); ws != nil && ws.Status == workflow.RunCompleted && t.def() != nil {
+		// A new run replaces the completed one, whose edits and restarts would reopen
+		// it: that is cancelling it.
+		if err := t.m.May(ws, workflow.PermCancel, t.user); err != nil {
+			return err
+		}
+	}
 	def, ok := t.s.cfg.Workflows.Get(name)
 	if !ok {
 		return errUsage{tr(t.lang, "unknown_workflow", name, strings.Join(t.s.cfg.Workflows.Names(), ", "))}

@@ -189,15 +189,23 @@ func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 		t.ephemeral(ctx, tr(t.lang, "not_current"))
 		return errTold{r}
 	case workflow.NotAllowed:
-		who := tr(t.lang, "the_starter", r.StartedBy)
+		var who []string
+		if r.StartedBy != "" {
+			who = append(who, tr(t.lang, "the_starter", r.StartedBy))
+		}
 		if len(r.Approvers) > 0 {
 			names := make([]string, 0, len(r.Approvers))
 			for _, id := range r.Approvers {
 				names = append(names, "<@"+id+">")
 			}
-			who = tr(t.lang, "approvers", strings.Join(names, ", "))
+			who = append(who, tr(t.lang, "approvers", strings.Join(names, ", ")))
 		}
-		t.ephemeral(ctx, tr(t.lang, "not_allowed", who))
+		key := "not_allowed" // approve and keep
+		switch r.Action {
+		case workflow.PermRestart, workflow.PermEdit, workflow.PermCancel:
+			key += "." + string(r.Action)
+		}
+		t.ephemeral(ctx, tr(t.lang, key, strings.Join(who, tr(t.lang, "or"))))
 		return errTold{r}
 	case workflow.NotRunning:
 		return errUsage{tr(t.lang, "none_running")}

@@ -173,6 +173,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 	}()
 
+	signer, err := actionSigner(ctx, st)
+	if err != nil {
+		return err
+	}
+
 	api := slack.New(c.SlackBotToken,
 		// Before OptionRetryConfig, which wraps the client set so far.
 		slack.OptionHTTPClient(httpclient.NewSlack()),
@@ -229,7 +234,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Store:       st,
 		Spool:       spool,
 		LeaseTTL:    c.LeaseTTL,
-		Messenger:   bot.NewMessenger(api, me, log),
+		Messenger:   bot.NewSigningMessenger(bot.NewMessenger(api, me, log), signer),
 		Scope:       scope,
 		Executor:    executor,
 		Synthesizer: agents.NewSynthesizer(),
@@ -258,7 +263,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.service.Store(svc)
-	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log})
+	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log, Signer: signer})
 	if err != nil {
 		return err
 	}
@@ -396,4 +401,21 @@ func storeKind(c StoreConfig) string {
 		return "sqlite"
 	}
 	return "postgres"
+}
+
+// actionSigner returns the Signer of button values, keyed by the installation's
+// secret bot.SigningKeyName, which the store makes once and every replica shares
+// (README, "Buttons are signed").
+func actionSigner(ctx context.Context, st conversation.Store) (*bot.Signer, error) {
+	secrets, ok := st.(interface {
+		Secret(ctx context.Context, name string) ([]byte, error)
+	})
+	if !ok {
+		return nil, fmt.Errorf("store %T keeps no secrets", st)
+	}
+	key, err := secrets.Secret(ctx, bot.SigningKeyName)
+	if err != nil {
+		return nil, fmt.Errorf("signing key: %w", err)
+	}
+	return bot.NewSigner(key)
 }

@@ -75,7 +75,7 @@ type Config struct {
 	WorkflowsDir        string   `envconfig:"WORKFLOWS_DIR" desc:"directory of workflow YAML files added to the built-in ones (proposal, product-brief, blog)"`
 	ModelProfiles       string   `envconfig:"MODEL_PROFILES" desc:"YAML file of named models (base_url, model, api_key: ${ENV_VAR}) that workflow artifacts name with model: (see README); unset: none"`
 	PipelineConcurrency int      `envconfig:"PIPELINE_CONCURRENCY" default:"4" desc:"items of one pipeline written at once (auto artifacts, foreach items); an artifact's concurrency may lower it"`
-	ApproverUserIDs     []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts (default: a workflow's approvers setting)"`
+	ApproverUserIDs     []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts, who may also do whatever a run's starter may (default: a workflow's permissions)"`
 
 	MaxQueuedPerThread int     `envconfig:"MAX_QUEUED_PER_THREAD" default:"20" desc:"pending inputs (queued or running) one thread takes; past it, a message or command is refused with a notice to its author (clicks are not held to it; 0: no bound)"`
 	MaxQueuedPerUser   int     `envconfig:"MAX_QUEUED_PER_USER" default:"10" desc:"pending inputs one person may have across threads, counted in the database by every replica alike; past it, a message or command is refused with a notice (0: no bound)"`

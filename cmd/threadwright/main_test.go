@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/threadwright/threadwright/store/storetest"
 )
 
 // setEnv sets a valid configuration, then the overrides ("" unsets).
@@ -178,10 +180,9 @@ func TestCommands(t *testing.T) {
 		}
 	})
 	t.Run("MigratePostgres", func(t *testing.T) {
-		dsn := os.Getenv("TEST_DATABASE_URL")
-		if dsn == "" {
-			t.Skip("TEST_DATABASE_URL not set")
-		}
+		// A schema of its own: the shared database's default one may hold another
+		// version's migrations.
+		dsn := storetest.PostgresDSN(t)
 		setEnv(t, map[string]string{"DATABASE_URL": dsn})
 		if out, err := runCLI(t, "migrate"); err != nil {
 			t.Fatalf("%v\n%s", err, out)

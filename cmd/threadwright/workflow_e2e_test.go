@@ -247,15 +247,7 @@ func (h *wfHarness) transcript(thread string) string {
 	return b.String()
 }
 
-func (h *wfHarness) ephemerals(user string) string {
-	var b strings.Builder
-	for _, m := range h.emu.Ephemerals(general, user) {
-		b.WriteString(m.Text)
-		b.WriteString(jsonUnescape.Replace(string(m.Blocks)))
-		b.WriteString("\n")
-	}
-	return b.String()
-}
+func (h *wfHarness) ephemerals(user string) string { return h.ephemeralsIn(general, user) }
 
 func (h *wfHarness) file(name string) string {
 	h.t.Helper()

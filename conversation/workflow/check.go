@@ -20,13 +20,14 @@ var (
 	localeRE = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$`)
 )
 
-// The values of Definition.Approvers.
+// The values of Definition.Approvers, a shorthand for Permissions.Approve (any rule
+// of Permissions is accepted).
 const (
 	// ApproversAnyone lets anyone in the thread approve (the default).
-	ApproversAnyone = "anyone"
-	// ApproversStarter lets only the person who started the workflow approve (and
+	ApproversAnyone = RuleAnyone
+	// ApproversStarter lets only the person who started the workflow approve (or
 	// APPROVER_USER_IDS, when the deployment sets it).
-	ApproversStarter = "starter"
+	ApproversStarter = RuleStarter
 )
 
 // Validate fills the defaults of a Definition built in Go (rather than by Parse) and
@@ -55,11 +56,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	if d.Title == "" && dp.ok("title") {
 		ps.addf(dp.at("title"), "missing title: the workflow's name as people read it, like title: Grant proposal")
 	}
-	switch d.Approvers {
-	case "", ApproversAnyone, ApproversStarter:
-	default:
-		ps.addf(dp.at("approvers"), "approvers %q is invalid: use %s or %s", d.Approvers, ApproversAnyone, ApproversStarter)
-	}
+	d.checkPermissions(ps, dp, pos.permissions)
 	if d.Locale != "" && !localeRE.MatchString(d.Locale) {
 		ps.addf(dp.at("locale"), "locale %q is not a BCP 47 language tag (like \"en\", \"ru\", \"pt-BR\")", d.Locale)
 	}

@@ -28,18 +28,23 @@ const MaxOptions = 5
 //	title: Grant proposal
 //	description: ...
 //	locale: ru                # optional: force the language of artifacts and messages
-//	approvers: starter        # optional: "anyone" (default) or "starter"
+//	approvers: starter        # optional: shorthand for permissions: {approve: starter}
+//	permissions:              # optional: who may do what (see Permissions)
+//	  cancel: starter
 //	artifacts: [...]          # see Artifact
 //	report: |                 # text/template for the final document (see ReportData)
 //	  ...
 type Definition struct {
-	Name        string     `yaml:"name"`
-	Title       string     `yaml:"title"`
-	Description string     `yaml:"description"`
-	Locale      string     `yaml:"locale,omitempty"`
-	Approvers   string     `yaml:"approvers,omitempty"`
-	Artifacts   []Artifact `yaml:"artifacts"`
-	Report      string     `yaml:"report"`
+	Name        string `yaml:"name"`
+	Title       string `yaml:"title"`
+	Description string `yaml:"description"`
+	Locale      string `yaml:"locale,omitempty"`
+	Approvers   string `yaml:"approvers,omitempty"`
+	// Permissions says who may approve, keep, restart, edit and cancel; Parse and
+	// Validate fill its defaults (see Permissions).
+	Permissions Permissions `yaml:"permissions,omitempty"`
+	Artifacts   []Artifact  `yaml:"artifacts"`
+	Report      string      `yaml:"report"`
 
 	// Source names where the definition came from ("builtin:proposal.yaml" or a
 	// file path), for messages.

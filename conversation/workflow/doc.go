@@ -21,7 +21,9 @@
 //	description: ...            # optional; what the workflow is for
 //	locale: ru                  # optional BCP 47 tag; forces the language of artifacts
 //	                            # and messages (default: the conversation's language)
-//	approvers: starter          # optional: anyone (default) or starter
+//	approvers: starter          # optional: shorthand for permissions: {approve: starter}
+//	permissions:                # optional: anyone, starter or approvers per action
+//	  cancel: starter           #   approve (and keep) default anyone; restart, edit, cancel starter
 //	artifacts:                  # required, at least one
 //	  - id: problem_statement   # required; ^[a-z0-9][a-z0-9_]*$, unique in the workflow
 //	    title: Problem statement  # required

@@ -8,8 +8,8 @@ import (
 
 // The workflow machine (docs/architecture.md, "Workflow machine"): every change of a
 // run's State is one of Machine's transitions. A transition either applies whole or
-// returns a *Refusal and changes nothing. Who may approve is decided in one place,
-// MayApprove, for every transition that approves (Approve, Keep, KeepAll). The
+// returns a *Refusal and changes nothing. Who may do what is decided in one place,
+// May, for every transition that a workflow's permissions rule. The
 // machine does no I/O: the agent calls a transition waits for (options, a text, an
 // evaluation) are made by the caller, which passes their results in.
 
@@ -21,8 +21,10 @@ type Refusal struct {
 	// Artifact is the artifact concerned, when there is one; Source, for NoItems and
 	// TooManyItems, the artifact whose text it fans out over.
 	Artifact, Source string
-	// Approvers, for NotAllowed, are the Slack users who may approve (when set by
-	// the deployment), or StartedBy the starter who may.
+	// Action, for NotAllowed, is what the person may not do; Approvers are the Slack
+	// users who may (when set by the deployment), and StartedBy the starter who may
+	// ("" when the starter may not).
+	Action    Permission
 	Approvers []string
 	StartedBy string
 }
@@ -35,7 +37,8 @@ const (
 	// NotCurrent: the button was drawn for an earlier revision, or the artifact is
 	// no longer where the action applies.
 	NotCurrent RefusalReason = "not_current"
-	// NotAllowed: the person may not approve (Refusal.Approvers or StartedBy may).
+	// NotAllowed: the person may not do Refusal.Action (Refusal.Approvers or
+	// StartedBy may).
 	NotAllowed RefusalReason = "not_allowed"
 	// NotRunning: the run is not running (completed or cancelled).
 	NotRunning RefusalReason = "not_running"
@@ -70,9 +73,9 @@ func (r *Refusal) Error() string {
 // Machine applies the transitions of the runs of one definition.
 type Machine struct {
 	Def *Definition
-	// Approvers, when set, are the only Slack users who may approve
-	// (APPROVER_USER_IDS); otherwise Def.Approvers decides: "starter" lets only the
-	// run's starter approve, anything else lets anyone.
+	// Approvers are the deployment's approvers (APPROVER_USER_IDS): when set, the
+	// only Slack users who may approve, and they may do whatever the starter may
+	// (see May).
 	Approvers []string
 	// Now is the time of revisions (default time.Now).
 	Now func() time.Time
@@ -95,19 +98,39 @@ func (m Machine) NewRun(startedBy, locale string) *State {
 	return &State{Name: m.Def.Name, StartedBy: startedBy, Locale: locale, Status: RunRunning, Artifacts: arts}
 }
 
-// MayApprove reports whether actor may approve artifacts of s: nil, or a
-// NotAllowed Refusal that names who may.
-func (m Machine) MayApprove(s *State, actor string) error {
-	if len(m.Approvers) > 0 {
-		if slices.Contains(m.Approvers, actor) {
+// May reports whether actor may do p in run s: nil, or a NotAllowed Refusal that
+// names the action and who may. It is the one permission check of every transition
+// (Approve, Keep, KeepAll, CheckEdit, Restart, Cancel) and of starting over a
+// completed run. The rule is the definition's (Definition.Rule); the deployment's
+// approvers (m.Approvers), when set, are the only people who may approve and keep,
+// whatever the rule, and may do whatever the starter may.
+func (m Machine) May(s *State, p Permission, actor string) error {
+	var starter string
+	if s != nil {
+		starter = s.StartedBy
+	}
+	approver := slices.Contains(m.Approvers, actor)
+	onlyApprovers := func() error {
+		if approver {
 			return nil
 		}
-		return &Refusal{Reason: NotAllowed, Approvers: slices.Clone(m.Approvers)}
+		return &Refusal{Reason: NotAllowed, Action: p, Approvers: slices.Clone(m.Approvers)}
 	}
-	if m.Def.Approvers == "starter" && actor != s.StartedBy {
-		return &Refusal{Reason: NotAllowed, StartedBy: s.StartedBy}
+	rule := m.Def.Rule(p)
+	switch {
+	case len(m.Approvers) > 0 && (p == PermApprove || p == PermKeep):
+		return onlyApprovers()
+	case rule == RuleAnyone:
+		return nil
+	case rule == RuleApprovers && len(m.Approvers) > 0:
+		return onlyApprovers()
 	}
-	return nil
+	// RuleStarter; RuleApprovers without approvers; an unknown rule (Validate
+	// reports it) is as safe.
+	if (actor != "" && actor == starter) || approver {
+		return nil
+	}
+	return &Refusal{Reason: NotAllowed, Action: p, StartedBy: starter, Approvers: slices.Clone(m.Approvers)}
 }
 
 // Running checks that s is running (NotRunning otherwise).
@@ -216,7 +239,7 @@ func (m Machine) Written(s *State, id, text string, eval []CriterionResult, by, 
 // change made others stale, their stale list is shown now. Errors: NotAllowed,
 // NotCurrent.
 func (m Machine) Approve(s *State, id, by string) (Revision, error) {
-	if err := m.MayApprove(s, by); err != nil {
+	if err := m.May(s, PermApprove, by); err != nil {
 		return Revision{}, err
 	}
 	_, st, err := m.in(s, id, StatusGenerated)
@@ -230,9 +253,9 @@ func (m Machine) Approve(s *State, id, by string) (Revision, error) {
 }
 
 // Keep keeps stale artifact id as it is: approved again, by by. Keeping approves, so
-// it takes MayApprove. Errors: NotAllowed, NotCurrent.
+// it takes approve's rule (PermKeep). Errors: NotAllowed, NotCurrent.
 func (m Machine) Keep(s *State, id, by string) (Revision, error) {
-	if err := m.MayApprove(s, by); err != nil {
+	if err := m.May(s, PermKeep, by); err != nil {
 		return Revision{}, err
 	}
 	_, st, err := m.stale(s, id, true)
@@ -248,7 +271,7 @@ func (m Machine) Keep(s *State, id, by string) (Revision, error) {
 // KeepAll keeps every stale artifact that may be kept (see Keep). Errors:
 // NotAllowed, NotCurrent (nothing stale), ChangePending (every stale one waits).
 func (m Machine) KeepAll(s *State, by string) ([]Revision, error) {
-	if err := m.MayApprove(s, by); err != nil {
+	if err := m.May(s, PermApprove, by); err != nil {
 		return nil, err
 	}
 	ids, err := m.Handleable(s, true)
@@ -363,11 +386,14 @@ func (m Machine) Stale(s *State) []string {
 	return ids
 }
 
-// CheckEdit checks that by may edit artifact id: it has a text, the pipeline is not
-// writing it, a stale one may be handled (see Keep), and for an auto artifact, whose
-// edited text is approved as it is, by may approve. Errors: UnknownArtifact, NoText,
-// BeingWritten, ChangePending, NotAllowed.
+// CheckEdit checks that by may edit artifact id: by may edit (PermEdit), it has a
+// text, the pipeline is not writing it, a stale one may be handled (see Keep), and
+// for an auto artifact, whose edited text is approved as it is, by may approve.
+// Errors: NotAllowed, UnknownArtifact, NoText, BeingWritten, ChangePending.
 func (m Machine) CheckEdit(s *State, id, by string) error {
+	if err := m.May(s, PermEdit, by); err != nil {
+		return err
+	}
 	a, st, err := m.Artifact(s, id)
 	switch {
 	case err != nil:
@@ -382,7 +408,7 @@ func (m Machine) CheckEdit(s *State, id, by string) error {
 		}
 	}
 	if a.Mode == ModeAuto {
-		return m.MayApprove(s, by)
+		return m.May(s, PermApprove, by)
 	}
 	return nil
 }
@@ -406,8 +432,11 @@ func (m Machine) Edited(s *State, id, text string, eval []CriterionResult, by, w
 
 // Restart sends artifact id back to its start, by by: pending, options and selection
 // cleared (an auto artifact's items too); when it had a text, what depends on it goes
-// stale. The caller then produces it anew. Errors: UnknownArtifact.
+// stale. The caller then produces it anew. Errors: NotAllowed, UnknownArtifact.
 func (m Machine) Restart(s *State, id, by string) (Revision, error) {
+	if err := m.May(s, PermRestart, by); err != nil {
+		return Revision{}, err
+	}
 	_, st, err := m.Artifact(s, id)
 	if err != nil {
 		return Revision{}, err
@@ -501,9 +530,12 @@ func (m Machine) handled(s *State, id, how, by string) {
 	}
 }
 
-// Cancel cancels the run. Errors: NotRunning.
-func (m Machine) Cancel(s *State) error {
+// Cancel cancels the run, by by. Errors: NotRunning, NotAllowed.
+func (m Machine) Cancel(s *State, by string) error {
 	if err := m.Running(s); err != nil {
+		return err
+	}
+	if err := m.May(s, PermCancel, by); err != nil {
 		return err
 	}
 	s.Status = RunCancelled

@@ -1,7 +1,9 @@
 package workflow_test
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -250,7 +252,7 @@ func TestTransitions(t *testing.T) {
 			"idea=pending plan=stale notes=stale pitch=pending parts=pending aside=pending", ""},
 		{"RestartUnknown", nil, nil, func(m workflow.Machine, s *workflow.State) error { _, err := m.Restart(s, "nope", "U1"); return err },
 			"", workflow.UnknownArtifact},
-		{"Cancel", nil, nil, func(m workflow.Machine, s *workflow.State) error { return m.Cancel(s) },
+		{"Cancel", nil, nil, func(m workflow.Machine, s *workflow.State) error { return m.Cancel(s, "U1") },
 			"idea=pending plan=pending notes=pending pitch=pending parts=pending aside=pending", ""},
 		{"Complete", nil, []string{"idea=generated"}, func(m workflow.Machine, s *workflow.State) error { return m.Complete(s) },
 			"", workflow.NotCurrent},
@@ -301,28 +303,116 @@ func TestRevisionsAndRev(t *testing.T) {
 	}
 }
 
-// TestMayApprove: the deployment's approvers win; otherwise "approvers: starter" lets
-// only the starter approve, and anything else lets anyone.
-func TestMayApprove(t *testing.T) {
+// TestMay checks every action under every rule, for the starter (U1), a bystander
+// (U9) and a deployment approver (UBOSS), with and without APPROVER_USER_IDS.
+func TestMay(t *testing.T) {
+	const starter, bystander, boss = "U1", "U9", "UBOSS"
+	perms := []workflow.Permission{workflow.PermApprove, workflow.PermKeep, workflow.PermRestart, workflow.PermEdit, workflow.PermCancel}
+	set := func(d *workflow.Definition, p workflow.Permission, rule string) {
+		switch p {
+		case workflow.PermApprove, workflow.PermKeep:
+			d.Permissions.Approve = rule // keep follows approve
+		case workflow.PermRestart:
+			d.Permissions.Restart = rule
+		case workflow.PermEdit:
+			d.Permissions.Edit = rule
+		case workflow.PermCancel:
+			d.Permissions.Cancel = rule
+		}
+	}
+	approving := func(p workflow.Permission) bool { return p == workflow.PermApprove || p == workflow.PermKeep }
+	for _, p := range perms {
+		for _, rule := range []string{"", workflow.RuleAnyone, workflow.RuleStarter, workflow.RuleApprovers} {
+			for _, withBoss := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%s/approvers=%v", p, cmp.Or(rule, "default"), withBoss)
+				t.Run(name, func(t *testing.T) {
+					var ids []string
+					if withBoss {
+						ids = []string{boss}
+					}
+					m := machine(t, ids...)
+					set(m.Def, p, rule)
+					s := run(m)
+					effective := m.Def.Rule(p)
+					if rule == "" {
+						want := workflow.RuleStarter
+						if approving(p) {
+							want = workflow.RuleAnyone
+						}
+						if effective != want {
+							t.Fatalf("default rule %q; want %q", effective, want)
+						}
+					}
+					// Who may, by the documented rules.
+					var want map[string]bool
+					switch {
+					case withBoss && approving(p):
+						want = map[string]bool{boss: true}
+					case effective == workflow.RuleAnyone:
+						want = map[string]bool{starter: true, bystander: true, boss: true}
+					case effective == workflow.RuleApprovers && withBoss:
+						want = map[string]bool{boss: true}
+					default: // starter, or approvers without any: the starter (and approvers)
+						want = map[string]bool{starter: true, boss: withBoss}
+					}
+					for _, actor := range []string{starter, bystander, boss} {
+						err := m.May(s, p, actor)
+						if got := err == nil; got != want[actor] {
+							t.Errorf("%s may: %v (%v); want %v", actor, got, err, want[actor])
+						}
+						var r *workflow.Refusal
+						if errors.As(err, &r) {
+							if r.Reason != workflow.NotAllowed || r.Action != p {
+								t.Errorf("refusal %+v; want NotAllowed for %s", r, p)
+							}
+							if r.StartedBy == "" && len(r.Approvers) == 0 {
+								t.Errorf("refusal %+v names nobody who may", r)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+	t.Run("ApproversShorthand", func(t *testing.T) {
+		m := machine(t)
+		m.Def.Approvers = workflow.RuleStarter
+		s := run(m)
+		if err := m.May(s, workflow.PermApprove, bystander); reason(err) != workflow.NotAllowed {
+			t.Errorf("approvers: starter, a bystander approves: %v", err)
+		}
+		if err := m.May(s, workflow.PermKeep, bystander); reason(err) != workflow.NotAllowed {
+			t.Errorf("approvers: starter, a bystander keeps: %v", err)
+		}
+		if err := m.May(s, workflow.PermApprove, starter); err != nil {
+			t.Errorf("approvers: starter, the starter approves: %v", err)
+		}
+	})
+}
+
+// TestTransitionsCheckPermissions: the transitions a permission rules refuse a
+// bystander under the defaults and change nothing.
+func TestTransitionsCheckPermissions(t *testing.T) {
 	m := machine(t)
-	s := run(m)
-	if err := m.MayApprove(s, "U9"); err != nil {
-		t.Errorf("anyone: %v", err)
-	}
-	m.Def.Approvers = "starter"
-	if err := m.MayApprove(s, "U9"); reason(err) != workflow.NotAllowed {
-		t.Errorf("starter only, another person: %v", err)
-	}
-	var r *workflow.Refusal
-	if errors.As(m.MayApprove(s, "U9"), &r); r.StartedBy != "U1" {
-		t.Errorf("refusal names %q; want the starter U1", r.StartedBy)
-	}
-	if err := m.MayApprove(s, "U1"); err != nil {
-		t.Errorf("starter only, the starter: %v", err)
-	}
-	m.Approvers = []string{"UBOSS"}
-	if err := m.MayApprove(s, "U1"); reason(err) != workflow.NotAllowed {
-		t.Errorf("APPROVER_USER_IDS, the starter: %v", err)
+	for name, do := range map[string]func(s *workflow.State) error{
+		"Cancel":  func(s *workflow.State) error { return m.Cancel(s, "U9") },
+		"Restart": func(s *workflow.State) error { _, err := m.Restart(s, "idea", "U9"); return err },
+		"Edit":    func(s *workflow.State) error { return m.CheckEdit(s, "idea", "U9") },
+		"Edited": func(s *workflow.State) error {
+			_, err := m.Edited(s, "idea", "mine now", nil, "U9", "edited")
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := run(m, "idea=approved", "plan=approved")
+			before := s.Clone()
+			if err := do(s); reason(err) != workflow.NotAllowed {
+				t.Fatalf("bystander: %v; want NotAllowed", err)
+			}
+			if !reflect.DeepEqual(s, before) {
+				t.Errorf("a refused transition changed the run")
+			}
+		})
 	}
 }
 

@@ -66,9 +66,10 @@ func (p position) ok(key string) bool { return !p.broken && !p.reported[key] }
 // positions are the lines of a parsed definition's parts, for problems. The zero
 // value (a Definition built in Go) gives line 0 everywhere.
 type positions struct {
-	def       position
-	report    *yaml.Node // the report value, to map template lines to file lines
-	artifacts []artifactPosition
+	def         position
+	permissions position
+	report      *yaml.Node // the report value, to map template lines to file lines
+	artifacts   []artifactPosition
 }
 
 type artifactPosition struct {
@@ -119,10 +120,11 @@ func (a artifactPosition) criterion(j int) position {
 
 // The fields of each mapping, in the order the schema documents them.
 var (
-	definitionFields = []string{"name", "title", "description", "locale", "approvers", "artifacts", "report"}
+	definitionFields = []string{"name", "title", "description", "locale", "approvers", "permissions", "artifacts", "report"}
 	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency"}
 	criterionFields  = []string{"id", "description"}
 	editorFields     = []string{"prompt", "model"}
+	permissionFields = []string{"approve", "keep", "restart", "edit", "cancel"}
 )
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -174,6 +176,31 @@ func decode(ps *problems, data []byte) (*Definition, *positions) {
 			d.Locale = str(ps, v, "locale")
 		case "approvers":
 			d.Approvers = str(ps, v, "approvers")
+		case "permissions":
+			pos.permissions = position{line: v.Line}
+			if isNull(v) {
+				return
+			}
+			if v.Kind != yaml.MappingNode {
+				ps.addf(v.Line, "permissions: want a mapping of actions to rules, like permissions: {cancel: starter}")
+				pos.permissions.broken = true
+				return
+			}
+			pos.permissions = fields(ps, v, "permissions", permissionFields, func(key string, v *yaml.Node) {
+				rule := str(ps, v, "permissions: "+key)
+				switch key {
+				case "approve":
+					d.Permissions.Approve = rule
+				case "keep":
+					d.Permissions.Keep = rule
+				case "restart":
+					d.Permissions.Restart = rule
+				case "edit":
+					d.Permissions.Edit = rule
+				case "cancel":
+					d.Permissions.Cancel = rule
+				}
+			})
 		case "report":
 			if v.Kind == yaml.ScalarNode {
 				d.Report = v.Value

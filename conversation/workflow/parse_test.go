@@ -79,7 +79,7 @@ artifacts:
 		title: B
 		colour: red
 `), []string{
-			`test.yaml:3: unknown field "owner" in the workflow (known: name, title, description, locale, approvers, artifacts, report)`,
+			`test.yaml:3: unknown field "owner" in the workflow (known: name, title, description, locale, approvers, permissions, artifacts, report)`,
 			`test.yaml:7: unknown field "dependson" in artifact "a" (did you mean "depends_on"?)`,
 			`test.yaml:11: unknown field "weight" in artifact "a": criterion "c" (known: id, description)`,
 			`test.yaml:14: unknown field "colour" in artifact "b" (known: id, title, description, mode, options, depends_on, criteria, prompt, model, tools, editor, foreach, retries, concurrency)`,
@@ -277,7 +277,62 @@ artifacts:
 		title: A
 `), []string{
 			`test.yaml:3: locale "English" is not a BCP 47 language tag (like "en", "ru", "pt-BR")`,
-			`test.yaml:4: approvers "admins" is invalid: use anyone or starter`,
+			`test.yaml:4: approvers "admins" is invalid: use anyone, starter, approvers`,
+		}},
+		{"PermissionsBadValues", yaml(`name: x
+title: X
+permissions:
+	approve: everyone
+	cancel: owner
+	delete: starter
+artifacts:
+	- id: a
+		title: A
+`), []string{
+			`test.yaml:4: permissions: approve "everyone" is invalid: use anyone, starter, approvers`,
+			`test.yaml:5: permissions: cancel "owner" is invalid: use anyone, starter, approvers`,
+			`test.yaml:6: unknown field "delete" in permissions (known: approve, keep, restart, edit, cancel)`,
+		}},
+		{"PermissionsNotAMapping", yaml(`name: x
+title: X
+permissions: starter
+artifacts:
+	- id: a
+		title: A
+`), []string{
+			`test.yaml:3: permissions: want a mapping of actions to rules, like permissions: {cancel: starter}`,
+		}},
+		{"PermissionsKeepDiffersFromApprove", yaml(`name: x
+title: X
+permissions:
+	approve: starter
+	keep: anyone
+artifacts:
+	- id: a
+		title: A
+`), []string{
+			`test.yaml:5: permissions: keep "anyone" differs from approve "starter": keeping a stale artifact approves it, so both follow approve's rule (remove keep, or set approve)`,
+		}},
+		{"PermissionsKeepAloneDiffersFromDefault", yaml(`name: x
+title: X
+permissions:
+	keep: starter
+artifacts:
+	- id: a
+		title: A
+`), []string{
+			`test.yaml:4: permissions: keep "starter" differs from approve "anyone": keeping a stale artifact approves it, so both follow approve's rule (remove keep, or set approve)`,
+		}},
+		{"PermissionsContradictApprovers", yaml(`name: x
+title: X
+approvers: starter
+permissions:
+	approve: anyone
+artifacts:
+	- id: a
+		title: A
+`), []string{
+			`test.yaml:5: permissions: approve "anyone" contradicts approvers "starter": approvers is a shorthand for permissions: approve; keep one`,
 		}},
 		{"PipelineTypos", yaml(`name: x
 title: X
@@ -663,5 +718,33 @@ test: artifact "b": foreach: "a" is not an earlier dependency of "b": add it to 
 	d.Artifacts[1].Editor.Prompt = "Tighten."
 	if err := d.Validate(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestParsePermissions: the permissions a file sets, and the defaults of those it
+// does not (approve and keep as approvers: says, or anyone; the rest starter).
+func TestParsePermissions(t *testing.T) {
+	def, err := workflow.Parse("p.yaml", []byte(`name: p
+title: P
+approvers: starter
+permissions:
+  keep: starter
+  cancel: approvers
+  edit: anyone
+artifacts:
+  - id: a
+    title: A
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[workflow.Permission]string{
+		workflow.PermApprove: "starter", workflow.PermKeep: "starter", workflow.PermRestart: "starter",
+		workflow.PermEdit: "anyone", workflow.PermCancel: "approvers",
+	}
+	for p, rule := range want {
+		if got := def.Rule(p); got != rule {
+			t.Errorf("%s: %q; want %q", p, got, rule)
+		}
 	}
 }

@@ -343,3 +343,10 @@ func TestLeaseHOT(t *testing.T) {
 		t.Errorf("%d updates of leases, %d of them HOT; want %d, all HOT", updates, hot, want)
 	}
 }
+
+func TestSecrets(t *testing.T) {
+	storetest.RunSecrets(t, func(t *testing.T) (storetest.Secrets, storetest.Secrets) {
+		dsn := storetest.PostgresDSN(t)
+		return mustOpenDSN(t, dsn), mustOpenDSN(t, dsn)
+	})
+}

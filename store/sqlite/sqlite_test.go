@@ -173,3 +173,10 @@ func TestKnowledgeIndexInSync(t *testing.T) {
 		t.Error("integrity-check passed with a row in the index that chunks does not have")
 	}
 }
+
+func TestSecrets(t *testing.T) {
+	storetest.RunSecrets(t, func(t *testing.T) (storetest.Secrets, storetest.Secrets) {
+		path := filepath.Join(t.TempDir(), "threadwright.db")
+		return mustOpenPath(t, path), mustOpenPath(t, path)
+	})
+}
