@@ -20,13 +20,23 @@ const fence = "```"
 // renders on its own. Empty text gives no pieces. limit must leave room for the fences
 // (limit > 16).
 func SplitText(text string, limit int) []string {
+	pieces, _ := splitFirst(text, limit, -1)
+	return pieces
+}
+
+// splitFirst splits text as SplitText does, but stops after n pieces (n < 0: no
+// stop) and returns the text left over: "" when the pieces hold all of it, otherwise
+// the rest, starting with a reopened ``` fence when the last piece closed one.
+func splitFirst(text string, limit, n int) (pieces []string, rest string) {
 	text = strings.TrimSpace(text)
-	var pieces []string
 	reopen := false
 	for text != "" {
 		prefix := ""
 		if reopen {
 			prefix = fence + "\n"
+		}
+		if len(pieces) == n {
+			return pieces, prefix + text
 		}
 		room := limit - utf8.RuneCountInString(prefix) - len("\n"+fence)
 		if utf8.RuneCountInString(text) <= limit-utf8.RuneCountInString(prefix) {
@@ -44,7 +54,7 @@ func SplitText(text string, limit int) []string {
 		pieces = append(pieces, piece)
 		reopen = open
 	}
-	return pieces
+	return pieces, ""
 }
 
 // breakPoint returns the byte offset at which to cut text so that the first part has

@@ -208,7 +208,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Store:       st,
 		Spool:       spool,
 		LeaseTTL:    c.LeaseTTL,
-		Messenger:   bot.NewMessenger(api, me, log),
+		Messenger:   bot.NewMessenger(api, me, log, bot.WithMaxReplyMessages(c.MaxReplyMessages)),
 		Scope:       scope,
 		Executor:    executor,
 		Synthesizer: agents.NewSynthesizer(),
