@@ -283,7 +283,7 @@ func mrkdwnTexts(t *testing.T, blocks json.RawMessage) [][]byte {
 		return nil
 	}
 	var bs []struct {
-		Text     *struct{ Type, Text string } `json:"text"`
+		Text     *struct{ Type, Text string }  `json:"text"`
 		Elements []struct{ Type, Text string } `json:"elements"`
 	}
 	if err := json.Unmarshal(blocks, &bs); err != nil {
