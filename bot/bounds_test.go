@@ -302,3 +302,14 @@ func mrkdwnTexts(t *testing.T, blocks json.RawMessage) [][]byte {
 	}
 	return out
 }
+
+// BenchmarkSplitText2MB splits 2 MB of text, the size a 9 KB table answer once became,
+// into messages.
+func BenchmarkSplitText2MB(b *testing.B) {
+	text := longText(2 << 20)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		bot.SplitText(text, bot.MaxMessageChars)
+	}
+}

@@ -115,11 +115,11 @@ func (m *Messenger) PostReply(ctx context.Context, key conversation.Key, text st
 // replyPieces splits text into at most m.maxReplies messages. When it needs more, the
 // last message is cut short to end with overflowNote and rest is the text left over.
 func (m *Messenger) replyPieces(text string) (pieces []string, rest string) {
-	pieces = SplitText(text, MaxMessageChars)
+	pieces, rest = splitFirst(text, MaxMessageChars, m.maxReplies)
 	if len(pieces) == 0 {
 		return []string{"(empty reply)"}, ""
 	}
-	if len(pieces) <= m.maxReplies {
+	if rest == "" {
 		return pieces, ""
 	}
 	pieces, rest = splitFirst(text, MaxMessageChars, m.maxReplies-1)

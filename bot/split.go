@@ -2,6 +2,7 @@ package bot
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -39,13 +40,13 @@ func splitFirst(text string, limit, n int) (pieces []string, rest string) {
 			return pieces, prefix + text
 		}
 		room := limit - utf8.RuneCountInString(prefix) - len("\n"+fence)
-		if utf8.RuneCountInString(text) <= limit-utf8.RuneCountInString(prefix) {
+		if !longerThan(text, limit-utf8.RuneCountInString(prefix)) {
 			pieces = append(pieces, prefix+text)
 			break
 		}
 		cut := breakPoint(text, room)
-		piece := strings.TrimRight(text[:cut], " \n")
-		text = strings.TrimLeft(text[cut:], " \n")
+		piece := strings.TrimRightFunc(text[:cut], unicode.IsSpace)
+		text = strings.TrimLeftFunc(text[cut:], unicode.IsSpace)
 		open := reopen != (strings.Count(piece, fence)%2 == 1)
 		piece = prefix + piece
 		if open {
@@ -68,6 +69,17 @@ func breakPoint(text string, room int) int {
 		}
 	}
 	return limit
+}
+
+// longerThan reports whether s has more than n runes, reading at most n+1 of them.
+func longerThan(s string, n int) bool {
+	for range s {
+		if n == 0 {
+			return true
+		}
+		n--
+	}
+	return false
 }
 
 // byteOffset returns the byte offset of the rune at index n of s (len(s) if shorter).
