@@ -27,21 +27,9 @@ var knowledgeSeeds = []string{
 // the document, in the document's order (lines such as headings and rules may be
 // left out).
 func FuzzSplitMarkdown(f *testing.F) {
-	for _, s := range knowledgeSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, md string) {
-		if !utf8.ValidString(md) {
-			t.Skip()
-		}
-		chunks := knowledge.SplitMarkdown(md)
-		checkChunks(t, chunks)
-		var all strings.Builder
-		for _, c := range chunks {
-			all.WriteString(c.Text + "\n")
-		}
-		if !subsequence(content(all.String()), content(md)) {
-			t.Fatalf("the chunks hold text that is not the document's, in its order: %+v", chunks)
+	fuzzSplit(f, knowledge.SplitMarkdown, true, func(t *testing.T, md, chunks string) {
+		if !subsequence(content(chunks), content(md)) {
+			t.Fatalf("the chunks hold text that is not the document's, in its order: %q", chunks)
 		}
 	})
 }
@@ -49,38 +37,46 @@ func FuzzSplitMarkdown(f *testing.F) {
 // FuzzSplitText checks that every chunk is under MaxChunkChars characters, numbered
 // in order, and that the chunks together hold the whole text, whitespace aside.
 func FuzzSplitText(f *testing.F) {
-	for _, s := range knowledgeSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, text string) {
-		if !utf8.ValidString(text) {
-			t.Skip()
-		}
-		chunks := knowledge.SplitText(text)
-		checkChunks(t, chunks)
-		var all strings.Builder
-		for _, c := range chunks {
-			if utf8.RuneCountInString(c.Text) > knowledge.MaxChunkChars {
-				t.Errorf("chunk %d has %d characters", c.Ordinal, utf8.RuneCountInString(c.Text))
-			}
-			all.WriteString(c.Text + "\n")
-		}
-		if got, want := noSpace(all.String()), noSpace(strings.TrimPrefix(text, "\ufeff")); got != want {
+	fuzzSplit(f, knowledge.SplitText, false, func(t *testing.T, text, chunks string) {
+		if got, want := noSpace(chunks), noSpace(strings.TrimPrefix(text, "\ufeff")); got != want {
 			t.Fatalf("the chunks hold %q, the text %q", got, want)
 		}
 	})
 }
 
-// checkChunks checks the size and numbering of chunks.
-func checkChunks(t *testing.T, chunks []conversation.Chunk) {
+// fuzzSplit fuzzes split with the seeds, checks each input's chunks (checkChunks;
+// fences tells whether split keeps fenced code whole), and hands the input and the
+// chunks' texts, a line apart, to check.
+func fuzzSplit(f *testing.F, split func(string) []conversation.Chunk, fences bool, check func(t *testing.T, in, chunks string)) {
+	for _, s := range knowledgeSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if !utf8.ValidString(in) {
+			t.Skip()
+		}
+		chunks := split(in)
+		checkChunks(t, chunks, fences)
+		var all strings.Builder
+		for _, c := range chunks {
+			all.WriteString(c.Text + "\n")
+		}
+		check(t, in, all.String())
+	})
+}
+
+// checkChunks checks the size and numbering of chunks: under MaxChunkChars
+// characters, or, with fences, MaxFenceChars for a fenced code block.
+func checkChunks(t *testing.T, chunks []conversation.Chunk, fences bool) {
 	t.Helper()
 	for i, c := range chunks {
 		n := utf8.RuneCountInString(c.Text)
+		text := strings.TrimSpace(c.Text)
 		limit := knowledge.MaxChunkChars
-		if t := strings.TrimSpace(c.Text); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		if fences && (strings.HasPrefix(text, "```") || strings.HasPrefix(text, "~~~")) {
 			limit = knowledge.MaxFenceChars
 		}
-		if n > limit || strings.TrimSpace(c.Text) == "" {
+		if n > limit || text == "" {
 			t.Errorf("chunk %d has %d characters (limit %d)", i, n, limit)
 		}
 		if c.Ordinal != i {

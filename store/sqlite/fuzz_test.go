@@ -31,8 +31,9 @@ func FuzzQueryWords(f *testing.F) {
 			t.Errorf("%d words, want at most %d", len(words), sqlstore.MaxQueryWords)
 		}
 		for _, w := range words {
-			inner, ok := strings.CutPrefix(w, `"`)
-			if inner, ok = strings.CutSuffix(inner, `"`); !ok || inner == "" || strings.ContainsAny(inner, "\" \t\n\x00") {
+			inner, quoted := strings.CutPrefix(w, `"`)
+			inner, closed := strings.CutSuffix(inner, `"`)
+			if !quoted || !closed || inner == "" || strings.ContainsAny(inner, "\" \t\n\x00") {
 				t.Fatalf("term %q of %q is not one quoted word", w, q)
 			}
 		}
