@@ -141,3 +141,16 @@ func TestE2ESpecialMentionsDefused(t *testing.T) {
 		})
 	}
 }
+
+func TestLoadConfigMaxReplyMessages(t *testing.T) {
+	setEnv(t, nil)
+	var c Config
+	if err := LoadConfig(&c); err != nil || c.MaxReplyMessages != bot.DefaultMaxReplyMessages {
+		t.Fatalf("MAX_REPLY_MESSAGES default %d (%v), want %d", c.MaxReplyMessages, err, bot.DefaultMaxReplyMessages)
+	}
+	setEnv(t, map[string]string{"MAX_REPLY_MESSAGES": "0"})
+	want := "MAX_REPLY_MESSAGES: expected a whole number above 0"
+	if err := LoadConfig(&c); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}
