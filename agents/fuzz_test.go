@@ -19,7 +19,7 @@ func FuzzToMrkdwn(f *testing.F) {
 		"**bold** <!channel> and <!here|here> <!subteam^S123|@team> <!date^1392734382^{date}|Feb>",
 		"<@U123> asks <#C123|general>: `<!everyone>` ```\n<!here>\n```",
 		"[<!channel>](https://e.com/<!here>) <https://e.com|<!channel>> https://e.com/?<!here>",
-		"| a | b |\n|---|---|\n| " + strings.Repeat("wide ", 200) + " | <!here> |\n||\n||\n||",
+		"| a | b |\n|---|---|\n| " + strings.Repeat("wide ", 200) + " | <!here> |\n" + strings.Repeat("||\n", 200),
 		"|" + strings.Repeat(" c |", 40) + "\n|" + strings.Repeat("-|", 40) + "\n" + strings.Repeat("||||\n", 20),
 		"# <!channel>\n> <!here>\n- [ ] <!everyone>\n\t\t- item\n---\n1. <!subteam^S1>",
 		"<\uE0000\uE001!channel> <<!here>> &lt;!here&gt; <!", "\r\n<br><!here>",
