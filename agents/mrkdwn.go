@@ -30,7 +30,8 @@ var (
 //   - # headings (any level) become a *bold* line; "- item", "* item" and "+ item"
 //     bullets become "• item" ("◦" when nested); task items become ☐ / ☑;
 //     a horizontal rule becomes a line of ─; > quotes stay quotes;
-//   - tables become an aligned code block;
+//   - tables become an aligned code block, within the table bounds (MaxTableColumns,
+//     MaxCellChars, MaxTableWidth);
 //   - code spans and fenced code blocks keep their text as is (the fence's language
 //     is dropped: Slack does not use it).
 //
@@ -340,8 +341,22 @@ func isTableRow(line string) bool {
 	return strings.HasPrefix(t, "|") && strings.Count(t, "|") >= 2
 }
 
-// renderTable renders Markdown table rows as an aligned code block; the separator row
-// becomes a line of dashes.
+// Table bounds: a rendered table row has at most MaxTableColumns columns (a last
+// column of … stands for the rest), each at most MaxCellChars characters wide, and the
+// row at most MaxTableWidth characters; a cell cut short ends with …. Every row is
+// padded to its columns' widths, so without them one wide cell made every row of its
+// table as wide (README, "Reply bounds").
+const (
+	MaxTableColumns = 12
+	MaxCellChars    = 40
+	MaxTableWidth   = 120
+)
+
+// minColumnChars is the least width a column is narrowed to for MaxTableWidth.
+const minColumnChars = 3
+
+// renderTable renders Markdown table rows as an aligned code block within the table
+// bounds; the separator row becomes a line of dashes.
 func renderTable(rows []string) []string {
 	var cells [][]string
 	sep := -1
@@ -355,13 +370,52 @@ func renderTable(rows []string) []string {
 		t = strings.TrimPrefix(t, "|")
 		t = strings.TrimSuffix(t, "|")
 		var r []string
-		for _, c := range splitCells(t) {
+		for j, c := range splitCells(t) {
+			if j == MaxTableColumns {
+				r = append(r, "…")
+				break
+			}
 			c = htmlBreak.ReplaceAllString(c, " ")
 			c = cellMarks.Replace(strings.TrimSpace(c))
-			r = append(r, c)
+			r = append(r, cut(c, MaxCellChars))
 		}
 		cells = append(cells, r)
 	}
+	widths := columnWidths(cells)
+	out := []string{"```"}
+	var b strings.Builder
+	for _, r := range cells {
+		b.Reset()
+		if r == nil { // the separator
+			for j, w := range widths {
+				if j > 0 {
+					b.WriteString("-+-")
+				}
+				b.WriteString(strings.Repeat("-", w))
+			}
+			out = append(out, b.String())
+			continue
+		}
+		for j, w := range widths {
+			c := ""
+			if j < len(r) {
+				c = cut(r[j], w)
+			}
+			if j > 0 {
+				b.WriteString(" | ")
+			}
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", w-utf8.RuneCountInString(c)))
+		}
+		out = append(out, EscapeMrkdwn(strings.TrimRight(b.String(), " ")))
+	}
+	return append(out, "```")
+}
+
+// columnWidths returns the width of each column of cells: its widest cell, the
+// widest columns narrowed to one width so that a row, with its " | " separators, is
+// at most MaxTableWidth characters.
+func columnWidths(cells [][]string) []int {
 	var widths []int
 	for _, r := range cells {
 		for j, c := range r {
@@ -371,26 +425,34 @@ func renderTable(rows []string) []string {
 			widths[j] = max(widths[j], utf8.RuneCountInString(c))
 		}
 	}
-	out := []string{"```"}
-	for _, r := range cells {
-		var parts []string
-		if r == nil { // the separator
-			for _, w := range widths {
-				parts = append(parts, strings.Repeat("-", w))
-			}
-			out = append(out, strings.Join(parts, "-+-"))
-			continue
+	room := MaxTableWidth - 3*(len(widths)-1)
+	rowWidth := func(limit int) int {
+		n := 0
+		for _, w := range widths {
+			n += min(w, limit)
 		}
-		for j, w := range widths {
-			c := ""
-			if j < len(r) {
-				c = r[j]
-			}
-			parts = append(parts, c+strings.Repeat(" ", w-utf8.RuneCountInString(c)))
-		}
-		out = append(out, EscapeMrkdwn(strings.TrimRight(strings.Join(parts, " | "), " ")))
+		return n
 	}
-	return append(out, "```")
+	if rowWidth(MaxCellChars) <= room {
+		return widths
+	}
+	limit := MaxCellChars
+	for limit > minColumnChars && rowWidth(limit) > room {
+		limit--
+	}
+	for j, w := range widths {
+		widths[j] = min(w, limit)
+	}
+	return widths
+}
+
+// cut returns s cut to at most n characters (runes), ending with … when shortened.
+// n must be positive.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return strings.TrimRight(string([]rune(s)[:n-1]), " ") + "…"
 }
 
 // splitCells splits a table row on the | that are not escaped as \|.

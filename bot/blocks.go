@@ -92,7 +92,8 @@ type CardMessage struct {
 // out.
 //
 // The last message's text is c.Text (or, when empty, the card's first text) cut to
-// MaxFallbackChars; a continuation's text is the start of its own first text.
+// MaxFallbackChars; a continuation's text is the start of its own first text. Special
+// mentions in mrkdwn text and fallbacks are defused (DefuseMentions).
 // Errors: a button's action cannot be encoded (conversation.Action.Encode).
 func RenderCard(c conversation.Card, maxMessages int) ([]CardMessage, error) {
 	maxMessages = max(maxMessages, 1)
@@ -127,9 +128,9 @@ func RenderCard(c conversation.Card, maxMessages int) ([]CardMessage, error) {
 			msg.Blocks[j] = it.block
 		}
 		if i == len(pages)-1 {
-			msg.Text = fallbackText(c)
+			msg.Text = DefuseMentions(fallbackText(c))
 		} else {
-			msg.Text = truncate(firstText(p), maxContinuationFallback)
+			msg.Text = DefuseMentions(truncate(firstText(p), maxContinuationFallback))
 		}
 		out[i] = msg
 	}
@@ -182,7 +183,7 @@ func expand(c conversation.Card, limit int) ([]item, error) {
 // textItems renders a section or context block: its text split into blocks of at most
 // MaxSectionChars, shortened to limit (when limit >= 0) with a note after it.
 func textItems(b conversation.Block, limit int) []item {
-	text := strings.TrimSpace(b.Text)
+	text := DefuseMentions(strings.TrimSpace(b.Text))
 	if text == "" {
 		return nil
 	}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/slack-go/slack"
 
@@ -21,11 +23,31 @@ const StatusReaction = "hourglass_flowing_sand"
 // messages.
 const maxHistoryPages = 10
 
+// DefaultMaxReplyMessages is the most messages one reply takes when
+// WithMaxReplyMessages does not say otherwise.
+const DefaultMaxReplyMessages = 10
+
+// OverflowFileName is the name of the file that holds the rest of a reply too long for
+// its messages (see PostReply).
+const OverflowFileName = "rest-of-answer.txt"
+
+// overflowNote ends the last message of a reply whose rest is in OverflowFileName;
+// shortenedEphemeralNote an ephemeral message cut to its messages.
+const (
+	overflowNote           = "_✂ The rest of the answer is in the attached file, " + OverflowFileName + "._"
+	shortenedEphemeralNote = "_✂ Shortened to fit Slack._"
+)
+
+// errStreamFull is returned by a stream's Append past MaxMessageChars characters.
+var errStreamFull = errors.New("bot: streamed message full")
+
 // Messenger implements conversation.Messenger on the Slack Web API.
 type Messenger struct {
 	api *slack.Client
 	me  Identity
 	log *slog.Logger
+	// maxReplies is the most messages of one reply (WithMaxReplyMessages).
+	maxReplies int
 
 	// mu guards noStatus and reacted.
 	mu sync.Mutex
@@ -38,33 +60,98 @@ type Messenger struct {
 
 var _ conversation.Messenger = (*Messenger)(nil)
 
+// MessengerOption sets an option of NewMessenger.
+type MessengerOption func(*Messenger)
+
+// WithMaxReplyMessages sets the most messages one reply (PostReply, PostEphemeral)
+// takes; n < 1 keeps DefaultMaxReplyMessages.
+func WithMaxReplyMessages(n int) MessengerOption {
+	return func(m *Messenger) {
+		if n >= 1 {
+			m.maxReplies = n
+		}
+	}
+}
+
 // NewMessenger returns a Messenger posting as the bot identified by me.
-func NewMessenger(api *slack.Client, me Identity, log *slog.Logger) *Messenger {
+func NewMessenger(api *slack.Client, me Identity, log *slog.Logger, opts ...MessengerOption) *Messenger {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Messenger{api: api, me: me, log: log, noStatus: map[string]bool{}, reacted: map[conversation.Key]bool{}}
+	m := &Messenger{api: api, me: me, log: log, maxReplies: DefaultMaxReplyMessages, noStatus: map[string]bool{}, reacted: map[conversation.Key]bool{}}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
 }
 
-// PostReply posts text in the thread of key with chat.postMessage, split into pieces of
-// at most MaxMessageChars characters, and returns the ts of the last piece. Piece i of
-// n carries tag as message metadata (piece i, of n; see TurnEventType). With
-// tag.Replace, the first len(tag.Replace) pieces are written into those messages with
-// chat.update instead, further pieces are posted, and the messages left over are
-// deleted with chat.delete. Errors: Slack's (a *slack.RateLimitedError once
-// slack-go's retries are spent, or ok:false as slack.SlackErrorResponse), wrapped
-// with the method's name.
+// PostReply posts text in the thread of key with chat.postMessage, its special
+// mentions defused (DefuseMentions), split into pieces of at most MaxMessageChars
+// characters, and returns the ts of the last piece. Piece i of n carries tag as
+// message metadata (piece i, of n; see TurnEventType). With tag.Replace, the first
+// len(tag.Replace) pieces are written into those messages with chat.update instead,
+// further pieces are posted, and the messages left over are deleted with chat.delete.
+//
+// A reply takes at most the Messenger's maximum of messages (WithMaxReplyMessages).
+// Past it, the last message ends with a note, and the rest of the text is uploaded
+// into the thread as OverflowFileName after the messages; with tag.Replace, not when
+// the thread holds that file already, newer than the first replaced message.
+//
+// Errors: Slack's (a *slack.RateLimitedError once slack-go's retries are spent, or
+// ok:false as slack.SlackErrorResponse), wrapped with the method's name.
 func (m *Messenger) PostReply(ctx context.Context, key conversation.Key, text string, tag conversation.Tag) (string, error) {
-	pieces := SplitText(text, MaxMessageChars)
-	if len(pieces) == 0 {
-		pieces = []string{"(empty reply)"}
-	}
+	pieces, rest := m.replyPieces(DefuseMentions(text))
 	msgs := make([][]slack.MsgOption, len(pieces))
 	for i, p := range pieces {
 		msgs[i] = []slack.MsgOption{slack.MsgOptionText(p, false), slack.MsgOptionDisableLinkUnfurl()}
 	}
-	return m.put(ctx, key, msgs, tag)
+	ts, err := m.put(ctx, key, msgs, tag)
+	if err != nil || rest == "" {
+		return ts, err
+	}
+	return ts, m.uploadRest(ctx, key, rest, tag)
 }
+
+// replyPieces splits text into at most m.maxReplies messages. When it needs more, the
+// last message is cut short to end with overflowNote and rest is the text left over.
+func (m *Messenger) replyPieces(text string) (pieces []string, rest string) {
+	pieces, rest = splitFirst(text, MaxMessageChars, m.maxReplies)
+	if len(pieces) == 0 {
+		return []string{"(empty reply)"}, ""
+	}
+	if rest == "" {
+		return pieces, ""
+	}
+	pieces, rest = splitFirst(text, MaxMessageChars, m.maxReplies-1)
+	last, rest := splitFirst(rest, MaxMessageChars-len([]rune(overflowNote))-2, 1)
+	if rest == "" {
+		return append(pieces, last...), ""
+	}
+	return append(pieces, last[0]+"\n\n"+overflowNote), rest
+}
+
+// uploadRest uploads rest, the mrkdwn of a reply its messages could not hold, as
+// OverflowFileName in the thread of key: plain text, its special mentions defused.
+// With tag.Replace (a re-run editing an earlier run's reply), an OverflowFileName the
+// bot shared after the first replaced message stands.
+func (m *Messenger) uploadRest(ctx context.Context, key conversation.Key, rest string, tag conversation.Tag) error {
+	if len(tag.Replace) > 0 {
+		posted, err := m.Posted(ctx, key, tag.InputID, tag.Replace[0])
+		if err != nil {
+			return fmt.Errorf("upload %s: %w", OverflowFileName, err)
+		}
+		for _, p := range posted {
+			if p.File == OverflowFileName {
+				return nil
+			}
+		}
+	}
+	content := DefuseMentions(mrkdwnUnescaper.Replace(rest))
+	return m.upload(ctx, key, conversation.File{Name: OverflowFileName, Title: "Rest of the answer", Content: []byte(content)})
+}
+
+// mrkdwnUnescaper undoes mrkdwn's escaping of &, < and > for text shown as a file.
+var mrkdwnUnescaper = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
 // put writes the messages of one post: it edits the messages of tag.Replace (chat.update)
 // and posts the rest (chat.postMessage, in the thread of key or at the channel's top
@@ -242,10 +329,17 @@ func (m *Messenger) UpdateCard(ctx context.Context, key conversation.Key, ts str
 }
 
 // PostEphemeral shows text to userID only with chat.postEphemeral, in the thread of
-// key (or the channel when key.ThreadTS is empty), split like PostReply when long.
-// Errors: Slack's (user_not_in_channel, ...).
+// key (or the channel when key.ThreadTS is empty), its special mentions defused and
+// split like PostReply when long, in at most the Messenger's maximum of messages: the
+// last one cut short with a note when the text needs more. Errors: Slack's
+// (user_not_in_channel, ...).
 func (m *Messenger) PostEphemeral(ctx context.Context, key conversation.Key, userID string, text string) error {
-	for i, p := range SplitText(text, MaxMessageChars) {
+	pieces, rest := splitFirst(DefuseMentions(text), MaxMessageChars, m.maxReplies)
+	if rest != "" {
+		last := &pieces[len(pieces)-1]
+		*last = SplitText(*last, MaxMessageChars-len([]rune(shortenedEphemeralNote))-2)[0] + "\n\n" + shortenedEphemeralNote
+	}
+	for i, p := range pieces {
 		if _, err := m.api.PostEphemeralContext(ctx, key.ChannelID, userID,
 			slack.MsgOptionText(p, false), threadOption(key.ThreadTS)); err != nil {
 			return fmt.Errorf("chat.postEphemeral (piece %d): %w", i+1, err)
@@ -270,13 +364,19 @@ func (m *Messenger) PostEphemeralCard(ctx context.Context, key conversation.Key,
 // Upload uploads f to the thread of key (or the channel when key.ThreadTS is empty)
 // with files upload v2: files.getUploadURLExternal, a POST of the content, then
 // files.completeUploadExternal with channel_id, thread_ts and f.Comment as
-// initial_comment (cut to MaxMessageChars). The file share carries no metadata
-// (Posted finds it by its file's name). With tag.Replace set, an earlier run shared
-// the file already: Upload does nothing. Errors: an empty file; Slack's.
+// initial_comment (cut to MaxMessageChars, its special mentions defused). The file
+// share carries no metadata (Posted finds it by its file's name). With tag.Replace
+// set, an earlier run shared the file already: Upload does nothing. Errors: an empty
+// file; Slack's.
 func (m *Messenger) Upload(ctx context.Context, key conversation.Key, f conversation.File, tag conversation.Tag) error {
 	if len(tag.Replace) > 0 {
 		return nil
 	}
+	return m.upload(ctx, key, f)
+}
+
+// upload uploads f to the thread of key, as Upload does.
+func (m *Messenger) upload(ctx context.Context, key conversation.Key, f conversation.File) error {
 	if len(f.Content) == 0 {
 		return fmt.Errorf("upload %s: empty file", f.Name)
 	}
@@ -289,7 +389,7 @@ func (m *Messenger) Upload(ctx context.Context, key conversation.Key, f conversa
 		FileSize:        len(f.Content),
 		Filename:        f.Name,
 		Title:           title,
-		InitialComment:  truncate(f.Comment, MaxMessageChars),
+		InitialComment:  DefuseMentions(truncate(f.Comment, MaxMessageChars)),
 		Channel:         key.ChannelID,
 		ThreadTimestamp: key.ThreadTS,
 	})
@@ -359,16 +459,26 @@ type stream struct {
 	ts      string
 	// tag is set on the message when it stops.
 	tag conversation.Tag
+	// chars counts the characters appended.
+	chars int
 }
 
-// Append adds markdown to the message with chat.appendStream (markdown_text).
+// Append adds markdown to the message with chat.appendStream (markdown_text), its
+// special mentions defused (DefuseMentions). A message holds at most MaxMessageChars
+// characters of appended markdown: past them Append sends nothing and returns an
+// error, and the caller posts the rest otherwise.
 func (s *stream) Append(ctx context.Context, markdown string) error {
 	if markdown == "" {
 		return nil
 	}
-	if _, _, err := s.api.AppendStreamContext(ctx, s.channel, s.ts, slack.MsgOptionMarkdownText(markdown)); err != nil {
+	n := utf8.RuneCountInString(markdown)
+	if s.chars+n > MaxMessageChars {
+		return fmt.Errorf("chat.appendStream: %w (%d characters appended, %d more)", errStreamFull, s.chars, n)
+	}
+	if _, _, err := s.api.AppendStreamContext(ctx, s.channel, s.ts, slack.MsgOptionMarkdownText(DefuseMentions(markdown))); err != nil {
 		return fmt.Errorf("chat.appendStream: %w", err)
 	}
+	s.chars += n
 	return nil
 }
 

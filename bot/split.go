@@ -2,6 +2,7 @@ package bot
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -20,22 +21,32 @@ const fence = "```"
 // renders on its own. Empty text gives no pieces. limit must leave room for the fences
 // (limit > 16).
 func SplitText(text string, limit int) []string {
+	pieces, _ := splitFirst(text, limit, -1)
+	return pieces
+}
+
+// splitFirst splits text as SplitText does, but stops after n pieces (n < 0: no
+// stop) and returns the text left over: "" when the pieces hold all of it, otherwise
+// the rest, starting with a reopened ``` fence when the last piece closed one.
+func splitFirst(text string, limit, n int) (pieces []string, rest string) {
 	text = strings.TrimSpace(text)
-	var pieces []string
 	reopen := false
 	for text != "" {
 		prefix := ""
 		if reopen {
 			prefix = fence + "\n"
 		}
+		if len(pieces) == n {
+			return pieces, prefix + text
+		}
 		room := limit - utf8.RuneCountInString(prefix) - len("\n"+fence)
-		if utf8.RuneCountInString(text) <= limit-utf8.RuneCountInString(prefix) {
+		if !longerThan(text, limit-utf8.RuneCountInString(prefix)) {
 			pieces = append(pieces, prefix+text)
 			break
 		}
 		cut := breakPoint(text, room)
-		piece := strings.TrimRight(text[:cut], " \n")
-		text = strings.TrimLeft(text[cut:], " \n")
+		piece := strings.TrimRightFunc(text[:cut], unicode.IsSpace)
+		text = strings.TrimLeftFunc(text[cut:], unicode.IsSpace)
 		open := reopen != (strings.Count(piece, fence)%2 == 1)
 		piece = prefix + piece
 		if open {
@@ -44,7 +55,7 @@ func SplitText(text string, limit int) []string {
 		pieces = append(pieces, piece)
 		reopen = open
 	}
-	return pieces
+	return pieces, ""
 }
 
 // breakPoint returns the byte offset at which to cut text so that the first part has
@@ -58,6 +69,17 @@ func breakPoint(text string, room int) int {
 		}
 	}
 	return limit
+}
+
+// longerThan reports whether s has more than n runes, reading at most n+1 of them.
+func longerThan(s string, n int) bool {
+	for range s {
+		if n == 0 {
+			return true
+		}
+		n--
+	}
+	return false
 }
 
 // byteOffset returns the byte offset of the rune at index n of s (len(s) if shorter).

@@ -234,7 +234,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Store:       st,
 		Spool:       spool,
 		LeaseTTL:    c.LeaseTTL,
-		Messenger:   bot.NewSigningMessenger(bot.NewMessenger(api, me, log), signer),
+		Messenger:   bot.NewSigningMessenger(bot.NewMessenger(api, me, log, bot.WithMaxReplyMessages(c.MaxReplyMessages)), signer),
 		Scope:       scope,
 		Executor:    executor,
 		Synthesizer: agents.NewSynthesizer(),

@@ -60,7 +60,8 @@ type Config struct {
 	Strategy         string `envconfig:"STRATEGY" default:"react" desc:"how the assistant works: react (one tool-calling loop), planner (understand, plan dependent tasks, run them in parallel, reflect, answer) or auto (the small model picks per question)"`
 	StrategyChannels string `envconfig:"STRATEGY_CHANNELS" desc:"per-channel strategies, e.g. C123:planner,C456:react"`
 
-	StreamAnswers bool `envconfig:"STREAM_ANSWERS" default:"true" desc:"stream the assistant's answer into the thread as it is written (chat.startStream); where Slack refuses, the answer is posted when done"`
+	StreamAnswers    bool `envconfig:"STREAM_ANSWERS" default:"true" desc:"stream the assistant's answer into the thread as it is written (chat.startStream); where Slack refuses, the answer is posted when done"`
+	MaxReplyMessages int  `envconfig:"MAX_REPLY_MESSAGES" default:"10" desc:"Slack messages one reply takes at most; the rest of a longer reply is uploaded to the thread as a file, with a note in the last message"`
 
 	MCPConfig string `envconfig:"MCP_CONFIG" desc:"YAML file of MCP servers whose tools the agent may call (see README); unset: none"`
 
@@ -163,6 +164,7 @@ func (c *Config) validate() error {
 		{c.PipelineConcurrency > 0, "PIPELINE_CONCURRENCY", "a whole number above 0"},
 		{c.HistoryMessages > 0, "HISTORY_MESSAGES", "a whole number above 0"},
 		{c.HistoryTokens > 0, "HISTORY_TOKENS", "a whole number above 0"},
+		{c.MaxReplyMessages > 0, "MAX_REPLY_MESSAGES", "a whole number above 0"},
 		{c.FetchMaxBytes > 0, "FETCH_MAX_BYTES", "a whole number of bytes above 0"},
 		{c.FetchTimeout > 0, "FETCH_TIMEOUT", "a positive duration"},
 		{c.SearxngURL == "" || isHTTPURL(c.SearxngURL), "SEARXNG_URL", "an http(s) URL of a SearXNG instance"},

@@ -22,6 +22,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store"
@@ -510,10 +511,15 @@ func TestE2EBadInput(t *testing.T) {
 			for _, m := range h.emu.BotMessages(general, ts) {
 				total += len(m.Text)
 			}
+			for _, f := range h.emu.Files() { // past MAX_REPLY_MESSAGES
+				if f.ThreadTS == ts && f.Complete {
+					total += len(f.Content)
+				}
+			}
 			return total >= len(strings.TrimSpace(answer))-len(h.emu.BotMessages(general, ts))
 		})
 		msgs := h.emu.BotMessages(general, ts)
-		if len(msgs) < 2 {
+		if len(msgs) < 2 || len(msgs) > bot.DefaultMaxReplyMessages+1 {
 			t.Fatalf("a %d-character answer came in %d message(s)", len(answer), len(msgs))
 		}
 		for _, m := range msgs {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/internal/htmltext"
 )
@@ -152,44 +151,6 @@ func TestConvertHostile(t *testing.T) {
 			})
 		}
 	}
-}
-
-func FuzzConvert(f *testing.F) {
-	for _, seed := range []string{
-		"",
-		"<title>T</title><h1>A</h1><p>b <a href=/c>c</a></p>",
-		"<ul><li>a<ol><li>b</ol></ul><table><tr><td>1<td>2</table>",
-		"<pre><code class=language-go>```x```</code></pre><code>y",
-		"<header>h</header><main><footer>f</footer></main><div hidden>x",
-		"<a href=x><img alt=y></a><a href=javascript:z>z</a>&amp;&#xD800;\xff",
-		strings.Repeat("<ul><li>", 20) + strings.Repeat("<ol><li>x", 20),
-	} {
-		f.Add(seed, 0, true)
-	}
-	base, err := url.Parse("https://example.com/a/b")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Fuzz(func(t *testing.T, doc string, maxBytes int, links bool) {
-		opts := htmltext.Options{TitleHeading: !links, MaxBytes: maxBytes}
-		if links {
-			opts.Base = base
-		}
-		got := htmltext.Convert(doc, opts)
-		limit := bound(len(doc))
-		if maxBytes > 0 {
-			limit = min(limit, maxBytes)
-		}
-		if len(got.Text) > limit {
-			t.Errorf("%d bytes of text, want at most %d", len(got.Text), limit)
-		}
-		if utf8.ValidString(doc) && !utf8.ValidString(got.Text) {
-			t.Errorf("text %q is not UTF-8", got.Text)
-		}
-		if len(got.Title) > 1<<10 {
-			t.Errorf("title of %d bytes", len(got.Title))
-		}
-	})
 }
 
 // BenchmarkConvert converts a documentation page of about 70 KB as fetch_url
