@@ -1,0 +1,58 @@
+package conversation_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// TestServiceRedeliveredInputIsNeverRefused: Slack delivers an envelope again when
+// its ack came late, though its input was stored. The copy is a duplicate: it is
+// neither refused nor noticed, whatever the limits say now (the stored input itself
+// fills the thread's bound, or the person's bucket is empty).
+func TestServiceRedeliveredInputIsNeverRefused(t *testing.T) {
+	t.Run("ThreadBound", func(t *testing.T) {
+		msgr := &noticeMessenger{fakeMessenger: newMessenger()}
+		exec := &heldExecutor{release: make(chan struct{})}
+		svc := newService(t, conversation.Config{Messenger: msgr, Executor: exec, MaxQueuedPerThread: 1})
+		in := mentionBy("U1", key, key.ThreadTS, "hello")
+		if !submit(t, svc, in) {
+			t.Fatal("the first delivery was not accepted")
+		}
+		if submit(t, svc, in) {
+			t.Error("the redelivered copy was accepted again")
+		}
+		close(exec.release)
+		shutdown(t, svc) // and so the notices posted in the background are in
+		if n := msgr.to("U1"); len(n) != 0 {
+			t.Errorf("the author of a stored input was told it was skipped: %+v", n)
+		}
+	})
+	t.Run("RateLimit", func(t *testing.T) {
+		msgr := &noticeMessenger{fakeMessenger: newMessenger()}
+		exec := &heldExecutor{release: make(chan struct{})}
+		svc := newService(t, conversation.Config{Messenger: msgr, Executor: exec, UserRate: 1, UserBurst: 1})
+		in := mentionBy("U1", key, key.ThreadTS, "hello")
+		if !submit(t, svc, in) {
+			t.Fatal("the first delivery was not accepted")
+		}
+		submit(t, svc, in)
+		close(exec.release)
+		shutdown(t, svc) // and so the notices posted in the background are in
+		if n := msgr.to("U1"); len(n) != 0 {
+			t.Errorf("the author of a stored input was told it was skipped: %+v", n)
+		}
+	})
+}
+
+// shutdown shuts svc down, waiting for its turns and background work.
+func shutdown(t *testing.T, svc *conversation.Service) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := svc.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
