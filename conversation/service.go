@@ -326,6 +326,10 @@ func (s *Service) submit(ctx context.Context, in Input, limited bool) (accepted 
 	}
 	if limited {
 		if r := s.admit(ctx, in); r != nil {
+			if s.enqueuedAlready(ctx, in) {
+				s.log.Debug("duplicate input dropped", LogKeyInput, in.ID, LogKeyEvent, in.EventID)
+				return false, nil
+			}
 			s.refuse(in, r)
 			return false, nil
 		}
