@@ -3,7 +3,7 @@ package conversation
 import "context"
 
 // redactingMessenger scrubs every text the bot sends to the chat with Config.Redact:
-// replies, cards (their fallback text, blocks, confirmations), ephemeral messages,
+// replies, cards (their fallback text, blocks, confirmations, modals), ephemeral messages,
 // streamed pieces and uploaded files, so that a secret in an error text (a provider
 // error that echoes an API key) never reaches Slack (README, "Limits and secrets").
 // Button values and action ids are the bot's own and pass unchanged.
@@ -84,6 +84,12 @@ func (m redactingMessenger) buttons(bs []Button) []Button {
 			c := *b.Confirm
 			c.Title, c.Text = m.redact(c.Title), m.redact(c.Text)
 			b.Confirm = &c
+		}
+		if b.Modal != nil {
+			md := *b.Modal
+			md.Title, md.Label, md.Placeholder = m.redact(md.Title), m.redact(md.Label), m.redact(md.Placeholder)
+			md.Submit, md.Initial = m.redact(md.Submit), m.redact(md.Initial)
+			b.Modal = &md
 		}
 		out[i] = b
 	}
