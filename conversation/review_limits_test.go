@@ -2,6 +2,7 @@ package conversation_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -54,5 +55,24 @@ func shutdown(t *testing.T, svc *conversation.Service) {
 	defer cancel()
 	if err := svc.Shutdown(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestServicePipelineStopIsNeverRefused: a person who used up their clicks' bucket
+// can still stop a pipeline: its Stop click is stored for the pipeline's next turn,
+// not refused (README, "Limits and secrets": a Stop click is never refused).
+func TestServicePipelineStopIsNeverRefused(t *testing.T) {
+	msgr := &noticeMessenger{fakeMessenger: newMessenger()}
+	clock := newClock()
+	svc := newService(t, conversation.Config{Messenger: msgr, Executor: &echo{}, UserRate: 6, UserBurst: 1, Now: clock.Now})
+	for i := range 4 { // the clicks' bucket: 4 × UserBurst
+		if !submit(t, svc, click(threadKey(1), fmt.Sprintf("int:T1:click%d", i), "U1")) {
+			t.Fatalf("click %d refused", i+1)
+		}
+	}
+	stop := conversation.Input{ID: "int:T1:stop", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{
+		Action: conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: "run:p1"}, UserID: "U1"}}
+	if !submit(t, svc, stop) {
+		t.Error("a pipeline's Stop click was refused")
 	}
 }
