@@ -189,6 +189,9 @@ func (s *Service) admit(ctx context.Context, in Input) *refusal {
 	user, now := in.User(), s.cfg.Now()
 	switch in.Kind {
 	case KindAction:
+		if a := in.Action; a != nil && a.Action.Name == ActionStop {
+			return nil // a pipeline's Stop, stored for its next turn: never refused
+		}
 		if d := s.limits.take(in.Key.TeamID, user, true, now); d > 0 {
 			return &refusal{kind: limitRate, retry: d}
 		}
