@@ -38,3 +38,29 @@ func TestRedactingMessengerScrubsModals(t *testing.T) {
 		t.Error("the caller's modal was changed")
 	}
 }
+
+// statusRecorder is a Messenger that keeps the last status set.
+type statusRecorder struct {
+	Messenger
+	got string
+}
+
+func (r *statusRecorder) SetStatus(_ context.Context, _ Key, status string) error {
+	r.got = status
+	return nil
+}
+
+// TestRedactingMessengerScrubsStatus: the thread's status (assistant.threads.setStatus)
+// is text sent to Slack too: a progress line names the tools the model called, as
+// the model wrote their names.
+func TestRedactingMessengerScrubsStatus(t *testing.T) {
+	const secret = "sk-status-secret-1234"
+	rec := &statusRecorder{}
+	m := redactMessenger(rec, strings.NewReplacer(secret, "[REDACTED]").Replace)
+	if err := m.SetStatus(context.Background(), Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.0"}, "Running "+secret+"…"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rec.got, secret) {
+		t.Errorf("status sent %q", rec.got)
+	}
+}
