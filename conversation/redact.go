@@ -3,8 +3,8 @@ package conversation
 import "context"
 
 // redactingMessenger scrubs every text the bot sends to the chat with Config.Redact:
-// replies, cards (their fallback text, blocks, confirmations, modals), ephemeral messages,
-// streamed pieces and uploaded files, so that a secret in an error text (a provider
+// replies, the thread's status, cards (their fallback text, blocks, confirmations,
+// modals), ephemeral messages, streamed pieces and uploaded files, so that a secret in an error text (a provider
 // error that echoes an API key) never reaches Slack (README, "Limits and secrets").
 // Button values and action ids are the bot's own and pass unchanged.
 type redactingMessenger struct {
@@ -35,6 +35,10 @@ var (
 
 func (m redactingMessenger) PostReply(ctx context.Context, key Key, text string, tag Tag) (string, error) {
 	return m.Messenger.PostReply(ctx, key, m.redact(text), tag)
+}
+
+func (m redactingMessenger) SetStatus(ctx context.Context, key Key, status string) error {
+	return m.Messenger.SetStatus(ctx, key, m.redact(status))
 }
 
 func (m redactingMessenger) PostCard(ctx context.Context, key Key, c Card, tag Tag) (string, error) {
