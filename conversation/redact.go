@@ -4,9 +4,10 @@ import "context"
 
 // redactingMessenger scrubs every text the bot sends to the chat with Config.Redact:
 // replies, the thread's status, cards (their fallback text, blocks, confirmations,
-// modals), ephemeral messages, streamed pieces and uploaded files, so that a secret in an error text (a provider
-// error that echoes an API key) never reaches Slack (README, "Limits and secrets").
-// Button values and action ids are the bot's own and pass unchanged.
+// modals), ephemeral messages, streamed pieces and uploaded files, so that a secret
+// in an error text (a provider error that echoes an API key) never reaches Slack
+// (README, "Limits and secrets"). Button values and action ids are the bot's own and
+// pass unchanged.
 type redactingMessenger struct {
 	Messenger
 	redact func(string) string
