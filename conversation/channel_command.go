@@ -52,9 +52,11 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 			r.log.Warn("ephemeral not posted", "error", err)
 		}
 	}
+	// The forward is the command itself, which the flood limits admitted: it is not
+	// counted again (the command is still pending while it runs).
 	forward := func(key Key) error {
 		fwd := Input{ID: in.ID + ">" + key.ThreadTS, EventID: in.EventID, Key: key, Kind: KindCommand, Command: cmd}
-		if _, err := s.Submit(ctx, fwd); err != nil {
+		if _, err := s.submit(ctx, fwd, false); err != nil {
 			return fmt.Errorf("forward command to %s: %w", key, err)
 		}
 		return nil

@@ -105,7 +105,9 @@ func (s *Service) drain(ctx context.Context) {
 					// It will never go in: keeping it would hold every later input
 					// back in the spool.
 					s.log.Error("spooled input cannot be stored; dropped", LogKeyInput, in.ID, LogKeyThread, in.Key.String(), "kind", in.Kind, "error", err)
-					err = s.cfg.Spool.Remove(ctx, in.ID)
+					if err = s.cfg.Spool.Remove(ctx, in.ID); err == nil {
+						s.limits.spool(in, -1)
+					}
 				}
 			}
 			if err != nil {

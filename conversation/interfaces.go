@@ -46,6 +46,10 @@ type Store interface {
 	// (README, "Limits and secrets"). A pending input counts until it is done, dropped or failed,
 	// while it runs too.
 	CountPending(ctx context.Context, key Key, userID string, limit int) (PendingCounts, error)
+	// Enqueued reports whether an input with id was enqueued, whatever its status:
+	// Submit asks before it refuses an input over a limit, since a copy Slack
+	// delivered again of an input already stored is a duplicate, never refused.
+	Enqueued(ctx context.Context, id string) (bool, error)
 
 	// Acquire takes the lease of thread key for owner until ttl from now, by the
 	// database's clock, unless a live lease holds it. A lease is live until ttl after

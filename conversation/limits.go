@@ -189,6 +189,9 @@ func (s *Service) admit(ctx context.Context, in Input) *refusal {
 	user, now := in.User(), s.cfg.Now()
 	switch in.Kind {
 	case KindAction:
+		if a := in.Action; a != nil && a.Action.Name == ActionStop {
+			return nil // a pipeline's Stop, stored for its next turn: never refused
+		}
 		if d := s.limits.take(in.Key.TeamID, user, true, now); d > 0 {
 			return &refusal{kind: limitRate, retry: d}
 		}
@@ -226,6 +229,23 @@ func (s *Service) admit(ctx context.Context, in Input) *refusal {
 		return &refusal{kind: limitUser, pending: counts.User}
 	}
 	return nil
+}
+
+// enqueuedAlready reports whether in, refused by a limit, is stored already: a copy
+// Slack delivered again because the ack of the first came late is a duplicate, not a
+// new request, and is never refused nor noticed. It answers false when the store does
+// not answer within countTimeout, or while inputs are spooled.
+func (s *Service) enqueuedAlready(ctx context.Context, in Input) bool {
+	if s.isSpooling() {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, countTimeout)
+	defer cancel()
+	ok, err := s.cfg.Store.Enqueued(cctx, in.ID)
+	if err != nil {
+		s.log.Warn("refused input not looked up", LogKeyInput, in.ID, "error", err)
+	}
+	return ok
 }
 
 // refuse logs that in was refused and tells its author, unless they were told within

@@ -3,10 +3,11 @@ package conversation
 import "context"
 
 // redactingMessenger scrubs every text the bot sends to the chat with Config.Redact:
-// replies, cards (their fallback text, blocks, confirmations), ephemeral messages,
-// streamed pieces and uploaded files, so that a secret in an error text (a provider
-// error that echoes an API key) never reaches Slack (README, "Limits and secrets").
-// Button values and action ids are the bot's own and pass unchanged.
+// replies, the thread's status, cards (their fallback text, blocks, confirmations,
+// modals), ephemeral messages, streamed pieces and uploaded files, so that a secret
+// in an error text (a provider error that echoes an API key) never reaches Slack
+// (README, "Limits and secrets"). Button values and action ids are the bot's own and
+// pass unchanged.
 type redactingMessenger struct {
 	Messenger
 	redact func(string) string
@@ -35,6 +36,10 @@ var (
 
 func (m redactingMessenger) PostReply(ctx context.Context, key Key, text string, tag Tag) (string, error) {
 	return m.Messenger.PostReply(ctx, key, m.redact(text), tag)
+}
+
+func (m redactingMessenger) SetStatus(ctx context.Context, key Key, status string) error {
+	return m.Messenger.SetStatus(ctx, key, m.redact(status))
 }
 
 func (m redactingMessenger) PostCard(ctx context.Context, key Key, c Card, tag Tag) (string, error) {
@@ -84,6 +89,12 @@ func (m redactingMessenger) buttons(bs []Button) []Button {
 			c := *b.Confirm
 			c.Title, c.Text = m.redact(c.Title), m.redact(c.Text)
 			b.Confirm = &c
+		}
+		if b.Modal != nil {
+			md := *b.Modal
+			md.Title, md.Label, md.Placeholder = m.redact(md.Title), m.redact(md.Label), m.redact(md.Placeholder)
+			md.Submit, md.Initial = m.redact(md.Submit), m.redact(md.Initial)
+			b.Modal = &md
 		}
 		out[i] = b
 	}

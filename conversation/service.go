@@ -280,6 +280,12 @@ func (s *Service) Start(ctx context.Context) error {
 // bounds the store retries. Errors: ErrClosed after Shutdown began; the store's (and
 // the spool's) when the input could not be kept.
 func (s *Service) Submit(ctx context.Context, in Input) (accepted bool, err error) {
+	return s.submit(ctx, in, true)
+}
+
+// submit is Submit; limited false skips the flood limits, for an input that continues
+// one they admitted already (a channel command forwarded to its thread).
+func (s *Service) submit(ctx context.Context, in Input, limited bool) (accepted bool, err error) {
 	channelCommand := in.Kind == KindCommand && in.Key.ThreadTS == "" && in.Key.TeamID != "" && in.Key.ChannelID != ""
 	if in.ID == "" || (!in.Key.Valid() && !channelCommand) {
 		return false, fmt.Errorf("conversation: submit: input %q has no id or an incomplete key %q", in.ID, in.Key)
@@ -318,9 +324,15 @@ func (s *Service) Submit(ctx context.Context, in Input) (accepted bool, err erro
 			return false, nil
 		}
 	}
-	if r := s.admit(ctx, in); r != nil {
-		s.refuse(in, r)
-		return false, nil
+	if limited {
+		if r := s.admit(ctx, in); r != nil {
+			if s.enqueuedAlready(ctx, in) {
+				s.log.Debug("duplicate input dropped", LogKeyInput, in.ID, LogKeyEvent, in.EventID)
+				return false, nil
+			}
+			s.refuse(in, r)
+			return false, nil
+		}
 	}
 	in.Status = InputPending
 	in.CreatedAt = s.cfg.Now().UTC()

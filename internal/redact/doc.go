@@ -3,7 +3,7 @@
 //
 // A Redactor holds the process's secret values (Slack tokens, model API keys, MCP
 // header and environment values, the database password) and replaces each occurrence
-// of one, raw or URL-escaped, with "[REDACTED]". Handler wraps a slog.Handler so that
+// of one, raw, URL-escaped or JSON-escaped, with "[REDACTED]". Handler wraps a slog.Handler so that
 // every record of the process passes through it: its message and every attribute
 // value (strings, errors, fmt.Stringers, LogValuer results, nested groups, and any
 // other value whose printed form holds a secret).

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"cmp"
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strings"
@@ -22,8 +23,8 @@ type Redactor struct {
 }
 
 // New returns a Redactor of secrets: empty values and values shorter than MinLength
-// are left out; each value is also scrubbed in its URL-escaped forms (query and path),
-// as it appears in a URL or a form body.
+// are left out; each value is also scrubbed in its escaped forms (see forms), as it
+// appears in a URL, a form body or a JSON string.
 func New(secrets ...string) *Redactor {
 	seen := map[string]bool{}
 	var all []string
@@ -31,7 +32,7 @@ func New(secrets ...string) *Redactor {
 		if len(s) < MinLength {
 			continue
 		}
-		for _, v := range []string{s, url.QueryEscape(s), url.PathEscape(s)} {
+		for _, v := range forms(s) {
 			if !seen[v] {
 				seen[v] = true
 				all = append(all, v)
@@ -49,6 +50,24 @@ func New(secrets ...string) *Redactor {
 		pairs = append(pairs, v, Mask)
 	}
 	return &Redactor{r: strings.NewReplacer(pairs...), secrets: all}
+}
+
+// forms returns s as written and as escaped: in a URL's query, path and user
+// information (net/url), and inside a JSON string, with and without the escaping
+// of &, < and > that Go applies, each also with / written as \/ (as PHP and some
+// other encoders write it).
+func forms(s string) []string {
+	all := []string{s, url.QueryEscape(s), url.PathEscape(s), strings.TrimPrefix(url.UserPassword("", s).String(), ":")}
+	for _, html := range []bool{true, false} {
+		var b strings.Builder
+		e := json.NewEncoder(&b)
+		e.SetEscapeHTML(html)
+		_ = e.Encode(s) // a string: cannot fail
+		j := strings.TrimSuffix(b.String(), "\n")
+		j = j[1 : len(j)-1] // the quotes
+		all = append(all, j, strings.ReplaceAll(j, "/", `\/`))
+	}
+	return all
 }
 
 // String returns s with every secret replaced by Mask.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -112,4 +113,14 @@ func (s *Store) CountPending(ctx context.Context, key conversation.Key, userID s
 		return c, err
 	})
 	return c, classify(err)
+}
+
+// Enqueued reports whether an input with id was enqueued, whatever its status (a
+// lookup of its primary key).
+func (s *Store) Enqueued(ctx context.Context, id string) (bool, error) {
+	var ok bool
+	if err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inputs WHERE id = ?1)`, id).Scan(&ok); err != nil {
+		return false, classify(fmt.Errorf("look up input %s: %w", id, err))
+	}
+	return ok, nil
 }

@@ -112,3 +112,31 @@ func BenchCountPending(b *testing.B, open func(b *testing.B) conversation.Store)
 		}
 	}
 }
+
+// testEnqueued checks Enqueued: an input enqueued is found while pending and once
+// finished; an id never enqueued is not.
+func testEnqueued(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	k := thread("enqueued")
+	enqueued := func(id string) bool {
+		t.Helper()
+		ok, err := s.Enqueued(ctx, id)
+		if err != nil {
+			t.Fatalf("Enqueued(%s): %v", id, err)
+		}
+		return ok
+	}
+	if enqueued("enq-1") {
+		t.Fatal("an id never enqueued was found")
+	}
+	mustEnqueue(t, s, inputIn(k, "enq-1", "U1"))
+	if !enqueued("enq-1") {
+		t.Fatal("a pending input was not found")
+	}
+	if err := s.Finish(ctx, conversation.Lease{}, "enq-1", conversation.InputDone); err != nil {
+		t.Fatal(err)
+	}
+	if !enqueued("enq-1") || enqueued("enq-2") {
+		t.Error("a finished input was not found, or another id was")
+	}
+}

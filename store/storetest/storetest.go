@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"DeleteIdleLeases", testDeleteIdleLeases},
 		{"StorableText", testStorableText},
 		{"CountPending", testCountPending},
+		{"Enqueued", testEnqueued},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
