@@ -316,7 +316,7 @@ type toolRunner struct {
 // when approved and answered with DeniedResult when not; the others that need
 // confirmation are refused with an error without canPause, or wait; the rest run in
 // parallel. It returns the first waiting call, or nil once every call has a result.
-// A call of an untrusted tool that worked taints the turn (*tainted). progress, when
+// A call of an untrusted tool, failed or not, taints the turn (*tainted). progress, when
 // not nil, is told which tools run.
 func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, tainted *bool, decided *conversation.Resume, canPause bool, progress conversation.Progress) *conversation.PendingTool {
 	var run []openai.ToolCall
@@ -357,7 +357,9 @@ func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, ta
 		}
 		for j, rec := range t.runAll(ctx, log, run) {
 			b.Results[at[j]] = &rec
-			if spec, _, ok := t.registry.Lookup(rec.Name); ok && spec.Untrusted && !rec.Failed {
+			// Failed or not: an error can carry outside text too (an HTTP reason
+			// phrase, an MCP server's isError content).
+			if spec, _, ok := t.registry.Lookup(rec.Name); ok && spec.Untrusted {
 				*tainted = true
 			}
 		}
