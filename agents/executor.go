@@ -134,7 +134,7 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 // the model client's (see Client.Complete), ctx's, checked between steps, and a
 // p.Resume whose transcript is not this executor's.
 func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress) (conversation.Findings, error) {
-	return e.execute(ctx, p, progress, true)
+	return e.execute(ctx, p, progress, true, false)
 }
 
 // transcript is what Execute keeps of a turn that waits for a confirmation
@@ -159,8 +159,10 @@ type batch struct {
 }
 
 // execute is Execute; without canPause a call that needs confirmation is refused
-// with an error result instead (a planner's task cannot stop for a person).
-func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress, canPause bool) (conversation.Findings, error) {
+// with an error result instead (a planner's task cannot stop for a person). tainted
+// starts the turn as if untrusted content had entered it (a planner task after one
+// that read some).
+func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress, canPause, tainted bool) (conversation.Findings, error) {
 	var f conversation.Findings
 	if progress == nil {
 		progress = func(string) {}
@@ -183,6 +185,7 @@ func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress 
 		msgs = append(msgs, tr.Messages...)
 		f.ToolCalls, f.Entities, f.OutOfScope = tr.ToolCalls, tr.Entities, tr.OutOfScope
 	}
+	tr.Tainted = tr.Tainted || tainted
 	tools := offered.OpenAITools()
 
 	for {
@@ -258,6 +261,17 @@ func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress 
 	f.Answer = comp.Content
 	f.Truncated = true
 	return f, nil
+}
+
+// readUntrusted reports whether f's tool calls include one of an untrusted tool
+// (ToolSpec.Untrusted), failed or not.
+func (e *Executor) readUntrusted(f conversation.Findings) bool {
+	for _, c := range f.ToolCalls {
+		if spec, _, ok := e.registry.Lookup(c.Name); ok && spec.Untrusted {
+			return true
+		}
+	}
+	return false
 }
 
 // DeniedResult is the result the model reads for a call the person did not confirm.

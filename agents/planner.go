@@ -199,6 +199,9 @@ type planRun struct {
 	// round; byID finds them by their canonical id in lower case.
 	tasks []*taskRun
 	byID  map[string]*taskRun
+	// tainted is set once a finished task called an untrusted tool: the tasks that
+	// start after it may read its result, so they run tainted (README "Tool policy").
+	tainted bool
 }
 
 // taskRun is one task of the plan and, once it ran, its outcome.
@@ -412,7 +415,7 @@ func (r *planRun) execute(ctx context.Context, round []*taskRun, progress conver
 				t.started = true
 				running++
 				started++
-				go r.runTask(ctx, t, r.dependencies(t), outcomes)
+				go r.runTask(ctx, t, r.dependencies(t), r.tainted, outcomes)
 			}
 			if started > 0 {
 				progress(runningTasksStatus(running, finished, len(round)))
@@ -430,6 +433,7 @@ func (r *planRun) execute(ctx context.Context, round []*taskRun, progress conver
 		finished++
 		t := o.task
 		t.done, t.findings, t.err = true, o.findings, o.err
+		r.tainted = r.tainted || r.p.executor.readUntrusted(o.findings)
 		r.f.Steps += o.findings.Steps
 		r.f.Usage = r.f.Usage.Add(o.findings.Usage)
 		if o.err != nil && ctx.Err() == nil {
@@ -462,7 +466,8 @@ func (r *planRun) dependencies(t *taskRun) []prompts.TaskResult {
 }
 
 // runTask runs t as one executor turn and sends its outcome to out.
-func (r *planRun) runTask(ctx context.Context, t *taskRun, deps []prompts.TaskResult, out chan<- taskOutcome) {
+// tainted says untrusted content entered the run before t started (planRun.tainted).
+func (r *planRun) runTask(ctx context.Context, t *taskRun, deps []prompts.TaskResult, tainted bool, out chan<- taskOutcome) {
 	o := taskOutcome{task: t}
 	defer func() {
 		if v := recover(); v != nil {
@@ -483,7 +488,7 @@ func (r *planRun) runTask(ctx context.Context, t *taskRun, deps []prompts.TaskRe
 	// A task cannot stop for a person: a call that needs confirmation is refused.
 	o.findings, o.err = r.p.executor.execute(ctx, conversation.Prompt{
 		Key: r.prompt.Key, Summary: r.prompt.Summary, UserID: r.prompt.UserID, Text: text,
-	}, nil, false)
+	}, nil, false, tainted)
 }
 
 // runningTasksStatus is the progress line while tasks run: "Running 3 tasks…", then

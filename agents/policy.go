@@ -156,8 +156,9 @@ const (
 )
 
 // outputTag matches the tool_output delimiters, opening or closing, in any case and
-// with any spacing, so that content cannot end its block or forge another.
-var outputTag = regexp.MustCompile(`(?i)<\s*(/?)\s*tool_output`)
+// with any spacing (Unicode spaces and invisible format characters too), so that
+// content cannot end its block or forge another.
+var outputTag = regexp.MustCompile(`(?i)<[\s\v\p{Z}\p{Cf}]*(/?)[\s\v\p{Z}\p{Cf}]*tool_output`)
 
 // ToolOutput wraps a tool's result for the model as data, not instructions (README
 // "Tool policy"):

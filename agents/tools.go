@@ -312,12 +312,12 @@ type toolRunner struct {
 	maxResult int
 }
 
-// runBatch runs the calls of b that have no result yet: the one decided is run
-// when approved and answered with DeniedResult when not; the others that need
-// confirmation are refused with an error without canPause, or wait; the rest run in
-// parallel. It returns the first waiting call, or nil once every call has a result.
-// A call of an untrusted tool that worked taints the turn (*tainted). progress, when
-// not nil, is told which tools run.
+// runBatch runs the calls of b that have no result yet: the one decided (the first
+// with its id, name and arguments) is run when approved and answered with
+// DeniedResult when not; the others that need confirmation are refused with an error
+// without canPause, or wait; the rest run in parallel. It returns the first waiting
+// call, or nil once every call has a result. A call of an untrusted tool, failed or
+// not, taints the turn (*tainted). progress, when not nil, is told which tools run.
 func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, tainted *bool, decided *conversation.Resume, canPause bool, progress conversation.Progress) *conversation.PendingTool {
 	var run []openai.ToolCall
 	var at []int
@@ -326,13 +326,16 @@ func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, ta
 		if b.Results[i] != nil {
 			continue
 		}
-		if decided != nil && tc.ID == decided.Pending.CallID {
-			if !decided.Approved {
-				log.InfoContext(ctx, "tool call denied", slog.String("tool", tc.Function.Name), slog.String("by", decided.By))
+		if decided != nil && tc.ID == decided.Pending.CallID && tc.Function.Name == decided.Pending.Name &&
+			tc.Function.Arguments == decided.Pending.Arguments {
+			d := decided
+			decided = nil // one decision answers one call, even when ids repeat
+			if !d.Approved {
+				log.InfoContext(ctx, "tool call denied", slog.String("tool", tc.Function.Name), slog.String("by", d.By))
 				b.Results[i] = &conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments, Result: DeniedResult, Denied: true}
 				continue
 			}
-			log.InfoContext(ctx, "tool call approved", slog.String("tool", tc.Function.Name), slog.String("by", decided.By))
+			log.InfoContext(ctx, "tool call approved", slog.String("tool", tc.Function.Name), slog.String("by", d.By))
 			run, at = append(run, tc), append(at, i)
 			continue
 		}
@@ -357,7 +360,9 @@ func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, ta
 		}
 		for j, rec := range t.runAll(ctx, log, run) {
 			b.Results[at[j]] = &rec
-			if spec, _, ok := t.registry.Lookup(rec.Name); ok && spec.Untrusted && !rec.Failed {
+			// Failed or not: an error can carry outside text too (an HTTP reason
+			// phrase, an MCP server's isError content).
+			if spec, _, ok := t.registry.Lookup(rec.Name); ok && spec.Untrusted {
 				*tainted = true
 			}
 		}

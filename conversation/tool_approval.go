@@ -205,5 +205,8 @@ func shownArguments(args string) string {
 		args = string([]rune(args)[:maxShownArguments]) + "\n… (cut)"
 	}
 	args = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(args)
-	return strings.ReplaceAll(args, "```", "`\u200b``")
+	for strings.Contains(args, "```") { // a longer run of backticks leaves another
+		args = strings.ReplaceAll(args, "```", "`\u200b``")
+	}
+	return args
 }

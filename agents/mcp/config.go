@@ -85,7 +85,8 @@ type ServerConfig struct {
 	// it for a program that is slow to start, such as one run with npx.
 	ConnectTimeout time.Duration `yaml:"connect_timeout"`
 	// Prefix starts the server's tool names, "Prefix__tool": 1 to 32 characters of
-	// a-z, A-Z, 0-9, "_" and "-". Default: Name with other characters replaced by "_".
+	// a-z, A-Z, 0-9, "_" and "-", without "__" and not ending with "_". Default: Name
+	// with other characters replaced by "_", runs of "_" made one, none at the ends.
 	Prefix string `yaml:"prefix"`
 	// Required makes Connect fail when the server cannot be started; otherwise the
 	// failure is logged and the server's tools are left out.
@@ -187,12 +188,13 @@ func parseConfig(data []byte, lookup func(string) (string, bool)) (Config, error
 }
 
 var (
-	envRef     = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
-	yamlValue  = regexp.MustCompile("!!\\w+ `[^`]*`")
-	toolChars  = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
-	prefixRe   = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,32}$`)
-	headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-	envName    = regexp.MustCompile(`^[^=\x00]+$`)
+	envRef      = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+	yamlValue   = regexp.MustCompile("!!\\w+ `[^`]*`")
+	toolChars   = regexp.MustCompile(`[^a-zA-Z0-9_-]`)
+	prefixRe    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,32}$`)
+	underscores = regexp.MustCompile(`_+`)
+	headerName  = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+	envName     = regexp.MustCompile(`^[^=\x00]+$`)
 )
 
 // expandAll replaces "${NAME}" in m's values by the environment variable NAME; an
@@ -309,12 +311,21 @@ func (s *ServerConfig) validate() error {
 		s.ConnectTimeout = s.Timeout
 	}
 	if s.Prefix == "" {
-		s.Prefix = toolChars.ReplaceAllString(s.Name, "_")
+		// Runs of "_" become one, and none ends the prefix, as checked below.
+		s.Prefix = strings.Trim(underscores.ReplaceAllString(toolChars.ReplaceAllString(s.Name, "_"), "_"), "_")
 		if len(s.Prefix) > maxPrefix {
-			s.Prefix = s.Prefix[:maxPrefix]
+			s.Prefix = strings.TrimRight(s.Prefix[:maxPrefix], "_")
+		}
+		if s.Prefix == "" {
+			return fmt.Errorf("prefix: the name %q gives none; set one", s.Name)
 		}
 	} else if !prefixRe.MatchString(s.Prefix) {
 		return fmt.Errorf("prefix: %q must be 1 to %d characters of a-z, A-Z, 0-9, _ and -", s.Prefix, maxPrefix)
+	}
+	// A TOOL_POLICY glob "prefix__*" must match this server's tools only: no prefix
+	// holds "__" or ends with "_" ("crm_" would give "crm___x", which "crm__*" matches).
+	if strings.Contains(s.Prefix, "__") || strings.HasSuffix(s.Prefix, "_") {
+		return fmt.Errorf("prefix: %q must not contain \"__\" or end with \"_\" (tool names are prefix__tool)", s.Prefix)
 	}
 	return nil
 }
