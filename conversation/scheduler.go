@@ -536,6 +536,20 @@ func (s *Service) stopLocal(key Key, target string, cause Stopped) bool {
 	return true
 }
 
+// stopOlder cancels the thread's running turn in this process with cause when it is
+// stoppable, works on no pipeline run, and is not in's own turn. It reports whether
+// it did.
+func (s *Service) stopOlder(in Input, cause Stopped) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.threads[in.Key]
+	if t == nil || t.run == nil || !t.run.stoppable || t.run.run != "" || t.run.inputID == in.ID {
+		return false
+	}
+	t.run.cancel(cause)
+	return true
+}
+
 // waiting reports whether another input of key waits behind its running turn.
 func (s *Service) waiting(key Key) bool {
 	s.mu.Lock()

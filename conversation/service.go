@@ -390,9 +390,11 @@ func storeDown(err error) bool {
 }
 
 // notify tells this process's worker of in's thread that in was stored: a newer
-// person's message stops the turn running there, and a worker starts if none runs.
+// person's message stops the turn running there (unless that turn is in's own: the
+// worker may have taken in between its insert and this call, having learnt of it from
+// the lease's renewal), and a worker starts if none runs.
 func (s *Service) notify(in Input) {
-	if m := in.Message; m != nil && s.stopLocal(in.Key, "", Stopped{By: m.UserID, NewMessage: true}) {
+	if m := in.Message; m != nil && s.stopOlder(in, Stopped{By: m.UserID, NewMessage: true}) {
 		s.log.Info("a newer message stopped the running turn", LogKeyThread, in.Key.String(), LogKeyInput, in.ID)
 	}
 	s.kick(in.Key)
