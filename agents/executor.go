@@ -277,6 +277,11 @@ func (e *Executor) readUntrusted(f conversation.Findings) bool {
 // DeniedResult is the result the model reads for a call the person did not confirm.
 const DeniedResult = "denied by the user: the call did not run. Answer without it, and do not try it again in this turn."
 
+// InterruptedResult is the result the model reads for an approved call that an
+// earlier run began and did not finish (conversation.Resume.Interrupted): it is not
+// run twice.
+const InterruptedResult = "approved, but the bot was interrupted while the call ran: it may or may not have taken effect, and it was not run again. Say so, suggest checking, and do not try it again in this turn."
+
 // complete makes one model call for the loop, counting it and its usage in f. An empty
 // response (one without text when needText is set) is retried once. sink, when not
 // nil, is given the call's text as it streams (Reset before an asked-again call).

@@ -335,6 +335,11 @@ func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, ta
 				b.Results[i] = &conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments, Result: DeniedResult, Denied: true}
 				continue
 			}
+			if d.Interrupted {
+				log.WarnContext(ctx, "approved tool call interrupted earlier; not run again", slog.String("tool", tc.Function.Name))
+				b.Results[i] = &conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments, Result: InterruptedResult, Failed: true}
+				continue
+			}
 			log.InfoContext(ctx, "tool call approved", slog.String("tool", tc.Function.Name), slog.String("by", d.By))
 			run, at = append(run, tc), append(at, i)
 			continue

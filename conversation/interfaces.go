@@ -341,6 +341,10 @@ type Resume struct {
 	Pending PendingTool
 	// Approved runs the call; otherwise its result is that the person denied it.
 	Approved bool
+	// Interrupted, with Approved, says that an earlier run of this decision began the
+	// call and did not finish (a crash, a restart, a lost lease): the call may have
+	// run, so it is not run again, and its result says so (at most once).
+	Interrupted bool
 	// By is the Slack user id of the person who decided.
 	By string
 }

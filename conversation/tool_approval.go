@@ -2,6 +2,8 @@ package conversation
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +22,9 @@ import (
 // ToolApproval is a tool call waiting for a person's confirmation (State.ToolApproval).
 type ToolApproval struct {
 	// ID names this confirmation in its card's buttons (Action.Arg): the id of the
-	// input whose turn asked. A click that carries another id is out of date.
+	// input whose turn asked and a digest of the call (approvalID), so that a click
+	// on a card of an earlier run of that input, which may have asked for another
+	// call, is out of date. A click that carries another id is out of date.
 	ID string `json:"id"`
 	// UserID is the person who asked, the only one who may decide.
 	UserID string `json:"user_id"`
@@ -30,6 +34,20 @@ type ToolApproval struct {
 	Request string `json:"request"`
 	// Tool is the executor's pending call and transcript.
 	Tool PendingTool `json:"tool"`
+	// Begun is set, and saved, before an approved call runs: a re-run of the click
+	// (the turn was cut after the call began) does not run it again.
+	Begun bool `json:"begun,omitempty"`
+}
+
+// approvalID names the confirmation of call pending asked by input inputID: the
+// input's id and 48 bits of SHA-256 over the call's id, name and arguments.
+func approvalID(inputID string, pending *PendingTool) string {
+	h := sha256.New()
+	for _, s := range []string{pending.CallID, pending.Name, pending.Arguments} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return inputID + "#" + hex.EncodeToString(h.Sum(nil)[:6])
 }
 
 // maxShownArguments bounds the characters of a call's arguments shown on its card.
@@ -45,7 +63,7 @@ func isToolDecision(name ActionName) bool {
 // turn's messages (msgs) with the confirmation in the state. ctx is the final writes'
 // context.
 func (s *Service) askToolApproval(ctx context.Context, r *run, cp *Checkpoint, p Prompt, pending *PendingTool, msgs []Message, usage Usage, prog *progressCard) error {
-	ap := &ToolApproval{ID: r.in.ID, UserID: p.UserID, Request: p.Text, Tool: *pending}
+	ap := &ToolApproval{ID: approvalID(r.in.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
 	ts, err := r.out.PostCard(ctx, approvalCard(r.in.Key, ap))
 	if errors.Is(err, ErrLeaseLost) {
 		return err
@@ -87,6 +105,14 @@ func (s *Service) toolDecision(ctx context.Context, r *run) error {
 		return s.unchanged(ctx, r, cp)
 	}
 	approved := a.Action.Name == ActionApproveTool
+	interrupted := approved && ap.Begun
+	if approved && !ap.Begun {
+		// At most once: a re-run of this click after the call began must not run it
+		// again, so the decision is saved before the call runs.
+		if err := s.beginApprovedCall(ctx, r, cp, ap); err != nil {
+			return err
+		}
+	}
 	note := fmt.Sprintf("✓ Approved by <@%s>.", a.UserID)
 	if !approved {
 		note = fmt.Sprintf("✗ Denied by <@%s>: not run.", a.UserID)
@@ -102,9 +128,30 @@ func (s *Service) toolDecision(ctx context.Context, r *run) error {
 		UserID:   ap.UserID,
 		Text:     ap.Request,
 		Entities: cp.Conversation.State.Entities,
-		Resume:   &Resume{Pending: ap.Tool, Approved: approved, By: a.UserID},
+		Resume:   &Resume{Pending: ap.Tool, Approved: approved, Interrupted: interrupted, By: a.UserID},
+	}
+	if interrupted {
+		r.log.Warn("an approved tool call was begun by an earlier run that did not finish; it is not run again", "tool", ap.Tool.Name)
 	}
 	return s.respond(ctx, r, cp, prompt, nil)
+}
+
+// beginApprovedCall saves ap as begun, without finishing the click's input, so that
+// a re-run of the click does not run the call again. cp's version follows the save.
+func (s *Service) beginApprovedCall(ctx context.Context, r *run, cp *Checkpoint, ap *ToolApproval) error {
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	st := cp.Conversation.State
+	begun := *ap
+	begun.Begun = true
+	st.ToolApproval = &begun
+	saved, err := s.storeSave(fctx, r, Turn{Key: r.in.Key, Version: cp.Conversation.Version, State: st})
+	if err != nil {
+		return fmt.Errorf("save the approved call before it runs: %w", err)
+	}
+	cp.Conversation.State = st
+	cp.Conversation.Version = saved.Version
+	return nil
 }
 
 // voidToolApproval voids the confirmation a new message in the thread overtook: its

@@ -59,3 +59,22 @@ func TestApprovalCardButtons(t *testing.T) {
 		t.Errorf("the card does not say why: %q", c.Blocks[0].Text)
 	}
 }
+
+// A card names the call it asks about: a re-run of the same input that asks for
+// another call gets another id, so a click on the earlier card is out of date.
+func TestApprovalIDNamesTheCall(t *testing.T) {
+	call := PendingTool{CallID: "call_d", Name: "crm__delete_customer", Arguments: `{"id":"42"}`}
+	same := approvalID("msg:T:C:1.0", &call)
+	if again := approvalID("msg:T:C:1.0", &call); again != same {
+		t.Fatalf("the same call got ids %q and %q", same, again)
+	}
+	other := call
+	other.Arguments = `{"id":"43"}`
+	renamed := call
+	renamed.Name = "crm__delete_customers"
+	for _, c := range []PendingTool{other, renamed, {CallID: "call_e", Name: call.Name, Arguments: call.Arguments}} {
+		if id := approvalID("msg:T:C:1.0", &c); id == same || !strings.HasPrefix(id, "msg:T:C:1.0#") {
+			t.Fatalf("call %+v got id %q (the first call's: %q)", c, id, same)
+		}
+	}
+}

@@ -104,6 +104,8 @@ func (p *policyHarness) model(r openaitest.Request) openaitest.Response {
 		return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_l", Name: "crm__lookup", Arguments: `{"id":"42"}`}}}
 	case len(res) == 3 && strings.Contains(res[1].Content, "denied by the user"):
 		return openaitest.Response{Text: "The page is a shop. I did not delete anything."}
+	case len(res) == 2 && strings.Contains(res[1].Content, "it may or may not have taken effect"):
+		return openaitest.Response{Text: "The page is a shop. I was interrupted while deleting customer 42: please check whether it happened."}
 	case len(res) == 2 && strings.Contains(res[1].Content, "customer 42 deleted"):
 		return openaitest.Response{Text: "The page is a shop. Customer 42 was deleted."}
 	}

@@ -42,7 +42,12 @@ func TestE2EToolPolicyApprovedCallRunsOnceAcrossRestart(t *testing.T) {
 	if n := p.deletes.Load(); n != 1 {
 		t.Errorf("delete_customer ran %d times across the restart, want 1 (one Approve)", n)
 	}
-	if n := p.answers(thread, "Customer 42 was"); n != 1 {
+	// The run after the restart does not run the call again; the model is told it may
+	// have taken effect, and the thread shows one answer, which says so.
+	if n := p.answers(thread, "The page is a shop."); n != 1 {
 		t.Errorf("%d answers, want 1:\n%s", n, p.transcript(thread))
+	}
+	if n := p.answers(thread, "please check whether it happened"); n != 1 {
+		t.Errorf("the answer does not say the call may have run:\n%s", p.transcript(thread))
 	}
 }
