@@ -54,7 +54,8 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &perr) || len(perr.Problems) == 0 {
 				t.Fatalf("error %v is not a list of problems", err)
 			}
-			lines := bytes.Count(data, []byte("\n")) + 1
+			// YAML breaks lines at "\r\n", "\n" and a lone "\r".
+			lines := bytes.Count(bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n")), []byte("\n")) + 1
 			for _, p := range perr.Problems {
 				if p.File != "f.yaml" || p.Reason == "" {
 					t.Fatalf("problem %+v lacks its file or reason", p)

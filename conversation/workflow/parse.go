@@ -158,6 +158,11 @@ func decode(ps *problems, data []byte) (*Definition, *positions) {
 		}
 		root = resolve(root.Content[0])
 	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" && root.Value == "" {
+		// "---" alone: yaml.v3 places the empty document on the line after it.
+		ps.addf(0, "empty file: a workflow needs at least name, title and artifacts")
+		return nil, nil
+	}
 	if root.Kind != yaml.MappingNode {
 		ps.addf(root.Line, "a workflow is a YAML mapping with name, title, artifacts, …")
 		return nil, nil

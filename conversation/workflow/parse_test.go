@@ -52,6 +52,9 @@ func TestParse_Problems(t *testing.T) {
 		{"OnlyComments", "# nothing yet\n", []string{
 			"test.yaml: empty file: a workflow needs at least name, title and artifacts",
 		}},
+		{"OnlyDocumentStart", "---", []string{
+			"test.yaml: empty file: a workflow needs at least name, title and artifacts",
+		}},
 		{"TabIndent", "name: x\ntitle: X\nartifacts:\n\t- id: a\n", []string{
 			"test.yaml:4: invalid YAML: found character that cannot start any token (indent with spaces: YAML does not allow tabs)",
 		}},
