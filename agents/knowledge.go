@@ -37,7 +37,8 @@ const (
 // number, at most MaxKnowledgeLimit. Each passage is numbered with its source, for the
 // answer to cite, "[1] docs/handbook/leave.md — Parental leave", followed by its text
 // (cut past 2,500 characters, the result past 12,000); the result ends with a line
-// telling the model to cite the passages it uses as [n] with their sources. When
+// telling the model to cite the passages it uses as [n], which the reply turns into
+// its list of sources (Cite; README "Citations"). When
 // nothing matches, the result says so, and that the search matches words, not
 // meanings. Errors: an empty query, and kb's.
 func KnowledgeTool(kb conversation.Knowledge, limit int) (ToolSpec, Tool) {
@@ -88,7 +89,7 @@ func KnowledgeTool(kb conversation.Knowledge, limit int) (ToolSpec, Tool) {
 // formatPassages renders passages found for query as search_knowledge's result: a
 // line saying how many were found, then each passage numbered with its source and
 // heading ("[1] docs/handbook/leave.md — Parental leave") and its text, and a last
-// line telling the model to cite them as [n] with their sources. With no passages it
+// line telling the model to cite them as [n]. With no passages it
 // says that nothing was found and what to do.
 func formatPassages(query string, passages []conversation.Passage) string {
 	if len(passages) == 0 {
@@ -117,8 +118,8 @@ func formatPassages(query string, passages []conversation.Passage) string {
 	if left := len(passages) - shown; left > 0 {
 		fmt.Fprintf(&b, "\n\n(%d more left out for length.)", left)
 	}
-	b.WriteString("\n\nCite the passages you use as [n] in your answer and list their sources at its end, " +
-		`e.g. "[1] ` + sourceRef(passages[0].Chunk) + `".`)
+	b.WriteString("\n\nCite the passages you use as [n] right after what they support, e.g. \"… 16 weeks [1].\" " +
+		"Do not list the sources yourself: the reply lists the ones you cite under the answer.")
 	return head + b.String()
 }
 

@@ -82,7 +82,7 @@ Ask HR.
 [2] docs/handbook/leave.md
 The leave policy.
 
-Cite the passages you use as [n] in your answer and list their sources at its end, e.g. "[1] docs/handbook/leave.md — Parental leave".`
+Cite the passages you use as [n] right after what they support, e.g. "… 16 weeks [1]." Do not list the sources yourself: the reply lists the ones you cite under the answer.`
 	if got != want {
 		t.Errorf("result:\n%s\nwant:\n%s", got, want)
 	}
@@ -139,7 +139,7 @@ func TestKnowledgeToolBounded(t *testing.T) {
 		t.Errorf("result of %d characters; want it bounded", n)
 	}
 	if !strings.Contains(got, "ж …\n") || !strings.Contains(got, "more left out for length.)") ||
-		!strings.HasSuffix(got, `e.g. "[1] big.md — Big".`) {
+		!strings.HasSuffix(got, "the reply lists the ones you cite under the answer.") {
 		t.Errorf("result = …%s; want passages cut, the rest counted and the citing line", got[len(got)-300:])
 	}
 }

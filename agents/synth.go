@@ -16,8 +16,11 @@ const (
 )
 
 // Synthesizer turns the executor's findings into the Slack reply, deterministically and
-// without a model call: it converts the answer's Markdown to mrkdwn (ToMrkdwn). It
-// implements conversation.Synthesizer. The zero value is ready to use.
+// without a model call: it matches the answer's [n] markers to the sources the turn's
+// tools returned (Cite), converts the answer's Markdown to mrkdwn (ToMrkdwn) and ends
+// it with its sources (SourcesMrkdwn; README "Citations"). It implements
+// conversation.Synthesizer and conversation.AnswerEditor. The zero value is ready to
+// use.
 type Synthesizer struct {
 	// TruncatedNote is appended, after a blank line, when the findings are Truncated;
 	// mrkdwn; default DefaultTruncatedNote.
@@ -27,21 +30,37 @@ type Synthesizer struct {
 	EmptyReply string
 }
 
-var _ conversation.Synthesizer = (*Synthesizer)(nil)
+var (
+	_ conversation.Synthesizer  = (*Synthesizer)(nil)
+	_ conversation.AnswerEditor = (*Synthesizer)(nil)
+)
 
 // NewSynthesizer returns a Synthesizer with the default texts.
 func NewSynthesizer() *Synthesizer { return &Synthesizer{} }
 
-// Synthesize returns f.Answer as Slack mrkdwn, with the truncation note when
+// Synthesize returns f.Answer as Slack mrkdwn, its markers matched to f.ToolCalls'
+// sources and the sources listed at its end, with the truncation note when
 // f.Truncated, or the empty reply when there is no answer. It never fails.
 func (s *Synthesizer) Synthesize(_ context.Context, _ conversation.Prompt, f conversation.Findings) (string, error) {
 	answer := strings.TrimSpace(f.Answer)
 	if answer == "" {
 		return orDefault(s.EmptyReply, DefaultEmptyReply), nil
 	}
+	answer, sources := Cite(answer, f.ToolCalls)
 	reply := ToMrkdwn(answer)
+	if list := SourcesMrkdwn(sources); list != "" {
+		reply += "\n\n" + list
+	}
 	if f.Truncated {
 		reply += "\n\n" + orDefault(s.TruncatedNote, DefaultTruncatedNote)
 	}
 	return reply, nil
+}
+
+// EditsAnswer reports whether the reply to f is more than f.Answer converted: whether
+// Cite changes its markers or adds sources.
+func (s *Synthesizer) EditsAnswer(f conversation.Findings) bool {
+	answer := strings.TrimSpace(f.Answer)
+	cited, sources := Cite(answer, f.ToolCalls)
+	return len(sources) > 0 || cited != answer
 }

@@ -70,6 +70,9 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progre
 		}
 	}
 	out.answer, out.truncated = f.Answer, f.Truncated
+	if e, ok := s.cfg.Synthesizer.(AnswerEditor); ok && e.EditsAnswer(f) {
+		out.answer = "" // a streamed answer is replaced by the reply
+	}
 	return out, nil
 }
 

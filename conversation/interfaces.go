@@ -452,6 +452,14 @@ type Synthesizer interface {
 	Synthesize(ctx context.Context, p Prompt, f Findings) (string, error)
 }
 
+// AnswerEditor is a Synthesizer whose reply can be more than the answer converted (its
+// sources listed, its citation markers renumbered: README "Citations"). EditsAnswer
+// reports whether the reply to f is: a streamed answer is then replaced by the reply
+// rather than kept.
+type AnswerEditor interface {
+	EditsAnswer(f Findings) bool
+}
+
 // SummaryRequest asks for older messages of a conversation to be folded into its
 // running summary.
 type SummaryRequest struct {

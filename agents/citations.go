@@ -1,0 +1,252 @@
+package agents
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// Source is one source of an answer (README "Citations"): a knowledge passage's
+// document and heading, or a web page's title and URL.
+type Source struct {
+	// Title names the source: a knowledge document's path and heading
+	// ("docs/handbook/leave.md — Parental leave"), or a web page's title.
+	Title string
+	// URL links the source; "" for a knowledge document without one.
+	URL string
+}
+
+// key identifies a source, so that one cited twice is listed once.
+func (s Source) key() string {
+	if s.URL != "" {
+		return s.URL
+	}
+	return s.Title
+}
+
+// turnSources are the sources a turn's tool results gave the model, by the labels the
+// model saw: search_knowledge numbers its passages "[n] source — heading" in each
+// result, web_search its results "n. title" with the URL under it; fetch_url pages
+// carry no number.
+type turnSources struct {
+	// knowledge and search hold one map per call, in call order: label → source.
+	knowledge, search []map[int]Source
+	// pages are the pages fetch_url read, in call order.
+	pages []Source
+}
+
+var (
+	// knowledgeRefLine is a passage's numbered line in a search_knowledge result.
+	knowledgeRefLine = regexp.MustCompile(`(?m)^\[(\d+)\] (.+)$`)
+	// searchResultLine is a result's title line in a web_search result, with its URL
+	// on the next line.
+	searchResultLine = regexp.MustCompile(`(?m)^(\d+)\. (.+)\n   (https?://\S+)$`)
+	// citationMarker is a marker the model writes, [n]; not a link's text ([n](url))
+	// nor a reference definition ([n]: url).
+	citationMarker = regexp.MustCompile(`[ \t]*\[(\d{1,3})\]`)
+)
+
+// collectSources reads the sources from calls, the results the turn actually got
+// (never from the model's text): only calls that ran and did not fail count.
+func collectSources(calls []conversation.ToolCall) turnSources {
+	var ts turnSources
+	for _, c := range calls {
+		if c.Failed || c.Denied {
+			continue
+		}
+		switch c.Name {
+		case "search_knowledge":
+			m := map[int]Source{}
+			for _, g := range knowledgeRefLine.FindAllStringSubmatch(c.Result, -1) {
+				n, _ := strconv.Atoi(g[1])
+				title := strings.TrimSpace(g[2])
+				src := Source{Title: title}
+				if doc, _, _ := strings.Cut(title, " — "); isWebURL(doc) {
+					src.URL = doc
+				}
+				m[n] = src
+			}
+			if len(m) > 0 {
+				ts.knowledge = append(ts.knowledge, m)
+			}
+		case "web_search":
+			m := map[int]Source{}
+			for _, g := range searchResultLine.FindAllStringSubmatch(c.Result, -1) {
+				n, _ := strconv.Atoi(g[1])
+				m[n] = Source{Title: strings.TrimSpace(g[2]), URL: g[3]}
+			}
+			if len(m) > 0 {
+				ts.search = append(ts.search, m)
+			}
+		case "fetch_url":
+			var page Source
+			for _, line := range strings.Split(c.Result, "\n") {
+				if line == "" {
+					break // the header ends at the first blank line
+				}
+				if v, ok := strings.CutPrefix(line, "URL: "); ok {
+					page.URL = strings.TrimSpace(v)
+				} else if v, ok := strings.CutPrefix(line, "Title: "); ok {
+					page.Title = strings.TrimSpace(v)
+				}
+			}
+			if isWebURL(page.URL) {
+				ts.pages = append(ts.pages, page)
+			}
+		}
+	}
+	return ts
+}
+
+// resolve returns the source the model's marker [n] names: passage n of the latest
+// knowledge search that had one, or else result n of the latest web search.
+func (ts turnSources) resolve(n int) (Source, bool) {
+	for _, group := range [][]map[int]Source{ts.knowledge, ts.search} {
+		for i := len(group) - 1; i >= 0; i-- {
+			if s, ok := group[i][n]; ok {
+				return s, true
+			}
+		}
+	}
+	return Source{}, false
+}
+
+// Cite matches the [n] markers of answer (Markdown) to the sources of calls, the
+// turn's tool results, and returns the answer with its markers renumbered in the
+// order they first appear, the markers that name no source removed, and the sources
+// in that order: the cited passages and results, then the pages fetch_url read that
+// no marker cites. A marker [n] names passage n of the latest search_knowledge result
+// that has one, or else result n of the latest web_search result. Markers in code
+// spans and code blocks, link texts ([n](url)) and reference definitions are left as
+// they are. With no sources, answer comes back as it is.
+func Cite(answer string, calls []conversation.ToolCall) (string, []Source) {
+	ts := collectSources(calls)
+	var sources []Source
+	number := map[string]int{} // source key → its number in the list
+	add := func(s Source) int {
+		if n, ok := number[s.key()]; ok {
+			return n
+		}
+		sources = append(sources, s)
+		number[s.key()] = len(sources)
+		return len(sources)
+	}
+	text := mapProse(answer, func(prose string) string {
+		return replaceMarkers(prose, func(n int) (int, bool) {
+			s, ok := ts.resolve(n)
+			if !ok {
+				return 0, false
+			}
+			return add(s), true
+		})
+	})
+	for _, p := range ts.pages {
+		add(p)
+	}
+	return text, sources
+}
+
+// replaceMarkers rewrites the markers of prose: each [n] becomes [m] when number(n)
+// gives m, and goes, with the blanks before it, when it gives false.
+func replaceMarkers(prose string, number func(n int) (int, bool)) string {
+	locs := citationMarker.FindAllStringSubmatchIndex(prose, -1)
+	if locs == nil {
+		return prose
+	}
+	var b strings.Builder
+	last := 0
+	for _, l := range locs {
+		start, end := l[0], l[1]
+		if end < len(prose) && (prose[end] == '(' || prose[end] == ':') {
+			continue // a link's text or a reference definition
+		}
+		n, _ := strconv.Atoi(prose[l[2]:l[3]])
+		b.WriteString(prose[last:start])
+		if m, ok := number(n); ok {
+			b.WriteString(prose[start:l[2]-1] + "[" + strconv.Itoa(m) + "]")
+		}
+		last = end
+	}
+	b.WriteString(prose[last:])
+	return b.String()
+}
+
+// mapProse applies f to the parts of Markdown md outside fenced code blocks and
+// code spans, and returns md with them replaced.
+func mapProse(md string, f func(string) string) string {
+	lines := strings.SplitAfter(md, "\n")
+	var b strings.Builder
+	fence := ""
+	for _, line := range lines {
+		trimmed := strings.TrimLeft(line, " ")
+		if fence != "" {
+			b.WriteString(line)
+			if strings.HasPrefix(strings.TrimSpace(trimmed), fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			fence = trimmed[:3]
+			b.WriteString(line)
+			continue
+		}
+		b.WriteString(mapOutsideCodeSpans(line, f))
+	}
+	return b.String()
+}
+
+// mapOutsideCodeSpans applies f to the parts of line outside `code spans`.
+func mapOutsideCodeSpans(line string, f func(string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(line, '`')
+		if i < 0 {
+			break
+		}
+		run := runLen(line[i:], '`')
+		j := strings.Index(line[i+run:], line[i:i+run])
+		if j < 0 {
+			break
+		}
+		b.WriteString(f(line[:i]))
+		end := i + run + j + run
+		b.WriteString(line[i:end])
+		line = line[end:]
+	}
+	b.WriteString(f(line))
+	return b.String()
+}
+
+// SourcesMrkdwn renders sources as the mrkdwn block that ends a cited answer: a bold
+// "Sources" line, then one numbered line each, "[1] <url|title>" for a source with a
+// URL, "[1] docs/handbook/leave.md — Parental leave" for one without; texts escaped.
+// It returns "" for no sources.
+func SourcesMrkdwn(sources []Source) string {
+	if len(sources) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("*Sources*")
+	for i, s := range sources {
+		title := strings.Join(strings.Fields(s.Title), " ")
+		b.WriteString("\n[" + strconv.Itoa(i+1) + "] ")
+		if isWebURL(s.URL) {
+			label := ""
+			if title != "" && title != s.URL {
+				label = strings.NewReplacer("|", "¦").Replace(EscapeMrkdwn(title))
+			}
+			b.WriteString(slackLinkTo(s.URL, label))
+			continue
+		}
+		b.WriteString(EscapeMrkdwn(title))
+	}
+	return b.String()
+}
+
+// isWebURL reports whether s is an absolute http(s) URL.
+func isWebURL(s string) bool {
+	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
+}
