@@ -149,7 +149,8 @@ func Cite(answer string, calls []conversation.ToolCall) (string, []Source) {
 }
 
 // replaceMarkers rewrites the markers of prose: each [n] becomes [m] when number(n)
-// gives m, and goes, with the blanks before it, when it gives false.
+// gives m, and goes, with the blanks before it (after it at a line's start), when it
+// gives false.
 func replaceMarkers(prose string, number func(n int) (int, bool)) string {
 	locs := citationMarker.FindAllStringSubmatchIndex(prose, -1)
 	if locs == nil {
@@ -164,10 +165,14 @@ func replaceMarkers(prose string, number func(n int) (int, bool)) string {
 		}
 		n, _ := strconv.Atoi(prose[l[2]:l[3]])
 		b.WriteString(prose[last:start])
+		last = end
 		if m, ok := number(n); ok {
 			b.WriteString(prose[start:l[2]-1] + "[" + strconv.Itoa(m) + "]")
+		} else if start == 0 || prose[start-1] == '\n' {
+			for last < len(prose) && (prose[last] == ' ' || prose[last] == '\t') {
+				last++ // a line that began with the marker begins with its text
+			}
 		}
-		last = end
 	}
 	b.WriteString(prose[last:])
 	return b.String()

@@ -1,0 +1,140 @@
+package agents_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/sqlite"
+)
+
+// knowledgeResult is a search_knowledge result of two passages.
+const knowledgeResult = "Found 2 passages in the knowledge base for \"leave\":\n\n" +
+	"[1] docs/handbook/leave.md — Parental leave\nSixteen weeks.\n\n" +
+	"[2] https://wiki.example.com/sick — Sick leave\nTell your manager.\n\nCite the passages you use as [n]."
+
+func TestCite(t *testing.T) {
+	kb := conversation.ToolCall{Name: "search_knowledge", Result: knowledgeResult}
+	search := conversation.ToolCall{Name: "web_search", Result: "Results for \"go\":\n\n" +
+		"1. The Go Programming Language\n   https://go.dev/\n   Go is an open source…\n\n" +
+		"2. Go (game)\n   https://en.wikipedia.org/wiki/Go_(game)"}
+	page := conversation.ToolCall{Name: "fetch_url", Result: "URL: https://go.dev/doc/\nTitle: Documentation\n\n[1] is not a marker here"}
+	failed := conversation.ToolCall{Name: "fetch_url", Failed: true, Result: "error: URL: https://bad.example/"}
+	tests := []struct {
+		name    string
+		answer  string
+		calls   []conversation.ToolCall
+		want    string
+		sources []agents.Source
+	}{
+		{"NoTools", "Plain [1] answer.", nil, "Plain answer.", nil},
+		{"Renumbered", "Tell them [2]. Sixteen weeks [1]. Again [2].", []conversation.ToolCall{kb},
+			"Tell them [1]. Sixteen weeks [2]. Again [1].",
+			[]agents.Source{{Title: "https://wiki.example.com/sick — Sick leave", URL: "https://wiki.example.com/sick"}, {Title: "docs/handbook/leave.md — Parental leave"}}},
+		{"UnknownRemoved", "Sixteen weeks [1] [7].\n[9] alone", []conversation.ToolCall{kb},
+			"Sixteen weeks [1].\nalone", []agents.Source{{Title: "docs/handbook/leave.md — Parental leave"}}},
+		{"CodeAndLinksKept", "Use `a[7]` and\n```\nb[1]\n```\n[1](https://x.example) [1]: ref", []conversation.ToolCall{kb},
+			"Use `a[7]` and\n```\nb[1]\n```\n[1](https://x.example) [1]: ref", nil},
+		{"LatestSearchWins", "Go [2].", []conversation.ToolCall{kb, {Name: "search_knowledge", Result: "[2] docs/b.md — B\ntext"}},
+			"Go [1].", []agents.Source{{Title: "docs/b.md — B"}}},
+		{"WebSearch", "Go [1] and the game [2] [3].", []conversation.ToolCall{search},
+			"Go [1] and the game [2].", []agents.Source{{Title: "The Go Programming Language", URL: "https://go.dev/"}, {Title: "Go (game)", URL: "https://en.wikipedia.org/wiki/Go_(game)"}}},
+		{"FetchedPageListed", "The docs say so [1].", []conversation.ToolCall{page, failed},
+			"The docs say so.", []agents.Source{{Title: "Documentation", URL: "https://go.dev/doc/"}}},
+		{"FailedAndDeniedIgnored", "X [1].", []conversation.ToolCall{{Name: "search_knowledge", Failed: true, Result: knowledgeResult}, {Name: "search_knowledge", Denied: true, Result: knowledgeResult}},
+			"X.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, sources := agents.Cite(tt.answer, tt.calls)
+			if got != tt.want {
+				t.Errorf("answer\n got %q\nwant %q", got, tt.want)
+			}
+			if fmt.Sprint(sources) != fmt.Sprint(tt.sources) {
+				t.Errorf("sources\n got %v\nwant %v", sources, tt.sources)
+			}
+		})
+	}
+}
+
+func TestSourcesMrkdwn(t *testing.T) {
+	got := agents.SourcesMrkdwn([]agents.Source{
+		{Title: "docs/a&b.md — <Setup>"},
+		{Title: "Go | <!channel>", URL: "https://go.dev/?a=1&b=2"},
+		{URL: "https://x.example/"},
+	})
+	want := "*Sources*\n[1] docs/a&amp;b.md — &lt;Setup&gt;\n[2] <https://go.dev/?a=1&amp;b=2|Go ¦ &lt;!channel&gt;>\n[3] <https://x.example/>"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if agents.SourcesMrkdwn(nil) != "" {
+		t.Error("no sources: want no block")
+	}
+}
+
+// TestCitedKnowledgeAndWebAnswers runs the executor with the real go-openai client
+// against openaitest, search_knowledge on a real SQLite knowledge base and fetch_url
+// on a local page, and checks the reply the Synthesizer makes: the cited passage and
+// page listed, numbered, and the marker with no source gone.
+func TestCitedKnowledgeAndWebAnswers(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "threadwright.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.ReplaceSource(ctx, "docs/handbook/leave.md", "h1", []conversation.Chunk{
+		{Heading: "Parental leave", Text: "Employees get sixteen weeks of paid parental leave."},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/policy", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<html><head><title>Leave policy</title></head><body><p>Sixteen weeks.</p></body></html>")
+	})
+	web := MustWebServer(t, mux)
+
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	exec := newExecutor(t, srv, nil, func(c *agents.ExecutorConfig) {
+		c.Registry.MustRegister(agents.KnowledgeTool(st, 5))
+		c.Registry.MustRegister(agents.FetchURLTool(agents.FetchConfig{AllowPrivate: true}))
+	})
+	srv.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{
+			{ID: "k", Name: "search_knowledge", Arguments: `{"query":"parental leave weeks"}`},
+			{ID: "f", Name: "fetch_url", Arguments: `{"url":"` + web.URL + `/policy"}`},
+		}},
+		openaitest.Response{Text: "You get **sixteen weeks** [1] [7]."},
+	)
+	f, err := exec.Execute(ctx, prompt("How long is parental leave?"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(fmt.Sprint(reqs[1].Chat.Messages), "[1] docs/handbook/leave.md — Parental leave") {
+		t.Fatalf("the model did not get the numbered passage: %d requests", len(reqs))
+	}
+	synth := agents.NewSynthesizer()
+	reply, err := synth.Synthesize(ctx, prompt(""), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "You get *sixteen weeks* [1].\n\n*Sources*\n[1] docs/handbook/leave.md — Parental leave\n[2] <" + web.URL + "/policy|Leave policy>"
+	if reply != want {
+		t.Errorf("reply\n%s\nwant\n%s", reply, want)
+	}
+	if !synth.EditsAnswer(f) {
+		t.Error("EditsAnswer = false for a cited answer; a streamed answer would be kept without its sources")
+	}
+	if synth.EditsAnswer(conversation.Findings{Answer: "plain"}) {
+		t.Error("EditsAnswer = true for an answer without sources")
+	}
+}
