@@ -1200,6 +1200,11 @@ func plannedCalls(q string, tools []openai.Tool) []plannedCall {
 			out = append(out, plannedCall{"calculate", marshal(map[string]string{"expression": expr})})
 		}
 	}
+	if len(out) == 0 && findTool(tools, searchKnowledgeTool) != nil {
+		if query := knowledgeQuery(q); query != "" {
+			out = append(out, plannedCall{searchKnowledgeTool, marshal(map[string]string{"query": query})})
+		}
+	}
 	return out
 }
 
@@ -1298,6 +1303,8 @@ func toolLine(tc openai.ToolCall, result string, ru bool) string {
 		if line, ok := timeLine(result, ru); ok {
 			return line
 		}
+	case searchKnowledgeTool:
+		return knowledgeLine(result, ru)
 	case "calculate":
 		var args struct {
 			Expression string `json:"expression"`

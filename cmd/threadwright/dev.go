@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/kelseyhightower/envconfig"
 
@@ -18,6 +19,22 @@ import (
 // DevConfig is what `threadwright dev` reads from the environment besides Config.
 type DevConfig struct {
 	DevAddr string `envconfig:"DEV_ADDR" default:"127.0.0.1:3000" desc:"threadwright dev: address of the playground (the emulated Slack and its web page); keep it on loopback"`
+	// DemoLatency is demo.Model.Delay.
+	DemoLatency time.Duration `envconfig:"DEMO_LATENCY" default:"0" desc:"threadwright dev: how long the offline demo model waits before each answer, e.g. 2s, so that progress, thinking steps, Stop and pipelines can be watched (0: at once)"`
+}
+
+// devDataDir is the playground's data directory under dataDir (DATA_DIR): its own
+// embedded store, which threadwright dev uses and ingest --dev fills.
+func devDataDir(dataDir string) string { return filepath.Join(dataDir, "dev") }
+
+// demoModel returns the offline demo model that dc configures.
+func demoModel(dc DevConfig) (*demo.Model, error) {
+	if dc.DemoLatency < 0 {
+		return nil, fmt.Errorf("DEMO_LATENCY: expected a duration of 0 or more, such as 2s, got %s", dc.DemoLatency)
+	}
+	m := demo.New()
+	m.Delay = dc.DemoLatency
+	return m, nil
 }
 
 // demoBanner labels the playground when no model is configured.
@@ -25,13 +42,14 @@ const demoBanner = "Offline demo model: canned answers, no AI. Set OPENAI_API_KE
 
 // runDev runs `threadwright dev`: an emulated Slack with its web page (bot/emulator)
 // and the bot connected to it over Socket Mode with the real slack-go client, on the
-// embedded store in $DATA_DIR/dev. With OPENAI_API_KEY or OPENAI_BASE_URL set it uses
-// that model; otherwise the offline demo model (agents/demo), labelled as such on the
+// embedded store in $DATA_DIR/dev, whose knowledge base `threadwright ingest --dev`
+// fills. With OPENAI_API_KEY or OPENAI_BASE_URL set it uses that model; otherwise the
+// offline demo model (agents/demo), slowed by DEMO_LATENCY, labelled as such on the
 // page and in the log. It prints the page's URL and runs until ctx ends.
 func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 	var dc DevConfig
 	if err := envconfig.Process("", &dc); err != nil {
-		return err
+		return configError(err)
 	}
 	host, _, err := net.SplitHostPort(dc.DevAddr)
 	if err != nil {
@@ -47,7 +65,11 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 	banner := ""
 	if offline {
 		banner = demoBanner
-		m.Model = demo.New()
+		model, err := demoModel(dc)
+		if err != nil {
+			return err
+		}
+		m.Model = model
 		c.OpenAIAPIKey, c.OpenAIModel, c.OpenAISmallModel = "demo", "demo", "demo"
 	}
 
@@ -58,8 +80,8 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 	defer emu.Close()
 	ec := emu.Config()
 	c.SlackBotToken, c.SlackAppToken, c.SlackAPIURL = ec.BotToken, ec.AppToken, emu.URL()
-	c.DatabaseURL = "" // the playground always uses its own embedded store
-	c.DataDir = filepath.Join(c.DataDir, "dev")
+	c.DatabaseURL = ""                // the playground always uses its own embedded store
+	c.DataDir = devDataDir(c.DataDir) // threadwright ingest --dev fills its knowledge base
 	if err := c.validate(); err != nil {
 		return err
 	}
@@ -73,6 +95,9 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "threadwright dev: open %s\n", page)
 	if offline {
 		fmt.Fprintln(stdout, "threadwright dev: "+demoBanner)
+		if dc.DemoLatency > 0 {
+			fmt.Fprintf(stdout, "threadwright dev: the demo model waits %s before each answer (DEMO_LATENCY)\n", dc.DemoLatency)
+		}
 		m.Logger.Warn("offline demo model: answers are canned, not from an AI model", "hint", "set OPENAI_API_KEY or OPENAI_BASE_URL")
 	}
 	err = m.Run(ctx)

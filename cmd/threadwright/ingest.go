@@ -22,6 +22,8 @@ const ingestUsage = `Usage:
                                           file is left as it is
   threadwright ingest --list              list the ingested sources
   threadwright ingest --delete SOURCE...  remove sources (as --list names them) and their chunks
+  --dev                                   (with any of the above) use the knowledge base of the playground,
+                                          threadwright dev: the SQLite store in $DATA_DIR/dev
 
 A source is named by its path as given, cleaned: ingest from the directory you will ingest
 from again. The knowledge base is in the store that DATABASE_URL names (the SQLite file in
@@ -32,7 +34,7 @@ not UTF-8 text or are larger than 10 MiB are skipped with a reason.
 // runIngest runs "threadwright ingest ARGS" (args are what follows "ingest"): it
 // loads the documents that args name into the knowledge base (knowledge.Ingest), or
 // lists (--list) or deletes (--delete SOURCE...) its sources, in the store that
-// StoreConfig selects. What it did goes to stdout, usage and the store's log line to
+// StoreConfig selects, or with --dev in the playground's. What it did goes to stdout, usage and the store's log line to
 // stderr; the error is what main prints before exiting non-zero. A skipped file is
 // reported, not an error.
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -40,6 +42,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	flags.SetOutput(io.Discard)
 	list := flags.Bool("list", false, "list the ingested sources")
 	del := flags.Bool("delete", false, "remove the sources named")
+	dev := flags.Bool("dev", false, "use the playground's store, $DATA_DIR/dev")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, ingestUsage)
@@ -65,7 +68,7 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errors.New("ingest: " + usageErr)
 	}
 
-	kb, closeStore, err := openKnowledge(ctx, stderr)
+	kb, closeStore, err := openKnowledge(ctx, stderr, *dev)
 	if err != nil {
 		return err
 	}
@@ -81,11 +84,15 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // openKnowledge opens the store that StoreConfig selects, as `threadwright migrate`
-// does, and returns it as a conversation.Knowledge with the function that closes it.
-func openKnowledge(ctx context.Context, stderr io.Writer) (conversation.Knowledge, func() error, error) {
+// does, or with dev the playground's (devDataDir), and returns it as a
+// conversation.Knowledge with the function that closes it.
+func openKnowledge(ctx context.Context, stderr io.Writer, dev bool) (conversation.Knowledge, func() error, error) {
 	var c StoreConfig
 	if err := LoadConfig(&c); err != nil {
 		return nil, nil, err
+	}
+	if dev {
+		c.DatabaseURL, c.DataDir = "", devDataDir(c.DataDir)
 	}
 	st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: c.logger(stderr)})
 	if err != nil {
