@@ -12,7 +12,9 @@
 //     the loop is bounded by MaxSteps (and an optional token budget) and ends with a
 //     final answer written without tools.
 //   - Synthesizer (conversation.Synthesizer): converts the executor's Markdown answer
-//     to Slack mrkdwn (ToMrkdwn), deterministically.
+//     to Slack mrkdwn (ToMrkdwn), deterministically, its [n] markers matched to the
+//     sources of the turn's tool results and the sources listed at its end (Cite,
+//     SourcesMrkdwn; README "Citations").
 //
 // and the artifact workflows' agent:
 //
