@@ -38,8 +38,9 @@ type turnSources struct {
 }
 
 var (
-	// knowledgeRefLine is a passage's numbered line in a search_knowledge result.
-	knowledgeRefLine = regexp.MustCompile(`(?m)^\[(\d+)\] (.+)$`)
+	// knowledgeRefLine is a passage's numbered line in a search_knowledge result,
+	// after a blank line.
+	knowledgeRefLine = regexp.MustCompile(`\n\n\[(\d+)\] ([^\n]+)`)
 	// searchResultLine is a result's title line in a web_search result, with its URL
 	// on the next line.
 	searchResultLine = regexp.MustCompile(`(?m)^(\d+)\. (.+)\n   (https?://\S+)$`)
@@ -61,6 +62,9 @@ func collectSources(calls []conversation.ToolCall) turnSources {
 			m := map[int]Source{}
 			for _, g := range knowledgeRefLine.FindAllStringSubmatch(c.Result, -1) {
 				n, _ := strconv.Atoi(g[1])
+				if n != len(m)+1 {
+					continue // not the next passage: a line of a passage's text
+				}
 				title := strings.TrimSpace(g[2])
 				src := Source{Title: title}
 				if doc, _, _ := strings.Cut(title, " — "); isWebURL(doc) {
@@ -86,9 +90,10 @@ func collectSources(calls []conversation.ToolCall) turnSources {
 				if line == "" {
 					break // the header ends at the first blank line
 				}
-				if v, ok := strings.CutPrefix(line, "URL: "); ok {
+				// The first of each: the page cannot add its own.
+				if v, ok := strings.CutPrefix(line, "URL: "); ok && page.URL == "" {
 					page.URL = strings.TrimSpace(v)
-				} else if v, ok := strings.CutPrefix(line, "Title: "); ok {
+				} else if v, ok := strings.CutPrefix(line, "Title: "); ok && page.Title == "" {
 					page.Title = strings.TrimSpace(v)
 				}
 			}

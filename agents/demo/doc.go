@@ -28,14 +28,15 @@
 //     artifact. Write writes that item only, without a heading; Revise is the
 //     editor pass, which tightens the text (filler and hedges out) and adds no note.
 //   - tools with tool_choice "auto": agents.Executor. A question about the time or an
-//     arithmetic expression calls current_time or calculate; any other question (one
-//     ending in "?" or starting with a question word) calls search_knowledge, when
-//     offered, with the question's key words. The next request, with the results,
-//     answers from them: a knowledge answer quotes the first passage's first two
-//     sentences and cites it as [1], or says that the knowledge base has nothing on
-//     it. Anything else gets a short canned reply that
-//     says it is the demo model and suggests `/threadwright start product-brief`, in
-//     Russian when the question is written in Cyrillic, else in English.
+//     arithmetic expression calls current_time or calculate; another question (one
+//     ending in "?" or starting with a question word, not a greeting, thanks or a
+//     request for help) calls search_knowledge, when offered, with its key words.
+//     The next request, with the results, answers from them: a knowledge answer
+//     quotes the first passage's first two sentences and cites it as [1], or says
+//     that the knowledge base has nothing on it. Anything else gets a short canned
+//     reply that says it is the demo model and suggests `/threadwright start
+//     product-brief`, in Russian when the question is written in Cyrillic, else in
+//     English.
 //   - no tools: agents.Summarizer (an extractive summary, one line per message) or
 //     the executor's final answer after its step limit.
 //
