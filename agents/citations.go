@@ -184,49 +184,48 @@ func replaceMarkers(prose string, number func(n int) (int, bool)) string {
 }
 
 // mapProse applies f to the parts of Markdown md outside fenced code blocks and
-// code spans, and returns md with them replaced.
+// code spans, found as ToMrkdwn finds them, and returns md with them replaced.
 func mapProse(md string, f func(string) string) string {
-	lines := strings.SplitAfter(md, "\n")
-	var b strings.Builder
+	lines := strings.Split(md, "\n")
 	fence := ""
-	for _, line := range lines {
-		trimmed := strings.TrimLeft(line, " ")
-		if fence != "" {
-			b.WriteString(line)
-			if strings.HasPrefix(strings.TrimSpace(trimmed), fence) {
+	for i, line := range lines {
+		switch {
+		case fence != "":
+			if isFenceClose(line, fence) {
 				fence = ""
 			}
-			continue
+		case fenceOpen.MatchString(line):
+			fence = fenceOpen.FindStringSubmatch(line)[2]
+		default:
+			lines[i] = mapOutsideCodeSpans(line, f)
 		}
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fence = trimmed[:3]
-			b.WriteString(line)
-			continue
-		}
-		b.WriteString(mapOutsideCodeSpans(line, f))
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
 
-// mapOutsideCodeSpans applies f to the parts of line outside `code spans`.
+// mapOutsideCodeSpans applies f to the parts of line outside `code spans` (a run of
+// backticks to the next run of the same length; an unmatched run is text).
 func mapOutsideCodeSpans(line string, f func(string) string) string {
 	var b strings.Builder
-	for {
-		i := strings.IndexByte(line, '`')
+	text := 0 // where the text not yet given to f begins
+	for at := 0; ; {
+		i := strings.IndexByte(line[at:], '`')
 		if i < 0 {
 			break
 		}
-		run := runLen(line[i:], '`')
-		j := strings.Index(line[i+run:], line[i:i+run])
-		if j < 0 {
-			break
+		i += at
+		n := runLen(line[i:], '`')
+		end := closingRun(line[i+n:], n)
+		if end < 0 {
+			at = i + n
+			continue
 		}
-		b.WriteString(f(line[:i]))
-		end := i + run + j + run
-		b.WriteString(line[i:end])
-		line = line[end:]
+		b.WriteString(f(line[text:i]))
+		text = i + n + end + n
+		b.WriteString(line[i:text])
+		at = text
 	}
-	b.WriteString(f(line))
+	b.WriteString(f(line[text:]))
 	return b.String()
 }
 

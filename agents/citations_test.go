@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,6 +43,10 @@ func TestCite(t *testing.T) {
 			"Sixteen weeks [1].\nalone", []agents.Source{{Title: "docs/handbook/leave.md — Parental leave"}}},
 		{"CodeAndLinksKept", "Use `a[7]` and\n```\nb[1]\n```\n[1](https://x.example) [1]: ref", []conversation.ToolCall{kb},
 			"Use `a[7]` and\n```\nb[1]\n```\n[1](https://x.example) [1]: ref", nil},
+		{"UnmatchedBacktick", "a ` b [7] `` c [1]", []conversation.ToolCall{kb},
+			"a ` b `` c [1]", []agents.Source{{Title: "docs/handbook/leave.md — Parental leave"}}},
+		{"LongFence", "````\n[7]\n```\n[7]\n````\nx [7]", []conversation.ToolCall{kb},
+			"````\n[7]\n```\n[7]\n````\nx", nil},
 		{"LatestSearchWins", "Go [2].", []conversation.ToolCall{kb, {Name: "search_knowledge", Result: "Found 2 passages:\n\n[1] docs/a.md — A\ntext\n\n[2] docs/b.md — B\ntext"}},
 			"Go [1].", []agents.Source{{Title: "docs/b.md — B"}}},
 		{"WebSearch", "Go [1] and the game [2] [3].", []conversation.ToolCall{search},
@@ -141,4 +147,28 @@ func TestCitedKnowledgeAndWebAnswers(t *testing.T) {
 	if synth.EditsAnswer(conversation.Findings{Answer: "plain"}) {
 		t.Error("EditsAnswer = true for an answer without sources")
 	}
+}
+
+// FuzzCite: Cite never panics, keeps an answer without markers as it is, and every
+// marker left in the answer names a listed source.
+func FuzzCite(f *testing.F) {
+	for _, seed := range []string{"Sixteen weeks [1] [7].", "`a[1]` ```\n[2]\n```", "[1](x) [2]: y", "a ` b [1] `` c [2]", "[99999999999999999999]"} {
+		f.Add(seed)
+	}
+	calls := []conversation.ToolCall{{Name: "search_knowledge", Result: knowledgeResult}}
+	marker := regexp.MustCompile(`\[(\d{1,3})\]`)
+	f.Fuzz(func(t *testing.T, answer string) {
+		got, sources := agents.Cite(answer, calls)
+		if !strings.Contains(answer, "[") && got != answer {
+			t.Fatalf("Cite(%q) = %q; want it unchanged", answer, got)
+		}
+		if strings.ContainsAny(answer, "`(:") {
+			return // code and links keep their markers as written
+		}
+		for _, m := range marker.FindAllStringSubmatch(got, -1) {
+			if n, err := strconv.Atoi(m[1]); err != nil || n < 1 || n > len(sources) {
+				t.Fatalf("Cite(%q) = %q with %d sources: marker %s names none", answer, got, len(sources), m[0])
+			}
+		}
+	})
 }
