@@ -44,8 +44,9 @@ var (
 	// searchResultLine is a result's title line in a web_search result, with its URL
 	// on the next line.
 	searchResultLine = regexp.MustCompile(`(?m)^(\d+)\. (.+)\n   (https?://\S+)$`)
-	// citationMarker is a marker the model writes, [n]; not a link's text ([n](url))
-	// nor a reference definition ([n]: url).
+	// citationMarker is a marker the model writes, [n], with the blanks before it
+	// (replaceMarkers leaves out a link's text, [n](url), and a reference
+	// definition, [n]: url).
 	citationMarker = regexp.MustCompile(`[ \t]*\[(\d{1,3})\]`)
 )
 
