@@ -111,7 +111,10 @@ func startDev(t *testing.T, env map[string]string) (string, *syncBuffer) {
 // model and shows no demo banner.
 func TestDevWithConfiguredModel(t *testing.T) {
 	ai := openaitest.NewServer()
-	defer ai.Close()
+	// Closed after threadwright dev has stopped (cleanups run last-in first-out): a
+	// model server closed under a running turn would keep the turn retrying past
+	// the dev command's stop.
+	t.Cleanup(ai.Close)
 	ai.Handle(func(openaitest.Request) openaitest.Response {
 		return openaitest.Response{Text: "From the configured model."}
 	})
