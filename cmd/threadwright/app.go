@@ -258,6 +258,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		UserRate:            c.UserRate,
 		UserBurst:           c.UserBurst,
 		Redact:              redactor.String,
+		Model:               c.OpenAIModel,
 	})
 	if err != nil {
 		return err
