@@ -264,7 +264,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.service.Store(svc)
-	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log, Signer: signer})
+	var feedback bot.FeedbackRecorder
+	if fs, ok := st.(conversation.FeedbackStore); ok {
+		feedback = conversation.FeedbackLog{Store: fs}
+	}
+	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log, Signer: signer, Feedback: feedback})
 	if err != nil {
 		return err
 	}
