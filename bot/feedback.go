@@ -64,7 +64,7 @@ func (s *Signer) feedbackBlock(key conversation.Key) (*slack.ContextActionsBlock
 		if err != nil {
 			return nil, err
 		}
-		return slack.NewFeedbackButton(slack.NewTextBlockObject(slack.PlainTextType, text, false, false), v).WithAccessibilityLabel(label), nil
+		return slack.NewFeedbackButton(slack.NewTextBlockObject(slack.PlainTextType, text, true, false), v).WithAccessibilityLabel(label), nil
 	}
 	pos, err := button(conversation.RatingPositive, feedbackPositiveText, feedbackPositiveLabel)
 	if err != nil {
