@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/internal/redact"
@@ -30,6 +31,9 @@ Usage:
   threadwright ingest --list | --delete SOURCE...
                          list the ingested sources, or delete some
   threadwright manifest  print the Slack app manifest (YAML) to create the app from
+  threadwright feedback [--since 7d] [--json]
+                         the feedback on answers: counts per channel and strategy, and the
+                         negative answers with their reasons
   threadwright workflows list
                          list the workflows (built-in and $WORKFLOWS_DIR)
   threadwright workflows validate [PATH...]
@@ -78,6 +82,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return st.Close()
 	case "ingest":
 		return runIngest(ctx, args[1:], stdout, stderr)
+	case "feedback":
+		return runFeedback(ctx, args[1:], time.Now(), stdout, stderr)
 	case "workflows":
 		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), stdout, stderr)
 	case "manifest":
