@@ -94,15 +94,15 @@ func TestE2EFeedback(t *testing.T) {
 		t.Errorf("the answer's blocks do not show its text: %s", answer.Blocks)
 	}
 
-	t.Run("Positive", func(t *testing.T) {
+	{ // Positive
 		h.clickFeedback(answer.TS, alice, true)
 		r := h.feedbackJSON()
 		if len(r.Counts) != 1 || r.Counts[0] != (conversation.FeedbackCount{Channel: general, Strategy: "react", Positive: 1}) {
 			t.Fatalf("counts %+v; want one positive in %s, react", r.Counts, general)
 		}
-	})
+	}
 
-	t.Run("NegativeWithReason", func(t *testing.T) {
+	{ // NegativeWithReason
 		h.clickFeedback(answer.TS, bob, false)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -129,14 +129,15 @@ func TestE2EFeedback(t *testing.T) {
 			!slices.Equal(n.Tools, []string{"lookup"}) || n.Latency <= 0 {
 			t.Fatalf("negative %+v; want the reason and the turn (gpt-test, lookup, a latency)", n)
 		}
-	})
+	}
 
-	t.Run("TokensAndTable", func(t *testing.T) {
+	{ // TokensAndTable
 		var out, errOut bytes.Buffer
 		if err := run(context.Background(), []string{"feedback", "--since", "7d"}, &out, &errOut); err != nil {
 			t.Fatalf("feedback: %v\n%s", err, errOut.String())
 		}
 		table := out.String()
+		t.Logf("threadwright feedback --since 7d:\n%s", table)
 		for _, want := range []string{"CHANNEL", "STRATEGY", general, "react", "It should cite the source.", "gpt-test", "lookup", bob,
 			"280"} { // the turn's tokens: 100+10+150+20
 			if !strings.Contains(table, want) {
@@ -146,17 +147,17 @@ func TestE2EFeedback(t *testing.T) {
 		if !strings.Contains(table, general+"  react     1         1") {
 			t.Errorf("the table does not count 1 positive, 1 negative in %s, react:\n%s", general, table)
 		}
-	})
+	}
 
-	t.Run("SecondClickReplaces", func(t *testing.T) {
+	{ // SecondClickReplaces
 		h.clickFeedback(answer.TS, alice, false) // alice changes her mind
 		r := h.feedbackJSON()
 		if len(r.Counts) != 1 || r.Counts[0].Positive != 0 || r.Counts[0].Negative != 2 {
 			t.Fatalf("counts %+v; want alice's click replaced: 0 positive, 2 negative", r.Counts)
 		}
-	})
+	}
 
-	t.Run("ForgedClickRefused", func(t *testing.T) {
+	{ // ForgedClickRefused
 		forged, _ := conversation.Action{Name: conversation.ActionFeedback, Channel: general, ThreadTS: thread, Arg: "positive"}.Encode()
 		if _, err := h.emu.ClickOld(general, answer.TS, bob, emulator.Button{Type: "button", ActionID: "tw:feedback", Value: forged}); err != nil {
 			t.Fatal(err)
@@ -176,7 +177,7 @@ func TestE2EFeedback(t *testing.T) {
 				t.Fatalf("counts %+v: the forged thumbs up was stored", r.Counts)
 			}
 		}
-	})
+	}
 }
 
 // TestE2EFeedbackOnStreamedAnswer: a streamed answer gets its feedback buttons when
