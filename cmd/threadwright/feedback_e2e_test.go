@@ -13,6 +13,7 @@ import (
 	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/storetest"
 )
 
 // feedbackJSON runs `threadwright feedback --since 7d --json` on the harness's store
@@ -64,7 +65,13 @@ func (h *harness) clickFeedback(ts, user string, positive bool) {
 // refused and stores nothing; `threadwright feedback --since 7d` prints the counts
 // per channel and strategy and the reason, as a table and as JSON.
 func TestE2EFeedback(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testFeedback(t, "") })
+	t.Run("Postgres", func(t *testing.T) { testFeedback(t, storetest.PostgresDSN(t)) })
+}
+
+func testFeedback(t *testing.T, databaseURL string) {
 	h := newHarness(t, emulator.Config{})
+	h.env["DATABASE_URL"] = databaseURL
 	h.tools = func(r *agents.Registry) error {
 		r.MustRegister(agents.ToolSpec{Name: "lookup", Description: "Looks a capital up", Category: "Test",
 			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
@@ -203,5 +210,29 @@ func TestE2EFeedbackOnStreamedAnswer(t *testing.T) {
 	r := h.feedbackJSON()
 	if len(r.Negative) != 1 || r.Negative[0].Model != "gpt-test" || r.Negative[0].MessageTS != got[0].TS {
 		t.Fatalf("negative %+v; want bob's on the streamed answer with its model", r.Negative)
+	}
+}
+
+// TestFeedbackCommand: `threadwright help` lists the command; on a store without
+// feedback it says so; --since takes days or a duration and refuses anything else.
+func TestFeedbackCommand(t *testing.T) {
+	setEnv(t, map[string]string{"DATA_DIR": t.TempDir(), "DATABASE_URL": "", "SLACK_BOT_TOKEN": ""})
+	if out, err := runCLI(t, "help"); err != nil || !strings.Contains(out, "threadwright feedback [--since 7d] [--json]") {
+		t.Fatalf("help: %v\n%s", err, out)
+	}
+	for _, since := range []string{"7d", "36h"} {
+		out, err := runCLI(t, "feedback", "--since", since)
+		if err != nil || !strings.Contains(out, "No feedback.") {
+			t.Errorf("feedback --since %s: %v\n%s", since, err, out)
+		}
+	}
+	out, err := runCLI(t, "feedback", "--json")
+	if err != nil || !strings.Contains(out, `"counts": []`) || !strings.Contains(out, `"negative": []`) {
+		t.Errorf("feedback --json on no feedback: %v\n%s", err, out)
+	}
+	for _, bad := range []string{"week", "-3d", "0h"} {
+		if _, err := runCLI(t, "feedback", "--since", bad); err == nil || !strings.Contains(err.Error(), "--since") {
+			t.Errorf("--since %s: err %v; want a --since error", bad, err)
+		}
 	}
 }
