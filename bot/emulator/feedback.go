@@ -134,6 +134,27 @@ func (s *Server) HasFeedbackButtons(channel, ts, user string) bool {
 	return ok
 }
 
+// clickFeedbackLocked sends the click of the feedback button of m with value (the
+// playground's click); ok is false when m has no such feedback button.
+func (s *Server) clickFeedbackLocked(ch *channelState, u User, m *record, ephemeral bool, actionID, value string) (string, bool, error) {
+	el, blockID, found := feedbackButtonsOf(m.Blocks)
+	if !found || el.ActionID != actionID {
+		return "", false, nil
+	}
+	for _, b := range []*feedbackButton{el.Positive, el.Negative} {
+		if b.Value == value {
+			id, err := s.blockActionLocked(ch, u, m, ephemeral, feedbackAction(el, blockID, b), nil)
+			return id, true, err
+		}
+	}
+	return "", false, nil
+}
+
+// feedbackAction is the block_actions action of a click on b, a button of el.
+func feedbackAction(el feedbackButtons, blockID string, b *feedbackButton) object {
+	return object{"type": "feedback_buttons", "action_id": el.ActionID, "block_id": blockID, "value": b.Value, "text": b.Text}
+}
+
 // ClickFeedback acts as user clicking the thumbs up (positive) or down of the
 // feedback buttons on the message ts in channel: the bot receives a block_actions
 // payload whose action has type feedback_buttons, the element's action_id and the
@@ -155,6 +176,5 @@ func (s *Server) ClickFeedback(channel, ts, user string, positive bool) (envelop
 	if positive {
 		b = el.Positive
 	}
-	action := object{"type": "feedback_buttons", "action_id": el.ActionID, "block_id": blockID, "value": b.Value, "text": b.Text}
-	return s.blockActionLocked(ch, u, m, ephemeral, action, nil)
+	return s.blockActionLocked(ch, u, m, ephemeral, feedbackAction(el, blockID, b), nil)
 }
