@@ -52,11 +52,7 @@ func runFeedback(ctx context.Context, args []string, now time.Time, stdout, stde
 		fmt.Fprint(stderr, feedbackUsage)
 		return fmt.Errorf("feedback: --since: %w", err)
 	}
-	var c StoreConfig
-	if err := LoadConfig(&c); err != nil {
-		return err
-	}
-	st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: c.logger(stderr)})
+	st, err := openStore(ctx, stderr)
 	if err != nil {
 		return err
 	}
@@ -132,4 +128,15 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// openStore opens the store that StoreConfig selects (DATABASE_URL, or the SQLite
+// file in DATA_DIR), applying its migrations, for the subcommands that only use the
+// store; its log goes to stderr.
+func openStore(ctx context.Context, stderr io.Writer) (conversation.Store, error) {
+	var c StoreConfig
+	if err := LoadConfig(&c); err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: c.logger(stderr)})
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/internal/redact"
-	"github.com/threadwright/threadwright/store"
 )
 
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
@@ -70,11 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "dev":
 		return runDev(ctx, stdout, stderr)
 	case "migrate":
-		var c StoreConfig
-		if err := LoadConfig(&c); err != nil {
-			return err
-		}
-		st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: c.logger(stderr)})
+		st, err := openStore(ctx, stderr)
 		if err != nil {
 			return err
 		}

@@ -18,11 +18,7 @@ var _ conversation.FeedbackStore = (*Store)(nil)
 func (s *Store) SaveFeedback(ctx context.Context, f conversation.Feedback) error {
 	_, err := s.write.ExecContext(ctx, `INSERT INTO feedback (`+sqlstore.FeedbackCols+`)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (team_id, channel_id, message_ts, user_id) DO UPDATE SET
-			thread_ts = excluded.thread_ts, rating = excluded.rating, reason = excluded.reason,
-			model = excluded.model, strategy = excluded.strategy, tools = excluded.tools,
-			latency_ms = excluded.latency_ms, prompt_tokens = excluded.prompt_tokens,
-			completion_tokens = excluded.completion_tokens, created_at = excluded.created_at`,
+		`+sqlstore.FeedbackUpsert,
 		sqlstore.FeedbackArgs(f, timestamp(sqlstore.Now()))...)
 	if err != nil {
 		return classify(fmt.Errorf("save feedback on %s/%s: %w", f.Key.ChannelID, f.MessageTS, err))
@@ -37,11 +33,7 @@ func (s *Store) ListFeedback(ctx context.Context, since time.Time) ([]conversati
 		WHERE created_at >= ? ORDER BY created_at, channel_id, message_ts, user_id`, timestamp(since)); err != nil {
 		return nil, classify(fmt.Errorf("list feedback: %w", err))
 	}
-	out := make([]conversation.Feedback, len(rows))
-	for i, r := range rows {
-		out[i] = r.Feedback()
-	}
-	return out, nil
+	return sqlstore.FeedbackList(rows), nil
 }
 
 // AnswerAt returns the assistant message of thread key posted as ts. Errors:

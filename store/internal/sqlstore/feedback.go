@@ -29,6 +29,23 @@ type FeedbackRow[T Time] struct {
 // FeedbackCols are the columns of the feedback table, in FeedbackArgs's order.
 const FeedbackCols = `team_id, channel_id, thread_ts, message_ts, user_id, rating, reason, model, strategy, tools, latency_ms, prompt_tokens, completion_tokens, created_at`
 
+// FeedbackUpsert ends the backends' INSERT INTO feedback: a person's second click on
+// a message replaces the first (the primary key is team, channel, message, person).
+const FeedbackUpsert = `ON CONFLICT (team_id, channel_id, message_ts, user_id) DO UPDATE SET
+	thread_ts = excluded.thread_ts, rating = excluded.rating, reason = excluded.reason,
+	model = excluded.model, strategy = excluded.strategy, tools = excluded.tools,
+	latency_ms = excluded.latency_ms, prompt_tokens = excluded.prompt_tokens,
+	completion_tokens = excluded.completion_tokens, created_at = excluded.created_at`
+
+// FeedbackList returns rows as conversation.Feedback values, in order.
+func FeedbackList[T Time](rows []FeedbackRow[T]) []conversation.Feedback {
+	out := make([]conversation.Feedback, len(rows))
+	for i, r := range rows {
+		out[i] = r.Feedback()
+	}
+	return out
+}
+
 // FeedbackArgs returns the values of f's row, in FeedbackCols's order, its time
 // made by at.
 func FeedbackArgs[T Time](f conversation.Feedback, at T) []any {
