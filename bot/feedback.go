@@ -39,7 +39,7 @@ const (
 // The reason modal's texts.
 const (
 	feedbackModalTitle = "What went wrong?"
-	feedbackModalLabel = "What was wrong or missing in the answer? (optional)"
+	feedbackModalLabel = "What was wrong or missing in the answer?" // Slack marks an optional input itself
 	feedbackModalHint  = "For example: wrong facts, out of date, did not answer the question"
 	feedbackModalSend  = "Send"
 	feedbackBlockID    = "tw_feedback_reason"

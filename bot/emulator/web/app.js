@@ -311,14 +311,15 @@ function elementHTML(e, m) {
   }
 }
 
-// feedbackHTML draws a feedback_buttons element as two buttons (👍 and 👎, their
-// text as the tooltip); a click sends the clicked button's value, as Slack does.
+// feedbackHTML draws a feedback_buttons element as two buttons labelled with their
+// texts (Slack draws thumbs up and down, with the texts as tooltips); a click sends
+// the clicked button's value, as Slack does.
 function feedbackHTML(e, m) {
   if (e.type !== 'feedback_buttons') return `<span class="b-unknown">[${esc(e.type)}]</span>`;
-  const button = (b, icon) => !b ? '' :
+  const button = b => !b ? '' :
     `<button type="button" class="block-button feedback-button" data-action-id="${esc(e.action_id || '')}" data-ts="${esc(m.ts)}"` +
-    ` data-value="${esc(b.value ?? '')}" title="${esc(b.text?.text || '')}" aria-label="${esc(b.accessibility_label || b.text?.text || '')}">${icon}</button>`;
-  return button(e.positive_button, '👍') + button(e.negative_button, '👎');
+    ` data-value="${esc(b.value ?? '')}" aria-label="${esc(b.accessibility_label || b.text?.text || '')}">${plain(b.text)}</button>`;
+  return button(e.positive_button) + button(e.negative_button);
 }
 
 function attachmentsHTML(attachments) {
