@@ -980,7 +980,9 @@ func (r *Router) Strategy(channelID string) string {
 // during the judgement.
 func (r *Router) Execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress) (conversation.Findings, error) {
 	if p.Resume != nil {
-		return r.react.Execute(ctx, p, progress) // only the ReAct executor stops for a confirmation
+		f, err := r.react.Execute(ctx, p, progress) // only the ReAct executor stops for a confirmation
+		f.Strategy = StrategyReAct
+		return f, err
 	}
 	strategy := r.Strategy(p.Key.ChannelID)
 	var judged conversation.Findings
@@ -999,6 +1001,7 @@ func (r *Router) Execute(ctx context.Context, p conversation.Prompt, progress co
 		exec = r.planner
 	}
 	f, err := exec.Execute(ctx, p, progress)
+	f.Strategy = strategy
 	f.Steps += judged.Steps
 	f.Usage = f.Usage.Add(judged.Usage)
 	return f, err

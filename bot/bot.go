@@ -53,6 +53,8 @@ type Config struct {
 	// Signer signs the actions of the Messenger's buttons (NewSigningMessenger) and
 	// verifies those of clicks and modal submissions; required.
 	Signer *Signer
+	// Feedback stores the clicks of answers' feedback buttons (nil: they are dropped).
+	Feedback FeedbackRecorder
 	// AckBudget bounds Submitter.Submit: its context ends AckBudget after the Bot read
 	// the envelope from the socket (default DefaultAckBudget). Time an envelope waited
 	// in slack-go's buffer before that is not counted.
@@ -188,7 +190,13 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 	if req.RetryAttempt > 0 {
 		b.log.Debug("redelivered envelope", "envelope_id", req.EnvelopeID, "retry_attempt", req.RetryAttempt, "retry_reason", req.RetryReason)
 	}
-	in, modal := b.inputFor(evt)
+	in, modal, fb := b.inputFor(evt)
+	if fb != nil {
+		// Feedback is stored before the ack, like an input (README, "Feedback").
+		fctx, cancel := context.WithDeadline(ctx, received.Add(b.cfg.AckBudget))
+		b.recordFeedback(fctx, *fb)
+		cancel()
+	}
 	if in == nil {
 		b.ack(ctx, req.EnvelopeID)
 		if modal != nil {
@@ -228,25 +236,26 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 	}
 }
 
-// inputFor turns an envelope into the input it carries, or the modal it asks for; both
-// are nil when it is dropped (what is dropped is logged).
-func (b *Bot) inputFor(evt socketmode.Event) (*conversation.Input, *modalRequest) {
+// inputFor turns an envelope into the input it carries, or the modal it asks for, or
+// the feedback it gives (with a modal for a thumbs down); all are nil when it is
+// dropped (what is dropped is logged).
+func (b *Bot) inputFor(evt socketmode.Event) (*conversation.Input, *modalRequest, *conversation.Feedback) {
 	envID := evt.Request.EnvelopeID
 	switch data := evt.Data.(type) {
 	case slackevents.EventsAPIEvent:
 		in, ok, reason := inputFromEvent(data, b.cfg.Identity)
 		if !ok {
 			b.log.Debug("event dropped", "envelope_id", envID, "event_type", data.InnerEvent.Type, "reason", reason)
-			return nil, nil
+			return nil, nil, nil
 		}
-		return &in, nil
+		return &in, nil, nil
 	case slack.SlashCommand:
 		in, ok, reason := inputFromSlashCommand(data, b.cfg.Identity, envID)
 		if !ok {
 			b.log.Warn("slash command dropped", "envelope_id", envID, "reason", reason)
-			return nil, nil
+			return nil, nil, nil
 		}
-		return &in, nil
+		return &in, nil, nil
 	case slack.InteractionCallback:
 		it, ok, reason := fromInteraction(data, b.cfg.Identity, envID, b.cfg.Signer)
 		switch {
@@ -258,13 +267,13 @@ func (b *Bot) inputFor(evt socketmode.Event) (*conversation.Input, *modalRequest
 			b.log.Warn("interaction dropped", "envelope_id", envID, "type", data.Type, "reason", reason)
 		case !ok:
 			b.log.Debug("interaction dropped", "envelope_id", envID, "type", data.Type, "callback_id", data.CallbackID, "reason", reason)
-		case it.modal != nil:
-			return nil, it.modal
+		case it.feedback != nil || it.modal != nil:
+			return nil, it.modal, it.feedback
 		default:
-			return &it.input, nil
+			return &it.input, nil, nil
 		}
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // connection follows the state of the Socket Mode connection from slack-go's events,

@@ -52,6 +52,9 @@ func refused(reason string) bool {
 type interaction struct {
 	input conversation.Input
 	modal *modalRequest
+	// feedback, when set, is a click of an answer's feedback buttons (or the reason
+	// modal's submission) to store; modal may come with it (bot/feedback.go).
+	feedback *conversation.Feedback
 }
 
 // modalRequest is a modal to open with views.open before the trigger expires.
@@ -101,6 +104,9 @@ func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID strin
 		if !clickPlace(cb, action) {
 			return it, false, dropOtherThread
 		}
+		if action.Name == conversation.ActionFeedback {
+			return feedbackClick(cb, action, team, signer)
+		}
 		if modal != nil {
 			view, err := modalView(signed, *modal)
 			if err != nil {
@@ -118,6 +124,9 @@ func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID strin
 		}}, true, ""
 
 	case slack.InteractionTypeViewSubmission:
+		if cb.View.CallbackID == FeedbackCallbackID {
+			return feedbackSubmission(cb, team, signer)
+		}
 		if cb.View.CallbackID != ModalCallbackID {
 			return it, false, dropUnknownCallback
 		}

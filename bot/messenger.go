@@ -100,10 +100,19 @@ func NewMessenger(api *slack.Client, me Identity, log *slog.Logger, opts ...Mess
 // Errors: Slack's (a *slack.RateLimitedError once slack-go's retries are spent, or
 // ok:false as slack.SlackErrorResponse), wrapped with the method's name.
 func (m *Messenger) PostReply(ctx context.Context, key conversation.Key, text string, tag conversation.Tag) (string, error) {
+	return m.postReply(ctx, key, text, tag, nil)
+}
+
+// postReply is PostReply whose last message, when lastBlocks is set, carries the
+// blocks lastBlocks makes of its text.
+func (m *Messenger) postReply(ctx context.Context, key conversation.Key, text string, tag conversation.Tag, lastBlocks func(text string) []slack.Block) (string, error) {
 	pieces, rest := m.replyPieces(DefuseMentions(text))
 	msgs := make([][]slack.MsgOption, len(pieces))
 	for i, p := range pieces {
 		msgs[i] = []slack.MsgOption{slack.MsgOptionText(p, false), slack.MsgOptionDisableLinkUnfurl()}
+		if lastBlocks != nil && i == len(pieces)-1 {
+			msgs[i] = append(msgs[i], slack.MsgOptionBlocks(lastBlocks(p)...))
+		}
 	}
 	ts, err := m.put(ctx, key, msgs, tag)
 	if err != nil || rest == "" {
@@ -461,6 +470,8 @@ type stream struct {
 	tag conversation.Tag
 	// chars counts the characters appended.
 	chars int
+	// done are the blocks a final Stop adds (an answer's feedback buttons).
+	done []slack.Block
 }
 
 // Append adds markdown to the message with chat.appendStream (markdown_text), its
@@ -483,11 +494,16 @@ func (s *stream) Append(ctx context.Context, markdown string) error {
 }
 
 // Stop ends the message with chat.stopStream, setting the stream's tag, with final as
-// its Final, as the message's metadata (piece 0 of 1), and returns its ts.
+// its Final, as the message's metadata (piece 0 of 1), and, when final, the stream's
+// done blocks; it returns its ts.
 func (s *stream) Stop(ctx context.Context, final bool) (string, error) {
 	tag := s.tag
 	tag.Final = final
-	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts, tagOption(tag, 0, 1)); err != nil {
+	opts := []slack.MsgOption{tagOption(tag, 0, 1)}
+	if final && len(s.done) > 0 {
+		opts = append(opts, slack.MsgOptionBlocks(s.done...))
+	}
+	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts, opts...); err != nil {
 		return s.ts, fmt.Errorf("chat.stopStream: %w", err)
 	}
 	return s.ts, nil

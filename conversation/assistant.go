@@ -2,7 +2,6 @@ package conversation
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,7 +15,7 @@ import (
 type outcome struct {
 	text       string
 	usage      Usage
-	meta       json.RawMessage // the tool-call record
+	turn       *turnMeta // how the answer was found (nil when it was not)
 	entities   []Entity
 	outOfScope []Entity
 	// answer is the executor's answer that text was synthesized from ("" when text is
@@ -60,9 +59,7 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progre
 	if out.text, err = s.cfg.Synthesizer.Synthesize(ctx, p, f); err != nil {
 		return out, fmt.Errorf("synthesize: %w", err)
 	}
-	if len(f.ToolCalls) > 0 || f.Truncated {
-		out.meta, _ = json.Marshal(turnMeta{ToolCalls: f.ToolCalls, Steps: f.Steps, Truncated: f.Truncated})
-	}
+	out.turn = &turnMeta{ToolCalls: f.ToolCalls, Steps: f.Steps, Truncated: f.Truncated, Model: s.cfg.Model, Strategy: f.Strategy}
 	out.entities, out.outOfScope = f.Entities, f.OutOfScope
 	for _, c := range f.ToolCalls {
 		if !c.Denied && !slices.Contains(out.tools, c.Name) {
@@ -126,6 +123,11 @@ type turnMeta struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	Steps     int        `json:"steps,omitempty"`
 	Truncated bool       `json:"truncated,omitempty"`
+	// Model, Strategy and LatencyMS (the turn's time, in milliseconds) are kept for
+	// feedback on the answer (conversation/feedback.go).
+	Model     string `json:"model,omitempty"`
+	Strategy  string `json:"strategy,omitempty"`
+	LatencyMS int64  `json:"latency_ms,omitempty"`
 }
 
 // progressCard shows what a turn's executor is doing: the thread's status, and a
@@ -232,6 +234,7 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, ear
 // the turn with the confirmation card instead of a reply.
 func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Prompt, msgs []Message) error {
 	in := r.in
+	start := s.cfg.Now()
 	if text, ts, ok := r.out.priorAnswer(); ok {
 		// An earlier run posted the whole answer and could not save it: save it now,
 		// without asking the model again.
@@ -249,7 +252,7 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 		prompt.AnswerSink = stream
 	}
 	out, err := s.answer(ctx, r.log, prompt, prog.report)
-	reply, usage, meta := out.text, out.usage, out.meta
+	reply, usage, meta := out.text, out.usage, out.meta(s.cfg.Now().Sub(start))
 	s.freeze(in.Key)
 	// The final writes run on a context that neither a stop nor the turn's timeout
 	// cancelled.

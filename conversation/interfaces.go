@@ -429,6 +429,9 @@ type Findings struct {
 	// secondary scope check): the reply becomes a rejection naming them, and they
 	// leave the session context.
 	OutOfScope []Entity
+	// Strategy names how the answer was found ("react", "planner"; "" when the
+	// executor does not say), for feedback on the answer.
+	Strategy string
 	// Pending, when set, is a tool call that needs a person's confirmation: the
 	// executor stopped before it, Answer is empty, and the turn resumes with
 	// Prompt.Resume once the person decides. Executors that cannot pause never set

@@ -115,6 +115,9 @@ type Config struct {
 	Owner string
 	// Now returns the current time (default time.Now).
 	Now func() time.Time
+	// Model names the main model (OPENAI_MODEL), recorded with each answer for the
+	// feedback on it (README, "Feedback").
+	Model string
 }
 
 // DefaultMaxConcurrentTurns is the default of Config.MaxConcurrentTurns: turns wait

@@ -176,6 +176,8 @@ func checkBlocks(raw string) error {
 				}
 				actionIDs[el.ActionID] = true
 			}
+		case "context_actions":
+			problems = append(problems, checkContextActions(b.Elements, at)...)
 		case "context":
 			if len(b.Elements) > maxContextElements {
 				add("no more than %d items allowed [json-pointer:%s/elements]", maxContextElements, at)

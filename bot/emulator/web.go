@@ -585,6 +585,11 @@ func (s *Server) actFromUI(req uiActionRequest, menu bool) (string, error) {
 			}
 		}
 	}
+	if !menu {
+		if id, ok, err := s.clickFeedbackLocked(ch, u, m, ephemeral, req.ActionID, req.Value); ok {
+			return id, err
+		}
+	}
 	kind := "button"
 	if menu {
 		kind = "menu option"

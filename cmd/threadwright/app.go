@@ -258,12 +258,17 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		UserRate:            c.UserRate,
 		UserBurst:           c.UserBurst,
 		Redact:              redactor.String,
+		Model:               c.OpenAIModel,
 	})
 	if err != nil {
 		return err
 	}
 	m.service.Store(svc)
-	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log, Signer: signer})
+	var feedback bot.FeedbackRecorder
+	if fs, ok := st.(conversation.FeedbackStore); ok {
+		feedback = conversation.FeedbackLog{Store: fs}
+	}
+	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log, Signer: signer, Feedback: feedback})
 	if err != nil {
 		return err
 	}

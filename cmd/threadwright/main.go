@@ -9,10 +9,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/internal/redact"
-	"github.com/threadwright/threadwright/store"
 )
 
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
@@ -30,6 +30,9 @@ Usage:
   threadwright ingest --list | --delete SOURCE...
                          list the ingested sources, or delete some
   threadwright manifest  print the Slack app manifest (YAML) to create the app from
+  threadwright feedback [--since 7d] [--json]
+                         the feedback on answers: counts per channel and strategy, and the
+                         negative answers with their reasons
   threadwright workflows list
                          list the workflows (built-in and $WORKFLOWS_DIR)
   threadwright workflows validate [PATH...]
@@ -66,11 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "dev":
 		return runDev(ctx, stdout, stderr)
 	case "migrate":
-		var c StoreConfig
-		if err := LoadConfig(&c); err != nil {
-			return err
-		}
-		st, err := store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: c.logger(stderr)})
+		st, err := openStore(ctx, stderr)
 		if err != nil {
 			return err
 		}
@@ -78,6 +77,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return st.Close()
 	case "ingest":
 		return runIngest(ctx, args[1:], stdout, stderr)
+	case "feedback":
+		return runFeedback(ctx, args[1:], time.Now(), stdout, stderr)
 	case "workflows":
 		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), stdout, stderr)
 	case "manifest":

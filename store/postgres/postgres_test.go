@@ -350,3 +350,7 @@ func TestSecrets(t *testing.T) {
 		return mustOpenDSN(t, dsn), mustOpenDSN(t, dsn)
 	})
 }
+
+func TestFeedback(t *testing.T) {
+	storetest.RunFeedback(t, func(t *testing.T) storetest.FeedbackStore { return mustOpen(t) })
+}

@@ -180,3 +180,7 @@ func TestSecrets(t *testing.T) {
 		return mustOpenPath(t, path), mustOpenPath(t, path)
 	})
 }
+
+func TestFeedback(t *testing.T) {
+	storetest.RunFeedback(t, func(t *testing.T) storetest.FeedbackStore { return mustOpen(t) })
+}

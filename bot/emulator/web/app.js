@@ -278,6 +278,7 @@ function blockHTML(b, m) {
       e.type === 'image' ? imageLink(e.image_url, e.alt_text) : `<span>${textObject(e)}</span>`).join('')}</div>`;
     case 'divider': return '<hr class="b-divider">';
     case 'actions': return `<div class="b-actions">${(b.elements || []).map(e => elementHTML(e, m)).join('')}</div>`;
+    case 'context_actions': return `<div class="b-actions b-feedback">${(b.elements || []).map(e => feedbackHTML(e, m)).join('')}</div>`;
     case 'markdown': return `<div class="b-markdown">${formatText(b.text, true)}</div>`;
     case 'rich_text': return `<div class="b-rich">${rich(b.elements)}</div>`;
     case 'image': return `<div class="b-image">${imageLink(b.image_url || b.slack_file?.url, b.alt_text, b.title?.text)}</div>`;
@@ -308,6 +309,17 @@ function elementHTML(e, m) {
     case 'image': return imageLink(e.image_url, e.alt_text);
     default: return `<span class="b-unknown">[${esc(e.type)}]</span>`;
   }
+}
+
+// feedbackHTML draws a feedback_buttons element as two buttons labelled with their
+// texts (Slack draws thumbs up and down, with the texts as tooltips); a click sends
+// the clicked button's value, as Slack does.
+function feedbackHTML(e, m) {
+  if (e.type !== 'feedback_buttons') return `<span class="b-unknown">[${esc(e.type)}]</span>`;
+  const button = b => !b ? '' :
+    `<button type="button" class="block-button feedback-button" data-action-id="${esc(e.action_id || '')}" data-ts="${esc(m.ts)}"` +
+    ` data-value="${esc(b.value ?? '')}" aria-label="${esc(b.accessibility_label || b.text?.text || '')}">${plain(b.text)}</button>`;
+  return button(e.positive_button) + button(e.negative_button);
 }
 
 function attachmentsHTML(attachments) {

@@ -1,0 +1,55 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/internal/sqlstore"
+)
+
+var _ conversation.FeedbackStore = (*Store)(nil)
+
+// SaveFeedback stores f, replacing the feedback of f.UserID on the same message
+// (migration 00008). Errors: the database's, wrapped.
+func (s *Store) SaveFeedback(ctx context.Context, f conversation.Feedback) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO feedback (`+sqlstore.FeedbackCols+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		`+sqlstore.FeedbackUpsert,
+		sqlstore.FeedbackArgs(f, sqlstore.Now())...)
+	if err != nil {
+		return classify(fmt.Errorf("save feedback on %s/%s: %w", f.Key.ChannelID, f.MessageTS, err))
+	}
+	return nil
+}
+
+// ListFeedback returns the feedback stored since since, oldest first.
+func (s *Store) ListFeedback(ctx context.Context, since time.Time) ([]conversation.Feedback, error) {
+	var rows []sqlstore.FeedbackRow[time.Time]
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+sqlstore.FeedbackCols+` FROM feedback
+		WHERE created_at >= $1 ORDER BY created_at, channel_id, message_ts, user_id`, since.UTC()); err != nil {
+		return nil, classify(fmt.Errorf("list feedback: %w", err))
+	}
+	return sqlstore.FeedbackList(rows), nil
+}
+
+// AnswerAt returns the assistant message of thread key posted as ts. Errors:
+// conversation.ErrNotFound.
+func (s *Store) AnswerAt(ctx context.Context, key conversation.Key, ts string) (conversation.Message, error) {
+	var m nullMessage
+	err := s.db.QueryRowxContext(ctx, `
+		SELECT m.seq, m.role, m.user_id, m.text, m.slack_ts, m.prompt_tokens, m.completion_tokens, m.meta, m.created_at
+		FROM conversations c JOIN messages m ON m.conversation_id = c.id
+		WHERE c.team_id = $1 AND c.channel_id = $2 AND c.thread_ts = $3 AND m.slack_ts = $4 AND m.role = $5
+		ORDER BY m.seq DESC LIMIT 1`, key.TeamID, key.ChannelID, key.ThreadTS, ts, string(conversation.RoleAssistant)).StructScan(&m)
+	if errors.Is(err, sql.ErrNoRows) {
+		return conversation.Message{}, conversation.ErrNotFound
+	}
+	if err != nil {
+		return conversation.Message{}, classify(fmt.Errorf("find answer %s in %s: %w", ts, key, err))
+	}
+	return m.message(), nil
+}
