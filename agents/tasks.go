@@ -78,11 +78,28 @@ func toolSources(tc openai.ToolCall, rec *conversation.ToolCall) (output string,
 	}
 	switch tc.Function.Name {
 	case "fetch_url":
+		// The result is header lines ("URL: …", "Title: …"), a blank line, the text.
 		var args struct {
 			URL string `json:"url"`
 		}
-		if json.Unmarshal([]byte(tc.Function.Arguments), &args) == nil && isWebURL(args.URL) {
-			sources = append(sources, conversation.Source{URL: args.URL, Text: clipTask(args.URL, maxTaskTitle)})
+		_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
+		link, title := args.URL, ""
+		head, body, _ := strings.Cut(rec.Result, "\n\n")
+		for line := range strings.Lines(head) {
+			line = strings.TrimSpace(line)
+			if v, ok := strings.CutPrefix(line, "URL: "); ok {
+				link = v
+			} else if v, ok := strings.CutPrefix(line, "Title: "); ok {
+				title = v
+			}
+		}
+		output = firstLine(body)
+		text := link
+		if title != "" {
+			output, text = title, title
+		}
+		if isWebURL(link) {
+			sources = append(sources, conversation.Source{URL: link, Text: clipTask(text, maxTaskTitle)})
 		}
 	case "web_search":
 		titles := searchTitle.FindAllStringSubmatch(rec.Result, -1)

@@ -72,9 +72,10 @@ func (s *Service) newAnswerStream(ctx context.Context, r *run, userID string) *a
 }
 
 // startLocked starts the stream, with the Stop button and in the display mode of
-// the tasks when the Messenger shows tasks. A refusal turns streaming off, and the
-// tasks with it.
-func (a *answerStream) startLocked() bool {
+// the tasks when the Messenger shows tasks. Where the tasks are refused, it starts a
+// stream without them for text (forText), or none. A refusal of that turns
+// streaming off.
+func (a *answerStream) startLocked(forText bool) bool {
 	if a.st != nil {
 		return true
 	}
@@ -91,7 +92,16 @@ func (a *answerStream) startLocked() bool {
 				TaskStreamOptions{Plan: a.plan, PlanTitle: a.planTitle, Card: a.stopCard})
 			a.planTitle = ""
 		}
-	} else {
+		if err != nil {
+			// A workspace without thinking steps: stream the answer alone.
+			a.log.Info("thinking steps refused; showing progress in a message", "error", err)
+			a.tasksOff = true
+		}
+	}
+	if st == nil {
+		if !forText {
+			return false
+		}
 		st, err = a.out.StartStream(ctx, a.sm, a.userID)
 	}
 	if err != nil {
@@ -115,7 +125,7 @@ func (a *answerStream) showsTasks() bool {
 	if a.tasksOff || a.stale || a.full {
 		return false
 	}
-	return a.startLocked() && !a.tasksOff
+	return a.startLocked(false) && !a.tasksOff
 }
 
 // Plan implements TaskSink.
@@ -130,7 +140,7 @@ func (a *answerStream) Plan(title string) {
 func (a *answerStream) UpdateTask(t Task) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.tasksOff || !a.startLocked() || a.tasksOff {
+	if a.tasksOff || !a.startLocked(false) || a.tasksOff {
 		return
 	}
 	ts, ok := a.st.(TaskStream)
@@ -157,7 +167,7 @@ func (a *answerStream) Write(delta string) {
 		return
 	}
 	a.buf.WriteString(delta)
-	if !a.startLocked() {
+	if !a.startLocked(true) {
 		return
 	}
 	if utf8.RuneCountInString(a.buf.String()) >= streamChunk || a.s.cfg.Now().Sub(a.at) >= streamInterval {

@@ -70,3 +70,45 @@ type TaskStream interface {
 	// planTitle is not empty) to the message.
 	UpdateTasks(ctx context.Context, planTitle string, tasks ...Task) error
 }
+
+// redactingTaskStreamer is a redactingStreamer of a TaskStreamingMessenger: the
+// tasks' titles, outputs and source texts, the plan's title and the first card are
+// scrubbed too (a task's output quotes what a tool returned).
+type redactingTaskStreamer struct {
+	redactingStreamer
+	tm TaskStreamingMessenger
+}
+
+var _ TaskStreamingMessenger = redactingTaskStreamer{}
+
+func (m redactingTaskStreamer) StartTaskStream(ctx context.Context, key Key, userID string, tag Tag, opts TaskStreamOptions) (TaskStream, error) {
+	opts.PlanTitle, opts.Card = m.redact(opts.PlanTitle), m.card(opts.Card)
+	st, err := m.tm.StartTaskStream(ctx, key, userID, tag, opts)
+	if err != nil {
+		return nil, err
+	}
+	return redactingTaskStream{redactingStream: redactingStream{Stream: st, redact: m.redact}, ts: st}, nil
+}
+
+// redactingTaskStream scrubs each task and plan title it is given.
+type redactingTaskStream struct {
+	redactingStream
+	ts TaskStream
+}
+
+func (s redactingTaskStream) UpdateTasks(ctx context.Context, planTitle string, tasks ...Task) error {
+	out := make([]Task, len(tasks))
+	for i, t := range tasks {
+		t.Title, t.Output = s.redact(t.Title), s.redact(t.Output)
+		srcs := make([]Source, len(t.Sources))
+		for j, src := range t.Sources {
+			srcs[j] = Source{URL: s.redact(src.URL), Text: s.redact(src.Text)}
+		}
+		if t.Sources == nil {
+			srcs = nil
+		}
+		t.Sources = srcs
+		out[i] = t
+	}
+	return s.ts.UpdateTasks(ctx, s.redact(planTitle), out...)
+}
