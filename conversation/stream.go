@@ -72,10 +72,10 @@ func (s *Service) newAnswerStream(ctx context.Context, r *run, userID string) *a
 }
 
 // startLocked starts the stream, with the Stop button and in the display mode of
-// the tasks when the Messenger shows tasks. Where the tasks are refused, it starts a
-// stream without them for text (forText), or none. A refusal of that turns
-// streaming off.
-func (a *answerStream) startLocked(forText bool) bool {
+// the tasks when the Messenger shows tasks. A refusal turns streaming off, and the
+// tasks with it: the progress message shows the turn, and the reply is posted when
+// done (a workspace that refuses either refuses both, as far as Slack documents).
+func (a *answerStream) startLocked() bool {
 	if a.st != nil {
 		return true
 	}
@@ -92,16 +92,7 @@ func (a *answerStream) startLocked(forText bool) bool {
 				TaskStreamOptions{Plan: a.plan, PlanTitle: a.planTitle, Card: a.stopCard})
 			a.planTitle = ""
 		}
-		if err != nil {
-			// A workspace without thinking steps: stream the answer alone.
-			a.log.Info("thinking steps refused; showing progress in a message", "error", err)
-			a.tasksOff = true
-		}
-	}
-	if st == nil {
-		if !forText {
-			return false
-		}
+	} else {
 		st, err = a.out.StartStream(ctx, a.sm, a.userID)
 	}
 	if err != nil {
@@ -125,7 +116,7 @@ func (a *answerStream) showsTasks() bool {
 	if a.tasksOff || a.stale || a.full {
 		return false
 	}
-	return a.startLocked(false) && !a.tasksOff
+	return a.startLocked() && !a.tasksOff
 }
 
 // Plan implements TaskSink.
@@ -140,7 +131,7 @@ func (a *answerStream) Plan(title string) {
 func (a *answerStream) UpdateTask(t Task) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.tasksOff || !a.startLocked(false) || a.tasksOff {
+	if a.tasksOff || !a.startLocked() || a.tasksOff {
 		return
 	}
 	ts, ok := a.st.(TaskStream)
@@ -167,7 +158,7 @@ func (a *answerStream) Write(delta string) {
 		return
 	}
 	a.buf.WriteString(delta)
-	if !a.startLocked(true) {
+	if !a.startLocked() {
 		return
 	}
 	if utf8.RuneCountInString(a.buf.String()) >= streamChunk || a.s.cfg.Now().Sub(a.at) >= streamInterval {

@@ -231,9 +231,9 @@ func TestE2EPlannerStreamedAsPlan(t *testing.T) {
 	}
 }
 
-// TestE2ETasksRefusedFallBackToProgressMessage: where Slack refuses task chunks, the
-// turn shows its progress in a separate message with Stop, as without streaming, and
-// the answer still streams.
+// TestE2ETasksRefusedFallBackToProgressMessage: where Slack refuses thinking steps
+// (task_display_mode and task chunks), the turn shows its progress in a separate
+// message with Stop, as before, and posts its answer when done.
 func TestE2ETasksRefusedFallBackToProgressMessage(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
 	h.env["STREAM_ANSWERS"] = "true"
@@ -247,17 +247,43 @@ func TestE2ETasksRefusedFallBackToProgressMessage(t *testing.T) {
 	ts := h.post(general, alice, "<@U0BOT> what time is it?", "")
 	h.waitFor("the progress message and the answer", func() bool {
 		msgs := h.emu.BotMessages(general, ts)
-		return len(msgs) == 2 && msgs[1].Text == answer && !msgs[1].Streaming
+		return len(msgs) == 2 && msgs[1].Text == answer
 	})
 	h.idle()
 	msgs := h.emu.BotMessages(general, ts)
 	if len(msgs) != 2 {
 		t.Fatalf("%d bot messages, want the progress message and the answer", len(msgs))
 	}
-	if !strings.Contains(msgs[0].Text, "get_current_time") || len(msgs[0].Tasks) != 0 {
+	if msgs[0].Text != "✓ Used get_current_time" || len(msgs[0].Tasks) != 0 {
 		t.Errorf("progress message %q (tasks %+v)", msgs[0].Text, msgs[0].Tasks)
 	}
 	if len(msgs[1].Tasks) != 0 || msgs[1].TaskDisplayMode != "" {
 		t.Errorf("the answer carries tasks %+v (mode %q) although they were refused", msgs[1].Tasks, msgs[1].TaskDisplayMode)
+	}
+}
+
+// TestE2ETaskChunksRefusedMidTurn: a workspace that starts the stream but refuses a
+// task chunk (an error) gets the progress message from then on; the answer still
+// streams into the started message.
+func TestE2ETaskChunksRefusedMidTurn(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["STREAM_ANSWERS"] = "true"
+	h.start()
+	const answer = "It is noon."
+	h.ai.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_t", Name: "get_current_time", Arguments: "{}"}}},
+		openaitest.Response{Text: answer},
+	)
+	h.emu.FailNext("chat.appendStream", "invalid_chunks")
+	ts := h.post(general, alice, "<@U0BOT> what time is it?", "")
+	h.waitFor("the answer", func() bool {
+		msgs := h.emu.BotMessages(general, ts)
+		return len(msgs) == 2 && !msgs[0].Streaming && msgs[0].Text == answer
+	})
+	h.idle()
+	msgs := h.emu.BotMessages(general, ts)
+	if len(msgs) != 2 || len(msgs[0].TaskUpdates) != 0 || msgs[1].Text != "✓ Used get_current_time" {
+		t.Fatalf("bot messages %q / %q (tasks %+v), want the streamed answer without tasks, then the progress message",
+			msgs[0].Text, msgs[1].Text, msgs[0].TaskUpdates)
 	}
 }
