@@ -141,7 +141,7 @@ func firstLine(s string) string {
 
 // clipTask cuts s to n characters, ending with "…" when cut.
 func clipTask(s string, n int) string {
-	if cut, total := truncateRunes(s, n-1); total > n {
+	if cut, total := clipRunes(s, n-1); total > n {
 		return cut + "…"
 	}
 	return s
