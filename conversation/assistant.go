@@ -145,13 +145,16 @@ type progressCard struct {
 }
 
 // stopCard is the progress card: status and a Stop button for the turn of input
-// inputID (its block is also the first block of a stream that shows tasks).
+// inputID.
 func stopCard(key Key, inputID, status string) Card {
-	return Card{Text: status, Blocks: []Block{
-		{Kind: BlockContext, Text: "⏳ " + status},
-		{Kind: BlockActions, Buttons: []Button{{Label: "Stop", Style: "danger",
-			Action: Action{Name: ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: inputID}}}},
-	}}
+	return Card{Text: status, Blocks: []Block{{Kind: BlockContext, Text: "⏳ " + status}, stopBlock(key, inputID)}}
+}
+
+// stopBlock is the Stop button for the turn of input inputID (also the first block
+// of a stream that shows tasks).
+func stopBlock(key Key, inputID string) Block {
+	return Block{Kind: BlockActions, Buttons: []Button{{Label: "Stop", Style: "danger",
+		Action: Action{Name: ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: inputID}}}}
 }
 
 // report is the executor's Progress callback.

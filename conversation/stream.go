@@ -64,7 +64,7 @@ func (s *Service) newAnswerStream(ctx context.Context, r *run, userID string) *a
 	}
 	a := &answerStream{s: s, log: r.log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.out, key: r.in.Key, userID: userID}
 	if tm, ok := sm.(TaskStreamingMessenger); ok {
-		a.tm, a.stopCard = tm, stopCard(r.in.Key, r.in.ID, StatusThinking)
+		a.tm, a.stopCard = tm, Card{Blocks: []Block{stopBlock(r.in.Key, r.in.ID)}}
 	} else {
 		a.tasksOff = true
 	}

@@ -109,9 +109,17 @@ func TestE2EToolRunStreamedAsTasks(t *testing.T) {
 			Value string          `json:"value"`
 		} `json:"elements"`
 	}
-	if err := json.Unmarshal(m.Blocks, &blocks); err != nil || len(blocks) < 2 || blocks[1].Type != "actions" ||
-		!strings.Contains(string(blocks[1].Elements[0].Text), "Stop") {
-		t.Errorf("blocks %s, want the status and Stop first", m.Blocks)
+	if err := json.Unmarshal(m.Blocks, &blocks); err != nil || len(blocks) != 1 || blocks[0].Type != "actions" ||
+		!strings.Contains(string(blocks[0].Elements[0].Text), "Stop") {
+		t.Errorf("blocks %s, want Stop alone", m.Blocks)
+	}
+	// Stop stays in the finished message; a click stops nothing and posts nothing.
+	if _, err := h.emu.ClickButtonByLabel(general, m.TS, alice, "Stop"); err != nil {
+		t.Fatal(err)
+	}
+	h.idle()
+	if msgs := h.emu.BotMessages(general, ts); len(msgs) != 1 || msgs[0].Text != answer {
+		t.Errorf("after a late Stop: %d bot messages, want the answer alone", len(msgs))
 	}
 }
 
