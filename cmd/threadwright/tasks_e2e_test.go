@@ -128,15 +128,7 @@ func TestE2EToolRunStreamedAsTasks(t *testing.T) {
 func TestE2EStopInTaskStream(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
 	h.env["STREAM_ANSWERS"] = "true"
-	h.tools = func(r *agents.Registry) error {
-		r.MustRegister(agents.ToolSpec{Name: "slow_report", Description: "Builds a slow report", Category: "Test",
-			Parameters: json.RawMessage(`{"type":"object","properties":{}}`), Timeout: time.Minute},
-			agents.ToolFunc(func(ctx context.Context, _ json.RawMessage) (string, error) {
-				<-ctx.Done()
-				return "", ctx.Err()
-			}))
-		return nil
-	}
+	h.tools = registerSlowReport
 	h.start()
 	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
 		if len(r.ToolResults()) == 0 {
@@ -185,18 +177,8 @@ func TestE2EPlannerStreamedAsPlan(t *testing.T) {
 	h.env["STREAM_ANSWERS"] = "true"
 	const answer = "The launch is on March 3, in 12 days."
 	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		call := func(name, args string) openaitest.Response {
-			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: name, Arguments: args}}}
-		}
-		if r.Chat.ToolChoice != nil && len(r.Chat.Tools) == 1 {
-			switch r.Chat.Tools[0].Function.Name {
-			case "commit_understanding":
-				return call("commit_understanding", `{"intent":"days until the launch","entities":["launch"]}`)
-			case "commit_plan":
-				return call("commit_plan", `{"tasks":[{"id":"a","description":"Find the launch date","depends_on":[]},{"id":"b","description":"Compute the days until the launch","depends_on":["a"]}]}`)
-			case "commit_reflection":
-				return call("commit_reflection", `{"answered":true,"missing":"","new_tasks":[]}`)
-			}
+		if resp, ok := launchPlan(r); ok {
+			return resp
 		}
 		task := r.SystemPrompt() + r.LastUserMessage()
 		switch {
@@ -294,4 +276,35 @@ func TestE2ETaskChunksRefusedMidTurn(t *testing.T) {
 		t.Fatalf("bot messages %q / %q (tasks %+v), want the streamed answer without tasks, then the progress message",
 			msgs[0].Text, msgs[1].Text, msgs[0].TaskUpdates)
 	}
+}
+
+// launchPlan answers the planner's forced phase calls for "how many days until the
+// launch?": the intent, a plan of task a and task b (which depends on a), and a
+// reflection that finds the request answered. ok is false for other requests.
+func launchPlan(r openaitest.Request) (resp openaitest.Response, ok bool) {
+	if r.Chat.ToolChoice == nil || len(r.Chat.Tools) != 1 {
+		return resp, false
+	}
+	args := map[string]string{
+		"commit_understanding": `{"intent":"days until the launch","entities":["launch"]}`,
+		"commit_plan":          `{"tasks":[{"id":"a","description":"Find the launch date","depends_on":[]},{"id":"b","description":"Compute the days until the launch","depends_on":["a"]}]}`,
+		"commit_reflection":    `{"answered":true,"missing":"","new_tasks":[]}`,
+	}
+	name := r.Chat.Tools[0].Function.Name
+	a, ok := args[name]
+	if !ok {
+		return resp, false
+	}
+	return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: name, Arguments: a}}}, true
+}
+
+// registerSlowReport registers slow_report, a tool that runs until it is cancelled.
+func registerSlowReport(r *agents.Registry) error {
+	r.MustRegister(agents.ToolSpec{Name: "slow_report", Description: "Builds a slow report", Category: "Test",
+		Parameters: json.RawMessage(`{"type":"object","properties":{}}`), Timeout: time.Minute},
+		agents.ToolFunc(func(ctx context.Context, _ json.RawMessage) (string, error) {
+			<-ctx.Done()
+			return "", ctx.Err()
+		}))
+	return nil
 }
