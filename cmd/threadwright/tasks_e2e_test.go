@@ -308,3 +308,27 @@ func registerSlowReport(r *agents.Registry) error {
 		}))
 	return nil
 }
+
+// TestE2EKnowledgeSearchStreamedAsTask: a search_knowledge call's task names the
+// document and heading it found (documents have no URL, so no URL source).
+func TestE2EKnowledgeSearchStreamedAsTask(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["STREAM_ANSWERS"] = "true"
+	h.ingest("handbook", "leave.md", "# Leave\n\n## Parental leave\n\nEmployees get 16 weeks of paid parental leave.\n")
+	h.start()
+	const answer = "You get 16 weeks of paid parental leave."
+	h.ai.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_k", Name: "search_knowledge", Arguments: `{"query":"parental leave"}`}}},
+		openaitest.Response{Text: answer},
+	)
+	ts := h.post(general, alice, "<@U0BOT> how long is parental leave?", "")
+	m := h.streamedTurn(t, ts, answer)
+	if len(m.Tasks) != 1 {
+		t.Fatalf("tasks %+v, want the search", m.Tasks)
+	}
+	task := m.Tasks[0]
+	if task.Title != "search_knowledge parental leave" || task.Status != "complete" ||
+		!strings.HasSuffix(task.Output, "leave.md — Parental leave") || len(task.Sources) != 0 {
+		t.Errorf("search task %+v, want the document and heading in its output", task)
+	}
+}
