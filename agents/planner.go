@@ -281,9 +281,7 @@ func (r *planRun) run(ctx context.Context, progress conversation.Progress) (conv
 	steps.phase("plan", "Planning", conversation.TaskComplete, fmt.Sprintf("%d %s", len(round), plural(len(round), "task", "tasks")))
 	var missing string
 	for n := 0; ; n++ {
-		for _, t := range round {
-			steps.task(t, conversation.TaskPending)
-		}
+		steps.tasks(conversation.TaskPending, round...)
 		if err := r.execute(ctx, round, progress); err != nil {
 			return r.f, err
 		}
@@ -446,7 +444,7 @@ func (r *planRun) execute(ctx context.Context, round []*taskRun, progress conver
 				t.started = true
 				running++
 				started++
-				planSteps{sink: r.prompt.Tasks}.task(t, conversation.TaskInProgress)
+				planSteps{sink: r.prompt.Tasks}.tasks(conversation.TaskInProgress, t)
 				go r.runTask(ctx, t, r.dependencies(t), r.tainted, outcomes)
 			}
 			if started > 0 {
@@ -465,7 +463,7 @@ func (r *planRun) execute(ctx context.Context, round []*taskRun, progress conver
 		finished++
 		t := o.task
 		t.done, t.findings, t.err = true, o.findings, o.err
-		planSteps{sink: r.prompt.Tasks}.task(t, conversation.TaskComplete)
+		planSteps{sink: r.prompt.Tasks}.tasks(conversation.TaskComplete, t)
 		r.tainted = r.tainted || r.p.executor.readUntrusted(o.findings)
 		r.f.Steps += o.findings.Steps
 		r.f.Usage = r.f.Usage.Add(o.findings.Usage)

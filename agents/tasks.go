@@ -160,15 +160,24 @@ func (s planSteps) phase(id, title string, status conversation.TaskStatus, outpu
 	if s.sink == nil {
 		return
 	}
-	s.sink.UpdateTask(conversation.Task{ID: id, Title: title, Status: status, Output: clipTask(output, maxTaskOutput)})
+	s.sink.UpdateTasks(conversation.Task{ID: id, Title: title, Status: status, Output: clipTask(output, maxTaskOutput)})
 }
 
-// task shows the plan's task t: pending, in progress, or, once done, complete or
-// error with the first line of its answer or error.
-func (s planSteps) task(t *taskRun, status conversation.TaskStatus) {
-	if s.sink == nil {
+// tasks shows the plan's tasks ts, in one call: pending, in progress, or, once
+// done, complete or error with the first line of its answer or error.
+func (s planSteps) tasks(status conversation.TaskStatus, ts ...*taskRun) {
+	if s.sink == nil || len(ts) == 0 {
 		return
 	}
+	out := make([]conversation.Task, len(ts))
+	for i, t := range ts {
+		out[i] = planTask(t, status)
+	}
+	s.sink.UpdateTasks(out...)
+}
+
+// planTask is the task that shows t with status, or t's outcome once it is done.
+func planTask(t *taskRun, status conversation.TaskStatus) conversation.Task {
 	title := strings.Join(strings.Fields(t.Description), " ")
 	if title == "" {
 		title = t.ID
@@ -181,5 +190,5 @@ func (s planSteps) task(t *taskRun, status conversation.TaskStatus) {
 		}
 		task.Output = clipTask(task.Output, maxTaskOutput)
 	}
-	s.sink.UpdateTask(task)
+	return task
 }

@@ -362,9 +362,11 @@ func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, ta
 	}
 	if len(run) > 0 {
 		if tasks != nil {
-			for _, tc := range run {
-				tasks.UpdateTask(toolTask(tc, nil))
+			pending := make([]conversation.Task, len(run))
+			for i, tc := range run {
+				pending[i] = toolTask(tc, nil)
 			}
+			tasks.UpdateTasks(pending...)
 		}
 		if progress != nil {
 			progress(runningStatus(run))
@@ -393,11 +395,11 @@ func (t toolRunner) runAll(ctx context.Context, log *slog.Logger, calls []openai
 			if tasks != nil {
 				task := toolTask(tc, nil)
 				task.Status = conversation.TaskInProgress
-				tasks.UpdateTask(task)
+				tasks.UpdateTasks(task)
 			}
 			results[i] = t.run(ctx, log, tc)
 			if tasks != nil {
-				tasks.UpdateTask(toolTask(tc, &results[i]))
+				tasks.UpdateTasks(toolTask(tc, &results[i]))
 			}
 			return nil
 		})

@@ -126,9 +126,9 @@ func (a *answerStream) Plan(title string) {
 	a.plan, a.planTitle = true, title
 }
 
-// UpdateTask implements TaskSink. A refusal turns the tasks off for the rest of the
+// UpdateTasks implements TaskSink. A refusal turns the tasks off for the rest of the
 // turn: the progress message takes over (progressCard).
-func (a *answerStream) UpdateTask(t Task) {
+func (a *answerStream) UpdateTasks(tasks ...Task) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.tasksOff || !a.startLocked() || a.tasksOff {
@@ -142,7 +142,7 @@ func (a *answerStream) UpdateTask(t Task) {
 	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
 	defer cancel()
 	title := a.planTitle
-	if err := ts.UpdateTasks(ctx, title, t); err != nil {
+	if err := ts.UpdateTasks(ctx, title, tasks...); err != nil {
 		a.log.Info("thinking steps refused; showing progress in a message", "error", err)
 		a.tasksOff = true
 		return

@@ -35,14 +35,15 @@ type Task struct {
 }
 
 // TaskSink receives a turn's thinking steps as they advance (Prompt.Tasks). Calls
-// may come from several goroutines; UpdateTask returns at once whatever Slack says.
+// may come from several goroutines; UpdateTasks returns at once whatever Slack says.
 type TaskSink interface {
 	// Plan says that the tasks of this turn form a plan titled title (Slack's
-	// task_display_mode plan): called before the first UpdateTask, or again to
+	// task_display_mode plan): called before the first UpdateTasks, or again to
 	// rename the plan.
 	Plan(title string)
-	// UpdateTask shows t, a new task or the next state of one already shown.
-	UpdateTask(t Task)
+	// UpdateTasks shows tasks, each a new task or the next state of one already
+	// shown, in one call to Slack.
+	UpdateTasks(tasks ...Task)
 }
 
 // TaskStreamOptions are the options of a stream that shows tasks.

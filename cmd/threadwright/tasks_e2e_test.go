@@ -79,6 +79,15 @@ func TestE2EToolRunStreamedAsTasks(t *testing.T) {
 	ts := h.post(general, alice, "<@U0BOT> is the service up?", "")
 	m := h.streamedTurn(t, ts, answer)
 
+	// The batch's calls are shown pending together, in one chat.appendStream.
+	for _, c := range h.emu.Calls("chat.appendStream") {
+		if chunks := c.Params.Get("chunks"); strings.Contains(chunks, "task_update") {
+			if !strings.Contains(chunks, `"call_f"`) || !strings.Contains(chunks, `"call_b"`) || strings.Count(chunks, `"pending"`) != 2 {
+				t.Errorf("first task append %s, want both calls pending", chunks)
+			}
+			break
+		}
+	}
 	if m.TaskDisplayMode != "timeline" {
 		t.Errorf("task_display_mode %q, want timeline", m.TaskDisplayMode)
 	}
