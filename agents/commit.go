@@ -116,7 +116,7 @@ func (l commitLoop) run(ctx context.Context, msgs []openai.ChatCompletionMessage
 				}
 			}
 			b.Results = make([]*conversation.ToolCall, len(b.Calls))
-			l.research.runBatch(ctx, l.log, &b, &tainted, nil, false, nil)
+			l.research.runBatch(ctx, l.log, &b, &tainted, nil, false, nil, nil)
 			for i, rec := range b.Results {
 				results[at[i]] = toolMessage(l.research.registry, b.Calls[i], *rec).Content
 			}

@@ -190,7 +190,7 @@ func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress 
 
 	for {
 		if len(tr.Batch.Calls) > 0 {
-			pending := runner.runBatch(ctx, log, &tr.Batch, &tr.Tainted, decided, canPause, progress)
+			pending := runner.runBatch(ctx, log, &tr.Batch, &tr.Tainted, decided, canPause, progress, p.Tasks)
 			decided = nil
 			if pending != nil {
 				tr.ToolCalls, tr.Entities, tr.OutOfScope = f.ToolCalls, f.Entities, f.OutOfScope

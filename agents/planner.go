@@ -257,8 +257,14 @@ func (r *planRun) run(ctx context.Context, progress conversation.Progress) (conv
 	if err := r.checkCtx(ctx); err != nil {
 		return r.f, err
 	}
+	steps := planSteps{sink: r.prompt.Tasks}
+	if steps.sink != nil {
+		steps.sink.Plan("Planning")
+	}
+	steps.phase("plan", "Planning", conversation.TaskInProgress, "")
 	progress("Planning…")
 	if err := r.understand(ctx); err != nil {
+		steps.phase("plan", "Planning", conversation.TaskError, "")
 		return r.f, err
 	}
 	if err := r.checkCtx(ctx); err != nil {
@@ -266,21 +272,38 @@ func (r *planRun) run(ctx context.Context, progress conversation.Progress) (conv
 	}
 	round, err := r.plan(ctx)
 	if err != nil {
+		steps.phase("plan", "Planning", conversation.TaskError, "")
 		return r.f, err
 	}
+	if steps.sink != nil && strings.TrimSpace(r.intent) != "" {
+		steps.sink.Plan(clipTask(strings.Join(strings.Fields(r.intent), " "), maxTaskTitle))
+	}
+	steps.phase("plan", "Planning", conversation.TaskComplete, fmt.Sprintf("%d %s", len(round), plural(len(round), "task", "tasks")))
 	var missing string
 	for n := 0; ; n++ {
+		steps.tasks(conversation.TaskPending, round...)
 		if err := r.execute(ctx, round, progress); err != nil {
 			return r.f, err
 		}
 		if err := r.checkCtx(ctx); err != nil {
 			return r.f, err
 		}
+		check := fmt.Sprintf("check-%d", n+1)
+		steps.phase(check, "Checking the answer", conversation.TaskInProgress, "")
 		progress("Checking the answer…")
 		left := r.p.maxRounds - n
 		answered, miss, next, err := r.reflect(ctx, left)
 		if err != nil {
+			steps.phase(check, "Checking the answer", conversation.TaskError, "")
 			return r.f, err
+		}
+		switch {
+		case answered:
+			steps.phase(check, "Checking the answer", conversation.TaskComplete, "Answered")
+		case len(next) > 0 && left > 0:
+			steps.phase(check, "Checking the answer", conversation.TaskComplete, fmt.Sprintf("%d more %s", len(next), plural(len(next), "task", "tasks")))
+		default:
+			steps.phase(check, "Checking the answer", conversation.TaskComplete, "Missing: "+miss)
 		}
 		missing = miss
 		if answered {
@@ -301,8 +324,14 @@ func (r *planRun) run(ctx context.Context, progress conversation.Progress) (conv
 	if err := r.checkCtx(ctx); err != nil {
 		return r.f, err
 	}
+	steps.phase("answer", "Writing the answer", conversation.TaskInProgress, "")
 	progress("Writing the answer…")
-	return r.f, r.answer(ctx, missing)
+	if err := r.answer(ctx, missing); err != nil {
+		steps.phase("answer", "Writing the answer", conversation.TaskError, "")
+		return r.f, err
+	}
+	steps.phase("answer", "Writing the answer", conversation.TaskComplete, "")
+	return r.f, nil
 }
 
 func (r *planRun) checkCtx(ctx context.Context) error {
@@ -415,6 +444,7 @@ func (r *planRun) execute(ctx context.Context, round []*taskRun, progress conver
 				t.started = true
 				running++
 				started++
+				planSteps{sink: r.prompt.Tasks}.tasks(conversation.TaskInProgress, t)
 				go r.runTask(ctx, t, r.dependencies(t), r.tainted, outcomes)
 			}
 			if started > 0 {
@@ -433,6 +463,7 @@ func (r *planRun) execute(ctx context.Context, round []*taskRun, progress conver
 		finished++
 		t := o.task
 		t.done, t.findings, t.err = true, o.findings, o.err
+		planSteps{sink: r.prompt.Tasks}.tasks(conversation.TaskComplete, t)
 		r.tainted = r.tainted || r.p.executor.readUntrusted(o.findings)
 		r.f.Steps += o.findings.Steps
 		r.f.Usage = r.f.Usage.Add(o.findings.Usage)

@@ -317,8 +317,9 @@ type toolRunner struct {
 // DeniedResult when not; the others that need confirmation are refused with an error
 // without canPause, or wait; the rest run in parallel. It returns the first waiting
 // call, or nil once every call has a result. A call of an untrusted tool, failed or
-// not, taints the turn (*tainted). progress, when not nil, is told which tools run.
-func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, tainted *bool, decided *conversation.Resume, canPause bool, progress conversation.Progress) *conversation.PendingTool {
+// not, taints the turn (*tainted). progress, when not nil, is told which tools run,
+// and tasks, when not nil, is shown each call that runs as a task (toolTask).
+func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, tainted *bool, decided *conversation.Resume, canPause bool, progress conversation.Progress, tasks conversation.TaskSink) *conversation.PendingTool {
 	var run []openai.ToolCall
 	var at []int
 	var pending *conversation.PendingTool
@@ -360,10 +361,17 @@ func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, ta
 		}
 	}
 	if len(run) > 0 {
+		if tasks != nil {
+			pending := make([]conversation.Task, len(run))
+			for i, tc := range run {
+				pending[i] = toolTask(tc, nil)
+			}
+			tasks.UpdateTasks(pending...)
+		}
 		if progress != nil {
 			progress(runningStatus(run))
 		}
-		for j, rec := range t.runAll(ctx, log, run) {
+		for j, rec := range t.runAll(ctx, log, run, tasks) {
 			b.Results[at[j]] = &rec
 			// Failed or not: an error can carry outside text too (an HTTP reason
 			// phrase, an MCP server's isError content).
@@ -378,13 +386,21 @@ func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, ta
 // runAll runs calls in parallel (at most maxParallel at once) and returns their
 // records in the order of calls. It never fails: a failure is the call's result,
 // "error: …", and is logged as a warning; a call that worked is logged at debug.
-func (t toolRunner) runAll(ctx context.Context, log *slog.Logger, calls []openai.ToolCall) []conversation.ToolCall {
+func (t toolRunner) runAll(ctx context.Context, log *slog.Logger, calls []openai.ToolCall, tasks conversation.TaskSink) []conversation.ToolCall {
 	results := make([]conversation.ToolCall, len(calls))
 	var g errgroup.Group
 	g.SetLimit(t.maxParallel)
 	for i, tc := range calls {
 		g.Go(func() error {
+			if tasks != nil {
+				task := toolTask(tc, nil)
+				task.Status = conversation.TaskInProgress
+				tasks.UpdateTasks(task)
+			}
 			results[i] = t.run(ctx, log, tc)
+			if tasks != nil {
+				tasks.UpdateTasks(toolTask(tc, &results[i]))
+			}
 			return nil
 		})
 	}

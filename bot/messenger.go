@@ -440,10 +440,19 @@ var _ conversation.StreamingMessenger = (*Messenger)(nil)
 // message (chat.stopStream). Errors: Slack's, such as not_allowed or
 // missing_recipient_user_id; the conversation then posts its reply with PostReply.
 func (m *Messenger) StartStream(ctx context.Context, key conversation.Key, userID string, tag conversation.Tag) (conversation.Stream, error) {
+	st, err := m.startStream(ctx, key, userID, tag)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// startStream is StartStream with extra options for chat.startStream.
+func (m *Messenger) startStream(ctx context.Context, key conversation.Key, userID string, tag conversation.Tag, extra ...slack.MsgOption) (*stream, error) {
 	if err := m.deleteAll(ctx, key, tag.Replace); err != nil {
 		return nil, err
 	}
-	opts := []slack.MsgOption{slack.MsgOptionTS(key.ThreadTS)}
+	opts := append([]slack.MsgOption{slack.MsgOptionTS(key.ThreadTS)}, extra...)
 	if userID != "" {
 		opts = append(opts, slack.MsgOptionRecipientUserID(userID))
 	}

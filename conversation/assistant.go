@@ -144,6 +144,22 @@ type progressCard struct {
 	mu sync.Mutex
 	ts string    // the progress message, once posted
 	at time.Time // when it was last posted or updated
+	// tasks, when it shows the turn's thinking steps and Stop in the streamed
+	// answer, makes the progress message needless: report then sets the status only.
+	tasks *answerStream
+}
+
+// stopCard is the progress card: status and a Stop button for the turn of input
+// inputID.
+func stopCard(key Key, inputID, status string) Card {
+	return Card{Text: status, Blocks: []Block{{Kind: BlockContext, Text: "⏳ " + status}, stopBlock(key, inputID)}}
+}
+
+// stopBlock is the Stop button for the turn of input inputID (also the first block
+// of a stream that shows tasks).
+func stopBlock(key Key, inputID string) Block {
+	return Block{Kind: BlockActions, Buttons: []Button{{Label: "Stop", Style: "danger",
+		Action: Action{Name: ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: inputID}}}}
 }
 
 // report is the executor's Progress callback.
@@ -161,11 +177,10 @@ func (p *progressCard) report(status string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	p.s.setStatus(ctx, p.log, p.key, status)
-	card := Card{Text: status, Blocks: []Block{
-		{Kind: BlockContext, Text: "⏳ " + status},
-		{Kind: BlockActions, Buttons: []Button{{Label: "Stop", Style: "danger",
-			Action: Action{Name: ActionStop, Channel: p.key.ChannelID, ThreadTS: p.key.ThreadTS, Arg: p.inputID}}}},
-	}}
+	if p.ts == "" && p.tasks.showsTasks() {
+		return // the streamed answer shows the steps and Stop
+	}
+	card := stopCard(p.key, p.inputID, status)
 	if p.ts == "" {
 		ts, err := p.out.PostCard(ctx, card)
 		if err != nil {
@@ -250,6 +265,9 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 	stream := s.newAnswerStream(ctx, r, prompt.UserID)
 	if stream != nil {
 		prompt.AnswerSink = stream
+		if stream.tm != nil {
+			prompt.Tasks, prog.tasks = stream, stream
+		}
 	}
 	out, err := s.answer(ctx, r.log, prompt, prog.report)
 	reply, usage, meta := out.text, out.usage, out.meta(s.cfg.Now().Sub(start))

@@ -302,6 +302,9 @@ type Prompt struct {
 	// while it is written. It is optional: an executor may ignore it (the planner
 	// does). See TextSink for the protocol.
 	AnswerSink TextSink
+	// Tasks, when not nil, is shown the executor's thinking steps (one task per tool
+	// call, or the planner's phases and plan) as they advance; it is optional.
+	Tasks TaskSink
 	// Resume, when set, continues a turn that stopped for a person's confirmation of
 	// a tool call (Findings.Pending): History ends with the request (Text), and the
 	// executor goes on from the pending call, run or denied as Resume says.

@@ -20,9 +20,12 @@ type redactingStreamer struct {
 }
 
 // redactMessenger wraps m so that redact scrubs what it sends; it keeps m's
-// StreamingMessenger.
+// StreamingMessenger and TaskStreamingMessenger.
 func redactMessenger(m Messenger, redact func(string) string) Messenger {
 	rm := redactingMessenger{Messenger: m, redact: redact}
+	if tm, ok := m.(TaskStreamingMessenger); ok {
+		return redactingTaskStreamer{redactingStreamer: redactingStreamer{redactingMessenger: rm, sm: tm}, tm: tm}
+	}
 	if sm, ok := m.(StreamingMessenger); ok {
 		return redactingStreamer{redactingMessenger: rm, sm: sm}
 	}

@@ -37,14 +37,23 @@ type answerStream struct {
 	key    Key
 	userID string
 
-	mu     sync.Mutex
-	st     Stream          // once started
-	failed bool            // streaming refused or broken: no more appends
-	stale  bool            // text was appended that a Reset voided
-	full   bool            // streamLimit reached: the rest goes to PostReply
-	sent   strings.Builder // the text appended to the stream
-	buf    strings.Builder // text waiting to be appended
-	at     time.Time       // the last append
+	// tm, when the Messenger can show tasks, starts the stream with them; the stream
+	// then also shows the turn's thinking steps and a Stop button (stop), and the
+	// progress message is not posted unless Slack refuses the tasks (tasksOff).
+	tm       TaskStreamingMessenger
+	stopCard Card
+
+	mu        sync.Mutex
+	st        Stream          // once started
+	plan      bool            // task_display_mode plan, until the stream starts
+	planTitle string          // a plan title not yet sent
+	tasksOff  bool            // tasks refused: the progress message shows the turn instead
+	failed    bool            // streaming refused or broken: no more appends
+	stale     bool            // text was appended that a Reset voided
+	full      bool            // streamLimit reached: the rest goes to PostReply
+	sent      strings.Builder // the text appended to the stream
+	buf       strings.Builder // text waiting to be appended
+	at        time.Time       // the last append
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
@@ -53,7 +62,92 @@ func (s *Service) newAnswerStream(ctx context.Context, r *run, userID string) *a
 	if !ok || s.cfg.NoStreaming {
 		return nil
 	}
-	return &answerStream{s: s, log: r.log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.out, key: r.in.Key, userID: userID}
+	a := &answerStream{s: s, log: r.log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.out, key: r.in.Key, userID: userID}
+	if tm, ok := sm.(TaskStreamingMessenger); ok {
+		a.tm, a.stopCard = tm, Card{Blocks: []Block{stopBlock(r.in.Key, r.in.ID)}}
+	} else {
+		a.tasksOff = true
+	}
+	return a
+}
+
+// startLocked starts the stream, with the Stop button and in the display mode of
+// the tasks when the Messenger shows tasks. A refusal turns streaming off, and the
+// tasks with it: the progress message shows the turn, and the reply is posted when
+// done (a workspace that refuses either refuses both, as far as Slack documents).
+func (a *answerStream) startLocked() bool {
+	if a.st != nil {
+		return true
+	}
+	if a.failed {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
+	defer cancel()
+	var st Stream
+	var err error
+	if a.tm != nil && !a.tasksOff {
+		if err = a.out.s.confirm(ctx, a.out.th); err == nil {
+			st, err = a.tm.StartTaskStream(ctx, a.out.key, a.userID, a.out.tag(true),
+				TaskStreamOptions{Plan: a.plan, PlanTitle: a.planTitle, Card: a.stopCard})
+			a.planTitle = ""
+		}
+	} else {
+		st, err = a.out.StartStream(ctx, a.sm, a.userID)
+	}
+	if err != nil {
+		a.log.Info("answer not streamed; it will be posted when done", "error", err)
+		a.failed, a.tasksOff = true, true
+		return false
+	}
+	a.st, a.at = st, a.s.cfg.Now()
+	return true
+}
+
+// showsTasks reports whether the stream shows the turn's progress (thinking steps
+// and Stop), so that no progress message is needed. It starts the stream when it
+// does.
+func (a *answerStream) showsTasks() bool {
+	if a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tasksOff || a.stale || a.full {
+		return false
+	}
+	return a.startLocked() && !a.tasksOff
+}
+
+// Plan implements TaskSink.
+func (a *answerStream) Plan(title string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.plan, a.planTitle = true, title
+}
+
+// UpdateTasks implements TaskSink. A refusal turns the tasks off for the rest of the
+// turn: the progress message takes over (progressCard).
+func (a *answerStream) UpdateTasks(tasks ...Task) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tasksOff || !a.startLocked() || a.tasksOff {
+		return
+	}
+	ts, ok := a.st.(TaskStream)
+	if !ok {
+		a.tasksOff = true
+		return
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
+	defer cancel()
+	title := a.planTitle
+	if err := ts.UpdateTasks(ctx, title, tasks...); err != nil {
+		a.log.Info("thinking steps refused; showing progress in a message", "error", err)
+		a.tasksOff = true
+		return
+	}
+	a.planTitle = ""
 }
 
 // Write implements TextSink.
@@ -64,16 +158,8 @@ func (a *answerStream) Write(delta string) {
 		return
 	}
 	a.buf.WriteString(delta)
-	if a.st == nil {
-		ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
-		st, err := a.out.StartStream(ctx, a.sm, a.userID)
-		cancel()
-		if err != nil {
-			a.log.Info("answer not streamed; it will be posted when done", "error", err)
-			a.failed = true
-			return
-		}
-		a.st, a.at = st, a.s.cfg.Now()
+	if !a.startLocked() {
+		return
 	}
 	if utf8.RuneCountInString(a.buf.String()) >= streamChunk || a.s.cfg.Now().Sub(a.at) >= streamInterval {
 		a.flushLocked()
@@ -155,6 +241,11 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 		return "", false, nil
 	}
 	match := !a.failed && !a.stale && !truncated && answer != "" && strings.HasPrefix(answer, a.sent.String()+a.buf.String())
+	if match && a.sent.Len() == 0 && a.buf.Len() == 0 {
+		// A stream that showed only tasks (the executor streamed no text, as the
+		// planner does) takes the answer under them.
+		a.buf.WriteString(answer)
+	}
 	if match {
 		a.flushLocked()
 		match = !a.failed && strings.HasPrefix(answer, a.sent.String())

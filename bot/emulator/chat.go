@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -222,44 +223,164 @@ type streamChunk struct {
 	Type   string          `json:"type"`
 	Text   string          `json:"text"`
 	Blocks json.RawMessage `json:"blocks"`
+	// task_update (and plan_update's Title).
+	ID      string       `json:"id"`
+	Title   *string      `json:"title"`
+	Status  string       `json:"status"`
+	Details string       `json:"details"`
+	Output  string       `json:"output"`
+	Sources []TaskSource `json:"sources"`
 }
 
-// readStreamContent reads markdown_text and chunks: the text to append and
-// the blocks chunks to add.
-func readStreamContent(r *request) (text string, blocks []json.RawMessage, err error) {
-	text = r.get("markdown_text")
+// Task is a task card of a streamed message, as its task_update chunks left it
+// (https://docs.slack.dev/reference/methods/chat.appendStream, "chunks"; the
+// task_update shape of Slack's SDK types).
+type Task struct {
+	ID      string       `json:"id"`
+	Title   string       `json:"title"`
+	Status  string       `json:"status"`
+	Details string       `json:"details,omitempty"`
+	Output  string       `json:"output,omitempty"`
+	Sources []TaskSource `json:"sources,omitempty"`
+}
+
+// TaskSource is a task's URL source.
+type TaskSource struct {
+	Type string `json:"type"`
+	URL  string `json:"url"`
+	Text string `json:"text"`
+}
+
+// Task limits the emulator enforces (Slack's SDK types document 256 characters for
+// details and output).
+const (
+	MaxTaskTextLength = 256
+	// taskStatuses are the statuses task_update accepts.
+	taskStatuses = "pending in_progress complete error"
+)
+
+// streamContent is what one chat.*Stream call adds to its message.
+type streamContent struct {
+	text      string
+	blocks    []json.RawMessage
+	tasks     []Task
+	planTitle *string
+}
+
+// apply adds c to m: text, blocks, and tasks (each replacing the task of its id, or
+// added after the others).
+func (c streamContent) apply(m *record) {
+	m.Text += c.text
+	m.Blocks = appendBlocks(m.Blocks, c.blocks)
+	if c.planTitle != nil {
+		m.PlanTitle = *c.planTitle
+	}
+	for _, t := range c.tasks {
+		m.TaskUpdates = append(m.TaskUpdates, t)
+		i := slices.IndexFunc(m.Tasks, func(o Task) bool { return o.ID == t.ID })
+		if i < 0 {
+			m.Tasks = append(m.Tasks, t)
+			continue
+		}
+		m.Tasks[i] = t
+	}
+}
+
+// RefuseTaskChunks makes chat.startStream refuse task_display_mode and every
+// chat.*Stream call refuse task_update and plan_update chunks, with
+// "invalid_chunks", as a workspace without thinking steps does; false accepts them
+// again.
+func (s *Server) RefuseTaskChunks(refuse bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseTasks = refuse
+}
+
+// readStreamContent reads markdown_text and chunks: the text to append, the
+// blocks chunks to add, and the tasks. It refuses what Slack refuses: an unknown
+// chunk type, a task without id or title or with an unknown status, a source
+// that is not a URL source with both url and text, an empty plan title.
+func (s *Server) readStreamContent(r *request) (streamContent, error) {
+	var c streamContent
+	text := r.get("markdown_text")
 	if n := runes(text); n > MaxStreamTextLength {
-		return "", nil, errCode("msg_too_long", fmt.Sprintf("[ERROR] markdown_text is %d characters; the limit is %d", n, MaxStreamTextLength))
+		return c, errCode("msg_too_long", fmt.Sprintf("[ERROR] markdown_text is %d characters; the limit is %d", n, MaxStreamTextLength))
 	}
 	raw := r.get("chunks")
 	if raw == "" {
-		return text, nil, nil
+		c.text = text
+		return c, nil
 	}
 	var chunks []streamChunk
 	if err := json.Unmarshal([]byte(raw), &chunks); err != nil {
-		return "", nil, errCode("invalid_chunks", "[ERROR] chunks must be a JSON array of objects")
+		return c, errCode("invalid_chunks", "[ERROR] chunks must be a JSON array of objects")
 	}
 	var b strings.Builder
 	b.WriteString(text)
-	for _, c := range chunks {
-		switch c.Type {
+	for i, ch := range chunks {
+		switch ch.Type {
 		case "markdown_text":
-			b.WriteString(c.Text)
+			b.WriteString(ch.Text)
 		case "blocks":
-			if err := checkBlocks(string(c.Blocks)); err != nil {
-				return "", nil, err
+			if err := checkBlocks(string(ch.Blocks)); err != nil {
+				return c, err
 			}
-			blocks = append(blocks, c.Blocks)
-		case "task_update", "plan_update":
-			// Rendered by Slack as task cards; the emulator keeps the text only.
+			c.blocks = append(c.blocks, ch.Blocks)
+		case "task_update":
+			if s.refuseTasks {
+				return c, errCode("invalid_chunks", fmt.Sprintf("[ERROR] chunks[%d]: task_update is not supported", i))
+			}
+			t, err := checkTask(i, ch)
+			if err != nil {
+				return c, err
+			}
+			c.tasks = append(c.tasks, t)
+		case "plan_update":
+			if s.refuseTasks {
+				return c, errCode("invalid_chunks", fmt.Sprintf("[ERROR] chunks[%d]: plan_update is not supported", i))
+			}
+			if ch.Title == nil || strings.TrimSpace(*ch.Title) == "" {
+				return c, errCode("invalid_chunks", fmt.Sprintf("[ERROR] chunks[%d]: plan_update needs a title", i))
+			}
+			c.planTitle = ch.Title
 		default:
-			return "", nil, errCode("invalid_chunks", fmt.Sprintf("[ERROR] unknown chunk type %q", c.Type))
+			return c, errCode("invalid_chunks", fmt.Sprintf("[ERROR] unknown chunk type %q", ch.Type))
 		}
 	}
 	if n := runes(b.String()); n > MaxStreamTextLength {
-		return "", nil, errCode("msg_too_long", fmt.Sprintf("[ERROR] streamed text is %d characters; the limit is %d", n, MaxStreamTextLength))
+		return c, errCode("msg_too_long", fmt.Sprintf("[ERROR] streamed text is %d characters; the limit is %d", n, MaxStreamTextLength))
 	}
-	return b.String(), blocks, nil
+	c.text = b.String()
+	return c, nil
+}
+
+// checkTask returns the task of task_update chunk ch (chunks[i]), or Slack's
+// refusal.
+func checkTask(i int, ch streamChunk) (Task, error) {
+	bad := func(why string) (Task, error) {
+		return Task{}, errCode("invalid_chunks", fmt.Sprintf("[ERROR] chunks[%d]: task_update %s", i, why))
+	}
+	switch {
+	case strings.TrimSpace(ch.ID) == "":
+		return bad("needs an id")
+	case ch.Title == nil || strings.TrimSpace(*ch.Title) == "":
+		return bad("needs a title")
+	case !slices.Contains(strings.Fields(taskStatuses), ch.Status):
+		return bad(fmt.Sprintf("has an unknown status %q (want one of %s)", ch.Status, taskStatuses))
+	case runes(ch.Details) > MaxTaskTextLength || runes(ch.Output) > MaxTaskTextLength:
+		return bad(fmt.Sprintf("details and output are limited to %d characters", MaxTaskTextLength))
+	}
+	for j, src := range ch.Sources {
+		switch {
+		case src.Type != "url":
+			return bad(fmt.Sprintf("sources[%d] has type %q; want \"url\"", j, src.Type))
+		case strings.TrimSpace(src.URL) == "":
+			return bad(fmt.Sprintf("sources[%d] needs a url", j))
+		case strings.TrimSpace(src.Text) == "":
+			return bad(fmt.Sprintf("sources[%d] needs a text", j))
+		}
+	}
+	return Task{ID: ch.ID, Title: *ch.Title, Status: ch.Status, Details: ch.Details, Output: ch.Output, Sources: ch.Sources}, nil
 }
 
 // appendBlocks concatenates JSON arrays of blocks.
@@ -297,19 +418,26 @@ func (s *Server) chatStartStream(r *request) (object, error) {
 			return nil, errCode("missing_recipient_team_id")
 		}
 	}
-	text, blocks, err := readStreamContent(r)
+	mode := r.get("task_display_mode")
+	switch {
+	case mode != "" && s.refuseTasks:
+		return nil, errCode("invalid_arguments", "[ERROR] task_display_mode is not supported")
+	case mode != "" && mode != "timeline" && mode != "plan":
+		return nil, errCode("invalid_arguments", fmt.Sprintf("[ERROR] unknown task_display_mode %q", mode))
+	}
+	content, err := s.readStreamContent(r)
 	if err != nil {
 		return nil, err
 	}
 	m := &record{Message: Message{
-		Channel:   ch.ID,
-		TS:        s.nextTSLocked(),
-		User:      s.cfg.BotUserID,
-		BotID:     s.cfg.BotID,
-		Text:      text,
-		Blocks:    appendBlocks(nil, blocks),
-		Streaming: true,
+		Channel:         ch.ID,
+		TS:              s.nextTSLocked(),
+		User:            s.cfg.BotUserID,
+		BotID:           s.cfg.BotID,
+		Streaming:       true,
+		TaskDisplayMode: mode,
 	}, streamed: true}
+	content.apply(m)
 	newReplyLocked(ch, m, r.get("thread_ts"), false)
 	s.insertLocked(ch, m)
 	return object{"channel": ch.ID, "ts": m.TS}, nil
@@ -337,13 +465,12 @@ func (s *Server) chatAppendStream(r *request) (object, error) {
 	if r.get("markdown_text") == "" && r.get("chunks") == "" {
 		return nil, errCode("invalid_arguments", "[ERROR] missing required field: markdown_text")
 	}
-	text, blocks, err := readStreamContent(r)
+	content, err := s.readStreamContent(r)
 	if err != nil {
 		return nil, err
 	}
 	s.changeLocked(ch, m, func(m *record) {
-		m.Text += text
-		m.Blocks = appendBlocks(m.Blocks, blocks)
+		content.apply(m)
 		m.streamAppends++
 	})
 	return object{"channel": ch.ID, "ts": m.TS}, nil
@@ -358,7 +485,7 @@ func (s *Server) chatStopStream(r *request) (object, error) {
 	if err != nil {
 		return nil, err
 	}
-	text, blocks, err := readStreamContent(r)
+	content, err := s.readStreamContent(r)
 	if err != nil {
 		return nil, err
 	}
@@ -374,8 +501,7 @@ func (s *Server) chatStopStream(r *request) (object, error) {
 		final = json.RawMessage(raw)
 	}
 	s.changeLocked(ch, m, func(m *record) {
-		m.Text += text
-		m.Blocks = appendBlocks(m.Blocks, blocks)
+		content.apply(m)
 		if final != nil {
 			m.Blocks = appendBlocks(m.Blocks, []json.RawMessage{final})
 		}

@@ -29,8 +29,16 @@ type Message struct {
 	Edited         bool
 	EditedTS       string
 	Streaming      bool // a chat.startStream message not stopped yet
-	Files          []File
-	ReplyCount     int // number of visible replies, for a thread's parent
+	// TaskDisplayMode is chat.startStream's task_display_mode ("", "timeline" or
+	// "plan"), PlanTitle the last plan_update's title, Tasks the task cards as
+	// their last task_update left them (in the order they first came), and
+	// TaskUpdates every task_update in the order it came.
+	TaskDisplayMode string
+	PlanTitle       string
+	Tasks           []Task
+	TaskUpdates     []Task
+	Files           []File
+	ReplyCount      int // number of visible replies, for a thread's parent
 
 	// Ephemeral messages only.
 	Ephemeral bool
@@ -49,6 +57,8 @@ func (m *Message) clone() Message {
 	c.Attachments = slices.Clone(m.Attachments)
 	c.Metadata = slices.Clone(m.Metadata)
 	c.Files = slices.Clone(m.Files)
+	c.Tasks = cloneTasks(m.Tasks)
+	c.TaskUpdates = cloneTasks(m.TaskUpdates)
 	c.Reactions = make([]Reaction, len(m.Reactions))
 	for i, r := range m.Reactions {
 		c.Reactions[i] = Reaction{Name: r.Name, Users: slices.Clone(r.Users)}
@@ -184,4 +194,16 @@ func leftPad(s string, n int) string {
 		return s
 	}
 	return strings.Repeat("0", n-len(s)) + s
+}
+
+func cloneTasks(ts []Task) []Task {
+	if ts == nil {
+		return nil
+	}
+	out := make([]Task, len(ts))
+	for i, t := range ts {
+		t.Sources = slices.Clone(t.Sources)
+		out[i] = t
+	}
+	return out
 }

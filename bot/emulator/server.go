@@ -42,6 +42,7 @@ type Server struct {
 	calls       []Call
 	faults      map[string][]fault
 	latency     map[string]time.Duration
+	refuseTasks bool // see RefuseTaskChunks
 	statuses    map[threadKey]*threadStatus
 	conns       []*conn // open socket-mode connections, in connection order
 	nextConn    int     // round-robin cursor into conns

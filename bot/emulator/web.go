@@ -235,6 +235,11 @@ type (
 		Streaming   bool            `json:"streaming,omitempty"`
 		Markdown    bool            `json:"markdown,omitempty"` // Text is markdown (a chat.startStream message)
 		Ephemeral   bool            `json:"ephemeral,omitempty"`
+		// Tasks are the streamed message's task cards, shown as a plan titled
+		// PlanTitle when TaskDisplayMode is "plan".
+		Tasks           []Task `json:"tasks,omitempty"`
+		TaskDisplayMode string `json:"task_display_mode,omitempty"`
+		PlanTitle       string `json:"plan_title,omitempty"`
 	}
 	uiReaction struct {
 		Name  string   `json:"name"`
@@ -270,6 +275,7 @@ func toUIMessage(m Message, markdown bool) uiMessage {
 		TS: m.TS, ThreadTS: m.ThreadTS, User: m.User, BotID: m.BotID, Username: m.Username, Subtype: m.Subtype,
 		Text: m.Text, Blocks: m.Blocks, Attachments: m.Attachments, ReplyCount: m.ReplyCount,
 		Broadcast: m.ReplyBroadcast, Edited: m.Edited, Streaming: m.Streaming, Markdown: markdown, Ephemeral: m.Ephemeral,
+		Tasks: m.Tasks, TaskDisplayMode: m.TaskDisplayMode, PlanTitle: m.PlanTitle,
 	}
 	for _, f := range m.Files {
 		out.Files = append(out.Files, toUIFile(f))

@@ -728,15 +728,7 @@ func maxOf(xs []int) int {
 // another with a new message in the thread; each says so and keeps its checkpoint.
 func TestE2EStop(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
-	h.tools = func(r *agents.Registry) error {
-		r.MustRegister(agents.ToolSpec{Name: "slow_report", Description: "Builds a slow report", Category: "Test",
-			Parameters: json.RawMessage(`{"type":"object","properties":{}}`), Timeout: time.Minute},
-			agents.ToolFunc(func(ctx context.Context, _ json.RawMessage) (string, error) {
-				<-ctx.Done()
-				return "", ctx.Err()
-			}))
-		return nil
-	}
+	h.tools = registerSlowReport
 	h.start()
 	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
 		if strings.Contains(r.LastUserMessage(), "report") && len(r.ToolResults()) == 0 {
@@ -841,18 +833,8 @@ func TestE2EPlannerWithADependentTask(t *testing.T) {
 	var taskBSawA bool
 	var taskAResults []string
 	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		call := func(name, args string) openaitest.Response {
-			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: name, Arguments: args}}}
-		}
-		if r.Chat.ToolChoice != nil && len(r.Chat.Tools) == 1 {
-			switch r.Chat.Tools[0].Function.Name {
-			case "commit_understanding":
-				return call("commit_understanding", `{"intent":"days until the launch","entities":["launch"]}`)
-			case "commit_plan":
-				return call("commit_plan", `{"tasks":[{"id":"a","description":"Find the launch date","depends_on":[]},{"id":"b","description":"Compute the days until the launch","depends_on":["a"]}]}`)
-			case "commit_reflection":
-				return call("commit_reflection", `{"answered":true,"missing":"","new_tasks":[]}`)
-			}
+		if resp, ok := launchPlan(r); ok {
+			return resp
 		}
 		task := r.SystemPrompt() + r.LastUserMessage()
 		switch {

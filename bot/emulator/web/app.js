@@ -282,6 +282,8 @@ function blockHTML(b, m) {
     case 'markdown': return `<div class="b-markdown">${formatText(b.text, true)}</div>`;
     case 'rich_text': return `<div class="b-rich">${rich(b.elements)}</div>`;
     case 'image': return `<div class="b-image">${imageLink(b.image_url || b.slack_file?.url, b.alt_text, b.title?.text)}</div>`;
+    case 'task_card': return taskHTML(b);
+    case 'plan': return `<div class="b-plan"><div class="b-plan-title">${esc(b.title)}</div>${(b.tasks || []).map(taskHTML).join('')}</div>`;
     case 'video': return `<div class="b-image">▶ ${link(b.video_url, b.title?.text || b.video_url)}</div>`;
     default: return `<div class="b-unknown">[${esc(b.type)} block]</div>`;
   }
@@ -357,12 +359,35 @@ const clock = ts => tsDate(ts).toLocaleTimeString([], {hour: 'numeric', minute: 
 function bodyHTML(m) {
   if (m.subtype === 'tombstone') return '<em class="muted">This message was deleted.</em>';
   let html = '';
-  if (m.markdown) html = formatText(m.text, true) + (m.blocks || []).map(b => blockHTML(b, m)).join('');
+  if (m.tasks?.length) html += tasksHTML(m);
+  if (m.markdown) html += formatText(m.text, true) + (m.blocks || []).map(b => blockHTML(b, m)).join('');
   else if (m.blocks?.length) html = m.blocks.map(b => blockHTML(b, m)).join('');
   else html = formatText(m.text);
   if (m.attachments) html += attachmentsHTML(m.attachments);
   if (m.streaming) html += '<span class="cursor" aria-hidden="true"></span>';
   return html;
+}
+
+// taskHTML renders a task card (a task_update chunk's state, or a task_card block).
+const taskIcons = {pending: '○', in_progress: '◔', complete: '✓', error: '✕'};
+function taskHTML(t) {
+  const output = typeof t.output === 'string' ? t.output : t.output ? rich(t.output.elements) : '';
+  const sources = (t.sources || []).map(s => link(s.url, s.text)).join('');
+  return `<div class="b-task" data-task-id="${esc(t.id || t.task_id)}" data-status="${esc(t.status)}">` +
+    `<span class="b-task-icon" aria-label="${esc(t.status)}">${taskIcons[t.status] || '○'}</span>` +
+    `<div class="b-task-body"><div class="b-task-title">${esc(t.title)}</div>` +
+    (output ? `<div class="b-task-output">${typeof t.output === 'string' ? esc(output) : output}</div>` : '') +
+    (sources ? `<div class="b-task-sources">${sources}</div>` : '') + '</div></div>';
+}
+
+// tasksHTML renders a streamed message's tasks: a plan (task_display_mode plan)
+// or a timeline.
+function tasksHTML(m) {
+  const cards = m.tasks.map(taskHTML).join('');
+  if (m.task_display_mode === 'plan') {
+    return `<div class="b-plan"><div class="b-plan-title">${esc(m.plan_title || 'Plan')}</div>${cards}</div>`;
+  }
+  return `<div class="b-timeline">${cards}</div>`;
 }
 
 function sizeText(n) {

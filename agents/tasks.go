@@ -1,0 +1,194 @@
+package agents
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// Bounds of a task's text, in characters (Slack shows a task's title on one line and
+// cuts its output at 256 characters).
+const (
+	maxTaskTitle  = 100
+	maxTaskOutput = 200
+	// maxTaskSources bounds the sources shown on one task.
+	maxTaskSources = 5
+)
+
+// toolTask is the thinking step of tool call tc (docs/architecture.md, "Assistant
+// pipeline"): its title is the tool and its main argument ("fetch_url
+// https://example.com"); it is pending until run, and with rec, its record once
+// run, complete or error with a short output and the sources it read: the URL for
+// fetch_url, the results' URLs for web_search, the documents for search_knowledge
+// (linked when the document's name is a URL, else named in the output).
+func toolTask(tc openai.ToolCall, rec *conversation.ToolCall) conversation.Task {
+	t := conversation.Task{ID: tc.ID, Title: clipTask(toolTitle(tc), maxTaskTitle), Status: conversation.TaskPending}
+	if t.ID == "" {
+		t.ID = tc.Function.Name
+	}
+	if rec == nil {
+		return t
+	}
+	t.Status = conversation.TaskComplete
+	if rec.Failed {
+		t.Status = conversation.TaskError
+	}
+	var named []string
+	t.Output, t.Sources, named = toolSources(tc, rec)
+	if t.Output == "" {
+		t.Output = firstLine(rec.Result)
+	}
+	if len(named) > 0 {
+		t.Output = strings.Join(named, "; ")
+	}
+	t.Output = clipTask(t.Output, maxTaskOutput)
+	return t
+}
+
+// toolTitle is the tool's name and its first string argument, if any.
+func toolTitle(tc openai.ToolCall) string {
+	var args map[string]any
+	_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
+	for _, key := range []string{"url", "query", "q", "expression", "path", "id", "name"} {
+		if v, ok := args[key].(string); ok && strings.TrimSpace(v) != "" {
+			return tc.Function.Name + " " + strings.Join(strings.Fields(v), " ")
+		}
+	}
+	return tc.Function.Name
+}
+
+var (
+	// searchLink is a web_search result's URL line ("   https://…").
+	searchLink = regexp.MustCompile(`(?m)^\s+(https?://\S+)\s*$`)
+	// searchTitle is a web_search result's numbered title line ("1. Title").
+	searchTitle = regexp.MustCompile(`(?m)^(\d+)\. (.+)$`)
+	// passageHead is a search_knowledge passage's reference line ("[1] source — heading").
+	passageHead = regexp.MustCompile(`(?m)^\[(\d+)\] (.+)$`)
+)
+
+// toolSources returns what a successful call of a web or knowledge tool read: an
+// output line, URL sources, and the names of sources that have no URL.
+func toolSources(tc openai.ToolCall, rec *conversation.ToolCall) (output string, sources []conversation.Source, named []string) {
+	if rec.Failed {
+		return "", nil, nil
+	}
+	switch tc.Function.Name {
+	case "fetch_url":
+		// The result is header lines ("URL: …", "Title: …"), a blank line, the text.
+		var args struct {
+			URL string `json:"url"`
+		}
+		_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
+		link, title := args.URL, ""
+		head, body, _ := strings.Cut(rec.Result, "\n\n")
+		for line := range strings.Lines(head) {
+			line = strings.TrimSpace(line)
+			if v, ok := strings.CutPrefix(line, "URL: "); ok {
+				link = v
+			} else if v, ok := strings.CutPrefix(line, "Title: "); ok {
+				title = v
+			}
+		}
+		output = firstLine(body)
+		text := link
+		if title != "" {
+			output, text = title, title
+		}
+		if isWebURL(link) {
+			sources = append(sources, conversation.Source{URL: link, Text: clipTask(text, maxTaskTitle)})
+		}
+	case "web_search":
+		titles := searchTitle.FindAllStringSubmatch(rec.Result, -1)
+		for i, m := range searchLink.FindAllStringSubmatch(rec.Result, maxTaskSources) {
+			text := m[1]
+			if i < len(titles) {
+				text = titles[i][2]
+			}
+			sources = append(sources, conversation.Source{URL: m[1], Text: clipTask(text, maxTaskTitle)})
+		}
+		output = firstLine(rec.Result)
+	case "search_knowledge":
+		for _, m := range passageHead.FindAllStringSubmatch(rec.Result, maxTaskSources) {
+			ref := strings.TrimSpace(m[2])
+			doc, _, _ := strings.Cut(ref, " — ")
+			if isWebURL(doc) {
+				sources = append(sources, conversation.Source{URL: doc, Text: clipTask(ref, maxTaskTitle)})
+			} else {
+				named = append(named, ref)
+			}
+		}
+	}
+	return output, sources, named
+}
+
+func isWebURL(s string) bool {
+	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
+}
+
+// firstLine is the first non-empty line of s, its spaces collapsed.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.Join(strings.Fields(line), " "); line != "" {
+			return line
+		}
+	}
+	return ""
+}
+
+// clipTask cuts s to n characters, ending with "…" when cut.
+func clipTask(s string, n int) string {
+	if cut, total := clipRunes(s, n-1); total > n {
+		return cut + "…"
+	}
+	return s
+}
+
+// planSteps shows a planner run as a plan (Slack's task_display_mode plan): its
+// phases (planning, checking, writing the answer) and the plan's tasks, each shown
+// pending when planned and advancing as it runs. Its methods do nothing when the
+// prompt has no TaskSink.
+type planSteps struct {
+	sink conversation.TaskSink
+}
+
+// phase shows the planner's phase id ("plan", "check-1", "answer") with title.
+func (s planSteps) phase(id, title string, status conversation.TaskStatus, output string) {
+	if s.sink == nil {
+		return
+	}
+	s.sink.UpdateTasks(conversation.Task{ID: id, Title: title, Status: status, Output: clipTask(output, maxTaskOutput)})
+}
+
+// tasks shows the plan's tasks ts, in one call: pending, in progress, or, once
+// done, complete or error with the first line of its answer or error.
+func (s planSteps) tasks(status conversation.TaskStatus, ts ...*taskRun) {
+	if s.sink == nil || len(ts) == 0 {
+		return
+	}
+	out := make([]conversation.Task, len(ts))
+	for i, t := range ts {
+		out[i] = planTask(t, status)
+	}
+	s.sink.UpdateTasks(out...)
+}
+
+// planTask is the task that shows t with status, or t's outcome once it is done.
+func planTask(t *taskRun, status conversation.TaskStatus) conversation.Task {
+	title := strings.Join(strings.Fields(t.Description), " ")
+	if title == "" {
+		title = t.ID
+	}
+	task := conversation.Task{ID: "task-" + t.ID, Title: clipTask(title, maxTaskTitle), Status: status}
+	if t.done {
+		task.Status, task.Output = conversation.TaskComplete, firstLine(t.findings.Answer)
+		if t.err != nil {
+			task.Status, task.Output = conversation.TaskError, taskError(t.err)
+		}
+		task.Output = clipTask(task.Output, maxTaskOutput)
+	}
+	return task
+}

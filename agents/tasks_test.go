@@ -1,0 +1,72 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sashabaranov/go-openai"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+func call(id, name, args string) openai.ToolCall {
+	return openai.ToolCall{ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}
+}
+
+// A tool call's task: pending with its title before it runs; complete or error with
+// a short output and the sources the tool's real result names.
+func TestToolTask(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, "<html><head><title>Status page</title></head><body><p>All green.</p></body></html>")
+	}))
+	defer page.Close()
+	_, fetch := FetchURLTool(FetchConfig{AllowPrivate: true})
+	args := fmt.Sprintf(`{"url":%q}`, page.URL)
+	fetched, err := fetch.Run(context.Background(), json.RawMessage(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var search searxngResponse
+	_ = json.Unmarshal([]byte(`{"results":[{"title":"Go release notes","url":"https://go.dev/doc/devel/release","content":"Go 1.24"},{"title":"","url":"https://example.com/b","content":""}]}`), &search)
+	passages := []conversation.Passage{
+		{Chunk: conversation.Chunk{Source: "docs/handbook/leave.md", Heading: "Parental leave", Text: "Twelve weeks."}},
+		{Chunk: conversation.Chunk{Source: "https://wiki.example.com/holidays", Heading: "Holidays", Text: "Ten days."}},
+	}
+
+	for _, tc := range []struct {
+		name string
+		call openai.ToolCall
+		rec  *conversation.ToolCall
+		want conversation.Task
+	}{
+		{"pending", call("c1", "fetch_url", args), nil,
+			conversation.Task{ID: "c1", Title: "fetch_url " + page.URL, Status: conversation.TaskPending}},
+		{"fetch_url", call("c1", "fetch_url", args), &conversation.ToolCall{Name: "fetch_url", Result: fetched},
+			conversation.Task{ID: "c1", Title: "fetch_url " + page.URL, Status: conversation.TaskComplete, Output: "Status page",
+				Sources: []conversation.Source{{URL: page.URL, Text: "Status page"}}}},
+		{"web_search", call("c2", "web_search", `{"query":"go  release"}`),
+			&conversation.ToolCall{Name: "web_search", Result: formatSearch("go release", search, 5)},
+			conversation.Task{ID: "c2", Title: "web_search go release", Status: conversation.TaskComplete, Output: `Results for "go release":`,
+				Sources: []conversation.Source{{URL: "https://go.dev/doc/devel/release", Text: "Go release notes"}, {URL: "https://example.com/b", Text: "https://example.com/b"}}}},
+		{"search_knowledge", call("c3", "search_knowledge", `{"query":"leave"}`),
+			&conversation.ToolCall{Name: "search_knowledge", Result: formatPassages("leave", passages)},
+			conversation.Task{ID: "c3", Title: "search_knowledge leave", Status: conversation.TaskComplete, Output: "docs/handbook/leave.md — Parental leave",
+				Sources: []conversation.Source{{URL: "https://wiki.example.com/holidays", Text: "https://wiki.example.com/holidays — Holidays"}}}},
+		{"error", call("c4", "fetch_url", args), &conversation.ToolCall{Name: "fetch_url", Failed: true, Result: "error: fetch_url refuses 127.0.0.1\nmore"},
+			conversation.Task{ID: "c4", Title: "fetch_url " + page.URL, Status: conversation.TaskError, Output: "error: fetch_url refuses 127.0.0.1"}},
+		{"long", call("", "calculate", `{"expression":"`+strings.Repeat("1+", 100)+`1"}`), &conversation.ToolCall{Name: "calculate", Result: strings.Repeat("9", 300)},
+			conversation.Task{ID: "calculate", Title: "calculate " + strings.Repeat("1+", 44) + "1…", Status: conversation.TaskComplete, Output: strings.Repeat("9", 199) + "…"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := toolTask(tc.call, tc.rec); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("toolTask =\n%+v\nwant\n%+v", got, tc.want)
+			}
+		})
+	}
+}

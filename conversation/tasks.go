@@ -1,0 +1,115 @@
+package conversation
+
+import (
+	"context"
+)
+
+// TaskStatus is a thinking step's state (Slack's task_update status).
+type TaskStatus string
+
+// The statuses of a Task, in the order a task goes through them.
+const (
+	TaskPending    TaskStatus = "pending"
+	TaskInProgress TaskStatus = "in_progress"
+	TaskComplete   TaskStatus = "complete"
+	TaskError      TaskStatus = "error"
+)
+
+// Source is where a task's result came from: a page, a search result, a document's
+// heading. URL is empty when the source has none (Slack then gets no link).
+type Source struct {
+	URL  string
+	Text string
+}
+
+// Task is one thinking step of a turn, shown while it runs (docs/architecture.md,
+// "Assistant pipeline"): a tool call, or a planner phase or plan task. Each update
+// names the task by ID and carries its whole current state.
+type Task struct {
+	ID     string
+	Title  string
+	Status TaskStatus
+	// Output is a short result (a line, at most a few hundred characters).
+	Output  string
+	Sources []Source
+}
+
+// TaskSink receives a turn's thinking steps as they advance (Prompt.Tasks). Calls
+// may come from several goroutines; UpdateTasks returns at once whatever Slack says.
+type TaskSink interface {
+	// Plan says that the tasks of this turn form a plan titled title (Slack's
+	// task_display_mode plan): called before the first UpdateTasks, or again to
+	// rename the plan.
+	Plan(title string)
+	// UpdateTasks shows tasks, each a new task or the next state of one already
+	// shown, in one call to Slack.
+	UpdateTasks(tasks ...Task)
+}
+
+// TaskStreamOptions are the options of a stream that shows tasks.
+type TaskStreamOptions struct {
+	// Plan groups the tasks under PlanTitle (task_display_mode plan) rather than
+	// showing them as a timeline.
+	Plan      bool
+	PlanTitle string
+	// Card, when it has blocks, is shown first in the message (a Stop button).
+	Card Card
+}
+
+// TaskStreamingMessenger is a StreamingMessenger whose streams can show tasks
+// (Slack's task_update chunks). An error from StartTaskStream or UpdateTasks means
+// Slack refused them: the turn shows its progress in a separate message instead.
+type TaskStreamingMessenger interface {
+	StreamingMessenger
+	StartTaskStream(ctx context.Context, key Key, userID string, tag Tag, opts TaskStreamOptions) (TaskStream, error)
+}
+
+// TaskStream is a Stream that also shows tasks.
+type TaskStream interface {
+	Stream
+	// UpdateTasks appends the tasks' new states (and the plan's new title when
+	// planTitle is not empty) to the message.
+	UpdateTasks(ctx context.Context, planTitle string, tasks ...Task) error
+}
+
+// redactingTaskStreamer is a redactingStreamer of a TaskStreamingMessenger: the
+// tasks' titles, outputs and source texts, the plan's title and the first card are
+// scrubbed too (a task's output quotes what a tool returned).
+type redactingTaskStreamer struct {
+	redactingStreamer
+	tm TaskStreamingMessenger
+}
+
+var _ TaskStreamingMessenger = redactingTaskStreamer{}
+
+func (m redactingTaskStreamer) StartTaskStream(ctx context.Context, key Key, userID string, tag Tag, opts TaskStreamOptions) (TaskStream, error) {
+	opts.PlanTitle, opts.Card = m.redact(opts.PlanTitle), m.card(opts.Card)
+	st, err := m.tm.StartTaskStream(ctx, key, userID, tag, opts)
+	if err != nil {
+		return nil, err
+	}
+	return redactingTaskStream{redactingStream: redactingStream{Stream: st, redact: m.redact}, ts: st}, nil
+}
+
+// redactingTaskStream scrubs each task and plan title it is given.
+type redactingTaskStream struct {
+	redactingStream
+	ts TaskStream
+}
+
+func (s redactingTaskStream) UpdateTasks(ctx context.Context, planTitle string, tasks ...Task) error {
+	out := make([]Task, len(tasks))
+	for i, t := range tasks {
+		t.Title, t.Output = s.redact(t.Title), s.redact(t.Output)
+		srcs := make([]Source, len(t.Sources))
+		for j, src := range t.Sources {
+			srcs[j] = Source{URL: s.redact(src.URL), Text: s.redact(src.Text)}
+		}
+		if t.Sources == nil {
+			srcs = nil
+		}
+		t.Sources = srcs
+		out[i] = t
+	}
+	return s.ts.UpdateTasks(ctx, s.redact(planTitle), out...)
+}
