@@ -125,10 +125,6 @@ func toolSources(tc openai.ToolCall, rec *conversation.ToolCall) (output string,
 	return output, sources, named
 }
 
-func isWebURL(s string) bool {
-	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
-}
-
 // firstLine is the first non-empty line of s, its spaces collapsed.
 func firstLine(s string) string {
 	for line := range strings.Lines(s) {
