@@ -218,6 +218,13 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, ear
 		UserID:   msg.UserID,
 		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
+		// An assistant thread runs with the viewed channel's strategy and tools.
+		ContextChannelID: contextChannel(cp.Conversation.State),
+	}
+	if s.titleThread(ctx, r, cp.Conversation.State, msg.Text) {
+		a := *cp.Conversation.State.Assistant
+		a.Titled = true
+		cp.Conversation.State.Assistant = &a
 	}
 	return s.respond(ctx, r, cp, prompt, append(earlier, user))
 }

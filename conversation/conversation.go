@@ -107,6 +107,9 @@ type State struct {
 	// executor's transcript of that turn, bounded by MAX_STEPS tool results, and is
 	// cleared by the decision or by the thread's next message.
 	ToolApproval *ToolApproval `json:"tool_approval,omitempty"`
+	// Assistant is set in an assistant thread (conversation/assistant_view.go): the
+	// channel the person views, and whether the greeting and title were set.
+	Assistant *AssistantView `json:"assistant,omitempty"`
 }
 
 // MaxEntities bounds the session context kept in a conversation's state.
@@ -222,7 +225,9 @@ type Input struct {
 	Action *ActionInput `json:"action,omitempty"`
 	// Command is set for KindCommand.
 	Command *CommandInput `json:"command,omitempty"`
-	Status  InputStatus   `json:"status"`
+	// Thread is set for KindAssistantThread.
+	Thread *AssistantThreadInput `json:"assistant_thread,omitempty"`
+	Status InputStatus           `json:"status"`
 	// Attempts counts how many times a turn started on this input.
 	Attempts int `json:"attempts"`
 	// Seq orders the inputs of a thread: the store numbers inputs as it enqueues

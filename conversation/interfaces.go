@@ -297,6 +297,9 @@ type Prompt struct {
 	// Entities are the items recently discussed (returned by tools), most recent
 	// first, so that "the first one" or "that ticket" can be resolved.
 	Entities []Entity
+	// ContextChannelID, in an assistant thread, is the channel the person views: its
+	// strategy and tool policy apply (PolicyChannel); "" elsewhere.
+	ContextChannelID string
 	// AnswerSink, when not nil, receives the text of the executor's model calls as it
 	// streams (content only, never tool-call arguments), so the answer can be shown
 	// while it is written. It is optional: an executor may ignore it (the planner

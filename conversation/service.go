@@ -110,6 +110,10 @@ type Config struct {
 	// chat (replies, cards, ephemeral messages, streamed pieces, files) and out of the
 	// failure reasons kept in a workflow's state (README, "Limits and secrets").
 	Redact func(string) string
+	// SuggestedPrompts are the greeting and prompts of assistant threads
+	// (SUGGESTED_PROMPTS; README, "Assistant view"); nil: DefaultGreeting and
+	// DefaultSuggestedPrompts. Where the Messenger is AssistantThreads.
+	SuggestedPrompts *SuggestedPrompts
 	// Owner names this process in its leases (default: host name, process id and a
 	// random suffix, unique per start).
 	Owner string
@@ -142,6 +146,8 @@ type Service struct {
 	wg     sync.WaitGroup // one per thread worker
 	// limits are this process's buckets and spool counts (limits.go).
 	limits *limits
+	// threads dresses assistant threads, when the Messenger can (assistant_view.go).
+	assistantThreads AssistantThreads
 
 	// mu guards closed, threads and every thread's fields.
 	mu      sync.Mutex
@@ -194,6 +200,7 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	threads, _ := cfg.Messenger.(AssistantThreads)
 	if cfg.Redact != nil {
 		cfg.Messenger = redactMessenger(cfg.Messenger, cfg.Redact)
 	}
@@ -206,16 +213,17 @@ func NewService(cfg Config) (*Service, error) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	bg, stopBG := context.WithCancel(context.Background())
 	return &Service{
-		cfg:     cfg,
-		log:     cfg.Logger,
-		owner:   cfg.Owner,
-		turns:   semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
-		ctx:     ctx,
-		cancel:  cancel,
-		bgCtx:   bg,
-		stopBG:  stopBG,
-		threads: make(map[Key]*thread),
-		limits:  newLimits(cfg.UserRate, cfg.UserBurst),
+		cfg:              cfg,
+		log:              cfg.Logger,
+		owner:            cfg.Owner,
+		turns:            semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
+		ctx:              ctx,
+		cancel:           cancel,
+		bgCtx:            bg,
+		stopBG:           stopBG,
+		threads:          make(map[Key]*thread),
+		limits:           newLimits(cfg.UserRate, cfg.UserBurst),
+		assistantThreads: threads,
 	}, nil
 }
 

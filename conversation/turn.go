@@ -44,6 +44,8 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 	switch {
 	case in.Kind == KindCommand && in.Command != nil && in.Key.ThreadTS == "":
 		return s.channelCommand(ctx, r)
+	case in.Kind == KindAssistantThread && in.Thread != nil:
+		return s.assistantThreadTurn(ctx, r)
 	case in.Kind == KindAction && in.Action != nil && isToolDecision(in.Action.Action.Name):
 		return s.toolDecision(ctx, r)
 	case (in.Kind == KindAction && in.Action != nil) || (in.Kind == KindCommand && in.Command != nil) || in.Kind == KindPipeline:

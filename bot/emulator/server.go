@@ -43,8 +43,9 @@ type Server struct {
 	faults      map[string][]fault
 	latency     map[string]time.Duration
 	statuses    map[threadKey]*threadStatus
-	conns       []*conn // open socket-mode connections, in connection order
-	nextConn    int     // round-robin cursor into conns
+	assistant   map[threadKey]*AssistantThread // assistant threads (assistant.go)
+	conns       []*conn                        // open socket-mode connections, in connection order
+	nextConn    int                            // round-robin cursor into conns
 	tickets     map[string]bool
 	envelopes   map[string]*envelope
 	envOrder    []*envelope
