@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -107,10 +108,12 @@ var DefaultSuggestedPrompts = []SuggestedPrompt{
 //	title: Try asking
 //	greeting: Hi! I answer questions about our runbooks.
 //	default:
-//	  - {title: On call, message: Who is on call this week?}
+//	  - title: On call
+//	    message: Who is on call this week?
 //	channels:
 //	  C0123SUPPORT:
-//	    - {title: Open tickets, message: List my open tickets}
+//	    - title: Open tickets
+//	      message: List my open tickets
 //
 // Every prompt needs a title and a message; a list holds at most MaxSuggestedPrompts.
 // Errors name the list and the prompt.
@@ -130,6 +133,15 @@ func ParseSuggestedPrompts(data []byte) (*SuggestedPrompts, error) {
 		}
 	}
 	return &sp, nil
+}
+
+// LoadSuggestedPrompts reads the SuggestedPrompts file at path (ParseSuggestedPrompts).
+func LoadSuggestedPrompts(path string) (*SuggestedPrompts, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("suggested prompts: %w", err)
+	}
+	return ParseSuggestedPrompts(data)
 }
 
 func checkPrompts(where string, list []SuggestedPrompt) error {

@@ -63,8 +63,9 @@ type threadContext struct {
 
 // StartAssistantThread opens the assistant view for user, who views channel
 // contextChannel ("" for none): it starts a thread in user's IM with the app (its
-// root a message of the app with subtype assistant_app_thread, as Slack makes it) and
-// sends assistant_thread_started. It returns the IM's id and the thread's ts.
+// root the person's message with subtype assistant_app_thread, "the root message of
+// an assistant thread started by the end user" in Slack's reference, whose message
+// event the app receives too) and sends assistant_thread_started. It returns the IM's id and the thread's ts.
 func (s *Server) StartAssistantThread(user, contextChannel string) (channel, threadTS string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -83,7 +84,7 @@ func (s *Server) StartAssistantThread(user, contextChannel string) (channel, thr
 			return "", "", fmt.Errorf("%s: %w", contextChannel, ErrChannelNotFound)
 		}
 	}
-	root := &record{Message: Message{Channel: im.ID, TS: s.nextTSLocked(), User: s.cfg.BotUserID, BotID: s.cfg.BotID, Subtype: "assistant_app_thread", Text: "New chat"}}
+	root := &record{Message: Message{Channel: im.ID, TS: s.nextTSLocked(), User: user, Subtype: "assistant_app_thread", Text: "New chat"}}
 	s.insertLocked(im, root)
 	if s.assistant == nil {
 		s.assistant = map[threadKey]*AssistantThread{}

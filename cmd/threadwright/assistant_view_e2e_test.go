@@ -1,0 +1,156 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/bot/emulator"
+)
+
+// The assistant view end to end (README, "Assistant view"): the real program, the
+// emulator's assistant threads and the fake model.
+
+// newAssistantViewHarness runs the program with SUGGESTED_PROMPTS (a greeting, default
+// prompts, #random's own) and a TOOL_POLICY that lets #random use current_time only.
+func newAssistantViewHarness(t *testing.T) *harness {
+	t.Helper()
+	dir := t.TempDir()
+	prompts := filepath.Join(dir, "prompts.yaml")
+	if err := os.WriteFile(prompts, []byte(`title: Try asking
+greeting: Hello from the assistant view!
+default:
+  - title: Capital
+    message: What is the capital of France?
+  - title: Sum
+    message: What is 2+2?
+channels:
+  C0RANDOM:
+    - title: Time
+      message: What time is it?
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	policy := filepath.Join(dir, "tools.yaml")
+	if err := os.WriteFile(policy, []byte("default: [\"*\"]\nchannels:\n  C0RANDOM: [current_time]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, emulator.Config{})
+	h.env["SUGGESTED_PROMPTS"] = prompts
+	h.env["TOOL_POLICY"] = policy
+	return h
+}
+
+// waitThread waits until the emulator's assistant thread satisfies cond.
+func waitThread(h *harness, channel, ts, what string, cond func(emulator.AssistantThread) bool) emulator.AssistantThread {
+	h.t.Helper()
+	var got emulator.AssistantThread
+	h.waitFor(what, func() bool {
+		var ok bool
+		got, ok = h.emu.AssistantThread(channel, ts)
+		return ok && cond(got)
+	})
+	return got
+}
+
+func promptMessages(ps []emulator.SuggestedPrompt) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Message)
+	}
+	return out
+}
+
+func TestE2EAssistantView(t *testing.T) {
+	h := newAssistantViewHarness(t)
+	h.start()
+
+	// The person opens the assistant view while in #general.
+	im, thread, err := h.emu.StartAssistantThread(alice, general)
+	if err != nil {
+		t.Fatal(err)
+	}
+	greeting := h.replies(im, thread, 1)[0]
+	if greeting.Text != "Hello from the assistant view!" || greeting.ThreadTS != thread {
+		t.Fatalf("greeting %q in thread %q", greeting.Text, greeting.ThreadTS)
+	}
+	at := waitThread(h, im, thread, "the suggested prompts", func(a emulator.AssistantThread) bool { return len(a.Prompts) > 0 })
+	msgs := promptMessages(at.Prompts)
+	if at.PromptsTitle != "Try asking" || len(msgs) != 4 || msgs[0] != "What is the capital of France?" || msgs[1] != "What is 2+2?" {
+		t.Fatalf("prompts %q %q", at.PromptsTitle, msgs)
+	}
+	if !strings.HasPrefix(msgs[2], "start ") || !strings.HasPrefix(at.Prompts[2].Title, "Start: ") {
+		t.Errorf("no prompt starts a workflow: %+v", at.Prompts)
+	}
+
+	// The first question titles the thread and is answered in it, with every tool
+	// (#general has the default policy).
+	h.ai.Push(openaitest.Response{Text: "Paris."})
+	h.post(im, alice, "What is the capital of France?", thread)
+	answer := h.replies(im, thread, 2)[1]
+	if answer.Text != "Paris." || answer.ThreadTS != thread {
+		t.Fatalf("answer %q in thread %q", answer.Text, answer.ThreadTS)
+	}
+	at = waitThread(h, im, thread, "the title", func(a emulator.AssistantThread) bool { return a.Title != "" })
+	if at.Title != "What is the capital of France?" {
+		t.Errorf("title %q", at.Title)
+	}
+	first := h.ai.Requests()[0]
+	if tools := first.ToolNames(); len(tools) < 2 || !slices.Contains(tools, "calculate") {
+		t.Errorf("tools offered while viewing #general: %v", tools)
+	}
+
+	// The person moves to #random: its policy (current_time only) applies to the
+	// thread's next turn, and the title is not set again.
+	if err := h.emu.ChangeAssistantContext(im, thread, "C0RANDOM"); err != nil {
+		t.Fatal(err)
+	}
+	h.ai.Push(openaitest.Response{Text: "It is noon."})
+	h.post(im, alice, "What time is it?", thread)
+	if got := h.replies(im, thread, 3)[2]; got.Text != "It is noon." {
+		t.Fatalf("second answer %q", got.Text)
+	}
+	reqs := h.ai.Requests()
+	if tools := strings.Join(reqs[len(reqs)-1].ToolNames(), ","); tools != "current_time" {
+		t.Errorf("tools offered while viewing #random: %s", tools)
+	}
+	h.idle()
+	if n := len(h.emu.Calls("assistant.threads.setTitle")); n != 1 {
+		t.Errorf("assistant.threads.setTitle called %d times, want once", n)
+	}
+
+	// A new thread opened from #random gets #random's prompts, then the workflows.
+	_, thread2, err := h.emu.StartAssistantThread(alice, "C0RANDOM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at = waitThread(h, im, thread2, "the second thread's prompts", func(a emulator.AssistantThread) bool { return len(a.Prompts) > 0 })
+	if msgs := promptMessages(at.Prompts); msgs[0] != "What time is it?" || len(msgs) != 4 || !strings.HasPrefix(msgs[1], "start ") {
+		t.Errorf("#random's prompts: %q", msgs)
+	}
+}
+
+// TestE2EAssistantViewContextIsDurable: the viewed channel is kept in the
+// conversation's state, so a restart does not widen the thread's tools.
+func TestE2EAssistantViewContextIsDurable(t *testing.T) {
+	h := newAssistantViewHarness(t)
+	h.start()
+	im, thread, err := h.emu.StartAssistantThread(alice, "C0RANDOM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.replies(im, thread, 1)
+	h.idle()
+	h.stop()
+	h.start()
+	h.ai.Push(openaitest.Response{Text: "It is noon."})
+	h.post(im, alice, "What time is it?", thread)
+	h.replies(im, thread, 2)
+	reqs := h.ai.Requests()
+	if tools := strings.Join(reqs[len(reqs)-1].ToolNames(), ","); tools != "current_time" {
+		t.Errorf("tools offered after a restart: %s", tools)
+	}
+}
