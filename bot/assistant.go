@@ -62,3 +62,15 @@ func (m *Messenger) SetTitle(ctx context.Context, key conversation.Key, title st
 	}
 	return nil
 }
+
+var _ conversation.DirectMessages = (*Messenger)(nil)
+
+// FirstMessage reports whether ts is the first message of the DM of key: its
+// conversations.history holds nothing older (scope im:history).
+func (m *Messenger) FirstMessage(ctx context.Context, key conversation.Key, ts string) (bool, error) {
+	h, err := m.api.GetConversationHistoryContext(ctx, &slack.GetConversationHistoryParameters{ChannelID: key.ChannelID, Latest: ts, Inclusive: false, Limit: 1})
+	if err != nil {
+		return false, fmt.Errorf("conversations.history: %w", err)
+	}
+	return len(h.Messages) == 0, nil
+}

@@ -286,3 +286,53 @@ func (p Prompt) PolicyChannel() string {
 	}
 	return p.Key.ChannelID
 }
+
+// errBroadcastNotStreamed refuses to stream a turn whose replies are broadcast.
+var errBroadcastNotStreamed = errors.New("a direct message's answer is posted, not streamed, to show it in the channel")
+
+// setBroadcast makes the outbox's replies show in the channel too.
+func (o *outbox) setBroadcast() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.broadcast = true
+}
+
+func (o *outbox) isBroadcast() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.broadcast
+}
+
+// DirectMessages is implemented by a Messenger that can tell a person's first direct
+// message to the bot (bot.Messenger, with conversations.history).
+type DirectMessages interface {
+	// FirstMessage reports whether the message ts is the first of the DM of key.
+	FirstMessage(ctx context.Context, key Key, ts string) (bool, error)
+}
+
+// directMessage prepares the turn of a person's top-level direct message outside the
+// assistant view: Slack shows a thread reply to it only behind "1 reply", so the
+// turn's replies are broadcast to the DM too (and not streamed), and the person's
+// very first message to the bot is greeted first, as an assistant thread is.
+func (s *Service) directMessage(ctx context.Context, r *run, cp *Checkpoint) {
+	msg := r.in.Message
+	if msg == nil || !msg.Direct || msg.ThreadTS != msg.TS || cp.Conversation.State.Assistant != nil {
+		return
+	}
+	r.out.setBroadcast()
+	dm, ok := s.rawMessenger.(DirectMessages)
+	if cp.Conversation.Version != 0 || !ok {
+		return
+	}
+	first, err := dm.FirstMessage(ctx, r.in.Key, msg.TS)
+	if err != nil {
+		r.log.Warn("first direct message not checked; no greeting", "error", err)
+		return
+	}
+	if !first {
+		return
+	}
+	if _, err := r.out.PostReply(ctx, s.cfg.SuggestedPrompts.greeting(), false, false); err != nil {
+		r.log.Warn("greeting not posted", "error", err)
+	}
+}

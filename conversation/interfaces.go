@@ -239,6 +239,10 @@ type Tag struct {
 	// Answer marks a part of the turn's reply; Final its last part: once a Final
 	// post is in the thread whole, the reply is complete.
 	Answer, Final bool
+	// Broadcast also shows the reply in the channel (chat.postMessage's
+	// reply_broadcast): a direct message's answer outside the assistant view, which
+	// would otherwise hide behind "1 reply" (README, "Assistant view").
+	Broadcast bool
 	// Replace are the messages an earlier run of the turn posted in its place (from
 	// Posted): they are edited (chat.update) into the new content, more messages are
 	// posted if it needs more, and those left over are deleted.

@@ -148,6 +148,9 @@ type Service struct {
 	limits *limits
 	// threads dresses assistant threads, when the Messenger can (assistant_view.go).
 	assistantThreads AssistantThreads
+	// rawMessenger is Config.Messenger before redaction wraps it, for its optional
+	// interfaces (DirectMessages).
+	rawMessenger Messenger
 
 	// mu guards closed, threads and every thread's fields.
 	mu      sync.Mutex
@@ -200,6 +203,7 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	raw := cfg.Messenger
 	threads, _ := cfg.Messenger.(AssistantThreads)
 	if cfg.Redact != nil {
 		cfg.Messenger = redactMessenger(cfg.Messenger, cfg.Redact)
@@ -224,6 +228,7 @@ func NewService(cfg Config) (*Service, error) {
 		threads:          make(map[Key]*thread),
 		limits:           newLimits(cfg.UserRate, cfg.UserBurst),
 		assistantThreads: threads,
+		rawMessenger:     raw,
 	}, nil
 }
 

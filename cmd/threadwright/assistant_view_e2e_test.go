@@ -154,3 +154,42 @@ func TestE2EAssistantViewContextIsDurable(t *testing.T) {
 		t.Errorf("tools offered after a restart: %s", tools)
 	}
 }
+
+// TestE2EDirectMessageIsVisible: outside the assistant view, a person's first DM is
+// greeted and answered with replies broadcast to the DM (not hidden behind "2
+// replies"), streamed answers included; a later DM is answered without a greeting.
+func TestE2EDirectMessageIsVisible(t *testing.T) {
+	h := newAssistantViewHarness(t)
+	h.env["STREAM_ANSWERS"] = "true"
+	h.start()
+	h.ai.Push(openaitest.Response{Text: "Hi Alice!"})
+	ts := h.post(dm, alice, "hello", "")
+	got := h.replies(dm, ts, 2)
+	if got[0].Text != "Hello from the assistant view!" || got[1].Text != "Hi Alice!" {
+		t.Fatalf("replies %q, %q", got[0].Text, got[1].Text)
+	}
+	for _, m := range got {
+		if m.ThreadTS != ts || m.Subtype != "thread_broadcast" {
+			t.Errorf("reply %q: thread %q, subtype %q; want a broadcast reply in %s", m.Text, m.ThreadTS, m.Subtype, ts)
+		}
+	}
+	if n := len(h.emu.Calls("chat.startStream")); n != 0 {
+		t.Errorf("chat.startStream called %d times: a stream would stay in the thread", n)
+	}
+	// A follow-up in the thread is answered there, where the person is.
+	h.ai.Push(openaitest.Response{Text: "Still here."})
+	h.post(dm, alice, "are you there?", ts)
+	h.replies(dm, ts, 3)
+	h.idle() // the follow-up is streamed: wait for its end
+	if m := h.emu.BotMessages(dm, ts)[2]; m.Text != "Still here." || m.Subtype == "thread_broadcast" {
+		t.Errorf("follow-up reply %q, subtype %q", m.Text, m.Subtype)
+	}
+	// The second top-level DM gets its answer, and no second greeting.
+	h.ai.Push(openaitest.Response{Text: "Sure."})
+	ts2 := h.post(dm, alice, "one more thing", "")
+	got = h.replies(dm, ts2, 1)
+	h.idle()
+	if got = h.emu.BotMessages(dm, ts2); len(got) != 1 || got[0].Text != "Sure." || got[0].Subtype != "thread_broadcast" {
+		t.Errorf("second DM's replies: %+v", got)
+	}
+}
