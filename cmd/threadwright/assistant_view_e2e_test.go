@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/threadwright/threadwright/agents/openaitest"
@@ -191,5 +192,57 @@ func TestE2EDirectMessageIsVisible(t *testing.T) {
 	h.idle()
 	if got = h.emu.BotMessages(dm, ts2); len(got) != 1 || got[0].Text != "Sure." || got[0].Subtype != "thread_broadcast" {
 		t.Errorf("second DM's replies: %+v", got)
+	}
+}
+
+// TestE2EAssistantViewChannelStrategy: the viewed channel's strategy applies too
+// (STRATEGY_CHANNELS): #random plans, and its planner's tasks are offered #random's
+// tools only.
+func TestE2EAssistantViewChannelStrategy(t *testing.T) {
+	h := newAssistantViewHarness(t)
+	h.env["STRATEGY_CHANNELS"] = "C0RANDOM:planner"
+	var mu sync.Mutex
+	var planned bool
+	var taskTools []string
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		call := func(name, args string) openaitest.Response {
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: name, Arguments: args}}}
+		}
+		if r.Chat.ToolChoice != nil && len(r.Chat.Tools) == 1 {
+			mu.Lock()
+			planned = true
+			mu.Unlock()
+			switch r.Chat.Tools[0].Function.Name {
+			case "commit_understanding":
+				return call("commit_understanding", `{"intent":"the time","entities":[]}`)
+			case "commit_plan":
+				return call("commit_plan", `{"tasks":[{"id":"a","description":"Tell the time","depends_on":[]}]}`)
+			case "commit_reflection":
+				return call("commit_reflection", `{"answered":true,"missing":"","new_tasks":[]}`)
+			}
+		}
+		if strings.Contains(r.SystemPrompt()+r.LastUserMessage(), "## The task (a)") {
+			mu.Lock()
+			taskTools = r.ToolNames()
+			mu.Unlock()
+		}
+		return openaitest.Response{Text: "It is noon."}
+	})
+	h.start()
+	im, thread, err := h.emu.StartAssistantThread(alice, "C0RANDOM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.replies(im, thread, 1)
+	h.post(im, alice, "What time is it?", thread)
+	h.replies(im, thread, 2)
+	h.idle()
+	mu.Lock()
+	defer mu.Unlock()
+	if !planned {
+		t.Error("the planner did not run for a thread viewing #random")
+	}
+	if got := strings.Join(taskTools, ","); got != "current_time" {
+		t.Errorf("tools offered to the planner's task: %q", got)
 	}
 }
