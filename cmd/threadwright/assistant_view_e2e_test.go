@@ -188,7 +188,7 @@ func TestE2EDirectMessageIsVisible(t *testing.T) {
 	// The second top-level DM gets its answer, and no second greeting.
 	h.ai.Push(openaitest.Response{Text: "Sure."})
 	ts2 := h.post(dm, alice, "one more thing", "")
-	got = h.replies(dm, ts2, 1)
+	h.replies(dm, ts2, 1)
 	h.idle()
 	if got = h.emu.BotMessages(dm, ts2); len(got) != 1 || got[0].Text != "Sure." || got[0].Subtype != "thread_broadcast" {
 		t.Errorf("second DM's replies: %+v", got)
