@@ -1,8 +1,10 @@
 package emulator
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 )
@@ -23,16 +25,19 @@ type SuggestedPrompt struct {
 	Message string `json:"message"`
 }
 
-// AssistantThread is what the app set on an assistant thread.
+// AssistantThread is what the app set on an assistant thread (also the page's
+// GET /ui/state "assistant" entries).
 type AssistantThread struct {
-	Channel, ThreadTS string
+	Channel  string `json:"channel"`
+	ThreadTS string `json:"thread_ts"`
 	// User is the person whose thread it is; Context the channel they view.
-	User, Context string
+	User    string `json:"user"`
+	Context string `json:"context,omitempty"`
 	// Title is the thread's title (assistant.threads.setTitle), "" until set.
-	Title string
+	Title string `json:"title,omitempty"`
 	// PromptsTitle and Prompts are the last suggested prompts set.
-	PromptsTitle string
-	Prompts      []SuggestedPrompt
+	PromptsTitle string            `json:"prompts_title,omitempty"`
+	Prompts      []SuggestedPrompt `json:"prompts,omitempty"`
 }
 
 func init() {
@@ -201,3 +206,56 @@ func (s *Server) assistantThreadsSetTitle(r *request) (object, error) {
 // UpdateAssistant: an assistant thread's title or suggested prompts were set
 // (Channel, ThreadTS set; see Server.AssistantThread).
 const UpdateAssistant = "assistant"
+
+// assistantThreadsLocked returns user's assistant threads, oldest first.
+func (s *Server) assistantThreadsLocked(user string) []AssistantThread {
+	var out []AssistantThread
+	for _, t := range s.assistant {
+		if t.User == user {
+			c := *t
+			c.Prompts = slices.Clone(t.Prompts)
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b AssistantThread) int {
+		return cmp.Or(cmp.Compare(a.Channel, b.Channel), cmp.Compare(a.ThreadTS, b.ThreadTS))
+	})
+	return out
+}
+
+// uiAssistant answers POST /ui/assistant, {"user", "context"}: user opens the
+// assistant view while viewing channel context ("" for none); the IM is opened on
+// first use. Answers {"channel", "thread_ts"} of the new assistant thread.
+func (s *Server) uiAssistant(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		User    string `json:"user"`
+		Context string `json:"context"`
+	}
+	if err := decodeUI(w, r, &req); err != nil {
+		writeUIError(w, err)
+		return
+	}
+	if err := requireFields("user", req.User); err != nil {
+		writeUIError(w, err)
+		return
+	}
+	s.mu.Lock()
+	err := s.conversationForLocked(dmID(req.User), req.User)
+	if err == nil && req.Context != "" {
+		err = s.conversationForLocked(req.Context, req.User)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		writeUIError(w, err)
+		return
+	}
+	if strings.HasPrefix(req.Context, "D") {
+		req.Context = "" // Slack sends no context for a DM
+	}
+	channel, ts, err := s.StartAssistantThread(req.User, req.Context)
+	if err != nil {
+		writeUIError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, object{"ok": true, "channel": channel, "thread_ts": ts})
+}

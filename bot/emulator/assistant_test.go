@@ -85,3 +85,37 @@ func TestAssistantThread(t *testing.T) {
 		t.Errorf("%d setSuggestedPrompts calls recorded, want 4", n)
 	}
 }
+
+// TestPageAssistantView: the page opens the assistant view beside a channel, and its
+// state carries the thread's title and suggested prompts once the app sets them.
+func TestPageAssistantView(t *testing.T) {
+	emu := MustStart(t, emulator.Config{})
+	b := StartBot(t, emu)
+	ctx := testContext(t)
+	out := mustPage(t, emu, "/ui/assistant", map[string]string{"user": "U0ALICE", "context": "C0GENERAL"})
+	im, ts := out["channel"].(string), out["thread_ts"].(string)
+	if im != "D0ALICE" || ts == "" {
+		t.Fatalf("answer %v", out)
+	}
+	p := slack.AssistantThreadsSetSuggestedPromptsParameters{ChannelID: im, ThreadTS: ts}
+	p.AddPrompt("Capital", "What is the capital of France?")
+	if err := b.API.SetAssistantThreadsSuggestedPromptsContext(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.API.SetAssistantThreadsTitleContext(ctx, slack.AssistantThreadsSetTitleParameters{ChannelID: im, ThreadTS: ts, Title: "Capitals"}); err != nil {
+		t.Fatal(err)
+	}
+	status, state := pageCall(t, emu, "GET", "/ui/state?user=U0ALICE", nil)
+	threads, _ := state["assistant"].([]any)
+	if status != 200 || len(threads) != 1 {
+		t.Fatalf("state: %d, assistant %v", status, state["assistant"])
+	}
+	at := threads[0].(map[string]any)
+	prompts, _ := at["prompts"].([]any)
+	if at["title"] != "Capitals" || at["context"] != "C0GENERAL" || len(prompts) != 1 || prompts[0].(map[string]any)["message"] != "What is the capital of France?" {
+		t.Errorf("assistant thread on the page: %v", at)
+	}
+	if status, _ := pageCall(t, emu, "POST", "/ui/assistant", map[string]string{"user": "U0NOBODY"}); status != 404 && status != 400 {
+		t.Errorf("an unknown user: %d", status)
+	}
+}
