@@ -100,7 +100,7 @@ const DefaultGreeting = "Hi! Ask me anything, or pick a suggestion below. In a c
 // bot.NewManifest uses them as the manifest's default prompts too.
 var DefaultSuggestedPrompts = []SuggestedPrompt{
 	{Title: "What can you do?", Message: "What can you do, and which tools can you use here?"},
-	{Title: "Summarize a web page", Message: "Summarize this page for me: "},
+	{Title: "What time is it?", Message: "What time is it in Tokyo right now?"},
 }
 
 // ParseSuggestedPrompts reads SuggestedPrompts from YAML (JSON is YAML too):
