@@ -218,9 +218,8 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, ear
 		UserID:   msg.UserID,
 		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
-		// An assistant thread runs with the viewed channel's strategy and tools.
-		ContextChannelID: contextChannel(cp.Conversation.State),
 	}
+	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
 	if s.titleThread(ctx, r, cp.Conversation.State, msg.Text) {
 		a := *cp.Conversation.State.Assistant
 		a.Titled = true

@@ -225,15 +225,16 @@ type Input struct {
 	Action *ActionInput `json:"action,omitempty"`
 	// Command is set for KindCommand.
 	Command *CommandInput `json:"command,omitempty"`
-	// Thread is set for KindAssistantThread.
-	Thread *AssistantThreadInput `json:"assistant_thread,omitempty"`
-	Status InputStatus           `json:"status"`
+	Status  InputStatus   `json:"status"`
 	// Attempts counts how many times a turn started on this input.
 	Attempts int `json:"attempts"`
 	// Seq orders the inputs of a thread: the store numbers inputs as it enqueues
 	// them, increasing across all threads and replicas (0 before Enqueue).
 	Seq       int64     `json:"seq"`
 	CreatedAt time.Time `json:"created_at"`
+
+	// Thread is set for KindAssistantThread.
+	Thread *AssistantThreadInput `json:"assistant_thread,omitempty"`
 }
 
 // UserMessage is a person's message addressed to the bot.

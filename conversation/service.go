@@ -146,7 +146,8 @@ type Service struct {
 	wg     sync.WaitGroup // one per thread worker
 	// limits are this process's buckets and spool counts (limits.go).
 	limits *limits
-	// threads dresses assistant threads, when the Messenger can (assistant_view.go).
+	// assistantThreads dresses assistant threads, when the Messenger can
+	// (assistant_view.go).
 	assistantThreads AssistantThreads
 	// rawMessenger is Config.Messenger before redaction wraps it, for its optional
 	// interfaces (DirectMessages).
@@ -216,20 +217,20 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	bg, stopBG := context.WithCancel(context.Background())
-	return &Service{
-		cfg:              cfg,
-		log:              cfg.Logger,
-		owner:            cfg.Owner,
-		turns:            semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
-		ctx:              ctx,
-		cancel:           cancel,
-		bgCtx:            bg,
-		stopBG:           stopBG,
-		threads:          make(map[Key]*thread),
-		limits:           newLimits(cfg.UserRate, cfg.UserBurst),
-		assistantThreads: threads,
-		rawMessenger:     raw,
-	}, nil
+	svc := &Service{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		owner:   cfg.Owner,
+		turns:   semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
+		ctx:     ctx,
+		cancel:  cancel,
+		bgCtx:   bg,
+		stopBG:  stopBG,
+		threads: make(map[Key]*thread),
+		limits:  newLimits(cfg.UserRate, cfg.UserBurst),
+	}
+	svc.assistantThreads, svc.rawMessenger = threads, raw
+	return svc, nil
 }
 
 // newOwner returns a lease owner name unique to this start of this process.

@@ -122,15 +122,15 @@ func (s *Service) toolDecision(ctx context.Context, r *run) error {
 	cancel()
 	s.compact(ctx, r.log, cp)
 	prompt := Prompt{
-		Key:              r.in.Key,
-		Summary:          cp.Conversation.State.Summary,
-		History:          s.clipAll(dialogue(cp.Messages)),
-		UserID:           ap.UserID,
-		Text:             ap.Request,
-		Entities:         cp.Conversation.State.Entities,
-		ContextChannelID: contextChannel(cp.Conversation.State),
-		Resume:           &Resume{Pending: ap.Tool, Approved: approved, Interrupted: interrupted, By: a.UserID},
+		Key:      r.in.Key,
+		Summary:  cp.Conversation.State.Summary,
+		History:  s.clipAll(dialogue(cp.Messages)),
+		UserID:   ap.UserID,
+		Text:     ap.Request,
+		Entities: cp.Conversation.State.Entities,
+		Resume:   &Resume{Pending: ap.Tool, Approved: approved, Interrupted: interrupted, By: a.UserID},
 	}
+	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
 	if interrupted {
 		r.log.Warn("an approved tool call was begun by an earlier run that did not finish; it is not run again", "tool", ap.Tool.Name)
 	}

@@ -43,9 +43,8 @@ type Server struct {
 	faults      map[string][]fault
 	latency     map[string]time.Duration
 	statuses    map[threadKey]*threadStatus
-	assistant   map[threadKey]*AssistantThread // assistant threads (assistant.go)
-	conns       []*conn                        // open socket-mode connections, in connection order
-	nextConn    int                            // round-robin cursor into conns
+	conns       []*conn // open socket-mode connections, in connection order
+	nextConn    int     // round-robin cursor into conns
 	tickets     map[string]bool
 	envelopes   map[string]*envelope
 	envOrder    []*envelope
@@ -59,6 +58,9 @@ type Server struct {
 	viewOrder   []string
 	changed     chan struct{} // closed and replaced on every state change
 	subscribers map[*subscriber]struct{}
+
+	// assistant holds the assistant threads (assistant.go).
+	assistant map[threadKey]*AssistantThread
 }
 
 type threadKey struct{ channel, threadTS string }
