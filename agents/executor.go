@@ -168,7 +168,7 @@ func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress 
 		progress = func(string) {}
 	}
 	log := e.logger.With(slog.String("conversation", p.Key.String()))
-	offered := e.policy.For(e.registry, p.Key.ChannelID)
+	offered := e.policy.For(e.registry, p.PolicyChannel())
 	runner := e.tools
 	runner.registry = offered
 	msgs, err := e.messages(p, offered)

@@ -239,7 +239,7 @@ func (p *Planner) newRun(pr conversation.Prompt) (*planRun, error) {
 	e := p.executor
 	system, err := p.prompts.Render(prompts.PlannerSystem, prompts.PlannerSystemData{
 		Date:       e.now().UTC().Format("Monday, 2 January 2006 (MST)"),
-		Categories: promptCategories(e.policy.For(e.registry, pr.Key.ChannelID).Categories()),
+		Categories: promptCategories(e.policy.For(e.registry, pr.PolicyChannel()).Categories()),
 		Summary:    pr.Summary,
 	})
 	if err != nil {
@@ -518,7 +518,7 @@ func (r *planRun) runTask(ctx context.Context, t *taskRun, deps []prompts.TaskRe
 	}
 	// A task cannot stop for a person: a call that needs confirmation is refused.
 	o.findings, o.err = r.p.executor.execute(ctx, conversation.Prompt{
-		Key: r.prompt.Key, Summary: r.prompt.Summary, UserID: r.prompt.UserID, Text: text,
+		Key: r.prompt.Key, ContextChannelID: r.prompt.ContextChannelID, Summary: r.prompt.Summary, UserID: r.prompt.UserID, Text: text,
 	}, nil, false, tainted)
 }
 
@@ -1001,7 +1001,7 @@ func (r *Router) Strategy(channelID string) string {
 	return r.def
 }
 
-// Execute runs p with the strategy of its channel (Strategy of p.Key.ChannelID), and
+// Execute runs p with the strategy of its channel (Strategy of p.PolicyChannel()), and
 // a p.Resume with the ReAct executor, the one strategy that stops for a confirmation. In
 // "auto" the small model first judges the request, with the last few messages of
 // the history, and calls commit_route, which tool_choice forces, with "react" or
@@ -1015,7 +1015,7 @@ func (r *Router) Execute(ctx context.Context, p conversation.Prompt, progress co
 		f.Strategy = StrategyReAct
 		return f, err
 	}
-	strategy := r.Strategy(p.Key.ChannelID)
+	strategy := r.Strategy(p.PolicyChannel())
 	var judged conversation.Findings
 	if strategy == StrategyAuto {
 		var reason string

@@ -46,6 +46,10 @@ func inputFromEvent(ev slackevents.EventsAPIEvent, me Identity) (in conversation
 	var msg conversation.UserMessage
 	var channel string
 	switch e := ev.InnerEvent.Data.(type) {
+	case *slackevents.AssistantThreadStartedEvent:
+		return inputFromAssistantThread(conversation.AssistantThreadStarted, e.AssistantThread, e.EventTimestamp, team, cb.EventID)
+	case *slackevents.AssistantThreadContextChangedEvent:
+		return inputFromAssistantThread(conversation.AssistantThreadContextChanged, e.AssistantThread, e.EventTimestamp, team, cb.EventID)
 	case *slackevents.AppMentionEvent:
 		if e.BotID != "" || e.User == me.UserID {
 			return in, false, dropBotMessage

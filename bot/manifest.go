@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/threadwright/threadwright/conversation"
 )
 
 // BotScopes are the OAuth bot token scopes threadwright needs, each for a method or
@@ -19,10 +21,14 @@ var BotScopes = []string{
 	"users:read",        // users.info (with include_locale: the user's language)
 	"commands",          // the /threadwright slash command and the message shortcut
 	"files:write",       // files.getUploadURLExternal / completeUploadExternal (reports)
+	"assistant:write",   // assistant.threads.setSuggestedPrompts, setTitle (and setStatus in assistant threads)
 }
 
 // BotEvents are the bot events the app subscribes to.
-var BotEvents = []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim"}
+// assistant_thread_started and assistant_thread_context_changed are the assistant
+// view's (README, "Assistant view"); its messages come as message.im.
+var BotEvents = []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim",
+	"assistant_thread_started", "assistant_thread_context_changed"}
 
 // Manifest is a Slack app manifest (https://api.slack.com/reference/manifests), the
 // subset threadwright fills in.
@@ -41,6 +47,9 @@ type Manifest struct {
 			DisplayName  string `yaml:"display_name"`
 			AlwaysOnline bool   `yaml:"always_online"`
 		} `yaml:"bot_user"`
+		// AssistantView turns on Slack's assistant view: the app's split view with
+		// suggested prompts and thread titles (https://docs.slack.dev/ai).
+		AssistantView *AssistantView `yaml:"assistant_view,omitempty"`
 		Shortcuts     []Shortcut     `yaml:"shortcuts"`
 		SlashCommands []SlashCommand `yaml:"slash_commands"`
 	} `yaml:"features"`
@@ -62,6 +71,20 @@ type Manifest struct {
 	} `yaml:"settings"`
 }
 
+// AssistantView is a manifest's features.assistant_view: the description shown in
+// the assistant view, and the prompts suggested before the app sets its own
+// (assistant.threads.setSuggestedPrompts), at most four.
+type AssistantView struct {
+	AssistantDescription string            `yaml:"assistant_description"`
+	SuggestedPrompts     []SuggestedPrompt `yaml:"suggested_prompts,omitempty"`
+}
+
+// SuggestedPrompt is one of an AssistantView's suggested prompts.
+type SuggestedPrompt struct {
+	Title   string `yaml:"title"`
+	Message string `yaml:"message"`
+}
+
 // SlashCommand is one slash command of a manifest.
 type SlashCommand struct {
 	Command      string `yaml:"command"`
@@ -80,8 +103,9 @@ type Shortcut struct {
 }
 
 // NewManifest returns threadwright's app manifest for an app named name: Socket Mode on,
-// interactivity on, the /threadwright command, the message shortcut
-// ShortcutCallbackID, BotScopes and BotEvents.
+// interactivity on, the assistant view with conversation.DefaultSuggestedPrompts, the
+// /threadwright command, the message shortcut ShortcutCallbackID, BotScopes and
+// BotEvents.
 func NewManifest(name string) Manifest {
 	var m Manifest
 	m.DisplayInformation.Name = name
@@ -90,6 +114,10 @@ func NewManifest(name string) Manifest {
 	m.Features.AppHome.MessagesTabEnabled = true
 	m.Features.BotUser.DisplayName = name
 	m.Features.BotUser.AlwaysOnline = true
+	m.Features.AssistantView = &AssistantView{AssistantDescription: "Ask questions, run tools and start workflows; answers use the channel you are viewing."}
+	for _, p := range conversation.DefaultSuggestedPrompts {
+		m.Features.AssistantView.SuggestedPrompts = append(m.Features.AssistantView.SuggestedPrompts, SuggestedPrompt(p))
+	}
 	m.Features.Shortcuts = []Shortcut{{
 		Name:        "Workflow commands",
 		Type:        "message",

@@ -177,6 +177,9 @@ func (m *Messenger) put(ctx context.Context, key conversation.Key, msgs [][]slac
 			ts = tag.Replace[i]
 			continue
 		}
+		if tag.Broadcast && key.ThreadTS != "" {
+			opts = append(opts, slack.MsgOptionBroadcast()) // README, "Assistant view"
+		}
 		_, t, err := m.api.PostMessageContext(ctx, key.ChannelID, append(opts, threadOption(key.ThreadTS))...)
 		if err != nil {
 			return ts, fmt.Errorf("chat.postMessage (message %d of %d): %w", i+1, len(msgs), err)

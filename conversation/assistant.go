@@ -239,6 +239,12 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *Checkpoint, ear
 		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
 	}
+	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
+	if s.titleThread(ctx, r, cp.Conversation.State, msg.Text) {
+		a := *cp.Conversation.State.Assistant
+		a.Titled = true
+		cp.Conversation.State.Assistant = &a
+	}
 	return s.respond(ctx, r, cp, prompt, append(earlier, user))
 }
 

@@ -107,6 +107,9 @@ type State struct {
 	// executor's transcript of that turn, bounded by MAX_STEPS tool results, and is
 	// cleared by the decision or by the thread's next message.
 	ToolApproval *ToolApproval `json:"tool_approval,omitempty"`
+	// Assistant is set in an assistant thread (conversation/assistant_view.go): the
+	// channel the person views, and whether the greeting and title were set.
+	Assistant *AssistantView `json:"assistant,omitempty"`
 }
 
 // MaxEntities bounds the session context kept in a conversation's state.
@@ -229,6 +232,9 @@ type Input struct {
 	// them, increasing across all threads and replicas (0 before Enqueue).
 	Seq       int64     `json:"seq"`
 	CreatedAt time.Time `json:"created_at"`
+
+	// Thread is set for KindAssistantThread.
+	Thread *AssistantThreadInput `json:"assistant_thread,omitempty"`
 }
 
 // UserMessage is a person's message addressed to the bot.

@@ -239,6 +239,10 @@ type Tag struct {
 	// Answer marks a part of the turn's reply; Final its last part: once a Final
 	// post is in the thread whole, the reply is complete.
 	Answer, Final bool
+	// Broadcast also shows the reply in the channel (chat.postMessage's
+	// reply_broadcast): a direct message's answer outside the assistant view, which
+	// would otherwise hide behind "1 reply" (README, "Assistant view").
+	Broadcast bool
 	// Replace are the messages an earlier run of the turn posted in its place (from
 	// Posted): they are edited (chat.update) into the new content, more messages are
 	// posted if it needs more, and those left over are deleted.
@@ -297,6 +301,9 @@ type Prompt struct {
 	// Entities are the items recently discussed (returned by tools), most recent
 	// first, so that "the first one" or "that ticket" can be resolved.
 	Entities []Entity
+	// ContextChannelID, in an assistant thread, is the channel the person views: its
+	// strategy and tool policy apply (PolicyChannel); "" elsewhere.
+	ContextChannelID string
 	// AnswerSink, when not nil, receives the text of the executor's model calls as it
 	// streams (content only, never tool-call arguments), so the answer can be shown
 	// while it is written. It is optional: an executor may ignore it (the planner

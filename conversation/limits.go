@@ -62,6 +62,8 @@ func (in Input) User() string {
 		return in.Action.UserID
 	case in.Command != nil:
 		return in.Command.UserID
+	case in.Thread != nil:
+		return in.Thread.UserID
 	}
 	return ""
 }

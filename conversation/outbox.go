@@ -43,6 +43,9 @@ type outbox struct {
 	prior map[int][]Posted
 	loose []Posted
 	used  map[string]bool // ts of earlier messages taken over by this run
+	// broadcast shows the turn's replies in the channel too (Tag.Broadcast); such a
+	// turn does not stream, since a stream stays in the thread.
+	broadcast bool
 }
 
 // newOutbox returns the outbox of r's turn. On a re-run (Attempts > 1) it reads what
@@ -134,6 +137,7 @@ func (o *outbox) PostReply(ctx context.Context, text string, answer, final bool)
 	}
 	tag := o.tag(answer)
 	tag.Final = final
+	tag.Broadcast = o.isBroadcast()
 	return o.s.cfg.Messenger.PostReply(ctx, o.key, text, tag)
 }
 
@@ -167,6 +171,9 @@ func (o *outbox) Upload(ctx context.Context, f File) error {
 
 // StartStream starts the turn's answer as a stream (see StreamingMessenger).
 func (o *outbox) StartStream(ctx context.Context, sm StreamingMessenger, userID string) (Stream, error) {
+	if o.isBroadcast() {
+		return nil, errBroadcastNotStreamed
+	}
 	if err := o.s.confirm(ctx, o.th); err != nil {
 		return nil, err
 	}

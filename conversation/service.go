@@ -110,6 +110,10 @@ type Config struct {
 	// chat (replies, cards, ephemeral messages, streamed pieces, files) and out of the
 	// failure reasons kept in a workflow's state (README, "Limits and secrets").
 	Redact func(string) string
+	// SuggestedPrompts are the greeting and prompts of assistant threads
+	// (SUGGESTED_PROMPTS; README, "Assistant view"); nil: DefaultGreeting and
+	// DefaultSuggestedPrompts. Where the Messenger is AssistantThreads.
+	SuggestedPrompts *SuggestedPrompts
 	// Owner names this process in its leases (default: host name, process id and a
 	// random suffix, unique per start).
 	Owner string
@@ -145,6 +149,12 @@ type Service struct {
 	wg     sync.WaitGroup // one per thread worker
 	// limits are this process's buckets and spool counts (limits.go).
 	limits *limits
+	// assistantThreads dresses assistant threads, when the Messenger can
+	// (assistant_view.go).
+	assistantThreads AssistantThreads
+	// rawMessenger is Config.Messenger before redaction wraps it, for its optional
+	// interfaces (DirectMessages).
+	rawMessenger Messenger
 
 	// mu guards closed, threads and every thread's fields.
 	mu      sync.Mutex
@@ -197,6 +207,8 @@ func NewService(cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	raw := cfg.Messenger
+	threads, _ := cfg.Messenger.(AssistantThreads)
 	if cfg.Redact != nil {
 		cfg.Messenger = redactMessenger(cfg.Messenger, cfg.Redact)
 	}
@@ -208,7 +220,7 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	bg, stopBG := context.WithCancel(context.Background())
-	return &Service{
+	svc := &Service{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		owner:   cfg.Owner,
@@ -219,7 +231,9 @@ func NewService(cfg Config) (*Service, error) {
 		stopBG:  stopBG,
 		threads: make(map[Key]*thread),
 		limits:  newLimits(cfg.UserRate, cfg.UserBurst),
-	}, nil
+	}
+	svc.assistantThreads, svc.rawMessenger = threads, raw
+	return svc, nil
 }
 
 // newOwner returns a lease owner name unique to this start of this process.

@@ -130,6 +130,7 @@ func (s *Service) toolDecision(ctx context.Context, r *run) error {
 		Entities: cp.Conversation.State.Entities,
 		Resume:   &Resume{Pending: ap.Tool, Approved: approved, Interrupted: interrupted, By: a.UserID},
 	}
+	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
 	if interrupted {
 		r.log.Warn("an approved tool call was begun by an earlier run that did not finish; it is not run again", "tool", ap.Tool.Name)
 	}

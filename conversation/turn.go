@@ -44,6 +44,8 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 	switch {
 	case in.Kind == KindCommand && in.Command != nil && in.Key.ThreadTS == "":
 		return s.channelCommand(ctx, r)
+	case in.Kind == KindAssistantThread && in.Thread != nil:
+		return s.assistantThreadTurn(ctx, r)
 	case in.Kind == KindAction && in.Action != nil && isToolDecision(in.Action.Action.Name):
 		return s.toolDecision(ctx, r)
 	case (in.Kind == KindAction && in.Action != nil) || (in.Kind == KindCommand && in.Command != nil) || in.Kind == KindPipeline:
@@ -72,6 +74,7 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 	}
 	// A new message overtakes a confirmation nobody gave: its note is saved first.
 	earlier = append(s.voidToolApproval(ctx, r, cp), earlier...)
+	s.directMessage(ctx, r, cp) // README, "Assistant view"
 	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
 		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
 			return err

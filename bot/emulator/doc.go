@@ -82,8 +82,16 @@
 // chat.getPermalink, chat.startStream, chat.appendStream, chat.stopStream,
 // conversations.replies, conversations.history, conversations.info,
 // conversations.open, users.info, reactions.add, reactions.remove,
-// assistant.threads.setStatus, files.getUploadURLExternal (plus the upload
+// assistant.threads.setStatus, assistant.threads.setSuggestedPrompts,
+// assistant.threads.setTitle, files.getUploadURLExternal (plus the upload
 // URL), files.completeUploadExternal, views.open, views.push, views.update.
+//
+// Assistant view (assistant.go): StartAssistantThread opens a person's
+// assistant thread beside a channel (assistant_thread_started),
+// ChangeAssistantContext moves them (assistant_thread_context_changed), and
+// AssistantThread reads the title and suggested prompts the app set; the
+// prompts are checked as Slack documents them (one to four, each with a
+// title and a message), and a title is required.
 //
 // Limits (chat.postMessage, Block Kit reference): text over MaxTextLength
 // (40,000) characters is msg_too_long, and so is text over StrictTextLength

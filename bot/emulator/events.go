@@ -147,6 +147,8 @@ func (s *Server) emitEventLocked(ch *channelState, event any) {
 		eventType = e.Type
 	case changedEvent:
 		eventType = e.Type
+	case assistantEvent:
+		eventType = e.Type
 	}
 	cb := eventCallback{
 		Token:     s.cfg.VerificationToken,

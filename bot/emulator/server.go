@@ -59,6 +59,9 @@ type Server struct {
 	viewOrder   []string
 	changed     chan struct{} // closed and replaced on every state change
 	subscribers map[*subscriber]struct{}
+
+	// assistant holds the assistant threads (assistant.go).
+	assistant map[threadKey]*AssistantThread
 }
 
 type threadKey struct{ channel, threadTS string }

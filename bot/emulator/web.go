@@ -68,6 +68,7 @@ func (s *Server) routeWeb(mux *http.ServeMux) {
 		"POST /ui/submit":      s.uiSubmit,
 		"POST /ui/close":       s.uiClose,
 		"POST /ui/shortcut":    s.uiShortcut,
+		"POST /ui/assistant":   s.uiAssistant,
 	} {
 		mux.HandleFunc(pattern, s.requireSession(h))
 	}
@@ -203,6 +204,8 @@ type (
 		Commands  []string               `json:"commands"`
 		Shortcuts []Shortcut             `json:"shortcuts"`
 		Connected int                    `json:"connected"`
+		// Assistant are the person's assistant threads (assistant.go).
+		Assistant []AssistantThread `json:"assistant"`
 	}
 	uiUser struct {
 		ID       string `json:"id"`
@@ -384,6 +387,7 @@ func (s *Server) snapshotForUI(user, only string) (*uiSnapshot, error) {
 	slices.SortFunc(snap.Statuses, func(a, b uiStatus) int {
 		return cmp.Or(cmp.Compare(a.Channel, b.Channel), cmp.Compare(a.ThreadTS, b.ThreadTS))
 	})
+	snap.Assistant = s.assistantThreadsLocked(user)
 	for _, id := range s.fileOrder {
 		if f := s.files[id]; f.Complete && f.Content != nil {
 			snap.Files = append(snap.Files, toUIFile(*f))

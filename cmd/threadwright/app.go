@@ -148,6 +148,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 	}
 
+	var suggested *conversation.SuggestedPrompts // nil: the built-in ones
+	if c.SuggestedPrompts != "" {
+		if suggested, err = conversation.LoadSuggestedPrompts(c.SuggestedPrompts); err != nil {
+			return fmt.Errorf("SUGGESTED_PROMPTS: %w", err)
+		}
+	}
 	workflows, err := LoadWorkflows(c.WorkflowsDir)
 	if err != nil {
 		return err
@@ -245,6 +251,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}),
 		PipelineConcurrency: c.PipelineConcurrency,
 		Approvers:           c.ApproverUserIDs,
+		SuggestedPrompts:    suggested,
 		Format:              agents.ToMrkdwn,
 		Summarizer:          agents.NewSummarizer(agents.SummarizerConfig{Client: model, Model: c.OpenAISmallModel, Prompts: tmpl, Logger: log}),
 		HistoryTokens:       c.HistoryTokens,

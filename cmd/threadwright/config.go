@@ -67,6 +67,8 @@ type Config struct {
 
 	ToolPolicy string `envconfig:"TOOL_POLICY" desc:"YAML file of per-channel tool allowlists (README \"Tool policy\"); unset: every channel may use every tool"`
 
+	SuggestedPrompts string `envconfig:"SUGGESTED_PROMPTS" desc:"YAML file of the assistant view's greeting and suggested prompts, default and per channel (README \"Assistant view\"); unset: built-in ones"`
+
 	FetchAllowPrivate bool          `envconfig:"FETCH_ALLOW_PRIVATE" default:"false" desc:"let fetch_url reach private, loopback and link-local addresses (also cloud metadata endpoints: use with care)"`
 	FetchAllowHosts   []string      `envconfig:"FETCH_ALLOW_HOSTS" desc:"comma-separated hosts (name, name:port, *.suffix or CIDR) fetch_url may reach although they are private"`
 	FetchMaxBytes     int           `envconfig:"FETCH_MAX_BYTES" default:"1048576" desc:"bytes fetch_url reads at most"`

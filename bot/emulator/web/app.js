@@ -519,6 +519,10 @@ function renderThread() {
   }
   const replies = msgs.filter(m => m.thread_ts === ui.thread && m.ts !== ui.thread && visible(m));
   const count = replies.filter(m => !m.ephemeral).length;
+  const assistant = (ui.state.assistant || []).find(a => a.channel === ui.channel && a.thread_ts === ui.thread);
+  $('#thread-title').textContent = assistant ? (assistant.title || 'New chat') : 'Thread';
+  const prompts = assistant?.prompts?.length ? [{key: 'prompts', html: `<div class="prompts"><div class="prompts-title">${esc(assistant.prompts_title || 'Suggested prompts')}</div>${
+    assistant.prompts.map(p => `<button type="button" class="prompt" data-prompt="${esc(p.message)}">${esc(p.title)}</button>`).join('')}</div>`}] : [];
   const c = currentChannel();
   $('#thread-about').textContent = c.type === 'im' ? channelLabel(c) : `#${c.name}`;
   const wasHidden = pane.hidden;
@@ -527,6 +531,7 @@ function renderThread() {
     {key: 'parent', html: messageHTML(parent, {inThread: true})},
     {key: 'count', html: `<div class="thread-count">${count} ${count === 1 ? 'reply' : 'replies'}</div>`},
     ...messageItems(replies, true),
+    ...prompts,
   ], wasHidden);
 }
 
@@ -737,6 +742,20 @@ function openThread(ts) {
   $('#thread-composer textarea').focus();
 }
 
+// openAssistant opens the app's assistant view beside the current channel: a new
+// assistant thread in the DM, the channel as its context.
+async function openAssistant() {
+  try {
+    const a = await post('/ui/assistant', {context: ui.channel});
+    ui.channel = a.channel;
+    ui.thread = a.thread_ts;
+    await load();
+    openThread(a.thread_ts);
+  } catch (err) {
+    toast(`Assistant not opened: ${err.message}`);
+  }
+}
+
 // ---- composers ----
 
 function isCommand(text) {
@@ -868,6 +887,8 @@ document.addEventListener('click', e => {
   } else if (d.threadOpen) openThread(d.threadOpen);
   else if (d.reply) openThread(d.reply);
   else if (d.dismiss) { ui.dismissed.add(d.dismiss); render(); }
+  else if (d.prompt !== undefined) act('/ui/post', {channel: ui.channel, text: d.prompt, thread_ts: ui.thread}, t);
+  else if (t.id === 'assistant-open') openAssistant();
   else if (t.classList.contains('block-button')) clickButton(t);
   else if (t.classList.contains('overflow-button')) (menu.hidden || menu._anchor !== t ? openOverflow(t) : closeMenu());
   else if (t.classList.contains('message-menu-button')) (menu.hidden || menu._anchor !== t ? openShortcuts(t) : closeMenu());

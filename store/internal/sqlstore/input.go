@@ -68,7 +68,8 @@ func Enqueue(in conversation.Input, insert func(r NewInput) (bool, error)) (bool
 }
 
 // payloadOf returns the JSON of what in carries, by its kind: the UserMessage, the
-// ActionInput or the CommandInput (nil when it carries nothing), made storable (JSON).
+// ActionInput, the CommandInput or the AssistantThreadInput (nil when it carries
+// nothing), made storable (JSON).
 func payloadOf(in conversation.Input) (JSONText, error) {
 	var v any
 	switch {
@@ -76,6 +77,8 @@ func payloadOf(in conversation.Input) (JSONText, error) {
 		v = in.Action
 	case in.Kind == conversation.KindCommand && in.Command != nil:
 		v = in.Command
+	case in.Kind == conversation.KindAssistantThread && in.Thread != nil:
+		v = in.Thread
 	case in.Message != nil:
 		v = in.Message
 	default:

@@ -99,7 +99,7 @@ type InputRow[T Time] struct {
 }
 
 // Input returns r as a conversation.Input, its time in UTC and its payload decoded by
-// kind into Message, Action or Command (nil when there is none). Its error ("decode
+// kind into Message, Action, Command or Thread (nil when there is none). Its error ("decode
 // input <id>: …") says the payload does not decode; the input is returned anyway.
 func (r InputRow[T]) Input() (conversation.Input, error) {
 	in := conversation.Input{
@@ -123,6 +123,9 @@ func (r InputRow[T]) Input() (conversation.Input, error) {
 	case conversation.KindCommand:
 		in.Command = new(conversation.CommandInput)
 		dst = in.Command
+	case conversation.KindAssistantThread:
+		in.Thread = new(conversation.AssistantThreadInput)
+		dst = in.Thread
 	default:
 		in.Message = new(conversation.UserMessage)
 		dst = in.Message

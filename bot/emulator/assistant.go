@@ -1,0 +1,261 @@
+package emulator
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// The assistant view (https://docs.slack.dev/ai): a person opens the app's split view,
+// Slack starts an assistant thread in the app's DM and sends assistant_thread_started
+// with the channel the person views; moving to another channel sends
+// assistant_thread_context_changed. The app sets the thread's suggested prompts
+// (assistant.threads.setSuggestedPrompts) and title (assistant.threads.setTitle).
+
+// MaxSuggestedPrompts is the most prompts assistant.threads.setSuggestedPrompts
+// accepts ("up to four suggested prompts").
+const MaxSuggestedPrompts = 4
+
+// SuggestedPrompt is a prompt of an assistant thread.
+type SuggestedPrompt struct {
+	Title   string `json:"title"`
+	Message string `json:"message"`
+}
+
+// AssistantThread is what the app set on an assistant thread (also the page's
+// GET /ui/state "assistant" entries).
+type AssistantThread struct {
+	Channel  string `json:"channel"`
+	ThreadTS string `json:"thread_ts"`
+	// User is the person whose thread it is; Context the channel they view.
+	User    string `json:"user"`
+	Context string `json:"context,omitempty"`
+	// Title is the thread's title (assistant.threads.setTitle), "" until set.
+	Title string `json:"title,omitempty"`
+	// PromptsTitle and Prompts are the last suggested prompts set.
+	PromptsTitle string            `json:"prompts_title,omitempty"`
+	Prompts      []SuggestedPrompt `json:"prompts,omitempty"`
+}
+
+func init() {
+	methods["assistant.threads.setSuggestedPrompts"] = method{handle: (*Server).assistantThreadsSetSuggestedPrompts}
+	methods["assistant.threads.setTitle"] = method{handle: (*Server).assistantThreadsSetTitle}
+}
+
+// assistantEvent is assistant_thread_started or assistant_thread_context_changed, in
+// the shape of Slack's reference examples (bot/testdata/assistant).
+type assistantEvent struct {
+	Type            string          `json:"type"`
+	AssistantThread assistantThread `json:"assistant_thread"`
+	EventTS         string          `json:"event_ts"`
+}
+
+type assistantThread struct {
+	UserID    string        `json:"user_id"`
+	Context   threadContext `json:"context"`
+	ChannelID string        `json:"channel_id"`
+	ThreadTS  string        `json:"thread_ts"`
+}
+
+type threadContext struct {
+	ChannelID    string  `json:"channel_id,omitempty"`
+	TeamID       string  `json:"team_id,omitempty"`
+	EnterpriseID *string `json:"enterprise_id"`
+}
+
+// StartAssistantThread opens the assistant view for user, who views channel
+// contextChannel ("" for none): it starts a thread in user's IM with the app (its
+// root the person's message with subtype assistant_app_thread, "the root message of
+// an assistant thread started by the end user" in Slack's reference, whose message
+// event the app receives too) and sends assistant_thread_started. It returns the IM's id and the thread's ts.
+func (s *Server) StartAssistantThread(user, contextChannel string) (channel, threadTS string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var im *channelState
+	for _, id := range s.channelIDs {
+		if ch := s.channels[id]; ch.Type == ChannelTypeIM && ch.User == user {
+			im = ch
+			break
+		}
+	}
+	if im == nil {
+		return "", "", fmt.Errorf("no IM with %s: %w", user, ErrChannelNotFound)
+	}
+	if contextChannel != "" {
+		if _, err := s.resolveChannelLocked(contextChannel); err != nil {
+			return "", "", fmt.Errorf("%s: %w", contextChannel, ErrChannelNotFound)
+		}
+	}
+	root := &record{Message: Message{Channel: im.ID, TS: s.nextTSLocked(), User: user, Subtype: "assistant_app_thread", Text: "New chat"}}
+	s.insertLocked(im, root)
+	if s.assistant == nil {
+		s.assistant = map[threadKey]*AssistantThread{}
+	}
+	s.assistant[threadKey{im.ID, root.TS}] = &AssistantThread{Channel: im.ID, ThreadTS: root.TS, User: user, Context: contextChannel}
+	s.emitAssistantLocked(im, "assistant_thread_started", user, root.TS, contextChannel)
+	return im.ID, root.TS, nil
+}
+
+// ChangeAssistantContext tells the app that the person of the assistant thread
+// (channel, threadTS) now views contextChannel (assistant_thread_context_changed).
+func (s *Server) ChangeAssistantContext(channel, threadTS, contextChannel string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, err := s.resolveChannelLocked(channel)
+	if err != nil {
+		return fmt.Errorf("%s: %w", channel, ErrChannelNotFound)
+	}
+	t := s.assistant[threadKey{ch.ID, threadTS}]
+	if t == nil {
+		return fmt.Errorf("assistant thread %s/%s: %w", channel, threadTS, ErrMessageNotFound)
+	}
+	if _, err := s.resolveChannelLocked(contextChannel); err != nil {
+		return fmt.Errorf("%s: %w", contextChannel, ErrChannelNotFound)
+	}
+	t.Context = contextChannel
+	s.emitAssistantLocked(ch, "assistant_thread_context_changed", t.User, threadTS, contextChannel)
+	return nil
+}
+
+// AssistantThread returns what the app set on the assistant thread (channel,
+// threadTS), and whether there is such a thread.
+func (s *Server) AssistantThread(channel, threadTS string) (AssistantThread, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.assistant[threadKey{channel, threadTS}]
+	if t == nil {
+		return AssistantThread{}, false
+	}
+	c := *t
+	c.Prompts = slices.Clone(t.Prompts)
+	return c, true
+}
+
+func (s *Server) emitAssistantLocked(im *channelState, eventType, user, threadTS, contextChannel string) {
+	ctx := threadContext{ChannelID: contextChannel}
+	if contextChannel != "" {
+		ctx.TeamID = s.cfg.TeamID
+	}
+	s.emitEventLocked(im, assistantEvent{Type: eventType, EventTS: s.nextTSLocked(),
+		AssistantThread: assistantThread{UserID: user, Context: ctx, ChannelID: im.ID, ThreadTS: threadTS}})
+}
+
+// assistantThreadLocked resolves the thread of an assistant.threads.* call: the
+// channel must exist and thread_ts name an assistant thread in it.
+func (s *Server) assistantThreadLocked(r *request) (*AssistantThread, error) {
+	ch, err := s.resolveChannelLocked(r.get("channel_id"))
+	if err != nil {
+		return nil, err
+	}
+	t := s.assistant[threadKey{ch.ID, r.get("thread_ts")}]
+	if t == nil {
+		return nil, errCode("invalid_thread_ts")
+	}
+	return t, nil
+}
+
+// assistantThreadsSetSuggestedPrompts implements assistant.threads.setSuggestedPrompts
+// (https://docs.slack.dev/reference/methods/assistant.threads.setSuggestedPrompts):
+// channel_id and prompts are required, prompts a JSON array of up to four prompts,
+// each with a title and a message; title is optional. The emulator asks for thread_ts
+// too (Slack's default, the channel's latest message, is not emulated).
+func (s *Server) assistantThreadsSetSuggestedPrompts(r *request) (object, error) {
+	if err := r.require("channel_id", "thread_ts", "prompts"); err != nil {
+		return nil, err
+	}
+	t, err := s.assistantThreadLocked(r)
+	if err != nil {
+		return nil, err
+	}
+	var prompts []SuggestedPrompt
+	if err := json.Unmarshal([]byte(r.get("prompts")), &prompts); err != nil {
+		return nil, errCode("invalid_arguments", "[ERROR] prompts must be a JSON array of {title, message}")
+	}
+	if len(prompts) == 0 || len(prompts) > MaxSuggestedPrompts {
+		return nil, errCode("invalid_arguments", fmt.Sprintf("[ERROR] %d prompts: between 1 and %d are allowed", len(prompts), MaxSuggestedPrompts))
+	}
+	for i, p := range prompts {
+		if strings.TrimSpace(p.Title) == "" || strings.TrimSpace(p.Message) == "" {
+			return nil, errCode("invalid_arguments", fmt.Sprintf("[ERROR] prompt %d: title and message are required", i+1))
+		}
+	}
+	t.PromptsTitle, t.Prompts = r.get("title"), prompts
+	s.notifyLocked(Update{Kind: UpdateAssistant, Channel: t.Channel, ThreadTS: t.ThreadTS})
+	return nil, nil
+}
+
+// assistantThreadsSetTitle implements assistant.threads.setTitle
+// (https://docs.slack.dev/reference/methods/assistant.threads.setTitle): channel_id,
+// thread_ts and title are required.
+func (s *Server) assistantThreadsSetTitle(r *request) (object, error) {
+	if err := r.require("channel_id", "thread_ts", "title"); err != nil {
+		return nil, err
+	}
+	t, err := s.assistantThreadLocked(r)
+	if err != nil {
+		return nil, err
+	}
+	t.Title = r.get("title")
+	s.notifyLocked(Update{Kind: UpdateAssistant, Channel: t.Channel, ThreadTS: t.ThreadTS})
+	return nil, nil
+}
+
+// UpdateAssistant: an assistant thread's title or suggested prompts were set
+// (Channel, ThreadTS set; see Server.AssistantThread).
+const UpdateAssistant = "assistant"
+
+// assistantThreadsLocked returns user's assistant threads, oldest first.
+func (s *Server) assistantThreadsLocked(user string) []AssistantThread {
+	var out []AssistantThread
+	for _, t := range s.assistant {
+		if t.User == user {
+			c := *t
+			c.Prompts = slices.Clone(t.Prompts)
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b AssistantThread) int {
+		return cmp.Or(cmp.Compare(a.Channel, b.Channel), cmp.Compare(a.ThreadTS, b.ThreadTS))
+	})
+	return out
+}
+
+// uiAssistant answers POST /ui/assistant, {"user", "context"}: user opens the
+// assistant view while viewing channel context ("" for none); the IM is opened on
+// first use. Answers {"channel", "thread_ts"} of the new assistant thread.
+func (s *Server) uiAssistant(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		User    string `json:"user"`
+		Context string `json:"context"`
+	}
+	if err := decodeUI(w, r, &req); err != nil {
+		writeUIError(w, err)
+		return
+	}
+	if err := requireFields("user", req.User); err != nil {
+		writeUIError(w, err)
+		return
+	}
+	s.mu.Lock()
+	err := s.conversationForLocked(dmID(req.User), req.User)
+	if err == nil && req.Context != "" {
+		err = s.conversationForLocked(req.Context, req.User)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		writeUIError(w, err)
+		return
+	}
+	if strings.HasPrefix(req.Context, "D") {
+		req.Context = "" // Slack sends no context for a DM
+	}
+	channel, ts, err := s.StartAssistantThread(req.User, req.Context)
+	if err != nil {
+		writeUIError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, object{"ok": true, "channel": channel, "thread_ts": ts})
+}
