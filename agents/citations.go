@@ -256,6 +256,33 @@ func SourcesMrkdwn(sources []Source) string {
 	return b.String()
 }
 
+// SourcesMarkdown renders sources as SourcesMrkdwn does, in Markdown (a streamed
+// answer's markdown_text): "**Sources**", then "[1] [title](url)" or "[1] title" on
+// lines of their own, texts escaped. It returns "" for no sources.
+func SourcesMarkdown(sources []Source) string {
+	if len(sources) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("**Sources**")
+	for i, s := range sources {
+		title := markdownEscaper.Replace(strings.Join(strings.Fields(s.Title), " "))
+		b.WriteString("  \n[" + strconv.Itoa(i+1) + "] ")
+		switch {
+		case isWebURL(s.URL) && title != "":
+			b.WriteString("[" + title + "](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(s.URL) + ")")
+		case isWebURL(s.URL):
+			b.WriteString("<" + s.URL + ">")
+		default:
+			b.WriteString(title)
+		}
+	}
+	return b.String()
+}
+
+// markdownEscaper escapes the characters that would make a source's title Markdown.
+var markdownEscaper = strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`, "*", `\*`, "_", `\_`, "`", "\\`", "<", `\<`, ">", `\>`)
+
 // isWebURL reports whether s is an absolute http(s) URL.
 func isWebURL(s string) bool {
 	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")

@@ -141,11 +141,13 @@ func TestCitedKnowledgeAndWebAnswers(t *testing.T) {
 	if reply != want {
 		t.Errorf("reply\n%s\nwant\n%s", reply, want)
 	}
-	if !synth.EditsAnswer(f) {
-		t.Error("EditsAnswer = false for a cited answer; a streamed answer would be kept without its sources")
+	md, edited := synth.EditAnswer(f)
+	wantMD := "You get **sixteen weeks** [1].\n\n**Sources**  \n[1] docs/handbook/leave.md — Parental leave  \n[2] [Leave policy](" + web.URL + "/policy)"
+	if !edited || md != wantMD {
+		t.Errorf("EditAnswer = %q, %v; want\n%s\n(a streamed answer is completed with its sources)", md, edited, wantMD)
 	}
-	if synth.EditsAnswer(conversation.Findings{Answer: "plain"}) {
-		t.Error("EditsAnswer = true for an answer without sources")
+	if _, edited := synth.EditAnswer(conversation.Findings{Answer: "plain"}); edited {
+		t.Error("EditAnswer edited an answer without sources")
 	}
 }
 

@@ -57,10 +57,17 @@ func (s *Synthesizer) Synthesize(_ context.Context, _ conversation.Prompt, f con
 	return reply, nil
 }
 
-// EditsAnswer reports whether the reply to f is more than f.Answer converted: whether
-// Cite changes its markers or adds sources.
-func (s *Synthesizer) EditsAnswer(f conversation.Findings) bool {
+// EditAnswer returns f.Answer as the reply shows it, in Markdown (its markers
+// renumbered, its sources listed: SourcesMarkdown), and whether that is more than
+// f.Answer: whether Cite changes its markers or adds sources.
+func (s *Synthesizer) EditAnswer(f conversation.Findings) (string, bool) {
 	answer := strings.TrimSpace(f.Answer)
 	cited, sources := Cite(answer, f.ToolCalls)
-	return len(sources) > 0 || cited != answer
+	if len(sources) == 0 && cited == answer {
+		return f.Answer, false
+	}
+	if list := SourcesMarkdown(sources); list != "" {
+		cited += "\n\n" + list
+	}
+	return cited, true
 }

@@ -113,13 +113,21 @@ func (m *SigningMessenger) StartStream(ctx context.Context, key conversation.Key
 	if err != nil || !tag.Answer {
 		return st, err
 	}
-	fb, ferr := m.signer.feedbackBlock(key)
-	if s, ok := st.(*stream); ok && ferr == nil {
-		s.done = []slack.Block{fb}
-	} else if ferr != nil {
-		m.log.Warn("answer streamed without feedback buttons", "error", ferr)
+	if s, ok := st.(*stream); ok {
+		m.endWithFeedback(s, key)
 	}
 	return st, nil
+}
+
+// endWithFeedback makes s's final Stop add the answer's feedback buttons; an answer
+// whose buttons cannot be made ends without them.
+func (m *SigningMessenger) endWithFeedback(s *stream, key conversation.Key) {
+	fb, err := m.signer.feedbackBlock(key)
+	if err != nil {
+		m.log.Warn("answer streamed without feedback buttons", "error", err)
+		return
+	}
+	s.done = []slack.Block{fb}
 }
 
 // feedbackClick returns the feedback of a verified feedback click (action a, from a

@@ -47,10 +47,18 @@ func (m *Messenger) StartTaskStream(ctx context.Context, key conversation.Key, u
 	return taskStream{st}, nil
 }
 
-// StartTaskStream is Messenger.StartTaskStream with the card's actions signed.
+// StartTaskStream is Messenger.StartTaskStream with the card's actions signed and,
+// for an answer, the feedback buttons added by its final Stop.
 func (m *SigningMessenger) StartTaskStream(ctx context.Context, key conversation.Key, userID string, tag conversation.Tag, opts conversation.TaskStreamOptions) (conversation.TaskStream, error) {
 	opts.Card = m.signer.SignCard(opts.Card)
-	return m.Messenger.StartTaskStream(ctx, key, userID, tag, opts)
+	st, err := m.Messenger.StartTaskStream(ctx, key, userID, tag, opts)
+	if err != nil || !tag.Answer {
+		return st, err
+	}
+	if ts, ok := st.(taskStream); ok {
+		m.endWithFeedback(ts.stream, key)
+	}
+	return st, nil
 }
 
 // taskStream is a stream that also shows tasks.

@@ -67,8 +67,10 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progre
 		}
 	}
 	out.answer, out.truncated = f.Answer, f.Truncated
-	if e, ok := s.cfg.Synthesizer.(AnswerEditor); ok && e.EditsAnswer(f) {
-		out.answer = "" // a streamed answer is replaced by the reply
+	if e, ok := s.cfg.Synthesizer.(AnswerEditor); ok {
+		if md, edited := e.EditAnswer(f); edited {
+			out.answer = md // the stream completes it, or the reply replaces it
+		}
 	}
 	return out, nil
 }

@@ -466,11 +466,13 @@ type Synthesizer interface {
 }
 
 // AnswerEditor is a Synthesizer whose reply can be more than the answer converted (its
-// sources listed, its citation markers renumbered: README "Citations"). EditsAnswer
-// reports whether the reply to f is: a streamed answer is then replaced by the reply
-// rather than kept.
+// sources listed, its citation markers renumbered: README "Citations"). EditAnswer
+// returns the answer as the reply shows it, in Markdown, and whether it differs from
+// f.Answer: a streamed answer that the edited one extends (sources added) is completed
+// with the rest, keeping its thinking steps; one it does not (markers renumbered) is
+// replaced by the reply.
 type AnswerEditor interface {
-	EditsAnswer(f Findings) bool
+	EditAnswer(f Findings) (markdown string, edited bool)
 }
 
 // SummaryRequest asks for older messages of a conversation to be folded into its

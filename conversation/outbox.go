@@ -180,6 +180,18 @@ func (o *outbox) StartStream(ctx context.Context, sm StreamingMessenger, userID 
 	return sm.StartStream(ctx, o.key, userID, o.tag(true))
 }
 
+// StartTaskStream starts the turn's answer as a stream that also shows tasks (see
+// TaskStreamingMessenger), under StartStream's rules.
+func (o *outbox) StartTaskStream(ctx context.Context, tm TaskStreamingMessenger, userID string, opts TaskStreamOptions) (TaskStream, error) {
+	if o.isBroadcast() {
+		return nil, errBroadcastNotStreamed
+	}
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return nil, err
+	}
+	return tm.StartTaskStream(ctx, o.key, userID, o.tag(true), opts)
+}
+
 // priorAnswer returns the answer an earlier run of the turn posted whole: the text of
 // its answer posts, in order, and the ts of its last message. ok is false when there
 // is none, or its final post is not all in the thread.

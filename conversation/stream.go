@@ -87,11 +87,8 @@ func (a *answerStream) startLocked() bool {
 	var st Stream
 	var err error
 	if a.tm != nil && !a.tasksOff {
-		if err = a.out.s.confirm(ctx, a.out.th); err == nil {
-			st, err = a.tm.StartTaskStream(ctx, a.out.key, a.userID, a.out.tag(true),
-				TaskStreamOptions{Plan: a.plan, PlanTitle: a.planTitle, Card: a.stopCard})
-			a.planTitle = ""
-		}
+		st, err = a.out.StartTaskStream(ctx, a.tm, a.userID, TaskStreamOptions{Plan: a.plan, PlanTitle: a.planTitle, Card: a.stopCard})
+		a.planTitle = ""
 	} else {
 		st, err = a.out.StartStream(ctx, a.sm, a.userID)
 	}
@@ -241,10 +238,12 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 		return "", false, nil
 	}
 	match := !a.failed && !a.stale && !truncated && answer != "" && strings.HasPrefix(answer, a.sent.String()+a.buf.String())
-	if match && a.sent.Len() == 0 && a.buf.Len() == 0 {
-		// A stream that showed only tasks (the executor streamed no text, as the
-		// planner does) takes the answer under them.
-		a.buf.WriteString(answer)
+	if match {
+		// The rest of the answer goes to the stream: the text not yet appended, what
+		// the synthesizer added (sources), or, for a stream that showed only tasks
+		// (the planner streams no text), the whole answer under them.
+		a.buf.Reset()
+		a.buf.WriteString(answer[a.sent.Len():])
 	}
 	if match {
 		a.flushLocked()

@@ -34,7 +34,8 @@ func (h *harness) streamedTurn(t *testing.T, ts, answer string) emulator.Message
 	t.Helper()
 	h.waitFor("the streamed answer", func() bool {
 		msgs := h.emu.BotMessages(general, ts)
-		return len(msgs) > 0 && !msgs[0].Streaming && msgs[0].Text == answer
+		// The answer, then what the synthesizer adds (its sources), in one message.
+		return len(msgs) > 0 && !msgs[0].Streaming && strings.HasPrefix(msgs[0].Text, answer)
 	})
 	h.idle()
 	msgs := h.emu.BotMessages(general, ts)
@@ -118,16 +119,20 @@ func TestE2EToolRunStreamedAsTasks(t *testing.T) {
 			Value string          `json:"value"`
 		} `json:"elements"`
 	}
-	if err := json.Unmarshal(m.Blocks, &blocks); err != nil || len(blocks) != 1 || blocks[0].Type != "actions" ||
-		!strings.Contains(string(blocks[0].Elements[0].Text), "Stop") {
-		t.Errorf("blocks %s, want Stop alone", m.Blocks)
+	if err := json.Unmarshal(m.Blocks, &blocks); err != nil || len(blocks) != 2 || blocks[0].Type != "actions" ||
+		!strings.Contains(string(blocks[0].Elements[0].Text), "Stop") || blocks[1].Type != "context_actions" {
+		t.Errorf("blocks %s, want Stop, then the feedback buttons", m.Blocks)
+	}
+	// The fetched page is listed as the answer's source, in the streamed message.
+	if !strings.Contains(m.Text, "**Sources**") || !strings.Contains(m.Text, page.URL) {
+		t.Errorf("streamed answer %q, want the page listed as its source", m.Text)
 	}
 	// Stop stays in the finished message; a click stops nothing and posts nothing.
 	if _, err := h.emu.ClickButtonByLabel(general, m.TS, alice, "Stop"); err != nil {
 		t.Fatal(err)
 	}
 	h.idle()
-	if msgs := h.emu.BotMessages(general, ts); len(msgs) != 1 || msgs[0].Text != answer {
+	if msgs := h.emu.BotMessages(general, ts); len(msgs) != 1 || !strings.HasPrefix(msgs[0].Text, answer) {
 		t.Errorf("after a late Stop: %d bot messages, want the answer alone", len(msgs))
 	}
 }
