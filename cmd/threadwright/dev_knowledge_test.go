@@ -43,7 +43,8 @@ func TestDevKnowledgeAnswerOffline(t *testing.T) {
 	if status := postStatus(t, client, url+"ui/post", post); status != http.StatusOK {
 		t.Fatalf("post: status %d", status)
 	}
-	want := []string{"From the knowledge base: Employees get 16 weeks of paid parental leave. [1]", `*Sources*\n[1] handbook/leave.md — Parental leave`}
+	// The streamed answer (Markdown) ends with its sources.
+	want := []string{"From the knowledge base: Employees get 16 weeks of paid parental leave. [1]", `**Sources**  \n[1] handbook/leave.md — Parental leave`}
 	deadline := time.Now().Add(15 * time.Second)
 	var state string
 	for time.Now().Before(deadline) {
