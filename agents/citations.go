@@ -235,47 +235,45 @@ func mapOutsideCodeSpans(line string, f func(string) string) string {
 // URL, "[1] docs/handbook/leave.md — Parental leave" for one without; texts escaped.
 // It returns "" for no sources.
 func SourcesMrkdwn(sources []Source) string {
-	if len(sources) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("*Sources*")
-	for i, s := range sources {
-		title := strings.Join(strings.Fields(s.Title), " ")
-		b.WriteString("\n[" + strconv.Itoa(i+1) + "] ")
-		if isWebURL(s.URL) {
-			label := ""
-			if title != "" && title != s.URL {
-				label = strings.NewReplacer("|", "¦").Replace(EscapeMrkdwn(title))
-			}
-			b.WriteString(slackLinkTo(s.URL, label))
-			continue
+	return sourceList(sources, "*Sources*", "\n", func(s Source, title string) string {
+		if !isWebURL(s.URL) {
+			return EscapeMrkdwn(title)
 		}
-		b.WriteString(EscapeMrkdwn(title))
-	}
-	return b.String()
+		label := ""
+		if title != "" && title != s.URL {
+			label = strings.NewReplacer("|", "¦").Replace(EscapeMrkdwn(title))
+		}
+		return slackLinkTo(s.URL, label)
+	})
 }
 
 // SourcesMarkdown renders sources as SourcesMrkdwn does, in Markdown (a streamed
 // answer's markdown_text): "**Sources**", then "[1] [title](url)" or "[1] title" on
 // lines of their own, texts escaped. It returns "" for no sources.
 func SourcesMarkdown(sources []Source) string {
+	return sourceList(sources, "**Sources**", "  \n", func(s Source, title string) string {
+		title = markdownEscaper.Replace(title)
+		switch {
+		case isWebURL(s.URL) && title != "":
+			return "[" + title + "](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(s.URL) + ")"
+		case isWebURL(s.URL):
+			return "<" + s.URL + ">"
+		}
+		return title
+	})
+}
+
+// sourceList is heading, then for each source a line break (br), its number in
+// brackets and entry(source, its title with spaces collapsed); "" for no sources.
+func sourceList(sources []Source, heading, br string, entry func(s Source, title string) string) string {
 	if len(sources) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("**Sources**")
+	b.WriteString(heading)
 	for i, s := range sources {
-		title := markdownEscaper.Replace(strings.Join(strings.Fields(s.Title), " "))
-		b.WriteString("  \n[" + strconv.Itoa(i+1) + "] ")
-		switch {
-		case isWebURL(s.URL) && title != "":
-			b.WriteString("[" + title + "](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(s.URL) + ")")
-		case isWebURL(s.URL):
-			b.WriteString("<" + s.URL + ">")
-		default:
-			b.WriteString(title)
-		}
+		b.WriteString(br + "[" + strconv.Itoa(i+1) + "] ")
+		b.WriteString(entry(s, strings.Join(strings.Fields(s.Title), " ")))
 	}
 	return b.String()
 }
