@@ -169,6 +169,20 @@ func (o *outbox) Upload(ctx context.Context, f File) error {
 	return o.s.cfg.Messenger.Upload(ctx, o.key, f, tag)
 }
 
+// replaceReply posts text as the turn's answer (its final post) in place of the
+// message ts, a stream whose text text replaces: ts is edited into its first message
+// (Tag.Replace). Errors: as PostReply.
+func (o *outbox) replaceReply(ctx context.Context, text, ts string) (string, error) {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return "", err
+	}
+	tag := o.tag(true)
+	tag.Final = true
+	tag.Broadcast = o.isBroadcast()
+	tag.Replace = append([]string{ts}, tag.Replace...)
+	return o.s.cfg.Messenger.PostReply(ctx, o.key, text, tag)
+}
+
 // StartStream starts the turn's answer as a stream (see StreamingMessenger).
 func (o *outbox) StartStream(ctx context.Context, sm StreamingMessenger, userID string) (Stream, error) {
 	if o.isBroadcast() {
