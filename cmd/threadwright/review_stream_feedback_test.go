@@ -33,3 +33,48 @@ func TestE2EFeedbackOnReplacedStream(t *testing.T) {
 		t.Fatalf("the replaced streamed answer has no feedback buttons: text %q blocks %s", m.Text, m.Blocks)
 	}
 }
+
+// TestE2ENoFeedbackOnErrorsAndStops: an error reply and a stopped turn's note are not
+// answers to rate: they carry no feedback buttons; the next real answer does.
+func TestE2ENoFeedbackOnErrorsAndStops(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.tools = registerSlowReport
+	h.start()
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		switch {
+		case strings.Contains(r.LastUserMessage(), "broken"):
+			return openaitest.Response{Status: 400, ErrorMessage: "bad request"}
+		case strings.Contains(r.LastUserMessage(), "report") && len(r.ToolResults()) == 0:
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "slow_report", Arguments: "{}"}}}
+		}
+		return openaitest.Response{Text: "Here is the answer to: " + r.LastUserMessage()}
+	})
+
+	ts := h.post(general, alice, "<@U0BOT> a broken question", "")
+	got := h.replies(general, ts, 1)
+	h.idle()
+	if h.emu.HasFeedbackButtons(general, got[0].TS, alice) {
+		t.Errorf("the error reply %q has feedback buttons", got[0].Text)
+	}
+
+	ts = h.post(general, alice, "<@U0BOT> build the quarterly report", "")
+	progress := h.replies(general, ts, 1)[0]
+	if _, err := h.emu.ClickButtonByLabel(general, progress.TS, alice, "Stop"); err != nil {
+		t.Fatal(err)
+	}
+	got = h.replies(general, ts, 2)
+	h.idle()
+	if !strings.HasPrefix(got[1].Text, "Stopped at") {
+		t.Fatalf("reply %q", got[1].Text)
+	}
+	if h.emu.HasFeedbackButtons(general, got[1].TS, alice) {
+		t.Errorf("the stopped note %q has feedback buttons", got[1].Text)
+	}
+
+	h.post(general, alice, "what day is it?", ts)
+	got = h.replies(general, ts, 3)
+	h.idle()
+	if !h.emu.HasFeedbackButtons(general, got[2].TS, alice) {
+		t.Errorf("the answer %q has no feedback buttons", got[2].Text)
+	}
+}
