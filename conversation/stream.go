@@ -231,10 +231,10 @@ func (a *answerStream) stopLocked(final bool) string {
 // last message: the streamed message when it holds the whole answer, then, for a
 // longer answer, the rest (converted with Config.Format) posted with PostReply; a streamed message that does not
 // match reply (the answer changed, streaming broke, a truncated answer's note) is
-// replaced by reply, posted as the answer's final post in its place (Tag.Replace:
+// replaced by reply (a notice when notice: Tag.Notice), posted as the answer's final post in its place (Tag.Replace:
 // chat.update), so it is tagged final and ends with the feedback buttons like any
 // posted answer.
-func (a *answerStream) end(ctx context.Context, reply, answer string, truncated bool) (ts string, handled bool, err error) {
+func (a *answerStream) end(ctx context.Context, reply, answer string, truncated, notice bool) (ts string, handled bool, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.st == nil {
@@ -281,13 +281,13 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 	}
 	// Replace what was streamed with the reply: posted as the answer's final post
 	// (its tag, and the Messenger's feedback buttons) by editing the stream's message.
-	last, err := a.out.replaceReply(ctx, reply, ts)
+	last, err := a.out.replaceReply(ctx, reply, ts, notice)
 	if last == "" && err != nil && !errors.Is(err, ErrLeaseLost) {
 		a.log.Warn("streamed message not replaced; deleting it and posting the reply", "error", err)
 		if err := a.s.cfg.Messenger.Delete(ctx, a.key, ts); err != nil {
 			a.log.Warn("streamed message not deleted", "error", err)
 		}
-		last, err = a.out.PostReply(ctx, reply, true, true)
+		last, err = a.out.postReply(ctx, reply, true, true, notice)
 	}
 	if last == "" {
 		last = ts
