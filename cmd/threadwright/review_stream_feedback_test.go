@@ -78,3 +78,50 @@ func TestE2ENoFeedbackOnErrorsAndStops(t *testing.T) {
 		t.Errorf("the answer %q has no feedback buttons", got[2].Text)
 	}
 }
+
+// TestE2EFeedbackInAssistantThreadAndDM: an answer in an assistant thread and a
+// direct message's broadcast answer carry the feedback buttons, and a click on each
+// is stored with the turn that wrote it.
+func TestE2EFeedbackInAssistantThreadAndDM(t *testing.T) {
+	h := newAssistantViewHarness(t)
+	h.env["STREAM_ANSWERS"] = "true"
+	h.start()
+	im, thread, err := h.emu.StartAssistantThread(alice, general)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.replies(im, thread, 1)
+	h.ai.Push(openaitest.Response{Text: "Paris."})
+	h.post(im, alice, "What is the capital of France?", thread)
+	answer := h.replies(im, thread, 2)[1]
+	h.idle()
+
+	h.ai.Push(openaitest.Response{Text: "Hi Alice!"})
+	ts := h.post(dm, alice, "hello", "")
+	got := h.replies(dm, ts, 1) // greeted already in the assistant view
+	dmAnswer := got[len(got)-1]
+	h.idle()
+	if dmAnswer.Text != "Hi Alice!" {
+		t.Fatalf("DM replies %+v", got)
+	}
+
+	for _, c := range []struct{ ch, ts string }{{im, answer.TS}, {dm, dmAnswer.TS}} {
+		if !h.emu.HasFeedbackButtons(c.ch, c.ts, alice) {
+			m, _ := h.emu.Message(c.ch, c.ts)
+			t.Fatalf("the answer %q in %s has no feedback buttons: %s", m.Text, c.ch, m.Blocks)
+		}
+		if _, err := h.emu.ClickFeedback(c.ch, c.ts, alice, false); err != nil {
+			t.Fatal(err)
+		}
+		h.idle()
+	}
+	r := h.feedbackJSON()
+	if len(r.Negative) != 2 {
+		t.Fatalf("negative %+v; want both clicks", r.Negative)
+	}
+	for _, n := range r.Negative {
+		if n.Model != "gpt-test" {
+			t.Errorf("feedback on %s/%s stored without its turn: %+v", n.Key.ChannelID, n.MessageTS, n)
+		}
+	}
+}
