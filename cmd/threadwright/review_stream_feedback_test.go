@@ -125,3 +125,23 @@ func TestE2EFeedbackInAssistantThreadAndDM(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EAssistantTitleCutDoesNotLeakASecret: a thread title made from a long first
+// question is scrubbed before it is cut, so a secret at the cut shows no part of it.
+func TestE2EAssistantTitleCutDoesNotLeakASecret(t *testing.T) {
+	h := newAssistantViewHarness(t)
+	h.start()
+	im, thread, err := h.emu.StartAssistantThread(alice, general)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.replies(im, thread, 1)
+	h.ai.Push(openaitest.Response{Text: "Please do not paste keys."})
+	question := strings.Repeat("x", 70) + " sk-test-secret is my key, is it valid?"
+	h.post(im, alice, question, thread)
+	h.replies(im, thread, 2)
+	at := waitThread(h, im, thread, "the title", func(a emulator.AssistantThread) bool { return a.Title != "" })
+	if strings.Contains(at.Title, "sk-test") {
+		t.Errorf("title %q shows part of the secret", at.Title)
+	}
+}
