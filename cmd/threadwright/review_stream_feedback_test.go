@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/bot/emulator"
 )
@@ -143,5 +146,36 @@ func TestE2EAssistantTitleCutDoesNotLeakASecret(t *testing.T) {
 	at := waitThread(h, im, thread, "the title", func(a emulator.AssistantThread) bool { return a.Title != "" })
 	if strings.Contains(at.Title, "sk-test") {
 		t.Errorf("title %q shows part of the secret", at.Title)
+	}
+}
+
+// TestE2ETaskOutputCutDoesNotLeakASecret: a tool result quoting a secret where the
+// task's short output is cut shows no part of the secret in the task card.
+func TestE2ETaskOutputCutDoesNotLeakASecret(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["STREAM_ANSWERS"] = "true"
+	h.tools = func(r *agents.Registry) error {
+		r.MustRegister(agents.ToolSpec{Name: "leaky", Description: "Echoes a configuration", Category: "Test",
+			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+			agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) {
+				return strings.Repeat("y", 190) + " sk-test-secret and more", nil
+			}))
+		return nil
+	}
+	h.start()
+	const answer = "Done."
+	h.ai.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_l", Name: "leaky", Arguments: "{}"}}},
+		openaitest.Response{Text: answer},
+	)
+	ts := h.post(general, alice, "<@U0BOT> show the configuration", "")
+	m := h.streamedTurn(t, ts, answer)
+	if len(m.TaskUpdates) == 0 {
+		t.Fatal("no task shown")
+	}
+	for _, u := range m.TaskUpdates {
+		if strings.Contains(u.Output, "sk-t") || strings.Contains(u.Title, "sk-t") {
+			t.Errorf("task %q shows part of the secret: output %q", u.Title, u.Output)
+		}
 	}
 }
