@@ -121,7 +121,7 @@ func (a *answerStream) showsTasks() bool {
 func (a *answerStream) Plan(title string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.plan, a.planTitle = true, title
+	a.plan, a.planTitle = true, cutTask(a.s.redact, title, MaxTaskTitle)
 }
 
 // UpdateTasks implements TaskSink. A refusal turns the tasks off for the rest of the
@@ -140,7 +140,19 @@ func (a *answerStream) UpdateTasks(tasks ...Task) {
 	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
 	defer cancel()
 	title := a.planTitle
-	if err := ts.UpdateTasks(ctx, title, tasks...); err != nil {
+	shown := make([]Task, len(tasks))
+	for i, t := range tasks {
+		t.Title, t.Output = cutTask(a.s.redact, t.Title, MaxTaskTitle), cutTask(a.s.redact, t.Output, MaxTaskOutput)
+		if t.Sources != nil {
+			srcs := make([]Source, len(t.Sources))
+			for j, src := range t.Sources {
+				srcs[j] = Source{URL: src.URL, Text: cutTask(a.s.redact, src.Text, MaxTaskTitle)}
+			}
+			t.Sources = srcs
+		}
+		shown[i] = t
+	}
+	if err := ts.UpdateTasks(ctx, title, shown...); err != nil {
 		a.log.Info("thinking steps refused; showing progress in a message", "error", err)
 		a.tasksOff = true
 		return
