@@ -175,3 +175,28 @@ func TestE2ETaskOutputCutDoesNotLeakASecret(t *testing.T) {
 		}
 	}
 }
+
+// TestE2ELongReplacedStreamLosesItsStop: a cut-off answer longer than one message
+// replaces its stream: the stream's message becomes the reply's first part, its Stop
+// button gone (blocks would hide the text), and the last part has the feedback
+// buttons.
+func TestE2ELongReplacedStreamLosesItsStop(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["STREAM_ANSWERS"] = "true"
+	h.start()
+	long := strings.TrimSpace(strings.Repeat("Paris is the capital of France. ", 200)) // ~6,400 characters
+	h.ai.Push(openaitest.Response{Text: long, FinishReason: "length"})
+	thread := h.post(general, alice, "<@U0BOT> tell me about Paris", "")
+	h.replies(general, thread, 1)
+	h.idle()
+	got := h.emu.BotMessages(general, thread)
+	if len(got) != 2 {
+		t.Fatalf("%d bot messages; want the reply in two", len(got))
+	}
+	if strings.Contains(string(got[0].Blocks), `"Stop"`) || !strings.HasPrefix(got[0].Text, "Paris is") {
+		t.Errorf("first part: text %.40q…, blocks %s; want the reply's text and no Stop", got[0].Text, got[0].Blocks)
+	}
+	if !h.emu.HasFeedbackButtons(general, got[1].TS, alice) {
+		t.Errorf("the last part has no feedback buttons: %s", got[1].Blocks)
+	}
+}
