@@ -10,11 +10,12 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// Bounds of a task's text, in characters (Slack shows a task's title on one line and
-// cuts its output at 256 characters).
+// Coarse bounds of a task's text, in characters: the conversation scrubs secrets out
+// of a task, then cuts it to what Slack shows (conversation.MaxTaskTitle and
+// MaxTaskOutput), so a secret is never cut in two before it is scrubbed.
 const (
-	maxTaskTitle  = 100
-	maxTaskOutput = 200
+	maxTaskTitle  = 8 * conversation.MaxTaskTitle
+	maxTaskOutput = 8 * conversation.MaxTaskOutput
 	// maxTaskSources bounds the sources shown on one task.
 	maxTaskSources = 5
 )

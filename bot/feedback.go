@@ -92,10 +92,10 @@ func answerBlocks(text string, fb slack.Block) []slack.Block {
 }
 
 // PostReply is Messenger.PostReply with the feedback buttons on the last message of
-// an answer (tag.Answer and tag.Final). An answer whose buttons cannot be made is
-// posted without them.
+// an answer (tag.Answer and tag.Final) that is not a notice (tag.Notice). An answer
+// whose buttons cannot be made is posted without them.
 func (m *SigningMessenger) PostReply(ctx context.Context, key conversation.Key, text string, tag conversation.Tag) (string, error) {
-	if !tag.Answer || !tag.Final {
+	if !tag.Answer || !tag.Final || tag.Notice {
 		return m.Messenger.PostReply(ctx, key, text, tag)
 	}
 	fb, err := m.signer.feedbackBlock(key)

@@ -110,8 +110,13 @@ func (m *Messenger) postReply(ctx context.Context, key conversation.Key, text st
 	msgs := make([][]slack.MsgOption, len(pieces))
 	for i, p := range pieces {
 		msgs[i] = []slack.MsgOption{slack.MsgOptionText(p, false), slack.MsgOptionDisableLinkUnfurl()}
-		if lastBlocks != nil && i == len(pieces)-1 {
+		switch {
+		case lastBlocks != nil && i == len(pieces)-1:
 			msgs[i] = append(msgs[i], slack.MsgOptionBlocks(lastBlocks(p)...))
+		case i < len(tag.Replace):
+			// An edited message's blocks (a stream's Stop, an answer's feedback
+			// buttons) would stay and hide the new text: clear them (blocks=[]).
+			msgs[i] = append(msgs[i], slack.MsgOptionBlocks())
 		}
 	}
 	ts, err := m.put(ctx, key, msgs, tag)

@@ -27,7 +27,7 @@ func (m *Messenger) StartTaskStream(ctx context.Context, key conversation.Key, u
 	}
 	var chunks []slack.StreamChunk
 	if opts.Plan && opts.PlanTitle != "" {
-		chunks = append(chunks, slack.NewPlanUpdateChunk(opts.PlanTitle))
+		chunks = append(chunks, slack.NewPlanUpdateChunk(DefuseMentions(opts.PlanTitle)))
 	}
 	if len(opts.Card.Blocks) > 0 {
 		rendered, err := RenderCard(opts.Card, 1)

@@ -204,3 +204,23 @@ func TestTaskStreamThroughEmulator(t *testing.T) {
 		t.Error("StartTaskStream worked where task chunks are refused")
 	}
 }
+
+// TestTaskStreamStartDefusesPlanTitle: the plan title a task stream starts with has
+// its special mentions defused, like the plan titles sent later (TaskChunks).
+func TestTaskStreamStartDefusesPlanTitle(t *testing.T) {
+	h := startMessenger(t)
+	root := h.say(t, "C0GENERAL", "tell everyone", "")
+	key := conversation.Key{ChannelID: "C0GENERAL", ThreadTS: root}
+	st, err := h.msg.StartTaskStream(h.ctx, key, "U0ALICE", conversation.Tag{}, conversation.TaskStreamOptions{Plan: true, PlanTitle: "Tell <!channel> the news"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := st.Stop(h.ctx, true)
+	m, ok := h.emu.Message("C0GENERAL", ts)
+	if !ok {
+		t.Fatal("streamed message not found")
+	}
+	if strings.Contains(m.PlanTitle, "<!channel>") {
+		t.Errorf("plan title %q keeps the special mention", m.PlanTitle)
+	}
+}

@@ -291,7 +291,7 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 			stream.stop(false)
 		}
 		prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
-		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: stoppedNote(by), answer: true, usage: usage,
+		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: stoppedNote(by), answer: true, notice: true, usage: usage,
 			update: func(st *State) { st.ToolApproval = nil }, rebase: true})
 	}
 	if err != nil {
@@ -337,7 +337,7 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 		if err != nil || len(out.outOfScope) > 0 {
 			answer = "" // the reply is not the streamed answer
 		}
-		ts, handled, perr := stream.end(fctx, reply, answer, out.truncated)
+		ts, handled, perr := stream.end(fctx, reply, answer, out.truncated, err != nil)
 		if handled {
 			if errors.Is(perr, ErrLeaseLost) {
 				return perr
@@ -346,8 +346,8 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 				r.log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
 			}
 			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, posted: true, ts: ts,
-				answer: true, meta: meta, usage: usage, update: update, rebase: true})
+				answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true})
 		}
 	}
-	return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, answer: true, meta: meta, usage: usage, update: update, rebase: true})
+	return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true})
 }

@@ -254,14 +254,15 @@ func (s *Service) titleThread(ctx context.Context, r *run, st State, question st
 	if st.Assistant == nil || st.Assistant.Titled || s.assistantThreads == nil {
 		return false
 	}
-	title := strings.Join(strings.Fields(question), " ")
+	// Scrubbed before it is cut: a secret cut in two is not found.
+	title := strings.Join(strings.Fields(s.redact(question)), " ")
 	if utf8.RuneCountInString(title) > maxTitleChars {
 		title = string([]rune(title)[:maxTitleChars-1]) + "…"
 	}
 	if title == "" {
 		return false
 	}
-	if err := s.assistantThreads.SetTitle(ctx, r.in.Key, s.redact(title)); err != nil {
+	if err := s.assistantThreads.SetTitle(ctx, r.in.Key, title); err != nil {
 		r.log.Warn("assistant thread title not set", "error", err)
 	}
 	return true

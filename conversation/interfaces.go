@@ -239,6 +239,10 @@ type Tag struct {
 	// Answer marks a part of the turn's reply; Final its last part: once a Final
 	// post is in the thread whole, the reply is complete.
 	Answer, Final bool
+	// Notice marks an answer that is a notice rather than the model's answer (an
+	// error reply, a stopped turn's note): it gets no feedback buttons (README,
+	// "Feedback").
+	Notice bool
 	// Broadcast also shows the reply in the channel (chat.postMessage's
 	// reply_broadcast): a direct message's answer outside the assistant view, which
 	// would otherwise hide behind "1 reply" (README, "Assistant view").

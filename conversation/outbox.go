@@ -132,11 +132,16 @@ func (o *outbox) lost() bool { return o.th != nil && o.s.isLost(o.th) }
 // PostReply posts text in the thread; answer marks a part of the turn's answer, and
 // final its last part. Errors: ErrLeaseLost (nothing posted); the Messenger's.
 func (o *outbox) PostReply(ctx context.Context, text string, answer, final bool) (string, error) {
+	return o.postReply(ctx, text, answer, final, false)
+}
+
+// postReply is PostReply; notice marks the answer as a notice (Tag.Notice).
+func (o *outbox) postReply(ctx context.Context, text string, answer, final, notice bool) (string, error) {
 	if err := o.s.confirm(ctx, o.th); err != nil {
 		return "", err
 	}
 	tag := o.tag(answer)
-	tag.Final = final
+	tag.Final, tag.Notice = final, notice
 	tag.Broadcast = o.isBroadcast()
 	return o.s.cfg.Messenger.PostReply(ctx, o.key, text, tag)
 }
@@ -167,6 +172,20 @@ func (o *outbox) Upload(ctx context.Context, f File) error {
 	}
 	o.mu.Unlock()
 	return o.s.cfg.Messenger.Upload(ctx, o.key, f, tag)
+}
+
+// replaceReply posts text as the turn's answer (its final post) in place of the
+// message ts, a stream whose text text replaces: ts is edited into its first message
+// (Tag.Replace); notice marks it as a notice (Tag.Notice). Errors: as PostReply.
+func (o *outbox) replaceReply(ctx context.Context, text, ts string, notice bool) (string, error) {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return "", err
+	}
+	tag := o.tag(true)
+	tag.Final, tag.Notice = true, notice
+	tag.Broadcast = o.isBroadcast()
+	tag.Replace = append([]string{ts}, tag.Replace...)
+	return o.s.cfg.Messenger.PostReply(ctx, o.key, text, tag)
 }
 
 // StartStream starts the turn's answer as a stream (see StreamingMessenger).

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -120,7 +121,7 @@ func (a *answerStream) showsTasks() bool {
 func (a *answerStream) Plan(title string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.plan, a.planTitle = true, title
+	a.plan, a.planTitle = true, cutTask(a.s.redact, title, MaxTaskTitle)
 }
 
 // UpdateTasks implements TaskSink. A refusal turns the tasks off for the rest of the
@@ -139,7 +140,19 @@ func (a *answerStream) UpdateTasks(tasks ...Task) {
 	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
 	defer cancel()
 	title := a.planTitle
-	if err := ts.UpdateTasks(ctx, title, tasks...); err != nil {
+	shown := make([]Task, len(tasks))
+	for i, t := range tasks {
+		t.Title, t.Output = cutTask(a.s.redact, t.Title, MaxTaskTitle), cutTask(a.s.redact, t.Output, MaxTaskOutput)
+		if t.Sources != nil {
+			srcs := make([]Source, len(t.Sources))
+			for j, src := range t.Sources {
+				srcs[j] = Source{URL: src.URL, Text: cutTask(a.s.redact, src.Text, MaxTaskTitle)}
+			}
+			t.Sources = srcs
+		}
+		shown[i] = t
+	}
+	if err := ts.UpdateTasks(ctx, title, shown...); err != nil {
 		a.log.Info("thinking steps refused; showing progress in a message", "error", err)
 		a.tasksOff = true
 		return
@@ -230,8 +243,10 @@ func (a *answerStream) stopLocked(final bool) string {
 // last message: the streamed message when it holds the whole answer, then, for a
 // longer answer, the rest (converted with Config.Format) posted with PostReply; a streamed message that does not
 // match reply (the answer changed, streaming broke, a truncated answer's note) is
-// replaced with reply's beginning by chat.update, its rest posted with PostReply.
-func (a *answerStream) end(ctx context.Context, reply, answer string, truncated bool) (ts string, handled bool, err error) {
+// replaced by reply (a notice when notice: Tag.Notice), posted as the answer's final post in its place (Tag.Replace:
+// chat.update), so it is tagged final and ends with the feedback buttons like any
+// posted answer.
+func (a *answerStream) end(ctx context.Context, reply, answer string, truncated, notice bool) (ts string, handled bool, err error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.st == nil {
@@ -251,11 +266,9 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 	}
 	sent := a.sent.String()
 	// Whether the stream completes the reply decides its tag, set as it stops.
-	var rest, head, tail string
+	var rest string
 	if match && sent != "" {
 		rest = answer[len(sent):]
-	} else {
-		head, tail = splitHead(reply, streamLimit)
 	}
 	// Only a stream that holds the whole answer is its final part; one whose text the
 	// reply replaces below is not (a re-run must not take its stale text for the
@@ -278,21 +291,16 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated 
 		}
 		return last, true, err
 	}
-	// Replace what was streamed with the reply.
-	if err := a.s.cfg.Messenger.UpdateCard(ctx, a.key, ts, Card{Text: head}); err != nil {
+	// Replace what was streamed with the reply: posted as the answer's final post
+	// (its tag, and the Messenger's feedback buttons) by editing the stream's message.
+	last, err := a.out.replaceReply(ctx, reply, ts, notice)
+	if last == "" && err != nil && !errors.Is(err, ErrLeaseLost) {
 		a.log.Warn("streamed message not replaced; deleting it and posting the reply", "error", err)
 		if err := a.s.cfg.Messenger.Delete(ctx, a.key, ts); err != nil {
 			a.log.Warn("streamed message not deleted", "error", err)
 		}
-		last, err := a.out.PostReply(ctx, reply, true, true)
-		return last, true, err
+		last, err = a.out.postReply(ctx, reply, true, true, notice)
 	}
-	if strings.TrimSpace(tail) == "" {
-		// The stream's message now holds the whole reply; a re-run recomputes it
-		// rather than trust a tag set before the replacement.
-		return ts, true, nil
-	}
-	last, err := a.out.PostReply(ctx, tail, true, true)
 	if last == "" {
 		last = ts
 	}
@@ -325,15 +333,4 @@ func cutMarkdown(prior, chunk string, room int) string {
 		}
 	}
 	return head
-}
-
-// splitHead splits text (mrkdwn) into a first part of at most n characters, ending at
-// a paragraph, line or word boundary outside a code block where there is one, and the
-// rest.
-func splitHead(text string, n int) (head, tail string) {
-	if utf8.RuneCountInString(text) <= n {
-		return text, ""
-	}
-	head = cutMarkdown("", text, n)
-	return head, text[len(head):]
 }

@@ -209,11 +209,11 @@ func TestStreamAppendFailureReplacesThePartialMessage(t *testing.T) {
 	svc := newService(t, conversation.Config{Store: st, Messenger: msgr, Executor: streamingExecutor(answer, func() {})})
 	submit(t, svc, mention(key, "100.0", "question"))
 	waitStopped(t, msgr)
+	// The reply is posted as the answer in the stream's place (Tag.Replace).
+	posted := msgr.wait(t)
 	m := lastAssistant(t, st)
-	msgr.smu.Lock()
-	defer msgr.smu.Unlock()
-	if len(msgr.updates) != 1 || msgr.updates[0] != "77.1 "+answer || m.SlackTS != "77.1" || m.Text != answer {
-		t.Fatalf("updates %q; saved %q at %q", msgr.updates, m.Text, m.SlackTS)
+	if posted != "(replaced) "+answer || m.SlackTS != "77.1" || m.Text != answer {
+		t.Fatalf("posted %q; saved %q at %q", posted, m.Text, m.SlackTS)
 	}
 }
 

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"unicode/utf8"
 )
 
 // TaskStatus is a thinking step's state (Slack's task_update status).
@@ -20,6 +21,25 @@ const (
 type Source struct {
 	URL  string
 	Text string
+}
+
+// Bounds of a task's text as shown, in characters (Slack shows a task's title on one
+// line and cuts its output at 256 characters): a task's title, its sources' texts and
+// a plan's title are cut to MaxTaskTitle, its output to MaxTaskOutput, after they are
+// scrubbed of secrets (Config.Redact), so that no part of a cut secret shows.
+const (
+	MaxTaskTitle  = 100
+	MaxTaskOutput = 200
+)
+
+// cutTask returns text scrubbed by redact, then cut to n characters, ending with "…"
+// when cut.
+func cutTask(redact func(string) string, text string, n int) string {
+	text = redact(text)
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	return string([]rune(text)[:n-1]) + "…"
 }
 
 // Task is one thinking step of a turn, shown while it runs (docs/architecture.md,

@@ -187,6 +187,9 @@ type ending struct {
 	// re-run finds it, docs/architecture.md "Exactly one answer") and saved with meta
 	// and the turn's usage.
 	answer bool
+	// notice marks an answer that is a notice (Tag.Notice): an error reply, a
+	// stopped turn's note.
+	notice bool
 	meta   json.RawMessage
 	usage  Usage
 	// update changes the state saved. rebase, for a turn that only sets some fields
@@ -209,7 +212,7 @@ type ending struct {
 // it stayed unavailable until ctx ended or the conflict did not resolve.
 func (s *Service) finishTurn(ctx context.Context, r *run, conv Conversation, e ending) error {
 	if e.reply != "" && !e.posted {
-		ts, err := r.out.PostReply(ctx, e.reply, e.answer, e.answer)
+		ts, err := r.out.postReply(ctx, e.reply, e.answer, e.answer, e.notice)
 		if errors.Is(err, ErrLeaseLost) {
 			return err
 		}
