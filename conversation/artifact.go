@@ -84,6 +84,10 @@ type WorkflowAgent interface {
 	// InterpretReply reads a person's reply to an options message
 	// (commit_artifact_selection).
 	InterpretReply(ctx context.Context, r ArtifactRequest, reply string) (Selection, Usage, error)
+	// ClassifyReview reads a typed reply to r.Current, under review, that the phrase
+	// list (workflow.ClassifyReply) did not decide: approve, change, question or
+	// ambiguous, with the small model (README, "Typed decisions").
+	ClassifyReview(ctx context.Context, r ArtifactRequest, reply string) (ReviewReading, Usage, error)
 	// Write writes the artifact from r.Selected (choice) or from scratch
 	// (commit_artifact_final_text).
 	Write(ctx context.Context, r ArtifactRequest) (string, Usage, error)

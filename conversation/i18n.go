@@ -102,6 +102,11 @@ var catalogs = map[string]map[string]string{
 		"not_allowed.cancel":  "Sorry, only %s may cancel this workflow, or start another in its thread.",
 		"or":                  " or ",
 		"other_channel":       "That command can act only on a thread of this channel, or on a workflow you started. Type it in the channel of the thread you mean, or mention me in that thread (`@threadwright status`).",
+		// Typed decisions (README, "Typed decisions").
+		"reply_meaning":       "I'm not sure what your reply means for *%s*. Should I:",
+		"reply_change":        "Request this change",
+		"reply_question":      "Just a question",
+		"reply_question_kept": "Nothing changed. Mention me with your question (`@threadwright why …?`) and I'll answer it here.",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -192,6 +197,11 @@ var catalogs = map[string]map[string]string{
 		"not_allowed.cancel":  "Извините, отменить этот процесс или запустить в его треде другой может только %s.",
 		"or":                  " или ",
 		"other_channel":       "Эта команда действует только на тред этого канала или на процесс, который запустили вы. Наберите её в канале нужного треда или упомяните меня в самом треде (`@threadwright status`).",
+		// Typed decisions (README, "Typed decisions").
+		"reply_meaning":       "Не уверен, что означает ваш ответ для *%s*. Что сделать?",
+		"reply_change":        "Внести это изменение",
+		"reply_question":      "Это просто вопрос",
+		"reply_question_kept": "Ничего не изменено. Упомяните меня с вопросом (`@threadwright почему …?`), и я отвечу здесь.",
 	},
 }
 

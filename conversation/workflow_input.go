@@ -147,6 +147,8 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 			return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
 		}
 		return t.rewrite(ctx, id, a.Text, "changes requested: "+a.Text, false)
+	case ActionReplyChange, ActionReplyQuestion:
+		return t.replyAction(ctx, id, act)
 	case ActionKeep:
 		return t.keepStale(ctx, id)
 	case ActionRegenerateStale:
@@ -160,7 +162,7 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 }
 
 // message handles a person's reply in a workflow thread: a choice among the options
-// shown, or a change request for the artifact under review; when the next artifact
+// shown, or a decision on the artifact under review (decide); when the next artifact
 // should be produced but is not (producing it failed after an action that was kept),
 // any reply tries that again. handled is false when nothing awaits a reply (the
 // assistant answers it then).
@@ -193,7 +195,7 @@ func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err er
 		t.reply = tr(t.lang, "reply_unclear")
 		return true, nil
 	case workflow.StatusGenerated:
-		return true, t.rewrite(ctx, id, text, "changes requested: "+text, false)
+		return t.decide(ctx, id, text) // workflow_reply.go
 	}
 	return false, nil
 }

@@ -56,6 +56,18 @@ func (a *scriptedAgent) InterpretReply(ctx context.Context, r conversation.Artif
 	return conversation.Selection{Label: strings.TrimSpace(label), Instructions: strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(rest), "but"))}, conversation.Usage{}, nil
 }
 
+// ClassifyReview reads every reply the phrase list leaves to it as a change request,
+// except one containing "hmm", which it finds ambiguous.
+func (a *scriptedAgent) ClassifyReview(ctx context.Context, r conversation.ArtifactRequest, reply string) (conversation.ReviewReading, conversation.Usage, error) {
+	if err := a.record(ctx, "classify", r); err != nil {
+		return conversation.ReviewReading{}, conversation.Usage{}, err
+	}
+	if strings.Contains(reply, "hmm") {
+		return conversation.ReviewReading{Decision: workflow.DecisionAmbiguous, Confidence: 0.9}, conversation.Usage{}, nil
+	}
+	return conversation.ReviewReading{Decision: workflow.DecisionChange, Confidence: 0.9}, conversation.Usage{}, nil
+}
+
 func (a *scriptedAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
 	if err := a.record(ctx, "write", r); err != nil {
 		return "", conversation.Usage{}, err

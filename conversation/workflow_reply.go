@@ -1,0 +1,114 @@
+package conversation
+
+import (
+	"context"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// Typed decisions (README, "Typed decisions"): a reply typed in the thread of an
+// artifact under review is read as an approval, a change request or a question. The
+// phrase list (workflow.ClassifyReply) decides the common replies without a model
+// call; the small model (WorkflowAgent.ClassifyReview) the rest. An approval is the
+// Approve button's, under the same permission rule; a change request is the editor's
+// rewrite; a question is left to the assistant, which answers it in the thread and
+// leaves the artifact as it is. A reply that reads more than one way is asked about
+// with buttons that carry it.
+
+// ReviewReading is what a typed reply to an artifact under review asks for.
+type ReviewReading struct {
+	// Decision is workflow.DecisionApprove, DecisionChange, DecisionQuestion or
+	// DecisionAmbiguous.
+	Decision workflow.Decision
+	// Confidence is the model's, from 0 to 1.
+	Confidence float64
+}
+
+// MinReviewConfidence is the least confidence (0 to 1) at which the model's reading of
+// a typed reply is acted on; below it the person is asked.
+const MinReviewConfidence = 0.6
+
+// maxCarriedReply is the most bytes of a reply the buttons of the "what did you mean"
+// card carry (a button's value holds MaxActionValue with the rest of the Action).
+const maxCarriedReply = 1200
+
+// The actions of the card that asks what a typed reply meant; Arg is the reply.
+const (
+	ActionReplyChange   ActionName = "reply_change"   // the reply is a change request
+	ActionReplyQuestion ActionName = "reply_question" // the reply is a question
+)
+
+// decide reads the reply text to artifact id, under review, and acts on it. handled is
+// false for a question: the assistant answers it.
+func (t *wfTurn) decide(ctx context.Context, id, text string) (handled bool, err error) {
+	d := workflow.ClassifyReply(text)
+	if d == workflow.DecisionUnknown {
+		rd, u, err := t.s.cfg.Agent.ClassifyReview(ctx, t.request(id, ""), text)
+		t.add(u)
+		if err != nil {
+			return true, fmt.Errorf("classify reply: %w", err)
+		}
+		d = rd.Decision
+		if rd.Confidence < MinReviewConfidence {
+			d = workflow.DecisionAmbiguous
+		}
+	}
+	t.log.Debug("typed reply to an artifact under review", "artifact", id, "decision", d)
+	switch d {
+	case workflow.DecisionApprove:
+		return true, t.approve(ctx, id)
+	case workflow.DecisionQuestion:
+		return false, nil
+	case workflow.DecisionAmbiguous:
+		return true, t.askMeaning(ctx, id, text)
+	}
+	return true, t.rewrite(ctx, id, text, "changes requested: "+text, false)
+}
+
+// askMeaning posts a card that asks what reply text meant, with buttons that act on
+// it: Approve (the artifact's own), Request this change, Just a question.
+func (t *wfTurn) askMeaning(ctx context.Context, id, text string) error {
+	st := t.ws().Artifacts[id]
+	a, _ := t.def().Artifact(id)
+	carried := clipBytes(text, maxCarriedReply)
+	c := t.cards()
+	card := Card{Text: tr(t.lang, "reply_meaning", a.Title), Blocks: []Block{
+		{Kind: BlockSection, Text: tr(t.lang, "reply_meaning", a.Title)},
+		{Kind: BlockActions, Buttons: []Button{
+			{Label: tr(t.lang, "approve"), Style: "primary", Action: c.action(ActionApprove, id, st.Rev, "")},
+			{Label: tr(t.lang, "reply_change"), Action: c.action(ActionReplyChange, id, st.Rev, carried)},
+			{Label: tr(t.lang, "reply_question"), Action: c.action(ActionReplyQuestion, id, st.Rev, carried)},
+		}},
+	}}
+	t.reply = ""
+	if _, err := t.r.out.PostCard(ctx, card); err != nil {
+		return fmt.Errorf("post the reply's meaning card: %w", err)
+	}
+	return nil
+}
+
+// replyAction runs a click on the card of askMeaning for artifact id.
+func (t *wfTurn) replyAction(ctx context.Context, id string, act Action) error {
+	if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
+		return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
+	}
+	if act.Name == ActionReplyChange {
+		return t.rewrite(ctx, id, act.Arg, "changes requested: "+act.Arg, false)
+	}
+	// A question: the artifact stays as it is; the assistant answers a mention.
+	t.reply = tr(t.lang, "reply_question_kept")
+	return nil
+}
+
+// clipBytes returns s cut to at most n bytes at a character boundary.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
