@@ -110,6 +110,12 @@ func (m *cannedModel) respond(r openaitest.Request) openaitest.Response {
 			results = append(results, map[string]any{"id": id, "pass": true, "reason": "Meets the criterion."})
 		}
 		return call(map[string]any{"results": results})
+	case "classify_review_reply": // typed decisions: "hmm" is ambiguous, the rest a change
+		decision := "change"
+		if strings.Contains(task, "hmm") {
+			decision = "ambiguous"
+		}
+		return call(map[string]any{"decision": decision, "confidence": 0.9})
 	case "commit_final_docset":
 		return call(map[string]any{"summary": "A complete document, ready to share."})
 	}
