@@ -62,6 +62,20 @@ func TestWorkflowTypedDecisions(t *testing.T) {
 		t.Fatalf("Request this change did not revise problem: %q", st.Text)
 	}
 
+	// A question leaves the artifact as it is; the assistant answers it.
+	before := h.artifact("problem")
+	n = h.callCount()
+	h.say("U1", "Why is the budget so low?")
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "re: ") || !strings.Contains(got, "Why is the budget so low?") {
+		t.Fatalf("a question was answered %q", got)
+	}
+	if st := h.artifact("problem"); st.Text != before.Text || st.Rev != before.Rev || st.Status != workflow.StatusGenerated {
+		t.Fatalf("a question changed problem: %+v", st)
+	}
+	if got := h.callsSince(n); got != "" {
+		t.Fatalf("a question called the workflow agent: %q", got)
+	}
+
 	// A change request goes through the classifier to the editor.
 	n = h.callCount()
 	h.say("U1", "make it shorter")
