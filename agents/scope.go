@@ -162,22 +162,14 @@ func (s *ScopeChecker) request(p conversation.Prompt) (openai.ChatCompletionRequ
 	if err != nil {
 		return openai.ChatCompletionRequest{}, fmt.Errorf("agents: scope check: %w", err)
 	}
-	return openai.ChatCompletionRequest{
-		Model: s.model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: system},
-			{Role: openai.ChatMessageRoleUser, Content: user},
-		},
-		Tools: []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name:        classifyTool,
-			Description: "Record whether the message is within the assistant's purpose.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{` +
-				`"in_scope":{"type":"boolean","description":"true when the message is within the assistant's purpose"},` +
-				`"reason":{"type":"string","description":"one short sentence explaining the decision"}},` +
-				`"required":["in_scope","reason"],"additionalProperties":false}`),
-		}}},
-		ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: classifyTool}},
-	}, nil
+	return forcedCall(s.model, system, user, openai.FunctionDefinition{
+		Name:        classifyTool,
+		Description: "Record whether the message is within the assistant's purpose.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"in_scope":{"type":"boolean","description":"true when the message is within the assistant's purpose"},` +
+			`"reason":{"type":"string","description":"one short sentence explaining the decision"}},` +
+			`"required":["in_scope","reason"],"additionalProperties":false}`),
+	}), nil
 }
 
 // parseClassification reads the classifier's decision from its classify_scope call or,

@@ -37,22 +37,14 @@ func (a *WorkflowAgent) ClassifyReview(ctx context.Context, r conversation.Artif
 		"- ambiguous: it could be read more than one way.\n" +
 		"Call " + reviewTool + " with the decision and your confidence from 0 to 1."
 	user := fmt.Sprintf("Draft %q (start):\n%s\n\nReply:\n%s", title, truncate(r.Current, maxReviewContext), strings.TrimSpace(reply))
-	req := openai.ChatCompletionRequest{
-		Model: a.smallModel,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: system},
-			{Role: openai.ChatMessageRoleUser, Content: user},
-		},
-		Tools: []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name:        reviewTool,
-			Description: "Record what the reply to the draft asks for.",
-			Parameters: json.RawMessage(`{"type":"object","properties":{` +
-				`"decision":{"type":"string","enum":["approve","change","question","ambiguous"]},` +
-				`"confidence":{"type":"number","minimum":0,"maximum":1}},` +
-				`"required":["decision","confidence"],"additionalProperties":false}`),
-		}}},
-		ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: reviewTool}},
-	}
+	req := forcedCall(a.smallModel, system, user, openai.FunctionDefinition{
+		Name:        reviewTool,
+		Description: "Record what the reply to the draft asks for.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"decision":{"type":"string","enum":["approve","change","question","ambiguous"]},` +
+			`"confidence":{"type":"number","minimum":0,"maximum":1}},` +
+			`"required":["decision","confidence"],"additionalProperties":false}`),
+	})
 	comp, err := a.client.Complete(ctx, req)
 	if err != nil && !errors.Is(err, ErrEmptyResponse) {
 		return conversation.ReviewReading{}, comp.Usage, fmt.Errorf("agents: classify review reply: %w", err)
@@ -80,4 +72,18 @@ func parseReviewReading(c Completion) conversation.ReviewReading {
 		}
 	}
 	return conversation.ReviewReading{Decision: workflow.DecisionAmbiguous}
+}
+
+// forcedCall is a request of a system and a user message to model, with fn its only
+// tool, which tool_choice forces.
+func forcedCall(model, system, user string, fn openai.FunctionDefinition) openai.ChatCompletionRequest {
+	return openai.ChatCompletionRequest{
+		Model: model,
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleSystem, Content: system},
+			{Role: openai.ChatMessageRoleUser, Content: user},
+		},
+		Tools:      []openai.Tool{{Type: openai.ToolTypeFunction, Function: &fn}},
+		ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: fn.Name}},
+	}
 }
