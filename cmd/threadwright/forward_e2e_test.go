@@ -1,0 +1,44 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestE2EStatusAndListAnswerWhereTyped checks that /threadwright status and list typed
+// in a channel answer there, to the user only, with a link to the workflow's thread,
+// and post nothing in the thread.
+func TestE2EStatusAndListAnswerWhereTyped(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	thread := h.startBrief()
+	h.latest(thread, "A: Direction A", "")
+	before := len(h.emu.Thread(general, thread))
+	link := "/archives/" + general + "/p" + strings.ReplaceAll(thread, ".", "")
+
+	t.Run("Status", func(t *testing.T) {
+		h.slash(alice, "status")
+		got := h.waitEphemeral(general, alice, ": status")
+		if !strings.Contains(got, "Open the thread") || !strings.Contains(got, link) {
+			t.Fatalf("status has no link to the thread %s:\n%s", link, got)
+		}
+		for _, m := range h.emu.Ephemerals(general, alice) {
+			if strings.Contains(m.Text+string(m.Blocks), ": status") && m.ThreadTS != "" {
+				t.Fatalf("status shown in thread %s, want the channel", m.ThreadTS)
+			}
+		}
+		if n := len(h.emu.Thread(general, thread)); n != before {
+			t.Fatalf("the thread has %d messages after status, want %d:\n%s", n, before, h.transcript(thread))
+		}
+	})
+	t.Run("List", func(t *testing.T) {
+		h.slash(alice, "list")
+		got := h.waitEphemeral(general, alice, "Your workflows running here:")
+		if !strings.Contains(got, "|`product-brief`>") || !strings.Contains(got, link) {
+			t.Fatalf("list does not link the running workflow's thread %s:\n%s", link, got)
+		}
+		if n := len(h.emu.Thread(general, thread)); n != before {
+			t.Fatalf("the thread has %d messages after list, want %d", n, before)
+		}
+	})
+}
