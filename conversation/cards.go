@@ -29,7 +29,12 @@ func (t *wfTurn) render(ctx context.Context) error {
 	for _, e := range t.events {
 		switch e.kind {
 		case evStarted:
-			if err := t.postCard(ctx, t.cards().started(t.ws().StartedBy), nil); err != nil {
+			card := t.cards().started(t.ws().StartedBy)
+			if t.startedInChannel() {
+				// The thread's first message is the run's header: it becomes this card
+				// rather than getting a second header under it.
+				t.update(ctx, t.key.ThreadTS, card)
+			} else if err := t.postCard(ctx, card, nil); err != nil {
 				return err
 			}
 		case evProgress:
@@ -160,6 +165,17 @@ func (t *wfTurn) postCard(ctx context.Context, c Card, ts *string) error {
 		*ts = posted
 	}
 	return nil
+}
+
+// startedInChannel reports whether the turn runs a start typed in a channel, whose
+// turn began in the thread the channel command opened with a header message.
+func (t *wfTurn) startedInChannel() bool {
+	cmd := t.r.in.Command
+	if t.r.in.Kind != KindCommand || cmd == nil || cmd.Origin != t.key.ChannelID || cmd.Source == SourceShortcut {
+		return false
+	}
+	c, _ := parseCommand(cmd.Line)
+	return c.name == CmdStart
 }
 
 // post posts c in the thread now and returns its ts ("" when posting failed; logged).

@@ -42,3 +42,29 @@ func TestE2EStatusAndListAnswerWhereTyped(t *testing.T) {
 		}
 	})
 }
+
+// TestE2EOneHeaderPerStart checks that a workflow started from a channel has one
+// header: the thread's first message, which says who started it, and no second
+// "started by" card in the thread.
+func TestE2EOneHeaderPerStart(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	thread := h.startBrief()
+	h.latest(thread, "A: Direction A", "")
+	headers, started := 0, 0
+	for _, m := range h.emu.Thread(general, thread) {
+		if strings.Contains(string(m.Blocks), `"type":"header"`) {
+			headers++
+		}
+		if strings.Contains(m.Text, "started by <@"+alice+">") {
+			started++
+		}
+	}
+	if headers != 1 || started != 1 {
+		t.Fatalf("%d headers and %d started-by messages, want 1 and 1:\n%s", headers, started, h.transcript(thread))
+	}
+	root := h.emu.Thread(general, thread)[0]
+	if root.TS != thread || !strings.Contains(root.Text, "started by <@"+alice+">") {
+		t.Fatalf("the thread's first message is not the run's header: %q", root.Text)
+	}
+}
