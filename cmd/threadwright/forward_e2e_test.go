@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/threadwright/threadwright/bot"
+	"github.com/threadwright/threadwright/conversation"
 )
 
 // TestE2EStatusAndListAnswerWhereTyped checks that /threadwright status and list typed
@@ -66,5 +69,37 @@ func TestE2EOneHeaderPerStart(t *testing.T) {
 	root := h.emu.Thread(general, thread)[0]
 	if root.TS != thread || !strings.Contains(root.Text, "started by <@"+alice+">") {
 		t.Fatalf("the thread's first message is not the run's header: %q", root.Text)
+	}
+}
+
+// TestE2EHelpDescribesEveryCommand checks that /threadwright help lists every command
+// with a description and an example, and that the manifest's usage hint names them all.
+func TestE2EHelpDescribesEveryCommand(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	h.slash(alice, "help")
+	got := h.waitEphemeral(general, alice, "this list")
+	for _, want := range []string{
+		"`start <workflow> [text]` — start a workflow", "E.g. `/threadwright start blog ",
+		"`list` — ", "`status` — ", "`restart <artifact>` — ", "E.g. `/threadwright restart audience`",
+		"`edit <artifact> <instructions>` — ", "E.g. `/threadwright edit name make it shorter`",
+		"`export` — ", "`cancel` — ", "`help` — ",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("help lacks %q:\n%s", want, got)
+		}
+	}
+	hint := conversation.CommandUsageHint
+	for _, cmd := range []string{"start <workflow>", "list", "status", "restart <artifact>", "edit <artifact> <instructions>", "export", "cancel", "help"} {
+		if !strings.Contains(hint, cmd) {
+			t.Errorf("usage hint %q lacks %q", hint, cmd)
+		}
+	}
+	m, err := bot.NewManifest("threadwright").YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(m), "usage_hint: "+hint) {
+		t.Errorf("the manifest's usage hint is not %q:\n%s", hint, m)
 	}
 }
