@@ -324,7 +324,7 @@ func (c cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done s
 		Block{Kind: BlockActions, Buttons: []Button{
 			{Label: tr(c.lang, "approve"), Style: "primary", Action: c.action(ActionApprove, a.ID, st.Rev, "")},
 			{Label: tr(c.lang, "request_changes"), Action: c.action(ActionRequestChanges, a.ID, st.Rev, ""),
-				Modal: &Modal{Title: tr(c.lang, "changes.title"), Label: tr(c.lang, "changes.label"), Submit: tr(c.lang, "submit")}},
+				Modal: &Modal{Title: modalTitle(a.Title), Label: tr(c.lang, "changes.label"), Submit: tr(c.lang, "submit")}},
 		}, Menu: c.menu(a, st)},
 		Block{Kind: BlockContext, Text: tr(c.lang, "artifact.hint")})
 	return Card{Text: a.Title, Blocks: blocks}
@@ -335,9 +335,27 @@ func (c cards) menu(a *workflow.Artifact, st *workflow.ArtifactState) []Button {
 	items := []Button{{Label: tr(c.lang, "menu.restart"), Action: c.action(ActionRestart, a.ID, st.Rev, "")}}
 	if st.Text != "" {
 		items = append(items, Button{Label: tr(c.lang, "menu.edit"), Action: c.action(ActionEdit, a.ID, st.Rev, ""),
-			Modal: &Modal{Title: tr(c.lang, "edit.title"), Label: tr(c.lang, "edit.label"), Submit: tr(c.lang, "submit")}})
+			Modal: &Modal{Title: modalTitle(a.Title), Label: tr(c.lang, "edit.label"), Submit: tr(c.lang, "submit")}})
 	}
 	return items
+}
+
+// maxModalTitle is the most characters of a modal's title (Slack's views.open: title
+// text, 24 characters).
+const maxModalTitle = 24
+
+// modalTitle is title as a modal's title: whole when it fits, otherwise cut at the
+// last word boundary that fits, with "…".
+func modalTitle(title string) string {
+	r := []rune(strings.Join(strings.Fields(title), " "))
+	if len(r) <= maxModalTitle {
+		return string(r)
+	}
+	cut := string(r[:maxModalTitle-1])
+	if i := strings.LastIndexByte(cut, ' '); i > 0 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:.-–—") + "…"
 }
 
 func criterionTitle(a *workflow.Artifact, id string) string {
@@ -381,7 +399,7 @@ func (c cards) stale(l *workflow.StaleList, ws *workflow.State) Card {
 			Block{Kind: BlockActions, Buttons: []Button{
 				{Label: tr(c.lang, "keep"), Action: c.action(ActionKeep, row.Artifact, st.Rev, "")},
 				{Label: tr(c.lang, "regen_guidance"), Action: c.action(ActionRegenerateStale, row.Artifact, st.Rev, ""),
-					Modal: &Modal{Title: tr(c.lang, "guidance.title"), Label: tr(c.lang, "guidance.label"), Submit: tr(c.lang, "submit")}},
+					Modal: &Modal{Title: modalTitle(a.Title), Label: tr(c.lang, "guidance.label"), Submit: tr(c.lang, "submit")}},
 			}})
 	}
 	if open > 1 {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/threadwright/threadwright/bot"
+	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
 )
 
@@ -101,5 +103,48 @@ func TestE2EHelpDescribesEveryCommand(t *testing.T) {
 	}
 	if !strings.Contains(string(m), "usage_hint: "+hint) {
 		t.Errorf("the manifest's usage hint is not %q:\n%s", hint, m)
+	}
+}
+
+// TestE2EModalsAreTitledWithTheArtifact checks that the Request changes and Edit
+// modals are titled with the artifact's name.
+func TestE2EModalsAreTitledWithTheArtifact(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	thread := h.startBrief()
+	h.click(thread, alice, "A: Direction A", "")
+	opened := 0
+	for _, label := range []string{"Request changes", "Edit this artifact"} {
+		t.Run(strings.ReplaceAll(label, " ", ""), func(t *testing.T) {
+			ts := h.latest(thread, label, "")
+			b := h.find(ts, label, "")
+			var err error
+			if b.Type == "button" {
+				_, err = h.emu.ClickButton(general, ts, alice, b.ActionID)
+			} else {
+				_, err = h.emu.ChooseMenuItem(general, ts, alice, label)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v emulator.View
+			h.waitFor("the "+label+" modal", func() bool {
+				views := h.emu.Views()
+				if len(views) > opened {
+					v = views[len(views)-1]
+				}
+				return len(views) > opened
+			})
+			opened++
+			var view struct {
+				Title struct{ Text string } `json:"title"`
+			}
+			if err := json.Unmarshal(v.View, &view); err != nil {
+				t.Fatal(err)
+			}
+			if view.Title.Text != "Problem" {
+				t.Fatalf("the %s modal is titled %q, want the artifact's name %q", label, view.Title.Text, "Problem")
+			}
+		})
 	}
 }
