@@ -208,6 +208,15 @@ func (c cards) action(name ActionName, artifact string, rev int, arg string) Act
 	return Action{Name: name, Channel: c.key.ChannelID, ThreadTS: c.key.ThreadTS, Artifact: artifact, Rev: rev, Arg: arg}
 }
 
+// failed tells that a step failed (text) and offers Retry, which runs the step of
+// input inputID again.
+func (c cards) failed(text, inputID string) Card {
+	return Card{Text: text, Blocks: []Block{
+		{Kind: BlockSection, Text: text},
+		{Kind: BlockActions, Buttons: []Button{{Label: tr(c.lang, "retry"), Style: "primary", Action: c.action(ActionRetry, "", 0, inputID)}}},
+	}}
+}
+
 // started announces a workflow run.
 func (c cards) started(user string) Card {
 	var titles []string

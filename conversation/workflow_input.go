@@ -102,6 +102,9 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 		c, _ := parseCommand(act.Arg)
 		return t.command(ctx, c, "")
 	}
+	if act.Name == ActionRetry {
+		return t.runRetry(ctx, a)
+	}
 	if t.def() == nil {
 		return &workflow.Refusal{Reason: workflow.NotCurrent}
 	}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
@@ -146,5 +149,60 @@ func TestE2EModalsAreTitledWithTheArtifact(t *testing.T) {
 				t.Fatalf("the %s modal is titled %q, want the artifact's name %q", label, view.Title.Text, "Problem")
 			}
 		})
+	}
+}
+
+// TestE2ERetryAfterAModelFailure checks that a workflow step the model failed offers
+// Retry, and that Retry runs that step again, once: the artifact appears.
+func TestE2ERetryAfterAModelFailure(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	var mu sync.Mutex
+	down, writes := true, 0
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if len(r.Chat.Tools) == 1 && r.Chat.Tools[0].Function != nil && r.Chat.Tools[0].Function.Name == "commit_artifact_final_text" {
+			mu.Lock()
+			defer mu.Unlock()
+			writes++
+			if down {
+				return openaitest.Response{Status: http.StatusServiceUnavailable}
+			}
+		}
+		return h.model.respond(r)
+	})
+	h.start()
+	thread := h.startBrief()
+	h.click(thread, alice, "A: Direction A", "")
+	h.latest(thread, "Retry", "")
+	if tr := h.transcript(thread); strings.Contains(tr, "Problem: the text the model wrote") {
+		t.Fatalf("the failed step left its artifact:\n%s", tr)
+	}
+	mu.Lock()
+	down, before := false, writes
+	mu.Unlock()
+	h.click(thread, alice, "Retry", "")
+	h.latest(thread, "Approve", "")
+	mu.Lock()
+	after := writes
+	mu.Unlock()
+	if after != before+1 {
+		t.Fatalf("Retry wrote the artifact %d times, want once", after-before)
+	}
+	if n := strings.Count(h.transcript(thread), "Problem: the text the model wrote"); n != 1 {
+		t.Fatalf("the artifact shown %d times, want once:\n%s", n, h.transcript(thread))
+	}
+	// The Retry of a step that has run again is out of date: nothing runs.
+	ts := h.latest(thread, "Retry", "")
+	b := h.find(ts, "Retry", "")
+	env, err := h.emu.ClickButton(general, ts, alice, b.ActionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settleEnvelope(env)
+	mu.Lock()
+	again := writes
+	mu.Unlock()
+	if again != after {
+		t.Fatalf("a second click on Retry wrote the artifact again (%d writes, want %d)", again, after)
 	}
 }
