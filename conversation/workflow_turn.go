@@ -324,7 +324,7 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 				// The step can run again as it was: the failure offers Retry.
 				t.state.Retry = failed
 				t.reply = ""
-				if perr := t.postCard(fctx, t.cards().failed(ErrorReply(err), failed.ID), nil); perr != nil {
+				if perr := t.postCard(fctx, t.cards().failed(failureText(t.lang, err), failed.ID), nil); perr != nil {
 					return true, perr
 				}
 			}
@@ -373,4 +373,32 @@ func (t *wfTurn) runRetry(ctx context.Context, a ActionInput) error {
 		return t.command(ctx, c, "")
 	}
 	return &workflow.Refusal{Reason: workflow.NotCurrent}
+}
+
+// What a failed step's error came from, as its failure message says.
+const (
+	sourceModel = "model" // a call of the workflow agent (the model, with its tools)
+	sourceSlack = "slack" // a Slack Web API call
+)
+
+// stepFailure is an error of a workflow step that knows where it came from.
+type stepFailure struct {
+	source string
+	err    error
+}
+
+func (e *stepFailure) Error() string { return e.err.Error() }
+func (e *stepFailure) Unwrap() error { return e.err }
+
+// failedAt marks err as coming from source (sourceModel, sourceSlack).
+func failedAt(source string, err error) error { return &stepFailure{source: source, err: err} }
+
+// failureText is what a failed step's message says: what failed, when known, then
+// ErrorReply's text.
+func failureText(lang string, err error) string {
+	var f *stepFailure
+	if errors.As(err, &f) {
+		return "⚠️ " + tr(lang, "failed."+f.source) + " " + ErrorReply(err)
+	}
+	return "⚠️ " + ErrorReply(err)
 }
