@@ -127,7 +127,7 @@ func NewManifest(name string) Manifest {
 	m.Features.SlashCommands = []SlashCommand{{
 		Command:     "/threadwright",
 		Description: "Start and manage threadwright workflows",
-		UsageHint:   "start|restart|edit|status|export|cancel|help",
+		UsageHint:   conversation.CommandUsageHint,
 	}}
 	m.OAuthConfig.Scopes.Bot = BotScopes
 	m.Settings.EventSubscriptions.BotEvents = BotEvents

@@ -525,3 +525,15 @@ func (s *stream) Stop(ctx context.Context, final bool) (string, error) {
 	}
 	return s.ts, nil
 }
+
+var _ conversation.Permalinker = (*Messenger)(nil)
+
+// Permalink returns the link to the message ts in key's channel (chat.getPermalink).
+// Errors: Slack's (message_not_found, channel_not_found, ...).
+func (m *Messenger) Permalink(ctx context.Context, key conversation.Key, ts string) (string, error) {
+	link, err := m.api.GetPermalinkContext(ctx, &slack.PermalinkParameters{Channel: key.ChannelID, Ts: ts})
+	if err != nil {
+		return "", fmt.Errorf("chat.getPermalink %s: %w", ts, err)
+	}
+	return link, nil
+}

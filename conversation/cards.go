@@ -29,7 +29,12 @@ func (t *wfTurn) render(ctx context.Context) error {
 	for _, e := range t.events {
 		switch e.kind {
 		case evStarted:
-			if err := t.postCard(ctx, t.cards().started(t.ws().StartedBy), nil); err != nil {
+			card := t.cards().started(t.ws().StartedBy)
+			if t.startedInChannel() {
+				// The thread's first message is the run's header: it becomes this card
+				// rather than getting a second header under it.
+				t.update(ctx, t.key.ThreadTS, card)
+			} else if err := t.postCard(ctx, card, nil); err != nil {
 				return err
 			}
 		case evProgress:
@@ -162,6 +167,17 @@ func (t *wfTurn) postCard(ctx context.Context, c Card, ts *string) error {
 	return nil
 }
 
+// startedInChannel reports whether the turn runs a start typed in a channel, whose
+// turn began in the thread the channel command opened with a header message.
+func (t *wfTurn) startedInChannel() bool {
+	cmd := t.r.in.Command
+	if t.r.in.Kind != KindCommand || cmd == nil || cmd.Origin != t.key.ChannelID || cmd.Source == SourceShortcut {
+		return false
+	}
+	c, _ := parseCommand(cmd.Line)
+	return c.name == CmdStart
+}
+
 // post posts c in the thread now and returns its ts ("" when posting failed; logged).
 func (t *wfTurn) post(ctx context.Context, c Card) string {
 	var ts string
@@ -190,6 +206,15 @@ type cards struct {
 
 func (c cards) action(name ActionName, artifact string, rev int, arg string) Action {
 	return Action{Name: name, Channel: c.key.ChannelID, ThreadTS: c.key.ThreadTS, Artifact: artifact, Rev: rev, Arg: arg}
+}
+
+// failed tells that a step failed (text) and offers Retry, which runs the step of
+// input inputID again.
+func (c cards) failed(text, inputID string) Card {
+	return Card{Text: text, Blocks: []Block{
+		{Kind: BlockSection, Text: text},
+		{Kind: BlockActions, Buttons: []Button{{Label: tr(c.lang, "retry"), Style: "primary", Action: c.action(ActionRetry, "", 0, inputID)}}},
+	}}
 }
 
 // started announces a workflow run.
@@ -308,7 +333,7 @@ func (c cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done s
 		Block{Kind: BlockActions, Buttons: []Button{
 			{Label: tr(c.lang, "approve"), Style: "primary", Action: c.action(ActionApprove, a.ID, st.Rev, "")},
 			{Label: tr(c.lang, "request_changes"), Action: c.action(ActionRequestChanges, a.ID, st.Rev, ""),
-				Modal: &Modal{Title: tr(c.lang, "changes.title"), Label: tr(c.lang, "changes.label"), Submit: tr(c.lang, "submit")}},
+				Modal: &Modal{Title: modalTitle(a.Title), Label: tr(c.lang, "changes.label"), Submit: tr(c.lang, "submit")}},
 		}, Menu: c.menu(a, st)},
 		Block{Kind: BlockContext, Text: tr(c.lang, "artifact.hint")})
 	return Card{Text: a.Title, Blocks: blocks}
@@ -319,9 +344,27 @@ func (c cards) menu(a *workflow.Artifact, st *workflow.ArtifactState) []Button {
 	items := []Button{{Label: tr(c.lang, "menu.restart"), Action: c.action(ActionRestart, a.ID, st.Rev, "")}}
 	if st.Text != "" {
 		items = append(items, Button{Label: tr(c.lang, "menu.edit"), Action: c.action(ActionEdit, a.ID, st.Rev, ""),
-			Modal: &Modal{Title: tr(c.lang, "edit.title"), Label: tr(c.lang, "edit.label"), Submit: tr(c.lang, "submit")}})
+			Modal: &Modal{Title: modalTitle(a.Title), Label: tr(c.lang, "edit.label"), Submit: tr(c.lang, "submit")}})
 	}
 	return items
+}
+
+// maxModalTitle is the most characters of a modal's title (Slack's views.open: title
+// text, 24 characters).
+const maxModalTitle = 24
+
+// modalTitle is title as a modal's title: whole when it fits, otherwise cut at the
+// last word boundary that fits, with "…".
+func modalTitle(title string) string {
+	r := []rune(strings.Join(strings.Fields(title), " "))
+	if len(r) <= maxModalTitle {
+		return string(r)
+	}
+	cut := string(r[:maxModalTitle-1])
+	if i := strings.LastIndexByte(cut, ' '); i > 0 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:.-–—") + "…"
 }
 
 func criterionTitle(a *workflow.Artifact, id string) string {
@@ -365,7 +408,7 @@ func (c cards) stale(l *workflow.StaleList, ws *workflow.State) Card {
 			Block{Kind: BlockActions, Buttons: []Button{
 				{Label: tr(c.lang, "keep"), Action: c.action(ActionKeep, row.Artifact, st.Rev, "")},
 				{Label: tr(c.lang, "regen_guidance"), Action: c.action(ActionRegenerateStale, row.Artifact, st.Rev, ""),
-					Modal: &Modal{Title: tr(c.lang, "guidance.title"), Label: tr(c.lang, "guidance.label"), Submit: tr(c.lang, "submit")}},
+					Modal: &Modal{Title: modalTitle(a.Title), Label: tr(c.lang, "guidance.label"), Submit: tr(c.lang, "submit")}},
 			}})
 	}
 	if open > 1 {

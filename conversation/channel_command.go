@@ -55,7 +55,11 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 	// The forward is the command itself, which the flood limits admitted: it is not
 	// counted again (the command is still pending while it runs).
 	forward := func(key Key) error {
-		fwd := Input{ID: in.ID + ">" + key.ThreadTS, EventID: in.EventID, Key: key, Kind: KindCommand, Command: cmd}
+		// Origin tells the thread's turn where the command was typed: status answers
+		// there, only to the user.
+		fc := *cmd
+		fc.Origin = in.Key.ChannelID
+		fwd := Input{ID: in.ID + ">" + key.ThreadTS, EventID: in.EventID, Key: key, Kind: KindCommand, Command: &fc}
 		if _, err := s.submit(ctx, fwd, false); err != nil {
 			return fmt.Errorf("forward command to %s: %w", key, err)
 		}
@@ -73,6 +77,16 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 		t := &wfTurn{s: s, r: r, lang: lang}
 		if err := t.command(ctx, c, ""); err != nil {
 			return err
+		}
+		refs, err := s.userWorkflows(ctx, in.Key, cmd.UserID)
+		if err != nil {
+			return err
+		}
+		if len(refs) > 0 {
+			t.reply += "\n\n" + tr(lang, "yours_here")
+			for _, ref := range refs {
+				t.reply += "\n• " + s.threadLink(ctx, ref.Key, "`"+ref.Name+"`")
+			}
 		}
 		tell(t.reply)
 		return nil
@@ -94,18 +108,11 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 	if c.thread.ThreadTS != "" {
 		// The thread's turn checks that a thread of another channel is the user's
 		// (foreignCommand): it knows who started the thread's workflow.
-		fwd := *cmd
-		fwd.Origin = in.Key.ChannelID
-		cmd = &fwd
 		return forward(Key{TeamID: in.Key.TeamID, ChannelID: c.thread.ChannelID, ThreadTS: c.thread.ThreadTS})
 	}
-	var refs []WorkflowRef
-	if err := s.retryStore(ctx, "find the user's workflows", func(ctx context.Context) error {
-		var err error
-		refs, err = s.cfg.Store.Workflows(ctx, in.Key.TeamID, in.Key.ChannelID, cmd.UserID, 10)
+	refs, err := s.userWorkflows(ctx, in.Key, cmd.UserID)
+	if err != nil {
 		return err
-	}); err != nil {
-		return fmt.Errorf("find the user's workflows: %w", err)
 	}
 	switch len(refs) {
 	case 0:
@@ -118,6 +125,36 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 		r.log.Warn("menu not posted", "error", err)
 	}
 	return nil
+}
+
+// userWorkflows returns up to 10 running workflows userID started in key's channel.
+func (s *Service) userWorkflows(ctx context.Context, key Key, userID string) ([]WorkflowRef, error) {
+	var refs []WorkflowRef
+	if err := s.retryStore(ctx, "find the user's workflows", func(ctx context.Context) error {
+		var err error
+		refs, err = s.cfg.Store.Workflows(ctx, key.TeamID, key.ChannelID, userID, 10)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("find the user's workflows: %w", err)
+	}
+	return refs, nil
+}
+
+// threadLink returns label as a Slack link to the thread of key (chat.getPermalink,
+// when the Messenger is a Permalinker), or label alone when there is no link.
+func (s *Service) threadLink(ctx context.Context, key Key, label string) string {
+	p, ok := s.cfg.Messenger.(Permalinker)
+	if !ok || key.ThreadTS == "" {
+		return label
+	}
+	link, err := p.Permalink(ctx, key, key.ThreadTS)
+	if err != nil {
+		if !errors.Is(err, errors.ErrUnsupported) {
+			s.log.Warn("no permalink", "thread_ts", key.ThreadTS, "error", err)
+		}
+		return label
+	}
+	return "<" + link + "|" + label + ">"
 }
 
 func joinCode(names []string) string {

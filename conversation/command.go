@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -18,10 +19,40 @@ const (
 	CmdHelp    = "help"
 )
 
-// commandUsage lists the subcommands, for help and for an unknown subcommand.
-const commandUsage = "`start <workflow>` · `list` · `status` · `restart <artifact>` · `edit <artifact> <instructions>` · `export` · `cancel` · `help`\n" +
-	"In a channel: `/threadwright <command>` (it acts on your workflow there; add a thread link to name one). " +
-	"In a workflow's thread: mention me, e.g. `@threadwright restart budget`."
+// commands are the subcommands in the order help lists them: how each is typed, what
+// it does (one line) and an example.
+var commands = []struct{ usage, what, example string }{
+	{"start <workflow> [text]", "start a workflow in a new thread; the text says what it is about", "start blog Go generics for data engineers"},
+	{"list", "the workflows there are, and yours running here with links", "list"},
+	{"status", "the artifacts of your workflow and where each stands, with a link to its thread", "status"},
+	{"restart <artifact>", "new options for an artifact; the ones that depend on it go stale", "restart audience"},
+	{"edit <artifact> <instructions>", "rewrite an artifact as asked", "edit name make it shorter"},
+	{"export", "the report now, unapproved parts marked", "export"},
+	{"cancel", "stop the workflow", "cancel"},
+	{"help", "this list", "help"},
+}
+
+// CommandUsageHint is the usage hint of the /threadwright slash command (the app
+// manifest's usage_hint): every subcommand, as typed.
+var CommandUsageHint = func() string {
+	var us []string
+	for _, c := range commands {
+		us = append(us, c.usage)
+	}
+	return strings.Join(us, " | ")
+}()
+
+// commandUsage lists the subcommands, each with what it does and an example, for help
+// and for an unknown subcommand.
+var commandUsage = func() string {
+	var b strings.Builder
+	for _, c := range commands {
+		fmt.Fprintf(&b, "• `%s` — %s. E.g. `/threadwright %s`\n", c.usage, c.what, c.example)
+	}
+	b.WriteString("In a channel: `/threadwright <command>` (it acts on your workflow there; add a thread link to name one). " +
+		"In a workflow's thread: mention me, e.g. `@threadwright restart audience`.")
+	return b.String()
+}()
 
 // command is a parsed command line.
 type command struct {

@@ -110,6 +110,10 @@ type State struct {
 	// Assistant is set in an assistant thread (conversation/assistant_view.go): the
 	// channel the person views, and whether the greeting and title were set.
 	Assistant *AssistantView `json:"assistant,omitempty"`
+	// Retry is the click or command whose workflow step failed and was rolled back,
+	// which the failure message's Retry button runs again; the thread's next
+	// workflow turn clears it.
+	Retry *Input `json:"retry,omitempty"`
 }
 
 // MaxEntities bounds the session context kept in a conversation's state.

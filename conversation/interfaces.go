@@ -228,6 +228,13 @@ type Messenger interface {
 	Posted(ctx context.Context, key Key, inputID, after string) ([]Posted, error)
 }
 
+// Permalinker is implemented by a Messenger that can link to a message
+// (chat.getPermalink): answers typed in a channel link to the workflow's thread.
+type Permalinker interface {
+	// Permalink returns the link to the message ts in key's channel.
+	Permalink(ctx context.Context, key Key, ts string) (string, error)
+}
+
 // Tag ties a message to the turn that posts it, as Slack message metadata
 // (event_type "threadwright_turn"; event_payload input_id, n, piece, of, answer,
 // final), so that Messenger.Posted finds it again.

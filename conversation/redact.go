@@ -1,6 +1,9 @@
 package conversation
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // redactingMessenger scrubs every text the bot sends to the chat with Config.Redact:
 // replies, the thread's status, cards (their fallback text, blocks, confirmations,
@@ -121,4 +124,13 @@ type redactingStream struct {
 
 func (s redactingStream) Append(ctx context.Context, markdown string) error {
 	return s.Stream.Append(ctx, s.redact(markdown))
+}
+
+// Permalink is the wrapped Messenger's, when it is a Permalinker (a link names no
+// secret); errors.ErrUnsupported otherwise.
+func (m redactingMessenger) Permalink(ctx context.Context, key Key, ts string) (string, error) {
+	if p, ok := m.Messenger.(Permalinker); ok {
+		return p.Permalink(ctx, key, ts)
+	}
+	return "", errors.ErrUnsupported
 }

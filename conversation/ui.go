@@ -86,6 +86,9 @@ const (
 	// line ("restart budget"). It answers a menu asking which workflow a channel
 	// command meant.
 	ActionCommand ActionName = "command"
+	// ActionRetry runs again the workflow step that failed and was rolled back;
+	// Arg is the id of the input whose step failed (State.Retry).
+	ActionRetry ActionName = "retry"
 )
 
 // The actions of a tool confirmation card (conversation/tool_approval.go); Arg is the

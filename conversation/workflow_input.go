@@ -33,7 +33,16 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 	switch c.name {
 	case CmdStatus:
 		t.reply = "" // the status card is the answer
-		_, err := t.r.out.PostCard(ctx, t.cards().status(t.ws()))
+		card := t.cards().status(t.ws())
+		if cmd := t.r.in.Command; cmd != nil && cmd.Origin != "" {
+			// Typed in a channel: answered there, to the user only, with a link to
+			// the thread (README, "Commands").
+			link := t.s.threadLink(ctx, t.key, tr(t.lang, "open_thread"))
+			card.Blocks = append(card.Blocks, Block{Kind: BlockContext, Text: link})
+			where := Key{TeamID: t.key.TeamID, ChannelID: cmd.Origin}
+			return t.s.cfg.Messenger.PostEphemeralCard(ctx, where, t.user, card)
+		}
+		_, err := t.r.out.PostCard(ctx, card)
 		return err
 	case CmdExport:
 		return t.upload(ctx, true, tr(t.lang, "export", t.def().Title))
@@ -92,6 +101,9 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 	if act.Name == ActionCommand {
 		c, _ := parseCommand(act.Arg)
 		return t.command(ctx, c, "")
+	}
+	if act.Name == ActionRetry {
+		return t.runRetry(ctx, a)
 	}
 	if t.def() == nil {
 		return &workflow.Refusal{Reason: workflow.NotCurrent}

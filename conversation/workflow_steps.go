@@ -72,7 +72,7 @@ func (t *wfTurn) propose(ctx context.Context, id string, sup supersede) error {
 	opts, u, err := t.s.cfg.Agent.ProposeOptions(ctx, t.request(id, ""))
 	t.add(u)
 	if err != nil {
-		return fmt.Errorf("propose options for %s: %w", id, err)
+		return failedAt(sourceModel, fmt.Errorf("propose options for %s: %w", id, err))
 	}
 	if err := t.m.Proposed(t.ws(), id, opts); err != nil {
 		return err
@@ -87,7 +87,7 @@ func (t *wfTurn) write(ctx context.Context, id, instructions, why string, sup su
 	text, u, err := t.s.cfg.Agent.Write(ctx, r)
 	t.add(u)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", id, err)
+		return failedAt(sourceModel, fmt.Errorf("write %s: %w", id, err))
 	}
 	return t.review(ctx, id, r, text, why, sup, false)
 }
@@ -99,7 +99,7 @@ func (t *wfTurn) rewrite(ctx context.Context, id, instructions, why string, edit
 	text, u, err := t.s.cfg.Agent.Revise(ctx, r)
 	t.add(u)
 	if err != nil {
-		return fmt.Errorf("revise %s: %w", id, err)
+		return failedAt(sourceModel, fmt.Errorf("revise %s: %w", id, err))
 	}
 	return t.review(ctx, id, r, text, why, supersede{why: supersededRevised}, edit)
 }
@@ -109,7 +109,7 @@ func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text,
 	eval, u, err := t.s.cfg.Agent.Evaluate(ctx, r, text)
 	t.add(u)
 	if err != nil {
-		return fmt.Errorf("evaluate %s: %w", id, err)
+		return failedAt(sourceModel, fmt.Errorf("evaluate %s: %w", id, err))
 	}
 	var rev workflow.Revision
 	if edit {
@@ -313,7 +313,7 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 		name = t.def().Name + "-draft.md"
 	}
 	if err := t.r.out.Upload(ctx, File{Name: name, Title: t.def().Title, Content: []byte(report), Comment: comment}); err != nil {
-		return fmt.Errorf("upload report: %w", err)
+		return failedAt(sourceSlack, fmt.Errorf("upload report: %w", err))
 	}
 	return nil
 }

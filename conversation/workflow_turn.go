@@ -52,8 +52,11 @@ type wfTurn struct {
 	appended []Message // the revisions of the step
 	usage    Usage
 	// reply is posted in the thread at the end, when set.
-	reply   string
-	enqueue []Input // inputs saved with the turn (the pipeline's next part)
+	reply string
+	// retry is State.Retry as the turn found it; rerun the input it runs again
+	// (a Retry click), whose failure offers Retry again.
+	retry, rerun *Input
+	enqueue      []Input // inputs saved with the turn (the pipeline's next part)
 	// events are what the turn rendering shows, in order (render).
 	events []cardEvent
 	// shown holds each artifact as its message shows it now: as loaded, then as the
@@ -253,6 +256,8 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 			t.shown[id] = *st
 		}
 	}
+	// A Retry button is for the step that failed last, until the next turn.
+	t.retry, t.state.Retry = t.state.Retry, nil
 	before := t.mark()
 	var user Message
 	switch in.Kind {
@@ -315,6 +320,14 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 			log.Error("workflow step failed; nothing of it is kept", "error", err)
 			t.rollback(before)
 			t.reply = ErrorReply(err)
+			if failed := t.failedInput(); failed != nil {
+				// The step can run again as it was: the failure offers Retry.
+				t.state.Retry = failed
+				t.reply = ""
+				if perr := t.postCard(fctx, t.cards().failed(failureText(t.lang, err), failed.ID), nil); perr != nil {
+					return true, perr
+				}
+			}
 		}
 	}
 	if err := t.render(fctx); err != nil {
@@ -326,4 +339,66 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 	}
 	return true, s.finishTurn(fctx, r, t.conv, ending{msgs: append(msgs, t.appended...), reply: t.reply, usage: t.usage,
 		update: func(st *State) { *st = t.state }, enqueue: t.enqueue})
+}
+
+// failedInput returns the input whose step failed, to be run again by Retry: the one
+// a Retry click ran again, or the turn's click or command; nil for what cannot run
+// again as it was (a message: the person writes it again).
+func (t *wfTurn) failedInput() *Input {
+	if t.rerun != nil {
+		return t.rerun
+	}
+	in := t.r.in
+	if (in.Kind == KindAction && in.Action != nil) || (in.Kind == KindCommand && in.Command != nil && in.Command.Source != SourceShortcut) {
+		return &in
+	}
+	return nil
+}
+
+// runRetry runs again the step of State.Retry, as the person who clicked Retry, through
+// the same code as its first run; a button of an older failure is out of date.
+func (t *wfTurn) runRetry(ctx context.Context, a ActionInput) error {
+	orig := t.retry
+	if orig == nil || orig.ID != a.Action.Arg {
+		return &workflow.Refusal{Reason: workflow.NotCurrent}
+	}
+	t.rerun = orig
+	switch {
+	case orig.Kind == KindAction && orig.Action != nil:
+		again := *orig.Action
+		again.UserID = a.UserID
+		return t.action(ctx, again)
+	case orig.Kind == KindCommand && orig.Command != nil:
+		c, _ := parseCommand(orig.Command.Line)
+		return t.command(ctx, c, "")
+	}
+	return &workflow.Refusal{Reason: workflow.NotCurrent}
+}
+
+// What a failed step's error came from, as its failure message says.
+const (
+	sourceModel = "model" // a call of the workflow agent (the model, with its tools)
+	sourceSlack = "slack" // a Slack Web API call
+)
+
+// stepFailure is an error of a workflow step that knows where it came from.
+type stepFailure struct {
+	source string
+	err    error
+}
+
+func (e *stepFailure) Error() string { return e.err.Error() }
+func (e *stepFailure) Unwrap() error { return e.err }
+
+// failedAt marks err as coming from source (sourceModel, sourceSlack).
+func failedAt(source string, err error) error { return &stepFailure{source: source, err: err} }
+
+// failureText is what a failed step's message says: what failed, when known, then
+// ErrorReply's text.
+func failureText(lang string, err error) string {
+	var f *stepFailure
+	if errors.As(err, &f) {
+		return "⚠️ " + tr(lang, "failed."+f.source) + " " + ErrorReply(err)
+	}
+	return "⚠️ " + ErrorReply(err)
 }

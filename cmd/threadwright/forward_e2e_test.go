@@ -1,0 +1,202 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/bot"
+	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// TestE2EStatusAndListAnswerWhereTyped checks that /threadwright status and list typed
+// in a channel answer there, to the user only, with a link to the workflow's thread,
+// and post nothing in the thread.
+func TestE2EStatusAndListAnswerWhereTyped(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	thread := h.startBrief()
+	h.latest(thread, "A: Direction A", "")
+	before := len(h.emu.Thread(general, thread))
+	link := "/archives/" + general + "/p" + strings.ReplaceAll(thread, ".", "")
+
+	t.Run("Status", func(t *testing.T) {
+		h.slash(alice, "status")
+		got := h.waitEphemeral(general, alice, ": status")
+		if !strings.Contains(got, "Open the thread") || !strings.Contains(got, link) {
+			t.Fatalf("status has no link to the thread %s:\n%s", link, got)
+		}
+		for _, m := range h.emu.Ephemerals(general, alice) {
+			if strings.Contains(m.Text+string(m.Blocks), ": status") && m.ThreadTS != "" {
+				t.Fatalf("status shown in thread %s, want the channel", m.ThreadTS)
+			}
+		}
+		if n := len(h.emu.Thread(general, thread)); n != before {
+			t.Fatalf("the thread has %d messages after status, want %d:\n%s", n, before, h.transcript(thread))
+		}
+	})
+	t.Run("List", func(t *testing.T) {
+		h.slash(alice, "list")
+		got := h.waitEphemeral(general, alice, "Your workflows running here:")
+		if !strings.Contains(got, "|`product-brief`>") || !strings.Contains(got, link) {
+			t.Fatalf("list does not link the running workflow's thread %s:\n%s", link, got)
+		}
+		if n := len(h.emu.Thread(general, thread)); n != before {
+			t.Fatalf("the thread has %d messages after list, want %d", n, before)
+		}
+	})
+}
+
+// TestE2EOneHeaderPerStart checks that a workflow started from a channel has one
+// header: the thread's first message, which says who started it, and no second
+// "started by" card in the thread.
+func TestE2EOneHeaderPerStart(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	thread := h.startBrief()
+	h.latest(thread, "A: Direction A", "")
+	headers, started := 0, 0
+	for _, m := range h.emu.Thread(general, thread) {
+		if strings.Contains(string(m.Blocks), `"type":"header"`) {
+			headers++
+		}
+		if strings.Contains(m.Text, "started by <@"+alice+">") {
+			started++
+		}
+	}
+	if headers != 1 || started != 1 {
+		t.Fatalf("%d headers and %d started-by messages, want 1 and 1:\n%s", headers, started, h.transcript(thread))
+	}
+	root := h.emu.Thread(general, thread)[0]
+	if root.TS != thread || !strings.Contains(root.Text, "started by <@"+alice+">") {
+		t.Fatalf("the thread's first message is not the run's header: %q", root.Text)
+	}
+}
+
+// TestE2EHelpDescribesEveryCommand checks that /threadwright help lists every command
+// with a description and an example, and that the manifest's usage hint names them all.
+func TestE2EHelpDescribesEveryCommand(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	h.slash(alice, "help")
+	got := h.waitEphemeral(general, alice, "this list")
+	for _, want := range []string{
+		"`start <workflow> [text]` — start a workflow", "E.g. `/threadwright start blog ",
+		"`list` — ", "`status` — ", "`restart <artifact>` — ", "E.g. `/threadwright restart audience`",
+		"`edit <artifact> <instructions>` — ", "E.g. `/threadwright edit name make it shorter`",
+		"`export` — ", "`cancel` — ", "`help` — ",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("help lacks %q:\n%s", want, got)
+		}
+	}
+	hint := conversation.CommandUsageHint
+	for _, cmd := range []string{"start <workflow>", "list", "status", "restart <artifact>", "edit <artifact> <instructions>", "export", "cancel", "help"} {
+		if !strings.Contains(hint, cmd) {
+			t.Errorf("usage hint %q lacks %q", hint, cmd)
+		}
+	}
+	m, err := bot.NewManifest("threadwright").YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(m), "usage_hint: "+hint) {
+		t.Errorf("the manifest's usage hint is not %q:\n%s", hint, m)
+	}
+}
+
+// TestE2EModalsAreTitledWithTheArtifact checks that the Request changes and Edit
+// modals are titled with the artifact's name.
+func TestE2EModalsAreTitledWithTheArtifact(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	thread := h.startBrief()
+	h.click(thread, alice, "A: Direction A", "")
+	opened := 0
+	for _, label := range []string{"Request changes", "Edit this artifact"} {
+		t.Run(strings.ReplaceAll(label, " ", ""), func(t *testing.T) {
+			ts := h.latest(thread, label, "")
+			b := h.find(ts, label, "")
+			var err error
+			if b.Type == "button" {
+				_, err = h.emu.ClickButton(general, ts, alice, b.ActionID)
+			} else {
+				_, err = h.emu.ChooseMenuItem(general, ts, alice, label)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v emulator.View
+			h.waitFor("the "+label+" modal", func() bool {
+				views := h.emu.Views()
+				if len(views) > opened {
+					v = views[len(views)-1]
+				}
+				return len(views) > opened
+			})
+			opened++
+			var view struct {
+				Title struct{ Text string } `json:"title"`
+			}
+			if err := json.Unmarshal(v.View, &view); err != nil {
+				t.Fatal(err)
+			}
+			if view.Title.Text != "Problem" {
+				t.Fatalf("the %s modal is titled %q, want the artifact's name %q", label, view.Title.Text, "Problem")
+			}
+		})
+	}
+}
+
+// TestE2ERetryAfterAModelFailure checks that a workflow step the model failed offers
+// Retry, and that Retry runs that step again, once: the artifact appears.
+func TestE2ERetryAfterAModelFailure(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	var mu sync.Mutex
+	down, writes := true, 0
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if len(r.Chat.Tools) == 1 && r.Chat.Tools[0].Function != nil && r.Chat.Tools[0].Function.Name == "commit_artifact_final_text" {
+			mu.Lock()
+			defer mu.Unlock()
+			writes++
+			if down {
+				return openaitest.Response{Status: http.StatusServiceUnavailable}
+			}
+		}
+		return h.model.respond(r)
+	})
+	h.start()
+	thread := h.startBrief()
+	h.click(thread, alice, "A: Direction A", "")
+	h.latest(thread, "Retry", "")
+	if tr := h.transcript(thread); strings.Contains(tr, "Problem: the text the model wrote") || !strings.Contains(tr, "The model failed on this step.") {
+		t.Fatalf("the failed step left its artifact, or its message does not say the model failed:\n%s", tr)
+	}
+	mu.Lock()
+	down, before := false, writes
+	mu.Unlock()
+	h.click(thread, alice, "Retry", "")
+	h.latest(thread, "Approve", "")
+	mu.Lock()
+	after := writes
+	mu.Unlock()
+	if after != before+1 {
+		t.Fatalf("Retry wrote the artifact %d times, want once", after-before)
+	}
+	if n := strings.Count(h.transcript(thread), "Problem: the text the model wrote"); n != 1 {
+		t.Fatalf("the artifact shown %d times, want once:\n%s", n, h.transcript(thread))
+	}
+	// The Retry of a step that has run again is out of date: nothing runs.
+	h.click(thread, alice, "Retry", "")
+	mu.Lock()
+	again := writes
+	mu.Unlock()
+	if again != after {
+		t.Fatalf("a second click on Retry wrote the artifact again (%d writes, want %d)", again, after)
+	}
+}
