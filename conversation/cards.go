@@ -345,6 +345,9 @@ func criterionTitle(a *workflow.Artifact, id string) string {
 			return cr.Description
 		}
 	}
+	if id == CriterionPlaceholders {
+		return "No placeholders"
+	}
 	return id
 }
 
