@@ -505,7 +505,7 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *workflow.ArtifactState
 	blocks := []Block{
 		{Kind: BlockHeader, Text: a.Title},
 		{Kind: BlockSection, Text: summary + "\n" + strings.Join(lines, "\n")},
-		{Kind: BlockActions, Menu: c.menu(a, st)},
+		{Kind: BlockActions, Buttons: []Button{{Label: tr(c.lang, "show_full_text"), Action: c.action(ActionFullText, a.ID, st.Rev, "")}}, Menu: c.menu(a, st)},
 		{Kind: BlockContext, Text: "🤖 " + tr(c.lang, "pipeline.auto") + " " + tr(c.lang, "pipeline.full_text")},
 	}
 	return Card{Text: a.Title + ": " + summary, Blocks: blocks}

@@ -82,3 +82,36 @@ func TestWorkflowPlaceholderLeftFailsTheEvaluation(t *testing.T) {
 		t.Errorf("card = %q; want the summary and the failing criterion on its own line", text)
 	}
 }
+
+// TestPipelineShowFullText: a foreach artifact's card shows each item's first line,
+// shortened, with a "Show full text" button that posts the whole text to whoever
+// clicked it, and only to them.
+func TestPipelineShowFullText(t *testing.T) {
+	pa := newPipelineAgent()
+	h := newPipeline(t, nil, pa, 4)
+	h.toPipeline()
+	st := h.artifact("research")
+	if labels := strings.Join(h.msgr.buttons(st.MessageTS), "|"); !strings.Contains(labels, "Show full text") {
+		t.Fatalf("the research card offers %q; want Show full text", labels)
+	}
+	h.drain()
+	h.click("U2", conversation.ActionFullText, "research", "", "")
+	var shown string
+	for _, p := range h.drain() {
+		if strings.HasPrefix(p, "(ephemeral) ") {
+			shown += p
+		}
+	}
+	items := h.artifact("research").Items
+	if len(items) == 0 {
+		t.Fatal("research has no items")
+	}
+	if !strings.Contains(shown, "*Research*") {
+		t.Errorf("ephemeral = %q; want the research's title", shown)
+	}
+	for _, it := range items {
+		if text := strings.TrimSpace(workflow.ItemText(it)); !strings.Contains(shown, text) {
+			t.Errorf("ephemeral = %q; want item %s's whole text %q", shown, it.Title, text)
+		}
+	}
+}

@@ -1,9 +1,12 @@
 package conversation
 
 import (
+	"context"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
 // shorten cuts text for people to at most n characters (runes) plus "…": at the last
@@ -42,4 +45,24 @@ func shorten(text string, n int) string {
 		}
 	}
 	return head + "…"
+}
+
+// ActionFullText shows an artifact's whole text to the person who clicked, ephemerally
+// in the thread: the "Show full text" button of a card that shortens it.
+const ActionFullText ActionName = "full_text"
+
+// fullText posts artifact id's current text (a foreach artifact's items joined) to the
+// person who clicked, split over messages when it is long.
+func (t *wfTurn) fullText(ctx context.Context, id string) error {
+	a, ok := t.def().Artifact(id)
+	st := t.ws().Artifacts[id]
+	if !ok || st == nil {
+		return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
+	}
+	text := st.Text
+	if strings.TrimSpace(text) == "" && len(st.Items) > 0 {
+		text = workflow.JoinItems(a, st.Items)
+	}
+	t.ephemeral(ctx, "*"+a.Title+"*\n\n"+t.s.cfg.Format(workflow.StripNotes(text)))
+	return nil
 }
