@@ -315,15 +315,7 @@ func optionLabel(o workflow.Option) string {
 func (c cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done string) Card {
 	blocks := []Block{{Kind: BlockHeader, Text: a.Title}, {Kind: BlockSection, Text: c.format(st.Text)}}
 	if len(st.Eval) > 0 {
-		var lines []string
-		for _, r := range st.Eval {
-			mark := "✅"
-			if !r.Pass {
-				mark = "❌"
-			}
-			lines = append(lines, fmt.Sprintf("%s *%s*: %s", mark, criterionTitle(a, r.ID), r.Reason))
-		}
-		blocks = append(blocks, Block{Kind: BlockDivider}, Block{Kind: BlockContext, Text: "*" + tr(c.lang, "evaluation") + "*\n" + strings.Join(lines, "\n")})
+		blocks = append(blocks, Block{Kind: BlockDivider}, Block{Kind: BlockContext, Text: c.evaluation(a, st.Eval)})
 	}
 	if done != "" {
 		blocks = append(blocks, Block{Kind: BlockContext, Text: done})
@@ -337,6 +329,29 @@ func (c cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done s
 		}, Menu: c.menu(a, st)},
 		Block{Kind: BlockContext, Text: tr(c.lang, "artifact.hint")})
 	return Card{Text: a.Title, Blocks: blocks}
+}
+
+// evaluation sums up an evaluation on one line ("✅ 4 of 4 criteria met"), then each
+// failing criterion with its reason on a line of its own.
+func (c cards) evaluation(a *workflow.Artifact, eval []workflow.CriterionResult) string {
+	met := 0
+	var failed []string
+	for _, r := range eval {
+		if r.Pass {
+			met++
+			continue
+		}
+		line := "❌ *" + criterionTitle(a, r.ID) + "*"
+		if reason := strings.TrimSpace(r.Reason); reason != "" {
+			line += ": " + shorten(strings.Join(strings.Fields(reason), " "), 300)
+		}
+		failed = append(failed, line)
+	}
+	mark := "✅"
+	if len(failed) > 0 {
+		mark = "⚠️"
+	}
+	return strings.Join(append([]string{mark + " " + tr(c.lang, "evaluation.met", met, len(eval))}, failed...), "\n")
 }
 
 // menu is the overflow menu of an artifact's messages: restart and edit.
@@ -372,6 +387,9 @@ func criterionTitle(a *workflow.Artifact, id string) string {
 		if cr.ID == id {
 			return cr.Description
 		}
+	}
+	if id == CriterionPlaceholders {
+		return "No placeholders"
 	}
 	return id
 }
@@ -516,12 +534,12 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *workflow.ArtifactState
 		}
 		line := "✓ *" + it.Title + "*"
 		if first := firstLine(workflow.ItemText(it)); first != "" {
-			line += " — " + clip(first, 140)
+			line += " — " + shorten(first, 140)
 		}
 		if it.Recovery != nil {
 			note := tr(c.lang, "pipeline.recovered")
 			if r := strings.TrimSpace(it.Recovery.Rationale); r != "" {
-				note += ": " + clip(strings.Join(strings.Fields(r), " "), 160)
+				note += ": " + shorten(strings.Join(strings.Fields(r), " "), 160)
 			}
 			line += " _(" + note + ")_"
 		}
@@ -530,7 +548,7 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *workflow.ArtifactState
 	blocks := []Block{
 		{Kind: BlockHeader, Text: a.Title},
 		{Kind: BlockSection, Text: summary + "\n" + strings.Join(lines, "\n")},
-		{Kind: BlockActions, Menu: c.menu(a, st)},
+		{Kind: BlockActions, Buttons: []Button{{Label: tr(c.lang, "show_full_text"), Action: c.action(ActionFullText, a.ID, st.Rev, "")}}, Menu: c.menu(a, st)},
 		{Kind: BlockContext, Text: "🤖 " + tr(c.lang, "pipeline.auto") + " " + tr(c.lang, "pipeline.full_text")},
 	}
 	return Card{Text: a.Title + ": " + summary, Blocks: blocks}

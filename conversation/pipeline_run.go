@@ -452,6 +452,7 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 		}
 		eval = e
 	}
+	eval = checkPlaceholders(eval, workflow.JoinItems(a, st.Items))
 	rev, err := t.m.Completed(t.ws(), id, eval)
 	if err != nil {
 		return err

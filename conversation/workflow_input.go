@@ -128,6 +128,8 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 		t.showProgress(ctx, true)
 		t.continuePipeline()
 		return nil
+	case ActionFullText:
+		return t.fullText(ctx, act.Artifact)
 	case ActionKeepAll, ActionRegenerateAll:
 		if err := t.m.Running(t.ws()); err != nil || t.ws().Stale == nil || t.ws().Stale.Changed != act.Arg {
 			return &workflow.Refusal{Reason: workflow.NotCurrent}

@@ -105,12 +105,25 @@ func (t *wfTurn) rewrite(ctx context.Context, id, instructions, why string, edit
 }
 
 // review evaluates text, records it as artifact id's new revision and shows it.
+// A placeholder left in the text ("[product]") is fixed first: the editor replaces it
+// once, and one that is still there fails the placeholders criterion.
 func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text, why string, sup supersede, edit bool) error {
+	if ph := workflow.Placeholders(text); len(ph) > 0 {
+		fix := r
+		fix.Current, fix.Instructions = text, placeholderFix(ph)
+		fixed, u, err := t.s.cfg.Agent.Revise(ctx, fix)
+		t.add(u)
+		if err != nil {
+			return fmt.Errorf("revise %s: %w", id, err)
+		}
+		text, why = fixed, why+"; placeholders replaced: "+strings.Join(ph, ", ")
+	}
 	eval, u, err := t.s.cfg.Agent.Evaluate(ctx, r, text)
 	t.add(u)
 	if err != nil {
 		return failedAt(sourceModel, fmt.Errorf("evaluate %s: %w", id, err))
 	}
+	eval = checkPlaceholders(eval, text)
 	var rev workflow.Revision
 	if edit {
 		rev, err = t.m.Edited(t.ws(), id, text, eval, t.user, why)
@@ -316,4 +329,24 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 		return failedAt(sourceSlack, fmt.Errorf("upload report: %w", err))
 	}
 	return nil
+}
+
+// CriterionPlaceholders is the criterion every written artifact is checked against
+// without a model: no template slot such as "[product]" is left in its text.
+const CriterionPlaceholders = "no_placeholders"
+
+// placeholderFix is the editor's request to fill the template slots ph.
+func placeholderFix(ph []string) string {
+	return "Replace the placeholders " + strings.Join(ph, ", ") + " with the real names and values from the approved artifacts and the thread; where none is known, rephrase the sentence so no square-bracketed slot is left. Change nothing else."
+}
+
+// checkPlaceholders adds to eval the result of the placeholders criterion when text
+// has a placeholder left: failing, with the placeholders as its reason.
+func checkPlaceholders(eval []workflow.CriterionResult, text string) []workflow.CriterionResult {
+	ph := workflow.Placeholders(text)
+	if len(ph) == 0 {
+		return eval
+	}
+	return append(eval, workflow.CriterionResult{ID: CriterionPlaceholders, Pass: false,
+		Reason: "placeholder " + strings.Join(ph, ", ") + " left in the text"})
 }

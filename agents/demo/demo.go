@@ -620,7 +620,20 @@ func (t *task) revise() string {
 	if instr == "" {
 		instr = "clearer and stronger, same meaning"
 	}
+	if ph := workflow.Placeholders(cur); len(ph) > 0 && strings.Contains(instr, "placeholders") {
+		return fillSlots(strings.TrimSpace(cur), ph)
+	}
 	return t.apply(strings.TrimSpace(cur), instr, "Revised as asked")
+}
+
+// fillSlots replaces each template slot ph of text, such as "[product]", with a plain
+// phrase ("the product"), as an editor asked to fill it without a name would.
+func fillSlots(text string, ph []string) string {
+	var pairs []string
+	for _, p := range ph {
+		pairs = append(pairs, p, "the "+strings.ToLower(strings.Trim(p, "[]")))
+	}
+	return strings.NewReplacer(pairs...).Replace(text)
 }
 
 // apply makes instructions visible in text: a shorter text for "shorter", a longer

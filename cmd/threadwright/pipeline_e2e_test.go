@@ -282,6 +282,12 @@ func TestE2EBlogPipeline(t *testing.T) {
 			t.Errorf("%s: %d sections calls; want 2 (write and editor)", s, n)
 		}
 	}
+	// The newest pipeline card, Section drafts, shortens its items; its Show full text
+	// button posts the whole text to alice only.
+	h.click(thread, alice, "Show full text", "")
+	if eph := h.waitEphemeral(general, alice, "*Section drafts*"); !strings.Contains(eph, "Section 4") || strings.Contains(eph, "message clipped") {
+		t.Errorf("Show full text posted:\n%s", eph)
+	}
 	h.click(thread, alice, "Approve", "")
 	report := h.file("blog.md")
 	if !strings.Contains(report, "Meta description:") || !strings.Contains(report, "## References") {

@@ -392,6 +392,11 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(p.artifacts, "product-brief.md"), []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	for _, bad := range []string{"Revised as asked", "[product]", "criteria met"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the downloaded report has %q:\n%s", bad, body)
+		}
+	}
 
 	// The blog pipeline: an outline chosen and approved, then research and section
 	// drafts run with a progress message, and the article comes for review.

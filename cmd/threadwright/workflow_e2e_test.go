@@ -28,6 +28,9 @@ type cannedModel struct {
 	writeDelay time.Duration
 	// longText, when positive, is the length of every written artifact.
 	longText int
+	// slots makes it write Positioning with a "[product]" slot, fill the slots its
+	// editor is asked to fill, and end every other revision with an editor's note.
+	slots bool
 }
 
 var (
@@ -39,7 +42,7 @@ var (
 
 func (m *cannedModel) respond(r openaitest.Request) openaitest.Response {
 	m.mu.Lock()
-	noCommit, delay, long := m.noCommit, m.writeDelay, m.longText
+	noCommit, delay, long, slots := m.noCommit, m.writeDelay, m.longText, m.slots
 	m.mu.Unlock()
 	if len(r.Chat.Tools) != 1 || r.Chat.Tools[0].Function == nil || r.Chat.ToolChoice == nil {
 		return openaitest.Response{Text: "An assistant answer."}
@@ -93,10 +96,19 @@ func (m *cannedModel) respond(r openaitest.Request) openaitest.Response {
 		return call(sel)
 	case "commit_artifact_final_text":
 		text := title + ": the text the model wrote."
-		if ma := askRE.FindStringSubmatch(task); ma != nil {
+		ma := askRE.FindStringSubmatch(task)
+		switch {
+		case slots && ma != nil && strings.Contains(ma[1], "Replace the placeholders"):
+			text += " MealPlan is the product."
+		case ma != nil:
 			text += " It follows: " + strings.Trim(strings.TrimSpace(ma[1]), `>" `)
+		case slots && title == "Positioning":
+			text += " [product] is the product."
 		}
 		text += " **Key point.**" // Markdown, as models write it
+		if slots && ma != nil && !strings.Contains(ma[1], "Replace the placeholders") {
+			text += "\n\n_Revised as asked: " + strings.Trim(strings.TrimSpace(ma[1]), `>" `) + "._"
+		}
 		if long > 0 {
 			para := "A long paragraph of the artifact, with enough words to fill Slack's limits. "
 			text += "\n\n" + strings.Repeat(para, long/len(para)+1)[:long]
@@ -311,6 +323,55 @@ func TestE2EProductBrief(t *testing.T) {
 	}
 	if !strings.Contains(report, "**Key point.**") {
 		t.Errorf("the report file lost its Markdown:\n%s", report)
+	}
+	assertNoSlackErrors(t, h.harness)
+}
+
+// TestE2EProductBriefReportIsClean: the model's first Positioning leaves "[product]"
+// and its revisions end with an editor's note; the placeholder is filled before
+// review, the evaluation reads as a summary, and the downloaded report has neither
+// notes, evaluations nor placeholders.
+func TestE2EProductBriefReportIsClean(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.model.slots = true
+	h.start()
+	thread := h.startWorkflow(alice, "product-brief")
+	h.click(thread, alice, "A: Direction A", "")
+	h.submitModal(thread, alice, "Request changes", "", "lead with the price")
+	if tr := h.transcript(thread); !strings.Contains(tr, "Revised as asked: lead with the price") {
+		t.Fatalf("the editor's note is not on the card:\n%s", tr)
+	}
+	h.click(thread, alice, "Approve", "")
+	for range 4 { // audience, value_proposition, positioning, name
+		h.click(thread, alice, "A: Direction A", "")
+		h.click(thread, alice, "Approve", "")
+	}
+	tr := h.transcript(thread)
+	if !strings.Contains(tr, "Positioning: the text the model wrote. MealPlan is the product.") {
+		t.Errorf("Positioning was not shown with its placeholder filled:\n%s", tr)
+	}
+	if strings.Contains(tr, "[product]") || strings.Contains(tr, "Met:") || !strings.Contains(tr, "criteria met") {
+		t.Errorf("the cards show a placeholder or a repeated criterion, or no evaluation summary:\n%s", tr)
+	}
+	var wrote, fixed bool
+	for _, r := range h.ai.Requests() {
+		task := r.LastUserMessage()
+		wrote = wrote || strings.Contains(task, `Write "Positioning"`)
+		fixed = fixed || strings.Contains(task, `Revise "Positioning"`) && strings.Contains(task, "[product]")
+	}
+	if !wrote || !fixed {
+		t.Errorf("Positioning written %v, its placeholder given to the editor %v", wrote, fixed)
+	}
+	report := h.file("product-brief.md")
+	for _, bad := range []string{"Revised as asked", "[product]", "criteria met", "✅", "❌", "Meets the criterion"} {
+		if strings.Contains(report, bad) {
+			t.Errorf("the report has %q:\n%s", bad, report)
+		}
+	}
+	for _, want := range []string{"It follows: lead with the price", "MealPlan is the product."} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
 	}
 	assertNoSlackErrors(t, h.harness)
 }

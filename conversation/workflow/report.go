@@ -92,7 +92,8 @@ func reportFuncs(d *Definition, data *ReportData) template.FuncMap {
 // When data.Draft is false every artifact renders as its text (an artifact without
 // text renders as nothing). When data.Draft is true the artifact function marks the
 // artifacts data.Approved does not hold as approved (MarkerNotWritten,
-// MarkerNotApproved); .Artifacts in the template always holds the raw texts.
+// MarkerNotApproved); .Artifacts in the template always holds the raw texts. Revision
+// notes an editor left in a text (StripNotes) are left out.
 //
 // It fails only when the template does (a Definition from Parse was checked against
 // sample data, so that means a bug, not a bad document).
@@ -124,7 +125,9 @@ func (d *Definition) render(t *template.Template, data ReportData) (string, erro
 	for _, a := range d.Artifacts {
 		texts[a.ID] = ""
 	}
-	maps.Copy(texts, data.Artifacts)
+	for id, text := range data.Artifacts {
+		texts[id] = StripNotes(text)
+	}
 	data.Artifacts = texts
 	data.Approved = maps.Clone(data.Approved)
 	if data.Approved == nil {

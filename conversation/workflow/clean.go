@@ -1,0 +1,50 @@
+package workflow
+
+import (
+	"regexp"
+	"strings"
+)
+
+// placeholderRe matches a square-bracketed template slot such as "[product]" or
+// "[Company name]": a letter, then 1 to 40 letters, digits, spaces, "_" or "-". Group 1
+// is the character before it and group 3 the one after, so that Placeholders can
+// leave out Markdown links ("[text](url)", "[text][ref]", "[ref]: url"), images and
+// citation markers ("[1]").
+var placeholderRe = regexp.MustCompile(`(^|[^\]\\!])\[(\p{L}[\p{L}\p{N} _-]{1,40})\]([\(\[:]?)`)
+
+// codeRe matches code the placeholder check skips: fenced blocks and inline spans.
+var codeRe = regexp.MustCompile("(?s)```.*?```|`[^`\n]*`")
+
+// Placeholders returns the template slots left in text, such as "[product]", each
+// once, in the order they first appear, brackets included. Markdown links, images,
+// reference definitions, citation markers ("[1]"), task-list boxes and code are not
+// placeholders. See README, "Workflows".
+func Placeholders(text string) []string {
+	text = codeRe.ReplaceAllString(text, "")
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range placeholderRe.FindAllStringSubmatch(text, -1) {
+		if m[3] != "" { // a link, a reference link or a reference definition
+			continue
+		}
+		p := "[" + m[2] + "]"
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// revisionNoteRe matches a note an editor added about its own work, on a line of its
+// own in italics: "_Revised as asked: make it shorter._".
+var revisionNoteRe = regexp.MustCompile(`(?m)^[ \t]*[_*](?:Revised|Written|Edited|Updated|Rewritten)(?: as asked)?: [^\n]*[_*][ \t]*$\n?`)
+
+// StripNotes returns text without the revision notes an editor left in it, so they
+// stay on the Slack card and never enter the report.
+func StripNotes(text string) string {
+	if !strings.ContainsAny(text, "_*") {
+		return text
+	}
+	return strings.TrimSpace(revisionNoteRe.ReplaceAllString(text, ""))
+}
