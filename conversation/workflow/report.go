@@ -31,7 +31,7 @@ const (
 )
 
 // reportFuncs is the function map of report templates, bound to one rendering. Every
-// function takes an artifact id and fails on an id the workflow does not declare, so
+// function takes an artifact (or input) id and fails on an id the workflow does not declare, so
 // a typo is caught when the workflow is validated.
 func reportFuncs(d *Definition, data *ReportData) template.FuncMap {
 	artifact := func(id string) (*Artifact, error) {
@@ -58,6 +58,14 @@ func reportFuncs(d *Definition, data *ReportData) template.FuncMap {
 			default:
 				return MarkerNotApproved + "\n\n" + text, nil
 			}
+		},
+		// input "id": the input's value ("" when nobody filled it); an id the
+		// workflow does not declare fails.
+		"input": func(id string) (string, error) {
+			if _, ok := d.Input(id); !ok {
+				return "", fmt.Errorf("no input %q in workflow %q", id, d.Name)
+			}
+			return strings.TrimSpace(data.Inputs[id]), nil
 		},
 		// title "id": the artifact's title.
 		"title": func(id string) (string, error) {

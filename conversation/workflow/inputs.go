@@ -1,0 +1,213 @@
+package workflow
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// InputType is the kind of value an input takes.
+type InputType string
+
+// The input types.
+const (
+	// InputText is free text (the default).
+	InputText InputType = "text"
+	// InputNumber is a number ("1500", "2.5").
+	InputNumber InputType = "number"
+)
+
+// TopicInput is the id of the input a workflow that declares none is given: what
+// the workflow is about, filled from the start command's text.
+const TopicInput = "topic"
+
+// Input is one input a workflow needs from the person who starts it (README.md,
+// "Workflows"):
+//
+//	inputs:
+//	  - id: topic            # [a-z0-9_]+, used by {{ input "topic" }}
+//	    label: What is it about?
+//	    required: true
+//	  - id: wordcount
+//	    label: Target length (words)
+//	    type: number         # text (default) or number
+//	    default: 1500
+type Input struct {
+	ID       string    `yaml:"id"`
+	Label    string    `yaml:"label"`
+	Required bool      `yaml:"required,omitempty"`
+	Type     InputType `yaml:"type,omitempty"`
+	// Default is the value of an input nobody filled ("" when none).
+	Default string `yaml:"default,omitempty"`
+}
+
+var inputFields = []string{"id", "label", "required", "type", "default"}
+
+// inputPosition is the lines of the inputs list.
+type inputPosition struct {
+	list  int        // line of the inputs key's value
+	items []position // each input's mapping
+}
+
+func (p inputPosition) item(i int) position {
+	if i < len(p.items) {
+		return p.items[i]
+	}
+	return position{line: p.list}
+}
+
+// decodeInputs reads the inputs list v into d.
+func decodeInputs(ps *problems, v *yaml.Node, d *Definition, pos *positions) {
+	pos.inputs.list = v.Line
+	if isNull(v) {
+		return
+	}
+	if v.Kind != yaml.SequenceNode {
+		ps.addf(v.Line, "inputs: want a list of inputs (- id: topic)")
+		return
+	}
+	for i, item := range v.Content {
+		n := resolve(item)
+		var in Input
+		p := position{line: n.Line}
+		if n.Kind != yaml.MappingNode {
+			ps.addf(n.Line, "input #%d: want a mapping with id, label, …", i+1)
+			p.broken = true
+		} else {
+			what := fmt.Sprintf("input #%d", i+1)
+			if id := lookup(n, "id"); id != nil && id.Kind == yaml.ScalarNode && id.Value != "" {
+				what = fmt.Sprintf("input %q", id.Value)
+			}
+			p = fields(ps, n, what, inputFields, func(key string, v *yaml.Node) {
+				switch key {
+				case "id":
+					in.ID = str(ps, v, what+": id")
+				case "label":
+					in.Label = str(ps, v, what+": label")
+				case "type":
+					in.Type = InputType(str(ps, v, what+": type"))
+				case "default":
+					in.Default = str(ps, v, what+": default")
+				case "required":
+					if v.Kind != yaml.ScalarNode || v.Decode(&in.Required) != nil {
+						ps.addf(v.Line, "%s: required: want true or false, got %s", what, describe(v))
+					}
+				}
+			})
+		}
+		d.Inputs = append(d.Inputs, in)
+		pos.inputs.items = append(pos.inputs.items, p)
+	}
+}
+
+// checkInputs fills the inputs' defaults (a required topic when none is declared,
+// type text) and checks them.
+func (d *Definition) checkInputs(ps *problems, pos *positions) {
+	if len(d.Inputs) == 0 {
+		d.Inputs = []Input{{ID: TopicInput, Label: "Topic", Required: true, Type: InputText}}
+		return
+	}
+	first := map[string]int{}
+	for i := range d.Inputs {
+		in, p := &d.Inputs[i], pos.inputs.item(i)
+		what := fmt.Sprintf("input #%d", i+1)
+		switch {
+		case in.ID == "":
+			if p.ok("id") {
+				ps.addf(p.at("id"), "%s: missing id, like id: topic", what)
+			}
+		case !artifactIDRE.MatchString(in.ID):
+			ps.addf(p.at("id"), "input id %q is invalid: use lower-case letters, digits and \"_\", starting with a letter or digit", in.ID)
+		default:
+			if line, dup := first[in.ID]; dup {
+				ps.addf(p.at("id"), "duplicate input id %q (first at line %d)", in.ID, line)
+			} else {
+				first[in.ID] = p.at("id")
+			}
+			what = fmt.Sprintf("input %q", in.ID)
+		}
+		if in.Label == "" && p.ok("label") {
+			ps.addf(p.at("label"), "%s: missing label: the question people answer, like label: What is it about?", what)
+		}
+		if in.Type == "" {
+			in.Type = InputText
+		}
+		switch in.Type {
+		case InputText:
+		case InputNumber:
+			if _, err := strconv.ParseFloat(in.Default, 64); in.Default != "" && err != nil && p.ok("default") {
+				ps.addf(p.at("default"), "%s: default %q is not a number", what, in.Default)
+			}
+		default:
+			ps.addf(p.at("type"), "%s: type %q is invalid: use %s or %s", what, in.Type, InputText, InputNumber)
+		}
+	}
+}
+
+// Input returns the declared input with the given id.
+func (d *Definition) Input(id string) (*Input, bool) {
+	for i := range d.Inputs {
+		if d.Inputs[i].ID == id {
+			return &d.Inputs[i], true
+		}
+	}
+	return nil, false
+}
+
+// FillInputs returns the values of d's inputs for a start command whose text
+// (after the workflow's name) is text: text fills the first required input (the
+// first input when none is required), every other input takes its default. Inputs
+// with no value are left out. A Definition from Parse always has an input.
+func (d *Definition) FillInputs(text string) map[string]string {
+	values := map[string]string{}
+	for _, in := range d.Inputs {
+		if in.Default != "" {
+			values[in.ID] = in.Default
+		}
+	}
+	text = strings.TrimSpace(text)
+	if text == "" || len(d.Inputs) == 0 {
+		return values
+	}
+	target := d.Inputs[0].ID
+	for _, in := range d.Inputs {
+		if in.Required {
+			target = in.ID
+			break
+		}
+	}
+	values[target] = text
+	return values
+}
+
+// MissingInputs returns the required inputs that values does not fill, in
+// declared order.
+func (d *Definition) MissingInputs(values map[string]string) []Input {
+	var missing []Input
+	for _, in := range d.Inputs {
+		if in.Required && strings.TrimSpace(values[in.ID]) == "" {
+			missing = append(missing, in)
+		}
+	}
+	return missing
+}
+
+// InputsText renders the filled inputs for a prompt or a card: one "Label: value"
+// line each, in declared order; "" when none is filled.
+func (d *Definition) InputsText(values map[string]string) string {
+	var b strings.Builder
+	for _, in := range d.Inputs {
+		v := strings.TrimSpace(values[in.ID])
+		if v == "" {
+			continue
+		}
+		label := in.Label
+		if label == "" {
+			label = in.ID
+		}
+		fmt.Fprintf(&b, "%s: %s\n", strings.TrimSuffix(label, "?"), v)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
