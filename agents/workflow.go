@@ -647,7 +647,7 @@ func (a *WorkflowAgent) messages(r conversation.ArtifactRequest, t task) ([]open
 // systemData is the WorkflowSystem template's data for r and t.
 func (a *WorkflowAgent) systemData(r conversation.ArtifactRequest, t task) prompts.WorkflowSystemData {
 	d := prompts.WorkflowSystemData{
-		Workflow: prompts.WorkflowInfo{Title: r.Workflow.Title, Description: r.Workflow.Description},
+		Workflow: prompts.WorkflowInfo{Title: r.Workflow.Title, Description: r.Workflow.Description, Inputs: inputs(r)},
 		Language: languageName(r.Locale),
 		ToolName: t.tool.Name,
 	}
@@ -776,3 +776,18 @@ func plural(n int, one, many string) string {
 
 // oneLine collapses runs of white space, newlines included, into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// inputs lists r's filled workflow inputs in the workflow's order.
+func inputs(r conversation.ArtifactRequest) []prompts.Input {
+	var out []prompts.Input
+	for _, in := range r.Workflow.Inputs {
+		if v := strings.TrimSpace(r.Inputs[in.ID]); v != "" {
+			label := in.Label
+			if label == "" {
+				label = in.ID
+			}
+			out = append(out, prompts.Input{ID: in.ID, Label: label, Value: v})
+		}
+	}
+	return out
+}

@@ -25,7 +25,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 		if c.arg == "" {
 			return errUsage{tr(t.lang, "unknown_workflow", "", strings.Join(t.s.cfg.Workflows.Names(), ", "))}
 		}
-		return t.start(ctx, c.arg, hint)
+		return t.start(ctx, c.arg, c.rest, hint)
 	}
 	if t.ws() == nil || t.ws().Status == workflow.RunCancelled {
 		return errUsage{tr(t.lang, "none_running")}

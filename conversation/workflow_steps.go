@@ -10,8 +10,10 @@ import (
 )
 
 // start begins workflow name in this thread, its locale from the workflow, the words
-// of hint, or the person's Slack locale.
-func (t *wfTurn) start(ctx context.Context, name, hint string) error {
+// of hint (or of text), or the person's Slack locale. text, the start command's words
+// after the name, fills the first required input; when it is empty, the thread's
+// earlier messages do (README.md, "Workflows").
+func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	if ws := t.ws(); ws != nil && ws.Status == workflow.RunRunning {
 		return errUsage{tr(t.lang, "already_running", ws.Name)}
 	}
@@ -26,9 +28,15 @@ func (t *wfTurn) start(ctx context.Context, name, hint string) error {
 	if !ok {
 		return errUsage{tr(t.lang, "unknown_workflow", name, strings.Join(t.s.cfg.Workflows.Names(), ", "))}
 	}
+	if text == "" {
+		text = t.earlierText()
+	}
 	locale := def.Locale
 	if locale == "" {
 		locale = textLocale(hint)
+	}
+	if locale == "" {
+		locale = textLocale(text)
 	}
 	if locale == "" {
 		if l, err := t.s.cfg.Messenger.UserLocale(ctx, t.user); err == nil && l != "" {
@@ -40,6 +48,7 @@ func (t *wfTurn) start(ctx context.Context, name, hint string) error {
 	}
 	t.m, t.lang = t.s.machine(def), uiLang(locale)
 	t.state.Mode, t.state.Workflow = ModeWorkflow, t.m.NewRun(t.user, locale)
+	t.ws().Inputs = def.FillInputs(text)
 	t.shown = map[string]workflow.ArtifactState{}
 	t.events = append(t.events, cardEvent{kind: evStarted})
 	return t.then(ctx, t.advance)
@@ -274,7 +283,7 @@ func (t *wfTurn) edit(ctx context.Context, id, instructions string) error {
 
 // finish writes the summary, uploads the report and completes the run.
 func (t *wfTurn) finish(ctx context.Context) error {
-	summary, u, err := t.s.cfg.Agent.Summarize(ctx, ArtifactRequest{Workflow: t.def(), Locale: t.ws().Locale, Approved: texts(t.ws()), History: t.hist})
+	summary, u, err := t.s.cfg.Agent.Summarize(ctx, ArtifactRequest{Workflow: t.def(), Locale: t.ws().Locale, Inputs: t.ws().Inputs, Approved: texts(t.ws()), History: t.hist})
 	t.add(u)
 	if err != nil {
 		return fmt.Errorf("summarize: %w", err)
@@ -304,7 +313,7 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 	for id, st := range t.ws().Artifacts {
 		approved[id] = st.Status == workflow.StatusApproved
 	}
-	report, err := t.def().RenderReport(workflow.ReportData{Workflow: t.def(), Artifacts: texts(t.ws()), Approved: approved, Draft: draft})
+	report, err := t.def().RenderReport(workflow.ReportData{Workflow: t.def(), Artifacts: texts(t.ws()), Approved: approved, Draft: draft, Inputs: t.ws().Inputs})
 	if err != nil {
 		return fmt.Errorf("render report: %w", err)
 	}
@@ -316,4 +325,19 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 		return fmt.Errorf("upload report: %w", err)
 	}
 	return nil
+}
+
+// earlierText returns what people wrote in the thread before the workflow started
+// (its context and user messages, oldest first, one a line), to fill the first
+// required input of a start command without text; "" when there is none.
+func (t *wfTurn) earlierText() string {
+	var lines []string
+	for _, m := range t.hist {
+		if m.Role == RoleContext || m.Role == RoleUser {
+			if text := strings.TrimSpace(m.Text); text != "" {
+				lines = append(lines, text)
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
 }

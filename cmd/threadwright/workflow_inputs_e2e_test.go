@@ -1,0 +1,72 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/threadwright/threadwright/agents/openaitest"
+)
+
+// optionsRequests returns the requests for options the model has received.
+func (h *wfHarness) optionsRequests() []openaitest.Request {
+	var out []openaitest.Request
+	for _, r := range h.ai.Requests() {
+		if names := r.ToolNames(); len(names) == 1 && names[0] == "commit_artifact_options" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// firstOptionsAbout waits for the (n+1)th options request and checks that it carries
+// topic as the workflow's input.
+func (h *wfHarness) firstOptionsAbout(n int, topic string) {
+	h.t.Helper()
+	h.waitFor("an options request", func() bool { return len(h.optionsRequests()) > n })
+	sys := h.optionsRequests()[n].SystemPrompt()
+	if !strings.Contains(sys, "## What the team asked for") || !strings.Contains(sys, "(`topic`): "+topic) {
+		h.t.Errorf("the first options request lacks the topic %q:\n%s", topic, sys)
+	}
+}
+
+// TestE2EStartWithTopic starts the blog with a topic through each door (the slash
+// command, a mention in a channel, a mention in a thread, and a topic written in the
+// thread before the mention) and checks that the first options request is about it
+// and that the start card shows it.
+func TestE2EStartWithTopic(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+
+	// The slash command: the text fills the topic.
+	thread := h.startWorkflow(alice, "blog Go generics for data engineers")
+	h.firstOptionsAbout(0, "Go generics for data engineers")
+	h.latest(thread, "A: Direction A", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "Go generics for data engineers") {
+		t.Errorf("the start card does not show the topic:\n%s", tr)
+	}
+
+	// A mention in the channel is a command, not a question for the assistant.
+	root := h.post(general, alice, "<@U0BOT> start blog about Rust lifetimes", "")
+	h.idle()
+	h.firstOptionsAbout(1, "about Rust lifetimes")
+	h.latest(root, "A: Direction A", "")
+
+	// A mention in an existing thread.
+	other := h.post(general, alice, "Let's plan some posts", "")
+	h.mention(other, alice, "start blog Postgres vacuum tuning")
+	h.firstOptionsAbout(2, "Postgres vacuum tuning")
+	h.latest(other, "A: Direction A", "")
+
+	// A topic written in the thread before the start: the earlier messages fill it.
+	asked := h.post(general, alice, "We need an article on zero-downtime schema migrations", "")
+	h.mention(asked, alice, "start blog")
+	h.firstOptionsAbout(3, "We need an article on zero-downtime schema migrations")
+	h.latest(asked, "A: Direction A", "")
+
+	for _, r := range h.ai.Requests() {
+		if len(r.Chat.Tools) == 0 {
+			t.Errorf("the assistant answered a start command: %q", r.LastUserMessage())
+		}
+	}
+	assertNoSlackErrors(t, h.harness)
+}
