@@ -654,7 +654,7 @@ func (a *WorkflowAgent) systemData(r conversation.ArtifactRequest, t task) promp
 	if art := r.Artifact; art != nil {
 		info := &prompts.ArtifactInfo{
 			ID: art.ID, Title: art.Title, Description: art.Description,
-			Mode: string(art.Mode), Guidance: art.Prompt,
+			Mode: string(art.Mode), Guidance: r.Workflow.ExpandPrompt(art.Prompt, r.Inputs),
 		}
 		if info.Mode == "" {
 			info.Mode = string(workflow.ModeDraft)

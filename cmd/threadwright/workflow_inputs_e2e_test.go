@@ -40,6 +40,11 @@ func TestE2EStartWithTopic(t *testing.T) {
 	// The slash command: the text fills the topic.
 	thread := h.startWorkflow(alice, "blog Go generics for data engineers")
 	h.firstOptionsAbout(0, "Go generics for data engineers")
+	// The blog's outline prompt uses its inputs: the topic and the word count's default.
+	if sys := h.optionsRequests()[0].SystemPrompt(); !strings.Contains(sys, "Plan an article about: Go generics for data engineers.") ||
+		!strings.Contains(sys, "It will be about 1500 words long") || !strings.Contains(sys, "Target length (words) (`wordcount`): 1500") {
+		t.Errorf("the outline's guidance does not use the blog's inputs:\n%s", sys)
+	}
 	h.latest(thread, "A: Direction A", "")
 	if tr := h.transcript(thread); !strings.Contains(tr, "Go generics for data engineers") {
 		t.Errorf("the start card does not show the topic:\n%s", tr)

@@ -163,6 +163,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	d.checkCycles(ps, pos, index)
 	d.order = d.computeOrder()
 	d.compileReport(ps, pos)
+	d.checkPrompts(ps, pos)
 }
 
 // checkPipeline checks the fields of a's pipeline: foreach, retries and concurrency

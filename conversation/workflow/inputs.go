@@ -2,8 +2,10 @@ package workflow
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"text/template"
 
 	"gopkg.in/yaml.v3"
 )
@@ -210,4 +212,74 @@ func (d *Definition) InputsText(values map[string]string) string {
 		fmt.Fprintf(&b, "%s: %s\n", strings.TrimSuffix(label, "?"), v)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// inputFuncs is the function map of artifact and editor prompts: input "id" is the
+// input's value, and fails on an id the workflow does not declare.
+func (d *Definition) inputFuncs(values map[string]string) template.FuncMap {
+	return template.FuncMap{"input": func(id string) (string, error) {
+		if _, ok := d.Input(id); !ok {
+			return "", fmt.Errorf("no input %q in workflow %q", id, d.Name)
+		}
+		return strings.TrimSpace(values[id]), nil
+	}}
+}
+
+// ExpandPrompt returns an artifact's or editor's prompt with its {{ input "id" }}
+// actions replaced by the run's input values (README.md, "Workflows"). A prompt
+// without "{{" is returned as it is; one that fails (Parse checked it, so only a
+// Definition built in Go and never validated can) is returned unexpanded.
+func (d *Definition) ExpandPrompt(prompt string, values map[string]string) string {
+	out, err := d.expandPrompt(prompt, values)
+	if err != nil {
+		return prompt
+	}
+	return out
+}
+
+func (d *Definition) expandPrompt(prompt string, values map[string]string) (string, error) {
+	if !strings.Contains(prompt, "{{") {
+		return prompt, nil
+	}
+	t, err := template.New("prompt").Option("missingkey=error").Funcs(d.inputFuncs(values)).Parse(prompt)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, nil); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// promptError matches text/template's errors in a prompt, to drop their prefix.
+var promptError = regexp.MustCompile(`^template: prompt:(\d+)(?::\d+)?: (?:executing "[^"]*" (at <.*?>): (?:error calling \w+: )?)?(.*)$`)
+
+// checkPrompts checks that the artifacts' and editors' prompts are valid templates
+// that name only declared inputs.
+func (d *Definition) checkPrompts(ps *problems, pos *positions) {
+	check := func(prompt string, line int, what string) {
+		_, err := d.expandPrompt(prompt, nil)
+		if err == nil {
+			return
+		}
+		reason := err.Error()
+		if m := promptError.FindStringSubmatch(reason); m != nil {
+			reason = "line " + m[1] + ": " + m[3]
+			if m[2] != "" {
+				reason = "line " + m[1] + ": " + m[2] + ": " + m[3]
+			}
+		}
+		ps.addf(line, "%s: prompt template %s", what, reason)
+	}
+	for i, a := range d.Artifacts {
+		ap := pos.artifact(i)
+		what := fmt.Sprintf("artifact %q", a.ID)
+		if ap.ok("prompt") {
+			check(a.Prompt, ap.at("prompt"), what)
+		}
+		if a.Editor != nil && ap.editor.ok("prompt") {
+			check(a.Editor.Prompt, ap.editorAt("prompt"), what+": editor")
+		}
+	}
 }

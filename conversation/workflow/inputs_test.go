@@ -144,3 +144,28 @@ artifacts:
 		})
 	}
 }
+
+func TestInputs_Prompts(t *testing.T) {
+	src := strings.Replace(inputsWorkflow, "    title: Post\n", "    title: Post\n    prompt: Write about {{ input \"wordcount\" }} words on {{ input \"topic\" }}.\n    editor:\n      prompt: Keep it near {{ input \"wordcount\" }} words.\n", 1)
+	d, err := workflow.Parse("blog.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := d.FillInputs("tabs vs spaces")
+	if got, want := d.ExpandPrompt(d.Artifacts[0].Prompt, values), "Write about 1500 words on tabs vs spaces."; got != want {
+		t.Errorf("ExpandPrompt = %q, want %q", got, want)
+	}
+	if got, want := d.ExpandPrompt(d.Artifacts[0].Editor.Prompt, values), "Keep it near 1500 words."; got != want {
+		t.Errorf("ExpandPrompt (editor) = %q, want %q", got, want)
+	}
+
+	bad := strings.Replace(src, `{{ input "topic" }}.`, `{{ input "subject" }}.`, 1)
+	bad = strings.Replace(bad, `near {{ input "wordcount" }} words.`, `near {{ input "wordcount" words.`, 1)
+	want := []string{
+		`test.yaml:16: artifact "post": prompt template line 1: at <input "subject">: no input "subject" in workflow "blog"`,
+		`test.yaml:18: artifact "post": editor: prompt template line 1: function "words" not defined`,
+	}
+	if got := problems(t, bad); !reflect.DeepEqual(got, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
