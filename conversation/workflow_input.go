@@ -168,6 +168,9 @@ func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err er
 	if t.m.Running(t.ws()) != nil {
 		return false, nil
 	}
+	if handled, err := t.fillInput(ctx, text); handled {
+		return true, err
+	}
 	plan := workflow.Next(t.def(), t.ws())
 	if plan.Propose != "" || plan.Write != "" {
 		return true, t.advance(ctx)

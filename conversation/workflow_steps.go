@@ -51,7 +51,43 @@ func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	t.ws().Inputs = def.FillInputs(text)
 	t.shown = map[string]workflow.ArtifactState{}
 	t.events = append(t.events, cardEvent{kind: evStarted})
+	if t.askInput() {
+		return nil
+	}
 	return t.then(ctx, t.advance)
+}
+
+// askInput asks in the thread for the first required input the run lacks and
+// reports whether it asked: the run waits for the answer (fillInput).
+func (t *wfTurn) askInput() bool {
+	missing := t.def().MissingInputs(t.ws().Inputs)
+	if len(missing) == 0 {
+		return false
+	}
+	label := missing[0].Label
+	if label == "" {
+		label = missing[0].ID
+	}
+	t.reply = tr(t.lang, "input.ask", label)
+	return true
+}
+
+// fillInput takes text, a reply in the thread, as the first required input the run
+// lacks, then asks for the next one or starts the work. handled is false when no
+// input is missing.
+func (t *wfTurn) fillInput(ctx context.Context, text string) (handled bool, err error) {
+	missing := t.def().MissingInputs(t.ws().Inputs)
+	if len(missing) == 0 || strings.TrimSpace(text) == "" {
+		return false, nil
+	}
+	if t.ws().Inputs == nil {
+		t.ws().Inputs = map[string]string{}
+	}
+	t.ws().Inputs[missing[0].ID] = strings.TrimSpace(text)
+	if t.askInput() {
+		return true, nil
+	}
+	return true, t.then(ctx, t.advance)
 }
 
 // advance does what the scheduling rule says runs next: it starts the auto artifacts

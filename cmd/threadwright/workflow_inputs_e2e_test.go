@@ -75,3 +75,22 @@ func TestE2EStartWithTopic(t *testing.T) {
 	}
 	assertNoSlackErrors(t, h.harness)
 }
+
+// TestE2EMissingInputAskedInThread starts the blog without a topic: the bot asks for
+// it in the thread and proposes nothing until a reply there gives it.
+func TestE2EMissingInputAskedInThread(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	thread := h.startWorkflow(alice, "blog")
+	h.waitFor("the question for the topic", func() bool {
+		return strings.Contains(h.transcript(thread), "Before I start, tell me: *What is the article about?*")
+	})
+	if n := len(h.optionsRequests()); n != 0 {
+		t.Fatalf("%d options requests before the topic was given", n)
+	}
+	h.post(general, alice, "Kubernetes cost control", thread)
+	h.idle()
+	h.firstOptionsAbout(0, "Kubernetes cost control")
+	h.latest(thread, "A: Direction A", "")
+	assertNoSlackErrors(t, h.harness)
+}

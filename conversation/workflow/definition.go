@@ -31,7 +31,7 @@ const MaxOptions = 5
 //	approvers: starter        # optional: shorthand for permissions: {approve: starter}
 //	permissions:              # optional: who may do what (see Permissions)
 //	  cancel: starter
-//	inputs: [...]             # optional: see Input (default: a required topic)
+//	inputs: [...]             # optional: see Input (default: an optional topic)
 //	artifacts: [...]          # see Artifact
 //	report: |                 # text/template for the final document (see ReportData)
 //	  ...
@@ -44,8 +44,8 @@ type Definition struct {
 	// Permissions says who may approve, keep, restart, edit and cancel; Parse and
 	// Validate fill its defaults (see Permissions).
 	Permissions Permissions `yaml:"permissions,omitempty"`
-	// Inputs are what the starter gives (see Input); Parse and Validate imply a
-	// required topic when none is declared.
+	// Inputs are what the starter gives (see Input); Parse and Validate imply an
+	// optional topic when none is declared.
 	Inputs    []Input    `yaml:"inputs,omitempty"`
 	Artifacts []Artifact `yaml:"artifacts"`
 	Report    string     `yaml:"report"`

@@ -24,7 +24,7 @@
 //	approvers: starter          # optional: shorthand for permissions: {approve: starter}
 //	permissions:                # optional: anyone, starter or approvers per action
 //	  cancel: starter           #   approve (and keep) default anyone; restart, edit, cancel starter
-//	inputs:                     # optional (default: one required input, topic); see Input
+//	inputs:                     # optional (default: one optional input, topic); see Input
 //	  - id: topic               # required; ^[a-z0-9][a-z0-9_]*$, unique in the workflow
 //	    label: What is it about?  # required; the question people answer
 //	    required: true          # optional; the start text fills the first required input

@@ -104,11 +104,11 @@ func decodeInputs(ps *problems, v *yaml.Node, d *Definition, pos *positions) {
 	}
 }
 
-// checkInputs fills the inputs' defaults (a required topic when none is declared,
+// checkInputs fills the inputs' defaults (an optional topic when none is declared,
 // type text) and checks them.
 func (d *Definition) checkInputs(ps *problems, pos *positions) {
 	if len(d.Inputs) == 0 {
-		d.Inputs = []Input{{ID: TopicInput, Label: "Topic", Required: true, Type: InputText}}
+		d.Inputs = []Input{{ID: TopicInput, Label: "Topic", Type: InputText}}
 		return
 	}
 	first := map[string]int{}

@@ -70,8 +70,8 @@ func TestInputs_ImpliedTopic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Inputs) != 1 || d.Inputs[0].ID != workflow.TopicInput || !d.Inputs[0].Required {
-		t.Errorf("Inputs = %+v, want one required topic", d.Inputs)
+	if len(d.Inputs) != 1 || d.Inputs[0].ID != workflow.TopicInput || d.Inputs[0].Required {
+		t.Errorf("Inputs = %+v, want one optional topic", d.Inputs)
 	}
 	if got := d.FillInputs("about X")["topic"]; got != "about X" {
 		t.Errorf("topic = %q, want the start text", got)
