@@ -782,11 +782,7 @@ func inputs(r conversation.ArtifactRequest) []prompts.Input {
 	var out []prompts.Input
 	for _, in := range r.Workflow.Inputs {
 		if v := strings.TrimSpace(r.Inputs[in.ID]); v != "" {
-			label := in.Label
-			if label == "" {
-				label = in.ID
-			}
-			out = append(out, prompts.Input{ID: in.ID, Label: label, Value: v})
+			out = append(out, prompts.Input{ID: in.ID, Label: in.Name(), Value: v})
 		}
 	}
 	return out

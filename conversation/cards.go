@@ -216,7 +216,7 @@ func (c cards) inputs(ws *workflow.State) string {
 	var lines []string
 	for _, in := range c.def.Inputs {
 		if v := strings.TrimSpace(ws.Inputs[in.ID]); v != "" {
-			lines = append(lines, "*"+strings.TrimSuffix(in.Label, "?")+":* "+v)
+			lines = append(lines, "*"+strings.TrimSuffix(in.Name(), "?")+":* "+v)
 		}
 	}
 	return strings.Join(lines, "\n")

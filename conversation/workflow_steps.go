@@ -64,11 +64,7 @@ func (t *wfTurn) askInput() bool {
 	if len(missing) == 0 {
 		return false
 	}
-	label := missing[0].Label
-	if label == "" {
-		label = missing[0].ID
-	}
-	t.reply = tr(t.lang, "input.ask", label)
+	t.reply = tr(t.lang, "input.ask", missing[0].Name())
 	return true
 }
 

@@ -2,7 +2,6 @@ package workflow
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"text/template"
@@ -196,22 +195,12 @@ func (d *Definition) MissingInputs(values map[string]string) []Input {
 	return missing
 }
 
-// InputsText renders the filled inputs for a prompt or a card: one "Label: value"
-// line each, in declared order; "" when none is filled.
-func (d *Definition) InputsText(values map[string]string) string {
-	var b strings.Builder
-	for _, in := range d.Inputs {
-		v := strings.TrimSpace(values[in.ID])
-		if v == "" {
-			continue
-		}
-		label := in.Label
-		if label == "" {
-			label = in.ID
-		}
-		fmt.Fprintf(&b, "%s: %s\n", strings.TrimSuffix(label, "?"), v)
+// Name returns what people call the input: its label, else its id.
+func (in Input) Name() string {
+	if in.Label != "" {
+		return in.Label
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return in.ID
 }
 
 // inputFuncs is the function map of artifact and editor prompts: input "id" is the
@@ -252,9 +241,6 @@ func (d *Definition) expandPrompt(prompt string, values map[string]string) (stri
 	return b.String(), nil
 }
 
-// promptError matches text/template's errors in a prompt, to drop their prefix.
-var promptError = regexp.MustCompile(`^template: prompt:(\d+)(?::\d+)?: (?:executing "[^"]*" (at <.*?>): (?:error calling \w+: )?)?(.*)$`)
-
 // checkPrompts checks that the artifacts' and editors' prompts are valid templates
 // that name only declared inputs.
 func (d *Definition) checkPrompts(ps *problems, pos *positions) {
@@ -264,7 +250,7 @@ func (d *Definition) checkPrompts(ps *problems, pos *positions) {
 			return
 		}
 		reason := err.Error()
-		if m := promptError.FindStringSubmatch(reason); m != nil {
+		if m := templateError.FindStringSubmatch(reason); m != nil {
 			reason = "line " + m[1] + ": " + m[3]
 			if m[2] != "" {
 				reason = "line " + m[1] + ": " + m[2] + ": " + m[3]

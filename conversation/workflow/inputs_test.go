@@ -53,8 +53,8 @@ func TestInputs_ParseFillRender(t *testing.T) {
 	if m := d.MissingInputs(d.FillInputs("")); len(m) != 1 || m[0].ID != "topic" {
 		t.Errorf("MissingInputs without text = %v, want topic", m)
 	}
-	if got, want := d.InputsText(values), "What is it about: Go generics for data engineers\nTarget length (words): 1500"; got != want {
-		t.Errorf("InputsText = %q, want %q", got, want)
+	if got := d.Inputs[1].Name(); got != "Who reads it?" {
+		t.Errorf("Name = %q, want the label", got)
 	}
 	out, err := d.RenderReport(workflow.ReportData{Artifacts: map[string]string{"post": "Body."}, Inputs: values})
 	if err != nil {

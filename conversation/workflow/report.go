@@ -61,12 +61,7 @@ func reportFuncs(d *Definition, data *ReportData) template.FuncMap {
 		},
 		// input "id": the input's value ("" when nobody filled it); an id the
 		// workflow does not declare fails.
-		"input": func(id string) (string, error) {
-			if _, ok := d.Input(id); !ok {
-				return "", fmt.Errorf("no input %q in workflow %q", id, d.Name)
-			}
-			return strings.TrimSpace(data.Inputs[id]), nil
-		},
+		"input": d.inputFuncs(data.Inputs)["input"],
 		// title "id": the artifact's title.
 		"title": func(id string) (string, error) {
 			a, err := artifact(id)
@@ -162,10 +157,10 @@ func parseReport(d *Definition, text string) (*template.Template, error) {
 	return template.New("report").Option("missingkey=error").Funcs(reportFuncs(d, &ReportData{})).Parse(text)
 }
 
-// templateError matches text/template's errors: "template: report:LINE: reason" when
-// parsing, "template: report:LINE:COL: executing "report" at <…>: reason" when
-// executing.
-var templateError = regexp.MustCompile(`^template: report:(\d+)(?::\d+)?: (?:executing "[^"]*" (at <.*?>): (?:error calling \w+: )?)?(.*)$`)
+// templateError matches text/template's errors in a report or prompt template:
+// "template: report:LINE: reason" when parsing, "template: report:LINE:COL:
+// executing "report" at <…>: reason" when executing.
+var templateError = regexp.MustCompile(`^template: (?:report|prompt):(\d+)(?::\d+)?: (?:executing "[^"]*" (at <.*?>): (?:error calling \w+: )?)?(.*)$`)
 
 // compileReport parses the report template and executes it on sample data, with
 // every artifact written and approved and again as a draft with none, so that
