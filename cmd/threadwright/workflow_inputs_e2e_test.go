@@ -94,3 +94,16 @@ func TestE2EMissingInputAskedInThread(t *testing.T) {
 	h.latest(thread, "A: Direction A", "")
 	assertNoSlackErrors(t, h.harness)
 }
+
+// TestE2EStartWordsAreAQuestion checks that "start" followed by words that name no
+// workflow stays a question for the assistant.
+func TestE2EStartWordsAreAQuestion(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	ts := h.post(general, alice, "<@U0BOT> start writing a poem about autumn", "")
+	h.idle()
+	h.waitFor("the assistant's answer", func() bool { return strings.Contains(h.transcript(ts), "An assistant answer.") })
+	if n := len(h.optionsRequests()); n != 0 {
+		t.Errorf("%d options requests: the question started a workflow", n)
+	}
+}
