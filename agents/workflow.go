@@ -647,14 +647,14 @@ func (a *WorkflowAgent) messages(r conversation.ArtifactRequest, t task) ([]open
 // systemData is the WorkflowSystem template's data for r and t.
 func (a *WorkflowAgent) systemData(r conversation.ArtifactRequest, t task) prompts.WorkflowSystemData {
 	d := prompts.WorkflowSystemData{
-		Workflow: prompts.WorkflowInfo{Title: r.Workflow.Title, Description: r.Workflow.Description},
+		Workflow: prompts.WorkflowInfo{Title: r.Workflow.Title, Description: r.Workflow.Description, Inputs: inputs(r)},
 		Language: languageName(r.Locale),
 		ToolName: t.tool.Name,
 	}
 	if art := r.Artifact; art != nil {
 		info := &prompts.ArtifactInfo{
 			ID: art.ID, Title: art.Title, Description: art.Description,
-			Mode: string(art.Mode), Guidance: art.Prompt,
+			Mode: string(art.Mode), Guidance: r.Workflow.ExpandPrompt(art.Prompt, r.Inputs),
 		}
 		if info.Mode == "" {
 			info.Mode = string(workflow.ModeDraft)
@@ -776,3 +776,14 @@ func plural(n int, one, many string) string {
 
 // oneLine collapses runs of white space, newlines included, into single spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// inputs lists r's filled workflow inputs in the workflow's order.
+func inputs(r conversation.ArtifactRequest) []prompts.Input {
+	var out []prompts.Input
+	for _, in := range r.Workflow.Inputs {
+		if v := strings.TrimSpace(r.Inputs[in.ID]); v != "" {
+			out = append(out, prompts.Input{ID: in.ID, Label: in.Name(), Value: v})
+		}
+	}
+	return out
+}

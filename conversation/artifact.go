@@ -23,6 +23,8 @@ type ArtifactRequest struct {
 	Artifact *workflow.Artifact
 	// Locale is the language to write in, as a BCP 47 tag ("en", "ru").
 	Locale string
+	// Inputs are the values of the workflow's inputs (workflow.State.Inputs).
+	Inputs map[string]string
 	// Approved holds the texts of the workflow's approved artifacts (id → text), in
 	// particular those this one depends on.
 	Approved map[string]string

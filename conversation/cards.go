@@ -29,7 +29,7 @@ func (t *wfTurn) render(ctx context.Context) error {
 	for _, e := range t.events {
 		switch e.kind {
 		case evStarted:
-			card := t.cards().started(t.ws().StartedBy)
+			card := t.cards().started(t.ws())
 			if t.startedInChannel() {
 				// The thread's first message is the run's header: it becomes this card
 				// rather than getting a second header under it.
@@ -217,8 +217,9 @@ func (c cards) failed(text, inputID string) Card {
 	}}
 }
 
-// started announces a workflow run.
-func (c cards) started(user string) Card {
+// started announces the workflow run ws, with its filled inputs.
+func (c cards) started(ws *workflow.State) Card {
+	user := ws.StartedBy
 	var titles []string
 	for _, a := range c.def.Artifacts {
 		titles = append(titles, a.Title)
@@ -229,7 +230,21 @@ func (c cards) started(user string) Card {
 		blocks = append(blocks, Block{Kind: BlockContext, Text: c.def.Description})
 	}
 	blocks = append(blocks, Block{Kind: BlockSection, Text: text})
+	if in := c.inputs(ws); in != "" {
+		blocks = append(blocks, Block{Kind: BlockSection, Text: in})
+	}
 	return Card{Text: text, Blocks: blocks}
+}
+
+// inputs shows the run's filled inputs, one "*Label:* value" line each.
+func (c cards) inputs(ws *workflow.State) string {
+	var lines []string
+	for _, in := range c.def.Inputs {
+		if v := strings.TrimSpace(ws.Inputs[in.ID]); v != "" {
+			lines = append(lines, "*"+strings.TrimSuffix(in.Name(), "?")+":* "+v)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // live shows artifact a as it is now, with the buttons of its current revision while

@@ -9,7 +9,7 @@ import (
 // The subcommands of /threadwright, of an @mention text command in a thread, and of the
 // shortcut menu (docs/architecture.md, "Commands").
 const (
-	CmdStart   = "start"   // start <workflow>
+	CmdStart   = "start"   // start <workflow> [text]: the text fills the first required input
 	CmdList    = "list"    // the workflows there are
 	CmdStatus  = "status"  // the artifacts and their statuses
 	CmdRestart = "restart" // restart <artifact>: back to options, dependents stale
@@ -96,8 +96,9 @@ func parseCommand(line string) (c command, known bool) {
 
 // isTextCommand reports whether a mention's text is a command rather than a question:
 // its first word is a subcommand and it has the shape that subcommand takes. "help me
-// write a haiku" is a question; "help" is a command.
-func isTextCommand(text string) bool {
+// write a haiku" is a question; "help" is a command; "start blog about X" is a command
+// when wfs has a workflow named blog.
+func isTextCommand(text string, wfs Workflows) bool {
 	c, known := parseCommand(text)
 	if !known || strings.TrimSpace(text) == "" {
 		return false
@@ -105,7 +106,16 @@ func isTextCommand(text string) bool {
 	switch c.name {
 	case CmdList, CmdStatus, CmdExport, CmdCancel, CmdHelp:
 		return c.arg == ""
-	case CmdStart, CmdRestart:
+	case CmdStart:
+		if c.arg == "" {
+			return false
+		}
+		if c.rest == "" {
+			return true
+		}
+		_, ok := wfs.Get(c.arg)
+		return ok
+	case CmdRestart:
 		return c.arg != "" && c.rest == ""
 	case CmdEdit:
 		return c.arg != ""

@@ -15,6 +15,7 @@ import (
 var catalogs = map[string]map[string]string{
 	"en": {
 		"started":                "*%s* started by <@%s>. %d artifacts: %s.",
+		"input.ask":              "Before I start, tell me: *%s* (reply in this thread).",
 		"options":                "Options for *%s*",
 		"options.hint":           "Pick one with a button, or reply in this thread to pick and adjust (\"B, but shorter\").",
 		"regenerate":             "Regenerate options",
@@ -116,6 +117,7 @@ var catalogs = map[string]map[string]string{
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
+		"input.ask":              "Прежде чем начать, ответьте в треде: *%s*",
 		"options":                "Варианты для *%s*",
 		"options.hint":           "Выберите кнопкой или ответьте в треде, чтобы выбрать и уточнить («Б, но короче»).",
 		"regenerate":             "Другие варианты",

@@ -360,7 +360,7 @@ func (w worker) write(ctx context.Context, job itemJob, instructions string) (st
 	if err != nil || job.editor == nil {
 		return text, usage, err
 	}
-	r.Current, r.Instructions = text, job.editor.Prompt
+	r.Current, r.Instructions = text, r.Workflow.ExpandPrompt(job.editor.Prompt, r.Inputs)
 	if job.editor.Model != "" {
 		r.Profile = job.editor.Model
 	}

@@ -75,7 +75,7 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 	// A new message overtakes a confirmation nobody gave: its note is saved first.
 	earlier = append(s.voidToolApproval(ctx, r, cp), earlier...)
 	s.directMessage(ctx, r, cp) // README, "Assistant view"
-	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text)) {
+	if cp.Conversation.State.Mode == ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text, s.cfg.Workflows)) {
 		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
 			return err
 		}

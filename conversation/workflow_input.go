@@ -25,7 +25,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 		if c.arg == "" {
 			return errUsage{tr(t.lang, "unknown_workflow", "", strings.Join(t.s.cfg.Workflows.Names(), ", "))}
 		}
-		return t.start(ctx, c.arg, hint)
+		return t.start(ctx, c.arg, c.rest, hint)
 	}
 	if t.ws() == nil || t.ws().Status == workflow.RunCancelled {
 		return errUsage{tr(t.lang, "none_running")}
@@ -183,6 +183,9 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err error) {
 	if t.m.Running(t.ws()) != nil {
 		return false, nil
+	}
+	if handled, err := t.fillInput(ctx, text); handled {
+		return true, err
 	}
 	plan := workflow.Next(t.def(), t.ws())
 	if plan.Propose != "" || plan.Write != "" {

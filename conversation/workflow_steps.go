@@ -10,8 +10,10 @@ import (
 )
 
 // start begins workflow name in this thread, its locale from the workflow, the words
-// of hint, or the person's Slack locale.
-func (t *wfTurn) start(ctx context.Context, name, hint string) error {
+// of hint (or of text), or the person's Slack locale. text, the start command's words
+// after the name, fills the first required input; when it is empty, the thread's
+// earlier messages do (README.md, "Workflows").
+func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	if ws := t.ws(); ws != nil && ws.Status == workflow.RunRunning {
 		return errUsage{tr(t.lang, "already_running", ws.Name)}
 	}
@@ -26,9 +28,15 @@ func (t *wfTurn) start(ctx context.Context, name, hint string) error {
 	if !ok {
 		return errUsage{tr(t.lang, "unknown_workflow", name, strings.Join(t.s.cfg.Workflows.Names(), ", "))}
 	}
+	if text == "" {
+		text = t.earlierText()
+	}
 	locale := def.Locale
 	if locale == "" {
 		locale = textLocale(hint)
+	}
+	if locale == "" {
+		locale = textLocale(text)
 	}
 	if locale == "" {
 		if l, err := t.s.cfg.Messenger.UserLocale(ctx, t.user); err == nil && l != "" {
@@ -40,9 +48,42 @@ func (t *wfTurn) start(ctx context.Context, name, hint string) error {
 	}
 	t.m, t.lang = t.s.machine(def), uiLang(locale)
 	t.state.Mode, t.state.Workflow = ModeWorkflow, t.m.NewRun(t.user, locale)
+	t.ws().Inputs = def.FillInputs(text)
 	t.shown = map[string]workflow.ArtifactState{}
 	t.events = append(t.events, cardEvent{kind: evStarted})
+	if t.askInput() {
+		return nil
+	}
 	return t.then(ctx, t.advance)
+}
+
+// askInput asks in the thread for the first required input the run lacks and
+// reports whether it asked: the run waits for the answer (fillInput).
+func (t *wfTurn) askInput() bool {
+	missing := t.def().MissingInputs(t.ws().Inputs)
+	if len(missing) == 0 {
+		return false
+	}
+	t.reply = tr(t.lang, "input.ask", missing[0].Name())
+	return true
+}
+
+// fillInput takes text, a reply in the thread, as the first required input the run
+// lacks, then asks for the next one or starts the work. handled is false when no
+// input is missing.
+func (t *wfTurn) fillInput(ctx context.Context, text string) (handled bool, err error) {
+	missing := t.def().MissingInputs(t.ws().Inputs)
+	if len(missing) == 0 || strings.TrimSpace(text) == "" {
+		return false, nil
+	}
+	if t.ws().Inputs == nil {
+		t.ws().Inputs = map[string]string{}
+	}
+	t.ws().Inputs[missing[0].ID] = strings.TrimSpace(text)
+	if t.askInput() {
+		return true, nil
+	}
+	return true, t.then(ctx, t.advance)
 }
 
 // advance does what the scheduling rule says runs next: it starts the auto artifacts
@@ -287,7 +328,7 @@ func (t *wfTurn) edit(ctx context.Context, id, instructions string) error {
 
 // finish writes the summary, uploads the report and completes the run.
 func (t *wfTurn) finish(ctx context.Context) error {
-	summary, u, err := t.s.cfg.Agent.Summarize(ctx, ArtifactRequest{Workflow: t.def(), Locale: t.ws().Locale, Approved: texts(t.ws()), History: t.hist})
+	summary, u, err := t.s.cfg.Agent.Summarize(ctx, ArtifactRequest{Workflow: t.def(), Locale: t.ws().Locale, Inputs: t.ws().Inputs, Approved: texts(t.ws()), History: t.hist})
 	t.add(u)
 	if err != nil {
 		return fmt.Errorf("summarize: %w", err)
@@ -317,7 +358,7 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 	for id, st := range t.ws().Artifacts {
 		approved[id] = st.Status == workflow.StatusApproved
 	}
-	report, err := t.def().RenderReport(workflow.ReportData{Workflow: t.def(), Artifacts: texts(t.ws()), Approved: approved, Draft: draft})
+	report, err := t.def().RenderReport(workflow.ReportData{Workflow: t.def(), Artifacts: texts(t.ws()), Approved: approved, Draft: draft, Inputs: t.ws().Inputs})
 	if err != nil {
 		return fmt.Errorf("render report: %w", err)
 	}
@@ -349,4 +390,19 @@ func checkPlaceholders(eval []workflow.CriterionResult, text string) []workflow.
 	}
 	return append(eval, workflow.CriterionResult{ID: CriterionPlaceholders, Pass: false,
 		Reason: "placeholder " + strings.Join(ph, ", ") + " left in the text"})
+}
+
+// earlierText returns what people wrote in the thread before the workflow started
+// (its context and user messages, oldest first, one a line), to fill the first
+// required input of a start command without text; "" when there is none.
+func (t *wfTurn) earlierText() string {
+	var lines []string
+	for _, m := range t.hist {
+		if m.Role == RoleContext || m.Role == RoleUser {
+			if text := strings.TrimSpace(m.Text); text != "" {
+				lines = append(lines, text)
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,7 +165,7 @@ func (t *wfTurn) request(id, instructions string) ArtifactRequest {
 		}
 	}
 	r := ArtifactRequest{
-		Workflow: t.def(), Artifact: a, Locale: t.ws().Locale, Approved: approved,
+		Workflow: t.def(), Artifact: a, Locale: t.ws().Locale, Inputs: t.ws().Inputs, Approved: approved,
 		Options: st.Options, Current: st.Text, Instructions: instructions,
 		History: t.hist, Summary: t.state.Summary, Profile: a.Model, ChannelID: t.key.ChannelID,
 	}
@@ -245,7 +246,7 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 	in, log := r.in, r.log
 	state := cp.Conversation.State
 	state.Workflow = state.Workflow.Clone()
-	t := &wfTurn{s: s, r: r, log: log, key: in.Key, conv: cp.Conversation, hist: s.clipAll(dialogue(cp.Messages)), state: state, lang: "en"}
+	t := &wfTurn{s: s, r: r, log: log, key: in.Key, conv: cp.Conversation, hist: s.clipAll(dialogue(append(slices.Clone(cp.Messages), earlier...))), state: state, lang: "en"}
 	if err := t.bind(); err != nil {
 		log.Error("workflow turn dropped", "error", err)
 		return true, s.finish(ctx, r, InputFailed)
@@ -281,7 +282,7 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 		m := in.Message
 		t.user = m.UserID
 		user = Message{Role: RoleUser, UserID: m.UserID, Text: m.Text, SlackTS: m.TS}
-		if isTextCommand(m.Text) && (m.Mentioned || m.Direct) {
+		if isTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
 			c, _ := parseCommand(m.Text)
 			err = t.command(ctx, c, m.Text)
 			break

@@ -63,6 +63,16 @@ type WorkflowSystemData struct {
 type WorkflowInfo struct {
 	Title       string
 	Description string
+	// Inputs are what the person who started the workflow asked for, in the
+	// workflow's order; only those filled.
+	Inputs []Input
+}
+
+// Input is one filled input of a workflow: its label (the question) and the answer.
+type Input struct {
+	ID    string
+	Label string
+	Value string
 }
 
 // ArtifactInfo describes an artifact to the model.

@@ -23,7 +23,7 @@ var sampleOptions = []prompts.Option{
 
 var workflowSamples = map[string]any{
 	prompts.WorkflowSystem: prompts.WorkflowSystemData{
-		Workflow: prompts.WorkflowInfo{Title: "Product brief", Description: "A one-page brief for a new product.\n"},
+		Workflow: prompts.WorkflowInfo{Title: "Product brief", Description: "A one-page brief for a new product.\n", Inputs: []prompts.Input{{ID: "topic", Label: "What is it about?", Value: "A ticket triage bot for support teams"}}},
 		Artifact: &prompts.ArtifactInfo{
 			ID: "audience", Title: "Audience", Description: "Who the product is for.", Mode: "choice",
 			Guidance: "Name one primary audience; mention secondary ones briefly.\n",

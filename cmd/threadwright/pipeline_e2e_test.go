@@ -233,7 +233,7 @@ func newBlogHarness(t testing.TB) *blogHarness {
 // which starts the pipeline. It returns the thread.
 func (h *blogHarness) toPipeline() string {
 	h.t.Helper()
-	thread := h.startWorkflow(alice, "blog")
+	thread := h.startWorkflow(alice, "blog AI agents in production")
 	h.click(thread, alice, "A: Angle A", "")
 	h.click(thread, alice, "Approve", "")
 	return thread
@@ -312,7 +312,7 @@ func TestE2EBlogPipelineStop(t *testing.T) {
 	h := newBlogHarness(t)
 	h.env["PIPELINE_CONCURRENCY"] = "1"
 	h.start()
-	thread := h.startWorkflow(alice, "blog")
+	thread := h.startWorkflow(alice, "blog AI agents in production")
 	h.click(thread, alice, "A: Angle A", "")
 	h.blog.mu.Lock()
 	h.blog.delay = 300 * time.Millisecond
@@ -376,7 +376,7 @@ func testBlogResume(t *testing.T, databaseURL string) {
 	h.env["PIPELINE_CONCURRENCY"] = "2"
 	h.blog.sections = 6
 	h.start()
-	thread := h.startWorkflow(alice, "blog")
+	thread := h.startWorkflow(alice, "blog AI agents in production")
 	h.click(thread, alice, "A: Angle A", "")
 	ts := h.latest(thread, "Approve", "")
 	b := h.find(ts, "Approve", "")
@@ -451,7 +451,7 @@ func TestE2EBlogWithDemoModel(t *testing.T) {
 	h := newBlogHarness(t)
 	h.harness.model = demo.New()
 	h.start()
-	thread := h.startWorkflow(alice, "blog")
+	thread := h.startWorkflow(alice, "blog AI agents in production")
 	h.click(thread, alice, "A:", "")
 	h.click(thread, alice, "Approve", "")
 	h.waitFor("the article for review", func() bool {

@@ -401,7 +401,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	// The blog pipeline: an outline chosen and approved, then research and section
 	// drafts run with a progress message, and the article comes for review.
 	before = p.count(channelBotMessages)
-	p.send("#composer", "/threadwright start blog")
+	p.send("#composer", "/threadwright start blog Go generics for data engineers")
 	blog := p.newThread("the blog", before)
 	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, blog)))
 	p.clickButton("#thread", "A")

@@ -79,6 +79,10 @@ func TestWorkflowsValidate_Problems(t *testing.T) {
 			`6: artifact "a": editor: missing prompt: what the editor does, like prompt: Tighten the prose, keep every fact`},
 		{"Retries", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t\tmode: auto\n\t\tretries: 10\n",
 			`7: artifact "a": retries must be between 0 and 5, got 10`},
+		{"UndeclaredInput", "name: x\ntitle: X\ninputs:\n\t- {id: topic, label: Topic, required: true}\nartifacts:\n\t- {id: a, title: A}\nreport: |\n\t# {{input \"audience\"}}\n",
+			`8: report template line 1: at <input "audience">: no input "audience" in workflow "x"`},
+		{"InputType", "name: x\ntitle: X\ninputs:\n\t- id: words\n\t\tlabel: Words\n\t\ttype: integer\nartifacts:\n\t- {id: a, title: A}\n",
+			`6: input "words": type "integer" is invalid: use text or number`},
 		{"Syntax", "name: x\ntitle: X\n\tartifacts: oops\n",
 			`3: invalid YAML: mapping values are not allowed in this context`},
 	}

@@ -57,6 +57,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 		ps.addf(dp.at("title"), "missing title: the workflow's name as people read it, like title: Grant proposal")
 	}
 	d.checkPermissions(ps, dp, pos.permissions)
+	d.checkInputs(ps, pos)
 	if d.Locale != "" && !localeRE.MatchString(d.Locale) {
 		ps.addf(dp.at("locale"), "locale %q is not a BCP 47 language tag (like \"en\", \"ru\", \"pt-BR\")", d.Locale)
 	}
@@ -162,6 +163,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	d.checkCycles(ps, pos, index)
 	d.order = d.computeOrder()
 	d.compileReport(ps, pos)
+	d.checkPrompts(ps, pos)
 }
 
 // checkPipeline checks the fields of a's pipeline: foreach, retries and concurrency

@@ -31,6 +31,7 @@ const MaxOptions = 5
 //	approvers: starter        # optional: shorthand for permissions: {approve: starter}
 //	permissions:              # optional: who may do what (see Permissions)
 //	  cancel: starter
+//	inputs: [...]             # optional: see Input (default: an optional topic)
 //	artifacts: [...]          # see Artifact
 //	report: |                 # text/template for the final document (see ReportData)
 //	  ...
@@ -43,8 +44,11 @@ type Definition struct {
 	// Permissions says who may approve, keep, restart, edit and cancel; Parse and
 	// Validate fill its defaults (see Permissions).
 	Permissions Permissions `yaml:"permissions,omitempty"`
-	Artifacts   []Artifact  `yaml:"artifacts"`
-	Report      string      `yaml:"report"`
+	// Inputs are what the starter gives (see Input); Parse and Validate imply an
+	// optional topic when none is declared.
+	Inputs    []Input    `yaml:"inputs,omitempty"`
+	Artifacts []Artifact `yaml:"artifacts"`
+	Report    string     `yaml:"report"`
 
 	// Source names where the definition came from ("builtin:proposal.yaml" or a
 	// file path), for messages.
@@ -136,4 +140,6 @@ type ReportData struct {
 	Approved map[string]bool
 	// Draft is true for an export with unapproved artifacts.
 	Draft bool
+	// Inputs maps input id to its value (see Definition.FillInputs).
+	Inputs map[string]string
 }

@@ -24,6 +24,12 @@
 //	approvers: starter          # optional: shorthand for permissions: {approve: starter}
 //	permissions:                # optional: anyone, starter or approvers per action
 //	  cancel: starter           #   approve (and keep) default anyone; restart, edit, cancel starter
+//	inputs:                     # optional (default: one optional input, topic); see Input
+//	  - id: topic               # required; ^[a-z0-9][a-z0-9_]*$, unique in the workflow
+//	    label: What is it about?  # required; the question people answer
+//	    required: true          # optional; the start text fills the first required input
+//	    type: number            # text (default) | number
+//	    default: 1500           # optional; a number for type number
 //	artifacts:                  # required, at least one
 //	  - id: problem_statement   # required; ^[a-z0-9][a-z0-9_]*$, unique in the workflow
 //	    title: Problem statement  # required
@@ -34,8 +40,8 @@
 //	    criteria:               # optional; what the evaluator checks the text against
 //	      - id: specific        # required; ^[a-z0-9][a-z0-9_]*$, unique in the artifact
 //	        description: States a measurable problem  # required
-//	    prompt: |               # optional; extra guidance for the model writing it
-//	      ...
+//	    prompt: |               # optional; extra guidance for the model writing it; a
+//	      ...                   # text/template whose only function is input "id"
 //	    model: writer           # optional; the model profile (MODEL_PROFILES) writing it,
 //	                            # ^[a-z0-9][a-z0-9_-]*$ (default: the main model)
 //	    tools: [web_search]     # draft and auto; tools the model may call while writing,
@@ -50,6 +56,9 @@
 //	report: |                   # optional text/template (default DefaultReport)
 //	  # {{.Workflow.Title}}
 //	  {{artifact "problem_statement"}}
+//
+// The report template's functions are artifact, title, approved, written (each takes
+// an artifact id) and input (an input id); naming an undeclared id is a problem.
 //
 // depends_on may name artifacts declared later; the dependency graph must have no
 // cycle. Artifacts are worked on in Definition.Order: each after those it depends

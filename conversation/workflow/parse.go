@@ -69,6 +69,7 @@ type positions struct {
 	def         position
 	permissions position
 	report      *yaml.Node // the report value, to map template lines to file lines
+	inputs      inputPosition
 	artifacts   []artifactPosition
 }
 
@@ -120,7 +121,7 @@ func (a artifactPosition) criterion(j int) position {
 
 // The fields of each mapping, in the order the schema documents them.
 var (
-	definitionFields = []string{"name", "title", "description", "locale", "approvers", "permissions", "artifacts", "report"}
+	definitionFields = []string{"name", "title", "description", "locale", "approvers", "permissions", "inputs", "artifacts", "report"}
 	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency"}
 	criterionFields  = []string{"id", "description"}
 	editorFields     = []string{"prompt", "model"}
@@ -206,6 +207,8 @@ func decode(ps *problems, data []byte) (*Definition, *positions) {
 					d.Permissions.Cancel = rule
 				}
 			})
+		case "inputs":
+			decodeInputs(ps, v, d, pos)
 		case "report":
 			if v.Kind == yaml.ScalarNode {
 				d.Report = v.Value

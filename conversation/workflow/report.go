@@ -31,7 +31,7 @@ const (
 )
 
 // reportFuncs is the function map of report templates, bound to one rendering. Every
-// function takes an artifact id and fails on an id the workflow does not declare, so
+// function takes an artifact (or input) id and fails on an id the workflow does not declare, so
 // a typo is caught when the workflow is validated.
 func reportFuncs(d *Definition, data *ReportData) template.FuncMap {
 	artifact := func(id string) (*Artifact, error) {
@@ -59,6 +59,9 @@ func reportFuncs(d *Definition, data *ReportData) template.FuncMap {
 				return MarkerNotApproved + "\n\n" + text, nil
 			}
 		},
+		// input "id": the input's value ("" when nobody filled it); an id the
+		// workflow does not declare fails.
+		"input": d.inputFuncs(data.Inputs)["input"],
 		// title "id": the artifact's title.
 		"title": func(id string) (string, error) {
 			a, err := artifact(id)
@@ -157,10 +160,10 @@ func parseReport(d *Definition, text string) (*template.Template, error) {
 	return template.New("report").Option("missingkey=error").Funcs(reportFuncs(d, &ReportData{})).Parse(text)
 }
 
-// templateError matches text/template's errors: "template: report:LINE: reason" when
-// parsing, "template: report:LINE:COL: executing "report" at <…>: reason" when
-// executing.
-var templateError = regexp.MustCompile(`^template: report:(\d+)(?::\d+)?: (?:executing "[^"]*" (at <.*?>): (?:error calling \w+: )?)?(.*)$`)
+// templateError matches text/template's errors in a report or prompt template:
+// "template: report:LINE: reason" when parsing, "template: report:LINE:COL:
+// executing "report" at <…>: reason" when executing.
+var templateError = regexp.MustCompile(`^template: (?:report|prompt):(\d+)(?::\d+)?: (?:executing "[^"]*" (at <.*?>): (?:error calling \w+: )?)?(.*)$`)
 
 // compileReport parses the report template and executes it on sample data, with
 // every artifact written and approved and again as a draft with none, so that

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"maps"
 	"slices"
 	"time"
 )
@@ -44,6 +45,9 @@ type State struct {
 	Locale    string                    `json:"locale"`
 	Status    RunStatus                 `json:"status"`
 	Artifacts map[string]*ArtifactState `json:"artifacts"`
+	// Inputs are the values of the workflow's inputs (id → value), filled when it
+	// started (Definition.FillInputs).
+	Inputs map[string]string `json:"inputs,omitempty"`
 	// ReportTS is the ts of the message that carries the uploaded report.
 	ReportTS string `json:"report_ts,omitempty"`
 	// Pipeline is the running pipeline, if any.
@@ -59,6 +63,7 @@ func (s *State) Clone() *State {
 		return nil
 	}
 	c := *s
+	c.Inputs = maps.Clone(s.Inputs)
 	c.Artifacts = make(map[string]*ArtifactState, len(s.Artifacts))
 	for id, a := range s.Artifacts {
 		ac := *a

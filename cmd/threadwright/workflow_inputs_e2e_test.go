@@ -1,0 +1,109 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/threadwright/threadwright/agents/openaitest"
+)
+
+// optionsRequests returns the requests for options the model has received.
+func (h *wfHarness) optionsRequests() []openaitest.Request {
+	var out []openaitest.Request
+	for _, r := range h.ai.Requests() {
+		if names := r.ToolNames(); len(names) == 1 && names[0] == "commit_artifact_options" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// firstOptionsAbout waits for the (n+1)th options request and checks that it carries
+// topic as the workflow's input.
+func (h *wfHarness) firstOptionsAbout(n int, topic string) {
+	h.t.Helper()
+	h.waitFor("an options request", func() bool { return len(h.optionsRequests()) > n })
+	sys := h.optionsRequests()[n].SystemPrompt()
+	if !strings.Contains(sys, "## What the team asked for") || !strings.Contains(sys, "(`topic`): "+topic) {
+		h.t.Errorf("the first options request lacks the topic %q:\n%s", topic, sys)
+	}
+}
+
+// TestE2EStartWithTopic starts the blog with a topic through each door (the slash
+// command, a mention in a channel, a mention in a thread, and a topic written in the
+// thread before the mention) and checks that the first options request is about it
+// and that the start card shows it.
+func TestE2EStartWithTopic(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+
+	// The slash command: the text fills the topic.
+	thread := h.startWorkflow(alice, "blog Go generics for data engineers")
+	h.firstOptionsAbout(0, "Go generics for data engineers")
+	// The blog's outline prompt uses its inputs: the topic and the word count's default.
+	if sys := h.optionsRequests()[0].SystemPrompt(); !strings.Contains(sys, "Plan an article about: Go generics for data engineers.") ||
+		!strings.Contains(sys, "It will be about 1500 words long") || !strings.Contains(sys, "Target length (words) (`wordcount`): 1500") {
+		t.Errorf("the outline's guidance does not use the blog's inputs:\n%s", sys)
+	}
+	h.latest(thread, "A: Direction A", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "Go generics for data engineers") {
+		t.Errorf("the start card does not show the topic:\n%s", tr)
+	}
+
+	// A mention in the channel is a command, not a question for the assistant.
+	root := h.post(general, alice, "<@U0BOT> start blog about Rust lifetimes", "")
+	h.idle()
+	h.firstOptionsAbout(1, "about Rust lifetimes")
+	h.latest(root, "A: Direction A", "")
+
+	// A mention in an existing thread.
+	other := h.post(general, alice, "Let's plan some posts", "")
+	h.mention(other, alice, "start blog Postgres vacuum tuning")
+	h.firstOptionsAbout(2, "Postgres vacuum tuning")
+	h.latest(other, "A: Direction A", "")
+
+	// A topic written in the thread before the start: the earlier messages fill it.
+	asked := h.post(general, alice, "We need an article on zero-downtime schema migrations", "")
+	h.mention(asked, alice, "start blog")
+	h.firstOptionsAbout(3, "We need an article on zero-downtime schema migrations")
+	h.latest(asked, "A: Direction A", "")
+
+	for _, r := range h.ai.Requests() {
+		if len(r.Chat.Tools) == 0 {
+			t.Errorf("the assistant answered a start command: %q", r.LastUserMessage())
+		}
+	}
+	assertNoSlackErrors(t, h.harness)
+}
+
+// TestE2EMissingInputAskedInThread starts the blog without a topic: the bot asks for
+// it in the thread and proposes nothing until a reply there gives it.
+func TestE2EMissingInputAskedInThread(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	thread := h.startWorkflow(alice, "blog")
+	h.waitFor("the question for the topic", func() bool {
+		return strings.Contains(h.transcript(thread), "Before I start, tell me: *What is the article about?*")
+	})
+	if n := len(h.optionsRequests()); n != 0 {
+		t.Fatalf("%d options requests before the topic was given", n)
+	}
+	h.post(general, alice, "Kubernetes cost control", thread)
+	h.idle()
+	h.firstOptionsAbout(0, "Kubernetes cost control")
+	h.latest(thread, "A: Direction A", "")
+	assertNoSlackErrors(t, h.harness)
+}
+
+// TestE2EStartWordsAreAQuestion checks that "start" followed by words that name no
+// workflow stays a question for the assistant.
+func TestE2EStartWordsAreAQuestion(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	ts := h.post(general, alice, "<@U0BOT> start writing a poem about autumn", "")
+	h.idle()
+	h.waitFor("the assistant's answer", func() bool { return strings.Contains(h.transcript(ts), "An assistant answer.") })
+	if n := len(h.optionsRequests()); n != 0 {
+		t.Errorf("%d options requests: the question started a workflow", n)
+	}
+}

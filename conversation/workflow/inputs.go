@@ -1,0 +1,271 @@
+package workflow
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"gopkg.in/yaml.v3"
+)
+
+// InputType is the kind of value an input takes.
+type InputType string
+
+// The input types.
+const (
+	// InputText is free text (the default).
+	InputText InputType = "text"
+	// InputNumber is a number ("1500", "2.5").
+	InputNumber InputType = "number"
+)
+
+// TopicInput is the id of the input a workflow that declares none is given: what
+// the workflow is about, filled from the start command's text.
+const TopicInput = "topic"
+
+// Input is one input a workflow needs from the person who starts it (README.md,
+// "Workflows"):
+//
+//	inputs:
+//	  - id: topic            # [a-z0-9_]+, used by {{ input "topic" }}
+//	    label: What is it about?
+//	    required: true
+//	  - id: wordcount
+//	    label: Target length (words)
+//	    type: number         # text (default) or number
+//	    default: 1500
+type Input struct {
+	ID       string    `yaml:"id"`
+	Label    string    `yaml:"label"`
+	Required bool      `yaml:"required,omitempty"`
+	Type     InputType `yaml:"type,omitempty"`
+	// Default is the value of an input nobody filled ("" when none).
+	Default string `yaml:"default,omitempty"`
+}
+
+var inputFields = []string{"id", "label", "required", "type", "default"}
+
+// inputPosition is the lines of the inputs list.
+type inputPosition struct {
+	list  int        // line of the inputs key's value
+	items []position // each input's mapping
+}
+
+func (p inputPosition) item(i int) position {
+	if i < len(p.items) {
+		return p.items[i]
+	}
+	return position{line: p.list}
+}
+
+// decodeInputs reads the inputs list v into d.
+func decodeInputs(ps *problems, v *yaml.Node, d *Definition, pos *positions) {
+	pos.inputs.list = v.Line
+	if isNull(v) {
+		return
+	}
+	if v.Kind != yaml.SequenceNode {
+		ps.addf(v.Line, "inputs: want a list of inputs (- id: topic)")
+		return
+	}
+	for i, item := range v.Content {
+		n := resolve(item)
+		var in Input
+		p := position{line: n.Line}
+		if n.Kind != yaml.MappingNode {
+			ps.addf(n.Line, "input #%d: want a mapping with id, label, …", i+1)
+			p.broken = true
+		} else {
+			what := fmt.Sprintf("input #%d", i+1)
+			if id := lookup(n, "id"); id != nil && id.Kind == yaml.ScalarNode && id.Value != "" {
+				what = fmt.Sprintf("input %q", id.Value)
+			}
+			p = fields(ps, n, what, inputFields, func(key string, v *yaml.Node) {
+				switch key {
+				case "id":
+					in.ID = str(ps, v, what+": id")
+				case "label":
+					in.Label = str(ps, v, what+": label")
+				case "type":
+					in.Type = InputType(str(ps, v, what+": type"))
+				case "default":
+					in.Default = str(ps, v, what+": default")
+				case "required":
+					if v.Kind != yaml.ScalarNode || v.Decode(&in.Required) != nil {
+						ps.addf(v.Line, "%s: required: want true or false, got %s", what, describe(v))
+					}
+				}
+			})
+		}
+		d.Inputs = append(d.Inputs, in)
+		pos.inputs.items = append(pos.inputs.items, p)
+	}
+}
+
+// checkInputs fills the inputs' defaults (an optional topic when none is declared,
+// type text) and checks them.
+func (d *Definition) checkInputs(ps *problems, pos *positions) {
+	if len(d.Inputs) == 0 {
+		d.Inputs = []Input{{ID: TopicInput, Label: "Topic", Type: InputText}}
+		return
+	}
+	first := map[string]int{}
+	for i := range d.Inputs {
+		in, p := &d.Inputs[i], pos.inputs.item(i)
+		what := fmt.Sprintf("input #%d", i+1)
+		switch {
+		case in.ID == "":
+			if p.ok("id") {
+				ps.addf(p.at("id"), "%s: missing id, like id: topic", what)
+			}
+		case !artifactIDRE.MatchString(in.ID):
+			ps.addf(p.at("id"), "input id %q is invalid: use lower-case letters, digits and \"_\", starting with a letter or digit", in.ID)
+		default:
+			if line, dup := first[in.ID]; dup {
+				ps.addf(p.at("id"), "duplicate input id %q (first at line %d)", in.ID, line)
+			} else {
+				first[in.ID] = p.at("id")
+			}
+			what = fmt.Sprintf("input %q", in.ID)
+		}
+		if in.Label == "" && p.ok("label") {
+			ps.addf(p.at("label"), "%s: missing label: the question people answer, like label: What is it about?", what)
+		}
+		if in.Type == "" {
+			in.Type = InputText
+		}
+		switch in.Type {
+		case InputText:
+		case InputNumber:
+			if _, err := strconv.ParseFloat(in.Default, 64); in.Default != "" && err != nil && p.ok("default") {
+				ps.addf(p.at("default"), "%s: default %q is not a number", what, in.Default)
+			}
+		default:
+			ps.addf(p.at("type"), "%s: type %q is invalid: use %s or %s", what, in.Type, InputText, InputNumber)
+		}
+	}
+}
+
+// Input returns the declared input with the given id.
+func (d *Definition) Input(id string) (*Input, bool) {
+	for i := range d.Inputs {
+		if d.Inputs[i].ID == id {
+			return &d.Inputs[i], true
+		}
+	}
+	return nil, false
+}
+
+// FillInputs returns the values of d's inputs for a start command whose text
+// (after the workflow's name) is text: text fills the first required input (the
+// first input when none is required), every other input takes its default. Inputs
+// with no value are left out. A Definition from Parse always has an input.
+func (d *Definition) FillInputs(text string) map[string]string {
+	values := map[string]string{}
+	for _, in := range d.Inputs {
+		if in.Default != "" {
+			values[in.ID] = in.Default
+		}
+	}
+	text = strings.TrimSpace(text)
+	if text == "" || len(d.Inputs) == 0 {
+		return values
+	}
+	target := d.Inputs[0].ID
+	for _, in := range d.Inputs {
+		if in.Required {
+			target = in.ID
+			break
+		}
+	}
+	values[target] = text
+	return values
+}
+
+// MissingInputs returns the required inputs that values does not fill, in
+// declared order.
+func (d *Definition) MissingInputs(values map[string]string) []Input {
+	var missing []Input
+	for _, in := range d.Inputs {
+		if in.Required && strings.TrimSpace(values[in.ID]) == "" {
+			missing = append(missing, in)
+		}
+	}
+	return missing
+}
+
+// Name returns what people call the input: its label, else its id.
+func (in Input) Name() string {
+	if in.Label != "" {
+		return in.Label
+	}
+	return in.ID
+}
+
+// inputFuncs is the function map of artifact and editor prompts: input "id" is the
+// input's value, and fails on an id the workflow does not declare.
+func (d *Definition) inputFuncs(values map[string]string) template.FuncMap {
+	return template.FuncMap{"input": func(id string) (string, error) {
+		if _, ok := d.Input(id); !ok {
+			return "", fmt.Errorf("no input %q in workflow %q", id, d.Name)
+		}
+		return strings.TrimSpace(values[id]), nil
+	}}
+}
+
+// ExpandPrompt returns an artifact's or editor's prompt with its {{ input "id" }}
+// actions replaced by the run's input values (README.md, "Workflows"). A prompt
+// without "{{" is returned as it is; one that fails (Parse checked it, so only a
+// Definition built in Go and never validated can) is returned unexpanded.
+func (d *Definition) ExpandPrompt(prompt string, values map[string]string) string {
+	out, err := d.expandPrompt(prompt, values)
+	if err != nil {
+		return prompt
+	}
+	return out
+}
+
+func (d *Definition) expandPrompt(prompt string, values map[string]string) (string, error) {
+	if !strings.Contains(prompt, "{{") {
+		return prompt, nil
+	}
+	t, err := template.New("prompt").Option("missingkey=error").Funcs(d.inputFuncs(values)).Parse(prompt)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, nil); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// checkPrompts checks that the artifacts' and editors' prompts are valid templates
+// that name only declared inputs.
+func (d *Definition) checkPrompts(ps *problems, pos *positions) {
+	check := func(prompt string, line int, what string) {
+		_, err := d.expandPrompt(prompt, nil)
+		if err == nil {
+			return
+		}
+		reason := err.Error()
+		if m := templateError.FindStringSubmatch(reason); m != nil {
+			reason = "line " + m[1] + ": " + m[3]
+			if m[2] != "" {
+				reason = "line " + m[1] + ": " + m[2] + ": " + m[3]
+			}
+		}
+		ps.addf(line, "%s: prompt template %s", what, reason)
+	}
+	for i, a := range d.Artifacts {
+		ap := pos.artifact(i)
+		what := fmt.Sprintf("artifact %q", a.ID)
+		if ap.ok("prompt") {
+			check(a.Prompt, ap.at("prompt"), what)
+		}
+		if a.Editor != nil && ap.editor.ok("prompt") {
+			check(a.Editor.Prompt, ap.editorAt("prompt"), what+": editor")
+		}
+	}
+}
