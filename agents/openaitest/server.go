@@ -26,6 +26,7 @@ type Server struct {
 	queue       []Response
 	handler     func(Request) Response
 	requests    []Request
+	arrived     chan struct{} // closed and replaced when a request is recorded
 	inFlight    int
 	maxInFlight int
 	conns       int
@@ -62,7 +63,7 @@ func (r Request) Done() <-chan struct{} { return r.done }
 
 // NewServer starts a Server on 127.0.0.1 with a random port. Stop it with Close.
 func NewServer() *Server {
-	s := &Server{closed: make(chan struct{})}
+	s := &Server{closed: make(chan struct{}), arrived: make(chan struct{})}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
 	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
@@ -134,6 +135,24 @@ func (s *Server) Requests() []Request {
 	return out
 }
 
+// WaitRequests blocks until the server has received at least n requests (answered or
+// not), and returns them as Requests does. Errors: ctx's, when it ends first.
+func (s *Server) WaitRequests(ctx context.Context, n int) ([]Request, error) {
+	for {
+		s.mu.Lock()
+		got, arrived := len(s.requests), s.arrived
+		s.mu.Unlock()
+		if got >= n {
+			return s.Requests(), nil
+		}
+		select {
+		case <-arrived:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("openaitest: %d of %d requests received: %w", got, n, ctx.Err())
+		}
+	}
+}
+
 // LastRequest returns the newest request received; ok is false when there is none.
 func (s *Server) LastRequest() (r Request, ok bool) {
 	s.mu.Lock()
@@ -190,6 +209,8 @@ func (s *Server) record(r *Request, answer bool) (Response, bool) {
 	s.mu.Lock()
 	r.N = len(s.requests) + 1
 	s.requests = append(s.requests, *r)
+	close(s.arrived)
+	s.arrived = make(chan struct{})
 	if !answer {
 		s.mu.Unlock()
 		return Response{}, false

@@ -335,12 +335,10 @@ func TestErrors(t *testing.T) {
 // generous deadline.
 func waitForRequests(t *testing.T, srv *openaitest.Server, n int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(srv.Requests()) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server received %d requests, want %d", len(srv.Requests()), n)
-		}
-		time.Sleep(time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := srv.WaitRequests(ctx, n); err != nil {
+		t.Fatal(err)
 	}
 }
 

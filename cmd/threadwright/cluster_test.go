@@ -348,6 +348,36 @@ func (c *cluster) settle() {
 
 // pendingInputs counts the inputs the store holds as pending, read directly from the
 // database.
+// atModel reports whether the model has been asked about message format (with a %d
+// for the thread) of each of threads threads.
+func (c *cluster) atModel(format string, threads int) bool {
+	seen := map[int]bool{}
+	for _, r := range c.ai.Requests() {
+		var i int
+		if _, err := fmt.Sscanf(r.LastUserMessage(), format, &i); err == nil && fmt.Sprintf(format, i) == r.LastUserMessage() {
+			seen[i] = true
+		}
+	}
+	return len(seen) == threads
+}
+
+// liveLeases counts the Postgres leases held and not expired by the database's clock,
+// read over the direct connection (not through the proxy a test may cut); -1 when it
+// cannot tell.
+func (c *cluster) liveLeases() int {
+	c.t.Helper()
+	db, err := sql.Open("postgres", c.direct)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM leases WHERE owner IS NOT NULL AND expires_at > now()`).Scan(&n); err != nil {
+		return -1
+	}
+	return n
+}
+
 func (c *cluster) pendingInputs() int {
 	c.t.Helper()
 	driver, dsn := "postgres", c.direct

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -45,21 +47,55 @@ func TestDevKnowledgeAnswerOffline(t *testing.T) {
 	}
 	// The streamed answer (Markdown) ends with its sources.
 	want := []string{"From the knowledge base: Employees get 16 weeks of paid parental leave. [1]", `**Sources**  \n[1] handbook/leave.md — Parental leave`}
-	deadline := time.Now().Add(15 * time.Second)
-	var state string
-	for time.Now().Before(deadline) {
+	if state, ok := waitPlaygroundState(t, client, url, func(state string) bool {
+		return strings.Contains(state, want[0]) && strings.Contains(state, want[1])
+	}); !ok {
+		t.Fatalf("no cited knowledge answer in the playground; want %q; state:\n%s", want, state)
+	}
+}
+
+// waitPlaygroundState reads the playground's state (GET /ui/state) until cond holds,
+// again after each change the page's event stream (GET /ui/events) reports, for at
+// most 15 s. It returns the last state read and whether cond held.
+func waitPlaygroundState(t *testing.T, client *http.Client, url string, cond func(state string) bool) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"ui/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer events.Body.Close()
+	lines := bufio.NewScanner(events.Body)
+	for lines.Scan() { // subscribed once the stream says so
+		if lines.Text() == ": connected" {
+			break
+		}
+	}
+	state := ""
+	for {
 		resp, err := client.Get(url + "ui/state")
 		if err != nil {
 			t.Fatal(err)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if state = string(body); strings.Contains(state, want[0]) && strings.Contains(state, want[1]) {
-			return
+		if state = string(body); cond(state) {
+			return state, true
 		}
-		time.Sleep(20 * time.Millisecond)
+		for { // the next change
+			if !lines.Scan() {
+				return state, false // the deadline, or the stream ended
+			}
+			if strings.HasPrefix(lines.Text(), "data:") {
+				break
+			}
+		}
 	}
-	t.Fatalf("no cited knowledge answer in the playground; want %q; state:\n%s", want, state)
 }
 
 // TestDemoLatencySetting: DEMO_LATENCY is read into the demo model's delay; a

@@ -50,11 +50,12 @@ func TestE2EReplicasAnswerEachInputOnceInOrder(t *testing.T) {
 	for i := range threads {
 		roots[i] = c.post(general, alice, fmt.Sprintf("<@U0BOT> t%d m1", i), "")
 	}
-	time.Sleep(500 * time.Millisecond) // the scenario's pace, not a synchronisation
+	// Each follow-up arrives while the turn before it calls the model.
+	c.waitFor("every first message at the model", func() bool { return c.atModel("t%d m1", threads) })
 	for i := range threads {
 		c.post(general, alice, fmt.Sprintf("t%d m2", i), roots[i])
 	}
-	time.Sleep(1500 * time.Millisecond) // the scenario's pace, not a synchronisation
+	c.waitFor("every second message at the model", func() bool { return c.atModel("t%d m2", threads) })
 	for i := range threads {
 		c.post(general, alice, fmt.Sprintf("t%d m3", i), roots[i])
 	}
@@ -196,7 +197,8 @@ func TestE2EDatabaseCut(t *testing.T) {
 	c.cut()
 	g.open()
 	c.waitAnswers(general, root, 1) // posted while the database is cut off
-	time.Sleep(6 * time.Second)     // the outage's length, longer than LEASE_TTL (4s): not a synchronisation
+	// The outage outlasts the thread's lease: it expires in the database (its clock).
+	c.waitFor("the thread's lease to expire", func() bool { return c.liveLeases() == 0 })
 	c.restore()
 	c.post(general, alice, "second", root)
 	c.waitAnswers(general, root, 2)

@@ -139,11 +139,9 @@ func TestDevWithConfiguredModel(t *testing.T) {
 	if status := postStatus(t, client, url+"ui/post", post); status != http.StatusOK {
 		t.Fatalf("a post with the page's session cookie: status %d", status)
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for len(ai.Requests()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if reqs := ai.Requests(); len(reqs) == 0 || reqs[0].Chat.Model != "local-model" {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if reqs, err := ai.WaitRequests(ctx, 1); err != nil || reqs[0].Chat.Model != "local-model" {
 		t.Fatalf("the configured model got %d requests", len(reqs))
 	}
 }
