@@ -35,7 +35,8 @@ const stoppedAnswer = "Stopped: a newer message arrived, so I'm answering that o
 
 // TestE2EReplicasAnswerEachInputOnceInOrder runs two replicas on one Postgres; the
 // emulator hands each envelope to one of their Socket Mode connections, as Slack does.
-// Twenty threads each get a mention and two follow-ups, 0.5 s and 2 s later, against a
+// Twenty threads each get a mention and two follow-ups, each posted once the model has
+// been asked about every thread's message before it (so it arrives mid-turn), against a
 // model that takes 1.5 s: every input gets exactly one answer, in order (a turn that a
 // newer message stopped answers that it stopped), and each follow-up's model request
 // carries the thread's earlier messages.
