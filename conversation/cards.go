@@ -329,6 +329,9 @@ func optionLabel(o workflow.Option) string {
 // by …").
 func (c cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done string) Card {
 	blocks := []Block{{Kind: BlockHeader, Text: a.Title}, {Kind: BlockSection, Text: c.format(st.Text)}}
+	if n := c.note(st.Note); n != "" {
+		blocks = append(blocks, Block{Kind: BlockContext, Text: n})
+	}
 	if len(st.Eval) > 0 {
 		blocks = append(blocks, Block{Kind: BlockDivider}, Block{Kind: BlockContext, Text: c.evaluation(a, st.Eval)})
 	}
@@ -356,7 +359,7 @@ func (c cards) evaluation(a *workflow.Artifact, eval []workflow.CriterionResult)
 			met++
 			continue
 		}
-		line := "❌ *" + criterionTitle(a, r.ID) + "*"
+		line := "❌ *" + criterionTitle(c.lang, a, r.ID) + "*"
 		if reason := strings.TrimSpace(r.Reason); reason != "" {
 			line += ": " + shorten(strings.Join(strings.Fields(reason), " "), 300)
 		}
@@ -367,6 +370,22 @@ func (c cards) evaluation(a *workflow.Artifact, eval []workflow.CriterionResult)
 		mark = "⚠️"
 	}
 	return strings.Join(append([]string{mark + " " + tr(c.lang, "evaluation.met", met, len(eval))}, failed...), "\n")
+}
+
+// note is an artifact's revision note (ArtifactState.Note) as a card shows it, a
+// line each, in italics, after "✏️ " and the word for it in the thread's language;
+// "" without one. A Slack context block's text is at most 3000 characters.
+func (c cards) note(note string) string {
+	var lines []string
+	for line := range strings.Lines(note) {
+		if line = strings.Trim(strings.TrimSpace(line), "_*"); line != "" {
+			lines = append(lines, "_"+shorten(line, 600)+"_")
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "✏️ *" + tr(c.lang, "editor_note") + ":* " + shorten(strings.Join(lines, "\n"), 2800)
 }
 
 // menu is the overflow menu of an artifact's messages: restart and edit.
@@ -397,14 +416,16 @@ func modalTitle(title string) string {
 	return strings.TrimRight(cut, " ,;:.-–—") + "…"
 }
 
-func criterionTitle(a *workflow.Artifact, id string) string {
+// criterionTitle is criterion id's title on an evaluation card: its description, or,
+// for the check every written artifact gets, its name in lang.
+func criterionTitle(lang string, a *workflow.Artifact, id string) string {
 	for _, cr := range a.Criteria {
 		if cr.ID == id {
 			return cr.Description
 		}
 	}
 	if id == CriterionPlaceholders {
-		return "No placeholders"
+		return tr(lang, "criterion.no_placeholders")
 	}
 	return id
 }
@@ -563,9 +584,17 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *workflow.ArtifactState
 	blocks := []Block{
 		{Kind: BlockHeader, Text: a.Title},
 		{Kind: BlockSection, Text: summary + "\n" + strings.Join(lines, "\n")},
-		{Kind: BlockActions, Buttons: []Button{{Label: tr(c.lang, "show_full_text"), Action: c.action(ActionFullText, a.ID, st.Rev, "")}}, Menu: c.menu(a, st)},
-		{Kind: BlockContext, Text: "🤖 " + tr(c.lang, "pipeline.auto") + " " + tr(c.lang, "pipeline.full_text")},
 	}
+	if n := c.note(st.Note); n != "" {
+		blocks = append(blocks, Block{Kind: BlockContext, Text: n})
+	}
+	if len(st.Eval) > 0 {
+		blocks = append(blocks, Block{Kind: BlockContext, Text: c.evaluation(a, st.Eval)})
+	}
+	blocks = append(blocks,
+		Block{Kind: BlockActions, Buttons: []Button{{Label: tr(c.lang, "show_full_text"), Action: c.action(ActionFullText, a.ID, st.Rev, "")}}, Menu: c.menu(a, st)},
+		Block{Kind: BlockContext, Text: "🤖 " + tr(c.lang, "pipeline.auto") + " " + tr(c.lang, "pipeline.full_text")},
+	)
 	return Card{Text: a.Title + ": " + summary, Blocks: blocks}
 }
 

@@ -77,8 +77,14 @@ func TestWorkflowPlaceholderLeftFailsTheEvaluation(t *testing.T) {
 	if len(failed) != 1 || failed[0].ID != conversation.CriterionPlaceholders || !strings.Contains(failed[0].Reason, "[product]") {
 		t.Fatalf("evaluation = %+v; want the placeholders criterion failing on [product]", st.Eval)
 	}
+	if strings.Contains(st.Text, "Revised as asked") || !strings.Contains(st.Note, "Revised as asked: ") {
+		t.Errorf("text = %q, note = %q; want the editor's note apart from the text", st.Text, st.Note)
+	}
 	text := h.msgr.cardText(st.MessageTS)
-	if !strings.Contains(text, "0 of 1 criteria met\n❌ *No placeholders*: placeholder [product] left in the text") {
+	if !strings.Contains(text, "✏️ *Editor's note:* _Revised as asked: ") {
+		t.Errorf("card = %q; want the editor's note", text)
+	}
+	if !strings.Contains(text, "0 of 1 criteria met\n❌ *No placeholders*: still in the text after an automatic fix: [product]") {
 		t.Errorf("card = %q; want the summary and the failing criterion on its own line", text)
 	}
 }

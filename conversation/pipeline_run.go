@@ -436,9 +436,13 @@ func (t *wfTurn) completeArtifacts(ctx context.Context) error {
 }
 
 // complete evaluates finished artifact id, approves it with its items joined, and
-// posts it.
+// posts it. A placeholder left in an item's text is fixed first (fixPlaceholders).
 func (t *wfTurn) complete(ctx context.Context, id string) error {
 	a, _ := t.def().Artifact(id)
+	t.fixPlaceholders(ctx, a)
+	if ctx.Err() != nil {
+		return nil // stopped or out of time: it stays running, the next part completes it
+	}
 	st := t.ws().Artifacts[id]
 	var eval []workflow.CriterionResult
 	if len(a.Criteria) > 0 {
@@ -452,7 +456,7 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 		}
 		eval = e
 	}
-	eval = checkPlaceholders(eval, workflow.JoinItems(a, st.Items))
+	eval = checkPlaceholders(t.lang, eval, workflow.JoinItems(a, st.Items))
 	rev, err := t.m.Completed(t.ws(), id, eval)
 	if err != nil {
 		return err

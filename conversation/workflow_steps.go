@@ -146,16 +146,24 @@ func (t *wfTurn) rewrite(ctx context.Context, id, instructions, why string, edit
 }
 
 // review evaluates text, records it as artifact id's new revision and shows it.
-// A placeholder left in the text ("[product]") is fixed first: the editor replaces it
-// once, and one that is still there fails the placeholders criterion.
+// A revision note the model left in the text is kept apart (workflow.SplitNotes): the
+// card shows it, the text never carries it. A placeholder left in the text
+// ("[product]") fails the placeholders criterion, and is fixed before anyone sees the
+// card: the editor revises the text once with that failure as its guidance; one still
+// there fails the criterion on the card.
 func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text, why string, sup supersede, edit bool) error {
+	text, note := workflow.SplitNotes(text)
 	if ph := workflow.Placeholders(text); len(ph) > 0 {
 		fix := r
 		fix.Current, fix.Instructions = text, placeholderFix(ph)
 		fixed, u, err := t.s.cfg.Agent.Revise(ctx, fix)
 		t.add(u)
 		if err != nil {
-			return fmt.Errorf("revise %s: %w", id, err)
+			return failedAt(sourceModel, fmt.Errorf("revise %s: %w", id, err))
+		}
+		fixed, fixNote := workflow.SplitNotes(fixed)
+		if fixNote != "" {
+			note = fixNote
 		}
 		text, why = fixed, why+"; placeholders replaced: "+strings.Join(ph, ", ")
 	}
@@ -164,7 +172,7 @@ func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text,
 	if err != nil {
 		return failedAt(sourceModel, fmt.Errorf("evaluate %s: %w", id, err))
 	}
-	eval = checkPlaceholders(eval, text)
+	eval = checkPlaceholders(t.lang, eval, text)
 	var rev workflow.Revision
 	if edit {
 		rev, err = t.m.Edited(t.ws(), id, text, eval, t.user, why)
@@ -174,6 +182,7 @@ func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text,
 	if err != nil {
 		return err
 	}
+	t.ws().Artifacts[id].Note = note
 	t.keep(rev)
 	t.show(id, sup)
 	return nil
@@ -376,20 +385,26 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 // without a model: no template slot such as "[product]" is left in its text.
 const CriterionPlaceholders = "no_placeholders"
 
-// placeholderFix is the editor's request to fill the template slots ph.
+// placeholderFix is the editor's request to fill the template slots ph: the failure
+// of the placeholders criterion, as guidance.
 func placeholderFix(ph []string) string {
-	return "Replace the placeholders " + strings.Join(ph, ", ") + " with the real names and values from the approved artifacts and the thread; where none is known, rephrase the sentence so no square-bracketed slot is left. Change nothing else."
+	return "The check \"No placeholders\" failed: " + placeholderReason(ph) + ". " +
+		"Replace the placeholders " + strings.Join(ph, ", ") + " with the real names and values from the workflow's inputs, the approved artifacts and the thread; where none is known, rephrase the sentence so no square-bracketed slot is left. Change nothing else."
+}
+
+// placeholderReason is the reason the placeholders criterion fails for ph.
+func placeholderReason(ph []string) string {
+	return "placeholder " + strings.Join(ph, ", ") + " left in the text"
 }
 
 // checkPlaceholders adds to eval the result of the placeholders criterion when text
-// has a placeholder left: failing, with the placeholders as its reason.
-func checkPlaceholders(eval []workflow.CriterionResult, text string) []workflow.CriterionResult {
+// has a placeholder left: failing, with the placeholders as its reason, in lang.
+func checkPlaceholders(lang string, eval []workflow.CriterionResult, text string) []workflow.CriterionResult {
 	ph := workflow.Placeholders(text)
 	if len(ph) == 0 {
 		return eval
 	}
-	return append(eval, workflow.CriterionResult{ID: CriterionPlaceholders, Pass: false,
-		Reason: "placeholder " + strings.Join(ph, ", ") + " left in the text"})
+	return append(eval, workflow.CriterionResult{ID: CriterionPlaceholders, Pass: false, Reason: tr(lang, "criterion.placeholders_left", strings.Join(ph, ", "))})
 }
 
 // earlierText returns what people wrote in the thread before the workflow started

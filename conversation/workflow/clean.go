@@ -48,3 +48,28 @@ func StripNotes(text string) string {
 	}
 	return strings.TrimSpace(revisionNoteRe.ReplaceAllString(text, ""))
 }
+
+// blankLinesRe matches the blank lines a removed note leaves between two paragraphs.
+var blankLinesRe = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
+
+// SplitNotes returns text without the revision notes an editor left in it (see
+// StripNotes), and those notes, one a line, without their italics marks ("Revised as
+// asked: make it shorter."); note is "" when text has none. The machine keeps the
+// note apart from the text (ArtifactState.Note), so that prompts, the edit modal, the
+// report and the API read the text alone.
+func SplitNotes(text string) (clean, note string) {
+	if !strings.ContainsAny(text, "_*") {
+		return text, ""
+	}
+	var notes []string
+	for _, m := range revisionNoteRe.FindAllString(text, -1) {
+		if n := strings.TrimSpace(strings.Trim(strings.TrimSpace(m), "_*")); n != "" {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) == 0 {
+		return text, ""
+	}
+	clean = blankLinesRe.ReplaceAllString(revisionNoteRe.ReplaceAllString(text, ""), "\n\n")
+	return strings.TrimSpace(clean), strings.Join(notes, "\n")
+}

@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -57,5 +58,76 @@ func TestReportLeavesOutRevisionNotes(t *testing.T) {
 	}
 	if want := "# T\n\n## A\n\nBody.\n"; out != want {
 		t.Errorf("report = %q; want %q", out, want)
+	}
+}
+
+func TestSplitNotes(t *testing.T) {
+	for _, tc := range []struct{ in, text, note string }{
+		{"First.\n\n_Revised as asked: make it shorter._\n\nSecond, with _italics_ kept.", "First.\n\nSecond, with _italics_ kept.", "Revised as asked: make it shorter."},
+		{"# Head\n\n_Written as asked: for CFOs._\n\n## One\nBody", "# Head\n\n## One\nBody", "Written as asked: for CFOs."},
+		{"Text.\n*Edited: tone.*\n_Updated: figures._", "Text.", "Edited: tone.\nUpdated: figures."},
+		{"_Emphasis: a whole italic line is kept._", "_Emphasis: a whole italic line is kept._", ""},
+		{"Plain.", "Plain.", ""},
+	} {
+		text, note := workflow.SplitNotes(tc.in)
+		if text != tc.text || note != tc.note {
+			t.Errorf("SplitNotes(%q) = %q, %q; want %q, %q", tc.in, text, note, tc.text, tc.note)
+		}
+	}
+}
+
+// TestOldCheckpointNotesMoved: a checkpoint written while notes were kept in the
+// text loads with the note moved to Note, for the artifact and its items.
+func TestOldCheckpointNotesMoved(t *testing.T) {
+	old := `{"status":"generated","rev":2,"text":"Body.\n\n_Revised as asked: shorter._","items":[{"title":"A","status":"done","text":"Item.\n_Revised as asked: tighter._"}]}`
+	var st workflow.ArtifactState
+	if err := json.Unmarshal([]byte(old), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Text != "Body." || st.Note != "Revised as asked: shorter." || st.Rev != 2 {
+		t.Errorf("artifact = text %q, note %q, rev %d", st.Text, st.Note, st.Rev)
+	}
+	if it := st.Items[0]; it.Text != "Item." || it.Note != "Revised as asked: tighter." {
+		t.Errorf("item = text %q, note %q", it.Text, it.Note)
+	}
+	b, _ := json.Marshal(st)
+	var again workflow.ArtifactState
+	if err := json.Unmarshal(b, &again); err != nil || again.Text != st.Text || again.Note != st.Note {
+		t.Errorf("round trip = %+v, %v", again, err)
+	}
+}
+
+// TestWrittenKeepsNoteApart: the machine never stores a note in an artifact's text;
+// a new text without one clears the old note; a pipeline artifact's note is its
+// items' notes.
+func TestWrittenKeepsNoteApart(t *testing.T) {
+	d, err := workflow.Parse("t.yaml", []byte("name: t\ntitle: T\nartifacts:\n  - id: a\n    title: A\n    mode: draft\n  - id: b\n    title: B\n    mode: auto\n    depends_on: [a]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := workflow.Machine{Def: d}
+	s := m.NewRun("U1", "en")
+	if _, err := m.Written(s, "a", "Body.\n\n_Revised as asked: shorter._", nil, "U1", "w"); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Artifacts["a"]; st.Text != "Body." || st.Note != "Revised as asked: shorter." {
+		t.Errorf("a = text %q, note %q", st.Text, st.Note)
+	}
+	if _, err := m.Written(s, "a", "Body two.", nil, "U1", "w"); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Artifacts["a"]; st.Text != "Body two." || st.Note != "" {
+		t.Errorf("a rewritten = text %q, note %q", st.Text, st.Note)
+	}
+	if err := m.Started(s, "b", []workflow.ItemState{{Title: "B", Status: workflow.ItemPending}}); err != nil {
+		t.Fatal(err)
+	}
+	m.RecordItem(s, "b", 0, workflow.ItemEnd{Text: "For [product].\n_Edited: tighter._", Attempts: 1})
+	m.FixedItem(s, "b", 0, "For MealPlan.")
+	if _, err := m.Completed(s, "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Artifacts["b"]; st.Text != "For MealPlan." || st.Note != "Edited: tighter." {
+		t.Errorf("b = text %q, note %q", st.Text, st.Note)
 	}
 }

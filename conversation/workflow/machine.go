@@ -219,6 +219,8 @@ func (m Machine) Pick(s *State, id, label string) (Option, error) {
 // why ("written from option B", "changes requested: …"): the text awaits review
 // (generated), or is approved at once for an auto artifact. It is not stale any
 // more.
+// A revision note the editor left in text is kept apart, as the artifact's Note
+// (SplitNotes); without one, the Note of an earlier text is cleared.
 func (m Machine) Written(s *State, id, text string, eval []CriterionResult, by, why string) (Revision, error) {
 	a, st, err := m.Artifact(s, id)
 	if err != nil {
@@ -228,7 +230,8 @@ func (m Machine) Written(s *State, id, text string, eval []CriterionResult, by, 
 		m.handled(s, id, StaleRegenerated, by) // written again: its row is done
 	}
 	touch(st)
-	st.Status, st.Text, st.Eval, st.StaleBecause = StatusGenerated, text, slices.Clone(eval), ""
+	st.Text, st.Note = SplitNotes(text)
+	st.Status, st.Eval, st.StaleBecause = StatusGenerated, slices.Clone(eval), ""
 	if a.Mode == ModeAuto {
 		st.Status = StatusApproved // auto: no review
 	}

@@ -104,7 +104,24 @@ func (m Machine) RecordItem(s *State, id string, index int, e ItemEnd) {
 	case e.Reason != "":
 		it.Status, it.Reason, it.Attempts, it.Failures, it.Recovery = ItemFailed, e.Reason, e.Attempts, slices.Clone(e.Failures), e.Recovery
 	default:
-		it.Status, it.Text, it.Attempts, it.Recovery = ItemDone, e.Text, e.Attempts, e.Recovery
+		it.Text, it.Note = SplitNotes(e.Text)
+		it.Status, it.Attempts, it.Recovery = ItemDone, e.Attempts, e.Recovery
+	}
+}
+
+// FixedItem replaces the text of done item index of running artifact id with text, a
+// revision of it written before the artifact completes (an automatic fix of a
+// placeholder left in it); a note in text replaces the item's note. It does nothing
+// for an item that is not done, or an artifact that no longer runs.
+func (m Machine) FixedItem(s *State, id string, index int, text string) {
+	st := s.Artifacts[id]
+	if st == nil || st.Status != StatusRunning || index >= len(st.Items) || st.Items[index].Status != ItemDone {
+		return
+	}
+	it := &st.Items[index]
+	var note string
+	if it.Text, note = SplitNotes(text); note != "" {
+		it.Note = note
 	}
 }
 
@@ -133,11 +150,28 @@ func (m Machine) Completed(s *State, id string, eval []CriterionResult) (Revisio
 	}
 	touch(st)
 	st.Status, st.Text, st.Eval, st.StaleBecause = StatusApproved, JoinItems(a, st.Items), slices.Clone(eval), ""
+	st.Note = itemNotes(a, st.Items)
 	why := "written by the pipeline"
 	if failed := FailedItems(st.Items); len(failed) > 0 {
 		why += " (" + strconv.Itoa(len(failed)) + " of " + strconv.Itoa(len(st.Items)) + " items failed)"
 	}
 	return m.revise(s, id, "", why), nil
+}
+
+// itemNotes are the notes of items, one a line; a foreach artifact's each after its
+// item's title.
+func itemNotes(a *Artifact, items []ItemState) string {
+	var notes []string
+	for _, it := range items {
+		switch {
+		case it.Note == "":
+		case a.Foreach == "":
+			notes = append(notes, it.Note)
+		default:
+			notes = append(notes, it.Title+": "+strings.ReplaceAll(it.Note, "\n", "; "))
+		}
+	}
+	return strings.Join(notes, "\n")
 }
 
 // AnyRunning reports whether any artifact of s is being written by the pipeline.

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"time"
@@ -98,6 +99,11 @@ type ArtifactState struct {
 	Selected string            `json:"selected,omitempty"`
 	Text     string            `json:"text,omitempty"`
 	Eval     []CriterionResult `json:"eval,omitempty"`
+	// Note is what the editor said about the text's last revision ("Revised as
+	// asked: make it shorter."), one note a line, or "": shown on the artifact's card,
+	// never part of Text, which prompts, the edit modal, the report and the API read
+	// (SplitNotes).
+	Note string `json:"note,omitempty"`
 	// Revisions counts the kept revisions of the text.
 	Revisions int `json:"revisions,omitempty"`
 	// MessageTS is the ts of the message that shows the artifact now (its options,
@@ -111,6 +117,22 @@ type ArtifactState struct {
 	// Instructions are the guidance of a regeneration of an auto artifact, given to
 	// each of its items.
 	Instructions string `json:"instructions,omitempty"`
+}
+
+// UnmarshalJSON reads an artifact's state from a checkpoint. A checkpoint written
+// before notes were kept apart may have a note in Text: it is moved to Note.
+func (a *ArtifactState) UnmarshalJSON(b []byte) error {
+	type plain ArtifactState // without this method
+	if err := json.Unmarshal(b, (*plain)(a)); err != nil {
+		return err
+	}
+	if text, note := SplitNotes(a.Text); note != "" {
+		a.Text = text
+		if a.Note == "" {
+			a.Note = note
+		}
+	}
+	return nil
 }
 
 // StaleList is the list of artifacts a change made stale, each with Keep and
@@ -194,6 +216,9 @@ type ItemState struct {
 	Status ItemStatus `json:"status"`
 	// Text is the item's result (done items).
 	Text string `json:"text,omitempty"`
+	// Note is what the editor said about the result, kept apart from Text as an
+	// artifact's Note is (SplitNotes).
+	Note string `json:"note,omitempty"`
 	// Reason says why the item failed: its last try's error.
 	Reason string `json:"reason,omitempty"`
 	// Attempts is how many tries it has had (1 + retries used), checkpointed after
@@ -207,6 +232,22 @@ type ItemState struct {
 	// Interrupted counts runs cut short by the end of a turn rather than by a
 	// failure; an item interrupted MaxInterruptions times fails.
 	Interrupted int `json:"interrupted,omitempty"`
+}
+
+// UnmarshalJSON reads an item from a checkpoint, moving a note an older checkpoint
+// kept in Text to Note (see ArtifactState.UnmarshalJSON).
+func (it *ItemState) UnmarshalJSON(b []byte) error {
+	type plain ItemState // without this method
+	if err := json.Unmarshal(b, (*plain)(it)); err != nil {
+		return err
+	}
+	if text, note := SplitNotes(it.Text); note != "" {
+		it.Text = text
+		if it.Note == "" {
+			it.Note = note
+		}
+	}
+	return nil
 }
 
 // Recovery is the recovery agent's rewrite of a failing item's instructions, used
