@@ -54,16 +54,16 @@ func blogKindOf(id, title string) blogKind {
 
 // blogTheme holds the outline's options, so that options() proposes them like any
 // canned choice; everything else of the blog is written by the functions below.
-var blogTheme = theme{Artifacts: map[string]artifactContent{"plan": {Options: blogOptions()}}}
+var blogTheme = theme{Artifacts: map[string]artifactContent{"plan": {Options: anglesOptions(blogAngles)}}}
 
 // blogPlanContent is the outline's canned content.
 var blogPlanContent = blogTheme.Artifacts["plan"]
 
-// blogOptions are the outline's options, one per angle: its working title, angle,
+// anglesOptions are the outline's options, one per angle: its working title, angle,
 // reader and section headings.
-func blogOptions() []option {
-	out := make([]option, len(blogAngles))
-	for i, a := range blogAngles {
+func anglesOptions(angles []blogAngle) []option {
+	out := make([]option, len(angles))
+	for i, a := range angles {
 		out[i] = option{
 			Title: a.Option,
 			Text: fmt.Sprintf("Working title: “%s”. Angle: %s Reader: %s Sections: %s.",
@@ -74,6 +74,13 @@ func blogOptions() []option {
 }
 
 func (a *blogAngle) sectionTitles() []string {
+	if a.Custom != nil {
+		out := make([]string, len(a.Custom))
+		for i, s := range a.Custom {
+			out[i] = s.Title
+		}
+		return out
+	}
 	out := make([]string, len(a.Sections))
 	for i, k := range a.Sections {
 		out[i] = blogPool[k].Title
@@ -81,11 +88,11 @@ func (a *blogAngle) sectionTitles() []string {
 	return out
 }
 
-// angleByOption returns the angle whose option is titled title.
-func angleByOption(title string) *blogAngle {
-	for i := range blogAngles {
-		if strings.EqualFold(strings.TrimSpace(title), blogAngles[i].Option) {
-			return &blogAngles[i]
+// angleByOption returns the angle of angles whose option is titled title.
+func angleByOption(angles []blogAngle, title string) *blogAngle {
+	for i := range angles {
+		if strings.EqualFold(strings.TrimSpace(title), angles[i].Option) {
+			return &angles[i]
 		}
 	}
 	return nil
@@ -144,6 +151,12 @@ type blogOutline struct {
 
 func (a *blogAngle) outline() blogOutline {
 	o := blogOutline{Title: a.ArticleTitle, Angle: a.Angle, Audience: a.Audience, angle: a}
+	if a.Custom != nil {
+		for _, s := range a.Custom {
+			o.Sections = append(o.Sections, workflow.Item{Title: s.Title, Body: s.Brief})
+		}
+		return o
+	}
 	for _, k := range a.Sections {
 		s := blogPool[k]
 		o.Sections = append(o.Sections, workflow.Item{Title: s.Title, Body: s.Brief})
@@ -158,9 +171,10 @@ func (t *task) outline() blogOutline {
 	text := t.approvedOf(blogPlan)
 	var angle *blogAngle
 	low := strings.ToLower(text)
-	for i := range blogAngles {
-		if low != "" && strings.Contains(low, strings.ToLower(blogAngles[i].ArticleTitle)) {
-			angle = &blogAngles[i]
+	angles := t.angles()
+	for i := range angles {
+		if low != "" && strings.Contains(low, strings.ToLower(angles[i].ArticleTitle)) {
+			angle = &angles[i]
 			break
 		}
 	}
@@ -172,7 +186,7 @@ func (t *task) outline() blogOutline {
 	}
 	if len(items) < 2 {
 		if angle == nil {
-			angle = &blogAngles[0]
+			angle = &angles[0]
 		}
 		return angle.outline()
 	}
@@ -200,7 +214,7 @@ func (t *task) outline() blogOutline {
 // canned reports whether the outline's sections are its angle's, in order: the
 // angle's TL;DR then matches the body.
 func (o blogOutline) canned() bool {
-	if o.angle == nil || len(o.Sections) != len(o.angle.Sections) {
+	if o.angle == nil || o.angle.Custom != nil || len(o.Sections) != len(o.angle.Sections) {
 		return false
 	}
 	for i, s := range o.Sections {
@@ -617,15 +631,16 @@ func (t *task) blogText(revise bool) string {
 		if revise && cur != "" {
 			return reviseOutline(cur, instr)
 		}
-		a := &blogAngles[0]
+		angles := t.angles()
+		a := &angles[0]
 		if sel, ok := selectedOption(t.text); ok {
-			if found := angleByOption(sel.Title); found != nil {
+			if found := angleByOption(angles, sel.Title); found != nil {
 				a = found
 			}
 		} else if prev := strings.ToLower(quotedAfter(t.text, "An earlier version of this")); prev != "" {
-			for i := range blogAngles {
-				if strings.Contains(prev, strings.ToLower(blogAngles[i].ArticleTitle)) {
-					a = &blogAngles[i]
+			for i := range angles {
+				if strings.Contains(prev, strings.ToLower(angles[i].ArticleTitle)) {
+					a = &angles[i]
 				}
 			}
 		}

@@ -33,6 +33,9 @@ type blogAngle struct {
 	Angle, Audience string
 	// Sections are keys of blogPool, in the article's order.
 	Sections []string
+	// Custom, when set, are the sections themselves (an angle on a topic the pool
+	// does not cover: topicAngles), in order, in place of the pool's.
+	Custom []blogSection
 	// Meta is the meta description (at most 160 characters).
 	Meta string
 	// TLDR are the TL;DR's bullets, matching the sections' facts.

@@ -234,8 +234,9 @@ type task struct {
 	theme   *theme           // nil for a custom workflow
 	content *artifactContent // nil for an artifact the theme does not know
 
-	item *item    // the item of a foreach artifact's task; nil for the whole artifact
-	blog blogKind // the blog workflow's artifact, or blogNone
+	topic string   // the workflow's topic input, "" when none (see topic.go)
+	item  *item    // the item of a foreach artifact's task; nil for the whole artifact
+	blog  blogKind // the blog workflow's artifact, or blogNone
 }
 
 var (
@@ -278,6 +279,8 @@ func readTask(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) *
 			t.content = &c
 		}
 	}
+	t.topic = readTopic(t.system)
+	t.onTopic()
 	return t
 }
 
@@ -495,6 +498,9 @@ func pick(pool []option, prev map[string]bool, n int) []option {
 // genericOptions are the options of an artifact without canned content.
 func (t *task) genericOptions() []option {
 	title := "“" + orDefault(t.artifactTitle, "this artifact") + "”"
+	if t.topic != "" {
+		title += " for “" + t.topic + "”"
+	}
 	desc := sentence(t.description)
 	if desc == "" {
 		desc = "what the team needs from it."
@@ -594,6 +600,9 @@ func (t *task) writeItem() string {
 // genericPoints are the bullet points of an artifact without canned content.
 func (t *task) genericPoints() []string {
 	var pts []string
+	if t.topic != "" {
+		pts = append(pts, "**About:** "+sentence(t.topic))
+	}
 	if len(t.approvedOrder) > 0 {
 		var titles []string
 		for _, id := range t.approvedOrder {
@@ -762,6 +771,9 @@ func (t *task) docsetSummary() string {
 		s = t.fill(t.theme.Summary)
 	} else {
 		title := "“" + orDefault(t.workflow, "The document") + "”"
+		if t.topic != "" {
+			title += " on “" + t.topic + "”"
+		}
 		var titles []string
 		for _, id := range t.approvedOrder {
 			titles = append(titles, t.approvedTitle[id])
