@@ -66,6 +66,14 @@
 // section, the meta description's length, the TL;DR's bullets, references against
 // citations), since a pipeline writes most of it without review.
 //
+// A workflow started with a topic (the input `topic`, in the system prompt's "## What
+// the team asked for") that its canned subject is not about gets content about that
+// topic: the blog's outline options come from six angles on the topic, each with five
+// sections of its own ("Getting started with <topic>", …), and its outline, research
+// and drafts follow them as they follow an outline the team wrote; the other built-in
+// workflows are written as a custom workflow is, with the topic in their options and
+// texts (topic.go).
+//
 // The content is in English whatever the conversation's language; only the chat
 // replies speak Russian.
 package demo

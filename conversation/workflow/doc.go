@@ -38,6 +38,8 @@
 //	    options: 3              # choice only: 2..MaxOptions, default DefaultOptions
 //	    depends_on: [research]  # optional; ids of other artifacts of this workflow
 //	    criteria:               # optional; what the evaluator checks the text against
+//	                            # (every text is also checked for placeholders: the
+//	                            # engine's no_placeholders, see Placeholders)
 //	      - id: specific        # required; ^[a-z0-9][a-z0-9_]*$, unique in the artifact
 //	        description: States a measurable problem  # required
 //	    prompt: |               # optional; extra guidance for the model writing it; a
