@@ -646,7 +646,10 @@ func fillSlots(text string, ph []string) string {
 }
 
 // apply makes instructions visible in text: a shorter text for "shorter", a longer
-// one for "more detail", and a closing note that quotes them.
+// one for "more detail", and a closing note that quotes them. A revision asked for
+// anything else adds a paragraph that puts the text in practice (revisedMark), so that
+// the text itself changes: the engine keeps the note apart, and evaluates the text
+// alone.
 func (t *task) apply(text, instr, verb string) string {
 	instr = trimEnd(oneLine(instr))
 	if instr == "" {
@@ -664,9 +667,14 @@ func (t *task) apply(text, instr, verb string) string {
 			more = "**In more detail:** " + orDefault(sentence(t.description), "the points above, each with an owner and a date.")
 		}
 		text += "\n\n" + more
+	case verb == "Revised as asked" && !strings.Contains(text, revisedMark):
+		text += "\n\n" + revisedMark + " " + orDefault(sentence(t.description), "each point above gets an owner and a date.")
 	}
 	return text + "\n\n_" + verb + ": " + instr + "._"
 }
+
+// revisedMark opens the paragraph apply adds to a revision.
+const revisedMark = "**In practice:**"
 
 var (
 	// notesRe matches the notes apply adds, removed before a revision adds its own.
@@ -684,7 +692,8 @@ type resultArgs struct {
 // evaluate judges the text: a real check where a criterion states a word limit (and,
 // for the blog, the checks of checkBlog); otherwise a pass, except that about two
 // texts in five (by a hash of the artifact id and the text) fail one criterion, so
-// that both outcomes can be seen. A text revised at the team's request passes, so a
+// that both outcomes can be seen. A text revised at the team's request (one with
+// revisedMark or a longer one, see apply) passes, so a
 // revision visibly fixes it. The blog's texts fail only real checks: most of its
 // artifacts are written by a pipeline that nobody reviews.
 func (t *task) evaluate() []resultArgs {
@@ -699,7 +708,7 @@ func (t *task) evaluate() []resultArgs {
 	h.Write([]byte(t.artifactID + "\x00" + text))
 	sum := h.Sum32()
 	failAt := -1
-	if sum%5 < 2 && len(criteria) > 0 && !strings.Contains(text, "_Revised as asked: ") && t.workflow != blogWorkflow {
+	if sum%5 < 2 && len(criteria) > 0 && !strings.Contains(text, revisedMark) && !strings.Contains(text, "**In more detail:**") && t.workflow != blogWorkflow {
 		failAt = int(sum/5) % len(criteria)
 	}
 	out := make([]resultArgs, len(criteria))
