@@ -425,7 +425,7 @@ func criterionTitle(lang string, a *workflow.Artifact, id string) string {
 		}
 	}
 	if id == CriterionPlaceholders {
-		return tr(lang, "criterion.no_placeholders")
+		return tr(lang, "evaluation.no_slots")
 	}
 	return id
 }

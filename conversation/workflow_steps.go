@@ -404,7 +404,7 @@ func checkPlaceholders(lang string, eval []workflow.CriterionResult, text string
 	if len(ph) == 0 {
 		return eval
 	}
-	return append(eval, workflow.CriterionResult{ID: CriterionPlaceholders, Pass: false, Reason: tr(lang, "criterion.placeholders_left", strings.Join(ph, ", "))})
+	return append(eval, workflow.CriterionResult{ID: CriterionPlaceholders, Pass: false, Reason: tr(lang, "evaluation.slots_left", strings.Join(ph, ", "))})
 }
 
 // earlierText returns what people wrote in the thread before the workflow started
