@@ -139,7 +139,7 @@ func (t *wfTurn) submitInputs(ctx context.Context, a ActionInput) error {
 // failing), the thread's message asks for them; that message is posted either way.
 func (s *Service) openStartModal(ctx context.Context, r *run, def *workflow.Definition, text string, key Key, lang string) {
 	cmd := r.in.Command
-	mo, ok := s.cfg.Messenger.(ModalOpener)
+	mo, ok := s.rawMessenger.(ModalOpener) // the modal shows the workflow's own labels
 	if !ok || cmd.TriggerID == "" || r.in.Attempts > 1 {
 		return
 	}
