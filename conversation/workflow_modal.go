@@ -104,7 +104,10 @@ func (t *wfTurn) renderInputs(ctx context.Context, by string) {
 	if len(missing) == 0 || ws.InputsTS != "" {
 		return
 	}
-	ws.InputsTS = t.post(ctx, t.inputsCard(missing))
+	card := t.inputsCard(missing)
+	if ws.InputsTS = t.post(ctx, card); ws.InputsTS == "" && !t.r.out.lost() {
+		t.reply = card.Text // the card was refused: the question alone, as the turn's reply
+	}
 }
 
 // submitInputs stores the values of the inputs modal's submission a (a value that
