@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -270,8 +271,22 @@ func TestEncodeValue(t *testing.T) {
 			t.Errorf("value %s", v)
 		}
 		ga, gm, err := bot.DecodeValue(v)
-		if err != nil || ga != a || *gm != *m {
+		if err != nil || ga != a || !reflect.DeepEqual(gm, m) {
 			t.Errorf("decoded %+v %+v %v", ga, gm, err)
+		}
+	})
+	t.Run("FieldsRoundTrip", func(t *testing.T) {
+		m := &conversation.Modal{Title: "Blog", Submit: "Start", Lang: "ru", Fields: []conversation.Field{
+			{ID: "topic", Label: "What is it <about>?", Required: true},
+			{ID: "wordcount", Label: "Words", Number: true},
+		}}
+		v, err := bot.EncodeValue(a, m, 2000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga, gm, err := bot.DecodeValue(v)
+		if err != nil || ga != a || !reflect.DeepEqual(gm, m) {
+			t.Errorf("decoded %+v %+v %v from %s", ga, gm, err, v)
 		}
 	})
 	t.Run("ShortensInitialFirst", func(t *testing.T) {

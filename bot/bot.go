@@ -190,7 +190,13 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 	if req.RetryAttempt > 0 {
 		b.log.Debug("redelivered envelope", "envelope_id", req.EnvelopeID, "retry_attempt", req.RetryAttempt, "retry_reason", req.RetryReason)
 	}
-	in, modal, fb := b.inputFor(evt)
+	in, modal, fb, viewErrors := b.inputFor(evt)
+	if viewErrors != nil {
+		// A modal's submission with fields to correct: the ack keeps the modal open
+		// with the messages under them (response_action "errors").
+		b.ackWith(ctx, req.EnvelopeID, map[string]any{"response_action": "errors", "errors": viewErrors})
+		return
+	}
 	if fb != nil {
 		// Feedback is stored before the ack, like an input (README, "Feedback").
 		fctx, cancel := context.WithDeadline(ctx, received.Add(b.cfg.AckBudget))
@@ -237,25 +243,26 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 }
 
 // inputFor turns an envelope into the input it carries, or the modal it asks for, or
-// the feedback it gives (with a modal for a thumbs down); all are nil when it is
-// dropped (what is dropped is logged).
-func (b *Bot) inputFor(evt socketmode.Event) (*conversation.Input, *modalRequest, *conversation.Feedback) {
+// the feedback it gives (with a modal for a thumbs down), or the errors to show in a
+// modal whose submission is not taken; all are nil when it is dropped (what is
+// dropped is logged).
+func (b *Bot) inputFor(evt socketmode.Event) (*conversation.Input, *modalRequest, *conversation.Feedback, map[string]string) {
 	envID := evt.Request.EnvelopeID
 	switch data := evt.Data.(type) {
 	case slackevents.EventsAPIEvent:
 		in, ok, reason := inputFromEvent(data, b.cfg.Identity)
 		if !ok {
 			b.log.Debug("event dropped", "envelope_id", envID, "event_type", data.InnerEvent.Type, "reason", reason)
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
-		return &in, nil, nil
+		return &in, nil, nil, nil
 	case slack.SlashCommand:
 		in, ok, reason := inputFromSlashCommand(data, b.cfg.Identity, envID)
 		if !ok {
 			b.log.Warn("slash command dropped", "envelope_id", envID, "reason", reason)
-			return nil, nil, nil
+			return nil, nil, nil, nil
 		}
-		return &in, nil, nil
+		return &in, nil, nil, nil
 	case slack.InteractionCallback:
 		it, ok, reason := fromInteraction(data, b.cfg.Identity, envID, b.cfg.Signer)
 		switch {
@@ -267,13 +274,16 @@ func (b *Bot) inputFor(evt socketmode.Event) (*conversation.Input, *modalRequest
 			b.log.Warn("interaction dropped", "envelope_id", envID, "type", data.Type, "reason", reason)
 		case !ok:
 			b.log.Debug("interaction dropped", "envelope_id", envID, "type", data.Type, "callback_id", data.CallbackID, "reason", reason)
+		case it.viewErrors != nil:
+			b.log.Debug("modal submission with fields to correct", "envelope_id", envID, "fields", len(it.viewErrors))
+			return nil, nil, nil, it.viewErrors
 		case it.feedback != nil || it.modal != nil:
-			return nil, it.modal, it.feedback
+			return nil, it.modal, it.feedback, nil
 		default:
-			return &it.input, nil, nil
+			return &it.input, nil, nil, nil
 		}
 	}
-	return nil, nil, nil
+	return nil, nil, nil, nil
 }
 
 // connection follows the state of the Socket Mode connection from slack-go's events,
@@ -419,9 +429,15 @@ const ackWait = 3 * time.Second
 
 // ack queues the envelope's ack for slack-go's writer.
 func (b *Bot) ack(ctx context.Context, envelopeID string) {
+	b.ackWith(ctx, envelopeID, nil)
+}
+
+// ackWith queues the envelope's ack with payload (nil for none): for a
+// view_submission, what Slack does with the modal (response_action).
+func (b *Bot) ackWith(ctx context.Context, envelopeID string, payload any) {
 	ctx, cancel := context.WithTimeout(ctx, ackWait)
 	defer cancel()
-	if err := b.socket.AckCtx(ctx, envelopeID, nil); err != nil {
+	if err := b.socket.AckCtx(ctx, envelopeID, payload); err != nil {
 		b.log.Warn("ack not sent", "envelope_id", envelopeID, "error", err)
 	}
 }

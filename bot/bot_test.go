@@ -323,7 +323,7 @@ func TestInteractions(t *testing.T) {
 		in := h.next(t)
 		h.waitAcked(t, id)
 		if in.Kind != conversation.KindCommand || in.Key != (conversation.Key{TeamID: "T0TEAM", ChannelID: "C0GENERAL"}) ||
-			*in.Command != (conversation.CommandInput{Source: conversation.SourceSlash, UserID: "U0ALICE", Line: "restart budget"}) ||
+			*in.Command != (conversation.CommandInput{Source: conversation.SourceSlash, UserID: "U0ALICE", Line: "restart budget", TriggerID: strings.TrimPrefix(in.ID, "int:T0TEAM:")}) ||
 			!strings.HasPrefix(in.ID, "int:T0TEAM:") {
 			t.Errorf("input %+v %+v", in, in.Command)
 		}

@@ -22,6 +22,12 @@ const (
 	// modalBlockID and modalActionID name the modal's text input.
 	modalBlockID  = "tw_text"
 	modalActionID = "text"
+	// fieldBlockPrefix begins the block_id of each input of a modal with several
+	// (conversation.Modal.Fields): tw_f.<lang>.<flags>.<field id>, flags holding "r"
+	// (required) and "n" (a number), so that the submission can be checked
+	// (conversation.FieldError) before its ack; fieldActionID is their element's.
+	fieldBlockPrefix = "tw_f."
+	fieldActionID    = "value"
 )
 
 // Drop reasons of interactions, for logs and tests.
@@ -55,6 +61,10 @@ type interaction struct {
 	// feedback, when set, is a click of an answer's feedback buttons (or the reason
 	// modal's submission) to store; modal may come with it (bot/feedback.go).
 	feedback *conversation.Feedback
+	// viewErrors, when set, are the messages to show under the inputs of a modal's
+	// submission that is not taken (block_id → message): the ack's response_action
+	// "errors".
+	viewErrors map[string]string
 }
 
 // modalRequest is a modal to open with views.open before the trigger expires.
@@ -146,11 +156,19 @@ func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID strin
 		if cb.TriggerID == "" && cb.View.ID != "" {
 			id = conversation.InteractionInputID(team, "view:"+cb.View.ID) // a view is submitted once
 		}
+		values, errs := fieldValues(cb.View.State)
+		if len(errs) > 0 {
+			return interaction{viewErrors: errs}, true, ""
+		}
+		ai := &conversation.ActionInput{Action: action, UserID: cb.User.ID, Values: values}
+		if values == nil {
+			ai.Text = modalText(cb.View.State)
+		}
 		return interaction{input: conversation.Input{
 			ID:     id,
 			Key:    conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
 			Kind:   conversation.KindAction,
-			Action: &conversation.ActionInput{Action: action, UserID: cb.User.ID, Text: modalText(cb.View.State)},
+			Action: ai,
 		}}, true, ""
 
 	case slack.InteractionTypeMessageAction:
@@ -216,12 +234,13 @@ func inputFromSlashCommand(cmd slack.SlashCommand, me Identity, envelopeID strin
 		Key:  conversation.Key{TeamID: team, ChannelID: cmd.ChannelID},
 		Kind: conversation.KindCommand,
 		Command: &conversation.CommandInput{
-			Source: conversation.SourceSlash, UserID: cmd.UserID, Line: strings.TrimSpace(cmd.Text),
+			Source: conversation.SourceSlash, UserID: cmd.UserID, Line: strings.TrimSpace(cmd.Text), TriggerID: cmd.TriggerID,
 		},
 	}, true, ""
 }
 
-// modalView builds the modal of a button (views.open): one multiline text input,
+// modalView builds the modal of a button (views.open): one multiline text input (or,
+// for a modal with Fields, one input block per field: fieldBlocks),
 // callback_id ModalCallbackID and the encoded action a (signed, as the button
 // carried it) as private_metadata. Texts are
 // cut to Slack's limits (title and submit 24 characters, label 2,000, placeholder
@@ -234,6 +253,16 @@ func modalView(a conversation.Action, m conversation.Modal) (slack.ModalViewRequ
 	}
 	title := firstNonEmpty(truncate(oneLine(m.Title), maxModalTitleChars), "threadwright")
 	submit := firstNonEmpty(truncate(oneLine(m.Submit), maxModalButtonChars), "Submit")
+	if len(m.Fields) > 0 {
+		return slack.ModalViewRequest{
+			Type:            slack.VTModal,
+			Title:           slack.NewTextBlockObject(slack.PlainTextType, title, false, false),
+			Submit:          slack.NewTextBlockObject(slack.PlainTextType, submit, false, false),
+			Blocks:          slack.Blocks{BlockSet: fieldBlocks(m)},
+			PrivateMetadata: meta,
+			CallbackID:      ModalCallbackID,
+		}, nil
+	}
 	label := firstNonEmpty(truncate(strings.TrimSpace(m.Label), maxInputLabelChars), title)
 	el := slack.NewPlainTextInputBlockElement(nil, modalActionID)
 	if p := truncate(oneLine(m.Placeholder), maxPlaceholderChars); p != "" {
@@ -270,4 +299,54 @@ func modalText(state *slack.ViewState) string {
 		}
 	}
 	return ""
+}
+
+// fieldBlocks returns the input blocks of m's fields: a plain_text_input each
+// (multiline for text), labelled with the field's label (or id), optional unless the
+// field is required, its block_id naming the field (fieldBlockPrefix).
+func fieldBlocks(m conversation.Modal) []slack.Block {
+	blocks := make([]slack.Block, 0, len(m.Fields))
+	for _, f := range m.Fields {
+		el := slack.NewPlainTextInputBlockElement(nil, fieldActionID)
+		el.Multiline = !f.Number
+		el.MaxLength = maxInputChars
+		label := firstNonEmpty(truncate(strings.TrimSpace(f.Label), maxInputLabelChars), f.ID)
+		id := fieldBlockPrefix + m.Lang + "." + fieldFlags(f) + "." + f.ID
+		in := slack.NewInputBlock(id, slack.NewTextBlockObject(slack.PlainTextType, label, false, false), nil, el)
+		in.Optional = !f.Required
+		blocks = append(blocks, in)
+	}
+	return blocks
+}
+
+// fieldValues reads the fields of a submitted modal that fieldBlocks made: their
+// values by field id (trimmed), and what conversation.FieldError finds wrong by
+// block_id. values is nil for a modal without such fields.
+func fieldValues(state *slack.ViewState) (values, errs map[string]string) {
+	if state == nil {
+		return nil, nil
+	}
+	for blockID, actions := range state.Values {
+		rest, ok := strings.CutPrefix(blockID, fieldBlockPrefix)
+		if !ok {
+			continue
+		}
+		parts := strings.SplitN(rest, ".", 3)
+		if len(parts) != 3 || parts[2] == "" {
+			continue
+		}
+		f := conversation.Field{ID: parts[2], Required: strings.Contains(parts[1], "r"), Number: strings.Contains(parts[1], "n")}
+		value := strings.TrimSpace(actions[fieldActionID].Value)
+		if msg := conversation.FieldError(parts[0], f, value); msg != "" {
+			if errs == nil {
+				errs = map[string]string{}
+			}
+			errs[blockID] = msg
+		}
+		if values == nil {
+			values = map[string]string{}
+		}
+		values[f.ID] = value
+	}
+	return values, errs
 }

@@ -355,7 +355,7 @@ func TestInputFromSlashCommand(t *testing.T) {
 	}
 	in, ok, reason := inputFromSlashCommand(cmd, Identity{TeamID: "T0"}, "env-1")
 	want := conversation.Input{ID: "int:T1:42.1.z", Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}, Kind: conversation.KindCommand,
-		Command: &conversation.CommandInput{Source: conversation.SourceSlash, UserID: "U1", Line: "restart budget"}}
+		Command: &conversation.CommandInput{Source: conversation.SourceSlash, UserID: "U1", Line: "restart budget", TriggerID: "42.1.z"}}
 	if !ok || !reflect.DeepEqual(in, want) {
 		t.Errorf("input %+v %+v (ok=%v %s), want %+v", in, in.Command, ok, reason, want)
 	}

@@ -19,6 +19,9 @@ import (
 //     title, label, submit, placeholder, initial text] (trailing empty strings left
 //     out), when the button opens a modal first:
 //     m:[{"n":"edit","c":"C1","t":"1700000000.000100","a":"budget","r":3},"Edit","What should change?","Edit"].
+//     A modal with several inputs (conversation.Modal.Fields) has a seventh element,
+//     {"l":lang,"f":[[id,label,flags],…]}, flags holding "r" for a required field and
+//     "n" for a number: m:[…,"Blog","","Start","","",{"l":"en","f":[["topic","Topic","r"]]}].
 //
 // A signed action (README, "Buttons are signed") is preceded by its signature, Sig:
 // sigChars base64url characters, which can begin neither "{" nor "m:", and left out
@@ -66,9 +69,15 @@ func encodeValue(a conversation.Action, m *conversation.Modal, limit int) (strin
 		truncate(m.Placeholder, maxPlaceholderChars),
 		truncate(m.Initial, maxInputChars),
 	}
+	var form []byte
+	if len(m.Fields) > 0 {
+		if form, err = encodeForm(*m); err != nil {
+			return "", err
+		}
+	}
 	build := func() string {
 		n := len(texts)
-		for n > 0 && texts[n-1] == "" {
+		for n > 0 && texts[n-1] == "" && form == nil {
 			n--
 		}
 		var buf bytes.Buffer
@@ -79,6 +88,10 @@ func encodeValue(a conversation.Action, m *conversation.Modal, limit int) (strin
 			buf.WriteByte(',')
 			_ = e.Encode(t) // a string: cannot fail
 			buf.Truncate(buf.Len() - 1)
+		}
+		if form != nil {
+			buf.WriteByte(',')
+			buf.Write(form)
 		}
 		buf.WriteByte(']')
 		return buf.String()
@@ -140,5 +153,62 @@ func decodeUnsigned(v string) (conversation.Action, *conversation.Modal, error) 
 			return a, nil, fmt.Errorf("decode modal value: %w", err)
 		}
 	}
-	return a, &conversation.Modal{Title: texts[0], Label: texts[1], Submit: texts[2], Placeholder: texts[3], Initial: texts[4]}, nil
+	m := &conversation.Modal{Title: texts[0], Label: texts[1], Submit: texts[2], Placeholder: texts[3], Initial: texts[4]}
+	if len(parts) > len(texts)+1 {
+		if err := decodeForm(parts[len(texts)+1], m); err != nil {
+			return a, nil, err
+		}
+	}
+	return a, m, nil
+}
+
+// form is the JSON of a modal's fields in a button's value (see encodeValue).
+type form struct {
+	Lang   string      `json:"l,omitempty"`
+	Fields [][3]string `json:"f"`
+}
+
+// encodeForm returns m's fields and language as a value's form element, labels cut
+// to an input label's 2,000 characters.
+func encodeForm(m conversation.Modal) ([]byte, error) {
+	f := form{Lang: m.Lang}
+	for _, fd := range m.Fields {
+		f.Fields = append(f.Fields, [3]string{fd.ID, truncate(fd.Label, maxInputLabelChars), fieldFlags(fd)})
+	}
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(f); err != nil {
+		return nil, fmt.Errorf("encode modal fields: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// decodeForm reads a value's form element into m.
+func decodeForm(raw json.RawMessage, m *conversation.Modal) error {
+	var f form
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return fmt.Errorf("decode modal fields: %w", err)
+	}
+	m.Lang = f.Lang
+	for _, fd := range f.Fields {
+		if fd[0] == "" {
+			return errors.New("decode modal fields: a field without id")
+		}
+		m.Fields = append(m.Fields, conversation.Field{ID: fd[0], Label: fd[1],
+			Required: strings.Contains(fd[2], "r"), Number: strings.Contains(fd[2], "n")})
+	}
+	return nil
+}
+
+// fieldFlags returns f's flags: "r" when required, "n" when a number.
+func fieldFlags(f conversation.Field) string {
+	flags := ""
+	if f.Required {
+		flags += "r"
+	}
+	if f.Number {
+		flags += "n"
+	}
+	return flags
 }

@@ -37,6 +37,8 @@ func (t *wfTurn) render(ctx context.Context) error {
 			} else if err := t.postCard(ctx, card, nil); err != nil {
 				return err
 			}
+		case evInputs:
+			t.renderInputs(ctx, e.by) // workflow_modal.go
 		case evProgress:
 			if t.ws().Pipeline != nil {
 				t.showProgress(ctx, true)

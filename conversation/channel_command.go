@@ -103,7 +103,13 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 		if err != nil {
 			return fmt.Errorf("post the workflow's first message: %w", err)
 		}
-		return forward(Key{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: root})
+		key := Key{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: root}
+		if err := forward(key); err != nil {
+			return err
+		}
+		// After the forward: a submission of the modal runs after the start.
+		s.openStartModal(ctx, r, def, c.rest, key, lang) // workflow_modal.go
+		return nil
 	}
 	if c.thread.ThreadTS != "" {
 		// The thread's turn checks that a thread of another channel is the user's

@@ -265,6 +265,9 @@ type ActionInput struct {
 	Text string `json:"text,omitempty"`
 	// MessageTS is the ts of the message whose button was clicked ("" for a modal).
 	MessageTS string `json:"message_ts,omitempty"`
+	// Values are the fields of a modal with several (Modal.Fields): field id → the
+	// value typed, trimmed.
+	Values map[string]string `json:"values,omitempty"`
 }
 
 // CommandSource says through which door a command came (docs/architecture.md, "Commands").
@@ -289,6 +292,9 @@ type CommandInput struct {
 	// forwarded to a thread a link named: the command acts on a thread of another
 	// channel only when the user started its workflow (README, "Commands").
 	Origin string `json:"origin,omitempty"`
+	// TriggerID is the slash command's trigger_id: for about 3 seconds it can open a
+	// modal (views.open), as a start that lacks a required input does.
+	TriggerID string `json:"trigger_id,omitempty"`
 }
 
 // MessageInputID returns the deduplication id of a Slack message (see Input.ID).

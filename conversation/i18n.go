@@ -113,10 +113,15 @@ var catalogs = map[string]map[string]string{
 		"or":                  " or ",
 		"other_channel":       "That command can act only on a thread of this channel, or on a workflow you started. Type it in the channel of the thread you mean, or mention me in that thread (`@threadwright status`).",
 		// Typed decisions (README, "Typed decisions").
-		"reply_meaning":       "I'm not sure what your reply means for *%s*. Should I:",
-		"reply_change":        "Request this change",
-		"reply_question":      "Just a question",
-		"reply_question_kept": "Nothing changed. Mention me with your question (`@threadwright why …?`) and I'll answer it here.",
+		"reply_meaning":  "I'm not sure what your reply means for *%s*. Should I:",
+		"reply_change":   "Request this change",
+		"reply_question": "Just a question",
+		// The inputs a workflow lacks (workflow_modal.go).
+		"inputs.fill":     "Fill in the details",
+		"inputs.submit":   "Start",
+		"inputs.given":    "Details given by <@%s>.",
+		"inputs.required": "Please fill this in.",
+		"inputs.number":   "Enter a number, like 1500.",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -218,10 +223,14 @@ var catalogs = map[string]map[string]string{
 		"or":                  " или ",
 		"other_channel":       "Эта команда действует только на тред этого канала или на процесс, который запустили вы. Наберите её в канале нужного треда или упомяните меня в самом треде (`@threadwright status`).",
 		// Typed decisions (README, "Typed decisions").
-		"reply_meaning":       "Не уверен, что означает ваш ответ для *%s*. Что сделать?",
-		"reply_change":        "Внести это изменение",
-		"reply_question":      "Это просто вопрос",
-		"reply_question_kept": "Ничего не изменено. Упомяните меня с вопросом (`@threadwright почему …?`), и я отвечу здесь.",
+		"reply_meaning":   "Не уверен, что означает ваш ответ для *%s*. Что сделать?",
+		"reply_change":    "Внести это изменение",
+		"reply_question":  "Это просто вопрос",
+		"inputs.fill":     "Заполнить детали",
+		"inputs.submit":   "Начать",
+		"inputs.given":    "<@%s> заполняет детали.",
+		"inputs.required": "Заполните это поле.",
+		"inputs.number":   "Введите число, например 1500.",
 	},
 }
 

@@ -61,7 +61,10 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 			return s.finish(ctx, r, InputDone)
 		}
 		s.compact(ctx, r.log, cp)
-		_, err = s.workflowTurn(ctx, r, cp, nil)
+		handled, err := s.workflowTurn(ctx, r, cp, nil)
+		if err == nil && !handled && in.Kind == KindAction {
+			return s.answerQuestion(ctx, r, cp) // "Just a question" (workflow_modal.go)
+		}
 		return err
 	case in.Kind != KindUserMessage || in.Message == nil:
 		r.log.Error("input dropped: its kind is not handled", "kind", in.Kind)

@@ -65,6 +65,11 @@ type Modal struct {
 	Placeholder string
 	Submit      string
 	Initial     string
+	// Fields, when set, replace the one text input: one input per field, whose
+	// values the submission carries (ActionInput.Values); Lang is the language of
+	// their validation messages (FieldError).
+	Fields []Field
+	Lang   string
 }
 
 // ActionName names what a click does.

@@ -109,6 +109,8 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 		return &workflow.Refusal{Reason: workflow.NotCurrent}
 	}
 	switch act.Name {
+	case ActionInputs: // workflow_modal.go
+		return t.submitInputs(ctx, a)
 	case ActionStop: // a pipeline's Stop, clicked between its turns
 		if t.m.Running(t.ws()) != nil {
 			return nil

@@ -14,7 +14,7 @@ import (
 // call; the small model (WorkflowAgent.ClassifyReview) the rest. An approval is the
 // Approve button's, under the same permission rule; a change request is the editor's
 // rewrite; a question is left to the assistant, which answers it in the thread and
-// leaves the artifact as it is. A reply that reads more than one way is asked about
+// leaves the artifact as it is (so does the "Just a question" button). A reply that reads more than one way is asked about
 // with buttons that carry it.
 
 // ReviewReading is what a typed reply to an artifact under review asks for.
@@ -97,8 +97,9 @@ func (t *wfTurn) replyAction(ctx context.Context, id string, act Action) error {
 	if act.Name == ActionReplyChange {
 		return t.rewrite(ctx, id, act.Arg, "changes requested: "+act.Arg, false)
 	}
-	// A question: the artifact stays as it is; the assistant answers a mention.
-	t.reply = tr(t.lang, "reply_question_kept")
+	// A question: the artifact stays as it is; the assistant answers it in the
+	// thread (Service.answerQuestion).
+	t.question = act.Arg
 	return nil
 }
 

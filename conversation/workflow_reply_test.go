@@ -54,8 +54,12 @@ func TestWorkflowTypedDecisions(t *testing.T) {
 		t.Fatalf("an ambiguous reply changed problem: %+v", st)
 	}
 	h.click("U1", conversation.ActionReplyQuestion, "problem", "hmm, the second paragraph", "")
-	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "Nothing changed") {
+	// Just a question: the assistant answers the reply the button carries.
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "re: ") || !strings.Contains(got, "hmm, the second paragraph") {
 		t.Fatalf("Just a question answered %q", got)
+	}
+	if st := h.artifact("problem"); st.Status != workflow.StatusGenerated || strings.Contains(st.Text, "hmm") {
+		t.Fatalf("Just a question changed problem: %+v", st)
 	}
 	h.click("U1", conversation.ActionReplyChange, "problem", "hmm, the second paragraph", "")
 	if st := h.artifact("problem"); !strings.Contains(st.Text, "hmm, the second paragraph") {

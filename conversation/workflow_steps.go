@@ -57,14 +57,14 @@ func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	return t.then(ctx, t.advance)
 }
 
-// askInput asks in the thread for the first required input the run lacks and
-// reports whether it asked: the run waits for the answer (fillInput).
+// askInput asks in the thread for the inputs the run lacks (renderInputs: the first
+// one in words, all with a button that opens their modal) and reports whether it
+// asked: the run waits for a reply (fillInput) or the modal (submitInputs).
 func (t *wfTurn) askInput() bool {
-	missing := t.def().MissingInputs(t.ws().Inputs)
-	if len(missing) == 0 {
+	if len(t.def().MissingInputs(t.ws().Inputs)) == 0 {
 		return false
 	}
-	t.reply = tr(t.lang, "input.ask", missing[0].Name())
+	t.events = append(t.events, cardEvent{kind: evInputs})
 	return true
 }
 
@@ -80,7 +80,8 @@ func (t *wfTurn) fillInput(ctx context.Context, text string) (handled bool, err 
 		t.ws().Inputs = map[string]string{}
 	}
 	t.ws().Inputs[missing[0].ID] = strings.TrimSpace(text)
-	if t.askInput() {
+	t.events = append(t.events, cardEvent{kind: evInputs, by: t.user})
+	if len(t.def().MissingInputs(t.ws().Inputs)) > 0 {
 		return true, nil
 	}
 	return true, t.then(ctx, t.advance)

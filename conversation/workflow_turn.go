@@ -48,7 +48,10 @@ type wfTurn struct {
 	// m is the machine of the run's definition (m.Def nil until a run is bound).
 	m    workflow.Machine
 	user string
-	lang string
+	// question is the text of a reply the "Just a question" button says the
+	// assistant should answer (workflow_reply.go).
+	question string
+	lang     string
 
 	appended []Message // the revisions of the step
 	usage    Usage
@@ -87,6 +90,7 @@ const (
 	evApproved                  // mark the artifact's message approved, in place
 	evKept                      // mark the stale artifact's message kept, in place
 	evProgress                  // post the pipeline's progress message
+	evInputs                    // close the message asking for inputs (by: who filled them); ask for the missing ones
 )
 
 // ws returns the run's state.
@@ -265,6 +269,9 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 	case KindAction:
 		t.user = in.Action.UserID
 		err = t.action(ctx, *in.Action)
+		if err == nil && t.question != "" {
+			return false, nil // the assistant answers it (Service.answerQuestion)
+		}
 	case KindCommand:
 		t.user = in.Command.UserID
 		c, known := parseCommand(in.Command.Line)

@@ -20,7 +20,7 @@
 //
 // A test then acts as the people in the workspace (PostUserMessage,
 // EditUserMessage, ClickButton, ClickButtonByLabel, ChooseMenuItem,
-// SlashCommand, MessageShortcut, SubmitView, SubmitModal), waits for the
+// SlashCommand, MessageShortcut, SubmitView, SubmitModal, SubmitInputs), waits for the
 // bot (WaitForMessages, WaitForAcks, WaitForConnections, WaitForView,
 // WaitFor) and inspects what it did (Thread, BotMessages, Ephemerals,
 // Status, StatusHistory, Buttons, Files, Views, Calls, Acks, Envelopes). FailNext,
@@ -157,7 +157,10 @@
 // trigger_id (valid once, for three seconds, for views.open) and a
 // response_url on the emulator that replaces or deletes the original
 // message or posts an ephemeral or in_channel answer. A slash command's ack
-// payload is shown like a response_url answer.
+// payload is shown like a response_url answer. A view_submission's ack decides what
+// the modal does (response_action update, push, errors, or it closes); the messages
+// of "errors" that name input blocks are kept as View.Errors, and SubmitInputs, like
+// Slack's client, does not submit a required input left empty.
 //
 // What it does not emulate: OAuth and scopes, channel membership, message
 // formatting and unfurling, rich text parsing beyond user mentions, the

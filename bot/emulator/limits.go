@@ -276,6 +276,7 @@ func checkView(raw json.RawMessage) error {
 		CallbackID      string      `json:"callback_id"`
 		Blocks          []struct {
 			Type    string      `json:"type"`
+			BlockID string      `json:"block_id"`
 			Label   *textObject `json:"label"`
 			Element *struct {
 				Type         string      `json:"type"`
@@ -319,7 +320,15 @@ func checkView(raw json.RawMessage) error {
 	if runes(v.CallbackID) > maxCallbackIDLength {
 		add("must be less than %d characters [json-pointer:/view/callback_id]", maxCallbackIDLength+1)
 	}
+	blockIDs := map[string]bool{}
 	for i, b := range v.Blocks {
+		switch {
+		case runes(b.BlockID) > maxBlockIDLength:
+			add("must be less than %d characters [json-pointer:/view/blocks/%d/block_id]", maxBlockIDLength+1, i)
+		case b.BlockID != "" && blockIDs[b.BlockID]:
+			add("block_id %q is already used [json-pointer:/view/blocks/%d/block_id]", b.BlockID, i)
+		}
+		blockIDs[b.BlockID] = true
 		if b.Type != "input" {
 			continue
 		}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 )
 
 // ErrViewNotFound is returned by SubmitView for a view that is not open.
@@ -17,11 +19,16 @@ type View struct {
 	User string          // who it was opened for (the trigger's user)
 	View json.RawMessage // the view object as the bot last sent it
 	Open bool            // false once submitted and closed
+	// Errors are the messages the bot's answer to the last submission showed under
+	// the view's input blocks (response_action "errors": block_id → message); nil
+	// when it showed none.
+	Errors map[string]string
 }
 
 func (v *View) clone() View {
 	c := *v
 	c.View = slices.Clone(v.View)
+	c.Errors = maps.Clone(v.Errors)
 	return c
 }
 
@@ -134,12 +141,7 @@ func (s *Server) SubmitView(viewID, user string, values any) (envelopeID string,
 func (s *Server) SubmitModal(user, text string) (envelopeID string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var v *View
-	for i := len(s.viewOrder) - 1; i >= 0 && v == nil; i-- {
-		if cand := s.views[s.viewOrder[i]]; cand.Open && cand.User == user {
-			v = cand
-		}
-	}
+	v := s.openViewLocked(user)
 	if v == nil {
 		return "", fmt.Errorf("no view open for %s: %w", user, ErrViewNotFound)
 	}
@@ -150,6 +152,54 @@ func (s *Server) SubmitModal(user, text string) (envelopeID string, err error) {
 	in := inputs[0]
 	values := object{in.blockID: object{in.actionID: object{"type": "plain_text_input", "value": text}}}
 	return s.submitViewLocked(v, user, values)
+}
+
+// ErrRequiredInput is returned by SubmitInputs for a required input (an input block
+// that is not optional) left empty: Slack's client does not submit such a view.
+var ErrRequiredInput = errors.New("emulator: a required input is empty")
+
+// SubmitInputs acts as user typing into the text inputs (plain_text_input) of the
+// modal most recently opened for them and still open, each found by its label
+// (values: label → text; an input not named stays empty), then submitting it, as
+// SubmitView does. Errors: ErrViewNotFound when no view is open for user; a label
+// that no text input has; ErrRequiredInput when a required input would be empty
+// (an input of only spaces is submitted, as in Slack).
+func (s *Server) SubmitInputs(user string, values map[string]string) (envelopeID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.openViewLocked(user)
+	if v == nil {
+		return "", fmt.Errorf("no view open for %s: %w", user, ErrViewNotFound)
+	}
+	inputs := textInputs(v.View)
+	state := object{}
+	used := map[string]bool{}
+	for _, in := range inputs {
+		text, ok := values[in.label]
+		used[in.label] = ok
+		if !ok && !in.optional {
+			return "", fmt.Errorf("view %s: input %q: %w", v.ID, in.label, ErrRequiredInput)
+		}
+		if text == "" && !in.optional {
+			return "", fmt.Errorf("view %s: input %q: %w", v.ID, in.label, ErrRequiredInput)
+		}
+		var value any // Slack sends null for an input left empty
+		if text != "" {
+			value = text
+		}
+		state[in.blockID] = object{in.actionID: object{"type": "plain_text_input", "value": value}}
+	}
+	var unknown []string
+	for label := range values {
+		if !used[label] {
+			unknown = append(unknown, label)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return "", fmt.Errorf("emulator: view %s has no text input labelled %s", v.ID, strings.Join(unknown, ", "))
+	}
+	return s.submitViewLocked(v, user, state)
 }
 
 type textInput struct {
@@ -228,10 +278,12 @@ func (s *Server) viewSubmittedLocked(viewID string, ack json.RawMessage) {
 		return
 	}
 	var answer struct {
-		ResponseAction string          `json:"response_action"`
-		View           json.RawMessage `json:"view"`
+		ResponseAction string            `json:"response_action"`
+		View           json.RawMessage   `json:"view"`
+		Errors         map[string]string `json:"errors"`
 	}
 	_ = json.Unmarshal(ack, &answer) // an unreadable answer closes the view
+	v.Errors = nil
 	switch answer.ResponseAction {
 	case "update":
 		if len(answer.View) > 0 {
@@ -242,6 +294,20 @@ func (s *Server) viewSubmittedLocked(viewID string, ack json.RawMessage) {
 		s.views[pushed.ID] = pushed
 		s.viewOrder = append(s.viewOrder, pushed.ID)
 	case "errors":
+		// The messages show under the input blocks they name; Slack ignores the
+		// others.
+		inputs := map[string]bool{}
+		for _, in := range textInputs(v.View) {
+			inputs[in.blockID] = true
+		}
+		for id, msg := range answer.Errors {
+			if inputs[id] {
+				if v.Errors == nil {
+					v.Errors = map[string]string{}
+				}
+				v.Errors[id] = msg
+			}
+		}
 	default:
 		v.Open = false
 	}

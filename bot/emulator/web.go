@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"maps"
 	"mime"
 	"net/http"
 	"path"
@@ -266,6 +267,8 @@ type (
 		View json.RawMessage `json:"view"`
 		// Submitting is true while the bot has not acknowledged its submission.
 		Submitting bool `json:"submitting"`
+		// Errors are the bot's messages under the view's inputs (View.Errors).
+		Errors map[string]string `json:"errors,omitempty"`
 	}
 )
 
@@ -394,7 +397,7 @@ func (s *Server) snapshotForUI(user, only string) (*uiSnapshot, error) {
 		}
 	}
 	if v := s.openViewLocked(user); v != nil {
-		snap.View = &uiView{ID: v.ID, View: slices.Clone(v.View), Submitting: s.submittingLocked(v.ID)}
+		snap.View = &uiView{ID: v.ID, View: slices.Clone(v.View), Submitting: s.submittingLocked(v.ID), Errors: maps.Clone(v.Errors)}
 	}
 	return snap, nil
 }

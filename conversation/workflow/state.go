@@ -49,6 +49,9 @@ type State struct {
 	// Inputs are the values of the workflow's inputs (id → value), filled when it
 	// started (Definition.FillInputs).
 	Inputs map[string]string `json:"inputs,omitempty"`
+	// InputsTS is the ts of the message that asks for the inputs still missing
+	// ("" when none is asked for).
+	InputsTS string `json:"inputs_ts,omitempty"`
 	// ReportTS is the ts of the message that carries the uploaded report.
 	ReportTS string `json:"report_ts,omitempty"`
 	// Pipeline is the running pipeline, if any.

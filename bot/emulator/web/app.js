@@ -563,7 +563,8 @@ function inputHTML(b, i) {
   if (e.type !== 'plain_text_input') field = `<div class="b-unknown">[${esc(e.type)} inputs are not supported here]</div>`;
   else if (e.multiline) field = `<textarea rows="5" ${ids}>${esc(e.initial_value)}</textarea>`;
   else field = `<input type="text" ${ids} value="${esc(e.initial_value)}">`;
-  return `<div class="modal-input">${label}${field}${b.hint ? `<div class="muted small">${plain(b.hint)}</div>` : ''}</div>`;
+  const error = `<div class="input-error small" data-error-for="${esc(b.block_id || `block${i}`)}"></div>`;
+  return `<div class="modal-input">${label}${field}${error}${b.hint ? `<div class="muted small">${plain(b.hint)}</div>` : ''}</div>`;
 }
 
 function renderModal() {
@@ -588,6 +589,8 @@ function renderModal() {
     modal.hidden = false;
     $('#modal-body textarea, #modal-body input')?.focus();
   }
+  // The bot's answer to a submission: messages under the inputs (response_action "errors").
+  for (const el of $$('#modal-body [data-error-for]')) el.textContent = (v.errors || {})[el.dataset.errorFor] || '';
   $('#modal-submit').disabled = v.submitting;
   modal.classList.toggle('submitting', v.submitting);
 }
