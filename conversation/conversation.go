@@ -289,6 +289,9 @@ type CommandInput struct {
 	// forwarded to a thread a link named: the command acts on a thread of another
 	// channel only when the user started its workflow (README, "Commands").
 	Origin string `json:"origin,omitempty"`
+	// Inputs are values of the workflow's inputs (id → value) given with a start
+	// command by the HTTP API (POST /v1/runs); they override what the line fills.
+	Inputs map[string]string `json:"inputs,omitempty"`
 }
 
 // MessageInputID returns the deduplication id of a Slack message (see Input.ID).
