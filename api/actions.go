@@ -26,8 +26,8 @@ type guidedActionInput struct {
 	ID       string `path:"id" doc:"The run's id."`
 	Artifact string `path:"artifact" doc:"The artifact's id."`
 	Body     struct {
-		actionBody
-		Text string `json:"text,omitempty" maxLength:"4000" doc:"Guidance for the new text (regenerate of a stale artifact)."`
+		Revision int    `json:"revision" minimum:"0" doc:"The artifact's revision the action is meant for (Artifact.revision); another gets 409."`
+		Text     string `json:"text,omitempty" maxLength:"4000" doc:"Guidance for the new text (regenerate of a stale artifact)."`
 	}
 }
 
@@ -35,8 +35,8 @@ type changesInput struct {
 	ID       string `path:"id" doc:"The run's id."`
 	Artifact string `path:"artifact" doc:"The artifact's id."`
 	Body     struct {
-		actionBody
-		Text string `json:"text" minLength:"1" maxLength:"4000" doc:"What to change."`
+		Revision int    `json:"revision" minimum:"0" doc:"The artifact's revision the action is meant for (Artifact.revision); another gets 409."`
+		Text     string `json:"text" minLength:"1" maxLength:"4000" doc:"What to change."`
 	}
 }
 

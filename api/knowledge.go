@@ -82,7 +82,7 @@ func (s *Server) registerKnowledge() {
 			return nil, err
 		}
 		name := in.Body.Source
-		if strings.HasPrefix(name, "/") || path.Clean(name) != name || strings.ContainsAny(name, "\\\x00") {
+		if strings.HasPrefix(name, "/") || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
 			return nil, huma.Error422UnprocessableEntity("invalid source", &huma.ErrorDetail{Location: "body.source", Value: name,
 				Message: "a clean relative name such as handbook/leave.md"})
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -118,7 +119,14 @@ func testE2EAPI(t *testing.T, databaseURL string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.expect(http.StatusOK, "GET", "/openapi.json", "", nil, nil); strings.TrimSpace(got) != strings.TrimSpace(string(want)) {
+	var served, generated any
+	if err := json.Unmarshal([]byte(c.expect(http.StatusOK, "GET", "/openapi.json", "", nil, nil)), &served); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(want, &generated); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(served, generated) {
 		t.Errorf("/openapi.json is not api.OpenAPI()")
 	}
 
@@ -263,7 +271,9 @@ func testE2EAPI(t *testing.T, databaseURL string) {
 	newest := page.Messages[1].Seq
 	seen := 2
 	for page.NextBefore != 0 {
-		c.expect(http.StatusOK, "GET", fmt.Sprintf("%s?limit=2&before=%d", msgsPath, page.NextBefore), ciSecret, nil, &page)
+		before := page.NextBefore
+		page.Messages, page.NextBefore = nil, 0 // absent on the oldest page
+		c.expect(http.StatusOK, "GET", fmt.Sprintf("%s?limit=2&before=%d", msgsPath, before), ciSecret, nil, &page)
 		seen += len(page.Messages)
 	}
 	if int64(seen) != newest {
