@@ -45,6 +45,7 @@ type actionOutput struct {
 	Body   struct {
 		InputID string `json:"input_id" doc:"The durable input that carries the action."`
 		Done    bool   `json:"done" doc:"Whether its turn has run (200); false with 202 when it still waits in the thread's queue."`
+		Applied bool   `json:"applied" doc:"Whether the artifact changed (its revision moved on). False after a done turn means the turn refused or failed: the thread says why, and nothing was changed."`
 		Run     *Run   `json:"run" doc:"The run after the action's turn (or as it is, with 202)."`
 	}
 }
@@ -169,6 +170,11 @@ func (s *Server) act(ctx context.Context, runID, id, verb string, rev int, text 
 	}
 	if out.Body.Run, err = s.run(ctx, key, cp, def); err != nil {
 		return nil, err
+	}
+	for _, a := range out.Body.Run.Artifacts {
+		if a.ID == id {
+			out.Body.Applied = a.Revision != rev
+		}
 	}
 	return out, nil
 }

@@ -79,6 +79,7 @@ func (c apiClient) expect(want int, method, path, secret string, body, out any) 
 type actionResult struct {
 	InputID string   `json:"input_id"`
 	Done    bool     `json:"done"`
+	Applied bool     `json:"applied"`
 	Run     *api.Run `json:"run"`
 }
 
@@ -198,7 +199,7 @@ func testE2EAPI(t *testing.T, databaseURL string) {
 	var res actionResult
 	c.expect(http.StatusOK, "POST", path+":approve", ciSecret, map[string]int{"revision": aud.Revision}, &res)
 	a := artifactOf(t, res.Run, "audience")
-	if !res.Done || a.Status != "approved" {
+	if !res.Done || !res.Applied || a.Status != "approved" {
 		t.Fatalf("audience after the API's approval: done %v, %+v", res.Done, a)
 	}
 	if last := a.History[len(a.History)-1]; last.By != "api:ci-bot" || last.Status != "approved" || last.At.IsZero() {
