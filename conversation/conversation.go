@@ -295,6 +295,9 @@ type CommandInput struct {
 	// TriggerID is the slash command's trigger_id: for about 3 seconds it can open a
 	// modal (views.open), as a start that lacks a required input does.
 	TriggerID string `json:"trigger_id,omitempty"`
+	// Inputs are values of the workflow's inputs (id → value) given with a start
+	// command by the HTTP API (POST /v1/runs); they override what the line fills.
+	Inputs map[string]string `json:"inputs,omitempty"`
 }
 
 // MessageInputID returns the deduplication id of a Slack message (see Input.ID).

@@ -209,9 +209,13 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	raw := cfg.Messenger
 	threads, _ := cfg.Messenger.(AssistantThreads)
-	if cfg.Redact != nil {
-		cfg.Messenger = redactMessenger(cfg.Messenger, cfg.Redact)
+	// Every text also names the HTTP API's tokens as people can read them
+	// (api_actor.go).
+	rewrite := apiActors
+	if redact := cfg.Redact; redact != nil {
+		rewrite = func(s string) string { return redact(apiActors(s)) }
 	}
+	cfg.Messenger = redactMessenger(cfg.Messenger, rewrite)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -49,6 +50,9 @@ func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	t.m, t.lang = t.s.machine(def), uiLang(locale)
 	t.state.Mode, t.state.Workflow = ModeWorkflow, t.m.NewRun(t.user, locale)
 	t.ws().Inputs = def.FillInputs(text)
+	if cmd := t.r.in.Command; cmd != nil {
+		maps.Copy(t.ws().Inputs, cmd.Inputs) // the HTTP API's inputs
+	}
 	t.shown = map[string]workflow.ArtifactState{}
 	t.events = append(t.events, cardEvent{kind: evStarted})
 	if t.askInput() {

@@ -46,6 +46,7 @@ type Main struct {
 	SetDefault bool
 
 	addr    atomic.Value // string: the health server's address, once listening
+	apiAddr atomic.Value // string: the HTTP API's address, once listening
 	bot     atomic.Pointer[bot.Bot]
 	running atomic.Bool
 	store   atomic.Value // conversation.Store, once open
@@ -236,11 +237,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if spool != nil {
 		defer spool.Close() // after the service's Shutdown, below
 	}
+	messenger := bot.NewSigningMessenger(bot.NewMessenger(api, me, log, bot.WithMaxReplyMessages(c.MaxReplyMessages)), signer)
 	svc, err := conversation.NewService(conversation.Config{
 		Store:       st,
 		Spool:       spool,
 		LeaseTTL:    c.LeaseTTL,
-		Messenger:   bot.NewSigningMessenger(bot.NewMessenger(api, me, log, bot.WithMaxReplyMessages(c.MaxReplyMessages)), signer),
+		Messenger:   messenger,
 		Scope:       scope,
 		Executor:    executor,
 		Synthesizer: agents.NewSynthesizer(),
@@ -288,6 +290,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	defer stopHTTP()
+	stopAPI, err := m.serveAPI(log, st, svc, workflows, messenger, me.TeamID)
+	if err != nil {
+		return err
+	}
+	defer stopAPI() // a request after the service began to shut down gets 503
 	if err := svc.Start(ctx); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/kelseyhightower/envconfig"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/api"
 )
 
 // StoreConfig selects the store; it is all that `threadwright migrate` needs.
@@ -88,6 +89,9 @@ type Config struct {
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz and /readyz; empty disables"`
+
+	APIAddr   string `envconfig:"API_ADDR" desc:"address of the HTTP API (README, \"HTTP API\"), such as 127.0.0.1:8081; empty disables it"`
+	APITokens string `envconfig:"API_TOKENS" desc:"the HTTP API's bearer tokens: comma-separated name:secret pairs (secret: 16 characters or more); the name is the actor of the token's writes, api:<name>; required with API_ADDR"`
 }
 
 // LoadConfig reads spec (a *Config or *StoreConfig) from the process environment and
@@ -179,6 +183,7 @@ func (c *Config) validate() error {
 		{validLevel(c.LogLevel), "LOG_LEVEL", "debug, info, warn or error"},
 		{c.LogFormat == "text" || c.LogFormat == "json", "LOG_FORMAT", "text or json"},
 		{c.HTTPAddr == "" || validAddr(c.HTTPAddr), "HTTP_ADDR", "host:port such as 127.0.0.1:8080"},
+		{c.APIAddr == "" || validAddr(c.APIAddr), "API_ADDR", "host:port such as 127.0.0.1:8081"},
 	}
 	for _, ch := range checks {
 		if !ch.ok {
@@ -189,6 +194,11 @@ func (c *Config) validate() error {
 		if _, err := compileAll(pats); err != nil {
 			return fmt.Errorf("%s: expected comma-separated regular expressions: %w", name, err)
 		}
+	}
+	if tokens, err := api.ParseTokens(c.APITokens); err != nil {
+		return fmt.Errorf("API_TOKENS: expected comma-separated name:secret pairs: %w", err)
+	} else if c.APIAddr != "" && len(tokens) == 0 {
+		return errors.New("API_TOKENS: expected at least one name:secret pair with API_ADDR set")
 	}
 	if _, err := agents.ParseStrategy(c.Strategy); err != nil {
 		return fmt.Errorf("STRATEGY: expected react, planner or auto: %w", err)

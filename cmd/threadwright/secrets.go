@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/agents/mcp"
+	"github.com/threadwright/threadwright/api"
 	"github.com/threadwright/threadwright/internal/redact"
 )
 
@@ -18,6 +19,11 @@ func (c *Config) redactor(mcpCfg mcp.Config, profiles map[string]ModelProfile) *
 	secrets := []string{c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, urlPassword(c.DatabaseURL), urlPassword(c.SearxngURL)}
 	for _, p := range profiles {
 		secrets = append(secrets, p.APIKey)
+	}
+	if tokens, err := api.ParseTokens(c.APITokens); err == nil {
+		for _, t := range tokens {
+			secrets = append(secrets, t.Secret)
+		}
 	}
 	for _, s := range mcpCfg.Servers {
 		secrets = append(secrets, urlPassword(s.URL))

@@ -1,0 +1,131 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/knowledge"
+)
+
+// Source is a document of the knowledge base.
+type Source struct {
+	Source     string    `json:"source" doc:"The document's name, e.g. handbook/leave.md."`
+	Hash       string    `json:"hash" doc:"SHA-256 of the content, hex."`
+	Chunks     int       `json:"chunks"`
+	IngestedAt time.Time `json:"ingested_at"`
+}
+
+type sourcesOutput struct {
+	Body struct {
+		Sources []Source `json:"sources" doc:"Sorted by name."`
+	}
+}
+
+// maxDocument bounds an uploaded document, as threadwright ingest bounds a file.
+const maxDocument = 10 << 20
+
+type uploadInput struct {
+	Body struct {
+		Source  string `json:"source" minLength:"1" maxLength:"1000" doc:"The document's name; its extension says its format: .md, .markdown, .txt, .html or .htm. Uploading a name again replaces it."`
+		Content string `json:"content" minLength:"1" maxLength:"10485760" doc:"The document, UTF-8 text."`
+	}
+}
+
+type uploadOutput struct {
+	Body struct {
+		Source
+		Changed bool `json:"changed" doc:"False when the same content was stored already."`
+	}
+}
+
+type deleteSourceInput struct {
+	Source string `path:"source" doc:"The source's name, URL-encoded (a / is %2F)."`
+}
+
+func (s *Server) registerKnowledge() {
+	huma.Register(s.api, huma.Operation{
+		OperationID: "list-sources", Method: http.MethodGet, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
+		Summary: "List the knowledge base's documents", Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
+	}, func(ctx context.Context, _ *struct{}) (*sourcesOutput, error) {
+		kb, err := s.knowledge()
+		if err != nil {
+			return nil, err
+		}
+		infos, err := kb.Sources(ctx)
+		if err != nil {
+			return nil, s.storeError(err, "sources")
+		}
+		out := &sourcesOutput{}
+		out.Body.Sources = []Source{}
+		for _, i := range infos {
+			out.Body.Sources = append(out.Body.Sources, Source{Source: i.Source, Hash: i.Hash, Chunks: i.Chunks, IngestedAt: i.IngestedAt})
+		}
+		return out, nil
+	})
+	huma.Register(s.api, huma.Operation{
+		OperationID: "upload-source", Method: http.MethodPost, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
+		Summary: "Upload one document to the knowledge base", DefaultStatus: http.StatusCreated, MaxBodyBytes: 2*maxDocument + 4096,
+		Description: "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool.",
+		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *uploadInput) (*uploadOutput, error) {
+		kb, err := s.knowledge()
+		if err != nil {
+			return nil, err
+		}
+		name := in.Body.Source
+		if strings.HasPrefix(name, "/") || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
+			return nil, huma.Error422UnprocessableEntity("invalid source", &huma.ErrorDetail{Location: "body.source", Value: name,
+				Message: "a clean relative name such as handbook/leave.md"})
+		}
+		content := []byte(in.Body.Content)
+		chunks, err := knowledge.Chunks(name, content)
+		if err != nil {
+			return nil, huma.Error422UnprocessableEntity(err.Error())
+		}
+		sum := sha256.Sum256(content)
+		hash := hex.EncodeToString(sum[:])
+		changed, err := kb.ReplaceSource(ctx, name, hash, chunks)
+		if err != nil {
+			return nil, s.storeError(err, "source "+name)
+		}
+		s.log.Info("api: knowledge source uploaded", "token", actor(ctx).Name, "source", name, "chunks", len(chunks), "changed", changed)
+		out := &uploadOutput{}
+		out.Body.Source = Source{Source: name, Hash: hash, Chunks: len(chunks), IngestedAt: time.Now().UTC()}
+		out.Body.Changed = changed
+		return out, nil
+	})
+	huma.Register(s.api, huma.Operation{
+		OperationID: "delete-source", Method: http.MethodDelete, Path: "/v1/knowledge/sources/{source}", Tags: []string{"knowledge"},
+		Summary: "Delete a document from the knowledge base", DefaultStatus: http.StatusNoContent,
+		Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
+	}, func(ctx context.Context, in *deleteSourceInput) (*struct{}, error) {
+		kb, err := s.knowledge()
+		if err != nil {
+			return nil, err
+		}
+		if err := kb.DeleteSource(ctx, in.Source); err != nil {
+			if errors.Is(err, conversation.ErrNotFound) {
+				return nil, huma.Error404NotFound("no source " + in.Source)
+			}
+			return nil, s.storeError(err, "source "+in.Source)
+		}
+		s.log.Info("api: knowledge source deleted", "token", actor(ctx).Name, "source", in.Source)
+		return nil, nil
+	})
+}
+
+func (s *Server) knowledge() (conversation.Knowledge, error) {
+	if s.cfg.Knowledge == nil {
+		return nil, huma.Error404NotFound("this store has no knowledge base")
+	}
+	return s.cfg.Knowledge, nil
+}

@@ -1,0 +1,403 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// RunSummary is a workflow run as GET /v1/runs lists it.
+type RunSummary struct {
+	ID        string    `json:"id" doc:"The run's id: <team_id>-<channel_id>-<thread_ts>." example:"T0001-C0001-1700000000.000100"`
+	TeamID    string    `json:"team_id"`
+	ChannelID string    `json:"channel_id"`
+	ThreadTS  string    `json:"thread_ts" doc:"The ts of the thread's root message."`
+	Workflow  string    `json:"workflow"`
+	Status    string    `json:"status" enum:"running,completed,cancelled"`
+	StartedBy string    `json:"started_by" doc:"A Slack user id, or api:<token name> for a run started by the API."`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Run is a workflow run with its artifacts.
+type Run struct {
+	RunSummary
+	Permalink string            `json:"permalink,omitempty" doc:"The thread's link (chat.getPermalink)."`
+	Inputs    map[string]string `json:"inputs"`
+	Artifacts []Artifact        `json:"artifacts" doc:"In declared order."`
+}
+
+// Artifact is one artifact of a run.
+type Artifact struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Mode   string `json:"mode" enum:"choice,draft,auto"`
+	Status string `json:"status" enum:"pending,options_generated,option_selected,generated,approved,stale,running"`
+	// Revision is the artifact's Rev: what an action must name.
+	Revision     int          `json:"revision" doc:"Increases with every change; an action names the revision it acts on (409 when stale)."`
+	Text         string       `json:"text,omitempty" doc:"The artifact's text (Markdown)."`
+	Options      []Option     `json:"options,omitempty"`
+	Selected     string       `json:"selected,omitempty" doc:"The label of the option chosen."`
+	StaleBecause string       `json:"stale_because,omitempty" doc:"The artifact whose change made this one stale."`
+	Evaluations  []Evaluation `json:"evaluations,omitempty" doc:"The evaluation of the text against the artifact's criteria."`
+	History      []Revision   `json:"history,omitempty" doc:"The kept revisions, oldest first: who did what and when."`
+}
+
+// Option is an option proposed for a choice artifact.
+type Option struct {
+	Label string `json:"label"`
+	Title string `json:"title"`
+	Text  string `json:"text"`
+}
+
+// Evaluation is the verdict on one criterion.
+type Evaluation struct {
+	Criterion string `json:"criterion"`
+	Pass      bool   `json:"pass"`
+	Reason    string `json:"reason"`
+}
+
+// Revision is one kept revision of an artifact (the audit trail).
+type Revision struct {
+	Number int       `json:"number"`
+	Status string    `json:"status" doc:"The artifact's status after it, e.g. approved."`
+	By     string    `json:"by,omitempty" doc:"A Slack user id, or api:<token name>; empty for the bot on its own."`
+	Why    string    `json:"why"`
+	At     time.Time `json:"at"`
+}
+
+// runID returns the id of the run of key.
+func runID(k conversation.Key) string { return k.TeamID + "-" + k.ChannelID + "-" + k.ThreadTS }
+
+// parseRunID returns the key of run id. Errors: 404 for a malformed id.
+func parseRunID(id string) (conversation.Key, error) {
+	p := strings.SplitN(id, "-", 3)
+	if len(p) != 3 || p[0] == "" || p[1] == "" || p[2] == "" {
+		return conversation.Key{}, huma.Error404NotFound("no run " + id)
+	}
+	return conversation.Key{TeamID: p[0], ChannelID: p[1], ThreadTS: p[2]}, nil
+}
+
+// historyLimit bounds the revisions a run's artifacts show.
+const historyLimit = 500
+
+// loadRun loads run id: its key, checkpoint, run state and definition. Errors: 404.
+func (s *Server) loadRun(ctx context.Context, id string) (conversation.Key, *conversation.Checkpoint, *workflow.Definition, error) {
+	key, err := parseRunID(id)
+	if err != nil {
+		return key, nil, nil, err
+	}
+	cp, err := s.cfg.Store.Load(ctx, key, 0)
+	if err != nil {
+		return key, nil, nil, s.storeError(err, "run "+id)
+	}
+	ws := cp.Conversation.State.Workflow
+	if ws == nil {
+		return key, nil, nil, huma.Error404NotFound("no run " + id)
+	}
+	def, ok := s.cfg.Workflows.Get(ws.Name)
+	if !ok {
+		return key, nil, nil, huma.Error404NotFound(fmt.Sprintf("run %s: workflow %q is no longer configured", id, ws.Name))
+	}
+	return key, cp, def, nil
+}
+
+// run renders the run of cp, with its revisions.
+func (s *Server) run(ctx context.Context, key conversation.Key, cp *conversation.Checkpoint, def *workflow.Definition) (*Run, error) {
+	ws := cp.Conversation.State.Workflow
+	r := &Run{RunSummary: RunSummary{ID: runID(key), TeamID: key.TeamID, ChannelID: key.ChannelID, ThreadTS: key.ThreadTS,
+		Workflow: ws.Name, Status: string(ws.Status), StartedBy: ws.StartedBy, UpdatedAt: cp.Conversation.UpdatedAt},
+		Inputs: ws.Inputs, Artifacts: []Artifact{}}
+	if r.Inputs == nil {
+		r.Inputs = map[string]string{}
+	}
+	r.Permalink = s.permalink(ctx, key)
+	msgs, err := s.cfg.Store.Messages(ctx, key, 0, historyLimit, conversation.RoleRevision)
+	if err != nil {
+		return nil, s.storeError(err, "run "+r.ID)
+	}
+	history := map[string][]Revision{}
+	for _, m := range msgs {
+		var rev workflow.Revision
+		if json.Unmarshal(m.Meta, &rev) != nil || rev.Artifact == "" {
+			continue
+		}
+		history[rev.Artifact] = append(history[rev.Artifact], Revision{Number: rev.Number, Status: string(rev.Status), By: rev.By, Why: rev.Why, At: rev.At})
+	}
+	for _, a := range def.Artifacts {
+		st := ws.Artifacts[a.ID]
+		if st == nil {
+			st = &workflow.ArtifactState{Status: workflow.StatusPending}
+		}
+		mode := string(a.Mode)
+		if mode == "" {
+			mode = string(workflow.ModeDraft)
+		}
+		out := Artifact{ID: a.ID, Title: a.Title, Mode: mode, Status: string(st.Status), Revision: st.Rev, Text: st.Text,
+			Selected: st.Selected, StaleBecause: st.StaleBecause, History: history[a.ID]}
+		for _, o := range st.Options {
+			out.Options = append(out.Options, Option(o))
+		}
+		for _, e := range st.Eval {
+			out.Evaluations = append(out.Evaluations, Evaluation{Criterion: e.ID, Pass: e.Pass, Reason: e.Reason})
+		}
+		r.Artifacts = append(r.Artifacts, out)
+	}
+	return r, nil
+}
+
+// permalink returns the link to the thread of key, or "" (logged) when there is none.
+func (s *Server) permalink(ctx context.Context, key conversation.Key) string {
+	if s.cfg.Links == nil {
+		return ""
+	}
+	link, err := s.cfg.Links.Permalink(ctx, key, key.ThreadTS)
+	if err != nil {
+		s.log.Warn("api: no permalink", "thread", key.String(), "error", err)
+		return ""
+	}
+	return link
+}
+
+type runInput struct {
+	ID string `path:"id" doc:"The run's id (RunSummary.id)."`
+}
+
+type runOutput struct {
+	Body *Run
+}
+
+type listRunsInput struct {
+	Team    string `query:"team_id" doc:"The workspace (default: the bot's)."`
+	Channel string `query:"channel" doc:"Only the runs of this channel id."`
+	Status  string `query:"status" enum:"running,completed,cancelled" doc:"Only the runs in this status."`
+	Limit   int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
+}
+
+type listRunsOutput struct {
+	Body struct {
+		Runs []RunSummary `json:"runs" doc:"Most recently updated first."`
+	}
+}
+
+type startRunInput struct {
+	Body struct {
+		Workflow string            `json:"workflow" minLength:"1" doc:"The workflow's name (GET /v1/workflows)."`
+		Channel  string            `json:"channel" minLength:"1" doc:"The channel id to start it in; the bot posts the thread's root message there."`
+		TeamID   string            `json:"team_id,omitempty" doc:"The workspace (default: the bot's)."`
+		Inputs   map[string]string `json:"inputs,omitempty" doc:"Values of the workflow's inputs, by id; every required input must be given."`
+	}
+}
+
+type startRunOutput struct {
+	Status int
+	Body   struct {
+		InputID string `json:"input_id" doc:"The durable input that started it."`
+		Run     *Run   `json:"run,omitempty" doc:"The run, once its thread is posted (absent with 202: look it up later with GET /v1/runs?channel=)."`
+	}
+}
+
+type reportOutput struct {
+	Body struct {
+		Markdown string `json:"markdown" doc:"The report, rendered from the workflow's report template."`
+		Draft    bool   `json:"draft" doc:"True until the run is completed: artifacts not approved are marked."`
+	}
+}
+
+func (s *Server) registerRuns() {
+	huma.Register(s.api, huma.Operation{
+		OperationID: "list-runs", Method: http.MethodGet, Path: "/v1/runs", Tags: []string{"runs"},
+		Summary: "List workflow runs", Errors: []int{http.StatusUnauthorized, http.StatusUnprocessableEntity},
+	}, func(ctx context.Context, in *listRunsInput) (*listRunsOutput, error) {
+		team := in.Team
+		if team == "" {
+			team = s.cfg.TeamID
+		}
+		refs, err := s.cfg.Store.Runs(ctx, conversation.RunQuery{TeamID: team, ChannelID: in.Channel, Status: workflow.RunStatus(in.Status), Limit: in.Limit})
+		if err != nil {
+			return nil, s.storeError(err, "runs")
+		}
+		out := &listRunsOutput{}
+		out.Body.Runs = []RunSummary{}
+		for _, r := range refs {
+			out.Body.Runs = append(out.Body.Runs, RunSummary{ID: runID(r.Key), TeamID: r.Key.TeamID, ChannelID: r.Key.ChannelID, ThreadTS: r.Key.ThreadTS,
+				Workflow: r.Workflow, Status: string(r.Status), StartedBy: r.StartedBy, UpdatedAt: r.UpdatedAt})
+		}
+		return out, nil
+	})
+	huma.Register(s.api, huma.Operation{
+		OperationID: "get-run", Method: http.MethodGet, Path: "/v1/runs/{id}", Tags: []string{"runs"},
+		Summary: "Get a run: its state, artifacts, evaluations and revisions", Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
+	}, func(ctx context.Context, in *runInput) (*runOutput, error) {
+		key, cp, def, err := s.loadRun(ctx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		r, err := s.run(ctx, key, cp, def)
+		if err != nil {
+			return nil, err
+		}
+		return &runOutput{Body: r}, nil
+	})
+	huma.Register(s.api, huma.Operation{
+		OperationID: "start-run", Method: http.MethodPost, Path: "/v1/runs", Tags: []string{"runs"}, DefaultStatus: http.StatusCreated,
+		Summary:     "Start a workflow in a channel",
+		Description: "The bot posts the thread's root message and the run proceeds in Slack exactly as if started there, with the token as its starter. 201 once the thread is posted and the run saved; 202 when that takes longer than the server waits.",
+		Errors:      []int{http.StatusUnauthorized, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
+	}, s.startRun)
+	huma.Register(s.api, huma.Operation{
+		OperationID: "get-run-report", Method: http.MethodGet, Path: "/v1/runs/{id}/report", Tags: []string{"runs"},
+		Summary: "Get a run's report (Markdown)", Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
+	}, func(ctx context.Context, in *runInput) (*reportOutput, error) {
+		_, cp, def, err := s.loadRun(ctx, in.ID)
+		if err != nil {
+			return nil, err
+		}
+		ws := cp.Conversation.State.Workflow
+		texts, approved := map[string]string{}, map[string]bool{}
+		for id, st := range ws.Artifacts {
+			texts[id], approved[id] = st.Text, st.Status == workflow.StatusApproved
+		}
+		out := &reportOutput{}
+		out.Body.Draft = ws.Status != workflow.RunCompleted
+		md, err := def.RenderReport(workflow.ReportData{Workflow: def, Artifacts: texts, Approved: approved, Draft: out.Body.Draft, Inputs: ws.Inputs})
+		if err != nil {
+			s.log.Error("api: render report", "run", in.ID, "error", err)
+			return nil, huma.Error500InternalServerError("the report could not be rendered")
+		}
+		out.Body.Markdown = md
+		return out, nil
+	})
+}
+
+// startRun submits "/threadwright start <workflow>" in the channel as the token,
+// with the inputs, and waits for the thread and its run.
+func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutput, error) {
+	b := in.Body
+	def, ok := s.cfg.Workflows.Get(b.Workflow)
+	if !ok {
+		return nil, huma.Error422UnprocessableEntity("no workflow "+b.Workflow, &huma.ErrorDetail{
+			Location: "body.workflow", Value: b.Workflow, Message: "one of: " + strings.Join(s.cfg.Workflows.Names(), ", ")})
+	}
+	var problems []error
+	ids := make([]string, 0, len(b.Inputs))
+	for id := range b.Inputs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if _, ok := def.Input(id); !ok {
+			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: id, Message: "the workflow has no such input"})
+		} else if strings.ContainsRune(b.Inputs[id], 0) {
+			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Message: "contains a NUL character"})
+		}
+	}
+	for _, m := range def.MissingInputs(mergeInputs(def.FillInputs(""), b.Inputs)) {
+		problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + m.ID, Message: "required: " + m.Name()})
+	}
+	if len(problems) > 0 {
+		return nil, huma.Error422UnprocessableEntity("invalid inputs for workflow "+def.Name, problems...)
+	}
+	team := b.TeamID
+	if team == "" {
+		team = s.cfg.TeamID
+	}
+	tok := actor(ctx)
+	inputID := newInputID()
+	cmd := conversation.Input{ID: inputID, Key: conversation.Key{TeamID: team, ChannelID: b.Channel}, Kind: conversation.KindCommand,
+		Command: &conversation.CommandInput{Source: conversation.SourceAPI, UserID: tok.Actor(), Line: "start " + def.Name, Inputs: b.Inputs}}
+	if err := s.submit(ctx, cmd); err != nil {
+		return nil, err
+	}
+	s.log.Info("api: run requested", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID)
+	out := &startRunOutput{Status: http.StatusAccepted}
+	out.Body.InputID = inputID
+	var run *Run
+	err := s.poll(ctx, func(ctx context.Context) (bool, error) {
+		keys, err := s.cfg.Store.Forwarded(ctx, inputID)
+		if err != nil || len(keys) == 0 {
+			return false, err
+		}
+		key := keys[0]
+		cp, err := s.cfg.Store.Load(ctx, key, 0)
+		switch {
+		case errors.Is(err, conversation.ErrNotFound):
+			return false, nil // its first turn has not saved yet
+		case err != nil:
+			return false, err
+		case cp.Conversation.State.Workflow == nil:
+			return false, nil
+		}
+		run, err = s.run(ctx, key, cp, def)
+		return err == nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if run != nil {
+		out.Status, out.Body.Run = http.StatusCreated, run
+	}
+	return out, nil
+}
+
+func mergeInputs(a, b map[string]string) map[string]string {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+// newInputID returns the id of an input of the API: "api:" and 16 random hex digits.
+func newInputID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "api:" + hex.EncodeToString(b[:])
+}
+
+// submit submits in. Errors: 503 when it could not be kept (the store is down, the
+// service shuts down); 429 when a limit refused it.
+func (s *Server) submit(ctx context.Context, in conversation.Input) error {
+	accepted, err := s.cfg.Submitter.Submit(ctx, in)
+	switch {
+	case err != nil:
+		s.log.Warn("api: input not kept", "input_id", in.ID, "error", err)
+		return huma.Error503ServiceUnavailable("the request could not be stored; try again")
+	case !accepted:
+		return huma.Error429TooManyRequests("refused by the flood limits; try again later")
+	}
+	return nil
+}
+
+// poll calls done every 100 ms until it reports true, fails, or Config.Wait (or
+// ctx) ends; the end of the wait is not an error.
+func (s *Server) poll(ctx context.Context, done func(ctx context.Context) (bool, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Wait)
+	defer cancel()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		ok, err := done(ctx)
+		switch {
+		case ok:
+			return nil
+		case err != nil && ctx.Err() == nil:
+			return s.storeError(err, "input")
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
