@@ -88,6 +88,8 @@ type Config struct {
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz and /readyz; empty disables"`
+
+	TraceConfig // tracing.go
 }
 
 // LoadConfig reads spec (a *Config or *StoreConfig) from the process environment and
@@ -179,6 +181,7 @@ func (c *Config) validate() error {
 		{validLevel(c.LogLevel), "LOG_LEVEL", "debug, info, warn or error"},
 		{c.LogFormat == "text" || c.LogFormat == "json", "LOG_FORMAT", "text or json"},
 		{c.HTTPAddr == "" || validAddr(c.HTTPAddr), "HTTP_ADDR", "host:port such as 127.0.0.1:8080"},
+		{validContentSetting(c.TraceContent), "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true, false, SPAN_ONLY or NO_CONTENT"},
 	}
 	for _, ch := range checks {
 		if !ch.ok {
