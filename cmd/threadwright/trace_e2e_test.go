@@ -102,6 +102,23 @@ func (tr spanTree) under(s tracetest.SpanStub, anc trace.SpanID) bool {
 	return false
 }
 
+// String draws the tree, one span a line, children indented under their parent.
+func (tr spanTree) String() string {
+	var b strings.Builder
+	var walk func(id trace.SpanID, depth int)
+	walk = func(id trace.SpanID, depth int) {
+		for _, s := range tr.spans {
+			if s.Parent.SpanID() == id && s.SpanContext.SpanID() != id {
+				b.WriteString(strings.Repeat("  ", depth) + s.Name + "\n")
+				walk(s.SpanContext.SpanID(), depth+1)
+			}
+		}
+	}
+	b.WriteString(tr.root.Name + "\n")
+	walk(tr.root.SpanContext.SpanID(), 1)
+	return b.String()
+}
+
 func attr(s tracetest.SpanStub, key string) (attribute.Value, bool) {
 	for _, a := range s.Attributes {
 		if string(a.Key) == key {
@@ -201,6 +218,11 @@ func tracedTurn(t *testing.T, env map[string]string) (spanTree, string) {
 // attributes, the Slack Web API calls and the store writes; no text a person wrote.
 func TestE2ETraceOfATurn(t *testing.T) {
 	tr, logs := tracedTurn(t, nil)
+	defer func() {
+		if t.Failed() || testing.Verbose() {
+			t.Logf("the turn's trace:\n%s", tr)
+		}
+	}()
 
 	root := tr.root
 	tr.wantAttr(root, "threadwright.input.kind", "user_message")
@@ -347,9 +369,9 @@ func TestE2ETraceRecordsContentWhenAskedTo(t *testing.T) {
 	}
 }
 
-// TestE2ETracingOffWithoutEndpoint: with no OTLP endpoint the program installs no
+// TestE2ETraceOffWithoutEndpoint: with no OTLP endpoint the program installs no
 // tracer provider, its spans record nothing and its log lines carry no trace id.
-func TestE2ETracingOffWithoutEndpoint(t *testing.T) {
+func TestE2ETraceOffWithoutEndpoint(t *testing.T) {
 	before := otel.GetTracerProvider()
 	h := newHarness(t, emulator.Config{})
 	h.env["OTEL_EXPORTER_OTLP_ENDPOINT"] = ""
