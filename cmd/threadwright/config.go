@@ -181,8 +181,8 @@ func (c *Config) validate() error {
 		{validLevel(c.LogLevel), "LOG_LEVEL", "debug, info, warn or error"},
 		{c.LogFormat == "text" || c.LogFormat == "json", "LOG_FORMAT", "text or json"},
 		{c.HTTPAddr == "" || validAddr(c.HTTPAddr), "HTTP_ADDR", "host:port such as 127.0.0.1:8080"},
-		{validContentSetting(c.TraceContent), "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true, false, SPAN_ONLY or NO_CONTENT"},
 	}
+	checks = append(checks, c.TraceConfig.checks()...) // tracing.go
 	for _, ch := range checks {
 		if !ch.ok {
 			return fmt.Errorf("%s: expected %s", ch.name, ch.want)

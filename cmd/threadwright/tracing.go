@@ -20,6 +20,23 @@ type TraceConfig struct {
 	TraceContent       string `envconfig:"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" default:"false" desc:"true (or SPAN_ONLY) records prompts, completions, tool arguments and results and error texts on spans, scrubbed of the configured secrets; false (or NO_CONTENT) never does"`
 }
 
+// checks are the validity checks of c, as Config.validate makes them.
+func (c TraceConfig) checks() []struct {
+	ok   bool
+	name string
+	want string
+} {
+	return []struct {
+		ok   bool
+		name string
+		want string
+	}{
+		{c.OTLPEndpoint == "" || isHTTPURL(c.OTLPEndpoint), "OTEL_EXPORTER_OTLP_ENDPOINT", "an http(s) URL of an OTLP/HTTP collector such as http://otel-collector:4318"},
+		{c.OTLPTracesEndpoint == "" || isHTTPURL(c.OTLPTracesEndpoint), "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "an http(s) URL such as http://otel-collector:4318/v1/traces"},
+		{validContentSetting(c.TraceContent), "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true, false, SPAN_ONLY or NO_CONTENT"},
+	}
+}
+
 // validContentSetting reports whether v is a value of
 // OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT.
 func validContentSetting(v string) bool {

@@ -1,6 +1,6 @@
 // Package tracing sets up OpenTelemetry tracing for threadwright and holds the small
 // helpers the instrumented packages share (README, "Traces"; docs/architecture.md,
-// "Observability").
+// "Traces").
 //
 // Setup installs a TracerProvider that exports spans over OTLP/HTTP when the standard
 // OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set, and
