@@ -37,7 +37,7 @@ func startChat(ctx context.Context, req openai.ChatCompletionRequest) (context.C
 	}
 	span.SetAttributes(semconv.GenAIOperationNameChat, semconv.GenAIProviderNameOpenAI, genAISystemKey.String("openai"),
 		semconv.GenAIRequestModel(req.Model))
-	if n := req.MaxCompletionTokens + req.MaxTokens; n > 0 {
+	if n := req.MaxCompletionTokens; n > 0 {
 		span.SetAttributes(semconv.GenAIRequestMaxTokens(n))
 	}
 	if req.Temperature != 0 {

@@ -157,7 +157,7 @@ func (tr spanTree) texts() []string {
 	var out []string
 	add := func(kvs []attribute.KeyValue) {
 		for _, a := range kvs {
-			out = append(out, a.Value.Emit())
+			out = append(out, a.Value.String())
 		}
 	}
 	for _, s := range tr.spans {
