@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace/noop"
@@ -173,6 +174,10 @@ func TestLogHandler(t *testing.T) {
 func TestSlackClient(t *testing.T) {
 	exp := useSpans(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "chat.update") {
+			_, _ = io.WriteString(w, `{"ok":false,"error":"message_not_found"}`)
+			return
+		}
 		_, _ = io.WriteString(w, `{"ok":true}`)
 	}))
 	defer srv.Close()
@@ -190,14 +195,21 @@ func TestSlackClient(t *testing.T) {
 	call(context.Background(), "apps.connections.open") // outside a trace: untraced
 	ctx, turn := tracing.Start(context.Background(), "turn")
 	call(ctx, "chat.postMessage")
+	call(ctx, "chat.update")
 	turn.End()
 
 	spans := exp.GetSpans()
-	if len(spans) != 2 {
-		t.Fatalf("%d spans, want the turn and one Slack call", len(spans))
+	if len(spans) != 3 {
+		t.Fatalf("%d spans, want the turn and two Slack calls", len(spans))
+	}
+	if s := spans[1]; s.Name != "slack chat.update" || s.Status.Code != codes.Error || s.Status.Description != "message_not_found" {
+		t.Errorf("span %q status %v, want an error message_not_found", s.Name, s.Status)
+	}
+	if s := spans[0]; s.Status.Code == codes.Error {
+		t.Errorf("span %q failed: %v", s.Name, s.Status)
 	}
 	s := spans[0]
-	if s.Name != "slack chat.postMessage" || s.Parent.SpanID() != spans[1].SpanContext.SpanID() {
+	if s.Name != "slack chat.postMessage" || s.Parent.SpanID() != spans[2].SpanContext.SpanID() {
 		t.Errorf("span %q, parent %v", s.Name, s.Parent.SpanID())
 	}
 	var method bool
