@@ -3,8 +3,8 @@ package tracing
 import (
 	"io"
 	"net/http"
-	"regexp"
 	"path"
+	"regexp"
 	"strings"
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
