@@ -390,3 +390,51 @@ func TestE2ETraceOffWithoutEndpoint(t *testing.T) {
 		t.Error("log lines carry a trace id with tracing off")
 	}
 }
+
+// TestE2ETraceOfAStreamedTurn: with STREAM_ANSWERS on, the answer streams into Slack
+// as the model writes it; the trace has the same chat completion and tool spans, and
+// the Slack streaming calls (chat.startStream, chat.appendStream, chat.stopStream)
+// inside the turn.
+func TestE2ETraceOfAStreamedTurn(t *testing.T) {
+	exp := recordSpans(t)
+	h := newHarness(t, emulator.Config{})
+	h.env["STREAM_ANSWERS"] = "true"
+	h.tools = func(r *agents.Registry) error {
+		return r.Register(agents.ToolSpec{Name: "weather", Description: "Reports the weather", Category: "Test",
+			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+			agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) { return "sunny", nil }))
+	}
+	h.start()
+	h.ai.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "weather", Arguments: `{}`}}},
+		openaitest.Response{Text: "It is sunny all afternoon, with a light breeze."},
+	)
+	ts := h.post(general, alice, "<@U0BOT> weather this afternoon?", "")
+	h.streamedTurn(t, ts, "It is sunny all afternoon")
+	tr := turnTrace(t, exp, "turn user_message")
+	defer func() {
+		if t.Failed() || testing.Verbose() {
+			t.Logf("the turn's trace:\n%s", tr)
+		}
+	}()
+	chats := tr.named("chat gpt-test")
+	if len(chats) != 2 {
+		t.Fatalf("%d chat spans, want 2", len(chats))
+	}
+	slices.SortFunc(chats, func(a, b tracetest.SpanStub) int { return a.StartTime.Compare(b.StartTime) })
+	tr.wantAttr(chats[1], "gen_ai.response.finish_reasons", []string{"stop"})
+	if len(tr.named("execute_tool weather")) != 1 {
+		t.Error("no execute_tool span")
+	}
+	for _, method := range []string{"chat.startStream", "chat.appendStream", "chat.stopStream"} {
+		spans := tr.named("slack " + method)
+		if len(spans) == 0 {
+			t.Errorf("no %s span", method)
+			continue
+		}
+		if !tr.under(spans[0], tr.root.SpanContext.SpanID()) {
+			t.Errorf("%s is outside the turn", method)
+		}
+	}
+	tr.wantAttr(tr.root, "threadwright.turn.outcome", "answered")
+}
