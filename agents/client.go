@@ -256,6 +256,14 @@ func (c Completion) Message() openai.ChatCompletionMessage {
 // deltas of every attempt as they arrive (not refusals nor tool-call arguments), and
 // Reset before each retry.
 func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest) (Completion, error) {
+	ctx, span := startChat(ctx, req) // trace.go: one span per call, retries included
+	comp, err := c.complete(ctx, req)
+	endChat(span, comp, err)
+	return comp, err
+}
+
+// complete is Complete without its span.
+func (c *Client) complete(ctx context.Context, req openai.ChatCompletionRequest) (Completion, error) {
 	req.Stream = true
 	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 

@@ -411,7 +411,9 @@ func (t toolRunner) runAll(ctx context.Context, log *slog.Logger, calls []openai
 func (t toolRunner) run(ctx context.Context, log *slog.Logger, tc openai.ToolCall) conversation.ToolCall {
 	rec := conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}
 	start := time.Now()
+	ctx, span := startTool(ctx, tc) // trace.go
 	out, err := t.invoke(ctx, log, tc)
+	endTool(ctx, span, out, err)
 	rec.Duration = time.Since(start)
 	if err != nil {
 		rec.Failed = true

@@ -187,6 +187,7 @@ func NewService(cfg Config) (*Service, error) {
 	case cfg.Workflows != nil && cfg.Agent == nil:
 		return nil, errors.New("conversation: Config.Agent is required with Workflows")
 	}
+	traceConfig(&cfg) // trace.go
 	if cfg.Workflows == nil {
 		cfg.Workflows = noWorkflows{}
 	}
@@ -520,12 +521,14 @@ func (s *Service) runInput(t *thread, in Input) error {
 	defer stop(nil)
 	ctx, cancel := context.WithTimeout(stoppable, s.cfg.TurnTimeout)
 	defer cancel()
+	ctx, log, span := startTurn(ctx, in, log) // trace.go
 	s.startRun(t, in, stop)
 	defer s.endRun(t)
 	r := &run{in: in, lease: s.leaseOf(t), log: log, th: t}
 	r.out = s.newOutbox(ctx, r)
 	start := s.cfg.Now()
 	err := s.turn(ctx, r)
+	span.end(ctx, err, s.ctx.Err() != nil)
 	switch {
 	case err == nil:
 		log.Info("turn finished", "duration", s.cfg.Now().Sub(start), "attempt", in.Attempts)

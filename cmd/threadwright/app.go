@@ -21,6 +21,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/httpclient"
 	"github.com/threadwright/threadwright/internal/redact"
+	"github.com/threadwright/threadwright/internal/tracing"
 	"github.com/threadwright/threadwright/prompts"
 	"github.com/threadwright/threadwright/store"
 )
@@ -105,7 +106,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if log == nil {
 		log = newLogger(m.Stderr, c.LogLevel, c.LogFormat)
 	}
-	log = slog.New(redact.NewHandler(log.Handler(), redactor))
+	log = slog.New(tracing.NewLogHandler(redact.NewHandler(log.Handler(), redactor))) // trace ids: README, "Traces"
+	stopTracing, err := startTracing(ctx, c.TraceConfig, redactor, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing() // last: after the turns have ended
 	if m.SetDefault {
 		slog.SetDefault(log)
 	}
@@ -187,7 +193,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 
 	api := slack.New(c.SlackBotToken,
 		// Before OptionRetryConfig, which wraps the client set so far.
-		slack.OptionHTTPClient(httpclient.NewSlack()),
+		slack.OptionHTTPClient(tracing.SlackClient(httpclient.NewSlack())),
 		slack.OptionAppLevelToken(c.SlackAppToken),
 		slack.OptionAPIURL(c.SlackAPIURL),
 		slack.OptionRetryConfig(slack.RetryConfig{

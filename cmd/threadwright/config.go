@@ -92,6 +92,7 @@ type Config struct {
 
 	APIAddr   string `envconfig:"API_ADDR" desc:"address of the HTTP API (README, \"HTTP API\"), such as 127.0.0.1:8081; empty disables it"`
 	APITokens string `envconfig:"API_TOKENS" desc:"the HTTP API's bearer tokens: comma-separated name:secret pairs (secret: 16 characters or more); the name is the actor of the token's writes, api:<name>; required with API_ADDR"`
+	TraceConfig // tracing.go
 }
 
 // LoadConfig reads spec (a *Config or *StoreConfig) from the process environment and
@@ -185,6 +186,7 @@ func (c *Config) validate() error {
 		{c.HTTPAddr == "" || validAddr(c.HTTPAddr), "HTTP_ADDR", "host:port such as 127.0.0.1:8080"},
 		{c.APIAddr == "" || validAddr(c.APIAddr), "API_ADDR", "host:port such as 127.0.0.1:8081"},
 	}
+	checks = append(checks, c.TraceConfig.checks()...) // tracing.go
 	for _, ch := range checks {
 		if !ch.ok {
 			return fmt.Errorf("%s: expected %s", ch.name, ch.want)

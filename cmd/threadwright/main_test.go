@@ -75,6 +75,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"BadAPIURL", map[string]string{"SLACK_API_URL": "slack.com/api"}, "SLACK_API_URL: expected an http(s) URL ending in /"},
 		{"BadAddr", map[string]string{"HTTP_ADDR": "8080"}, "HTTP_ADDR: expected host:port"},
 		{"BadPattern", map[string]string{"SCOPE_DENY": "(unclosed"}, "SCOPE_DENY: expected comma-separated regular expressions"},
+		{"BadTraceEndpoint", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, "OTEL_EXPORTER_OTLP_ENDPOINT: expected an http(s) URL"},
+		{"BadTraceContent", map[string]string{"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "maybe"}, "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: expected true, false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
