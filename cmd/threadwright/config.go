@@ -87,7 +87,7 @@ type Config struct {
 
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
-	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz and /readyz; empty disables"`
+	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz, /readyz and /metrics; empty disables"`
 }
 
 // LoadConfig reads spec (a *Config or *StoreConfig) from the process environment and
