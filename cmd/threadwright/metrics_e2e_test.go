@@ -178,3 +178,75 @@ func TestE2EMetricsOfAFailedTurn(t *testing.T) {
 		t.Error("a failed turn counted as answered")
 	}
 }
+
+// TestE2EMetricsOfAStoppedTurn stops a turn with its Stop button: it is counted as
+// stopped, and its slow tool's call as canceled.
+func TestE2EMetricsOfAStoppedTurn(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.tools = registerSlowReport
+	h.start()
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if len(r.ToolResults()) == 0 {
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "slow_report", Arguments: "{}"}}}
+		}
+		return openaitest.Response{Text: "done"}
+	})
+	ts := h.post(general, alice, "<@U0BOT> build the quarterly report", "")
+	progress := h.replies(general, ts, 1)[0]
+	if _, err := h.emu.ClickButtonByLabel(general, progress.TS, alice, "Stop"); err != nil {
+		t.Fatal(err)
+	}
+	h.replies(general, ts, 2)
+	h.idle()
+	f := h.scrape()
+	if v, _ := f.value("threadwright_turns_total", "kind", "user_message", "outcome", "stopped"); v != 1 {
+		t.Errorf("stopped turns = %v, want 1", v)
+	}
+	if v, _ := f.value("threadwright_slack_envelopes_acked_total", "type", "interactive"); v != 1 {
+		t.Errorf("acked interactive envelopes = %v, want 1 (the Stop click)", v)
+	}
+	if v, _ := f.value("threadwright_tool_calls_total", "tool", "slow_report", "outcome", "canceled"); v != 1 {
+		t.Errorf("canceled slow_report calls = %v, want 1", v)
+	}
+}
+
+// TestE2EMetricsOfAPipeline runs the blog workflow's pipeline, one of whose research
+// items fails twice before it succeeds and another every time, and approves the
+// article: the items and the workflow's transitions are counted.
+func TestE2EMetricsOfAPipeline(t *testing.T) {
+	h := newBlogHarness(t)
+	h.blog.fail["Section 2"] = 2
+	h.blog.fail["Section 3"] = 9
+	h.start()
+	thread := h.toPipeline()
+	h.waitFor("the article for review", func() bool {
+		return strings.Contains(h.transcript(thread), "Meta description: How small teams")
+	})
+	h.click(thread, alice, "Approve", "")
+	h.file("blog.md")
+	h.idle()
+	f := h.scrape()
+	for _, w := range []struct {
+		labels []string
+		want   float64
+	}{
+		{[]string{"workflow", "blog", "outcome", "failed"}, 1},  // Section 3's research
+		{[]string{"workflow", "blog", "outcome", "retried"}, 4}, // Section 2's and 3's, twice each
+		{[]string{"workflow", "blog", "outcome", "done"}, 7},    // 3 research items, 4 sections
+	} {
+		if v, _ := f.value("threadwright_pipeline_items_total", w.labels...); v != w.want {
+			t.Errorf("threadwright_pipeline_items_total%v = %v, want %v", w.labels, v, w.want)
+		}
+	}
+	for event, want := range map[string]float64{"started": 1, "completed": 1} {
+		if v, _ := f.value("threadwright_workflow_transitions_total", "workflow", "blog", "event", event); v != want {
+			t.Errorf("workflow transitions %s = %v, want %v", event, v, want)
+		}
+	}
+	if v, _ := f.value("threadwright_workflow_transitions_total", "workflow", "blog", "event", "approved"); v < 1 {
+		t.Errorf("no artifact approved: %v", v)
+	}
+	if v, _ := f.value("threadwright_turns_total", "kind", "pipeline", "outcome", "answered"); v < 1 {
+		t.Errorf("pipeline turns answered = %v", v)
+	}
+}
