@@ -27,7 +27,7 @@ import (
 )
 
 // Main is the threadwright program: Run wires the store, the model client and tools,
-// the conversation service and the Slack bot, serves /healthz and /readyz, and shuts
+// the conversation service and the Slack bot, serves /healthz, /readyz and /metrics, and shuts
 // everything down gracefully when its context ends. End-to-end tests run it in-process.
 type Main struct {
 	// Config is the configuration (see LoadConfig).
