@@ -250,3 +250,22 @@ func TestE2EMetricsOfAPipeline(t *testing.T) {
 		t.Errorf("pipeline turns answered = %v", v)
 	}
 }
+
+// TestE2EMetricsOfAReconnect has Slack ask for a new Socket Mode connection: the
+// reconnect is counted once the bot is connected again.
+func TestE2EMetricsOfAReconnect(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	if v, ok := h.scrape().value("threadwright_slack_socket_reconnects_total"); !ok || v != 0 {
+		t.Fatalf("reconnects before any = %v, %v", v, ok)
+	}
+	h.emu.Disconnect("")
+	h.waitFor("the reconnect to be counted", func() bool {
+		v, _ := h.scrape().value("threadwright_slack_socket_reconnects_total")
+		return v == 1
+	})
+	h.waitFor("the bot to be ready again", func() bool { return h.main.Ready(context.Background()) })
+	if v, _ := h.scrape().value("threadwright_slack_api_requests_total", "method", "apps.connections.open", "outcome", "ok"); v < 2 {
+		t.Errorf("apps.connections.open calls = %v, want 2", v)
+	}
+}
