@@ -108,6 +108,8 @@ type ClientConfig struct {
 	// Logger receives a warning per retry and when the bound is lowered, and an info
 	// line when it is back to MaxConcurrent; default slog.Default().
 	Logger *slog.Logger
+	// Metrics, when set, is told of every call (see ModelMetrics).
+	Metrics ModelMetrics
 }
 
 // LogValue implements slog.LogValuer and leaves the API key out.
@@ -151,6 +153,7 @@ type Client struct {
 	maxBackoff     time.Duration
 	limiter        *limiter
 	logger         *slog.Logger
+	metrics        ModelMetrics
 }
 
 // NewClient returns a Client for cfg, filling in defaults.
@@ -162,6 +165,7 @@ func NewClient(cfg ClientConfig) *Client {
 		initialBackoff: orDefault(cfg.InitialBackoff, DefaultInitialBackoff),
 		maxBackoff:     orDefault(cfg.MaxBackoff, DefaultMaxBackoff),
 		logger:         orLogger(cfg.Logger),
+		metrics:        cfg.Metrics,
 	}
 	c.maxRetries = max(c.maxRetries, -1)
 	c.limiter = newLimiter(max(orDefault(cfg.MaxConcurrent, DefaultMaxConcurrent), 1), c.maxElapsed, c.logger)
@@ -233,36 +237,16 @@ func (c Completion) Message() openai.ChatCompletionMessage {
 	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: c.Content, ToolCalls: c.ToolCalls}
 }
 
-// Complete runs req as a streamed chat completion (stream: true, with
-// stream_options.include_usage) and returns the reassembled result.
-//
-// Each attempt first takes a slot under the Client's limit (ClientConfig.MaxConcurrent),
-// waiting while the limit is reached or an HTTP 429's Retry-After lasts. Complete
-// retries HTTP 5xx, attempt timeouts, connection errors and errors inside the stream
-// with exponential backoff and jitter (a Retry-After is a lower bound on the wait), up
-// to ClientConfig.MaxRetries times; it retries HTTP 429 once the Retry-After (OpenAI's
-// retry-after-ms first) has passed, or after the backoff without one, without
-// counting it as a retry; all within the retry budget ClientConfig.MaxElapsed. It never
-// retries other 4xx errors, nor after ctx is done.
-//
-// Errors: ctx's error when ctx ends, also while waiting for a slot; ErrEmptyResponse
-// (with the Completion and its usage) when the model returned nothing usable;
-// otherwise the last attempt's error, wrapped: errors.As finds *openai.APIError
-// (HTTPStatusCode, Message) for an HTTP error, and errors.Is finds ErrTimeout for a
-// timeout. A cut-off answer (finish_reason "length") is not an error: see
-// Completion.Truncated.
-//
-// When ctx carries a conversation.TextSink (WithTextSink), it is given the content
-// deltas of every attempt as they arrive (not refusals nor tool-call arguments), and
-// Reset before each retry.
-func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest) (Completion, error) {
-	ctx, span := startChat(ctx, req) // trace.go: one span per call, retries included
+// traced is complete inside its span (trace.go: one span per call, retries
+// included); Complete (client_metrics.go) adds the metrics.
+func (c *Client) traced(ctx context.Context, req openai.ChatCompletionRequest) (Completion, error) {
+	ctx, span := startChat(ctx, req)
 	comp, err := c.complete(ctx, req)
 	endChat(span, comp, err)
 	return comp, err
 }
 
-// complete is Complete without its span.
+// complete is Complete without its span and metrics.
 func (c *Client) complete(ctx context.Context, req openai.ChatCompletionRequest) (Completion, error) {
 	req.Stream = true
 	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}

@@ -59,6 +59,8 @@ type Config struct {
 	// the envelope from the socket (default DefaultAckBudget). Time an envelope waited
 	// in slack-go's buffer before that is not counted.
 	AckBudget time.Duration
+	// Metrics, when set, is told of envelopes and reconnections.
+	Metrics Metrics
 }
 
 // Bot receives Slack events and interactions in Socket Mode and hands the ones meant
@@ -186,6 +188,7 @@ func (b *Bot) handle(ctx context.Context, evt socketmode.Event) error {
 // ack: the trigger_id expires 3 s after the click), are acked at once.
 func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 	received := time.Now()
+	b.metrics().EnvelopeReceived(string(evt.Type))
 	req := evt.Request
 	if req.RetryAttempt > 0 {
 		b.log.Debug("redelivered envelope", "envelope_id", req.EnvelopeID, "retry_attempt", req.RetryAttempt, "retry_reason", req.RetryReason)
@@ -194,7 +197,9 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 	if viewErrors != nil {
 		// A modal's submission with fields to correct: the ack keeps the modal open
 		// with the messages under them (response_action "errors").
-		b.ackWith(ctx, req.EnvelopeID, map[string]any{"response_action": "errors", "errors": viewErrors})
+		if b.ackWith(ctx, req.EnvelopeID, map[string]any{"response_action": "errors", "errors": viewErrors}) {
+			b.metrics().EnvelopeAcked(string(evt.Type), time.Since(received))
+		}
 		return
 	}
 	if fb != nil {
@@ -204,7 +209,7 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 		cancel()
 	}
 	if in == nil {
-		b.ack(ctx, req.EnvelopeID)
+		b.ackEnvelope(ctx, evt.Type, req.EnvelopeID, received)
 		if modal != nil {
 			b.openModal(*modal, req.RetryAttempt > 0)
 		}
@@ -219,7 +224,7 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 	closing := errors.Is(err, conversation.ErrClosed) || ctx.Err() != nil
 	switch {
 	case err == nil:
-		b.ack(ctx, req.EnvelopeID)
+		b.ackEnvelope(ctx, evt.Type, req.EnvelopeID, received)
 		if !accepted {
 			log.Debug("input not for the bot or already seen")
 		}
@@ -230,7 +235,7 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 	default:
 		// Slack never delivers an interaction again, and shows the person an error
 		// when it is not acked: ack it and say what happened.
-		b.ack(ctx, req.EnvelopeID)
+		b.ackEnvelope(ctx, evt.Type, req.EnvelopeID, received)
 		text := submitFailedText
 		if closing {
 			text = closingText
@@ -325,6 +330,7 @@ func (b *Bot) connection(evt socketmode.Event) {
 		if !b.downSince.IsZero() {
 			down := time.Since(b.downSince)
 			b.log.Warn(fmt.Sprintf("reconnected to Slack after %s", roundDuration(down)), "down_for", down)
+			b.metrics().SocketReconnected()
 			b.downSince = time.Time{}
 		}
 	}
@@ -427,19 +433,22 @@ func (b *Bot) notify(channel, threadTS, userID, text string) {
 // connection is up): an ack that cannot be sent by Slack's deadline is worth nothing.
 const ackWait = 3 * time.Second
 
-// ack queues the envelope's ack for slack-go's writer.
-func (b *Bot) ack(ctx context.Context, envelopeID string) {
-	b.ackWith(ctx, envelopeID, nil)
+// ack queues the envelope's ack for slack-go's writer, and reports whether it did.
+func (b *Bot) ack(ctx context.Context, envelopeID string) bool {
+	return b.ackWith(ctx, envelopeID, nil)
 }
 
 // ackWith queues the envelope's ack with payload (nil for none): for a
-// view_submission, what Slack does with the modal (response_action).
-func (b *Bot) ackWith(ctx context.Context, envelopeID string, payload any) {
+// view_submission, what Slack does with the modal (response_action). It reports
+// whether the ack was sent.
+func (b *Bot) ackWith(ctx context.Context, envelopeID string, payload any) bool {
 	ctx, cancel := context.WithTimeout(ctx, ackWait)
 	defer cancel()
 	if err := b.socket.AckCtx(ctx, envelopeID, payload); err != nil {
 		b.log.Warn("ack not sent", "envelope_id", envelopeID, "error", err)
+		return false
 	}
+	return true
 }
 
 // refusedPlace returns where the person whose interaction was refused is told: the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -323,7 +324,7 @@ func TestInteractions(t *testing.T) {
 		in := h.next(t)
 		h.waitAcked(t, id)
 		if in.Kind != conversation.KindCommand || in.Key != (conversation.Key{TeamID: "T0TEAM", ChannelID: "C0GENERAL"}) ||
-			*in.Command != (conversation.CommandInput{Source: conversation.SourceSlash, UserID: "U0ALICE", Line: "restart budget", TriggerID: strings.TrimPrefix(in.ID, "int:T0TEAM:")}) ||
+			!reflect.DeepEqual(*in.Command, conversation.CommandInput{Source: conversation.SourceSlash, UserID: "U0ALICE", Line: "restart budget", TriggerID: strings.TrimPrefix(in.ID, "int:T0TEAM:")}) ||
 			!strings.HasPrefix(in.ID, "int:T0TEAM:") {
 			t.Errorf("input %+v %+v", in, in.Command)
 		}
@@ -338,7 +339,7 @@ func TestInteractions(t *testing.T) {
 		}
 		in := h.next(t)
 		if in.Kind != conversation.KindCommand || in.Key != key ||
-			*in.Command != (conversation.CommandInput{Source: conversation.SourceShortcut, UserID: "U0BOB", MessageTS: ts}) {
+			!reflect.DeepEqual(*in.Command, conversation.CommandInput{Source: conversation.SourceShortcut, UserID: "U0BOB", MessageTS: ts}) {
 			t.Errorf("input %+v %+v", in, in.Command)
 		}
 	})

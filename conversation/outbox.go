@@ -26,6 +26,7 @@ type run struct {
 	log   *slog.Logger
 	th    *thread
 	out   *outbox
+	end   turnEnd // for Metrics
 }
 
 // outbox posts a turn's messages through the Messenger, tagged, and replaces what an

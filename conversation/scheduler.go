@@ -263,7 +263,7 @@ func (s *Service) slot(t *thread) bool {
 		return true
 	}
 	s.setStatusBounded(t.key, StatusQueued)
-	return s.turns.Acquire(s.ctx, 1) == nil
+	return s.waitSlot()
 }
 
 // begin starts the next pending input of t's thread (Store.Begin), retrying while the

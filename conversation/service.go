@@ -33,6 +33,8 @@ type Config struct {
 	Executor    Executor
 	Synthesizer Synthesizer
 	Logger      *slog.Logger
+	// Metrics, when set, is told of turns, queueing, pipelines and workflows.
+	Metrics Metrics
 
 	// Workflows are the artifact workflows offered (nil: none); Agent writes and
 	// judges their artifacts (required with Workflows).
@@ -527,8 +529,10 @@ func (s *Service) runInput(t *thread, in Input) error {
 	r := &run{in: in, lease: s.leaseOf(t), log: log, th: t}
 	r.out = s.newOutbox(ctx, r)
 	start := s.cfg.Now()
+	s.turnStarted(r, start)
 	err := s.turn(ctx, r)
 	span.end(ctx, err, s.ctx.Err() != nil)
+	s.turnEnded(ctx, r, start, err)
 	switch {
 	case err == nil:
 		log.Info("turn finished", "duration", s.cfg.Now().Sub(start), "attempt", in.Attempts)

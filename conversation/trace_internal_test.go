@@ -17,7 +17,7 @@ import (
 
 // TestTurnOutcome checks the outcome a turn's root span ends with, from what the turn
 // returned, its context, and what the store was told of its input (README, "Traces").
-func TestTurnOutcome(t *testing.T) {
+func TestTraceTurnOutcome(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
 	t.Cleanup(func() { otel.SetTracerProvider(noop.NewTracerProvider()) })

@@ -214,6 +214,7 @@ type ending struct {
 // posted is still saved, so nothing is lost. Errors: ErrLeaseLost; the store's, when
 // it stayed unavailable until ctx ended or the conflict did not resolve.
 func (s *Service) finishTurn(ctx context.Context, r *run, conv Conversation, e ending) error {
+	r.end.notice = e.notice
 	if e.reply != "" && !e.posted {
 		ts, err := r.out.postReply(ctx, e.reply, e.answer, e.answer, e.notice)
 		if errors.Is(err, ErrLeaseLost) {
@@ -280,6 +281,7 @@ func (s *Service) storeSave(ctx context.Context, r *run, turn Turn) (Saved, erro
 // finish ends r's input without a save, as status (dropped or failed), under its
 // lease, retrying while the store is unavailable.
 func (s *Service) finish(ctx context.Context, r *run, status InputStatus) error {
+	r.end.status = status
 	fctx, cancel := s.final(ctx)
 	defer cancel()
 	r.out.cleanup(fctx, r.log)

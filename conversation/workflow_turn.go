@@ -345,6 +345,7 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 	if user.Text != "" {
 		msgs = append(msgs, user)
 	}
+	s.observeWorkflow(cp.Conversation.State.Workflow, t.state.Workflow)
 	return true, s.finishTurn(fctx, r, t.conv, ending{msgs: append(msgs, t.appended...), reply: t.reply, usage: t.usage,
 		update: func(st *State) { *st = t.state }, enqueue: t.enqueue})
 }

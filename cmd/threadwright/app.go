@@ -20,6 +20,7 @@ import (
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/httpclient"
+	"github.com/threadwright/threadwright/internal/metrics"
 	"github.com/threadwright/threadwright/internal/redact"
 	"github.com/threadwright/threadwright/internal/tracing"
 	"github.com/threadwright/threadwright/prompts"
@@ -27,7 +28,7 @@ import (
 )
 
 // Main is the threadwright program: Run wires the store, the model client and tools,
-// the conversation service and the Slack bot, serves /healthz and /readyz, and shuts
+// the conversation service and the Slack bot, serves /healthz, /readyz and /metrics, and shuts
 // everything down gracefully when its context ends. End-to-end tests run it in-process.
 type Main struct {
 	// Config is the configuration (see LoadConfig).
@@ -52,6 +53,10 @@ type Main struct {
 	running atomic.Bool
 	store   atomic.Value // conversation.Store, once open
 	service atomic.Pointer[conversation.Service]
+	// metrics are the run's instruments, served at GET /metrics (nil: none);
+	// noMetrics, set by benchmarks, runs without them.
+	metrics   *metrics.Metrics
+	noMetrics bool
 }
 
 // Wait blocks until the bot has no input queued or running (see
@@ -169,6 +174,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 
+	mx := m.newMetrics(c, profiles, workflows)
 	storeOpts := store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, MaxConns: c.DatabaseMaxConns, Logger: log}
 	st, err := store.Open(ctx, storeOpts)
 	if err != nil {
@@ -193,7 +199,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 
 	api := slack.New(c.SlackBotToken,
 		// Before OptionRetryConfig, which wraps the client set so far.
-		slack.OptionHTTPClient(tracing.SlackClient(httpclient.NewSlack())),
+		slack.OptionHTTPClient(tracing.SlackClient(mx.SlackClient(httpclient.NewSlack()))),
 		slack.OptionAppLevelToken(c.SlackAppToken),
 		slack.OptionAPIURL(c.SlackAPIURL),
 		slack.OptionRetryConfig(slack.RetryConfig{
@@ -208,6 +214,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	log.Info("authenticated with Slack", "team", me.TeamName, "team_id", me.TeamID, "bot_user", me.UserName, "bot_user_id", me.UserID)
 
 	modelConfig := c.clientConfig(log)
+	if mx != nil {
+		modelConfig.Metrics = mx
+	}
 	var model agents.Completer = m.Model
 	var client *agents.Client // the client of OPENAI_BASE_URL, when made here
 	if model == nil {
@@ -223,6 +232,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			Allow: allow, Deny: deny, Prompts: tmpl, Logger: log,
 		})
 	}
+	mx.InstrumentTools(registry) // every tool is registered by now
 	react := agents.NewExecutor(agents.ExecutorConfig{
 		Client: model, Model: c.OpenAIModel, Registry: registry, Policy: policy, Prompts: tmpl,
 		MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log,
@@ -245,7 +255,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	messenger := bot.NewSigningMessenger(bot.NewMessenger(api, me, log, bot.WithMaxReplyMessages(c.MaxReplyMessages)), signer)
 	svc, err := conversation.NewService(conversation.Config{
-		Store:       st,
+		Store:       mx.Store(st),
+		Metrics:     mx,
 		Spool:       spool,
 		LeaseTTL:    c.LeaseTTL,
 		Messenger:   messenger,
@@ -283,7 +294,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if fs, ok := st.(conversation.FeedbackStore); ok {
 		feedback = conversation.FeedbackLog{Store: fs}
 	}
-	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log, Signer: signer, Feedback: feedback})
+	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log, Signer: signer, Feedback: feedback, Metrics: mx})
 	if err != nil {
 		return err
 	}
@@ -331,8 +342,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	return runErr
 }
 
-// serveHealth serves GET /healthz (the process is up) and GET /readyz (see Ready; 503
-// with a fixed reason otherwise, the detail logged) on HTTP_ADDR, and returns a function that stops the server.
+// serveHealth serves GET /healthz (the process is up), GET /readyz (see Ready; 503
+// with a fixed reason otherwise, the detail logged) and GET /metrics on HTTP_ADDR, and returns a function that stops the server.
 func (m *Main) serveHealth(log *slog.Logger) (stop func(), err error) {
 	if m.Config.HTTPAddr == "" {
 		return func() {}, nil
@@ -346,6 +357,7 @@ func (m *Main) serveHealth(log *slog.Logger) (stop func(), err error) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
+	mux.Handle("GET /metrics", m.metrics.Handler(log)) // README, "Metrics"
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := m.checkReady(r.Context()); err != nil {
 			// The answer names the part that is not ready, never the detail (a

@@ -88,7 +88,7 @@ type Config struct {
 
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
-	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz and /readyz; empty disables"`
+	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz, /readyz and /metrics; empty disables"`
 
 	APIAddr     string `envconfig:"API_ADDR" desc:"address of the HTTP API (README, \"HTTP API\"), such as 127.0.0.1:8081; empty disables it"`
 	APITokens   string `envconfig:"API_TOKENS" desc:"the HTTP API's bearer tokens: comma-separated name:secret pairs (secret: 16 characters or more); the name is the actor of the token's writes, api:<name>; required with API_ADDR"`

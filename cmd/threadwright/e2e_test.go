@@ -51,6 +51,8 @@ type harness struct {
 	model agents.Completer
 	// logs, when set, receives the program's log lines too.
 	logs io.Writer
+	// noMetrics runs the program without its instruments (Main.noMetrics).
+	noMetrics bool
 
 	cancel context.CancelFunc
 	done   chan error
@@ -105,6 +107,7 @@ func (h *harness) start() {
 	m.Logger = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	m.RegisterTools = h.tools
 	m.Model = h.model
+	m.noMetrics = h.noMetrics
 	ctx, cancel := context.WithCancel(context.Background())
 	h.main, h.cancel, h.done = m, cancel, make(chan error, 1)
 	go func() { h.done <- m.Run(ctx) }()

@@ -1,0 +1,44 @@
+package bot
+
+import (
+	"context"
+	"time"
+
+	"github.com/slack-go/slack/socketmode"
+)
+
+// Metrics observes the Bot's envelopes and its Socket Mode connection
+// (internal/metrics implements it). Envelope types are Socket Mode's:
+// "events_api", "interactive", "slash_commands".
+type Metrics interface {
+	// EnvelopeReceived is told of an envelope read from the connection.
+	EnvelopeReceived(envelopeType string)
+	// EnvelopeAcked is told of an envelope's ack, queued latency after the envelope
+	// was read.
+	EnvelopeAcked(envelopeType string, latency time.Duration)
+	// SocketReconnected is told when the connection is up again after it was lost
+	// (Slack said hello on the new one).
+	SocketReconnected()
+}
+
+// noMetrics is the Metrics of a Config without one.
+type noMetrics struct{}
+
+func (noMetrics) EnvelopeReceived(string)             {}
+func (noMetrics) EnvelopeAcked(string, time.Duration) {}
+func (noMetrics) SocketReconnected()                  {}
+
+// metrics returns Config.Metrics, or one that does nothing.
+func (b *Bot) metrics() Metrics {
+	if b.cfg.Metrics == nil {
+		return noMetrics{}
+	}
+	return b.cfg.Metrics
+}
+
+// ackEnvelope acks the envelope of type typ read at received, and tells Metrics.
+func (b *Bot) ackEnvelope(ctx context.Context, typ socketmode.EventType, envelopeID string, received time.Time) {
+	if b.ack(ctx, envelopeID) {
+		b.metrics().EnvelopeAcked(string(typ), time.Since(received))
+	}
+}

@@ -1,0 +1,18 @@
+// Package metrics owns threadwright's Prometheus instruments and the registry they
+// are exposed from (GET /metrics on HTTP_ADDR; README, "Metrics").
+//
+// A *Metrics is made once per process (New) on a registry of its own, never on
+// Prometheus's global one, so that tests that run several programs in one process
+// see their own counts. Its methods are the hooks the adapters call through small
+// interfaces of their own (bot.Metrics, conversation.Metrics, agents.ModelMetrics):
+// this package knows Prometheus, they do not. Store and SlackClient decorate the
+// store and the Slack Web API's HTTP client at their boundaries, and InstrumentTools
+// wraps the tools of a registry.
+//
+// Every label takes its values from a bounded set (see Bound): Slack methods from a
+// fixed list, tools, models and workflows from what the configuration names, and
+// "other" for anything else. No thread, user, channel or free text becomes a label.
+//
+// A nil *Metrics is valid and does nothing, which is how benchmarks measure the cost
+// of the instruments.
+package metrics

@@ -1,0 +1,30 @@
+package metrics
+
+import "time"
+
+// ObserveStore records a store operation as the Store decorator does.
+func ObserveStore(m *Metrics, op string, err error, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.storeOps.WithLabelValues(op, storeOutcome(err)).Inc()
+	m.storeDuration.WithLabelValues(op).Observe(seconds(d))
+}
+
+// ObserveSlack records a Slack request as SlackClient's transport does.
+func ObserveSlack(m *Metrics, method, outcome string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.slackRequests.WithLabelValues(slackMethod("/api/"+method), outcome).Inc()
+	m.slackDuration.WithLabelValues(slackMethod("/api/" + method)).Observe(seconds(d))
+}
+
+// ObserveTool records a tool call as an instrumented tool does.
+func ObserveTool(m *Metrics, name, outcome string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.toolCalls.WithLabelValues(m.tools.Value(name), outcome).Inc()
+	m.toolDuration.WithLabelValues(m.tools.Value(name)).Observe(seconds(d))
+}

@@ -1,0 +1,111 @@
+package metrics
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// slackMethods are the Slack Web API methods threadwright calls; other methods are
+// counted as Other.
+var slackMethods = NewBound(0,
+	"api.test", "apps.connections.open", "auth.test",
+	"assistant.threads.setStatus", "assistant.threads.setSuggestedPrompts", "assistant.threads.setTitle",
+	"chat.appendStream", "chat.delete", "chat.getPermalink", "chat.postEphemeral", "chat.postMessage",
+	"chat.startStream", "chat.stopStream", "chat.update",
+	"conversations.history", "conversations.info", "conversations.open", "conversations.replies",
+	"files.completeUploadExternal", "files.getUploadURLExternal", "files.upload",
+	"reactions.add", "reactions.remove", "users.info",
+	"views.open", "views.push", "views.update",
+)
+
+// slackMethod returns the label of a request to path: the Web API method of
+// /api/<method>, "upload" for a file upload URL (files.getUploadURLExternal's), or
+// Other.
+func slackMethod(path string) string {
+	if i := strings.LastIndex(path, "/api/"); i >= 0 {
+		return slackMethods.Value(path[i+len("/api/"):])
+	}
+	if strings.Contains(path, "/upload") {
+		return "upload"
+	}
+	return Other
+}
+
+// SlackClient returns a copy of c whose transport counts and times every HTTP
+// request to the Slack Web API (threadwright_slack_api_requests_total{method,outcome},
+// threadwright_slack_api_request_duration_seconds{method}); c itself for a nil
+// Metrics. Pass it to slack.OptionHTTPClient before slack.OptionRetryConfig, so
+// that each retry is a request of its own: a rate-limited retry is a request whose
+// outcome is rate_limited (HTTP 429) followed by another.
+func (m *Metrics) SlackClient(c *http.Client) *http.Client {
+	if m == nil {
+		return c
+	}
+	cc := *c
+	next := cc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	cc.Transport = &slackTransport{next: next, m: m}
+	return &cc
+}
+
+// slackTransport is SlackClient's RoundTripper.
+type slackTransport struct {
+	next http.RoundTripper
+	m    *Metrics
+}
+
+// RoundTrip sends req and records its outcome: network_error without a response,
+// rate_limited for HTTP 429, http_error for another status from 400, error for a
+// JSON answer with "ok": false (Slack's errors come with HTTP 200), ok otherwise.
+func (t *slackTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	method := slackMethod(req.URL.Path)
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req)
+	outcome := "ok"
+	switch {
+	case err != nil:
+		outcome = "network_error"
+	case resp.StatusCode == http.StatusTooManyRequests:
+		outcome = "rate_limited"
+	case resp.StatusCode >= 400:
+		outcome = "http_error"
+	case isJSON(resp.Header.Get("Content-Type")):
+		if slackNotOK(resp) {
+			outcome = "error"
+		}
+	}
+	t.m.slackRequests.WithLabelValues(method, outcome).Inc()
+	t.m.slackDuration.WithLabelValues(method).Observe(seconds(time.Since(start)))
+	return resp, err
+}
+
+func isJSON(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt == "application/json"
+}
+
+// okPeek is how much of a JSON answer slackNotOK reads ahead: Slack puts "ok" first.
+const okPeek = 64
+
+// slackNotOK reports whether the JSON answer of resp starts with "ok": false. It
+// reads ahead through a buffer that then replaces resp.Body, so the caller still
+// reads the whole answer.
+func slackNotOK(resp *http.Response) bool {
+	br := bufio.NewReaderSize(resp.Body, okPeek)
+	head, _ := br.Peek(okPeek) // fewer bytes for a shorter answer
+	resp.Body = readCloser{Reader: br, Closer: resp.Body}
+	compact := bytes.Join(bytes.Fields(head), nil)
+	return bytes.Contains(compact, []byte(`"ok":false`))
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
