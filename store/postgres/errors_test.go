@@ -76,3 +76,22 @@ func TestOpenUnreachable(t *testing.T) {
 		t.Errorf("Open of an address nobody listens on: %v; want ErrUnavailable", err)
 	}
 }
+
+func TestCloseErr(t *testing.T) {
+	lost := &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}
+	for _, tc := range []struct {
+		name string
+		err  error
+		kept bool
+	}{
+		{"nil", nil, false},
+		{"broken pipe", lost, false},
+		{"wrapped reset", fmt.Errorf("close: %w", syscall.ECONNRESET), false},
+		{"server error", &pq.Error{Code: "57P01"}, true},
+		{"other", errors.New("boom"), true},
+	} {
+		if got := closeErr(tc.err); (got != nil) != tc.kept {
+			t.Errorf("%s: closeErr(%v) = %v; kept %v wanted", tc.name, tc.err, got, tc.kept)
+		}
+	}
+}

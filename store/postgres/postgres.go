@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -126,10 +127,21 @@ func (s *Store) Close() error {
 		s.searchStmt,
 	} {
 		if st != nil {
-			errs = append(errs, st.Close())
+			errs = append(errs, closeErr(st.Close()))
 		}
 	}
-	return errors.Join(append(errs, s.db.Close())...)
+	return errors.Join(append(errs, closeErr(s.db.Close()))...)
+}
+
+// closeErr returns err, or nil when it says only that a connection was already lost
+// (after a database outage, closing its statements writes to a broken socket): the
+// server freed what that connection held when it went away.
+func closeErr(err error) error {
+	var pe *pq.Error
+	if err == nil || errors.As(err, &pe) || !transient(err) && !errors.Is(err, syscall.EPIPE) {
+		return err
+	}
+	return nil
 }
 
 // connect opens a pool on dsn. Unless dsn says otherwise, it turns on lib/pq's
