@@ -314,6 +314,24 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 		}
 		r.log.Error("answer failed", "error", err)
 		reply = ErrorReply(err)
+		if failed := retryOf(r); failed != nil && out.pending == nil {
+			// The failure says what failed and offers Retry (answer_retry.go).
+			reply = s.failureMessage(answerLang(failed), err, "retry.answer")
+			var streamTS string
+			if stream != nil {
+				streamTS = stream.stop(false)
+			}
+			prog.finish(fctx, "⚠️ "+tr(answerLang(failed), "failed.note"))
+			ts, perr := s.answerFailed(fctx, r, reply, failed, streamTS)
+			if perr != nil {
+				return perr
+			}
+			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, posted: ts != "", ts: ts, answer: true, notice: true,
+				meta: meta, usage: usage, rebase: true, update: func(st *State) {
+					st.ToolApproval = nil
+					st.Retry = failed
+				}})
+		}
 	}
 	if out.pending != nil && err == nil {
 		if stream != nil {
