@@ -367,5 +367,28 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 				answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true})
 		}
 	}
-	return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true})
+	e := ending{msgs: msgs, reply: reply, answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true}
+	if failed := retryOf(r); failed != nil && err == nil {
+		// Posted here rather than by finishTurn: an answer Slack refuses is a
+		// failure, with Retry, like the model's.
+		ts, perr := r.out.postReply(fctx, reply, true, true, false)
+		switch {
+		case errors.Is(perr, ErrLeaseLost):
+			return perr
+		case perr != nil:
+			r.log.Error("answer not posted", "error", perr)
+			text := s.failureMessage(answerLang(failed), failedAt(sourceSlack, perr), "retry.answer")
+			fts, ferr := s.answerFailed(fctx, r, text, failed, "")
+			if ferr != nil {
+				return ferr
+			}
+			if fts != "" { // otherwise the answer is saved as it is, unposted
+				e.reply, e.ts, e.posted, e.notice = text, fts, true, true
+				e.update = func(st *State) { update(st); st.Retry = failed }
+			}
+		default:
+			e.posted, e.ts = true, ts
+		}
+	}
+	return s.finishTurn(fctx, r, cp.Conversation, e)
 }
