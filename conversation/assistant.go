@@ -313,15 +313,16 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 			return err
 		}
 		r.log.Error("answer failed", "error", err)
-		reply = ErrorReply(err)
-		if failed := retryOf(r); failed != nil && out.pending == nil {
+		lang := uiLang(textLocale(prompt.Text))
+		reply = s.failureMessage(lang, err, "")
+		if failed := retryOf(r); failed != nil {
 			// The failure says what failed and offers Retry (answer_retry.go).
-			reply = s.failureMessage(answerLang(failed), err, "retry.answer")
+			reply = s.failureMessage(lang, err, "retry.answer")
 			var streamTS string
 			if stream != nil {
 				streamTS = stream.stop(false)
 			}
-			prog.finish(fctx, "⚠️ "+tr(answerLang(failed), "failed.note"))
+			prog.finish(fctx, "⚠️ "+tr(lang, "failed.note"))
 			ts, perr := s.answerFailed(fctx, r, reply, failed, streamTS)
 			if perr != nil {
 				return perr
@@ -382,8 +383,11 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 			if ferr != nil {
 				return ferr
 			}
-			if fts != "" { // otherwise the answer is saved as it is, unposted
-				e.reply, e.ts, e.posted, e.notice = text, fts, true, true
+			// Not posted again by finishTurn: saved as it is, unposted, unless the
+			// failure message with Retry took its place.
+			e.posted = true
+			if fts != "" {
+				e.reply, e.ts, e.notice = text, fts, true
 				e.update = func(st *State) { update(st); st.Retry = failed }
 			}
 		default:

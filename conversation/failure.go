@@ -73,15 +73,14 @@ func (s *Service) explain(err error) Failure {
 }
 
 // failureMessage is a failed step's message in lang: what failed (explain), the
-// error's own words for people when it has them, and, when retry is set, what the
-// Retry button does (hint: "retry.step" or "retry.answer"). Configured secrets are
-// scrubbed from it.
+// error's own words for people when it has them, and what the Retry button does
+// (hint: "retry.step" or "retry.answer"; "" for none). A failure whose cause is
+// unknown says so as ErrorReply does, without its "try again" when there is Retry.
+// Configured secrets are scrubbed from it.
 func (s *Service) failureMessage(lang string, err error, hint string) string {
 	f := s.explain(err)
 	var parts []string
 	switch {
-	case errors.Is(err, context.DeadlineExceeded) && f.Cause == CauseUnknown:
-		parts = append(parts, tr(lang, "failed.timeout"))
 	case f.Cause == CauseTool && f.Tool != "":
 		parts = append(parts, tr(lang, "failed.tool", f.Tool))
 	case f.Cause != CauseUnknown:
@@ -90,17 +89,19 @@ func (s *Service) failureMessage(lang string, err error, hint string) string {
 			text = strings.TrimSuffix(text, ".") + " (" + f.Detail + ")."
 		}
 		parts = append(parts, text)
-	default:
-		parts = append(parts, tr(lang, "failed.unknown"))
 	}
 	var u interface{ UserMessage() string }
-	if errors.As(err, &u) {
-		if m := strings.TrimSpace(u.UserMessage()); m != "" {
-			parts = append(parts, m)
-		}
+	switch {
+	case errors.As(err, &u) && strings.TrimSpace(u.UserMessage()) != "":
+		parts = append(parts, strings.TrimSpace(u.UserMessage()))
+	case len(parts) > 0:
+	case errors.Is(err, context.DeadlineExceeded):
+		parts = append(parts, tr(lang, "failed.timeout"))
+	default:
+		parts = append(parts, tr(lang, "failed.unknown"))
 	}
 	if hint != "" {
 		parts = append(parts, tr(lang, hint))
 	}
-	return "⚠️ " + s.redact(strings.Join(parts, " "))
+	return s.redact(strings.Join(parts, " "))
 }

@@ -330,7 +330,7 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 				// The step can run again as it was: the failure offers Retry.
 				t.state.Retry = failed
 				t.reply = ""
-				if perr := t.postCard(fctx, t.cards().failed(s.failureMessage(t.lang, err, "retry.step"), failed.ID), nil); perr != nil {
+				if perr := t.postCard(fctx, t.cards().failed("⚠️ "+s.failureMessage(t.lang, err, "retry.step"), failed.ID), nil); perr != nil {
 					return true, perr
 				}
 			}
