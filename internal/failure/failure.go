@@ -3,7 +3,6 @@ package failure
 import (
 	"context"
 	"errors"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -92,16 +91,13 @@ func code(s string) string {
 	return s
 }
 
-// transport says in a word how a request failed without an HTTP response.
+// transport says in a word how a request failed without an HTTP response: it timed
+// out, or the server could not be reached.
 func transport(e *url.Error) string {
-	var netErr net.Error
-	switch {
-	case e.Timeout() || errors.Is(e, context.DeadlineExceeded):
+	if e.Timeout() || errors.Is(e, context.DeadlineExceeded) {
 		return "timeout"
-	case errors.As(e, &netErr):
-		return "unreachable"
 	}
-	return ""
+	return "unreachable"
 }
 
 // under reports whether target is base or below it (scheme, host and path prefix).
