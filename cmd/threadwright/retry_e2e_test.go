@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/store/storetest"
 )
 
 // TestE2ERetryAnswerAfterAModelFailure: the model answers HTTP 503 past its retries,
@@ -227,5 +228,41 @@ func TestE2ERetryAnswerSlackRefused(t *testing.T) {
 	h.waitFor("the answer", func() bool { return strings.Contains(h.transcript(thread), "The answer.") })
 	if n := len(h.ai.Requests()); n != 2 {
 		t.Errorf("%d model calls, want 2 (the answer Slack refused, then Retry's)", n)
+	}
+}
+
+// TestE2ERetryAnswerAfterARestart: a failed answer's Retry is kept in the checkpoint,
+// so a new process on the same store (another replica, or this one restarted) runs it.
+func TestE2ERetryAnswerAfterARestart(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testRetryAfterRestart(t, "") })
+	t.Run("Postgres", func(t *testing.T) { testRetryAfterRestart(t, storetest.PostgresDSN(t)) })
+}
+
+func testRetryAfterRestart(t *testing.T, databaseURL string) {
+	h := newWorkflowHarness(t)
+	h.env["DATABASE_URL"] = databaseURL
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	var mu sync.Mutex
+	down := true
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		if down {
+			return openaitest.Response{Status: http.StatusServiceUnavailable}
+		}
+		return openaitest.Response{Text: "Answered after the restart."}
+	})
+	h.start()
+	thread := h.post(general, alice, "<@U0BOT> a question before the restart", "")
+	h.latest(thread, "Retry", "")
+	h.stop()
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	h.start()
+	h.click(thread, alice, "Retry", "")
+	h.waitFor("the answer", func() bool { return strings.Contains(h.transcript(thread), "Answered after the restart.") })
+	if n := strings.Count(h.transcript(thread), "Answered after the restart."); n != 1 {
+		t.Fatalf("the answer shown %d times:\n%s", n, h.transcript(thread))
 	}
 }
