@@ -383,11 +383,11 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 			if ferr != nil {
 				return ferr
 			}
-			// Not posted again by finishTurn: saved as it is, unposted, unless the
-			// failure message with Retry took its place.
+			// Not posted again by finishTurn: the answer is saved as it is, unposted
+			// (later turns have it in their history), and the failure message offers
+			// Retry, which answers again.
 			e.posted = true
 			if fts != "" {
-				e.reply, e.ts, e.notice = text, fts, true
 				e.update = func(st *State) { update(st); st.Retry = failed }
 			}
 		default:
