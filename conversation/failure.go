@@ -29,6 +29,9 @@ type Failure struct {
 	Cause  Cause
 	Detail string
 	Tool   string
+	// Message is the service's own explanation, when it gave one (the model
+	// provider's error message); shown redacted, in a pipeline item's reason only.
+	Message string
 }
 
 // Classifier says what err came from, or returns a Failure with CauseUnknown

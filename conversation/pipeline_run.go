@@ -410,6 +410,9 @@ func (w worker) failureReason(err error) string {
 			if f.Detail != "" {
 				s += " (" + f.Detail + ")"
 			}
+			if f.Message != "" {
+				s += ": " + f.Message
+			}
 		}
 	}
 	return clip(strings.Join(strings.Fields(w.redact(s)), " "), maxReason)

@@ -39,7 +39,9 @@ func (c Classifier) Classify(err error) conversation.Failure {
 	var urlErr *url.Error
 	switch {
 	case errors.As(err, &apiErr):
-		return model(apiErr.HTTPStatusCode)
+		f := model(apiErr.HTTPStatusCode)
+		f.Message = apiErr.Message
+		return f
 	case errors.As(err, &reqErr):
 		return model(reqErr.HTTPStatusCode)
 	case errors.Is(err, agents.ErrTimeout):

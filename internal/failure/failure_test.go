@@ -25,8 +25,8 @@ func TestClassify(t *testing.T) {
 		want conversation.Failure
 	}{
 		{"APIError", fmt.Errorf("agents: chat completion failed after 2 attempts: %w", &openai.APIError{HTTPStatusCode: 503, Message: "overloaded sk-secret"}),
-			conversation.Failure{Cause: conversation.CauseModel, Detail: "HTTP 503"}},
-		{"APIErrorInStream", &openai.APIError{Message: "server error"}, conversation.Failure{Cause: conversation.CauseModel}},
+			conversation.Failure{Cause: conversation.CauseModel, Detail: "HTTP 503", Message: "overloaded sk-secret"}},
+		{"APIErrorInStream", &openai.APIError{Message: "server error"}, conversation.Failure{Cause: conversation.CauseModel, Message: "server error"}},
 		{"RequestError", fmt.Errorf("x: %w", &openai.RequestError{HTTPStatusCode: 502, Err: errors.New("bad gateway")}),
 			conversation.Failure{Cause: conversation.CauseModel, Detail: "HTTP 502"}},
 		{"ModelTimeout", fmt.Errorf("agents: executor step 1: %w", agents.ErrTimeout), conversation.Failure{Cause: conversation.CauseModel, Detail: "timeout"}},
