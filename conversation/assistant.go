@@ -369,7 +369,7 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 		}
 	}
 	e := ending{msgs: msgs, reply: reply, answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true}
-	if failed := retryOf(r); failed != nil && err == nil {
+	if failed := retryOf(r); failed != nil && err == nil && reply != "" {
 		// Posted here rather than by finishTurn: an answer Slack refuses is a
 		// failure, with Retry, like the model's.
 		ts, perr := r.out.postReply(fctx, reply, true, true, false)
