@@ -266,3 +266,19 @@ func testRetryAfterRestart(t *testing.T, databaseURL string) {
 		t.Fatalf("the answer shown %d times:\n%s", n, h.transcript(thread))
 	}
 }
+
+// TestE2ERetryAnswerInRussian: a question in Russian gets its failure message, and
+// its Retry button, in Russian.
+func TestE2ERetryAnswerInRussian(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		return openaitest.Response{Status: http.StatusServiceUnavailable}
+	})
+	h.start()
+	thread := h.post(general, alice, "<@U0BOT> какая столица Франции?", "")
+	h.latest(thread, "Повторить", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "Модель не ответила (HTTP 503). «Повторить» ответит на это сообщение снова.") {
+		t.Fatalf("the failure message is not in Russian:\n%s", tr)
+	}
+}
