@@ -6,8 +6,10 @@ import (
 )
 
 // Retry of an answer (README, "Failures and Retry"): when the assistant could not
-// answer a person's message (the model was down past its retries, a tool made it
-// give up, Slack refused the answer), the failure message carries a Retry button and
+// answer a person's message (the model was down past its retries or answered
+// nothing usable, the turn ran out of time, Slack refused the answer; a tool's error
+// goes back to the model and ends nothing), the failure message carries a Retry
+// button and
 // the message's input is kept in the checkpoint (State.Retry). A click on it is an
 // input of its own, run in thread order on whichever replica holds the thread: it
 // answers that message again, through the same pipeline, in place of the failed
