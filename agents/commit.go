@@ -59,6 +59,8 @@ type commitResult struct {
 	calls int
 	// call is the accepted call of the commit function; zero after an error.
 	call openai.ToolCall
+	// failedTools are the research tools whose calls failed, in order, each once.
+	failedTools []string
 }
 
 // run runs the loop from msgs, which it does not change, and returns what it did,
@@ -119,6 +121,9 @@ func (l commitLoop) run(ctx context.Context, msgs []openai.ChatCompletionMessage
 			l.research.runBatch(ctx, l.log, &b, &tainted, nil, false, nil, nil)
 			for i, rec := range b.Results {
 				results[at[i]] = toolMessage(l.research.registry, b.Calls[i], *rec).Content
+				if rec.Failed && !slices.Contains(res.failedTools, rec.Name) {
+					res.failedTools = append(res.failedTools, rec.Name)
+				}
 			}
 			msgs = appendReply(msgs, comp, results)
 			continue

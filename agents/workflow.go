@@ -398,12 +398,16 @@ func (a *WorkflowAgent) writeText(ctx context.Context, r conversation.ArtifactRe
 		out, err = parseFinalText(args, failure)
 		return err
 	}
+	var failedTools []string
+	t.failedTools = &failedTools
 	u, err := a.run(ctx, r, t)
 	if err != nil {
 		return "", u, err
 	}
 	if out.failure != "" {
-		return "", u, fmt.Errorf("agents: %s: %w", t.name, &conversation.TaskFailure{Reason: out.failure})
+		// The model gave up; the tools that failed on the way are why, as far as
+		// anyone can tell (the failure message names the first).
+		return "", u, fmt.Errorf("agents: %s: %w", t.name, &conversation.TaskFailure{Reason: out.failure, Tools: failedTools})
 	}
 	return out.text, u, nil
 }
@@ -570,6 +574,8 @@ type task struct {
 	accept func(args json.RawMessage) error
 	// userMessage is CommitError.UserMessage after tries failed tries.
 	userMessage func(tries int) string
+	// failedTools, when set, receives the research tools whose calls failed.
+	failedTools *[]string
 }
 
 // run makes t's forced calls of t.tool (a commitLoop) with its model until the model
@@ -605,6 +611,9 @@ func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest,
 		loop.toolSteps = a.maxToolSteps
 	}
 	res, err := loop.run(ctx, msgs)
+	if t.failedTools != nil {
+		*t.failedTools = res.failedTools
+	}
 	return res.usage, err
 }
 

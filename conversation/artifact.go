@@ -68,6 +68,9 @@ type Item struct {
 type TaskFailure struct {
 	// Reason is the model's explanation.
 	Reason string
+	// Tools are the tools whose calls failed in the write, in order, each once: the
+	// model gave up after them, so the failure message names the first.
+	Tools []string
 }
 
 func (e *TaskFailure) Error() string { return "the model could not do the task: " + e.Reason }

@@ -313,7 +313,26 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 			return err
 		}
 		r.log.Error("answer failed", "error", err)
-		reply = ErrorReply(err)
+		lang := uiLang(textLocale(prompt.Text))
+		reply = s.failureMessage(lang, err, "")
+		if failed := retryOf(r); failed != nil {
+			// The failure says what failed and offers Retry (answer_retry.go).
+			reply = s.failureMessage(lang, err, "retry.answer")
+			var streamTS string
+			if stream != nil {
+				streamTS = stream.stop(false)
+			}
+			prog.finish(fctx, "⚠️ "+tr(lang, "failed.note"))
+			ts, perr := s.answerFailed(fctx, r, reply, failed, streamTS)
+			if perr != nil {
+				return perr
+			}
+			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, posted: ts != "", ts: ts, answer: true, notice: true,
+				meta: meta, usage: usage, rebase: true, update: func(st *State) {
+					st.ToolApproval = nil
+					st.Retry = failed
+				}})
+		}
 	}
 	if out.pending != nil && err == nil {
 		if stream != nil {
@@ -349,5 +368,31 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 				answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true})
 		}
 	}
-	return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true})
+	e := ending{msgs: msgs, reply: reply, answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true}
+	if failed := retryOf(r); failed != nil && err == nil && reply != "" {
+		// Posted here rather than by finishTurn: an answer Slack refuses is a
+		// failure, with Retry, like the model's.
+		ts, perr := r.out.postReply(fctx, reply, true, true, false)
+		switch {
+		case errors.Is(perr, ErrLeaseLost):
+			return perr
+		case perr != nil:
+			r.log.Error("answer not posted", "error", perr)
+			text := s.failureMessage(answerLang(failed), failedAt(sourceSlack, perr), "retry.answer")
+			fts, ferr := s.answerFailed(fctx, r, text, failed, "")
+			if ferr != nil {
+				return ferr
+			}
+			// Not posted again by finishTurn: the answer is saved as it is, unposted
+			// (later turns have it in their history), and the failure message offers
+			// Retry, which answers again.
+			e.posted = true
+			if fts != "" {
+				e.update = func(st *State) { update(st); st.Retry = failed }
+			}
+		default:
+			e.posted, e.ts = true, ts
+		}
+	}
+	return s.finishTurn(fctx, r, cp.Conversation, e)
 }

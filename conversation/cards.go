@@ -551,7 +551,8 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *workflow.ArtifactState
 	if a.Foreach == "" {
 		card := c.artifact(a, st, "🤖 "+tr(c.lang, "pipeline.auto"))
 		if len(st.Items) == 1 && st.Items[0].Status == workflow.ItemFailed {
-			card.Blocks = append(card.Blocks, Block{Kind: BlockContext, Text: "⚠️ " + tr(c.lang, "pipeline.item_failed", st.Items[0].Attempts, st.Items[0].Reason)})
+			card.Blocks = append(card.Blocks, Block{Kind: BlockContext, Text: "⚠️ " + tr(c.lang, "pipeline.item_failed", st.Items[0].Attempts, st.Items[0].Reason)},
+				Block{Kind: BlockActions, Buttons: c.retryItems(a, st)})
 		}
 		return card
 	}
@@ -594,7 +595,7 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *workflow.ArtifactState
 		blocks = append(blocks, Block{Kind: BlockContext, Text: c.evaluation(a, st.Eval)})
 	}
 	blocks = append(blocks,
-		Block{Kind: BlockActions, Buttons: []Button{{Label: tr(c.lang, "show_full_text"), Action: c.action(ActionFullText, a.ID, st.Rev, "")}}, Menu: c.menu(a, st)},
+		Block{Kind: BlockActions, Buttons: append([]Button{{Label: tr(c.lang, "show_full_text"), Action: c.action(ActionFullText, a.ID, st.Rev, "")}}, c.retryItems(a, st)...), Menu: c.menu(a, st)},
 		Block{Kind: BlockContext, Text: "🤖 " + tr(c.lang, "pipeline.auto") + " " + tr(c.lang, "pipeline.full_text")},
 	)
 	return Card{Text: a.Title + ": " + summary, Blocks: blocks}

@@ -282,7 +282,7 @@ func TestServiceRedactsWhatItSends(t *testing.T) {
 	svc := newService(t, conversation.Config{Messenger: msgr, Executor: failing,
 		Redact: strings.NewReplacer(secret, "[REDACTED]").Replace})
 	submit(t, svc, mention(key, "100.0", "hello"))
-	if got := msgr.wait(t); got != "Incorrect API key provided: [REDACTED]" {
+	if got := msgr.wait(t); got != "Incorrect API key provided: [REDACTED] Retry answers this message again." {
 		t.Errorf("reply %q", got)
 	}
 }

@@ -66,11 +66,11 @@ func (s *Service) newOutbox(ctx context.Context, r *run) *outbox {
 		switch {
 		case p.Tag.InputID != "":
 			o.prior[p.Tag.N] = append(o.prior[p.Tag.N], p)
-		case p.File != "" || r.in.Message != nil:
+		case p.File != "" || r.in.Message != nil || isRetry(r.in):
 			// An untagged message newer than the input may be this input's: a file
-			// share, or, for a person's message (the only input whose turn streams,
-			// and whose own ts bounds what came after it), a stream cut before it
-			// stopped. Anything else untagged is left alone.
+			// share, or, for a person's message or a Retry of one (the only inputs
+			// whose turns stream, bounded by the message's or the failure's ts), a
+			// stream cut before it stopped. Anything else untagged is left alone.
 			o.loose = append(o.loose, p)
 		}
 	}
@@ -154,6 +154,19 @@ func (o *outbox) PostCard(ctx context.Context, c Card) (string, error) {
 		return "", err
 	}
 	return o.s.cfg.Messenger.PostCard(ctx, o.key, c, o.tag(false))
+}
+
+// postCardReplacing posts c in the thread as PostCard does, in place of the message
+// ts when set (a stream whose text c replaces: chat.update). Errors: as PostReply.
+func (o *outbox) postCardReplacing(ctx context.Context, c Card, ts string) (string, error) {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return "", err
+	}
+	tag := o.tag(false)
+	if ts != "" {
+		tag.Replace = append([]string{ts}, tag.Replace...)
+	}
+	return o.s.cfg.Messenger.PostCard(ctx, o.key, c, tag)
 }
 
 // Upload uploads f to the thread, unless an earlier run shared a file of its name. A

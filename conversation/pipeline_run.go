@@ -155,7 +155,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	inFlight := flight{}
-	w := worker{agent: t.s.cfg.Agent, log: t.log, lang: t.lang, redact: t.s.redact}
+	w := worker{agent: t.s.cfg.Agent, log: t.log, lang: t.lang, redact: t.s.redact, explain: t.s.explain}
 	var err error
 	for {
 		// Stopped, or out of time: nothing more is completed; the next part does it.
@@ -290,6 +290,8 @@ type worker struct {
 	log    *slog.Logger
 	lang   string
 	redact func(string) string // Config.Redact, never nil
+	// explain says what a failed try's error came from (Service.explain).
+	explain func(error) Failure
 }
 
 // run runs one item: up to 1 + retries tries, going on after the job's earlier tries,
@@ -338,7 +340,7 @@ func (w worker) run(ctx context.Context, job itemJob, steps chan<- itemResult) i
 			res.cut, res.attempts = true, try-1
 			return res
 		}
-		reason := failureReason(err, w.redact)
+		reason := w.failureReason(err)
 		w.log.Info("item failed", "artifact", job.artifact, "item", job.index, "try", try, "tries", tries, "reason", reason)
 		res.failures = append(slices.Clip(res.failures), reason)
 		if try < tries {
@@ -384,18 +386,36 @@ func recoveredInstructions(r workflow.Recovery) string {
 }
 
 // failureReason is the text kept for a failed try, scrubbed by redact before it is
-// clipped (a clipped secret would no longer be recognized).
-func failureReason(err error, redact func(string) string) string {
+// clipped (a clipped secret would no longer be recognized): the model's own reason
+// when it gave up, after the tool that failed on its way; an error's words for
+// people; otherwise what failed (explain), or the error's text.
+func (w worker) failureReason(err error) string {
 	var tf *TaskFailure
 	var um interface{ UserMessage() string }
 	s := err.Error()
 	switch {
 	case errors.As(err, &tf):
 		s = tf.Reason
+		if len(tf.Tools) > 0 {
+			s = tr(w.lang, "failed.tool", tf.Tools[0]) + " " + s
+		}
 	case errors.As(err, &um):
 		s = um.UserMessage()
+	default:
+		if f := w.explain(err); f.Cause != CauseUnknown {
+			s = strings.TrimSuffix(tr(w.lang, "failed."+string(f.Cause)), ".")
+			if f.Tool != "" {
+				s = strings.TrimSuffix(tr(w.lang, "failed.tool", f.Tool), ".")
+			}
+			if f.Detail != "" {
+				s += " (" + f.Detail + ")"
+			}
+			if f.Message != "" {
+				s += ": " + f.Message
+			}
+		}
 	}
-	return clip(strings.Join(strings.Fields(redact(s)), " "), maxReason)
+	return clip(strings.Join(strings.Fields(w.redact(s)), " "), maxReason)
 }
 
 // record stores a worker's result in the state (workflow.Machine.RecordItem): a step

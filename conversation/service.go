@@ -112,6 +112,10 @@ type Config struct {
 	// chat (replies, cards, ephemeral messages, streamed pieces, files) and out of the
 	// failure reasons kept in a workflow's state (README, "Limits and secrets").
 	Redact func(string) string
+	// Classify, when set, says what a failed step's error came from (the model,
+	// Slack), for its failure message (conversation/failure.go; README, "Failures
+	// and Retry").
+	Classify Classifier
 	// SuggestedPrompts are the greeting and prompts of assistant threads
 	// (SUGGESTED_PROMPTS; README, "Assistant view"); nil: DefaultGreeting and
 	// DefaultSuggestedPrompts. Where the Messenger is AssistantThreads.

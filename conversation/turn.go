@@ -48,6 +48,11 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 		return s.assistantThreadTurn(ctx, r)
 	case in.Kind == KindAction && in.Action != nil && isToolDecision(in.Action.Action.Name):
 		return s.toolDecision(ctx, r)
+	case isRetry(in) && in.Key.ThreadTS != "":
+		if handled, err := s.retryTurn(ctx, r); handled {
+			return err
+		}
+		fallthrough // a workflow step's Retry
 	case (in.Kind == KindAction && in.Action != nil) || (in.Kind == KindCommand && in.Command != nil) || in.Kind == KindPipeline:
 		cp, err := s.load(ctx, r)
 		if errors.Is(err, ErrNotFound) {
@@ -241,6 +246,7 @@ func (s *Service) finishTurn(ctx context.Context, r *run, conv Conversation, e e
 	}
 	for i := 0; ; i++ {
 		st := conv.State
+		st.Retry = nil // a Retry is for the failure of the thread's last turn (update sets it)
 		if e.update != nil {
 			e.update(&st)
 		}

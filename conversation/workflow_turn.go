@@ -261,8 +261,12 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 			t.shown[id] = *st
 		}
 	}
-	// A Retry button is for the step that failed last, until the next turn.
-	t.retry, t.state.Retry = t.state.Retry, nil
+	// A Retry button is for the step that failed last, until a person's next turn
+	// (a pipeline's parts run in between).
+	t.retry = t.state.Retry
+	if in.Kind != KindPipeline {
+		t.state.Retry = nil
+	}
 	before := t.mark()
 	var user Message
 	switch in.Kind {
@@ -318,21 +322,22 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 		case in.Kind == KindPipeline:
 			// The pipeline's own checkpoints are kept; only its failure is told.
 			log.Error("pipeline turn failed", "error", err)
-			t.reply = ErrorReply(err)
+			t.reply = s.failureMessage(t.lang, err, "")
 		case errors.As(err, new(errTold)):
 			t.rollback(before)
+			t.state.Retry = t.retry // a refused click changes nothing, the Retry offered included
 		case errors.As(err, &u):
 			t.rollback(before)
 			t.reply = u.msg
 		default:
 			log.Error("workflow step failed; nothing of it is kept", "error", err)
 			t.rollback(before)
-			t.reply = ErrorReply(err)
+			t.reply = s.failureMessage(t.lang, err, "")
 			if failed := t.failedInput(); failed != nil {
 				// The step can run again as it was: the failure offers Retry.
 				t.state.Retry = failed
 				t.reply = ""
-				if perr := t.postCard(fctx, t.cards().failed(failureText(t.lang, err), failed.ID), nil); perr != nil {
+				if perr := t.postCard(fctx, t.cards().failed("⚠️ "+s.failureMessage(t.lang, err, "retry.step"), failed.ID), nil); perr != nil {
 					return true, perr
 				}
 			}
@@ -352,10 +357,14 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 
 // failedInput returns the input whose step failed, to be run again by Retry: the one
 // a Retry click ran again, or the turn's click or command; nil for what cannot run
-// again as it was (a message: the person writes it again).
+// again as it was (a message: the person writes it again). The step a Retry click
+// ran again is offered under the click's id, so the older failure's button is out
+// of date.
 func (t *wfTurn) failedInput() *Input {
 	if t.rerun != nil {
-		return t.rerun
+		again := *t.rerun
+		again.ID = t.r.in.ID
+		return &again
 	}
 	in := t.r.in
 	if (in.Kind == KindAction && in.Action != nil) || (in.Kind == KindCommand && in.Command != nil && in.Command.Source != SourceShortcut) {
@@ -367,11 +376,16 @@ func (t *wfTurn) failedInput() *Input {
 // runRetry runs again the step of State.Retry, as the person who clicked Retry, through
 // the same code as its first run; a button of an older failure is out of date.
 func (t *wfTurn) runRetry(ctx context.Context, a ActionInput) error {
+	if a.Action.Artifact != "" {
+		return t.retryItems(ctx, a) // a pipeline artifact's failed items (pipeline_retry.go)
+	}
 	orig := t.retry
 	if orig == nil || orig.ID != a.Action.Arg {
-		return &workflow.Refusal{Reason: workflow.NotCurrent}
+		t.ephemeral(ctx, tr(t.lang, "retry.gone"))
+		return errTold{&workflow.Refusal{Reason: workflow.NotCurrent}}
 	}
 	t.rerun = orig
+	t.closeRetried(ctx, a)
 	switch {
 	case orig.Kind == KindAction && orig.Action != nil:
 		again := *orig.Action
@@ -386,8 +400,8 @@ func (t *wfTurn) runRetry(ctx context.Context, a ActionInput) error {
 
 // What a failed step's error came from, as its failure message says.
 const (
-	sourceModel = "model" // a call of the workflow agent (the model, with its tools)
-	sourceSlack = "slack" // a Slack Web API call
+	sourceModel = string(CauseModel) // a call of the workflow agent (the model, with its tools)
+	sourceSlack = string(CauseSlack) // a Slack Web API call
 )
 
 // stepFailure is an error of a workflow step that knows where it came from.
@@ -402,12 +416,12 @@ func (e *stepFailure) Unwrap() error { return e.err }
 // failedAt marks err as coming from source (sourceModel, sourceSlack).
 func failedAt(source string, err error) error { return &stepFailure{source: source, err: err} }
 
-// failureText is what a failed step's message says: what failed, when known, then
-// ErrorReply's text.
-func failureText(lang string, err error) string {
-	var f *stepFailure
-	if errors.As(err, &f) {
-		return "⚠️ " + tr(lang, "failed."+f.source) + " " + ErrorReply(err)
+// closeRetried takes the Retry button off the failure message clicked, saying who
+// retried: the step runs again below it.
+func (t *wfTurn) closeRetried(ctx context.Context, a ActionInput) {
+	if a.MessageTS == "" {
+		return
 	}
-	return "⚠️ " + ErrorReply(err)
+	note := "↻ " + tr(t.lang, "retried_by", a.UserID)
+	t.update(ctx, a.MessageTS, Card{Text: note, Blocks: []Block{{Kind: BlockContext, Text: note}}})
 }

@@ -581,10 +581,13 @@ func TestE2EBadInput(t *testing.T) {
 			}
 			return false
 		})
-		// The turn was saved: the next message in the thread carries it.
+		// The turn was saved: the next message in the thread carries it. (The
+		// thread shows the failure, with Retry, then the second answer.)
 		h.ai.Push(openaitest.Response{Text: "second answer"})
 		h.post(general, alice, "<@U0BOT> again", ts)
-		h.replies(general, ts, 1)
+		if got := h.replies(general, ts, 2); !strings.Contains(got[0].Text, "Slack refused the message or file (channel_not_found).") {
+			t.Errorf("the failure message does not name Slack: %q", got[0].Text)
+		}
 		reqs := h.ai.Requests()
 		if !carries(reqs[len(reqs)-1], "first try", "lost in transit") {
 			t.Fatalf("the unposted reply was not kept: %s", reqs[len(reqs)-1].Body)

@@ -173,10 +173,11 @@ func TestE2ERetryAfterAModelFailure(t *testing.T) {
 	h.start()
 	thread := h.startBrief()
 	h.click(thread, alice, "A: Direction A", "")
-	h.latest(thread, "Retry", "")
-	if tr := h.transcript(thread); strings.Contains(tr, "Problem: the text the model wrote") || !strings.Contains(tr, "The model failed on this step.") {
+	failed := h.latest(thread, "Retry", "")
+	if tr := h.transcript(thread); strings.Contains(tr, "Problem: the text the model wrote") || !strings.Contains(tr, "The model did not answer (HTTP 503). Retry runs this step again.") {
 		t.Fatalf("the failed step left its artifact, or its message does not say the model failed:\n%s", tr)
 	}
+	retry := *h.find(failed, "Retry", "")
 	mu.Lock()
 	down, before := false, writes
 	mu.Unlock()
@@ -192,7 +193,15 @@ func TestE2ERetryAfterAModelFailure(t *testing.T) {
 		t.Fatalf("the artifact shown %d times, want once:\n%s", n, h.transcript(thread))
 	}
 	// The Retry of a step that has run again is out of date: nothing runs.
-	h.click(thread, alice, "Retry", "")
+	if h.find(failed, "Retry", "") != nil {
+		t.Error("the failure message keeps its Retry after it was clicked")
+	}
+	env, err := h.emu.ClickOld(general, failed, alice, retry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settleEnvelope(env)
+	h.waitEphemeral(general, alice, "That Retry is no longer available")
 	mu.Lock()
 	again := writes
 	mu.Unlock()

@@ -150,3 +150,15 @@ func checkProfiles(defs []*workflow.Definition, profiles map[string]ModelProfile
 	}
 	return nil
 }
+
+// modelURLs are the base URLs of the main model and of every profile, for the
+// failure messages (internal/failure).
+func modelURLs(main string, profiles map[string]ModelProfile) []string {
+	urls := []string{main}
+	for _, p := range profiles {
+		if p.BaseURL != "" {
+			urls = append(urls, p.BaseURL)
+		}
+	}
+	return urls
+}

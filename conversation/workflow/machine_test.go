@@ -551,3 +551,48 @@ func TestPipelineStopContinue(t *testing.T) {
 		t.Error("a halted run is not stopped")
 	}
 }
+
+// TestPipelineRetryFailed: Retry of an auto artifact's failed items runs them again
+// and only them; what was written from it goes stale and is listed once it is
+// approved again; an artifact without failed items, or already running again, is out
+// of date.
+func TestPipelineRetryFailed(t *testing.T) {
+	m := machine(t)
+	s := run(m, "idea=approved", "plan=approved", "notes=approved", "pitch=approved", "parts=approved")
+	s.Artifacts["notes"].Items = []workflow.ItemState{{Title: "Notes", Status: workflow.ItemFailed, Reason: "down", Attempts: 3, Failures: []string{"a", "b", "down"}}}
+	s.Artifacts["parts"].Items = []workflow.ItemState{{Title: "One", Status: workflow.ItemDone, Text: "part one", Attempts: 1}}
+	if _, err := m.RetryFailed(s, "notes", "U9"); reason(err) != workflow.NotAllowed {
+		t.Fatalf("RetryFailed by someone who may not restart = %v; want NotAllowed", err)
+	}
+	if _, err := m.RetryFailed(s, "parts", "U1"); reason(err) != workflow.NotCurrent {
+		t.Fatalf("RetryFailed without failed items = %v; want NotCurrent", err)
+	}
+	if _, err := m.RetryFailed(s, "plan", "U1"); reason(err) != workflow.NotCurrent {
+		t.Fatalf("RetryFailed of a draft = %v; want NotCurrent", err)
+	}
+	rev0 := s.Artifacts["notes"].Rev
+	rev, err := m.RetryFailed(s, "notes", "U1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.Artifacts["notes"]
+	if st.Status != workflow.StatusRunning || st.Rev == rev0 || st.Items[0].Status != workflow.ItemPending || st.Items[0].Attempts != 0 || st.Items[0].Failures != nil {
+		t.Fatalf("after RetryFailed: %s rev %d, item %+v", st.Status, st.Rev, st.Items[0])
+	}
+	if rev.By != "U1" || rev.Why != "failed items retried" || s.Pipeline == nil || s.Pipeline.Artifacts[0] != "notes" {
+		t.Fatalf("revision %+v, pipeline %+v", rev, s.Pipeline)
+	}
+	if s.Artifacts["pitch"].Status != workflow.StatusStale || s.Stale == nil || s.Stale.Shown {
+		t.Fatalf("pitch %s, stale list %+v; want stale, listed once notes is approved", s.Artifacts["pitch"].Status, s.Stale)
+	}
+	if _, err := m.RetryFailed(s, "notes", "U1"); reason(err) != workflow.NotCurrent {
+		t.Fatalf("RetryFailed while running = %v; want NotCurrent", err)
+	}
+	m.RecordItem(s, "notes", 0, workflow.ItemEnd{Text: "the notes", Attempts: 1})
+	if _, err := m.Completed(s, "notes", nil); err != nil {
+		t.Fatal(err)
+	}
+	if st.Text != "the notes" || !s.Stale.Shown {
+		t.Fatalf("completed again: %q, stale list shown %v", st.Text, s.Stale.Shown)
+	}
+}

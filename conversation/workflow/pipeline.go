@@ -151,6 +151,7 @@ func (m Machine) Completed(s *State, id string, eval []CriterionResult) (Revisio
 	touch(st)
 	st.Status, st.Text, st.Eval, st.StaleBecause = StatusApproved, JoinItems(a, st.Items), slices.Clone(eval), ""
 	st.Note = itemNotes(a, st.Items)
+	m.showStale(s) // a retry of its failed items made what was written from it stale
 	why := "written by the pipeline"
 	if failed := FailedItems(st.Items); len(failed) > 0 {
 		why += " (" + strconv.Itoa(len(failed)) + " of " + strconv.Itoa(len(st.Items)) + " items failed)"
@@ -172,6 +173,40 @@ func itemNotes(a *Artifact, items []ItemState) string {
 		}
 	}
 	return strings.Join(notes, "\n")
+}
+
+// RetryFailed runs the failed items of auto artifact id again, by by (its card's
+// Retry, restart's rule): the artifact, approved with failed items, runs again with
+// those items pending and its done items kept; what was written from it goes stale
+// (MarkStale), listed once it is approved again. Errors: a Refusal — NotAllowed;
+// NotCurrent unless it is approved with failed items.
+func (m Machine) RetryFailed(s *State, id, by string) (Revision, error) {
+	if err := m.May(s, PermRestart, by); err != nil {
+		return Revision{}, err
+	}
+	a, st, err := m.in(s, id, StatusApproved)
+	if err != nil {
+		return Revision{}, err
+	}
+	if a.Mode != ModeAuto || len(FailedItems(st.Items)) == 0 {
+		return Revision{}, &Refusal{Reason: NotCurrent, Artifact: id}
+	}
+	touch(st)
+	st.Status, st.Items = StatusRunning, slices.Clone(st.Items)
+	for i, it := range st.Items {
+		if it.Status == ItemFailed {
+			st.Items[i] = ItemState{Title: it.Title, Brief: it.Brief, Status: ItemPending}
+		}
+	}
+	m.MarkStale(s, id)
+	if s.Pipeline == nil {
+		now := m.now()
+		s.Pipeline = &PipelineState{ID: strconv.FormatInt(now.UnixNano(), 36), StartedAt: now}
+	}
+	if !slices.Contains(s.Pipeline.Artifacts, id) {
+		s.Pipeline.Artifacts = append(s.Pipeline.Artifacts, id)
+	}
+	return m.revise(s, id, by, "failed items retried"), nil
 }
 
 // AnyRunning reports whether any artifact of s is being written by the pipeline.

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/store/storetest"
+)
+
+// TestE2ERetryAnswerAfterAModelFailure: the model answers HTTP 503 past its retries,
+// so the answer's failure message says the model did not answer and offers Retry;
+// the model recovers, Retry answers the same message once, below the failure, from
+// the history without the failed exchange; the Retry of the failure it answered, and
+// a second click on it, are refused and run nothing.
+func TestE2ERetryAnswerAfterAModelFailure(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "1"
+	var mu sync.Mutex
+	down, calls := true, 0
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if down {
+			return openaitest.Response{Status: http.StatusServiceUnavailable}
+		}
+		return openaitest.Response{Text: "**Paris** is the capital of France."}
+	})
+	h.start()
+	question := "what is the capital of France?"
+	thread := h.post(general, alice, "<@U0BOT> "+question, "")
+	failed := h.latest(thread, "Retry", "")
+	tr := h.transcript(thread)
+	for _, want := range []string{"The model did not answer (HTTP 503).", "Retry answers this message again."} {
+		if !strings.Contains(tr, want) {
+			t.Fatalf("the failure message lacks %q:\n%s", want, tr)
+		}
+	}
+	if strings.Contains(tr, "Paris") || strings.Contains(tr, "status code") {
+		t.Fatalf("the failure message shows an answer or the raw error:\n%s", tr)
+	}
+	mu.Lock()
+	if calls != 2 {
+		t.Errorf("%d model calls before Retry, want 2 (1 + MODEL_MAX_RETRIES)", calls)
+	}
+	down, before := false, calls
+	mu.Unlock()
+	retry := *h.find(failed, "Retry", "")
+
+	h.click(thread, alice, "Retry", "")
+	h.waitFor("the answer", func() bool { return strings.Contains(h.transcript(thread), "*Paris* is the capital of France.") })
+	mu.Lock()
+	if calls != before+1 {
+		t.Errorf("Retry made %d model calls, want 1", calls-before)
+	}
+	mu.Unlock()
+	msgs := h.emu.BotMessages(general, thread)
+	last := msgs[len(msgs)-1]
+	if n := strings.Count(h.transcript(thread), "Paris"); n != 1 || !strings.Contains(last.Text, "Paris") {
+		t.Fatalf("the answer shown %d times, or not last:\n%s", n, h.transcript(thread))
+	}
+	if m, _ := h.emu.Message(general, failed); !strings.Contains(m.Text, "Retried by <@"+alice+">") || h.find(failed, "Retry", "") != nil {
+		t.Errorf("the failure message was not closed: %q", m.Text)
+	}
+	reqs := h.ai.Requests()
+	if got := reqs[len(reqs)-1]; got.LastUserMessage() != question || strings.Count(string(got.Body), question) != 1 {
+		t.Errorf("Retry's request asks %q, with the question %d times in it: %s", got.LastUserMessage(), strings.Count(string(got.Body), question), got.Body)
+	}
+
+	// The Retry clicked again (a double click, or an old client): refused, nothing runs.
+	env, err := h.emu.ClickOld(general, failed, alice, retry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settleEnvelope(env)
+	h.waitEphemeral(general, alice, "That Retry is no longer available")
+	mu.Lock()
+	if calls != before+1 {
+		t.Errorf("an old Retry made %d more model calls", calls-before-1)
+	}
+	mu.Unlock()
+	if got := len(h.emu.BotMessages(general, thread)); got != len(msgs) {
+		t.Errorf("an old Retry posted: %d messages, want %d:\n%s", got, len(msgs), h.transcript(thread))
+	}
+}
+
+// TestE2ERetryAnswerRefusedAfterANewerTurn: a failed answer's Retry, clicked after a
+// newer message was answered in the thread, is no longer available.
+func TestE2ERetryAnswerRefusedAfterANewerTurn(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	var mu sync.Mutex
+	down, calls := true, 0
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if down {
+			return openaitest.Response{Status: http.StatusBadGateway}
+		}
+		return openaitest.Response{Text: "An answer to: " + r.LastUserMessage()}
+	})
+	h.start()
+	thread := h.post(general, alice, "<@U0BOT> first question", "")
+	failed := h.latest(thread, "Retry", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "The model did not answer (HTTP 502).") {
+		t.Fatalf("the failure message does not name the model:\n%s", tr)
+	}
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	h.post(general, alice, "second question", thread)
+	h.waitFor("the second answer", func() bool { return strings.Contains(h.transcript(thread), "An answer to: second question") })
+	mu.Lock()
+	before := calls
+	mu.Unlock()
+	n := len(h.emu.BotMessages(general, thread))
+	env, err := h.emu.ClickButtonByLabel(general, failed, alice, "Retry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settleEnvelope(env)
+	h.waitEphemeral(general, alice, "That Retry is no longer available")
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != before || len(h.emu.BotMessages(general, thread)) != n {
+		t.Fatalf("an out-of-date Retry ran: %d model calls, %d messages (want %d, %d)", calls, len(h.emu.BotMessages(general, thread)), before, n)
+	}
+}
+
+// TestE2ERetryFailedPipelineItems: a research item fails because the tool it needs
+// fails (fetch_url refuses the address), every try; the research card names the tool
+// and offers Retry failed items, which runs that item alone again once the tool's
+// trouble is gone: the items that were written are not written again.
+func TestE2ERetryFailedPipelineItems(t *testing.T) {
+	h := newBlogHarness(t)
+	var mu sync.Mutex
+	toolDown := true
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		mi := itemRE.FindStringSubmatch(r.LastUserMessage())
+		ma := artifactRE.FindStringSubmatch(systemText(r))
+		mu.Lock()
+		down := toolDown
+		mu.Unlock()
+		if down && ma != nil && ma[1] == "research" && mi != nil && strings.TrimSpace(mi[3]) == "Section 3" && forced(r) == "commit_artifact_final_text" {
+			if len(r.ToolResults()) == 0 && offered(r, "fetch_url") {
+				return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "fetch_url", Arguments: `{"url":"http://127.0.0.1:9/section-3"}`}}}
+			}
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "commit_artifact_final_text",
+				Arguments: `{"text":"","failure":"the only source for Section 3 could not be read"}`}}}
+		}
+		return h.blog.respond(r)
+	})
+	h.start()
+	thread := h.toPipeline()
+	h.waitFor("the article for review", func() bool {
+		return strings.Contains(h.transcript(thread), "Meta description: How small teams")
+	})
+	tr := h.transcript(thread)
+	for _, want := range []string{
+		"3 of 4 items written · 1 failed: Section 3",
+		"failed after 3 tries: The tool `fetch_url` failed. the only source for Section 3 could not be read",
+	} {
+		if !strings.Contains(tr, want) {
+			t.Fatalf("thread lacks %q:\n%s", want, tr)
+		}
+	}
+	written := map[string]int{}
+	for i := 1; i <= 4; i++ {
+		s := fmt.Sprintf("Section %d", i)
+		written[s] = requests(h.harness, "commit_artifact_final_text", "research", s)
+	}
+	mu.Lock()
+	toolDown = false
+	mu.Unlock()
+	card := h.latest(thread, "Retry failed items", "")
+	old := *h.find(card, "Retry failed items", "")
+	h.click(thread, alice, "Retry failed items", "")
+	h.waitFor("research with every item", func() bool {
+		return strings.Contains(h.transcript(thread), "4 of 4 items written")
+	})
+	for s, n := range written {
+		got := requests(h.harness, "commit_artifact_final_text", "research", s)
+		want := n
+		if s == "Section 3" {
+			want = n + 1
+		}
+		if got != want {
+			t.Errorf("%s written %d times in all, want %d (only the failed item runs again)", s, got, want)
+		}
+	}
+	if m, _ := h.emu.Message(general, card); strings.Contains(string(m.Blocks), "Retry failed items") {
+		t.Errorf("the old research card keeps its Retry: %s", m.Blocks)
+	}
+	h.idle()
+	// The old card's Retry, clicked again, is refused.
+	env, err := h.emu.ClickOld(general, card, alice, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settleEnvelope(env)
+	h.waitEphemeral(general, alice, "That Retry is no longer available")
+	if got := requests(h.harness, "commit_artifact_final_text", "research", "Section 3"); got != written["Section 3"]+1 {
+		t.Errorf("an old Retry wrote Section 3 again: %d writes", got)
+	}
+}
+
+// TestE2ERetryAnswerSlackRefused: Slack refuses the answer (chat.postMessage
+// ok:false), so its failure message names Slack and its error code, and Retry
+// answers again.
+func TestE2ERetryAnswerSlackRefused(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		return openaitest.Response{Text: "The answer."}
+	})
+	h.start()
+	h.emu.FailNext("chat.postMessage", "internal_error")
+	thread := h.post(general, alice, "<@U0BOT> a question", "")
+	h.latest(thread, "Retry", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "Slack refused the message or file (internal_error). Retry answers this message again.") || strings.Contains(tr, "The answer.") {
+		t.Fatalf("the failure message does not name Slack's refusal:\n%s", tr)
+	}
+	h.click(thread, alice, "Retry", "")
+	h.waitFor("the answer", func() bool { return strings.Contains(h.transcript(thread), "The answer.") })
+	if n := len(h.ai.Requests()); n != 2 {
+		t.Errorf("%d model calls, want 2 (the answer Slack refused, then Retry's)", n)
+	}
+}
+
+// TestE2ERetryAnswerAfterARestart: a failed answer's Retry is kept in the checkpoint,
+// so a new process on the same store (another replica, or this one restarted) runs it.
+func TestE2ERetryAnswerAfterARestart(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testRetryAfterRestart(t, "") })
+	t.Run("Postgres", func(t *testing.T) { testRetryAfterRestart(t, storetest.PostgresDSN(t)) })
+}
+
+func testRetryAfterRestart(t *testing.T, databaseURL string) {
+	h := newWorkflowHarness(t)
+	h.env["DATABASE_URL"] = databaseURL
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	var mu sync.Mutex
+	down := true
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		if down {
+			return openaitest.Response{Status: http.StatusServiceUnavailable}
+		}
+		return openaitest.Response{Text: "Answered after the restart."}
+	})
+	h.start()
+	thread := h.post(general, alice, "<@U0BOT> a question before the restart", "")
+	h.latest(thread, "Retry", "")
+	h.stop()
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	h.start()
+	h.click(thread, alice, "Retry", "")
+	h.waitFor("the answer", func() bool { return strings.Contains(h.transcript(thread), "Answered after the restart.") })
+	if n := strings.Count(h.transcript(thread), "Answered after the restart."); n != 1 {
+		t.Fatalf("the answer shown %d times:\n%s", n, h.transcript(thread))
+	}
+}
+
+// TestE2ERetryAnswerInRussian: a question in Russian gets its failure message, and
+// its Retry button, in Russian.
+func TestE2ERetryAnswerInRussian(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		return openaitest.Response{Status: http.StatusServiceUnavailable}
+	})
+	h.start()
+	thread := h.post(general, alice, "<@U0BOT> какая столица Франции?", "")
+	h.latest(thread, "Повторить", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "Модель не ответила (HTTP 503). «Повторить» ответит на это сообщение снова.") {
+		t.Fatalf("the failure message is not in Russian:\n%s", tr)
+	}
+}
