@@ -43,9 +43,11 @@ const (
 )
 
 // UsageTotal is one line of a usage report: the sums of the ledger rows whose
-// grouping column equals Group ("" for rows without one).
+// grouping column equals Group ("" for rows without one) and whose model is Model
+// (a report by model has one line per model), so that each line can be priced.
 type UsageTotal struct {
 	Group            string
+	Model            string
 	Turns            int64
 	PromptTokens     int64
 	CompletionTokens int64
@@ -63,8 +65,8 @@ type UsageFilter struct {
 // UsageStore reads the usage ledger (store/sqlite and store/postgres implement it,
 // migration 00010).
 type UsageStore interface {
-	// UsageReport sums the ledger rows since since, grouped by by, largest total
-	// tokens first. Errors: the database's, wrapped; an unknown by is an error.
+	// UsageReport sums the ledger rows since since, grouped by by and by model,
+	// largest total tokens first. Errors: the database's, wrapped; an unknown by is an error.
 	UsageReport(ctx context.Context, since time.Time, by UsageBy) ([]UsageTotal, error)
 	// UsageSince returns the ledger rows f selects, oldest first (Key and At set).
 	UsageSince(ctx context.Context, f UsageFilter) ([]UsageRecord, error)

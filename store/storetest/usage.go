@@ -54,21 +54,22 @@ func RunUsage(t *testing.T, open func(t *testing.T) UsageStore) {
 
 		want := map[conversation.UsageBy][]conversation.UsageTotal{
 			conversation.UsageByChannel: {
-				{Group: "C0002", Turns: 1, PromptTokens: 1050, CompletionTokens: 305},
-				{Group: "C0001", Turns: 2, PromptTokens: 300, CompletionTokens: 30},
+				{Group: "C0002", Model: "gpt-b", Turns: 1, PromptTokens: 1050, CompletionTokens: 305},
+				{Group: "C0001", Model: "gpt-a", Turns: 2, PromptTokens: 300, CompletionTokens: 30},
 			},
 			conversation.UsageByUser: {
-				{Group: "U1", Turns: 2, PromptTokens: 1100, CompletionTokens: 310},
-				{Group: "U2", Turns: 1, PromptTokens: 200, CompletionTokens: 20},
-				{Group: "", Turns: 0, PromptTokens: 50, CompletionTokens: 5},
+				{Group: "U1", Model: "gpt-b", Turns: 1, PromptTokens: 1000, CompletionTokens: 300},
+				{Group: "U2", Model: "gpt-a", Turns: 1, PromptTokens: 200, CompletionTokens: 20},
+				{Group: "U1", Model: "gpt-a", Turns: 1, PromptTokens: 100, CompletionTokens: 10},
+				{Group: "", Model: "gpt-b", Turns: 0, PromptTokens: 50, CompletionTokens: 5},
 			},
 			conversation.UsageByWorkflow: {
-				{Group: "launch", Turns: 1, PromptTokens: 1050, CompletionTokens: 305},
-				{Group: "", Turns: 2, PromptTokens: 300, CompletionTokens: 30},
+				{Group: "launch", Model: "gpt-b", Turns: 1, PromptTokens: 1050, CompletionTokens: 305},
+				{Group: "", Model: "gpt-a", Turns: 2, PromptTokens: 300, CompletionTokens: 30},
 			},
 			conversation.UsageByModel: {
-				{Group: "gpt-b", Turns: 1, PromptTokens: 1050, CompletionTokens: 305},
-				{Group: "gpt-a", Turns: 2, PromptTokens: 300, CompletionTokens: 30},
+				{Group: "gpt-b", Model: "gpt-b", Turns: 1, PromptTokens: 1050, CompletionTokens: 305},
+				{Group: "gpt-a", Model: "gpt-a", Turns: 2, PromptTokens: 300, CompletionTokens: 30},
 			},
 		}
 		for by, w := range want {

@@ -59,19 +59,24 @@ func UsageGroupColumn(by conversation.UsageBy) (string, error) {
 	return "", fmt.Errorf("usage report: unknown grouping %q (want channel, user, workflow or model)", by)
 }
 
-// UsageReportSQL returns the query of a usage report grouped on col, its one
-// parameter (the start time) written as param ("?" or "$1").
+// UsageReportSQL returns the query of a usage report grouped on col and model, its
+// one parameter (the start time) written as param ("?" or "$1").
 func UsageReportSQL(col, param string) string {
-	return `SELECT ` + col + ` AS grp, SUM(turns) AS turns, SUM(prompt_tokens) AS prompt_tokens,
+	group := col + `, model`
+	if col == "model" {
+		group = col
+	}
+	return `SELECT ` + col + ` AS grp, model, SUM(turns) AS turns, SUM(prompt_tokens) AS prompt_tokens,
 		SUM(completion_tokens) AS completion_tokens
 		FROM token_usage WHERE created_at >= ` + param + `
-		GROUP BY ` + col + `
-		ORDER BY SUM(prompt_tokens) + SUM(completion_tokens) DESC, ` + col
+		GROUP BY ` + group + `
+		ORDER BY SUM(prompt_tokens) + SUM(completion_tokens) DESC, ` + group
 }
 
 // UsageTotalRow is a row of UsageReportSQL's result.
 type UsageTotalRow struct {
 	Group            string `db:"grp"`
+	Model            string `db:"model"`
 	Turns            int64  `db:"turns"`
 	PromptTokens     int64  `db:"prompt_tokens"`
 	CompletionTokens int64  `db:"completion_tokens"`
