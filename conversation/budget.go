@@ -3,7 +3,6 @@ package conversation
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -149,12 +148,5 @@ func budgetText(lang string, b *budgetRefusal, admins []string) string {
 	if b.channel {
 		key = "budget.channel"
 	}
-	return tr(lang, key, b.used, b.budget, slackDate(b.freeAt), who)
-}
-
-// slackDate formats t for Slack's date formatting (<!date^…>), which shows it in the
-// reader's time zone, with a UTC fallback for clients that cannot.
-func slackDate(t time.Time) string {
-	t = t.UTC()
-	return "<!date^" + strconv.FormatInt(t.Unix(), 10) + "^{date_short_pretty} {time}|" + t.Format("2006-01-02 15:04 UTC") + ">"
+	return tr(lang, key, b.used, b.budget, b.freeAt.UTC().Format(tr(lang, "budget.when")), who)
 }

@@ -46,7 +46,7 @@ func ptr[T any](v T) *T { return &v }
 func TestBudgetText(t *testing.T) {
 	b := &budgetRefusal{used: 1200, budget: 1000, freeAt: time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)}
 	en := budgetText("en", b, []string{"U1", "U2"})
-	for _, want := range []string{"your token budget", "1200 of 1000", "<!date^1795685400^{date_short_pretty} {time}|2026-11-26 09:30 UTC>", "<@U1>, <@U2>"} {
+	for _, want := range []string{"your token budget", "1200 of 1000", "It frees up at 09:30 UTC on 2026-11-26.", "<@U1>, <@U2>"} {
 		if !strings.Contains(en, want) {
 			t.Errorf("%q lacks %q", en, want)
 		}
@@ -56,7 +56,8 @@ func TestBudgetText(t *testing.T) {
 	}
 	b.channel = true
 	ru := budgetText("ru", b, nil)
-	if !strings.Contains(ru, "Этот канал израсходовал дневной лимит токенов (1200 из 1000") || !strings.Contains(ru, "администраторам") {
+	if !strings.Contains(ru, "Этот канал израсходовал дневной лимит токенов (1200 из 1000") || !strings.Contains(ru, "администраторам") ||
+		!strings.Contains(ru, "Лимит освободится 2026-11-26 в 09:30 UTC.") {
 		t.Errorf("Russian channel notice %q", ru)
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/csv"
 	"net/http"
 	"net/http/httptest"
@@ -65,7 +67,7 @@ func TestE2EBudgetRefusal(t *testing.T) {
 	if len(notice) != 1 {
 		t.Fatalf("alice got %d notices; want 1", len(notice))
 	}
-	for _, want := range []string{"your token budget", "1100 of 1000 tokens", "<@U0ADMIN1>, <@U0ADMIN2>", "<!date^"} {
+	for _, want := range []string{"your token budget", "1100 of 1000 tokens", "<@U0ADMIN1>, <@U0ADMIN2>", " UTC on 20"} {
 		if !strings.Contains(notice[0].Text, want) {
 			t.Errorf("alice's notice %q lacks %q", notice[0].Text, want)
 		}
@@ -88,10 +90,11 @@ func TestE2EBudgetRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("MODEL_PRICES", prices)
-	out, err := runCLI(t, "usage", "--by", "user", "--csv")
-	if err != nil {
-		t.Fatalf("usage --csv: %v\n%s", err, out)
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"usage", "--by", "user", "--csv"}, &stdout, &stderr); err != nil {
+		t.Fatalf("usage --csv: %v\n%s", err, stderr.String())
 	}
+	out := stdout.String()
 	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if err != nil {
 		t.Fatalf("usage --csv is not CSV: %v\n%s", err, out)
