@@ -8,7 +8,8 @@ import (
 )
 
 // Budgets (README, "Usage, cost and budgets"): before a person's message, command or
-// click runs (a Stop click excepted: it costs nothing and must always act), the
+// click runs (a Stop click excepted: it costs nothing and must always act; an
+// assistant thread's opening asks for nothing), the
 // tokens that person, and that channel, used in the last BudgetWindow are summed from
 // the usage ledger (UsageStore, the rows every saved turn writes). When either reached
 // its budget, no model call is made: the person gets one ephemeral notice naming the
@@ -42,8 +43,8 @@ func (s *Service) budgeted(r *run) bool {
 		return false
 	}
 	in := r.in
-	if in.User() == "" || in.Kind == KindPipeline {
-		return false
+	if in.User() == "" || in.Kind == KindPipeline || in.Kind == KindAssistantThread {
+		return false // a pipeline's part, or an assistant thread opened: no request
 	}
 	return in.Kind != KindAction || in.Action == nil || in.Action.Action.Name != ActionStop
 }
