@@ -45,12 +45,14 @@ func TestE2EBudgetRefusal(t *testing.T) {
 	if got := h.replies(general, ts, 1); got[0].Text != "first answer" {
 		t.Fatalf("first reply %q", got[0].Text)
 	}
+	h.idle() // the turn is saved, its usage with it (the reply is posted before)
 	h.post(general, alice, "<@U0BOT> second question", "")
 	h.waitFor("alice's budget notice", func() bool { return len(h.emu.Ephemerals(general, alice)) > 0 })
 	ts = h.post(general, bob, "<@U0BOT> bob's question", "")
 	if got := h.replies(general, ts, 1); got[0].Text != "bob's answer" {
 		t.Fatalf("bob's reply %q", got[0].Text)
 	}
+	h.idle()
 	ivanTS := h.post(general, ivan, "<@U0BOT> ivan's question", "")
 	h.waitFor("ivan's budget notice", func() bool { return len(h.emu.Ephemerals(general, ivan)) > 0 })
 	h.idle()
