@@ -42,7 +42,9 @@ func runHealthcheck(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("healthcheck: %w", err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// Straight to the server: never through an HTTP_PROXY of the environment.
+	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	resp, err := client.Do(req)
 	if err != nil {
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
