@@ -80,10 +80,11 @@ type Config struct {
 	PipelineConcurrency int      `envconfig:"PIPELINE_CONCURRENCY" default:"4" desc:"items of one pipeline written at once (auto artifacts, foreach items); an artifact's concurrency may lower it"`
 	ApproverUserIDs     []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts, who may also do whatever a run's starter may (default: a workflow's permissions)"`
 
-	MaxQueuedPerThread        int      `envconfig:"MAX_QUEUED_PER_THREAD" default:"20" desc:"pending inputs (queued or running) one thread takes; past it, a message or command is refused with a notice to its author (clicks are not held to it; 0: no bound)"`
-	MaxQueuedPerUser          int      `envconfig:"MAX_QUEUED_PER_USER" default:"10" desc:"pending inputs one person may have across threads, counted in the database by every replica alike; past it, a message or command is refused with a notice (0: no bound)"`
-	UserRate                  float64  `envconfig:"USER_RATE" default:"20" desc:"messages and commands one person may send per minute, per replica (a token bucket; clicks have a bucket of their own, four times USER_RATE and USER_BURST); past it, an input is refused with a notice (0: no limit)"`
-	UserBurst                 int      `envconfig:"USER_BURST" default:"10" desc:"size of each person's token buckets: the messages (and, apart, the clicks) one person may send at once before USER_RATE applies"`
+	MaxQueuedPerThread int     `envconfig:"MAX_QUEUED_PER_THREAD" default:"20" desc:"pending inputs (queued or running) one thread takes; past it, a message or command is refused with a notice to its author (clicks are not held to it; 0: no bound)"`
+	MaxQueuedPerUser   int     `envconfig:"MAX_QUEUED_PER_USER" default:"10" desc:"pending inputs one person may have across threads, counted in the database by every replica alike; past it, a message or command is refused with a notice (0: no bound)"`
+	UserRate           float64 `envconfig:"USER_RATE" default:"20" desc:"messages and commands one person may send per minute, per replica (a token bucket; clicks have a bucket of their own, four times USER_RATE and USER_BURST); past it, an input is refused with a notice (0: no limit)"`
+	UserBurst          int     `envconfig:"USER_BURST" default:"10" desc:"size of each person's token buckets: the messages (and, apart, the clicks) one person may send at once before USER_RATE applies"`
+
 	BudgetTokensPerUserDay    int64    `envconfig:"BUDGET_TOKENS_PER_USER_DAY" default:"0" desc:"tokens (prompt and completion) one person may use in 24 hours, from the usage ledger every replica writes; past it, their input gets a notice naming ADMINS and no model call (0: no budget)"`
 	BudgetTokensPerChannelDay int64    `envconfig:"BUDGET_TOKENS_PER_CHANNEL_DAY" default:"0" desc:"tokens one channel may use in 24 hours, as BUDGET_TOKENS_PER_USER_DAY (0: no budget)"`
 	Admins                    []string `envconfig:"ADMINS" desc:"comma-separated Slack user ids of the people to ask for more (named in a budget notice)"`
