@@ -147,7 +147,12 @@ func (l *logRecorder) WithGroup(string) slog.Handler            { return l }
 func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lines = append(l.lines, r.Level.String()+" "+r.Message)
+	line := r.Level.String() + " " + r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		line += " " + a.String()
+		return true
+	})
+	l.lines = append(l.lines, line)
 	close(l.changed)
 	l.changed = make(chan struct{})
 	return nil
@@ -198,15 +203,26 @@ func TestConnectionLogs(t *testing.T) {
 	for i, drop := range []struct {
 		name string
 		do   func()
+		// reason is what the warning must say: Slack's reason, or slack-go's error.
+		reason string
 	}{
-		{"NetworkFailure", h.emu.CloseConnections},
-		{"DisconnectRequested", func() { h.emu.Disconnect("") }},
+		{"NetworkFailure", h.emu.CloseConnections, "cause=connection_lost reason="},
+		// Slack closes at once: slack-go may read the close before the disconnect
+		// message, so either cause is right, with its reason.
+		{"DisconnectAndClose", func() { h.emu.Disconnect("") }, " reason="},
+		{"DisconnectRequested", func() { h.emu.RequestDisconnect("") }, "cause=slack_disconnect reason=refresh_requested"},
+		{"LinkDisabled", func() { h.emu.RequestDisconnect("link_disabled") }, "cause=slack_disconnect reason=link_disabled"},
 	} {
 		t.Run(drop.name, func(t *testing.T) {
 			drop.do()
-			logs.wait(t, "WARN lost the connection to Slack; reconnecting", i+1)
+			lost := logs.wait(t, "WARN lost the connection to Slack; reconnecting", i+1)
+			if !strings.Contains(lost, drop.reason) || strings.HasSuffix(lost, "reason=") {
+				t.Errorf("%q: want the reason, %q", lost, drop.reason)
+			}
+			logs.wait(t, "INFO connecting to Slack in socket mode", i+1)
 			line := logs.wait(t, "WARN reconnected to Slack after ", i+1)
-			if _, err := time.ParseDuration(strings.TrimPrefix(line, "WARN reconnected to Slack after ")); err != nil {
+			took, _, _ := strings.Cut(strings.TrimPrefix(line, "WARN reconnected to Slack after "), " ")
+			if _, err := time.ParseDuration(took); err != nil {
 				t.Errorf("%q: %v", line, err)
 			}
 			// The bot works on the new connection.
@@ -221,6 +237,13 @@ func TestConnectionLogs(t *testing.T) {
 	}
 	if n := logs.count("INFO connected to Slack"); n != 1 {
 		t.Errorf("%d info lines for the first connection", n)
+	}
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	for _, line := range logs.lines {
+		if strings.Contains(line, "xapp-") || strings.Contains(line, "xoxb-") || strings.Contains(line, "ticket") {
+			t.Errorf("a log line shows a token or the connection's ticket: %q", line)
+		}
 	}
 }
 

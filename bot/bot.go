@@ -70,6 +70,8 @@ type Bot struct {
 	log       *slog.Logger
 	socket    *socketmode.Client
 	connected atomic.Bool
+	// drops learns from slack-go's debug lines why the connection dropped.
+	drops *dropReasons
 
 	// background tracks the goroutines opening modals (views.open) and telling people
 	// what went wrong (chat.postEphemeral), so that the event loop never waits for them.
@@ -111,7 +113,9 @@ func New(cfg Config) (*Bot, error) {
 	if cfg.AckBudget <= 0 {
 		cfg.AckBudget = DefaultAckBudget
 	}
-	return &Bot{cfg: cfg, log: cfg.Logger, socket: socketmode.New(cfg.API), opened: map[string]time.Time{}}, nil
+	drops := &dropReasons{}
+	socket := socketmode.New(cfg.API, socketmode.OptionDebug(true), socketmode.OptionLog(drops))
+	return &Bot{cfg: cfg, log: cfg.Logger, socket: socket, drops: drops, opened: map[string]time.Time{}}, nil
 }
 
 // Run connects in Socket Mode (apps.connections.open, then the WebSocket; slack-go
@@ -298,13 +302,17 @@ func (b *Bot) connection(evt socketmode.Event) {
 	case socketmode.EventTypeConnecting:
 		// slack-go connects again after the connection dropped or Slack asked for a
 		// new one ("disconnect"); it sends no other event for either.
-		if c, _ := evt.Data.(*slack.ConnectingEvent); c != nil && c.ConnectionCount > 0 {
-			b.lost("connection closed")
+		c, _ := evt.Data.(*slack.ConnectingEvent)
+		if c != nil && c.ConnectionCount > 0 {
+			b.lost(b.drops.take("connection closed"))
+		}
+		if c != nil && b.everConnected {
+			b.log.Info("connecting to Slack in socket mode", "attempt", c.Attempt, "connection", c.ConnectionCount+1)
 		}
 	case socketmode.EventTypeDisconnect:
-		b.lost("Slack asked to reconnect (disconnect)")
+		b.lost("slack_disconnect", "disconnect")
 	case socketmode.EventTypeConnectionError:
-		b.lost("connection error")
+		b.lost("connection_error", "connection error")
 		attrs := []any{"error", evt.Data}
 		if c, _ := evt.Data.(*slack.ConnectionErrorEvent); c != nil {
 			attrs = []any{"attempt", c.Attempt, "backoff", c.Backoff, "error", c.ErrorObj}
@@ -324,6 +332,8 @@ func (b *Bot) connection(evt socketmode.Event) {
 		if !b.everConnected {
 			b.everConnected = true
 			b.log.Info("connected to Slack in socket mode")
+		} else if c, _ := evt.Data.(*socketmode.ConnectedEvent); c != nil {
+			b.log.Info("socket mode connection open again; waiting for hello", "connection", c.ConnectionCount+1)
 		}
 	case socketmode.EventTypeHello:
 		b.connected.Store(true)
@@ -336,14 +346,19 @@ func (b *Bot) connection(evt socketmode.Event) {
 	}
 }
 
-// lost marks the connection down (once per drop) and logs why at warn.
-func (b *Bot) lost(why string) {
+// lost marks the connection down (once per drop) and logs why at warn: kind is
+// slack_disconnect (Slack asked for a new connection; reason is Slack's, such as
+// refresh_requested or link_disabled), connection_lost (reason is slack-go's error:
+// a closed socket, a ping timeout) or connection_error (opening one failed). Neither
+// ever holds a token: Slack's reasons are words, and slack-go's errors name the
+// WebSocket URL's host at most.
+func (b *Bot) lost(kind, reason string) {
 	b.connected.Store(false)
 	if !b.everConnected || !b.downSince.IsZero() {
 		return
 	}
 	b.downSince = time.Now()
-	b.log.Warn("lost the connection to Slack; reconnecting", "reason", why)
+	b.log.Warn("lost the connection to Slack; reconnecting", "cause", kind, "reason", reason)
 }
 
 // roundDuration rounds d for a log line: to 100 ms from a second up, to the

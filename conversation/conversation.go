@@ -169,6 +169,8 @@ type Turn struct {
 	// part of a pipeline (KindPipeline), that must exist exactly when the state that
 	// asks for it was saved.
 	Enqueue []Input
+	// Usage, when set, is written to the usage ledger with the turn (UsageStore).
+	Usage *UsageRecord
 }
 
 // Saved reports what Store.Save wrote.

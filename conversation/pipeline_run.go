@@ -563,7 +563,8 @@ func (t *wfTurn) checkpoint(ctx context.Context) error {
 	st := t.state
 	st.PromptTokens += t.usage.PromptTokens
 	st.CompletionTokens += t.usage.CompletionTokens
-	saved, err := t.s.storeSave(ctx, t.r, Turn{Key: t.key, Version: t.conv.Version, State: st, Append: t.appended})
+	saved, err := t.s.storeSave(ctx, t.r, Turn{Key: t.key, Version: t.conv.Version, State: st, Append: t.appended,
+		Usage: t.s.usageRecord(t.r, st, t.usage, 0)})
 	if err != nil {
 		return fmt.Errorf("checkpoint pipeline: %w", err)
 	}

@@ -128,6 +128,16 @@ type Config struct {
 	// Model names the main model (OPENAI_MODEL), recorded with each answer for the
 	// feedback on it (README, "Feedback").
 	Model string
+	// Usage reads the usage ledger for the token budgets (conversation/budget.go);
+	// nil turns them off.
+	Usage UsageStore
+	// BudgetTokensPerUserDay and BudgetTokensPerChannelDay bound the tokens one person,
+	// and one channel, may use in BudgetWindow (BUDGET_TOKENS_PER_USER_DAY,
+	// BUDGET_TOKENS_PER_CHANNEL_DAY); 0: no budget.
+	BudgetTokensPerUserDay    int64
+	BudgetTokensPerChannelDay int64
+	// Admins are the Slack user ids (U…) named in a budget notice (ADMINS).
+	Admins []string
 }
 
 // DefaultMaxConcurrentTurns is the default of Config.MaxConcurrentTurns: turns wait

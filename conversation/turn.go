@@ -41,6 +41,9 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 	if limit := s.cfg.MaxAttempts; in.Attempts > limit && in.Kind != KindPipeline || in.Attempts > limit+2 {
 		return s.giveUp(ctx, r)
 	}
+	if refused, err := s.overBudget(ctx, r); refused {
+		return err
+	}
 	switch {
 	case in.Kind == KindCommand && in.Command != nil && in.Key.ThreadTS == "":
 		return s.channelCommand(ctx, r)
@@ -253,7 +256,8 @@ func (s *Service) finishTurn(ctx context.Context, r *run, conv Conversation, e e
 		st.Turns++
 		st.PromptTokens += e.usage.PromptTokens
 		st.CompletionTokens += e.usage.CompletionTokens
-		_, err := s.storeSave(ctx, r, Turn{Key: r.in.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.in.ID, Enqueue: e.enqueue})
+		_, err := s.storeSave(ctx, r, Turn{Key: r.in.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.in.ID, Enqueue: e.enqueue,
+			Usage: s.usageRecord(r, st, e.usage, 1)})
 		if !errors.Is(err, ErrConflict) || i+1 >= attempts {
 			if err != nil {
 				return fmt.Errorf("save turn: %w", err)

@@ -628,6 +628,25 @@ func (s *Server) Disconnect(reason string) {
 	s.notifyLocked(Update{Kind: UpdateConnection})
 }
 
+// RequestDisconnect sends {"type":"disconnect","reason":reason} on every open
+// connection and leaves it open for the client to close, as Slack does when it asks a
+// client to move to a new connection and gives it time to (reason "warning",
+// "refresh_requested", "link_disabled"; empty means "refresh_requested"). The
+// connections get no new envelopes; acks still arrive on them until they close.
+func (s *Server) RequestDisconnect(reason string) {
+	if reason == "" {
+		reason = "refresh_requested"
+	}
+	msg, _ := json.Marshal(disconnectMessage{Type: "disconnect", Reason: reason, DebugInfo: debugInfo{Host: "emulator"}})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		c.send(frame{data: msg})
+	}
+	s.conns = nil
+	s.notifyLocked(Update{Kind: UpdateConnection})
+}
+
 // CloseConnections drops every open connection without a disconnect
 // message, like a network failure.
 func (s *Server) CloseConnections() {

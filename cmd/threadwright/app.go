@@ -287,6 +287,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Redact:              redactor.String,
 		Classify:            failure.Classifier{ModelURLs: modelURLs(c.OpenAIBaseURL, profiles), SlackURL: c.SlackAPIURL}.Classify,
 		Model:               c.OpenAIModel,
+
+		// The usage ledger and the token budgets (README, "Usage, cost and budgets").
+		Usage:                     usageStore(st),
+		BudgetTokensPerUserDay:    c.BudgetTokensPerUserDay,
+		BudgetTokensPerChannelDay: c.BudgetTokensPerChannelDay,
+		Admins:                    c.Admins,
 	})
 	if err != nil {
 		return err

@@ -86,6 +86,10 @@ type Config struct {
 	UserRate           float64 `envconfig:"USER_RATE" default:"20" desc:"messages and commands one person may send per minute, per replica (a token bucket; clicks have a bucket of their own, four times USER_RATE and USER_BURST); past it, an input is refused with a notice (0: no limit)"`
 	UserBurst          int     `envconfig:"USER_BURST" default:"10" desc:"size of each person's token buckets: the messages (and, apart, the clicks) one person may send at once before USER_RATE applies"`
 
+	BudgetTokensPerUserDay    int64    `envconfig:"BUDGET_TOKENS_PER_USER_DAY" default:"0" desc:"tokens (prompt and completion) one person may use in 24 hours, from the usage ledger every replica writes; past it, their input gets a notice naming ADMINS and no model call (0: no budget)"`
+	BudgetTokensPerChannelDay int64    `envconfig:"BUDGET_TOKENS_PER_CHANNEL_DAY" default:"0" desc:"tokens one channel may use in 24 hours, as BUDGET_TOKENS_PER_USER_DAY (0: no budget)"`
+	Admins                    []string `envconfig:"ADMINS" desc:"comma-separated Slack user ids of the people to ask for more (named in a budget notice)"`
+
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz, /readyz and /metrics; empty disables"`
@@ -121,7 +125,7 @@ func configError(err error) error {
 
 func typeWord(t string) string {
 	switch t {
-	case "int":
+	case "int", "int64":
 		return "a whole number"
 	case "time.Duration", "Duration":
 		return "a duration such as 30s or 5m"
@@ -181,6 +185,9 @@ func (c *Config) validate() error {
 		{c.MaxQueuedPerUser >= 0, "MAX_QUEUED_PER_USER", "0 or a whole number of inputs"},
 		{c.UserRate >= 0, "USER_RATE", "0 or a number of messages per minute"},
 		{c.UserBurst > 0, "USER_BURST", "a whole number above 0"},
+		{c.BudgetTokensPerUserDay >= 0, "BUDGET_TOKENS_PER_USER_DAY", "0 or a whole number of tokens"},
+		{c.BudgetTokensPerChannelDay >= 0, "BUDGET_TOKENS_PER_CHANNEL_DAY", "0 or a whole number of tokens"},
+		{validUserIDs(c.Admins), "ADMINS", "comma-separated Slack user ids such as U012AB3CD"},
 		{validLevel(c.LogLevel), "LOG_LEVEL", "debug, info, warn or error"},
 		{c.LogFormat == "text" || c.LogFormat == "json", "LOG_FORMAT", "text or json"},
 		{c.HTTPAddr == "" || validAddr(c.HTTPAddr), "HTTP_ADDR", "host:port such as 127.0.0.1:8080"},
@@ -288,4 +295,15 @@ func (c *Config) clientConfig(log *slog.Logger) agents.ClientConfig {
 // fetchConfig is the fetch_url tool's configuration.
 func (c *Config) fetchConfig() agents.FetchConfig {
 	return agents.FetchConfig{MaxBytes: int64(c.FetchMaxBytes), Timeout: c.FetchTimeout, AllowPrivate: c.FetchAllowPrivate, AllowHosts: c.FetchAllowHosts}
+}
+
+// validUserIDs reports whether every id looks like a Slack user id (U… or W…, upper
+// case letters and digits).
+func validUserIDs(ids []string) bool {
+	for _, id := range ids {
+		if len(id) < 2 || (id[0] != 'U' && id[0] != 'W') || strings.ToUpper(id) != id || strings.ContainsAny(id, " <@>") {
+			return false
+		}
+	}
+	return true
 }

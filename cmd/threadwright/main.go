@@ -33,6 +33,11 @@ Usage:
   threadwright feedback [--since 7d] [--json]
                          the feedback on answers: counts per channel and strategy, and the
                          negative answers with their reasons
+  threadwright usage [--since 30d] [--by channel|user|workflow|model] [--csv]
+                         tokens, turns and estimated cost (MODEL_PRICES) per channel, person,
+                         workflow or model
+  threadwright healthcheck
+                         exit 0 when /readyz on HTTP_ADDR says ready, 1 otherwise (for HEALTHCHECK)
   threadwright workflows list
                          list the workflows (built-in and $WORKFLOWS_DIR)
   threadwright workflows validate [PATH...]
@@ -79,6 +84,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runIngest(ctx, args[1:], stdout, stderr)
 	case "feedback":
 		return runFeedback(ctx, args[1:], time.Now(), stdout, stderr)
+	case "usage":
+		return runUsage(ctx, args[1:], time.Now(), stdout, stderr)
+	case "healthcheck":
+		return runHealthcheck(ctx, stdout)
 	case "workflows":
 		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), stdout, stderr)
 	case "manifest":

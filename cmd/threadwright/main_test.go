@@ -22,6 +22,7 @@ func setEnv(t *testing.T, overrides map[string]string) {
 		"DATABASE_URL": "", "DATA_DIR": "", "LOG_LEVEL": "", "LOG_FORMAT": "", "HTTP_ADDR": "",
 		"MAX_STEPS": "", "TURN_TIMEOUT": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "", "SCOPE_DESCRIPTION": "",
 		"MAX_CONCURRENT_TURNS": "", "RETENTION_DAYS": "",
+		"BUDGET_TOKENS_PER_USER_DAY": "", "BUDGET_TOKENS_PER_CHANNEL_DAY": "", "ADMINS": "",
 		"MODEL_TIMEOUT": "", "MODEL_MAX_RETRIES": "", "MODEL_RETRY_BUDGET": "", "MODEL_MAX_CONCURRENT": "",
 	}
 	for k, v := range overrides {
@@ -77,6 +78,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"BadPattern", map[string]string{"SCOPE_DENY": "(unclosed"}, "SCOPE_DENY: expected comma-separated regular expressions"},
 		{"BadTraceEndpoint", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, "OTEL_EXPORTER_OTLP_ENDPOINT: expected an http(s) URL"},
 		{"BadTraceContent", map[string]string{"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "maybe"}, "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: expected true, false"},
+		{"NegativeBudget", map[string]string{"BUDGET_TOKENS_PER_USER_DAY": "-5"}, "BUDGET_TOKENS_PER_USER_DAY: expected 0 or a whole number of tokens"},
+		{"BadBudget", map[string]string{"BUDGET_TOKENS_PER_CHANNEL_DAY": "1M"}, `BUDGET_TOKENS_PER_CHANNEL_DAY: expected a whole number, got "1M"`},
+		{"BadAdmins", map[string]string{"ADMINS": "<@U0ADMIN>"}, "ADMINS: expected comma-separated Slack user ids"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

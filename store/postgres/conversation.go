@@ -244,8 +244,9 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		pending, held bool
 		tx            *sql.Tx
 	)
-	if len(turn.Enqueue) > 0 {
-		// The inputs go in with the turn: one transaction, one more statement each.
+	if len(turn.Enqueue) > 0 || turn.Usage != nil {
+		// The inputs and the usage row go in with the turn: one transaction, one more
+		// statement each.
 		var err error
 		if tx, err = s.db.BeginTx(ctx, nil); err != nil {
 			return conversation.Saved{}, err
@@ -270,6 +271,11 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		return conversation.Saved{}, conversation.ErrConflict
 	}
 	if tx != nil {
+		if u := turn.Usage; u != nil {
+			if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(turn.Key, *u, sqlstore.Now())...); err != nil {
+				return conversation.Saved{}, fmt.Errorf("insert usage: %w", err)
+			}
+		}
 		enqueue := tx.StmtContext(ctx, s.enqueueStmt)
 		for _, in := range turn.Enqueue {
 			if _, err := s.enqueue(ctx, enqueue, in); err != nil {

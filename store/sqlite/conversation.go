@@ -195,6 +195,11 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 			return conversation.Saved{}, fmt.Errorf("input %s is not pending: %w", turn.InputID, conversation.ErrConflict)
 		}
 	}
+	if u := turn.Usage; u != nil {
+		if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(k, *u, timestamp(at))...); err != nil {
+			return conversation.Saved{}, fmt.Errorf("insert usage: %w", err)
+		}
+	}
 	for _, in := range turn.Enqueue {
 		if _, err := s.enqueue(ctx, tx, in); err != nil {
 			return conversation.Saved{}, err

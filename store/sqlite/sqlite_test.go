@@ -184,3 +184,7 @@ func TestSecrets(t *testing.T) {
 func TestFeedback(t *testing.T) {
 	storetest.RunFeedback(t, func(t *testing.T) storetest.FeedbackStore { return mustOpen(t) })
 }
+
+func TestUsage(t *testing.T) {
+	storetest.RunUsage(t, func(t *testing.T) storetest.UsageStore { return mustOpen(t) })
+}

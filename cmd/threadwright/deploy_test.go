@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestDeployFiles checks the deployment files against each other and the binary, for
+// want of a Docker engine in CI: the Dockerfile's HEALTHCHECK runs the healthcheck
+// subcommand of the binary it copies, /data is a VOLUME, the build uses BuildKit
+// cache mounts; .dockerignore keeps .git and local data out; deploy/compose.yaml
+// parses, runs Postgres and two replicas of this build on it, each with its own data
+// volume, and passes only settings the program reads.
+func TestDeployFiles(t *testing.T) {
+	root := filepath.Join("..", "..")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	docker := read("Dockerfile")
+	for _, want := range []string{
+		"# syntax=docker/dockerfile:1",
+		"--mount=type=cache,target=/go/pkg/mod",
+		"--mount=type=cache,target=/root/.cache/go-build",
+		"COPY --from=build /out/threadwright /usr/local/bin/threadwright",
+		`CMD ["/usr/local/bin/threadwright", "healthcheck"]`,
+		`VOLUME ["/data"]`,
+		"DATA_DIR=/data",
+	} {
+		if !strings.Contains(docker, want) {
+			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+	if !strings.HasPrefix(docker, "# syntax=docker/dockerfile:1\n") {
+		t.Error("the syntax directive must be the Dockerfile's first line")
+	}
+
+	ignore := strings.Fields(read(".dockerignore"))
+	for _, want := range []string{".git", "data", "**/*.db", "artifacts"} {
+		if !strings.Contains(" "+strings.Join(ignore, " ")+" ", " "+want+" ") {
+			t.Errorf(".dockerignore lacks %q", want)
+		}
+	}
+
+	var compose struct {
+		Services map[string]struct {
+			Build       any               `yaml:"build"`
+			Image       string            `yaml:"image"`
+			Environment map[string]string `yaml:"environment"`
+			Volumes     []string          `yaml:"volumes"`
+			DependsOn   map[string]any    `yaml:"depends_on"`
+			Healthcheck map[string]any    `yaml:"healthcheck"`
+		} `yaml:"services"`
+		Volumes map[string]any `yaml:"volumes"`
+	}
+	if err := yaml.Unmarshal([]byte(read("deploy/compose.yaml")), &compose); err != nil {
+		t.Fatalf("deploy/compose.yaml: %v", err)
+	}
+	if pg, ok := compose.Services["postgres"]; !ok || !strings.HasPrefix(pg.Image, "postgres:") || pg.Healthcheck == nil {
+		t.Errorf("deploy/compose.yaml: want a postgres service with a health check, got %+v", pg)
+	}
+	known := map[string]bool{}
+	for _, line := range strings.Split(read("README.md"), "\n") {
+		if name, _, ok := strings.Cut(strings.TrimPrefix(line, "| `"), "`"); ok && strings.HasPrefix(line, "| `") {
+			known[name] = true
+		}
+	}
+	replicas, dataVolumes := 0, map[string]bool{}
+	for name, svc := range compose.Services {
+		if !strings.HasPrefix(name, "threadwright") {
+			continue
+		}
+		replicas++
+		if svc.Build == nil || svc.DependsOn["postgres"] == nil {
+			t.Errorf("%s: want a build of this repository that depends on postgres", name)
+		}
+		if !strings.HasPrefix(svc.Environment["DATABASE_URL"], "postgres://") || !strings.Contains(svc.Environment["DATABASE_URL"], "@postgres:5432/") {
+			t.Errorf("%s: DATABASE_URL %q does not point at the postgres service", name, svc.Environment["DATABASE_URL"])
+		}
+		for k := range svc.Environment {
+			if !known[k] {
+				t.Errorf("%s: %s is not a setting documented in the README", name, k)
+			}
+		}
+		for _, v := range svc.Volumes {
+			if vol, ok := strings.CutSuffix(v, ":/data"); ok {
+				if dataVolumes[vol] {
+					t.Errorf("%s: data volume %s is shared: each replica needs its own spool", name, vol)
+				}
+				dataVolumes[vol] = true
+				if _, declared := compose.Volumes[vol]; !declared {
+					t.Errorf("%s: volume %s is not declared", name, vol)
+				}
+			}
+		}
+	}
+	if replicas != 2 || len(dataVolumes) != 2 {
+		t.Errorf("deploy/compose.yaml: %d replicas with %d data volumes; want 2 and 2", replicas, len(dataVolumes))
+	}
+}

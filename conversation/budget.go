@@ -1,0 +1,153 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Budgets (README, "Usage, cost and budgets"): before a person's message, command or
+// click runs (a Stop click excepted: it costs nothing and must always act; an
+// assistant thread's opening asks for nothing), the
+// tokens that person, and that channel, used in the last BudgetWindow are summed from
+// the usage ledger (UsageStore, the rows every saved turn writes). When either reached
+// its budget, no model call is made: the person gets one ephemeral notice naming the
+// admins and when the budget frees up, and the input is finished as done (it is not
+// run again). A ledger that cannot be read lets the input through: budgets bound
+// spending, they are not an access control.
+
+// BudgetWindow is the window of the token budgets: a person's or a channel's tokens
+// count against them for this long after their turn was saved.
+const BudgetWindow = 24 * time.Hour
+
+// usageRecord returns the ledger row of a turn of r with usage u and state st (nil
+// when it used no tokens: it is not written). turns is 1 for a finished turn, 0 for
+// a pipeline's checkpoint.
+func (s *Service) usageRecord(r *run, st State, u Usage, turns int) *UsageRecord {
+	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
+		return nil
+	}
+	rec := &UsageRecord{UserID: r.in.User(), Model: s.cfg.Model, Turns: turns,
+		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	if st.Workflow != nil {
+		rec.Workflow = st.Workflow.Name
+	}
+	return rec
+}
+
+// budgeted reports whether r's input is held to the budgets: a person's input other
+// than a Stop click, when a budget is set and the store keeps the ledger.
+func (s *Service) budgeted(r *run) bool {
+	if s.cfg.Usage == nil || (s.cfg.BudgetTokensPerUserDay <= 0 && s.cfg.BudgetTokensPerChannelDay <= 0) {
+		return false
+	}
+	in := r.in
+	if in.User() == "" || in.Kind == KindPipeline || in.Kind == KindAssistantThread {
+		return false // a pipeline's part, or an assistant thread opened: no request
+	}
+	return in.Kind != KindAction || in.Action == nil || in.Action.Action.Name != ActionStop
+}
+
+// budgetRefusal says which budget an input is over.
+type budgetRefusal struct {
+	channel bool      // the channel's budget, not the person's
+	used    int64     // tokens in the window
+	budget  int64     // the budget reached
+	freeAt  time.Time // when used drops below budget again
+}
+
+// overBudget checks r's input against the budgets and, when one is reached, tells
+// the person and finishes the input: refused is true then, and err is finish's.
+func (s *Service) overBudget(ctx context.Context, r *run) (refused bool, err error) {
+	if !s.budgeted(r) {
+		return false, nil
+	}
+	b := s.checkBudgets(ctx, r)
+	if b == nil {
+		return false, nil
+	}
+	user := r.in.User()
+	r.log.Info("input refused: over a token budget", "user", user, "channel_budget", b.channel,
+		"used_tokens", b.used, "budget_tokens", b.budget, "frees_at", b.freeAt)
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	lang := "en"
+	if l, err := s.cfg.Messenger.UserLocale(fctx, user); err == nil && l != "" {
+		lang = uiLang(l)
+	}
+	key := r.in.Key
+	if m := r.in.Message; m != nil && (m.Direct || m.ThreadTS == "" || m.ThreadTS == m.TS) {
+		key.ThreadTS = ""
+	}
+	if err := s.cfg.Messenger.PostEphemeral(fctx, key, user, budgetText(lang, b, s.cfg.Admins)); err != nil {
+		r.log.Warn("notice of a budget refusal not posted", "error", err)
+	}
+	return true, s.finish(ctx, r, InputDone)
+}
+
+// checkBudgets returns the budget r's input is over (the person's first), or nil.
+func (s *Service) checkBudgets(ctx context.Context, r *run) *budgetRefusal {
+	now := s.cfg.Now()
+	since := now.Add(-BudgetWindow)
+	check := func(budget int64, f UsageFilter, channel bool) *budgetRefusal {
+		if budget <= 0 {
+			return nil
+		}
+		f.TeamID, f.Since = r.in.Key.TeamID, since
+		cctx, cancel := context.WithTimeout(ctx, countTimeout*4)
+		rows, err := s.cfg.Usage.UsageSince(cctx, f)
+		cancel()
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				r.log.Warn("token usage not read; the input is let through", "error", err)
+			}
+			return nil
+		}
+		return overBudgetAt(rows, budget, channel)
+	}
+	if b := check(s.cfg.BudgetTokensPerUserDay, UsageFilter{UserID: r.in.User()}, false); b != nil {
+		return b
+	}
+	return check(s.cfg.BudgetTokensPerChannelDay, UsageFilter{ChannelID: r.in.Key.ChannelID}, true)
+}
+
+// overBudgetAt returns the refusal when rows (the window's ledger rows, oldest
+// first) total budget tokens or more, with the time the total drops below budget:
+// the oldest rows leave the window BudgetWindow after they were saved.
+func overBudgetAt(rows []UsageRecord, budget int64, channel bool) *budgetRefusal {
+	var used int64
+	for _, r := range rows {
+		used += r.Tokens()
+	}
+	if used < budget {
+		return nil
+	}
+	b := &budgetRefusal{channel: channel, used: used, budget: budget}
+	left := used
+	for _, r := range rows {
+		left -= r.Tokens()
+		if left < budget {
+			b.freeAt = r.At.Add(BudgetWindow)
+			break
+		}
+	}
+	return b
+}
+
+// budgetText is the notice of b in lang, naming admins (Slack user ids).
+func budgetText(lang string, b *budgetRefusal, admins []string) string {
+	who := tr(lang, "budget.admins_unknown")
+	if len(admins) > 0 {
+		mentions := make([]string, len(admins))
+		for i, a := range admins {
+			mentions[i] = "<@" + a + ">"
+		}
+		who = strings.Join(mentions, ", ")
+	}
+	key := "budget.user"
+	if b.channel {
+		key = "budget.channel"
+	}
+	return tr(lang, key, b.used, b.budget, b.freeAt.UTC().Format(tr(lang, "budget.when")), who)
+}
