@@ -169,6 +169,9 @@ type Turn struct {
 	// part of a pipeline (KindPipeline), that must exist exactly when the state that
 	// asks for it was saved.
 	Enqueue []Input
+	// Events are webhook events written to the outbox in the same transaction
+	// (conversation/events.go), numbered with the next Event.Seq in order.
+	Events []Event
 }
 
 // Saved reports what Store.Save wrote.

@@ -354,3 +354,7 @@ func TestSecrets(t *testing.T) {
 func TestFeedback(t *testing.T) {
 	storetest.RunFeedback(t, func(t *testing.T) storetest.FeedbackStore { return mustOpen(t) })
 }
+
+func TestWebhooks(t *testing.T) {
+	storetest.RunWebhooks(t, func(t *testing.T) storetest.WebhookStore { return mustOpen(t) })
+}
