@@ -236,11 +236,16 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if spool != nil {
 		defer spool.Close() // after the service's Shutdown, below
 	}
+	messenger := bot.NewMessenger(api, me, log, bot.WithMaxReplyMessages(c.MaxReplyMessages))
+	hooks, err := c.newDeliverer(st, messenger, log)
+	if err != nil {
+		return err
+	}
 	svc, err := conversation.NewService(conversation.Config{
 		Store:       st,
 		Spool:       spool,
 		LeaseTTL:    c.LeaseTTL,
-		Messenger:   bot.NewSigningMessenger(bot.NewMessenger(api, me, log, bot.WithMaxReplyMessages(c.MaxReplyMessages)), signer),
+		Messenger:   bot.NewSigningMessenger(messenger, signer),
 		Scope:       scope,
 		Executor:    executor,
 		Synthesizer: agents.NewSynthesizer(),
@@ -266,6 +271,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		UserBurst:           c.UserBurst,
 		Redact:              redactor.String,
 		Model:               c.OpenAIModel,
+		WebhookEvents:       len(c.WebhookURLs) > 0,
 	})
 	if err != nil {
 		return err
@@ -301,6 +307,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}()
 	if c.RetentionDays > 0 {
 		background.Go(func() { m.retain(bgCtx, log, st, time.Duration(c.RetentionDays)*24*time.Hour) })
+	}
+	if hooks != nil {
+		background.Go(func() { _ = hooks.Run(bgCtx) })
 	}
 
 	log.Info("threadwright running", "version", version, "model", c.OpenAIModel, "store", storeKind(c.StoreConfig),

@@ -85,6 +85,8 @@ type Config struct {
 	UserRate           float64 `envconfig:"USER_RATE" default:"20" desc:"messages and commands one person may send per minute, per replica (a token bucket; clicks have a bucket of their own, four times USER_RATE and USER_BURST); past it, an input is refused with a notice (0: no limit)"`
 	UserBurst          int     `envconfig:"USER_BURST" default:"10" desc:"size of each person's token buckets: the messages (and, apart, the clicks) one person may send at once before USER_RATE applies"`
 
+	WebhookConfig
+
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz and /readyz; empty disables"`
@@ -198,6 +200,9 @@ func (c *Config) validate() error {
 	}
 	if err := c.fetchConfig().Validate(); err != nil {
 		return fmt.Errorf("FETCH_ALLOW_HOSTS: %w", err)
+	}
+	if err := c.WebhookConfig.validate(); err != nil {
+		return err
 	}
 	if c.OpenAISmallModel == "" {
 		c.OpenAISmallModel = c.OpenAIModel

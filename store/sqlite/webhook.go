@@ -85,14 +85,16 @@ func (s *Store) ClaimEvents(ctx context.Context, owner string, ttl time.Duration
 	return out, nil
 }
 
-// EventDelivered records that the event seq was delivered (one more attempt), and
-// frees its claim: the thread's next event becomes its head.
-func (s *Store) EventDelivered(ctx context.Context, seq int64) error {
+// EventDone ends the delivery of the event seq (one more attempt) and frees its
+// claim, so the thread's next event becomes its head: delivered when lastErr is "",
+// abandoned after too many failures otherwise (lastErr kept).
+func (s *Store) EventDone(ctx context.Context, seq int64, lastErr string) error {
 	_, err := s.write.ExecContext(ctx, `
-		UPDATE webhook_events SET delivered_at = ?2, attempts = attempts + 1, lease_owner = NULL, lease_until = NULL
-		WHERE seq = ?1`, seq, timestamp(sqlstore.Now()))
+		UPDATE webhook_events SET delivered_at = ?2, attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,
+			last_error = ?3
+		WHERE seq = ?1`, seq, timestamp(sqlstore.Now()), sqlstore.Text(lastErr))
 	if err != nil {
-		return classify(fmt.Errorf("mark webhook event %d delivered: %w", seq, err))
+		return classify(fmt.Errorf("end webhook event %d: %w", seq, err))
 	}
 	return nil
 }

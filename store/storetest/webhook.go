@@ -16,7 +16,7 @@ import (
 type WebhookStore interface {
 	conversation.Store
 	ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error)
-	EventDelivered(ctx context.Context, seq int64) error
+	EventDone(ctx context.Context, seq int64, lastErr string) error
 	EventFailed(ctx context.Context, seq int64, retryIn time.Duration, lastErr string) error
 }
 
@@ -72,7 +72,7 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 			t.Errorf("claimed %+v; want %+v", g, want)
 		}
 		mustClaim(t, s, ownerB, time.Hour) // evt_1 is leased; evt_2 waits for it
-		if err := s.EventDelivered(ctx, got[0].Seq); err != nil {
+		if err := s.EventDone(ctx, got[0].Seq, ""); err != nil {
 			t.Fatal(err)
 		}
 		second := mustClaim(t, s, ownerB, time.Hour, "evt_2")
@@ -86,7 +86,7 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 		}
 		mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version,
 			Events: []conversation.Event{event(key, "evt_2", conversation.EventArtifactGenerated), event(key, "evt_3", conversation.EventRunCompleted)}})
-		if err := s.EventDelivered(ctx, second[0].Seq); err != nil {
+		if err := s.EventDone(ctx, second[0].Seq, ""); err != nil {
 			t.Fatal(err)
 		}
 		mustClaim(t, s, ownerA, time.Hour, "evt_3")
