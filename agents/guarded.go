@@ -30,4 +30,3 @@ func GuardedClient(cfg FetchConfig, timeout time.Duration) (*http.Client, error)
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}, nil
 }
-

@@ -19,11 +19,10 @@ type WebhookConfig struct {
 	WebhookSecret     string        `envconfig:"WEBHOOK_SECRET" desc:"secret the events are signed with (HMAC-SHA256); required with WEBHOOK_URLS"`
 	WebhookAllowHosts []string      `envconfig:"WEBHOOK_ALLOW_HOSTS" desc:"comma-separated hosts (name, name:port, *.suffix or CIDR) webhooks may reach although they are private, loopback or link-local"`
 	WebhookTimeout    time.Duration `envconfig:"WEBHOOK_TIMEOUT" default:"10s" desc:"timeout of one webhook request"`
-	WebhookMaxBackoff time.Duration `envconfig:"WEBHOOK_MAX_BACKOFF" default:"1h" desc:"longest wait between two attempts of a failing event (the waits double from 5s)"`
+	WebhookMaxBackoff time.Duration `envconfig:"WEBHOOK_MAX_BACKOFF" default:"1h" desc:"longest wait between two attempts of a failing event"`
 	WebhookMaxAge     time.Duration `envconfig:"WEBHOOK_MAX_AGE" default:"24h" desc:"an event still failing this long after it happened is abandoned"`
-	// WebhookPoll is how often the outbox is read when it had nothing due; tests
-	// lower it.
-	WebhookPoll time.Duration `ignored:"true"`
+	WebhookMinBackoff time.Duration `envconfig:"WEBHOOK_MIN_BACKOFF" default:"5s" desc:"wait after the first failed attempt of an event; each next wait doubles, with jitter"`
+	WebhookPoll       time.Duration `envconfig:"WEBHOOK_POLL" default:"1s" desc:"how often each replica reads the webhook outbox when it had nothing due"`
 }
 
 func (c *WebhookConfig) validate() error {
@@ -40,8 +39,10 @@ func (c *WebhookConfig) validate() error {
 		return errors.New("WEBHOOK_SECRET: expected the secret webhooks are signed with (required when WEBHOOK_URLS is set)")
 	case c.WebhookTimeout <= 0:
 		return errors.New("WEBHOOK_TIMEOUT: expected a positive duration")
-	case c.WebhookMaxBackoff <= 0:
-		return errors.New("WEBHOOK_MAX_BACKOFF: expected a positive duration")
+	case c.WebhookMinBackoff <= 0 || c.WebhookMaxBackoff < c.WebhookMinBackoff:
+		return errors.New("WEBHOOK_MIN_BACKOFF, WEBHOOK_MAX_BACKOFF: expected positive durations, the minimum not above the maximum")
+	case c.WebhookPoll <= 0:
+		return errors.New("WEBHOOK_POLL: expected a positive duration")
 	case c.WebhookMaxAge <= 0:
 		return errors.New("WEBHOOK_MAX_AGE: expected a positive duration")
 	}
@@ -70,7 +71,7 @@ func (c *WebhookConfig) newDeliverer(st conversation.Store, links conversation.P
 		URLs: c.WebhookURLs, Secret: c.WebhookSecret, Outbox: outbox, Client: client,
 		Owner:      fmt.Sprintf("%s/%d/%s", host, os.Getpid(), rand.Text()[:8]),
 		Permalinks: links, Logger: log, Timeout: c.WebhookTimeout, Poll: c.WebhookPoll,
-		MaxBackoff: c.WebhookMaxBackoff, MaxAge: c.WebhookMaxAge,
+		FirstBackoff: c.WebhookMinBackoff, MaxBackoff: c.WebhookMaxBackoff, MaxAge: c.WebhookMaxAge,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("WEBHOOK_URLS: %w", err)
