@@ -75,6 +75,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"BadAPIURL", map[string]string{"SLACK_API_URL": "slack.com/api"}, "SLACK_API_URL: expected an http(s) URL ending in /"},
 		{"BadAddr", map[string]string{"HTTP_ADDR": "8080"}, "HTTP_ADDR: expected host:port"},
 		{"BadPattern", map[string]string{"SCOPE_DENY": "(unclosed"}, "SCOPE_DENY: expected comma-separated regular expressions"},
+		{"WebhookWithoutSecret", map[string]string{"WEBHOOK_URLS": "https://hooks.example.com/tw", "WEBHOOK_SECRET": ""}, "WEBHOOK_SECRET: expected the secret webhooks are signed with (required when WEBHOOK_URLS is set)"},
+		{"BadWebhookURL", map[string]string{"WEBHOOK_URLS": "hooks.example.com", "WEBHOOK_SECRET": "s"}, "WEBHOOK_URLS: expected comma-separated http(s) URLs"},
+		{"BadWebhookAllowHost", map[string]string{"WEBHOOK_URLS": "https://hooks.example.com/tw", "WEBHOOK_SECRET": "s", "WEBHOOK_ALLOW_HOSTS": "10.0.0.0/99"}, "WEBHOOK_ALLOW_HOSTS:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
