@@ -32,6 +32,8 @@ type Outbox interface {
 	// EventFailed records a failed attempt (lastErr) and makes the event due again
 	// after retryIn.
 	EventFailed(ctx context.Context, seq int64, retryIn time.Duration, lastErr string) error
+	// DeleteEvents deletes the events whose delivery ended before before.
+	DeleteEvents(ctx context.Context, before time.Time) (int, error)
 }
 
 // Defaults of Config.
@@ -43,6 +45,9 @@ const (
 	DefaultMaxAge       = 24 * time.Hour
 	// DefaultBatch is how many events a claim takes, and how many are sent at once.
 	DefaultBatch = 16
+	// KeepEnded is how long an event whose delivery ended (delivered or abandoned)
+	// stays in the outbox, for inspection; Run deletes older ones hourly.
+	KeepEnded = 7 * 24 * time.Hour
 )
 
 // Config configures a Deliverer.
@@ -125,16 +130,26 @@ func (d *Deliverer) lease() time.Duration {
 
 // Run delivers events until ctx ends: it claims a batch, sends its events at once
 // (each the head of its thread), records each outcome, and claims again at once when
-// it had work, or after Poll. Store errors are logged and retried after Poll. It
+// it had work, or after Poll. Hourly, it deletes the events that ended more than
+// KeepEnded ago. Store errors are logged and retried after Poll. It
 // returns nil when ctx ends.
 func (d *Deliverer) Run(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	var purged time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-timer.C:
+		}
+		if now := d.cfg.Now(); now.Sub(purged) >= time.Hour {
+			purged = now
+			if n, err := d.cfg.Outbox.DeleteEvents(ctx, now.Add(-KeepEnded)); err != nil {
+				d.log.Warn("old webhook events not deleted", "error", err)
+			} else if n > 0 {
+				d.log.Info("old webhook events deleted", "count", n)
+			}
 		}
 		n, err := d.Once(ctx)
 		if err != nil && ctx.Err() == nil {

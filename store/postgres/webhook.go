@@ -117,3 +117,14 @@ func (s *Store) EventFailed(ctx context.Context, seq int64, retryIn time.Duratio
 	}
 	return nil
 }
+
+// DeleteEvents deletes the events whose delivery ended (delivered or abandoned)
+// before before, and returns how many.
+func (s *Store) DeleteEvents(ctx context.Context, before time.Time) (int, error) {
+	n, err := sqlstore.RowsAffected(s.db.ExecContext(ctx, `
+		DELETE FROM webhook_events WHERE delivered_at IS NOT NULL AND delivered_at < $1`, before.UTC()))
+	if err != nil {
+		return 0, classify(fmt.Errorf("delete webhook events: %w", err))
+	}
+	return int(n), nil
+}

@@ -18,6 +18,7 @@ type WebhookStore interface {
 	ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error)
 	EventDone(ctx context.Context, seq int64, lastErr string) error
 	EventFailed(ctx context.Context, seq int64, retryIn time.Duration, lastErr string) error
+	DeleteEvents(ctx context.Context, before time.Time) (int, error)
 }
 
 // event returns a webhook event of k with id and type typ.
@@ -57,7 +58,8 @@ func mustClaim(t testing.TB, s WebhookStore, owner string, ttl time.Duration, wa
 // oldest first, and leases it, so that another claim gets it only once the lease
 // expired; a thread's next event waits until the one before is delivered; a failed
 // delivery counts the attempt, keeps the error and is due again after its delay;
-// concurrent claims never return one event twice.
+// concurrent claims never return one event twice; DeleteEvents deletes only events
+// whose delivery ended.
 func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 	ctx := context.Background()
 	t.Run("SaveAndClaim", func(t *testing.T) {
@@ -137,6 +139,23 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 		if got[0].Key != a || got[1].Key != b {
 			t.Errorf("keys %v, %v", got[0].Key, got[1].Key)
 		}
+	})
+	t.Run("DeleteEvents", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{
+			event(key, "evt_1", conversation.EventRunStarted), event(key, "evt_2", conversation.EventRunCompleted)}})
+		got := mustClaim(t, s, ownerA, time.Hour, "evt_1")
+		if err := s.EventDone(ctx, got[0].Seq, ""); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.DeleteEvents(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
+			t.Fatalf("DeleteEvents before the delivery = %d, %v; want 0", n, err)
+		}
+		if n, err := s.DeleteEvents(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+			t.Fatalf("DeleteEvents = %d, %v; want 1 (the undelivered event stays)", n, err)
+		}
+		mustClaim(t, s, ownerA, time.Hour, "evt_2")
 	})
 	t.Run("ConcurrentClaims", func(t *testing.T) {
 		t.Parallel()
