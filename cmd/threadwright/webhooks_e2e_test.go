@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadwright/threadwright/store/storetest"
 	"github.com/threadwright/threadwright/webhook"
 )
 
@@ -129,9 +130,15 @@ func (h *harness) webhookEnv(url, secret string) {
 // the ones made before the restart included; an event whose answer was lost comes
 // again with the same id.
 func TestE2EWebhooks(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testWebhooks(t, "") })
+	t.Run("Postgres", func(t *testing.T) { testWebhooks(t, storetest.PostgresDSN(t)) })
+}
+
+func testWebhooks(t *testing.T, databaseURL string) {
 	const secret = "whsec-e2e-0123456789"
 	recv := newReceiver(t, secret)
 	h := newWorkflowHarness(t)
+	h.env["DATABASE_URL"] = databaseURL
 	h.webhookEnv(recv.srv.URL, secret)
 	h.env["WEBHOOK_ALLOW_HOSTS"] = "127.0.0.1"
 	recv.set(true, false)
