@@ -189,7 +189,9 @@ func (d *Deliverer) deliver(ctx context.Context, e conversation.Event) error {
 		log.Debug("webhook delivered")
 		return d.cfg.Outbox.EventDone(fctx, e.Seq, "")
 	case ctx.Err() != nil:
-		return nil // shutting down: the claim expires and the event is sent again
+		// Shutting down: free the claim, so that a replica (or this one, restarted)
+		// sends the event again at once rather than after the lease.
+		return d.cfg.Outbox.EventFailed(fctx, e.Seq, 0, "interrupted: shutting down")
 	case d.cfg.Now().Sub(e.Data.Time) >= d.cfg.MaxAge:
 		log.Error("webhook abandoned", "error", sendErr)
 		return d.cfg.Outbox.EventDone(fctx, e.Seq, "abandoned: "+sendErr.Error())
