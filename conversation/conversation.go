@@ -171,6 +171,9 @@ type Turn struct {
 	Enqueue []Input
 	// Usage, when set, is written to the usage ledger with the turn (UsageStore).
 	Usage *UsageRecord
+	// Events are webhook events written to the outbox in the same transaction
+	// (conversation/events.go), numbered with the next Event.Seq in order.
+	Events []Event
 }
 
 // Saved reports what Store.Save wrote.

@@ -27,6 +27,9 @@ type run struct {
 	th    *thread
 	out   *outbox
 	end   turnEnd // for Metrics
+	// saved is the thread's workflow state as last loaded or saved by this run: what
+	// the next save's webhook events are the change from (events.go).
+	saved savedState
 }
 
 // outbox posts a turn's messages through the Messenger, tagged, and replaces what an

@@ -125,6 +125,10 @@ type Config struct {
 	Owner string
 	// Now returns the current time (default time.Now).
 	Now func() time.Time
+	// WebhookEvents, when true, makes every save that changes a workflow run write
+	// its webhook events (conversation/events.go) to the store's outbox (Turn.Events):
+	// set when WEBHOOK_URLS is.
+	WebhookEvents bool
 	// Model names the main model (OPENAI_MODEL), recorded with each answer for the
 	// feedback on it (README, "Feedback").
 	Model string

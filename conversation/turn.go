@@ -134,6 +134,9 @@ func (s *Service) load(ctx context.Context, r *run) (*Checkpoint, error) {
 		cp, err = s.cfg.Store.Load(ctx, r.in.Key, s.cfg.HistoryMessages)
 		return err
 	})
+	if err == nil {
+		r.saved = snapshot(cp.Conversation.State)
+	}
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("load checkpoint: %w", err)
 	}
@@ -272,6 +275,7 @@ func (s *Service) finishTurn(ctx context.Context, r *run, conv Conversation, e e
 		}); lerr != nil {
 			return fmt.Errorf("save turn: reload after conflict: %w", lerr)
 		}
+		r.saved = snapshot(cp.Conversation.State)
 		conv = cp.Conversation
 	}
 }
@@ -279,12 +283,16 @@ func (s *Service) finishTurn(ctx context.Context, r *run, conv Conversation, e e
 // storeSave writes turn under r's lease, retrying while the store is unavailable.
 func (s *Service) storeSave(ctx context.Context, r *run, turn Turn) (Saved, error) {
 	turn.Lease = r.lease
+	turn.Events = append(turn.Events, s.turnEvents(r, turn)...)
 	var saved Saved
 	err := s.retryStore(ctx, "save the turn", func(ctx context.Context) error {
 		var err error
 		saved, err = s.cfg.Store.Save(ctx, turn)
 		return err
 	})
+	if err == nil {
+		r.saved = snapshot(turn.State)
+	}
 	return saved, err
 }
 

@@ -254,7 +254,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if spool != nil {
 		defer spool.Close() // after the service's Shutdown, below
 	}
-	messenger := bot.NewSigningMessenger(bot.NewMessenger(api, me, log, bot.WithMaxReplyMessages(c.MaxReplyMessages)), signer)
+	rawMessenger := bot.NewMessenger(api, me, log, bot.WithMaxReplyMessages(c.MaxReplyMessages))
+	messenger := bot.NewSigningMessenger(rawMessenger, signer)
+	hooks, err := c.newDeliverer(st, rawMessenger, log)
+	if err != nil {
+		return err
+	}
 	svc, err := conversation.NewService(conversation.Config{
 		Store:       mx.Store(st),
 		Metrics:     mx,
@@ -293,6 +298,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		BudgetTokensPerUserDay:    c.BudgetTokensPerUserDay,
 		BudgetTokensPerChannelDay: c.BudgetTokensPerChannelDay,
 		Admins:                    c.Admins,
+		WebhookEvents:             len(c.WebhookURLs) > 0,
 	})
 	if err != nil {
 		return err
@@ -333,6 +339,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}()
 	if c.RetentionDays > 0 {
 		background.Go(func() { m.retain(bgCtx, log, st, time.Duration(c.RetentionDays)*24*time.Hour) })
+	}
+	if hooks != nil {
+		background.Go(func() { _ = hooks.Run(bgCtx) })
 	}
 
 	log.Info("threadwright running", "version", version, "model", c.OpenAIModel, "store", storeKind(c.StoreConfig),

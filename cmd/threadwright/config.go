@@ -90,6 +90,8 @@ type Config struct {
 	BudgetTokensPerChannelDay int64    `envconfig:"BUDGET_TOKENS_PER_CHANNEL_DAY" default:"0" desc:"tokens one channel may use in 24 hours, as BUDGET_TOKENS_PER_USER_DAY (0: no budget)"`
 	Admins                    []string `envconfig:"ADMINS" desc:"comma-separated Slack user ids of the people to ask for more (named in a budget notice)"`
 
+	WebhookConfig
+
 	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz, /readyz and /metrics; empty disables"`
@@ -217,6 +219,9 @@ func (c *Config) validate() error {
 	}
 	if err := c.fetchConfig().Validate(); err != nil {
 		return fmt.Errorf("FETCH_ALLOW_HOSTS: %w", err)
+	}
+	if err := c.WebhookConfig.validate(); err != nil {
+		return err
 	}
 	if c.OpenAISmallModel == "" {
 		c.OpenAISmallModel = c.OpenAIModel

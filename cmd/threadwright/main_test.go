@@ -81,6 +81,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"NegativeBudget", map[string]string{"BUDGET_TOKENS_PER_USER_DAY": "-5"}, "BUDGET_TOKENS_PER_USER_DAY: expected 0 or a whole number of tokens"},
 		{"BadBudget", map[string]string{"BUDGET_TOKENS_PER_CHANNEL_DAY": "1M"}, `BUDGET_TOKENS_PER_CHANNEL_DAY: expected a whole number, got "1M"`},
 		{"BadAdmins", map[string]string{"ADMINS": "<@U0ADMIN>"}, "ADMINS: expected comma-separated Slack user ids"},
+		{"WebhookWithoutSecret", map[string]string{"WEBHOOK_URLS": "https://hooks.example.com/tw", "WEBHOOK_SECRET": ""}, "WEBHOOK_SECRET: expected the secret webhooks are signed with (required when WEBHOOK_URLS is set)"},
+		{"BadWebhookURL", map[string]string{"WEBHOOK_URLS": "hooks.example.com", "WEBHOOK_SECRET": "s"}, "WEBHOOK_URLS: expected comma-separated http(s) URLs"},
+		{"BadWebhookAllowHost", map[string]string{"WEBHOOK_URLS": "https://hooks.example.com/tw", "WEBHOOK_SECRET": "s", "WEBHOOK_ALLOW_HOSTS": "10.0.0.0/99"}, "WEBHOOK_ALLOW_HOSTS:"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -208,7 +208,8 @@ conv AS (
 // equals turn.Version, appends turn.Append numbered from the old last_seq+1, and marks
 // turn.InputID done, all only while turn.Lease, when set, still holds the thread;
 // turn.Enqueue, when any, is inserted in the same transaction (one more statement
-// each, as Enqueue), which then commits. It touches only the control row, the new
+// each, as Enqueue), and so are turn.Events (the webhook outbox, migration 00009),
+// which then commits. It touches only the control row, the new
 // messages, the input and the lease row, so it costs the same however long the
 // conversation is. Text it cannot store as it is is stored repaired (sqlstore.Text,
 // sqlstore.JSON).
@@ -244,9 +245,9 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		pending, held bool
 		tx            *sql.Tx
 	)
-	if len(turn.Enqueue) > 0 || turn.Usage != nil {
-		// The inputs and the usage row go in with the turn: one transaction, one more
-		// statement each.
+	if len(turn.Enqueue) > 0 || turn.Usage != nil || len(turn.Events) > 0 {
+		// The inputs, the usage row and webhook events go in with the turn: one
+		// transaction, one more statement each.
 		var err error
 		if tx, err = s.db.BeginTx(ctx, nil); err != nil {
 			return conversation.Saved{}, err
@@ -281,6 +282,9 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 			if _, err := s.enqueue(ctx, enqueue, in); err != nil {
 				return conversation.Saved{}, err
 			}
+		}
+		if err := s.insertEvents(ctx, tx, turn.Events); err != nil {
+			return conversation.Saved{}, err
 		}
 		if err := tx.Commit(); err != nil {
 			return conversation.Saved{}, err

@@ -358,3 +358,7 @@ func TestFeedback(t *testing.T) {
 func TestUsage(t *testing.T) {
 	storetest.RunUsage(t, func(t *testing.T) storetest.UsageStore { return mustOpen(t) })
 }
+
+func TestWebhooks(t *testing.T) {
+	storetest.RunWebhooks(t, func(t *testing.T) storetest.WebhookStore { return mustOpen(t) })
+}

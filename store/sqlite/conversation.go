@@ -114,7 +114,8 @@ const (
 // no Acquire can take the thread over before the commit); it creates the conversation
 // (turn.Version 0) or updates its control row where the version still equals
 // turn.Version, appends turn.Append numbered from the old last_seq+1, marks
-// turn.InputID done and enqueues turn.Enqueue (as Enqueue). It touches only the
+// turn.InputID done, enqueues turn.Enqueue (as Enqueue) and adds turn.Events to the
+// webhook outbox (migration 00009). It touches only the
 // control row, the new messages, the input and the lease row, so it costs the same
 // however long the conversation is. Text it cannot store as it is is stored repaired
 // (sqlstore.Text, sqlstore.JSON).
@@ -204,6 +205,9 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		if _, err := s.enqueue(ctx, tx, in); err != nil {
 			return conversation.Saved{}, err
 		}
+	}
+	if err := insertEvents(ctx, tx, turn.Events); err != nil {
+		return conversation.Saved{}, err
 	}
 	if err := tx.Commit(); err != nil {
 		return conversation.Saved{}, err

@@ -1,0 +1,124 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/internal/sqlstore"
+)
+
+// The webhook outbox's statements (migration 00009; README, "Webhooks"). They run on
+// the write connection, one at a time across processes sharing the file, so a claim
+// never interleaves with another. Times are by the clock of the process that writes
+// them (sqlstore.Now).
+const (
+	// insertEventSQL adds an event, due at once (?7).
+	insertEventSQL = `
+		INSERT INTO webhook_events (event_id, team_id, channel_id, thread_ts, type, data, created_at, next_attempt_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
+		ON CONFLICT (event_id) DO NOTHING`
+	// claimEventsSQL leases to owner ?1 until ?2 up to ?4 events that are the oldest
+	// undelivered event of their thread (through webhook_events_pending), due at ?3
+	// (now) and not leased to a live claim, oldest first.
+	claimEventsSQL = `
+		UPDATE webhook_events SET lease_owner = ?1, lease_until = ?2
+		WHERE seq IN (
+			SELECT e.seq FROM webhook_events AS e
+			WHERE e.delivered_at IS NULL AND e.next_attempt_at <= ?3
+				AND (e.lease_until IS NULL OR e.lease_until <= ?3)
+				AND e.seq = (SELECT min(h.seq) FROM webhook_events AS h
+					WHERE h.team_id = e.team_id AND h.channel_id = e.channel_id AND h.thread_ts = e.thread_ts
+						AND h.delivered_at IS NULL)
+			ORDER BY e.seq LIMIT ?4)
+		RETURNING seq, team_id, channel_id, thread_ts, data, attempts, last_error`
+)
+
+// insertEvents writes events in tx (Save's transaction); an event whose id is stored
+// already is skipped.
+func insertEvents(ctx context.Context, tx *sql.Tx, events []conversation.Event) error {
+	for _, e := range events {
+		data, err := json.Marshal(e.Data)
+		if err != nil {
+			return fmt.Errorf("encode event %s: %w", e.Data.ID, err)
+		}
+		if _, err := tx.ExecContext(ctx, insertEventSQL, e.Data.ID, e.Key.TeamID, e.Key.ChannelID, e.Key.ThreadTS,
+			e.Data.Type, string(sqlstore.JSON(data)), timestamp(e.Data.Time)); err != nil {
+			return fmt.Errorf("insert event %s: %w", e.Data.ID, err)
+		}
+	}
+	return nil
+}
+
+// ClaimEvents leases up to limit due events to owner for ttl: the oldest undelivered
+// event of each thread, when it is due and no live claim holds it, oldest first
+// (claimEventsSQL). A later event of a thread waits until the earlier ones are
+// delivered.
+func (s *Store) ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error) {
+	now := sqlstore.Now()
+	rows, err := s.write.QueryContext(ctx, claimEventsSQL, owner, timestamp(now.Add(ttl)), timestamp(now), limit)
+	if err != nil {
+		return nil, classify(fmt.Errorf("claim webhook events: %w", err))
+	}
+	defer rows.Close()
+	var out []conversation.Event
+	for rows.Next() {
+		var (
+			e    conversation.Event
+			data string
+		)
+		if err := rows.Scan(&e.Seq, &e.Key.TeamID, &e.Key.ChannelID, &e.Key.ThreadTS, &data, &e.Attempts, &e.LastError); err != nil {
+			return nil, classify(fmt.Errorf("claim webhook events: %w", err))
+		}
+		if err := json.Unmarshal([]byte(data), &e.Data); err != nil {
+			return nil, fmt.Errorf("decode webhook event %d: %w", e.Seq, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(fmt.Errorf("claim webhook events: %w", err))
+	}
+	sqlstore.SortEvents(out)
+	return out, nil
+}
+
+// EventDone ends the delivery of the event seq (one more attempt) and frees its
+// claim, so the thread's next event becomes its head: delivered when lastErr is "",
+// abandoned after too many failures otherwise (lastErr kept).
+func (s *Store) EventDone(ctx context.Context, seq int64, lastErr string) error {
+	_, err := s.write.ExecContext(ctx, `
+		UPDATE webhook_events SET delivered_at = ?2, attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,
+			last_error = ?3
+		WHERE seq = ?1`, seq, timestamp(sqlstore.Now()), sqlstore.Text(lastErr))
+	if err != nil {
+		return classify(fmt.Errorf("end webhook event %d: %w", seq, err))
+	}
+	return nil
+}
+
+// EventFailed records a failed delivery of the event seq (one more attempt, and
+// lastErr) and makes it due again after retryIn, freeing its claim.
+func (s *Store) EventFailed(ctx context.Context, seq int64, retryIn time.Duration, lastErr string) error {
+	_, err := s.write.ExecContext(ctx, `
+		UPDATE webhook_events SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3,
+			lease_owner = NULL, lease_until = NULL
+		WHERE seq = ?1`, seq, sqlstore.Text(lastErr), timestamp(sqlstore.Now().Add(retryIn)))
+	if err != nil {
+		return classify(fmt.Errorf("record webhook event %d failure: %w", seq, err))
+	}
+	return nil
+}
+
+// DeleteEvents deletes the events whose delivery ended (delivered or abandoned)
+// before before, and returns how many.
+func (s *Store) DeleteEvents(ctx context.Context, before time.Time) (int, error) {
+	n, err := sqlstore.RowsAffected(s.write.ExecContext(ctx, `
+		DELETE FROM webhook_events WHERE delivered_at IS NOT NULL AND delivered_at < ?`, timestamp(before)))
+	if err != nil {
+		return 0, classify(fmt.Errorf("delete webhook events: %w", err))
+	}
+	return int(n), nil
+}

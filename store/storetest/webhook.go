@@ -1,0 +1,200 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// WebhookStore is what RunWebhooks tests: a conversation store with the webhook
+// outbox (migration 00009; package webhook's Outbox).
+type WebhookStore interface {
+	conversation.Store
+	ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error)
+	EventDone(ctx context.Context, seq int64, lastErr string) error
+	EventFailed(ctx context.Context, seq int64, retryIn time.Duration, lastErr string) error
+	DeleteEvents(ctx context.Context, before time.Time) (int, error)
+}
+
+// event returns a webhook event of k with id and type typ.
+func event(k conversation.Key, id, typ string) conversation.Event {
+	return conversation.Event{Key: k, Data: conversation.EventData{
+		ID: id, Type: typ, Time: time.Date(2026, 11, 25, 12, 0, 0, 123456000, time.UTC),
+		Run:      conversation.EventRun{Workflow: "proposal", TeamID: k.TeamID, Channel: k.ChannelID, ThreadTS: k.ThreadTS, Status: "running"},
+		Artifact: &conversation.EventArtifact{ID: "budget", Revision: 3, Status: "approved"},
+		Actor:    &conversation.EventActor{UserID: "U1"},
+	}}
+}
+
+// ids returns the ids of events, in order.
+func ids(events []conversation.Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = e.Data.ID
+	}
+	return out
+}
+
+func mustClaim(t testing.TB, s WebhookStore, owner string, ttl time.Duration, want ...string) []conversation.Event {
+	t.Helper()
+	got, err := s.ClaimEvents(context.Background(), owner, ttl, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(ids(got)) != fmt.Sprint(want) {
+		t.Fatalf("%s claimed %v; want %v", owner, ids(got), want)
+	}
+	return got
+}
+
+// RunWebhooks runs the conformance suite of the webhook outbox against the stores
+// open returns, each on a new, empty database: Save writes a turn's events with the
+// turn and only with it; a claim returns the oldest undelivered event of each thread,
+// oldest first, and leases it, so that another claim gets it only once the lease
+// expired; a thread's next event waits until the one before is delivered; a failed
+// delivery counts the attempt, keeps the error and is due again after its delay;
+// concurrent claims never return one event twice; DeleteEvents deletes only events
+// whose delivery ended.
+func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
+	ctx := context.Background()
+	t.Run("SaveAndClaim", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		saved := mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{
+			event(key, "evt_1", conversation.EventRunStarted), event(key, "evt_2", conversation.EventArtifactGenerated)}})
+		got := mustClaim(t, s, ownerA, time.Hour, "evt_1")
+		want := event(key, "evt_1", conversation.EventRunStarted)
+		if g := got[0]; g.Key != key || g.Seq == 0 || g.Attempts != 0 || g.Data.Time != want.Data.Time || g.Data.Type != want.Data.Type ||
+			g.Data.Run != want.Data.Run || *g.Data.Artifact != *want.Data.Artifact || *g.Data.Actor != *want.Data.Actor {
+			t.Errorf("claimed %+v; want %+v", g, want)
+		}
+		mustClaim(t, s, ownerB, time.Hour) // evt_1 is leased; evt_2 waits for it
+		if err := s.EventDone(ctx, got[0].Seq, ""); err != nil {
+			t.Fatal(err)
+		}
+		second := mustClaim(t, s, ownerB, time.Hour, "evt_2")
+		if second[0].Seq <= got[0].Seq {
+			t.Errorf("seq %d after %d", second[0].Seq, got[0].Seq)
+		}
+		// A conflicting or fenced-off save writes no event; a stored id is skipped.
+		if _, err := s.Save(ctx, conversation.Turn{Key: key, Version: saved.Version + 1,
+			Events: []conversation.Event{event(key, "evt_lost", conversation.EventRunFailed)}}); !errors.Is(err, conversation.ErrConflict) {
+			t.Fatalf("stale Save: %v; want ErrConflict", err)
+		}
+		mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version,
+			Events: []conversation.Event{event(key, "evt_2", conversation.EventArtifactGenerated), event(key, "evt_3", conversation.EventRunCompleted)}})
+		if err := s.EventDone(ctx, second[0].Seq, ""); err != nil {
+			t.Fatal(err)
+		}
+		mustClaim(t, s, ownerA, time.Hour, "evt_3")
+	})
+	t.Run("LeaseLostWritesNone", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		old := mustAcquire(t, s, key, ownerA, expiredTTL)
+		takeOver(t, s, key, ownerB)
+		if _, err := s.Save(ctx, conversation.Turn{Key: key, Lease: old,
+			Events: []conversation.Event{event(key, "evt_x", conversation.EventRunStarted)}}); !errors.Is(err, conversation.ErrLeaseLost) {
+			t.Fatalf("Save under a lost lease: %v; want ErrLeaseLost", err)
+		}
+		mustClaim(t, s, ownerA, time.Hour)
+	})
+	t.Run("LeaseExpires", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{event(key, "evt_1", conversation.EventRunStarted)}})
+		mustClaim(t, s, ownerA, 0, "evt_1") // a claim that expired at once: its holder died
+		mustClaim(t, s, ownerB, time.Hour, "evt_1")
+		mustClaim(t, s, ownerA, time.Hour)
+	})
+	t.Run("Failed", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{event(key, "evt_1", conversation.EventRunStarted)}})
+		got := mustClaim(t, s, ownerA, time.Hour, "evt_1")
+		if err := s.EventFailed(ctx, got[0].Seq, time.Hour, "503 Service Unavailable"); err != nil {
+			t.Fatal(err)
+		}
+		mustClaim(t, s, ownerB, time.Hour) // not due for an hour
+		if err := s.EventFailed(ctx, got[0].Seq, 0, "connection refused"); err != nil {
+			t.Fatal(err)
+		}
+		got = mustClaim(t, s, ownerB, time.Hour, "evt_1")
+		if got[0].Attempts != 2 || got[0].LastError != "connection refused" {
+			t.Errorf("attempts %d, last error %q; want 2, connection refused", got[0].Attempts, got[0].LastError)
+		}
+	})
+	t.Run("Threads", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		a, b := thread("a"), thread("b")
+		mustSave(t, s, conversation.Turn{Key: a, Events: []conversation.Event{event(a, "evt_a1", conversation.EventRunStarted), event(a, "evt_a2", conversation.EventRunCompleted)}})
+		mustSave(t, s, conversation.Turn{Key: b, Events: []conversation.Event{event(b, "evt_b1", conversation.EventRunStarted)}})
+		got := mustClaim(t, s, ownerA, time.Hour, "evt_a1", "evt_b1")
+		if got[0].Key != a || got[1].Key != b {
+			t.Errorf("keys %v, %v", got[0].Key, got[1].Key)
+		}
+	})
+	t.Run("DeleteEvents", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{
+			event(key, "evt_1", conversation.EventRunStarted), event(key, "evt_2", conversation.EventRunCompleted)}})
+		got := mustClaim(t, s, ownerA, time.Hour, "evt_1")
+		if err := s.EventDone(ctx, got[0].Seq, ""); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.DeleteEvents(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
+			t.Fatalf("DeleteEvents before the delivery = %d, %v; want 0", n, err)
+		}
+		if n, err := s.DeleteEvents(ctx, time.Now().Add(time.Hour)); err != nil || n != 1 {
+			t.Fatalf("DeleteEvents = %d, %v; want 1 (the undelivered event stays)", n, err)
+		}
+		mustClaim(t, s, ownerA, time.Hour, "evt_2")
+	})
+	t.Run("ConcurrentClaims", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		const threads = 20
+		for i := range threads {
+			k := thread(fmt.Sprint(i))
+			mustSave(t, s, conversation.Turn{Key: k, Events: []conversation.Event{event(k, fmt.Sprintf("evt_%d", i), conversation.EventRunStarted)}})
+		}
+		var (
+			wg     sync.WaitGroup
+			mu     sync.Mutex
+			seen   = map[string]int{}
+			errs   []error
+			owners = []string{"w1", "w2", "w3", "w4"}
+		)
+		for _, owner := range owners {
+			wg.Go(func() {
+				for range threads {
+					got, err := s.ClaimEvents(ctx, owner, time.Hour, 3)
+					mu.Lock()
+					if err != nil && !errors.Is(err, conversation.ErrUnavailable) {
+						errs = append(errs, err)
+					}
+					for _, e := range got {
+						seen[e.Data.ID]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		for i := range threads {
+			if id := fmt.Sprintf("evt_%d", i); seen[id] != 1 {
+				t.Errorf("%s claimed %d times; want once", id, seen[id])
+			}
+		}
+	})
+}

@@ -1,0 +1,303 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// Outbox is the store's webhook outbox (migration 00009): store/sqlite and
+// store/postgres implement it.
+type Outbox interface {
+	// ClaimEvents leases to owner, for ttl, up to limit due events, each the oldest
+	// undelivered event of its thread, oldest first.
+	ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error)
+	// EventDone ends the event seq's delivery: delivered when lastErr is "",
+	// abandoned otherwise.
+	EventDone(ctx context.Context, seq int64, lastErr string) error
+	// EventFailed records a failed attempt (lastErr) and makes the event due again
+	// after retryIn.
+	EventFailed(ctx context.Context, seq int64, retryIn time.Duration, lastErr string) error
+	// DeleteEvents deletes the events whose delivery ended before before.
+	DeleteEvents(ctx context.Context, before time.Time) (int, error)
+}
+
+// Defaults of Config.
+const (
+	DefaultTimeout      = 10 * time.Second
+	DefaultPoll         = time.Second
+	DefaultFirstBackoff = 5 * time.Second
+	DefaultMaxBackoff   = time.Hour
+	DefaultMaxAge       = 24 * time.Hour
+	// DefaultBatch is how many events a claim takes, and how many are sent at once.
+	DefaultBatch = 16
+	// KeepEnded is how long an event whose delivery ended (delivered or abandoned)
+	// stays in the outbox, for inspection; Run deletes older ones hourly.
+	KeepEnded = 7 * 24 * time.Hour
+)
+
+// Config configures a Deliverer.
+type Config struct {
+	// URLs receive every event (WEBHOOK_URLS); Secret signs them (WEBHOOK_SECRET).
+	URLs   []string
+	Secret string
+	Outbox Outbox
+	// Client sends the requests; agents.GuardedClient applies fetch_url's address
+	// rules (WEBHOOK_ALLOW_HOSTS). Its own Timeout is not relied on: Timeout bounds
+	// each request.
+	Client *http.Client
+	// Owner names this replica in claims (a lease owner).
+	Owner string
+	// Permalinks, when set, adds the thread's link to events (chat.getPermalink).
+	Permalinks conversation.Permalinker
+	Logger     *slog.Logger
+	// Timeout bounds one request (DefaultTimeout). Poll is how often the outbox is
+	// read when it had nothing due (DefaultPoll).
+	Timeout, Poll time.Duration
+	// FirstBackoff and MaxBackoff bound the exponential delay between attempts
+	// (DefaultFirstBackoff, DefaultMaxBackoff); an event still failing MaxAge after it
+	// happened is abandoned (DefaultMaxAge).
+	FirstBackoff, MaxBackoff, MaxAge time.Duration
+	// Now returns the current time (default time.Now).
+	Now func() time.Time
+}
+
+// Deliverer sends the outbox's events; Run does the work.
+type Deliverer struct {
+	cfg Config
+	log *slog.Logger
+
+	// mu guards links, the permalinks found so far by thread.
+	mu    sync.Mutex
+	links map[conversation.Key]string
+}
+
+// New returns a Deliverer of cfg. Errors: no URL, no secret, no outbox or client.
+func New(cfg Config) (*Deliverer, error) {
+	switch {
+	case len(cfg.URLs) == 0:
+		return nil, errors.New("webhook: no URL")
+	case cfg.Secret == "":
+		return nil, errors.New("webhook: no secret")
+	case cfg.Outbox == nil || cfg.Client == nil:
+		return nil, errors.New("webhook: no outbox or client")
+	}
+	for _, u := range cfg.URLs {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, fmt.Errorf("webhook: %q is not an absolute http(s) URL", redactURL(u))
+		}
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&cfg.Timeout, DefaultTimeout)
+	def(&cfg.Poll, DefaultPoll)
+	def(&cfg.FirstBackoff, DefaultFirstBackoff)
+	def(&cfg.MaxBackoff, DefaultMaxBackoff)
+	def(&cfg.MaxAge, DefaultMaxAge)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Deliverer{cfg: cfg, log: log.With("component", "webhook"), links: map[conversation.Key]string{}}, nil
+}
+
+// lease is how long a claim holds its events: every URL's request with its timeout,
+// and time to record the outcome.
+func (d *Deliverer) lease() time.Duration {
+	return time.Duration(len(d.cfg.URLs))*d.cfg.Timeout + 30*time.Second
+}
+
+// Run delivers events until ctx ends: it claims a batch, sends its events at once
+// (each the head of its thread), records each outcome, and claims again at once when
+// it had work, or after Poll. Hourly, it deletes the events that ended more than
+// KeepEnded ago. Store errors are logged and retried after Poll. It
+// returns nil when ctx ends.
+func (d *Deliverer) Run(ctx context.Context) error {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	var purged time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		}
+		if now := d.cfg.Now(); now.Sub(purged) >= time.Hour {
+			purged = now
+			if n, err := d.cfg.Outbox.DeleteEvents(ctx, now.Add(-KeepEnded)); err != nil {
+				d.log.Warn("old webhook events not deleted", "error", err)
+			} else if n > 0 {
+				d.log.Info("old webhook events deleted", "count", n)
+			}
+		}
+		n, err := d.Once(ctx)
+		if err != nil && ctx.Err() == nil {
+			d.log.Warn("webhook outbox not read", "error", err)
+		}
+		wait := d.cfg.Poll
+		if n > 0 {
+			wait = 0
+		}
+		timer.Reset(wait)
+	}
+}
+
+// Once claims one batch of due events, sends them and records the outcomes; it
+// returns how many it claimed.
+func (d *Deliverer) Once(ctx context.Context) (int, error) {
+	events, err := d.cfg.Outbox.ClaimEvents(ctx, d.cfg.Owner, d.lease(), DefaultBatch)
+	if err != nil {
+		return 0, err
+	}
+	var g errgroup.Group
+	for _, e := range events {
+		g.Go(func() error { return d.deliver(ctx, e) })
+	}
+	return len(events), g.Wait()
+}
+
+// deliver sends e to every URL and records the outcome, on a context that outlives
+// ctx's cancellation by a little (a shutdown keeps what was sent).
+func (d *Deliverer) deliver(ctx context.Context, e conversation.Event) error {
+	log := d.log.With("event_id", e.Data.ID, "type", e.Data.Type, "thread_ts", e.Key.ThreadTS, "attempt", e.Attempts+1)
+	sendErr := d.send(ctx, e)
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	switch {
+	case sendErr == nil:
+		log.Debug("webhook delivered")
+		return d.cfg.Outbox.EventDone(fctx, e.Seq, "")
+	case ctx.Err() != nil:
+		// Shutting down: free the claim, so that a replica (or this one, restarted)
+		// sends the event again at once rather than after the lease.
+		return d.cfg.Outbox.EventFailed(fctx, e.Seq, 0, "interrupted: shutting down")
+	case d.cfg.Now().Sub(e.Data.Time) >= d.cfg.MaxAge:
+		log.Error("webhook abandoned", "error", sendErr)
+		return d.cfg.Outbox.EventDone(fctx, e.Seq, "abandoned: "+sendErr.Error())
+	}
+	retry := d.backoff(e.Attempts + 1)
+	log.Warn("webhook not delivered; will retry", "error", sendErr, "retry_in", retry)
+	return d.cfg.Outbox.EventFailed(fctx, e.Seq, retry, sendErr.Error())
+}
+
+// backoff returns the delay after the nth failed attempt: exponential from
+// FirstBackoff, doubling, with jitter, capped at MaxBackoff.
+func (d *Deliverer) backoff(n int) time.Duration {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = d.cfg.FirstBackoff, d.cfg.MaxBackoff, 0
+	b.Reset()
+	var wait time.Duration
+	for range max(n, 1) {
+		if wait = b.NextBackOff(); wait >= d.cfg.MaxBackoff {
+			break
+		}
+	}
+	return min(wait, d.cfg.MaxBackoff)
+}
+
+// send POSTs e to every URL; the first failure ends it (the event is sent to every
+// URL again on the next attempt).
+func (d *Deliverer) send(ctx context.Context, e conversation.Event) error {
+	data := e.Data
+	data.Run.Permalink = d.permalink(ctx, e.Key)
+	body, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	for i, u := range d.cfg.URLs {
+		if err := d.post(ctx, u, data, body); err != nil {
+			return fmt.Errorf("url %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// post sends one signed request; a response other than 2xx is an error. Errors never
+// carry the URL, whose path may hold a secret.
+func (d *Deliverer) post(ctx context.Context, u string, data conversation.EventData, body []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return errors.New("bad URL")
+	}
+	ts := strconv.FormatInt(d.cfg.Now().Unix(), 10)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "threadwright-webhook/1")
+	req.Header.Set(HeaderTimestamp, ts)
+	req.Header.Set(HeaderSignature, Sign(d.cfg.Secret, ts, body))
+	req.Header.Set(HeaderEventID, data.ID)
+	req.Header.Set(HeaderEventType, data.Type)
+	resp, err := d.cfg.Client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("HTTP %s", resp.Status)
+	}
+	return nil
+}
+
+// permalink returns the Slack link of key's thread, "" when there is no Permalinker
+// or it failed (asked again next time).
+func (d *Deliverer) permalink(ctx context.Context, key conversation.Key) string {
+	if d.cfg.Permalinks == nil {
+		return ""
+	}
+	d.mu.Lock()
+	link, ok := d.links[key]
+	d.mu.Unlock()
+	if ok {
+		return link
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
+	defer cancel()
+	link, err := d.cfg.Permalinks.Permalink(ctx, key, key.ThreadTS)
+	if err != nil {
+		d.log.Debug("no permalink for a webhook event", "thread_ts", key.ThreadTS, "error", err)
+		return ""
+	}
+	d.mu.Lock()
+	if len(d.links) > 10_000 {
+		clear(d.links)
+	}
+	d.links[key] = link
+	d.mu.Unlock()
+	return link
+}
+
+// redactURL returns u without its path and query, which may hold a secret.
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return p.Scheme + "://" + p.Host + "/…"
+}
