@@ -36,6 +36,9 @@ type ExecutorConfig struct {
 	// Policy narrows the tools offered in each channel (TOOL_POLICY); nil offers the
 	// whole Registry everywhere.
 	Policy *ToolPolicy
+	// Instructions are added to the system prompt, per channel (EXECUTOR_INSTRUCTIONS;
+	// instructions.go); nil adds none.
+	Instructions *Instructions
 	// Prompts renders the system prompt and the final-answer request; default
 	// prompts.MustParse().
 	Prompts *prompts.Set
@@ -70,6 +73,7 @@ type Executor struct {
 	model       string
 	registry    *Registry
 	policy      *ToolPolicy
+	instr       *Instructions
 	tools       toolRunner
 	prompts     *prompts.Set
 	maxSteps    int
@@ -91,6 +95,7 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 		model:       cfg.Model,
 		registry:    cfg.Registry,
 		policy:      cfg.Policy,
+		instr:       cfg.Instructions,
 		prompts:     cfg.Prompts,
 		maxSteps:    orDefault(cfg.MaxSteps, DefaultMaxSteps),
 		tokenBudget: cfg.TokenBudget,
@@ -171,6 +176,7 @@ func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress 
 	offered := e.policy.For(e.registry, p.PolicyChannel())
 	runner := e.tools
 	runner.registry = offered
+	ctx = withRecall(ctx, p.Key, p.History, offered) // the recall tool reads this thread only (recall.go)
 	msgs, err := e.messages(p, offered)
 	if err != nil {
 		return f, err
@@ -315,6 +321,9 @@ func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.
 		Date:       e.now().UTC().Format("Monday, 2 January 2006 (MST)"),
 		Categories: promptCategories(offered.Categories()),
 		Summary:    p.Summary,
+		// Additions of instructions.go and recall.go.
+		Instructions: e.instr.For(p.PolicyChannel()),
+		Recent:       e.recent(p, offered),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agents: executor: %w", err)

@@ -241,6 +241,9 @@ func (p *Planner) newRun(pr conversation.Prompt) (*planRun, error) {
 		Date:       e.now().UTC().Format("Monday, 2 January 2006 (MST)"),
 		Categories: promptCategories(e.policy.For(e.registry, pr.PolicyChannel()).Categories()),
 		Summary:    pr.Summary,
+		// The deployment's guidance helps the plan pick tool chains; each task's
+		// executor run reads it too (ExecutorSystemData.Instructions).
+		Instructions: e.instr.For(pr.PolicyChannel()),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("agents: planner: %w", err)

@@ -11,6 +11,20 @@ type ExecutorSystemData struct {
 	Categories []ToolCategory
 	// Summary condenses the earlier conversation, when it has been summarized.
 	Summary string
+	// Instructions are the deployment's own guidance for the channel
+	// (EXECUTOR_INSTRUCTIONS), "" for none.
+	Instructions string
+	// Recent lists earlier tool results of the thread that the recall tool can fetch,
+	// newest first; empty when there are none or recall is not offered.
+	Recent []RecentResult
+}
+
+// RecentResult is one earlier tool call of the thread whose result is stored: its
+// recall reference, the tool's name and its arguments on one line.
+type RecentResult struct {
+	Ref       string
+	Tool      string
+	Arguments string
 }
 
 // ToolCategory is a group of tools for the executor's system prompt.

@@ -49,6 +49,9 @@ type PlannerSystemData struct {
 	Categories []ToolCategory
 	// Summary condenses the earlier conversation, when it has been summarized.
 	Summary string
+	// Instructions are the deployment's own guidance for the channel
+	// (EXECUTOR_INSTRUCTIONS), "" for none.
+	Instructions string
 }
 
 // PlannerUnderstandData is the data of the PlannerUnderstand template.

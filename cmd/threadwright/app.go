@@ -130,6 +130,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err := agents.RegisterBuiltins(registry); err != nil {
 		return fmt.Errorf("tools: %w", err)
 	}
+	if err := registry.Register(agents.Recall()); err != nil { // README "Recall"
+		return fmt.Errorf("tools: %w", err)
+	}
 	if err := registry.Register(agents.FetchURLTool(c.fetchConfig())); err != nil {
 		return fmt.Errorf("tools: %w", err)
 	}
@@ -159,6 +162,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		if policy, err = agents.LoadToolPolicy(c.ToolPolicy); err != nil {
 			return fmt.Errorf("TOOL_POLICY: %w", err)
 		}
+	}
+
+	instructions, err := agents.LoadInstructions(c.ExecutorInstructions, c.ExecutorInstructionsChannels)
+	if err != nil {
+		return fmt.Errorf("EXECUTOR_INSTRUCTIONS: %w", err)
 	}
 
 	var suggested *conversation.SuggestedPrompts // nil: the built-in ones
@@ -235,7 +243,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	mx.InstrumentTools(registry) // every tool is registered by now
 	react := agents.NewExecutor(agents.ExecutorConfig{
-		Client: model, Model: c.OpenAIModel, Registry: registry, Policy: policy, Prompts: tmpl,
+		Client: model, Model: c.OpenAIModel, Registry: registry, Policy: policy, Instructions: instructions, Prompts: tmpl,
 		MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log,
 	})
 	channels, _ := agents.ParseChannelStrategies(c.StrategyChannels) // validated by LoadConfig

@@ -61,6 +61,9 @@ type Config struct {
 	Strategy         string `envconfig:"STRATEGY" default:"react" desc:"how the assistant works: react (one tool-calling loop), planner (understand, plan dependent tasks, run them in parallel, reflect, answer) or auto (the small model picks per question)"`
 	StrategyChannels string `envconfig:"STRATEGY_CHANNELS" desc:"per-channel strategies, e.g. C123:planner,C456:react"`
 
+	ExecutorInstructions         string `envconfig:"EXECUTOR_INSTRUCTIONS" desc:"Markdown or text file added to the executor's and planner's system prompt, e.g. the deployment's workflow patterns (README \"Executor instructions\"); at most 16 KiB"`
+	ExecutorInstructionsChannels string `envconfig:"EXECUTOR_INSTRUCTIONS_CHANNELS" desc:"per-channel instruction files used instead of EXECUTOR_INSTRUCTIONS, e.g. C123:/etc/tw/support.md,C456:/etc/tw/eng.md"`
+
 	StreamAnswers    bool `envconfig:"STREAM_ANSWERS" default:"true" desc:"stream the assistant's answer into the thread as it is written (chat.startStream); where Slack refuses, the answer is posted when done"`
 	MaxReplyMessages int  `envconfig:"MAX_REPLY_MESSAGES" default:"10" desc:"Slack messages one reply takes at most; the rest of a longer reply is uploaded to the thread as a file, with a note in the last message"`
 
@@ -216,6 +219,9 @@ func (c *Config) validate() error {
 	}
 	if _, err := agents.ParseChannelStrategies(c.StrategyChannels); err != nil {
 		return fmt.Errorf("STRATEGY_CHANNELS: expected channel:strategy pairs such as C123:planner,C456:react: %w", err)
+	}
+	if _, err := agents.ParseChannelFiles(c.ExecutorInstructionsChannels); err != nil {
+		return fmt.Errorf("EXECUTOR_INSTRUCTIONS_CHANNELS: expected channel:path pairs such as C123:/etc/tw/support.md: %w", err)
 	}
 	if err := c.fetchConfig().Validate(); err != nil {
 		return fmt.Errorf("FETCH_ALLOW_HOSTS: %w", err)
