@@ -108,7 +108,7 @@ func TestRecallListsNothingWithoutRecall(t *testing.T) {
 	if _, err := exec.Execute(context.Background(), p, nil); err != nil {
 		t.Fatal(err)
 	}
-	if system := srv.Requests()[0].SystemPrompt(); strings.Contains(system, "Earlier tool results") {
+	if system := srv.Requests()[0].SystemPrompt(); strings.Contains(system, "## Earlier tool results") {
 		t.Fatalf("recall is not offered, yet the prompt lists results:\n%s", system)
 	}
 }
