@@ -45,8 +45,12 @@
 // Tools implement Tool (Run(ctx, args) (string, error)); ToolFunc adapts a function and
 // InferTool derives a JSON schema from a Go struct. RegisterBuiltins adds current_time
 // and calculate; FetchURLTool and WebSearchTool are the web tools; KnowledgeTool
-// (search_knowledge) searches the knowledge base. Package agents/mcp adds the tools of
-// MCP servers.
+// (search_knowledge) searches the knowledge base. Recall (recall.go) reads back the
+// tool results of the thread's earlier turns, which the Executor's system prompt lists
+// by reference. Package agents/mcp adds the tools of MCP servers.
+//
+// Instructions (instructions.go, EXECUTOR_INSTRUCTIONS) are a deployment's own text
+// for the Executor's and the Planner's system prompts, by default and per channel.
 //
 // The tool policy (README "Tool policy", policy.go): ToolPolicy narrows the tools a
 // channel is offered (TOOL_POLICY); every result reaches the model inside a ToolOutput
