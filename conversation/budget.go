@@ -8,8 +8,9 @@ import (
 )
 
 // Budgets (README, "Usage, cost and budgets"): before a person's message, command or
-// click runs (a Stop click excepted: it costs nothing and must always act; an
-// assistant thread's opening asks for nothing), the
+// click runs (a Stop click and the commands cancel, help, list and status excepted:
+// they cost nothing and must always act; an assistant thread's opening asks for
+// nothing), the
 // tokens that person, and that channel, used in the last BudgetWindow are summed from
 // the usage ledger (UsageStore, the rows every saved turn writes). When either reached
 // its budget, no model call is made: the person gets one ephemeral notice naming the
@@ -46,7 +47,22 @@ func (s *Service) budgeted(r *run) bool {
 	if in.User() == "" || in.Kind == KindPipeline || in.Kind == KindAssistantThread {
 		return false // a pipeline's part, or an assistant thread opened: no request
 	}
+	if in.Kind == KindCommand && in.Command != nil && freeCommand(in.Command.Line) {
+		return false
+	}
 	return in.Kind != KindAction || in.Action == nil || in.Action.Action.Name != ActionStop
+}
+
+// freeCommand reports whether command line only reads or ends a workflow (cancel,
+// help, list, status): it asks a model for nothing, and a person past a budget can
+// still cancel a run whose pipeline goes on spending.
+func freeCommand(line string) bool {
+	c, _ := parseCommand(line)
+	switch c.name {
+	case CmdCancel, CmdHelp, CmdList, CmdStatus:
+		return true
+	}
+	return false
 }
 
 // budgetRefusal says which budget an input is over.

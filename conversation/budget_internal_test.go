@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,3 +62,50 @@ func TestBudgetText(t *testing.T) {
 		t.Errorf("Russian channel notice %q", ru)
 	}
 }
+
+// TestBudgetedInputs: past a budget, what asks a model for nothing still acts: a
+// Stop click, and the commands that only read or end a workflow (cancel, help, list,
+// status), so that a person over budget can still cancel a run whose pipeline goes
+// on spending; a question, a start and any other command are held to the budget.
+func TestBudgetedInputs(t *testing.T) {
+	s := &Service{cfg: Config{Usage: fakeUsage{}, BudgetTokensPerUserDay: 1000}}
+	key := Key{TeamID: "T1", ChannelID: "C1"}
+	cmd := func(line string) Input {
+		return Input{Kind: KindCommand, Key: key, Command: &CommandInput{Source: SourceSlash, UserID: "U1", Line: line}}
+	}
+	click := func(name ActionName) Input {
+		return Input{Kind: KindAction, Key: key, Action: &ActionInput{UserID: "U1", Action: Action{Name: name}}}
+	}
+	for _, tc := range []struct {
+		in   Input
+		want bool
+	}{
+		{Input{Kind: KindUserMessage, Key: key, Message: &UserMessage{UserID: "U1", Text: "a question", Mentioned: true}}, true},
+		{click(ActionStop), false},
+		{click(ActionApprove), true},
+		{cmd("cancel"), false},
+		{cmd("cancel https://team.slack.com/archives/C1/p1700000000000100"), false},
+		{cmd("status"), false},
+		{cmd("help"), false},
+		{cmd(""), false}, // help
+		{cmd("list"), false},
+		{cmd("start blog about cats"), true},
+		{cmd("restart intro"), true},
+		{cmd("export"), true},
+	} {
+		r := &run{in: tc.in}
+		if got := s.budgeted(r); got != tc.want {
+			what := string(tc.in.Kind)
+			if c := tc.in.Command; c != nil {
+				what += " " + strconv.Quote(c.Line)
+			}
+			if a := tc.in.Action; a != nil {
+				what += " " + string(a.Action.Name)
+			}
+			t.Errorf("budgeted(%s) = %v, want %v", what, got, tc.want)
+		}
+	}
+}
+
+// fakeUsage is a UsageStore that is never read (budgeted only asks whether one is set).
+type fakeUsage struct{ UsageStore }

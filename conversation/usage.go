@@ -16,7 +16,8 @@ type UsageRecord struct {
 	UserID string
 	// Workflow names the thread's workflow ("" in free conversation).
 	Workflow string
-	// Model names the turn's main model (OPENAI_MODEL, or a profile's model).
+	// Model names the main model (Config.Model, OPENAI_MODEL): the turn's calls of
+	// the small model and of a profile's model are counted under it too.
 	Model string
 	// Turns is 1 for a finished turn and 0 for a pipeline's checkpoint.
 	Turns int

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -104,5 +105,65 @@ func TestDeployFiles(t *testing.T) {
 	}
 	if replicas != 2 || len(dataVolumes) != 2 {
 		t.Errorf("deploy/compose.yaml: %d replicas with %d data volumes; want 2 and 2", replicas, len(dataVolumes))
+	}
+}
+
+// TestComposeSettingsLoad runs the replicas' settings of deploy/compose.yaml through
+// the program's own configuration: each value interpolated as Compose does
+// (${VAR}, ${VAR:-default}, ${VAR:?error}) from deploy/example.env, the image's ENV
+// (Dockerfile) under them. A setting Compose passes as an empty string is set, not
+// unset, for the program (its default does not apply), so the file must never pass
+// one whose empty value the program refuses.
+func TestComposeSettingsLoad(t *testing.T) {
+	root := filepath.Join("..", "..")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	dotenv := map[string]string{}
+	for _, line := range strings.Split(read("deploy/example.env"), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok && !strings.HasPrefix(k, "#") {
+			dotenv[k] = v
+		}
+	}
+	var compose struct {
+		Services map[string]struct {
+			Environment map[string]string `yaml:"environment"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal([]byte(read("deploy/compose.yaml")), &compose); err != nil {
+		t.Fatal(err)
+	}
+	ref := regexp.MustCompile(`\$\{([A-Z0-9_]+)(?:(:-|:\?)([^}]*))?\}`)
+	for name, svc := range compose.Services {
+		if !strings.HasPrefix(name, "threadwright") {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			env := map[string]string{"DATA_DIR": "/data", "HTTP_ADDR": "0.0.0.0:8080"} // the image's ENV
+			for k, v := range svc.Environment {
+				env[k] = ref.ReplaceAllStringFunc(v, func(m string) string {
+					p := ref.FindStringSubmatch(m)
+					val := dotenv[p[1]]
+					switch {
+					case p[2] == ":-" && val == "":
+						return p[3]
+					case p[2] == ":?" && val == "":
+						t.Fatalf("%s: %s is required: %s", k, p[1], p[3])
+					}
+					return val
+				})
+			}
+			for k, v := range env {
+				t.Setenv(k, v)
+			}
+			var c Config
+			if err := LoadConfig(&c); err != nil {
+				t.Errorf("the settings of deploy/compose.yaml with deploy/example.env do not load: %v", err)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,8 +67,8 @@ func runHealthcheck(ctx context.Context, stdout io.Writer) error {
 }
 
 // readyzURL returns the URL of GET /readyz on addr (HTTP_ADDR): on 127.0.0.1 when addr
-// has no host or a wildcard one. Errors: addr is empty (the server serves no health
-// endpoints then) or not host:port.
+// has no host or a wildcard one, a named port by its number. Errors: addr is empty
+// (the server serves no health endpoints then), not host:port, or its port unknown.
 func readyzURL(addr string) (string, error) {
 	if addr == "" {
 		return "", errors.New("HTTP_ADDR is empty, so no /readyz is served")
@@ -76,8 +77,13 @@ func readyzURL(addr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("HTTP_ADDR: expected host:port such as 127.0.0.1:8080: %w", err)
 	}
+	// A named port ("http"), which the server's net.Listen takes, goes by its number.
+	n, err := net.LookupPort("tcp", port)
+	if err != nil {
+		return "", fmt.Errorf("HTTP_ADDR: %w", err)
+	}
 	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
 		host = "127.0.0.1"
 	}
-	return "http://" + net.JoinHostPort(host, port) + "/readyz", nil
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(n)) + "/readyz", nil
 }

@@ -269,3 +269,34 @@ func TestE2EMetricsOfAReconnect(t *testing.T) {
 		t.Errorf("apps.connections.open calls = %v, want 2", v)
 	}
 }
+
+// TestE2EMetricsOfATimedOutTurn: a turn past TURN_TIMEOUT (the model does not answer
+// in time) tells the thread it took too long, and is counted as timed_out, with its
+// model call as a timeout.
+func TestE2EMetricsOfATimedOutTurn(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["TURN_TIMEOUT"] = "2s"
+	h.start()
+	h.ai.Handle(func(openaitest.Request) openaitest.Response {
+		return openaitest.Response{Text: "too late", Delay: time.Minute}
+	})
+	ts := h.post(general, alice, "<@U0BOT> a very slow question", "")
+	h.replies(general, ts, 1)
+	h.waitFor("the reply that it took too long", func() bool {
+		msgs := h.emu.Thread(general, ts)
+		return strings.HasPrefix(msgs[len(msgs)-1].Text, "Sorry, that took too long")
+	})
+	h.idle()
+	f := h.scrape()
+	if v, _ := f.value("threadwright_turns_total", "kind", "user_message", "outcome", "timed_out"); v != 1 {
+		for _, o := range []string{"answered", "failed", "abandoned"} {
+			if n, ok := f.value("threadwright_turns_total", "kind", "user_message", "outcome", o); ok {
+				t.Logf("outcome %s: %v", o, n)
+			}
+		}
+		t.Errorf("timed-out turns = %v, want 1", v)
+	}
+	if v, _ := f.value("threadwright_model_calls_total", "model", "gpt-test", "outcome", "timeout"); v != 1 {
+		t.Errorf("model calls that timed out = %v, want 1", v)
+	}
+}

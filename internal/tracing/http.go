@@ -3,13 +3,13 @@ package tracing
 import (
 	"io"
 	"net/http"
-	"path"
 	"regexp"
 	"strings"
 
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -56,7 +56,12 @@ func (t slackMethodTransport) RoundTrip(r *http.Request) (*http.Response, error)
 	if !span.IsRecording() {
 		return t.next.RoundTrip(r)
 	}
-	span.SetAttributes(SlackMethodKey.String(SlackMethod(r)))
+	method := SlackMethod(r)
+	span.SetAttributes(SlackMethodKey.String(method))
+	if method == "upload" {
+		// The upload URL's path is a ticket: keep only where it goes.
+		span.SetAttributes(semconv.URLFull(r.URL.Scheme + "://" + r.URL.Host + "/upload/…"))
+	}
 	resp, err := t.next.RoundTrip(r)
 	if err == nil && resp.Body != nil {
 		resp.Body = &slackBody{ReadCloser: resp.Body, span: span}
@@ -120,11 +125,18 @@ func (b *slackBody) look(final bool) bool {
 }
 
 // SlackMethod returns the Slack Web API method r calls: the last element of its URL
-// path.
+// path under /api/ (https://slack.com/api/chat.postMessage); "upload" for a file's
+// upload URL (files.getUploadURLExternal's, whose path ends in a ticket), and
+// "unknown" for anything else, so that no id or ticket names a span.
 func SlackMethod(r *http.Request) string {
-	m := path.Base(strings.TrimSuffix(r.URL.Path, "/"))
-	if m == "." || m == "/" {
-		return "unknown"
+	p := strings.TrimSuffix(r.URL.Path, "/")
+	if i := strings.LastIndex(p, "/api/"); i >= 0 {
+		if m := p[i+len("/api/"):]; m != "" && !strings.Contains(m, "/") {
+			return m
+		}
 	}
-	return m
+	if strings.Contains(p, "/upload/") {
+		return "upload"
+	}
+	return "unknown"
 }

@@ -263,3 +263,38 @@ func TestEndRecordsErrorTextOnlyWithContent(t *testing.T) {
 		t.Errorf("status with the opt-in %q", on.Status.Description)
 	}
 }
+
+// TestSlackClientUploadURL: the URL files.getUploadURLExternal hands out carries a
+// ticket in its path (https://files.slack.com/upload/v1/<ticket>); the span of the
+// upload is named "slack upload" and no attribute keeps the ticket.
+func TestSlackClientUploadURL(t *testing.T) {
+	exp := useSpans(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, "OK - 42")
+	}))
+	defer srv.Close()
+	const ticket = "CwABAAAAXAoAAZnWHticket0123456789"
+	ctx, turn := tracing.Start(context.Background(), "turn")
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/upload/v1/"+ticket, strings.NewReader("content"))
+	resp, err := tracing.SlackClient(srv.Client()).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	turn.End()
+
+	spans := exp.GetSpans()
+	if len(spans) != 2 {
+		t.Fatalf("%d spans, want the turn and the upload", len(spans))
+	}
+	s := spans[0]
+	if s.Name != "slack upload" {
+		t.Errorf("span name %q, want %q", s.Name, "slack upload")
+	}
+	for _, a := range s.Attributes {
+		if strings.Contains(a.Value.String(), ticket) {
+			t.Errorf("attribute %s = %q carries the upload ticket", a.Key, a.Value.String())
+		}
+	}
+}
