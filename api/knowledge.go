@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"path"
 	"strings"
@@ -30,8 +31,9 @@ type sourcesOutput struct {
 	}
 }
 
-// maxDocument bounds an uploaded document, as threadwright ingest bounds a file.
-const maxDocument = 10 << 20
+// maxDocument bounds an uploaded document in bytes, as threadwright ingest bounds a
+// file.
+const maxDocument = knowledge.MaxFileSize
 
 type uploadInput struct {
 	Body struct {
@@ -87,6 +89,10 @@ func (s *Server) registerKnowledge() {
 				Message: "a clean relative name such as handbook/leave.md"})
 		}
 		content := []byte(in.Body.Content)
+		if len(content) > maxDocument { // maxLength counts characters, not bytes
+			return nil, huma.Error422UnprocessableEntity("document too large", &huma.ErrorDetail{Location: "body.content",
+				Message: fmt.Sprintf("%d bytes of UTF-8; at most %d", len(content), maxDocument)})
+		}
 		chunks, err := knowledge.Chunks(name, content)
 		if err != nil {
 			return nil, huma.Error422UnprocessableEntity(err.Error())

@@ -297,10 +297,18 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		if _, ok := def.Input(id); !ok {
+		wi, ok := def.Input(id)
+		switch {
+		case !ok:
 			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: id, Message: "the workflow has no such input"})
-		} else if strings.ContainsRune(b.Inputs[id], 0) {
+		case strings.ContainsRune(b.Inputs[id], 0):
 			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Message: "contains a NUL character"})
+		default:
+			// The inputs modal's own check (a number input holds a number).
+			f := conversation.Field{ID: id, Label: wi.Name(), Number: wi.Type == workflow.InputNumber}
+			if msg := conversation.FieldError("en", f, b.Inputs[id]); msg != "" {
+				problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: b.Inputs[id], Message: msg})
+			}
 		}
 	}
 	for _, m := range def.MissingInputs(mergeInputs(def.FillInputs(""), b.Inputs)) {

@@ -1,0 +1,118 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/knowledge"
+)
+
+// countingSubmitter accepts inputs and counts them.
+type countingSubmitter struct{ n int }
+
+func (c *countingSubmitter) Submit(context.Context, conversation.Input) (bool, error) {
+	c.n++
+	return true, nil
+}
+
+// nopStore has no thread: a start's run never appears (202).
+type nopStore struct{ Store }
+
+func (nopStore) Forwarded(context.Context, string) ([]conversation.Key, error) { return nil, nil }
+
+// memKnowledge keeps what ReplaceSource stored.
+type memKnowledge struct {
+	conversation.Knowledge
+	stored []string
+}
+
+func (m *memKnowledge) ReplaceSource(_ context.Context, source, _ string, _ []conversation.Chunk) (bool, error) {
+	m.stored = append(m.stored, source)
+	return true, nil
+}
+
+const sizedYAML = `
+name: sized
+title: Sized note
+inputs:
+  - id: topic
+    label: What is it about?
+    required: true
+  - id: words
+    label: How many words?
+    type: number
+artifacts:
+  - id: plan
+    title: Outline
+`
+
+func testServer(t *testing.T) (*Server, *countingSubmitter, *memKnowledge) {
+	t.Helper()
+	def, err := workflow.Parse("sized.yaml", []byte(sizedYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := workflow.NewSet(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, kb := &countingSubmitter{}, &memKnowledge{}
+	s := newServer(Config{Store: nopStore{}, Submitter: sub, Workflows: set, Knowledge: kb, TeamID: "T1",
+		Tokens: []Token{{Name: "ci-bot", Secret: "ci-bot-secret-0123456789"}}, Wait: 10 * time.Millisecond})
+	return s, sub, kb
+}
+
+func post(t *testing.T, s *Server, path string, body any) *httptest.ResponseRecorder {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(b))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Authorization", "Bearer ci-bot-secret-0123456789")
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
+}
+
+// TestStartRunValidatesInputsAsTheModal: a number input whose value is not a number
+// is refused with 422, as the inputs modal refuses it (conversation.FieldError),
+// and nothing is submitted; a number with spaces passes.
+func TestStartRunValidatesInputsAsTheModal(t *testing.T) {
+	s, sub, _ := testServer(t)
+	w := post(t, s, "/v1/runs", map[string]any{"workflow": "sized", "channel": "C1",
+		"inputs": map[string]string{"topic": "meal kits", "words": "lots"}})
+	if w.Code != http.StatusUnprocessableEntity || !strings.Contains(w.Body.String(), "body.inputs.words") || sub.n != 0 {
+		t.Fatalf("a non-number for a number input: %d %s, %d submitted", w.Code, w.Body, sub.n)
+	}
+	w = post(t, s, "/v1/runs", map[string]any{"workflow": "sized", "channel": "C1",
+		"inputs": map[string]string{"topic": "meal kits", "words": "1 500"}})
+	if w.Code != http.StatusAccepted || sub.n != 1 {
+		t.Fatalf("a valid start: %d %s, %d submitted", w.Code, w.Body, sub.n)
+	}
+}
+
+// TestUploadBoundsBytes: a document larger than knowledge.MaxFileSize bytes is
+// refused (as threadwright ingest skips such a file) even when it has fewer
+// characters than that.
+func TestUploadBoundsBytes(t *testing.T) {
+	s, _, kb := testServer(t)
+	big := strings.Repeat("€", knowledge.MaxFileSize/3+1000) // 3 bytes each: over the bound in bytes, not in characters
+	w := post(t, s, "/v1/knowledge/sources", map[string]string{"source": "big.txt", "content": big})
+	if w.Code != http.StatusUnprocessableEntity && w.Code != http.StatusRequestEntityTooLarge || len(kb.stored) != 0 {
+		t.Fatalf("a %d-byte document: %d, stored %v", len(big), w.Code, kb.stored)
+	}
+	w = post(t, s, "/v1/knowledge/sources", map[string]string{"source": "small.txt", "content": "twenty days"})
+	if w.Code != http.StatusCreated || len(kb.stored) != 1 {
+		t.Fatalf("a small document: %d %s", w.Code, w.Body)
+	}
+}
