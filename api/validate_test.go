@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/knowledge"
@@ -114,5 +116,42 @@ func TestUploadBoundsBytes(t *testing.T) {
 	w = post(t, s, "/v1/knowledge/sources", map[string]string{"source": "small.txt", "content": "twenty days"})
 	if w.Code != http.StatusCreated || len(kb.stored) != 1 {
 		t.Fatalf("a small document: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestEveryOperationNeedsAToken: every operation of the document answers 401 as a
+// problem document without a token or with a wrong one, before it reads its body.
+func TestEveryOperationNeedsAToken(t *testing.T) {
+	s, sub, kb := testServer(t)
+	doc := s.api.OpenAPI()
+	n := 0
+	for p, item := range doc.Paths {
+		path := strings.NewReplacer("{id}", "T1-C1-1.2", "{artifact}", "plan", "{team}", "T1", "{channel}", "C1",
+			"{thread_ts}", "1.2", "{source}", "a.md").Replace(p)
+		for _, o := range []struct {
+			method string
+			op     *huma.Operation
+		}{{"GET", item.Get}, {"POST", item.Post}, {"PUT", item.Put}, {"PATCH", item.Patch}, {"DELETE", item.Delete}} {
+			if o.op == nil {
+				continue
+			}
+			method := o.method
+			for _, auth := range []string{"", "Bearer wrong-secret-0123456789", "Basic Y2ktYm90OmNpLWJvdC1zZWNyZXQtMDEyMzQ1Njc4OQ=="} {
+				r := httptest.NewRequest(method, path, strings.NewReader(`{"revision":1,"workflow":"sized","channel":"C1","source":"a.md","content":"x"}`))
+				r.Header.Set("Content-Type", "application/json")
+				if auth != "" {
+					r.Header.Set("Authorization", auth)
+				}
+				w := httptest.NewRecorder()
+				s.ServeHTTP(w, r)
+				if w.Code != http.StatusUnauthorized || w.Header().Get("Content-Type") != "application/problem+json" || w.Header().Get("WWW-Authenticate") == "" {
+					t.Errorf("%s %s with %q: %d %q", method, path, auth, w.Code, w.Header().Get("Content-Type"))
+				}
+			}
+			n++
+		}
+	}
+	if n < 13 || sub.n != 0 || len(kb.stored) != 0 {
+		t.Errorf("%d operations checked; %d inputs submitted, %v stored", n, sub.n, kb.stored)
 	}
 }
