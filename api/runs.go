@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -303,6 +304,9 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: id, Message: "the workflow has no such input"})
 		case strings.ContainsRune(b.Inputs[id], 0):
 			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Message: "contains a NUL character"})
+		case utf8.RuneCountInString(b.Inputs[id]) > maxInputChars:
+			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id,
+				Message: fmt.Sprintf("longer than %d characters", maxInputChars)})
 		default:
 			// The inputs modal's own check (a number input holds a number).
 			f := conversation.Field{ID: id, Label: wi.Name(), Number: wi.Type == workflow.InputNumber}
@@ -358,6 +362,11 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	}
 	return out, nil
 }
+
+// maxInputChars bounds an input's value, as the inputs modal's fields do (Slack's
+// plain_text_input max_length, bot's maxInputChars): every prompt of the run
+// holds it.
+const maxInputChars = 3000
 
 func mergeInputs(a, b map[string]string) map[string]string {
 	for k, v := range b {

@@ -87,14 +87,21 @@ func post(t *testing.T, s *Server, path string, body any) *httptest.ResponseReco
 }
 
 // TestStartRunValidatesInputsAsTheModal: a number input whose value is not a number
-// is refused with 422, as the inputs modal refuses it (conversation.FieldError),
-// and nothing is submitted; a number with spaces passes.
+// or a value longer than the modal's fields take is refused with 422, as the
+// inputs modal refuses it (conversation.FieldError, plain_text_input's
+// max_length), and nothing is submitted; a number with spaces passes.
 func TestStartRunValidatesInputsAsTheModal(t *testing.T) {
 	s, sub, _ := testServer(t)
 	w := post(t, s, "/v1/runs", map[string]any{"workflow": "sized", "channel": "C1",
 		"inputs": map[string]string{"topic": "meal kits", "words": "lots"}})
 	if w.Code != http.StatusUnprocessableEntity || !strings.Contains(w.Body.String(), "body.inputs.words") || sub.n != 0 {
 		t.Fatalf("a non-number for a number input: %d %s, %d submitted", w.Code, w.Body, sub.n)
+	}
+	// Longer than the modal's fields take (3000 characters): refused too.
+	w = post(t, s, "/v1/runs", map[string]any{"workflow": "sized", "channel": "C1",
+		"inputs": map[string]string{"topic": strings.Repeat("meal kits ", 50_000)}})
+	if w.Code != http.StatusUnprocessableEntity || !strings.Contains(w.Body.String(), "body.inputs.topic") || sub.n != 0 {
+		t.Fatalf("a 500 000-character input: %d %s, %d submitted", w.Code, w.Body, sub.n)
 	}
 	w = post(t, s, "/v1/runs", map[string]any{"workflow": "sized", "channel": "C1",
 		"inputs": map[string]string{"topic": "meal kits", "words": "1 500"}})
