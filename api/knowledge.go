@@ -35,6 +35,10 @@ type sourcesOutput struct {
 // file.
 const maxDocument = knowledge.MaxFileSize
 
+// uploadReadTimeout bounds the reading of an upload's body: 10 MB on a slow link
+// takes longer than huma's default 5 s.
+const uploadReadTimeout = 2 * time.Minute
+
 type uploadInput struct {
 	Body struct {
 		Source  string `json:"source" minLength:"1" maxLength:"1000" doc:"The document's name; its extension says its format: .md, .markdown, .txt, .html or .htm. Uploading a name again replaces it."`
@@ -76,8 +80,9 @@ func (s *Server) registerKnowledge() {
 	huma.Register(s.api, huma.Operation{
 		OperationID: "upload-source", Method: http.MethodPost, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
 		Summary: "Upload one document to the knowledge base", DefaultStatus: http.StatusCreated, MaxBodyBytes: 2*maxDocument + 4096,
-		Description: "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool.",
-		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity},
+		BodyReadTimeout: uploadReadTimeout,
+		Description:     "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool.",
+		Errors:          []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *uploadInput) (*uploadOutput, error) {
 		kb, err := s.knowledge()
 		if err != nil {

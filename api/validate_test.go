@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -160,5 +161,38 @@ func TestEveryOperationNeedsAToken(t *testing.T) {
 	}
 	if n < 13 || sub.n != 0 || len(kb.stored) != 0 {
 		t.Errorf("%d operations checked; %d inputs submitted, %v stored", n, sub.n, kb.stored)
+	}
+}
+
+// TestUploadAllowsASlowBody: a document that takes longer than huma's default 5 s
+// body read timeout to arrive (a 10 MB upload on a slow link) is still read.
+func TestUploadAllowsASlowBody(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes 6 s")
+	}
+	s, _, kb := testServer(t)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	pr, pw := io.Pipe()
+	go func() {
+		_, _ = pw.Write([]byte(`{"source": "slow.md", "content": "# Slow`))
+		<-time.After(6 * time.Second) // the link is slow: the rest comes later
+		_, _ = pw.Write([]byte(`\n\nTwenty days."}`))
+		_ = pw.Close()
+	}()
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/knowledge/sources", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer ci-bot-secret-0123456789")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusCreated || len(kb.stored) != 1 {
+		t.Fatalf("a slow upload: %d %s", resp.StatusCode, body)
 	}
 }
