@@ -254,8 +254,8 @@ func (s *Server) registerRuns() {
 	huma.Register(s.api, huma.Operation{
 		OperationID: "start-run", Method: http.MethodPost, Path: "/v1/runs", Tags: []string{"runs"}, DefaultStatus: http.StatusCreated,
 		Summary:     "Start a workflow in a channel",
-		Description: "The bot posts the thread's root message and the run proceeds in Slack exactly as if started there, with the token as its starter. 201 once the thread is posted and the run saved; 202 when that takes longer than the server waits.",
-		Errors:      []int{http.StatusUnauthorized, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
+		Description: "The bot posts the thread's root message and the run proceeds in Slack exactly as if started there, with the token as its starter. 201 once the thread is posted and the run saved; 202 when that takes longer than the server waits; 502 when the bot could not post the thread.",
+		Errors:      []int{http.StatusUnauthorized, http.StatusUnprocessableEntity, http.StatusBadGateway, http.StatusServiceUnavailable},
 	}, s.startRun)
 	huma.Register(s.api, huma.Operation{
 		OperationID: "get-run-report", Method: http.MethodGet, Path: "/v1/runs/{id}/report", Tags: []string{"runs"},
@@ -335,11 +335,24 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	s.log.Info("api: run requested", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID)
 	out := &startRunOutput{Status: http.StatusAccepted}
 	out.Body.InputID = inputID
-	var run *Run
+	var (
+		run    *Run
+		failed conversation.InputStatus
+	)
 	err := s.poll(ctx, func(ctx context.Context) (bool, error) {
 		keys, err := s.cfg.Store.Forwarded(ctx, inputID)
-		if err != nil || len(keys) == 0 {
+		if err != nil {
 			return false, err
+		}
+		if len(keys) == 0 {
+			// A command that ended without a forward posted no thread (Slack
+			// refused the root message: the bot is not in the channel, …).
+			st, err := s.cfg.Store.InputStatus(ctx, inputID)
+			if err == nil && (st == conversation.InputFailed || st == conversation.InputDropped) {
+				failed = st
+				return true, nil
+			}
+			return false, nil
 		}
 		key := keys[0]
 		cp, err := s.cfg.Store.Load(ctx, key, 0)
@@ -356,6 +369,11 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	})
 	if err != nil {
 		return nil, err
+	}
+	if failed != "" {
+		s.log.Warn("api: run not started", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID, "status", failed)
+		return nil, huma.Error502BadGateway(fmt.Sprintf("the bot could not start %s in %s: Slack refused the thread's root message "+
+			"(is the bot in the channel?); the log of input %s says why", def.Name, b.Channel, inputID))
 	}
 	if run != nil {
 		out.Status, out.Body.Run = http.StatusCreated, run

@@ -31,6 +31,10 @@ type nopStore struct{ Store }
 
 func (nopStore) Forwarded(context.Context, string) ([]conversation.Key, error) { return nil, nil }
 
+func (nopStore) InputStatus(context.Context, string) (conversation.InputStatus, error) {
+	return conversation.InputPending, nil
+}
+
 // memKnowledge keeps what ReplaceSource stored.
 type memKnowledge struct {
 	conversation.Knowledge
@@ -194,5 +198,25 @@ func TestUploadAllowsASlowBody(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusCreated || len(kb.stored) != 1 {
 		t.Fatalf("a slow upload: %d %s", resp.StatusCode, body)
+	}
+}
+
+// failedStartStore: the start's command input failed (the bot could not post the
+// thread's root message) and forwarded nothing.
+type failedStartStore struct{ nopStore }
+
+func (failedStartStore) InputStatus(context.Context, string) (conversation.InputStatus, error) {
+	return conversation.InputFailed, nil
+}
+
+// TestStartRunThatFailedSaysSo: when the start's command failed in the channel (no
+// thread was posted), POST /v1/runs answers 502 at once, not 202 after its wait
+// for a run that will never exist.
+func TestStartRunThatFailedSaysSo(t *testing.T) {
+	s, sub, _ := testServer(t)
+	s.cfg.Store, s.cfg.Wait = failedStartStore{}, 3*time.Second
+	w := post(t, s, "/v1/runs", map[string]any{"workflow": "sized", "channel": "C1", "inputs": map[string]string{"topic": "meal kits"}})
+	if w.Code != http.StatusBadGateway || w.Header().Get("Content-Type") != "application/problem+json" || sub.n != 1 {
+		t.Fatalf("a start whose command failed: %d %s", w.Code, w.Body)
 	}
 }
