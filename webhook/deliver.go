@@ -123,10 +123,10 @@ func New(cfg Config) (*Deliverer, error) {
 	return &Deliverer{cfg: cfg, log: log.With("component", "webhook"), links: map[conversation.Key]string{}}, nil
 }
 
-// lease is how long a claim holds its events: every URL's request with its timeout,
-// and time to record the outcome.
+// lease is how long a claim holds its events: the permalink's lookup and every
+// URL's request, each with its timeout, and time to record the outcome.
 func (d *Deliverer) lease() time.Duration {
-	return time.Duration(len(d.cfg.URLs))*d.cfg.Timeout + 30*time.Second
+	return time.Duration(len(d.cfg.URLs)+1)*d.cfg.Timeout + 30*time.Second
 }
 
 // Run delivers events until ctx ends: it claims a batch, sends its events at once
