@@ -179,6 +179,80 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 		}
 		mustClaim(t, s, ownerA, time.Hour, "evt_2")
 	})
+	t.Run("ConcurrentDeliveryKeepsThreadOrder", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		const threads, perThread = 6, 4
+		for i := range threads {
+			k := thread(fmt.Sprint("o", i))
+			var evs []conversation.Event
+			for j := range perThread {
+				evs = append(evs, event(k, fmt.Sprintf("evt_%d_%d", i, j), conversation.EventArtifactApproved))
+			}
+			mustSave(t, s, conversation.Turn{Key: k, Events: evs})
+		}
+		var (
+			wg       sync.WaitGroup
+			mu       sync.Mutex
+			inFlight = map[conversation.Key]string{}
+			order    = map[conversation.Key][]string{}
+			done     int
+			errs     []error
+		)
+		for _, owner := range []string{"r1", "r2", "r3"} {
+			wg.Go(func() {
+				for range 200 {
+					mu.Lock()
+					finished := done == threads*perThread || len(errs) > 0
+					mu.Unlock()
+					if finished {
+						return
+					}
+					got, err := s.ClaimEvents(ctx, owner, time.Hour, 4)
+					if err != nil && !errors.Is(err, conversation.ErrUnavailable) {
+						mu.Lock()
+						errs = append(errs, err)
+						mu.Unlock()
+						return
+					}
+					mu.Lock()
+					for _, e := range got {
+						if other, ok := inFlight[e.Key]; ok {
+							errs = append(errs, fmt.Errorf("%s claimed %s while %s of its thread is in flight", owner, e.Data.ID, other))
+						}
+						inFlight[e.Key] = e.Data.ID
+					}
+					mu.Unlock()
+					for _, e := range got {
+						mu.Lock()
+						delete(inFlight, e.Key)
+						order[e.Key] = append(order[e.Key], e.Data.ID)
+						done++
+						mu.Unlock()
+						if err := s.EventDone(ctx, e.Seq, owner, ""); err != nil {
+							mu.Lock()
+							errs = append(errs, err)
+							mu.Unlock()
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		for i := range threads {
+			k := thread(fmt.Sprint("o", i))
+			var want []string
+			for j := range perThread {
+				want = append(want, fmt.Sprintf("evt_%d_%d", i, j))
+			}
+			if fmt.Sprint(order[k]) != fmt.Sprint(want) {
+				t.Errorf("thread %d delivered %v; want %v", i, order[k], want)
+			}
+		}
+	})
 	t.Run("ConcurrentClaims", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
