@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"path"
 	"strings"
@@ -30,8 +31,13 @@ type sourcesOutput struct {
 	}
 }
 
-// maxDocument bounds an uploaded document, as threadwright ingest bounds a file.
-const maxDocument = 10 << 20
+// maxDocument bounds an uploaded document in bytes, as threadwright ingest bounds a
+// file.
+const maxDocument = knowledge.MaxFileSize
+
+// uploadReadTimeout bounds the reading of an upload's body: 10 MB on a slow link
+// takes longer than huma's default 5 s.
+const uploadReadTimeout = 2 * time.Minute
 
 type uploadInput struct {
 	Body struct {
@@ -74,8 +80,9 @@ func (s *Server) registerKnowledge() {
 	huma.Register(s.api, huma.Operation{
 		OperationID: "upload-source", Method: http.MethodPost, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
 		Summary: "Upload one document to the knowledge base", DefaultStatus: http.StatusCreated, MaxBodyBytes: 2*maxDocument + 4096,
-		Description: "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool.",
-		Errors:      []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity},
+		BodyReadTimeout: uploadReadTimeout,
+		Description:     "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool.",
+		Errors:          []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity},
 	}, func(ctx context.Context, in *uploadInput) (*uploadOutput, error) {
 		kb, err := s.knowledge()
 		if err != nil {
@@ -87,6 +94,10 @@ func (s *Server) registerKnowledge() {
 				Message: "a clean relative name such as handbook/leave.md"})
 		}
 		content := []byte(in.Body.Content)
+		if len(content) > maxDocument { // maxLength counts characters, not bytes
+			return nil, huma.Error422UnprocessableEntity("document too large", &huma.ErrorDetail{Location: "body.content",
+				Message: fmt.Sprintf("%d bytes of UTF-8; at most %d", len(content), maxDocument)})
+		}
 		chunks, err := knowledge.Chunks(name, content)
 		if err != nil {
 			return nil, huma.Error422UnprocessableEntity(err.Error())

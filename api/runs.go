@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -253,8 +254,8 @@ func (s *Server) registerRuns() {
 	huma.Register(s.api, huma.Operation{
 		OperationID: "start-run", Method: http.MethodPost, Path: "/v1/runs", Tags: []string{"runs"}, DefaultStatus: http.StatusCreated,
 		Summary:     "Start a workflow in a channel",
-		Description: "The bot posts the thread's root message and the run proceeds in Slack exactly as if started there, with the token as its starter. 201 once the thread is posted and the run saved; 202 when that takes longer than the server waits.",
-		Errors:      []int{http.StatusUnauthorized, http.StatusUnprocessableEntity, http.StatusServiceUnavailable},
+		Description: "The bot posts the thread's root message and the run proceeds in Slack exactly as if started there, with the token as its starter. 201 once the thread is posted and the run saved; 202 when that takes longer than the server waits; 502 when the bot could not post the thread.",
+		Errors:      []int{http.StatusUnauthorized, http.StatusUnprocessableEntity, http.StatusBadGateway, http.StatusServiceUnavailable},
 	}, s.startRun)
 	huma.Register(s.api, huma.Operation{
 		OperationID: "get-run-report", Method: http.MethodGet, Path: "/v1/runs/{id}/report", Tags: []string{"runs"},
@@ -297,10 +298,21 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		if _, ok := def.Input(id); !ok {
+		wi, ok := def.Input(id)
+		switch {
+		case !ok:
 			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: id, Message: "the workflow has no such input"})
-		} else if strings.ContainsRune(b.Inputs[id], 0) {
+		case strings.ContainsRune(b.Inputs[id], 0):
 			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Message: "contains a NUL character"})
+		case utf8.RuneCountInString(b.Inputs[id]) > maxInputChars:
+			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id,
+				Message: fmt.Sprintf("longer than %d characters", maxInputChars)})
+		default:
+			// The inputs modal's own check (a number input holds a number).
+			f := conversation.Field{ID: id, Label: wi.Name(), Number: wi.Type == workflow.InputNumber}
+			if msg := conversation.FieldError("en", f, b.Inputs[id]); msg != "" {
+				problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: b.Inputs[id], Message: msg})
+			}
 		}
 	}
 	for _, m := range def.MissingInputs(mergeInputs(def.FillInputs(""), b.Inputs)) {
@@ -323,11 +335,24 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	s.log.Info("api: run requested", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID)
 	out := &startRunOutput{Status: http.StatusAccepted}
 	out.Body.InputID = inputID
-	var run *Run
+	var (
+		run    *Run
+		failed conversation.InputStatus
+	)
 	err := s.poll(ctx, func(ctx context.Context) (bool, error) {
 		keys, err := s.cfg.Store.Forwarded(ctx, inputID)
-		if err != nil || len(keys) == 0 {
+		if err != nil {
 			return false, err
+		}
+		if len(keys) == 0 {
+			// A command that ended without a forward posted no thread (Slack
+			// refused the root message: the bot is not in the channel, …).
+			st, err := s.cfg.Store.InputStatus(ctx, inputID)
+			if err == nil && (st == conversation.InputFailed || st == conversation.InputDropped) {
+				failed = st
+				return true, nil
+			}
+			return false, nil
 		}
 		key := keys[0]
 		cp, err := s.cfg.Store.Load(ctx, key, 0)
@@ -345,11 +370,21 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	if err != nil {
 		return nil, err
 	}
+	if failed != "" {
+		s.log.Warn("api: run not started", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID, "status", failed)
+		return nil, huma.Error502BadGateway(fmt.Sprintf("the bot could not start %s in %s: Slack refused the thread's root message "+
+			"(is the bot in the channel?); the log of input %s says why", def.Name, b.Channel, inputID))
+	}
 	if run != nil {
 		out.Status, out.Body.Run = http.StatusCreated, run
 	}
 	return out, nil
 }
+
+// maxInputChars bounds an input's value, as the inputs modal's fields do (Slack's
+// plain_text_input max_length, bot's maxInputChars): every prompt of the run
+// holds it.
+const maxInputChars = 3000
 
 func mergeInputs(a, b map[string]string) map[string]string {
 	for k, v := range b {

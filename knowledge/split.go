@@ -287,10 +287,11 @@ func cut(text string, size int, split func(string) []string) []string {
 			continue
 		}
 		for _, w := range strings.SplitAfter(part, " ") {
-			for chars(w) > size {
-				head := w[:byteIndex(w, size)]
-				add(head)
-				w = w[len(head):]
+			// byteIndex is below len(w) while w has more than size characters;
+			// counting the whole rest of w each time would be quadratic.
+			for i := byteIndex(w, size); i < len(w); i = byteIndex(w, size) {
+				add(w[:i])
+				w = w[i:]
 			}
 			add(w)
 		}

@@ -27,11 +27,12 @@ type Outbox interface {
 	// undelivered event of its thread, oldest first.
 	ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error)
 	// EventDone ends the event seq's delivery: delivered when lastErr is "",
-	// abandoned otherwise.
-	EventDone(ctx context.Context, seq int64, lastErr string) error
+	// abandoned otherwise. It does nothing unless owner's claim is the event's last
+	// (another replica claimed it after owner's lease expired).
+	EventDone(ctx context.Context, seq int64, owner, lastErr string) error
 	// EventFailed records a failed attempt (lastErr) and makes the event due again
-	// after retryIn.
-	EventFailed(ctx context.Context, seq int64, retryIn time.Duration, lastErr string) error
+	// after retryIn; like EventDone, only when owner's claim is the event's last.
+	EventFailed(ctx context.Context, seq int64, owner string, retryIn time.Duration, lastErr string) error
 	// DeleteEvents deletes the events whose delivery ended before before.
 	DeleteEvents(ctx context.Context, before time.Time) (int, error)
 }
@@ -122,10 +123,10 @@ func New(cfg Config) (*Deliverer, error) {
 	return &Deliverer{cfg: cfg, log: log.With("component", "webhook"), links: map[conversation.Key]string{}}, nil
 }
 
-// lease is how long a claim holds its events: every URL's request with its timeout,
-// and time to record the outcome.
+// lease is how long a claim holds its events: the permalink's lookup and every
+// URL's request, each with its timeout, and time to record the outcome.
 func (d *Deliverer) lease() time.Duration {
-	return time.Duration(len(d.cfg.URLs))*d.cfg.Timeout + 30*time.Second
+	return time.Duration(len(d.cfg.URLs)+1)*d.cfg.Timeout + 30*time.Second
 }
 
 // Run delivers events until ctx ends: it claims a batch, sends its events at once
@@ -187,18 +188,18 @@ func (d *Deliverer) deliver(ctx context.Context, e conversation.Event) error {
 	switch {
 	case sendErr == nil:
 		log.Debug("webhook delivered")
-		return d.cfg.Outbox.EventDone(fctx, e.Seq, "")
+		return d.cfg.Outbox.EventDone(fctx, e.Seq, d.cfg.Owner, "")
 	case ctx.Err() != nil:
 		// Shutting down: free the claim, so that a replica (or this one, restarted)
 		// sends the event again at once rather than after the lease.
-		return d.cfg.Outbox.EventFailed(fctx, e.Seq, 0, "interrupted: shutting down")
+		return d.cfg.Outbox.EventFailed(fctx, e.Seq, d.cfg.Owner, 0, "interrupted: shutting down")
 	case d.cfg.Now().Sub(e.Data.Time) >= d.cfg.MaxAge:
 		log.Error("webhook abandoned", "error", sendErr)
-		return d.cfg.Outbox.EventDone(fctx, e.Seq, "abandoned: "+sendErr.Error())
+		return d.cfg.Outbox.EventDone(fctx, e.Seq, d.cfg.Owner, "abandoned: "+sendErr.Error())
 	}
 	retry := d.backoff(e.Attempts + 1)
 	log.Warn("webhook not delivered; will retry", "error", sendErr, "retry_in", retry)
-	return d.cfg.Outbox.EventFailed(fctx, e.Seq, retry, sendErr.Error())
+	return d.cfg.Outbox.EventFailed(fctx, e.Seq, d.cfg.Owner, retry, sendErr.Error())
 }
 
 // backoff returns the delay after the nth failed attempt: exponential from

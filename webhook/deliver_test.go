@@ -155,3 +155,51 @@ func TestDelivererRefusesLoopback(t *testing.T) {
 		t.Fatalf("hits %d, attempts %d, last error %q", hits.Load(), e.Attempts, e.LastError)
 	}
 }
+
+// ttlOutbox records the lease of each claim.
+type ttlOutbox struct {
+	*sqlite.Store
+	mu   sync.Mutex
+	ttls []time.Duration
+}
+
+func (o *ttlOutbox) ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error) {
+	o.mu.Lock()
+	o.ttls = append(o.ttls, ttl)
+	o.mu.Unlock()
+	return o.Store.ClaimEvents(ctx, owner, ttl, limit)
+}
+
+// slowLinks answers chat.getPermalink only when its context ends.
+type slowLinks struct{}
+
+func (slowLinks) Permalink(ctx context.Context, _ conversation.Key, _ string) (string, error) {
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// TestDelivererLeaseCoversTheSend: a claim's lease outlasts the longest send, the
+// permalink's lookup (up to Timeout) and every URL's request (Timeout each), so no
+// other replica takes the event while it is still being sent.
+func TestDelivererLeaseCoversTheSend(t *testing.T) {
+	ctx := context.Background()
+	o := &ttlOutbox{Store: openStore(t)}
+	k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
+	if _, err := o.Save(ctx, conversation.Turn{Key: k, Events: []conversation.Event{ev(k, "evt_1", "run.started")}}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer srv.Close()
+	const timeout = time.Minute
+	d, err := webhook.New(webhook.Config{URLs: []string{srv.URL, srv.URL}, Secret: "s3cret", Outbox: o, Client: srv.Client(),
+		Owner: "r1", Permalinks: slowLinks{}, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel() // the claim is what matters, not the send
+	_, _ = d.Once(cctx)
+	if len(o.ttls) != 1 || o.ttls[0] <= 3*timeout {
+		t.Errorf("leases %v; want more than %v (a permalink lookup and two requests)", o.ttls, 3*timeout)
+	}
+}

@@ -32,7 +32,7 @@ type receiver struct {
 
 // recvd is one event as received.
 type recvd struct {
-	ID, Type, Artifact, Status, Workflow, Channel, ThreadTS, Actor string
+	ID, Type, Artifact, Status, Workflow, Channel, ThreadTS, Actor, Permalink string
 }
 
 func newReceiver(t *testing.T, secret string) *receiver {
@@ -61,8 +61,8 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		Type string `json:"type"`
 		Time string `json:"time"`
 		Run  struct {
-			Workflow, Channel string
-			ThreadTS          string `json:"thread_ts"`
+			Workflow, Channel, Permalink string
+			ThreadTS                     string `json:"thread_ts"`
 		} `json:"run"`
 		Artifact *struct {
 			ID       string `json:"id"`
@@ -77,7 +77,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		req.Header.Get(webhook.HeaderEventID) != e.ID || req.Header.Get("Content-Type") != "application/json" {
 		r.bad = append(r.bad, fmt.Sprintf("body %s (%v), headers %v", body, err, req.Header))
 	}
-	got := recvd{ID: e.ID, Type: e.Type, Workflow: e.Run.Workflow, Channel: e.Run.Channel, ThreadTS: e.Run.ThreadTS}
+	got := recvd{ID: e.ID, Type: e.Type, Workflow: e.Run.Workflow, Channel: e.Run.Channel, ThreadTS: e.Run.ThreadTS, Permalink: e.Run.Permalink}
 	if e.Artifact != nil {
 		got.Artifact, got.Status = e.Artifact.ID, e.Artifact.Status
 	}

@@ -87,25 +87,28 @@ func (s *Store) ClaimEvents(ctx context.Context, owner string, ttl time.Duration
 
 // EventDone ends the delivery of the event seq (one more attempt) and frees its
 // claim, so the thread's next event becomes its head: delivered when lastErr is "",
-// abandoned after too many failures otherwise (lastErr kept).
-func (s *Store) EventDone(ctx context.Context, seq int64, lastErr string) error {
+// abandoned after too many failures otherwise (lastErr kept). It does nothing when
+// owner's claim is not the event's last (its lease expired and another replica
+// claimed the event), so that claim is not freed under its holder.
+func (s *Store) EventDone(ctx context.Context, seq int64, owner, lastErr string) error {
 	_, err := s.write.ExecContext(ctx, `
 		UPDATE webhook_events SET delivered_at = ?2, attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,
 			last_error = ?3
-		WHERE seq = ?1`, seq, timestamp(sqlstore.Now()), sqlstore.Text(lastErr))
+		WHERE seq = ?1 AND lease_owner = ?4`, seq, timestamp(sqlstore.Now()), sqlstore.Text(lastErr), owner)
 	if err != nil {
 		return classify(fmt.Errorf("end webhook event %d: %w", seq, err))
 	}
 	return nil
 }
 
-// EventFailed records a failed delivery of the event seq (one more attempt, and
-// lastErr) and makes it due again after retryIn, freeing its claim.
-func (s *Store) EventFailed(ctx context.Context, seq int64, retryIn time.Duration, lastErr string) error {
+// EventFailed records a failed delivery of the event seq by owner's claim (one
+// more attempt, and lastErr; nothing unless that claim is the event's last, as
+// EventDone) and makes it due again after retryIn, freeing its claim.
+func (s *Store) EventFailed(ctx context.Context, seq int64, owner string, retryIn time.Duration, lastErr string) error {
 	_, err := s.write.ExecContext(ctx, `
 		UPDATE webhook_events SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3,
 			lease_owner = NULL, lease_until = NULL
-		WHERE seq = ?1`, seq, sqlstore.Text(lastErr), timestamp(sqlstore.Now().Add(retryIn)))
+		WHERE seq = ?1 AND lease_owner = ?4`, seq, sqlstore.Text(lastErr), timestamp(sqlstore.Now().Add(retryIn)), owner)
 	if err != nil {
 		return classify(fmt.Errorf("record webhook event %d failure: %w", seq, err))
 	}

@@ -16,8 +16,8 @@ import (
 type WebhookStore interface {
 	conversation.Store
 	ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error)
-	EventDone(ctx context.Context, seq int64, lastErr string) error
-	EventFailed(ctx context.Context, seq int64, retryIn time.Duration, lastErr string) error
+	EventDone(ctx context.Context, seq int64, owner, lastErr string) error
+	EventFailed(ctx context.Context, seq int64, owner string, retryIn time.Duration, lastErr string) error
 	DeleteEvents(ctx context.Context, before time.Time) (int, error)
 }
 
@@ -74,7 +74,7 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 			t.Errorf("claimed %+v; want %+v", g, want)
 		}
 		mustClaim(t, s, ownerB, time.Hour) // evt_1 is leased; evt_2 waits for it
-		if err := s.EventDone(ctx, got[0].Seq, ""); err != nil {
+		if err := s.EventDone(ctx, got[0].Seq, ownerA, ""); err != nil {
 			t.Fatal(err)
 		}
 		second := mustClaim(t, s, ownerB, time.Hour, "evt_2")
@@ -88,7 +88,7 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 		}
 		mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version,
 			Events: []conversation.Event{event(key, "evt_2", conversation.EventArtifactGenerated), event(key, "evt_3", conversation.EventRunCompleted)}})
-		if err := s.EventDone(ctx, second[0].Seq, ""); err != nil {
+		if err := s.EventDone(ctx, second[0].Seq, ownerB, ""); err != nil {
 			t.Fatal(err)
 		}
 		mustClaim(t, s, ownerA, time.Hour, "evt_3")
@@ -112,21 +112,43 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 		mustClaim(t, s, ownerB, time.Hour, "evt_1")
 		mustClaim(t, s, ownerA, time.Hour)
 	})
+	t.Run("StaleClaimFreesNothing", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{
+			event(key, "evt_1", conversation.EventRunStarted), event(key, "evt_2", conversation.EventRunCompleted)}})
+		stale := mustClaim(t, s, ownerA, 0, "evt_1") // its holder stalled past the lease
+		mustClaim(t, s, ownerB, time.Hour, "evt_1")  // and another replica sends it now
+		// The stalled holder's outcome does not free ownerB's claim: nobody else
+		// sends the event while ownerB does, and the thread's next event waits.
+		if err := s.EventFailed(ctx, stale[0].Seq, ownerA, 0, "timeout"); err != nil {
+			t.Fatal(err)
+		}
+		mustClaim(t, s, "owner-c", time.Hour)
+		if err := s.EventDone(ctx, stale[0].Seq, ownerA, ""); err != nil {
+			t.Fatal(err)
+		}
+		mustClaim(t, s, "owner-c", time.Hour)
+	})
 	t.Run("Failed", func(t *testing.T) {
 		t.Parallel()
 		s := open(t)
 		mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{event(key, "evt_1", conversation.EventRunStarted)}})
 		got := mustClaim(t, s, ownerA, time.Hour, "evt_1")
-		if err := s.EventFailed(ctx, got[0].Seq, time.Hour, "503 Service Unavailable"); err != nil {
-			t.Fatal(err)
-		}
-		mustClaim(t, s, ownerB, time.Hour) // not due for an hour
-		if err := s.EventFailed(ctx, got[0].Seq, 0, "connection refused"); err != nil {
+		if err := s.EventFailed(ctx, got[0].Seq, ownerA, 0, "503 Service Unavailable"); err != nil {
 			t.Fatal(err)
 		}
 		got = mustClaim(t, s, ownerB, time.Hour, "evt_1")
-		if got[0].Attempts != 2 || got[0].LastError != "connection refused" {
-			t.Errorf("attempts %d, last error %q; want 2, connection refused", got[0].Attempts, got[0].LastError)
+		if err := s.EventFailed(ctx, got[0].Seq, ownerB, time.Hour, "connection refused"); err != nil {
+			t.Fatal(err)
+		}
+		mustClaim(t, s, ownerA, time.Hour) // not due for an hour
+		if err := s.EventFailed(ctx, got[0].Seq, ownerB, 0, "again"); err != nil {
+			t.Fatal(err)
+		}
+		mustClaim(t, s, ownerA, time.Hour) // that claim had ended: nothing changed
+		if got[0].Attempts != 1 || got[0].LastError != "503 Service Unavailable" {
+			t.Errorf("attempts %d, last error %q; want 1, 503 Service Unavailable", got[0].Attempts, got[0].LastError)
 		}
 	})
 	t.Run("Threads", func(t *testing.T) {
@@ -146,7 +168,7 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 		mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{
 			event(key, "evt_1", conversation.EventRunStarted), event(key, "evt_2", conversation.EventRunCompleted)}})
 		got := mustClaim(t, s, ownerA, time.Hour, "evt_1")
-		if err := s.EventDone(ctx, got[0].Seq, ""); err != nil {
+		if err := s.EventDone(ctx, got[0].Seq, ownerA, ""); err != nil {
 			t.Fatal(err)
 		}
 		if n, err := s.DeleteEvents(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
@@ -156,6 +178,80 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 			t.Fatalf("DeleteEvents = %d, %v; want 1 (the undelivered event stays)", n, err)
 		}
 		mustClaim(t, s, ownerA, time.Hour, "evt_2")
+	})
+	t.Run("ConcurrentDeliveryKeepsThreadOrder", func(t *testing.T) {
+		t.Parallel()
+		s := open(t)
+		const threads, perThread = 6, 4
+		for i := range threads {
+			k := thread(fmt.Sprint("o", i))
+			var evs []conversation.Event
+			for j := range perThread {
+				evs = append(evs, event(k, fmt.Sprintf("evt_%d_%d", i, j), conversation.EventArtifactApproved))
+			}
+			mustSave(t, s, conversation.Turn{Key: k, Events: evs})
+		}
+		var (
+			wg       sync.WaitGroup
+			mu       sync.Mutex
+			inFlight = map[conversation.Key]string{}
+			order    = map[conversation.Key][]string{}
+			done     int
+			errs     []error
+		)
+		for _, owner := range []string{"r1", "r2", "r3"} {
+			wg.Go(func() {
+				for range 200 {
+					mu.Lock()
+					finished := done == threads*perThread || len(errs) > 0
+					mu.Unlock()
+					if finished {
+						return
+					}
+					got, err := s.ClaimEvents(ctx, owner, time.Hour, 4)
+					if err != nil && !errors.Is(err, conversation.ErrUnavailable) {
+						mu.Lock()
+						errs = append(errs, err)
+						mu.Unlock()
+						return
+					}
+					mu.Lock()
+					for _, e := range got {
+						if other, ok := inFlight[e.Key]; ok {
+							errs = append(errs, fmt.Errorf("%s claimed %s while %s of its thread is in flight", owner, e.Data.ID, other))
+						}
+						inFlight[e.Key] = e.Data.ID
+					}
+					mu.Unlock()
+					for _, e := range got {
+						mu.Lock()
+						delete(inFlight, e.Key)
+						order[e.Key] = append(order[e.Key], e.Data.ID)
+						done++
+						mu.Unlock()
+						if err := s.EventDone(ctx, e.Seq, owner, ""); err != nil {
+							mu.Lock()
+							errs = append(errs, err)
+							mu.Unlock()
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		for i := range threads {
+			k := thread(fmt.Sprint("o", i))
+			var want []string
+			for j := range perThread {
+				want = append(want, fmt.Sprintf("evt_%d_%d", i, j))
+			}
+			if fmt.Sprint(order[k]) != fmt.Sprint(want) {
+				t.Errorf("thread %d delivered %v; want %v", i, order[k], want)
+			}
+		}
 	})
 	t.Run("ConcurrentClaims", func(t *testing.T) {
 		t.Parallel()
