@@ -49,7 +49,7 @@ func (m *Main) serveAPI(log *slog.Logger, st conversation.Store, svc *conversati
 		return nil, fmt.Errorf("API_ADDR: listen on %s: %w", c.APIAddr, err)
 	}
 	m.apiAddr.Store(ln.Addr().String())
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
