@@ -84,6 +84,7 @@ func (s *Service) overBudget(ctx context.Context, r *run) (refused bool, err err
 		return false, nil
 	}
 	user := r.in.User()
+	r.end.overBudget = true
 	r.log.Info("input refused: over a token budget", "user", user, "channel_budget", b.channel,
 		"used_tokens", b.used, "budget_tokens", b.budget, "frees_at", b.freeAt)
 	fctx, cancel := s.final(ctx)

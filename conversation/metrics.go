@@ -46,6 +46,9 @@ const (
 	// TurnAbandoned: the lease was lost or the service shut down; the input stays
 	// pending for the next worker.
 	TurnAbandoned = "abandoned"
+	// TurnOverBudget: it was refused, before any model call, because the person or
+	// the channel reached a token budget (budget.go).
+	TurnOverBudget = "over_budget"
 )
 
 // noMetrics is the Metrics of a Config without one.
@@ -68,8 +71,9 @@ func (s *Service) metrics() Metrics {
 // turnEnd is what a turn's end leaves for Metrics: the status it finished its input
 // as without a save (finish), and whether its reply was a notice (finishTurn).
 type turnEnd struct {
-	status InputStatus
-	notice bool
+	status     InputStatus
+	notice     bool
+	overBudget bool // refused by a token budget (budget.go)
 }
 
 // waitSlot waits for a turn slot, counted as queued meanwhile. It reports false when
@@ -102,6 +106,8 @@ func (s *Service) turnOutcome(ctx context.Context, r *run, err error) string {
 		return TurnAbandoned
 	case err != nil:
 		return TurnFailed
+	case r.end.overBudget:
+		return TurnOverBudget
 	case r.end.status == InputDropped:
 		return TurnDropped
 	case r.end.status == InputFailed:

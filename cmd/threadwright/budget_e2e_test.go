@@ -85,6 +85,14 @@ func TestE2EBudgetRefusal(t *testing.T) {
 	if n := len(h.emu.Ephemerals(general, bob)); n != 0 {
 		t.Errorf("bob got %d notices; want none", n)
 	}
+	// The two refusals are counted as such, not as answers (README, "Metrics").
+	f := h.scrape()
+	if v, _ := f.value("threadwright_turns_total", "kind", "user_message", "outcome", "over_budget"); v != 2 {
+		t.Errorf("turns refused over budget = %v, want 2", v)
+	}
+	if v, _ := f.value("threadwright_turns_total", "kind", "user_message", "outcome", "answered"); v != 2 {
+		t.Errorf("answered turns = %v, want 2 (alice's first question, bob's)", v)
+	}
 
 	// The usage report reads the ledger the turns wrote.
 	prices := filepath.Join(t.TempDir(), "prices.yaml")

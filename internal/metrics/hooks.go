@@ -6,7 +6,7 @@ import "time"
 var (
 	envelopeTypes = NewBound(0, "events_api", "interactive", "slash_commands")
 	inputKinds    = NewBound(0, "user_message", "action", "command", "pipeline", "assistant_thread")
-	turnOutcomes  = NewBound(0, "answered", "stopped", "failed", "timed_out", "dropped", "abandoned")
+	turnOutcomes  = NewBound(0, "answered", "stopped", "failed", "timed_out", "dropped", "abandoned", "over_budget")
 	modelOutcomes = NewBound(0, "ok", "empty", "timeout", "canceled", "error")
 	itemOutcomes  = NewBound(0, "done", "failed", "retried")
 	// workflowEvents are a run's start and end, and the artifact statuses of

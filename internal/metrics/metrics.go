@@ -85,7 +85,7 @@ func New(o Options) *Metrics {
 		"Socket Mode connections made again after the connection was lost or Slack asked for a new one.")
 
 	m.turns = f.counterVec("turns_total",
-		"Turns ended, by input kind and outcome (answered, stopped, failed, timed_out, dropped, abandoned).", "kind", "outcome")
+		"Turns ended, by input kind and outcome (answered, stopped, failed, timed_out, dropped, abandoned, over_budget).", "kind", "outcome")
 	m.turnDuration = f.histogramVec("turn_duration_seconds",
 		"Duration of a turn, from taking its input to its last write, by input kind and outcome.",
 		[]float64{.1, .25, .5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300}, "kind", "outcome")
