@@ -30,6 +30,8 @@
 //	    required: true          # optional; the start text fills the first required input
 //	    type: number            # text (default) | number
 //	    default: 1500           # optional; a number for type number
+//	pass_share: 0.75            # optional; 0 < share <= 1 of the non-critical criteria
+//	                            # that must pass (default DefaultPassShare); see Judge
 //	artifacts:                  # required, at least one
 //	  - id: problem_statement   # required; ^[a-z0-9][a-z0-9_]*$, unique in the workflow
 //	    title: Problem statement  # required
@@ -42,6 +44,8 @@
 //	                            # engine's no_placeholders, see Placeholders)
 //	      - id: specific        # required; ^[a-z0-9][a-z0-9_]*$, unique in the artifact
 //	        description: States a measurable problem  # required
+//	        critical: true      # optional; must pass for the verdict to pass
+//	    pass_share: 1           # optional; overrides the workflow's pass_share
 //	    prompt: |               # optional; extra guidance for the model writing it; a
 //	      ...                   # text/template whose only function is input "id"
 //	    model: writer           # optional; the model profile (MODEL_PROFILES) writing it,
