@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/threadwright/threadwright/agents/demo"
 	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/api"
 )
 
 // proposalModel answers the proposal's model calls as cannedModel does, except that
@@ -119,6 +122,8 @@ func TestE2EProposalReviewedResearchAndVerdictRevision(t *testing.T) {
 	pm := &proposalModel{canned: h.model, revisions: map[string]int{}, guidance: map[string][]string{}}
 	h.ai.Handle(pm.respond)
 	h.env["TOOL_TIMEOUT"] = "30s" // a search on a loaded machine; not what this test is about
+	h.env["API_ADDR"] = "127.0.0.1:0"
+	h.env["API_TOKENS"] = "ci-bot:" + ciSecret
 	h.ingest("notes", "energy.md", "# Tenant energy\n\n## Heating costs\n\nTenants of old blocks pay 40% more for heating than owners.\n")
 	h.start()
 	thread := h.startWorkflow(alice, "proposal")
@@ -184,6 +189,26 @@ func TestE2EProposalReviewedResearchAndVerdictRevision(t *testing.T) {
 		t.Errorf("the solution, whose verdict passed, was revised %d times", n)
 	}
 	pm.mu.Unlock()
+
+	// The HTTP API gives both verdicts too.
+	c := apiClient{t: t, base: "http://" + h.main.APIAddr()}
+	var list struct {
+		Runs []api.RunSummary `json:"runs"`
+	}
+	c.expect(http.StatusOK, "GET", "/v1/runs", ciSecret, nil, &list)
+	if len(list.Runs) != 1 {
+		t.Fatalf("runs: %+v", list.Runs)
+	}
+	var run api.Run
+	c.expect(http.StatusOK, "GET", "/v1/runs/"+list.Runs[0].ID, ciSecret, nil, &run)
+	if v := artifactOf(t, &run, "connections").Verdict; v == nil || v.Pass || v.Met != 2 || v.Total != 3 || !slices.Equal(v.CriticalFailed, []string{"no_invention"}) ||
+		v.Before == nil || v.Before.Pass || v.Before.Met != 2 {
+		t.Errorf("the API's verdict of connections: %+v", v)
+	}
+	if v := artifactOf(t, &run, "research").Verdict; v == nil || !v.Pass || v.Before == nil || v.Before.Pass || v.Before.Met != 3 {
+		t.Errorf("the API's verdict of research: %+v", v)
+	}
+
 	ws := storedWorkflow(h.harness, thread)
 	if c := ws.Artifacts["connections"]; len(c.PriorEval) != 3 || len(c.Eval) != 3 {
 		t.Errorf("stored connections: eval %+v, prior %+v", c.Eval, c.PriorEval)
