@@ -908,7 +908,8 @@ func listedCriteria(text string) []criterion {
 			break
 		}
 		if m := criterionRe.FindStringSubmatch(l); m != nil {
-			out = append(out, criterion{ID: m[1], Description: m[2]})
+			// A critical criterion ends with the evaluation prompt's mark.
+			out = append(out, criterion{ID: m[1], Description: strings.TrimSuffix(m[2], " (critical: must pass)")})
 		}
 	}
 	return out
