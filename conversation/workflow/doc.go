@@ -116,6 +116,13 @@
 // .Artifacts) or an unknown field is reported with its line. RenderReport collapses
 // runs of blank lines, so templates need not trim around {{if}} and {{range}}.
 //
+// # Verdicts
+//
+// Definition.Judge gives an evaluation its overall verdict: it passes when every
+// criterion marked critical passes and at least the pass share (PassShareOf: the
+// artifact's pass_share, else the workflow's, else DefaultPassShare) of the others
+// do. The conversation package revises a failing text once before people review it.
+//
 // # Problems
 //
 // Parse, Load and NewSet report every problem, not only the first, as an *Error: a
@@ -127,7 +134,8 @@
 // fields on the wrong mode (foreach, retries and concurrency need mode auto; tools
 // are not for choice), foreach naming an unknown artifact, the artifact itself or
 // one not in its depends_on, retries and concurrency out of range, an editor
-// without a prompt, malformed model profile and tool names, repeated tools, report
+// without a prompt, a pass_share outside (0, 1] or a critical that is not true or
+// false, malformed model profile and tool names, repeated tools, report
 // templates that do not parse or execute, and duplicate workflow names across files.
 // A template problem is reported at the file line when the report is a literal
 // block (report: |), else at the report key, and always names the template's line.
