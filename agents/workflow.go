@@ -497,7 +497,7 @@ func (a *WorkflowAgent) Evaluate(ctx context.Context, r conversation.ArtifactReq
 	data := prompts.ArtifactEvaluateData{Title: r.Artifact.Title, Text: strings.TrimSpace(text), ToolName: CommitEvaluationTool}
 	for i, c := range criteria {
 		ids[i] = c.ID
-		data.Criteria = append(data.Criteria, prompts.Criterion{ID: c.ID, Description: c.Description})
+		data.Criteria = append(data.Criteria, prompts.Criterion{ID: c.ID, Description: c.Description, Critical: c.Critical})
 	}
 	var out []workflow.CriterionResult
 	t := task{
@@ -669,7 +669,7 @@ func (a *WorkflowAgent) systemData(r conversation.ArtifactRequest, t task) promp
 			info.Mode = string(workflow.ModeDraft)
 		}
 		for _, c := range art.Criteria {
-			info.Criteria = append(info.Criteria, prompts.Criterion{ID: c.ID, Description: c.Description})
+			info.Criteria = append(info.Criteria, prompts.Criterion{ID: c.ID, Description: c.Description, Critical: c.Critical})
 		}
 		d.Artifact = info
 	}

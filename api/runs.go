@@ -52,6 +52,7 @@ type Artifact struct {
 	Selected     string       `json:"selected,omitempty" doc:"The label of the option chosen."`
 	StaleBecause string       `json:"stale_because,omitempty" doc:"The artifact whose change made this one stale."`
 	Evaluations  []Evaluation `json:"evaluations,omitempty" doc:"The evaluation of the text against the artifact's criteria."`
+	Verdict      *Verdict     `json:"verdict,omitempty" doc:"The evaluation's overall verdict (README, Verdicts); absent without an evaluation."`
 	History      []Revision   `json:"history,omitempty" doc:"The kept revisions, oldest first: who did what and when."`
 }
 
@@ -67,6 +68,25 @@ type Evaluation struct {
 	Criterion string `json:"criterion"`
 	Pass      bool   `json:"pass"`
 	Reason    string `json:"reason"`
+}
+
+// Verdict is an evaluation's overall verdict (workflow.Definition.Judge).
+type Verdict struct {
+	Pass           bool     `json:"pass" doc:"Every critical criterion passed, and at least the pass share of the others."`
+	Met            int      `json:"met" doc:"Criteria met."`
+	Total          int      `json:"total" doc:"Criteria evaluated."`
+	CriticalFailed []string `json:"critical_failed,omitempty" doc:"The critical criteria that failed."`
+	Before         *Verdict `json:"before,omitempty" doc:"The verdict of the text the automatic revision replaced; absent when none ran."`
+}
+
+// verdictOf returns the verdict of eval for artifact a of def, nil without an
+// evaluation.
+func verdictOf(def *workflow.Definition, a *workflow.Artifact, eval []workflow.CriterionResult) *Verdict {
+	if len(eval) == 0 {
+		return nil
+	}
+	v := def.Judge(a, eval)
+	return &Verdict{Pass: v.Pass, Met: v.Met, Total: v.Total, CriticalFailed: v.CriticalFailed}
 }
 
 // Revision is one kept revision of an artifact (the audit trail).
@@ -152,6 +172,9 @@ func (s *Server) run(ctx context.Context, key conversation.Key, cp *conversation
 		}
 		for _, e := range st.Eval {
 			out.Evaluations = append(out.Evaluations, Evaluation{Criterion: e.ID, Pass: e.Pass, Reason: e.Reason})
+		}
+		if out.Verdict = verdictOf(def, &a, st.Eval); out.Verdict != nil {
+			out.Verdict.Before = verdictOf(def, &a, st.PriorEval)
 		}
 		r.Artifacts = append(r.Artifacts, out)
 	}

@@ -335,7 +335,7 @@ func (c cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done s
 		blocks = append(blocks, Block{Kind: BlockContext, Text: n})
 	}
 	if len(st.Eval) > 0 {
-		blocks = append(blocks, Block{Kind: BlockDivider}, Block{Kind: BlockContext, Text: c.evaluation(a, st.Eval)})
+		blocks = append(blocks, Block{Kind: BlockDivider}, Block{Kind: BlockContext, Text: c.judged(a, st)})
 	}
 	if done != "" {
 		blocks = append(blocks, Block{Kind: BlockContext, Text: done})
@@ -592,7 +592,7 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *workflow.ArtifactState
 		blocks = append(blocks, Block{Kind: BlockContext, Text: n})
 	}
 	if len(st.Eval) > 0 {
-		blocks = append(blocks, Block{Kind: BlockContext, Text: c.evaluation(a, st.Eval)})
+		blocks = append(blocks, Block{Kind: BlockContext, Text: c.judged(a, st)})
 	}
 	blocks = append(blocks,
 		Block{Kind: BlockActions, Buttons: append([]Button{{Label: tr(c.lang, "show_full_text"), Action: c.action(ActionFullText, a.ID, st.Rev, "")}}, c.retryItems(a, st)...), Menu: c.menu(a, st)},

@@ -135,30 +135,39 @@ func (t *wfTurn) write(ctx context.Context, id, instructions, why string, sup su
 	if err != nil {
 		return failedAt(sourceModel, fmt.Errorf("write %s: %w", id, err))
 	}
-	return t.review(ctx, id, r, text, why, sup, false)
+	return t.review(ctx, id, r, text, why, sup, false, true)
 }
 
-// rewrite revises artifact id's text following instructions (the editor agent) and
-// reviews it; edit says it is an edit (what depends on an approved text goes stale).
+// rewrite revises artifact id's text following a person's instructions (the editor
+// agent) and reviews it; edit says it is an edit (what depends on an approved text
+// goes stale). A failing verdict is shown as it is: the person asked for this text.
 func (t *wfTurn) rewrite(ctx context.Context, id, instructions, why string, edit bool) error {
+	return t.revise(ctx, id, instructions, why, edit, false)
+}
+
+// revise is rewrite; auto lets a failing verdict trigger the automatic revision
+// (review), for a text the bot rewrites on its own (a stale artifact regenerated).
+func (t *wfTurn) revise(ctx context.Context, id, instructions, why string, edit, auto bool) error {
 	r := t.request(id, instructions)
 	text, u, err := t.s.cfg.Agent.Revise(ctx, r)
 	t.add(u)
 	if err != nil {
 		return failedAt(sourceModel, fmt.Errorf("revise %s: %w", id, err))
 	}
-	return t.review(ctx, id, r, text, why, supersede{why: supersededRevised}, edit)
+	return t.review(ctx, id, r, text, why, supersede{why: supersededRevised}, edit, auto)
 }
 
 // review evaluates text, records it as artifact id's new revision and shows it.
 // A revision note the model left in the text is kept apart (workflow.SplitNotes): the
-// card shows it, the text never carries it. A placeholder left in the text
-// ("[product]") fails the placeholders criterion, and is fixed before anyone sees the
-// card: the editor revises the text once with that failure as its guidance; one still
-// there fails the criterion on the card.
-func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text, why string, sup supersede, edit bool) error {
+// card shows it, the text never carries it. Before anyone sees the card, a text gets
+// at most one automatic revision by the editor agent, with what failed as its
+// guidance: when auto is set (a text the bot wrote on its own), for a failing verdict
+// (workflow.Definition.Judge) or a placeholder left ("[product]"), and the card shows
+// both verdicts (fixVerdict); otherwise (a person's change) for a placeholder only.
+// A placeholder still there fails the placeholders criterion on the card.
+func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text, why string, sup supersede, edit, auto bool) error {
 	text, note := workflow.SplitNotes(text)
-	if ph := workflow.Placeholders(text); len(ph) > 0 {
+	if ph := workflow.Placeholders(text); len(ph) > 0 && !auto {
 		fix := r
 		fix.Current, fix.Instructions = text, placeholderFix(ph)
 		fixed, u, err := t.s.cfg.Agent.Revise(ctx, fix)
@@ -172,12 +181,23 @@ func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text,
 		}
 		text, why = fixed, why+"; placeholders replaced: "+strings.Join(ph, ", ")
 	}
-	eval, u, err := t.s.cfg.Agent.Evaluate(ctx, r, text)
-	t.add(u)
+	eval, err := t.evaluate(ctx, r, text)
 	if err != nil {
-		return failedAt(sourceModel, fmt.Errorf("evaluate %s: %w", id, err))
+		return err
 	}
-	eval = checkPlaceholders(t.lang, eval, text)
+	var prior []workflow.CriterionResult
+	if auto {
+		fixed, err := t.fixVerdict(ctx, r, text, eval)
+		if err != nil {
+			return err
+		}
+		if fixed.revised {
+			text, eval, prior, why = fixed.text, fixed.eval, fixed.prior, why+fixed.why
+			if fixed.note != "" {
+				note = fixed.note
+			}
+		}
+	}
 	var rev workflow.Revision
 	if edit {
 		rev, err = t.m.Edited(t.ws(), id, text, eval, t.user, why)
@@ -188,9 +208,21 @@ func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text,
 		return err
 	}
 	t.ws().Artifacts[id].Note = note
+	t.ws().Artifacts[id].PriorEval = prior
 	t.keep(rev)
 	t.show(id, sup)
 	return nil
+}
+
+// evaluate judges text against r.Artifact's criteria, with the placeholders check
+// added (checkPlaceholders).
+func (t *wfTurn) evaluate(ctx context.Context, r ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
+	eval, u, err := t.s.cfg.Agent.Evaluate(ctx, r, text)
+	t.add(u)
+	if err != nil {
+		return nil, failedAt(sourceModel, fmt.Errorf("evaluate %s: %w", r.Artifact.ID, err))
+	}
+	return checkPlaceholders(t.lang, eval, text), nil
 }
 
 // pick chooses option label of artifact id, with optional instructions, and writes
@@ -283,7 +315,7 @@ func (t *wfTurn) regenerate(ctx context.Context, id, guidance string) error {
 		if guidance != "" {
 			why += ": " + guidance
 		}
-		return t.rewrite(ctx, id, guidance, why, false)
+		return t.revise(ctx, id, guidance, why, false, true)
 	}
 	t.keep(*rev)
 	plan := workflow.Next(t.def(), t.ws())

@@ -92,6 +92,9 @@ type ArtifactInfo struct {
 type Criterion struct {
 	ID          string
 	Description string
+	// Critical marks a criterion that must pass for the evaluation's verdict to pass
+	// (workflow.Criterion.Critical).
+	Critical bool
 }
 
 // ArtifactText is an approved artifact and its text (or an excerpt of it).

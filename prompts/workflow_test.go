@@ -28,7 +28,7 @@ var workflowSamples = map[string]any{
 			ID: "audience", Title: "Audience", Description: "Who the product is for.", Mode: "choice",
 			Guidance: "Name one primary audience; mention secondary ones briefly.\n",
 			Criteria: []prompts.Criterion{
-				{ID: "specific", Description: "Names a concrete group of people"},
+				{ID: "specific", Description: "Names a concrete group of people", Critical: true},
 				{ID: "grounded", Description: "Follows from the problem statement"},
 			},
 		},
@@ -57,7 +57,7 @@ var workflowSamples = map[string]any{
 	},
 	prompts.ArtifactEvaluate: prompts.ArtifactEvaluateData{
 		Title:    "Problem",
-		Criteria: []prompts.Criterion{{ID: "specific", Description: "States a measurable problem"}, {ID: "short", Description: "At most 100 words"}},
+		Criteria: []prompts.Criterion{{ID: "specific", Description: "States a measurable problem", Critical: true}, {ID: "short", Description: "At most 100 words"}},
 		Text:     "One ticket in five breaches its SLA.", ToolName: "commit_evaluation",
 	},
 	prompts.DocsetSummary:  prompts.DocsetSummaryData{Title: "Product brief", Instructions: "mention the budget", ToolName: "commit_final_docset"},

@@ -629,10 +629,42 @@ func (t *task) revise() string {
 	if instr == "" {
 		instr = "clearer and stronger, same meaning"
 	}
-	if ph := workflow.Placeholders(cur); len(ph) > 0 && strings.Contains(instr, "placeholders") {
-		return fillSlots(strings.TrimSpace(cur), ph)
+	ph := workflow.Placeholders(cur)
+	if len(ph) > 0 && strings.Contains(instr, "placeholders") {
+		cur = fillSlots(strings.TrimSpace(cur), ph)
+	}
+	if failed := failedCriteria(instr); len(failed) > 0 {
+		// The engine's automatic revision after a failing verdict: the note names
+		// what it fixed rather than quoting the whole request.
+		return t.apply(strings.TrimSpace(cur), "meet "+strings.Join(failed, "; "), "Revised as asked")
+	}
+	if len(ph) > 0 && strings.Contains(instr, "placeholders") {
+		return cur
 	}
 	return t.apply(strings.TrimSpace(cur), instr, "Revised as asked")
+}
+
+// failedCriteria returns the criteria an automatic revision's request lists after
+// "The evaluation failed" (lines "- description (critical): reason"), each as
+// “description”, or nil when instr is no such request.
+func failedCriteria(instr string) []string {
+	_, list, ok := strings.Cut(instr, "The evaluation failed")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(list, "\n") {
+		desc, found := strings.CutPrefix(strings.TrimSpace(l), "- ")
+		if !found {
+			continue
+		}
+		if i := strings.Index(desc, ": "); i >= 0 {
+			desc = desc[:i]
+		}
+		desc = strings.TrimSuffix(desc, " (critical)")
+		out = append(out, "“"+trimEnd(desc)+"”")
+	}
+	return out
 }
 
 // fillSlots replaces each template slot ph of text, such as "[product]", with a plain
@@ -876,7 +908,8 @@ func listedCriteria(text string) []criterion {
 			break
 		}
 		if m := criterionRe.FindStringSubmatch(l); m != nil {
-			out = append(out, criterion{ID: m[1], Description: m[2]})
+			// A critical criterion ends with the evaluation prompt's mark.
+			out = append(out, criterion{ID: m[1], Description: strings.TrimSuffix(m[2], " (critical: must pass)")})
 		}
 	}
 	return out

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/bot/emulator"
 )
@@ -44,10 +46,21 @@ func (m *cannedModel) respond(r openaitest.Request) openaitest.Response {
 	m.mu.Lock()
 	noCommit, delay, long, slots := m.noCommit, m.writeDelay, m.longText, m.slots
 	m.mu.Unlock()
-	if len(r.Chat.Tools) != 1 || r.Chat.Tools[0].Function == nil || r.Chat.ToolChoice == nil {
+	// The function to call: the one tool_choice forces, or the commit function of a
+	// write that is also offered tools (it calls none of them).
+	name := forced(r)
+	if name == "" || r.Chat.ToolChoice == nil {
 		return openaitest.Response{Text: "An assistant answer."}
 	}
-	fn := r.Chat.Tools[0].Function
+	var fn *openai.FunctionDefinition
+	for _, t := range r.Chat.Tools {
+		if t.Function != nil && t.Function.Name == name {
+			fn = t.Function
+		}
+	}
+	if fn == nil {
+		return openaitest.Response{Text: "An assistant answer."}
+	}
 	raw, _ := json.Marshal(fn.Parameters)
 	var schema struct {
 		Properties struct {

@@ -83,6 +83,10 @@ func TestWorkflowsValidate_Problems(t *testing.T) {
 			`8: report template line 1: at <input "audience">: no input "audience" in workflow "x"`},
 		{"InputType", "name: x\ntitle: X\ninputs:\n\t- id: words\n\t\tlabel: Words\n\t\ttype: integer\nartifacts:\n\t- {id: a, title: A}\n",
 			`6: input "words": type "integer" is invalid: use text or number`},
+		{"PassShare", "name: x\ntitle: X\npass_share: 75\nartifacts:\n\t- {id: a, title: A}\n",
+			`3: pass_share must be more than 0 and at most 1 (the share of non-critical criteria that must pass), got 75`},
+		{"Critical", "name: x\ntitle: X\nartifacts:\n\t- id: a\n\t\ttitle: A\n\t\tcriteria:\n\t\t\t- {id: c, description: C, critical: yes please}\n",
+			`7: artifact "a": criterion "c": critical: want true or false, got "yes please"`},
 		{"Syntax", "name: x\ntitle: X\n\tartifacts: oops\n",
 			`3: invalid YAML: mapping values are not allowed in this context`},
 	}

@@ -63,7 +63,7 @@ func TestProposal(t *testing.T) {
 		modes[a.ID] = a.Mode
 	}
 	wantModes := map[string]workflow.Mode{
-		"research": workflow.ModeAuto, "solution": workflow.ModeChoice, "connections": workflow.ModeDraft,
+		"research": workflow.ModeDraft, "solution": workflow.ModeChoice, "connections": workflow.ModeDraft,
 		"problem_statement": workflow.ModeChoice, "methodology": workflow.ModeDraft, "budget": workflow.ModeDraft,
 		"timeline": workflow.ModeDraft, "conclusion": workflow.ModeDraft,
 	}
@@ -74,6 +74,21 @@ func TestProposal(t *testing.T) {
 	}
 	if len(modes) != len(wantModes) {
 		t.Errorf("artifacts %v, want %v", modes, wantModes)
+	}
+
+	// Research searches, when the deployment has the tools, and every artifact has
+	// a critical criterion for its verdict.
+	research, _ := d.Artifact("research")
+	if !slices.Equal(research.Tools, []string{"web_search", "search_knowledge"}) {
+		t.Errorf("research tools = %v, want web_search and search_knowledge", research.Tools)
+	}
+	for _, a := range d.Artifacts {
+		if !slices.ContainsFunc(a.Criteria, func(c workflow.Criterion) bool { return c.Critical }) {
+			t.Errorf("%s has no critical criterion", a.ID)
+		}
+	}
+	if got := d.PassShareOf(research); got != 0.75 {
+		t.Errorf("pass share = %v, want 0.75", got)
 	}
 
 	// budget is declared before timeline but depends on it.

@@ -61,6 +61,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	if d.Locale != "" && !localeRE.MatchString(d.Locale) {
 		ps.addf(dp.at("locale"), "locale %q is not a BCP 47 language tag (like \"en\", \"ru\", \"pt-BR\")", d.Locale)
 	}
+	checkShare(ps, d.PassShare, dp, "pass_share")
 	if len(d.Artifacts) == 0 && dp.ok("artifacts") {
 		ps.addf(dp.at("artifacts"), "missing artifacts: a workflow needs at least one artifact")
 	}
@@ -107,6 +108,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 			ps.addf(ap.at("mode"), "%s: mode %q is invalid: use %s, %s or %s", what, a.Mode, ModeChoice, ModeDraft, ModeAuto)
 		}
 		a.checkPipeline(ps, ap, what)
+		checkShare(ps, a.PassShare, ap.position, what+": pass_share")
 		criteria := map[string]int{} // criterion id → line
 		for j, c := range a.Criteria {
 			cp := ap.criterion(j)
@@ -164,6 +166,17 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	d.order = d.computeOrder()
 	d.compileReport(ps, pos)
 	d.checkPrompts(ps, pos)
+}
+
+// checkShare reports a pass share outside (0, 1]; what names it, and p gives the line
+// of its pass_share key.
+func checkShare(ps *problems, share *float64, p position, what string) {
+	if share == nil || !p.ok("pass_share") {
+		return
+	}
+	if *share <= 0 || *share > 1 {
+		ps.addf(p.at("pass_share"), "%s must be more than 0 and at most 1 (the share of non-critical criteria that must pass), got %g", what, *share)
+	}
 }
 
 // checkPipeline checks the fields of a's pipeline: foreach, retries and concurrency

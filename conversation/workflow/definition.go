@@ -32,6 +32,7 @@ const MaxOptions = 5
 //	permissions:              # optional: who may do what (see Permissions)
 //	  cancel: starter
 //	inputs: [...]             # optional: see Input (default: an optional topic)
+//	pass_share: 0.75          # optional: see Definition.PassShare
 //	artifacts: [...]          # see Artifact
 //	report: |                 # text/template for the final document (see ReportData)
 //	  ...
@@ -46,7 +47,11 @@ type Definition struct {
 	Permissions Permissions `yaml:"permissions,omitempty"`
 	// Inputs are what the starter gives (see Input); Parse and Validate imply an
 	// optional topic when none is declared.
-	Inputs    []Input    `yaml:"inputs,omitempty"`
+	Inputs []Input `yaml:"inputs,omitempty"`
+	// PassShare is the share (0 < share ≤ 1) of an artifact's non-critical criteria
+	// that must pass for its evaluation's verdict to pass (Judge); nil is
+	// DefaultPassShare. An artifact's own PassShare wins.
+	PassShare *float64   `yaml:"pass_share,omitempty"`
 	Artifacts []Artifact `yaml:"artifacts"`
 	Report    string     `yaml:"report"`
 
@@ -77,6 +82,9 @@ type Artifact struct {
 	DependsOn []string `yaml:"depends_on,omitempty"`
 	// Criteria are what the evaluator checks the written text against.
 	Criteria []Criterion `yaml:"criteria,omitempty"`
+	// PassShare overrides Definition.PassShare for this artifact (nil: the
+	// workflow's).
+	PassShare *float64 `yaml:"pass_share,omitempty"`
 	// Prompt is extra guidance for the model writing this artifact.
 	Prompt string `yaml:"prompt,omitempty"`
 
@@ -127,6 +135,9 @@ const MaxItems = 30
 type Criterion struct {
 	ID          string `yaml:"id"`
 	Description string `yaml:"description"`
+	// Critical criteria must all pass for the evaluation's verdict to pass, whatever
+	// the pass share (Definition.Judge).
+	Critical bool `yaml:"critical,omitempty"`
 }
 
 // ReportData is what a report template is executed with.

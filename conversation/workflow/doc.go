@@ -30,6 +30,8 @@
 //	    required: true          # optional; the start text fills the first required input
 //	    type: number            # text (default) | number
 //	    default: 1500           # optional; a number for type number
+//	pass_share: 0.75            # optional; 0 < share <= 1 of the non-critical criteria
+//	                            # that must pass (default DefaultPassShare); see Judge
 //	artifacts:                  # required, at least one
 //	  - id: problem_statement   # required; ^[a-z0-9][a-z0-9_]*$, unique in the workflow
 //	    title: Problem statement  # required
@@ -42,6 +44,8 @@
 //	                            # engine's no_placeholders, see Placeholders)
 //	      - id: specific        # required; ^[a-z0-9][a-z0-9_]*$, unique in the artifact
 //	        description: States a measurable problem  # required
+//	        critical: true      # optional; must pass for the verdict to pass
+//	    pass_share: 1           # optional; overrides the workflow's pass_share
 //	    prompt: |               # optional; extra guidance for the model writing it; a
 //	      ...                   # text/template whose only function is input "id"
 //	    model: writer           # optional; the model profile (MODEL_PROFILES) writing it,
@@ -112,6 +116,13 @@
 // .Artifacts) or an unknown field is reported with its line. RenderReport collapses
 // runs of blank lines, so templates need not trim around {{if}} and {{range}}.
 //
+// # Verdicts
+//
+// Definition.Judge gives an evaluation its overall verdict: it passes when every
+// criterion marked critical passes and at least the pass share (PassShareOf: the
+// artifact's pass_share, else the workflow's, else DefaultPassShare) of the others
+// do. The conversation package revises a failing text once before people review it.
+//
 // # Problems
 //
 // Parse, Load and NewSet report every problem, not only the first, as an *Error: a
@@ -123,7 +134,8 @@
 // fields on the wrong mode (foreach, retries and concurrency need mode auto; tools
 // are not for choice), foreach naming an unknown artifact, the artifact itself or
 // one not in its depends_on, retries and concurrency out of range, an editor
-// without a prompt, malformed model profile and tool names, repeated tools, report
+// without a prompt, a pass_share outside (0, 1] or a critical that is not true or
+// false, malformed model profile and tool names, repeated tools, report
 // templates that do not parse or execute, and duplicate workflow names across files.
 // A template problem is reported at the file line when the report is a literal
 // block (report: |), else at the report key, and always names the template's line.

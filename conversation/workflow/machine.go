@@ -231,7 +231,7 @@ func (m Machine) Written(s *State, id, text string, eval []CriterionResult, by, 
 	}
 	touch(st)
 	st.Text, st.Note = SplitNotes(text)
-	st.Status, st.Eval, st.StaleBecause = StatusGenerated, slices.Clone(eval), ""
+	st.Status, st.Eval, st.StaleBecause, st.PriorEval = StatusGenerated, slices.Clone(eval), "", nil
 	if a.Mode == ModeAuto {
 		st.Status = StatusApproved // auto: no review
 	}

@@ -121,9 +121,9 @@ func (a artifactPosition) criterion(j int) position {
 
 // The fields of each mapping, in the order the schema documents them.
 var (
-	definitionFields = []string{"name", "title", "description", "locale", "approvers", "permissions", "inputs", "artifacts", "report"}
-	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency"}
-	criterionFields  = []string{"id", "description"}
+	definitionFields = []string{"name", "title", "description", "locale", "approvers", "permissions", "inputs", "pass_share", "artifacts", "report"}
+	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "pass_share", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency"}
+	criterionFields  = []string{"id", "description", "critical"}
 	editorFields     = []string{"prompt", "model"}
 	permissionFields = []string{"approve", "keep", "restart", "edit", "cancel"}
 )
@@ -209,6 +209,8 @@ func decode(ps *problems, data []byte) (*Definition, *positions) {
 			})
 		case "inputs":
 			decodeInputs(ps, v, d, pos)
+		case "pass_share":
+			d.PassShare = share(ps, v, "pass_share")
 		case "report":
 			if v.Kind == yaml.ScalarNode {
 				d.Report = v.Value
@@ -297,6 +299,8 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 			a.Retries = whole(ps, v, what+": retries")
 		case "concurrency":
 			a.Concurrency = whole(ps, v, what+": concurrency")
+		case "pass_share":
+			a.PassShare = share(ps, v, what+": pass_share")
 		case "foreach":
 			a.Foreach = str(ps, v, what+": foreach")
 		case "model":
@@ -354,6 +358,8 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 						c.ID = str(ps, v, cwhat+": id")
 					case "description":
 						c.Description = str(ps, v, cwhat+": description")
+					case "critical":
+						c.Critical = boolean(ps, v, cwhat+": critical")
 					}
 				})
 				a.Criteria = append(a.Criteria, c)
@@ -375,6 +381,33 @@ func whole(ps *problems, v *yaml.Node, what string) int {
 		ps.addf(v.Line, "%s: want a whole number, got %s", what, describe(v))
 	}
 	return n
+}
+
+// share returns the pass share v holds, nil when it is null; it reports a value that
+// is not a number (the range is check's).
+func share(ps *problems, v *yaml.Node, what string) *float64 {
+	if isNull(v) {
+		return nil
+	}
+	var f float64
+	if v.Kind != yaml.ScalarNode || v.Decode(&f) != nil {
+		ps.addf(v.Line, "%s: want a number between 0 and 1, like 0.75, got %s", what, describe(v))
+		return nil
+	}
+	return &f
+}
+
+// boolean returns the true or false v holds (false when it is null); it reports any
+// other value.
+func boolean(ps *problems, v *yaml.Node, what string) bool {
+	if isNull(v) {
+		return false
+	}
+	var b bool
+	if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
+		ps.addf(v.Line, "%s: want true or false, got %s", what, describe(v))
+	}
+	return b
 }
 
 // fields walks the mapping n: it reports repeated and unknown keys (suggesting the

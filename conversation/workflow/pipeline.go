@@ -149,7 +149,7 @@ func (m Machine) Completed(s *State, id string, eval []CriterionResult) (Revisio
 		return Revision{}, &Refusal{Reason: NotCurrent, Artifact: id}
 	}
 	touch(st)
-	st.Status, st.Text, st.Eval, st.StaleBecause = StatusApproved, JoinItems(a, st.Items), slices.Clone(eval), ""
+	st.Status, st.Text, st.Eval, st.StaleBecause, st.PriorEval = StatusApproved, JoinItems(a, st.Items), slices.Clone(eval), "", nil
 	st.Note = itemNotes(a, st.Items)
 	m.showStale(s) // a retry of its failed items made what was written from it stale
 	why := "written by the pipeline"

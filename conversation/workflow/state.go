@@ -73,6 +73,7 @@ func (s *State) Clone() *State {
 		ac := *a
 		ac.Options = slices.Clone(a.Options)
 		ac.Eval = slices.Clone(a.Eval)
+		ac.PriorEval = slices.Clone(a.PriorEval)
 		ac.Items = slices.Clone(a.Items)
 		for i := range ac.Items {
 			ac.Items[i].Failures = slices.Clone(ac.Items[i].Failures)
@@ -102,6 +103,10 @@ type ArtifactState struct {
 	Selected string            `json:"selected,omitempty"`
 	Text     string            `json:"text,omitempty"`
 	Eval     []CriterionResult `json:"eval,omitempty"`
+	// PriorEval is the evaluation of the text the automatic revision replaced (its
+	// verdict failed: Definition.Judge), so the card shows both verdicts; nil when no
+	// automatic revision made Text. Every new text clears it.
+	PriorEval []CriterionResult `json:"prior_eval,omitempty"`
 	// Note is what the editor said about the text's last revision ("Revised as
 	// asked: make it shorter."), one note a line, or "": shown on the artifact's card,
 	// never part of Text, which prompts, the edit modal, the report and the API read
