@@ -28,7 +28,7 @@ func sessionMessage(entities []conversation.Entity) *openai.ChatCompletionMessag
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString("Items recently discussed in this thread, most recent first. When the person refers to one indirectly (\"the first one\", \"that ticket\"), it means one of these:\n")
+	b.WriteString("Items recently discussed in this thread, the latest results first, in the order they were listed. When the person refers to one indirectly (\"the first one\", \"that ticket\"), it means one of these:\n")
 	for i, e := range entities {
 		fmt.Fprintf(&b, "%d. %s", i+1, e.ID)
 		if e.Title != "" {

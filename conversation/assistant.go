@@ -94,8 +94,9 @@ func outOfScopeReply(items []Entity) string {
 }
 
 // rememberEntities returns the session context after a turn: the entities the turn's
-// tools returned, most recent first, then the earlier ones, without duplicates (by
-// id), without the items marked out of scope, at most MaxEntities.
+// tools returned, in the order they came (so "the second one" is the second result),
+// then the earlier ones, without duplicates (by id), without the items marked out of
+// scope, at most MaxEntities.
 func rememberEntities(old, found, outOfScope []Entity) []Entity {
 	drop := map[string]bool{}
 	for _, e := range outOfScope {
@@ -111,8 +112,8 @@ func rememberEntities(old, found, outOfScope []Entity) []Entity {
 		e.Reason = ""
 		out = append(out, e)
 	}
-	for i := len(found) - 1; i >= 0; i-- {
-		add(found[i])
+	for _, e := range found {
+		add(e)
 	}
 	for _, e := range old {
 		add(e)

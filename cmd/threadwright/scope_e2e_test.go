@@ -74,3 +74,44 @@ func TestE2EMCPOutOfScopeWhereverTheJSONSits(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EFollowUpResolvesFromKnowledgeEntities: search_knowledge reports the sections
+// it found as entities, so a follow-up "tell me more about the second one" in a
+// default deployment reaches the model with the second section named second in the
+// session context.
+func TestE2EFollowUpResolvesFromKnowledgeEntities(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.ingest("handbook", "leave.md", "# Leave\n\n## Parental leave\n\nEmployees get 16 weeks of paid parental leave.\n\n## Sick leave\n\nUp to 10 paid sick leave days a year.\n")
+	h.start()
+	h.ai.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "search_knowledge", Arguments: `{"query":"leave"}`}}},
+		openaitest.Response{Text: "There are two kinds of leave [1] [2]."},
+		openaitest.Response{Text: "More about it."},
+	)
+	ts := h.post(general, alice, "<@U0BOT> what kinds of leave are there?", "")
+	h.replies(general, ts, 2)
+	reqs := h.ai.Requests()
+	result := reqs[1].ToolResults()[0].Content
+	var second string // "source — heading" of passage [2]
+	for _, line := range strings.Split(result, "\n") {
+		if rest, ok := strings.CutPrefix(line, "[2] "); ok {
+			second = rest
+		}
+	}
+	source, heading, ok := strings.Cut(second, " — ")
+	if !ok {
+		t.Fatalf("no second passage in the result:\n%s", result)
+	}
+	h.post(general, alice, "tell me more about the second one", ts)
+	h.replies(general, ts, 3)
+	reqs = h.ai.Requests()
+	var session string
+	for _, m := range reqs[len(reqs)-1].Chat.Messages {
+		if strings.Contains(m.Content, "Items recently discussed") {
+			session = m.Content
+		}
+	}
+	if want := "2. " + source + "#" + heading + " — " + heading + " (section)"; !strings.Contains(session, want) {
+		t.Fatalf("session context %q, want %q", session, want)
+	}
+}
