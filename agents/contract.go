@@ -18,9 +18,10 @@ const (
 	MaxContractScan = 4 << 20
 	// maxContractDecode bounds the bytes the JSON decoder may read over all the
 	// candidate objects of one text, so that text full of "{" costs linear work.
-	maxContractDecode = 4 * MaxContractScan
-	// maxContractCandidates bounds the "{" positions tried in one text.
-	maxContractCandidates = 4096
+	maxContractDecode = 2 * MaxContractScan
+	// maxContractCandidates bounds the "{" positions tried in one text (those
+	// followed by a quote or "}": others are prose and cost nothing).
+	maxContractCandidates = 1 << 14
 	// maxContractEntities bounds the entities and out-of-scope items kept of one
 	// result, each.
 	maxContractEntities = 200
@@ -177,6 +178,10 @@ func scanObjects(text string) (parts []contractPart, unread bool) {
 			break
 		}
 		start := i + j
+		if !objectStart(scan[start+1:]) {
+			i = start + 1 // prose: "{text}", "{ a stray one"
+			continue
+		}
 		tries++
 		r := &countingReader{s: scan[start:], limit: budget}
 		dec := json.NewDecoder(r)
@@ -203,6 +208,14 @@ func scanObjects(text string) (parts []contractPart, unread bool) {
 		}
 	}
 	return parts, strings.Count(text, outOfScopeKey) > labelled
+}
+
+// objectStart reports whether rest, the text after a "{", can continue a JSON
+// object: spaces, then a quote or the closing brace (or the end of the text, for a cut
+// object).
+func objectStart(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t\r\n")
+	return rest == "" || rest[0] == '"' || rest[0] == '}'
 }
 
 // countingReader reads s, counting the bytes read, and ends (io.EOF) after limit.

@@ -38,6 +38,7 @@ func TestReadContract(t *testing.T) {
 		{name: "OverSixteenKiB", text: big + `{"entities":[{"id":"A"}],"out_of_scope":[{"id":"X"}]}` + big, entities: "A", out: "X", labelled: true},
 		{name: "SeveralObjects", text: `{"entities":[{"id":"A"},{"id":"B"}]} and {"out_of_scope":[{"id":"X"}]} then {"entities":[{"id":"B"},{"id":"C"}]}`, entities: "A,B,C", out: "X", labelled: true},
 		{name: "ProseBracesFirst", text: `use {braces} or { a stray one, then {"out_of_scope":[{"id":"X"}]}`, out: "X", labelled: true},
+		{name: "ManyProseBraces", text: strings.Repeat("a {text} or { stray ", 40000) + `{"entities":[{"id":"A"}],"out_of_scope":[]}`, entities: "A", labelled: true},
 		{name: "EmptyLabel", text: `{"entities":[{"id":"A"}],"out_of_scope":[]}`, entities: "A", labelled: true},
 		{name: "NoJSON", text: "plain text"},
 		{name: "NumericIDs", text: `{"entities":[{"id":7},{"title":"no id"},"junk"]}`, entities: "7"},
@@ -204,5 +205,21 @@ func TestWebToolsReportEntities(t *testing.T) {
 	}
 	if fmt.Sprint(f.Entities) != fmt.Sprint(want) {
 		t.Fatalf("entities %+v, want %+v", f.Entities, want)
+	}
+}
+
+// BenchmarkReadContract reads the contract of a 1 MiB result of prose with stray
+// braces and a label at its end, and of the worst case for the candidate scan (4 MiB of
+// objects that never close).
+func BenchmarkReadContract(b *testing.B) {
+	prose := strings.Repeat("Some {text} with { braces and \"quotes\". ", 1<<20/40) + `{"entities":[{"id":"A"}],"out_of_scope":[]}`
+	unclosed := strings.Repeat(`{"a":`, agents.MaxContractScan/5)
+	for _, bc := range []struct{ name, text string }{{"Prose1MiB", prose}, {"Unclosed4MiB", unclosed}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.text)))
+			for b.Loop() {
+				agents.ReadContract(bc.text)
+			}
+		})
 	}
 }
