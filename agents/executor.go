@@ -62,6 +62,10 @@ type ExecutorConfig struct {
 	Now func() time.Time
 	// Logger receives tool failures (warning) and panics (error); default slog.Default().
 	Logger *slog.Logger
+	// HoldUnscoped stops streaming the answer once a tool result without a scope
+	// label came in (SCOPE_CLASSIFY_RESULTS: such results are classified after the
+	// executor, and the answer may become a rejection).
+	HoldUnscoped bool
 }
 
 // Executor is the ReAct executor (docs/architecture.md, "Assistant pipeline"): one
@@ -80,6 +84,7 @@ type Executor struct {
 	tokenBudget int
 	now         func() time.Time
 	logger      *slog.Logger
+	hold        bool
 }
 
 var _ conversation.Executor = (*Executor)(nil)
@@ -101,6 +106,7 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 		tokenBudget: cfg.TokenBudget,
 		now:         cfg.Now,
 		logger:      cfg.Logger,
+		hold:        cfg.HoldUnscoped,
 	}
 	if e.registry == nil {
 		e.registry = NewRegistry()
@@ -216,6 +222,9 @@ func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress 
 			}
 			f.ToolCalls = append(f.ToolCalls, results...)
 			collectEntities(&f, results)
+			if p.AnswerSink != nil && e.holdAnswer(f) {
+				p.AnswerSink = nil // session.go
+			}
 			tr.Batch = batch{}
 		}
 		if tr.Step >= e.maxSteps {

@@ -81,6 +81,7 @@ func KnowledgeTool(kb conversation.Knowledge, limit int) (ToolSpec, Tool) {
 		if err != nil {
 			return "", fmt.Errorf("search_knowledge: %w", err)
 		}
+		ReportEntities(ctx, passageEntities(passages)...) // contract.go
 		return formatPassages(query, passages), nil
 	}
 	return spec, ToolFunc(run)
@@ -148,4 +149,19 @@ func clipRunes(s string, n int) (string, int) {
 		count++
 	}
 	return s[:cut], count
+}
+
+// passageEntities returns the sections of passages, in order, as the session
+// context's entities: id "source#heading" (the source alone for a chunk without a
+// heading), title the heading (or the source), type "section".
+func passageEntities(passages []conversation.Passage) []conversation.Entity {
+	out := make([]conversation.Entity, 0, len(passages))
+	for _, p := range passages {
+		e := conversation.Entity{ID: p.Source, Title: p.Source, Type: "section"}
+		if h := strings.Join(strings.Fields(p.Heading), " "); h != "" {
+			e.ID, e.Title = p.Source+"#"+h, h
+		}
+		out = append(out, e)
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -10,43 +9,15 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// toolEntities reads the session-context fields of a tool's result: a JSON object's
-// "entities" (items it returned) and "out_of_scope" (items outside the deployment's
-// domain, each with a "reason"), as documented on conversation.Entity. A result that
-// is not a JSON object, or has neither field, yields nothing.
-func toolEntities(result string) (found, outOfScope []conversation.Entity) {
-	result = strings.TrimSpace(result)
-	if !strings.HasPrefix(result, "{") {
-		return nil, nil
-	}
-	var r struct {
-		Entities   []conversation.Entity `json:"entities"`
-		OutOfScope []conversation.Entity `json:"out_of_scope"`
-	}
-	if json.Unmarshal([]byte(result), &r) != nil {
-		return nil, nil
-	}
-	keep := func(es []conversation.Entity) []conversation.Entity {
-		out := es[:0]
-		for _, e := range es {
-			if e.ID = strings.TrimSpace(e.ID); e.ID != "" {
-				out = append(out, e)
-			}
-		}
-		return out
-	}
-	return keep(r.Entities), keep(r.OutOfScope)
-}
-
-// collectEntities adds the session-context fields of the results of calls to f.
+// collectEntities adds the tool-result contract of calls (ToolCall.Entities and
+// OutOfScope, read when each ran) to f.
 func collectEntities(f *conversation.Findings, calls []conversation.ToolCall) {
 	for _, c := range calls {
-		if c.Failed {
+		if c.Failed || c.Denied {
 			continue
 		}
-		found, out := toolEntities(c.Result)
-		f.Entities = append(f.Entities, found...)
-		f.OutOfScope = append(f.OutOfScope, out...)
+		f.Entities = append(f.Entities, c.Entities...)
+		f.OutOfScope = append(f.OutOfScope, c.OutOfScope...)
 	}
 }
 
@@ -57,7 +28,7 @@ func sessionMessage(entities []conversation.Entity) *openai.ChatCompletionMessag
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString("Items recently discussed in this thread, most recent first. When the person refers to one indirectly (\"the first one\", \"that ticket\"), it means one of these:\n")
+	b.WriteString("Items recently discussed in this thread, the latest results first, in the order they were listed. When the person refers to one indirectly (\"the first one\", \"that ticket\"), it means one of these:\n")
 	for i, e := range entities {
 		fmt.Fprintf(&b, "%d. %s", i+1, e.ID)
 		if e.Title != "" {
@@ -69,4 +40,21 @@ func sessionMessage(entities []conversation.Entity) *openai.ChatCompletionMessag
 		b.WriteString("\n")
 	}
 	return &openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: strings.TrimSpace(b.String())}
+}
+
+// holdAnswer reports whether the answer of a turn with findings f so far must not be
+// streamed: a tool marked items out of scope, so the reply will be a rejection, or
+// (HoldUnscoped) a result without a scope label will be classified first.
+func (e *Executor) holdAnswer(f conversation.Findings) bool {
+	if len(f.OutOfScope) > 0 {
+		return true
+	}
+	if e.hold {
+		for _, c := range f.ToolCalls {
+			if !c.Failed && !c.Denied && !c.Scoped {
+				return true
+			}
+		}
+	}
+	return false
 }

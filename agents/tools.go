@@ -412,7 +412,7 @@ func (t toolRunner) run(ctx context.Context, log *slog.Logger, tc openai.ToolCal
 	rec := conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}
 	start := time.Now()
 	ctx, span := startTool(ctx, tc) // trace.go
-	out, err := t.invoke(ctx, log, tc)
+	out, structured, err := t.invoke(ctx, log, tc)
 	endTool(ctx, span, out, err)
 	rec.Duration = time.Since(start)
 	if err != nil {
@@ -422,14 +422,25 @@ func (t toolRunner) run(ctx context.Context, log *slog.Logger, tc openai.ToolCal
 			slog.String("tool", rec.Name), slog.Duration("duration", rec.Duration), slog.Any("err", err))
 	} else {
 		log.DebugContext(ctx, "tool call", slog.String("tool", rec.Name), slog.Duration("duration", rec.Duration))
+		readResultContract(&rec, out, structured) // contract.go; before the cut
 	}
 	rec.Result = truncate(out, t.maxResult)
 	return rec
 }
 
-// invoke checks a tool call and runs it under its timeout. A tool that ignores its
+// invoke checks a tool call and runs it under its timeout, and returns its result
+// with the structured content it reported (ReportStructured). A tool that ignores its
 // context is abandoned when the timeout expires (its goroutine finishes on its own).
-func (t toolRunner) invoke(ctx context.Context, log *slog.Logger, tc openai.ToolCall) (string, error) {
+func (t toolRunner) invoke(ctx context.Context, log *slog.Logger, tc openai.ToolCall) (string, []json.RawMessage, error) {
+	sink := &structuredSink{}
+	out, err := t.invokeTool(withStructuredSink(ctx, sink), log, tc)
+	if err != nil {
+		return out, nil, err
+	}
+	return out, sink.take(), nil
+}
+
+func (t toolRunner) invokeTool(ctx context.Context, log *slog.Logger, tc openai.ToolCall) (string, error) {
 	name := tc.Function.Name
 	spec, tool, ok := t.registry.Lookup(name)
 	if !ok {

@@ -19,6 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/htmltext"
 )
 
@@ -244,6 +245,7 @@ func (f *fetcher) run(ctx context.Context, raw json.RawMessage) (string, error) 
 	}
 	text = strings.TrimSpace(text)
 
+	ReportEntities(ctx, conversation.Entity{ID: final.Redacted(), Title: strings.Join(strings.Fields(title), " "), Type: "web page"}) // contract.go
 	var b strings.Builder
 	fmt.Fprintf(&b, "URL: %s\n", final.Redacted())
 	if final.String() != u.String() {
@@ -794,7 +796,25 @@ func (s *searcher) run(ctx context.Context, raw json.RawMessage) (string, error)
 		}
 		return "", fmt.Errorf("web_search: unreadable answer from the search service: %w", err)
 	}
+	ReportEntities(ctx, searchEntities(answer, s.limit)...) // contract.go
 	return formatSearch(query, answer, s.limit), nil
+}
+
+// searchEntities returns the results formatSearch lists, as the session context's
+// entities: id the URL, title the result's title, type "web result".
+func searchEntities(answer searxngResponse, limit int) []conversation.Entity {
+	var out []conversation.Entity
+	for _, r := range answer.Results {
+		link := strings.TrimSpace(r.URL)
+		if link == "" {
+			continue
+		}
+		if len(out) == limit {
+			break
+		}
+		out = append(out, conversation.Entity{ID: link, Title: strings.Join(strings.Fields(r.Title), " "), Type: "web result"})
+	}
+	return out
 }
 
 var errSearchTimeout = errors.New("search timeout")

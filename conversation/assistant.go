@@ -75,27 +75,10 @@ func (s *Service) answer(ctx context.Context, log *slog.Logger, p Prompt, progre
 	return out, nil
 }
 
-// outOfScopeReply is the rejection that names the items a tool marked out of scope.
-func outOfScopeReply(items []Entity) string {
-	var b strings.Builder
-	b.WriteString("I can't help with these, because they are outside what I'm set up for:")
-	for _, e := range items {
-		b.WriteString("\n• ")
-		if e.Title != "" {
-			b.WriteString("*" + e.Title + "* ")
-		}
-		b.WriteString("(`" + e.ID + "`)")
-		if e.Reason != "" {
-			b.WriteString(": " + e.Reason)
-		}
-	}
-	b.WriteString("\nI've set them aside, so later questions won't refer to them.")
-	return b.String()
-}
-
 // rememberEntities returns the session context after a turn: the entities the turn's
-// tools returned, most recent first, then the earlier ones, without duplicates (by
-// id), without the items marked out of scope, at most MaxEntities.
+// tools returned, in the order they came (so "the second one" is the second result),
+// then the earlier ones, without duplicates (by id), without the items marked out of
+// scope, at most MaxEntities.
 func rememberEntities(old, found, outOfScope []Entity) []Entity {
 	drop := map[string]bool{}
 	for _, e := range outOfScope {
@@ -111,8 +94,8 @@ func rememberEntities(old, found, outOfScope []Entity) []Entity {
 		e.Reason = ""
 		out = append(out, e)
 	}
-	for i := len(found) - 1; i >= 0; i-- {
-		add(found[i])
+	for _, e := range found {
+		add(e)
 	}
 	for _, e := range old {
 		add(e)
@@ -344,7 +327,7 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 	}
 	prog.finish(fctx, doneNote(out.tools))
 	if len(out.outOfScope) > 0 {
-		reply = outOfScopeReply(out.outOfScope)
+		reply = outOfScopeReply(uiLang(textLocale(prompt.Text)), out.outOfScope)
 		r.log.Info("items out of scope", "count", len(out.outOfScope))
 	}
 	update := func(st *State) {

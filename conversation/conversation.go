@@ -96,8 +96,8 @@ type State struct {
 	// PromptTokens and CompletionTokens total the model usage of all turns.
 	PromptTokens     int `json:"prompt_tokens,omitempty"`
 	CompletionTokens int `json:"completion_tokens,omitempty"`
-	// Entities is the session context: items recently returned by tools, most recent
-	// first, at most MaxEntities.
+	// Entities is the session context: items recently returned by tools, the latest
+	// turn's first (in the order they came), at most MaxEntities.
 	Entities []Entity `json:"entities,omitempty"`
 	// Workflow is the thread's artifact workflow, when one was started (Mode is
 	// ModeWorkflow while it runs).

@@ -430,6 +430,14 @@ type ToolCall struct {
 	Denied bool `json:"denied,omitempty"`
 	// Duration is how long the tool ran.
 	Duration time.Duration `json:"duration_ns"`
+	// Entities and OutOfScope are what the result says for the session context and
+	// the secondary scope check (README "The tool-result contract"), read from the
+	// whole result before it was cut for the model. Scoped says the result labelled
+	// its scope itself (an "out_of_scope" field, even an empty one), so it is not
+	// classified (SCOPE_CLASSIFY_RESULTS).
+	Entities   []Entity `json:"entities,omitempty"`
+	OutOfScope []Entity `json:"out_of_scope,omitempty"`
+	Scoped     bool     `json:"scoped,omitempty"`
 }
 
 // Findings is what the executor found: its answer and how it got there.

@@ -485,6 +485,12 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (s
 		}
 		return "", &toolError{msg: text}
 	}
+	if res.StructuredContent != nil {
+		// The tool-result contract is read from it (README "The tool-result contract").
+		if b, err := json.Marshal(res.StructuredContent); err == nil {
+			agents.ReportStructured(ctx, b)
+		}
+	}
 	return text, nil
 }
 

@@ -244,7 +244,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	mx.InstrumentTools(registry) // every tool is registered by now
 	react := agents.NewExecutor(agents.ExecutorConfig{
 		Client: model, Model: c.OpenAIModel, Registry: registry, Policy: policy, Instructions: instructions, Prompts: tmpl,
-		MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log,
+		MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log, HoldUnscoped: c.ScopeClassifyResults,
 	})
 	channels, _ := agents.ParseChannelStrategies(c.StrategyChannels) // validated by LoadConfig
 	strategy, _ := agents.ParseStrategy(c.Strategy)
@@ -254,6 +254,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	})
 	if err != nil {
 		return fmt.Errorf("STRATEGY: %w", err)
+	}
+	var answerer conversation.Executor = executor
+	if c.ScopeClassifyResults {
+		answerer = agents.NewResultScope(executor, agents.ResultScopeConfig{
+			Client: model, Model: c.OpenAISmallModel, Description: c.ScopeDescription, Logger: log})
 	}
 	spool, err := store.OpenSpool(ctx, storeOpts)
 	if err != nil {
@@ -275,7 +280,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		LeaseTTL:    c.LeaseTTL,
 		Messenger:   messenger,
 		Scope:       scope,
-		Executor:    executor,
+		Executor:    answerer,
 		Synthesizer: agents.NewSynthesizer(),
 		Workflows:   workflows,
 		Agent: agents.NewWorkflowAgent(agents.WorkflowAgentConfig{

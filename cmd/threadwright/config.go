@@ -47,6 +47,9 @@ type Config struct {
 	ScopeDescription string   `envconfig:"SCOPE_DESCRIPTION" desc:"what the bot is for; empty lets every request through and skips the scope check"`
 	ScopeAllow       []string `envconfig:"SCOPE_ALLOW" desc:"comma-separated regular expressions: a matching request is in scope without a model call"`
 	ScopeDeny        []string `envconfig:"SCOPE_DENY" desc:"comma-separated regular expressions: a matching request is refused without a model call"`
+	// ScopeClassifyResults classifies tool results without a scope label (README "The
+	// tool-result contract").
+	ScopeClassifyResults bool `envconfig:"SCOPE_CLASSIFY_RESULTS" desc:"check the tool results that carry no out_of_scope label against SCOPE_DESCRIPTION with the small model, one call per turn, before answering"`
 
 	MaxConcurrentTurns int           `envconfig:"MAX_CONCURRENT_TURNS" default:"100" desc:"turns running at once in this process, across threads (one thread's turns always run one at a time, in order, across replicas); a thread waiting for a slot shows that it is queued"`
 	LeaseTTL           time.Duration `envconfig:"LEASE_TTL" default:"10s" desc:"how long a thread's lease lives without renewal: a dead replica's threads are taken over within it plus a fifth (renewed every tenth of it)"`
@@ -208,6 +211,9 @@ func (c *Config) validate() error {
 		if _, err := compileAll(pats); err != nil {
 			return fmt.Errorf("%s: expected comma-separated regular expressions: %w", name, err)
 		}
+	}
+	if c.ScopeClassifyResults && strings.TrimSpace(c.ScopeDescription) == "" {
+		return errors.New("SCOPE_CLASSIFY_RESULTS: expected SCOPE_DESCRIPTION to be set, to classify tool results against")
 	}
 	if tokens, err := api.ParseTokens(c.APITokens); err != nil {
 		return fmt.Errorf("API_TOKENS: expected comma-separated name:secret pairs: %w", err)
