@@ -387,6 +387,8 @@ func (t *wfTurn) runRetry(ctx context.Context, a ActionInput) error {
 	t.rerun = orig
 	t.closeRetried(ctx, a)
 	switch {
+	case orig.Kind == KindAction && orig.Action != nil && orig.Action.Action.Name == actionAdvance:
+		return t.advance(ctx) // the step after a kept action (then)
 	case orig.Kind == KindAction && orig.Action != nil:
 		again := *orig.Action
 		again.UserID = a.UserID
