@@ -267,6 +267,11 @@ func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) err
 // button's action; only State.Retry holds it.
 const actionAdvance ActionName = "advance"
 
+// actionTyped is the step a Retry runs again when what failed is a person's typed
+// message in a workflow thread (a typed command, decision or choice): the message,
+// which the State.Retry input holds, is read again. Only State.Retry holds it.
+const actionTyped ActionName = "typed"
+
 // keepStale keeps stale artifact id as it is, then goes on.
 func (t *wfTurn) keepStale(ctx context.Context, id string) error {
 	rev, err := t.m.Keep(t.ws(), id, t.user)

@@ -257,3 +257,43 @@ func TestE2ERetryNextStepAfterApproval(t *testing.T) {
 		t.Error("the failure message keeps its Retry after it was clicked")
 	}
 }
+
+// TestE2ERetryTypedChangeRequest: a change request typed under an artifact fails
+// because the model is down; the failure offers Retry, which applies that change
+// once the model is back.
+func TestE2ERetryTypedChangeRequest(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	var mu sync.Mutex
+	down := false
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if len(r.Chat.Tools) == 1 && r.Chat.Tools[0].Function != nil && r.Chat.Tools[0].Function.Name == "commit_artifact_final_text" {
+			mu.Lock()
+			defer mu.Unlock()
+			if down {
+				return openaitest.Response{Status: http.StatusServiceUnavailable}
+			}
+		}
+		return h.model.respond(r)
+	})
+	h.start()
+	thread := h.startBrief()
+	h.click(thread, alice, "A: Direction A", "")
+	h.latest(thread, "Approve", "")
+	mu.Lock()
+	down = true
+	mu.Unlock()
+	h.post(general, alice, "make it about nurses", thread)
+	failed := h.latest(thread, "Retry", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "The model did not answer (HTTP 503). Retry runs this step again.") {
+		t.Fatalf("the typed change's failure does not offer Retry:\n%s", tr)
+	}
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	h.click(thread, alice, "Retry", "")
+	h.waitFor("the change applied", func() bool { return strings.Contains(h.transcript(thread), "It follows: make it about nurses") })
+	if h.find(failed, "Retry", "") != nil {
+		t.Error("the failure message keeps its Retry after it was clicked")
+	}
+}
