@@ -353,3 +353,36 @@ func TestE2ERetryStreamedAnswer(t *testing.T) {
 		t.Errorf("the failure message was not closed: %q", m.Text)
 	}
 }
+
+// TestE2ERetryStepAfterThePipeline: the pipeline ends, and the article it leads to
+// cannot be written (the model is down); the failure names the model and offers
+// Retry, which writes the article once the model is back.
+func TestE2ERetryStepAfterThePipeline(t *testing.T) {
+	h := newBlogHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	var mu sync.Mutex
+	down := true
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		ma := artifactRE.FindStringSubmatch(systemText(r))
+		mu.Lock()
+		d := down
+		mu.Unlock()
+		if d && ma != nil && ma[1] == "article" && forced(r) == "commit_artifact_final_text" {
+			return openaitest.Response{Status: http.StatusServiceUnavailable}
+		}
+		return h.blog.respond(r)
+	})
+	h.start()
+	thread := h.toPipeline()
+	h.latest(thread, "Retry", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "The model did not answer (HTTP 503). Retry runs this step again.") {
+		t.Fatalf("the article's failure does not offer Retry:\n%s", tr)
+	}
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	h.click(thread, alice, "Retry", "")
+	h.waitFor("the article for review", func() bool {
+		return strings.Contains(h.transcript(thread), "Meta description: How small teams")
+	})
+}
