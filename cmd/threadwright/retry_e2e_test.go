@@ -386,3 +386,31 @@ func TestE2ERetryStepAfterThePipeline(t *testing.T) {
 		return strings.Contains(h.transcript(thread), "Meta description: How small teams")
 	})
 }
+
+// TestE2ERetryCardRefused: the model fails and Slack refuses the failure message
+// with its Retry button too; the plain message posted in its place does not promise a
+// Retry it does not have.
+func TestE2ERetryCardRefused(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		return openaitest.Response{Status: http.StatusServiceUnavailable}
+	})
+	h.start()
+	h.emu.FailNext("chat.postMessage", "internal_error")
+	thread := h.post(general, alice, "<@U0BOT> a question", "")
+	h.waitFor("the failure message", func() bool {
+		for _, m := range h.emu.BotMessages(general, thread) {
+			if strings.Contains(m.Text, "The model did not answer (HTTP 503).") {
+				return true
+			}
+		}
+		return false
+	})
+	h.idle()
+	for _, m := range h.emu.BotMessages(general, thread) {
+		if strings.Contains(m.Text, "Retry") && h.find(m.TS, "Retry", "") == nil {
+			t.Fatalf("a failure message promises a Retry it has no button for: %q", m.Text)
+		}
+	}
+}
