@@ -310,6 +310,11 @@ func (s *Service) respond(ctx context.Context, r *run, cp *Checkpoint, prompt Pr
 			if perr != nil {
 				return perr
 			}
+			if ts == "" {
+				// Slack refused the message with the button: the plain reply posted
+				// in its place offers no Retry.
+				reply, failed = s.failureMessage(lang, err, ""), nil
+			}
 			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, posted: ts != "", ts: ts, answer: true, notice: true,
 				meta: meta, usage: usage, rebase: true, update: func(st *State) {
 					st.ToolApproval = nil

@@ -134,6 +134,7 @@ var catalogs = map[string]map[string]string{
 		"reply_meaning":  "I'm not sure what your reply means for *%s*. Should I:",
 		"reply_change":   "Request this change",
 		"reply_question": "Just a question",
+		"reply_read":     "✓ <@%s>: %s",
 		// The inputs a workflow lacks (workflow_modal.go).
 		"inputs.fill":     "Fill in the details",
 		"inputs.submit":   "Start",
@@ -262,6 +263,7 @@ var catalogs = map[string]map[string]string{
 		"reply_meaning":   "Не уверен, что означает ваш ответ для *%s*. Что сделать?",
 		"reply_change":    "Внести это изменение",
 		"reply_question":  "Это просто вопрос",
+		"reply_read":      "✓ <@%s>: %s",
 		"inputs.fill":     "Заполнить детали",
 		"inputs.submit":   "Начать",
 		"inputs.given":    "<@%s> заполняет детали.",

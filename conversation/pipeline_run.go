@@ -149,7 +149,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		// report) in this fresh turn, with its whole time and no Stop.
 		t.endPipeline(ctx, "")
 		t.pipeline = false
-		return t.advance(ctx)
+		return t.then(ctx, t.advance) // a failure keeps the run's end and offers Retry
 	}
 	t.s.allowRunStop(t.key, runStopPrefix+ws.Pipeline.ID)
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)

@@ -385,7 +385,7 @@ func TestWorkflowStaleDependentCardsClose(t *testing.T) {
 
 // TestWorkflowFollowUpFailureKeepsTheActionAndRetries: when the options that follow
 // an approval cannot be drawn (the model is down, or the turn timed out), the approval
-// is kept, the thread is told, and the next reply tries again.
+// is kept, the thread is told with Retry, and the next reply tries again too.
 func TestWorkflowFollowUpFailureKeepsTheActionAndRetries(t *testing.T) {
 	h := newWF(t)
 	h.say("U1", "start product-brief")
@@ -396,7 +396,7 @@ func TestWorkflowFollowUpFailureKeepsTheActionAndRetries(t *testing.T) {
 	if st := h.artifact("problem").Status; st != workflow.StatusApproved {
 		t.Fatalf("the approval was lost: problem is %s", st)
 	}
-	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "Reply in this thread to try the next step again") {
+	if got := strings.Join(h.drain(), "\n"); !strings.Contains(got, "Retry runs this step again") {
 		t.Fatalf("not told how to go on: %q", got)
 	}
 	delete(h.agent.fail, "options")

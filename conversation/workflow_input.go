@@ -157,6 +157,10 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 		}
 		return t.propose(ctx, id, supersede{why: supersededRegenerated})
 	case ActionApprove:
+		if act.Arg == meaningArg {
+			// The Approve of the card that asked what a reply meant: it is answered.
+			t.closeMeaning(ctx, a.MessageTS, tr(t.lang, "approve"))
+		}
 		return t.approve(ctx, id)
 	case ActionRequestChanges:
 		if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
@@ -164,7 +168,7 @@ func (t *wfTurn) action(ctx context.Context, a ActionInput) error {
 		}
 		return t.rewrite(ctx, id, a.Text, "changes requested: "+a.Text, false)
 	case ActionReplyChange, ActionReplyQuestion:
-		return t.replyAction(ctx, id, act)
+		return t.replyAction(ctx, id, a)
 	case ActionKeep:
 		return t.keepStale(ctx, id)
 	case ActionRegenerateStale:

@@ -67,6 +67,10 @@ func (t *wfTurn) decide(ctx context.Context, id, text string) (handled bool, err
 	return true, t.rewrite(ctx, id, text, "changes requested: "+text, false)
 }
 
+// meaningArg is the Arg of the Approve button of askMeaning's card, which the click
+// closes.
+const meaningArg = "meaning"
+
 // askMeaning posts a card that asks what reply text meant, with buttons that act on
 // it: Approve (the artifact's own), Request this change, Just a question.
 func (t *wfTurn) askMeaning(ctx context.Context, id, text string) error {
@@ -77,7 +81,7 @@ func (t *wfTurn) askMeaning(ctx context.Context, id, text string) error {
 	card := Card{Text: tr(t.lang, "reply_meaning", a.Title), Blocks: []Block{
 		{Kind: BlockSection, Text: tr(t.lang, "reply_meaning", a.Title)},
 		{Kind: BlockActions, Buttons: []Button{
-			{Label: tr(t.lang, "approve"), Style: "primary", Action: c.action(ActionApprove, id, st.Rev, "")},
+			{Label: tr(t.lang, "approve"), Style: "primary", Action: c.action(ActionApprove, id, st.Rev, meaningArg)},
 			{Label: tr(t.lang, "reply_change"), Action: c.action(ActionReplyChange, id, st.Rev, carried)},
 			{Label: tr(t.lang, "reply_question"), Action: c.action(ActionReplyQuestion, id, st.Rev, carried)},
 		}},
@@ -89,11 +93,14 @@ func (t *wfTurn) askMeaning(ctx context.Context, id, text string) error {
 	return nil
 }
 
-// replyAction runs a click on the card of askMeaning for artifact id.
-func (t *wfTurn) replyAction(ctx context.Context, id string, act Action) error {
+// replyAction runs click a on the card of askMeaning for artifact id; the card
+// loses its buttons, saying what was chosen and by whom.
+func (t *wfTurn) replyAction(ctx context.Context, id string, a ActionInput) error {
+	act := a.Action
 	if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
 		return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
 	}
+	t.closeMeaning(ctx, a.MessageTS, tr(t.lang, string(act.Name)))
 	if act.Name == ActionReplyChange {
 		return t.rewrite(ctx, id, act.Arg, "changes requested: "+act.Arg, false)
 	}
@@ -112,4 +119,11 @@ func clipBytes(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// closeMeaning replaces the card of askMeaning at ts with what was chosen (choice,
+// its button's label) and by whom.
+func (t *wfTurn) closeMeaning(ctx context.Context, ts, choice string) {
+	note := tr(t.lang, "reply_read", t.user, choice)
+	t.update(ctx, ts, Card{Text: note, Blocks: []Block{{Kind: BlockContext, Text: note}}})
 }

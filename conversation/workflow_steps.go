@@ -270,13 +270,39 @@ func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) err
 	case errors.As(err, &u):
 		t.reply = u.msg
 	default:
-		// The action is kept (a timeout too); the next step is tried again on the
-		// next reply in the thread (message).
+		// The action is kept (a timeout too); the failure offers Retry, which
+		// runs the next step again (actionAdvance), as does the next reply in the
+		// thread (message).
 		t.log.Error("workflow step after an action failed; the action is kept", "error", err)
-		t.reply = ErrorReply(err) + " " + tr(t.lang, "followup_retry")
+		again := t.r.in
+		again.Attempts, again.Status = 0, ""
+		again.Kind, again.Message, again.Command = KindAction, nil, nil
+		again.Action = &ActionInput{Action: Action{Name: actionAdvance}, UserID: t.user}
+		fctx, cancel := t.s.final(ctx)
+		defer cancel()
+		card := t.cards().failed("⚠️ "+t.s.failureMessage(t.lang, err, "retry.step"), again.ID)
+		if perr := t.postCard(fctx, card, nil); perr != nil {
+			if errors.Is(perr, ErrLeaseLost) {
+				return perr
+			}
+			t.log.Error("failure message with Retry not posted", "error", perr)
+			t.reply = t.s.failureMessage(t.lang, err, "") + " " + tr(t.lang, "followup_retry")
+			return nil
+		}
+		t.state.Retry = &again
 	}
 	return nil
 }
+
+// actionAdvance is the step a Retry runs again when what failed is the step after a
+// person's action that was kept (then): the workflow goes on (advance). It is never a
+// button's action; only State.Retry holds it.
+const actionAdvance ActionName = "advance"
+
+// actionTyped is the step a Retry runs again when what failed is a person's typed
+// message in a workflow thread (a typed command, decision or choice): the message,
+// which the State.Retry input holds, is read again. Only State.Retry holds it.
+const actionTyped ActionName = "typed"
 
 // keepStale keeps stale artifact id as it is, then goes on.
 func (t *wfTurn) keepStale(ctx context.Context, id string) error {

@@ -356,10 +356,10 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 }
 
 // failedInput returns the input whose step failed, to be run again by Retry: the one
-// a Retry click ran again, or the turn's click or command; nil for what cannot run
-// again as it was (a message: the person writes it again). The step a Retry click
-// ran again is offered under the click's id, so the older failure's button is out
-// of date.
+// a Retry click ran again, or the turn's click, command or message (a typed command,
+// decision or choice); nil for what cannot run again as it was (a shortcut). The
+// step a Retry click ran again is offered under the click's id, so the older
+// failure's button is out of date.
 func (t *wfTurn) failedInput() *Input {
 	if t.rerun != nil {
 		again := *t.rerun
@@ -367,6 +367,13 @@ func (t *wfTurn) failedInput() *Input {
 		return &again
 	}
 	in := t.r.in
+	if in.Kind == KindUserMessage && in.Message != nil {
+		// Kept as a pseudo-click (actionTyped) that holds the message: a Retry of
+		// a failed assistant answer is the message itself (answer_retry.go).
+		in.Kind = KindAction
+		in.Action = &ActionInput{Action: Action{Name: actionTyped}, UserID: in.Message.UserID}
+		return &in
+	}
 	if (in.Kind == KindAction && in.Action != nil) || (in.Kind == KindCommand && in.Command != nil && in.Command.Source != SourceShortcut) {
 		return &in
 	}
@@ -387,6 +394,20 @@ func (t *wfTurn) runRetry(ctx context.Context, a ActionInput) error {
 	t.rerun = orig
 	t.closeRetried(ctx, a)
 	switch {
+	case orig.Kind == KindAction && orig.Action != nil && orig.Action.Action.Name == actionAdvance:
+		return t.advance(ctx) // the step after a kept action (then)
+	case orig.Kind == KindAction && orig.Action != nil && orig.Action.Action.Name == actionTyped && orig.Message != nil:
+		// A typed command, decision or choice: read again as the turn first did.
+		m := orig.Message
+		if isTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
+			c, _ := parseCommand(m.Text)
+			return t.command(ctx, c, m.Text)
+		}
+		handled, err := t.message(ctx, m.Text)
+		if err == nil && !handled {
+			return &workflow.Refusal{Reason: workflow.NotCurrent} // nothing awaits it now
+		}
+		return err
 	case orig.Kind == KindAction && orig.Action != nil:
 		again := *orig.Action
 		again.UserID = a.UserID

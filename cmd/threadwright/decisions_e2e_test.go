@@ -75,12 +75,16 @@ func TestE2ETypedDecisions(t *testing.T) {
 	h.post(general, alice, "hmm, the ending", thread)
 	h.idle()
 	h.idle()
-	h.latest(thread, "Request this change", "")
+	meaning := h.latest(thread, "Request this change", "")
 	if h.revisions("Polished memo") != 0 {
 		t.Fatal("an ambiguous reply was applied before the person said what it meant")
 	}
 	h.click(thread, alice, "Request this change", "")
 	h.waitFor("the change applied", func() bool { return strings.Contains(h.transcript(thread), "It follows: hmm, the ending") })
+	h.idle()
+	if h.find(meaning, "Request this change", "") != nil || h.find(meaning, "Approve", "") != nil {
+		t.Errorf("the card that asked what the reply meant keeps its buttons once answered")
+	}
 
 	h.post(general, alice, "подтверждаю", thread)
 	h.waitFor("the polished memo approved", func() bool {

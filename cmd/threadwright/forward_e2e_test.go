@@ -209,3 +209,91 @@ func TestE2ERetryAfterAModelFailure(t *testing.T) {
 		t.Fatalf("a second click on Retry wrote the artifact again (%d writes, want %d)", again, after)
 	}
 }
+
+// TestE2ERetryNextStepAfterApproval: an approval holds, but the next artifact's
+// options fail (the model is down); the failure says the model failed and offers
+// Retry, which proposes those options once the model is back.
+func TestE2ERetryNextStepAfterApproval(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	var mu sync.Mutex
+	down, proposals := false, 0
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if len(r.Chat.Tools) == 1 && r.Chat.Tools[0].Function != nil && r.Chat.Tools[0].Function.Name == "commit_artifact_options" {
+			mu.Lock()
+			defer mu.Unlock()
+			proposals++
+			if down {
+				return openaitest.Response{Status: http.StatusServiceUnavailable}
+			}
+		}
+		return h.model.respond(r)
+	})
+	h.start()
+	thread := h.startBrief()
+	h.click(thread, alice, "A: Direction A", "")
+	h.latest(thread, "Approve", "")
+	mu.Lock()
+	down = true
+	mu.Unlock()
+	h.click(thread, alice, "Approve", "")
+	failed := h.latest(thread, "Retry", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "The model did not answer (HTTP 503). Retry runs this step again.") {
+		t.Fatalf("the failure after the approval does not name the model or offer Retry:\n%s", tr)
+	}
+	mu.Lock()
+	down, before := false, proposals
+	mu.Unlock()
+	h.click(thread, alice, "Retry", "")
+	h.waitFor("the next artifact's options", func() bool {
+		return strings.Count(h.transcript(thread), "Direction A") >= 2 && h.optionsMessages(thread) == 1
+	})
+	mu.Lock()
+	if proposals != before+1 {
+		t.Errorf("Retry proposed %d times, want once", proposals-before)
+	}
+	mu.Unlock()
+	if h.find(failed, "Retry", "") != nil {
+		t.Error("the failure message keeps its Retry after it was clicked")
+	}
+}
+
+// TestE2ERetryTypedChangeRequest: a change request typed under an artifact fails
+// because the model is down; the failure offers Retry, which applies that change
+// once the model is back.
+func TestE2ERetryTypedChangeRequest(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	var mu sync.Mutex
+	down := false
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if len(r.Chat.Tools) == 1 && r.Chat.Tools[0].Function != nil && r.Chat.Tools[0].Function.Name == "commit_artifact_final_text" {
+			mu.Lock()
+			defer mu.Unlock()
+			if down {
+				return openaitest.Response{Status: http.StatusServiceUnavailable}
+			}
+		}
+		return h.model.respond(r)
+	})
+	h.start()
+	thread := h.startBrief()
+	h.click(thread, alice, "A: Direction A", "")
+	h.latest(thread, "Approve", "")
+	mu.Lock()
+	down = true
+	mu.Unlock()
+	h.post(general, alice, "make it about nurses", thread)
+	failed := h.latest(thread, "Retry", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "The model did not answer (HTTP 503). Retry runs this step again.") {
+		t.Fatalf("the typed change's failure does not offer Retry:\n%s", tr)
+	}
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	h.click(thread, alice, "Retry", "")
+	h.waitFor("the change applied", func() bool { return strings.Contains(h.transcript(thread), "It follows: make it about nurses") })
+	if h.find(failed, "Retry", "") != nil {
+		t.Error("the failure message keeps its Retry after it was clicked")
+	}
+}

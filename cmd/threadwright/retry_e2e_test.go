@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/store/storetest"
 )
 
@@ -280,5 +281,136 @@ func TestE2ERetryAnswerInRussian(t *testing.T) {
 	h.latest(thread, "Повторить", "")
 	if tr := h.transcript(thread); !strings.Contains(tr, "Модель не ответила (HTTP 503). «Повторить» ответит на это сообщение снова.") {
 		t.Fatalf("the failure message is not in Russian:\n%s", tr)
+	}
+}
+
+// TestE2ERetryStreamedAnswer: the model streams part of an answer, then its stream
+// ends with an error; the streamed part gives way to the failure message with Retry
+// (no half answer stays in the thread), and Retry streams the whole answer once,
+// below the closed failure message.
+func TestE2ERetryStreamedAnswer(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["STREAM_ANSWERS"] = "true"
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	chunk := func(content string) string {
+		return `data: {"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":` + fmt.Sprintf("%q", content) + `},"finish_reason":null}]}` + "\n\n"
+	}
+	broken := []byte(chunk("") + chunk("The half") + chunk(" answer that") + chunk(" breaks off") +
+		`data: {"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}` + "\n\n")
+	var mu sync.Mutex
+	down := true
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		mu.Lock()
+		defer mu.Unlock()
+		if down {
+			return openaitest.Response{RawSSE: broken}
+		}
+		return openaitest.Response{Text: "**Paris** is the capital of France."}
+	})
+	h.start()
+	thread := h.post(general, alice, "<@U0BOT> what is the capital of France?", "")
+	failed := h.latest(thread, "Retry", "")
+	h.waitFor("no message streaming", func() bool {
+		for _, m := range h.emu.BotMessages(general, thread) {
+			if m.Streaming {
+				return false
+			}
+		}
+		return true
+	})
+	if tr := h.transcript(thread); strings.Contains(tr, "half answer") || !strings.Contains(tr, "Retry answers this message again.") {
+		t.Fatalf("after the failure, the thread reads:\n%s", tr)
+	}
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	h.click(thread, alice, "Retry", "")
+	// A streamed answer's text is the message's Markdown (chat.appendStream).
+	answered := func(m emulator.Message) bool { return strings.Contains(m.Text, "**Paris** is the capital of France.") }
+	h.waitFor("the answer, streamed to its end", func() bool {
+		msgs := h.emu.BotMessages(general, thread)
+		last := msgs[len(msgs)-1]
+		return answered(last) && !last.Streaming
+	})
+	h.idle()
+	msgs := h.emu.BotMessages(general, thread)
+	n := 0
+	for _, m := range msgs {
+		if answered(m) {
+			n++
+		}
+		if strings.Contains(m.Text, "half answer") || m.Streaming {
+			t.Errorf("a half answer, or a message still streaming, in the thread: %+v", m)
+		}
+	}
+	if n != 1 || !answered(msgs[len(msgs)-1]) {
+		t.Fatalf("the answer shown %d times, or not last:\n%s", n, h.transcript(thread))
+	}
+	if n := len(h.ai.Requests()); n != 2 {
+		t.Errorf("%d model calls, want 2 (the broken stream, then Retry's)", n)
+	}
+	if m, _ := h.emu.Message(general, failed); !strings.Contains(m.Text, "Retried by <@"+alice+">") || h.find(failed, "Retry", "") != nil {
+		t.Errorf("the failure message was not closed: %q", m.Text)
+	}
+}
+
+// TestE2ERetryStepAfterThePipeline: the pipeline ends, and the article it leads to
+// cannot be written (the model is down); the failure names the model and offers
+// Retry, which writes the article once the model is back.
+func TestE2ERetryStepAfterThePipeline(t *testing.T) {
+	h := newBlogHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	var mu sync.Mutex
+	down := true
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		ma := artifactRE.FindStringSubmatch(systemText(r))
+		mu.Lock()
+		d := down
+		mu.Unlock()
+		if d && ma != nil && ma[1] == "article" && forced(r) == "commit_artifact_final_text" {
+			return openaitest.Response{Status: http.StatusServiceUnavailable}
+		}
+		return h.blog.respond(r)
+	})
+	h.start()
+	thread := h.toPipeline()
+	h.latest(thread, "Retry", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "The model did not answer (HTTP 503). Retry runs this step again.") {
+		t.Fatalf("the article's failure does not offer Retry:\n%s", tr)
+	}
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	h.click(thread, alice, "Retry", "")
+	h.waitFor("the article for review", func() bool {
+		return strings.Contains(h.transcript(thread), "Meta description: How small teams")
+	})
+}
+
+// TestE2ERetryCardRefused: the model fails and Slack refuses the failure message
+// with its Retry button too; the plain message posted in its place does not promise a
+// Retry it does not have.
+func TestE2ERetryCardRefused(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.env["MODEL_MAX_RETRIES"] = "0"
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		return openaitest.Response{Status: http.StatusServiceUnavailable}
+	})
+	h.start()
+	h.emu.FailNext("chat.postMessage", "internal_error")
+	thread := h.post(general, alice, "<@U0BOT> a question", "")
+	h.waitFor("the failure message", func() bool {
+		for _, m := range h.emu.BotMessages(general, thread) {
+			if strings.Contains(m.Text, "The model did not answer (HTTP 503).") {
+				return true
+			}
+		}
+		return false
+	})
+	h.idle()
+	for _, m := range h.emu.BotMessages(general, thread) {
+		if strings.Contains(m.Text, "Retry") && h.find(m.TS, "Retry", "") == nil {
+			t.Fatalf("a failure message promises a Retry it has no button for: %q", m.Text)
+		}
 	}
 }

@@ -48,6 +48,11 @@ func init() {
 var buts = []string{"but", "except", "however", "though", "only", "just", "although", "and",
 	"но", "только", "кроме", "однако", "хотя", "и", "а"}
 
+// thanks are whole replies of thanks, normalized, that may follow an approval and a
+// conjunction ("looks good, and thank you").
+var thanks = map[string]bool{"thanks": true, "thank you": true, "thx": true, "thanks a lot": true,
+	"thank you so much": true, "спасибо": true, "благодарю": true, "спасибо большое": true, "большое спасибо": true}
+
 // questionStarts begin a question about the artifact rather than a request to change it.
 var questionStarts = []string{"why", "what does", "what is", "whats", "who is", "where does",
 	"is this", "is it", "does this", "does it", "how does", "how is",
@@ -93,6 +98,11 @@ func ClassifyReply(text string) Decision {
 			rest := words[i:]
 			for _, b := range buts {
 				if rest[0] == b {
+					// "approve and continue", "да, и спасибо": more approval or
+					// thanks, not a change.
+					if after := strings.Join(rest[1:], " "); approvals[after] || thanks[after] {
+						return DecisionApprove
+					}
 					return DecisionChange
 				}
 			}
