@@ -53,7 +53,7 @@ func TestE2EStartWithTopic(t *testing.T) {
 	// A mention in the channel is a command, not a question for the assistant.
 	root := h.post(general, alice, "<@U0BOT> start blog about Rust lifetimes", "")
 	h.idle()
-	h.firstOptionsAbout(1, "about Rust lifetimes")
+	h.firstOptionsAbout(1, "Rust lifetimes")
 	h.latest(root, "A: Direction A", "")
 
 	// A mention in an existing thread.

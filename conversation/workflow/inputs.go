@@ -179,8 +179,29 @@ func (d *Definition) FillInputs(text string) map[string]string {
 			break
 		}
 	}
-	values[target] = text
+	values[target] = withoutPreposition(text)
 	return values
+}
+
+// topicPrepositions are the words a start's text may open with before its subject
+// ("start blog about Go generics"), in each supported language.
+var topicPrepositions = []string{"about", "on", "regarding", "re:", "про", "о", "об", "обо"}
+
+// withoutPreposition returns text without a leading topicPrepositions word, so that
+// "about Go generics" fills the topic as "Go generics"; text that is only the word
+// is kept.
+func withoutPreposition(text string) string {
+	first, rest, ok := strings.Cut(text, " ")
+	rest = strings.TrimSpace(rest)
+	if !ok || rest == "" {
+		return text
+	}
+	for _, p := range topicPrepositions {
+		if strings.EqualFold(first, p) {
+			return rest
+		}
+	}
+	return text
 }
 
 // MissingInputs returns the required inputs that values does not fill, in

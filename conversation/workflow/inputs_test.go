@@ -73,8 +73,19 @@ func TestInputs_ImpliedTopic(t *testing.T) {
 	if len(d.Inputs) != 1 || d.Inputs[0].ID != workflow.TopicInput || d.Inputs[0].Required {
 		t.Errorf("Inputs = %+v, want one optional topic", d.Inputs)
 	}
-	if got := d.FillInputs("about X")["topic"]; got != "about X" {
-		t.Errorf("topic = %q, want the start text", got)
+	for text, want := range map[string]string{
+		"about X":             "X", // "start blog about X": the subject, not the preposition
+		"About Go generics":   "Go generics",
+		"про дженерики в Go":  "дженерики в Go",
+		"об  отпуске":         "отпуске",
+		"about":               "about", // only the word: kept
+		"aboutness of things": "aboutness of things",
+		"on-call handbook":    "on-call handbook",
+		"tabs vs spaces":      "tabs vs spaces",
+	} {
+		if got := d.FillInputs(text)["topic"]; got != want {
+			t.Errorf("FillInputs(%q) topic = %q, want %q", text, got, want)
+		}
 	}
 }
 
