@@ -68,10 +68,10 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 	c, known := parseCommand(cmd.Line)
 	switch {
 	case !known:
-		tell(tr(lang, "unknown_command", c.name) + "\n" + commandUsage)
+		tell(tr(lang, "unknown_command", c.name) + "\n" + commandUsage(lang))
 		return nil
 	case c.name == CmdHelp:
-		tell(commandUsage)
+		tell(commandUsage(lang))
 		return nil
 	case c.name == CmdList:
 		t := &wfTurn{s: s, r: r, lang: lang}

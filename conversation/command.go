@@ -20,16 +20,16 @@ const (
 )
 
 // commands are the subcommands in the order help lists them: how each is typed, what
-// it does (one line) and an example.
-var commands = []struct{ usage, what, example string }{
-	{"start <workflow> [text]", "start a workflow in a new thread; the text says what it is about", "start blog Go generics for data engineers"},
-	{"list", "the workflows there are, and yours running here with links", "list"},
-	{"status", "the artifacts of your workflow and where each stands, with a link to its thread", "status"},
-	{"restart <artifact>", "new options for an artifact; the ones that depend on it go stale", "restart audience"},
-	{"edit <artifact> <instructions>", "rewrite an artifact as asked", "edit name make it shorter"},
-	{"export", "the report now, unapproved parts marked", "export"},
-	{"cancel", "stop the workflow", "cancel"},
-	{"help", "this list", "help"},
+// it does (one line, in each supported language: whatRu is the Russian) and an example.
+var commands = []struct{ usage, what, whatRu, example string }{
+	{"start <workflow> [text]", "start a workflow in a new thread; the text says what it is about", "начать процесс в новой ветке; текст говорит, о чём он", "start blog Go generics for data engineers"},
+	{"list", "the workflows there are, and yours running here with links", "какие процессы есть и ваши запущенные здесь, со ссылками", "list"},
+	{"status", "the artifacts of your workflow and where each stands, with a link to its thread", "артефакты вашего процесса и их состояние, со ссылкой на ветку", "status"},
+	{"restart <artifact>", "new options for an artifact; the ones that depend on it go stale", "новые варианты для артефакта; зависящие от него устаревают", "restart audience"},
+	{"edit <artifact> <instructions>", "rewrite an artifact as asked", "переписать артефакт по указаниям", "edit name make it shorter"},
+	{"export", "the report now, unapproved parts marked", "отчёт сейчас, неутверждённые части помечены", "export"},
+	{"cancel", "stop the workflow", "остановить процесс", "cancel"},
+	{"help", "this list", "этот список", "help"},
 }
 
 // CommandUsageHint is the usage hint of the /threadwright slash command (the app
@@ -42,17 +42,20 @@ var CommandUsageHint = func() string {
 	return strings.Join(us, " | ")
 }()
 
-// commandUsage lists the subcommands, each with what it does and an example, for help
-// and for an unknown subcommand.
-var commandUsage = func() string {
+// commandUsage lists the subcommands in lang ("en" or "ru"), each with what it does
+// and an example, for help and for an unknown subcommand.
+func commandUsage(lang string) string {
 	var b strings.Builder
 	for _, c := range commands {
-		fmt.Fprintf(&b, "• `%s` — %s. E.g. `/threadwright %s`\n", c.usage, c.what, c.example)
+		what := c.what
+		if lang == "ru" {
+			what = c.whatRu
+		}
+		fmt.Fprintf(&b, "• `%s` — %s. %s `/threadwright %s`\n", c.usage, what, tr(lang, "help.example"), c.example)
 	}
-	b.WriteString("In a channel: `/threadwright <command>` (it acts on your workflow there; add a thread link to name one). " +
-		"In a workflow's thread: mention me, e.g. `@threadwright restart audience`.")
+	b.WriteString(tr(lang, "help.where"))
 	return b.String()
-}()
+}
 
 // command is a parsed command line.
 type command struct {

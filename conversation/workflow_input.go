@@ -12,7 +12,7 @@ import (
 func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 	switch c.name {
 	case CmdHelp:
-		t.reply = commandUsage
+		t.reply = commandUsage(t.lang)
 		return nil
 	case CmdList:
 		var lines []string
@@ -65,7 +65,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 		}
 		return t.edit(ctx, c.arg, c.rest)
 	}
-	return errUsage{tr(t.lang, "unknown_command", c.name) + "\n" + commandUsage}
+	return errUsage{tr(t.lang, "unknown_command", c.name) + "\n" + commandUsage(t.lang)}
 }
 
 // shortcut answers the message shortcut on one of the bot's messages: for an
@@ -73,7 +73,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 // workflow's status, or help.
 func (t *wfTurn) shortcut(ctx context.Context, messageTS string) error {
 	if t.def() == nil || t.m.Running(t.ws()) != nil {
-		t.ephemeral(ctx, commandUsage)
+		t.ephemeral(ctx, commandUsage(t.lang))
 		return nil
 	}
 	for _, a := range t.def().Artifacts {

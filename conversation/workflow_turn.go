@@ -283,7 +283,7 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *Checkpoint, earli
 		case in.Command.Source == SourceShortcut && in.Command.Line == "":
 			err = t.shortcut(ctx, in.Command.MessageTS)
 		case !known:
-			err = errUsage{tr(t.lang, "unknown_command", c.name) + "\n" + commandUsage}
+			err = errUsage{tr(t.lang, "unknown_command", c.name) + "\n" + commandUsage(t.lang)}
 		default:
 			err = t.command(ctx, c, "")
 		}
