@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/sashabaranov/go-openai"
+
+	"github.com/threadwright/threadwright/conversation"
 )
 
 // ModelMetrics observes a Client's calls (internal/metrics implements it).
@@ -38,12 +40,16 @@ type ModelMetrics interface {
 // When ctx carries a conversation.TextSink (WithTextSink), it is given the content
 // deltas of every attempt as they arrive (not refusals nor tool-call arguments), and
 // Reset before each retry.
+//
+// When ctx carries a conversation.UsageMeter (conversation.WithUsageMeter), the call's
+// usage is added to it under req.Model, also when the call failed.
 func (c *Client) Complete(ctx context.Context, req openai.ChatCompletionRequest) (Completion, error) {
-	if c.metrics == nil {
-		return c.traced(ctx, req)
-	}
 	start := time.Now()
 	comp, err := c.traced(ctx, req)
+	conversation.UsageMeterFrom(ctx).Add(req.Model, comp.Usage)
+	if c.metrics == nil {
+		return comp, err
+	}
 	c.metrics.ModelCall(req.Model, modelOutcome(ctx, err), time.Since(start), max(comp.Attempts-1, 0),
 		comp.Usage.PromptTokens, comp.Usage.CompletionTokens)
 	return comp, err

@@ -22,19 +22,38 @@ import (
 // count against them for this long after their turn was saved.
 const BudgetWindow = 24 * time.Hour
 
-// usageRecord returns the ledger row of a turn of r with usage u and state st (nil
-// when it used no tokens: it is not written). turns is 1 for a finished turn, 0 for
-// a pipeline's checkpoint.
-func (s *Service) usageRecord(r *run, st State, u Usage, turns int) *UsageRecord {
-	if u.PromptTokens == 0 && u.CompletionTokens == 0 {
-		return nil
+// usageRecords returns the ledger rows of a turn of r with state st: one per model in
+// byModel (the run's UsageMeter since its last save) that used tokens. When metered
+// is false (no call went through agents.Client, as with agents/demo) the turn's
+// usage u is written as one row under the main model (Config.Model). turns (1 for a
+// finished turn, 0 for a pipeline's checkpoint) goes on one row only: the main
+// model's when it was called, else the first model's; the others count 0. A turn
+// that used no tokens writes no row.
+func (s *Service) usageRecords(r *run, st State, u Usage, byModel []ModelUsage, metered bool, turns int) []UsageRecord {
+	if !metered {
+		byModel = []ModelUsage{{Model: s.cfg.Model, Usage: u}}
 	}
-	rec := &UsageRecord{UserID: r.in.User(), Model: s.cfg.Model, Turns: turns,
-		PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	workflow := ""
 	if st.Workflow != nil {
-		rec.Workflow = st.Workflow.Name
+		workflow = st.Workflow.Name
 	}
-	return rec
+	var recs []UsageRecord
+	for _, m := range byModel {
+		if m.Usage.PromptTokens == 0 && m.Usage.CompletionTokens == 0 {
+			continue
+		}
+		rec := UsageRecord{UserID: r.in.User(), Workflow: workflow, Model: m.Model,
+			PromptTokens: m.Usage.PromptTokens, CompletionTokens: m.Usage.CompletionTokens}
+		if m.Model == s.cfg.Model {
+			recs = append([]UsageRecord{rec}, recs...)
+		} else {
+			recs = append(recs, rec)
+		}
+	}
+	if len(recs) > 0 {
+		recs[0].Turns = turns
+	}
+	return recs
 }
 
 // budgeted reports whether r's input is held to the budgets: a person's input other

@@ -169,8 +169,9 @@ type Turn struct {
 	// part of a pipeline (KindPipeline), that must exist exactly when the state that
 	// asks for it was saved.
 	Enqueue []Input
-	// Usage, when set, is written to the usage ledger with the turn (UsageStore).
-	Usage *UsageRecord
+	// Usage are written to the usage ledger with the turn (UsageStore), one row
+	// each: one per model the turn called.
+	Usage []UsageRecord
 	// Events are webhook events written to the outbox in the same transaction
 	// (conversation/events.go), numbered with the next Event.Seq in order.
 	Events []Event

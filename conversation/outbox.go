@@ -30,6 +30,9 @@ type run struct {
 	// saved is the thread's workflow state as last loaded or saved by this run: what
 	// the next save's webhook events are the change from (events.go).
 	saved savedState
+	// meter counts the run's model usage by model (usage_meter.go); its context
+	// carries it.
+	meter *UsageMeter
 }
 
 // outbox posts a turn's messages through the Messenger, tagged, and replaces what an

@@ -561,10 +561,11 @@ func (t *wfTurn) checkpoint(ctx context.Context) error {
 	ctx, cancel := t.s.final(ctx)
 	defer cancel()
 	st := t.state
+	byModel, metered := t.r.meter.Take()
 	st.PromptTokens += t.usage.PromptTokens
 	st.CompletionTokens += t.usage.CompletionTokens
 	saved, err := t.s.storeSave(ctx, t.r, Turn{Key: t.key, Version: t.conv.Version, State: st, Append: t.appended,
-		Usage: t.s.usageRecord(t.r, st, t.usage, 0)})
+		Usage: t.s.usageRecords(t.r, st, t.usage, byModel, metered, 0)})
 	if err != nil {
 		return fmt.Errorf("checkpoint pipeline: %w", err)
 	}

@@ -544,7 +544,8 @@ func (s *Service) runInput(t *thread, in Input) error {
 	ctx, log, span := startTurn(ctx, in, log) // trace.go
 	s.startRun(t, in, stop)
 	defer s.endRun(t)
-	r := &run{in: in, lease: s.leaseOf(t), log: log, th: t}
+	r := &run{in: in, lease: s.leaseOf(t), log: log, th: t, meter: &UsageMeter{}}
+	ctx = WithUsageMeter(ctx, r.meter)
 	r.out = s.newOutbox(ctx, r)
 	start := s.cfg.Now()
 	s.turnStarted(r, start)

@@ -250,6 +250,7 @@ func (s *Service) finishTurn(ctx context.Context, r *run, conv Conversation, e e
 	if e.rebase {
 		attempts = saveAttempts
 	}
+	byModel, metered := r.meter.Take()
 	for i := 0; ; i++ {
 		st := conv.State
 		st.Retry = nil // a Retry is for the failure of the thread's last turn (update sets it)
@@ -260,7 +261,7 @@ func (s *Service) finishTurn(ctx context.Context, r *run, conv Conversation, e e
 		st.PromptTokens += e.usage.PromptTokens
 		st.CompletionTokens += e.usage.CompletionTokens
 		_, err := s.storeSave(ctx, r, Turn{Key: r.in.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.in.ID, Enqueue: e.enqueue,
-			Usage: s.usageRecord(r, st, e.usage, 1)})
+			Usage: s.usageRecords(r, st, e.usage, byModel, metered, 1)})
 		if !errors.Is(err, ErrConflict) || i+1 >= attempts {
 			if err != nil {
 				return fmt.Errorf("save turn: %w", err)

@@ -16,13 +16,16 @@ type UsageRecord struct {
 	UserID string
 	// Workflow names the thread's workflow ("" in free conversation).
 	Workflow string
-	// Model names the main model (Config.Model, OPENAI_MODEL): the turn's calls of
-	// the small model and of a profile's model are counted under it too.
+	// Model names the model called (the chat completion request's model field): a
+	// turn that called several models (OPENAI_MODEL, OPENAI_SMALL_MODEL, a workflow
+	// profile's) writes one row per model.
 	Model string
-	// Turns is 1 for a finished turn and 0 for a pipeline's checkpoint.
+	// Turns is 1 on one row of a finished turn (its main model's, see
+	// Service.usageRecords) and 0 on its other rows and on a pipeline's checkpoint,
+	// so that summing Turns counts each turn once.
 	Turns int
 	// PromptTokens and CompletionTokens are OpenAI's usage fields, summed over the
-	// turn's chat completions.
+	// turn's chat completions of Model.
 	PromptTokens     int
 	CompletionTokens int
 	// At is set by the store when the turn is saved.

@@ -245,8 +245,8 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		pending, held bool
 		tx            *sql.Tx
 	)
-	if len(turn.Enqueue) > 0 || turn.Usage != nil || len(turn.Events) > 0 {
-		// The inputs, the usage row and webhook events go in with the turn: one
+	if len(turn.Enqueue) > 0 || len(turn.Usage) > 0 || len(turn.Events) > 0 {
+		// The inputs, the usage rows and webhook events go in with the turn: one
 		// transaction, one more statement each.
 		var err error
 		if tx, err = s.db.BeginTx(ctx, nil); err != nil {
@@ -272,8 +272,8 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		return conversation.Saved{}, conversation.ErrConflict
 	}
 	if tx != nil {
-		if u := turn.Usage; u != nil {
-			if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(turn.Key, *u, sqlstore.Now())...); err != nil {
+		for _, u := range turn.Usage {
+			if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(turn.Key, u, sqlstore.Now())...); err != nil {
 				return conversation.Saved{}, fmt.Errorf("insert usage: %w", err)
 			}
 		}

@@ -196,8 +196,8 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 			return conversation.Saved{}, fmt.Errorf("input %s is not pending: %w", turn.InputID, conversation.ErrConflict)
 		}
 	}
-	if u := turn.Usage; u != nil {
-		if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(k, *u, timestamp(at))...); err != nil {
+	for _, u := range turn.Usage {
+		if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(k, u, timestamp(at))...); err != nil {
 			return conversation.Saved{}, fmt.Errorf("insert usage: %w", err)
 		}
 	}

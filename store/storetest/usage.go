@@ -17,8 +17,9 @@ type UsageStore interface {
 }
 
 // RunUsage runs the conformance suite of conversation.UsageStore against the stores
-// open returns, each on a new, empty database: a turn saved with Usage writes one
-// ledger row in its transaction (one that fails its version check writes none),
+// open returns, each on a new, empty database: a turn saved with Usage writes its
+// ledger rows (one per model) in its transaction (one that fails its version check
+// writes none),
 // UsageReport sums known rows by channel, person, workflow and model, and UsageSince
 // selects a person's or a channel's rows since a time, oldest first.
 func RunUsage(t *testing.T, open func(t *testing.T) UsageStore) {
@@ -30,24 +31,27 @@ func RunUsage(t *testing.T, open func(t *testing.T) UsageStore) {
 		other := conversation.Key{TeamID: key.TeamID, ChannelID: "C0002", ThreadTS: "1700000002.000100"}
 		rows := []struct {
 			k conversation.Key
-			u conversation.UsageRecord
+			u []conversation.UsageRecord
 		}{
-			{key, conversation.UsageRecord{UserID: "U1", Model: "gpt-a", Turns: 1, PromptTokens: 100, CompletionTokens: 10}},
-			{key, conversation.UsageRecord{UserID: "U2", Model: "gpt-a", Turns: 1, PromptTokens: 200, CompletionTokens: 20}},
-			{other, conversation.UsageRecord{UserID: "U1", Workflow: "launch", Model: "gpt-b", Turns: 1, PromptTokens: 1000, CompletionTokens: 300}},
-			{other, conversation.UsageRecord{Workflow: "launch", Model: "gpt-b", Turns: 0, PromptTokens: 50, CompletionTokens: 5}},
+			{key, []conversation.UsageRecord{{UserID: "U1", Model: "gpt-a", Turns: 1, PromptTokens: 100, CompletionTokens: 10}}},
+			{key, []conversation.UsageRecord{{UserID: "U2", Model: "gpt-a", Turns: 1, PromptTokens: 200, CompletionTokens: 20}}},
+			// One turn that called two models: a row each, the turn counted on one.
+			{other, []conversation.UsageRecord{
+				{UserID: "U1", Workflow: "launch", Model: "gpt-b", Turns: 1, PromptTokens: 1000, CompletionTokens: 300},
+				{UserID: "U1", Workflow: "launch", Model: "gpt-small", Turns: 0, PromptTokens: 40, CompletionTokens: 4},
+			}},
+			{other, []conversation.UsageRecord{{Workflow: "launch", Model: "gpt-b", Turns: 0, PromptTokens: 50, CompletionTokens: 5}}},
 		}
 		versions := map[conversation.Key]int64{}
 		for _, r := range rows {
-			u := r.u
 			saved := mustSave(t, s, conversation.Turn{Key: r.k, Version: versions[r.k], State: conversation.State{Mode: conversation.ModeAssistant},
-				Append: []conversation.Message{assistant("answer")}, Usage: &u})
+				Append: []conversation.Message{assistant("answer")}, Usage: r.u})
 			versions[r.k] = saved.Version
 		}
 		// A turn without usage writes no row; a turn that fails writes none either.
 		mustSave(t, s, conversation.Turn{Key: key, Version: versions[key], State: conversation.State{Mode: conversation.ModeAssistant}})
 		_, err := s.Save(ctx, conversation.Turn{Key: key, Version: versions[key], State: conversation.State{Mode: conversation.ModeAssistant},
-			Usage: &conversation.UsageRecord{UserID: "U1", Model: "gpt-a", Turns: 1, PromptTokens: 9999}})
+			Usage: []conversation.UsageRecord{{UserID: "U1", Model: "gpt-a", Turns: 1, PromptTokens: 9999}, {UserID: "U1", Model: "gpt-small", PromptTokens: 9999}}})
 		if !errors.Is(err, conversation.ErrConflict) {
 			t.Fatalf("Save at a stale version = %v; want ErrConflict", err)
 		}
@@ -56,20 +60,24 @@ func RunUsage(t *testing.T, open func(t *testing.T) UsageStore) {
 			conversation.UsageByChannel: {
 				{Group: "C0002", Model: "gpt-b", Turns: 1, PromptTokens: 1050, CompletionTokens: 305},
 				{Group: "C0001", Model: "gpt-a", Turns: 2, PromptTokens: 300, CompletionTokens: 30},
+				{Group: "C0002", Model: "gpt-small", Turns: 0, PromptTokens: 40, CompletionTokens: 4},
 			},
 			conversation.UsageByUser: {
 				{Group: "U1", Model: "gpt-b", Turns: 1, PromptTokens: 1000, CompletionTokens: 300},
 				{Group: "U2", Model: "gpt-a", Turns: 1, PromptTokens: 200, CompletionTokens: 20},
 				{Group: "U1", Model: "gpt-a", Turns: 1, PromptTokens: 100, CompletionTokens: 10},
 				{Group: "", Model: "gpt-b", Turns: 0, PromptTokens: 50, CompletionTokens: 5},
+				{Group: "U1", Model: "gpt-small", Turns: 0, PromptTokens: 40, CompletionTokens: 4},
 			},
 			conversation.UsageByWorkflow: {
 				{Group: "launch", Model: "gpt-b", Turns: 1, PromptTokens: 1050, CompletionTokens: 305},
 				{Group: "", Model: "gpt-a", Turns: 2, PromptTokens: 300, CompletionTokens: 30},
+				{Group: "launch", Model: "gpt-small", Turns: 0, PromptTokens: 40, CompletionTokens: 4},
 			},
 			conversation.UsageByModel: {
 				{Group: "gpt-b", Model: "gpt-b", Turns: 1, PromptTokens: 1050, CompletionTokens: 305},
 				{Group: "gpt-a", Model: "gpt-a", Turns: 2, PromptTokens: 300, CompletionTokens: 30},
+				{Group: "gpt-small", Model: "gpt-small", Turns: 0, PromptTokens: 40, CompletionTokens: 4},
 			},
 		}
 		for by, w := range want {
@@ -96,10 +104,10 @@ func RunUsage(t *testing.T, open func(t *testing.T) UsageStore) {
 		var version, otherVersion int64
 		for i, n := range []int{10, 20, 30} {
 			u := conversation.UsageRecord{UserID: "U1", Model: "gpt-a", Turns: 1, PromptTokens: n, CompletionTokens: 1}
-			version = mustSave(t, s, conversation.Turn{Key: key, Version: version, State: conversation.State{Mode: conversation.ModeAssistant}, Usage: &u}).Version
+			version = mustSave(t, s, conversation.Turn{Key: key, Version: version, State: conversation.State{Mode: conversation.ModeAssistant}, Usage: []conversation.UsageRecord{u}}).Version
 			if i == 1 {
 				u2 := conversation.UsageRecord{UserID: "U2", Turns: 1, PromptTokens: 7}
-				otherVersion = mustSave(t, s, conversation.Turn{Key: other, Version: otherVersion, State: conversation.State{Mode: conversation.ModeAssistant}, Usage: &u2}).Version
+				otherVersion = mustSave(t, s, conversation.Turn{Key: other, Version: otherVersion, State: conversation.State{Mode: conversation.ModeAssistant}, Usage: []conversation.UsageRecord{u2}}).Version
 			}
 			tick()
 		}

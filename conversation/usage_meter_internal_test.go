@@ -1,0 +1,63 @@
+package conversation
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// TestUsageRecordsByModel: a run's UsageMeter, fed concurrently as agents.Client
+// does, gives one ledger row per model, the main model's first and counting the
+// turn; without any metered call (agents/demo) the turn's usage is one row under the
+// main model; Take starts over.
+func TestUsageRecordsByModel(t *testing.T) {
+	s := &Service{cfg: Config{Model: "gpt-main"}}
+	r := &run{in: Input{Kind: KindUserMessage, Message: &UserMessage{UserID: "U1"}}, meter: &UsageMeter{}}
+	ctx := WithUsageMeter(context.Background(), r.meter)
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Go(func() {
+			model := "gpt-small"
+			if i%2 == 0 {
+				model = "gpt-main"
+			}
+			UsageMeterFrom(ctx).Add(model, Usage{PromptTokens: 10, CompletionTokens: 1})
+		})
+	}
+	wg.Wait()
+	UsageMeterFrom(ctx).Add("gpt-profile", Usage{}) // no tokens: no row
+	byModel, metered := r.meter.Take()
+	st := State{Workflow: &workflow.State{Name: "blog"}}
+	got := s.usageRecords(r, st, Usage{PromptTokens: 1, CompletionTokens: 1}, byModel, metered, 1)
+	want := []UsageRecord{
+		{UserID: "U1", Workflow: "blog", Model: "gpt-main", Turns: 1, PromptTokens: 50, CompletionTokens: 5},
+		{UserID: "U1", Workflow: "blog", Model: "gpt-small", Turns: 0, PromptTokens: 50, CompletionTokens: 5},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("usageRecords = %+v; want %+v", got, want)
+	}
+	if again, metered := r.meter.Take(); len(again) != 0 || !metered {
+		t.Errorf("second Take = %+v, %v; want nothing, metered", again, metered)
+	}
+
+	// Only the small model called: its row counts the turn.
+	got = s.usageRecords(r, State{}, Usage{}, []ModelUsage{{Model: "gpt-small", Usage: Usage{PromptTokens: 3}}}, true, 1)
+	if len(got) != 1 || got[0].Model != "gpt-small" || got[0].Turns != 1 {
+		t.Errorf("small model only: %+v", got)
+	}
+
+	// No metered call (a model outside agents.Client): the turn's usage, main model.
+	var none *UsageMeter
+	none.Add("x", Usage{PromptTokens: 1}) // a nil meter ignores Add
+	byModel, metered = none.Take()
+	got = s.usageRecords(r, State{}, Usage{PromptTokens: 7, CompletionTokens: 2}, byModel, metered, 1)
+	if want := []UsageRecord{{UserID: "U1", Model: "gpt-main", Turns: 1, PromptTokens: 7, CompletionTokens: 2}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("unmetered = %+v; want %+v", got, want)
+	}
+	if got := s.usageRecords(r, State{}, Usage{}, nil, false, 1); len(got) != 0 {
+		t.Errorf("no tokens: %+v; want no row", got)
+	}
+}
