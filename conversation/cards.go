@@ -530,6 +530,11 @@ func (c cards) progress(ws *workflow.State, now time.Time) Card {
 			text = "⏹ " + tr(c.lang, "pipeline.halted", title, p.Halted, tally, elapsed)
 		}
 		button = Button{Label: tr(c.lang, "continue"), Style: "primary", Action: c.action(ActionContinue, "", 0, p.ID)}
+		if p.Halted != "" {
+			// It stopped itself after failing: the same Continue, named as every
+			// failure's way forward is (README, "Failures and Retry").
+			button.Label = tr(c.lang, "retry")
+		}
 	} else {
 		text = "⏳ " + tr(c.lang, "pipeline.running", title, tally, elapsed)
 		button = Button{Label: tr(c.lang, "stop"), Style: "danger", Action: c.action(ActionStop, "", 0, runStopPrefix+p.ID)}

@@ -3,6 +3,7 @@ package conversation_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -538,6 +539,9 @@ func TestPipelineHaltsAfterRepeatedFailures(t *testing.T) {
 	}
 	if posted := strings.Join(h2.drain(), "\n"); !strings.Contains(posted, "pipeline stopped: it failed 3 times in a row") {
 		t.Errorf("not told:\n%s", posted)
+	}
+	if got := h2.msgr.buttons(ws.Pipeline.ProgressTS); !slices.Equal(got, []string{"Retry"}) {
+		t.Errorf("the halted pipeline's buttons = %q; want Retry (every failure's way forward)", got)
 	}
 	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
 	h2.do(conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: cont, UserID: "U1"}})
