@@ -1,22 +1,25 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/threadwright/threadwright/bot/emulator"
 )
 
 // TestE2EChannelCommandFailsForGood: Slack refuses the first message of a workflow
 // that /threadwright start posts on every attempt of the command, so the command
-// fails for good. The person is told, in their language, that Slack failed and which
-// command to type again; typed again once Slack is back, it starts one workflow.
+// fails for good. The person is told, in their language, that Slack failed, with a
+// Retry button; clicked once Slack is back, it starts one workflow, and a second
+// click on it starts nothing more.
 func TestE2EChannelCommandFailsForGood(t *testing.T) {
 	for _, tc := range []struct {
-		name, user, cause, again string
+		name, user, cause, again, retry string
 	}{
-		{"English", alice, "Slack refused the message or file (channel_not_found).", "To try again, type `/threadwright start product-brief`."},
-		{"Russian", "U0IVAN", "Slack не принял сообщение или файл (channel_not_found).", "Чтобы попробовать снова, введите `/threadwright start product-brief`."},
+		{"English", alice, "Slack refused the message or file (channel_not_found).", "Retry runs this command again.", "Retry"},
+		{"Russian", "U0IVAN", "Slack не принял сообщение или файл (channel_not_found).", "«Повторить» выполнит эту команду снова.", "Повторить"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := emulator.DefaultConfig()
@@ -35,11 +38,30 @@ func TestE2EChannelCommandFailsForGood(t *testing.T) {
 			if n := len(h.emu.BotMessages(general, "")); n != 0 {
 				t.Fatalf("%d top-level messages after the failure, want 0", n)
 			}
-			thread := h.startWorkflow(tc.user, "product-brief")
-			h.idle()
-			if n := len(h.emu.BotMessages(general, "")); n != 1 {
-				t.Errorf("%d top-level messages after the command typed again, want 1", n)
+			var failed string
+			for _, m := range h.emu.Ephemerals(general, tc.user) {
+				if strings.Contains(m.Text, tc.again) {
+					failed = m.TS
+				}
 			}
+			for click := 1; click <= 2; click++ {
+				env, err := h.emu.ClickButtonByLabel(general, failed, tc.user, tc.retry)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h.settleEnvelope(env)
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				_, err = h.emu.WaitForMessages(ctx, general, "", 1)
+				cancel()
+				if err != nil {
+					t.Fatalf("click %d: the workflow's first message: %v", click, err)
+				}
+				h.idle()
+				if n := len(h.emu.BotMessages(general, "")); n != 1 {
+					t.Fatalf("%d top-level messages after click %d on Retry, want 1", n, click)
+				}
+			}
+			thread := h.emu.BotMessages(general, "")[0].TS
 			if tr := h.transcript(thread); !strings.Contains(tr, "Product brief") {
 				t.Errorf("the workflow's first message lacks its title:\n%s", tr)
 			}
