@@ -68,3 +68,34 @@ func TestE2EChannelCommandFailsForGood(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EChannelCommandRetryOpensTheInputsModal: the Retry of a failed
+// `/threadwright start blog` opens the workflow's inputs modal with the click's
+// trigger_id, as the slash command would have.
+func TestE2EChannelCommandRetryOpensTheInputsModal(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	for range 3 { // the command's 3 attempts (MaxAttempts)
+		h.emu.FailNext("chat.postMessage", "channel_not_found")
+	}
+	h.slash(alice, "start blog")
+	h.waitEphemeral(general, alice, "Retry runs this command again.")
+	if n := len(h.emu.Calls("views.open")); n != 0 {
+		t.Fatalf("%d views.open before Retry, want 0 (the command failed before)", n)
+	}
+	var failed string
+	for _, m := range h.emu.Ephemerals(general, alice) {
+		if strings.Contains(m.Text, "Retry runs this command again.") {
+			failed = m.TS
+		}
+	}
+	env, err := h.emu.ClickButtonByLabel(general, failed, alice, "Retry")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.settleEnvelope(env)
+	h.waitFor("the inputs modal", func() bool { return len(h.emu.Calls("views.open")) == 1 })
+	if n := len(h.emu.BotMessages(general, "")); n != 1 {
+		t.Errorf("%d top-level messages after Retry, want 1", n)
+	}
+}
