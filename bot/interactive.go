@@ -117,6 +117,9 @@ func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID strin
 		if action.Name == conversation.ActionFeedback {
 			return feedbackClick(cb, action, team, signer)
 		}
+		if action.Name == conversation.ActionRetryCommand {
+			return retryCommandClick(action, team, cb.User.ID, cb.TriggerID), true, ""
+		}
 		if modal != nil {
 			view, err := modalView(signed, *modal)
 			if err != nil {
@@ -189,6 +192,22 @@ func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID strin
 		}}, true, ""
 	}
 	return it, false, dropInteraction
+}
+
+// retryCommandClick turns a click on the Retry of a failed channel command
+// (conversation.ActionRetryCommand, on an ephemeral in the channel) into that command
+// again: a KindCommand input without a thread, as userID, whose id is the same for
+// every click on the button, so a second click is the same input. The click's
+// triggerID opens the workflow's inputs modal, as the slash command's would have.
+func retryCommandClick(action conversation.Action, team, userID, triggerID string) interaction {
+	return interaction{input: conversation.Input{
+		ID:   conversation.RetryCommandInputID(team, action.ThreadTS),
+		Key:  conversation.Key{TeamID: team, ChannelID: action.Channel},
+		Kind: conversation.KindCommand,
+		Command: &conversation.CommandInput{
+			Source: conversation.SourceSlash, UserID: userID, Line: action.Arg, TriggerID: triggerID,
+		},
+	}}
 }
 
 // verify returns the action signed carries, or the drop reason when signer did not

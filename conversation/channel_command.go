@@ -19,7 +19,8 @@ func (noWorkflows) Names() []string                         { return nil }
 // deliver slash commands typed in threads): start posts a new thread for the workflow;
 // the others act on the user's running workflow in the channel, the one a thread link
 // names, or ask with a menu when there are several. A command that fails is tried
-// again (the input stays pending) until its last attempt, which tells the user.
+// again (the input stays pending) until its last attempt, which tells the user, in
+// their language, what failed, with a Retry button (command_retry.go).
 func (s *Service) channelCommand(ctx context.Context, r *run) error {
 	in := r.in
 	lang := "en"
@@ -38,10 +39,18 @@ func (s *Service) channelCommand(ctx context.Context, r *run) error {
 	r.log.Error("channel command failed", "error", err)
 	fctx, cancel := s.final(ctx)
 	defer cancel()
-	if perr := s.cfg.Messenger.PostEphemeral(fctx, in.Key, in.Command.UserID, ErrorReply(err)); perr != nil {
+	card := commandFailedCard(lang, s.channelCommandFailed(lang, err), in) // command_retry.go
+	if perr := s.cfg.Messenger.PostEphemeralCard(fctx, in.Key, in.Command.UserID, card); perr != nil {
 		r.log.Warn("ephemeral not posted", "error", perr)
 	}
 	return s.finish(ctx, r, InputFailed)
+}
+
+// channelCommandFailed is the message of a channel command that failed for good, in
+// lang: what failed (failureMessage: the model, a tool, Slack or the database) and
+// what its Retry button does (README, "Failures and Retry").
+func (s *Service) channelCommandFailed(lang string, err error) string {
+	return s.failureMessage(lang, err, "retry.command")
 }
 
 // runChannelCommand runs channelCommand's command.
