@@ -167,7 +167,12 @@ func (d *Deliverer) Run(ctx context.Context) error {
 // Once claims one batch of due events, sends them and records the outcomes; it
 // returns how many it claimed.
 func (d *Deliverer) Once(ctx context.Context) (int, error) {
-	events, err := d.cfg.Outbox.ClaimEvents(ctx, d.cfg.Owner, d.lease(), DefaultBatch)
+	// The claim is not cut short by ctx: a claim the database committed while the
+	// driver gave up on ctx would stay held by this owner, and a restart would wait
+	// out the lease. A claim made as ctx ends is handed back at once (deliver).
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	events, err := d.cfg.Outbox.ClaimEvents(cctx, d.cfg.Owner, d.lease(), DefaultBatch)
+	cancel()
 	if err != nil {
 		return 0, err
 	}
