@@ -68,26 +68,11 @@ func (s *Store) ClaimEvents(ctx context.Context, owner string, ttl time.Duration
 	if err != nil {
 		return nil, classify(fmt.Errorf("claim webhook events: %w", err))
 	}
-	defer rows.Close()
-	var out []conversation.Event
-	for rows.Next() {
-		var (
-			e    conversation.Event
-			data []byte
-		)
-		if err := rows.Scan(&e.Seq, &e.Key.TeamID, &e.Key.ChannelID, &e.Key.ThreadTS, &data, &e.Attempts, &e.LastError); err != nil {
-			return nil, classify(fmt.Errorf("claim webhook events: %w", err))
-		}
-		if err := json.Unmarshal(data, &e.Data); err != nil {
-			return nil, fmt.Errorf("decode webhook event %d: %w", e.Seq, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+	events, err := sqlstore.ScanEvents(rows)
+	if err != nil {
 		return nil, classify(fmt.Errorf("claim webhook events: %w", err))
 	}
-	sqlstore.SortEvents(out)
-	return out, nil
+	return events, nil
 }
 
 // EventDone ends the delivery of the event seq (one more attempt) and frees its

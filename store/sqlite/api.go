@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
 // runRow is a conversation as Runs reads it.
@@ -95,20 +96,15 @@ func (s *Store) InputStatus(ctx context.Context, id string) (conversation.InputS
 // Forwarded returns the threads of the inputs forwarded from input id (whose ids
 // are id + ">" + thread_ts: a channel command's forward to its thread), oldest first.
 func (s *Store) Forwarded(ctx context.Context, id string) ([]conversation.Key, error) {
-	var keys []conversation.Key
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT team_id, channel_id, thread_ts FROM inputs WHERE id > ?1 AND id < ?2 ORDER BY created_at, id`,
 		id+">", id+"?")
 	if err != nil {
 		return nil, classify(fmt.Errorf("inputs forwarded from %s: %w", id, err))
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var k conversation.Key
-		if err := rows.Scan(&k.TeamID, &k.ChannelID, &k.ThreadTS); err != nil {
-			return nil, classify(fmt.Errorf("inputs forwarded from %s: %w", id, err))
-		}
-		keys = append(keys, k)
+	keys, err := sqlstore.ScanKeys(rows)
+	if err != nil {
+		return nil, classify(fmt.Errorf("inputs forwarded from %s: %w", id, err))
 	}
-	return keys, classify(rows.Err())
+	return keys, nil
 }
