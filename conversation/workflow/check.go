@@ -161,6 +161,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 			seen[dep] = true
 		}
 		d.checkForeach(ps, ap, a, index, ids)
+		d.checkSources(ps, ap, a, index, ids) // sources.go
 	}
 	d.checkCycles(ps, pos, index)
 	d.order = d.computeOrder()

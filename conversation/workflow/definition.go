@@ -112,7 +112,26 @@ type Artifact struct {
 	// (web_search, fetch_url, search_knowledge, an MCP server's server__tool, …);
 	// those the deployment has not configured are left out.
 	Tools []string `yaml:"tools,omitempty"`
+	// Fetch (auto only) names one of DependsOn: this artifact is not written by a
+	// model; its text is the readable text of every http(s) URL found in that
+	// dependency's text (its same item, with foreach), fetched concurrently (README.md,
+	// "Pipelines"). No retries, tools, editor, model or prompt go with it.
+	Fetch string `yaml:"fetch,omitempty"`
+	// ResearchStrategy (auto with foreach only) is StrategyIndividual (the default,
+	// ""): one write per item; or StrategyBatch: one write covers every pending item,
+	// split back by its "## " headings, the items it misses written one by one.
+	ResearchStrategy string `yaml:"research_strategy,omitempty"`
 }
+
+// The values of Artifact.ResearchStrategy.
+const (
+	StrategyIndividual = "individual"
+	StrategyBatch      = "batch"
+)
+
+// Batch reports whether a's items are written in one batch write
+// (ResearchStrategy batch, with foreach).
+func (a *Artifact) Batch() bool { return a.ResearchStrategy == StrategyBatch && a.Foreach != "" }
 
 // Editor is an artifact's editor pass.
 type Editor struct {

@@ -122,7 +122,7 @@ func (a artifactPosition) criterion(j int) position {
 // The fields of each mapping, in the order the schema documents them.
 var (
 	definitionFields = []string{"name", "title", "description", "locale", "approvers", "permissions", "inputs", "pass_share", "artifacts", "report"}
-	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "pass_share", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency"}
+	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "pass_share", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency", "fetch", "research_strategy"}
 	criterionFields  = []string{"id", "description", "critical"}
 	editorFields     = []string{"prompt", "model"}
 	permissionFields = []string{"approve", "keep", "restart", "edit", "cancel"}
@@ -305,6 +305,10 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 			a.Foreach = str(ps, v, what+": foreach")
 		case "model":
 			a.Model = str(ps, v, what+": model")
+		case "fetch":
+			a.Fetch = str(ps, v, what+": fetch")
+		case "research_strategy":
+			a.ResearchStrategy = str(ps, v, what+": research_strategy")
 		case "tools":
 			a.Tools, ap.tools = strList(ps, v, what+": tools", "a list of tool names, like [web_search, fetch_url]")
 		case "editor":

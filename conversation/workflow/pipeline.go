@@ -53,7 +53,7 @@ func (m Machine) Started(s *State, id string, items []ItemState) error {
 		return err
 	}
 	touch(st)
-	st.Status, st.Items = StatusRunning, slices.Clone(items)
+	st.Status, st.Items, st.Batched = StatusRunning, slices.Clone(items), false
 	if s.Pipeline == nil {
 		now := m.now()
 		s.Pipeline = &PipelineState{ID: strconv.FormatInt(now.UnixNano(), 36), StartedAt: now}

@@ -125,6 +125,9 @@ type ArtifactState struct {
 	// Instructions are the guidance of a regeneration of an auto artifact, given to
 	// each of its items.
 	Instructions string `json:"instructions,omitempty"`
+	// Batched is true once the batch write of a research_strategy: batch artifact
+	// ended (Machine.BatchEnded): its items still pending are written one by one.
+	Batched bool `json:"batched,omitempty"`
 }
 
 // UnmarshalJSON reads an artifact's state from a checkpoint. A checkpoint written

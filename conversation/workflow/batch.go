@@ -1,0 +1,45 @@
+package workflow
+
+import "strings"
+
+// The batch write of a research_strategy: batch artifact (README.md, "Pipelines"):
+// one write covers every pending item, in one text with a "## " section per item;
+// SplitBatch matches the sections to the items, BatchEnded records that the batch was
+// tried, so the items it missed are written one by one, also after a restart.
+
+// SplitBatch matches the sections of text, a batch write (split by its headings as
+// Items splits), to titles by title (trimmed, case-insensitive): the result maps a
+// title's index to its section's text. A title without a section, or whose section
+// is empty, is missing from the result; a repeated section keeps the first.
+func SplitBatch(text string, titles []string) map[int]string {
+	byTitle := map[string]string{}
+	found := Items(text)
+	if len(titles) == 1 {
+		// One item: Items needs two headings of a level to split by headings.
+		if first, rest, ok := strings.Cut(strings.TrimSpace(text), "\n"); ok && strings.HasPrefix(first, "#") {
+			found = []Item{{Title: strings.TrimSpace(strings.TrimLeft(first, "#")), Body: strings.TrimSpace(rest)}}
+		}
+	}
+	for _, it := range found {
+		k := strings.ToLower(strings.TrimSpace(it.Title))
+		if _, seen := byTitle[k]; !seen && strings.TrimSpace(it.Body) != "" {
+			byTitle[k] = it.Body
+		}
+	}
+	out := map[int]string{}
+	for i, title := range titles {
+		if body, ok := byTitle[strings.ToLower(strings.TrimSpace(title))]; ok {
+			out[i] = body
+		}
+	}
+	return out
+}
+
+// BatchEnded records that the batch write of running artifact id ended (its items'
+// results are RecordItem's): its items still pending are written one by one from now.
+// It does nothing for an artifact that no longer runs.
+func (m Machine) BatchEnded(s *State, id string) {
+	if st := s.Artifacts[id]; st != nil && st.Status == StatusRunning {
+		st.Batched = true
+	}
+}

@@ -1,0 +1,96 @@
+package workflow
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// The sources phase (README.md, "Pipelines"): an auto artifact with fetch is not
+// written by a model; the pipeline fetches the http(s) URLs of its fetch dependency's
+// text (URLs) and keeps the readable text of each page.
+
+// MaxFetchURLs bounds the URLs fetched for one item of a fetch artifact.
+const MaxFetchURLs = 10
+
+// MaxSourceChars bounds the readable text kept of one fetched page, in runes.
+const MaxSourceChars = 6000
+
+// urlRE matches an http(s) URL in text: it stops at white space, quotes, angle
+// brackets, a closing parenthesis or bracket (a Markdown link's end) and "|" (a
+// Slack link's label).
+var urlRE = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'()\[\]{}|\x60]+`)
+
+// URLs returns the http(s) URLs of text, in order of first appearance, without
+// repeats and without trailing punctuation ("https://a.example/x." gives
+// "https://a.example/x"), at most max of them (max ≤ 0: none).
+func URLs(text string, max int) []string {
+	var out []string
+	for _, m := range urlRE.FindAllString(text, -1) {
+		if len(out) >= max {
+			break
+		}
+		u := strings.TrimRight(m, ".,;:!?*_~")
+		if len(u) <= len("https://") || slices.Contains(out, u) {
+			continue
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// checkSources checks a's fetch and research_strategy: fetch (auto only) names one of
+// a's depends_on, and a fetch artifact has no retries, tools, editor, model, prompt
+// or research_strategy; research_strategy (auto only) is batch or individual, and
+// batch needs foreach. index maps the known ids to their artifact, ids lists them for
+// suggestions.
+func (d *Definition) checkSources(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
+	what := fmt.Sprintf("artifact %q", a.ID)
+	validMode := a.Mode == ModeChoice || a.Mode == ModeDraft || a.Mode == ModeAuto
+	if (a.ResearchStrategy != "" || ap.has("research_strategy")) && ap.ok("research_strategy") {
+		line := ap.at("research_strategy")
+		switch {
+		case a.ResearchStrategy != StrategyBatch && a.ResearchStrategy != StrategyIndividual:
+			ps.addf(line, "%s: research_strategy %q is invalid: use %s or %s", what, a.ResearchStrategy, StrategyBatch, StrategyIndividual)
+		case validMode && a.Mode != ModeAuto:
+			ps.addf(line, "%s: research_strategy needs mode: %s (mode is %s)", what, ModeAuto, a.Mode)
+		case a.Fetch != "":
+			ps.addf(line, "%s: research_strategy does not apply to a fetch artifact: no model writes it", what)
+		case a.ResearchStrategy == StrategyBatch && a.Foreach == "":
+			ps.addf(line, "%s: research_strategy: %s needs foreach: it writes every item of the foreach artifact in one text", what, StrategyBatch)
+		}
+	}
+	if (a.Fetch == "" && !ap.has("fetch")) || !ap.ok("fetch") {
+		return
+	}
+	line := ap.at("fetch")
+	_, known := index[a.Fetch]
+	switch {
+	case a.Fetch == "":
+		ps.addf(line, "%s: fetch is empty: name the dependency whose URLs are fetched, like fetch: research", what)
+	case validMode && a.Mode != ModeAuto:
+		ps.addf(line, "%s: fetch needs mode: %s (mode is %s)", what, ModeAuto, a.Mode)
+	case a.Fetch == a.ID:
+		ps.addf(line, "%s: fetch names the artifact itself: name the dependency whose URLs are fetched", what)
+	case !known:
+		reason := fmt.Sprintf("%s: fetch names unknown artifact %q", what, a.Fetch)
+		if s := nearest(a.Fetch, ids); s != "" {
+			reason += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		ps.addf(line, "%s", reason)
+	case !slices.Contains(a.DependsOn, a.Fetch):
+		ps.addf(line, "%s: fetch: %q is not a dependency of %q: add it to depends_on", what, a.Fetch, a.ID)
+	}
+	for _, f := range []struct {
+		key string
+		set bool
+	}{
+		{"retries", a.Retries != 0}, {"tools", len(a.Tools) > 0}, {"editor", a.Editor != nil},
+		{"model", a.Model != ""}, {"prompt", a.Prompt != ""},
+	} {
+		if (f.set || ap.has(f.key)) && ap.ok(f.key) {
+			ps.addf(ap.at(f.key), "%s: %s does not apply to a fetch artifact: no model writes it (remove %s or fetch)", what, f.key, f.key)
+		}
+	}
+}
