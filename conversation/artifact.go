@@ -42,6 +42,10 @@ type ArtifactRequest struct {
 	// Item is the item this request writes, for a foreach artifact (nil: the whole
 	// artifact).
 	Item *Item
+	// Batch lists the items one write covers, for a research_strategy: batch
+	// artifact (Item is nil then): the text has one "## " section per item, titled
+	// as the item (README.md, "Pipelines"). Nil for any other request.
+	Batch []Item
 	// Profile names the model profile to use (MODEL_PROFILES; "" is the main model):
 	// the artifact's Model, or its editor's for the editor pass.
 	Profile string

@@ -13,6 +13,9 @@ import (
 // leaves the item as it was: the card then shows the failing criterion. It returns
 // early when ctx ends; items fixed so far stay fixed.
 func (t *wfTurn) fixPlaceholders(ctx context.Context, a *workflow.Artifact) {
+	if a.Fetch != "" {
+		return // fetched pages, not a model's text: nothing to fix
+	}
 	st := t.ws().Artifacts[a.ID]
 	for i := range st.Items {
 		it := st.Items[i]

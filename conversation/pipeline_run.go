@@ -71,6 +71,9 @@ type itemResult struct {
 	// cut is true when the turn ended (stop, shutdown, timeout) before the item did:
 	// nothing more is recorded for it.
 	cut bool
+	// batch holds the items a batch job wrote, item index → text (pipeline_batch.go);
+	// nil for any other job.
+	batch map[int]string
 }
 
 // startAuto starts auto artifacts ids (the scheduling rule's Plan.Start): each runs
@@ -155,7 +158,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	inFlight := flight{}
-	w := worker{agent: t.s.cfg.Agent, log: t.log, lang: t.lang, redact: t.s.redact, explain: t.s.explain}
+	w := worker{agent: t.s.cfg.Agent, fetcher: t.s.cfg.Fetcher, log: t.log, lang: t.lang, redact: t.s.redact, explain: t.s.explain}
 	var err error
 	for {
 		// Stopped, or out of time: nothing more is completed; the next part does it.
@@ -244,6 +247,12 @@ func (t *wfTurn) jobs(inFlight flight) []itemJob {
 		if a.Concurrency > 0 {
 			artLimit = min(a.Concurrency, limit)
 		}
+		if a.Batch() && !st.Batched { // one write for its pending items (pipeline_batch.go)
+			if job, ok := t.batchJob(a, st, inFlight); ok && len(inFlight)+len(out) < limit {
+				out = append(out, job)
+			}
+			continue
+		}
 		started := 0
 		for i := range st.Items {
 			if len(inFlight)+len(out) >= limit || inFlight.of(id)+started >= artLimit {
@@ -286,7 +295,9 @@ func (t *wfTurn) itemRequest(a *workflow.Artifact, st *workflow.ArtifactState, i
 // everything an item needs is copied into its itemJob, and what it did comes back as
 // itemResults that the turn records.
 type worker struct {
-	agent  WorkflowAgent
+	agent WorkflowAgent
+	// fetcher reads the pages of a fetch artifact (Config.Fetcher; nil: none is read).
+	fetcher SourceFetcher
 	log    *slog.Logger
 	lang   string
 	redact func(string) string // Config.Redact, never nil
@@ -300,6 +311,12 @@ type worker struct {
 // last, and each recovery, is sent on steps (to be checkpointed); the item's end is
 // returned.
 func (w worker) run(ctx context.Context, job itemJob, steps chan<- itemResult) itemResult {
+	switch {
+	case job.req.Artifact.Fetch != "":
+		return w.runFetch(ctx, job) // pipeline_fetch.go
+	case job.index == batchIndex:
+		return w.runBatch(ctx, job) // pipeline_batch.go
+	}
 	res := itemResult{job: job, attempts: job.tried, failures: job.failures, recovery: job.recovery}
 	tries := 1 + job.retries
 	instructions := job.req.Instructions
@@ -422,6 +439,10 @@ func (w worker) failureReason(err error) string {
 // (a failed try, a recovery) or the item's end. A cut item counts as an interruption
 // when the turn ran out of time (interrupted true).
 func (t *wfTurn) record(r itemResult, interrupted bool) {
+	if r.job.index == batchIndex {
+		t.recordBatch(r, interrupted)
+		return
+	}
 	t.m.RecordItem(t.ws(), r.job.artifact, r.job.index, workflow.ItemEnd{
 		Step: r.step, Cut: r.cut, Interrupted: interrupted, Text: r.text, Reason: r.reason,
 		Attempts: r.attempts, Failures: r.failures, Recovery: r.recovery,
@@ -476,7 +497,9 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 		}
 		eval = e
 	}
-	eval = checkPlaceholders(t.lang, eval, workflow.JoinItems(a, st.Items))
+	if a.Fetch == "" { // fetched pages are not the model's: their brackets are no slots
+		eval = checkPlaceholders(t.lang, eval, workflow.JoinItems(a, st.Items))
+	}
 	rev, err := t.m.Completed(t.ws(), id, eval)
 	if err != nil {
 		return err

@@ -40,6 +40,9 @@ type Config struct {
 	// judges their artifacts (required with Workflows).
 	Workflows Workflows
 	Agent     WorkflowAgent
+	// Fetcher reads the web pages of a workflow's fetch artifacts (README.md,
+	// "Pipelines"); nil reads none: every URL is recorded as not fetched.
+	Fetcher SourceFetcher
 	// Approvers, when set, are the only Slack users who may approve artifacts
 	// (APPROVER_USER_IDS); otherwise a workflow's approvers setting decides.
 	Approvers []string

@@ -1,0 +1,106 @@
+package conversation
+
+import (
+	"context"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// Batch writes (README.md, "Pipelines"): the items of a research_strategy: batch
+// artifact are written by one request (ArtifactRequest.Batch) whose text has one
+// "## " section per item; workflow.SplitBatch matches the sections to the items by
+// title, and each matched item gets its section (after the editor pass, as an item
+// written alone would). The batch is tried once: when it fails, or misses items,
+// those are written one by one with their retries. Its end is checkpointed
+// (workflow.Machine.BatchEnded with the items it wrote), so a restart never writes
+// again what the batch finished, nor the batch itself.
+
+// batchIndex is the index of a batch job (itemJob.index): it runs for the artifact,
+// not one item, and takes one place of the pipeline's concurrency.
+const batchIndex = -1
+
+// batchJob returns the batch write of running artifact a, covering its pending
+// items; false when none is pending or one of its items is being written.
+func (t *wfTurn) batchJob(a *workflow.Artifact, st *workflow.ArtifactState, inFlight flight) (itemJob, bool) {
+	if inFlight.of(a.ID) > 0 {
+		return itemJob{}, false
+	}
+	r := t.request(a.ID, st.Instructions)
+	var batch []Item
+	for i, it := range st.Items {
+		if it.Status == workflow.ItemPending {
+			batch = append(batch, Item{Index: i, Total: len(st.Items), Title: it.Title, Brief: it.Brief})
+		}
+	}
+	if len(batch) == 0 {
+		return itemJob{}, false
+	}
+	r.Batch = batch
+	return itemJob{artifact: a.ID, index: batchIndex, req: r, editor: a.Editor}, true
+}
+
+// runBatch writes a batch job's items in one request and passes each section it
+// found through the editor. Its result's batch holds the items written (item index →
+// text); a failed write holds none. A cut turn cuts the whole batch.
+func (w worker) runBatch(ctx context.Context, job itemJob) itemResult {
+	res := itemResult{job: job, batch: map[int]string{}}
+	text, u, err := w.agent.Write(ctx, job.req)
+	res.usage = u
+	switch {
+	case ctx.Err() != nil:
+		res.cut = true
+		return res
+	case err != nil:
+		w.log.Warn("batch write failed; its items are written one by one", "artifact", job.artifact, "items", len(job.req.Batch), "reason", w.failureReason(err))
+		return res
+	}
+	titles := make([]string, len(job.req.Batch))
+	for k, it := range job.req.Batch {
+		titles[k] = it.Title
+	}
+	for k, body := range workflow.SplitBatch(text, titles) {
+		it := job.req.Batch[k]
+		edited, u, err := w.editItem(ctx, job, it, body)
+		res.usage = res.usage.Add(u)
+		switch {
+		case ctx.Err() != nil:
+			res.cut = true
+			return res
+		case err != nil:
+			w.log.Warn("editor pass of a batch item failed; it is written alone", "artifact", job.artifact, "item", it.Index, "reason", w.failureReason(err))
+			continue
+		}
+		res.batch[it.Index] = edited
+	}
+	if missed := len(job.req.Batch) - len(res.batch); missed > 0 {
+		w.log.Info("batch write missed items; they are written one by one", "artifact", job.artifact, "missed", missed, "items", len(job.req.Batch))
+	}
+	return res
+}
+
+// editItem passes item it's text through the job's editor, when it has one.
+func (w worker) editItem(ctx context.Context, job itemJob, it Item, text string) (string, Usage, error) {
+	if job.editor == nil {
+		return text, Usage{}, nil
+	}
+	r := job.req
+	r.Batch, r.Item = nil, &it
+	r.Current, r.Instructions = text, r.Workflow.ExpandPrompt(job.editor.Prompt, r.Inputs)
+	if job.editor.Model != "" {
+		r.Profile = job.editor.Model
+	}
+	return w.agent.Revise(ctx, r)
+}
+
+// recordBatch records a batch job's end: the items it wrote are done, and the batch
+// has ended (its other items are written alone from now) unless a stop or a shutdown
+// cut it: then it runs again. A batch cut by the turn's time (interrupted) ends too,
+// so that a batch too long for a turn does not run again forever.
+func (t *wfTurn) recordBatch(r itemResult, interrupted bool) {
+	for i, text := range r.batch {
+		t.m.RecordItem(t.ws(), r.job.artifact, i, workflow.ItemEnd{Text: text, Attempts: 1})
+	}
+	if !r.cut || interrupted {
+		t.m.BatchEnded(t.ws(), r.job.artifact)
+	}
+}

@@ -1,0 +1,117 @@
+package conversation
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// The sources phase (README.md, "Pipelines"): an auto artifact with fetch is written
+// by no model. Each of its items is the readable text of the http(s) URLs found in its
+// fetch dependency's text (the same item of it, with foreach: itemRequest), fetched
+// by Config.Fetcher, a few at once. A failed fetch is recorded in the text, never
+// fatal: the item still succeeds.
+
+// SourceFetcher fetches a web page for the sources phase: its readable text
+// (implemented by agents, with fetch_url's address guard and limits). Errors say why
+// the page could not be read ("HTTP 500", an address refused, a timeout); they are
+// recorded in the artifact's text, scrubbed and on one line.
+type SourceFetcher interface {
+	FetchSource(ctx context.Context, url string) (SourcePage, error)
+}
+
+// SourcePage is a fetched page: the URL fetched, the page's title ("" when it has
+// none) and its readable text. (Source, a task's source, is another thing.)
+type SourcePage struct {
+	URL, Title, Text string
+}
+
+// maxSourceFetches bounds the pages of one item fetched at once.
+const maxSourceFetches = 4
+
+// noURLs is the text of an item whose notes have no URL.
+const noURLs = "No URLs were found in the notes."
+
+// fetchingOff is why a URL was not fetched when the deployment has no fetcher.
+const fetchingOff = "fetching is off in this deployment"
+
+// runFetch runs one item of a fetch artifact: the URLs of its dependency's text
+// (workflow.URLs, at most workflow.MaxFetchURLs), fetched concurrently, each kept as
+// a "### title" section with its URL and its text (or why it was not fetched). A cut
+// turn cuts the item: it is fetched again in the next part.
+func (w worker) runFetch(ctx context.Context, job itemJob) itemResult {
+	res := itemResult{job: job, attempts: 1}
+	urls := workflow.URLs(job.req.Approved[job.req.Artifact.Fetch], workflow.MaxFetchURLs)
+	if len(urls) == 0 {
+		res.text = noURLs
+		return res
+	}
+	pages := make([]string, len(urls))
+	var g errgroup.Group
+	g.SetLimit(maxSourceFetches)
+	for i, u := range urls {
+		g.Go(func() error {
+			pages[i] = w.source(ctx, job, u)
+			return nil
+		})
+	}
+	_ = g.Wait() // a failed fetch is part of the text, never an error
+	if ctx.Err() != nil {
+		res.cut, res.attempts = true, 0
+		return res
+	}
+	res.text = strings.Join(pages, "\n\n")
+	return res
+}
+
+// source fetches url and returns its section of the item's text.
+func (w worker) source(ctx context.Context, job itemJob, url string) string {
+	var (
+		src SourcePage
+		err error
+	)
+	if w.fetcher == nil {
+		err = fmt.Errorf("%s", fetchingOff)
+	} else {
+		src, err = w.fetcher.FetchSource(ctx, url)
+	}
+	if err != nil {
+		reason := clip(strings.Join(strings.Fields(w.redact(err.Error())), " "), maxReason)
+		if ctx.Err() == nil {
+			w.log.Info("source not fetched", "artifact", job.artifact, "item", job.index, "url", url, "reason", reason)
+		}
+		return "### " + url + "\nSource: " + url + "\nNot fetched: " + reason
+	}
+	title := strings.Join(strings.Fields(src.Title), " ")
+	if title == "" {
+		title = url
+	}
+	text := strings.TrimSpace(src.Text)
+	if text == "" {
+		text = "(no readable text)"
+	}
+	return "### " + title + "\nSource: " + url + "\n" + clipSource(text)
+}
+
+// clipSource keeps the first workflow.MaxSourceChars runes of a page's text, saying
+// so when it cuts.
+func clipSource(text string) string {
+	total := utf8.RuneCountInString(text)
+	if total <= workflow.MaxSourceChars {
+		return text
+	}
+	n, cut := 0, len(text)
+	for i := range text {
+		if n == workflow.MaxSourceChars {
+			cut = i
+			break
+		}
+		n++
+	}
+	return strings.TrimSpace(text[:cut]) + fmt.Sprintf("\n[cut: the page has %d characters; the first %d are kept]", total, workflow.MaxSourceChars)
+}
