@@ -298,9 +298,9 @@ type worker struct {
 	agent WorkflowAgent
 	// fetcher reads the pages of a fetch artifact (Config.Fetcher; nil: none is read).
 	fetcher SourceFetcher
-	log    *slog.Logger
-	lang   string
-	redact func(string) string // Config.Redact, never nil
+	log     *slog.Logger
+	lang    string
+	redact  func(string) string // Config.Redact, never nil
 	// explain says what a failed try's error came from (Service.explain).
 	explain func(error) Failure
 }
