@@ -184,42 +184,93 @@ func (f *fetcher) run(ctx context.Context, raw json.RawMessage) (string, error) 
 	if err := json.Unmarshal(raw, &args); err != nil {
 		return "", fmt.Errorf("invalid arguments: %w", err)
 	}
-	rawURL := strings.TrimSpace(args.URL)
+	p, err := f.fetch(ctx, args.URL)
+	if err != nil {
+		return "", err
+	}
+	ReportEntities(ctx, conversation.Entity{ID: p.final.Redacted(), Title: strings.Join(strings.Fields(p.title), " "), Type: "web page"}) // contract.go
+	var b strings.Builder
+	fmt.Fprintf(&b, "URL: %s\n", p.final.Redacted())
+	if p.final.String() != p.url.String() {
+		fmt.Fprintf(&b, "Redirected from: %s\n", p.url.Redacted())
+	}
+	if p.title != "" {
+		fmt.Fprintf(&b, "Title: %s\n", p.title)
+	}
+	if p.kind != "html" {
+		fmt.Fprintf(&b, "Content-Type: %s\n", p.mediaType)
+	}
+	b.WriteByte('\n')
+	if p.text == "" {
+		b.WriteString("(no readable text)")
+	} else {
+		shown, total := truncateRunes(p.text, f.maxChars)
+		b.WriteString(shown)
+		switch {
+		case p.convertCut:
+			fmt.Fprintf(&b, "\n\n[cut: the text has more than %d characters; only the first %d are shown]", total, utf8.RuneCountInString(shown))
+		case shown != p.text:
+			fmt.Fprintf(&b, "\n\n[cut: the text has %d characters; only the first %d are shown]", total, utf8.RuneCountInString(shown))
+		}
+	}
+	if p.bytesCut {
+		fmt.Fprintf(&b, "\n\n[cut: the response is longer than %d bytes; only the first %d were read]", f.maxBytes, f.maxBytes)
+	}
+	return b.String(), nil
+}
+
+// page is a fetched page (fetcher.fetch): the URL asked for and the one read after
+// redirects, its title ("" when none), its readable text, trimmed (HTML converted,
+// at most about maxChars characters of it), its media type and how it was rendered
+// (contentKind), and whether the text (convertCut) or the body (bytesCut) was cut.
+type page struct {
+	url, final           *url.URL
+	title, text          string
+	mediaType, kind      string
+	convertCut, bytesCut bool
+}
+
+// fetch reads rawURL within the fetcher's guard and limits: the one fetch of the
+// fetch_url tool and of SourceFetcher. Errors are the model's to read: a refused
+// address (wrapping ErrAddressRefused), an HTTP status, a content type it does not
+// read, a timeout.
+func (f *fetcher) fetch(ctx context.Context, rawURL string) (page, error) {
+	rawURL = strings.TrimSpace(rawURL)
 	u, err := url.Parse(rawURL)
 	if err != nil || !u.IsAbs() {
-		return "", fmt.Errorf("fetch_url needs an absolute http or https URL, not %q", rawURL)
+		return page{}, fmt.Errorf("fetch_url needs an absolute http or https URL, not %q", rawURL)
 	}
 	u.Fragment, u.RawFragment = "", ""
 	if err := f.guard.checkURL(u); err != nil {
-		return "", err
+		return page{}, err
 	}
 
 	ctx, cancel := context.WithTimeoutCause(ctx, f.timeout, errFetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return "", fmt.Errorf("fetch_url cannot request %s: %w", u.Redacted(), err)
+		return page{}, fmt.Errorf("fetch_url cannot request %s: %w", u.Redacted(), err)
 	}
 	req.Header.Set("User-Agent", webUserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.1")
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return "", f.explain(ctx, u, err)
+		return page{}, f.explain(ctx, u, err)
 	}
 	defer resp.Body.Close()
 	final := resp.Request.URL
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", fmt.Errorf("fetch %s: HTTP %s", final.Redacted(), resp.Status)
+		return page{}, fmt.Errorf("fetch %s: HTTP %s", final.Redacted(), resp.Status)
 	}
 	mediaType, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	kind := contentKind(mediaType)
 	if mediaType != "" && kind == "" {
-		return "", fmt.Errorf("fetch %s: the response is %s; fetch_url reads only HTML, plain text and JSON", final.Redacted(), mediaType)
+		return page{}, fmt.Errorf("fetch %s: the response is %s; fetch_url reads only HTML, plain text and JSON", final.Redacted(), mediaType)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.maxBytes+1))
 	if err != nil {
-		return "", f.explain(ctx, final, err)
+		return page{}, f.explain(ctx, final, err)
 	}
 	bytesCut := int64(len(body)) > f.maxBytes
 	if bytesCut {
@@ -228,52 +279,19 @@ func (f *fetcher) run(ctx context.Context, raw json.RawMessage) (string, error) 
 	if mediaType == "" {
 		mediaType, params, _ = mime.ParseMediaType(http.DetectContentType(body))
 		if kind = contentKind(mediaType); kind == "" {
-			return "", fmt.Errorf("fetch %s: the response looks like %s; fetch_url reads only HTML, plain text and JSON", final.Redacted(), mediaType)
+			return page{}, fmt.Errorf("fetch %s: the response looks like %s; fetch_url reads only HTML, plain text and JSON", final.Redacted(), mediaType)
 		}
 	}
 
-	text := decodeText(body, params["charset"])
-	var (
-		title      string
-		convertCut bool // the HTML's text goes on past what was converted
-	)
+	p := page{url: u, final: final, text: decodeText(body, params["charset"]), mediaType: mediaType, kind: kind, bytesCut: bytesCut}
 	if kind == "html" {
 		// Converted only as far as can be shown: f.maxChars characters of up to
 		// utf8.UTFMax bytes, and one more, so that a cut shows.
-		doc := htmltext.Convert(text, htmltext.Options{Base: final, MaxBytes: utf8.UTFMax * (f.maxChars + 1)})
-		title, text, convertCut = doc.Title, doc.Text, doc.Cut
+		doc := htmltext.Convert(p.text, htmltext.Options{Base: final, MaxBytes: utf8.UTFMax * (f.maxChars + 1)})
+		p.title, p.text, p.convertCut = doc.Title, doc.Text, doc.Cut
 	}
-	text = strings.TrimSpace(text)
-
-	ReportEntities(ctx, conversation.Entity{ID: final.Redacted(), Title: strings.Join(strings.Fields(title), " "), Type: "web page"}) // contract.go
-	var b strings.Builder
-	fmt.Fprintf(&b, "URL: %s\n", final.Redacted())
-	if final.String() != u.String() {
-		fmt.Fprintf(&b, "Redirected from: %s\n", u.Redacted())
-	}
-	if title != "" {
-		fmt.Fprintf(&b, "Title: %s\n", title)
-	}
-	if kind != "html" {
-		fmt.Fprintf(&b, "Content-Type: %s\n", mediaType)
-	}
-	b.WriteByte('\n')
-	if text == "" {
-		b.WriteString("(no readable text)")
-	} else {
-		shown, total := truncateRunes(text, f.maxChars)
-		b.WriteString(shown)
-		switch {
-		case convertCut:
-			fmt.Fprintf(&b, "\n\n[cut: the text has more than %d characters; only the first %d are shown]", total, utf8.RuneCountInString(shown))
-		case shown != text:
-			fmt.Fprintf(&b, "\n\n[cut: the text has %d characters; only the first %d are shown]", total, utf8.RuneCountInString(shown))
-		}
-	}
-	if bytesCut {
-		fmt.Fprintf(&b, "\n\n[cut: the response is longer than %d bytes; only the first %d were read]", f.maxBytes, f.maxBytes)
-	}
-	return b.String(), nil
+	p.text = strings.TrimSpace(p.text)
+	return p, nil
 }
 
 // explain turns a failed request to u into the error the model reads.
