@@ -360,6 +360,9 @@ func (a *WorkflowAgent) Write(ctx context.Context, r conversation.ArtifactReques
 	if s := r.Selected; s != nil {
 		data.Selected = &prompts.Option{Label: s.Label, Title: s.Title, Text: s.Text}
 	}
+	for _, it := range r.Batch {
+		data.Batch = append(data.Batch, *itemData(&it))
+	}
 	if tools != nil {
 		data.Tools = promptTools(tools.Specs())
 	}

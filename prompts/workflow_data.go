@@ -160,6 +160,9 @@ type ArtifactWriteData struct {
 	// Item is the item to write, for a foreach artifact: the text saved is that
 	// item's part only, without its heading. Nil: the whole artifact.
 	Item *Item
+	// Batch lists the items one write covers (research_strategy: batch), Item nil:
+	// the text has one "## " section per item, titled as listed. Nil otherwise.
+	Batch []Item
 	// Selected is the chosen option of a choice artifact; nil for a draft or auto one.
 	Selected *Option
 	// Previous is an earlier text of the artifact, when there is one (regenerating a

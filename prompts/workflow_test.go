@@ -120,6 +120,10 @@ func TestRenderWorkflowGolden(t *testing.T) {
 		{"artifact_write_item_bare", prompts.ArtifactWrite, prompts.ArtifactWriteData{
 			Title: "Chapters", Item: &prompts.Item{Number: 1, Total: 3, Title: "Introduction"}, ToolName: "commit_artifact_final_text",
 		}},
+		{"artifact_write_batch", prompts.ArtifactWrite, prompts.ArtifactWriteData{
+			Title: "Research", Batch: []prompts.Item{{Number: 1, Total: 2, Title: "Market size"}, {Number: 2, Total: 2, Title: "Competitor pricing", Brief: sampleItem.Brief}},
+			Tools: sampleTools, Failure: true, ToolName: "commit_artifact_final_text",
+		}},
 		{"artifact_write_tools", prompts.ArtifactWrite, prompts.ArtifactWriteData{
 			Title: "Research", Tools: sampleTools, Failure: true, ToolName: "commit_artifact_final_text",
 		}},
