@@ -288,6 +288,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			Tools: registry, Policy: policy, ToolTimeout: c.ToolTimeout, Profiles: modelProfiles(profiles, modelConfig, client),
 		}),
 		PipelineConcurrency: c.PipelineConcurrency,
+		Fetcher:             agents.NewSourceFetcher(c.fetchConfig()), // fetch artifacts: fetch_url's guard and limits
 		Approvers:           c.ApproverUserIDs,
 		SuggestedPrompts:    suggested,
 		Format:              agents.ToMrkdwn,
