@@ -59,6 +59,9 @@
 //	    retries: 2              # auto only; 0..MaxRetries tries again on failure (default 0)
 //	    concurrency: 4          # auto only; 1..MaxConcurrency items written at once
 //	                            # (default: the deployment's PIPELINE_CONCURRENCY)
+//	    fetch: research         # auto only; one of depends_on whose URLs are fetched:
+//	                            # no model writes it (no retries, tools, editor, model, prompt)
+//	    research_strategy: batch  # auto with foreach only; batch or individual (default)
 //	report: |                   # optional text/template (default DefaultReport)
 //	  # {{.Workflow.Title}}
 //	  {{artifact "problem_statement"}}
@@ -97,6 +100,20 @@
 //     (web_search, fetch_url, search_knowledge, an MCP server's server__tool);
 //     those the deployment has not configured are left out. A choice artifact's
 //     options are written without tools.
+//   - fetch (auto only) names one of depends_on; the artifact is not written by a
+//     model: each item's text (with foreach, from the same item of the dependency,
+//     when that fans out over the same artifact) is the readable text of the
+//     http(s) URLs in the dependency's text (URLs: in order, without repeats, at
+//     most MaxFetchURLs), fetched concurrently by the deployment's fetcher with
+//     fetch_url's limits, each page under "### title" with a "Source: url" line and
+//     at most MaxSourceChars of text; a page that could not be fetched says
+//     "Not fetched: why", and the item still succeeds. retries, tools, editor, model,
+//     prompt and research_strategy are problems on a fetch artifact.
+//   - research_strategy (auto with foreach only): individual (the default) writes
+//     each item alone; batch writes every pending item in one request, one "## "
+//     section per item (SplitBatch matches them by title), each then through the
+//     editor; items the batch misses, or all of them when it fails, are written
+//     alone with their retries.
 //
 // # Report templates
 //
@@ -131,8 +148,11 @@
 // and titles, malformed names and ids, duplicate artifact and criterion ids,
 // depends_on naming an unknown artifact, dependency cycles ("a → b → a": a depends
 // on b, which depends on a), invalid mode, options, approvers and locale, pipeline
-// fields on the wrong mode (foreach, retries and concurrency need mode auto; tools
-// are not for choice), foreach naming an unknown artifact, the artifact itself or
+// fields on the wrong mode (foreach, retries, concurrency, fetch and
+// research_strategy need mode auto; tools are not for choice), fetch naming an
+// unknown artifact, itself or one not in its depends_on, fields a fetch artifact
+// cannot have, a research_strategy other than batch or individual, batch without
+// foreach, foreach naming an unknown artifact, the artifact itself or
 // one not in its depends_on, retries and concurrency out of range, an editor
 // without a prompt, a pass_share outside (0, 1] or a critical that is not true or
 // false, malformed model profile and tool names, repeated tools, report
