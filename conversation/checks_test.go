@@ -276,6 +276,9 @@ func TestChecksPipelineForeachSplitBack(t *testing.T) {
 			if cur := a.revisedCurrent; len(cur) != 1 || cur[0] != "## Alpha\n\nalpha\n\n## Beta\n\nbeta" {
 				t.Fatalf("revised %q; want the items joined, once", cur)
 			}
+			if rev := a.revised(); !strings.Contains(rev[0], "Keep every \"## \" heading exactly as it is") {
+				t.Errorf("revision %q; want it asked to keep the items' headings", rev[0])
+			}
 			if tt.kept {
 				if st.Items[0].Text != "Source: a\nalpha words here" || st.Items[1].Text != "Source: b\nbeta words here" || st.Text != tt.revised {
 					t.Errorf("items %q, %q, text %q; want the revision split back", st.Items[0].Text, st.Items[1].Text, st.Text)

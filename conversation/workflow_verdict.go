@@ -72,8 +72,9 @@ func (t *wfTurn) fixVerdictWith(ctx context.Context, r ArtifactRequest, text str
 // verdictFix is the editor's request after verdict v of artifact a failed, or ph,
 // placeholders, were left: the placeholders fix (placeholderFix), then every other
 // failing criterion with its reason (critical ones marked), as guidance, on lines
-// without a blank one. asked, the team's instructions the text was written with, are
-// kept.
+// without a blank one. A foreach artifact's joined items are asked to keep their
+// headings (judgeAuto splits the revision back by them). asked, the team's
+// instructions the text was written with, are kept.
 func verdictFix(a *workflow.Artifact, v workflow.Verdict, ph []string, asked string) string {
 	var lines []string
 	if len(ph) > 0 {
@@ -100,6 +101,9 @@ func verdictFix(a *workflow.Artifact, v workflow.Verdict, ph []string, asked str
 		}
 		lines = append(lines, head+". Revise the text so that it meets these criteria; keep everything that already meets the others, and change nothing else:")
 		lines = append(lines, failed...)
+	}
+	if a.Foreach != "" && len(lines) > 0 {
+		lines = append(lines, "Keep every \"## \" heading exactly as it is, in the same order: the text is split back into its items by them.")
 	}
 	if asked = strings.TrimSpace(asked); asked != "" {
 		lines = append(lines, "Keep following what the team asked for: "+strings.Join(strings.Fields(asked), " "))
