@@ -37,6 +37,8 @@ type checkAgent struct {
 	mu             sync.Mutex
 	write, revise  map[string]string // artifact id (or "id/item") → text
 	asked          [][]string        // criterion ids per Evaluate call
+	evaluated      []string          // the texts evaluated
+	failWrite      map[string]bool   // "id/item" whose writes fail
 	revisions      []string          // Revise instructions
 	revisedCurrent []string          // Revise's Current
 }
@@ -48,6 +50,9 @@ func (a *checkAgent) Write(ctx context.Context, r conversation.ArtifactRequest) 
 	k := r.Artifact.ID
 	if r.Item != nil {
 		k += "/" + r.Item.Title
+	}
+	if a.failWrite[k] {
+		return "", conversation.Usage{}, &conversation.TaskFailure{Reason: "nothing found"}
 	}
 	if s, ok := a.write[k]; ok {
 		return s, conversation.Usage{}, nil
@@ -76,6 +81,7 @@ func (a *checkAgent) Evaluate(ctx context.Context, r conversation.ArtifactReques
 	}
 	a.mu.Lock()
 	a.asked = append(a.asked, ids)
+	a.evaluated = append(a.evaluated, text)
 	a.mu.Unlock()
 	return a.scriptedAgent.Evaluate(ctx, r, text)
 }
@@ -87,7 +93,7 @@ func (a *checkAgent) revised() []string {
 }
 
 func newCheckAgent() *checkAgent {
-	return &checkAgent{scriptedAgent: scriptedAgent{fail: map[string]error{}}, write: map[string]string{}, revise: map[string]string{}}
+	return &checkAgent{scriptedAgent: scriptedAgent{fail: map[string]error{}}, write: map[string]string{}, revise: map[string]string{}, failWrite: map[string]bool{}}
 }
 
 // checksHarness runs workflow src (a definition) with agent a.
@@ -295,5 +301,27 @@ func TestChecksPipelineForeachSplitBack(t *testing.T) {
 				t.Errorf("evaluation %+v; want the first (failing) one", st.Eval)
 			}
 		})
+	}
+}
+
+// A failed item of a foreach artifact stays failed through the revision (whatever
+// the revision wrote for it), and the revision is evaluated as it is approved.
+func TestChecksPipelineForeachFailedItemStays(t *testing.T) {
+	a := newCheckAgent()
+	a.write["outline"] = "# Plan\n\n## Alpha\n\n## Beta\n"
+	a.write["notes/Alpha"] = "alpha"
+	a.failWrite["notes/Beta"] = true
+	a.revise["notes"] = "## Alpha\n\nSource: a\nalpha words here and more\n\n## Beta\n\nSource: invented\nbeta made up"
+	h := checksHarness(t, fmt.Sprintf(pipelineChecksWorkflow, "foreach: outline"), a)
+	startChecked(h)
+	st := h.artifact("notes")
+	if st.Status != workflow.StatusApproved || st.Items[0].Text != "Source: a\nalpha words here and more" || st.Items[1].Status != workflow.ItemFailed {
+		t.Fatalf("notes %s, items %+v; want Alpha revised, Beta still failed", st.Status, st.Items)
+	}
+	if strings.Contains(st.Text, "invented") || !strings.Contains(st.Text, "_No result: nothing found_") {
+		t.Errorf("text %q; want the failed item's note, not the revision's invention", st.Text)
+	}
+	if last := a.evaluated[len(a.evaluated)-1]; last != st.Text || st.PriorEval == nil {
+		t.Errorf("last evaluated %q; want the approved text %q (prior %+v)", last, st.Text, st.PriorEval)
 	}
 }

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -43,7 +44,7 @@ type pipelineVerdict struct {
 // the done items' texts: without foreach, the whole of it; with foreach, split back
 // into items by workflow.Items, which must give the items' titles in order (else the
 // revision is discarded, logged, and the first evaluation stands). A failed item
-// stays failed. It returns ctx's error when ctx ends, the artifact left as it was.
+// stays failed; the revision is evaluated as it will be approved (rejoin). It returns ctx's error when ctx ends, the artifact left as it was.
 func (t *wfTurn) judgeAuto(ctx context.Context, a *workflow.Artifact, text string) (pipelineVerdict, error) {
 	st := t.ws().Artifacts[a.ID]
 	eval, err := t.evaluateAuto(ctx, t.request(a.ID, ""), text)
@@ -54,7 +55,16 @@ func (t *wfTurn) judgeAuto(ctx context.Context, a *workflow.Artifact, text strin
 	if !anyDone(st.Items) {
 		return out, nil // nothing written to revise
 	}
-	fixed, err := t.fixVerdictWith(ctx, t.request(a.ID, st.Instructions), text, eval, t.evaluateAuto)
+	// The revision is evaluated as it would be approved: split back into the items,
+	// the failed ones as they were; one that does not split is not evaluated.
+	evaluate := func(ctx context.Context, r ArtifactRequest, revised string) ([]workflow.CriterionResult, error) {
+		joined, ok := rejoin(a, st.Items, revised)
+		if !ok {
+			return eval, nil // discarded below
+		}
+		return t.evaluateAuto(ctx, r, joined)
+	}
+	fixed, err := t.fixVerdictWith(ctx, t.request(a.ID, st.Instructions), text, eval, evaluate)
 	if ctx.Err() != nil {
 		return pipelineVerdict{}, ctx.Err()
 	}
@@ -70,6 +80,23 @@ func (t *wfTurn) judgeAuto(ctx context.Context, a *workflow.Artifact, text strin
 		t.m.FixedItem(t.ws(), a.ID, i, s)
 	}
 	return pipelineVerdict{eval: fixed.eval, prior: fixed.prior, why: fixed.why, note: fixed.note}, nil
+}
+
+// rejoin is the text artifact a would be approved with were revised, a revision of
+// its items joined, split back into them (splitBack): the done items' texts
+// replaced, the failed ones kept. ok is false when revised does not split back.
+func rejoin(a *workflow.Artifact, items []workflow.ItemState, revised string) (string, bool) {
+	texts, ok := splitBack(a, items, revised)
+	if !ok {
+		return "", false
+	}
+	cp := slices.Clone(items)
+	for i := range cp {
+		if cp[i].Status == workflow.ItemDone {
+			cp[i].Text, _ = workflow.SplitNotes(texts[i])
+		}
+	}
+	return workflow.JoinItems(a, cp), true
 }
 
 // anyDone reports whether an item is done.
