@@ -144,6 +144,14 @@ var catalogs = map[string]map[string]string{
 		"inputs.given":    "Details given by <@%s>.",
 		"inputs.required": "Please fill this in.",
 		"inputs.number":   "Enter a number, like 1500.",
+		// Criteria checks (README, "Verdicts"; workflow_verdict.go).
+		"check.line_missing":     "No \"%s\" line",
+		"check.line_empty":       "The \"%s\" line has nothing after it",
+		"check.heading_missing":  "No \"%s\" heading",
+		"check.words":            "%s words; the target is %s ± %s%% (%s–%s)",
+		"check.words_no_input":   "%s words; no target: the input \"%s\" is empty",
+		"check.words_not_number": "%s words; no target: the input \"%s\" is not a number above 0 (%q)",
+		"check.thousands":        ",",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -275,6 +283,14 @@ var catalogs = map[string]map[string]string{
 		"inputs.given":    "<@%s> заполняет детали.",
 		"inputs.required": "Заполните это поле.",
 		"inputs.number":   "Введите число, например 1500.",
+		// Criteria checks (README, "Verdicts"; workflow_verdict.go).
+		"check.line_missing":     "Нет строки «%s»",
+		"check.line_empty":       "В строке «%s» ничего нет после начала",
+		"check.heading_missing":  "Нет заголовка «%s»",
+		"check.words":            "слов: %s; цель — %s ± %s%% (%s–%s)",
+		"check.words_no_input":   "слов: %s; цели нет: поле «%s» не заполнено",
+		"check.words_not_number": "слов: %s; цели нет: в поле «%s» не число больше 0 (%q)",
+		"check.thousands":        "\u00a0",
 	},
 }
 

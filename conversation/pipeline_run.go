@@ -476,8 +476,9 @@ func (t *wfTurn) completeArtifacts(ctx context.Context) error {
 	}
 }
 
-// complete evaluates finished artifact id, approves it with its items joined, and
-// posts it. A placeholder left in an item's text is fixed first (fixPlaceholders).
+// complete evaluates finished artifact id, gives it the one automatic revision a
+// failing verdict gets (judgeAuto), approves it with its items joined, and posts it.
+// A placeholder left in an item's text is fixed first (fixPlaceholders).
 func (t *wfTurn) complete(ctx context.Context, id string) error {
 	a, _ := t.def().Artifact(id)
 	t.fixPlaceholders(ctx, a)
@@ -485,24 +486,23 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 		return nil // stopped or out of time: it stays running, the next part completes it
 	}
 	st := t.ws().Artifacts[id]
-	var eval []workflow.CriterionResult
-	if len(a.Criteria) > 0 {
-		e, u, err := t.s.cfg.Agent.Evaluate(ctx, t.request(id, ""), workflow.JoinItems(a, st.Items))
-		t.add(u)
-		if ctx.Err() != nil {
-			return nil // stopped or out of time: it stays running, the next part completes it
-		}
-		if err != nil {
-			t.log.Warn("evaluation of a pipeline artifact failed; approved without it", "artifact", id, "error", err)
-		}
-		eval = e
+	judged, err := t.judgeAuto(ctx, a, workflow.JoinItems(a, st.Items))
+	if ctx.Err() != nil {
+		return nil // stopped or out of time: it stays running, the next part completes it
 	}
-	if a.Fetch == "" { // fetched pages are not the model's: their brackets are no slots
-		eval = checkPlaceholders(t.lang, eval, workflow.JoinItems(a, st.Items))
+	if err != nil {
+		return err
 	}
+	eval := judged.eval
 	rev, err := t.m.Completed(t.ws(), id, eval)
 	if err != nil {
 		return err
+	}
+	if judged.why != "" {
+		st.PriorEval, rev.Why = judged.prior, rev.Why+judged.why
+		if judged.note != "" {
+			st.Note = strings.TrimSpace(st.Note + "\n" + judged.note)
+		}
 	}
 	t.keep(rev)
 	// Posted on the final writes' context: a stop from now on must not lose the card

@@ -214,11 +214,11 @@ func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text,
 	return nil
 }
 
-// evaluate judges text against r.Artifact's criteria, with the placeholders check
-// added (checkPlaceholders).
+// evaluate judges text against r.Artifact's criteria (assess: checks without a
+// model, the others by the model), with the placeholders check added
+// (checkPlaceholders).
 func (t *wfTurn) evaluate(ctx context.Context, r ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
-	eval, u, err := t.s.cfg.Agent.Evaluate(ctx, r, text)
-	t.add(u)
+	eval, err := t.assess(ctx, r, text)
 	if err != nil {
 		return nil, failedAt(sourceModel, fmt.Errorf("evaluate %s: %w", r.Artifact.ID, err))
 	}

@@ -133,6 +133,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 			if c.Description == "" && cp.ok("description") {
 				ps.addf(cp.at("description"), "%s: missing description: what the evaluator checks", cwhat)
 			}
+			d.checkCheck(ps, c.Check, cp, cwhat)
 		}
 	}
 

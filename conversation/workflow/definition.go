@@ -157,6 +157,9 @@ type Criterion struct {
 	// Critical criteria must all pass for the evaluation's verdict to pass, whatever
 	// the pass share (Definition.Judge).
 	Critical bool `yaml:"critical,omitempty"`
+	// Check, when set, judges the criterion without a model (RunChecks); the model's
+	// evaluation is not asked about it.
+	Check *Check `yaml:"check,omitempty"`
 }
 
 // ReportData is what a report template is executed with.

@@ -45,6 +45,11 @@
 //	      - id: specific        # required; ^[a-z0-9][a-z0-9_]*$, unique in the artifact
 //	        description: States a measurable problem  # required
 //	        critical: true      # optional; must pass for the verdict to pass
+//	        check: {line: "Keywords:"}  # optional; judged without the model (RunChecks),
+//	                            # exactly one of: line: <start of a line, text after it>,
+//	                            # heading: <a heading's title, any level>, or
+//	                            # words: <a number input> with tolerance: 0.15 (0 < t < 1,
+//	                            # default DefaultTolerance) and exclude: [<## titles>]
 //	    pass_share: 1           # optional; overrides the workflow's pass_share
 //	    prompt: |               # optional; extra guidance for the model writing it; a
 //	      ...                   # text/template whose only function is input "id"
@@ -138,7 +143,9 @@
 // Definition.Judge gives an evaluation its overall verdict: it passes when every
 // criterion marked critical passes and at least the pass share (PassShareOf: the
 // artifact's pass_share, else the workflow's, else DefaultPassShare) of the others
-// do. The conversation package revises a failing text once before people review it.
+// do. The conversation package revises a failing text once before people review it
+// (a pipeline's artifact once before it is approved). A criterion with a Check is
+// judged by RunChecks, without a model; the model evaluates only the others.
 //
 // # Problems
 //
@@ -155,7 +162,10 @@
 // foreach, foreach naming an unknown artifact, the artifact itself or
 // one not in its depends_on, retries and concurrency out of range, an editor
 // without a prompt, a pass_share outside (0, 1] or a critical that is not true or
-// false, malformed model profile and tool names, repeated tools, report
+// false, a check with none or several of line, heading and words (or an empty one),
+// words naming an unknown or non-number input, a tolerance outside (0, 1), tolerance
+// or exclude without words, an empty exclude entry, malformed model profile and tool
+// names, repeated tools, report
 // templates that do not parse or execute, and duplicate workflow names across files.
 // A template problem is reported at the file line when the report is a literal
 // block (report: |), else at the report key, and always names the template's line.

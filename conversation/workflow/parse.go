@@ -123,7 +123,7 @@ func (a artifactPosition) criterion(j int) position {
 var (
 	definitionFields = []string{"name", "title", "description", "locale", "approvers", "permissions", "inputs", "pass_share", "artifacts", "report"}
 	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "pass_share", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency", "fetch", "research_strategy"}
-	criterionFields  = []string{"id", "description", "critical"}
+	criterionFields  = []string{"id", "description", "critical", "check"}
 	editorFields     = []string{"prompt", "model"}
 	permissionFields = []string{"approve", "keep", "restart", "edit", "cancel"}
 )
@@ -364,6 +364,8 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 						c.Description = str(ps, v, cwhat+": description")
 					case "critical":
 						c.Critical = boolean(ps, v, cwhat+": critical")
+					case "check":
+						c.Check = decodeCheck(ps, v, cwhat+": check")
 					}
 				})
 				a.Criteria = append(a.Criteria, c)

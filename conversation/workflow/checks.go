@@ -1,0 +1,295 @@
+package workflow
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DefaultTolerance is the tolerance of a words check that names none: the count may be
+// 15% below or above the target (README.md, "Verdicts").
+const DefaultTolerance = 0.15
+
+// Check is a criterion's deterministic check, judged by RunChecks without a model
+// (README.md, "Verdicts"). Exactly one of Line, Heading and Words is set:
+//
+//	check: {line: "Meta keywords:"}      # a line starting with this, with text after it
+//	check: {heading: "Table of contents"} # a heading (any level) with this title
+//	check: {words: wordcount, tolerance: 0.15, exclude: ["Table of contents", "TL;DR"]}
+type Check struct {
+	// Line passes when a line of the text (outside fenced code), less its
+	// indentation and leading emphasis ("**"), starts with Line (case-insensitive)
+	// and has text after it.
+	Line string `yaml:"line,omitempty"`
+	// Heading passes when the text has a Markdown heading of any level whose title
+	// is Heading (trimmed, case-insensitive).
+	Heading string `yaml:"heading,omitempty"`
+	// Words names a number input, the target word count of the text's body: what
+	// follows its first "## " heading (the whole text without one), less the "## "
+	// sections titled as an Exclude entry. It passes when the count is within
+	// target × (1 ± Tolerance), inclusive.
+	Words string `yaml:"words,omitempty"`
+	// Tolerance is the share the count may differ from the target by, 0 < t < 1;
+	// nil is DefaultTolerance. Words only.
+	Tolerance *float64 `yaml:"tolerance,omitempty"`
+	// Exclude lists "## " section titles (case-insensitive) left out of the count.
+	// Words only.
+	Exclude []string `yaml:"exclude,omitempty"`
+
+	pos      position // where it was written, for problems
+	excludes []int    // the line of each Exclude entry
+}
+
+// CheckKind is which test a Check makes.
+type CheckKind string
+
+// The check kinds.
+const (
+	CheckLine    CheckKind = "line"
+	CheckHeading CheckKind = "heading"
+	CheckWords   CheckKind = "words"
+)
+
+// Kind returns which of Line, Heading and Words c sets (the first, in that order),
+// or "" when none is.
+func (c *Check) Kind() CheckKind {
+	switch {
+	case c == nil:
+		return ""
+	case c.Line != "":
+		return CheckLine
+	case c.Heading != "":
+		return CheckHeading
+	case c.Words != "":
+		return CheckWords
+	}
+	return ""
+}
+
+// ToleranceOf returns c's tolerance: its own, else DefaultTolerance.
+func (c *Check) ToleranceOf() float64 {
+	if c != nil && c.Tolerance != nil {
+		return *c.Tolerance
+	}
+	return DefaultTolerance
+}
+
+// CheckProblem says why a check failed.
+type CheckProblem string
+
+// The ways a check fails.
+const (
+	// CheckMissing: no such line, or no such heading.
+	CheckMissing CheckProblem = "missing"
+	// CheckEmpty: the line is there, with nothing after its start.
+	CheckEmpty CheckProblem = "empty"
+	// CheckNoTarget: the words input is empty, not a number or not above 0 (the
+	// count is still given).
+	CheckNoTarget CheckProblem = "no_target"
+	// CheckOutOfRange: the word count is outside the bounds.
+	CheckOutOfRange CheckProblem = "out_of_range"
+)
+
+// CheckResult is the result of one criterion's check: structured, so that the caller
+// words the reason in the thread's language.
+type CheckResult struct {
+	// ID is the criterion's id; Kind the check's kind.
+	ID   string
+	Kind CheckKind
+	// Pass is the result; Problem says why it failed ("" when it passed).
+	Pass    bool
+	Problem CheckProblem
+	// Want is the line's start, the heading's title, or the words input's id.
+	Want string
+	// Words checks: Count is the body's word count; Value the input's value as
+	// given; Target the number it holds; Tolerance the share applied; Min and Max
+	// the inclusive bounds (whole words).
+	Count     int
+	Value     string
+	Target    float64
+	Tolerance float64
+	Min, Max  int
+}
+
+// Checked reports whether a has at least one criterion with a check.
+func (a *Artifact) Checked() bool {
+	for _, c := range a.Criteria {
+		if c.Check != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Unchecked returns a copy of a whose criteria are only those without a check: what
+// a model evaluates. a itself is returned when none has a check.
+func (a *Artifact) Unchecked() *Artifact {
+	if !a.Checked() {
+		return a
+	}
+	cp := *a
+	cp.Criteria = nil
+	for _, c := range a.Criteria {
+		if c.Check == nil {
+			cp.Criteria = append(cp.Criteria, c)
+		}
+	}
+	return &cp
+}
+
+// RunChecks judges text by the checks of a's criteria, one result per criterion with
+// a check, in criteria order; inputs are the run's input values (State.Inputs), for
+// words checks. It is pure and linear in the size of text.
+func RunChecks(a *Artifact, text string, inputs map[string]string) []CheckResult {
+	if a == nil || !a.Checked() {
+		return nil
+	}
+	lines := scanLines(text)
+	var out []CheckResult
+	for _, c := range a.Criteria {
+		if c.Check == nil {
+			continue
+		}
+		r := CheckResult{ID: c.ID, Kind: c.Check.Kind()}
+		switch r.Kind {
+		case CheckLine:
+			r.Want = strings.TrimLeft(c.Check.Line, " \t")
+			r.Problem = lineProblem(text, lines, r.Want)
+		case CheckHeading:
+			r.Want = cleanTitle(c.Check.Heading)
+			r.Problem = CheckMissing
+			for _, l := range lines {
+				if l.level > 0 && strings.EqualFold(l.title, r.Want) {
+					r.Problem = ""
+					break
+				}
+			}
+		case CheckWords:
+			r = wordsResult(r, c.Check, text, lines, inputs)
+		default:
+			continue // a check without a kind does not validate
+		}
+		r.Pass = r.Problem == ""
+		out = append(out, r)
+	}
+	return out
+}
+
+// lineProblem is the result of a line check for start: "" when a line (outside
+// fenced code) starts with it, after its indentation (and, failing that, its leading
+// "*" and "_" too), with text after it.
+func lineProblem(text string, lines []mdLine, start string) CheckProblem {
+	problem := CheckMissing
+	for _, l := range lines {
+		if l.fenced {
+			continue
+		}
+		line := strings.TrimLeft(text[l.start:l.end], " \t")
+		for _, s := range []string{line, strings.TrimLeft(line, "*_")} {
+			rest, ok := cutPrefixFold(s, start)
+			if !ok {
+				continue
+			}
+			if strings.TrimSpace(strings.TrimLeft(rest, "*_ \t")) != "" {
+				return ""
+			}
+			problem = CheckEmpty
+		}
+	}
+	return problem
+}
+
+// cutPrefixFold is strings.CutPrefix, ignoring case.
+func cutPrefixFold(s, prefix string) (string, bool) {
+	want := utf8.RuneCountInString(prefix)
+	end := 0
+	for count := 0; count < want; count++ {
+		if end >= len(s) {
+			return s, false
+		}
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+	}
+	if !strings.EqualFold(s[:end], prefix) {
+		return s, false
+	}
+	return s[end:], true
+}
+
+// wordsResult completes r, a words check c of text.
+func wordsResult(r CheckResult, c *Check, text string, lines []mdLine, inputs map[string]string) CheckResult {
+	r.Want, r.Value, r.Tolerance = c.Words, strings.TrimSpace(inputs[c.Words]), c.ToleranceOf()
+	r.Count = bodyWords(text, lines, c.Exclude)
+	target, ok := parseNumber(r.Value)
+	if !ok || target <= 0 {
+		r.Problem = CheckNoTarget
+		return r
+	}
+	r.Target = target
+	r.Min = int(math.Ceil(target*(1-r.Tolerance) - 1e-9))
+	r.Max = int(math.Floor(target*(1+r.Tolerance) + 1e-9))
+	if r.Count < r.Min || r.Count > r.Max {
+		r.Problem = CheckOutOfRange
+	}
+	return r
+}
+
+// parseNumber reads a number input's value as people type it ("1500", "1 500",
+// "1,500", "2.5").
+func parseNumber(s string) (float64, bool) {
+	s = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", ",", "", "_", "").Replace(s)
+	if s == "" {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0, false
+	}
+	return f, true
+}
+
+// bodyWords counts the words of text's body: from its first "## " heading (the whole
+// text without one), less the sections (headings of level 1 or 2) titled as an entry
+// of exclude. A word is a run of non-space characters with a letter or digit in it,
+// so Markdown marks ("##", "-", "|") are not words.
+func bodyWords(text string, lines []mdLine, exclude []string) int {
+	first := -1
+	for i, l := range lines {
+		if l.level == 2 {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return countWords(text)
+	}
+	n, skip := 0, false
+	for _, l := range lines[first:] {
+		if l.level == 1 || l.level == 2 {
+			skip = false
+			for _, e := range exclude {
+				if strings.EqualFold(l.title, cleanTitle(e)) {
+					skip = true
+					break
+				}
+			}
+		}
+		if !skip {
+			n += countWords(text[l.start:l.end])
+		}
+	}
+	return n
+}
+
+// countWords counts the words of s (see bodyWords).
+func countWords(s string) int {
+	n := 0
+	for _, f := range strings.FieldsFunc(s, unicode.IsSpace) {
+		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++
+		}
+	}
+	return n
+}
