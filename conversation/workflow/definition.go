@@ -112,6 +112,23 @@ type Artifact struct {
 	// (web_search, fetch_url, search_knowledge, an MCP server's server__tool, …);
 	// those the deployment has not configured are left out.
 	Tools []string `yaml:"tools,omitempty"`
+	// SelfReview (choice only, with criteria): the model reviews the options it
+	// proposed against the criteria and revises them once before people see them.
+	SelfReview bool `yaml:"self_review,omitempty"`
+	// Enhance (draft and auto), when set, is an enhancement pass on a second model
+	// profile: the written text (each item's, after its editor pass, for auto) is
+	// revised following Enhance.Prompt before it is evaluated. It is skipped when the
+	// deployment defines no such profile.
+	Enhance *Enhance `yaml:"enhance,omitempty"`
+}
+
+// Enhance is an artifact's enhancement pass (README.md, "Pipelines").
+type Enhance struct {
+	// Model names the model profile (MODEL_PROFILES) that enhances the text; unlike
+	// Artifact.Model it need not be defined: without it the pass is skipped.
+	Model string `yaml:"model"`
+	// Prompt says what the enhancement does; a text/template like Artifact.Prompt.
+	Prompt string `yaml:"prompt"`
 }
 
 // Editor is an artifact's editor pass.
