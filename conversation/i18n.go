@@ -144,6 +144,11 @@ var catalogs = map[string]map[string]string{
 		"inputs.given":    "Details given by <@%s>.",
 		"inputs.required": "Please fill this in.",
 		"inputs.number":   "Enter a number, like 1500.",
+		// Self review and enhancement passes (README, "Pipelines"; workflow_selfreview.go, workflow_enhance.go).
+		"pass.reviewed":        "Reviewed against the criteria and revised once",
+		"pass.enhanced":        "Enhanced by the model profile \"%s\".",
+		"pass.enhance_skipped": "Enhancement pass skipped: this deployment defines no model profile \"%s\" (MODEL_PROFILES).",
+		"pass.enhance_failed":  "The enhancement pass on the model profile \"%s\" failed; the text is kept as written.",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -275,6 +280,11 @@ var catalogs = map[string]map[string]string{
 		"inputs.given":    "<@%s> заполняет детали.",
 		"inputs.required": "Заполните это поле.",
 		"inputs.number":   "Введите число, например 1500.",
+		// Self review and enhancement passes (README, "Pipelines"; workflow_selfreview.go, workflow_enhance.go).
+		"pass.reviewed":        "Проверено по критериям и один раз доработано",
+		"pass.enhanced":        "Улучшено моделью профиля «%s».",
+		"pass.enhance_skipped": "Проход улучшения пропущен: в этом развёртывании нет профиля модели «%s» (MODEL_PROFILES).",
+		"pass.enhance_failed":  "Проход улучшения на профиле модели «%s» не удался; текст оставлен как написан.",
 	},
 }
 

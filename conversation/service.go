@@ -40,6 +40,10 @@ type Config struct {
 	// judges their artifacts (required with Workflows).
 	Workflows Workflows
 	Agent     WorkflowAgent
+	// ProfileDefined reports whether the deployment defines the model profile name
+	// (MODEL_PROFILES); nil: none is. An artifact's enhancement pass on an undefined
+	// profile is skipped, and the thread is told (README.md, "Pipelines").
+	ProfileDefined func(name string) bool
 	// Approvers, when set, are the only Slack users who may approve artifacts
 	// (APPROVER_USER_IDS); otherwise a workflow's approvers setting decides.
 	Approvers []string

@@ -9,6 +9,16 @@ import (
 // The model's own passes over an artifact (README.md, "Pipelines"): self_review on a
 // choice artifact's options, enhance on a draft or auto artifact's text.
 
+// The outcomes of an enhancement pass (ArtifactState.Enhancement).
+const (
+	// EnhanceDone: the text was enhanced by Enhance.Model.
+	EnhanceDone = "enhanced"
+	// EnhanceSkipped: the deployment defines no profile Enhance.Model.
+	EnhanceSkipped = "skipped"
+	// EnhanceFailed: the enhancement call failed; the text is as written.
+	EnhanceFailed = "failed"
+)
+
 // decodeEnhance reads an artifact's enhance mapping; "enhance:" without a value still
 // sets an (empty) Enhance, so that its missing fields are reported.
 func decodeEnhance(ps *problems, v *yaml.Node, what string) (*Enhance, position) {
