@@ -59,6 +59,11 @@
 //	    retries: 2              # auto only; 0..MaxRetries tries again on failure (default 0)
 //	    concurrency: 4          # auto only; 1..MaxConcurrency items written at once
 //	                            # (default: the deployment's PIPELINE_CONCURRENCY)
+//	    self_review: true       # choice only, needs criteria; the model reviews its options
+//	                            # against the criteria and revises them once
+//	    enhance:                # draft and auto; an enhancement pass before evaluation
+//	      model: enhance        #   required profile name; skipped when MODEL_PROFILES lacks it
+//	      prompt: Sharpen …     #   required; what the enhancement does (a text/template)
 //	report: |                   # optional text/template (default DefaultReport)
 //	  # {{.Workflow.Title}}
 //	  {{artifact "problem_statement"}}
@@ -93,6 +98,14 @@
 //   - model and editor.model name model profiles (MODEL_PROFILES); start-up checks
 //     that every name in Definition.Profiles is configured. Without one, the
 //     deployment's main model writes (and the editor uses the artifact's model).
+//   - self_review (choice only, with criteria): after proposing the options, the
+//     model reviews them against the criteria and revises them once; people see
+//     the revised options.
+//   - enhance (draft and auto) is an enhancement pass: the written text (each
+//     item's, after the editor pass) is revised on the model profile enhance.model
+//     following enhance.prompt, before it is evaluated. The profile is optional (it
+//     is not in Definition.Profiles): without it the pass is skipped and the thread
+//     says so.
 //   - tools (draft and auto) names the tools the model may call while writing
 //     (web_search, fetch_url, search_knowledge, an MCP server's server__tool);
 //     those the deployment has not configured are left out. A choice artifact's
@@ -132,7 +145,8 @@
 // depends_on naming an unknown artifact, dependency cycles ("a → b → a": a depends
 // on b, which depends on a), invalid mode, options, approvers and locale, pipeline
 // fields on the wrong mode (foreach, retries and concurrency need mode auto; tools
-// are not for choice), foreach naming an unknown artifact, the artifact itself or
+// and enhance are not for choice; self_review is for choice only, with criteria),
+// an enhance without model or prompt, foreach naming an unknown artifact, the artifact itself or
 // one not in its depends_on, retries and concurrency out of range, an editor
 // without a prompt, a pass_share outside (0, 1] or a critical that is not true or
 // false, malformed model profile and tool names, repeated tools, report
