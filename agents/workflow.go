@@ -36,6 +36,7 @@ const (
 	maxExcerpt        = 300      // another approved artifact
 	maxHistoryText    = 500      // one message of the thread
 	maxPreviousOption = 400      // an option proposed before
+	maxReviewOption   = 2000     // an option under self review
 	maxOptionTitle    = 60       // runes: an option's title is shown on a button
 	maxReason         = 300      // a criterion's reason
 	maxItemTitle      = 200      // runes: an item's title, one line
@@ -269,6 +270,14 @@ func (a *WorkflowAgent) ProposeOptions(ctx context.Context, r conversation.Artif
 	}
 	for _, o := range r.Options {
 		data.Previous = append(data.Previous, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxPreviousOption)})
+	}
+	for _, o := range r.Review { // self_review: the options just proposed
+		data.Review = append(data.Review, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxReviewOption)})
+	}
+	if len(data.Review) > 0 {
+		for _, c := range r.Artifact.Criteria {
+			data.Criteria = append(data.Criteria, prompts.Criterion{ID: c.ID, Description: c.Description, Critical: c.Critical})
+		}
 	}
 	var out []workflow.Option
 	t := task{

@@ -31,6 +31,10 @@ type ArtifactRequest struct {
 	// Options are the artifact's current options; Selected the chosen one, if any.
 	Options  []workflow.Option
 	Selected *workflow.Option
+	// Review, when set, are the options just proposed, for the model to review
+	// against the artifact's criteria and revise once (workflow.Artifact.SelfReview):
+	// ProposeOptions then returns the revised options.
+	Review []workflow.Option
 	// Current is the artifact's current text (for a revision).
 	Current string
 	// Instructions are a person's edit request or guidance ("" when none).

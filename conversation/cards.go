@@ -204,6 +204,9 @@ type cards struct {
 	def  *workflow.Definition
 	// format converts the model's Markdown to the card's markup.
 	format func(string) string
+	// profileDefined reports whether the deployment defines a model profile
+	// (Config.ProfileDefined; nil: none).
+	profileDefined func(string) bool
 }
 
 func (c cards) action(name ActionName, artifact string, rev int, arg string) Action {
@@ -298,6 +301,9 @@ func (c cards) options(a *workflow.Artifact, st *workflow.ArtifactState, done st
 	if a.Description != "" {
 		blocks = append(blocks, Block{Kind: BlockContext, Text: a.Description})
 	}
+	if p := c.passLine(a, st); p != "" {
+		blocks = append(blocks, Block{Kind: BlockContext, Text: p})
+	}
 	var buttons []Button
 	for _, o := range st.Options {
 		head := "*" + o.Label + "*"
@@ -333,6 +339,9 @@ func (c cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done s
 	blocks := []Block{{Kind: BlockHeader, Text: a.Title}, {Kind: BlockSection, Text: c.format(st.Text)}}
 	if n := c.note(st.Note); n != "" {
 		blocks = append(blocks, Block{Kind: BlockContext, Text: n})
+	}
+	if p := c.passLine(a, st); p != "" {
+		blocks = append(blocks, Block{Kind: BlockContext, Text: p})
 	}
 	if len(st.Eval) > 0 {
 		blocks = append(blocks, Block{Kind: BlockDivider}, Block{Kind: BlockContext, Text: c.judged(a, st)})
@@ -539,6 +548,9 @@ func (c cards) progress(ws *workflow.State, now time.Time) Card {
 		text = "⏳ " + tr(c.lang, "pipeline.running", title, tally, elapsed)
 		button = Button{Label: tr(c.lang, "stop"), Style: "danger", Action: c.action(ActionStop, "", 0, runStopPrefix+p.ID)}
 	}
+	if s := c.skippedPasses(ws); s != "" {
+		text += "\n" + s
+	}
 	return Card{Text: text, Blocks: []Block{{Kind: BlockContext, Text: text}, {Kind: BlockActions, Buttons: []Button{button}}}}
 }
 
@@ -595,6 +607,9 @@ func (c cards) pipelineArtifact(a *workflow.Artifact, st *workflow.ArtifactState
 	}
 	if n := c.note(st.Note); n != "" {
 		blocks = append(blocks, Block{Kind: BlockContext, Text: n})
+	}
+	if p := c.passLine(a, st); p != "" {
+		blocks = append(blocks, Block{Kind: BlockContext, Text: p})
 	}
 	if len(st.Eval) > 0 {
 		blocks = append(blocks, Block{Kind: BlockContext, Text: c.judged(a, st)})

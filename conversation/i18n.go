@@ -152,6 +152,11 @@ var catalogs = map[string]map[string]string{
 		"check.words_no_input":   "%s words; no target: the input \"%s\" is empty",
 		"check.words_not_number": "%s words; no target: the input \"%s\" is not a number above 0 (%q)",
 		"check.thousands":        ",",
+		// Self review and enhancement passes (README, "Pipelines"; workflow_selfreview.go, workflow_enhance.go).
+		"pass.reviewed":        "Reviewed against the criteria and revised once",
+		"pass.enhanced":        "Enhanced by the model profile \"%s\".",
+		"pass.enhance_skipped": "Enhancement pass skipped: this deployment defines no model profile \"%s\" (MODEL_PROFILES).",
+		"pass.enhance_failed":  "The enhancement pass on the model profile \"%s\" failed; the text is kept as written.",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -291,6 +296,11 @@ var catalogs = map[string]map[string]string{
 		"check.words_no_input":   "слов: %s; цели нет: поле «%s» не заполнено",
 		"check.words_not_number": "слов: %s; цели нет: в поле «%s» не число больше 0 (%q)",
 		"check.thousands":        "\u00a0",
+		// Self review and enhancement passes (README, "Pipelines"; workflow_selfreview.go, workflow_enhance.go).
+		"pass.reviewed":        "Проверено по критериям и один раз доработано",
+		"pass.enhanced":        "Улучшено моделью профиля «%s».",
+		"pass.enhance_skipped": "Проход улучшения пропущен: в этом развёртывании нет профиля модели «%s» (MODEL_PROFILES).",
+		"pass.enhance_failed":  "Проход улучшения на профиле модели «%s» не удался; текст оставлен как написан.",
 	},
 }
 

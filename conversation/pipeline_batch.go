@@ -78,18 +78,20 @@ func (w worker) runBatch(ctx context.Context, job itemJob) itemResult {
 	return res
 }
 
-// editItem passes item it's text through the job's editor, when it has one.
+// editItem passes item it's text through the job's editor, when it has one, then
+// its enhancement pass, as a single item's write does (worker.write).
 func (w worker) editItem(ctx context.Context, job itemJob, it Item, text string) (string, Usage, error) {
+	job.req.Batch, job.req.Item = nil, &it
 	if job.editor == nil {
-		return text, Usage{}, nil
+		return w.enhance(ctx, job, text, Usage{}, nil) // workflow_enhance.go
 	}
 	r := job.req
-	r.Batch, r.Item = nil, &it
 	r.Current, r.Instructions = text, r.Workflow.ExpandPrompt(job.editor.Prompt, r.Inputs)
 	if job.editor.Model != "" {
 		r.Profile = job.editor.Model
 	}
-	return w.agent.Revise(ctx, r)
+	edited, u, err := w.agent.Revise(ctx, r)
+	return w.enhance(ctx, job, edited, u, err)
 }
 
 // recordBatch records a batch job's end: the items it wrote are done, and the batch

@@ -158,7 +158,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	inFlight := flight{}
-	w := worker{agent: t.s.cfg.Agent, fetcher: t.s.cfg.Fetcher, log: t.log, lang: t.lang, redact: t.s.redact, explain: t.s.explain}
+	w := worker{agent: t.s.cfg.Agent, fetcher: t.s.cfg.Fetcher, log: t.log, lang: t.lang, redact: t.s.redact, explain: t.s.explain, enh: t.enhancer()}
 	var err error
 	for {
 		// Stopped, or out of time: nothing more is completed; the next part does it.
@@ -303,6 +303,8 @@ type worker struct {
 	redact  func(string) string // Config.Redact, never nil
 	// explain says what a failed try's error came from (Service.explain).
 	explain func(error) Failure
+	// enh runs the enhancement passes (workflow_enhance.go; nil: none).
+	enh *enhancer
 }
 
 // run runs one item: up to 1 + retries tries, going on after the job's earlier tries,
@@ -377,14 +379,14 @@ func (w worker) write(ctx context.Context, job itemJob, instructions string) (st
 	r := job.withInstructions(instructions)
 	text, usage, err := w.agent.Write(ctx, r)
 	if err != nil || job.editor == nil {
-		return text, usage, err
+		return w.enhance(ctx, job, text, usage, err) // workflow_enhance.go
 	}
 	r.Current, r.Instructions = text, r.Workflow.ExpandPrompt(job.editor.Prompt, r.Inputs)
 	if job.editor.Model != "" {
 		r.Profile = job.editor.Model
 	}
 	edited, u, err := w.agent.Revise(ctx, r)
-	return edited, usage.Add(u), err
+	return w.enhance(ctx, job, edited, usage.Add(u), err)
 }
 
 func (j itemJob) withInstructions(s string) ArtifactRequest {
@@ -504,6 +506,7 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 			st.Note = strings.TrimSpace(st.Note + "\n" + judged.note)
 		}
 	}
+	t.enhancedAuto(id) // workflow_enhance.go
 	t.keep(rev)
 	// Posted on the final writes' context: a stop from now on must not lose the card
 	// of an artifact that is approved.

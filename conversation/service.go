@@ -43,6 +43,10 @@ type Config struct {
 	// Fetcher reads the web pages of a workflow's fetch artifacts (README.md,
 	// "Pipelines"); nil reads none: every URL is recorded as not fetched.
 	Fetcher SourceFetcher
+	// ProfileDefined reports whether the deployment defines the model profile name
+	// (MODEL_PROFILES); nil: none is. An artifact's enhancement pass on an undefined
+	// profile is skipped, and the thread is told (README.md, "Pipelines").
+	ProfileDefined func(name string) bool
 	// Approvers, when set, are the only Slack users who may approve artifacts
 	// (APPROVER_USER_IDS); otherwise a workflow's approvers setting decides.
 	Approvers []string

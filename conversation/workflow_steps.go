@@ -115,14 +115,14 @@ func (t *wfTurn) advance(ctx context.Context) error {
 
 // propose asks for options for artifact id and shows them.
 func (t *wfTurn) propose(ctx context.Context, id string, sup supersede) error {
-	opts, u, err := t.s.cfg.Agent.ProposeOptions(ctx, t.request(id, ""))
-	t.add(u)
+	opts, reviewed, err := t.proposeOptions(ctx, id) // workflow_selfreview.go
 	if err != nil {
-		return failedAt(sourceModel, fmt.Errorf("propose options for %s: %w", id, err))
+		return err
 	}
 	if err := t.m.Proposed(t.ws(), id, opts); err != nil {
 		return err
 	}
+	t.ws().Artifacts[id].Reviewed = reviewed
 	t.show(id, sup)
 	return nil
 }
@@ -135,7 +135,15 @@ func (t *wfTurn) write(ctx context.Context, id, instructions, why string, sup su
 	if err != nil {
 		return failedAt(sourceModel, fmt.Errorf("write %s: %w", id, err))
 	}
-	return t.review(ctx, id, r, text, why, sup, false, true)
+	text, enhanced, err := t.enhance(ctx, r, text) // workflow_enhance.go
+	if err != nil {
+		return err
+	}
+	if err := t.review(ctx, id, r, text, why, sup, false, true); err != nil {
+		return err
+	}
+	t.ws().Artifacts[id].Enhancement = enhanced
+	return nil
 }
 
 // rewrite revises artifact id's text following a person's instructions (the editor
@@ -209,6 +217,7 @@ func (t *wfTurn) review(ctx context.Context, id string, r ArtifactRequest, text,
 	}
 	t.ws().Artifacts[id].Note = note
 	t.ws().Artifacts[id].PriorEval = prior
+	t.ws().Artifacts[id].Enhancement = "" // a new text; write sets it for its own
 	t.keep(rev)
 	t.show(id, sup)
 	return nil

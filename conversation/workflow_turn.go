@@ -71,6 +71,8 @@ type wfTurn struct {
 	pipeline bool
 	// progressAt is when the pipeline's progress message was last shown.
 	progressAt time.Time
+	// enh is the pipeline's enhancement passes (workflow_enhance.go; nil until used).
+	enh *enhancer
 }
 
 // cardEvent is a change render shows.
@@ -100,7 +102,7 @@ func (t *wfTurn) ws() *workflow.State { return t.state.Workflow }
 func (t *wfTurn) def() *workflow.Definition { return t.m.Def }
 
 func (t *wfTurn) cards() cards {
-	return cards{lang: t.lang, key: t.key, def: t.def(), format: t.s.cfg.Format}
+	return cards{lang: t.lang, key: t.key, def: t.def(), format: t.s.cfg.Format, profileDefined: t.s.profileDefined}
 }
 
 // machine returns the machine of def under the service's approval policy.

@@ -124,6 +124,10 @@ type ArtifactOptionsData struct {
 	// Previous are options proposed before, to propose different ones (none the first
 	// time).
 	Previous []Option
+	// Review, when set, are the options just proposed, to review against Criteria
+	// and revise once (a choice artifact's self_review; README.md, "Pipelines").
+	Review   []Option
+	Criteria []Criterion
 	// ToolName is the commit function (commit_artifact_options).
 	ToolName string
 }

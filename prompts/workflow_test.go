@@ -107,6 +107,11 @@ func TestRenderWorkflowGolden(t *testing.T) {
 		{"artifact_options_first", prompts.ArtifactOptions, prompts.ArtifactOptionsData{
 			Title: "Name", Count: 2, Labels: []string{"A", "B"}, ToolName: "commit_artifact_options",
 		}},
+		{"artifact_options_review", prompts.ArtifactOptions, prompts.ArtifactOptionsData{
+			Title: "Outline", Count: 3, Labels: []string{"A", "B", "C"}, Review: sampleOptions,
+			Criteria: []prompts.Criterion{{ID: "specific", Description: "Names a concrete group of people"}, {ID: "grounded", Description: "Follows from the problem statement"}},
+			ToolName: "commit_artifact_options",
+		}},
 		{"artifact_write_draft", prompts.ArtifactWrite, prompts.ArtifactWriteData{Title: "Budget", ToolName: "commit_artifact_final_text"}},
 		{"artifact_revise_no_instructions", prompts.ArtifactRevise, prompts.ArtifactReviseData{Title: "Budget", Current: "€10,000.", ToolName: "commit_artifact_final_text"}},
 		{"commit_reminder_text", prompts.CommitReminder, prompts.CommitReminderData{ToolName: "commit_artifact_final_text", Try: 3, Tries: 3}},

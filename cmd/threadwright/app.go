@@ -287,6 +287,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			Client: model, Model: c.OpenAIModel, SmallModel: c.OpenAISmallModel, Prompts: tmpl, Logger: log,
 			Tools: registry, Policy: policy, ToolTimeout: c.ToolTimeout, Profiles: modelProfiles(profiles, modelConfig, client),
 		}),
+		// An artifact's enhancement pass on a profile MODEL_PROFILES lacks is skipped.
+		ProfileDefined:      func(name string) bool { _, ok := profiles[name]; return ok },
 		PipelineConcurrency: c.PipelineConcurrency,
 		Fetcher:             agents.NewSourceFetcher(c.fetchConfig()), // fetch artifacts: fetch_url's guard and limits
 		Approvers:           c.ApproverUserIDs,

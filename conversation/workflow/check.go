@@ -168,6 +168,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	d.order = d.computeOrder()
 	d.compileReport(ps, pos)
 	d.checkPrompts(ps, pos)
+	d.checkPasses(ps, pos) // passes.go
 }
 
 // checkShare reports a pass share outside (0, 1]; what names it, and p gives the line

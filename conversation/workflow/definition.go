@@ -121,6 +121,23 @@ type Artifact struct {
 	// ""): one write per item; or StrategyBatch: one write covers every pending item,
 	// split back by its "## " headings, the items it misses written one by one.
 	ResearchStrategy string `yaml:"research_strategy,omitempty"`
+	// SelfReview (choice only, with criteria): the model reviews the options it
+	// proposed against the criteria and revises them once before people see them.
+	SelfReview bool `yaml:"self_review,omitempty"`
+	// Enhance (draft and auto), when set, is an enhancement pass on a second model
+	// profile: the written text (each item's, after its editor pass, for auto) is
+	// revised following Enhance.Prompt before it is evaluated. It is skipped when the
+	// deployment defines no such profile.
+	Enhance *Enhance `yaml:"enhance,omitempty"`
+}
+
+// Enhance is an artifact's enhancement pass (README.md, "Pipelines").
+type Enhance struct {
+	// Model names the model profile (MODEL_PROFILES) that enhances the text; unlike
+	// Artifact.Model it need not be defined: without it the pass is skipped.
+	Model string `yaml:"model"`
+	// Prompt says what the enhancement does; a text/template like Artifact.Prompt.
+	Prompt string `yaml:"prompt"`
 }
 
 // The values of Artifact.ResearchStrategy.

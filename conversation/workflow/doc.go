@@ -67,6 +67,11 @@
 //	    fetch: research         # auto only; one of depends_on whose URLs are fetched:
 //	                            # no model writes it (no retries, tools, editor, model, prompt)
 //	    research_strategy: batch  # auto with foreach only; batch or individual (default)
+//	    self_review: true       # choice only, needs criteria; the model reviews its options
+//	                            # against the criteria and revises them once
+//	    enhance:                # draft and auto; an enhancement pass before evaluation
+//	      model: enhance        #   required profile name; skipped when MODEL_PROFILES lacks it
+//	      prompt: Sharpen …     #   required; what the enhancement does (a text/template)
 //	report: |                   # optional text/template (default DefaultReport)
 //	  # {{.Workflow.Title}}
 //	  {{artifact "problem_statement"}}
@@ -101,6 +106,14 @@
 //   - model and editor.model name model profiles (MODEL_PROFILES); start-up checks
 //     that every name in Definition.Profiles is configured. Without one, the
 //     deployment's main model writes (and the editor uses the artifact's model).
+//   - self_review (choice only, with criteria): after proposing the options, the
+//     model reviews them against the criteria and revises them once; people see
+//     the revised options.
+//   - enhance (draft and auto) is an enhancement pass: the written text (each
+//     item's, after the editor pass) is revised on the model profile enhance.model
+//     following enhance.prompt, before it is evaluated. The profile is optional (it
+//     is not in Definition.Profiles): without it the pass is skipped and the thread
+//     says so.
 //   - tools (draft and auto) names the tools the model may call while writing
 //     (web_search, fetch_url, search_knowledge, an MCP server's server__tool);
 //     those the deployment has not configured are left out. A choice artifact's
@@ -160,6 +173,9 @@
 // unknown artifact, itself or one not in its depends_on, fields a fetch artifact
 // cannot have, a research_strategy other than batch or individual, batch without
 // foreach, foreach naming an unknown artifact, the artifact itself or
+// fields on the wrong mode (foreach, retries and concurrency need mode auto; tools
+// and enhance are not for choice; self_review is for choice only, with criteria),
+// an enhance without model or prompt, foreach naming an unknown artifact, the artifact itself or
 // one not in its depends_on, retries and concurrency out of range, an editor
 // without a prompt, a pass_share outside (0, 1] or a critical that is not true or
 // false, a check with none or several of line, heading and words (or an empty one),

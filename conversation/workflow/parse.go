@@ -78,6 +78,7 @@ type artifactPosition struct {
 	dependsOn []int // line of each depends_on entry
 	criteria  []position
 	editor    position
+	enhance   position
 	tools     []int // line of each tools entry
 }
 
@@ -122,9 +123,10 @@ func (a artifactPosition) criterion(j int) position {
 // The fields of each mapping, in the order the schema documents them.
 var (
 	definitionFields = []string{"name", "title", "description", "locale", "approvers", "permissions", "inputs", "pass_share", "artifacts", "report"}
-	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "pass_share", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency", "fetch", "research_strategy"}
+	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "pass_share", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency", "fetch", "research_strategy", "self_review", "enhance"}
 	criterionFields  = []string{"id", "description", "critical", "check"}
 	editorFields     = []string{"prompt", "model"}
+	enhanceFields    = []string{"model", "prompt"}
 	permissionFields = []string{"approve", "keep", "restart", "edit", "cancel"}
 )
 
@@ -333,6 +335,10 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 					a.Editor.Model = str(ps, v, ewhat+": model")
 				}
 			})
+		case "self_review":
+			a.SelfReview = boolean(ps, v, what+": self_review")
+		case "enhance":
+			a.Enhance, ap.enhance = decodeEnhance(ps, v, what)
 		case "depends_on":
 			a.DependsOn, ap.dependsOn = strList(ps, v, what+": depends_on", "a list of artifact ids, like [research]")
 		case "criteria":

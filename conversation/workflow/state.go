@@ -112,6 +112,12 @@ type ArtifactState struct {
 	// never part of Text, which prompts, the edit modal, the report and the API read
 	// (SplitNotes).
 	Note string `json:"note,omitempty"`
+	// Reviewed is true when the model reviewed Options against the criteria and
+	// revised them once (Artifact.SelfReview); the options card says so.
+	Reviewed bool `json:"reviewed,omitempty"`
+	// Enhancement is what became of Text's enhancement pass (Artifact.Enhance), for
+	// its card: EnhanceDone, EnhanceSkipped, EnhanceFailed, or "" when none was tried.
+	Enhancement string `json:"enhancement,omitempty"`
 	// Revisions counts the kept revisions of the text.
 	Revisions int `json:"revisions,omitempty"`
 	// MessageTS is the ts of the message that shows the artifact now (its options,
