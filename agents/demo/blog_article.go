@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
@@ -153,8 +153,14 @@ func (t *task) writeArticle(opt articleOptions) string {
 		}
 		return articlePads[(i*3+round+padStart(secs[i].title))%len(articlePads)]
 	}
+	drafted := secs
 	goal := target - concWords
-	for range 3 { // the last section's rounding is made up by the next pass
+	for range 3 { // each pass starts from the drafts, with a goal corrected by the last
+		secs = make([]articleSection, len(drafted))
+		for i, s := range drafted {
+			s.paras = slices.Clone(s.paras)
+			secs[i] = s
+		}
 		fitSections(secs, goal, pads)
 		got := bodyWords(render(), bodyExcluded)
 		if abs(got-target)*100 <= target*4 {
@@ -206,12 +212,12 @@ const maxPadRounds = 40
 // fitSection brings the section as close to budget words as its steps allow: it
 // shortens (the introduction, the middle paragraphs from the last, the last paragraph,
 // the evidence's last sentences, the lead's last sentences) or lengthens (a paragraph
-// from pad before the last one) one step at a time, each step only when it brings the
+// from pad after the lead and the evidence) one step at a time, each step only when it brings the
 // count closer.
 func fitSection(s *articleSection, budget int, pad func(round int) string) {
 	for round := 0; round < maxPadRounds && s.words() < budget; round++ {
 		p := pad(round)
-		at := max(len(s.paras)-1, 0)
+		at := min(2+round, len(s.paras)) // after the lead and the evidence, in order
 		grown := append(append(append([]string(nil), s.paras[:at]...), p), s.paras[at:]...)
 		before := abs(s.words() - budget)
 		old := s.paras
@@ -495,6 +501,3 @@ func slicesContainsFold(list []string, s string) bool {
 	}
 	return false
 }
-
-// runesIn counts the characters of s.
-func runesIn(s string) int { return utf8.RuneCountInString(s) }
