@@ -629,28 +629,20 @@ var (
 	numberedRe     = regexp.MustCompile(`^(\d+)[.)]\s`)
 )
 
-// checkBlog checks the blog's criteria that can be checked on the text: the number
-// of sections, a word range (per item for a text of joined items), the meta
-// description's length, the TL;DR's bullets and the references against the
-// citations. reason is "" for other criteria.
-func checkBlog(desc, text string, wordcount int) (pass bool, reason string) {
+// checkBlog checks the blog's criteria that can be checked on the text: for the
+// article (kind), those of checkArticle; for every artifact, the number of sections,
+// a word range (per item for a text of joined items), the meta description's length,
+// the TL;DR's bullets and the references against the citations. reason is "" for
+// other criteria.
+func checkBlog(desc, text string, kind blogKind, wordcount int) (pass bool, reason string) {
 	text = strings.TrimSpace(notesRe.ReplaceAllString(text, ""))
 	low := strings.ToLower(desc)
+	if kind == blogArticle {
+		if pass, reason := checkArticle(low, desc, text, wordcount); reason != "" {
+			return pass, reason
+		}
+	}
 	switch {
-	case strings.Contains(low, "word count"):
-		return checkWordcount(desc, text, wordcount)
-	case strings.Contains(low, "meta keywords"):
-		return checkLine(text, "Meta keywords:")
-	case strings.Contains(low, "image description"):
-		return checkLine(text, "Image description:")
-	case strings.Contains(low, "table of contents"):
-		return checkHeading(text, "Table of contents")
-	case strings.Contains(low, "title") && strings.Contains(low, "heading"):
-		return checkLine(text, "# ")
-	case strings.Contains(low, "conclusion") && !strings.Contains(low, "outline"):
-		return checkHeading(text, "Conclusion")
-	case strings.Contains(low, "references") && !strings.Contains(low, "numbered"):
-		return checkHeading(text, "References")
 	case sectionCountRe.MatchString(desc):
 		m := sectionCountRe.FindStringSubmatch(desc)
 		lo, _ := strconv.Atoi(m[1])
@@ -770,6 +762,30 @@ func checkReferences(text string) (bool, string) {
 		return false, "The references list is empty."
 	}
 	return true, fmt.Sprintf("Met: %d numbered references, each cited in the text.", len(listed))
+}
+
+// checkArticle checks the article's criteria that blog.yaml's checks also run: its
+// length against the wordcount input, the meta keywords and image description lines,
+// the title, and the table of contents, conclusion and references headings. reason is
+// "" for other criteria.
+func checkArticle(low, desc, text string, wordcount int) (pass bool, reason string) {
+	switch {
+	case strings.Contains(low, "word count"):
+		return checkWordcount(desc, text, wordcount)
+	case strings.Contains(low, "meta keywords"):
+		return checkLine(text, "Meta keywords:")
+	case strings.Contains(low, "image description"):
+		return checkLine(text, "Image description:")
+	case strings.Contains(low, "table of contents"):
+		return checkHeading(text, "Table of contents")
+	case strings.Contains(low, "title") && strings.Contains(low, "heading"):
+		return checkLine(text, "# ")
+	case strings.Contains(low, "conclusion") && !strings.Contains(low, "outline"):
+		return checkHeading(text, "Conclusion")
+	case strings.Contains(low, "references") && !strings.Contains(low, "numbered"):
+		return checkHeading(text, "References")
+	}
+	return true, ""
 }
 
 var tolerancePercentRe = regexp.MustCompile(`(\d+)\s*%`)

@@ -227,6 +227,41 @@ func TestBlogPhases(t *testing.T) {
 	}
 }
 
+// TestBlogArticleOnTopic writes the article of an outline on another topic, without
+// drafts in the prompt (the demo drafts them), for three target lengths: every field,
+// and the body within 15% of the target; its evaluation passes.
+func TestBlogArticleOnTopic(t *testing.T) {
+	def := blogPhasesDef(t)
+	plan, _ := def.Artifact("plan")
+	article, _ := def.Artifact("article")
+	agent, _ := MustNewAgent(t)
+	ctx := context.Background()
+	inputs := map[string]string{"topic": "AI agents in production"}
+	r := conversation.ArtifactRequest{Workflow: def, Artifact: plan, Inputs: inputs}
+	opts, _, err := agent.ProposeOptions(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Selected = &opts[2]
+	outline, _, err := agent.Write(ctx, r)
+	if err != nil || !strings.Contains(outline, "AI agents in production") {
+		t.Fatalf("outline %q, %v", outline, err)
+	}
+	for _, wordcount := range []int{800, 1500, 2500} {
+		in := map[string]string{"topic": inputs["topic"], "wordcount": strconv.Itoa(wordcount)}
+		ra := conversation.ArtifactRequest{Workflow: def, Artifact: article, Inputs: in, Approved: map[string]string{"plan": outline}}
+		text, _, err := agent.Write(ctx, ra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkArticleShape(t, text, outline, workflow.Items(outline), wordcount)
+		if !strings.Contains(text, "Meta keywords: ai agents in production, ") {
+			t.Errorf("the keywords are not about the topic:\n%s", text)
+		}
+		mustPass(t, agent, ra, text)
+	}
+}
+
 // checkArticleShape checks the article's fields, in the order of blog.yaml's shape,
 // and its body's length against wordcount (±15%, counted with and without tokens
 // that have no letter).

@@ -766,7 +766,7 @@ func (t *task) evaluate() []resultArgs {
 	for i, c := range criteria {
 		pass, reason := checkLimit(c.Description, text)
 		if reason == "" && t.workflow == blogWorkflow {
-			pass, reason = checkBlog(c.Description, text, t.wordcount())
+			pass, reason = checkBlog(c.Description, text, t.blog, t.wordcount())
 		}
 		failed = failed || !pass
 		out[i] = resultArgs{ID: c.ID, Pass: pass, Reason: reason}

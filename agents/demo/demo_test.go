@@ -920,6 +920,27 @@ func TestBlogResearchSearches(t *testing.T) {
 			t.Error("the same request got another text")
 		}
 	})
+	t.Run("RecoveryQueries", func(t *testing.T) {
+		req := researchRequest()
+		req.Messages = slices.Clone(req.Messages)
+		req.Messages[1].Content = strings.Replace(req.Messages[1].Content, "\n\nCall ",
+			"\n\nThe team's instructions:\n> Research only this section.\n>\n> Search for:\n> - posting window async examples\n> - \"posting window\" stand-up\n\nCall ", 1)
+		c, err := demo.New().Complete(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var queries []string
+		for _, call := range c.ToolCalls {
+			if call.Function.Name == "web_search" {
+				var args struct{ Query string }
+				_ = json.Unmarshal([]byte(call.Function.Arguments), &args)
+				queries = append(queries, args.Query)
+			}
+		}
+		if want := []string{"posting window async examples", `"posting window" stand-up`}; !reflect.DeepEqual(queries, want) {
+			t.Errorf("web queries = %q, want the recovery's %q", queries, want)
+		}
+	})
 	t.Run("Nothing", func(t *testing.T) {
 		next := withResults(req, c.ToolCalls, map[string]string{"web_search": `No results for "posting window".`, "search_knowledge": "error: the knowledge base is empty"})
 		c2, err := demo.New().Complete(ctx, next)
