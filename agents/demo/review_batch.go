@@ -18,13 +18,15 @@ const reviewMarker = "Review these options against the criteria below, then revi
 var (
 	// reviewOptionRe reads an option listed for review: "A. Title: text".
 	reviewOptionRe = regexp.MustCompile(`^([A-Z0-9]{1,2})[.)] (.+?): (.*)$`)
+	// reviewLineRe reads a line that may list an option: "A. …".
+	reviewLineRe = regexp.MustCompile(`^([A-Z0-9]{1,2})[.)] (.+)$`)
 	// reviewedRe matches the sentence a review adds, removed before another review.
 	reviewedRe = regexp.MustCompile(` Reviewed against the criteria: [^.]*\.`)
 	// batchRe is the first line of a batch write's items
 	// (prompts/templates/artifact_write.tmpl).
 	batchRe = regexp.MustCompile(`Write all (\d+) items in one text, one "## " section per item, titled exactly as below:`)
 	// batchItemRe is an item line of a batch write.
-	batchItemRe = regexp.MustCompile(`^\s*Item (\d+) of (\d+): (.+?)\s*$`)
+	batchItemRe = regexp.MustCompile(`^[\s*_>-]*Item (\d+) of (\d+):[*_]*\s*(.+?)\s*$`)
 )
 
 // reviewedOptions revises the options listed after reviewMarker once: the same labels
@@ -33,22 +35,22 @@ var (
 // were checked against). Options the list lacks are proposed as usual.
 func (t *task) reviewedOptions() []optionArgs {
 	_, after, _ := strings.Cut(t.text, reviewMarker)
+	labels := t.optionLabels()
+	fresh := t.options()
 	listed := map[string]option{}
 	var order []string
 	var criteria []criterion
 	for _, l := range strings.Split(after, "\n") {
 		l = strings.TrimSpace(l)
-		if m := reviewOptionRe.FindStringSubmatch(l); m != nil {
-			if _, dup := listed[m[1]]; !dup {
-				order = append(order, m[1])
+		if o, label, ok := listedOption(l, fresh); ok {
+			if _, dup := listed[label]; !dup {
+				order = append(order, label)
 			}
-			listed[m[1]] = option{Title: strings.TrimSpace(m[2]), Text: strings.TrimSpace(m[3])}
+			listed[label] = o
 		} else if m := criterionRe.FindStringSubmatch(l); m != nil {
 			criteria = append(criteria, criterion{ID: m[1], Description: strings.TrimSuffix(m[2], " (critical: must pass)")})
 		}
 	}
-	labels := t.optionLabels()
-	fresh := t.options()
 	out := make([]optionArgs, len(labels))
 	for i, label := range labels {
 		o, ok := listed[label]
@@ -62,6 +64,25 @@ func (t *task) reviewedOptions() []optionArgs {
 		out[i] = optionArgs{Label: label, Title: o.Title, Text: t.reviewOption(o, criteria)}
 	}
 	return out
+}
+
+// listedOption reads a line "A. Title: text" of the review: the title is a known
+// option's when the line starts with it (a title may hold ": "), else what comes
+// before the first ": ".
+func listedOption(l string, known []optionArgs) (option, string, bool) {
+	m := reviewLineRe.FindStringSubmatch(l)
+	if m == nil {
+		return option{}, "", false
+	}
+	for _, k := range known {
+		if text, ok := strings.CutPrefix(m[2], k.Title+": "); ok {
+			return option{Title: k.Title, Text: strings.TrimSpace(text)}, m[1], true
+		}
+	}
+	if m := reviewOptionRe.FindStringSubmatch(l); m != nil {
+		return option{Title: strings.TrimSpace(m[2]), Text: strings.TrimSpace(m[3])}, m[1], true
+	}
+	return option{}, "", false
 }
 
 // reviewOption revises one option against the criteria.
@@ -113,7 +134,7 @@ func readBatch(text string) []item {
 	var out []item
 	var brief []string
 	flush := func() {
-		if len(out) > 0 {
+		if len(out) > 0 && len(brief) > 0 {
 			out[len(out)-1].Brief = strings.TrimSpace(strings.Join(brief, "\n"))
 		}
 		brief = nil
@@ -130,10 +151,9 @@ func readBatch(text string) []item {
 		switch {
 		case len(out) > 0 && indented && strings.TrimSpace(l) != "":
 			brief = append(brief, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), ">")))
-		case strings.TrimSpace(l) == "" && len(brief) == 0:
-		case len(out) > 0:
+		case strings.TrimSpace(l) == "":
+		default: // the brief ends; the items may go on after other lines
 			flush()
-			return out
 		}
 	}
 	flush()
