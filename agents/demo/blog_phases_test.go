@@ -483,3 +483,52 @@ func TestProposalResearchSearches(t *testing.T) {
 		t.Errorf("the research does not cite the search result:\n%s", text)
 	}
 }
+
+// TestBlogDraftFromFoundNotes drafts a section from notes the searches found (a web
+// page and a knowledge-base passage), then the article: the draft cites both, and the
+// references list them as they are, not as placeholders.
+func TestBlogDraftFromFoundNotes(t *testing.T) {
+	def := blogPhasesDef(t)
+	plan, _ := def.Artifact("plan")
+	sections, _ := def.Artifact("sections")
+	article, _ := def.Artifact("article")
+	agent, _ := MustNewAgent(t)
+	ctx := context.Background()
+	opts, _, err := agent.ProposeOptions(ctx, conversation.ArtifactRequest{Workflow: def, Artifact: plan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outline, _, err := agent.Write(ctx, conversation.ArtifactRequest{Workflow: def, Artifact: plan, Selected: &opts[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := workflow.Items(outline)
+	found := "_Offline demo notes from the search results._\n\n" +
+		"- Teams that post updates in a morning window read them more reliably (source: https://blog.example.org/async-standups)\n" +
+		"- Our team posts stand-up updates between 9 and 11 local time (source: handbook/rituals.md — Stand-ups)"
+	r := conversation.ArtifactRequest{Workflow: def, Artifact: sections, Approved: map[string]string{"plan": outline, "research": found},
+		Item: &conversation.Item{Index: 0, Total: len(items), Title: items[0].Title, Brief: items[0].Body}}
+	draft, _, err := agent.Write(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"([source](https://blog.example.org/async-standups))", "(source: handbook/rituals.md — Stand-ups)"} {
+		if !strings.Contains(draft, want) {
+			t.Errorf("the draft lacks %q:\n%s", want, draft)
+		}
+	}
+	text, _, err := agent.Write(ctx, conversation.ArtifactRequest{Workflow: def, Artifact: article,
+		Approved: map[string]string{"plan": outline, "sections": blogJoin(items, append([]string{draft}, slices.Repeat([]string{"A draft without sources."}, len(items)-1)...))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, refs, _ := strings.Cut(text, "\n## References\n")
+	for _, want := range []string{"1. https://blog.example.org/async-standups\n", "2. handbook/rituals.md — Stand-ups (knowledge base)"} {
+		if !strings.Contains(refs, want) {
+			t.Errorf("the references lack %q:\n%s", want, refs)
+		}
+	}
+	if strings.Contains(text, "every reference is a placeholder") {
+		t.Error("the article calls real references placeholders")
+	}
+}
