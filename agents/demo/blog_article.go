@@ -474,6 +474,21 @@ var enhanceEdits = []string{
 	"One more piece completes the picture: ", "One more piece: ",
 }
 
+// enhanceText is the enhancement pass of a text other than the blog's article: an
+// article-like text (with "## " sections) as enhanceArticle, another with every line's
+// wording tightened (enhanceEdits).
+func enhanceText(cur string) string {
+	if len(headingStarts(cur)) > 0 {
+		return enhanceArticle(cur)
+	}
+	lines := strings.Split(cur, "\n")
+	for i, l := range lines {
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		lines[i] = indent + strings.TrimSpace(strings.NewReplacer(enhanceEdits...).Replace(" "+strings.TrimLeft(l, " ")+" "))
+	}
+	return strings.Join(lines, "\n")
+}
+
 // enhanceArticle is the enhancement pass: the article with tighter wording in its
 // body (enhanceEdits), every line of its head, table of contents, TL;DR and
 // references kept, and its length nearly the same.

@@ -532,3 +532,19 @@ func TestBlogDraftFromFoundNotes(t *testing.T) {
 		t.Error("the article calls real references placeholders")
 	}
 }
+
+// TestEnhanceOther revises a custom draft with an enhance prompt: the wording is
+// tightened, every line kept, and no note is added.
+func TestEnhanceOther(t *testing.T) {
+	def := &workflow.Definition{Name: "memo", Title: "Memo", Artifacts: []workflow.Artifact{{ID: "memo", Title: "Memo", Description: "A short memo."}}}
+	agent, _ := MustNewAgent(t)
+	cur := "We really need a number of changes in order to ship.\n\n- First, we really fix the build."
+	got, _, err := agent.Revise(context.Background(), conversation.ArtifactRequest{Workflow: def, Artifact: &def.Artifacts[0], Current: cur,
+		Instructions: "Enhance the text: tighten the wording, keep every point."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "We need several changes to ship.\n\n- First, we fix the build."; got != want {
+		t.Errorf("enhanced = %q, want %q", got, want)
+	}
+}

@@ -644,6 +644,11 @@ func (t *task) revise() string {
 		return editSection(cur)
 	}
 	instr := quotedAfter(t.text, "The team's request:")
+	if isEnhance(instr) && strings.TrimSpace(cur) != "" {
+		// An enhancement pass (a workflow's enhance prompt): the same text, its
+		// wording tightened, without a note.
+		return enhanceText(strings.TrimSpace(cur))
+	}
 	if instr == "" {
 		instr = "clearer and stronger, same meaning"
 	}
