@@ -16,12 +16,12 @@
 //     options with their labels and titles and texts revised to say what the
 //     criteria ask: the blog outline's working title, reader, angle and sections,
 //     another artifact's criteria ids), commit_artifact_selection (the letter,
-//     ordinal, title or "none of these" of the reply), commit_artifact_final_text (Write from the chosen option,
-//     Revise the current text; the team's instructions are applied and quoted, but
-//     an enhancement pass, instructions that say "enhance", only tightens the
-//     wording, without a note; it
-//     sets "failure" only for the blog's third research item, until the recovery
-//     agent has rewritten its instructions, so the playground shows retries and
+//     ordinal, title or "none of these" of the reply), commit_artifact_final_text
+//     (Write from the chosen option, Revise the current text; the team's
+//     instructions are applied and quoted, but an enhancement pass, instructions
+//     that say "enhance", only tightens the wording, without a note; it sets
+//     "failure" only for the blog's third research item, until the recovery agent
+//     has rewritten its instructions, so the playground shows retries and
 //     recovery), commit_evaluation (one result per criterion id),
 //     commit_final_docset (a short summary), commit_recovery_plan (new instructions
 //     for the failing item, two narrower search queries when the writer searches,
