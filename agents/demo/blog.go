@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -22,6 +23,8 @@ const (
 	blogNone     blogKind = iota // not the blog workflow, or an artifact it does not have
 	blogPlan                     // the outline (choice)
 	blogResearch                 // research notes, one item per section (auto, foreach)
+	blogSources                  // the fetched pages, one item per section (auto, fetch: no model)
+	blogBrief                    // the article brief (auto, from the outline)
 	blogSections                 // section drafts, one item per section (auto, foreach, editor)
 	blogArticle                  // the article (draft)
 )
@@ -33,6 +36,10 @@ func blogKindOf(id, title string) blogKind {
 		return blogPlan
 	case "research", "notes":
 		return blogResearch
+	case "sources":
+		return blogSources
+	case "brief":
+		return blogBrief
 	case "sections", "drafts":
 		return blogSections
 	case "article":
@@ -42,8 +49,12 @@ func blogKindOf(id, title string) blogKind {
 	switch {
 	case strings.Contains(low, "outline"):
 		return blogPlan
+	case strings.Contains(low, "brief"):
+		return blogBrief
 	case strings.Contains(low, "research") || strings.Contains(low, "notes"):
 		return blogResearch
+	case strings.Contains(low, "source"):
+		return blogSources
 	case strings.Contains(low, "section") || strings.Contains(low, "draft"):
 		return blogSections
 	case strings.Contains(low, "article"):
@@ -295,15 +306,35 @@ const demoSourceBase = "https://example.com/demo/"
 
 var (
 	// noteRe reads a note of the research: "- Fact (demo source: https://…)".
-	noteRe = regexp.MustCompile(`^\s*[-*]\s+(.+?)\s*\((?:demo )?source:\s*(\S+?)\)\.?\s*$`)
+	noteRe = regexp.MustCompile(`^\s*[-*]\s+(.+?)\s*\((?:demo )?source:\s*([^()\s][^()]*?)\)\.?\s*$`)
 	bullet = regexp.MustCompile(`^\s*[-*]\s+(.+)$`)
 )
 
 func (n note) line() string {
-	if n.URL == "" {
+	switch {
+	case n.URL == "":
 		return "- " + n.Fact
+	case isDemoSource(n.URL):
+		return "- " + n.Fact + " (demo source: " + n.URL + ")"
 	}
-	return "- " + n.Fact + " (demo source: " + n.URL + ")"
+	return "- " + n.Fact + " (source: " + n.URL + ")"
+}
+
+// isDemoSource reports whether url is one of the demo's placeholder sources.
+func isDemoSource(url string) bool { return strings.HasPrefix(url, demoSourceBase) }
+
+// citation is how a draft cites a note's source: a Markdown link, "demo source" for
+// a placeholder, or the knowledge-base source in parentheses.
+func (n note) citation() string {
+	switch {
+	case n.URL == "":
+		return ""
+	case isDemoSource(n.URL):
+		return " ([demo source](" + n.URL + "))"
+	case strings.HasPrefix(n.URL, "http://") || strings.HasPrefix(n.URL, "https://"):
+		return " ([source](" + n.URL + "))"
+	}
+	return " (source: " + n.URL + ")"
 }
 
 // researchNotes writes the notes of one section: three or four facts, each with
@@ -340,10 +371,16 @@ func cannedNotes(title string) []note {
 
 // notesFor returns the research notes of the section headed title: the bullets under
 // that heading in an approved text of the prompt (the research artifact's items are
-// joined under "## " headings), else the canned ones.
+// joined under "## " headings), or the whole research text when the prompt gives only
+// this item's part (a pipeline item's dependency), else the canned ones.
 func (t *task) notesFor(title string) []note {
-	texts := []string{t.approvedOf(blogResearch)}
+	research := t.approvedOf(blogResearch)
+	texts := []string{research}
 	for _, id := range t.approvedOrder {
+		switch blogKindOf(id, t.approvedTitle[id]) {
+		case blogSources, blogBrief, blogArticle:
+			continue
+		}
 		texts = append(texts, t.approved[id])
 	}
 	key := titleKey(title)
@@ -355,6 +392,11 @@ func (t *task) notesFor(title string) []note {
 			if notes := bulletNotes(it.Body); len(notes) > 0 {
 				return notes
 			}
+		}
+	}
+	if t.item != nil && titleKey(t.item.Title) == key && len(headingStarts(research)) == 0 {
+		if notes := bulletNotes(research); len(notes) > 0 {
+			return notes
 		}
 	}
 	return cannedNotes(title)
@@ -382,11 +424,23 @@ const (
 	maxSectionWords = 380
 )
 
+// draftExtras are what a section's draft takes from the article brief and the
+// fetched sources, when the prompt has them.
+type draftExtras struct {
+	// Quote is a paragraph quoting a fetched page, with its citation; "" for none.
+	Quote string
+	// Words is the draft's target length (the brief's words for the section), kept
+	// within the sections' bounds; 0 for the minimum.
+	Words int
+}
+
 // sectionDraft writes a section's draft from its research notes: the pool's lead,
-// the notes as sentences citing their sources as Markdown links, its practical
-// advice and its close; a section the pool does not know gets generic ones. The
-// draft has no heading and holds the wordy phrases the editor pass removes.
-func sectionDraft(title, brief string, notes []note) string {
+// the notes as sentences citing their sources as Markdown links, a quote from a
+// fetched source, its practical advice and its close; a section the pool does not
+// know gets generic ones. It is lengthened towards the brief's words for the section,
+// within minSectionWords and maxSectionWords. The draft has no heading and holds the
+// wordy phrases the editor pass removes.
+func sectionDraft(title, brief string, notes []note, x draftExtras) string {
 	s, ok := sectionByTitle(title)
 	if !ok {
 		s = genericSection(title, brief)
@@ -397,18 +451,27 @@ func sectionDraft(title, brief string, notes []note) string {
 		if i == 1 {
 			sentence = "On top of that, " + lowerFirst(sentence)
 		}
-		if n.URL != "" {
-			sentence += " ([demo source](" + n.URL + "))"
-		}
-		evidence = append(evidence, sentence+".")
+		evidence = append(evidence, sentence+n.citation()+".")
 	}
 	paras := []string{s.Lead}
 	if len(evidence) > 0 {
 		paras = append(paras, "The evidence is actually quite consistent here. "+strings.Join(evidence, " "))
 	}
+	if x.Quote != "" {
+		paras = append(paras, x.Quote)
+	}
 	paras = append(paras, s.Practice, s.Close)
-	for i := 0; wordCount(editSection(strings.Join(paras, "\n\n"))) < minSectionWords && i < len(blogPads); i++ {
-		paras[len(paras)-1] += " " + blogPads[i]
+	target := min(max(x.Words, minSectionWords), maxSectionWords)
+	pads := append(slices.Clone(blogPads), articlePads...)
+	for i := 0; i < len(pads); i++ {
+		n := wordCount(editSection(strings.Join(paras, "\n\n")))
+		if n >= target || n+wordCount(pads[i]) > maxSectionWords {
+			break
+		}
+		paras[len(paras)-1] += " " + pads[i]
+	}
+	for len(paras) > 3 && wordCount(editSection(strings.Join(paras, "\n\n"))) > maxSectionWords {
+		paras = append(paras[:len(paras)-2], paras[len(paras)-1]) // the practice goes first
 	}
 	return strings.Join(paras, "\n\n")
 }
@@ -464,154 +527,6 @@ func lowerFirst(s string) string {
 
 func wordCount(s string) int { return len(strings.Fields(s)) }
 
-// --- The article ---
-
-var (
-	// demoLinkRe matches a draft's citation, " ([demo source](https://…))", and the
-	// notes' form, " (demo source: https://…)".
-	demoLinkRe = regexp.MustCompile(`\s*\((?:\[demo source\]\((\S+?)\)|demo source: (\S+?))\)`)
-	// citationRe matches a citation [n] of the article.
-	citationRe = regexp.MustCompile(`\[(\d+)\]`)
-)
-
-// articleOptions are what a request asks of the article.
-type articleOptions struct{ shorter, longer bool }
-
-// writeArticle assembles the article from the outline and the section drafts in the
-// prompt (the sections artifact's items under their "## " headings; a section
-// without a draft there is drafted and edited here from its notes): the title, the
-// meta description, the TL;DR, the introduction, the sections with transitions and
-// their citations renumbered [1], [2], … in order of first use, the conclusion and
-// the references, exactly the sources cited.
-func (t *task) writeArticle(opt articleOptions) string {
-	o := t.outline()
-	drafts := map[string]string{}
-	for _, it := range workflow.Items(t.approvedOf(blogSections)) {
-		if body := strings.TrimSpace(it.Body); body != "" && !strings.HasPrefix(body, "_No result") {
-			drafts[titleKey(it.Title)] = body
-		}
-	}
-	var refs []string
-	cite := func(text string) string {
-		return demoLinkRe.ReplaceAllStringFunc(text, func(m string) string {
-			sub := demoLinkRe.FindStringSubmatch(m)
-			url := sub[1] + sub[2]
-			n := 0
-			for i, r := range refs {
-				if r == url {
-					n = i + 1
-				}
-			}
-			if n == 0 {
-				refs = append(refs, url)
-				n = len(refs)
-			}
-			return " [" + strconv.Itoa(n) + "]"
-		})
-	}
-
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\nMeta description: %s\n\n**TL;DR**\n", o.Title, o.meta())
-	for _, l := range t.tldr(o) {
-		b.WriteString("- " + l + "\n")
-	}
-	b.WriteString("\n" + o.intro())
-	for i, s := range o.Sections {
-		body, ok := drafts[titleKey(s.Title)]
-		if !ok {
-			body = editSection(sectionDraft(s.Title, s.Body, t.notesFor(s.Title)))
-		}
-		paras := strings.Split(strings.TrimSpace(body), "\n\n")
-		if opt.shorter && len(paras) > 2 {
-			paras = paras[:2] // the lead and the evidence
-		}
-		if i+1 < len(o.Sections) {
-			paras[len(paras)-1] += " " + transition(i, o.Sections[i+1].Title)
-		}
-		fmt.Fprintf(&b, "\n\n## %s\n\n%s", s.Title, cite(strings.Join(paras, "\n\n")))
-	}
-	b.WriteString("\n\n## Conclusion\n\n" + o.conclusion())
-	if opt.longer {
-		b.WriteString("\n\n**Before you start:** agree on the format, the posting window and the review date in one short message, pin it in the channel, and invite the team to suggest changes during the first week.")
-	}
-	b.WriteString("\n\n_Written by threadwright's offline demo model: the facts are plausible but unchecked, and every reference is a placeholder to replace before publishing._")
-	b.WriteString("\n\n## References\n")
-	if len(refs) == 0 {
-		b.WriteString("\n1. " + demoSourceBase + "async-standups (demo source, a placeholder)")
-	}
-	for i, r := range refs {
-		fmt.Fprintf(&b, "\n%d. %s (demo source, a placeholder)", i+1, r)
-	}
-	return b.String()
-}
-
-// transition ends section i, leading to the next one.
-func transition(i int, next string) string {
-	forms := []string{
-		"That brings us to the next step: %s.",
-		"With that settled, turn to %s.",
-		"Which leads to %s.",
-		"One more piece completes the picture: %s.",
-	}
-	return fmt.Sprintf(forms[i%len(forms)], "“"+trimEnd(next)+"”")
-}
-
-func (o blogOutline) meta() string {
-	if o.angle != nil {
-		return o.angle.Meta
-	}
-	return cutRunes(trimEnd(o.Title)+": a practical guide for small teams, in short sections with sources.", 160)
-}
-
-// tldr returns the angle's bullets when the outline is the angle's, else one bullet
-// per section (at most three) with the first of its notes, which its draft cites.
-func (t *task) tldr(o blogOutline) []string {
-	if o.canned() {
-		return o.angle.TLDR
-	}
-	var out []string
-	for _, s := range o.Sections[:min(3, len(o.Sections))] {
-		fact := s.Body
-		if notes := t.notesFor(s.Title); len(notes) > 0 {
-			fact = notes[0].Fact
-		}
-		out = append(out, "**"+trimEnd(s.Title)+":** "+sentence(firstSentences(fact, 1)))
-	}
-	return out
-}
-
-func (o blogOutline) intro() string {
-	if o.angle != nil {
-		return o.angle.Intro
-	}
-	lead := sentence(o.Angle)
-	if lead == "" {
-		lead = "Small teams can keep in sync without a daily meeting."
-	}
-	return lead + fmt.Sprintf(" This article covers it in %d short sections, each built on sourced notes, and ends with what to do next.", len(o.Sections))
-}
-
-func (o blogOutline) conclusion() string {
-	if o.angle != nil {
-		return o.angle.Conclusion
-	}
-	var titles []string
-	for _, s := range o.Sections {
-		titles = append(titles, "“"+trimEnd(s.Title)+"”")
-	}
-	return "Taken together, " + strings.Join(titles, ", ") + " make one point: small, written agreements that the whole team can see and change. Try them for a month, then decide together what to keep."
-}
-
-// reviseArticle writes the article again, from the prompt, as the request asks
-// (shorter: each section keeps its lead and evidence; more detail: a closing
-// checklist), with a note that quotes the request before the references.
-func (t *task) reviseArticle(instr string) string {
-	instr = trimEnd(oneLine(orDefault(instr, "clearer and stronger, same meaning")))
-	text := t.writeArticle(articleOptions{shorter: wantsShorter(instr), longer: wantsLonger(instr)})
-	head, refs, _ := strings.Cut(text, "\n\n## References\n")
-	return head + "\n\n_Revised as asked: " + instr + "._\n\n## References\n" + refs
-}
-
 // --- The blog's texts ---
 
 // blogText writes or revises the text of a blog artifact: the outline, an item's
@@ -649,22 +564,34 @@ func (t *task) blogText(revise bool) string {
 		if revise && cur != "" {
 			return editSection(cur)
 		}
+		if found := t.resultNotes(); len(found) > 0 {
+			return foundNotes(found)
+		}
 		return researchNotes(title)
+	case blogSources:
+		return t.unfetchedSources()
+	case blogBrief:
+		if revise && cur != "" {
+			return editSection(cur)
+		}
+		return t.writeBrief()
 	case blogSections:
 		if revise && cur != "" {
 			return editSection(cur)
 		}
-		return sectionDraft(title, brief, t.notesFor(title))
+		return sectionDraft(title, brief, t.notesFor(title), t.draftExtras(title))
 	default: // blogArticle
-		if revise {
+		switch {
+		case revise && isEnhance(instr) && cur != "":
+			return enhanceArticle(cur)
+		case revise:
 			return t.reviseArticle(instr)
 		}
-		text := t.writeArticle(articleOptions{shorter: wantsShorter(instr), longer: wantsLonger(instr)})
+		note := ""
 		if instr = trimEnd(oneLine(instr)); instr != "" {
-			head, refs, _ := strings.Cut(text, "\n\n## References\n")
-			text = head + "\n\n_Written as asked: " + instr + "._\n\n## References\n" + refs
+			note = "_Written as asked: " + instr + "._"
 		}
-		return text
+		return t.writeArticle(articleOptions{shorter: wantsShorter(instr), longer: wantsLonger(instr), note: note})
 	}
 }
 
@@ -702,13 +629,19 @@ var (
 	numberedRe     = regexp.MustCompile(`^(\d+)[.)]\s`)
 )
 
-// checkBlog checks the blog's criteria that can be checked on the text: the number
-// of sections, a word range (per item for a text of joined items), the meta
-// description's length, the TL;DR's bullets and the references against the
-// citations. reason is "" for other criteria.
-func checkBlog(desc, text string) (pass bool, reason string) {
+// checkBlog checks the blog's criteria that can be checked on the text: for the
+// article (kind), those of checkArticle; for every artifact, the number of sections,
+// a word range (per item for a text of joined items), the meta description's length,
+// the TL;DR's bullets and the references against the citations. reason is "" for
+// other criteria.
+func checkBlog(desc, text string, kind blogKind, wordcount int) (pass bool, reason string) {
 	text = strings.TrimSpace(notesRe.ReplaceAllString(text, ""))
 	low := strings.ToLower(desc)
+	if kind == blogArticle {
+		if pass, reason := checkArticle(low, desc, text, wordcount); reason != "" {
+			return pass, reason
+		}
+	}
 	switch {
 	case sectionCountRe.MatchString(desc):
 		m := sectionCountRe.FindStringSubmatch(desc)
@@ -829,6 +762,68 @@ func checkReferences(text string) (bool, string) {
 		return false, "The references list is empty."
 	}
 	return true, fmt.Sprintf("Met: %d numbered references, each cited in the text.", len(listed))
+}
+
+// checkArticle checks the article's criteria that blog.yaml's checks also run: its
+// length against the wordcount input, the meta keywords and image description lines,
+// the title, and the table of contents, conclusion and references headings. reason is
+// "" for other criteria.
+func checkArticle(low, desc, text string, wordcount int) (pass bool, reason string) {
+	switch {
+	case strings.Contains(low, "word count"):
+		return checkWordcount(desc, text, wordcount)
+	case strings.Contains(low, "meta keywords"):
+		return checkLine(text, "Meta keywords:")
+	case strings.Contains(low, "image description"):
+		return checkLine(text, "Image description:")
+	case strings.Contains(low, "table of contents"):
+		return checkHeading(text, "Table of contents")
+	case strings.Contains(low, "title") && strings.Contains(low, "heading"):
+		return checkLine(text, "# ")
+	case strings.Contains(low, "conclusion") && !strings.Contains(low, "outline"):
+		return checkHeading(text, "Conclusion")
+	case strings.Contains(low, "references") && !strings.Contains(low, "numbered"):
+		return checkHeading(text, "References")
+	}
+	return true, ""
+}
+
+var tolerancePercentRe = regexp.MustCompile(`(\d+)\s*%`)
+
+// checkWordcount checks that the article's body (bodyWords) is within the
+// criterion's percentage (default 15) of the target length.
+func checkWordcount(desc, text string, target int) (bool, string) {
+	tol := 15
+	if m := tolerancePercentRe.FindStringSubmatch(desc); m != nil {
+		tol, _ = strconv.Atoi(m[1])
+	}
+	n := bodyWords(text, bodyExcluded)
+	lo, hi := target*(100-tol)/100, target*(100+tol)/100
+	if n >= lo && n <= hi {
+		return true, fmt.Sprintf("Met: the body has %d words; the target is %d ± %d%% (%d to %d).", n, target, tol, lo, hi)
+	}
+	return false, fmt.Sprintf("The body has %d words; the target is %d ± %d%% (%d to %d).", n, target, tol, lo, hi)
+}
+
+// checkLine checks that text has a line starting with prefix, with text after it.
+func checkLine(text, prefix string) (bool, string) {
+	for _, l := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), prefix); ok && strings.TrimSpace(v) != "" {
+			return true, "Met: the line “" + cutRunes(strings.TrimSpace(l), 80) + "”."
+		}
+	}
+	return false, "There is no line starting “" + strings.TrimSpace(prefix) + "” with text after it."
+}
+
+// checkHeading checks that text has a Markdown heading titled title.
+func checkHeading(text, title string) (bool, string) {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "#") && strings.EqualFold(strings.TrimSpace(strings.TrimLeft(l, "#")), title) {
+			return true, "Met: a “" + title + "” heading."
+		}
+	}
+	return false, "There is no “" + title + "” heading."
 }
 
 // demoFailingItem is the blog research item that fails until the recovery agent has

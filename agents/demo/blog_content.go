@@ -329,3 +329,23 @@ var blogEdits = []string{
 	" actually ", " ",
 	" basically ", " ",
 }
+
+// articlePads are neutral practical paragraphs that lengthen a section of the article
+// (or a draft) towards its share of the target length; they suit any topic.
+var articlePads = []string{
+	"Before moving on, write down one change you will try this week, who it affects and how you will know it worked. A small, named experiment teaches more than a long plan, and it gives you something concrete to look back on.",
+	"Keep the first version deliberately small. It is easier to add a step that people ask for than to remove one they have learned to ignore, and a light start leaves room for the team to shape what comes next.",
+	"Share what you are trying with the people it touches before you start, not after. A two-line note that says what changes, for how long and why is usually enough to turn doubts into useful questions.",
+	"Expect the first week to feel awkward. New habits take a few repetitions before they stop feeling like extra work, so judge the idea on the third week rather than on the first day.",
+	"Make the agreement visible where the work happens: a pinned message, a line in the team's handbook or a short checklist. People follow what they can see far more reliably than what they once heard in a meeting.",
+	"Name one person who keeps an eye on the change for the first month. They do not have to enforce anything; they notice when it slips, ask why, and bring what they learn to the next review.",
+	"Collect a few concrete examples as you go: a question that was answered faster, a problem caught early, a task that stalled anyway. Specific stories make the later review far more useful than general impressions.",
+	"Leave room for exceptions. A rule that bends for a launch week or a holiday is kept; a rule that never bends is quietly abandoned the first time it gets in the way.",
+	"Ask the quieter members of the team what they think, in private if that helps. They often notice the friction first, and their suggestions tend to be practical rather than loud.",
+	"Resist adding tools too early. Most of the value comes from a clear agreement about who does what and when; software can make that easier later, once the team knows what it actually needs.",
+	"Write down what you expect to happen before you start. Comparing the result with that short prediction shows what you learned, and keeps the discussion about evidence rather than taste.",
+	"Revisit the change after a month and decide openly whether to keep, adjust or drop it. Ending an experiment that did not work is a good outcome, not a failure, because the team learned something real.",
+	"Pair the change with one thing you stop doing. Time and attention are limited, and a new habit sticks far better when it replaces an old one instead of piling on top of it.",
+	"Explain the reason behind each step, not only the step itself. People adapt a practice sensibly when they know what it is for, and follow it mechanically, or not at all, when they do not.",
+	"Celebrate the first small win in public. A short message that says what worked and who made it happen encourages others to try, and shows that the effort is noticed.",
+}

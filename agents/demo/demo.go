@@ -90,8 +90,11 @@ func respond(req openai.ChatCompletionRequest) (string, []openai.ToolCall) {
 	}
 	choice := choiceString(req.ToolChoice)
 	if fn := offeredCommit(req.Tools); fn != nil && choice != "none" {
-		// A write with tools (the blog's research): the demo searches nothing and
-		// commits at once.
+		// A write with tools (the research): the demo calls the search tools first,
+		// then commits from their results (research_tools.go).
+		if calls := searchFirst(req, fn); len(calls) > 0 {
+			return "", calls
+		}
 		return "", []openai.ToolCall{toolCall(len(req.Messages), 1, fn.Name, commit(req, fn))}
 	}
 	if len(req.Tools) > 0 && choice != "none" {
@@ -236,7 +239,10 @@ type task struct {
 
 	topic string   // the workflow's topic input, "" when none (see topic.go)
 	item  *item    // the item of a foreach artifact's task; nil for the whole artifact
+	batch []item   // the items of a batch write (review_batch.go); nil for others
 	blog  blogKind // the blog workflow's artifact, or blogNone
+
+	results []searchResult // the search tools' results in the request (research_tools.go)
 }
 
 var (
@@ -265,7 +271,10 @@ func readTask(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) *
 		t.description = artifactDescription(t.system[strings.Index(t.system, m[0])+len(m[0]):])
 	}
 	t.readApproved()
-	t.item = readItem(t.text)
+	if t.batch = readBatch(t.text); t.batch == nil {
+		t.item = readItem(t.text)
+	}
+	t.results = searchResults(req.Messages)
 	t.theme = themes[t.workflow]
 	if t.theme != nil {
 		if c, ok := t.theme.Artifacts[t.artifactID]; ok {
@@ -395,12 +404,17 @@ func commit(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) str
 	t := readTask(req, fn)
 	switch fn.Name {
 	case agents.CommitOptionsTool:
+		if strings.Contains(t.text, reviewMarker) {
+			return marshal(map[string]any{"options": t.reviewedOptions()})
+		}
 		return marshal(map[string]any{"options": t.options()})
 	case agents.CommitSelectionTool:
 		return marshal(t.selection())
 	case agents.CommitFinalTextTool:
 		revise := strings.HasPrefix(strings.TrimSpace(t.text), "Revise ") || quotedAfter(t.text, "The current text:") != ""
 		switch {
+		case !revise && len(t.batch) > 0:
+			return marshal(map[string]string{"text": t.batchText()})
 		case !revise && t.researchFails():
 			return marshal(map[string]string{"text": "", "failure": t.researchFailure()})
 		case t.blog != blogNone:
@@ -408,7 +422,11 @@ func commit(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) str
 		case revise:
 			return marshal(map[string]string{"text": t.revise()})
 		}
-		return marshal(map[string]string{"text": t.write()})
+		text := t.write()
+		if found := t.foundBlock(); found != "" {
+			text += "\n\n" + found
+		}
+		return marshal(map[string]string{"text": text})
 	case agents.CommitEvaluationTool:
 		return marshal(map[string]any{"results": t.evaluate()})
 	case agents.CommitDocsetTool:
@@ -626,6 +644,11 @@ func (t *task) revise() string {
 		return editSection(cur)
 	}
 	instr := quotedAfter(t.text, "The team's request:")
+	if isEnhance(instr) && strings.TrimSpace(cur) != "" {
+		// An enhancement pass (a workflow's enhance prompt): the same text, its
+		// wording tightened, without a note.
+		return enhanceText(strings.TrimSpace(cur))
+	}
 	if instr == "" {
 		instr = "clearer and stronger, same meaning"
 	}
@@ -748,7 +771,7 @@ func (t *task) evaluate() []resultArgs {
 	for i, c := range criteria {
 		pass, reason := checkLimit(c.Description, text)
 		if reason == "" && t.workflow == blogWorkflow {
-			pass, reason = checkBlog(c.Description, text)
+			pass, reason = checkBlog(c.Description, text, t.blog, t.wordcount())
 		}
 		failed = failed || !pass
 		out[i] = resultArgs{ID: c.ID, Pass: pass, Reason: reason}

@@ -495,17 +495,24 @@ func blogJoin(items []workflow.Item, texts []string) string {
 }
 
 // MustNewBlogAgent returns a workflow agent on a counting demo model with the research
-// tools registered; the tools fail the test when the model calls them.
+// tools registered: the search tools find nothing (so the notes are the canned ones),
+// and fetch_url fails the test when the model calls it.
 func MustNewBlogAgent(tb testing.TB) (*agents.WorkflowAgent, *countingModel) {
 	tb.Helper()
 	reg := agents.NewRegistry()
-	for _, name := range []string{"web_search", "fetch_url", "search_knowledge"} {
-		reg.MustRegister(agents.ToolSpec{Name: name, Description: "A research tool the demo must not call."},
-			agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) {
-				tb.Errorf("the demo model called %s", name)
-				return "", nil
+	for _, name := range []string{"web_search", "search_knowledge"} {
+		reg.MustRegister(agents.ToolSpec{Name: name, Description: "A search tool that finds nothing."},
+			agents.ToolFunc(func(_ context.Context, raw json.RawMessage) (string, error) {
+				var args struct{ Query string }
+				_ = json.Unmarshal(raw, &args)
+				return fmt.Sprintf("No results for %q.", args.Query), nil
 			}))
 	}
+	reg.MustRegister(agents.ToolSpec{Name: "fetch_url", Description: "A fetch tool the demo must not call."},
+		agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) {
+			tb.Error("the demo model called fetch_url")
+			return "", nil
+		}))
 	cm := &countingModel{m: demo.New()}
 	return agents.NewWorkflowAgent(agents.WorkflowAgentConfig{Client: cm, Model: demo.ModelName, Tools: reg, Logger: quietLogger()}), cm
 }
@@ -744,9 +751,10 @@ func TestBlogWorkflow(t *testing.T) {
 				t.Errorf("summary lacks the title %q: %s", title, sum)
 			}
 
-			// One call per request: the outline, 5 evaluations, 5 research notes, 5
-			// drafts, 5 edits, the article, its revision and the summary.
-			if got, want := cm.calls.Load(), int64(1+5+5*3+1+1+1+3); got != want { // +3: two failed research tries and a recovery
+			// One call per request: the outline, 5 evaluations, 5 research notes (each
+			// a search, then the notes), 5 drafts, 5 edits, the article, its revision and
+			// the summary.
+			if got, want := cm.calls.Load(), int64(1+5+5*4+1+1+1+3+2); got != want { // +3+2: two failed research tries (each with its search) and a recovery
 				t.Errorf("model calls = %d, want %d: a request needed a reminder", got, want)
 			}
 		})
@@ -771,7 +779,7 @@ func checkArticle(t *testing.T, text, outline string, items []workflow.Item, dra
 	if !ok || len([]rune(meta)) > 160 {
 		t.Errorf("meta description %q (%d characters), want one of at most 160", meta, len([]rune(meta)))
 	}
-	if i := strings.Index(text, "**TL;DR**\n- "); i < 0 {
+	if i := strings.Index(text, "\n## TL;DR\n- "); i < 0 {
 		t.Error("no TL;DR")
 	} else if n := strings.Count(strings.SplitN(text[i:], "\n\n", 2)[0], "\n- "); n < 2 || n > 3 {
 		t.Errorf("the TL;DR has %d bullets, want 2 or 3", n)
@@ -809,15 +817,14 @@ func checkArticle(t *testing.T, text, outline string, items []workflow.Item, dra
 	}
 }
 
-// TestBlogCommitAmongTools sends a research request with the research tools and the
-// commit function offered, tool_choice "required": the demo calls no tool and
-// commits the notes at once, without "failure".
-func TestBlogCommitAmongTools(t *testing.T) {
+// researchRequest is a blog research request with the research tools and the commit
+// function offered, tool_choice "required", as the workflow agent sends it.
+func researchRequest() openai.ChatCompletionRequest {
 	tool := func(name, params string) openai.Tool {
 		return openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: name, Parameters: json.RawMessage(params)}}
 	}
 	query := `{"type":"object","properties":{"query":{"type":"string"}},"required":["query"]}`
-	req := openai.ChatCompletionRequest{
+	return openai.ChatCompletionRequest{
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: "You are threadwright.\n\n## The document: Blog article\n\n## The artifact now: Research notes (`research`)\nSourced notes for each section of the outline."},
 			{Role: openai.ChatMessageRoleUser, Content: "\"Research notes\" is written one item at a time. Write this item only:\n\nItem 3 of 5: A posting window, not a meeting time\n> Replace the fixed meeting with a posting window.\n\nCall commit_artifact_final_text with the complete text of the item, without its heading."},
@@ -828,10 +835,25 @@ func TestBlogCommitAmongTools(t *testing.T) {
 		},
 		ToolChoice: "required",
 	}
-	c, err := demo.New().Complete(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
+}
+
+// withResults returns req continued by the assistant's calls and the results of each,
+// wrapped as the workflow agent wraps tool output.
+func withResults(req openai.ChatCompletionRequest, calls []openai.ToolCall, results map[string]string) openai.ChatCompletionRequest {
+	req.Messages = append(slices.Clone(req.Messages), openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: calls})
+	for _, c := range calls {
+		req.Messages = append(req.Messages, openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleTool, ToolCallID: c.ID,
+			Content: agents.ToolOutput(c.Function.Name, agents.TrustUntrusted, results[c.Function.Name]),
+		})
 	}
+	return req
+}
+
+// committedText returns the text a completion commits, failing the test unless it is
+// one commit_artifact_final_text call without "failure".
+func committedText(t *testing.T, c agents.Completion) string {
+	t.Helper()
 	if len(c.ToolCalls) != 1 || c.ToolCalls[0].Function.Name != agents.CommitFinalTextTool {
 		t.Fatalf("calls = %+v, want one call of %s", c.ToolCalls, agents.CommitFinalTextTool)
 	}
@@ -842,9 +864,93 @@ func TestBlogCommitAmongTools(t *testing.T) {
 	if _, ok := args["failure"]; ok || len(args) != 1 {
 		t.Errorf("arguments = %v, want the text alone", args)
 	}
-	if !strings.Contains(args["text"], "(demo source: https://example.com/demo/posting-window)") {
-		t.Errorf("the notes are not the section's:\n%s", args["text"])
+	return args["text"]
+}
+
+// TestBlogResearchSearches sends a research request with the research tools offered:
+// the demo first calls web_search and search_knowledge with queries from the item,
+// then, given their results, commits notes that cite them; given none, the canned
+// notes with their demo sources. The same request gets the same answer.
+func TestBlogResearchSearches(t *testing.T) {
+	ctx := context.Background()
+	req := researchRequest()
+	c, err := demo.New().Complete(ctx, req)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var names []string
+	for _, call := range c.ToolCalls {
+		names = append(names, call.Function.Name)
+		if !strings.Contains(strings.ToLower(call.Function.Arguments), "posting window") {
+			t.Errorf("%s query %s does not name the item", call.Function.Name, call.Function.Arguments)
+		}
+	}
+	if !reflect.DeepEqual(names, []string{"web_search", "search_knowledge"}) {
+		t.Fatalf("calls = %v, want web_search then search_knowledge", names)
+	}
+	again, _ := demo.New().Complete(ctx, req)
+	if !reflect.DeepEqual(again.ToolCalls, c.ToolCalls) {
+		t.Errorf("the same request got other calls: %+v", again.ToolCalls)
+	}
+
+	t.Run("Results", func(t *testing.T) {
+		web := "Results for \"posting window\":\n\n1. Async stand-ups in practice\n   https://blog.example.org/async-standups\n   Teams that post updates within a fixed morning window read them more reliably. The rest is noise.\n\n" +
+			"2. Posting windows explained\n   https://docs.example.net/windows\n   A posting window is a span of hours in which everyone writes their update."
+		kb := "Found 1 passage in the knowledge base for \"posting window\":\n\n[1] handbook/rituals.md — Stand-ups\nOur team posts stand-up updates between 9 and 11 local time. Nobody waits for a meeting.\n\nCite the passages you use as [n]."
+		next := withResults(req, c.ToolCalls, map[string]string{"web_search": web, "search_knowledge": kb})
+		c2, err := demo.New().Complete(ctx, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := committedText(t, c2)
+		for _, want := range []string{
+			"- Teams that post updates within a fixed morning window read them more reliably (source: https://blog.example.org/async-standups)",
+			"(source: https://docs.example.net/windows)",
+			"- Our team posts stand-up updates between 9 and 11 local time (source: handbook/rituals.md — Stand-ups)",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the notes lack %q:\n%s", want, text)
+			}
+		}
+		if strings.Contains(text, "example.com/demo") {
+			t.Errorf("the notes mix in demo sources:\n%s", text)
+		}
+		c3, _ := demo.New().Complete(ctx, next)
+		if committedText(t, c3) != text {
+			t.Error("the same request got another text")
+		}
+	})
+	t.Run("RecoveryQueries", func(t *testing.T) {
+		req := researchRequest()
+		req.Messages = slices.Clone(req.Messages)
+		req.Messages[1].Content = strings.Replace(req.Messages[1].Content, "\n\nCall ",
+			"\n\nThe team's instructions:\n> Research only this section.\n>\n> Search for:\n> - posting window async examples\n> - \"posting window\" stand-up\n\nCall ", 1)
+		c, err := demo.New().Complete(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var queries []string
+		for _, call := range c.ToolCalls {
+			if call.Function.Name == "web_search" {
+				var args struct{ Query string }
+				_ = json.Unmarshal([]byte(call.Function.Arguments), &args)
+				queries = append(queries, args.Query)
+			}
+		}
+		if want := []string{"posting window async examples", `"posting window" stand-up`}; !reflect.DeepEqual(queries, want) {
+			t.Errorf("web queries = %q, want the recovery's %q", queries, want)
+		}
+	})
+	t.Run("Nothing", func(t *testing.T) {
+		next := withResults(req, c.ToolCalls, map[string]string{"web_search": `No results for "posting window".`, "search_knowledge": "error: the knowledge base is empty"})
+		c2, err := demo.New().Complete(ctx, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := committedText(t, c2); !strings.Contains(text, "(demo source: https://example.com/demo/posting-window)") {
+			t.Errorf("the notes are not the section's canned ones:\n%s", text)
+		}
+	})
 }
 
 // TestBlogRecovery asks for a recovery plan with the recovery_plan template, for a

@@ -11,22 +11,40 @@
 //   - one function forced by tool_choice: a workflow task of agents.WorkflowAgent or
 //     the scope classifier. It calls the function with arguments valid for its JSON
 //     schema: commit_artifact_options (as many options as minItems, labelled by the
-//     label enum), commit_artifact_selection (the letter, ordinal, title or "none of
-//     these" of the reply), commit_artifact_final_text (Write from the chosen option,
-//     Revise the current text; the team's instructions are applied and quoted; it
-//     sets "failure" only for the blog's third research item, until the recovery
-//     agent has rewritten its instructions, so the playground shows retries and
+//     label enum; for the options' self-review, a task with the sentence "Review
+//     these options against the criteria below, then revise them once:", the listed
+//     options with their labels and titles and texts revised to say what the
+//     criteria ask: the blog outline's working title, reader, angle and sections,
+//     another artifact's criteria ids), commit_artifact_selection (the letter,
+//     ordinal, title or "none of these" of the reply), commit_artifact_final_text
+//     (Write from the chosen option, Revise the current text; the team's
+//     instructions are applied and quoted, but an enhancement pass, instructions
+//     that say "enhance", only tightens the wording, without a note; it sets
+//     "failure" only for the blog's third research item, until the recovery agent
+//     has rewritten its instructions, so the playground shows retries and
 //     recovery), commit_evaluation (one result per criterion id),
 //     commit_final_docset (a short summary), commit_recovery_plan (new instructions
 //     for the failing item, two narrower search queries when the writer searches,
 //     and a rationale that answers the last failure) and classify_scope (always in
 //     scope). Any other forced function gets an example value of its schema.
 //   - a workflow commit function among other tools, tool_choice "required" or
-//     "auto": a Write with tools (the blog's research). The demo calls no tool and
+//     "auto": a Write with tools (the research of the blog and of the proposal).
+//     When web_search or search_knowledge is offered and the request has no tool
+//     results yet, the demo calls each offered one, with a query from the item's
+//     title (every item's, for a batch) and the subject (the topic, or the canned
+//     one), or with the recovery agent's "Search for:" queries (research_tools.go).
+//     The next request, with the results, commits: the blog's notes are the
+//     results' first sentences, each citing its URL or knowledge-base source
+//     ("(source: …)"), and fall back to the canned notes when nothing was found;
+//     another text gets a "What the searches found" list. Without search tools it
 //     commits at once, as above.
 //   - a task with the line "Item <n> of <total>: <title>": one item of a foreach
 //     artifact. Write writes that item only, without a heading; Revise is the
 //     editor pass, which tightens the text (filler and hedges out) and adds no note.
+//   - a task with the line `Write all <total> items in one text, one "## " section
+//     per item, titled exactly as below:` and the lines "Item <n> of <total>:
+//     <title>": a batch write. Every item is written as it would be alone (without
+//     the blog's demo failure), under "## " and its title exactly as listed.
 //   - tools with tool_choice "auto": agents.Executor. A question about the time or an
 //     arithmetic expression calls current_time or calculate; another question (one
 //     ending in "?" or starting with a question word, not a greeting, thanks or a
@@ -53,18 +71,35 @@
 // story, an async-or-live comparison, a team lead's guide, a Slack setup, why async
 // stand-ups fail); the outline written from one is "# Title", "Angle:", "Audience:"
 // and five "## " sections with a brief, taken from a pool of twelve in the angle's
-// order. For each section, the research (research) is three or four canned facts,
-// each with a placeholder source marked "(demo source: https://example.com/demo/…)";
-// the draft (sections) is 200 to 400 words built from the notes under the section's
-// heading in the prompt, citing each as a Markdown link, and the editor pass
-// tightens it. The article (article) puts the outline's sections together from the
-// drafts in the prompt, with a "# " title, a meta description of at most 160
-// characters, a TL;DR of three bullets, transitions, a conclusion and a numbered
-// "## References" list of exactly the sources cited, renumbered [1], [2], … A
-// heading the team wrote into the outline gets generic notes and text. The blog's
-// evaluations fail only real checks (the number of sections, word ranges per
-// section, the meta description's length, the TL;DR's bullets, references against
-// citations), since a pipeline writes most of it without review.
+// order. For each section, the research (research) is the search results' notes, or
+// three or four canned facts, each with a placeholder source marked "(demo source:
+// https://example.com/demo/…)". The sources (sources) are fetched by the engine, not
+// written. The brief (brief) is written from the outline and the inputs: "**Title:**",
+// "**Audience:**", "**Angle:**", "**Tone:**", "**Layout:**" (when given),
+// "**Length:**" (the wordcount input, default 1500, split into a conclusion and equal
+// sections), "**SEO keywords:**" (five) and one key message per section, "- **<heading>**
+// (about <n> words): <message>" (blog_brief.go). The draft (sections) is 200 to 400
+// words (towards the brief's words for it) built from the notes of the section in the
+// prompt, citing each as a Markdown link, and quoting one sentence of the first page
+// fetched for it ("### title", "Source: url", its text; pages "Not fetched" and the
+// demo's placeholder pages are left out) with its URL; the editor pass tightens it.
+// The article (article) is exactly "# " title, "Meta description:" (at most 160
+// characters), "Meta keywords:", "Image description:", "## Table of contents", "## TL;DR"
+// (three bullets), the outline's sections from the drafts in the prompt with
+// transitions, "## Conclusion" and a numbered "## References" list of exactly the
+// sources cited, renumbered [1], [2], … Its body (after the first "## " heading,
+// without the table of contents, TL;DR and references) is fitted to the wordcount
+// input within about 4%: the drafts lose their middle paragraphs, last paragraphs and
+// then sentences, or gain the brief's key message and neutral practical paragraphs
+// (blog_article.go). A revision asked for "shorter" aims at 90% of the target, "more
+// detail" at 108%; an enhancement pass (a revision whose instructions say "enhance")
+// tightens the body's wording and keeps every field. A heading the team wrote into
+// the outline gets generic notes and text. The blog's evaluations fail only real
+// checks (the number of sections, word ranges per section, the meta description's
+// length, the TL;DR's bullets, references against citations, and for the article
+// the word count within the criterion's percentage of the target, the meta keywords
+// and image description lines, the title and the table of contents, conclusion and
+// references headings), since a pipeline writes most of it without review.
 //
 // A workflow started with a topic (the input `topic`, in the system prompt's "## What
 // the team asked for") that its canned subject is not about gets content about that

@@ -1,0 +1,246 @@
+package demo
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// The blog's article brief (blog.yaml's brief: auto, from the approved outline) and
+// what the later artifacts take from it and from the fetched sources.
+
+// defaultWordcount is the article's length when the workflow has no wordcount input
+// (blog.yaml's default).
+const defaultWordcount = 1500
+
+var (
+	// numberRe reads the first number of an input's value: "1500", "1,500 words".
+	numberRe = regexp.MustCompile(`\d[\d,]*`)
+	// briefMessageRe reads a key message of the brief: "- **Heading** (about 280
+	// words): message".
+	briefMessageRe = regexp.MustCompile(`^- \*\*(.+)\*\* \(about (\d+) words\): (.+)$`)
+)
+
+// readInput returns the input id's value in the system prompt's "## What the team
+// asked for" ("- Label (`id`): value"), one line, or "".
+func readInput(system, id string) string {
+	re := regexp.MustCompile("(?m)^- .+ \\(`" + regexp.QuoteMeta(id) + "`\\): (.+)$")
+	if m := re.FindStringSubmatch(system); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
+}
+
+// wordcount is the article's target length: the wordcount input, within 100 to 10,000
+// words, or defaultWordcount.
+func (t *task) wordcount() int {
+	m := numberRe.FindString(readInput(t.system, "wordcount"))
+	n, err := strconv.Atoi(strings.ReplaceAll(m, ",", ""))
+	if err != nil || n <= 0 {
+		return defaultWordcount
+	}
+	return min(max(n, 100), 10000)
+}
+
+// wordBudget splits the target length into a conclusion and n equal sections, both
+// rounded to ten words.
+func wordBudget(total, n int) (perSection, conclusion int) {
+	conclusion = min(max(total*8/100, 50), 250)
+	conclusion = (conclusion + 5) / 10 * 10
+	if n <= 0 {
+		return 0, conclusion
+	}
+	perSection = ((total-conclusion)/n + 5) / 10 * 10
+	return perSection, conclusion
+}
+
+// articleBrief is what the article and the drafts take from the brief.
+type articleBrief struct {
+	keywords []string
+	messages map[string]string // heading key → key message
+	words    map[string]int    // heading key → words
+}
+
+func (b articleBrief) message(title string) string { return b.messages[titleKey(title)] }
+
+// articleBrief reads the approved brief of the prompt, or makes one from the outline
+// when there is none.
+func (t *task) articleBrief() articleBrief {
+	text := t.approvedOf(blogBrief)
+	if text == "" {
+		text = t.writeBrief()
+	}
+	return parseBrief(text)
+}
+
+func parseBrief(text string) articleBrief {
+	b := articleBrief{messages: map[string]string{}, words: map[string]int{}}
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if v, ok := strings.CutPrefix(l, "**SEO keywords:**"); ok {
+			for _, k := range strings.Split(v, ",") {
+				if k = strings.TrimSpace(trimEnd(k)); k != "" {
+					b.keywords = append(b.keywords, k)
+				}
+			}
+		}
+		if m := briefMessageRe.FindStringSubmatch(l); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			b.messages[titleKey(m[1])] = m[3]
+			b.words[titleKey(m[1])] = n
+		}
+	}
+	if len(b.keywords) == 0 {
+		b.keywords = []string{"blog article", "guide"}
+	}
+	return b
+}
+
+// keywords are the article's SEO keywords: five, about its topic.
+func (t *task) keywords(o blogOutline) []string {
+	if t.topic != "" && !ownTopic(blogWorkflow, t.topic) {
+		low := strings.ToLower(t.topic)
+		return []string{low, low + " guide", "getting started with " + low, low + " best practices", low + " pitfalls"}
+	}
+	return []string{"async stand-ups", "asynchronous stand-up meeting", "small team communication", "remote team updates", "daily stand-up alternatives"}
+}
+
+// writeBrief writes the article brief from the outline and the inputs: the title,
+// audience, angle, tone, length, SEO keywords, then one key message per section with
+// its words.
+func (t *task) writeBrief() string {
+	o := t.outline()
+	total := t.wordcount()
+	per, conclusion := wordBudget(total, len(o.Sections))
+	audience := orDefault(o.Audience, "Readers new to the subject who want practical steps.")
+	tone := "Clear, friendly and practical: an experienced colleague talking to the reader, with short sentences, active verbs, concrete examples and no hype."
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Title:** %s\n**Audience:** %s\n**Angle:** %s\n**Tone:** %s\n", o.Title, sentence(audience), sentence(orDefault(o.Angle, "A practical guide, step by step.")), tone)
+	if layout := readInput(t.system, "layout"); layout != "" {
+		fmt.Fprintf(&b, "**Layout:** %s\n", sentence(layout))
+	}
+	fmt.Fprintf(&b, "**Length:** about %d words in the body: about %d words for each of the %d sections and %d for the conclusion.\n", total, per, len(o.Sections), conclusion)
+	fmt.Fprintf(&b, "**SEO keywords:** %s\n\n**Key messages, one per section:**", strings.Join(t.keywords(o), ", "))
+	for _, s := range o.Sections {
+		fmt.Fprintf(&b, "\n- **%s** (about %d words): %s", trimEnd(s.Title), per, t.keyMessage(s))
+	}
+	return b.String()
+}
+
+// keyMessage is a section's key message: the first sentence of its brief in the
+// outline, or of its first note.
+func (t *task) keyMessage(s workflow.Item) string {
+	if m := sentence(firstSentences(oneLine(s.Body), 1)); m != "" {
+		return m
+	}
+	if notes := cannedNotes(s.Title); len(notes) > 0 {
+		return sentence(notes[0].Fact)
+	}
+	return "What the reader should take away from “" + trimEnd(s.Title) + "”."
+}
+
+// draftExtras are what the draft of the section headed title takes from the approved
+// brief (its words) and sources (a quote from the first page fetched for it).
+func (t *task) draftExtras(title string) draftExtras {
+	var x draftExtras
+	if text := t.approvedOf(blogBrief); text != "" {
+		x.Words = parseBrief(text).words[titleKey(title)]
+	}
+	x.Quote = quoteSource(t.sourcesFor(title))
+	return x
+}
+
+// sourcesFor returns the fetched sources of the section headed title: the item's
+// part of the approved sources (a pipeline item's dependency), or its part under its
+// "## " heading.
+func (t *task) sourcesFor(title string) string {
+	text := t.approvedOf(blogSources)
+	if len(headingStarts(text)) == 0 {
+		return text
+	}
+	for _, it := range workflow.Items(text) {
+		if titleKey(it.Title) == titleKey(title) {
+			return it.Body
+		}
+	}
+	return ""
+}
+
+// fetchedPage is one page of the sources: "### title", "Source: url", its text.
+type fetchedPage struct{ Title, URL, Text string }
+
+// fetchedPages reads the pages of a sources text, leaving out the ones not fetched.
+func fetchedPages(text string) []fetchedPage {
+	var out []fetchedPage
+	var cur *fetchedPage
+	var body []string
+	flush := func() {
+		if cur != nil {
+			cur.Text = strings.TrimSpace(strings.Join(body, "\n"))
+			if cur.URL != "" && cur.Text != "" && !strings.HasPrefix(cur.Text, "Not fetched:") {
+				out = append(out, *cur)
+			}
+		}
+		cur, body = nil, nil
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if h, ok := strings.CutPrefix(l, "### "); ok {
+			flush()
+			cur = &fetchedPage{Title: strings.TrimSpace(h)}
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		if u, ok := strings.CutPrefix(l, "Source: "); ok && cur.URL == "" {
+			cur.URL = strings.TrimSpace(u)
+			continue
+		}
+		body = append(body, l)
+	}
+	flush()
+	return out
+}
+
+// quoteSource quotes one sentence of the first fetched page that has one of 8 to 35
+// words (a placeholder page of the demo's own sources is not quoted), with its URL as
+// the citation; "" when there is none.
+func quoteSource(text string) string {
+	for _, p := range fetchedPages(text) {
+		if strings.Contains(p.URL, "://example.com/") || strings.Contains(p.URL, "://www.example.com/") {
+			continue
+		}
+		for _, s := range splitSentences(oneLine(p.Text)) {
+			n := wordCount(s)
+			if n < 8 || n > 35 || strings.ContainsAny(s, "“”\"()[]") {
+				continue
+			}
+			name := p.Title
+			if name == "" || name == p.URL {
+				name = "one source"
+			} else {
+				name = "“" + cutRunes(name, 80) + "”"
+			}
+			return fmt.Sprintf("As %s puts it: “%s”%s.", name, trimEnd(s), note{URL: p.URL}.citation())
+		}
+	}
+	return ""
+}
+
+// unfetchedSources stands in for the sources phase, which no model writes: the URLs
+// of the item's research notes, each marked as not fetched.
+func (t *task) unfetchedSources() string {
+	var b strings.Builder
+	for _, n := range t.notesFor(t.itemTitle()) {
+		if strings.HasPrefix(n.URL, "http") {
+			fmt.Fprintf(&b, "### %s\nSource: %s\nNot fetched: the offline demo model does not fetch pages.\n\n", n.URL, n.URL)
+		}
+	}
+	if b.Len() == 0 {
+		return "No URLs were found in the notes."
+	}
+	return strings.TrimSpace(b.String())
+}
