@@ -48,8 +48,19 @@ func TestBuiltins(t *testing.T) {
 				if a.Description == "" {
 					t.Errorf("%s: no description", a.ID)
 				}
-				if n := len(a.Criteria); n < 2 || n > 4 {
-					t.Errorf("%s: %d criteria, want 2 to 4", a.ID, n)
+				// A fetch artifact is not written by a model: nothing to judge. The
+				// others have 2 to 4 criteria the model judges, and any checks.
+				judged := 0
+				for _, c := range a.Criteria {
+					if c.Check == nil {
+						judged++
+					}
+				}
+				switch {
+				case a.Fetch != "" && len(a.Criteria) > 0:
+					t.Errorf("%s: a fetch artifact with criteria", a.ID)
+				case a.Fetch == "" && (judged < 2 || judged > 4):
+					t.Errorf("%s: %d criteria judged by the model, want 2 to 4", a.ID, judged)
 				}
 			}
 		})
@@ -156,7 +167,7 @@ func TestBlog(t *testing.T) {
 	if d.Title != "Blog article" {
 		t.Errorf("Title = %q", d.Title)
 	}
-	want := []string{"plan", "research", "sections", "article"}
+	want := []string{"plan", "research", "sources", "brief", "sections", "article"}
 	if got := d.Order(); !slices.Equal(got, want) {
 		t.Fatalf("Order() = %v, want %v", got, want)
 	}
@@ -170,6 +181,8 @@ func TestBlog(t *testing.T) {
 	}{
 		{"plan", workflow.ModeChoice, "", 0, nil, false},
 		{"research", workflow.ModeAuto, "plan", 2, []string{"web_search", "fetch_url", "search_knowledge"}, false},
+		{"sources", workflow.ModeAuto, "plan", 0, nil, false},
+		{"brief", workflow.ModeAuto, "", 1, nil, false},
 		{"sections", workflow.ModeAuto, "plan", 1, nil, true},
 		{"article", workflow.ModeDraft, "", 0, nil, false},
 	} {
@@ -181,8 +194,30 @@ func TestBlog(t *testing.T) {
 	if got := d.Dependents("plan"); !slices.Equal(got, want[1:]) {
 		t.Errorf("Dependents(plan) = %v, want %v", got, want[1:])
 	}
+	// The outline is reviewed by the model before people see it; the sources are
+	// the pages the research cites; every section is written from the brief and its
+	// sources; the article gets an enhancement pass when the deployment has one.
+	plan, _ := d.Artifact("plan")
+	sources, _ := d.Artifact("sources")
+	sections, _ := d.Artifact("sections")
+	article, _ := d.Artifact("article")
+	if !plan.SelfReview || sources.Fetch != "research" || !slices.Contains(sections.DependsOn, "brief") || !slices.Contains(sections.DependsOn, "sources") {
+		t.Errorf("plan self_review %v, sources fetch %q, sections depends_on %v", plan.SelfReview, sources.Fetch, sections.DependsOn)
+	}
+	if article.Enhance == nil || article.Enhance.Model != "enhance" {
+		t.Errorf("article enhance = %+v, want the profile enhance", article.Enhance)
+	}
+	checked := map[string]bool{}
+	for _, c := range article.Criteria {
+		checked[c.ID] = c.Check != nil
+	}
+	for _, id := range []string{"title", "meta_description", "meta_keywords", "image_description", "toc", "tldr", "conclusion", "references", "word_count"} {
+		if !checked[id] {
+			t.Errorf("article: criterion %s is not checked without the model", id)
+		}
+	}
 	if got := d.Profiles(); got != nil {
-		t.Errorf("Profiles() = %v, want none: the built-ins run on the main model", got)
+		t.Errorf("Profiles() = %v, want none: the built-ins run on the main model (enhance is optional)", got)
 	}
 
 	// An outline in the shape plan's prompt asks for fans out over its sections.
