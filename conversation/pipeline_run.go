@@ -495,8 +495,7 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	eval := judged.eval
-	rev, err := t.m.Completed(t.ws(), id, eval)
+	rev, err := t.m.Completed(t.ws(), id, judged.eval)
 	if err != nil {
 		return err
 	}
