@@ -232,7 +232,7 @@ func TestE2EMetricsOfAPipeline(t *testing.T) {
 	}{
 		{[]string{"workflow", "blog", "outcome", "failed"}, 1},  // Section 3's research
 		{[]string{"workflow", "blog", "outcome", "retried"}, 4}, // Section 2's and 3's, twice each
-		{[]string{"workflow", "blog", "outcome", "done"}, 7},    // 3 research items, 4 sections
+		{[]string{"workflow", "blog", "outcome", "done"}, 12},   // 3 research items, 4 sources, the brief, 4 sections
 	} {
 		if v, _ := f.value("threadwright_pipeline_items_total", w.labels...); v != w.want {
 			t.Errorf("threadwright_pipeline_items_total%v = %v, want %v", w.labels, v, w.want)

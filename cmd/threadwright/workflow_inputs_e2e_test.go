@@ -7,11 +7,12 @@ import (
 	"github.com/threadwright/threadwright/agents/openaitest"
 )
 
-// optionsRequests returns the requests for options the model has received.
+// optionsRequests returns the requests for options the model has received, without
+// the self reviews of options already proposed (reviewSentence).
 func (h *wfHarness) optionsRequests() []openaitest.Request {
 	var out []openaitest.Request
 	for _, r := range h.ai.Requests() {
-		if names := r.ToolNames(); len(names) == 1 && names[0] == "commit_artifact_options" {
+		if names := r.ToolNames(); len(names) == 1 && names[0] == "commit_artifact_options" && !strings.Contains(r.LastUserMessage(), reviewSentence) {
 			out = append(out, r)
 		}
 	}

@@ -243,7 +243,7 @@ func TestWorkflowsList(t *testing.T) {
 		t.Fatalf("list: %v\n%s", err, stderr)
 	}
 	want := "NAME           TITLE               ARTIFACTS  SOURCE\n" +
-		"blog           Blog article        4          builtin:blog.yaml\n" +
+		"blog           Blog article        6          builtin:blog.yaml\n" +
 		"product-brief  Product brief       5          builtin:product-brief.yaml\n" +
 		"proposal       Grant proposal      8          builtin:proposal.yaml\n" +
 		"retro          Team retrospective  2          " + dir + "/retro.yaml\n"
