@@ -295,16 +295,16 @@ func (t *wfTurn) itemRequest(a *workflow.Artifact, st *workflow.ArtifactState, i
 // everything an item needs is copied into its itemJob, and what it did comes back as
 // itemResults that the turn records.
 type worker struct {
-	agent WorkflowAgent
-	// fetcher reads the pages of a fetch artifact (Config.Fetcher; nil: none is read).
-	fetcher SourceFetcher
-	log     *slog.Logger
-	lang    string
-	redact  func(string) string // Config.Redact, never nil
+	agent  WorkflowAgent
+	log    *slog.Logger
+	lang   string
+	redact func(string) string // Config.Redact, never nil
 	// explain says what a failed try's error came from (Service.explain).
 	explain func(error) Failure
 	// enh runs the enhancement passes (workflow_enhance.go; nil: none).
 	enh *enhancer
+	// fetcher reads the pages of a fetch artifact (Config.Fetcher; nil: none is read).
+	fetcher SourceFetcher
 }
 
 // run runs one item: up to 1 + retries tries, going on after the job's earlier tries,

@@ -69,7 +69,8 @@ type sourcesAgent struct {
 	fromPages map[string]string // section item title → the sources it was given
 	batches   []conversation.ArtifactRequest
 	failBatch bool
-	miss      string // an item title the batch text leaves out
+	miss      string        // an item title the batch text leaves out
+	hangBatch chan struct{} // when set, a batch write is reported on it and never returns (until ctx ends)
 }
 
 func newSourcesAgent() *sourcesAgent {
@@ -81,6 +82,14 @@ func (a *sourcesAgent) Write(ctx context.Context, r conversation.ArtifactRequest
 	case r.Batch != nil:
 		if err := a.record(ctx, "batch", r); err != nil {
 			return "", conversation.Usage{}, err
+		}
+		a.smu.Lock()
+		hang := a.hangBatch
+		a.smu.Unlock()
+		if hang != nil {
+			hang <- struct{}{}
+			<-ctx.Done()
+			return "", conversation.Usage{}, ctx.Err()
 		}
 		a.smu.Lock()
 		defer a.smu.Unlock()
@@ -337,6 +346,78 @@ func TestPipelineBatchFailureWritesItemsAlone(t *testing.T) {
 	}
 	if st := h.artifact("research"); st.Status != workflow.StatusApproved || len(workflow.FailedItems(st.Items)) != 0 {
 		t.Errorf("research = %s %+v", st.Status, st.Items)
+	}
+}
+
+// TestPipelineBatchCutByRestartRunsAgain: a batch write cut by a shutdown is not an
+// end: after the restart the batch runs again, and no item is written alone.
+func TestPipelineBatchCutByRestartRunsAgain(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	sa := newSourcesAgent()
+	sa.hangBatch = make(chan struct{}, 1)
+	h := sourcesHarness(t, st, batchYAML, sa, nil, 4)
+	h.say("U1", "start batch")
+	approve := conversation.Action{Name: conversation.ActionApprove, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: "outline", Rev: h.artifact("outline").Rev}
+	if ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:approve", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: approve, UserID: "U1"}}); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	<-sa.hangBatch
+	h.kill()
+	if r := h.artifact("research"); r.Batched || workflow.PendingItems(r.Items) != 4 {
+		t.Fatalf("after a cut batch: batched=%v, %d items pending; want the batch still to run", r.Batched, workflow.PendingItems(r.Items))
+	}
+
+	sa2 := newSourcesAgent()
+	h2 := sourcesHarness(t, st, batchYAML, sa2, nil, 4)
+	h2.wait()
+	if len(sa2.batches) != 1 {
+		t.Errorf("%d batch writes after the restart; want 1", len(sa2.batches))
+	}
+	if n := sa2.count("write research"); n != 0 {
+		t.Errorf("%d items written alone after the restart; want none", n)
+	}
+	if r := h2.artifact("research"); r.Status != workflow.StatusApproved {
+		t.Errorf("research = %s", r.Status)
+	}
+}
+
+// TestPipelineBatchCutByStopRunsAgain: a batch write cut by Stop runs again after
+// Continue, and no item is written alone.
+func TestPipelineBatchCutByStopRunsAgain(t *testing.T) {
+	sa := newSourcesAgent()
+	sa.hangBatch = make(chan struct{}, 1)
+	h := sourcesHarness(t, nil, batchYAML, sa, nil, 4)
+	h.say("U1", "start batch")
+	approve := conversation.Action{Name: conversation.ActionApprove, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: "outline", Rev: h.artifact("outline").Rev}
+	if ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:approve", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: approve, UserID: "U1"}}); err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	<-sa.hangBatch
+	ws := waitFor(t, h, func(ws *workflow.State) bool { return ws.Pipeline != nil })
+	stop := conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: "run:" + ws.Pipeline.ID}
+	if ok, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:stop", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: stop, UserID: "U1"}}); err != nil || !ok {
+		t.Fatalf("stop: %v %v", ok, err)
+	}
+	h.wait()
+	if r := h.artifact("research"); r.Batched || workflow.PendingItems(r.Items) != 4 {
+		t.Fatalf("after a stopped batch: batched=%v, %d items pending; want the batch still to run", r.Batched, workflow.PendingItems(r.Items))
+	}
+	sa.smu.Lock()
+	sa.hangBatch = nil
+	sa.smu.Unlock()
+	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
+	h.do(conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: cont, UserID: "U1"}})
+	if len(sa.batches) != 1 {
+		t.Errorf("%d batch writes finished; want 1", len(sa.batches))
+	}
+	if n := sa.count("write research"); n != 0 {
+		t.Errorf("%d items written alone; want none", n)
+	}
+	if r := h.artifact("research"); r.Status != workflow.StatusApproved {
+		t.Errorf("research = %s", r.Status)
 	}
 }
 
