@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/threadwright/threadwright/agents/demo"
+	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/prompts"
+)
+
+// blogWeb is the web the blog's research finds in TestE2EBlogBriefSourcesAndFinalFields:
+// a SearXNG stand-in whose every search returns two pages of a local site, one of
+// which answers HTTP 500.
+type blogWeb struct {
+	pages, search *httptest.Server
+}
+
+// newBlogWeb starts the site and the search engine; they close with the test.
+func newBlogWeb(t *testing.T) *blogWeb {
+	w := &blogWeb{}
+	w.pages = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/gone" {
+			http.Error(rw, "gone for good", http.StatusInternalServerError)
+			return
+		}
+		slug := strings.TrimPrefix(r.URL.Path, "/articles/")
+		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(rw, `<html><head><title>Field report %[1]s</title><script>var tracking = 1;</script></head>
+<body><nav>Home · About</nav><article><p>Scraped page %[1]s: teams that tag every namespace cut their cluster bill by a fifth within a quarter.</p></article></body></html>`, slug)
+	}))
+	t.Cleanup(w.pages.Close)
+	w.search = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query().Get("q")
+		slug := strings.ToLower(strings.Join(strings.Fields(q), "-"))
+		if len(slug) > 40 {
+			slug = slug[:40]
+		}
+		rw.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(rw).Encode(map[string]any{"results": []map[string]string{
+			{"title": "Field report on " + q, "url": w.pages.URL + "/articles/" + url.PathEscape(slug), "content": "Teams that tag every namespace cut their cluster bill by a fifth."},
+			{"title": "A page that is gone", "url": w.pages.URL + "/gone", "content": "Cost dashboards compared."},
+		}})
+	}))
+	t.Cleanup(w.search.Close)
+	return w
+}
+
+// TestE2EBlogBriefSourcesAndFinalFields runs the built-in blog on the demo model
+// behind the fake OpenAI server (the real go-openai client), with web_search on a
+// local SearXNG stand-in and the real fetcher on a local site:
+//   - the outline's options are reviewed once against the criteria before people
+//     see them;
+//   - research calls web_search; the sources phase fetches every page it cites
+//     (the one that fails is recorded, not fatal);
+//   - the article brief is written from the outline and given, with the section's
+//     fetched pages, to every section's writer;
+//   - the article has every field, passes the checks made without the model (the
+//     word count within ±15% of the input), says the enhancement pass was skipped
+//     (no MODEL_PROFILES), and the report holds it all.
+func TestE2EBlogBriefSourcesAndFinalFields(t *testing.T) {
+	web := newBlogWeb(t)
+	h := newWorkflowHarness(t)
+	h.env["SEARXNG_URL"] = web.search.URL
+	h.env["FETCH_ALLOW_HOSTS"] = strings.TrimPrefix(web.pages.URL, "http://")
+	h.env["TOOL_TIMEOUT"] = "30s" // a loaded machine; not what this test is about
+	model := demo.New()
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		c, err := model.Complete(context.Background(), r.Chat)
+		if err != nil {
+			return openaitest.Response{Status: 500}
+		}
+		resp := openaitest.Response{Text: c.Content}
+		for _, tc := range c.ToolCalls {
+			resp.ToolCalls = append(resp.ToolCalls, openaitest.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		return resp
+	})
+	h.start()
+	thread := h.startWorkflow(alice, "blog Kubernetes cost control for platform teams")
+
+	// The outline: its options reviewed once, then chosen and approved.
+	options := h.latest(thread, "A:", "")
+	if m, _ := h.emu.Message(general, options); !strings.Contains(string(m.Blocks), "Reviewed against the criteria and revised once") {
+		t.Errorf("the options card does not say the options were reviewed:\n%s", m.Blocks)
+	}
+	reviews := 0
+	for _, r := range h.ai.Requests() {
+		if forced(r) == "commit_artifact_options" && strings.Contains(r.LastUserMessage(), reviewSentence) {
+			reviews++
+		}
+	}
+	if reviews != 1 {
+		t.Errorf("%d reviews of the outline's options; want 1", reviews)
+	}
+	h.click(thread, alice, "A:", "")
+	h.click(thread, alice, "Approve", "")
+	h.waitFor("the article for review", func() bool {
+		return strings.Contains(h.transcript(thread), "Meta keywords:")
+	})
+
+	var searched, briefs, sections, fetched, failed int
+	for _, r := range h.ai.Requests() {
+		ma := artifactRE.FindStringSubmatch(systemText(r))
+		if ma == nil {
+			continue
+		}
+		if ma[1] == "sources" {
+			t.Error("the model was asked to write the sources")
+		}
+		text := systemText(r) + "\n" + r.LastUserMessage()
+		switch {
+		case ma[1] == "research" && len(r.ToolResults()) > 0 && strings.Contains(r.ToolResults()[0].Content, web.pages.URL):
+			searched++
+		case ma[1] == "brief" && forced(r) == "commit_artifact_final_text":
+			briefs++
+		case ma[1] == "sections" && forced(r) == "commit_artifact_final_text" && !strings.Contains(text, "Tighten the prose"):
+			sections++
+			if !strings.Contains(text, "SEO keywords") {
+				t.Errorf("a section was written without the brief:\n%s", text)
+			}
+			if strings.Contains(text, "Source: "+web.pages.URL+"/articles/") && strings.Contains(text, "cut their cluster bill by a fifth within a quarter") {
+				fetched++
+			}
+			if strings.Contains(text, "Source: "+web.pages.URL+"/gone") && strings.Contains(text, "Not fetched:") {
+				failed++
+			}
+			if strings.Contains(text, "tracking") || strings.Contains(text, "Home · About") {
+				t.Errorf("a fetched page kept its script or navigation:\n%s", text)
+			}
+		}
+	}
+	if searched < 5 || briefs != 1 || sections != 5 || fetched != 5 || failed != 5 {
+		t.Errorf("research writes that saw search results %d (want ≥ 5), briefs %d (want 1), section writes %d (want 5), with fetched pages %d (want 5), with the failed fetch recorded %d (want 5)",
+			searched, briefs, sections, fetched, failed)
+	}
+	tr := h.transcript(thread)
+	for _, want := range []string{
+		"pipeline finished in",
+		// (the transcript keeps the blocks' JSON escapes)
+		`Enhancement pass skipped: this deployment defines no model profile \"enhance\" (MODEL_PROFILES).`,
+		"⚖️ *Verdict:* ✅ pass",
+	} {
+		if !strings.Contains(tr, want) {
+			t.Errorf("the thread lacks %q:\n%s", want, tr)
+		}
+	}
+
+	h.click(thread, alice, "Approve", "")
+	report := h.file("blog.md")
+	if !strings.HasPrefix(report, "# ") {
+		t.Errorf("the report does not start with the title:\n%s", report)
+	}
+	for _, want := range []string{"Meta description:", "Meta keywords:", "Image description:", "## Table of contents", "## TL;DR", "## Conclusion", "## References", web.pages.URL + "/articles/"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	// The checks, as the engine ran them, on the report: every field there, the body
+	// within ±15% of the default 1,500 words.
+	defs, err := workflow.Load(prompts.Workflows, "workflows", workflow.BuiltinPrefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var article *workflow.Artifact
+	for _, d := range defs {
+		if d.Name == "blog" {
+			article, _ = d.Artifact("article")
+		}
+	}
+	for _, r := range workflow.RunChecks(article, report, map[string]string{"wordcount": "1500"}) {
+		if !r.Pass {
+			t.Errorf("the report fails the check %s: %+v", r.ID, r)
+		}
+	}
+	assertNoSlackErrors(t, h.harness)
+}
