@@ -143,13 +143,14 @@ func (t *task) keyMessage(s workflow.Item) string {
 }
 
 // draftExtras are what the draft of the section headed title takes from the approved
-// brief (its words) and sources (a quote from the first page fetched for it).
+// brief (its words) and sources (a quote from the first page fetched for it that
+// says something its notes do not).
 func (t *task) draftExtras(title string) draftExtras {
 	var x draftExtras
 	if text := t.approvedOf(blogBrief); text != "" {
 		x.Words = parseBrief(text).words[titleKey(title)]
 	}
-	x.Quote = quoteSource(t.sourcesFor(title))
+	x.Quote = quoteSource(t.sourcesFor(title), t.notesFor(title))
 	return x
 }
 
@@ -206,16 +207,21 @@ func fetchedPages(text string) []fetchedPage {
 }
 
 // quoteSource quotes one sentence of the first fetched page that has one of 8 to 35
-// words (a placeholder page of the demo's own sources is not quoted), with its URL as
-// the citation; "" when there is none.
-func quoteSource(text string) string {
+// words and is not one of the notes' facts (the draft states those already), with its
+// URL as the citation; "" when there is none. The demo's own pages (SourceFetcher)
+// are quoted like any other; another example.com page is a placeholder and is not.
+func quoteSource(text string, notes []note) string {
+	said := make(map[string]bool, len(notes))
+	for _, n := range notes {
+		said[titleKey(n.Fact)] = true
+	}
 	for _, p := range fetchedPages(text) {
-		if strings.Contains(p.URL, "://example.com/") || strings.Contains(p.URL, "://www.example.com/") {
+		if !isDemoSource(p.URL) && (strings.Contains(p.URL, "://example.com/") || strings.Contains(p.URL, "://www.example.com/")) {
 			continue
 		}
 		for _, s := range splitSentences(oneLine(p.Text)) {
 			n := wordCount(s)
-			if n < 8 || n > 35 || strings.ContainsAny(s, "“”\"()[]") {
+			if n < 8 || n > 35 || strings.ContainsAny(s, "“”\"()[]") || said[titleKey(s)] {
 				continue
 			}
 			name := p.Title
