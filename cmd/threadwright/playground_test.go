@@ -429,7 +429,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if strings.Count(sources, "— Demo library: ") != 5 || strings.Contains(blogThread, "Not fetched") {
 		t.Errorf("the sources are not the demo's pages, one or more per section:\n%s", sources)
 	}
-	for _, want := range []string{"5 of 5 items written", "(recovered: ", "Article brief\n", "SEO keywords:"} {
+	for _, want := range []string{"5 of 5 items written", "(recovered: ", "Article brief\n", "Key messages\n", "Words per section\n"} {
 		if !strings.Contains(blogThread, want) {
 			t.Errorf("the blog thread lacks %q:\n%s", want, blogThread)
 		}
