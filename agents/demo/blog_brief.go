@@ -19,9 +19,9 @@ const defaultWordcount = 1500
 var (
 	// numberRe reads the first number of an input's value: "1500", "1,500 words".
 	numberRe = regexp.MustCompile(`\d[\d,]*`)
-	// briefMessageRe reads a key message of the brief: "- **Heading** (about 280
-	// words): message".
-	briefMessageRe = regexp.MustCompile(`^- \*\*(.+)\*\* \(about (\d+) words\): (.+)$`)
+	// briefLineRe reads a line of the brief's "## Key messages" or "## Words per
+	// section": "- **Heading**: text".
+	briefLineRe = regexp.MustCompile(`^- \*\*(.+)\*\*: (.+)$`)
 )
 
 // readInput returns the input id's value in the system prompt's "## What the team
@@ -76,21 +76,31 @@ func (t *task) articleBrief() articleBrief {
 	return parseBrief(text)
 }
 
+// parseBrief reads a brief in writeBrief's shape: the keywords under "## Keywords",
+// the key messages under "## Key messages" and the words under "## Words per section".
 func parseBrief(text string) articleBrief {
 	b := articleBrief{messages: map[string]string{}, words: map[string]int{}}
+	part := ""
 	for _, l := range strings.Split(text, "\n") {
 		l = strings.TrimSpace(l)
-		if v, ok := strings.CutPrefix(l, "**SEO keywords:**"); ok {
-			for _, k := range strings.Split(v, ",") {
+		if h, ok := strings.CutPrefix(l, "## "); ok {
+			part = strings.ToLower(strings.TrimSpace(h))
+			continue
+		}
+		m := briefLineRe.FindStringSubmatch(l)
+		switch {
+		case part == "keywords" && l != "":
+			for _, k := range strings.Split(l, ",") {
 				if k = strings.TrimSpace(trimEnd(k)); k != "" {
 					b.keywords = append(b.keywords, k)
 				}
 			}
-		}
-		if m := briefMessageRe.FindStringSubmatch(l); m != nil {
-			n, _ := strconv.Atoi(m[2])
-			b.messages[titleKey(m[1])] = m[3]
-			b.words[titleKey(m[1])] = n
+		case part == "key messages" && m != nil:
+			b.messages[titleKey(m[1])] = m[2]
+		case part == "words per section" && m != nil:
+			if n, err := strconv.Atoi(strings.ReplaceAll(numberRe.FindString(m[2]), ",", "")); err == nil {
+				b.words[titleKey(m[1])] = n
+			}
 		}
 	}
 	if len(b.keywords) == 0 {
@@ -108,25 +118,30 @@ func (t *task) keywords(o blogOutline) []string {
 	return []string{"async stand-ups", "asynchronous stand-up meeting", "small team communication", "remote team updates", "daily stand-up alternatives"}
 }
 
-// writeBrief writes the article brief from the outline and the inputs: the title,
-// audience, angle, tone, length, SEO keywords, then one key message per section with
-// its words.
+// writeBrief writes the article brief from the outline and the inputs, in the
+// shape blog.yaml's brief asks for: "## Reader", "## Angle", "## Key messages" (one
+// "- **<heading>**: <message>" per section), "## Tone" (with the layout, when given),
+// "## Keywords" (five, comma-separated) and "## Words per section" (one "- **<heading>**:
+// about <n> words" per section and the conclusion, then the total).
 func (t *task) writeBrief() string {
 	o := t.outline()
 	total := t.wordcount()
 	per, conclusion := wordBudget(total, len(o.Sections))
 	audience := orDefault(o.Audience, "Readers new to the subject who want practical steps.")
 	tone := "Clear, friendly and practical: an experienced colleague talking to the reader, with short sentences, active verbs, concrete examples and no hype."
-	var b strings.Builder
-	fmt.Fprintf(&b, "**Title:** %s\n**Audience:** %s\n**Angle:** %s\n**Tone:** %s\n", o.Title, sentence(audience), sentence(orDefault(o.Angle, "A practical guide, step by step.")), tone)
 	if layout := readInput(t.system, "layout"); layout != "" {
-		fmt.Fprintf(&b, "**Layout:** %s\n", sentence(layout))
+		tone += " Layout: " + sentence(layout)
 	}
-	fmt.Fprintf(&b, "**Length:** about %d words in the body: about %d words for each of the %d sections and %d for the conclusion.\n", total, per, len(o.Sections), conclusion)
-	fmt.Fprintf(&b, "**SEO keywords:** %s\n\n**Key messages, one per section:**", strings.Join(t.keywords(o), ", "))
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Reader\n%s\n\n## Angle\n%s\n\n## Key messages", sentence(audience), sentence(orDefault(o.Angle, "A practical guide, step by step.")))
 	for _, s := range o.Sections {
-		fmt.Fprintf(&b, "\n- **%s** (about %d words): %s", trimEnd(s.Title), per, t.keyMessage(s))
+		fmt.Fprintf(&b, "\n- **%s**: %s", trimEnd(s.Title), t.keyMessage(s))
 	}
+	fmt.Fprintf(&b, "\n\n## Tone\n%s\n\n## Keywords\n%s\n\n## Words per section", tone, strings.Join(t.keywords(o), ", "))
+	for _, s := range o.Sections {
+		fmt.Fprintf(&b, "\n- **%s**: about %d words", trimEnd(s.Title), per)
+	}
+	fmt.Fprintf(&b, "\n- **Conclusion**: about %d words\n\nThe body is about %d words long: %d sections of about %d words and a conclusion of about %d.", conclusion, total, len(o.Sections), per, conclusion)
 	return b.String()
 }
 
@@ -143,13 +158,14 @@ func (t *task) keyMessage(s workflow.Item) string {
 }
 
 // draftExtras are what the draft of the section headed title takes from the approved
-// brief (its words) and sources (a quote from the first page fetched for it).
+// brief (its words) and sources (a quote from the first page fetched for it that
+// says something its notes do not).
 func (t *task) draftExtras(title string) draftExtras {
 	var x draftExtras
 	if text := t.approvedOf(blogBrief); text != "" {
 		x.Words = parseBrief(text).words[titleKey(title)]
 	}
-	x.Quote = quoteSource(t.sourcesFor(title))
+	x.Quote = quoteSource(t.sourcesFor(title), t.notesFor(title))
 	return x
 }
 
@@ -206,16 +222,21 @@ func fetchedPages(text string) []fetchedPage {
 }
 
 // quoteSource quotes one sentence of the first fetched page that has one of 8 to 35
-// words (a placeholder page of the demo's own sources is not quoted), with its URL as
-// the citation; "" when there is none.
-func quoteSource(text string) string {
+// words and is not one of the notes' facts (the draft states those already), with its
+// URL as the citation; "" when there is none. The demo's own pages (SourceFetcher)
+// are quoted like any other; another example.com page is a placeholder and is not.
+func quoteSource(text string, notes []note) string {
+	said := make(map[string]bool, len(notes))
+	for _, n := range notes {
+		said[titleKey(n.Fact)] = true
+	}
 	for _, p := range fetchedPages(text) {
-		if strings.Contains(p.URL, "://example.com/") || strings.Contains(p.URL, "://www.example.com/") {
+		if !isDemoSource(p.URL) && (strings.Contains(p.URL, "://example.com/") || strings.Contains(p.URL, "://www.example.com/")) {
 			continue
 		}
 		for _, s := range splitSentences(oneLine(p.Text)) {
 			n := wordCount(s)
-			if n < 8 || n > 35 || strings.ContainsAny(s, "“”\"()[]") {
+			if n < 8 || n > 35 || strings.ContainsAny(s, "“”\"()[]") || said[titleKey(s)] {
 				continue
 			}
 			name := p.Title

@@ -131,15 +131,32 @@ func TestBlogPhases(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range []string{"**Audience:** ", "**Angle:** ", "**Tone:** ", "**SEO keywords:** ", "**Length:** about " + strconv.Itoa(wordcount) + " words"} {
+			// In blog.yaml's shape: the reader, angle, key messages, tone,
+			// keywords and words per section, each under its "## " heading.
+			for _, want := range []string{"## Reader\n", "## Angle\n", "## Key messages\n", "## Tone\n", "## Keywords\n", "## Words per section\n",
+				"The body is about " + strconv.Itoa(wordcount) + " words long"} {
 				if !strings.Contains(brief, want) {
 					t.Errorf("the brief lacks %q:\n%s", want, brief)
 				}
 			}
+			if kw := regexp.MustCompile(`## Keywords\n(.+)`).FindStringSubmatch(brief); kw == nil || len(strings.Split(kw[1], ", ")) != 5 {
+				t.Errorf("the brief's keywords are not five:\n%s", brief)
+			}
+			words := 0
 			for _, it := range items {
-				if !regexp.MustCompile(`(?m)^- \*\*` + regexp.QuoteMeta(it.Title) + `\*\* \(about \d+ words\): \S`).MatchString(brief) {
+				if !regexp.MustCompile(`(?m)^- \*\*` + regexp.QuoteMeta(it.Title) + `\*\*: \S`).MatchString(brief) {
 					t.Errorf("the brief has no key message for %q:\n%s", it.Title, brief)
 				}
+				m := regexp.MustCompile(`(?m)^- \*\*` + regexp.QuoteMeta(it.Title) + `\*\*: about (\d+) words$`).FindStringSubmatch(brief)
+				if m == nil {
+					t.Errorf("the brief gives %q no words:\n%s", it.Title, brief)
+					continue
+				}
+				n, _ := strconv.Atoi(m[1])
+				words += n
+			}
+			if words < wordcount*8/10 || words > wordcount {
+				t.Errorf("the sections' words add up to %d, want about %d less the conclusion", words, wordcount)
 			}
 			again, _, _ := agent.Write(ctx, req("brief", approved))
 			if again != brief {

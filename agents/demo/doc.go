@@ -74,15 +74,19 @@
 // order. For each section, the research (research) is the search results' notes, or
 // three or four canned facts, each with a placeholder source marked "(demo source:
 // https://example.com/demo/…)". The sources (sources) are fetched by the engine, not
-// written. The brief (brief) is written from the outline and the inputs: "**Title:**",
-// "**Audience:**", "**Angle:**", "**Tone:**", "**Layout:**" (when given),
-// "**Length:**" (the wordcount input, default 1500, split into a conclusion and equal
-// sections), "**SEO keywords:**" (five) and one key message per section, "- **<heading>**
-// (about <n> words): <message>" (blog_brief.go). The draft (sections) is 200 to 400
-// words (towards the brief's words for it) built from the notes of the section in the
-// prompt, citing each as a Markdown link, and quoting one sentence of the first page
-// fetched for it ("### title", "Source: url", its text; pages "Not fetched" and the
-// demo's placeholder pages are left out) with its URL; the editor pass tightens it.
+// written; in the offline playground SourceFetcher serves a canned page for each of
+// those placeholder URLs (the note's fact and its section's context, marked as the
+// demo's) and fetches nothing else (sources.go). The brief (brief) is written from the
+// outline and the inputs in the shape blog.yaml asks for: "## Reader", "## Angle",
+// "## Key messages" (one "- **<heading>**: <message>" per section), "## Tone" (with the
+// layout, when given), "## Keywords" (five) and "## Words per section" (the wordcount
+// input, default 1500, split into a conclusion and equal sections, "- **<heading>**:
+// about <n> words") (blog_brief.go). The draft (sections) is 200 to 400 words (towards
+// the brief's words for it) built from the notes of the section in the prompt, citing
+// each as a Markdown link, and quoting one sentence of the first page fetched for it
+// ("### title", "Source: url", its text) that is not one of its notes, with its URL;
+// pages "Not fetched" and example.com placeholders other than the demo's own pages
+// are left out. The editor pass tightens it.
 // The article (article) is exactly "# " title, "Meta description:" (at most 160
 // characters), "Meta keywords:", "Image description:", "## Table of contents", "## TL;DR"
 // (three bullets), the outline's sections from the drafts in the prompt with

@@ -43,6 +43,9 @@ type Main struct {
 	// Model, when set, answers every model call instead of the OpenAI-compatible
 	// endpoint of the configuration (threadwright dev's offline demo model).
 	Model agents.Completer
+	// Fetcher, when set, reads the pages of the workflows' fetch artifacts instead of
+	// the network (threadwright dev's offline demo: demo.SourceFetcher).
+	Fetcher conversation.SourceFetcher
 	// SetDefault makes Run's logger, which scrubs the configured secrets, the
 	// process's default (slog.SetDefault, through which the log package writes too).
 	// The binary sets it; tests that run several Mains in one process do not.
@@ -290,7 +293,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		// An artifact's enhancement pass on a profile MODEL_PROFILES lacks is skipped.
 		ProfileDefined:      func(name string) bool { _, ok := profiles[name]; return ok },
 		PipelineConcurrency: c.PipelineConcurrency,
-		Fetcher:             agents.NewSourceFetcher(c.fetchConfig()), // fetch artifacts: fetch_url's guard and limits
+		Fetcher:             m.sourceFetcher(&c), // fetch artifacts: fetch_url's guard and limits, or Main.Fetcher
 		Approvers:           c.ApproverUserIDs,
 		SuggestedPrompts:    suggested,
 		Format:              agents.ToMrkdwn,

@@ -12,8 +12,10 @@ import (
 
 	"github.com/kelseyhightower/envconfig"
 
+	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/demo"
 	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/conversation"
 )
 
 // DevConfig is what `threadwright dev` reads from the environment besides Config.
@@ -35,6 +37,16 @@ func demoModel(dc DevConfig) (*demo.Model, error) {
 	m := demo.New()
 	m.Delay = dc.DemoLatency
 	return m, nil
+}
+
+// sourceFetcher is the fetcher of the workflows' fetch artifacts: Main.Fetcher when
+// set (threadwright dev's offline demo), else fetch_url's, with c's guard and limits
+// (FETCH_MAX_BYTES, FETCH_TIMEOUT, FETCH_ALLOW_HOSTS).
+func (m *Main) sourceFetcher(c *Config) conversation.SourceFetcher {
+	if m.Fetcher != nil {
+		return m.Fetcher
+	}
+	return agents.NewSourceFetcher(c.fetchConfig())
 }
 
 // demoBanner labels the playground when no model is configured.
@@ -70,6 +82,9 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 		m.Model = model
+		// The demo's research cites placeholder pages and the playground is offline:
+		// the sources phase reads the demo's canned pages and fetches nothing else.
+		m.Fetcher = demo.SourceFetcher{}
 		c.OpenAIAPIKey, c.OpenAIModel, c.OpenAISmallModel = "demo", "demo", "demo"
 	}
 

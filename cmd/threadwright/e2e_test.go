@@ -49,6 +49,8 @@ type harness struct {
 	tools   func(*agents.Registry) error
 	// model, when set, answers the model calls instead of the fake server (Main.Model).
 	model agents.Completer
+	// fetcher, when set, reads the sources phase's pages (Main.Fetcher).
+	fetcher conversation.SourceFetcher
 	// logs, when set, receives the program's log lines too.
 	logs io.Writer
 	// noMetrics runs the program without its instruments (Main.noMetrics).
@@ -106,7 +108,7 @@ func (h *harness) start() {
 	}
 	m.Logger = slog.New(slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	m.RegisterTools = h.tools
-	m.Model = h.model
+	m.Model, m.Fetcher = h.model, h.fetcher
 	m.noMetrics = h.noMetrics
 	ctx, cancel := context.WithCancel(context.Background())
 	h.main, h.cancel, h.done = m, cancel, make(chan error, 1)

@@ -450,6 +450,7 @@ func (h *blogHarness) doneItems(databaseURL, thread, artifact string) map[string
 func TestE2EBlogWithDemoModel(t *testing.T) {
 	h := newBlogHarness(t)
 	h.harness.model = demo.New()
+	h.harness.fetcher = demo.SourceFetcher{} // as threadwright dev's: no test reaches the internet
 	h.start()
 	thread := h.startWorkflow(alice, "blog AI agents in production")
 	h.click(thread, alice, "A:", "")
@@ -460,6 +461,9 @@ func TestE2EBlogWithDemoModel(t *testing.T) {
 	tr := h.transcript(thread)
 	if !strings.Contains(tr, "5 of 5 items written") || strings.Contains(tr, "failed after") {
 		t.Fatalf("the demo's pipeline did not write every item:\n%s", tr)
+	}
+	if strings.Count(tr, "— Demo library: ") != 5 || strings.Contains(tr, "Not fetched") {
+		t.Errorf("the sources are not the demo's pages:\n%s", tr)
 	}
 	if !strings.Contains(tr, "_(recovered: The last try failed with “Demo failure, to show retries") {
 		t.Errorf("the demo's third research item was not shown recovered:\n%s", tr)

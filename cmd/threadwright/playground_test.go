@@ -396,22 +396,75 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		}
 	}
 
-	// The blog pipeline: an outline chosen and approved, then research and section
-	// drafts run with a progress message, and the article comes for review.
+	// The blog pipeline: the outline's options, reviewed against the criteria and
+	// revised once, one chosen and approved; then research, sources (the demo's canned
+	// pages: the playground fetches nothing from the internet), the article brief and
+	// the section drafts run with a progress message, and the article comes for
+	// review with every field, the skipped enhancement pass (the playground defines
+	// no MODEL_PROFILES) and the checks of its criteria.
 	before = p.count(channelBotMessages)
 	p.send("#composer", "/threadwright start blog Go generics for data engineers")
 	blog := p.newThread("the blog", before)
 	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, blog)))
+	options := p.until("the outline's options", botMessage("Options for"))
+	if !strings.Contains(options, "Reviewed against the criteria and revised once") {
+		t.Errorf("the outline's options do not say they were reviewed:\n%s", options)
+	}
+	p.scrollTo("Options for", "start")
+	p.screenshot("blog-options")
 	p.clickButton("#thread", "A")
 	p.clickButton("#thread", "Approve")
-	p.until("the article for review", `(() => [...document.querySelectorAll("#thread .message.bot")].some(m => m.textContent.includes("Meta description")) ? "yes" : "")()`)
-	progress := p.eval(`[...document.querySelectorAll("#thread .message.bot")].map(m => m.textContent).join("\n")`)
-	for _, want := range []string{"pipeline finished", "Research notes 5/5", "Section drafts 5/5", "5 of 5 items written", "(recovered: "} {
+	article := p.until("the article for review", botMessage("Meta description:"))
+	blogThread := p.eval(`[...document.querySelectorAll("#thread .message.bot")].map(m => m.innerText).join("\n----\n")`)
+	if err := os.WriteFile(filepath.Join(p.artifacts, "blog-thread.txt"), []byte(blogThread), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	progress := p.eval(botMessage("pipeline finished"))
+	for _, want := range []string{"Research notes 5/5", "Sources 5/5", "Article brief 1/1", "Section drafts 5/5"} {
 		if !strings.Contains(progress, want) {
-			t.Errorf("the blog thread lacks %q:\n%s", want, progress)
+			t.Errorf("the pipeline's progress lacks %q:\n%s", want, progress)
 		}
 	}
+	sources := p.eval(botMessage("Sources\n"))
+	if strings.Count(sources, "— Demo library: ") != 5 || strings.Contains(blogThread, "Not fetched") {
+		t.Errorf("the sources are not the demo's pages, one or more per section:\n%s", sources)
+	}
+	for _, want := range []string{"5 of 5 items written", "(recovered: ", "Article brief\n", "Key messages\n", "Words per section\n"} {
+		if !strings.Contains(blogThread, want) {
+			t.Errorf("the blog thread lacks %q:\n%s", want, blogThread)
+		}
+	}
+	for _, want := range []string{
+		"Meta keywords: ", "Image description: ", "Table of contents\n", "TL;DR\n", "Conclusion\n", "References\n",
+		// A section's draft quotes the demo's page fetched for it; the article cites it.
+		"” puts it: “", "https://example.com/demo/",
+		`Enhancement pass skipped: this deployment defines no model profile "enhance" (MODEL_PROFILES).`,
+		"12 of 12 criteria met",
+		"words; the target is 1,500 ± 15% (1,275–1,725)",
+	} {
+		if !strings.Contains(article, want) {
+			t.Errorf("the article's card lacks %q:\n%s", want, article)
+		}
+	}
+	p.scrollTo("pipeline finished", "start")
 	p.screenshot("pipeline")
+	p.scrollTo("Meta description:", "start")
+	p.screenshot("article")
+	p.scrollTo("Meta description:", "end")
+	p.screenshot("article-checks")
+}
+
+// botMessage is JavaScript that returns the text (innerText) of the last bot message
+// in the open thread that contains text, or "".
+func botMessage(text string) string {
+	return fmt.Sprintf(`(() => { const m = [...document.querySelectorAll("#thread .message.bot")].filter(m => m.innerText.includes(%q)).pop(); return m ? m.innerText : ""; })()`, text)
+}
+
+// scrollTo scrolls the open thread to the last bot message that contains text: its
+// top at the top (block "start") or its end at the bottom ("end").
+func (p *page) scrollTo(text, block string) {
+	p.t.Helper()
+	p.eval(fmt.Sprintf(`(() => { const m = [...document.querySelectorAll("#thread .message.bot")].filter(m => m.innerText.includes(%q)).pop(); if (m) m.scrollIntoView({block: %q}); return ""; })()`, text, block))
 }
 
 // hostilePage is a page of another site, open in the browser where the developer

@@ -9,8 +9,9 @@ import (
 )
 
 // TestPlaygroundBlogFollowsTheTopic: in the browser, `/threadwright start blog` with a
-// topic starts the blog on the demo model, and the outline options and the outline
-// written from the one chosen are about that topic, not the demo's canned subject.
+// topic starts the blog on the demo model, and the outline options (reviewed against
+// the criteria and revised once) and the outline written from the one chosen are
+// about that topic, not the demo's canned subject.
 func TestPlaygroundBlogFollowsTheTopic(t *testing.T) {
 	chromium := chromiumPath(t)
 	url, _ := startDev(t, nil)
@@ -26,6 +27,11 @@ func TestPlaygroundBlogFollowsTheTopic(t *testing.T) {
 	options := p.until("the outline's options", `(() => { const m = [...document.querySelectorAll("#thread .message.bot")].find(m => m.textContent.includes("Options for")); return m ? m.textContent : ""; })()`)
 	if !strings.Contains(options, topic) || strings.Contains(strings.ToLower(options), "stand-up") {
 		t.Errorf("the outline's options are not about %q:\n%s", topic, options)
+	}
+	// The options shown are the self-reviewed ones (blog.yaml's self_review), still
+	// about the topic.
+	if !strings.Contains(options, "Reviewed against the criteria and revised once") || !strings.Contains(options, "builds towards the angle") {
+		t.Errorf("the outline's options are not the reviewed ones:\n%s", options)
 	}
 	p.clickButton("#thread", "A")
 	outline := p.until("the outline for review", `(() => { const m = [...document.querySelectorAll("#thread .message.bot")].filter(m => m.querySelector("button.block-button") && m.textContent.includes("Approve")).pop(); return m ? m.textContent : ""; })()`)
