@@ -123,7 +123,7 @@ func TestE2EBlogBriefSourcesAndFinalFields(t *testing.T) {
 			briefs++
 		case ma[1] == "sections" && forced(r) == "commit_artifact_final_text" && !strings.Contains(text, "Tighten the prose"):
 			sections++
-			if !strings.Contains(text, "SEO keywords") {
+			if !strings.Contains(text, "Words per section") {
 				t.Errorf("a section was written without the brief:\n%s", text)
 			}
 			if strings.Contains(text, "Source: "+web.pages.URL+"/articles/") && strings.Contains(text, "cut their cluster bill by a fifth within a quarter") {
