@@ -427,12 +427,14 @@ func modalTitle(title string) string {
 	return strings.TrimRight(cut, " ,;:.-–—") + "…"
 }
 
-// criterionTitle is criterion id's title on an evaluation card: its description, or,
-// for the check every written artifact gets, its name in lang.
+// criterionTitle is criterion id's title on an evaluation card: its description without
+// a closing full stop, or, for the check every written artifact gets, its name in lang.
 func criterionTitle(lang string, a *workflow.Artifact, id string) string {
 	for _, cr := range a.Criteria {
 		if cr.ID == id {
-			return cr.Description
+			// A description is often a sentence; the card puts ":" and the reason
+			// after it, so its closing full stop goes.
+			return strings.TrimSuffix(strings.TrimSpace(cr.Description), ".")
 		}
 	}
 	if id == CriterionPlaceholders {
