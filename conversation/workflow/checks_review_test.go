@@ -1,0 +1,37 @@
+package workflow_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// A field line whose label the model wrote in emphasis, the colon inside or outside
+// it, passes a line check; a different label, or the label without its colon, does
+// not, and a label with nothing after it is empty.
+func TestRunChecksLineEmphasisAroundLabel(t *testing.T) {
+	a := checksArtifact(t)
+	in := map[string]string{"wordcount": "100"}
+	for _, tt := range []struct {
+		line string
+		want workflow.CheckProblem
+	}{
+		{"**Meta keywords**: a, b", ""},
+		{"**Meta Keywords:** a, b", ""},
+		{"_Meta keywords_: a, b", ""},
+		{"*Meta keywords*: a, b", ""},
+		{"**Meta keywords**:", workflow.CheckEmpty},
+		{"**Meta keywords**: **", workflow.CheckEmpty},
+		{"**Meta keywords** a, b", workflow.CheckMissing},
+		{"Meta_keywords: a, b", workflow.CheckMissing},
+		{"Meta keywords - a, b", workflow.CheckMissing},
+	} {
+		text := strings.Replace(article(100), "Meta keywords: a, b", tt.line, 1)
+		for _, r := range workflow.RunChecks(a, text, in) {
+			if r.ID == "keywords" && (r.Problem != tt.want || r.Pass != (tt.want == "")) {
+				t.Errorf("%q: problem %q pass %v; want %q", tt.line, r.Problem, r.Pass, tt.want)
+			}
+		}
+	}
+}
