@@ -230,12 +230,21 @@ func wordsResult(r CheckResult, c *Check, text string, lines []mdLine, inputs ma
 		return r
 	}
 	r.Target = target
-	r.Min = int(math.Ceil(target*(1-r.Tolerance) - 1e-9))
-	r.Max = int(math.Floor(target*(1+r.Tolerance) + 1e-9))
+	r.Min = wholeWords(math.Ceil(target*(1-r.Tolerance) - 1e-9))
+	r.Max = wholeWords(math.Floor(target*(1+r.Tolerance) + 1e-9))
 	if r.Count < r.Min || r.Count > r.Max {
 		r.Problem = CheckOutOfRange
 	}
 	return r
+}
+
+// maxWords bounds a words check's bounds: no text has more words, and a bound
+// converted to int beyond int's range would be meaningless.
+const maxWords = math.MaxInt32
+
+// wholeWords is bound f, a whole number, as an int between 0 and maxWords.
+func wholeWords(f float64) int {
+	return int(max(0, min(f, maxWords)))
 }
 
 // parseNumber reads a number input's value as people type it ("1500", "1 500",

@@ -35,3 +35,16 @@ func TestRunChecksLineEmphasisAroundLabel(t *testing.T) {
 		}
 	}
 }
+
+// A target too large for any text still gives bounds that hold it: whole, not
+// negative, Min ≤ Max; the count is out of range.
+func TestRunChecksWordsHugeTarget(t *testing.T) {
+	a := checksArtifact(t)
+	for _, v := range []string{"1e19", "1e300", "9223372036854775807"} {
+		got := workflow.RunChecks(a, article(100), map[string]string{"wordcount": v})
+		r := got[len(got)-1]
+		if r.Problem != workflow.CheckOutOfRange || r.Min < 0 || r.Max < r.Min {
+			t.Errorf("wordcount %s: %+v; want out of range with 0 ≤ Min ≤ Max", v, r)
+		}
+	}
+}
