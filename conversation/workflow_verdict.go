@@ -188,6 +188,7 @@ func mergeResults(a *workflow.Artifact, checks, model []workflow.CriterionResult
 			if len(checks) > 0 {
 				out, checks = append(out, checks[0]), checks[1:]
 			}
+			used[c.ID] = true // the check judges it, whatever the model said
 		case ok:
 			out = append(out, r)
 			used[c.ID] = true
