@@ -48,3 +48,18 @@ func TestRunChecksWordsHugeTarget(t *testing.T) {
 		}
 	}
 }
+
+// An enhancement pass on a fetch artifact is refused: no model writes its text, so
+// no pass runs, and its card would say it was enhanced (or skipped) all the same.
+func TestParse_FetchWithEnhance(t *testing.T) {
+	got := strings.Join(problems(t, yaml(sourcesBase+`	- id: sources
+		title: Sources
+		mode: auto
+		depends_on: [research]
+		fetch: research
+		enhance: {model: enhance, prompt: Polish it.}
+`)), "\n")
+	if want := `artifact "sources": enhance does not apply to a fetch artifact: no model writes it (remove enhance or fetch)`; !strings.Contains(got, want) {
+		t.Errorf("problems:\n%s\nwant %q", got, want)
+	}
+}
