@@ -31,3 +31,24 @@ func TestBlogCheckedCriteriaPromiseOnlyTheCheck(t *testing.T) {
 		}
 	}
 }
+
+// The blog outline's prompt asks for as many sections as the length holds; its
+// criterion wants 4 to 8: for a short or a long article (800 or 5,000 words) the
+// prompt must bound the count as the criterion does, or the outline fails it.
+func TestBlogPlanPromptBoundsSectionsAsItsCriterion(t *testing.T) {
+	d := builtin(t, "blog")
+	plan, _ := d.Artifact("plan")
+	var crit string
+	for _, c := range plan.Criteria {
+		if c.ID == "sections" {
+			crit = c.Description
+		}
+	}
+	if !strings.Contains(crit, "4 to 8 sections") {
+		t.Fatalf("the sections criterion is %q; this test expects 4 to 8", crit)
+	}
+	prompt := strings.Join(strings.Fields(d.ExpandPrompt(plan.Prompt, map[string]string{"topic": "t", "wordcount": "5000"})), " ")
+	if !strings.Contains(prompt, "4 to 8 sections") {
+		t.Errorf("the outline's prompt does not bound the sections as its criterion (4 to 8):\n%s", prompt)
+	}
+}
