@@ -294,11 +294,15 @@ func bodyWords(text string, lines []mdLine, exclude []string) int {
 	return n
 }
 
-// countWords counts the words of s (see bodyWords).
+// countWords counts the words of s (see bodyWords), in one pass without allocating.
 func countWords(s string) int {
-	n := 0
-	for _, f := range strings.FieldsFunc(s, unicode.IsSpace) {
-		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+	n, word := 0, false // word: the current run of non-space has a letter or digit
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			word = false
+		case !word && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			word = true
 			n++
 		}
 	}

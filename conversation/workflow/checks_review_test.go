@@ -1,6 +1,7 @@
 package workflow_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -61,5 +62,24 @@ func TestParse_FetchWithEnhance(t *testing.T) {
 `)), "\n")
 	if want := `artifact "sources": enhance does not apply to a fetch artifact: no model writes it (remove enhance or fetch)`; !strings.Contains(got, want) {
 		t.Errorf("problems:\n%s\nwant %q", got, want)
+	}
+}
+
+// Counting the words of a large text (2 MiB of one-letter words, one line, no
+// heading) allocates little beyond the text's line index: not a string per word.
+func TestRunChecksWordsLargeTextMemory(t *testing.T) {
+	a := checksArtifact(t)
+	text := strings.Repeat("a ", 1<<20)
+	in := map[string]string{"wordcount": "100"}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r := workflow.RunChecks(a, text, in)
+	runtime.ReadMemStats(&after)
+	if got := r[len(r)-1].Count; got != 1<<20 {
+		t.Fatalf("count %d; want %d", got, 1<<20)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("RunChecks allocated %d bytes for a %d-byte text; want under 1 MiB", alloc, len(text))
 	}
 }
