@@ -53,6 +53,8 @@ type Artifact struct {
 	StaleBecause string       `json:"stale_because,omitempty" doc:"The artifact whose change made this one stale."`
 	Evaluations  []Evaluation `json:"evaluations,omitempty" doc:"The evaluation of the text against the artifact's criteria."`
 	Verdict      *Verdict     `json:"verdict,omitempty" doc:"The evaluation's overall verdict (README, Verdicts); absent without an evaluation."`
+	Reviewed     bool         `json:"reviewed,omitempty" doc:"The options were reviewed by the model against the criteria and revised once (self_review; README, Pipelines)."`
+	Enhancement  string       `json:"enhancement,omitempty" enum:"enhanced,skipped,failed" doc:"What became of the text's enhancement pass (enhance; README, Pipelines): enhanced, skipped (the deployment defines no such model profile) or failed (the text is as written); absent when none was tried."`
 	History      []Revision   `json:"history,omitempty" doc:"The kept revisions, oldest first: who did what and when."`
 }
 
@@ -166,7 +168,7 @@ func (s *Server) run(ctx context.Context, key conversation.Key, cp *conversation
 			mode = string(workflow.ModeDraft)
 		}
 		out := Artifact{ID: a.ID, Title: a.Title, Mode: mode, Status: string(st.Status), Revision: st.Rev, Text: st.Text,
-			Selected: st.Selected, StaleBecause: st.StaleBecause, History: history[a.ID]}
+			Selected: st.Selected, StaleBecause: st.StaleBecause, History: history[a.ID], Reviewed: st.Reviewed, Enhancement: st.Enhancement}
 		for _, o := range st.Options {
 			out.Options = append(out.Options, Option(o))
 		}

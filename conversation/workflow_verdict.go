@@ -188,6 +188,7 @@ func mergeResults(a *workflow.Artifact, checks, model []workflow.CriterionResult
 			if len(checks) > 0 {
 				out, checks = append(out, checks[0]), checks[1:]
 			}
+			used[c.ID] = true // the check judges it, whatever the model said
 		case ok:
 			out = append(out, r)
 			used[c.ID] = true
@@ -223,8 +224,11 @@ func checkReason(lang string, c workflow.CheckResult) string {
 	case c.Kind == workflow.CheckWords && c.Problem == workflow.CheckNoTarget:
 		return tr(lang, "check.words_not_number", groupDigits(lang, c.Count), c.Want, c.Value)
 	case c.Kind == workflow.CheckWords:
-		target := strconv.FormatFloat(c.Target, 'f', -1, 64)
-		if c.Target == math.Trunc(c.Target) && c.Target < 1e15 {
+		target := strconv.FormatFloat(c.Target, 'f', -1, 64) // 2.5
+		switch {
+		case c.Target >= 1e15:
+			target = strconv.FormatFloat(c.Target, 'g', -1, 64) // 1e+300, not its digits
+		case c.Target == math.Trunc(c.Target):
 			target = groupDigits(lang, int(c.Target))
 		}
 		return tr(lang, "check.words", groupDigits(lang, c.Count), target, strconv.FormatFloat(c.Tolerance*100, 'f', -1, 64), groupDigits(lang, c.Min), groupDigits(lang, c.Max))

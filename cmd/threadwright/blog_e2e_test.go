@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,11 +107,18 @@ func TestE2EBlogBriefSourcesAndFinalFields(t *testing.T) {
 		return strings.Contains(h.transcript(thread), "Meta keywords:")
 	})
 
-	var searched, briefs, sections, fetched, failed int
+	var searched, briefs, sections, fetched, failed, judged int
 	for _, r := range h.ai.Requests() {
 		ma := artifactRE.FindStringSubmatch(systemText(r))
 		if ma == nil {
 			continue
+		}
+		if ma[1] == "article" && forced(r) == "commit_evaluation" {
+			// The model judges only the criteria without a check.
+			judged++
+			if ids := evaluationIDs(r); !slices.Equal(ids, []string{"fields", "tldr_matches", "cited_references", "structure"}) {
+				t.Errorf("the article's evaluation asked the model about %v; want only the criteria without a check", ids)
+			}
 		}
 		if ma[1] == "sources" {
 			t.Error("the model was asked to write the sources")
@@ -137,6 +145,9 @@ func TestE2EBlogBriefSourcesAndFinalFields(t *testing.T) {
 			}
 		}
 	}
+	if judged == 0 {
+		t.Error("the model never evaluated the article")
+	}
 	if searched < 5 || briefs != 1 || sections != 5 || fetched != 5 || failed != 5 {
 		t.Errorf("research writes that saw search results %d (want ≥ 5), briefs %d (want 1), section writes %d (want 5), with fetched pages %d (want 5), with the failed fetch recorded %d (want 5)",
 			searched, briefs, sections, fetched, failed)
@@ -147,6 +158,8 @@ func TestE2EBlogBriefSourcesAndFinalFields(t *testing.T) {
 		// (the transcript keeps the blocks' JSON escapes)
 		`Enhancement pass skipped: this deployment defines no model profile \"enhance\" (MODEL_PROFILES).`,
 		"⚖️ *Verdict:* ✅ pass",
+		// The words check, run by the engine, on the article's card.
+		"words; the target is 1,500 ± 15% (1,275–1,725)",
 	} {
 		if !strings.Contains(tr, want) {
 			t.Errorf("the thread lacks %q:\n%s", want, tr)

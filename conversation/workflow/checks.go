@@ -20,8 +20,9 @@ const DefaultTolerance = 0.15
 //	check: {words: wordcount, tolerance: 0.15, exclude: ["Table of contents", "TL;DR"]}
 type Check struct {
 	// Line passes when a line of the text (outside fenced code), less its
-	// indentation and leading emphasis ("**"), starts with Line (case-insensitive)
-	// and has text after it.
+	// indentation, starts with Line (case-insensitive; emphasis marks "*" and "_"
+	// in the line are skipped, so "**Meta keywords**: x" has "Meta keywords:") and
+	// has text after it.
 	Line string `yaml:"line,omitempty"`
 	// Heading passes when the text has a Markdown heading of any level whose title
 	// is Heading (trimmed, case-insensitive).
@@ -178,44 +179,45 @@ func RunChecks(a *Artifact, text string, inputs map[string]string) []CheckResult
 }
 
 // lineProblem is the result of a line check for start: "" when a line (outside
-// fenced code) starts with it, after its indentation (and, failing that, its leading
-// "*" and "_" too), with text after it.
+// fenced code), less its indentation, starts with it, with text after it. Emphasis
+// marks ("*", "_") in the line are skipped where start has none, so that a label the
+// model emphasised ("**Meta keywords:**", "**Meta keywords**:") still matches.
 func lineProblem(text string, lines []mdLine, start string) CheckProblem {
 	problem := CheckMissing
 	for _, l := range lines {
 		if l.fenced {
 			continue
 		}
-		line := strings.TrimLeft(text[l.start:l.end], " \t")
-		for _, s := range []string{line, strings.TrimLeft(line, "*_")} {
-			rest, ok := cutPrefixFold(s, start)
-			if !ok {
-				continue
-			}
-			if strings.TrimSpace(strings.TrimLeft(rest, "*_ \t")) != "" {
-				return ""
-			}
-			problem = CheckEmpty
+		rest, ok := cutPrefixLoose(strings.TrimLeft(text[l.start:l.end], " \t"), start)
+		if !ok {
+			continue
 		}
+		if strings.TrimSpace(strings.TrimLeft(rest, "*_ \t")) != "" {
+			return ""
+		}
+		problem = CheckEmpty
 	}
 	return problem
 }
 
-// cutPrefixFold is strings.CutPrefix, ignoring case.
-func cutPrefixFold(s, prefix string) (string, bool) {
-	want := utf8.RuneCountInString(prefix)
-	end := 0
-	for count := 0; count < want; count++ {
-		if end >= len(s) {
+// cutPrefixLoose is strings.CutPrefix, ignoring case and the emphasis marks ("*",
+// "_") of s where prefix has no such mark.
+func cutPrefixLoose(s, prefix string) (string, bool) {
+	i := 0
+	for _, p := range prefix {
+		for i < len(s) && (s[i] == '*' || s[i] == '_') && p != '*' && p != '_' {
+			i++
+		}
+		if i >= len(s) {
 			return s, false
 		}
-		_, size := utf8.DecodeRuneInString(s[end:])
-		end += size
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r != p && !strings.EqualFold(string(r), string(p)) {
+			return s, false
+		}
+		i += size
 	}
-	if !strings.EqualFold(s[:end], prefix) {
-		return s, false
-	}
-	return s[end:], true
+	return s[i:], true
 }
 
 // wordsResult completes r, a words check c of text.
@@ -228,12 +230,21 @@ func wordsResult(r CheckResult, c *Check, text string, lines []mdLine, inputs ma
 		return r
 	}
 	r.Target = target
-	r.Min = int(math.Ceil(target*(1-r.Tolerance) - 1e-9))
-	r.Max = int(math.Floor(target*(1+r.Tolerance) + 1e-9))
+	r.Min = wholeWords(math.Ceil(target*(1-r.Tolerance) - 1e-9))
+	r.Max = wholeWords(math.Floor(target*(1+r.Tolerance) + 1e-9))
 	if r.Count < r.Min || r.Count > r.Max {
 		r.Problem = CheckOutOfRange
 	}
 	return r
+}
+
+// maxWords bounds a words check's bounds: no text has more words, and a bound
+// converted to int beyond int's range would be meaningless.
+const maxWords = math.MaxInt32
+
+// wholeWords is bound f, a whole number, as an int between 0 and maxWords.
+func wholeWords(f float64) int {
+	return int(max(0, min(f, maxWords)))
 }
 
 // parseNumber reads a number input's value as people type it ("1500", "1 500",
@@ -283,11 +294,15 @@ func bodyWords(text string, lines []mdLine, exclude []string) int {
 	return n
 }
 
-// countWords counts the words of s (see bodyWords).
+// countWords counts the words of s (see bodyWords), in one pass without allocating.
 func countWords(s string) int {
-	n := 0
-	for _, f := range strings.FieldsFunc(s, unicode.IsSpace) {
-		if strings.IndexFunc(f, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+	n, word := 0, false // word: the current run of non-space has a letter or digit
+	for _, r := range s {
+		switch {
+		case unicode.IsSpace(r):
+			word = false
+		case !word && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			word = true
 			n++
 		}
 	}

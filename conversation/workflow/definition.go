@@ -115,7 +115,7 @@ type Artifact struct {
 	// Fetch (auto only) names one of DependsOn: this artifact is not written by a
 	// model; its text is the readable text of every http(s) URL found in that
 	// dependency's text (its same item, with foreach), fetched concurrently (README.md,
-	// "Pipelines"). No retries, tools, editor, model or prompt go with it.
+	// "Pipelines"). No retries, tools, editor, model, prompt or enhance go with it.
 	Fetch string `yaml:"fetch,omitempty"`
 	// ResearchStrategy (auto with foreach only) is StrategyIndividual (the default,
 	// ""): one write per item; or StrategyBatch: one write covers every pending item,

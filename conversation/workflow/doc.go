@@ -126,7 +126,7 @@
 //     fetch_url's limits, each page under "### title" with a "Source: url" line and
 //     at most MaxSourceChars of text; a page that could not be fetched says
 //     "Not fetched: why", and the item still succeeds. retries, tools, editor, model,
-//     prompt and research_strategy are problems on a fetch artifact.
+//     prompt, enhance and research_strategy are problems on a fetch artifact.
 //   - research_strategy (auto with foreach only): individual (the default) writes
 //     each item alone; batch writes every pending item in one request, one "## "
 //     section per item (SplitBatch matches them by title), each then through the
