@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -214,6 +215,16 @@ func TestBlog(t *testing.T) {
 	for _, id := range []string{"title", "meta_description", "meta_keywords", "image_description", "toc", "tldr", "conclusion", "references", "word_count"} {
 		if !checked[id] {
 			t.Errorf("article: criterion %s is not checked without the model", id)
+		}
+	}
+	// Whatever the thread's language, the article keeps the English labels and
+	// headings its checks look for: the prompt names each one.
+	for _, c := range article.Criteria {
+		if c.Check == nil || c.Check.Words != "" || c.Check.Line == "# " {
+			continue
+		}
+		if want := `"` + c.Check.Line + c.Check.Heading + `"`; !strings.Contains(article.Prompt, want) {
+			t.Errorf("the article's prompt does not ask to keep %s as written", want)
 		}
 	}
 	if got := d.Profiles(); got != nil {
