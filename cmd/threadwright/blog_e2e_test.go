@@ -54,6 +54,22 @@ func newBlogWeb(t *testing.T) *blogWeb {
 	return w
 }
 
+// demoHandler answers the fake OpenAI server's requests with the offline demo model,
+// so that a test runs the demo through the real go-openai client.
+func demoHandler(model *demo.Model) func(openaitest.Request) openaitest.Response {
+	return func(r openaitest.Request) openaitest.Response {
+		c, err := model.Complete(context.Background(), r.Chat)
+		if err != nil {
+			return openaitest.Response{Status: 500}
+		}
+		resp := openaitest.Response{Text: c.Content}
+		for _, tc := range c.ToolCalls {
+			resp.ToolCalls = append(resp.ToolCalls, openaitest.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		}
+		return resp
+	}
+}
+
 // TestE2EBlogBriefSourcesAndFinalFields runs the built-in blog on the demo model
 // behind the fake OpenAI server (the real go-openai client), with web_search on a
 // local SearXNG stand-in and the real fetcher on a local site:
@@ -72,18 +88,7 @@ func TestE2EBlogBriefSourcesAndFinalFields(t *testing.T) {
 	h.env["SEARXNG_URL"] = web.search.URL
 	h.env["FETCH_ALLOW_HOSTS"] = strings.TrimPrefix(web.pages.URL, "http://")
 	h.env["TOOL_TIMEOUT"] = "30s" // a loaded machine; not what this test is about
-	model := demo.New()
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		c, err := model.Complete(context.Background(), r.Chat)
-		if err != nil {
-			return openaitest.Response{Status: 500}
-		}
-		resp := openaitest.Response{Text: c.Content}
-		for _, tc := range c.ToolCalls {
-			resp.ToolCalls = append(resp.ToolCalls, openaitest.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-		}
-		return resp
-	})
+	h.ai.Handle(demoHandler(demo.New()))
 	h.start()
 	thread := h.startWorkflow(alice, "blog Kubernetes cost control for platform teams")
 

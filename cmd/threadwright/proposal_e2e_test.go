@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -224,18 +223,7 @@ func TestE2EProposalReviewedResearchAndVerdictRevision(t *testing.T) {
 // the report is uploaded at the end.
 func TestE2EProposalOnTheDemoModel(t *testing.T) {
 	h := newWorkflowHarness(t)
-	model := demo.New()
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		c, err := model.Complete(context.Background(), r.Chat)
-		if err != nil {
-			return openaitest.Response{Status: 500}
-		}
-		resp := openaitest.Response{Text: c.Content}
-		for _, tc := range c.ToolCalls {
-			resp.ToolCalls = append(resp.ToolCalls, openaitest.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-		}
-		return resp
-	})
+	h.ai.Handle(demoHandler(demo.New()))
 	h.start()
 	thread := h.startWorkflow(alice, "proposal")
 	research := h.latest(thread, "Approve", "")
