@@ -65,7 +65,8 @@
 //	    concurrency: 4          # auto only; 1..MaxConcurrency items written at once
 //	                            # (default: the deployment's PIPELINE_CONCURRENCY)
 //	    fetch: research         # auto only; one of depends_on whose URLs are fetched:
-//	                            # no model writes it (no retries, tools, editor, model, prompt)
+//	                            # no model writes it (no retries, tools, editor, model, prompt,
+//	                            # enhance)
 //	    research_strategy: batch  # auto with foreach only; batch or individual (default)
 //	    self_review: true       # choice only, needs criteria; the model reviews its options
 //	                            # against the criteria and revises them once
@@ -126,7 +127,7 @@
 //     fetch_url's limits, each page under "### title" with a "Source: url" line and
 //     at most MaxSourceChars of text; a page that could not be fetched says
 //     "Not fetched: why", and the item still succeeds. retries, tools, editor, model,
-//     prompt and research_strategy are problems on a fetch artifact.
+//     prompt, enhance and research_strategy are problems on a fetch artifact.
 //   - research_strategy (auto with foreach only): individual (the default) writes
 //     each item alone; batch writes every pending item in one request, one "## "
 //     section per item (SplitBatch matches them by title), each then through the

@@ -41,8 +41,8 @@ func URLs(text string, max int) []string {
 }
 
 // checkSources checks a's fetch and research_strategy: fetch (auto only) names one of
-// a's depends_on, and a fetch artifact has no retries, tools, editor, model, prompt
-// or research_strategy; research_strategy (auto only) is batch or individual, and
+// a's depends_on, and a fetch artifact has no retries, tools, editor, model, prompt,
+// enhance or research_strategy; research_strategy (auto only) is batch or individual, and
 // batch needs foreach. index maps the known ids to their artifact, ids lists them for
 // suggestions.
 func (d *Definition) checkSources(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
@@ -87,7 +87,7 @@ func (d *Definition) checkSources(ps *problems, ap artifactPosition, a Artifact,
 		set bool
 	}{
 		{"retries", a.Retries != 0}, {"tools", len(a.Tools) > 0}, {"editor", a.Editor != nil},
-		{"model", a.Model != ""}, {"prompt", a.Prompt != ""},
+		{"model", a.Model != ""}, {"prompt", a.Prompt != ""}, {"enhance", a.Enhance != nil},
 	} {
 		if (f.set || ap.has(f.key)) && ap.ok(f.key) {
 			ps.addf(ap.at(f.key), "%s: %s does not apply to a fetch artifact: no model writes it (remove %s or fetch)", what, f.key, f.key)
