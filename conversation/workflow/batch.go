@@ -4,15 +4,14 @@ import "strings"
 
 // The batch write of a research_strategy: batch artifact (README.md, "Pipelines"):
 // one write covers every pending item, in one text with a "## " section per item;
-// SplitBatch matches the sections to the items, BatchEnded records that the batch was
-// tried, so the items it missed are written one by one, also after a restart.
-
 // SplitBatch matches the sections of text, a batch write (split by its headings as
 // Items splits), to titles by title (trimmed, case-insensitive): the result maps a
-// title's index to its section's text. A title without a section, or whose section
-// is empty, is missing from the result; a repeated section keeps the first.
+// title's index to its section's text. Titles that repeat take the sections of that
+// title in order (the second "Examples" item the second "Examples" section). A title
+// without a section, or whose section is empty, is missing from the result; sections
+// beyond those asked for are ignored.
 func SplitBatch(text string, titles []string) map[int]string {
-	byTitle := map[string]string{}
+	byTitle := map[string][]string{}
 	found := Items(text)
 	if len(titles) == 1 {
 		// One item: Items needs two headings of a level to split by headings.
@@ -22,14 +21,18 @@ func SplitBatch(text string, titles []string) map[int]string {
 	}
 	for _, it := range found {
 		k := strings.ToLower(strings.TrimSpace(it.Title))
-		if _, seen := byTitle[k]; !seen && strings.TrimSpace(it.Body) != "" {
-			byTitle[k] = it.Body
-		}
+		byTitle[k] = append(byTitle[k], it.Body)
 	}
 	out := map[int]string{}
 	for i, title := range titles {
-		if body, ok := byTitle[strings.ToLower(strings.TrimSpace(title))]; ok {
-			out[i] = body
+		k := strings.ToLower(strings.TrimSpace(title))
+		bodies := byTitle[k]
+		if len(bodies) == 0 {
+			continue
+		}
+		byTitle[k] = bodies[1:]
+		if strings.TrimSpace(bodies[0]) != "" {
+			out[i] = bodies[0]
 		}
 	}
 	return out
