@@ -15,8 +15,8 @@ func SplitBatch(text string, titles []string) map[int]string {
 	found := Items(text)
 	if len(titles) == 1 {
 		// One item: Items needs two headings of a level to split by headings.
-		if first, rest, ok := strings.Cut(strings.TrimSpace(text), "\n"); ok && strings.HasPrefix(first, "#") {
-			found = []Item{{Title: strings.TrimSpace(strings.TrimLeft(first, "#")), Body: strings.TrimSpace(rest)}}
+		if it, ok := headingSection(text, titles[0]); ok {
+			found = []Item{it}
 		}
 	}
 	for _, it := range found {
@@ -36,6 +36,28 @@ func SplitBatch(text string, titles []string) map[int]string {
 		}
 	}
 	return out
+}
+
+// headingSection returns the section of text under its first heading (any level,
+// outside fenced code) titled title (trimmed, case-insensitive, as Items cleans
+// titles): its body runs to the next heading of that level or a shallower one.
+func headingSection(text, title string) (Item, bool) {
+	lines := scanLines(text)
+	for i, l := range lines {
+		if l.level == 0 || !strings.EqualFold(l.title, strings.TrimSpace(title)) {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && (lines[j].level == 0 || lines[j].level > l.level) {
+			j++
+		}
+		end := len(text)
+		if j < len(lines) {
+			end = lines[j].start
+		}
+		return Item{Title: l.title, Body: strings.TrimSpace(text[l.next:end])}, true
+	}
+	return Item{}, false
 }
 
 // BatchEnded records that the batch write of running artifact id ended (its items'

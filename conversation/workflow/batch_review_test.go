@@ -23,3 +23,24 @@ func TestSplitBatch_RepeatedTitles(t *testing.T) {
 		t.Errorf("SplitBatch = %v; want %v", got, want)
 	}
 }
+
+// TestSplitBatch_OneItemUnderATitle: a one-item batch (a plan of one section, or a
+// batch run again for the one item it did not finish) written under a title heading,
+// as the other batches are, still gives the item its section.
+func TestSplitBatch_OneItemUnderATitle(t *testing.T) {
+	for _, text := range []string{
+		"# Research\n\n## delta\nbatch notes on Delta\n",
+		"# Research\n\nIntro.\n\n## Delta:\nbatch notes on Delta\n\n# Appendix\nnot Delta's",
+		"## Delta\nbatch notes on Delta",
+		"### **Delta**\nbatch notes on Delta\n#### Sub\nmore",
+	} {
+		got := workflow.SplitBatch(text, []string{"Delta"})
+		want := "batch notes on Delta"
+		if text[0:3] == "###" {
+			want += "\n#### Sub\nmore"
+		}
+		if got[0] != want {
+			t.Errorf("SplitBatch(%q) = %v; want item 0 %q", text, got, want)
+		}
+	}
+}
