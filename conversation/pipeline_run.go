@@ -71,8 +71,8 @@ type itemResult struct {
 	// cut is true when the turn ended (stop, shutdown, timeout) before the item did:
 	// nothing more is recorded for it.
 	cut bool
-	// batch holds the items a batch job wrote, item index → text (pipeline_batch.go);
-	// nil for any other job.
+	// batch holds the item a batch job's step wrote, item index → text
+	// (pipeline_batch.go); nil for any other job.
 	batch map[int]string
 }
 
@@ -317,7 +317,7 @@ func (w worker) run(ctx context.Context, job itemJob, steps chan<- itemResult) i
 	case job.req.Artifact.Fetch != "":
 		return w.runFetch(ctx, job) // pipeline_fetch.go
 	case job.index == batchIndex:
-		return w.runBatch(ctx, job) // pipeline_batch.go
+		return w.runBatch(ctx, job, steps) // pipeline_batch.go
 	}
 	res := itemResult{job: job, attempts: job.tried, failures: job.failures, recovery: job.recovery}
 	tries := 1 + job.retries
