@@ -3,6 +3,7 @@ package conversation
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -69,7 +70,8 @@ func (w worker) runFetch(ctx context.Context, job itemJob) itemResult {
 	return res
 }
 
-// source fetches url and returns its section of the item's text.
+// source fetches url and returns its section of the item's text, which names url
+// without its password, if it has one (as the fetcher's errors do).
 func (w worker) source(ctx context.Context, job itemJob, url string) string {
 	var (
 		src SourcePage
@@ -80,22 +82,36 @@ func (w worker) source(ctx context.Context, job itemJob, url string) string {
 	} else {
 		src, err = w.fetcher.FetchSource(ctx, url)
 	}
+	shown := redactedURL(url)
 	if err != nil {
 		reason := clip(strings.Join(strings.Fields(w.redact(err.Error())), " "), maxReason)
 		if ctx.Err() == nil {
-			w.log.Info("source not fetched", "artifact", job.artifact, "item", job.index, "url", url, "reason", reason)
+			w.log.Info("source not fetched", "artifact", job.artifact, "item", job.index, "url", shown, "reason", reason)
 		}
-		return "### " + url + "\nSource: " + url + "\nNot fetched: " + reason
+		return "### " + shown + "\nSource: " + shown + "\nNot fetched: " + reason
 	}
 	title := strings.Join(strings.Fields(src.Title), " ")
 	if title == "" {
-		title = url
+		title = shown
 	}
 	text := strings.TrimSpace(src.Text)
 	if text == "" {
 		text = "(no readable text)"
 	}
-	return "### " + title + "\nSource: " + url + "\n" + clipSource(text)
+	return "### " + title + "\nSource: " + shown + "\n" + clipSource(text)
+}
+
+// redactedURL is raw with the password of its user information, if any, replaced
+// by "xxxxx" (url.URL.Redacted); raw itself when it does not parse.
+func redactedURL(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); !ok {
+		return raw
+	}
+	return u.Redacted()
 }
 
 // clipSource keeps the first workflow.MaxSourceChars runes of a page's text, saying
