@@ -1,7 +1,9 @@
 package conversation
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	neturl "net/url"
 	"strings"
@@ -41,6 +43,23 @@ const noURLs = "No URLs were found in the notes."
 // fetchingOff is why a URL was not fetched when the deployment has no fetcher.
 const fetchingOff = "fetching is off in this deployment"
 
+// fetchingRefused is why a URL was not fetched in a channel whose tool policy does
+// not allow fetch_url (Config.FetchAllowed).
+const fetchingRefused = "the channel's tool policy (TOOL_POLICY) does not allow fetch_url"
+
+// sourceFetcher returns the fetcher of the turn's fetch artifacts, and why a URL is
+// not fetched when it is nil: none in the deployment, or none allowed in the thread's
+// channel (Config.FetchAllowed).
+func (t *wfTurn) sourceFetcher() (SourceFetcher, string) {
+	switch {
+	case t.s.cfg.Fetcher == nil:
+		return nil, fetchingOff
+	case t.s.cfg.FetchAllowed != nil && !t.s.cfg.FetchAllowed(t.key.ChannelID):
+		return nil, fetchingRefused
+	}
+	return t.s.cfg.Fetcher, ""
+}
+
 // runFetch runs one item of a fetch artifact: the URLs of its dependency's text
 // (workflow.URLs, at most workflow.MaxFetchURLs), fetched concurrently, each kept as
 // a "### title" section with its URL and its text (or why it was not fetched). A cut
@@ -78,7 +97,7 @@ func (w worker) source(ctx context.Context, job itemJob, url string) string {
 		err error
 	)
 	if w.fetcher == nil {
-		err = fmt.Errorf("%s", fetchingOff)
+		err = errors.New(cmp.Or(w.noFetch, fetchingOff))
 	} else {
 		src, err = w.fetcher.FetchSource(ctx, url)
 	}

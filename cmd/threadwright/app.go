@@ -291,6 +291,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		ProfileDefined:      func(name string) bool { _, ok := profiles[name]; return ok },
 		PipelineConcurrency: c.PipelineConcurrency,
 		Fetcher:             agents.NewSourceFetcher(c.fetchConfig()), // fetch artifacts: fetch_url's guard and limits
+		FetchAllowed:        func(ch string) bool { return policy.Allows(ch, "fetch_url") },
 		Approvers:           c.ApproverUserIDs,
 		SuggestedPrompts:    suggested,
 		Format:              agents.ToMrkdwn,
