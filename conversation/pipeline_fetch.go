@@ -113,7 +113,8 @@ func (w worker) source(ctx context.Context, job itemJob, url string) string {
 	if title == "" {
 		title = shown
 	}
-	text := strings.TrimSpace(src.Text)
+	// The page's own lines that look like an editor's notes stay in its text.
+	text := strings.TrimSpace(workflow.UnmarkNotes(src.Text))
 	if text == "" {
 		text = "(no readable text)"
 	}
