@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
 // TestParse_FetchWithEnhance: no model writes a fetch artifact, so there is no text
@@ -20,5 +22,24 @@ func TestParse_FetchWithEnhance(t *testing.T) {
 	want := []string{`test.yaml:16: artifact "sources": enhance does not apply to a fetch artifact: no model writes it (remove enhance or fetch)`}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestURLs_Parentheses: a URL with balanced parentheses in its path (Wikipedia's
+// "Go_(programming_language)") is kept whole, in a Markdown link too; a closing
+// parenthesis that is not the URL's own still ends it.
+func TestURLs_Parentheses(t *testing.T) {
+	text := "See [Go](https://en.wikipedia.org/wiki/Go_(programming_language)), " +
+		"https://en.wikipedia.org/wiki/Rust_(programming_language).\n" +
+		"(also https://a.example/x) and (https://b.example/y).\n" +
+		"[site](https://c.example/z) https://d.example/f(1)(2)"
+	got := workflow.URLs(text, workflow.MaxFetchURLs)
+	want := []string{
+		"https://en.wikipedia.org/wiki/Go_(programming_language)",
+		"https://en.wikipedia.org/wiki/Rust_(programming_language)",
+		"https://a.example/x", "https://b.example/y", "https://c.example/z", "https://d.example/f(1)(2)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("URLs =\n%q\nwant\n%q", got, want)
 	}
 }
