@@ -23,21 +23,23 @@ const MaxSourceChars = 6000
 var urlRE = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\[\]{}|\x60]+`)
 
 // URLs returns the http(s) URLs of text, in order of first appearance, without
-// repeats and without trailing punctuation ("https://a.example/x." gives
+// repeats (URLs that differ only by their "#fragment" name one page: the first is
+// kept) and without trailing punctuation ("https://a.example/x." gives
 // "https://a.example/x") or a closing parenthesis that is not the URL's own (a
 // Markdown link's end: "[x](https://a.example/x)"; "https://a.example/Go_(lang)"
 // keeps its own), at most max of them (max ≤ 0: none).
 func URLs(text string, max int) []string {
-	var out []string
+	var out, pages []string
 	for _, m := range urlRE.FindAllString(text, -1) {
 		if len(out) >= max {
 			break
 		}
 		u := trimURL(m)
-		if len(u) <= len("https://") || slices.Contains(out, u) {
+		page, _, _ := strings.Cut(u, "#") // the page fetched: the fragment is not sent
+		if len(u) <= len("https://") || slices.Contains(pages, page) {
 			continue
 		}
-		out = append(out, u)
+		out, pages = append(out, u), append(pages, page)
 	}
 	return out
 }

@@ -43,3 +43,14 @@ func TestURLs_Parentheses(t *testing.T) {
 		t.Errorf("URLs =\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestURLs_Fragments: URLs that differ only by their fragment name one page: it is
+// listed (and fetched) once, as first written, and takes one place of max.
+func TestURLs_Fragments(t *testing.T) {
+	text := "https://w.example/Go#History https://w.example/Go#Design https://w.example/Go https://x.example/"
+	got := workflow.URLs(text, 2)
+	want := []string{"https://w.example/Go#History", "https://x.example/"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("URLs = %q; want %q", got, want)
+	}
+}
