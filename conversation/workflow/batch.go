@@ -1,11 +1,15 @@
 package workflow
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // The batch write of a research_strategy: batch artifact (README.md, "Pipelines"):
 // one write covers every pending item, in one text with a "## " section per item;
 // SplitBatch matches the sections of text, a batch write (split by its headings as
-// Items splits), to titles by title (trimmed, case-insensitive): the result maps a
+// Items splits), to titles by title (trimmed, case-insensitive, with or without the
+// prompt's "Item 2 of 5: " or a "2. " before it: batchKey): the result maps a
 // title's index to its section's text. Titles that repeat take the sections of that
 // title in order (the second "Examples" item the second "Examples" section). A title
 // without a section, or whose section is empty, is missing from the result; sections
@@ -20,12 +24,12 @@ func SplitBatch(text string, titles []string) map[int]string {
 		}
 	}
 	for _, it := range found {
-		k := strings.ToLower(strings.TrimSpace(it.Title))
+		k := batchKey(it.Title)
 		byTitle[k] = append(byTitle[k], it.Body)
 	}
 	out := map[int]string{}
 	for i, title := range titles {
-		k := strings.ToLower(strings.TrimSpace(title))
+		k := batchKey(title)
 		bodies := byTitle[k]
 		if len(bodies) == 0 {
 			continue
@@ -38,13 +42,23 @@ func SplitBatch(text string, titles []string) map[int]string {
 	return out
 }
 
+// listedRE matches how the batch prompt lists an item before its title ("Item 2 of
+// 5: "), or a number before it ("2. ", "2) "), which a section's title may copy.
+var listedRE = regexp.MustCompile(`(?i)^(?:item\s+\d+\s+of\s+\d+\s*:|\d{1,3}[.)])\s*`)
+
+// batchKey is the key by which SplitBatch matches a section's title to an item's:
+// trimmed, lower case, without a listed item's prefix.
+func batchKey(title string) string {
+	return strings.ToLower(strings.TrimSpace(listedRE.ReplaceAllString(strings.TrimSpace(title), "")))
+}
+
 // headingSection returns the section of text under its first heading (any level,
 // outside fenced code) titled title (trimmed, case-insensitive, as Items cleans
 // titles): its body runs to the next heading of that level or a shallower one.
 func headingSection(text, title string) (Item, bool) {
 	lines := scanLines(text)
 	for i, l := range lines {
-		if l.level == 0 || !strings.EqualFold(l.title, strings.TrimSpace(title)) {
+		if l.level == 0 || batchKey(l.title) != batchKey(title) {
 			continue
 		}
 		j := i + 1

@@ -44,3 +44,20 @@ func TestSplitBatch_OneItemUnderATitle(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitBatch_ListedTitles: the batch prompt lists its items as "Item 1 of 2:
+// Market size"; a model that titles its sections as listed ("## Item 1 of 2: Market
+// size"), or numbers them ("## 2. Competitor pricing"), still gives each item its
+// section (else the whole batch is wasted and every item written again alone).
+func TestSplitBatch_ListedTitles(t *testing.T) {
+	titles := []string{"Market size", "Competitor pricing", "2024: the year"}
+	text := "## Item 1 of 3: Market size\nBig.\n\n## 2. Competitor pricing\nCheap.\n\n## Item 3 of 3: 2024: the year\nBusy."
+	got := workflow.SplitBatch(text, titles)
+	want := map[int]string{0: "Big.", 1: "Cheap.", 2: "Busy."}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SplitBatch = %v; want %v", got, want)
+	}
+	if got := workflow.SplitBatch("# Research\n## Item 1 of 1: Market size\nBig.", titles[:1]); got[0] != "Big." {
+		t.Errorf("SplitBatch of one listed item = %v", got)
+	}
+}
