@@ -61,10 +61,7 @@ func trimURL(u string) string {
 		}
 	}
 	for {
-		t := strings.TrimRight(u, ".,;:!?*_~")
-		if strings.HasSuffix(t, "(") {
-			t = strings.TrimSuffix(t, "(")
-		}
+		t := strings.TrimSuffix(strings.TrimRight(u, ".,;:!?*_~"), "(")
 		if t == u {
 			return u
 		}
