@@ -11,9 +11,9 @@ import (
 // "## " section per item; workflow.SplitBatch matches the sections to the items by
 // title, and each matched item gets its section (after the editor pass, as an item
 // written alone would). The batch is tried once: when it fails, or misses items,
-// those are written one by one with their retries. Its end is checkpointed
-// (workflow.Machine.BatchEnded with the items it wrote), so a restart never writes
-// again what the batch finished, nor the batch itself.
+// those are written one by one with their retries. Each item it finished is
+// checkpointed as its editor pass ends, and its end too (workflow.Machine.BatchEnded),
+// so a restart never writes again what the batch finished, nor the ended batch.
 
 // batchIndex is the index of a batch job (itemJob.index): it runs for the artifact,
 // not one item, and takes one place of the pipeline's concurrency.
@@ -40,10 +40,13 @@ func (t *wfTurn) batchJob(a *workflow.Artifact, st *workflow.ArtifactState, inFl
 }
 
 // runBatch writes a batch job's items in one request and passes each section it
-// found through the editor. Its result's batch holds the items written (item index →
-// text); a failed write holds none. A cut turn cuts the whole batch.
-func (w worker) runBatch(ctx context.Context, job itemJob) itemResult {
-	res := itemResult{job: job, batch: map[int]string{}}
+// found through the editor, in the items' order. Each item edited is sent on steps
+// at once (its batch holds it: item index → text), to be checkpointed as an item
+// written alone is, so that a crash from then on neither writes the batch again nor
+// edits that item again. The job's result holds no item: it ends the batch. A cut
+// turn cuts the batch (the items sent so far stay finished).
+func (w worker) runBatch(ctx context.Context, job itemJob, steps chan<- itemResult) itemResult {
+	res := itemResult{job: job}
 	text, u, err := w.agent.Write(ctx, job.req)
 	res.usage = u
 	switch {
@@ -58,8 +61,13 @@ func (w worker) runBatch(ctx context.Context, job itemJob) itemResult {
 	for k, it := range job.req.Batch {
 		titles[k] = it.Title
 	}
-	for k, body := range workflow.SplitBatch(text, titles) {
-		it := job.req.Batch[k]
+	sections := workflow.SplitBatch(text, titles)
+	written := 0
+	for k, it := range job.req.Batch {
+		body, ok := sections[k]
+		if !ok {
+			continue
+		}
 		edited, u, err := w.editItem(ctx, job, it, body)
 		res.usage = res.usage.Add(u)
 		switch {
@@ -70,9 +78,11 @@ func (w worker) runBatch(ctx context.Context, job itemJob) itemResult {
 			w.log.Warn("editor pass of a batch item failed; it is written alone", "artifact", job.artifact, "item", it.Index, "reason", w.failureReason(err))
 			continue
 		}
-		res.batch[it.Index] = edited
+		steps <- itemResult{job: job, step: true, batch: map[int]string{it.Index: edited}, usage: res.usage}
+		res.usage = Usage{}
+		written++
 	}
-	if missed := len(job.req.Batch) - len(res.batch); missed > 0 {
+	if missed := len(job.req.Batch) - written; missed > 0 {
 		w.log.Info("batch write missed items; they are written one by one", "artifact", job.artifact, "missed", missed, "items", len(job.req.Batch))
 	}
 	return res
@@ -94,13 +104,17 @@ func (w worker) editItem(ctx context.Context, job itemJob, it Item, text string)
 	return w.enhance(ctx, job, edited, u, err)
 }
 
-// recordBatch records a batch job's end: the items it wrote are done, and the batch
-// has ended (its other items are written alone from now) unless a stop or a shutdown
-// cut it: then it runs again. A batch cut by the turn's time (interrupted) ends too,
-// so that a batch too long for a turn does not run again forever.
+// recordBatch records a batch job's step (an item it wrote: done) or its end: the
+// batch has ended (its other items are written alone from now) unless a stop or a
+// shutdown cut it: then it runs again for the items still pending. A batch cut by the
+// turn's time (interrupted) ends too, so that a batch too long for a turn does not
+// run again forever.
 func (t *wfTurn) recordBatch(r itemResult, interrupted bool) {
 	for i, text := range r.batch {
 		t.m.RecordItem(t.ws(), r.job.artifact, i, workflow.ItemEnd{Text: text, Attempts: 1})
+	}
+	if r.step {
+		return
 	}
 	if !r.cut || interrupted {
 		t.m.BatchEnded(t.ws(), r.job.artifact)

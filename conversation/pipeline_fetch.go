@@ -1,8 +1,11 @@
 package conversation
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	neturl "net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -40,6 +43,23 @@ const noURLs = "No URLs were found in the notes."
 // fetchingOff is why a URL was not fetched when the deployment has no fetcher.
 const fetchingOff = "fetching is off in this deployment"
 
+// fetchingRefused is why a URL was not fetched in a channel whose tool policy does
+// not allow fetch_url (Config.FetchAllowed).
+const fetchingRefused = "the channel's tool policy (TOOL_POLICY) does not allow fetch_url"
+
+// sourceFetcher returns the fetcher of the turn's fetch artifacts, and why a URL is
+// not fetched when it is nil: none in the deployment, or none allowed in the thread's
+// channel (Config.FetchAllowed).
+func (t *wfTurn) sourceFetcher() (SourceFetcher, string) {
+	switch {
+	case t.s.cfg.Fetcher == nil:
+		return nil, fetchingOff
+	case t.s.cfg.FetchAllowed != nil && !t.s.cfg.FetchAllowed(t.key.ChannelID):
+		return nil, fetchingRefused
+	}
+	return t.s.cfg.Fetcher, ""
+}
+
 // runFetch runs one item of a fetch artifact: the URLs of its dependency's text
 // (workflow.URLs, at most workflow.MaxFetchURLs), fetched concurrently, each kept as
 // a "### title" section with its URL and its text (or why it was not fetched). A cut
@@ -69,33 +89,49 @@ func (w worker) runFetch(ctx context.Context, job itemJob) itemResult {
 	return res
 }
 
-// source fetches url and returns its section of the item's text.
+// source fetches url and returns its section of the item's text, which names url
+// without its password, if it has one (as the fetcher's errors do).
 func (w worker) source(ctx context.Context, job itemJob, url string) string {
 	var (
 		src SourcePage
 		err error
 	)
 	if w.fetcher == nil {
-		err = fmt.Errorf("%s", fetchingOff)
+		err = errors.New(cmp.Or(w.noFetch, fetchingOff))
 	} else {
 		src, err = w.fetcher.FetchSource(ctx, url)
 	}
+	shown := redactedURL(url)
 	if err != nil {
 		reason := clip(strings.Join(strings.Fields(w.redact(err.Error())), " "), maxReason)
 		if ctx.Err() == nil {
-			w.log.Info("source not fetched", "artifact", job.artifact, "item", job.index, "url", url, "reason", reason)
+			w.log.Info("source not fetched", "artifact", job.artifact, "item", job.index, "url", shown, "reason", reason)
 		}
-		return "### " + url + "\nSource: " + url + "\nNot fetched: " + reason
+		return "### " + shown + "\nSource: " + shown + "\nNot fetched: " + reason
 	}
 	title := strings.Join(strings.Fields(src.Title), " ")
 	if title == "" {
-		title = url
+		title = shown
 	}
-	text := strings.TrimSpace(src.Text)
+	// The page's own lines that look like an editor's notes stay in its text.
+	text := strings.TrimSpace(workflow.UnmarkNotes(src.Text))
 	if text == "" {
 		text = "(no readable text)"
 	}
-	return "### " + title + "\nSource: " + url + "\n" + clipSource(text)
+	return "### " + title + "\nSource: " + shown + "\n" + clipSource(text)
+}
+
+// redactedURL is raw with the password of its user information, if any, replaced
+// by "xxxxx" (url.URL.Redacted); raw itself when it does not parse.
+func redactedURL(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); !ok {
+		return raw
+	}
+	return u.Redacted()
 }
 
 // clipSource keeps the first workflow.MaxSourceChars runes of a page's text, saying

@@ -71,8 +71,8 @@ type itemResult struct {
 	// cut is true when the turn ended (stop, shutdown, timeout) before the item did:
 	// nothing more is recorded for it.
 	cut bool
-	// batch holds the items a batch job wrote, item index → text (pipeline_batch.go);
-	// nil for any other job.
+	// batch holds the item a batch job's step wrote, item index → text
+	// (pipeline_batch.go); nil for any other job.
 	batch map[int]string
 }
 
@@ -158,7 +158,8 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	inFlight := flight{}
-	w := worker{agent: t.s.cfg.Agent, fetcher: t.s.cfg.Fetcher, log: t.log, lang: t.lang, redact: t.s.redact, explain: t.s.explain, enh: t.enhancer()}
+	w := worker{agent: t.s.cfg.Agent, log: t.log, lang: t.lang, redact: t.s.redact, explain: t.s.explain, enh: t.enhancer()}
+	w.fetcher, w.noFetch = t.sourceFetcher() // pipeline_fetch.go
 	var err error
 	for {
 		// Stopped, or out of time: nothing more is completed; the next part does it.
@@ -303,8 +304,10 @@ type worker struct {
 	explain func(error) Failure
 	// enh runs the enhancement passes (workflow_enhance.go; nil: none).
 	enh *enhancer
-	// fetcher reads the pages of a fetch artifact (Config.Fetcher; nil: none is read).
+	// fetcher reads the pages of a fetch artifact (Config.Fetcher; nil: none is read,
+	// for the reason noFetch).
 	fetcher SourceFetcher
+	noFetch string
 }
 
 // run runs one item: up to 1 + retries tries, going on after the job's earlier tries,
@@ -317,7 +320,7 @@ func (w worker) run(ctx context.Context, job itemJob, steps chan<- itemResult) i
 	case job.req.Artifact.Fetch != "":
 		return w.runFetch(ctx, job) // pipeline_fetch.go
 	case job.index == batchIndex:
-		return w.runBatch(ctx, job) // pipeline_batch.go
+		return w.runBatch(ctx, job, steps) // pipeline_batch.go
 	}
 	res := itemResult{job: job, attempts: job.tried, failures: job.failures, recovery: job.recovery}
 	tries := 1 + job.retries

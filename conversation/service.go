@@ -43,6 +43,10 @@ type Config struct {
 	// Fetcher reads the web pages of a workflow's fetch artifacts (README.md,
 	// "Pipelines"); nil reads none: every URL is recorded as not fetched.
 	Fetcher SourceFetcher
+	// FetchAllowed reports whether the pages of fetch artifacts may be fetched in
+	// channel channelID: whether its tool policy (TOOL_POLICY) allows fetch_url there;
+	// nil: everywhere. Where it is not allowed, every URL is recorded as not fetched.
+	FetchAllowed func(channelID string) bool
 	// ProfileDefined reports whether the deployment defines the model profile name
 	// (MODEL_PROFILES); nil: none is. An artifact's enhancement pass on an undefined
 	// profile is skipped, and the thread is told (README.md, "Pipelines").

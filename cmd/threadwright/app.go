@@ -294,6 +294,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		ProfileDefined:      func(name string) bool { _, ok := profiles[name]; return ok },
 		PipelineConcurrency: c.PipelineConcurrency,
 		Fetcher:             m.sourceFetcher(&c), // fetch artifacts: fetch_url's guard and limits, or Main.Fetcher
+		FetchAllowed:        func(ch string) bool { return policy.Allows(ch, "fetch_url") },
 		Approvers:           c.ApproverUserIDs,
 		SuggestedPrompts:    suggested,
 		Format:              agents.ToMrkdwn,

@@ -50,21 +50,6 @@ func TestRunChecksWordsHugeTarget(t *testing.T) {
 	}
 }
 
-// An enhancement pass on a fetch artifact is refused: no model writes its text, so
-// no pass runs, and its card would say it was enhanced (or skipped) all the same.
-func TestParse_FetchWithEnhance(t *testing.T) {
-	got := strings.Join(problems(t, yaml(sourcesBase+`	- id: sources
-		title: Sources
-		mode: auto
-		depends_on: [research]
-		fetch: research
-		enhance: {model: enhance, prompt: Polish it.}
-`)), "\n")
-	if want := `artifact "sources": enhance does not apply to a fetch artifact: no model writes it (remove enhance or fetch)`; !strings.Contains(got, want) {
-		t.Errorf("problems:\n%s\nwant %q", got, want)
-	}
-}
-
 // Counting the words of a large text (2 MiB of one-letter words, one line, no
 // heading) allocates little beyond the text's line index: not a string per word.
 func TestRunChecksWordsLargeTextMemory(t *testing.T) {

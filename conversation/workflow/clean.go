@@ -52,6 +52,24 @@ func StripNotes(text string) string {
 // blankLinesRe matches the blank lines a removed note leaves between two paragraphs.
 var blankLinesRe = regexp.MustCompile(`\n[ \t]*\n(?:[ \t]*\n)+`)
 
+// UnmarkNotes returns text with the italics marks taken off the lines that SplitNotes
+// would take for an editor's revision notes ("_Updated: March 2024_" becomes
+// "Updated: March 2024"), so that a text no editor wrote (a fetched page) keeps them
+// as its own lines.
+func UnmarkNotes(text string) string {
+	if !strings.ContainsAny(text, "_*") {
+		return text
+	}
+	return revisionNoteRe.ReplaceAllStringFunc(text, func(m string) string {
+		line := strings.TrimSpace(m)
+		line = line[1 : len(line)-1] // the marks around it
+		if strings.HasSuffix(m, "\n") {
+			line += "\n"
+		}
+		return line
+	})
+}
+
 // SplitNotes returns text without the revision notes an editor left in it (see
 // StripNotes), and those notes, one a line, without their italics marks ("Revised as
 // asked: make it shorter."); note is "" when text has none. The machine keeps the

@@ -65,7 +65,8 @@
 //	    concurrency: 4          # auto only; 1..MaxConcurrency items written at once
 //	                            # (default: the deployment's PIPELINE_CONCURRENCY)
 //	    fetch: research         # auto only; one of depends_on whose URLs are fetched:
-//	                            # no model writes it (no retries, tools, editor, model, prompt)
+//	                            # no model writes it (no retries, tools, editor, model, prompt,
+//	                            # enhance)
 //	    research_strategy: batch  # auto with foreach only; batch or individual (default)
 //	    self_review: true       # choice only, needs criteria; the model reviews its options
 //	                            # against the criteria and revises them once

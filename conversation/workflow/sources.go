@@ -18,26 +18,55 @@ const MaxFetchURLs = 10
 const MaxSourceChars = 6000
 
 // urlRE matches an http(s) URL in text: it stops at white space, quotes, angle
-// brackets, a closing parenthesis or bracket (a Markdown link's end) and "|" (a
-// Slack link's label).
-var urlRE = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'()\[\]{}|\x60]+`)
+// brackets, square brackets and braces, and "|" (a Slack link's label). Parentheses
+// are matched and trimmed after (trimURL).
+var urlRE = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\[\]{}|\x60]+`)
 
 // URLs returns the http(s) URLs of text, in order of first appearance, without
-// repeats and without trailing punctuation ("https://a.example/x." gives
-// "https://a.example/x"), at most max of them (max ≤ 0: none).
+// repeats (URLs that differ only by their "#fragment" name one page: the first is
+// kept) and without trailing punctuation ("https://a.example/x." gives
+// "https://a.example/x") or a closing parenthesis that is not the URL's own (a
+// Markdown link's end: "[x](https://a.example/x)"; "https://a.example/Go_(lang)"
+// keeps its own), at most max of them (max ≤ 0: none).
 func URLs(text string, max int) []string {
-	var out []string
+	var out, pages []string
 	for _, m := range urlRE.FindAllString(text, -1) {
 		if len(out) >= max {
 			break
 		}
-		u := strings.TrimRight(m, ".,;:!?*_~")
-		if len(u) <= len("https://") || slices.Contains(out, u) {
+		u := trimURL(m)
+		page, _, _ := strings.Cut(u, "#") // the page fetched: the fragment is not sent
+		if len(u) <= len("https://") || slices.Contains(pages, page) {
 			continue
 		}
-		out = append(out, u)
+		out, pages = append(out, u), append(pages, page)
 	}
 	return out
+}
+
+// trimURL takes off the end of u, a urlRE match, the punctuation that ends the
+// sentence around it and the closing parentheses it does not open, and what follows
+// the first of those ("https://a.example/x)." gives "https://a.example/x").
+func trimURL(u string) string {
+	depth := 0
+	for i := 0; i < len(u); i++ {
+		switch u[i] {
+		case '(':
+			depth++
+		case ')':
+			if depth == 0 {
+				u = u[:i]
+			}
+			depth--
+		}
+	}
+	for {
+		t := strings.TrimSuffix(strings.TrimRight(u, ".,;:!?*_~"), "(")
+		if t == u {
+			return u
+		}
+		u = t
+	}
 }
 
 // checkSources checks a's fetch and research_strategy: fetch (auto only) names one of
