@@ -30,10 +30,14 @@ var urlRE = regexp.MustCompile(`(?i)\bhttps?://[^\s<>"'\[\]{}|\x60]+`)
 // keeps its own), at most max of them (max ≤ 0: none).
 func URLs(text string, max int) []string {
 	var out, pages []string
-	for _, m := range urlRE.FindAllString(text, -1) {
-		if len(out) >= max {
+	for rest := text; len(out) < max; {
+		// One match at a time: a text of many URLs is read only as far as the max-th.
+		loc := urlRE.FindStringIndex(rest)
+		if loc == nil {
 			break
 		}
+		m := rest[loc[0]:loc[1]]
+		rest = rest[loc[1]:]
 		u := trimURL(m)
 		page, _, _ := strings.Cut(u, "#") // the page fetched: the fragment is not sent
 		if len(u) <= len("https://") || slices.Contains(pages, page) {
