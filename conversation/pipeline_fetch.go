@@ -76,7 +76,7 @@ func (w worker) runFetch(ctx context.Context, job itemJob) itemResult {
 	g.SetLimit(maxSourceFetches)
 	for i, u := range urls {
 		g.Go(func() error {
-			pages[i] = w.source(ctx, job, u)
+			pages[i] = w.source(ctx, job, u, workflow.SourceChars(len(urls)))
 			return nil
 		})
 	}
@@ -90,8 +90,9 @@ func (w worker) runFetch(ctx context.Context, job itemJob) itemResult {
 }
 
 // source fetches url and returns its section of the item's text, which names url
-// without its password, if it has one (as the fetcher's errors do).
-func (w worker) source(ctx context.Context, job itemJob, url string) string {
+// without its password, if it has one (as the fetcher's errors do), and keeps at most
+// limit runes of the page's text.
+func (w worker) source(ctx context.Context, job itemJob, url string, limit int) string {
 	var (
 		src SourcePage
 		err error
@@ -118,7 +119,7 @@ func (w worker) source(ctx context.Context, job itemJob, url string) string {
 	if text == "" {
 		text = "(no readable text)"
 	}
-	return "### " + title + "\nSource: " + shown + "\n" + clipSource(text)
+	return "### " + title + "\nSource: " + shown + "\n" + clipSource(text, limit)
 }
 
 // redactedURL is raw with the password of its user information, if any, replaced
@@ -134,20 +135,19 @@ func redactedURL(raw string) string {
 	return u.Redacted()
 }
 
-// clipSource keeps the first workflow.MaxSourceChars runes of a page's text, saying
-// so when it cuts.
-func clipSource(text string) string {
+// clipSource keeps the first limit runes of a page's text, saying so when it cuts.
+func clipSource(text string, limit int) string {
 	total := utf8.RuneCountInString(text)
-	if total <= workflow.MaxSourceChars {
+	if total <= limit {
 		return text
 	}
 	n, cut := 0, len(text)
 	for i := range text {
-		if n == workflow.MaxSourceChars {
+		if n == limit {
 			cut = i
 			break
 		}
 		n++
 	}
-	return strings.TrimSpace(text[:cut]) + fmt.Sprintf("\n[cut: the page has %d characters; the first %d are kept]", total, workflow.MaxSourceChars)
+	return strings.TrimSpace(text[:cut]) + fmt.Sprintf("\n[cut: the page has %d characters; the first %d are kept]", total, limit)
 }

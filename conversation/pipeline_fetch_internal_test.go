@@ -103,11 +103,37 @@ func TestRunFetchHonoursCtx(t *testing.T) {
 
 func TestClipSource(t *testing.T) {
 	long := strings.Repeat("é", workflow.MaxSourceChars+10)
-	got := clipSource(long)
+	got := clipSource(long, workflow.MaxSourceChars)
 	if !strings.HasPrefix(got, strings.Repeat("é", workflow.MaxSourceChars)+"\n[cut: the page has 6010 characters; the first 6000 are kept]") {
 		t.Errorf("clipSource = …%q", got[len(got)-80:])
 	}
-	if clipSource("short") != "short" {
+	if clipSource("short", workflow.MaxSourceChars) != "short" {
 		t.Error("a short text was changed")
+	}
+}
+
+// bigPages answers every fetch at once with a page of n runes.
+type bigPages int
+
+func (n bigPages) FetchSource(ctx context.Context, url string) (SourcePage, error) {
+	if err := ctx.Err(); err != nil {
+		return SourcePage{}, err
+	}
+	return SourcePage{URL: url, Title: "Big", Text: strings.Repeat("ж", int(n))}, nil
+}
+
+// TestRunFetchSharesTheItemBudget: an item's pages share workflow.MaxSourceItemChars:
+// with many long pages, each keeps its share, so the item (and the checkpoint that
+// holds it) stays bounded; with few, each keeps up to workflow.MaxSourceChars.
+func TestRunFetchSharesTheItemBudget(t *testing.T) {
+	for _, n := range []int{2, workflow.MaxFetchURLs} {
+		r := testWorker(bigPages(10_000)).runFetch(t.Context(), fetchJob(n))
+		kept := strings.Count(r.text, "ж")
+		if want := n * workflow.SourceChars(n); kept != want || kept > workflow.MaxSourceItemChars {
+			t.Errorf("%d pages of 10,000 runes: %d kept; want %d, at most %d", n, kept, want, workflow.MaxSourceItemChars)
+		}
+		if n == 2 && workflow.SourceChars(n) != workflow.MaxSourceChars {
+			t.Errorf("two pages keep %d runes each; want %d", workflow.SourceChars(n), workflow.MaxSourceChars)
+		}
 	}
 }

@@ -125,7 +125,8 @@
 //     http(s) URLs in the dependency's text (URLs: in order, without repeats, at
 //     most MaxFetchURLs), fetched concurrently by the deployment's fetcher with
 //     fetch_url's limits, each page under "### title" with a "Source: url" line and
-//     at most MaxSourceChars of text; a page that could not be fetched says
+//     at most SourceChars(n) of text (MaxSourceChars, less when an item's n pages
+//     would pass MaxSourceItemChars together); a page that could not be fetched says
 //     "Not fetched: why", and the item still succeeds. retries, tools, editor, model,
 //     prompt, enhance and research_strategy are problems on a fetch artifact.
 //   - research_strategy (auto with foreach only): individual (the default) writes

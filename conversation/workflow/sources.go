@@ -17,6 +17,20 @@ const MaxFetchURLs = 10
 // MaxSourceChars bounds the readable text kept of one fetched page, in runes.
 const MaxSourceChars = 6000
 
+// MaxSourceItemChars bounds the readable text kept of one item's pages together, in
+// runes: each of n pages keeps at most min(MaxSourceChars, MaxSourceItemChars/n)
+// (SourceChars), so a sources artifact of MaxItems items stays within MaxItems ×
+// MaxSourceItemChars runes of the checkpoint.
+const MaxSourceItemChars = 24000
+
+// SourceChars is how many runes of readable text each of n pages of one item keeps.
+func SourceChars(n int) int {
+	if n <= 0 {
+		return MaxSourceChars
+	}
+	return min(MaxSourceChars, MaxSourceItemChars/n)
+}
+
 // urlRE matches an http(s) URL in text: it stops at white space, quotes, angle
 // brackets, square brackets and braces, and "|" (a Slack link's label). Parentheses
 // are matched and trimmed after (trimURL).
