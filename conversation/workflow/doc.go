@@ -128,7 +128,7 @@
 //     at most SourceChars(n) of text (MaxSourceChars, less when an item's n pages
 //     would pass MaxSourceItemChars together); a page that could not be fetched says
 //     "Not fetched: why", and the item still succeeds. retries, tools, editor, model,
-//     prompt, enhance and research_strategy are problems on a fetch artifact.
+//     prompt, enhance, criteria and research_strategy are problems on a fetch artifact.
 //   - research_strategy (auto with foreach only): individual (the default) writes
 //     each item alone; batch writes every pending item in one request, one "## "
 //     section per item (SplitBatch matches them by title), each then through the

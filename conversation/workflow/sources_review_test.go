@@ -25,6 +25,24 @@ func TestParse_FetchWithEnhance(t *testing.T) {
 	}
 }
 
+// TestParse_FetchWithCriteria: criteria are refused on a fetch artifact: they would
+// send every fetched page to the evaluator, to judge what no model wrote.
+func TestParse_FetchWithCriteria(t *testing.T) {
+	got := problems(t, yaml(sourcesBase+`	- id: sources
+		title: Sources
+		mode: auto
+		depends_on: [research]
+		fetch: research
+		criteria:
+			- id: relevant
+			  description: Every page is relevant.
+`))
+	want := []string{`test.yaml:16: artifact "sources": criteria does not apply to a fetch artifact: no model writes it (remove criteria or fetch)`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestURLs_Parentheses: a URL with balanced parentheses in its path (Wikipedia's
 // "Go_(programming_language)") is kept whole, in a Markdown link too; a closing
 // parenthesis that is not the URL's own still ends it.

@@ -32,8 +32,6 @@ func TestParse_FetchAndStrategy(t *testing.T) {
 		foreach: plan
 		fetch: research
 		concurrency: 2
-		criteria:
-			- {id: some, description: Has sources.}
 	- id: notes
 		title: Notes
 		mode: auto
