@@ -88,20 +88,11 @@ func (w worker) runBatch(ctx context.Context, job itemJob, steps chan<- itemResu
 	return res
 }
 
-// editItem passes item it's text through the job's editor, when it has one, then
-// its enhancement pass, as a single item's write does (worker.write).
+// editItem passes item it's text through the editor and enhancement passes, as a
+// single item's write does (worker.finish).
 func (w worker) editItem(ctx context.Context, job itemJob, it Item, text string) (string, Usage, error) {
 	job.req.Batch, job.req.Item = nil, &it
-	if job.editor == nil {
-		return w.enhance(ctx, job, text, Usage{}, nil) // workflow_enhance.go
-	}
-	r := job.req
-	r.Current, r.Instructions = text, r.Workflow.ExpandPrompt(job.editor.Prompt, r.Inputs)
-	if job.editor.Model != "" {
-		r.Profile = job.editor.Model
-	}
-	edited, u, err := w.agent.Revise(ctx, r)
-	return w.enhance(ctx, job, edited, u, err)
+	return w.finish(ctx, job, text)
 }
 
 // recordBatch records a batch job's step (an item it wrote: done) or its end: the

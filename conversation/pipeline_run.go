@@ -376,20 +376,30 @@ func (w worker) run(ctx context.Context, job itemJob, steps chan<- itemResult) i
 	return res
 }
 
-// write writes one try of an item and, when the artifact has an editor pass, edits
-// it.
+// write writes one try of an item, then its editor and enhancement passes (finish).
 func (w worker) write(ctx context.Context, job itemJob, instructions string) (string, Usage, error) {
-	r := job.withInstructions(instructions)
-	text, usage, err := w.agent.Write(ctx, r)
-	if err != nil || job.editor == nil {
-		return w.enhance(ctx, job, text, usage, err) // workflow_enhance.go
+	text, usage, err := w.agent.Write(ctx, job.withInstructions(instructions))
+	if err != nil {
+		return text, usage, err
 	}
+	out, u, err := w.finish(ctx, job, text)
+	return out, usage.Add(u), err
+}
+
+// finish passes text, written for job, through the artifact's editor pass, when it
+// has one, then its enhancement pass (workflow_enhance.go): what every written item
+// goes through before it is recorded, alone or in a batch (editItem).
+func (w worker) finish(ctx context.Context, job itemJob, text string) (string, Usage, error) {
+	if job.editor == nil {
+		return w.enhance(ctx, job, text, Usage{}, nil)
+	}
+	r := job.req
 	r.Current, r.Instructions = text, r.Workflow.ExpandPrompt(job.editor.Prompt, r.Inputs)
 	if job.editor.Model != "" {
 		r.Profile = job.editor.Model
 	}
 	edited, u, err := w.agent.Revise(ctx, r)
-	return w.enhance(ctx, job, edited, usage.Add(u), err)
+	return w.enhance(ctx, job, edited, u, err)
 }
 
 func (j itemJob) withInstructions(s string) ArtifactRequest {
