@@ -502,12 +502,14 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 	}
 	st := t.ws().Artifacts[id]
 	judged, err := t.judgeAuto(ctx, a, workflow.JoinItems(a, st.Items))
-	if ctx.Err() != nil {
-		return nil // stopped or out of time: it stays running, the next part completes it
-	}
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil // stopped or out of time: left as it was, the next part completes it
+	case err != nil:
 		return err
 	}
+	// Judged (and perhaps revised) to the end: approved now even if ctx has just
+	// ended, so that the next part does not judge the revised text again.
 	rev, err := t.m.Completed(t.ws(), id, judged.eval)
 	if err != nil {
 		return err
