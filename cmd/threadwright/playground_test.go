@@ -439,7 +439,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		// A section's draft quotes the demo's page fetched for it; the article cites it.
 		"” puts it: “", "https://example.com/demo/",
 		`Enhancement pass skipped: this deployment defines no model profile "enhance" (MODEL_PROFILES).`,
-		"12 of 12 criteria met",
+		"13 of 13 criteria met",
 		"words; the target is 1,500 ± 15% (1,275–1,725)",
 	} {
 		if !strings.Contains(article, want) {
