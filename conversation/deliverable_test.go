@@ -32,11 +32,22 @@ func (a *slotAgent) Revise(ctx context.Context, r conversation.ArtifactRequest) 
 	return strings.ReplaceAll(r.Current, "[product]", "MealPlan"), conversation.Usage{}, nil
 }
 
+// newSlotWF is a harness of the twin workflow whose writer leaves "[product]" in the
+// intro and whose editor fills it (leaves it, when stubborn). It starts one service
+// only: a second one on the same store (this harness once left newWFOf's running)
+// could take the thread's input and write it without the slot agent, and the tests
+// that use it failed now and then.
 func newSlotWF(t *testing.T, stubborn bool) *wfHarness {
 	t.Helper()
-	h := newWFOf(t, twinYAML)
-	def, _ := workflow.Parse("test.yaml", []byte(twinYAML))
-	set, _ := workflow.NewSet(def)
+	def, err := workflow.Parse("test.yaml", []byte(twinYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := workflow.NewSet(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &wfHarness{t: t, st: openStore(t, t.TempDir()), msgr: newMessenger(), agent: &scriptedAgent{fail: map[string]error{}}, sum: &foldSummarizer{}}
 	h.svc = newService(t, conversation.Config{Store: h.st, Messenger: h.msgr, Executor: &echo{}, Workflows: set, Agent: &slotAgent{scriptedAgent: h.agent, stubborn: stubborn}})
 	return h
 }
