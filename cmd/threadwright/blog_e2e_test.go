@@ -82,13 +82,28 @@ func demoHandler(model *demo.Model) func(openaitest.Request) openaitest.Response
 //   - the article has every field, passes the checks made without the model (the
 //     word count within ±15% of the input), says the enhancement pass was skipped
 //     (no MODEL_PROFILES), and the report holds it all.
+//
+// With MODEL_PROFILES defining "enhance" (the demo model again, behind a second fake
+// server), the article's one enhancement request goes to that server and the card
+// says the article was enhanced.
 func TestE2EBlogBriefSourcesAndFinalFields(t *testing.T) {
+	t.Run("NoEnhanceProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, false) })
+	t.Run("EnhanceProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, true) })
+}
+
+func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 	web := newBlogWeb(t)
 	h := newWorkflowHarness(t)
 	h.env["SEARXNG_URL"] = web.search.URL
 	h.env["FETCH_ALLOW_HOSTS"] = strings.TrimPrefix(web.pages.URL, "http://")
 	h.env["TOOL_TIMEOUT"] = "30s" // a loaded machine; not what this test is about
 	h.ai.Handle(demoHandler(demo.New()))
+	second := openaitest.NewServer()
+	t.Cleanup(second.Close)
+	second.Handle(demoHandler(demo.New()))
+	if enhance {
+		h.env["MODEL_PROFILES"] = writeFile(t, "profiles.yaml", "enhance:\n  base_url: "+second.URL()+"\n  model: enhance-model\n")
+	}
 	h.start()
 	thread := h.startWorkflow(alice, "blog Kubernetes cost control for platform teams")
 
@@ -158,10 +173,24 @@ func TestE2EBlogBriefSourcesAndFinalFields(t *testing.T) {
 			searched, briefs, sections, fetched, failed)
 	}
 	tr := h.transcript(thread)
+	// (the transcript keeps the blocks' JSON escapes)
+	passLine := `Enhancement pass skipped: this deployment defines no model profile \"enhance\" (MODEL_PROFILES).`
+	wantEnhanced := 0
+	if enhance {
+		passLine, wantEnhanced = `Enhanced by the model profile \"enhance\".`, 1
+	}
+	var enhanced int
+	for _, r := range second.Requests() {
+		if ma := artifactRE.FindStringSubmatch(systemText(r)); ma != nil && ma[1] == "article" && r.Chat.Model == "enhance-model" {
+			enhanced++
+		}
+	}
+	if n := len(second.Requests()); enhanced != wantEnhanced || n != wantEnhanced {
+		t.Errorf("%d requests to the enhancement profile, %d of them the article's on enhance-model; want %d", n, enhanced, wantEnhanced)
+	}
 	for _, want := range []string{
 		"pipeline finished in",
-		// (the transcript keeps the blocks' JSON escapes)
-		`Enhancement pass skipped: this deployment defines no model profile \"enhance\" (MODEL_PROFILES).`,
+		passLine,
 		"⚖️ *Verdict:* ✅ pass",
 		// The words check, run by the engine, on the article's card.
 		"words; the target is 1,500 ± 15% (1,275–1,725)",
