@@ -263,3 +263,35 @@ drive:
 	}
 	assertNoSlackErrors(t, h.harness)
 }
+
+// TestE2EProposalResearchSearchesTheWeb: with SEARXNG_URL set, the proposal's
+// research is offered web_search, the real tool queries the (local) search engine,
+// and the research people review cites the pages it found.
+func TestE2EProposalResearchSearchesTheWeb(t *testing.T) {
+	web := newBlogWeb(t)
+	h := newWorkflowHarness(t)
+	h.env["SEARXNG_URL"] = web.search.URL
+	h.env["TOOL_TIMEOUT"] = "30s" // a loaded machine; not what this test is about
+	h.ai.Handle(demoHandler(demo.New()))
+	h.start()
+	thread := h.startWorkflow(alice, "proposal")
+	card := h.latest(thread, "Approve", "")
+	searched := false
+	for _, r := range h.ai.Requests() {
+		ma := artifactRE.FindStringSubmatch(systemText(r))
+		if ma == nil || ma[1] != "research" || !offered(r, "web_search") {
+			continue
+		}
+		for _, res := range r.ToolResults() {
+			if strings.Contains(res.Content, web.pages.URL+"/articles/") {
+				searched = true
+			}
+		}
+	}
+	if !searched {
+		t.Fatal("the research's model requests saw no web_search result from the search engine")
+	}
+	if m, _ := h.emu.Message(general, card); !strings.Contains(string(m.Blocks), web.pages.URL+"/articles/") {
+		t.Errorf("the research under review cites no page the search found:\n%s", m.Blocks)
+	}
+}
