@@ -171,21 +171,6 @@ func workflowEvents(def *workflow.Definition, key Key, prev, next *workflow.Stat
 	return out
 }
 
-// inputUser returns the Slack user whose input in is: the author of a message, the
-// clicker of an action, the caller of a command; "" for the bot's own (a pipeline
-// part).
-func inputUser(in Input) string {
-	switch {
-	case in.Message != nil:
-		return in.Message.UserID
-	case in.Action != nil:
-		return in.Action.UserID
-	case in.Command != nil:
-		return in.Command.UserID
-	}
-	return ""
-}
-
 // savedState is what webhook events are derived from: a thread's workflow state and
 // failed step (State.Retry) as stored.
 type savedState struct {
@@ -209,5 +194,5 @@ func (s *Service) turnEvents(r *run, turn Turn) []Event {
 	if s.cfg.Workflows != nil {
 		def, _ = s.cfg.Workflows.Get(turn.State.Workflow.Name)
 	}
-	return workflowEvents(def, turn.Key, r.saved.wf, turn.State.Workflow, r.saved.retry, turn.State.Retry, inputUser(r.in), s.cfg.Now())
+	return workflowEvents(def, turn.Key, r.saved.wf, turn.State.Workflow, r.saved.retry, turn.State.Retry, r.in.User(), s.cfg.Now())
 }
