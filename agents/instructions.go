@@ -101,16 +101,13 @@ func ParseChannelFiles(s string) (map[string]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
+	pairs, bad := channelPairs(s)
+	if bad != "" {
+		return nil, fmt.Errorf("%w: channel file %q: want CHANNEL_ID:PATH", ErrInvalidInstructions, bad)
+	}
 	out := map[string]string{}
-	for pair := range strings.SplitSeq(s, ",") {
-		if strings.TrimSpace(pair) == "" {
-			continue
-		}
-		ch, file, ok := strings.Cut(pair, ":")
-		ch, file = strings.TrimSpace(ch), strings.TrimSpace(file)
-		if !ok || ch == "" || file == "" {
-			return nil, fmt.Errorf("%w: channel file %q: want CHANNEL_ID:PATH", ErrInvalidInstructions, strings.TrimSpace(pair))
-		}
+	for _, p := range pairs {
+		ch, file := p[0], p[1]
 		if _, dup := out[ch]; dup {
 			return nil, fmt.Errorf("%w: channel %s is given two files", ErrInvalidInstructions, ch)
 		}

@@ -883,6 +883,26 @@ func ParseStrategy(s string) (string, error) {
 	return "", fmt.Errorf("agents: unknown strategy %q (want react, planner or auto)", s)
 }
 
+// channelPairs splits s, comma-separated "CHANNEL_ID:VALUE" pairs (STRATEGY_CHANNELS,
+// EXECUTOR_INSTRUCTIONS_CHANNELS), into its [channel id, value] pairs in order: split
+// at the first ":", each part trimmed, empty entries skipped. bad is the first entry
+// (trimmed) without ":" or with an empty part; then pairs is nil.
+func channelPairs(s string) (pairs [][2]string, bad string) {
+	for entry := range strings.SplitSeq(s, ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			continue
+		}
+		ch, value, ok := strings.Cut(entry, ":")
+		ch, value = strings.TrimSpace(ch), strings.TrimSpace(value)
+		if !ok || ch == "" || value == "" {
+			return nil, entry
+		}
+		pairs = append(pairs, [2]string{ch, value})
+	}
+	return pairs, ""
+}
+
 // ParseChannelStrategies reads per-channel strategies written as
 // "C123:planner,C456:react" (the STRATEGY_CHANNELS setting): comma-separated pairs of
 // a Slack channel id and a strategy, spaces allowed around each part. An empty s gives
@@ -892,16 +912,13 @@ func ParseChannelStrategies(s string) (map[string]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
+	pairs, bad := channelPairs(s)
+	if bad != "" {
+		return nil, fmt.Errorf("agents: channel strategy %q: want CHANNEL_ID:STRATEGY", bad)
+	}
 	out := map[string]string{}
-	for pair := range strings.SplitSeq(s, ",") {
-		if strings.TrimSpace(pair) == "" {
-			continue
-		}
-		ch, st, ok := strings.Cut(pair, ":")
-		ch = strings.TrimSpace(ch)
-		if !ok || ch == "" || strings.TrimSpace(st) == "" {
-			return nil, fmt.Errorf("agents: channel strategy %q: want CHANNEL_ID:STRATEGY", strings.TrimSpace(pair))
-		}
+	for _, p := range pairs {
+		ch, st := p[0], p[1]
 		strategy, err := ParseStrategy(st)
 		if err != nil {
 			return nil, fmt.Errorf("agents: channel %s: %w", ch, err)
