@@ -106,11 +106,41 @@ func (a artifactPosition) tool(j int) int {
 
 // editorAt returns the line of key in the artifact's editor mapping, or of the
 // editor key.
-func (a artifactPosition) editorAt(key string) int {
-	if l, ok := a.editor.keys[key]; ok {
+func (a artifactPosition) editorAt(key string) int { return a.keyIn(a.editor, "editor", key) }
+
+// keyIn returns the line of key in m, the mapping under the artifact's key parent, or
+// of parent itself when m lacks key.
+func (a artifactPosition) keyIn(m position, parent, key string) int {
+	if l, ok := m.keys[key]; ok {
 		return l
 	}
-	return a.at("editor")
+	return a.at(parent)
+}
+
+// decodePass reads v, the mapping of an artifact's model pass under key (editor,
+// enhance: a prompt and a model profile, fields), for artifact what; want is the
+// problem when v is not a mapping. A key without a value gives empty strings, so that
+// a missing prompt is reported by the checks.
+func decodePass(ps *problems, v *yaml.Node, what, key string, fieldNames []string, want string) (prompt, model string, p position) {
+	p = position{line: v.Line}
+	if isNull(v) {
+		return "", "", p
+	}
+	if v.Kind != yaml.MappingNode {
+		ps.addf(v.Line, "%s: %s: %s", what, key, want)
+		p.broken = true
+		return "", "", p
+	}
+	pwhat := what + ": " + key
+	p = fields(ps, v, pwhat, fieldNames, func(k string, v *yaml.Node) {
+		switch k {
+		case "prompt":
+			prompt = str(ps, v, pwhat+": prompt")
+		case "model":
+			model = str(ps, v, pwhat+": model")
+		}
+	})
+	return prompt, model, p
 }
 
 func (a artifactPosition) criterion(j int) position {
@@ -314,31 +344,15 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 		case "tools":
 			a.Tools, ap.tools = strList(ps, v, what+": tools", "a list of tool names, like [web_search, fetch_url]")
 		case "editor":
-			// "editor:" without a value still sets an (empty) Editor, so that its
-			// missing prompt is reported.
 			a.Editor = &Editor{}
-			ap.editor = position{line: v.Line}
-			if isNull(v) {
-				return
-			}
-			if v.Kind != yaml.MappingNode {
-				ps.addf(v.Line, "%s: editor: want a mapping with prompt (and optionally model), like editor: {prompt: Tighten the prose}", what)
-				ap.editor.broken = true
-				return
-			}
-			ewhat := what + ": editor"
-			ap.editor = fields(ps, v, ewhat, editorFields, func(key string, v *yaml.Node) {
-				switch key {
-				case "prompt":
-					a.Editor.Prompt = str(ps, v, ewhat+": prompt")
-				case "model":
-					a.Editor.Model = str(ps, v, ewhat+": model")
-				}
-			})
+			a.Editor.Prompt, a.Editor.Model, ap.editor = decodePass(ps, v, what, "editor", editorFields,
+				"want a mapping with prompt (and optionally model), like editor: {prompt: Tighten the prose}")
 		case "self_review":
 			a.SelfReview = boolean(ps, v, what+": self_review")
 		case "enhance":
-			a.Enhance, ap.enhance = decodeEnhance(ps, v, what)
+			a.Enhance = &Enhance{}
+			a.Enhance.Prompt, a.Enhance.Model, ap.enhance = decodePass(ps, v, what, "enhance", enhanceFields,
+				"want a mapping with model and prompt, like enhance: {model: enhance, prompt: Sharpen the prose}")
 		case "depends_on":
 			a.DependsOn, ap.dependsOn = strList(ps, v, what+": depends_on", "a list of artifact ids, like [research]")
 		case "criteria":

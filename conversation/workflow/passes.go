@@ -1,10 +1,6 @@
 package workflow
 
-import (
-	"fmt"
-
-	"gopkg.in/yaml.v3"
-)
+import "fmt"
 
 // The model's own passes over an artifact (README.md, "Pipelines"): self_review on a
 // choice artifact's options, enhance on a draft or auto artifact's text.
@@ -19,39 +15,9 @@ const (
 	EnhanceFailed = "failed"
 )
 
-// decodeEnhance reads an artifact's enhance mapping; "enhance:" without a value still
-// sets an (empty) Enhance, so that its missing fields are reported.
-func decodeEnhance(ps *problems, v *yaml.Node, what string) (*Enhance, position) {
-	e := &Enhance{}
-	p := position{line: v.Line}
-	if isNull(v) {
-		return e, p
-	}
-	if v.Kind != yaml.MappingNode {
-		ps.addf(v.Line, "%s: enhance: want a mapping with model and prompt, like enhance: {model: enhance, prompt: Sharpen the prose}", what)
-		p.broken = true
-		return e, p
-	}
-	ewhat := what + ": enhance"
-	p = fields(ps, v, ewhat, enhanceFields, func(key string, v *yaml.Node) {
-		switch key {
-		case "model":
-			e.Model = str(ps, v, ewhat+": model")
-		case "prompt":
-			e.Prompt = str(ps, v, ewhat+": prompt")
-		}
-	})
-	return e, p
-}
-
 // enhanceAt returns the line of key in the artifact's enhance mapping, or of the
 // enhance key.
-func (a artifactPosition) enhanceAt(key string) int {
-	if l, ok := a.enhance.keys[key]; ok {
-		return l
-	}
-	return a.at("enhance")
-}
+func (a artifactPosition) enhanceAt(key string) int { return a.keyIn(a.enhance, "enhance", key) }
 
 // checkPasses checks every artifact's self_review and enhance: self_review needs
 // mode choice and criteria to review against; enhance needs mode draft or auto, a
