@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/threadwright/threadwright/agents/openaitest"
@@ -157,19 +156,8 @@ func TestE2EModalsAreTitledWithTheArtifact(t *testing.T) {
 func TestE2ERetryAfterAModelFailure(t *testing.T) {
 	h := newWorkflowHarness(t)
 	h.env["MODEL_MAX_RETRIES"] = "0"
-	var mu sync.Mutex
-	down, writes := true, 0
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		if len(r.Chat.Tools) == 1 && r.Chat.Tools[0].Function != nil && r.Chat.Tools[0].Function.Name == "commit_artifact_final_text" {
-			mu.Lock()
-			defer mu.Unlock()
-			writes++
-			if down {
-				return openaitest.Response{Status: http.StatusServiceUnavailable}
-			}
-		}
-		return h.model.respond(r)
-	})
+	writes := &outage{down: true} // the artifact's writes
+	h.ai.Handle(writes.handler(onlyTool("commit_artifact_final_text"), openaitest.Response{Status: http.StatusServiceUnavailable}, h.model.respond))
 	h.start()
 	thread := h.startBrief()
 	h.click(thread, alice, "A: Direction A", "")
@@ -178,14 +166,10 @@ func TestE2ERetryAfterAModelFailure(t *testing.T) {
 		t.Fatalf("the failed step left its artifact, or its message does not say the model failed:\n%s", tr)
 	}
 	retry := *h.find(failed, "Retry", "")
-	mu.Lock()
-	down, before := false, writes
-	mu.Unlock()
+	before := writes.set(false)
 	h.click(thread, alice, "Retry", "")
 	h.latest(thread, "Approve", "")
-	mu.Lock()
-	after := writes
-	mu.Unlock()
+	after := writes.count()
 	if after != before+1 {
 		t.Fatalf("Retry wrote the artifact %d times, want once", after-before)
 	}
@@ -202,9 +186,7 @@ func TestE2ERetryAfterAModelFailure(t *testing.T) {
 	}
 	h.settleEnvelope(env)
 	h.waitEphemeral(general, alice, "That Retry is no longer available")
-	mu.Lock()
-	again := writes
-	mu.Unlock()
+	again := writes.count()
 	if again != after {
 		t.Fatalf("a second click on Retry wrote the artifact again (%d writes, want %d)", again, after)
 	}
@@ -216,43 +198,26 @@ func TestE2ERetryAfterAModelFailure(t *testing.T) {
 func TestE2ERetryNextStepAfterApproval(t *testing.T) {
 	h := newWorkflowHarness(t)
 	h.env["MODEL_MAX_RETRIES"] = "0"
-	var mu sync.Mutex
-	down, proposals := false, 0
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		if len(r.Chat.Tools) == 1 && r.Chat.Tools[0].Function != nil && r.Chat.Tools[0].Function.Name == "commit_artifact_options" {
-			mu.Lock()
-			defer mu.Unlock()
-			proposals++
-			if down {
-				return openaitest.Response{Status: http.StatusServiceUnavailable}
-			}
-		}
-		return h.model.respond(r)
-	})
+	proposals := &outage{}
+	h.ai.Handle(proposals.handler(onlyTool("commit_artifact_options"), openaitest.Response{Status: http.StatusServiceUnavailable}, h.model.respond))
 	h.start()
 	thread := h.startBrief()
 	h.click(thread, alice, "A: Direction A", "")
 	h.latest(thread, "Approve", "")
-	mu.Lock()
-	down = true
-	mu.Unlock()
+	proposals.set(true)
 	h.click(thread, alice, "Approve", "")
 	failed := h.latest(thread, "Retry", "")
 	if tr := h.transcript(thread); !strings.Contains(tr, "The model did not answer (HTTP 503). Retry runs this step again.") {
 		t.Fatalf("the failure after the approval does not name the model or offer Retry:\n%s", tr)
 	}
-	mu.Lock()
-	down, before := false, proposals
-	mu.Unlock()
+	before := proposals.set(false)
 	h.click(thread, alice, "Retry", "")
 	h.waitFor("the next artifact's options", func() bool {
 		return strings.Count(h.transcript(thread), "Direction A") >= 2 && h.optionsMessages(thread) == 1
 	})
-	mu.Lock()
-	if proposals != before+1 {
-		t.Errorf("Retry proposed %d times, want once", proposals-before)
+	if n := proposals.count(); n != before+1 {
+		t.Errorf("Retry proposed %d times, want once", n-before)
 	}
-	mu.Unlock()
 	if h.find(failed, "Retry", "") != nil {
 		t.Error("the failure message keeps its Retry after it was clicked")
 	}
@@ -264,33 +229,19 @@ func TestE2ERetryNextStepAfterApproval(t *testing.T) {
 func TestE2ERetryTypedChangeRequest(t *testing.T) {
 	h := newWorkflowHarness(t)
 	h.env["MODEL_MAX_RETRIES"] = "0"
-	var mu sync.Mutex
-	down := false
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		if len(r.Chat.Tools) == 1 && r.Chat.Tools[0].Function != nil && r.Chat.Tools[0].Function.Name == "commit_artifact_final_text" {
-			mu.Lock()
-			defer mu.Unlock()
-			if down {
-				return openaitest.Response{Status: http.StatusServiceUnavailable}
-			}
-		}
-		return h.model.respond(r)
-	})
+	writes := &outage{}
+	h.ai.Handle(writes.handler(onlyTool("commit_artifact_final_text"), openaitest.Response{Status: http.StatusServiceUnavailable}, h.model.respond))
 	h.start()
 	thread := h.startBrief()
 	h.click(thread, alice, "A: Direction A", "")
 	h.latest(thread, "Approve", "")
-	mu.Lock()
-	down = true
-	mu.Unlock()
+	writes.set(true)
 	h.post(general, alice, "make it about nurses", thread)
 	failed := h.latest(thread, "Retry", "")
 	if tr := h.transcript(thread); !strings.Contains(tr, "The model did not answer (HTTP 503). Retry runs this step again.") {
 		t.Fatalf("the typed change's failure does not offer Retry:\n%s", tr)
 	}
-	mu.Lock()
-	down = false
-	mu.Unlock()
+	writes.set(false)
 	h.click(thread, alice, "Retry", "")
 	h.waitFor("the change applied", func() bool { return strings.Contains(h.transcript(thread), "It follows: make it about nurses") })
 	if h.find(failed, "Retry", "") != nil {

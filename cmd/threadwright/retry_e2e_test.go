@@ -20,17 +20,8 @@ import (
 func TestE2ERetryAnswerAfterAModelFailure(t *testing.T) {
 	h := newWorkflowHarness(t)
 	h.env["MODEL_MAX_RETRIES"] = "1"
-	var mu sync.Mutex
-	down, calls := true, 0
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		mu.Lock()
-		defer mu.Unlock()
-		calls++
-		if down {
-			return openaitest.Response{Status: http.StatusServiceUnavailable}
-		}
-		return openaitest.Response{Text: "**Paris** is the capital of France."}
-	})
+	model := &outage{down: true}
+	h.ai.Handle(model.handler(nil, openaitest.Response{Status: http.StatusServiceUnavailable}, replies("**Paris** is the capital of France.")))
 	h.start()
 	question := "what is the capital of France?"
 	thread := h.post(general, alice, "<@U0BOT> "+question, "")
@@ -44,21 +35,17 @@ func TestE2ERetryAnswerAfterAModelFailure(t *testing.T) {
 	if strings.Contains(tr, "Paris") || strings.Contains(tr, "status code") {
 		t.Fatalf("the failure message shows an answer or the raw error:\n%s", tr)
 	}
-	mu.Lock()
-	if calls != 2 {
-		t.Errorf("%d model calls before Retry, want 2 (1 + MODEL_MAX_RETRIES)", calls)
+	before := model.set(false)
+	if before != 2 {
+		t.Errorf("%d model calls before Retry, want 2 (1 + MODEL_MAX_RETRIES)", before)
 	}
-	down, before := false, calls
-	mu.Unlock()
 	retry := *h.find(failed, "Retry", "")
 
 	h.click(thread, alice, "Retry", "")
 	h.waitFor("the answer", func() bool { return strings.Contains(h.transcript(thread), "*Paris* is the capital of France.") })
-	mu.Lock()
-	if calls != before+1 {
+	if calls := model.count(); calls != before+1 {
 		t.Errorf("Retry made %d model calls, want 1", calls-before)
 	}
-	mu.Unlock()
 	msgs := h.emu.BotMessages(general, thread)
 	last := msgs[len(msgs)-1]
 	if n := strings.Count(h.transcript(thread), "Paris"); n != 1 || !strings.Contains(last.Text, "Paris") {
@@ -79,11 +66,9 @@ func TestE2ERetryAnswerAfterAModelFailure(t *testing.T) {
 	}
 	h.settleEnvelope(env)
 	h.waitEphemeral(general, alice, "That Retry is no longer available")
-	mu.Lock()
-	if calls != before+1 {
+	if calls := model.count(); calls != before+1 {
 		t.Errorf("an old Retry made %d more model calls", calls-before-1)
 	}
-	mu.Unlock()
 	if got := len(h.emu.BotMessages(general, thread)); got != len(msgs) {
 		t.Errorf("an old Retry posted: %d messages, want %d:\n%s", got, len(msgs), h.transcript(thread))
 	}
@@ -94,31 +79,20 @@ func TestE2ERetryAnswerAfterAModelFailure(t *testing.T) {
 func TestE2ERetryAnswerRefusedAfterANewerTurn(t *testing.T) {
 	h := newWorkflowHarness(t)
 	h.env["MODEL_MAX_RETRIES"] = "0"
-	var mu sync.Mutex
-	down, calls := true, 0
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		mu.Lock()
-		defer mu.Unlock()
-		calls++
-		if down {
-			return openaitest.Response{Status: http.StatusBadGateway}
-		}
+	model := &outage{down: true}
+	h.ai.Handle(model.handler(nil, openaitest.Response{Status: http.StatusBadGateway}, func(r openaitest.Request) openaitest.Response {
 		return openaitest.Response{Text: "An answer to: " + r.LastUserMessage()}
-	})
+	}))
 	h.start()
 	thread := h.post(general, alice, "<@U0BOT> first question", "")
 	failed := h.latest(thread, "Retry", "")
 	if tr := h.transcript(thread); !strings.Contains(tr, "The model did not answer (HTTP 502).") {
 		t.Fatalf("the failure message does not name the model:\n%s", tr)
 	}
-	mu.Lock()
-	down = false
-	mu.Unlock()
+	model.set(false)
 	h.post(general, alice, "second question", thread)
 	h.waitFor("the second answer", func() bool { return strings.Contains(h.transcript(thread), "An answer to: second question") })
-	mu.Lock()
-	before := calls
-	mu.Unlock()
+	before := model.count()
 	n := len(h.emu.BotMessages(general, thread))
 	env, err := h.emu.ClickButtonByLabel(general, failed, alice, "Retry")
 	if err != nil {
@@ -126,9 +100,7 @@ func TestE2ERetryAnswerRefusedAfterANewerTurn(t *testing.T) {
 	}
 	h.settleEnvelope(env)
 	h.waitEphemeral(general, alice, "That Retry is no longer available")
-	mu.Lock()
-	defer mu.Unlock()
-	if calls != before || len(h.emu.BotMessages(general, thread)) != n {
+	if calls := model.count(); calls != before || len(h.emu.BotMessages(general, thread)) != n {
 		t.Fatalf("an out-of-date Retry ran: %d model calls, %d messages (want %d, %d)", calls, len(h.emu.BotMessages(general, thread)), before, n)
 	}
 }
@@ -243,23 +215,13 @@ func testRetryAfterRestart(t *testing.T, databaseURL string) {
 	h := newWorkflowHarness(t)
 	h.env["DATABASE_URL"] = databaseURL
 	h.env["MODEL_MAX_RETRIES"] = "0"
-	var mu sync.Mutex
-	down := true
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		mu.Lock()
-		defer mu.Unlock()
-		if down {
-			return openaitest.Response{Status: http.StatusServiceUnavailable}
-		}
-		return openaitest.Response{Text: "Answered after the restart."}
-	})
+	model := &outage{down: true}
+	h.ai.Handle(model.handler(nil, openaitest.Response{Status: http.StatusServiceUnavailable}, replies("Answered after the restart.")))
 	h.start()
 	thread := h.post(general, alice, "<@U0BOT> a question before the restart", "")
 	h.latest(thread, "Retry", "")
 	h.stop()
-	mu.Lock()
-	down = false
-	mu.Unlock()
+	model.set(false)
 	h.start()
 	h.click(thread, alice, "Retry", "")
 	h.waitFor("the answer", func() bool { return strings.Contains(h.transcript(thread), "Answered after the restart.") })
@@ -297,16 +259,8 @@ func TestE2ERetryStreamedAnswer(t *testing.T) {
 	}
 	broken := []byte(chunk("") + chunk("The half") + chunk(" answer that") + chunk(" breaks off") +
 		`data: {"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}` + "\n\n")
-	var mu sync.Mutex
-	down := true
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		mu.Lock()
-		defer mu.Unlock()
-		if down {
-			return openaitest.Response{RawSSE: broken}
-		}
-		return openaitest.Response{Text: "**Paris** is the capital of France."}
-	})
+	model := &outage{down: true}
+	h.ai.Handle(model.handler(nil, openaitest.Response{RawSSE: broken}, replies("**Paris** is the capital of France.")))
 	h.start()
 	thread := h.post(general, alice, "<@U0BOT> what is the capital of France?", "")
 	failed := h.latest(thread, "Retry", "")
@@ -321,9 +275,7 @@ func TestE2ERetryStreamedAnswer(t *testing.T) {
 	if tr := h.transcript(thread); strings.Contains(tr, "half answer") || !strings.Contains(tr, "Retry answers this message again.") {
 		t.Fatalf("after the failure, the thread reads:\n%s", tr)
 	}
-	mu.Lock()
-	down = false
-	mu.Unlock()
+	model.set(false)
 	h.click(thread, alice, "Retry", "")
 	// A streamed answer's text is the message's Markdown (chat.appendStream).
 	answered := func(m emulator.Message) bool { return strings.Contains(m.Text, "**Paris** is the capital of France.") }
@@ -360,27 +312,19 @@ func TestE2ERetryStreamedAnswer(t *testing.T) {
 func TestE2ERetryStepAfterThePipeline(t *testing.T) {
 	h := newBlogHarness(t)
 	h.env["MODEL_MAX_RETRIES"] = "0"
-	var mu sync.Mutex
-	down := true
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+	articleWrites := func(r openaitest.Request) bool {
 		ma := artifactRE.FindStringSubmatch(systemText(r))
-		mu.Lock()
-		d := down
-		mu.Unlock()
-		if d && ma != nil && ma[1] == "article" && forced(r) == "commit_artifact_final_text" {
-			return openaitest.Response{Status: http.StatusServiceUnavailable}
-		}
-		return h.blog.respond(r)
-	})
+		return ma != nil && ma[1] == "article" && forced(r) == "commit_artifact_final_text"
+	}
+	model := &outage{down: true}
+	h.ai.Handle(model.handler(articleWrites, openaitest.Response{Status: http.StatusServiceUnavailable}, h.blog.respond))
 	h.start()
 	thread := h.toPipeline()
 	h.latest(thread, "Retry", "")
 	if tr := h.transcript(thread); !strings.Contains(tr, "The model did not answer (HTTP 503). Retry runs this step again.") {
 		t.Fatalf("the article's failure does not offer Retry:\n%s", tr)
 	}
-	mu.Lock()
-	down = false
-	mu.Unlock()
+	model.set(false)
 	h.click(thread, alice, "Retry", "")
 	h.waitFor("the article for review", func() bool {
 		return strings.Contains(h.transcript(thread), "Meta description: How small teams")
@@ -413,4 +357,57 @@ func TestE2ERetryCardRefused(t *testing.T) {
 			t.Fatalf("a failure message promises a Retry it has no button for: %q", m.Text)
 		}
 	}
+}
+
+// outage switches the fake model's failures in the Retry tests: while it is down, the
+// requests it matches are answered with its failure. It counts the matched requests.
+type outage struct {
+	mu    sync.Mutex
+	down  bool
+	calls int
+}
+
+// handler answers a request that match accepts (nil: every request) with fail while
+// o is down, and every other request, and all once o is up, with next. The matched
+// requests are counted either way.
+func (o *outage) handler(match func(openaitest.Request) bool, fail openaitest.Response, next func(openaitest.Request) openaitest.Response) func(openaitest.Request) openaitest.Response {
+	return func(r openaitest.Request) openaitest.Response {
+		if match == nil || match(r) {
+			o.mu.Lock()
+			o.calls++
+			down := o.down
+			o.mu.Unlock()
+			if down {
+				return fail
+			}
+		}
+		return next(r)
+	}
+}
+
+// set takes o down or up and returns the requests it has matched so far.
+func (o *outage) set(down bool) int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.down = down
+	return o.calls
+}
+
+// count returns the requests o has matched so far.
+func (o *outage) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.calls
+}
+
+// onlyTool matches a request that offers the one function name: a workflow task.
+func onlyTool(name string) func(openaitest.Request) bool {
+	return func(r openaitest.Request) bool {
+		return len(r.Chat.Tools) == 1 && r.Chat.Tools[0].Function != nil && r.Chat.Tools[0].Function.Name == name
+	}
+}
+
+// replies answers every request with text.
+func replies(text string) func(openaitest.Request) openaitest.Response {
+	return func(openaitest.Request) openaitest.Response { return openaitest.Response{Text: text} }
 }
