@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/sqlite"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // knowledgeResult is a search_knowledge result of two passages.

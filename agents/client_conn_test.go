@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // holdUntilAll makes the server hold each request until n are in flight, so that a round of

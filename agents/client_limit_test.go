@@ -16,7 +16,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // waitUntil polls cond until it holds, failing the test after a generous deadline.

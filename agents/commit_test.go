@@ -18,8 +18,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 const noteTool = "commit_note"

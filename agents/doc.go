@@ -62,6 +62,6 @@
 // parallel → reflect → answer), and Router picks a strategy per deployment, channel or
 // question.
 //
-// Tests run the real go-openai client against agents/openaitest, a scriptable fake
+// Tests run the real go-openai client against testkit/openaitest, a scriptable fake
 // OpenAI server.
 package agents

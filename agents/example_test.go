@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // Register a tool written as a plain function with ToolFunc.

@@ -13,8 +13,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // fixedNow is the clock of the executor tests: Tuesday, 14 May 2024, 11:00 UTC.

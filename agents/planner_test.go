@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // The planner tests script the model by what each request is: the commit function it

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // hostilePage is a fetched page that tries to take the model over and to close its

@@ -10,7 +10,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // sink records what a conversation.TextSink is given.

@@ -11,8 +11,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 func newSummarizer(tb testing.TB, srv *openaitest.Server, edit ...func(*agents.SummarizerConfig)) (*agents.Summarizer, *syncBuffer) {

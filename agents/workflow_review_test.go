@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // TestWorkflowClassifyReview: the small model reads a typed reply to an artifact

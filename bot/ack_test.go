@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/bot"
-	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // failOnce makes the recorder fail the first Submit of every input with err.

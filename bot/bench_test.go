@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/bot"
-	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // BenchmarkAckLatency measures how long envelopes wait for their ack now that the ack

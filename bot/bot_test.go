@@ -15,8 +15,8 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/threadwright/threadwright/bot"
-	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // recorder is a Submitter that records the inputs it is given.

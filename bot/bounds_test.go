@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/bot"
-	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // withMaxReplies replaces the harness's Messenger with one of at most n messages a reply.

@@ -11,8 +11,8 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/threadwright/threadwright/bot"
-	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // messengerHarness is a Messenger (on the real slack-go client) posting to an

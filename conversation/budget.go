@@ -24,7 +24,7 @@ const BudgetWindow = 24 * time.Hour
 
 // usageRecords returns the ledger rows of a turn of r with state st: one per model in
 // byModel (the run's UsageMeter since its last save) that used tokens. When metered
-// is false (no call went through agents.Client, as with agents/demo) the turn's
+// is false (no call went through agents.Client, as with playground/demo) the turn's
 // usage u is written as one row under the main model (Config.Model). turns (1 for a
 // finished turn, 0 for a pipeline's checkpoint) goes on one row only: the main
 // model's when it was called, else the first model's; the others count 0. A turn

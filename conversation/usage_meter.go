@@ -58,7 +58,7 @@ func (m *UsageMeter) Add(model string, u Usage) {
 
 // Take returns the usage counted since the last Take, by model in the order they
 // were first called, and starts over. used reports whether any call was ever
-// counted (a model that does not go through agents.Client, such as agents/demo,
+// counted (a model that does not go through agents.Client, such as playground/demo,
 // leaves it false).
 func (m *UsageMeter) Take() (models []ModelUsage, used bool) {
 	if m == nil {

@@ -11,7 +11,7 @@ import (
 
 // TestUsageRecordsByModel: a run's UsageMeter, fed concurrently as agents.Client
 // does, gives one ledger row per model, the main model's first and counting the
-// turn; without any metered call (agents/demo) the turn's usage is one row under the
+// turn; without any metered call (playground/demo) the turn's usage is one row under the
 // main model; Take starts over.
 func TestUsageRecordsByModel(t *testing.T) {
 	s := &Service{cfg: Config{Model: "gpt-main"}}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mcp"
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // An MCP result's structuredContent is its tool-result contract: its entities and

@@ -9,8 +9,8 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mcp"
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // The executor offers the MCP tools to the model and runs them, one succeeding and

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // The assistant view end to end (README, "Assistant view"): the real program, the

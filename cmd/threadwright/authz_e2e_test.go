@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // These end-to-end tests check that authorization follows the channel (README,

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store/storetest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // percentile returns the p-th percentile (0 < p <= 100) of ds, nearest-rank.

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/demo"
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/playground/demo"
 	"github.com/threadwright/threadwright/prompts"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // blogWeb is the web the blog's research finds in TestE2EBlogBriefSourcesAndFinalFields:

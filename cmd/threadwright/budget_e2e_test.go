@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // TestE2EBudgetRefusal: with BUDGET_TOKENS_PER_USER_DAY 1000, alice's first question

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // checkedPostYAML is a workflow whose draft artifact has a words check (against the

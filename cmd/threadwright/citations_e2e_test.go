@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // lastBotText waits until the bot is idle and returns the text of its last message in

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/store"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // storedWorkflow stops the bot and returns the workflow run of thread as its stored

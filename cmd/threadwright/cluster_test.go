@@ -21,9 +21,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // A cluster is a test deployment of threadwright as an operator runs it: one emulated

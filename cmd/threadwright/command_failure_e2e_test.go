@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // TestE2EChannelCommandFailsForGood: Slack refuses the first message of a workflow

@@ -13,9 +13,9 @@ import (
 	"github.com/kelseyhightower/envconfig"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/demo"
-	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/demo"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // DevConfig is what `threadwright dev` reads from the environment besides Config.
@@ -52,11 +52,11 @@ func (m *Main) sourceFetcher(c *Config) conversation.SourceFetcher {
 // demoBanner labels the playground when no model is configured.
 const demoBanner = "Offline demo model: canned answers, no AI. Set OPENAI_API_KEY (or OPENAI_BASE_URL for a local server) to use a real model."
 
-// runDev runs `threadwright dev`: an emulated Slack with its web page (bot/emulator)
+// runDev runs `threadwright dev`: an emulated Slack with its web page (playground/emulator)
 // and the bot connected to it over Socket Mode with the real slack-go client, on the
 // embedded store in $DATA_DIR/dev, whose knowledge base `threadwright ingest --dev`
 // fills. With OPENAI_API_KEY or OPENAI_BASE_URL set it uses that model; otherwise the
-// offline demo model (agents/demo), slowed by DEMO_LATENCY, labelled as such on the
+// offline demo model (playground/demo), slowed by DEMO_LATENCY, labelled as such on the
 // page and in the log. It prints the page's URL and runs until ctx ends.
 func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 	var dc DevConfig

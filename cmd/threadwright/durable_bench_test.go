@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/store/storetest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // BenchmarkTakeover measures how long a thread waits after the replica running its

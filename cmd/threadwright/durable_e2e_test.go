@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/store/storetest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // These tests hold threadwright to its durability promises (README, "Replicas, crashes

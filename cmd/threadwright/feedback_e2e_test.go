@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store/storetest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // feedbackJSON runs `threadwright feedback --since 7d --json` on the harness's store

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/bot"
-	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // TestE2EStatusAndListAnswerWhereTyped checks that /threadwright status and list typed

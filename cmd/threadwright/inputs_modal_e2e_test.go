@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // blogTopicLabel is the label of the blog's required input.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // TestE2EFloodIsBounded: one person sends 100 mentions while the model is slow (each

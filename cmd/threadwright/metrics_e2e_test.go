@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // scrape reads GET /metrics of the running program, as Prometheus would.

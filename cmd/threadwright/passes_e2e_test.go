@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // passesWorkflowYAML: a plan whose options the model reviews once (self_review), then

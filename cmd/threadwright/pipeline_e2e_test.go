@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/agents/demo"
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/playground/demo"
+	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store"
 	"github.com/threadwright/threadwright/store/storetest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // blogModel answers the blog pipeline's model calls from the request alone: the

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/demo"
-	"github.com/threadwright/threadwright/agents/openaitest"
 	"github.com/threadwright/threadwright/api"
+	"github.com/threadwright/threadwright/playground/demo"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // proposalModel answers the proposal's model calls as cannedModel does, except that
@@ -217,7 +217,7 @@ func TestE2EProposalReviewedResearchAndVerdictRevision(t *testing.T) {
 	}
 }
 
-// TestE2EProposalOnTheDemoModel: the offline demo model (agents/demo), answering
+// TestE2EProposalOnTheDemoModel: the offline demo model (playground/demo), answering
 // through the fake OpenAI server, runs the whole proposal in a thread: the research
 // waits for review before the solution's options, every card carries a verdict, and
 // the report is uploaded at the end.

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store/storetest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // TestE2ERetryAnswerAfterAModelFailure: the model answers HTTP 503 past its retries,

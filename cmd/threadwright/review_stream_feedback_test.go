@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // TestE2EFeedbackOnReplacedStream: a streamed answer whose stream does not match the

@@ -14,8 +14,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // The tool policy end to end (README "Tool policy"): a hostile page fetched by

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // TestE2EToolPolicyApprovedCallRunsOnceAcrossRestart: Alice approves the delete; it

@@ -13,8 +13,8 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // BenchmarkTurnTracing measures what tracing adds to a turn: the same turn (a tool

@@ -14,8 +14,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // cannedModel answers the workflow agents' forced tool calls from the request alone:

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // optionsRequests returns the requests for options the model has received, without

@@ -13,7 +13,7 @@ import (
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // fixtures is Slack's published payload samples (see ../../../shared/fixtures/SOURCES.md).

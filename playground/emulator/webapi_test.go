@@ -13,7 +13,7 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // slackError returns the error code of a Slack API error, or fails.

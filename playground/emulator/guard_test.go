@@ -12,8 +12,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/slack-go/slack"
 
-	"github.com/threadwright/threadwright/bot/emulator"
 	"github.com/threadwright/threadwright/internal/httpclient"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // send sends req with client (http.DefaultClient when nil) and returns the status

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents/demo"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/playground/demo"
 )
 
 // TestBlogDraftQuotesDemoPages: in the offline playground the sources phase reads the

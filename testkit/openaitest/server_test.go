@@ -14,7 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/threadwright/threadwright/agents/openaitest"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 func newServer(t *testing.T) (*openaitest.Server, *openai.Client) {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/agents/demo"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/demo"
 	"github.com/threadwright/threadwright/store/sqlite"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/slack-go/slack"
 
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 const feedbackBlocks = `[{"type":"section","text":{"type":"mrkdwn","text":"Paris."}},

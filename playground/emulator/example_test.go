@@ -10,7 +10,7 @@ import (
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
-	"github.com/threadwright/threadwright/bot/emulator"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // A bot built on slack-go's socketmode client answers an @mention in the
