@@ -18,13 +18,3 @@ const ActionRetryCommand ActionName = "retry_command"
 func RetryCommandInputID(teamID, failedID string) string {
 	return InteractionInputID(teamID, "retry_command:"+failedID)
 }
-
-// commandFailedCard is the ephemeral answering a channel command in that failed
-// for good: text (channelCommandFailed) and a Retry button.
-func commandFailedCard(lang, text string, in Input) Card {
-	act := Action{Name: ActionRetryCommand, Channel: in.Key.ChannelID, ThreadTS: in.ID, Arg: in.Command.Line}
-	return Card{Text: text, Blocks: []Block{
-		{Kind: BlockSection, Text: text},
-		{Kind: BlockActions, Buttons: []Button{{Label: tr(lang, "retry"), Style: "primary", Action: act}}},
-	}}
-}

@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"slices"
 	"time"
 )
@@ -73,56 +71,6 @@ type FeedbackStore interface {
 	AnswerAt(ctx context.Context, key Key, ts string) (Message, error)
 }
 
-// FeedbackLog records the clicks of feedback buttons.
-type FeedbackLog struct {
-	Store FeedbackStore
-}
-
-// Record stores f with the turn that wrote its answer, read from the answer's saved
-// message (Feedback.Model and the fields after it); an answer not found (not saved
-// yet, or deleted) is stored without them. The reason is cut to MaxFeedbackReason
-// characters. Errors: an invalid rating or a missing message, user or channel; the
-// store's.
-func (l FeedbackLog) Record(ctx context.Context, f Feedback) error {
-	if !f.Rating.Valid() || f.MessageTS == "" || f.UserID == "" || f.Key.ChannelID == "" {
-		return fmt.Errorf("record feedback: rating %q, message %q, user %q, channel %q: incomplete", f.Rating, f.MessageTS, f.UserID, f.Key.ChannelID)
-	}
-	if f.Rating != RatingNegative {
-		f.Reason = ""
-	}
-	f.Reason = clip(f.Reason, MaxFeedbackReason)
-	m, err := l.Store.AnswerAt(ctx, f.Key, f.MessageTS)
-	switch {
-	case errors.Is(err, ErrNotFound):
-	case err != nil:
-		return fmt.Errorf("record feedback: find the answer: %w", err)
-	default:
-		f = withTurn(f, m)
-	}
-	if err := l.Store.SaveFeedback(ctx, f); err != nil {
-		return fmt.Errorf("record feedback: %w", err)
-	}
-	return nil
-}
-
-// withTurn returns f with the turn data of m, the answer's saved message.
-func withTurn(f Feedback, m Message) Feedback {
-	f.PromptTokens, f.CompletionTokens = m.PromptTokens, m.CompletionTokens
-	var meta turnMeta
-	if len(m.Meta) == 0 || json.Unmarshal(m.Meta, &meta) != nil {
-		return f
-	}
-	f.Model, f.Strategy = meta.Model, meta.Strategy
-	f.Latency = time.Duration(meta.LatencyMS) * time.Millisecond
-	f.Tools = nil
-	for _, c := range meta.ToolCalls {
-		if !c.Denied && !slices.Contains(f.Tools, c.Name) {
-			f.Tools = append(f.Tools, c.Name)
-		}
-	}
-	return f
-}
-
 // FeedbackCount counts the ratings of one channel and strategy.
 type FeedbackCount struct {
 	Channel  string `json:"channel"`
@@ -185,16 +133,4 @@ func (f Feedback) MarshalJSON() ([]byte, error) {
 		CreatedAt        time.Time `json:"created_at"`
 	}{f.Key.TeamID, f.Key.ChannelID, f.Key.ThreadTS, f.MessageTS, f.UserID, f.Rating, f.Reason, f.Model, f.Strategy,
 		f.Tools, f.Latency.Milliseconds(), f.PromptTokens, f.CompletionTokens, f.CreatedAt})
-}
-
-// meta returns the answer's Meta: how it was found, with the turn's latency (nil
-// when the pipeline found no answer).
-func (o outcome) meta(latency time.Duration) json.RawMessage {
-	if o.turn == nil {
-		return nil
-	}
-	t := *o.turn
-	t.LatencyMS = max(latency.Milliseconds(), 1)
-	b, _ := json.Marshal(t) // plain values: cannot fail
-	return b
 }

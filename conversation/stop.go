@@ -27,7 +27,7 @@ func (s Stopped) Error() string {
 }
 
 // stoppedBy returns the Stopped cause of ctx, if a person stopped it.
-func stoppedBy(ctx context.Context) (Stopped, bool) {
+func StoppedBy(ctx context.Context) (Stopped, bool) {
 	var s Stopped
 	ok := errors.As(context.Cause(ctx), &s)
 	return s, ok

@@ -2,7 +2,6 @@ package conversation
 
 import (
 	"context"
-	"unicode/utf8"
 )
 
 // TaskStatus is a thinking step's state (Slack's task_update status).
@@ -31,16 +30,6 @@ const (
 	MaxTaskTitle  = 100
 	MaxTaskOutput = 200
 )
-
-// cutTask returns text scrubbed by redact, then cut to n characters, ending with "…"
-// when cut.
-func cutTask(redact func(string) string, text string, n int) string {
-	text = redact(text)
-	if utf8.RuneCountInString(text) <= n {
-		return text
-	}
-	return string([]rune(text)[:n-1]) + "…"
-}
 
 // Task is one thinking step of a turn, shown while it runs (docs/architecture.md,
 // "Assistant pipeline"): a tool call, or a planner phase or plan task. Each update
@@ -90,46 +79,4 @@ type TaskStream interface {
 	// UpdateTasks appends the tasks' new states (and the plan's new title when
 	// planTitle is not empty) to the message.
 	UpdateTasks(ctx context.Context, planTitle string, tasks ...Task) error
-}
-
-// redactingTaskStreamer is a redactingStreamer of a TaskStreamingMessenger: the
-// tasks' titles, outputs and source texts, the plan's title and the first card are
-// scrubbed too (a task's output quotes what a tool returned).
-type redactingTaskStreamer struct {
-	redactingStreamer
-	tm TaskStreamingMessenger
-}
-
-var _ TaskStreamingMessenger = redactingTaskStreamer{}
-
-func (m redactingTaskStreamer) StartTaskStream(ctx context.Context, key Key, userID string, tag Tag, opts TaskStreamOptions) (TaskStream, error) {
-	opts.PlanTitle, opts.Card = m.redact(opts.PlanTitle), m.card(opts.Card)
-	st, err := m.tm.StartTaskStream(ctx, key, userID, tag, opts)
-	if err != nil {
-		return nil, err
-	}
-	return redactingTaskStream{redactingStream: redactingStream{Stream: st, redact: m.redact}, ts: st}, nil
-}
-
-// redactingTaskStream scrubs each task and plan title it is given.
-type redactingTaskStream struct {
-	redactingStream
-	ts TaskStream
-}
-
-func (s redactingTaskStream) UpdateTasks(ctx context.Context, planTitle string, tasks ...Task) error {
-	out := make([]Task, len(tasks))
-	for i, t := range tasks {
-		t.Title, t.Output = s.redact(t.Title), s.redact(t.Output)
-		srcs := make([]Source, len(t.Sources))
-		for j, src := range t.Sources {
-			srcs[j] = Source{URL: s.redact(src.URL), Text: s.redact(src.Text)}
-		}
-		if t.Sources == nil {
-			srcs = nil
-		}
-		t.Sources = srcs
-		out[i] = t
-	}
-	return s.ts.UpdateTasks(ctx, s.redact(planTitle), out...)
 }

@@ -1,10 +1,6 @@
 package conversation
 
 import (
-	"context"
-	"fmt"
-	"unicode/utf8"
-
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -30,100 +26,8 @@ type ReviewReading struct {
 // a typed reply is acted on; below it the person is asked.
 const MinReviewConfidence = 0.6
 
-// maxCarriedReply is the most bytes of a reply the buttons of the "what did you mean"
-// card carry (a button's value holds MaxActionValue with the rest of the Action).
-const maxCarriedReply = 1200
-
 // The actions of the card that asks what a typed reply meant; Arg is the reply.
 const (
 	ActionReplyChange   ActionName = "reply_change"   // the reply is a change request
 	ActionReplyQuestion ActionName = "reply_question" // the reply is a question
 )
-
-// decide reads the reply text to artifact id, under review, and acts on it. handled is
-// false for a question: the assistant answers it.
-func (t *wfTurn) decide(ctx context.Context, id, text string) (handled bool, err error) {
-	d := workflow.ClassifyReply(text)
-	if d == workflow.DecisionUnknown {
-		rd, u, err := t.s.cfg.Agent.ClassifyReview(ctx, t.request(id, ""), text)
-		t.add(u)
-		if err != nil {
-			return true, fmt.Errorf("classify reply: %w", err)
-		}
-		d = rd.Decision
-		if rd.Confidence < MinReviewConfidence {
-			d = workflow.DecisionAmbiguous
-		}
-	}
-	t.log.Debug("typed reply to an artifact under review", "artifact", id, "decision", d)
-	switch d {
-	case workflow.DecisionApprove:
-		return true, t.approve(ctx, id)
-	case workflow.DecisionQuestion:
-		return false, nil
-	case workflow.DecisionAmbiguous:
-		return true, t.askMeaning(ctx, id, text)
-	}
-	return true, t.rewrite(ctx, id, text, "changes requested: "+text, false)
-}
-
-// meaningArg is the Arg of the Approve button of askMeaning's card, which the click
-// closes.
-const meaningArg = "meaning"
-
-// askMeaning posts a card that asks what reply text meant, with buttons that act on
-// it: Approve (the artifact's own), Request this change, Just a question.
-func (t *wfTurn) askMeaning(ctx context.Context, id, text string) error {
-	st := t.ws().Artifacts[id]
-	a, _ := t.def().Artifact(id)
-	carried := clipBytes(text, maxCarriedReply)
-	c := t.cards()
-	card := Card{Text: tr(t.lang, "reply_meaning", a.Title), Blocks: []Block{
-		{Kind: BlockSection, Text: tr(t.lang, "reply_meaning", a.Title)},
-		{Kind: BlockActions, Buttons: []Button{
-			{Label: tr(t.lang, "approve"), Style: "primary", Action: c.action(ActionApprove, id, st.Rev, meaningArg)},
-			{Label: tr(t.lang, "reply_change"), Action: c.action(ActionReplyChange, id, st.Rev, carried)},
-			{Label: tr(t.lang, "reply_question"), Action: c.action(ActionReplyQuestion, id, st.Rev, carried)},
-		}},
-	}}
-	t.reply = ""
-	if _, err := t.r.out.PostCard(ctx, card); err != nil {
-		return fmt.Errorf("post the reply's meaning card: %w", err)
-	}
-	return nil
-}
-
-// replyAction runs click a on the card of askMeaning for artifact id; the card
-// loses its buttons, saying what was chosen and by whom.
-func (t *wfTurn) replyAction(ctx context.Context, id string, a ActionInput) error {
-	act := a.Action
-	if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
-		return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
-	}
-	t.closeMeaning(ctx, a.MessageTS, tr(t.lang, string(act.Name)))
-	if act.Name == ActionReplyChange {
-		return t.rewrite(ctx, id, act.Arg, "changes requested: "+act.Arg, false)
-	}
-	// A question: the artifact stays as it is; the assistant answers it in the
-	// thread (Service.answerQuestion).
-	t.question = act.Arg
-	return nil
-}
-
-// clipBytes returns s cut to at most n bytes at a character boundary.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-// closeMeaning replaces the card of askMeaning at ts with what was chosen (choice,
-// its button's label) and by whom.
-func (t *wfTurn) closeMeaning(ctx context.Context, ts, choice string) {
-	note := tr(t.lang, "reply_read", t.user, choice)
-	t.update(ctx, ts, Card{Text: note, Blocks: []Block{{Kind: BlockContext, Text: note}}})
-}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/threadwright/threadwright/api"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/service"
 )
 
 // APIAddr returns the address the HTTP API listens on ("" until it listens or when
@@ -22,7 +23,7 @@ func (m *Main) APIAddr() string {
 
 // serveAPI serves the HTTP API (package api) on API_ADDR, when set, and returns a
 // function that stops it, letting requests in flight end for up to 5 seconds.
-func (m *Main) serveAPI(log *slog.Logger, st conversation.Store, svc *conversation.Service, workflows conversation.Workflows,
+func (m *Main) serveAPI(log *slog.Logger, st conversation.Store, svc *service.Service, workflows conversation.Workflows,
 	links conversation.Permalinker, teamID string) (stop func(), err error) {
 	c := m.Config
 	if c.APIAddr == "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/service"
 	"github.com/threadwright/threadwright/internal/failure"
 	"github.com/threadwright/threadwright/internal/httpclient"
 	"github.com/threadwright/threadwright/internal/metrics"
@@ -56,7 +57,7 @@ type Main struct {
 	bot     atomic.Pointer[bot.Bot]
 	running atomic.Bool
 	store   atomic.Value // conversation.Store, once open
-	service atomic.Pointer[conversation.Service]
+	service atomic.Pointer[service.Service]
 	// metrics are the run's instruments, served at GET /metrics (nil: none);
 	// noMetrics, set by benchmarks, runs without them.
 	metrics   *metrics.Metrics
@@ -276,7 +277,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	svc, err := conversation.NewService(conversation.Config{
+	svc, err := service.NewService(service.Config{
 		Store:       mx.Store(st),
 		Metrics:     mx,
 		Spool:       spool,
@@ -326,7 +327,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.service.Store(svc)
 	var feedback bot.FeedbackRecorder
 	if fs, ok := st.(conversation.FeedbackStore); ok {
-		feedback = conversation.FeedbackLog{Store: fs}
+		feedback = service.FeedbackLog{Store: fs}
 	}
 	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log, Signer: signer, Feedback: feedback, Metrics: mx})
 	if err != nil {

@@ -1,0 +1,131 @@
+package service
+
+import (
+	"context"
+	"errors"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// isRetry reports whether in is a click on a Retry button.
+func isRetry(in conversation.Input) bool {
+	return in.Kind == conversation.KindAction && in.Action != nil && in.Action.Action.Name == conversation.ActionRetry
+}
+
+// retryTurn runs a Retry click. A click on the Retry of a failed answer answers that
+// message again; a workflow step's Retry goes to the workflow turn (workflow_turn.go,
+// runRetry), which also refuses an out-of-date click in a workflow thread. handled is
+// false when the click is not for an answer.
+func (s *Service) retryTurn(ctx context.Context, r *run) (handled bool, err error) {
+	click := r.in.Action
+	cp, err := s.load(ctx, r)
+	if errors.Is(err, conversation.ErrNotFound) {
+		s.retryGone(ctx, r, "en")
+		return true, s.finish(ctx, r, conversation.InputDone)
+	}
+	if err != nil {
+		return true, err
+	}
+	st := cp.Conversation.State
+	orig := st.Retry
+	switch {
+	case orig != nil && orig.Kind == conversation.KindUserMessage && orig.Message != nil && orig.ID == click.Action.Arg && click.Action.Artifact == "":
+	case st.Workflow != nil:
+		return false, nil // a workflow thread: its turn runs the step again, or refuses
+	default:
+		s.retryGone(ctx, r, answerLang(orig))
+		return true, s.finish(ctx, r, conversation.InputDone) // nothing changes: no save
+	}
+	s.compact(ctx, r.log, cp)
+	again := *r
+	again.in.Kind, again.in.Message = conversation.KindUserMessage, orig.Message
+	msg := orig.Message
+	if msg.Direct && msg.ThreadTS == msg.TS && st.Assistant == nil {
+		r.out.setBroadcast() // as the first answer was (README, "Assistant view")
+	}
+	s.closeRetriedAnswer(ctx, r, uiLang(textLocale(msg.Text)))
+	prompt := conversation.Prompt{
+		Key:      r.in.Key,
+		Summary:  st.Summary,
+		History:  s.clipAll(dialogue(before(cp.Messages, msg.TS))),
+		UserID:   msg.UserID,
+		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
+		Entities: st.Entities,
+	}
+	prompt.ContextChannelID = contextChannel(st)
+	return true, s.respond(ctx, &again, cp, prompt, nil)
+}
+
+// before returns the messages before the person's message at ts (the one answered
+// again: its failed answer and it are not history), or all of them when it is not
+// among them (folded into the summary).
+func before(msgs []conversation.Message, ts string) []conversation.Message {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == conversation.RoleUser && msgs[i].SlackTS == ts {
+			return msgs[:i:i]
+		}
+	}
+	return msgs
+}
+
+// answerLang is the language of the failure texts about the answer to in's message.
+func answerLang(in *conversation.Input) string {
+	if in == nil || in.Message == nil {
+		return "en"
+	}
+	return uiLang(textLocale(in.Message.Text))
+}
+
+// retryGone tells the person who clicked an out-of-date Retry that it is no longer
+// available.
+func (s *Service) retryGone(ctx context.Context, r *run, lang string) {
+	a := r.in.Action
+	if err := s.cfg.Messenger.PostEphemeral(ctx, r.in.Key, a.UserID, tr(lang, "retry.gone")); err != nil {
+		r.log.Warn("ephemeral not posted", "error", err)
+	}
+}
+
+// closeRetriedAnswer replaces the failure message clicked with a note of who retried
+// (the click does not carry its text); the new answer follows below it.
+func (s *Service) closeRetriedAnswer(ctx context.Context, r *run, lang string) {
+	a := r.in.Action
+	if a.MessageTS == "" || r.out.lost() {
+		return
+	}
+	note := "↻ " + tr(lang, "retried_by", a.UserID)
+	if err := s.cfg.Messenger.UpdateCard(ctx, r.in.Key, a.MessageTS, conversation.Card{Text: note, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: note}}}); err != nil {
+		r.log.Warn("failure message not closed", "error", err)
+	}
+}
+
+// answerFailed ends an assistant turn that could not answer: its failure message
+// (text) is posted with a Retry button that answers the message of failed again
+// (State.Retry), in place of what the turn streamed (streamTS, when set). It returns
+// the posted message's ts ("" when Slack refused it too: the caller posts the text
+// as a plain reply).
+func (s *Service) answerFailed(ctx context.Context, r *run, text string, failed *conversation.Input, streamTS string) (string, error) {
+	c := cards{lang: answerLang(failed), key: r.in.Key}
+	card := c.failed(text, failed.ID)
+	ts, err := r.out.postCardReplacing(ctx, card, streamTS)
+	if errors.Is(err, conversation.ErrLeaseLost) {
+		return "", err
+	}
+	if err != nil {
+		r.log.Error("failure message with Retry not posted", "error", err)
+		return "", nil
+	}
+	return ts, nil
+}
+
+// retryOf returns the input a failed assistant turn of r offers to run again: r's
+// message (a Retry's turn runs under the click's id, so an older failure's button is
+// out of date), or nil for a turn that cannot run again as it was (a resumed tool
+// confirmation).
+func retryOf(r *run) *conversation.Input {
+	if r.in.Kind != conversation.KindUserMessage || r.in.Message == nil {
+		return nil
+	}
+	in := r.in
+	in.Attempts, in.Status, in.Action = 0, "", nil
+	return &in
+}

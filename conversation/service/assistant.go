@@ -1,0 +1,388 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// outcome is what the assistant pipeline produced for a turn.
+type outcome struct {
+	text       string
+	usage      conversation.Usage
+	turn       *turnMeta // how the answer was found (nil when it was not)
+	entities   []conversation.Entity
+	outOfScope []conversation.Entity
+	// answer is the executor's answer that text was synthesized from ("" when text is
+	// something else, such as the scope check's refusal), and truncated its Truncated.
+	answer    string
+	truncated bool
+	// tools are the names of the tools used, each once, in first-use order (denied
+	// calls left out).
+	tools []string
+	// pending is the tool call the executor stopped before, waiting for a person's
+	// confirmation (Findings.Pending); nothing else is set but usage.
+	pending *conversation.PendingTool
+}
+
+// answer runs scope check → executor → synthesizer. progress is told what the
+// executor does. A resumed turn (p.Resume) was checked when it began; an executor
+// that stops for a confirmation leaves out.pending.
+func (s *Service) answer(ctx context.Context, log *slog.Logger, p conversation.Prompt, progress conversation.Progress) (outcome, error) {
+	var out outcome
+	if s.cfg.Scope != nil && p.Resume == nil {
+		v, err := s.cfg.Scope.CheckScope(ctx, p)
+		if err != nil {
+			return out, fmt.Errorf("scope check: %w", err)
+		}
+		out.usage = out.usage.Add(v.Usage)
+		if !v.InScope {
+			log.Info("request out of scope", "reason", v.Reason)
+			out.text = v.Reply
+			return out, nil
+		}
+	}
+	f, err := s.cfg.Executor.Execute(ctx, p, progress)
+	out.usage = out.usage.Add(f.Usage)
+	if err != nil {
+		return out, fmt.Errorf("execute: %w", err)
+	}
+	if f.Pending != nil {
+		out.pending = f.Pending
+		return out, nil
+	}
+	if out.text, err = s.cfg.Synthesizer.Synthesize(ctx, p, f); err != nil {
+		return out, fmt.Errorf("synthesize: %w", err)
+	}
+	out.turn = &turnMeta{ToolCalls: f.ToolCalls, Steps: f.Steps, Truncated: f.Truncated, Model: s.cfg.Model, Strategy: f.Strategy}
+	out.entities, out.outOfScope = f.Entities, f.OutOfScope
+	for _, c := range f.ToolCalls {
+		if !c.Denied && !slices.Contains(out.tools, c.Name) {
+			out.tools = append(out.tools, c.Name)
+		}
+	}
+	out.answer, out.truncated = f.Answer, f.Truncated
+	if e, ok := s.cfg.Synthesizer.(conversation.AnswerEditor); ok {
+		if md, edited := e.EditAnswer(f); edited {
+			out.answer = md // the stream completes it, or the reply replaces it
+		}
+	}
+	return out, nil
+}
+
+// rememberEntities returns the session context after a turn: the entities the turn's
+// tools returned, in the order they came (so "the second one" is the second result),
+// then the earlier ones, without duplicates (by id), without the items marked out of
+// scope, at most MaxEntities.
+func rememberEntities(old, found, outOfScope []conversation.Entity) []conversation.Entity {
+	drop := map[string]bool{}
+	for _, e := range outOfScope {
+		drop[e.ID] = true
+	}
+	seen := map[string]bool{}
+	out := make([]conversation.Entity, 0, conversation.MaxEntities)
+	add := func(e conversation.Entity) {
+		if e.ID == "" || drop[e.ID] || seen[e.ID] || len(out) == conversation.MaxEntities {
+			return
+		}
+		seen[e.ID] = true
+		e.Reason = ""
+		out = append(out, e)
+	}
+	for _, e := range found {
+		add(e)
+	}
+	for _, e := range old {
+		add(e)
+	}
+	return out
+}
+
+// turnMeta is the assistant message's Meta: how its answer was found.
+type turnMeta struct {
+	ToolCalls []conversation.ToolCall `json:"tool_calls,omitempty"`
+	Steps     int                     `json:"steps,omitempty"`
+	Truncated bool                    `json:"truncated,omitempty"`
+	// Model, Strategy and LatencyMS (the turn's time, in milliseconds) are kept for
+	// feedback on the answer (conversation/feedback.go).
+	Model     string `json:"model,omitempty"`
+	Strategy  string `json:"strategy,omitempty"`
+	LatencyMS int64  `json:"latency_ms,omitempty"`
+}
+
+// progressCard shows what a turn's executor is doing: the thread's status, and a
+// message with the current step and a Stop button, posted at the first step and
+// updated at most once per statusInterval (Slack's chat.update is rate limited).
+type progressCard struct {
+	s       *Service
+	log     *slog.Logger
+	key     conversation.Key
+	inputID string
+	out     *outbox
+
+	// mu guards the fields below and serializes the calls to Slack.
+	mu sync.Mutex
+	ts string    // the progress message, once posted
+	at time.Time // when it was last posted or updated
+	// tasks, when it shows the turn's thinking steps and Stop in the streamed
+	// answer, makes the progress message needless: report then sets the status only.
+	tasks *answerStream
+}
+
+// stopCard is the progress card: status and a Stop button for the turn of input
+// inputID.
+func stopCard(key conversation.Key, inputID, status string) conversation.Card {
+	return conversation.Card{Text: status, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: "⏳ " + status}, stopBlock(key, inputID)}}
+}
+
+// stopBlock is the Stop button for the turn of input inputID (also the first block
+// of a stream that shows tasks).
+func stopBlock(key conversation.Key, inputID string) conversation.Block {
+	return conversation.Block{Kind: conversation.BlockActions, Buttons: []conversation.Button{{Label: "Stop", Style: "danger",
+		Action: conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: inputID}}}}
+}
+
+// report is the executor's Progress callback.
+func (p *progressCard) report(status string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.out.lost() {
+		return // another worker runs the input now
+	}
+	now := p.s.cfg.Now()
+	if p.ts != "" && now.Sub(p.at) < statusInterval {
+		return // too soon after the last update (chat.update is rate limited)
+	}
+	p.at = now
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p.s.setStatus(ctx, p.log, p.key, status)
+	if p.ts == "" && p.tasks.showsTasks() {
+		return // the streamed answer shows the steps and Stop
+	}
+	card := stopCard(p.key, p.inputID, status)
+	if p.ts == "" {
+		ts, err := p.out.PostCard(ctx, card)
+		if err != nil {
+			p.log.Debug("progress message not posted", "error", err)
+			return
+		}
+		p.ts = ts
+		return
+	}
+	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
+		p.log.Debug("progress message not updated", "error", err)
+	}
+}
+
+// finish replaces the progress message, if one was posted, with note and no button.
+func (p *progressCard) finish(ctx context.Context, note string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ts == "" || p.out.lost() {
+		return
+	}
+	card := conversation.Card{Text: note, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: note}}}
+	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
+		p.log.Debug("progress message not finished", "error", err)
+	}
+}
+
+// doneNote closes the progress message of a finished turn.
+func doneNote(tools []string) string {
+	if len(tools) == 0 {
+		return "✓ Done"
+	}
+	return "✓ Used " + strings.Join(tools, ", ")
+}
+
+// stoppedNote is the reply of a stopped turn.
+func stoppedNote(by conversation.Stopped) string {
+	if by.NewMessage {
+		return "Stopped: a newer message arrived, so I'm answering that one instead."
+	}
+	return fmt.Sprintf("Stopped at <@%s>'s request. Nothing else was done; ask again when you're ready.", by.By)
+}
+
+// assistantTurn answers a person's message with the assistant pipeline (scope check
+// → ReAct executor → synthesizer; docs/architecture.md "Data flow of one Slack
+// event"), streaming the answer where the Messenger can, with a progress message and
+// Stop while tools run. earlier are thread messages from before the bot joined.
+func (s *Service) assistantTurn(ctx context.Context, r *run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
+	in, msg := r.in, r.in.Message
+	user := conversation.Message{Role: conversation.RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
+	prompt := conversation.Prompt{
+		Key:      in.Key,
+		Summary:  cp.Conversation.State.Summary,
+		History:  s.clipAll(append(dialogue(cp.Messages), earlier...)),
+		UserID:   msg.UserID,
+		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
+		Entities: cp.Conversation.State.Entities,
+	}
+	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
+	if s.titleThread(ctx, r, cp.Conversation.State, msg.Text) {
+		a := *cp.Conversation.State.Assistant
+		a.Titled = true
+		cp.Conversation.State.Assistant = &a
+	}
+	return s.respond(ctx, r, cp, prompt, append(earlier, user))
+}
+
+// respond answers prompt with the assistant pipeline and ends the turn, saving msgs
+// (the turn's new messages before its reply) with the reply: the rest of
+// assistantTurn, shared with the turn a tool confirmation resumes
+// (conversation/tool_approval.go). An executor that stops for a confirmation ends
+// the turn with the confirmation card instead of a reply.
+func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
+	in := r.in
+	start := s.cfg.Now()
+	if text, ts, ok := r.out.priorAnswer(); ok {
+		// An earlier run posted the whole answer and could not save it: save it now,
+		// without asking the model again.
+		r.log.Info("re-run: the answer is in the thread already; saving it")
+		fctx, cancel := s.final(ctx)
+		defer cancel()
+		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: text, posted: true, ts: ts, answer: true,
+			update: func(st *conversation.State) { st.ToolApproval = nil }, rebase: true})
+	}
+	s.allowStop(in.Key)
+	s.setStatus(ctx, r.log, in.Key, StatusThinking)
+	prog := &progressCard{s: s, log: r.log, key: in.Key, inputID: in.ID, out: r.out}
+	stream := s.newAnswerStream(ctx, r, prompt.UserID)
+	if stream != nil {
+		prompt.AnswerSink = stream
+		if stream.tm != nil {
+			prompt.Tasks, prog.tasks = stream, stream
+		}
+	}
+	out, err := s.answer(ctx, r.log, prompt, prog.report)
+	reply, usage, meta := out.text, out.usage, out.meta(s.cfg.Now().Sub(start))
+	s.freeze(in.Key)
+	// The final writes run on a context that neither a stop nor the turn's timeout
+	// cancelled.
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	if by, stopped := conversation.StoppedBy(ctx); stopped {
+		// Stopped at a safe point: say so and save a consistent checkpoint.
+		r.log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
+		if stream != nil {
+			stream.stop(false)
+		}
+		prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
+		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: stoppedNote(by), answer: true, notice: true, usage: usage,
+			update: func(st *conversation.State) { st.ToolApproval = nil }, rebase: true})
+	}
+	if err != nil {
+		if errors.Is(context.Cause(ctx), conversation.ErrLeaseLost) {
+			if stream != nil {
+				stream.stop(false)
+			}
+			return conversation.ErrLeaseLost // another worker runs the input now
+		}
+		if s.ctx.Err() != nil {
+			// Shutting down: the input stays pending and runs again right away on
+			// another replica, or here after the restart; the thread says so, and
+			// the progress message loses its Stop.
+			if stream != nil {
+				stream.stop(false)
+			}
+			prog.finish(fctx, "⏸ Interrupted by a restart; I'll pick this up again in a moment.")
+			s.clearStatus(r.log, in.Key)
+			return err
+		}
+		r.log.Error("answer failed", "error", err)
+		lang := uiLang(textLocale(prompt.Text))
+		reply = s.failureMessage(lang, err, "")
+		if failed := retryOf(r); failed != nil {
+			// The failure says what failed and offers Retry (answer_retry.go).
+			reply = s.failureMessage(lang, err, "retry.answer")
+			var streamTS string
+			if stream != nil {
+				streamTS = stream.stop(false)
+			}
+			prog.finish(fctx, "⚠️ "+tr(lang, "failed.note"))
+			ts, perr := s.answerFailed(fctx, r, reply, failed, streamTS)
+			if perr != nil {
+				return perr
+			}
+			if ts == "" {
+				// Slack refused the message with the button: the plain reply posted
+				// in its place offers no Retry.
+				reply, failed = s.failureMessage(lang, err, ""), nil
+			}
+			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, posted: ts != "", ts: ts, answer: true, notice: true,
+				meta: meta, usage: usage, rebase: true, update: func(st *conversation.State) {
+					st.ToolApproval = nil
+					st.Retry = failed
+				}})
+		}
+	}
+	if out.pending != nil && err == nil {
+		if stream != nil {
+			if ts := stream.stop(false); ts != "" {
+				_ = s.cfg.Messenger.Delete(fctx, in.Key, ts) // text from before the tool calls
+			}
+		}
+		return s.askToolApproval(fctx, r, cp, prompt, out.pending, msgs, usage, prog)
+	}
+	prog.finish(fctx, doneNote(out.tools))
+	if len(out.outOfScope) > 0 {
+		reply = outOfScopeReply(uiLang(textLocale(prompt.Text)), out.outOfScope)
+		r.log.Info("items out of scope", "count", len(out.outOfScope))
+	}
+	update := func(st *conversation.State) {
+		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
+		st.ToolApproval = nil // decided, or voided by this message
+	}
+	if stream != nil {
+		answer := out.answer
+		if err != nil || len(out.outOfScope) > 0 {
+			answer = "" // the reply is not the streamed answer
+		}
+		ts, handled, perr := stream.end(fctx, reply, answer, out.truncated, err != nil)
+		if handled {
+			if errors.Is(perr, conversation.ErrLeaseLost) {
+				return perr
+			}
+			if perr != nil {
+				r.log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
+			}
+			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, posted: true, ts: ts,
+				answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true})
+		}
+	}
+	e := ending{msgs: msgs, reply: reply, answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true}
+	if failed := retryOf(r); failed != nil && err == nil && reply != "" {
+		// Posted here rather than by finishTurn: an answer Slack refuses is a
+		// failure, with Retry, like the model's.
+		ts, perr := r.out.postReply(fctx, reply, true, true, false)
+		switch {
+		case errors.Is(perr, conversation.ErrLeaseLost):
+			return perr
+		case perr != nil:
+			r.log.Error("answer not posted", "error", perr)
+			text := s.failureMessage(answerLang(failed), failedAt(sourceSlack, perr), "retry.answer")
+			fts, ferr := s.answerFailed(fctx, r, text, failed, "")
+			if ferr != nil {
+				return ferr
+			}
+			// Not posted again by finishTurn: the answer is saved as it is, unposted
+			// (later turns have it in their history), and the failure message offers
+			// Retry, which answers again.
+			e.posted = true
+			if fts != "" {
+				e.update = func(st *conversation.State) { update(st); st.Retry = failed }
+			}
+		default:
+			e.posted, e.ts = true, ts
+		}
+	}
+	return s.finishTurn(fctx, r, cp.Conversation, e)
+}

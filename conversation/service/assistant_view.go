@@ -1,0 +1,140 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// workflowPrompts returns a prompt per offered workflow that starts it.
+func (s *Service) workflowPrompts() []conversation.SuggestedPrompt {
+	var out []conversation.SuggestedPrompt
+	for _, d := range s.cfg.Workflows.All() {
+		title := d.Title
+		if title == "" {
+			title = d.Name
+		}
+		out = append(out, conversation.SuggestedPrompt{Title: "Start: " + title, Message: conversation.CmdStart + " " + d.Name})
+	}
+	return out
+}
+
+// assistantThreadTurn runs a KindAssistantThread input: it records the channel the
+// person views in the thread's state and, when the thread starts, posts the greeting
+// (once) and sets the suggested prompts for that channel.
+func (s *Service) assistantThreadTurn(ctx context.Context, r *run) error {
+	ev := r.in.Thread
+	cp, err := s.load(ctx, r)
+	if errors.Is(err, conversation.ErrNotFound) {
+		cp, err = &conversation.Checkpoint{Conversation: conversation.Conversation{Key: r.in.Key, State: conversation.State{Mode: conversation.ModeAssistant, StartedBy: ev.UserID}}}, nil
+	}
+	if err != nil {
+		return err
+	}
+	started := ev.Event == conversation.AssistantThreadStarted
+	e := ending{rebase: true, update: func(st *conversation.State) {
+		v := conversation.AssistantView{}
+		if st.Assistant != nil {
+			v = *st.Assistant
+		}
+		v.ContextChannelID = ev.ContextChannelID
+		v.Greeted = v.Greeted || started
+		st.Assistant = &v
+	}}
+	if started {
+		if a := cp.Conversation.State.Assistant; a == nil || !a.Greeted {
+			e.reply = s.cfg.SuggestedPrompts.GreetingText()
+		}
+		if s.assistantThreads != nil {
+			prompts := s.cfg.SuggestedPrompts.For(ev.ContextChannelID, s.workflowPrompts())
+			title := ""
+			if s.cfg.SuggestedPrompts != nil {
+				title = s.cfg.SuggestedPrompts.Title
+			}
+			if err := s.assistantThreads.SetSuggestedPrompts(ctx, r.in.Key, title, prompts); err != nil {
+				r.log.Warn("suggested prompts not set", "error", err)
+			}
+		}
+	}
+	r.log.Info("assistant thread", "event", ev.Event, "context_channel", ev.ContextChannelID)
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	return s.finishTurn(fctx, r, cp.Conversation, e)
+}
+
+// titleThread sets the title of an assistant thread from its first question, once:
+// it reports whether the state should record that it did (even when Slack refused,
+// so that a refusal is not retried on every message).
+func (s *Service) titleThread(ctx context.Context, r *run, st conversation.State, question string) bool {
+	if st.Assistant == nil || st.Assistant.Titled || s.assistantThreads == nil {
+		return false
+	}
+	// Scrubbed before it is cut: a secret cut in two is not found.
+	title := strings.Join(strings.Fields(s.redact(question)), " ")
+	if utf8.RuneCountInString(title) > conversation.MaxTitleChars {
+		title = string([]rune(title)[:conversation.MaxTitleChars-1]) + "…"
+	}
+	if title == "" {
+		return false
+	}
+	if err := s.assistantThreads.SetTitle(ctx, r.in.Key, title); err != nil {
+		r.log.Warn("assistant thread title not set", "error", err)
+	}
+	return true
+}
+
+// contextChannel returns the channel whose strategy and tool policy a turn of st's
+// thread uses: the channel viewed in an assistant thread, otherwise "" (the thread's
+// own).
+func contextChannel(st conversation.State) string {
+	if st.Assistant != nil {
+		return st.Assistant.ContextChannelID
+	}
+	return ""
+}
+
+// errBroadcastNotStreamed refuses to stream a turn whose replies are broadcast.
+var errBroadcastNotStreamed = errors.New("a direct message's answer is posted, not streamed, to show it in the channel")
+
+// setBroadcast makes the outbox's replies show in the channel too.
+func (o *outbox) setBroadcast() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.broadcast = true
+}
+
+func (o *outbox) isBroadcast() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.broadcast
+}
+
+// directMessage prepares the turn of a person's top-level direct message outside the
+// assistant view: Slack shows a thread reply to it only behind "1 reply", so the
+// turn's replies are broadcast to the DM too (and not streamed), and the person's
+// very first message to the bot is greeted first, as an assistant thread is.
+func (s *Service) directMessage(ctx context.Context, r *run, cp *conversation.Checkpoint) {
+	msg := r.in.Message
+	if msg == nil || !msg.Direct || msg.ThreadTS != msg.TS || cp.Conversation.State.Assistant != nil {
+		return
+	}
+	r.out.setBroadcast()
+	dm, ok := s.rawMessenger.(conversation.DirectMessages)
+	if cp.Conversation.Version != 0 || !ok {
+		return
+	}
+	first, err := dm.FirstMessage(ctx, r.in.Key, msg.TS)
+	if err != nil {
+		r.log.Warn("first direct message not checked; no greeting", "error", err)
+		return
+	}
+	if !first {
+		return
+	}
+	if _, err := r.out.PostReply(ctx, s.cfg.SuggestedPrompts.GreetingText(), false, false); err != nil {
+		r.log.Warn("greeting not posted", "error", err)
+	}
+}

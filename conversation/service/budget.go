@@ -1,0 +1,180 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// BudgetWindow is the window of the token budgets: a person's or a channel's tokens
+// count against them for this long after their turn was saved.
+const BudgetWindow = 24 * time.Hour
+
+// usageRecords returns the ledger rows of a turn of r with state st: one per model in
+// byModel (the run's UsageMeter since its last save) that used tokens. When metered
+// is false (no call went through agents.Client, as with playground/demo) the turn's
+// usage u is written as one row under the main model (Config.Model). turns (1 for a
+// finished turn, 0 for a pipeline's checkpoint) goes on one row only: the main
+// model's when it was called, else the first model's; the others count 0. A turn
+// that used no tokens writes no row.
+func (s *Service) usageRecords(r *run, st conversation.State, u conversation.Usage, byModel []conversation.ModelUsage, metered bool, turns int) []conversation.UsageRecord {
+	if !metered {
+		byModel = []conversation.ModelUsage{{Model: s.cfg.Model, Usage: u}}
+	}
+	workflow := ""
+	if st.Workflow != nil {
+		workflow = st.Workflow.Name
+	}
+	var recs []conversation.UsageRecord
+	for _, m := range byModel {
+		if m.Usage.PromptTokens == 0 && m.Usage.CompletionTokens == 0 {
+			continue
+		}
+		rec := conversation.UsageRecord{UserID: r.in.User(), Workflow: workflow, Model: m.Model,
+			PromptTokens: m.Usage.PromptTokens, CompletionTokens: m.Usage.CompletionTokens}
+		if m.Model == s.cfg.Model {
+			recs = append([]conversation.UsageRecord{rec}, recs...)
+		} else {
+			recs = append(recs, rec)
+		}
+	}
+	if len(recs) > 0 {
+		recs[0].Turns = turns
+	}
+	return recs
+}
+
+// budgeted reports whether r's input is held to the budgets: a person's input other
+// than a Stop click, when a budget is set and the store keeps the ledger.
+func (s *Service) budgeted(r *run) bool {
+	if s.cfg.Usage == nil || (s.cfg.BudgetTokensPerUserDay <= 0 && s.cfg.BudgetTokensPerChannelDay <= 0) {
+		return false
+	}
+	in := r.in
+	if in.User() == "" || in.Kind == conversation.KindPipeline || in.Kind == conversation.KindAssistantThread {
+		return false // a pipeline's part, or an assistant thread opened: no request
+	}
+	if in.Kind == conversation.KindCommand && in.Command != nil && freeCommand(in.Command.Line) {
+		return false
+	}
+	return in.Kind != conversation.KindAction || in.Action == nil || in.Action.Action.Name != conversation.ActionStop
+}
+
+// freeCommand reports whether command line only reads or ends a workflow (cancel,
+// help, list, status): it asks a model for nothing, and a person past a budget can
+// still cancel a run whose pipeline goes on spending.
+func freeCommand(line string) bool {
+	c, _ := parseCommand(line)
+	switch c.name {
+	case conversation.CmdCancel, conversation.CmdHelp, conversation.CmdList, conversation.CmdStatus:
+		return true
+	}
+	return false
+}
+
+// budgetRefusal says which budget an input is over.
+type budgetRefusal struct {
+	channel bool      // the channel's budget, not the person's
+	used    int64     // tokens in the window
+	budget  int64     // the budget reached
+	freeAt  time.Time // when used drops below budget again
+}
+
+// overBudget checks r's input against the budgets and, when one is reached, tells
+// the person and finishes the input: refused is true then, and err is finish's.
+func (s *Service) overBudget(ctx context.Context, r *run) (refused bool, err error) {
+	if !s.budgeted(r) {
+		return false, nil
+	}
+	b := s.checkBudgets(ctx, r)
+	if b == nil {
+		return false, nil
+	}
+	user := r.in.User()
+	r.end.overBudget = true
+	r.log.Info("input refused: over a token budget", "user", user, "channel_budget", b.channel,
+		"used_tokens", b.used, "budget_tokens", b.budget, "frees_at", b.freeAt)
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	lang := "en"
+	if l, err := s.cfg.Messenger.UserLocale(fctx, user); err == nil && l != "" {
+		lang = uiLang(l)
+	}
+	key := r.in.Key
+	if m := r.in.Message; m != nil && (m.Direct || m.ThreadTS == "" || m.ThreadTS == m.TS) {
+		key.ThreadTS = ""
+	}
+	if err := s.cfg.Messenger.PostEphemeral(fctx, key, user, budgetText(lang, b, s.cfg.Admins)); err != nil {
+		r.log.Warn("notice of a budget refusal not posted", "error", err)
+	}
+	return true, s.finish(ctx, r, conversation.InputDone)
+}
+
+// checkBudgets returns the budget r's input is over (the person's first), or nil.
+func (s *Service) checkBudgets(ctx context.Context, r *run) *budgetRefusal {
+	now := s.cfg.Now()
+	since := now.Add(-BudgetWindow)
+	check := func(budget int64, f conversation.UsageFilter, channel bool) *budgetRefusal {
+		if budget <= 0 {
+			return nil
+		}
+		f.TeamID, f.Since = r.in.Key.TeamID, since
+		cctx, cancel := context.WithTimeout(ctx, countTimeout*4)
+		rows, err := s.cfg.Usage.UsageSince(cctx, f)
+		cancel()
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				r.log.Warn("token usage not read; the input is let through", "error", err)
+			}
+			return nil
+		}
+		return overBudgetAt(rows, budget, channel)
+	}
+	if b := check(s.cfg.BudgetTokensPerUserDay, conversation.UsageFilter{UserID: r.in.User()}, false); b != nil {
+		return b
+	}
+	return check(s.cfg.BudgetTokensPerChannelDay, conversation.UsageFilter{ChannelID: r.in.Key.ChannelID}, true)
+}
+
+// overBudgetAt returns the refusal when rows (the window's ledger rows, oldest
+// first) total budget tokens or more, with the time the total drops below budget:
+// the oldest rows leave the window BudgetWindow after they were saved.
+func overBudgetAt(rows []conversation.UsageRecord, budget int64, channel bool) *budgetRefusal {
+	var used int64
+	for _, r := range rows {
+		used += r.Tokens()
+	}
+	if used < budget {
+		return nil
+	}
+	b := &budgetRefusal{channel: channel, used: used, budget: budget}
+	left := used
+	for _, r := range rows {
+		left -= r.Tokens()
+		if left < budget {
+			b.freeAt = r.At.Add(BudgetWindow)
+			break
+		}
+	}
+	return b
+}
+
+// budgetText is the notice of b in lang, naming admins (Slack user ids).
+func budgetText(lang string, b *budgetRefusal, admins []string) string {
+	who := tr(lang, "budget.admins_unknown")
+	if len(admins) > 0 {
+		mentions := make([]string, len(admins))
+		for i, a := range admins {
+			mentions[i] = "<@" + a + ">"
+		}
+		who = strings.Join(mentions, ", ")
+	}
+	key := "budget.user"
+	if b.channel {
+		key = "budget.channel"
+	}
+	return tr(lang, key, b.used, b.budget, b.freeAt.UTC().Format(tr(lang, "budget.when")), who)
+}

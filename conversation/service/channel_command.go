@@ -1,0 +1,216 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// noWorkflows is the empty set.
+type noWorkflows struct{}
+
+func (noWorkflows) Get(string) (*workflow.Definition, bool) { return nil, false }
+
+func (noWorkflows) All() []*workflow.Definition { return nil }
+
+func (noWorkflows) Names() []string { return nil }
+
+// channelCommand runs a /threadwright command typed in a channel (Slack does not
+// deliver slash commands typed in threads): start posts a new thread for the workflow;
+// the others act on the user's running workflow in the channel, the one a thread link
+// names, or ask with a menu when there are several. A command that fails is tried
+// again (the input stays pending) until its last attempt, which tells the user, in
+// their language, what failed, with a Retry button (command_retry.go).
+func (s *Service) channelCommand(ctx context.Context, r *run) error {
+	in := r.in
+	lang := "en"
+	if l, err := s.cfg.Messenger.UserLocale(ctx, in.Command.UserID); err == nil {
+		lang = uiLang(l)
+	}
+	err := s.runChannelCommand(ctx, r, lang)
+	switch {
+	case err == nil:
+		return s.finish(ctx, r, conversation.InputDone)
+	case errors.Is(err, conversation.ErrLeaseLost) || errors.Is(err, conversation.ErrClosed) || s.ctx.Err() != nil:
+		return err // the input stays pending: the thread is handed over
+	case in.Attempts < s.cfg.MaxAttempts:
+		return err // tried again after a backoff
+	}
+	r.log.Error("channel command failed", "error", err)
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	card := commandFailedCard(lang, s.channelCommandFailed(lang, err), in) // command_retry.go
+	if perr := s.cfg.Messenger.PostEphemeralCard(fctx, in.Key, in.Command.UserID, card); perr != nil {
+		r.log.Warn("ephemeral not posted", "error", perr)
+	}
+	return s.finish(ctx, r, conversation.InputFailed)
+}
+
+// channelCommandFailed is the message of a channel command that failed for good, in
+// lang: what failed (failureMessage: the model, a tool, Slack or the database) and
+// what its Retry button does (README, "Failures and Retry").
+func (s *Service) channelCommandFailed(lang string, err error) string {
+	return s.failureMessage(lang, err, "retry.command")
+}
+
+// runChannelCommand runs channelCommand's command.
+func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) error {
+	in, cmd := r.in, r.in.Command
+	tell := func(text string) {
+		if err := s.cfg.Messenger.PostEphemeral(ctx, in.Key, cmd.UserID, text); err != nil {
+			r.log.Warn("ephemeral not posted", "error", err)
+		}
+	}
+	// The forward is the command itself, which the flood limits admitted: it is not
+	// counted again (the command is still pending while it runs).
+	forward := func(key conversation.Key) error {
+		// Origin tells the thread's turn where the command was typed: status answers
+		// there, only to the user.
+		fc := *cmd
+		fc.Origin = in.Key.ChannelID
+		fwd := conversation.Input{ID: in.ID + ">" + key.ThreadTS, EventID: in.EventID, Key: key, Kind: conversation.KindCommand, Command: &fc}
+		if _, err := s.submit(ctx, fwd, false); err != nil {
+			return fmt.Errorf("forward command to %s: %w", key, err)
+		}
+		return nil
+	}
+	c, known := parseCommand(cmd.Line)
+	switch {
+	case !known:
+		tell(tr(lang, "unknown_command", c.name) + "\n" + commandUsage(lang))
+		return nil
+	case c.name == conversation.CmdHelp:
+		tell(commandUsage(lang))
+		return nil
+	case c.name == conversation.CmdList:
+		t := &wfTurn{s: s, r: r, lang: lang}
+		if err := t.command(ctx, c, ""); err != nil {
+			return err
+		}
+		refs, err := s.userWorkflows(ctx, in.Key, cmd.UserID)
+		if err != nil {
+			return err
+		}
+		if len(refs) > 0 {
+			t.reply += "\n\n" + tr(lang, "yours_here")
+			for _, ref := range refs {
+				t.reply += "\n• " + s.threadLink(ctx, ref.Key, "`"+ref.Name+"`")
+			}
+		}
+		tell(t.reply)
+		return nil
+	case c.name == conversation.CmdStart:
+		def, ok := s.cfg.Workflows.Get(c.arg)
+		if !ok {
+			tell(tr(lang, "unknown_workflow", c.arg, joinCode(s.cfg.Workflows.Names())))
+			return nil
+		}
+		root, err := r.out.PostCard(ctx, conversation.Card{
+			Text:   def.Title,
+			Blocks: []conversation.Block{{Kind: conversation.BlockHeader, Text: def.Title}, {Kind: conversation.BlockContext, Text: "<@" + cmd.UserID + "> · `" + def.Name + "`"}},
+		})
+		if err != nil {
+			return fmt.Errorf("post the workflow's first message: %w", err)
+		}
+		key := conversation.Key{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: root}
+		if err := forward(key); err != nil {
+			return err
+		}
+		// After the forward: a submission of the modal runs after the start.
+		s.openStartModal(ctx, r, def, c.rest, key, lang) // workflow_modal.go
+		return nil
+	}
+	if c.thread.ThreadTS != "" {
+		// The thread's turn checks that a thread of another channel is the user's
+		// (foreignCommand): it knows who started the thread's workflow.
+		return forward(conversation.Key{TeamID: in.Key.TeamID, ChannelID: c.thread.ChannelID, ThreadTS: c.thread.ThreadTS})
+	}
+	refs, err := s.userWorkflows(ctx, in.Key, cmd.UserID)
+	if err != nil {
+		return err
+	}
+	switch len(refs) {
+	case 0:
+		tell(tr(lang, "none_running"))
+		return nil
+	case 1:
+		return forward(refs[0].Key)
+	}
+	if err := s.cfg.Messenger.PostEphemeralCard(ctx, in.Key, cmd.UserID, which(lang, refs, cmd.Line)); err != nil {
+		r.log.Warn("menu not posted", "error", err)
+	}
+	return nil
+}
+
+// userWorkflows returns up to 10 running workflows userID started in key's channel.
+func (s *Service) userWorkflows(ctx context.Context, key conversation.Key, userID string) ([]conversation.WorkflowRef, error) {
+	var refs []conversation.WorkflowRef
+	if err := s.retryStore(ctx, "find the user's workflows", func(ctx context.Context) error {
+		var err error
+		refs, err = s.cfg.Store.Workflows(ctx, key.TeamID, key.ChannelID, userID, 10)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("find the user's workflows: %w", err)
+	}
+	return refs, nil
+}
+
+// threadLink returns label as a Slack link to the thread of key (chat.getPermalink,
+// when the Messenger is a Permalinker), or label alone when there is no link.
+func (s *Service) threadLink(ctx context.Context, key conversation.Key, label string) string {
+	p, ok := s.cfg.Messenger.(conversation.Permalinker)
+	if !ok || key.ThreadTS == "" {
+		return label
+	}
+	link, err := p.Permalink(ctx, key, key.ThreadTS)
+	if err != nil {
+		if !errors.Is(err, errors.ErrUnsupported) {
+			s.log.Warn("no permalink", "thread_ts", key.ThreadTS, "error", err)
+		}
+		return label
+	}
+	return "<" + link + "|" + label + ">"
+}
+
+func joinCode(names []string) string {
+	out := ""
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+		out += "`" + n + "`"
+	}
+	return out
+}
+
+// foreignCommand reports whether cmd, typed in another channel than the thread of
+// key (CommandInput.Origin), may not act on it: a command acts on a thread of the
+// channel where it was typed, or on a workflow the user started (ws, the thread's
+// run), in any channel.
+func foreignCommand(key conversation.Key, cmd *conversation.CommandInput, ws *workflow.State) bool {
+	if cmd == nil || cmd.Origin == "" || cmd.Origin == key.ChannelID {
+		return false
+	}
+	return ws == nil || ws.StartedBy == "" || ws.StartedBy != cmd.UserID
+}
+
+// refuseForeign tells the user, in the channel where they typed the command, that it
+// cannot act on the thread they linked. It names nothing of that thread or its
+// channel (not even whether it has a workflow), and says what to do instead.
+func (s *Service) refuseForeign(ctx context.Context, r *run) {
+	cmd := r.in.Command
+	lang := "en"
+	if l, err := s.cfg.Messenger.UserLocale(ctx, cmd.UserID); err == nil {
+		lang = uiLang(l)
+	}
+	r.log.Info("command on another channel's thread refused", "origin", cmd.Origin, "user", cmd.UserID)
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	where := conversation.Key{TeamID: r.in.Key.TeamID, ChannelID: cmd.Origin}
+	if err := s.cfg.Messenger.PostEphemeral(fctx, where, cmd.UserID, tr(lang, "other_channel")); err != nil {
+		r.log.Warn("ephemeral not posted", "error", err)
+	}
+}

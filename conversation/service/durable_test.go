@@ -1,0 +1,522 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/store/sqlite"
+)
+
+// errUnavailable is a store error that may go away, as the stores report it.
+var errUnavailable = fmt.Errorf("dial tcp 127.0.0.1:5432: connection refused: %w", conversation.ErrUnavailable)
+
+// flakyStore fails what its switches say, and reports the inputs begun.
+type flakyStore struct {
+	conversation.Store
+	// saveDown fails every Save that finishes an input with errUnavailable while set;
+	// begun2 clears it when an input is begun a second time.
+	saveDown atomic.Bool
+	// enqueueDown fails Enqueue with errUnavailable while set.
+	enqueueDown atomic.Bool
+	// loadErr, when set, fails every Load with it.
+	loadErr atomic.Pointer[error]
+	// workflowsErr, when set, fails every Workflows with it.
+	workflowsErr atomic.Pointer[error]
+	begun        atomic.Int32
+}
+
+func (s *flakyStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+	if turn.InputID != "" && s.saveDown.Load() {
+		return conversation.Saved{}, errUnavailable
+	}
+	return s.Store.Save(ctx, turn)
+}
+
+func (s *flakyStore) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
+	if s.enqueueDown.Load() {
+		return false, errUnavailable
+	}
+	return s.Store.Enqueue(ctx, in)
+}
+
+func (s *flakyStore) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
+	in, err := s.Store.Begin(ctx, l)
+	if in != nil {
+		s.begun.Add(1)
+		if in.Attempts >= 2 {
+			s.saveDown.Store(false)
+		}
+	}
+	return in, err
+}
+
+func (s *flakyStore) Load(ctx context.Context, k conversation.Key, recent int) (*conversation.Checkpoint, error) {
+	if err := s.loadErr.Load(); err != nil {
+		return nil, *err
+	}
+	return s.Store.Load(ctx, k, recent)
+}
+
+func (s *flakyStore) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
+	if err := s.workflowsErr.Load(); err != nil {
+		return nil, *err
+	}
+	return s.Store.Workflows(ctx, teamID, channelID, startedBy, limit)
+}
+
+// countingExecutor answers "re: <text>" and counts its calls.
+type countingExecutor struct{ calls atomic.Int32 }
+
+func (e *countingExecutor) Execute(ctx context.Context, p conversation.Prompt, _ conversation.Progress) (conversation.Findings, error) {
+	if err := ctx.Err(); err != nil {
+		return conversation.Findings{}, err
+	}
+	e.calls.Add(1)
+	return conversation.Findings{Answer: "re: " + p.Text}, nil
+}
+
+// TestServiceReRunSavesThePostedAnswer: the answer was posted but its save failed for
+// longer than the final writes may take, so the input stays pending and runs again.
+// The re-run finds the whole answer in the thread and saves it: the model is not asked
+// again and the thread shows one answer.
+func TestServiceReRunSavesThePostedAnswer(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	st.saveDown.Store(true)
+	msgr, exec := newMessenger(), &countingExecutor{}
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: exec, FinalTimeout: 300 * time.Millisecond})
+	submit(t, svc, mention(key, "100.0", "what is up?"))
+	if got := msgr.wait(t); got != "re: what is up?" {
+		t.Fatalf("reply %q", got)
+	}
+	cp := waitSaved(t, st, key, 2)
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.begun.Load(); n != 2 {
+		t.Fatalf("the input was begun %d times; want 2 (the re-run)", n)
+	}
+	if n := exec.calls.Load(); n != 1 {
+		t.Fatalf("the executor ran %d times; want once", n)
+	}
+	if got := msgr.thread(key); !slices.Equal(got, []string{"re: what is up?"}) {
+		t.Fatalf("thread shows %q; want the answer once", got)
+	}
+	if cp.Messages[1].Text != "re: what is up?" || cp.Messages[1].SlackTS == "" {
+		t.Fatalf("saved answer %+v", cp.Messages[1])
+	}
+}
+
+// TestServiceReRunReplacesWorkflowCards: a workflow step posted its cards, then could
+// not save. The re-run posts its cards in place of the earlier ones (chat.update), so
+// the thread shows each card once.
+func TestServiceReRunReplacesWorkflowCards(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	st.saveDown.Store(true)
+	msgr := newMessenger()
+	agent := &scriptedAgent{fail: map[string]error{}}
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: &echo{}, Workflows: builtins(t), Agent: agent,
+		FinalTimeout: 300 * time.Millisecond})
+	submit(t, svc, mention(key, "100.0", "start product-brief"))
+	waitSaved(t, st, key, 1)
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := msgr.thread(key)
+	if len(got) != 2 {
+		t.Fatalf("thread shows %d messages, want the start card and the options once: %q", len(got), got)
+	}
+	replaced := 0
+	for _, p := range drainPosted(msgr) {
+		if strings.HasPrefix(p, "(replaced) ") {
+			replaced++
+		}
+	}
+	if replaced != 2 {
+		t.Fatalf("%d posts replaced an earlier run's; want 2", replaced)
+	}
+}
+
+func drainPosted(m *fakeMessenger) []string {
+	var out []string
+	for {
+		select {
+		case s := <-m.posted:
+			out = append(out, s)
+		default:
+			return out
+		}
+	}
+}
+
+// TestServiceSpoolsWhileTheStoreIsDown: while the store does not answer, inputs are
+// kept in the spool (Submit succeeds, so the event may be acked); once it answers,
+// they are moved into it and answered, in order.
+func TestServiceSpoolsWhileTheStoreIsDown(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	spool, err := sqlite.OpenSpool(context.Background(), filepath.Join(t.TempDir(), "spool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { spool.Close() })
+	msgr, exec := newMessenger(), &echo{}
+	svc := newService(t, service.Config{Store: st, Spool: spool, Messenger: msgr, Executor: exec})
+	st.enqueueDown.Store(true)
+	for _, in := range []conversation.Input{mention(key, "100.0", "first"), reply(key, "100.1", "second")} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ok, err := svc.Submit(ctx, in)
+		cancel()
+		if err != nil || !ok {
+			t.Fatalf("Submit while the store is down = %v, %v; want the input spooled", ok, err)
+		}
+	}
+	if n, err := spool.Len(context.Background()); err != nil || n != 2 {
+		t.Fatalf("spooled %d, %v; want 2", n, err)
+	}
+	st.enqueueDown.Store(false)
+	if got := msgr.wait(t); got != "re: first" {
+		t.Fatalf("first reply %q", got)
+	}
+	if got := msgr.wait(t); got != "re: second" {
+		t.Fatalf("second reply %q", got)
+	}
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := spool.Len(context.Background()); n != 0 {
+		t.Fatalf("%d inputs left in the spool", n)
+	}
+	if h := exec.prompts[1].History; len(h) != 2 || h[0].Text != "first" {
+		t.Fatalf("the second turn's history %+v lacks the first", h)
+	}
+}
+
+// TestServiceWithoutSpoolFailsSubmit: without a spool, an input the store cannot take
+// is refused, so that the event is not acked and Slack delivers it again.
+func TestServiceWithoutSpoolFailsSubmit(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	st.enqueueDown.Store(true)
+	svc := newService(t, service.Config{Store: st, Messenger: newMessenger(), Executor: &echo{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if _, err := svc.Submit(ctx, mention(key, "100.0", "hello")); !errors.Is(err, conversation.ErrUnavailable) {
+		t.Fatalf("Submit = %v; want ErrUnavailable", err)
+	}
+}
+
+// TestServiceGivesUpAfterMaxAttempts: a click whose turns keep failing is tried
+// MaxAttempts times, then given up: the person is told and the input finishes.
+func TestServiceGivesUpAfterMaxAttempts(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	broken := errors.New("checkpoint unreadable")
+	st.loadErr.Store(&broken)
+	msgr := newMessenger()
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: &echo{}, Workflows: builtins(t),
+		Agent: &scriptedAgent{fail: map[string]error{}}, MaxAttempts: 2})
+	click := conversation.Input{ID: "int:T1:click", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{
+		Action: conversation.Action{Name: conversation.ActionApprove, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: "problem"}, UserID: "U2"}}
+	submit(t, svc, click)
+	if got := msgr.wait(t); !strings.HasPrefix(got, "(ephemeral) Sorry, I could not finish this after 2 attempts") {
+		t.Fatalf("posted %q", got)
+	}
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.begun.Load(); n != 3 {
+		t.Fatalf("begun %d times; want 3 (2 attempts, then the one that gives up)", n)
+	}
+	if orphans, err := st.Orphans(context.Background(), 10); err != nil || len(orphans) != 0 {
+		t.Fatalf("pending threads %v, %v; want the input finished", orphans, err)
+	}
+}
+
+// TestServiceTurnTimeoutSaysSoAndSaves: a turn past TurnTimeout says it took too long,
+// saves, and finishes its input (it is not run again).
+func TestServiceTurnTimeoutSaysSoAndSaves(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	var calls atomic.Int32
+	slow := executorFunc(func(ctx context.Context, p conversation.Prompt) (conversation.Findings, error) {
+		calls.Add(1)
+		<-ctx.Done()
+		return conversation.Findings{}, fmt.Errorf("model: %w", ctx.Err())
+	})
+	msgr := newMessenger()
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: slow, TurnTimeout: 200 * time.Millisecond})
+	submit(t, svc, mention(key, "100.0", "slow"))
+	if got := msgr.wait(t); !strings.HasPrefix(got, "Sorry, that took too long") {
+		t.Fatalf("reply %q", got)
+	}
+	cp := waitSaved(t, st, key, 2)
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(cp.Messages[1].Text, "Sorry, that took too long") || calls.Load() != 1 || st.begun.Load() != 1 {
+		t.Fatalf("saved %q after %d model calls and %d attempts; want the timeout reply, once", cp.Messages[1].Text, calls.Load(), st.begun.Load())
+	}
+}
+
+// TestServiceShowsQueued: a thread whose input waits for a turn slot shows it in its
+// status.
+func TestServiceShowsQueued(t *testing.T) {
+	exec := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
+	msgr := newMessenger()
+	svc := newService(t, service.Config{Messenger: msgr, Executor: exec, MaxConcurrentTurns: 1})
+	submit(t, svc, mention(key, "100.0", "first"))
+	<-exec.started
+	other := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "500.0"}
+	submit(t, svc, mention(other, "500.0", "second"))
+	waitUntil(t, "the second thread to show it is queued", func() bool {
+		msgr.mu.Lock()
+		defer msgr.mu.Unlock()
+		return slices.Contains(msgr.statuses, service.StatusQueued)
+	})
+	close(exec.release)
+	if got := <-exec.started; got != "second" {
+		t.Fatalf("next turn %q", got)
+	}
+}
+
+// TestServiceChannelCommandFailureIsTold: a channel command that keeps failing is
+// tried again, and after its last attempt the person is told.
+func TestServiceChannelCommandFailureIsTold(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	broken := errors.New("index corrupt")
+	st.workflowsErr.Store(&broken)
+	msgr := newMessenger()
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: &echo{}, Workflows: builtins(t),
+		Agent: &scriptedAgent{fail: map[string]error{}}, MaxAttempts: 2})
+	cmd := conversation.Input{ID: "int:T1:cmd", Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}, Kind: conversation.KindCommand,
+		Command: &conversation.CommandInput{Source: conversation.SourceSlash, UserID: "U1", Line: "status"}}
+	submit(t, svc, cmd)
+	if got := msgr.wait(t); !strings.HasPrefix(got, "(ephemeral) Sorry, something went wrong") {
+		t.Fatalf("posted %q", got)
+	}
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.begun.Load(); n != 2 {
+		t.Fatalf("begun %d times; want 2", n)
+	}
+}
+
+// lostAnswerStore loses the answer of the first Acquire that succeeds: it commits,
+// but the caller sees the connection drop (ErrUnavailable).
+type lostAnswerStore struct {
+	conversation.Store
+	once sync.Once
+}
+
+func (s *lostAnswerStore) Acquire(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
+	l, prev, ok, err := s.Store.Acquire(ctx, k, owner, ttl)
+	lost := false
+	s.once.Do(func() { lost = err == nil && ok })
+	if lost {
+		return conversation.Lease{}, "", false, errUnavailable
+	}
+	return l, prev, ok, err
+}
+
+// TestServiceAcquireWhoseAnswerWasLost: an Acquire commits but its answer is lost; the
+// retry takes the process's own lease again, and the input is answered (before, the
+// lease stayed this process's, renewed for nobody, and the thread was stranded).
+func TestServiceAcquireWhoseAnswerWasLost(t *testing.T) {
+	st := &lostAnswerStore{Store: openStore(t, t.TempDir())}
+	msgr := newMessenger()
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: &echo{}, LeaseTTL: time.Second})
+	submit(t, svc, mention(key, "100.0", "hello"))
+	if got := msgr.wait(t); got != "re: hello" {
+		t.Fatalf("reply %q", got)
+	}
+}
+
+// earlyRenewStore makes one Renew read the leases before the worker's first Acquire
+// commits and return only after that Acquire returned (it waited on a lock, or its
+// reply was slow).
+type earlyRenewStore struct {
+	conversation.Store
+	acquiring, renewRead, acquired chan struct{}
+	acqOnce, renewOnce             sync.Once
+}
+
+func (s *earlyRenewStore) Acquire(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
+	first := false
+	s.acqOnce.Do(func() { first = true })
+	if !first {
+		return s.Store.Acquire(ctx, k, owner, ttl)
+	}
+	close(s.acquiring)
+	<-s.renewRead
+	defer close(s.acquired)
+	return s.Store.Acquire(ctx, k, owner, ttl)
+}
+
+func (s *earlyRenewStore) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
+	select {
+	case <-s.acquiring:
+	default:
+		return s.Store.Renew(ctx, owner, ttl)
+	}
+	mine := false
+	s.renewOnce.Do(func() { mine = true })
+	if !mine {
+		return s.Store.Renew(ctx, owner, ttl)
+	}
+	states, err := s.Store.Renew(ctx, owner, ttl)
+	close(s.renewRead)
+	<-s.acquired
+	return states, err
+}
+
+// TestServiceRenewThatOverlapsAcquire: a Renew that read the leases before an Acquire
+// committed, and returned after it, does not make the new lease look taken over.
+func TestServiceRenewThatOverlapsAcquire(t *testing.T) {
+	st := &earlyRenewStore{Store: openStore(t, t.TempDir()),
+		acquiring: make(chan struct{}), renewRead: make(chan struct{}), acquired: make(chan struct{})}
+	msgr := newMessenger()
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: &echo{}, LeaseTTL: time.Second})
+	submit(t, svc, mention(key, "100.0", "hello"))
+	if got := msgr.wait(t); got != "re: hello" {
+		t.Fatalf("reply %q", got)
+	}
+}
+
+// downStore does not answer at all: every call fails as a refused connection.
+type downStore struct{ conversation.Store }
+
+func (downStore) Enqueue(context.Context, conversation.Input) (bool, error) {
+	return false, errUnavailable
+}
+func (downStore) Exists(context.Context, conversation.Key) (bool, error) {
+	return false, errUnavailable
+}
+
+// TestServiceShutdownWhileTheSpoolCannotDrain: Shutdown returns although the store is
+// down and inputs wait in the spool (they drain at the next start).
+func TestServiceShutdownWhileTheSpoolCannotDrain(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := sqlite.OpenSpool(context.Background(), filepath.Join(dir, "spool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	svc, err := service.NewService(service.Config{Store: downStore{openStore(t, dir)}, Messenger: newMessenger(),
+		Executor: &echo{}, Synthesizer: plainSynth{}, Spool: sp, LeaseTTL: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	if ok, err := svc.Submit(ctx, mention(key, "100.0", "hello")); !ok || err != nil {
+		t.Fatalf("Submit = %v, %v; want spooled", ok, err)
+	}
+	cancel()
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		done <- svc.Shutdown(ctx)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Shutdown did not return while the spool could not drain")
+	}
+	if n, _ := sp.Len(context.Background()); n != 1 {
+		t.Fatalf("%d inputs spooled after Shutdown; want the 1, for the next start", n)
+	}
+}
+
+// hangingStore's Enqueue never answers: it returns when its context ends, with the
+// context's error, as database/sql does for a black-holed host or a full pool.
+type hangingStore struct{ conversation.Store }
+
+func (hangingStore) Enqueue(ctx context.Context, _ conversation.Input) (bool, error) {
+	<-ctx.Done()
+	return false, ctx.Err()
+}
+
+// TestServiceSpoolsWhenTheStoreHangs: a store that does not answer within the ack
+// budget is as good as down: the input is spooled.
+func TestServiceSpoolsWhenTheStoreHangs(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := sqlite.OpenSpool(context.Background(), filepath.Join(dir, "spool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	svc := newService(t, service.Config{Store: hangingStore{openStore(t, dir)}, Spool: sp, Messenger: newMessenger(), Executor: &echo{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // the bot's ack budget
+	defer cancel()
+	if ok, err := svc.Submit(ctx, mention(key, "100.0", "hello")); !ok || err != nil {
+		t.Fatalf("Submit = %v, %v; want spooled", ok, err)
+	}
+	if n, _ := sp.Len(context.Background()); n != 1 {
+		t.Fatalf("spooled %d; want 1", n)
+	}
+}
+
+// TestServiceGivesUpMessagesWhoseCheckpointCannotLoad: a person's message whose turns
+// fail before anything is saved (the checkpoint cannot be read) is given up after
+// MaxAttempts, and the thread is free for the next input.
+func TestServiceGivesUpMessagesWhoseCheckpointCannotLoad(t *testing.T) {
+	st := &flakyStore{Store: openStore(t, t.TempDir())}
+	msgr := newMessenger()
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: &echo{}, MaxAttempts: 2})
+	bad := errors.New("decode state: invalid character")
+	st.loadErr.Store(&bad)
+	submit(t, svc, mention(key, "100.0", "first"))
+	if got := msgr.wait(t); !strings.HasPrefix(got, "Sorry, I gave up on this message after 2 attempts") {
+		t.Fatalf("posted %q", got)
+	}
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.begun.Load(); n != 3 {
+		t.Fatalf("begun %d times; want 3", n)
+	}
+}
+
+// TestServiceClickReRunLeavesOtherMessagesAlone: a click that runs again does not take
+// the bot's untagged messages after the clicked card for its own: they are not
+// deleted.
+func TestServiceClickReRunLeavesOtherMessagesAlone(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	ctx := context.Background()
+	msgr := newMessenger()
+	msgr.mu.Lock()
+	card := msgr.put(key, "a card with buttons", conversation.Tag{InputID: "older-input", N: 1}, "")
+	msgr.put(key, "an answer posted untagged", conversation.Tag{}, "")
+	msgr.mu.Unlock()
+	click := conversation.Input{ID: "int:T1:click", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: conversation.Action{Name: conversation.ActionApprove, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: "a"},
+			UserID: "U1", MessageTS: card}}
+	if _, err := st.Enqueue(ctx, click); err != nil {
+		t.Fatal(err)
+	}
+	l, _, ok, err := st.Acquire(ctx, key, "dead", time.Nanosecond) // its first run died
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if _, err := st.Begin(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: &echo{}})
+	waitUntil(t, "the click to be finished", func() bool {
+		orphans, err := st.Orphans(ctx, 10)
+		return err == nil && len(orphans) == 0 && !svc.Holds(key)
+	})
+	if got := msgr.thread(key); !slices.Contains(got, "an answer posted untagged") {
+		t.Fatalf("the re-run of a click deleted a message it never posted: thread now %q", got)
+	}
+}

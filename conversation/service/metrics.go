@@ -1,0 +1,138 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// noMetrics is the Metrics of a Config without one.
+type noMetrics struct{}
+
+func (noMetrics) TurnQueued(int) {}
+
+func (noMetrics) TurnStarted(string, time.Duration) {}
+
+func (noMetrics) TurnEnded(string, string, time.Duration) {}
+
+func (noMetrics) PipelineItem(string, string) {}
+
+func (noMetrics) WorkflowTransition(string, string) {}
+
+// metrics returns Config.Metrics, or one that does nothing.
+func (s *Service) metrics() conversation.Metrics {
+	if s.cfg.Metrics == nil {
+		return noMetrics{}
+	}
+	return s.cfg.Metrics
+}
+
+// turnEnd is what a turn's end leaves for Metrics: the status it finished its input
+// as without a save (finish), and whether its reply was a notice (finishTurn).
+type turnEnd struct {
+	status     conversation.InputStatus
+	notice     bool
+	overBudget bool // refused by a token budget (budget.go)
+}
+
+// waitSlot waits for a turn slot, counted as queued meanwhile. It reports false when
+// the service shuts down first.
+func (s *Service) waitSlot() bool {
+	s.metrics().TurnQueued(1)
+	defer s.metrics().TurnQueued(-1)
+	return s.turns.Acquire(s.ctx, 1) == nil
+}
+
+// turnStarted tells Metrics that r's turn started at start.
+func (s *Service) turnStarted(r *run, start time.Time) {
+	wait := time.Duration(-1)
+	if r.in.Attempts <= 1 && !r.in.CreatedAt.IsZero() {
+		wait = max(start.Sub(r.in.CreatedAt), 0)
+	}
+	s.metrics().TurnStarted(string(r.in.Kind), wait)
+}
+
+// turnEnded tells Metrics that r's turn, started at start under ctx, returned err.
+func (s *Service) turnEnded(ctx context.Context, r *run, start time.Time, err error) {
+	s.metrics().TurnEnded(string(r.in.Kind), s.turnOutcome(ctx, r, err), s.cfg.Now().Sub(start))
+}
+
+// turnOutcome names how r's turn under ctx ended, having returned err.
+func (s *Service) turnOutcome(ctx context.Context, r *run, err error) string {
+	_, stopped := conversation.StoppedBy(ctx)
+	switch {
+	case err != nil && (errors.Is(err, conversation.ErrLeaseLost) || s.ctx.Err() != nil):
+		return conversation.TurnAbandoned
+	case err != nil:
+		return conversation.TurnFailed
+	case r.end.overBudget:
+		return conversation.TurnOverBudget
+	case r.end.status == conversation.InputDropped:
+		return conversation.TurnDropped
+	case r.end.status == conversation.InputFailed:
+		return conversation.TurnFailed
+	case stopped:
+		return conversation.TurnStopped
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return conversation.TurnTimedOut
+	case r.end.notice:
+		return conversation.TurnFailed
+	}
+	return conversation.TurnAnswered
+}
+
+// observeWorkflow tells Metrics what a workflow turn changed from before to after:
+// a run started, completed, cancelled or reopened; each artifact whose status
+// changed; each pipeline item that ended or was tried again.
+func (s *Service) observeWorkflow(before, after *workflow.State) {
+	if after == nil || s.cfg.Metrics == nil {
+		return
+	}
+	m, name := s.cfg.Metrics, after.Name
+	if before == nil || before.Name != after.Name {
+		before = nil // a new run
+		m.WorkflowTransition(name, "started")
+	}
+	if before != nil && before.Status != after.Status {
+		switch after.Status {
+		case workflow.RunCompleted:
+			m.WorkflowTransition(name, "completed")
+		case workflow.RunCancelled:
+			m.WorkflowTransition(name, "cancelled")
+		case workflow.RunRunning:
+			m.WorkflowTransition(name, "reopened")
+		}
+	}
+	for id, a := range after.Artifacts {
+		var old *workflow.ArtifactState
+		if before != nil {
+			old = before.Artifacts[id]
+		}
+		if old == nil || old.Status != a.Status {
+			if old != nil || a.Status != workflow.StatusPending {
+				m.WorkflowTransition(name, string(a.Status))
+			}
+		}
+		for i, it := range a.Items {
+			var prev workflow.ItemState
+			if old != nil && i < len(old.Items) {
+				prev = old.Items[i]
+			}
+			if it.Status != prev.Status && (it.Status == workflow.ItemDone || it.Status == workflow.ItemFailed) {
+				m.PipelineItem(name, string(it.Status))
+			}
+			// Every new failure was followed by another try, but that of an item
+			// that failed for good.
+			retried := max(len(it.Failures)-len(prev.Failures), 0)
+			if it.Status == workflow.ItemFailed && prev.Status != workflow.ItemFailed && retried > 0 {
+				retried--
+			}
+			for range retried {
+				m.PipelineItem(name, "retried")
+			}
+		}
+	}
+}

@@ -1,0 +1,290 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// run is one turn in progress: its input, the lease it runs under, and its posts.
+type run struct {
+	in    conversation.Input
+	lease conversation.Lease
+	log   *slog.Logger
+	th    *thread
+	out   *outbox
+	end   turnEnd // for Metrics
+	// saved is the thread's workflow state as last loaded or saved by this run: what
+	// the next save's webhook events are the change from (events.go).
+	saved savedState
+	// meter counts the run's model usage by model (usage_meter.go); its context
+	// carries it.
+	meter *conversation.UsageMeter
+}
+
+// outbox posts a turn's messages through the Messenger, tagged, and replaces what an
+// earlier run of the same input posted. It is safe for concurrent use.
+type outbox struct {
+	s   *Service
+	key conversation.Key
+	id  string
+	th  *thread
+
+	mu sync.Mutex
+	n  int // posts so far
+	// prior holds an earlier run's tagged messages by N, pieces in order; loose its
+	// untagged ones (a stream cut before it stopped, file shares).
+	prior map[int][]conversation.Posted
+	loose []conversation.Posted
+	used  map[string]bool // ts of earlier messages taken over by this run
+	// broadcast shows the turn's replies in the channel too (Tag.Broadcast); such a
+	// turn does not stream, since a stream stays in the thread.
+	broadcast bool
+}
+
+// newOutbox returns the outbox of r's turn. On a re-run (Attempts > 1) it reads what
+// earlier runs posted; when that fails, the turn goes on and may post again.
+func (s *Service) newOutbox(ctx context.Context, r *run) *outbox {
+	o := &outbox{s: s, key: r.in.Key, id: r.in.ID, th: r.th, used: map[string]bool{}}
+	if r.in.Attempts <= 1 {
+		return o
+	}
+	posted, err := s.cfg.Messenger.Posted(ctx, r.in.Key, r.in.ID, postedAfter(r.in))
+	if err != nil {
+		r.log.Warn("what an earlier run of this input posted is unknown; it may be posted again", "error", err)
+		return o
+	}
+	o.prior = map[int][]conversation.Posted{}
+	for _, p := range posted {
+		switch {
+		case p.Tag.InputID != "":
+			o.prior[p.Tag.N] = append(o.prior[p.Tag.N], p)
+		case p.File != "" || r.in.Message != nil || isRetry(r.in):
+			// An untagged message newer than the input may be this input's: a file
+			// share, or, for a person's message or a Retry of one (the only inputs
+			// whose turns stream, bounded by the message's or the failure's ts), a
+			// stream cut before it stopped. Anything else untagged is left alone.
+			o.loose = append(o.loose, p)
+		}
+	}
+	for _, ps := range o.prior {
+		slices.SortFunc(ps, func(a, b conversation.Posted) int { return a.Piece - b.Piece })
+	}
+	if len(posted) > 0 {
+		r.log.Info("re-run: an earlier run of this input posted in the thread", "messages", len(posted))
+	}
+	return o
+}
+
+// postedAfter returns the ts after which the bot's untagged messages may be an earlier
+// run's: the input's own message, or the message clicked; for a channel command, a
+// minute before the input was taken.
+func postedAfter(in conversation.Input) string {
+	switch {
+	case in.Message != nil:
+		return in.Message.TS
+	case in.Action != nil && in.Action.MessageTS != "":
+		return in.Action.MessageTS
+	case in.Command != nil && in.Command.MessageTS != "":
+		return in.Command.MessageTS
+	case in.Key.ThreadTS == "" && !in.CreatedAt.IsZero():
+		t := in.CreatedAt.Add(-time.Minute)
+		return fmt.Sprintf("%d.%06d", t.Unix(), t.Nanosecond()/1000)
+	}
+	return ""
+}
+
+// tag returns the tag of the turn's next post, replacing the earlier run's post of the
+// same ordinal.
+func (o *outbox) tag(answer bool) conversation.Tag {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.n++
+	t := conversation.Tag{InputID: o.id, N: o.n, Answer: answer}
+
+	for _, p := range o.prior[o.n] {
+		t.Replace = append(t.Replace, p.TS)
+		o.used[p.TS] = true
+	}
+	if answer {
+		// A stream the earlier run started and never stopped carries no tag: the
+		// answer takes its place.
+		for _, p := range o.loose {
+			if p.File == "" && !o.used[p.TS] {
+				t.Replace = append(t.Replace, p.TS)
+				o.used[p.TS] = true
+			}
+		}
+	}
+	return t
+}
+
+// lost reports whether the turn's lease was taken by another worker: it must no
+// longer change the thread.
+func (o *outbox) lost() bool { return o.th != nil && o.s.isLost(o.th) }
+
+// PostReply posts text in the thread; answer marks a part of the turn's answer, and
+// final its last part. Errors: ErrLeaseLost (nothing posted); the Messenger's.
+func (o *outbox) PostReply(ctx context.Context, text string, answer, final bool) (string, error) {
+	return o.postReply(ctx, text, answer, final, false)
+}
+
+// postReply is PostReply; notice marks the answer as a notice (Tag.Notice).
+func (o *outbox) postReply(ctx context.Context, text string, answer, final, notice bool) (string, error) {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return "", err
+	}
+	tag := o.tag(answer)
+	tag.Final, tag.Notice = final, notice
+	tag.Broadcast = o.isBroadcast()
+	return o.s.cfg.Messenger.PostReply(ctx, o.key, text, tag)
+}
+
+// PostCard posts c in the thread (or at the channel's top level for a channel
+// command). Errors: as PostReply.
+func (o *outbox) PostCard(ctx context.Context, c conversation.Card) (string, error) {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return "", err
+	}
+	return o.s.cfg.Messenger.PostCard(ctx, o.key, c, o.tag(false))
+}
+
+// postCardReplacing posts c in the thread as PostCard does, in place of the message
+// ts when set (a stream whose text c replaces: chat.update). Errors: as PostReply.
+func (o *outbox) postCardReplacing(ctx context.Context, c conversation.Card, ts string) (string, error) {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return "", err
+	}
+	tag := o.tag(false)
+	if ts != "" {
+		tag.Replace = append([]string{ts}, tag.Replace...)
+	}
+	return o.s.cfg.Messenger.PostCard(ctx, o.key, c, tag)
+}
+
+// Upload uploads f to the thread, unless an earlier run shared a file of its name. A
+// file share carries no tag: it takes a post's ordinal, but replaces only a file.
+func (o *outbox) Upload(ctx context.Context, f conversation.File) error {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return err
+	}
+	o.mu.Lock()
+	o.n++
+	tag := conversation.Tag{InputID: o.id, N: o.n}
+	for _, p := range o.loose {
+		if p.File == f.Name && !o.used[p.TS] && len(tag.Replace) == 0 {
+			tag.Replace = []string{p.TS}
+			o.used[p.TS] = true
+		}
+	}
+	o.mu.Unlock()
+	return o.s.cfg.Messenger.Upload(ctx, o.key, f, tag)
+}
+
+// replaceReply posts text as the turn's answer (its final post) in place of the
+// message ts, a stream whose text text replaces: ts is edited into its first message
+// (Tag.Replace); notice marks it as a notice (Tag.Notice). Errors: as PostReply.
+func (o *outbox) replaceReply(ctx context.Context, text, ts string, notice bool) (string, error) {
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return "", err
+	}
+	tag := o.tag(true)
+	tag.Final, tag.Notice = true, notice
+	tag.Broadcast = o.isBroadcast()
+	tag.Replace = append([]string{ts}, tag.Replace...)
+	return o.s.cfg.Messenger.PostReply(ctx, o.key, text, tag)
+}
+
+// StartStream starts the turn's answer as a stream (see StreamingMessenger).
+func (o *outbox) StartStream(ctx context.Context, sm conversation.StreamingMessenger, userID string) (conversation.Stream, error) {
+	if o.isBroadcast() {
+		return nil, errBroadcastNotStreamed
+	}
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return nil, err
+	}
+	return sm.StartStream(ctx, o.key, userID, o.tag(true))
+}
+
+// StartTaskStream starts the turn's answer as a stream that also shows tasks (see
+// TaskStreamingMessenger), under StartStream's rules.
+func (o *outbox) StartTaskStream(ctx context.Context, tm conversation.TaskStreamingMessenger, userID string, opts conversation.TaskStreamOptions) (conversation.TaskStream, error) {
+	if o.isBroadcast() {
+		return nil, errBroadcastNotStreamed
+	}
+	if err := o.s.confirm(ctx, o.th); err != nil {
+		return nil, err
+	}
+	return tm.StartTaskStream(ctx, o.key, userID, o.tag(true), opts)
+}
+
+// priorAnswer returns the answer an earlier run of the turn posted whole: the text of
+// its answer posts, in order, and the ts of its last message. ok is false when there
+// is none, or its final post is not all in the thread.
+func (o *outbox) priorAnswer() (text, ts string, ok bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	final := 0
+	for n, ps := range o.prior {
+		if len(ps) > 0 && ps[0].Tag.Answer && ps[0].Tag.Final && n > final {
+			final = n
+		}
+	}
+	if final == 0 {
+		return "", "", false
+	}
+	last := o.prior[final]
+	if of := last[0].Of; of > 0 && len(last) != of {
+		return "", "", false // its final post was cut: run the turn again
+	}
+	var ns []int
+	for n, ps := range o.prior {
+		if n <= final && len(ps) > 0 && ps[0].Tag.Answer {
+			ns = append(ns, n)
+		}
+	}
+	slices.Sort(ns)
+	var b strings.Builder
+	for _, n := range ns {
+		for _, p := range o.prior[n] {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(p.Text)
+			o.used[p.TS] = true
+		}
+	}
+	return b.String(), last[len(last)-1].TS, true
+}
+
+// cleanup deletes what an earlier run posted that this run did not take over, before
+// the turn saves: the thread then shows this run's posts only.
+func (o *outbox) cleanup(ctx context.Context, log *slog.Logger) {
+	o.mu.Lock()
+	var stale []string
+	for _, ps := range o.prior {
+		for _, p := range ps {
+			if !o.used[p.TS] {
+				stale = append(stale, p.TS)
+			}
+		}
+	}
+	for _, p := range o.loose {
+		if p.File == "" && !o.used[p.TS] {
+			stale = append(stale, p.TS)
+		}
+	}
+	o.prior, o.loose = nil, nil
+	o.mu.Unlock()
+	for _, ts := range stale {
+		if err := o.s.cfg.Messenger.Delete(ctx, o.key, ts); err != nil {
+			log.Warn("an earlier run's message not deleted", "ts", ts, "error", err)
+		}
+	}
+}

@@ -1,0 +1,338 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// Streaming limits of an assistant turn's answer.
+const (
+	// streamInterval is the least time between two appends to a streamed answer, and
+	// streamChunk the buffered characters that flush it sooner: chat.appendStream is
+	// rate limited.
+	streamInterval = time.Second
+	streamChunk    = 1000
+	// streamLimit is the most characters streamed into one message; the rest of a
+	// longer answer is posted with PostReply, so no message passes Slack's limits.
+	streamLimit = 3500
+	// streamCallTimeout bounds one call to the streaming messenger.
+	streamCallTimeout = 10 * time.Second
+)
+
+// answerStream streams the executor's answer into the thread (a TextSink): it starts
+// a stream at the first text, buffers the deltas and appends them at most once per
+// streamInterval or when streamChunk characters are waiting, up to streamLimit
+// characters. Any failure turns streaming off for the rest of the turn; the turn then
+// replies as without streaming (end).
+type answerStream struct {
+	s      *Service
+	log    *slog.Logger
+	ctx    context.Context // the turn's, without its cancellation
+	sm     conversation.StreamingMessenger
+	out    *outbox
+	key    conversation.Key
+	userID string
+
+	// tm, when the Messenger can show tasks, starts the stream with them; the stream
+	// then also shows the turn's thinking steps and a Stop button (stop), and the
+	// progress message is not posted unless Slack refuses the tasks (tasksOff).
+	tm       conversation.TaskStreamingMessenger
+	stopCard conversation.Card
+
+	mu        sync.Mutex
+	st        conversation.Stream // once started
+	plan      bool                // task_display_mode plan, until the stream starts
+	planTitle string              // a plan title not yet sent
+	tasksOff  bool                // tasks refused: the progress message shows the turn instead
+	failed    bool                // streaming refused or broken: no more appends
+	stale     bool                // text was appended that a Reset voided
+	full      bool                // streamLimit reached: the rest goes to PostReply
+	sent      strings.Builder     // the text appended to the stream
+	buf       strings.Builder     // text waiting to be appended
+	at        time.Time           // the last append
+}
+
+// newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
+func (s *Service) newAnswerStream(ctx context.Context, r *run, userID string) *answerStream {
+	sm, ok := s.cfg.Messenger.(conversation.StreamingMessenger)
+	if !ok || s.cfg.NoStreaming {
+		return nil
+	}
+	a := &answerStream{s: s, log: r.log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.out, key: r.in.Key, userID: userID}
+	if tm, ok := sm.(conversation.TaskStreamingMessenger); ok {
+		a.tm, a.stopCard = tm, conversation.Card{Blocks: []conversation.Block{stopBlock(r.in.Key, r.in.ID)}}
+	} else {
+		a.tasksOff = true
+	}
+	return a
+}
+
+// startLocked starts the stream, with the Stop button and in the display mode of
+// the tasks when the Messenger shows tasks. A refusal turns streaming off, and the
+// tasks with it: the progress message shows the turn, and the reply is posted when
+// done (a workspace that refuses either refuses both, as far as Slack documents).
+func (a *answerStream) startLocked() bool {
+	if a.st != nil {
+		return true
+	}
+	if a.failed {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
+	defer cancel()
+	var st conversation.Stream
+	var err error
+	if a.tm != nil && !a.tasksOff {
+		st, err = a.out.StartTaskStream(ctx, a.tm, a.userID, conversation.TaskStreamOptions{Plan: a.plan, PlanTitle: a.planTitle, Card: a.stopCard})
+		a.planTitle = ""
+	} else {
+		st, err = a.out.StartStream(ctx, a.sm, a.userID)
+	}
+	if err != nil {
+		a.log.Info("answer not streamed; it will be posted when done", "error", err)
+		a.failed, a.tasksOff = true, true
+		return false
+	}
+	a.st, a.at = st, a.s.cfg.Now()
+	return true
+}
+
+// showsTasks reports whether the stream shows the turn's progress (thinking steps
+// and Stop), so that no progress message is needed. It starts the stream when it
+// does.
+func (a *answerStream) showsTasks() bool {
+	if a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tasksOff || a.stale || a.full {
+		return false
+	}
+	return a.startLocked() && !a.tasksOff
+}
+
+// Plan implements TaskSink.
+func (a *answerStream) Plan(title string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.plan, a.planTitle = true, cutTask(a.s.redact, title, conversation.MaxTaskTitle)
+}
+
+// UpdateTasks implements TaskSink. A refusal turns the tasks off for the rest of the
+// turn: the progress message takes over (progressCard).
+func (a *answerStream) UpdateTasks(tasks ...conversation.Task) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tasksOff || !a.startLocked() || a.tasksOff {
+		return
+	}
+	ts, ok := a.st.(conversation.TaskStream)
+	if !ok {
+		a.tasksOff = true
+		return
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
+	defer cancel()
+	title := a.planTitle
+	shown := make([]conversation.Task, len(tasks))
+	for i, t := range tasks {
+		t.Title, t.Output = cutTask(a.s.redact, t.Title, conversation.MaxTaskTitle), cutTask(a.s.redact, t.Output, conversation.MaxTaskOutput)
+		if t.Sources != nil {
+			srcs := make([]conversation.Source, len(t.Sources))
+			for j, src := range t.Sources {
+				srcs[j] = conversation.Source{URL: src.URL, Text: cutTask(a.s.redact, src.Text, conversation.MaxTaskTitle)}
+			}
+			t.Sources = srcs
+		}
+		shown[i] = t
+	}
+	if err := ts.UpdateTasks(ctx, title, shown...); err != nil {
+		a.log.Info("thinking steps refused; showing progress in a message", "error", err)
+		a.tasksOff = true
+		return
+	}
+	a.planTitle = ""
+}
+
+// Write implements TextSink.
+func (a *answerStream) Write(delta string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.failed || a.full || a.stale || delta == "" {
+		return
+	}
+	a.buf.WriteString(delta)
+	if !a.startLocked() {
+		return
+	}
+	if utf8.RuneCountInString(a.buf.String()) >= streamChunk || a.s.cfg.Now().Sub(a.at) >= streamInterval {
+		a.flushLocked()
+	}
+}
+
+// Reset implements TextSink. Text already appended cannot be taken back: the stream
+// then stops growing, and end replaces it with the reply.
+func (a *answerStream) Reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.buf.Reset()
+	if a.sent.Len() > 0 {
+		a.stale = true
+	}
+}
+
+// flushLocked appends the buffered text, cut at streamLimit.
+func (a *answerStream) flushLocked() {
+	chunk := a.buf.String()
+	a.buf.Reset()
+	if chunk == "" || a.failed || a.full || a.stale {
+		return
+	}
+	if room := streamLimit - utf8.RuneCountInString(a.sent.String()); utf8.RuneCountInString(chunk) > room {
+		chunk = cutMarkdown(a.sent.String(), chunk, room)
+		a.full = true
+		if chunk == "" {
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
+	defer cancel()
+	if err := a.st.Append(ctx, chunk); err != nil {
+		a.log.Info("answer streaming failed; the reply will be posted", "error", err)
+		a.failed = true
+		return
+	}
+	a.sent.WriteString(chunk)
+	a.at = a.s.cfg.Now()
+}
+
+// stop ends the stream, if one was started, without adding the buffered text, and
+// returns its ts ("" when none was started). final says whether the streamed text
+// completes the turn's answer (Tag.Final).
+func (a *answerStream) stop(final bool) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.stopLocked(final)
+}
+
+func (a *answerStream) stopLocked(final bool) string {
+	if a.st == nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
+	defer cancel()
+	ts, err := a.st.Stop(ctx, final)
+	if err != nil {
+		a.log.Warn("answer stream not stopped", "error", err)
+	}
+	a.st = nil
+	a.failed = true
+	return ts
+}
+
+// end finishes the stream for a turn whose reply is reply; answer is the raw answer
+// reply was made from ("" when the reply is something else: a refusal, an error). It
+// returns handled false when nothing was streamed: the caller
+// posts reply as usual. Otherwise the reply is in the thread, and ts is the ts of its
+// last message: the streamed message when it holds the whole answer, then, for a
+// longer answer, the rest (converted with Config.Format) posted with PostReply; a streamed message that does not
+// match reply (the answer changed, streaming broke, a truncated answer's note) is
+// replaced by reply (a notice when notice: Tag.Notice), posted as the answer's final post in its place (Tag.Replace:
+// chat.update), so it is tagged final and ends with the feedback buttons like any
+// posted answer.
+func (a *answerStream) end(ctx context.Context, reply, answer string, truncated, notice bool) (ts string, handled bool, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.st == nil {
+		return "", false, nil
+	}
+	match := !a.failed && !a.stale && !truncated && answer != "" && strings.HasPrefix(answer, a.sent.String()+a.buf.String())
+	if match {
+		// The rest of the answer goes to the stream: the text not yet appended, what
+		// the synthesizer added (sources), or, for a stream that showed only tasks
+		// (the planner streams no text), the whole answer under them.
+		a.buf.Reset()
+		a.buf.WriteString(answer[a.sent.Len():])
+	}
+	if match {
+		a.flushLocked()
+		match = !a.failed && strings.HasPrefix(answer, a.sent.String())
+	}
+	sent := a.sent.String()
+	// Whether the stream completes the reply decides its tag, set as it stops.
+	var rest string
+	if match && sent != "" {
+		rest = answer[len(sent):]
+	}
+	// Only a stream that holds the whole answer is its final part; one whose text the
+	// reply replaces below is not (a re-run must not take its stale text for the
+	// answer), and the reply's last post is.
+	ts = a.stopLocked(match && sent != "" && strings.TrimSpace(rest) == "")
+	if ts == "" {
+		return "", false, nil
+	}
+	if match && sent != "" {
+		if strings.TrimSpace(rest) == "" {
+			return ts, true, nil
+		}
+		text := rest
+		if a.s.cfg.Format != nil {
+			text = a.s.cfg.Format(rest)
+		}
+		last, err := a.out.PostReply(ctx, text, true, true)
+		if last == "" {
+			last = ts
+		}
+		return last, true, err
+	}
+	// Replace what was streamed with the reply: posted as the answer's final post
+	// (its tag, and the Messenger's feedback buttons) by editing the stream's message.
+	last, err := a.out.replaceReply(ctx, reply, ts, notice)
+	if last == "" && err != nil && !errors.Is(err, conversation.ErrLeaseLost) {
+		a.log.Warn("streamed message not replaced; deleting it and posting the reply", "error", err)
+		if err := a.s.cfg.Messenger.Delete(ctx, a.key, ts); err != nil {
+			a.log.Warn("streamed message not deleted", "error", err)
+		}
+		last, err = a.out.postReply(ctx, reply, true, true, notice)
+	}
+	if last == "" {
+		last = ts
+	}
+	return last, true, err
+}
+
+// cutMarkdown returns the beginning of chunk, at most room characters, that ends at
+// a paragraph, line or word boundary outside a code block (prior is the text before
+// chunk), or all room characters when there is no such boundary.
+func cutMarkdown(prior, chunk string, room int) string {
+	if room <= 0 {
+		return ""
+	}
+	end := len(chunk)
+	n := 0
+	for i := range chunk {
+		if n == room {
+			end = i
+			break
+		}
+		n++
+	}
+	head := chunk[:end]
+	fences := strings.Count(prior, "```")
+	for _, sep := range []string{"\n\n", "\n", " "} {
+		for i := strings.LastIndex(head, sep); i > 0; i = strings.LastIndex(head[:i], sep) {
+			if (fences+strings.Count(head[:i], "```"))%2 == 0 {
+				return head[:i+len(sep)]
+			}
+		}
+	}
+	return head
+}

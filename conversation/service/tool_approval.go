@@ -1,0 +1,234 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// approvalID names the confirmation of call pending asked by input inputID: the
+// input's id and 48 bits of SHA-256 over the call's id, name and arguments.
+func approvalID(inputID string, pending *conversation.PendingTool) string {
+	h := sha256.New()
+	for _, s := range []string{pending.CallID, pending.Name, pending.Arguments} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return inputID + "#" + hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// maxShownArguments bounds the characters of a call's arguments shown on its card.
+const maxShownArguments = 1500
+
+// isToolDecision reports whether a click answers a tool confirmation card.
+func isToolDecision(name conversation.ActionName) bool {
+	return name == conversation.ActionApproveTool || name == conversation.ActionDenyTool
+}
+
+// askToolApproval ends a turn whose executor stopped before a call that needs
+// confirmation: it posts the card, closes the progress message, and saves the
+// turn's messages (msgs) with the confirmation in the state. ctx is the final writes'
+// context.
+func (s *Service) askToolApproval(ctx context.Context, r *run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
+	ap := &conversation.ToolApproval{ID: approvalID(r.in.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
+	ts, err := r.out.PostCard(ctx, approvalCard(r.in.Key, ap))
+	if errors.Is(err, conversation.ErrLeaseLost) {
+		return err
+	}
+	reply := ""
+	update := func(st *conversation.State) { st.ToolApproval = ap }
+	if err != nil {
+		// Nobody could approve it: say so, and keep nothing pending.
+		r.log.Error("confirmation card not posted; the call is dropped", "tool", pending.Name, "error", err)
+		reply = fmt.Sprintf("I wanted to run `%s`, which needs your confirmation, but I could not show the buttons. Please ask again.", pending.Name)
+		update = func(st *conversation.State) { st.ToolApproval = nil }
+	}
+	ap.CardTS = ts
+	r.log.Info("tool call waits for confirmation", "tool", pending.Name, "reason", pending.Reason, "user", p.UserID)
+	prog.finish(ctx, fmt.Sprintf("⏸ Waiting for <@%s> to confirm `%s`", p.UserID, pending.Name))
+	return s.finishTurn(ctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, answer: reply != "", usage: usage, update: update, rebase: true})
+}
+
+// toolDecision runs a click on a confirmation card: from the person who asked, on the
+// current card, it updates the card with the decision and resumes the turn;
+// otherwise it tells only the clicker why nothing happens.
+func (s *Service) toolDecision(ctx context.Context, r *run) error {
+	a := r.in.Action
+	cp, err := s.load(ctx, r)
+	if errors.Is(err, conversation.ErrNotFound) {
+		s.tellClicker(ctx, r, a.UserID, "This confirmation is no longer current, so nothing was run.")
+		return s.finish(ctx, r, conversation.InputDropped)
+	}
+	if err != nil {
+		return err
+	}
+	ap := cp.Conversation.State.ToolApproval
+	switch {
+	case ap == nil || ap.ID != a.Action.Arg:
+		s.tellClicker(ctx, r, a.UserID, "This confirmation is no longer current, so nothing was run.")
+		return s.unchanged(ctx, r, cp)
+	case a.UserID != ap.UserID:
+		s.tellClicker(ctx, r, a.UserID, fmt.Sprintf("Sorry, only <@%s>, who asked, can approve or deny this.", ap.UserID))
+		return s.unchanged(ctx, r, cp)
+	}
+	approved := a.Action.Name == conversation.ActionApproveTool
+	interrupted := approved && ap.Begun
+	if approved && !ap.Begun {
+		// At most once: a re-run of this click after the call began must not run it
+		// again, so the decision is saved before the call runs.
+		if err := s.beginApprovedCall(ctx, r, cp, ap); err != nil {
+			return err
+		}
+	}
+	note := fmt.Sprintf("✓ Approved by <@%s>.", a.UserID)
+	if !approved {
+		note = fmt.Sprintf("✗ Denied by <@%s>: not run.", a.UserID)
+	}
+	fctx, cancel := s.final(ctx)
+	s.closeApprovalCard(fctx, r, ap, note)
+	cancel()
+	s.compact(ctx, r.log, cp)
+	prompt := conversation.Prompt{
+		Key:      r.in.Key,
+		Summary:  cp.Conversation.State.Summary,
+		History:  s.clipAll(dialogue(cp.Messages)),
+		UserID:   ap.UserID,
+		Text:     ap.Request,
+		Entities: cp.Conversation.State.Entities,
+		Resume:   &conversation.Resume{Pending: ap.Tool, Approved: approved, Interrupted: interrupted, By: a.UserID},
+	}
+	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
+	if interrupted {
+		r.log.Warn("an approved tool call was begun by an earlier run that did not finish; it is not run again", "tool", ap.Tool.Name)
+	}
+	return s.respond(ctx, r, cp, prompt, nil)
+}
+
+// beginApprovedCall saves ap as begun, without finishing the click's input, so that
+// a re-run of the click does not run the call again. cp's version follows the save.
+func (s *Service) beginApprovedCall(ctx context.Context, r *run, cp *conversation.Checkpoint, ap *conversation.ToolApproval) error {
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	st := cp.Conversation.State
+	begun := *ap
+	begun.Begun = true
+	st.ToolApproval = &begun
+	saved, err := s.storeSave(fctx, r, conversation.Turn{Key: r.in.Key, Version: cp.Conversation.Version, State: st})
+	if err != nil {
+		return fmt.Errorf("save the approved call before it runs: %w", err)
+	}
+	cp.Conversation.State = st
+	cp.Conversation.Version = saved.Version
+	return nil
+}
+
+// voidToolApproval voids the confirmation a new message in the thread overtook: its
+// card says the call was not run, and the state loaded in cp no longer has it (the
+// turn's save writes that). It returns the note to save before the message, so the
+// model knows later that the request was left unfinished; nil when nothing was
+// pending.
+func (s *Service) voidToolApproval(ctx context.Context, r *run, cp *conversation.Checkpoint) []conversation.Message {
+	ap := cp.Conversation.State.ToolApproval
+	if ap == nil {
+		return nil
+	}
+	r.log.Info("a newer message voids the pending tool confirmation", "tool", ap.Tool.Name)
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	s.closeApprovalCard(fctx, r, ap, "⊘ Not run: a newer message arrived before anyone decided.")
+	cp.Conversation.State.ToolApproval = nil
+	return []conversation.Message{{Role: conversation.RoleAssistant,
+		Text: fmt.Sprintf("(I did not finish this: `%s` needed <@%s>'s confirmation, and a newer message came first, so it did not run.)", ap.Tool.Name, ap.UserID)}}
+}
+
+// closeApprovalCard replaces ap's card with its call and note, without buttons.
+func (s *Service) closeApprovalCard(ctx context.Context, r *run, ap *conversation.ToolApproval, note string) {
+	if ap.CardTS == "" || r.out.lost() {
+		return
+	}
+	card := approvalCard(r.in.Key, ap)
+	card.Blocks = append(card.Blocks[:len(card.Blocks)-1], conversation.Block{Kind: conversation.BlockContext, Text: note})
+	if err := s.cfg.Messenger.UpdateCard(ctx, r.in.Key, ap.CardTS, card); err != nil {
+		r.log.Warn("confirmation card not updated", "ts", ap.CardTS, "error", err)
+	}
+}
+
+// tellClicker shows text to userID only; failing to is logged.
+func (s *Service) tellClicker(ctx context.Context, r *run, userID, text string) {
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	if err := s.cfg.Messenger.PostEphemeral(fctx, r.in.Key, userID, text); err != nil {
+		r.log.Warn("ephemeral not posted", "error", err)
+	}
+}
+
+// unchanged ends a click that changes nothing: the input is marked done with the
+// conversation as it was.
+func (s *Service) unchanged(ctx context.Context, r *run, cp *conversation.Checkpoint) error {
+	fctx, cancel := s.final(ctx)
+	defer cancel()
+	return s.finishTurn(fctx, r, cp.Conversation, ending{rebase: true})
+}
+
+// approvalCard is the confirmation card of ap: the tool, why it needs confirmation,
+// its arguments in a code block, and Approve / Deny (always the last block).
+func approvalCard(key conversation.Key, ap *conversation.ToolApproval) conversation.Card {
+	name := ap.Tool.Name
+	why := "This tool can change things outside this thread."
+	switch ap.Tool.Reason {
+	case conversation.ApprovalDestructive:
+		why = "This tool may delete or overwrite data."
+	case conversation.ApprovalAfterUntrusted:
+		why = "Content from outside (a web page or search results) was read while answering, so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you."
+	}
+	action := func(n conversation.ActionName) conversation.Action {
+		return conversation.Action{Name: n, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ap.ID}
+	}
+	return conversation.Card{
+		Text: fmt.Sprintf("Confirm a tool call: %s", name),
+		Blocks: []conversation.Block{
+			{Kind: conversation.BlockSection, Text: fmt.Sprintf("*<@%s>, may I run `%s`?*\n%s", ap.UserID, name, why)},
+			{Kind: conversation.BlockSection, Text: "```\n" + shownArguments(ap.Tool.Arguments) + "\n```"},
+			{Kind: conversation.BlockContext, Text: fmt.Sprintf("Only <@%s> can decide. A new message in this thread cancels this request.", ap.UserID)},
+			{Kind: conversation.BlockActions, Buttons: []conversation.Button{
+				{Label: "Approve", Style: "primary", Action: action(conversation.ActionApproveTool)},
+				{Label: "Deny", Style: "danger", Action: action(conversation.ActionDenyTool)},
+			}},
+		},
+	}
+}
+
+// shownArguments renders a call's arguments for a card's code block: indented JSON
+// (as written when it is not JSON), cut at maxShownArguments characters, with
+// Slack's control characters escaped (&, <, >: no mention or link can form) and no
+// "```" to end the block early.
+func shownArguments(args string) string {
+	var v any
+	if json.Unmarshal([]byte(args), &v) == nil {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // escaped below, for Slack
+		enc.SetIndent("", "  ")
+		if enc.Encode(v) == nil {
+			args = strings.TrimSuffix(b.String(), "\n")
+		}
+	}
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	if utf8.RuneCountInString(args) > maxShownArguments {
+		args = string([]rune(args)[:maxShownArguments]) + "\n… (cut)"
+	}
+	args = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(args)
+	for strings.Contains(args, "```") { // a longer run of backticks leaves another
+		args = strings.ReplaceAll(args, "```", "`\u200b``")
+	}
+	return args
+}

@@ -1,0 +1,225 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// command runs a parsed command in this thread.
+func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
+	switch c.name {
+	case conversation.CmdHelp:
+		t.reply = commandUsage(t.lang)
+		return nil
+	case conversation.CmdList:
+		var lines []string
+		for _, d := range t.s.cfg.Workflows.All() {
+			lines = append(lines, fmt.Sprintf("• `%s` — *%s*: %s", d.Name, d.Title, d.Description))
+		}
+		t.reply = strings.Join(lines, "\n")
+		return nil
+	case conversation.CmdStart:
+		if c.arg == "" {
+			return errUsage{tr(t.lang, "unknown_workflow", "", strings.Join(t.s.cfg.Workflows.Names(), ", "))}
+		}
+		return t.start(ctx, c.arg, c.rest, hint)
+	}
+	if t.ws() == nil || t.ws().Status == workflow.RunCancelled {
+		return errUsage{tr(t.lang, "none_running")}
+	}
+	switch c.name {
+	case conversation.CmdStatus:
+		t.reply = "" // the status card is the answer
+		card := t.cards().status(t.ws())
+		if cmd := t.r.in.Command; cmd != nil && cmd.Origin != "" {
+			// Typed in a channel: answered there, to the user only, with a link to
+			// the thread (README, "Commands").
+			link := t.s.threadLink(ctx, t.key, tr(t.lang, "open_thread"))
+			card.Blocks = append(card.Blocks, conversation.Block{Kind: conversation.BlockContext, Text: link})
+			where := conversation.Key{TeamID: t.key.TeamID, ChannelID: cmd.Origin}
+			return t.s.cfg.Messenger.PostEphemeralCard(ctx, where, t.user, card)
+		}
+		_, err := t.r.out.PostCard(ctx, card)
+		return err
+	case conversation.CmdExport:
+		return t.upload(ctx, true, tr(t.lang, "export", t.def().Title))
+	case conversation.CmdCancel:
+		if err := t.m.Cancel(t.ws(), t.user); err != nil {
+			return err
+		}
+		t.state.Mode = conversation.ModeAssistant
+		t.endPipeline(ctx, "⏹ "+tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
+		t.reply = tr(t.lang, "cancelled", t.def().Title, t.user)
+		return nil
+	case conversation.CmdRestart, conversation.CmdEdit:
+		if _, _, err := t.m.Artifact(t.ws(), c.arg); err != nil {
+			return err
+		}
+		t.m.Reopen(t.ws())
+		t.state.Mode = conversation.ModeWorkflow
+		if c.name == conversation.CmdRestart {
+			return t.restart(ctx, c.arg)
+		}
+		return t.edit(ctx, c.arg, c.rest)
+	}
+	return errUsage{tr(t.lang, "unknown_command", c.name) + "\n" + commandUsage(t.lang)}
+}
+
+// shortcut answers the message shortcut on one of the bot's messages: for an
+// artifact's message, a menu (only the user sees) to restart or edit it; otherwise the
+// workflow's status, or help.
+func (t *wfTurn) shortcut(ctx context.Context, messageTS string) error {
+	if t.def() == nil || t.m.Running(t.ws()) != nil {
+		t.ephemeral(ctx, commandUsage(t.lang))
+		return nil
+	}
+	for _, a := range t.def().Artifacts {
+		st := t.ws().Artifacts[a.ID]
+		if st.MessageTS == messageTS {
+			card := conversation.Card{Text: a.Title, Blocks: []conversation.Block{
+				{Kind: conversation.BlockSection, Text: "*" + a.Title + "*"},
+				{Kind: conversation.BlockActions, Buttons: t.cards().menu(&a, st)},
+			}}
+			if err := t.s.cfg.Messenger.PostEphemeralCard(ctx, t.key, t.user, card); err != nil {
+				t.log.Warn("ephemeral menu not posted", "error", err)
+			}
+			return nil
+		}
+	}
+	if err := t.s.cfg.Messenger.PostEphemeralCard(ctx, t.key, t.user, t.cards().status(t.ws())); err != nil {
+		t.log.Warn("ephemeral status not posted", "error", err)
+	}
+	return nil
+}
+
+// action runs a click or a modal submission.
+func (t *wfTurn) action(ctx context.Context, a conversation.ActionInput) error {
+	act := a.Action
+	if act.Name == conversation.ActionCommand {
+		c, _ := parseCommand(act.Arg)
+		return t.command(ctx, c, "")
+	}
+	if act.Name == conversation.ActionRetry {
+		return t.runRetry(ctx, a)
+	}
+	if t.def() == nil {
+		return &workflow.Refusal{Reason: workflow.NotCurrent}
+	}
+	switch act.Name {
+	case conversation.ActionInputs: // workflow_modal.go
+		return t.submitInputs(ctx, a)
+	case conversation.ActionStop: // a pipeline's Stop, clicked between its turns
+		if t.m.Running(t.ws()) != nil {
+			return nil
+		}
+		if err := t.m.Stop(t.ws(), strings.TrimPrefix(act.Arg, runStopPrefix), t.user); err != nil {
+			return err
+		}
+		t.showProgress(ctx, true)
+		return nil
+	case ActionContinue:
+		if err := t.m.Running(t.ws()); err != nil {
+			return &workflow.Refusal{Reason: workflow.NotCurrent}
+		}
+		if err := t.m.Continue(t.ws(), act.Arg); err != nil {
+			return err
+		}
+		t.showProgress(ctx, true)
+		t.continuePipeline()
+		return nil
+	case conversation.ActionFullText:
+		return t.fullText(ctx, act.Artifact)
+	case conversation.ActionKeepAll, conversation.ActionRegenerateAll:
+		if err := t.m.Running(t.ws()); err != nil || t.ws().Stale == nil || t.ws().Stale.Changed != act.Arg {
+			return &workflow.Refusal{Reason: workflow.NotCurrent}
+		}
+		if act.Name == conversation.ActionKeepAll {
+			return t.keepAll(ctx)
+		}
+		return t.regenerateAll(ctx, a.Text)
+	case conversation.ActionRestart, conversation.ActionEdit:
+		t.m.Reopen(t.ws())
+		t.state.Mode = conversation.ModeWorkflow
+	}
+	id := act.Artifact
+	if err := t.m.Current(t.ws(), id, act.Rev); err != nil {
+		return err
+	}
+	switch act.Name {
+	case conversation.ActionPick:
+		return t.pick(ctx, id, act.Arg, "")
+	case conversation.ActionRegenerate:
+		if st := t.ws().Artifacts[id]; st.Status != workflow.StatusOptionsGenerated {
+			return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
+		}
+		return t.propose(ctx, id, supersede{why: supersededRegenerated})
+	case conversation.ActionApprove:
+		if act.Arg == meaningArg {
+			// The Approve of the card that asked what a reply meant: it is answered.
+			t.closeMeaning(ctx, a.MessageTS, tr(t.lang, "approve"))
+		}
+		return t.approve(ctx, id)
+	case conversation.ActionRequestChanges:
+		if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
+			return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
+		}
+		return t.rewrite(ctx, id, a.Text, "changes requested: "+a.Text, false)
+	case conversation.ActionReplyChange, conversation.ActionReplyQuestion:
+		return t.replyAction(ctx, id, a)
+	case conversation.ActionKeep:
+		return t.keepStale(ctx, id)
+	case conversation.ActionRegenerateStale:
+		return t.regenerate(ctx, id, a.Text)
+	case conversation.ActionRestart:
+		return t.restart(ctx, id)
+	case conversation.ActionEdit:
+		return t.edit(ctx, id, a.Text)
+	}
+	return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
+}
+
+// message handles a person's reply in a workflow thread: a choice among the options
+// shown, or a decision on the artifact under review (decide); when the next artifact
+// should be produced but is not (producing it failed after an action that was kept),
+// any reply tries that again. handled is false when nothing awaits a reply (the
+// assistant answers it then).
+func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err error) {
+	if t.m.Running(t.ws()) != nil {
+		return false, nil
+	}
+	if handled, err := t.fillInput(ctx, text); handled {
+		return true, err
+	}
+	plan := workflow.Next(t.def(), t.ws())
+	if plan.Propose != "" || plan.Write != "" {
+		return true, t.advance(ctx)
+	}
+	id := plan.Review
+	if id == "" {
+		return false, nil
+	}
+	st := t.ws().Artifacts[id]
+	switch st.Status {
+	case workflow.StatusOptionsGenerated:
+		sel, u, err := t.s.cfg.Agent.InterpretReply(ctx, t.request(id, ""), text)
+		t.add(u)
+		if err != nil {
+			return true, fmt.Errorf("interpret reply: %w", err)
+		}
+		switch {
+		case sel.Regenerate:
+			return true, t.propose(ctx, id, supersede{why: supersededRegenerated})
+		case sel.Label != "":
+			return true, t.pick(ctx, id, sel.Label, sel.Instructions)
+		}
+		t.reply = tr(t.lang, "reply_unclear")
+		return true, nil
+	case workflow.StatusGenerated:
+		return t.decide(ctx, id, text) // workflow_reply.go
+	}
+	return false, nil
+}

@@ -1,0 +1,492 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// start begins workflow name in this thread, its locale from the workflow, the words
+// of hint (or of text), or the person's Slack locale. text, the start command's words
+// after the name, fills the first required input; when it is empty, the thread's
+// earlier messages do (README.md, "Workflows").
+func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
+	if ws := t.ws(); ws != nil && ws.Status == workflow.RunRunning {
+		return errUsage{tr(t.lang, "already_running", ws.Name)}
+	}
+	if ws := t.ws(); ws != nil && ws.Status == workflow.RunCompleted && t.def() != nil {
+		// A new run replaces the completed one, whose edits and restarts would reopen
+		// it: that is cancelling it.
+		if err := t.m.May(ws, workflow.PermCancel, t.user); err != nil {
+			return err
+		}
+	}
+	def, ok := t.s.cfg.Workflows.Get(name)
+	if !ok {
+		return errUsage{tr(t.lang, "unknown_workflow", name, strings.Join(t.s.cfg.Workflows.Names(), ", "))}
+	}
+	if text == "" {
+		text = t.earlierText()
+	}
+	locale := def.Locale
+	if locale == "" {
+		locale = textLocale(hint)
+	}
+	if locale == "" {
+		locale = textLocale(text)
+	}
+	if locale == "" {
+		if l, err := t.s.cfg.Messenger.UserLocale(ctx, t.user); err == nil && l != "" {
+			locale = l
+		}
+	}
+	if locale == "" {
+		locale = "en"
+	}
+	t.m, t.lang = t.s.machine(def), uiLang(locale)
+	t.state.Mode, t.state.Workflow = conversation.ModeWorkflow, t.m.NewRun(t.user, locale)
+	t.ws().Inputs = def.FillInputs(text)
+	if cmd := t.r.in.Command; cmd != nil {
+		maps.Copy(t.ws().Inputs, cmd.Inputs) // the HTTP API's inputs
+	}
+	t.shown = map[string]workflow.ArtifactState{}
+	t.events = append(t.events, cardEvent{kind: evStarted})
+	if t.askInput() {
+		return nil
+	}
+	return t.then(ctx, t.advance)
+}
+
+// askInput asks in the thread for the inputs the run lacks (renderInputs: the first
+// one in words, all with a button that opens their modal) and reports whether it
+// asked: the run waits for a reply (fillInput) or the modal (submitInputs).
+func (t *wfTurn) askInput() bool {
+	if len(t.def().MissingInputs(t.ws().Inputs)) == 0 {
+		return false
+	}
+	t.events = append(t.events, cardEvent{kind: evInputs})
+	return true
+}
+
+// fillInput takes text, a reply in the thread, as the first required input the run
+// lacks, then asks for the next one or starts the work. handled is false when no
+// input is missing.
+func (t *wfTurn) fillInput(ctx context.Context, text string) (handled bool, err error) {
+	missing := t.def().MissingInputs(t.ws().Inputs)
+	if len(missing) == 0 || strings.TrimSpace(text) == "" {
+		return false, nil
+	}
+	if t.ws().Inputs == nil {
+		t.ws().Inputs = map[string]string{}
+	}
+	t.ws().Inputs[missing[0].ID] = strings.TrimSpace(text)
+	t.events = append(t.events, cardEvent{kind: evInputs, by: t.user})
+	if len(t.def().MissingInputs(t.ws().Inputs)) > 0 {
+		return true, nil
+	}
+	return true, t.then(ctx, t.advance)
+}
+
+// advance does what the scheduling rule says runs next: it starts the auto artifacts
+// that can run, produces the next person's artifact, or, when every artifact is
+// approved, finishes the run.
+func (t *wfTurn) advance(ctx context.Context) error {
+	plan := workflow.Next(t.def(), t.ws())
+	switch {
+	case plan.Done:
+		return t.finish(ctx)
+	case len(plan.Start) > 0:
+		t.startAuto(ctx, plan.Start)
+	}
+	switch {
+	case plan.Propose != "":
+		return t.propose(ctx, plan.Propose, supersede{why: supersededRegenerated})
+	case plan.Write != "":
+		return t.write(ctx, plan.Write, "", "written", supersede{why: supersededRevised})
+	case !plan.Busy() && len(plan.Stale) > 0:
+		t.reply = tr(t.lang, "waiting_stale")
+	}
+	return nil
+}
+
+// propose asks for options for artifact id and shows them.
+func (t *wfTurn) propose(ctx context.Context, id string, sup supersede) error {
+	opts, reviewed, err := t.proposeOptions(ctx, id) // workflow_selfreview.go
+	if err != nil {
+		return err
+	}
+	if err := t.m.Proposed(t.ws(), id, opts); err != nil {
+		return err
+	}
+	t.ws().Artifacts[id].Reviewed = reviewed
+	t.show(id, sup)
+	return nil
+}
+
+// write writes artifact id (from its selected option, if any) and reviews it.
+func (t *wfTurn) write(ctx context.Context, id, instructions, why string, sup supersede) error {
+	r := t.request(id, instructions)
+	text, u, err := t.s.cfg.Agent.Write(ctx, r)
+	t.add(u)
+	if err != nil {
+		return failedAt(sourceModel, fmt.Errorf("write %s: %w", id, err))
+	}
+	text, enhanced, err := t.enhance(ctx, r, text) // workflow_enhance.go
+	if err != nil {
+		return err
+	}
+	if err := t.review(ctx, id, r, text, why, sup, false, true); err != nil {
+		return err
+	}
+	t.ws().Artifacts[id].Enhancement = enhanced
+	return nil
+}
+
+// rewrite revises artifact id's text following a person's instructions (the editor
+// agent) and reviews it; edit says it is an edit (what depends on an approved text
+// goes stale). A failing verdict is shown as it is: the person asked for this text.
+func (t *wfTurn) rewrite(ctx context.Context, id, instructions, why string, edit bool) error {
+	return t.revise(ctx, id, instructions, why, edit, false)
+}
+
+// revise is rewrite; auto lets a failing verdict trigger the automatic revision
+// (review), for a text the bot rewrites on its own (a stale artifact regenerated).
+func (t *wfTurn) revise(ctx context.Context, id, instructions, why string, edit, auto bool) error {
+	r := t.request(id, instructions)
+	text, u, err := t.s.cfg.Agent.Revise(ctx, r)
+	t.add(u)
+	if err != nil {
+		return failedAt(sourceModel, fmt.Errorf("revise %s: %w", id, err))
+	}
+	return t.review(ctx, id, r, text, why, supersede{why: supersededRevised}, edit, auto)
+}
+
+// review evaluates text, records it as artifact id's new revision and shows it.
+// A revision note the model left in the text is kept apart (workflow.SplitNotes): the
+// card shows it, the text never carries it. Before anyone sees the card, a text gets
+// at most one automatic revision by the editor agent, with what failed as its
+// guidance: when auto is set (a text the bot wrote on its own), for a failing verdict
+// (workflow.Definition.Judge) or a placeholder left ("[product]"), and the card shows
+// both verdicts (fixVerdict); otherwise (a person's change) for a placeholder only.
+// A placeholder still there fails the placeholders criterion on the card.
+func (t *wfTurn) review(ctx context.Context, id string, r conversation.ArtifactRequest, text, why string, sup supersede, edit, auto bool) error {
+	text, note := workflow.SplitNotes(text)
+	if ph := workflow.Placeholders(text); len(ph) > 0 && !auto {
+		fix := r
+		fix.Current, fix.Instructions = text, placeholderFix(ph)
+		fixed, u, err := t.s.cfg.Agent.Revise(ctx, fix)
+		t.add(u)
+		if err != nil {
+			return failedAt(sourceModel, fmt.Errorf("revise %s: %w", id, err))
+		}
+		fixed, fixNote := workflow.SplitNotes(fixed)
+		if fixNote != "" {
+			note = fixNote
+		}
+		text, why = fixed, why+"; placeholders replaced: "+strings.Join(ph, ", ")
+	}
+	eval, err := t.evaluate(ctx, r, text)
+	if err != nil {
+		return err
+	}
+	var prior []workflow.CriterionResult
+	if auto {
+		fixed, err := t.fixVerdict(ctx, r, text, eval)
+		if err != nil {
+			return err
+		}
+		if fixed.revised {
+			text, eval, prior, why = fixed.text, fixed.eval, fixed.prior, why+fixed.why
+			if fixed.note != "" {
+				note = fixed.note
+			}
+		}
+	}
+	var rev workflow.Revision
+	if edit {
+		rev, err = t.m.Edited(t.ws(), id, text, eval, t.user, why)
+	} else {
+		rev, err = t.m.Written(t.ws(), id, text, eval, t.user, why)
+	}
+	if err != nil {
+		return err
+	}
+	t.ws().Artifacts[id].Note = note
+	t.ws().Artifacts[id].PriorEval = prior
+	t.ws().Artifacts[id].Enhancement = "" // a new text; write sets it for its own
+	t.keep(rev)
+	t.show(id, sup)
+	return nil
+}
+
+// evaluate judges text against r.Artifact's criteria (assess: checks without a
+// model, the others by the model), with the placeholders check added
+// (checkPlaceholders).
+func (t *wfTurn) evaluate(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
+	eval, err := t.assess(ctx, r, text)
+	if err != nil {
+		return nil, failedAt(sourceModel, fmt.Errorf("evaluate %s: %w", r.Artifact.ID, err))
+	}
+	return checkPlaceholders(t.lang, eval, text), nil
+}
+
+// pick chooses option label of artifact id, with optional instructions, and writes
+// the artifact from it.
+func (t *wfTurn) pick(ctx context.Context, id, label, instructions string) error {
+	opt, err := t.m.Pick(t.ws(), id, label)
+	if err != nil {
+		return err
+	}
+	why := "written from option " + opt.Label
+	if instructions != "" {
+		why += ": " + instructions
+	}
+	return t.write(ctx, id, instructions, why, supersede{why: supersededChosen, label: opt.Label})
+}
+
+// approve approves artifact id, then goes on (advance): a failure there keeps the
+// approval.
+func (t *wfTurn) approve(ctx context.Context, id string) error {
+	rev, err := t.m.Approve(t.ws(), id, t.user)
+	if err != nil {
+		return err
+	}
+	t.keep(rev)
+	t.events = append(t.events, cardEvent{kind: evApproved, id: id, by: t.user})
+	return t.then(ctx, t.advance)
+}
+
+// then runs next after a person's action that held: when next fails, what it did is
+// undone but the action is kept, and the thread is told why.
+func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) error {
+	m := t.mark()
+	err := next(ctx)
+	if err == nil || t.s.ctx.Err() != nil || errors.Is(err, conversation.ErrLeaseLost) || errors.Is(context.Cause(ctx), conversation.ErrLeaseLost) {
+		return err // shutting down or handed over: the whole input runs again
+	}
+	t.rollback(m)
+	var r *workflow.Refusal
+	if errors.As(err, &r) {
+		err = t.refusal(ctx, r)
+	}
+	var u errUsage
+	switch {
+	case errors.As(err, new(errTold)):
+	case errors.As(err, &u):
+		t.reply = u.msg
+	default:
+		// The action is kept (a timeout too); the failure offers Retry, which
+		// runs the next step again (actionAdvance), as does the next reply in the
+		// thread (message).
+		t.log.Error("workflow step after an action failed; the action is kept", "error", err)
+		again := t.r.in
+		again.Attempts, again.Status = 0, ""
+		again.Kind, again.Message, again.Command = conversation.KindAction, nil, nil
+		again.Action = &conversation.ActionInput{Action: conversation.Action{Name: actionAdvance}, UserID: t.user}
+		fctx, cancel := t.s.final(ctx)
+		defer cancel()
+		card := t.cards().failed("⚠️ "+t.s.failureMessage(t.lang, err, "retry.step"), again.ID)
+		if perr := t.postCard(fctx, card, nil); perr != nil {
+			if errors.Is(perr, conversation.ErrLeaseLost) {
+				return perr
+			}
+			t.log.Error("failure message with Retry not posted", "error", perr)
+			t.reply = t.s.failureMessage(t.lang, err, "") + " " + tr(t.lang, "followup_retry")
+			return nil
+		}
+		t.state.Retry = &again
+	}
+	return nil
+}
+
+// actionAdvance is the step a Retry runs again when what failed is the step after a
+// person's action that was kept (then): the workflow goes on (advance). It is never a
+// button's action; only State.Retry holds it.
+const actionAdvance conversation.ActionName = "advance"
+
+// actionTyped is the step a Retry runs again when what failed is a person's typed
+// message in a workflow thread (a typed command, decision or choice): the message,
+// which the State.Retry input holds, is read again. Only State.Retry holds it.
+const actionTyped conversation.ActionName = "typed"
+
+// keepStale keeps stale artifact id as it is, then goes on.
+func (t *wfTurn) keepStale(ctx context.Context, id string) error {
+	rev, err := t.m.Keep(t.ws(), id, t.user)
+	if err != nil {
+		return err
+	}
+	t.keep(rev)
+	t.events = append(t.events, cardEvent{kind: evKept, id: id, by: t.user})
+	return t.then(ctx, t.advance)
+}
+
+// keepAll keeps every stale artifact as it is, then goes on.
+func (t *wfTurn) keepAll(ctx context.Context) error {
+	revs, err := t.m.KeepAll(t.ws(), t.user)
+	if err != nil {
+		return err
+	}
+	for _, rev := range revs {
+		t.keep(rev)
+		t.events = append(t.events, cardEvent{kind: evKept, id: rev.Artifact, by: t.user})
+	}
+	return t.then(ctx, t.advance)
+}
+
+// regenerate writes stale artifact id again from the current texts of what it
+// depends on, following guidance: an auto artifact runs through the pipeline again
+// (waiting, and saying so, for what it depends on), another is revised for review.
+func (t *wfTurn) regenerate(ctx context.Context, id, guidance string) error {
+	rev, err := t.m.Regenerate(t.ws(), id, t.user, guidance)
+	if err != nil {
+		return err
+	}
+	if rev == nil {
+		why := "regenerated after a change of a dependency"
+		if guidance != "" {
+			why += ": " + guidance
+		}
+		return t.revise(ctx, id, guidance, why, false, true)
+	}
+	t.keep(*rev)
+	plan := workflow.Next(t.def(), t.ws())
+	if waits := plan.Waits[id]; len(waits) > 0 {
+		a, _ := t.def().Artifact(id)
+		t.reply = tr(t.lang, "rerun_waits", a.Title, t.cards().titles(waits))
+		return nil
+	}
+	return t.advance(ctx)
+}
+
+// regenerateAll regenerates every stale artifact, following guidance.
+func (t *wfTurn) regenerateAll(ctx context.Context, guidance string) error {
+	ids, err := t.m.Handleable(t.ws(), false)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if t.ws().Artifacts[id].Status != workflow.StatusStale {
+			continue // an earlier one's pipeline took it
+		}
+		if err := t.regenerate(ctx, id, guidance); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restart sends artifact id back to its start and produces it anew: new options, a
+// new text, or a pipeline run; what depends on it goes stale (listed once it is
+// approved again). A failure undoes the whole restart.
+func (t *wfTurn) restart(ctx context.Context, id string) error {
+	rev, err := t.m.Restart(t.ws(), id, t.user)
+	if err != nil {
+		return err
+	}
+	t.keep(rev)
+	a, _ := t.def().Artifact(id)
+	switch a.Mode {
+	case workflow.ModeChoice:
+		return t.propose(ctx, id, supersede{why: supersededRestarted})
+	case workflow.ModeAuto:
+		t.startAuto(ctx, []string{id})
+		return nil
+	}
+	return t.write(ctx, id, "", "rewritten", supersede{why: supersededRestarted})
+}
+
+// edit revises artifact id following instructions; what depends on it goes stale.
+func (t *wfTurn) edit(ctx context.Context, id, instructions string) error {
+	if err := t.m.CheckEdit(t.ws(), id, t.user); err != nil {
+		return err
+	}
+	return t.rewrite(ctx, id, instructions, "edited: "+instructions, true)
+}
+
+// finish writes the summary, uploads the report and completes the run.
+func (t *wfTurn) finish(ctx context.Context) error {
+	summary, u, err := t.s.cfg.Agent.Summarize(ctx, conversation.ArtifactRequest{Workflow: t.def(), Locale: t.ws().Locale, Inputs: t.ws().Inputs, Approved: texts(t.ws()), History: t.hist})
+	t.add(u)
+	if err != nil {
+		return fmt.Errorf("summarize: %w", err)
+	}
+	if err := t.upload(ctx, false, tr(t.lang, "done", t.def().Title)+"\n\n"+t.s.cfg.Format(summary)); err != nil {
+		return err
+	}
+	if err := t.m.Complete(t.ws()); err != nil {
+		return err
+	}
+	t.state.Mode = conversation.ModeAssistant
+	return nil
+}
+
+// texts returns every artifact's current text in ws.
+func texts(ws *workflow.State) map[string]string {
+	out := map[string]string{}
+	for id, st := range ws.Artifacts {
+		out[id] = st.Text
+	}
+	return out
+}
+
+// upload renders the report (a draft marks unapproved artifacts) and uploads it.
+func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
+	approved := map[string]bool{}
+	for id, st := range t.ws().Artifacts {
+		approved[id] = st.Status == workflow.StatusApproved
+	}
+	report, err := t.def().RenderReport(workflow.ReportData{Workflow: t.def(), Artifacts: texts(t.ws()), Approved: approved, Draft: draft, Inputs: t.ws().Inputs})
+	if err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	name := t.def().Name + ".md"
+	if draft {
+		name = t.def().Name + "-draft.md"
+	}
+	if err := t.r.out.Upload(ctx, conversation.File{Name: name, Title: t.def().Title, Content: []byte(report), Comment: comment}); err != nil {
+		return failedAt(sourceSlack, fmt.Errorf("upload report: %w", err))
+	}
+	return nil
+}
+
+// placeholderFix is the editor's request to fill the template slots ph: the failure
+// of the placeholders criterion, as guidance.
+func placeholderFix(ph []string) string {
+	return "The check \"No placeholders\" failed: " + placeholderReason(ph) + ". " +
+		"Replace the placeholders " + strings.Join(ph, ", ") + " with the real names and values from the workflow's inputs, the approved artifacts and the thread; where none is known, rephrase the sentence so no square-bracketed slot is left. Change nothing else."
+}
+
+// placeholderReason is the reason the placeholders criterion fails for ph.
+func placeholderReason(ph []string) string {
+	return "placeholder " + strings.Join(ph, ", ") + " left in the text"
+}
+
+// checkPlaceholders adds to eval the result of the placeholders criterion when text
+// has a placeholder left: failing, with the placeholders as its reason, in lang.
+func checkPlaceholders(lang string, eval []workflow.CriterionResult, text string) []workflow.CriterionResult {
+	ph := workflow.Placeholders(text)
+	if len(ph) == 0 {
+		return eval
+	}
+	return append(eval, workflow.CriterionResult{ID: conversation.CriterionPlaceholders, Pass: false, Reason: tr(lang, "evaluation.slots_left", strings.Join(ph, ", "))})
+}
+
+// earlierText returns what people wrote in the thread before the workflow started
+// (its context and user messages, oldest first, one a line), to fill the first
+// required input of a start command without text; "" when there is none.
+func (t *wfTurn) earlierText() string {
+	var lines []string
+	for _, m := range t.hist {
+		if m.Role == conversation.RoleContext || m.Role == conversation.RoleUser {
+			if text := strings.TrimSpace(m.Text); text != "" {
+				lines = append(lines, text)
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
+}

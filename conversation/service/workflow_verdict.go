@@ -1,0 +1,283 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// verdictFixed is the outcome of fixVerdict: whether it revised the text, the
+// revised text, its editor's note and evaluation, why (to add to the revision's), and
+// prior, the evaluation whose failing verdict it fixed (nil when only placeholders
+// were).
+type verdictFixed struct {
+	revised         bool
+	text, note, why string
+	eval, prior     []workflow.CriterionResult
+}
+
+// fixVerdict gives text, evaluated as eval, its one automatic revision when the
+// evaluation's verdict fails (workflow.Definition.Judge) or a placeholder is left in
+// it: the editor agent revises it with what failed as its guidance (verdictFix), the
+// path of the pipeline's placeholders fix, and the result is evaluated again. It is
+// never revised a second time, whatever the new verdict: people see both (README.md,
+// "Verdicts"). A revision that fails (not by the end of ctx) leaves the text as it
+// was.
+func (t *wfTurn) fixVerdict(ctx context.Context, r conversation.ArtifactRequest, text string, eval []workflow.CriterionResult) (verdictFixed, error) {
+	return t.fixVerdictWith(ctx, r, text, eval, t.evaluate)
+}
+
+// evaluator evaluates a text for fixVerdictWith: t.evaluate for a reviewed artifact,
+// t.evaluateAuto for a pipeline's.
+type evaluator func(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error)
+
+// fixVerdictWith is fixVerdict, the revised text evaluated by evaluate.
+func (t *wfTurn) fixVerdictWith(ctx context.Context, r conversation.ArtifactRequest, text string, eval []workflow.CriterionResult, evaluate evaluator) (verdictFixed, error) {
+	v := t.def().Judge(r.Artifact, eval)
+	ph := workflow.Placeholders(text)
+	if v.Pass && len(ph) == 0 {
+		return verdictFixed{}, nil
+	}
+	fix := r
+	fix.Current, fix.Instructions = text, verdictFix(r.Artifact, v, ph, r.Instructions)
+	revised, u, err := t.s.cfg.Agent.Revise(ctx, fix)
+	t.add(u)
+	switch {
+	case ctx.Err() != nil:
+		return verdictFixed{}, failedAt(sourceModel, fmt.Errorf("revise %s after its evaluation: %w", r.Artifact.ID, err))
+	case err != nil:
+		t.log.Warn("automatic revision after the evaluation failed; the text is shown as written", "artifact", r.Artifact.ID, "error", err)
+		return verdictFixed{}, nil
+	}
+	revised, note := workflow.SplitNotes(revised)
+	after, err := evaluate(ctx, r, revised)
+	if err != nil {
+		return verdictFixed{}, err
+	}
+	out := verdictFixed{revised: true, text: revised, note: note, eval: after}
+	if len(ph) > 0 {
+		out.why += "; placeholders replaced: " + strings.Join(ph, ", ")
+	}
+	if !v.Pass {
+		out.prior = eval
+		out.why += "; revised automatically after a failing evaluation"
+	}
+	return out, nil
+}
+
+// verdictFix is the editor's request after verdict v of artifact a failed, or ph,
+// placeholders, were left: the placeholders fix (placeholderFix), then every other
+// failing criterion with its reason (critical ones marked), as guidance, on lines
+// without a blank one. A foreach artifact's joined items are asked to keep their
+// headings (judgeAuto splits the revision back by them). asked, the team's
+// instructions the text was written with, are kept.
+func verdictFix(a *workflow.Artifact, v workflow.Verdict, ph []string, asked string) string {
+	var lines []string
+	if len(ph) > 0 {
+		lines = append(lines, placeholderFix(ph))
+	}
+	var failed []string
+	for _, r := range v.Failed {
+		if r.ID == conversation.CriterionPlaceholders {
+			continue // asked for above
+		}
+		line := "- " + criterionTitle("en", a, r.ID)
+		if a.Critical(r.ID) {
+			line += " (critical)"
+		}
+		if reason := strings.Join(strings.Fields(r.Reason), " "); reason != "" {
+			line += ": " + reason
+		}
+		failed = append(failed, line)
+	}
+	if !v.Pass && len(failed) > 0 {
+		head := fmt.Sprintf("The evaluation failed: %d of %d criteria met", v.Met, v.Total)
+		if len(v.CriticalFailed) > 0 {
+			head += ", and a critical criterion failed"
+		}
+		lines = append(lines, head+". Revise the text so that it meets these criteria; keep everything that already meets the others, and change nothing else:")
+		lines = append(lines, failed...)
+	}
+	if a.Foreach != "" && len(lines) > 0 {
+		lines = append(lines, "Keep every \"## \" heading exactly as it is, in the same order: the text is split back into its items by them.")
+	}
+	if asked = strings.TrimSpace(asked); asked != "" {
+		lines = append(lines, "Keep following what the team asked for: "+strings.Join(strings.Fields(asked), " "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// judged is an artifact's evaluation on its card: the evaluation line and failing
+// criteria (evaluation), then the verdict; after an automatic revision, both
+// verdicts, before → after.
+func (c cards) judged(a *workflow.Artifact, st *workflow.ArtifactState) string {
+	lines := []string{c.evaluation(a, st.Eval)}
+	lines = append(lines, c.passedChecks(a, st.Eval)...)
+	return strings.Join(append(lines, c.verdict(a, st)), "\n")
+}
+
+// passedChecks are the lines of the checks (workflow.Check) in eval that passed with
+// a reason to show (a word count): "✅ *title*: reason"; failing ones are among the
+// evaluation's failing criteria.
+func (c cards) passedChecks(a *workflow.Artifact, eval []workflow.CriterionResult) []string {
+	var out []string
+	for _, r := range eval {
+		if !r.Pass || strings.TrimSpace(r.Reason) == "" || !hasCheck(a, r.ID) {
+			continue
+		}
+		out = append(out, "✅ *"+criterionTitle(c.lang, a, r.ID)+"*: "+shorten(strings.Join(strings.Fields(r.Reason), " "), 300))
+	}
+	return out
+}
+
+// hasCheck reports whether criterion id of a has a check.
+func hasCheck(a *workflow.Artifact, id string) bool {
+	for _, cr := range a.Criteria {
+		if cr.ID == id {
+			return cr.Check != nil
+		}
+	}
+	return false
+}
+
+// assess evaluates text against r.Artifact's criteria (without the placeholders
+// check): those with a check by workflow.RunChecks, without a model; the others by
+// the model's Evaluate, asked about only them (no call when every criterion has a
+// check). The results are in criteria order, then any the model gave for an id the
+// artifact does not declare. When the model's evaluation fails, the checks' results
+// are returned with its error.
+func (t *wfTurn) assess(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
+	checks := workflow.RunChecks(r.Artifact, text, r.Inputs)
+	if len(checks) == 0 {
+		eval, u, err := t.s.cfg.Agent.Evaluate(ctx, r, text)
+		t.add(u)
+		return eval, err
+	}
+	var model []workflow.CriterionResult
+	var err error
+	if rest := r.Artifact.Unchecked(); len(rest.Criteria) > 0 {
+		asked := r
+		asked.Artifact = rest
+		var u conversation.Usage
+		model, u, err = t.s.cfg.Agent.Evaluate(ctx, asked, text)
+		t.add(u)
+	}
+	return mergeResults(r.Artifact, checkResults(t.lang, checks), model), err
+}
+
+// mergeResults puts checks (the results of a's checked criteria, in criteria order)
+// and model (the model's, for the others) in a's criteria order; a criterion the
+// model left out is left out, and the model's results for an id a does not declare
+// follow, in its order.
+func mergeResults(a *workflow.Artifact, checks, model []workflow.CriterionResult) []workflow.CriterionResult {
+	byID := make(map[string]workflow.CriterionResult, len(model))
+	for _, r := range model {
+		if _, dup := byID[r.ID]; !dup {
+			byID[r.ID] = r
+		}
+	}
+	out := make([]workflow.CriterionResult, 0, len(checks)+len(model))
+	used := map[string]bool{}
+	for _, c := range a.Criteria {
+		switch r, ok := byID[c.ID]; {
+		case c.Check != nil:
+			if len(checks) > 0 {
+				out, checks = append(out, checks[0]), checks[1:]
+			}
+			used[c.ID] = true // the check judges it, whatever the model said
+		case ok:
+			out = append(out, r)
+			used[c.ID] = true
+		}
+	}
+	for _, r := range model {
+		if !used[r.ID] {
+			out = append(out, r)
+			used[r.ID] = true
+		}
+	}
+	return out
+}
+
+// checkResults are the criterion results of checks, their reasons in lang
+// (checkReason).
+func checkResults(lang string, checks []workflow.CheckResult) []workflow.CriterionResult {
+	out := make([]workflow.CriterionResult, len(checks))
+	for i, c := range checks {
+		out[i] = workflow.CriterionResult{ID: c.ID, Pass: c.Pass, Reason: checkReason(lang, c)}
+	}
+	return out
+}
+
+// checkReason words check result c in lang: why it failed ("No "Meta keywords:"
+// line"); for a words check, the count against its target also when it passed
+// ("1,480 words; the target is 1,500 ± 15% (1,275–1,725)"); "" for a line or heading
+// that is there.
+func checkReason(lang string, c workflow.CheckResult) string {
+	switch {
+	case c.Kind == workflow.CheckWords && c.Problem == workflow.CheckNoTarget && c.Value == "":
+		return tr(lang, "check.words_no_input", groupDigits(lang, c.Count), c.Want)
+	case c.Kind == workflow.CheckWords && c.Problem == workflow.CheckNoTarget:
+		return tr(lang, "check.words_not_number", groupDigits(lang, c.Count), c.Want, c.Value)
+	case c.Kind == workflow.CheckWords:
+		target := strconv.FormatFloat(c.Target, 'f', -1, 64) // 2.5
+		switch {
+		case c.Target >= 1e15:
+			target = strconv.FormatFloat(c.Target, 'g', -1, 64) // 1e+300, not its digits
+		case c.Target == math.Trunc(c.Target):
+			target = groupDigits(lang, int(c.Target))
+		}
+		return tr(lang, "check.words", groupDigits(lang, c.Count), target, strconv.FormatFloat(c.Tolerance*100, 'f', -1, 64), groupDigits(lang, c.Min), groupDigits(lang, c.Max))
+	case c.Problem == workflow.CheckEmpty:
+		return tr(lang, "check.line_empty", c.Want)
+	case c.Problem == workflow.CheckMissing && c.Kind == workflow.CheckLine:
+		return tr(lang, "check.line_missing", strings.TrimSpace(c.Want))
+	case c.Problem == workflow.CheckMissing:
+		return tr(lang, "check.heading_missing", c.Want)
+	}
+	return ""
+}
+
+// groupDigits writes whole number n with the thousands separator of lang: "1,500" in
+// English, "1 500" (a no-break space) in Russian.
+func groupDigits(lang string, n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	sep := tr(lang, "check.thousands")
+	var b strings.Builder
+	for i, d := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(d)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// verdict is the verdict line of st's evaluation, in the card's language: "⚖️
+// *Verdict:* ✅ pass", or "… ❌ fail (2 of 4 criteria met) → ✅ pass (4 of 4) after
+// one automatic revision".
+func (c cards) verdict(a *workflow.Artifact, st *workflow.ArtifactState) string {
+	word := func(v workflow.Verdict) string {
+		if v.Pass {
+			return tr(c.lang, "verdict.pass")
+		}
+		return tr(c.lang, "verdict.fail")
+	}
+	after := c.def.Judge(a, st.Eval)
+	line := word(after)
+	if st.PriorEval != nil {
+		before := c.def.Judge(a, st.PriorEval)
+		line = tr(c.lang, "verdict.revised", word(before), before.Met, before.Total, word(after), after.Met, after.Total)
+	}
+	return "⚖️ *" + tr(c.lang, "verdict.label") + ":* " + line
+}
