@@ -3,7 +3,6 @@ package conversation
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -185,135 +184,32 @@ type Saved struct {
 	FirstSeq int64
 }
 
-// InputKind says what an Input carries.
-type InputKind string
+// ErrClosed is returned by Service.Submit after Shutdown has begun.
+var ErrClosed = errors.New("conversation: service is shutting down")
 
-// The input kinds.
+// Log attribute keys, shared so that logs can be filtered by them.
 const (
-	// KindUserMessage is a person's message: an app_mention, a DM or a thread reply.
-	KindUserMessage InputKind = "user_message"
-	// KindAction is a click on a button or menu item of the bot's messages
-	// (block_actions), or the submission of a modal one opened (view_submission).
-	KindAction InputKind = "action"
-	// KindCommand is a command: /threadwright in a channel, a text command by
-	// @mention in a thread, or a message shortcut on one of the bot's messages.
-	KindCommand InputKind = "command"
-	// KindPipeline continues the thread's running pipeline (its auto artifacts); the
-	// engine enqueues it with the state that started or paused the pipeline, and it
-	// carries nothing else.
-	KindPipeline InputKind = "pipeline"
+	LogKeyThread = "thread"
+	LogKeyInput  = "input_id"
+	LogKeyEvent  = "event_id"
 )
 
-// InputStatus is where an input is in its life.
-type InputStatus string
-
-// The input statuses.
-const (
-	InputPending InputStatus = "pending"
-	InputDone    InputStatus = "done"
-	// InputDropped marks an input that turned out not to be for the bot.
-	InputDropped InputStatus = "dropped"
-	// InputFailed marks an input whose turn failed; the user was told.
-	InputFailed InputStatus = "failed"
-)
-
-// Input is a persisted domain input: it is written before it runs (deduplicated by ID)
-// and marked done by the turn that answers it, so a redelivered Slack envelope, a second
-// replica or a restart never answers it twice, and an input accepted before a crash is
-// resumed after it.
-type Input struct {
-	// ID deduplicates: for a Slack message it is "msg:<team>:<channel>:<ts>", the same
-	// for the app_mention and the message event of one message and for redeliveries.
+// ToolApproval is a tool call waiting for a person's confirmation (State.ToolApproval).
+type ToolApproval struct {
+	// ID names this confirmation in its card's buttons (Action.Arg): the id of the
+	// input whose turn asked and a digest of the call (approvalID), so that a click
+	// on a card of an earlier run of that input, which may have asked for another
+	// call, is out of date. A click that carries another id is out of date.
 	ID string `json:"id"`
-	// EventID is Slack's event_id of the envelope that brought the input.
-	EventID string    `json:"event_id,omitempty"`
-	Key     Key       `json:"key"`
-	Kind    InputKind `json:"kind"`
-	// Message is set for KindUserMessage.
-	Message *UserMessage `json:"message,omitempty"`
-	// Action is set for KindAction.
-	Action *ActionInput `json:"action,omitempty"`
-	// Command is set for KindCommand.
-	Command *CommandInput `json:"command,omitempty"`
-	Status  InputStatus   `json:"status"`
-	// Attempts counts how many times a turn started on this input.
-	Attempts int `json:"attempts"`
-	// Seq orders the inputs of a thread: the store numbers inputs as it enqueues
-	// them, increasing across all threads and replicas (0 before Enqueue).
-	Seq       int64     `json:"seq"`
-	CreatedAt time.Time `json:"created_at"`
-
-	// Thread is set for KindAssistantThread.
-	Thread *AssistantThreadInput `json:"assistant_thread,omitempty"`
-}
-
-// UserMessage is a person's message addressed to the bot.
-type UserMessage struct {
-	// UserID is the author's Slack user id.
+	// UserID is the person who asked, the only one who may decide.
 	UserID string `json:"user_id"`
-	// Text is the message text with the bot's own <@U…> mention removed.
-	Text string `json:"text"`
-	// TS is the message's Slack ts; ThreadTS is the thread it belongs to (equal to TS
-	// for a top-level message).
-	TS       string `json:"ts"`
-	ThreadTS string `json:"thread_ts"`
-	// Mentioned is true when the message @mentions the bot (an app_mention event).
-	Mentioned bool `json:"mentioned,omitempty"`
-	// Direct is true in a direct message with the bot (channel_type "im").
-	Direct bool `json:"direct,omitempty"`
-}
-
-// ActionInput is a click or a modal submission.
-type ActionInput struct {
-	Action Action `json:"action"`
-	UserID string `json:"user_id"`
-	// Text is what was typed in the modal, for a submission.
-	Text string `json:"text,omitempty"`
-	// MessageTS is the ts of the message whose button was clicked ("" for a modal).
-	MessageTS string `json:"message_ts,omitempty"`
-	// Values are the fields of a modal with several (Modal.Fields): field id → the
-	// value typed, trimmed.
-	Values map[string]string `json:"values,omitempty"`
-}
-
-// CommandSource says through which door a command came (docs/architecture.md, "Commands").
-type CommandSource string
-
-// The command sources.
-const (
-	SourceSlash    CommandSource = "slash"    // /threadwright in a channel
-	SourceMention  CommandSource = "mention"  // @threadwright restart budget, in a thread
-	SourceShortcut CommandSource = "shortcut" // a message shortcut or overflow item
-)
-
-// CommandInput is a command addressed to the bot.
-type CommandInput struct {
-	Source CommandSource `json:"source"`
-	UserID string        `json:"user_id"`
-	// Line is the command line after the command word: "restart budget".
-	Line string `json:"line"`
-	// MessageTS is the message a shortcut was used on.
-	MessageTS string `json:"message_ts,omitempty"`
-	// Origin is the channel a /threadwright command was typed in, when it was
-	// forwarded to a thread a link named: the command acts on a thread of another
-	// channel only when the user started its workflow (README, "Commands").
-	Origin string `json:"origin,omitempty"`
-	// TriggerID is the slash command's trigger_id: for about 3 seconds it can open a
-	// modal (views.open), as a start that lacks a required input does.
-	TriggerID string `json:"trigger_id,omitempty"`
-	// Inputs are values of the workflow's inputs (id → value) given with a start
-	// command by the HTTP API (POST /v1/runs); they override what the line fills.
-	Inputs map[string]string `json:"inputs,omitempty"`
-}
-
-// MessageInputID returns the deduplication id of a Slack message (see Input.ID).
-func MessageInputID(teamID, channelID, ts string) string {
-	return fmt.Sprintf("msg:%s:%s:%s", teamID, channelID, ts)
-}
-
-// InteractionInputID returns the deduplication id of an interaction (a click, a modal
-// submission, a slash command, a shortcut): Slack's trigger_id, unique per
-// interaction and the same in a redelivered envelope.
-func InteractionInputID(teamID, triggerID string) string {
-	return fmt.Sprintf("int:%s:%s", teamID, triggerID)
+	// CardTS is the card's message ("" when it could not be posted).
+	CardTS string `json:"card_ts,omitempty"`
+	// Request is the person's request, the resumed turn's Prompt.Text.
+	Request string `json:"request"`
+	// Tool is the executor's pending call and transcript.
+	Tool PendingTool `json:"tool"`
+	// Begun is set, and saved, before an approved call runs: a re-run of the click
+	// (the turn was cut after the call began) does not run it again.
+	Begun bool `json:"begun,omitempty"`
 }

@@ -1,26 +1,19 @@
-// Package conversation is threadwright's domain core: one Slack thread is one durable,
-// checkpointed conversation, and this package runs its turns.
+// Package conversation is threadwright's domain: one Slack thread is one durable,
+// checkpointed conversation. This package holds its types and the interfaces the
+// rest of the program meets at; nothing in it runs (docs/architecture.md, "Packages").
 //
-// It holds the domain types (Key, Message, State, Checkpoint, Input) and the small
-// interfaces it uses, each implemented elsewhere (docs/architecture.md, "Packages"):
+//   - The conversation (conversation.go): Key, Message, State, Conversation,
+//     Checkpoint, Turn; what drives it (input.go): Input and its kinds.
+//   - What a turn talks to, each implemented by an adapter: Store and Spool
+//     (store.go; store/sqlite, store/postgres), Messenger (messenger.go; bot), the
+//     assistant pipeline's ScopeChecker, Executor and Synthesizer (agent.go; agents),
+//     the WorkflowAgent and SourceFetcher (workflow.go; agents), Knowledge
+//     (knowledge.go; the stores).
+//   - What people see, as data: Card, Block, Button, Modal and the Action a button
+//     carries (ui.go); the thinking steps of an answer (tasks.go).
+//   - The records a turn leaves: usage (usage.go), feedback (feedback.go), webhook
+//     events (events.go), and what a failure came from (failure.go).
 //
-//   - Store and Spool, the checkpoint store: store/sqlite and store/postgres.
-//   - Messenger, the way back to the chat: bot (Slack Web API through slack-go).
-//   - ScopeChecker, Executor and Synthesizer, the assistant pipeline, and WorkflowAgent,
-//     the artifact writer: agents.
-//
-// Service ties them together (docs/architecture.md, "Data flow of one Slack event"):
-// inputs are stored before Slack is acked, each thread's inputs run in order under the
-// thread's lease while different threads run concurrently up to a bound, and every turn
-// ends in finishTurn: reply, card updates and the save that marks its input done.
-//
-// Workflow threads are the imperative shell around package conversation/workflow, the
-// pure workflow machine (docs/architecture.md, "Layers of conversation"): a workflow
-// turn decodes the input (workflow_input.go), applies the machine's transition and the
-// agent call the scheduling rule asks for (workflow_steps.go) to a copy of the run,
-// renders the cards (cards.go) and saves; auto artifacts run as a pipeline
-// (pipeline_run.go, docs/architecture.md "Pipelines").
-//
-// Packages that implement these interfaces import conversation; conversation imports none
-// of them.
+// Packages that implement these interfaces import conversation; conversation imports
+// none of them, and none of the packages that run conversations.
 package conversation

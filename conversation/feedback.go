@@ -12,9 +12,6 @@ import (
 // and a thumbs down; a click is stored with the message, the person and the turn that
 // wrote the answer, and never sent anywhere else.
 
-// ActionFeedback is the action of an answer's feedback buttons: Arg is the Rating.
-const ActionFeedback ActionName = "feedback"
-
 // Rating is a person's verdict on an answer.
 type Rating string
 

@@ -5,11 +5,6 @@ import (
 	"errors"
 )
 
-// ActionStop stops the thread's running turn (the Stop button of a progress message).
-// Action.Arg is the id of the input whose turn the button was drawn for, or a
-// pipeline run's "run:<id>".
-const ActionStop ActionName = "stop"
-
 // Stopped is the cause of a turn cancelled by a person: by the Stop button or by a new
 // message in the thread. It is the context.Cause of the turn's context.
 type Stopped struct {

@@ -157,3 +157,41 @@ type File struct {
 	// Comment is posted with the file (initial_comment).
 	Comment string
 }
+
+// ActionRetryCommand runs again a channel command that failed for good. Channel is
+// the channel where it was typed; ThreadTS carries the failed command input's id (a
+// channel command has no thread; the ephemeral it is on has none either); Arg is the
+// command line ("start blog").
+const ActionRetryCommand ActionName = "retry_command"
+
+// ActionFeedback is the action of an answer's feedback buttons: Arg is the Rating.
+const ActionFeedback ActionName = "feedback"
+
+// ActionFullText shows an artifact's whole text to the person who clicked, ephemerally
+// in the thread: the "Show full text" button of a card that shortens it.
+const ActionFullText ActionName = "full_text"
+
+// ActionStop stops the thread's running turn (the Stop button of a progress message).
+// Action.Arg is the id of the input whose turn the button was drawn for, or a
+// pipeline run's "run:<id>".
+const ActionStop ActionName = "stop"
+
+// ActionInputs is the submission of the modal that asks for a workflow's missing
+// inputs (Modal.Fields); the values are ActionInput.Values.
+const ActionInputs ActionName = "inputs"
+
+// Field is one input of a modal with several (Modal.Fields): a workflow input.
+type Field struct {
+	// ID is the workflow input's id (workflow.Input.ID); Label what the input shows.
+	ID    string
+	Label string
+	// Required fields must not be empty; Number fields hold a number ("1500", "2.5").
+	Required bool
+	Number   bool
+}
+
+// The actions of the card that asks what a typed reply meant; Arg is the reply.
+const (
+	ActionReplyChange   ActionName = "reply_change"   // the reply is a change request
+	ActionReplyQuestion ActionName = "reply_question" // the reply is a question
+)

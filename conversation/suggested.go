@@ -1,67 +1,12 @@
 package conversation
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
-
-// The assistant view (README, "Assistant view"): Slack's split view for AI apps. When
-// a person opens it, Slack starts an assistant thread in the app's DM and sends
-// assistant_thread_started, with the channel the person is viewing; as they move
-// around it sends assistant_thread_context_changed. Both arrive as KindAssistantThread
-// inputs, stored and run in the thread's order like any other input: the first posts a
-// greeting and sets the suggested prompts, both record the viewed channel in the
-// conversation's state (State.Assistant), and the thread's turns then run with that
-// channel's strategy and tool policy (Prompt.ContextChannelID).
-
-// KindAssistantThread is an event of an assistant thread (Input.Thread):
-// assistant_thread_started or assistant_thread_context_changed.
-const KindAssistantThread InputKind = "assistant_thread"
-
-// The events of an assistant thread (AssistantThreadInput.Event), named as Slack names
-// them.
-const (
-	AssistantThreadStarted        = "assistant_thread_started"
-	AssistantThreadContextChanged = "assistant_thread_context_changed"
-)
-
-// AssistantThreadInput is an assistant thread's event: the thread is the input's Key
-// (the app's DM and the thread's ts).
-type AssistantThreadInput struct {
-	// Event is AssistantThreadStarted or AssistantThreadContextChanged.
-	Event string `json:"event"`
-	// UserID is the person whose thread it is.
-	UserID string `json:"user_id"`
-	// ContextChannelID is the channel the person is viewing ("" when none: Slack
-	// sends no context outside a channel); ContextTeamID its workspace.
-	ContextChannelID string `json:"context_channel_id,omitempty"`
-	ContextTeamID    string `json:"context_team_id,omitempty"`
-}
-
-// AssistantView is the state of an assistant thread (State.Assistant).
-type AssistantView struct {
-	// ContextChannelID is the channel the person viewed last ("" for none).
-	ContextChannelID string `json:"context_channel_id,omitempty"`
-	// Greeted is set once the greeting was posted; Titled once the thread's title was
-	// set from its first question.
-	Greeted bool `json:"greeted,omitempty"`
-	Titled  bool `json:"titled,omitempty"`
-}
-
-// AssistantThreads is implemented by a Messenger that can dress an assistant thread
-// (bot.Messenger, with assistant.threads.setSuggestedPrompts and
-// assistant.threads.setTitle). The Service uses it when the Messenger has it.
-type AssistantThreads interface {
-	// SetSuggestedPrompts shows prompts (at most MaxSuggestedPrompts) under title in
-	// the assistant thread of key.
-	SetSuggestedPrompts(ctx context.Context, key Key, title string, prompts []SuggestedPrompt) error
-	// SetTitle sets the title of the assistant thread of key.
-	SetTitle(ctx context.Context, key Key, title string) error
-}
 
 // SuggestedPrompt is a prompt offered in an assistant thread: Title is shown, Message
 // is sent as the person's message when it is clicked.
@@ -187,21 +132,4 @@ func (sp *SuggestedPrompts) For(channelID string, workflows []SuggestedPrompt) [
 		out = append(out, w)
 	}
 	return out
-}
-
-// PolicyChannel returns the channel whose strategy and tool policy apply to p: the
-// channel the person views in the assistant view (ContextChannelID), otherwise the
-// thread's own.
-func (p Prompt) PolicyChannel() string {
-	if p.ContextChannelID != "" {
-		return p.ContextChannelID
-	}
-	return p.Key.ChannelID
-}
-
-// DirectMessages is implemented by a Messenger that can tell a person's first direct
-// message to the bot (bot.Messenger, with conversations.history).
-type DirectMessages interface {
-	// FirstMessage reports whether the message ts is the first of the DM of key.
-	FirstMessage(ctx context.Context, key Key, ts string) (bool, error)
 }

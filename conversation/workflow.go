@@ -120,3 +120,43 @@ type WorkflowAgent interface {
 // RoleRevision marks a stored message that records an artifact revision: its Text
 // is the artifact's text, its Meta the workflow.Revision as JSON.
 const RoleRevision Role = "revision"
+
+// Workflows is the set of workflows a Service offers (workflow.Set implements it).
+type Workflows interface {
+	// Get returns the workflow named name.
+	Get(name string) (*workflow.Definition, bool)
+	// All returns every workflow, sorted by name; Names their names.
+	All() []*workflow.Definition
+	Names() []string
+}
+
+// SourceFetcher fetches a web page for the sources phase: its readable text
+// (implemented by agents, with fetch_url's address guard and limits). Errors say why
+// the page could not be read ("HTTP 500", an address refused, a timeout); they are
+// recorded in the artifact's text, scrubbed and on one line.
+type SourceFetcher interface {
+	FetchSource(ctx context.Context, url string) (SourcePage, error)
+}
+
+// SourcePage is a fetched page: the URL fetched, the page's title ("" when it has
+// none) and its readable text. (Source, a task's source, is another thing.)
+type SourcePage struct {
+	URL, Title, Text string
+}
+
+// ReviewReading is what a typed reply to an artifact under review asks for.
+type ReviewReading struct {
+	// Decision is workflow.DecisionApprove, DecisionChange, DecisionQuestion or
+	// DecisionAmbiguous.
+	Decision workflow.Decision
+	// Confidence is the model's, from 0 to 1.
+	Confidence float64
+}
+
+// MinReviewConfidence is the least confidence (0 to 1) at which the model's reading of
+// a typed reply is acted on; below it the person is asked.
+const MinReviewConfidence = 0.6
+
+// CriterionPlaceholders is the criterion every written artifact is checked against
+// without a model: no template slot such as "[product]" is left in its text.
+const CriterionPlaceholders = "no_placeholders"

@@ -1,0 +1,195 @@
+package conversation
+
+import (
+	"fmt"
+	"time"
+)
+
+// InputKind says what an Input carries.
+type InputKind string
+
+// The input kinds.
+const (
+	// KindUserMessage is a person's message: an app_mention, a DM or a thread reply.
+	KindUserMessage InputKind = "user_message"
+	// KindAction is a click on a button or menu item of the bot's messages
+	// (block_actions), or the submission of a modal one opened (view_submission).
+	KindAction InputKind = "action"
+	// KindCommand is a command: /threadwright in a channel, a text command by
+	// @mention in a thread, or a message shortcut on one of the bot's messages.
+	KindCommand InputKind = "command"
+	// KindPipeline continues the thread's running pipeline (its auto artifacts); the
+	// engine enqueues it with the state that started or paused the pipeline, and it
+	// carries nothing else.
+	KindPipeline InputKind = "pipeline"
+)
+
+// InputStatus is where an input is in its life.
+type InputStatus string
+
+// The input statuses.
+const (
+	InputPending InputStatus = "pending"
+	InputDone    InputStatus = "done"
+	// InputDropped marks an input that turned out not to be for the bot.
+	InputDropped InputStatus = "dropped"
+	// InputFailed marks an input whose turn failed; the user was told.
+	InputFailed InputStatus = "failed"
+)
+
+// Input is a persisted domain input: it is written before it runs (deduplicated by ID)
+// and marked done by the turn that answers it, so a redelivered Slack envelope, a second
+// replica or a restart never answers it twice, and an input accepted before a crash is
+// resumed after it.
+type Input struct {
+	// ID deduplicates: for a Slack message it is "msg:<team>:<channel>:<ts>", the same
+	// for the app_mention and the message event of one message and for redeliveries.
+	ID string `json:"id"`
+	// EventID is Slack's event_id of the envelope that brought the input.
+	EventID string    `json:"event_id,omitempty"`
+	Key     Key       `json:"key"`
+	Kind    InputKind `json:"kind"`
+	// Message is set for KindUserMessage.
+	Message *UserMessage `json:"message,omitempty"`
+	// Action is set for KindAction.
+	Action *ActionInput `json:"action,omitempty"`
+	// Command is set for KindCommand.
+	Command *CommandInput `json:"command,omitempty"`
+	Status  InputStatus   `json:"status"`
+	// Attempts counts how many times a turn started on this input.
+	Attempts int `json:"attempts"`
+	// Seq orders the inputs of a thread: the store numbers inputs as it enqueues
+	// them, increasing across all threads and replicas (0 before Enqueue).
+	Seq       int64     `json:"seq"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Thread is set for KindAssistantThread.
+	Thread *AssistantThreadInput `json:"assistant_thread,omitempty"`
+}
+
+// UserMessage is a person's message addressed to the bot.
+type UserMessage struct {
+	// UserID is the author's Slack user id.
+	UserID string `json:"user_id"`
+	// Text is the message text with the bot's own <@U…> mention removed.
+	Text string `json:"text"`
+	// TS is the message's Slack ts; ThreadTS is the thread it belongs to (equal to TS
+	// for a top-level message).
+	TS       string `json:"ts"`
+	ThreadTS string `json:"thread_ts"`
+	// Mentioned is true when the message @mentions the bot (an app_mention event).
+	Mentioned bool `json:"mentioned,omitempty"`
+	// Direct is true in a direct message with the bot (channel_type "im").
+	Direct bool `json:"direct,omitempty"`
+}
+
+// ActionInput is a click or a modal submission.
+type ActionInput struct {
+	Action Action `json:"action"`
+	UserID string `json:"user_id"`
+	// Text is what was typed in the modal, for a submission.
+	Text string `json:"text,omitempty"`
+	// MessageTS is the ts of the message whose button was clicked ("" for a modal).
+	MessageTS string `json:"message_ts,omitempty"`
+	// Values are the fields of a modal with several (Modal.Fields): field id → the
+	// value typed, trimmed.
+	Values map[string]string `json:"values,omitempty"`
+}
+
+// CommandSource says through which door a command came (docs/architecture.md, "Commands").
+type CommandSource string
+
+// The command sources.
+const (
+	SourceSlash    CommandSource = "slash"    // /threadwright in a channel
+	SourceMention  CommandSource = "mention"  // @threadwright restart budget, in a thread
+	SourceShortcut CommandSource = "shortcut" // a message shortcut or overflow item
+)
+
+// CommandInput is a command addressed to the bot.
+type CommandInput struct {
+	Source CommandSource `json:"source"`
+	UserID string        `json:"user_id"`
+	// Line is the command line after the command word: "restart budget".
+	Line string `json:"line"`
+	// MessageTS is the message a shortcut was used on.
+	MessageTS string `json:"message_ts,omitempty"`
+	// Origin is the channel a /threadwright command was typed in, when it was
+	// forwarded to a thread a link named: the command acts on a thread of another
+	// channel only when the user started its workflow (README, "Commands").
+	Origin string `json:"origin,omitempty"`
+	// TriggerID is the slash command's trigger_id: for about 3 seconds it can open a
+	// modal (views.open), as a start that lacks a required input does.
+	TriggerID string `json:"trigger_id,omitempty"`
+	// Inputs are values of the workflow's inputs (id → value) given with a start
+	// command by the HTTP API (POST /v1/runs); they override what the line fills.
+	Inputs map[string]string `json:"inputs,omitempty"`
+}
+
+// MessageInputID returns the deduplication id of a Slack message (see Input.ID).
+func MessageInputID(teamID, channelID, ts string) string {
+	return fmt.Sprintf("msg:%s:%s:%s", teamID, channelID, ts)
+}
+
+// InteractionInputID returns the deduplication id of an interaction (a click, a modal
+// submission, a slash command, a shortcut): Slack's trigger_id, unique per
+// interaction and the same in a redelivered envelope.
+func InteractionInputID(teamID, triggerID string) string {
+	return fmt.Sprintf("int:%s:%s", teamID, triggerID)
+}
+
+// User returns the Slack user id of the person behind in: the author of a message,
+// the person who clicked or ran a command; "" for a pipeline's input.
+func (in Input) User() string {
+	switch {
+	case in.Message != nil:
+		return in.Message.UserID
+	case in.Action != nil:
+		return in.Action.UserID
+	case in.Command != nil:
+		return in.Command.UserID
+	case in.Thread != nil:
+		return in.Thread.UserID
+	}
+	return ""
+}
+
+// KindAssistantThread is an event of an assistant thread (Input.Thread):
+// assistant_thread_started or assistant_thread_context_changed.
+const KindAssistantThread InputKind = "assistant_thread"
+
+// The events of an assistant thread (AssistantThreadInput.Event), named as Slack names
+// them.
+const (
+	AssistantThreadStarted        = "assistant_thread_started"
+	AssistantThreadContextChanged = "assistant_thread_context_changed"
+)
+
+// AssistantThreadInput is an assistant thread's event: the thread is the input's Key
+// (the app's DM and the thread's ts).
+type AssistantThreadInput struct {
+	// Event is AssistantThreadStarted or AssistantThreadContextChanged.
+	Event string `json:"event"`
+	// UserID is the person whose thread it is.
+	UserID string `json:"user_id"`
+	// ContextChannelID is the channel the person is viewing ("" when none: Slack
+	// sends no context outside a channel); ContextTeamID its workspace.
+	ContextChannelID string `json:"context_channel_id,omitempty"`
+	ContextTeamID    string `json:"context_team_id,omitempty"`
+}
+
+// AssistantView is the state of an assistant thread (State.Assistant).
+type AssistantView struct {
+	// ContextChannelID is the channel the person viewed last ("" for none).
+	ContextChannelID string `json:"context_channel_id,omitempty"`
+	// Greeted is set once the greeting was posted; Titled once the thread's title was
+	// set from its first question.
+	Greeted bool `json:"greeted,omitempty"`
+	Titled  bool `json:"titled,omitempty"`
+}
+
+// RetryCommandInputID is the id of the command input a click on the Retry of the
+// failed channel command failedID submits: the same for every click on that button.
+func RetryCommandInputID(teamID, failedID string) string {
+	return InteractionInputID(teamID, "retry_command:"+failedID)
+}

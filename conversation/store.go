@@ -1,0 +1,181 @@
+package conversation
+
+import (
+	"context"
+	"time"
+)
+
+// Store persists conversations, their messages and the inputs that drive them
+// (docs/architecture.md, "Persistence" and "Durable turns"). Implementations:
+// store/sqlite (embedded default) and store/postgres; both pass store/storetest. Every
+// method is safe for concurrent use. Errors that may go away when retried (a dropped
+// connection, a restarting server, too many clients, a busy SQLite file) satisfy
+// errors.Is(err, ErrUnavailable).
+type Store interface {
+	// Load returns the conversation for key with at most recent of its newest messages,
+	// oldest first (recent <= 0 loads none). Its cost does not depend on the
+	// conversation's length. Errors: ErrNotFound.
+	Load(ctx context.Context, key Key, recent int) (*Checkpoint, error)
+	// Exists reports whether the bot is part of thread key: a conversation exists for
+	// it, or an input for it is pending (a mention whose first turn has not been saved
+	// yet), so that a follow-up without a mention is accepted.
+	Exists(ctx context.Context, key Key) (bool, error)
+	// Save writes turn atomically: it appends turn.Append after the conversation's last
+	// message, replaces its state, increments its version, when turn.InputID is set
+	// marks that input done, and enqueues turn.Enqueue (as Enqueue, duplicates
+	// skipped). turn.Version must equal the stored version (0: the conversation must
+	// not exist yet). When turn.Lease is set, it must still hold turn.Key (same owner
+	// and fencing token). Its cost does not depend on the conversation's length.
+	// Errors, with nothing written: ErrLeaseLost when the lease check fails;
+	// ErrConflict when the version check fails, or when turn.InputID is set but that
+	// input is not pending (already answered, finished or never enqueued).
+	Save(ctx context.Context, turn Turn) (Saved, error)
+	// Enqueue persists a pending input, numbered with the next Seq (the order in which
+	// a thread's inputs run), and tells the holder of the thread's lease, if any
+	// (LeaseState.Newest, and LeaseState.Message for a KindUserMessage). It returns
+	// false, and changes nothing, when an input with the same ID was already enqueued
+	// (whatever its status). Text it cannot store as it is (NUL characters, invalid
+	// UTF-8) is stored repaired.
+	Enqueue(ctx context.Context, in Input) (bool, error)
+	// CountPending counts the pending inputs of thread key and, when userID is not
+	// "", those of userID (Input.User) in key's workspace, each up to limit (a count
+	// stops there, so its cost is bounded); one indexed query, for Submit's bounds
+	// (README, "Limits and secrets"). A pending input counts until it is done, dropped or failed,
+	// while it runs too.
+	CountPending(ctx context.Context, key Key, userID string, limit int) (PendingCounts, error)
+	// Enqueued reports whether an input with id was enqueued, whatever its status:
+	// Submit asks before it refuses an input over a limit, since a copy Slack
+	// delivered again of an input already stored is a duplicate, never refused.
+	Enqueued(ctx context.Context, id string) (bool, error)
+
+	// Acquire takes the lease of thread key for owner until ttl from now, by the
+	// database's clock, unless a live lease holds it. A lease is live until ttl after
+	// its last Acquire or Renew; Release frees it. Taking a thread whose lease expired
+	// (its holder died or lost the database) increases the fencing token, so that the
+	// previous holder's Begin, Finish, Release and Save fail with ErrLeaseLost. A live
+	// lease of owner itself (an earlier Acquire whose answer was lost) is taken again,
+	// with a new token. It returns ok false, changing nothing, when a live lease of
+	// another owner holds the thread; prev is the owner of the lease taken over ("" when
+	// the thread was free).
+	Acquire(ctx context.Context, key Key, owner string, ttl time.Duration) (l Lease, prev string, ok bool, err error)
+	// Begin starts the next input of l's thread, the pending input with the lowest
+	// Seq: it increments the input's Attempts and returns it, or nil when the thread
+	// has no pending input. Errors: ErrLeaseLost.
+	Begin(ctx context.Context, l Lease) (*Input, error)
+	// Release frees l when its thread has no pending input, and reports whether it
+	// did; false, keeping the lease, when an input is pending (the holder goes on with
+	// it). An input enqueued concurrently is either seen here or finds the lease free.
+	// Errors: ErrLeaseLost.
+	Release(ctx context.Context, l Lease) (bool, error)
+	// Abandon frees l whatever is pending, so that another worker takes the thread at
+	// once (its next Orphans finds it): a worker that shuts down hands its threads
+	// over. Errors: ErrLeaseLost.
+	Abandon(ctx context.Context, l Lease) error
+	// Renew extends every lease of owner that no other owner has taken, expired ones
+	// included, until ttl from now, and returns their states. A lease of owner missing
+	// from the result was taken over.
+	Renew(ctx context.Context, owner string, ttl time.Duration) ([]LeaseState, error)
+	// Signal records r for the holder of thread key's lease, which reads it with Renew
+	// (LeaseState.Stop), replacing the request recorded before; the zero StopRequest
+	// clears it (the holder applied it). It does nothing when no lease holds the
+	// thread.
+	Signal(ctx context.Context, key Key, r StopRequest) error
+	// Orphans returns up to limit threads that have pending inputs and no live lease
+	// (their holder died, or nobody took them), the thread with the oldest pending
+	// input first.
+	Orphans(ctx context.Context, limit int) ([]Key, error)
+	// Finish sets the status of an input that ends without a Save (dropped or failed).
+	// When l is set it must still hold the input's thread. Errors: ErrNotFound,
+	// ErrLeaseLost.
+	Finish(ctx context.Context, l Lease, id string, status InputStatus) error
+
+	// Workflows lists the conversations of a channel whose workflow is running
+	// (State.Workflow.Status workflow.RunRunning), started by startedBy ("" for anyone's),
+	// most recently updated first, at most limit.
+	Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]WorkflowRef, error)
+	// DeleteIdle deletes conversations (with their messages) not updated since before,
+	// and inputs created before it, and free leases of threads with neither; it
+	// returns the number of conversations deleted.
+	DeleteIdle(ctx context.Context, before time.Time) (int, error)
+	// Ping checks the connection to the database.
+	Ping(ctx context.Context) error
+	// Close releases the store's resources.
+	Close() error
+}
+
+// PendingCounts are Store.CountPending's counts of pending inputs.
+type PendingCounts struct {
+	// Thread counts the thread's pending inputs; User the person's, across threads.
+	Thread, User int
+}
+
+// Spool keeps inputs on local disk while the Store is unavailable, so that an input
+// is acknowledged only once it is stored somewhere durable (docs/architecture.md,
+// "Accepted means stored"); the Service moves them into the Store, in order, when it
+// answers again. store/sqlite implements it (OpenSpool). Every method is safe for
+// concurrent use.
+type Spool interface {
+	// Put stores in durably (synced to disk before it returns), after the inputs
+	// spooled before it. It returns false, changing nothing, when an input with the
+	// same ID is spooled already.
+	Put(ctx context.Context, in Input) (bool, error)
+	// Peek returns up to limit spooled inputs, oldest first.
+	Peek(ctx context.Context, limit int) ([]Input, error)
+	// Remove deletes spooled input id (no error when there is none).
+	Remove(ctx context.Context, id string) error
+	// Len returns how many inputs are spooled.
+	Len(ctx context.Context) (int, error)
+	// Close releases the spool's resources.
+	Close() error
+}
+
+// Lease is a worker's hold on one thread: while it holds it, only that worker runs
+// the thread's inputs, one at a time, in Seq order (docs/architecture.md, "Durable
+// turns"). A lease is kept alive by Store.Renew and fences writes: Store.Save,
+// Store.Begin, Store.Finish and Store.Release check Owner and Token.
+type Lease struct {
+	Key Key
+	// Owner names the holding process (one per Service, unique per start).
+	Owner string
+	// Token is the fencing token: it increases every time the thread changes hands
+	// after a lease expired. Zero means no lease (an unfenced write).
+	Token int64
+}
+
+// Held reports whether l is a lease (not the zero Lease).
+func (l Lease) Held() bool { return l.Token != 0 }
+
+// LeaseState is a lease as Store.Renew reports it, with what other workers told its
+// holder since it was acquired.
+type LeaseState struct {
+	Lease
+	// Newest is the Seq of the newest input enqueued for the thread while the lease
+	// was held (0: none): inputs wait behind the running turn.
+	Newest int64
+	// Message and MessageBy are the Seq and author (Slack user id) of the newest
+	// person's message enqueued for the thread while the lease was held (0: none): it
+	// stops a running turn of an older input.
+	Message   int64
+	MessageBy string
+	// Stop is the newest stop request (Store.Signal) made while the lease was held;
+	// its Target is "" when there was none.
+	Stop StopRequest
+}
+
+// StopRequest asks the worker running a thread to stop the turn of one input (a Stop
+// button clicked on another replica).
+type StopRequest struct {
+	// Target is the input id the button was drawn for, or a pipeline run's
+	// "run:<id>".
+	Target string
+	// By is the Slack user id of the person who asked.
+	By string
+}
+
+// WorkflowRef names a conversation with a running workflow.
+type WorkflowRef struct {
+	Key       Key
+	Name      string // the workflow's name
+	StartedBy string
+	UpdatedAt time.Time
+}
