@@ -16,7 +16,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -336,7 +336,7 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 		default:
 			// The inputs modal's own check (a number input holds a number).
 			f := conversation.Field{ID: id, Label: wi.Name(), Number: wi.Type == workflow.InputNumber}
-			if msg := service.FieldError("en", f, b.Inputs[id]); msg != "" {
+			if msg := render.FieldError("en", f, b.Inputs[id]); msg != "" {
 				problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: b.Inputs[id], Message: msg})
 			}
 		}

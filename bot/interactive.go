@@ -7,7 +7,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/conversation/render"
 )
 
 // Identifiers of threadwright's interactive surfaces.
@@ -357,7 +357,7 @@ func fieldValues(state *slack.ViewState) (values, errs map[string]string) {
 		}
 		f := conversation.Field{ID: parts[2], Required: strings.Contains(parts[1], "r"), Number: strings.Contains(parts[1], "n")}
 		value := strings.TrimSpace(actions[fieldActionID].Value)
-		if msg := service.FieldError(parts[0], f, value); msg != "" {
+		if msg := render.FieldError(parts[0], f, value); msg != "" {
 			if errs == nil {
 				errs = map[string]string{}
 			}

@@ -17,7 +17,7 @@ const (
 	CmdHelp    = "help"
 )
 
-// commands are the subcommands in the order help lists them: how each is typed, what
+// Commands are the subcommands in the order help lists them: how each is typed, what
 // it does (one line, in each supported language: whatRu is the Russian) and an example.
 var Commands = []struct{ Usage, What, WhatRu, Example string }{
 	{"start <workflow> [text]", "start a workflow in a new thread; the text says what it is about", "начать процесс в новой ветке; текст говорит, о чём он", "start blog Go generics for data engineers"},

@@ -21,7 +21,7 @@ func (s Stopped) Error() string {
 	return "conversation: stopped by " + s.By
 }
 
-// stoppedBy returns the Stopped cause of ctx, if a person stopped it.
+// StoppedBy returns the Stopped cause of ctx, if a person stopped it.
 func StoppedBy(ctx context.Context) (Stopped, bool) {
 	var s Stopped
 	ok := errors.As(context.Cause(ctx), &s)

@@ -19,7 +19,7 @@ type SuggestedPrompt struct {
 // (assistant.threads.setSuggestedPrompts: "up to four").
 const MaxSuggestedPrompts = 4
 
-// maxTitleChars bounds a thread title made from a question.
+// MaxTitleChars bounds a thread title made from a question.
 const MaxTitleChars = 80
 
 // SuggestedPrompts are the prompts offered when an assistant thread starts

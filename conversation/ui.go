@@ -195,3 +195,10 @@ const (
 	ActionReplyChange   ActionName = "reply_change"   // the reply is a change request
 	ActionReplyQuestion ActionName = "reply_question" // the reply is a question
 )
+
+// RunStopPrefix starts the Arg of a pipeline's Stop button: "run:" and its id.
+const RunStopPrefix = "run:"
+
+// ActionContinue resumes a stopped pipeline (its progress message's Continue button;
+// Arg is the run's id).
+const ActionContinue ActionName = "continue"

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 )
 
 // isRetry reports whether in is a click on a Retry button.
@@ -43,7 +44,7 @@ func (s *Service) retryTurn(ctx context.Context, r *run) (handled bool, err erro
 	if msg.Direct && msg.ThreadTS == msg.TS && st.Assistant == nil {
 		r.out.setBroadcast() // as the first answer was (README, "Assistant view")
 	}
-	s.closeRetriedAnswer(ctx, r, uiLang(textLocale(msg.Text)))
+	s.closeRetriedAnswer(ctx, r, render.UILang(render.TextLocale(msg.Text)))
 	prompt := conversation.Prompt{
 		Key:      r.in.Key,
 		Summary:  st.Summary,
@@ -73,14 +74,14 @@ func answerLang(in *conversation.Input) string {
 	if in == nil || in.Message == nil {
 		return "en"
 	}
-	return uiLang(textLocale(in.Message.Text))
+	return render.UILang(render.TextLocale(in.Message.Text))
 }
 
 // retryGone tells the person who clicked an out-of-date Retry that it is no longer
 // available.
 func (s *Service) retryGone(ctx context.Context, r *run, lang string) {
 	a := r.in.Action
-	if err := s.cfg.Messenger.PostEphemeral(ctx, r.in.Key, a.UserID, tr(lang, "retry.gone")); err != nil {
+	if err := s.cfg.Messenger.PostEphemeral(ctx, r.in.Key, a.UserID, render.Tr(lang, "retry.gone")); err != nil {
 		r.log.Warn("ephemeral not posted", "error", err)
 	}
 }
@@ -92,8 +93,8 @@ func (s *Service) closeRetriedAnswer(ctx context.Context, r *run, lang string) {
 	if a.MessageTS == "" || r.out.lost() {
 		return
 	}
-	note := "↻ " + tr(lang, "retried_by", a.UserID)
-	if err := s.cfg.Messenger.UpdateCard(ctx, r.in.Key, a.MessageTS, conversation.Card{Text: note, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: note}}}); err != nil {
+	note := "↻ " + render.Tr(lang, "retried_by", a.UserID)
+	if err := s.cfg.Messenger.UpdateCard(ctx, r.in.Key, a.MessageTS, render.NoteCard(note)); err != nil {
 		r.log.Warn("failure message not closed", "error", err)
 	}
 }
@@ -104,8 +105,8 @@ func (s *Service) closeRetriedAnswer(ctx context.Context, r *run, lang string) {
 // the posted message's ts ("" when Slack refused it too: the caller posts the text
 // as a plain reply).
 func (s *Service) answerFailed(ctx context.Context, r *run, text string, failed *conversation.Input, streamTS string) (string, error) {
-	c := cards{lang: answerLang(failed), key: r.in.Key}
-	card := c.failed(text, failed.ID)
+	c := render.Cards{Lang: answerLang(failed), Key: r.in.Key}
+	card := c.Failed(text, failed.ID)
 	ts, err := r.out.postCardReplacing(ctx, card, streamTS)
 	if errors.Is(err, conversation.ErrLeaseLost) {
 		return "", err

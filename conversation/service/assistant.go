@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 )
 
 // outcome is what the assistant pipeline produced for a turn.
@@ -136,19 +136,6 @@ type progressCard struct {
 	tasks *answerStream
 }
 
-// stopCard is the progress card: status and a Stop button for the turn of input
-// inputID.
-func stopCard(key conversation.Key, inputID, status string) conversation.Card {
-	return conversation.Card{Text: status, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: "⏳ " + status}, stopBlock(key, inputID)}}
-}
-
-// stopBlock is the Stop button for the turn of input inputID (also the first block
-// of a stream that shows tasks).
-func stopBlock(key conversation.Key, inputID string) conversation.Block {
-	return conversation.Block{Kind: conversation.BlockActions, Buttons: []conversation.Button{{Label: "Stop", Style: "danger",
-		Action: conversation.Action{Name: conversation.ActionStop, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: inputID}}}}
-}
-
 // report is the executor's Progress callback.
 func (p *progressCard) report(status string) {
 	p.mu.Lock()
@@ -167,7 +154,7 @@ func (p *progressCard) report(status string) {
 	if p.ts == "" && p.tasks.showsTasks() {
 		return // the streamed answer shows the steps and Stop
 	}
-	card := stopCard(p.key, p.inputID, status)
+	card := render.StopCard(p.key, p.inputID, status)
 	if p.ts == "" {
 		ts, err := p.out.PostCard(ctx, card)
 		if err != nil {
@@ -189,26 +176,10 @@ func (p *progressCard) finish(ctx context.Context, note string) {
 	if p.ts == "" || p.out.lost() {
 		return
 	}
-	card := conversation.Card{Text: note, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: note}}}
+	card := render.NoteCard(note)
 	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
 		p.log.Debug("progress message not finished", "error", err)
 	}
-}
-
-// doneNote closes the progress message of a finished turn.
-func doneNote(tools []string) string {
-	if len(tools) == 0 {
-		return "✓ Done"
-	}
-	return "✓ Used " + strings.Join(tools, ", ")
-}
-
-// stoppedNote is the reply of a stopped turn.
-func stoppedNote(by conversation.Stopped) string {
-	if by.NewMessage {
-		return "Stopped: a newer message arrived, so I'm answering that one instead."
-	}
-	return fmt.Sprintf("Stopped at <@%s>'s request. Nothing else was done; ask again when you're ready.", by.By)
 }
 
 // assistantTurn answers a person's message with the assistant pipeline (scope check
@@ -276,7 +247,7 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 			stream.stop(false)
 		}
 		prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
-		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: stoppedNote(by), answer: true, notice: true, usage: usage,
+		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: render.StoppedNote(by), answer: true, notice: true, usage: usage,
 			update: func(st *conversation.State) { st.ToolApproval = nil }, rebase: true})
 	}
 	if err != nil {
@@ -298,7 +269,7 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 			return err
 		}
 		r.log.Error("answer failed", "error", err)
-		lang := uiLang(textLocale(prompt.Text))
+		lang := render.UILang(render.TextLocale(prompt.Text))
 		reply = s.failureMessage(lang, err, "")
 		if failed := retryOf(r); failed != nil {
 			// The failure says what failed and offers Retry (answer_retry.go).
@@ -307,7 +278,7 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 			if stream != nil {
 				streamTS = stream.stop(false)
 			}
-			prog.finish(fctx, "⚠️ "+tr(lang, "failed.note"))
+			prog.finish(fctx, "⚠️ "+render.Tr(lang, "failed.note"))
 			ts, perr := s.answerFailed(fctx, r, reply, failed, streamTS)
 			if perr != nil {
 				return perr
@@ -332,9 +303,9 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 		}
 		return s.askToolApproval(fctx, r, cp, prompt, out.pending, msgs, usage, prog)
 	}
-	prog.finish(fctx, doneNote(out.tools))
+	prog.finish(fctx, render.DoneNote(out.tools))
 	if len(out.outOfScope) > 0 {
-		reply = outOfScopeReply(uiLang(textLocale(prompt.Text)), out.outOfScope)
+		reply = render.OutOfScopeReply(render.UILang(render.TextLocale(prompt.Text)), out.outOfScope)
 		r.log.Info("items out of scope", "count", len(out.outOfScope))
 	}
 	update := func(st *conversation.State) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 )
 
 // BudgetWindow is the window of the token budgets: a person's or a channel's tokens
@@ -101,7 +102,7 @@ func (s *Service) overBudget(ctx context.Context, r *run) (refused bool, err err
 	defer cancel()
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(fctx, user); err == nil && l != "" {
-		lang = uiLang(l)
+		lang = render.UILang(l)
 	}
 	key := r.in.Key
 	if m := r.in.Message; m != nil && (m.Direct || m.ThreadTS == "" || m.ThreadTS == m.TS) {
@@ -164,7 +165,7 @@ func overBudgetAt(rows []conversation.UsageRecord, budget int64, channel bool) *
 
 // budgetText is the notice of b in lang, naming admins (Slack user ids).
 func budgetText(lang string, b *budgetRefusal, admins []string) string {
-	who := tr(lang, "budget.admins_unknown")
+	who := render.Tr(lang, "budget.admins_unknown")
 	if len(admins) > 0 {
 		mentions := make([]string, len(admins))
 		for i, a := range admins {
@@ -176,5 +177,5 @@ func budgetText(lang string, b *budgetRefusal, admins []string) string {
 	if b.channel {
 		key = "budget.channel"
 	}
-	return tr(lang, key, b.used, b.budget, b.freeAt.UTC().Format(tr(lang, "budget.when")), who)
+	return render.Tr(lang, key, b.used, b.budget, b.freeAt.UTC().Format(render.Tr(lang, "budget.when")), who)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -28,7 +29,7 @@ func (s *Service) channelCommand(ctx context.Context, r *run) error {
 	in := r.in
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(ctx, in.Command.UserID); err == nil {
-		lang = uiLang(l)
+		lang = render.UILang(l)
 	}
 	err := s.runChannelCommand(ctx, r, lang)
 	switch {
@@ -42,7 +43,7 @@ func (s *Service) channelCommand(ctx context.Context, r *run) error {
 	r.log.Error("channel command failed", "error", err)
 	fctx, cancel := s.final(ctx)
 	defer cancel()
-	card := commandFailedCard(lang, s.channelCommandFailed(lang, err), in) // command_retry.go
+	card := render.CommandFailedCard(lang, s.channelCommandFailed(lang, err), in) // command_retry.go
 	if perr := s.cfg.Messenger.PostEphemeralCard(fctx, in.Key, in.Command.UserID, card); perr != nil {
 		r.log.Warn("ephemeral not posted", "error", perr)
 	}
@@ -80,10 +81,10 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 	c, known := parseCommand(cmd.Line)
 	switch {
 	case !known:
-		tell(tr(lang, "unknown_command", c.name) + "\n" + commandUsage(lang))
+		tell(render.Tr(lang, "unknown_command", c.name) + "\n" + render.CommandUsage(lang))
 		return nil
 	case c.name == conversation.CmdHelp:
-		tell(commandUsage(lang))
+		tell(render.CommandUsage(lang))
 		return nil
 	case c.name == conversation.CmdList:
 		t := &wfTurn{s: s, r: r, lang: lang}
@@ -95,7 +96,7 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 			return err
 		}
 		if len(refs) > 0 {
-			t.reply += "\n\n" + tr(lang, "yours_here")
+			t.reply += "\n\n" + render.Tr(lang, "yours_here")
 			for _, ref := range refs {
 				t.reply += "\n• " + s.threadLink(ctx, ref.Key, "`"+ref.Name+"`")
 			}
@@ -105,13 +106,10 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 	case c.name == conversation.CmdStart:
 		def, ok := s.cfg.Workflows.Get(c.arg)
 		if !ok {
-			tell(tr(lang, "unknown_workflow", c.arg, joinCode(s.cfg.Workflows.Names())))
+			tell(render.Tr(lang, "unknown_workflow", c.arg, joinCode(s.cfg.Workflows.Names())))
 			return nil
 		}
-		root, err := r.out.PostCard(ctx, conversation.Card{
-			Text:   def.Title,
-			Blocks: []conversation.Block{{Kind: conversation.BlockHeader, Text: def.Title}, {Kind: conversation.BlockContext, Text: "<@" + cmd.UserID + "> · `" + def.Name + "`"}},
-		})
+		root, err := r.out.PostCard(ctx, render.RunHeader(def, cmd.UserID))
 		if err != nil {
 			return fmt.Errorf("post the workflow's first message: %w", err)
 		}
@@ -134,12 +132,12 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 	}
 	switch len(refs) {
 	case 0:
-		tell(tr(lang, "none_running"))
+		tell(render.Tr(lang, "none_running"))
 		return nil
 	case 1:
 		return forward(refs[0].Key)
 	}
-	if err := s.cfg.Messenger.PostEphemeralCard(ctx, in.Key, cmd.UserID, which(lang, refs, cmd.Line)); err != nil {
+	if err := s.cfg.Messenger.PostEphemeralCard(ctx, in.Key, cmd.UserID, render.Which(lang, refs, cmd.Line)); err != nil {
 		r.log.Warn("menu not posted", "error", err)
 	}
 	return nil
@@ -204,13 +202,13 @@ func (s *Service) refuseForeign(ctx context.Context, r *run) {
 	cmd := r.in.Command
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(ctx, cmd.UserID); err == nil {
-		lang = uiLang(l)
+		lang = render.UILang(l)
 	}
 	r.log.Info("command on another channel's thread refused", "origin", cmd.Origin, "user", cmd.UserID)
 	fctx, cancel := s.final(ctx)
 	defer cancel()
 	where := conversation.Key{TeamID: r.in.Key.TeamID, ChannelID: cmd.Origin}
-	if err := s.cfg.Messenger.PostEphemeral(fctx, where, cmd.UserID, tr(lang, "other_channel")); err != nil {
+	if err := s.cfg.Messenger.PostEphemeral(fctx, where, cmd.UserID, render.Tr(lang, "other_channel")); err != nil {
 		r.log.Warn("ephemeral not posted", "error", err)
 	}
 }

@@ -1,27 +1,11 @@
 package service
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
 )
-
-// commandUsage lists the subcommands in lang ("en" or "ru"), each with what it does
-// and an example, for help and for an unknown subcommand.
-func commandUsage(lang string) string {
-	var b strings.Builder
-	for _, c := range conversation.Commands {
-		what := c.What
-		if lang == "ru" {
-			what = c.WhatRu
-		}
-		fmt.Fprintf(&b, "• `%s` — %s. %s `/threadwright %s`\n", c.Usage, what, tr(lang, "help.example"), c.Example)
-	}
-	b.WriteString(tr(lang, "help.where"))
-	return b.String()
-}
 
 // command is a parsed command line.
 type command struct {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 )
 
 // explain classifies err: the core's own markers first (a step's source, a tool, the
@@ -43,9 +44,9 @@ func (s *Service) failureMessage(lang string, err error, hint string) string {
 	var parts []string
 	switch {
 	case f.Cause == conversation.CauseTool && f.Tool != "":
-		parts = append(parts, tr(lang, "failed.tool", f.Tool))
+		parts = append(parts, render.Tr(lang, "failed.tool", f.Tool))
 	case f.Cause != conversation.CauseUnknown:
-		text := tr(lang, "failed."+string(f.Cause))
+		text := render.Tr(lang, "failed."+string(f.Cause))
 		if f.Detail != "" {
 			text = strings.TrimSuffix(text, ".") + " (" + f.Detail + ")."
 		}
@@ -57,12 +58,12 @@ func (s *Service) failureMessage(lang string, err error, hint string) string {
 		parts = append(parts, strings.TrimSpace(u.UserMessage()))
 	case len(parts) > 0:
 	case errors.Is(err, context.DeadlineExceeded):
-		parts = append(parts, tr(lang, "failed.timeout"))
+		parts = append(parts, render.Tr(lang, "failed.timeout"))
 	default:
-		parts = append(parts, tr(lang, "failed.unknown"))
+		parts = append(parts, render.Tr(lang, "failed.unknown"))
 	}
 	if hint != "" {
-		parts = append(parts, tr(lang, hint))
+		parts = append(parts, render.Tr(lang, hint))
 	}
 	return s.redact(strings.Join(parts, " "))
 }

@@ -3,13 +3,12 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 	"golang.org/x/time/rate"
 )
 
@@ -233,7 +232,7 @@ func (s *Service) refuse(in conversation.Input, r *refusal) {
 		defer cancel()
 		lang := "en"
 		if l, err := s.cfg.Messenger.UserLocale(ctx, user); err == nil && l != "" {
-			lang = uiLang(l)
+			lang = render.UILang(l)
 		}
 		if err := s.cfg.Messenger.PostEphemeral(ctx, key, user, refusalText(lang, r)); err != nil {
 			s.log.Warn("notice of a refused input not posted", conversation.LogKeyInput, in.ID, "error", err)
@@ -245,22 +244,9 @@ func (s *Service) refuse(in conversation.Input, r *refusal) {
 func refusalText(lang string, r *refusal) string {
 	switch r.kind {
 	case limitThread:
-		return tr(lang, "flood.thread", r.pending)
+		return render.Tr(lang, "flood.thread", r.pending)
 	case limitUser:
-		return tr(lang, "flood.user", r.pending)
+		return render.Tr(lang, "flood.user", r.pending)
 	}
-	return tr(lang, "flood.rate", waitWords(lang, r.retry))
-}
-
-// waitWords says d in lang, rounded up: "1 second", "40 seconds", "3 minutes".
-func waitWords(lang string, d time.Duration) string {
-	secs := max(1, int(math.Ceil(d.Seconds())))
-	n, unit := secs, "second"
-	if secs > 90 {
-		n, unit = int(math.Ceil(float64(secs)/60)), "minute"
-	}
-	if n != 1 {
-		unit += "s"
-	}
-	return fmt.Sprintf("%d %s", n, tr(lang, "unit."+unit))
+	return render.Tr(lang, "flood.rate", render.WaitWords(lang, r.retry))
 }

@@ -84,7 +84,7 @@ func TestPipelineStopContinueWhileQueuedSettles(t *testing.T) {
 		Action: &conversation.ActionInput{Action: stop, UserID: "U2"}}); err != nil {
 		t.Fatal(err)
 	}
-	cont := conversation.Action{Name: service.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
+	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
 	if _, err := h.svc.Submit(context.Background(), conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction,
 		Action: &conversation.ActionInput{Action: cont, UserID: "U2"}}); err != nil {
 		t.Fatal(err)

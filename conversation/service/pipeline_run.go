@@ -9,15 +9,9 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
-
-// runStopPrefix starts the Arg of a pipeline's Stop button: "run:" and its id.
-const runStopPrefix = "run:"
-
-// ActionContinue resumes a stopped pipeline (its progress message's Continue button;
-// Arg is the run's id).
-const ActionContinue conversation.ActionName = "continue"
 
 // maxReason bounds a failure reason kept in the checkpoint and shown in the thread.
 const maxReason = 300
@@ -71,7 +65,7 @@ func (t *wfTurn) startAuto(ctx context.Context, ids []string) {
 		switch {
 		case errors.As(err, &r) && (r.Reason == workflow.NoItems || r.Reason == workflow.TooManyItems):
 			if t.reply == "" {
-				t.reply = t.cards().itemsProblem(t.ws(), r)
+				t.reply = t.cards().ItemsProblem(t.ws(), r)
 			}
 			continue
 		case err != nil:
@@ -109,7 +103,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		return nil // superseded: a later part of the run was enqueued after this one
 	}
 	if ws.Status != workflow.RunRunning {
-		t.endPipeline(ctx, "⏹ "+tr(t.lang, "pipeline.cancelled"))
+		t.endPipeline(ctx, "⏹ "+render.Tr(t.lang, "pipeline.cancelled"))
 		return nil
 	}
 	if ws.Pipeline.Stopped() {
@@ -117,7 +111,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	}
 	if t.r.in.Attempts > t.s.cfg.MaxAttempts {
 		// Its turns keep failing (or the bot keeps dying in them): stop retrying.
-		t.m.Halt(ws, tr(t.lang, "pipeline.attempts", t.s.cfg.MaxAttempts))
+		t.m.Halt(ws, render.Tr(t.lang, "pipeline.attempts", t.s.cfg.MaxAttempts))
 		t.log.Error("pipeline halted after repeated failures", "attempts", t.r.in.Attempts)
 		t.showProgress(ctx, true)
 		return nil
@@ -133,7 +127,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		t.pipeline = false
 		return t.then(ctx, t.advance) // a failure keeps the run's end and offers Retry
 	}
-	t.s.allowRunStop(t.key, runStopPrefix+ws.Pipeline.ID)
+	t.s.allowRunStop(t.key, conversation.RunStopPrefix+ws.Pipeline.ID)
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	inFlight := flight{}
@@ -349,7 +343,7 @@ func (w worker) run(ctx context.Context, job itemJob, steps chan<- itemResult) i
 		}
 	}
 	if len(res.failures) == 0 { // every try was used before a cut: fail as the last one did
-		res.failures = []string{tr(w.lang, "item.timeout")}
+		res.failures = []string{render.Tr(w.lang, "item.timeout")}
 	}
 	res.reason = res.failures[len(res.failures)-1]
 	return res
@@ -408,15 +402,15 @@ func (w worker) failureReason(err error) string {
 	case errors.As(err, &tf):
 		s = tf.Reason
 		if len(tf.Tools) > 0 {
-			s = tr(w.lang, "failed.tool", tf.Tools[0]) + " " + s
+			s = render.Tr(w.lang, "failed.tool", tf.Tools[0]) + " " + s
 		}
 	case errors.As(err, &um):
 		s = um.UserMessage()
 	default:
 		if f := w.explain(err); f.Cause != conversation.CauseUnknown {
-			s = strings.TrimSuffix(tr(w.lang, "failed."+string(f.Cause)), ".")
+			s = strings.TrimSuffix(render.Tr(w.lang, "failed."+string(f.Cause)), ".")
 			if f.Tool != "" {
-				s = strings.TrimSuffix(tr(w.lang, "failed.tool", f.Tool), ".")
+				s = strings.TrimSuffix(render.Tr(w.lang, "failed.tool", f.Tool), ".")
 			}
 			if f.Detail != "" {
 				s += " (" + f.Detail + ")"
@@ -440,7 +434,7 @@ func (t *wfTurn) record(r itemResult, interrupted bool) {
 	t.m.RecordItem(t.ws(), r.job.artifact, r.job.index, workflow.ItemEnd{
 		Step: r.step, Cut: r.cut, Interrupted: interrupted, Text: r.text, Reason: r.reason,
 		Attempts: r.attempts, Failures: r.failures, Recovery: r.recovery,
-		TimeoutReason: tr(t.lang, "item.timeout"),
+		TimeoutReason: render.Tr(t.lang, "item.timeout"),
 	})
 }
 
@@ -527,7 +521,7 @@ func (t *wfTurn) pausePipeline(ctx context.Context) error {
 		// Shutting down: the card loses its Stop until the next part runs.
 		fctx, cancel := t.s.final(ctx)
 		defer cancel()
-		t.update(fctx, ws.Pipeline.ProgressTS, t.cards().interrupted(ws, t.s.cfg.Now()))
+		t.update(fctx, ws.Pipeline.ProgressTS, t.cards().Interrupted(ws, t.s.cfg.Now()))
 		return t.s.ctx.Err()
 	}
 	t.showProgress(context.WithoutCancel(ctx), true) // the counts while it gives way
@@ -545,14 +539,14 @@ func (t *wfTurn) endPipeline(ctx context.Context, note string) {
 	for _, id := range ws.Pipeline.Artifacts {
 		if note == "" && ws.Artifacts[id].Status != workflow.StatusApproved {
 			// A person's change sent it back (its dependency is no longer approved).
-			note = "⏹ " + tr(t.lang, "pipeline.ended", t.def().Title) + " " + t.cards().tally(t.ws())
+			note = "⏹ " + render.Tr(t.lang, "pipeline.ended", t.def().Title) + " " + t.cards().Tally(t.ws())
 		}
 	}
 	if note == "" {
-		note = "✓ " + tr(t.lang, "pipeline.done", t.def().Title, ws.Pipeline.Elapsed(t.s.cfg.Now()).String()) + " " + t.cards().tally(t.ws())
+		note = "✓ " + render.Tr(t.lang, "pipeline.done", t.def().Title, ws.Pipeline.Elapsed(t.s.cfg.Now()).String()) + " " + t.cards().Tally(t.ws())
 	}
 	ctx = context.WithoutCancel(ctx)
-	t.update(ctx, ws.Pipeline.ProgressTS, conversation.Card{Text: note, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: note}}})
+	t.update(ctx, ws.Pipeline.ProgressTS, render.NoteCard(note))
 	t.m.EndPipeline(ws)
 }
 
@@ -566,7 +560,7 @@ func (t *wfTurn) showProgress(ctx context.Context, force bool) {
 		return
 	}
 	t.progressAt = now
-	c := t.cards().progress(t.ws(), now)
+	c := t.cards().Progress(t.ws(), now)
 	if p.ProgressTS == "" {
 		p.ProgressTS = t.post(ctx, c)
 		return

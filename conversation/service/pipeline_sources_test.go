@@ -409,7 +409,7 @@ func TestPipelineBatchCutByStopRunsAgain(t *testing.T) {
 	sa.smu.Lock()
 	sa.hangBatch = nil
 	sa.smu.Unlock()
-	cont := conversation.Action{Name: service.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
+	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
 	h.do(conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: cont, UserID: "U1"}})
 	if len(sa.batches) != 1 {
 		t.Errorf("%d batch writes finished; want 1", len(sa.batches))

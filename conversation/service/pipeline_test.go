@@ -332,7 +332,7 @@ func TestPipelineStopAndContinue(t *testing.T) {
 	pa.gate = nil
 	pa.mu.Unlock()
 	h.n++
-	cont := conversation.Action{Name: service.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
+	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
 	h.do(conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: cont, UserID: "U1"}})
 	ws = h.state()
 	if ws.Pipeline != nil || ws.Artifacts["sections"].Status != workflow.StatusApproved {
@@ -544,7 +544,7 @@ func TestPipelineHaltsAfterRepeatedFailures(t *testing.T) {
 	if got := h2.msgr.buttons(ws.Pipeline.ProgressTS); !slices.Equal(got, []string{"Retry"}) {
 		t.Errorf("the halted pipeline's buttons = %q; want Retry (every failure's way forward)", got)
 	}
-	cont := conversation.Action{Name: service.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
+	cont := conversation.Action{Name: conversation.ActionContinue, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ws.Pipeline.ID}
 	h2.do(conversation.Input{ID: "int:continue", Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{Action: cont, UserID: "U1"}})
 	if ws := h2.state(); ws.Pipeline != nil || ws.Artifacts["sections"].Status != workflow.StatusApproved {
 		t.Fatalf("after Continue: %s", h2.statuses(mustDef(t)))

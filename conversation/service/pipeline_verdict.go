@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -30,7 +31,7 @@ func (t *wfTurn) evaluateAuto(ctx context.Context, r conversation.ArtifactReques
 	if r.Artifact.Fetch != "" {
 		return eval, nil // fetched pages are not the model's: their brackets are no slots
 	}
-	return checkPlaceholders(t.lang, eval, text), nil
+	return render.CheckPlaceholders(t.lang, eval, text), nil
 }
 
 // pipelineVerdict is what the automatic revision of a finished pipeline artifact did:

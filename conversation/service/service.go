@@ -348,7 +348,7 @@ func (s *Service) submit(ctx context.Context, in conversation.Input, limited boo
 		if err := s.cfg.Store.Signal(ctx, in.Key, conversation.StopRequest{Target: a.Action.Arg, By: a.UserID}); err != nil {
 			s.log.Warn("stop request not passed on", conversation.LogKeyThread, in.Key.String(), "error", err)
 		}
-		if !strings.HasPrefix(a.Action.Arg, runStopPrefix) {
+		if !strings.HasPrefix(a.Action.Arg, conversation.RunStopPrefix) {
 			return false, nil // nothing to store: the holder stops the turn, if it runs
 		}
 	}

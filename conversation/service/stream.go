@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 )
 
 // Streaming limits of an assistant turn's answer.
@@ -67,7 +68,7 @@ func (s *Service) newAnswerStream(ctx context.Context, r *run, userID string) *a
 	}
 	a := &answerStream{s: s, log: r.log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.out, key: r.in.Key, userID: userID}
 	if tm, ok := sm.(conversation.TaskStreamingMessenger); ok {
-		a.tm, a.stopCard = tm, conversation.Card{Blocks: []conversation.Block{stopBlock(r.in.Key, r.in.ID)}}
+		a.tm, a.stopCard = tm, render.StreamStopCard(r.in.Key, r.in.ID)
 	} else {
 		a.tasksOff = true
 	}

@@ -4,13 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 )
 
 // approvalID names the confirmation of call pending asked by input inputID: the
@@ -24,9 +22,6 @@ func approvalID(inputID string, pending *conversation.PendingTool) string {
 	return inputID + "#" + hex.EncodeToString(h.Sum(nil)[:6])
 }
 
-// maxShownArguments bounds the characters of a call's arguments shown on its card.
-const maxShownArguments = 1500
-
 // isToolDecision reports whether a click answers a tool confirmation card.
 func isToolDecision(name conversation.ActionName) bool {
 	return name == conversation.ActionApproveTool || name == conversation.ActionDenyTool
@@ -38,7 +33,7 @@ func isToolDecision(name conversation.ActionName) bool {
 // context.
 func (s *Service) askToolApproval(ctx context.Context, r *run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
 	ap := &conversation.ToolApproval{ID: approvalID(r.in.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
-	ts, err := r.out.PostCard(ctx, approvalCard(r.in.Key, ap))
+	ts, err := r.out.PostCard(ctx, render.ApprovalCard(r.in.Key, ap))
 	if errors.Is(err, conversation.ErrLeaseLost) {
 		return err
 	}
@@ -153,7 +148,7 @@ func (s *Service) closeApprovalCard(ctx context.Context, r *run, ap *conversatio
 	if ap.CardTS == "" || r.out.lost() {
 		return
 	}
-	card := approvalCard(r.in.Key, ap)
+	card := render.ApprovalCard(r.in.Key, ap)
 	card.Blocks = append(card.Blocks[:len(card.Blocks)-1], conversation.Block{Kind: conversation.BlockContext, Text: note})
 	if err := s.cfg.Messenger.UpdateCard(ctx, r.in.Key, ap.CardTS, card); err != nil {
 		r.log.Warn("confirmation card not updated", "ts", ap.CardTS, "error", err)
@@ -175,60 +170,4 @@ func (s *Service) unchanged(ctx context.Context, r *run, cp *conversation.Checkp
 	fctx, cancel := s.final(ctx)
 	defer cancel()
 	return s.finishTurn(fctx, r, cp.Conversation, ending{rebase: true})
-}
-
-// approvalCard is the confirmation card of ap: the tool, why it needs confirmation,
-// its arguments in a code block, and Approve / Deny (always the last block).
-func approvalCard(key conversation.Key, ap *conversation.ToolApproval) conversation.Card {
-	name := ap.Tool.Name
-	why := "This tool can change things outside this thread."
-	switch ap.Tool.Reason {
-	case conversation.ApprovalDestructive:
-		why = "This tool may delete or overwrite data."
-	case conversation.ApprovalAfterUntrusted:
-		why = "Content from outside (a web page or search results) was read while answering, so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you."
-	}
-	action := func(n conversation.ActionName) conversation.Action {
-		return conversation.Action{Name: n, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ap.ID}
-	}
-	return conversation.Card{
-		Text: fmt.Sprintf("Confirm a tool call: %s", name),
-		Blocks: []conversation.Block{
-			{Kind: conversation.BlockSection, Text: fmt.Sprintf("*<@%s>, may I run `%s`?*\n%s", ap.UserID, name, why)},
-			{Kind: conversation.BlockSection, Text: "```\n" + shownArguments(ap.Tool.Arguments) + "\n```"},
-			{Kind: conversation.BlockContext, Text: fmt.Sprintf("Only <@%s> can decide. A new message in this thread cancels this request.", ap.UserID)},
-			{Kind: conversation.BlockActions, Buttons: []conversation.Button{
-				{Label: "Approve", Style: "primary", Action: action(conversation.ActionApproveTool)},
-				{Label: "Deny", Style: "danger", Action: action(conversation.ActionDenyTool)},
-			}},
-		},
-	}
-}
-
-// shownArguments renders a call's arguments for a card's code block: indented JSON
-// (as written when it is not JSON), cut at maxShownArguments characters, with
-// Slack's control characters escaped (&, <, >: no mention or link can form) and no
-// "```" to end the block early.
-func shownArguments(args string) string {
-	var v any
-	if json.Unmarshal([]byte(args), &v) == nil {
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false) // escaped below, for Slack
-		enc.SetIndent("", "  ")
-		if enc.Encode(v) == nil {
-			args = strings.TrimSuffix(b.String(), "\n")
-		}
-	}
-	if strings.TrimSpace(args) == "" {
-		args = "{}"
-	}
-	if utf8.RuneCountInString(args) > maxShownArguments {
-		args = string([]rune(args)[:maxShownArguments]) + "\n… (cut)"
-	}
-	args = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(args)
-	for strings.Contains(args, "```") { // a longer run of backticks leaves another
-		args = strings.ReplaceAll(args, "```", "`\u200b``")
-	}
-	return args
 }

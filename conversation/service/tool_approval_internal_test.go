@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 )
 
 func TestShownArguments(t *testing.T) {
@@ -21,7 +22,7 @@ func TestShownArguments(t *testing.T) {
 		{"Empty", "", []string{"{}"}, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := shownArguments(c.in)
+			got := render.ShownArguments(c.in)
 			for _, w := range c.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("shownArguments(%q) = %q, lacks %q", c.in, got, w)
@@ -34,8 +35,8 @@ func TestShownArguments(t *testing.T) {
 			}
 		})
 	}
-	long := shownArguments(`{"text":"` + strings.Repeat("é", 5000) + `"}`)
-	if n := utf8.RuneCountInString(long); n > maxShownArguments+20 || !strings.HasSuffix(long, "… (cut)") {
+	long := render.ShownArguments(`{"text":"` + strings.Repeat("é", 5000) + `"}`)
+	if n := utf8.RuneCountInString(long); n > render.MaxShownArguments+20 || !strings.HasSuffix(long, "… (cut)") {
 		t.Errorf("a long argument is shown with %d characters: ...%q", n, long[len(long)-40:])
 	}
 }
@@ -43,7 +44,7 @@ func TestShownArguments(t *testing.T) {
 func TestApprovalCardButtons(t *testing.T) {
 	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.2"}
 	ap := &conversation.ToolApproval{ID: "msg:T1:C1:1.2", UserID: "U1", Tool: conversation.PendingTool{Name: "crm__delete_customer", Arguments: `{}`, Reason: conversation.ApprovalAfterUntrusted}}
-	c := approvalCard(key, ap)
+	c := render.ApprovalCard(key, ap)
 	last := c.Blocks[len(c.Blocks)-1]
 	if last.Kind != conversation.BlockActions || len(last.Buttons) != 2 {
 		t.Fatalf("last block = %+v, want Approve and Deny", last)

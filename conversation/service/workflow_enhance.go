@@ -112,37 +112,3 @@ func (t *wfTurn) enhancedAuto(id string) {
 		st.Enhancement = workflow.EnhanceDone
 	}
 }
-
-// passLine is the context line of st's passes on artifact a's card: its options'
-// self review, or its text's enhancement pass; "" when none ran.
-func (c cards) passLine(a *workflow.Artifact, st *workflow.ArtifactState) string {
-	if (st.Status == workflow.StatusOptionsGenerated || st.Status == workflow.StatusOptionSelected) && st.Reviewed {
-		return "🔍 " + tr(c.lang, "pass.reviewed")
-	}
-	if a.Enhance == nil {
-		return ""
-	}
-	switch st.Enhancement {
-	case workflow.EnhanceDone:
-		return "✨ " + tr(c.lang, "pass.enhanced", a.Enhance.Model)
-	case workflow.EnhanceSkipped:
-		return "⏭ " + tr(c.lang, "pass.enhance_skipped", a.Enhance.Model)
-	case workflow.EnhanceFailed:
-		return "⚠️ " + tr(c.lang, "pass.enhance_failed", a.Enhance.Model)
-	}
-	return ""
-}
-
-// skippedPasses are the lines of a pipeline's progress message that say which of
-// its artifacts' enhancement passes are skipped (the deployment defines no such
-// profile), one a line; "" when none is.
-func (c cards) skippedPasses(ws *workflow.State) string {
-	var lines []string
-	for _, id := range ws.Pipeline.Artifacts {
-		a, ok := c.def.Artifact(id)
-		if ok && a.Enhance != nil && (c.profileDefined == nil || !c.profileDefined(a.Enhance.Model)) {
-			lines = append(lines, "⏭ *"+a.Title+"*: "+tr(c.lang, "pass.enhance_skipped", a.Enhance.Model))
-		}
-	}
-	return strings.Join(lines, "\n")
-}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -13,7 +14,7 @@ import (
 func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 	switch c.name {
 	case conversation.CmdHelp:
-		t.reply = commandUsage(t.lang)
+		t.reply = render.CommandUsage(t.lang)
 		return nil
 	case conversation.CmdList:
 		var lines []string
@@ -24,21 +25,21 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 		return nil
 	case conversation.CmdStart:
 		if c.arg == "" {
-			return errUsage{tr(t.lang, "unknown_workflow", "", strings.Join(t.s.cfg.Workflows.Names(), ", "))}
+			return errUsage{render.Tr(t.lang, "unknown_workflow", "", strings.Join(t.s.cfg.Workflows.Names(), ", "))}
 		}
 		return t.start(ctx, c.arg, c.rest, hint)
 	}
 	if t.ws() == nil || t.ws().Status == workflow.RunCancelled {
-		return errUsage{tr(t.lang, "none_running")}
+		return errUsage{render.Tr(t.lang, "none_running")}
 	}
 	switch c.name {
 	case conversation.CmdStatus:
 		t.reply = "" // the status card is the answer
-		card := t.cards().status(t.ws())
+		card := t.cards().Status(t.ws())
 		if cmd := t.r.in.Command; cmd != nil && cmd.Origin != "" {
 			// Typed in a channel: answered there, to the user only, with a link to
 			// the thread (README, "Commands").
-			link := t.s.threadLink(ctx, t.key, tr(t.lang, "open_thread"))
+			link := t.s.threadLink(ctx, t.key, render.Tr(t.lang, "open_thread"))
 			card.Blocks = append(card.Blocks, conversation.Block{Kind: conversation.BlockContext, Text: link})
 			where := conversation.Key{TeamID: t.key.TeamID, ChannelID: cmd.Origin}
 			return t.s.cfg.Messenger.PostEphemeralCard(ctx, where, t.user, card)
@@ -46,14 +47,14 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 		_, err := t.r.out.PostCard(ctx, card)
 		return err
 	case conversation.CmdExport:
-		return t.upload(ctx, true, tr(t.lang, "export", t.def().Title))
+		return t.upload(ctx, true, render.Tr(t.lang, "export", t.def().Title))
 	case conversation.CmdCancel:
 		if err := t.m.Cancel(t.ws(), t.user); err != nil {
 			return err
 		}
 		t.state.Mode = conversation.ModeAssistant
-		t.endPipeline(ctx, "⏹ "+tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
-		t.reply = tr(t.lang, "cancelled", t.def().Title, t.user)
+		t.endPipeline(ctx, "⏹ "+render.Tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
+		t.reply = render.Tr(t.lang, "cancelled", t.def().Title, t.user)
 		return nil
 	case conversation.CmdRestart, conversation.CmdEdit:
 		if _, _, err := t.m.Artifact(t.ws(), c.arg); err != nil {
@@ -66,7 +67,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 		}
 		return t.edit(ctx, c.arg, c.rest)
 	}
-	return errUsage{tr(t.lang, "unknown_command", c.name) + "\n" + commandUsage(t.lang)}
+	return errUsage{render.Tr(t.lang, "unknown_command", c.name) + "\n" + render.CommandUsage(t.lang)}
 }
 
 // shortcut answers the message shortcut on one of the bot's messages: for an
@@ -74,23 +75,20 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 // workflow's status, or help.
 func (t *wfTurn) shortcut(ctx context.Context, messageTS string) error {
 	if t.def() == nil || t.m.Running(t.ws()) != nil {
-		t.ephemeral(ctx, commandUsage(t.lang))
+		t.ephemeral(ctx, render.CommandUsage(t.lang))
 		return nil
 	}
 	for _, a := range t.def().Artifacts {
 		st := t.ws().Artifacts[a.ID]
 		if st.MessageTS == messageTS {
-			card := conversation.Card{Text: a.Title, Blocks: []conversation.Block{
-				{Kind: conversation.BlockSection, Text: "*" + a.Title + "*"},
-				{Kind: conversation.BlockActions, Buttons: t.cards().menu(&a, st)},
-			}}
+			card := t.cards().MenuCard(&a, st)
 			if err := t.s.cfg.Messenger.PostEphemeralCard(ctx, t.key, t.user, card); err != nil {
 				t.log.Warn("ephemeral menu not posted", "error", err)
 			}
 			return nil
 		}
 	}
-	if err := t.s.cfg.Messenger.PostEphemeralCard(ctx, t.key, t.user, t.cards().status(t.ws())); err != nil {
+	if err := t.s.cfg.Messenger.PostEphemeralCard(ctx, t.key, t.user, t.cards().Status(t.ws())); err != nil {
 		t.log.Warn("ephemeral status not posted", "error", err)
 	}
 	return nil
@@ -116,12 +114,12 @@ func (t *wfTurn) action(ctx context.Context, a conversation.ActionInput) error {
 		if t.m.Running(t.ws()) != nil {
 			return nil
 		}
-		if err := t.m.Stop(t.ws(), strings.TrimPrefix(act.Arg, runStopPrefix), t.user); err != nil {
+		if err := t.m.Stop(t.ws(), strings.TrimPrefix(act.Arg, conversation.RunStopPrefix), t.user); err != nil {
 			return err
 		}
 		t.showProgress(ctx, true)
 		return nil
-	case ActionContinue:
+	case conversation.ActionContinue:
 		if err := t.m.Running(t.ws()); err != nil {
 			return &workflow.Refusal{Reason: workflow.NotCurrent}
 		}
@@ -158,9 +156,9 @@ func (t *wfTurn) action(ctx context.Context, a conversation.ActionInput) error {
 		}
 		return t.propose(ctx, id, supersede{why: supersededRegenerated})
 	case conversation.ActionApprove:
-		if act.Arg == meaningArg {
+		if act.Arg == render.MeaningArg {
 			// The Approve of the card that asked what a reply meant: it is answered.
-			t.closeMeaning(ctx, a.MessageTS, tr(t.lang, "approve"))
+			t.closeMeaning(ctx, a.MessageTS, render.Tr(t.lang, "approve"))
 		}
 		return t.approve(ctx, id)
 	case conversation.ActionRequestChanges:
@@ -216,7 +214,7 @@ func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err er
 		case sel.Label != "":
 			return true, t.pick(ctx, id, sel.Label, sel.Instructions)
 		}
-		t.reply = tr(t.lang, "reply_unclear")
+		t.reply = render.Tr(t.lang, "reply_unclear")
 		return true, nil
 	case workflow.StatusGenerated:
 		return t.decide(ctx, id, text) // workflow_reply.go

@@ -2,63 +2,12 @@ package service
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
-
-// FieldError returns what is wrong with value in field f, in language lang ("en",
-// "ru"), or "" when nothing is: a required field left empty (spaces count as
-// empty), or a number field whose value is not a number. The Slack adapter shows it
-// under the field (view_submission's response_action "errors").
-func FieldError(lang string, f conversation.Field, value string) string {
-	value = strings.TrimSpace(value)
-	switch {
-	case value == "" && f.Required:
-		return tr(lang, "inputs.required")
-	case value != "" && f.Number && !isNumber(value):
-		return tr(lang, "inputs.number")
-	}
-	return ""
-}
-
-// isNumber reports whether s is a number ("1500", "2.5", "1 500", "1,500").
-func isNumber(s string) bool {
-	s = strings.NewReplacer(" ", "", "\u00a0", "", ",", "").Replace(s)
-	_, err := strconv.ParseFloat(s, 64)
-	return err == nil
-}
-
-// fieldOf returns the modal field of workflow input in.
-func fieldOf(in workflow.Input) conversation.Field {
-	return conversation.Field{ID: in.ID, Label: in.Name(), Required: in.Required, Number: in.Type == workflow.InputNumber}
-}
-
-// inputsModal returns the modal that asks for the missing inputs of def, titled with
-// the workflow's title, in language lang.
-func inputsModal(def *workflow.Definition, lang string, missing []workflow.Input) conversation.Modal {
-	m := conversation.Modal{Title: def.Title, Submit: tr(lang, "inputs.submit"), Lang: lang}
-	for _, in := range missing {
-		m.Fields = append(m.Fields, fieldOf(in))
-	}
-	return m
-}
-
-// inputsCard asks for the missing inputs: the first one in words (a reply in the
-// thread fills it), all of them with the button that opens their modal.
-func (t *wfTurn) inputsCard(missing []workflow.Input) conversation.Card {
-	text := tr(t.lang, "input.ask", missing[0].Name())
-	m := inputsModal(t.def(), t.lang, missing)
-	return conversation.Card{Text: text, Blocks: []conversation.Block{
-		{Kind: conversation.BlockSection, Text: text},
-		{Kind: conversation.BlockActions, Buttons: []conversation.Button{{
-			Label: tr(t.lang, "inputs.fill"), Style: "primary",
-			Action: t.cards().action(conversation.ActionInputs, "", 0, ""), Modal: &m,
-		}}},
-	}}
-}
 
 // renderInputs shows an evInputs event: the message that asked for inputs is closed,
 // saying who gave them (by, "" when nobody did), and when inputs are still missing
@@ -69,15 +18,15 @@ func (t *wfTurn) renderInputs(ctx context.Context, by string) {
 		return
 	}
 	if by != "" && ws.InputsTS != "" {
-		text := "✓ " + tr(t.lang, "inputs.given", by)
-		t.update(ctx, ws.InputsTS, conversation.Card{Text: text, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: text}}})
+		text := "✓ " + render.Tr(t.lang, "inputs.given", by)
+		t.update(ctx, ws.InputsTS, render.NoteCard(text))
 		ws.InputsTS = ""
 	}
 	missing := t.def().MissingInputs(ws.Inputs)
 	if len(missing) == 0 || ws.InputsTS != "" {
 		return
 	}
-	card := t.inputsCard(missing)
+	card := t.cards().AskInputs(missing)
 	if ws.InputsTS = t.post(ctx, card); ws.InputsTS == "" && !t.r.out.lost() {
 		t.reply = card.Text // the card was refused: the question alone, as the turn's reply
 	}
@@ -96,7 +45,7 @@ func (t *wfTurn) submitInputs(ctx context.Context, a conversation.ActionInput) e
 	}
 	for id, v := range a.Values {
 		in, ok := t.def().Input(id)
-		if !ok || FieldError(t.lang, fieldOf(*in), v) != "" || strings.TrimSpace(v) == "" {
+		if !ok || render.FieldError(t.lang, render.FieldOf(*in), v) != "" || strings.TrimSpace(v) == "" {
 			continue
 		}
 		ws.Inputs[id] = strings.TrimSpace(v)
@@ -124,10 +73,10 @@ func (s *Service) openStartModal(ctx context.Context, r *run, def *workflow.Defi
 		return
 	}
 	if def.Locale != "" {
-		lang = uiLang(def.Locale)
+		lang = render.UILang(def.Locale)
 	}
 	a := conversation.Action{Name: conversation.ActionInputs, Channel: key.ChannelID, ThreadTS: key.ThreadTS}
-	if err := mo.OpenModal(ctx, cmd.TriggerID, a, inputsModal(def, lang, missing)); err != nil {
+	if err := mo.OpenModal(ctx, cmd.TriggerID, a, render.InputsModal(def, lang, missing)); err != nil {
 		r.log.Info("the inputs modal did not open; the thread asks for the inputs", "error", err)
 	}
 }

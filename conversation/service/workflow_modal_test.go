@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/conversation/render"
 )
 
 func TestFieldError(t *testing.T) {
@@ -24,7 +24,7 @@ func TestFieldError(t *testing.T) {
 		{"en", "many", conversation.Field{Number: true}, "Enter a number, like 1500."},
 		{"ru", "много", conversation.Field{Number: true}, "Введите число, например 1500."},
 	} {
-		if got := service.FieldError(tt.lang, tt.f, tt.value); got != tt.want {
+		if got := render.FieldError(tt.lang, tt.f, tt.value); got != tt.want {
 			t.Errorf("FieldError(%s, %+v, %q) = %q, want %q", tt.lang, tt.f, tt.value, got, tt.want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -40,25 +41,12 @@ func (t *wfTurn) decide(ctx context.Context, id, text string) (handled bool, err
 	return true, t.rewrite(ctx, id, text, "changes requested: "+text, false)
 }
 
-// meaningArg is the Arg of the Approve button of askMeaning's card, which the click
-// closes.
-const meaningArg = "meaning"
-
 // askMeaning posts a card that asks what reply text meant, with buttons that act on
 // it: Approve (the artifact's own), Request this change, Just a question.
 func (t *wfTurn) askMeaning(ctx context.Context, id, text string) error {
 	st := t.ws().Artifacts[id]
 	a, _ := t.def().Artifact(id)
-	carried := clipBytes(text, maxCarriedReply)
-	c := t.cards()
-	card := conversation.Card{Text: tr(t.lang, "reply_meaning", a.Title), Blocks: []conversation.Block{
-		{Kind: conversation.BlockSection, Text: tr(t.lang, "reply_meaning", a.Title)},
-		{Kind: conversation.BlockActions, Buttons: []conversation.Button{
-			{Label: tr(t.lang, "approve"), Style: "primary", Action: c.action(conversation.ActionApprove, id, st.Rev, meaningArg)},
-			{Label: tr(t.lang, "reply_change"), Action: c.action(conversation.ActionReplyChange, id, st.Rev, carried)},
-			{Label: tr(t.lang, "reply_question"), Action: c.action(conversation.ActionReplyQuestion, id, st.Rev, carried)},
-		}},
-	}}
+	card := t.cards().Meaning(a, st, clipBytes(text, maxCarriedReply))
 	t.reply = ""
 	if _, err := t.r.out.PostCard(ctx, card); err != nil {
 		return fmt.Errorf("post the reply's meaning card: %w", err)
@@ -73,7 +61,7 @@ func (t *wfTurn) replyAction(ctx context.Context, id string, a conversation.Acti
 	if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
 		return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
 	}
-	t.closeMeaning(ctx, a.MessageTS, tr(t.lang, string(act.Name)))
+	t.closeMeaning(ctx, a.MessageTS, render.Tr(t.lang, string(act.Name)))
 	if act.Name == conversation.ActionReplyChange {
 		return t.rewrite(ctx, id, act.Arg, "changes requested: "+act.Arg, false)
 	}
@@ -97,6 +85,6 @@ func clipBytes(s string, n int) string {
 // closeMeaning replaces the card of askMeaning at ts with what was chosen (choice,
 // its button's label) and by whom.
 func (t *wfTurn) closeMeaning(ctx context.Context, ts, choice string) {
-	note := tr(t.lang, "reply_read", t.user, choice)
-	t.update(ctx, ts, conversation.Card{Text: note, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: note}}})
+	note := render.Tr(t.lang, "reply_read", t.user, choice)
+	t.update(ctx, ts, render.NoteCard(note))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -17,7 +18,7 @@ import (
 // earlier messages do (README.md, "Workflows").
 func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	if ws := t.ws(); ws != nil && ws.Status == workflow.RunRunning {
-		return errUsage{tr(t.lang, "already_running", ws.Name)}
+		return errUsage{render.Tr(t.lang, "already_running", ws.Name)}
 	}
 	if ws := t.ws(); ws != nil && ws.Status == workflow.RunCompleted && t.def() != nil {
 		// A new run replaces the completed one, whose edits and restarts would reopen
@@ -28,17 +29,17 @@ func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	}
 	def, ok := t.s.cfg.Workflows.Get(name)
 	if !ok {
-		return errUsage{tr(t.lang, "unknown_workflow", name, strings.Join(t.s.cfg.Workflows.Names(), ", "))}
+		return errUsage{render.Tr(t.lang, "unknown_workflow", name, strings.Join(t.s.cfg.Workflows.Names(), ", "))}
 	}
 	if text == "" {
 		text = t.earlierText()
 	}
 	locale := def.Locale
 	if locale == "" {
-		locale = textLocale(hint)
+		locale = render.TextLocale(hint)
 	}
 	if locale == "" {
-		locale = textLocale(text)
+		locale = render.TextLocale(text)
 	}
 	if locale == "" {
 		if l, err := t.s.cfg.Messenger.UserLocale(ctx, t.user); err == nil && l != "" {
@@ -48,7 +49,7 @@ func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	if locale == "" {
 		locale = "en"
 	}
-	t.m, t.lang = t.s.machine(def), uiLang(locale)
+	t.m, t.lang = t.s.machine(def), render.UILang(locale)
 	t.state.Mode, t.state.Workflow = conversation.ModeWorkflow, t.m.NewRun(t.user, locale)
 	t.ws().Inputs = def.FillInputs(text)
 	if cmd := t.r.in.Command; cmd != nil {
@@ -109,7 +110,7 @@ func (t *wfTurn) advance(ctx context.Context) error {
 	case plan.Write != "":
 		return t.write(ctx, plan.Write, "", "written", supersede{why: supersededRevised})
 	case !plan.Busy() && len(plan.Stale) > 0:
-		t.reply = tr(t.lang, "waiting_stale")
+		t.reply = render.Tr(t.lang, "waiting_stale")
 	}
 	return nil
 }
@@ -232,7 +233,7 @@ func (t *wfTurn) evaluate(ctx context.Context, r conversation.ArtifactRequest, t
 	if err != nil {
 		return nil, failedAt(sourceModel, fmt.Errorf("evaluate %s: %w", r.Artifact.ID, err))
 	}
-	return checkPlaceholders(t.lang, eval, text), nil
+	return render.CheckPlaceholders(t.lang, eval, text), nil
 }
 
 // pick chooses option label of artifact id, with optional instructions, and writes
@@ -290,13 +291,13 @@ func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) err
 		again.Action = &conversation.ActionInput{Action: conversation.Action{Name: actionAdvance}, UserID: t.user}
 		fctx, cancel := t.s.final(ctx)
 		defer cancel()
-		card := t.cards().failed("⚠️ "+t.s.failureMessage(t.lang, err, "retry.step"), again.ID)
+		card := t.cards().Failed("⚠️ "+t.s.failureMessage(t.lang, err, "retry.step"), again.ID)
 		if perr := t.postCard(fctx, card, nil); perr != nil {
 			if errors.Is(perr, conversation.ErrLeaseLost) {
 				return perr
 			}
 			t.log.Error("failure message with Retry not posted", "error", perr)
-			t.reply = t.s.failureMessage(t.lang, err, "") + " " + tr(t.lang, "followup_retry")
+			t.reply = t.s.failureMessage(t.lang, err, "") + " " + render.Tr(t.lang, "followup_retry")
 			return nil
 		}
 		t.state.Retry = &again
@@ -357,7 +358,7 @@ func (t *wfTurn) regenerate(ctx context.Context, id, guidance string) error {
 	plan := workflow.Next(t.def(), t.ws())
 	if waits := plan.Waits[id]; len(waits) > 0 {
 		a, _ := t.def().Artifact(id)
-		t.reply = tr(t.lang, "rerun_waits", a.Title, t.cards().titles(waits))
+		t.reply = render.Tr(t.lang, "rerun_waits", a.Title, t.cards().Titles(waits))
 		return nil
 	}
 	return t.advance(ctx)
@@ -415,7 +416,7 @@ func (t *wfTurn) finish(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("summarize: %w", err)
 	}
-	if err := t.upload(ctx, false, tr(t.lang, "done", t.def().Title)+"\n\n"+t.s.cfg.Format(summary)); err != nil {
+	if err := t.upload(ctx, false, render.Tr(t.lang, "done", t.def().Title)+"\n\n"+t.s.cfg.Format(summary)); err != nil {
 		return err
 	}
 	if err := t.m.Complete(t.ws()); err != nil {
@@ -464,16 +465,6 @@ func placeholderFix(ph []string) string {
 // placeholderReason is the reason the placeholders criterion fails for ph.
 func placeholderReason(ph []string) string {
 	return "placeholder " + strings.Join(ph, ", ") + " left in the text"
-}
-
-// checkPlaceholders adds to eval the result of the placeholders criterion when text
-// has a placeholder left: failing, with the placeholders as its reason, in lang.
-func checkPlaceholders(lang string, eval []workflow.CriterionResult, text string) []workflow.CriterionResult {
-	ph := workflow.Placeholders(text)
-	if len(ph) == 0 {
-		return eval
-	}
-	return append(eval, workflow.CriterionResult{ID: conversation.CriterionPlaceholders, Pass: false, Reason: tr(lang, "evaluation.slots_left", strings.Join(ph, ", "))})
 }
 
 // earlierText returns what people wrote in the thread before the workflow started

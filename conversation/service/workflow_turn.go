@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -95,8 +96,8 @@ func (t *wfTurn) ws() *workflow.State { return t.state.Workflow }
 // def returns the run's definition.
 func (t *wfTurn) def() *workflow.Definition { return t.m.Def }
 
-func (t *wfTurn) cards() cards {
-	return cards{lang: t.lang, key: t.key, def: t.def(), format: t.s.cfg.Format, profileDefined: t.s.profileDefined}
+func (t *wfTurn) cards() render.Cards {
+	return render.Cards{Lang: t.lang, Key: t.key, Def: t.def(), Format: t.s.cfg.Format, ProfileDefined: t.s.profileDefined}
 }
 
 // machine returns the machine of def under the service's approval policy.
@@ -114,7 +115,7 @@ func (t *wfTurn) bind() error {
 	if !ok {
 		return fmt.Errorf("workflow %q of this thread is no longer configured", ws.Name)
 	}
-	t.m, t.lang = t.s.machine(def), uiLang(ws.Locale)
+	t.m, t.lang = t.s.machine(def), render.UILang(ws.Locale)
 	return nil
 }
 
@@ -190,51 +191,51 @@ func (t *wfTurn) ephemeral(ctx context.Context, text string) {
 func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 	switch r.Reason {
 	case workflow.NotCurrent:
-		t.ephemeral(ctx, tr(t.lang, "not_current"))
+		t.ephemeral(ctx, render.Tr(t.lang, "not_current"))
 		return errTold{r}
 	case workflow.NotAllowed:
 		var who []string
 		if r.StartedBy != "" {
-			who = append(who, tr(t.lang, "the_starter", r.StartedBy))
+			who = append(who, render.Tr(t.lang, "the_starter", r.StartedBy))
 		}
 		if len(r.Approvers) > 0 {
 			names := make([]string, 0, len(r.Approvers))
 			for _, id := range r.Approvers {
 				names = append(names, "<@"+id+">")
 			}
-			who = append(who, tr(t.lang, "approvers", strings.Join(names, ", ")))
+			who = append(who, render.Tr(t.lang, "approvers", strings.Join(names, ", ")))
 		}
 		key := "not_allowed" // approve and keep
 		switch r.Action {
 		case workflow.PermRestart, workflow.PermEdit, workflow.PermCancel:
 			key += "." + string(r.Action)
 		}
-		t.ephemeral(ctx, tr(t.lang, key, strings.Join(who, tr(t.lang, "or"))))
+		t.ephemeral(ctx, render.Tr(t.lang, key, strings.Join(who, render.Tr(t.lang, "or"))))
 		return errTold{r}
 	case workflow.NotRunning:
-		return errUsage{tr(t.lang, "none_running")}
+		return errUsage{render.Tr(t.lang, "none_running")}
 	case workflow.UnknownArtifact:
 		ids := make([]string, 0, len(t.def().Artifacts))
 		for _, a := range t.def().Artifacts {
 			ids = append(ids, "`"+a.ID+"`")
 		}
-		return errUsage{tr(t.lang, "unknown_artifact", t.def().Title, r.Artifact, strings.Join(ids, ", "))}
+		return errUsage{render.Tr(t.lang, "unknown_artifact", t.def().Title, r.Artifact, strings.Join(ids, ", "))}
 	case workflow.NoSuchOption:
-		return errUsage{tr(t.lang, "reply_unclear")}
+		return errUsage{render.Tr(t.lang, "reply_unclear")}
 	case workflow.NoText, workflow.BeingWritten:
 		a, _ := t.def().Artifact(r.Artifact)
 		if r.Reason == workflow.NoText {
-			return errUsage{tr(t.lang, "no_text", a.Title)}
+			return errUsage{render.Tr(t.lang, "no_text", a.Title)}
 		}
-		return errUsage{tr(t.lang, "being_written", a.Title, a.ID)}
+		return errUsage{render.Tr(t.lang, "being_written", a.Title, a.ID)}
 	case workflow.NoItems, workflow.TooManyItems:
-		return errUsage{t.cards().itemsProblem(t.ws(), r)}
+		return errUsage{t.cards().ItemsProblem(t.ws(), r)}
 	case workflow.ChangePending:
 		a, _ := t.def().Artifact(r.Artifact)
 		src, _ := t.def().Artifact(r.Source)
-		return errUsage{tr(t.lang, "change_pending", src.Title, a.Title)}
+		return errUsage{render.Tr(t.lang, "change_pending", src.Title, a.Title)}
 	}
-	return errUsage{tr(t.lang, "not_current")}
+	return errUsage{render.Tr(t.lang, "not_current")}
 }
 
 // runWorkflow runs a workflow turn for r's input and saves it. It returns handled
@@ -279,7 +280,7 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *conversation.Chec
 		case in.Command.Source == conversation.SourceShortcut && in.Command.Line == "":
 			err = t.shortcut(ctx, in.Command.MessageTS)
 		case !known:
-			err = errUsage{tr(t.lang, "unknown_command", c.name) + "\n" + commandUsage(t.lang)}
+			err = errUsage{render.Tr(t.lang, "unknown_command", c.name) + "\n" + render.CommandUsage(t.lang)}
 		default:
 			err = t.command(ctx, c, "")
 		}
@@ -333,7 +334,7 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *conversation.Chec
 				// The step can run again as it was: the failure offers Retry.
 				t.state.Retry = failed
 				t.reply = ""
-				if perr := t.postCard(fctx, t.cards().failed("⚠️ "+s.failureMessage(t.lang, err, "retry.step"), failed.ID), nil); perr != nil {
+				if perr := t.postCard(fctx, t.cards().Failed("⚠️ "+s.failureMessage(t.lang, err, "retry.step"), failed.ID), nil); perr != nil {
 					return true, perr
 				}
 			}
@@ -384,7 +385,7 @@ func (t *wfTurn) runRetry(ctx context.Context, a conversation.ActionInput) error
 	}
 	orig := t.retry
 	if orig == nil || orig.ID != a.Action.Arg {
-		t.ephemeral(ctx, tr(t.lang, "retry.gone"))
+		t.ephemeral(ctx, render.Tr(t.lang, "retry.gone"))
 		return errTold{&workflow.Refusal{Reason: workflow.NotCurrent}}
 	}
 	t.rerun = orig
@@ -440,6 +441,6 @@ func (t *wfTurn) closeRetried(ctx context.Context, a conversation.ActionInput) {
 	if a.MessageTS == "" {
 		return
 	}
-	note := "↻ " + tr(t.lang, "retried_by", a.UserID)
-	t.update(ctx, a.MessageTS, conversation.Card{Text: note, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: note}}})
+	note := "↻ " + render.Tr(t.lang, "retried_by", a.UserID)
+	t.update(ctx, a.MessageTS, render.NoteCard(note))
 }

@@ -3,11 +3,10 @@ package service
 import (
 	"context"
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -86,7 +85,7 @@ func verdictFix(a *workflow.Artifact, v workflow.Verdict, ph []string, asked str
 		if r.ID == conversation.CriterionPlaceholders {
 			continue // asked for above
 		}
-		line := "- " + criterionTitle("en", a, r.ID)
+		line := "- " + render.CriterionTitle("en", a, r.ID)
 		if a.Critical(r.ID) {
 			line += " (critical)"
 		}
@@ -112,39 +111,6 @@ func verdictFix(a *workflow.Artifact, v workflow.Verdict, ph []string, asked str
 	return strings.Join(lines, "\n")
 }
 
-// judged is an artifact's evaluation on its card: the evaluation line and failing
-// criteria (evaluation), then the verdict; after an automatic revision, both
-// verdicts, before → after.
-func (c cards) judged(a *workflow.Artifact, st *workflow.ArtifactState) string {
-	lines := []string{c.evaluation(a, st.Eval)}
-	lines = append(lines, c.passedChecks(a, st.Eval)...)
-	return strings.Join(append(lines, c.verdict(a, st)), "\n")
-}
-
-// passedChecks are the lines of the checks (workflow.Check) in eval that passed with
-// a reason to show (a word count): "✅ *title*: reason"; failing ones are among the
-// evaluation's failing criteria.
-func (c cards) passedChecks(a *workflow.Artifact, eval []workflow.CriterionResult) []string {
-	var out []string
-	for _, r := range eval {
-		if !r.Pass || strings.TrimSpace(r.Reason) == "" || !hasCheck(a, r.ID) {
-			continue
-		}
-		out = append(out, "✅ *"+criterionTitle(c.lang, a, r.ID)+"*: "+shorten(strings.Join(strings.Fields(r.Reason), " "), 300))
-	}
-	return out
-}
-
-// hasCheck reports whether criterion id of a has a check.
-func hasCheck(a *workflow.Artifact, id string) bool {
-	for _, cr := range a.Criteria {
-		if cr.ID == id {
-			return cr.Check != nil
-		}
-	}
-	return false
-}
-
 // assess evaluates text against r.Artifact's criteria (without the placeholders
 // check): those with a check by workflow.RunChecks, without a model; the others by
 // the model's Evaluate, asked about only them (no call when every criterion has a
@@ -167,7 +133,7 @@ func (t *wfTurn) assess(ctx context.Context, r conversation.ArtifactRequest, tex
 		model, u, err = t.s.cfg.Agent.Evaluate(ctx, asked, text)
 		t.add(u)
 	}
-	return mergeResults(r.Artifact, checkResults(t.lang, checks), model), err
+	return mergeResults(r.Artifact, render.CheckResults(t.lang, checks), model), err
 }
 
 // mergeResults puts checks (the results of a's checked criteria, in criteria order)
@@ -202,82 +168,4 @@ func mergeResults(a *workflow.Artifact, checks, model []workflow.CriterionResult
 		}
 	}
 	return out
-}
-
-// checkResults are the criterion results of checks, their reasons in lang
-// (checkReason).
-func checkResults(lang string, checks []workflow.CheckResult) []workflow.CriterionResult {
-	out := make([]workflow.CriterionResult, len(checks))
-	for i, c := range checks {
-		out[i] = workflow.CriterionResult{ID: c.ID, Pass: c.Pass, Reason: checkReason(lang, c)}
-	}
-	return out
-}
-
-// checkReason words check result c in lang: why it failed ("No "Meta keywords:"
-// line"); for a words check, the count against its target also when it passed
-// ("1,480 words; the target is 1,500 ± 15% (1,275–1,725)"); "" for a line or heading
-// that is there.
-func checkReason(lang string, c workflow.CheckResult) string {
-	switch {
-	case c.Kind == workflow.CheckWords && c.Problem == workflow.CheckNoTarget && c.Value == "":
-		return tr(lang, "check.words_no_input", groupDigits(lang, c.Count), c.Want)
-	case c.Kind == workflow.CheckWords && c.Problem == workflow.CheckNoTarget:
-		return tr(lang, "check.words_not_number", groupDigits(lang, c.Count), c.Want, c.Value)
-	case c.Kind == workflow.CheckWords:
-		target := strconv.FormatFloat(c.Target, 'f', -1, 64) // 2.5
-		switch {
-		case c.Target >= 1e15:
-			target = strconv.FormatFloat(c.Target, 'g', -1, 64) // 1e+300, not its digits
-		case c.Target == math.Trunc(c.Target):
-			target = groupDigits(lang, int(c.Target))
-		}
-		return tr(lang, "check.words", groupDigits(lang, c.Count), target, strconv.FormatFloat(c.Tolerance*100, 'f', -1, 64), groupDigits(lang, c.Min), groupDigits(lang, c.Max))
-	case c.Problem == workflow.CheckEmpty:
-		return tr(lang, "check.line_empty", c.Want)
-	case c.Problem == workflow.CheckMissing && c.Kind == workflow.CheckLine:
-		return tr(lang, "check.line_missing", strings.TrimSpace(c.Want))
-	case c.Problem == workflow.CheckMissing:
-		return tr(lang, "check.heading_missing", c.Want)
-	}
-	return ""
-}
-
-// groupDigits writes whole number n with the thousands separator of lang: "1,500" in
-// English, "1 500" (a no-break space) in Russian.
-func groupDigits(lang string, n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	sep := tr(lang, "check.thousands")
-	var b strings.Builder
-	for i, d := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteString(sep)
-		}
-		b.WriteRune(d)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-// verdict is the verdict line of st's evaluation, in the card's language: "⚖️
-// *Verdict:* ✅ pass", or "… ❌ fail (2 of 4 criteria met) → ✅ pass (4 of 4) after
-// one automatic revision".
-func (c cards) verdict(a *workflow.Artifact, st *workflow.ArtifactState) string {
-	word := func(v workflow.Verdict) string {
-		if v.Pass {
-			return tr(c.lang, "verdict.pass")
-		}
-		return tr(c.lang, "verdict.fail")
-	}
-	after := c.def.Judge(a, st.Eval)
-	line := word(after)
-	if st.PriorEval != nil {
-		before := c.def.Judge(a, st.PriorEval)
-		line = tr(c.lang, "verdict.revised", word(before), before.Met, before.Total, word(after), after.Met, after.Total)
-	}
-	return "⚖️ *" + tr(c.lang, "verdict.label") + ":* " + line
 }

@@ -1,4 +1,4 @@
-package service
+package render
 
 import (
 	"strings"
@@ -38,7 +38,7 @@ func TestShorten(t *testing.T) {
 func TestEvaluationCard(t *testing.T) {
 	a := &workflow.Artifact{ID: "positioning", Title: "Positioning", Criteria: []workflow.Criterion{
 		{ID: "clear", Description: "Clear"}, {ID: "concrete", Description: "Concrete"}, {ID: "short", Description: "Short"}}}
-	c := cards{lang: "en", format: func(s string) string { return s }}
+	c := Cards{Lang: "en", Format: func(s string) string { return s }}
 	got := c.evaluation(a, []workflow.CriterionResult{{ID: "clear", Pass: true, Reason: "Met: “Clear”."}, {ID: "concrete", Pass: true, Reason: "ok"}, {ID: "short", Pass: true}})
 	if got != "✅ 3 of 3 criteria met" {
 		t.Errorf("all met = %q", got)
@@ -48,7 +48,7 @@ func TestEvaluationCard(t *testing.T) {
 	if got != want {
 		t.Errorf("one failing = %q; want %q", got, want)
 	}
-	ru := cards{lang: "ru"}.evaluation(a, []workflow.CriterionResult{{ID: "clear", Pass: true}})
+	ru := Cards{Lang: "ru"}.evaluation(a, []workflow.CriterionResult{{ID: "clear", Pass: true}})
 	if !strings.Contains(ru, "1 из 1") {
 		t.Errorf("ru = %q", ru)
 	}

@@ -1,4 +1,4 @@
-package service
+package render
 
 import (
 	"strings"
@@ -19,9 +19,9 @@ func TestEvaluationCardInRussian(t *testing.T) {
 		{"en", "0 of 1 criteria met", "❌ *No placeholders*", "still in the text after an automatic fix: [product]", "✏️ *Editor's note:* _Revised as asked: shorter._"},
 		{"ru", "выполнено критериев: 0 из 1", "❌ *Без заполнителей*", "остались в тексте и после автоматического исправления: [product]", "✏️ *Примечание редактора:* _Revised as asked: shorter._"},
 	} {
-		c := cards{lang: tc.lang, def: def, format: func(s string) string { return s }}
+		c := Cards{Lang: tc.lang, Def: def, Format: func(s string) string { return s }}
 		st := &workflow.ArtifactState{Status: workflow.StatusGenerated, Text: "For [product].", Note: "Revised as asked: shorter.",
-			Eval: checkPlaceholders(tc.lang, nil, "For [product].")}
+			Eval: CheckPlaceholders(tc.lang, nil, "For [product].")}
 		var texts []string
 		for _, b := range c.artifact(a, st, "").Blocks {
 			texts = append(texts, b.Text)

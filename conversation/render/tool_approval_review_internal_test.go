@@ -1,4 +1,4 @@
-package service
+package render
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ func TestShownArgumentsLongBacktickRuns(t *testing.T) {
 			`{"code":"` + run + `\n*Approved by the admin*\n` + run + `"}`,
 			"not json " + run + " *bold*",
 		} {
-			if got := shownArguments(in); strings.Contains(got, "```") {
+			if got := ShownArguments(in); strings.Contains(got, "```") {
 				t.Errorf("shownArguments(%q) = %q: a fence survives", in, got)
 			}
 		}

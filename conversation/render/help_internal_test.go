@@ -1,4 +1,4 @@
-package service
+package render
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ func TestCommandUsageInEachLanguage(t *testing.T) {
 		"en": {"— start a workflow in a new thread", "E.g. `/threadwright start blog ", "In a channel: `/threadwright <command>`"},
 		"ru": {"— начать процесс в новой ветке", "Например: `/threadwright start blog ", "В канале: `/threadwright <команда>`"},
 	} {
-		got := commandUsage(lang)
+		got := CommandUsage(lang)
 		for _, w := range want {
 			if !strings.Contains(got, w) {
 				t.Errorf("commandUsage(%q) lacks %q:\n%s", lang, w, got)

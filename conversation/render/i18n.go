@@ -1,4 +1,4 @@
-package service
+package render
 
 import (
 	"fmt"
@@ -310,9 +310,9 @@ var statusWords = map[string]map[workflow.ArtifactStatus]string{
 	"ru": {workflow.StatusPending: "ожидает", workflow.StatusOptionsGenerated: "есть варианты", workflow.StatusOptionSelected: "вариант выбран", workflow.StatusGenerated: "на проверке", workflow.StatusApproved: "утверждён", workflow.StatusStale: "устарел", workflow.StatusRunning: "выполняется"},
 }
 
-// tr returns the text for key in lang (English when lang has none), formatted with
+// Tr returns the text for key in lang (English when lang has none), formatted with
 // args.
-func tr(lang, key string, args ...any) string {
+func Tr(lang, key string, args ...any) string {
 	c, ok := catalogs[lang]
 	if !ok {
 		c = catalogs["en"]
@@ -328,7 +328,7 @@ func tr(lang, key string, args ...any) string {
 }
 
 // uiLang returns the catalog language for a locale tag ("ru-RU" → "ru").
-func uiLang(locale string) string {
+func UILang(locale string) string {
 	lang, _, _ := strings.Cut(strings.ToLower(locale), "-")
 	lang, _, _ = strings.Cut(lang, "_")
 	if _, ok := catalogs[lang]; ok {
@@ -337,10 +337,10 @@ func uiLang(locale string) string {
 	return "en"
 }
 
-// textLocale guesses a language from the script of text: "ru" for mostly Cyrillic
+// TextLocale guesses a language from the script of text: "ru" for mostly Cyrillic
 // letters, "" when it cannot tell (too few letters, or Latin, which many languages
 // share).
-func textLocale(text string) string {
+func TextLocale(text string) string {
 	var letters, cyrillic int
 	for _, r := range text {
 		if unicode.IsLetter(r) {

@@ -1,4 +1,4 @@
-package service
+package render
 
 import (
 	"testing"
@@ -15,7 +15,7 @@ func TestCriterionTitleDropsTheFullStop(t *testing.T) {
 		{ID: "etc", Description: "Lists examples, etc"},
 	}}
 	for id, want := range map[string]string{"length": "The body is within 15% of the target length", "etc": "Lists examples, etc", "other": "other"} {
-		if got := criterionTitle("en", a, id); got != want {
+		if got := CriterionTitle("en", a, id); got != want {
 			t.Errorf("criterionTitle(%q) = %q, want %q", id, got, want)
 		}
 	}

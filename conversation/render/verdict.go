@@ -1,0 +1,190 @@
+package render
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// evaluation sums up an evaluation on one line ("✅ 4 of 4 criteria met"), then each
+// failing criterion with its reason on a line of its own.
+func (c Cards) evaluation(a *workflow.Artifact, eval []workflow.CriterionResult) string {
+	met := 0
+	var failed []string
+	for _, r := range eval {
+		if r.Pass {
+			met++
+			continue
+		}
+		line := "❌ *" + CriterionTitle(c.Lang, a, r.ID) + "*"
+		if reason := strings.TrimSpace(r.Reason); reason != "" {
+			line += ": " + shorten(strings.Join(strings.Fields(reason), " "), 300)
+		}
+		failed = append(failed, line)
+	}
+	mark := "✅"
+	if len(failed) > 0 {
+		mark = "⚠️"
+	}
+	return strings.Join(append([]string{mark + " " + Tr(c.Lang, "evaluation.met", met, len(eval))}, failed...), "\n")
+}
+
+// CriterionTitle is criterion id's title on an evaluation card: its description without
+// a closing full stop, or, for the check every written artifact gets, its name in lang.
+func CriterionTitle(lang string, a *workflow.Artifact, id string) string {
+	for _, cr := range a.Criteria {
+		if cr.ID == id {
+			// A description is often a sentence; the card puts ":" and the reason
+			// after it, so its closing full stop goes.
+			return strings.TrimSuffix(strings.TrimSpace(cr.Description), ".")
+		}
+	}
+	if id == conversation.CriterionPlaceholders {
+		return Tr(lang, "evaluation.no_slots")
+	}
+	return id
+}
+
+// passLine is the context line of st's passes on artifact a's card: its options'
+// self review, or its text's enhancement pass; "" when none ran.
+func (c Cards) passLine(a *workflow.Artifact, st *workflow.ArtifactState) string {
+	if (st.Status == workflow.StatusOptionsGenerated || st.Status == workflow.StatusOptionSelected) && st.Reviewed {
+		return "🔍 " + Tr(c.Lang, "pass.reviewed")
+	}
+	if a.Enhance == nil {
+		return ""
+	}
+	switch st.Enhancement {
+	case workflow.EnhanceDone:
+		return "✨ " + Tr(c.Lang, "pass.enhanced", a.Enhance.Model)
+	case workflow.EnhanceSkipped:
+		return "⏭ " + Tr(c.Lang, "pass.enhance_skipped", a.Enhance.Model)
+	case workflow.EnhanceFailed:
+		return "⚠️ " + Tr(c.Lang, "pass.enhance_failed", a.Enhance.Model)
+	}
+	return ""
+}
+
+// CheckPlaceholders adds to eval the result of the placeholders criterion when text
+// has a placeholder left: failing, with the placeholders as its reason, in lang.
+func CheckPlaceholders(lang string, eval []workflow.CriterionResult, text string) []workflow.CriterionResult {
+	ph := workflow.Placeholders(text)
+	if len(ph) == 0 {
+		return eval
+	}
+	return append(eval, workflow.CriterionResult{ID: conversation.CriterionPlaceholders, Pass: false, Reason: Tr(lang, "evaluation.slots_left", strings.Join(ph, ", "))})
+}
+
+// judged is an artifact's evaluation on its card: the evaluation line and failing
+// criteria (evaluation), then the verdict; after an automatic revision, both
+// verdicts, before → after.
+func (c Cards) judged(a *workflow.Artifact, st *workflow.ArtifactState) string {
+	lines := []string{c.evaluation(a, st.Eval)}
+	lines = append(lines, c.passedChecks(a, st.Eval)...)
+	return strings.Join(append(lines, c.verdict(a, st)), "\n")
+}
+
+// passedChecks are the lines of the checks (workflow.Check) in eval that passed with
+// a reason to show (a word count): "✅ *title*: reason"; failing ones are among the
+// evaluation's failing criteria.
+func (c Cards) passedChecks(a *workflow.Artifact, eval []workflow.CriterionResult) []string {
+	var out []string
+	for _, r := range eval {
+		if !r.Pass || strings.TrimSpace(r.Reason) == "" || !hasCheck(a, r.ID) {
+			continue
+		}
+		out = append(out, "✅ *"+CriterionTitle(c.Lang, a, r.ID)+"*: "+shorten(strings.Join(strings.Fields(r.Reason), " "), 300))
+	}
+	return out
+}
+
+// hasCheck reports whether criterion id of a has a check.
+func hasCheck(a *workflow.Artifact, id string) bool {
+	for _, cr := range a.Criteria {
+		if cr.ID == id {
+			return cr.Check != nil
+		}
+	}
+	return false
+}
+
+// CheckResults are the criterion results of checks, their reasons in lang
+// (checkReason).
+func CheckResults(lang string, checks []workflow.CheckResult) []workflow.CriterionResult {
+	out := make([]workflow.CriterionResult, len(checks))
+	for i, c := range checks {
+		out[i] = workflow.CriterionResult{ID: c.ID, Pass: c.Pass, Reason: checkReason(lang, c)}
+	}
+	return out
+}
+
+// checkReason words check result c in lang: why it failed ("No "Meta keywords:"
+// line"); for a words check, the count against its target also when it passed
+// ("1,480 words; the target is 1,500 ± 15% (1,275–1,725)"); "" for a line or heading
+// that is there.
+func checkReason(lang string, c workflow.CheckResult) string {
+	switch {
+	case c.Kind == workflow.CheckWords && c.Problem == workflow.CheckNoTarget && c.Value == "":
+		return Tr(lang, "check.words_no_input", groupDigits(lang, c.Count), c.Want)
+	case c.Kind == workflow.CheckWords && c.Problem == workflow.CheckNoTarget:
+		return Tr(lang, "check.words_not_number", groupDigits(lang, c.Count), c.Want, c.Value)
+	case c.Kind == workflow.CheckWords:
+		target := strconv.FormatFloat(c.Target, 'f', -1, 64) // 2.5
+		switch {
+		case c.Target >= 1e15:
+			target = strconv.FormatFloat(c.Target, 'g', -1, 64) // 1e+300, not its digits
+		case c.Target == math.Trunc(c.Target):
+			target = groupDigits(lang, int(c.Target))
+		}
+		return Tr(lang, "check.words", groupDigits(lang, c.Count), target, strconv.FormatFloat(c.Tolerance*100, 'f', -1, 64), groupDigits(lang, c.Min), groupDigits(lang, c.Max))
+	case c.Problem == workflow.CheckEmpty:
+		return Tr(lang, "check.line_empty", c.Want)
+	case c.Problem == workflow.CheckMissing && c.Kind == workflow.CheckLine:
+		return Tr(lang, "check.line_missing", strings.TrimSpace(c.Want))
+	case c.Problem == workflow.CheckMissing:
+		return Tr(lang, "check.heading_missing", c.Want)
+	}
+	return ""
+}
+
+// groupDigits writes whole number n with the thousands separator of lang: "1,500" in
+// English, "1 500" (a no-break space) in Russian.
+func groupDigits(lang string, n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	sep := Tr(lang, "check.thousands")
+	var b strings.Builder
+	for i, d := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(d)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// verdict is the verdict line of st's evaluation, in the card's language: "⚖️
+// *Verdict:* ✅ pass", or "… ❌ fail (2 of 4 criteria met) → ✅ pass (4 of 4) after
+// one automatic revision".
+func (c Cards) verdict(a *workflow.Artifact, st *workflow.ArtifactState) string {
+	word := func(v workflow.Verdict) string {
+		if v.Pass {
+			return Tr(c.Lang, "verdict.pass")
+		}
+		return Tr(c.Lang, "verdict.fail")
+	}
+	after := c.Def.Judge(a, st.Eval)
+	line := word(after)
+	if st.PriorEval != nil {
+		before := c.Def.Judge(a, st.PriorEval)
+		line = Tr(c.Lang, "verdict.revised", word(before), before.Met, before.Total, word(after), after.Met, after.Total)
+	}
+	return "⚖️ *" + Tr(c.Lang, "verdict.label") + ":* " + line
+}
