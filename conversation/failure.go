@@ -1,5 +1,7 @@
 package conversation
 
+import "errors"
+
 // What a failure message says (README, "Failures and Retry"): what failed — the
 // model, a tool, Slack or the database — in a few words safe to show, then what Retry
 // does. The details stay in the log; no secret nor stack trace reaches the thread.
@@ -43,3 +45,42 @@ type ToolError struct {
 
 func (e *ToolError) Error() string { return "tool " + e.Tool + ": " + e.Err.Error() }
 func (e *ToolError) Unwrap() error { return e.Err }
+
+// StepError is an error of a step that knows what it came from (FailedAt): a call
+// of the model, or a Slack Web API call.
+type StepError struct {
+	Cause Cause
+	Err   error
+}
+
+func (e *StepError) Error() string { return e.Err.Error() }
+func (e *StepError) Unwrap() error { return e.Err }
+
+// FailedAt marks err as coming from cause (CauseModel, CauseSlack).
+func FailedAt(cause Cause, err error) error { return &StepError{Cause: cause, Err: err} }
+
+// Explain says what err came from: the core's own markers first (a tool, a step's
+// cause, the store), then c (nil: none), then the cause a StepError names; a Failure
+// with CauseUnknown when nothing says.
+func (c Classifier) Explain(err error) Failure {
+	var te *ToolError
+	var tf *TaskFailure
+	var se *StepError
+	switch {
+	case errors.As(err, &te):
+		return Failure{Cause: CauseTool, Tool: te.Tool}
+	case errors.As(err, &tf) && len(tf.Tools) > 0:
+		return Failure{Cause: CauseTool, Tool: tf.Tools[0]}
+	case errors.Is(err, ErrUnavailable):
+		return Failure{Cause: CauseStore}
+	}
+	if c != nil {
+		if f := c(err); f.Cause != CauseUnknown {
+			return f
+		}
+	}
+	if errors.As(err, &se) {
+		return Failure{Cause: se.Cause}
+	}
+	return Failure{}
+}

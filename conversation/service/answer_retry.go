@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
 )
 
@@ -17,12 +18,12 @@ func isRetry(in conversation.Input) bool {
 // message again; a workflow step's Retry goes to the workflow turn (workflow_turn.go,
 // runRetry), which also refuses an out-of-date click in a workflow thread. handled is
 // false when the click is not for an answer.
-func (s *Service) retryTurn(ctx context.Context, r *run) (handled bool, err error) {
-	click := r.in.Action
-	cp, err := s.load(ctx, r)
+func (s *Service) retryTurn(ctx context.Context, r *Run) (handled bool, err error) {
+	click := r.In.Action
+	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
 		s.retryGone(ctx, r, "en")
-		return true, s.finish(ctx, r, conversation.InputDone)
+		return true, r.Drop(ctx, conversation.InputDone)
 	}
 	if err != nil {
 		return true, err
@@ -35,22 +36,22 @@ func (s *Service) retryTurn(ctx context.Context, r *run) (handled bool, err erro
 		return false, nil // a workflow thread: its turn runs the step again, or refuses
 	default:
 		s.retryGone(ctx, r, answerLang(orig))
-		return true, s.finish(ctx, r, conversation.InputDone) // nothing changes: no save
+		return true, r.Drop(ctx, conversation.InputDone) // nothing changes: no save
 	}
-	s.compact(ctx, r.log, cp)
+	s.compact(ctx, r.Log, cp)
 	again := *r
-	again.in.Kind, again.in.Message = conversation.KindUserMessage, orig.Message
+	again.In.Kind, again.In.Message = conversation.KindUserMessage, orig.Message
 	msg := orig.Message
 	if msg.Direct && msg.ThreadTS == msg.TS && st.Assistant == nil {
-		r.out.setBroadcast() // as the first answer was (README, "Assistant view")
+		r.Out.SetBroadcast() // as the first answer was (README, "Assistant view")
 	}
 	s.closeRetriedAnswer(ctx, r, render.UILang(render.TextLocale(msg.Text)))
 	prompt := conversation.Prompt{
-		Key:      r.in.Key,
+		Key:      r.In.Key,
 		Summary:  st.Summary,
-		History:  s.clipAll(dialogue(before(cp.Messages, msg.TS))),
+		History:  s.clipAll(history.Dialogue(before(cp.Messages, msg.TS))),
 		UserID:   msg.UserID,
-		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
+		Text:     history.Clip(msg.Text, s.cfg.MaxPromptChars),
 		Entities: st.Entities,
 	}
 	prompt.ContextChannelID = contextChannel(st)
@@ -79,23 +80,23 @@ func answerLang(in *conversation.Input) string {
 
 // retryGone tells the person who clicked an out-of-date Retry that it is no longer
 // available.
-func (s *Service) retryGone(ctx context.Context, r *run, lang string) {
-	a := r.in.Action
-	if err := s.cfg.Messenger.PostEphemeral(ctx, r.in.Key, a.UserID, render.Tr(lang, "retry.gone")); err != nil {
-		r.log.Warn("ephemeral not posted", "error", err)
+func (s *Service) retryGone(ctx context.Context, r *Run, lang string) {
+	a := r.In.Action
+	if err := s.cfg.Messenger.PostEphemeral(ctx, r.In.Key, a.UserID, render.Tr(lang, "retry.gone")); err != nil {
+		r.Log.Warn("ephemeral not posted", "error", err)
 	}
 }
 
 // closeRetriedAnswer replaces the failure message clicked with a note of who retried
 // (the click does not carry its text); the new answer follows below it.
-func (s *Service) closeRetriedAnswer(ctx context.Context, r *run, lang string) {
-	a := r.in.Action
-	if a.MessageTS == "" || r.out.lost() {
+func (s *Service) closeRetriedAnswer(ctx context.Context, r *Run, lang string) {
+	a := r.In.Action
+	if a.MessageTS == "" || r.Out.Lost() {
 		return
 	}
 	note := "↻ " + render.Tr(lang, "retried_by", a.UserID)
-	if err := s.cfg.Messenger.UpdateCard(ctx, r.in.Key, a.MessageTS, render.NoteCard(note)); err != nil {
-		r.log.Warn("failure message not closed", "error", err)
+	if err := s.cfg.Messenger.UpdateCard(ctx, r.In.Key, a.MessageTS, render.NoteCard(note)); err != nil {
+		r.Log.Warn("failure message not closed", "error", err)
 	}
 }
 
@@ -104,15 +105,15 @@ func (s *Service) closeRetriedAnswer(ctx context.Context, r *run, lang string) {
 // (State.Retry), in place of what the turn streamed (streamTS, when set). It returns
 // the posted message's ts ("" when Slack refused it too: the caller posts the text
 // as a plain reply).
-func (s *Service) answerFailed(ctx context.Context, r *run, text string, failed *conversation.Input, streamTS string) (string, error) {
-	c := render.Cards{Lang: answerLang(failed), Key: r.in.Key}
+func (s *Service) answerFailed(ctx context.Context, r *Run, text string, failed *conversation.Input, streamTS string) (string, error) {
+	c := render.Cards{Lang: answerLang(failed), Key: r.In.Key}
 	card := c.Failed(text, failed.ID)
-	ts, err := r.out.postCardReplacing(ctx, card, streamTS)
+	ts, err := r.Out.PostCardReplacing(ctx, card, streamTS)
 	if errors.Is(err, conversation.ErrLeaseLost) {
 		return "", err
 	}
 	if err != nil {
-		r.log.Error("failure message with Retry not posted", "error", err)
+		r.Log.Error("failure message with Retry not posted", "error", err)
 		return "", nil
 	}
 	return ts, nil
@@ -122,11 +123,11 @@ func (s *Service) answerFailed(ctx context.Context, r *run, text string, failed 
 // message (a Retry's turn runs under the click's id, so an older failure's button is
 // out of date), or nil for a turn that cannot run again as it was (a resumed tool
 // confirmation).
-func retryOf(r *run) *conversation.Input {
-	if r.in.Kind != conversation.KindUserMessage || r.in.Message == nil {
+func retryOf(r *Run) *conversation.Input {
+	if r.In.Kind != conversation.KindUserMessage || r.In.Message == nil {
 		return nil
 	}
-	in := r.in
+	in := r.In
 	in.Attempts, in.Status, in.Action = 0, "", nil
 	return &in
 }

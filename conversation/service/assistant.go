@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
 )
 
@@ -125,7 +126,7 @@ type progressCard struct {
 	log     *slog.Logger
 	key     conversation.Key
 	inputID string
-	out     *outbox
+	out     *Outbox
 
 	// mu guards the fields below and serializes the calls to Slack.
 	mu sync.Mutex
@@ -140,7 +141,7 @@ type progressCard struct {
 func (p *progressCard) report(status string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.out.lost() {
+	if p.out.Lost() {
 		return // another worker runs the input now
 	}
 	now := p.s.cfg.Now()
@@ -173,7 +174,7 @@ func (p *progressCard) report(status string) {
 func (p *progressCard) finish(ctx context.Context, note string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ts == "" || p.out.lost() {
+	if p.ts == "" || p.out.Lost() {
 		return
 	}
 	card := render.NoteCard(note)
@@ -186,15 +187,15 @@ func (p *progressCard) finish(ctx context.Context, note string) {
 // → ReAct executor → synthesizer; docs/architecture.md "Data flow of one Slack
 // event"), streaming the answer where the Messenger can, with a progress message and
 // Stop while tools run. earlier are thread messages from before the bot joined.
-func (s *Service) assistantTurn(ctx context.Context, r *run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
-	in, msg := r.in, r.in.Message
+func (s *Service) assistantTurn(ctx context.Context, r *Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
+	in, msg := r.In, r.In.Message
 	user := conversation.Message{Role: conversation.RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
 	prompt := conversation.Prompt{
 		Key:      in.Key,
 		Summary:  cp.Conversation.State.Summary,
-		History:  s.clipAll(append(dialogue(cp.Messages), earlier...)),
+		History:  s.clipAll(append(history.Dialogue(cp.Messages), earlier...)),
 		UserID:   msg.UserID,
-		Text:     clip(msg.Text, s.cfg.MaxPromptChars),
+		Text:     history.Clip(msg.Text, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
 	}
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
@@ -211,21 +212,21 @@ func (s *Service) assistantTurn(ctx context.Context, r *run, cp *conversation.Ch
 // assistantTurn, shared with the turn a tool confirmation resumes
 // (conversation/tool_approval.go). An executor that stops for a confirmation ends
 // the turn with the confirmation card instead of a reply.
-func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
-	in := r.in
+func (s *Service) respond(ctx context.Context, r *Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
+	in := r.In
 	start := s.cfg.Now()
-	if text, ts, ok := r.out.priorAnswer(); ok {
+	if text, ts, ok := r.Out.PriorAnswer(); ok {
 		// An earlier run posted the whole answer and could not save it: save it now,
 		// without asking the model again.
-		r.log.Info("re-run: the answer is in the thread already; saving it")
-		fctx, cancel := s.final(ctx)
+		r.Log.Info("re-run: the answer is in the thread already; saving it")
+		fctx, cancel := r.Final(ctx)
 		defer cancel()
-		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: text, posted: true, ts: ts, answer: true,
-			update: func(st *conversation.State) { st.ToolApproval = nil }, rebase: true})
+		return r.Finish(fctx, cp.Conversation, Ending{Msgs: msgs, Reply: text, Posted: true, TS: ts, Answer: true,
+			Update: func(st *conversation.State) { st.ToolApproval = nil }, Rebase: true})
 	}
-	s.allowStop(in.Key)
-	s.setStatus(ctx, r.log, in.Key, StatusThinking)
-	prog := &progressCard{s: s, log: r.log, key: in.Key, inputID: in.ID, out: r.out}
+	r.AllowStop()
+	r.SetStatus(ctx, StatusThinking)
+	prog := &progressCard{s: s, log: r.Log, key: in.Key, inputID: in.ID, out: r.Out}
 	stream := s.newAnswerStream(ctx, r, prompt.UserID)
 	if stream != nil {
 		prompt.AnswerSink = stream
@@ -233,22 +234,22 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 			prompt.Tasks, prog.tasks = stream, stream
 		}
 	}
-	out, err := s.answer(ctx, r.log, prompt, prog.report)
+	out, err := s.answer(ctx, r.Log, prompt, prog.report)
 	reply, usage, meta := out.text, out.usage, out.meta(s.cfg.Now().Sub(start))
-	s.freeze(in.Key)
+	r.Freeze()
 	// The final writes run on a context that neither a stop nor the turn's timeout
 	// cancelled.
-	fctx, cancel := s.final(ctx)
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	if by, stopped := conversation.StoppedBy(ctx); stopped {
 		// Stopped at a safe point: say so and save a consistent checkpoint.
-		r.log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
+		r.Log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
 		if stream != nil {
 			stream.stop(false)
 		}
 		prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
-		return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: render.StoppedNote(by), answer: true, notice: true, usage: usage,
-			update: func(st *conversation.State) { st.ToolApproval = nil }, rebase: true})
+		return r.Finish(fctx, cp.Conversation, Ending{Msgs: msgs, Reply: render.StoppedNote(by), Answer: true, Notice: true, Usage: usage,
+			Update: func(st *conversation.State) { st.ToolApproval = nil }, Rebase: true})
 	}
 	if err != nil {
 		if errors.Is(context.Cause(ctx), conversation.ErrLeaseLost) {
@@ -257,7 +258,7 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 			}
 			return conversation.ErrLeaseLost // another worker runs the input now
 		}
-		if s.ctx.Err() != nil {
+		if r.ShuttingDown() {
 			// Shutting down: the input stays pending and runs again right away on
 			// another replica, or here after the restart; the thread says so, and
 			// the progress message loses its Stop.
@@ -265,10 +266,10 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 				stream.stop(false)
 			}
 			prog.finish(fctx, "⏸ Interrupted by a restart; I'll pick this up again in a moment.")
-			s.clearStatus(r.log, in.Key)
+			r.ClearStatus()
 			return err
 		}
-		r.log.Error("answer failed", "error", err)
+		r.Log.Error("answer failed", "error", err)
 		lang := render.UILang(render.TextLocale(prompt.Text))
 		reply = s.failureMessage(lang, err, "")
 		if failed := retryOf(r); failed != nil {
@@ -288,8 +289,8 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 				// in its place offers no Retry.
 				reply, failed = s.failureMessage(lang, err, ""), nil
 			}
-			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, posted: ts != "", ts: ts, answer: true, notice: true,
-				meta: meta, usage: usage, rebase: true, update: func(st *conversation.State) {
+			return r.Finish(fctx, cp.Conversation, Ending{Msgs: msgs, Reply: reply, Posted: ts != "", TS: ts, Answer: true, Notice: true,
+				Meta: meta, Usage: usage, Rebase: true, Update: func(st *conversation.State) {
 					st.ToolApproval = nil
 					st.Retry = failed
 				}})
@@ -306,7 +307,7 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 	prog.finish(fctx, render.DoneNote(out.tools))
 	if len(out.outOfScope) > 0 {
 		reply = render.OutOfScopeReply(render.UILang(render.TextLocale(prompt.Text)), out.outOfScope)
-		r.log.Info("items out of scope", "count", len(out.outOfScope))
+		r.Log.Info("items out of scope", "count", len(out.outOfScope))
 	}
 	update := func(st *conversation.State) {
 		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
@@ -323,23 +324,23 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 				return perr
 			}
 			if perr != nil {
-				r.log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
+				r.Log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
 			}
-			return s.finishTurn(fctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, posted: true, ts: ts,
-				answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true})
+			return r.Finish(fctx, cp.Conversation, Ending{Msgs: msgs, Reply: reply, Posted: true, TS: ts,
+				Answer: true, Notice: err != nil, Meta: meta, Usage: usage, Update: update, Rebase: true})
 		}
 	}
-	e := ending{msgs: msgs, reply: reply, answer: true, notice: err != nil, meta: meta, usage: usage, update: update, rebase: true}
+	e := Ending{Msgs: msgs, Reply: reply, Answer: true, Notice: err != nil, Meta: meta, Usage: usage, Update: update, Rebase: true}
 	if failed := retryOf(r); failed != nil && err == nil && reply != "" {
 		// Posted here rather than by finishTurn: an answer Slack refuses is a
 		// failure, with Retry, like the model's.
-		ts, perr := r.out.postReply(fctx, reply, true, true, false)
+		ts, perr := r.Out.Post(fctx, reply, true, true, false)
 		switch {
 		case errors.Is(perr, conversation.ErrLeaseLost):
 			return perr
 		case perr != nil:
-			r.log.Error("answer not posted", "error", perr)
-			text := s.failureMessage(answerLang(failed), failedAt(sourceSlack, perr), "retry.answer")
+			r.Log.Error("answer not posted", "error", perr)
+			text := s.failureMessage(answerLang(failed), conversation.FailedAt(conversation.CauseSlack, perr), "retry.answer")
 			fts, ferr := s.answerFailed(fctx, r, text, failed, "")
 			if ferr != nil {
 				return ferr
@@ -347,13 +348,13 @@ func (s *Service) respond(ctx context.Context, r *run, cp *conversation.Checkpoi
 			// Not posted again by finishTurn: the answer is saved as it is, unposted
 			// (later turns have it in their history), and the failure message offers
 			// Retry, which answers again.
-			e.posted = true
+			e.Posted = true
 			if fts != "" {
-				e.update = func(st *conversation.State) { update(st); st.Retry = failed }
+				e.Update = func(st *conversation.State) { update(st); st.Retry = failed }
 			}
 		default:
-			e.posted, e.ts = true, ts
+			e.Posted, e.TS = true, ts
 		}
 	}
-	return s.finishTurn(fctx, r, cp.Conversation, e)
+	return r.Finish(fctx, cp.Conversation, e)
 }

@@ -25,17 +25,17 @@ func (s *Service) workflowPrompts() []conversation.SuggestedPrompt {
 // assistantThreadTurn runs a KindAssistantThread input: it records the channel the
 // person views in the thread's state and, when the thread starts, posts the greeting
 // (once) and sets the suggested prompts for that channel.
-func (s *Service) assistantThreadTurn(ctx context.Context, r *run) error {
-	ev := r.in.Thread
-	cp, err := s.load(ctx, r)
+func (s *Service) assistantThreadTurn(ctx context.Context, r *Run) error {
+	ev := r.In.Thread
+	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
-		cp, err = &conversation.Checkpoint{Conversation: conversation.Conversation{Key: r.in.Key, State: conversation.State{Mode: conversation.ModeAssistant, StartedBy: ev.UserID}}}, nil
+		cp, err = &conversation.Checkpoint{Conversation: conversation.Conversation{Key: r.In.Key, State: conversation.State{Mode: conversation.ModeAssistant, StartedBy: ev.UserID}}}, nil
 	}
 	if err != nil {
 		return err
 	}
 	started := ev.Event == conversation.AssistantThreadStarted
-	e := ending{rebase: true, update: func(st *conversation.State) {
+	e := Ending{Rebase: true, Update: func(st *conversation.State) {
 		v := conversation.AssistantView{}
 		if st.Assistant != nil {
 			v = *st.Assistant
@@ -46,7 +46,7 @@ func (s *Service) assistantThreadTurn(ctx context.Context, r *run) error {
 	}}
 	if started {
 		if a := cp.Conversation.State.Assistant; a == nil || !a.Greeted {
-			e.reply = s.cfg.SuggestedPrompts.GreetingText()
+			e.Reply = s.cfg.SuggestedPrompts.GreetingText()
 		}
 		if s.assistantThreads != nil {
 			prompts := s.cfg.SuggestedPrompts.For(ev.ContextChannelID, s.workflowPrompts())
@@ -54,21 +54,21 @@ func (s *Service) assistantThreadTurn(ctx context.Context, r *run) error {
 			if s.cfg.SuggestedPrompts != nil {
 				title = s.cfg.SuggestedPrompts.Title
 			}
-			if err := s.assistantThreads.SetSuggestedPrompts(ctx, r.in.Key, title, prompts); err != nil {
-				r.log.Warn("suggested prompts not set", "error", err)
+			if err := s.assistantThreads.SetSuggestedPrompts(ctx, r.In.Key, title, prompts); err != nil {
+				r.Log.Warn("suggested prompts not set", "error", err)
 			}
 		}
 	}
-	r.log.Info("assistant thread", "event", ev.Event, "context_channel", ev.ContextChannelID)
-	fctx, cancel := s.final(ctx)
+	r.Log.Info("assistant thread", "event", ev.Event, "context_channel", ev.ContextChannelID)
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
-	return s.finishTurn(fctx, r, cp.Conversation, e)
+	return r.Finish(fctx, cp.Conversation, e)
 }
 
 // titleThread sets the title of an assistant thread from its first question, once:
 // it reports whether the state should record that it did (even when Slack refused,
 // so that a refusal is not retried on every message).
-func (s *Service) titleThread(ctx context.Context, r *run, st conversation.State, question string) bool {
+func (s *Service) titleThread(ctx context.Context, r *Run, st conversation.State, question string) bool {
 	if st.Assistant == nil || st.Assistant.Titled || s.assistantThreads == nil {
 		return false
 	}
@@ -80,8 +80,8 @@ func (s *Service) titleThread(ctx context.Context, r *run, st conversation.State
 	if title == "" {
 		return false
 	}
-	if err := s.assistantThreads.SetTitle(ctx, r.in.Key, title); err != nil {
-		r.log.Warn("assistant thread title not set", "error", err)
+	if err := s.assistantThreads.SetTitle(ctx, r.In.Key, title); err != nil {
+		r.Log.Warn("assistant thread title not set", "error", err)
 	}
 	return true
 }
@@ -100,13 +100,13 @@ func contextChannel(st conversation.State) string {
 var errBroadcastNotStreamed = errors.New("a direct message's answer is posted, not streamed, to show it in the channel")
 
 // setBroadcast makes the outbox's replies show in the channel too.
-func (o *outbox) setBroadcast() {
+func (o *Outbox) SetBroadcast() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.broadcast = true
 }
 
-func (o *outbox) isBroadcast() bool {
+func (o *Outbox) isBroadcast() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.broadcast
@@ -116,25 +116,25 @@ func (o *outbox) isBroadcast() bool {
 // assistant view: Slack shows a thread reply to it only behind "1 reply", so the
 // turn's replies are broadcast to the DM too (and not streamed), and the person's
 // very first message to the bot is greeted first, as an assistant thread is.
-func (s *Service) directMessage(ctx context.Context, r *run, cp *conversation.Checkpoint) {
-	msg := r.in.Message
+func (s *Service) directMessage(ctx context.Context, r *Run, cp *conversation.Checkpoint) {
+	msg := r.In.Message
 	if msg == nil || !msg.Direct || msg.ThreadTS != msg.TS || cp.Conversation.State.Assistant != nil {
 		return
 	}
-	r.out.setBroadcast()
+	r.Out.SetBroadcast()
 	dm, ok := s.rawMessenger.(conversation.DirectMessages)
 	if cp.Conversation.Version != 0 || !ok {
 		return
 	}
-	first, err := dm.FirstMessage(ctx, r.in.Key, msg.TS)
+	first, err := dm.FirstMessage(ctx, r.In.Key, msg.TS)
 	if err != nil {
-		r.log.Warn("first direct message not checked; no greeting", "error", err)
+		r.Log.Warn("first direct message not checked; no greeting", "error", err)
 		return
 	}
 	if !first {
 		return
 	}
-	if _, err := r.out.PostReply(ctx, s.cfg.SuggestedPrompts.GreetingText(), false, false); err != nil {
-		r.log.Warn("greeting not posted", "error", err)
+	if _, err := r.Out.PostReply(ctx, s.cfg.SuggestedPrompts.GreetingText(), false, false); err != nil {
+		r.Log.Warn("greeting not posted", "error", err)
 	}
 }

@@ -21,7 +21,7 @@ const BudgetWindow = 24 * time.Hour
 // finished turn, 0 for a pipeline's checkpoint) goes on one row only: the main
 // model's when it was called, else the first model's; the others count 0. A turn
 // that used no tokens writes no row.
-func (s *Service) usageRecords(r *run, st conversation.State, u conversation.Usage, byModel []conversation.ModelUsage, metered bool, turns int) []conversation.UsageRecord {
+func (s *Service) usageRecords(r *Run, st conversation.State, u conversation.Usage, byModel []conversation.ModelUsage, metered bool, turns int) []conversation.UsageRecord {
 	if !metered {
 		byModel = []conversation.ModelUsage{{Model: s.cfg.Model, Usage: u}}
 	}
@@ -34,7 +34,7 @@ func (s *Service) usageRecords(r *run, st conversation.State, u conversation.Usa
 		if m.Usage.PromptTokens == 0 && m.Usage.CompletionTokens == 0 {
 			continue
 		}
-		rec := conversation.UsageRecord{UserID: r.in.User(), Workflow: workflow, Model: m.Model,
+		rec := conversation.UsageRecord{UserID: r.In.User(), Workflow: workflow, Model: m.Model,
 			PromptTokens: m.Usage.PromptTokens, CompletionTokens: m.Usage.CompletionTokens}
 		if m.Model == s.cfg.Model {
 			recs = append([]conversation.UsageRecord{rec}, recs...)
@@ -50,11 +50,11 @@ func (s *Service) usageRecords(r *run, st conversation.State, u conversation.Usa
 
 // budgeted reports whether r's input is held to the budgets: a person's input other
 // than a Stop click, when a budget is set and the store keeps the ledger.
-func (s *Service) budgeted(r *run) bool {
+func (s *Service) budgeted(r *Run) bool {
 	if s.cfg.Usage == nil || (s.cfg.BudgetTokensPerUserDay <= 0 && s.cfg.BudgetTokensPerChannelDay <= 0) {
 		return false
 	}
-	in := r.in
+	in := r.In
 	if in.User() == "" || in.Kind == conversation.KindPipeline || in.Kind == conversation.KindAssistantThread {
 		return false // a pipeline's part, or an assistant thread opened: no request
 	}
@@ -86,7 +86,7 @@ type budgetRefusal struct {
 
 // overBudget checks r's input against the budgets and, when one is reached, tells
 // the person and finishes the input: refused is true then, and err is finish's.
-func (s *Service) overBudget(ctx context.Context, r *run) (refused bool, err error) {
+func (s *Service) overBudget(ctx context.Context, r *Run) (refused bool, err error) {
 	if !s.budgeted(r) {
 		return false, nil
 	}
@@ -94,9 +94,9 @@ func (s *Service) overBudget(ctx context.Context, r *run) (refused bool, err err
 	if b == nil {
 		return false, nil
 	}
-	user := r.in.User()
+	user := r.In.User()
 	r.end.overBudget = true
-	r.log.Info("input refused: over a token budget", "user", user, "channel_budget", b.channel,
+	r.Log.Info("input refused: over a token budget", "user", user, "channel_budget", b.channel,
 		"used_tokens", b.used, "budget_tokens", b.budget, "frees_at", b.freeAt)
 	fctx, cancel := s.final(ctx)
 	defer cancel()
@@ -104,40 +104,40 @@ func (s *Service) overBudget(ctx context.Context, r *run) (refused bool, err err
 	if l, err := s.cfg.Messenger.UserLocale(fctx, user); err == nil && l != "" {
 		lang = render.UILang(l)
 	}
-	key := r.in.Key
-	if m := r.in.Message; m != nil && (m.Direct || m.ThreadTS == "" || m.ThreadTS == m.TS) {
+	key := r.In.Key
+	if m := r.In.Message; m != nil && (m.Direct || m.ThreadTS == "" || m.ThreadTS == m.TS) {
 		key.ThreadTS = ""
 	}
 	if err := s.cfg.Messenger.PostEphemeral(fctx, key, user, budgetText(lang, b, s.cfg.Admins)); err != nil {
-		r.log.Warn("notice of a budget refusal not posted", "error", err)
+		r.Log.Warn("notice of a budget refusal not posted", "error", err)
 	}
 	return true, s.finish(ctx, r, conversation.InputDone)
 }
 
 // checkBudgets returns the budget r's input is over (the person's first), or nil.
-func (s *Service) checkBudgets(ctx context.Context, r *run) *budgetRefusal {
+func (s *Service) checkBudgets(ctx context.Context, r *Run) *budgetRefusal {
 	now := s.cfg.Now()
 	since := now.Add(-BudgetWindow)
 	check := func(budget int64, f conversation.UsageFilter, channel bool) *budgetRefusal {
 		if budget <= 0 {
 			return nil
 		}
-		f.TeamID, f.Since = r.in.Key.TeamID, since
+		f.TeamID, f.Since = r.In.Key.TeamID, since
 		cctx, cancel := context.WithTimeout(ctx, countTimeout*4)
 		rows, err := s.cfg.Usage.UsageSince(cctx, f)
 		cancel()
 		if err != nil {
 			if !errors.Is(err, context.Canceled) {
-				r.log.Warn("token usage not read; the input is let through", "error", err)
+				r.Log.Warn("token usage not read; the input is let through", "error", err)
 			}
 			return nil
 		}
 		return overBudgetAt(rows, budget, channel)
 	}
-	if b := check(s.cfg.BudgetTokensPerUserDay, conversation.UsageFilter{UserID: r.in.User()}, false); b != nil {
+	if b := check(s.cfg.BudgetTokensPerUserDay, conversation.UsageFilter{UserID: r.In.User()}, false); b != nil {
 		return b
 	}
-	return check(s.cfg.BudgetTokensPerChannelDay, conversation.UsageFilter{ChannelID: r.in.Key.ChannelID}, true)
+	return check(s.cfg.BudgetTokensPerChannelDay, conversation.UsageFilter{ChannelID: r.In.Key.ChannelID}, true)
 }
 
 // overBudgetAt returns the refusal when rows (the window's ledger rows, oldest

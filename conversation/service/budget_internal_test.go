@@ -95,7 +95,7 @@ func TestBudgetedInputs(t *testing.T) {
 		{cmd("restart intro"), true},
 		{cmd("export"), true},
 	} {
-		r := &run{in: tc.in}
+		r := &Run{In: tc.in}
 		if got := s.budgeted(r); got != tc.want {
 			what := string(tc.in.Kind)
 			if c := tc.in.Command; c != nil {

@@ -155,7 +155,7 @@ func (t *wfTurn) renderStale(ctx context.Context) error {
 // postCard posts c in the thread and stores its ts in ts, when given. A post that
 // Slack refused is logged and shows nothing; a lost lease ends the turn.
 func (t *wfTurn) postCard(ctx context.Context, c conversation.Card, ts *string) error {
-	posted, err := t.r.out.PostCard(ctx, c)
+	posted, err := t.r.Out.PostCard(ctx, c)
 	if errors.Is(err, conversation.ErrLeaseLost) {
 		return err
 	}
@@ -171,8 +171,8 @@ func (t *wfTurn) postCard(ctx context.Context, c conversation.Card, ts *string) 
 // startedInChannel reports whether the turn runs a start typed in a channel, whose
 // turn began in the thread the channel command opened with a header message.
 func (t *wfTurn) startedInChannel() bool {
-	cmd := t.r.in.Command
-	if t.r.in.Kind != conversation.KindCommand || cmd == nil || cmd.Origin != t.key.ChannelID || cmd.Source == conversation.SourceShortcut {
+	cmd := t.r.In.Command
+	if t.r.In.Kind != conversation.KindCommand || cmd == nil || cmd.Origin != t.key.ChannelID || cmd.Source == conversation.SourceShortcut {
 		return false
 	}
 	c, _ := parseCommand(cmd.Line)
@@ -188,7 +188,7 @@ func (t *wfTurn) post(ctx context.Context, c conversation.Card) string {
 
 // update replaces the message ts with c, when there is one; a failure is logged.
 func (t *wfTurn) update(ctx context.Context, ts string, c conversation.Card) {
-	if ts == "" || t.r.out.lost() {
+	if ts == "" || t.r.Out.Lost() {
 		return
 	}
 	if err := t.s.cfg.Messenger.UpdateCard(ctx, t.key, ts, c); err != nil {

@@ -25,8 +25,8 @@ func (noWorkflows) Names() []string { return nil }
 // names, or ask with a menu when there are several. A command that fails is tried
 // again (the input stays pending) until its last attempt, which tells the user, in
 // their language, what failed, with a Retry button (command_retry.go).
-func (s *Service) channelCommand(ctx context.Context, r *run) error {
-	in := r.in
+func (s *Service) channelCommand(ctx context.Context, r *Run) error {
+	in := r.In
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(ctx, in.Command.UserID); err == nil {
 		lang = render.UILang(l)
@@ -34,20 +34,20 @@ func (s *Service) channelCommand(ctx context.Context, r *run) error {
 	err := s.runChannelCommand(ctx, r, lang)
 	switch {
 	case err == nil:
-		return s.finish(ctx, r, conversation.InputDone)
-	case errors.Is(err, conversation.ErrLeaseLost) || errors.Is(err, conversation.ErrClosed) || s.ctx.Err() != nil:
+		return r.Drop(ctx, conversation.InputDone)
+	case errors.Is(err, conversation.ErrLeaseLost) || errors.Is(err, conversation.ErrClosed) || r.ShuttingDown():
 		return err // the input stays pending: the thread is handed over
 	case in.Attempts < s.cfg.MaxAttempts:
 		return err // tried again after a backoff
 	}
-	r.log.Error("channel command failed", "error", err)
-	fctx, cancel := s.final(ctx)
+	r.Log.Error("channel command failed", "error", err)
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	card := render.CommandFailedCard(lang, s.channelCommandFailed(lang, err), in) // command_retry.go
 	if perr := s.cfg.Messenger.PostEphemeralCard(fctx, in.Key, in.Command.UserID, card); perr != nil {
-		r.log.Warn("ephemeral not posted", "error", perr)
+		r.Log.Warn("ephemeral not posted", "error", perr)
 	}
-	return s.finish(ctx, r, conversation.InputFailed)
+	return r.Drop(ctx, conversation.InputFailed)
 }
 
 // channelCommandFailed is the message of a channel command that failed for good, in
@@ -58,11 +58,11 @@ func (s *Service) channelCommandFailed(lang string, err error) string {
 }
 
 // runChannelCommand runs channelCommand's command.
-func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) error {
-	in, cmd := r.in, r.in.Command
+func (s *Service) runChannelCommand(ctx context.Context, r *Run, lang string) error {
+	in, cmd := r.In, r.In.Command
 	tell := func(text string) {
 		if err := s.cfg.Messenger.PostEphemeral(ctx, in.Key, cmd.UserID, text); err != nil {
-			r.log.Warn("ephemeral not posted", "error", err)
+			r.Log.Warn("ephemeral not posted", "error", err)
 		}
 	}
 	// The forward is the command itself, which the flood limits admitted: it is not
@@ -73,7 +73,7 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 		fc := *cmd
 		fc.Origin = in.Key.ChannelID
 		fwd := conversation.Input{ID: in.ID + ">" + key.ThreadTS, EventID: in.EventID, Key: key, Kind: conversation.KindCommand, Command: &fc}
-		if _, err := s.submit(ctx, fwd, false); err != nil {
+		if _, err := r.Forward(ctx, fwd); err != nil {
 			return fmt.Errorf("forward command to %s: %w", key, err)
 		}
 		return nil
@@ -91,7 +91,7 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 		if err := t.command(ctx, c, ""); err != nil {
 			return err
 		}
-		refs, err := s.userWorkflows(ctx, in.Key, cmd.UserID)
+		refs, err := s.userWorkflows(ctx, r, in.Key, cmd.UserID)
 		if err != nil {
 			return err
 		}
@@ -109,7 +109,7 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 			tell(render.Tr(lang, "unknown_workflow", c.arg, joinCode(s.cfg.Workflows.Names())))
 			return nil
 		}
-		root, err := r.out.PostCard(ctx, render.RunHeader(def, cmd.UserID))
+		root, err := r.Out.PostCard(ctx, render.RunHeader(def, cmd.UserID))
 		if err != nil {
 			return fmt.Errorf("post the workflow's first message: %w", err)
 		}
@@ -126,7 +126,7 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 		// (foreignCommand): it knows who started the thread's workflow.
 		return forward(conversation.Key{TeamID: in.Key.TeamID, ChannelID: c.thread.ChannelID, ThreadTS: c.thread.ThreadTS})
 	}
-	refs, err := s.userWorkflows(ctx, in.Key, cmd.UserID)
+	refs, err := s.userWorkflows(ctx, r, in.Key, cmd.UserID)
 	if err != nil {
 		return err
 	}
@@ -138,15 +138,15 @@ func (s *Service) runChannelCommand(ctx context.Context, r *run, lang string) er
 		return forward(refs[0].Key)
 	}
 	if err := s.cfg.Messenger.PostEphemeralCard(ctx, in.Key, cmd.UserID, render.Which(lang, refs, cmd.Line)); err != nil {
-		r.log.Warn("menu not posted", "error", err)
+		r.Log.Warn("menu not posted", "error", err)
 	}
 	return nil
 }
 
 // userWorkflows returns up to 10 running workflows userID started in key's channel.
-func (s *Service) userWorkflows(ctx context.Context, key conversation.Key, userID string) ([]conversation.WorkflowRef, error) {
+func (s *Service) userWorkflows(ctx context.Context, r *Run, key conversation.Key, userID string) ([]conversation.WorkflowRef, error) {
 	var refs []conversation.WorkflowRef
-	if err := s.retryStore(ctx, "find the user's workflows", func(ctx context.Context) error {
+	if err := r.RetryStore(ctx, "find the user's workflows", func(ctx context.Context) error {
 		var err error
 		refs, err = s.cfg.Store.Workflows(ctx, key.TeamID, key.ChannelID, userID, 10)
 		return err
@@ -198,17 +198,17 @@ func foreignCommand(key conversation.Key, cmd *conversation.CommandInput, ws *wo
 // refuseForeign tells the user, in the channel where they typed the command, that it
 // cannot act on the thread they linked. It names nothing of that thread or its
 // channel (not even whether it has a workflow), and says what to do instead.
-func (s *Service) refuseForeign(ctx context.Context, r *run) {
-	cmd := r.in.Command
+func (s *Service) refuseForeign(ctx context.Context, r *Run) {
+	cmd := r.In.Command
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(ctx, cmd.UserID); err == nil {
 		lang = render.UILang(l)
 	}
-	r.log.Info("command on another channel's thread refused", "origin", cmd.Origin, "user", cmd.UserID)
-	fctx, cancel := s.final(ctx)
+	r.Log.Info("command on another channel's thread refused", "origin", cmd.Origin, "user", cmd.UserID)
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
-	where := conversation.Key{TeamID: r.in.Key.TeamID, ChannelID: cmd.Origin}
+	where := conversation.Key{TeamID: r.In.Key.TeamID, ChannelID: cmd.Origin}
 	if err := s.cfg.Messenger.PostEphemeral(fctx, where, cmd.UserID, render.Tr(lang, "other_channel")); err != nil {
-		r.log.Warn("ephemeral not posted", "error", err)
+		r.Log.Warn("ephemeral not posted", "error", err)
 	}
 }

@@ -97,7 +97,7 @@ func snapshot(st conversation.State) savedState {
 
 // turnEvents returns the webhook events of saving turn after r's last load or save
 // (none unless Config.WebhookEvents).
-func (s *Service) turnEvents(r *run, turn conversation.Turn) []conversation.Event {
+func (s *Service) turnEvents(r *Run, turn conversation.Turn) []conversation.Event {
 	if !s.cfg.WebhookEvents || turn.State.Workflow == nil {
 		return nil
 	}
@@ -105,5 +105,5 @@ func (s *Service) turnEvents(r *run, turn conversation.Turn) []conversation.Even
 	if s.cfg.Workflows != nil {
 		def, _ = s.cfg.Workflows.Get(turn.State.Workflow.Name)
 	}
-	return workflowEvents(def, turn.Key, r.saved.wf, turn.State.Workflow, r.saved.retry, turn.State.Retry, r.in.User(), s.cfg.Now())
+	return workflowEvents(def, turn.Key, r.saved.wf, turn.State.Workflow, r.saved.retry, turn.State.Retry, r.In.User(), s.cfg.Now())
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/history"
 )
 
 // FeedbackLog records the clicks of feedback buttons.
@@ -28,7 +29,7 @@ func (l FeedbackLog) Record(ctx context.Context, f conversation.Feedback) error 
 	if f.Rating != conversation.RatingNegative {
 		f.Reason = ""
 	}
-	f.Reason = clip(f.Reason, conversation.MaxFeedbackReason)
+	f.Reason = history.Clip(f.Reason, conversation.MaxFeedbackReason)
 	m, err := l.Store.AnswerAt(ctx, f.Key, f.MessageTS)
 	switch {
 	case errors.Is(err, conversation.ErrNotFound):

@@ -47,21 +47,21 @@ func (s *Service) waitSlot() bool {
 }
 
 // turnStarted tells Metrics that r's turn started at start.
-func (s *Service) turnStarted(r *run, start time.Time) {
+func (s *Service) turnStarted(r *Run, start time.Time) {
 	wait := time.Duration(-1)
-	if r.in.Attempts <= 1 && !r.in.CreatedAt.IsZero() {
-		wait = max(start.Sub(r.in.CreatedAt), 0)
+	if r.In.Attempts <= 1 && !r.In.CreatedAt.IsZero() {
+		wait = max(start.Sub(r.In.CreatedAt), 0)
 	}
-	s.metrics().TurnStarted(string(r.in.Kind), wait)
+	s.metrics().TurnStarted(string(r.In.Kind), wait)
 }
 
 // turnEnded tells Metrics that r's turn, started at start under ctx, returned err.
-func (s *Service) turnEnded(ctx context.Context, r *run, start time.Time, err error) {
-	s.metrics().TurnEnded(string(r.in.Kind), s.turnOutcome(ctx, r, err), s.cfg.Now().Sub(start))
+func (s *Service) turnEnded(ctx context.Context, r *Run, start time.Time, err error) {
+	s.metrics().TurnEnded(string(r.In.Kind), s.turnOutcome(ctx, r, err), s.cfg.Now().Sub(start))
 }
 
 // turnOutcome names how r's turn under ctx ended, having returned err.
-func (s *Service) turnOutcome(ctx context.Context, r *run, err error) string {
+func (s *Service) turnOutcome(ctx context.Context, r *Run, err error) string {
 	_, stopped := conversation.StoppedBy(ctx)
 	switch {
 	case err != nil && (errors.Is(err, conversation.ErrLeaseLost) || s.ctx.Err() != nil):

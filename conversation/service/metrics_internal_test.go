@@ -106,7 +106,7 @@ func TestTurnOutcome(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s.ctx = tc.svc
-			if got := s.turnOutcome(tc.ctx, &run{end: tc.end}, tc.err); got != tc.want {
+			if got := s.turnOutcome(tc.ctx, &Run{end: tc.end}, tc.err); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})

@@ -13,12 +13,12 @@ import (
 )
 
 // run is one turn in progress: its input, the lease it runs under, and its posts.
-type run struct {
-	in    conversation.Input
+type Run struct {
+	In    conversation.Input
 	lease conversation.Lease
-	log   *slog.Logger
+	Log   *slog.Logger
 	th    *thread
-	out   *outbox
+	Out   *Outbox
 	end   turnEnd // for Metrics
 	// saved is the thread's workflow state as last loaded or saved by this run: what
 	// the next save's webhook events are the change from (events.go).
@@ -26,11 +26,13 @@ type run struct {
 	// meter counts the run's model usage by model (usage_meter.go); its context
 	// carries it.
 	meter *conversation.UsageMeter
+	// svc is the service that runs the turn.
+	svc *Service
 }
 
 // outbox posts a turn's messages through the Messenger, tagged, and replaces what an
 // earlier run of the same input posted. It is safe for concurrent use.
-type outbox struct {
+type Outbox struct {
 	s   *Service
 	key conversation.Key
 	id  string
@@ -50,14 +52,14 @@ type outbox struct {
 
 // newOutbox returns the outbox of r's turn. On a re-run (Attempts > 1) it reads what
 // earlier runs posted; when that fails, the turn goes on and may post again.
-func (s *Service) newOutbox(ctx context.Context, r *run) *outbox {
-	o := &outbox{s: s, key: r.in.Key, id: r.in.ID, th: r.th, used: map[string]bool{}}
-	if r.in.Attempts <= 1 {
+func (s *Service) newOutbox(ctx context.Context, r *Run) *Outbox {
+	o := &Outbox{s: s, key: r.In.Key, id: r.In.ID, th: r.th, used: map[string]bool{}}
+	if r.In.Attempts <= 1 {
 		return o
 	}
-	posted, err := s.cfg.Messenger.Posted(ctx, r.in.Key, r.in.ID, postedAfter(r.in))
+	posted, err := s.cfg.Messenger.Posted(ctx, r.In.Key, r.In.ID, postedAfter(r.In))
 	if err != nil {
-		r.log.Warn("what an earlier run of this input posted is unknown; it may be posted again", "error", err)
+		r.Log.Warn("what an earlier run of this input posted is unknown; it may be posted again", "error", err)
 		return o
 	}
 	o.prior = map[int][]conversation.Posted{}
@@ -65,7 +67,7 @@ func (s *Service) newOutbox(ctx context.Context, r *run) *outbox {
 		switch {
 		case p.Tag.InputID != "":
 			o.prior[p.Tag.N] = append(o.prior[p.Tag.N], p)
-		case p.File != "" || r.in.Message != nil || isRetry(r.in):
+		case p.File != "" || r.In.Message != nil || isRetry(r.In):
 			// An untagged message newer than the input may be this input's: a file
 			// share, or, for a person's message or a Retry of one (the only inputs
 			// whose turns stream, bounded by the message's or the failure's ts), a
@@ -77,7 +79,7 @@ func (s *Service) newOutbox(ctx context.Context, r *run) *outbox {
 		slices.SortFunc(ps, func(a, b conversation.Posted) int { return a.Piece - b.Piece })
 	}
 	if len(posted) > 0 {
-		r.log.Info("re-run: an earlier run of this input posted in the thread", "messages", len(posted))
+		r.Log.Info("re-run: an earlier run of this input posted in the thread", "messages", len(posted))
 	}
 	return o
 }
@@ -102,7 +104,7 @@ func postedAfter(in conversation.Input) string {
 
 // tag returns the tag of the turn's next post, replacing the earlier run's post of the
 // same ordinal.
-func (o *outbox) tag(answer bool) conversation.Tag {
+func (o *Outbox) tag(answer bool) conversation.Tag {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.n++
@@ -127,16 +129,16 @@ func (o *outbox) tag(answer bool) conversation.Tag {
 
 // lost reports whether the turn's lease was taken by another worker: it must no
 // longer change the thread.
-func (o *outbox) lost() bool { return o.th != nil && o.s.isLost(o.th) }
+func (o *Outbox) Lost() bool { return o.th != nil && o.s.isLost(o.th) }
 
 // PostReply posts text in the thread; answer marks a part of the turn's answer, and
 // final its last part. Errors: ErrLeaseLost (nothing posted); the Messenger's.
-func (o *outbox) PostReply(ctx context.Context, text string, answer, final bool) (string, error) {
-	return o.postReply(ctx, text, answer, final, false)
+func (o *Outbox) PostReply(ctx context.Context, text string, answer, final bool) (string, error) {
+	return o.Post(ctx, text, answer, final, false)
 }
 
 // postReply is PostReply; notice marks the answer as a notice (Tag.Notice).
-func (o *outbox) postReply(ctx context.Context, text string, answer, final, notice bool) (string, error) {
+func (o *Outbox) Post(ctx context.Context, text string, answer, final, notice bool) (string, error) {
 	if err := o.s.confirm(ctx, o.th); err != nil {
 		return "", err
 	}
@@ -148,7 +150,7 @@ func (o *outbox) postReply(ctx context.Context, text string, answer, final, noti
 
 // PostCard posts c in the thread (or at the channel's top level for a channel
 // command). Errors: as PostReply.
-func (o *outbox) PostCard(ctx context.Context, c conversation.Card) (string, error) {
+func (o *Outbox) PostCard(ctx context.Context, c conversation.Card) (string, error) {
 	if err := o.s.confirm(ctx, o.th); err != nil {
 		return "", err
 	}
@@ -157,7 +159,7 @@ func (o *outbox) PostCard(ctx context.Context, c conversation.Card) (string, err
 
 // postCardReplacing posts c in the thread as PostCard does, in place of the message
 // ts when set (a stream whose text c replaces: chat.update). Errors: as PostReply.
-func (o *outbox) postCardReplacing(ctx context.Context, c conversation.Card, ts string) (string, error) {
+func (o *Outbox) PostCardReplacing(ctx context.Context, c conversation.Card, ts string) (string, error) {
 	if err := o.s.confirm(ctx, o.th); err != nil {
 		return "", err
 	}
@@ -170,7 +172,7 @@ func (o *outbox) postCardReplacing(ctx context.Context, c conversation.Card, ts 
 
 // Upload uploads f to the thread, unless an earlier run shared a file of its name. A
 // file share carries no tag: it takes a post's ordinal, but replaces only a file.
-func (o *outbox) Upload(ctx context.Context, f conversation.File) error {
+func (o *Outbox) Upload(ctx context.Context, f conversation.File) error {
 	if err := o.s.confirm(ctx, o.th); err != nil {
 		return err
 	}
@@ -190,7 +192,7 @@ func (o *outbox) Upload(ctx context.Context, f conversation.File) error {
 // replaceReply posts text as the turn's answer (its final post) in place of the
 // message ts, a stream whose text text replaces: ts is edited into its first message
 // (Tag.Replace); notice marks it as a notice (Tag.Notice). Errors: as PostReply.
-func (o *outbox) replaceReply(ctx context.Context, text, ts string, notice bool) (string, error) {
+func (o *Outbox) ReplaceReply(ctx context.Context, text, ts string, notice bool) (string, error) {
 	if err := o.s.confirm(ctx, o.th); err != nil {
 		return "", err
 	}
@@ -202,7 +204,7 @@ func (o *outbox) replaceReply(ctx context.Context, text, ts string, notice bool)
 }
 
 // StartStream starts the turn's answer as a stream (see StreamingMessenger).
-func (o *outbox) StartStream(ctx context.Context, sm conversation.StreamingMessenger, userID string) (conversation.Stream, error) {
+func (o *Outbox) StartStream(ctx context.Context, sm conversation.StreamingMessenger, userID string) (conversation.Stream, error) {
 	if o.isBroadcast() {
 		return nil, errBroadcastNotStreamed
 	}
@@ -214,7 +216,7 @@ func (o *outbox) StartStream(ctx context.Context, sm conversation.StreamingMesse
 
 // StartTaskStream starts the turn's answer as a stream that also shows tasks (see
 // TaskStreamingMessenger), under StartStream's rules.
-func (o *outbox) StartTaskStream(ctx context.Context, tm conversation.TaskStreamingMessenger, userID string, opts conversation.TaskStreamOptions) (conversation.TaskStream, error) {
+func (o *Outbox) StartTaskStream(ctx context.Context, tm conversation.TaskStreamingMessenger, userID string, opts conversation.TaskStreamOptions) (conversation.TaskStream, error) {
 	if o.isBroadcast() {
 		return nil, errBroadcastNotStreamed
 	}
@@ -227,7 +229,7 @@ func (o *outbox) StartTaskStream(ctx context.Context, tm conversation.TaskStream
 // priorAnswer returns the answer an earlier run of the turn posted whole: the text of
 // its answer posts, in order, and the ts of its last message. ok is false when there
 // is none, or its final post is not all in the thread.
-func (o *outbox) priorAnswer() (text, ts string, ok bool) {
+func (o *Outbox) PriorAnswer() (text, ts string, ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	final := 0
@@ -265,7 +267,7 @@ func (o *outbox) priorAnswer() (text, ts string, ok bool) {
 
 // cleanup deletes what an earlier run posted that this run did not take over, before
 // the turn saves: the thread then shows this run's posts only.
-func (o *outbox) cleanup(ctx context.Context, log *slog.Logger) {
+func (o *Outbox) cleanup(ctx context.Context, log *slog.Logger) {
 	o.mu.Lock()
 	var stale []string
 	for _, ps := range o.prior {
@@ -287,4 +289,68 @@ func (o *outbox) cleanup(ctx context.Context, log *slog.Logger) {
 			log.Warn("an earlier run's message not deleted", "ts", ts, "error", err)
 		}
 	}
+}
+
+// Final returns the context of the turn's final writes (its reply, cards, save): not
+// cancelled with the turn's (a stop, a timeout), bounded by Config.FinalTimeout.
+func (r *Run) Final(ctx context.Context) (context.Context, context.CancelFunc) {
+	return r.svc.final(ctx)
+}
+
+// Load loads the turn's checkpoint, retrying while the store is unavailable.
+// Errors: conversation.ErrNotFound; the store's.
+func (r *Run) Load(ctx context.Context) (*conversation.Checkpoint, error) { return r.svc.load(ctx, r) }
+
+// Finish ends the turn with e, saving conv's new state and messages (see finishTurn).
+func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Ending) error {
+	return r.svc.finishTurn(ctx, r, conv, e)
+}
+
+// Drop ends the turn without a save, its input finished as status (dropped, failed,
+// or done when nothing changed).
+func (r *Run) Drop(ctx context.Context, status conversation.InputStatus) error {
+	return r.svc.finish(ctx, r, status)
+}
+
+// Checkpoint saves turn under the run's lease without ending the turn (a pipeline's
+// progress), retrying while the store is unavailable.
+func (r *Run) Checkpoint(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+	return r.svc.storeSave(ctx, r, turn)
+}
+
+// AllowStop marks the turn as one a person may stop (Stop, or a newer message).
+func (r *Run) AllowStop() { r.svc.allowStop(r.In.Key) }
+
+// AllowRunStop marks the turn as working on pipeline run id, which its Stop button
+// may stop; a newer message does not.
+func (r *Run) AllowRunStop(id string) { r.svc.allowRunStop(r.In.Key, id) }
+
+// Freeze makes the turn no longer stoppable: its answer is ready.
+func (r *Run) Freeze() { r.svc.freeze(r.In.Key) }
+
+// SetStatus shows status in the thread; failing to is logged, never fatal.
+func (r *Run) SetStatus(ctx context.Context, status string) {
+	r.svc.setStatus(ctx, r.Log, r.In.Key, status)
+}
+
+// ClearStatus clears the thread's status, even when the turn's context has ended.
+func (r *Run) ClearStatus() { r.svc.clearStatus(r.Log, r.In.Key) }
+
+// ShuttingDown reports whether the service is shutting down: the turn's input stays
+// pending and runs again.
+func (r *Run) ShuttingDown() bool { return r.svc.ctx.Err() != nil }
+
+// InputWaiting reports whether another input of the thread waits behind this turn.
+func (r *Run) InputWaiting() bool { return r.svc.waiting(r.In.Key) }
+
+// RetryStore runs op, retrying with backoff while the store is unavailable, until ctx
+// ends; what names the operation in the log.
+func (r *Run) RetryStore(ctx context.Context, what string, op func(context.Context) error) error {
+	return r.svc.retryStore(ctx, what, op)
+}
+
+// Forward submits in, an input that continues this one (a channel command forwarded
+// to its thread), without the flood limits that admitted this one.
+func (r *Run) Forward(ctx context.Context, in conversation.Input) (bool, error) {
+	return r.svc.submit(ctx, in, false)
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/workflow"
 	"golang.org/x/sync/errgroup"
 )
@@ -84,7 +85,7 @@ func (w worker) source(ctx context.Context, job itemJob, url string, limit int) 
 	}
 	shown := redactedURL(url)
 	if err != nil {
-		reason := clip(strings.Join(strings.Fields(w.redact(err.Error())), " "), maxReason)
+		reason := history.Clip(strings.Join(strings.Fields(w.redact(err.Error())), " "), maxReason)
 		if ctx.Err() == nil {
 			w.log.Info("source not fetched", "artifact", job.artifact, "item", job.index, "url", shown, "reason", reason)
 		}

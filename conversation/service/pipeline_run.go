@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
@@ -99,7 +100,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	if ws == nil || ws.Pipeline == nil {
 		return nil // a pipeline input left over from a run that ended
 	}
-	if t.r.in.ID != partID(t.key, ws.Pipeline) {
+	if t.r.In.ID != partID(t.key, ws.Pipeline) {
 		return nil // superseded: a later part of the run was enqueued after this one
 	}
 	if ws.Status != workflow.RunRunning {
@@ -109,10 +110,10 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	if ws.Pipeline.Stopped() {
 		return nil // waits for Continue
 	}
-	if t.r.in.Attempts > t.s.cfg.MaxAttempts {
+	if t.r.In.Attempts > t.s.cfg.MaxAttempts {
 		// Its turns keep failing (or the bot keeps dying in them): stop retrying.
 		t.m.Halt(ws, render.Tr(t.lang, "pipeline.attempts", t.s.cfg.MaxAttempts))
-		t.log.Error("pipeline halted after repeated failures", "attempts", t.r.in.Attempts)
+		t.log.Error("pipeline halted after repeated failures", "attempts", t.r.In.Attempts)
 		t.showProgress(ctx, true)
 		return nil
 	}
@@ -127,7 +128,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		t.pipeline = false
 		return t.then(ctx, t.advance) // a failure keeps the run's end and offers Retry
 	}
-	t.s.allowRunStop(t.key, conversation.RunStopPrefix+ws.Pipeline.ID)
+	t.r.AllowRunStop(conversation.RunStopPrefix + ws.Pipeline.ID)
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	inFlight := flight{}
@@ -141,7 +142,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 				break
 			}
 		}
-		giveWay := t.s.waiting(t.key) || t.s.cfg.Now().After(budget)
+		giveWay := t.r.InputWaiting() || t.s.cfg.Now().After(budget)
 		if ctx.Err() == nil && !giveWay {
 			for _, job := range t.jobs(inFlight) {
 				inFlight[itemKey{job.artifact, job.index}] = true
@@ -156,7 +157,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 		if !r.step {
 			delete(inFlight, itemKey{r.job.artifact, r.job.index})
 		}
-		t.record(r, ctx.Err() != nil && t.s.ctx.Err() == nil && !isStop(ctx))
+		t.record(r, ctx.Err() != nil && !t.r.ShuttingDown() && !isStop(ctx))
 		if r.cut {
 			continue
 		}
@@ -420,7 +421,7 @@ func (w worker) failureReason(err error) string {
 			}
 		}
 	}
-	return clip(strings.Join(strings.Fields(w.redact(s)), " "), maxReason)
+	return history.Clip(strings.Join(strings.Fields(w.redact(s)), " "), maxReason)
 }
 
 // record stores a worker's result in the state (workflow.Machine.RecordItem): a step
@@ -497,7 +498,7 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 	t.keep(rev)
 	// Posted on the final writes' context: a stop from now on must not lose the card
 	// of an artifact that is approved.
-	fctx, cancel := t.s.final(ctx)
+	fctx, cancel := t.r.Final(ctx)
 	defer cancel()
 	return t.renderShow(fctx, cardEvent{kind: evShow, id: id, why: supersededRewritten})
 }
@@ -508,7 +509,7 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 // instead, so its input stays pending.
 func (t *wfTurn) pausePipeline(ctx context.Context) error {
 	ws := t.ws()
-	if !workflow.AnyRunning(ws) && t.s.ctx.Err() == nil {
+	if !workflow.AnyRunning(ws) && !t.r.ShuttingDown() {
 		t.continuePipeline() // the next part ends the run and goes on
 		return nil
 	}
@@ -517,9 +518,9 @@ func (t *wfTurn) pausePipeline(ctx context.Context) error {
 		t.showProgress(context.WithoutCancel(ctx), true)
 		return nil
 	}
-	if t.s.ctx.Err() != nil {
+	if t.r.ShuttingDown() {
 		// Shutting down: the card loses its Stop until the next part runs.
-		fctx, cancel := t.s.final(ctx)
+		fctx, cancel := t.r.Final(ctx)
 		defer cancel()
 		t.update(fctx, ws.Pipeline.ProgressTS, t.cards().Interrupted(ws, t.s.cfg.Now()))
 		return t.s.ctx.Err()
@@ -571,13 +572,13 @@ func (t *wfTurn) showProgress(ctx context.Context, force bool) {
 // checkpoint saves the turn so far without finishing its input: what the pipeline
 // finished survives a crash. The turn's messages and usage go with it.
 func (t *wfTurn) checkpoint(ctx context.Context) error {
-	ctx, cancel := t.s.final(ctx)
+	ctx, cancel := t.r.Final(ctx)
 	defer cancel()
 	st := t.state
 	byModel, metered := t.r.meter.Take()
 	st.PromptTokens += t.usage.PromptTokens
 	st.CompletionTokens += t.usage.CompletionTokens
-	saved, err := t.s.storeSave(ctx, t.r, conversation.Turn{Key: t.key, Version: t.conv.Version, State: st, Append: t.appended,
+	saved, err := t.r.Checkpoint(ctx, conversation.Turn{Key: t.key, Version: t.conv.Version, State: st, Append: t.appended,
 		Usage: t.s.usageRecords(t.r, st, t.usage, byModel, metered, 0)})
 	if err != nil {
 		return fmt.Errorf("checkpoint pipeline: %w", err)

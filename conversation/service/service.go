@@ -546,9 +546,9 @@ func (s *Service) runInput(t *thread, in conversation.Input) error {
 	ctx, log, span := startTurn(ctx, in, log) // trace.go
 	s.startRun(t, in, stop)
 	defer s.endRun(t)
-	r := &run{in: in, lease: s.leaseOf(t), log: log, th: t, meter: &conversation.UsageMeter{}}
+	r := &Run{In: in, lease: s.leaseOf(t), Log: log, th: t, meter: &conversation.UsageMeter{}, svc: s}
 	ctx = conversation.WithUsageMeter(ctx, r.meter)
-	r.out = s.newOutbox(ctx, r)
+	r.Out = s.newOutbox(ctx, r)
 	start := s.cfg.Now()
 	s.turnStarted(r, start)
 	err := s.turn(ctx, r)

@@ -37,7 +37,7 @@ type answerStream struct {
 	log    *slog.Logger
 	ctx    context.Context // the turn's, without its cancellation
 	sm     conversation.StreamingMessenger
-	out    *outbox
+	out    *Outbox
 	key    conversation.Key
 	userID string
 
@@ -61,14 +61,14 @@ type answerStream struct {
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
-func (s *Service) newAnswerStream(ctx context.Context, r *run, userID string) *answerStream {
+func (s *Service) newAnswerStream(ctx context.Context, r *Run, userID string) *answerStream {
 	sm, ok := s.cfg.Messenger.(conversation.StreamingMessenger)
 	if !ok || s.cfg.NoStreaming {
 		return nil
 	}
-	a := &answerStream{s: s, log: r.log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.out, key: r.in.Key, userID: userID}
+	a := &answerStream{s: s, log: r.Log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.Out, key: r.In.Key, userID: userID}
 	if tm, ok := sm.(conversation.TaskStreamingMessenger); ok {
-		a.tm, a.stopCard = tm, render.StreamStopCard(r.in.Key, r.in.ID)
+		a.tm, a.stopCard = tm, render.StreamStopCard(r.In.Key, r.In.ID)
 	} else {
 		a.tasksOff = true
 	}
@@ -296,13 +296,13 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated,
 	}
 	// Replace what was streamed with the reply: posted as the answer's final post
 	// (its tag, and the Messenger's feedback buttons) by editing the stream's message.
-	last, err := a.out.replaceReply(ctx, reply, ts, notice)
+	last, err := a.out.ReplaceReply(ctx, reply, ts, notice)
 	if last == "" && err != nil && !errors.Is(err, conversation.ErrLeaseLost) {
 		a.log.Warn("streamed message not replaced; deleting it and posting the reply", "error", err)
 		if err := a.s.cfg.Messenger.Delete(ctx, a.key, ts); err != nil {
 			a.log.Warn("streamed message not deleted", "error", err)
 		}
-		last, err = a.out.postReply(ctx, reply, true, true, notice)
+		last, err = a.out.Post(ctx, reply, true, true, notice)
 	}
 	if last == "" {
 		last = ts

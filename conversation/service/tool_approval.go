@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
 )
 
@@ -31,9 +32,9 @@ func isToolDecision(name conversation.ActionName) bool {
 // confirmation: it posts the card, closes the progress message, and saves the
 // turn's messages (msgs) with the confirmation in the state. ctx is the final writes'
 // context.
-func (s *Service) askToolApproval(ctx context.Context, r *run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
-	ap := &conversation.ToolApproval{ID: approvalID(r.in.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
-	ts, err := r.out.PostCard(ctx, render.ApprovalCard(r.in.Key, ap))
+func (s *Service) askToolApproval(ctx context.Context, r *Run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
+	ap := &conversation.ToolApproval{ID: approvalID(r.In.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
+	ts, err := r.Out.PostCard(ctx, render.ApprovalCard(r.In.Key, ap))
 	if errors.Is(err, conversation.ErrLeaseLost) {
 		return err
 	}
@@ -41,25 +42,25 @@ func (s *Service) askToolApproval(ctx context.Context, r *run, cp *conversation.
 	update := func(st *conversation.State) { st.ToolApproval = ap }
 	if err != nil {
 		// Nobody could approve it: say so, and keep nothing pending.
-		r.log.Error("confirmation card not posted; the call is dropped", "tool", pending.Name, "error", err)
+		r.Log.Error("confirmation card not posted; the call is dropped", "tool", pending.Name, "error", err)
 		reply = fmt.Sprintf("I wanted to run `%s`, which needs your confirmation, but I could not show the buttons. Please ask again.", pending.Name)
 		update = func(st *conversation.State) { st.ToolApproval = nil }
 	}
 	ap.CardTS = ts
-	r.log.Info("tool call waits for confirmation", "tool", pending.Name, "reason", pending.Reason, "user", p.UserID)
+	r.Log.Info("tool call waits for confirmation", "tool", pending.Name, "reason", pending.Reason, "user", p.UserID)
 	prog.finish(ctx, fmt.Sprintf("⏸ Waiting for <@%s> to confirm `%s`", p.UserID, pending.Name))
-	return s.finishTurn(ctx, r, cp.Conversation, ending{msgs: msgs, reply: reply, answer: reply != "", usage: usage, update: update, rebase: true})
+	return r.Finish(ctx, cp.Conversation, Ending{Msgs: msgs, Reply: reply, Answer: reply != "", Usage: usage, Update: update, Rebase: true})
 }
 
 // toolDecision runs a click on a confirmation card: from the person who asked, on the
 // current card, it updates the card with the decision and resumes the turn;
 // otherwise it tells only the clicker why nothing happens.
-func (s *Service) toolDecision(ctx context.Context, r *run) error {
-	a := r.in.Action
-	cp, err := s.load(ctx, r)
+func (s *Service) toolDecision(ctx context.Context, r *Run) error {
+	a := r.In.Action
+	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
 		s.tellClicker(ctx, r, a.UserID, "This confirmation is no longer current, so nothing was run.")
-		return s.finish(ctx, r, conversation.InputDropped)
+		return r.Drop(ctx, conversation.InputDropped)
 	}
 	if err != nil {
 		return err
@@ -86,14 +87,14 @@ func (s *Service) toolDecision(ctx context.Context, r *run) error {
 	if !approved {
 		note = fmt.Sprintf("✗ Denied by <@%s>: not run.", a.UserID)
 	}
-	fctx, cancel := s.final(ctx)
+	fctx, cancel := r.Final(ctx)
 	s.closeApprovalCard(fctx, r, ap, note)
 	cancel()
-	s.compact(ctx, r.log, cp)
+	s.compact(ctx, r.Log, cp)
 	prompt := conversation.Prompt{
-		Key:      r.in.Key,
+		Key:      r.In.Key,
 		Summary:  cp.Conversation.State.Summary,
-		History:  s.clipAll(dialogue(cp.Messages)),
+		History:  s.clipAll(history.Dialogue(cp.Messages)),
 		UserID:   ap.UserID,
 		Text:     ap.Request,
 		Entities: cp.Conversation.State.Entities,
@@ -101,21 +102,21 @@ func (s *Service) toolDecision(ctx context.Context, r *run) error {
 	}
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
 	if interrupted {
-		r.log.Warn("an approved tool call was begun by an earlier run that did not finish; it is not run again", "tool", ap.Tool.Name)
+		r.Log.Warn("an approved tool call was begun by an earlier run that did not finish; it is not run again", "tool", ap.Tool.Name)
 	}
 	return s.respond(ctx, r, cp, prompt, nil)
 }
 
 // beginApprovedCall saves ap as begun, without finishing the click's input, so that
 // a re-run of the click does not run the call again. cp's version follows the save.
-func (s *Service) beginApprovedCall(ctx context.Context, r *run, cp *conversation.Checkpoint, ap *conversation.ToolApproval) error {
-	fctx, cancel := s.final(ctx)
+func (s *Service) beginApprovedCall(ctx context.Context, r *Run, cp *conversation.Checkpoint, ap *conversation.ToolApproval) error {
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	st := cp.Conversation.State
 	begun := *ap
 	begun.Begun = true
 	st.ToolApproval = &begun
-	saved, err := s.storeSave(fctx, r, conversation.Turn{Key: r.in.Key, Version: cp.Conversation.Version, State: st})
+	saved, err := r.Checkpoint(fctx, conversation.Turn{Key: r.In.Key, Version: cp.Conversation.Version, State: st})
 	if err != nil {
 		return fmt.Errorf("save the approved call before it runs: %w", err)
 	}
@@ -129,13 +130,13 @@ func (s *Service) beginApprovedCall(ctx context.Context, r *run, cp *conversatio
 // turn's save writes that). It returns the note to save before the message, so the
 // model knows later that the request was left unfinished; nil when nothing was
 // pending.
-func (s *Service) voidToolApproval(ctx context.Context, r *run, cp *conversation.Checkpoint) []conversation.Message {
+func (s *Service) voidToolApproval(ctx context.Context, r *Run, cp *conversation.Checkpoint) []conversation.Message {
 	ap := cp.Conversation.State.ToolApproval
 	if ap == nil {
 		return nil
 	}
-	r.log.Info("a newer message voids the pending tool confirmation", "tool", ap.Tool.Name)
-	fctx, cancel := s.final(ctx)
+	r.Log.Info("a newer message voids the pending tool confirmation", "tool", ap.Tool.Name)
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	s.closeApprovalCard(fctx, r, ap, "⊘ Not run: a newer message arrived before anyone decided.")
 	cp.Conversation.State.ToolApproval = nil
@@ -144,30 +145,30 @@ func (s *Service) voidToolApproval(ctx context.Context, r *run, cp *conversation
 }
 
 // closeApprovalCard replaces ap's card with its call and note, without buttons.
-func (s *Service) closeApprovalCard(ctx context.Context, r *run, ap *conversation.ToolApproval, note string) {
-	if ap.CardTS == "" || r.out.lost() {
+func (s *Service) closeApprovalCard(ctx context.Context, r *Run, ap *conversation.ToolApproval, note string) {
+	if ap.CardTS == "" || r.Out.Lost() {
 		return
 	}
-	card := render.ApprovalCard(r.in.Key, ap)
+	card := render.ApprovalCard(r.In.Key, ap)
 	card.Blocks = append(card.Blocks[:len(card.Blocks)-1], conversation.Block{Kind: conversation.BlockContext, Text: note})
-	if err := s.cfg.Messenger.UpdateCard(ctx, r.in.Key, ap.CardTS, card); err != nil {
-		r.log.Warn("confirmation card not updated", "ts", ap.CardTS, "error", err)
+	if err := s.cfg.Messenger.UpdateCard(ctx, r.In.Key, ap.CardTS, card); err != nil {
+		r.Log.Warn("confirmation card not updated", "ts", ap.CardTS, "error", err)
 	}
 }
 
 // tellClicker shows text to userID only; failing to is logged.
-func (s *Service) tellClicker(ctx context.Context, r *run, userID, text string) {
-	fctx, cancel := s.final(ctx)
+func (s *Service) tellClicker(ctx context.Context, r *Run, userID, text string) {
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
-	if err := s.cfg.Messenger.PostEphemeral(fctx, r.in.Key, userID, text); err != nil {
-		r.log.Warn("ephemeral not posted", "error", err)
+	if err := s.cfg.Messenger.PostEphemeral(fctx, r.In.Key, userID, text); err != nil {
+		r.Log.Warn("ephemeral not posted", "error", err)
 	}
 }
 
 // unchanged ends a click that changes nothing: the input is marked done with the
 // conversation as it was.
-func (s *Service) unchanged(ctx context.Context, r *run, cp *conversation.Checkpoint) error {
-	fctx, cancel := s.final(ctx)
+func (s *Service) unchanged(ctx context.Context, r *Run, cp *conversation.Checkpoint) error {
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
-	return s.finishTurn(fctx, r, cp.Conversation, ending{rebase: true})
+	return r.Finish(fctx, cp.Conversation, Ending{Rebase: true})
 }

@@ -36,8 +36,8 @@ func (s *Service) final(ctx context.Context) (context.Context, context.CancelFun
 // It returns nil once the input is finished (saved, or finished as dropped or failed),
 // and an error when the input stays pending to be run again: the store did not
 // answer, the service is shutting down, or the lease was lost (ErrLeaseLost).
-func (s *Service) turn(ctx context.Context, r *run) error {
-	in := r.in
+func (s *Service) turn(ctx context.Context, r *Run) error {
+	in := r.In
 	// A pipeline past MaxAttempts halts itself (runPipeline), saving its state; only
 	// when even that keeps failing is it given up here.
 	if limit := s.cfg.MaxAttempts; in.Attempts > limit && in.Kind != conversation.KindPipeline || in.Attempts > limit+2 {
@@ -70,14 +70,14 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 			s.refuseForeign(ctx, r) // before anything shows in the thread
 			return s.finish(ctx, r, conversation.InputDone)
 		}
-		s.compact(ctx, r.log, cp)
+		s.compact(ctx, r.Log, cp)
 		handled, err := s.workflowTurn(ctx, r, cp, nil)
 		if err == nil && !handled && in.Kind == conversation.KindAction {
 			return s.answerQuestion(ctx, r, cp) // "Just a question" (workflow_modal.go)
 		}
 		return err
 	case in.Kind != conversation.KindUserMessage || in.Message == nil:
-		r.log.Error("input dropped: its kind is not handled", "kind", in.Kind)
+		r.Log.Error("input dropped: its kind is not handled", "kind", in.Kind)
 		return s.finish(ctx, r, conversation.InputDropped)
 	}
 	msg := in.Message
@@ -100,8 +100,8 @@ func (s *Service) turn(ctx context.Context, r *run) error {
 // conversation when the message mentions the bot or is a DM, with earlier the thread's
 // messages from before the bot joined (Messenger.ThreadHistory, as RoleContext). A
 // message in a thread the bot is not part of is finished as dropped: cp is nil.
-func (s *Service) loadFor(ctx context.Context, r *run) (cp *conversation.Checkpoint, earlier []conversation.Message, err error) {
-	in, msg := r.in, r.in.Message
+func (s *Service) loadFor(ctx context.Context, r *Run) (cp *conversation.Checkpoint, earlier []conversation.Message, err error) {
+	in, msg := r.In, r.In.Message
 	cp, err = s.load(ctx, r)
 	switch {
 	case errors.Is(err, conversation.ErrNotFound):
@@ -112,7 +112,7 @@ func (s *Service) loadFor(ctx context.Context, r *run) (cp *conversation.Checkpo
 		if msg.ThreadTS != "" && msg.ThreadTS != msg.TS {
 			earlier, err = s.cfg.Messenger.ThreadHistory(ctx, in.Key, msg.TS, s.cfg.ThreadContextMessages)
 			if err != nil {
-				r.log.Warn("earlier thread messages unavailable; answering without them", "error", err)
+				r.Log.Warn("earlier thread messages unavailable; answering without them", "error", err)
 				earlier = nil
 			}
 			for i := range earlier {
@@ -123,17 +123,17 @@ func (s *Service) loadFor(ctx context.Context, r *run) (cp *conversation.Checkpo
 	case err != nil:
 		return nil, nil, err
 	}
-	s.compact(ctx, r.log, cp)
+	s.compact(ctx, r.Log, cp)
 	return cp, nil, nil
 }
 
 // load loads r's checkpoint, retrying while the store is unavailable. Errors:
 // ErrNotFound; the store's.
-func (s *Service) load(ctx context.Context, r *run) (*conversation.Checkpoint, error) {
+func (s *Service) load(ctx context.Context, r *Run) (*conversation.Checkpoint, error) {
 	var cp *conversation.Checkpoint
 	err := s.retryStore(ctx, "load the checkpoint", func(ctx context.Context) error {
 		var err error
-		cp, err = s.cfg.Store.Load(ctx, r.in.Key, s.cfg.HistoryMessages)
+		cp, err = s.cfg.Store.Load(ctx, r.In.Key, s.cfg.HistoryMessages)
 		return err
 	})
 	if err == nil {
@@ -147,74 +147,74 @@ func (s *Service) load(ctx context.Context, r *run) (*conversation.Checkpoint, e
 
 // giveUp ends an input that was tried MaxAttempts times (its turns kept failing, or
 // its workers kept dying): the person is told, and the input is finished as failed.
-func (s *Service) giveUp(ctx context.Context, r *run) error {
+func (s *Service) giveUp(ctx context.Context, r *Run) error {
 	fctx, cancel := s.final(ctx)
 	defer cancel()
-	r.log.Error("input given up after repeated attempts", "attempts", r.in.Attempts-1)
+	r.Log.Error("input given up after repeated attempts", "attempts", r.In.Attempts-1)
 	text := fmt.Sprintf("Sorry, I could not finish this after %d attempts, so I stopped trying. Please try again.", s.cfg.MaxAttempts)
-	if r.in.Message != nil {
+	if r.In.Message != nil {
 		text = fmt.Sprintf("Sorry, I gave up on this message after %d attempts. Please send it again.", s.cfg.MaxAttempts)
 	}
 	user := ""
 	switch {
-	case r.in.Action != nil:
-		user = r.in.Action.UserID
-	case r.in.Command != nil:
-		user = r.in.Command.UserID
+	case r.In.Action != nil:
+		user = r.In.Action.UserID
+	case r.In.Command != nil:
+		user = r.In.Command.UserID
 	}
 	var err error
-	if r.in.Key.ThreadTS == "" || r.in.Kind == conversation.KindAction {
+	if r.In.Key.ThreadTS == "" || r.In.Kind == conversation.KindAction {
 		if user != "" {
-			err = s.cfg.Messenger.PostEphemeral(fctx, r.in.Key, user, text)
+			err = s.cfg.Messenger.PostEphemeral(fctx, r.In.Key, user, text)
 		}
 	} else {
-		_, err = r.out.PostReply(fctx, text, false, false)
+		_, err = r.Out.PostReply(fctx, text, false, false)
 	}
 	if errors.Is(err, conversation.ErrLeaseLost) {
 		return err
 	}
 	if err != nil {
-		r.log.Warn("notice of a given-up input not posted", "error", err)
+		r.Log.Warn("notice of a given-up input not posted", "error", err)
 	}
 	return s.finish(fctx, r, conversation.InputFailed)
 }
 
 // workflowTurn runs a workflow turn with the thread's status shown meanwhile.
-func (s *Service) workflowTurn(ctx context.Context, r *run, cp *conversation.Checkpoint, earlier []conversation.Message) (bool, error) {
-	s.setStatus(ctx, r.log, r.in.Key, StatusThinking)
+func (s *Service) workflowTurn(ctx context.Context, r *Run, cp *conversation.Checkpoint, earlier []conversation.Message) (bool, error) {
+	s.setStatus(ctx, r.Log, r.In.Key, StatusThinking)
 	handled, err := s.runWorkflow(ctx, r, cp, earlier)
 	if !handled || err != nil {
-		s.clearStatus(r.log, r.in.Key) // finishTurn did not
+		s.clearStatus(r.Log, r.In.Key) // finishTurn did not
 	}
 	return handled, err
 }
 
 // ending is what a turn leaves in the thread and the checkpoint (finishTurn).
-type ending struct {
+type Ending struct {
 	// msgs are the turn's new messages before its reply: the thread's messages from
 	// before the bot joined, the person's message, artifact revisions.
-	msgs []conversation.Message
+	Msgs []conversation.Message
 	// reply is the turn's last message ("" for none); posted says it is in the thread
 	// already, its last message at ts (a streamed answer, or an earlier run's).
-	reply  string
-	posted bool
-	ts     string
+	Reply  string
+	Posted bool
+	TS     string
 	// answer marks reply as the assistant's answer: tagged as the turn's answer (a
 	// re-run finds it, docs/architecture.md "Exactly one answer") and saved with meta
 	// and the turn's usage.
-	answer bool
+	Answer bool
 	// notice marks an answer that is a notice (Tag.Notice): an error reply, a
 	// stopped turn's note.
-	notice bool
-	meta   json.RawMessage
-	usage  conversation.Usage
+	Notice bool
+	Meta   json.RawMessage
+	Usage  conversation.Usage
 	// update changes the state saved. rebase, for a turn that only sets some fields
 	// (the assistant's), applies it to the newer version after ErrConflict; a
 	// workflow turn's state was computed from the version it loaded and is not.
-	update func(*conversation.State)
-	rebase bool
+	Update func(*conversation.State)
+	Rebase bool
 	// enqueue are the inputs that follow the turn (a pipeline's next part).
-	enqueue []conversation.Input
+	Enqueue []conversation.Input
 }
 
 // finishTurn ends every turn that saves (the assistant's, a workflow step, a
@@ -226,44 +226,44 @@ type ending struct {
 // scheduler releases the lease once the turn returns. A reply that could not be
 // posted is still saved, so nothing is lost. Errors: ErrLeaseLost; the store's, when
 // it stayed unavailable until ctx ended or the conflict did not resolve.
-func (s *Service) finishTurn(ctx context.Context, r *run, conv conversation.Conversation, e ending) error {
-	r.end.notice = e.notice
-	if e.reply != "" && !e.posted {
-		ts, err := r.out.postReply(ctx, e.reply, e.answer, e.answer, e.notice)
+func (s *Service) finishTurn(ctx context.Context, r *Run, conv conversation.Conversation, e Ending) error {
+	r.end.notice = e.Notice
+	if e.Reply != "" && !e.Posted {
+		ts, err := r.Out.Post(ctx, e.Reply, e.Answer, e.Answer, e.Notice)
 		if errors.Is(err, conversation.ErrLeaseLost) {
 			return err
 		}
 		if err != nil {
-			r.log.Error("reply not posted; saving it in the checkpoint", "error", err)
+			r.Log.Error("reply not posted; saving it in the checkpoint", "error", err)
 		}
-		e.ts = ts
+		e.TS = ts
 	}
-	msgs := e.msgs
-	if e.reply != "" {
-		m := conversation.Message{Role: conversation.RoleAssistant, Text: e.reply, SlackTS: e.ts, Meta: e.meta}
-		if e.answer {
-			m.PromptTokens, m.CompletionTokens = e.usage.PromptTokens, e.usage.CompletionTokens
+	msgs := e.Msgs
+	if e.Reply != "" {
+		m := conversation.Message{Role: conversation.RoleAssistant, Text: e.Reply, SlackTS: e.TS, Meta: e.Meta}
+		if e.Answer {
+			m.PromptTokens, m.CompletionTokens = e.Usage.PromptTokens, e.Usage.CompletionTokens
 		}
 		msgs = append(msgs, m)
 	}
-	s.clearStatus(r.log, r.in.Key)
-	r.out.cleanup(ctx, r.log)
+	s.clearStatus(r.Log, r.In.Key)
+	r.Out.cleanup(ctx, r.Log)
 	attempts := 1
-	if e.rebase {
+	if e.Rebase {
 		attempts = saveAttempts
 	}
 	byModel, metered := r.meter.Take()
 	for i := 0; ; i++ {
 		st := conv.State
 		st.Retry = nil // a Retry is for the failure of the thread's last turn (update sets it)
-		if e.update != nil {
-			e.update(&st)
+		if e.Update != nil {
+			e.Update(&st)
 		}
 		st.Turns++
-		st.PromptTokens += e.usage.PromptTokens
-		st.CompletionTokens += e.usage.CompletionTokens
-		_, err := s.storeSave(ctx, r, conversation.Turn{Key: r.in.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.in.ID, Enqueue: e.enqueue,
-			Usage: s.usageRecords(r, st, e.usage, byModel, metered, 1)})
+		st.PromptTokens += e.Usage.PromptTokens
+		st.CompletionTokens += e.Usage.CompletionTokens
+		_, err := s.storeSave(ctx, r, conversation.Turn{Key: r.In.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.In.ID, Enqueue: e.Enqueue,
+			Usage: s.usageRecords(r, st, e.Usage, byModel, metered, 1)})
 		if !errors.Is(err, conversation.ErrConflict) || i+1 >= attempts {
 			if err != nil {
 				return fmt.Errorf("save turn: %w", err)
@@ -273,7 +273,7 @@ func (s *Service) finishTurn(ctx context.Context, r *run, conv conversation.Conv
 		var cp *conversation.Checkpoint
 		if lerr := s.retryStore(ctx, "reload after a conflict", func(ctx context.Context) error {
 			var err error
-			cp, err = s.cfg.Store.Load(ctx, r.in.Key, 0)
+			cp, err = s.cfg.Store.Load(ctx, r.In.Key, 0)
 			return err
 		}); lerr != nil {
 			return fmt.Errorf("save turn: reload after conflict: %w", lerr)
@@ -284,7 +284,7 @@ func (s *Service) finishTurn(ctx context.Context, r *run, conv conversation.Conv
 }
 
 // storeSave writes turn under r's lease, retrying while the store is unavailable.
-func (s *Service) storeSave(ctx context.Context, r *run, turn conversation.Turn) (conversation.Saved, error) {
+func (s *Service) storeSave(ctx context.Context, r *Run, turn conversation.Turn) (conversation.Saved, error) {
 	turn.Lease = r.lease
 	turn.Events = append(turn.Events, s.turnEvents(r, turn)...)
 	var saved conversation.Saved
@@ -301,13 +301,13 @@ func (s *Service) storeSave(ctx context.Context, r *run, turn conversation.Turn)
 
 // finish ends r's input without a save, as status (dropped or failed), under its
 // lease, retrying while the store is unavailable.
-func (s *Service) finish(ctx context.Context, r *run, status conversation.InputStatus) error {
+func (s *Service) finish(ctx context.Context, r *Run, status conversation.InputStatus) error {
 	r.end.status = status
 	fctx, cancel := s.final(ctx)
 	defer cancel()
-	r.out.cleanup(fctx, r.log)
+	r.Out.cleanup(fctx, r.Log)
 	err := s.retryStore(fctx, "finish the input", func(ctx context.Context) error {
-		return s.cfg.Store.Finish(ctx, r.lease, r.in.ID, status)
+		return s.cfg.Store.Finish(ctx, r.lease, r.In.ID, status)
 	})
 	if err != nil {
 		return fmt.Errorf("finish input as %s: %w", status, err)

@@ -16,7 +16,7 @@ import (
 // main model; Take starts over.
 func TestUsageRecordsByModel(t *testing.T) {
 	s := &Service{cfg: Config{Model: "gpt-main"}}
-	r := &run{in: conversation.Input{Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1"}}, meter: &conversation.UsageMeter{}}
+	r := &Run{In: conversation.Input{Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1"}}, meter: &conversation.UsageMeter{}}
 	ctx := conversation.WithUsageMeter(context.Background(), r.meter)
 	var wg sync.WaitGroup
 	for i := range 10 {

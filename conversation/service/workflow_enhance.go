@@ -51,7 +51,7 @@ func (t *wfTurn) enhance(ctx context.Context, r conversation.ArtifactRequest, te
 	out, outcome, u, err := enhanceText(ctx, t.s.cfg.Agent, t.log, t.s.profileDefined, r, text)
 	t.add(u)
 	if err != nil {
-		return "", "", failedAt(sourceModel, fmt.Errorf("enhance %s: %w", r.Artifact.ID, err))
+		return "", "", conversation.FailedAt(conversation.CauseModel, fmt.Errorf("enhance %s: %w", r.Artifact.ID, err))
 	}
 	return out, outcome, nil
 }

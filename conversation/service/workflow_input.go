@@ -36,7 +36,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 	case conversation.CmdStatus:
 		t.reply = "" // the status card is the answer
 		card := t.cards().Status(t.ws())
-		if cmd := t.r.in.Command; cmd != nil && cmd.Origin != "" {
+		if cmd := t.r.In.Command; cmd != nil && cmd.Origin != "" {
 			// Typed in a channel: answered there, to the user only, with a link to
 			// the thread (README, "Commands").
 			link := t.s.threadLink(ctx, t.key, render.Tr(t.lang, "open_thread"))
@@ -44,7 +44,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 			where := conversation.Key{TeamID: t.key.TeamID, ChannelID: cmd.Origin}
 			return t.s.cfg.Messenger.PostEphemeralCard(ctx, where, t.user, card)
 		}
-		_, err := t.r.out.PostCard(ctx, card)
+		_, err := t.r.Out.PostCard(ctx, card)
 		return err
 	case conversation.CmdExport:
 		return t.upload(ctx, true, render.Tr(t.lang, "export", t.def().Title))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
@@ -27,7 +28,7 @@ func (t *wfTurn) renderInputs(ctx context.Context, by string) {
 		return
 	}
 	card := t.cards().AskInputs(missing)
-	if ws.InputsTS = t.post(ctx, card); ws.InputsTS == "" && !t.r.out.lost() {
+	if ws.InputsTS = t.post(ctx, card); ws.InputsTS == "" && !t.r.Out.Lost() {
 		t.reply = card.Text // the card was refused: the question alone, as the turn's reply
 	}
 }
@@ -62,10 +63,10 @@ func (t *wfTurn) submitInputs(ctx context.Context, a conversation.ActionInput) e
 // earlier messages to fill them), on the command's trigger_id. When it cannot (no
 // trigger, a re-run whose trigger expired, a Messenger without modals, views.open
 // failing), the thread's message asks for them; that message is posted either way.
-func (s *Service) openStartModal(ctx context.Context, r *run, def *workflow.Definition, text string, key conversation.Key, lang string) {
-	cmd := r.in.Command
+func (s *Service) openStartModal(ctx context.Context, r *Run, def *workflow.Definition, text string, key conversation.Key, lang string) {
+	cmd := r.In.Command
 	mo, ok := s.rawMessenger.(conversation.ModalOpener) // the modal shows the workflow's own labels
-	if !ok || cmd.TriggerID == "" || r.in.Attempts > 1 {
+	if !ok || cmd.TriggerID == "" || r.In.Attempts > 1 {
 		return
 	}
 	missing := def.MissingInputs(def.FillInputs(text))
@@ -77,7 +78,7 @@ func (s *Service) openStartModal(ctx context.Context, r *run, def *workflow.Defi
 	}
 	a := conversation.Action{Name: conversation.ActionInputs, Channel: key.ChannelID, ThreadTS: key.ThreadTS}
 	if err := mo.OpenModal(ctx, cmd.TriggerID, a, render.InputsModal(def, lang, missing)); err != nil {
-		r.log.Info("the inputs modal did not open; the thread asks for the inputs", "error", err)
+		r.Log.Info("the inputs modal did not open; the thread asks for the inputs", "error", err)
 	}
 }
 
@@ -85,24 +86,24 @@ func (s *Service) openStartModal(ctx context.Context, r *run, def *workflow.Defi
 // question" button of the card asking what it meant carries (workflow_reply.go): an
 // answer turn in the thread, the artifact left as it is. The reply is the newest
 // person's message of the history already; it is the prompt's text instead.
-func (s *Service) answerQuestion(ctx context.Context, r *run, cp *conversation.Checkpoint) error {
-	a := r.in.Action
+func (s *Service) answerQuestion(ctx context.Context, r *Run, cp *conversation.Checkpoint) error {
+	a := r.In.Action
 	question := a.Action.Arg
-	history := dialogue(cp.Messages)
-	for i := len(history) - 1; i >= 0; i-- {
-		if history[i].Role == conversation.RoleUser {
-			if history[i].Text == question || strings.HasPrefix(history[i].Text, question) {
-				history = append(history[:i:i], history[i+1:]...)
+	hist := history.Dialogue(cp.Messages)
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].Role == conversation.RoleUser {
+			if hist[i].Text == question || strings.HasPrefix(hist[i].Text, question) {
+				hist = append(hist[:i:i], hist[i+1:]...)
 			}
 			break
 		}
 	}
 	prompt := conversation.Prompt{
-		Key:      r.in.Key,
+		Key:      r.In.Key,
 		Summary:  cp.Conversation.State.Summary,
-		History:  s.clipAll(history),
+		History:  s.clipAll(hist),
 		UserID:   a.UserID,
-		Text:     clip(question, s.cfg.MaxPromptChars),
+		Text:     history.Clip(question, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
 	}
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State)

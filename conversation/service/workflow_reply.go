@@ -48,7 +48,7 @@ func (t *wfTurn) askMeaning(ctx context.Context, id, text string) error {
 	a, _ := t.def().Artifact(id)
 	card := t.cards().Meaning(a, st, clipBytes(text, maxCarriedReply))
 	t.reply = ""
-	if _, err := t.r.out.PostCard(ctx, card); err != nil {
+	if _, err := t.r.Out.PostCard(ctx, card); err != nil {
 		return fmt.Errorf("post the reply's meaning card: %w", err)
 	}
 	return nil

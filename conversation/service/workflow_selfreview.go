@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -18,7 +19,7 @@ func (t *wfTurn) proposeOptions(ctx context.Context, id string) (opts []workflow
 	opts, u, err := t.s.cfg.Agent.ProposeOptions(ctx, r)
 	t.add(u)
 	if err != nil {
-		return nil, false, failedAt(sourceModel, fmt.Errorf("propose options for %s: %w", id, err))
+		return nil, false, conversation.FailedAt(conversation.CauseModel, fmt.Errorf("propose options for %s: %w", id, err))
 	}
 	if !r.Artifact.SelfReview || len(opts) == 0 {
 		return opts, false, nil
@@ -29,7 +30,7 @@ func (t *wfTurn) proposeOptions(ctx context.Context, id string) (opts []workflow
 	t.add(u)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return nil, false, failedAt(sourceModel, fmt.Errorf("review the options for %s: %w", id, err))
+		return nil, false, conversation.FailedAt(conversation.CauseModel, fmt.Errorf("review the options for %s: %w", id, err))
 	case err != nil:
 		t.log.Warn("self review of the options failed; the first options are shown", "artifact", id, "error", err)
 		return opts, false, nil

@@ -52,7 +52,7 @@ func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	t.m, t.lang = t.s.machine(def), render.UILang(locale)
 	t.state.Mode, t.state.Workflow = conversation.ModeWorkflow, t.m.NewRun(t.user, locale)
 	t.ws().Inputs = def.FillInputs(text)
-	if cmd := t.r.in.Command; cmd != nil {
+	if cmd := t.r.In.Command; cmd != nil {
 		maps.Copy(t.ws().Inputs, cmd.Inputs) // the HTTP API's inputs
 	}
 	t.shown = map[string]workflow.ArtifactState{}
@@ -135,7 +135,7 @@ func (t *wfTurn) write(ctx context.Context, id, instructions, why string, sup su
 	text, u, err := t.s.cfg.Agent.Write(ctx, r)
 	t.add(u)
 	if err != nil {
-		return failedAt(sourceModel, fmt.Errorf("write %s: %w", id, err))
+		return conversation.FailedAt(conversation.CauseModel, fmt.Errorf("write %s: %w", id, err))
 	}
 	text, enhanced, err := t.enhance(ctx, r, text) // workflow_enhance.go
 	if err != nil {
@@ -162,7 +162,7 @@ func (t *wfTurn) revise(ctx context.Context, id, instructions, why string, edit,
 	text, u, err := t.s.cfg.Agent.Revise(ctx, r)
 	t.add(u)
 	if err != nil {
-		return failedAt(sourceModel, fmt.Errorf("revise %s: %w", id, err))
+		return conversation.FailedAt(conversation.CauseModel, fmt.Errorf("revise %s: %w", id, err))
 	}
 	return t.review(ctx, id, r, text, why, supersede{why: supersededRevised}, edit, auto)
 }
@@ -183,7 +183,7 @@ func (t *wfTurn) review(ctx context.Context, id string, r conversation.ArtifactR
 		fixed, u, err := t.s.cfg.Agent.Revise(ctx, fix)
 		t.add(u)
 		if err != nil {
-			return failedAt(sourceModel, fmt.Errorf("revise %s: %w", id, err))
+			return conversation.FailedAt(conversation.CauseModel, fmt.Errorf("revise %s: %w", id, err))
 		}
 		fixed, fixNote := workflow.SplitNotes(fixed)
 		if fixNote != "" {
@@ -231,7 +231,7 @@ func (t *wfTurn) review(ctx context.Context, id string, r conversation.ArtifactR
 func (t *wfTurn) evaluate(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
 	eval, err := t.assess(ctx, r, text)
 	if err != nil {
-		return nil, failedAt(sourceModel, fmt.Errorf("evaluate %s: %w", r.Artifact.ID, err))
+		return nil, conversation.FailedAt(conversation.CauseModel, fmt.Errorf("evaluate %s: %w", r.Artifact.ID, err))
 	}
 	return render.CheckPlaceholders(t.lang, eval, text), nil
 }
@@ -267,7 +267,7 @@ func (t *wfTurn) approve(ctx context.Context, id string) error {
 func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) error {
 	m := t.mark()
 	err := next(ctx)
-	if err == nil || t.s.ctx.Err() != nil || errors.Is(err, conversation.ErrLeaseLost) || errors.Is(context.Cause(ctx), conversation.ErrLeaseLost) {
+	if err == nil || t.r.ShuttingDown() || errors.Is(err, conversation.ErrLeaseLost) || errors.Is(context.Cause(ctx), conversation.ErrLeaseLost) {
 		return err // shutting down or handed over: the whole input runs again
 	}
 	t.rollback(m)
@@ -285,11 +285,11 @@ func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) err
 		// runs the next step again (actionAdvance), as does the next reply in the
 		// thread (message).
 		t.log.Error("workflow step after an action failed; the action is kept", "error", err)
-		again := t.r.in
+		again := t.r.In
 		again.Attempts, again.Status = 0, ""
 		again.Kind, again.Message, again.Command = conversation.KindAction, nil, nil
 		again.Action = &conversation.ActionInput{Action: conversation.Action{Name: actionAdvance}, UserID: t.user}
-		fctx, cancel := t.s.final(ctx)
+		fctx, cancel := t.r.Final(ctx)
 		defer cancel()
 		card := t.cards().Failed("⚠️ "+t.s.failureMessage(t.lang, err, "retry.step"), again.ID)
 		if perr := t.postCard(fctx, card, nil); perr != nil {
@@ -449,8 +449,8 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 	if draft {
 		name = t.def().Name + "-draft.md"
 	}
-	if err := t.r.out.Upload(ctx, conversation.File{Name: name, Title: t.def().Title, Content: []byte(report), Comment: comment}); err != nil {
-		return failedAt(sourceSlack, fmt.Errorf("upload report: %w", err))
+	if err := t.r.Out.Upload(ctx, conversation.File{Name: name, Title: t.def().Title, Content: []byte(report), Comment: comment}); err != nil {
+		return conversation.FailedAt(conversation.CauseSlack, fmt.Errorf("upload report: %w", err))
 	}
 	return nil
 }

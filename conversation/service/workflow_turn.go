@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
@@ -32,7 +33,7 @@ func (e errTold) Error() string { return "told: " + e.cause.Error() }
 // wfTurn is one workflow turn.
 type wfTurn struct {
 	s    *Service
-	r    *run
+	r    *Run
 	log  *slog.Logger
 	key  conversation.Key
 	conv conversation.Conversation
@@ -243,14 +244,14 @@ func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 // it). The step runs on ctx; rendering and the save are final writes, on a context
 // that neither a stop nor the turn's timeout cancelled. err is not nil when the input
 // stays pending (see Service.turn).
-func (s *Service) runWorkflow(ctx context.Context, r *run, cp *conversation.Checkpoint, earlier []conversation.Message) (handled bool, err error) {
-	in, log := r.in, r.log
+func (s *Service) runWorkflow(ctx context.Context, r *Run, cp *conversation.Checkpoint, earlier []conversation.Message) (handled bool, err error) {
+	in, log := r.In, r.Log
 	state := cp.Conversation.State
 	state.Workflow = state.Workflow.Clone()
-	t := &wfTurn{s: s, r: r, log: log, key: in.Key, conv: cp.Conversation, hist: s.clipAll(dialogue(append(slices.Clone(cp.Messages), earlier...))), state: state, lang: "en"}
+	t := &wfTurn{s: s, r: r, log: log, key: in.Key, conv: cp.Conversation, hist: s.clipAll(history.Dialogue(append(slices.Clone(cp.Messages), earlier...))), state: state, lang: "en"}
 	if err := t.bind(); err != nil {
 		log.Error("workflow turn dropped", "error", err)
-		return true, s.finish(ctx, r, conversation.InputFailed)
+		return true, r.Drop(ctx, conversation.InputFailed)
 	}
 	t.shown = map[string]workflow.ArtifactState{}
 	if ws := t.ws(); ws != nil {
@@ -303,7 +304,7 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *conversation.Chec
 			return false, nil
 		}
 	}
-	fctx, cancel := s.final(ctx)
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	var refused *workflow.Refusal
 	if errors.As(err, &refused) {
@@ -314,7 +315,7 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *conversation.Chec
 		switch {
 		case errors.Is(err, conversation.ErrLeaseLost) || errors.Is(context.Cause(ctx), conversation.ErrLeaseLost):
 			return true, conversation.ErrLeaseLost
-		case s.ctx.Err() != nil:
+		case r.ShuttingDown():
 			return true, err // shutting down: the input stays pending
 		case in.Kind == conversation.KindPipeline:
 			// The pipeline's own checkpoints are kept; only its failure is told.
@@ -348,8 +349,8 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *conversation.Chec
 		msgs = append(msgs, user)
 	}
 	s.observeWorkflow(cp.Conversation.State.Workflow, t.state.Workflow)
-	return true, s.finishTurn(fctx, r, t.conv, ending{msgs: append(msgs, t.appended...), reply: t.reply, usage: t.usage,
-		update: func(st *conversation.State) { *st = t.state }, enqueue: t.enqueue})
+	return true, r.Finish(fctx, t.conv, Ending{Msgs: append(msgs, t.appended...), Reply: t.reply, Usage: t.usage,
+		Update: func(st *conversation.State) { *st = t.state }, Enqueue: t.enqueue})
 }
 
 // failedInput returns the input whose step failed, to be run again by Retry: the one
@@ -360,10 +361,10 @@ func (s *Service) runWorkflow(ctx context.Context, r *run, cp *conversation.Chec
 func (t *wfTurn) failedInput() *conversation.Input {
 	if t.rerun != nil {
 		again := *t.rerun
-		again.ID = t.r.in.ID
+		again.ID = t.r.In.ID
 		return &again
 	}
-	in := t.r.in
+	in := t.r.In
 	if in.Kind == conversation.KindUserMessage && in.Message != nil {
 		// Kept as a pseudo-click (actionTyped) that holds the message: a Retry of
 		// a failed assistant answer is the message itself (answer_retry.go).
@@ -415,25 +416,6 @@ func (t *wfTurn) runRetry(ctx context.Context, a conversation.ActionInput) error
 	}
 	return &workflow.Refusal{Reason: workflow.NotCurrent}
 }
-
-// What a failed step's error came from, as its failure message says.
-const (
-	sourceModel = string(conversation.CauseModel) // a call of the workflow agent (the model, with its tools)
-	sourceSlack = string(conversation.CauseSlack) // a Slack Web API call
-)
-
-// stepFailure is an error of a workflow step that knows where it came from.
-type stepFailure struct {
-	source string
-	err    error
-}
-
-func (e *stepFailure) Error() string { return e.err.Error() }
-
-func (e *stepFailure) Unwrap() error { return e.err }
-
-// failedAt marks err as coming from source (sourceModel, sourceSlack).
-func failedAt(source string, err error) error { return &stepFailure{source: source, err: err} }
 
 // closeRetried takes the Retry button off the failure message clicked, saying who
 // retried: the step runs again below it.

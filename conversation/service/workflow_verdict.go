@@ -48,7 +48,7 @@ func (t *wfTurn) fixVerdictWith(ctx context.Context, r conversation.ArtifactRequ
 	t.add(u)
 	switch {
 	case ctx.Err() != nil:
-		return verdictFixed{}, failedAt(sourceModel, fmt.Errorf("revise %s after its evaluation: %w", r.Artifact.ID, err))
+		return verdictFixed{}, conversation.FailedAt(conversation.CauseModel, fmt.Errorf("revise %s after its evaluation: %w", r.Artifact.ID, err))
 	case err != nil:
 		t.log.Warn("automatic revision after the evaluation failed; the text is shown as written", "artifact", r.Artifact.ID, "error", err)
 		return verdictFixed{}, nil
