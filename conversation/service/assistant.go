@@ -36,7 +36,7 @@ type outcome struct {
 // answer runs scope check → executor → synthesizer. progress is told what the
 // executor does. A resumed turn (p.Resume) was checked when it began; an executor
 // that stops for a confirmation leaves out.pending.
-func (s *Service) answer(ctx context.Context, log *slog.Logger, p conversation.Prompt, progress conversation.Progress) (outcome, error) {
+func (s *assistantHandler) answer(ctx context.Context, log *slog.Logger, p conversation.Prompt, progress conversation.Progress) (outcome, error) {
 	var out outcome
 	if s.cfg.Scope != nil && p.Resume == nil {
 		v, err := s.cfg.Scope.CheckScope(ctx, p)
@@ -122,7 +122,8 @@ type turnMeta struct {
 // message with the current step and a Stop button, posted at the first step and
 // updated at most once per statusInterval (Slack's chat.update is rate limited).
 type progressCard struct {
-	s       *Service
+	s       *assistantHandler
+	r       *Run
 	log     *slog.Logger
 	key     conversation.Key
 	inputID string
@@ -151,7 +152,7 @@ func (p *progressCard) report(status string) {
 	p.at = now
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	p.s.setStatus(ctx, p.log, p.key, status)
+	p.r.SetStatus(ctx, status)
 	if p.ts == "" && p.tasks.showsTasks() {
 		return // the streamed answer shows the steps and Stop
 	}
@@ -187,7 +188,7 @@ func (p *progressCard) finish(ctx context.Context, note string) {
 // → ReAct executor → synthesizer; docs/architecture.md "Data flow of one Slack
 // event"), streaming the answer where the Messenger can, with a progress message and
 // Stop while tools run. earlier are thread messages from before the bot joined.
-func (s *Service) assistantTurn(ctx context.Context, r *Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
+func (s *assistantHandler) assistantTurn(ctx context.Context, r *Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
 	in, msg := r.In, r.In.Message
 	user := conversation.Message{Role: conversation.RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
 	prompt := conversation.Prompt{
@@ -212,7 +213,7 @@ func (s *Service) assistantTurn(ctx context.Context, r *Run, cp *conversation.Ch
 // assistantTurn, shared with the turn a tool confirmation resumes
 // (conversation/tool_approval.go). An executor that stops for a confirmation ends
 // the turn with the confirmation card instead of a reply.
-func (s *Service) respond(ctx context.Context, r *Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
+func (s *assistantHandler) respond(ctx context.Context, r *Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
 	in := r.In
 	start := s.cfg.Now()
 	if text, ts, ok := r.Out.PriorAnswer(); ok {
@@ -226,7 +227,7 @@ func (s *Service) respond(ctx context.Context, r *Run, cp *conversation.Checkpoi
 	}
 	r.AllowStop()
 	r.SetStatus(ctx, StatusThinking)
-	prog := &progressCard{s: s, log: r.Log, key: in.Key, inputID: in.ID, out: r.Out}
+	prog := &progressCard{s: s, r: r, log: r.Log, key: in.Key, inputID: in.ID, out: r.Out}
 	stream := s.newAnswerStream(ctx, r, prompt.UserID)
 	if stream != nil {
 		prompt.AnswerSink = stream

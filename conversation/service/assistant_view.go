@@ -10,7 +10,7 @@ import (
 )
 
 // workflowPrompts returns a prompt per offered workflow that starts it.
-func (s *Service) workflowPrompts() []conversation.SuggestedPrompt {
+func (s *assistantHandler) workflowPrompts() []conversation.SuggestedPrompt {
 	var out []conversation.SuggestedPrompt
 	for _, d := range s.cfg.Workflows.All() {
 		title := d.Title
@@ -25,7 +25,7 @@ func (s *Service) workflowPrompts() []conversation.SuggestedPrompt {
 // assistantThreadTurn runs a KindAssistantThread input: it records the channel the
 // person views in the thread's state and, when the thread starts, posts the greeting
 // (once) and sets the suggested prompts for that channel.
-func (s *Service) assistantThreadTurn(ctx context.Context, r *Run) error {
+func (s *assistantHandler) assistantThreadTurn(ctx context.Context, r *Run) error {
 	ev := r.In.Thread
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
@@ -48,13 +48,13 @@ func (s *Service) assistantThreadTurn(ctx context.Context, r *Run) error {
 		if a := cp.Conversation.State.Assistant; a == nil || !a.Greeted {
 			e.Reply = s.cfg.SuggestedPrompts.GreetingText()
 		}
-		if s.assistantThreads != nil {
+		if s.threads != nil {
 			prompts := s.cfg.SuggestedPrompts.For(ev.ContextChannelID, s.workflowPrompts())
 			title := ""
 			if s.cfg.SuggestedPrompts != nil {
 				title = s.cfg.SuggestedPrompts.Title
 			}
-			if err := s.assistantThreads.SetSuggestedPrompts(ctx, r.In.Key, title, prompts); err != nil {
+			if err := s.threads.SetSuggestedPrompts(ctx, r.In.Key, title, prompts); err != nil {
 				r.Log.Warn("suggested prompts not set", "error", err)
 			}
 		}
@@ -68,8 +68,8 @@ func (s *Service) assistantThreadTurn(ctx context.Context, r *Run) error {
 // titleThread sets the title of an assistant thread from its first question, once:
 // it reports whether the state should record that it did (even when Slack refused,
 // so that a refusal is not retried on every message).
-func (s *Service) titleThread(ctx context.Context, r *Run, st conversation.State, question string) bool {
-	if st.Assistant == nil || st.Assistant.Titled || s.assistantThreads == nil {
+func (s *assistantHandler) titleThread(ctx context.Context, r *Run, st conversation.State, question string) bool {
+	if st.Assistant == nil || st.Assistant.Titled || s.threads == nil {
 		return false
 	}
 	// Scrubbed before it is cut: a secret cut in two is not found.
@@ -80,7 +80,7 @@ func (s *Service) titleThread(ctx context.Context, r *Run, st conversation.State
 	if title == "" {
 		return false
 	}
-	if err := s.assistantThreads.SetTitle(ctx, r.In.Key, title); err != nil {
+	if err := s.threads.SetTitle(ctx, r.In.Key, title); err != nil {
 		r.Log.Warn("assistant thread title not set", "error", err)
 	}
 	return true
@@ -116,13 +116,13 @@ func (o *Outbox) isBroadcast() bool {
 // assistant view: Slack shows a thread reply to it only behind "1 reply", so the
 // turn's replies are broadcast to the DM too (and not streamed), and the person's
 // very first message to the bot is greeted first, as an assistant thread is.
-func (s *Service) directMessage(ctx context.Context, r *Run, cp *conversation.Checkpoint) {
+func (s *assistantHandler) directMessage(ctx context.Context, r *Run, cp *conversation.Checkpoint) {
 	msg := r.In.Message
 	if msg == nil || !msg.Direct || msg.ThreadTS != msg.TS || cp.Conversation.State.Assistant != nil {
 		return
 	}
 	r.Out.SetBroadcast()
-	dm, ok := s.rawMessenger.(conversation.DirectMessages)
+	dm, ok := s.raw.(conversation.DirectMessages)
 	if cp.Conversation.Version != 0 || !ok {
 		return
 	}

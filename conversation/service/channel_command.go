@@ -25,7 +25,7 @@ func (noWorkflows) Names() []string { return nil }
 // names, or ask with a menu when there are several. A command that fails is tried
 // again (the input stays pending) until its last attempt, which tells the user, in
 // their language, what failed, with a Retry button (command_retry.go).
-func (s *Service) channelCommand(ctx context.Context, r *Run) error {
+func (s *workflowHandler) channelCommand(ctx context.Context, r *Run) error {
 	in := r.In
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(ctx, in.Command.UserID); err == nil {
@@ -53,12 +53,12 @@ func (s *Service) channelCommand(ctx context.Context, r *Run) error {
 // channelCommandFailed is the message of a channel command that failed for good, in
 // lang: what failed (failureMessage: the model, a tool, Slack or the database) and
 // what its Retry button does (README, "Failures and Retry").
-func (s *Service) channelCommandFailed(lang string, err error) string {
+func (s *workflowHandler) channelCommandFailed(lang string, err error) string {
 	return s.failureMessage(lang, err, "retry.command")
 }
 
 // runChannelCommand runs channelCommand's command.
-func (s *Service) runChannelCommand(ctx context.Context, r *Run, lang string) error {
+func (s *workflowHandler) runChannelCommand(ctx context.Context, r *Run, lang string) error {
 	in, cmd := r.In, r.In.Command
 	tell := func(text string) {
 		if err := s.cfg.Messenger.PostEphemeral(ctx, in.Key, cmd.UserID, text); err != nil {
@@ -144,7 +144,7 @@ func (s *Service) runChannelCommand(ctx context.Context, r *Run, lang string) er
 }
 
 // userWorkflows returns up to 10 running workflows userID started in key's channel.
-func (s *Service) userWorkflows(ctx context.Context, r *Run, key conversation.Key, userID string) ([]conversation.WorkflowRef, error) {
+func (s *workflowHandler) userWorkflows(ctx context.Context, r *Run, key conversation.Key, userID string) ([]conversation.WorkflowRef, error) {
 	var refs []conversation.WorkflowRef
 	if err := r.RetryStore(ctx, "find the user's workflows", func(ctx context.Context) error {
 		var err error
@@ -158,7 +158,7 @@ func (s *Service) userWorkflows(ctx context.Context, r *Run, key conversation.Ke
 
 // threadLink returns label as a Slack link to the thread of key (chat.getPermalink,
 // when the Messenger is a Permalinker), or label alone when there is no link.
-func (s *Service) threadLink(ctx context.Context, key conversation.Key, label string) string {
+func (s *workflowHandler) threadLink(ctx context.Context, key conversation.Key, label string) string {
 	p, ok := s.cfg.Messenger.(conversation.Permalinker)
 	if !ok || key.ThreadTS == "" {
 		return label
@@ -198,7 +198,7 @@ func foreignCommand(key conversation.Key, cmd *conversation.CommandInput, ws *wo
 // refuseForeign tells the user, in the channel where they typed the command, that it
 // cannot act on the thread they linked. It names nothing of that thread or its
 // channel (not even whether it has a workflow), and says what to do instead.
-func (s *Service) refuseForeign(ctx context.Context, r *Run) {
+func (s *workflowHandler) refuseForeign(ctx context.Context, r *Run) {
 	cmd := r.In.Command
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(ctx, cmd.UserID); err == nil {

@@ -87,7 +87,7 @@ func (s *Service) turnOutcome(ctx context.Context, r *Run, err error) string {
 // observeWorkflow tells Metrics what a workflow turn changed from before to after:
 // a run started, completed, cancelled or reopened; each artifact whose status
 // changed; each pipeline item that ended or was tried again.
-func (s *Service) observeWorkflow(before, after *workflow.State) {
+func (s *workflowHandler) observeWorkflow(before, after *workflow.State) {
 	if after == nil || s.cfg.Metrics == nil {
 		return
 	}

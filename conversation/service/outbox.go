@@ -340,6 +340,18 @@ func (r *Run) ClearStatus() { r.svc.clearStatus(r.Log, r.In.Key) }
 // pending and runs again.
 func (r *Run) ShuttingDown() bool { return r.svc.ctx.Err() != nil }
 
+// ShutdownErr is the error of the service's context once it is shutting down (nil
+// before): the cause a turn that gives up for the shutdown returns.
+func (r *Run) ShutdownErr() error { return r.svc.ctx.Err() }
+
+// MeteredUsage returns the usage records of a save of state st that is not the end
+// of the turn (a pipeline's checkpoint): the model calls metered since the last
+// save, by model, or u under the main model when none was metered.
+func (r *Run) MeteredUsage(st conversation.State, u conversation.Usage) []conversation.UsageRecord {
+	byModel, metered := r.meter.Take()
+	return r.svc.usageRecords(r, st, u, byModel, metered, 0)
+}
+
 // InputWaiting reports whether another input of the thread waits behind this turn.
 func (r *Run) InputWaiting() bool { return r.svc.waiting(r.In.Key) }
 

@@ -132,7 +132,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	budget := t.s.cfg.Now().Add(t.s.cfg.TurnTimeout / 2)
 	results := make(chan itemResult)
 	inFlight := flight{}
-	w := worker{agent: t.s.cfg.Agent, log: t.log, lang: t.lang, redact: t.s.redact, explain: t.s.explain, enh: t.enhancer()}
+	w := worker{agent: t.s.cfg.Agent, log: t.log, lang: t.lang, redact: t.s.redact, explain: t.s.cfg.Classify.Explain, enh: t.enhancer()}
 	w.fetcher, w.noFetch = t.sourceFetcher() // pipeline_fetch.go
 	var err error
 	for {
@@ -523,7 +523,7 @@ func (t *wfTurn) pausePipeline(ctx context.Context) error {
 		fctx, cancel := t.r.Final(ctx)
 		defer cancel()
 		t.update(fctx, ws.Pipeline.ProgressTS, t.cards().Interrupted(ws, t.s.cfg.Now()))
-		return t.s.ctx.Err()
+		return t.r.ShutdownErr()
 	}
 	t.showProgress(context.WithoutCancel(ctx), true) // the counts while it gives way
 	t.continuePipeline()
@@ -575,11 +575,10 @@ func (t *wfTurn) checkpoint(ctx context.Context) error {
 	ctx, cancel := t.r.Final(ctx)
 	defer cancel()
 	st := t.state
-	byModel, metered := t.r.meter.Take()
 	st.PromptTokens += t.usage.PromptTokens
 	st.CompletionTokens += t.usage.CompletionTokens
 	saved, err := t.r.Checkpoint(ctx, conversation.Turn{Key: t.key, Version: t.conv.Version, State: st, Append: t.appended,
-		Usage: t.s.usageRecords(t.r, st, t.usage, byModel, metered, 0)})
+		Usage: t.r.MeteredUsage(st, t.usage)})
 	if err != nil {
 		return fmt.Errorf("checkpoint pipeline: %w", err)
 	}

@@ -177,6 +177,9 @@ type Service struct {
 	// rawMessenger is Config.Messenger before redaction wraps it, for its optional
 	// interfaces (DirectMessages).
 	rawMessenger conversation.Messenger
+	// assistant and workflows handle the inputs (turn.go routes them).
+	assistant *assistantHandler
+	workflows *workflowHandler
 
 	// mu guards closed, threads and every thread's fields.
 	mu      sync.Mutex
@@ -260,7 +263,32 @@ func NewService(cfg Config) (*Service, error) {
 		limits:  newLimits(cfg.UserRate, cfg.UserBurst),
 	}
 	svc.assistantThreads, svc.rawMessenger = threads, raw
+	svc.assistant = &assistantHandler{cfg: cfg, log: cfg.Logger, threads: threads, raw: raw}
+	svc.workflows = &workflowHandler{cfg: cfg, log: cfg.Logger, raw: raw}
 	return svc, nil
+}
+
+// assistantHandler answers people's messages with the assistant pipeline (scope
+// check → executor → synthesizer), and runs the assistant view, tool approvals and a
+// failed answer's Retry.
+type assistantHandler struct {
+	cfg Config
+	log *slog.Logger
+	// threads dresses assistant threads, when the Messenger can (assistant_view.go).
+	threads conversation.AssistantThreads
+	// raw is Config.Messenger before redaction wraps it, for its optional
+	// interfaces (DirectMessages).
+	raw conversation.Messenger
+}
+
+// workflowHandler runs the turns of artifact workflows: clicks, commands, replies and
+// pipeline parts (docs/architecture.md, "Workflow machine").
+type workflowHandler struct {
+	cfg Config
+	log *slog.Logger
+	// raw is Config.Messenger before redaction wraps it, for its optional
+	// interfaces (ModalOpener).
+	raw conversation.Messenger
 }
 
 // newOwner returns a lease owner name unique to this start of this process.

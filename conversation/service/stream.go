@@ -33,7 +33,7 @@ const (
 // characters. Any failure turns streaming off for the rest of the turn; the turn then
 // replies as without streaming (end).
 type answerStream struct {
-	s      *Service
+	s      *assistantHandler
 	log    *slog.Logger
 	ctx    context.Context // the turn's, without its cancellation
 	sm     conversation.StreamingMessenger
@@ -61,7 +61,7 @@ type answerStream struct {
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
-func (s *Service) newAnswerStream(ctx context.Context, r *Run, userID string) *answerStream {
+func (s *assistantHandler) newAnswerStream(ctx context.Context, r *Run, userID string) *answerStream {
 	sm, ok := s.cfg.Messenger.(conversation.StreamingMessenger)
 	if !ok || s.cfg.NoStreaming {
 		return nil

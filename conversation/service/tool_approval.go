@@ -32,7 +32,7 @@ func isToolDecision(name conversation.ActionName) bool {
 // confirmation: it posts the card, closes the progress message, and saves the
 // turn's messages (msgs) with the confirmation in the state. ctx is the final writes'
 // context.
-func (s *Service) askToolApproval(ctx context.Context, r *Run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
+func (s *assistantHandler) askToolApproval(ctx context.Context, r *Run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
 	ap := &conversation.ToolApproval{ID: approvalID(r.In.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
 	ts, err := r.Out.PostCard(ctx, render.ApprovalCard(r.In.Key, ap))
 	if errors.Is(err, conversation.ErrLeaseLost) {
@@ -55,7 +55,7 @@ func (s *Service) askToolApproval(ctx context.Context, r *Run, cp *conversation.
 // toolDecision runs a click on a confirmation card: from the person who asked, on the
 // current card, it updates the card with the decision and resumes the turn;
 // otherwise it tells only the clicker why nothing happens.
-func (s *Service) toolDecision(ctx context.Context, r *Run) error {
+func (s *assistantHandler) toolDecision(ctx context.Context, r *Run) error {
 	a := r.In.Action
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
@@ -109,7 +109,7 @@ func (s *Service) toolDecision(ctx context.Context, r *Run) error {
 
 // beginApprovedCall saves ap as begun, without finishing the click's input, so that
 // a re-run of the click does not run the call again. cp's version follows the save.
-func (s *Service) beginApprovedCall(ctx context.Context, r *Run, cp *conversation.Checkpoint, ap *conversation.ToolApproval) error {
+func (s *assistantHandler) beginApprovedCall(ctx context.Context, r *Run, cp *conversation.Checkpoint, ap *conversation.ToolApproval) error {
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	st := cp.Conversation.State
@@ -130,7 +130,7 @@ func (s *Service) beginApprovedCall(ctx context.Context, r *Run, cp *conversatio
 // turn's save writes that). It returns the note to save before the message, so the
 // model knows later that the request was left unfinished; nil when nothing was
 // pending.
-func (s *Service) voidToolApproval(ctx context.Context, r *Run, cp *conversation.Checkpoint) []conversation.Message {
+func (s *assistantHandler) voidToolApproval(ctx context.Context, r *Run, cp *conversation.Checkpoint) []conversation.Message {
 	ap := cp.Conversation.State.ToolApproval
 	if ap == nil {
 		return nil
@@ -145,7 +145,7 @@ func (s *Service) voidToolApproval(ctx context.Context, r *Run, cp *conversation
 }
 
 // closeApprovalCard replaces ap's card with its call and note, without buttons.
-func (s *Service) closeApprovalCard(ctx context.Context, r *Run, ap *conversation.ToolApproval, note string) {
+func (s *assistantHandler) closeApprovalCard(ctx context.Context, r *Run, ap *conversation.ToolApproval, note string) {
 	if ap.CardTS == "" || r.Out.Lost() {
 		return
 	}
@@ -157,7 +157,7 @@ func (s *Service) closeApprovalCard(ctx context.Context, r *Run, ap *conversatio
 }
 
 // tellClicker shows text to userID only; failing to is logged.
-func (s *Service) tellClicker(ctx context.Context, r *Run, userID, text string) {
+func (s *assistantHandler) tellClicker(ctx context.Context, r *Run, userID, text string) {
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	if err := s.cfg.Messenger.PostEphemeral(fctx, r.In.Key, userID, text); err != nil {
@@ -167,7 +167,7 @@ func (s *Service) tellClicker(ctx context.Context, r *Run, userID, text string) 
 
 // unchanged ends a click that changes nothing: the input is marked done with the
 // conversation as it was.
-func (s *Service) unchanged(ctx context.Context, r *Run, cp *conversation.Checkpoint) error {
+func (s *assistantHandler) unchanged(ctx context.Context, r *Run, cp *conversation.Checkpoint) error {
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	return r.Finish(fctx, cp.Conversation, Ending{Rebase: true})

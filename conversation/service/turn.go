@@ -48,13 +48,13 @@ func (s *Service) turn(ctx context.Context, r *Run) error {
 	}
 	switch {
 	case in.Kind == conversation.KindCommand && in.Command != nil && in.Key.ThreadTS == "":
-		return s.channelCommand(ctx, r)
+		return s.workflows.channelCommand(ctx, r)
 	case in.Kind == conversation.KindAssistantThread && in.Thread != nil:
-		return s.assistantThreadTurn(ctx, r)
+		return s.assistant.assistantThreadTurn(ctx, r)
 	case in.Kind == conversation.KindAction && in.Action != nil && isToolDecision(in.Action.Action.Name):
-		return s.toolDecision(ctx, r)
+		return s.assistant.toolDecision(ctx, r)
 	case isRetry(in) && in.Key.ThreadTS != "":
-		if handled, err := s.retryTurn(ctx, r); handled {
+		if handled, err := s.assistant.retryTurn(ctx, r); handled {
 			return err
 		}
 		fallthrough // a workflow step's Retry
@@ -67,13 +67,13 @@ func (s *Service) turn(ctx context.Context, r *Run) error {
 			return err
 		}
 		if in.Kind == conversation.KindCommand && foreignCommand(in.Key, in.Command, cp.Conversation.State.Workflow) {
-			s.refuseForeign(ctx, r) // before anything shows in the thread
+			s.workflows.refuseForeign(ctx, r) // before anything shows in the thread
 			return s.finish(ctx, r, conversation.InputDone)
 		}
 		s.compact(ctx, r.Log, cp)
 		handled, err := s.workflowTurn(ctx, r, cp, nil)
 		if err == nil && !handled && in.Kind == conversation.KindAction {
-			return s.answerQuestion(ctx, r, cp) // "Just a question" (workflow_modal.go)
+			return s.assistant.answerQuestion(ctx, r, cp) // "Just a question" (workflow_modal.go)
 		}
 		return err
 	case in.Kind != conversation.KindUserMessage || in.Message == nil:
@@ -86,14 +86,14 @@ func (s *Service) turn(ctx context.Context, r *Run) error {
 		return err
 	}
 	// A new message overtakes a confirmation nobody gave: its note is saved first.
-	earlier = append(s.voidToolApproval(ctx, r, cp), earlier...)
-	s.directMessage(ctx, r, cp) // README, "Assistant view"
+	earlier = append(s.assistant.voidToolApproval(ctx, r, cp), earlier...)
+	s.assistant.directMessage(ctx, r, cp) // README, "Assistant view"
 	if cp.Conversation.State.Mode == conversation.ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text, s.cfg.Workflows)) {
 		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
 			return err
 		}
 	}
-	return s.assistantTurn(ctx, r, cp, earlier)
+	return s.assistant.assistantTurn(ctx, r, cp, earlier)
 }
 
 // loadFor loads the checkpoint of the thread of r's message, or starts its
@@ -182,7 +182,7 @@ func (s *Service) giveUp(ctx context.Context, r *Run) error {
 // workflowTurn runs a workflow turn with the thread's status shown meanwhile.
 func (s *Service) workflowTurn(ctx context.Context, r *Run, cp *conversation.Checkpoint, earlier []conversation.Message) (bool, error) {
 	s.setStatus(ctx, r.Log, r.In.Key, StatusThinking)
-	handled, err := s.runWorkflow(ctx, r, cp, earlier)
+	handled, err := s.workflows.runWorkflow(ctx, r, cp, earlier)
 	if !handled || err != nil {
 		s.clearStatus(r.Log, r.In.Key) // finishTurn did not
 	}

@@ -32,7 +32,7 @@ func (e errTold) Error() string { return "told: " + e.cause.Error() }
 
 // wfTurn is one workflow turn.
 type wfTurn struct {
-	s    *Service
+	s    *workflowHandler
 	r    *Run
 	log  *slog.Logger
 	key  conversation.Key
@@ -102,7 +102,7 @@ func (t *wfTurn) cards() render.Cards {
 }
 
 // machine returns the machine of def under the service's approval policy.
-func (s *Service) machine(def *workflow.Definition) workflow.Machine {
+func (s *workflowHandler) machine(def *workflow.Definition) workflow.Machine {
 	return workflow.Machine{Def: def, Approvers: s.cfg.Approvers, Now: s.cfg.Now}
 }
 
@@ -244,7 +244,7 @@ func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 // it). The step runs on ctx; rendering and the save are final writes, on a context
 // that neither a stop nor the turn's timeout cancelled. err is not nil when the input
 // stays pending (see Service.turn).
-func (s *Service) runWorkflow(ctx context.Context, r *Run, cp *conversation.Checkpoint, earlier []conversation.Message) (handled bool, err error) {
+func (s *workflowHandler) runWorkflow(ctx context.Context, r *Run, cp *conversation.Checkpoint, earlier []conversation.Message) (handled bool, err error) {
 	in, log := r.In, r.Log
 	state := cp.Conversation.State
 	state.Workflow = state.Workflow.Clone()
