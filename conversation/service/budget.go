@@ -21,7 +21,7 @@ const BudgetWindow = 24 * time.Hour
 // finished turn, 0 for a pipeline's checkpoint) goes on one row only: the main
 // model's when it was called, else the first model's; the others count 0. A turn
 // that used no tokens writes no row.
-func (s *Service) usageRecords(r *Run, st conversation.State, u conversation.Usage, byModel []conversation.ModelUsage, metered bool, turns int) []conversation.UsageRecord {
+func (s *Runtime) usageRecords(r *Run, st conversation.State, u conversation.Usage, byModel []conversation.ModelUsage, metered bool, turns int) []conversation.UsageRecord {
 	if !metered {
 		byModel = []conversation.ModelUsage{{Model: s.cfg.Model, Usage: u}}
 	}

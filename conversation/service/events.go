@@ -97,7 +97,7 @@ func snapshot(st conversation.State) savedState {
 
 // turnEvents returns the webhook events of saving turn after r's last load or save
 // (none unless Config.WebhookEvents).
-func (s *Service) turnEvents(r *Run, turn conversation.Turn) []conversation.Event {
+func (s *Runtime) turnEvents(r *Run, turn conversation.Turn) []conversation.Event {
 	if !s.cfg.WebhookEvents || turn.State.Workflow == nil {
 		return nil
 	}

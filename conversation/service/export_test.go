@@ -3,7 +3,7 @@ package service
 import "github.com/threadwright/threadwright/conversation"
 
 // Holds reports whether the service holds (or is taking) thread key, for tests.
-func (s *Service) Holds(key conversation.Key) bool { return s.holds(key) }
+func (s *Runtime) Holds(key conversation.Key) bool { return s.holds(key) }
 
 // ForeignCommand is foreignCommand, for tests.
 var ForeignCommand = foreignCommand

@@ -7,12 +7,12 @@ import (
 
 // explain classifies err: the core's own markers first (a step's source, a tool, the
 // store), then Config.Classify (conversation.Classifier.Explain).
-func (s *Service) explain(err error) conversation.Failure {
+func (s *Runtime) explain(err error) conversation.Failure {
 	return s.cfg.Classify.Explain(err)
 }
 
 // failureMessage is a failed step's message in lang (render.FailureMessage), with
 // configured secrets scrubbed from it.
-func (s *Service) failureMessage(lang string, err error, hint string) string {
+func (s *Runtime) failureMessage(lang string, err error, hint string) string {
 	return s.redact(render.FailureMessage(lang, s.explain(err), err, hint))
 }

@@ -19,7 +19,7 @@ const maxUnspoolFailures = 5
 const spoolReserve = 500 * time.Millisecond
 
 // spoolPut spools in and makes sure the drain runs.
-func (s *Service) spoolPut(in conversation.Input) (bool, error) {
+func (s *Runtime) spoolPut(in conversation.Input) (bool, error) {
 	s.spoolMu.Lock()
 	defer s.spoolMu.Unlock()
 	// The spool is local disk; it gets a context of its own, so that an input whose
@@ -39,14 +39,14 @@ func (s *Service) spoolPut(in conversation.Input) (bool, error) {
 }
 
 // isSpooling reports whether inputs go to the spool.
-func (s *Service) isSpooling() bool {
+func (s *Runtime) isSpooling() bool {
 	s.spoolMu.Lock()
 	defer s.spoolMu.Unlock()
 	return s.spooling
 }
 
 // startDrainLocked starts the drain unless it runs; spoolMu is held.
-func (s *Service) startDrainLocked(ctx context.Context) {
+func (s *Runtime) startDrainLocked(ctx context.Context) {
 	if s.draining {
 		return
 	}
@@ -61,7 +61,7 @@ func (s *Service) startDrainLocked(ctx context.Context) {
 // drain moves spooled inputs into the store, oldest first, retrying while the store is
 // unavailable, until the spool is empty (then new inputs go to the store again) or ctx
 // ends.
-func (s *Service) drain(ctx context.Context) {
+func (s *Runtime) drain(ctx context.Context) {
 	defer func() {
 		s.spoolMu.Lock()
 		s.draining = false
@@ -124,7 +124,7 @@ func (s *Service) drain(ctx context.Context) {
 // unspool moves one spooled input into the store: a thread reply without a mention is
 // checked then (Submit could not), and one for a thread the bot is not part of is
 // dropped.
-func (s *Service) unspool(ctx context.Context, in conversation.Input) error {
+func (s *Runtime) unspool(ctx context.Context, in conversation.Input) error {
 	keep := true
 	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.holds(in.Key) {
 		if err := s.retryStore(ctx, "check a spooled input's thread", func(ctx context.Context) error {

@@ -148,7 +148,7 @@ func (l *limits) spooledCounts(key conversation.Key, user string) conversation.P
 
 // admit applies the limits to in (see the comment at the top of this file) and
 // returns the refusal, or nil when in may be queued.
-func (s *Service) admit(ctx context.Context, in conversation.Input) *refusal {
+func (s *Runtime) admit(ctx context.Context, in conversation.Input) *refusal {
 	user, now := in.User(), s.cfg.Now()
 	switch in.Kind {
 	case conversation.KindAction:
@@ -198,7 +198,7 @@ func (s *Service) admit(ctx context.Context, in conversation.Input) *refusal {
 // Slack delivered again because the ack of the first came late is a duplicate, not a
 // new request, and is never refused nor noticed. It answers false when the store does
 // not answer within countTimeout, or while inputs are spooled.
-func (s *Service) enqueuedAlready(ctx context.Context, in conversation.Input) bool {
+func (s *Runtime) enqueuedAlready(ctx context.Context, in conversation.Input) bool {
 	if s.isSpooling() {
 		return false
 	}
@@ -214,7 +214,7 @@ func (s *Service) enqueuedAlready(ctx context.Context, in conversation.Input) bo
 // refuse logs that in was refused and tells its author, unless they were told within
 // NoticeInterval: an ephemeral message in the thread (in the channel for a top-level
 // message or a DM), posted in the background so that the ack does not wait.
-func (s *Service) refuse(in conversation.Input, r *refusal) {
+func (s *Runtime) refuse(in conversation.Input, r *refusal) {
 	user := in.User()
 	s.log.Info("input refused: over a limit", conversation.LogKeyInput, in.ID, conversation.LogKeyThread, in.Key.String(), "user", user,
 		"limit", string(r.kind), "pending", r.pending, "retry_after", r.retry)

@@ -23,7 +23,7 @@ func (noMetrics) PipelineItem(string, string) {}
 func (noMetrics) WorkflowTransition(string, string) {}
 
 // metrics returns Config.Metrics, or one that does nothing.
-func (s *Service) metrics() conversation.Metrics {
+func (s *Runtime) metrics() conversation.Metrics {
 	if s.cfg.Metrics == nil {
 		return noMetrics{}
 	}
@@ -40,14 +40,14 @@ type turnEnd struct {
 
 // waitSlot waits for a turn slot, counted as queued meanwhile. It reports false when
 // the service shuts down first.
-func (s *Service) waitSlot() bool {
+func (s *Runtime) waitSlot() bool {
 	s.metrics().TurnQueued(1)
 	defer s.metrics().TurnQueued(-1)
 	return s.turns.Acquire(s.ctx, 1) == nil
 }
 
 // turnStarted tells Metrics that r's turn started at start.
-func (s *Service) turnStarted(r *Run, start time.Time) {
+func (s *Runtime) turnStarted(r *Run, start time.Time) {
 	wait := time.Duration(-1)
 	if r.In.Attempts <= 1 && !r.In.CreatedAt.IsZero() {
 		wait = max(start.Sub(r.In.CreatedAt), 0)
@@ -56,12 +56,12 @@ func (s *Service) turnStarted(r *Run, start time.Time) {
 }
 
 // turnEnded tells Metrics that r's turn, started at start under ctx, returned err.
-func (s *Service) turnEnded(ctx context.Context, r *Run, start time.Time, err error) {
+func (s *Runtime) turnEnded(ctx context.Context, r *Run, start time.Time, err error) {
 	s.metrics().TurnEnded(string(r.In.Kind), s.turnOutcome(ctx, r, err), s.cfg.Now().Sub(start))
 }
 
 // turnOutcome names how r's turn under ctx ended, having returned err.
-func (s *Service) turnOutcome(ctx context.Context, r *Run, err error) string {
+func (s *Runtime) turnOutcome(ctx context.Context, r *Run, err error) string {
 	_, stopped := conversation.StoppedBy(ctx)
 	switch {
 	case err != nil && (errors.Is(err, conversation.ErrLeaseLost) || s.ctx.Err() != nil):

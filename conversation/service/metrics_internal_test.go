@@ -78,7 +78,7 @@ func TestObserveWorkflow(t *testing.T) {
 }
 
 func TestTurnOutcome(t *testing.T) {
-	s := &Service{ctx: context.Background()}
+	s := &Runtime{ctx: context.Background()}
 	stopped, stop := context.WithCancelCause(context.Background())
 	stop(conversation.Stopped{By: "U1"})
 	expired, cancel := context.WithTimeout(context.Background(), -time.Second)

@@ -27,13 +27,13 @@ type Run struct {
 	// carries it.
 	meter *conversation.UsageMeter
 	// svc is the service that runs the turn.
-	svc *Service
+	svc *Runtime
 }
 
 // outbox posts a turn's messages through the Messenger, tagged, and replaces what an
 // earlier run of the same input posted. It is safe for concurrent use.
 type Outbox struct {
-	s   *Service
+	s   *Runtime
 	key conversation.Key
 	id  string
 	th  *thread
@@ -52,7 +52,7 @@ type Outbox struct {
 
 // newOutbox returns the outbox of r's turn. On a re-run (Attempts > 1) it reads what
 // earlier runs posted; when that fails, the turn goes on and may post again.
-func (s *Service) newOutbox(ctx context.Context, r *Run) *Outbox {
+func (s *Runtime) newOutbox(ctx context.Context, r *Run) *Outbox {
 	o := &Outbox{s: s, key: r.In.Key, id: r.In.ID, th: r.th, used: map[string]bool{}}
 	if r.In.Attempts <= 1 {
 		return o

@@ -74,7 +74,7 @@ type active struct {
 // kick makes this process work on thread key: it starts taking the thread's lease
 // unless it holds it or is taking it already, in which case it notes that an input
 // was enqueued.
-func (s *Service) kick(key conversation.Key) {
+func (s *Runtime) kick(key conversation.Key) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -91,7 +91,7 @@ func (s *Service) kick(key conversation.Key) {
 }
 
 // hold takes t's lease and runs the thread's inputs until none is pending.
-func (s *Service) hold(t *thread) {
+func (s *Runtime) hold(t *thread) {
 	defer s.wg.Done()
 	defer s.letGo(t)
 	if !s.acquire(t) {
@@ -103,7 +103,7 @@ func (s *Service) hold(t *thread) {
 // letGo removes t from the threads this process holds. A lease still held (its worker
 // stopped with inputs pending: a shutdown) is handed over (Store.Abandon), so that
 // another worker takes the thread at once.
-func (s *Service) letGo(t *thread) {
+func (s *Runtime) letGo(t *thread) {
 	s.mu.Lock()
 	if s.threads[t.key] == t {
 		delete(s.threads, t.key)
@@ -119,7 +119,7 @@ func (s *Service) letGo(t *thread) {
 
 // abandon hands l over (Store.Abandon) on a context of its own, and logs why at info
 // when it did.
-func (s *Service) abandon(l conversation.Lease, why string) {
+func (s *Runtime) abandon(l conversation.Lease, why string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	switch err := s.cfg.Store.Abandon(ctx, l); {
@@ -134,7 +134,7 @@ func (s *Service) abandon(l conversation.Lease, why string) {
 
 // acquire takes t's lease. It reports false when another worker holds the thread
 // (which then runs its inputs) or the store does not answer (the sweep tries again).
-func (s *Service) acquire(t *thread) bool {
+func (s *Runtime) acquire(t *thread) bool {
 	log := s.log.With(conversation.LogKeyThread, t.key.String())
 	bo := storeBackoff(0)
 	for {
@@ -197,7 +197,7 @@ func (s *Service) acquire(t *thread) bool {
 // service shuts down. A turn that leaves its input pending (its store writes failed,
 // for example) is tried again after a backoff, holding the thread so that no later
 // input overtakes it.
-func (s *Service) work(t *thread) {
+func (s *Runtime) work(t *thread) {
 	log := s.log.With(conversation.LogKeyThread, t.key.String())
 	retry := backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(time.Second), backoff.WithMaxInterval(30*time.Second),
@@ -248,7 +248,7 @@ func (s *Service) work(t *thread) {
 
 // slot takes a turn slot (MaxConcurrentTurns), showing the thread as queued while it
 // waits. It reports false when the service shuts down first.
-func (s *Service) slot(t *thread) bool {
+func (s *Runtime) slot(t *thread) bool {
 	if s.turns.TryAcquire(1) {
 		return true
 	}
@@ -258,7 +258,7 @@ func (s *Service) slot(t *thread) bool {
 
 // begin starts the next pending input of t's thread (Store.Begin), retrying while the
 // store is unavailable. It returns nil when none is pending.
-func (s *Service) begin(t *thread) (*conversation.Input, error) {
+func (s *Runtime) begin(t *thread) (*conversation.Input, error) {
 	var in *conversation.Input
 	err := s.retryStore(s.ctx, "begin the next input", func(ctx context.Context) error {
 		var err error
@@ -271,7 +271,7 @@ func (s *Service) begin(t *thread) (*conversation.Input, error) {
 // release frees t's lease when no input of its thread is pending, and reports
 // whether the worker is done with the thread. An input enqueued here meanwhile makes
 // it take the thread again.
-func (s *Service) release(t *thread) bool {
+func (s *Runtime) release(t *thread) bool {
 	s.mu.Lock()
 	pokes := t.pokes
 	t.releasing = true
@@ -302,14 +302,14 @@ func (s *Service) release(t *thread) bool {
 }
 
 // leaseOf returns t's lease.
-func (s *Service) leaseOf(t *thread) conversation.Lease {
+func (s *Runtime) leaseOf(t *thread) conversation.Lease {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return t.lease
 }
 
 // isLost reports whether t's lease was taken by another worker.
-func (s *Service) isLost(t *thread) bool {
+func (s *Runtime) isLost(t *thread) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return t.lost
@@ -319,7 +319,7 @@ func (s *Service) isLost(t *thread) bool {
 // chat. While renewals succeed that is known; after they have failed for LeaseTTL it
 // renews now, retrying until the store answers or ctx ends. Errors: ErrLeaseLost;
 // ctx's error.
-func (s *Service) confirm(ctx context.Context, t *thread) error {
+func (s *Runtime) confirm(ctx context.Context, t *thread) error {
 	if t == nil {
 		return nil
 	}
@@ -351,7 +351,7 @@ func (s *Service) confirm(ctx context.Context, t *thread) error {
 }
 
 // heartbeat renews this process's leases every LeaseTTL/10 until ctx ends.
-func (s *Service) heartbeat(ctx context.Context) {
+func (s *Runtime) heartbeat(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.LeaseTTL / 10)
 	defer tick.Stop()
 	failing := 0
@@ -383,7 +383,7 @@ func (s *Service) heartbeat(ctx context.Context) {
 // button); a lease held since before start and missing from states was taken over. A
 // lease of this owner that no worker of this process holds (an Acquire whose answer
 // was lost) is handed over, so that it is not renewed for nobody.
-func (s *Service) renewed(start time.Time, states []conversation.LeaseState) {
+func (s *Runtime) renewed(start time.Time, states []conversation.LeaseState) {
 	byKey := make(map[conversation.Key]conversation.LeaseState, len(states))
 	for _, st := range states {
 		byKey[st.Key] = st
@@ -432,7 +432,7 @@ func (s *Service) renewed(start time.Time, states []conversation.LeaseState) {
 
 // clearSignal removes an applied stop request, so that it does not stop a later
 // turn of the same pipeline run.
-func (s *Service) clearSignal(key conversation.Key) {
+func (s *Runtime) clearSignal(key conversation.Key) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := s.cfg.Store.Signal(ctx, key, conversation.StopRequest{}); err != nil {
@@ -442,7 +442,7 @@ func (s *Service) clearSignal(key conversation.Key) {
 
 // sweep takes over, every LeaseTTL/5 until ctx ends, the threads with pending inputs
 // that no live lease holds: those of a replica that died, or that nobody took.
-func (s *Service) sweep(ctx context.Context) {
+func (s *Runtime) sweep(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.LeaseTTL / 5)
 	defer tick.Stop()
 	for {
@@ -462,7 +462,7 @@ const orphanBatch = 500
 
 // takeOrphans starts work on the threads with pending inputs and no live lease, and
 // returns how many it found.
-func (s *Service) takeOrphans(ctx context.Context) (int, error) {
+func (s *Runtime) takeOrphans(ctx context.Context) (int, error) {
 	keys, err := s.cfg.Store.Orphans(ctx, orphanBatch)
 	if err != nil {
 		return 0, fmt.Errorf("find threads without a worker: %w", err)
@@ -474,37 +474,37 @@ func (s *Service) takeOrphans(ctx context.Context) (int, error) {
 }
 
 // startRun records the turn of in as t's running turn, cancelled by cancel.
-func (s *Service) startRun(t *thread, in conversation.Input, cancel context.CancelCauseFunc) {
+func (s *Runtime) startRun(t *thread, in conversation.Input, cancel context.CancelCauseFunc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t.run = &active{inputID: in.ID, seq: in.Seq, cancel: cancel, pokes: t.pokes}
 }
 
 // endRun forgets t's running turn.
-func (s *Service) endRun(t *thread) {
+func (s *Runtime) endRun(t *thread) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t.run = nil
 }
 
 // allowStop marks the thread's running turn as one a person may stop.
-func (s *Service) allowStop(key conversation.Key) {
+func (s *Runtime) allowStop(key conversation.Key) {
 	s.markRun(key, func(a *active) { a.stoppable = true })
 }
 
 // allowRunStop marks the thread's running turn as the pipeline run id, which its Stop
 // button may stop.
-func (s *Service) allowRunStop(key conversation.Key, id string) {
+func (s *Runtime) allowRunStop(key conversation.Key, id string) {
 	s.markRun(key, func(a *active) { a.stoppable, a.run = true, id })
 }
 
 // freeze makes the thread's running turn no longer stoppable (its answer is ready:
 // posting and saving it must not be cut short).
-func (s *Service) freeze(key conversation.Key) {
+func (s *Runtime) freeze(key conversation.Key) {
 	s.markRun(key, func(a *active) { a.stoppable = false })
 }
 
-func (s *Service) markRun(key conversation.Key, f func(*active)) {
+func (s *Runtime) markRun(key conversation.Key, f func(*active)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t := s.threads[key]; t != nil && t.run != nil {
@@ -515,7 +515,7 @@ func (s *Service) markRun(key conversation.Key, f func(*active)) {
 // stopLocal cancels the thread's running turn in this process with cause when it is
 // stoppable and, when target is set, is the turn of that input or of that pipeline
 // run; a pipeline run is stopped only by its id. It reports whether it did.
-func (s *Service) stopLocal(key conversation.Key, target string, cause conversation.Stopped) bool {
+func (s *Runtime) stopLocal(key conversation.Key, target string, cause conversation.Stopped) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[key]
@@ -533,7 +533,7 @@ func (s *Service) stopLocal(key conversation.Key, target string, cause conversat
 // stopOlder cancels the thread's running turn in this process with cause when it is
 // stoppable, works on no pipeline run, and is not in's own turn. It reports whether
 // it did.
-func (s *Service) stopOlder(in conversation.Input, cause conversation.Stopped) bool {
+func (s *Runtime) stopOlder(in conversation.Input, cause conversation.Stopped) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[in.Key]
@@ -545,7 +545,7 @@ func (s *Service) stopOlder(in conversation.Input, cause conversation.Stopped) b
 }
 
 // waiting reports whether another input of key waits behind its running turn.
-func (s *Service) waiting(key conversation.Key) bool {
+func (s *Runtime) waiting(key conversation.Key) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.threads[key]
@@ -556,7 +556,7 @@ func (s *Service) waiting(key conversation.Key) bool {
 }
 
 // holds reports whether this process holds (or is taking) thread key.
-func (s *Service) holds(key conversation.Key) bool {
+func (s *Runtime) holds(key conversation.Key) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.threads[key]
@@ -566,7 +566,7 @@ func (s *Service) holds(key conversation.Key) bool {
 // retryStore runs op, retrying with backoff while it fails with ErrUnavailable, until
 // it succeeds, fails otherwise, or ctx ends (its deadline bounds the retries). Each
 // retry is logged at warn.
-func (s *Service) retryStore(ctx context.Context, what string, op func(context.Context) error) error {
+func (s *Runtime) retryStore(ctx context.Context, what string, op func(context.Context) error) error {
 	bo := storeBackoff(-1)
 	for attempt := 1; ; attempt++ {
 		err := op(ctx)
@@ -616,7 +616,7 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 
 // setStatusBounded shows status in the thread on a short context of its own; a
 // failure is logged at debug.
-func (s *Service) setStatusBounded(key conversation.Key, status string) {
+func (s *Runtime) setStatusBounded(key conversation.Key, status string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	s.setStatus(ctx, s.log.With(conversation.LogKeyThread, key.String()), key, status)

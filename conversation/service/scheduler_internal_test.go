@@ -31,7 +31,7 @@ func TestNewMessageStopsOnlyAnOlderTurn(t *testing.T) {
 			defer cancel(nil)
 			a := c.running
 			a.cancel = cancel
-			s := &Service{threads: map[conversation.Key]*thread{k: {run: &a}}}
+			s := &Runtime{threads: map[conversation.Key]*thread{k: {run: &a}}}
 			got := s.stopOlder(in("m2"), conversation.Stopped{By: "U1", NewMessage: true})
 			var by conversation.Stopped
 			stopped := errors.As(context.Cause(ctx), &by)

@@ -154,7 +154,7 @@ const DefaultMaxConcurrentTurns = 100
 // runs one turn per input, each thread's inputs one at a time and in order across all
 // replicas sharing the store (docs/architecture.md, "Durable turns"). Create it with
 // NewService, call Start, and Shutdown at the end; it is safe for concurrent use.
-type Service struct {
+type Runtime struct {
 	cfg   Config
 	log   *slog.Logger
 	owner string
@@ -171,15 +171,8 @@ type Service struct {
 	wg     sync.WaitGroup // one per thread worker
 	// limits are this process's buckets and spool counts (limits.go).
 	limits *limits
-	// assistantThreads dresses assistant threads, when the Messenger can
-	// (assistant_view.go).
-	assistantThreads conversation.AssistantThreads
-	// rawMessenger is Config.Messenger before redaction wraps it, for its optional
-	// interfaces (DirectMessages).
-	rawMessenger conversation.Messenger
-	// assistant and workflows handle the inputs (turn.go routes them).
-	assistant *assistantHandler
-	workflows *workflowHandler
+	// handler runs each input's turn (the router, Service).
+	handler Handler
 
 	// mu guards closed, threads and every thread's fields.
 	mu      sync.Mutex
@@ -195,6 +188,26 @@ type Service struct {
 	spoolMu  sync.Mutex
 	spooling bool
 	draining bool
+}
+
+// Handler runs one turn of an input (docs/architecture.md, "Durable turns"): it does
+// what the input asks and ends the turn with Run.Finish (a save) or Run.Drop (none).
+// It returns nil once the input is finished, and an error when the input stays
+// pending to run again: the store did not answer, the service is shutting down, or
+// the lease was lost (conversation.ErrLeaseLost).
+type Handler interface {
+	Handle(ctx context.Context, r *Run) error
+}
+
+// Service runs conversations: the Runtime, whose turns the router (Handle) sends to
+// the assistant or to the workflows. Create it with NewService, call Start, and
+// Shutdown at the end; it is safe for concurrent use.
+type Service struct {
+	*Runtime
+	cfg       Config
+	log       *slog.Logger
+	assistant *assistantHandler
+	workflows *workflowHandler
 }
 
 // NewService validates cfg, fills in defaults and returns a Service; call Start
@@ -250,7 +263,7 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	bg, stopBG := context.WithCancel(context.Background())
-	svc := &Service{
+	svc := &Runtime{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		owner:   cfg.Owner,
@@ -262,10 +275,12 @@ func NewService(cfg Config) (*Service, error) {
 		threads: make(map[conversation.Key]*thread),
 		limits:  newLimits(cfg.UserRate, cfg.UserBurst),
 	}
-	svc.assistantThreads, svc.rawMessenger = threads, raw
-	svc.assistant = &assistantHandler{cfg: cfg, log: cfg.Logger, threads: threads, raw: raw}
-	svc.workflows = &workflowHandler{cfg: cfg, log: cfg.Logger, raw: raw}
-	return svc, nil
+	s := &Service{Runtime: svc, cfg: cfg, log: cfg.Logger,
+		assistant: &assistantHandler{cfg: cfg, log: cfg.Logger, threads: threads, raw: raw},
+		workflows: &workflowHandler{cfg: cfg, log: cfg.Logger, raw: raw},
+	}
+	svc.handler = s
+	return s, nil
 }
 
 // assistantHandler answers people's messages with the assistant pipeline (scope
@@ -310,7 +325,7 @@ func setDefault[T int | time.Duration](v *T, def T) {
 // died), then renews this process's leases every LeaseTTL/10, sweeps for such threads
 // every LeaseTTL/5, and moves spooled inputs into the store, until Shutdown. Errors:
 // the store's, from the first sweep.
-func (s *Service) Start(ctx context.Context) error {
+func (s *Runtime) Start(ctx context.Context) error {
 	s.mu.Lock()
 	if s.started || s.closed {
 		s.mu.Unlock()
@@ -351,13 +366,13 @@ func (s *Service) Start(ctx context.Context) error {
 // its author is told). It does not wait for the turn. ctx's deadline
 // bounds the store retries. Errors: ErrClosed after Shutdown began; the store's (and
 // the spool's) when the input could not be kept.
-func (s *Service) Submit(ctx context.Context, in conversation.Input) (accepted bool, err error) {
+func (s *Runtime) Submit(ctx context.Context, in conversation.Input) (accepted bool, err error) {
 	return s.submit(ctx, in, true)
 }
 
 // submit is Submit; limited false skips the flood limits, for an input that continues
 // one they admitted already (a channel command forwarded to its thread).
-func (s *Service) submit(ctx context.Context, in conversation.Input, limited bool) (accepted bool, err error) {
+func (s *Runtime) submit(ctx context.Context, in conversation.Input, limited bool) (accepted bool, err error) {
 	channelCommand := in.Kind == conversation.KindCommand && in.Key.ThreadTS == "" && in.Key.TeamID != "" && in.Key.ChannelID != ""
 	if in.ID == "" || (!in.Key.Valid() && !channelCommand) {
 		return false, fmt.Errorf("conversation: submit: input %q has no id or an incomplete key %q", in.ID, in.Key)
@@ -414,7 +429,7 @@ func (s *Service) submit(ctx context.Context, in conversation.Input, limited boo
 // accept stores in, or spools it when the store is unavailable or inputs are spooled
 // already (they go into the store in order), and starts work on its thread. One
 // accept runs at a time, so that no input overtakes an earlier one that was spooled.
-func (s *Service) accept(ctx context.Context, in conversation.Input) (bool, error) {
+func (s *Runtime) accept(ctx context.Context, in conversation.Input) (bool, error) {
 	s.intakeMu.Lock()
 	defer s.intakeMu.Unlock()
 	s.spoolMu.Lock()
@@ -440,7 +455,7 @@ func (s *Service) accept(ctx context.Context, in conversation.Input) (bool, erro
 
 // enqueue stores in, retrying while the store is unavailable until ctx's deadline,
 // less the time a spool write takes.
-func (s *Service) enqueue(ctx context.Context, in conversation.Input) (bool, error) {
+func (s *Runtime) enqueue(ctx context.Context, in conversation.Input) (bool, error) {
 	if d, ok := ctx.Deadline(); ok && s.cfg.Spool != nil {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d.Add(-spoolReserve))
@@ -465,7 +480,7 @@ func storeDown(err error) bool {
 // person's message stops the turn running there (unless that turn is in's own: the
 // worker may have taken in between its insert and this call, having learnt of it from
 // the lease's renewal), and a worker starts if none runs.
-func (s *Service) notify(in conversation.Input) {
+func (s *Runtime) notify(in conversation.Input) {
 	if m := in.Message; m != nil && s.stopOlder(in, conversation.Stopped{By: m.UserID, NewMessage: true}) {
 		s.log.Info("a newer message stopped the running turn", conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID)
 	}
@@ -475,7 +490,7 @@ func (s *Service) notify(in conversation.Input) {
 // Wait blocks until this process holds no thread and has nothing spooled (every
 // input it took is finished), or ctx ends (its error is returned then). An input
 // submitted before Wait is called is waited for.
-func (s *Service) Wait(ctx context.Context) error {
+func (s *Runtime) Wait(ctx context.Context) error {
 	t := time.NewTicker(5 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -499,7 +514,7 @@ func (s *Service) Wait(ctx context.Context) error {
 // to cancelGrace more for them to return. The threads it still holds then are handed
 // over (Store.Abandon): another replica, or this one after a restart, takes them at
 // once.
-func (s *Service) Shutdown(ctx context.Context) error {
+func (s *Runtime) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
@@ -529,7 +544,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 // handOver frees the leases this process still holds, so that other workers take
 // their threads at once; a turn of this process that has not returned yet can no
 // longer write (its thread is marked lost first).
-func (s *Service) handOver() {
+func (s *Runtime) handOver() {
 	s.mu.Lock()
 	var leases []conversation.Lease
 	for _, t := range s.threads {
@@ -550,14 +565,14 @@ func (s *Service) handOver() {
 const cancelGrace = 5 * time.Second
 
 // redact scrubs secrets out of text with Config.Redact, if set.
-func (s *Service) redact(text string) string {
+func (s *Runtime) redact(text string) string {
 	if s.cfg.Redact == nil {
 		return text
 	}
 	return s.cfg.Redact(text)
 }
 
-func (s *Service) isClosed() bool {
+func (s *Runtime) isClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closed
@@ -565,7 +580,7 @@ func (s *Service) isClosed() bool {
 
 // runInput runs the turn of in under t's lease, bounded by TurnTimeout, and logs how
 // it ended. It returns the turn's error when the input stays pending.
-func (s *Service) runInput(t *thread, in conversation.Input) error {
+func (s *Runtime) runInput(t *thread, in conversation.Input) error {
 	log := s.log.With(conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID)
 	stoppable, stop := context.WithCancelCause(s.ctx)
 	defer stop(nil)
@@ -579,7 +594,7 @@ func (s *Service) runInput(t *thread, in conversation.Input) error {
 	r.Out = s.newOutbox(ctx, r)
 	start := s.cfg.Now()
 	s.turnStarted(r, start)
-	err := s.turn(ctx, r)
+	err := s.handler.Handle(ctx, r)
 	span.end(ctx, err, s.ctx.Err() != nil)
 	s.turnEnded(ctx, r, start, err)
 	switch {

@@ -26,17 +26,17 @@ const statusInterval = time.Second
 
 // final returns the context of a turn's final writes (its reply, cards, save): not
 // cancelled with the turn's (a stop, a timeout), bounded by FinalTimeout.
-func (s *Service) final(ctx context.Context) (context.Context, context.CancelFunc) {
+func (s *Runtime) final(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), s.cfg.FinalTimeout)
 }
 
-// turn runs one input: load the checkpoint, run the assistant pipeline or a workflow
+// Handle routes one input to its handler (the router): load the checkpoint, run the assistant pipeline or a workflow
 // step, post the reply, save the checkpoint (docs/architecture.md, "Data flow of one
 // Slack event", step 4). Every outcome the user should know about reaches the thread.
 // It returns nil once the input is finished (saved, or finished as dropped or failed),
 // and an error when the input stays pending to be run again: the store did not
 // answer, the service is shutting down, or the lease was lost (ErrLeaseLost).
-func (s *Service) turn(ctx context.Context, r *Run) error {
+func (s *Service) Handle(ctx context.Context, r *Run) error {
 	in := r.In
 	// A pipeline past MaxAttempts halts itself (runPipeline), saving its state; only
 	// when even that keeps failing is it given up here.
@@ -129,7 +129,7 @@ func (s *Service) loadFor(ctx context.Context, r *Run) (cp *conversation.Checkpo
 
 // load loads r's checkpoint, retrying while the store is unavailable. Errors:
 // ErrNotFound; the store's.
-func (s *Service) load(ctx context.Context, r *Run) (*conversation.Checkpoint, error) {
+func (s *Runtime) load(ctx context.Context, r *Run) (*conversation.Checkpoint, error) {
 	var cp *conversation.Checkpoint
 	err := s.retryStore(ctx, "load the checkpoint", func(ctx context.Context) error {
 		var err error
@@ -147,7 +147,7 @@ func (s *Service) load(ctx context.Context, r *Run) (*conversation.Checkpoint, e
 
 // giveUp ends an input that was tried MaxAttempts times (its turns kept failing, or
 // its workers kept dying): the person is told, and the input is finished as failed.
-func (s *Service) giveUp(ctx context.Context, r *Run) error {
+func (s *Runtime) giveUp(ctx context.Context, r *Run) error {
 	fctx, cancel := s.final(ctx)
 	defer cancel()
 	r.Log.Error("input given up after repeated attempts", "attempts", r.In.Attempts-1)
@@ -226,7 +226,7 @@ type Ending struct {
 // scheduler releases the lease once the turn returns. A reply that could not be
 // posted is still saved, so nothing is lost. Errors: ErrLeaseLost; the store's, when
 // it stayed unavailable until ctx ended or the conflict did not resolve.
-func (s *Service) finishTurn(ctx context.Context, r *Run, conv conversation.Conversation, e Ending) error {
+func (s *Runtime) finishTurn(ctx context.Context, r *Run, conv conversation.Conversation, e Ending) error {
 	r.end.notice = e.Notice
 	if e.Reply != "" && !e.Posted {
 		ts, err := r.Out.Post(ctx, e.Reply, e.Answer, e.Answer, e.Notice)
@@ -284,7 +284,7 @@ func (s *Service) finishTurn(ctx context.Context, r *Run, conv conversation.Conv
 }
 
 // storeSave writes turn under r's lease, retrying while the store is unavailable.
-func (s *Service) storeSave(ctx context.Context, r *Run, turn conversation.Turn) (conversation.Saved, error) {
+func (s *Runtime) storeSave(ctx context.Context, r *Run, turn conversation.Turn) (conversation.Saved, error) {
 	turn.Lease = r.lease
 	turn.Events = append(turn.Events, s.turnEvents(r, turn)...)
 	var saved conversation.Saved
@@ -301,7 +301,7 @@ func (s *Service) storeSave(ctx context.Context, r *Run, turn conversation.Turn)
 
 // finish ends r's input without a save, as status (dropped or failed), under its
 // lease, retrying while the store is unavailable.
-func (s *Service) finish(ctx context.Context, r *Run, status conversation.InputStatus) error {
+func (s *Runtime) finish(ctx context.Context, r *Run, status conversation.InputStatus) error {
 	r.end.status = status
 	fctx, cancel := s.final(ctx)
 	defer cancel()
@@ -316,14 +316,14 @@ func (s *Service) finish(ctx context.Context, r *Run, status conversation.InputS
 }
 
 // setStatus shows status in the thread; failing to is logged, never fatal.
-func (s *Service) setStatus(ctx context.Context, log *slog.Logger, key conversation.Key, status string) {
+func (s *Runtime) setStatus(ctx context.Context, log *slog.Logger, key conversation.Key, status string) {
 	if err := s.cfg.Messenger.SetStatus(ctx, key, status); err != nil {
 		log.Debug("status not shown", "status", status, "error", err)
 	}
 }
 
 // clearStatus clears the thread's status even when the turn's context has ended.
-func (s *Service) clearStatus(log *slog.Logger, key conversation.Key) {
+func (s *Runtime) clearStatus(log *slog.Logger, key conversation.Key) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	s.setStatus(ctx, log, key, "")
