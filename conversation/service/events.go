@@ -96,14 +96,23 @@ func snapshot(st conversation.State) savedState {
 }
 
 // turnEvents returns the webhook events of saving turn after r's last load or save
-// (none unless Config.WebhookEvents).
+// (none without Config.Events).
 func (s *Runtime) turnEvents(r *Run, turn conversation.Turn) []conversation.Event {
-	if !s.cfg.WebhookEvents || turn.State.Workflow == nil {
+	if s.cfg.Events == nil {
 		return nil
 	}
-	var def *workflow.Definition
-	if s.cfg.Workflows != nil {
-		def, _ = s.cfg.Workflows.Get(turn.State.Workflow.Name)
+	prev := conversation.State{Workflow: r.saved.wf, Retry: r.saved.retry}
+	return s.cfg.Events(turn.Key, prev, turn.State, r.In.User(), s.cfg.Now())
+}
+
+// workflowEventsOf returns the webhook events of a save of a thread whose state
+// changed from prev to next (workflowEvents), with the workflows' definitions.
+func workflowEventsOf(workflows conversation.Workflows) func(key conversation.Key, prev, next conversation.State, actor string, now time.Time) []conversation.Event {
+	return func(key conversation.Key, prev, next conversation.State, actor string, now time.Time) []conversation.Event {
+		if next.Workflow == nil {
+			return nil
+		}
+		def, _ := workflows.Get(next.Workflow.Name)
+		return workflowEvents(def, key, prev.Workflow, next.Workflow, prev.Retry, next.Retry, actor, now)
 	}
-	return workflowEvents(def, turn.Key, r.saved.wf, turn.State.Workflow, r.saved.retry, turn.State.Retry, r.In.User(), s.cfg.Now())
 }

@@ -155,7 +155,7 @@ const DefaultMaxConcurrentTurns = 100
 // replicas sharing the store (docs/architecture.md, "Durable turns"). Create it with
 // NewService, call Start, and Shutdown at the end; it is safe for concurrent use.
 type Runtime struct {
-	cfg   Config
+	cfg   runtimeConfig
 	log   *slog.Logger
 	owner string
 	turns *semaphore.Weighted
@@ -225,29 +225,106 @@ func NewService(cfg Config) (*Service, error) {
 	case cfg.Workflows != nil && cfg.Agent == nil:
 		return nil, errors.New("conversation: Config.Agent is required with Workflows")
 	}
-	traceConfig(&cfg) // trace.go
+	if cfg.Scope != nil {
+		cfg.Scope = tracedScope{cfg.Scope} // trace.go
+	}
 	if cfg.Workflows == nil {
 		cfg.Workflows = noWorkflows{}
 	}
 	if cfg.Format == nil {
 		cfg.Format = func(s string) string { return s }
 	}
-	setDefault(&cfg.MaxConcurrentTurns, DefaultMaxConcurrentTurns)
 	setDefault(&cfg.HistoryMessages, 40)
 	setDefault(&cfg.ThreadContextMessages, 50)
 	setDefault(&cfg.MaxPromptChars, 16000)
-	setDefault(&cfg.TurnTimeout, 5*time.Minute)
-	setDefault(&cfg.MaxAttempts, 3)
 	setDefault(&cfg.PipelineConcurrency, 4)
 	setDefault(&cfg.HistoryTokens, 8000)
+	setDefault(&cfg.MaxAttempts, 3)
+	setDefault(&cfg.TurnTimeout, 5*time.Minute)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	rc := runtimeConfig{
+		Store: cfg.Store, Messenger: cfg.Messenger, Logger: cfg.Logger, Metrics: cfg.Metrics, Spool: cfg.Spool,
+		MaxConcurrentTurns: cfg.MaxConcurrentTurns, HistoryMessages: cfg.HistoryMessages, TurnTimeout: cfg.TurnTimeout,
+		MaxAttempts: cfg.MaxAttempts, LeaseTTL: cfg.LeaseTTL, FinalTimeout: cfg.FinalTimeout,
+		MaxQueuedPerThread: cfg.MaxQueuedPerThread, MaxQueuedPerUser: cfg.MaxQueuedPerUser,
+		UserRate: cfg.UserRate, UserBurst: cfg.UserBurst, NoticeInterval: cfg.NoticeInterval,
+		Redact: cfg.Redact, Owner: cfg.Owner, Now: cfg.Now, Model: cfg.Model,
+	}
+	if cfg.WebhookEvents {
+		rc.Events = workflowEventsOf(cfg.Workflows)
+	}
+	rt := newRuntime(rc)
+	raw := cfg.Messenger
+	threads, _ := cfg.Messenger.(conversation.AssistantThreads)
+	cfg.Messenger = rt.Messenger()
+	s := &Service{Runtime: rt, cfg: cfg, log: cfg.Logger,
+		assistant: &assistantHandler{cfg: cfg, log: cfg.Logger, threads: threads, raw: raw},
+		workflows: &workflowHandler{cfg: cfg, log: cfg.Logger, raw: raw},
+	}
+	rt.handler = s
+	return s, nil
+}
+
+// runtimeConfig configures a Runtime. Store and Messenger are required.
+type runtimeConfig struct {
+	Store     conversation.Store
+	Messenger conversation.Messenger
+	Logger    *slog.Logger
+	// Metrics, when set, is told of turns and queueing.
+	Metrics conversation.Metrics
+	// Spool, when set, keeps inputs on local disk while the Store is unavailable
+	// (docs/architecture.md, "Accepted means stored").
+	Spool conversation.Spool
+	// MaxConcurrentTurns bounds the turns running at once in this process (default
+	// DefaultMaxConcurrentTurns).
+	MaxConcurrentTurns int
+	// HistoryMessages is how many of the newest stored messages a turn loads.
+	HistoryMessages int
+	// TurnTimeout bounds one turn; MaxAttempts is how many times an input is tried.
+	TurnTimeout time.Duration
+	MaxAttempts int
+	// LeaseTTL is how long a thread's lease lives without renewal (default
+	// DefaultLeaseTTL); FinalTimeout bounds the final writes of a turn (default
+	// DefaultFinalTimeout).
+	LeaseTTL     time.Duration
+	FinalTimeout time.Duration
+	// The flood limits of Submit (limits.go).
+	MaxQueuedPerThread int
+	MaxQueuedPerUser   int
+	UserRate           float64
+	UserBurst          int
+	NoticeInterval     time.Duration
+	// Redact scrubs configured secrets out of every text sent to the chat.
+	Redact func(string) string
+	// Owner names this process in its leases; Now is the clock.
+	Owner string
+	Now   func() time.Time
+	// Model names the main model, under which a turn's unmetered usage is recorded.
+	Model string
+	// Events, when set, returns the webhook events of a save that changes the
+	// state of thread key from prev (as last loaded or saved) to next, caused by
+	// actor at now; Save writes them in its transaction (Turn.Events).
+	Events func(key conversation.Key, prev, next conversation.State, actor string, now time.Time) []conversation.Event
+}
+
+// newRuntime fills in cfg's defaults and returns a Runtime with no handler yet.
+func newRuntime(cfg runtimeConfig) *Runtime {
+	setDefault(&cfg.MaxConcurrentTurns, DefaultMaxConcurrentTurns)
+	setDefault(&cfg.HistoryMessages, 40)
+	setDefault(&cfg.TurnTimeout, 5*time.Minute)
+	setDefault(&cfg.MaxAttempts, 3)
 	setDefault(&cfg.LeaseTTL, DefaultLeaseTTL)
 	setDefault(&cfg.FinalTimeout, DefaultFinalTimeout)
 	setDefault(&cfg.NoticeInterval, DefaultNoticeInterval)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	raw := cfg.Messenger
-	threads, _ := cfg.Messenger.(conversation.AssistantThreads)
+	cfg.Store = tracedStore{cfg.Store} // trace.go
 	// Every text also names the HTTP API's tokens as people can read them
 	// (api_actor.go).
 	rewrite := apiActors
@@ -263,7 +340,7 @@ func NewService(cfg Config) (*Service, error) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	bg, stopBG := context.WithCancel(context.Background())
-	svc := &Runtime{
+	return &Runtime{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		owner:   cfg.Owner,
@@ -275,13 +352,11 @@ func NewService(cfg Config) (*Service, error) {
 		threads: make(map[conversation.Key]*thread),
 		limits:  newLimits(cfg.UserRate, cfg.UserBurst),
 	}
-	s := &Service{Runtime: svc, cfg: cfg, log: cfg.Logger,
-		assistant: &assistantHandler{cfg: cfg, log: cfg.Logger, threads: threads, raw: raw},
-		workflows: &workflowHandler{cfg: cfg, log: cfg.Logger, raw: raw},
-	}
-	svc.handler = s
-	return s, nil
 }
+
+// Messenger returns the Messenger turns post through: the configured one, scrubbing
+// secrets out of every text it sends (redact.go).
+func (s *Runtime) Messenger() conversation.Messenger { return s.cfg.Messenger }
 
 // assistantHandler answers people's messages with the assistant pipeline (scope
 // check → executor → synthesizer), and runs the assistant view, tool approvals and a
@@ -594,7 +669,7 @@ func (s *Runtime) runInput(t *thread, in conversation.Input) error {
 	r.Out = s.newOutbox(ctx, r)
 	start := s.cfg.Now()
 	s.turnStarted(r, start)
-	err := s.handler.Handle(ctx, r)
+	err := s.runTurn(ctx, r)
 	span.end(ctx, err, s.ctx.Err() != nil)
 	s.turnEnded(ctx, r, start, err)
 	switch {

@@ -119,15 +119,6 @@ func (tt *turnTrace) end(ctx context.Context, err error, down bool) {
 	tt.span.End()
 }
 
-// traceConfig wraps cfg's Store and ScopeChecker so that their calls inside a turn
-// are traced.
-func traceConfig(cfg *Config) {
-	cfg.Store = tracedStore{cfg.Store}
-	if cfg.Scope != nil {
-		cfg.Scope = tracedScope{cfg.Scope}
-	}
-}
-
 // tracedScope traces a ScopeChecker: a span "scope_check" with the verdict.
 type tracedScope struct{ next conversation.ScopeChecker }
 

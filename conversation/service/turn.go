@@ -38,11 +38,6 @@ func (s *Runtime) final(ctx context.Context) (context.Context, context.CancelFun
 // answer, the service is shutting down, or the lease was lost (ErrLeaseLost).
 func (s *Service) Handle(ctx context.Context, r *Run) error {
 	in := r.In
-	// A pipeline past MaxAttempts halts itself (runPipeline), saving its state; only
-	// when even that keeps failing is it given up here.
-	if limit := s.cfg.MaxAttempts; in.Attempts > limit && in.Kind != conversation.KindPipeline || in.Attempts > limit+2 {
-		return s.giveUp(ctx, r)
-	}
 	if refused, err := s.overBudget(ctx, r); refused {
 		return err
 	}
@@ -143,6 +138,18 @@ func (s *Runtime) load(ctx context.Context, r *Run) (*conversation.Checkpoint, e
 		return nil, fmt.Errorf("load checkpoint: %w", err)
 	}
 	return cp, err
+}
+
+// runTurn runs r's turn: an input tried more than MaxAttempts times is given up
+// (giveUp), any other goes to the handler. A pipeline past MaxAttempts halts itself
+// (runPipeline), saving its state; only when even that keeps failing is it given up
+// here.
+func (s *Runtime) runTurn(ctx context.Context, r *Run) error {
+	in := r.In
+	if limit := s.cfg.MaxAttempts; in.Attempts > limit && in.Kind != conversation.KindPipeline || in.Attempts > limit+2 {
+		return s.giveUp(ctx, r)
+	}
+	return s.handler.Handle(ctx, r)
 }
 
 // giveUp ends an input that was tried MaxAttempts times (its turns kept failing, or
