@@ -193,3 +193,9 @@ type AssistantView struct {
 func RetryCommandInputID(teamID, failedID string) string {
 	return InteractionInputID(teamID, "retry_command:"+failedID)
 }
+
+// IsRetry reports whether in is a click on a Retry button (ActionRetry): of a failed
+// answer, a workflow step or a pipeline artifact's items.
+func (in Input) IsRetry() bool {
+	return in.Kind == KindAction && in.Action != nil && in.Action.Action.Name == ActionRetry
+}

@@ -23,7 +23,7 @@ import (
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store"
 	"github.com/threadwright/threadwright/store/storetest"
@@ -220,7 +220,7 @@ func TestE2EMentionAndFollowUp(t *testing.T) {
 	}
 	h.waitFor("the status to be shown, then cleared", func() bool {
 		hist := h.emu.StatusHistory(general, ts)
-		return len(hist) >= 2 && hist[0] == service.StatusThinking && hist[len(hist)-1] == ""
+		return len(hist) >= 2 && hist[0] == turns.StatusThinking && hist[len(hist)-1] == ""
 	})
 
 	// A follow-up without a mention continues the conversation.

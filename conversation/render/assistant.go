@@ -140,3 +140,13 @@ func ShownArguments(args string) string {
 	}
 	return args
 }
+
+// CutTask returns text scrubbed by redact, then cut to n characters, ending with "…"
+// when cut.
+func CutTask(redact func(string) string, text string, n int) string {
+	text = redact(text)
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	return string([]rune(text)[:n-1]) + "…"
+}

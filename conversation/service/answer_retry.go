@@ -7,18 +7,14 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
 )
-
-// isRetry reports whether in is a click on a Retry button.
-func isRetry(in conversation.Input) bool {
-	return in.Kind == conversation.KindAction && in.Action != nil && in.Action.Action.Name == conversation.ActionRetry
-}
 
 // retryTurn runs a Retry click. A click on the Retry of a failed answer answers that
 // message again; a workflow step's Retry goes to the workflow turn (workflow_turn.go,
 // runRetry), which also refuses an out-of-date click in a workflow thread. handled is
 // false when the click is not for an answer.
-func (s *assistantHandler) retryTurn(ctx context.Context, r *Run) (handled bool, err error) {
+func (s *assistantHandler) retryTurn(ctx context.Context, r *turns.Run) (handled bool, err error) {
 	click := r.In.Action
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
@@ -80,7 +76,7 @@ func answerLang(in *conversation.Input) string {
 
 // retryGone tells the person who clicked an out-of-date Retry that it is no longer
 // available.
-func (s *assistantHandler) retryGone(ctx context.Context, r *Run, lang string) {
+func (s *assistantHandler) retryGone(ctx context.Context, r *turns.Run, lang string) {
 	a := r.In.Action
 	if err := s.cfg.Messenger.PostEphemeral(ctx, r.In.Key, a.UserID, render.Tr(lang, "retry.gone")); err != nil {
 		r.Log.Warn("ephemeral not posted", "error", err)
@@ -89,7 +85,7 @@ func (s *assistantHandler) retryGone(ctx context.Context, r *Run, lang string) {
 
 // closeRetriedAnswer replaces the failure message clicked with a note of who retried
 // (the click does not carry its text); the new answer follows below it.
-func (s *assistantHandler) closeRetriedAnswer(ctx context.Context, r *Run, lang string) {
+func (s *assistantHandler) closeRetriedAnswer(ctx context.Context, r *turns.Run, lang string) {
 	a := r.In.Action
 	if a.MessageTS == "" || r.Out.Lost() {
 		return
@@ -105,7 +101,7 @@ func (s *assistantHandler) closeRetriedAnswer(ctx context.Context, r *Run, lang 
 // (State.Retry), in place of what the turn streamed (streamTS, when set). It returns
 // the posted message's ts ("" when Slack refused it too: the caller posts the text
 // as a plain reply).
-func (s *assistantHandler) answerFailed(ctx context.Context, r *Run, text string, failed *conversation.Input, streamTS string) (string, error) {
+func (s *assistantHandler) answerFailed(ctx context.Context, r *turns.Run, text string, failed *conversation.Input, streamTS string) (string, error) {
 	c := render.Cards{Lang: answerLang(failed), Key: r.In.Key}
 	card := c.Failed(text, failed.ID)
 	ts, err := r.Out.PostCardReplacing(ctx, card, streamTS)
@@ -123,7 +119,7 @@ func (s *assistantHandler) answerFailed(ctx context.Context, r *Run, text string
 // message (a Retry's turn runs under the click's id, so an older failure's button is
 // out of date), or nil for a turn that cannot run again as it was (a resumed tool
 // confirmation).
-func retryOf(r *Run) *conversation.Input {
+func retryOf(r *turns.Run) *conversation.Input {
 	if r.In.Kind != conversation.KindUserMessage || r.In.Message == nil {
 		return nil
 	}

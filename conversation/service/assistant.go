@@ -12,6 +12,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
 )
 
 // outcome is what the assistant pipeline produced for a turn.
@@ -120,14 +121,14 @@ type turnMeta struct {
 
 // progressCard shows what a turn's executor is doing: the thread's status, and a
 // message with the current step and a Stop button, posted at the first step and
-// updated at most once per statusInterval (Slack's chat.update is rate limited).
+// updated at most once per turns.StatusInterval (Slack's chat.update is rate limited).
 type progressCard struct {
 	s       *assistantHandler
-	r       *Run
+	r       *turns.Run
 	log     *slog.Logger
 	key     conversation.Key
 	inputID string
-	out     *Outbox
+	out     *turns.Outbox
 
 	// mu guards the fields below and serializes the calls to Slack.
 	mu sync.Mutex
@@ -146,7 +147,7 @@ func (p *progressCard) report(status string) {
 		return // another worker runs the input now
 	}
 	now := p.s.cfg.Now()
-	if p.ts != "" && now.Sub(p.at) < statusInterval {
+	if p.ts != "" && now.Sub(p.at) < turns.StatusInterval {
 		return // too soon after the last update (chat.update is rate limited)
 	}
 	p.at = now
@@ -188,7 +189,7 @@ func (p *progressCard) finish(ctx context.Context, note string) {
 // → ReAct executor → synthesizer; docs/architecture.md "Data flow of one Slack
 // event"), streaming the answer where the Messenger can, with a progress message and
 // Stop while tools run. earlier are thread messages from before the bot joined.
-func (s *assistantHandler) assistantTurn(ctx context.Context, r *Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
+func (s *assistantHandler) assistantTurn(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
 	in, msg := r.In, r.In.Message
 	user := conversation.Message{Role: conversation.RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
 	prompt := conversation.Prompt{
@@ -213,7 +214,7 @@ func (s *assistantHandler) assistantTurn(ctx context.Context, r *Run, cp *conver
 // assistantTurn, shared with the turn a tool confirmation resumes
 // (conversation/tool_approval.go). An executor that stops for a confirmation ends
 // the turn with the confirmation card instead of a reply.
-func (s *assistantHandler) respond(ctx context.Context, r *Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
+func (s *assistantHandler) respond(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
 	in := r.In
 	start := s.cfg.Now()
 	if text, ts, ok := r.Out.PriorAnswer(); ok {
@@ -222,11 +223,11 @@ func (s *assistantHandler) respond(ctx context.Context, r *Run, cp *conversation
 		r.Log.Info("re-run: the answer is in the thread already; saving it")
 		fctx, cancel := r.Final(ctx)
 		defer cancel()
-		return r.Finish(fctx, cp.Conversation, Ending{Msgs: msgs, Reply: text, Posted: true, TS: ts, Answer: true,
+		return r.Finish(fctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: text, Posted: true, TS: ts, Answer: true,
 			Update: func(st *conversation.State) { st.ToolApproval = nil }, Rebase: true})
 	}
 	r.AllowStop()
-	r.SetStatus(ctx, StatusThinking)
+	r.SetStatus(ctx, turns.StatusThinking)
 	prog := &progressCard{s: s, r: r, log: r.Log, key: in.Key, inputID: in.ID, out: r.Out}
 	stream := s.newAnswerStream(ctx, r, prompt.UserID)
 	if stream != nil {
@@ -249,7 +250,7 @@ func (s *assistantHandler) respond(ctx context.Context, r *Run, cp *conversation
 			stream.stop(false)
 		}
 		prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
-		return r.Finish(fctx, cp.Conversation, Ending{Msgs: msgs, Reply: render.StoppedNote(by), Answer: true, Notice: true, Usage: usage,
+		return r.Finish(fctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: render.StoppedNote(by), Answer: true, Notice: true, Usage: usage,
 			Update: func(st *conversation.State) { st.ToolApproval = nil }, Rebase: true})
 	}
 	if err != nil {
@@ -290,7 +291,7 @@ func (s *assistantHandler) respond(ctx context.Context, r *Run, cp *conversation
 				// in its place offers no Retry.
 				reply, failed = s.failureMessage(lang, err, ""), nil
 			}
-			return r.Finish(fctx, cp.Conversation, Ending{Msgs: msgs, Reply: reply, Posted: ts != "", TS: ts, Answer: true, Notice: true,
+			return r.Finish(fctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: reply, Posted: ts != "", TS: ts, Answer: true, Notice: true,
 				Meta: meta, Usage: usage, Rebase: true, Update: func(st *conversation.State) {
 					st.ToolApproval = nil
 					st.Retry = failed
@@ -327,11 +328,11 @@ func (s *assistantHandler) respond(ctx context.Context, r *Run, cp *conversation
 			if perr != nil {
 				r.Log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
 			}
-			return r.Finish(fctx, cp.Conversation, Ending{Msgs: msgs, Reply: reply, Posted: true, TS: ts,
+			return r.Finish(fctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: reply, Posted: true, TS: ts,
 				Answer: true, Notice: err != nil, Meta: meta, Usage: usage, Update: update, Rebase: true})
 		}
 	}
-	e := Ending{Msgs: msgs, Reply: reply, Answer: true, Notice: err != nil, Meta: meta, Usage: usage, Update: update, Rebase: true}
+	e := turns.Ending{Msgs: msgs, Reply: reply, Answer: true, Notice: err != nil, Meta: meta, Usage: usage, Update: update, Rebase: true}
 	if failed := retryOf(r); failed != nil && err == nil && reply != "" {
 		// Posted here rather than by finishTurn: an answer Slack refuses is a
 		// failure, with Retry, like the model's.

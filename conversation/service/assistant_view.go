@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/turns"
 )
 
 // workflowPrompts returns a prompt per offered workflow that starts it.
@@ -25,7 +26,7 @@ func (s *assistantHandler) workflowPrompts() []conversation.SuggestedPrompt {
 // assistantThreadTurn runs a KindAssistantThread input: it records the channel the
 // person views in the thread's state and, when the thread starts, posts the greeting
 // (once) and sets the suggested prompts for that channel.
-func (s *assistantHandler) assistantThreadTurn(ctx context.Context, r *Run) error {
+func (s *assistantHandler) assistantThreadTurn(ctx context.Context, r *turns.Run) error {
 	ev := r.In.Thread
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
@@ -35,7 +36,7 @@ func (s *assistantHandler) assistantThreadTurn(ctx context.Context, r *Run) erro
 		return err
 	}
 	started := ev.Event == conversation.AssistantThreadStarted
-	e := Ending{Rebase: true, Update: func(st *conversation.State) {
+	e := turns.Ending{Rebase: true, Update: func(st *conversation.State) {
 		v := conversation.AssistantView{}
 		if st.Assistant != nil {
 			v = *st.Assistant
@@ -68,7 +69,7 @@ func (s *assistantHandler) assistantThreadTurn(ctx context.Context, r *Run) erro
 // titleThread sets the title of an assistant thread from its first question, once:
 // it reports whether the state should record that it did (even when Slack refused,
 // so that a refusal is not retried on every message).
-func (s *assistantHandler) titleThread(ctx context.Context, r *Run, st conversation.State, question string) bool {
+func (s *assistantHandler) titleThread(ctx context.Context, r *turns.Run, st conversation.State, question string) bool {
 	if st.Assistant == nil || st.Assistant.Titled || s.threads == nil {
 		return false
 	}
@@ -96,27 +97,11 @@ func contextChannel(st conversation.State) string {
 	return ""
 }
 
-// errBroadcastNotStreamed refuses to stream a turn whose replies are broadcast.
-var errBroadcastNotStreamed = errors.New("a direct message's answer is posted, not streamed, to show it in the channel")
-
-// setBroadcast makes the outbox's replies show in the channel too.
-func (o *Outbox) SetBroadcast() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.broadcast = true
-}
-
-func (o *Outbox) isBroadcast() bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.broadcast
-}
-
 // directMessage prepares the turn of a person's top-level direct message outside the
 // assistant view: Slack shows a thread reply to it only behind "1 reply", so the
 // turn's replies are broadcast to the DM too (and not streamed), and the person's
 // very first message to the bot is greeted first, as an assistant thread is.
-func (s *assistantHandler) directMessage(ctx context.Context, r *Run, cp *conversation.Checkpoint) {
+func (s *assistantHandler) directMessage(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) {
 	msg := r.In.Message
 	if msg == nil || !msg.Direct || msg.ThreadTS != msg.TS || cp.Conversation.State.Assistant != nil {
 		return

@@ -8,49 +8,16 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
 )
 
 // BudgetWindow is the window of the token budgets: a person's or a channel's tokens
 // count against them for this long after their turn was saved.
 const BudgetWindow = 24 * time.Hour
 
-// usageRecords returns the ledger rows of a turn of r with state st: one per model in
-// byModel (the run's UsageMeter since its last save) that used tokens. When metered
-// is false (no call went through agents.Client, as with playground/demo) the turn's
-// usage u is written as one row under the main model (Config.Model). turns (1 for a
-// finished turn, 0 for a pipeline's checkpoint) goes on one row only: the main
-// model's when it was called, else the first model's; the others count 0. A turn
-// that used no tokens writes no row.
-func (s *Runtime) usageRecords(r *Run, st conversation.State, u conversation.Usage, byModel []conversation.ModelUsage, metered bool, turns int) []conversation.UsageRecord {
-	if !metered {
-		byModel = []conversation.ModelUsage{{Model: s.cfg.Model, Usage: u}}
-	}
-	workflow := ""
-	if st.Workflow != nil {
-		workflow = st.Workflow.Name
-	}
-	var recs []conversation.UsageRecord
-	for _, m := range byModel {
-		if m.Usage.PromptTokens == 0 && m.Usage.CompletionTokens == 0 {
-			continue
-		}
-		rec := conversation.UsageRecord{UserID: r.In.User(), Workflow: workflow, Model: m.Model,
-			PromptTokens: m.Usage.PromptTokens, CompletionTokens: m.Usage.CompletionTokens}
-		if m.Model == s.cfg.Model {
-			recs = append([]conversation.UsageRecord{rec}, recs...)
-		} else {
-			recs = append(recs, rec)
-		}
-	}
-	if len(recs) > 0 {
-		recs[0].Turns = turns
-	}
-	return recs
-}
-
 // budgeted reports whether r's input is held to the budgets: a person's input other
 // than a Stop click, when a budget is set and the store keeps the ledger.
-func (s *Service) budgeted(r *Run) bool {
+func (s *Service) budgeted(r *turns.Run) bool {
 	if s.cfg.Usage == nil || (s.cfg.BudgetTokensPerUserDay <= 0 && s.cfg.BudgetTokensPerChannelDay <= 0) {
 		return false
 	}
@@ -76,6 +43,10 @@ func freeCommand(line string) bool {
 	return false
 }
 
+// budgetTimeout bounds the reading of the usage ledger before an input runs: when
+// the store does not answer in time, the input is let through.
+const budgetTimeout = 2 * time.Second
+
 // budgetRefusal says which budget an input is over.
 type budgetRefusal struct {
 	channel bool      // the channel's budget, not the person's
@@ -86,7 +57,7 @@ type budgetRefusal struct {
 
 // overBudget checks r's input against the budgets and, when one is reached, tells
 // the person and finishes the input: refused is true then, and err is finish's.
-func (s *Service) overBudget(ctx context.Context, r *Run) (refused bool, err error) {
+func (s *Service) overBudget(ctx context.Context, r *turns.Run) (refused bool, err error) {
 	if !s.budgeted(r) {
 		return false, nil
 	}
@@ -95,10 +66,10 @@ func (s *Service) overBudget(ctx context.Context, r *Run) (refused bool, err err
 		return false, nil
 	}
 	user := r.In.User()
-	r.end.overBudget = true
+	r.NoteOverBudget()
 	r.Log.Info("input refused: over a token budget", "user", user, "channel_budget", b.channel,
 		"used_tokens", b.used, "budget_tokens", b.budget, "frees_at", b.freeAt)
-	fctx, cancel := s.final(ctx)
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(fctx, user); err == nil && l != "" {
@@ -111,11 +82,11 @@ func (s *Service) overBudget(ctx context.Context, r *Run) (refused bool, err err
 	if err := s.cfg.Messenger.PostEphemeral(fctx, key, user, budgetText(lang, b, s.cfg.Admins)); err != nil {
 		r.Log.Warn("notice of a budget refusal not posted", "error", err)
 	}
-	return true, s.finish(ctx, r, conversation.InputDone)
+	return true, r.Drop(ctx, conversation.InputDone)
 }
 
 // checkBudgets returns the budget r's input is over (the person's first), or nil.
-func (s *Service) checkBudgets(ctx context.Context, r *Run) *budgetRefusal {
+func (s *Service) checkBudgets(ctx context.Context, r *turns.Run) *budgetRefusal {
 	now := s.cfg.Now()
 	since := now.Add(-BudgetWindow)
 	check := func(budget int64, f conversation.UsageFilter, channel bool) *budgetRefusal {
@@ -123,7 +94,7 @@ func (s *Service) checkBudgets(ctx context.Context, r *Run) *budgetRefusal {
 			return nil
 		}
 		f.TeamID, f.Since = r.In.Key.TeamID, since
-		cctx, cancel := context.WithTimeout(ctx, countTimeout*4)
+		cctx, cancel := context.WithTimeout(ctx, budgetTimeout)
 		rows, err := s.cfg.Usage.UsageSince(cctx, f)
 		cancel()
 		if err != nil {

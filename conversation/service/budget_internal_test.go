@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/turns"
 )
 
 func TestOverBudgetAt(t *testing.T) {
@@ -95,7 +96,7 @@ func TestBudgetedInputs(t *testing.T) {
 		{cmd("restart intro"), true},
 		{cmd("export"), true},
 	} {
-		r := &Run{In: tc.in}
+		r := &turns.Run{In: tc.in}
 		if got := s.budgeted(r); got != tc.want {
 			what := string(tc.in.Kind)
 			if c := tc.in.Command; c != nil {

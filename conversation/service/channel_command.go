@@ -7,6 +7,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -25,7 +26,7 @@ func (noWorkflows) Names() []string { return nil }
 // names, or ask with a menu when there are several. A command that fails is tried
 // again (the input stays pending) until its last attempt, which tells the user, in
 // their language, what failed, with a Retry button (command_retry.go).
-func (s *workflowHandler) channelCommand(ctx context.Context, r *Run) error {
+func (s *workflowHandler) channelCommand(ctx context.Context, r *turns.Run) error {
 	in := r.In
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(ctx, in.Command.UserID); err == nil {
@@ -58,7 +59,7 @@ func (s *workflowHandler) channelCommandFailed(lang string, err error) string {
 }
 
 // runChannelCommand runs channelCommand's command.
-func (s *workflowHandler) runChannelCommand(ctx context.Context, r *Run, lang string) error {
+func (s *workflowHandler) runChannelCommand(ctx context.Context, r *turns.Run, lang string) error {
 	in, cmd := r.In, r.In.Command
 	tell := func(text string) {
 		if err := s.cfg.Messenger.PostEphemeral(ctx, in.Key, cmd.UserID, text); err != nil {
@@ -144,7 +145,7 @@ func (s *workflowHandler) runChannelCommand(ctx context.Context, r *Run, lang st
 }
 
 // userWorkflows returns up to 10 running workflows userID started in key's channel.
-func (s *workflowHandler) userWorkflows(ctx context.Context, r *Run, key conversation.Key, userID string) ([]conversation.WorkflowRef, error) {
+func (s *workflowHandler) userWorkflows(ctx context.Context, r *turns.Run, key conversation.Key, userID string) ([]conversation.WorkflowRef, error) {
 	var refs []conversation.WorkflowRef
 	if err := r.RetryStore(ctx, "find the user's workflows", func(ctx context.Context) error {
 		var err error
@@ -198,7 +199,7 @@ func foreignCommand(key conversation.Key, cmd *conversation.CommandInput, ws *wo
 // refuseForeign tells the user, in the channel where they typed the command, that it
 // cannot act on the thread they linked. It names nothing of that thread or its
 // channel (not even whether it has a workflow), and says what to do instead.
-func (s *workflowHandler) refuseForeign(ctx context.Context, r *Run) {
+func (s *workflowHandler) refuseForeign(ctx context.Context, r *turns.Run) {
 	cmd := r.In.Command
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(ctx, cmd.UserID); err == nil {

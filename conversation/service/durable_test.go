@@ -14,6 +14,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/store/sqlite"
 )
 
@@ -277,7 +278,7 @@ func TestServiceShowsQueued(t *testing.T) {
 	waitUntil(t, "the second thread to show it is queued", func() bool {
 		msgr.mu.Lock()
 		defer msgr.mu.Unlock()
-		return slices.Contains(msgr.statuses, service.StatusQueued)
+		return slices.Contains(msgr.statuses, turns.StatusQueued)
 	})
 	close(exec.release)
 	if got := <-exec.started; got != "second" {

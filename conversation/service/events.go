@@ -82,29 +82,6 @@ func workflowEvents(def *workflow.Definition, key conversation.Key, prev, next *
 	return out
 }
 
-// savedState is what webhook events are derived from: a thread's workflow state and
-// failed step (State.Retry) as stored.
-type savedState struct {
-	wf    *workflow.State
-	retry *conversation.Input
-}
-
-// snapshot copies what st's events depend on, so that later changes of st do not
-// change it.
-func snapshot(st conversation.State) savedState {
-	return savedState{wf: st.Workflow.Clone(), retry: st.Retry}
-}
-
-// turnEvents returns the webhook events of saving turn after r's last load or save
-// (none without Config.Events).
-func (s *Runtime) turnEvents(r *Run, turn conversation.Turn) []conversation.Event {
-	if s.cfg.Events == nil {
-		return nil
-	}
-	prev := conversation.State{Workflow: r.saved.wf, Retry: r.saved.retry}
-	return s.cfg.Events(turn.Key, prev, turn.State, r.In.User(), s.cfg.Now())
-}
-
 // workflowEventsOf returns the webhook events of a save of a thread whose state
 // changed from prev to next (workflowEvents), with the workflows' definitions.
 func workflowEventsOf(workflows conversation.Workflows) func(key conversation.Key, prev, next conversation.State, actor string, now time.Time) []conversation.Event {

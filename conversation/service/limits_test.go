@@ -12,6 +12,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/store/sqlite"
 )
 
@@ -232,7 +233,7 @@ func TestServiceRateLimitsEachPerson(t *testing.T) {
 	if n := len(msgr.to("U1")); n != 1 {
 		t.Errorf("%d notices within NoticeInterval; want 1: %+v", n, msgr.to("U1"))
 	}
-	clock.Advance(service.DefaultNoticeInterval)
+	clock.Advance(turns.DefaultNoticeInterval)
 	send("U1") // a full bucket again: accepted
 	send("U1")
 	if send("U1") {

@@ -11,6 +11,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -553,11 +554,11 @@ func (t *wfTurn) endPipeline(ctx context.Context, note string) {
 
 // showProgress posts or updates the pipeline's progress message: the phase (the
 // artifacts running), items done / total, failures, elapsed time, and Stop (Continue
-// once stopped). Updates come at most once per statusInterval unless force is set.
+// once stopped). Updates come at most once per turns.StatusInterval unless force is set.
 func (t *wfTurn) showProgress(ctx context.Context, force bool) {
 	p := t.ws().Pipeline
 	now := t.s.cfg.Now()
-	if !force && p.ProgressTS != "" && now.Sub(t.progressAt) < statusInterval {
+	if !force && p.ProgressTS != "" && now.Sub(t.progressAt) < turns.StatusInterval {
 		return
 	}
 	t.progressAt = now

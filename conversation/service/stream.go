@@ -11,6 +11,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
 )
 
 // Streaming limits of an assistant turn's answer.
@@ -37,7 +38,7 @@ type answerStream struct {
 	log    *slog.Logger
 	ctx    context.Context // the turn's, without its cancellation
 	sm     conversation.StreamingMessenger
-	out    *Outbox
+	out    *turns.Outbox
 	key    conversation.Key
 	userID string
 
@@ -61,7 +62,7 @@ type answerStream struct {
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
-func (s *assistantHandler) newAnswerStream(ctx context.Context, r *Run, userID string) *answerStream {
+func (s *assistantHandler) newAnswerStream(ctx context.Context, r *turns.Run, userID string) *answerStream {
 	sm, ok := s.cfg.Messenger.(conversation.StreamingMessenger)
 	if !ok || s.cfg.NoStreaming {
 		return nil
@@ -124,7 +125,7 @@ func (a *answerStream) showsTasks() bool {
 func (a *answerStream) Plan(title string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.plan, a.planTitle = true, cutTask(a.s.redact, title, conversation.MaxTaskTitle)
+	a.plan, a.planTitle = true, render.CutTask(a.s.redact, title, conversation.MaxTaskTitle)
 }
 
 // UpdateTasks implements TaskSink. A refusal turns the tasks off for the rest of the
@@ -145,11 +146,11 @@ func (a *answerStream) UpdateTasks(tasks ...conversation.Task) {
 	title := a.planTitle
 	shown := make([]conversation.Task, len(tasks))
 	for i, t := range tasks {
-		t.Title, t.Output = cutTask(a.s.redact, t.Title, conversation.MaxTaskTitle), cutTask(a.s.redact, t.Output, conversation.MaxTaskOutput)
+		t.Title, t.Output = render.CutTask(a.s.redact, t.Title, conversation.MaxTaskTitle), render.CutTask(a.s.redact, t.Output, conversation.MaxTaskOutput)
 		if t.Sources != nil {
 			srcs := make([]conversation.Source, len(t.Sources))
 			for j, src := range t.Sources {
-				srcs[j] = conversation.Source{URL: src.URL, Text: cutTask(a.s.redact, src.Text, conversation.MaxTaskTitle)}
+				srcs[j] = conversation.Source{URL: src.URL, Text: render.CutTask(a.s.redact, src.Text, conversation.MaxTaskTitle)}
 			}
 			t.Sources = srcs
 		}

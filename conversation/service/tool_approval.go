@@ -10,6 +10,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
 )
 
 // approvalID names the confirmation of call pending asked by input inputID: the
@@ -32,7 +33,7 @@ func isToolDecision(name conversation.ActionName) bool {
 // confirmation: it posts the card, closes the progress message, and saves the
 // turn's messages (msgs) with the confirmation in the state. ctx is the final writes'
 // context.
-func (s *assistantHandler) askToolApproval(ctx context.Context, r *Run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
+func (s *assistantHandler) askToolApproval(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
 	ap := &conversation.ToolApproval{ID: approvalID(r.In.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
 	ts, err := r.Out.PostCard(ctx, render.ApprovalCard(r.In.Key, ap))
 	if errors.Is(err, conversation.ErrLeaseLost) {
@@ -49,13 +50,13 @@ func (s *assistantHandler) askToolApproval(ctx context.Context, r *Run, cp *conv
 	ap.CardTS = ts
 	r.Log.Info("tool call waits for confirmation", "tool", pending.Name, "reason", pending.Reason, "user", p.UserID)
 	prog.finish(ctx, fmt.Sprintf("⏸ Waiting for <@%s> to confirm `%s`", p.UserID, pending.Name))
-	return r.Finish(ctx, cp.Conversation, Ending{Msgs: msgs, Reply: reply, Answer: reply != "", Usage: usage, Update: update, Rebase: true})
+	return r.Finish(ctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: reply, Answer: reply != "", Usage: usage, Update: update, Rebase: true})
 }
 
 // toolDecision runs a click on a confirmation card: from the person who asked, on the
 // current card, it updates the card with the decision and resumes the turn;
 // otherwise it tells only the clicker why nothing happens.
-func (s *assistantHandler) toolDecision(ctx context.Context, r *Run) error {
+func (s *assistantHandler) toolDecision(ctx context.Context, r *turns.Run) error {
 	a := r.In.Action
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
@@ -109,7 +110,7 @@ func (s *assistantHandler) toolDecision(ctx context.Context, r *Run) error {
 
 // beginApprovedCall saves ap as begun, without finishing the click's input, so that
 // a re-run of the click does not run the call again. cp's version follows the save.
-func (s *assistantHandler) beginApprovedCall(ctx context.Context, r *Run, cp *conversation.Checkpoint, ap *conversation.ToolApproval) error {
+func (s *assistantHandler) beginApprovedCall(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, ap *conversation.ToolApproval) error {
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	st := cp.Conversation.State
@@ -130,7 +131,7 @@ func (s *assistantHandler) beginApprovedCall(ctx context.Context, r *Run, cp *co
 // turn's save writes that). It returns the note to save before the message, so the
 // model knows later that the request was left unfinished; nil when nothing was
 // pending.
-func (s *assistantHandler) voidToolApproval(ctx context.Context, r *Run, cp *conversation.Checkpoint) []conversation.Message {
+func (s *assistantHandler) voidToolApproval(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) []conversation.Message {
 	ap := cp.Conversation.State.ToolApproval
 	if ap == nil {
 		return nil
@@ -145,7 +146,7 @@ func (s *assistantHandler) voidToolApproval(ctx context.Context, r *Run, cp *con
 }
 
 // closeApprovalCard replaces ap's card with its call and note, without buttons.
-func (s *assistantHandler) closeApprovalCard(ctx context.Context, r *Run, ap *conversation.ToolApproval, note string) {
+func (s *assistantHandler) closeApprovalCard(ctx context.Context, r *turns.Run, ap *conversation.ToolApproval, note string) {
 	if ap.CardTS == "" || r.Out.Lost() {
 		return
 	}
@@ -157,7 +158,7 @@ func (s *assistantHandler) closeApprovalCard(ctx context.Context, r *Run, ap *co
 }
 
 // tellClicker shows text to userID only; failing to is logged.
-func (s *assistantHandler) tellClicker(ctx context.Context, r *Run, userID, text string) {
+func (s *assistantHandler) tellClicker(ctx context.Context, r *turns.Run, userID, text string) {
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	if err := s.cfg.Messenger.PostEphemeral(fctx, r.In.Key, userID, text); err != nil {
@@ -167,8 +168,8 @@ func (s *assistantHandler) tellClicker(ctx context.Context, r *Run, userID, text
 
 // unchanged ends a click that changes nothing: the input is marked done with the
 // conversation as it was.
-func (s *assistantHandler) unchanged(ctx context.Context, r *Run, cp *conversation.Checkpoint) error {
+func (s *assistantHandler) unchanged(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) error {
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
-	return r.Finish(fctx, cp.Conversation, Ending{Rebase: true})
+	return r.Finish(fctx, cp.Conversation, turns.Ending{Rebase: true})
 }

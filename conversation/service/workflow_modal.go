@@ -7,6 +7,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -63,7 +64,7 @@ func (t *wfTurn) submitInputs(ctx context.Context, a conversation.ActionInput) e
 // earlier messages to fill them), on the command's trigger_id. When it cannot (no
 // trigger, a re-run whose trigger expired, a Messenger without modals, views.open
 // failing), the thread's message asks for them; that message is posted either way.
-func (s *workflowHandler) openStartModal(ctx context.Context, r *Run, def *workflow.Definition, text string, key conversation.Key, lang string) {
+func (s *workflowHandler) openStartModal(ctx context.Context, r *turns.Run, def *workflow.Definition, text string, key conversation.Key, lang string) {
 	cmd := r.In.Command
 	mo, ok := s.raw.(conversation.ModalOpener) // the modal shows the workflow's own labels
 	if !ok || cmd.TriggerID == "" || r.In.Attempts > 1 {
@@ -86,7 +87,7 @@ func (s *workflowHandler) openStartModal(ctx context.Context, r *Run, def *workf
 // question" button of the card asking what it meant carries (workflow_reply.go): an
 // answer turn in the thread, the artifact left as it is. The reply is the newest
 // person's message of the history already; it is the prompt's text instead.
-func (s *assistantHandler) answerQuestion(ctx context.Context, r *Run, cp *conversation.Checkpoint) error {
+func (s *assistantHandler) answerQuestion(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) error {
 	a := r.In.Action
 	question := a.Action.Arg
 	hist := history.Dialogue(cp.Messages)

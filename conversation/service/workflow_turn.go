@@ -13,6 +13,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -33,7 +34,7 @@ func (e errTold) Error() string { return "told: " + e.cause.Error() }
 // wfTurn is one workflow turn.
 type wfTurn struct {
 	s    *workflowHandler
-	r    *Run
+	r    *turns.Run
 	log  *slog.Logger
 	key  conversation.Key
 	conv conversation.Conversation
@@ -244,7 +245,7 @@ func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 // it). The step runs on ctx; rendering and the save are final writes, on a context
 // that neither a stop nor the turn's timeout cancelled. err is not nil when the input
 // stays pending (see Service.turn).
-func (s *workflowHandler) runWorkflow(ctx context.Context, r *Run, cp *conversation.Checkpoint, earlier []conversation.Message) (handled bool, err error) {
+func (s *workflowHandler) runWorkflow(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) (handled bool, err error) {
 	in, log := r.In, r.Log
 	state := cp.Conversation.State
 	state.Workflow = state.Workflow.Clone()
@@ -349,7 +350,7 @@ func (s *workflowHandler) runWorkflow(ctx context.Context, r *Run, cp *conversat
 		msgs = append(msgs, user)
 	}
 	s.observeWorkflow(cp.Conversation.State.Workflow, t.state.Workflow)
-	return true, r.Finish(fctx, t.conv, Ending{Msgs: append(msgs, t.appended...), Reply: t.reply, Usage: t.usage,
+	return true, r.Finish(fctx, t.conv, turns.Ending{Msgs: append(msgs, t.appended...), Reply: t.reply, Usage: t.usage,
 		Update: func(st *conversation.State) { *st = t.state }, Enqueue: t.enqueue})
 }
 

@@ -1,11 +1,34 @@
-package service
+package turns
 
 import (
 	"context"
 	"errors"
+	"regexp"
+	"unicode"
 
 	"github.com/threadwright/threadwright/conversation"
 )
+
+// apiMention matches the mention of an HTTP API token's actor ("<@api:ci-bot>"),
+// which the thread's texts name as they name a person (<@U…>).
+var apiMention = regexp.MustCompile(`<@` + conversation.APIActorPrefix + `([A-Za-z0-9._-]+)>`)
+
+// apiActors rewrites the mentions of API tokens in s, which Slack cannot show, into
+// the token's name and the door it came through: "Approved by <@api:ci-bot>." reads
+// "Approved by ci-bot (via API).", and in a Russian text "ci-bot (через API)".
+func apiActors(s string) string {
+	if !apiMention.MatchString(s) {
+		return s
+	}
+	via := "$1 (via API)"
+	for _, r := range s {
+		if unicode.Is(unicode.Cyrillic, r) {
+			via = "$1 (через API)"
+			break
+		}
+	}
+	return apiMention.ReplaceAllString(s, via)
+}
 
 // redactingMessenger scrubs every text the bot sends to the chat with Config.Redact:
 // replies, the thread's status, cards (their fallback text, blocks, confirmations,
@@ -135,4 +158,46 @@ func (m redactingMessenger) Permalink(ctx context.Context, key conversation.Key,
 		return p.Permalink(ctx, key, ts)
 	}
 	return "", errors.ErrUnsupported
+}
+
+// redactingTaskStreamer is a redactingStreamer of a TaskStreamingMessenger: the
+// tasks' titles, outputs and source texts, the plan's title and the first card are
+// scrubbed too (a task's output quotes what a tool returned).
+type redactingTaskStreamer struct {
+	redactingStreamer
+	tm conversation.TaskStreamingMessenger
+}
+
+var _ conversation.TaskStreamingMessenger = redactingTaskStreamer{}
+
+func (m redactingTaskStreamer) StartTaskStream(ctx context.Context, key conversation.Key, userID string, tag conversation.Tag, opts conversation.TaskStreamOptions) (conversation.TaskStream, error) {
+	opts.PlanTitle, opts.Card = m.redact(opts.PlanTitle), m.card(opts.Card)
+	st, err := m.tm.StartTaskStream(ctx, key, userID, tag, opts)
+	if err != nil {
+		return nil, err
+	}
+	return redactingTaskStream{redactingStream: redactingStream{Stream: st, redact: m.redact}, ts: st}, nil
+}
+
+// redactingTaskStream scrubs each task and plan title it is given.
+type redactingTaskStream struct {
+	redactingStream
+	ts conversation.TaskStream
+}
+
+func (s redactingTaskStream) UpdateTasks(ctx context.Context, planTitle string, tasks ...conversation.Task) error {
+	out := make([]conversation.Task, len(tasks))
+	for i, t := range tasks {
+		t.Title, t.Output = s.redact(t.Title), s.redact(t.Output)
+		srcs := make([]conversation.Source, len(t.Sources))
+		for j, src := range t.Sources {
+			srcs[j] = conversation.Source{URL: s.redact(src.URL), Text: s.redact(src.Text)}
+		}
+		if t.Sources == nil {
+			srcs = nil
+		}
+		t.Sources = srcs
+		out[i] = t
+	}
+	return s.ts.UpdateTasks(ctx, s.redact(planTitle), out...)
 }

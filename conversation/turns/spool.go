@@ -1,4 +1,4 @@
-package service
+package turns
 
 import (
 	"context"
@@ -126,7 +126,7 @@ func (s *Runtime) drain(ctx context.Context) {
 // dropped.
 func (s *Runtime) unspool(ctx context.Context, in conversation.Input) error {
 	keep := true
-	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.holds(in.Key) {
+	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.Holds(in.Key) {
 		if err := s.retryStore(ctx, "check a spooled input's thread", func(ctx context.Context) error {
 			var err error
 			keep, err = s.cfg.Store.Exists(ctx, in.Key)

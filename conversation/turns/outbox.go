@@ -1,7 +1,8 @@
-package service
+package turns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -12,25 +13,23 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// run is one turn in progress: its input, the lease it runs under, and its posts.
-type Run struct {
-	In    conversation.Input
-	lease conversation.Lease
-	Log   *slog.Logger
-	th    *thread
-	Out   *Outbox
-	end   turnEnd // for Metrics
-	// saved is the thread's workflow state as last loaded or saved by this run: what
-	// the next save's webhook events are the change from (events.go).
-	saved savedState
-	// meter counts the run's model usage by model (usage_meter.go); its context
-	// carries it.
-	meter *conversation.UsageMeter
-	// svc is the service that runs the turn.
-	svc *Runtime
+// errBroadcastNotStreamed refuses to stream a turn whose replies are broadcast.
+var errBroadcastNotStreamed = errors.New("a direct message's answer is posted, not streamed, to show it in the channel")
+
+// SetBroadcast makes the outbox's replies show in the channel too.
+func (o *Outbox) SetBroadcast() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.broadcast = true
 }
 
-// outbox posts a turn's messages through the Messenger, tagged, and replaces what an
+func (o *Outbox) isBroadcast() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.broadcast
+}
+
+// Outbox posts a turn's messages through the Messenger, tagged, and replaces what an
 // earlier run of the same input posted. It is safe for concurrent use.
 type Outbox struct {
 	s   *Runtime
@@ -67,7 +66,7 @@ func (s *Runtime) newOutbox(ctx context.Context, r *Run) *Outbox {
 		switch {
 		case p.Tag.InputID != "":
 			o.prior[p.Tag.N] = append(o.prior[p.Tag.N], p)
-		case p.File != "" || r.In.Message != nil || isRetry(r.In):
+		case p.File != "" || r.In.Message != nil || r.In.IsRetry():
 			// An untagged message newer than the input may be this input's: a file
 			// share, or, for a person's message or a Retry of one (the only inputs
 			// whose turns stream, bounded by the message's or the failure's ts), a
@@ -127,7 +126,7 @@ func (o *Outbox) tag(answer bool) conversation.Tag {
 	return t
 }
 
-// lost reports whether the turn's lease was taken by another worker: it must no
+// Lost reports whether the turn's lease was taken by another worker: it must no
 // longer change the thread.
 func (o *Outbox) Lost() bool { return o.th != nil && o.s.isLost(o.th) }
 
@@ -157,7 +156,7 @@ func (o *Outbox) PostCard(ctx context.Context, c conversation.Card) (string, err
 	return o.s.cfg.Messenger.PostCard(ctx, o.key, c, o.tag(false))
 }
 
-// postCardReplacing posts c in the thread as PostCard does, in place of the message
+// PostCardReplacing posts c in the thread as PostCard does, in place of the message
 // ts when set (a stream whose text c replaces: chat.update). Errors: as PostReply.
 func (o *Outbox) PostCardReplacing(ctx context.Context, c conversation.Card, ts string) (string, error) {
 	if err := o.s.confirm(ctx, o.th); err != nil {
@@ -189,7 +188,7 @@ func (o *Outbox) Upload(ctx context.Context, f conversation.File) error {
 	return o.s.cfg.Messenger.Upload(ctx, o.key, f, tag)
 }
 
-// replaceReply posts text as the turn's answer (its final post) in place of the
+// ReplaceReply posts text as the turn's answer (its final post) in place of the
 // message ts, a stream whose text text replaces: ts is edited into its first message
 // (Tag.Replace); notice marks it as a notice (Tag.Notice). Errors: as PostReply.
 func (o *Outbox) ReplaceReply(ctx context.Context, text, ts string, notice bool) (string, error) {
@@ -226,7 +225,7 @@ func (o *Outbox) StartTaskStream(ctx context.Context, tm conversation.TaskStream
 	return tm.StartTaskStream(ctx, o.key, userID, o.tag(true), opts)
 }
 
-// priorAnswer returns the answer an earlier run of the turn posted whole: the text of
+// PriorAnswer returns the answer an earlier run of the turn posted whole: the text of
 // its answer posts, in order, and the ts of its last message. ok is false when there
 // is none, or its final post is not all in the thread.
 func (o *Outbox) PriorAnswer() (text, ts string, ok bool) {
@@ -291,78 +290,5 @@ func (o *Outbox) cleanup(ctx context.Context, log *slog.Logger) {
 	}
 }
 
-// Final returns the context of the turn's final writes (its reply, cards, save): not
-// cancelled with the turn's (a stop, a timeout), bounded by Config.FinalTimeout.
-func (r *Run) Final(ctx context.Context) (context.Context, context.CancelFunc) {
-	return r.svc.final(ctx)
-}
-
-// Load loads the turn's checkpoint, retrying while the store is unavailable.
-// Errors: conversation.ErrNotFound; the store's.
-func (r *Run) Load(ctx context.Context) (*conversation.Checkpoint, error) { return r.svc.load(ctx, r) }
-
-// Finish ends the turn with e, saving conv's new state and messages (see finishTurn).
-func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Ending) error {
-	return r.svc.finishTurn(ctx, r, conv, e)
-}
-
-// Drop ends the turn without a save, its input finished as status (dropped, failed,
-// or done when nothing changed).
-func (r *Run) Drop(ctx context.Context, status conversation.InputStatus) error {
-	return r.svc.finish(ctx, r, status)
-}
-
-// Checkpoint saves turn under the run's lease without ending the turn (a pipeline's
-// progress), retrying while the store is unavailable.
-func (r *Run) Checkpoint(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
-	return r.svc.storeSave(ctx, r, turn)
-}
-
-// AllowStop marks the turn as one a person may stop (Stop, or a newer message).
-func (r *Run) AllowStop() { r.svc.allowStop(r.In.Key) }
-
-// AllowRunStop marks the turn as working on pipeline run id, which its Stop button
-// may stop; a newer message does not.
-func (r *Run) AllowRunStop(id string) { r.svc.allowRunStop(r.In.Key, id) }
-
-// Freeze makes the turn no longer stoppable: its answer is ready.
-func (r *Run) Freeze() { r.svc.freeze(r.In.Key) }
-
-// SetStatus shows status in the thread; failing to is logged, never fatal.
-func (r *Run) SetStatus(ctx context.Context, status string) {
-	r.svc.setStatus(ctx, r.Log, r.In.Key, status)
-}
-
-// ClearStatus clears the thread's status, even when the turn's context has ended.
-func (r *Run) ClearStatus() { r.svc.clearStatus(r.Log, r.In.Key) }
-
-// ShuttingDown reports whether the service is shutting down: the turn's input stays
-// pending and runs again.
-func (r *Run) ShuttingDown() bool { return r.svc.ctx.Err() != nil }
-
-// ShutdownErr is the error of the service's context once it is shutting down (nil
-// before): the cause a turn that gives up for the shutdown returns.
-func (r *Run) ShutdownErr() error { return r.svc.ctx.Err() }
-
-// MeteredUsage returns the usage records of a save of state st that is not the end
-// of the turn (a pipeline's checkpoint): the model calls metered since the last
-// save, by model, or u under the main model when none was metered.
-func (r *Run) MeteredUsage(st conversation.State, u conversation.Usage) []conversation.UsageRecord {
-	byModel, metered := r.meter.Take()
-	return r.svc.usageRecords(r, st, u, byModel, metered, 0)
-}
-
-// InputWaiting reports whether another input of the thread waits behind this turn.
-func (r *Run) InputWaiting() bool { return r.svc.waiting(r.In.Key) }
-
-// RetryStore runs op, retrying with backoff while the store is unavailable, until ctx
-// ends; what names the operation in the log.
-func (r *Run) RetryStore(ctx context.Context, what string, op func(context.Context) error) error {
-	return r.svc.retryStore(ctx, what, op)
-}
-
-// Forward submits in, an input that continues this one (a channel command forwarded
-// to its thread), without the flood limits that admitted this one.
-func (r *Run) Forward(ctx context.Context, in conversation.Input) (bool, error) {
-	return r.svc.submit(ctx, in, false)
-}
+// NoteOverBudget records that the turn was refused by a token budget, for Metrics.
+func (r *Run) NoteOverBudget() { r.end.overBudget = true }

@@ -1,4 +1,4 @@
-package service
+package turns
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 // turn; without any metered call (playground/demo) the turn's usage is one row under the
 // main model; Take starts over.
 func TestUsageRecordsByModel(t *testing.T) {
-	s := &Runtime{cfg: runtimeConfig{Model: "gpt-main"}}
+	s := &Runtime{cfg: Config{Model: "gpt-main"}}
 	r := &Run{In: conversation.Input{Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1"}}, meter: &conversation.UsageMeter{}}
 	ctx := conversation.WithUsageMeter(context.Background(), r.meter)
 	var wg sync.WaitGroup

@@ -1,4 +1,4 @@
-package service
+package turns
 
 import (
 	"context"
@@ -555,8 +555,9 @@ func (s *Runtime) waiting(key conversation.Key) bool {
 	return t.pokes > t.run.pokes || t.newest > t.run.seq
 }
 
-// holds reports whether this process holds (or is taking) thread key.
-func (s *Runtime) holds(key conversation.Key) bool {
+// Holds reports whether this process holds (or is taking) thread key: its worker
+// runs, or is about to run, the thread's inputs.
+func (s *Runtime) Holds(key conversation.Key) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.threads[key]
