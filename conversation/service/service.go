@@ -206,8 +206,19 @@ func NewService(cfg Config) (*Service, error) {
 	threads, _ := cfg.Messenger.(conversation.AssistantThreads)
 	cfg.Messenger = rt.Messenger()
 	*s = Service{Runtime: rt, cfg: cfg, log: cfg.Logger,
-		assistant: &assistantHandler{cfg: cfg, log: cfg.Logger, threads: threads, raw: raw},
-		workflows: &workflowHandler{cfg: cfg, log: cfg.Logger, raw: raw},
+		assistant: &assistantHandler{cfg: assistantConfig{
+			Messenger: cfg.Messenger, Scope: cfg.Scope, Executor: cfg.Executor, Synthesizer: cfg.Synthesizer,
+			Summarizer: cfg.Summarizer, HistoryTokens: cfg.HistoryTokens, HistoryMessages: cfg.HistoryMessages,
+			MaxPromptChars: cfg.MaxPromptChars, NoStreaming: cfg.NoStreaming, Format: cfg.Format, Model: cfg.Model,
+			SuggestedPrompts: cfg.SuggestedPrompts, Workflows: cfg.Workflows, Redact: cfg.Redact, Classify: cfg.Classify, Now: cfg.Now,
+		}, log: cfg.Logger, threads: threads, raw: raw},
+		workflows: &workflowHandler{cfg: workflowConfig{
+			Messenger: cfg.Messenger, Store: cfg.Store, Workflows: cfg.Workflows, Agent: cfg.Agent,
+			Fetcher: cfg.Fetcher, FetchAllowed: cfg.FetchAllowed, ProfileDefined: cfg.ProfileDefined, Approvers: cfg.Approvers,
+			Format: cfg.Format, MaxPromptChars: cfg.MaxPromptChars, PipelineConcurrency: cfg.PipelineConcurrency,
+			TurnTimeout: cfg.TurnTimeout, MaxAttempts: cfg.MaxAttempts, Metrics: cfg.Metrics, Redact: cfg.Redact,
+			Classify: cfg.Classify, Now: cfg.Now,
+		}, log: cfg.Logger, raw: raw},
 	}
 	return s, nil
 }
@@ -223,7 +234,7 @@ func orDefault[T int | time.Duration](v *T, def T) {
 // check → executor → synthesizer), and runs the assistant view, tool approvals and a
 // failed answer's Retry.
 type assistantHandler struct {
-	cfg Config
+	cfg assistantConfig
 	log *slog.Logger
 	// threads dresses assistant threads, when the Messenger can (assistant_view.go).
 	threads conversation.AssistantThreads
@@ -235,7 +246,7 @@ type assistantHandler struct {
 // workflowHandler runs the turns of artifact workflows: clicks, commands, replies and
 // pipeline parts (docs/architecture.md, "Workflow machine").
 type workflowHandler struct {
-	cfg Config
+	cfg workflowConfig
 	log *slog.Logger
 	// raw is Config.Messenger before redaction wraps it, for its optional
 	// interfaces (ModalOpener).
