@@ -19,6 +19,7 @@ import (
 	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/assistant"
 	"github.com/threadwright/threadwright/conversation/service"
 	"github.com/threadwright/threadwright/internal/failure"
 	"github.com/threadwright/threadwright/internal/httpclient"
@@ -327,7 +328,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.service.Store(svc)
 	var feedback bot.FeedbackRecorder
 	if fs, ok := st.(conversation.FeedbackStore); ok {
-		feedback = service.FeedbackLog{Store: fs}
+		feedback = assistant.FeedbackLog{Store: fs}
 	}
 	b, err := bot.New(bot.Config{API: api, Identity: me, Submitter: svc, Logger: log, Signer: signer, Feedback: feedback, Metrics: mx})
 	if err != nil {

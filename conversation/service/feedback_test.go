@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/conversation/assistant"
 	"github.com/threadwright/threadwright/store/sqlite"
 )
 
@@ -33,7 +33,7 @@ func TestFeedbackLogRecord(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	log := service.FeedbackLog{Store: st}
+	log := assistant.FeedbackLog{Store: st}
 	if err := log.Record(ctx, conversation.Feedback{Key: key, MessageTS: "1700000000.000200", UserID: "U1", Rating: conversation.RatingPositive, Reason: "ignored"}); err != nil {
 		t.Fatal(err)
 	}

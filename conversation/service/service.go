@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/assistant"
 	"github.com/threadwright/threadwright/conversation/turns"
 )
 
@@ -147,7 +148,7 @@ type Service struct {
 	*turns.Runtime
 	cfg       Config
 	log       *slog.Logger
-	assistant *assistantHandler
+	assistant *assistant.Handler
 	workflows *workflowHandler
 }
 
@@ -165,9 +166,6 @@ func NewService(cfg Config) (*Service, error) {
 		return nil, errors.New("conversation: Config.Synthesizer is required")
 	case cfg.Workflows != nil && cfg.Agent == nil:
 		return nil, errors.New("conversation: Config.Agent is required with Workflows")
-	}
-	if cfg.Scope != nil {
-		cfg.Scope = tracedScope{cfg.Scope} // trace.go
 	}
 	if cfg.Workflows == nil {
 		cfg.Workflows = noWorkflows{}
@@ -203,22 +201,21 @@ func NewService(cfg Config) (*Service, error) {
 	rc.Handler = s
 	rt := turns.New(rc)
 	raw := cfg.Messenger
-	threads, _ := cfg.Messenger.(conversation.AssistantThreads)
 	cfg.Messenger = rt.Messenger()
 	*s = Service{Runtime: rt, cfg: cfg, log: cfg.Logger,
-		assistant: &assistantHandler{cfg: assistantConfig{
+		assistant: assistant.New(assistant.Config{
 			Messenger: cfg.Messenger, Scope: cfg.Scope, Executor: cfg.Executor, Synthesizer: cfg.Synthesizer,
 			Summarizer: cfg.Summarizer, HistoryTokens: cfg.HistoryTokens, HistoryMessages: cfg.HistoryMessages,
 			MaxPromptChars: cfg.MaxPromptChars, NoStreaming: cfg.NoStreaming, Format: cfg.Format, Model: cfg.Model,
 			SuggestedPrompts: cfg.SuggestedPrompts, Workflows: cfg.Workflows, Redact: cfg.Redact, Classify: cfg.Classify, Now: cfg.Now,
-		}, log: cfg.Logger, threads: threads, raw: raw},
-		workflows: &workflowHandler{cfg: workflowConfig{
+		}, cfg.Logger, raw),
+		workflows: newWorkflowHandler(workflowConfig{
 			Messenger: cfg.Messenger, Store: cfg.Store, Workflows: cfg.Workflows, Agent: cfg.Agent,
 			Fetcher: cfg.Fetcher, FetchAllowed: cfg.FetchAllowed, ProfileDefined: cfg.ProfileDefined, Approvers: cfg.Approvers,
 			Format: cfg.Format, MaxPromptChars: cfg.MaxPromptChars, PipelineConcurrency: cfg.PipelineConcurrency,
 			TurnTimeout: cfg.TurnTimeout, MaxAttempts: cfg.MaxAttempts, Metrics: cfg.Metrics, Redact: cfg.Redact,
 			Classify: cfg.Classify, Now: cfg.Now,
-		}, log: cfg.Logger, raw: raw},
+		}, cfg.Logger, raw),
 	}
 	return s, nil
 }
@@ -230,19 +227,6 @@ func orDefault[T int | time.Duration](v *T, def T) {
 	}
 }
 
-// assistantHandler answers people's messages with the assistant pipeline (scope
-// check → executor → synthesizer), and runs the assistant view, tool approvals and a
-// failed answer's Retry.
-type assistantHandler struct {
-	cfg assistantConfig
-	log *slog.Logger
-	// threads dresses assistant threads, when the Messenger can (assistant_view.go).
-	threads conversation.AssistantThreads
-	// raw is Config.Messenger before redaction wraps it, for its optional
-	// interfaces (DirectMessages).
-	raw conversation.Messenger
-}
-
 // workflowHandler runs the turns of artifact workflows: clicks, commands, replies and
 // pipeline parts (docs/architecture.md, "Workflow machine").
 type workflowHandler struct {
@@ -251,4 +235,10 @@ type workflowHandler struct {
 	// raw is Config.Messenger before redaction wraps it, for its optional
 	// interfaces (ModalOpener).
 	raw conversation.Messenger
+}
+
+// newWorkflowHandler returns the workflows' handler; raw is the chat's Messenger
+// before the runtime scrubbed it, for its optional interfaces (ModalOpener).
+func newWorkflowHandler(cfg workflowConfig, log *slog.Logger, raw conversation.Messenger) *workflowHandler {
+	return &workflowHandler{cfg: cfg, log: log, raw: raw}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/assistant"
 	"github.com/threadwright/threadwright/conversation/turns"
 )
 
@@ -23,11 +24,11 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 	case in.Kind == conversation.KindCommand && in.Command != nil && in.Key.ThreadTS == "":
 		return s.workflows.channelCommand(ctx, r)
 	case in.Kind == conversation.KindAssistantThread && in.Thread != nil:
-		return s.assistant.assistantThreadTurn(ctx, r)
-	case in.Kind == conversation.KindAction && in.Action != nil && isToolDecision(in.Action.Action.Name):
-		return s.assistant.toolDecision(ctx, r)
+		return s.assistant.ThreadEvent(ctx, r)
+	case in.Kind == conversation.KindAction && in.Action != nil && assistant.IsToolDecision(in.Action.Action.Name):
+		return s.assistant.ToolDecision(ctx, r)
 	case in.IsRetry() && in.Key.ThreadTS != "":
-		if handled, err := s.assistant.retryTurn(ctx, r); handled {
+		if handled, err := s.assistant.Retry(ctx, r); handled {
 			return err
 		}
 		fallthrough // a workflow step's Retry
@@ -46,7 +47,7 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 		s.compact(ctx, r.Log, cp)
 		handled, err := s.workflowTurn(ctx, r, cp, nil)
 		if err == nil && !handled && in.Kind == conversation.KindAction {
-			return s.assistant.answerQuestion(ctx, r, cp) // "Just a question" (workflow_modal.go)
+			return s.assistant.AnswerQuestion(ctx, r, cp) // "Just a question" (workflow_modal.go)
 		}
 		return err
 	case in.Kind != conversation.KindUserMessage || in.Message == nil:
@@ -59,14 +60,14 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 		return err
 	}
 	// A new message overtakes a confirmation nobody gave: its note is saved first.
-	earlier = append(s.assistant.voidToolApproval(ctx, r, cp), earlier...)
-	s.assistant.directMessage(ctx, r, cp) // README, "Assistant view"
+	earlier = append(s.assistant.VoidToolApproval(ctx, r, cp), earlier...)
+	s.assistant.DirectMessage(ctx, r, cp) // README, "Assistant view"
 	if cp.Conversation.State.Mode == conversation.ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text, s.cfg.Workflows)) {
 		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
 			return err
 		}
 	}
-	return s.assistant.assistantTurn(ctx, r, cp, earlier)
+	return s.assistant.AnswerMessage(ctx, r, cp, earlier)
 }
 
 // loadFor loads the checkpoint of the thread of r's message, or starts its

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -81,32 +80,4 @@ func (s *workflowHandler) openStartModal(ctx context.Context, r *turns.Run, def 
 	if err := mo.OpenModal(ctx, cmd.TriggerID, a, render.InputsModal(def, lang, missing)); err != nil {
 		r.Log.Info("the inputs modal did not open; the thread asks for the inputs", "error", err)
 	}
-}
-
-// answerQuestion answers, with the assistant pipeline, the reply that the "Just a
-// question" button of the card asking what it meant carries (workflow_reply.go): an
-// answer turn in the thread, the artifact left as it is. The reply is the newest
-// person's message of the history already; it is the prompt's text instead.
-func (s *assistantHandler) answerQuestion(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) error {
-	a := r.In.Action
-	question := a.Action.Arg
-	hist := history.Dialogue(cp.Messages)
-	for i := len(hist) - 1; i >= 0; i-- {
-		if hist[i].Role == conversation.RoleUser {
-			if hist[i].Text == question || strings.HasPrefix(hist[i].Text, question) {
-				hist = append(hist[:i:i], hist[i+1:]...)
-			}
-			break
-		}
-	}
-	prompt := conversation.Prompt{
-		Key:      r.In.Key,
-		Summary:  cp.Conversation.State.Summary,
-		History:  s.clipAll(hist),
-		UserID:   a.UserID,
-		Text:     history.Clip(question, s.cfg.MaxPromptChars),
-		Entities: cp.Conversation.State.Entities,
-	}
-	prompt.ContextChannelID = contextChannel(cp.Conversation.State)
-	return s.respond(ctx, r, cp, prompt, nil)
 }

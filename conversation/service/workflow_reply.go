@@ -66,7 +66,7 @@ func (t *wfTurn) replyAction(ctx context.Context, id string, a conversation.Acti
 		return t.rewrite(ctx, id, act.Arg, "changes requested: "+act.Arg, false)
 	}
 	// A question: the artifact stays as it is; the assistant answers it in the
-	// thread (Service.answerQuestion).
+	// thread (assistant.Handler.AnswerQuestion).
 	t.question = act.Arg
 	return nil
 }

@@ -273,7 +273,7 @@ func (s *workflowHandler) runWorkflow(ctx context.Context, r *turns.Run, cp *con
 		t.user = in.Action.UserID
 		err = t.action(ctx, *in.Action)
 		if err == nil && t.question != "" {
-			return false, nil // the assistant answers it (Service.answerQuestion)
+			return false, nil // the assistant answers it (assistant.Handler.AnswerQuestion)
 		}
 	case conversation.KindCommand:
 		t.user = in.Command.UserID

@@ -1,4 +1,4 @@
-package service
+package assistant
 
 import (
 	"context"
@@ -10,11 +10,11 @@ import (
 	"github.com/threadwright/threadwright/conversation/turns"
 )
 
-// retryTurn runs a Retry click. A click on the Retry of a failed answer answers that
+// Retry runs a Retry click. A click on the Retry of a failed answer answers that
 // message again; a workflow step's Retry goes to the workflow turn (workflow_turn.go,
 // runRetry), which also refuses an out-of-date click in a workflow thread. handled is
 // false when the click is not for an answer.
-func (s *assistantHandler) retryTurn(ctx context.Context, r *turns.Run) (handled bool, err error) {
+func (s *Handler) Retry(ctx context.Context, r *turns.Run) (handled bool, err error) {
 	click := r.In.Action
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
@@ -76,7 +76,7 @@ func answerLang(in *conversation.Input) string {
 
 // retryGone tells the person who clicked an out-of-date Retry that it is no longer
 // available.
-func (s *assistantHandler) retryGone(ctx context.Context, r *turns.Run, lang string) {
+func (s *Handler) retryGone(ctx context.Context, r *turns.Run, lang string) {
 	a := r.In.Action
 	if err := s.cfg.Messenger.PostEphemeral(ctx, r.In.Key, a.UserID, render.Tr(lang, "retry.gone")); err != nil {
 		r.Log.Warn("ephemeral not posted", "error", err)
@@ -85,7 +85,7 @@ func (s *assistantHandler) retryGone(ctx context.Context, r *turns.Run, lang str
 
 // closeRetriedAnswer replaces the failure message clicked with a note of who retried
 // (the click does not carry its text); the new answer follows below it.
-func (s *assistantHandler) closeRetriedAnswer(ctx context.Context, r *turns.Run, lang string) {
+func (s *Handler) closeRetriedAnswer(ctx context.Context, r *turns.Run, lang string) {
 	a := r.In.Action
 	if a.MessageTS == "" || r.Out.Lost() {
 		return
@@ -101,7 +101,7 @@ func (s *assistantHandler) closeRetriedAnswer(ctx context.Context, r *turns.Run,
 // (State.Retry), in place of what the turn streamed (streamTS, when set). It returns
 // the posted message's ts ("" when Slack refused it too: the caller posts the text
 // as a plain reply).
-func (s *assistantHandler) answerFailed(ctx context.Context, r *turns.Run, text string, failed *conversation.Input, streamTS string) (string, error) {
+func (s *Handler) answerFailed(ctx context.Context, r *turns.Run, text string, failed *conversation.Input, streamTS string) (string, error) {
 	c := render.Cards{Lang: answerLang(failed), Key: r.In.Key}
 	card := c.Failed(text, failed.ID)
 	ts, err := r.Out.PostCardReplacing(ctx, card, streamTS)

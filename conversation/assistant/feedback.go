@@ -1,4 +1,4 @@
-package service
+package assistant
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package service
+package assistant
 
 import (
 	"context"
@@ -34,7 +34,7 @@ const (
 // characters. Any failure turns streaming off for the rest of the turn; the turn then
 // replies as without streaming (end).
 type answerStream struct {
-	s      *assistantHandler
+	s      *Handler
 	log    *slog.Logger
 	ctx    context.Context // the turn's, without its cancellation
 	sm     conversation.StreamingMessenger
@@ -62,7 +62,7 @@ type answerStream struct {
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
-func (s *assistantHandler) newAnswerStream(ctx context.Context, r *turns.Run, userID string) *answerStream {
+func (s *Handler) newAnswerStream(ctx context.Context, r *turns.Run, userID string) *answerStream {
 	sm, ok := s.cfg.Messenger.(conversation.StreamingMessenger)
 	if !ok || s.cfg.NoStreaming {
 		return nil

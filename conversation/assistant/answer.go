@@ -1,4 +1,4 @@
-package service
+package assistant
 
 import (
 	"context"
@@ -6,8 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sync"
-	"time"
+	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/history"
@@ -37,7 +36,7 @@ type outcome struct {
 // answer runs scope check → executor → synthesizer. progress is told what the
 // executor does. A resumed turn (p.Resume) was checked when it began; an executor
 // that stops for a confirmation leaves out.pending.
-func (s *assistantHandler) answer(ctx context.Context, log *slog.Logger, p conversation.Prompt, progress conversation.Progress) (outcome, error) {
+func (s *Handler) answer(ctx context.Context, log *slog.Logger, p conversation.Prompt, progress conversation.Progress) (outcome, error) {
 	var out outcome
 	if s.cfg.Scope != nil && p.Resume == nil {
 		v, err := s.cfg.Scope.CheckScope(ctx, p)
@@ -119,77 +118,11 @@ type turnMeta struct {
 	LatencyMS int64  `json:"latency_ms,omitempty"`
 }
 
-// progressCard shows what a turn's executor is doing: the thread's status, and a
-// message with the current step and a Stop button, posted at the first step and
-// updated at most once per turns.StatusInterval (Slack's chat.update is rate limited).
-type progressCard struct {
-	s       *assistantHandler
-	r       *turns.Run
-	log     *slog.Logger
-	key     conversation.Key
-	inputID string
-	out     *turns.Outbox
-
-	// mu guards the fields below and serializes the calls to Slack.
-	mu sync.Mutex
-	ts string    // the progress message, once posted
-	at time.Time // when it was last posted or updated
-	// tasks, when it shows the turn's thinking steps and Stop in the streamed
-	// answer, makes the progress message needless: report then sets the status only.
-	tasks *answerStream
-}
-
-// report is the executor's Progress callback.
-func (p *progressCard) report(status string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.out.Lost() {
-		return // another worker runs the input now
-	}
-	now := p.s.cfg.Now()
-	if p.ts != "" && now.Sub(p.at) < turns.StatusInterval {
-		return // too soon after the last update (chat.update is rate limited)
-	}
-	p.at = now
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	p.r.SetStatus(ctx, status)
-	if p.ts == "" && p.tasks.showsTasks() {
-		return // the streamed answer shows the steps and Stop
-	}
-	card := render.StopCard(p.key, p.inputID, status)
-	if p.ts == "" {
-		ts, err := p.out.PostCard(ctx, card)
-		if err != nil {
-			p.log.Debug("progress message not posted", "error", err)
-			return
-		}
-		p.ts = ts
-		return
-	}
-	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
-		p.log.Debug("progress message not updated", "error", err)
-	}
-}
-
-// finish replaces the progress message, if one was posted, with note and no button.
-func (p *progressCard) finish(ctx context.Context, note string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ts == "" || p.out.Lost() {
-		return
-	}
-	card := render.NoteCard(note)
-	if err := p.s.cfg.Messenger.UpdateCard(ctx, p.key, p.ts, card); err != nil {
-		p.log.Debug("progress message not finished", "error", err)
-	}
-}
-
-// assistantTurn answers a person's message with the assistant pipeline (scope check
+// AnswerMessage answers a person's message with the assistant pipeline (scope check
 // → ReAct executor → synthesizer; docs/architecture.md "Data flow of one Slack
 // event"), streaming the answer where the Messenger can, with a progress message and
 // Stop while tools run. earlier are thread messages from before the bot joined.
-func (s *assistantHandler) assistantTurn(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
+func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
 	in, msg := r.In, r.In.Message
 	user := conversation.Message{Role: conversation.RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
 	prompt := conversation.Prompt{
@@ -211,10 +144,10 @@ func (s *assistantHandler) assistantTurn(ctx context.Context, r *turns.Run, cp *
 
 // respond answers prompt with the assistant pipeline and ends the turn, saving msgs
 // (the turn's new messages before its reply) with the reply: the rest of
-// assistantTurn, shared with the turn a tool confirmation resumes
+// AnswerMessage, shared with the turn a tool confirmation resumes
 // (conversation/tool_approval.go). An executor that stops for a confirmation ends
 // the turn with the confirmation card instead of a reply.
-func (s *assistantHandler) respond(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
+func (s *Handler) respond(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
 	in := r.In
 	start := s.cfg.Now()
 	if text, ts, ok := r.Out.PriorAnswer(); ok {
@@ -359,4 +292,32 @@ func (s *assistantHandler) respond(ctx context.Context, r *turns.Run, cp *conver
 		}
 	}
 	return r.Finish(fctx, cp.Conversation, e)
+}
+
+// AnswerQuestion answers, with the assistant pipeline, the reply that the "Just a
+// question" button of the card asking what it meant carries (workflow_reply.go): an
+// answer turn in the thread, the artifact left as it is. The reply is the newest
+// person's message of the history already; it is the prompt's text instead.
+func (s *Handler) AnswerQuestion(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) error {
+	a := r.In.Action
+	question := a.Action.Arg
+	hist := history.Dialogue(cp.Messages)
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].Role == conversation.RoleUser {
+			if hist[i].Text == question || strings.HasPrefix(hist[i].Text, question) {
+				hist = append(hist[:i:i], hist[i+1:]...)
+			}
+			break
+		}
+	}
+	prompt := conversation.Prompt{
+		Key:      r.In.Key,
+		Summary:  cp.Conversation.State.Summary,
+		History:  s.clipAll(hist),
+		UserID:   a.UserID,
+		Text:     history.Clip(question, s.cfg.MaxPromptChars),
+		Entities: cp.Conversation.State.Entities,
+	}
+	prompt.ContextChannelID = contextChannel(cp.Conversation.State)
+	return s.respond(ctx, r, cp, prompt, nil)
 }

@@ -1,4 +1,4 @@
-package service
+package assistant
 
 import (
 	"context"
@@ -24,8 +24,8 @@ func approvalID(inputID string, pending *conversation.PendingTool) string {
 	return inputID + "#" + hex.EncodeToString(h.Sum(nil)[:6])
 }
 
-// isToolDecision reports whether a click answers a tool confirmation card.
-func isToolDecision(name conversation.ActionName) bool {
+// IsToolDecision reports whether a click answers a tool confirmation card.
+func IsToolDecision(name conversation.ActionName) bool {
 	return name == conversation.ActionApproveTool || name == conversation.ActionDenyTool
 }
 
@@ -33,7 +33,7 @@ func isToolDecision(name conversation.ActionName) bool {
 // confirmation: it posts the card, closes the progress message, and saves the
 // turn's messages (msgs) with the confirmation in the state. ctx is the final writes'
 // context.
-func (s *assistantHandler) askToolApproval(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
+func (s *Handler) askToolApproval(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
 	ap := &conversation.ToolApproval{ID: approvalID(r.In.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
 	ts, err := r.Out.PostCard(ctx, render.ApprovalCard(r.In.Key, ap))
 	if errors.Is(err, conversation.ErrLeaseLost) {
@@ -53,10 +53,10 @@ func (s *assistantHandler) askToolApproval(ctx context.Context, r *turns.Run, cp
 	return r.Finish(ctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: reply, Answer: reply != "", Usage: usage, Update: update, Rebase: true})
 }
 
-// toolDecision runs a click on a confirmation card: from the person who asked, on the
+// ToolDecision runs a click on a confirmation card: from the person who asked, on the
 // current card, it updates the card with the decision and resumes the turn;
 // otherwise it tells only the clicker why nothing happens.
-func (s *assistantHandler) toolDecision(ctx context.Context, r *turns.Run) error {
+func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 	a := r.In.Action
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
@@ -110,7 +110,7 @@ func (s *assistantHandler) toolDecision(ctx context.Context, r *turns.Run) error
 
 // beginApprovedCall saves ap as begun, without finishing the click's input, so that
 // a re-run of the click does not run the call again. cp's version follows the save.
-func (s *assistantHandler) beginApprovedCall(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, ap *conversation.ToolApproval) error {
+func (s *Handler) beginApprovedCall(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, ap *conversation.ToolApproval) error {
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	st := cp.Conversation.State
@@ -126,12 +126,12 @@ func (s *assistantHandler) beginApprovedCall(ctx context.Context, r *turns.Run, 
 	return nil
 }
 
-// voidToolApproval voids the confirmation a new message in the thread overtook: its
+// VoidToolApproval voids the confirmation a new message in the thread overtook: its
 // card says the call was not run, and the state loaded in cp no longer has it (the
 // turn's save writes that). It returns the note to save before the message, so the
 // model knows later that the request was left unfinished; nil when nothing was
 // pending.
-func (s *assistantHandler) voidToolApproval(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) []conversation.Message {
+func (s *Handler) VoidToolApproval(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) []conversation.Message {
 	ap := cp.Conversation.State.ToolApproval
 	if ap == nil {
 		return nil
@@ -146,7 +146,7 @@ func (s *assistantHandler) voidToolApproval(ctx context.Context, r *turns.Run, c
 }
 
 // closeApprovalCard replaces ap's card with its call and note, without buttons.
-func (s *assistantHandler) closeApprovalCard(ctx context.Context, r *turns.Run, ap *conversation.ToolApproval, note string) {
+func (s *Handler) closeApprovalCard(ctx context.Context, r *turns.Run, ap *conversation.ToolApproval, note string) {
 	if ap.CardTS == "" || r.Out.Lost() {
 		return
 	}
@@ -158,7 +158,7 @@ func (s *assistantHandler) closeApprovalCard(ctx context.Context, r *turns.Run, 
 }
 
 // tellClicker shows text to userID only; failing to is logged.
-func (s *assistantHandler) tellClicker(ctx context.Context, r *turns.Run, userID, text string) {
+func (s *Handler) tellClicker(ctx context.Context, r *turns.Run, userID, text string) {
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	if err := s.cfg.Messenger.PostEphemeral(fctx, r.In.Key, userID, text); err != nil {
@@ -168,7 +168,7 @@ func (s *assistantHandler) tellClicker(ctx context.Context, r *turns.Run, userID
 
 // unchanged ends a click that changes nothing: the input is marked done with the
 // conversation as it was.
-func (s *assistantHandler) unchanged(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) error {
+func (s *Handler) unchanged(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) error {
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	return r.Finish(fctx, cp.Conversation, turns.Ending{Rebase: true})

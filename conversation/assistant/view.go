@@ -1,4 +1,4 @@
-package service
+package assistant
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 // workflowPrompts returns a prompt per offered workflow that starts it.
-func (s *assistantHandler) workflowPrompts() []conversation.SuggestedPrompt {
+func (s *Handler) workflowPrompts() []conversation.SuggestedPrompt {
 	var out []conversation.SuggestedPrompt
 	for _, d := range s.cfg.Workflows.All() {
 		title := d.Title
@@ -23,10 +23,10 @@ func (s *assistantHandler) workflowPrompts() []conversation.SuggestedPrompt {
 	return out
 }
 
-// assistantThreadTurn runs a KindAssistantThread input: it records the channel the
+// ThreadEvent runs a KindAssistantThread input: it records the channel the
 // person views in the thread's state and, when the thread starts, posts the greeting
 // (once) and sets the suggested prompts for that channel.
-func (s *assistantHandler) assistantThreadTurn(ctx context.Context, r *turns.Run) error {
+func (s *Handler) ThreadEvent(ctx context.Context, r *turns.Run) error {
 	ev := r.In.Thread
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
@@ -69,7 +69,7 @@ func (s *assistantHandler) assistantThreadTurn(ctx context.Context, r *turns.Run
 // titleThread sets the title of an assistant thread from its first question, once:
 // it reports whether the state should record that it did (even when Slack refused,
 // so that a refusal is not retried on every message).
-func (s *assistantHandler) titleThread(ctx context.Context, r *turns.Run, st conversation.State, question string) bool {
+func (s *Handler) titleThread(ctx context.Context, r *turns.Run, st conversation.State, question string) bool {
 	if st.Assistant == nil || st.Assistant.Titled || s.threads == nil {
 		return false
 	}
@@ -97,11 +97,11 @@ func contextChannel(st conversation.State) string {
 	return ""
 }
 
-// directMessage prepares the turn of a person's top-level direct message outside the
+// DirectMessage prepares the turn of a person's top-level direct message outside the
 // assistant view: Slack shows a thread reply to it only behind "1 reply", so the
 // turn's replies are broadcast to the DM too (and not streamed), and the person's
 // very first message to the bot is greeted first, as an assistant thread is.
-func (s *assistantHandler) directMessage(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) {
+func (s *Handler) DirectMessage(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) {
 	msg := r.In.Message
 	if msg == nil || !msg.Direct || msg.ThreadTS != msg.TS || cp.Conversation.State.Assistant != nil {
 		return
