@@ -9,6 +9,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/turns"
+	"github.com/threadwright/threadwright/conversation/workflowrun"
 )
 
 // BudgetWindow is the window of the token budgets: a person's or a channel's tokens
@@ -25,22 +26,10 @@ func (s *Service) budgeted(r *turns.Run) bool {
 	if in.User() == "" || in.Kind == conversation.KindPipeline || in.Kind == conversation.KindAssistantThread {
 		return false // a pipeline's part, or an assistant thread opened: no request
 	}
-	if in.Kind == conversation.KindCommand && in.Command != nil && freeCommand(in.Command.Line) {
+	if in.Kind == conversation.KindCommand && in.Command != nil && workflowrun.FreeCommand(in.Command.Line) {
 		return false
 	}
 	return in.Kind != conversation.KindAction || in.Action == nil || in.Action.Action.Name != conversation.ActionStop
-}
-
-// freeCommand reports whether command line only reads or ends a workflow (cancel,
-// help, list, status): it asks a model for nothing, and a person past a budget can
-// still cancel a run whose pipeline goes on spending.
-func freeCommand(line string) bool {
-	c, _ := parseCommand(line)
-	switch c.name {
-	case conversation.CmdCancel, conversation.CmdHelp, conversation.CmdList, conversation.CmdStatus:
-		return true
-	}
-	return false
 }
 
 // budgetTimeout bounds the reading of the usage ledger before an input runs: when

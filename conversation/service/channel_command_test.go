@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/service"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/conversation/workflowrun"
 )
 
 // TestForeignCommand: a command acts on a thread of the channel where it was typed,
@@ -30,7 +30,7 @@ func TestForeignCommand(t *testing.T) {
 		{"OtherChannelNoStarter", cmd("", "CB"), &workflow.State{Name: "proposal"}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := service.ForeignCommand(thread, tt.cmd, tt.ws); got != tt.foreign {
+			if got := workflowrun.ForeignCommand(thread, tt.cmd, tt.ws); got != tt.foreign {
 				t.Errorf("foreign = %v; want %v", got, tt.foreign)
 			}
 		})

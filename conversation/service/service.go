@@ -8,6 +8,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/assistant"
 	"github.com/threadwright/threadwright/conversation/turns"
+	"github.com/threadwright/threadwright/conversation/workflowrun"
 )
 
 // Config configures a Service. Store, Messenger, Executor and Synthesizer are required.
@@ -149,7 +150,7 @@ type Service struct {
 	cfg       Config
 	log       *slog.Logger
 	assistant *assistant.Handler
-	workflows *workflowHandler
+	workflows *workflowrun.Handler
 }
 
 // NewService validates cfg, fills in defaults and returns a Service; call Start
@@ -168,7 +169,7 @@ func NewService(cfg Config) (*Service, error) {
 		return nil, errors.New("conversation: Config.Agent is required with Workflows")
 	}
 	if cfg.Workflows == nil {
-		cfg.Workflows = noWorkflows{}
+		cfg.Workflows = workflowrun.NoWorkflows{}
 	}
 	if cfg.Format == nil {
 		cfg.Format = func(s string) string { return s }
@@ -195,7 +196,7 @@ func NewService(cfg Config) (*Service, error) {
 		Redact: cfg.Redact, Owner: cfg.Owner, Now: cfg.Now, Model: cfg.Model,
 	}
 	if cfg.WebhookEvents {
-		rc.Events = workflowEventsOf(cfg.Workflows)
+		rc.Events = workflowrun.Events(cfg.Workflows)
 	}
 	s := &Service{}
 	rc.Handler = s
@@ -209,7 +210,7 @@ func NewService(cfg Config) (*Service, error) {
 			MaxPromptChars: cfg.MaxPromptChars, NoStreaming: cfg.NoStreaming, Format: cfg.Format, Model: cfg.Model,
 			SuggestedPrompts: cfg.SuggestedPrompts, Workflows: cfg.Workflows, Redact: cfg.Redact, Classify: cfg.Classify, Now: cfg.Now,
 		}, cfg.Logger, raw),
-		workflows: newWorkflowHandler(workflowConfig{
+		workflows: workflowrun.New(workflowrun.Config{
 			Messenger: cfg.Messenger, Store: cfg.Store, Workflows: cfg.Workflows, Agent: cfg.Agent,
 			Fetcher: cfg.Fetcher, FetchAllowed: cfg.FetchAllowed, ProfileDefined: cfg.ProfileDefined, Approvers: cfg.Approvers,
 			Format: cfg.Format, MaxPromptChars: cfg.MaxPromptChars, PipelineConcurrency: cfg.PipelineConcurrency,
@@ -225,20 +226,4 @@ func orDefault[T int | time.Duration](v *T, def T) {
 	if *v <= 0 {
 		*v = def
 	}
-}
-
-// workflowHandler runs the turns of artifact workflows: clicks, commands, replies and
-// pipeline parts (docs/architecture.md, "Workflow machine").
-type workflowHandler struct {
-	cfg workflowConfig
-	log *slog.Logger
-	// raw is Config.Messenger before redaction wraps it, for its optional
-	// interfaces (ModalOpener).
-	raw conversation.Messenger
-}
-
-// newWorkflowHandler returns the workflows' handler; raw is the chat's Messenger
-// before the runtime scrubbed it, for its optional interfaces (ModalOpener).
-func newWorkflowHandler(cfg workflowConfig, log *slog.Logger, raw conversation.Messenger) *workflowHandler {
-	return &workflowHandler{cfg: cfg, log: log, raw: raw}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/assistant"
 	"github.com/threadwright/threadwright/conversation/turns"
+	"github.com/threadwright/threadwright/conversation/workflowrun"
 )
 
 // Handle routes one input to its handler (the router): load the checkpoint, run the assistant pipeline or a workflow
@@ -22,7 +23,7 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 	}
 	switch {
 	case in.Kind == conversation.KindCommand && in.Command != nil && in.Key.ThreadTS == "":
-		return s.workflows.channelCommand(ctx, r)
+		return s.workflows.ChannelCommand(ctx, r)
 	case in.Kind == conversation.KindAssistantThread && in.Thread != nil:
 		return s.assistant.ThreadEvent(ctx, r)
 	case in.Kind == conversation.KindAction && in.Action != nil && assistant.IsToolDecision(in.Action.Action.Name):
@@ -40,8 +41,8 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 		if err != nil {
 			return err
 		}
-		if in.Kind == conversation.KindCommand && foreignCommand(in.Key, in.Command, cp.Conversation.State.Workflow) {
-			s.workflows.refuseForeign(ctx, r) // before anything shows in the thread
+		if in.Kind == conversation.KindCommand && workflowrun.ForeignCommand(in.Key, in.Command, cp.Conversation.State.Workflow) {
+			s.workflows.RefuseForeign(ctx, r) // before anything shows in the thread
 			return r.Drop(ctx, conversation.InputDone)
 		}
 		s.compact(ctx, r.Log, cp)
@@ -62,7 +63,7 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 	// A new message overtakes a confirmation nobody gave: its note is saved first.
 	earlier = append(s.assistant.VoidToolApproval(ctx, r, cp), earlier...)
 	s.assistant.DirectMessage(ctx, r, cp) // README, "Assistant view"
-	if cp.Conversation.State.Mode == conversation.ModeWorkflow || ((msg.Mentioned || msg.Direct) && isTextCommand(msg.Text, s.cfg.Workflows)) {
+	if cp.Conversation.State.Mode == conversation.ModeWorkflow || ((msg.Mentioned || msg.Direct) && workflowrun.IsTextCommand(msg.Text, s.cfg.Workflows)) {
 		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
 			return err
 		}
@@ -104,7 +105,7 @@ func (s *Service) loadFor(ctx context.Context, r *turns.Run) (cp *conversation.C
 // workflowTurn runs a workflow turn with the thread's status shown meanwhile.
 func (s *Service) workflowTurn(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) (bool, error) {
 	r.SetStatus(ctx, turns.StatusThinking)
-	handled, err := s.workflows.runWorkflow(ctx, r, cp, earlier)
+	handled, err := s.workflows.Turn(ctx, r, cp, earlier)
 	if !handled || err != nil {
 		r.ClearStatus() // finishTurn did not
 	}

@@ -1,4 +1,4 @@
-package service
+package workflowrun
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func (t *wfTurn) submitInputs(ctx context.Context, a conversation.ActionInput) e
 // earlier messages to fill them), on the command's trigger_id. When it cannot (no
 // trigger, a re-run whose trigger expired, a Messenger without modals, views.open
 // failing), the thread's message asks for them; that message is posted either way.
-func (s *workflowHandler) openStartModal(ctx context.Context, r *turns.Run, def *workflow.Definition, text string, key conversation.Key, lang string) {
+func (s *Handler) openStartModal(ctx context.Context, r *turns.Run, def *workflow.Definition, text string, key conversation.Key, lang string) {
 	cmd := r.In.Command
 	mo, ok := s.raw.(conversation.ModalOpener) // the modal shows the workflow's own labels
 	if !ok || cmd.TriggerID == "" || r.In.Attempts > 1 {

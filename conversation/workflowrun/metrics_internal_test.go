@@ -1,4 +1,4 @@
-package service
+package workflowrun
 
 import (
 	"slices"
@@ -66,7 +66,7 @@ func TestObserveWorkflow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &metricsRecorder{}
-			s := &workflowHandler{cfg: workflowConfig{Metrics: rec}}
+			s := &Handler{cfg: Config{Metrics: rec}}
 			s.observeWorkflow(tc.before, tc.after)
 			if !slices.Equal(rec.got, tc.want) {
 				t.Errorf("got %q, want %q", rec.got, tc.want)

@@ -1,4 +1,4 @@
-package service
+package workflowrun
 
 import (
 	"crypto/rand"
@@ -82,9 +82,9 @@ func workflowEvents(def *workflow.Definition, key conversation.Key, prev, next *
 	return out
 }
 
-// workflowEventsOf returns the webhook events of a save of a thread whose state
+// Events returns the webhook events of a save of a thread whose state
 // changed from prev to next (workflowEvents), with the workflows' definitions.
-func workflowEventsOf(workflows conversation.Workflows) func(key conversation.Key, prev, next conversation.State, actor string, now time.Time) []conversation.Event {
+func Events(workflows conversation.Workflows) func(key conversation.Key, prev, next conversation.State, actor string, now time.Time) []conversation.Event {
 	return func(key conversation.Key, prev, next conversation.State, actor string, now time.Time) []conversation.Event {
 		if next.Workflow == nil {
 			return nil

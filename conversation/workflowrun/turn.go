@@ -1,4 +1,4 @@
-package service
+package workflowrun
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func (e errTold) Error() string { return "told: " + e.cause.Error() }
 
 // wfTurn is one workflow turn.
 type wfTurn struct {
-	s    *workflowHandler
+	s    *Handler
 	r    *turns.Run
 	log  *slog.Logger
 	key  conversation.Key
@@ -103,7 +103,7 @@ func (t *wfTurn) cards() render.Cards {
 }
 
 // machine returns the machine of def under the service's approval policy.
-func (s *workflowHandler) machine(def *workflow.Definition) workflow.Machine {
+func (s *Handler) machine(def *workflow.Definition) workflow.Machine {
 	return workflow.Machine{Def: def, Approvers: s.cfg.Approvers, Now: s.cfg.Now}
 }
 
@@ -240,12 +240,12 @@ func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 	return errUsage{render.Tr(t.lang, "not_current")}
 }
 
-// runWorkflow runs a workflow turn for r's input and saves it. It returns handled
+// Turn runs a workflow turn for r's input and saves it. It returns handled
 // false for a person's message that is not for the workflow (the assistant answers
 // it). The step runs on ctx; rendering and the save are final writes, on a context
 // that neither a stop nor the turn's timeout cancelled. err is not nil when the input
 // stays pending (see Service.turn).
-func (s *workflowHandler) runWorkflow(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) (handled bool, err error) {
+func (s *Handler) Turn(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) (handled bool, err error) {
 	in, log := r.In, r.Log
 	state := cp.Conversation.State
 	state.Workflow = state.Workflow.Clone()
@@ -292,7 +292,7 @@ func (s *workflowHandler) runWorkflow(ctx context.Context, r *turns.Run, cp *con
 		m := in.Message
 		t.user = m.UserID
 		user = conversation.Message{Role: conversation.RoleUser, UserID: m.UserID, Text: m.Text, SlackTS: m.TS}
-		if isTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
+		if IsTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
 			c, _ := parseCommand(m.Text)
 			err = t.command(ctx, c, m.Text)
 			break
@@ -398,7 +398,7 @@ func (t *wfTurn) runRetry(ctx context.Context, a conversation.ActionInput) error
 	case orig.Kind == conversation.KindAction && orig.Action != nil && orig.Action.Action.Name == actionTyped && orig.Message != nil:
 		// A typed command, decision or choice: read again as the turn first did.
 		m := orig.Message
-		if isTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
+		if IsTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
 			c, _ := parseCommand(m.Text)
 			return t.command(ctx, c, m.Text)
 		}

@@ -1,4 +1,4 @@
-package service
+package workflowrun
 
 import (
 	"regexp"
@@ -6,6 +6,18 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 )
+
+// FreeCommand reports whether command line only reads or ends a workflow (cancel,
+// help, list, status): it asks a model for nothing, and a person past a budget can
+// still cancel a run whose pipeline goes on spending.
+func FreeCommand(line string) bool {
+	c, _ := parseCommand(line)
+	switch c.name {
+	case conversation.CmdCancel, conversation.CmdHelp, conversation.CmdList, conversation.CmdStatus:
+		return true
+	}
+	return false
+}
 
 // command is a parsed command line.
 type command struct {
@@ -47,11 +59,11 @@ func parseCommand(line string) (c command, known bool) {
 	return c, known
 }
 
-// isTextCommand reports whether a mention's text is a command rather than a question:
+// IsTextCommand reports whether a mention's text is a command rather than a question:
 // its first word is a subcommand and it has the shape that subcommand takes. "help me
 // write a haiku" is a question; "help" is a command; "start blog about X" is a command
 // when wfs has a workflow named blog.
-func isTextCommand(text string, wfs conversation.Workflows) bool {
+func IsTextCommand(text string, wfs conversation.Workflows) bool {
 	c, known := parseCommand(text)
 	if !known || strings.TrimSpace(text) == "" {
 		return false

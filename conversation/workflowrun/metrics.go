@@ -1,4 +1,4 @@
-package service
+package workflowrun
 
 import (
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -7,7 +7,7 @@ import (
 // observeWorkflow tells Metrics what a workflow turn changed from before to after:
 // a run started, completed, cancelled or reopened; each artifact whose status
 // changed; each pipeline item that ended or was tried again.
-func (s *workflowHandler) observeWorkflow(before, after *workflow.State) {
+func (s *Handler) observeWorkflow(before, after *workflow.State) {
 	if after == nil || s.cfg.Metrics == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package service
+package workflowrun
 
 import (
 	"context"
@@ -11,22 +11,22 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
-// noWorkflows is the empty set.
-type noWorkflows struct{}
+// NoWorkflows is the empty set.
+type NoWorkflows struct{}
 
-func (noWorkflows) Get(string) (*workflow.Definition, bool) { return nil, false }
+func (NoWorkflows) Get(string) (*workflow.Definition, bool) { return nil, false }
 
-func (noWorkflows) All() []*workflow.Definition { return nil }
+func (NoWorkflows) All() []*workflow.Definition { return nil }
 
-func (noWorkflows) Names() []string { return nil }
+func (NoWorkflows) Names() []string { return nil }
 
-// channelCommand runs a /threadwright command typed in a channel (Slack does not
+// ChannelCommand runs a /threadwright command typed in a channel (Slack does not
 // deliver slash commands typed in threads): start posts a new thread for the workflow;
 // the others act on the user's running workflow in the channel, the one a thread link
 // names, or ask with a menu when there are several. A command that fails is tried
 // again (the input stays pending) until its last attempt, which tells the user, in
 // their language, what failed, with a Retry button (command_retry.go).
-func (s *workflowHandler) channelCommand(ctx context.Context, r *turns.Run) error {
+func (s *Handler) ChannelCommand(ctx context.Context, r *turns.Run) error {
 	in := r.In
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(ctx, in.Command.UserID); err == nil {
@@ -54,12 +54,12 @@ func (s *workflowHandler) channelCommand(ctx context.Context, r *turns.Run) erro
 // channelCommandFailed is the message of a channel command that failed for good, in
 // lang: what failed (failureMessage: the model, a tool, Slack or the database) and
 // what its Retry button does (README, "Failures and Retry").
-func (s *workflowHandler) channelCommandFailed(lang string, err error) string {
+func (s *Handler) channelCommandFailed(lang string, err error) string {
 	return s.failureMessage(lang, err, "retry.command")
 }
 
-// runChannelCommand runs channelCommand's command.
-func (s *workflowHandler) runChannelCommand(ctx context.Context, r *turns.Run, lang string) error {
+// runChannelCommand runs ChannelCommand's command.
+func (s *Handler) runChannelCommand(ctx context.Context, r *turns.Run, lang string) error {
 	in, cmd := r.In, r.In.Command
 	tell := func(text string) {
 		if err := s.cfg.Messenger.PostEphemeral(ctx, in.Key, cmd.UserID, text); err != nil {
@@ -124,7 +124,7 @@ func (s *workflowHandler) runChannelCommand(ctx context.Context, r *turns.Run, l
 	}
 	if c.thread.ThreadTS != "" {
 		// The thread's turn checks that a thread of another channel is the user's
-		// (foreignCommand): it knows who started the thread's workflow.
+		// (ForeignCommand): it knows who started the thread's workflow.
 		return forward(conversation.Key{TeamID: in.Key.TeamID, ChannelID: c.thread.ChannelID, ThreadTS: c.thread.ThreadTS})
 	}
 	refs, err := s.userWorkflows(ctx, r, in.Key, cmd.UserID)
@@ -145,7 +145,7 @@ func (s *workflowHandler) runChannelCommand(ctx context.Context, r *turns.Run, l
 }
 
 // userWorkflows returns up to 10 running workflows userID started in key's channel.
-func (s *workflowHandler) userWorkflows(ctx context.Context, r *turns.Run, key conversation.Key, userID string) ([]conversation.WorkflowRef, error) {
+func (s *Handler) userWorkflows(ctx context.Context, r *turns.Run, key conversation.Key, userID string) ([]conversation.WorkflowRef, error) {
 	var refs []conversation.WorkflowRef
 	if err := r.RetryStore(ctx, "find the user's workflows", func(ctx context.Context) error {
 		var err error
@@ -159,7 +159,7 @@ func (s *workflowHandler) userWorkflows(ctx context.Context, r *turns.Run, key c
 
 // threadLink returns label as a Slack link to the thread of key (chat.getPermalink,
 // when the Messenger is a Permalinker), or label alone when there is no link.
-func (s *workflowHandler) threadLink(ctx context.Context, key conversation.Key, label string) string {
+func (s *Handler) threadLink(ctx context.Context, key conversation.Key, label string) string {
 	p, ok := s.cfg.Messenger.(conversation.Permalinker)
 	if !ok || key.ThreadTS == "" {
 		return label
@@ -185,21 +185,21 @@ func joinCode(names []string) string {
 	return out
 }
 
-// foreignCommand reports whether cmd, typed in another channel than the thread of
+// ForeignCommand reports whether cmd, typed in another channel than the thread of
 // key (CommandInput.Origin), may not act on it: a command acts on a thread of the
 // channel where it was typed, or on a workflow the user started (ws, the thread's
 // run), in any channel.
-func foreignCommand(key conversation.Key, cmd *conversation.CommandInput, ws *workflow.State) bool {
+func ForeignCommand(key conversation.Key, cmd *conversation.CommandInput, ws *workflow.State) bool {
 	if cmd == nil || cmd.Origin == "" || cmd.Origin == key.ChannelID {
 		return false
 	}
 	return ws == nil || ws.StartedBy == "" || ws.StartedBy != cmd.UserID
 }
 
-// refuseForeign tells the user, in the channel where they typed the command, that it
+// RefuseForeign tells the user, in the channel where they typed the command, that it
 // cannot act on the thread they linked. It names nothing of that thread or its
 // channel (not even whether it has a workflow), and says what to do instead.
-func (s *workflowHandler) refuseForeign(ctx context.Context, r *turns.Run) {
+func (s *Handler) RefuseForeign(ctx context.Context, r *turns.Run) {
 	cmd := r.In.Command
 	lang := "en"
 	if l, err := s.cfg.Messenger.UserLocale(ctx, cmd.UserID); err == nil {

@@ -1,4 +1,4 @@
-package service
+package workflowrun
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 )
 
 // profileDefined reports whether the deployment defines model profile name.
-func (s *workflowHandler) profileDefined(name string) bool {
+func (s *Handler) profileDefined(name string) bool {
 	return s.cfg.ProfileDefined != nil && s.cfg.ProfileDefined(name)
 }
 

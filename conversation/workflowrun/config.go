@@ -1,4 +1,4 @@
-package service
+package workflowrun
 
 import (
 	"time"
@@ -6,9 +6,9 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// workflowConfig configures the workflows' handler. Messenger, Store, Workflows and
+// Config configures the workflows' handler. Messenger, Store, Workflows and
 // Agent are required.
-type workflowConfig struct {
+type Config struct {
 	// Messenger posts to the chat (the runtime's, which scrubs secrets).
 	Messenger conversation.Messenger
 	// Store is read for a person's runs in a channel (Store.Workflows).

@@ -1,4 +1,0 @@
-package service
-
-// ForeignCommand is foreignCommand, for tests.
-var ForeignCommand = foreignCommand
