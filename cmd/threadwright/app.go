@@ -19,7 +19,6 @@ import (
 	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/internal/failure"
 	"github.com/threadwright/threadwright/internal/httpclient"
 	"github.com/threadwright/threadwright/internal/metrics"
 	"github.com/threadwright/threadwright/internal/redact"
@@ -310,7 +309,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		UserRate:            c.UserRate,
 		UserBurst:           c.UserBurst,
 		Redact:              redactor.String,
-		Classify:            failure.Classifier{ModelURLs: modelURLs(c.OpenAIBaseURL, profiles), SlackURL: c.SlackAPIURL}.Classify,
+		Classify:            failureClassifier{modelURLs: modelURLs(c.OpenAIBaseURL, profiles), slackURL: c.SlackAPIURL}.Classify,
 		Model:               c.OpenAIModel,
 
 		// The usage ledger and the token budgets (README, "Usage, cost and budgets").

@@ -152,7 +152,7 @@ func checkProfiles(defs []*workflow.Definition, profiles map[string]ModelProfile
 }
 
 // modelURLs are the base URLs of the main model and of every profile, for the
-// failure messages (internal/failure).
+// failure messages (failureClassifier).
 func modelURLs(main string, profiles map[string]ModelProfile) []string {
 	urls := []string{main}
 	for _, p := range profiles {
