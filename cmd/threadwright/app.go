@@ -20,9 +20,9 @@ import (
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/httpclient"
-	"github.com/threadwright/threadwright/internal/metrics"
 	"github.com/threadwright/threadwright/internal/redact"
 	"github.com/threadwright/threadwright/internal/tracing"
+	"github.com/threadwright/threadwright/metrics"
 	"github.com/threadwright/threadwright/prompts"
 	"github.com/threadwright/threadwright/store"
 )
@@ -185,7 +185,6 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 
-	mx := m.newMetrics(c, profiles, workflows)
 	storeOpts := store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, MaxConns: c.DatabaseMaxConns, Logger: log}
 	st, err := store.Open(ctx, storeOpts)
 	if err != nil {
@@ -196,6 +195,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		if err := registry.Register(agents.KnowledgeTool(kb, agents.DefaultKnowledgeLimit)); err != nil {
 			return fmt.Errorf("tools: %w", err)
 		}
+	}
+	var mx *metrics.Metrics // nil: none (benchmarks)
+	if !m.noMetrics {
+		mx = newMetrics(&c, profiles, workflows.Names(), registry) // every tool is registered by now
+		m.metrics = mx
 	}
 	defer func() {
 		if cerr := st.Close(); cerr != nil {
@@ -243,7 +247,6 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			Allow: allow, Deny: deny, Prompts: tmpl, Logger: log,
 		})
 	}
-	mx.InstrumentTools(registry) // every tool is registered by now
 	react := agents.NewExecutor(agents.ExecutorConfig{
 		Client: model, Model: c.OpenAIModel, Registry: registry, Policy: policy, Instructions: instructions, Prompts: tmpl,
 		MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log, HoldUnscoped: c.ScopeClassifyResults,
