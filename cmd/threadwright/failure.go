@@ -24,11 +24,11 @@ import (
 // to the model's or Slack's base URL. Its detail is safe to show: an HTTP status,
 // Slack's error code, "timeout", never a message body or a URL with its query.
 type failureClassifier struct {
-	// modelURLs are the base URLs of the model endpoints (OPENAI_BASE_URL and the
+	// modelBases are the base URLs of the model endpoints (OPENAI_BASE_URL and the
 	// model profiles'): a transport error to one of them is the model's.
-	modelURLs []string
-	// slackURL is the Slack Web API's base URL (SLACK_API_URL).
-	slackURL string
+	modelBases []string
+	// slackBase is the Slack Web API's base URL (SLACK_API_URL).
+	slackBase string
 }
 
 var _ conversation.Classifier = failureClassifier{}.Classify
@@ -66,9 +66,9 @@ func (c failureClassifier) Classify(err error) conversation.Failure {
 	case errors.As(err, &urlErr):
 		f := conversation.Failure{Detail: transportDetail(urlErr)}
 		switch {
-		case urlUnder(urlErr.URL, c.slackURL):
+		case urlUnder(urlErr.URL, c.slackBase):
 			f.Cause = conversation.CauseSlack
-		case urlUnderAny(urlErr.URL, c.modelURLs):
+		case urlUnderAny(urlErr.URL, c.modelBases):
 			f.Cause = conversation.CauseModel
 		default:
 			return conversation.Failure{}

@@ -16,7 +16,7 @@ import (
 )
 
 func TestFailureClassifier(t *testing.T) {
-	c := failureClassifier{modelURLs: []string{"https://api.openai.com/v1", "http://127.0.0.1:8000/v1"}, slackURL: "https://slack.com/api/"}
+	c := failureClassifier{modelBases: []string{"https://api.openai.com/v1", "http://127.0.0.1:8000/v1"}, slackBase: "https://slack.com/api/"}
 	timeout := &url.Error{Op: "Post", URL: "http://127.0.0.1:8000/v1/chat/completions", Err: context.DeadlineExceeded}
 	for _, tt := range []struct {
 		name string
