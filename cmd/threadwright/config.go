@@ -3,13 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
-	"net/url"
-	"regexp"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
@@ -122,29 +117,6 @@ func LoadConfig(spec any) error {
 	return nil
 }
 
-// configError turns envconfig's parse error into one line naming the variable.
-func configError(err error) error {
-	var pe *envconfig.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: expected %s, got %q", pe.KeyName, typeWord(pe.TypeName), pe.Value)
-	}
-	return err
-}
-
-func typeWord(t string) string {
-	switch t {
-	case "int", "int64":
-		return "a whole number"
-	case "time.Duration", "Duration":
-		return "a duration such as 30s or 5m"
-	case "bool":
-		return "true or false"
-	case "float64":
-		return "a number"
-	}
-	return "a " + t
-}
-
 func (c *StoreConfig) validate() error {
 	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
 		return errors.New("DATABASE_URL: expected a postgres:// URL, or unset for the embedded SQLite store")
@@ -155,15 +127,35 @@ func (c *StoreConfig) validate() error {
 	return nil
 }
 
+// validate checks c variable by variable, the first that fails giving the error, and
+// fills in the defaults that depend on other variables.
 func (c *Config) validate() error {
 	if err := c.StoreConfig.validate(); err != nil {
 		return err
 	}
-	checks := []struct {
-		ok   bool
-		name string
-		want string
-	}{
+	if err := envError(append(c.checks(), c.TraceConfig.checks()...)); err != nil { // tracing.go
+		return err
+	}
+	if err := c.validateParsed(); err != nil {
+		return err
+	}
+	if err := c.WebhookConfig.validate(); err != nil {
+		return err
+	}
+	if c.OpenAISmallModel == "" {
+		c.OpenAISmallModel = c.OpenAIModel
+	}
+	if c.DatabaseMaxConns == 0 {
+		// A turn holds a connection only for its statements; two replicas at this
+		// default stay within Postgres's default max_connections (100).
+		c.DatabaseMaxConns = min(max(10, c.MaxConcurrentTurns/4), 40)
+	}
+	return nil
+}
+
+// checks are the checks of the variables of c whose values are read as they are.
+func (c *Config) checks() []envCheck {
+	return []envCheck{
 		{strings.HasPrefix(c.SlackBotToken, "xoxb-"), "SLACK_BOT_TOKEN", "the bot token, starting with xoxb-"},
 		{strings.HasPrefix(c.SlackAppToken, "xapp-"), "SLACK_APP_TOKEN", "an app-level token with connections:write, starting with xapp-"},
 		{isHTTPURL(c.SlackAPIURL) && strings.HasSuffix(c.SlackAPIURL, "/"), "SLACK_API_URL", "an http(s) URL ending in /, such as https://slack.com/api/"},
@@ -201,12 +193,12 @@ func (c *Config) validate() error {
 		{c.HTTPAddr == "" || validAddr(c.HTTPAddr), "HTTP_ADDR", "host:port such as 127.0.0.1:8080"},
 		{c.APIAddr == "" || validAddr(c.APIAddr), "API_ADDR", "host:port such as 127.0.0.1:8081"},
 	}
-	checks = append(checks, c.TraceConfig.checks()...) // tracing.go
-	for _, ch := range checks {
-		if !ch.ok {
-			return fmt.Errorf("%s: expected %s", ch.name, ch.want)
-		}
-	}
+}
+
+// validateParsed checks the variables of c whose values are parsed: the scope's
+// regular expressions, the API's tokens, the strategies, the channels' instruction
+// files and the hosts fetch_url may reach.
+func (c *Config) validateParsed() error {
 	for name, pats := range map[string][]string{"SCOPE_ALLOW": c.ScopeAllow, "SCOPE_DENY": c.ScopeDeny} {
 		if _, err := compileAll(pats); err != nil {
 			return fmt.Errorf("%s: expected comma-separated regular expressions: %w", name, err)
@@ -232,63 +224,7 @@ func (c *Config) validate() error {
 	if err := c.fetchConfig().Validate(); err != nil {
 		return fmt.Errorf("FETCH_ALLOW_HOSTS: %w", err)
 	}
-	if err := c.WebhookConfig.validate(); err != nil {
-		return err
-	}
-	if c.OpenAISmallModel == "" {
-		c.OpenAISmallModel = c.OpenAIModel
-	}
-	if c.DatabaseMaxConns == 0 {
-		// A turn holds a connection only for its statements; two replicas at this
-		// default stay within Postgres's default max_connections (100).
-		c.DatabaseMaxConns = min(max(10, c.MaxConcurrentTurns/4), 40)
-	}
 	return nil
-}
-
-func isHTTPURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-}
-
-func validAddr(s string) bool {
-	_, _, err := net.SplitHostPort(s)
-	return err == nil
-}
-
-func validLevel(s string) bool {
-	var l slog.Level
-	return l.UnmarshalText([]byte(s)) == nil
-}
-
-// compileAll compiles case-insensitive regular expressions.
-func compileAll(pats []string) ([]*regexp.Regexp, error) {
-	var out []*regexp.Regexp
-	for _, p := range pats {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
-		re, err := regexp.Compile("(?i)" + p)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, re)
-	}
-	return out, nil
-}
-
-// printEnvUsage writes the table of configuration variables, generated from Config's
-// tags.
-func printEnvUsage(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	const row = "{{range .}}  {{usage_key .}}\t{{usage_default .}}\t{{usage_description .}}\n{{end}}"
-	if err := envconfig.Usagef("", &Config{}, tw, "Environment:\n"+row); err != nil {
-		return err
-	}
-	if err := envconfig.Usagef("", &DevConfig{}, tw, row); err != nil {
-		return err
-	}
-	return tw.Flush()
 }
 
 // clientConfig is the configuration of the model client of OPENAI_BASE_URL, and the
@@ -312,15 +248,4 @@ func (c *Config) clientConfig(log *slog.Logger) agents.ClientConfig {
 // fetchConfig is the fetch_url tool's configuration.
 func (c *Config) fetchConfig() agents.FetchConfig {
 	return agents.FetchConfig{MaxBytes: int64(c.FetchMaxBytes), Timeout: c.FetchTimeout, AllowPrivate: c.FetchAllowPrivate, AllowHosts: c.FetchAllowHosts}
-}
-
-// validUserIDs reports whether every id looks like a Slack user id (U… or W…, upper
-// case letters and digits).
-func validUserIDs(ids []string) bool {
-	for _, id := range ids {
-		if len(id) < 2 || (id[0] != 'U' && id[0] != 'W') || strings.ToUpper(id) != id || strings.ContainsAny(id, " <@>") {
-			return false
-		}
-	}
-	return true
 }

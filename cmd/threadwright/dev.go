@@ -12,8 +12,6 @@ import (
 
 	"github.com/kelseyhightower/envconfig"
 
-	"github.com/threadwright/threadwright/agents"
-	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/playground/demo"
 	"github.com/threadwright/threadwright/playground/emulator"
 )
@@ -37,16 +35,6 @@ func demoModel(dc DevConfig) (*demo.Model, error) {
 	m := demo.New()
 	m.Delay = dc.DemoLatency
 	return m, nil
-}
-
-// sourceFetcher is the fetcher of the workflows' fetch artifacts: Main.Fetcher when
-// set (threadwright dev's offline demo), else fetch_url's, with c's guard and limits
-// (FETCH_MAX_BYTES, FETCH_TIMEOUT, FETCH_ALLOW_HOSTS).
-func (m *Main) sourceFetcher(c *Config) conversation.SourceFetcher {
-	if m.Fetcher != nil {
-		return m.Fetcher
-	}
-	return agents.NewSourceFetcher(c.fetchConfig())
 }
 
 // demoBanner labels the playground when no model is configured.

@@ -11,6 +11,9 @@
 //
 // Main wires the packages together (docs/architecture.md, "Packages"): store (the
 // checkpoint store), agents (the model client, tools and the assistant pipeline),
-// conversation (the turn service) and bot (Slack). It has Run and Close so end-to-end
+// conversation (the turn service), bot (Slack), metrics, api and webhook. It holds
+// the subsystems as fields: Main.Run builds them from the configuration, one builder
+// each (runConfig's methods: openSlack, buildTools, newAgents, newService…), runs
+// them, and tears them down in reverse when its context ends, so that end-to-end
 // tests run the real program in-process.
 package main

@@ -5,20 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
+	"github.com/kelseyhightower/envconfig"
 	"github.com/threadwright/threadwright/bot"
-	"github.com/threadwright/threadwright/internal/redact"
 )
 
-// version is set at build time: -ldflags "-X main.version=v1.2.3".
-var version = "dev"
-
-const usage = `threadwright runs LLM agents inside Slack threads.
+const programUsage = `threadwright runs LLM agents inside Slack threads.
 
 Usage:
   threadwright [run]     run the bot
@@ -101,27 +98,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "threadwright", version)
 		return nil
 	case "help", "--help", "-h":
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, programUsage)
 		return printEnvUsage(stdout)
 	default:
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, programUsage)
 		return errors.New("unknown command " + fmt.Sprintf("%q", cmd))
 	}
 }
 
-// logger is the logger of the subcommands that only open the store (migrate,
-// ingest): info and up, as text, with the database password scrubbed.
-func (c StoreConfig) logger(w io.Writer) *slog.Logger {
-	return slog.New(redact.NewHandler(newLogger(w, "info", "text").Handler(), redact.New(urlPassword(c.DatabaseURL))))
-}
-
-// newLogger returns the slog logger for level and format (validated by Config).
-func newLogger(w io.Writer, level, format string) *slog.Logger {
-	var l slog.Level
-	_ = l.UnmarshalText([]byte(level))
-	opts := &slog.HandlerOptions{Level: l}
-	if format == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+// printEnvUsage writes the table of configuration variables, generated from Config's
+// tags.
+func printEnvUsage(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	const row = "{{range .}}  {{usage_key .}}\t{{usage_default .}}\t{{usage_description .}}\n{{end}}"
+	if err := envconfig.Usagef("", &Config{}, tw, "Environment:\n"+row); err != nil {
+		return err
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	if err := envconfig.Usagef("", &DevConfig{}, tw, row); err != nil {
+		return err
+	}
+	return tw.Flush()
 }

@@ -107,15 +107,15 @@ func LoadProfiles(path string, c *Config) (map[string]ModelProfile, error) {
 // configuration (see Config.clientConfig): each profile's client has base's retry and
 // concurrency settings and its own endpoint, key and timeout. Profiles with the same
 // endpoint, key and timeout share one client, and so its bound on calls in flight;
-// main, when not nil, is base's client, shared with profiles that have base's.
-func modelProfiles(profiles map[string]ModelProfile, base agents.ClientConfig, main *agents.Client) map[string]agents.Profile {
+// baseClient, when not nil, is base's client, shared with profiles that have base's.
+func modelProfiles(profiles map[string]ModelProfile, base agents.ClientConfig, baseClient *agents.Client) map[string]agents.Profile {
 	type endpoint struct {
 		baseURL, apiKey string
 		timeout         time.Duration
 	}
 	clients := map[endpoint]*agents.Client{}
-	if main != nil {
-		clients[endpoint{base.BaseURL, base.APIKey, base.Timeout}] = main
+	if baseClient != nil {
+		clients[endpoint{base.BaseURL, base.APIKey, base.Timeout}] = baseClient
 	}
 	out := make(map[string]agents.Profile, len(profiles))
 	for _, name := range slices.Sorted(maps.Keys(profiles)) {
@@ -151,10 +151,10 @@ func checkProfiles(defs []*workflow.Definition, profiles map[string]ModelProfile
 	return nil
 }
 
-// modelURLs are the base URLs of the main model and of every profile, for the
-// failure messages (internal/failure).
-func modelURLs(main string, profiles map[string]ModelProfile) []string {
-	urls := []string{main}
+// modelURLs are the base URLs of the main model (baseURL) and of every profile, for
+// the failure messages (failureClassifier).
+func modelURLs(baseURL string, profiles map[string]ModelProfile) []string {
+	urls := []string{baseURL}
 	for _, p := range profiles {
 		if p.BaseURL != "" {
 			urls = append(urls, p.BaseURL)

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"io"
+	"log/slog"
 	"net/url"
 	"strings"
 
 	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/api"
 	"github.com/threadwright/threadwright/internal/redact"
+	"github.com/threadwright/threadwright/internal/tracing"
 )
 
 // redactor returns the Redactor of every secret value the configuration holds: the
@@ -45,4 +48,32 @@ func urlPassword(raw string) string {
 	}
 	p, _ := u.User.Password()
 	return p
+}
+
+// logger is the logger of the subcommands that only open the store (migrate,
+// ingest): info and up, as text, with the database password scrubbed.
+func (c StoreConfig) logger(w io.Writer) *slog.Logger {
+	return slog.New(redact.NewHandler(newLogger(w, "info", "text").Handler(), redact.New(urlPassword(c.DatabaseURL))))
+}
+
+// newLogger returns the slog logger for level and format (validated by Config).
+func newLogger(w io.Writer, level, format string) *slog.Logger {
+	var l slog.Level
+	_ = l.UnmarshalText([]byte(level))
+	opts := &slog.HandlerOptions{Level: l}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// runLogger returns the logger of a run: base, or when nil one made from LOG_LEVEL
+// and LOG_FORMAT writing to w, with every line scrubbed of the secrets redactor
+// knows (README, "Limits and secrets") and given the trace and span ids of its
+// context (README, "Traces").
+func runLogger(base *slog.Logger, w io.Writer, c *Config, redactor *redact.Redactor) *slog.Logger {
+	if base == nil {
+		base = newLogger(w, c.LogLevel, c.LogFormat)
+	}
+	return slog.New(tracing.NewLogHandler(redact.NewHandler(base.Handler(), redactor)))
 }

@@ -21,16 +21,8 @@ type TraceConfig struct {
 }
 
 // checks are the validity checks of c, as Config.validate makes them.
-func (c TraceConfig) checks() []struct {
-	ok   bool
-	name string
-	want string
-} {
-	return []struct {
-		ok   bool
-		name string
-		want string
-	}{
+func (c TraceConfig) checks() []envCheck {
+	return []envCheck{
 		{c.OTLPEndpoint == "" || isHTTPURL(c.OTLPEndpoint), "OTEL_EXPORTER_OTLP_ENDPOINT", "an http(s) URL of an OTLP/HTTP collector such as http://otel-collector:4318"},
 		{c.OTLPTracesEndpoint == "" || isHTTPURL(c.OTLPTracesEndpoint), "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "an http(s) URL such as http://otel-collector:4318/v1/traces"},
 		{validContentSetting(c.TraceContent), "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true, false, SPAN_ONLY or NO_CONTENT"},

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/internal/metrics"
+	"github.com/threadwright/threadwright/metrics"
 )
 
 // TestDashboardNamesRealMetrics checks that docs/grafana-dashboard.json is valid JSON
 // and that every threadwright_ metric its queries use exists.
 func TestDashboardNamesRealMetrics(t *testing.T) {
-	raw, err := os.ReadFile("../../docs/grafana-dashboard.json")
+	raw, err := os.ReadFile("../docs/grafana-dashboard.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestDashboardNamesRealMetrics(t *testing.T) {
 	m.WorkflowTransition("w", "started")
 	metrics.ObserveStore(m, "save", nil, time.Millisecond)
 	metrics.ObserveSlack(m, "chat.postMessage", "ok", time.Millisecond)
-	metrics.ObserveTool(m, "t", "ok", time.Millisecond)
+	m.ToolCall("t", "ok", time.Millisecond)
 	fams, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -16,17 +16,17 @@ func (m *Metrics) Store(st conversation.Store) conversation.Store {
 	if m == nil || st == nil {
 		return st
 	}
-	return &store{Store: st, m: m}
+	return &measuredStore{Store: st, m: m}
 }
 
-// store is the decorator Store returns. The embedded Store answers any method added
-// to the interface later, unmeasured, until it is listed here.
-type store struct {
+// measuredStore is the decorator Store returns. The embedded Store answers any
+// method added to the interface later, unmeasured, until it is listed here.
+type measuredStore struct {
 	conversation.Store
 	m *Metrics
 }
 
-var _ conversation.Store = (*store)(nil)
+var _ conversation.Store = (*measuredStore)(nil)
 
 // storeOutcome names err's outcome for the outcome label.
 func storeOutcome(err error) string {
@@ -49,124 +49,124 @@ func storeOutcome(err error) string {
 }
 
 // observe records operation op that started at start and ended with err.
-func (s *store) observe(op string, start time.Time, err error) {
+func (s *measuredStore) observe(op string, start time.Time, err error) {
 	s.m.storeOps.WithLabelValues(op, storeOutcome(err)).Inc()
 	s.m.storeDuration.WithLabelValues(op).Observe(seconds(time.Since(start)))
 }
 
-func (s *store) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
+func (s *measuredStore) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
 	start := time.Now()
 	cp, err := s.Store.Load(ctx, key, recent)
 	s.observe("load", start, err)
 	return cp, err
 }
 
-func (s *store) Exists(ctx context.Context, key conversation.Key) (bool, error) {
+func (s *measuredStore) Exists(ctx context.Context, key conversation.Key) (bool, error) {
 	start := time.Now()
 	ok, err := s.Store.Exists(ctx, key)
 	s.observe("exists", start, err)
 	return ok, err
 }
 
-func (s *store) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+func (s *measuredStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
 	start := time.Now()
 	saved, err := s.Store.Save(ctx, turn)
 	s.observe("save", start, err)
 	return saved, err
 }
 
-func (s *store) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
+func (s *measuredStore) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
 	start := time.Now()
 	ok, err := s.Store.Enqueue(ctx, in)
 	s.observe("enqueue", start, err)
 	return ok, err
 }
 
-func (s *store) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
+func (s *measuredStore) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
 	start := time.Now()
 	c, err := s.Store.CountPending(ctx, key, userID, limit)
 	s.observe("count_pending", start, err)
 	return c, err
 }
 
-func (s *store) Enqueued(ctx context.Context, id string) (bool, error) {
+func (s *measuredStore) Enqueued(ctx context.Context, id string) (bool, error) {
 	start := time.Now()
 	ok, err := s.Store.Enqueued(ctx, id)
 	s.observe("enqueued", start, err)
 	return ok, err
 }
 
-func (s *store) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
+func (s *measuredStore) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
 	start := time.Now()
 	l, prev, ok, err := s.Store.Acquire(ctx, key, owner, ttl)
 	s.observe("acquire", start, err)
 	return l, prev, ok, err
 }
 
-func (s *store) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
+func (s *measuredStore) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	start := time.Now()
 	in, err := s.Store.Begin(ctx, l)
 	s.observe("begin", start, err)
 	return in, err
 }
 
-func (s *store) Release(ctx context.Context, l conversation.Lease) (bool, error) {
+func (s *measuredStore) Release(ctx context.Context, l conversation.Lease) (bool, error) {
 	start := time.Now()
 	ok, err := s.Store.Release(ctx, l)
 	s.observe("release", start, err)
 	return ok, err
 }
 
-func (s *store) Abandon(ctx context.Context, l conversation.Lease) error {
+func (s *measuredStore) Abandon(ctx context.Context, l conversation.Lease) error {
 	start := time.Now()
 	err := s.Store.Abandon(ctx, l)
 	s.observe("abandon", start, err)
 	return err
 }
 
-func (s *store) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
+func (s *measuredStore) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
 	start := time.Now()
 	states, err := s.Store.Renew(ctx, owner, ttl)
 	s.observe("renew", start, err)
 	return states, err
 }
 
-func (s *store) Signal(ctx context.Context, key conversation.Key, r conversation.StopRequest) error {
+func (s *measuredStore) Signal(ctx context.Context, key conversation.Key, r conversation.StopRequest) error {
 	start := time.Now()
 	err := s.Store.Signal(ctx, key, r)
 	s.observe("signal", start, err)
 	return err
 }
 
-func (s *store) Orphans(ctx context.Context, limit int) ([]conversation.Key, error) {
+func (s *measuredStore) Orphans(ctx context.Context, limit int) ([]conversation.Key, error) {
 	start := time.Now()
 	keys, err := s.Store.Orphans(ctx, limit)
 	s.observe("orphans", start, err)
 	return keys, err
 }
 
-func (s *store) Finish(ctx context.Context, l conversation.Lease, id string, status conversation.InputStatus) error {
+func (s *measuredStore) Finish(ctx context.Context, l conversation.Lease, id string, status conversation.InputStatus) error {
 	start := time.Now()
 	err := s.Store.Finish(ctx, l, id, status)
 	s.observe("finish", start, err)
 	return err
 }
 
-func (s *store) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
+func (s *measuredStore) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
 	start := time.Now()
 	refs, err := s.Store.Workflows(ctx, teamID, channelID, startedBy, limit)
 	s.observe("workflows", start, err)
 	return refs, err
 }
 
-func (s *store) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
+func (s *measuredStore) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
 	start := time.Now()
 	n, err := s.Store.DeleteIdle(ctx, before)
 	s.observe("delete_idle", start, err)
 	return n, err
 }
 
-func (s *store) Ping(ctx context.Context) error {
+func (s *measuredStore) Ping(ctx context.Context) error {
 	start := time.Now()
 	err := s.Store.Ping(ctx)
 	s.observe("ping", start, err)

@@ -1,4 +1,4 @@
-package failure
+package main
 
 import (
 	"context"
@@ -14,22 +14,29 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// Classifier classifies errors by their types and by the base URLs they were sent
-// to.
-type Classifier struct {
-	// ModelURLs are the base URLs of the model endpoints (OPENAI_BASE_URL and the
+// failureClassifier says what a failed turn's error came from (the model or Slack),
+// for the failure message the thread is shown (conversation.Config.Classify; README,
+// "Failures and Retry"). It reads the adapters' error types, which is wiring: the
+// core knows only its own errors (a tool's, the store's), and the adapters (bot,
+// agents) never import each other, so the types of go-openai (*openai.APIError,
+// *openai.RequestError), slack-go (slack.SlackErrorResponse, *slack.RateLimitedError,
+// slack.StatusCodeError) and agents' sentinel errors meet here, with transport errors
+// to the model's or Slack's base URL. Its detail is safe to show: an HTTP status,
+// Slack's error code, "timeout", never a message body or a URL with its query.
+type failureClassifier struct {
+	// modelBases are the base URLs of the model endpoints (OPENAI_BASE_URL and the
 	// model profiles'): a transport error to one of them is the model's.
-	ModelURLs []string
-	// SlackURL is the Slack Web API's base URL (SLACK_API_URL).
-	SlackURL string
+	modelBases []string
+	// slackBase is the Slack Web API's base URL (SLACK_API_URL).
+	slackBase string
 }
 
-var _ conversation.Classifier = Classifier{}.Classify
+var _ conversation.Classifier = failureClassifier{}.Classify
 
 // Classify returns what err came from, or a Failure with CauseUnknown. Checked in
 // order: go-openai's errors and the agents' model errors (model); slack-go's
 // (Slack); a *url.Error to a model URL (model) or the Slack URL (Slack).
-func (c Classifier) Classify(err error) conversation.Failure {
+func (c failureClassifier) Classify(err error) conversation.Failure {
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	var slackErr slack.SlackErrorResponse
@@ -39,29 +46,29 @@ func (c Classifier) Classify(err error) conversation.Failure {
 	var urlErr *url.Error
 	switch {
 	case errors.As(err, &apiErr):
-		f := model(apiErr.HTTPStatusCode)
+		f := modelFailure(apiErr.HTTPStatusCode)
 		f.Message = apiErr.Message
 		return f
 	case errors.As(err, &reqErr):
-		return model(reqErr.HTTPStatusCode)
+		return modelFailure(reqErr.HTTPStatusCode)
 	case errors.Is(err, agents.ErrTimeout):
 		return conversation.Failure{Cause: conversation.CauseModel, Detail: "timeout"}
 	case errors.Is(err, agents.ErrEmptyResponse):
 		return conversation.Failure{Cause: conversation.CauseModel, Detail: "empty answer"}
 	case errors.As(err, &slackErr):
-		return conversation.Failure{Cause: conversation.CauseSlack, Detail: code(slackErr.Err)}
+		return conversation.Failure{Cause: conversation.CauseSlack, Detail: slackCode(slackErr.Err)}
 	case errors.As(err, &slackPtr):
-		return conversation.Failure{Cause: conversation.CauseSlack, Detail: code(slackPtr.Err)}
+		return conversation.Failure{Cause: conversation.CauseSlack, Detail: slackCode(slackPtr.Err)}
 	case errors.As(err, &limited):
 		return conversation.Failure{Cause: conversation.CauseSlack, Detail: "rate limited"}
 	case errors.As(err, &status):
 		return conversation.Failure{Cause: conversation.CauseSlack, Detail: "HTTP " + strconv.Itoa(status.Code)}
 	case errors.As(err, &urlErr):
-		f := conversation.Failure{Detail: transport(urlErr)}
+		f := conversation.Failure{Detail: transportDetail(urlErr)}
 		switch {
-		case under(urlErr.URL, c.SlackURL):
+		case urlUnder(urlErr.URL, c.slackBase):
 			f.Cause = conversation.CauseSlack
-		case slicesUnder(urlErr.URL, c.ModelURLs):
+		case urlUnderAny(urlErr.URL, c.modelBases):
 			f.Cause = conversation.CauseModel
 		default:
 			return conversation.Failure{}
@@ -71,8 +78,9 @@ func (c Classifier) Classify(err error) conversation.Failure {
 	return conversation.Failure{}
 }
 
-// model is a model failure with HTTP status code (0: none, an error inside a stream).
-func model(code int) conversation.Failure {
+// modelFailure is a model failure with HTTP status code (0: none, an error inside a
+// stream).
+func modelFailure(code int) conversation.Failure {
 	f := conversation.Failure{Cause: conversation.CauseModel}
 	if code != 0 {
 		f.Detail = "HTTP " + strconv.Itoa(code)
@@ -80,8 +88,8 @@ func model(code int) conversation.Failure {
 	return f
 }
 
-// code is Slack's error code when it looks like one ("msg_too_long"), or "".
-func code(s string) string {
+// slackCode is Slack's error code when it looks like one ("msg_too_long"), or "".
+func slackCode(s string) string {
 	if s == "" || len(s) > 60 {
 		return ""
 	}
@@ -93,17 +101,17 @@ func code(s string) string {
 	return s
 }
 
-// transport says in a word how a request failed without an HTTP response: it timed
-// out, or the server could not be reached.
-func transport(e *url.Error) string {
+// transportDetail says in a word how a request failed without an HTTP response: it
+// timed out, or the server could not be reached.
+func transportDetail(e *url.Error) string {
 	if e.Timeout() || errors.Is(e, context.DeadlineExceeded) {
 		return "timeout"
 	}
 	return "unreachable"
 }
 
-// under reports whether target is base or below it (scheme, host and path prefix).
-func under(target, base string) bool {
+// urlUnder reports whether target is base or below it (scheme, host and path prefix).
+func urlUnder(target, base string) bool {
 	if base == "" {
 		return false
 	}
@@ -115,9 +123,10 @@ func under(target, base string) bool {
 	return t.Scheme == b.Scheme && strings.EqualFold(t.Host, b.Host) && strings.HasPrefix(t.Path, strings.TrimSuffix(b.Path, "/"))
 }
 
-func slicesUnder(target string, bases []string) bool {
+// urlUnderAny reports whether target is under one of bases (see urlUnder).
+func urlUnderAny(target string, bases []string) bool {
 	for _, b := range bases {
-		if under(target, b) {
+		if urlUnder(target, b) {
 			return true
 		}
 	}

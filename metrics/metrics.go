@@ -22,6 +22,9 @@ type Options struct {
 	Models []string
 	// Workflows are the names of the configured workflows.
 	Workflows []string
+	// Tools are the names of the registered tools (built-in, MCP_CONFIG's, the
+	// program's own).
+	Tools []string
 }
 
 // Metrics holds every instrument of threadwright and the registry they are
@@ -68,7 +71,7 @@ func New(o Options) *Metrics {
 		reg:       prometheus.NewRegistry(),
 		models:    NewBound(8, o.Models...),
 		workflows: NewBound(0, o.Workflows...),
-		tools:     NewBound(0),
+		tools:     NewBound(0, o.Tools...),
 	}
 	f := factory{m.reg}
 	buildInfo := f.gaugeVec("build_info", "Always 1; the version label is the build's version.", "version")

@@ -1,6 +1,12 @@
 package metrics
 
-import "time"
+import (
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+var _ conversation.Metrics = (*Metrics)(nil)
 
 // Fixed label sets. Values outside them are counted as Other.
 var (
@@ -10,7 +16,7 @@ var (
 	modelOutcomes = NewBound(0, "ok", "empty", "timeout", "canceled", "error")
 	itemOutcomes  = NewBound(0, "done", "failed", "retried")
 	// workflowEvents are a run's start and end, and the artifact statuses of
-	// conversation/workflow (docs/architecture.md, "Artifact workflows").
+	// conversation/workflow (docs/architecture.md, "Workflow machine").
 	workflowEvents = NewBound(0, "started", "completed", "cancelled", "reopened",
 		"pending", "options_generated", "option_selected", "generated", "approved", "stale", "running")
 )
@@ -111,4 +117,17 @@ func (m *Metrics) ModelCall(model, outcome string, d time.Duration, retries, pro
 	if completionTokens > 0 {
 		m.modelTokens.WithLabelValues(name, "completion").Add(float64(completionTokens))
 	}
+}
+
+// ToolCall counts a run of tool that ended with outcome after d
+// (threadwright_tool_calls_total{tool,outcome},
+// threadwright_tool_call_duration_seconds{tool}; agents.ToolMetrics). Tools outside
+// Options.Tools are counted as Other.
+func (m *Metrics) ToolCall(tool, outcome string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	name := m.tools.Value(tool)
+	m.toolCalls.WithLabelValues(name, outcome).Inc()
+	m.toolDuration.WithLabelValues(name).Observe(seconds(d))
 }

@@ -1,4 +1,4 @@
-package failure_test
+package main
 
 import (
 	"context"
@@ -13,11 +13,10 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/internal/failure"
 )
 
-func TestClassify(t *testing.T) {
-	c := failure.Classifier{ModelURLs: []string{"https://api.openai.com/v1", "http://127.0.0.1:8000/v1"}, SlackURL: "https://slack.com/api/"}
+func TestFailureClassifier(t *testing.T) {
+	c := failureClassifier{modelBases: []string{"https://api.openai.com/v1", "http://127.0.0.1:8000/v1"}, slackBase: "https://slack.com/api/"}
 	timeout := &url.Error{Op: "Post", URL: "http://127.0.0.1:8000/v1/chat/completions", Err: context.DeadlineExceeded}
 	for _, tt := range []struct {
 		name string

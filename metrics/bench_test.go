@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/internal/metrics"
+	"github.com/threadwright/threadwright/metrics"
 )
 
 // BenchmarkTurnInstruments measures the instruments one assistant turn with a tool
@@ -32,7 +32,7 @@ func BenchmarkTurnInstruments(b *testing.B) {
 				for range 6 {
 					metrics.ObserveSlack(m, "chat.postMessage", "ok", time.Millisecond)
 				}
-				metrics.ObserveTool(m, "weather", "ok", time.Millisecond)
+				m.ToolCall("weather", "ok", time.Millisecond)
 				m.TurnEnded("user_message", "answered", time.Second)
 			}
 		})

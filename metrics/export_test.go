@@ -19,12 +19,3 @@ func ObserveSlack(m *Metrics, method, outcome string, d time.Duration) {
 	m.slackRequests.WithLabelValues(slackMethod("/api/"+method), outcome).Inc()
 	m.slackDuration.WithLabelValues(slackMethod("/api/" + method)).Observe(seconds(d))
 }
-
-// ObserveTool records a tool call as an instrumented tool does.
-func ObserveTool(m *Metrics, name, outcome string, d time.Duration) {
-	if m == nil {
-		return
-	}
-	m.toolCalls.WithLabelValues(m.tools.Value(name), outcome).Inc()
-	m.toolDuration.WithLabelValues(m.tools.Value(name)).Observe(seconds(d))
-}

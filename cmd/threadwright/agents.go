@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/mcp"
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/metrics"
+)
+
+// agentSet is the model side of a run: the model client and the agents the
+// conversation service calls.
+type agentSet struct {
+	// model answers every model call: Main.Model, or client.
+	model agents.Completer
+	// client is the client of OPENAI_BASE_URL, when made here (nil with Main.Model);
+	// modelConfig is its configuration, the base of the model profiles' clients.
+	client      *agents.Client
+	modelConfig agents.ClientConfig
+	// scope checks a request against SCOPE_DESCRIPTION, SCOPE_ALLOW and SCOPE_DENY
+	// (nil: every request is in scope).
+	scope      conversation.ScopeChecker
+	executor   conversation.Executor
+	workflow   *agents.WorkflowAgent
+	summarizer *agents.Summarizer
+}
+
+// newAgents makes the model client (its calls counted by mx), unless model is set,
+// and the agents on it, with the tools of registry.
+func (rc *runConfig) newAgents(model agents.Completer, registry *agents.Registry, mx *metrics.Metrics) (agentSet, error) {
+	a := agentSet{model: model, modelConfig: rc.clientConfig(rc.log)}
+	if mx != nil {
+		a.modelConfig.Metrics = mx
+	}
+	if a.model == nil {
+		a.client = agents.NewClient(a.modelConfig)
+		a.model = a.client
+	}
+	if rc.ScopeDescription != "" || len(rc.ScopeAllow) > 0 || len(rc.ScopeDeny) > 0 {
+		allow, _ := compileAll(rc.ScopeAllow) // validated by LoadConfig
+		deny, _ := compileAll(rc.ScopeDeny)
+		a.scope = agents.NewScopeChecker(agents.ScopeConfig{
+			Client: a.model, Model: rc.OpenAISmallModel, Description: rc.ScopeDescription,
+			Allow: allow, Deny: deny, Prompts: rc.prompts, Logger: rc.log,
+		})
+	}
+	var err error
+	if a.executor, err = rc.newExecutor(a.model, registry); err != nil {
+		return a, err
+	}
+	a.workflow = agents.NewWorkflowAgent(agents.WorkflowAgentConfig{
+		Client: a.model, Model: rc.OpenAIModel, SmallModel: rc.OpenAISmallModel, Prompts: rc.prompts, Logger: rc.log,
+		Tools: registry, Policy: rc.files.policy, ToolTimeout: rc.ToolTimeout,
+		Profiles: modelProfiles(rc.files.profiles, a.modelConfig, a.client),
+	})
+	a.summarizer = agents.NewSummarizer(agents.SummarizerConfig{Client: a.model, Model: rc.OpenAISmallModel, Prompts: rc.prompts, Logger: rc.log})
+	return a, nil
+}
+
+// newExecutor makes the executor of the assistant's answers: ReAct and the planner,
+// routed by STRATEGY and STRATEGY_CHANNELS, and with SCOPE_CLASSIFY_RESULTS the check
+// of the tool results against the scope before answering.
+func (rc *runConfig) newExecutor(model agents.Completer, registry *agents.Registry) (conversation.Executor, error) {
+	react := agents.NewExecutor(agents.ExecutorConfig{
+		Client: model, Model: rc.OpenAIModel, Registry: registry, Policy: rc.files.policy, Instructions: rc.files.instructions,
+		Prompts: rc.prompts, MaxSteps: rc.MaxSteps, ToolTimeout: rc.ToolTimeout, Logger: rc.log, HoldUnscoped: rc.ScopeClassifyResults,
+	})
+	channels, _ := agents.ParseChannelStrategies(rc.StrategyChannels) // validated by LoadConfig
+	strategy, _ := agents.ParseStrategy(rc.Strategy)
+	router, err := agents.NewRouter(agents.RouterConfig{
+		Client: model, SmallModel: rc.OpenAISmallModel, ReAct: react, Default: strategy, Channels: channels, Prompts: rc.prompts, Logger: rc.log,
+		Planner: agents.NewPlanner(agents.PlannerConfig{
+			Client: model, Model: rc.OpenAIModel, SmallModel: rc.OpenAISmallModel, Executor: react, Prompts: rc.prompts, Logger: rc.log,
+		}),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("STRATEGY: %w", err)
+	}
+	if !rc.ScopeClassifyResults {
+		return router, nil
+	}
+	return agents.NewResultScope(router, agents.ResultScopeConfig{
+		Client: model, Model: rc.OpenAISmallModel, Description: rc.ScopeDescription, Logger: rc.log}), nil
+}
+
+// buildTools returns the registry of the run's tools: the built-in ones, recall
+// (README, "Recall"), fetch_url, the tools of MCP_CONFIG's servers, web_search when
+// SEARXNG_URL is set, and those extra registers (Main.RegisterTools). The knowledge
+// base's tool follows once the store is open (registerKnowledge).
+//
+// The MCP servers' sources, when connected, are returned also with an error: the
+// caller closes them once the turns have finished.
+func (rc *runConfig) buildTools(ctx context.Context, extra func(*agents.Registry) error) (*agents.Registry, *mcp.Sources, error) {
+	r := agents.NewRegistry()
+	if err := agents.RegisterBuiltins(r); err != nil {
+		return nil, nil, fmt.Errorf("tools: %w", err)
+	}
+	if err := r.Register(agents.Recall()); err != nil {
+		return nil, nil, fmt.Errorf("tools: %w", err)
+	}
+	if err := r.Register(agents.FetchURLTool(rc.fetchConfig())); err != nil {
+		return nil, nil, fmt.Errorf("tools: %w", err)
+	}
+	var sources *mcp.Sources
+	if rc.MCPConfig != "" {
+		var err error
+		if sources, err = mcp.Connect(ctx, rc.files.mcp, rc.log); err != nil {
+			return nil, nil, fmt.Errorf("MCP_CONFIG: %w", err)
+		}
+		if err := sources.Register(r); err != nil {
+			return nil, sources, fmt.Errorf("MCP_CONFIG: %w", err)
+		}
+	}
+	if spec, tool, ok := agents.WebSearchTool(agents.SearchConfig{SearxngURL: rc.SearxngURL}); ok {
+		if err := r.Register(spec, tool); err != nil {
+			return nil, sources, fmt.Errorf("tools: %w", err)
+		}
+	}
+	if extra != nil {
+		if err := extra(r); err != nil {
+			return nil, sources, fmt.Errorf("tools: %w", err)
+		}
+	}
+	return r, sources, nil
+}
+
+// registerKnowledge registers the tool that searches the knowledge base (README,
+// "Knowledge base") in r, when st has one.
+func registerKnowledge(r *agents.Registry, st conversation.Store) error {
+	kb, ok := st.(conversation.Knowledge)
+	if !ok {
+		return nil
+	}
+	if err := r.Register(agents.KnowledgeTool(kb, agents.DefaultKnowledgeLimit)); err != nil {
+		return fmt.Errorf("tools: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/threadwright/threadwright/api"
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/metrics"
+)
+
+// httpServer is an HTTP server of the run on a listener of its own, served by a
+// goroutine that Close waits for.
+type httpServer struct {
+	name  string        // for the log: "health server", "API server"
+	grace time.Duration // how long Close lets requests in flight end
+	srv   *http.Server
+	addr  string        // the address it listens on
+	done  chan struct{} // closed when Serve has returned
+}
+
+// serveHTTP serves h on ln until Close; errors other than Close's are logged to log.
+func serveHTTP(ln net.Listener, h http.Handler, name string, grace time.Duration, log *slog.Logger) *httpServer {
+	s := &httpServer{
+		name: name, grace: grace, addr: ln.Addr().String(), done: make(chan struct{}),
+		srv: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)},
+	}
+	go func() {
+		defer close(s.done)
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error(name+" stopped", "error", err)
+		}
+	}()
+	return s
+}
+
+// Close stops the server, letting requests in flight end within its grace period
+// (on a context of its own: the run's has ended), and waits for its goroutine.
+func (s *httpServer) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.grace)
+	defer cancel()
+	_ = s.srv.Shutdown(ctx)
+	<-s.done
+}
+
+// serveHealth serves GET /healthz (the process is up), GET /readyz (ready's answer:
+// 503 with a fixed reason when it returns an error, the detail logged) and GET
+// /metrics (mx's instruments) on addr (HTTP_ADDR), and returns the server; nil when
+// addr is empty.
+func serveHealth(addr string, ready func(context.Context) error, mx *metrics.Metrics, log *slog.Logger) (*httpServer, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("HTTP_ADDR: listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	mux.Handle("GET /metrics", mx.Handler(log)) // README, "Metrics"
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := ready(r.Context()); err != nil {
+			// The answer names the part that is not ready, never the detail (a
+			// driver's error names hosts and users): that goes to the log.
+			var nr *notReady
+			if errors.As(err, &nr) && nr.err != nil {
+				log.Warn("not ready", "reason", nr.reason, "error", nr.err)
+			}
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	return serveHTTP(ln, mux, "health server", 2*time.Second, log), nil
+}
+
+// notReady is why threadwright is not ready: Error returns reason, a fixed text fit
+// for GET /readyz's answer; err, when set, is the detail, for the log only.
+type notReady struct {
+	reason string
+	err    error
+}
+
+func (e *notReady) Error() string { return e.reason }
+
+func (e *notReady) Unwrap() error { return e.err }
+
+// apiParts are what the HTTP API serves: the store, the service its writes are
+// submitted to, the workflows, and the thread links of the Slack workspace teamID.
+type apiParts struct {
+	store     conversation.Store
+	service   *service.Service
+	workflows conversation.Workflows
+	links     conversation.Permalinker
+	teamID    string
+}
+
+// serveAPI serves the HTTP API (package api) on API_ADDR, and returns the server,
+// which lets requests in flight end for up to 5 seconds when closed; nil when
+// API_ADDR is empty.
+func serveAPI(c *Config, p apiParts, log *slog.Logger) (*httpServer, error) {
+	if c.APIAddr == "" {
+		return nil, nil
+	}
+	apiStore, ok := p.store.(api.Store)
+	if !ok {
+		return nil, fmt.Errorf("API_ADDR: store %T cannot serve the API", p.store)
+	}
+	tokens, err := api.ParseTokens(c.APITokens) // validated by LoadConfig
+	if err != nil {
+		return nil, fmt.Errorf("API_TOKENS: %w", err)
+	}
+	kb, _ := p.store.(conversation.Knowledge)
+	srv, err := api.New(api.Config{
+		Store: apiStore, Submitter: p.service, Workflows: p.workflows, Knowledge: kb, Links: p.links,
+		Approvers: c.ApproverUserIDs, TeamID: p.teamID, Tokens: tokens, Logger: log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("API_ADDR: %w", err)
+	}
+	ln, err := net.Listen("tcp", c.APIAddr)
+	if err != nil {
+		return nil, fmt.Errorf("API_ADDR: listen on %s: %w", c.APIAddr, err)
+	}
+	s := serveHTTP(ln, srv, "API server", 5*time.Second, log)
+	log.Info("HTTP API listening", "addr", s.addr, "tokens", len(tokens))
+	return s, nil
+}
