@@ -86,112 +86,131 @@ func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID strin
 	id := conversation.InteractionInputID(team, firstNonEmpty(cb.TriggerID, "envelope:"+envelopeID))
 	switch cb.Type {
 	case slack.InteractionTypeBlockActions:
-		if cb.Container.Type == "view" {
-			return it, false, dropViewAction
-		}
-		var value string
-		found := false
-		for _, a := range cb.ActionCallback.BlockActions {
-			if strings.HasPrefix(a.ActionID, actionIDPrefix) {
-				value, found = firstNonEmpty(a.Value, a.SelectedOption.Value), true
-				break
-			}
-		}
-		if !found {
-			return it, false, dropNotOurs
-		}
-		signed, modal, err := decodeValue(value)
-		if err != nil {
-			return it, false, dropBadValue
-		}
-		if cb.User.ID == "" {
-			return it, false, dropNoTarget
-		}
-		action, reason := verify(signer, signed)
-		if reason != "" {
-			return it, false, reason
-		}
-		if !clickPlace(cb, action) {
-			return it, false, dropOtherThread
-		}
-		if action.Name == conversation.ActionFeedback {
-			return feedbackClick(cb, action, team, signer)
-		}
-		if action.Name == conversation.ActionRetryCommand {
-			return retryCommandClick(action, team, cb.User.ID, cb.TriggerID), true, ""
-		}
-		if modal != nil {
-			view, err := modalView(signed, *modal)
-			if err != nil {
-				return it, false, dropBadValue
-			}
-			return interaction{modal: &modalRequest{triggerID: cb.TriggerID, userID: cb.User.ID, action: action, view: view}}, true, ""
-		}
-		return interaction{input: conversation.Input{
-			ID:   id,
-			Key:  conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
-			Kind: conversation.KindAction,
-			Action: &conversation.ActionInput{
-				Action: action, UserID: cb.User.ID, MessageTS: firstNonEmpty(cb.Container.MessageTs, cb.Message.Timestamp),
-			},
-		}}, true, ""
-
+		return fromBlockActions(cb, team, id, signer)
 	case slack.InteractionTypeViewSubmission:
-		if cb.View.CallbackID == FeedbackCallbackID {
-			return feedbackSubmission(cb, team, signer)
-		}
-		if cb.View.CallbackID != ModalCallbackID {
-			return it, false, dropUnknownCallback
-		}
-		signed, err := conversation.DecodeAction(cb.View.PrivateMetadata)
-		if err != nil {
-			return it, false, dropBadValue
-		}
-		if cb.User.ID == "" {
-			return it, false, dropNoTarget
-		}
-		// The metadata is the signed action of the button that opened the modal, whose
-		// click passed clickPlace; a view carries no channel to check again.
-		action, reason := verify(signer, signed)
-		if reason != "" {
-			return it, false, reason
-		}
-		if cb.TriggerID == "" && cb.View.ID != "" {
-			id = conversation.InteractionInputID(team, "view:"+cb.View.ID) // a view is submitted once
-		}
-		values, errs := fieldValues(cb.View.State)
-		if len(errs) > 0 {
-			return interaction{viewErrors: errs}, true, ""
-		}
-		ai := &conversation.ActionInput{Action: action, UserID: cb.User.ID, Values: values}
-		if values == nil {
-			ai.Text = modalText(cb.View.State)
-		}
-		return interaction{input: conversation.Input{
-			ID:     id,
-			Key:    conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
-			Kind:   conversation.KindAction,
-			Action: ai,
-		}}, true, ""
-
+		return fromViewSubmission(cb, team, id, signer)
 	case slack.InteractionTypeMessageAction:
-		if cb.CallbackID != ShortcutCallbackID {
-			return it, false, dropUnknownCallback
-		}
-		ts := firstNonEmpty(cb.MessageTs, cb.Message.Timestamp)
-		if cb.Channel.ID == "" || cb.User.ID == "" || ts == "" {
-			return it, false, dropNoTarget
-		}
-		return interaction{input: conversation.Input{
-			ID:   id,
-			Key:  conversation.Key{TeamID: team, ChannelID: cb.Channel.ID, ThreadTS: firstNonEmpty(cb.Message.ThreadTimestamp, ts)},
-			Kind: conversation.KindCommand,
-			Command: &conversation.CommandInput{
-				Source: conversation.SourceShortcut, UserID: cb.User.ID, MessageTS: ts,
-			},
-		}}, true, ""
+		return fromMessageShortcut(cb, team, id)
 	}
 	return it, false, dropInteraction
+}
+
+// fromBlockActions reads a click of one of the bot's buttons or menus (block_actions)
+// in workspace team: an action input with id, a modal to open, a feedback click or a
+// Retry of a command, as fromInteraction says.
+func fromBlockActions(cb slack.InteractionCallback, team, id string, signer *Signer) (it interaction, ok bool, reason string) {
+	if cb.Container.Type == "view" {
+		return it, false, dropViewAction
+	}
+	var value string
+	found := false
+	for _, a := range cb.ActionCallback.BlockActions {
+		if strings.HasPrefix(a.ActionID, actionIDPrefix) {
+			value, found = firstNonEmpty(a.Value, a.SelectedOption.Value), true
+			break
+		}
+	}
+	if !found {
+		return it, false, dropNotOurs
+	}
+	signed, modal, err := decodeValue(value)
+	if err != nil {
+		return it, false, dropBadValue
+	}
+	if cb.User.ID == "" {
+		return it, false, dropNoTarget
+	}
+	action, reason := verify(signer, signed)
+	if reason != "" {
+		return it, false, reason
+	}
+	if !clickPlace(cb, action) {
+		return it, false, dropOtherThread
+	}
+	if action.Name == conversation.ActionFeedback {
+		return feedbackClick(cb, action, team, signer)
+	}
+	if action.Name == conversation.ActionRetryCommand {
+		return retryCommandClick(action, team, cb.User.ID, cb.TriggerID), true, ""
+	}
+	if modal != nil {
+		view, err := modalView(signed, *modal)
+		if err != nil {
+			return it, false, dropBadValue
+		}
+		return interaction{modal: &modalRequest{triggerID: cb.TriggerID, userID: cb.User.ID, action: action, view: view}}, true, ""
+	}
+	return interaction{input: conversation.Input{
+		ID:   id,
+		Key:  conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
+		Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{
+			Action: action, UserID: cb.User.ID, MessageTS: firstNonEmpty(cb.Container.MessageTs, cb.Message.Timestamp),
+		},
+	}}, true, ""
+}
+
+// fromViewSubmission reads the submission of a modal (view_submission) in workspace
+// team: the feedback reason modal's, or an action input with id (the id of the view
+// when there is no trigger_id) carrying the modal's values, or the errors to show
+// under its inputs.
+func fromViewSubmission(cb slack.InteractionCallback, team, id string, signer *Signer) (it interaction, ok bool, reason string) {
+	if cb.View.CallbackID == FeedbackCallbackID {
+		return feedbackSubmission(cb, team, signer)
+	}
+	if cb.View.CallbackID != ModalCallbackID {
+		return it, false, dropUnknownCallback
+	}
+	signed, err := conversation.DecodeAction(cb.View.PrivateMetadata)
+	if err != nil {
+		return it, false, dropBadValue
+	}
+	if cb.User.ID == "" {
+		return it, false, dropNoTarget
+	}
+	// The metadata is the signed action of the button that opened the modal, whose
+	// click passed clickPlace; a view carries no channel to check again.
+	action, reason := verify(signer, signed)
+	if reason != "" {
+		return it, false, reason
+	}
+	if cb.TriggerID == "" && cb.View.ID != "" {
+		id = conversation.InteractionInputID(team, "view:"+cb.View.ID) // a view is submitted once
+	}
+	values, errs := fieldValues(cb.View.State)
+	if len(errs) > 0 {
+		return interaction{viewErrors: errs}, true, ""
+	}
+	ai := &conversation.ActionInput{Action: action, UserID: cb.User.ID, Values: values}
+	if values == nil {
+		ai.Text = modalText(cb.View.State)
+	}
+	return interaction{input: conversation.Input{
+		ID:     id,
+		Key:    conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
+		Kind:   conversation.KindAction,
+		Action: ai,
+	}}, true, ""
+}
+
+// fromMessageShortcut reads the bot's message shortcut (message_action) in workspace
+// team: a command input with id for the thread of the message it was used on.
+func fromMessageShortcut(cb slack.InteractionCallback, team, id string) (it interaction, ok bool, reason string) {
+	if cb.CallbackID != ShortcutCallbackID {
+		return it, false, dropUnknownCallback
+	}
+	ts := firstNonEmpty(cb.MessageTs, cb.Message.Timestamp)
+	if cb.Channel.ID == "" || cb.User.ID == "" || ts == "" {
+		return it, false, dropNoTarget
+	}
+	return interaction{input: conversation.Input{
+		ID:   id,
+		Key:  conversation.Key{TeamID: team, ChannelID: cb.Channel.ID, ThreadTS: firstNonEmpty(cb.Message.ThreadTimestamp, ts)},
+		Kind: conversation.KindCommand,
+		Command: &conversation.CommandInput{
+			Source: conversation.SourceShortcut, UserID: cb.User.ID, MessageTS: ts,
+		},
+	}}, true, ""
 }
 
 // retryCommandClick turns a click on the Retry of a failed channel command
