@@ -84,15 +84,15 @@ func Convert(doc string, opts Options) Document {
 	text := bytes.TrimSpace(c.w.b)
 	if opts.TitleHeading && len(c.title) > 0 && !c.hasH1 {
 		d := Document{Title: string(c.title)}
-		d.Text, d.Cut = heading(c.title, text, c.w.cut, limit)
+		d.Text, d.Cut = withTitle(c.title, text, c.w.cut, limit)
 		return d
 	}
 	return Document{Title: string(c.title), Text: string(text), Cut: c.w.cut}
 }
 
-// heading returns text headed by the title as "# Title", within limit bytes, and
+// withTitle returns text headed by the title as "# Title", within limit bytes, and
 // whether it is cut.
-func heading(title, text []byte, cut bool, limit int) (string, bool) {
+func withTitle(title, text []byte, cut bool, limit int) (string, bool) {
 	if len("# \n\n")+len(title)+len(text) <= limit {
 		return strings.TrimSpace("# " + string(title) + "\n\n" + string(text)), cut // one copy
 	}
