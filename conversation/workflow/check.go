@@ -45,7 +45,7 @@ func (d *Definition) Validate() error {
 func (d *Definition) check(ps *problems, pos *positions) {
 	dp := pos.def
 	d.line = dp.at("name")
-	d.checkName(ps, dp)
+	checkName(ps, dp, d.Name, d.Title)
 	d.checkPermissions(ps, dp, pos.permissions)
 	d.checkInputs(ps, pos)
 	if d.Locale != "" && !localeRE.MatchString(d.Locale) {
@@ -58,7 +58,10 @@ func (d *Definition) check(ps *problems, pos *positions) {
 
 	index := map[string]int{} // artifact id → index of its first declaration
 	for i := range d.Artifacts {
-		d.checkArtifact(ps, pos, i, index)
+		a, ap := &d.Artifacts[i], pos.artifact(i)
+		what := checkArtifactID(ps, pos, i, a.ID, index)
+		a.checkFields(ps, ap, what)
+		d.checkCriteria(ps, a, ap, what)
 	}
 
 	ids := make([]string, 0, len(index))
@@ -69,7 +72,7 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	for i, a := range d.Artifacts {
 		ap := pos.artifact(i)
 		checkDependsOn(ps, ap, a, index, ids)
-		d.checkForeach(ps, ap, a, index, ids)
+		checkForeach(ps, ap, a, index, ids)
 		d.checkSources(ps, ap, a, index, ids) // sources.go
 	}
 	d.checkCycles(ps, pos, index)
@@ -79,51 +82,55 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	d.checkPasses(ps, pos) // passes.go
 }
 
-// checkName checks the workflow's name and title.
-func (d *Definition) checkName(ps *problems, dp position) {
+// checkName checks the workflow's name and title, at dp.
+func checkName(ps *problems, dp position, name, title string) {
 	switch {
-	case d.Name == "":
+	case name == "":
 		if dp.ok("name") {
 			ps.addf(dp.at("name"), "missing name: the workflow's id in commands, like name: proposal")
 		}
-	case !nameRE.MatchString(d.Name):
-		ps.addf(dp.at("name"), "name %q is invalid: use lower-case letters, digits and \"-\", starting with a letter or digit", d.Name)
+	case !nameRE.MatchString(name):
+		ps.addf(dp.at("name"), "name %q is invalid: use lower-case letters, digits and \"-\", starting with a letter or digit", name)
 	}
-	if d.Title == "" && dp.ok("title") {
+	if title == "" && dp.ok("title") {
 		ps.addf(dp.at("title"), "missing title: the workflow's name as people read it, like title: Grant proposal")
 	}
 }
 
-// checkArtifact fills the defaults of artifact i and checks what it declares on its
-// own: its id (recorded in index, artifact id → index of its first declaration),
-// title, mode and options, pipeline, pass_share and criteria.
-func (d *Definition) checkArtifact(ps *problems, pos *positions, i int, index map[string]int) {
-	a, ap := &d.Artifacts[i], pos.artifact(i)
-	what := fmt.Sprintf("artifact #%d", i+1)
+// checkArtifactID checks id, the id of artifact i, records it in index (artifact id
+// → index of its first declaration), and returns how problems name the artifact.
+func checkArtifactID(ps *problems, pos *positions, i int, id string, index map[string]int) (what string) {
+	ap := pos.artifact(i)
+	what = fmt.Sprintf("artifact #%d", i+1)
 	switch {
-	case a.ID == "":
+	case id == "":
 		if ap.ok("id") {
 			ps.addf(ap.at("id"), "%s: missing id", what)
 		}
-	case !artifactIDRE.MatchString(a.ID):
-		ps.addf(ap.at("id"), "artifact id %q is invalid: use lower-case letters, digits and \"_\", starting with a letter or digit", a.ID)
+	case !artifactIDRE.MatchString(id):
+		ps.addf(ap.at("id"), "artifact id %q is invalid: use lower-case letters, digits and \"_\", starting with a letter or digit", id)
 	default:
-		if j, dup := index[a.ID]; dup {
-			ps.addf(ap.at("id"), "duplicate artifact id %q (first at line %d)", a.ID, pos.artifact(j).at("id"))
+		if j, dup := index[id]; dup {
+			ps.addf(ap.at("id"), "duplicate artifact id %q (first at line %d)", id, pos.artifact(j).at("id"))
 		} else {
-			index[a.ID] = i
+			index[id] = i
 		}
 	}
-	if a.ID != "" {
-		what = fmt.Sprintf("artifact %q", a.ID)
+	if id != "" {
+		what = fmt.Sprintf("artifact %q", id)
 	}
+	return what
+}
+
+// checkFields fills the defaults of a, the artifact what, and checks the fields it
+// declares on its own: title, mode and options, pipeline and pass_share.
+func (a *Artifact) checkFields(ps *problems, ap artifactPosition, what string) {
 	if a.Title == "" && ap.ok("title") {
 		ps.addf(ap.at("title"), "%s: missing title", what)
 	}
 	a.checkMode(ps, ap, what)
 	a.checkPipeline(ps, ap, what)
 	checkShare(ps, a.PassShare, ap.position, what+": pass_share")
-	d.checkCriteria(ps, a, ap, what)
 }
 
 // checkMode fills a's default mode (draft) and options, and checks them.
@@ -266,7 +273,7 @@ func (a *Artifact) checkPipeline(ps *problems, ap artifactPosition, what string)
 // checkForeach checks that a's foreach names an earlier dependency: an artifact of
 // d listed in a's depends_on, other than a. index maps the known ids to their
 // artifact, ids lists them for suggestions.
-func (d *Definition) checkForeach(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
+func checkForeach(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
 	if a.Foreach == "" {
 		return
 	}
