@@ -118,31 +118,7 @@ func (s *Server) act(ctx context.Context, runID, id, verb string, rev int, text 
 	if st.Rev != rev {
 		return nil, huma.Error409Conflict(fmt.Sprintf("revision %d of %s is not current: it is at revision %d", rev, id, st.Rev))
 	}
-	var name conversation.ActionName
-	switch verb {
-	case verbApprove:
-		name = conversation.ActionApprove
-		_, err = m.Approve(ws, id, who)
-	case verbRequestChanges:
-		name = conversation.ActionRequestChanges
-		if st.Status != workflow.StatusGenerated {
-			err = &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
-		}
-	case verbRestart:
-		name = conversation.ActionRestart
-		_, err = m.Restart(ws, id, who)
-	case verbKeep:
-		name = conversation.ActionKeep
-		_, err = m.Keep(ws, id, who)
-	case verbRegenerate:
-		switch st.Status {
-		case workflow.StatusOptionsGenerated:
-			name = conversation.ActionRegenerate
-		default:
-			name = conversation.ActionRegenerateStale
-			_, err = m.Regenerate(ws, id, who, text)
-		}
-	}
+	name, err := applyVerb(m, ws, st, verb, id, who, text)
 	if err != nil {
 		return nil, refusalProblem(err, id, st)
 	}
@@ -177,6 +153,41 @@ func (s *Server) act(ctx context.Context, runID, id, verb string, rev int, text 
 		}
 	}
 	return out, nil
+}
+
+// applyVerb applies verb to artifact id, whose state in ws is st, with m on ws, a copy
+// of the run's state, as who (text: a regeneration's guidance). It returns the name of
+// the action that the click to submit carries, and the machine's refusal, if any.
+func applyVerb(m workflow.Machine, ws *workflow.State, st *workflow.ArtifactState, verb, id, who, text string) (conversation.ActionName, error) {
+	var (
+		name conversation.ActionName
+		err  error
+	)
+	switch verb {
+	case verbApprove:
+		name = conversation.ActionApprove
+		_, err = m.Approve(ws, id, who)
+	case verbRequestChanges:
+		name = conversation.ActionRequestChanges
+		if st.Status != workflow.StatusGenerated {
+			err = &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
+		}
+	case verbRestart:
+		name = conversation.ActionRestart
+		_, err = m.Restart(ws, id, who)
+	case verbKeep:
+		name = conversation.ActionKeep
+		_, err = m.Keep(ws, id, who)
+	case verbRegenerate:
+		switch st.Status {
+		case workflow.StatusOptionsGenerated:
+			name = conversation.ActionRegenerate
+		default:
+			name = conversation.ActionRegenerateStale
+			_, err = m.Regenerate(ws, id, who, text)
+		}
+	}
+	return name, err
 }
 
 // refusalProblem turns the machine's refusal into a problem: 403 when the token may

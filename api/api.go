@@ -169,8 +169,6 @@ func (s *Server) machine(def *workflow.Definition) workflow.Machine {
 	return workflow.Machine{Def: def, Approvers: s.cfg.Approvers}
 }
 
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
-
 // storeError turns a store error into a problem: 404 for conversation.ErrNotFound,
 // 503 when the store is unavailable, 500 otherwise (logged).
 func (s *Server) storeError(err error, what string) error {

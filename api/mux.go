@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 )
@@ -60,6 +61,6 @@ func (m *mux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Reque
 func writeProblem(w http.ResponseWriter, status int, detail string) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(status)
-	b, _ := jsonMarshal(map[string]any{"title": http.StatusText(status), "status": status, "detail": detail})
+	b, _ := json.Marshal(map[string]any{"title": http.StatusText(status), "status": status, "detail": detail})
 	_, _ = w.Write(b)
 }

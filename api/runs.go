@@ -317,34 +317,7 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 		return nil, huma.Error422UnprocessableEntity("no workflow "+b.Workflow, &huma.ErrorDetail{
 			Location: "body.workflow", Value: b.Workflow, Message: "one of: " + strings.Join(s.cfg.Workflows.Names(), ", ")})
 	}
-	var problems []error
-	ids := make([]string, 0, len(b.Inputs))
-	for id := range b.Inputs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		wi, ok := def.Input(id)
-		switch {
-		case !ok:
-			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: id, Message: "the workflow has no such input"})
-		case strings.ContainsRune(b.Inputs[id], 0):
-			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Message: "contains a NUL character"})
-		case utf8.RuneCountInString(b.Inputs[id]) > maxInputChars:
-			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id,
-				Message: fmt.Sprintf("longer than %d characters", maxInputChars)})
-		default:
-			// The inputs modal's own check (a number input holds a number).
-			f := conversation.Field{ID: id, Label: wi.Name(), Number: wi.Type == workflow.InputNumber}
-			if msg := render.FieldError("en", f, b.Inputs[id]); msg != "" {
-				problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: b.Inputs[id], Message: msg})
-			}
-		}
-	}
-	for _, m := range def.MissingInputs(mergeInputs(def.FillInputs(""), b.Inputs)) {
-		problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + m.ID, Message: "required: " + m.Name()})
-	}
-	if len(problems) > 0 {
+	if problems := inputProblems(def, b.Inputs); len(problems) > 0 {
 		return nil, huma.Error422UnprocessableEntity("invalid inputs for workflow "+def.Name, problems...)
 	}
 	team := b.TeamID
@@ -361,11 +334,62 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	s.log.Info("api: run requested", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID)
 	out := &startRunOutput{Status: http.StatusAccepted}
 	out.Body.InputID = inputID
-	var (
-		run    *Run
-		failed conversation.InputStatus
-	)
-	err := s.poll(ctx, func(ctx context.Context) (bool, error) {
+	run, failed, err := s.awaitRun(ctx, inputID, def)
+	if err != nil {
+		return nil, err
+	}
+	if failed != "" {
+		s.log.Warn("api: run not started", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID, "status", failed)
+		return nil, huma.Error502BadGateway(fmt.Sprintf("the bot could not start %s in %s: Slack refused the thread's root message "+
+			"(is the bot in the channel?); the log of input %s says why", def.Name, b.Channel, inputID))
+	}
+	if run != nil {
+		out.Status, out.Body.Run = http.StatusCreated, run
+	}
+	return out, nil
+}
+
+// inputProblems checks inputs, a run's inputs by id, against def: each must be an
+// input of def, hold no NUL and at most maxInputChars characters, and pass the inputs
+// modal's check; every required input of def must be given. It returns one
+// *huma.ErrorDetail per problem, the given inputs' by id, then the missing ones.
+func inputProblems(def *workflow.Definition, inputs map[string]string) []error {
+	var problems []error
+	ids := make([]string, 0, len(inputs))
+	for id := range inputs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		wi, ok := def.Input(id)
+		switch {
+		case !ok:
+			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: id, Message: "the workflow has no such input"})
+		case strings.ContainsRune(inputs[id], 0):
+			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Message: "contains a NUL character"})
+		case utf8.RuneCountInString(inputs[id]) > maxInputChars:
+			problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id,
+				Message: fmt.Sprintf("longer than %d characters", maxInputChars)})
+		default:
+			// The inputs modal's own check (a number input holds a number).
+			f := conversation.Field{ID: id, Label: wi.Name(), Number: wi.Type == workflow.InputNumber}
+			if msg := render.FieldError("en", f, inputs[id]); msg != "" {
+				problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + id, Value: inputs[id], Message: msg})
+			}
+		}
+	}
+	for _, m := range def.MissingInputs(mergeInputs(def.FillInputs(""), inputs)) {
+		problems = append(problems, &huma.ErrorDetail{Location: "body.inputs." + m.ID, Message: "required: " + m.Name()})
+	}
+	return problems
+}
+
+// awaitRun polls until the start command inputID of def has forwarded to its thread
+// and the thread's run is saved, and returns the run; or, when the command ended
+// without a forward (failed or dropped), its status as failed. It returns no run and
+// no status when the poll ends first.
+func (s *Server) awaitRun(ctx context.Context, inputID string, def *workflow.Definition) (run *Run, failed conversation.InputStatus, err error) {
+	err = s.poll(ctx, func(ctx context.Context) (bool, error) {
 		keys, err := s.cfg.Store.Forwarded(ctx, inputID)
 		if err != nil {
 			return false, err
@@ -393,18 +417,7 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 		run, err = s.run(ctx, key, cp, def)
 		return err == nil, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	if failed != "" {
-		s.log.Warn("api: run not started", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID, "status", failed)
-		return nil, huma.Error502BadGateway(fmt.Sprintf("the bot could not start %s in %s: Slack refused the thread's root message "+
-			"(is the bot in the channel?); the log of input %s says why", def.Name, b.Channel, inputID))
-	}
-	if run != nil {
-		out.Status, out.Body.Run = http.StatusCreated, run
-	}
-	return out, nil
+	return run, failed, err
 }
 
 // maxInputChars bounds an input's value, as the inputs modal's fields do (Slack's

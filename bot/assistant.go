@@ -5,37 +5,13 @@ import (
 	"fmt"
 
 	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/slackevents"
 
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// The assistant view (README, "Assistant view"): Slack's events of an assistant thread
-// become conversation inputs, and the Messenger sets a thread's suggested prompts and
-// title.
-
-// inputFromAssistantThread turns assistant_thread_started or
-// assistant_thread_context_changed (https://docs.slack.dev/reference/events/assistant_thread_started)
-// into a KindAssistantThread input for the thread, in the app's DM. Its ID is the
-// thread and the event's event_ts, so that a redelivery is a duplicate while every
-// change of context is kept.
-func inputFromAssistantThread(event string, t slackevents.AssistantThread, eventTS, team, eventID string) (in conversation.Input, ok bool, reason string) {
-	if t.ChannelID == "" || t.ThreadTimeStamp == "" || t.UserID == "" || team == "" {
-		return in, false, dropIncomplete
-	}
-	return conversation.Input{
-		ID:      fmt.Sprintf("assistant:%s:%s:%s:%s:%s", team, t.ChannelID, t.ThreadTimeStamp, event, firstNonEmpty(eventTS, eventID)),
-		EventID: eventID,
-		Key:     conversation.Key{TeamID: team, ChannelID: t.ChannelID, ThreadTS: t.ThreadTimeStamp},
-		Kind:    conversation.KindAssistantThread,
-		Thread: &conversation.AssistantThreadInput{
-			Event:            event,
-			UserID:           t.UserID,
-			ContextChannelID: t.Context.ChannelID,
-			ContextTeamID:    t.Context.TeamID,
-		},
-	}, true, ""
-}
+// The assistant view (README, "Assistant view"): the Messenger sets a thread's
+// suggested prompts and title (Slack's events of an assistant thread become
+// conversation inputs in events.go, inputFromAssistantThread).
 
 var _ conversation.AssistantThreads = (*Messenger)(nil)
 

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -444,6 +445,24 @@ func (b *Bot) notify(channel, threadTS, userID, text string) {
 	}
 }
 
+// feedbackFailedText is what a person whose feedback could not be stored is told.
+const feedbackFailedText = "Sorry, your feedback could not be saved just now. Please try again."
+
+// recordFeedback stores f within ctx (the envelope's ack budget); a failure is
+// logged and the person told.
+func (b *Bot) recordFeedback(ctx context.Context, f conversation.Feedback) {
+	if b.cfg.Feedback == nil {
+		b.log.Debug("feedback dropped: no FeedbackRecorder", "channel", f.Key.ChannelID, "message_ts", f.MessageTS)
+		return
+	}
+	if err := b.cfg.Feedback.Record(ctx, f); err != nil {
+		b.log.Error("feedback not stored; the person is told", "channel", f.Key.ChannelID, "message_ts", f.MessageTS, "error", err)
+		b.tell(f.Key.ChannelID, f.Key.ThreadTS, f.UserID, feedbackFailedText)
+		return
+	}
+	b.log.Info("feedback stored", "channel", f.Key.ChannelID, "message_ts", f.MessageTS, "rating", f.Rating, "with_reason", f.Reason != "")
+}
+
 // ackWait bounds the wait for room in slack-go's queue of acks (it drains while the
 // connection is up): an ack that cannot be sent by Slack's deadline is worth nothing.
 const ackWait = 3 * time.Second
@@ -466,6 +485,21 @@ func (b *Bot) ackWith(ctx context.Context, envelopeID string, payload any) bool 
 	return true
 }
 
+// metrics returns Config.Metrics, or one that does nothing.
+func (b *Bot) metrics() Metrics {
+	if b.cfg.Metrics == nil {
+		return noMetrics{}
+	}
+	return b.cfg.Metrics
+}
+
+// ackEnvelope acks the envelope of type typ read at received, and tells Metrics.
+func (b *Bot) ackEnvelope(ctx context.Context, typ socketmode.EventType, envelopeID string, received time.Time) {
+	if b.ack(ctx, envelopeID) {
+		b.metrics().EnvelopeAcked(string(typ), time.Since(received))
+	}
+}
+
 // refusedPlace returns where the person whose interaction was refused is told: the
 // channel and thread of the message clicked, or for a modal's submission those its
 // action names.
@@ -476,7 +510,7 @@ func refusedPlace(cb slack.InteractionCallback) (channel, threadTS string) {
 		}
 		return "", ""
 	}
-	return firstNonEmpty(cb.Container.ChannelID, cb.Channel.ID), firstNonEmpty(cb.Container.ThreadTs, cb.Message.ThreadTimestamp)
+	return cmp.Or(cb.Container.ChannelID, cb.Channel.ID), cmp.Or(cb.Container.ThreadTs, cb.Message.ThreadTimestamp)
 }
 
 // interactionUser returns the person who clicked or commanded.

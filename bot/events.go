@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -42,7 +43,7 @@ func inputFromEvent(ev slackevents.EventsAPIEvent, me Identity) (in conversation
 	if ev.Type != slackevents.CallbackEvent || !isCallback {
 		return in, false, dropNotCallback
 	}
-	team := firstNonEmpty(ev.TeamID, me.TeamID)
+	team := cmp.Or(ev.TeamID, me.TeamID)
 	var msg conversation.UserMessage
 	var channel string
 	switch e := ev.InnerEvent.Data.(type) {
@@ -149,11 +150,25 @@ func envelopeID(raw json.RawMessage) (string, error) {
 	return env.EnvelopeID, nil
 }
 
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
+// inputFromAssistantThread turns assistant_thread_started or
+// assistant_thread_context_changed (https://docs.slack.dev/reference/events/assistant_thread_started)
+// into a KindAssistantThread input for the thread, in the app's DM. Its ID is the
+// thread and the event's event_ts, so that a redelivery is a duplicate while every
+// change of context is kept.
+func inputFromAssistantThread(event string, t slackevents.AssistantThread, eventTS, team, eventID string) (in conversation.Input, ok bool, reason string) {
+	if t.ChannelID == "" || t.ThreadTimeStamp == "" || t.UserID == "" || team == "" {
+		return in, false, dropIncomplete
 	}
-	return ""
+	return conversation.Input{
+		ID:      fmt.Sprintf("assistant:%s:%s:%s:%s:%s", team, t.ChannelID, t.ThreadTimeStamp, event, cmp.Or(eventTS, eventID)),
+		EventID: eventID,
+		Key:     conversation.Key{TeamID: team, ChannelID: t.ChannelID, ThreadTS: t.ThreadTimeStamp},
+		Kind:    conversation.KindAssistantThread,
+		Thread: &conversation.AssistantThreadInput{
+			Event:            event,
+			UserID:           t.UserID,
+			ContextChannelID: t.Context.ChannelID,
+			ContextTeamID:    t.Context.TeamID,
+		},
+	}, true, ""
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -133,7 +134,7 @@ func (m *SigningMessenger) endWithFeedback(s *stream, key conversation.Key) {
 // feedbackClick returns the feedback of a verified feedback click (action a, from a
 // block_actions payload), and for a thumbs down the reason modal to open.
 func feedbackClick(cb slack.InteractionCallback, a conversation.Action, team string, signer *Signer) (interaction, bool, string) {
-	ts := firstNonEmpty(cb.Container.MessageTs, cb.Message.Timestamp)
+	ts := cmp.Or(cb.Container.MessageTs, cb.Message.Timestamp)
 	r := conversation.Rating(a.Arg)
 	if !r.Valid() || ts == "" {
 		return interaction{}, false, dropBadValue
@@ -203,22 +204,4 @@ func feedbackSubmission(cb slack.InteractionCallback, team string, signer *Signe
 	}
 	return interaction{feedback: &conversation.Feedback{Key: conversation.Key{TeamID: team, ChannelID: a.Channel, ThreadTS: a.ThreadTS},
 		MessageTS: ts, UserID: cb.User.ID, Rating: conversation.RatingNegative, Reason: text}}, true, ""
-}
-
-// feedbackFailedText is what a person whose feedback could not be stored is told.
-const feedbackFailedText = "Sorry, your feedback could not be saved just now. Please try again."
-
-// recordFeedback stores f within ctx (the envelope's ack budget); a failure is
-// logged and the person told.
-func (b *Bot) recordFeedback(ctx context.Context, f conversation.Feedback) {
-	if b.cfg.Feedback == nil {
-		b.log.Debug("feedback dropped: no FeedbackRecorder", "channel", f.Key.ChannelID, "message_ts", f.MessageTS)
-		return
-	}
-	if err := b.cfg.Feedback.Record(ctx, f); err != nil {
-		b.log.Error("feedback not stored; the person is told", "channel", f.Key.ChannelID, "message_ts", f.MessageTS, "error", err)
-		b.tell(f.Key.ChannelID, f.Key.ThreadTS, f.UserID, feedbackFailedText)
-		return
-	}
-	b.log.Info("feedback stored", "channel", f.Key.ChannelID, "message_ts", f.MessageTS, "rating", f.Rating, "with_reason", f.Reason != "")
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -137,7 +138,7 @@ func FuzzFromInteraction(f *testing.F) {
 		case slack.InteractionTypeBlockActions:
 			for _, a := range cb.ActionCallback.BlockActions {
 				if strings.HasPrefix(a.ActionID, actionIDPrefix) {
-					value = firstNonEmpty(a.Value, a.SelectedOption.Value)
+					value = cmp.Or(a.Value, a.SelectedOption.Value)
 					break
 				}
 			}
@@ -167,11 +168,11 @@ func FuzzFromInteraction(f *testing.F) {
 			t.Fatalf("action %+v; the value carried %+v", got, action)
 		}
 		if cb.Type == slack.InteractionTypeBlockActions {
-			if firstNonEmpty(cb.Container.ChannelID, cb.Channel.ID) != action.Channel {
-				t.Fatalf("a click in %q acts on channel %q", firstNonEmpty(cb.Container.ChannelID, cb.Channel.ID), action.Channel)
+			if cmp.Or(cb.Container.ChannelID, cb.Channel.ID) != action.Channel {
+				t.Fatalf("a click in %q acts on channel %q", cmp.Or(cb.Container.ChannelID, cb.Channel.ID), action.Channel)
 			}
-			thread := firstNonEmpty(cb.Container.ThreadTs, cb.Message.ThreadTimestamp)
-			if !(thread == "" && cb.Container.IsEphemeral) && firstNonEmpty(thread, cb.Container.MessageTs, cb.Message.Timestamp) != action.ThreadTS {
+			thread := cmp.Or(cb.Container.ThreadTs, cb.Message.ThreadTimestamp)
+			if !(thread == "" && cb.Container.IsEphemeral) && cmp.Or(thread, cb.Container.MessageTs, cb.Message.Timestamp) != action.ThreadTS {
 				t.Fatalf("a click in thread %q acts on thread %q", thread, action.ThreadTS)
 			}
 		}

@@ -1,7 +1,7 @@
 package bot
 
 import (
-	"errors"
+	"cmp"
 	"strings"
 
 	"github.com/slack-go/slack"
@@ -10,72 +10,6 @@ import (
 	"github.com/threadwright/threadwright/conversation/render"
 )
 
-// Identifiers of threadwright's interactive surfaces.
-const (
-	// ShortcutCallbackID is the callback_id of the message shortcut on the bot's
-	// messages (NewManifest declares it): it asks for the commands of that message's
-	// thread.
-	ShortcutCallbackID = "threadwright_actions"
-	// ModalCallbackID is the callback_id of the modals opened by buttons that carry a
-	// conversation.Modal; their private_metadata is the encoded Action.
-	ModalCallbackID = "tw_modal"
-
-	// modalBlockID and modalActionID name the modal's text input.
-	modalBlockID  = "tw_text"
-	modalActionID = "text"
-	// fieldBlockPrefix begins the block_id of each input of a modal with several
-	// (conversation.Modal.Fields): tw_f.<lang>.<flags>.<field id>, flags holding "r"
-	// (required) and "n" (a number), so that the submission can be checked
-	// (conversation.FieldError) before its ack; fieldActionID is their element's.
-	fieldBlockPrefix = "tw_f."
-	fieldActionID    = "value"
-)
-
-// Drop reasons of interactions, for logs and tests.
-const (
-	dropNotOurs         = "not a threadwright element"
-	dropBadValue        = "undecodable action value"
-	dropUnknownCallback = "unknown callback_id"
-	dropViewAction      = "block action inside a view"
-	dropInteraction     = "interaction type not handled"
-	dropNoTarget        = "interaction lacks channel, user or message"
-	// The drops of a click or submission the bot refuses (README, "Buttons are
-	// signed"): the clicker is told.
-	dropUnsigned     = "action value not signed"
-	dropBadSignature = "action value signature does not match"
-	dropOtherThread  = "action value names another channel or thread than its message"
-)
-
-// refusedClickText is what the person whose click or submission was refused is told.
-const refusedClickText = "⚠️ This button can no longer be used. Use the buttons on the newest message in the thread, or type `/threadwright status` to see where the workflow is."
-
-// refused reports whether reason is a drop whose clicker is told.
-func refused(reason string) bool {
-	return reason == dropUnsigned || reason == dropBadSignature || reason == dropOtherThread
-}
-
-// interaction is what an interactive envelope asks of the bot: an input to submit, or
-// (when modal is set) a modal to open at once.
-type interaction struct {
-	input conversation.Input
-	modal *modalRequest
-	// feedback, when set, is a click of an answer's feedback buttons (or the reason
-	// modal's submission) to store; modal may come with it (bot/feedback.go).
-	feedback *conversation.Feedback
-	// viewErrors, when set, are the messages to show under the inputs of a modal's
-	// submission that is not taken (block_id → message): the ack's response_action
-	// "errors".
-	viewErrors map[string]string
-}
-
-// modalRequest is a modal to open with views.open before the trigger expires.
-type modalRequest struct {
-	triggerID string
-	userID    string
-	action    conversation.Action
-	view      slack.ModalViewRequest
-}
-
 // fromInteraction turns an interactive payload (block_actions, view_submission,
 // message_action) into an interaction. It returns ok false and the reason when the
 // payload is not for the bot or cannot be read, or is refused (see refused): the
@@ -83,116 +17,135 @@ type modalRequest struct {
 // channel and thread of the message clicked (clickPlace). envelopeID stands in for a
 // missing trigger_id in the input's ID: both are the same in a redelivered envelope.
 func fromInteraction(cb slack.InteractionCallback, me Identity, envelopeID string, signer *Signer) (it interaction, ok bool, reason string) {
-	team := firstNonEmpty(cb.Team.ID, cb.View.TeamID, me.TeamID)
-	id := conversation.InteractionInputID(team, firstNonEmpty(cb.TriggerID, "envelope:"+envelopeID))
+	team := cmp.Or(cb.Team.ID, cb.View.TeamID, me.TeamID)
+	id := conversation.InteractionInputID(team, cmp.Or(cb.TriggerID, "envelope:"+envelopeID))
 	switch cb.Type {
 	case slack.InteractionTypeBlockActions:
-		if cb.Container.Type == "view" {
-			return it, false, dropViewAction
-		}
-		var value string
-		found := false
-		for _, a := range cb.ActionCallback.BlockActions {
-			if strings.HasPrefix(a.ActionID, actionIDPrefix) {
-				value, found = firstNonEmpty(a.Value, a.SelectedOption.Value), true
-				break
-			}
-		}
-		if !found {
-			return it, false, dropNotOurs
-		}
-		signed, modal, err := decodeValue(value)
-		if err != nil {
-			return it, false, dropBadValue
-		}
-		if cb.User.ID == "" {
-			return it, false, dropNoTarget
-		}
-		action, reason := verify(signer, signed)
-		if reason != "" {
-			return it, false, reason
-		}
-		if !clickPlace(cb, action) {
-			return it, false, dropOtherThread
-		}
-		if action.Name == conversation.ActionFeedback {
-			return feedbackClick(cb, action, team, signer)
-		}
-		if action.Name == conversation.ActionRetryCommand {
-			return retryCommandClick(action, team, cb.User.ID, cb.TriggerID), true, ""
-		}
-		if modal != nil {
-			view, err := modalView(signed, *modal)
-			if err != nil {
-				return it, false, dropBadValue
-			}
-			return interaction{modal: &modalRequest{triggerID: cb.TriggerID, userID: cb.User.ID, action: action, view: view}}, true, ""
-		}
-		return interaction{input: conversation.Input{
-			ID:   id,
-			Key:  conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
-			Kind: conversation.KindAction,
-			Action: &conversation.ActionInput{
-				Action: action, UserID: cb.User.ID, MessageTS: firstNonEmpty(cb.Container.MessageTs, cb.Message.Timestamp),
-			},
-		}}, true, ""
-
+		return fromBlockActions(cb, team, id, signer)
 	case slack.InteractionTypeViewSubmission:
-		if cb.View.CallbackID == FeedbackCallbackID {
-			return feedbackSubmission(cb, team, signer)
-		}
-		if cb.View.CallbackID != ModalCallbackID {
-			return it, false, dropUnknownCallback
-		}
-		signed, err := conversation.DecodeAction(cb.View.PrivateMetadata)
-		if err != nil {
-			return it, false, dropBadValue
-		}
-		if cb.User.ID == "" {
-			return it, false, dropNoTarget
-		}
-		// The metadata is the signed action of the button that opened the modal, whose
-		// click passed clickPlace; a view carries no channel to check again.
-		action, reason := verify(signer, signed)
-		if reason != "" {
-			return it, false, reason
-		}
-		if cb.TriggerID == "" && cb.View.ID != "" {
-			id = conversation.InteractionInputID(team, "view:"+cb.View.ID) // a view is submitted once
-		}
-		values, errs := fieldValues(cb.View.State)
-		if len(errs) > 0 {
-			return interaction{viewErrors: errs}, true, ""
-		}
-		ai := &conversation.ActionInput{Action: action, UserID: cb.User.ID, Values: values}
-		if values == nil {
-			ai.Text = modalText(cb.View.State)
-		}
-		return interaction{input: conversation.Input{
-			ID:     id,
-			Key:    conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
-			Kind:   conversation.KindAction,
-			Action: ai,
-		}}, true, ""
-
+		return fromViewSubmission(cb, team, id, signer)
 	case slack.InteractionTypeMessageAction:
-		if cb.CallbackID != ShortcutCallbackID {
-			return it, false, dropUnknownCallback
-		}
-		ts := firstNonEmpty(cb.MessageTs, cb.Message.Timestamp)
-		if cb.Channel.ID == "" || cb.User.ID == "" || ts == "" {
-			return it, false, dropNoTarget
-		}
-		return interaction{input: conversation.Input{
-			ID:   id,
-			Key:  conversation.Key{TeamID: team, ChannelID: cb.Channel.ID, ThreadTS: firstNonEmpty(cb.Message.ThreadTimestamp, ts)},
-			Kind: conversation.KindCommand,
-			Command: &conversation.CommandInput{
-				Source: conversation.SourceShortcut, UserID: cb.User.ID, MessageTS: ts,
-			},
-		}}, true, ""
+		return fromMessageShortcut(cb, team, id)
 	}
 	return it, false, dropInteraction
+}
+
+// fromBlockActions reads a click of one of the bot's buttons or menus (block_actions)
+// in workspace team: an action input with id, a modal to open, a feedback click or a
+// Retry of a command, as fromInteraction says.
+func fromBlockActions(cb slack.InteractionCallback, team, id string, signer *Signer) (it interaction, ok bool, reason string) {
+	if cb.Container.Type == "view" {
+		return it, false, dropViewAction
+	}
+	var value string
+	found := false
+	for _, a := range cb.ActionCallback.BlockActions {
+		if strings.HasPrefix(a.ActionID, actionIDPrefix) {
+			value, found = cmp.Or(a.Value, a.SelectedOption.Value), true
+			break
+		}
+	}
+	if !found {
+		return it, false, dropNotOurs
+	}
+	signed, modal, err := decodeValue(value)
+	if err != nil {
+		return it, false, dropBadValue
+	}
+	if cb.User.ID == "" {
+		return it, false, dropNoTarget
+	}
+	action, reason := verify(signer, signed)
+	if reason != "" {
+		return it, false, reason
+	}
+	if !clickPlace(cb, action) {
+		return it, false, dropOtherThread
+	}
+	if action.Name == conversation.ActionFeedback {
+		return feedbackClick(cb, action, team, signer)
+	}
+	if action.Name == conversation.ActionRetryCommand {
+		return retryCommandClick(action, team, cb.User.ID, cb.TriggerID), true, ""
+	}
+	if modal != nil {
+		view, err := modalView(signed, *modal)
+		if err != nil {
+			return it, false, dropBadValue
+		}
+		return interaction{modal: &modalRequest{triggerID: cb.TriggerID, userID: cb.User.ID, action: action, view: view}}, true, ""
+	}
+	return interaction{input: conversation.Input{
+		ID:   id,
+		Key:  conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
+		Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{
+			Action: action, UserID: cb.User.ID, MessageTS: cmp.Or(cb.Container.MessageTs, cb.Message.Timestamp),
+		},
+	}}, true, ""
+}
+
+// fromViewSubmission reads the submission of a modal (view_submission) in workspace
+// team: the feedback reason modal's, or an action input with id (the id of the view
+// when there is no trigger_id) carrying the modal's values, or the errors to show
+// under its inputs.
+func fromViewSubmission(cb slack.InteractionCallback, team, id string, signer *Signer) (it interaction, ok bool, reason string) {
+	if cb.View.CallbackID == FeedbackCallbackID {
+		return feedbackSubmission(cb, team, signer)
+	}
+	if cb.View.CallbackID != ModalCallbackID {
+		return it, false, dropUnknownCallback
+	}
+	signed, err := conversation.DecodeAction(cb.View.PrivateMetadata)
+	if err != nil {
+		return it, false, dropBadValue
+	}
+	if cb.User.ID == "" {
+		return it, false, dropNoTarget
+	}
+	// The metadata is the signed action of the button that opened the modal, whose
+	// click passed clickPlace; a view carries no channel to check again.
+	action, reason := verify(signer, signed)
+	if reason != "" {
+		return it, false, reason
+	}
+	if cb.TriggerID == "" && cb.View.ID != "" {
+		id = conversation.InteractionInputID(team, "view:"+cb.View.ID) // a view is submitted once
+	}
+	values, errs := fieldValues(cb.View.State)
+	if len(errs) > 0 {
+		return interaction{viewErrors: errs}, true, ""
+	}
+	ai := &conversation.ActionInput{Action: action, UserID: cb.User.ID, Values: values}
+	if values == nil {
+		ai.Text = modalText(cb.View.State)
+	}
+	return interaction{input: conversation.Input{
+		ID:     id,
+		Key:    conversation.Key{TeamID: team, ChannelID: action.Channel, ThreadTS: action.ThreadTS},
+		Kind:   conversation.KindAction,
+		Action: ai,
+	}}, true, ""
+}
+
+// fromMessageShortcut reads the bot's message shortcut (message_action) in workspace
+// team: a command input with id for the thread of the message it was used on.
+func fromMessageShortcut(cb slack.InteractionCallback, team, id string) (it interaction, ok bool, reason string) {
+	if cb.CallbackID != ShortcutCallbackID {
+		return it, false, dropUnknownCallback
+	}
+	ts := cmp.Or(cb.MessageTs, cb.Message.Timestamp)
+	if cb.Channel.ID == "" || cb.User.ID == "" || ts == "" {
+		return it, false, dropNoTarget
+	}
+	return interaction{input: conversation.Input{
+		ID:   id,
+		Key:  conversation.Key{TeamID: team, ChannelID: cb.Channel.ID, ThreadTS: cmp.Or(cb.Message.ThreadTimestamp, ts)},
+		Kind: conversation.KindCommand,
+		Command: &conversation.CommandInput{
+			Source: conversation.SourceShortcut, UserID: cb.User.ID, MessageTS: ts,
+		},
+	}}, true, ""
 }
 
 // retryCommandClick turns a click on the Retry of a failed channel command
@@ -211,46 +164,16 @@ func retryCommandClick(action conversation.Action, team, userID, triggerID strin
 	}}
 }
 
-// verify returns the action signed carries, or the drop reason when signer did not
-// sign it.
-func verify(signer *Signer, signed conversation.Action) (conversation.Action, string) {
-	a, err := signer.Verify(signed)
-	switch {
-	case errors.Is(err, errUnsigned):
-		return a, dropUnsigned
-	case err != nil:
-		return a, dropBadSignature
-	}
-	return a, ""
-}
-
-// clickPlace reports whether a, the action of a click, names the channel and thread
-// of the message clicked: the payload's container.channel_id (or channel.id), and
-// its container.thread_ts (or message.thread_ts, or, for a message that starts no
-// thread, the message's own ts). An ephemeral message's thread is not always told:
-// when it is not, its channel must match (the bot's menus posted in a channel, with
-// actions on that channel's threads, are ephemeral).
-func clickPlace(cb slack.InteractionCallback, a conversation.Action) bool {
-	if firstNonEmpty(cb.Container.ChannelID, cb.Channel.ID) != a.Channel {
-		return false
-	}
-	thread := firstNonEmpty(cb.Container.ThreadTs, cb.Message.ThreadTimestamp)
-	if thread == "" && cb.Container.IsEphemeral {
-		return true
-	}
-	return firstNonEmpty(thread, cb.Container.MessageTs, cb.Message.Timestamp) == a.ThreadTS
-}
-
 // inputFromSlashCommand turns a slash command (/threadwright start proposal) into a
 // KindCommand input whose Key has no ThreadTS: the conversation layer resolves the
 // thread (Slack does not deliver slash commands typed in threads).
 func inputFromSlashCommand(cmd slack.SlashCommand, me Identity, envelopeID string) (conversation.Input, bool, string) {
-	team := firstNonEmpty(cmd.TeamID, me.TeamID)
+	team := cmp.Or(cmd.TeamID, me.TeamID)
 	if cmd.ChannelID == "" || cmd.UserID == "" || team == "" {
 		return conversation.Input{}, false, dropNoTarget
 	}
 	return conversation.Input{
-		ID:   conversation.InteractionInputID(team, firstNonEmpty(cmd.TriggerID, "envelope:"+envelopeID)),
+		ID:   conversation.InteractionInputID(team, cmp.Or(cmd.TriggerID, "envelope:"+envelopeID)),
 		Key:  conversation.Key{TeamID: team, ChannelID: cmd.ChannelID},
 		Kind: conversation.KindCommand,
 		Command: &conversation.CommandInput{
@@ -271,8 +194,8 @@ func modalView(a conversation.Action, m conversation.Modal) (slack.ModalViewRequ
 	if err != nil {
 		return slack.ModalViewRequest{}, err
 	}
-	title := firstNonEmpty(truncate(oneLine(m.Title), maxModalTitleChars), "threadwright")
-	submit := firstNonEmpty(truncate(oneLine(m.Submit), maxModalButtonChars), "Submit")
+	title := cmp.Or(truncate(oneLine(m.Title), maxModalTitleChars), "threadwright")
+	submit := cmp.Or(truncate(oneLine(m.Submit), maxModalButtonChars), "Submit")
 	if len(m.Fields) > 0 {
 		return slack.ModalViewRequest{
 			Type:            slack.VTModal,
@@ -283,7 +206,7 @@ func modalView(a conversation.Action, m conversation.Modal) (slack.ModalViewRequ
 			CallbackID:      ModalCallbackID,
 		}, nil
 	}
-	label := firstNonEmpty(truncate(strings.TrimSpace(m.Label), maxInputLabelChars), title)
+	label := cmp.Or(truncate(strings.TrimSpace(m.Label), maxInputLabelChars), title)
 	el := slack.NewPlainTextInputBlockElement(nil, modalActionID)
 	if p := truncate(oneLine(m.Placeholder), maxPlaceholderChars); p != "" {
 		el.Placeholder = slack.NewTextBlockObject(slack.PlainTextType, p, false, false)
@@ -330,7 +253,7 @@ func fieldBlocks(m conversation.Modal) []slack.Block {
 		el := slack.NewPlainTextInputBlockElement(nil, fieldActionID)
 		el.Multiline = !f.Number
 		el.MaxLength = maxInputChars
-		label := firstNonEmpty(truncate(strings.TrimSpace(f.Label), maxInputLabelChars), f.ID)
+		label := cmp.Or(truncate(strings.TrimSpace(f.Label), maxInputLabelChars), f.ID)
 		id := fieldBlockPrefix + m.Lang + "." + fieldFlags(f) + "." + f.ID
 		in := slack.NewInputBlock(id, slack.NewTextBlockObject(slack.PlainTextType, label, false, false), nil, el)
 		in.Optional = !f.Required
@@ -340,7 +263,7 @@ func fieldBlocks(m conversation.Modal) []slack.Block {
 }
 
 // fieldValues reads the fields of a submitted modal that fieldBlocks made: their
-// values by field id (trimmed), and what conversation.FieldError finds wrong by
+// values by field id (trimmed), and what render.FieldError finds wrong by
 // block_id. values is nil for a modal without such fields.
 func fieldValues(state *slack.ViewState) (values, errs map[string]string) {
 	if state == nil {

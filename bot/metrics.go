@@ -1,10 +1,7 @@
 package bot
 
 import (
-	"context"
 	"time"
-
-	"github.com/slack-go/slack/socketmode"
 )
 
 // Metrics observes the Bot's envelopes and its Socket Mode connection
@@ -27,18 +24,3 @@ type noMetrics struct{}
 func (noMetrics) EnvelopeReceived(string)             {}
 func (noMetrics) EnvelopeAcked(string, time.Duration) {}
 func (noMetrics) SocketReconnected()                  {}
-
-// metrics returns Config.Metrics, or one that does nothing.
-func (b *Bot) metrics() Metrics {
-	if b.cfg.Metrics == nil {
-		return noMetrics{}
-	}
-	return b.cfg.Metrics
-}
-
-// ackEnvelope acks the envelope of type typ read at received, and tells Metrics.
-func (b *Bot) ackEnvelope(ctx context.Context, typ socketmode.EventType, envelopeID string, received time.Time) {
-	if b.ack(ctx, envelopeID) {
-		b.metrics().EnvelopeAcked(string(typ), time.Since(received))
-	}
-}

@@ -45,17 +45,7 @@ func (d *Definition) Validate() error {
 func (d *Definition) check(ps *problems, pos *positions) {
 	dp := pos.def
 	d.line = dp.at("name")
-	switch {
-	case d.Name == "":
-		if dp.ok("name") {
-			ps.addf(dp.at("name"), "missing name: the workflow's id in commands, like name: proposal")
-		}
-	case !nameRE.MatchString(d.Name):
-		ps.addf(dp.at("name"), "name %q is invalid: use lower-case letters, digits and \"-\", starting with a letter or digit", d.Name)
-	}
-	if d.Title == "" && dp.ok("title") {
-		ps.addf(dp.at("title"), "missing title: the workflow's name as people read it, like title: Grant proposal")
-	}
+	checkName(ps, dp, d.Name, d.Title)
 	d.checkPermissions(ps, dp, pos.permissions)
 	d.checkInputs(ps, pos)
 	if d.Locale != "" && !localeRE.MatchString(d.Locale) {
@@ -69,72 +59,9 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	index := map[string]int{} // artifact id → index of its first declaration
 	for i := range d.Artifacts {
 		a, ap := &d.Artifacts[i], pos.artifact(i)
-		what := fmt.Sprintf("artifact #%d", i+1)
-		switch {
-		case a.ID == "":
-			if ap.ok("id") {
-				ps.addf(ap.at("id"), "%s: missing id", what)
-			}
-		case !artifactIDRE.MatchString(a.ID):
-			ps.addf(ap.at("id"), "artifact id %q is invalid: use lower-case letters, digits and \"_\", starting with a letter or digit", a.ID)
-		default:
-			if j, dup := index[a.ID]; dup {
-				ps.addf(ap.at("id"), "duplicate artifact id %q (first at line %d)", a.ID, pos.artifact(j).at("id"))
-			} else {
-				index[a.ID] = i
-			}
-		}
-		if a.ID != "" {
-			what = fmt.Sprintf("artifact %q", a.ID)
-		}
-		if a.Title == "" && ap.ok("title") {
-			ps.addf(ap.at("title"), "%s: missing title", what)
-		}
-		if a.Mode == "" {
-			a.Mode = ModeDraft
-		}
-		switch a.Mode {
-		case ModeChoice:
-			if a.Options == 0 && !ap.has("options") {
-				a.Options = DefaultOptions
-			} else if (a.Options < 2 || a.Options > MaxOptions) && ap.ok("options") {
-				ps.addf(ap.at("options"), "%s: options must be between 2 and %d, got %d", what, MaxOptions, a.Options)
-			}
-		case ModeDraft, ModeAuto:
-			if a.Options != 0 || ap.has("options") {
-				ps.addf(ap.at("options"), "%s: options is only for mode %s (mode is %s)", what, ModeChoice, a.Mode)
-			}
-		default:
-			ps.addf(ap.at("mode"), "%s: mode %q is invalid: use %s, %s or %s", what, a.Mode, ModeChoice, ModeDraft, ModeAuto)
-		}
-		a.checkPipeline(ps, ap, what)
-		checkShare(ps, a.PassShare, ap.position, what+": pass_share")
-		criteria := map[string]int{} // criterion id → line
-		for j, c := range a.Criteria {
-			cp := ap.criterion(j)
-			cwhat := fmt.Sprintf("%s: criterion #%d", what, j+1)
-			switch {
-			case c.ID == "":
-				if cp.ok("id") {
-					ps.addf(cp.at("id"), "%s: missing id", cwhat)
-				}
-			case !artifactIDRE.MatchString(c.ID):
-				ps.addf(cp.at("id"), "%s: criterion id %q is invalid: use lower-case letters, digits and \"_\"", what, c.ID)
-			default:
-				if first, dup := criteria[c.ID]; dup {
-					ps.addf(cp.at("id"), "%s: duplicate criterion id %q (first at line %d)", what, c.ID, first)
-				} else {
-					criteria[c.ID] = cp.at("id")
-				}
-			}
-			if c.ID != "" {
-				cwhat = fmt.Sprintf("%s: criterion %q", what, c.ID)
-			}
-			if c.Description == "" && cp.ok("description") {
-				ps.addf(cp.at("description"), "%s: missing description: what the evaluator checks", cwhat)
-			}
-			d.checkCheck(ps, c.Check, cp, cwhat)
-		}
+		what := checkArtifactID(ps, pos, i, a.ID, index)
+		a.checkFields(ps, ap, what)
+		d.checkCriteria(ps, a, ap, what)
 	}
 
 	ids := make([]string, 0, len(index))
@@ -144,24 +71,8 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	slices.Sort(ids) // nearest takes the first of equally near ids
 	for i, a := range d.Artifacts {
 		ap := pos.artifact(i)
-		seen := map[string]bool{}
-		for j, dep := range a.DependsOn {
-			line := ap.dependency(j)
-			switch _, known := index[dep]; {
-			case dep == "":
-				ps.addf(line, "artifact %q: depends_on has an empty entry", a.ID)
-			case seen[dep]:
-				ps.addf(line, "artifact %q: depends_on lists %q twice", a.ID, dep)
-			case !known:
-				reason := fmt.Sprintf("artifact %q: depends_on names unknown artifact %q", a.ID, dep)
-				if s := nearest(dep, ids); s != "" {
-					reason += fmt.Sprintf(" (did you mean %q?)", s)
-				}
-				ps.addf(line, "%s", reason)
-			}
-			seen[dep] = true
-		}
-		d.checkForeach(ps, ap, a, index, ids)
+		checkDependsOn(ps, ap, a, index, ids)
+		checkForeach(ps, ap, a, index, ids)
 		d.checkSources(ps, ap, a, index, ids) // sources.go
 	}
 	d.checkCycles(ps, pos, index)
@@ -169,6 +80,131 @@ func (d *Definition) check(ps *problems, pos *positions) {
 	d.compileReport(ps, pos)
 	d.checkPrompts(ps, pos)
 	d.checkPasses(ps, pos) // passes.go
+}
+
+// checkName checks the workflow's name and title, at dp.
+func checkName(ps *problems, dp position, name, title string) {
+	switch {
+	case name == "":
+		if dp.ok("name") {
+			ps.addf(dp.at("name"), "missing name: the workflow's id in commands, like name: proposal")
+		}
+	case !nameRE.MatchString(name):
+		ps.addf(dp.at("name"), "name %q is invalid: use lower-case letters, digits and \"-\", starting with a letter or digit", name)
+	}
+	if title == "" && dp.ok("title") {
+		ps.addf(dp.at("title"), "missing title: the workflow's name as people read it, like title: Grant proposal")
+	}
+}
+
+// checkArtifactID checks id, the id of artifact i, records it in index (artifact id
+// → index of its first declaration), and returns how problems name the artifact.
+func checkArtifactID(ps *problems, pos *positions, i int, id string, index map[string]int) (what string) {
+	ap := pos.artifact(i)
+	what = fmt.Sprintf("artifact #%d", i+1)
+	switch {
+	case id == "":
+		if ap.ok("id") {
+			ps.addf(ap.at("id"), "%s: missing id", what)
+		}
+	case !artifactIDRE.MatchString(id):
+		ps.addf(ap.at("id"), "artifact id %q is invalid: use lower-case letters, digits and \"_\", starting with a letter or digit", id)
+	default:
+		if j, dup := index[id]; dup {
+			ps.addf(ap.at("id"), "duplicate artifact id %q (first at line %d)", id, pos.artifact(j).at("id"))
+		} else {
+			index[id] = i
+		}
+	}
+	if id != "" {
+		what = fmt.Sprintf("artifact %q", id)
+	}
+	return what
+}
+
+// checkFields fills the defaults of a, the artifact what, and checks the fields it
+// declares on its own: title, mode and options, pipeline and pass_share.
+func (a *Artifact) checkFields(ps *problems, ap artifactPosition, what string) {
+	if a.Title == "" && ap.ok("title") {
+		ps.addf(ap.at("title"), "%s: missing title", what)
+	}
+	a.checkMode(ps, ap, what)
+	a.checkPipeline(ps, ap, what)
+	checkShare(ps, a.PassShare, ap.position, what+": pass_share")
+}
+
+// checkMode fills a's default mode (draft) and options, and checks them.
+func (a *Artifact) checkMode(ps *problems, ap artifactPosition, what string) {
+	if a.Mode == "" {
+		a.Mode = ModeDraft
+	}
+	switch a.Mode {
+	case ModeChoice:
+		if a.Options == 0 && !ap.has("options") {
+			a.Options = DefaultOptions
+		} else if (a.Options < 2 || a.Options > MaxOptions) && ap.ok("options") {
+			ps.addf(ap.at("options"), "%s: options must be between 2 and %d, got %d", what, MaxOptions, a.Options)
+		}
+	case ModeDraft, ModeAuto:
+		if a.Options != 0 || ap.has("options") {
+			ps.addf(ap.at("options"), "%s: options is only for mode %s (mode is %s)", what, ModeChoice, a.Mode)
+		}
+	default:
+		ps.addf(ap.at("mode"), "%s: mode %q is invalid: use %s, %s or %s", what, a.Mode, ModeChoice, ModeDraft, ModeAuto)
+	}
+}
+
+// checkCriteria checks the criteria of a: their ids (unique within a), descriptions
+// and checks.
+func (d *Definition) checkCriteria(ps *problems, a *Artifact, ap artifactPosition, what string) {
+	criteria := map[string]int{} // criterion id → line
+	for j, c := range a.Criteria {
+		cp := ap.criterion(j)
+		cwhat := fmt.Sprintf("%s: criterion #%d", what, j+1)
+		switch {
+		case c.ID == "":
+			if cp.ok("id") {
+				ps.addf(cp.at("id"), "%s: missing id", cwhat)
+			}
+		case !artifactIDRE.MatchString(c.ID):
+			ps.addf(cp.at("id"), "%s: criterion id %q is invalid: use lower-case letters, digits and \"_\"", what, c.ID)
+		default:
+			if first, dup := criteria[c.ID]; dup {
+				ps.addf(cp.at("id"), "%s: duplicate criterion id %q (first at line %d)", what, c.ID, first)
+			} else {
+				criteria[c.ID] = cp.at("id")
+			}
+		}
+		if c.ID != "" {
+			cwhat = fmt.Sprintf("%s: criterion %q", what, c.ID)
+		}
+		if c.Description == "" && cp.ok("description") {
+			ps.addf(cp.at("description"), "%s: missing description: what the evaluator checks", cwhat)
+		}
+		d.checkCheck(ps, c.Check, cp, cwhat)
+	}
+}
+
+// checkDependsOn checks the depends_on of a: no empty entry, none twice, and only
+// artifacts in index (ids: their ids, sorted, for a suggestion).
+func checkDependsOn(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
+	seen := map[string]bool{}
+	for j, dep := range a.DependsOn {
+		line := ap.dependency(j)
+		switch _, known := index[dep]; {
+		case dep == "":
+			ps.addf(line, "artifact %q: depends_on has an empty entry", a.ID)
+		case seen[dep]:
+			ps.addf(line, "artifact %q: depends_on lists %q twice", a.ID, dep)
+		case !known:
+			reason := fmt.Sprintf("artifact %q: depends_on names unknown artifact %q", a.ID, dep)
+			if s := nearest(dep, ids); s != "" {
+				reason += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			ps.addf(line, "%s", reason)
+		}
+		seen[dep] = true
+	}
 }
 
 // checkShare reports a pass share outside (0, 1]; what names it, and p gives the line
@@ -237,7 +273,7 @@ func (a *Artifact) checkPipeline(ps *problems, ap artifactPosition, what string)
 // checkForeach checks that a's foreach names an earlier dependency: an artifact of
 // d listed in a's depends_on, other than a. index maps the known ids to their
 // artifact, ids lists them for suggestions.
-func (d *Definition) checkForeach(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
+func checkForeach(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
 	if a.Foreach == "" {
 		return
 	}

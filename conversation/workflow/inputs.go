@@ -46,19 +46,6 @@ type Input struct {
 
 var inputFields = []string{"id", "label", "required", "type", "default"}
 
-// inputPosition is the lines of the inputs list.
-type inputPosition struct {
-	list  int        // line of the inputs key's value
-	items []position // each input's mapping
-}
-
-func (p inputPosition) item(i int) position {
-	if i < len(p.items) {
-		return p.items[i]
-	}
-	return position{line: p.list}
-}
-
 // decodeInputs reads the inputs list v into d.
 func decodeInputs(ps *problems, v *yaml.Node, d *Definition, pos *positions) {
 	pos.inputs.list = v.Line

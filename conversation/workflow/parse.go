@@ -36,87 +36,6 @@ func Parse(source string, data []byte) (*Definition, error) {
 	return d, nil
 }
 
-// position records where a YAML mapping and its keys are.
-type position struct {
-	line int            // the mapping's first line
-	keys map[string]int // key → line of the key
-	// reported holds the known keys a problem was already reported for: their value
-	// was of the wrong kind, or an unknown key was taken for a typo of them.
-	reported map[string]bool
-	// broken is true when the item is not a mapping at all (already reported).
-	broken bool
-}
-
-// at returns the line of key, or of the mapping when key is absent.
-func (p position) at(key string) int {
-	if l, ok := p.keys[key]; ok {
-		return l
-	}
-	return p.line
-}
-
-func (p position) has(key string) bool {
-	_, ok := p.keys[key]
-	return ok
-}
-
-// ok reports whether key needs checking: no problem was reported about it yet.
-func (p position) ok(key string) bool { return !p.broken && !p.reported[key] }
-
-// positions are the lines of a parsed definition's parts, for problems. The zero
-// value (a Definition built in Go) gives line 0 everywhere.
-type positions struct {
-	def         position
-	permissions position
-	report      *yaml.Node // the report value, to map template lines to file lines
-	inputs      inputPosition
-	artifacts   []artifactPosition
-}
-
-type artifactPosition struct {
-	position
-	dependsOn []int // line of each depends_on entry
-	criteria  []position
-	editor    position
-	enhance   position
-	tools     []int // line of each tools entry
-}
-
-func (p *positions) artifact(i int) artifactPosition {
-	if i < len(p.artifacts) {
-		return p.artifacts[i]
-	}
-	return artifactPosition{}
-}
-
-func (a artifactPosition) dependency(j int) int {
-	if j < len(a.dependsOn) {
-		return a.dependsOn[j]
-	}
-	return a.at("depends_on")
-}
-
-// tool returns the line of the artifact's jth tool.
-func (a artifactPosition) tool(j int) int {
-	if j < len(a.tools) {
-		return a.tools[j]
-	}
-	return a.at("tools")
-}
-
-// editorAt returns the line of key in the artifact's editor mapping, or of the
-// editor key.
-func (a artifactPosition) editorAt(key string) int { return a.keyIn(a.editor, "editor", key) }
-
-// keyIn returns the line of key in m, the mapping under the artifact's key parent, or
-// of parent itself when m lacks key.
-func (a artifactPosition) keyIn(m position, parent, key string) int {
-	if l, ok := m.keys[key]; ok {
-		return l
-	}
-	return a.at(parent)
-}
-
 // decodePass reads v, the mapping of an artifact's model pass under key (editor,
 // enhance: a prompt and a model profile, fields), for artifact what; want is the
 // problem when v is not a mapping. A key without a value gives empty strings, so that
@@ -143,13 +62,6 @@ func decodePass(ps *problems, v *yaml.Node, what, key string, fieldNames []strin
 	return prompt, model, p
 }
 
-func (a artifactPosition) criterion(j int) position {
-	if j < len(a.criteria) {
-		return a.criteria[j]
-	}
-	return position{line: a.at("criteria")}
-}
-
 // The fields of each mapping, in the order the schema documents them.
 var (
 	definitionFields = []string{"name", "title", "description", "locale", "approvers", "permissions", "inputs", "pass_share", "artifacts", "report"}
@@ -166,38 +78,8 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // syntax errors, unknown or repeated fields and values of the wrong kind; it returns
 // nil when the document is not a mapping at all.
 func decode(ps *problems, data []byte) (*Definition, *positions) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	err := dec.Decode(&doc)
-	if errors.Is(err, io.EOF) {
-		ps.addf(0, "empty file: a workflow needs at least name, title and artifacts")
-		return nil, nil
-	}
-	if err != nil {
-		syntaxProblem(ps, err, data)
-		return nil, nil
-	}
-	var second yaml.Node
-	if err := dec.Decode(&second); err == nil {
-		ps.addf(second.Line, "a file holds one workflow: remove the second YAML document (from this ---)")
-	} else if !errors.Is(err, io.EOF) {
-		syntaxProblem(ps, err, data)
-	}
-	root := resolve(&doc)
-	if root.Kind == yaml.DocumentNode {
-		if len(root.Content) == 0 { // only comments
-			ps.addf(0, "empty file: a workflow needs at least name, title and artifacts")
-			return nil, nil
-		}
-		root = resolve(root.Content[0])
-	}
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" && root.Value == "" {
-		// "---" alone: yaml.v3 places the empty document on the line after it.
-		ps.addf(0, "empty file: a workflow needs at least name, title and artifacts")
-		return nil, nil
-	}
-	if root.Kind != yaml.MappingNode {
-		ps.addf(root.Line, "a workflow is a YAML mapping with name, title, artifacts, …")
+	root := decodeRoot(ps, data)
+	if root == nil {
 		return nil, nil
 	}
 	d := &Definition{}
@@ -215,30 +97,7 @@ func decode(ps *problems, data []byte) (*Definition, *positions) {
 		case "approvers":
 			d.Approvers = str(ps, v, "approvers")
 		case "permissions":
-			pos.permissions = position{line: v.Line}
-			if isNull(v) {
-				return
-			}
-			if v.Kind != yaml.MappingNode {
-				ps.addf(v.Line, "permissions: want a mapping of actions to rules, like permissions: {cancel: starter}")
-				pos.permissions.broken = true
-				return
-			}
-			pos.permissions = fields(ps, v, "permissions", permissionFields, func(key string, v *yaml.Node) {
-				rule := str(ps, v, "permissions: "+key)
-				switch key {
-				case "approve":
-					d.Permissions.Approve = rule
-				case "keep":
-					d.Permissions.Keep = rule
-				case "restart":
-					d.Permissions.Restart = rule
-				case "edit":
-					d.Permissions.Edit = rule
-				case "cancel":
-					d.Permissions.Cancel = rule
-				}
-			})
+			pos.permissions = decodePermissions(ps, v, &d.Permissions)
 		case "inputs":
 			decodeInputs(ps, v, d, pos)
 		case "pass_share":
@@ -268,23 +127,74 @@ func decode(ps *problems, data []byte) (*Definition, *positions) {
 	return d, pos
 }
 
-// strList reads v, a list of strings named what ("artifact \"x\": tools"), and
-// the line of each entry; null is an empty list. want says what a list should be,
-// for the problem when v is not one.
-func strList(ps *problems, v *yaml.Node, what, want string) (vals []string, lines []int) {
+// decodeRoot reads data as one YAML document and returns its root mapping, or nil,
+// with a problem, when there is none: an empty file, a syntax error, or a document
+// that is not a mapping. A second document is a problem too.
+func decodeRoot(ps *problems, data []byte) *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) {
+		ps.addf(0, "empty file: a workflow needs at least name, title and artifacts")
+		return nil
+	}
+	if err != nil {
+		syntaxProblem(ps, err, data)
+		return nil
+	}
+	var second yaml.Node
+	if err := dec.Decode(&second); err == nil {
+		ps.addf(second.Line, "a file holds one workflow: remove the second YAML document (from this ---)")
+	} else if !errors.Is(err, io.EOF) {
+		syntaxProblem(ps, err, data)
+	}
+	root := resolve(&doc)
+	if root.Kind == yaml.DocumentNode {
+		if len(root.Content) == 0 { // only comments
+			ps.addf(0, "empty file: a workflow needs at least name, title and artifacts")
+			return nil
+		}
+		root = resolve(root.Content[0])
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" && root.Value == "" {
+		// "---" alone: yaml.v3 places the empty document on the line after it.
+		ps.addf(0, "empty file: a workflow needs at least name, title and artifacts")
+		return nil
+	}
+	if root.Kind != yaml.MappingNode {
+		ps.addf(root.Line, "a workflow is a YAML mapping with name, title, artifacts, …")
+		return nil
+	}
+	return root
+}
+
+// decodePermissions reads v, the permissions mapping (actions to rules), into perm
+// and returns where it is.
+func decodePermissions(ps *problems, v *yaml.Node, perm *Permissions) position {
+	p := position{line: v.Line}
 	if isNull(v) {
-		return nil, nil
+		return p
 	}
-	if v.Kind != yaml.SequenceNode {
-		ps.addf(v.Line, "%s: want %s", what, want)
-		return nil, nil
+	if v.Kind != yaml.MappingNode {
+		ps.addf(v.Line, "permissions: want a mapping of actions to rules, like permissions: {cancel: starter}")
+		p.broken = true
+		return p
 	}
-	for _, item := range v.Content {
-		item = resolve(item)
-		vals = append(vals, str(ps, item, what+" entry"))
-		lines = append(lines, item.Line)
-	}
-	return vals, lines
+	return fields(ps, v, "permissions", permissionFields, func(key string, v *yaml.Node) {
+		rule := str(ps, v, "permissions: "+key)
+		switch key {
+		case "approve":
+			perm.Approve = rule
+		case "keep":
+			perm.Keep = rule
+		case "restart":
+			perm.Restart = rule
+		case "edit":
+			perm.Edit = rule
+		case "cancel":
+			perm.Cancel = rule
+		}
+	})
 }
 
 // syntaxProblem reports a YAML syntax error, at its line when yaml.v3 names one.
@@ -356,220 +266,49 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 		case "depends_on":
 			a.DependsOn, ap.dependsOn = strList(ps, v, what+": depends_on", "a list of artifact ids, like [research]")
 		case "criteria":
-			if isNull(v) {
-				return
-			}
-			if v.Kind != yaml.SequenceNode {
-				ps.addf(v.Line, "%s: criteria: want a list of criteria (- id: …, description: …)", what)
-				return
-			}
-			for j, item := range v.Content {
-				item = resolve(item)
-				cwhat := fmt.Sprintf("%s: criterion #%d", what, j+1)
-				if item.Kind != yaml.MappingNode {
-					ps.addf(item.Line, "%s: want a mapping with id and description", cwhat)
-					a.Criteria = append(a.Criteria, Criterion{})
-					ap.criteria = append(ap.criteria, position{line: item.Line, broken: true})
-					continue
-				}
-				if id := lookup(item, "id"); id != nil && id.Kind == yaml.ScalarNode && id.Value != "" {
-					cwhat = fmt.Sprintf("%s: criterion %q", what, id.Value)
-				}
-				var c Criterion
-				cp := fields(ps, item, cwhat, criterionFields, func(key string, v *yaml.Node) {
-					switch key {
-					case "id":
-						c.ID = str(ps, v, cwhat+": id")
-					case "description":
-						c.Description = str(ps, v, cwhat+": description")
-					case "critical":
-						c.Critical = boolean(ps, v, cwhat+": critical")
-					case "check":
-						c.Check = decodeCheck(ps, v, cwhat+": check")
-					}
-				})
-				a.Criteria = append(a.Criteria, c)
-				ap.criteria = append(ap.criteria, cp)
-			}
+			a.Criteria, ap.criteria = decodeCriteria(ps, v, what)
 		}
 	})
 	return a, ap
 }
 
-// whole returns the whole number v holds (0 when it is null); it reports any other
-// value.
-func whole(ps *problems, v *yaml.Node, what string) int {
+// decodeCriteria reads v, the criteria list of artifact what, and returns the
+// criteria with where each is (a broken position for one that is not a mapping).
+func decodeCriteria(ps *problems, v *yaml.Node, what string) (criteria []Criterion, cps []position) {
 	if isNull(v) {
-		return 0
+		return nil, nil
 	}
-	var n int
-	if v.Kind != yaml.ScalarNode || v.Decode(&n) != nil {
-		ps.addf(v.Line, "%s: want a whole number, got %s", what, describe(v))
+	if v.Kind != yaml.SequenceNode {
+		ps.addf(v.Line, "%s: criteria: want a list of criteria (- id: …, description: …)", what)
+		return nil, nil
 	}
-	return n
-}
-
-// share returns the pass share v holds, nil when it is null; it reports a value that
-// is not a number (the range is check's).
-func share(ps *problems, v *yaml.Node, what string) *float64 {
-	if isNull(v) {
-		return nil
-	}
-	var f float64
-	if v.Kind != yaml.ScalarNode || v.Decode(&f) != nil {
-		ps.addf(v.Line, "%s: want a number between 0 and 1, like 0.75, got %s", what, describe(v))
-		return nil
-	}
-	return &f
-}
-
-// boolean returns the true or false v holds (false when it is null); it reports any
-// other value.
-func boolean(ps *problems, v *yaml.Node, what string) bool {
-	if isNull(v) {
-		return false
-	}
-	var b bool
-	if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
-		ps.addf(v.Line, "%s: want true or false, got %s", what, describe(v))
-	}
-	return b
-}
-
-// fields walks the mapping n: it reports repeated and unknown keys (suggesting the
-// nearest known one) and calls set for every known key with its resolved value.
-func fields(ps *problems, n *yaml.Node, what string, known []string, set func(key string, v *yaml.Node)) position {
-	p := position{line: n.Line, keys: map[string]int{}, reported: map[string]bool{}}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := resolve(n.Content[i]), resolve(n.Content[i+1])
-		if k.Kind != yaml.ScalarNode {
-			ps.addf(k.Line, "%s: a key must be a plain word", what)
+	for j, item := range v.Content {
+		item = resolve(item)
+		cwhat := fmt.Sprintf("%s: criterion #%d", what, j+1)
+		if item.Kind != yaml.MappingNode {
+			ps.addf(item.Line, "%s: want a mapping with id and description", cwhat)
+			criteria = append(criteria, Criterion{})
+			cps = append(cps, position{line: item.Line, broken: true})
 			continue
 		}
-		key := k.Value
-		if first, ok := p.keys[key]; ok {
-			ps.addf(k.Line, "%s: field %q repeated (first at line %d)", what, key, first)
-			continue
+		if id := lookup(item, "id"); id != nil && id.Kind == yaml.ScalarNode && id.Value != "" {
+			cwhat = fmt.Sprintf("%s: criterion %q", what, id.Value)
 		}
-		p.keys[key] = k.Line
-		if !slices.Contains(known, key) {
-			reason := fmt.Sprintf("unknown field %q in %s", key, what)
-			if s := suggest(key, known); s != "" {
-				reason += fmt.Sprintf(" (did you mean %q?)", s)
-				p.reported[s] = true
-			} else {
-				reason += " (known: " + strings.Join(known, ", ") + ")"
+		var c Criterion
+		cp := fields(ps, item, cwhat, criterionFields, func(key string, v *yaml.Node) {
+			switch key {
+			case "id":
+				c.ID = str(ps, v, cwhat+": id")
+			case "description":
+				c.Description = str(ps, v, cwhat+": description")
+			case "critical":
+				c.Critical = boolean(ps, v, cwhat+": critical")
+			case "check":
+				c.Check = decodeCheck(ps, v, cwhat+": check")
 			}
-			ps.addf(k.Line, "%s", reason)
-			continue
-		}
-		before := len(ps.list)
-		set(key, v)
-		if len(ps.list) > before {
-			p.reported[key] = true
-		}
+		})
+		criteria = append(criteria, c)
+		cps = append(cps, cp)
 	}
-	return p
-}
-
-// lookup returns the value of key in the mapping n, or nil.
-func lookup(n *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Kind == yaml.ScalarNode && n.Content[i].Value == key {
-			return resolve(n.Content[i+1])
-		}
-	}
-	return nil
-}
-
-// str returns the text of a scalar, trimmed; it reports any other kind of value.
-func str(ps *problems, v *yaml.Node, what string) string {
-	if isNull(v) {
-		return ""
-	}
-	if v.Kind != yaml.ScalarNode {
-		ps.addf(v.Line, "%s: want text, got %s", what, describe(v))
-		return ""
-	}
-	return strings.TrimSpace(v.Value)
-}
-
-func isNull(v *yaml.Node) bool {
-	return v.Kind == yaml.ScalarNode && v.Tag == "!!null"
-}
-
-// resolve follows YAML aliases (*anchor) to the node they name.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
-// describe names a YAML value for a problem.
-func describe(v *yaml.Node) string {
-	switch v.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	default:
-		return strconv.Quote(v.Value)
-	}
-}
-
-// synonyms maps words authors write for a field to the field (when nearest would
-// not find it: "retry" is three edits from "retries").
-var synonyms = map[string]string{
-	"retry":        "retries",
-	"attempts":     "retries",
-	"parallel":     "concurrency",
-	"parallelism":  "concurrency",
-	"each":         "foreach",
-	"profile":      "model",
-	"dependencies": "depends_on",
-}
-
-// suggest returns the known field an unknown key probably means, or "".
-func suggest(key string, known []string) string {
-	if s, ok := synonyms[strings.ToLower(key)]; ok && slices.Contains(known, s) {
-		return s
-	}
-	return nearest(key, known)
-}
-
-// nearest returns the candidate closest to s within edit distance 2 (and less than
-// the length of s), or "".
-func nearest(s string, candidates []string) string {
-	best, bestDist := "", min(3, len(s))
-	for _, c := range candidates {
-		if d := distance(s, c); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b, ignoring case and with "-"
-// and "_" equal.
-func distance(a, b string) int {
-	norm := strings.NewReplacer("-", "_")
-	ra, rb := []rune(norm.Replace(strings.ToLower(a))), []rune(norm.Replace(strings.ToLower(b)))
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return criteria, cps
 }

@@ -9,12 +9,6 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// MaxListDepth is the deepest list nesting that Convert shows by indentation: lists
-// nested deeper are written as if at this depth, numbered on from the items at this
-// depth, so that unclosed <ul> tags cannot make each item's indentation longer than
-// the last one's.
-const MaxListDepth = 8
-
 // maxTitle bounds Document.Title, in bytes.
 const maxTitle = 1024
 
@@ -90,15 +84,15 @@ func Convert(doc string, opts Options) Document {
 	text := bytes.TrimSpace(c.w.b)
 	if opts.TitleHeading && len(c.title) > 0 && !c.hasH1 {
 		d := Document{Title: string(c.title)}
-		d.Text, d.Cut = heading(c.title, text, c.w.cut, limit)
+		d.Text, d.Cut = withTitle(c.title, text, c.w.cut, limit)
 		return d
 	}
 	return Document{Title: string(c.title), Text: string(text), Cut: c.w.cut}
 }
 
-// heading returns text headed by the title as "# Title", within limit bytes, and
+// withTitle returns text headed by the title as "# Title", within limit bytes, and
 // whether it is cut.
-func heading(title, text []byte, cut bool, limit int) (string, bool) {
+func withTitle(title, text []byte, cut bool, limit int) (string, bool) {
 	if len("# \n\n")+len(title)+len(text) <= limit {
 		return strings.TrimSpace("# " + string(title) + "\n\n" + string(text)), cut // one copy
 	}
@@ -194,11 +188,8 @@ func (c *converter) start(a atom.Atom, selfClosing bool, at attrs) {
 	}
 	switch a {
 	case atom.Title:
-		// The tokenizer reads a title's content as one text token.
-		if !selfClosing && c.z.Next() == html.TextToken && c.title == nil {
-			t := writer{limit: maxTitle}
-			t.text(c.z.Text())
-			c.title = append([]byte{}, t.b...)
+		if !selfClosing {
+			c.readTitle()
 		}
 	case atom.Article, atom.Main:
 		c.content++
@@ -215,20 +206,9 @@ func (c *converter) start(a atom.Atom, selfClosing bool, at attrs) {
 		w.paragraph()
 		c.inPre, c.pre, c.preText, c.lang = true, c.pre[:0], false, language(at.class)
 	case atom.Ul, atom.Ol:
-		c.depth++
-		c.lists[min(c.depth, MaxListDepth)-1] = 0
-		if a == atom.Ol {
-			c.lists[min(c.depth, MaxListDepth)-1] = 1
-		}
-		w.line()
+		c.startList(a == atom.Ol)
 	case atom.Li:
-		w.line()
-		level := max(min(c.depth, MaxListDepth), 1)
-		w.prefix = prefix{level: level}
-		if c.depth > 0 && c.lists[level-1] > 0 {
-			w.prefix.number = c.lists[level-1]
-			c.lists[level-1]++
-		}
+		c.startItem()
 	case atom.Tr:
 		w.line()
 		c.cells = 0
@@ -260,6 +240,39 @@ func (c *converter) start(a atom.Atom, selfClosing bool, at attrs) {
 		if block(a) {
 			w.paragraph()
 		}
+	}
+}
+
+// readTitle reads the text of a <title>, which the tokenizer gives as one text token,
+// unless the document's title is read already.
+func (c *converter) readTitle() {
+	if c.z.Next() == html.TextToken && c.title == nil {
+		t := writer{limit: maxTitle}
+		t.text(c.z.Text())
+		c.title = append([]byte{}, t.b...)
+	}
+}
+
+// startList opens a list, one level deeper (numbered for an <ol>), on a new line.
+func (c *converter) startList(numbered bool) {
+	c.depth++
+	c.lists[min(c.depth, MaxListDepth)-1] = 0
+	if numbered {
+		c.lists[min(c.depth, MaxListDepth)-1] = 1
+	}
+	c.w.line()
+}
+
+// startItem opens a list item on a new line, with the bullet or the number of its
+// list's level.
+func (c *converter) startItem() {
+	w := &c.w
+	w.line()
+	level := max(min(c.depth, MaxListDepth), 1)
+	w.prefix = prefix{level: level}
+	if c.depth > 0 && c.lists[level-1] > 0 {
+		w.prefix.number = c.lists[level-1]
+		c.lists[level-1]++
 	}
 }
 

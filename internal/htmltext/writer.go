@@ -34,6 +34,12 @@ type prefix struct {
 	number  int // of an item of an ordered list; 0 for "- "
 }
 
+// MaxListDepth is the deepest list nesting that Convert shows by indentation: lists
+// nested deeper are written as if at this depth, numbered on from the items at this
+// depth, so that unclosed <ul> tags cannot make each item's indentation longer than
+// the last one's.
+const MaxListDepth = 8
+
 // indent is the indentation of a list item at MaxListDepth.
 var indent = strings.Repeat("  ", MaxListDepth-1)
 

@@ -12,6 +12,11 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
+// Checkpoints are the conversations and their messages: the checkpoint a turn loads
+// and saves (Load, Save), and conversation.Store's other queries of conversations
+// (Exists, Workflows, DeleteIdle).
+type Checkpoints struct{ *pool }
+
 // loadSQL reads a checkpoint in one statement: the control row, LEFT JOINed to its
 // newest $4 messages (none when there are none or $4 is 0), oldest first. Messages are
 // numbered 1, 2, 3, … with no gaps (Save numbers them from last_seq+1 in the statement
@@ -37,7 +42,7 @@ ORDER BY m.seq`
 // Load returns the conversation for key with at most recent of its newest messages,
 // oldest first, in one statement (loadSQL), so in one round trip. It costs the same
 // however long the conversation is. Errors: conversation.ErrNotFound.
-func (s *Store) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
+func (s *Checkpoints) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
 	cp, err := s.load(ctx, key, recent)
 	if err != nil {
 		return nil, classify(fmt.Errorf("load conversation %s: %w", key, err))
@@ -45,7 +50,7 @@ func (s *Store) Load(ctx context.Context, key conversation.Key, recent int) (*co
 	return cp, nil
 }
 
-func (s *Store) load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
+func (s *Checkpoints) load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
 	rows, err := s.loadStmt.QueryContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, max(recent, 0))
 	if err != nil {
 		return nil, err
@@ -91,7 +96,7 @@ func (s *Store) load(ctx context.Context, key conversation.Key, recent int) (*co
 // Exists reports whether the bot is part of thread key: a conversation exists for it,
 // or a pending input (an index lookup each: the conversations' unique key, and
 // inputs_thread_pending).
-func (s *Store) Exists(ctx context.Context, key conversation.Key) (bool, error) {
+func (s *Checkpoints) Exists(ctx context.Context, key conversation.Key) (bool, error) {
 	var ok bool
 	err := s.db.GetContext(ctx, &ok, `
 		SELECT EXISTS (SELECT FROM conversations WHERE team_id = $1 AND channel_id = $2 AND thread_ts = $3)
@@ -218,7 +223,7 @@ conv AS (
 // holds the thread; conversation.ErrConflict when the conversation exists
 // (turn.Version 0) or is not at turn.Version (including when it no longer exists), or
 // when turn.InputID is not a pending input (already answered, finished or deleted).
-func (s *Store) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+func (s *Checkpoints) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
 	saved, err := sqlstore.Save(turn, func(turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 		return s.save(ctx, turn, state)
 	})
@@ -226,7 +231,7 @@ func (s *Store) Save(ctx context.Context, turn conversation.Turn) (conversation.
 }
 
 // save writes turn, whose state is encoded as state, once sqlstore.Save has checked it.
-func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
+func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 	n := int64(len(turn.Append))
 	cols := messageColumns(turn.Append)
 	wfName, wfStatus, wfStartedBy := sqlstore.WorkflowColumns(turn.State)
@@ -277,13 +282,13 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 				return conversation.Saved{}, fmt.Errorf("insert usage: %w", err)
 			}
 		}
-		enqueue := tx.StmtContext(ctx, s.enqueueStmt)
+		enqueueTx := tx.StmtContext(ctx, s.enqueueStmt)
 		for _, in := range turn.Enqueue {
-			if _, err := s.enqueue(ctx, enqueue, in); err != nil {
+			if _, err := enqueue(ctx, enqueueTx, in); err != nil {
 				return conversation.Saved{}, err
 			}
 		}
-		if err := s.insertEvents(ctx, tx, turn.Events); err != nil {
+		if err := insertEvents(ctx, tx, turn.Events); err != nil {
 			return conversation.Saved{}, err
 		}
 		if err := tx.Commit(); err != nil {
@@ -320,7 +325,7 @@ func messageColumns(msgs []conversation.Message) messageCols {
 // conversations_workflows, which holds running workflows only, and sorts the few rows
 // it finds. The test for an empty startedBy costs the index nothing: the statement is
 // planned with its parameters' values, which fold the condition to one of its sides.
-func (s *Store) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
+func (s *Checkpoints) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
 	refs, err := sqlstore.Workflows(teamID, channelID, startedBy, limit, func(rows *[]workflowRow) error {
 		return s.db.SelectContext(ctx, rows, `
 			SELECT team_id, channel_id, thread_ts, workflow, workflow_started_by, updated_at
@@ -341,7 +346,7 @@ func (s *Store) Workflows(ctx context.Context, teamID, channelID, startedBy stri
 // by others (SKIP LOCKED: being acquired, or held by a Save) are left for the next
 // time rather than waited for. Finding a lease row's inputs reads every input (no
 // index covers inputs that are not pending), once: DeleteIdle runs rarely.
-func (s *Store) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
+func (s *Checkpoints) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
 	n, err := sqlstore.DeleteIdle(ctx, s.db.DB,
 		`DELETE FROM inputs WHERE created_at < $1`,
 		`DELETE FROM conversations WHERE updated_at < $1`,

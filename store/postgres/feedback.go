@@ -11,11 +11,14 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
-var _ conversation.FeedbackStore = (*Store)(nil)
+// Feedback is the feedback people gave on answers (migration 00008).
+type Feedback struct{ *pool }
+
+var _ conversation.FeedbackStore = (*Feedback)(nil)
 
 // SaveFeedback stores f, replacing the feedback of f.UserID on the same message
 // (migration 00008). Errors: the database's, wrapped.
-func (s *Store) SaveFeedback(ctx context.Context, f conversation.Feedback) error {
+func (s *Feedback) SaveFeedback(ctx context.Context, f conversation.Feedback) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO feedback (`+sqlstore.FeedbackCols+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		`+sqlstore.FeedbackUpsert,
@@ -27,7 +30,7 @@ func (s *Store) SaveFeedback(ctx context.Context, f conversation.Feedback) error
 }
 
 // ListFeedback returns the feedback stored since since, oldest first.
-func (s *Store) ListFeedback(ctx context.Context, since time.Time) ([]conversation.Feedback, error) {
+func (s *Feedback) ListFeedback(ctx context.Context, since time.Time) ([]conversation.Feedback, error) {
 	var rows []sqlstore.FeedbackRow[time.Time]
 	if err := s.db.SelectContext(ctx, &rows, `SELECT `+sqlstore.FeedbackCols+` FROM feedback
 		WHERE created_at >= $1 ORDER BY created_at, channel_id, message_ts, user_id`, since.UTC()); err != nil {
@@ -38,7 +41,7 @@ func (s *Store) ListFeedback(ctx context.Context, since time.Time) ([]conversati
 
 // AnswerAt returns the assistant message of thread key posted as ts. Errors:
 // conversation.ErrNotFound.
-func (s *Store) AnswerAt(ctx context.Context, key conversation.Key, ts string) (conversation.Message, error) {
+func (s *Feedback) AnswerAt(ctx context.Context, key conversation.Key, ts string) (conversation.Message, error) {
 	var m nullMessage
 	err := s.db.QueryRowxContext(ctx, `
 		SELECT m.seq, m.role, m.user_id, m.text, m.slack_ts, m.prompt_tokens, m.completion_tokens, m.meta, m.created_at

@@ -11,6 +11,11 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
+// Inputs are the inputs that drive the turns: conversation.Store's Enqueue,
+// CountPending, Enqueued and Finish. Leases begin them; Save marks them done and
+// enqueues a turn's follow-ups (enqueue).
+type Inputs struct{ *pool }
+
 // enqueueSQL inserts an input and tells its thread's lease row, in one statement (so
 // in one round trip, and one transaction):
 //
@@ -56,14 +61,14 @@ SELECT seq FROM ins`
 // status) it changes nothing and returns false. in.CreatedAt, when set, is kept
 // (DeleteIdle goes by it; Seq, not CreatedAt, orders a thread's inputs); otherwise it
 // is now. in.Status, in.Attempts and in.Seq are ignored.
-func (s *Store) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
-	ok, err := s.enqueue(ctx, s.enqueueStmt, in)
+func (s *Inputs) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
+	ok, err := enqueue(ctx, s.enqueueStmt, in)
 	return ok, classify(err)
 }
 
 // enqueue inserts in with st: enqueueStmt, or enqueueStmt in the transaction of a
 // Save.
-func (s *Store) enqueue(ctx context.Context, st *sql.Stmt, in conversation.Input) (bool, error) {
+func enqueue(ctx context.Context, st *sql.Stmt, in conversation.Input) (bool, error) {
 	return sqlstore.Enqueue(in, func(r sqlstore.NewInput) (bool, error) {
 		var seq int64
 		err := st.QueryRowContext(ctx, r.ID, r.EventID, r.Key.TeamID, r.Key.ChannelID, r.Key.ThreadTS, r.Kind, r.Payload,
@@ -102,7 +107,7 @@ SELECT EXISTS (SELECT FROM finished), EXISTS (SELECT FROM inputs WHERE id = $1::
 // in one statement (finishSQL). With a held lease l, it does so only while l still
 // holds the input's thread. Errors: conversation.ErrNotFound,
 // conversation.ErrLeaseLost.
-func (s *Store) Finish(ctx context.Context, l conversation.Lease, id string, status conversation.InputStatus) error {
+func (s *Inputs) Finish(ctx context.Context, l conversation.Lease, id string, status conversation.InputStatus) error {
 	return classify(sqlstore.Finish(l, id, status, func(now time.Time) (finished, exists, held bool, err error) {
 		err = s.db.QueryRowContext(ctx, finishSQL, id, string(status), now, l.Token, l.Owner,
 			l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS).Scan(&finished, &exists, &held)
@@ -124,7 +129,7 @@ SELECT
 
 // CountPending counts the pending inputs of thread key and of author userID, each up
 // to limit, in one statement (countPendingSQL).
-func (s *Store) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
+func (s *Inputs) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
 	c, err := sqlstore.CountPending(key, limit, func() (c conversation.PendingCounts, err error) {
 		err = s.db.QueryRowContext(ctx, countPendingSQL, key.TeamID, key.ChannelID, key.ThreadTS, userID, limit).Scan(&c.Thread, &c.User)
 		return c, err
@@ -134,7 +139,7 @@ func (s *Store) CountPending(ctx context.Context, key conversation.Key, userID s
 
 // Enqueued reports whether an input with id was enqueued, whatever its status (a
 // lookup of its primary key).
-func (s *Store) Enqueued(ctx context.Context, id string) (bool, error) {
+func (s *Inputs) Enqueued(ctx context.Context, id string) (bool, error) {
 	var ok bool
 	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inputs WHERE id = $1::text)`, id).Scan(&ok); err != nil {
 		return false, classify(fmt.Errorf("look up input %s: %w", id, err))

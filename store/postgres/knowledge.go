@@ -12,7 +12,11 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
-var _ conversation.Knowledge = (*Store)(nil)
+// Knowledge is the knowledge base: sources and their chunks, searched by words (see
+// searchSQL).
+type Knowledge struct{ *pool }
+
+var _ conversation.Knowledge = (*Knowledge)(nil)
 
 // searchSQL ranks the chunks that hold any word of the query $1, best first, at most
 // $2, in one statement (prepared once per connection, like the statements of a turn):
@@ -80,14 +84,14 @@ LIMIT $2::integer`
 // ReplaceSource of the same source wait), then replaces its chunks. When the source is
 // stored with hash already it changes nothing and returns false. The chunks are
 // numbered from 0 in the order given.
-func (s *Store) ReplaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk) (bool, error) {
+func (s *Knowledge) ReplaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk) (bool, error) {
 	ok, err := sqlstore.ReplaceSource(source, hash, chunks, func(chunks []conversation.Chunk, now time.Time) (bool, error) {
 		return s.replaceSource(ctx, source, hash, chunks, now)
 	})
 	return ok, classify(err)
 }
 
-func (s *Store) replaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk, now time.Time) (bool, error) {
+func (s *Knowledge) replaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk, now time.Time) (bool, error) {
 	headings, texts := make(pq.StringArray, len(chunks)), make(pq.StringArray, len(chunks))
 	for i, c := range chunks {
 		headings[i], texts[i] = c.Heading, c.Text
@@ -125,14 +129,14 @@ func (s *Store) replaceSource(ctx context.Context, source, hash string, chunks [
 
 // DeleteSource removes source and its chunks (ON DELETE CASCADE). Errors:
 // conversation.ErrNotFound.
-func (s *Store) DeleteSource(ctx context.Context, source string) error {
+func (s *Knowledge) DeleteSource(ctx context.Context, source string) error {
 	return classify(sqlstore.DeleteSource(source, func() (sql.Result, error) {
 		return s.db.ExecContext(ctx, `DELETE FROM sources WHERE source = $1`, source)
 	}))
 }
 
 // Sources lists the ingested sources, sorted by path byte-wise (COLLATE "C").
-func (s *Store) Sources(ctx context.Context) ([]conversation.SourceInfo, error) {
+func (s *Knowledge) Sources(ctx context.Context) ([]conversation.SourceInfo, error) {
 	infos, err := sqlstore.Sources(func(rows *[]sqlstore.SourceRow[time.Time]) error {
 		return s.db.SelectContext(ctx, rows, `SELECT source, hash, chunks, ingested_at FROM sources ORDER BY source`)
 	})
@@ -141,7 +145,7 @@ func (s *Store) Sources(ctx context.Context) ([]conversation.SourceInfo, error) 
 
 // Search returns up to limit chunks that hold any word of query, best first, in one
 // statement (searchSQL).
-func (s *Store) Search(ctx context.Context, query string, limit int) ([]conversation.Passage, error) {
+func (s *Knowledge) Search(ctx context.Context, query string, limit int) ([]conversation.Passage, error) {
 	passages, err := sqlstore.Search(query, limit, func(query string, limit int, out *[]sqlstore.PassageRow) error {
 		rows, err := s.searchStmt.QueryContext(ctx, query, limit)
 		if err != nil {

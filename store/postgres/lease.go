@@ -9,6 +9,10 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
+// Leases are the threads' leases (docs/architecture.md, "Durable turns"):
+// conversation.Store's Acquire, Begin, Release, Abandon, Renew, Signal and Orphans.
+type Leases struct{ *pool }
+
 // The lease statements (migration 00005; docs/architecture.md, "Durable turns"). A
 // lease expires by the database's clock: now() plus a ttl sent in whole milliseconds
 // ($n * interval '1 millisecond'), so that replicas whose clocks disagree agree on it.
@@ -38,7 +42,7 @@ RETURNING token, prev_owner`
 // (acquireSQL). It returns the lease and the owner of the expired lease it took over
 // ("" when the thread was free), or ok false when a live lease of another owner holds
 // the thread.
-func (s *Store) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
+func (s *Leases) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
 	l, prev, ok, err := sqlstore.Acquire(key, owner, ttl, func(ttl time.Duration) *sql.Row {
 		return s.acquireStmt.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner, ttl.Milliseconds())
 	})
@@ -78,7 +82,7 @@ FROM (VALUES (1)) AS one LEFT JOIN next AS n ON true`
 // Begin starts the next input of l's thread, the pending input with the lowest Seq:
 // it increments the input's Attempts and returns it, or nil when the thread has no
 // pending input, in one statement (beginSQL). Errors: conversation.ErrLeaseLost.
-func (s *Store) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
+func (s *Leases) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	in, err := sqlstore.Begin(l, func(r *inputRow) (found, held bool, err error) {
 		err = s.beginStmt.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token, sqlstore.Now()).
 			Scan(&held, &found, &r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
@@ -132,7 +136,7 @@ SELECT EXISTS (SELECT FROM lease), EXISTS (SELECT FROM released)`
 // (releaseSQL), and reports whether it did: false, keeping the lease, when an input is
 // pending, or was enqueued while Release ran (the holder goes on with it). Errors:
 // conversation.ErrLeaseLost.
-func (s *Store) Release(ctx context.Context, l conversation.Lease) (bool, error) {
+func (s *Leases) Release(ctx context.Context, l conversation.Lease) (bool, error) {
 	ok, err := sqlstore.Release(l, func() (held, released bool, err error) {
 		err = s.releaseStmt.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token).
 			Scan(&held, &released)
@@ -144,7 +148,7 @@ func (s *Store) Release(ctx context.Context, l conversation.Lease) (bool, error)
 // Abandon frees l whatever is pending, in one statement, so that the next Orphans of
 // any worker offers its thread: a worker that shuts down hands its threads over.
 // Errors: conversation.ErrLeaseLost.
-func (s *Store) Abandon(ctx context.Context, l conversation.Lease) error {
+func (s *Leases) Abandon(ctx context.Context, l conversation.Lease) error {
 	return classify(sqlstore.Abandon(l, func() (sql.Result, error) {
 		return s.db.ExecContext(ctx, `
 			UPDATE leases
@@ -166,7 +170,7 @@ RETURNING team_id, channel_id, thread_ts, token, newest, message_seq, message_by
 // included, until ttl (whole milliseconds) from now by the database's clock, and
 // returns their states, in one statement (renewSQL). A lease of owner missing from
 // the result was taken over.
-func (s *Store) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
+func (s *Leases) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
 	states, err := sqlstore.Renew(owner, ttl, func(ttl time.Duration) (*sql.Rows, error) {
 		return s.renewStmt.QueryContext(ctx, owner, ttl.Milliseconds())
 	})
@@ -177,7 +181,7 @@ func (s *Store) Renew(ctx context.Context, owner string, ttl time.Duration) ([]c
 // (LeaseState.Stop), replacing the request recorded before; it does nothing when no
 // lease holds the thread (owner NULL; an expired lease nobody took still has its
 // holder, which may renew it).
-func (s *Store) Signal(ctx context.Context, key conversation.Key, r conversation.StopRequest) error {
+func (s *Leases) Signal(ctx context.Context, key conversation.Key, r conversation.StopRequest) error {
 	return classify(sqlstore.Signal(key, r, func(target, by string) (sql.Result, error) {
 		return s.db.ExecContext(ctx, `
 			UPDATE leases SET stop_target = $4, stop_by = $5
@@ -192,7 +196,7 @@ func (s *Store) Signal(ctx context.Context, key conversation.Key, r conversation
 // entries are the pending inputs only, grouped by thread, and looks each thread's
 // lease up by its primary key: its cost grows with the number of pending inputs, the
 // inputs waiting to run, not with the inputs stored.
-func (s *Store) Orphans(ctx context.Context, limit int) ([]conversation.Key, error) {
+func (s *Leases) Orphans(ctx context.Context, limit int) ([]conversation.Key, error) {
 	keys, err := sqlstore.Orphans(limit, func(rows *[]sqlstore.KeyRow) error {
 		return s.db.SelectContext(ctx, rows, `
 			SELECT p.team_id, p.channel_id, p.thread_ts

@@ -27,20 +27,35 @@ var migrations embed.FS
 // Store is a conversation.Store and a conversation.Knowledge in a PostgreSQL
 // database. Every method is safe for concurrent use. Its errors that may go away when
 // retried satisfy errors.Is(err, conversation.ErrUnavailable) (see transient).
+//
+// It is made of one part per job, embedded, which share its connections: the
+// conversation.Store is Checkpoints, Inputs and Leases (with Store's Ping and Close);
+// Knowledge is the conversation.Knowledge, UsageLedger the conversation.UsageStore,
+// Feedback the conversation.FeedbackStore, Outbox the webhook outbox (webhook.Outbox),
+// APIQueries what the HTTP API reads besides Load (api.Store), and Secrets the
+// installation's secrets.
 type Store struct {
-	db *sqlx.DB
-	// The statements of a turn (Enqueue, Acquire, Begin, Load, Save, Release) and of
-	// the heartbeat (Renew), prepared once per connection (by database/sql, on first
-	// use) rather than parsed and planned on every call: that planning, of Save's WITH
-	// statement above all, cost more than a round trip. Named prepared statements need
-	// session-level pooling between the store and the server (PgBouncer's transaction
-	// mode supports them from version 1.21). searchStmt, the knowledge base's Search,
-	// has a plan worth keeping too.
-	loadStmt, createStmt, updateStmt, enqueueStmt, acquireStmt, beginStmt, releaseStmt, renewStmt *sql.Stmt
-	searchStmt                                                                                    *sql.Stmt
+	*pool
+	Checkpoints
+	Inputs
+	Leases
+	Knowledge
+	Outbox
+	UsageLedger
+	Feedback
+	APIQueries
+	Secrets
 }
 
 var _ conversation.Store = (*Store)(nil)
+
+// newStore returns a Store whose parts share p.
+func newStore(p *pool) *Store {
+	return &Store{
+		pool: p, Checkpoints: Checkpoints{p}, Inputs: Inputs{p}, Leases: Leases{p}, Knowledge: Knowledge{p},
+		Outbox: Outbox{p}, UsageLedger: UsageLedger{p}, Feedback: Feedback{p}, APIQueries: APIQueries{p}, Secrets: Secrets{p},
+	}
+}
 
 // DefaultMaxConns is the size of the connection pool when Open is given none.
 const DefaultMaxConns = 20
@@ -69,7 +84,7 @@ func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
 	// goose migrates on another.
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
-	s := &Store{db: db}
+	s := newStore(&pool{db: db})
 	for _, p := range []struct {
 		st  **sql.Stmt
 		sql string

@@ -9,14 +9,18 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
-var _ conversation.UsageStore = (*Store)(nil)
+// UsageLedger is the ledger of the tokens models used (migration 00010). Save writes
+// a turn's rows (insertUsageSQL); UsageReport and UsageSince read them.
+type UsageLedger struct{ *pool }
+
+var _ conversation.UsageStore = (*UsageLedger)(nil)
 
 // insertUsageSQL writes Turn.Usage to the usage ledger (migration 00010).
 const insertUsageSQL = `INSERT INTO token_usage (` + sqlstore.UsageCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 
 // UsageReport sums the usage ledger since since, grouped by by, largest total first.
 // Errors: an unknown by; the database's, wrapped.
-func (s *Store) UsageReport(ctx context.Context, since time.Time, by conversation.UsageBy) ([]conversation.UsageTotal, error) {
+func (s *UsageLedger) UsageReport(ctx context.Context, since time.Time, by conversation.UsageBy) ([]conversation.UsageTotal, error) {
 	col, err := sqlstore.UsageGroupColumn(by)
 	if err != nil {
 		return nil, err
@@ -30,7 +34,7 @@ func (s *Store) UsageReport(ctx context.Context, since time.Time, by conversatio
 
 // UsageSince returns the ledger rows f selects, oldest first, through the index of
 // f's person or channel.
-func (s *Store) UsageSince(ctx context.Context, f conversation.UsageFilter) ([]conversation.UsageRecord, error) {
+func (s *UsageLedger) UsageSince(ctx context.Context, f conversation.UsageFilter) ([]conversation.UsageRecord, error) {
 	q := `SELECT ` + sqlstore.UsageCols + ` FROM token_usage WHERE team_id = $1 AND created_at >= $2`
 	args := []any{f.TeamID, f.Since.UTC()}
 	if f.UserID != "" {

@@ -11,6 +11,11 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
+// Outbox is the webhook outbox (migration 00009) that package webhook delivers from
+// (webhook.Outbox). Save writes a turn's events (insertEvents); ClaimEvents,
+// EventDone, EventFailed and DeleteEvents lease, end and delete them.
+type Outbox struct{ *pool }
+
 // The webhook outbox's statements (migration 00009; README, "Webhooks"). Leases and
 // retry times are by the database's clock, so replicas whose clocks disagree agree
 // on them.
@@ -45,7 +50,7 @@ const (
 
 // insertEvents writes events in tx (Save's transaction); an event whose id is stored
 // already is skipped.
-func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []conversation.Event) error {
+func insertEvents(ctx context.Context, tx *sql.Tx, events []conversation.Event) error {
 	for _, e := range events {
 		data, err := json.Marshal(e.Data)
 		if err != nil {
@@ -63,7 +68,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []conversat
 // the oldest undelivered event of each thread, when it is due and no live claim holds
 // it, oldest first (claimEventsSQL). A later event of a thread waits until the
 // earlier ones are delivered.
-func (s *Store) ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error) {
+func (s *Outbox) ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error) {
 	rows, err := s.db.QueryContext(ctx, claimEventsSQL, owner, ttl.Milliseconds(), limit)
 	if err != nil {
 		return nil, classify(fmt.Errorf("claim webhook events: %w", err))
@@ -80,7 +85,7 @@ func (s *Store) ClaimEvents(ctx context.Context, owner string, ttl time.Duration
 // abandoned after too many failures otherwise (lastErr kept). It does nothing when
 // owner's claim is not the event's last (its lease expired and another replica
 // claimed the event), so that claim is not freed under its holder.
-func (s *Store) EventDone(ctx context.Context, seq int64, owner, lastErr string) error {
+func (s *Outbox) EventDone(ctx context.Context, seq int64, owner, lastErr string) error {
 	_, err := s.db.ExecContext(ctx, `
 		UPDATE webhook_events SET delivered_at = now(), attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,
 			last_error = $2
@@ -95,7 +100,7 @@ func (s *Store) EventDone(ctx context.Context, seq int64, owner, lastErr string)
 // more attempt, and lastErr; nothing unless that claim is the event's last, as
 // EventDone) and makes it due again after retryIn (whole milliseconds), freeing its
 // claim.
-func (s *Store) EventFailed(ctx context.Context, seq int64, owner string, retryIn time.Duration, lastErr string) error {
+func (s *Outbox) EventFailed(ctx context.Context, seq int64, owner string, retryIn time.Duration, lastErr string) error {
 	_, err := s.db.ExecContext(ctx, `
 		UPDATE webhook_events SET attempts = attempts + 1, last_error = $2,
 			next_attempt_at = now() + $3::bigint * interval '1 millisecond', lease_owner = NULL, lease_until = NULL
@@ -108,7 +113,7 @@ func (s *Store) EventFailed(ctx context.Context, seq int64, owner string, retryI
 
 // DeleteEvents deletes the events whose delivery ended (delivered or abandoned)
 // before before, and returns how many.
-func (s *Store) DeleteEvents(ctx context.Context, before time.Time) (int, error) {
+func (s *Outbox) DeleteEvents(ctx context.Context, before time.Time) (int, error) {
 	n, err := sqlstore.RowsAffected(s.db.ExecContext(ctx, `
 		DELETE FROM webhook_events WHERE delivered_at IS NOT NULL AND delivered_at < $1`, before.UTC()))
 	if err != nil {

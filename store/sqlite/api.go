@@ -11,6 +11,10 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
+// APIQueries are what the HTTP API reads besides Load (api.Store): the workflow
+// runs, a thread's messages, an input's status and the inputs forwarded from it.
+type APIQueries struct{ *pool }
+
 // runRow is a conversation as Runs reads it.
 type runRow struct {
 	TeamID    string    `db:"team_id"`
@@ -24,7 +28,7 @@ type runRow struct {
 
 // Runs lists the conversations of q.TeamID that have a workflow run, filtered by
 // q.ChannelID and q.Status when set, most recently updated first, at most q.Limit.
-func (s *Store) Runs(ctx context.Context, q conversation.RunQuery) ([]conversation.RunRef, error) {
+func (s *APIQueries) Runs(ctx context.Context, q conversation.RunQuery) ([]conversation.RunRef, error) {
 	if q.Limit <= 0 {
 		return nil, nil
 	}
@@ -52,7 +56,7 @@ func (s *Store) Runs(ctx context.Context, q conversation.RunQuery) ([]conversati
 // Messages returns up to limit messages of conversation key whose seq is below
 // before (0: the newest), oldest first, only those of role when it is not "".
 // Errors: conversation.ErrNotFound when the conversation does not exist.
-func (s *Store) Messages(ctx context.Context, key conversation.Key, before int64, limit int, role conversation.Role) ([]conversation.Message, error) {
+func (s *APIQueries) Messages(ctx context.Context, key conversation.Key, before int64, limit int, role conversation.Role) ([]conversation.Message, error) {
 	var id int64
 	err := s.read.QueryRowContext(ctx, `SELECT id FROM conversations WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3`,
 		key.TeamID, key.ChannelID, key.ThreadTS).Scan(&id)
@@ -81,7 +85,7 @@ func (s *Store) Messages(ctx context.Context, key conversation.Key, before int64
 }
 
 // InputStatus returns the status of input id. Errors: conversation.ErrNotFound.
-func (s *Store) InputStatus(ctx context.Context, id string) (conversation.InputStatus, error) {
+func (s *APIQueries) InputStatus(ctx context.Context, id string) (conversation.InputStatus, error) {
 	var st string
 	err := s.read.QueryRowContext(ctx, `SELECT status FROM inputs WHERE id = ?1`, id).Scan(&st)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -95,7 +99,7 @@ func (s *Store) InputStatus(ctx context.Context, id string) (conversation.InputS
 
 // Forwarded returns the threads of the inputs forwarded from input id (whose ids
 // are id + ">" + thread_ts: a channel command's forward to its thread), oldest first.
-func (s *Store) Forwarded(ctx context.Context, id string) ([]conversation.Key, error) {
+func (s *APIQueries) Forwarded(ctx context.Context, id string) ([]conversation.Key, error) {
 	rows, err := s.read.QueryContext(ctx, `
 		SELECT team_id, channel_id, thread_ts FROM inputs WHERE id > ?1 AND id < ?2 ORDER BY created_at, id`,
 		id+">", id+"?")

@@ -12,6 +12,11 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
+// Checkpoints are the conversations and their messages: the checkpoint a turn loads
+// and saves (Load, Save), and conversation.Store's other queries of conversations
+// (Exists, Workflows, DeleteIdle).
+type Checkpoints struct{ *pool }
+
 const (
 	loadConversationSQL = `
 		SELECT id, state, version, last_seq, created_at, updated_at
@@ -28,7 +33,7 @@ const (
 // oldest first. It reads the control row, then walks the messages' primary key
 // backwards from last_seq, so it costs the same however long the conversation is.
 // Errors: conversation.ErrNotFound.
-func (s *Store) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
+func (s *Checkpoints) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
 	cp, err := s.load(ctx, key, recent)
 	if err != nil {
 		return nil, classify(fmt.Errorf("load conversation %s: %w", key, err))
@@ -36,7 +41,7 @@ func (s *Store) Load(ctx context.Context, key conversation.Key, recent int) (*co
 	return cp, nil
 }
 
-func (s *Store) load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
+func (s *Checkpoints) load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
 	c := conversationRow{TeamID: key.TeamID, ChannelID: key.ChannelID, ThreadTS: key.ThreadTS}
 	err := s.st.loadConversation.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS).
 		Scan(&c.ID, &c.State, &c.Version, &c.LastSeq, &c.CreatedAt, &c.UpdatedAt)
@@ -76,7 +81,7 @@ func (s *Store) load(ctx context.Context, key conversation.Key, recent int) (*co
 
 // Exists reports whether the bot is part of thread key: a conversation exists for it,
 // or a pending input (an index lookup each).
-func (s *Store) Exists(ctx context.Context, key conversation.Key) (bool, error) {
+func (s *Checkpoints) Exists(ctx context.Context, key conversation.Key) (bool, error) {
 	var ok bool
 	err := s.read.GetContext(ctx, &ok, `
 		SELECT EXISTS (SELECT 1 FROM conversations WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3)
@@ -124,7 +129,7 @@ const (
 // holds the thread; conversation.ErrConflict when the conversation exists
 // (turn.Version 0) or is not at turn.Version (including when it no longer exists), or
 // when turn.InputID is not a pending input (already answered, finished or deleted).
-func (s *Store) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+func (s *Checkpoints) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
 	saved, err := sqlstore.Save(turn, func(turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 		return s.save(ctx, turn, state)
 	})
@@ -132,7 +137,7 @@ func (s *Store) Save(ctx context.Context, turn conversation.Turn) (conversation.
 }
 
 // save writes turn, whose state is encoded as state, once sqlstore.Save has checked it.
-func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
+func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 	at := sqlstore.Now()
 	n := int64(len(turn.Append))
 	k := turn.Key
@@ -177,15 +182,8 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		return conversation.Saved{}, err
 	}
 	first := lastSeq - n + 1
-	if len(turn.Append) > 0 {
-		insert := tx.StmtContext(ctx, s.st.insertMessage)
-		for i, m := range turn.Append {
-			r := newMessageRow(id, first+int64(i), m, at)
-			if _, err := insert.ExecContext(ctx, r.ConversationID, r.Seq, r.Role, r.UserID, r.Text, r.SlackTS,
-				r.PromptTokens, r.CompletionTokens, r.Meta, r.CreatedAt); err != nil {
-				return conversation.Saved{}, fmt.Errorf("insert messages: %w", err)
-			}
-		}
+	if err := s.appendMessages(ctx, tx, id, first, turn.Append, at); err != nil {
+		return conversation.Saved{}, err
 	}
 	if turn.InputID != "" {
 		n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.markDone).ExecContext(ctx, timestamp(at), turn.InputID))
@@ -202,7 +200,7 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 		}
 	}
 	for _, in := range turn.Enqueue {
-		if _, err := s.enqueue(ctx, tx, in); err != nil {
+		if _, err := enqueue(ctx, tx, &s.st, in); err != nil {
 			return conversation.Saved{}, err
 		}
 	}
@@ -215,12 +213,29 @@ func (s *Store) save(ctx context.Context, turn conversation.Turn, state sqlstore
 	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first}, nil
 }
 
+// appendMessages inserts msgs in tx as the messages of conversation id, numbered from
+// first and created at at.
+func (s *Checkpoints) appendMessages(ctx context.Context, tx *sql.Tx, id, first int64, msgs []conversation.Message, at time.Time) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	insert := tx.StmtContext(ctx, s.st.insertMessage)
+	for i, m := range msgs {
+		r := newMessageRow(id, first+int64(i), m, at)
+		if _, err := insert.ExecContext(ctx, r.ConversationID, r.Seq, r.Role, r.UserID, r.Text, r.SlackTS,
+			r.PromptTokens, r.CompletionTokens, r.Meta, r.CreatedAt); err != nil {
+			return fmt.Errorf("insert messages: %w", err)
+		}
+	}
+	return nil
+}
+
 // Workflows lists the conversations of channelID in teamID whose workflow is running,
 // started by startedBy ("" for anyone's), most recently updated first (ties: newest
 // conversation first), at most limit. It walks the partial index
 // conversations_workflows, which holds running workflows only, and sorts the few rows
 // it finds.
-func (s *Store) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
+func (s *Checkpoints) Workflows(ctx context.Context, teamID, channelID, startedBy string, limit int) ([]conversation.WorkflowRef, error) {
 	refs, err := sqlstore.Workflows(teamID, channelID, startedBy, limit, func(rows *[]workflowRow) error {
 		return s.read.SelectContext(ctx, rows, `
 			SELECT team_id, channel_id, thread_ts, workflow, workflow_started_by, updated_at
@@ -237,7 +252,7 @@ func (s *Store) Workflows(ctx context.Context, teamID, channelID, startedBy stri
 // conversations not updated since then (their messages go with them, ON DELETE
 // CASCADE) and then the free lease rows of threads left with neither. It returns the
 // number of conversations deleted.
-func (s *Store) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
+func (s *Checkpoints) DeleteIdle(ctx context.Context, before time.Time) (int, error) {
 	n, err := sqlstore.DeleteIdle(ctx, s.write.DB,
 		`DELETE FROM inputs WHERE created_at < ?`,
 		`DELETE FROM conversations WHERE updated_at < ?`,

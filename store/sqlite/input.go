@@ -11,6 +11,11 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
+// Inputs are the inputs that drive the turns: conversation.Store's Enqueue,
+// CountPending, Enqueued and Finish. Leases begin them; Save marks them done and
+// enqueues a turn's follow-ups (enqueue).
+type Inputs struct{ *pool }
+
 const (
 	// enqueueInputSQL inserts an input as pending, numbered with the next seq (the
 	// rowid, AUTOINCREMENT), unless its id exists; it returns the seq, or no row.
@@ -39,24 +44,25 @@ const (
 // changes nothing and returns false. in.CreatedAt, when set, is kept (DeleteIdle goes
 // by it; Seq, not CreatedAt, orders a thread's inputs); otherwise it is now.
 // in.Status, in.Attempts and in.Seq are ignored.
-func (s *Store) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
+func (s *Inputs) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return false, classify(err)
 	}
 	defer tx.Rollback()
-	ok, err := s.enqueue(ctx, tx, in)
+	ok, err := enqueue(ctx, tx, &s.st, in)
 	if err == nil && ok {
 		err = tx.Commit()
 	}
 	return ok, classify(err)
 }
 
-// enqueue inserts in in tx: Enqueue's transaction, or a Save's.
-func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, in conversation.Input) (bool, error) {
+// enqueue inserts in in tx, with st's enqueueInput and enqueueLease: in Enqueue's
+// transaction, or a Save's.
+func enqueue(ctx context.Context, tx *sql.Tx, st *statements, in conversation.Input) (bool, error) {
 	return sqlstore.Enqueue(in, func(r sqlstore.NewInput) (bool, error) {
 		var seq int64
-		err := tx.StmtContext(ctx, s.st.enqueueInput).QueryRowContext(ctx,
+		err := tx.StmtContext(ctx, st.enqueueInput).QueryRowContext(ctx,
 			r.ID, r.EventID, r.Key.TeamID, r.Key.ChannelID, r.Key.ThreadTS, r.Kind, r.Payload,
 			timestamp(r.Created), timestamp(r.Now), r.UserID).Scan(&seq)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -65,7 +71,7 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, in conversation.Input) 
 		if err != nil {
 			return false, err
 		}
-		_, err = tx.StmtContext(ctx, s.st.enqueueLease).ExecContext(ctx,
+		_, err = tx.StmtContext(ctx, st.enqueueLease).ExecContext(ctx,
 			r.Key.TeamID, r.Key.ChannelID, r.Key.ThreadTS, timestamp(r.Now), seq, r.Message, r.MessageBy)
 		return err == nil, err
 	})
@@ -75,7 +81,7 @@ func (s *Store) enqueue(ctx context.Context, tx *sql.Tx, in conversation.Input) 
 // With a held lease l, it does so only while l still holds the input's thread: one
 // conditional UPDATE, and, when it changes nothing, a query that tells why. Errors:
 // conversation.ErrNotFound, conversation.ErrLeaseLost.
-func (s *Store) Finish(ctx context.Context, l conversation.Lease, id string, status conversation.InputStatus) error {
+func (s *Inputs) Finish(ctx context.Context, l conversation.Lease, id string, status conversation.InputStatus) error {
 	k := l.Key
 	return classify(sqlstore.Finish(l, id, status, func(now time.Time) (finished, exists, held bool, err error) {
 		n, err := sqlstore.RowsAffected(s.write.ExecContext(ctx, `
@@ -107,7 +113,7 @@ const countPendingSQL = `
 
 // CountPending counts the pending inputs of thread key and of author userID, each up
 // to limit, in one query (countPendingSQL) on a read connection.
-func (s *Store) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
+func (s *Inputs) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
 	c, err := sqlstore.CountPending(key, limit, func() (c conversation.PendingCounts, err error) {
 		err = s.read.QueryRowContext(ctx, countPendingSQL, key.TeamID, key.ChannelID, key.ThreadTS, userID, limit).Scan(&c.Thread, &c.User)
 		return c, err
@@ -117,7 +123,7 @@ func (s *Store) CountPending(ctx context.Context, key conversation.Key, userID s
 
 // Enqueued reports whether an input with id was enqueued, whatever its status (a
 // lookup of its primary key).
-func (s *Store) Enqueued(ctx context.Context, id string) (bool, error) {
+func (s *Inputs) Enqueued(ctx context.Context, id string) (bool, error) {
 	var ok bool
 	if err := s.read.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM inputs WHERE id = ?1)`, id).Scan(&ok); err != nil {
 		return false, classify(fmt.Errorf("look up input %s: %w", id, err))

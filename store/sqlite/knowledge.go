@@ -14,7 +14,11 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
-var _ conversation.Knowledge = (*Store)(nil)
+// Knowledge is the knowledge base: sources and their chunks, searched by words (see
+// searchSQL).
+type Knowledge struct{ *pool }
+
+var _ conversation.Knowledge = (*Knowledge)(nil)
 
 // searchSQL ranks the chunks that hold any word of the query, best first, at most ?2,
 // in one statement. ?1 is the query's words as a JSON array of FTS5 strings, each a
@@ -62,14 +66,14 @@ ORDER BY best.rank, c.source, c.ordinal`
 // replaces the source's row and chunks (chunks_fts follows, by trigger), unless the
 // source is stored with hash already, and then it changes nothing and returns false.
 // The chunks are numbered from 0 in the order given.
-func (s *Store) ReplaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk) (bool, error) {
+func (s *Knowledge) ReplaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk) (bool, error) {
 	ok, err := sqlstore.ReplaceSource(source, hash, chunks, func(chunks []conversation.Chunk, now time.Time) (bool, error) {
 		return s.replaceSource(ctx, source, hash, chunks, now)
 	})
 	return ok, classify(err)
 }
 
-func (s *Store) replaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk, now time.Time) (bool, error) {
+func (s *Knowledge) replaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk, now time.Time) (bool, error) {
 	tx, err := s.write.BeginTxx(ctx, nil)
 	if err != nil {
 		return false, err
@@ -108,14 +112,14 @@ func (s *Store) replaceSource(ctx context.Context, source, hash string, chunks [
 
 // DeleteSource removes source and its chunks (ON DELETE CASCADE; chunks_fts follows,
 // by trigger). Errors: conversation.ErrNotFound.
-func (s *Store) DeleteSource(ctx context.Context, source string) error {
+func (s *Knowledge) DeleteSource(ctx context.Context, source string) error {
 	return classify(sqlstore.DeleteSource(source, func() (sql.Result, error) {
 		return s.write.ExecContext(ctx, `DELETE FROM sources WHERE source = ?`, source)
 	}))
 }
 
 // Sources lists the ingested sources, sorted by path byte-wise.
-func (s *Store) Sources(ctx context.Context) ([]conversation.SourceInfo, error) {
+func (s *Knowledge) Sources(ctx context.Context) ([]conversation.SourceInfo, error) {
 	infos, err := sqlstore.Sources(func(rows *[]sqlstore.SourceRow[timestamp]) error {
 		return s.read.SelectContext(ctx, rows, `SELECT source, hash, chunks, ingested_at FROM sources ORDER BY source`)
 	})
@@ -125,7 +129,7 @@ func (s *Store) Sources(ctx context.Context) ([]conversation.SourceInfo, error) 
 // Search returns up to limit chunks that hold any word of query, best first, in one
 // statement (searchSQL). The query is never read as FTS5 syntax: queryWords quotes
 // its words.
-func (s *Store) Search(ctx context.Context, query string, limit int) ([]conversation.Passage, error) {
+func (s *Knowledge) Search(ctx context.Context, query string, limit int) ([]conversation.Passage, error) {
 	passages, err := sqlstore.Search(query, limit, func(query string, limit int, rows *[]sqlstore.PassageRow) error {
 		words := queryWords(query)
 		if len(words) == 0 {

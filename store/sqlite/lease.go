@@ -10,6 +10,10 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
+// Leases are the threads' leases (docs/architecture.md, "Durable turns"):
+// conversation.Store's Acquire, Begin, Release, Abandon, Renew, Signal and Orphans.
+type Leases struct{ *pool }
+
 // The lease statements (migration 00005; docs/architecture.md, "Durable turns"). They
 // run on the write connection, and SQLite runs one writing statement or transaction
 // at a time, other processes on the file included: each sees every write committed
@@ -61,7 +65,7 @@ const (
 // now, unless a live lease holds it, in one statement (acquireSQL). It returns the
 // lease and the owner of the expired lease it took over ("" when the thread was
 // free), or ok false when a live lease, of any owner, holds the thread.
-func (s *Store) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
+func (s *Leases) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
 	l, prev, ok, err := sqlstore.Acquire(key, owner, ttl, func(ttl time.Duration) *sql.Row {
 		now := sqlstore.Now()
 		return s.st.acquire.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner,
@@ -75,7 +79,7 @@ func (s *Store) Acquire(ctx context.Context, key conversation.Key, owner string,
 // pending input. It is one statement (beginSQL), and a second one that tells "no
 // pending input" from "lease lost" when the first changed nothing. Errors:
 // conversation.ErrLeaseLost.
-func (s *Store) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
+func (s *Leases) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	k := l.Key
 	in, err := sqlstore.Begin(l, func(r *inputRow) (found, held bool, err error) {
 		err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now())).
@@ -94,7 +98,7 @@ func (s *Store) Begin(ctx context.Context, l conversation.Lease) (*conversation.
 }
 
 // held reports whether l still holds its thread.
-func (s *Store) held(ctx context.Context, l conversation.Lease) (bool, error) {
+func (s *Leases) held(ctx context.Context, l conversation.Lease) (bool, error) {
 	var ok bool
 	err := s.st.leaseHeld.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token).Scan(&ok)
 	return ok, err
@@ -107,7 +111,7 @@ func (s *Store) held(ctx context.Context, l conversation.Lease) (bool, error) {
 // either seen by releaseSQL or committed after it, and then the enqueuer's Acquire
 // finds the lease free (SQLite runs one writer at a time). Errors:
 // conversation.ErrLeaseLost.
-func (s *Store) Release(ctx context.Context, l conversation.Lease) (bool, error) {
+func (s *Leases) Release(ctx context.Context, l conversation.Lease) (bool, error) {
 	k := l.Key
 	ok, err := sqlstore.Release(l, func() (held, released bool, err error) {
 		n, err := sqlstore.RowsAffected(s.st.release.ExecContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token,
@@ -124,7 +128,7 @@ func (s *Store) Release(ctx context.Context, l conversation.Lease) (bool, error)
 // Abandon frees l whatever is pending, in one statement, so that the next Orphans
 // offers its thread: a worker that shuts down hands its threads over. Errors:
 // conversation.ErrLeaseLost.
-func (s *Store) Abandon(ctx context.Context, l conversation.Lease) error {
+func (s *Leases) Abandon(ctx context.Context, l conversation.Lease) error {
 	return classify(sqlstore.Abandon(l, func() (sql.Result, error) {
 		return s.write.ExecContext(ctx, `
 			UPDATE leases
@@ -137,7 +141,7 @@ func (s *Store) Abandon(ctx context.Context, l conversation.Lease) error {
 // Renew extends every lease of owner that no other owner has taken, expired ones
 // included, until ttl (whole milliseconds) from now, and returns their states, in one
 // statement (renewSQL). A lease of owner missing from the result was taken over.
-func (s *Store) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
+func (s *Leases) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
 	states, err := sqlstore.Renew(owner, ttl, func(ttl time.Duration) (*sql.Rows, error) {
 		return s.st.renew.QueryContext(ctx, owner, timestamp(sqlstore.Now().Add(ttl)))
 	})
@@ -148,7 +152,7 @@ func (s *Store) Renew(ctx context.Context, owner string, ttl time.Duration) ([]c
 // (LeaseState.Stop), replacing the request recorded before; it does nothing when no
 // lease holds the thread (owner NULL; an expired lease nobody took still has its
 // holder, which may renew it).
-func (s *Store) Signal(ctx context.Context, key conversation.Key, r conversation.StopRequest) error {
+func (s *Leases) Signal(ctx context.Context, key conversation.Key, r conversation.StopRequest) error {
 	return classify(sqlstore.Signal(key, r, func(target, by string) (sql.Result, error) {
 		return s.write.ExecContext(ctx, `
 			UPDATE leases SET stop_target = ?4, stop_by = ?5
@@ -162,7 +166,7 @@ func (s *Store) Signal(ctx context.Context, key conversation.Key, r conversation
 // input (lowest seq) first. It reads inputs_thread_pending, whose entries are the
 // pending inputs only, grouped by thread, and looks each thread's lease up by its
 // primary key.
-func (s *Store) Orphans(ctx context.Context, limit int) ([]conversation.Key, error) {
+func (s *Leases) Orphans(ctx context.Context, limit int) ([]conversation.Key, error) {
 	keys, err := sqlstore.Orphans(limit, func(rows *[]sqlstore.KeyRow) error {
 		return s.read.SelectContext(ctx, rows, `
 			SELECT p.team_id, p.channel_id, p.thread_ts

@@ -31,27 +31,35 @@ const busyTimeout = 5 * time.Second
 // file. Every method is safe for concurrent use. Its errors that may go away when
 // retried (SQLITE_BUSY, SQLITE_LOCKED: another process held the file longer than the
 // busy timeout) satisfy errors.Is(err, conversation.ErrUnavailable).
+//
+// It is made of one part per job, embedded, which share its connections: the
+// conversation.Store is Checkpoints, Inputs and Leases (with Store's Ping and Close);
+// Knowledge is the conversation.Knowledge, UsageLedger the conversation.UsageStore,
+// Feedback the conversation.FeedbackStore, Outbox the webhook outbox (webhook.Outbox),
+// APIQueries what the HTTP API reads besides Load (api.Store), and Secrets the
+// installation's secrets.
 type Store struct {
 	path string
-	// write is the only connection that writes; read is a pool of query-only connections.
-	write *sqlx.DB
-	read  *sqlx.DB
-	// The statements of a turn and of the heartbeat, prepared once (on the write
-	// connection, or on each read connection as it is first used) rather than parsed
-	// on every call; a transaction on the write connection reuses them
-	// (sql.Tx.StmtContext finds them prepared on its connection).
-	st statements
+	*pool
+	Checkpoints
+	Inputs
+	Leases
+	Knowledge
+	Outbox
+	UsageLedger
+	Feedback
+	APIQueries
+	Secrets
 }
 
-// statements are the Store's prepared statements; their SQL is in the constants named
-// after them (createSQL, acquireSQL, …), next to the methods that run them.
-type statements struct {
-	// On read.
-	loadConversation, loadMessages *sql.Stmt
-	// On write.
-	create, update, insertMessage, markDone, leaseHeld *sql.Stmt
-	enqueueInput, enqueueLease                         *sql.Stmt
-	acquire, begin, release, renew                     *sql.Stmt
+var _ conversation.Store = (*Store)(nil)
+
+// newStore returns a Store of the database file at path whose parts share p.
+func newStore(path string, p *pool) *Store {
+	return &Store{
+		path: path, pool: p, Checkpoints: Checkpoints{p}, Inputs: Inputs{p}, Leases: Leases{p}, Knowledge: Knowledge{p},
+		Outbox: Outbox{p}, UsageLedger: UsageLedger{p}, Feedback: Feedback{p}, APIQueries: APIQueries{p}, Secrets: Secrets{p},
+	}
 }
 
 // prepare prepares every statement of st, or closes those it prepared and fails.
@@ -92,8 +100,6 @@ func (st *statements) close() error {
 	return errors.Join(errs...)
 }
 
-var _ conversation.Store = (*Store)(nil)
-
 // Open opens the SQLite database at path, creating the file and its parent directory
 // when missing, and applies pending migrations before it returns. Close the store when
 // done.
@@ -118,7 +124,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	n := max(4, runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
-	s := &Store{path: path, write: write, read: read}
+	s := newStore(path, &pool{write: write, read: read})
 	if err := s.st.prepare(ctx, read, write); err != nil {
 		return nil, classify(errors.Join(fmt.Errorf("open sqlite %s: %w", path, err), read.Close(), write.Close()))
 	}

@@ -11,6 +11,11 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
+// Outbox is the webhook outbox (migration 00009) that package webhook delivers from
+// (webhook.Outbox). Save writes a turn's events (insertEvents); ClaimEvents,
+// EventDone, EventFailed and DeleteEvents lease, end and delete them.
+type Outbox struct{ *pool }
+
 // The webhook outbox's statements (migration 00009; README, "Webhooks"). They run on
 // the write connection, one at a time across processes sharing the file, so a claim
 // never interleaves with another. Times are by the clock of the process that writes
@@ -57,7 +62,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []conversation.Event) 
 // event of each thread, when it is due and no live claim holds it, oldest first
 // (claimEventsSQL). A later event of a thread waits until the earlier ones are
 // delivered.
-func (s *Store) ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error) {
+func (s *Outbox) ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error) {
 	now := sqlstore.Now()
 	rows, err := s.write.QueryContext(ctx, claimEventsSQL, owner, timestamp(now.Add(ttl)), timestamp(now), limit)
 	if err != nil {
@@ -75,7 +80,7 @@ func (s *Store) ClaimEvents(ctx context.Context, owner string, ttl time.Duration
 // abandoned after too many failures otherwise (lastErr kept). It does nothing when
 // owner's claim is not the event's last (its lease expired and another replica
 // claimed the event), so that claim is not freed under its holder.
-func (s *Store) EventDone(ctx context.Context, seq int64, owner, lastErr string) error {
+func (s *Outbox) EventDone(ctx context.Context, seq int64, owner, lastErr string) error {
 	_, err := s.write.ExecContext(ctx, `
 		UPDATE webhook_events SET delivered_at = ?2, attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,
 			last_error = ?3
@@ -89,7 +94,7 @@ func (s *Store) EventDone(ctx context.Context, seq int64, owner, lastErr string)
 // EventFailed records a failed delivery of the event seq by owner's claim (one
 // more attempt, and lastErr; nothing unless that claim is the event's last, as
 // EventDone) and makes it due again after retryIn, freeing its claim.
-func (s *Store) EventFailed(ctx context.Context, seq int64, owner string, retryIn time.Duration, lastErr string) error {
+func (s *Outbox) EventFailed(ctx context.Context, seq int64, owner string, retryIn time.Duration, lastErr string) error {
 	_, err := s.write.ExecContext(ctx, `
 		UPDATE webhook_events SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3,
 			lease_owner = NULL, lease_until = NULL
@@ -102,7 +107,7 @@ func (s *Store) EventFailed(ctx context.Context, seq int64, owner string, retryI
 
 // DeleteEvents deletes the events whose delivery ended (delivered or abandoned)
 // before before, and returns how many.
-func (s *Store) DeleteEvents(ctx context.Context, before time.Time) (int, error) {
+func (s *Outbox) DeleteEvents(ctx context.Context, before time.Time) (int, error) {
 	n, err := sqlstore.RowsAffected(s.write.ExecContext(ctx, `
 		DELETE FROM webhook_events WHERE delivered_at IS NOT NULL AND delivered_at < ?`, timestamp(before)))
 	if err != nil {

@@ -23,20 +23,12 @@ type APIStore interface {
 // RunAPI runs the conformance suite of APIStore's queries against the stores open
 // returns (each new and empty, closed in t.Cleanup).
 func RunAPI(t *testing.T, open func(t *testing.T) APIStore) {
-	for _, c := range []struct {
-		name string
-		test func(t *testing.T, s APIStore)
-	}{
+	suite[APIStore]{
 		{"Runs", testRuns},
 		{"Messages", testMessages},
 		{"InputStatus", testInputStatus},
 		{"Forwarded", testForwarded},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.test(t, open(t))
-		})
-	}
+	}.run(t, open)
 }
 
 // testRuns checks that Runs lists the conversations with a workflow, filtered by

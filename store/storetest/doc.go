@@ -24,5 +24,9 @@
 // connection the backend opens. Opened closes a store, or another connection, when
 // the test ends.
 //
+// Each Run function is a table of named cases (suite), one function each, grouped in
+// files by what they test (conversation.go, input.go, lease.go, heartbeat.go, …) over
+// the fixtures of fixtures.go.
+//
 // The benchmarks measure and report; they never assert timings.
 package storetest

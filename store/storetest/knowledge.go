@@ -19,10 +19,7 @@ import (
 // parallel; each calls open once and must get a new, empty store that open closes in
 // t.Cleanup.
 func RunKnowledge(t *testing.T, open func(t *testing.T) conversation.Knowledge) {
-	cases := []struct {
-		name string
-		test func(t *testing.T, kb conversation.Knowledge)
-	}{
+	suite[conversation.Knowledge]{
 		{"Ingest", testIngest},
 		{"Unchanged", testUnchanged},
 		{"Replace", testReplace},
@@ -38,13 +35,7 @@ func RunKnowledge(t *testing.T, open func(t *testing.T) conversation.Knowledge) 
 		{"SearchUnicode", testSearchUnicode},
 		{"SearchSyntax", testSearchSyntax},
 		{"SearchLimit", testSearchLimit},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			c.test(t, open(t))
-		})
-	}
+	}.run(t, open)
 }
 
 // chunk returns a chunk of no source with heading and text.
