@@ -10,7 +10,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// The assistant view (README, "Assistant view"): Slack's events of an assistant thread
+// The assistant view (docs/tools.md, "Assistant view"): Slack's events of an assistant thread
 // become conversation inputs, and the Messenger sets a thread's suggested prompts and
 // title.
 

@@ -109,13 +109,13 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	// Every logger of the run, and the error texts shown in Slack, go through the
-	// scrubber of the configured secrets (README, "Limits and secrets").
+	// scrubber of the configured secrets (docs/operations.md, "Limits and secrets").
 	redactor := c.redactor(mcpCfg, profiles)
 	log := m.Logger
 	if log == nil {
 		log = newLogger(m.Stderr, c.LogLevel, c.LogFormat)
 	}
-	log = slog.New(tracing.NewLogHandler(redact.NewHandler(log.Handler(), redactor))) // trace ids: README, "Traces"
+	log = slog.New(tracing.NewLogHandler(redact.NewHandler(log.Handler(), redactor))) // trace ids: docs/operations.md, "Traces"
 	stopTracing, err := startTracing(ctx, c.TraceConfig, redactor, log)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err := agents.RegisterBuiltins(registry); err != nil {
 		return fmt.Errorf("tools: %w", err)
 	}
-	if err := registry.Register(agents.Recall()); err != nil { // README "Recall"
+	if err := registry.Register(agents.Recall()); err != nil { // docs/tools.md, "Recall"
 		return fmt.Errorf("tools: %w", err)
 	}
 	if err := registry.Register(agents.FetchURLTool(c.fetchConfig())); err != nil {
@@ -313,7 +313,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Classify:            failure.Classifier{ModelURLs: modelURLs(c.OpenAIBaseURL, profiles), SlackURL: c.SlackAPIURL}.Classify,
 		Model:               c.OpenAIModel,
 
-		// The usage ledger and the token budgets (README, "Usage, cost and budgets").
+		// The usage ledger and the token budgets (docs/operations.md, "Usage, cost and budgets").
 		Usage:                     usageStore(st),
 		BudgetTokensPerUserDay:    c.BudgetTokensPerUserDay,
 		BudgetTokensPerChannelDay: c.BudgetTokensPerChannelDay,
@@ -394,7 +394,7 @@ func (m *Main) serveHealth(log *slog.Logger) (stop func(), err error) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
-	mux.Handle("GET /metrics", m.metrics.Handler(log)) // README, "Metrics"
+	mux.Handle("GET /metrics", m.metrics.Handler(log)) // docs/operations.md, "Metrics"
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := m.checkReady(r.Context()); err != nil {
 			// The answer names the part that is not ready, never the detail (a
@@ -479,7 +479,7 @@ func storeKind(c StoreConfig) string {
 
 // actionSigner returns the Signer of button values, keyed by the installation's
 // secret bot.SigningKeyName, which the store makes once and every replica shares
-// (README, "Buttons are signed").
+// (docs/workflows.md, "Buttons are signed").
 func actionSigner(ctx context.Context, st conversation.Store) (*bot.Signer, error) {
 	secrets, ok := st.(interface {
 		Secret(ctx context.Context, name string) ([]byte, error)

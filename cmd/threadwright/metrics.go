@@ -8,7 +8,7 @@ import (
 	"github.com/threadwright/threadwright/internal/metrics"
 )
 
-// newMetrics makes the run's instruments (README, "Metrics"), with the labels
+// newMetrics makes the run's instruments (docs/operations.md, "Metrics"), with the labels
 // bounded by the models and workflows of the configuration, and keeps them for
 // GET /metrics. It returns nil, which records nothing, for a Main made to run
 // without them (benchmarks).

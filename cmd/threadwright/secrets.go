@@ -12,7 +12,7 @@ import (
 // redactor returns the Redactor of every secret value the configuration holds: the
 // Slack tokens, OPENAI_API_KEY, the password of DATABASE_URL (and of SEARXNG_URL),
 // each MODEL_PROFILES api_key, and each MCP server's header and environment values
-// and URL password (README, "Limits and secrets"). A header value such as
+// and URL password (docs/operations.md, "Limits and secrets"). A header value such as
 // "Bearer <token>" is also scrubbed word by word, so that the token alone is found
 // too. Values shorter than redact.MinLength are ignored.
 func (c *Config) redactor(mcpCfg mcp.Config, profiles map[string]ModelProfile) *redact.Redactor {

@@ -1,6 +1,6 @@
 // Package failure says what a failed turn's error came from — the model or Slack —
 // from the adapters' error types, for the failure message the thread is shown
-// (conversation.Config.Classify; README, "Failures and Retry").
+// (conversation.Config.Classify; docs/workflows.md, "Failures and Retry").
 //
 // The core knows only its own errors (a tool's, the store's); the types of go-openai
 // (*openai.APIError, *openai.RequestError) and slack-go (slack.SlackErrorResponse,

@@ -1,5 +1,5 @@
 // Package metrics owns threadwright's Prometheus instruments and the registry they
-// are exposed from (GET /metrics on HTTP_ADDR; README, "Metrics").
+// are exposed from (GET /metrics on HTTP_ADDR; docs/operations.md, "Metrics").
 //
 // A *Metrics is made once per process (New) on a registry of its own, never on
 // Prometheus's global one, so that tests that run several programs in one process

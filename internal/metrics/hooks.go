@@ -10,7 +10,7 @@ var (
 	modelOutcomes = NewBound(0, "ok", "empty", "timeout", "canceled", "error")
 	itemOutcomes  = NewBound(0, "done", "failed", "retried")
 	// workflowEvents are a run's start and end, and the artifact statuses of
-	// conversation/workflow (docs/architecture.md, "Artifact workflows").
+	// conversation/workflow (docs/architecture.md, "Workflow machine").
 	workflowEvents = NewBound(0, "started", "completed", "cancelled", "reopened",
 		"pending", "options_generated", "option_selected", "generated", "approved", "stale", "running")
 )

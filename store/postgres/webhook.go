@@ -11,7 +11,7 @@ import (
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
-// The webhook outbox's statements (migration 00009; README, "Webhooks"). Leases and
+// The webhook outbox's statements (migration 00009; docs/api.md, "Webhooks"). Leases and
 // retry times are by the database's clock, so replicas whose clocks disagree agree
 // on them.
 const (
