@@ -8,11 +8,11 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// Source is one source of an answer (README "Citations"): a knowledge passage's
+// Source is one source of an answer (docs/tools.md, "Citations"): a knowledge passage's
 // document and heading, or a web page's title and URL.
 type Source struct {
 	// Title names the source: a knowledge document's path and heading
-	// ("docs/handbook/leave.md — Parental leave"), or a web page's title.
+	// ("handbook/leave.md — Parental leave"), or a web page's title.
 	Title string
 	// URL links the source; "" for a knowledge document without one.
 	URL string
@@ -232,7 +232,7 @@ func mapOutsideCodeSpans(line string, f func(string) string) string {
 
 // SourcesMrkdwn renders sources as the mrkdwn block that ends a cited answer: a bold
 // "Sources" line, then one numbered line each, "[1] <url|title>" for a source with a
-// URL, "[1] docs/handbook/leave.md — Parental leave" for one without; texts escaped.
+// URL, "[1] handbook/leave.md — Parental leave" for one without; texts escaped.
 // It returns "" for no sources.
 func SourcesMrkdwn(sources []Source) string {
 	return sourceList(sources, "*Sources*", "\n", func(s Source, title string) string {

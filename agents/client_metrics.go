@@ -10,7 +10,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// ModelMetrics observes a Client's calls (internal/metrics implements it).
+// ModelMetrics observes a Client's calls (package metrics implements it).
 type ModelMetrics interface {
 	// ModelCall is told of a call to model (the request's) that ended with outcome
 	// (ok, empty, timeout, canceled, error) after d, waits included, with retries

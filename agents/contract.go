@@ -11,7 +11,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// Bounds of reading the tool-result contract (README "The tool-result contract").
+// Bounds of reading the tool-result contract (docs/tools.md, "The tool-result contract").
 const (
 	// MaxContractScan is how many bytes of a tool result's text are searched for
 	// JSON objects; the rest is not read (it carries no entities).
@@ -34,7 +34,7 @@ const (
 const outOfScopeKey = `"out_of_scope"`
 
 // Contract is what a tool result says for the session context and the secondary scope
-// check (README "The tool-result contract"): the entities it returned and the items it
+// check (docs/tools.md, "The tool-result contract"): the entities it returned and the items it
 // marks out of scope.
 type Contract struct {
 	// Entities are the items of every readable part's "entities" field, in order,

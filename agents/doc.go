@@ -14,7 +14,7 @@
 //   - Synthesizer (conversation.Synthesizer): converts the executor's Markdown answer
 //     to Slack mrkdwn (ToMrkdwn), deterministically, its [n] markers matched to the
 //     sources of the turn's tool results and the sources listed at its end (Cite,
-//     SourcesMrkdwn; README "Citations").
+//     SourcesMrkdwn; docs/tools.md, "Citations").
 //
 // and the artifact workflows' agent:
 //
@@ -52,7 +52,7 @@
 // Instructions (instructions.go, EXECUTOR_INSTRUCTIONS) are a deployment's own text
 // for the Executor's and the Planner's system prompts, by default and per channel.
 //
-// The tool policy (README "Tool policy", policy.go): ToolPolicy narrows the tools a
+// The tool policy (docs/tools.md, "Tool policy", policy.go): ToolPolicy narrows the tools a
 // channel is offered (TOOL_POLICY); every result reaches the model inside a ToolOutput
 // block labelled with its trust; a ToolSpec's ReadOnly, NeedsApproval and Untrusted
 // decide which calls need the asker's confirmation, before which the Executor stops

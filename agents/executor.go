@@ -133,7 +133,7 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 // (WithTextSink), and Reset when a completion calls tools, so that what it holds at
 // the end is the answer.
 //
-// A call that needs the confirmation of the person who asked (README "Tool policy")
+// A call that needs the confirmation of the person who asked (docs/tools.md, "Tool policy")
 // is not run: Execute runs the response's other calls, then returns with
 // Findings.Pending set, and is called again with p.Resume to go on from there. A call
 // of a tool the channel is not offered gets an error as its result.

@@ -6,7 +6,7 @@ import (
 )
 
 // GuardedClient returns an HTTP client for requests to URLs that configuration, not
-// the bot's operator code, chose (webhook targets, README "Webhooks"): it reaches only
+// the bot's operator code, chose (webhook targets, docs/api.md, "Webhooks"): it reaches only
 // the addresses fetch_url may reach under cfg (cfg.AllowPrivate, cfg.AllowHosts; see
 // FetchURLTool), checked when each connection is dialled, uses no proxy and follows
 // no redirect (a 3xx is the response). timeout bounds a whole request. A refused address is an error that

@@ -19,7 +19,7 @@ const MaxInstructionsBytes = 16 << 10
 // the error says which file or pair and why.
 var ErrInvalidInstructions = errors.New("agents: invalid executor instructions")
 
-// Instructions are a deployment's own guidance for the executor (README "Executor
+// Instructions are a deployment's own guidance for the executor (docs/tools.md, "Executor
 // instructions"), such as its workflow patterns: which tool chain fits which kind of
 // question. They are added to the executor's system prompt (prompts.ExecutorSystem)
 // and to the planner's (prompts.PlannerSystem). A nil *Instructions adds nothing.

@@ -35,10 +35,10 @@ const (
 // documents `threadwright ingest` loaded) and returns the best passages, limit of them
 // (DefaultKnowledgeLimit when limit is not positive) unless the model asks for another
 // number, at most MaxKnowledgeLimit. Each passage is numbered with its source, for the
-// answer to cite, "[1] docs/handbook/leave.md — Parental leave", followed by its text
+// answer to cite, "[1] handbook/leave.md — Parental leave", followed by its text
 // (cut past 2,500 characters, the result past 12,000); the result ends with a line
 // telling the model to cite the passages it uses as [n], which the reply turns into
-// its list of sources (Cite; README "Citations"). When
+// its list of sources (Cite; docs/tools.md, "Citations"). When
 // nothing matches, the result says so, and that the search matches words, not
 // meanings. Errors: an empty query, and kb's.
 func KnowledgeTool(kb conversation.Knowledge, limit int) (ToolSpec, Tool) {
@@ -58,7 +58,7 @@ func KnowledgeTool(kb conversation.Knowledge, limit int) (ToolSpec, Tool) {
 			`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"how many passages to return; default %d"}},`+
 			`"required":["query"]}`, MaxKnowledgeLimit, limit)),
 		// The operator chose the documents (threadwright ingest): internal, not
-		// untrusted content (README "Tool policy").
+		// untrusted content (docs/tools.md, "Tool policy").
 		ReadOnly: true,
 	}
 	run := func(ctx context.Context, raw json.RawMessage) (string, error) {
@@ -89,7 +89,7 @@ func KnowledgeTool(kb conversation.Knowledge, limit int) (ToolSpec, Tool) {
 
 // formatPassages renders passages found for query as search_knowledge's result: a
 // line saying how many were found, then each passage numbered with its source and
-// heading ("[1] docs/handbook/leave.md — Parental leave") and its text, and a last
+// heading ("[1] handbook/leave.md — Parental leave") and its text, and a last
 // line telling the model to cite them as [n]. With no passages it
 // says that nothing was found and what to do.
 func formatPassages(query string, passages []conversation.Passage) string {

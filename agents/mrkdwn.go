@@ -345,7 +345,7 @@ func isTableRow(line string) bool {
 // column of … stands for the rest), each at most MaxCellChars characters wide, and the
 // row at most MaxTableWidth characters; a cell cut short ends with …. Every row is
 // padded to its columns' widths, so without them one wide cell made every row of its
-// table as wide (README, "Reply bounds").
+// table as wide (docs/operations.md, "Reply bounds").
 const (
 	MaxTableColumns = 12
 	MaxCellChars    = 40

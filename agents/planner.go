@@ -200,7 +200,7 @@ type planRun struct {
 	tasks []*taskRun
 	byID  map[string]*taskRun
 	// tainted is set once a finished task called an untrusted tool: the tasks that
-	// start after it may read its result, so they run tainted (README "Tool policy").
+	// start after it may read its result, so they run tainted (docs/tools.md, "Tool policy").
 	tainted bool
 }
 
@@ -958,7 +958,7 @@ type RouterConfig struct {
 	Logger *slog.Logger
 }
 
-// Router picks the strategy of each request (README.md, "Strategies": per
+// Router picks the strategy of each request (docs/tools.md, "Strategies": per
 // deployment or per channel by config, or by the model for a request it judges
 // complex) and runs it. It implements conversation.Executor and is safe for concurrent
 // use.

@@ -16,7 +16,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// The tool policy (README "Tool policy"): which tools a channel is offered
+// The tool policy (docs/tools.md, "Tool policy"): which tools a channel is offered
 // (ToolPolicy), which calls need a person's confirmation before they run
 // (approvalReason), and how tool output reaches the model (ToolOutput).
 
@@ -160,7 +160,7 @@ const (
 // content cannot end its block or forge another.
 var outputTag = regexp.MustCompile(`(?i)<[\s\v\p{Z}\p{Cf}]*(/?)[\s\v\p{Z}\p{Cf}]*tool_output`)
 
-// ToolOutput wraps a tool's result for the model as data, not instructions (README
+// ToolOutput wraps a tool's result for the model as data, not instructions (docs/tools.md,
 // "Tool policy"):
 //
 //	<tool_output name="fetch_url" trust="untrusted">

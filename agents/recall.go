@@ -16,7 +16,7 @@ import (
 // RecallToolName is the name of the recall tool (Recall).
 const RecallToolName = "recall"
 
-// Bounds of recall (README "Recall").
+// Bounds of recall (docs/tools.md, "Recall").
 const (
 	// MaxRecent is how many earlier tool results the executor's system prompt lists
 	// (prompts.ExecutorSystemData.Recent), newest first.

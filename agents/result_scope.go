@@ -43,7 +43,7 @@ type ResultScopeConfig struct {
 }
 
 // ResultScope classifies the tool results that carry no scope label
-// (SCOPE_CLASSIFY_RESULTS; README "The tool-result contract") after an executor
+// (SCOPE_CLASSIFY_RESULTS; docs/tools.md, "The tool-result contract") after an executor
 // finishes and before the synthesizer: one small-model chat completion for all of a
 // turn's unlabelled results, against the deployment's description. The items it
 // rejects join Findings.OutOfScope, so the reply is the rejection that names them and

@@ -8,7 +8,7 @@ import (
 )
 
 // SourceFetcher reads the pages of a workflow's fetch artifacts (the sources phase,
-// README.md "Pipelines"): the same fetch as the fetch_url tool (FetchURLTool), with
+// docs/workflows.md, "Pipelines"): the same fetch as the fetch_url tool (FetchURLTool), with
 // the same FetchConfig: its address guard (FETCH_ALLOW_HOSTS), FETCH_MAX_BYTES,
 // FETCH_TIMEOUT, redirects and MaxChars. Use NewSourceFetcher.
 type SourceFetcher struct {

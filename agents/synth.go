@@ -18,7 +18,7 @@ const (
 // Synthesizer turns the executor's findings into the Slack reply, deterministically and
 // without a model call: it matches the answer's [n] markers to the sources the turn's
 // tools returned (Cite), converts the answer's Markdown to mrkdwn (ToMrkdwn) and ends
-// it with its sources (SourcesMrkdwn; README "Citations"). It implements
+// it with its sources (SourcesMrkdwn; docs/tools.md, "Citations"). It implements
 // conversation.Synthesizer and conversation.AnswerEditor. The zero value is ready to
 // use.
 type Synthesizer struct {

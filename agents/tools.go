@@ -55,7 +55,7 @@ type ToolSpec struct {
 	// Timeout bounds one run of the tool; zero uses the executor's ToolTimeout.
 	Timeout time.Duration
 
-	// The tool policy's classification (README "Tool policy"); the zero value is a
+	// The tool policy's classification (docs/tools.md, "Tool policy"); the zero value is a
 	// tool with side effects whose output is internal.
 
 	// ReadOnly says the tool only reads: it changes nothing anywhere, so it runs

@@ -1,7 +1,7 @@
 package agents
 
 // Wrap replaces every tool registered in r by wrap(spec, tool), for decorators that
-// observe the calls (internal/metrics counts and times them). Tools registered later
+// observe the calls (package metrics counts and times them). Tools registered later
 // are not wrapped.
 func (r *Registry) Wrap(wrap func(ToolSpec, Tool) Tool) {
 	r.mu.Lock()

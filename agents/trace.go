@@ -14,7 +14,7 @@ import (
 )
 
 // Spans of model and tool calls, after the OpenTelemetry GenAI semantic conventions
-// (README, "Traces"): the attributes are semconv's gen_ai.* keys.
+// (docs/operations.md, "Traces"): the attributes are semconv's gen_ai.* keys.
 
 // genAISystemKey is gen_ai.system, which gen_ai.provider.name replaced; it is still
 // set for trace backends that read only the older name.

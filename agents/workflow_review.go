@@ -23,7 +23,7 @@ const maxReviewContext = 1500
 // review, with the small model (SmallModel), which must call classify_review_reply
 // (tool_choice forces it) with a decision (approve, change, question or ambiguous)
 // and a confidence from 0 to 1. An answer that gives no known decision reads as
-// ambiguous, so the person is asked (README, "Typed decisions"). Errors: the model
+// ambiguous, so the person is asked (docs/workflows.md, "Typed decisions"). Errors: the model
 // client's (see Client.Complete), including ctx's, with the usage so far.
 func (a *WorkflowAgent) ClassifyReview(ctx context.Context, r conversation.ArtifactRequest, reply string) (conversation.ReviewReading, conversation.Usage, error) {
 	title := ""

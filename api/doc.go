@@ -1,4 +1,4 @@
-// Package api is threadwright's HTTP API (README, "HTTP API"): other systems list
+// Package api is threadwright's HTTP API (docs/api.md, "HTTP API"): other systems list
 // workflows, start runs, read their artifacts and reports, act on artifacts,
 // read a thread's stored messages and manage the knowledge base.
 //

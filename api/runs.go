@@ -53,9 +53,9 @@ type Artifact struct {
 	Selected     string       `json:"selected,omitempty" doc:"The label of the option chosen."`
 	StaleBecause string       `json:"stale_because,omitempty" doc:"The artifact whose change made this one stale."`
 	Evaluations  []Evaluation `json:"evaluations,omitempty" doc:"The evaluation of the text against the artifact's criteria."`
-	Verdict      *Verdict     `json:"verdict,omitempty" doc:"The evaluation's overall verdict (README, Verdicts); absent without an evaluation."`
-	Reviewed     bool         `json:"reviewed,omitempty" doc:"The options were reviewed by the model against the criteria and revised once (self_review; README, Pipelines)."`
-	Enhancement  string       `json:"enhancement,omitempty" enum:"enhanced,skipped,failed" doc:"What became of the text's enhancement pass (enhance; README, Pipelines): enhanced, skipped (the deployment defines no such model profile) or failed (the text is as written); absent when none was tried."`
+	Verdict      *Verdict     `json:"verdict,omitempty" doc:"The evaluation's overall verdict (docs/workflows.md, \"Verdicts\"); absent without an evaluation."`
+	Reviewed     bool         `json:"reviewed,omitempty" doc:"The options were reviewed by the model against the criteria and revised once (self_review; docs/workflows.md, \"Pipelines\")."`
+	Enhancement  string       `json:"enhancement,omitempty" enum:"enhanced,skipped,failed" doc:"What became of the text's enhancement pass (enhance; docs/workflows.md, \"Pipelines\"): enhanced, skipped (the deployment defines no such model profile) or failed (the text is as written); absent when none was tried."`
 	History      []Revision   `json:"history,omitempty" doc:"The kept revisions, oldest first: who did what and when."`
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
-// Workflow is a workflow definition (README, "Workflow YAML reference").
+// Workflow is a workflow definition (docs/workflows.md, "The YAML schema").
 type Workflow struct {
 	Name        string            `json:"name" doc:"The name that starts it: /threadwright start <name>."`
 	Title       string            `json:"title"`

@@ -9,7 +9,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// The assistant view (README, "Assistant view"): the Messenger sets a thread's
+// The assistant view (docs/tools.md, "Assistant view"): the Messenger sets a thread's
 // suggested prompts and title (Slack's events of an assistant thread become
 // conversation inputs in events.go, inputFromAssistantThread).
 

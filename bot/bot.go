@@ -208,7 +208,7 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 		return
 	}
 	if fb != nil {
-		// Feedback is stored before the ack, like an input (README, "Feedback").
+		// Feedback is stored before the ack, like an input (docs/operations.md, "Feedback").
 		fctx, cancel := context.WithDeadline(ctx, received.Add(b.cfg.AckBudget))
 		b.recordFeedback(fctx, *fb)
 		cancel()

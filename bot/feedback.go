@@ -11,7 +11,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// Feedback buttons (README, "Feedback"): the last message of every assistant answer
+// Feedback buttons (docs/operations.md, "Feedback"): the last message of every assistant answer
 // ends with a context_actions block holding a feedback_buttons element
 // (https://docs.slack.dev/reference/block-kit/blocks/context-actions-block and
 // .../block-elements/feedback-buttons-element; bot/testdata/feedback_block.json).

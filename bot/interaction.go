@@ -43,7 +43,7 @@ const (
 	dropViewAction      = "block action inside a view"
 	dropInteraction     = "interaction type not handled"
 	dropNoTarget        = "interaction lacks channel, user or message"
-	// The drops of a click or submission the bot refuses (README, "Buttons are
+	// The drops of a click or submission the bot refuses (docs/workflows.md, "Buttons are
 	// signed"): the clicker is told.
 	dropUnsigned     = "action value not signed"
 	dropBadSignature = "action value signature does not match"

@@ -26,7 +26,7 @@ var BotScopes = []string{
 
 // BotEvents are the bot events the app subscribes to.
 // assistant_thread_started and assistant_thread_context_changed are the assistant
-// view's (README, "Assistant view"); its messages come as message.im.
+// view's (docs/tools.md, "Assistant view"); its messages come as message.im.
 var BotEvents = []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim",
 	"assistant_thread_started", "assistant_thread_context_changed"}
 

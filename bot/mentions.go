@@ -18,7 +18,7 @@ var specialMention = regexp.MustCompile(`<!([^<>]*)(>?)`)
 // piece of a stream could start with !. User and channel mentions (<@U…>, <#C…>) and
 // links stay as they are. Every text the Messenger sends goes through it: replies,
 // streamed chunks, card text and fallbacks, ephemeral messages and file comments
-// (README, "Reply bounds").
+// (docs/operations.md, "Reply bounds").
 func DefuseMentions(text string) string {
 	if strings.Contains(text, "<!") {
 		text = specialMention.ReplaceAllStringFunc(text, func(m string) string {

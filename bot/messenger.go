@@ -183,7 +183,7 @@ func (m *Messenger) put(ctx context.Context, key conversation.Key, msgs [][]slac
 			continue
 		}
 		if tag.Broadcast && key.ThreadTS != "" {
-			opts = append(opts, slack.MsgOptionBroadcast()) // README, "Assistant view"
+			opts = append(opts, slack.MsgOptionBroadcast()) // docs/tools.md, "Assistant view"
 		}
 		_, t, err := m.api.PostMessageContext(ctx, key.ChannelID, append(opts, threadOption(key.ThreadTS))...)
 		if err != nil {

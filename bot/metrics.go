@@ -5,7 +5,7 @@ import (
 )
 
 // Metrics observes the Bot's envelopes and its Socket Mode connection
-// (internal/metrics implements it). Envelope types are Socket Mode's:
+// (package metrics implements it). Envelope types are Socket Mode's:
 // "events_api", "interactive", "slash_commands".
 type Metrics interface {
 	// EnvelopeReceived is told of an envelope read from the connection.

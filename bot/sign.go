@@ -11,7 +11,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// Button values are signed (README, "Buttons are signed"): a button, menu option or
+// Button values are signed (docs/workflows.md, "Buttons are signed"): a button, menu option or
 // modal carries its conversation.Action with Sig set to an HMAC-SHA256 of the
 // Action's other fields (their JSON, Action.Encode) under the installation's key, cut
 // to sigBytes and written in unpadded base64url (see encodeValue for where a value

@@ -10,7 +10,7 @@ import (
 // lines, which it receives as socketmode.OptionLog's logger with OptionDebug on:
 // slack-go reconnects by itself and gives no event with the cause (the ConnectingEvent
 // that follows has none), but its debug output has it ("Reconnecting due to …") and
-// Slack's own reason in the disconnect message it received (README, "Deploy"). Every
+// Slack's own reason in the disconnect message it received (docs/operations.md, "Deploy"). Every
 // other line is dropped unread: they carry payloads and must not reach the log. It is
 // safe for concurrent use.
 type dropReasons struct {

@@ -17,7 +17,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// readSample reads bot/testdata/chunks/name (see its README for where each came from).
+// readSample reads bot/testdata/chunks/<name> (see its README for where each came from).
 func readSample(t *testing.T, name string) json.RawMessage {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "chunks", name))

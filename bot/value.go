@@ -23,7 +23,7 @@ import (
 //     {"l":lang,"f":[[id,label,flags],…]}, flags holding "r" for a required field and
 //     "n" for a number: m:[…,"Blog","","Start","","",{"l":"en","f":[["topic","Topic","r"]]}].
 //
-// A signed action (README, "Buttons are signed") is preceded by its signature, Sig:
+// A signed action (docs/workflows.md, "Buttons are signed") is preceded by its signature, Sig:
 // sigChars base64url characters, which can begin neither "{" nor "m:", and left out
 // of the JSON:
 // krubV7G45i0OcBtA{"n":"approve","c":"C1","t":"1700000000.000100","a":"budget","r":3}.

@@ -150,7 +150,7 @@ type ToolCall struct {
 	// Duration is how long the tool ran.
 	Duration time.Duration `json:"duration_ns"`
 	// Entities and OutOfScope are what the result says for the session context and
-	// the secondary scope check (README "The tool-result contract"), read from the
+	// the secondary scope check (docs/tools.md, "The tool-result contract"), read from the
 	// whole result before it was cut for the model. Scoped says the result labelled
 	// its scope itself (an "out_of_scope" field, even an empty one), so it is not
 	// classified (SCOPE_CLASSIFY_RESULTS).
@@ -204,7 +204,7 @@ type Synthesizer interface {
 }
 
 // AnswerEditor is a Synthesizer whose reply can be more than the answer converted (its
-// sources listed, its citation markers renumbered: README "Citations"). EditAnswer
+// sources listed, its citation markers renumbered: docs/tools.md, "Citations"). EditAnswer
 // returns the answer as the reply shows it, in Markdown, and whether it differs from
 // f.Answer: a streamed answer that the edited one extends (sources added) is completed
 // with the rest, keeping its thinking steps; one it does not (markers renumbered) is

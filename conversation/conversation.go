@@ -102,11 +102,11 @@ type State struct {
 	// ModeWorkflow while it runs).
 	Workflow *workflow.State `json:"workflow,omitempty"`
 	// ToolApproval is the tool call waiting for a person's confirmation, when an
-	// assistant turn stopped for one (conversation/tool_approval.go). It holds the
+	// assistant turn stopped for one (conversation/assistant/approval.go). It holds the
 	// executor's transcript of that turn, bounded by MAX_STEPS tool results, and is
 	// cleared by the decision or by the thread's next message.
 	ToolApproval *ToolApproval `json:"tool_approval,omitempty"`
-	// Assistant is set in an assistant thread (conversation/assistant_view.go): the
+	// Assistant is set in an assistant thread (conversation/assistant/view.go): the
 	// channel the person views, and whether the greeting and title were set.
 	Assistant *AssistantView `json:"assistant,omitempty"`
 	// Retry is the click or command whose workflow step failed and was rolled back,

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The webhook event types (README, "Webhooks"). A turn's save derives them from how
+// The webhook event types (docs/api.md, "Webhooks"). A turn's save derives them from how
 // the thread's workflow state changed (workflowEvents) and writes them to the store's
 // outbox in the same transaction (Turn.Events), so a crash neither loses nor invents
 // one; package webhook delivers them.
@@ -43,7 +43,7 @@ type Event struct {
 	LastError string
 }
 
-// EventData is the JSON body of a webhook event (README, "Webhooks").
+// EventData is the JSON body of a webhook event (docs/api.md, "Webhooks").
 type EventData struct {
 	// ID is unique and stays the same across retries: receivers deduplicate on it.
 	// "evt_" and 26 random base32 characters.

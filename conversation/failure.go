@@ -2,7 +2,7 @@ package conversation
 
 import "errors"
 
-// What a failure message says (README, "Failures and Retry"): what failed — the
+// What a failure message says (docs/workflows.md, "Failures and Retry"): what failed — the
 // model, a tool, Slack or the database — in a few words safe to show, then what Retry
 // does. The details stay in the log; no secret nor stack trace reaches the thread.
 

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Feedback on answers (README, "Feedback"): every assistant answer carries a thumbs up
+// Feedback on answers (docs/operations.md, "Feedback"): every assistant answer carries a thumbs up
 // and a thumbs down; a click is stored with the message, the person and the turn that
 // wrote the answer, and never sent anywhere else.
 

@@ -116,7 +116,7 @@ type CommandInput struct {
 	MessageTS string `json:"message_ts,omitempty"`
 	// Origin is the channel a /threadwright command was typed in, when it was
 	// forwarded to a thread a link named: the command acts on a thread of another
-	// channel only when the user started its workflow (README, "Commands").
+	// channel only when the user started its workflow (docs/workflows.md, "Commands").
 	Origin string `json:"origin,omitempty"`
 	// TriggerID is the slash command's trigger_id: for about 3 seconds it can open a
 	// modal (views.open), as a start that lacks a required input does.

@@ -8,7 +8,7 @@ import (
 // Chunk is one piece of an ingested document (threadwright ingest): a few paragraphs
 // under one heading, the unit the knowledge base searches.
 type Chunk struct {
-	// Source is the document's path as ingested, e.g. "docs/handbook/leave.md".
+	// Source is the document's path as ingested, e.g. "handbook/leave.md".
 	Source string `json:"source"`
 	// Heading is the nearest heading above the chunk ("" at the document's start).
 	Heading string `json:"heading,omitempty"`

@@ -86,12 +86,12 @@ type Tag struct {
 	// post is in the thread whole, the reply is complete.
 	Answer, Final bool
 	// Notice marks an answer that is a notice rather than the model's answer (an
-	// error reply, a stopped turn's note): it gets no feedback buttons (README,
+	// error reply, a stopped turn's note): it gets no feedback buttons (docs/operations.md,
 	// "Feedback").
 	Notice bool
 	// Broadcast also shows the reply in the channel (chat.postMessage's
 	// reply_broadcast): a direct message's answer outside the assistant view, which
-	// would otherwise hide behind "1 reply" (README, "Assistant view").
+	// would otherwise hide behind "1 reply" (docs/tools.md, "Assistant view").
 	Broadcast bool
 	// Replace are the messages an earlier run of the turn posted in its place (from
 	// Posted): they are edited (chat.update) into the new content, more messages are

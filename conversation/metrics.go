@@ -5,7 +5,7 @@ import (
 )
 
 // Metrics observes the Service's turns, its queue of threads waiting for a turn
-// slot, its pipelines and workflows (internal/metrics implements it). Kinds are
+// slot, its pipelines and workflows (package metrics implements it). Kinds are
 // InputKind values; workflows are workflow names.
 type Metrics interface {
 	// TurnQueued moves the count of threads waiting for a turn slot
@@ -43,6 +43,6 @@ const (
 	// pending for the next worker.
 	TurnAbandoned = "abandoned"
 	// TurnOverBudget: it was refused, before any model call, because the person or
-	// the channel reached a token budget (budget.go).
+	// the channel reached a token budget (conversation/service/budget.go).
 	TurnOverBudget = "over_budget"
 )

@@ -40,7 +40,7 @@ type Store interface {
 	// CountPending counts the pending inputs of thread key and, when userID is not
 	// "", those of userID (Input.User) in key's workspace, each up to limit (a count
 	// stops there, so its cost is bounded); one indexed query, for Submit's bounds
-	// (README, "Limits and secrets"). A pending input counts until it is done, dropped or failed,
+	// (docs/operations.md, "Limits and secrets"). A pending input counts until it is done, dropped or failed,
 	// while it runs too.
 	CountPending(ctx context.Context, key Key, userID string, limit int) (PendingCounts, error)
 	// Enqueued reports whether an input with id was enqueued, whatever its status:

@@ -23,7 +23,7 @@ const MaxSuggestedPrompts = 4
 const MaxTitleChars = 80
 
 // SuggestedPrompts are the prompts offered when an assistant thread starts
-// (SUGGESTED_PROMPTS; README, "Assistant view"): those of the channel the person is
+// (SUGGESTED_PROMPTS; docs/tools.md, "Assistant view"): those of the channel the person is
 // viewing, or Default. When workflows are offered, the last slot (or slots, when the
 // list is short) starts one of them.
 type SuggestedPrompts struct {

@@ -96,7 +96,7 @@ const (
 	ActionRetry ActionName = "retry"
 )
 
-// The actions of a tool confirmation card (conversation/tool_approval.go); Arg is the
+// The actions of a tool confirmation card (conversation/assistant/approval.go); Arg is the
 // ToolApproval's ID.
 const (
 	ActionApproveTool ActionName = "tool_approve"
@@ -114,7 +114,7 @@ type Action struct {
 	Rev      int        `json:"r,omitempty"`
 	Arg      string     `json:"x,omitempty"`
 	// Sig is the signature of the other fields, which the Slack adapter adds to the
-	// buttons it renders and checks on the clicks it receives (README, "Buttons are
+	// buttons it renders and checks on the clicks it receives (docs/workflows.md, "Buttons are
 	// signed"); the core neither sets nor reads it.
 	Sig string `json:"s,omitempty"`
 }

@@ -7,7 +7,7 @@ import (
 
 // UsageMeter sums a turn's model usage by the model each chat completion asked for
 // (the request's model field), so that the usage ledger gets one row per model
-// actually called (README, "Usage, cost and budgets"). The service attaches one to
+// actually called (docs/operations.md, "Usage, cost and budgets"). The service attaches one to
 // each turn's context (WithUsageMeter); agents.Client.Complete feeds it. It is safe
 // for concurrent use; a nil *UsageMeter ignores Add.
 type UsageMeter struct {

@@ -48,7 +48,7 @@ type ArtifactRequest struct {
 	Item *Item
 	// Batch lists the items one write covers, for a research_strategy: batch
 	// artifact (Item is nil then): the text has one "## " section per item, titled
-	// as the item (README.md, "Pipelines"). Nil for any other request.
+	// as the item (docs/workflows.md, "Pipelines"). Nil for any other request.
 	Batch []Item
 	// Profile names the model profile to use (MODEL_PROFILES; "" is the main model):
 	// the artifact's Model, or its editor's for the editor pass.
@@ -99,7 +99,7 @@ type WorkflowAgent interface {
 	InterpretReply(ctx context.Context, r ArtifactRequest, reply string) (Selection, Usage, error)
 	// ClassifyReview reads a typed reply to r.Current, under review, that the phrase
 	// list (workflow.ClassifyReply) did not decide: approve, change, question or
-	// ambiguous, with the small model (README, "Typed decisions").
+	// ambiguous, with the small model (docs/workflows.md, "Typed decisions").
 	ClassifyReview(ctx context.Context, r ArtifactRequest, reply string) (ReviewReading, Usage, error)
 	// Write writes the artifact from r.Selected (choice) or from scratch
 	// (commit_artifact_final_text).

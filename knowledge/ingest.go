@@ -112,14 +112,14 @@ func count(n int, noun string) string {
 // directory whose files are loaded recursively (in lexical order, leaving out files
 // and directories whose names start with "." and, silently, files whose extension is
 // not one of Extensions). A document's source is its path as given, cleaned and
-// slash-separated ("docs/handbook/leave.md", however it was reached), its hash the
+// slash-separated ("handbook/leave.md", however it was reached), its hash the
 // SHA-256 of its content, in hex; a document stored with that hash already is left as
 // it is, without being read further. A path that does not exist, and a file that
 // cannot be read, is larger than MaxFileSize or is not UTF-8 text, is skipped with a
 // reason in the report; a path named twice is loaded once.
 //
-// logf, when not nil, is told of each document ("added docs/a.md (3 chunks)",
-// "unchanged docs/b.md", "skipped docs/c.txt: not UTF-8 text"). The error is kb's or
+// logf, when not nil, is told of each document ("added handbook/a.md (3 chunks)",
+// "unchanged handbook/b.md", "skipped handbook/c.txt: not UTF-8 text"). The error is kb's or
 // ctx's, and ends the ingest; the report counts what was done before it.
 func Ingest(ctx context.Context, kb conversation.Knowledge, paths []string, logf func(format string, args ...any)) (Report, error) {
 	if logf == nil {

@@ -1,5 +1,5 @@
 // Package metrics is the Prometheus adapter: it owns threadwright's instruments and
-// the registry they are exposed from (GET /metrics on HTTP_ADDR; README, "Metrics").
+// the registry they are exposed from (GET /metrics on HTTP_ADDR; docs/operations.md, "Metrics").
 // It is the only package that imports Prometheus, and of threadwright's packages it
 // imports only the domain, conversation.
 //

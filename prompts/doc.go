@@ -14,7 +14,7 @@
 // package imports nothing of threadwright, so workflow authors can change the wording
 // without touching Go.
 //
-// The built-in workflow definitions (YAML, docs/architecture.md "Workflow machine":
+// The built-in workflow definitions (YAML, docs/architecture.md, "Workflow machine":
 // proposal, product-brief and blog) live under workflows/ and are embedded as
 // Workflows; package conversation/workflow parses and validates them.
 package prompts

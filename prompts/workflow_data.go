@@ -125,7 +125,7 @@ type ArtifactOptionsData struct {
 	// time).
 	Previous []Option
 	// Review, when set, are the options just proposed, to review against Criteria
-	// and revise once (a choice artifact's self_review; README.md, "Pipelines").
+	// and revise once (a choice artifact's self_review; docs/workflows.md, "Pipelines").
 	Review   []Option
 	Criteria []Criterion
 	// ToolName is the commit function (commit_artifact_options).

@@ -1,5 +1,5 @@
 // Package store opens threadwright's persistence: the conversation.Store that
-// DATABASE_URL selects (docs/architecture.md, "Persistence" and "Configuration"). Both
+// DATABASE_URL selects (docs/architecture.md, "Persistence"; docs/configuration.md). Both
 // backends' stores are a conversation.Knowledge too, the knowledge base that
 // `threadwright ingest` fills and the search_knowledge tool searches: type-assert the
 // store Open returns.

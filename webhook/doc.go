@@ -1,4 +1,4 @@
-// Package webhook delivers the webhook events of workflow runs (README, "Webhooks")
+// Package webhook delivers the webhook events of workflow runs (docs/api.md, "Webhooks")
 // from the store's outbox to the configured URLs (WEBHOOK_URLS), signed as Slack signs
 // its requests.
 //

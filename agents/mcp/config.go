@@ -46,7 +46,7 @@ const maxPrefix = 32
 //	    headers: {Authorization: "Bearer ${CRM_TOKEN}"}       # HTTP: sent with every request
 //	    timeout: 20s
 //	    required: true               # a failure at start-up stops the bot
-//	    trusted: true                # its tools' hints and output are trusted (README "Tool policy")
+//	    trusted: true                # its tools' hints and output are trusted (docs/tools.md, "Tool policy")
 //	retry_delay: 1s                  # first wait before reconnecting (doubles; default 1s)
 //	max_retry_delay: 1m              # longest wait between reconnections (default 1m)
 //
@@ -91,7 +91,7 @@ type ServerConfig struct {
 	// Required makes Connect fail when the server cannot be started; otherwise the
 	// failure is logged and the server's tools are left out.
 	Required bool `yaml:"required"`
-	// Trusted says the operator trusts the server (README "Tool policy"): its tools
+	// Trusted says the operator trusts the server (docs/tools.md, "Tool policy"): its tools
 	// without a destructiveHint run without confirmation (until untrusted content
 	// entered the turn), and its output is internal unless a tool has openWorldHint.
 	// Untrusted (the default), only its readOnlyHint tools run without confirmation,

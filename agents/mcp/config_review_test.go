@@ -8,7 +8,7 @@ import (
 )
 
 // TestPrefixesDoNotOverlapInPolicyGlobs: TOOL_POLICY allows a server's tools with
-// "prefix__*" (README "Tool policy"). No other server's tool may match that glob,
+// "prefix__*" (docs/tools.md, "Tool policy"). No other server's tool may match that glob,
 // whatever the servers are called: a server named "crm." or "crm__eu" must not have
 // its tools allowed by the "crm__*" meant for the server crm.
 func TestPrefixesDoNotOverlapInPolicyGlobs(t *testing.T) {

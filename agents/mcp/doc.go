@@ -1,12 +1,12 @@
 // Package mcp makes the tools of Model Context Protocol servers tools of threadwright's
-// agents (README.md, "MCP servers"). It adapts one technology, the
+// agents (docs/tools.md, "MCP servers"). It adapts one technology, the
 // official Go SDK github.com/modelcontextprotocol/go-sdk, to package agents' Registry.
 //
 // LoadConfig reads the servers from a YAML file (see Config): a program spoken to over
 // stdio, or a streamable HTTP endpoint. Connect starts them at start-up and lists their
 // tools; Sources.Register adds each tool to an agents.Registry as "prefix__tool" in the
 // category "MCP: NAME", with the server's description and input schema, classified
-// for the tool policy from its annotations and the server's Trusted flag (README "Tool
+// for the tool policy from its annotations and the server's Trusted flag (docs/tools.md, "Tool
 // policy"); Sources.Close
 // stops the servers at shutdown:
 //

@@ -55,8 +55,8 @@ const grace = 2 * time.Second
 const pingTimeout = 5 * time.Second
 
 // codeRejected is the JSON-RPC error code with which the SDK reports a request the
-// transport could not deliver, such as an HTTP server that is down (ErrRejected of
-// the go-sdk's internal/jsonrpc2). It is not the server's answer.
+// transport could not deliver, such as an HTTP server that is down (jsonrpc2's
+// ErrRejected, inside the go-sdk). It is not the server's answer.
 const codeRejected = -32005
 
 // terminateDuration is how long closing a stdio server waits after closing its stdin
@@ -486,7 +486,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (s
 		return "", &toolError{msg: text}
 	}
 	if res.StructuredContent != nil {
-		// The tool-result contract is read from it (README "The tool-result contract").
+		// The tool-result contract is read from it (docs/tools.md, "The tool-result contract").
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
 			agents.ReportStructured(ctx, b)
 		}
@@ -605,7 +605,7 @@ func (s *server) specs() []toolSpec {
 	return out
 }
 
-// classify sets the tool policy's fields of spec (README "Tool policy") from a tool's
+// classify sets the tool policy's fields of spec (docs/tools.md, "Tool policy") from a tool's
 // annotations (nil: none) and whether its server is trusted (ServerConfig.Trusted):
 //   - readOnlyHint: ReadOnly, it runs without confirmation;
 //   - otherwise NeedsApproval when destructiveHint is true or the server is not

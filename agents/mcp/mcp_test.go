@@ -493,7 +493,7 @@ func TestHTTP(t *testing.T) {
 }
 
 // TestAnnotations: the tool policy's classification follows the MCP annotations and
-// the server's trusted flag (README "Tool policy").
+// the server's trusted flag (docs/tools.md, "Tool policy").
 func TestAnnotations(t *testing.T) {
 	type class struct{ readOnly, approval, untrusted bool }
 	for _, trusted := range []bool{false, true} {

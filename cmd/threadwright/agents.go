@@ -86,7 +86,7 @@ func (rc *runConfig) newExecutor(model agents.Completer, registry *agents.Regist
 }
 
 // buildTools returns the registry of the run's tools: the built-in ones, recall
-// (README, "Recall"), fetch_url, the tools of MCP_CONFIG's servers, web_search when
+// (docs/tools.md, "Recall"), fetch_url, the tools of MCP_CONFIG's servers, web_search when
 // SEARXNG_URL is set, and those extra registers (Main.RegisterTools). The knowledge
 // base's tool follows once the store is open (registerKnowledge).
 //
@@ -126,7 +126,7 @@ func (rc *runConfig) buildTools(ctx context.Context, extra func(*agents.Registry
 	return r, sources, nil
 }
 
-// registerKnowledge registers the tool that searches the knowledge base (README,
+// registerKnowledge registers the tool that searches the knowledge base (docs/tools.md,
 // "Knowledge base") in r, when st has one.
 func registerKnowledge(r *agents.Registry, st conversation.Store) error {
 	kb, ok := st.(conversation.Knowledge)

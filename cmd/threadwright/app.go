@@ -137,7 +137,7 @@ func (m *Main) open(ctx context.Context) (err error) {
 
 // openConfig reads the files the configuration names, makes the run's logger, which
 // scrubs the configured secrets from every line and from the error texts shown in
-// Slack (README, "Limits and secrets"), starts tracing, and parses the prompts.
+// Slack (docs/operations.md, "Limits and secrets"), starts tracing, and parses the prompts.
 func (m *Main) openConfig(ctx context.Context) (err error) {
 	rc := &m.rc
 	rc.Config = &m.Config

@@ -12,7 +12,7 @@ import (
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
-// The assistant view end to end (README, "Assistant view"): the real program, the
+// The assistant view end to end (docs/tools.md, "Assistant view"): the real program, the
 // emulator's assistant threads and the fake model.
 
 // newAssistantViewHarness runs the program with SUGGESTED_PROMPTS (a greeting, default

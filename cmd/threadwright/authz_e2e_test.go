@@ -8,7 +8,7 @@ import (
 	"github.com/threadwright/threadwright/playground/emulator"
 )
 
-// These end-to-end tests check that authorization follows the channel (README,
+// These end-to-end tests check that authorization follows the channel (docs/workflows.md,
 // "Commands" and "Buttons are signed"): a command or a click acts only where it was
 // made, or on the user's own workflow; workflow permissions keep bystanders from
 // taking a run over.

@@ -85,7 +85,7 @@ func TestE2EBudgetRefusal(t *testing.T) {
 	if n := len(h.emu.Ephemerals(general, bob)); n != 0 {
 		t.Errorf("bob got %d notices; want none", n)
 	}
-	// The two refusals are counted as such, not as answers (README, "Metrics").
+	// The two refusals are counted as such, not as answers (docs/operations.md, "Metrics").
 	f := h.scrape()
 	if v, _ := f.value("threadwright_turns_total", "kind", "user_message", "outcome", "over_budget"); v != 2 {
 		t.Errorf("turns refused over budget = %v, want 2", v)

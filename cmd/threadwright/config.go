@@ -15,91 +15,96 @@ import (
 
 // StoreConfig selects the store; it is all that `threadwright migrate` needs.
 type StoreConfig struct {
-	DatabaseURL      string `envconfig:"DATABASE_URL" desc:"Postgres DSN (postgres://user:pass@host:5432/db?sslmode=disable); unset uses the embedded SQLite file $DATA_DIR/threadwright.db"`
-	DataDir          string `envconfig:"DATA_DIR" default:"./data" desc:"directory of the embedded SQLite store, and, with Postgres, of the spool that keeps inputs while the database is unreachable"`
-	DatabaseMaxConns int    `envconfig:"DATABASE_MAX_CONNS" desc:"Postgres connections this process opens at most (default: a quarter of MAX_CONCURRENT_TURNS, from 10 to 40)"`
+	DatabaseURL      string `envconfig:"DATABASE_URL" group:"Storage" desc:"Postgres DSN, e.g. postgres://user:pass@host:5432/threadwright?sslmode=disable. Unset uses the embedded SQLite file $DATA_DIR/threadwright.db"`
+	DataDir          string `envconfig:"DATA_DIR" default:"./data" desc:"Directory of the embedded SQLite store. With Postgres, it holds the spool (spool.db): inputs accepted while the database is unreachable, moved into it when it answers again"`
+	DatabaseMaxConns int    `envconfig:"DATABASE_MAX_CONNS" desc:"Postgres connections this process opens at most; 0: a quarter of MAX_CONCURRENT_TURNS, from 10 to 40. A turn holds a connection only for the few milliseconds of each statement; two replicas at the defaults use at most 50 of Postgres's default 100. When the server refuses connections (too many clients), statements are retried with backoff"`
 }
 
-// Config is threadwright's configuration, read from the environment with envconfig
-// (docs/architecture.md, "Configuration").
+// Config is threadwright's configuration, read from the environment with envconfig.
+// Every field's desc tag is its documentation: docs/configuration.md is generated
+// from them (a group tag starts a group of that page; see
+// cmd/threadwright/internal/configdoc), and `threadwright help` prints them.
+//
+//go:generate go test -run TestConfigReference . -update
 type Config struct {
 	StoreConfig
 
-	SlackBotToken string `envconfig:"SLACK_BOT_TOKEN" desc:"bot token, xoxb-… (required)"`
-	SlackAppToken string `envconfig:"SLACK_APP_TOKEN" desc:"app-level token with connections:write, xapp-… (required)"`
+	SlackBotToken string `envconfig:"SLACK_BOT_TOKEN" group:"Slack" desc:"Required. Bot token, xoxb-…"`
+	SlackAppToken string `envconfig:"SLACK_APP_TOKEN" desc:"Required. App-level token with connections:write, xapp-… (Socket Mode)"`
 	SlackAPIURL   string `envconfig:"SLACK_API_URL" default:"https://slack.com/api/" desc:"Slack Web API base URL (the emulator's in dev and tests)"`
 
-	OpenAIAPIKey     string        `envconfig:"OPENAI_API_KEY" desc:"API key of the model endpoint (required unless OPENAI_BASE_URL points at a server without keys)"`
-	OpenAIBaseURL    string        `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"OpenAI-compatible base URL (Azure OpenAI, vLLM, Ollama, LM Studio…)"`
-	OpenAIModel      string        `envconfig:"OPENAI_MODEL" default:"gpt-4o-mini" desc:"main model: executor and answers"`
-	OpenAISmallModel string        `envconfig:"OPENAI_SMALL_MODEL" desc:"small model: scope checks (default: OPENAI_MODEL)"`
-	ModelTimeout     time.Duration `envconfig:"MODEL_TIMEOUT" default:"60s" desc:"timeout of one model call attempt; calls retry on 429/5xx/timeouts"`
+	OpenAIAPIKey     string        `envconfig:"OPENAI_API_KEY" group:"Model" desc:"Key of the model endpoint: required for OpenAI; may be empty when OPENAI_BASE_URL points at a server that needs none"`
+	OpenAIBaseURL    string        `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"Any OpenAI-compatible endpoint: OpenAI, Azure OpenAI, vLLM, Ollama (http://localhost:11434/v1), LM Studio"`
+	OpenAIModel      string        `envconfig:"OPENAI_MODEL" default:"gpt-4o-mini" desc:"Main model (executor and answers)"`
+	OpenAISmallModel string        `envconfig:"OPENAI_SMALL_MODEL" desc:"Small model: scope checks, history summaries, reading replies to options, the planner's understanding and routing. Unset: OPENAI_MODEL"`
+	ModelTimeout     time.Duration `envconfig:"MODEL_TIMEOUT" default:"60s" desc:"Timeout of one model call attempt. Calls retry with exponential backoff and jitter on 5xx, timeouts and connection errors, and after the Retry-After of a 429"`
 
-	ModelMaxRetries    int           `envconfig:"MODEL_MAX_RETRIES" default:"5" desc:"retries of a model call after a 5xx, a timeout or a connection error (5: up to 6 attempts; 0: never retry, 429s included); an HTTP 429 does not count: the call waits for its Retry-After"`
-	ModelRetryBudget   time.Duration `envconfig:"MODEL_RETRY_BUDGET" default:"60s" desc:"time from a model call's first attempt to the start of its last retry, waits included"`
-	ModelMaxConcurrent int           `envconfig:"MODEL_MAX_CONCURRENT" default:"128" desc:"model calls in flight at once per endpoint; a burst of HTTP 429s halves it, successes grow it back"`
+	ModelMaxRetries    int           `envconfig:"MODEL_MAX_RETRIES" default:"5" desc:"Retries of a model call after a 5xx, a timeout or a connection error: 5 allows 6 attempts, 0 never retries (429s included). An HTTP 429 does not count: the call waits as long as its Retry-After (or retry-after-ms) asks, within MODEL_RETRY_BUDGET"`
+	ModelRetryBudget   time.Duration `envconfig:"MODEL_RETRY_BUDGET" default:"60s" desc:"Time from a model call's first attempt to the start of its last retry, waits included. A wait that would pass it ends the call with the error"`
+	ModelMaxConcurrent int           `envconfig:"MODEL_MAX_CONCURRENT" default:"128" desc:"Model calls in flight at once per endpoint (the main one, and each model profile's). A burst of 429s halves the limit (not below 1) and a 429's Retry-After holds back every call to that endpoint; successes grow it back by one at a time. Calls beyond it wait for their turn"`
 
-	ScopeDescription string   `envconfig:"SCOPE_DESCRIPTION" desc:"what the bot is for; empty lets every request through and skips the scope check"`
-	ScopeAllow       []string `envconfig:"SCOPE_ALLOW" desc:"comma-separated regular expressions: a matching request is in scope without a model call"`
-	ScopeDeny        []string `envconfig:"SCOPE_DENY" desc:"comma-separated regular expressions: a matching request is refused without a model call"`
-	// ScopeClassifyResults classifies tool results without a scope label (README "The
-	// tool-result contract").
-	ScopeClassifyResults bool `envconfig:"SCOPE_CLASSIFY_RESULTS" desc:"check the tool results that carry no out_of_scope label against SCOPE_DESCRIPTION with the small model, one call per turn, before answering"`
+	ScopeDescription string   `envconfig:"SCOPE_DESCRIPTION" group:"Scope" desc:"What the bot is for, e.g. questions about ACME's billing system. Empty lets every request through and skips the scope check"`
+	ScopeAllow       []string `envconfig:"SCOPE_ALLOW" desc:"Comma-separated regular expressions (case-insensitive). A match is in scope without a model call"`
+	ScopeDeny        []string `envconfig:"SCOPE_DENY" desc:"Comma-separated regular expressions (case-insensitive). A match is refused without a model call; deny wins over allow"`
+	// ScopeClassifyResults classifies tool results without a scope label
+	// (docs/tools.md, "The tool-result contract").
+	ScopeClassifyResults bool `envconfig:"SCOPE_CLASSIFY_RESULTS" desc:"Check the tool results that carry no out_of_scope label against SCOPE_DESCRIPTION with the small model, one call per turn, before answering (docs/tools.md, \"The tool-result contract\"). Needs SCOPE_DESCRIPTION"`
 
-	MaxConcurrentTurns int           `envconfig:"MAX_CONCURRENT_TURNS" default:"100" desc:"turns running at once in this process, across threads (one thread's turns always run one at a time, in order, across replicas); a thread waiting for a slot shows that it is queued"`
-	LeaseTTL           time.Duration `envconfig:"LEASE_TTL" default:"10s" desc:"how long a thread's lease lives without renewal: a dead replica's threads are taken over within it plus a fifth (renewed every tenth of it)"`
-	MaxSteps           int           `envconfig:"MAX_STEPS" default:"8" desc:"model calls per turn before the executor must answer"`
-	ToolTimeout        time.Duration `envconfig:"TOOL_TIMEOUT" default:"30s" desc:"timeout of one tool call"`
-	TurnTimeout        time.Duration `envconfig:"TURN_TIMEOUT" default:"5m" desc:"timeout of one whole turn"`
-	HistoryMessages    int           `envconfig:"HISTORY_MESSAGES" default:"40" desc:"newest messages of a thread given to the model"`
-	HistoryTokens      int           `envconfig:"HISTORY_TOKENS" default:"8000" desc:"estimated tokens of thread history given to the model; older messages are summarized by the small model past it"`
-	ShutdownTimeout    time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"how long SIGTERM waits for running turns before cancelling them"`
-	RetentionDays      int           `envconfig:"RETENTION_DAYS" default:"0" desc:"delete conversations idle for this many days (0 keeps them)"`
+	MaxConcurrentTurns int           `envconfig:"MAX_CONCURRENT_TURNS" group:"Turns" default:"100" desc:"Turns running at once in this process, across threads. A turn spends most of its time waiting for the model and Slack, so the bound is high; the model's rate limit is met by MODEL_MAX_CONCURRENT's adaptive limit. A thread waiting for a free turn shows \"is waiting in line…\" as its status. One thread's inputs always run one at a time, in order, across all replicas"`
+	LeaseTTL           time.Duration `envconfig:"LEASE_TTL" default:"10s" desc:"How long a thread's lease lives without renewal (at least 1s; renewed every tenth of it). A replica that dies is taken over within LEASE_TTL plus a fifth of it (12 s by default), whatever TURN_TIMEOUT is"`
+	MaxSteps           int           `envconfig:"MAX_STEPS" default:"8" desc:"Model calls per turn that may use tools; then one last call must answer without tools"`
+	ToolTimeout        time.Duration `envconfig:"TOOL_TIMEOUT" default:"30s" desc:"Timeout of one tool call"`
+	TurnTimeout        time.Duration `envconfig:"TURN_TIMEOUT" default:"5m" desc:"Timeout of one whole turn. A turn past it says in the thread that it took too long, saves and finishes its input"`
+	HistoryMessages    int           `envconfig:"HISTORY_MESSAGES" default:"40" desc:"Newest messages of the thread loaded for a turn"`
+	HistoryTokens      int           `envconfig:"HISTORY_TOKENS" default:"8000" desc:"Estimated tokens (4 characters each) of thread history given to the model. Past it, or when the unsummarized messages fill three quarters of HISTORY_MESSAGES, the older half is summarized by the small model into the checkpoint. The prompt is then the summary plus the recent messages. Artifact texts, selections and workflow state live in the checkpoint and are never summarized away"`
+	ShutdownTimeout    time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"On SIGTERM/SIGINT, how long running turns may finish before they are cancelled. The threads of cancelled turns are handed over at once to another replica, or to this one when it starts again"`
+	RetentionDays      int           `envconfig:"RETENTION_DAYS" default:"0" desc:"Delete conversations idle for this many days, checked hourly (0 keeps them)"`
 
-	Strategy         string `envconfig:"STRATEGY" default:"react" desc:"how the assistant works: react (one tool-calling loop), planner (understand, plan dependent tasks, run them in parallel, reflect, answer) or auto (the small model picks per question)"`
-	StrategyChannels string `envconfig:"STRATEGY_CHANNELS" desc:"per-channel strategies, e.g. C123:planner,C456:react"`
+	Strategy         string `envconfig:"STRATEGY" group:"Strategies" default:"react" desc:"How the assistant works: react (one tool-calling loop), planner (understand, plan tasks with dependencies, run independent tasks in parallel, reflect, answer), or auto (the small model picks per question); docs/tools.md, \"Strategies\""`
+	StrategyChannels string `envconfig:"STRATEGY_CHANNELS" desc:"Per-channel strategies, e.g. C123:planner,C456:react"`
 
-	ExecutorInstructions         string `envconfig:"EXECUTOR_INSTRUCTIONS" desc:"Markdown or text file added to the executor's and planner's system prompt, e.g. the deployment's workflow patterns (README \"Executor instructions\"); at most 16 KiB"`
-	ExecutorInstructionsChannels string `envconfig:"EXECUTOR_INSTRUCTIONS_CHANNELS" desc:"per-channel instruction files used instead of EXECUTOR_INSTRUCTIONS, e.g. C123:/etc/tw/support.md,C456:/etc/tw/eng.md"`
+	ExecutorInstructions         string `envconfig:"EXECUTOR_INSTRUCTIONS" desc:"Markdown or text file added to the executor's and the planner's system prompt, e.g. the deployment's workflow patterns (docs/tools.md, \"Executor instructions\"); at most 16 KiB"`
+	ExecutorInstructionsChannels string `envconfig:"EXECUTOR_INSTRUCTIONS_CHANNELS" desc:"Per-channel instruction files used instead of EXECUTOR_INSTRUCTIONS, e.g. C123:/etc/threadwright/support.md,C456:/etc/threadwright/eng.md"`
 
-	StreamAnswers    bool `envconfig:"STREAM_ANSWERS" default:"true" desc:"stream the assistant's answer into the thread as it is written (chat.startStream); where Slack refuses, the answer is posted when done"`
-	MaxReplyMessages int  `envconfig:"MAX_REPLY_MESSAGES" default:"10" desc:"Slack messages one reply takes at most; the rest of a longer reply is uploaded to the thread as a file, with a note in the last message"`
+	StreamAnswers    bool `envconfig:"STREAM_ANSWERS" group:"Answers" default:"true" desc:"Stream the assistant's answer into the thread as it is written (chat.startStream, appendStream, stopStream; appends at most about once a second); where Slack refuses, the answer is posted when done. Answers longer than about 3,500 characters stream their beginning and post the rest"`
+	MaxReplyMessages int  `envconfig:"MAX_REPLY_MESSAGES" default:"10" desc:"Slack messages one reply takes at most. The rest of a longer reply is uploaded to the thread as rest-of-answer.txt, and the last message says so (docs/operations.md, \"Reply bounds\")"`
 
-	MCPConfig string `envconfig:"MCP_CONFIG" desc:"YAML file of MCP servers whose tools the agent may call (see README); unset: none"`
+	MCPConfig string `envconfig:"MCP_CONFIG" group:"Tools" desc:"YAML file of MCP servers whose tools the agent may call (docs/tools.md, \"MCP servers\"); unset: none"`
 
-	ToolPolicy string `envconfig:"TOOL_POLICY" desc:"YAML file of per-channel tool allowlists (README \"Tool policy\"); unset: every channel may use every tool"`
+	ToolPolicy string `envconfig:"TOOL_POLICY" desc:"YAML file of per-channel tool allowlists (docs/tools.md, \"Tool policy\"); unset, every channel may use every tool"`
 
-	SuggestedPrompts string `envconfig:"SUGGESTED_PROMPTS" desc:"YAML file of the assistant view's greeting and suggested prompts, default and per channel (README \"Assistant view\"); unset: built-in ones"`
+	SuggestedPrompts string `envconfig:"SUGGESTED_PROMPTS" group:"Answers" desc:"YAML file of the assistant view's greeting and suggested prompts, by default and per channel (docs/tools.md, \"Assistant view\"); unset, a built-in greeting and prompts"`
 
-	FetchAllowPrivate bool          `envconfig:"FETCH_ALLOW_PRIVATE" default:"false" desc:"let fetch_url reach private, loopback and link-local addresses (also cloud metadata endpoints: use with care)"`
-	FetchAllowHosts   []string      `envconfig:"FETCH_ALLOW_HOSTS" desc:"comma-separated hosts (name, name:port, *.suffix or CIDR) fetch_url may reach although they are private"`
-	FetchMaxBytes     int           `envconfig:"FETCH_MAX_BYTES" default:"1048576" desc:"bytes fetch_url reads at most"`
-	FetchTimeout      time.Duration `envconfig:"FETCH_TIMEOUT" default:"15s" desc:"timeout of one fetch_url call"`
-	SearxngURL        string        `envconfig:"SEARXNG_URL" desc:"base URL of a SearXNG instance with the JSON format on; set, it enables web_search"`
+	FetchAllowPrivate bool          `envconfig:"FETCH_ALLOW_PRIVATE" group:"Tools" default:"false" desc:"Let fetch_url (and fetch: artifacts) reach private, loopback and link-local addresses. This also opens cloud metadata endpoints, so use it with care"`
+	FetchAllowHosts   []string      `envconfig:"FETCH_ALLOW_HOSTS" desc:"Comma-separated exceptions to that rule, hosts fetch_url may reach although they are private: name, name:port, *.suffix or a CIDR"`
+	FetchMaxBytes     int           `envconfig:"FETCH_MAX_BYTES" default:"1048576" desc:"Bytes fetch_url reads at most (also each page of a fetch: artifact, such as the blog's sources)"`
+	FetchTimeout      time.Duration `envconfig:"FETCH_TIMEOUT" default:"15s" desc:"Timeout of one fetch_url call (and of each page a fetch: artifact reads)"`
+	SearxngURL        string        `envconfig:"SEARXNG_URL" desc:"Base URL of a SearXNG instance with its JSON format enabled. Set, it adds the web_search tool"`
 
-	WorkflowsDir        string   `envconfig:"WORKFLOWS_DIR" desc:"directory of workflow YAML files added to the built-in ones (proposal, product-brief, blog)"`
-	ModelProfiles       string   `envconfig:"MODEL_PROFILES" desc:"YAML file of named models (base_url, model, api_key: ${ENV_VAR}) that workflow artifacts name with model: (see README); unset: none"`
-	PipelineConcurrency int      `envconfig:"PIPELINE_CONCURRENCY" default:"4" desc:"items of one pipeline written at once (auto artifacts, foreach items); an artifact's concurrency may lower it"`
-	ApproverUserIDs     []string `envconfig:"APPROVER_USER_IDS" desc:"comma-separated Slack user ids: the only people who may approve artifacts, who may also do whatever a run's starter may (default: a workflow's permissions)"`
+	WorkflowsDir        string   `envconfig:"WORKFLOWS_DIR" group:"Workflows" desc:"Directory of workflow YAML files offered besides the built-ins (proposal, product-brief, blog). An invalid file stops start-up with file:line: reason"`
+	ModelProfiles       string   `envconfig:"MODEL_PROFILES" desc:"YAML file of named models (base_url, model, api_key: ${ENV_VAR}, timeout) that workflow artifacts and editor passes name with model: (docs/workflows.md, \"Pipelines\"); unset: none"`
+	PipelineConcurrency int      `envconfig:"PIPELINE_CONCURRENCY" default:"4" desc:"Items of one pipeline written at once (docs/workflows.md, \"Pipelines\"); an artifact's concurrency may lower it"`
+	ApproverUserIDs     []string `envconfig:"APPROVER_USER_IDS" desc:"Comma-separated Slack user ids, e.g. U012AB3CD,U045EF6GH: the only people who may approve artifacts; they may also do whatever a run's starter may (docs/workflows.md, \"Permissions\"). Unset, a workflow's permissions decide"`
 
-	MaxQueuedPerThread int     `envconfig:"MAX_QUEUED_PER_THREAD" default:"20" desc:"pending inputs (queued or running) one thread takes; past it, a message or command is refused with a notice to its author (clicks are not held to it; 0: no bound)"`
-	MaxQueuedPerUser   int     `envconfig:"MAX_QUEUED_PER_USER" default:"10" desc:"pending inputs one person may have across threads, counted in the database by every replica alike; past it, a message or command is refused with a notice (0: no bound)"`
-	UserRate           float64 `envconfig:"USER_RATE" default:"20" desc:"messages and commands one person may send per minute, per replica (a token bucket; clicks have a bucket of their own, four times USER_RATE and USER_BURST); past it, an input is refused with a notice (0: no limit)"`
-	UserBurst          int     `envconfig:"USER_BURST" default:"10" desc:"size of each person's token buckets: the messages (and, apart, the clicks) one person may send at once before USER_RATE applies"`
+	MaxQueuedPerThread int     `envconfig:"MAX_QUEUED_PER_THREAD" group:"Limits" default:"20" desc:"Pending inputs (queued or running) one thread takes. Past it, a message or command is not queued and its author gets one ephemeral notice; clicks are not held to it (docs/operations.md, \"Limits and secrets\"). 0: no bound"`
+	MaxQueuedPerUser   int     `envconfig:"MAX_QUEUED_PER_USER" default:"10" desc:"Pending inputs one person may have across threads, counted in the database, so every replica agrees. Past it, as above. 0: no bound"`
+	UserRate           float64 `envconfig:"USER_RATE" default:"20" desc:"Messages and commands one person may send per minute, per replica: a token bucket (clicks have a bucket of their own, four times as fast and as deep). Past it, as above, and the notice says when to try again. 0: no limit"`
+	UserBurst          int     `envconfig:"USER_BURST" default:"10" desc:"Size of each person's buckets: what one person may send at once before USER_RATE applies"`
 
-	BudgetTokensPerUserDay    int64    `envconfig:"BUDGET_TOKENS_PER_USER_DAY" default:"0" desc:"tokens (prompt and completion) one person may use in 24 hours, from the usage ledger every replica writes; past it, their input gets a notice naming ADMINS and no model call (0: no budget)"`
-	BudgetTokensPerChannelDay int64    `envconfig:"BUDGET_TOKENS_PER_CHANNEL_DAY" default:"0" desc:"tokens one channel may use in 24 hours, as BUDGET_TOKENS_PER_USER_DAY (0: no budget)"`
-	Admins                    []string `envconfig:"ADMINS" desc:"comma-separated Slack user ids of the people to ask for more (named in a budget notice)"`
+	BudgetTokensPerUserDay    int64    `envconfig:"BUDGET_TOKENS_PER_USER_DAY" group:"Budgets" default:"0" desc:"Tokens (prompt and completion) one person may use in 24 hours, summed from the usage ledger that every replica writes. Past it, the person's next message, command or click gets a polite ephemeral notice naming ADMINS and when the budget frees up, and no model call is made (docs/operations.md, \"Usage, cost and budgets\"). 0: no budget"`
+	BudgetTokensPerChannelDay int64    `envconfig:"BUDGET_TOKENS_PER_CHANNEL_DAY" default:"0" desc:"The same for all people of one channel together. 0: no budget"`
+	Admins                    []string `envconfig:"ADMINS" desc:"Comma-separated Slack user ids, e.g. U012AB3CD,U045EF6GH: the people to ask for more, named as mentions in a budget notice. Unset, the notice says \"your workspace admins\""`
 
-	WebhookConfig
+	WebhookConfig `group:"Webhooks"` // webhooks.go
 
-	LogLevel  string `envconfig:"LOG_LEVEL" default:"info" desc:"debug, info, warn or error"`
+	LogLevel  string `envconfig:"LOG_LEVEL" group:"Logs and health" default:"info" desc:"debug, info, warn or error"`
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
-	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"address of /healthz, /readyz and /metrics; empty disables"`
+	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"Address of GET /healthz (the process is up), GET /readyz (connected to Slack and the store answers; otherwise 503 with a fixed reason such as \"not ready: store unavailable\", the detail in the log) and GET /metrics (Prometheus; docs/operations.md, \"Metrics\"). Empty disables"`
 
-	APIAddr     string `envconfig:"API_ADDR" desc:"address of the HTTP API (README, \"HTTP API\"), such as 127.0.0.1:8081; empty disables it"`
-	APITokens   string `envconfig:"API_TOKENS" desc:"the HTTP API's bearer tokens: comma-separated name:secret pairs (secret: 16 characters or more); the name is the actor of the token's writes, api:<name>; required with API_ADDR"`
-	TraceConfig        // tracing.go
+	APIAddr   string `envconfig:"API_ADDR" group:"HTTP API" desc:"Address of the HTTP API (docs/api.md, \"HTTP API\"), e.g. 127.0.0.1:8081. Unset disables it"`
+	APITokens string `envconfig:"API_TOKENS" desc:"The HTTP API's bearer tokens, comma-separated name:secret pairs (a secret has 16 characters or more), e.g. ci-bot:…,portal:…. Required with API_ADDR. The name appears in logs and as the actor api:<name> of the token's writes; the secrets are scrubbed from logs like every configured secret"`
+
+	TraceConfig `group:"Traces"` // tracing.go
 }
 
 // LoadConfig reads spec (a *Config or *StoreConfig) from the process environment and

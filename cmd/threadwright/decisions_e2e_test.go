@@ -33,7 +33,7 @@ func (h *wfHarness) revisions(title string) int {
 	return n
 }
 
-// TestE2ETypedDecisions: typed replies to a written artifact (README, "Typed
+// TestE2ETypedDecisions: typed replies to a written artifact (docs/workflows.md, "Typed
 // decisions"): a bystander's "looks good" under approve: starter is refused and told
 // who may; the starter's "looks good" approves with no model call; an ambiguous reply
 // is asked about with buttons, and Request this change applies it; "подтверждаю"

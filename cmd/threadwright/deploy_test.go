@@ -69,7 +69,7 @@ func TestDeployFiles(t *testing.T) {
 		t.Errorf("deploy/compose.yaml: want a postgres service with a health check, got %+v", pg)
 	}
 	known := map[string]bool{}
-	for _, line := range strings.Split(read("README.md"), "\n") {
+	for _, line := range strings.Split(read("docs/configuration.md"), "\n") {
 		if name, _, ok := strings.Cut(strings.TrimPrefix(line, "| `"), "`"); ok && strings.HasPrefix(line, "| `") {
 			known[name] = true
 		}
@@ -88,7 +88,7 @@ func TestDeployFiles(t *testing.T) {
 		}
 		for k := range svc.Environment {
 			if !known[k] {
-				t.Errorf("%s: %s is not a setting documented in the README", name, k)
+				t.Errorf("%s: %s is not a setting documented in docs/configuration.md", name, k)
 			}
 		}
 		for _, v := range svc.Volumes {

@@ -18,9 +18,9 @@ import (
 
 // DevConfig is what `threadwright dev` reads from the environment besides Config.
 type DevConfig struct {
-	DevAddr string `envconfig:"DEV_ADDR" default:"127.0.0.1:3000" desc:"threadwright dev: address of the playground (the emulated Slack and its web page); keep it on loopback"`
+	DevAddr string `envconfig:"DEV_ADDR" group:"Playground" default:"127.0.0.1:3000" desc:"threadwright dev only: the address of the playground (the emulated Slack and its page). Keep it on loopback: another address exposes the playground to the network (docs/playground.md, \"Playground security\")"`
 	// DemoLatency is demo.Model.Delay.
-	DemoLatency time.Duration `envconfig:"DEMO_LATENCY" default:"0" desc:"threadwright dev: how long the offline demo model waits before each answer, e.g. 2s, so that progress, thinking steps, Stop and pipelines can be watched (0: at once)"`
+	DemoLatency time.Duration `envconfig:"DEMO_LATENCY" default:"0" desc:"threadwright dev only: how long the offline demo model waits before each answer, e.g. 2s, so that progress, thinking steps, Stop and pipelines can be watched. A stop or shutdown ends the wait. 0: at once"`
 }
 
 // devDataDir is the playground's data directory under dataDir (DATA_DIR): its own
@@ -112,7 +112,7 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 
 // exposedWarning is printed when DEV_ADDR is not a loopback address.
 const exposedWarning = "WARNING: DEV_ADDR is not a loopback address. Anyone who can reach it can open the playground, " +
-	"read every conversation and post as any member, which runs the model and its tools. See README \"Playground security\"."
+	"read every conversation and post as any member, which runs the model and its tools. See docs/playground.md, \"Playground security\"."
 
 // newPlayground starts the emulated Slack of `threadwright dev` on addr, hardened
 // (emulator.Config.Hardened): tokens random per run and only in the Authorization

@@ -14,7 +14,7 @@ import (
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
-// These tests hold threadwright to its durability promises (README, "Replicas, crashes
+// These tests hold threadwright to its durability promises (docs/durability.md, "Replicas, crashes
 // and outages"; docs/architecture.md, "Durable turns"), running the real program
 // against the emulated Slack, the fake model and real Postgres. They assert on the
 // threads as Slack shows them: exactly one answer per input, in order.

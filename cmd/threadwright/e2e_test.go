@@ -256,7 +256,7 @@ func TestE2EDirectMessage(t *testing.T) {
 	h.start()
 	h.ai.Push(openaitest.Response{Text: "Hi Alice!"})
 	ts := h.post(dm, alice, "hello", "")
-	// The first DM is greeted (README, "Assistant view"); TestE2EDirectMessageIsVisible
+	// The first DM is greeted (docs/tools.md, "Assistant view"); TestE2EDirectMessageIsVisible
 	// covers the rest.
 	if got := h.replies(dm, ts, 2); got[1].Text != "Hi Alice!" {
 		t.Fatalf("reply %q", got[1].Text)

@@ -15,7 +15,7 @@ import (
 )
 
 // failureClassifier says what a failed turn's error came from (the model or Slack),
-// for the failure message the thread is shown (conversation.Config.Classify; README,
+// for the failure message the thread is shown (service.Config.Classify; docs/workflows.md,
 // "Failures and Retry"). It reads the adapters' error types, which is wiring: the
 // core knows only its own errors (a tool's, the store's), and the adapters (bot,
 // agents) never import each other, so the types of go-openai (*openai.APIError,

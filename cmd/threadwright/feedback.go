@@ -23,7 +23,7 @@ const feedbackUsage = `Usage:
                          their reasons, newest first; --json prints the same as one JSON object
 
 Feedback is read from the store that DATABASE_URL names (the SQLite file in DATA_DIR when
-unset). It is never sent anywhere else (README, "Feedback").
+unset). It is never sent anywhere else (docs/operations.md, "Feedback").
 `
 
 // runFeedback runs "threadwright feedback ARGS" (args are what follows "feedback"):

@@ -65,7 +65,7 @@ func serveHealth(addr string, ready func(context.Context) error, mx *metrics.Met
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
-	mux.Handle("GET /metrics", mx.Handler(log)) // README, "Metrics"
+	mux.Handle("GET /metrics", mx.Handler(log)) // docs/operations.md, "Metrics"
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := ready(r.Context()); err != nil {
 			// The answer names the part that is not ready, never the detail (a

@@ -142,7 +142,7 @@ func listSources(ctx context.Context, kb conversation.Knowledge, stdout io.Write
 }
 
 // deleteSources deletes each source in sources from kb (cleaned as ingest names them:
-// ./docs/a.md is docs/a.md), printing a line for each. Sources that do not exist are
+// ./handbook/a.md is handbook/a.md), printing a line for each. Sources that do not exist are
 // named in the error, after the others are deleted; another error stops at once.
 func deleteSources(ctx context.Context, kb conversation.Knowledge, sources []string, stdout io.Writer) error {
 	var missing []string

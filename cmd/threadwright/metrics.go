@@ -16,7 +16,7 @@ var (
 	_ agents.ToolMetrics  = (*metrics.Metrics)(nil)
 )
 
-// newMetrics makes the run's instruments (README, "Metrics"), with the labels
+// newMetrics makes the run's instruments (docs/operations.md, "Metrics"), with the labels
 // bounded by the models, workflows and tools of the configuration, and has every
 // tool of tools report its runs to them (agents.InstrumentTools): call it once every
 // tool is registered.

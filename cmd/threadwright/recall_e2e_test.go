@@ -18,7 +18,7 @@ import (
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
-// Executor instructions and the recall tool end to end (README "Executor
+// Executor instructions and the recall tool end to end (docs/tools.md, "Executor
 // instructions", "Recall"): the real program, the emulator and the fake model.
 
 func TestE2EExecutorInstructions(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 // redactor returns the Redactor of every secret value the configuration holds: the
 // Slack tokens, OPENAI_API_KEY, the password of DATABASE_URL (and of SEARXNG_URL),
 // each MODEL_PROFILES api_key, and each MCP server's header and environment values
-// and URL password (README, "Limits and secrets"). A header value such as
+// and URL password (docs/operations.md, "Limits and secrets"). A header value such as
 // "Bearer <token>" is also scrubbed word by word, so that the token alone is found
 // too. Values shorter than redact.MinLength are ignored.
 func (c *Config) redactor(mcpCfg mcp.Config, profiles map[string]ModelProfile) *redact.Redactor {
@@ -69,8 +69,8 @@ func newLogger(w io.Writer, level, format string) *slog.Logger {
 
 // runLogger returns the logger of a run: base, or when nil one made from LOG_LEVEL
 // and LOG_FORMAT writing to w, with every line scrubbed of the secrets redactor
-// knows (README, "Limits and secrets") and given the trace and span ids of its
-// context (README, "Traces").
+// knows (docs/operations.md, "Limits and secrets") and given the trace and span ids of its
+// context (docs/operations.md, "Traces").
 func runLogger(base *slog.Logger, w io.Writer, c *Config, redactor *redact.Redactor) *slog.Logger {
 	if base == nil {
 		base = newLogger(w, c.LogLevel, c.LogFormat)

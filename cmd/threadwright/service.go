@@ -57,7 +57,7 @@ func (rc *runConfig) newService(p serviceParts) (*service.Service, error) {
 		Classify:            failureClassifier{modelBases: modelURLs(rc.OpenAIBaseURL, profiles), slackBase: rc.SlackAPIURL}.Classify,
 		Model:               rc.OpenAIModel,
 
-		// The usage ledger and the token budgets (README, "Usage, cost and budgets").
+		// The usage ledger and the token budgets (docs/operations.md, "Usage, cost and budgets").
 		Usage:                     usageStore(p.store),
 		BudgetTokensPerUserDay:    rc.BudgetTokensPerUserDay,
 		BudgetTokensPerChannelDay: rc.BudgetTokensPerChannelDay,

@@ -23,7 +23,7 @@ type slackConn struct {
 	me     bot.Identity
 	signer *bot.Signer
 	// raw posts as the bot; messenger signs the actions of the cards it posts
-	// (README, "Buttons are signed").
+	// (docs/workflows.md, "Buttons are signed").
 	raw       *bot.Messenger
 	messenger *bot.SigningMessenger
 }
@@ -57,7 +57,7 @@ func (rc *runConfig) openSlack(ctx context.Context, st conversation.Store, mx *m
 
 // actionSigner returns the Signer of button values, keyed by the installation's
 // secret bot.SigningKeyName, which the store makes once and every replica shares
-// (README, "Buttons are signed").
+// (docs/workflows.md, "Buttons are signed").
 func actionSigner(ctx context.Context, st conversation.Store) (*bot.Signer, error) {
 	secrets, ok := st.(interface {
 		Secret(ctx context.Context, name string) ([]byte, error)

@@ -18,7 +18,7 @@ import (
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
-// The tool policy end to end (README "Tool policy"): a hostile page fetched by
+// The tool policy end to end (docs/tools.md, "Tool policy"): a hostile page fetched by
 // fetch_url tells the model to call an MCP tool that deletes a customer; the call
 // waits for the asker's confirmation in Slack.
 

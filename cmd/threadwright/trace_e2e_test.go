@@ -213,7 +213,7 @@ func tracedTurn(t *testing.T, env map[string]string) (spanTree, string) {
 }
 
 // TestE2ETraceOfATurn checks the span tree of a turn with a scope check and a tool
-// call (README, "Traces"): one root span for the turn, the scope check with its model
+// call (docs/operations.md, "Traces"): one root span for the turn, the scope check with its model
 // call, the executor's chat completions and the tool call below it, with the GenAI
 // attributes, the Slack Web API calls and the store writes; no text a person wrote.
 func TestE2ETraceOfATurn(t *testing.T) {

@@ -11,13 +11,13 @@ import (
 	"github.com/threadwright/threadwright/internal/tracing"
 )
 
-// TraceConfig is the tracing part of Config (README, "Traces"). The OTLP exporter
+// TraceConfig is the tracing part of Config (docs/operations.md, "Traces"). The OTLP exporter
 // reads the other standard OTEL_* variables itself (headers, timeout, compression,
 // certificates, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER).
 type TraceConfig struct {
-	OTLPEndpoint       string `envconfig:"OTEL_EXPORTER_OTLP_ENDPOINT" desc:"base URL of an OTLP/HTTP collector (http://collector:4318): set, every turn is traced and its spans exported to <URL>/v1/traces; unset, tracing is off"`
-	OTLPTracesEndpoint string `envconfig:"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" desc:"full OTLP/HTTP URL of traces (http://collector:4318/v1/traces), instead of OTEL_EXPORTER_OTLP_ENDPOINT"`
-	TraceContent       string `envconfig:"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" default:"false" desc:"true (or SPAN_ONLY) records prompts, completions, tool arguments and results and error texts on spans, scrubbed of the configured secrets; false (or NO_CONTENT) never does"`
+	OTLPEndpoint       string `envconfig:"OTEL_EXPORTER_OTLP_ENDPOINT" desc:"Base URL of an OTLP/HTTP collector, such as http://otel-collector:4318: set, every turn is traced and its spans are sent to <URL>/v1/traces (docs/operations.md, \"Traces\"). Unset, tracing is off"`
+	OTLPTracesEndpoint string `envconfig:"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" desc:"The full URL of traces (http://otel-collector:4318/v1/traces), instead of OTEL_EXPORTER_OTLP_ENDPOINT"`
+	TraceContent       string `envconfig:"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" default:"false" desc:"true (or SPAN_ONLY) records prompts, completions, tool arguments and results, and error texts on spans, scrubbed of the configured secrets first. false (or NO_CONTENT) never does"`
 }
 
 // checks are the validity checks of c, as Config.validate makes them.

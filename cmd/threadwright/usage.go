@@ -29,12 +29,12 @@ const usageUsage = `Usage:
 Usage is read from the usage ledger of the store that DATABASE_URL names (the SQLite file
 in DATA_DIR when unset). Costs come from the MODEL_PRICES file (YAML or JSON: per model,
 USD per million input and output tokens); a line with a model it does not price shows
-its cost as "?" (README, "Usage, cost and budgets").
+its cost as "?" (docs/operations.md, "Usage, cost and budgets").
 `
 
 // usageConfig is what the usage command reads from the environment besides the store.
 type usageConfig struct {
-	ModelPrices string `envconfig:"MODEL_PRICES" desc:"YAML or JSON file of model prices in USD per million tokens (model: {input: 2.5, output: 10}), for threadwright usage"`
+	ModelPrices string `envconfig:"MODEL_PRICES" group:"Usage reports" desc:"threadwright usage only: YAML or JSON file of model prices in USD per million input and output tokens, such as gpt-4o: {input: 2.50, output: 10.00} (docs/operations.md, \"Usage, cost and budgets\")"`
 }
 
 // Price is a model's price in USD per million tokens (the MODEL_PRICES file).

@@ -13,16 +13,16 @@ import (
 	"github.com/threadwright/threadwright/webhook"
 )
 
-// WebhookConfig is the configuration of webhooks (README, "Webhooks").
+// WebhookConfig is the configuration of webhooks (docs/api.md, "Webhooks").
 type WebhookConfig struct {
-	WebhookURLs       []string      `envconfig:"WEBHOOK_URLS" desc:"comma-separated http(s) URLs that receive the signed JSON events of workflow runs (README \"Webhooks\"); unset: no webhooks"`
-	WebhookSecret     string        `envconfig:"WEBHOOK_SECRET" desc:"secret the events are signed with (HMAC-SHA256); required with WEBHOOK_URLS"`
-	WebhookAllowHosts []string      `envconfig:"WEBHOOK_ALLOW_HOSTS" desc:"comma-separated hosts (name, name:port, *.suffix or CIDR) webhooks may reach although they are private, loopback or link-local"`
-	WebhookTimeout    time.Duration `envconfig:"WEBHOOK_TIMEOUT" default:"10s" desc:"timeout of one webhook request"`
-	WebhookMaxBackoff time.Duration `envconfig:"WEBHOOK_MAX_BACKOFF" default:"1h" desc:"longest wait between two attempts of a failing event"`
-	WebhookMaxAge     time.Duration `envconfig:"WEBHOOK_MAX_AGE" default:"24h" desc:"an event still failing this long after it happened is abandoned"`
-	WebhookMinBackoff time.Duration `envconfig:"WEBHOOK_MIN_BACKOFF" default:"5s" desc:"wait after the first failed attempt of an event; each next wait doubles, with jitter"`
-	WebhookPoll       time.Duration `envconfig:"WEBHOOK_POLL" default:"1s" desc:"how often each replica reads the webhook outbox when it had nothing due"`
+	WebhookURLs       []string      `envconfig:"WEBHOOK_URLS" desc:"Comma-separated http(s) URLs that receive the signed JSON events of workflow runs (docs/api.md, \"Webhooks\"). Unset: no webhooks, and no events are recorded"`
+	WebhookSecret     string        `envconfig:"WEBHOOK_SECRET" desc:"Secret the events are signed with (HMAC-SHA256); required with WEBHOOK_URLS"`
+	WebhookAllowHosts []string      `envconfig:"WEBHOOK_ALLOW_HOSTS" desc:"Comma-separated exceptions to fetch_url's address rules for webhook targets, hosts they may reach although they are private, loopback or link-local: name, name:port, *.suffix or a CIDR"`
+	WebhookTimeout    time.Duration `envconfig:"WEBHOOK_TIMEOUT" default:"10s" desc:"Timeout of one webhook request"`
+	WebhookMaxBackoff time.Duration `envconfig:"WEBHOOK_MAX_BACKOFF" default:"1h" desc:"Longest wait between two attempts of a failing event"`
+	WebhookMaxAge     time.Duration `envconfig:"WEBHOOK_MAX_AGE" default:"24h" desc:"An event still failing this long after it happened is abandoned (its error kept in webhook_events.last_error)"`
+	WebhookMinBackoff time.Duration `envconfig:"WEBHOOK_MIN_BACKOFF" default:"5s" desc:"Wait after an event's first failed attempt; each next wait doubles, with jitter"`
+	WebhookPoll       time.Duration `envconfig:"WEBHOOK_POLL" default:"1s" desc:"How often each replica reads the webhook outbox when it had nothing due"`
 }
 
 func (c *WebhookConfig) validate() error {

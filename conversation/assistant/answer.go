@@ -119,7 +119,7 @@ type turnMeta struct {
 }
 
 // AnswerMessage answers a person's message with the assistant pipeline (scope check
-// → ReAct executor → synthesizer; docs/architecture.md "Data flow of one Slack
+// → ReAct executor → synthesizer; docs/architecture.md, "Data flow of one Slack
 // event"), streaming the answer where the Messenger can, with a progress message and
 // Stop while tools run. earlier are thread messages from before the bot joined.
 func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
@@ -145,7 +145,7 @@ func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversat
 // respond answers prompt with the assistant pipeline and ends the turn, saving msgs
 // (the turn's new messages before its reply) with the reply: the rest of
 // AnswerMessage, shared with the turn a tool confirmation resumes
-// (conversation/tool_approval.go). An executor that stops for a confirmation ends
+// (approval.go). An executor that stops for a confirmation ends
 // the turn with the confirmation card instead of a reply.
 func (s *Handler) respond(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
 	in := r.In
@@ -208,7 +208,7 @@ func (s *Handler) respond(ctx context.Context, r *turns.Run, cp *conversation.Ch
 		lang := render.UILang(render.TextLocale(prompt.Text))
 		reply = s.failureMessage(lang, err, "")
 		if failed := retryOf(r); failed != nil {
-			// The failure says what failed and offers Retry (answer_retry.go).
+			// The failure says what failed and offers Retry (retry.go).
 			reply = s.failureMessage(lang, err, "retry.answer")
 			var streamTS string
 			if stream != nil {
@@ -295,7 +295,7 @@ func (s *Handler) respond(ctx context.Context, r *turns.Run, cp *conversation.Ch
 }
 
 // AnswerQuestion answers, with the assistant pipeline, the reply that the "Just a
-// question" button of the card asking what it meant carries (workflow_reply.go): an
+// question" button of the card asking what it meant carries (conversation/workflowrun/reply.go): an
 // answer turn in the thread, the artifact left as it is. The reply is the newest
 // person's message of the history already; it is the prompt's text instead.
 func (s *Handler) AnswerQuestion(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) error {

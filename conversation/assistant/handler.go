@@ -40,7 +40,7 @@ func (s *Handler) failureMessage(lang string, err error, hint string) string {
 type Handler struct {
 	cfg Config
 	log *slog.Logger
-	// threads dresses assistant threads, when the Messenger can (assistant_view.go).
+	// threads dresses assistant threads, when the Messenger can (view.go).
 	threads conversation.AssistantThreads
 	// raw is Config.Messenger before redaction wraps it, for its optional
 	// interfaces (DirectMessages).

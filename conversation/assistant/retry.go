@@ -11,7 +11,7 @@ import (
 )
 
 // Retry runs a Retry click. A click on the Retry of a failed answer answers that
-// message again; a workflow step's Retry goes to the workflow turn (workflow_turn.go,
+// message again; a workflow step's Retry goes to the workflow turn (conversation/workflowrun/turn.go,
 // runRetry), which also refuses an out-of-date click in a workflow thread. handled is
 // false when the click is not for an answer.
 func (s *Handler) Retry(ctx context.Context, r *turns.Run) (handled bool, err error) {
@@ -39,7 +39,7 @@ func (s *Handler) Retry(ctx context.Context, r *turns.Run) (handled bool, err er
 	again.In.Kind, again.In.Message = conversation.KindUserMessage, orig.Message
 	msg := orig.Message
 	if msg.Direct && msg.ThreadTS == msg.TS && st.Assistant == nil {
-		r.Out.SetBroadcast() // as the first answer was (README, "Assistant view")
+		r.Out.SetBroadcast() // as the first answer was (docs/tools.md, "Assistant view")
 	}
 	s.closeRetriedAnswer(ctx, r, render.UILang(render.TextLocale(msg.Text)))
 	prompt := conversation.Prompt{

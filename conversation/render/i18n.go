@@ -127,24 +127,24 @@ var catalogs = map[string]map[string]string{
 		"unit.seconds":           "seconds",
 		"unit.minute":            "minute",
 		"unit.minutes":           "minutes",
-		// Permissions (README, "Workflow YAML reference").
+		// Permissions (docs/workflows.md, "Permissions").
 		"not_allowed.restart": "Sorry, only %s may restart artifacts in this workflow.",
 		"not_allowed.edit":    "Sorry, only %s may edit artifacts in this workflow.",
 		"not_allowed.cancel":  "Sorry, only %s may cancel this workflow, or start another in its thread.",
 		"or":                  " or ",
 		"other_channel":       "That command can act only on a thread of this channel, or on a workflow you started. Type it in the channel of the thread you mean, or mention me in that thread (`@threadwright status`).",
-		// Typed decisions (README, "Typed decisions").
+		// Typed decisions (docs/workflows.md, "Typed decisions").
 		"reply_meaning":  "I'm not sure what your reply means for *%s*. Should I:",
 		"reply_change":   "Request this change",
 		"reply_question": "Just a question",
 		"reply_read":     "✓ <@%s>: %s",
-		// The inputs a workflow lacks (workflow_modal.go).
+		// The inputs a workflow lacks (conversation/workflowrun/modal.go).
 		"inputs.fill":     "Fill in the details",
 		"inputs.submit":   "Start",
 		"inputs.given":    "Details given by <@%s>.",
 		"inputs.required": "Please fill this in.",
 		"inputs.number":   "Enter a number, like 1500.",
-		// Criteria checks (README, "Verdicts"; workflow_verdict.go).
+		// Criteria checks (docs/workflows.md, "Verdicts"; verdict.go).
 		"check.line_missing":     "No \"%s\" line",
 		"check.line_empty":       "The \"%s\" line has nothing after it",
 		"check.heading_missing":  "No \"%s\" heading",
@@ -152,7 +152,7 @@ var catalogs = map[string]map[string]string{
 		"check.words_no_input":   "%s words; no target: the input \"%s\" is empty",
 		"check.words_not_number": "%s words; no target: the input \"%s\" is not a number above 0 (%q)",
 		"check.thousands":        ",",
-		// Self review and enhancement passes (README, "Pipelines"; workflow_selfreview.go, workflow_enhance.go).
+		// Self review and enhancement passes (docs/workflows.md, "Pipelines"; conversation/workflowrun/selfreview.go, conversation/workflowrun/enhance.go).
 		"pass.reviewed":        "Reviewed against the criteria and revised once",
 		"pass.enhanced":        "Enhanced by the model profile \"%s\".",
 		"pass.enhance_skipped": "Enhancement pass skipped: this deployment defines no model profile \"%s\" (MODEL_PROFILES).",
@@ -272,13 +272,13 @@ var catalogs = map[string]map[string]string{
 		"unit.seconds":           "с",
 		"unit.minute":            "мин",
 		"unit.minutes":           "мин",
-		// Permissions (README, "Workflow YAML reference").
+		// Permissions (docs/workflows.md, "Permissions").
 		"not_allowed.restart": "Извините, перезапускать артефакты в этом процессе может только %s.",
 		"not_allowed.edit":    "Извините, править артефакты в этом процессе может только %s.",
 		"not_allowed.cancel":  "Извините, отменить этот процесс или запустить в его треде другой может только %s.",
 		"or":                  " или ",
 		"other_channel":       "Эта команда действует только на тред этого канала или на процесс, который запустили вы. Наберите её в канале нужного треда или упомяните меня в самом треде (`@threadwright status`).",
-		// Typed decisions (README, "Typed decisions").
+		// Typed decisions (docs/workflows.md, "Typed decisions").
 		"reply_meaning":   "Не уверен, что означает ваш ответ для *%s*. Что сделать?",
 		"reply_change":    "Внести это изменение",
 		"reply_question":  "Это просто вопрос",
@@ -288,7 +288,7 @@ var catalogs = map[string]map[string]string{
 		"inputs.given":    "<@%s> заполняет детали.",
 		"inputs.required": "Заполните это поле.",
 		"inputs.number":   "Введите число, например 1500.",
-		// Criteria checks (README, "Verdicts"; workflow_verdict.go).
+		// Criteria checks (docs/workflows.md, "Verdicts"; verdict.go).
 		"check.line_missing":     "Нет строки «%s»",
 		"check.line_empty":       "В строке «%s» ничего нет после начала",
 		"check.heading_missing":  "Нет заголовка «%s»",
@@ -296,7 +296,7 @@ var catalogs = map[string]map[string]string{
 		"check.words_no_input":   "слов: %s; цели нет: поле «%s» не заполнено",
 		"check.words_not_number": "слов: %s; цели нет: в поле «%s» не число больше 0 (%q)",
 		"check.thousands":        "\u00a0",
-		// Self review and enhancement passes (README, "Pipelines"; workflow_selfreview.go, workflow_enhance.go).
+		// Self review and enhancement passes (docs/workflows.md, "Pipelines"; conversation/workflowrun/selfreview.go, conversation/workflowrun/enhance.go).
 		"pass.reviewed":        "Проверено по критериям и один раз доработано",
 		"pass.enhanced":        "Улучшено моделью профиля «%s».",
 		"pass.enhance_skipped": "Проход улучшения пропущен: в этом развёртывании нет профиля модели «%s» (MODEL_PROFILES).",

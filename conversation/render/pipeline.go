@@ -23,7 +23,7 @@ func (c Cards) Progress(ws *workflow.State, now time.Time) conversation.Card {
 		button = conversation.Button{Label: Tr(c.Lang, "continue"), Style: "primary", Action: c.action(conversation.ActionContinue, "", 0, p.ID)}
 		if p.Halted != "" {
 			// It stopped itself after failing: the same Continue, named as every
-			// failure's way forward is (README, "Failures and Retry").
+			// failure's way forward is (docs/workflows.md, "Failures and Retry").
 			button.Label = Tr(c.Lang, "retry")
 		}
 	} else {

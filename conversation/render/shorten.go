@@ -10,7 +10,7 @@ import (
 // word boundary before the limit, so no word is split, and with an emphasis mark
 // ("_", "*", "~", "`") left open by the cut closed again, so Slack does not show a
 // stray mark. Text that fits is returned unchanged. Model prompts use clip instead,
-// whose marker tells the model how much was left out (README, "Workflows").
+// whose marker tells the model how much was left out (docs/workflows.md, "Workflows").
 func shorten(text string, n int) string {
 	if utf8.RuneCountInString(text) <= n {
 		return text

@@ -65,7 +65,7 @@ func shutdown(t *testing.T, svc *service.Service) {
 
 // TestServicePipelineStopIsNeverRefused: a person who used up their clicks' bucket
 // can still stop a pipeline: its Stop click is stored for the pipeline's next turn,
-// not refused (README, "Limits and secrets": a Stop click is never refused).
+// not refused (docs/operations.md, "Limits and secrets": a Stop click is never refused).
 func TestServicePipelineStopIsNeverRefused(t *testing.T) {
 	msgr := &noticeMessenger{fakeMessenger: newMessenger()}
 	clock := newClock()

@@ -27,7 +27,7 @@ type Config struct {
 	// judges their artifacts (required with Workflows).
 	Workflows conversation.Workflows
 	Agent     conversation.WorkflowAgent
-	// Fetcher reads the web pages of a workflow's fetch artifacts (README.md,
+	// Fetcher reads the web pages of a workflow's fetch artifacts (docs/workflows.md,
 	// "Pipelines"); nil reads none: every URL is recorded as not fetched.
 	Fetcher conversation.SourceFetcher
 	// FetchAllowed reports whether the pages of fetch artifacts may be fetched in
@@ -36,7 +36,7 @@ type Config struct {
 	FetchAllowed func(channelID string) bool
 	// ProfileDefined reports whether the deployment defines the model profile name
 	// (MODEL_PROFILES); nil: none is. An artifact's enhancement pass on an undefined
-	// profile is skipped, and the thread is told (README.md, "Pipelines").
+	// profile is skipped, and the thread is told (docs/workflows.md, "Pipelines").
 	ProfileDefined func(name string) bool
 	// Approvers, when set, are the only Slack users who may approve artifacts
 	// (APPROVER_USER_IDS); otherwise a workflow's approvers setting decides.
@@ -95,7 +95,7 @@ type Config struct {
 	// MaxQueuedPerThread bounds the pending inputs of one thread, and
 	// MaxQueuedPerUser those of one person across threads, counted in the store so
 	// that every replica agrees: past either, a message or command is not queued and
-	// its author is told (README, "Limits and secrets"; clicks are not held to them). 0: no bound.
+	// its author is told (docs/operations.md, "Limits and secrets"; clicks are not held to them). 0: no bound.
 	MaxQueuedPerThread int
 	MaxQueuedPerUser   int
 	// UserRate is how many messages and commands one person may send per minute,
@@ -108,14 +108,14 @@ type Config struct {
 	NoticeInterval time.Duration
 	// Redact, when set, scrubs configured secret values out of every text sent to the
 	// chat (replies, cards, ephemeral messages, streamed pieces, files) and out of the
-	// failure reasons kept in a workflow's state (README, "Limits and secrets").
+	// failure reasons kept in a workflow's state (docs/operations.md, "Limits and secrets").
 	Redact func(string) string
 	// Classify, when set, says what a failed step's error came from (the model,
-	// Slack), for its failure message (conversation/failure.go; README, "Failures
+	// Slack), for its failure message (conversation/failure.go; docs/workflows.md, "Failures
 	// and Retry").
 	Classify conversation.Classifier
 	// SuggestedPrompts are the greeting and prompts of assistant threads
-	// (SUGGESTED_PROMPTS; README, "Assistant view"); nil: DefaultGreeting and
+	// (SUGGESTED_PROMPTS; docs/tools.md, "Assistant view"); nil: DefaultGreeting and
 	// DefaultSuggestedPrompts. Where the Messenger is AssistantThreads.
 	SuggestedPrompts *conversation.SuggestedPrompts
 	// Owner names this process in its leases (default: host name, process id and a
@@ -128,9 +128,9 @@ type Config struct {
 	// set when WEBHOOK_URLS is.
 	WebhookEvents bool
 	// Model names the main model (OPENAI_MODEL), recorded with each answer for the
-	// feedback on it (README, "Feedback").
+	// feedback on it (docs/operations.md, "Feedback").
 	Model string
-	// Usage reads the usage ledger for the token budgets (conversation/budget.go);
+	// Usage reads the usage ledger for the token budgets (budget.go);
 	// nil turns them off.
 	Usage conversation.UsageStore
 	// BudgetTokensPerUserDay and BudgetTokensPerChannelDay bound the tokens one person,

@@ -48,7 +48,7 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 		s.compact(ctx, r.Log, cp)
 		handled, err := s.workflowTurn(ctx, r, cp, nil)
 		if err == nil && !handled && in.Kind == conversation.KindAction {
-			return s.assistant.AnswerQuestion(ctx, r, cp) // "Just a question" (workflow_modal.go)
+			return s.assistant.AnswerQuestion(ctx, r, cp) // "Just a question" (conversation/assistant/answer.go)
 		}
 		return err
 	case in.Kind != conversation.KindUserMessage || in.Message == nil:
@@ -62,7 +62,7 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 	}
 	// A new message overtakes a confirmation nobody gave: its note is saved first.
 	earlier = append(s.assistant.VoidToolApproval(ctx, r, cp), earlier...)
-	s.assistant.DirectMessage(ctx, r, cp) // README, "Assistant view"
+	s.assistant.DirectMessage(ctx, r, cp) // docs/tools.md, "Assistant view"
 	if cp.Conversation.State.Mode == conversation.ModeWorkflow || ((msg.Mentioned || msg.Direct) && workflowrun.IsTextCommand(msg.Text, s.cfg.Workflows)) {
 		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
 			return err

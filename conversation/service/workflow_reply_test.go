@@ -22,7 +22,7 @@ func (h *wfHarness) callCount() int {
 }
 
 // TestWorkflowTypedDecisions: typed replies to an artifact under review are read as
-// decisions (README, "Typed decisions"): phrases approve without a model call and
+// decisions (docs/workflows.md, "Typed decisions"): phrases approve without a model call and
 // under the button's permission rule, other replies go to the classifier and then
 // the editor, an ambiguous one is asked about with buttons that carry it, and a
 // question leaves the artifact to the assistant.

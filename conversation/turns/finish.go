@@ -82,7 +82,7 @@ type Ending struct {
 	Posted bool
 	TS     string
 	// Answer marks reply as the assistant's answer: tagged as the turn's answer (a
-	// re-run finds it, docs/architecture.md "Exactly one answer") and saved with meta
+	// re-run finds it, docs/architecture.md, "Exactly one answer") and saved with meta
 	// and the turn's usage.
 	Answer bool
 	// Notice marks an answer that is a notice (Tag.Notice): an error reply, a
@@ -100,7 +100,7 @@ type Ending struct {
 }
 
 // finishTurn ends every turn that saves (the assistant's, a workflow step, a
-// pipeline part; docs/architecture.md "Data flow of one Slack event", step 4): it
+// pipeline part; docs/architecture.md, "Data flow of one Slack event", step 4): it
 // posts the reply unless it is in the thread already, clears the thread's status,
 // deletes what an earlier run of the input left half-posted, and saves the new
 // messages and state with an optimistic version check, marking the input done and

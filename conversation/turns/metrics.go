@@ -34,7 +34,7 @@ func (s *Runtime) metrics() conversation.Metrics {
 type turnEnd struct {
 	status     conversation.InputStatus
 	notice     bool
-	overBudget bool // refused by a token budget (budget.go)
+	overBudget bool // refused by a token budget (conversation/service/budget.go)
 }
 
 // waitSlot waits for a turn slot, counted as queued meanwhile. It reports false when

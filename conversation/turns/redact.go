@@ -34,7 +34,7 @@ func apiActors(s string) string {
 // replies, the thread's status, cards (their fallback text, blocks, confirmations,
 // modals), ephemeral messages, streamed pieces and uploaded files, so that a secret
 // in an error text (a provider error that echoes an API key) never reaches Slack
-// (README, "Limits and secrets"). Button values and action ids are the bot's own and
+// (docs/operations.md, "Limits and secrets"). Button values and action ids are the bot's own and
 // pass unchanged.
 type redactingMessenger struct {
 	conversation.Messenger

@@ -19,9 +19,9 @@ type Run struct {
 	Out   *Outbox
 	end   turnEnd // for Metrics
 	// saved is the thread's workflow state as last loaded or saved by this run: what
-	// the next save's webhook events are the change from (events.go).
+	// the next save's webhook events are the change from (conversation/workflowrun/events.go).
 	saved savedState
-	// meter counts the run's model usage by model (usage_meter.go); its context
+	// meter counts the run's model usage by model (conversation/usage_meter.go); its context
 	// carries it.
 	meter *conversation.UsageMeter
 	// svc is the service that runs the turn.

@@ -82,7 +82,7 @@ func New(cfg Config) *Runtime {
 	}
 	cfg.Store = tracedStore{cfg.Store} // trace.go
 	// Every text also names the HTTP API's tokens as people can read them
-	// (api_actor.go).
+	// (redact.go).
 	rewrite := apiActors
 	if redact := cfg.Redact; redact != nil {
 		rewrite = func(s string) string { return redact(apiActors(s)) }

@@ -13,7 +13,7 @@ import (
 // store is unavailable, and starts work on its thread. It returns nil only once the
 // input is durably kept, so the caller may acknowledge it then; accepted is false when
 // the input was a duplicate or is not for the bot (a thread reply, without a mention,
-// in a thread the bot is not part of), or was refused by a limit (README, "Limits and secrets";
+// in a thread the bot is not part of), or was refused by a limit (docs/operations.md, "Limits and secrets";
 // its author is told). It does not wait for the turn. ctx's deadline
 // bounds the store retries. Errors: ErrClosed after Shutdown began; the store's (and
 // the spool's) when the input could not be kept.

@@ -17,7 +17,7 @@ import (
 )
 
 // TestTurnOutcome checks the outcome a turn's root span ends with, from what the turn
-// returned, its context, and what the store was told of its input (README, "Traces").
+// returned, its context, and what the store was told of its input (docs/operations.md, "Traces").
 func TestTraceTurnOutcome(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The batch write of a research_strategy: batch artifact (README.md, "Pipelines"):
+// The batch write of a research_strategy: batch artifact (docs/workflows.md, "Pipelines"):
 // one write covers every pending item, in one text with a "## " section per item;
 // SplitBatch matches the sections of text, a batch write (split by its headings as
 // Items splits), to titles by title (trimmed, case-insensitive, with or without the

@@ -9,11 +9,11 @@ import (
 )
 
 // DefaultTolerance is the tolerance of a words check that names none: the count may be
-// 15% below or above the target (README.md, "Verdicts").
+// 15% below or above the target (docs/workflows.md, "Verdicts").
 const DefaultTolerance = 0.15
 
 // Check is a criterion's deterministic check, judged by RunChecks without a model
-// (README.md, "Verdicts"). Exactly one of Line, Heading and Words is set:
+// (docs/workflows.md, "Verdicts"). Exactly one of Line, Heading and Words is set:
 //
 //	check: {line: "Meta keywords:"}      # a line starting with this, with text after it
 //	check: {heading: "Table of contents"} # a heading (any level) with this title

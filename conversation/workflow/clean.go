@@ -18,7 +18,7 @@ var codeRe = regexp.MustCompile("(?s)```.*?```|`[^`\n]*`")
 // Placeholders returns the template slots left in text, such as "[product]", each
 // once, in the order they first appear, brackets included. Markdown links, images,
 // reference definitions, citation markers ("[1]"), task-list boxes and code are not
-// placeholders. See README, "Workflows".
+// placeholders. See docs/workflows.md, "Workflows".
 func Placeholders(text string) []string {
 	text = codeRe.ReplaceAllString(text, "")
 	var out []string

@@ -2,7 +2,7 @@ package workflow
 
 import "text/template"
 
-// Mode says how an artifact is produced (README.md, "Workflows").
+// Mode says how an artifact is produced (docs/workflows.md, "Workflows").
 type Mode string
 
 // The artifact modes.
@@ -114,7 +114,7 @@ type Artifact struct {
 	Tools []string `yaml:"tools,omitempty"`
 	// Fetch (auto only) names one of DependsOn: this artifact is not written by a
 	// model; its text is the readable text of every http(s) URL found in that
-	// dependency's text (its same item, with foreach), fetched concurrently (README.md,
+	// dependency's text (its same item, with foreach), fetched concurrently (docs/workflows.md,
 	// "Pipelines"). No retries, tools, editor, model, prompt or enhance go with it.
 	Fetch string `yaml:"fetch,omitempty"`
 	// ResearchStrategy (auto with foreach only) is StrategyIndividual (the default,
@@ -131,7 +131,7 @@ type Artifact struct {
 	Enhance *Enhance `yaml:"enhance,omitempty"`
 }
 
-// Enhance is an artifact's enhancement pass (README.md, "Pipelines").
+// Enhance is an artifact's enhancement pass (docs/workflows.md, "Pipelines").
 type Enhance struct {
 	// Model names the model profile (MODEL_PROFILES) that enhances the text; unlike
 	// Artifact.Model it need not be defined: without it the pass is skipped.

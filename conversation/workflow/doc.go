@@ -1,5 +1,5 @@
 // Package workflow defines artifact workflows and runs their state: the YAML documents
-// a workflow author writes (README.md, "Workflows"), how they are parsed and validated,
+// a workflow author writes (docs/workflows.md, "Workflows"), how they are parsed and validated,
 // the set of workflows a deployment offers (the built-ins embedded from
 // prompts/workflows plus any in WORKFLOWS_DIR), and the workflow machine
 // (docs/architecture.md, "Workflow machine"): a run's State, every transition

@@ -24,7 +24,7 @@ const (
 // the workflow is about, filled from the start command's text.
 const TopicInput = "topic"
 
-// Input is one input a workflow needs from the person who starts it (README.md,
+// Input is one input a workflow needs from the person who starts it (docs/workflows.md,
 // "Workflows"):
 //
 //	inputs:
@@ -223,7 +223,7 @@ func (d *Definition) inputFuncs(values map[string]string) template.FuncMap {
 }
 
 // ExpandPrompt returns an artifact's or editor's prompt with its {{ input "id" }}
-// actions replaced by the run's input values (README.md, "Workflows"). A prompt
+// actions replaced by the run's input values (docs/workflows.md, "Workflows"). A prompt
 // without "{{" is returned as it is; one that fails (Parse checked it, so only a
 // Definition built in Go and never validated can) is returned unexpanded.
 func (d *Definition) ExpandPrompt(prompt string, values map[string]string) string {

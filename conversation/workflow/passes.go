@@ -2,7 +2,7 @@ package workflow
 
 import "fmt"
 
-// The model's own passes over an artifact (README.md, "Pipelines"): self_review on a
+// The model's own passes over an artifact (docs/workflows.md, "Pipelines"): self_review on a
 // choice artifact's options, enhance on a draft or auto artifact's text.
 
 // The outcomes of an enhancement pass (ArtifactState.Enhancement).

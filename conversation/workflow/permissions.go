@@ -6,7 +6,7 @@ import (
 )
 
 // Permission names an action whose people a workflow's permissions setting rules
-// (README, "Workflow YAML reference", permissions).
+// (docs/workflows.md, "Permissions").
 type Permission string
 
 // The actions a workflow's permissions rule.

@@ -5,7 +5,7 @@ import (
 	"unicode"
 )
 
-// Decision is what a typed reply to an artifact under review asks for (README,
+// Decision is what a typed reply to an artifact under review asks for (docs/workflows.md,
 // "Typed decisions").
 type Decision string
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// The sources phase (README.md, "Pipelines"): an auto artifact with fetch is not
+// The sources phase (docs/workflows.md, "Pipelines"): an auto artifact with fetch is not
 // written by a model; the pipeline fetches the http(s) URLs of its fetch dependency's
 // text (URLs) and keeps the readable text of each page.
 

@@ -2,7 +2,7 @@ package workflow
 
 // DefaultPassShare is the share of an artifact's non-critical criteria that must pass
 // for its evaluation's verdict to pass, when neither the artifact nor the workflow
-// sets pass_share (README.md, "Verdicts").
+// sets pass_share (docs/workflows.md, "Verdicts").
 const DefaultPassShare = 0.75
 
 // Verdict is the overall result of one evaluation of an artifact's text: it passes

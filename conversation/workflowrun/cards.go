@@ -37,7 +37,7 @@ func (t *wfTurn) render(ctx context.Context) error {
 				return err
 			}
 		case evInputs:
-			t.renderInputs(ctx, e.by) // workflow_modal.go
+			t.renderInputs(ctx, e.by) // modal.go
 		case evProgress:
 			if t.ws().Pipeline != nil {
 				t.showProgress(ctx, true)

@@ -25,7 +25,7 @@ func (NoWorkflows) Names() []string { return nil }
 // the others act on the user's running workflow in the channel, the one a thread link
 // names, or ask with a menu when there are several. A command that fails is tried
 // again (the input stays pending) until its last attempt, which tells the user, in
-// their language, what failed, with a Retry button (command_retry.go).
+// their language, what failed, with a Retry button (conversation/render/commands.go).
 func (s *Handler) ChannelCommand(ctx context.Context, r *turns.Run) error {
 	in := r.In
 	lang := "en"
@@ -44,7 +44,7 @@ func (s *Handler) ChannelCommand(ctx context.Context, r *turns.Run) error {
 	r.Log.Error("channel command failed", "error", err)
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
-	card := render.CommandFailedCard(lang, s.channelCommandFailed(lang, err), in) // command_retry.go
+	card := render.CommandFailedCard(lang, s.channelCommandFailed(lang, err), in) // conversation/render/commands.go
 	if perr := s.cfg.Messenger.PostEphemeralCard(fctx, in.Key, in.Command.UserID, card); perr != nil {
 		r.Log.Warn("ephemeral not posted", "error", perr)
 	}
@@ -53,7 +53,7 @@ func (s *Handler) ChannelCommand(ctx context.Context, r *turns.Run) error {
 
 // channelCommandFailed is the message of a channel command that failed for good, in
 // lang: what failed (failureMessage: the model, a tool, Slack or the database) and
-// what its Retry button does (README, "Failures and Retry").
+// what its Retry button does (docs/workflows.md, "Failures and Retry").
 func (s *Handler) channelCommandFailed(lang string, err error) string {
 	return s.failureMessage(lang, err, "retry.command")
 }
@@ -119,7 +119,7 @@ func (s *Handler) runChannelCommand(ctx context.Context, r *turns.Run, lang stri
 			return err
 		}
 		// After the forward: a submission of the modal runs after the start.
-		s.openStartModal(ctx, r, def, c.rest, key, lang) // workflow_modal.go
+		s.openStartModal(ctx, r, def, c.rest, key, lang) // modal.go
 		return nil
 	}
 	if c.thread.ThreadTS != "" {

@@ -38,7 +38,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 		card := t.cards().Status(t.ws())
 		if cmd := t.r.In.Command; cmd != nil && cmd.Origin != "" {
 			// Typed in a channel: answered there, to the user only, with a link to
-			// the thread (README, "Commands").
+			// the thread (docs/workflows.md, "Commands").
 			link := t.s.threadLink(ctx, t.key, render.Tr(t.lang, "open_thread"))
 			card.Blocks = append(card.Blocks, conversation.Block{Kind: conversation.BlockContext, Text: link})
 			where := conversation.Key{TeamID: t.key.TeamID, ChannelID: cmd.Origin}
@@ -108,7 +108,7 @@ func (t *wfTurn) action(ctx context.Context, a conversation.ActionInput) error {
 		return &workflow.Refusal{Reason: workflow.NotCurrent}
 	}
 	switch act.Name {
-	case conversation.ActionInputs: // workflow_modal.go
+	case conversation.ActionInputs: // modal.go
 		return t.submitInputs(ctx, a)
 	case conversation.ActionStop: // a pipeline's Stop, clicked between its turns
 		if t.m.Running(t.ws()) != nil {
@@ -217,7 +217,7 @@ func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err er
 		t.reply = render.Tr(t.lang, "reply_unclear")
 		return true, nil
 	case workflow.StatusGenerated:
-		return t.decide(ctx, id, text) // workflow_reply.go
+		return t.decide(ctx, id, text) // reply.go
 	}
 	return false, nil
 }

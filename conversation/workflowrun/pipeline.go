@@ -277,7 +277,7 @@ type worker struct {
 	redact func(string) string // Config.Redact, never nil
 	// explain says what a failed try's error came from (Service.explain).
 	explain func(error) conversation.Failure
-	// enh runs the enhancement passes (workflow_enhance.go; nil: none).
+	// enh runs the enhancement passes (enhance.go; nil: none).
 	enh *enhancer
 	// fetcher reads the pages of a fetch artifact (Config.Fetcher; nil: none is read,
 	// for the reason noFetch).
@@ -362,7 +362,7 @@ func (w worker) write(ctx context.Context, job itemJob, instructions string) (st
 }
 
 // finish passes text, written for job, through the artifact's editor pass, when it
-// has one, then its enhancement pass (workflow_enhance.go): what every written item
+// has one, then its enhancement pass (enhance.go): what every written item
 // goes through before it is recorded, alone or in a batch (editItem).
 func (w worker) finish(ctx context.Context, job itemJob, text string) (string, conversation.Usage, error) {
 	if job.editor == nil {
@@ -495,7 +495,7 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 			st.Note = strings.TrimSpace(st.Note + "\n" + judged.note)
 		}
 	}
-	t.enhancedAuto(id) // workflow_enhance.go
+	t.enhancedAuto(id) // enhance.go
 	t.keep(rev)
 	// Posted on the final writes' context: a stop from now on must not lose the card
 	// of an artifact that is approved.

@@ -9,7 +9,7 @@ import (
 // fixPlaceholders gives each done item of finished auto artifact a whose text has a
 // placeholder left ("[product]": it would fail the placeholders criterion) one
 // revision by the editor agent, with that failure as its guidance, before the
-// artifact is evaluated and shown (README.md, "Workflows"). A revision that fails
+// artifact is evaluated and shown (docs/workflows.md, "Workflows"). A revision that fails
 // leaves the item as it was: the card then shows the failing criterion. It returns
 // early when ctx ends; items fixed so far stay fixed.
 func (t *wfTurn) fixPlaceholders(ctx context.Context, a *workflow.Artifact) {

@@ -44,7 +44,7 @@ type pipelineVerdict struct {
 }
 
 // judgeAuto evaluates finished auto artifact a, whose items joined are text, and gives
-// it the one automatic revision a failing verdict gets (fixVerdict, README.md,
+// it the one automatic revision a failing verdict gets (fixVerdict, docs/workflows.md,
 // "Verdicts"): the joined text is revised and evaluated again. The revision replaces
 // the done items' texts: without foreach, the whole of it; with foreach, split back
 // into items by workflow.Items, which must give the items' titles in order (else the

@@ -12,7 +12,7 @@ import (
 // (workflow.Artifact.SelfReview) the model then reviews them against the artifact's
 // criteria and revises them once (a second ProposeOptions whose request carries them
 // in ArtifactRequest.Review), and reviewed is true: people see the revised options,
-// and the options card says they were reviewed (README.md, "Pipelines"). A review
+// and the options card says they were reviewed (docs/workflows.md, "Pipelines"). A review
 // that fails (not by the end of ctx) leaves the first options, with a warning logged.
 func (t *wfTurn) proposeOptions(ctx context.Context, id string) (opts []workflow.Option, reviewed bool, err error) {
 	r := t.request(id, "")

@@ -15,7 +15,7 @@ import (
 // start begins workflow name in this thread, its locale from the workflow, the words
 // of hint (or of text), or the person's Slack locale. text, the start command's words
 // after the name, fills the first required input; when it is empty, the thread's
-// earlier messages do (README.md, "Workflows").
+// earlier messages do (docs/workflows.md, "Workflows").
 func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	if ws := t.ws(); ws != nil && ws.Status == workflow.RunRunning {
 		return errUsage{render.Tr(t.lang, "already_running", ws.Name)}
@@ -117,7 +117,7 @@ func (t *wfTurn) advance(ctx context.Context) error {
 
 // propose asks for options for artifact id and shows them.
 func (t *wfTurn) propose(ctx context.Context, id string, sup supersede) error {
-	opts, reviewed, err := t.proposeOptions(ctx, id) // workflow_selfreview.go
+	opts, reviewed, err := t.proposeOptions(ctx, id) // selfreview.go
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (t *wfTurn) write(ctx context.Context, id, instructions, why string, sup su
 	if err != nil {
 		return conversation.FailedAt(conversation.CauseModel, fmt.Errorf("write %s: %w", id, err))
 	}
-	text, enhanced, err := t.enhance(ctx, r, text) // workflow_enhance.go
+	text, enhanced, err := t.enhance(ctx, r, text) // enhance.go
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ type wfTurn struct {
 	m    workflow.Machine
 	user string
 	// question is the text of a reply the "Just a question" button says the
-	// assistant should answer (workflow_reply.go).
+	// assistant should answer (reply.go).
 	question string
 	lang     string
 
@@ -68,7 +68,7 @@ type wfTurn struct {
 	pipeline bool
 	// progressAt is when the pipeline's progress message was last shown.
 	progressAt time.Time
-	// enh is the pipeline's enhancement passes (workflow_enhance.go; nil until used).
+	// enh is the pipeline's enhancement passes (enhance.go; nil until used).
 	enh *enhancer
 }
 
@@ -368,7 +368,7 @@ func (t *wfTurn) failedInput() *conversation.Input {
 	in := t.r.In
 	if in.Kind == conversation.KindUserMessage && in.Message != nil {
 		// Kept as a pseudo-click (actionTyped) that holds the message: a Retry of
-		// a failed assistant answer is the message itself (answer_retry.go).
+		// a failed assistant answer is the message itself (conversation/assistant/retry.go).
 		in.Kind = conversation.KindAction
 		in.Action = &conversation.ActionInput{Action: conversation.Action{Name: actionTyped}, UserID: in.Message.UserID}
 		return &in

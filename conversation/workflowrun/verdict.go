@@ -24,7 +24,7 @@ type verdictFixed struct {
 // evaluation's verdict fails (workflow.Definition.Judge) or a placeholder is left in
 // it: the editor agent revises it with what failed as its guidance (verdictFix), the
 // path of the pipeline's placeholders fix, and the result is evaluated again. It is
-// never revised a second time, whatever the new verdict: people see both (README.md,
+// never revised a second time, whatever the new verdict: people see both (docs/workflows.md,
 // "Verdicts"). A revision that fails (not by the end of ctx) leaves the text as it
 // was.
 func (t *wfTurn) fixVerdict(ctx context.Context, r conversation.ArtifactRequest, text string, eval []workflow.CriterionResult) (verdictFixed, error) {

@@ -20,7 +20,7 @@ func NewSlack() *http.Client {
 // (https://docs.slack.dev/apis/web-api/#basics). slack-go v0.34 puts the token in the
 // form for most methods. The header keeps the token out of request bodies, and it is
 // the only place the hardened emulator of `threadwright dev` takes a token from
-// (README "Playground security"). Other requests, and those that already have an
+// (docs/playground.md, "Playground security"). Other requests, and those that already have an
 // Authorization header, pass unchanged.
 func BearerToken(next http.RoundTripper) http.RoundTripper {
 	return bearerTransport{next: next}

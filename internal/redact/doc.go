@@ -1,5 +1,5 @@
 // Package redact scrubs configured secret values out of text: log records and the
-// error texts the bot shows in Slack (README, "Limits and secrets").
+// error texts the bot shows in Slack (docs/operations.md, "Limits and secrets").
 //
 // A Redactor holds the process's secret values (Slack tokens, model API keys, MCP
 // header and environment values, the database password) and replaces each occurrence

@@ -1,5 +1,5 @@
 // Package tracing sets up OpenTelemetry tracing for threadwright and holds the small
-// helpers the instrumented packages share (README, "Traces"; docs/architecture.md,
+// helpers the instrumented packages share (docs/operations.md, "Traces"; docs/architecture.md,
 // "Traces").
 //
 // Setup installs a TracerProvider that exports spans over OTLP/HTTP when the standard

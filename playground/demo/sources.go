@@ -9,7 +9,7 @@ import (
 )
 
 // SourceFetcher is the offline demo's conversation.SourceFetcher, for the blog's
-// sources phase in `threadwright dev` without a model (README.md, "Pipelines"): it
+// sources phase in `threadwright dev` without a model (docs/workflows.md, "Pipelines"): it
 // reads nothing from the network. A URL of the demo's own placeholder sources
 // (https://example.com/demo/<slug>, the canned research notes' sources) gets a canned
 // page: a title naming the demo, the note's fact, a sentence or two of context from

@@ -53,7 +53,7 @@ func TestBlogDraftQuotesDemoPages(t *testing.T) {
 		if notes[i], _, err = agent.Write(ctx, r); err != nil {
 			t.Fatalf("research %d: %v", i+1, err)
 		}
-		// The sources item as the pipeline writes it (conversation/pipeline_fetch.go).
+		// The sources item as the pipeline writes it (conversation/workflowrun/pipeline_fetch.go).
 		urls := workflow.URLs(notes[i], workflow.MaxFetchURLs)
 		if len(urls) == 0 {
 			t.Fatalf("the notes of %q cite no URL:\n%s", it.Title, notes[i])

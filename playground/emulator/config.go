@@ -65,7 +65,7 @@ type Config struct {
 	VerificationToken string
 
 	// Hardened protects an emulator that a browser can reach while a person
-	// uses it, as `threadwright dev` runs it (README "Playground security"):
+	// uses it, as `threadwright dev` runs it (docs/playground.md, "Playground security"):
 	//   - the tokens default to random values (crypto/rand), new on every run;
 	//   - Web API methods take the token from the Authorization header only,
 	//     never from a form field or the query, and answer GET only for

@@ -10,7 +10,7 @@ import (
 )
 
 // The emulator listens on a local port that every web page the developer
-// opens can send requests to. These checks keep those pages out (README
+// opens can send requests to. These checks keep those pages out (docs/playground.md,
 // "Playground security"):
 //
 //   - Host must name the bound address or localhost, so that a page on a

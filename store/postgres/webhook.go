@@ -16,7 +16,7 @@ import (
 // EventDone, EventFailed and DeleteEvents lease, end and delete them.
 type Outbox struct{ *pool }
 
-// The webhook outbox's statements (migration 00009; README, "Webhooks"). Leases and
+// The webhook outbox's statements (migration 00009; docs/api.md, "Webhooks"). Leases and
 // retry times are by the database's clock, so replicas whose clocks disagree agree
 // on them.
 const (

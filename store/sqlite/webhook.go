@@ -16,7 +16,7 @@ import (
 // EventDone, EventFailed and DeleteEvents lease, end and delete them.
 type Outbox struct{ *pool }
 
-// The webhook outbox's statements (migration 00009; README, "Webhooks"). They run on
+// The webhook outbox's statements (migration 00009; docs/api.md, "Webhooks"). They run on
 // the write connection, one at a time across processes sharing the file, so a claim
 // never interleaves with another. Times are by the clock of the process that writes
 // them (sqlstore.Now).

@@ -1,5 +1,5 @@
 -- Secrets of the installation, shared by every replica: the key that signs button
--- values (README, "Buttons are signed") is the first. A secret is made once, by the
+-- values (docs/workflows.md, "Buttons are signed") is the first. A secret is made once, by the
 -- first replica that asks for it (INSERT … ON CONFLICT DO NOTHING, then SELECT, so
 -- replicas that race agree on the row that won), and never changes: rotating one
 -- means deleting its row, which makes every button posted before it unusable.

@@ -1,4 +1,4 @@
--- The author of each input (conversation.Store.CountPending; README, "Limits and secrets"): the
+-- The author of each input (conversation.Store.CountPending; docs/operations.md, "Limits and secrets"): the
 -- Slack user id of a person's message, click or command ('' for a pipeline's input),
 -- so that the inputs one person has waiting are counted with one index scan, by every
 -- replica alike. The pending inputs already stored get theirs from their payload,

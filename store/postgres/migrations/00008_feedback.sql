@@ -1,4 +1,4 @@
--- Feedback on answers (README, "Feedback"): a person's thumbs up or down on one of
+-- Feedback on answers (docs/operations.md, "Feedback"): a person's thumbs up or down on one of
 -- the bot's answer messages, with the reason of a thumbs down and the turn that wrote
 -- the answer (model, strategy, tools, latency, tokens), copied from the answer's
 -- saved message when the click is stored. One row per person and message: a second

@@ -1,4 +1,4 @@
--- The webhook outbox (README, "Webhooks"): one row per event, written by Save in the
+-- The webhook outbox (docs/api.md, "Webhooks"): one row per event, written by Save in the
 -- transaction of the checkpoint that produced it, so a crash neither loses nor
 -- invents one. seq orders the events; a thread's events are delivered in seq order,
 -- one at a time (the deliverer claims only the oldest undelivered event of each

@@ -1,4 +1,4 @@
--- The author of each input (conversation.Store.CountPending; README, "Limits and secrets"): see
+-- The author of each input (conversation.Store.CountPending; docs/operations.md, "Limits and secrets"): see
 -- PostgreSQL's migration 00007. SQLite drops a column only once no index names it.
 
 -- +goose Up

@@ -1,4 +1,4 @@
--- The usage ledger (conversation.UsageStore; README, "Usage, cost and budgets"): one
+-- The usage ledger (conversation.UsageStore; docs/operations.md, "Usage, cost and budgets"): one
 -- row per saved turn that ran for a person or a pipeline, written in the turn's
 -- transaction, with the person, the workflow and the model it ran for and OpenAI's
 -- token counts. `threadwright usage` sums it; the token budgets read a person's or a
