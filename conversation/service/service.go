@@ -199,8 +199,7 @@ func NewService(cfg Config) (*Service, error) {
 		rc.Events = workflowrun.Events(cfg.Workflows)
 	}
 	s := &Service{}
-	rc.Handler = s
-	rt := turns.New(rc)
+	rt := turns.New(rc, s)
 	raw := cfg.Messenger
 	cfg.Messenger = rt.Messenger()
 	*s = Service{Runtime: rt, cfg: cfg, log: cfg.Logger,

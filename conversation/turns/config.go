@@ -1,46 +1,75 @@
 package turns
 
 import (
+	"crypto/rand"
+	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// Config configures a Runtime. Store, Messenger and Handler are required.
+// Defaults of Config.
+const (
+	// DefaultMaxConcurrentTurns is the default of Config.MaxConcurrentTurns: turns
+	// wait on the model and Slack most of their time, so a process runs many at once.
+	DefaultMaxConcurrentTurns = 100
+	// DefaultLeaseTTL is how long a lease lives without renewal: a dead replica's
+	// threads are taken over after at most this plus one sweep interval.
+	DefaultLeaseTTL = 10 * time.Second
+	// DefaultFinalTimeout bounds the final writes of a turn (its reply, cards, save),
+	// store retries included: long enough to ride out a database restart.
+	DefaultFinalTimeout = 2 * time.Minute
+	// DefaultNoticeInterval is the default of Config.NoticeInterval.
+	DefaultNoticeInterval = time.Minute
+)
+
+// Config configures a Runtime. Store and Messenger are required.
 type Config struct {
-	// Handler runs each input's turn.
-	Handler   Handler
 	Store     conversation.Store
 	Messenger conversation.Messenger
 	Logger    *slog.Logger
 	// Metrics, when set, is told of turns and queueing.
 	Metrics conversation.Metrics
 	// Spool, when set, keeps inputs on local disk while the Store is unavailable
-	// (docs/architecture.md, "Accepted means stored").
+	// (docs/architecture.md, "Accepted means stored"); nil: Submit fails then, and
+	// the caller does not acknowledge the event.
 	Spool conversation.Spool
-	// MaxConcurrentTurns bounds the turns running at once in this process (default
-	// DefaultMaxConcurrentTurns).
+	// MaxConcurrentTurns bounds the turns running at once in this process, across
+	// threads (default DefaultMaxConcurrentTurns). Inputs of one thread always run
+	// one at a time, in order, across all replicas.
 	MaxConcurrentTurns int
-	// HistoryMessages is how many of the newest stored messages a turn loads.
+	// HistoryMessages is how many of the newest stored messages a turn loads
+	// (default 40).
 	HistoryMessages int
-	// TurnTimeout bounds one turn; MaxAttempts is how many times an input is tried.
+	// TurnTimeout bounds one turn (default 5 minutes); MaxAttempts is how many times
+	// an input is tried, across restarts and replicas, before it is given up with a
+	// message to the person (default 3).
 	TurnTimeout time.Duration
 	MaxAttempts int
 	// LeaseTTL is how long a thread's lease lives without renewal (default
-	// DefaultLeaseTTL); FinalTimeout bounds the final writes of a turn (default
+	// DefaultLeaseTTL): a dead replica's threads are taken over within it plus one
+	// sweep (LeaseTTL/5). Leases are renewed every LeaseTTL/10.
+	LeaseTTL time.Duration
+	// FinalTimeout bounds the final writes of a turn (its reply, cards and save,
+	// with store retries), which run on a context detached from the turn's (default
 	// DefaultFinalTimeout).
-	LeaseTTL     time.Duration
 	FinalTimeout time.Duration
-	// The flood limits of Submit (limits.go).
+	// MaxQueuedPerThread and MaxQueuedPerUser bound the pending inputs of a thread
+	// and of a person, counted in the store (0: no bound); UserRate and UserBurst are
+	// a person's token bucket, per minute (0: no limit); NoticeInterval is the least
+	// time between two notices to one person (default DefaultNoticeInterval). See
+	// limits.go and docs/operations.md, "Limits and secrets".
 	MaxQueuedPerThread int
 	MaxQueuedPerUser   int
 	UserRate           float64
 	UserBurst          int
 	NoticeInterval     time.Duration
-	// Redact scrubs configured secrets out of every text sent to the chat.
+	// Redact, when set, scrubs configured secrets out of every text sent to the chat.
 	Redact func(string) string
-	// Owner names this process in its leases; Now is the clock.
+	// Owner names this process in its leases (default: host name, process id and a
+	// random suffix, unique per start); Now is the clock (default time.Now).
 	Owner string
 	Now   func() time.Time
 	// Model names the main model, under which a turn's unmetered usage is recorded.
@@ -49,4 +78,50 @@ type Config struct {
 	// state of thread key from prev (as last loaded or saved) to next, caused by
 	// actor at now; Save writes them in its transaction (Turn.Events).
 	Events func(key conversation.Key, prev, next conversation.State, actor string, now time.Time) []conversation.Event
+}
+
+// withDefaults returns cfg with its defaults filled in, its Store traced
+// (trace.go) and its Messenger scrubbing secrets and naming the HTTP API's tokens
+// as people can read them (redact.go).
+func (cfg Config) withDefaults() Config {
+	setDefault(&cfg.MaxConcurrentTurns, DefaultMaxConcurrentTurns)
+	setDefault(&cfg.HistoryMessages, 40)
+	setDefault(&cfg.TurnTimeout, 5*time.Minute)
+	setDefault(&cfg.MaxAttempts, 3)
+	setDefault(&cfg.LeaseTTL, DefaultLeaseTTL)
+	setDefault(&cfg.FinalTimeout, DefaultFinalTimeout)
+	setDefault(&cfg.NoticeInterval, DefaultNoticeInterval)
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = noMetrics{}
+	}
+	cfg.Store = tracedStore{cfg.Store}
+	rewrite := apiActors
+	if redact := cfg.Redact; redact != nil {
+		rewrite = func(s string) string { return redact(apiActors(s)) }
+	}
+	cfg.Messenger = redactMessenger(cfg.Messenger, rewrite)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Owner == "" {
+		cfg.Owner = newOwner()
+	}
+	return cfg
+}
+
+// newOwner returns a lease owner name unique to this start of this process.
+func newOwner() string {
+	host, _ := os.Hostname()
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b)
+}
+
+func setDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }

@@ -2,16 +2,23 @@
 // it takes inputs, keeps them, and runs one turn per input through a Handler, knowing
 // that each input has a handler but not what the handler does.
 //
-//   - submit.go, spool.go, limits.go: the intake. Submit stores an input before its
-//     envelope is acked (or spools it while the store is down), deduplicated, within
-//     the flood limits.
-//   - scheduler.go: leases, one worker per thread, the heartbeat that renews every
-//     lease, the sweep that takes over a dead replica's threads, and Stop.
-//   - run.go, finish.go: one turn's envelope. Run is what a handler gets: the input,
-//     the outbox of its posts, and the one ending of every turn that saves
-//     (Run.Finish: reply, save, release) on a detached, bounded context.
-//   - outbox.go: tagged posts that a re-run of the input reuses instead of posting
-//     twice ("Exactly one answer").
-//   - redact.go: the Messenger that scrubs configured secrets from everything sent.
-//   - trace.go, metrics.go: spans and instruments of turns and store calls.
+// Its files stand in layers, each using only those below it:
+//
+//   - runtime.go: Runtime (New, Start, Submit, Wait, Shutdown) wires the parts.
+//   - scheduler.go: one worker per thread, turn slots, the sweep that takes over a
+//     dead replica's threads.
+//   - turn.go: one turn's envelope (its Run, timeout, trace, metrics, give-up).
+//   - run.go, finish.go: Run, what a handler gets: the input, its posts (Out), and
+//     the one ending of every turn that saves (Run.Finish) on a detached, bounded
+//     context.
+//   - intake.go, spool.go, limits.go: Submit stores an input before its envelope is
+//     acked (or spools it while the store is down), within the flood limits.
+//   - leases.go: leases with fencing tokens, the heartbeat that renews them and
+//     brings other replicas' Stop requests.
+//   - outbox.go: tagged posts that a re-run of the input reuses ("Exactly one
+//     answer").
+//   - env.go, config.go, threads.go: the configuration, the threads this process
+//     holds and what every part uses (store retries, status).
+//   - redact.go, trace.go, metrics.go, retry.go: the scrubbing Messenger, spans,
+//     turn outcomes, backoff.
 package turns

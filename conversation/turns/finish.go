@@ -7,65 +7,7 @@ import (
 	"fmt"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/workflow"
 )
-
-// usageRecords returns the ledger rows of a turn of r with state st: one per model in
-// byModel (the run's UsageMeter since its last save) that used tokens. When metered
-// is false (no call went through agents.Client, as with playground/demo) the turn's
-// usage u is written as one row under the main model (Config.Model). turns (1 for a
-// finished turn, 0 for a pipeline's checkpoint) goes on one row only: the main
-// model's when it was called, else the first model's; the others count 0. A turn
-// that used no tokens writes no row.
-func (s *Runtime) usageRecords(r *Run, st conversation.State, u conversation.Usage, byModel []conversation.ModelUsage, metered bool, turns int) []conversation.UsageRecord {
-	if !metered {
-		byModel = []conversation.ModelUsage{{Model: s.cfg.Model, Usage: u}}
-	}
-	workflow := ""
-	if st.Workflow != nil {
-		workflow = st.Workflow.Name
-	}
-	var recs []conversation.UsageRecord
-	for _, m := range byModel {
-		if m.Usage.PromptTokens == 0 && m.Usage.CompletionTokens == 0 {
-			continue
-		}
-		rec := conversation.UsageRecord{UserID: r.In.User(), Workflow: workflow, Model: m.Model,
-			PromptTokens: m.Usage.PromptTokens, CompletionTokens: m.Usage.CompletionTokens}
-		if m.Model == s.cfg.Model {
-			recs = append([]conversation.UsageRecord{rec}, recs...)
-		} else {
-			recs = append(recs, rec)
-		}
-	}
-	if len(recs) > 0 {
-		recs[0].Turns = turns
-	}
-	return recs
-}
-
-// savedState is what webhook events are derived from: a thread's workflow state and
-// failed step (State.Retry) as stored.
-type savedState struct {
-	wf    *workflow.State
-	retry *conversation.Input
-}
-
-// snapshot copies what st's events depend on, so that later changes of st do not
-// change it.
-func snapshot(st conversation.State) savedState {
-	return savedState{wf: st.Workflow.Clone(), retry: st.Retry}
-}
-
-// turnEvents returns the webhook events of saving turn after r's last load or save
-// (none without Config.Events).
-func (s *Runtime) turnEvents(r *Run, turn conversation.Turn) []conversation.Event {
-	if s.cfg.Events == nil {
-		return nil
-	}
-	prev := conversation.State{Workflow: r.saved.wf, Retry: r.saved.retry}
-	return s.cfg.Events(turn.Key, prev, turn.State, r.In.User(), s.cfg.Now())
-}
 
 // saveAttempts bounds how often a turn's save is rebased onto a newer version after
 // ErrConflict (another turn wrote the conversation meanwhile: a pipeline checkpoint).
@@ -99,16 +41,16 @@ type Ending struct {
 	Enqueue []conversation.Input
 }
 
-// finishTurn ends every turn that saves (the assistant's, a workflow step, a
+// Finish ends every turn that saves (the assistant's, a workflow step, a
 // pipeline part; docs/architecture.md, "Data flow of one Slack event", step 4): it
 // posts the reply unless it is in the thread already, clears the thread's status,
 // deletes what an earlier run of the input left half-posted, and saves the new
 // messages and state with an optimistic version check, marking the input done and
-// enqueuing what follows. ctx is the final writes' context (Service.final); the
+// enqueuing what follows. ctx is the final writes' context (Run.Final); the
 // scheduler releases the lease once the turn returns. A reply that could not be
 // posted is still saved, so nothing is lost. Errors: ErrLeaseLost; the store's, when
 // it stayed unavailable until ctx ended or the conflict did not resolve.
-func (s *Runtime) finishTurn(ctx context.Context, r *Run, conv conversation.Conversation, e Ending) error {
+func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Ending) error {
 	r.end.notice = e.Notice
 	if e.Reply != "" && !e.Posted {
 		ts, err := r.Out.Post(ctx, e.Reply, e.Answer, e.Answer, e.Notice)
@@ -128,7 +70,7 @@ func (s *Runtime) finishTurn(ctx context.Context, r *Run, conv conversation.Conv
 		}
 		msgs = append(msgs, m)
 	}
-	s.clearStatus(r.Log, r.In.Key)
+	r.ClearStatus()
 	r.Out.cleanup(ctx, r.Log)
 	attempts := 1
 	if e.Rebase {
@@ -144,8 +86,8 @@ func (s *Runtime) finishTurn(ctx context.Context, r *Run, conv conversation.Conv
 		st.Turns++
 		st.PromptTokens += e.Usage.PromptTokens
 		st.CompletionTokens += e.Usage.CompletionTokens
-		_, err := s.storeSave(ctx, r, conversation.Turn{Key: r.In.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.In.ID, Enqueue: e.Enqueue,
-			Usage: s.usageRecords(r, st, e.Usage, byModel, metered, 1)})
+		_, err := r.Checkpoint(ctx, conversation.Turn{Key: r.In.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.In.ID, Enqueue: e.Enqueue,
+			Usage: r.usageRecords(st, e.Usage, byModel, metered, 1)})
 		if !errors.Is(err, conversation.ErrConflict) || i+1 >= attempts {
 			if err != nil {
 				return fmt.Errorf("save turn: %w", err)
@@ -153,9 +95,9 @@ func (s *Runtime) finishTurn(ctx context.Context, r *Run, conv conversation.Conv
 			return nil
 		}
 		var cp *conversation.Checkpoint
-		if lerr := s.retryStore(ctx, "reload after a conflict", func(ctx context.Context) error {
+		if lerr := r.env.retryStore(ctx, "reload after a conflict", func(ctx context.Context) error {
 			var err error
-			cp, err = s.cfg.Store.Load(ctx, r.In.Key, 0)
+			cp, err = r.env.cfg.Store.Load(ctx, r.In.Key, 0)
 			return err
 		}); lerr != nil {
 			return fmt.Errorf("save turn: reload after conflict: %w", lerr)
@@ -165,14 +107,15 @@ func (s *Runtime) finishTurn(ctx context.Context, r *Run, conv conversation.Conv
 	}
 }
 
-// storeSave writes turn under r's lease, retrying while the store is unavailable.
-func (s *Runtime) storeSave(ctx context.Context, r *Run, turn conversation.Turn) (conversation.Saved, error) {
+// Checkpoint saves turn under the run's lease without ending the turn (a pipeline's
+// progress), with its webhook events, retrying while the store is unavailable.
+func (r *Run) Checkpoint(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
 	turn.Lease = r.lease
-	turn.Events = append(turn.Events, s.turnEvents(r, turn)...)
+	turn.Events = append(turn.Events, r.turnEvents(turn)...)
 	var saved conversation.Saved
-	err := s.retryStore(ctx, "save the turn", func(ctx context.Context) error {
+	err := r.env.retryStore(ctx, "save the turn", func(ctx context.Context) error {
 		var err error
-		saved, err = s.cfg.Store.Save(ctx, turn)
+		saved, err = r.env.cfg.Store.Save(ctx, turn)
 		return err
 	})
 	if err == nil {
@@ -181,18 +124,71 @@ func (s *Runtime) storeSave(ctx context.Context, r *Run, turn conversation.Turn)
 	return saved, err
 }
 
-// finish ends r's input without a save, as status (dropped or failed), under its
-// lease, retrying while the store is unavailable.
-func (s *Runtime) finish(ctx context.Context, r *Run, status conversation.InputStatus) error {
+// Drop ends the turn without a save, its input finished as status (dropped,
+// failed, or done when nothing changed), under its lease, retrying while the store
+// is unavailable.
+func (r *Run) Drop(ctx context.Context, status conversation.InputStatus) error {
 	r.end.status = status
-	fctx, cancel := s.final(ctx)
+	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	r.Out.cleanup(fctx, r.Log)
-	err := s.retryStore(fctx, "finish the input", func(ctx context.Context) error {
-		return s.cfg.Store.Finish(ctx, r.lease, r.In.ID, status)
+	err := r.env.retryStore(fctx, "finish the input", func(ctx context.Context) error {
+		return r.env.cfg.Store.Finish(ctx, r.lease, r.In.ID, status)
 	})
 	if err != nil {
 		return fmt.Errorf("finish input as %s: %w", status, err)
 	}
 	return nil
+}
+
+// MeteredUsage returns the usage records of a save of state st that is not the end
+// of the turn (a pipeline's checkpoint): the model calls metered since the last
+// save, by model, or u under the main model when none was metered.
+func (r *Run) MeteredUsage(st conversation.State, u conversation.Usage) []conversation.UsageRecord {
+	byModel, metered := r.meter.Take()
+	return r.usageRecords(st, u, byModel, metered, 0)
+}
+
+// usageRecords returns the ledger rows of a turn of r with state st: one per model in
+// byModel (the run's UsageMeter since its last save) that used tokens. When metered
+// is false (no call went through agents.Client, as with playground/demo) the turn's
+// usage u is written as one row under the main model (Config.Model). turns (1 for a
+// finished turn, 0 for a pipeline's checkpoint) goes on one row only: the main
+// model's when it was called, else the first model's; the others count 0. A turn
+// that used no tokens writes no row.
+func (r *Run) usageRecords(st conversation.State, u conversation.Usage, byModel []conversation.ModelUsage, metered bool, turns int) []conversation.UsageRecord {
+	if !metered {
+		byModel = []conversation.ModelUsage{{Model: r.env.cfg.Model, Usage: u}}
+	}
+	workflow := ""
+	if st.Workflow != nil {
+		workflow = st.Workflow.Name
+	}
+	var recs []conversation.UsageRecord
+	for _, m := range byModel {
+		if m.Usage.PromptTokens == 0 && m.Usage.CompletionTokens == 0 {
+			continue
+		}
+		rec := conversation.UsageRecord{UserID: r.In.User(), Workflow: workflow, Model: m.Model,
+			PromptTokens: m.Usage.PromptTokens, CompletionTokens: m.Usage.CompletionTokens}
+		if m.Model == r.env.cfg.Model {
+			recs = append([]conversation.UsageRecord{rec}, recs...)
+		} else {
+			recs = append(recs, rec)
+		}
+	}
+	if len(recs) > 0 {
+		recs[0].Turns = turns
+	}
+	return recs
+}
+
+// turnEvents returns the webhook events of saving turn after r's last load or save
+// (none without Config.Events).
+func (r *Run) turnEvents(turn conversation.Turn) []conversation.Event {
+	if r.env.cfg.Events == nil {
+		return nil
+	}
+	prev := conversation.State{Workflow: r.saved.wf, Retry: r.saved.retry}
+	return r.env.cfg.Events(turn.Key, prev, turn.State, r.In.User(), r.env.cfg.Now())
 }

@@ -1,8 +1,6 @@
 package turns
 
 import (
-	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -14,8 +12,6 @@ import (
 
 // Defaults of the limits' settings.
 const (
-	// DefaultNoticeInterval is the default of Config.NoticeInterval.
-	DefaultNoticeInterval = time.Minute
 	// maxTrackedUsers bounds the people whose buckets and notice times a process
 	// keeps: the least recently active is forgotten first (its bucket starts full
 	// again), so that the map itself cannot be flooded.
@@ -144,100 +140,6 @@ func (l *limits) spooledCounts(key conversation.Key, user string) conversation.P
 		c.User = l.spoolBy[key.TeamID+"/"+user]
 	}
 	return c
-}
-
-// admit applies the limits to in (see the comment at the top of this file) and
-// returns the refusal, or nil when in may be queued.
-func (s *Runtime) admit(ctx context.Context, in conversation.Input) *refusal {
-	user, now := in.User(), s.cfg.Now()
-	switch in.Kind {
-	case conversation.KindAction:
-		if a := in.Action; a != nil && a.Action.Name == conversation.ActionStop {
-			return nil // a pipeline's Stop, stored for its next turn: never refused
-		}
-		if d := s.limits.take(in.Key.TeamID, user, true, now); d > 0 {
-			return &refusal{kind: limitRate, retry: d}
-		}
-		return nil
-	case conversation.KindUserMessage, conversation.KindCommand:
-	default:
-		return nil
-	}
-	if d := s.limits.take(in.Key.TeamID, user, false, now); d > 0 {
-		return &refusal{kind: limitRate, retry: d}
-	}
-	perThread, perUser := s.cfg.MaxQueuedPerThread, s.cfg.MaxQueuedPerUser
-	if perThread <= 0 && (perUser <= 0 || user == "") {
-		return nil
-	}
-	counts := s.limits.spooledCounts(in.Key, user)
-	if !s.isSpooling() {
-		cctx, cancel := context.WithTimeout(ctx, countTimeout)
-		c, err := s.cfg.Store.CountPending(cctx, in.Key, user, max(perThread, perUser))
-		cancel()
-		switch {
-		case err == nil:
-			counts.Thread += c.Thread
-			counts.User += c.User
-		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, conversation.ErrUnavailable):
-			s.log.Warn("pending inputs not counted; the input is admitted", conversation.LogKeyInput, in.ID, "error", err)
-		default:
-			s.log.Error("pending inputs not counted; the input is admitted", conversation.LogKeyInput, in.ID, "error", err)
-		}
-	}
-	switch {
-	case perThread > 0 && counts.Thread >= perThread:
-		return &refusal{kind: limitThread, pending: counts.Thread}
-	case perUser > 0 && user != "" && counts.User >= perUser:
-		return &refusal{kind: limitUser, pending: counts.User}
-	}
-	return nil
-}
-
-// enqueuedAlready reports whether in, refused by a limit, is stored already: a copy
-// Slack delivered again because the ack of the first came late is a duplicate, not a
-// new request, and is never refused nor noticed. It answers false when the store does
-// not answer within countTimeout, or while inputs are spooled.
-func (s *Runtime) enqueuedAlready(ctx context.Context, in conversation.Input) bool {
-	if s.isSpooling() {
-		return false
-	}
-	cctx, cancel := context.WithTimeout(ctx, countTimeout)
-	defer cancel()
-	ok, err := s.cfg.Store.Enqueued(cctx, in.ID)
-	if err != nil {
-		s.log.Warn("refused input not looked up", conversation.LogKeyInput, in.ID, "error", err)
-	}
-	return ok
-}
-
-// refuse logs that in was refused and tells its author, unless they were told within
-// NoticeInterval: an ephemeral message in the thread (in the channel for a top-level
-// message or a DM), posted in the background so that the ack does not wait.
-func (s *Runtime) refuse(in conversation.Input, r *refusal) {
-	user := in.User()
-	s.log.Info("input refused: over a limit", conversation.LogKeyInput, in.ID, conversation.LogKeyThread, in.Key.String(), "user", user,
-		"limit", string(r.kind), "pending", r.pending, "retry_after", r.retry)
-	if user == "" || !s.limits.notice(in.Key.TeamID, user, s.cfg.Now(), s.cfg.NoticeInterval) || s.bgCtx.Err() != nil {
-		return
-	}
-	key := in.Key
-	if m := in.Message; m != nil && (m.Direct || m.ThreadTS == "" || m.ThreadTS == m.TS) {
-		key.ThreadTS = ""
-	}
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		ctx, cancel := context.WithTimeout(s.bgCtx, 10*time.Second)
-		defer cancel()
-		lang := "en"
-		if l, err := s.cfg.Messenger.UserLocale(ctx, user); err == nil && l != "" {
-			lang = render.UILang(l)
-		}
-		if err := s.cfg.Messenger.PostEphemeral(ctx, key, user, refusalText(lang, r)); err != nil {
-			s.log.Warn("notice of a refused input not posted", conversation.LogKeyInput, in.ID, "error", err)
-		}
-	}()
 }
 
 // refusalText is the notice of r in lang.

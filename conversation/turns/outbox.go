@@ -32,10 +32,13 @@ func (o *Outbox) isBroadcast() bool {
 // Outbox posts a turn's messages through the Messenger, tagged, and replaces what an
 // earlier run of the same input posted. It is safe for concurrent use.
 type Outbox struct {
-	s   *Runtime
-	key conversation.Key
-	id  string
-	th  *thread
+	msgr conversation.Messenger
+	key  conversation.Key
+	id   string
+	// confirm makes sure the turn's lease is still its own before it posts; lost
+	// reports whether another worker took the thread (nil: neither is checked).
+	confirm func(context.Context) error
+	lost    func() bool
 
 	mu sync.Mutex
 	n  int // posts so far
@@ -49,16 +52,17 @@ type Outbox struct {
 	broadcast bool
 }
 
-// newOutbox returns the outbox of r's turn. On a re-run (Attempts > 1) it reads what
+// newOutbox returns the outbox of the turn of in, posting through msgr under the
+// lease that confirm and lost check. On a re-run (Attempts > 1) it reads what
 // earlier runs posted; when that fails, the turn goes on and may post again.
-func (s *Runtime) newOutbox(ctx context.Context, r *Run) *Outbox {
-	o := &Outbox{s: s, key: r.In.Key, id: r.In.ID, th: r.th, used: map[string]bool{}}
-	if r.In.Attempts <= 1 {
+func newOutbox(ctx context.Context, msgr conversation.Messenger, in conversation.Input, log *slog.Logger, confirm func(context.Context) error, lost func() bool) *Outbox {
+	o := &Outbox{msgr: msgr, key: in.Key, id: in.ID, confirm: confirm, lost: lost, used: map[string]bool{}}
+	if in.Attempts <= 1 {
 		return o
 	}
-	posted, err := s.cfg.Messenger.Posted(ctx, r.In.Key, r.In.ID, postedAfter(r.In))
+	posted, err := msgr.Posted(ctx, in.Key, in.ID, postedAfter(in))
 	if err != nil {
-		r.Log.Warn("what an earlier run of this input posted is unknown; it may be posted again", "error", err)
+		log.Warn("what an earlier run of this input posted is unknown; it may be posted again", "error", err)
 		return o
 	}
 	o.prior = map[int][]conversation.Posted{}
@@ -66,7 +70,7 @@ func (s *Runtime) newOutbox(ctx context.Context, r *Run) *Outbox {
 		switch {
 		case p.Tag.InputID != "":
 			o.prior[p.Tag.N] = append(o.prior[p.Tag.N], p)
-		case p.File != "" || r.In.Message != nil || r.In.IsRetry():
+		case p.File != "" || in.Message != nil || in.IsRetry():
 			// An untagged message newer than the input may be this input's: a file
 			// share, or, for a person's message or a Retry of one (the only inputs
 			// whose turns stream, bounded by the message's or the failure's ts), a
@@ -78,7 +82,7 @@ func (s *Runtime) newOutbox(ctx context.Context, r *Run) *Outbox {
 		slices.SortFunc(ps, func(a, b conversation.Posted) int { return a.Piece - b.Piece })
 	}
 	if len(posted) > 0 {
-		r.Log.Info("re-run: an earlier run of this input posted in the thread", "messages", len(posted))
+		log.Info("re-run: an earlier run of this input posted in the thread", "messages", len(posted))
 	}
 	return o
 }
@@ -99,6 +103,15 @@ func postedAfter(in conversation.Input) string {
 		return fmt.Sprintf("%d.%06d", t.Unix(), t.Nanosecond()/1000)
 	}
 	return ""
+}
+
+// check makes sure the turn may still post (confirm). Errors: ErrLeaseLost; the
+// store's, when the lease could not be confirmed.
+func (o *Outbox) check(ctx context.Context) error {
+	if o.confirm == nil {
+		return nil
+	}
+	return o.confirm(ctx)
 }
 
 // tag returns the tag of the turn's next post, replacing the earlier run's post of the
@@ -128,7 +141,7 @@ func (o *Outbox) tag(answer bool) conversation.Tag {
 
 // Lost reports whether the turn's lease was taken by another worker: it must no
 // longer change the thread.
-func (o *Outbox) Lost() bool { return o.th != nil && o.s.isLost(o.th) }
+func (o *Outbox) Lost() bool { return o.lost != nil && o.lost() }
 
 // PostReply posts text in the thread; answer marks a part of the turn's answer, and
 // final its last part. Errors: ErrLeaseLost (nothing posted); the Messenger's.
@@ -138,41 +151,41 @@ func (o *Outbox) PostReply(ctx context.Context, text string, answer, final bool)
 
 // postReply is PostReply; notice marks the answer as a notice (Tag.Notice).
 func (o *Outbox) Post(ctx context.Context, text string, answer, final, notice bool) (string, error) {
-	if err := o.s.confirm(ctx, o.th); err != nil {
+	if err := o.check(ctx); err != nil {
 		return "", err
 	}
 	tag := o.tag(answer)
 	tag.Final, tag.Notice = final, notice
 	tag.Broadcast = o.isBroadcast()
-	return o.s.cfg.Messenger.PostReply(ctx, o.key, text, tag)
+	return o.msgr.PostReply(ctx, o.key, text, tag)
 }
 
 // PostCard posts c in the thread (or at the channel's top level for a channel
 // command). Errors: as PostReply.
 func (o *Outbox) PostCard(ctx context.Context, c conversation.Card) (string, error) {
-	if err := o.s.confirm(ctx, o.th); err != nil {
+	if err := o.check(ctx); err != nil {
 		return "", err
 	}
-	return o.s.cfg.Messenger.PostCard(ctx, o.key, c, o.tag(false))
+	return o.msgr.PostCard(ctx, o.key, c, o.tag(false))
 }
 
 // PostCardReplacing posts c in the thread as PostCard does, in place of the message
 // ts when set (a stream whose text c replaces: chat.update). Errors: as PostReply.
 func (o *Outbox) PostCardReplacing(ctx context.Context, c conversation.Card, ts string) (string, error) {
-	if err := o.s.confirm(ctx, o.th); err != nil {
+	if err := o.check(ctx); err != nil {
 		return "", err
 	}
 	tag := o.tag(false)
 	if ts != "" {
 		tag.Replace = append([]string{ts}, tag.Replace...)
 	}
-	return o.s.cfg.Messenger.PostCard(ctx, o.key, c, tag)
+	return o.msgr.PostCard(ctx, o.key, c, tag)
 }
 
 // Upload uploads f to the thread, unless an earlier run shared a file of its name. A
 // file share carries no tag: it takes a post's ordinal, but replaces only a file.
 func (o *Outbox) Upload(ctx context.Context, f conversation.File) error {
-	if err := o.s.confirm(ctx, o.th); err != nil {
+	if err := o.check(ctx); err != nil {
 		return err
 	}
 	o.mu.Lock()
@@ -185,21 +198,21 @@ func (o *Outbox) Upload(ctx context.Context, f conversation.File) error {
 		}
 	}
 	o.mu.Unlock()
-	return o.s.cfg.Messenger.Upload(ctx, o.key, f, tag)
+	return o.msgr.Upload(ctx, o.key, f, tag)
 }
 
 // ReplaceReply posts text as the turn's answer (its final post) in place of the
 // message ts, a stream whose text text replaces: ts is edited into its first message
 // (Tag.Replace); notice marks it as a notice (Tag.Notice). Errors: as PostReply.
 func (o *Outbox) ReplaceReply(ctx context.Context, text, ts string, notice bool) (string, error) {
-	if err := o.s.confirm(ctx, o.th); err != nil {
+	if err := o.check(ctx); err != nil {
 		return "", err
 	}
 	tag := o.tag(true)
 	tag.Final, tag.Notice = true, notice
 	tag.Broadcast = o.isBroadcast()
 	tag.Replace = append([]string{ts}, tag.Replace...)
-	return o.s.cfg.Messenger.PostReply(ctx, o.key, text, tag)
+	return o.msgr.PostReply(ctx, o.key, text, tag)
 }
 
 // StartStream starts the turn's answer as a stream (see StreamingMessenger).
@@ -207,7 +220,7 @@ func (o *Outbox) StartStream(ctx context.Context, sm conversation.StreamingMesse
 	if o.isBroadcast() {
 		return nil, errBroadcastNotStreamed
 	}
-	if err := o.s.confirm(ctx, o.th); err != nil {
+	if err := o.check(ctx); err != nil {
 		return nil, err
 	}
 	return sm.StartStream(ctx, o.key, userID, o.tag(true))
@@ -219,7 +232,7 @@ func (o *Outbox) StartTaskStream(ctx context.Context, tm conversation.TaskStream
 	if o.isBroadcast() {
 		return nil, errBroadcastNotStreamed
 	}
-	if err := o.s.confirm(ctx, o.th); err != nil {
+	if err := o.check(ctx); err != nil {
 		return nil, err
 	}
 	return tm.StartTaskStream(ctx, o.key, userID, o.tag(true), opts)
@@ -284,11 +297,8 @@ func (o *Outbox) cleanup(ctx context.Context, log *slog.Logger) {
 	o.prior, o.loose = nil, nil
 	o.mu.Unlock()
 	for _, ts := range stale {
-		if err := o.s.cfg.Messenger.Delete(ctx, o.key, ts); err != nil {
+		if err := o.msgr.Delete(ctx, o.key, ts); err != nil {
 			log.Warn("an earlier run's message not deleted", "ts", ts, "error", err)
 		}
 	}
 }
-
-// NoteOverBudget records that the turn was refused by a token budget, for Metrics.
-func (r *Run) NoteOverBudget() { r.end.overBudget = true }

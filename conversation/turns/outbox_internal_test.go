@@ -25,8 +25,7 @@ func (u *uploadRecorder) Upload(ctx context.Context, _ conversation.Key, _ conve
 // shared by the earlier run is taken as the upload.
 func TestOutboxUploadReplacesOnlyAFile(t *testing.T) {
 	rec := &uploadRecorder{}
-	s := &Runtime{cfg: Config{Messenger: rec}}
-	o := &Outbox{s: s, key: conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: "1.0"}, id: "in1", used: map[string]bool{},
+	o := &Outbox{msgr: rec, key: conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: "1.0"}, id: "in1", used: map[string]bool{},
 		prior: map[int][]conversation.Posted{1: {{TS: "2.0", Tag: conversation.Tag{InputID: "in1", N: 1}, Of: 1, Text: "an evaluation card"}}}}
 	if err := o.Upload(context.Background(), conversation.File{Name: "report.md", Content: []byte("x")}); err != nil {
 		t.Fatal(err)

@@ -2,11 +2,8 @@ package turns
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -14,170 +11,103 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// DefaultMaxConcurrentTurns is the default of Config.MaxConcurrentTurns: turns wait
-// on the model and Slack most of their time, so a process runs many at once.
-const DefaultMaxConcurrentTurns = 100
-
 // Runtime runs conversations' turns: it accepts inputs, deduplicates and persists
 // them, and runs one turn per input through its Handler, each thread's inputs one at
 // a time and in order across all replicas sharing the store (docs/architecture.md,
 // "Durable turns"). Create it with New, call Start, and Shutdown at the end; it is
 // safe for concurrent use.
 type Runtime struct {
-	cfg   Config
-	log   *slog.Logger
-	owner string
-	turns *semaphore.Weighted
-	// ctx is the parent of every turn; cancelled (with errClosing) when Shutdown
-	// gives up waiting.
-	ctx    context.Context
+	env    *env
+	intake *intake
+	spool  *spooler
+	leases leases
+	sched  *scheduler
+	// cancel cancels the turns (env.ctx) with errClosing; stopBG ends the
+	// background work (env.bgCtx).
 	cancel context.CancelCauseFunc
-	// bg runs the heartbeat, the sweep and the spool's drain, on bgCtx; stopBG ends
-	// them.
-	bg     sync.WaitGroup
-	bgCtx  context.Context
 	stopBG context.CancelFunc
-	wg     sync.WaitGroup // one per thread worker
-	// limits are this process's buckets and spool counts (limits.go).
-	limits *limits
-	// handler runs each input's turn (the router, Service).
-	handler Handler
-
-	// mu guards closed, threads and every thread's fields.
-	mu      sync.Mutex
-	closed  bool
-	started bool
-	threads map[conversation.Key]*thread
-
-	// intakeMu serializes accept, so that an input never overtakes an earlier one
-	// that went to the spool.
-	intakeMu sync.Mutex
-	// spoolMu serializes the spool's hand-over: while spooling is set, inputs go to
-	// the spool, in order, and the drain moves them into the store.
-	spoolMu  sync.Mutex
-	spooling bool
-	draining bool
 }
 
-// Handler runs one turn of an input (docs/architecture.md, "Durable turns"): it does
-// what the input asks and ends the turn with Run.Finish (a save) or Run.Drop (none).
-// It returns nil once the input is finished, and an error when the input stays
-// pending to run again: the store did not answer, the service is shutting down, or
-// the lease was lost (conversation.ErrLeaseLost).
-type Handler interface {
-	Handle(ctx context.Context, r *Run) error
-}
+// cancelGrace is how long Shutdown waits for cancelled turns to return.
+const cancelGrace = 5 * time.Second
 
-// New fills in cfg's defaults and returns a Runtime; call Start before Submit.
-func New(cfg Config) *Runtime {
-	setDefault(&cfg.MaxConcurrentTurns, DefaultMaxConcurrentTurns)
-	setDefault(&cfg.HistoryMessages, 40)
-	setDefault(&cfg.TurnTimeout, 5*time.Minute)
-	setDefault(&cfg.MaxAttempts, 3)
-	setDefault(&cfg.LeaseTTL, DefaultLeaseTTL)
-	setDefault(&cfg.FinalTimeout, DefaultFinalTimeout)
-	setDefault(&cfg.NoticeInterval, DefaultNoticeInterval)
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	cfg.Store = tracedStore{cfg.Store} // trace.go
-	// Every text also names the HTTP API's tokens as people can read them
-	// (redact.go).
-	rewrite := apiActors
-	if redact := cfg.Redact; redact != nil {
-		rewrite = func(s string) string { return redact(apiActors(s)) }
-	}
-	cfg.Messenger = redactMessenger(cfg.Messenger, rewrite)
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Owner == "" {
-		cfg.Owner = newOwner()
-	}
+// New fills in cfg's defaults and returns a Runtime whose turns h runs; call Start
+// before Submit.
+func New(cfg Config, h Handler) *Runtime {
+	cfg = cfg.withDefaults()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	bg, stopBG := context.WithCancel(context.Background())
-	return &Runtime{
-		handler: cfg.Handler,
-		cfg:     cfg,
-		log:     cfg.Logger,
-		owner:   cfg.Owner,
-		turns:   semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
-		ctx:     ctx,
-		cancel:  cancel,
-		bgCtx:   bg,
-		stopBG:  stopBG,
-		threads: make(map[conversation.Key]*thread),
-		limits:  newLimits(cfg.UserRate, cfg.UserBurst),
-	}
+	e := &env{cfg: cfg, log: cfg.Logger, threads: newThreadSet(), ctx: ctx, bg: &sync.WaitGroup{}, bgCtx: bg}
+	lim := newLimits(cfg.UserRate, cfg.UserBurst)
+	ls := leases{env: e}
+	rt := &Runtime{env: e, leases: ls, cancel: cancel, stopBG: stopBG}
+	rt.spool = &spooler{env: e, limits: lim}
+	rt.intake = &intake{env: e, limits: lim, spool: rt.spool}
+	rt.sched = &scheduler{env: e, leases: ls, slots: semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
+		turn: &envelope{env: e, handler: h, leases: ls, intake: rt.intake}}
+	rt.intake.kick = rt.sched.kick
+	rt.spool.notify = rt.intake.notify
+	return rt
 }
 
 // Messenger returns the Messenger turns post through: the configured one, scrubbing
 // secrets out of every text it sends (redact.go).
-func (s *Runtime) Messenger() conversation.Messenger { return s.cfg.Messenger }
-
-// newOwner returns a lease owner name unique to this start of this process.
-func newOwner() string {
-	host, _ := os.Hostname()
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b)
-}
-
-func setDefault[T int | time.Duration](v *T, def T) {
-	if *v <= 0 {
-		*v = def
-	}
-}
+func (rt *Runtime) Messenger() conversation.Messenger { return rt.env.cfg.Messenger }
 
 // Start begins the background work: it takes over the threads with pending inputs
 // that no live worker holds (left by a crash, a shutdown or another replica that
 // died), then renews this process's leases every LeaseTTL/10, sweeps for such threads
 // every LeaseTTL/5, and moves spooled inputs into the store, until Shutdown. Errors:
 // the store's, from the first sweep.
-func (s *Runtime) Start(ctx context.Context) error {
-	s.mu.Lock()
-	if s.started || s.closed {
-		s.mu.Unlock()
+func (rt *Runtime) Start(ctx context.Context) error {
+	e, ts := rt.env, rt.env.threads
+	ts.mu.Lock()
+	if ts.started || ts.closed {
+		ts.mu.Unlock()
 		return errors.New("conversation: Start called twice or after Shutdown")
 	}
-	s.started = true
-	s.mu.Unlock()
-	bg := s.bgCtx
-	n, err := s.takeOrphans(ctx)
+	ts.started = true
+	ts.mu.Unlock()
+	bg := e.bgCtx
+	n, err := rt.sched.takeOrphans(ctx)
 	if err != nil {
 		return err
 	}
 	if n > 0 {
-		s.log.Info("resuming threads with pending inputs", "threads", n)
+		e.log.Info("resuming threads with pending inputs", "threads", n)
 	}
-	s.bg.Add(2)
-	go func() { defer s.bg.Done(); s.heartbeat(bg) }()
-	go func() { defer s.bg.Done(); s.sweep(bg) }()
-	if s.cfg.Spool != nil {
-		if n, err := s.cfg.Spool.Len(ctx); err != nil {
-			s.log.Error("spool not read; its inputs wait for the next start", "error", err)
-		} else if n > 0 {
-			s.log.Warn("moving inputs spooled while the store was unavailable into it", "count", n)
-			s.spoolMu.Lock()
-			s.spooling = true
-			s.startDrainLocked(bg)
-			s.spoolMu.Unlock()
-		}
-	}
+	e.bg.Add(2)
+	go func() { defer e.bg.Done(); rt.leases.heartbeat(bg) }()
+	go func() { defer e.bg.Done(); rt.sched.sweep(bg) }()
+	rt.spool.resume(ctx)
 	return nil
 }
+
+// Submit accepts an input: it stores it (deduplicated by in.ID), or spools it when the
+// store is unavailable, and starts work on its thread. It returns nil only once the
+// input is durably kept, so the caller may acknowledge it then; accepted is false when
+// the input was a duplicate or is not for the bot (a thread reply, without a mention,
+// in a thread the bot is not part of), or was refused by a limit
+// (docs/operations.md, "Limits and secrets"; its author is told). It does not wait for
+// the turn. ctx's deadline bounds the store retries. Errors:
+// conversation.ErrClosed after Shutdown began; the store's (and the spool's) when the
+// input could not be kept.
+func (rt *Runtime) Submit(ctx context.Context, in conversation.Input) (accepted bool, err error) {
+	return rt.intake.submit(ctx, in, true)
+}
+
+// Holds reports whether this process holds (or is taking) thread key: its worker
+// runs, or is about to run, the thread's inputs.
+func (rt *Runtime) Holds(key conversation.Key) bool { return rt.env.threads.holds(key) }
 
 // Wait blocks until this process holds no thread and has nothing spooled (every
 // input it took is finished), or ctx ends (its error is returned then). An input
 // submitted before Wait is called is waited for.
-func (s *Runtime) Wait(ctx context.Context) error {
+func (rt *Runtime) Wait(ctx context.Context) error {
 	t := time.NewTicker(5 * time.Millisecond)
 	defer t.Stop()
 	for {
-		s.mu.Lock()
-		idle := len(s.threads) == 0
-		s.mu.Unlock()
-		if idle && !s.isSpooling() {
+		if rt.env.threads.idle() && !rt.spool.isSpooling() {
 			return nil
 		}
 		select {
@@ -194,66 +124,30 @@ func (s *Runtime) Wait(ctx context.Context) error {
 // to cancelGrace more for them to return. The threads it still holds then are handed
 // over (Store.Abandon): another replica, or this one after a restart, takes them at
 // once.
-func (s *Runtime) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
+func (rt *Runtime) Shutdown(ctx context.Context) error {
+	ts := rt.env.threads
+	ts.mu.Lock()
+	ts.closed = true
+	ts.mu.Unlock()
 
 	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
+	go func() { rt.sched.wg.Wait(); close(done) }()
 	defer func() {
-		s.handOver()
-		s.stopBG()
-		s.bg.Wait()
+		rt.leases.handOver()
+		rt.stopBG()
+		rt.env.bg.Wait()
 	}()
 	select {
 	case <-done:
-		s.cancel(errClosing)
+		rt.cancel(errClosing)
 		return nil
 	case <-ctx.Done():
 	}
-	s.cancel(errClosing)
+	rt.cancel(errClosing)
 	select {
 	case <-done:
 		return fmt.Errorf("conversation: shutdown: turns cancelled: %w", ctx.Err())
 	case <-time.After(cancelGrace):
 		return fmt.Errorf("conversation: shutdown: turns did not stop within %s of being cancelled: %w", cancelGrace, ctx.Err())
 	}
-}
-
-// handOver frees the leases this process still holds, so that other workers take
-// their threads at once; a turn of this process that has not returned yet can no
-// longer write (its thread is marked lost first).
-func (s *Runtime) handOver() {
-	s.mu.Lock()
-	var leases []conversation.Lease
-	for _, t := range s.threads {
-		if t.lease.Held() && !t.lost {
-			t.lost = true
-			leases = append(leases, t.lease)
-		}
-	}
-	s.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, l := range leases {
-		wg.Go(func() { s.abandon(l, "thread with pending inputs handed over") })
-	}
-	wg.Wait()
-}
-
-// cancelGrace is how long Shutdown waits for cancelled turns to return.
-const cancelGrace = 5 * time.Second
-
-// redact scrubs secrets out of text with Config.Redact, if set.
-func (s *Runtime) redact(text string) string {
-	if s.cfg.Redact == nil {
-		return text
-	}
-	return s.cfg.Redact(text)
-}
-
-func (s *Runtime) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
 }

@@ -31,8 +31,8 @@ func TestNewMessageStopsOnlyAnOlderTurn(t *testing.T) {
 			defer cancel(nil)
 			a := c.running
 			a.cancel = cancel
-			s := &Runtime{threads: map[conversation.Key]*thread{k: {run: &a}}}
-			got := s.stopOlder(in("m2"), conversation.Stopped{By: "U1", NewMessage: true})
+			ts := &threadSet{m: map[conversation.Key]*thread{k: {run: &a}}}
+			got := ts.stopOlder(in("m2"), conversation.Stopped{By: "U1", NewMessage: true})
 			var by conversation.Stopped
 			stopped := errors.As(context.Cause(ctx), &by)
 			if got != c.stops || stopped != c.stops {

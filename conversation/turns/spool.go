@@ -3,9 +3,8 @@ package turns
 import (
 	"context"
 	"fmt"
-	"strings"
+	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
 )
@@ -18,10 +17,28 @@ const maxUnspoolFailures = 5
 // spool after the store failed.
 const spoolReserve = 500 * time.Millisecond
 
-// spoolPut spools in and makes sure the drain runs.
-func (s *Runtime) spoolPut(in conversation.Input) (bool, error) {
-	s.spoolMu.Lock()
-	defer s.spoolMu.Unlock()
+// spooler keeps inputs on local disk while the store is unavailable
+// (docs/architecture.md, "Accepted means stored"): while anything is spooled, new
+// inputs are spooled too, and a drain moves them into the store in the order they
+// came as soon as it answers again.
+type spooler struct {
+	*env
+	limits *limits
+	// notify tells this process's worker of a thread that one of its spooled inputs
+	// went into the store.
+	notify func(conversation.Input)
+
+	// mu serializes the spool's hand-over: while spooling is set, inputs go to the
+	// spool, in order, and the drain moves them into the store.
+	mu       sync.Mutex
+	spooling bool
+	draining bool
+}
+
+// put spools in and makes sure the drain runs.
+func (s *spooler) put(in conversation.Input) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	// The spool is local disk; it gets a context of its own, so that an input whose
 	// store attempts used up the caller's time is still kept.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -39,14 +56,14 @@ func (s *Runtime) spoolPut(in conversation.Input) (bool, error) {
 }
 
 // isSpooling reports whether inputs go to the spool.
-func (s *Runtime) isSpooling() bool {
-	s.spoolMu.Lock()
-	defer s.spoolMu.Unlock()
+func (s *spooler) isSpooling() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.spooling
 }
 
-// startDrainLocked starts the drain unless it runs; spoolMu is held.
-func (s *Runtime) startDrainLocked(ctx context.Context) {
+// startDrainLocked starts the drain unless it runs; mu is held.
+func (s *spooler) startDrainLocked(ctx context.Context) {
 	if s.draining {
 		return
 	}
@@ -61,11 +78,11 @@ func (s *Runtime) startDrainLocked(ctx context.Context) {
 // drain moves spooled inputs into the store, oldest first, retrying while the store is
 // unavailable, until the spool is empty (then new inputs go to the store again) or ctx
 // ends.
-func (s *Runtime) drain(ctx context.Context) {
+func (s *spooler) drain(ctx context.Context) {
 	defer func() {
-		s.spoolMu.Lock()
+		s.mu.Lock()
 		s.draining = false
-		s.spoolMu.Unlock()
+		s.mu.Unlock()
 	}()
 	moved := 0
 	failures := map[string]int{} // an input's failures other than the store being down
@@ -79,17 +96,17 @@ func (s *Runtime) drain(ctx context.Context) {
 			continue
 		}
 		if len(batch) == 0 {
-			s.spoolMu.Lock()
+			s.mu.Lock()
 			n, err := s.cfg.Spool.Len(ctx)
 			if err == nil && n == 0 {
 				s.spooling = false
-				s.spoolMu.Unlock()
+				s.mu.Unlock()
 				if moved > 0 {
 					s.log.Warn("store available again: spooled inputs moved into it", "count", moved)
 				}
 				return
 			}
-			s.spoolMu.Unlock()
+			s.mu.Unlock()
 			if err != nil && !sleepCtx(ctx, time.Second) {
 				return
 			}
@@ -124,9 +141,9 @@ func (s *Runtime) drain(ctx context.Context) {
 // unspool moves one spooled input into the store: a thread reply without a mention is
 // checked then (Submit could not), and one for a thread the bot is not part of is
 // dropped.
-func (s *Runtime) unspool(ctx context.Context, in conversation.Input) error {
+func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
 	keep := true
-	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.Holds(in.Key) {
+	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.threads.holds(in.Key) {
 		if err := s.retryStore(ctx, "check a spooled input's thread", func(ctx context.Context) error {
 			var err error
 			keep, err = s.cfg.Store.Exists(ctx, in.Key)
@@ -155,31 +172,21 @@ func (s *Runtime) unspool(ctx context.Context, in conversation.Input) error {
 	return nil
 }
 
-// storable returns in with its texts made storable: NUL characters removed and
-// invalid UTF-8 replaced with U+FFFD (a database refuses them; Slack may send them).
-func storable(in conversation.Input) conversation.Input {
-	if m := in.Message; m != nil {
-		c := *m
-		c.Text = storableText(c.Text)
-		in.Message = &c
+// resume starts the drain at start when inputs were left in the spool by an
+// earlier run of the process: they go into the store before any new input does.
+func (s *spooler) resume(ctx context.Context) {
+	if s.cfg.Spool == nil {
+		return
 	}
-	if a := in.Action; a != nil {
-		c := *a
-		c.Text = storableText(c.Text)
-		in.Action = &c
+	n, err := s.cfg.Spool.Len(ctx)
+	switch {
+	case err != nil:
+		s.log.Error("spool not read; its inputs wait for the next start", "error", err)
+	case n > 0:
+		s.log.Warn("moving inputs spooled while the store was unavailable into it", "count", n)
+		s.mu.Lock()
+		s.spooling = true
+		s.startDrainLocked(s.bgCtx)
+		s.mu.Unlock()
 	}
-	if cmd := in.Command; cmd != nil {
-		c := *cmd
-		c.Line = storableText(c.Line)
-		in.Command = &c
-	}
-	return in
-}
-
-// storableText returns s without NUL characters and with invalid UTF-8 replaced.
-func storableText(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }

@@ -9,7 +9,6 @@ import (
 )
 
 func TestTurnOutcome(t *testing.T) {
-	s := &Runtime{ctx: context.Background()}
 	stopped, stop := context.WithCancelCause(context.Background())
 	stop(conversation.Stopped{By: "U1"})
 	expired, cancel := context.WithTimeout(context.Background(), -time.Second)
@@ -36,8 +35,7 @@ func TestTurnOutcome(t *testing.T) {
 		{"Shutdown", shutdown, live, turnEnd{}, context.Canceled, conversation.TurnAbandoned},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s.ctx = tc.svc
-			if got := s.turnOutcome(tc.ctx, &Run{end: tc.end}, tc.err); got != tc.want {
+			if got := turnOutcome(tc.ctx, tc.end, tc.err, tc.svc.Err() != nil); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})

@@ -15,8 +15,8 @@ import (
 // turn; without any metered call (playground/demo) the turn's usage is one row under the
 // main model; Take starts over.
 func TestUsageRecordsByModel(t *testing.T) {
-	s := &Runtime{cfg: Config{Model: "gpt-main"}}
-	r := &Run{In: conversation.Input{Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1"}}, meter: &conversation.UsageMeter{}}
+	r := &Run{In: conversation.Input{Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1"}}, meter: &conversation.UsageMeter{},
+		env: &env{cfg: Config{Model: "gpt-main"}}}
 	ctx := conversation.WithUsageMeter(context.Background(), r.meter)
 	var wg sync.WaitGroup
 	for i := range 10 {
@@ -32,7 +32,7 @@ func TestUsageRecordsByModel(t *testing.T) {
 	conversation.UsageMeterFrom(ctx).Add("gpt-profile", conversation.Usage{}) // no tokens: no row
 	byModel, metered := r.meter.Take()
 	st := conversation.State{Workflow: &workflow.State{Name: "blog"}}
-	got := s.usageRecords(r, st, conversation.Usage{PromptTokens: 1, CompletionTokens: 1}, byModel, metered, 1)
+	got := r.usageRecords(st, conversation.Usage{PromptTokens: 1, CompletionTokens: 1}, byModel, metered, 1)
 	want := []conversation.UsageRecord{
 		{UserID: "U1", Workflow: "blog", Model: "gpt-main", Turns: 1, PromptTokens: 50, CompletionTokens: 5},
 		{UserID: "U1", Workflow: "blog", Model: "gpt-small", Turns: 0, PromptTokens: 50, CompletionTokens: 5},
@@ -45,7 +45,7 @@ func TestUsageRecordsByModel(t *testing.T) {
 	}
 
 	// Only the small model called: its row counts the turn.
-	got = s.usageRecords(r, conversation.State{}, conversation.Usage{}, []conversation.ModelUsage{{Model: "gpt-small", Usage: conversation.Usage{PromptTokens: 3}}}, true, 1)
+	got = r.usageRecords(conversation.State{}, conversation.Usage{}, []conversation.ModelUsage{{Model: "gpt-small", Usage: conversation.Usage{PromptTokens: 3}}}, true, 1)
 	if len(got) != 1 || got[0].Model != "gpt-small" || got[0].Turns != 1 {
 		t.Errorf("small model only: %+v", got)
 	}
@@ -54,11 +54,11 @@ func TestUsageRecordsByModel(t *testing.T) {
 	var none *conversation.UsageMeter
 	none.Add("x", conversation.Usage{PromptTokens: 1}) // a nil meter ignores Add
 	byModel, metered = none.Take()
-	got = s.usageRecords(r, conversation.State{}, conversation.Usage{PromptTokens: 7, CompletionTokens: 2}, byModel, metered, 1)
+	got = r.usageRecords(conversation.State{}, conversation.Usage{PromptTokens: 7, CompletionTokens: 2}, byModel, metered, 1)
 	if want := []conversation.UsageRecord{{UserID: "U1", Model: "gpt-main", Turns: 1, PromptTokens: 7, CompletionTokens: 2}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("unmetered = %+v; want %+v", got, want)
 	}
-	if got := s.usageRecords(r, conversation.State{}, conversation.Usage{}, nil, false, 1); len(got) != 0 {
+	if got := r.usageRecords(conversation.State{}, conversation.Usage{}, nil, false, 1); len(got) != 0 {
 		t.Errorf("no tokens: %+v; want no row", got)
 	}
 }

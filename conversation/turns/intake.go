@@ -1,0 +1,261 @@
+package turns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
+)
+
+// intake takes the inputs of Submit (docs/architecture.md, "Accepted means
+// stored"): it checks them against the flood limits (limits.go), stores them, or
+// spools them while the store is down, and starts work on their threads. An input is
+// kept before Submit returns, so that its envelope is acked only then.
+type intake struct {
+	*env
+	limits *limits
+	spool  *spooler
+	// kick makes this process work on the thread of an input it stored.
+	kick func(conversation.Key)
+	// mu serializes accept, so that an input never overtakes an earlier one that
+	// went to the spool.
+	mu sync.Mutex
+}
+
+// submit is Submit; limited false skips the flood limits, for an input that continues
+// one they admitted already (a channel command forwarded to its thread).
+func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool) (accepted bool, err error) {
+	channelCommand := in.Kind == conversation.KindCommand && in.Key.ThreadTS == "" && in.Key.TeamID != "" && in.Key.ChannelID != ""
+	if in.ID == "" || (!in.Key.Valid() && !channelCommand) {
+		return false, fmt.Errorf("conversation: submit: input %q has no id or an incomplete key %q", in.ID, in.Key)
+	}
+	if s.threads.isClosed() {
+		return false, conversation.ErrClosed
+	}
+	in = storable(in)
+	if a := in.Action; in.Kind == conversation.KindAction && a != nil && a.Action.Name == conversation.ActionStop {
+		// A Stop click cannot wait behind the turn it stops: it acts at once, here or
+		// on the replica that runs the turn. A pipeline between two of its turns is
+		// stopped in its turn, in order.
+		if s.threads.stopLocal(in.Key, a.Action.Arg, conversation.Stopped{By: a.UserID}) {
+			return true, nil
+		}
+		if err := s.cfg.Store.Signal(ctx, in.Key, conversation.StopRequest{Target: a.Action.Arg, By: a.UserID}); err != nil {
+			s.log.Warn("stop request not passed on", conversation.LogKeyThread, in.Key.String(), "error", err)
+		}
+		if !strings.HasPrefix(a.Action.Arg, conversation.RunStopPrefix) {
+			return false, nil // nothing to store: the holder stops the turn, if it runs
+		}
+	}
+	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.threads.holds(in.Key) && !s.spool.isSpooling() {
+		var ok bool
+		err := s.retryStore(ctx, "check the thread", func(ctx context.Context) error {
+			var err error
+			ok, err = s.cfg.Store.Exists(ctx, in.Key)
+			return err
+		})
+		switch {
+		case err != nil && storeDown(err) && s.cfg.Spool != nil:
+			// Spooled; the drain checks the thread when the store answers again.
+		case err != nil:
+			return false, fmt.Errorf("submit %s: %w", in.ID, err)
+		case !ok:
+			return false, nil
+		}
+	}
+	if limited {
+		if r := s.admit(ctx, in); r != nil {
+			if s.enqueuedAlready(ctx, in) {
+				s.log.Debug("duplicate input dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyEvent, in.EventID)
+				return false, nil
+			}
+			s.refuse(in, r)
+			return false, nil
+		}
+	}
+	in.Status = conversation.InputPending
+	in.CreatedAt = s.cfg.Now().UTC()
+	return s.accept(ctx, in)
+}
+
+// accept stores in, or spools it when the store is unavailable or inputs are spooled
+// already (they go into the store in order), and starts work on its thread. One
+// accept runs at a time, so that no input overtakes an earlier one that was spooled.
+func (s *intake) accept(ctx context.Context, in conversation.Input) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	spooling := s.spool.isSpooling()
+	if !spooling {
+		inserted, err := s.enqueue(ctx, in)
+		switch {
+		case err == nil:
+			if !inserted {
+				s.log.Debug("duplicate input dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyEvent, in.EventID)
+				return false, nil
+			}
+			s.notify(in)
+			return true, nil
+		case s.cfg.Spool == nil || !storeDown(err) && ctx.Err() == nil:
+			return false, fmt.Errorf("submit %s: %w", in.ID, err)
+		}
+		s.log.Warn("store unavailable: input spooled to local disk", conversation.LogKeyInput, in.ID, "error", err)
+	}
+	return s.spool.put(in)
+}
+
+// enqueue stores in, retrying while the store is unavailable until ctx's deadline,
+// less the time a spool write takes.
+func (s *intake) enqueue(ctx context.Context, in conversation.Input) (bool, error) {
+	if d, ok := ctx.Deadline(); ok && s.cfg.Spool != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-spoolReserve))
+		defer cancel()
+	}
+	var inserted bool
+	err := s.retryStore(ctx, "store an input", func(ctx context.Context) error {
+		var err error
+		inserted, err = s.cfg.Store.Enqueue(ctx, in)
+		return err
+	})
+	return inserted, err
+}
+
+// notify tells this process's worker of in's thread that in was stored: a newer
+// person's message stops the turn running there (unless that turn is in's own: the
+// worker may have taken in between its insert and this call, having learnt of it from
+// the lease's renewal), and a worker starts if none runs.
+func (s *intake) notify(in conversation.Input) {
+	if m := in.Message; m != nil && s.threads.stopOlder(in, conversation.Stopped{By: m.UserID, NewMessage: true}) {
+		s.log.Info("a newer message stopped the running turn", conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID)
+	}
+	s.kick(in.Key)
+}
+
+// admit applies the limits to in (see limits.go) and
+// returns the refusal, or nil when in may be queued.
+func (s *intake) admit(ctx context.Context, in conversation.Input) *refusal {
+	user, now := in.User(), s.cfg.Now()
+	switch in.Kind {
+	case conversation.KindAction:
+		if a := in.Action; a != nil && a.Action.Name == conversation.ActionStop {
+			return nil // a pipeline's Stop, stored for its next turn: never refused
+		}
+		if d := s.limits.take(in.Key.TeamID, user, true, now); d > 0 {
+			return &refusal{kind: limitRate, retry: d}
+		}
+		return nil
+	case conversation.KindUserMessage, conversation.KindCommand:
+	default:
+		return nil
+	}
+	if d := s.limits.take(in.Key.TeamID, user, false, now); d > 0 {
+		return &refusal{kind: limitRate, retry: d}
+	}
+	perThread, perUser := s.cfg.MaxQueuedPerThread, s.cfg.MaxQueuedPerUser
+	if perThread <= 0 && (perUser <= 0 || user == "") {
+		return nil
+	}
+	counts := s.limits.spooledCounts(in.Key, user)
+	if !s.spool.isSpooling() {
+		cctx, cancel := context.WithTimeout(ctx, countTimeout)
+		c, err := s.cfg.Store.CountPending(cctx, in.Key, user, max(perThread, perUser))
+		cancel()
+		switch {
+		case err == nil:
+			counts.Thread += c.Thread
+			counts.User += c.User
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, conversation.ErrUnavailable):
+			s.log.Warn("pending inputs not counted; the input is admitted", conversation.LogKeyInput, in.ID, "error", err)
+		default:
+			s.log.Error("pending inputs not counted; the input is admitted", conversation.LogKeyInput, in.ID, "error", err)
+		}
+	}
+	switch {
+	case perThread > 0 && counts.Thread >= perThread:
+		return &refusal{kind: limitThread, pending: counts.Thread}
+	case perUser > 0 && user != "" && counts.User >= perUser:
+		return &refusal{kind: limitUser, pending: counts.User}
+	}
+	return nil
+}
+
+// enqueuedAlready reports whether in, refused by a limit, is stored already: a copy
+// Slack delivered again because the ack of the first came late is a duplicate, not a
+// new request, and is never refused nor noticed. It answers false when the store does
+// not answer within countTimeout, or while inputs are spooled.
+func (s *intake) enqueuedAlready(ctx context.Context, in conversation.Input) bool {
+	if s.spool.isSpooling() {
+		return false
+	}
+	cctx, cancel := context.WithTimeout(ctx, countTimeout)
+	defer cancel()
+	ok, err := s.cfg.Store.Enqueued(cctx, in.ID)
+	if err != nil {
+		s.log.Warn("refused input not looked up", conversation.LogKeyInput, in.ID, "error", err)
+	}
+	return ok
+}
+
+// refuse logs that in was refused and tells its author, unless they were told within
+// NoticeInterval: an ephemeral message in the thread (in the channel for a top-level
+// message or a DM), posted in the background so that the ack does not wait.
+func (s *intake) refuse(in conversation.Input, r *refusal) {
+	user := in.User()
+	s.log.Info("input refused: over a limit", conversation.LogKeyInput, in.ID, conversation.LogKeyThread, in.Key.String(), "user", user,
+		"limit", string(r.kind), "pending", r.pending, "retry_after", r.retry)
+	if user == "" || !s.limits.notice(in.Key.TeamID, user, s.cfg.Now(), s.cfg.NoticeInterval) || s.bgCtx.Err() != nil {
+		return
+	}
+	key := in.Key
+	if m := in.Message; m != nil && (m.Direct || m.ThreadTS == "" || m.ThreadTS == m.TS) {
+		key.ThreadTS = ""
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		ctx, cancel := context.WithTimeout(s.bgCtx, 10*time.Second)
+		defer cancel()
+		lang := "en"
+		if l, err := s.cfg.Messenger.UserLocale(ctx, user); err == nil && l != "" {
+			lang = render.UILang(l)
+		}
+		if err := s.cfg.Messenger.PostEphemeral(ctx, key, user, refusalText(lang, r)); err != nil {
+			s.log.Warn("notice of a refused input not posted", conversation.LogKeyInput, in.ID, "error", err)
+		}
+	}()
+}
+
+// storable returns in with its texts made storable: NUL characters removed and
+// invalid UTF-8 replaced with U+FFFD (a database refuses them; Slack may send them).
+func storable(in conversation.Input) conversation.Input {
+	if m := in.Message; m != nil {
+		c := *m
+		c.Text = storableText(c.Text)
+		in.Message = &c
+	}
+	if a := in.Action; a != nil {
+		c := *a
+		c.Text = storableText(c.Text)
+		in.Action = &c
+	}
+	if cmd := in.Command; cmd != nil {
+		c := *cmd
+		c.Line = storableText(c.Line)
+		in.Command = &c
+	}
+	return in
+}
+
+// storableText returns s without NUL characters and with invalid UTF-8 replaced.
+func storableText(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}

@@ -1,0 +1,300 @@
+package turns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// leases keeps this process's thread leases (docs/architecture.md, "Durable turns"):
+// the store, not this process's memory, decides who runs a thread. A worker takes
+// the thread's lease (Store.Acquire) and frees it when no input is pending
+// (Store.Release). One heartbeat renews every lease this process holds
+// (Store.Renew), which also brings what other replicas asked: a newer message stops
+// the running turn, a Stop button names it. Writes are fenced by the lease's token,
+// so a worker that lost its lease cannot save over the one that took it.
+type leases struct {
+	*env
+}
+
+// acquire takes t's lease. It reports false when another worker holds the thread
+// (which then runs its inputs) or the store does not answer (the sweep tries again).
+func (ls leases) acquire(t *thread) bool {
+	log := ls.log.With(conversation.LogKeyThread, t.key.String())
+	ts := ls.threads
+	bo := storeBackoff(0)
+	for {
+		ts.mu.Lock()
+		pokes := t.pokes
+		ts.mu.Unlock()
+		start := ls.cfg.Now()
+		l, prev, ok, err := ls.cfg.Store.Acquire(ls.ctx, t.key, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		switch {
+		case err != nil && errors.Is(err, conversation.ErrUnavailable) && ls.ctx.Err() == nil:
+			wait := bo.NextBackOff()
+			if wait == backoff.Stop {
+				log.Warn("thread not taken: the store does not answer; the sweep tries again", "error", err)
+				return false
+			}
+			log.Warn("taking a thread: store unavailable; retrying", "wait", wait, "error", err)
+			if !sleepCtx(ls.ctx, wait) {
+				return false
+			}
+			continue
+		case err != nil:
+			if ls.ctx.Err() == nil {
+				log.Error("thread not taken; the sweep tries again", "error", err)
+			}
+			return false
+		case !ok:
+			// Another worker holds it and runs its inputs. An input enqueued here
+			// while it released the lease would find the lease free: look again.
+			// Otherwise t goes now, under the lock, so that the next input enqueued
+			// here starts a new attempt rather than poking a worker that is gone.
+			ts.mu.Lock()
+			again := t.pokes != pokes
+			if !again && ts.m[t.key] == t {
+				delete(ts.m, t.key)
+			}
+			ts.mu.Unlock()
+			if again {
+				continue
+			}
+			return false
+		}
+		switch prev {
+		case "":
+		case ls.cfg.Owner:
+			log.Warn("took this process's own lease again: an earlier Acquire's answer was lost", "token", l.Token)
+		default:
+			log.Warn("took over a thread whose worker stopped renewing its lease", "previous_owner", prev, "token", l.Token)
+		}
+		ts.mu.Lock()
+		// since is when Acquire returned: a Renew that started before then may have
+		// read the leases before this one was committed (renewed).
+		t.lease, t.since, t.validUntil, t.lost = l, ls.cfg.Now(), start.Add(ls.cfg.LeaseTTL), false
+		ts.mu.Unlock()
+		return true
+	}
+}
+
+// release frees t's lease when no input of its thread is pending, and reports
+// whether the worker is done with the thread. An input enqueued here meanwhile makes
+// it take the thread again.
+func (ls leases) release(t *thread) bool {
+	ts := ls.threads
+	ts.mu.Lock()
+	pokes := t.pokes
+	t.releasing = true
+	ts.mu.Unlock()
+	var freed bool
+	err := ls.retryStore(ls.ctx, "release a thread", func(ctx context.Context) error {
+		var err error
+		freed, err = ls.cfg.Store.Release(ctx, ts.leaseOf(t))
+		return err
+	})
+	ts.mu.Lock()
+	t.releasing = false
+	if err != nil || !freed {
+		ts.mu.Unlock()
+		// Lost, or shutting down: done; an input pending: go on with it.
+		return err != nil && (errors.Is(err, conversation.ErrLeaseLost) || ls.ctx.Err() != nil)
+	}
+	again := t.pokes != pokes
+	t.lease = conversation.Lease{}
+	if !again && ts.m[t.key] == t {
+		delete(ts.m, t.key) // under the lock: see acquire
+	}
+	ts.mu.Unlock()
+	if again {
+		return !ls.acquire(t)
+	}
+	return true
+}
+
+// abandon hands l over (Store.Abandon) on a context of its own, and logs why at info
+// when it did.
+func (ls leases) abandon(l conversation.Lease, why string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	switch err := ls.cfg.Store.Abandon(ctx, l); {
+	case errors.Is(err, conversation.ErrLeaseLost):
+		return // another worker has it already
+	case err != nil:
+		ls.log.Warn("thread not handed over; it is taken over when its lease expires", conversation.LogKeyThread, l.Key.String(), "error", err)
+		return
+	}
+	ls.log.Info(why, conversation.LogKeyThread, l.Key.String())
+}
+
+// handOver frees the leases this process still holds, so that other workers take
+// their threads at once; a turn of this process that has not returned yet can no
+// longer write (its thread is marked lost first).
+func (ls leases) handOver() {
+	ts := ls.threads
+	ts.mu.Lock()
+	var held []conversation.Lease
+	for _, t := range ts.m {
+		if t.lease.Held() && !t.lost {
+			t.lost = true
+			held = append(held, t.lease)
+		}
+	}
+	ts.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, l := range held {
+		wg.Go(func() { ls.abandon(l, "thread with pending inputs handed over") })
+	}
+	wg.Wait()
+}
+
+// confirm makes sure t's lease is still this process's before the turn writes to the
+// chat. While renewals succeed that is known; after they have failed for LeaseTTL it
+// renews now, retrying until the store answers or ctx ends. Errors: ErrLeaseLost;
+// ctx's error.
+func (ls leases) confirm(ctx context.Context, t *thread) error {
+	if t == nil {
+		return nil
+	}
+	ts := ls.threads
+	ts.mu.Lock()
+	lost, valid := t.lost, ls.cfg.Now().Before(t.validUntil)
+	ts.mu.Unlock()
+	switch {
+	case lost:
+		return conversation.ErrLeaseLost
+	case valid:
+		return nil
+	}
+	err := ls.retryStore(ctx, "confirm the thread's lease", func(ctx context.Context) error {
+		start := ls.cfg.Now()
+		states, err := ls.cfg.Store.Renew(ctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		if err != nil {
+			return err
+		}
+		ls.renewed(start, states)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if ts.isLost(t) {
+		return conversation.ErrLeaseLost
+	}
+	return nil
+}
+
+// heartbeat renews this process's leases every LeaseTTL/10 until ctx ends.
+func (ls leases) heartbeat(ctx context.Context) {
+	tick := time.NewTicker(ls.cfg.LeaseTTL / 10)
+	defer tick.Stop()
+	failing := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		start := ls.cfg.Now()
+		states, err := ls.cfg.Store.Renew(ctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		if err != nil {
+			if ctx.Err() == nil && failing%10 == 0 {
+				ls.log.Warn("leases not renewed; turns hold their writes until the store answers", "failures", failing+1, "error", err)
+			}
+			failing++
+			continue
+		}
+		if failing > 0 {
+			ls.log.Warn("leases renewed again after store failures", "failures", failing)
+			failing = 0
+		}
+		ls.renewed(start, states)
+	}
+}
+
+// renewed applies the result of a Renew that started at start: leases still held are
+// valid for LeaseTTL more and bring other workers' requests (a newer message, a Stop
+// button); a lease held since before start and missing from states was taken over. A
+// lease of this owner that no worker of this process holds (an Acquire whose answer
+// was lost) is handed over, so that it is not renewed for nobody.
+func (ls leases) renewed(start time.Time, states []conversation.LeaseState) {
+	byKey := make(map[conversation.Key]conversation.LeaseState, len(states))
+	for _, st := range states {
+		byKey[st.Key] = st
+	}
+	ts := ls.threads
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for key, st := range byKey {
+		if _, ok := ts.m[key]; !ok {
+			go ls.abandon(st.Lease, "a lease this process lost track of handed over") // fenced by its token
+		}
+	}
+	for key, t := range ts.m {
+		if !t.lease.Held() || t.lost || t.releasing {
+			continue
+		}
+		st, ok := byKey[key]
+		if !ok || st.Token != t.lease.Token {
+			if t.since.Before(start) {
+				t.lost = true
+				ls.log.Warn("thread lease lost: another worker took the thread; this worker stops without writing", conversation.LogKeyThread, key.String(), "token", t.lease.Token)
+				if t.run != nil {
+					t.run.cancel(conversation.ErrLeaseLost)
+				}
+			}
+			continue
+		}
+		if v := start.Add(ls.cfg.LeaseTTL); v.After(t.validUntil) {
+			t.validUntil = v
+		}
+		t.newest = max(t.newest, st.Newest)
+		ls.applyRequests(key, t.run, st)
+	}
+}
+
+// applyRequests stops the running turn r of thread key when st brings another
+// replica's request for it: a newer person's message, or its Stop button. ts.mu is
+// held.
+func (ls leases) applyRequests(key conversation.Key, r *active, st conversation.LeaseState) {
+	if r == nil {
+		return
+	}
+	if st.Message > r.seq && r.stoppable && r.run == "" {
+		ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
+		r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
+	}
+	if st.Stop.Target != "" && r.stoppable && (st.Stop.Target == r.run || r.run == "" && st.Stop.Target == r.inputID) {
+		ls.log.Info("a Stop button on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID, "by", st.Stop.By)
+		r.cancel(conversation.Stopped{By: st.Stop.By})
+		go ls.clearSignal(key)
+	}
+}
+
+// clearSignal removes an applied stop request, so that it does not stop a later
+// turn of the same pipeline run.
+func (ls leases) clearSignal(key conversation.Key) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ls.cfg.Store.Signal(ctx, key, conversation.StopRequest{}); err != nil {
+		ls.log.Warn("stop request not cleared", conversation.LogKeyThread, key.String(), "error", err)
+	}
+}
+
+// orphanBatch bounds the threads one sweep takes.
+const orphanBatch = 500
+
+// orphans returns the threads with pending inputs and no live lease, at most
+// orphanBatch.
+func (ls leases) orphans(ctx context.Context) ([]conversation.Key, error) {
+	keys, err := ls.cfg.Store.Orphans(ctx, orphanBatch)
+	if err != nil {
+		return nil, fmt.Errorf("find threads without a worker: %w", err)
+	}
+	return keys, nil
+}

@@ -1,0 +1,46 @@
+package turns
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// storeBackoff is the backoff of store retries: from 100 ms, doubling to 5 s, with
+// jitter, for at most maxElapsed (0: 30 s; negative: no bound but the caller's
+// context).
+func storeBackoff(maxElapsed time.Duration) backoff.BackOff {
+	switch {
+	case maxElapsed == 0:
+		maxElapsed = 30 * time.Second
+	case maxElapsed < 0:
+		maxElapsed = 0
+	}
+	return backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(100*time.Millisecond), backoff.WithMaxInterval(5*time.Second),
+		backoff.WithMaxElapsedTime(maxElapsed))
+}
+
+// sleepCtx waits for d or until ctx ends, and reports whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d == backoff.Stop {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// storeDown reports whether err says the store is unavailable or did not answer in
+// time (a hung connection ends with the deadline of the store call's context).
+func storeDown(err error) bool {
+	return errors.Is(err, conversation.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)
+}

@@ -1,0 +1,165 @@
+package turns
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// threadSet is the threads this process holds, or is taking, the lease of, with
+// their running turns. Its mutex guards the set, its flags and every thread's fields.
+type threadSet struct {
+	mu      sync.Mutex
+	closed  bool
+	started bool
+	m       map[conversation.Key]*thread
+}
+
+func newThreadSet() *threadSet {
+	return &threadSet{m: make(map[conversation.Key]*thread)}
+}
+
+// thread is a thread this process holds, or is taking, the lease of. Its fields are
+// guarded by threadSet.mu.
+type thread struct {
+	key conversation.Key
+	// lease is the lease held; zero while it is being acquired.
+	lease conversation.Lease
+	// since is when the lease was acquired (by the local clock).
+	since time.Time
+	// validUntil is when the lease may have expired by now, as far as this process
+	// knows: the start of the last successful Acquire or Renew plus LeaseTTL.
+	validUntil time.Time
+	// lost is set when a Renew showed that another worker took the thread.
+	lost bool
+	// releasing is set while the worker frees the lease (Store.Release): a Renew
+	// that misses it then was not a takeover.
+	releasing bool
+	// pokes counts inputs this process enqueued for the thread; a worker that sees it
+	// change while it releases the lease takes the thread again.
+	pokes int
+	// newest is the Seq of the newest input enqueued for the thread, as Renew reports.
+	newest int64
+	// run is the turn running now, if any.
+	run *active
+}
+
+// active is a running turn that can be stopped.
+type active struct {
+	inputID string
+	seq     int64
+	cancel  context.CancelCauseFunc
+	// stoppable is true once the turn runs the assistant pipeline (workflow steps run
+	// to their end).
+	stoppable bool
+	// run, when set, names the pipeline run the turn works on: a Stop button naming
+	// it stops the turn, whatever part of the run the turn is, and a newer message
+	// in the thread does not (people talk while a pipeline works).
+	run string
+	// pokes is the thread's pokes when the turn began.
+	pokes int
+}
+
+// isClosed reports whether Shutdown has begun.
+func (ts *threadSet) isClosed() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.closed
+}
+
+// idle reports whether this process holds no thread.
+func (ts *threadSet) idle() bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.m) == 0
+}
+
+// holds reports whether this process holds (or is taking) thread key.
+func (ts *threadSet) holds(key conversation.Key) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	_, ok := ts.m[key]
+	return ok
+}
+
+// leaseOf returns t's lease.
+func (ts *threadSet) leaseOf(t *thread) conversation.Lease {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return t.lease
+}
+
+// isLost reports whether t's lease was taken by another worker.
+func (ts *threadSet) isLost(t *thread) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return t.lost
+}
+
+// startRun records the turn of in as t's running turn, cancelled by cancel.
+func (ts *threadSet) startRun(t *thread, in conversation.Input, cancel context.CancelCauseFunc) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t.run = &active{inputID: in.ID, seq: in.Seq, cancel: cancel, pokes: t.pokes}
+}
+
+// endRun forgets t's running turn.
+func (ts *threadSet) endRun(t *thread) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t.run = nil
+}
+
+// markRun changes the running turn of thread key with f, when there is one.
+func (ts *threadSet) markRun(key conversation.Key, f func(*active)) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t := ts.m[key]; t != nil && t.run != nil {
+		f(t.run)
+	}
+}
+
+// stopLocal cancels the thread's running turn in this process with cause when it is
+// stoppable and, when target is set, is the turn of that input or of that pipeline
+// run; a pipeline run is stopped only by its id. It reports whether it did.
+func (ts *threadSet) stopLocal(key conversation.Key, target string, cause conversation.Stopped) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t := ts.m[key]
+	if t == nil || t.run == nil || !t.run.stoppable {
+		return false
+	}
+	a := t.run
+	if a.run != "" && target != a.run || a.run == "" && target != "" && a.inputID != target {
+		return false
+	}
+	a.cancel(cause)
+	return true
+}
+
+// stopOlder cancels the thread's running turn in this process with cause when it is
+// stoppable, works on no pipeline run, and is not in's own turn. It reports whether
+// it did.
+func (ts *threadSet) stopOlder(in conversation.Input, cause conversation.Stopped) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t := ts.m[in.Key]
+	if t == nil || t.run == nil || !t.run.stoppable || t.run.run != "" || t.run.inputID == in.ID {
+		return false
+	}
+	t.run.cancel(cause)
+	return true
+}
+
+// waiting reports whether another input of key waits behind its running turn.
+func (ts *threadSet) waiting(key conversation.Key) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t := ts.m[key]
+	if t == nil || t.run == nil {
+		return false
+	}
+	return t.pokes > t.run.pokes || t.newest > t.run.seq
+}
