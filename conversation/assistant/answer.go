@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -144,11 +145,10 @@ func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversat
 
 // respond answers prompt with the assistant pipeline and ends the turn, saving msgs
 // (the turn's new messages before its reply) with the reply: the rest of
-// AnswerMessage, shared with the turn a tool confirmation resumes
-// (approval.go). An executor that stops for a confirmation ends
-// the turn with the confirmation card instead of a reply.
+// AnswerMessage, shared with the turn a tool confirmation resumes (approval.go). An
+// executor that stops for a confirmation ends the turn with the confirmation card
+// instead of a reply.
 func (s *Handler) respond(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) error {
-	in := r.In
 	start := s.cfg.Now()
 	if text, ts, ok := r.Out.PriorAnswer(); ok {
 		// An earlier run posted the whole answer and could not save it: save it now,
@@ -159,101 +159,148 @@ func (s *Handler) respond(ctx context.Context, r *turns.Run, cp *conversation.Ch
 		return r.Finish(fctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: text, Posted: true, TS: ts, Answer: true,
 			Update: func(st *conversation.State) { st.ToolApproval = nil }, Rebase: true})
 	}
-	r.AllowStop()
-	r.SetStatus(ctx, turns.StatusThinking)
-	prog := &progressCard{s: s, r: r, log: r.Log, key: in.Key, inputID: in.ID, out: r.Out}
-	stream := s.newAnswerStream(ctx, r, prompt.UserID)
-	if stream != nil {
-		prompt.AnswerSink = stream
-		if stream.tm != nil {
-			prompt.Tasks, prog.tasks = stream, stream
-		}
-	}
-	out, err := s.answer(ctx, r.Log, prompt, prog.report)
-	reply, usage, meta := out.text, out.usage, out.meta(s.cfg.Now().Sub(start))
+	a := s.begin(ctx, r, cp, prompt, msgs)
+	out, err := s.answer(ctx, r.Log, a.prompt, a.prog.report)
+	meta := out.meta(s.cfg.Now().Sub(start))
 	r.Freeze()
 	// The final writes run on a context that neither a stop nor the turn's timeout
 	// cancelled.
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	if by, stopped := conversation.StoppedBy(ctx); stopped {
-		// Stopped at a safe point: say so and save a consistent checkpoint.
-		r.Log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
-		if stream != nil {
-			stream.stop(false)
-		}
-		prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
-		return r.Finish(fctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: render.StoppedNote(by), Answer: true, Notice: true, Usage: usage,
-			Update: func(st *conversation.State) { st.ToolApproval = nil }, Rebase: true})
+		return a.stopped(fctx, by, out.usage)
 	}
+	reply := out.text
 	if err != nil {
-		if errors.Is(context.Cause(ctx), conversation.ErrLeaseLost) {
-			if stream != nil {
-				stream.stop(false)
-			}
-			return conversation.ErrLeaseLost // another worker runs the input now
+		if done, ferr := a.failed(ctx, fctx, err, out.usage, meta); done {
+			return ferr
 		}
-		if r.ShuttingDown() {
-			// Shutting down: the input stays pending and runs again right away on
-			// another replica, or here after the restart; the thread says so, and
-			// the progress message loses its Stop.
-			if stream != nil {
-				stream.stop(false)
-			}
-			prog.finish(fctx, "⏸ Interrupted by a restart; I'll pick this up again in a moment.")
-			r.ClearStatus()
-			return err
-		}
-		r.Log.Error("answer failed", "error", err)
-		lang := render.UILang(render.TextLocale(prompt.Text))
-		reply = s.failureMessage(lang, err, "")
-		if failed := retryOf(r); failed != nil {
-			// The failure says what failed and offers Retry (retry.go).
-			reply = s.failureMessage(lang, err, "retry.answer")
-			var streamTS string
-			if stream != nil {
-				streamTS = stream.stop(false)
-			}
-			prog.finish(fctx, "⚠️ "+render.Tr(lang, "failed.note"))
-			ts, perr := s.answerFailed(fctx, r, reply, failed, streamTS)
-			if perr != nil {
-				return perr
-			}
-			if ts == "" {
-				// Slack refused the message with the button: the plain reply posted
-				// in its place offers no Retry.
-				reply, failed = s.failureMessage(lang, err, ""), nil
-			}
-			return r.Finish(fctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: reply, Posted: ts != "", TS: ts, Answer: true, Notice: true,
-				Meta: meta, Usage: usage, Rebase: true, Update: func(st *conversation.State) {
-					st.ToolApproval = nil
-					st.Retry = failed
-				}})
-		}
+		reply = s.failureMessage(a.lang(), err, "")
 	}
 	if out.pending != nil && err == nil {
-		if stream != nil {
-			if ts := stream.stop(false); ts != "" {
-				_ = s.cfg.Messenger.Delete(fctx, in.Key, ts) // text from before the tool calls
-			}
+		if ts := a.stopStream(); ts != "" {
+			_ = s.cfg.Messenger.Delete(fctx, r.In.Key, ts) // text from before the tool calls
 		}
-		return s.askToolApproval(fctx, r, cp, prompt, out.pending, msgs, usage, prog)
+		return s.askToolApproval(fctx, r, cp, a.prompt, out.pending, msgs, out.usage, a.prog)
 	}
-	prog.finish(fctx, render.DoneNote(out.tools))
+	return a.answered(fctx, out, reply, meta, err)
+}
+
+// answering is one answer being written: its turn, what the turn saves, and what the
+// thread shows meanwhile (the progress message, the streamed answer).
+type answering struct {
+	h      *Handler
+	r      *turns.Run
+	cp     *conversation.Checkpoint
+	prompt conversation.Prompt
+	msgs   []conversation.Message
+	prog   *progressCard
+	stream *answerStream // nil when the answer is not streamed
+}
+
+// begin shows that the turn works (its status, Stop) and prepares its progress
+// message and streamed answer.
+func (s *Handler) begin(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) *answering {
+	r.AllowStop()
+	r.SetStatus(ctx, turns.StatusThinking)
+	a := &answering{h: s, r: r, cp: cp, prompt: prompt, msgs: msgs,
+		prog: &progressCard{s: s, r: r, log: r.Log, key: r.In.Key, inputID: r.In.ID, out: r.Out}}
+	a.stream = s.newAnswerStream(ctx, r, prompt.UserID)
+	if a.stream != nil {
+		a.prompt.AnswerSink = a.stream
+		if a.stream.tm != nil {
+			a.prompt.Tasks, a.prog.tasks = a.stream, a.stream
+		}
+	}
+	return a
+}
+
+// lang is the language of the answer's notices: the question's.
+func (a *answering) lang() string { return render.UILang(render.TextLocale(a.prompt.Text)) }
+
+// stopStream stops the streamed answer, if any, and returns the ts of its message
+// ("" for none).
+func (a *answering) stopStream() string {
+	if a.stream == nil {
+		return ""
+	}
+	return a.stream.stop(false)
+}
+
+// stopped ends a turn a person (or a newer message) stopped at a safe point: it says
+// so and saves a consistent checkpoint.
+func (a *answering) stopped(fctx context.Context, by conversation.Stopped, usage conversation.Usage) error {
+	a.r.Log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
+	a.stopStream()
+	a.prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
+	return a.r.Finish(fctx, a.cp.Conversation, turns.Ending{Msgs: a.msgs, Reply: render.StoppedNote(by), Answer: true, Notice: true, Usage: usage,
+		Update: func(st *conversation.State) { st.ToolApproval = nil }, Rebase: true})
+}
+
+// failed handles an answer that failed with err: a lost lease or a shutdown leaves
+// the input pending; a message that can be answered again offers Retry (retry.go).
+// done is false when the turn goes on to save the failure as its reply.
+func (a *answering) failed(ctx, fctx context.Context, err error, usage conversation.Usage, meta json.RawMessage) (done bool, _ error) {
+	r, s := a.r, a.h
+	if errors.Is(context.Cause(ctx), conversation.ErrLeaseLost) {
+		a.stopStream()
+		return true, conversation.ErrLeaseLost // another worker runs the input now
+	}
+	if r.ShuttingDown() {
+		// Shutting down: the input stays pending and runs again right away on
+		// another replica, or here after the restart; the thread says so, and
+		// the progress message loses its Stop.
+		a.stopStream()
+		a.prog.finish(fctx, "⏸ Interrupted by a restart; I'll pick this up again in a moment.")
+		r.ClearStatus()
+		return true, err
+	}
+	r.Log.Error("answer failed", "error", err)
+	failed := retryOf(r)
+	if failed == nil {
+		return false, nil
+	}
+	// The failure says what failed and offers Retry (retry.go).
+	lang := a.lang()
+	reply := s.failureMessage(lang, err, "retry.answer")
+	streamTS := a.stopStream()
+	a.prog.finish(fctx, "⚠️ "+render.Tr(lang, "failed.note"))
+	ts, perr := s.answerFailed(fctx, r, reply, failed, streamTS)
+	if perr != nil {
+		return true, perr
+	}
+	if ts == "" {
+		// Slack refused the message with the button: the plain reply posted
+		// in its place offers no Retry.
+		reply, failed = s.failureMessage(lang, err, ""), nil
+	}
+	return true, r.Finish(fctx, a.cp.Conversation, turns.Ending{Msgs: a.msgs, Reply: reply, Posted: ts != "", TS: ts, Answer: true, Notice: true,
+		Meta: meta, Usage: usage, Rebase: true, Update: func(st *conversation.State) {
+			st.ToolApproval = nil
+			st.Retry = failed
+		}})
+}
+
+// answered ends the turn with reply, the synthesized answer of out (or, when err is
+// set, the failure's message): the progress message says what was used, the
+// streamed answer ends with it, and the session context keeps what the tools found.
+func (a *answering) answered(fctx context.Context, out outcome, reply string, meta json.RawMessage, err error) error {
+	r := a.r
+	a.prog.finish(fctx, render.DoneNote(out.tools))
 	if len(out.outOfScope) > 0 {
-		reply = render.OutOfScopeReply(render.UILang(render.TextLocale(prompt.Text)), out.outOfScope)
+		reply = render.OutOfScopeReply(a.lang(), out.outOfScope)
 		r.Log.Info("items out of scope", "count", len(out.outOfScope))
 	}
 	update := func(st *conversation.State) {
 		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
 		st.ToolApproval = nil // decided, or voided by this message
 	}
-	if stream != nil {
+	if a.stream != nil {
 		answer := out.answer
 		if err != nil || len(out.outOfScope) > 0 {
 			answer = "" // the reply is not the streamed answer
 		}
-		ts, handled, perr := stream.end(fctx, reply, answer, out.truncated, err != nil)
+		ts, handled, perr := a.stream.end(fctx, reply, answer, out.truncated, err != nil)
 		if handled {
 			if errors.Is(perr, conversation.ErrLeaseLost) {
 				return perr
@@ -261,37 +308,46 @@ func (s *Handler) respond(ctx context.Context, r *turns.Run, cp *conversation.Ch
 			if perr != nil {
 				r.Log.Error("reply not fully posted; saving it in the checkpoint", "error", perr)
 			}
-			return r.Finish(fctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: reply, Posted: true, TS: ts,
-				Answer: true, Notice: err != nil, Meta: meta, Usage: usage, Update: update, Rebase: true})
+			return r.Finish(fctx, a.cp.Conversation, turns.Ending{Msgs: a.msgs, Reply: reply, Posted: true, TS: ts,
+				Answer: true, Notice: err != nil, Meta: meta, Usage: out.usage, Update: update, Rebase: true})
 		}
 	}
-	e := turns.Ending{Msgs: msgs, Reply: reply, Answer: true, Notice: err != nil, Meta: meta, Usage: usage, Update: update, Rebase: true}
+	e := turns.Ending{Msgs: a.msgs, Reply: reply, Answer: true, Notice: err != nil, Meta: meta, Usage: out.usage, Update: update, Rebase: true}
 	if failed := retryOf(r); failed != nil && err == nil && reply != "" {
-		// Posted here rather than by finishTurn: an answer Slack refuses is a
-		// failure, with Retry, like the model's.
-		ts, perr := r.Out.Post(fctx, reply, true, true, false)
-		switch {
-		case errors.Is(perr, conversation.ErrLeaseLost):
+		if perr := a.postRetried(fctx, &e, failed, update); perr != nil {
 			return perr
-		case perr != nil:
-			r.Log.Error("answer not posted", "error", perr)
-			text := s.failureMessage(answerLang(failed), conversation.FailedAt(conversation.CauseSlack, perr), "retry.answer")
-			fts, ferr := s.answerFailed(fctx, r, text, failed, "")
-			if ferr != nil {
-				return ferr
-			}
-			// Not posted again by finishTurn: the answer is saved as it is, unposted
-			// (later turns have it in their history), and the failure message offers
-			// Retry, which answers again.
-			e.Posted = true
-			if fts != "" {
-				e.Update = func(st *conversation.State) { update(st); st.Retry = failed }
-			}
-		default:
-			e.Posted, e.TS = true, ts
 		}
 	}
-	return r.Finish(fctx, cp.Conversation, e)
+	return r.Finish(fctx, a.cp.Conversation, e)
+}
+
+// postRetried posts the answer of a Retry of failed itself rather than by Run.Finish:
+// an answer Slack refuses is a failure, with Retry, like the model's. e is the
+// turn's ending, marked posted (and, when the failure offers Retry, keeping failed);
+// update is its state's change.
+func (a *answering) postRetried(fctx context.Context, e *turns.Ending, failed *conversation.Input, update func(*conversation.State)) error {
+	ts, perr := a.r.Out.Post(fctx, e.Reply, true, true, false)
+	switch {
+	case errors.Is(perr, conversation.ErrLeaseLost):
+		return perr
+	case perr != nil:
+		a.r.Log.Error("answer not posted", "error", perr)
+		text := a.h.failureMessage(answerLang(failed), conversation.FailedAt(conversation.CauseSlack, perr), "retry.answer")
+		fts, ferr := a.h.answerFailed(fctx, a.r, text, failed, "")
+		if ferr != nil {
+			return ferr
+		}
+		// Not posted again by Run.Finish: the answer is saved as it is, unposted
+		// (later turns have it in their history), and the failure message offers
+		// Retry, which answers again.
+		e.Posted = true
+		if fts != "" {
+			e.Update = func(st *conversation.State) { update(st); st.Retry = failed }
+		}
+	default:
+		e.Posted, e.TS = true, ts
+	}
+	return nil
 }
 
 // AnswerQuestion answers, with the assistant pipeline, the reply that the "Just a
