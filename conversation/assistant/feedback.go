@@ -61,15 +61,3 @@ func withTurn(f conversation.Feedback, m conversation.Message) conversation.Feed
 	}
 	return f
 }
-
-// meta returns the answer's Meta: how it was found, with the turn's latency (nil
-// when the pipeline found no answer).
-func (o outcome) meta(latency time.Duration) json.RawMessage {
-	if o.turn == nil {
-		return nil
-	}
-	t := *o.turn
-	t.LatencyMS = max(latency.Milliseconds(), 1)
-	b, _ := json.Marshal(t) // plain values: cannot fail
-	return b
-}

@@ -5,9 +5,9 @@
 // data (conversation.Card, conversation.Modal, text); the packages that run turns
 // only send what these functions return.
 //
-//   - cards.go, stale.go, pipeline.go: a workflow run's messages (Cards): the run's
-//     header, options, an artifact under review, the stale list, status, the
-//     pipeline's progress message.
+//   - cards.go, artifact.go, live.go, stale.go, pipeline.go: a workflow run's
+//     messages (Cards): the run's header, options, an artifact under review, the
+//     stale list, status, the pipeline's progress message.
 //   - verdict.go: an evaluation as a card shows it, the criterion checks' reasons
 //     and the verdict line.
 //   - assistant.go: the assistant's progress message and Stop, a tool call's

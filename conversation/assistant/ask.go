@@ -1,0 +1,48 @@
+package assistant
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
+)
+
+// approvalID names the confirmation of call pending asked by input inputID: the
+// input's id and 48 bits of SHA-256 over the call's id, name and arguments.
+func approvalID(inputID string, pending *conversation.PendingTool) string {
+	h := sha256.New()
+	for _, s := range []string{pending.CallID, pending.Name, pending.Arguments} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return inputID + "#" + hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// askToolApproval ends a turn whose executor stopped before a call that needs
+// confirmation: it posts the card, closes the progress message, and saves the
+// turn's messages (msgs) with the confirmation in the state. ctx is the final writes'
+// context.
+func (s *Handler) askToolApproval(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
+	ap := &conversation.ToolApproval{ID: approvalID(r.In.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
+	ts, err := r.Out.PostCard(ctx, render.ApprovalCard(r.In.Key, ap))
+	if errors.Is(err, conversation.ErrLeaseLost) {
+		return err
+	}
+	reply := ""
+	update := func(st *conversation.State) { st.ToolApproval = ap }
+	if err != nil {
+		// Nobody could approve it: say so, and keep nothing pending.
+		r.Log.Error("confirmation card not posted; the call is dropped", "tool", pending.Name, "error", err)
+		reply = fmt.Sprintf("I wanted to run `%s`, which needs your confirmation, but I could not show the buttons. Please ask again.", pending.Name)
+		update = func(st *conversation.State) { st.ToolApproval = nil }
+	}
+	ap.CardTS = ts
+	r.Log.Info("tool call waits for confirmation", "tool", pending.Name, "reason", pending.Reason, "user", p.UserID)
+	prog.finish(ctx, fmt.Sprintf("⏸ Waiting for <@%s> to confirm `%s`", p.UserID, pending.Name))
+	return r.Finish(ctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: reply, Answer: reply != "", Usage: usage, Update: update, Rebase: true})
+}
