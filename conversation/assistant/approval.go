@@ -11,6 +11,14 @@ import (
 	"github.com/threadwright/threadwright/conversation/turns"
 )
 
+// Tool confirmation (docs/tools.md, "Tool policy"; docs/architecture.md, "Assistant
+// pipeline"): when the executor stops before a tool call that needs the confirmation
+// of the person who asked (Findings.Pending), the turn posts a card with the call
+// and Approve / Deny, saves the call in the checkpoint (State.ToolApproval) and ends.
+// The click is an input like any other, run in the thread's order: it resumes the
+// turn (Prompt.Resume), which runs or denies the call and answers. The thread's next
+// message voids a confirmation nobody gave.
+
 // IsToolDecision reports whether a click answers a tool confirmation card.
 func IsToolDecision(name conversation.ActionName) bool {
 	return name == conversation.ActionApproveTool || name == conversation.ActionDenyTool

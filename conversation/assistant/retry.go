@@ -10,6 +10,17 @@ import (
 	"github.com/threadwright/threadwright/conversation/turns"
 )
 
+// Retry of an answer (docs/workflows.md, "Failures and Retry"): when the assistant could not
+// answer a person's message (the model was down past its retries or answered
+// nothing usable, the turn ran out of time, Slack refused the answer; a tool's error
+// goes back to the model and ends nothing), the failure message carries a Retry
+// button and
+// the message's input is kept in the checkpoint (State.Retry). A click on it is an
+// input of its own, run in thread order on whichever replica holds the thread: it
+// answers that message again, through the same pipeline, in place of the failed
+// turn. Any later turn of the thread clears State.Retry (finishTurn), so a click on
+// an older failure's Retry is refused, and so is a second click on the same one.
+
 // Retry runs a Retry click. A click on the Retry of a failed answer answers that
 // message again; a workflow step's Retry goes to the workflow turn (conversation/workflowrun/turn.go,
 // runRetry), which also refuses an out-of-date click in a workflow thread. handled is

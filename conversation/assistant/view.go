@@ -10,6 +10,15 @@ import (
 	"github.com/threadwright/threadwright/conversation/turns"
 )
 
+// The assistant view (docs/tools.md, "Assistant view"): Slack's split view for AI apps. When
+// a person opens it, Slack starts an assistant thread in the app's DM and sends
+// assistant_thread_started, with the channel the person is viewing; as they move
+// around it sends assistant_thread_context_changed. Both arrive as KindAssistantThread
+// inputs, stored and run in the thread's order like any other input: the first posts a
+// greeting and sets the suggested prompts, both record the viewed channel in the
+// conversation's state (State.Assistant), and the thread's turns then run with that
+// channel's strategy and tool policy (Prompt.ContextChannelID).
+
 // workflowPrompts returns a prompt per offered workflow that starts it.
 func (s *Handler) workflowPrompts() []conversation.SuggestedPrompt {
 	var out []conversation.SuggestedPrompt

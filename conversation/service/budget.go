@@ -12,6 +12,17 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflowrun"
 )
 
+// Budgets (docs/operations.md, "Usage, cost and budgets"): before a person's message, command or
+// click runs (a Stop click and the commands cancel, help, list and status excepted:
+// they cost nothing and must always act; an assistant thread's opening asks for
+// nothing), the
+// tokens that person, and that channel, used in the last BudgetWindow are summed from
+// the usage ledger (UsageStore, the rows every saved turn writes). When either reached
+// its budget, no model call is made: the person gets one ephemeral notice naming the
+// admins and when the budget frees up, and the input is finished as done (it is not
+// run again). A ledger that cannot be read lets the input through: budgets bound
+// spending, they are not an access control.
+
 // BudgetWindow is the window of the token budgets: a person's or a channel's tokens
 // count against them for this long after their turn was saved.
 const BudgetWindow = 24 * time.Hour

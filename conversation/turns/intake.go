@@ -13,6 +13,11 @@ import (
 	"github.com/threadwright/threadwright/conversation/render"
 )
 
+// Accepted means stored (docs/architecture.md): Submit returns nil only once an input
+// is in the store, or, while the store is unavailable, in the local Spool. While any
+// input is spooled, new inputs are spooled too, so that the drain moves them into the
+// store in the order they came; then they run as if they had been stored at once.
+
 // intake takes the inputs of Submit (docs/architecture.md, "Accepted means
 // stored"): it checks them against the flood limits (limits.go), stores them, or
 // spools them while the store is down, and starts work on their threads. An input is

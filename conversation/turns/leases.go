@@ -11,13 +11,9 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// leases keeps this process's thread leases (docs/architecture.md, "Durable turns"):
-// the store, not this process's memory, decides who runs a thread. A worker takes
-// the thread's lease (Store.Acquire) and frees it when no input is pending
-// (Store.Release). One heartbeat renews every lease this process holds
-// (Store.Renew), which also brings what other replicas asked: a newer message stops
-// the running turn, a Stop button names it. Writes are fenced by the lease's token,
-// so a worker that lost its lease cannot save over the one that took it.
+// leases keeps this process's thread leases: it takes and frees them, renews them
+// all in one heartbeat, applies what other replicas asked through them, and hands
+// them over at shutdown (scheduler.go; docs/architecture.md, "Durable turns").
 type leases struct {
 	*env
 }

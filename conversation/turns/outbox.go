@@ -13,6 +13,15 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
+// Exactly one answer (docs/architecture.md): every message a turn posts carries a Tag
+// naming its input and its ordinal N among the turn's posts. A turn that runs an
+// input again (its worker died after posting, or lost its lease, or could not save)
+// first asks the Messenger what the earlier run posted. Post N of the new run then
+// replaces the earlier run's post N (chat.update) instead of appearing a second time;
+// what the new run does not post again is deleted before it saves; and an assistant
+// turn whose earlier run posted its whole answer saves that answer without asking the
+// model again.
+
 // errBroadcastNotStreamed refuses to stream a turn whose replies are broadcast.
 var errBroadcastNotStreamed = errors.New("a direct message's answer is posted, not streamed, to show it in the channel")
 

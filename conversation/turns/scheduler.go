@@ -11,11 +11,19 @@ import (
 	"golang.org/x/sync/semaphore"
 )
 
-// scheduler runs one worker per thread this process holds (docs/architecture.md,
-// "Durable turns"): the worker takes the thread's lease, then begins its pending
-// inputs one at a time in Seq order (Store.Begin), each in a turn slot
-// (MaxConcurrentTurns), until none is left and the lease is released. A sweep takes
-// over the threads whose worker died (Store.Orphans).
+// The scheduler (docs/architecture.md, "Durable turns"): the store, not this
+// process's memory, decides who runs a thread. A worker takes the thread's lease
+// (Store.Acquire), then begins its pending inputs one at a time in Seq order
+// (Store.Begin) until none is left and the lease is released (Store.Release). The
+// lease is renewed for every thread this process holds by one heartbeat
+// (Store.Renew), which also brings what other replicas asked: a newer message stops
+// the running turn, a Stop button names it. A replica that dies stops renewing; its
+// leases expire after LeaseTTL and the sweep of any replica (Store.Orphans) takes the
+// threads over. Writes are fenced by the lease's token, so a worker that lost its
+// lease cannot save over the one that took it.
+
+// scheduler runs one worker per thread this process holds, each input in a turn
+// slot (MaxConcurrentTurns), and the sweep that takes over threads without a worker.
 type scheduler struct {
 	*env
 	leases leases

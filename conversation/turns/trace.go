@@ -17,6 +17,11 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
+// Traces of turns (docs/operations.md, "Traces"): one root span per turn, with spans for the
+// scope check and for the store calls the turn makes; the model, tool and Slack spans
+// below them come from agents and the Messenger's HTTP client. Spans carry no text a
+// person wrote: the thread is named by a hash of its key.
+
 // Attributes of turn spans.
 const (
 	// TraceKeyInputKind is the input's InputKind.

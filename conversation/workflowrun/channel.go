@@ -11,6 +11,13 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
+// Retry of a channel command (docs/workflows.md, "Failures and Retry"): a /threadwright command
+// typed in a channel that fails for good is answered, only to the person who typed
+// it, with what failed and a Retry button. A click on it is a new command input with
+// the same line, as the person who clicks (the only one who sees the ephemeral), in
+// the same channel; its id is derived from the failed command's, so a second click,
+// or a redelivered one, is the same input and runs nothing more.
+
 // NoWorkflows is the empty set.
 type NoWorkflows struct{}
 

@@ -11,6 +11,15 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
+// The enhancement pass (workflow.Artifact.Enhance; docs/workflows.md, "Pipelines"): after a
+// draft or auto artifact is written (for auto, each item's text after its editor
+// pass), and before it is evaluated, the text is revised by the agent's Revise on the
+// model profile Enhance.Model following the expanded Enhance.Prompt. A deployment that
+// does not define the profile (Config.ProfileDefined) skips the pass: it is logged,
+// and the artifact's card (and, for auto, the pipeline's progress message) says so.
+// An enhancement that fails, not by the end of its context, keeps the text as written
+// and the card says so too.
+
 // profileDefined reports whether the deployment defines model profile name.
 func (s *Handler) profileDefined(name string) bool {
 	return s.cfg.ProfileDefined != nil && s.cfg.ProfileDefined(name)

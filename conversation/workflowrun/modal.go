@@ -10,6 +10,13 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
+// The inputs a workflow still lacks once it started (docs/workflows.md, "Workflows"): the
+// start text and the thread's earlier messages fill what they can; for the rest the
+// thread gets a message that asks for the first one (a reply there fills it) with a
+// "Fill in the details" button, which opens a modal with one input per missing
+// input. A slash command's trigger_id opens that modal at once (channelCommand). The
+// modal's submission (ActionInputs) stores the values and the run goes on.
+
 // renderInputs shows an evInputs event: the message that asked for inputs is closed,
 // saying who gave them (by, "" when nobody did), and when inputs are still missing
 // and no message asks for them, one is posted (State.InputsTS).

@@ -15,6 +15,28 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
+// The pipeline runner (docs/architecture.md, "Pipelines"; the workflow package
+// documents foreach, retries, editor and model, and keeps the items' bookkeeping):
+// auto artifacts are written without review, item by item, by KindPipeline inputs of
+// the thread.
+//
+// A turn that reaches auto artifacts whose dependencies are approved marks them
+// StatusRunning with their items, posts the pipeline's progress message and saves,
+// in the same transaction, a KindPipeline input (Turn.Enqueue). That input's turn runs
+// the items, at most PipelineConcurrency at once (and an artifact's Concurrency), and
+// checkpoints each item as it finishes (and each failed try and recovery), so a
+// restarted bot continues with the unfinished items only. When every item of an
+// artifact has finished, its results are joined in order, it is approved, and the auto
+// artifacts that waited for it start. When nothing runs any more, one more part ends
+// the run and produces what follows (advance: a reviewed artifact, or the report) with
+// a whole turn's time and no Stop button. Only the newest part of a run acts; an
+// older one (superseded when a person's restart or Continue enqueued another) returns.
+//
+// A pipeline turn gives way: when another input of the thread is waiting, or half of
+// TurnTimeout has passed, it starts no new item, lets the running ones finish and
+// saves a new KindPipeline input behind the waiting one. People's messages and clicks
+// therefore wait at most one item, and no turn outlives its claim.
+
 // maxReason bounds a failure reason kept in the checkpoint and shown in the thread.
 const maxReason = 300
 

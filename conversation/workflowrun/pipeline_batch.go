@@ -7,6 +7,15 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
+// Batch writes (docs/workflows.md, "Pipelines"): the items of a research_strategy: batch
+// artifact are written by one request (ArtifactRequest.Batch) whose text has one
+// "## " section per item; workflow.SplitBatch matches the sections to the items by
+// title, and each matched item gets its section (after the editor pass, as an item
+// written alone would). The batch is tried once: when it fails, or misses items,
+// those are written one by one with their retries. Each item it finished is
+// checkpointed as its editor pass ends, and its end too (workflow.Machine.BatchEnded),
+// so a restart never writes again what the batch finished, nor the ended batch.
+
 // batchIndex is the index of a batch job (itemJob.index): it runs for the artifact,
 // not one item, and takes one place of the pipeline's concurrency.
 const batchIndex = -1

@@ -15,6 +15,12 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
+// The sources phase (docs/workflows.md, "Pipelines"): an auto artifact with fetch is written
+// by no model. Each of its items is the readable text of the http(s) URLs found in its
+// fetch dependency's text (the same item of it, with foreach: itemRequest), fetched
+// by Config.Fetcher, a few at once. A failed fetch is recorded in the text, never
+// fatal: the item still succeeds.
+
 // maxSourceFetches bounds the pages of one item fetched at once.
 const maxSourceFetches = 4
 

@@ -8,6 +8,12 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
+// Retry of a pipeline's failed items (docs/workflows.md, "Failures and Retry"): the card of an
+// auto artifact the pipeline finished with failed items offers Retry failed items.
+// Its click (ActionRetry with the artifact and its revision) runs those items again
+// through the pipeline, keeping the items that were written; what was written from
+// the artifact goes stale (workflow.Machine.RetryFailed).
+
 // retryItems runs the click on an artifact's Retry failed items: its failed items
 // run again in a pipeline part enqueued with the turn. A click on an older card is
 // told the Retry is no longer available.

@@ -10,6 +10,15 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
+// Typed decisions (docs/workflows.md, "Typed decisions"): a reply typed in the thread of an
+// artifact under review is read as an approval, a change request or a question. The
+// phrase list (workflow.ClassifyReply) decides the common replies without a model
+// call; the small model (WorkflowAgent.ClassifyReview) the rest. An approval is the
+// Approve button's, under the same permission rule; a change request is the editor's
+// rewrite; a question is left to the assistant, which answers it in the thread and
+// leaves the artifact as it is (so does the "Just a question" button). A reply that reads more than one way is asked about
+// with buttons that carry it.
+
 // maxCarriedReply is the most bytes of a reply the buttons of the "what did you mean"
 // card carry (a button's value holds MaxActionValue with the rest of the Action).
 const maxCarriedReply = 1200

@@ -17,6 +17,14 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
+// The workflow turn (docs/architecture.md, "Workflow machine"): it decodes the input,
+// applies the machine's transitions to a copy of the run's state, with the agent calls
+// they wait for, and asks the scheduling rule (workflow.Next) what runs next. Only
+// then, when the step held, does it render what changed (cards follow the state) and
+// save. A step that fails leaves the run as it was; when a person's action held but
+// what should follow it failed (the model is down), the action is kept and the thread
+// is told.
+
 // errUsage marks a problem with what a person asked (an unknown workflow, artifact or
 // command); its text is shown to them as it is.
 type errUsage struct{ msg string }
