@@ -16,7 +16,7 @@ func (c Cards) Stale(l *workflow.StaleList, ws *workflow.State) conversation.Car
 	intro := Tr(c.Lang, "stale.intro", ch.Title)
 	blocks := []conversation.Block{{Kind: conversation.BlockSection, Text: intro}}
 	arts := ws.Artifacts
-	m := workflow.Machine{Def: c.Def}
+	stale := workflow.Staleness{Def: c.Def}
 	open := 0
 	for _, row := range l.Rows {
 		a, _ := c.Def.Artifact(row.Artifact)
@@ -29,7 +29,7 @@ func (c Cards) Stale(l *workflow.StaleList, ws *workflow.State) conversation.Car
 			blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: line + " — ↻ " + Tr(c.Lang, "stale.regenerated", row.By)})
 			continue
 		}
-		if w := m.StaleWaitsFor(ws, row.Artifact); w != "" {
+		if w := stale.WaitsFor(ws, row.Artifact); w != "" {
 			blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: line + " — ⏳ " + Tr(c.Lang, "stale.waits", c.Title(w))})
 			continue
 		}

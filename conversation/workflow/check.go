@@ -2,32 +2,8 @@ package workflow
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-)
-
-var (
-	nameRE       = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	artifactIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
-	// profileRE matches model profile names (MODEL_PROFILES).
-	profileRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
-	// toolRE matches tool names; an MCP tool is server__tool.
-	toolRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
-	// localeRE accepts the BCP 47 tags people write: language, optional script,
-	// optional region, optional variants ("en", "ru", "pt-BR", "zh-Hant-TW",
-	// "sl-rozaj"). It does not check the registry.
-	localeRE = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$`)
-)
-
-// The values of Definition.Approvers, a shorthand for Permissions.Approve (any rule
-// of Permissions is accepted).
-const (
-	// ApproversAnyone lets anyone in the thread approve (the default).
-	ApproversAnyone = RuleAnyone
-	// ApproversStarter lets only the person who started the workflow approve (or
-	// APPROVER_USER_IDS, when the deployment sets it).
-	ApproversStarter = RuleStarter
 )
 
 // Validate fills the defaults of a Definition built in Go (rather than by Parse) and

@@ -8,40 +8,12 @@ import (
 	"unicode/utf8"
 )
 
+// A criterion's deterministic check (Check, in definition.go; docs/workflows.md,
+// "Verdicts"), run on a text without a model: RunChecks.
+
 // DefaultTolerance is the tolerance of a words check that names none: the count may be
 // 15% below or above the target (docs/workflows.md, "Verdicts").
 const DefaultTolerance = 0.15
-
-// Check is a criterion's deterministic check, judged by RunChecks without a model
-// (docs/workflows.md, "Verdicts"). Exactly one of Line, Heading and Words is set:
-//
-//	check: {line: "Meta keywords:"}      # a line starting with this, with text after it
-//	check: {heading: "Table of contents"} # a heading (any level) with this title
-//	check: {words: wordcount, tolerance: 0.15, exclude: ["Table of contents", "TL;DR"]}
-type Check struct {
-	// Line passes when a line of the text (outside fenced code), less its
-	// indentation, starts with Line (case-insensitive; emphasis marks "*" and "_"
-	// in the line are skipped, so "**Meta keywords**: x" has "Meta keywords:") and
-	// has text after it.
-	Line string `yaml:"line,omitempty"`
-	// Heading passes when the text has a Markdown heading of any level whose title
-	// is Heading (trimmed, case-insensitive).
-	Heading string `yaml:"heading,omitempty"`
-	// Words names a number input, the target word count of the text's body: what
-	// follows its first "## " heading (the whole text without one), less the "## "
-	// sections titled as an Exclude entry. It passes when the count is within
-	// target × (1 ± Tolerance), inclusive.
-	Words string `yaml:"words,omitempty"`
-	// Tolerance is the share the count may differ from the target by, 0 < t < 1;
-	// nil is DefaultTolerance. Words only.
-	Tolerance *float64 `yaml:"tolerance,omitempty"`
-	// Exclude lists "## " section titles (case-insensitive) left out of the count.
-	// Words only.
-	Exclude []string `yaml:"exclude,omitempty"`
-
-	pos      position // where it was written, for problems
-	excludes []int    // the line of each Exclude entry
-}
 
 // CheckKind is which test a Check makes.
 type CheckKind string

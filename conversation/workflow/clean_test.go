@@ -119,12 +119,12 @@ func TestWrittenKeepsNoteApart(t *testing.T) {
 	if st := s.Artifacts["a"]; st.Text != "Body two." || st.Note != "" {
 		t.Errorf("a rewritten = text %q, note %q", st.Text, st.Note)
 	}
-	if err := m.Started(s, "b", []workflow.ItemState{{Title: "B", Status: workflow.ItemPending}}); err != nil {
+	if err := m.Pipeline().Started(s, "b", []workflow.ItemState{{Title: "B", Status: workflow.ItemPending}}); err != nil {
 		t.Fatal(err)
 	}
-	m.RecordItem(s, "b", 0, workflow.ItemEnd{Text: "For [product].\n_Edited: tighter._", Attempts: 1})
-	m.FixedItem(s, "b", 0, "For MealPlan.")
-	if _, err := m.Completed(s, "b", nil); err != nil {
+	m.Pipeline().RecordItem(s, "b", 0, workflow.ItemEnd{Text: "For [product].\n_Edited: tighter._", Attempts: 1})
+	m.Pipeline().FixedItem(s, "b", 0, "For MealPlan.")
+	if _, err := m.Pipeline().Completed(s, "b", nil); err != nil {
 		t.Fatal(err)
 	}
 	if st := s.Artifacts["b"]; st.Text != "For MealPlan." || st.Note != "Edited: tighter." {

@@ -1,6 +1,15 @@
 package workflow
 
-import "text/template"
+import (
+	"regexp"
+	"text/template"
+)
+
+// The schema: the types a workflow file decodes into (docs/workflows.md, "Workflows"),
+// each with its YAML keys. What they do is in the files named for them: the
+// permission rule in permissions.go, inputs and prompt templates in inputs.go,
+// criteria's checks in checks.go, the dependency graph in graph.go; Parse (parse.go)
+// fills them and Validate (check.go) checks them.
 
 // Mode says how an artifact is produced (docs/workflows.md, "Workflows").
 type Mode string
@@ -62,6 +71,56 @@ type Definition struct {
 	report *template.Template // parsed Report (or DefaultReport), set by Parse
 	order  []string           // Order(), set by Parse
 	line   int                // the line of the name key, for problems
+}
+
+// Permissions says who may do what in a workflow's runs, as written in YAML:
+//
+//	permissions:
+//	  approve: anyone    # approve, keep all, edit an auto artifact (default: approvers: or anyone)
+//	  keep: anyone       # optional; must equal approve
+//	  restart: starter   # default starter
+//	  edit: starter      # default starter
+//	  cancel: starter    # default starter
+//
+// Each is RuleAnyone, RuleStarter or RuleApprovers; "" takes the default.
+// Definition.Approvers is a shorthand for Approve.
+type Permissions struct {
+	Approve string `yaml:"approve,omitempty"`
+	Keep    string `yaml:"keep,omitempty"`
+	Restart string `yaml:"restart,omitempty"`
+	Edit    string `yaml:"edit,omitempty"`
+	Cancel  string `yaml:"cancel,omitempty"`
+}
+
+// InputType is the kind of value an input takes.
+type InputType string
+
+// The input types.
+const (
+	// InputText is free text (the default).
+	InputText InputType = "text"
+	// InputNumber is a number ("1500", "2.5").
+	InputNumber InputType = "number"
+)
+
+// Input is one input a workflow needs from the person who starts it (docs/workflows.md,
+// "Workflows"):
+//
+//	inputs:
+//	  - id: topic            # [a-z0-9_]+, used by {{ input "topic" }}
+//	    label: What is it about?
+//	    required: true
+//	  - id: wordcount
+//	    label: Target length (words)
+//	    type: number         # text (default) or number
+//	    default: 1500
+type Input struct {
+	ID       string    `yaml:"id"`
+	Label    string    `yaml:"label"`
+	Required bool      `yaml:"required,omitempty"`
+	Type     InputType `yaml:"type,omitempty"`
+	// Default is the value of an input nobody filled ("" when none).
+	Default string `yaml:"default,omitempty"`
 }
 
 // Artifact is one artifact of a workflow.
@@ -179,6 +238,37 @@ type Criterion struct {
 	Check *Check `yaml:"check,omitempty"`
 }
 
+// Check is a criterion's deterministic check, judged by RunChecks without a model
+// (docs/workflows.md, "Verdicts"). Exactly one of Line, Heading and Words is set:
+//
+//	check: {line: "Meta keywords:"}      # a line starting with this, with text after it
+//	check: {heading: "Table of contents"} # a heading (any level) with this title
+//	check: {words: wordcount, tolerance: 0.15, exclude: ["Table of contents", "TL;DR"]}
+type Check struct {
+	// Line passes when a line of the text (outside fenced code), less its
+	// indentation, starts with Line (case-insensitive; emphasis marks "*" and "_"
+	// in the line are skipped, so "**Meta keywords**: x" has "Meta keywords:") and
+	// has text after it.
+	Line string `yaml:"line,omitempty"`
+	// Heading passes when the text has a Markdown heading of any level whose title
+	// is Heading (trimmed, case-insensitive).
+	Heading string `yaml:"heading,omitempty"`
+	// Words names a number input, the target word count of the text's body: what
+	// follows its first "## " heading (the whole text without one), less the "## "
+	// sections titled as an Exclude entry. It passes when the count is within
+	// target × (1 ± Tolerance), inclusive.
+	Words string `yaml:"words,omitempty"`
+	// Tolerance is the share the count may differ from the target by, 0 < t < 1;
+	// nil is DefaultTolerance. Words only.
+	Tolerance *float64 `yaml:"tolerance,omitempty"`
+	// Exclude lists "## " section titles (case-insensitive) left out of the count.
+	// Words only.
+	Exclude []string `yaml:"exclude,omitempty"`
+
+	pos      position // where it was written, for problems
+	excludes []int    // the line of each Exclude entry
+}
+
 // ReportData is what a report template is executed with.
 type ReportData struct {
 	// Workflow is the definition.
@@ -193,3 +283,19 @@ type ReportData struct {
 	// Inputs maps input id to its value (see Definition.FillInputs).
 	Inputs map[string]string
 }
+
+// The syntax of the names in a definition, which Validate checks.
+var (
+	// nameRE matches workflow names (Definition.Name).
+	nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	// artifactIDRE matches artifact, criterion and input ids.
+	artifactIDRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
+	// profileRE matches model profile names (MODEL_PROFILES).
+	profileRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+	// toolRE matches tool names; an MCP tool is server__tool.
+	toolRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_]*$`)
+	// localeRE accepts the BCP 47 tags people write: language, optional script,
+	// optional region, optional variants ("en", "ru", "pt-BR", "zh-Hant-TW",
+	// "sl-rozaj"). It does not check the registry.
+	localeRE = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z]{4})?(-([A-Za-z]{2}|[0-9]{3}))?(-([A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*$`)
+)

@@ -2,10 +2,11 @@
 // a workflow author writes (docs/workflows.md, "Workflows"), how they are parsed and validated,
 // the set of workflows a deployment offers (the built-ins embedded from
 // prompts/workflows plus any in WORKFLOWS_DIR), and the workflow machine
-// (docs/architecture.md, "Workflow machine"): a run's State, every transition
-// (Machine), the scheduling rule (Next) and the pipeline's item bookkeeping. The
-// machine is pure: no context, no I/O; package conversation calls the agents, posts
-// the cards and saves.
+// (docs/architecture.md, "Workflow machine"): a run's State, every transition of a
+// person's action (Machine, with the one permission check, Machine.May), the stale
+// rule (Staleness), the pipeline's item bookkeeping (Pipeline) and the scheduling rule
+// (Next). The machine is pure: no context, no I/O; package conversation/workflowrun
+// calls the agents, posts the cards and saves.
 //
 // A Definition is an ordered list of artifacts. Each artifact has a mode (choice:
 // options → pick → write → review; draft: write → review; auto: write, no review),

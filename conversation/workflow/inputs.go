@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"text/template"
@@ -9,40 +10,12 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// InputType is the kind of value an input takes.
-type InputType string
-
-// The input types.
-const (
-	// InputText is free text (the default).
-	InputText InputType = "text"
-	// InputNumber is a number ("1500", "2.5").
-	InputNumber InputType = "number"
-)
+// A workflow's inputs (Input, in definition.go): reading, defaults and checks, the
+// values a start fills, and the prompt templates that use them ({{ input "id" }}).
 
 // TopicInput is the id of the input a workflow that declares none is given: what
 // the workflow is about, filled from the start command's text.
 const TopicInput = "topic"
-
-// Input is one input a workflow needs from the person who starts it (docs/workflows.md,
-// "Workflows"):
-//
-//	inputs:
-//	  - id: topic            # [a-z0-9_]+, used by {{ input "topic" }}
-//	    label: What is it about?
-//	    required: true
-//	  - id: wordcount
-//	    label: Target length (words)
-//	    type: number         # text (default) or number
-//	    default: 1500
-type Input struct {
-	ID       string    `yaml:"id"`
-	Label    string    `yaml:"label"`
-	Required bool      `yaml:"required,omitempty"`
-	Type     InputType `yaml:"type,omitempty"`
-	// Default is the value of an input nobody filled ("" when none).
-	Default string `yaml:"default,omitempty"`
-}
 
 var inputFields = []string{"id", "label", "required", "type", "default"}
 
@@ -252,28 +225,37 @@ func (d *Definition) expandPrompt(prompt string, values map[string]string) (stri
 // checkPrompts checks that the artifacts' and editors' prompts are valid templates
 // that name only declared inputs.
 func (d *Definition) checkPrompts(ps *problems, pos *positions) {
-	check := func(prompt string, line int, what string) {
-		_, err := d.expandPrompt(prompt, nil)
-		if err == nil {
-			return
+	checkPrompt := func(prompt string, line int, what string) {
+		if _, err := d.expandPrompt(prompt, nil); err != nil {
+			ps.addf(line, "%s: prompt template %s", what, templateReason(err))
 		}
-		reason := err.Error()
-		if m := templateError.FindStringSubmatch(reason); m != nil {
-			reason = "line " + m[1] + ": " + m[3]
-			if m[2] != "" {
-				reason = "line " + m[1] + ": " + m[2] + ": " + m[3]
-			}
-		}
-		ps.addf(line, "%s: prompt template %s", what, reason)
 	}
 	for i, a := range d.Artifacts {
 		ap := pos.artifact(i)
 		what := fmt.Sprintf("artifact %q", a.ID)
 		if ap.ok("prompt") {
-			check(a.Prompt, ap.at("prompt"), what)
+			checkPrompt(a.Prompt, ap.at("prompt"), what)
 		}
 		if a.Editor != nil && ap.editor.ok("prompt") {
-			check(a.Editor.Prompt, ap.editorAt("prompt"), what+": editor")
+			checkPrompt(a.Editor.Prompt, ap.editorAt("prompt"), what+": editor")
 		}
 	}
+}
+
+// templateError matches text/template's errors in a report or prompt template:
+// "template: report:LINE: reason" when parsing, "template: report:LINE:COL:
+// executing "report" at <…>: reason" when executing.
+var templateError = regexp.MustCompile(`^template: (?:report|prompt):(\d+)(?::\d+)?: (?:executing "[^"]*" (at <.*?>): (?:error calling \w+: )?)?(.*)$`)
+
+// templateReason is a prompt template's error as a problem says it: "line 1: …"
+// (checkPrompts, checkPasses).
+func templateReason(err error) string {
+	reason := err.Error()
+	if m := templateError.FindStringSubmatch(reason); m != nil {
+		reason = "line " + m[1] + ": " + m[3]
+		if m[2] != "" {
+			reason = "line " + m[1] + ": " + m[2] + ": " + m[3]
+		}
+	}
+	return reason
 }

@@ -7,68 +7,14 @@ import (
 )
 
 // The workflow machine (docs/architecture.md, "Workflow machine"): every change of a
-// run's State is one of Machine's transitions. A transition either applies whole or
-// returns a *Refusal and changes nothing. Who may do what is decided in one place,
-// May, for every transition that a workflow's permissions rule. The
+// run's State by a person's action is one of Machine's transitions, here. A transition
+// either applies whole or returns a *Refusal (refusal.go) and changes nothing. Who may
+// do what is decided in one place, May, for every transition that a workflow's
+// permissions rule. What a change makes stale, and the stale list, are the stale rule's
+// (Staleness, stale.go); the auto artifacts' items are the pipeline's (Pipeline,
+// pipeline.go); what runs next is the scheduling rule's (Next, schedule.go). The
 // machine does no I/O: the agent calls a transition waits for (options, a text, an
 // evaluation) are made by the caller, which passes their results in.
-
-// Refusal is a transition the machine refused: the click is out of date, the
-// artifact is not where the action applies, or the person may not do it. Reason
-// says which; the caller tells the person in their language.
-type Refusal struct {
-	Reason RefusalReason
-	// Artifact is the artifact concerned, when there is one; Source, for NoItems and
-	// TooManyItems, the artifact whose text it fans out over.
-	Artifact, Source string
-	// Action, for NotAllowed, is what the person may not do; Approvers are the Slack
-	// users who may (when set by the deployment), and StartedBy the starter who may
-	// ("" when the starter may not).
-	Action    Permission
-	Approvers []string
-	StartedBy string
-}
-
-// RefusalReason names why a transition was refused.
-type RefusalReason string
-
-// The reasons of a Refusal.
-const (
-	// NotCurrent: the button was drawn for an earlier revision, or the artifact is
-	// no longer where the action applies.
-	NotCurrent RefusalReason = "not_current"
-	// NotAllowed: the person may not do Refusal.Action (Refusal.Approvers or
-	// StartedBy may).
-	NotAllowed RefusalReason = "not_allowed"
-	// NotRunning: the run is not running (completed or cancelled).
-	NotRunning RefusalReason = "not_running"
-	// AlreadyRunning: a run is under way in the thread.
-	AlreadyRunning RefusalReason = "already_running"
-	// UnknownArtifact: the definition has no such artifact.
-	UnknownArtifact RefusalReason = "unknown_artifact"
-	// NoSuchOption: the reply chose no option of the artifact.
-	NoSuchOption RefusalReason = "no_such_option"
-	// NoText: the artifact has no text to edit yet.
-	NoText RefusalReason = "no_text"
-	// BeingWritten: the pipeline is writing the artifact; editing it would lose
-	// that run.
-	BeingWritten RefusalReason = "being_written"
-	// NoItems and TooManyItems: a foreach artifact's source splits into no items, or
-	// more than MaxItems.
-	NoItems      RefusalReason = "no_items"
-	TooManyItems RefusalReason = "too_many_items"
-	// ChangePending: the stale artifact waits for the artifact whose change made it
-	// stale (Source) to be approved again; until then there is nothing to keep it
-	// against or regenerate it from.
-	ChangePending RefusalReason = "change_pending"
-)
-
-func (r *Refusal) Error() string {
-	if r.Artifact != "" {
-		return "workflow: " + string(r.Reason) + ": " + r.Artifact
-	}
-	return "workflow: " + string(r.Reason)
-}
 
 // Machine applies the transitions of the runs of one definition.
 type Machine struct {
@@ -100,10 +46,10 @@ func (m Machine) NewRun(startedBy, locale string) *State {
 
 // May reports whether actor may do p in run s: nil, or a NotAllowed Refusal that
 // names the action and who may. It is the one permission check of every transition
-// (Approve, Keep, KeepAll, CheckEdit, Restart, Cancel) and of starting over a
-// completed run. The rule is the definition's (Definition.Rule); the deployment's
-// approvers (m.Approvers), when set, are the only people who may approve and keep,
-// whatever the rule, and may do whatever the starter may.
+// (Approve, Keep, KeepAll, CheckEdit, Restart, Cancel, Pipeline.RetryFailed) and of
+// starting over a completed run. The rule is the definition's (Definition.Rule);
+// the deployment's approvers (m.Approvers), when set, are the only people who may
+// approve and keep, whatever the rule, and may do whatever the starter may.
 func (m Machine) May(s *State, p Permission, actor string) error {
 	var starter string
 	if s != nil {
@@ -141,14 +87,10 @@ func (m Machine) Running(s *State) error {
 	return nil
 }
 
-// Artifact returns artifact id of s, checking that the definition has it.
+// Artifact returns artifact id of s, checking that the definition has it
+// (UnknownArtifact otherwise).
 func (m Machine) Artifact(s *State, id string) (*Artifact, *ArtifactState, error) {
-	a, ok := m.Def.Artifact(id)
-	st := s.Artifacts[id]
-	if !ok || st == nil {
-		return nil, nil, &Refusal{Reason: UnknownArtifact, Artifact: id}
-	}
-	return a, st, nil
+	return s.artifact(m.Def, id)
 }
 
 // Current checks that a click drawn for revision rev of artifact id is current: the
@@ -163,9 +105,6 @@ func (m Machine) Current(s *State, id string, rev int) error {
 	return nil
 }
 
-// touch marks a change of st: buttons drawn before it are out of date.
-func touch(st *ArtifactState) { st.Rev++ }
-
 // revise records a revision of artifact id in its current status.
 func (m Machine) revise(s *State, id, by, why string) Revision {
 	st := s.Artifacts[id]
@@ -176,15 +115,11 @@ func (m Machine) revise(s *State, id, by, why string) Revision {
 // in checks that artifact id exists and is in one of statuses (NotCurrent
 // otherwise).
 func (m Machine) in(s *State, id string, statuses ...ArtifactStatus) (*Artifact, *ArtifactState, error) {
-	a, st, err := m.Artifact(s, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !slices.Contains(statuses, st.Status) {
-		return nil, nil, &Refusal{Reason: NotCurrent, Artifact: id}
-	}
-	return a, st, nil
+	return s.artifact(m.Def, id, statuses...)
 }
+
+// Staleness returns the stale rule of m's runs (stale.go).
+func (m Machine) Staleness() Staleness { return Staleness{Def: m.Def} }
 
 // Proposed records opts as the options of choice artifact id, in place of any
 // before (pending, or options shown: Regenerate).
@@ -193,7 +128,7 @@ func (m Machine) Proposed(s *State, id string, opts []Option) error {
 	if err != nil {
 		return err
 	}
-	touch(st)
+	st.touch()
 	st.Status, st.Options, st.Selected = StatusOptionsGenerated, slices.Clone(opts), ""
 	return nil
 }
@@ -227,9 +162,9 @@ func (m Machine) Written(s *State, id, text string, eval []CriterionResult, by, 
 		return Revision{}, err
 	}
 	if st.Status == StatusStale {
-		m.handled(s, id, StaleRegenerated, by) // written again: its row is done
+		m.Staleness().handled(s, id, StaleRegenerated, by) // written again: its row is done
 	}
-	touch(st)
+	st.touch()
 	st.Text, st.Note = SplitNotes(text)
 	st.Status, st.Eval, st.StaleBecause, st.PriorEval = StatusGenerated, slices.Clone(eval), "", nil
 	if a.Mode == ModeAuto {
@@ -249,9 +184,9 @@ func (m Machine) Approve(s *State, id, by string) (Revision, error) {
 	if err != nil {
 		return Revision{}, err
 	}
-	touch(st)
+	st.touch()
 	st.Status = StatusApproved
-	m.showStale(s)
+	m.Staleness().show(s)
 	return m.revise(s, id, by, "approved"), nil
 }
 
@@ -261,13 +196,13 @@ func (m Machine) Keep(s *State, id, by string) (Revision, error) {
 	if err := m.May(s, PermKeep, by); err != nil {
 		return Revision{}, err
 	}
-	_, st, err := m.stale(s, id, true)
+	_, st, err := m.Staleness().ready(s, id, true)
 	if err != nil {
 		return Revision{}, err
 	}
-	touch(st)
+	st.touch()
 	st.Status, st.StaleBecause = StatusApproved, ""
-	m.handled(s, id, StaleKept, by)
+	m.Staleness().handled(s, id, StaleKept, by)
 	return m.revise(s, id, by, "kept after a change of a dependency"), nil
 }
 
@@ -277,7 +212,7 @@ func (m Machine) KeepAll(s *State, by string) ([]Revision, error) {
 	if err := m.May(s, PermApprove, by); err != nil {
 		return nil, err
 	}
-	ids, err := m.Handleable(s, true)
+	ids, err := m.Staleness().Handleable(s, true)
 	if err != nil {
 		return nil, err
 	}
@@ -298,15 +233,15 @@ func (m Machine) KeepAll(s *State, by string) ([]Revision, error) {
 // another kind stays stale until its new text is Written. Errors: NotCurrent,
 // ChangePending.
 func (m Machine) Regenerate(s *State, id, by, guidance string) (*Revision, error) {
-	a, st, err := m.stale(s, id, false)
+	a, st, err := m.Staleness().ready(s, id, false)
 	if err != nil {
 		return nil, err
 	}
-	m.handled(s, id, StaleRegenerated, by)
+	m.Staleness().handled(s, id, StaleRegenerated, by)
 	if a.Mode != ModeAuto {
 		return nil, nil
 	}
-	touch(st)
+	st.touch()
 	st.Status, st.Items, st.StaleBecause, st.Instructions = StatusPending, nil, "", guidance
 	why := "regenerated after a change of a dependency"
 	if guidance != "" {
@@ -314,79 +249,6 @@ func (m Machine) Regenerate(s *State, id, by, guidance string) (*Revision, error
 	}
 	rev := m.revise(s, id, by, why)
 	return &rev, nil
-}
-
-// stale returns stale artifact id once it may be kept (keep) or regenerated: the
-// artifact whose change made it stale, and every artifact it depends on, are
-// approved, so there is something to keep it against and to write it from. An auto
-// artifact may be regenerated before its dependencies are approved: it goes back to
-// pending and the pipeline writes it once they are. Errors: NotCurrent,
-// ChangePending (Source: the first that is not approved).
-func (m Machine) stale(s *State, id string, keep bool) (*Artifact, *ArtifactState, error) {
-	a, st, err := m.in(s, id, StatusStale)
-	if err != nil {
-		return nil, nil, err
-	}
-	w := m.StaleWaitsFor(s, id)
-	if !keep && a.Mode == ModeAuto {
-		w = ""
-		if c := s.Artifacts[st.StaleBecause]; c != nil && c.Status != StatusApproved {
-			w = st.StaleBecause
-		}
-	}
-	if w != "" {
-		return nil, nil, &Refusal{Reason: ChangePending, Artifact: id, Source: w}
-	}
-	return a, st, nil
-}
-
-// StaleWaitsFor returns what stale artifact id waits for before it may be kept or
-// regenerated: the artifact whose change made it stale, or else the first it depends
-// on, that is not approved; "" when none.
-func (m Machine) StaleWaitsFor(s *State, id string) string {
-	st := s.Artifacts[id]
-	if st == nil {
-		return ""
-	}
-	for _, dep := range append([]string{st.StaleBecause}, m.Def.Dependencies(id)...) {
-		if d := s.Artifacts[dep]; d != nil && d.Status != StatusApproved {
-			return dep
-		}
-	}
-	return ""
-}
-
-// Handleable lists, in order, the stale artifacts that may be kept (keep) or
-// regenerated now: Keep all, Regenerate all. Errors: NotCurrent (nothing is stale),
-// ChangePending (every stale one waits).
-func (m Machine) Handleable(s *State, keep bool) ([]string, error) {
-	var ids []string
-	var waiting error
-	for _, id := range m.Stale(s) {
-		if _, _, err := m.stale(s, id, keep); err != nil {
-			waiting = err
-			continue
-		}
-		ids = append(ids, id)
-	}
-	switch {
-	case len(ids) > 0:
-		return ids, nil
-	case waiting != nil:
-		return nil, waiting
-	}
-	return nil, &Refusal{Reason: NotCurrent}
-}
-
-// Stale lists the stale artifacts, in order.
-func (m Machine) Stale(s *State) []string {
-	var ids []string
-	for _, id := range m.Def.Order() {
-		if st := s.Artifacts[id]; st != nil && st.Status == StatusStale {
-			ids = append(ids, id)
-		}
-	}
-	return ids
 }
 
 // CheckEdit checks that by may edit artifact id: by may edit (PermEdit), it has a
@@ -406,7 +268,7 @@ func (m Machine) CheckEdit(s *State, id, by string) error {
 	case st.Text == "":
 		return &Refusal{Reason: NoText, Artifact: id}
 	case st.Status == StatusStale:
-		if _, _, err := m.stale(s, id, true); err != nil {
+		if _, _, err := m.Staleness().ready(s, id, true); err != nil {
 			return err
 		}
 	}
@@ -428,7 +290,7 @@ func (m Machine) Edited(s *State, id, text string, eval []CriterionResult, by, w
 		return Revision{}, err
 	}
 	if wasApproved {
-		m.MarkStale(s, id)
+		m.Staleness().Mark(s, id)
 	}
 	return rev, nil
 }
@@ -446,91 +308,14 @@ func (m Machine) Restart(s *State, id, by string) (Revision, error) {
 	}
 	hadText := st.Text != ""
 	if st.Status == StatusStale {
-		m.handled(s, id, StaleRegenerated, by) // produced again: its row is done
+		m.Staleness().handled(s, id, StaleRegenerated, by) // produced again: its row is done
 	}
-	touch(st)
+	st.touch()
 	st.Status, st.Options, st.Selected, st.Items, st.Instructions = StatusPending, nil, "", nil, ""
 	if hadText {
-		m.MarkStale(s, id)
+		m.Staleness().Mark(s, id)
 	}
 	return m.revise(s, id, by, "restarted"), nil
-}
-
-// MarkStale marks what depends on artifact id, transitively, after a change of id:
-// an artifact written from it (generated, approved or stale already) goes stale; one
-// whose options were drawn from it, or that the pipeline is writing from it, goes back
-// to pending. It returns the stale ones,
-// in order, and records them in the stale list, shown once id is approved again.
-func (m Machine) MarkStale(s *State, id string) []string {
-	var stale []string
-	for _, dep := range m.Def.Dependents(id) {
-		st := s.Artifacts[dep]
-		switch st.Status {
-		case StatusGenerated, StatusApproved, StatusStale:
-			touch(st)
-			st.Status, st.StaleBecause = StatusStale, id
-			stale = append(stale, dep)
-		case StatusOptionsGenerated, StatusOptionSelected:
-			touch(st)
-			st.Status, st.Options, st.Selected = StatusPending, nil, ""
-		case StatusRunning:
-			// The pipeline writes it from the old text: that run ends, and it starts
-			// again once what it depends on is approved.
-			touch(st)
-			st.Status, st.Items = StatusPending, nil
-		}
-	}
-	if len(stale) == 0 {
-		return nil
-	}
-	l := &StaleList{Changed: id}
-	if old := s.Stale; old != nil {
-		for _, r := range old.Rows {
-			if r.Done == "" && !slices.Contains(stale, r.Artifact) {
-				l.Rows = append(l.Rows, r) // still stale from an earlier change
-			}
-		}
-	}
-	for _, dep := range stale {
-		l.Rows = append(l.Rows, StaleRow{Artifact: dep})
-	}
-	if old := s.Stale; old != nil {
-		l.Replaces = old.TS // the earlier list's message is closed
-		if l.Replaces == "" {
-			l.Replaces = old.Replaces
-		}
-	}
-	s.Stale = l
-	if s.Artifacts[id].Status == StatusApproved {
-		l.Shown = true
-	}
-	return stale
-}
-
-// showStale shows the stale list once the artifact whose change made it is approved.
-func (m Machine) showStale(s *State) {
-	if l := s.Stale; l != nil && !l.Shown && s.Artifacts[l.Changed] != nil && s.Artifacts[l.Changed].Status == StatusApproved {
-		l.Shown = true
-	}
-}
-
-// ForgetStaleList drops the stale list once every row of it is handled (the caller
-// has shown it closed).
-func (m Machine) ForgetStaleList(s *State) {
-	if s.Stale != nil && !s.Stale.Open() {
-		s.Stale = nil
-	}
-}
-
-// handled records how stale artifact id was handled in the stale list.
-func (m Machine) handled(s *State, id, how, by string) {
-	if l := s.Stale; l != nil {
-		for i := range l.Rows {
-			if l.Rows[i].Artifact == id && l.Rows[i].Done == "" {
-				l.Rows[i].Done, l.Rows[i].By = how, by
-			}
-		}
-	}
 }
 
 // Cancel cancels the run, by by. Errors: NotRunning, NotAllowed.

@@ -436,7 +436,7 @@ func TestStaleListShownOnceApprovedAgain(t *testing.T) {
 		"Keep":          func() error { _, err := m.Keep(s, "plan", "U1"); return err },
 		"KeepAll":       func() error { _, err := m.KeepAll(s, "U1"); return err },
 		"Regenerate":    func() error { _, err := m.Regenerate(s, "notes", "U1", ""); return err },
-		"RegenerateAll": func() error { _, err := m.Handleable(s, false); return err },
+		"RegenerateAll": func() error { _, err := m.Staleness().Handleable(s, false); return err },
 	} {
 		var r *workflow.Refusal
 		if err := do(); !errors.As(err, &r) || r.Reason != workflow.ChangePending || r.Source != "idea" {
@@ -482,30 +482,30 @@ func TestStaleListShownOnceApprovedAgain(t *testing.T) {
 func TestPipelineBookkeeping(t *testing.T) {
 	m := machine(t)
 	s := run(m, "idea=approved", "plan=approved")
-	items, err := m.ItemsOf(s, "parts")
+	items, err := m.Pipeline().ItemsOf(s, "parts")
 	if err != nil || len(items) != 2 || items[0].Title != "One" || items[1].Brief != "second part" {
 		t.Fatalf("ItemsOf = %+v, %v", items, err)
 	}
-	if err := m.Started(s, "parts", items); err != nil {
+	if err := m.Pipeline().Started(s, "parts", items); err != nil {
 		t.Fatal(err)
 	}
 	if s.Artifacts["parts"].Status != workflow.StatusRunning || s.Pipeline == nil || s.Pipeline.Artifacts[0] != "parts" {
 		t.Fatalf("after Started: %s, pipeline %+v", s.Artifacts["parts"].Status, s.Pipeline)
 	}
-	m.RecordItem(s, "parts", 0, workflow.ItemEnd{Step: true, Attempts: 1, Failures: []string{"no luck"}})
-	m.RecordItem(s, "parts", 0, workflow.ItemEnd{Text: "part one", Attempts: 2})
-	if m.Finished(s) != "" {
+	m.Pipeline().RecordItem(s, "parts", 0, workflow.ItemEnd{Step: true, Attempts: 1, Failures: []string{"no luck"}})
+	m.Pipeline().RecordItem(s, "parts", 0, workflow.ItemEnd{Text: "part one", Attempts: 2})
+	if m.Pipeline().Finished(s) != "" {
 		t.Fatal("finished with an item pending")
 	}
-	m.RecordItem(s, "parts", 1, workflow.ItemEnd{Cut: true, Interrupted: true, TimeoutReason: "too slow"})
-	m.RecordItem(s, "parts", 1, workflow.ItemEnd{Cut: true, Interrupted: true, TimeoutReason: "too slow"})
+	m.Pipeline().RecordItem(s, "parts", 1, workflow.ItemEnd{Cut: true, Interrupted: true, TimeoutReason: "too slow"})
+	m.Pipeline().RecordItem(s, "parts", 1, workflow.ItemEnd{Cut: true, Interrupted: true, TimeoutReason: "too slow"})
 	if it := s.Artifacts["parts"].Items[1]; it.Status != workflow.ItemFailed || it.Reason != "too slow" {
 		t.Fatalf("item cut twice: %+v; want failed", it)
 	}
-	if m.Finished(s) != "parts" {
+	if m.Pipeline().Finished(s) != "parts" {
 		t.Fatal("not finished with every item ended")
 	}
-	rev, err := m.Completed(s, "parts", nil)
+	rev, err := m.Pipeline().Completed(s, "parts", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +517,7 @@ func TestPipelineBookkeeping(t *testing.T) {
 
 	noItems := run(m, "idea=approved", "plan=approved")
 	noItems.Artifacts["plan"].Text = "one paragraph"
-	if _, err := m.ItemsOf(noItems, "parts"); reason(err) != workflow.NoItems {
+	if _, err := m.Pipeline().ItemsOf(noItems, "parts"); reason(err) != workflow.NoItems {
 		t.Fatalf("ItemsOf a text without items = %v; want NoItems", err)
 	}
 }
@@ -527,26 +527,26 @@ func TestPipelineBookkeeping(t *testing.T) {
 func TestPipelineStopContinue(t *testing.T) {
 	m := machine(t)
 	s := run(m, "idea=approved")
-	if err := m.Started(s, "notes", []workflow.ItemState{{Title: "Notes", Status: workflow.ItemPending}}); err != nil {
+	if err := m.Pipeline().Started(s, "notes", []workflow.ItemState{{Title: "Notes", Status: workflow.ItemPending}}); err != nil {
 		t.Fatal(err)
 	}
 	id := s.Pipeline.ID
-	if err := m.Continue(s, id); reason(err) != workflow.NotCurrent {
+	if err := m.Pipeline().Continue(s, id); reason(err) != workflow.NotCurrent {
 		t.Errorf("Continue of a running run = %v", err)
 	}
-	if err := m.Stop(s, "other", "U1"); reason(err) != workflow.NotCurrent {
+	if err := m.Pipeline().Stop(s, "other", "U1"); reason(err) != workflow.NotCurrent {
 		t.Errorf("Stop of another run = %v", err)
 	}
-	if err := m.Stop(s, id, "U1"); err != nil || !s.Pipeline.Stopped() {
+	if err := m.Pipeline().Stop(s, id, "U1"); err != nil || !s.Pipeline.Stopped() {
 		t.Fatalf("Stop = %v, stopped %v", err, s.Pipeline.Stopped())
 	}
-	if err := m.Stop(s, id, "U2"); err != nil || s.Pipeline.StoppedBy != "U1" {
+	if err := m.Pipeline().Stop(s, id, "U2"); err != nil || s.Pipeline.StoppedBy != "U1" {
 		t.Errorf("second Stop = %v, by %q; want nothing changed", err, s.Pipeline.StoppedBy)
 	}
-	if err := m.Continue(s, id); err != nil || s.Pipeline.Stopped() {
+	if err := m.Pipeline().Continue(s, id); err != nil || s.Pipeline.Stopped() {
 		t.Errorf("Continue = %v, stopped %v", err, s.Pipeline.Stopped())
 	}
-	m.Halt(s, "it failed 3 times")
+	m.Pipeline().Halt(s, "it failed 3 times")
 	if !s.Pipeline.Stopped() {
 		t.Error("a halted run is not stopped")
 	}
@@ -561,17 +561,17 @@ func TestPipelineRetryFailed(t *testing.T) {
 	s := run(m, "idea=approved", "plan=approved", "notes=approved", "pitch=approved", "parts=approved")
 	s.Artifacts["notes"].Items = []workflow.ItemState{{Title: "Notes", Status: workflow.ItemFailed, Reason: "down", Attempts: 3, Failures: []string{"a", "b", "down"}}}
 	s.Artifacts["parts"].Items = []workflow.ItemState{{Title: "One", Status: workflow.ItemDone, Text: "part one", Attempts: 1}}
-	if _, err := m.RetryFailed(s, "notes", "U9"); reason(err) != workflow.NotAllowed {
+	if _, err := m.Pipeline().RetryFailed(s, "notes", "U9"); reason(err) != workflow.NotAllowed {
 		t.Fatalf("RetryFailed by someone who may not restart = %v; want NotAllowed", err)
 	}
-	if _, err := m.RetryFailed(s, "parts", "U1"); reason(err) != workflow.NotCurrent {
+	if _, err := m.Pipeline().RetryFailed(s, "parts", "U1"); reason(err) != workflow.NotCurrent {
 		t.Fatalf("RetryFailed without failed items = %v; want NotCurrent", err)
 	}
-	if _, err := m.RetryFailed(s, "plan", "U1"); reason(err) != workflow.NotCurrent {
+	if _, err := m.Pipeline().RetryFailed(s, "plan", "U1"); reason(err) != workflow.NotCurrent {
 		t.Fatalf("RetryFailed of a draft = %v; want NotCurrent", err)
 	}
 	rev0 := s.Artifacts["notes"].Rev
-	rev, err := m.RetryFailed(s, "notes", "U1")
+	rev, err := m.Pipeline().RetryFailed(s, "notes", "U1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -585,11 +585,11 @@ func TestPipelineRetryFailed(t *testing.T) {
 	if s.Artifacts["pitch"].Status != workflow.StatusStale || s.Stale == nil || s.Stale.Shown {
 		t.Fatalf("pitch %s, stale list %+v; want stale, listed once notes is approved", s.Artifacts["pitch"].Status, s.Stale)
 	}
-	if _, err := m.RetryFailed(s, "notes", "U1"); reason(err) != workflow.NotCurrent {
+	if _, err := m.Pipeline().RetryFailed(s, "notes", "U1"); reason(err) != workflow.NotCurrent {
 		t.Fatalf("RetryFailed while running = %v; want NotCurrent", err)
 	}
-	m.RecordItem(s, "notes", 0, workflow.ItemEnd{Text: "the notes", Attempts: 1})
-	if _, err := m.Completed(s, "notes", nil); err != nil {
+	m.Pipeline().RecordItem(s, "notes", 0, workflow.ItemEnd{Text: "the notes", Attempts: 1})
+	if _, err := m.Pipeline().Completed(s, "notes", nil); err != nil {
 		t.Fatal(err)
 	}
 	if st.Text != "the notes" || !s.Stale.Shown {

@@ -64,16 +64,3 @@ func (d *Definition) checkPasses(ps *problems, pos *positions) {
 		}
 	}
 }
-
-// templateReason is a prompt template's error as a problem says it: "line 1: …"
-// (see checkPrompts).
-func templateReason(err error) string {
-	reason := err.Error()
-	if m := templateError.FindStringSubmatch(reason); m != nil {
-		reason = "line " + m[1] + ": " + m[3]
-		if m[2] != "" {
-			reason = "line " + m[1] + ": " + m[2] + ": " + m[3]
-		}
-	}
-	return reason
-}

@@ -47,24 +47,15 @@ const (
 	DefaultChangeRule  = RuleStarter
 )
 
-// Permissions says who may do what in a workflow's runs, as written in YAML:
-//
-//	permissions:
-//	  approve: anyone    # approve, keep all, edit an auto artifact (default: approvers: or anyone)
-//	  keep: anyone       # optional; must equal approve
-//	  restart: starter   # default starter
-//	  edit: starter      # default starter
-//	  cancel: starter    # default starter
-//
-// Each is RuleAnyone, RuleStarter or RuleApprovers; "" takes the default.
-// Definition.Approvers is a shorthand for Approve.
-type Permissions struct {
-	Approve string `yaml:"approve,omitempty"`
-	Keep    string `yaml:"keep,omitempty"`
-	Restart string `yaml:"restart,omitempty"`
-	Edit    string `yaml:"edit,omitempty"`
-	Cancel  string `yaml:"cancel,omitempty"`
-}
+// The values of Definition.Approvers, a shorthand for Permissions.Approve (any rule
+// of Permissions is accepted).
+const (
+	// ApproversAnyone lets anyone in the thread approve (the default).
+	ApproversAnyone = RuleAnyone
+	// ApproversStarter lets only the person who started the workflow approve (or
+	// APPROVER_USER_IDS, when the deployment sets it).
+	ApproversStarter = RuleStarter
+)
 
 // Rule returns the rule of p in d, defaults applied.
 func (d *Definition) Rule(p Permission) string {

@@ -14,6 +14,17 @@ import (
 // and the artifact is approved. Running the items (concurrency, agents, checkpoints)
 // is the caller's.
 
+// Pipeline keeps the pipeline of the runs of one machine's definition: the auto
+// artifacts it writes, their items, and the run under way (State.Pipeline) with its
+// Stop and Continue. Its transitions refuse as the machine's do (*Refusal), and ask
+// the machine who may (Machine.May). Machine.Pipeline returns it.
+type Pipeline struct {
+	m Machine
+}
+
+// Pipeline returns the pipeline of m's runs.
+func (m Machine) Pipeline() Pipeline { return Pipeline{m: m} }
+
 // MaxInterruptions is how many times an item may be cut short by the end of its turn
 // (rather than fail) before it fails: a model call that never returns must not run
 // again forever.
@@ -22,8 +33,8 @@ const MaxInterruptions = 2
 // ItemsOf returns the items auto artifact id of s is written as: one per item of its
 // foreach artifact's current text, or one for the whole artifact. Errors: a Refusal
 // NoItems or TooManyItems (Source: the foreach artifact).
-func (m Machine) ItemsOf(s *State, id string) ([]ItemState, error) {
-	a, _, err := m.Artifact(s, id)
+func (p Pipeline) ItemsOf(s *State, id string) ([]ItemState, error) {
+	a, _, err := p.m.Artifact(s, id)
 	if err != nil {
 		return nil, err
 	}
@@ -47,21 +58,27 @@ func (m Machine) ItemsOf(s *State, id string) ([]ItemState, error) {
 // Started records that the pipeline writes auto artifact id, as items, from now:
 // running, its run's progress message listing it. A run is begun when none is under
 // way (its ID from now). Errors: NotCurrent unless it is pending.
-func (m Machine) Started(s *State, id string, items []ItemState) error {
-	_, st, err := m.in(s, id, StatusPending)
+func (p Pipeline) Started(s *State, id string, items []ItemState) error {
+	_, st, err := p.m.in(s, id, StatusPending)
 	if err != nil {
 		return err
 	}
-	touch(st)
+	st.touch()
 	st.Status, st.Items, st.Batched = StatusRunning, slices.Clone(items), false
+	p.enlist(s, id)
+	return nil
+}
+
+// enlist lists artifact id in the run under way, for its progress message, beginning
+// a run (its ID from now) when none is under way.
+func (p Pipeline) enlist(s *State, id string) {
 	if s.Pipeline == nil {
-		now := m.now()
+		now := p.m.now()
 		s.Pipeline = &PipelineState{ID: strconv.FormatInt(now.UnixNano(), 36), StartedAt: now}
 	}
 	if !slices.Contains(s.Pipeline.Artifacts, id) {
 		s.Pipeline.Artifacts = append(s.Pipeline.Artifacts, id)
 	}
-	return nil
 }
 
 // ItemEnd is how one try of an item, or the item, ended (RecordItem).
@@ -86,7 +103,7 @@ type ItemEnd struct {
 // RecordItem records how item index of running artifact id ended. It does nothing
 // for an artifact that no longer runs (a restart sent it back) or an item it no
 // longer has.
-func (m Machine) RecordItem(s *State, id string, index int, e ItemEnd) {
+func (p Pipeline) RecordItem(s *State, id string, index int, e ItemEnd) {
 	st := s.Artifacts[id]
 	if st == nil || st.Status != StatusRunning || index >= len(st.Items) {
 		return
@@ -113,7 +130,7 @@ func (m Machine) RecordItem(s *State, id string, index int, e ItemEnd) {
 // revision of it written before the artifact completes (an automatic fix of a
 // placeholder left in it); a note in text replaces the item's note. It does nothing
 // for an item that is not done, or an artifact that no longer runs.
-func (m Machine) FixedItem(s *State, id string, index int, text string) {
+func (p Pipeline) FixedItem(s *State, id string, index int, text string) {
 	st := s.Artifacts[id]
 	if st == nil || st.Status != StatusRunning || index >= len(st.Items) || st.Items[index].Status != ItemDone {
 		return
@@ -125,10 +142,19 @@ func (m Machine) FixedItem(s *State, id string, index int, text string) {
 	}
 }
 
+// BatchEnded records that the batch write of running artifact id ended (its items'
+// results are RecordItem's): its items still pending are written one by one from now.
+// It does nothing for an artifact that no longer runs.
+func (p Pipeline) BatchEnded(s *State, id string) {
+	if st := s.Artifacts[id]; st != nil && st.Status == StatusRunning {
+		st.Batched = true
+	}
+}
+
 // Finished returns the first running artifact, in order, whose items have all ended,
 // or "".
-func (m Machine) Finished(s *State) string {
-	for _, id := range m.Def.Order() {
+func (p Pipeline) Finished(s *State) string {
+	for _, id := range p.m.Def.Order() {
 		if st := s.Artifacts[id]; st != nil && st.Status == StatusRunning && PendingItems(st.Items) == 0 {
 			return id
 		}
@@ -140,23 +166,23 @@ func (m Machine) Finished(s *State) string {
 // results joined in order as its text, evaluated as eval (nil without criteria, or
 // when the evaluation failed). Errors: NotCurrent unless it runs with every item
 // ended.
-func (m Machine) Completed(s *State, id string, eval []CriterionResult) (Revision, error) {
-	a, st, err := m.in(s, id, StatusRunning)
+func (p Pipeline) Completed(s *State, id string, eval []CriterionResult) (Revision, error) {
+	a, st, err := p.m.in(s, id, StatusRunning)
 	if err != nil {
 		return Revision{}, err
 	}
 	if PendingItems(st.Items) > 0 {
 		return Revision{}, &Refusal{Reason: NotCurrent, Artifact: id}
 	}
-	touch(st)
+	st.touch()
 	st.Status, st.Text, st.Eval, st.StaleBecause, st.PriorEval = StatusApproved, JoinItems(a, st.Items), slices.Clone(eval), "", nil
 	st.Note = itemNotes(a, st.Items)
-	m.showStale(s) // a retry of its failed items made what was written from it stale
+	p.m.Staleness().show(s) // a retry of its failed items made what was written from it stale
 	why := "written by the pipeline"
 	if failed := FailedItems(st.Items); len(failed) > 0 {
 		why += " (" + strconv.Itoa(len(failed)) + " of " + strconv.Itoa(len(st.Items)) + " items failed)"
 	}
-	return m.revise(s, id, "", why), nil
+	return p.m.revise(s, id, "", why), nil
 }
 
 // itemNotes are the notes of items, one a line; a foreach artifact's each after its
@@ -178,35 +204,29 @@ func itemNotes(a *Artifact, items []ItemState) string {
 // RetryFailed runs the failed items of auto artifact id again, by by (its card's
 // Retry, restart's rule): the artifact, approved with failed items, runs again with
 // those items pending and its done items kept; what was written from it goes stale
-// (MarkStale), listed once it is approved again. Errors: a Refusal — NotAllowed;
+// (Staleness.Mark), listed once it is approved again. Errors: a Refusal — NotAllowed;
 // NotCurrent unless it is approved with failed items.
-func (m Machine) RetryFailed(s *State, id, by string) (Revision, error) {
-	if err := m.May(s, PermRestart, by); err != nil {
+func (p Pipeline) RetryFailed(s *State, id, by string) (Revision, error) {
+	if err := p.m.May(s, PermRestart, by); err != nil {
 		return Revision{}, err
 	}
-	a, st, err := m.in(s, id, StatusApproved)
+	a, st, err := p.m.in(s, id, StatusApproved)
 	if err != nil {
 		return Revision{}, err
 	}
 	if a.Mode != ModeAuto || len(FailedItems(st.Items)) == 0 {
 		return Revision{}, &Refusal{Reason: NotCurrent, Artifact: id}
 	}
-	touch(st)
+	st.touch()
 	st.Status, st.Items = StatusRunning, slices.Clone(st.Items)
 	for i, it := range st.Items {
 		if it.Status == ItemFailed {
 			st.Items[i] = ItemState{Title: it.Title, Brief: it.Brief, Status: ItemPending}
 		}
 	}
-	m.MarkStale(s, id)
-	if s.Pipeline == nil {
-		now := m.now()
-		s.Pipeline = &PipelineState{ID: strconv.FormatInt(now.UnixNano(), 36), StartedAt: now}
-	}
-	if !slices.Contains(s.Pipeline.Artifacts, id) {
-		s.Pipeline.Artifacts = append(s.Pipeline.Artifacts, id)
-	}
-	return m.revise(s, id, by, "failed items retried"), nil
+	p.m.Staleness().Mark(s, id)
+	p.enlist(s, id)
+	return p.m.revise(s, id, by, "failed items retried"), nil
 }
 
 // AnyRunning reports whether any artifact of s is being written by the pipeline.
@@ -219,26 +239,26 @@ func AnyRunning(s *State) bool {
 	return false
 }
 
-// EndPipeline forgets the run's pipeline (its progress message was closed).
-func (m Machine) EndPipeline(s *State) { s.Pipeline = nil }
+// End forgets the run under way (its progress message was closed).
+func (p Pipeline) End(s *State) { s.Pipeline = nil }
 
 // Stop stops the pipeline run id, by by: its unfinished items wait for Continue.
 // Errors: NotCurrent when it is not the run under way; stopping a stopped run does
 // nothing.
-func (m Machine) Stop(s *State, id, by string) error {
-	p := s.Pipeline
+func (p Pipeline) Stop(s *State, id, by string) error {
+	run := s.Pipeline
 	switch {
-	case p == nil || p.ID != id:
+	case run == nil || run.ID != id:
 		return &Refusal{Reason: NotCurrent}
-	case p.Stopped():
+	case run.Stopped():
 		return nil
 	}
-	p.StoppedBy = by
+	run.StoppedBy = by
 	return nil
 }
 
 // Halt stops the pipeline itself, for reason (its turns kept failing).
-func (m Machine) Halt(s *State, reason string) {
+func (p Pipeline) Halt(s *State, reason string) {
 	if s.Pipeline != nil {
 		s.Pipeline.Halted = reason
 	}
@@ -246,26 +266,26 @@ func (m Machine) Halt(s *State, reason string) {
 
 // Continue resumes the stopped pipeline run id. Errors: NotCurrent unless it is the
 // stopped run.
-func (m Machine) Continue(s *State, id string) error {
-	p := s.Pipeline
-	if p == nil || p.ID != id || !p.Stopped() {
+func (p Pipeline) Continue(s *State, id string) error {
+	run := s.Pipeline
+	if run == nil || run.ID != id || !run.Stopped() {
 		return &Refusal{Reason: NotCurrent}
 	}
-	p.StoppedBy, p.Halted = "", ""
+	run.StoppedBy, run.Halted = "", ""
 	return nil
 }
 
 // Resume clears a stop or a halt of the run under way: a person's action started
 // more of it.
-func (m Machine) Resume(s *State) {
-	if p := s.Pipeline; p != nil {
-		p.StoppedBy, p.Halted = "", ""
+func (p Pipeline) Resume(s *State) {
+	if run := s.Pipeline; run != nil {
+		run.StoppedBy, run.Halted = "", ""
 	}
 }
 
 // NextPart numbers the next part of the run under way (a KindPipeline input: only the
 // newest part acts) and returns the run.
-func (m Machine) NextPart(s *State) *PipelineState {
+func (p Pipeline) NextPart(s *State) *PipelineState {
 	s.Pipeline.Part++
 	return s.Pipeline
 }

@@ -160,11 +160,6 @@ func parseReport(d *Definition, text string) (*template.Template, error) {
 	return template.New("report").Option("missingkey=error").Funcs(reportFuncs(d, &ReportData{})).Parse(text)
 }
 
-// templateError matches text/template's errors in a report or prompt template:
-// "template: report:LINE: reason" when parsing, "template: report:LINE:COL:
-// executing "report" at <…>: reason" when executing.
-var templateError = regexp.MustCompile(`^template: (?:report|prompt):(\d+)(?::\d+)?: (?:executing "[^"]*" (at <.*?>): (?:error calling \w+: )?)?(.*)$`)
-
 // compileReport parses the report template and executes it on sample data, with
 // every artifact written and approved and again as a draft with none, so that
 // unknown artifact ids and fields fail validation rather than the final render.

@@ -176,19 +176,19 @@ func TestBatchEndedAndRestart(t *testing.T) {
 		"plan":     {Status: workflow.StatusApproved, Text: "## A\na\n\n## B\nb\n"},
 		"research": {Status: workflow.StatusPending},
 	}}
-	items, err := m.ItemsOf(s, "research")
+	items, err := m.Pipeline().ItemsOf(s, "research")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Started(s, "research", items); err != nil {
+	if err := m.Pipeline().Started(s, "research", items); err != nil {
 		t.Fatal(err)
 	}
-	m.BatchEnded(s, "research")
+	m.Pipeline().BatchEnded(s, "research")
 	if !s.Artifacts["research"].Batched || !s.Clone().Artifacts["research"].Batched {
 		t.Fatal("BatchEnded not recorded (or not cloned)")
 	}
 	s.Artifacts["research"].Status = workflow.StatusPending
-	if err := m.Started(s, "research", items); err != nil {
+	if err := m.Pipeline().Started(s, "research", items); err != nil {
 		t.Fatal(err)
 	}
 	if s.Artifacts["research"].Batched {

@@ -93,6 +93,21 @@ func (s *State) Clone() *State {
 	return &c
 }
 
+// artifact returns artifact id of s with its definition in d, checking that d has
+// it and, when statuses are given, that it is in one of them. Errors: a Refusal,
+// UnknownArtifact or NotCurrent.
+func (s *State) artifact(d *Definition, id string, statuses ...ArtifactStatus) (*Artifact, *ArtifactState, error) {
+	a, ok := d.Artifact(id)
+	st := s.Artifacts[id]
+	if !ok || st == nil {
+		return nil, nil, &Refusal{Reason: UnknownArtifact, Artifact: id}
+	}
+	if len(statuses) > 0 && !slices.Contains(statuses, st.Status) {
+		return nil, nil, &Refusal{Reason: NotCurrent, Artifact: id}
+	}
+	return a, st, nil
+}
+
 // ArtifactState is one artifact of a run.
 type ArtifactState struct {
 	Status ArtifactStatus `json:"status"`
@@ -132,9 +147,12 @@ type ArtifactState struct {
 	// each of its items.
 	Instructions string `json:"instructions,omitempty"`
 	// Batched is true once the batch write of a research_strategy: batch artifact
-	// ended (Machine.BatchEnded): its items still pending are written one by one.
+	// ended (Pipeline.BatchEnded): its items still pending are written one by one.
 	Batched bool `json:"batched,omitempty"`
 }
+
+// touch marks a change of a: buttons drawn before it are out of date.
+func (a *ArtifactState) touch() { a.Rev++ }
 
 // UnmarshalJSON reads an artifact's state from a checkpoint. A checkpoint written
 // before notes were kept apart may have a note in Text: it is moved to Note.

@@ -148,7 +148,7 @@ func (t *wfTurn) renderStale(ctx context.Context) error {
 	} else {
 		t.update(ctx, l.TS, card)
 	}
-	t.m.ForgetStaleList(t.ws())
+	t.m.Staleness().ForgetList(t.ws())
 	return nil
 }
 

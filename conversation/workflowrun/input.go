@@ -114,7 +114,7 @@ func (t *wfTurn) action(ctx context.Context, a conversation.ActionInput) error {
 		if t.m.Running(t.ws()) != nil {
 			return nil
 		}
-		if err := t.m.Stop(t.ws(), strings.TrimPrefix(act.Arg, conversation.RunStopPrefix), t.user); err != nil {
+		if err := t.m.Pipeline().Stop(t.ws(), strings.TrimPrefix(act.Arg, conversation.RunStopPrefix), t.user); err != nil {
 			return err
 		}
 		t.showProgress(ctx, true)
@@ -123,7 +123,7 @@ func (t *wfTurn) action(ctx context.Context, a conversation.ActionInput) error {
 		if err := t.m.Running(t.ws()); err != nil {
 			return &workflow.Refusal{Reason: workflow.NotCurrent}
 		}
-		if err := t.m.Continue(t.ws(), act.Arg); err != nil {
+		if err := t.m.Pipeline().Continue(t.ws(), act.Arg); err != nil {
 			return err
 		}
 		t.showProgress(ctx, true)

@@ -81,9 +81,9 @@ type itemResult struct {
 func (t *wfTurn) startAuto(ctx context.Context, ids []string) {
 	started := false
 	for _, id := range ids {
-		items, err := t.m.ItemsOf(t.ws(), id)
+		items, err := t.m.Pipeline().ItemsOf(t.ws(), id)
 		if err == nil {
-			err = t.m.Started(t.ws(), id, items)
+			err = t.m.Pipeline().Started(t.ws(), id, items)
 		}
 		var r *workflow.Refusal
 		switch {
@@ -101,14 +101,14 @@ func (t *wfTurn) startAuto(ctx context.Context, ids []string) {
 	if !started || t.pipeline {
 		return // a pipeline turn runs them itself
 	}
-	t.m.Resume(t.ws())
+	t.m.Pipeline().Resume(t.ws())
 	t.events = append(t.events, cardEvent{kind: evProgress})
 	t.continuePipeline()
 }
 
 // continuePipeline enqueues the next KindPipeline input with the turn's save.
 func (t *wfTurn) continuePipeline() {
-	p := t.m.NextPart(t.ws())
+	p := t.m.Pipeline().NextPart(t.ws())
 	t.enqueue = append(t.enqueue, conversation.Input{
 		ID:   partID(t.key, p),
 		Kind: conversation.KindPipeline, Key: t.key, CreatedAt: t.s.cfg.Now().UTC(),
@@ -135,7 +135,7 @@ func (t *wfTurn) runPipeline(ctx context.Context) error {
 	}
 	if t.r.In.Attempts > t.s.cfg.MaxAttempts {
 		// Its turns keep failing (or the bot keeps dying in them): stop retrying.
-		t.m.Halt(ws, render.Tr(t.lang, "pipeline.attempts", t.s.cfg.MaxAttempts))
+		t.m.Pipeline().Halt(ws, render.Tr(t.lang, "pipeline.attempts", t.s.cfg.MaxAttempts))
 		t.log.Error("pipeline halted after repeated failures", "attempts", t.r.In.Attempts)
 		t.showProgress(ctx, true)
 		return nil
@@ -447,7 +447,7 @@ func (w worker) failureReason(err error) string {
 	return history.Clip(strings.Join(strings.Fields(w.redact(s)), " "), maxReason)
 }
 
-// record stores a worker's result in the state (workflow.Machine.RecordItem): a step
+// record stores a worker's result in the state (workflow.Pipeline.RecordItem): a step
 // (a failed try, a recovery) or the item's end. A cut item counts as an interruption
 // when the turn ran out of time (interrupted true).
 func (t *wfTurn) record(r itemResult, interrupted bool) {
@@ -455,7 +455,7 @@ func (t *wfTurn) record(r itemResult, interrupted bool) {
 		t.recordBatch(r, interrupted)
 		return
 	}
-	t.m.RecordItem(t.ws(), r.job.artifact, r.job.index, workflow.ItemEnd{
+	t.m.Pipeline().RecordItem(t.ws(), r.job.artifact, r.job.index, workflow.ItemEnd{
 		Step: r.step, Cut: r.cut, Interrupted: interrupted, Text: r.text, Reason: r.reason,
 		Attempts: r.attempts, Failures: r.failures, Recovery: r.recovery,
 		TimeoutReason: render.Tr(t.lang, "item.timeout"),
@@ -468,7 +468,7 @@ func (t *wfTurn) record(r itemResult, interrupted bool) {
 // it start; what people review comes after the run, in its last part.
 func (t *wfTurn) completeArtifacts(ctx context.Context) error {
 	for {
-		done := t.m.Finished(t.ws()) // an item in flight is pending
+		done := t.m.Pipeline().Finished(t.ws()) // an item in flight is pending
 		if done == "" {
 			return nil
 		}
@@ -507,7 +507,7 @@ func (t *wfTurn) complete(ctx context.Context, id string) error {
 	}
 	// Judged (and perhaps revised) to the end: approved now even if ctx has just
 	// ended, so that the next part does not judge the revised text again.
-	rev, err := t.m.Completed(t.ws(), id, judged.eval)
+	rev, err := t.m.Pipeline().Completed(t.ws(), id, judged.eval)
 	if err != nil {
 		return err
 	}
@@ -537,7 +537,7 @@ func (t *wfTurn) pausePipeline(ctx context.Context) error {
 		return nil
 	}
 	if by, ok := conversation.StoppedBy(ctx); ok {
-		_ = t.m.Stop(ws, ws.Pipeline.ID, by.By)
+		_ = t.m.Pipeline().Stop(ws, ws.Pipeline.ID, by.By)
 		t.showProgress(context.WithoutCancel(ctx), true)
 		return nil
 	}
@@ -571,7 +571,7 @@ func (t *wfTurn) endPipeline(ctx context.Context, note string) {
 	}
 	ctx = context.WithoutCancel(ctx)
 	t.update(ctx, ws.Pipeline.ProgressTS, render.NoteCard(note))
-	t.m.EndPipeline(ws)
+	t.m.Pipeline().End(ws)
 }
 
 // showProgress posts or updates the pipeline's progress message: the phase (the

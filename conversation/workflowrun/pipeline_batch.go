@@ -103,12 +103,12 @@ func (w worker) editItem(ctx context.Context, job itemJob, it conversation.Item,
 // run again forever.
 func (t *wfTurn) recordBatch(r itemResult, interrupted bool) {
 	for i, text := range r.batch {
-		t.m.RecordItem(t.ws(), r.job.artifact, i, workflow.ItemEnd{Text: text, Attempts: 1})
+		t.m.Pipeline().RecordItem(t.ws(), r.job.artifact, i, workflow.ItemEnd{Text: text, Attempts: 1})
 	}
 	if r.step {
 		return
 	}
 	if !r.cut || interrupted {
-		t.m.BatchEnded(t.ws(), r.job.artifact)
+		t.m.Pipeline().BatchEnded(t.ws(), r.job.artifact)
 	}
 }

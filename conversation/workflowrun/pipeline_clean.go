@@ -37,6 +37,6 @@ func (t *wfTurn) fixPlaceholders(ctx context.Context, a *workflow.Artifact) {
 			t.log.Warn("placeholder fix of a pipeline item failed; it keeps its text", "artifact", a.ID, "item", i, "error", err)
 			continue
 		}
-		t.m.FixedItem(t.ws(), a.ID, i, fixed)
+		t.m.Pipeline().FixedItem(t.ws(), a.ID, i, fixed)
 	}
 }

@@ -25,12 +25,12 @@ func (t *wfTurn) retryItems(ctx context.Context, a conversation.ActionInput) err
 	}
 	t.m.Reopen(t.ws())
 	t.state.Mode = conversation.ModeWorkflow
-	rev, err := t.m.RetryFailed(t.ws(), id, t.user)
+	rev, err := t.m.Pipeline().RetryFailed(t.ws(), id, t.user)
 	if err != nil {
 		return err
 	}
 	t.keep(rev)
-	t.m.Resume(t.ws())
+	t.m.Pipeline().Resume(t.ws())
 	t.events = append(t.events, cardEvent{kind: evProgress})
 	t.continuePipeline()
 	return nil

@@ -82,7 +82,7 @@ func (t *wfTurn) judgeAuto(ctx context.Context, a *workflow.Artifact, text strin
 		return out, nil
 	}
 	for i, s := range texts {
-		t.m.FixedItem(t.ws(), a.ID, i, s)
+		t.m.Pipeline().FixedItem(t.ws(), a.ID, i, s)
 	}
 	return pipelineVerdict{eval: fixed.eval, prior: fixed.prior, why: fixed.why, note: fixed.note}, nil
 }

@@ -366,7 +366,7 @@ func (t *wfTurn) regenerate(ctx context.Context, id, guidance string) error {
 
 // regenerateAll regenerates every stale artifact, following guidance.
 func (t *wfTurn) regenerateAll(ctx context.Context, guidance string) error {
-	ids, err := t.m.Handleable(t.ws(), false)
+	ids, err := t.m.Staleness().Handleable(t.ws(), false)
 	if err != nil {
 		return err
 	}
