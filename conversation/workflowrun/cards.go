@@ -6,17 +6,8 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/conversation/workflow"
-)
-
-// Why an artifact's message was replaced by a newer one (cardEvent.why): the old one
-// is closed, its buttons gone, saying so.
-const (
-	supersededRevised     = "revised"     // a new text replaced the one under review
-	supersededChosen      = "chosen"      // an option was chosen
-	supersededRegenerated = "regenerated" // new options replaced these
-	supersededRestarted   = "restarted"   // the artifact went back to its start
-	supersededRewritten   = "rewritten"   // the pipeline wrote it again
 )
 
 // render shows what the turn changed (cards follow the state): each event in order
@@ -24,7 +15,7 @@ const (
 // message an artifact's new one replaced closed with what replaced it, and the stale
 // list, shown once the artifact whose change made it is approved again, its rows
 // updated as they are handled. ctx is the final writes' context.
-func (t *wfTurn) render(ctx context.Context) error {
+func (t poster) render(ctx context.Context) error {
 	for _, e := range t.events {
 		switch e.kind {
 		case evStarted:
@@ -68,7 +59,7 @@ func (t *wfTurn) render(ctx context.Context) error {
 // no event of the turn replaced, in line with the state: an artifact that went stale,
 // or back to pending, or that the pipeline writes again, loses its buttons and says
 // why; one still awaiting people is drawn again with buttons for its current revision.
-func (t *wfTurn) renderMoved(ctx context.Context) {
+func (t poster) renderMoved(ctx context.Context) {
 	if t.ws() == nil || t.def() == nil {
 		return
 	}
@@ -96,7 +87,7 @@ func (t *wfTurn) renderMoved(ctx context.Context) {
 
 // renderShow posts artifact e.id as it is now and closes the message that showed it
 // before.
-func (t *wfTurn) renderShow(ctx context.Context, e cardEvent) error {
+func (t poster) renderShow(ctx context.Context, e cardEvent) error {
 	a, _ := t.def().Artifact(e.id)
 	st := t.ws().Artifacts[e.id]
 	old, oldTS := t.shown[e.id], st.MessageTS
@@ -125,7 +116,7 @@ func (t *wfTurn) renderShow(ctx context.Context, e cardEvent) error {
 
 // renderStale posts the stale list once it is shown, or updates it; a list whose rows
 // are all handled is closed and forgotten.
-func (t *wfTurn) renderStale(ctx context.Context) error {
+func (t poster) renderStale(ctx context.Context) error {
 	if t.ws() == nil {
 		return nil
 	}
@@ -154,7 +145,7 @@ func (t *wfTurn) renderStale(ctx context.Context) error {
 
 // postCard posts c in the thread and stores its ts in ts, when given. A post that
 // Slack refused is logged and shows nothing; a lost lease ends the turn.
-func (t *wfTurn) postCard(ctx context.Context, c conversation.Card, ts *string) error {
+func (t poster) postCard(ctx context.Context, c conversation.Card, ts *string) error {
 	posted, err := t.r.Out.PostCard(ctx, c)
 	if errors.Is(err, conversation.ErrLeaseLost) {
 		return err
@@ -170,7 +161,7 @@ func (t *wfTurn) postCard(ctx context.Context, c conversation.Card, ts *string) 
 
 // startedInChannel reports whether the turn runs a start typed in a channel, whose
 // turn began in the thread the channel command opened with a header message.
-func (t *wfTurn) startedInChannel() bool {
+func (t poster) startedInChannel() bool {
 	cmd := t.r.In.Command
 	if t.r.In.Kind != conversation.KindCommand || cmd == nil || cmd.Origin != t.key.ChannelID || cmd.Source == conversation.SourceShortcut {
 		return false
@@ -180,18 +171,76 @@ func (t *wfTurn) startedInChannel() bool {
 }
 
 // post posts c in the thread now and returns its ts ("" when posting failed; logged).
-func (t *wfTurn) post(ctx context.Context, c conversation.Card) string {
+func (t poster) post(ctx context.Context, c conversation.Card) string {
 	var ts string
 	_ = t.postCard(ctx, c, &ts)
 	return ts
 }
 
 // update replaces the message ts with c, when there is one; a failure is logged.
-func (t *wfTurn) update(ctx context.Context, ts string, c conversation.Card) {
+func (t poster) update(ctx context.Context, ts string, c conversation.Card) {
 	if ts == "" || t.r.Out.Lost() {
 		return
 	}
 	if err := t.s.cfg.Messenger.UpdateCard(ctx, t.key, ts, c); err != nil {
 		t.log.Warn("card not updated", "ts", ts, "error", err)
 	}
+}
+
+// renderInputs shows an evInputs event: the message that asked for inputs is closed,
+// saying who gave them (by, "" when nobody did), and when inputs are still missing
+// and no message asks for them, one is posted (State.InputsTS).
+func (t poster) renderInputs(ctx context.Context, by string) {
+	ws := t.ws()
+	if ws == nil || t.def() == nil {
+		return
+	}
+	if by != "" && ws.InputsTS != "" {
+		text := "✓ " + render.Tr(t.lang, "inputs.given", by)
+		t.update(ctx, ws.InputsTS, render.NoteCard(text))
+		ws.InputsTS = ""
+	}
+	missing := t.def().MissingInputs(ws.Inputs)
+	if len(missing) == 0 || ws.InputsTS != "" {
+		return
+	}
+	card := t.cards().AskInputs(missing)
+	if ws.InputsTS = t.post(ctx, card); ws.InputsTS == "" && !t.r.Out.Lost() {
+		t.reply = card.Text // the card was refused: the question alone, as the turn's reply
+	}
+}
+
+// showProgress posts or updates the pipeline's progress message: the phase (the
+// artifacts running), items done / total, failures, elapsed time, and Stop (Continue
+// once stopped). Updates come at most once per turns.StatusInterval unless force is set.
+func (t poster) showProgress(ctx context.Context, force bool) {
+	p := t.ws().Pipeline
+	now := t.s.cfg.Now()
+	if !force && p.ProgressTS != "" && now.Sub(t.progressAt) < turns.StatusInterval {
+		return
+	}
+	t.progressAt = now
+	c := t.cards().Progress(t.ws(), now)
+	if p.ProgressTS == "" {
+		p.ProgressTS = t.post(ctx, c)
+		return
+	}
+	t.update(ctx, p.ProgressTS, c)
+}
+
+// closeMeaning replaces the card of askMeaning at ts with what was chosen (choice,
+// its button's label) and by whom.
+func (t poster) closeMeaning(ctx context.Context, ts, choice string) {
+	note := render.Tr(t.lang, "reply_read", t.user, choice)
+	t.update(ctx, ts, render.NoteCard(note))
+}
+
+// closeRetried takes the Retry button off the failure message clicked, saying who
+// retried: the step runs again below it.
+func (t poster) closeRetried(ctx context.Context, a conversation.ActionInput) {
+	if a.MessageTS == "" {
+		return
+	}
+	note := "↻ " + render.Tr(t.lang, "retried_by", a.UserID)
+	t.update(ctx, a.MessageTS, render.NoteCard(note))
 }

@@ -67,86 +67,123 @@ func (s *Handler) channelCommandFailed(lang string, err error) string {
 
 // runChannelCommand runs ChannelCommand's command.
 func (s *Handler) runChannelCommand(ctx context.Context, r *turns.Run, lang string) error {
-	in, cmd := r.In, r.In.Command
-	tell := func(text string) {
-		if err := s.cfg.Messenger.PostEphemeral(ctx, in.Key, cmd.UserID, text); err != nil {
-			r.Log.Warn("ephemeral not posted", "error", err)
-		}
-	}
-	// The forward is the command itself, which the flood limits admitted: it is not
-	// counted again (the command is still pending while it runs).
-	forward := func(key conversation.Key) error {
-		// Origin tells the thread's turn where the command was typed: status answers
-		// there, only to the user.
-		fc := *cmd
-		fc.Origin = in.Key.ChannelID
-		fwd := conversation.Input{ID: in.ID + ">" + key.ThreadTS, EventID: in.EventID, Key: key, Kind: conversation.KindCommand, Command: &fc}
-		if _, err := r.Forward(ctx, fwd); err != nil {
-			return fmt.Errorf("forward command to %s: %w", key, err)
-		}
-		return nil
-	}
-	c, known := parseCommand(cmd.Line)
+	cr := channelRun{s: s, r: r, lang: lang}
+	c, known := parseCommand(r.In.Command.Line)
 	switch {
 	case !known:
-		tell(render.Tr(lang, "unknown_command", c.name) + "\n" + render.CommandUsage(lang))
+		cr.tell(ctx, render.Tr(lang, "unknown_command", c.name)+"\n"+render.CommandUsage(lang))
 		return nil
 	case c.name == conversation.CmdHelp:
-		tell(render.CommandUsage(lang))
+		cr.tell(ctx, render.CommandUsage(lang))
 		return nil
 	case c.name == conversation.CmdList:
-		t := &wfTurn{s: s, r: r, lang: lang}
-		if err := t.command(ctx, c, ""); err != nil {
-			return err
-		}
-		refs, err := s.userWorkflows(ctx, r, in.Key, cmd.UserID)
-		if err != nil {
-			return err
-		}
-		if len(refs) > 0 {
-			t.reply += "\n\n" + render.Tr(lang, "yours_here")
-			for _, ref := range refs {
-				t.reply += "\n• " + s.threadLink(ctx, ref.Key, "`"+ref.Name+"`")
-			}
-		}
-		tell(t.reply)
-		return nil
+		return cr.list(ctx, c)
 	case c.name == conversation.CmdStart:
-		def, ok := s.cfg.Workflows.Get(c.arg)
-		if !ok {
-			tell(render.Tr(lang, "unknown_workflow", c.arg, joinCode(s.cfg.Workflows.Names())))
-			return nil
+		return cr.start(ctx, c)
+	}
+	return cr.toRun(ctx, c)
+}
+
+// channelRun is a /threadwright command typed in a channel, being run: r's input,
+// answered in lang.
+type channelRun struct {
+	s    *Handler
+	r    *turns.Run
+	lang string
+}
+
+// tell answers the command's author with text only they see.
+func (c channelRun) tell(ctx context.Context, text string) {
+	in := c.r.In
+	if err := c.s.cfg.Messenger.PostEphemeral(ctx, in.Key, in.Command.UserID, text); err != nil {
+		c.r.Log.Warn("ephemeral not posted", "error", err)
+	}
+}
+
+// forward hands the command to the thread key it is for. The forward is the command
+// itself, which the flood limits admitted: it is not counted again (the command is
+// still pending while it runs).
+func (c channelRun) forward(ctx context.Context, key conversation.Key) error {
+	in := c.r.In
+	// Origin tells the thread's turn where the command was typed: status answers
+	// there, only to the user.
+	fc := *in.Command
+	fc.Origin = in.Key.ChannelID
+	fwd := conversation.Input{ID: in.ID + ">" + key.ThreadTS, EventID: in.EventID, Key: key, Kind: conversation.KindCommand, Command: &fc}
+	if _, err := c.r.Forward(ctx, fwd); err != nil {
+		return fmt.Errorf("forward command to %s: %w", key, err)
+	}
+	return nil
+}
+
+// list answers list: the workflows there are, and the author's running here, with
+// links to their threads.
+func (c channelRun) list(ctx context.Context, cmd command) error {
+	in := c.r.In
+	t := &wfTurn{s: c.s, r: c.r, lang: c.lang}
+	if err := (decoder{t}).command(ctx, cmd, ""); err != nil {
+		return err
+	}
+	refs, err := c.s.userWorkflows(ctx, c.r, in.Key, in.Command.UserID)
+	if err != nil {
+		return err
+	}
+	if len(refs) > 0 {
+		t.reply += "\n\n" + render.Tr(c.lang, "yours_here")
+		for _, ref := range refs {
+			t.reply += "\n• " + c.s.threadLink(ctx, ref.Key, "`"+ref.Name+"`")
 		}
-		root, err := r.Out.PostCard(ctx, render.RunHeader(def, cmd.UserID))
-		if err != nil {
-			return fmt.Errorf("post the workflow's first message: %w", err)
-		}
-		key := conversation.Key{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: root}
-		if err := forward(key); err != nil {
-			return err
-		}
-		// After the forward: a submission of the modal runs after the start.
-		s.openStartModal(ctx, r, def, c.rest, key, lang) // modal.go
+	}
+	c.tell(ctx, t.reply)
+	return nil
+}
+
+// start starts a workflow in a new thread: its header message opens the thread, the
+// command goes on there, and the inputs modal opens at once when the command brought
+// a trigger_id.
+func (c channelRun) start(ctx context.Context, cmd command) error {
+	in := c.r.In
+	def, ok := c.s.cfg.Workflows.Get(cmd.arg)
+	if !ok {
+		c.tell(ctx, render.Tr(c.lang, "unknown_workflow", cmd.arg, joinCode(c.s.cfg.Workflows.Names())))
 		return nil
 	}
-	if c.thread.ThreadTS != "" {
+	root, err := c.r.Out.PostCard(ctx, render.RunHeader(def, in.Command.UserID))
+	if err != nil {
+		return fmt.Errorf("post the workflow's first message: %w", err)
+	}
+	key := conversation.Key{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: root}
+	if err := c.forward(ctx, key); err != nil {
+		return err
+	}
+	// After the forward: a submission of the modal runs after the start.
+	c.s.openStartModal(ctx, c.r, def, cmd.rest, key, c.lang) // modal.go
+	return nil
+}
+
+// toRun hands any other command to the run it is for: the thread it names, the
+// author's one run in the channel, or, with several, the one the author picks on a
+// menu.
+func (c channelRun) toRun(ctx context.Context, cmd command) error {
+	in := c.r.In
+	if cmd.thread.ThreadTS != "" {
 		// The thread's turn checks that a thread of another channel is the user's
 		// (ForeignCommand): it knows who started the thread's workflow.
-		return forward(conversation.Key{TeamID: in.Key.TeamID, ChannelID: c.thread.ChannelID, ThreadTS: c.thread.ThreadTS})
+		return c.forward(ctx, conversation.Key{TeamID: in.Key.TeamID, ChannelID: cmd.thread.ChannelID, ThreadTS: cmd.thread.ThreadTS})
 	}
-	refs, err := s.userWorkflows(ctx, r, in.Key, cmd.UserID)
+	refs, err := c.s.userWorkflows(ctx, c.r, in.Key, in.Command.UserID)
 	if err != nil {
 		return err
 	}
 	switch len(refs) {
 	case 0:
-		tell(render.Tr(lang, "none_running"))
+		c.tell(ctx, render.Tr(c.lang, "none_running"))
 		return nil
 	case 1:
-		return forward(refs[0].Key)
+		return c.forward(ctx, refs[0].Key)
 	}
-	if err := s.cfg.Messenger.PostEphemeralCard(ctx, in.Key, cmd.UserID, render.Which(lang, refs, cmd.Line)); err != nil {
-		r.Log.Warn("menu not posted", "error", err)
+	if err := c.s.cfg.Messenger.PostEphemeralCard(ctx, in.Key, in.Command.UserID, render.Which(c.lang, refs, in.Command.Line)); err != nil {
+		c.r.Log.Warn("menu not posted", "error", err)
 	}
 	return nil
 }
@@ -162,23 +199,6 @@ func (s *Handler) userWorkflows(ctx context.Context, r *turns.Run, key conversat
 		return nil, fmt.Errorf("find the user's workflows: %w", err)
 	}
 	return refs, nil
-}
-
-// threadLink returns label as a Slack link to the thread of key (chat.getPermalink,
-// when the Messenger is a Permalinker), or label alone when there is no link.
-func (s *Handler) threadLink(ctx context.Context, key conversation.Key, label string) string {
-	p, ok := s.cfg.Messenger.(conversation.Permalinker)
-	if !ok || key.ThreadTS == "" {
-		return label
-	}
-	link, err := p.Permalink(ctx, key, key.ThreadTS)
-	if err != nil {
-		if !errors.Is(err, errors.ErrUnsupported) {
-			s.log.Warn("no permalink", "thread_ts", key.ThreadTS, "error", err)
-		}
-		return label
-	}
-	return "<" + link + "|" + label + ">"
 }
 
 func joinCode(names []string) string {

@@ -1,11 +1,15 @@
 package workflowrun
 
 import (
+	"context"
+	"errors"
 	"log/slog"
+	"time"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
+	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
 // clipAll returns msgs with every text clipped to MaxPromptChars.
@@ -41,4 +45,71 @@ type Handler struct {
 // before the runtime scrubbed it, for its optional interfaces (ModalOpener).
 func New(cfg Config, log *slog.Logger, raw conversation.Messenger) *Handler {
 	return &Handler{cfg: cfg, log: log, raw: raw}
+}
+
+// threadLink returns label as a Slack link to the thread of key (chat.getPermalink,
+// when the Messenger is a Permalinker), or label alone when there is no link.
+func (s *Handler) threadLink(ctx context.Context, key conversation.Key, label string) string {
+	p, ok := s.cfg.Messenger.(conversation.Permalinker)
+	if !ok || key.ThreadTS == "" {
+		return label
+	}
+	link, err := p.Permalink(ctx, key, key.ThreadTS)
+	if err != nil {
+		if !errors.Is(err, errors.ErrUnsupported) {
+			s.log.Warn("no permalink", "thread_ts", key.ThreadTS, "error", err)
+		}
+		return label
+	}
+	return "<" + link + "|" + label + ">"
+}
+
+// profileDefined reports whether the deployment defines model profile name.
+func (s *Handler) profileDefined(name string) bool {
+	return s.cfg.ProfileDefined != nil && s.cfg.ProfileDefined(name)
+}
+
+// machine returns the machine of def under the service's approval policy.
+func (s *Handler) machine(def *workflow.Definition) workflow.Machine {
+	return workflow.Machine{Def: def, Approvers: s.cfg.Approvers, Now: s.cfg.Now}
+}
+
+// Config configures the workflows' handler. Messenger, Store, Workflows and
+// Agent are required.
+type Config struct {
+	// Messenger posts to the chat (the runtime's, which scrubs secrets).
+	Messenger conversation.Messenger
+	// Store is read for a person's runs in a channel (Store.Workflows).
+	Store conversation.Store
+	// Workflows are the artifact workflows offered; Agent writes and judges their
+	// artifacts.
+	Workflows conversation.Workflows
+	Agent     conversation.WorkflowAgent
+	// Fetcher reads the pages of fetch artifacts (nil: none); FetchAllowed says in
+	// which channels it may (nil: all).
+	Fetcher      conversation.SourceFetcher
+	FetchAllowed func(channelID string) bool
+	// ProfileDefined reports whether the deployment defines a model profile (nil:
+	// none is).
+	ProfileDefined func(name string) bool
+	// Approvers, when set, are the only people who may approve artifacts.
+	Approvers []string
+	// Format converts the model's Markdown to the chat's markup.
+	Format func(markdown string) string
+	// MaxPromptChars bounds one message's text as given to the model.
+	MaxPromptChars int
+	// PipelineConcurrency bounds the items of one pipeline written at once;
+	// TurnTimeout bounds a turn (a pipeline's part gives way at half of it);
+	// MaxAttempts is how many times a pipeline item is tried.
+	PipelineConcurrency int
+	TurnTimeout         time.Duration
+	MaxAttempts         int
+	// Metrics, when set, is told of workflow transitions and pipeline items.
+	Metrics conversation.Metrics
+	// Redact scrubs configured secrets out of failure messages and reasons;
+	// Classify says what a failure came from.
+	Redact   func(string) string
+	Classify conversation.Classifier
+	// Now returns the current time.
+	Now func() time.Time
 }

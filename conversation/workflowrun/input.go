@@ -10,8 +10,52 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
+// decode runs the turn's input as a step: a click, a command, the pipeline's next
+// part, or a person's message in the thread. It returns the person's message, to
+// be saved with the turn, and handled false for a message that is not for the
+// workflow, or a reply the "Just a question" button gave the assistant
+// (assistant.Handler.AnswerQuestion); err is the step's.
+func (t decoder) decode(ctx context.Context) (user conversation.Message, handled bool, err error) {
+	in := t.r.In
+	switch in.Kind {
+	case conversation.KindAction:
+		t.user = in.Action.UserID
+		err = t.action(ctx, *in.Action)
+		if err == nil && t.question != "" {
+			return user, false, nil
+		}
+	case conversation.KindCommand:
+		t.user = in.Command.UserID
+		c, known := parseCommand(in.Command.Line)
+		switch {
+		case in.Command.Source == conversation.SourceShortcut && in.Command.Line == "":
+			err = t.shortcut(ctx, in.Command.MessageTS)
+		case !known:
+			err = errUsage{render.Tr(t.lang, "unknown_command", c.name) + "\n" + render.CommandUsage(t.lang)}
+		default:
+			err = t.command(ctx, c, "")
+		}
+	case conversation.KindPipeline:
+		err = pipelineRun{t.wfTurn}.runPipeline(ctx)
+	case conversation.KindUserMessage:
+		m := in.Message
+		t.user = m.UserID
+		user = conversation.Message{Role: conversation.RoleUser, UserID: m.UserID, Text: m.Text, SlackTS: m.TS}
+		if IsTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
+			c, _ := parseCommand(m.Text)
+			return user, true, t.command(ctx, c, m.Text)
+		}
+		if t.def() == nil {
+			return user, false, nil
+		}
+		handled, err = t.message(ctx, m.Text)
+		return user, handled, err
+	}
+	return user, true, err
+}
+
 // command runs a parsed command in this thread.
-func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
+func (t decoder) command(ctx context.Context, c command, hint string) error {
 	switch c.name {
 	case conversation.CmdHelp:
 		t.reply = render.CommandUsage(t.lang)
@@ -53,7 +97,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 			return err
 		}
 		t.state.Mode = conversation.ModeAssistant
-		t.endPipeline(ctx, "⏹ "+render.Tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
+		pipelineRun{t.wfTurn}.endPipeline(ctx, "⏹ "+render.Tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
 		t.reply = render.Tr(t.lang, "cancelled", t.def().Title, t.user)
 		return nil
 	case conversation.CmdRestart, conversation.CmdEdit:
@@ -73,7 +117,7 @@ func (t *wfTurn) command(ctx context.Context, c command, hint string) error {
 // shortcut answers the message shortcut on one of the bot's messages: for an
 // artifact's message, a menu (only the user sees) to restart or edit it; otherwise the
 // workflow's status, or help.
-func (t *wfTurn) shortcut(ctx context.Context, messageTS string) error {
+func (t decoder) shortcut(ctx context.Context, messageTS string) error {
 	if t.def() == nil || t.m.Running(t.ws()) != nil {
 		t.ephemeral(ctx, render.CommandUsage(t.lang))
 		return nil
@@ -95,7 +139,7 @@ func (t *wfTurn) shortcut(ctx context.Context, messageTS string) error {
 }
 
 // action runs a click or a modal submission.
-func (t *wfTurn) action(ctx context.Context, a conversation.ActionInput) error {
+func (t decoder) action(ctx context.Context, a conversation.ActionInput) error {
 	act := a.Action
 	if act.Name == conversation.ActionCommand {
 		c, _ := parseCommand(act.Arg)
@@ -110,25 +154,8 @@ func (t *wfTurn) action(ctx context.Context, a conversation.ActionInput) error {
 	switch act.Name {
 	case conversation.ActionInputs: // modal.go
 		return t.submitInputs(ctx, a)
-	case conversation.ActionStop: // a pipeline's Stop, clicked between its turns
-		if t.m.Running(t.ws()) != nil {
-			return nil
-		}
-		if err := t.m.Pipeline().Stop(t.ws(), strings.TrimPrefix(act.Arg, conversation.RunStopPrefix), t.user); err != nil {
-			return err
-		}
-		t.showProgress(ctx, true)
-		return nil
-	case conversation.ActionContinue:
-		if err := t.m.Running(t.ws()); err != nil {
-			return &workflow.Refusal{Reason: workflow.NotCurrent}
-		}
-		if err := t.m.Pipeline().Continue(t.ws(), act.Arg); err != nil {
-			return err
-		}
-		t.showProgress(ctx, true)
-		t.continuePipeline()
-		return nil
+	case conversation.ActionStop, conversation.ActionContinue:
+		return t.pipelineAction(ctx, act)
 	case conversation.ActionFullText:
 		return t.fullText(ctx, act.Artifact)
 	case conversation.ActionKeepAll, conversation.ActionRegenerateAll:
@@ -143,29 +170,58 @@ func (t *wfTurn) action(ctx context.Context, a conversation.ActionInput) error {
 		t.m.Reopen(t.ws())
 		t.state.Mode = conversation.ModeWorkflow
 	}
-	id := act.Artifact
-	if err := t.m.Current(t.ws(), id, act.Rev); err != nil {
+	if err := t.m.Current(t.ws(), act.Artifact, act.Rev); err != nil {
 		return err
 	}
+	return t.artifactAction(ctx, a)
+}
+
+// pipelineAction runs a click on the pipeline's progress message: its Stop, clicked
+// between two of its turns, or Continue after a stop.
+func (t decoder) pipelineAction(ctx context.Context, act conversation.Action) error {
+	if act.Name == conversation.ActionStop {
+		if t.m.Running(t.ws()) != nil {
+			return nil
+		}
+		if err := t.m.Pipeline().Stop(t.ws(), strings.TrimPrefix(act.Arg, conversation.RunStopPrefix), t.user); err != nil {
+			return err
+		}
+		poster{t.wfTurn}.showProgress(ctx, true)
+		return nil
+	}
+	if err := t.m.Running(t.ws()); err != nil {
+		return &workflow.Refusal{Reason: workflow.NotCurrent}
+	}
+	if err := t.m.Pipeline().Continue(t.ws(), act.Arg); err != nil {
+		return err
+	}
+	poster{t.wfTurn}.showProgress(ctx, true)
+	pipelineRun{t.wfTurn}.continuePipeline()
+	return nil
+}
+
+// artifactAction runs a click on an artifact's message, current for its revision.
+func (t decoder) artifactAction(ctx context.Context, a conversation.ActionInput) error {
+	act, id := a.Action, a.Action.Artifact
 	switch act.Name {
 	case conversation.ActionPick:
-		return t.pick(ctx, id, act.Arg, "")
+		return author{t.wfTurn}.pick(ctx, id, act.Arg, "")
 	case conversation.ActionRegenerate:
 		if st := t.ws().Artifacts[id]; st.Status != workflow.StatusOptionsGenerated {
 			return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
 		}
-		return t.propose(ctx, id, supersede{why: supersededRegenerated})
+		return author{t.wfTurn}.propose(ctx, id, supersede{why: supersededRegenerated})
 	case conversation.ActionApprove:
 		if act.Arg == render.MeaningArg {
 			// The Approve of the card that asked what a reply meant: it is answered.
-			t.closeMeaning(ctx, a.MessageTS, render.Tr(t.lang, "approve"))
+			poster{t.wfTurn}.closeMeaning(ctx, a.MessageTS, render.Tr(t.lang, "approve"))
 		}
 		return t.approve(ctx, id)
 	case conversation.ActionRequestChanges:
 		if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
 			return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
 		}
-		return t.rewrite(ctx, id, a.Text, "changes requested: "+a.Text, false)
+		return author{t.wfTurn}.rewrite(ctx, id, a.Text, "changes requested: "+a.Text, false)
 	case conversation.ActionReplyChange, conversation.ActionReplyQuestion:
 		return t.replyAction(ctx, id, a)
 	case conversation.ActionKeep:
@@ -185,7 +241,7 @@ func (t *wfTurn) action(ctx context.Context, a conversation.ActionInput) error {
 // should be produced but is not (producing it failed after an action that was kept),
 // any reply tries that again. handled is false when nothing awaits a reply (the
 // assistant answers it then).
-func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err error) {
+func (t decoder) message(ctx context.Context, text string) (handled bool, err error) {
 	if t.m.Running(t.ws()) != nil {
 		return false, nil
 	}
@@ -210,9 +266,9 @@ func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err er
 		}
 		switch {
 		case sel.Regenerate:
-			return true, t.propose(ctx, id, supersede{why: supersededRegenerated})
+			return true, author{t.wfTurn}.propose(ctx, id, supersede{why: supersededRegenerated})
 		case sel.Label != "":
-			return true, t.pick(ctx, id, sel.Label, sel.Instructions)
+			return true, author{t.wfTurn}.pick(ctx, id, sel.Label, sel.Instructions)
 		}
 		t.reply = render.Tr(t.lang, "reply_unclear")
 		return true, nil
@@ -220,4 +276,59 @@ func (t *wfTurn) message(ctx context.Context, text string) (handled bool, err er
 		return t.decide(ctx, id, text) // reply.go
 	}
 	return false, nil
+}
+
+// runRetry runs again the step of State.Retry, as the person who clicked Retry, through
+// the same code as its first run; a button of an older failure is out of date.
+func (t decoder) runRetry(ctx context.Context, a conversation.ActionInput) error {
+	if a.Action.Artifact != "" {
+		return pipelineRun{t.wfTurn}.retryItems(ctx, a) // a pipeline artifact's failed items (pipeline_retry.go)
+	}
+	orig := t.retry
+	if orig == nil || orig.ID != a.Action.Arg {
+		t.ephemeral(ctx, render.Tr(t.lang, "retry.gone"))
+		return errTold{&workflow.Refusal{Reason: workflow.NotCurrent}}
+	}
+	t.rerun = orig
+	poster{t.wfTurn}.closeRetried(ctx, a)
+	switch {
+	case orig.Kind == conversation.KindAction && orig.Action != nil && orig.Action.Action.Name == actionAdvance:
+		return t.advance(ctx) // the step after a kept action (then)
+	case orig.Kind == conversation.KindAction && orig.Action != nil && orig.Action.Action.Name == actionTyped && orig.Message != nil:
+		// A typed command, decision or choice: read again as the turn first did.
+		m := orig.Message
+		if IsTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
+			c, _ := parseCommand(m.Text)
+			return t.command(ctx, c, m.Text)
+		}
+		handled, err := t.message(ctx, m.Text)
+		if err == nil && !handled {
+			return &workflow.Refusal{Reason: workflow.NotCurrent} // nothing awaits it now
+		}
+		return err
+	case orig.Kind == conversation.KindAction && orig.Action != nil:
+		again := *orig.Action
+		again.UserID = a.UserID
+		return t.action(ctx, again)
+	case orig.Kind == conversation.KindCommand && orig.Command != nil:
+		c, _ := parseCommand(orig.Command.Line)
+		return t.command(ctx, c, "")
+	}
+	return &workflow.Refusal{Reason: workflow.NotCurrent}
+}
+
+// fullText posts artifact id's current text (a foreach artifact's items joined) to the
+// person who clicked, split over messages when it is long.
+func (t decoder) fullText(ctx context.Context, id string) error {
+	a, ok := t.def().Artifact(id)
+	st := t.ws().Artifacts[id]
+	if !ok || st == nil {
+		return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
+	}
+	text := st.Text
+	if strings.TrimSpace(text) == "" && len(st.Items) > 0 {
+		text = workflow.JoinItems(a, st.Items)
+	}
+	t.ephemeral(ctx, "*"+a.Title+"*\n\n"+t.s.cfg.Format(workflow.StripNotes(text)))
+	return nil
 }

@@ -17,33 +17,10 @@ import (
 // input. A slash command's trigger_id opens that modal at once (channelCommand). The
 // modal's submission (ActionInputs) stores the values and the run goes on.
 
-// renderInputs shows an evInputs event: the message that asked for inputs is closed,
-// saying who gave them (by, "" when nobody did), and when inputs are still missing
-// and no message asks for them, one is posted (State.InputsTS).
-func (t *wfTurn) renderInputs(ctx context.Context, by string) {
-	ws := t.ws()
-	if ws == nil || t.def() == nil {
-		return
-	}
-	if by != "" && ws.InputsTS != "" {
-		text := "✓ " + render.Tr(t.lang, "inputs.given", by)
-		t.update(ctx, ws.InputsTS, render.NoteCard(text))
-		ws.InputsTS = ""
-	}
-	missing := t.def().MissingInputs(ws.Inputs)
-	if len(missing) == 0 || ws.InputsTS != "" {
-		return
-	}
-	card := t.cards().AskInputs(missing)
-	if ws.InputsTS = t.post(ctx, card); ws.InputsTS == "" && !t.r.Out.Lost() {
-		t.reply = card.Text // the card was refused: the question alone, as the turn's reply
-	}
-}
-
 // submitInputs stores the values of the inputs modal's submission a (a value that
 // FieldError rejects is left out), then asks for what is still missing or goes on
 // with the run. A run that lacks no input refuses it as out of date.
-func (t *wfTurn) submitInputs(ctx context.Context, a conversation.ActionInput) error {
+func (t decoder) submitInputs(ctx context.Context, a conversation.ActionInput) error {
 	ws := t.ws()
 	if ws.Status != workflow.RunRunning || len(t.def().MissingInputs(ws.Inputs)) == 0 {
 		return &workflow.Refusal{Reason: workflow.NotCurrent}

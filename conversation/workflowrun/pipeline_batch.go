@@ -22,7 +22,7 @@ const batchIndex = -1
 
 // batchJob returns the batch write of running artifact a, covering its pending
 // items; false when none is pending or one of its items is being written.
-func (t *wfTurn) batchJob(a *workflow.Artifact, st *workflow.ArtifactState, inFlight flight) (itemJob, bool) {
+func (t pipelineRun) batchJob(a *workflow.Artifact, st *workflow.ArtifactState, inFlight flight) (itemJob, bool) {
 	if inFlight.of(a.ID) > 0 {
 		return itemJob{}, false
 	}
@@ -101,7 +101,7 @@ func (w worker) editItem(ctx context.Context, job itemJob, it conversation.Item,
 // shutdown cut it: then it runs again for the items still pending. A batch cut by the
 // turn's time (interrupted) ends too, so that a batch too long for a turn does not
 // run again forever.
-func (t *wfTurn) recordBatch(r itemResult, interrupted bool) {
+func (t pipelineRun) recordBatch(r itemResult, interrupted bool) {
 	for i, text := range r.batch {
 		t.m.Pipeline().RecordItem(t.ws(), r.job.artifact, i, workflow.ItemEnd{Text: text, Attempts: 1})
 	}

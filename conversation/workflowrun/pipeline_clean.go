@@ -12,7 +12,7 @@ import (
 // artifact is evaluated and shown (docs/workflows.md, "Workflows"). A revision that fails
 // leaves the item as it was: the card then shows the failing criterion. It returns
 // early when ctx ends; items fixed so far stay fixed.
-func (t *wfTurn) fixPlaceholders(ctx context.Context, a *workflow.Artifact) {
+func (t pipelineRun) fixPlaceholders(ctx context.Context, a *workflow.Artifact) {
 	if a.Fetch != "" {
 		return // fetched pages, not a model's text: nothing to fix
 	}

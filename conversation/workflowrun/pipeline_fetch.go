@@ -37,7 +37,7 @@ const fetchingRefused = "the channel's tool policy (TOOL_POLICY) does not allow 
 // sourceFetcher returns the fetcher of the turn's fetch artifacts, and why a URL is
 // not fetched when it is nil: none in the deployment, or none allowed in the thread's
 // channel (Config.FetchAllowed).
-func (t *wfTurn) sourceFetcher() (conversation.SourceFetcher, string) {
+func (t pipelineRun) sourceFetcher() (conversation.SourceFetcher, string) {
 	switch {
 	case t.s.cfg.Fetcher == nil:
 		return nil, fetchingOff

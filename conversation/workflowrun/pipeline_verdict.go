@@ -16,10 +16,10 @@ import (
 // model evaluation that fails (not by the end of ctx) is logged and leaves the
 // checks' results: the artifact is approved without the rest. Its only error is
 // ctx's.
-func (t *wfTurn) evaluateAuto(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
+func (t pipelineRun) evaluateAuto(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
 	var eval []workflow.CriterionResult
 	if len(r.Artifact.Criteria) > 0 {
-		e, err := t.assess(ctx, r, text)
+		e, err := author{t.wfTurn}.assess(ctx, r, text)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -50,7 +50,7 @@ type pipelineVerdict struct {
 // into items by workflow.Items, which must give the items' titles in order (else the
 // revision is discarded, logged, and the first evaluation stands). A failed item
 // stays failed; the revision is evaluated as it will be approved (rejoin). It returns ctx's error when ctx ends, the artifact left as it was.
-func (t *wfTurn) judgeAuto(ctx context.Context, a *workflow.Artifact, text string) (pipelineVerdict, error) {
+func (t pipelineRun) judgeAuto(ctx context.Context, a *workflow.Artifact, text string) (pipelineVerdict, error) {
 	st := t.ws().Artifacts[a.ID]
 	eval, err := t.evaluateAuto(ctx, t.request(a.ID, ""), text)
 	if err != nil {
@@ -69,7 +69,7 @@ func (t *wfTurn) judgeAuto(ctx context.Context, a *workflow.Artifact, text strin
 		}
 		return t.evaluateAuto(ctx, r, joined)
 	}
-	fixed, err := t.fixVerdictWith(ctx, t.request(a.ID, st.Instructions), text, eval, evaluate)
+	fixed, err := author{t.wfTurn}.fixVerdictWith(ctx, t.request(a.ID, st.Instructions), text, eval, evaluate)
 	if ctx.Err() != nil {
 		return pipelineVerdict{}, ctx.Err()
 	}
@@ -140,4 +140,28 @@ func splitBack(a *workflow.Artifact, items []workflow.ItemState, revised string)
 // titleKey is an item title as splitBack compares it.
 func titleKey(s string) string {
 	return strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ":"))
+}
+
+// enhancedAuto records, as auto artifact id completes, what became of its items'
+// enhancement passes: skipped, failed (for at least one item in this turn), or done.
+// A failure counted in an earlier part of the run (before a restart of the bot) is
+// not known here.
+func (t pipelineRun) enhancedAuto(id string) {
+	a, _ := t.def().Artifact(id)
+	st := t.ws().Artifacts[id]
+	e := t.enhancer()
+	e.mu.Lock()
+	failed := e.failed[id]
+	delete(e.failed, id)
+	e.mu.Unlock()
+	switch {
+	case a.Enhance == nil || len(workflow.FailedItems(st.Items)) == len(st.Items):
+		st.Enhancement = ""
+	case !t.s.profileDefined(a.Enhance.Model):
+		st.Enhancement = workflow.EnhanceSkipped
+	case failed > 0:
+		st.Enhancement = workflow.EnhanceFailed
+	default:
+		st.Enhancement = workflow.EnhanceDone
+	}
 }

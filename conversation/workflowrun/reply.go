@@ -25,7 +25,7 @@ const maxCarriedReply = 1200
 
 // decide reads the reply text to artifact id, under review, and acts on it. handled is
 // false for a question: the assistant answers it.
-func (t *wfTurn) decide(ctx context.Context, id, text string) (handled bool, err error) {
+func (t decoder) decide(ctx context.Context, id, text string) (handled bool, err error) {
 	d := workflow.ClassifyReply(text)
 	if d == workflow.DecisionUnknown {
 		rd, u, err := t.s.cfg.Agent.ClassifyReview(ctx, t.request(id, ""), text)
@@ -47,12 +47,12 @@ func (t *wfTurn) decide(ctx context.Context, id, text string) (handled bool, err
 	case workflow.DecisionAmbiguous:
 		return true, t.askMeaning(ctx, id, text)
 	}
-	return true, t.rewrite(ctx, id, text, "changes requested: "+text, false)
+	return true, author{t.wfTurn}.rewrite(ctx, id, text, "changes requested: "+text, false)
 }
 
 // askMeaning posts a card that asks what reply text meant, with buttons that act on
 // it: Approve (the artifact's own), Request this change, Just a question.
-func (t *wfTurn) askMeaning(ctx context.Context, id, text string) error {
+func (t decoder) askMeaning(ctx context.Context, id, text string) error {
 	st := t.ws().Artifacts[id]
 	a, _ := t.def().Artifact(id)
 	card := t.cards().Meaning(a, st, clipBytes(text, maxCarriedReply))
@@ -65,14 +65,14 @@ func (t *wfTurn) askMeaning(ctx context.Context, id, text string) error {
 
 // replyAction runs click a on the card of askMeaning for artifact id; the card
 // loses its buttons, saying what was chosen and by whom.
-func (t *wfTurn) replyAction(ctx context.Context, id string, a conversation.ActionInput) error {
+func (t decoder) replyAction(ctx context.Context, id string, a conversation.ActionInput) error {
 	act := a.Action
 	if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
 		return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
 	}
-	t.closeMeaning(ctx, a.MessageTS, render.Tr(t.lang, string(act.Name)))
+	poster{t.wfTurn}.closeMeaning(ctx, a.MessageTS, render.Tr(t.lang, string(act.Name)))
 	if act.Name == conversation.ActionReplyChange {
-		return t.rewrite(ctx, id, act.Arg, "changes requested: "+act.Arg, false)
+		return author{t.wfTurn}.rewrite(ctx, id, act.Arg, "changes requested: "+act.Arg, false)
 	}
 	// A question: the artifact stays as it is; the assistant answers it in the
 	// thread (assistant.Handler.AnswerQuestion).
@@ -89,11 +89,4 @@ func clipBytes(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// closeMeaning replaces the card of askMeaning at ts with what was chosen (choice,
-// its button's label) and by whom.
-func (t *wfTurn) closeMeaning(ctx context.Context, ts, choice string) {
-	note := render.Tr(t.lang, "reply_read", t.user, choice)
-	t.update(ctx, ts, render.NoteCard(note))
 }

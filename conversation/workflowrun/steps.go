@@ -102,152 +102,17 @@ func (t *wfTurn) advance(ctx context.Context) error {
 	case plan.Done:
 		return t.finish(ctx)
 	case len(plan.Start) > 0:
-		t.startAuto(ctx, plan.Start)
+		pipelineRun{t}.startAuto(ctx, plan.Start)
 	}
 	switch {
 	case plan.Propose != "":
-		return t.propose(ctx, plan.Propose, supersede{why: supersededRegenerated})
+		return author{t}.propose(ctx, plan.Propose, supersede{why: supersededRegenerated})
 	case plan.Write != "":
-		return t.write(ctx, plan.Write, "", "written", supersede{why: supersededRevised})
+		return author{t}.write(ctx, plan.Write, "", "written", supersede{why: supersededRevised})
 	case !plan.Busy() && len(plan.Stale) > 0:
 		t.reply = render.Tr(t.lang, "waiting_stale")
 	}
 	return nil
-}
-
-// propose asks for options for artifact id and shows them.
-func (t *wfTurn) propose(ctx context.Context, id string, sup supersede) error {
-	opts, reviewed, err := t.proposeOptions(ctx, id) // selfreview.go
-	if err != nil {
-		return err
-	}
-	if err := t.m.Proposed(t.ws(), id, opts); err != nil {
-		return err
-	}
-	t.ws().Artifacts[id].Reviewed = reviewed
-	t.show(id, sup)
-	return nil
-}
-
-// write writes artifact id (from its selected option, if any) and reviews it.
-func (t *wfTurn) write(ctx context.Context, id, instructions, why string, sup supersede) error {
-	r := t.request(id, instructions)
-	text, u, err := t.s.cfg.Agent.Write(ctx, r)
-	t.add(u)
-	if err != nil {
-		return conversation.FailedAt(conversation.CauseModel, fmt.Errorf("write %s: %w", id, err))
-	}
-	text, enhanced, err := t.enhance(ctx, r, text) // enhance.go
-	if err != nil {
-		return err
-	}
-	if err := t.review(ctx, id, r, text, why, sup, false, true); err != nil {
-		return err
-	}
-	t.ws().Artifacts[id].Enhancement = enhanced
-	return nil
-}
-
-// rewrite revises artifact id's text following a person's instructions (the editor
-// agent) and reviews it; edit says it is an edit (what depends on an approved text
-// goes stale). A failing verdict is shown as it is: the person asked for this text.
-func (t *wfTurn) rewrite(ctx context.Context, id, instructions, why string, edit bool) error {
-	return t.revise(ctx, id, instructions, why, edit, false)
-}
-
-// revise is rewrite; auto lets a failing verdict trigger the automatic revision
-// (review), for a text the bot rewrites on its own (a stale artifact regenerated).
-func (t *wfTurn) revise(ctx context.Context, id, instructions, why string, edit, auto bool) error {
-	r := t.request(id, instructions)
-	text, u, err := t.s.cfg.Agent.Revise(ctx, r)
-	t.add(u)
-	if err != nil {
-		return conversation.FailedAt(conversation.CauseModel, fmt.Errorf("revise %s: %w", id, err))
-	}
-	return t.review(ctx, id, r, text, why, supersede{why: supersededRevised}, edit, auto)
-}
-
-// review evaluates text, records it as artifact id's new revision and shows it.
-// A revision note the model left in the text is kept apart (workflow.SplitNotes): the
-// card shows it, the text never carries it. Before anyone sees the card, a text gets
-// at most one automatic revision by the editor agent, with what failed as its
-// guidance: when auto is set (a text the bot wrote on its own), for a failing verdict
-// (workflow.Definition.Judge) or a placeholder left ("[product]"), and the card shows
-// both verdicts (fixVerdict); otherwise (a person's change) for a placeholder only.
-// A placeholder still there fails the placeholders criterion on the card.
-func (t *wfTurn) review(ctx context.Context, id string, r conversation.ArtifactRequest, text, why string, sup supersede, edit, auto bool) error {
-	text, note := workflow.SplitNotes(text)
-	if ph := workflow.Placeholders(text); len(ph) > 0 && !auto {
-		fix := r
-		fix.Current, fix.Instructions = text, placeholderFix(ph)
-		fixed, u, err := t.s.cfg.Agent.Revise(ctx, fix)
-		t.add(u)
-		if err != nil {
-			return conversation.FailedAt(conversation.CauseModel, fmt.Errorf("revise %s: %w", id, err))
-		}
-		fixed, fixNote := workflow.SplitNotes(fixed)
-		if fixNote != "" {
-			note = fixNote
-		}
-		text, why = fixed, why+"; placeholders replaced: "+strings.Join(ph, ", ")
-	}
-	eval, err := t.evaluate(ctx, r, text)
-	if err != nil {
-		return err
-	}
-	var prior []workflow.CriterionResult
-	if auto {
-		fixed, err := t.fixVerdict(ctx, r, text, eval)
-		if err != nil {
-			return err
-		}
-		if fixed.revised {
-			text, eval, prior, why = fixed.text, fixed.eval, fixed.prior, why+fixed.why
-			if fixed.note != "" {
-				note = fixed.note
-			}
-		}
-	}
-	var rev workflow.Revision
-	if edit {
-		rev, err = t.m.Edited(t.ws(), id, text, eval, t.user, why)
-	} else {
-		rev, err = t.m.Written(t.ws(), id, text, eval, t.user, why)
-	}
-	if err != nil {
-		return err
-	}
-	t.ws().Artifacts[id].Note = note
-	t.ws().Artifacts[id].PriorEval = prior
-	t.ws().Artifacts[id].Enhancement = "" // a new text; write sets it for its own
-	t.keep(rev)
-	t.show(id, sup)
-	return nil
-}
-
-// evaluate judges text against r.Artifact's criteria (assess: checks without a
-// model, the others by the model), with the placeholders check added
-// (checkPlaceholders).
-func (t *wfTurn) evaluate(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
-	eval, err := t.assess(ctx, r, text)
-	if err != nil {
-		return nil, conversation.FailedAt(conversation.CauseModel, fmt.Errorf("evaluate %s: %w", r.Artifact.ID, err))
-	}
-	return render.CheckPlaceholders(t.lang, eval, text), nil
-}
-
-// pick chooses option label of artifact id, with optional instructions, and writes
-// the artifact from it.
-func (t *wfTurn) pick(ctx context.Context, id, label, instructions string) error {
-	opt, err := t.m.Pick(t.ws(), id, label)
-	if err != nil {
-		return err
-	}
-	why := "written from option " + opt.Label
-	if instructions != "" {
-		why += ": " + instructions
-	}
-	return t.write(ctx, id, instructions, why, supersede{why: supersededChosen, label: opt.Label})
 }
 
 // approve approves artifact id, then goes on (advance): a failure there keeps the
@@ -292,7 +157,7 @@ func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) err
 		fctx, cancel := t.r.Final(ctx)
 		defer cancel()
 		card := t.cards().Failed("⚠️ "+t.s.failureMessage(t.lang, err, "retry.step"), again.ID)
-		if perr := t.postCard(fctx, card, nil); perr != nil {
+		if perr := (poster{t}).postCard(fctx, card, nil); perr != nil {
 			if errors.Is(perr, conversation.ErrLeaseLost) {
 				return perr
 			}
@@ -304,16 +169,6 @@ func (t *wfTurn) then(ctx context.Context, next func(context.Context) error) err
 	}
 	return nil
 }
-
-// actionAdvance is the step a Retry runs again when what failed is the step after a
-// person's action that was kept (then): the workflow goes on (advance). It is never a
-// button's action; only State.Retry holds it.
-const actionAdvance conversation.ActionName = "advance"
-
-// actionTyped is the step a Retry runs again when what failed is a person's typed
-// message in a workflow thread (a typed command, decision or choice): the message,
-// which the State.Retry input holds, is read again. Only State.Retry holds it.
-const actionTyped conversation.ActionName = "typed"
 
 // keepStale keeps stale artifact id as it is, then goes on.
 func (t *wfTurn) keepStale(ctx context.Context, id string) error {
@@ -352,7 +207,7 @@ func (t *wfTurn) regenerate(ctx context.Context, id, guidance string) error {
 		if guidance != "" {
 			why += ": " + guidance
 		}
-		return t.revise(ctx, id, guidance, why, false, true)
+		return author{t}.revise(ctx, id, guidance, why, false, true)
 	}
 	t.keep(*rev)
 	plan := workflow.Next(t.def(), t.ws())
@@ -393,12 +248,12 @@ func (t *wfTurn) restart(ctx context.Context, id string) error {
 	a, _ := t.def().Artifact(id)
 	switch a.Mode {
 	case workflow.ModeChoice:
-		return t.propose(ctx, id, supersede{why: supersededRestarted})
+		return author{t}.propose(ctx, id, supersede{why: supersededRestarted})
 	case workflow.ModeAuto:
-		t.startAuto(ctx, []string{id})
+		pipelineRun{t}.startAuto(ctx, []string{id})
 		return nil
 	}
-	return t.write(ctx, id, "", "rewritten", supersede{why: supersededRestarted})
+	return author{t}.write(ctx, id, "", "rewritten", supersede{why: supersededRestarted})
 }
 
 // edit revises artifact id following instructions; what depends on it goes stale.
@@ -406,7 +261,7 @@ func (t *wfTurn) edit(ctx context.Context, id, instructions string) error {
 	if err := t.m.CheckEdit(t.ws(), id, t.user); err != nil {
 		return err
 	}
-	return t.rewrite(ctx, id, instructions, "edited: "+instructions, true)
+	return author{t}.rewrite(ctx, id, instructions, "edited: "+instructions, true)
 }
 
 // finish writes the summary, uploads the report and completes the run.
@@ -453,18 +308,6 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 		return conversation.FailedAt(conversation.CauseSlack, fmt.Errorf("upload report: %w", err))
 	}
 	return nil
-}
-
-// placeholderFix is the editor's request to fill the template slots ph: the failure
-// of the placeholders criterion, as guidance.
-func placeholderFix(ph []string) string {
-	return "The check \"No placeholders\" failed: " + placeholderReason(ph) + ". " +
-		"Replace the placeholders " + strings.Join(ph, ", ") + " with the real names and values from the workflow's inputs, the approved artifacts and the thread; where none is known, rephrase the sentence so no square-bracketed slot is left. Change nothing else."
-}
-
-// placeholderReason is the reason the placeholders criterion fails for ph.
-func placeholderReason(ph []string) string {
-	return "placeholder " + strings.Join(ph, ", ") + " left in the text"
 }
 
 // earlierText returns what people wrote in the thread before the workflow started

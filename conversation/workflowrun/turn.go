@@ -3,15 +3,13 @@ package workflowrun
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -108,11 +106,6 @@ func (t *wfTurn) def() *workflow.Definition { return t.m.Def }
 
 func (t *wfTurn) cards() render.Cards {
 	return render.Cards{Lang: t.lang, Key: t.key, Def: t.def(), Format: t.s.cfg.Format, ProfileDefined: t.s.profileDefined}
-}
-
-// machine returns the machine of def under the service's approval policy.
-func (s *Handler) machine(def *workflow.Definition) workflow.Machine {
-	return workflow.Machine{Def: def, Approvers: s.cfg.Approvers, Now: s.cfg.Now}
 }
 
 // bind sets the machine and language from the conversation's run, when it has one.
@@ -248,190 +241,44 @@ func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 	return errUsage{render.Tr(t.lang, "not_current")}
 }
 
-// Turn runs a workflow turn for r's input and saves it. It returns handled
-// false for a person's message that is not for the workflow (the assistant answers
-// it). The step runs on ctx; rendering and the save are final writes, on a context
-// that neither a stop nor the turn's timeout cancelled. err is not nil when the input
-// stays pending (see Service.turn).
-func (s *Handler) Turn(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) (handled bool, err error) {
-	in, log := r.In, r.Log
-	state := cp.Conversation.State
-	state.Workflow = state.Workflow.Clone()
-	t := &wfTurn{s: s, r: r, log: log, key: in.Key, conv: cp.Conversation, hist: s.clipAll(history.Dialogue(append(slices.Clone(cp.Messages), earlier...))), state: state, lang: "en"}
-	if err := t.bind(); err != nil {
-		log.Error("workflow turn dropped", "error", err)
-		return true, r.Drop(ctx, conversation.InputFailed)
-	}
-	t.shown = map[string]workflow.ArtifactState{}
-	if ws := t.ws(); ws != nil {
-		for id, st := range ws.Artifacts {
-			t.shown[id] = *st
-		}
-	}
-	// A Retry button is for the step that failed last, until a person's next turn
-	// (a pipeline's parts run in between).
-	t.retry = t.state.Retry
-	if in.Kind != conversation.KindPipeline {
-		t.state.Retry = nil
-	}
-	before := t.mark()
-	var user conversation.Message
-	switch in.Kind {
-	case conversation.KindAction:
-		t.user = in.Action.UserID
-		err = t.action(ctx, *in.Action)
-		if err == nil && t.question != "" {
-			return false, nil // the assistant answers it (assistant.Handler.AnswerQuestion)
-		}
-	case conversation.KindCommand:
-		t.user = in.Command.UserID
-		c, known := parseCommand(in.Command.Line)
-		switch {
-		case in.Command.Source == conversation.SourceShortcut && in.Command.Line == "":
-			err = t.shortcut(ctx, in.Command.MessageTS)
-		case !known:
-			err = errUsage{render.Tr(t.lang, "unknown_command", c.name) + "\n" + render.CommandUsage(t.lang)}
-		default:
-			err = t.command(ctx, c, "")
-		}
-	case conversation.KindPipeline:
-		err = t.runPipeline(ctx)
-	case conversation.KindUserMessage:
-		m := in.Message
-		t.user = m.UserID
-		user = conversation.Message{Role: conversation.RoleUser, UserID: m.UserID, Text: m.Text, SlackTS: m.TS}
-		if IsTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
-			c, _ := parseCommand(m.Text)
-			err = t.command(ctx, c, m.Text)
-			break
-		}
-		if t.def() == nil {
-			return false, nil
-		}
-		handled, err = t.message(ctx, m.Text)
-		if !handled {
-			return false, nil
-		}
-	}
-	fctx, cancel := r.Final(ctx)
-	defer cancel()
-	var refused *workflow.Refusal
-	if errors.As(err, &refused) {
-		err = t.refusal(fctx, refused)
-	}
-	if err != nil {
-		var u errUsage
-		switch {
-		case errors.Is(err, conversation.ErrLeaseLost) || errors.Is(context.Cause(ctx), conversation.ErrLeaseLost):
-			return true, conversation.ErrLeaseLost
-		case r.ShuttingDown():
-			return true, err // shutting down: the input stays pending
-		case in.Kind == conversation.KindPipeline:
-			// The pipeline's own checkpoints are kept; only its failure is told.
-			log.Error("pipeline turn failed", "error", err)
-			t.reply = s.failureMessage(t.lang, err, "")
-		case errors.As(err, new(errTold)):
-			t.rollback(before)
-			t.state.Retry = t.retry // a refused click changes nothing, the Retry offered included
-		case errors.As(err, &u):
-			t.rollback(before)
-			t.reply = u.msg
-		default:
-			log.Error("workflow step failed; nothing of it is kept", "error", err)
-			t.rollback(before)
-			t.reply = s.failureMessage(t.lang, err, "")
-			if failed := t.failedInput(); failed != nil {
-				// The step can run again as it was: the failure offers Retry.
-				t.state.Retry = failed
-				t.reply = ""
-				if perr := t.postCard(fctx, t.cards().Failed("⚠️ "+s.failureMessage(t.lang, err, "retry.step"), failed.ID), nil); perr != nil {
-					return true, perr
-				}
-			}
-		}
-	}
-	if err := t.render(fctx); err != nil {
-		return true, err
-	}
-	msgs := earlier
-	if user.Text != "" {
-		msgs = append(msgs, user)
-	}
-	s.observeWorkflow(cp.Conversation.State.Workflow, t.state.Workflow)
-	return true, r.Finish(fctx, t.conv, turns.Ending{Msgs: append(msgs, t.appended...), Reply: t.reply, Usage: t.usage,
-		Update: func(st *conversation.State) { *st = t.state }, Enqueue: t.enqueue})
+// The roles of a workflow turn, each a view of the same turn with the methods of
+// one job: author asks the workflow agent for options and texts and judges them
+// (steps' writes, selfreview.go, enhance.go, verdict.go); poster shows what the turn
+// changed in the thread (cards.go); decoder reads the input into steps (input.go,
+// reply.go, modal.go, fulltext.go); pipelineRun runs the auto artifacts
+// (pipeline*.go).
+type (
+	author      struct{ *wfTurn }
+	poster      struct{ *wfTurn }
+	decoder     struct{ *wfTurn }
+	pipelineRun struct{ *wfTurn }
+)
+
+// Why an artifact's message was replaced by a newer one (cardEvent.why): the old one
+// is closed, its buttons gone, saying so.
+const (
+	supersededRevised     = "revised"     // a new text replaced the one under review
+	supersededChosen      = "chosen"      // an option was chosen
+	supersededRegenerated = "regenerated" // new options replaced these
+	supersededRestarted   = "restarted"   // the artifact went back to its start
+	supersededRewritten   = "rewritten"   // the pipeline wrote it again
+)
+
+// enhancer is what a pipeline's workers need for the enhancement pass: which profiles
+// the deployment defines, and, per auto artifact, how many items' passes failed in
+// this turn (read when the artifact completes: enhancedAuto).
+type enhancer struct {
+	defined func(string) bool
+	mu      sync.Mutex
+	failed  map[string]int
 }
 
-// failedInput returns the input whose step failed, to be run again by Retry: the one
-// a Retry click ran again, or the turn's click, command or message (a typed command,
-// decision or choice); nil for what cannot run again as it was (a shortcut). The
-// step a Retry click ran again is offered under the click's id, so the older
-// failure's button is out of date.
-func (t *wfTurn) failedInput() *conversation.Input {
-	if t.rerun != nil {
-		again := *t.rerun
-		again.ID = t.r.In.ID
-		return &again
-	}
-	in := t.r.In
-	if in.Kind == conversation.KindUserMessage && in.Message != nil {
-		// Kept as a pseudo-click (actionTyped) that holds the message: a Retry of
-		// a failed assistant answer is the message itself (conversation/assistant/retry.go).
-		in.Kind = conversation.KindAction
-		in.Action = &conversation.ActionInput{Action: conversation.Action{Name: actionTyped}, UserID: in.Message.UserID}
-		return &in
-	}
-	if (in.Kind == conversation.KindAction && in.Action != nil) || (in.Kind == conversation.KindCommand && in.Command != nil && in.Command.Source != conversation.SourceShortcut) {
-		return &in
-	}
-	return nil
-}
+// actionAdvance is the step a Retry runs again when what failed is the step after a
+// person's action that was kept (then): the workflow goes on (advance). It is never a
+// button's action; only State.Retry holds it.
+const actionAdvance conversation.ActionName = "advance"
 
-// runRetry runs again the step of State.Retry, as the person who clicked Retry, through
-// the same code as its first run; a button of an older failure is out of date.
-func (t *wfTurn) runRetry(ctx context.Context, a conversation.ActionInput) error {
-	if a.Action.Artifact != "" {
-		return t.retryItems(ctx, a) // a pipeline artifact's failed items (pipeline_retry.go)
-	}
-	orig := t.retry
-	if orig == nil || orig.ID != a.Action.Arg {
-		t.ephemeral(ctx, render.Tr(t.lang, "retry.gone"))
-		return errTold{&workflow.Refusal{Reason: workflow.NotCurrent}}
-	}
-	t.rerun = orig
-	t.closeRetried(ctx, a)
-	switch {
-	case orig.Kind == conversation.KindAction && orig.Action != nil && orig.Action.Action.Name == actionAdvance:
-		return t.advance(ctx) // the step after a kept action (then)
-	case orig.Kind == conversation.KindAction && orig.Action != nil && orig.Action.Action.Name == actionTyped && orig.Message != nil:
-		// A typed command, decision or choice: read again as the turn first did.
-		m := orig.Message
-		if IsTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
-			c, _ := parseCommand(m.Text)
-			return t.command(ctx, c, m.Text)
-		}
-		handled, err := t.message(ctx, m.Text)
-		if err == nil && !handled {
-			return &workflow.Refusal{Reason: workflow.NotCurrent} // nothing awaits it now
-		}
-		return err
-	case orig.Kind == conversation.KindAction && orig.Action != nil:
-		again := *orig.Action
-		again.UserID = a.UserID
-		return t.action(ctx, again)
-	case orig.Kind == conversation.KindCommand && orig.Command != nil:
-		c, _ := parseCommand(orig.Command.Line)
-		return t.command(ctx, c, "")
-	}
-	return &workflow.Refusal{Reason: workflow.NotCurrent}
-}
-
-// closeRetried takes the Retry button off the failure message clicked, saying who
-// retried: the step runs again below it.
-func (t *wfTurn) closeRetried(ctx context.Context, a conversation.ActionInput) {
-	if a.MessageTS == "" {
-		return
-	}
-	note := "↻ " + render.Tr(t.lang, "retried_by", a.UserID)
-	t.update(ctx, a.MessageTS, render.NoteCard(note))
-}
+// actionTyped is the step a Retry runs again when what failed is a person's typed
+// message in a workflow thread (a typed command, decision or choice): the message,
+// which the State.Retry input holds, is read again. Only State.Retry holds it.
+const actionTyped conversation.ActionName = "typed"

@@ -27,7 +27,7 @@ type verdictFixed struct {
 // never revised a second time, whatever the new verdict: people see both (docs/workflows.md,
 // "Verdicts"). A revision that fails (not by the end of ctx) leaves the text as it
 // was.
-func (t *wfTurn) fixVerdict(ctx context.Context, r conversation.ArtifactRequest, text string, eval []workflow.CriterionResult) (verdictFixed, error) {
+func (t author) fixVerdict(ctx context.Context, r conversation.ArtifactRequest, text string, eval []workflow.CriterionResult) (verdictFixed, error) {
 	return t.fixVerdictWith(ctx, r, text, eval, t.evaluate)
 }
 
@@ -36,7 +36,7 @@ func (t *wfTurn) fixVerdict(ctx context.Context, r conversation.ArtifactRequest,
 type evaluator func(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error)
 
 // fixVerdictWith is fixVerdict, the revised text evaluated by evaluate.
-func (t *wfTurn) fixVerdictWith(ctx context.Context, r conversation.ArtifactRequest, text string, eval []workflow.CriterionResult, evaluate evaluator) (verdictFixed, error) {
+func (t author) fixVerdictWith(ctx context.Context, r conversation.ArtifactRequest, text string, eval []workflow.CriterionResult, evaluate evaluator) (verdictFixed, error) {
 	v := t.def().Judge(r.Artifact, eval)
 	ph := workflow.Placeholders(text)
 	if v.Pass && len(ph) == 0 {
@@ -117,7 +117,7 @@ func verdictFix(a *workflow.Artifact, v workflow.Verdict, ph []string, asked str
 // check). The results are in criteria order, then any the model gave for an id the
 // artifact does not declare. When the model's evaluation fails, the checks' results
 // are returned with its error.
-func (t *wfTurn) assess(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
+func (t author) assess(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
 	checks := workflow.RunChecks(r.Artifact, text, r.Inputs)
 	if len(checks) == 0 {
 		eval, u, err := t.s.cfg.Agent.Evaluate(ctx, r, text)
@@ -168,4 +168,27 @@ func mergeResults(a *workflow.Artifact, checks, model []workflow.CriterionResult
 		}
 	}
 	return out
+}
+
+// evaluate judges text against r.Artifact's criteria (assess: checks without a
+// model, the others by the model), with the placeholders check added
+// (checkPlaceholders).
+func (t author) evaluate(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
+	eval, err := t.assess(ctx, r, text)
+	if err != nil {
+		return nil, conversation.FailedAt(conversation.CauseModel, fmt.Errorf("evaluate %s: %w", r.Artifact.ID, err))
+	}
+	return render.CheckPlaceholders(t.lang, eval, text), nil
+}
+
+// placeholderFix is the editor's request to fill the template slots ph: the failure
+// of the placeholders criterion, as guidance.
+func placeholderFix(ph []string) string {
+	return "The check \"No placeholders\" failed: " + placeholderReason(ph) + ". " +
+		"Replace the placeholders " + strings.Join(ph, ", ") + " with the real names and values from the workflow's inputs, the approved artifacts and the thread; where none is known, rephrase the sentence so no square-bracketed slot is left. Change nothing else."
+}
+
+// placeholderReason is the reason the placeholders criterion fails for ph.
+func placeholderReason(ph []string) string {
+	return "placeholder " + strings.Join(ph, ", ") + " left in the text"
 }
