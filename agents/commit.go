@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -131,7 +132,7 @@ func (l commitLoop) run(ctx context.Context, msgs []openai.ChatCompletionMessage
 		failed++
 		l.log.WarnContext(ctx, l.warning,
 			slog.String("tool", l.tool.Name), slog.Int("try", failed), slog.Int("tries", tries),
-			slog.String("problem", problem), slog.String("content", truncate(comp.Content, 200)))
+			slog.String("problem", problem), slog.String("content", textcut.BytesMark(comp.Content, 200, textcut.Truncated)))
 		if failed == tries {
 			break
 		}

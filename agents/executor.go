@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -401,17 +400,4 @@ func runningStatus(calls []openai.ToolCall) string {
 		}
 	}
 	return "Running " + strings.Join(names, ", ") + "…"
-}
-
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "… [truncated]"
-	cut := max(n-len(mark), 0)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
 }

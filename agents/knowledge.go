@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // KnowledgeCategory is the category of the search_knowledge tool.
@@ -102,7 +103,7 @@ func formatPassages(query string, passages []conversation.Passage) string {
 	shown, total := 0, 0
 	for i, p := range passages {
 		text := strings.TrimSpace(p.Text)
-		if cut, n := clipRunes(text, maxPassageChars); n > maxPassageChars {
+		if cut := textcut.Runes(text, maxPassageChars); cut != text {
 			text = cut + " …"
 		}
 		if shown > 0 && total+utf8.RuneCountInString(text) > maxKnowledgeResultChars {
@@ -136,19 +137,6 @@ func sourceRef(c conversation.Chunk) string {
 		return c.Source + " — " + h
 	}
 	return c.Source
-}
-
-// clipRunes returns s cut to its first n characters, and the number of characters in
-// s.
-func clipRunes(s string, n int) (string, int) {
-	count, cut := 0, len(s)
-	for i := range s {
-		if count == n {
-			cut = i
-		}
-		count++
-	}
-	return s[:cut], count
 }
 
 // passageEntities returns the sections of passages, in order, as the session

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // EscapeMrkdwn escapes the three characters Slack's mrkdwn gives a meaning to: & as
@@ -377,7 +379,7 @@ func renderTable(rows []string) []string {
 			}
 			c = htmlBreak.ReplaceAllString(c, " ")
 			c = cellMarks.Replace(strings.TrimSpace(c))
-			r = append(r, cut(c, MaxCellChars))
+			r = append(r, textcut.Ellipsis(c, MaxCellChars, textcut.Cutset(" ")))
 		}
 		cells = append(cells, r)
 	}
@@ -399,7 +401,7 @@ func renderTable(rows []string) []string {
 		for j, w := range widths {
 			c := ""
 			if j < len(r) {
-				c = cut(r[j], w)
+				c = textcut.Ellipsis(r[j], w, textcut.Cutset(" "))
 			}
 			if j > 0 {
 				b.WriteString(" | ")
@@ -444,15 +446,6 @@ func columnWidths(cells [][]string) []int {
 		widths[j] = min(w, limit)
 	}
 	return widths
-}
-
-// cut returns s cut to at most n characters (runes), ending with … when shortened.
-// n must be positive.
-func cut(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return strings.TrimRight(string([]rune(s)[:n-1]), " ") + "…"
 }
 
 // splitCells splits a table row on the | that are not escaped as \|.

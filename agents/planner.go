@@ -15,6 +15,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -216,7 +217,7 @@ type taskRun struct {
 func (t *taskRun) result() prompts.TaskResult {
 	r := prompts.TaskResult{
 		ID: t.ID, Description: t.Description,
-		Result:     truncate(strings.TrimSpace(t.findings.Answer), maxTaskResult),
+		Result:     textcut.BytesMark(strings.TrimSpace(t.findings.Answer), maxTaskResult, textcut.Truncated),
 		Incomplete: t.findings.Truncated,
 	}
 	if t.err != nil {
@@ -230,9 +231,9 @@ func (t *taskRun) result() prompts.TaskResult {
 func taskError(err error) string {
 	var um interface{ UserMessage() string }
 	if errors.As(err, &um) {
-		return truncate(oneLine(um.UserMessage()), 500)
+		return textcut.BytesMark(oneLine(um.UserMessage()), 500, textcut.Truncated)
 	}
-	return truncate(oneLine(err.Error()), 500)
+	return textcut.BytesMark(oneLine(err.Error()), 500, textcut.Truncated)
 }
 
 func (p *Planner) newRun(pr conversation.Prompt) (*planRun, error) {
@@ -279,7 +280,7 @@ func (r *planRun) run(ctx context.Context, progress conversation.Progress) (conv
 		return r.f, err
 	}
 	if steps.sink != nil && strings.TrimSpace(r.intent) != "" {
-		steps.sink.Plan(clipTask(strings.Join(strings.Fields(r.intent), " "), maxTaskTitle))
+		steps.sink.Plan(textcut.Ellipsis(strings.Join(strings.Fields(r.intent), " "), maxTaskTitle, nil))
 	}
 	steps.phase("plan", "Planning", conversation.TaskComplete, fmt.Sprintf("%d %s", len(round), plural(len(round), "task", "tasks")))
 	var missing string
@@ -368,7 +369,7 @@ func (r *planRun) understand(ctx context.Context) error {
 	})
 	if errors.Is(err, ErrNoCommit) {
 		r.log.WarnContext(ctx, "planner: no understanding of the request; planning from the request itself", slog.Any("err", err))
-		r.intent, r.entities = truncate(oneLine(r.prompt.Text), maxPlanText), nil
+		r.intent, r.entities = textcut.BytesMark(oneLine(r.prompt.Text), maxPlanText, textcut.Truncated), nil
 		return nil
 	}
 	return err
@@ -556,7 +557,7 @@ func (r *planRun) reflect(ctx context.Context, left int) (answered bool, missing
 		if err := decodeArgs(args, &in); err != nil {
 			return err
 		}
-		answered, missing, tasks = bool(in.Answered), truncate(oneLine(in.Missing), maxPlanText), nil
+		answered, missing, tasks = bool(in.Answered), textcut.BytesMark(oneLine(in.Missing), maxPlanText, textcut.Truncated), nil
 		if answered || left == 0 || len(in.NewTasks) == 0 {
 			return nil
 		}
@@ -698,7 +699,7 @@ func checkTasks(in []taskArg, planned map[string]*taskRun, maxTasks int) ([]prom
 	out := make([]prompts.PlanTask, len(in))
 	fresh := map[string]bool{} // lower-case ids of the new tasks
 	for i, t := range in {
-		id := truncate(oneLine(t.ID), maxTaskID)
+		id := textcut.BytesMark(oneLine(t.ID), maxTaskID, textcut.Truncated)
 		if id == "" {
 			id = fmt.Sprintf("t%d", i+1)
 		}
@@ -714,7 +715,7 @@ func checkTasks(in []taskArg, planned map[string]*taskRun, maxTasks int) ([]prom
 		if desc == "" {
 			return nil, fmt.Errorf("task %q has no description", id)
 		}
-		out[i] = prompts.PlanTask{ID: id, Description: truncate(desc, maxPlanText)}
+		out[i] = prompts.PlanTask{ID: id, Description: textcut.BytesMark(desc, maxPlanText, textcut.Truncated)}
 	}
 	for i, t := range in {
 		for _, dep := range t.DependsOn {
@@ -796,12 +797,12 @@ func parseUnderstanding(args json.RawMessage) (intent string, entities []string,
 	if err := decodeArgs(args, &in); err != nil {
 		return "", nil, err
 	}
-	intent = truncate(oneLine(in.Intent), maxPlanText)
+	intent = textcut.BytesMark(oneLine(in.Intent), maxPlanText, textcut.Truncated)
 	if intent == "" {
 		return "", nil, errors.New(`"intent" is empty; say in one sentence what the person wants`)
 	}
 	for _, e := range in.Entities {
-		if e = truncate(oneLine(e), maxEntity); e != "" && len(entities) < maxEntities {
+		if e = textcut.BytesMark(oneLine(e), maxEntity, textcut.Truncated); e != "" && len(entities) < maxEntities {
 			entities = append(entities, e)
 		}
 	}
@@ -1072,7 +1073,7 @@ func (r *Router) judge(ctx context.Context, p conversation.Prompt, f *conversati
 			if m.Role == conversation.RoleAssistant {
 				role = "assistant"
 			}
-			data.Recent = append(data.Recent, prompts.Turn{Role: role, Text: truncate(oneLine(m.Text), 500)})
+			data.Recent = append(data.Recent, prompts.Turn{Role: role, Text: textcut.BytesMark(oneLine(m.Text), 500, textcut.Truncated)})
 		}
 	}
 	user, err := r.prompts.Render(prompts.PlannerRouteRequest, data)
@@ -1111,11 +1112,11 @@ func (r *Router) judge(ctx context.Context, p conversation.Prompt, f *conversati
 		}
 		switch s := strings.ToLower(strings.TrimSpace(in.Strategy)); s {
 		case StrategyReAct, StrategyPlanner:
-			return s, truncate(oneLine(in.Reason), 300), nil
+			return s, textcut.BytesMark(oneLine(in.Reason), 300, textcut.Truncated), nil
 		}
 	}
 	log.WarnContext(ctx, "router: unreadable judgement; using react",
-		slog.String("content", truncate(comp.Content, 200)), slog.Int("tool_calls", len(comp.ToolCalls)))
+		slog.String("content", textcut.BytesMark(comp.Content, 200, textcut.Truncated)), slog.Int("tool_calls", len(comp.ToolCalls)))
 	return StrategyReAct, "unreadable judgement", nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -105,7 +106,7 @@ func recentResults(key conversation.Key, history []conversation.Message, offered
 		if args == "" {
 			args = "{}"
 		}
-		out[i] = prompts.RecentResult{Ref: c.ref, Tool: c.call.Name, Arguments: truncate(args, MaxRecentArguments)}
+		out[i] = prompts.RecentResult{Ref: c.ref, Tool: c.call.Name, Arguments: textcut.BytesMark(args, MaxRecentArguments, textcut.Truncated)}
 	}
 	return out
 }
@@ -144,7 +145,7 @@ func Recall() (ToolSpec, Tool) {
 			calls := storedCalls(scope.key, scope.history, scope.offered)
 			for _, c := range calls {
 				if c.ref == ref {
-					return truncate(fmt.Sprintf("Result of %s %s (from an earlier turn):\n%s", c.call.Name, oneLine(c.call.Arguments), c.call.Result), MaxRecallResult), nil
+					return textcut.BytesMark(fmt.Sprintf("Result of %s %s (from an earlier turn):\n%s", c.call.Name, oneLine(c.call.Arguments), c.call.Result), MaxRecallResult, textcut.Truncated), nil
 				}
 			}
 			if len(calls) == 0 {

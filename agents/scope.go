@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -131,7 +132,7 @@ func (s *ScopeChecker) CheckScope(ctx context.Context, p conversation.Prompt) (c
 	if !ok {
 		s.logger.WarnContext(ctx, "scope classifier gave no usable answer; treating the request as in scope",
 			slog.String("conversation", p.Key.String()), slog.String("model", s.model),
-			slog.String("content", truncate(comp.Content, 200)), slog.Int("tool_calls", len(comp.ToolCalls)))
+			slog.String("content", textcut.BytesMark(comp.Content, 200, textcut.Truncated)), slog.Int("tool_calls", len(comp.ToolCalls)))
 		return conversation.Verdict{InScope: true, Reason: "unreadable classification; defaulted to in scope", Usage: comp.Usage}, nil
 	}
 	if inScope {
@@ -155,7 +156,7 @@ func (s *ScopeChecker) request(p conversation.Prompt) (openai.ChatCompletionRequ
 			if m.Role == conversation.RoleAssistant {
 				role = "assistant"
 			}
-			data.Recent = append(data.Recent, prompts.Turn{Role: role, Text: truncate(m.Text, 500)})
+			data.Recent = append(data.Recent, prompts.Turn{Role: role, Text: textcut.BytesMark(m.Text, 500, textcut.Truncated)})
 		}
 	}
 	user, err := s.prompts.Render(prompts.ScopeRequest, data)
@@ -196,7 +197,7 @@ func parseClassification(c Completion) (inScope bool, reason string, ok bool) {
 		}
 	}
 	if in, ok := parseWord(c.Content); ok {
-		return in, "classifier answered in text: " + truncate(strings.TrimSpace(c.Content), 100), true
+		return in, "classifier answered in text: " + textcut.BytesMark(strings.TrimSpace(c.Content), 100, textcut.Truncated), true
 	}
 	return false, "", false
 }

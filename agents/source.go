@@ -33,7 +33,7 @@ func (s *SourceFetcher) FetchSource(ctx context.Context, url string) (conversati
 	if err != nil {
 		return conversation.SourcePage{}, err
 	}
-	text, _ := truncateRunes(p.text, s.f.maxChars)
+	text := cutText(p.text, s.f.maxChars)
 	if text != p.text || p.convertCut || p.bytesCut {
 		text += "\n\n[cut: the page is longer than this]"
 	}

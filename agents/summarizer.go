@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -196,7 +197,7 @@ func summaryMessages(msgs []conversation.Message) []prompts.SummaryMessage {
 		if text == "" {
 			continue
 		}
-		sm := prompts.SummaryMessage{Role: string(m.Role), Text: truncate(text, maxSummaryMessage)}
+		sm := prompts.SummaryMessage{Role: string(m.Role), Text: textcut.BytesMark(text, maxSummaryMessage, textcut.Truncated)}
 		switch m.Role {
 		case conversation.RoleUser, conversation.RoleContext:
 			if m.UserID != "" {

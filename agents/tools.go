@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Tool is something the model can call. Run receives the call's arguments, the JSON
@@ -424,7 +425,7 @@ func (t toolRunner) run(ctx context.Context, log *slog.Logger, tc openai.ToolCal
 		log.DebugContext(ctx, "tool call", slog.String("tool", rec.Name), slog.Duration("duration", rec.Duration))
 		readResultContract(&rec, out, structured) // contract.go; before the cut
 	}
-	rec.Result = truncate(out, t.maxResult)
+	rec.Result = textcut.BytesMark(out, t.maxResult, textcut.Truncated)
 	return rec
 }
 
@@ -451,7 +452,7 @@ func (t toolRunner) invokeTool(ctx context.Context, log *slog.Logger, tc openai.
 		args = "{}" // models send "" for a function without parameters
 	}
 	if !json.Valid([]byte(args)) || args[0] != '{' {
-		return "", fmt.Errorf("the arguments are not a valid JSON object: %s", truncate(args, 200))
+		return "", fmt.Errorf("the arguments are not a valid JSON object: %s", textcut.BytesMark(args, 200, textcut.Truncated))
 	}
 	timeout := orDefault(spec.Timeout, t.timeout)
 	tctx, cancel := context.WithTimeout(ctx, timeout)

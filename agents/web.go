@@ -16,11 +16,11 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/htmltext"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // WebCategory is the category of the web tools, fetch_url and web_search.
@@ -204,7 +204,7 @@ func (f *fetcher) run(ctx context.Context, raw json.RawMessage) (string, error) 
 	if p.text == "" {
 		b.WriteString("(no readable text)")
 	} else {
-		shown, total := truncateRunes(p.text, f.maxChars)
+		shown, total := cutText(p.text, f.maxChars), utf8.RuneCountInString(p.text)
 		b.WriteString(shown)
 		switch {
 		case p.convertCut:
@@ -655,27 +655,9 @@ func decodeWindows1252(body []byte) string {
 	return b.String()
 }
 
-// truncateRunes returns s cut to at most max runes, preferring to cut at a line or
-// word break among the last 200 runes, and the rune count of s.
-func truncateRunes(s string, max int) (string, int) {
-	total := utf8.RuneCountInString(s)
-	if total <= max {
-		return s, total
-	}
-	end, n := 0, 0
-	for i := range s {
-		if n == max {
-			end = i
-			break
-		}
-		n++
-	}
-	cut := s[:end]
-	if i := strings.LastIndexAny(cut, "\n "); i > 0 && utf8.RuneCountInString(cut[i:]) <= 200 {
-		cut = cut[:i]
-	}
-	return strings.TrimRightFunc(cut, unicode.IsSpace), total
-}
+// cutText returns s cut to at most n runes, at a line or word break among its last
+// 200 runes when there is one.
+func cutText(s string, n int) string { return textcut.AtBreak(s, n, 200, "\n ") }
 
 // SearchConfig configures the web_search tool (WebSearchTool).
 type SearchConfig struct {
@@ -890,7 +872,7 @@ func formatSearch(query string, answer searxngResponse, limit int) string {
 		}
 		fmt.Fprintf(&b, "\n%d. %s\n   %s\n", n, title, link)
 		if snippet := strings.Join(strings.Fields(r.Content), " "); snippet != "" {
-			if cut, total := truncateRunes(snippet, maxSnippet); total > maxSnippet {
+			if cut := cutText(snippet, maxSnippet); cut != snippet {
 				snippet = cut + " …"
 			}
 			fmt.Fprintf(&b, "   %s\n", snippet)

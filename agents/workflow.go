@@ -14,6 +14,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -269,10 +270,10 @@ func (a *WorkflowAgent) ProposeOptions(ctx context.Context, r conversation.Artif
 		Instructions: strings.TrimSpace(r.Instructions), ToolName: CommitOptionsTool,
 	}
 	for _, o := range r.Options {
-		data.Previous = append(data.Previous, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxPreviousOption)})
+		data.Previous = append(data.Previous, prompts.Option{Label: o.Label, Title: o.Title, Text: textcut.BytesMark(oneLine(o.Text), maxPreviousOption, textcut.Truncated)})
 	}
 	for _, o := range r.Review { // self_review: the options just proposed
-		data.Review = append(data.Review, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxReviewOption)})
+		data.Review = append(data.Review, prompts.Option{Label: o.Label, Title: o.Title, Text: textcut.BytesMark(oneLine(o.Text), maxReviewOption, textcut.Truncated)})
 	}
 	if len(data.Review) > 0 {
 		for _, c := range r.Artifact.Criteria {
@@ -318,7 +319,7 @@ func (a *WorkflowAgent) InterpretReply(ctx context.Context, r conversation.Artif
 	data := prompts.ArtifactSelectionData{Title: r.Artifact.Title, Reply: strings.TrimSpace(reply), ToolName: CommitSelectionTool}
 	for i, o := range r.Options {
 		labels[i] = o.Label
-		data.Options = append(data.Options, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxPreviousOption)})
+		data.Options = append(data.Options, prompts.Option{Label: o.Label, Title: o.Title, Text: textcut.BytesMark(oneLine(o.Text), maxPreviousOption, textcut.Truncated)})
 	}
 	data.Labels = labels
 	var out conversation.Selection
@@ -438,11 +439,11 @@ func itemData(it *conversation.Item) *prompts.Item {
 	if it == nil {
 		return nil
 	}
-	title := cutRunes(oneLine(it.Title), maxItemTitle)
+	title := textcut.Ellipsis(oneLine(it.Title), maxItemTitle, spaceOrPunct)
 	if title == "" {
 		title = "(untitled)" // the item line needs a title
 	}
-	return &prompts.Item{Number: it.Index + 1, Total: it.Total, Title: title, Brief: truncate(strings.TrimSpace(it.Brief), maxItemBrief)}
+	return &prompts.Item{Number: it.Index + 1, Total: it.Total, Title: title, Brief: textcut.BytesMark(strings.TrimSpace(it.Brief), maxItemBrief, textcut.Truncated)}
 }
 
 // itemName names what r writes in a user message: the artifact's title, or "item 2
@@ -724,9 +725,9 @@ func approvedTexts(r conversation.ArtifactRequest) (deps, others []prompts.Artif
 		case text == "":
 			continue
 		case r.Artifact == nil || slices.Contains(r.Artifact.DependsOn, id):
-			deps = append(deps, prompts.ArtifactText{ID: id, Title: title, Text: truncate(text, maxDependencyText)})
+			deps = append(deps, prompts.ArtifactText{ID: id, Title: title, Text: textcut.BytesMark(text, maxDependencyText, textcut.Truncated)})
 		case id != r.Artifact.ID:
-			others = append(others, prompts.ArtifactText{ID: id, Title: title, Text: truncate(oneLine(text), maxExcerpt)})
+			others = append(others, prompts.ArtifactText{ID: id, Title: title, Text: textcut.BytesMark(oneLine(text), maxExcerpt, textcut.Truncated)})
 		}
 	}
 	return deps, others
@@ -751,7 +752,7 @@ func historyTurns(history []conversation.Message, n int) []prompts.Turn {
 		default:
 			continue // revisions and the like live in the structured state
 		}
-		out = append(out, prompts.Turn{Role: role, Text: truncate(oneLine(text), maxHistoryText)})
+		out = append(out, prompts.Turn{Role: role, Text: textcut.BytesMark(oneLine(text), maxHistoryText, textcut.Truncated)})
 	}
 	slices.Reverse(out)
 	return out

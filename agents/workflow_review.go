@@ -11,6 +11,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // reviewTool is the function the review classifier must call.
@@ -36,7 +37,7 @@ func (a *WorkflowAgent) ClassifyReview(ctx context.Context, r conversation.Artif
 		"- question: they ask something about the draft and want an answer, not a new version;\n" +
 		"- ambiguous: it could be read more than one way.\n" +
 		"Call " + reviewTool + " with the decision and your confidence from 0 to 1."
-	user := fmt.Sprintf("Draft %q (start):\n%s\n\nReply:\n%s", title, truncate(r.Current, maxReviewContext), strings.TrimSpace(reply))
+	user := fmt.Sprintf("Draft %q (start):\n%s\n\nReply:\n%s", title, textcut.BytesMark(r.Current, maxReviewContext, textcut.Truncated), strings.TrimSpace(reply))
 	req := forcedCall(a.smallModel, system, user, openai.FunctionDefinition{
 		Name:        reviewTool,
 		Description: "Record what the reply to the draft asks for.",

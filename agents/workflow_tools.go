@@ -15,6 +15,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The commit functions of the WorkflowAgent (docs/architecture.md, "Workflow machine"):
@@ -281,7 +282,7 @@ func parseOptions(args json.RawMessage, labels []string) ([]workflow.Option, err
 		if title == "" {
 			title = firstWords(text, 6)
 		}
-		out[i] = workflow.Option{Label: label, Title: cutRunes(title, maxOptionTitle), Text: text}
+		out[i] = workflow.Option{Label: label, Title: textcut.Ellipsis(title, maxOptionTitle, spaceOrPunct), Text: text}
 	}
 	return out, nil
 }
@@ -388,7 +389,7 @@ func parseEvaluation(args json.RawMessage, criteria []workflow.Criterion) ([]wor
 		if _, dup := got[id]; dup {
 			continue
 		}
-		got[id] = workflow.CriterionResult{ID: id, Pass: bool(r.Pass), Reason: truncate(oneLine(r.Reason), maxReason)}
+		got[id] = workflow.CriterionResult{ID: id, Pass: bool(r.Pass), Reason: textcut.BytesMark(oneLine(r.Reason), maxReason, textcut.Truncated)}
 	}
 	if len(got) == 0 {
 		return nil, fmt.Errorf("no result names a criterion; give one result for each of %s", strings.Join(ids, ", "))
@@ -496,7 +497,7 @@ func parseRecovery(args json.RawMessage) (workflow.Recovery, error) {
 	}
 	seen := map[string]bool{}
 	for _, q := range in.Queries {
-		q = truncate(oneLine(q), maxQuery)
+		q = textcut.BytesMark(oneLine(q), maxQuery, textcut.Truncated)
 		if key := strings.ToLower(q); q != "" && !seen[key] && len(out.Queries) < maxQueries {
 			seen[key] = true
 			out.Queries = append(out.Queries, q)
@@ -511,14 +512,9 @@ func firstWords(s string, n int) string {
 	return strings.Join(w[:min(n, len(w))], " ")
 }
 
-// cutRunes cuts s to at most n runes, marking a cut with "…".
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)[:n-1]
-	return strings.TrimRightFunc(string(r), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) + "…"
-}
+// spaceOrPunct reports whether r is white space or punctuation: what a title cut
+// with an ellipsis drops before the "…".
+func spaceOrPunct(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }
 
 // languages names the languages of common BCP 47 tags, in English with the
 // language's own name, for the instruction "write in …".

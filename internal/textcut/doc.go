@@ -12,8 +12,8 @@
 //   - Runes and Bytes cut, and add nothing (Index is where Runes cuts);
 //   - Ellipsis ends a cut with "…", counted in the bound, after dropping the runes
 //     its caller names (spaces, punctuation) from the end of what is kept;
-//   - BytesMark ends a cut with the caller's mark ("… [truncated]"), counted in the
-//     bound;
+//   - BytesMark ends a cut with the caller's mark (Truncated, for what a model or a
+//     log reads), counted in the bound;
 //   - AtBreak cuts after a line or a word when one is near the bound;
 //   - Noted appends a note that says how much was left out, for a reader (a model)
 //     that should know the text goes on.

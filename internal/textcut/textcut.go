@@ -68,6 +68,10 @@ func Cutset(chars string) func(rune) bool {
 	return func(r rune) bool { return strings.ContainsRune(chars, r) }
 }
 
+// Truncated is the mark of a text cut for a model or a log by BytesMark: a tool's
+// result, a prompt's quote of a message, a model's reply in a log record.
+const Truncated = "… [truncated]"
+
 // BytesMark returns s when it has at most n bytes. Otherwise it returns the longest
 // beginning of s that leaves room for mark within n bytes (cut as Bytes cuts),
 // followed by mark: at most n bytes in all when mark fits in n, and mark alone when

@@ -112,7 +112,7 @@ func TestEllipsis(t *testing.T) {
 }
 
 func TestBytesMark(t *testing.T) {
-	const mark = "… [truncated]" // 15 bytes
+	const mark = textcut.Truncated // 15 bytes
 	for _, tc := range []struct {
 		name, s string
 		n       int
@@ -225,7 +225,7 @@ func FuzzCut(f *testing.F) {
 				t.Fatalf("Ellipsis(%q, %d) = %q: not its beginning", s, n, got)
 			}
 		}
-		const mark = "… [truncated]"
+		const mark = textcut.Truncated
 		if n >= len(mark) {
 			got = textcut.BytesMark(s, n, mark)
 			check("BytesMark", got, length, n, len(s) <= n)
