@@ -14,6 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/agents/function"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
@@ -387,9 +388,9 @@ func (r *planRun) plan(ctx context.Context) ([]*taskRun, error) {
 	var tasks []prompts.PlanTask
 	err = r.commit(ctx, "plan", "the plan", r.p.model, msgs, planTool(r.p.maxTasks), func(args json.RawMessage) error {
 		var in struct {
-			Tasks flexList[taskArg] `json:"tasks"`
+			Tasks function.List[taskArg] `json:"tasks"`
 		}
-		if err := decodeArgs(args, &in); err != nil {
+		if err := function.Decode(args, &in); err != nil {
 			return err
 		}
 		var err error
@@ -550,11 +551,11 @@ func (r *planRun) reflect(ctx context.Context, left int) (answered bool, missing
 	var tasks []prompts.PlanTask
 	err = r.commit(ctx, "reflect", "the check of the results", r.p.model, msgs, reflectionTool(r.p.maxTasks), func(args json.RawMessage) error {
 		var in struct {
-			Answered flexBool          `json:"answered"`
-			Missing  string            `json:"missing"`
-			NewTasks flexList[taskArg] `json:"new_tasks"`
+			Answered function.Bool          `json:"answered"`
+			Missing  string                 `json:"missing"`
+			NewTasks function.List[taskArg] `json:"new_tasks"`
 		}
-		if err := decodeArgs(args, &in); err != nil {
+		if err := function.Decode(args, &in); err != nil {
 			return err
 		}
 		answered, missing, tasks = bool(in.Answered), textcut.BytesMark(oneLine(in.Missing), maxPlanText, textcut.Truncated), nil
@@ -654,7 +655,7 @@ type stringList []string
 
 func (l *stringList) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
-	if s, ok := jsonString(data); ok {
+	if s, ok := function.Unquote(data); ok {
 		s = strings.TrimSpace(s)
 		if strings.HasPrefix(s, "[") {
 			data = []byte(s)
@@ -794,7 +795,7 @@ func parseUnderstanding(args json.RawMessage) (intent string, entities []string,
 		Intent   string     `json:"intent"`
 		Entities stringList `json:"entities"`
 	}
-	if err := decodeArgs(args, &in); err != nil {
+	if err := function.Decode(args, &in); err != nil {
 		return "", nil, err
 	}
 	intent = textcut.BytesMark(oneLine(in.Intent), maxPlanText, textcut.Truncated)
@@ -810,35 +811,35 @@ func parseUnderstanding(args json.RawMessage) (intent string, entities []string,
 }
 
 func understandingTool() openai.FunctionDefinition {
-	return function(CommitUnderstandingTool,
+	return function.Define(CommitUnderstandingTool,
 		"Save what the request means: the person's intent and the things it refers to.",
-		object(schema{
-			"intent": str("one sentence: what the person wants to know or get done"),
-			"entities": schema{
+		function.Object(function.Schema{
+			"intent": function.String("one sentence: what the person wants to know or get done"),
+			"entities": function.Schema{
 				"type":        "array",
 				"description": "the things the request is about (ids, titles, people, products, dates), one short item each; [] when none",
-				"items":       schema{"type": "string"},
+				"items":       function.Schema{"type": "string"},
 			},
 		}))
 }
 
 // taskSchema is the schema of one task in commit_plan and commit_reflection.
-func taskSchema() schema {
-	return object(schema{
-		"id":          str(`a short id of letters, digits and "_", unique in the plan`),
-		"description": str("what to find or do and what to report, self-contained: the task's agent sees nothing else but the results of the tasks it depends on"),
-		"depends_on": schema{
+func taskSchema() function.Schema {
+	return function.Object(function.Schema{
+		"id":          function.String(`a short id of letters, digits and "_", unique in the plan`),
+		"description": function.String("what to find or do and what to report, self-contained: the task's agent sees nothing else but the results of the tasks it depends on"),
+		"depends_on": function.Schema{
 			"type":        "array",
 			"description": "the ids of the tasks whose results this task needs; [] when none",
-			"items":       schema{"type": "string"},
+			"items":       function.Schema{"type": "string"},
 		},
 	})
 }
 
 func planTool(maxTasks int) openai.FunctionDefinition {
-	return function(CommitPlanTool,
+	return function.Define(CommitPlanTool,
 		"Save the plan: the tasks that together find what the answer needs.",
-		object(schema{"tasks": schema{
+		function.Object(function.Schema{"tasks": function.Schema{
 			"type":        "array",
 			"description": fmt.Sprintf("1 to %d tasks, in the order they should start", maxTasks),
 			"minItems":    1,
@@ -848,12 +849,12 @@ func planTool(maxTasks int) openai.FunctionDefinition {
 }
 
 func reflectionTool(maxTasks int) openai.FunctionDefinition {
-	return function(CommitReflectionTool,
+	return function.Define(CommitReflectionTool,
 		"Save whether the task results answer the request and, when not, what is missing and the new tasks that would find it.",
-		object(schema{
-			"answered": schema{"type": "boolean", "description": "true when the results are enough to answer the request well"},
-			"missing":  str(`what is still missing; "" when answered`),
-			"new_tasks": schema{
+		function.Object(function.Schema{
+			"answered": function.Schema{"type": "boolean", "description": "true when the results are enough to answer the request well"},
+			"missing":  function.String(`what is still missing; "" when answered`),
+			"new_tasks": function.Schema{
 				"type":        "array",
 				"description": fmt.Sprintf("at most %d new tasks with new ids; [] when answered or when nothing more can help", maxTasks),
 				"maxItems":    maxTasks,
@@ -1107,7 +1108,7 @@ func (r *Router) judge(ctx context.Context, p conversation.Prompt, f *conversati
 			Strategy string `json:"strategy"`
 			Reason   string `json:"reason"`
 		}
-		if decodeArgs(json.RawMessage(tc.Function.Arguments), &in) != nil {
+		if function.Decode(json.RawMessage(tc.Function.Arguments), &in) != nil {
 			continue
 		}
 		switch s := strings.ToLower(strings.TrimSpace(in.Strategy)); s {
@@ -1121,9 +1122,9 @@ func (r *Router) judge(ctx context.Context, p conversation.Prompt, f *conversati
 }
 
 func routeTool() openai.FunctionDefinition {
-	strategy := str("react for most requests; planner only for a complex request that needs several separate investigations combined")
+	strategy := function.String("react for most requests; planner only for a complex request that needs several separate investigations combined")
 	strategy["enum"] = []string{StrategyReAct, StrategyPlanner}
-	return function(CommitRouteTool,
+	return function.Define(CommitRouteTool,
 		"Save how the assistant should work on the message.",
-		object(schema{"strategy": strategy, "reason": str("one short sentence explaining the choice")}))
+		function.Object(function.Schema{"strategy": strategy, "reason": function.String("one short sentence explaining the choice")}))
 }

@@ -11,6 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/agents/function"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/textcut"
 )
@@ -155,7 +156,7 @@ func (r *ResultScope) request(p conversation.Prompt, results []conversation.Tool
 		}
 		fmt.Fprintf(&b, "text:\n<<<\n%s\n>>>\n", textcut.BytesMark(c.Result, share, textcut.Truncated))
 	}
-	return forcedCall(r.model, fmt.Sprintf(resultScopeSystem, r.description, classifyResultsTool), b.String(), openai.FunctionDefinition{
+	return function.Forced(r.model, fmt.Sprintf(resultScopeSystem, r.description, classifyResultsTool), b.String(), openai.FunctionDefinition{
 		Name:        classifyResultsTool,
 		Description: "Record whether each tool result is within the assistant's purpose.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{` +

@@ -11,6 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/agents/function"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
@@ -163,7 +164,7 @@ func (s *ScopeChecker) request(p conversation.Prompt) (openai.ChatCompletionRequ
 	if err != nil {
 		return openai.ChatCompletionRequest{}, fmt.Errorf("agents: scope check: %w", err)
 	}
-	return forcedCall(s.model, system, user, openai.FunctionDefinition{
+	return function.Forced(s.model, system, user, openai.FunctionDefinition{
 		Name:        classifyTool,
 		Description: "Record whether the message is within the assistant's purpose.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +

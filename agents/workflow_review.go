@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/agents/function"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/internal/textcut"
@@ -38,7 +39,7 @@ func (a *WorkflowAgent) ClassifyReview(ctx context.Context, r conversation.Artif
 		"- ambiguous: it could be read more than one way.\n" +
 		"Call " + reviewTool + " with the decision and your confidence from 0 to 1."
 	user := fmt.Sprintf("Draft %q (start):\n%s\n\nReply:\n%s", title, textcut.BytesMark(r.Current, maxReviewContext, textcut.Truncated), strings.TrimSpace(reply))
-	req := forcedCall(a.smallModel, system, user, openai.FunctionDefinition{
+	req := function.Forced(a.smallModel, system, user, openai.FunctionDefinition{
 		Name:        reviewTool,
 		Description: "Record what the reply to the draft asks for.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
@@ -73,18 +74,4 @@ func parseReviewReading(c Completion) conversation.ReviewReading {
 		}
 	}
 	return conversation.ReviewReading{Decision: workflow.DecisionAmbiguous}
-}
-
-// forcedCall is a request of a system and a user message to model, with fn its only
-// tool, which tool_choice forces.
-func forcedCall(model, system, user string, fn openai.FunctionDefinition) openai.ChatCompletionRequest {
-	return openai.ChatCompletionRequest{
-		Model: model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: system},
-			{Role: openai.ChatMessageRoleUser, Content: user},
-		},
-		Tools:      []openai.Tool{{Type: openai.ToolTypeFunction, Function: &fn}},
-		ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: fn.Name}},
-	}
 }
