@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/sqlite"
 	"github.com/threadwright/threadwright/testkit/openaitest"
@@ -109,18 +111,19 @@ func TestCitedKnowledgeAndWebAnswers(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, "<html><head><title>Leave policy</title></head><body><p>Sixteen weeks.</p></body></html>")
 	})
-	web := MustWebServer(t, mux)
+	site := httptest.NewServer(mux)
+	defer site.Close()
 
 	srv := openaitest.NewServer()
 	defer srv.Close()
 	exec := newExecutor(t, srv, nil, func(c *agents.ExecutorConfig) {
 		c.Registry.MustRegister(agents.KnowledgeTool(st, 5))
-		c.Registry.MustRegister(agents.FetchURLTool(agents.FetchConfig{AllowPrivate: true}))
+		c.Registry.MustRegister(web.FetchURLTool(web.FetchConfig{AllowPrivate: true}))
 	})
 	srv.Push(
 		openaitest.Response{ToolCalls: []openaitest.ToolCall{
 			{ID: "k", Name: "search_knowledge", Arguments: `{"query":"parental leave weeks"}`},
-			{ID: "f", Name: "fetch_url", Arguments: `{"url":"` + web.URL + `/policy"}`},
+			{ID: "f", Name: "fetch_url", Arguments: `{"url":"` + site.URL + `/policy"}`},
 		}},
 		openaitest.Response{Text: "You get **sixteen weeks** [1] [7]."},
 	)
@@ -137,12 +140,12 @@ func TestCitedKnowledgeAndWebAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "You get *sixteen weeks* [1].\n\n*Sources*\n[1] docs/handbook/leave.md — Parental leave\n[2] <" + web.URL + "/policy|Leave policy>"
+	want := "You get *sixteen weeks* [1].\n\n*Sources*\n[1] docs/handbook/leave.md — Parental leave\n[2] <" + site.URL + "/policy|Leave policy>"
 	if reply != want {
 		t.Errorf("reply\n%s\nwant\n%s", reply, want)
 	}
 	md, edited := synth.EditAnswer(f)
-	wantMD := "You get **sixteen weeks** [1].\n\n**Sources**  \n[1] docs/handbook/leave.md — Parental leave  \n[2] [Leave policy](" + web.URL + "/policy)"
+	wantMD := "You get **sixteen weeks** [1].\n\n**Sources**  \n[1] docs/handbook/leave.md — Parental leave  \n[2] [Leave policy](" + site.URL + "/policy)"
 	if !edited || md != wantMD {
 		t.Errorf("EditAnswer = %q, %v; want\n%s\n(a streamed answer is completed with its sources)", md, edited, wantMD)
 	}

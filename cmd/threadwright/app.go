@@ -17,6 +17,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mcp"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/failure"
@@ -136,7 +137,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err := registry.Register(agents.Recall()); err != nil { // README "Recall"
 		return fmt.Errorf("tools: %w", err)
 	}
-	if err := registry.Register(agents.FetchURLTool(c.fetchConfig())); err != nil {
+	if err := registry.Register(web.FetchURLTool(c.fetchConfig())); err != nil {
 		return fmt.Errorf("tools: %w", err)
 	}
 	if c.MCPConfig != "" {
@@ -149,7 +150,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			return fmt.Errorf("MCP_CONFIG: %w", err)
 		}
 	}
-	if spec, tool, ok := agents.WebSearchTool(agents.SearchConfig{SearxngURL: c.SearxngURL}); ok {
+	if spec, tool, ok := web.SearchTool(web.SearchConfig{SearxngURL: c.SearxngURL}); ok {
 		if err := registry.Register(spec, tool); err != nil {
 			return fmt.Errorf("tools: %w", err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/kelseyhightower/envconfig"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/api"
 )
 
@@ -310,8 +311,8 @@ func (c *Config) clientConfig(log *slog.Logger) agents.ClientConfig {
 }
 
 // fetchConfig is the fetch_url tool's configuration.
-func (c *Config) fetchConfig() agents.FetchConfig {
-	return agents.FetchConfig{MaxBytes: int64(c.FetchMaxBytes), Timeout: c.FetchTimeout, AllowPrivate: c.FetchAllowPrivate, AllowHosts: c.FetchAllowHosts}
+func (c *Config) fetchConfig() web.FetchConfig {
+	return web.FetchConfig{MaxBytes: int64(c.FetchMaxBytes), Timeout: c.FetchTimeout, AllowPrivate: c.FetchAllowPrivate, AllowHosts: c.FetchAllowHosts}
 }
 
 // validUserIDs reports whether every id looks like a Slack user id (U… or W…, upper

@@ -12,7 +12,7 @@ import (
 
 	"github.com/kelseyhightower/envconfig"
 
-	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/playground/demo"
 	"github.com/threadwright/threadwright/playground/emulator"
@@ -46,7 +46,7 @@ func (m *Main) sourceFetcher(c *Config) conversation.SourceFetcher {
 	if m.Fetcher != nil {
 		return m.Fetcher
 	}
-	return agents.NewSourceFetcher(c.fetchConfig())
+	return web.NewSourceFetcher(c.fetchConfig())
 }
 
 // demoBanner labels the playground when no model is configured.

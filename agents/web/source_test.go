@@ -1,4 +1,4 @@
-package agents_test
+package web_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/web"
 )
 
 // sourcePages serves an HTML article, a long plain text, a 500, and a page that
@@ -41,7 +41,7 @@ func sourcePages(t *testing.T) *httptest.Server {
 func TestSourceFetcher(t *testing.T) {
 	srv := sourcePages(t)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	allowed := agents.NewSourceFetcher(agents.FetchConfig{AllowHosts: []string{host}, MaxBytes: 1000})
+	allowed := web.NewSourceFetcher(web.FetchConfig{AllowHosts: []string{host}, MaxBytes: 1000})
 	ctx := context.Background()
 
 	t.Run("HTML", func(t *testing.T) {
@@ -77,9 +77,9 @@ func TestSourceFetcher(t *testing.T) {
 		}
 	})
 	t.Run("PrivateRefused", func(t *testing.T) {
-		guarded := agents.NewSourceFetcher(agents.FetchConfig{})
+		guarded := web.NewSourceFetcher(web.FetchConfig{})
 		_, err := guarded.FetchSource(ctx, srv.URL+"/article")
-		if !errors.Is(err, agents.ErrAddressRefused) {
+		if !errors.Is(err, web.ErrAddressRefused) {
 			t.Errorf("error = %v; want ErrAddressRefused", err)
 		}
 		_, err = guarded.FetchSource(ctx, "ftp://example.com/x")

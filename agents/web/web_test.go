@@ -1,4 +1,4 @@
-package agents_test
+package web_test
 
 import (
 	"context"
@@ -18,12 +18,15 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/web"
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // runFetch runs fetch_url under cfg on rawURL.
-func runFetch(tb testing.TB, cfg agents.FetchConfig, rawURL string) (string, error) {
+func runFetch(tb testing.TB, cfg web.FetchConfig, rawURL string) (string, error) {
 	tb.Helper()
-	_, tool := agents.FetchURLTool(cfg)
+	_, tool := web.FetchURLTool(cfg)
 	args, err := json.Marshal(map[string]string{"url": rawURL})
 	if err != nil {
 		tb.Fatal(err)
@@ -183,7 +186,7 @@ func TestFetchURL(t *testing.T) {
 		w.Write([]byte("\x89PNG\r\n\x1a\n\x00\x00"))
 	})
 	srv := MustWebServer(t, mux)
-	cfg := agents.FetchConfig{AllowPrivate: true}
+	cfg := web.FetchConfig{AllowPrivate: true}
 
 	t.Run("HTML", func(t *testing.T) {
 		got, err := runFetch(t, cfg, srv.URL+"/notes#frag")
@@ -197,21 +200,21 @@ func TestFetchURL(t *testing.T) {
 	})
 	tests := []struct {
 		name, path string
-		cfg        agents.FetchConfig
+		cfg        web.FetchConfig
 		want       string
 	}{
 		{"PlainText", "/text", cfg, "URL: SRV/text\nContent-Type: text/plain\n\nhello\n  <b>world</b>"},
 		{"JSON", "/json", cfg, "URL: SRV/json\nContent-Type: application/json\n\n" + `{"items": [1, 2], "html": "<p>"}`},
 		{"Latin1", "/latin1", cfg, "URL: SRV/latin1\nContent-Type: text/plain\n\ncafé “quoted”"},
 		{"Sniffed", "/sniffed", cfg, "URL: SRV/sniffed\n\nsniffed page"},
-		{"SizeLimit", "/big", agents.FetchConfig{AllowPrivate: true, MaxBytes: 1001},
+		{"SizeLimit", "/big", web.FetchConfig{AllowPrivate: true, MaxBytes: 1001},
 			"URL: SRV/big\nContent-Type: text/plain\n\n" + strings.Repeat("é", 500) +
 				"\n\n[cut: the response is longer than 1001 bytes; only the first 1001 were read]"},
-		{"CharLimit", "/long", agents.FetchConfig{AllowPrivate: true, MaxChars: 100},
+		{"CharLimit", "/long", web.FetchConfig{AllowPrivate: true, MaxChars: 100},
 			"URL: SRV/long\nContent-Type: text/plain\n\n" + strings.Repeat("x", 100) +
 				"\n\n[cut: the text has 1000 characters; only the first 100 are shown]"},
 		{"FiveRedirects", "/hop/5", cfg, "URL: SRV/hop/0\nRedirected from: SRV/hop/5\nContent-Type: text/plain\n\narrived"},
-		{"NoRedirects", "/hop/0", agents.FetchConfig{AllowPrivate: true, MaxRedirects: -1}, "URL: SRV/hop/0\nContent-Type: text/plain\n\narrived"},
+		{"NoRedirects", "/hop/0", web.FetchConfig{AllowPrivate: true, MaxRedirects: -1}, "URL: SRV/hop/0\nContent-Type: text/plain\n\narrived"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -227,11 +230,11 @@ func TestFetchURL(t *testing.T) {
 
 	failures := []struct {
 		name, url string
-		cfg       agents.FetchConfig
+		cfg       web.FetchConfig
 		want      string
 	}{
 		{"SixRedirects", "SRV/hop/6", cfg, "fetch SRV/hop/6: stopped after 5 redirects"},
-		{"RedirectsOff", "SRV/hop/1", agents.FetchConfig{AllowPrivate: true, MaxRedirects: -1}, "fetch SRV/hop/1: stopped after 0 redirects"},
+		{"RedirectsOff", "SRV/hop/1", web.FetchConfig{AllowPrivate: true, MaxRedirects: -1}, "fetch SRV/hop/1: stopped after 0 redirects"},
 		{"UnsupportedType", "SRV/pdf", cfg, "fetch SRV/pdf: the response is application/pdf; fetch_url reads only HTML, plain text and JSON"},
 		{"SniffedBinary", "SRV/binary", cfg, "fetch SRV/binary: the response looks like image/png; fetch_url reads only HTML, plain text and JSON"},
 		{"NotFound", "SRV/missing", cfg, "fetch SRV/missing: HTTP 404 Not Found"},
@@ -252,7 +255,7 @@ func TestFetchURL(t *testing.T) {
 
 	t.Run("Timeout", func(t *testing.T) {
 		start := time.Now()
-		_, err := runFetch(t, agents.FetchConfig{AllowPrivate: true, Timeout: 200 * time.Millisecond}, srv.URL+"/slow")
+		_, err := runFetch(t, web.FetchConfig{AllowPrivate: true, Timeout: 200 * time.Millisecond}, srv.URL+"/slow")
 		if want := "fetch " + srv.URL + "/slow: no complete response within 200ms"; err == nil || err.Error() != want {
 			t.Errorf("err = %v, want %s", err, want)
 		}
@@ -262,7 +265,7 @@ func TestFetchURL(t *testing.T) {
 	})
 
 	t.Run("Cancelled", func(t *testing.T) {
-		_, tool := agents.FetchURLTool(cfg)
+		_, tool := web.FetchURLTool(cfg)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		_, err := tool.Run(ctx, json.RawMessage(`{"url":"`+srv.URL+`/text"}`))
@@ -272,7 +275,7 @@ func TestFetchURL(t *testing.T) {
 	})
 
 	t.Run("Parallel", func(t *testing.T) {
-		_, tool := agents.FetchURLTool(cfg)
+		_, tool := web.FetchURLTool(cfg)
 		var wg sync.WaitGroup
 		for range 8 {
 			wg.Go(func() {
@@ -295,7 +298,7 @@ func TestFetchURLHostileHTML(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, page)
 	}))
-	got, err := runFetch(t, agents.FetchConfig{AllowPrivate: true, MaxChars: 1000}, srv.URL)
+	got, err := runFetch(t, web.FetchConfig{AllowPrivate: true, MaxChars: 1000}, srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,12 +316,12 @@ func TestFetchURLHostileHTML(t *testing.T) {
 }
 
 func TestFetchURLSpec(t *testing.T) {
-	spec, tool := agents.FetchURLTool(agents.FetchConfig{})
+	spec, tool := web.FetchURLTool(web.FetchConfig{})
 	if spec.Name != "fetch_url" || spec.Category != "Web" {
 		t.Errorf("spec = %+v", spec)
 	}
-	if spec.Timeout <= agents.DefaultFetchTimeout {
-		t.Errorf("spec.Timeout = %s, want more than the fetch's own %s", spec.Timeout, agents.DefaultFetchTimeout)
+	if spec.Timeout <= web.DefaultFetchTimeout {
+		t.Errorf("spec.Timeout = %s, want more than the fetch's own %s", spec.Timeout, web.DefaultFetchTimeout)
 	}
 	if err := agents.NewRegistry().Register(spec, tool); err != nil {
 		t.Fatal(err)
@@ -365,11 +368,11 @@ func TestFetchURLRefusesAddresses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := runFetch(t, agents.FetchConfig{}, tt.url)
+			_, err := runFetch(t, web.FetchConfig{}, tt.url)
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("err = %v, want %s", err, tt.want)
 			}
-			if strings.Contains(tt.want, "addresses are not allowed") && !errors.Is(err, agents.ErrAddressRefused) {
+			if strings.Contains(tt.want, "addresses are not allowed") && !errors.Is(err, web.ErrAddressRefused) {
 				t.Errorf("err = %v, want ErrAddressRefused", err)
 			}
 		})
@@ -385,8 +388,8 @@ func TestFetchURLRefusesAtDial(t *testing.T) {
 	port := target.port(t)
 
 	t.Run("Localhost", func(t *testing.T) {
-		_, err := runFetch(t, agents.FetchConfig{}, "http://localhost:"+port+"/")
-		if !errors.Is(err, agents.ErrAddressRefused) || !strings.Contains(err.Error(), "fetch_url refuses localhost (") ||
+		_, err := runFetch(t, web.FetchConfig{}, "http://localhost:"+port+"/")
+		if !errors.Is(err, web.ErrAddressRefused) || !strings.Contains(err.Error(), "fetch_url refuses localhost (") ||
 			!strings.HasSuffix(err.Error(), "loopback addresses are not allowed") {
 			t.Errorf("err = %v, want a loopback refusal of localhost", err)
 		}
@@ -400,7 +403,7 @@ func TestFetchURLRefusesAtDial(t *testing.T) {
 		fmt.Fprint(w, "public page")
 	}))
 	// Only the redirector's exact host and port is allowed.
-	allowRedirector := agents.FetchConfig{AllowHosts: []string{"127.0.0.1:" + redirector.port(t)}}
+	allowRedirector := web.FetchConfig{AllowHosts: []string{"127.0.0.1:" + redirector.port(t)}}
 
 	t.Run("AllowedHost", func(t *testing.T) {
 		got, err := runFetch(t, allowRedirector, redirector.URL+"/")
@@ -411,7 +414,7 @@ func TestFetchURLRefusesAtDial(t *testing.T) {
 	t.Run("RedirectToName", func(t *testing.T) {
 		to := "http://localhost:" + port + "/secret"
 		_, err := runFetch(t, allowRedirector, redirector.URL+"/?to="+url.QueryEscape(to))
-		if !errors.Is(err, agents.ErrAddressRefused) || !strings.Contains(err.Error(), "loopback addresses are not allowed (redirected from ") ||
+		if !errors.Is(err, web.ErrAddressRefused) || !strings.Contains(err.Error(), "loopback addresses are not allowed (redirected from ") ||
 			!strings.HasSuffix(err.Error(), " to "+to+")") {
 			t.Errorf("err = %v, want a loopback refusal after the redirect", err)
 		}
@@ -419,13 +422,13 @@ func TestFetchURLRefusesAtDial(t *testing.T) {
 	t.Run("RedirectToLiteral", func(t *testing.T) {
 		to := "http://127.0.0.1:" + port + "/secret"
 		_, err := runFetch(t, allowRedirector, redirector.URL+"/?to="+url.QueryEscape(to))
-		if !errors.Is(err, agents.ErrAddressRefused) || !strings.HasPrefix(err.Error(), "fetch_url refuses 127.0.0.1: loopback addresses are not allowed") {
+		if !errors.Is(err, web.ErrAddressRefused) || !strings.HasPrefix(err.Error(), "fetch_url refuses 127.0.0.1: loopback addresses are not allowed") {
 			t.Errorf("err = %v, want a loopback refusal after the redirect", err)
 		}
 	})
 	t.Run("RedirectToMetadata", func(t *testing.T) {
 		_, err := runFetch(t, allowRedirector, redirector.URL+"/?to="+url.QueryEscape("http://169.254.169.254/latest/meta-data/"))
-		if !errors.Is(err, agents.ErrAddressRefused) || !strings.Contains(err.Error(), "link-local") {
+		if !errors.Is(err, web.ErrAddressRefused) || !strings.Contains(err.Error(), "link-local") {
 			t.Errorf("err = %v, want a link-local refusal", err)
 		}
 	})
@@ -445,7 +448,7 @@ func TestFetchURLRefusesAtDial(t *testing.T) {
 	}
 	for _, tt := range allowed {
 		t.Run("Allow"+tt.name, func(t *testing.T) {
-			got, err := runFetch(t, agents.FetchConfig{AllowHosts: tt.hosts}, tt.url)
+			got, err := runFetch(t, web.FetchConfig{AllowHosts: tt.hosts}, tt.url)
 			if err != nil || !strings.HasSuffix(got, "internal secret") {
 				t.Errorf("Run = %q, %v", got, err)
 			}
@@ -461,8 +464,8 @@ func TestFetchURLRefusesAtDial(t *testing.T) {
 	}
 	for _, tt := range refusedStill {
 		t.Run("Refuse"+tt.name, func(t *testing.T) {
-			_, err := runFetch(t, agents.FetchConfig{AllowHosts: tt.hosts}, "http://localhost:"+port+"/")
-			if !errors.Is(err, agents.ErrAddressRefused) {
+			_, err := runFetch(t, web.FetchConfig{AllowHosts: tt.hosts}, "http://localhost:"+port+"/")
+			if !errors.Is(err, web.ErrAddressRefused) {
 				t.Errorf("err = %v, want ErrAddressRefused", err)
 			}
 		})
@@ -470,12 +473,12 @@ func TestFetchURLRefusesAtDial(t *testing.T) {
 }
 
 func TestFetchConfigValidate(t *testing.T) {
-	good := agents.FetchConfig{AllowHosts: []string{"wiki.corp.example", "wiki.corp.example:8080", "*.corp.example", "10.0.0.0/8", "[fd00::1]:443", "fd00::1"}}
+	good := web.FetchConfig{AllowHosts: []string{"wiki.corp.example", "wiki.corp.example:8080", "*.corp.example", "10.0.0.0/8", "[fd00::1]:443", "fd00::1"}}
 	if err := good.Validate(); err != nil {
 		t.Errorf("Validate = %v", err)
 	}
 	for _, entry := range []string{"", "10.0.0.0/33", "not/a/prefix", "host:0", "host:http"} {
-		cfg := agents.FetchConfig{AllowHosts: []string{entry}}
+		cfg := web.FetchConfig{AllowHosts: []string{entry}}
 		if err := cfg.Validate(); err == nil {
 			t.Errorf("Validate accepted %q", entry)
 		}
@@ -526,9 +529,9 @@ func fakeSearxng(tb testing.TB) *countingServer {
 	}))
 }
 
-func runSearch(tb testing.TB, cfg agents.SearchConfig, query string) (string, error) {
+func runSearch(tb testing.TB, cfg web.SearchConfig, query string) (string, error) {
 	tb.Helper()
-	_, tool, ok := agents.WebSearchTool(cfg)
+	_, tool, ok := web.SearchTool(cfg)
 	if !ok {
 		tb.Fatal("web_search absent")
 	}
@@ -541,7 +544,7 @@ func TestWebSearch(t *testing.T) {
 	base := srv.URL + "/searx/"
 
 	t.Run("Results", func(t *testing.T) {
-		got, err := runSearch(t, agents.SearchConfig{SearxngURL: base}, "  threadwright\nslack bot ")
+		got, err := runSearch(t, web.SearchConfig{SearxngURL: base}, "  threadwright\nslack bot ")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -573,13 +576,13 @@ Results for "threadwright slack bot":
 		}
 	})
 	t.Run("Limit", func(t *testing.T) {
-		got, err := runSearch(t, agents.SearchConfig{SearxngURL: srv.URL + "/searx/search", Limit: 1}, "go")
+		got, err := runSearch(t, web.SearchConfig{SearxngURL: srv.URL + "/searx/search", Limit: 1}, "go")
 		if err != nil || !strings.Contains(got, "1. Result 1") || strings.Contains(got, "2. ") {
 			t.Errorf("Run = %q, %v", got, err)
 		}
 	})
 	t.Run("NoResults", func(t *testing.T) {
-		got, err := runSearch(t, agents.SearchConfig{SearxngURL: base}, "nothing")
+		got, err := runSearch(t, web.SearchConfig{SearxngURL: base}, "nothing")
 		if err != nil || got != `No results for "nothing".` {
 			t.Errorf("Run = %q, %v", got, err)
 		}
@@ -587,18 +590,18 @@ Results for "threadwright slack bot":
 
 	failures := []struct {
 		name  string
-		cfg   agents.SearchConfig
+		cfg   web.SearchConfig
 		query string
 		want  string
 	}{
-		{"JSONDisabled", agents.SearchConfig{SearxngURL: base}, "forbidden",
+		{"JSONDisabled", web.SearchConfig{SearxngURL: base}, "forbidden",
 			"web_search: the SearXNG instance refused the JSON format (HTTP 403); its settings.yml must list json in search.formats"},
-		{"WrongPath", agents.SearchConfig{SearxngURL: srv.URL + "/other"}, "go", "web_search: the search service answered HTTP 404 Not Found"},
-		{"Timeout", agents.SearchConfig{SearxngURL: base, Timeout: 100 * time.Millisecond}, "slow",
+		{"WrongPath", web.SearchConfig{SearxngURL: srv.URL + "/other"}, "go", "web_search: the search service answered HTTP 404 Not Found"},
+		{"Timeout", web.SearchConfig{SearxngURL: base, Timeout: 100 * time.Millisecond}, "slow",
 			"web_search: the search service did not answer within 100ms"},
-		{"EmptyQuery", agents.SearchConfig{SearxngURL: base}, " \n ", "web_search needs a non-empty query"},
-		{"LongQuery", agents.SearchConfig{SearxngURL: base}, strings.Repeat("a", 501), "web_search query longer than 500 characters"},
-		{"Misconfigured", agents.SearchConfig{SearxngURL: "searx.corp.example"}, "go",
+		{"EmptyQuery", web.SearchConfig{SearxngURL: base}, " \n ", "web_search needs a non-empty query"},
+		{"LongQuery", web.SearchConfig{SearxngURL: base}, strings.Repeat("a", 501), "web_search query longer than 500 characters"},
+		{"Misconfigured", web.SearchConfig{SearxngURL: "searx.corp.example"}, "go",
 			`web_search is misconfigured: the SearXNG URL "searx.corp.example" is not an absolute http(s) URL`},
 	}
 	for _, tt := range failures {
@@ -614,19 +617,19 @@ Results for "threadwright slack bot":
 func TestWebSearchTool(t *testing.T) {
 	t.Run("Unconfigured", func(t *testing.T) {
 		for _, u := range []string{"", "  "} {
-			if _, tool, ok := agents.WebSearchTool(agents.SearchConfig{SearxngURL: u}); ok || tool != nil {
+			if _, tool, ok := web.SearchTool(web.SearchConfig{SearxngURL: u}); ok || tool != nil {
 				t.Errorf("WebSearchTool(%q) = %v, %v; want absent", u, tool, ok)
 			}
 		}
 	})
 	t.Run("Configured", func(t *testing.T) {
-		spec, tool, ok := agents.WebSearchTool(agents.SearchConfig{SearxngURL: "https://searx.example"})
-		if !ok || spec.Name != "web_search" || spec.Category != agents.WebCategory {
+		spec, tool, ok := web.SearchTool(web.SearchConfig{SearxngURL: "https://searx.example"})
+		if !ok || spec.Name != "web_search" || spec.Category != web.Category {
 			t.Fatalf("WebSearchTool = %+v, %v", spec, ok)
 		}
 		r := agents.NewRegistry()
 		r.MustRegister(spec, tool)
-		r.MustRegister(agents.FetchURLTool(agents.FetchConfig{}))
+		r.MustRegister(web.FetchURLTool(web.FetchConfig{}))
 		if got := r.Categories(); len(got) != 1 || got[0].Name != "Web" || len(got[0].Tools) != 2 {
 			t.Errorf("Categories = %+v", got)
 		}
@@ -637,8 +640,8 @@ func TestWebSearchTool(t *testing.T) {
 // error to the model as the tool's result.
 func ExampleFetchURLTool() {
 	reg := agents.NewRegistry()
-	reg.MustRegister(agents.FetchURLTool(agents.FetchConfig{}))
-	if spec, tool, ok := agents.WebSearchTool(agents.SearchConfig{SearxngURL: ""}); ok {
+	reg.MustRegister(web.FetchURLTool(web.FetchConfig{}))
+	if spec, tool, ok := web.SearchTool(web.SearchConfig{SearxngURL: ""}); ok {
 		reg.MustRegister(spec, tool) // not reached: no search provider configured
 	}
 
@@ -649,4 +652,41 @@ func ExampleFetchURLTool() {
 	// Output:
 	// [fetch_url]
 	// error: fetch_url refuses 127.0.0.1: loopback addresses are not allowed
+}
+
+// TestWebToolsReportEntities: fetch_url reports the page it read and web_search its
+// results (the ones it lists) as entities.
+func TestWebToolsReportEntities(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><head><title>Status  page</title></head><body>All green.</body></html>")
+	}))
+	defer page.Close()
+	search := fakeSearxng(t)
+	reg := agents.NewRegistry()
+	reg.MustRegister(web.FetchURLTool(web.FetchConfig{AllowPrivate: true}))
+	spec, tool, _ := web.SearchTool(web.SearchConfig{SearxngURL: search.URL + "/searx/", Limit: 2})
+	reg.MustRegister(spec, tool)
+	srv := openaitest.NewServer()
+	defer srv.Close()
+	srv.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{
+			{Name: "fetch_url", Arguments: fmt.Sprintf(`{"url":%q}`, page.URL)},
+			{Name: "web_search", Arguments: `{"query":"status"}`},
+		}},
+		openaitest.Response{Text: "Green."},
+	)
+	exec := agents.NewExecutor(agents.ExecutorConfig{Client: agents.NewClient(agents.ClientConfig{BaseURL: srv.URL(), MaxRetries: -1}), Model: "m", Registry: reg})
+	f, err := exec.Execute(context.Background(), conversation.Prompt{Text: "status?"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []conversation.Entity{
+		{ID: page.URL, Title: "Status page", Type: "web page"},
+		{ID: "https://example.org/1", Title: "Result 1", Type: "web result"},
+		{ID: "https://example.org/2", Title: "Result 2", Type: "web result"},
+	}
+	if fmt.Sprint(f.Entities) != fmt.Sprint(want) {
+		t.Fatalf("entities %+v, want %+v", f.Entities, want)
+	}
 }

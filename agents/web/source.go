@@ -1,4 +1,4 @@
-package agents
+package web
 
 import (
 	"context"
