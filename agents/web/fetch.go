@@ -253,7 +253,7 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string) (page, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return page{}, fmt.Errorf("fetch %s: HTTP %s", final.Redacted(), resp.Status)
 	}
-	mediaType, params, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	kind := contentKind(mediaType)
 	if mediaType != "" && kind == "" {
 		return page{}, fmt.Errorf("fetch %s: the response is %s; fetch_url reads only HTML, plain text and JSON", final.Redacted(), mediaType)
@@ -264,16 +264,17 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string) (page, error) {
 	}
 	bytesCut := int64(len(body)) > f.maxBytes
 	if bytesCut {
-		body = trimPartialRune(body[:f.maxBytes])
+		body = body[:f.maxBytes]
 	}
 	if mediaType == "" {
-		mediaType, params, _ = mime.ParseMediaType(http.DetectContentType(body))
+		mediaType, _, _ = mime.ParseMediaType(http.DetectContentType(body))
 		if kind = contentKind(mediaType); kind == "" {
 			return page{}, fmt.Errorf("fetch %s: the response looks like %s; fetch_url reads only HTML, plain text and JSON", final.Redacted(), mediaType)
 		}
 	}
 
-	p := page{url: u, final: final, text: decodeText(body, params["charset"]), mediaType: mediaType, kind: kind, bytesCut: bytesCut}
+	text := decodeBody(body, resp.Header.Get("Content-Type"), kind == "html", bytesCut)
+	p := page{url: u, final: final, text: text, mediaType: mediaType, kind: kind, bytesCut: bytesCut}
 	if kind == "html" {
 		// Converted only as far as can be shown: f.maxChars characters of up to
 		// utf8.UTFMax bytes, and one more, so that a cut shows.
