@@ -85,15 +85,6 @@ func ExampleEvaluate() {
 	// error: ^ is not supported: write powers as repeated multiplication
 }
 
-func ExampleToMrkdwn() {
-	fmt.Println(agents.ToMrkdwn("## Summary\n**Total:** 3 < 5 items, see [the report](https://example.com/r?a=1&b=2).\n- `x && y`\n- ~~old~~ *new*"))
-	// Output:
-	// *Summary*
-	// *Total:* 3 &lt; 5 items, see <https://example.com/r?a=1&amp;b=2|the report>.
-	// • `x &amp;&amp; y`
-	// • ~old~ _new_
-}
-
 // A whole turn against the fake server: the model calls calculate, then answers.
 func ExampleExecutor_Execute() {
 	srv := openaitest.NewServer()

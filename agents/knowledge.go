@@ -39,7 +39,7 @@ const (
 // answer to cite, "[1] docs/handbook/leave.md — Parental leave", followed by its text
 // (cut past 2,500 characters, the result past 12,000); the result ends with a line
 // telling the model to cite the passages it uses as [n], which the reply turns into
-// its list of sources (Cite; README "Citations"). When
+// its list of sources (mrkdwn.Cite; README "Citations"). When
 // nothing matches, the result says so, and that the search matches words, not
 // meanings. Errors: an empty query, and kb's.
 func KnowledgeTool(kb conversation.Knowledge, limit int) (ToolSpec, Tool) {

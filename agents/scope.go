@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/agents/function"
+	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
@@ -226,7 +227,7 @@ func (s *ScopeChecker) refuse(p conversation.Prompt, reason string) (conversatio
 		desc = "a narrower set of topics"
 	}
 	reply, err := s.prompts.Render(prompts.ScopeRefusal, prompts.ScopeRefusalData{
-		Description: EscapeMrkdwn(desc),
+		Description: mrkdwn.Escape(desc),
 		UserID:      p.UserID,
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/conversation"
 )
 
@@ -16,11 +17,11 @@ const (
 )
 
 // Synthesizer turns the executor's findings into the Slack reply, deterministically and
-// without a model call: it matches the answer's [n] markers to the sources the turn's
-// tools returned (Cite), converts the answer's Markdown to mrkdwn (ToMrkdwn) and ends
-// it with its sources (SourcesMrkdwn; README "Citations"). It implements
-// conversation.Synthesizer and conversation.AnswerEditor. The zero value is ready to
-// use.
+// without a model call, with package agents/mrkdwn: it matches the answer's [n]
+// markers to the sources the turn's tools returned (mrkdwn.Cite), converts the
+// answer's Markdown to mrkdwn (mrkdwn.FromMarkdown) and ends it with its sources
+// (mrkdwn.Sources; README "Citations"). It implements conversation.Synthesizer and
+// conversation.AnswerEditor. The zero value is ready to use.
 type Synthesizer struct {
 	// TruncatedNote is appended, after a blank line, when the findings are Truncated;
 	// mrkdwn; default DefaultTruncatedNote.
@@ -46,9 +47,9 @@ func (s *Synthesizer) Synthesize(_ context.Context, _ conversation.Prompt, f con
 	if answer == "" {
 		return orDefault(s.EmptyReply, DefaultEmptyReply), nil
 	}
-	answer, sources := Cite(answer, f.ToolCalls)
-	reply := ToMrkdwn(answer)
-	if list := SourcesMrkdwn(sources); list != "" {
+	answer, sources := mrkdwn.Cite(answer, f.ToolCalls)
+	reply := mrkdwn.FromMarkdown(answer)
+	if list := mrkdwn.Sources(sources); list != "" {
 		reply += "\n\n" + list
 	}
 	if f.Truncated {
@@ -59,14 +60,14 @@ func (s *Synthesizer) Synthesize(_ context.Context, _ conversation.Prompt, f con
 
 // EditAnswer returns f.Answer as the reply shows it, in Markdown (its markers
 // renumbered, its sources listed: SourcesMarkdown), and whether that is more than
-// f.Answer: whether Cite changes its markers or adds sources.
+// f.Answer: whether mrkdwn.Cite changes its markers or adds sources.
 func (s *Synthesizer) EditAnswer(f conversation.Findings) (string, bool) {
 	answer := strings.TrimSpace(f.Answer)
-	cited, sources := Cite(answer, f.ToolCalls)
+	cited, sources := mrkdwn.Cite(answer, f.ToolCalls)
 	if len(sources) == 0 && cited == answer {
 		return f.Answer, false
 	}
-	if list := SourcesMarkdown(sources); list != "" {
+	if list := mrkdwn.SourcesMarkdown(sources); list != "" {
 		cited += "\n\n" + list
 	}
 	return cited, true

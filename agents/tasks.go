@@ -182,3 +182,8 @@ func planTask(t *taskRun, status conversation.TaskStatus) conversation.Task {
 	}
 	return task
 }
+
+// isWebURL reports whether s is an absolute http(s) URL: a source a task can link.
+func isWebURL(s string) bool {
+	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
+}

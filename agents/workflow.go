@@ -12,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/internal/textcut"
@@ -288,7 +289,7 @@ func (a *WorkflowAgent) ProposeOptions(ctx context.Context, r conversation.Artif
 			out, err = parseOptions(args, labels)
 			return err
 		},
-		userMessage: notSaved("the options for " + EscapeMrkdwn(r.Artifact.Title)),
+		userMessage: notSaved("the options for " + mrkdwn.Escape(r.Artifact.Title)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {
@@ -449,7 +450,7 @@ func itemData(it *conversation.Item) *prompts.Item {
 // itemName names what r writes in a user message: the artifact's title, or "item 2
 // of Research".
 func itemName(r conversation.ArtifactRequest) string {
-	name := EscapeMrkdwn(r.Artifact.Title)
+	name := mrkdwn.Escape(r.Artifact.Title)
 	if r.Item != nil {
 		name = fmt.Sprintf("item %d of %s", r.Item.Index+1, name)
 	}
@@ -520,7 +521,7 @@ func (a *WorkflowAgent) Evaluate(ctx context.Context, r conversation.ArtifactReq
 			out, err = parseEvaluation(args, criteria)
 			return err
 		},
-		userMessage: notSaved("the evaluation of " + EscapeMrkdwn(r.Artifact.Title)),
+		userMessage: notSaved("the evaluation of " + mrkdwn.Escape(r.Artifact.Title)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {
@@ -547,7 +548,7 @@ func (a *WorkflowAgent) Summarize(ctx context.Context, r conversation.ArtifactRe
 			out, err = parseText(args, "summary")
 			return err
 		},
-		userMessage: notSaved("the summary of " + EscapeMrkdwn(r.Workflow.Title)),
+		userMessage: notSaved("the summary of " + mrkdwn.Escape(r.Workflow.Title)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {

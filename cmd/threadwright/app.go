@@ -17,6 +17,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mcp"
+	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
@@ -298,7 +299,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		FetchAllowed:        func(ch string) bool { return policy.Allows(ch, "fetch_url") },
 		Approvers:           c.ApproverUserIDs,
 		SuggestedPrompts:    suggested,
-		Format:              agents.ToMrkdwn,
+		Format:              mrkdwn.FromMarkdown,
 		Summarizer:          agents.NewSummarizer(agents.SummarizerConfig{Client: model, Model: c.OpenAISmallModel, Prompts: tmpl, Logger: log}),
 		HistoryTokens:       c.HistoryTokens,
 		Logger:              log,

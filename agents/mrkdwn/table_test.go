@@ -1,4 +1,4 @@
-package agents_test
+package mrkdwn_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/mrkdwn"
 )
 
 // wideTableAnswer returns an answer of about size bytes shaped like the one that
@@ -31,15 +31,15 @@ func wideTableAnswer(size int) string {
 	return b.String()
 }
 
-func TestToMrkdwnTableBounded(t *testing.T) {
+func TestFromMarkdownTableBounded(t *testing.T) {
 	in := wideTableAnswer(9 << 10)
-	out := agents.ToMrkdwn(in)
+	out := mrkdwn.FromMarkdown(in)
 	if len(out) > 2*len(in) {
 		t.Fatalf("%d bytes of Markdown became %d bytes of mrkdwn; want at most %d", len(in), len(out), 2*len(in))
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(line); n > agents.MaxTableWidth {
-			t.Fatalf("table row of %d characters, want at most %d: %.80q", n, agents.MaxTableWidth, line)
+		if n := utf8.RuneCountInString(line); n > mrkdwn.MaxTableWidth {
+			t.Fatalf("table row of %d characters, want at most %d: %.80q", n, mrkdwn.MaxTableWidth, line)
 		}
 	}
 	if !strings.Contains(out, "long description long description long… | wide") {
@@ -47,39 +47,39 @@ func TestToMrkdwnTableBounded(t *testing.T) {
 	}
 }
 
-func TestToMrkdwnTableCaps(t *testing.T) {
+func TestFromMarkdownTableCaps(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"WideCell", "| a | b |\n|---|---|\n| " + strings.Repeat("x", 50) + " | y |",
-			"```\na" + strings.Repeat(" ", agents.MaxCellChars-1) + " | b\n" + strings.Repeat("-", agents.MaxCellChars) + "-+--\n" +
-				strings.Repeat("x", agents.MaxCellChars-1) + "… | y\n```"},
-		{"ManyColumns", "|" + strings.Repeat(" c |", agents.MaxTableColumns+3) + "\n|" + strings.Repeat("-|", agents.MaxTableColumns+3) + "\n|" + strings.Repeat(" 1 |", agents.MaxTableColumns+3),
-			"```\n" + strings.Repeat("c | ", agents.MaxTableColumns) + "…\n" + strings.Repeat("--+-", agents.MaxTableColumns) + "-\n" + strings.Repeat("1 | ", agents.MaxTableColumns) + "…\n```"},
+			"```\na" + strings.Repeat(" ", mrkdwn.MaxCellChars-1) + " | b\n" + strings.Repeat("-", mrkdwn.MaxCellChars) + "-+--\n" +
+				strings.Repeat("x", mrkdwn.MaxCellChars-1) + "… | y\n```"},
+		{"ManyColumns", "|" + strings.Repeat(" c |", mrkdwn.MaxTableColumns+3) + "\n|" + strings.Repeat("-|", mrkdwn.MaxTableColumns+3) + "\n|" + strings.Repeat(" 1 |", mrkdwn.MaxTableColumns+3),
+			"```\n" + strings.Repeat("c | ", mrkdwn.MaxTableColumns) + "…\n" + strings.Repeat("--+-", mrkdwn.MaxTableColumns) + "-\n" + strings.Repeat("1 | ", mrkdwn.MaxTableColumns) + "…\n```"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := agents.ToMrkdwn(tt.in); got != tt.want {
+			if got := mrkdwn.FromMarkdown(tt.in); got != tt.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
 			}
 		})
 	}
 	t.Run("RowWidth", func(t *testing.T) {
-		row := "|" + strings.Repeat(" "+strings.Repeat("w", 30)+" |", agents.MaxTableColumns)
-		in := row + "\n|" + strings.Repeat("-|", agents.MaxTableColumns) + "\n" + row
-		for _, line := range strings.Split(agents.ToMrkdwn(in), "\n") {
-			if n := utf8.RuneCountInString(line); n > agents.MaxTableWidth {
+		row := "|" + strings.Repeat(" "+strings.Repeat("w", 30)+" |", mrkdwn.MaxTableColumns)
+		in := row + "\n|" + strings.Repeat("-|", mrkdwn.MaxTableColumns) + "\n" + row
+		for _, line := range strings.Split(mrkdwn.FromMarkdown(in), "\n") {
+			if n := utf8.RuneCountInString(line); n > mrkdwn.MaxTableWidth {
 				t.Errorf("row of %d characters: %s", n, line)
 			}
 		}
 	})
 }
 
-func BenchmarkToMrkdwnWideTable(b *testing.B) {
+func BenchmarkFromMarkdownWideTable(b *testing.B) {
 	in := wideTableAnswer(9 << 10)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(in)))
 	var out string
 	for b.Loop() {
-		out = agents.ToMrkdwn(in)
+		out = mrkdwn.FromMarkdown(in)
 	}
 	b.ReportMetric(float64(len(out)), "out-bytes")
 }

@@ -1,4 +1,4 @@
-package agents
+package mrkdwn
 
 import (
 	"regexp"
@@ -6,14 +6,12 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/threadwright/threadwright/internal/textcut"
 )
 
-// EscapeMrkdwn escapes the three characters Slack's mrkdwn gives a meaning to: & as
+// Escape escapes the three characters Slack's mrkdwn gives a meaning to: & as
 // &amp;, < as &lt; and > as &gt; (Slack, "Formatting text for app surfaces",
 // "Escaping text"). Slack shows the original characters.
-func EscapeMrkdwn(s string) string { return mrkdwnEscaper.Replace(s) }
+func Escape(s string) string { return mrkdwnEscaper.Replace(s) }
 
 var (
 	mrkdwnEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
@@ -23,7 +21,7 @@ var (
 	cellMarks  = strings.NewReplacer("**", "", "__", "", "`", "")
 )
 
-// ToMrkdwn converts Markdown, as models write it, to Slack mrkdwn:
+// FromMarkdown converts Markdown, as models write it, to Slack mrkdwn:
 //
 //   - **bold** and __bold__ become *bold*; *italic* and _italic_ become _italic_;
 //     ***both*** becomes *_both_*; ~~strike~~ becomes ~strike~;
@@ -37,12 +35,12 @@ var (
 //   - code spans and fenced code blocks keep their text as is (the fence's language
 //     is dropped: Slack does not use it).
 //
-// Everywhere, code included, &, < and > are escaped (EscapeMrkdwn): Slack decodes them
+// Everywhere, code included, &, < and > are escaped (Escape): Slack decodes them
 // inside code too, and unescaped they could form control sequences. Only the links the
 // conversion emits and user and channel mentions the model copied (<@U…>, <#C…>) stay
 // raw; <!here>, <!channel> and <!everyone> are escaped, so a model cannot ping a whole
 // channel.
-func ToMrkdwn(md string) string {
+func FromMarkdown(md string) string {
 	md = strings.ReplaceAll(md, "\r\n", "\n")
 	lines := strings.Split(md, "\n")
 	out := make([]string, 0, len(lines))
@@ -56,7 +54,7 @@ func ToMrkdwn(md string) string {
 				if isFenceClose(lines[i], fence) {
 					break
 				}
-				out = append(out, EscapeMrkdwn(strings.TrimPrefix(lines[i], indent)))
+				out = append(out, Escape(strings.TrimPrefix(lines[i], indent)))
 			}
 			out = append(out, "```")
 			continue
@@ -214,9 +212,9 @@ func inline(s string) string {
 		s = htmlBreak.ReplaceAllString(s, "\n")
 	}
 	if strings.Contains(s, "http") {
-		s = bareURL.ReplaceAllStringFunc(s, func(u string) string { return in.hold(EscapeMrkdwn(u)) })
+		s = bareURL.ReplaceAllStringFunc(s, func(u string) string { return in.hold(Escape(u)) })
 	}
-	s = emphasis(EscapeMrkdwn(s))
+	s = emphasis(Escape(s))
 	if len(in.held) == 0 {
 		return s
 	}
@@ -246,7 +244,7 @@ func (in *inliner) codeSpans(s string) string {
 			ticks = s[i : i+n]
 		}
 		b.WriteString(s[:i])
-		b.WriteString(in.hold(ticks + EscapeMrkdwn(code) + ticks))
+		b.WriteString(in.hold(ticks + Escape(code) + ticks))
 		s = s[i+n+end+n:]
 	}
 }
@@ -277,7 +275,7 @@ func closingRun(s string, n int) int {
 
 // label converts a link's text: escaped, emphasis converted.
 func (in *inliner) label(s string) string {
-	return emphasis(EscapeMrkdwn(strings.TrimSpace(s)))
+	return emphasis(Escape(strings.TrimSpace(s)))
 }
 
 // slackLinkTo formats <url|label>, or <url> without a label. URLs that Slack would not
@@ -285,7 +283,7 @@ func (in *inliner) label(s string) string {
 func slackLinkTo(url, label string) string {
 	if !strings.HasPrefix(url, "http://") && !strings.HasPrefix(url, "https://") && !strings.HasPrefix(url, "mailto:") {
 		if label == "" {
-			return EscapeMrkdwn(url)
+			return Escape(url)
 		}
 		return label
 	}
@@ -334,135 +332,4 @@ func replaceAtWordBounds(s string, re *regexp.Regexp, repl func(inner string) st
 
 func isWordRune(r rune) bool {
 	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_')
-}
-
-// Tables.
-
-func isTableRow(line string) bool {
-	t := strings.TrimSpace(line)
-	return strings.HasPrefix(t, "|") && strings.Count(t, "|") >= 2
-}
-
-// Table bounds: a rendered table row has at most MaxTableColumns columns (a last
-// column of … stands for the rest), each at most MaxCellChars characters wide, and the
-// row at most MaxTableWidth characters; a cell cut short ends with …. Every row is
-// padded to its columns' widths, so without them one wide cell made every row of its
-// table as wide (README, "Reply bounds").
-const (
-	MaxTableColumns = 12
-	MaxCellChars    = 40
-	MaxTableWidth   = 120
-)
-
-// minColumnChars is the least width a column is narrowed to for MaxTableWidth.
-const minColumnChars = 3
-
-// renderTable renders Markdown table rows as an aligned code block within the table
-// bounds; the separator row becomes a line of dashes.
-func renderTable(rows []string) []string {
-	var cells [][]string
-	sep := -1
-	for i, row := range rows {
-		if tableSeparator.MatchString(row) && i > 0 && sep < 0 {
-			sep = i
-			cells = append(cells, nil)
-			continue
-		}
-		t := strings.TrimSpace(row)
-		t = strings.TrimPrefix(t, "|")
-		t = strings.TrimSuffix(t, "|")
-		var r []string
-		for j, c := range splitCells(t) {
-			if j == MaxTableColumns {
-				r = append(r, "…")
-				break
-			}
-			c = htmlBreak.ReplaceAllString(c, " ")
-			c = cellMarks.Replace(strings.TrimSpace(c))
-			r = append(r, textcut.Ellipsis(c, MaxCellChars, textcut.Cutset(" ")))
-		}
-		cells = append(cells, r)
-	}
-	widths := columnWidths(cells)
-	out := []string{"```"}
-	var b strings.Builder
-	for _, r := range cells {
-		b.Reset()
-		if r == nil { // the separator
-			for j, w := range widths {
-				if j > 0 {
-					b.WriteString("-+-")
-				}
-				b.WriteString(strings.Repeat("-", w))
-			}
-			out = append(out, b.String())
-			continue
-		}
-		for j, w := range widths {
-			c := ""
-			if j < len(r) {
-				c = textcut.Ellipsis(r[j], w, textcut.Cutset(" "))
-			}
-			if j > 0 {
-				b.WriteString(" | ")
-			}
-			b.WriteString(c)
-			b.WriteString(strings.Repeat(" ", w-utf8.RuneCountInString(c)))
-		}
-		out = append(out, EscapeMrkdwn(strings.TrimRight(b.String(), " ")))
-	}
-	return append(out, "```")
-}
-
-// columnWidths returns the width of each column of cells: its widest cell, the
-// widest columns narrowed to one width so that a row, with its " | " separators, is
-// at most MaxTableWidth characters.
-func columnWidths(cells [][]string) []int {
-	var widths []int
-	for _, r := range cells {
-		for j, c := range r {
-			if j >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[j] = max(widths[j], utf8.RuneCountInString(c))
-		}
-	}
-	room := MaxTableWidth - 3*(len(widths)-1)
-	rowWidth := func(limit int) int {
-		n := 0
-		for _, w := range widths {
-			n += min(w, limit)
-		}
-		return n
-	}
-	if rowWidth(MaxCellChars) <= room {
-		return widths
-	}
-	limit := MaxCellChars
-	for limit > minColumnChars && rowWidth(limit) > room {
-		limit--
-	}
-	for j, w := range widths {
-		widths[j] = min(w, limit)
-	}
-	return widths
-}
-
-// splitCells splits a table row on the | that are not escaped as \|.
-func splitCells(row string) []string {
-	var cells []string
-	var b strings.Builder
-	for i := 0; i < len(row); i++ {
-		switch {
-		case row[i] == '\\' && i+1 < len(row) && row[i+1] == '|':
-			b.WriteByte('|')
-			i++
-		case row[i] == '|':
-			cells = append(cells, b.String())
-			b.Reset()
-		default:
-			b.WriteByte(row[i])
-		}
-	}
-	return append(cells, b.String())
 }

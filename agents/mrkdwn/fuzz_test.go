@@ -1,20 +1,20 @@
-package agents_test
+package mrkdwn_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/mrkdwn"
 )
 
 // maxMrkdwnGrowth bounds ToMrkdwn's output: at most maxMrkdwnGrowth bytes for each
 // byte of input, plus a constant. A table row of two bytes ("||") can be padded to a
 // row of MaxTableWidth characters, the largest growth there is.
-const maxMrkdwnGrowth = agents.MaxTableWidth / 2
+const maxMrkdwnGrowth = mrkdwn.MaxTableWidth / 2
 
-// FuzzToMrkdwn checks that no special mention (<!here>, <!channel>, <!subteam^…>)
+// FuzzFromMarkdown checks that no special mention (<!here>, <!channel>, <!subteam^…>)
 // survives the conversion and that the output grows at most linearly with the input.
-func FuzzToMrkdwn(f *testing.F) {
+func FuzzFromMarkdown(f *testing.F) {
 	for _, seed := range []string{
 		"**bold** <!channel> and <!here|here> <!subteam^S123|@team> <!date^1392734382^{date}|Feb>",
 		"<@U123> asks <#C123|general>: `<!everyone>` ```\n<!here>\n```",
@@ -27,7 +27,7 @@ func FuzzToMrkdwn(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, md string) {
-		out := agents.ToMrkdwn(md)
+		out := mrkdwn.FromMarkdown(md)
 		if strings.Contains(out, "<!") {
 			t.Errorf("special mention in mrkdwn %q (from %q)", out, md)
 		}

@@ -1,4 +1,4 @@
-package agents
+package mrkdwn
 
 import (
 	"regexp"
@@ -185,7 +185,7 @@ func replaceMarkers(prose string, number func(n int) (int, bool)) string {
 }
 
 // mapProse applies f to the parts of Markdown md outside fenced code blocks and
-// code spans, found as ToMrkdwn finds them, and returns md with them replaced.
+// code spans, found as FromMarkdown finds them, and returns md with them replaced.
 func mapProse(md string, f func(string) string) string {
 	lines := strings.Split(md, "\n")
 	fence := ""
@@ -230,24 +230,24 @@ func mapOutsideCodeSpans(line string, f func(string) string) string {
 	return b.String()
 }
 
-// SourcesMrkdwn renders sources as the mrkdwn block that ends a cited answer: a bold
+// Sources renders sources as the mrkdwn block that ends a cited answer: a bold
 // "Sources" line, then one numbered line each, "[1] <url|title>" for a source with a
 // URL, "[1] docs/handbook/leave.md — Parental leave" for one without; texts escaped.
 // It returns "" for no sources.
-func SourcesMrkdwn(sources []Source) string {
+func Sources(sources []Source) string {
 	return sourceList(sources, "*Sources*", "\n", func(s Source, title string) string {
 		if !isWebURL(s.URL) {
-			return EscapeMrkdwn(title)
+			return Escape(title)
 		}
 		label := ""
 		if title != "" && title != s.URL {
-			label = strings.NewReplacer("|", "¦").Replace(EscapeMrkdwn(title))
+			label = strings.NewReplacer("|", "¦").Replace(Escape(title))
 		}
 		return slackLinkTo(s.URL, label)
 	})
 }
 
-// SourcesMarkdown renders sources as SourcesMrkdwn does, in Markdown (a streamed
+// SourcesMarkdown renders sources as Sources does, in Markdown (a streamed
 // answer's markdown_text): "**Sources**", then "[1] [title](url)" or "[1] title" on
 // lines of their own, texts escaped. It returns "" for no sources.
 func SourcesMarkdown(sources []Source) string {
