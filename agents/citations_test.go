@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/toolbox"
 	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/sqlite"
@@ -43,7 +44,7 @@ func TestCitedKnowledgeAndWebAnswers(t *testing.T) {
 	srv := openaitest.NewServer()
 	defer srv.Close()
 	exec := newExecutor(t, srv, nil, func(c *agents.ExecutorConfig) {
-		c.Registry.MustRegister(agents.KnowledgeTool(st, 5))
+		c.Registry.MustRegister(toolbox.KnowledgeTool(st, 5))
 		c.Registry.MustRegister(web.FetchURLTool(web.FetchConfig{AllowPrivate: true}))
 	})
 	srv.Push(

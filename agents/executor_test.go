@@ -13,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/toolbox"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
@@ -25,8 +26,8 @@ func fixedNow() time.Time { return time.Date(2024, 5, 14, 11, 0, 0, 0, time.UTC)
 func newExecutor(tb testing.TB, srv *openaitest.Server, extra map[string]agents.ToolFunc, edit ...func(*agents.ExecutorConfig)) *agents.Executor {
 	tb.Helper()
 	reg := agents.NewRegistry()
-	reg.MustRegister(agents.CurrentTime(fixedNow))
-	reg.MustRegister(agents.Calculate())
+	reg.MustRegister(toolbox.CurrentTime(fixedNow))
+	reg.MustRegister(toolbox.Calculate())
 	for name, fn := range extra {
 		reg.MustRegister(agents.ToolSpec{Name: name, Description: "test tool " + name, Category: "test"}, fn)
 	}
@@ -202,7 +203,7 @@ func TestExecutorToolFailuresGoBackToTheModel(t *testing.T) {
 	reg.MustRegister(agents.ToolSpec{Name: "panicky", Description: "panics"}, agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) {
 		panic("nil map write")
 	}))
-	reg.MustRegister(agents.Calculate())
+	reg.MustRegister(toolbox.Calculate())
 	logger, logs := testLogger()
 	exec := agents.NewExecutor(agents.ExecutorConfig{Client: newClient(t, srv), Model: "m", Registry: reg, Logger: logger})
 

@@ -18,17 +18,18 @@ func call(id, name, args string) openai.ToolCall {
 // A tool call's task: pending with its title before it runs; complete or error with
 // a short output and the sources the tool's real result names.
 func TestToolTask(t *testing.T) {
-	// The results as the tools write them (package agents/web, which pins their
-	// format in its own tests).
+	// The results as the tools write them (packages agents/web and agents/toolbox,
+	// which pin their format in their own tests).
 	const pageURL = "https://status.example.com"
 	args := fmt.Sprintf(`{"url":%q}`, pageURL)
 	fetched := "URL: " + pageURL + "\nTitle: Status page\n\nAll green."
 	const searched = "Results for \"go release\":\n\n1. Go release notes\n   https://go.dev/doc/devel/release\n   Go 1.24\n\n" +
 		"2. https://example.com/b\n   https://example.com/b"
-	passages := []conversation.Passage{
-		{Chunk: conversation.Chunk{Source: "docs/handbook/leave.md", Heading: "Parental leave", Text: "Twelve weeks."}},
-		{Chunk: conversation.Chunk{Source: "https://wiki.example.com/holidays", Heading: "Holidays", Text: "Ten days."}},
-	}
+	const found = "Found 2 passages in the knowledge base for \"leave\":\n\n" +
+		"[1] docs/handbook/leave.md — Parental leave\nTwelve weeks.\n\n" +
+		"[2] https://wiki.example.com/holidays — Holidays\nTen days.\n\n" +
+		"Cite the passages you use as [n] right after what they support, e.g. \"… 16 weeks [1].\" " +
+		"Do not list the sources yourself: the reply lists the ones you cite under the answer."
 
 	for _, tc := range []struct {
 		name string
@@ -46,7 +47,7 @@ func TestToolTask(t *testing.T) {
 			conversation.Task{ID: "c2", Title: "web_search go release", Status: conversation.TaskComplete, Output: `Results for "go release":`,
 				Sources: []conversation.Source{{URL: "https://go.dev/doc/devel/release", Text: "Go release notes"}, {URL: "https://example.com/b", Text: "https://example.com/b"}}}},
 		{"search_knowledge", call("c3", "search_knowledge", `{"query":"leave"}`),
-			&conversation.ToolCall{Name: "search_knowledge", Result: formatPassages("leave", passages)},
+			&conversation.ToolCall{Name: "search_knowledge", Result: found},
 			conversation.Task{ID: "c3", Title: "search_knowledge leave", Status: conversation.TaskComplete, Output: "docs/handbook/leave.md — Parental leave",
 				Sources: []conversation.Source{{URL: "https://wiki.example.com/holidays", Text: "https://wiki.example.com/holidays — Holidays"}}}},
 		{"error", call("c4", "fetch_url", args), &conversation.ToolCall{Name: "fetch_url", Failed: true, Result: "error: fetch_url refuses 127.0.0.1\nmore"},

@@ -18,6 +18,7 @@ import (
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/agents/mrkdwn"
+	"github.com/threadwright/threadwright/agents/toolbox"
 	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
@@ -132,7 +133,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return fmt.Errorf("prompts: %w", err)
 	}
 	registry := agents.NewRegistry()
-	if err := agents.RegisterBuiltins(registry); err != nil {
+	if err := toolbox.Register(registry); err != nil {
 		return fmt.Errorf("tools: %w", err)
 	}
 	if err := registry.Register(agents.Recall()); err != nil { // README "Recall"
@@ -196,7 +197,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.store.Store(st)
 	if kb, ok := st.(conversation.Knowledge); ok {
-		if err := registry.Register(agents.KnowledgeTool(kb, agents.DefaultKnowledgeLimit)); err != nil {
+		if err := registry.Register(toolbox.KnowledgeTool(kb, toolbox.DefaultKnowledgeLimit)); err != nil {
 			return fmt.Errorf("tools: %w", err)
 		}
 	}

@@ -1,4 +1,4 @@
-package agents_test
+package toolbox_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/toolbox"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/sqlite"
 )
@@ -39,13 +40,13 @@ func runKnowledge(t *testing.T, tool agents.Tool, args string) (string, error) {
 }
 
 func TestKnowledgeToolSpec(t *testing.T) {
-	spec, tool := agents.KnowledgeTool(&fakeKnowledge{}, 0)
+	spec, tool := toolbox.KnowledgeTool(&fakeKnowledge{}, 0)
 	r := agents.NewRegistry()
 	if err := r.Register(spec, tool); err != nil {
 		t.Fatal(err)
 	}
-	if spec.Name != "search_knowledge" || spec.Category != agents.KnowledgeCategory {
-		t.Errorf("spec = %s in %s; want search_knowledge in %s", spec.Name, spec.Category, agents.KnowledgeCategory)
+	if spec.Name != "search_knowledge" || spec.Category != toolbox.KnowledgeCategory {
+		t.Errorf("spec = %s in %s; want search_knowledge in %s", spec.Name, spec.Category, toolbox.KnowledgeCategory)
 	}
 	var schema struct {
 		Properties map[string]struct {
@@ -67,7 +68,7 @@ func TestKnowledgeTool(t *testing.T) {
 		passage("docs/handbook/leave.md", "Parental leave", "Sixteen weeks of paid parental leave.\n\nAsk HR.\n"),
 		passage("docs/handbook/leave.md", "", "The leave policy."),
 	}}
-	_, tool := agents.KnowledgeTool(kb, 3)
+	_, tool := toolbox.KnowledgeTool(kb, 3)
 	got, err := runKnowledge(t, tool, `{"query": "  parental\n leave "}`)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +94,7 @@ Cite the passages you use as [n] right after what they support, e.g. "… 16 wee
 	for _, tc := range []struct {
 		args string
 		want int
-	}{{`{"query": "x", "limit": 1}`, 1}, {`{"query": "x", "limit": 500}`, agents.MaxKnowledgeLimit}, {`{"query": "x", "limit": -2}`, 3}} {
+	}{{`{"query": "x", "limit": 1}`, 1}, {`{"query": "x", "limit": 500}`, toolbox.MaxKnowledgeLimit}, {`{"query": "x", "limit": -2}`, 3}} {
 		if _, err := runKnowledge(t, tool, tc.args); err != nil || kb.limit != tc.want {
 			t.Errorf("%s: Search limit %d, %v; want %d", tc.args, kb.limit, err, tc.want)
 		}
@@ -104,7 +105,7 @@ Cite the passages you use as [n] right after what they support, e.g. "… 16 wee
 }
 
 func TestKnowledgeToolNothingFound(t *testing.T) {
-	_, tool := agents.KnowledgeTool(&fakeKnowledge{}, 5)
+	_, tool := toolbox.KnowledgeTool(&fakeKnowledge{}, 5)
 	got, err := runKnowledge(t, tool, `{"query": "quantum coffee"}`)
 	if err != nil || !strings.HasPrefix(got, `No passages found for "quantum coffee" in the knowledge base.`) {
 		t.Errorf("result = %q, %v; want it to say nothing was found", got, err)
@@ -113,7 +114,7 @@ func TestKnowledgeToolNothingFound(t *testing.T) {
 
 func TestKnowledgeToolErrors(t *testing.T) {
 	boom := errors.New("database is down")
-	_, tool := agents.KnowledgeTool(&fakeKnowledge{err: boom}, 5)
+	_, tool := toolbox.KnowledgeTool(&fakeKnowledge{err: boom}, 5)
 	if _, err := runKnowledge(t, tool, `{"query": "x"}`); !errors.Is(err, boom) {
 		t.Errorf("error %v; want the store's", err)
 	}
@@ -130,7 +131,7 @@ func TestKnowledgeToolBounded(t *testing.T) {
 	for range 20 {
 		ps = append(ps, passage("big.md", "Big", long))
 	}
-	_, tool := agents.KnowledgeTool(&fakeKnowledge{passages: ps}, 20)
+	_, tool := toolbox.KnowledgeTool(&fakeKnowledge{passages: ps}, 20)
 	got, err := runKnowledge(t, tool, `{"query": "big"}`)
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +165,7 @@ func TestKnowledgeToolSQLite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, tool := agents.KnowledgeTool(s, 5)
+	_, tool := toolbox.KnowledgeTool(s, 5)
 	got, err := runKnowledge(t, tool, `{"query": "How many weeks of parental leave do I get?"}`)
 	if err != nil {
 		t.Fatal(err)

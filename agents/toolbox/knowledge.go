@@ -1,4 +1,4 @@
-package agents
+package toolbox
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/textcut"
 )
@@ -42,12 +43,12 @@ const (
 // its list of sources (mrkdwn.Cite; README "Citations"). When
 // nothing matches, the result says so, and that the search matches words, not
 // meanings. Errors: an empty query, and kb's.
-func KnowledgeTool(kb conversation.Knowledge, limit int) (ToolSpec, Tool) {
+func KnowledgeTool(kb conversation.Knowledge, limit int) (agents.ToolSpec, agents.Tool) {
 	if limit <= 0 {
 		limit = DefaultKnowledgeLimit
 	}
 	limit = min(limit, MaxKnowledgeLimit)
-	spec := ToolSpec{
+	spec := agents.ToolSpec{
 		Name: "search_knowledge",
 		Description: "Search the team's knowledge base: internal documents such as handbooks, policies, " +
 			"runbooks and docs. Use it first for questions about how things work here. Returns the best " +
@@ -82,10 +83,10 @@ func KnowledgeTool(kb conversation.Knowledge, limit int) (ToolSpec, Tool) {
 		if err != nil {
 			return "", fmt.Errorf("search_knowledge: %w", err)
 		}
-		ReportEntities(ctx, passageEntities(passages)...) // contract.go
+		agents.ReportEntities(ctx, passageEntities(passages)...) // package agents, contract.go
 		return formatPassages(query, passages), nil
 	}
-	return spec, ToolFunc(run)
+	return spec, agents.ToolFunc(run)
 }
 
 // formatPassages renders passages found for query as search_knowledge's result: a

@@ -1,4 +1,4 @@
-package agents
+package toolbox
 
 import (
 	"context"
@@ -14,11 +14,13 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // IANA zones for current_time, even in a scratch container
+
+	"github.com/threadwright/threadwright/agents"
 )
 
-// RegisterBuiltins registers threadwright's built-in tools in r: current_time (on the
+// Register registers threadwright's built-in tools in r: current_time (on the
 // system clock) and calculate.
-func RegisterBuiltins(r *Registry) error {
+func Register(r *agents.Registry) error {
 	if err := r.Register(CurrentTime(time.Now)); err != nil {
 		return err
 	}
@@ -29,8 +31,8 @@ func RegisterBuiltins(r *Registry) error {
 // time.Now outside tests) in an optional IANA time zone argument
 // {"timezone": "Europe/Paris"}, UTC by default. Result, e.g.
 // "2024-05-14T11:30:00+02:00 (Tuesday, 14 May 2024, 11:30 CEST, Europe/Paris)".
-func CurrentTime(now func() time.Time) (ToolSpec, Tool) {
-	spec := ToolSpec{
+func CurrentTime(now func() time.Time) (agents.ToolSpec, agents.Tool) {
+	spec := agents.ToolSpec{
 		Name:        "current_time",
 		Description: "Get the current date, time and weekday, in UTC or in a given IANA time zone.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"timezone":{"type":"string",` +
@@ -55,7 +57,7 @@ func CurrentTime(now func() time.Time) (ToolSpec, Tool) {
 		t := now().In(loc)
 		return fmt.Sprintf("%s (%s, %s)", t.Format(time.RFC3339), t.Format("Monday, 2 January 2006, 15:04 MST"), loc), nil
 	}
-	return spec, ToolFunc(run)
+	return spec, agents.ToolFunc(run)
 }
 
 // Calculate returns the calculate tool: it evaluates an arithmetic expression
@@ -64,8 +66,8 @@ func CurrentTime(now func() time.Time) (ToolSpec, Tool) {
 // Allowed: decimal, hex and float literals, + - * / %, unary + and -, parentheses.
 // Anything else (names, calls, strings, shifts, ^) is rejected, so the expression cannot
 // do anything but compute.
-func Calculate() (ToolSpec, Tool) {
-	spec := ToolSpec{
+func Calculate() (agents.ToolSpec, agents.Tool) {
+	spec := agents.ToolSpec{
 		Name:        "calculate",
 		Description: "Evaluate an arithmetic expression exactly. Supports numbers, + - * / %, unary minus and parentheses; no functions or variables.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"expression":{"type":"string",` +
@@ -81,7 +83,7 @@ func Calculate() (ToolSpec, Tool) {
 		}
 		return Evaluate(args.Expression)
 	}
-	return spec, ToolFunc(run)
+	return spec, agents.ToolFunc(run)
 }
 
 // mathSpellings maps what models and people write that Go's syntax lacks: ×, ÷, the
