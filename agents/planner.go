@@ -251,7 +251,7 @@ func (p *Planner) newRun(pr conversation.Prompt) (*planRun, error) {
 		return nil, fmt.Errorf("agents: planner: %w", err)
 	}
 	base := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}
-	base = appendHistory(base, pr.History)
+	base = AppendHistory(base, pr.History)
 	return &planRun{
 		p: p, prompt: pr, base: slices.Clip(base), byID: map[string]*taskRun{},
 		log: p.logger.With(slog.String("conversation", pr.Key.String()), slog.String("strategy", StrategyPlanner)),
@@ -469,7 +469,7 @@ func (r *planRun) execute(ctx context.Context, round []*taskRun, progress conver
 		t := o.task
 		t.done, t.findings, t.err = true, o.findings, o.err
 		planSteps{sink: r.prompt.Tasks}.tasks(conversation.TaskComplete, t)
-		r.tainted = r.tainted || r.p.executor.readUntrusted(o.findings)
+		r.tainted = r.tainted || r.p.executor.ReadUntrusted(o.findings)
 		r.f.Steps += o.findings.Steps
 		r.f.Usage = r.f.Usage.Add(o.findings.Usage)
 		if o.err != nil && ctx.Err() == nil {
@@ -626,19 +626,19 @@ func (r *planRun) toolCalls() []conversation.ToolCall {
 	return out
 }
 
-// commit makes the phase's forced calls of tool (a commitLoop) until accept takes the
+// commit makes the phase's forced calls of tool (a CommitLoop) until accept takes the
 // arguments of one, reminding the model at most maxReminders times; then it returns a
 // *CommitError (ErrNoCommit) whose UserMessage names what was not saved. name is the
 // phase, for errors and logs. Every call counts in r.f.
 func (r *planRun) commit(ctx context.Context, name, what, model string, msgs []openai.ChatCompletionMessage, tool openai.FunctionDefinition, accept func(json.RawMessage) error) error {
-	res, err := commitLoop{
-		client: r.p.client, model: model, prompts: r.p.prompts, tool: tool, accept: accept,
-		reminders: r.p.maxReminders, log: r.log.With(slog.String("phase", name)),
-		warning: "planner: the model did not commit its work", errPrefix: "agents: planner " + name,
-		userMessage: notSaved(what),
-	}.run(ctx, msgs)
-	r.f.Steps += res.calls
-	r.f.Usage = r.f.Usage.Add(res.usage)
+	res, err := CommitLoop{
+		Client: r.p.client, Model: model, Prompts: r.p.prompts, Tool: tool, Accept: accept,
+		Reminders: r.p.maxReminders, Log: r.log.With(slog.String("phase", name)),
+		Warning: "planner: the model did not commit its work", ErrPrefix: "agents: planner " + name,
+		UserMessage: NotSaved(what),
+	}.Run(ctx, msgs)
+	r.f.Steps += res.Calls
+	r.f.Usage = r.f.Usage.Add(res.Usage)
 	return err
 }
 
@@ -885,26 +885,6 @@ func ParseStrategy(s string) (string, error) {
 	return "", fmt.Errorf("agents: unknown strategy %q (want react, planner or auto)", s)
 }
 
-// channelPairs splits s, comma-separated "CHANNEL_ID:VALUE" pairs (STRATEGY_CHANNELS,
-// EXECUTOR_INSTRUCTIONS_CHANNELS), into its [channel id, value] pairs in order: split
-// at the first ":", each part trimmed, empty entries skipped. bad is the first entry
-// (trimmed) without ":" or with an empty part; then pairs is nil.
-func channelPairs(s string) (pairs [][2]string, bad string) {
-	for entry := range strings.SplitSeq(s, ",") {
-		entry = strings.TrimSpace(entry)
-		if entry == "" {
-			continue
-		}
-		ch, value, ok := strings.Cut(entry, ":")
-		ch, value = strings.TrimSpace(ch), strings.TrimSpace(value)
-		if !ok || ch == "" || value == "" {
-			return nil, entry
-		}
-		pairs = append(pairs, [2]string{ch, value})
-	}
-	return pairs, ""
-}
-
 // ParseChannelStrategies reads per-channel strategies written as
 // "C123:planner,C456:react" (the STRATEGY_CHANNELS setting): comma-separated pairs of
 // a Slack channel id and a strategy, spaces allowed around each part. An empty s gives
@@ -914,7 +894,7 @@ func ParseChannelStrategies(s string) (map[string]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	pairs, bad := channelPairs(s)
+	pairs, bad := ChannelPairs(s)
 	if bad != "" {
 		return nil, fmt.Errorf("agents: channel strategy %q: want CHANNEL_ID:STRATEGY", bad)
 	}

@@ -62,7 +62,7 @@ func (a *WorkflowAgent) Recover(ctx context.Context, r conversation.ArtifactRequ
 			out, err = parseRecovery(args)
 			return err
 		},
-		userMessage: notSaved("new instructions for " + itemName(r)),
+		userMessage: NotSaved("new instructions for " + itemName(r)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {

@@ -301,7 +301,7 @@ func InferTool[T any](name, description string, fn func(ctx context.Context, arg
 }
 
 // toolRunner runs the tool calls of a model response against a registry: the
-// executor's loop and the research of a commitLoop (the workflow agent's writing with
+// executor's loop and the research of a CommitLoop (the workflow agent's writing with
 // tools) share it.
 type toolRunner struct {
 	registry *Registry

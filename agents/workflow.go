@@ -45,44 +45,6 @@ const (
 	maxItemBrief      = 4 << 10  // an item's brief
 )
 
-// ErrNoCommit means the model never saved its work: through every try it answered
-// without calling the commit function, or called it with arguments that were
-// rejected. Nothing was saved. The WorkflowAgent methods return a *CommitError, which
-// matches ErrNoCommit with errors.Is and has a UserMessage naming what was not saved.
-var ErrNoCommit error = &modelError{
-	msg:  "agents: the model did not commit its work",
-	user: "The model did not save its work, so nothing was changed. Please try again.",
-}
-
-// CommitError is the error of a WorkflowAgent call whose model did not call the commit
-// function with valid arguments in any of its tries. errors.Is(err, ErrNoCommit)
-// reports it.
-type CommitError struct {
-	// Tool is the commit function the model was asked to call.
-	Tool string
-	// Tries is the number of failed tries: 1 + WorkflowAgentConfig.MaxReminders (a
-	// Write with tools made its research calls on top of them).
-	Tries int
-	// Problem says what was wrong with the last try ("answered in text without
-	// calling the function", or why the arguments were rejected).
-	Problem string
-
-	user string
-}
-
-// Error describes the failure for logs.
-func (e *CommitError) Error() string {
-	return fmt.Sprintf("agents: the model did not call %s with valid arguments in %d tries (last: %s)", e.Tool, e.Tries, e.Problem)
-}
-
-// Is reports whether target is ErrNoCommit.
-func (e *CommitError) Is(target error) bool { return target == ErrNoCommit }
-
-// UserMessage returns the text to show in Slack (conversation.ErrorReply uses it),
-// e.g. "The model did not save the options for Audience after 3 tries, so nothing
-// was changed. Please try again."
-func (e *CommitError) UserMessage() string { return e.user }
-
 // ErrUnknownProfile means an ArtifactRequest.Profile names a model profile that
 // WorkflowAgentConfig.Profiles lacks. The WorkflowAgent methods return a
 // *ProfileError, which matches it with errors.Is, without calling a model.
@@ -289,7 +251,7 @@ func (a *WorkflowAgent) ProposeOptions(ctx context.Context, r conversation.Artif
 			out, err = parseOptions(args, labels)
 			return err
 		},
-		userMessage: notSaved("the options for " + mrkdwn.Escape(r.Artifact.Title)),
+		userMessage: NotSaved("the options for " + mrkdwn.Escape(r.Artifact.Title)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {
@@ -377,7 +339,7 @@ func (a *WorkflowAgent) Write(ctx context.Context, r conversation.ArtifactReques
 	if tools != nil {
 		data.Tools = promptTools(tools.Specs())
 	}
-	t := task{name: "write", prompt: prompts.ArtifactWrite, data: data, tools: tools, userMessage: notSaved("the text of " + itemName(r))}
+	t := task{name: "write", prompt: prompts.ArtifactWrite, data: data, tools: tools, userMessage: NotSaved("the text of " + itemName(r))}
 	return a.writeText(ctx, r, t)
 }
 
@@ -397,7 +359,7 @@ func (a *WorkflowAgent) Revise(ctx context.Context, r conversation.ArtifactReque
 		Title: r.Artifact.Title, Item: itemData(r.Item), Current: strings.TrimSpace(r.Current),
 		Instructions: strings.TrimSpace(r.Instructions), Failure: automated(r), ToolName: CommitFinalTextTool,
 	}
-	t := task{name: "revise", prompt: prompts.ArtifactRevise, data: data, userMessage: notSaved("the revised text of " + itemName(r))}
+	t := task{name: "revise", prompt: prompts.ArtifactRevise, data: data, userMessage: NotSaved("the revised text of " + itemName(r))}
 	return a.writeText(ctx, r, t)
 }
 
@@ -521,7 +483,7 @@ func (a *WorkflowAgent) Evaluate(ctx context.Context, r conversation.ArtifactReq
 			out, err = parseEvaluation(args, criteria)
 			return err
 		},
-		userMessage: notSaved("the evaluation of " + mrkdwn.Escape(r.Artifact.Title)),
+		userMessage: NotSaved("the evaluation of " + mrkdwn.Escape(r.Artifact.Title)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {
@@ -548,7 +510,7 @@ func (a *WorkflowAgent) Summarize(ctx context.Context, r conversation.ArtifactRe
 			out, err = parseText(args, "summary")
 			return err
 		},
-		userMessage: notSaved("the summary of " + mrkdwn.Escape(r.Workflow.Title)),
+		userMessage: NotSaved("the summary of " + mrkdwn.Escape(r.Workflow.Title)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {
@@ -592,7 +554,7 @@ type task struct {
 	failedTools *[]string
 }
 
-// run makes t's forced calls of t.tool (a commitLoop) with its model until the model
+// run makes t's forced calls of t.tool (a CommitLoop) with its model until the model
 // commits acceptable arguments or the reminders run out. With t.tools, the first
 // maxToolSteps-1 calls offer them too (tool_choice "required") and their tool calls
 // are run; every other call offers and forces the commit function alone.
@@ -615,20 +577,20 @@ func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest,
 	if r.Profile != "" {
 		log = log.With(slog.String("profile", r.Profile))
 	}
-	loop := commitLoop{
-		client: client, model: model, prompts: a.prompts, tool: t.tool, accept: t.accept,
-		reminders: a.maxReminders, log: log, warning: "model did not commit its work",
-		errPrefix: "agents: " + t.name, userMessage: t.userMessage,
+	loop := CommitLoop{
+		Client: client, Model: model, Prompts: a.prompts, Tool: t.tool, Accept: t.accept,
+		Reminders: a.maxReminders, Log: log, Warning: "model did not commit its work",
+		ErrPrefix: "agents: " + t.name, UserMessage: t.userMessage,
 	}
 	if t.tools != nil {
 		loop.research = toolRunner{registry: t.tools, timeout: a.toolTimeout, maxParallel: DefaultMaxParallelTools, maxResult: DefaultMaxToolResult}
 		loop.toolSteps = a.maxToolSteps
 	}
-	res, err := loop.run(ctx, msgs)
+	res, err := loop.Run(ctx, msgs)
 	if t.failedTools != nil {
-		*t.failedTools = res.failedTools
+		*t.failedTools = res.FailedTools
 	}
-	return res.usage, err
+	return res.Usage, err
 }
 
 // route returns the client and model of a call for the named profile: the profile's,
@@ -642,13 +604,6 @@ func (a *WorkflowAgent) route(profile, model string) (Completer, string, error) 
 		return nil, "", &ProfileError{Name: profile}
 	}
 	return p.Client, p.Model, nil
-}
-
-// notSaved returns the usual CommitError.UserMessage for what was not saved.
-func notSaved(what string) func(tries int) string {
-	return func(tries int) string {
-		return fmt.Sprintf("The model did not save %s after %d %s, so nothing was changed. Please try again.", what, tries, plural(tries, "try", "tries"))
-	}
 }
 
 // messages builds the system prompt and the task's user message.
