@@ -275,36 +275,6 @@ func TestExecutorApprovalRules(t *testing.T) {
 	}
 }
 
-// TestPlannerTaskRefusesApproval: a planner task cannot stop for a person, so a call
-// that needs confirmation gets an error result and does not run.
-func TestPlannerTaskRefusesApproval(t *testing.T) {
-	srv := MustServer(t)
-	exec, runs := policyExecutor(t, srv, nil)
-	logger, _ := testLogger()
-	planner := agents.NewPlanner(agents.PlannerConfig{Client: newClient(t, srv), Model: "gpt-main", SmallModel: "gpt-small", Executor: exec, Logger: logger})
-	m := newModel(t, srv)
-	m.script(agents.CommitUnderstandingTool, understanding("Delete customer 42."))
-	m.script(agents.CommitPlanTool, plan(planTask{ID: "del", Description: "Delete customer 42."}))
-	var told atomic.Bool
-	m.on("task:del", func(r openaitest.Request) openaitest.Response {
-		res := r.ToolResults()
-		if len(res) == 0 {
-			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "d", Name: "crm__delete_customer", Arguments: `{"id":"42"}`}}}
-		}
-		told.Store(strings.Contains(res[0].Content, "needs the confirmation of the person who asked"))
-		return text("Could not delete.")
-	})
-	m.script(agents.CommitReflectionTool, reflection(true, ""))
-	m.script("answer", text("I could not delete it."))
-	f, err := planner.Execute(context.Background(), prompt("delete customer 42"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Pending != nil || runs["crm__delete_customer"].Load() != 0 || !told.Load() {
-		t.Errorf("planner: pending %+v, delete ran %d times, model told %v", f.Pending, runs["crm__delete_customer"].Load(), told.Load())
-	}
-}
-
 // TestWorkflowToolsFollowTheChannelPolicy: an artifact is offered the tools it names
 // that its channel may use (the intersection).
 func TestWorkflowToolsFollowTheChannelPolicy(t *testing.T) {

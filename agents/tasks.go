@@ -137,52 +137,6 @@ func firstLine(s string) string {
 	return ""
 }
 
-// planSteps shows a planner run as a plan (Slack's task_display_mode plan): its
-// phases (planning, checking, writing the answer) and the plan's tasks, each shown
-// pending when planned and advancing as it runs. Its methods do nothing when the
-// prompt has no TaskSink.
-type planSteps struct {
-	sink conversation.TaskSink
-}
-
-// phase shows the planner's phase id ("plan", "check-1", "answer") with title.
-func (s planSteps) phase(id, title string, status conversation.TaskStatus, output string) {
-	if s.sink == nil {
-		return
-	}
-	s.sink.UpdateTasks(conversation.Task{ID: id, Title: title, Status: status, Output: textcut.Ellipsis(output, maxTaskOutput, nil)})
-}
-
-// tasks shows the plan's tasks ts, in one call: pending, in progress, or, once
-// done, complete or error with the first line of its answer or error.
-func (s planSteps) tasks(status conversation.TaskStatus, ts ...*taskRun) {
-	if s.sink == nil || len(ts) == 0 {
-		return
-	}
-	out := make([]conversation.Task, len(ts))
-	for i, t := range ts {
-		out[i] = planTask(t, status)
-	}
-	s.sink.UpdateTasks(out...)
-}
-
-// planTask is the task that shows t with status, or t's outcome once it is done.
-func planTask(t *taskRun, status conversation.TaskStatus) conversation.Task {
-	title := strings.Join(strings.Fields(t.Description), " ")
-	if title == "" {
-		title = t.ID
-	}
-	task := conversation.Task{ID: "task-" + t.ID, Title: textcut.Ellipsis(title, maxTaskTitle, nil), Status: status}
-	if t.done {
-		task.Status, task.Output = conversation.TaskComplete, firstLine(t.findings.Answer)
-		if t.err != nil {
-			task.Status, task.Output = conversation.TaskError, taskError(t.err)
-		}
-		task.Output = textcut.Ellipsis(task.Output, maxTaskOutput, nil)
-	}
-	return task
-}
-
 // isWebURL reports whether s is an absolute http(s) URL: a source a task can link.
 func isWebURL(s string) bool {
 	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")

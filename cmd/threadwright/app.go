@@ -18,6 +18,7 @@ import (
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/agents/mrkdwn"
+	"github.com/threadwright/threadwright/agents/planner"
 	"github.com/threadwright/threadwright/agents/toolbox"
 	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/bot"
@@ -252,11 +253,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Client: model, Model: c.OpenAIModel, Registry: registry, Policy: policy, Instructions: instructions, Prompts: tmpl,
 		MaxSteps: c.MaxSteps, ToolTimeout: c.ToolTimeout, Logger: log, HoldUnscoped: c.ScopeClassifyResults,
 	})
-	channels, _ := agents.ParseChannelStrategies(c.StrategyChannels) // validated by LoadConfig
-	strategy, _ := agents.ParseStrategy(c.Strategy)
-	executor, err := agents.NewRouter(agents.RouterConfig{
+	channels, _ := planner.ParseChannelStrategies(c.StrategyChannels) // validated by LoadConfig
+	strategy, _ := planner.ParseStrategy(c.Strategy)
+	executor, err := planner.NewRouter(planner.RouterConfig{
 		Client: model, SmallModel: c.OpenAISmallModel, ReAct: react, Default: strategy, Channels: channels, Prompts: tmpl, Logger: log,
-		Planner: agents.NewPlanner(agents.PlannerConfig{Client: model, Model: c.OpenAIModel, SmallModel: c.OpenAISmallModel, Executor: react, Prompts: tmpl, Logger: log}),
+		Planner: planner.New(planner.Config{Client: model, Model: c.OpenAIModel, SmallModel: c.OpenAISmallModel, Executor: react, Prompts: tmpl, Logger: log}),
 	})
 	if err != nil {
 		return fmt.Errorf("STRATEGY: %w", err)

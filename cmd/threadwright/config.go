@@ -15,6 +15,7 @@ import (
 	"github.com/kelseyhightower/envconfig"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/planner"
 	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/api"
 )
@@ -221,10 +222,10 @@ func (c *Config) validate() error {
 	} else if c.APIAddr != "" && len(tokens) == 0 {
 		return errors.New("API_TOKENS: expected at least one name:secret pair with API_ADDR set")
 	}
-	if _, err := agents.ParseStrategy(c.Strategy); err != nil {
+	if _, err := planner.ParseStrategy(c.Strategy); err != nil {
 		return fmt.Errorf("STRATEGY: expected react, planner or auto: %w", err)
 	}
-	if _, err := agents.ParseChannelStrategies(c.StrategyChannels); err != nil {
+	if _, err := planner.ParseChannelStrategies(c.StrategyChannels); err != nil {
 		return fmt.Errorf("STRATEGY_CHANNELS: expected channel:strategy pairs such as C123:planner,C456:react: %w", err)
 	}
 	if _, err := agents.ParseChannelFiles(c.ExecutorInstructionsChannels); err != nil {

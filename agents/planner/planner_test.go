@@ -1,4 +1,4 @@
-package agents_test
+package planner_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/planner"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
@@ -139,15 +140,15 @@ type planTask struct {
 }
 
 func understanding(intent string, entities ...string) openaitest.Response {
-	return commit(agents.CommitUnderstandingTool, map[string]any{"intent": intent, "entities": append([]string{}, entities...)})
+	return commit(planner.CommitUnderstandingTool, map[string]any{"intent": intent, "entities": append([]string{}, entities...)})
 }
 
 func plan(tasks ...planTask) openaitest.Response {
-	return commit(agents.CommitPlanTool, map[string]any{"tasks": tasks})
+	return commit(planner.CommitPlanTool, map[string]any{"tasks": tasks})
 }
 
 func reflection(answered bool, missing string, tasks ...planTask) openaitest.Response {
-	return commit(agents.CommitReflectionTool, map[string]any{"answered": answered, "missing": missing, "new_tasks": append([]planTask{}, tasks...)})
+	return commit(planner.CommitReflectionTool, map[string]any{"answered": answered, "missing": missing, "new_tasks": append([]planTask{}, tasks...)})
 }
 
 // toolThenAnswer is a task's executor turn: a call of tool, then answer once the
@@ -161,10 +162,10 @@ func toolThenAnswer(tool, answer string) func(openaitest.Request) openaitest.Res
 	}
 }
 
-func newPlanner(tb testing.TB, srv *openaitest.Server, tools map[string]agents.ToolFunc, edit ...func(*agents.PlannerConfig)) *agents.Planner {
+func newPlanner(tb testing.TB, srv *openaitest.Server, tools map[string]agents.ToolFunc, edit ...func(*planner.Config)) *planner.Planner {
 	tb.Helper()
 	logger, _ := testLogger()
-	cfg := agents.PlannerConfig{
+	cfg := planner.Config{
 		Client:     newClient(tb, srv),
 		Model:      "gpt-main",
 		SmallModel: "gpt-small",
@@ -174,7 +175,7 @@ func newPlanner(tb testing.TB, srv *openaitest.Server, tools map[string]agents.T
 	for _, f := range edit {
 		f(&cfg)
 	}
-	return agents.NewPlanner(cfg)
+	return planner.New(cfg)
 }
 
 // barrier returns tools that each wait until all n of them are running: run one
@@ -209,10 +210,10 @@ func TestPlannerDependentTasks(t *testing.T) {
 	srv := MustServer(t)
 	// A and C wait for each other in their tools: they must run at the same time. B
 	// needs A's result.
-	planner := newPlanner(t, srv, barrier(2, "alpha", "gamma"))
+	pl := newPlanner(t, srv, barrier(2, "alpha", "gamma"))
 	m := newModel(t, srv)
-	m.script(agents.CommitUnderstandingTool, understanding("Compare widget stock with the colour survey.", "widgets", "colour survey"))
-	m.script(agents.CommitPlanTool, plan(
+	m.script(planner.CommitUnderstandingTool, understanding("Compare widget stock with the colour survey.", "widgets", "colour survey"))
+	m.script(planner.CommitPlanTool, plan(
 		planTask{ID: "A", Description: "Count the widgets in stock.", DependsOn: []string{}},
 		planTask{ID: "B", Description: "Say which colour the counted widgets should be.", DependsOn: []string{"a"}},
 		planTask{ID: "C", Description: "Read the colour survey.", DependsOn: []string{}},
@@ -224,11 +225,11 @@ func TestPlannerDependentTasks(t *testing.T) {
 		lacks(t, "task B's request", r.LastUserMessage(), "people like blue")
 		return text("B: the 42 widgets should be painted.")
 	})
-	m.script(agents.CommitReflectionTool, reflection(true, ""))
+	m.script(planner.CommitReflectionTool, reflection(true, ""))
 	m.script("answer", text("**42 widgets**, to be painted blue."))
 
 	var progress statuses
-	f, err := planner.Execute(context.Background(), prompt("How many widgets, and what colour?"), progress.report)
+	f, err := pl.Execute(context.Background(), prompt("How many widgets, and what colour?"), progress.report)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,14 +258,14 @@ func TestPlannerDependentTasks(t *testing.T) {
 
 	// The phases: the small model understands, the main model plans and answers; the
 	// plan sees the understanding; the answer sees every result.
-	understand := requestsOf(srv, agents.CommitUnderstandingTool)[0]
-	checkRequest(t, understand, "gpt-small", agents.CommitUnderstandingTool)
+	understand := requestsOf(srv, planner.CommitUnderstandingTool)[0]
+	checkRequest(t, understand, "gpt-small", planner.CommitUnderstandingTool)
 	contains(t, "the understanding request", understand.LastUserMessage(), "> How many widgets, and what colour?")
 	contains(t, "the planner's system prompt", understand.SystemPrompt(), "- alpha: test tool alpha", "Tuesday, 14 May 2024 (UTC)")
-	planReq := requestsOf(srv, agents.CommitPlanTool)[0]
-	checkRequest(t, planReq, "gpt-main", agents.CommitPlanTool)
+	planReq := requestsOf(srv, planner.CommitPlanTool)[0]
+	checkRequest(t, planReq, "gpt-main", planner.CommitPlanTool)
 	contains(t, "the plan request", planReq.LastUserMessage(), "Intent: Compare widget stock with the colour survey.", "- colour survey", "at most 6 tasks")
-	checkRequest(t, requestsOf(srv, agents.CommitReflectionTool)[0], "gpt-main", agents.CommitReflectionTool)
+	checkRequest(t, requestsOf(srv, planner.CommitReflectionTool)[0], "gpt-main", planner.CommitReflectionTool)
 	answer := requestsOf(srv, "answer")[0]
 	if answer.Chat.Model != "gpt-main" || len(answer.Chat.Tools) != 0 {
 		t.Errorf("answer request: model %q, %d tools", answer.Chat.Model, len(answer.Chat.Tools))
@@ -306,17 +307,17 @@ func TestPlannerMaxParallel(t *testing.T) {
 		return "probed", nil
 	}
 	srv := MustServer(t)
-	planner := newPlanner(t, srv, map[string]agents.ToolFunc{"probe": probe}, func(c *agents.PlannerConfig) { c.MaxParallel = 1 })
+	pl := newPlanner(t, srv, map[string]agents.ToolFunc{"probe": probe}, func(c *planner.Config) { c.MaxParallel = 1 })
 	m := newModel(t, srv)
-	m.script(agents.CommitUnderstandingTool, understanding("probe thrice"))
-	m.script(agents.CommitPlanTool, plan(planTask{ID: "p1", Description: "probe"}, planTask{ID: "p2", Description: "probe"}, planTask{ID: "p3", Description: "probe"}))
+	m.script(planner.CommitUnderstandingTool, understanding("probe thrice"))
+	m.script(planner.CommitPlanTool, plan(planTask{ID: "p1", Description: "probe"}, planTask{ID: "p2", Description: "probe"}, planTask{ID: "p3", Description: "probe"}))
 	for _, id := range []string{"p1", "p2", "p3"} {
 		m.on("task:"+id, toolThenAnswer("probe", id+" done"))
 	}
-	m.script(agents.CommitReflectionTool, reflection(true, ""))
+	m.script(planner.CommitReflectionTool, reflection(true, ""))
 	m.script("answer", text("done"))
 	var progress statuses
-	if _, err := planner.Execute(context.Background(), prompt("probe"), progress.report); err != nil {
+	if _, err := pl.Execute(context.Background(), prompt("probe"), progress.report); err != nil {
 		t.Fatal(err)
 	}
 	if maxAct != 1 {
@@ -331,28 +332,28 @@ func TestPlannerMaxParallel(t *testing.T) {
 func TestPlannerReflection(t *testing.T) {
 	t.Run("OneMoreRound", func(t *testing.T) {
 		srv := MustServer(t)
-		planner := newPlanner(t, srv, nil)
+		pl := newPlanner(t, srv, nil)
 		m := newModel(t, srv)
-		m.script(agents.CommitUnderstandingTool, understanding("Find the Q3 budget and who approved it."))
-		m.script(agents.CommitPlanTool, plan(planTask{ID: "budget", Description: "Find the Q3 budget."}))
+		m.script(planner.CommitUnderstandingTool, understanding("Find the Q3 budget and who approved it."))
+		m.script(planner.CommitPlanTool, plan(planTask{ID: "budget", Description: "Find the Q3 budget."}))
 		m.script("task:budget", text("The Q3 budget is 1.2M."))
 		m.on("task:approver", func(r openaitest.Request) openaitest.Response {
 			contains(t, "the new task's request", r.LastUserMessage(), "The Q3 budget is 1.2M.", "Find who approved the 1.2M budget.")
 			return text("Approved by <@U7>.")
 		})
-		m.script(agents.CommitReflectionTool,
+		m.script(planner.CommitReflectionTool,
 			reflection(false, "who approved it", planTask{ID: "approver", Description: "Find who approved the 1.2M budget.", DependsOn: []string{"budget"}}),
 			reflection(true, ""))
 		m.script("answer", text("1.2M, approved by <@U7>."))
 		var progress statuses
-		f, err := planner.Execute(context.Background(), prompt("Q3 budget and approver?"), progress.report)
+		f, err := pl.Execute(context.Background(), prompt("Q3 budget and approver?"), progress.report)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f.Answer != "1.2M, approved by <@U7>." || f.Truncated || f.Steps != 7 {
 			t.Errorf("findings = %+v", f)
 		}
-		refl := requestsOf(srv, agents.CommitReflectionTool)
+		refl := requestsOf(srv, planner.CommitReflectionTool)
 		if len(refl) != 2 {
 			t.Fatalf("%d reflections, want 2", len(refl))
 		}
@@ -370,17 +371,17 @@ func TestPlannerReflection(t *testing.T) {
 
 	t.Run("RoundsRunOut", func(t *testing.T) {
 		srv := MustServer(t)
-		planner := newPlanner(t, srv, nil, func(c *agents.PlannerConfig) { c.MaxRounds = 1 })
+		pl := newPlanner(t, srv, nil, func(c *planner.Config) { c.MaxRounds = 1 })
 		m := newModel(t, srv)
-		m.script(agents.CommitUnderstandingTool, understanding("Find the approver."))
-		m.script(agents.CommitPlanTool, plan(planTask{ID: "t1", Description: "Look in the wiki."}))
+		m.script(planner.CommitUnderstandingTool, understanding("Find the approver."))
+		m.script(planner.CommitPlanTool, plan(planTask{ID: "t1", Description: "Look in the wiki."}))
 		m.script("task:t1", text("Not in the wiki."))
 		m.script("task:t2", text("Not in the tracker."))
-		m.script(agents.CommitReflectionTool,
+		m.script(planner.CommitReflectionTool,
 			reflection(false, "the approver", planTask{ID: "t2", Description: "Look in the tracker."}),
 			reflection(false, "the approver, still", planTask{ID: "t3", Description: "Ask someone."}))
 		m.script("answer", text("I could not find the approver."))
-		f, err := planner.Execute(context.Background(), prompt("Who approved it?"), nil)
+		f, err := pl.Execute(context.Background(), prompt("Who approved it?"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -390,26 +391,26 @@ func TestPlannerReflection(t *testing.T) {
 		if n := len(requestsOf(srv, "task:t3")); n != 0 {
 			t.Errorf("task t3 ran %d times after the rounds ran out", n)
 		}
-		refl := requestsOf(srv, agents.CommitReflectionTool)
+		refl := requestsOf(srv, planner.CommitReflectionTool)
 		contains(t, "the last reflection", refl[len(refl)-1].LastUserMessage(), "No more tasks can run")
 		contains(t, "the answer request", requestsOf(srv, "answer")[0].LastUserMessage(), "Still missing after checking: the approver, still")
 	})
 
 	t.Run("NothingMoreToTry", func(t *testing.T) {
 		srv := MustServer(t)
-		planner := newPlanner(t, srv, nil)
+		pl := newPlanner(t, srv, nil)
 		m := newModel(t, srv)
-		m.script(agents.CommitUnderstandingTool, understanding("x"))
-		m.script(agents.CommitPlanTool, plan(planTask{ID: "t1", Description: "Look."}))
+		m.script(planner.CommitUnderstandingTool, understanding("x"))
+		m.script(planner.CommitPlanTool, plan(planTask{ID: "t1", Description: "Look."}))
 		m.script("task:t1", text("Nothing found."))
-		m.script(agents.CommitReflectionTool, reflection(false, "the data does not exist"))
+		m.script(planner.CommitReflectionTool, reflection(false, "the data does not exist"))
 		m.script("answer", text("There is no such data."))
-		f, err := planner.Execute(context.Background(), prompt("x?"), nil)
+		f, err := pl.Execute(context.Background(), prompt("x?"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Truncated || len(requestsOf(srv, agents.CommitReflectionTool)) != 1 {
-			t.Errorf("findings = %+v after %d reflections", f, len(requestsOf(srv, agents.CommitReflectionTool)))
+		if f.Truncated || len(requestsOf(srv, planner.CommitReflectionTool)) != 1 {
+			t.Errorf("findings = %+v after %d reflections", f, len(requestsOf(srv, planner.CommitReflectionTool)))
 		}
 		contains(t, "the answer request", requestsOf(srv, "answer")[0].LastUserMessage(), "Still missing after checking: the data does not exist")
 	})
@@ -417,10 +418,10 @@ func TestPlannerReflection(t *testing.T) {
 
 func TestPlannerFailingTask(t *testing.T) {
 	srv := MustServer(t)
-	planner := newPlanner(t, srv, nil)
+	pl := newPlanner(t, srv, nil)
 	m := newModel(t, srv)
-	m.script(agents.CommitUnderstandingTool, understanding("Summarize the incident."))
-	m.script(agents.CommitPlanTool, plan(
+	m.script(planner.CommitUnderstandingTool, understanding("Summarize the incident."))
+	m.script(planner.CommitPlanTool, plan(
 		planTask{ID: "logs", Description: "Read the incident logs."},
 		planTask{ID: "summary", Description: "Summarize what the logs show.", DependsOn: []string{"logs"}},
 	))
@@ -429,9 +430,9 @@ func TestPlannerFailingTask(t *testing.T) {
 		contains(t, "the dependent task's request", r.LastUserMessage(), "### logs: Read the incident logs.\nFailed: ", "context length exceeded", "When one of them failed")
 		return text("No logs to summarize.")
 	})
-	m.script(agents.CommitReflectionTool, reflection(true, ""))
+	m.script(planner.CommitReflectionTool, reflection(true, ""))
 	m.script("answer", text("I could not read the logs."))
-	f, err := planner.Execute(context.Background(), prompt("What happened?"), nil)
+	f, err := pl.Execute(context.Background(), prompt("What happened?"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,26 +465,26 @@ func TestPlannerInvalidPlan(t *testing.T) {
 		), "there are 5 tasks; at most 4 are allowed"},
 		{"NoTasks", plan(), "there are no tasks"},
 		{"NoDescription", plan(planTask{ID: "a", Description: " "}), `task "a" has no description`},
-		{"NotAnObject", commit(agents.CommitPlanTool, `[1,2]`), "the arguments are not a JSON object"},
+		{"NotAnObject", commit(planner.CommitPlanTool, `[1,2]`), "the arguments are not a JSON object"},
 		{"InText", text("1. Look it up. 2. Answer."), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := MustServer(t)
-			planner := newPlanner(t, srv, nil, func(c *agents.PlannerConfig) { c.MaxTasks = 4 })
+			pl := newPlanner(t, srv, nil, func(c *planner.Config) { c.MaxTasks = 4 })
 			m := newModel(t, srv)
-			m.script(agents.CommitUnderstandingTool, understanding("do it"))
-			m.script(agents.CommitPlanTool, tc.plan, valid)
+			m.script(planner.CommitUnderstandingTool, understanding("do it"))
+			m.script(planner.CommitPlanTool, tc.plan, valid)
 			m.script("task:only", text("done"))
-			m.script(agents.CommitReflectionTool, reflection(true, ""))
+			m.script(planner.CommitReflectionTool, reflection(true, ""))
 			m.script("answer", text("Done."))
-			f, err := planner.Execute(context.Background(), prompt("do it"), nil)
+			f, err := pl.Execute(context.Background(), prompt("do it"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if f.Answer != "Done." || len(requestsOf(srv, "task:only")) != 1 {
 				t.Errorf("findings = %+v", f)
 			}
-			plans := requestsOf(srv, agents.CommitPlanTool)
+			plans := requestsOf(srv, planner.CommitPlanTool)
 			if len(plans) != 2 {
 				t.Fatalf("%d plan requests, want 2", len(plans))
 			}
@@ -502,21 +503,21 @@ func TestPlannerInvalidPlan(t *testing.T) {
 
 	t.Run("NewTasksReuseAnID", func(t *testing.T) {
 		srv := MustServer(t)
-		planner := newPlanner(t, srv, nil)
+		pl := newPlanner(t, srv, nil)
 		m := newModel(t, srv)
-		m.script(agents.CommitUnderstandingTool, understanding("do it"))
-		m.script(agents.CommitPlanTool, valid)
+		m.script(planner.CommitUnderstandingTool, understanding("do it"))
+		m.script(planner.CommitPlanTool, valid)
 		m.script("task:only", text("half done"))
 		m.script("task:more", text("done"))
-		m.script(agents.CommitReflectionTool,
+		m.script(planner.CommitReflectionTool,
 			reflection(false, "the rest", planTask{ID: "only", Description: "Again."}),
 			reflection(false, "the rest", planTask{ID: "more", Description: "The rest.", DependsOn: []string{"ONLY"}}),
 			reflection(true, ""))
 		m.script("answer", text("Done."))
-		if _, err := planner.Execute(context.Background(), prompt("do it"), nil); err != nil {
+		if _, err := pl.Execute(context.Background(), prompt("do it"), nil); err != nil {
 			t.Fatal(err)
 		}
-		refl := requestsOf(srv, agents.CommitReflectionTool)
+		refl := requestsOf(srv, planner.CommitReflectionTool)
 		if len(refl) != 3 {
 			t.Fatalf("%d reflections, want 3", len(refl))
 		}
@@ -528,10 +529,10 @@ func TestPlannerInvalidPlan(t *testing.T) {
 		// depends_on as a string, entities as one string, the plan encoded twice, a
 		// task without an id: read, not rejected.
 		srv := MustServer(t)
-		planner := newPlanner(t, srv, nil)
+		pl := newPlanner(t, srv, nil)
 		m := newModel(t, srv)
-		m.script(agents.CommitUnderstandingTool, commit(agents.CommitUnderstandingTool, `{"intent": "Compare", "entities": "red, blue"}`))
-		m.script(agents.CommitPlanTool, commit(agents.CommitPlanTool,
+		m.script(planner.CommitUnderstandingTool, commit(planner.CommitUnderstandingTool, `{"intent": "Compare", "entities": "red, blue"}`))
+		m.script(planner.CommitPlanTool, commit(planner.CommitPlanTool,
 			`"{\"tasks\": [{\"id\": \"a\", \"description\": \"A\"}, {\"description\": \"B\", \"depends_on\": \"a\"}, {\"id\": \"c\", \"description\": \"C\", \"depends_on\": \"a, t2\"}]}"`))
 		m.script("task:a", text("a done"))
 		m.on("task:t2", func(r openaitest.Request) openaitest.Response {
@@ -542,12 +543,12 @@ func TestPlannerInvalidPlan(t *testing.T) {
 			contains(t, "task c's request", r.LastUserMessage(), "### a: A\na done", "### t2: B\nt2 done")
 			return text("c done")
 		})
-		m.script(agents.CommitReflectionTool, commit(agents.CommitReflectionTool, `{"answered": "yes"}`))
+		m.script(planner.CommitReflectionTool, commit(planner.CommitReflectionTool, `{"answered": "yes"}`))
 		m.script("answer", text("Done."))
-		if _, err := planner.Execute(context.Background(), prompt("compare"), nil); err != nil {
+		if _, err := pl.Execute(context.Background(), prompt("compare"), nil); err != nil {
 			t.Fatal(err)
 		}
-		if n := len(requestsOf(srv, agents.CommitPlanTool)); n != 1 {
+		if n := len(requestsOf(srv, planner.CommitPlanTool)); n != 1 {
 			t.Errorf("%d plan requests, want 1", n)
 		}
 	})
@@ -556,21 +557,21 @@ func TestPlannerInvalidPlan(t *testing.T) {
 		// A model that never commits: the request is the intent, one task does it
 		// all, and the results are taken as the answer.
 		srv := MustServer(t)
-		planner := newPlanner(t, srv, nil, func(c *agents.PlannerConfig) { c.MaxReminders = 1 })
+		pl := newPlanner(t, srv, nil, func(c *planner.Config) { c.MaxReminders = 1 })
 		m := newModel(t, srv)
-		m.script(agents.CommitUnderstandingTool, text("It is about budgets."))
-		m.script(agents.CommitPlanTool, text("Step 1: look."))
-		m.script(agents.CommitReflectionTool, text("Looks good."))
+		m.script(planner.CommitUnderstandingTool, text("It is about budgets."))
+		m.script(planner.CommitPlanTool, text("Step 1: look."))
+		m.script(planner.CommitReflectionTool, text("Looks good."))
 		m.script("task:answer", text("The budget is 1.2M."))
 		m.script("answer", text("1.2M."))
-		f, err := planner.Execute(context.Background(), prompt("What is the  Q3\nbudget?"), nil)
+		f, err := pl.Execute(context.Background(), prompt("What is the  Q3\nbudget?"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f.Answer != "1.2M." || f.Truncated || f.Steps != 2+2+1+2+1 {
 			t.Errorf("findings = %+v", f)
 		}
-		contains(t, "the plan request", requestsOf(srv, agents.CommitPlanTool)[0].LastUserMessage(), "Intent: What is the Q3 budget?")
+		contains(t, "the plan request", requestsOf(srv, planner.CommitPlanTool)[0].LastUserMessage(), "Intent: What is the Q3 budget?")
 		contains(t, "the task's request", requestsOf(srv, "task:answer")[0].LastUserMessage(), "> What is the  Q3\n> budget?")
 	})
 }
@@ -578,11 +579,11 @@ func TestPlannerInvalidPlan(t *testing.T) {
 func TestPlannerCancel(t *testing.T) {
 	t.Run("BeforeStart", func(t *testing.T) {
 		srv := MustServer(t)
-		planner := newPlanner(t, srv, nil)
+		pl := newPlanner(t, srv, nil)
 		newModel(t, srv)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := planner.Execute(ctx, prompt("x"), nil); !errors.Is(err, context.Canceled) {
+		if _, err := pl.Execute(ctx, prompt("x"), nil); !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
 		if n := len(srv.Requests()); n != 0 {
@@ -592,15 +593,15 @@ func TestPlannerCancel(t *testing.T) {
 
 	t.Run("DuringUnderstanding", func(t *testing.T) {
 		srv := MustServer(t)
-		planner := newPlanner(t, srv, nil)
+		pl := newPlanner(t, srv, nil)
 		m := newModel(t, srv)
-		m.script(agents.CommitUnderstandingTool, openaitest.Response{Text: "late", Delay: time.Hour})
+		m.script(planner.CommitUnderstandingTool, openaitest.Response{Text: "late", Delay: time.Hour})
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(20*time.Millisecond, cancel)
-		if _, err := planner.Execute(ctx, prompt("x"), nil); !errors.Is(err, context.Canceled) {
+		if _, err := pl.Execute(ctx, prompt("x"), nil); !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
-		if n := len(requestsOf(srv, agents.CommitPlanTool)); n != 0 {
+		if n := len(requestsOf(srv, planner.CommitPlanTool)); n != 0 {
 			t.Errorf("%d plan requests after cancellation", n)
 		}
 	})
@@ -611,19 +612,19 @@ func TestPlannerCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		srv := MustServer(t)
-		planner := newPlanner(t, srv, map[string]agents.ToolFunc{
+		pl := newPlanner(t, srv, map[string]agents.ToolFunc{
 			"stop": func(context.Context, json.RawMessage) (string, error) { cancel(); return "stopped", nil },
 		})
 		m := newModel(t, srv)
-		m.script(agents.CommitUnderstandingTool, understanding("x"))
-		m.script(agents.CommitPlanTool, plan(planTask{ID: "a", Description: "A"}, planTask{ID: "b", Description: "B", DependsOn: []string{"a"}}))
+		m.script(planner.CommitUnderstandingTool, understanding("x"))
+		m.script(planner.CommitPlanTool, plan(planTask{ID: "a", Description: "A"}, planTask{ID: "b", Description: "B", DependsOn: []string{"a"}}))
 		m.on("task:a", toolThenAnswer("stop", "never"))
 		var progress statuses
-		f, err := planner.Execute(ctx, prompt("x"), progress.report)
+		f, err := pl.Execute(ctx, prompt("x"), progress.report)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
-		for _, kind := range []string{"task:b", agents.CommitReflectionTool, "answer"} {
+		for _, kind := range []string{"task:b", planner.CommitReflectionTool, "answer"} {
 			if n := len(requestsOf(srv, kind)); n != 0 {
 				t.Errorf("%d %s requests after cancellation", n, kind)
 			}
@@ -659,9 +660,9 @@ func channelPrompt(channel, text string) conversation.Prompt {
 }
 
 func TestRouterChannels(t *testing.T) {
-	react, planner := &fakeExecutor{name: "react"}, &fakeExecutor{name: "planner"}
-	router, err := agents.NewRouter(agents.RouterConfig{
-		ReAct: react, Planner: planner,
+	react, deep := &fakeExecutor{name: "react"}, &fakeExecutor{name: "planner"}
+	router, err := planner.NewRouter(planner.RouterConfig{
+		ReAct: react, Planner: deep,
 		Default:  "react",
 		Channels: map[string]string{"CDEEP": "planner", "CSHALLOW": "react"},
 	})
@@ -676,12 +677,12 @@ func TestRouterChannels(t *testing.T) {
 			t.Errorf("channel %s: findings %+v, err %v; want %q", tc.channel, f, err, tc.want)
 		}
 	}
-	if router.Strategy("CDEEP") != agents.StrategyPlanner || router.Strategy("X") != agents.StrategyReAct {
+	if router.Strategy("CDEEP") != planner.StrategyPlanner || router.Strategy("X") != planner.StrategyReAct {
 		t.Errorf("Strategy: %q, %q", router.Strategy("CDEEP"), router.Strategy("X"))
 	}
 
 	t.Run("PlannerDeployment", func(t *testing.T) {
-		router, err := agents.NewRouter(agents.RouterConfig{ReAct: react, Planner: planner, Default: " Planner ", Channels: map[string]string{"CQUICK": "react"}})
+		router, err := planner.NewRouter(planner.RouterConfig{ReAct: react, Planner: deep, Default: " Planner ", Channels: map[string]string{"CQUICK": "react"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -695,11 +696,11 @@ func TestRouterChannels(t *testing.T) {
 
 func TestRouterAuto(t *testing.T) {
 	srv := MustServer(t)
-	react, planner := &fakeExecutor{name: "react"}, &fakeExecutor{name: "planner"}
+	react, deep := &fakeExecutor{name: "react"}, &fakeExecutor{name: "planner"}
 	logger, logs := testLogger()
-	router, err := agents.NewRouter(agents.RouterConfig{
+	router, err := planner.NewRouter(planner.RouterConfig{
 		Client: newClient(t, srv, func(c *agents.ClientConfig) { c.MaxRetries = -1 }), SmallModel: "gpt-small",
-		ReAct: react, Planner: planner,
+		ReAct: react, Planner: deep,
 		Default:  "auto",
 		Channels: map[string]string{"CFAST": "react"},
 		Logger:   logger,
@@ -708,10 +709,10 @@ func TestRouterAuto(t *testing.T) {
 		t.Fatal(err)
 	}
 	route := func(strategy string) openaitest.Response {
-		return commit(agents.CommitRouteTool, map[string]any{"strategy": strategy, "reason": "because"})
+		return commit(planner.CommitRouteTool, map[string]any{"strategy": strategy, "reason": "because"})
 	}
 	srv.Handle(func(r openaitest.Request) openaitest.Response {
-		if forcedFunction(r) != agents.CommitRouteTool {
+		if forcedFunction(r) != planner.CommitRouteTool {
 			t.Errorf("request %d forces %q", r.N, forcedFunction(r))
 		}
 		switch q := r.LastUserMessage(); {
@@ -724,7 +725,7 @@ func TestRouterAuto(t *testing.T) {
 		case strings.Contains(q, "prose"):
 			return text("planner")
 		case strings.Contains(q, "broken"):
-			return commit(agents.CommitRouteTool, `{"strategy": `)
+			return commit(planner.CommitRouteTool, `{"strategy": `)
 		case strings.Contains(q, "failing"):
 			return openaitest.Response{Status: 400}
 		}
@@ -780,29 +781,29 @@ func TestRouterAuto(t *testing.T) {
 }
 
 func TestNewRouterErrors(t *testing.T) {
-	react, planner := &fakeExecutor{}, &fakeExecutor{}
+	react, deep := &fakeExecutor{}, &fakeExecutor{}
 	srv := MustServer(t)
 	client := newClient(t, srv)
 	for _, tc := range []struct {
 		name string
-		cfg  agents.RouterConfig
+		cfg  planner.RouterConfig
 		want string
 	}{
-		{"UnknownDefault", agents.RouterConfig{ReAct: react, Planner: planner, Default: "deep"}, `unknown strategy "deep"`},
-		{"UnknownChannelStrategy", agents.RouterConfig{ReAct: react, Planner: planner, Channels: map[string]string{"C1": "fast"}}, `channel C1: unknown strategy "fast"`},
-		{"EmptyChannelStrategy", agents.RouterConfig{ReAct: react, Planner: planner, Channels: map[string]string{"C1": ""}}, `channel C1`},
-		{"NoReAct", agents.RouterConfig{Planner: planner}, "needs RouterConfig.ReAct"},
-		{"NoPlanner", agents.RouterConfig{ReAct: react, Channels: map[string]string{"C1": "planner"}}, "RouterConfig.Planner is nil"},
-		{"AutoWithoutModel", agents.RouterConfig{ReAct: react, Planner: planner, Default: "auto", Client: client}, "needs RouterConfig.Client and SmallModel"},
+		{"UnknownDefault", planner.RouterConfig{ReAct: react, Planner: deep, Default: "deep"}, `unknown strategy "deep"`},
+		{"UnknownChannelStrategy", planner.RouterConfig{ReAct: react, Planner: deep, Channels: map[string]string{"C1": "fast"}}, `channel C1: unknown strategy "fast"`},
+		{"EmptyChannelStrategy", planner.RouterConfig{ReAct: react, Planner: deep, Channels: map[string]string{"C1": ""}}, `channel C1`},
+		{"NoReAct", planner.RouterConfig{Planner: deep}, "needs RouterConfig.ReAct"},
+		{"NoPlanner", planner.RouterConfig{ReAct: react, Channels: map[string]string{"C1": "planner"}}, "RouterConfig.Planner is nil"},
+		{"AutoWithoutModel", planner.RouterConfig{ReAct: react, Planner: deep, Default: "auto", Client: client}, "needs RouterConfig.Client and SmallModel"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := agents.NewRouter(tc.cfg)
+			_, err := planner.NewRouter(tc.cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := agents.NewRouter(agents.RouterConfig{ReAct: react}); err != nil {
+	if _, err := planner.NewRouter(planner.RouterConfig{ReAct: react}); err != nil {
 		t.Errorf("react only: %v", err)
 	}
 }
@@ -823,7 +824,7 @@ func TestParseChannelStrategies(t *testing.T) {
 		{"C1:react,C1:planner", nil, "C1 is given two strategies"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			got, err := agents.ParseChannelStrategies(tc.in)
+			got, err := planner.ParseChannelStrategies(tc.in)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Errorf("err = %v, want %q", err, tc.err)
@@ -843,5 +844,5 @@ func TestNewPlannerPanics(t *testing.T) {
 			t.Errorf("recover() = %v", r)
 		}
 	}()
-	agents.NewPlanner(agents.PlannerConfig{Client: agents.NewClient(agents.ClientConfig{}), Model: "m"})
+	planner.New(planner.Config{Client: agents.NewClient(agents.ClientConfig{}), Model: "m"})
 }
