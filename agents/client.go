@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -159,19 +160,19 @@ type Client struct {
 // NewClient returns a Client for cfg, filling in defaults.
 func NewClient(cfg ClientConfig) *Client {
 	c := &Client{
-		timeout:        orDefault(cfg.Timeout, DefaultTimeout),
-		maxRetries:     orDefault(cfg.MaxRetries, DefaultMaxRetries),
-		maxElapsed:     orDefault(cfg.MaxElapsed, DefaultMaxElapsed),
-		initialBackoff: orDefault(cfg.InitialBackoff, DefaultInitialBackoff),
-		maxBackoff:     orDefault(cfg.MaxBackoff, DefaultMaxBackoff),
-		logger:         orLogger(cfg.Logger),
+		timeout:        cmp.Or(cfg.Timeout, DefaultTimeout),
+		maxRetries:     cmp.Or(cfg.MaxRetries, DefaultMaxRetries),
+		maxElapsed:     cmp.Or(cfg.MaxElapsed, DefaultMaxElapsed),
+		initialBackoff: cmp.Or(cfg.InitialBackoff, DefaultInitialBackoff),
+		maxBackoff:     cmp.Or(cfg.MaxBackoff, DefaultMaxBackoff),
+		logger:         cmp.Or(cfg.Logger, slog.Default()),
 		metrics:        cfg.Metrics,
 	}
 	c.maxRetries = max(c.maxRetries, -1)
-	c.limiter = newLimiter(max(orDefault(cfg.MaxConcurrent, DefaultMaxConcurrent), 1), c.maxElapsed, c.logger)
+	c.limiter = newLimiter(max(cmp.Or(cfg.MaxConcurrent, DefaultMaxConcurrent), 1), c.maxElapsed, c.logger)
 
 	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = orDefault(cfg.BaseURL, DefaultBaseURL)
+	oc.BaseURL = cmp.Or(cfg.BaseURL, DefaultBaseURL)
 	hc := cfg.HTTPClient
 	if hc == nil {
 		tr := httpclient.NewTransport()
@@ -195,15 +196,6 @@ func (c *Client) Limit() int {
 func (c *Client) Waiting() int {
 	_, _, waiting := c.limiter.current()
 	return waiting
-}
-
-// orDefault returns v, or def when v is the zero value.
-func orDefault[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
 
 // Completion is a chat completion reassembled from its stream: one choice.

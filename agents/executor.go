@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,7 +102,7 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 		policy:      cfg.Policy,
 		instr:       cfg.Instructions,
 		prompts:     cfg.Prompts,
-		maxSteps:    orDefault(cfg.MaxSteps, DefaultMaxSteps),
+		maxSteps:    cmp.Or(cfg.MaxSteps, DefaultMaxSteps),
 		tokenBudget: cfg.TokenBudget,
 		now:         cfg.Now,
 		logger:      cfg.Logger,
@@ -112,15 +113,15 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 	}
 	e.tools = toolRunner{
 		registry:    e.registry,
-		timeout:     orDefault(cfg.ToolTimeout, DefaultToolTimeout),
-		maxParallel: orDefault(cfg.MaxParallelTools, DefaultMaxParallelTools),
-		maxResult:   orDefault(cfg.MaxToolResult, DefaultMaxToolResult),
+		timeout:     cmp.Or(cfg.ToolTimeout, DefaultToolTimeout),
+		maxParallel: cmp.Or(cfg.MaxParallelTools, DefaultMaxParallelTools),
+		maxResult:   cmp.Or(cfg.MaxToolResult, DefaultMaxToolResult),
 	}
 	e.prompts = orPrompts(e.prompts)
 	if e.now == nil {
 		e.now = time.Now
 	}
-	e.logger = orLogger(e.logger)
+	e.logger = cmp.Or(e.logger, slog.Default())
 	return e
 }
 
@@ -279,7 +280,7 @@ func (t *reactTurn) runBatch(ctx context.Context) (paused bool, err error) {
 	t.f.ToolCalls = append(t.f.ToolCalls, results...)
 	collectEntities(&t.f, results)
 	if t.p.AnswerSink != nil && t.e.holdAnswer(t.f) {
-		t.p.AnswerSink = nil // session.go
+		t.p.AnswerSink = nil // holdAnswer
 	}
 	t.tr.Batch = batch{}
 	return false, nil
@@ -484,4 +485,54 @@ func runningStatus(calls []openai.ToolCall) string {
 		}
 	}
 	return "Running " + strings.Join(names, ", ") + "…"
+}
+
+// collectEntities adds the tool-result contract of calls (ToolCall.Entities and
+// OutOfScope, read when each ran) to f.
+func collectEntities(f *conversation.Findings, calls []conversation.ToolCall) {
+	for _, c := range calls {
+		if c.Failed || c.Denied {
+			continue
+		}
+		f.Entities = append(f.Entities, c.Entities...)
+		f.OutOfScope = append(f.OutOfScope, c.OutOfScope...)
+	}
+}
+
+// sessionMessage tells the model which items were recently discussed, so that "the
+// first one" or "that ticket" resolve; nil when there are none.
+func sessionMessage(entities []conversation.Entity) *openai.ChatCompletionMessage {
+	if len(entities) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("Items recently discussed in this thread, the latest results first, in the order they were listed. When the person refers to one indirectly (\"the first one\", \"that ticket\"), it means one of these:\n")
+	for i, e := range entities {
+		fmt.Fprintf(&b, "%d. %s", i+1, e.ID)
+		if e.Title != "" {
+			fmt.Fprintf(&b, " — %s", e.Title)
+		}
+		if e.Type != "" {
+			fmt.Fprintf(&b, " (%s)", e.Type)
+		}
+		b.WriteString("\n")
+	}
+	return &openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: strings.TrimSpace(b.String())}
+}
+
+// holdAnswer reports whether the answer of a turn with findings f so far must not be
+// streamed: a tool marked items out of scope, so the reply will be a rejection, or
+// (HoldUnscoped) a result without a scope label will be classified first.
+func (e *Executor) holdAnswer(f conversation.Findings) bool {
+	if len(f.OutOfScope) > 0 {
+		return true
+	}
+	if e.hold {
+		for _, c := range f.ToolCalls {
+			if !c.Failed && !c.Denied && !c.Scoped {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -67,7 +68,7 @@ func NewResultScope(next conversation.Executor, cfg ResultScopeConfig) *ResultSc
 	if next == nil || cfg.Client == nil || cfg.Model == "" || strings.TrimSpace(cfg.Description) == "" {
 		panic("agents: NewResultScope needs an executor, and ResultScopeConfig.Client, Model and Description")
 	}
-	return &ResultScope{next: next, client: cfg.Client, model: cfg.Model, description: strings.TrimSpace(cfg.Description), logger: orLogger(cfg.Logger)}
+	return &ResultScope{next: next, client: cfg.Client, model: cfg.Model, description: strings.TrimSpace(cfg.Description), logger: cmp.Or(cfg.Logger, slog.Default())}
 }
 
 // Execute runs the executor, then classifies the results of its tool calls that ran

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -79,12 +80,12 @@ func NewScopeChecker(cfg ScopeConfig) *ScopeChecker {
 		description: strings.TrimSpace(cfg.Description),
 		deny:        cfg.Deny,
 		allow:       cfg.Allow,
-		history:     orDefault(cfg.History, DefaultScopeHistory),
+		history:     cmp.Or(cfg.History, DefaultScopeHistory),
 		prompts:     cfg.Prompts,
 		logger:      cfg.Logger,
 	}
 	s.prompts = orPrompts(s.prompts)
-	s.logger = orLogger(s.logger)
+	s.logger = cmp.Or(s.logger, slog.Default())
 	return s
 }
 

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -92,11 +93,11 @@ func NewSummarizer(cfg SummarizerConfig) *Summarizer {
 		client:   cfg.Client,
 		model:    cfg.Model,
 		prompts:  cfg.Prompts,
-		maxChars: max(orDefault(cfg.MaxChars, DefaultSummaryChars), MinSummaryChars),
+		maxChars: max(cmp.Or(cfg.MaxChars, DefaultSummaryChars), MinSummaryChars),
 		logger:   cfg.Logger,
 	}
 	s.prompts = orPrompts(s.prompts)
-	s.logger = orLogger(s.logger)
+	s.logger = cmp.Or(s.logger, slog.Default())
 	return s
 }
 

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -45,7 +46,7 @@ func NewSynthesizer() *Synthesizer { return &Synthesizer{} }
 func (s *Synthesizer) Synthesize(_ context.Context, _ conversation.Prompt, f conversation.Findings) (string, error) {
 	answer := strings.TrimSpace(f.Answer)
 	if answer == "" {
-		return orDefault(s.EmptyReply, DefaultEmptyReply), nil
+		return cmp.Or(s.EmptyReply, DefaultEmptyReply), nil
 	}
 	answer, sources := mrkdwn.Cite(answer, f.ToolCalls)
 	reply := mrkdwn.FromMarkdown(answer)
@@ -53,7 +54,7 @@ func (s *Synthesizer) Synthesize(_ context.Context, _ conversation.Prompt, f con
 		reply += "\n\n" + list
 	}
 	if f.Truncated {
-		reply += "\n\n" + orDefault(s.TruncatedNote, DefaultTruncatedNote)
+		reply += "\n\n" + cmp.Or(s.TruncatedNote, DefaultTruncatedNote)
 	}
 	return reply, nil
 }

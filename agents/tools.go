@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -271,6 +272,18 @@ func (r *Registry) Describe() string {
 	return b.String()
 }
 
+// Wrap replaces every tool registered in r by wrap(spec, tool), for decorators that
+// observe the calls (internal/metrics counts and times them). Tools registered later
+// are not wrapped.
+func (r *Registry) Wrap(wrap func(ToolSpec, Tool) Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, t := range r.tools {
+		t.tool = wrap(t.spec, t.tool)
+		r.tools[name] = t
+	}
+}
+
 // InferTool builds a tool from a function that takes its arguments as a Go struct T.
 // The JSON schema is derived from T's fields (go-openai's jsonschema): the json tag
 // names a property, ",omitempty" makes it optional, and the description:"…",
@@ -454,7 +467,7 @@ func (t toolRunner) invokeTool(ctx context.Context, log *slog.Logger, tc openai.
 	if !json.Valid([]byte(args)) || args[0] != '{' {
 		return "", fmt.Errorf("the arguments are not a valid JSON object: %s", textcut.BytesMark(args, 200, textcut.Truncated))
 	}
-	timeout := orDefault(spec.Timeout, t.timeout)
+	timeout := cmp.Or(spec.Timeout, t.timeout)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 

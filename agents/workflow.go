@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -188,15 +189,15 @@ func NewWorkflowAgent(cfg WorkflowAgentConfig) *WorkflowAgent {
 	a := &WorkflowAgent{
 		client:       cfg.Client,
 		model:        cfg.Model,
-		smallModel:   orDefault(cfg.SmallModel, cfg.Model),
+		smallModel:   cmp.Or(cfg.SmallModel, cfg.Model),
 		profiles:     make(map[string]Profile, len(cfg.Profiles)),
 		tools:        cfg.Tools,
 		policy:       cfg.Policy,
-		toolTimeout:  orDefault(cfg.ToolTimeout, DefaultToolTimeout),
-		maxToolSteps: max(orDefault(cfg.MaxToolSteps, DefaultWriteToolSteps), 1),
+		toolTimeout:  cmp.Or(cfg.ToolTimeout, DefaultToolTimeout),
+		maxToolSteps: max(cmp.Or(cfg.MaxToolSteps, DefaultWriteToolSteps), 1),
 		prompts:      cfg.Prompts,
-		maxReminders: max(orDefault(cfg.MaxReminders, DefaultMaxReminders), 0),
-		history:      max(orDefault(cfg.History, DefaultWorkflowHistory), 0),
+		maxReminders: max(cmp.Or(cfg.MaxReminders, DefaultMaxReminders), 0),
+		history:      max(cmp.Or(cfg.History, DefaultWorkflowHistory), 0),
 		logger:       cfg.Logger,
 	}
 	for name, p := range cfg.Profiles {
@@ -209,7 +210,7 @@ func NewWorkflowAgent(cfg WorkflowAgentConfig) *WorkflowAgent {
 		a.profiles[name] = p
 	}
 	a.prompts = orPrompts(a.prompts)
-	a.logger = orLogger(a.logger)
+	a.logger = cmp.Or(a.logger, slog.Default())
 	return a
 }
 
@@ -676,7 +677,7 @@ func approvedTexts(r conversation.ArtifactRequest) (deps, others []prompts.Artif
 	ids = append(ids, extra...)
 	for _, id := range ids {
 		text := strings.TrimSpace(r.Approved[id])
-		title := orDefault(titles[id], id)
+		title := cmp.Or(titles[id], id)
 		switch {
 		case text == "":
 			continue
