@@ -57,6 +57,24 @@ const (
 // notEvaluated is the reason of a criterion the model left out of its evaluation.
 const notEvaluated = "Not evaluated: the model gave no result for this criterion."
 
+// optionCount is how many options a choice artifact gets.
+func optionCount(a *workflow.Artifact) int {
+	n := a.Options
+	if n <= 0 {
+		n = workflow.DefaultOptions
+	}
+	return min(n, workflow.MaxOptions)
+}
+
+// optionLabels returns the first n labels: "A", "B", …
+func optionLabels(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = string(rune('A' + i))
+	}
+	return out
+}
+
 func optionsTool(labels []string) openai.FunctionDefinition {
 	n := len(labels)
 	label := function.String("the option's letter, in order: " + strings.Join(labels, ", "))
