@@ -259,3 +259,11 @@ func NotSaved(what string) func(tries int) string {
 		return fmt.Sprintf("The model did not save %s after %d %s, so nothing was changed. Please try again.", what, tries, plural(tries, "try", "tries"))
 	}
 }
+
+// plural returns one when n is 1 and many otherwise.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

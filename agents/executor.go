@@ -16,13 +16,9 @@ import (
 	"github.com/threadwright/threadwright/prompts"
 )
 
-// Defaults of ExecutorConfig.
-const (
-	DefaultMaxSteps         = 8
-	DefaultToolTimeout      = 30 * time.Second
-	DefaultMaxParallelTools = 8
-	DefaultMaxToolResult    = 16 << 10
-)
+// DefaultMaxSteps is ExecutorConfig.MaxSteps' default; the defaults of its tool
+// running (DefaultToolTimeout, …) are in tools.go.
+const DefaultMaxSteps = 8
 
 // ExecutorConfig configures an Executor. Client and Model are required; the zero value
 // of every other field picks its default.
@@ -160,13 +156,6 @@ type transcript struct {
 	ToolCalls  []conversation.ToolCall `json:"tool_calls,omitempty"`
 	Entities   []conversation.Entity   `json:"entities,omitempty"`
 	OutOfScope []conversation.Entity   `json:"out_of_scope,omitempty"`
-}
-
-// batch is the tool calls of one model response and their results, nil for a call
-// not run yet.
-type batch struct {
-	Calls   []openai.ToolCall        `json:"calls,omitempty"`
-	Results []*conversation.ToolCall `json:"results,omitempty"`
 }
 
 // ExecuteTask answers p as one task of a larger plan (package agents/planner): as
@@ -359,14 +348,6 @@ func (e *Executor) ReadUntrusted(f conversation.Findings) bool {
 	return false
 }
 
-// DeniedResult is the result the model reads for a call the person did not confirm.
-const DeniedResult = "denied by the user: the call did not run. Answer without it, and do not try it again in this turn."
-
-// InterruptedResult is the result the model reads for an approved call that an
-// earlier run began and did not finish (conversation.Resume.Interrupted): it is not
-// run twice.
-const InterruptedResult = "approved, but the bot was interrupted while the call ran: it may or may not have taken effect, and it was not run again. Say so, suggest checking, and do not try it again in this turn."
-
 // complete makes one model call for the loop, counting it and its usage in f. An empty
 // response (one without text when needText is set) is retried once. sink, when not
 // nil, is given the call's text as it streams (Reset before an asked-again call).
@@ -430,7 +411,7 @@ func (e *Executor) systemData(p conversation.Prompt, offered *Registry) prompts.
 		Categories:   promptCategories(offered.Categories()),
 		Summary:      p.Summary,
 		Instructions: e.instr.For(p.PolicyChannel()),
-		Recent:       e.recent(p, offered),
+		Recent:       recent(p, offered),
 	}
 }
 
@@ -472,19 +453,6 @@ func promptCategories(cats []ToolCategory) []prompts.ToolCategory {
 		}
 	}
 	return out
-}
-
-// runningStatus is the progress line for a set of tool calls: "Running a, b…".
-func runningStatus(calls []openai.ToolCall) string {
-	var names []string
-	seen := map[string]bool{}
-	for _, tc := range calls {
-		if n := tc.Function.Name; !seen[n] {
-			seen[n] = true
-			names = append(names, n)
-		}
-	}
-	return "Running " + strings.Join(names, ", ") + "…"
 }
 
 // collectEntities adds the tool-result contract of calls (ToolCall.Entities and

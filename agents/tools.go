@@ -74,6 +74,31 @@ type ToolSpec struct {
 	Untrusted bool
 }
 
+// Why a tool call needs a person's confirmation (conversation.PendingTool.Reason).
+const (
+	// ApprovalDestructive: the tool is NeedsApproval.
+	ApprovalDestructive = conversation.ApprovalDestructive
+	// ApprovalAfterUntrusted: untrusted content entered the turn before the call,
+	// and the tool is not ReadOnly.
+	ApprovalAfterUntrusted = conversation.ApprovalAfterUntrusted
+)
+
+// approvalReason returns why a call of spec needs a person's confirmation, or "" when
+// it may run: read-only tools always run; a NeedsApproval tool never runs
+// unconfirmed; any other tool needs confirmation once tainted, that is once untrusted
+// content has entered the turn.
+func approvalReason(spec ToolSpec, tainted bool) string {
+	switch {
+	case spec.ReadOnly:
+		return ""
+	case spec.NeedsApproval:
+		return ApprovalDestructive
+	case tainted:
+		return ApprovalAfterUntrusted
+	}
+	return ""
+}
+
 // DefaultCategory is the category of a ToolSpec that names none.
 const DefaultCategory = "general"
 
@@ -313,6 +338,30 @@ func InferTool[T any](name, description string, fn func(ctx context.Context, arg
 	return ToolSpec{Name: name, Description: description, Parameters: params}, run, nil
 }
 
+// Defaults of ExecutorConfig's tool running: one run's timeout (a ToolSpec may set
+// its own), how many calls of one response run at once, and the bytes of a result the
+// model reads.
+const (
+	DefaultToolTimeout      = 30 * time.Second
+	DefaultMaxParallelTools = 8
+	DefaultMaxToolResult    = 16 << 10
+)
+
+// batch is the tool calls of one model response and their results, nil for a call
+// not run yet.
+type batch struct {
+	Calls   []openai.ToolCall        `json:"calls,omitempty"`
+	Results []*conversation.ToolCall `json:"results,omitempty"`
+}
+
+// DeniedResult is the result the model reads for a call the person did not confirm.
+const DeniedResult = "denied by the user: the call did not run. Answer without it, and do not try it again in this turn."
+
+// InterruptedResult is the result the model reads for an approved call that an
+// earlier run began and did not finish (conversation.Resume.Interrupted): it is not
+// run twice.
+const InterruptedResult = "approved, but the bot was interrupted while the call ran: it may or may not have taken effect, and it was not run again. Say so, suggest checking, and do not try it again in this turn."
+
 // toolRunner runs the tool calls of a model response against a registry: the
 // executor's loop and the research of a CommitLoop (the workflow agent's writing with
 // tools) share it.
@@ -499,4 +548,17 @@ func (t toolRunner) invokeTool(ctx context.Context, log *slog.Logger, tc openai.
 		}
 		return "", fmt.Errorf("timed out after %s", timeout)
 	}
+}
+
+// runningStatus is the progress line for a set of tool calls: "Running a, b…".
+func runningStatus(calls []openai.ToolCall) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, tc := range calls {
+		if n := tc.Function.Name; !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return "Running " + strings.Join(names, ", ") + "…"
 }

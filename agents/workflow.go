@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -31,19 +29,6 @@ const (
 	// DefaultWriteToolSteps bounds the model calls of a Write with tools (see
 	// WorkflowAgentConfig.MaxToolSteps).
 	DefaultWriteToolSteps = 6
-)
-
-// Bounds of what the workflow agent puts in a prompt, in bytes.
-const (
-	maxDependencyText = 16 << 10 // an approved artifact the task builds on
-	maxExcerpt        = 300      // another approved artifact
-	maxHistoryText    = 500      // one message of the thread
-	maxPreviousOption = 400      // an option proposed before
-	maxReviewOption   = 2000     // an option under self review
-	maxOptionTitle    = 60       // runes: an option's title is shown on a button
-	maxReason         = 300      // a criterion's reason
-	maxItemTitle      = 200      // runes: an item's title, one line
-	maxItemBrief      = 4 << 10  // an item's brief
 )
 
 // ErrUnknownProfile means an ArtifactRequest.Profile names a model profile that
@@ -489,27 +474,6 @@ func (a *WorkflowAgent) Summarize(ctx context.Context, r conversation.ArtifactRe
 	return out, u, nil
 }
 
-// task is one WorkflowAgent call: a prompt, the commit function, and what to do with
-// its arguments.
-type task struct {
-	name    string // for errors and logs: "propose options"
-	model   string // without a profile
-	tool    openai.FunctionDefinition
-	prompt  string // the user message's template
-	data    any
-	context contextKind
-	// tools are offered with the commit function, for research before it (Write);
-	// nil: none.
-	tools *Registry
-	// accept reads the commit function's arguments; an error rejects them and its
-	// text tells the model what was wrong.
-	accept func(args json.RawMessage) error
-	// userMessage is CommitError.UserMessage after tries failed tries.
-	userMessage func(tries int) string
-	// failedTools, when set, receives the research tools whose calls failed.
-	failedTools *[]string
-}
-
 // run makes t's forced calls of t.tool (a CommitLoop) with its model until the model
 // commits acceptable arguments or the reminders run out. With t.tools, the first
 // maxToolSteps-1 calls offer them too (tool_choice "required") and their tool calls
@@ -519,7 +483,7 @@ func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest,
 	if err != nil {
 		return conversation.Usage{}, err
 	}
-	msgs, err := a.messages(r, t)
+	msgs, err := t.messages(a.prompts, r, a.history)
 	if err != nil {
 		return conversation.Usage{}, fmt.Errorf("agents: %s: %w", t.name, err)
 	}
@@ -574,13 +538,3 @@ func checkRequest(r conversation.ArtifactRequest, needArtifact bool) error {
 	}
 	return nil
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// oneLine collapses runs of white space, newlines included, into single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

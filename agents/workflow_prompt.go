@@ -2,6 +2,7 @@ package agents
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,17 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
+)
+
+// Bounds of what the workflow agent puts in a prompt, in bytes.
+const (
+	maxDependencyText = 16 << 10 // an approved artifact the task builds on
+	maxExcerpt        = 300      // another approved artifact
+	maxHistoryText    = 500      // one message of the thread
+	maxPreviousOption = 400      // an option proposed before
+	maxReviewOption   = 2000     // an option under self review
+	maxItemTitle      = 200      // runes: an item's title, one line
+	maxItemBrief      = 4 << 10  // an item's brief
 )
 
 // itemData is the prompts' view of it (nil for nil): a 1-based number, a one-line
@@ -60,13 +72,35 @@ const (
 	briefContext
 )
 
-// messages builds the system prompt and the task's user message.
-func (a *WorkflowAgent) messages(r conversation.ArtifactRequest, t task) ([]openai.ChatCompletionMessage, error) {
-	system, err := a.prompts.Render(prompts.WorkflowSystem, a.systemData(r, t))
+// task is one WorkflowAgent call: a prompt, the commit function, and what to do with
+// its arguments.
+type task struct {
+	name    string // for errors and logs: "propose options"
+	model   string // without a profile
+	tool    openai.FunctionDefinition
+	prompt  string // the user message's template
+	data    any
+	context contextKind
+	// tools are offered with the commit function, for research before it (Write);
+	// nil: none.
+	tools *Registry
+	// accept reads the commit function's arguments; an error rejects them and its
+	// text tells the model what was wrong.
+	accept func(args json.RawMessage) error
+	// userMessage is CommitError.UserMessage after tries failed tries.
+	userMessage func(tries int) string
+	// failedTools, when set, receives the research tools whose calls failed.
+	failedTools *[]string
+}
+
+// messages builds the system prompt, rendered with set, and the task's user message;
+// the system prompt shows at most history of the thread's newest messages.
+func (t task) messages(set *prompts.Set, r conversation.ArtifactRequest, history int) ([]openai.ChatCompletionMessage, error) {
+	system, err := set.Render(prompts.WorkflowSystem, t.systemData(r, history))
 	if err != nil {
 		return nil, err
 	}
-	user, err := a.prompts.Render(t.prompt, t.data)
+	user, err := set.Render(t.prompt, t.data)
 	if err != nil {
 		return nil, err
 	}
@@ -76,8 +110,9 @@ func (a *WorkflowAgent) messages(r conversation.ArtifactRequest, t task) ([]open
 	}, nil
 }
 
-// systemData is the WorkflowSystem template's data for r and t.
-func (a *WorkflowAgent) systemData(r conversation.ArtifactRequest, t task) prompts.WorkflowSystemData {
+// systemData is the WorkflowSystem template's data for r and t, with at most history
+// of the thread's newest messages.
+func (t task) systemData(r conversation.ArtifactRequest, history int) prompts.WorkflowSystemData {
 	d := prompts.WorkflowSystemData{
 		Workflow: prompts.WorkflowInfo{Title: r.Workflow.Title, Description: r.Workflow.Description, Inputs: inputs(r)},
 		Language: languageName(r.Locale),
@@ -101,7 +136,7 @@ func (a *WorkflowAgent) systemData(r conversation.ArtifactRequest, t task) promp
 	}
 	if t.context != judgeContext {
 		d.Summary = strings.TrimSpace(r.Summary)
-		d.History = historyTurns(r.History, a.history)
+		d.History = historyTurns(r.History, history)
 	}
 	return d
 }

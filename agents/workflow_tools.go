@@ -54,6 +54,12 @@ const (
 	maxQuery   = 200 // bytes, one line
 )
 
+// Bounds of what the commit functions' arguments keep.
+const (
+	maxOptionTitle = 60  // runes: an option's title is shown on a button
+	maxReason      = 300 // bytes: a criterion's reason
+)
+
 // notEvaluated is the reason of a criterion the model left out of its evaluation.
 const notEvaluated = "Not evaluated: the model gave no result for this criterion."
 
@@ -478,3 +484,6 @@ func languageName(tag string) string {
 		t = t[:i]
 	}
 }
+
+// oneLine collapses runs of white space, newlines included, into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

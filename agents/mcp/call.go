@@ -7,20 +7,22 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/threadwright/threadwright/agents"
 )
 
-// grace lets a call's own timeout fire before the executor's (ToolSpec.Timeout), so
-// the model reads an error naming the server rather than a bare "timed out".
-const grace = 2 * time.Second
-
-// pingTimeout bounds the health check after a call timed out; it takes at most a
-// quarter of the call's timeout, leaving the rest to restart the server if needed.
-const pingTimeout = 5 * time.Second
+// Errors of tool calls; test with errors.Is.
+var (
+	// ErrUnavailable means the tool's server could not be reached, died, or did not
+	// answer in time. The message reads "MCP server NAME is not available: …".
+	ErrUnavailable = errors.New("mcp: server not available")
+	// ErrToolFailed means the server answered that the call failed: a result with
+	// isError set (the message is the result's text) or a JSON-RPC error such as
+	// unknown tool or invalid arguments.
+	ErrToolFailed = errors.New("mcp: tool failed")
+)
 
 // codeRejected is the JSON-RPC error code with which the SDK reports a request the
 // transport could not deliver, such as an HTTP server that is down (ErrRejected of

@@ -16,6 +16,21 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// Log attribute keys.
+const (
+	logConfig = "config"
+	logServer = "mcp_server"
+	logTool   = "tool"
+	logTools  = "tools"
+	logErr    = "err"
+	logStderr = "stderr"
+	logRetry  = "retry_in"
+)
+
+// pingTimeout bounds the health check after a call timed out; it takes at most a
+// quarter of the call's timeout, leaving the rest to restart the server if needed.
+const pingTimeout = 5 * time.Second
+
 // terminateDuration is how long closing a stdio server waits after closing its stdin
 // before SIGTERM, and again before SIGKILL (mcp.CommandTransport).
 const terminateDuration = 2 * time.Second

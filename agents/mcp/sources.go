@@ -12,28 +12,6 @@ import (
 	"github.com/threadwright/threadwright/agents"
 )
 
-// Errors of tool calls; test with errors.Is.
-var (
-	// ErrUnavailable means the tool's server could not be reached, died, or did not
-	// answer in time. The message reads "MCP server NAME is not available: …".
-	ErrUnavailable = errors.New("mcp: server not available")
-	// ErrToolFailed means the server answered that the call failed: a result with
-	// isError set (the message is the result's text) or a JSON-RPC error such as
-	// unknown tool or invalid arguments.
-	ErrToolFailed = errors.New("mcp: tool failed")
-)
-
-// Log attribute keys.
-const (
-	logConfig = "config"
-	logServer = "mcp_server"
-	logTool   = "tool"
-	logTools  = "tools"
-	logErr    = "err"
-	logStderr = "stderr"
-	logRetry  = "retry_in"
-)
-
 // Sources are the MCP servers that answered at start-up, with the tools each one
 // listed. Make them with Connect, add their tools to a registry with Register, and
 // stop them with Close. The methods are safe for concurrent use.

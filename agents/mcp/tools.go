@@ -9,10 +9,15 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/threadwright/threadwright/agents"
 )
+
+// grace lets a call's own timeout fire before the executor's (ToolSpec.Timeout), so
+// the model reads an error naming the server rather than a bare "timed out".
+const grace = 2 * time.Second
 
 // toolSpec is a server's tool as registered: its spec and its name on the server.
 type toolSpec struct {

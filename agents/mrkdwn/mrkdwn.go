@@ -8,17 +8,10 @@ import (
 	"unicode/utf8"
 )
 
-// Escape escapes the three characters Slack's mrkdwn gives a meaning to: & as
-// &amp;, < as &lt; and > as &gt; (Slack, "Formatting text for app surfaces",
-// "Escaping text"). Slack shows the original characters.
-func Escape(s string) string { return mrkdwnEscaper.Replace(s) }
-
 var (
-	mrkdwnEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 	// urlEscaper keeps a URL from breaking the <url|label> syntax.
 	urlEscaper = strings.NewReplacer("&", "&amp;", "<", "%3C", ">", "%3E", "|", "%7C")
 	boldMarks  = strings.NewReplacer("**", "", "__", "")
-	cellMarks  = strings.NewReplacer("**", "", "__", "", "`", "")
 )
 
 // FromMarkdown converts Markdown, as models write it, to Slack mrkdwn:
@@ -74,14 +67,13 @@ func FromMarkdown(md string) string {
 }
 
 var (
-	fenceOpen      = regexp.MustCompile("^(\\s*)(`{3,}|~{3,})[^`]*$")
-	tableSeparator = regexp.MustCompile(`^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$`)
-	heading        = regexp.MustCompile(`^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$`)
-	rule           = regexp.MustCompile(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
-	quote          = regexp.MustCompile(`^\s{0,3}(?:>\s?)+(.*)$`)
-	taskItem       = regexp.MustCompile(`^(\s*)[-*+]\s+\[([ xX])\]\s+(.*)$`)
-	bulletItem     = regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`)
-	orderedItem    = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)
+	fenceOpen   = regexp.MustCompile("^(\\s*)(`{3,}|~{3,})[^`]*$")
+	heading     = regexp.MustCompile(`^\s{0,3}#{1,6}\s+(.*?)(?:\s+#+)?\s*$`)
+	rule        = regexp.MustCompile(`^\s{0,3}(?:(?:-\s*){3,}|(?:\*\s*){3,}|(?:_\s*){3,})$`)
+	quote       = regexp.MustCompile(`^\s{0,3}(?:>\s?)+(.*)$`)
+	taskItem    = regexp.MustCompile(`^(\s*)[-*+]\s+\[([ xX])\]\s+(.*)$`)
+	bulletItem  = regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`)
+	orderedItem = regexp.MustCompile(`^(\s*)(\d{1,9}[.)])\s+(.*)$`)
 )
 
 // isFenceClose reports whether line closes a code block opened with fence: the same
@@ -159,7 +151,6 @@ var (
 	slackLink   = regexp.MustCompile(`<((?:https?|mailto):[^\s<>|]+)(?:\|([^<>]*))?>`)
 	bareURL     = regexp.MustCompile(`https?://[^\s<>\x60\x{E000}-\x{E002}]*[^\s<>\x60\x{E000}-\x{E002}.,;:!?'")\]*_~]`)
 	mention     = regexp.MustCompile(`<(?:@[UW][A-Z0-9]+|#C[A-Z0-9]+(?:\|[^<>|]*)?)>`)
-	htmlBreak   = regexp.MustCompile(`(?i)<br\s*/?>`)
 
 	boldItalic = regexp.MustCompile(`\*\*\*([^\s*](?:.*?[^\s*])?)\*\*\*`)
 	boldStar   = regexp.MustCompile(`\*\*([^\s*](?:.*?[^\s])?)\*\*`)

@@ -1,10 +1,21 @@
 package mrkdwn
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/internal/textcut"
+)
+
+var (
+	// tableSeparator is a table's second row, "|---|:--:|".
+	tableSeparator = regexp.MustCompile(`^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$`)
+	// htmlBreak is the <br> models write for a line break in a table cell (or a line).
+	htmlBreak = regexp.MustCompile(`(?i)<br\s*/?>`)
+	// cellMarks are the emphasis and code marks a cell's text drops: a table is shown
+	// as code, where they would be shown as they are.
+	cellMarks = strings.NewReplacer("**", "", "__", "", "`", "")
 )
 
 func isTableRow(line string) bool {

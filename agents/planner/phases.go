@@ -67,17 +67,6 @@ func (r *planRun) plan(ctx context.Context) ([]*taskRun, error) {
 	return r.add(tasks), nil
 }
 
-// add records tasks as planned and returns their runs.
-func (r *planRun) add(tasks []prompts.PlanTask) []*taskRun {
-	out := make([]*taskRun, len(tasks))
-	for i, t := range tasks {
-		out[i] = &taskRun{PlanTask: t}
-		r.tasks = append(r.tasks, out[i])
-		r.byID[strings.ToLower(t.ID)] = out[i]
-	}
-	return out
-}
-
 // reflect runs the reflect phase with left more rounds allowed. next holds the new
 // tasks to run (none when answered, or when left is 0).
 func (r *planRun) reflect(ctx context.Context, left int) (answered bool, missing string, next []*taskRun, err error) {
@@ -115,17 +104,6 @@ func (r *planRun) reflect(ctx context.Context, left int) (answered bool, missing
 		return false, "", nil, err
 	}
 	return answered, missing, r.add(tasks), nil
-}
-
-// results returns every finished task's result, in the order the tasks were planned.
-func (r *planRun) results() []prompts.TaskResult {
-	var out []prompts.TaskResult
-	for _, t := range r.tasks {
-		if t.done {
-			out = append(out, t.result())
-		}
-	}
-	return out
 }
 
 // answer runs the answer phase: one call without tools, asked again once when it comes

@@ -15,6 +15,27 @@ import (
 	"github.com/threadwright/threadwright/prompts"
 )
 
+// The planner's commit functions, which tool_choice forces. Their arguments:
+//
+//	commit_understanding  {"intent": "…", "entities": ["…", …]}
+//	commit_plan           {"tasks": [{"id": "…", "description": "…", "depends_on": ["…"]}, …]}
+//	commit_reflection     {"answered": true|false, "missing": "…", "new_tasks": [<task>, …]}
+//
+// The router's is CommitRouteTool.
+const (
+	CommitUnderstandingTool = "commit_understanding"
+	CommitPlanTool          = "commit_plan"
+	CommitReflectionTool    = "commit_reflection"
+)
+
+// Bounds of what a plan holds, in bytes.
+const (
+	maxPlanText = 2000 // a task's description, the intent, the missing note
+	maxEntity   = 200  // one entity
+	maxEntities = 20
+	maxTaskID   = 64
+)
+
 // taskArg is a task as the model writes it in commit_plan and commit_reflection.
 type taskArg struct {
 	ID          string     `json:"id"`

@@ -12,7 +12,6 @@ import (
 	"github.com/sashabaranov/go-openai"
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -24,29 +23,6 @@ const (
 	DefaultMaxRounds = 2
 	// DefaultMaxParallelTasks bounds the tasks that run at once.
 	DefaultMaxParallelTasks = 4
-)
-
-// The planner's and the router's commit functions, which tool_choice forces. Their
-// arguments:
-//
-//	commit_understanding  {"intent": "…", "entities": ["…", …]}
-//	commit_plan           {"tasks": [{"id": "…", "description": "…", "depends_on": ["…"]}, …]}
-//	commit_reflection     {"answered": true|false, "missing": "…", "new_tasks": [<task>, …]}
-//	commit_route          {"strategy": "react"|"planner", "reason": "…"}
-const (
-	CommitUnderstandingTool = "commit_understanding"
-	CommitPlanTool          = "commit_plan"
-	CommitReflectionTool    = "commit_reflection"
-	CommitRouteTool         = "commit_route"
-)
-
-// Bounds of what the planner puts in a prompt, in bytes.
-const (
-	maxTaskResult = 8 << 10 // one task's result, in the prompts of later phases
-	maxPlanText   = 2000    // a task's description, the intent, the missing note
-	maxEntity     = 200     // one entity
-	maxEntities   = 20
-	maxTaskID     = 64
 )
 
 // Config configures a Planner. Client, Model and Executor are required; the zero
@@ -140,46 +116,6 @@ func New(cfg Config) *Planner {
 	return p
 }
 
-// Execute answers pr in five phases, reporting each through progress (when not nil):
-//
-//  1. understand ("Planning…"): the small model commits the request's intent and
-//     entities (commit_understanding);
-//  2. plan: the main model commits tasks with ids, descriptions and depends_on
-//     (commit_plan). A plan with no tasks, more than MaxTasks, a repeated id, a task
-//     without a description, a dependency on an unknown task or a cycle is rejected
-//     with a reminder that says so;
-//  3. execute ("Running 3 tasks…"): a task starts once every task it depends on has
-//     finished, up to MaxParallel at once; each is one Executor turn. A task that
-//     fails records its error, and the tasks that depend on it still run, told so;
-//  4. reflect ("Checking the answer…"): the main model commits whether the results
-//     answer the request, what is missing and new tasks (commit_reflection). New
-//     tasks run as another round (their dependencies may name earlier tasks), at most
-//     MaxRounds times; when the last reflection still finds the request unanswered,
-//     the findings are Truncated;
-//  5. answer ("Writing the answer…"): one call of the main model, without tools,
-//     writes the answer from every task's result.
-//
-// A model that never commits valid arguments does not fail the turn: without an
-// understanding the request itself is the intent, without a plan a single task does
-// the whole request, and without a reflection the results are taken as the answer (each
-// logged as a warning). The Findings hold the answer, every task's tool calls (tasks
-// in the order they were planned), the model calls of every phase and task as Steps
-// and their summed Usage. Errors: the model client's (see agents.Client.Complete), and ctx's,
-// checked before every phase and before a task starts (running tasks stop at their
-// executor's next check); the Findings then hold what was done so far.
-func (p *Planner) Execute(ctx context.Context, pr conversation.Prompt, progress conversation.Progress) (conversation.Findings, error) {
-	if progress == nil {
-		progress = func(string) {}
-	}
-	r, err := p.newRun(pr)
-	if err != nil {
-		return conversation.Findings{}, err
-	}
-	f, err := r.run(ctx, progress)
-	r.collect(&f)
-	return f, err
-}
-
 // planRun is the state of one Execute call. Only the goroutine that runs Execute
 // changes it; the tasks' goroutines read what was set before they started (the
 // prompt, the understanding) and send their outcomes back over a channel.
@@ -221,87 +157,6 @@ func (p *Planner) newRun(pr conversation.Prompt) (*planRun, error) {
 	}, nil
 }
 
-func (r *planRun) run(ctx context.Context, progress conversation.Progress) (conversation.Findings, error) {
-	if err := r.checkCtx(ctx); err != nil {
-		return r.f, err
-	}
-	steps := planSteps{sink: r.prompt.Tasks}
-	if steps.sink != nil {
-		steps.sink.Plan("Planning")
-	}
-	steps.phase("plan", "Planning", conversation.TaskInProgress, "")
-	progress("Planning…")
-	if err := r.understand(ctx); err != nil {
-		steps.phase("plan", "Planning", conversation.TaskError, "")
-		return r.f, err
-	}
-	if err := r.checkCtx(ctx); err != nil {
-		return r.f, err
-	}
-	round, err := r.plan(ctx)
-	if err != nil {
-		steps.phase("plan", "Planning", conversation.TaskError, "")
-		return r.f, err
-	}
-	if steps.sink != nil && strings.TrimSpace(r.intent) != "" {
-		steps.sink.Plan(textcut.Ellipsis(strings.Join(strings.Fields(r.intent), " "), maxTaskTitle, nil))
-	}
-	steps.phase("plan", "Planning", conversation.TaskComplete, fmt.Sprintf("%d %s", len(round), plural(len(round), "task", "tasks")))
-	var missing string
-	for n := 0; ; n++ {
-		steps.tasks(conversation.TaskPending, round...)
-		if err := r.execute(ctx, round, progress); err != nil {
-			return r.f, err
-		}
-		if err := r.checkCtx(ctx); err != nil {
-			return r.f, err
-		}
-		check := fmt.Sprintf("check-%d", n+1)
-		steps.phase(check, "Checking the answer", conversation.TaskInProgress, "")
-		progress("Checking the answer…")
-		left := r.p.maxRounds - n
-		answered, miss, next, err := r.reflect(ctx, left)
-		if err != nil {
-			steps.phase(check, "Checking the answer", conversation.TaskError, "")
-			return r.f, err
-		}
-		switch {
-		case answered:
-			steps.phase(check, "Checking the answer", conversation.TaskComplete, "Answered")
-		case len(next) > 0 && left > 0:
-			steps.phase(check, "Checking the answer", conversation.TaskComplete, fmt.Sprintf("%d more %s", len(next), plural(len(next), "task", "tasks")))
-		default:
-			steps.phase(check, "Checking the answer", conversation.TaskComplete, "Missing: "+miss)
-		}
-		missing = miss
-		if answered {
-			missing = ""
-			break
-		}
-		if left == 0 {
-			r.log.InfoContext(ctx, "planner rounds ran out before the request was answered",
-				slog.Int("rounds", n+1), slog.String("missing", missing))
-			r.f.Truncated = true
-			break
-		}
-		if len(next) == 0 {
-			break // nothing more the model knows to try
-		}
-		round = next
-	}
-	if err := r.checkCtx(ctx); err != nil {
-		return r.f, err
-	}
-	steps.phase("answer", "Writing the answer", conversation.TaskInProgress, "")
-	progress("Writing the answer…")
-	if err := r.answer(ctx, missing); err != nil {
-		steps.phase("answer", "Writing the answer", conversation.TaskError, "")
-		return r.f, err
-	}
-	steps.phase("answer", "Writing the answer", conversation.TaskComplete, "")
-	return r.f, nil
-}
-
 func (r *planRun) checkCtx(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("agents: planner: %w", err)
@@ -335,6 +190,28 @@ func (r *planRun) commit(ctx context.Context, name, what, model string, msgs []o
 	return err
 }
 
+// add records tasks as planned and returns their runs.
+func (r *planRun) add(tasks []prompts.PlanTask) []*taskRun {
+	out := make([]*taskRun, len(tasks))
+	for i, t := range tasks {
+		out[i] = &taskRun{PlanTask: t}
+		r.tasks = append(r.tasks, out[i])
+		r.byID[strings.ToLower(t.ID)] = out[i]
+	}
+	return out
+}
+
+// results returns every finished task's result, in the order the tasks were planned.
+func (r *planRun) results() []prompts.TaskResult {
+	var out []prompts.TaskResult
+	for _, t := range r.tasks {
+		if t.done {
+			out = append(out, t.result())
+		}
+	}
+	return out
+}
+
 // collect adds every task's tool calls to f, tasks in the order they were planned,
 // with the entities they reported (Findings.Entities and OutOfScope).
 func (r *planRun) collect(f *conversation.Findings) {
@@ -344,16 +221,4 @@ func (r *planRun) collect(f *conversation.Findings) {
 		f.Entities = append(f.Entities, t.findings.Entities...)
 		f.OutOfScope = append(f.OutOfScope, t.findings.OutOfScope...)
 	}
-}
-
-// oneLine returns s with its runs of white space, line breaks included, made one
-// space.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// plural returns one when n is 1 and many otherwise.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

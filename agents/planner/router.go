@@ -28,6 +28,10 @@ const (
 	StrategyAuto = "auto"
 )
 
+// CommitRouteTool is the router's commit function, which tool_choice forces:
+// {"strategy": "react"|"planner", "reason": "…"}.
+const CommitRouteTool = "commit_route"
+
 // ParseStrategy returns the strategy s names ("react", "planner" or "auto", in any
 // case, surrounded by spaces or not); "" is StrategyReAct. Errors: any other name.
 func ParseStrategy(s string) (string, error) {
@@ -211,7 +215,7 @@ func (r *Router) judge(ctx context.Context, p conversation.Prompt, f *conversati
 			if m.Role == conversation.RoleAssistant {
 				role = "assistant"
 			}
-			data.Recent = append(data.Recent, prompts.Turn{Role: role, Text: textcut.BytesMark(oneLine(m.Text), 500, textcut.Truncated)})
+			data.Recent = append(data.Recent, prompts.Turn{Role: role, Text: textcut.BytesMark(strings.Join(strings.Fields(m.Text), " "), 500, textcut.Truncated)})
 		}
 	}
 	user, err := r.prompts.Render(prompts.PlannerRouteRequest, data)
@@ -241,7 +245,7 @@ func (r *Router) judge(ctx context.Context, p conversation.Prompt, f *conversati
 		}
 		switch s := strings.ToLower(strings.TrimSpace(in.Strategy)); s {
 		case StrategyReAct, StrategyPlanner:
-			return s, textcut.BytesMark(oneLine(in.Reason), 300, textcut.Truncated), nil
+			return s, textcut.BytesMark(strings.Join(strings.Fields(in.Reason), " "), 300, textcut.Truncated), nil
 		}
 	}
 	log.WarnContext(ctx, "router: unreadable judgement; using react",

@@ -66,8 +66,27 @@ type FetchConfig struct {
 // CIDR prefix or port), so start-up can refuse a mistyped setting. FetchURLTool
 // ignores such entries.
 func (c FetchConfig) Validate() error {
-	_, err := newFetchGuard(c)
+	_, err := newFetchGuard(c.AllowPrivate, c.AllowHosts)
 	return err
+}
+
+// GuardedClient returns an HTTP client for requests to URLs that configuration, not
+// the bot's operator code, chose (webhook targets, README "Webhooks"): it reaches only
+// the addresses fetch_url may reach under cfg (cfg.AllowPrivate, cfg.AllowHosts; see
+// FetchURLTool), checked when each connection is dialled, uses no proxy and follows
+// no redirect (a 3xx is the response). timeout bounds a whole request. A refused
+// address is an error that wraps ErrAddressRefused; an unusable cfg.AllowHosts entry
+// is an error (as Validate).
+func GuardedClient(cfg FetchConfig, timeout time.Duration) (*http.Client, error) {
+	guard, err := newFetchGuard(cfg.AllowPrivate, cfg.AllowHosts)
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{
+		Timeout:       timeout,
+		Transport:     guard.transport(timeout),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}, nil
 }
 
 // FetchURLTool returns the fetch_url tool: an HTTP GET of an http or https URL the
@@ -119,7 +138,7 @@ type fetcher struct {
 }
 
 func newFetcher(cfg FetchConfig) *fetcher {
-	guard, _ := newFetchGuard(cfg) // unusable entries are dropped; Validate reports them
+	guard, _ := newFetchGuard(cfg.AllowPrivate, cfg.AllowHosts) // unusable entries are dropped; Validate reports them
 	f := &fetcher{
 		guard:        guard,
 		maxBytes:     cfg.MaxBytes,
@@ -143,15 +162,7 @@ func newFetcher(cfg FetchConfig) *fetcher {
 		f.maxChars = DefaultFetchMaxChars
 	}
 	f.client = &http.Client{
-		Transport: &http.Transport{
-			Proxy:                 nil, // a proxy would dial the target itself, past the guard
-			DialContext:           guard.dialContext,
-			ForceAttemptHTTP2:     true, // not implied once DialContext is set
-			TLSHandshakeTimeout:   10 * time.Second,
-			ResponseHeaderTimeout: f.timeout,
-			MaxIdleConns:          16,
-			IdleConnTimeout:       90 * time.Second,
-		},
+		Transport: guard.transport(f.timeout),
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > f.maxRedirects {
 				return errTooManyRedirects

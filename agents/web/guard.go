@@ -29,16 +29,16 @@ type fetchGuard struct {
 	dialer       net.Dialer
 }
 
-// newFetchGuard builds the guard of cfg. It drops unusable AllowHosts entries and
-// reports them in the error.
-func newFetchGuard(cfg FetchConfig) (*fetchGuard, error) {
+// newFetchGuard builds the guard of FetchConfig's AllowPrivate and AllowHosts. It
+// drops unusable allowHosts entries and reports them in the error.
+func newFetchGuard(allowPrivate bool, allowHosts []string) (*fetchGuard, error) {
 	g := &fetchGuard{
-		allowPrivate: cfg.AllowPrivate,
+		allowPrivate: allowPrivate,
 		hosts:        make(map[string]bool),
 		dialer:       net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second},
 	}
 	var errs []error
-	for _, entry := range cfg.AllowHosts {
+	for _, entry := range allowHosts {
 		e := strings.ToLower(strings.TrimSpace(entry))
 		switch {
 		case e == "":
@@ -280,28 +280,17 @@ func blockedReason(ip netip.Addr) string {
 	return ""
 }
 
-// GuardedClient returns an HTTP client for requests to URLs that configuration, not
-// the bot's operator code, chose (webhook targets, README "Webhooks"): it reaches only
-// the addresses fetch_url may reach under cfg (cfg.AllowPrivate, cfg.AllowHosts; see
-// FetchURLTool), checked when each connection is dialled, uses no proxy and follows
-// no redirect (a 3xx is the response). timeout bounds a whole request. A refused address is an error that
-// wraps ErrAddressRefused; an unusable cfg.AllowHosts entry is an error (as Validate).
-func GuardedClient(cfg FetchConfig, timeout time.Duration) (*http.Client, error) {
-	guard, err := newFetchGuard(cfg)
-	if err != nil {
-		return nil, err
+// transport is an HTTP transport that dials through the guard and uses no proxy (a
+// proxy would dial the target itself, past the guard); responseHeader bounds the wait
+// for a response's header.
+func (g *fetchGuard) transport(responseHeader time.Duration) *http.Transport {
+	return &http.Transport{
+		Proxy:                 nil,
+		DialContext:           g.dialContext,
+		ForceAttemptHTTP2:     true, // not implied once DialContext is set
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: responseHeader,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       90 * time.Second,
 	}
-	return &http.Client{
-		Timeout: timeout,
-		Transport: &http.Transport{
-			Proxy:                 nil, // a proxy would dial the target itself, past the guard
-			DialContext:           guard.dialContext,
-			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   10 * time.Second,
-			ResponseHeaderTimeout: timeout,
-			MaxIdleConns:          16,
-			IdleConnTimeout:       90 * time.Second,
-		},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}, nil
 }
