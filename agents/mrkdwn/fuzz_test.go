@@ -7,7 +7,7 @@ import (
 	"github.com/threadwright/threadwright/agents/mrkdwn"
 )
 
-// maxMrkdwnGrowth bounds ToMrkdwn's output: at most maxMrkdwnGrowth bytes for each
+// maxMrkdwnGrowth bounds FromMarkdown's output: at most maxMrkdwnGrowth bytes for each
 // byte of input, plus a constant. A table row of two bytes ("||") can be padded to a
 // row of MaxTableWidth characters, the largest growth there is.
 const maxMrkdwnGrowth = mrkdwn.MaxTableWidth / 2

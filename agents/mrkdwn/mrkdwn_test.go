@@ -55,7 +55,7 @@ func TestFromMarkdown(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := mrkdwn.FromMarkdown(tt.in); got != tt.want {
-				t.Errorf("ToMrkdwn(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+				t.Errorf("FromMarkdown(%q)\n got %q\nwant %q", tt.in, got, tt.want)
 			}
 		})
 	}

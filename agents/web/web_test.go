@@ -614,18 +614,18 @@ Results for "threadwright slack bot":
 	}
 }
 
-func TestWebSearchTool(t *testing.T) {
+func TestSearchTool(t *testing.T) {
 	t.Run("Unconfigured", func(t *testing.T) {
 		for _, u := range []string{"", "  "} {
 			if _, tool, ok := web.SearchTool(web.SearchConfig{SearxngURL: u}); ok || tool != nil {
-				t.Errorf("WebSearchTool(%q) = %v, %v; want absent", u, tool, ok)
+				t.Errorf("SearchTool(%q) = %v, %v; want absent", u, tool, ok)
 			}
 		}
 	})
 	t.Run("Configured", func(t *testing.T) {
 		spec, tool, ok := web.SearchTool(web.SearchConfig{SearxngURL: "https://searx.example"})
 		if !ok || spec.Name != "web_search" || spec.Category != web.Category {
-			t.Fatalf("WebSearchTool = %+v, %v", spec, ok)
+			t.Fatalf("SearchTool = %+v, %v", spec, ok)
 		}
 		r := agents.NewRegistry()
 		r.MustRegister(spec, tool)
