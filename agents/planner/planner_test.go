@@ -229,7 +229,7 @@ func TestPlannerDependentTasks(t *testing.T) {
 	m.script("answer", text("**42 widgets**, to be painted blue."))
 
 	var progress statuses
-	f, err := pl.Execute(context.Background(), prompt("How many widgets, and what colour?"), progress.report)
+	f, err := pl.Execute(context.Background(), prompt("How many widgets, and what colour?"), progress.Report)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +281,7 @@ func TestPlannerDependentTasks(t *testing.T) {
 	}
 
 	// Each phase reported itself.
-	list := progress.list
+	list := progress.List
 	if len(list) < 5 || list[0] != "Planning…" || list[1] != "Running 2 tasks…" ||
 		!slices.Equal(list[len(list)-2:], []string{"Checking the answer…", "Writing the answer…"}) {
 		t.Errorf("progress = %q", list)
@@ -317,15 +317,15 @@ func TestPlannerMaxParallel(t *testing.T) {
 	m.script(planner.CommitReflectionTool, reflection(true, ""))
 	m.script("answer", text("done"))
 	var progress statuses
-	if _, err := pl.Execute(context.Background(), prompt("probe"), progress.report); err != nil {
+	if _, err := pl.Execute(context.Background(), prompt("probe"), progress.Report); err != nil {
 		t.Fatal(err)
 	}
 	if maxAct != 1 {
 		t.Errorf("%d tools ran at once, want 1", maxAct)
 	}
 	want := []string{"Planning…", "Running 1 task…", "Running 1 task (1 of 3 done)…", "Running 1 task (2 of 3 done)…", "Checking the answer…", "Writing the answer…"}
-	if !slices.Equal(progress.list, want) {
-		t.Errorf("progress = %q, want %q", progress.list, want)
+	if !slices.Equal(progress.List, want) {
+		t.Errorf("progress = %q, want %q", progress.List, want)
 	}
 }
 
@@ -346,7 +346,7 @@ func TestPlannerReflection(t *testing.T) {
 			reflection(true, ""))
 		m.script("answer", text("1.2M, approved by <@U7>."))
 		var progress statuses
-		f, err := pl.Execute(context.Background(), prompt("Q3 budget and approver?"), progress.report)
+		f, err := pl.Execute(context.Background(), prompt("Q3 budget and approver?"), progress.Report)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -364,8 +364,8 @@ func TestPlannerReflection(t *testing.T) {
 		contains(t, "the answer request", answer, "The Q3 budget is 1.2M.", "Approved by <@U7>.")
 		lacks(t, "the answer request", answer, "Still missing")
 		want := []string{"Planning…", "Running 1 task…", "Checking the answer…", "Running 1 task…", "Checking the answer…", "Writing the answer…"}
-		if !slices.Equal(progress.list, want) {
-			t.Errorf("progress = %q, want %q", progress.list, want)
+		if !slices.Equal(progress.List, want) {
+			t.Errorf("progress = %q, want %q", progress.List, want)
 		}
 	})
 
@@ -620,7 +620,7 @@ func TestPlannerCancel(t *testing.T) {
 		m.script(planner.CommitPlanTool, plan(planTask{ID: "a", Description: "A"}, planTask{ID: "b", Description: "B", DependsOn: []string{"a"}}))
 		m.on("task:a", toolThenAnswer("stop", "never"))
 		var progress statuses
-		f, err := pl.Execute(ctx, prompt("x"), progress.report)
+		f, err := pl.Execute(ctx, prompt("x"), progress.Report)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
@@ -633,8 +633,8 @@ func TestPlannerCancel(t *testing.T) {
 		if f.Steps != 3 || len(f.ToolCalls) != 1 || f.ToolCalls[0].Name != "stop" {
 			t.Errorf("findings = %+v, want what was done so far", f)
 		}
-		if slices.Contains(progress.list, "Writing the answer…") {
-			t.Errorf("progress = %q", progress.list)
+		if slices.Contains(progress.List, "Writing the answer…") {
+			t.Errorf("progress = %q", progress.List)
 		}
 	})
 }

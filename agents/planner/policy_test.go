@@ -17,7 +17,7 @@ import (
 // ReAct turn.
 func TestPlannerTaskAfterUntrustedDependency(t *testing.T) {
 	srv := MustServer(t)
-	exec, runs := policyExecutor(t, srv)
+	exec, runs := policyExecutor(t, srv, nil)
 	logger, _ := testLogger()
 	pl := planner.New(planner.Config{Client: newClient(t, srv), Model: "gpt-main", SmallModel: "gpt-small", Executor: exec, Logger: logger})
 	m := newModel(t, srv)
@@ -55,7 +55,7 @@ func TestPlannerTaskAfterUntrustedDependency(t *testing.T) {
 // that needs confirmation gets an error result and does not run.
 func TestPlannerTaskRefusesApproval(t *testing.T) {
 	srv := MustServer(t)
-	exec, runs := policyExecutor(t, srv)
+	exec, runs := policyExecutor(t, srv, nil)
 	logger, _ := testLogger()
 	pl := planner.New(planner.Config{Client: newClient(t, srv), Model: "gpt-main", SmallModel: "gpt-small", Executor: exec, Logger: logger})
 	m := newModel(t, srv)
