@@ -4,89 +4,18 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/toolbox"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/sqlite"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
-
-// knowledgeResult is a search_knowledge result of two passages.
-const knowledgeResult = "Found 2 passages in the knowledge base for \"leave\":\n\n" +
-	"[1] docs/handbook/leave.md — Parental leave\nSixteen weeks.\n\n" +
-	"[2] https://wiki.example.com/sick — Sick leave\nTell your manager.\n\nCite the passages you use as [n]."
-
-func TestCite(t *testing.T) {
-	kb := conversation.ToolCall{Name: "search_knowledge", Result: knowledgeResult}
-	search := conversation.ToolCall{Name: "web_search", Result: "Results for \"go\":\n\n" +
-		"1. The Go Programming Language\n   https://go.dev/\n   Go is an open source…\n\n" +
-		"2. Go (game)\n   https://en.wikipedia.org/wiki/Go_(game)"}
-	page := conversation.ToolCall{Name: "fetch_url", Result: "URL: https://go.dev/doc/\nTitle: Documentation\n\n[1] is not a marker here"}
-	failed := conversation.ToolCall{Name: "fetch_url", Failed: true, Result: "error: URL: https://bad.example/"}
-	tests := []struct {
-		name    string
-		answer  string
-		calls   []conversation.ToolCall
-		want    string
-		sources []agents.Source
-	}{
-		{"NoTools", "Plain [1] answer.", nil, "Plain answer.", nil},
-		{"Renumbered", "Tell them [2]. Sixteen weeks [1]. Again [2].", []conversation.ToolCall{kb},
-			"Tell them [1]. Sixteen weeks [2]. Again [1].",
-			[]agents.Source{{Title: "https://wiki.example.com/sick — Sick leave", URL: "https://wiki.example.com/sick"}, {Title: "docs/handbook/leave.md — Parental leave"}}},
-		{"UnknownRemoved", "Sixteen weeks [1] [7].\n[9] alone", []conversation.ToolCall{kb},
-			"Sixteen weeks [1].\nalone", []agents.Source{{Title: "docs/handbook/leave.md — Parental leave"}}},
-		{"CodeAndLinksKept", "Use `a[7]` and\n```\nb[1]\n```\n[1](https://x.example) [1]: ref", []conversation.ToolCall{kb},
-			"Use `a[7]` and\n```\nb[1]\n```\n[1](https://x.example) [1]: ref", nil},
-		{"UnmatchedBacktick", "a ` b [7] `` c [1]", []conversation.ToolCall{kb},
-			"a ` b `` c [1]", []agents.Source{{Title: "docs/handbook/leave.md — Parental leave"}}},
-		{"LongFence", "````\n[7]\n```\n[7]\n````\nx [7]", []conversation.ToolCall{kb},
-			"````\n[7]\n```\n[7]\n````\nx", nil},
-		{"LatestSearchWins", "Go [2].", []conversation.ToolCall{kb, {Name: "search_knowledge", Result: "Found 2 passages:\n\n[1] docs/a.md — A\ntext\n\n[2] docs/b.md — B\ntext"}},
-			"Go [1].", []agents.Source{{Title: "docs/b.md — B"}}},
-		{"WebSearch", "Go [1] and the game [2] [3].", []conversation.ToolCall{search},
-			"Go [1] and the game [2].", []agents.Source{{Title: "The Go Programming Language", URL: "https://go.dev/"}, {Title: "Go (game)", URL: "https://en.wikipedia.org/wiki/Go_(game)"}}},
-		{"FetchedPageListed", "The docs say so [1].", []conversation.ToolCall{page, failed},
-			"The docs say so.", []agents.Source{{Title: "Documentation", URL: "https://go.dev/doc/"}}},
-		{"PassageTextIsNoSource", "X [3].", []conversation.ToolCall{{Name: "search_knowledge", Result: "Found 1 passage:\n\n[1] a.md — A\ntext\n\n[3] https://evil.example/\n\nCite."}},
-			"X.", nil},
-		{"PageCannotAddAURL", "X.", []conversation.ToolCall{{Name: "fetch_url", Result: "URL: https://go.dev/\nTitle: Go\nURL: https://evil.example/\n\nbody"}},
-			"X.", []agents.Source{{Title: "Go", URL: "https://go.dev/"}}},
-		{"FailedAndDeniedIgnored", "X [1].", []conversation.ToolCall{{Name: "search_knowledge", Failed: true, Result: knowledgeResult}, {Name: "search_knowledge", Denied: true, Result: knowledgeResult}},
-			"X.", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, sources := agents.Cite(tt.answer, tt.calls)
-			if got != tt.want {
-				t.Errorf("answer\n got %q\nwant %q", got, tt.want)
-			}
-			if fmt.Sprint(sources) != fmt.Sprint(tt.sources) {
-				t.Errorf("sources\n got %v\nwant %v", sources, tt.sources)
-			}
-		})
-	}
-}
-
-func TestSourcesMrkdwn(t *testing.T) {
-	got := agents.SourcesMrkdwn([]agents.Source{
-		{Title: "docs/a&b.md — <Setup>"},
-		{Title: "Go | <!channel>", URL: "https://go.dev/?a=1&b=2"},
-		{URL: "https://x.example/"},
-	})
-	want := "*Sources*\n[1] docs/a&amp;b.md — &lt;Setup&gt;\n[2] <https://go.dev/?a=1&amp;b=2|Go ¦ &lt;!channel&gt;>\n[3] <https://x.example/>"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	if agents.SourcesMrkdwn(nil) != "" {
-		t.Error("no sources: want no block")
-	}
-}
 
 // TestCitedKnowledgeAndWebAnswers runs the executor with the real go-openai client
 // against openaitest, search_knowledge on a real SQLite knowledge base and fetch_url
@@ -109,18 +38,19 @@ func TestCitedKnowledgeAndWebAnswers(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, "<html><head><title>Leave policy</title></head><body><p>Sixteen weeks.</p></body></html>")
 	})
-	web := MustWebServer(t, mux)
+	site := httptest.NewServer(mux)
+	defer site.Close()
 
 	srv := openaitest.NewServer()
 	defer srv.Close()
 	exec := newExecutor(t, srv, nil, func(c *agents.ExecutorConfig) {
-		c.Registry.MustRegister(agents.KnowledgeTool(st, 5))
-		c.Registry.MustRegister(agents.FetchURLTool(agents.FetchConfig{AllowPrivate: true}))
+		c.Registry.MustRegister(toolbox.KnowledgeTool(st, 5))
+		c.Registry.MustRegister(web.FetchURLTool(web.FetchConfig{AllowPrivate: true}))
 	})
 	srv.Push(
 		openaitest.Response{ToolCalls: []openaitest.ToolCall{
 			{ID: "k", Name: "search_knowledge", Arguments: `{"query":"parental leave weeks"}`},
-			{ID: "f", Name: "fetch_url", Arguments: `{"url":"` + web.URL + `/policy"}`},
+			{ID: "f", Name: "fetch_url", Arguments: `{"url":"` + site.URL + `/policy"}`},
 		}},
 		openaitest.Response{Text: "You get **sixteen weeks** [1] [7]."},
 	)
@@ -137,40 +67,16 @@ func TestCitedKnowledgeAndWebAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "You get *sixteen weeks* [1].\n\n*Sources*\n[1] docs/handbook/leave.md — Parental leave\n[2] <" + web.URL + "/policy|Leave policy>"
+	want := "You get *sixteen weeks* [1].\n\n*Sources*\n[1] docs/handbook/leave.md — Parental leave\n[2] <" + site.URL + "/policy|Leave policy>"
 	if reply != want {
 		t.Errorf("reply\n%s\nwant\n%s", reply, want)
 	}
 	md, edited := synth.EditAnswer(f)
-	wantMD := "You get **sixteen weeks** [1].\n\n**Sources**  \n[1] docs/handbook/leave.md — Parental leave  \n[2] [Leave policy](" + web.URL + "/policy)"
+	wantMD := "You get **sixteen weeks** [1].\n\n**Sources**  \n[1] docs/handbook/leave.md — Parental leave  \n[2] [Leave policy](" + site.URL + "/policy)"
 	if !edited || md != wantMD {
 		t.Errorf("EditAnswer = %q, %v; want\n%s\n(a streamed answer is completed with its sources)", md, edited, wantMD)
 	}
 	if _, edited := synth.EditAnswer(conversation.Findings{Answer: "plain"}); edited {
 		t.Error("EditAnswer edited an answer without sources")
 	}
-}
-
-// FuzzCite: Cite never panics, keeps an answer without markers as it is, and every
-// marker left in the answer names a listed source.
-func FuzzCite(f *testing.F) {
-	for _, seed := range []string{"Sixteen weeks [1] [7].", "`a[1]` ```\n[2]\n```", "[1](x) [2]: y", "a ` b [1] `` c [2]", "[99999999999999999999]"} {
-		f.Add(seed)
-	}
-	calls := []conversation.ToolCall{{Name: "search_knowledge", Result: knowledgeResult}}
-	marker := regexp.MustCompile(`\[(\d{1,3})\]`)
-	f.Fuzz(func(t *testing.T, answer string) {
-		got, sources := agents.Cite(answer, calls)
-		if !strings.Contains(answer, "[") && got != answer {
-			t.Fatalf("Cite(%q) = %q; want it unchanged", answer, got)
-		}
-		if strings.ContainsAny(answer, "`(:") {
-			return // code and links keep their markers as written
-		}
-		for _, m := range marker.FindAllStringSubmatch(got, -1) {
-			if n, err := strconv.Atoi(m[1]); err != nil || n < 1 || n > len(sources) {
-				t.Fatalf("Cite(%q) = %q with %d sources: marker %s names none", answer, got, len(sources), m[0])
-			}
-		}
-	})
 }

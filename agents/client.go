@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,6 +61,14 @@ const (
 	DefaultMaxBackoff     = 20 * time.Second
 	DefaultMaxConcurrent  = 128
 )
+
+// ModelMetrics observes a Client's calls (package metrics implements it).
+type ModelMetrics interface {
+	// ModelCall is told of a call to model (the request's) that ended with outcome
+	// (ok, empty, timeout, canceled, error) after d, waits included, with retries
+	// attempts after the first and the tokens the API reported.
+	ModelCall(model, outcome string, d time.Duration, retries, promptTokens, completionTokens int)
+}
 
 // ClientConfig configures a Client. The zero value of every field picks its default.
 type ClientConfig struct {
@@ -159,19 +168,19 @@ type Client struct {
 // NewClient returns a Client for cfg, filling in defaults.
 func NewClient(cfg ClientConfig) *Client {
 	c := &Client{
-		timeout:        orDefault(cfg.Timeout, DefaultTimeout),
-		maxRetries:     orDefault(cfg.MaxRetries, DefaultMaxRetries),
-		maxElapsed:     orDefault(cfg.MaxElapsed, DefaultMaxElapsed),
-		initialBackoff: orDefault(cfg.InitialBackoff, DefaultInitialBackoff),
-		maxBackoff:     orDefault(cfg.MaxBackoff, DefaultMaxBackoff),
-		logger:         orLogger(cfg.Logger),
+		timeout:        cmp.Or(cfg.Timeout, DefaultTimeout),
+		maxRetries:     cmp.Or(cfg.MaxRetries, DefaultMaxRetries),
+		maxElapsed:     cmp.Or(cfg.MaxElapsed, DefaultMaxElapsed),
+		initialBackoff: cmp.Or(cfg.InitialBackoff, DefaultInitialBackoff),
+		maxBackoff:     cmp.Or(cfg.MaxBackoff, DefaultMaxBackoff),
+		logger:         cmp.Or(cfg.Logger, slog.Default()),
 		metrics:        cfg.Metrics,
 	}
 	c.maxRetries = max(c.maxRetries, -1)
-	c.limiter = newLimiter(max(orDefault(cfg.MaxConcurrent, DefaultMaxConcurrent), 1), c.maxElapsed, c.logger)
+	c.limiter = newLimiter(max(cmp.Or(cfg.MaxConcurrent, DefaultMaxConcurrent), 1), c.maxElapsed, c.logger)
 
 	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = orDefault(cfg.BaseURL, DefaultBaseURL)
+	oc.BaseURL = cmp.Or(cfg.BaseURL, DefaultBaseURL)
 	hc := cfg.HTTPClient
 	if hc == nil {
 		tr := httpclient.NewTransport()
@@ -195,46 +204,6 @@ func (c *Client) Limit() int {
 func (c *Client) Waiting() int {
 	_, _, waiting := c.limiter.current()
 	return waiting
-}
-
-// orDefault returns v, or def when v is the zero value.
-func orDefault[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
-}
-
-// Completion is a chat completion reassembled from its stream: one choice.
-type Completion struct {
-	// Content is the assistant message's text (choices[0].message.content); when the
-	// model refused (choices[0].message.refusal) and wrote no content, the refusal.
-	Content string
-	// ToolCalls are the function calls the model asked for, in the order of their
-	// index in the stream, each with its id, type "function", name and complete JSON
-	// arguments (as the model wrote them: not validated).
-	ToolCalls []openai.ToolCall
-	// FinishReason is choices[0].finish_reason: "stop", "tool_calls", "length",
-	// "content_filter", or "" when the stream ended without one.
-	FinishReason openai.FinishReason
-	// Truncated is true when FinishReason is "length": the answer was cut off by the
-	// token limit and Content (or the last tool call's arguments) is partial.
-	Truncated bool
-	// Usage is the call's token usage (the stream's usage chunk, requested with
-	// stream_options.include_usage); zero when the server sent none. Failed attempts
-	// that were retried are not counted: the API reports no usage for them.
-	Usage conversation.Usage
-	// Model is the model that answered, as the server reports it.
-	Model string
-	// Attempts is the number of HTTP attempts the call took (1 without retries).
-	Attempts int
-}
-
-// Message returns the completion as the assistant message to append to the
-// conversation for the next call: role "assistant", content and tool calls.
-func (c Completion) Message() openai.ChatCompletionMessage {
-	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: c.Content, ToolCalls: c.ToolCalls}
 }
 
 // traced is complete inside its span (trace.go: one span per call, retries

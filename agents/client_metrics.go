@@ -10,14 +10,6 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// ModelMetrics observes a Client's calls (package metrics implements it).
-type ModelMetrics interface {
-	// ModelCall is told of a call to model (the request's) that ended with outcome
-	// (ok, empty, timeout, canceled, error) after d, waits included, with retries
-	// attempts after the first and the tokens the API reported.
-	ModelCall(model, outcome string, d time.Duration, retries, promptTokens, completionTokens int)
-}
-
 // Complete runs req as a streamed chat completion (stream: true, with
 // stream_options.include_usage) and returns the reassembled result.
 //

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,56 +21,6 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// testLogger returns a logger that writes into the returned buffer.
-func testLogger() (*slog.Logger, *syncBuffer) {
-	buf := new(syncBuffer)
-	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug})), buf
-}
-
-// MustServer starts an openaitest server closed at the end of the test.
-func MustServer(tb testing.TB) *openaitest.Server {
-	tb.Helper()
-	srv := openaitest.NewServer()
-	tb.Cleanup(srv.Close)
-	return srv
-}
-
-// newClient returns a Client for srv with test-sized backoffs; edit applies changes.
-func newClient(tb testing.TB, srv *openaitest.Server, edit ...func(*agents.ClientConfig)) *agents.Client {
-	tb.Helper()
-	logger, _ := testLogger()
-	cfg := agents.ClientConfig{
-		BaseURL:        srv.URL(),
-		APIKey:         "sk-test",
-		Timeout:        10 * time.Second,
-		InitialBackoff: time.Millisecond,
-		MaxBackoff:     5 * time.Millisecond,
-		Logger:         logger,
-	}
-	for _, f := range edit {
-		f(&cfg)
-	}
-	return agents.NewClient(cfg)
-}
 
 func userRequest(text string) openai.ChatCompletionRequest {
 	return openai.ChatCompletionRequest{

@@ -12,100 +12,142 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
-// commitLoop makes the model save its work by calling a commit function. Each call
+// ErrNoCommit means the model never saved its work: through every try it answered
+// without calling the commit function, or called it with arguments that were
+// rejected. Nothing was saved. The WorkflowAgent methods return a *CommitError, which
+// matches ErrNoCommit with errors.Is and has a UserMessage naming what was not saved.
+var ErrNoCommit error = &modelError{
+	msg:  "agents: the model did not commit its work",
+	user: "The model did not save its work, so nothing was changed. Please try again.",
+}
+
+// CommitError is the error of a WorkflowAgent call whose model did not call the commit
+// function with valid arguments in any of its tries. errors.Is(err, ErrNoCommit)
+// reports it.
+type CommitError struct {
+	// Tool is the commit function the model was asked to call.
+	Tool string
+	// Tries is the number of failed tries: 1 + WorkflowAgentConfig.MaxReminders (a
+	// Write with tools made its research calls on top of them).
+	Tries int
+	// Problem says what was wrong with the last try ("answered in text without
+	// calling the function", or why the arguments were rejected).
+	Problem string
+
+	user string
+}
+
+// Error describes the failure for logs.
+func (e *CommitError) Error() string {
+	return fmt.Sprintf("agents: the model did not call %s with valid arguments in %d tries (last: %s)", e.Tool, e.Tries, e.Problem)
+}
+
+// Is reports whether target is ErrNoCommit.
+func (e *CommitError) Is(target error) bool { return target == ErrNoCommit }
+
+// UserMessage returns the text to show in Slack (conversation.ErrorReply uses it),
+// e.g. "The model did not save the options for Audience after 3 tries, so nothing
+// was changed. Please try again."
+func (e *CommitError) UserMessage() string { return e.user }
+
+// CommitLoop makes the model save its work by calling a commit function. Each call
 // offers the function and forces it with tool_choice ({"type": "function",
-// "function": {"name": …}}) until accept takes the arguments of one of the response's
+// "function": {"name": …}}) until Accept takes the arguments of one of the response's
 // tool calls; a response without such a call (a miss) is answered with
-// prompts.CommitReminder, at most reminders times. With research tools, the first
-// toolSteps-1 calls offer them too, with tool_choice "required", and their tool calls
-// are run. The planner's phases and the WorkflowAgent's methods share it.
-type commitLoop struct {
-	client Completer
-	model  string
-	// prompts renders the reminders.
-	prompts *prompts.Set
-	// tool is the commit function.
-	tool openai.FunctionDefinition
-	// accept reads the arguments of a call of tool; an error rejects them, and its
+// prompts.CommitReminder, at most Reminders times. The WorkflowAgent's methods and the
+// planner's phases (package agents/planner) share it; the WorkflowAgent's Write with
+// tools also gives it research tools: the first calls offer them too, with
+// tool_choice "required", and their tool calls are run.
+type CommitLoop struct {
+	Client Completer
+	Model  string
+	// Prompts renders the reminders.
+	Prompts *prompts.Set
+	// Tool is the commit function.
+	Tool openai.FunctionDefinition
+	// Accept reads the arguments of a call of Tool; an error rejects them, and its
 	// text tells the model what was wrong.
-	accept func(args json.RawMessage) error
-	// reminders is how many misses are answered with a reminder: the loop makes
-	// 1+reminders tries (and its research calls on top of them).
-	reminders int
-	// research runs the calls of other functions than tool; its registry's tools are
-	// offered with tool while the call is one of the first toolSteps-1. With a nil
-	// registry every call forces tool.
+	Accept func(args json.RawMessage) error
+	// Reminders is how many misses are answered with a reminder: the loop makes
+	// 1+Reminders tries (and its research calls on top of them).
+	Reminders int
+	// Log receives a warning per miss, with Warning as its message, and research's
+	// tool calls.
+	Log     *slog.Logger
+	Warning string
+	// ErrPrefix starts the loop's other errors ("agents: write": "agents: write:
+	// context canceled").
+	ErrPrefix string
+	// UserMessage is the *CommitError's UserMessage, for its number of tries
+	// (NotSaved writes the usual one).
+	UserMessage func(tries int) string
+
+	// research runs the calls of other functions than Tool; its registry's tools are
+	// offered with Tool while the call is one of the first toolSteps-1. With a nil
+	// registry every call forces Tool.
 	research  toolRunner
 	toolSteps int
-	// log receives a warning per miss, with warning as its message, and research's
-	// tool calls.
-	log     *slog.Logger
-	warning string
-	// errPrefix starts the loop's other errors ("agents: write": "agents: write:
-	// context canceled").
-	errPrefix string
-	// userMessage is the *CommitError's UserMessage, for its number of tries.
-	userMessage func(tries int) string
 }
 
-// commitResult is what a commitLoop did.
-type commitResult struct {
-	// usage sums the usage of every model call, the failed ones included.
-	usage conversation.Usage
-	// calls counts the model calls, those that offered research tools included.
-	calls int
-	// call is the accepted call of the commit function; zero after an error.
-	call openai.ToolCall
-	// failedTools are the research tools whose calls failed, in order, each once.
-	failedTools []string
+// CommitResult is what a CommitLoop did.
+type CommitResult struct {
+	// Usage sums the usage of every model call, the failed ones included.
+	Usage conversation.Usage
+	// Calls counts the model calls, those that offered research tools included.
+	Calls int
+	// Call is the accepted call of the commit function; zero after an error.
+	Call openai.ToolCall
+	// FailedTools are the research tools whose calls failed, in order, each once.
+	FailedTools []string
 }
 
-// run runs the loop from msgs, which it does not change, and returns what it did,
+// Run runs the loop from msgs, which it does not change, and returns what it did,
 // with an error too. Errors: a *CommitError (ErrNoCommit) when the tries ran out;
 // ctx's error, checked before every call after the first; the client's, but for
 // ErrEmptyResponse, which is a miss; a reminder that does not render.
-func (l commitLoop) run(ctx context.Context, msgs []openai.ChatCompletionMessage) (commitResult, error) {
-	var res commitResult
+func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage) (CommitResult, error) {
+	var res CommitResult
 	msgs = slices.Clip(msgs) // appends must not write into the caller's array
-	commit := openai.Tool{Type: openai.ToolTypeFunction, Function: &l.tool}
-	forced := openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: l.tool.Name}}
+	commit := openai.Tool{Type: openai.ToolTypeFunction, Function: &l.Tool}
+	forced := openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: l.Tool.Name}}
 	var open []openai.Tool // the research tools and the commit function, while they are offered
 	if l.research.registry != nil {
 		open = append(l.research.registry.OpenAITools(), commit)
 	}
-	tries := 1 + l.reminders
+	tries := 1 + l.Reminders
 	var problem string
 	tainted := false // untrusted content read by research (approvalReason)
 	for failed := 0; ; {
-		if res.calls > 0 {
+		if res.Calls > 0 {
 			if err := ctx.Err(); err != nil {
-				return res, fmt.Errorf("%s: %w", l.errPrefix, err)
+				return res, fmt.Errorf("%s: %w", l.ErrPrefix, err)
 			}
 		}
-		req := openai.ChatCompletionRequest{Model: l.model, Messages: msgs}
-		exploring := open != nil && res.calls+1 < l.toolSteps
+		req := openai.ChatCompletionRequest{Model: l.Model, Messages: msgs}
+		exploring := open != nil && res.Calls+1 < l.toolSteps
 		if exploring {
 			req.Tools, req.ToolChoice = open, "required"
 		} else {
 			req.Tools, req.ToolChoice = []openai.Tool{commit}, forced
 		}
-		comp, err := l.client.Complete(ctx, req)
-		res.calls++
-		res.usage = res.usage.Add(comp.Usage)
+		comp, err := l.Client.Complete(ctx, req)
+		res.Calls++
+		res.Usage = res.Usage.Add(comp.Usage)
 		if err != nil && !errors.Is(err, ErrEmptyResponse) {
-			return res, fmt.Errorf("%s: %w", l.errPrefix, err)
+			return res, fmt.Errorf("%s: %w", l.ErrPrefix, err)
 		}
 		var call openai.ToolCall
 		var results []string
-		call, problem, results = checkCommit(comp, l.tool.Name, l.accept)
+		call, problem, results = checkCommit(comp, l.Tool.Name, l.Accept)
 		if problem == "" {
-			res.call = call
+			res.Call = call
 			return res, nil
 		}
-		if exploring && slices.ContainsFunc(comp.ToolCalls, func(tc openai.ToolCall) bool { return tc.Function.Name != l.tool.Name }) {
+		if exploring && slices.ContainsFunc(comp.ToolCalls, func(tc openai.ToolCall) bool { return tc.Function.Name != l.Tool.Name }) {
 			// Research: run the calls; a rejected commit call among them is answered
 			// with its problem.
 			// A call that needs a person's confirmation is refused: nobody is asked
@@ -113,38 +155,38 @@ func (l commitLoop) run(ctx context.Context, msgs []openai.ChatCompletionMessage
 			var b batch
 			var at []int
 			for i, tc := range comp.ToolCalls {
-				if tc.Function.Name != l.tool.Name {
+				if tc.Function.Name != l.Tool.Name {
 					b.Calls, at = append(b.Calls, tc), append(at, i)
 				}
 			}
 			b.Results = make([]*conversation.ToolCall, len(b.Calls))
-			l.research.runBatch(ctx, l.log, &b, &tainted, nil, false, nil, nil)
+			l.research.runBatch(ctx, l.Log, &b, &tainted, nil, false, nil, nil)
 			for i, rec := range b.Results {
 				results[at[i]] = toolMessage(l.research.registry, b.Calls[i], *rec).Content
-				if rec.Failed && !slices.Contains(res.failedTools, rec.Name) {
-					res.failedTools = append(res.failedTools, rec.Name)
+				if rec.Failed && !slices.Contains(res.FailedTools, rec.Name) {
+					res.FailedTools = append(res.FailedTools, rec.Name)
 				}
 			}
 			msgs = appendReply(msgs, comp, results)
 			continue
 		}
 		failed++
-		l.log.WarnContext(ctx, l.warning,
-			slog.String("tool", l.tool.Name), slog.Int("try", failed), slog.Int("tries", tries),
-			slog.String("problem", problem), slog.String("content", truncate(comp.Content, 200)))
+		l.Log.WarnContext(ctx, l.Warning,
+			slog.String("tool", l.Tool.Name), slog.Int("try", failed), slog.Int("tries", tries),
+			slog.String("problem", problem), slog.String("content", textcut.BytesMark(comp.Content, 200, textcut.Truncated)))
 		if failed == tries {
 			break
 		}
-		reminder, err := l.prompts.Render(prompts.CommitReminder, prompts.CommitReminderData{
-			ToolName: l.tool.Name, Problem: reminderProblem(problem), Try: failed + 1, Tries: tries,
+		reminder, err := l.Prompts.Render(prompts.CommitReminder, prompts.CommitReminderData{
+			ToolName: l.Tool.Name, Problem: reminderProblem(problem), Try: failed + 1, Tries: tries,
 		})
 		if err != nil {
-			return res, fmt.Errorf("%s: %w", l.errPrefix, err)
+			return res, fmt.Errorf("%s: %w", l.ErrPrefix, err)
 		}
 		msgs = appendReply(msgs, comp, results)
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: reminder})
 	}
-	return res, &CommitError{Tool: l.tool.Name, Tries: tries, Problem: problem, user: l.userMessage(tries)}
+	return res, &CommitError{Tool: l.Tool.Name, Tries: tries, Problem: problem, user: l.UserMessage(tries)}
 }
 
 // appendReply appends comp as the assistant message, unless it is empty, and a "tool"
@@ -208,4 +250,20 @@ func checkCommit(comp Completion, tool string, accept func(json.RawMessage) erro
 		problem = notCalled
 	}
 	return openai.ToolCall{}, problem, results
+}
+
+// NotSaved returns the usual CommitError.UserMessage (CommitLoop.UserMessage) for
+// what was not saved, a phrase such as "the plan" or "the text of *Problem*".
+func NotSaved(what string) func(tries int) string {
+	return func(tries int) string {
+		return fmt.Sprintf("The model did not save %s after %d %s, so nothing was changed. Please try again.", what, tries, plural(tries, "try", "tries"))
+	}
+}
+
+// plural returns one when n is 1 and many otherwise.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -42,11 +42,11 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// loopFixture is a commitLoop for commit_note against a fake OpenAI server; note is
+// loopFixture is a CommitLoop for commit_note against a fake OpenAI server; note is
 // the text the accepted call committed.
 type loopFixture struct {
 	srv  *openaitest.Server
-	loop commitLoop
+	loop CommitLoop
 	logs *lockedBuffer
 	note string
 }
@@ -58,14 +58,14 @@ func newLoopFixture(tb testing.TB, reminders int) *loopFixture {
 	logs := new(lockedBuffer)
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f := &loopFixture{srv: srv, logs: logs}
-	f.loop = commitLoop{
-		client: NewClient(ClientConfig{BaseURL: srv.URL(), APIKey: "sk-test", MaxRetries: -1, Logger: log}),
-		model:  "gpt-test", prompts: orPrompts(nil),
-		tool: openai.FunctionDefinition{
+	f.loop = CommitLoop{
+		Client: NewClient(ClientConfig{BaseURL: srv.URL(), APIKey: "sk-test", MaxRetries: -1, Logger: log}),
+		Model:  "gpt-test", Prompts: orPrompts(nil),
+		Tool: openai.FunctionDefinition{
 			Name: noteTool, Description: "Save the note.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
 		},
-		accept: func(args json.RawMessage) error {
+		Accept: func(args json.RawMessage) error {
 			var in struct{ Text string }
 			if err := json.Unmarshal(args, &in); err != nil {
 				return err
@@ -76,8 +76,8 @@ func newLoopFixture(tb testing.TB, reminders int) *loopFixture {
 			f.note = in.Text
 			return nil
 		},
-		reminders: reminders, log: log, warning: "model did not commit its work",
-		errPrefix: "agents: test", userMessage: notSaved("the note"),
+		Reminders: reminders, Log: log, Warning: "model did not commit its work",
+		ErrPrefix: "agents: test", UserMessage: NotSaved("the note"),
 	}
 	return f
 }
@@ -92,19 +92,19 @@ func (f *loopFixture) withResearch(steps int, answer func(ctx context.Context) (
 	f.loop.toolSteps = steps
 }
 
-func (f *loopFixture) run(ctx context.Context) (commitResult, error) {
-	return f.loop.run(ctx, []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "Write a note."}})
+func (f *loopFixture) run(ctx context.Context) (CommitResult, error) {
+	return f.loop.Run(ctx, []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: "Write a note."}})
 }
 
 // commits runs the loop, which must commit "Ship on Friday." in calls model calls
 // that used usage, and returns the result and the requests.
-func (f *loopFixture) commits(tb testing.TB, calls int, usage conversation.Usage) (commitResult, []openaitest.Request) {
+func (f *loopFixture) commits(tb testing.TB, calls int, usage conversation.Usage) (CommitResult, []openaitest.Request) {
 	tb.Helper()
 	res, err := f.run(context.Background())
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if f.note != "Ship on Friday." || res.calls != calls || res.usage != usage {
+	if f.note != "Ship on Friday." || res.Calls != calls || res.Usage != usage {
 		tb.Errorf("note %q, result %+v; want %d calls, usage %+v", f.note, res, calls, usage)
 	}
 	reqs := f.srv.Requests()
@@ -170,8 +170,8 @@ func TestCommitLoop(t *testing.T) {
 		f := newLoopFixture(t, 2)
 		f.srv.Push(noteCall("call_1", `{"text": "Ship on Friday."}`))
 		res, reqs := f.commits(t, 1, conversation.Usage{PromptTokens: 100, CompletionTokens: 20})
-		if res.call.ID != "call_1" || res.call.Function.Name != noteTool {
-			t.Errorf("accepted call = %+v", res.call)
+		if res.Call.ID != "call_1" || res.Call.Function.Name != noteTool {
+			t.Errorf("accepted call = %+v", res.Call)
 		}
 		checkForced(t, reqs[0])
 		if reqs[0].Chat.Model != "gpt-test" || reqs[0].LastUserMessage() != "Write a note." {
@@ -186,8 +186,8 @@ func TestCommitLoop(t *testing.T) {
 		f := newLoopFixture(t, 2)
 		f.srv.Push(noteCall("call_1", `{"text": " "}`), noteCall("call_2", `{"text": "Ship on Friday."}`))
 		res, reqs := f.commits(t, 2, conversation.Usage{PromptTokens: 200, CompletionTokens: 40})
-		if res.call.ID != "call_2" {
-			t.Errorf("accepted call = %+v", res.call)
+		if res.Call.ID != "call_2" {
+			t.Errorf("accepted call = %+v", res.Call)
 		}
 		checkForced(t, reqs[1])
 		msgs := reqs[1].Chat.Messages
@@ -235,7 +235,7 @@ func TestCommitLoop(t *testing.T) {
 		if want := "The model did not save the note after 2 tries, so nothing was changed. Please try again."; ce.UserMessage() != want {
 			t.Errorf("UserMessage = %q, want %q", ce.UserMessage(), want)
 		}
-		if res.calls != 2 || res.call.ID != "" || res.usage.PromptTokens != 190 {
+		if res.Calls != 2 || res.Call.ID != "" || res.Usage.PromptTokens != 190 {
 			t.Errorf("result = %+v, want both calls counted", res)
 		}
 		reqs := f.srv.Requests()
@@ -293,8 +293,8 @@ func TestCommitLoop(t *testing.T) {
 				})
 			}},
 			{"AfterAMiss", func(f *loopFixture, cancel context.CancelFunc) {
-				accept := f.loop.accept
-				f.loop.accept = func(args json.RawMessage) error {
+				accept := f.loop.Accept
+				f.loop.Accept = func(args json.RawMessage) error {
 					cancel()
 					return accept(args)
 				}
@@ -322,8 +322,8 @@ func TestCommitLoop(t *testing.T) {
 				if !errors.Is(err, context.Canceled) || errors.Is(err, ErrNoCommit) || !strings.HasPrefix(err.Error(), "agents: test: ") {
 					t.Errorf("err = %v, want ctx's, prefixed", err)
 				}
-				if n := len(f.srv.Requests()); n != 1 || res.calls != 1 {
-					t.Errorf("%d requests, %d calls counted; want no call after the cancellation", n, res.calls)
+				if n := len(f.srv.Requests()); n != 1 || res.Calls != 1 {
+					t.Errorf("%d requests, %d calls counted; want no call after the cancellation", n, res.Calls)
 				}
 			})
 		}

@@ -3,9 +3,6 @@ package agents_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -168,43 +165,6 @@ func TestExecutorHoldsTheAnswer(t *testing.T) {
 				t.Fatalf("streamed %q", sink.text.String())
 			}
 		})
-	}
-}
-
-// TestWebToolsReportEntities: fetch_url reports the page it read and web_search its
-// results (the ones it lists) as entities.
-func TestWebToolsReportEntities(t *testing.T) {
-	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, "<html><head><title>Status  page</title></head><body>All green.</body></html>")
-	}))
-	defer page.Close()
-	search := fakeSearxng(t)
-	reg := agents.NewRegistry()
-	reg.MustRegister(agents.FetchURLTool(agents.FetchConfig{AllowPrivate: true}))
-	spec, tool, _ := agents.WebSearchTool(agents.SearchConfig{SearxngURL: search.URL + "/searx/", Limit: 2})
-	reg.MustRegister(spec, tool)
-	srv := openaitest.NewServer()
-	defer srv.Close()
-	srv.Push(
-		openaitest.Response{ToolCalls: []openaitest.ToolCall{
-			{Name: "fetch_url", Arguments: fmt.Sprintf(`{"url":%q}`, page.URL)},
-			{Name: "web_search", Arguments: `{"query":"status"}`},
-		}},
-		openaitest.Response{Text: "Green."},
-	)
-	exec := agents.NewExecutor(agents.ExecutorConfig{Client: agents.NewClient(agents.ClientConfig{BaseURL: srv.URL(), MaxRetries: -1}), Model: "m", Registry: reg})
-	f, err := exec.Execute(context.Background(), conversation.Prompt{Text: "status?"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []conversation.Entity{
-		{ID: page.URL, Title: "Status page", Type: "web page"},
-		{ID: "https://example.org/1", Title: "Result 1", Type: "web result"},
-		{ID: "https://example.org/2", Title: "Result 2", Type: "web result"},
-	}
-	if fmt.Sprint(f.Entities) != fmt.Sprint(want) {
-		t.Fatalf("entities %+v, want %+v", f.Entities, want)
 	}
 }
 

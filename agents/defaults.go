@@ -1,8 +1,6 @@
 package agents
 
 import (
-	"log/slog"
-
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -13,12 +11,4 @@ func orPrompts(p *prompts.Set) *prompts.Set {
 		return prompts.MustParse()
 	}
 	return p
-}
-
-// orLogger returns l, or slog.Default() when l is nil (every agent's Logger default).
-func orLogger(l *slog.Logger) *slog.Logger {
-	if l == nil {
-		return slog.Default()
-	}
-	return l
 }

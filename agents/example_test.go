@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/toolbox"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -29,7 +30,7 @@ func ExampleRegistry_Register() {
 	if err != nil {
 		panic(err)
 	}
-	if err := agents.RegisterBuiltins(reg); err != nil {
+	if err := toolbox.Register(reg); err != nil {
 		panic(err)
 	}
 
@@ -70,30 +71,6 @@ func ExampleInferTool() {
 	// Bonjour Ada
 }
 
-func ExampleEvaluate() {
-	for _, expr := range []string{"(1200 * 1.2) / 7", "7 / 2", "2 ^ 8"} {
-		v, err := agents.Evaluate(expr)
-		if err != nil {
-			fmt.Println("error:", err)
-			continue
-		}
-		fmt.Println(v)
-	}
-	// Output:
-	// 205.7142857142857
-	// 3.5
-	// error: ^ is not supported: write powers as repeated multiplication
-}
-
-func ExampleToMrkdwn() {
-	fmt.Println(agents.ToMrkdwn("## Summary\n**Total:** 3 < 5 items, see [the report](https://example.com/r?a=1&b=2).\n- `x && y`\n- ~~old~~ *new*"))
-	// Output:
-	// *Summary*
-	// *Total:* 3 &lt; 5 items, see <https://example.com/r?a=1&amp;b=2|the report>.
-	// • `x &amp;&amp; y`
-	// • ~old~ _new_
-}
-
 // A whole turn against the fake server: the model calls calculate, then answers.
 func ExampleExecutor_Execute() {
 	srv := openaitest.NewServer()
@@ -104,7 +81,7 @@ func ExampleExecutor_Execute() {
 	)
 
 	reg := agents.NewRegistry()
-	if err := agents.RegisterBuiltins(reg); err != nil {
+	if err := toolbox.Register(reg); err != nil {
 		panic(err)
 	}
 	exec := agents.NewExecutor(agents.ExecutorConfig{

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -16,13 +16,9 @@ import (
 	"github.com/threadwright/threadwright/prompts"
 )
 
-// Defaults of ExecutorConfig.
-const (
-	DefaultMaxSteps         = 8
-	DefaultToolTimeout      = 30 * time.Second
-	DefaultMaxParallelTools = 8
-	DefaultMaxToolResult    = 16 << 10
-)
+// DefaultMaxSteps is ExecutorConfig.MaxSteps' default; the defaults of its tool
+// running (DefaultToolTimeout, …) are in tools.go.
+const DefaultMaxSteps = 8
 
 // ExecutorConfig configures an Executor. Client and Model are required; the zero value
 // of every other field picks its default.
@@ -102,7 +98,7 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 		policy:      cfg.Policy,
 		instr:       cfg.Instructions,
 		prompts:     cfg.Prompts,
-		maxSteps:    orDefault(cfg.MaxSteps, DefaultMaxSteps),
+		maxSteps:    cmp.Or(cfg.MaxSteps, DefaultMaxSteps),
 		tokenBudget: cfg.TokenBudget,
 		now:         cfg.Now,
 		logger:      cfg.Logger,
@@ -113,15 +109,15 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 	}
 	e.tools = toolRunner{
 		registry:    e.registry,
-		timeout:     orDefault(cfg.ToolTimeout, DefaultToolTimeout),
-		maxParallel: orDefault(cfg.MaxParallelTools, DefaultMaxParallelTools),
-		maxResult:   orDefault(cfg.MaxToolResult, DefaultMaxToolResult),
+		timeout:     cmp.Or(cfg.ToolTimeout, DefaultToolTimeout),
+		maxParallel: cmp.Or(cfg.MaxParallelTools, DefaultMaxParallelTools),
+		maxResult:   cmp.Or(cfg.MaxToolResult, DefaultMaxToolResult),
 	}
 	e.prompts = orPrompts(e.prompts)
 	if e.now == nil {
 		e.now = time.Now
 	}
-	e.logger = orLogger(e.logger)
+	e.logger = cmp.Or(e.logger, slog.Default())
 	return e
 }
 
@@ -162,11 +158,13 @@ type transcript struct {
 	OutOfScope []conversation.Entity   `json:"out_of_scope,omitempty"`
 }
 
-// batch is the tool calls of one model response and their results, nil for a call
-// not run yet.
-type batch struct {
-	Calls   []openai.ToolCall        `json:"calls,omitempty"`
-	Results []*conversation.ToolCall `json:"results,omitempty"`
+// ExecuteTask answers p as one task of a larger plan (package agents/planner): as
+// Execute, except that a call that needs the asker's confirmation is refused with an
+// error as its result, since a task cannot stop for a person, and that tainted starts
+// the turn as if untrusted content had entered it (an earlier task read some; docs/tools.md,
+// "Tool policy"). p.Resume must be nil.
+func (e *Executor) ExecuteTask(ctx context.Context, p conversation.Prompt, tainted bool) (conversation.Findings, error) {
+	return e.execute(ctx, p, nil, false, tainted)
 }
 
 // execute is Execute; without canPause a call that needs confirmation is refused
@@ -174,113 +172,174 @@ type batch struct {
 // starts the turn as if untrusted content had entered it (a planner task after one
 // that read some).
 func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress, canPause, tainted bool) (conversation.Findings, error) {
-	var f conversation.Findings
-	if progress == nil {
-		progress = func(string) {}
-	}
-	log := e.logger.With(slog.String("conversation", p.Key.String()))
-	offered := e.policy.For(e.registry, p.PolicyChannel())
-	runner := e.tools
-	runner.registry = offered
-	ctx = withRecall(ctx, p.Key, p.History, offered) // the recall tool reads this thread only (recall.go)
-	msgs, err := e.messages(p, offered)
+	t, err := e.newTurn(p, progress, canPause, tainted)
 	if err != nil {
-		return f, err
+		return conversation.Findings{}, err
 	}
-	var tr transcript
-	var decided *conversation.Resume
-	if p.Resume != nil {
-		if err := json.Unmarshal(p.Resume.Pending.Transcript, &tr); err != nil || len(tr.Batch.Calls) != len(tr.Batch.Results) {
-			return f, fmt.Errorf("agents: executor: resume: the transcript is not the executor's: %v", err)
-		}
-		decided = p.Resume
-		msgs = append(msgs, tr.Messages...)
-		f.ToolCalls, f.Entities, f.OutOfScope = tr.ToolCalls, tr.Entities, tr.OutOfScope
-	}
-	tr.Tainted = tr.Tainted || tainted
-	tools := offered.OpenAITools()
-
+	ctx = withRecall(ctx, p.Key, p.History, t.offered) // the recall tool reads this thread only (recall.go)
+	tools := t.offered.OpenAITools()
 	for {
-		if len(tr.Batch.Calls) > 0 {
-			pending := runner.runBatch(ctx, log, &tr.Batch, &tr.Tainted, decided, canPause, progress, p.Tasks)
-			decided = nil
-			if pending != nil {
-				tr.ToolCalls, tr.Entities, tr.OutOfScope = f.ToolCalls, f.Entities, f.OutOfScope
-				pending.Transcript, err = json.Marshal(tr)
-				if err != nil {
-					return f, fmt.Errorf("agents: executor: %w", err)
-				}
-				f.Pending = pending
-				log.InfoContext(ctx, "tool call waits for confirmation", slog.String("tool", pending.Name), slog.String("reason", pending.Reason))
-				return f, nil
+		if len(t.tr.Batch.Calls) > 0 {
+			if paused, err := t.runBatch(ctx); paused || err != nil {
+				return t.f, err
 			}
-			results := make([]conversation.ToolCall, len(tr.Batch.Calls))
-			for i, tc := range tr.Batch.Calls {
-				results[i] = *tr.Batch.Results[i]
-				msgs = append(msgs, toolMessage(offered, tc, results[i]))
-				tr.Messages = append(tr.Messages, msgs[len(msgs)-1])
-			}
-			f.ToolCalls = append(f.ToolCalls, results...)
-			collectEntities(&f, results)
-			if p.AnswerSink != nil && e.holdAnswer(f) {
-				p.AnswerSink = nil // session.go
-			}
-			tr.Batch = batch{}
 		}
-		if tr.Step >= e.maxSteps {
-			break
-		}
-		if e.tokenBudget > 0 && f.Usage.PromptTokens+f.Usage.CompletionTokens >= e.tokenBudget {
-			log.InfoContext(ctx, "token budget reached", slog.Int("budget", e.tokenBudget))
+		if t.stepsUsed(ctx) {
 			break
 		}
 		if err := ctx.Err(); err != nil {
-			return f, fmt.Errorf("agents: executor: %w", err)
+			return t.f, fmt.Errorf("agents: executor: %w", err)
 		}
-		req := openai.ChatCompletionRequest{Model: e.model, Messages: msgs, Tools: tools}
-		if len(tools) > 0 {
-			req.ToolChoice = "auto"
+		if answered, err := t.step(ctx, tools); answered || err != nil {
+			return t.f, err
 		}
-		tr.Step++
-		comp, err := e.complete(ctx, log, req, &f, false, p.AnswerSink)
-		if err != nil {
-			return f, err
-		}
-		if comp.Truncated || len(comp.ToolCalls) == 0 {
-			f.Answer = comp.Content
-			f.Truncated = comp.Truncated
-			return f, nil
-		}
-		if p.AnswerSink != nil && comp.Content != "" {
-			p.AnswerSink.Reset() // text written before tool calls is not the answer
-		}
-		msgs = append(msgs, comp.Message())
-		tr.Messages = append(tr.Messages, comp.Message())
-		tr.Batch = batch{Calls: comp.ToolCalls, Results: make([]*conversation.ToolCall, len(comp.ToolCalls))}
 	}
-
-	// Out of steps (or budget): one last call without tools for the best answer.
-	if err := ctx.Err(); err != nil {
-		return f, fmt.Errorf("agents: executor: %w", err)
-	}
-	final, err := e.prompts.Render(prompts.FinalAnswer, prompts.FinalAnswerData{MaxSteps: e.maxSteps})
-	if err != nil {
-		return f, fmt.Errorf("agents: executor: %w", err)
-	}
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: final})
-	progress("Writing the answer…")
-	comp, err := e.complete(ctx, log, openai.ChatCompletionRequest{Model: e.model, Messages: msgs}, &f, true, p.AnswerSink)
-	if err != nil {
-		return f, err
-	}
-	f.Answer = comp.Content
-	f.Truncated = true
-	return f, nil
+	return t.f, t.finalAnswer(ctx)
 }
 
-// readUntrusted reports whether f's tool calls include one of an untrusted tool
-// (ToolSpec.Untrusted), failed or not.
-func (e *Executor) readUntrusted(f conversation.Findings) bool {
+// reactTurn is the state of one execute call: the messages the model reads, the
+// transcript a pause for a confirmation keeps, and the findings so far.
+type reactTurn struct {
+	e        *Executor
+	p        conversation.Prompt
+	progress conversation.Progress
+	canPause bool
+	log      *slog.Logger
+	// offered are the tools p's channel may use, which runner runs.
+	offered *Registry
+	runner  toolRunner
+	msgs    []openai.ChatCompletionMessage
+	tr      transcript
+	// decided is p.Resume until the call it decides has been answered.
+	decided *conversation.Resume
+	f       conversation.Findings
+}
+
+// newTurn starts the turn of p: the system prompt, the history and the request, or,
+// for a p.Resume, those and the transcript of the turn that paused. Errors: a prompt
+// that does not render, a transcript that is not the executor's.
+func (e *Executor) newTurn(p conversation.Prompt, progress conversation.Progress, canPause, tainted bool) (*reactTurn, error) {
+	if progress == nil {
+		progress = func(string) {}
+	}
+	t := &reactTurn{
+		e: e, p: p, progress: progress, canPause: canPause,
+		log:     e.logger.With(slog.String("conversation", p.Key.String())),
+		offered: e.policy.For(e.registry, p.PolicyChannel()),
+		runner:  e.tools,
+	}
+	t.runner.registry = t.offered
+	var err error
+	if t.msgs, err = e.messages(p, t.offered); err != nil {
+		return nil, err
+	}
+	if p.Resume != nil {
+		if err := json.Unmarshal(p.Resume.Pending.Transcript, &t.tr); err != nil || len(t.tr.Batch.Calls) != len(t.tr.Batch.Results) {
+			return nil, fmt.Errorf("agents: executor: resume: the transcript is not the executor's: %v", err)
+		}
+		t.decided = p.Resume
+		t.msgs = append(t.msgs, t.tr.Messages...)
+		t.f.ToolCalls, t.f.Entities, t.f.OutOfScope = t.tr.ToolCalls, t.tr.Entities, t.tr.OutOfScope
+	}
+	t.tr.Tainted = t.tr.Tainted || tainted
+	return t, nil
+}
+
+// runBatch runs the tool calls of the last response that have no result yet and adds
+// the results to the messages and the findings. When a call waits for a confirmation
+// it saves the transcript in the findings' Pending instead and reports paused.
+func (t *reactTurn) runBatch(ctx context.Context) (paused bool, err error) {
+	pending := t.runner.runBatch(ctx, t.log, &t.tr.Batch, &t.tr.Tainted, t.decided, t.canPause, t.progress, t.p.Tasks)
+	t.decided = nil
+	if pending != nil {
+		t.tr.ToolCalls, t.tr.Entities, t.tr.OutOfScope = t.f.ToolCalls, t.f.Entities, t.f.OutOfScope
+		if pending.Transcript, err = json.Marshal(t.tr); err != nil {
+			return true, fmt.Errorf("agents: executor: %w", err)
+		}
+		t.f.Pending = pending
+		t.log.InfoContext(ctx, "tool call waits for confirmation", slog.String("tool", pending.Name), slog.String("reason", pending.Reason))
+		return true, nil
+	}
+	results := make([]conversation.ToolCall, len(t.tr.Batch.Calls))
+	for i, tc := range t.tr.Batch.Calls {
+		results[i] = *t.tr.Batch.Results[i]
+		t.msgs = append(t.msgs, toolMessage(t.offered, tc, results[i]))
+		t.tr.Messages = append(t.tr.Messages, t.msgs[len(t.msgs)-1])
+	}
+	t.f.ToolCalls = append(t.f.ToolCalls, results...)
+	collectEntities(&t.f, results)
+	if t.p.AnswerSink != nil && t.e.holdAnswer(t.f) {
+		t.p.AnswerSink = nil // holdAnswer
+	}
+	t.tr.Batch = batch{}
+	return false, nil
+}
+
+// stepsUsed reports whether the tool loop must end: MaxSteps model calls made, or
+// the token budget reached.
+func (t *reactTurn) stepsUsed(ctx context.Context) bool {
+	if t.tr.Step >= t.e.maxSteps {
+		return true
+	}
+	if b := t.e.tokenBudget; b > 0 && t.f.Usage.PromptTokens+t.f.Usage.CompletionTokens >= b {
+		t.log.InfoContext(ctx, "token budget reached", slog.Int("budget", b))
+		return true
+	}
+	return false
+}
+
+// step makes one model call offering tools. It reports answered when the model
+// answered without calling a tool (or was cut off); otherwise the calls it asked for
+// are the next batch.
+func (t *reactTurn) step(ctx context.Context, tools []openai.Tool) (answered bool, err error) {
+	req := openai.ChatCompletionRequest{Model: t.e.model, Messages: t.msgs, Tools: tools}
+	if len(tools) > 0 {
+		req.ToolChoice = "auto"
+	}
+	t.tr.Step++
+	comp, err := t.e.complete(ctx, t.log, req, &t.f, false, t.p.AnswerSink)
+	if err != nil {
+		return false, err
+	}
+	if comp.Truncated || len(comp.ToolCalls) == 0 {
+		t.f.Answer = comp.Content
+		t.f.Truncated = comp.Truncated
+		return true, nil
+	}
+	if t.p.AnswerSink != nil && comp.Content != "" {
+		t.p.AnswerSink.Reset() // text written before tool calls is not the answer
+	}
+	t.msgs = append(t.msgs, comp.Message())
+	t.tr.Messages = append(t.tr.Messages, comp.Message())
+	t.tr.Batch = batch{Calls: comp.ToolCalls, Results: make([]*conversation.ToolCall, len(comp.ToolCalls))}
+	return false, nil
+}
+
+// finalAnswer makes the last call of a turn out of steps (or budget), without tools,
+// for the best answer so far; the findings are Truncated.
+func (t *reactTurn) finalAnswer(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("agents: executor: %w", err)
+	}
+	final, err := t.e.prompts.Render(prompts.FinalAnswer, prompts.FinalAnswerData{MaxSteps: t.e.maxSteps})
+	if err != nil {
+		return fmt.Errorf("agents: executor: %w", err)
+	}
+	t.msgs = append(t.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: final})
+	t.progress("Writing the answer…")
+	comp, err := t.e.complete(ctx, t.log, openai.ChatCompletionRequest{Model: t.e.model, Messages: t.msgs}, &t.f, true, t.p.AnswerSink)
+	if err != nil {
+		return err
+	}
+	t.f.Answer = comp.Content
+	t.f.Truncated = true
+	return nil
+}
+
+// ReadUntrusted reports whether f's tool calls include one of an untrusted tool
+// (ToolSpec.Untrusted), failed or not: content from outside entered the turn (docs/tools.md,
+// "Tool policy").
+func (e *Executor) ReadUntrusted(f conversation.Findings) bool {
 	for _, c := range f.ToolCalls {
 		if spec, _, ok := e.registry.Lookup(c.Name); ok && spec.Untrusted {
 			return true
@@ -288,14 +347,6 @@ func (e *Executor) readUntrusted(f conversation.Findings) bool {
 	}
 	return false
 }
-
-// DeniedResult is the result the model reads for a call the person did not confirm.
-const DeniedResult = "denied by the user: the call did not run. Answer without it, and do not try it again in this turn."
-
-// InterruptedResult is the result the model reads for an approved call that an
-// earlier run began and did not finish (conversation.Resume.Interrupted): it is not
-// run twice.
-const InterruptedResult = "approved, but the bot was interrupted while the call ran: it may or may not have taken effect, and it was not run again. Say so, suggest checking, and do not try it again in this turn."
 
 // complete makes one model call for the loop, counting it and its usage in f. An empty
 // response (one without text when needText is set) is retried once. sink, when not
@@ -326,20 +377,13 @@ func (e *Executor) complete(ctx context.Context, log *slog.Logger, req openai.Ch
 // if any, and the tools of offered), the history and the request (which ends the
 // history of a p.Resume).
 func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.ChatCompletionMessage, error) {
-	system, err := e.prompts.Render(prompts.ExecutorSystem, prompts.ExecutorSystemData{
-		Date:       e.now().UTC().Format("Monday, 2 January 2006 (MST)"),
-		Categories: promptCategories(offered.Categories()),
-		Summary:    p.Summary,
-		// Additions of instructions.go and recall.go.
-		Instructions: e.instr.For(p.PolicyChannel()),
-		Recent:       e.recent(p, offered),
-	})
+	system, err := e.prompts.Render(prompts.ExecutorSystem, e.systemData(p, offered))
 	if err != nil {
 		return nil, fmt.Errorf("agents: executor: %w", err)
 	}
 	msgs := make([]openai.ChatCompletionMessage, 0, len(p.History)+2)
 	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
-	msgs = appendHistory(msgs, p.History)
+	msgs = AppendHistory(msgs, p.History)
 	if p.Resume != nil {
 		return msgs, nil
 	}
@@ -350,10 +394,31 @@ func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.
 	return msgs, nil
 }
 
-// appendHistory appends a conversation's stored messages as chat messages: users' as
-// "user", the bot's as "assistant", and thread context as "user" messages that say
-// whose earlier message they are.
-func appendHistory(msgs []openai.ChatCompletionMessage, history []conversation.Message) []openai.ChatCompletionMessage {
+// SystemData returns the data of the executor's system prompt for p
+// (prompts.ExecutorSystem): today's date, the tools p's channel is offered, by
+// category, p's summary, the deployment's instructions for the channel
+// (instructions.go) and the earlier results the recall tool can fetch (recall.go). The
+// Planner's system prompt (package agents/planner) shows the same date, tools, summary
+// and instructions.
+func (e *Executor) SystemData(p conversation.Prompt) prompts.ExecutorSystemData {
+	return e.systemData(p, e.policy.For(e.registry, p.PolicyChannel()))
+}
+
+// systemData is SystemData with the tools offered in p's channel.
+func (e *Executor) systemData(p conversation.Prompt, offered *Registry) prompts.ExecutorSystemData {
+	return prompts.ExecutorSystemData{
+		Date:         e.now().UTC().Format("Monday, 2 January 2006 (MST)"),
+		Categories:   promptCategories(offered.Categories()),
+		Summary:      p.Summary,
+		Instructions: e.instr.For(p.PolicyChannel()),
+		Recent:       recent(p, offered),
+	}
+}
+
+// AppendHistory appends a conversation's stored messages to msgs as chat messages:
+// users' as "user", the bot's as "assistant", and thread context as "user" messages
+// that say whose earlier message they are; blank messages are left out.
+func AppendHistory(msgs []openai.ChatCompletionMessage, history []conversation.Message) []openai.ChatCompletionMessage {
 	for _, m := range history {
 		if strings.TrimSpace(m.Text) == "" {
 			continue
@@ -390,28 +455,52 @@ func promptCategories(cats []ToolCategory) []prompts.ToolCategory {
 	return out
 }
 
-// runningStatus is the progress line for a set of tool calls: "Running a, b…".
-func runningStatus(calls []openai.ToolCall) string {
-	var names []string
-	seen := map[string]bool{}
-	for _, tc := range calls {
-		if n := tc.Function.Name; !seen[n] {
-			seen[n] = true
-			names = append(names, n)
+// collectEntities adds the tool-result contract of calls (ToolCall.Entities and
+// OutOfScope, read when each ran) to f.
+func collectEntities(f *conversation.Findings, calls []conversation.ToolCall) {
+	for _, c := range calls {
+		if c.Failed || c.Denied {
+			continue
 		}
+		f.Entities = append(f.Entities, c.Entities...)
+		f.OutOfScope = append(f.OutOfScope, c.OutOfScope...)
 	}
-	return "Running " + strings.Join(names, ", ") + "…"
 }
 
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+// sessionMessage tells the model which items were recently discussed, so that "the
+// first one" or "that ticket" resolve; nil when there are none.
+func sessionMessage(entities []conversation.Entity) *openai.ChatCompletionMessage {
+	if len(entities) == 0 {
+		return nil
 	}
-	const mark = "… [truncated]"
-	cut := max(n-len(mark), 0)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	var b strings.Builder
+	b.WriteString("Items recently discussed in this thread, the latest results first, in the order they were listed. When the person refers to one indirectly (\"the first one\", \"that ticket\"), it means one of these:\n")
+	for i, e := range entities {
+		fmt.Fprintf(&b, "%d. %s", i+1, e.ID)
+		if e.Title != "" {
+			fmt.Fprintf(&b, " — %s", e.Title)
+		}
+		if e.Type != "" {
+			fmt.Fprintf(&b, " (%s)", e.Type)
+		}
+		b.WriteString("\n")
 	}
-	return s[:cut] + mark
+	return &openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: strings.TrimSpace(b.String())}
+}
+
+// holdAnswer reports whether the answer of a turn with findings f so far must not be
+// streamed: a tool marked items out of scope, so the reply will be a rejection, or
+// (HoldUnscoped) a result without a scope label will be classified first.
+func (e *Executor) holdAnswer(f conversation.Findings) bool {
+	if len(f.OutOfScope) > 0 {
+		return true
+	}
+	if e.hold {
+		for _, c := range f.ToolCalls {
+			if !c.Failed && !c.Denied && !c.Scoped {
+				return true
+			}
+		}
+	}
+	return false
 }

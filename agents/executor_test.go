@@ -13,53 +13,10 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/toolbox"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
-
-// fixedNow is the clock of the executor tests: Tuesday, 14 May 2024, 11:00 UTC.
-func fixedNow() time.Time { return time.Date(2024, 5, 14, 11, 0, 0, 0, time.UTC) }
-
-// newExecutor returns an Executor on srv with the built-in tools (clock fixedNow) and
-// the extra tools given; edit changes the config before use.
-func newExecutor(tb testing.TB, srv *openaitest.Server, extra map[string]agents.ToolFunc, edit ...func(*agents.ExecutorConfig)) *agents.Executor {
-	tb.Helper()
-	reg := agents.NewRegistry()
-	reg.MustRegister(agents.CurrentTime(fixedNow))
-	reg.MustRegister(agents.Calculate())
-	for name, fn := range extra {
-		reg.MustRegister(agents.ToolSpec{Name: name, Description: "test tool " + name, Category: "test"}, fn)
-	}
-	logger, _ := testLogger()
-	cfg := agents.ExecutorConfig{
-		Client:      newClient(tb, srv),
-		Model:       "gpt-main",
-		Registry:    reg,
-		ToolTimeout: 5 * time.Second,
-		Now:         fixedNow,
-		Logger:      logger,
-	}
-	for _, f := range edit {
-		f(&cfg)
-	}
-	return agents.NewExecutor(cfg)
-}
-
-func prompt(text string) conversation.Prompt {
-	return conversation.Prompt{Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.2"}, UserID: "U1", Text: text}
-}
-
-// statuses records progress reports.
-type statuses struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (s *statuses) report(status string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.list = append(s.list, status)
-}
 
 func TestExecutorToolRoundTrip(t *testing.T) {
 	srv := MustServer(t)
@@ -72,7 +29,7 @@ func TestExecutorToolRoundTrip(t *testing.T) {
 		openaitest.Response{Text: "It is **13:00** in Paris.", Usage: openaitest.Usage{PromptTokens: 150, CompletionTokens: 8}},
 	)
 	var progress statuses
-	f, err := exec.Execute(context.Background(), prompt("What time is it in Paris?"), progress.report)
+	f, err := exec.Execute(context.Background(), prompt("What time is it in Paris?"), progress.Report)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,8 +47,8 @@ func TestExecutorToolRoundTrip(t *testing.T) {
 		!strings.HasPrefix(tc.Result, "2024-05-14T13:00:00+02:00 (Tuesday, 14 May 2024, 13:00 CEST, Europe/Paris)") {
 		t.Errorf("tool call = %+v", tc)
 	}
-	if len(progress.list) != 1 || progress.list[0] != "Running current_time…" {
-		t.Errorf("progress = %q", progress.list)
+	if len(progress.List) != 1 || progress.List[0] != "Running current_time…" {
+		t.Errorf("progress = %q", progress.List)
 	}
 
 	reqs := srv.Requests()
@@ -157,7 +114,7 @@ func TestExecutorParallelTools(t *testing.T) {
 		openaitest.Response{Text: "Both done."},
 	)
 	var progress statuses
-	f, err := exec.Execute(context.Background(), prompt("run both"), progress.report)
+	f, err := exec.Execute(context.Background(), prompt("run both"), progress.Report)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +126,8 @@ func TestExecutorParallelTools(t *testing.T) {
 			t.Errorf("tool call %d = %+v, want result %q", i, got, want)
 		}
 	}
-	if progress.list[0] != "Running beta, alpha…" {
-		t.Errorf("progress = %q", progress.list)
+	if progress.List[0] != "Running beta, alpha…" {
+		t.Errorf("progress = %q", progress.List)
 	}
 	// Both results go back, in the order the model asked, each under its call's id.
 	results := srv.Requests()[1].ToolResults()
@@ -202,7 +159,7 @@ func TestExecutorToolFailuresGoBackToTheModel(t *testing.T) {
 	reg.MustRegister(agents.ToolSpec{Name: "panicky", Description: "panics"}, agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) {
 		panic("nil map write")
 	}))
-	reg.MustRegister(agents.Calculate())
+	reg.MustRegister(toolbox.Calculate())
 	logger, logs := testLogger()
 	exec := agents.NewExecutor(agents.ExecutorConfig{Client: newClient(t, srv), Model: "m", Registry: reg, Logger: logger})
 
@@ -268,7 +225,7 @@ func TestExecutorStepBound(t *testing.T) {
 		return openaitest.Response{Text: "Best effort: it is 11:00 UTC.", Usage: openaitest.Usage{PromptTokens: 10, CompletionTokens: 1}}
 	})
 	var progress statuses
-	f, err := exec.Execute(context.Background(), prompt("loop forever"), progress.report)
+	f, err := exec.Execute(context.Background(), prompt("loop forever"), progress.Report)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +242,7 @@ func TestExecutorStepBound(t *testing.T) {
 	if !strings.Contains(last.LastUserMessage(), "all 3 steps") {
 		t.Errorf("final request's last user message = %q", last.LastUserMessage())
 	}
-	if got := progress.list[len(progress.list)-1]; got != "Writing the answer…" {
+	if got := progress.List[len(progress.List)-1]; got != "Writing the answer…" {
 		t.Errorf("last progress = %q", got)
 	}
 }

@@ -101,7 +101,7 @@ func ParseChannelFiles(s string) (map[string]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	pairs, bad := channelPairs(s)
+	pairs, bad := ChannelPairs(s)
 	if bad != "" {
 		return nil, fmt.Errorf("%w: channel file %q: want CHANNEL_ID:PATH", ErrInvalidInstructions, bad)
 	}
@@ -114,4 +114,25 @@ func ParseChannelFiles(s string) (map[string]string, error) {
 		out[ch] = file
 	}
 	return out, nil
+}
+
+// ChannelPairs splits s, comma-separated "CHANNEL_ID:VALUE" pairs
+// (EXECUTOR_INSTRUCTIONS_CHANNELS, and STRATEGY_CHANNELS of package agents/planner),
+// into its [channel id, value] pairs in order: split at the first ":", each part
+// trimmed, empty entries skipped. bad is the first entry (trimmed) without ":" or with
+// an empty part; then pairs is nil.
+func ChannelPairs(s string) (pairs [][2]string, bad string) {
+	for entry := range strings.SplitSeq(s, ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			continue
+		}
+		ch, value, ok := strings.Cut(entry, ":")
+		ch, value = strings.TrimSpace(ch), strings.TrimSpace(value)
+		if !ok || ch == "" || value == "" {
+			return nil, entry
+		}
+		pairs = append(pairs, [2]string{ch, value})
+	}
+	return pairs, ""
 }

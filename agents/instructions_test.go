@@ -72,7 +72,7 @@ func TestLoadInstructions(t *testing.T) {
 	}
 }
 
-func TestExecutorAndPlannerPromptsCarryInstructions(t *testing.T) {
+func TestExecutorPromptCarriesInstructions(t *testing.T) {
 	in := &agents.Instructions{Default: "PATTERN-DEFAULT: use calculate for sums.", Channels: map[string]string{"C9": "PATTERN-C9: use current_time."}}
 	srv := MustServer(t)
 	exec := newExecutor(t, srv, nil, func(c *agents.ExecutorConfig) { c.Instructions = in })
@@ -99,23 +99,6 @@ func TestExecutorAndPlannerPromptsCarryInstructions(t *testing.T) {
 			}
 		})
 	}
-
-	t.Run("Planner", func(t *testing.T) {
-		srv := MustServer(t)
-		exec := newExecutor(t, srv, nil, func(c *agents.ExecutorConfig) { c.Instructions = in })
-		planner := agents.NewPlanner(agents.PlannerConfig{Client: newClient(t, srv), Model: "gpt-main", Executor: exec, MaxReminders: -1})
-		srv.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Response{Text: "an answer"} })
-		p := prompt("hi")
-		p.Key.ChannelID = "C9"
-		_, _ = planner.Execute(context.Background(), p, nil) // the phases fall back; only the prompt matters
-		reqs := srv.Requests()
-		if len(reqs) == 0 {
-			t.Fatal("no model call")
-		}
-		if system := reqs[0].SystemPrompt(); !strings.Contains(system, "PATTERN-C9") || !strings.Contains(system, "answer deep questions in phases") {
-			t.Fatalf("planner system prompt:\n%s", system)
-		}
-	})
 
 	t.Run("None", func(t *testing.T) {
 		plain := newExecutor(t, srv, nil)

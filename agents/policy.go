@@ -124,31 +124,6 @@ func (r *Registry) filter(keep func(name string) bool) *Registry {
 	return sub
 }
 
-// Why a tool call needs a person's confirmation (conversation.PendingTool.Reason).
-const (
-	// ApprovalDestructive: the tool is NeedsApproval.
-	ApprovalDestructive = conversation.ApprovalDestructive
-	// ApprovalAfterUntrusted: untrusted content entered the turn before the call,
-	// and the tool is not ReadOnly.
-	ApprovalAfterUntrusted = conversation.ApprovalAfterUntrusted
-)
-
-// approvalReason returns why a call of spec needs a person's confirmation, or "" when
-// it may run: read-only tools always run; a NeedsApproval tool never runs
-// unconfirmed; any other tool needs confirmation once tainted, that is once untrusted
-// content has entered the turn.
-func approvalReason(spec ToolSpec, tainted bool) string {
-	switch {
-	case spec.ReadOnly:
-		return ""
-	case spec.NeedsApproval:
-		return ApprovalDestructive
-	case tainted:
-		return ApprovalAfterUntrusted
-	}
-	return ""
-}
-
 // Trust labels of ToolOutput.
 const (
 	TrustUntrusted = "untrusted" // ToolSpec.Untrusted: content from outside the organization

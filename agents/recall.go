@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -101,18 +102,18 @@ func recentResults(key conversation.Key, history []conversation.Message, offered
 	}
 	out := make([]prompts.RecentResult, len(calls))
 	for i, c := range calls {
-		args := oneLine(c.call.Arguments)
+		args := strings.Join(strings.Fields(c.call.Arguments), " ")
 		if args == "" {
 			args = "{}"
 		}
-		out[i] = prompts.RecentResult{Ref: c.ref, Tool: c.call.Name, Arguments: truncate(args, MaxRecentArguments)}
+		out[i] = prompts.RecentResult{Ref: c.ref, Tool: c.call.Name, Arguments: textcut.BytesMark(args, MaxRecentArguments, textcut.Truncated)}
 	}
 	return out
 }
 
 // recent is the executor prompt's list of earlier tool results of p's thread: none
 // when the recall tool is not offered.
-func (e *Executor) recent(p conversation.Prompt, offered *Registry) []prompts.RecentResult {
+func recent(p conversation.Prompt, offered *Registry) []prompts.RecentResult {
 	if _, _, ok := offered.Lookup(RecallToolName); !ok {
 		return nil
 	}
@@ -144,7 +145,7 @@ func Recall() (ToolSpec, Tool) {
 			calls := storedCalls(scope.key, scope.history, scope.offered)
 			for _, c := range calls {
 				if c.ref == ref {
-					return truncate(fmt.Sprintf("Result of %s %s (from an earlier turn):\n%s", c.call.Name, oneLine(c.call.Arguments), c.call.Result), MaxRecallResult), nil
+					return textcut.BytesMark(fmt.Sprintf("Result of %s %s (from an earlier turn):\n%s", c.call.Name, strings.Join(strings.Fields(c.call.Arguments), " "), c.call.Result), MaxRecallResult, textcut.Truncated), nil
 				}
 			}
 			if len(calls) == 0 {

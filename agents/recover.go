@@ -8,6 +8,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -41,7 +42,7 @@ func (a *WorkflowAgent) Recover(ctx context.Context, r conversation.ArtifactRequ
 	}
 	var shown []string
 	for _, f := range failures {
-		if f = truncate(oneLine(f), maxFailure); f != "" {
+		if f = textcut.BytesMark(oneLine(f), maxFailure, textcut.Truncated); f != "" {
 			shown = append(shown, f)
 		}
 	}
@@ -61,7 +62,7 @@ func (a *WorkflowAgent) Recover(ctx context.Context, r conversation.ArtifactRequ
 			out, err = parseRecovery(args)
 			return err
 		},
-		userMessage: notSaved("new instructions for " + itemName(r)),
+		userMessage: NotSaved("new instructions for " + itemName(r)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {

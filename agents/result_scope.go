@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/agents/function"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // classifyResultsTool is the function the result classifier must call.
@@ -65,7 +68,7 @@ func NewResultScope(next conversation.Executor, cfg ResultScopeConfig) *ResultSc
 	if next == nil || cfg.Client == nil || cfg.Model == "" || strings.TrimSpace(cfg.Description) == "" {
 		panic("agents: NewResultScope needs an executor, and ResultScopeConfig.Client, Model and Description")
 	}
-	return &ResultScope{next: next, client: cfg.Client, model: cfg.Model, description: strings.TrimSpace(cfg.Description), logger: orLogger(cfg.Logger)}
+	return &ResultScope{next: next, client: cfg.Client, model: cfg.Model, description: strings.TrimSpace(cfg.Description), logger: cmp.Or(cfg.Logger, slog.Default())}
 }
 
 // Execute runs the executor, then classifies the results of its tool calls that ran
@@ -110,7 +113,7 @@ func (r *ResultScope) Execute(ctx context.Context, p conversation.Prompt, progre
 		}
 		r.logger.WarnContext(ctx, "result classifier gave no usable answer",
 			slog.String("conversation", p.Key.String()), slog.String("model", r.model), slog.Int("try", try),
-			slog.String("content", truncate(comp.Content, 200)), slog.Int("tool_calls", len(comp.ToolCalls)))
+			slog.String("content", textcut.BytesMark(comp.Content, 200, textcut.Truncated)), slog.Int("tool_calls", len(comp.ToolCalls)))
 		if try == 2 {
 			return f, ErrUnreadableClassification
 		}
@@ -136,15 +139,15 @@ Answer only by calling the function %s, with one verdict per result.`
 func (r *ResultScope) request(p conversation.Prompt, results []conversation.ToolCall) openai.ChatCompletionRequest {
 	share := min(maxClassifyText/len(results), maxClassifyResult)
 	var b strings.Builder
-	fmt.Fprintf(&b, "The person asked: %s\n\nTool results to check:\n", truncate(strings.TrimSpace(p.Text), 500))
+	fmt.Fprintf(&b, "The person asked: %s\n\nTool results to check:\n", textcut.BytesMark(strings.TrimSpace(p.Text), 500, textcut.Truncated))
 	for i, c := range results {
-		fmt.Fprintf(&b, "\n[%d] tool %s, arguments %s\n", i+1, c.Name, truncate(c.Arguments, 300))
+		fmt.Fprintf(&b, "\n[%d] tool %s, arguments %s\n", i+1, c.Name, textcut.BytesMark(c.Arguments, 300, textcut.Truncated))
 		if len(c.Entities) > 0 {
 			b.WriteString("items:\n")
 			for _, e := range c.Entities {
 				fmt.Fprintf(&b, "- id %q", e.ID)
 				if e.Title != "" {
-					fmt.Fprintf(&b, ": %s", truncate(e.Title, 200))
+					fmt.Fprintf(&b, ": %s", textcut.BytesMark(e.Title, 200, textcut.Truncated))
 				}
 				if e.Type != "" {
 					fmt.Fprintf(&b, " (%s)", e.Type)
@@ -152,9 +155,9 @@ func (r *ResultScope) request(p conversation.Prompt, results []conversation.Tool
 				b.WriteByte('\n')
 			}
 		}
-		fmt.Fprintf(&b, "text:\n<<<\n%s\n>>>\n", truncate(c.Result, share))
+		fmt.Fprintf(&b, "text:\n<<<\n%s\n>>>\n", textcut.BytesMark(c.Result, share, textcut.Truncated))
 	}
-	return forcedCall(r.model, fmt.Sprintf(resultScopeSystem, r.description, classifyResultsTool), b.String(), openai.FunctionDefinition{
+	return function.Forced(r.model, fmt.Sprintf(resultScopeSystem, r.description, classifyResultsTool), b.String(), openai.FunctionDefinition{
 		Name:        classifyResultsTool,
 		Description: "Record whether each tool result is within the assistant's purpose.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"results":{"type":"array","items":{"type":"object","properties":{` +
@@ -241,7 +244,7 @@ func rejectedItems(results []conversation.ToolCall, verdicts map[int]resultVerdi
 				out = append(out, e)
 			}
 		default:
-			out = append(out, conversation.Entity{ID: c.Name, Title: truncate(c.Arguments, 80), Reason: v.reason})
+			out = append(out, conversation.Entity{ID: c.Name, Title: textcut.BytesMark(c.Arguments, 80, textcut.Truncated), Reason: v.reason})
 		}
 	}
 	return out

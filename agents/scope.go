@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +12,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/agents/function"
+	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -76,12 +80,12 @@ func NewScopeChecker(cfg ScopeConfig) *ScopeChecker {
 		description: strings.TrimSpace(cfg.Description),
 		deny:        cfg.Deny,
 		allow:       cfg.Allow,
-		history:     orDefault(cfg.History, DefaultScopeHistory),
+		history:     cmp.Or(cfg.History, DefaultScopeHistory),
 		prompts:     cfg.Prompts,
 		logger:      cfg.Logger,
 	}
 	s.prompts = orPrompts(s.prompts)
-	s.logger = orLogger(s.logger)
+	s.logger = cmp.Or(s.logger, slog.Default())
 	return s
 }
 
@@ -131,7 +135,7 @@ func (s *ScopeChecker) CheckScope(ctx context.Context, p conversation.Prompt) (c
 	if !ok {
 		s.logger.WarnContext(ctx, "scope classifier gave no usable answer; treating the request as in scope",
 			slog.String("conversation", p.Key.String()), slog.String("model", s.model),
-			slog.String("content", truncate(comp.Content, 200)), slog.Int("tool_calls", len(comp.ToolCalls)))
+			slog.String("content", textcut.BytesMark(comp.Content, 200, textcut.Truncated)), slog.Int("tool_calls", len(comp.ToolCalls)))
 		return conversation.Verdict{InScope: true, Reason: "unreadable classification; defaulted to in scope", Usage: comp.Usage}, nil
 	}
 	if inScope {
@@ -155,14 +159,14 @@ func (s *ScopeChecker) request(p conversation.Prompt) (openai.ChatCompletionRequ
 			if m.Role == conversation.RoleAssistant {
 				role = "assistant"
 			}
-			data.Recent = append(data.Recent, prompts.Turn{Role: role, Text: truncate(m.Text, 500)})
+			data.Recent = append(data.Recent, prompts.Turn{Role: role, Text: textcut.BytesMark(m.Text, 500, textcut.Truncated)})
 		}
 	}
 	user, err := s.prompts.Render(prompts.ScopeRequest, data)
 	if err != nil {
 		return openai.ChatCompletionRequest{}, fmt.Errorf("agents: scope check: %w", err)
 	}
-	return forcedCall(s.model, system, user, openai.FunctionDefinition{
+	return function.Forced(s.model, system, user, openai.FunctionDefinition{
 		Name:        classifyTool,
 		Description: "Record whether the message is within the assistant's purpose.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
@@ -196,7 +200,7 @@ func parseClassification(c Completion) (inScope bool, reason string, ok bool) {
 		}
 	}
 	if in, ok := parseWord(c.Content); ok {
-		return in, "classifier answered in text: " + truncate(strings.TrimSpace(c.Content), 100), true
+		return in, "classifier answered in text: " + textcut.BytesMark(strings.TrimSpace(c.Content), 100, textcut.Truncated), true
 	}
 	return false, "", false
 }
@@ -224,7 +228,7 @@ func (s *ScopeChecker) refuse(p conversation.Prompt, reason string) (conversatio
 		desc = "a narrower set of topics"
 	}
 	reply, err := s.prompts.Render(prompts.ScopeRefusal, prompts.ScopeRefusalData{
-		Description: EscapeMrkdwn(desc),
+		Description: mrkdwn.Escape(desc),
 		UserID:      p.UserID,
 	})
 	if err != nil {

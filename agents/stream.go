@@ -9,6 +9,37 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
+// Completion is a chat completion reassembled from its stream: one choice.
+type Completion struct {
+	// Content is the assistant message's text (choices[0].message.content); when the
+	// model refused (choices[0].message.refusal) and wrote no content, the refusal.
+	Content string
+	// ToolCalls are the function calls the model asked for, in the order of their
+	// index in the stream, each with its id, type "function", name and complete JSON
+	// arguments (as the model wrote them: not validated).
+	ToolCalls []openai.ToolCall
+	// FinishReason is choices[0].finish_reason: "stop", "tool_calls", "length",
+	// "content_filter", or "" when the stream ended without one.
+	FinishReason openai.FinishReason
+	// Truncated is true when FinishReason is "length": the answer was cut off by the
+	// token limit and Content (or the last tool call's arguments) is partial.
+	Truncated bool
+	// Usage is the call's token usage (the stream's usage chunk, requested with
+	// stream_options.include_usage); zero when the server sent none. Failed attempts
+	// that were retried are not counted: the API reports no usage for them.
+	Usage conversation.Usage
+	// Model is the model that answered, as the server reports it.
+	Model string
+	// Attempts is the number of HTTP attempts the call took (1 without retries).
+	Attempts int
+}
+
+// Message returns the completion as the assistant message to append to the
+// conversation for the next call: role "assistant", content and tool calls.
+func (c Completion) Message() openai.ChatCompletionMessage {
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: c.Content, ToolCalls: c.ToolCalls}
+}
+
 // assembler reassembles a streamed chat completion (choice 0) from its chunks.
 // Content arrives in pieces; each tool call arrives as a delta naming its index, id,
 // type and function name, then deltas with pieces of its arguments. Deltas of

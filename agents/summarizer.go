@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -91,11 +93,11 @@ func NewSummarizer(cfg SummarizerConfig) *Summarizer {
 		client:   cfg.Client,
 		model:    cfg.Model,
 		prompts:  cfg.Prompts,
-		maxChars: max(orDefault(cfg.MaxChars, DefaultSummaryChars), MinSummaryChars),
+		maxChars: max(cmp.Or(cfg.MaxChars, DefaultSummaryChars), MinSummaryChars),
 		logger:   cfg.Logger,
 	}
 	s.prompts = orPrompts(s.prompts)
-	s.logger = orLogger(s.logger)
+	s.logger = cmp.Or(s.logger, slog.Default())
 	return s
 }
 
@@ -196,7 +198,7 @@ func summaryMessages(msgs []conversation.Message) []prompts.SummaryMessage {
 		if text == "" {
 			continue
 		}
-		sm := prompts.SummaryMessage{Role: string(m.Role), Text: truncate(text, maxSummaryMessage)}
+		sm := prompts.SummaryMessage{Role: string(m.Role), Text: textcut.BytesMark(text, maxSummaryMessage, textcut.Truncated)}
 		switch m.Role {
 		case conversation.RoleUser, conversation.RoleContext:
 			if m.UserID != "" {

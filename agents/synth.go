@@ -1,9 +1,11 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
+	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/conversation"
 )
 
@@ -16,11 +18,11 @@ const (
 )
 
 // Synthesizer turns the executor's findings into the Slack reply, deterministically and
-// without a model call: it matches the answer's [n] markers to the sources the turn's
-// tools returned (Cite), converts the answer's Markdown to mrkdwn (ToMrkdwn) and ends
-// it with its sources (SourcesMrkdwn; docs/tools.md, "Citations"). It implements
-// conversation.Synthesizer and conversation.AnswerEditor. The zero value is ready to
-// use.
+// without a model call, with package agents/mrkdwn: it matches the answer's [n]
+// markers to the sources the turn's tools returned (mrkdwn.Cite), converts the
+// answer's Markdown to mrkdwn (mrkdwn.FromMarkdown) and ends it with its sources
+// (mrkdwn.Sources; docs/tools.md, "Citations"). It implements conversation.Synthesizer and
+// conversation.AnswerEditor. The zero value is ready to use.
 type Synthesizer struct {
 	// TruncatedNote is appended, after a blank line, when the findings are Truncated;
 	// mrkdwn; default DefaultTruncatedNote.
@@ -44,29 +46,29 @@ func NewSynthesizer() *Synthesizer { return &Synthesizer{} }
 func (s *Synthesizer) Synthesize(_ context.Context, _ conversation.Prompt, f conversation.Findings) (string, error) {
 	answer := strings.TrimSpace(f.Answer)
 	if answer == "" {
-		return orDefault(s.EmptyReply, DefaultEmptyReply), nil
+		return cmp.Or(s.EmptyReply, DefaultEmptyReply), nil
 	}
-	answer, sources := Cite(answer, f.ToolCalls)
-	reply := ToMrkdwn(answer)
-	if list := SourcesMrkdwn(sources); list != "" {
+	answer, sources := mrkdwn.Cite(answer, f.ToolCalls)
+	reply := mrkdwn.FromMarkdown(answer)
+	if list := mrkdwn.Sources(sources); list != "" {
 		reply += "\n\n" + list
 	}
 	if f.Truncated {
-		reply += "\n\n" + orDefault(s.TruncatedNote, DefaultTruncatedNote)
+		reply += "\n\n" + cmp.Or(s.TruncatedNote, DefaultTruncatedNote)
 	}
 	return reply, nil
 }
 
 // EditAnswer returns f.Answer as the reply shows it, in Markdown (its markers
 // renumbered, its sources listed: SourcesMarkdown), and whether that is more than
-// f.Answer: whether Cite changes its markers or adds sources.
+// f.Answer: whether mrkdwn.Cite changes its markers or adds sources.
 func (s *Synthesizer) EditAnswer(f conversation.Findings) (string, bool) {
 	answer := strings.TrimSpace(f.Answer)
-	cited, sources := Cite(answer, f.ToolCalls)
+	cited, sources := mrkdwn.Cite(answer, f.ToolCalls)
 	if len(sources) == 0 && cited == answer {
 		return f.Answer, false
 	}
-	if list := SourcesMarkdown(sources); list != "" {
+	if list := mrkdwn.SourcesMarkdown(sources); list != "" {
 		cited += "\n\n" + list
 	}
 	return cited, true

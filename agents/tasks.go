@@ -8,6 +8,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Coarse bounds of a task's text, in characters: the conversation scrubs secrets out
@@ -27,7 +28,7 @@ const (
 // fetch_url, the results' URLs for web_search, the documents for search_knowledge
 // (linked when the document's name is a URL, else named in the output).
 func toolTask(tc openai.ToolCall, rec *conversation.ToolCall) conversation.Task {
-	t := conversation.Task{ID: tc.ID, Title: clipTask(toolTitle(tc), maxTaskTitle), Status: conversation.TaskPending}
+	t := conversation.Task{ID: tc.ID, Title: textcut.Ellipsis(toolTitle(tc), maxTaskTitle, nil), Status: conversation.TaskPending}
 	if t.ID == "" {
 		t.ID = tc.Function.Name
 	}
@@ -46,7 +47,7 @@ func toolTask(tc openai.ToolCall, rec *conversation.ToolCall) conversation.Task 
 	if len(named) > 0 {
 		t.Output = strings.Join(named, "; ")
 	}
-	t.Output = clipTask(t.Output, maxTaskOutput)
+	t.Output = textcut.Ellipsis(t.Output, maxTaskOutput, nil)
 	return t
 }
 
@@ -100,7 +101,7 @@ func toolSources(tc openai.ToolCall, rec *conversation.ToolCall) (output string,
 			output, text = title, title
 		}
 		if isWebURL(link) {
-			sources = append(sources, conversation.Source{URL: link, Text: clipTask(text, maxTaskTitle)})
+			sources = append(sources, conversation.Source{URL: link, Text: textcut.Ellipsis(text, maxTaskTitle, nil)})
 		}
 	case "web_search":
 		titles := searchTitle.FindAllStringSubmatch(rec.Result, -1)
@@ -109,7 +110,7 @@ func toolSources(tc openai.ToolCall, rec *conversation.ToolCall) (output string,
 			if i < len(titles) {
 				text = titles[i][2]
 			}
-			sources = append(sources, conversation.Source{URL: m[1], Text: clipTask(text, maxTaskTitle)})
+			sources = append(sources, conversation.Source{URL: m[1], Text: textcut.Ellipsis(text, maxTaskTitle, nil)})
 		}
 		output = firstLine(rec.Result)
 	case "search_knowledge":
@@ -117,7 +118,7 @@ func toolSources(tc openai.ToolCall, rec *conversation.ToolCall) (output string,
 			ref := strings.TrimSpace(m[2])
 			doc, _, _ := strings.Cut(ref, " — ")
 			if isWebURL(doc) {
-				sources = append(sources, conversation.Source{URL: doc, Text: clipTask(ref, maxTaskTitle)})
+				sources = append(sources, conversation.Source{URL: doc, Text: textcut.Ellipsis(ref, maxTaskTitle, nil)})
 			} else {
 				named = append(named, ref)
 			}
@@ -136,56 +137,7 @@ func firstLine(s string) string {
 	return ""
 }
 
-// clipTask cuts s to n characters, ending with "…" when cut.
-func clipTask(s string, n int) string {
-	if cut, total := clipRunes(s, n-1); total > n {
-		return cut + "…"
-	}
-	return s
-}
-
-// planSteps shows a planner run as a plan (Slack's task_display_mode plan): its
-// phases (planning, checking, writing the answer) and the plan's tasks, each shown
-// pending when planned and advancing as it runs. Its methods do nothing when the
-// prompt has no TaskSink.
-type planSteps struct {
-	sink conversation.TaskSink
-}
-
-// phase shows the planner's phase id ("plan", "check-1", "answer") with title.
-func (s planSteps) phase(id, title string, status conversation.TaskStatus, output string) {
-	if s.sink == nil {
-		return
-	}
-	s.sink.UpdateTasks(conversation.Task{ID: id, Title: title, Status: status, Output: clipTask(output, maxTaskOutput)})
-}
-
-// tasks shows the plan's tasks ts, in one call: pending, in progress, or, once
-// done, complete or error with the first line of its answer or error.
-func (s planSteps) tasks(status conversation.TaskStatus, ts ...*taskRun) {
-	if s.sink == nil || len(ts) == 0 {
-		return
-	}
-	out := make([]conversation.Task, len(ts))
-	for i, t := range ts {
-		out[i] = planTask(t, status)
-	}
-	s.sink.UpdateTasks(out...)
-}
-
-// planTask is the task that shows t with status, or t's outcome once it is done.
-func planTask(t *taskRun, status conversation.TaskStatus) conversation.Task {
-	title := strings.Join(strings.Fields(t.Description), " ")
-	if title == "" {
-		title = t.ID
-	}
-	task := conversation.Task{ID: "task-" + t.ID, Title: clipTask(title, maxTaskTitle), Status: status}
-	if t.done {
-		task.Status, task.Output = conversation.TaskComplete, firstLine(t.findings.Answer)
-		if t.err != nil {
-			task.Status, task.Output = conversation.TaskError, taskError(t.err)
-		}
-		task.Output = clipTask(task.Output, maxTaskOutput)
-	}
-	return task
+// isWebURL reports whether s is an absolute http(s) URL: a source a task can link.
+func isWebURL(s string) bool {
+	return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
 }

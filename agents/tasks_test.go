@@ -1,11 +1,7 @@
 package agents
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -22,22 +18,18 @@ func call(id, name, args string) openai.ToolCall {
 // A tool call's task: pending with its title before it runs; complete or error with
 // a short output and the sources the tool's real result names.
 func TestToolTask(t *testing.T) {
-	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprint(w, "<html><head><title>Status page</title></head><body><p>All green.</p></body></html>")
-	}))
-	defer page.Close()
-	_, fetch := FetchURLTool(FetchConfig{AllowPrivate: true})
-	args := fmt.Sprintf(`{"url":%q}`, page.URL)
-	fetched, err := fetch.Run(context.Background(), json.RawMessage(args))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var search searxngResponse
-	_ = json.Unmarshal([]byte(`{"results":[{"title":"Go release notes","url":"https://go.dev/doc/devel/release","content":"Go 1.24"},{"title":"","url":"https://example.com/b","content":""}]}`), &search)
-	passages := []conversation.Passage{
-		{Chunk: conversation.Chunk{Source: "docs/handbook/leave.md", Heading: "Parental leave", Text: "Twelve weeks."}},
-		{Chunk: conversation.Chunk{Source: "https://wiki.example.com/holidays", Heading: "Holidays", Text: "Ten days."}},
-	}
+	// The results as the tools write them (packages agents/web and agents/toolbox,
+	// which pin their format in their own tests).
+	const pageURL = "https://status.example.com"
+	args := fmt.Sprintf(`{"url":%q}`, pageURL)
+	fetched := "URL: " + pageURL + "\nTitle: Status page\n\nAll green."
+	const searched = "Results for \"go release\":\n\n1. Go release notes\n   https://go.dev/doc/devel/release\n   Go 1.24\n\n" +
+		"2. https://example.com/b\n   https://example.com/b"
+	const found = "Found 2 passages in the knowledge base for \"leave\":\n\n" +
+		"[1] docs/handbook/leave.md — Parental leave\nTwelve weeks.\n\n" +
+		"[2] https://wiki.example.com/holidays — Holidays\nTen days.\n\n" +
+		"Cite the passages you use as [n] right after what they support, e.g. \"… 16 weeks [1].\" " +
+		"Do not list the sources yourself: the reply lists the ones you cite under the answer."
 
 	for _, tc := range []struct {
 		name string
@@ -46,20 +38,20 @@ func TestToolTask(t *testing.T) {
 		want conversation.Task
 	}{
 		{"pending", call("c1", "fetch_url", args), nil,
-			conversation.Task{ID: "c1", Title: "fetch_url " + page.URL, Status: conversation.TaskPending}},
+			conversation.Task{ID: "c1", Title: "fetch_url " + pageURL, Status: conversation.TaskPending}},
 		{"fetch_url", call("c1", "fetch_url", args), &conversation.ToolCall{Name: "fetch_url", Result: fetched},
-			conversation.Task{ID: "c1", Title: "fetch_url " + page.URL, Status: conversation.TaskComplete, Output: "Status page",
-				Sources: []conversation.Source{{URL: page.URL, Text: "Status page"}}}},
+			conversation.Task{ID: "c1", Title: "fetch_url " + pageURL, Status: conversation.TaskComplete, Output: "Status page",
+				Sources: []conversation.Source{{URL: pageURL, Text: "Status page"}}}},
 		{"web_search", call("c2", "web_search", `{"query":"go  release"}`),
-			&conversation.ToolCall{Name: "web_search", Result: formatSearch("go release", search, 5)},
+			&conversation.ToolCall{Name: "web_search", Result: searched},
 			conversation.Task{ID: "c2", Title: "web_search go release", Status: conversation.TaskComplete, Output: `Results for "go release":`,
 				Sources: []conversation.Source{{URL: "https://go.dev/doc/devel/release", Text: "Go release notes"}, {URL: "https://example.com/b", Text: "https://example.com/b"}}}},
 		{"search_knowledge", call("c3", "search_knowledge", `{"query":"leave"}`),
-			&conversation.ToolCall{Name: "search_knowledge", Result: formatPassages("leave", passages)},
+			&conversation.ToolCall{Name: "search_knowledge", Result: found},
 			conversation.Task{ID: "c3", Title: "search_knowledge leave", Status: conversation.TaskComplete, Output: "docs/handbook/leave.md — Parental leave",
 				Sources: []conversation.Source{{URL: "https://wiki.example.com/holidays", Text: "https://wiki.example.com/holidays — Holidays"}}}},
 		{"error", call("c4", "fetch_url", args), &conversation.ToolCall{Name: "fetch_url", Failed: true, Result: "error: fetch_url refuses 127.0.0.1\nmore"},
-			conversation.Task{ID: "c4", Title: "fetch_url " + page.URL, Status: conversation.TaskError, Output: "error: fetch_url refuses 127.0.0.1"}},
+			conversation.Task{ID: "c4", Title: "fetch_url " + pageURL, Status: conversation.TaskError, Output: "error: fetch_url refuses 127.0.0.1"}},
 		// Cut coarsely: the conversation cuts what it shows after scrubbing secrets.
 		{"long", call("", "calculate", `{"expression":"`+strings.Repeat("1+", 500)+`1"}`), &conversation.ToolCall{Name: "calculate", Result: strings.Repeat("9", 2000)},
 			conversation.Task{ID: "calculate", Title: ("calculate " + strings.Repeat("1+", 500))[:maxTaskTitle-1] + "…", Status: conversation.TaskComplete, Output: strings.Repeat("9", maxTaskOutput-1) + "…"}},

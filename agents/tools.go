@@ -2,6 +2,7 @@ package agents
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Tool is something the model can call. Run receives the call's arguments, the JSON
@@ -70,6 +72,31 @@ type ToolSpec struct {
 	// trust="untrusted" for the model, and once it has entered a turn every tool
 	// that is not ReadOnly needs confirmation.
 	Untrusted bool
+}
+
+// Why a tool call needs a person's confirmation (conversation.PendingTool.Reason).
+const (
+	// ApprovalDestructive: the tool is NeedsApproval.
+	ApprovalDestructive = conversation.ApprovalDestructive
+	// ApprovalAfterUntrusted: untrusted content entered the turn before the call,
+	// and the tool is not ReadOnly.
+	ApprovalAfterUntrusted = conversation.ApprovalAfterUntrusted
+)
+
+// approvalReason returns why a call of spec needs a person's confirmation, or "" when
+// it may run: read-only tools always run; a NeedsApproval tool never runs
+// unconfirmed; any other tool needs confirmation once tainted, that is once untrusted
+// content has entered the turn.
+func approvalReason(spec ToolSpec, tainted bool) string {
+	switch {
+	case spec.ReadOnly:
+		return ""
+	case spec.NeedsApproval:
+		return ApprovalDestructive
+	case tainted:
+		return ApprovalAfterUntrusted
+	}
+	return ""
 }
 
 // DefaultCategory is the category of a ToolSpec that names none.
@@ -270,6 +297,18 @@ func (r *Registry) Describe() string {
 	return b.String()
 }
 
+// Wrap replaces every tool registered in r by wrap(spec, tool), for decorators that
+// observe the calls (package metrics counts and times them). Tools registered later
+// are not wrapped.
+func (r *Registry) Wrap(wrap func(ToolSpec, Tool) Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for name, t := range r.tools {
+		t.tool = wrap(t.spec, t.tool)
+		r.tools[name] = t
+	}
+}
+
 // InferTool builds a tool from a function that takes its arguments as a Go struct T.
 // The JSON schema is derived from T's fields (go-openai's jsonschema): the json tag
 // names a property, ",omitempty" makes it optional, and the description:"…",
@@ -299,8 +338,32 @@ func InferTool[T any](name, description string, fn func(ctx context.Context, arg
 	return ToolSpec{Name: name, Description: description, Parameters: params}, run, nil
 }
 
+// Defaults of ExecutorConfig's tool running: one run's timeout (a ToolSpec may set
+// its own), how many calls of one response run at once, and the bytes of a result the
+// model reads.
+const (
+	DefaultToolTimeout      = 30 * time.Second
+	DefaultMaxParallelTools = 8
+	DefaultMaxToolResult    = 16 << 10
+)
+
+// batch is the tool calls of one model response and their results, nil for a call
+// not run yet.
+type batch struct {
+	Calls   []openai.ToolCall        `json:"calls,omitempty"`
+	Results []*conversation.ToolCall `json:"results,omitempty"`
+}
+
+// DeniedResult is the result the model reads for a call the person did not confirm.
+const DeniedResult = "denied by the user: the call did not run. Answer without it, and do not try it again in this turn."
+
+// InterruptedResult is the result the model reads for an approved call that an
+// earlier run began and did not finish (conversation.Resume.Interrupted): it is not
+// run twice.
+const InterruptedResult = "approved, but the bot was interrupted while the call ran: it may or may not have taken effect, and it was not run again. Say so, suggest checking, and do not try it again in this turn."
+
 // toolRunner runs the tool calls of a model response against a registry: the
-// executor's loop and the research of a commitLoop (the workflow agent's writing with
+// executor's loop and the research of a CommitLoop (the workflow agent's writing with
 // tools) share it.
 type toolRunner struct {
 	registry *Registry
@@ -424,7 +487,7 @@ func (t toolRunner) run(ctx context.Context, log *slog.Logger, tc openai.ToolCal
 		log.DebugContext(ctx, "tool call", slog.String("tool", rec.Name), slog.Duration("duration", rec.Duration))
 		readResultContract(&rec, out, structured) // contract.go; before the cut
 	}
-	rec.Result = truncate(out, t.maxResult)
+	rec.Result = textcut.BytesMark(out, t.maxResult, textcut.Truncated)
 	return rec
 }
 
@@ -451,9 +514,9 @@ func (t toolRunner) invokeTool(ctx context.Context, log *slog.Logger, tc openai.
 		args = "{}" // models send "" for a function without parameters
 	}
 	if !json.Valid([]byte(args)) || args[0] != '{' {
-		return "", fmt.Errorf("the arguments are not a valid JSON object: %s", truncate(args, 200))
+		return "", fmt.Errorf("the arguments are not a valid JSON object: %s", textcut.BytesMark(args, 200, textcut.Truncated))
 	}
-	timeout := orDefault(spec.Timeout, t.timeout)
+	timeout := cmp.Or(spec.Timeout, t.timeout)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -485,4 +548,17 @@ func (t toolRunner) invokeTool(ctx context.Context, log *slog.Logger, tc openai.
 		}
 		return "", fmt.Errorf("timed out after %s", timeout)
 	}
+}
+
+// runningStatus is the progress line for a set of tool calls: "Running a, b…".
+func runningStatus(calls []openai.ToolCall) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, tc := range calls {
+		if n := tc.Function.Name; !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return "Running " + strings.Join(names, ", ") + "…"
 }

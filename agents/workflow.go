@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
+	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/prompts"
 )
 
@@ -29,57 +30,6 @@ const (
 	// WorkflowAgentConfig.MaxToolSteps).
 	DefaultWriteToolSteps = 6
 )
-
-// Bounds of what the workflow agent puts in a prompt, in bytes.
-const (
-	maxDependencyText = 16 << 10 // an approved artifact the task builds on
-	maxExcerpt        = 300      // another approved artifact
-	maxHistoryText    = 500      // one message of the thread
-	maxPreviousOption = 400      // an option proposed before
-	maxReviewOption   = 2000     // an option under self review
-	maxOptionTitle    = 60       // runes: an option's title is shown on a button
-	maxReason         = 300      // a criterion's reason
-	maxItemTitle      = 200      // runes: an item's title, one line
-	maxItemBrief      = 4 << 10  // an item's brief
-)
-
-// ErrNoCommit means the model never saved its work: through every try it answered
-// without calling the commit function, or called it with arguments that were
-// rejected. Nothing was saved. The WorkflowAgent methods return a *CommitError, which
-// matches ErrNoCommit with errors.Is and has a UserMessage naming what was not saved.
-var ErrNoCommit error = &modelError{
-	msg:  "agents: the model did not commit its work",
-	user: "The model did not save its work, so nothing was changed. Please try again.",
-}
-
-// CommitError is the error of a WorkflowAgent call whose model did not call the commit
-// function with valid arguments in any of its tries. errors.Is(err, ErrNoCommit)
-// reports it.
-type CommitError struct {
-	// Tool is the commit function the model was asked to call.
-	Tool string
-	// Tries is the number of failed tries: 1 + WorkflowAgentConfig.MaxReminders (a
-	// Write with tools made its research calls on top of them).
-	Tries int
-	// Problem says what was wrong with the last try ("answered in text without
-	// calling the function", or why the arguments were rejected).
-	Problem string
-
-	user string
-}
-
-// Error describes the failure for logs.
-func (e *CommitError) Error() string {
-	return fmt.Sprintf("agents: the model did not call %s with valid arguments in %d tries (last: %s)", e.Tool, e.Tries, e.Problem)
-}
-
-// Is reports whether target is ErrNoCommit.
-func (e *CommitError) Is(target error) bool { return target == ErrNoCommit }
-
-// UserMessage returns the text to show in Slack (conversation.ErrorReply uses it),
-// e.g. "The model did not save the options for Audience after 3 tries, so nothing
-// was changed. Please try again."
-func (e *CommitError) UserMessage() string { return e.user }
 
 // ErrUnknownProfile means an ArtifactRequest.Profile names a model profile that
 // WorkflowAgentConfig.Profiles lacks. The WorkflowAgent methods return a
@@ -224,15 +174,15 @@ func NewWorkflowAgent(cfg WorkflowAgentConfig) *WorkflowAgent {
 	a := &WorkflowAgent{
 		client:       cfg.Client,
 		model:        cfg.Model,
-		smallModel:   orDefault(cfg.SmallModel, cfg.Model),
+		smallModel:   cmp.Or(cfg.SmallModel, cfg.Model),
 		profiles:     make(map[string]Profile, len(cfg.Profiles)),
 		tools:        cfg.Tools,
 		policy:       cfg.Policy,
-		toolTimeout:  orDefault(cfg.ToolTimeout, DefaultToolTimeout),
-		maxToolSteps: max(orDefault(cfg.MaxToolSteps, DefaultWriteToolSteps), 1),
+		toolTimeout:  cmp.Or(cfg.ToolTimeout, DefaultToolTimeout),
+		maxToolSteps: max(cmp.Or(cfg.MaxToolSteps, DefaultWriteToolSteps), 1),
 		prompts:      cfg.Prompts,
-		maxReminders: max(orDefault(cfg.MaxReminders, DefaultMaxReminders), 0),
-		history:      max(orDefault(cfg.History, DefaultWorkflowHistory), 0),
+		maxReminders: max(cmp.Or(cfg.MaxReminders, DefaultMaxReminders), 0),
+		history:      max(cmp.Or(cfg.History, DefaultWorkflowHistory), 0),
 		logger:       cfg.Logger,
 	}
 	for name, p := range cfg.Profiles {
@@ -245,7 +195,7 @@ func NewWorkflowAgent(cfg WorkflowAgentConfig) *WorkflowAgent {
 		a.profiles[name] = p
 	}
 	a.prompts = orPrompts(a.prompts)
-	a.logger = orLogger(a.logger)
+	a.logger = cmp.Or(a.logger, slog.Default())
 	return a
 }
 
@@ -269,10 +219,10 @@ func (a *WorkflowAgent) ProposeOptions(ctx context.Context, r conversation.Artif
 		Instructions: strings.TrimSpace(r.Instructions), ToolName: CommitOptionsTool,
 	}
 	for _, o := range r.Options {
-		data.Previous = append(data.Previous, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxPreviousOption)})
+		data.Previous = append(data.Previous, prompts.Option{Label: o.Label, Title: o.Title, Text: textcut.BytesMark(oneLine(o.Text), maxPreviousOption, textcut.Truncated)})
 	}
 	for _, o := range r.Review { // self_review: the options just proposed
-		data.Review = append(data.Review, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxReviewOption)})
+		data.Review = append(data.Review, prompts.Option{Label: o.Label, Title: o.Title, Text: textcut.BytesMark(oneLine(o.Text), maxReviewOption, textcut.Truncated)})
 	}
 	if len(data.Review) > 0 {
 		for _, c := range r.Artifact.Criteria {
@@ -287,7 +237,7 @@ func (a *WorkflowAgent) ProposeOptions(ctx context.Context, r conversation.Artif
 			out, err = parseOptions(args, labels)
 			return err
 		},
-		userMessage: notSaved("the options for " + EscapeMrkdwn(r.Artifact.Title)),
+		userMessage: NotSaved("the options for " + mrkdwn.Escape(r.Artifact.Title)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {
@@ -318,7 +268,7 @@ func (a *WorkflowAgent) InterpretReply(ctx context.Context, r conversation.Artif
 	data := prompts.ArtifactSelectionData{Title: r.Artifact.Title, Reply: strings.TrimSpace(reply), ToolName: CommitSelectionTool}
 	for i, o := range r.Options {
 		labels[i] = o.Label
-		data.Options = append(data.Options, prompts.Option{Label: o.Label, Title: o.Title, Text: truncate(oneLine(o.Text), maxPreviousOption)})
+		data.Options = append(data.Options, prompts.Option{Label: o.Label, Title: o.Title, Text: textcut.BytesMark(oneLine(o.Text), maxPreviousOption, textcut.Truncated)})
 	}
 	data.Labels = labels
 	var out conversation.Selection
@@ -375,7 +325,7 @@ func (a *WorkflowAgent) Write(ctx context.Context, r conversation.ArtifactReques
 	if tools != nil {
 		data.Tools = promptTools(tools.Specs())
 	}
-	t := task{name: "write", prompt: prompts.ArtifactWrite, data: data, tools: tools, userMessage: notSaved("the text of " + itemName(r))}
+	t := task{name: "write", prompt: prompts.ArtifactWrite, data: data, tools: tools, userMessage: NotSaved("the text of " + itemName(r))}
 	return a.writeText(ctx, r, t)
 }
 
@@ -395,7 +345,7 @@ func (a *WorkflowAgent) Revise(ctx context.Context, r conversation.ArtifactReque
 		Title: r.Artifact.Title, Item: itemData(r.Item), Current: strings.TrimSpace(r.Current),
 		Instructions: strings.TrimSpace(r.Instructions), Failure: automated(r), ToolName: CommitFinalTextTool,
 	}
-	t := task{name: "revise", prompt: prompts.ArtifactRevise, data: data, userMessage: notSaved("the revised text of " + itemName(r))}
+	t := task{name: "revise", prompt: prompts.ArtifactRevise, data: data, userMessage: NotSaved("the revised text of " + itemName(r))}
 	return a.writeText(ctx, r, t)
 }
 
@@ -432,29 +382,6 @@ func automated(r conversation.ArtifactRequest) bool {
 	return r.Item != nil || (r.Artifact != nil && r.Artifact.Mode == workflow.ModeAuto)
 }
 
-// itemData is the prompts' view of it (nil for nil): a 1-based number, a one-line
-// title and a bounded brief.
-func itemData(it *conversation.Item) *prompts.Item {
-	if it == nil {
-		return nil
-	}
-	title := cutRunes(oneLine(it.Title), maxItemTitle)
-	if title == "" {
-		title = "(untitled)" // the item line needs a title
-	}
-	return &prompts.Item{Number: it.Index + 1, Total: it.Total, Title: title, Brief: truncate(strings.TrimSpace(it.Brief), maxItemBrief)}
-}
-
-// itemName names what r writes in a user message: the artifact's title, or "item 2
-// of Research".
-func itemName(r conversation.ArtifactRequest) string {
-	name := EscapeMrkdwn(r.Artifact.Title)
-	if r.Item != nil {
-		name = fmt.Sprintf("item %d of %s", r.Item.Index+1, name)
-	}
-	return name
-}
-
 // artifactTools returns the tools of a.tools that r.Artifact names and its channel
 // allows (a.policy), or nil when there
 // are none (or steps for them). Names left out are logged at debug level.
@@ -476,14 +403,6 @@ func (a *WorkflowAgent) artifactTools(ctx context.Context, r conversation.Artifa
 		return nil
 	}
 	return sub
-}
-
-func promptTools(specs []ToolSpec) []prompts.Tool {
-	out := make([]prompts.Tool, len(specs))
-	for i, s := range specs {
-		out[i] = prompts.Tool{Name: s.Name, Description: s.Description}
-	}
-	return out
 }
 
 // Evaluate judges text against r.Artifact.Criteria with the main model
@@ -519,7 +438,7 @@ func (a *WorkflowAgent) Evaluate(ctx context.Context, r conversation.ArtifactReq
 			out, err = parseEvaluation(args, criteria)
 			return err
 		},
-		userMessage: notSaved("the evaluation of " + EscapeMrkdwn(r.Artifact.Title)),
+		userMessage: NotSaved("the evaluation of " + mrkdwn.Escape(r.Artifact.Title)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {
@@ -546,7 +465,7 @@ func (a *WorkflowAgent) Summarize(ctx context.Context, r conversation.ArtifactRe
 			out, err = parseText(args, "summary")
 			return err
 		},
-		userMessage: notSaved("the summary of " + EscapeMrkdwn(r.Workflow.Title)),
+		userMessage: NotSaved("the summary of " + mrkdwn.Escape(r.Workflow.Title)),
 	}
 	u, err := a.run(ctx, r, t)
 	if err != nil {
@@ -555,42 +474,7 @@ func (a *WorkflowAgent) Summarize(ctx context.Context, r conversation.ArtifactRe
 	return out, u, nil
 }
 
-// contextKind says how much of the thread a task's system prompt shows.
-type contextKind int
-
-const (
-	// fullContext: the approved artifacts, the summary and the recent history.
-	fullContext contextKind = iota
-	// judgeContext: the approved artifacts only; the judge reads the text, not the
-	// discussion.
-	judgeContext
-	// briefContext: the summary and recent history, no artifact texts (reading a reply
-	// with the small model).
-	briefContext
-)
-
-// task is one WorkflowAgent call: a prompt, the commit function, and what to do with
-// its arguments.
-type task struct {
-	name    string // for errors and logs: "propose options"
-	model   string // without a profile
-	tool    openai.FunctionDefinition
-	prompt  string // the user message's template
-	data    any
-	context contextKind
-	// tools are offered with the commit function, for research before it (Write);
-	// nil: none.
-	tools *Registry
-	// accept reads the commit function's arguments; an error rejects them and its
-	// text tells the model what was wrong.
-	accept func(args json.RawMessage) error
-	// userMessage is CommitError.UserMessage after tries failed tries.
-	userMessage func(tries int) string
-	// failedTools, when set, receives the research tools whose calls failed.
-	failedTools *[]string
-}
-
-// run makes t's forced calls of t.tool (a commitLoop) with its model until the model
+// run makes t's forced calls of t.tool (a CommitLoop) with its model until the model
 // commits acceptable arguments or the reminders run out. With t.tools, the first
 // maxToolSteps-1 calls offer them too (tool_choice "required") and their tool calls
 // are run; every other call offers and forces the commit function alone.
@@ -599,7 +483,7 @@ func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest,
 	if err != nil {
 		return conversation.Usage{}, err
 	}
-	msgs, err := a.messages(r, t)
+	msgs, err := t.messages(a.prompts, r, a.history)
 	if err != nil {
 		return conversation.Usage{}, fmt.Errorf("agents: %s: %w", t.name, err)
 	}
@@ -613,20 +497,20 @@ func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest,
 	if r.Profile != "" {
 		log = log.With(slog.String("profile", r.Profile))
 	}
-	loop := commitLoop{
-		client: client, model: model, prompts: a.prompts, tool: t.tool, accept: t.accept,
-		reminders: a.maxReminders, log: log, warning: "model did not commit its work",
-		errPrefix: "agents: " + t.name, userMessage: t.userMessage,
+	loop := CommitLoop{
+		Client: client, Model: model, Prompts: a.prompts, Tool: t.tool, Accept: t.accept,
+		Reminders: a.maxReminders, Log: log, Warning: "model did not commit its work",
+		ErrPrefix: "agents: " + t.name, UserMessage: t.userMessage,
 	}
 	if t.tools != nil {
 		loop.research = toolRunner{registry: t.tools, timeout: a.toolTimeout, maxParallel: DefaultMaxParallelTools, maxResult: DefaultMaxToolResult}
 		loop.toolSteps = a.maxToolSteps
 	}
-	res, err := loop.run(ctx, msgs)
+	res, err := loop.Run(ctx, msgs)
 	if t.failedTools != nil {
-		*t.failedTools = res.failedTools
+		*t.failedTools = res.FailedTools
 	}
-	return res.usage, err
+	return res.Usage, err
 }
 
 // route returns the client and model of a call for the named profile: the profile's,
@@ -642,121 +526,6 @@ func (a *WorkflowAgent) route(profile, model string) (Completer, string, error) 
 	return p.Client, p.Model, nil
 }
 
-// notSaved returns the usual CommitError.UserMessage for what was not saved.
-func notSaved(what string) func(tries int) string {
-	return func(tries int) string {
-		return fmt.Sprintf("The model did not save %s after %d %s, so nothing was changed. Please try again.", what, tries, plural(tries, "try", "tries"))
-	}
-}
-
-// messages builds the system prompt and the task's user message.
-func (a *WorkflowAgent) messages(r conversation.ArtifactRequest, t task) ([]openai.ChatCompletionMessage, error) {
-	system, err := a.prompts.Render(prompts.WorkflowSystem, a.systemData(r, t))
-	if err != nil {
-		return nil, err
-	}
-	user, err := a.prompts.Render(t.prompt, t.data)
-	if err != nil {
-		return nil, err
-	}
-	return []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: system},
-		{Role: openai.ChatMessageRoleUser, Content: user},
-	}, nil
-}
-
-// systemData is the WorkflowSystem template's data for r and t.
-func (a *WorkflowAgent) systemData(r conversation.ArtifactRequest, t task) prompts.WorkflowSystemData {
-	d := prompts.WorkflowSystemData{
-		Workflow: prompts.WorkflowInfo{Title: r.Workflow.Title, Description: r.Workflow.Description, Inputs: inputs(r)},
-		Language: languageName(r.Locale),
-		ToolName: t.tool.Name,
-	}
-	if art := r.Artifact; art != nil {
-		info := &prompts.ArtifactInfo{
-			ID: art.ID, Title: art.Title, Description: art.Description,
-			Mode: string(art.Mode), Guidance: r.Workflow.ExpandPrompt(art.Prompt, r.Inputs),
-		}
-		if info.Mode == "" {
-			info.Mode = string(workflow.ModeDraft)
-		}
-		for _, c := range art.Criteria {
-			info.Criteria = append(info.Criteria, prompts.Criterion{ID: c.ID, Description: c.Description, Critical: c.Critical})
-		}
-		d.Artifact = info
-	}
-	if t.context != briefContext {
-		d.Dependencies, d.Others = approvedTexts(r)
-	}
-	if t.context != judgeContext {
-		d.Summary = strings.TrimSpace(r.Summary)
-		d.History = historyTurns(r.History, a.history)
-	}
-	return d
-}
-
-// approvedTexts splits r.Approved into the texts the task builds on (full, up to a
-// bound) and the others (excerpts), in the workflow's order, then any ids the
-// workflow does not declare, sorted. The artifact being worked on is left out. For a
-// task about the whole workflow (r.Artifact nil), every approved text is a
-// dependency.
-func approvedTexts(r conversation.ArtifactRequest) (deps, others []prompts.ArtifactText) {
-	var ids []string
-	titles := map[string]string{}
-	for _, art := range r.Workflow.Artifacts {
-		titles[art.ID] = art.Title
-		if _, ok := r.Approved[art.ID]; ok {
-			ids = append(ids, art.ID)
-		}
-	}
-	var extra []string
-	for id := range r.Approved {
-		if _, ok := titles[id]; !ok {
-			extra = append(extra, id)
-		}
-	}
-	slices.Sort(extra)
-	ids = append(ids, extra...)
-	for _, id := range ids {
-		text := strings.TrimSpace(r.Approved[id])
-		title := orDefault(titles[id], id)
-		switch {
-		case text == "":
-			continue
-		case r.Artifact == nil || slices.Contains(r.Artifact.DependsOn, id):
-			deps = append(deps, prompts.ArtifactText{ID: id, Title: title, Text: truncate(text, maxDependencyText)})
-		case id != r.Artifact.ID:
-			others = append(others, prompts.ArtifactText{ID: id, Title: title, Text: truncate(oneLine(text), maxExcerpt)})
-		}
-	}
-	return deps, others
-}
-
-// historyTurns returns the last n messages of history that people or the bot wrote,
-// shortened to one line each.
-func historyTurns(history []conversation.Message, n int) []prompts.Turn {
-	var out []prompts.Turn
-	for i := len(history) - 1; i >= 0 && len(out) < n; i-- {
-		m := history[i]
-		text := strings.TrimSpace(m.Text)
-		if text == "" {
-			continue
-		}
-		var role string
-		switch m.Role {
-		case conversation.RoleUser, conversation.RoleContext:
-			role = "user"
-		case conversation.RoleAssistant:
-			role = "assistant"
-		default:
-			continue // revisions and the like live in the structured state
-		}
-		out = append(out, prompts.Turn{Role: role, Text: truncate(oneLine(text), maxHistoryText)})
-	}
-	slices.Reverse(out)
-	return out
-}
-
 // checkRequest rejects a request the methods cannot work on (a wiring mistake).
 func checkRequest(r conversation.ArtifactRequest, needArtifact bool) error {
 	switch {
@@ -768,43 +537,4 @@ func checkRequest(r conversation.ArtifactRequest, needArtifact bool) error {
 		return fmt.Errorf("the request's item %d is not one of %d", r.Item.Index, r.Item.Total)
 	}
 	return nil
-}
-
-// optionCount is how many options a choice artifact gets.
-func optionCount(a *workflow.Artifact) int {
-	n := a.Options
-	if n <= 0 {
-		n = workflow.DefaultOptions
-	}
-	return min(n, workflow.MaxOptions)
-}
-
-// optionLabels returns the first n labels: "A", "B", …
-func optionLabels(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = string(rune('A' + i))
-	}
-	return out
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// oneLine collapses runs of white space, newlines included, into single spaces.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// inputs lists r's filled workflow inputs in the workflow's order.
-func inputs(r conversation.ArtifactRequest) []prompts.Input {
-	var out []prompts.Input
-	for _, in := range r.Workflow.Inputs {
-		if v := strings.TrimSpace(r.Inputs[in.ID]); v != "" {
-			out = append(out, prompts.Input{ID: in.ID, Label: in.Name(), Value: v})
-		}
-	}
-	return out
 }

@@ -9,8 +9,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/agents/function"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // reviewTool is the function the review classifier must call.
@@ -36,8 +38,8 @@ func (a *WorkflowAgent) ClassifyReview(ctx context.Context, r conversation.Artif
 		"- question: they ask something about the draft and want an answer, not a new version;\n" +
 		"- ambiguous: it could be read more than one way.\n" +
 		"Call " + reviewTool + " with the decision and your confidence from 0 to 1."
-	user := fmt.Sprintf("Draft %q (start):\n%s\n\nReply:\n%s", title, truncate(r.Current, maxReviewContext), strings.TrimSpace(reply))
-	req := forcedCall(a.smallModel, system, user, openai.FunctionDefinition{
+	user := fmt.Sprintf("Draft %q (start):\n%s\n\nReply:\n%s", title, textcut.BytesMark(r.Current, maxReviewContext, textcut.Truncated), strings.TrimSpace(reply))
+	req := function.Forced(a.smallModel, system, user, openai.FunctionDefinition{
 		Name:        reviewTool,
 		Description: "Record what the reply to the draft asks for.",
 		Parameters: json.RawMessage(`{"type":"object","properties":{` +
@@ -72,18 +74,4 @@ func parseReviewReading(c Completion) conversation.ReviewReading {
 		}
 	}
 	return conversation.ReviewReading{Decision: workflow.DecisionAmbiguous}
-}
-
-// forcedCall is a request of a system and a user message to model, with fn its only
-// tool, which tool_choice forces.
-func forcedCall(model, system, user string, fn openai.FunctionDefinition) openai.ChatCompletionRequest {
-	return openai.ChatCompletionRequest{
-		Model: model,
-		Messages: []openai.ChatCompletionMessage{
-			{Role: openai.ChatMessageRoleSystem, Content: system},
-			{Role: openai.ChatMessageRoleUser, Content: user},
-		},
-		Tools:      []openai.Tool{{Type: openai.ToolTypeFunction, Function: &fn}},
-		ToolChoice: openai.ToolChoice{Type: openai.ToolTypeFunction, Function: openai.ToolFunction{Name: fn.Name}},
-	}
 }

@@ -85,27 +85,6 @@ func newWorkflowAgent(tb testing.TB, srv *openaitest.Server, edit ...func(*agent
 	return agents.NewWorkflowAgent(cfg), logs
 }
 
-// commit is a scripted response that calls function name with args (a JSON string,
-// or a value to marshal).
-func commit(name string, args any) openaitest.Response {
-	s, ok := args.(string)
-	if !ok {
-		b, err := json.Marshal(args)
-		if err != nil {
-			panic(err)
-		}
-		s = string(b)
-	}
-	return openaitest.Response{
-		ToolCalls: []openaitest.ToolCall{{Name: name, Arguments: s}},
-		Usage:     openaitest.Usage{PromptTokens: 100, CompletionTokens: 20},
-	}
-}
-
-func text(s string) openaitest.Response {
-	return openaitest.Response{Text: s, Usage: openaitest.Usage{PromptTokens: 90, CompletionTokens: 10}}
-}
-
 type optionArg struct {
 	Label string `json:"label"`
 	Title string `json:"title"`
@@ -120,45 +99,6 @@ var threeOptions = optionsArgs(
 	optionArg{Label: "C", Title: "Founders", Text: "Founders who still answer tickets."},
 )
 
-// toolChoice returns the function a request's tool_choice forces ("" when none).
-func toolChoice(tb testing.TB, r openaitest.Request) string {
-	tb.Helper()
-	var body struct {
-		ToolChoice json.RawMessage `json:"tool_choice"`
-	}
-	if err := json.Unmarshal(r.Body, &body); err != nil {
-		tb.Fatal(err)
-	}
-	var choice struct {
-		Type     string `json:"type"`
-		Function struct {
-			Name string `json:"name"`
-		} `json:"function"`
-	}
-	if err := json.Unmarshal(body.ToolChoice, &choice); err != nil || choice.Type != "function" {
-		tb.Fatalf("tool_choice = %s, want a function", body.ToolChoice)
-	}
-	return choice.Function.Name
-}
-
-// checkRequest checks what every workflow request has: the model, the one commit
-// function offered and forced.
-func checkRequest(tb testing.TB, r openaitest.Request, model, tool string) {
-	tb.Helper()
-	if r.Chat.Model != model {
-		tb.Errorf("model = %q, want %q", r.Chat.Model, model)
-	}
-	if got := r.ToolNames(); !reflect.DeepEqual(got, []string{tool}) {
-		tb.Errorf("tools = %v, want [%s]", got, tool)
-	}
-	if got := toolChoice(tb, r); got != tool {
-		tb.Errorf("tool_choice forces %q, want %q", got, tool)
-	}
-	if r.Chat.ResponseFormat != nil {
-		tb.Errorf("response_format = %+v, want none", r.Chat.ResponseFormat)
-	}
-}
-
 // parameters returns the JSON schema of the request's first tool.
 func parameters(tb testing.TB, r openaitest.Request) map[string]any {
 	tb.Helper()
@@ -171,24 +111,6 @@ func parameters(tb testing.TB, r openaitest.Request) map[string]any {
 		tb.Fatal(err)
 	}
 	return m
-}
-
-func contains(tb testing.TB, what, s string, wants ...string) {
-	tb.Helper()
-	for _, w := range wants {
-		if !strings.Contains(s, w) {
-			tb.Errorf("%s lacks %q:\n%s", what, w, s)
-		}
-	}
-}
-
-func lacks(tb testing.TB, what, s string, unwanted ...string) {
-	tb.Helper()
-	for _, w := range unwanted {
-		if strings.Contains(s, w) {
-			tb.Errorf("%s contains %q:\n%s", what, w, s)
-		}
-	}
 }
 
 func TestWorkflowProposeOptions(t *testing.T) {

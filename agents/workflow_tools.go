@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -13,8 +12,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/agents/function"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The commit functions of the WorkflowAgent (docs/architecture.md, "Workflow machine"):
@@ -53,67 +54,61 @@ const (
 	maxQuery   = 200 // bytes, one line
 )
 
+// Bounds of what the commit functions' arguments keep.
+const (
+	maxOptionTitle = 60  // runes: an option's title is shown on a button
+	maxReason      = 300 // bytes: a criterion's reason
+)
+
 // notEvaluated is the reason of a criterion the model left out of its evaluation.
 const notEvaluated = "Not evaluated: the model gave no result for this criterion."
 
-// schema is a JSON schema under construction.
-type schema = map[string]any
-
-// object returns the schema of an object whose properties are all required and that
-// allows no others.
-func object(props schema) schema {
-	required := make([]string, 0, len(props))
-	for name := range props {
-		required = append(required, name)
+// optionCount is how many options a choice artifact gets.
+func optionCount(a *workflow.Artifact) int {
+	n := a.Options
+	if n <= 0 {
+		n = workflow.DefaultOptions
 	}
-	slices.Sort(required)
-	return schema{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+	return min(n, workflow.MaxOptions)
 }
 
-// optional takes names off an object schema's required properties.
-func optional(s schema, names ...string) schema {
-	s["required"] = slices.DeleteFunc(s["required"].([]string), func(n string) bool { return slices.Contains(names, n) })
-	return s
-}
-
-func str(description string) schema { return schema{"type": "string", "description": description} }
-
-func function(name, description string, params schema) openai.FunctionDefinition {
-	b, err := json.Marshal(params)
-	if err != nil {
-		panic(err) // the schemas are maps of strings, numbers and slices
+// optionLabels returns the first n labels: "A", "B", …
+func optionLabels(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = string(rune('A' + i))
 	}
-	return openai.FunctionDefinition{Name: name, Description: description, Parameters: json.RawMessage(b)}
+	return out
 }
 
 func optionsTool(labels []string) openai.FunctionDefinition {
 	n := len(labels)
-	label := str("the option's letter, in order: " + strings.Join(labels, ", "))
+	label := function.String("the option's letter, in order: " + strings.Join(labels, ", "))
 	label["enum"] = labels
-	return function(CommitOptionsTool,
+	return function.Define(CommitOptionsTool,
 		"Save the options proposed for the artifact. Only the options passed here are shown to the team.",
-		object(schema{"options": schema{
+		function.Object(function.Schema{"options": function.Schema{
 			"type":        "array",
 			"description": fmt.Sprintf("exactly %d options, labelled %s", n, strings.Join(labels, ", ")),
 			"minItems":    n,
 			"maxItems":    n,
-			"items": object(schema{
+			"items": function.Object(function.Schema{
 				"label": label,
-				"title": str("a few words naming the option, at most 60 characters (shown on a button)"),
-				"text":  str("the option itself: a short paragraph"),
+				"title": function.String("a few words naming the option, at most 60 characters (shown on a button)"),
+				"text":  function.String("the option itself: a short paragraph"),
 			}),
 		}}))
 }
 
 func selectionTool(labels []string) openai.FunctionDefinition {
-	label := str(`the label of the option the reply chooses, or "" when it chooses none`)
+	label := function.String(`the label of the option the reply chooses, or "" when it chooses none`)
 	label["enum"] = append([]string{""}, labels...)
-	return function(CommitSelectionTool,
+	return function.Define(CommitSelectionTool,
 		"Save what the person's reply to the options means.",
-		object(schema{
+		function.Object(function.Schema{
 			"label":        label,
-			"instructions": str(`the changes asked for with the choice, or the guidance for new options, in a few words; "" when none`),
-			"regenerate":   schema{"type": "boolean", "description": "true when the reply asks for new options instead of choosing one"},
+			"instructions": function.String(`the changes asked for with the choice, or the guidance for new options, in a few words; "" when none`),
+			"regenerate":   function.Schema{"type": "boolean", "description": "true when the reply asks for new options instead of choosing one"},
 		}))
 }
 
@@ -125,123 +120,52 @@ func finalTextTool(item, failure bool) openai.FunctionDefinition {
 		what = "the complete text of the item, in light Markdown, without its heading"
 	}
 	if !failure {
-		return function(CommitFinalTextTool,
+		return function.Define(CommitFinalTextTool,
 			"Save the artifact's complete text. Only the text passed here is kept and shown to the team.",
-			object(schema{"text": str(what)}))
+			function.Object(function.Schema{"text": function.String(what)}))
 	}
-	return function(CommitFinalTextTool,
+	return function.Define(CommitFinalTextTool,
 		"Save the artifact's complete text, or report that the task cannot be done. Only the text passed here is kept.",
-		optional(object(schema{
-			"text":    str(what + `; "" when you set failure`),
-			"failure": str("set only when the task cannot be done — for research, when nothing relevant was found — with what you tried; leave text empty then"),
+		function.Optional(function.Object(function.Schema{
+			"text":    function.String(what + `; "" when you set failure`),
+			"failure": function.String("set only when the task cannot be done — for research, when nothing relevant was found — with what you tried; leave text empty then"),
 		}), "failure"))
 }
 
 func recoveryTool() openai.FunctionDefinition {
-	return function(CommitRecoveryTool,
+	return function.Define(CommitRecoveryTool,
 		"Save the new instructions for the last try of the failing task.",
-		optional(object(schema{
-			"instructions": str("the new, more specific instructions for the last try: what to do, where to look, what to leave out"),
-			"queries": schema{
+		function.Optional(function.Object(function.Schema{
+			"instructions": function.String("the new, more specific instructions for the last try: what to do, where to look, what to leave out"),
+			"queries": function.Schema{
 				"type":        "array",
 				"description": fmt.Sprintf("for research: new, more specific search queries, at most %d; empty when searching does not apply", maxQueries),
-				"items":       str("one search query"),
+				"items":       function.String("one search query"),
 			},
-			"rationale": str("one or two sentences: why the new instructions should work where the tries failed"),
+			"rationale": function.String("one or two sentences: why the new instructions should work where the tries failed"),
 		}), "queries"))
 }
 
 func evaluationTool(ids []string) openai.FunctionDefinition {
-	id := str("the criterion's id")
+	id := function.String("the criterion's id")
 	id["enum"] = ids
-	return function(CommitEvaluationTool,
+	return function.Define(CommitEvaluationTool,
 		"Save the evaluation of the text: one result per criterion.",
-		object(schema{"results": schema{
+		function.Object(function.Schema{"results": function.Schema{
 			"type":        "array",
 			"description": "one result per criterion: " + strings.Join(ids, ", "),
-			"items": object(schema{
+			"items": function.Object(function.Schema{
 				"id":     id,
-				"pass":   schema{"type": "boolean", "description": "true when the text clearly meets the criterion"},
-				"reason": str("one short sentence: what meets the criterion, or what is missing"),
+				"pass":   function.Schema{"type": "boolean", "description": "true when the text clearly meets the criterion"},
+				"reason": function.String("one short sentence: what meets the criterion, or what is missing"),
 			}),
 		}}))
 }
 
 func docsetTool() openai.FunctionDefinition {
-	return function(CommitDocsetTool,
+	return function.Define(CommitDocsetTool,
 		"Save the short summary posted with the final document.",
-		object(schema{"summary": str("two to four sentences on what the document sets out")}))
-}
-
-// decodeArgs decodes a commit function's arguments into v. Arguments that are a JSON
-// string holding the object (encoded twice, as weak models do) are accepted.
-func decodeArgs(args json.RawMessage, v any) error {
-	if s, ok := jsonString(args); ok {
-		args = json.RawMessage(s)
-	}
-	if err := json.Unmarshal(args, v); err != nil {
-		return fmt.Errorf("the arguments are not a JSON object of the function's schema (%s)", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	return nil
-}
-
-// jsonString returns the value of data when it is a JSON string.
-func jsonString(data []byte) (string, bool) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 || data[0] != '"' {
-		return "", false
-	}
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// flexList is a JSON array that may also arrive as a string holding the array, or as
-// a single element.
-type flexList[T any] []T
-
-func (l *flexList[T]) UnmarshalJSON(data []byte) error {
-	if s, ok := jsonString(data); ok {
-		data = []byte(s)
-	}
-	data = bytes.TrimSpace(data)
-	switch {
-	case bytes.Equal(data, []byte("null")):
-		*l = nil
-		return nil
-	case len(data) > 0 && data[0] == '{':
-		var one T
-		if err := json.Unmarshal(data, &one); err != nil {
-			return err
-		}
-		*l = flexList[T]{one}
-		return nil
-	}
-	var many []T
-	if err := json.Unmarshal(data, &many); err != nil {
-		return err
-	}
-	*l = many
-	return nil
-}
-
-// flexBool is a JSON boolean that may also arrive as a string ("true", "yes",
-// "pass", …) or as 0 or 1.
-type flexBool bool
-
-func (b *flexBool) UnmarshalJSON(data []byte) error {
-	s := strings.ToLower(strings.Trim(strings.TrimSpace(string(data)), `"`))
-	switch s {
-	case "true", "yes", "pass", "passed", "1":
-		*b = true
-	case "false", "no", "fail", "failed", "0", "null", "":
-		*b = false
-	default:
-		return fmt.Errorf("cannot read %s as true or false", data)
-	}
-	return nil
+		function.Object(function.Schema{"summary": function.String("two to four sentences on what the document sets out")}))
 }
 
 // parseOptions reads commit_artifact_options' arguments: exactly len(labels) options,
@@ -249,13 +173,13 @@ func (b *flexBool) UnmarshalJSON(data []byte) error {
 // made one line of at most maxOptionTitle runes, or made from the text when empty.
 func parseOptions(args json.RawMessage, labels []string) ([]workflow.Option, error) {
 	var in struct {
-		Options flexList[struct {
+		Options function.List[struct {
 			Label string `json:"label"`
 			Title string `json:"title"`
 			Text  string `json:"text"`
 		}] `json:"options"`
 	}
-	if err := decodeArgs(args, &in); err != nil {
+	if err := function.Decode(args, &in); err != nil {
 		return nil, err
 	}
 	if n := len(in.Options); n != len(labels) {
@@ -281,7 +205,7 @@ func parseOptions(args json.RawMessage, labels []string) ([]workflow.Option, err
 		if title == "" {
 			title = firstWords(text, 6)
 		}
-		out[i] = workflow.Option{Label: label, Title: cutRunes(title, maxOptionTitle), Text: text}
+		out[i] = workflow.Option{Label: label, Title: textcut.Ellipsis(title, maxOptionTitle, spaceOrPunct), Text: text}
 	}
 	return out, nil
 }
@@ -289,11 +213,11 @@ func parseOptions(args json.RawMessage, labels []string) ([]workflow.Option, err
 // parseSelection reads commit_artifact_selection's arguments against opts.
 func parseSelection(args json.RawMessage, opts []workflow.Option) (conversation.Selection, error) {
 	var in struct {
-		Label        string   `json:"label"`
-		Instructions string   `json:"instructions"`
-		Regenerate   flexBool `json:"regenerate"`
+		Label        string        `json:"label"`
+		Instructions string        `json:"instructions"`
+		Regenerate   function.Bool `json:"regenerate"`
 	}
-	if err := decodeArgs(args, &in); err != nil {
+	if err := function.Decode(args, &in); err != nil {
 		return conversation.Selection{}, err
 	}
 	sel := conversation.Selection{Instructions: strings.TrimSpace(in.Instructions), Regenerate: bool(in.Regenerate)}
@@ -364,13 +288,13 @@ func resolveLabel(s string, opts []workflow.Option) (string, bool) {
 // single known id is rejected.
 func parseEvaluation(args json.RawMessage, criteria []workflow.Criterion) ([]workflow.CriterionResult, error) {
 	var in struct {
-		Results flexList[struct {
-			ID     string   `json:"id"`
-			Pass   flexBool `json:"pass"`
-			Reason string   `json:"reason"`
+		Results function.List[struct {
+			ID     string        `json:"id"`
+			Pass   function.Bool `json:"pass"`
+			Reason string        `json:"reason"`
 		}] `json:"results"`
 	}
-	if err := decodeArgs(args, &in); err != nil {
+	if err := function.Decode(args, &in); err != nil {
 		return nil, err
 	}
 	ids := make([]string, len(criteria))
@@ -388,7 +312,7 @@ func parseEvaluation(args json.RawMessage, criteria []workflow.Criterion) ([]wor
 		if _, dup := got[id]; dup {
 			continue
 		}
-		got[id] = workflow.CriterionResult{ID: id, Pass: bool(r.Pass), Reason: truncate(oneLine(r.Reason), maxReason)}
+		got[id] = workflow.CriterionResult{ID: id, Pass: bool(r.Pass), Reason: textcut.BytesMark(oneLine(r.Reason), maxReason, textcut.Truncated)}
 	}
 	if len(got) == 0 {
 		return nil, fmt.Errorf("no result names a criterion; give one result for each of %s", strings.Join(ids, ", "))
@@ -408,7 +332,7 @@ func parseEvaluation(args json.RawMessage, criteria []workflow.Criterion) ([]wor
 // commit_final_docset, trimmed; it must not be empty.
 func parseText(args json.RawMessage, field string) (string, error) {
 	var in map[string]json.RawMessage
-	if err := decodeArgs(args, &in); err != nil {
+	if err := function.Decode(args, &in); err != nil {
 		return "", err
 	}
 	raw, ok := in[field]
@@ -434,7 +358,7 @@ type finalText struct{ text, failure string }
 // is rejected; "failure" is ignored when it is not allowed.
 func parseFinalText(args json.RawMessage, failure bool) (finalText, error) {
 	var in map[string]json.RawMessage
-	if err := decodeArgs(args, &in); err != nil {
+	if err := function.Decode(args, &in); err != nil {
 		return finalText{}, err
 	}
 	text, hasText, err := stringArg(in, "text")
@@ -483,11 +407,11 @@ func stringArg(in map[string]json.RawMessage, field string) (string, bool, error
 // at most maxQuery bytes.
 func parseRecovery(args json.RawMessage) (workflow.Recovery, error) {
 	var in struct {
-		Instructions string           `json:"instructions"`
-		Queries      flexList[string] `json:"queries"`
-		Rationale    string           `json:"rationale"`
+		Instructions string                `json:"instructions"`
+		Queries      function.List[string] `json:"queries"`
+		Rationale    string                `json:"rationale"`
 	}
-	if err := decodeArgs(args, &in); err != nil {
+	if err := function.Decode(args, &in); err != nil {
 		return workflow.Recovery{}, err
 	}
 	out := workflow.Recovery{Instructions: strings.TrimSpace(in.Instructions), Rationale: strings.TrimSpace(in.Rationale)}
@@ -496,7 +420,7 @@ func parseRecovery(args json.RawMessage) (workflow.Recovery, error) {
 	}
 	seen := map[string]bool{}
 	for _, q := range in.Queries {
-		q = truncate(oneLine(q), maxQuery)
+		q = textcut.BytesMark(oneLine(q), maxQuery, textcut.Truncated)
 		if key := strings.ToLower(q); q != "" && !seen[key] && len(out.Queries) < maxQueries {
 			seen[key] = true
 			out.Queries = append(out.Queries, q)
@@ -511,14 +435,9 @@ func firstWords(s string, n int) string {
 	return strings.Join(w[:min(n, len(w))], " ")
 }
 
-// cutRunes cuts s to at most n runes, marking a cut with "…".
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)[:n-1]
-	return strings.TrimRightFunc(string(r), func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }) + "…"
-}
+// spaceOrPunct reports whether r is white space or punctuation: what a title cut
+// with an ellipsis drops before the "…".
+func spaceOrPunct(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }
 
 // languages names the languages of common BCP 47 tags, in English with the
 // language's own name, for the instruction "write in …".
@@ -565,3 +484,6 @@ func languageName(tag string) string {
 		t = t[:i]
 	}
 }
+
+// oneLine collapses runs of white space, newlines included, into single spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -9,6 +9,7 @@ import (
 	"github.com/slack-go/slack"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Block Kit limits (https://docs.slack.dev/reference/block-kit/blocks,
@@ -436,16 +437,9 @@ func firstText(p []item) string {
 	return ""
 }
 
-// truncate cuts s to at most n characters (runes), ending it with "…" when cut.
-func truncate(s string, n int) string {
-	if runes(s) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	return strings.TrimRight(string([]rune(s)[:n-1]), " \n") + "…"
-}
+// truncate cuts s to at most n characters (runes), ending it with "…" when cut, the
+// spaces and line breaks before the "…" dropped: the one cut of a Slack text bound.
+func truncate(s string, n int) string { return textcut.Ellipsis(s, n, textcut.Cutset(" \n")) }
 
 // oneLine replaces line breaks with spaces (plain-text labels and titles).
 func oneLine(s string) string {

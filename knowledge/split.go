@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Chunk sizes, in characters (runes).
@@ -287,9 +288,9 @@ func cut(text string, size int, split func(string) []string) []string {
 			continue
 		}
 		for _, w := range strings.SplitAfter(part, " ") {
-			// byteIndex is below len(w) while w has more than size characters;
+			// textcut.Index is below len(w) while w has more than size characters;
 			// counting the whole rest of w each time would be quadratic.
-			for i := byteIndex(w, size); i < len(w); i = byteIndex(w, size) {
+			for i := textcut.Index(w, size); i < len(w); i = textcut.Index(w, size) {
 				add(w[:i])
 				w = w[i:]
 			}
@@ -335,15 +336,3 @@ func sentences(text string) []string {
 
 // chars returns the number of characters (runes) in s.
 func chars(s string) int { return utf8.RuneCountInString(s) }
-
-// byteIndex returns the byte offset of the nth character of s (len(s) if it has
-// fewer).
-func byteIndex(s string, n int) int {
-	for i := range s {
-		if n == 0 {
-			return i
-		}
-		n--
-	}
-	return len(s)
-}

@@ -1,12 +1,12 @@
 package prompts
 
 // The names of the planner strategy's templates (docs/architecture.md, "Assistant
-// pipeline"), for Set.Render. The planner (agents.Planner) sends PlannerSystem as the
+// pipeline"), for Set.Render. The planner (planner.Planner, package agents/planner) sends PlannerSystem as the
 // system prompt of each of its own calls and one phase template as the last user
 // message: PlannerUnderstand, PlannerPlan, PlannerReflect (each answered by a forced
 // commit function; CommitReminder asks again when the call is missing or rejected) and
 // PlannerAnswer (answered in text). Each task of the plan runs as a ReAct executor turn
-// whose request is PlannerTask. The router (agents.Router) sends PlannerRoute as the
+// whose request is PlannerTask. The router (planner.Router) sends PlannerRoute as the
 // system prompt and PlannerRouteRequest as the user message when it lets the small
 // model choose the strategy.
 const (

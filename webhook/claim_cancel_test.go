@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/webhook"
 )
@@ -37,7 +37,7 @@ func TestClaimAsShutdownStartsIsHandedBack(t *testing.T) {
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
-	client, err := agents.GuardedClient(agents.FetchConfig{AllowHosts: []string{"127.0.0.1"}}, time.Second)
+	client, err := web.GuardedClient(web.FetchConfig{AllowHosts: []string{"127.0.0.1"}}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

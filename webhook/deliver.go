@@ -57,7 +57,7 @@ type Config struct {
 	URLs   []string
 	Secret string
 	Outbox Outbox
-	// Client sends the requests; agents.GuardedClient applies fetch_url's address
+	// Client sends the requests; web.GuardedClient (package agents/web) applies fetch_url's address
 	// rules (WEBHOOK_ALLOW_HOSTS). Its own Timeout is not relied on: Timeout bounds
 	// each request.
 	Client *http.Client

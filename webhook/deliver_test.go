@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/sqlite"
 	"github.com/threadwright/threadwright/webhook"
@@ -70,7 +70,7 @@ func TestDeliverer(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	client, err := agents.GuardedClient(agents.FetchConfig{AllowHosts: []string{"127.0.0.1"}}, time.Second)
+	client, err := web.GuardedClient(web.FetchConfig{AllowHosts: []string{"127.0.0.1"}}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestDelivererRefusesLoopback(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
 	defer srv.Close()
-	client, err := agents.GuardedClient(agents.FetchConfig{}, time.Second)
+	client, err := web.GuardedClient(web.FetchConfig{}, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

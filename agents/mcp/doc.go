@@ -31,4 +31,10 @@
 // A call cut off by a server that dies is not retried: a tool call may have effects.
 // Tools are listed once, at start-up: a server that was down then contributes none
 // until the bot restarts, and later changes to a server's tool list are not followed.
+//
+// The files follow a server's life: config.go reads the YAML; sources.go connects
+// every server and registers its tools; server.go keeps one server's session (start,
+// reconnect with backoff, health check, stop); tools.go turns its tools/list into
+// ToolSpecs; call.go runs tools/call and turns the result or the failure into what
+// the model reads.
 package mcp

@@ -6,6 +6,9 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mcp"
+	"github.com/threadwright/threadwright/agents/planner"
+	"github.com/threadwright/threadwright/agents/toolbox"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/metrics"
 )
@@ -67,11 +70,11 @@ func (rc *runConfig) newExecutor(model agents.Completer, registry *agents.Regist
 		Client: model, Model: rc.OpenAIModel, Registry: registry, Policy: rc.files.policy, Instructions: rc.files.instructions,
 		Prompts: rc.prompts, MaxSteps: rc.MaxSteps, ToolTimeout: rc.ToolTimeout, Logger: rc.log, HoldUnscoped: rc.ScopeClassifyResults,
 	})
-	channels, _ := agents.ParseChannelStrategies(rc.StrategyChannels) // validated by LoadConfig
-	strategy, _ := agents.ParseStrategy(rc.Strategy)
-	router, err := agents.NewRouter(agents.RouterConfig{
+	channels, _ := planner.ParseChannelStrategies(rc.StrategyChannels) // validated by LoadConfig
+	strategy, _ := planner.ParseStrategy(rc.Strategy)
+	router, err := planner.NewRouter(planner.RouterConfig{
 		Client: model, SmallModel: rc.OpenAISmallModel, ReAct: react, Default: strategy, Channels: channels, Prompts: rc.prompts, Logger: rc.log,
-		Planner: agents.NewPlanner(agents.PlannerConfig{
+		Planner: planner.New(planner.Config{
 			Client: model, Model: rc.OpenAIModel, SmallModel: rc.OpenAISmallModel, Executor: react, Prompts: rc.prompts, Logger: rc.log,
 		}),
 	})
@@ -94,13 +97,13 @@ func (rc *runConfig) newExecutor(model agents.Completer, registry *agents.Regist
 // caller closes them once the turns have finished.
 func (rc *runConfig) buildTools(ctx context.Context, extra func(*agents.Registry) error) (*agents.Registry, *mcp.Sources, error) {
 	r := agents.NewRegistry()
-	if err := agents.RegisterBuiltins(r); err != nil {
+	if err := toolbox.Register(r); err != nil {
 		return nil, nil, fmt.Errorf("tools: %w", err)
 	}
 	if err := r.Register(agents.Recall()); err != nil {
 		return nil, nil, fmt.Errorf("tools: %w", err)
 	}
-	if err := r.Register(agents.FetchURLTool(rc.fetchConfig())); err != nil {
+	if err := r.Register(web.FetchURLTool(rc.fetchConfig())); err != nil {
 		return nil, nil, fmt.Errorf("tools: %w", err)
 	}
 	var sources *mcp.Sources
@@ -113,7 +116,7 @@ func (rc *runConfig) buildTools(ctx context.Context, extra func(*agents.Registry
 			return nil, sources, fmt.Errorf("MCP_CONFIG: %w", err)
 		}
 	}
-	if spec, tool, ok := agents.WebSearchTool(agents.SearchConfig{SearxngURL: rc.SearxngURL}); ok {
+	if spec, tool, ok := web.SearchTool(web.SearchConfig{SearxngURL: rc.SearxngURL}); ok {
 		if err := r.Register(spec, tool); err != nil {
 			return nil, sources, fmt.Errorf("tools: %w", err)
 		}
@@ -133,7 +136,7 @@ func registerKnowledge(r *agents.Registry, st conversation.Store) error {
 	if !ok {
 		return nil
 	}
-	if err := r.Register(agents.KnowledgeTool(kb, agents.DefaultKnowledgeLimit)); err != nil {
+	if err := r.Register(toolbox.KnowledgeTool(kb, toolbox.DefaultKnowledgeLimit)); err != nil {
 		return fmt.Errorf("tools: %w", err)
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"github.com/kelseyhightower/envconfig"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/planner"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/api"
 )
 
@@ -217,10 +219,10 @@ func (c *Config) validateParsed() error {
 	} else if c.APIAddr != "" && len(tokens) == 0 {
 		return errors.New("API_TOKENS: expected at least one name:secret pair with API_ADDR set")
 	}
-	if _, err := agents.ParseStrategy(c.Strategy); err != nil {
+	if _, err := planner.ParseStrategy(c.Strategy); err != nil {
 		return fmt.Errorf("STRATEGY: expected react, planner or auto: %w", err)
 	}
-	if _, err := agents.ParseChannelStrategies(c.StrategyChannels); err != nil {
+	if _, err := planner.ParseChannelStrategies(c.StrategyChannels); err != nil {
 		return fmt.Errorf("STRATEGY_CHANNELS: expected channel:strategy pairs such as C123:planner,C456:react: %w", err)
 	}
 	if _, err := agents.ParseChannelFiles(c.ExecutorInstructionsChannels); err != nil {
@@ -251,6 +253,6 @@ func (c *Config) clientConfig(log *slog.Logger) agents.ClientConfig {
 }
 
 // fetchConfig is the fetch_url tool's configuration.
-func (c *Config) fetchConfig() agents.FetchConfig {
-	return agents.FetchConfig{MaxBytes: int64(c.FetchMaxBytes), Timeout: c.FetchTimeout, AllowPrivate: c.FetchAllowPrivate, AllowHosts: c.FetchAllowHosts}
+func (c *Config) fetchConfig() web.FetchConfig {
+	return web.FetchConfig{MaxBytes: int64(c.FetchMaxBytes), Timeout: c.FetchTimeout, AllowPrivate: c.FetchAllowPrivate, AllowHosts: c.FetchAllowHosts}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/mrkdwn"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/service"
 	"github.com/threadwright/threadwright/metrics"
@@ -41,7 +43,7 @@ func (rc *runConfig) newService(p serviceParts) (*service.Service, error) {
 		FetchAllowed:        func(ch string) bool { return policy.Allows(ch, "fetch_url") },
 		Approvers:           rc.ApproverUserIDs,
 		SuggestedPrompts:    rc.files.suggested,
-		Format:              agents.ToMrkdwn,
+		Format:              mrkdwn.FromMarkdown,
 		Summarizer:          p.agents.summarizer,
 		HistoryTokens:       rc.HistoryTokens,
 		Logger:              rc.log,
@@ -73,5 +75,5 @@ func sourceFetcher(f conversation.SourceFetcher, c *Config) conversation.SourceF
 	if f != nil {
 		return f
 	}
-	return agents.NewSourceFetcher(c.fetchConfig())
+	return web.NewSourceFetcher(c.fetchConfig())
 }

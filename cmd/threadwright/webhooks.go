@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/webhook"
 )
@@ -46,7 +46,7 @@ func (c *WebhookConfig) validate() error {
 	case c.WebhookMaxAge <= 0:
 		return errors.New("WEBHOOK_MAX_AGE: expected a positive duration")
 	}
-	if err := (agents.FetchConfig{AllowHosts: c.WebhookAllowHosts}).Validate(); err != nil {
+	if err := (web.FetchConfig{AllowHosts: c.WebhookAllowHosts}).Validate(); err != nil {
 		return fmt.Errorf("WEBHOOK_ALLOW_HOSTS: %w", err)
 	}
 	return nil
@@ -62,7 +62,7 @@ func (c *WebhookConfig) newDeliverer(st conversation.Store, links conversation.P
 	if !ok {
 		return nil, errors.New("WEBHOOK_URLS: this store has no webhook outbox")
 	}
-	client, err := agents.GuardedClient(agents.FetchConfig{AllowHosts: c.WebhookAllowHosts}, c.WebhookTimeout)
+	client, err := web.GuardedClient(web.FetchConfig{AllowHosts: c.WebhookAllowHosts}, c.WebhookTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("WEBHOOK_ALLOW_HOSTS: %w", err)
 	}

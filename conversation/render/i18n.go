@@ -152,7 +152,7 @@ var catalogs = map[string]map[string]string{
 		"check.words_no_input":   "%s words; no target: the input \"%s\" is empty",
 		"check.words_not_number": "%s words; no target: the input \"%s\" is not a number above 0 (%q)",
 		"check.thousands":        ",",
-		// Self review and enhancement passes (docs/workflows.md, "Pipelines"; conversation/workflowrun/selfreview.go, conversation/workflowrun/enhance.go).
+		// Self review and enhancement passes (docs/workflows.md, "Pipelines"; conversation/workflowrun/author.go, conversation/workflowrun/enhance.go).
 		"pass.reviewed":        "Reviewed against the criteria and revised once",
 		"pass.enhanced":        "Enhanced by the model profile \"%s\".",
 		"pass.enhance_skipped": "Enhancement pass skipped: this deployment defines no model profile \"%s\" (MODEL_PROFILES).",
@@ -296,7 +296,7 @@ var catalogs = map[string]map[string]string{
 		"check.words_no_input":   "слов: %s; цели нет: поле «%s» не заполнено",
 		"check.words_not_number": "слов: %s; цели нет: в поле «%s» не число больше 0 (%q)",
 		"check.thousands":        "\u00a0",
-		// Self review and enhancement passes (docs/workflows.md, "Pipelines"; conversation/workflowrun/selfreview.go, conversation/workflowrun/enhance.go).
+		// Self review and enhancement passes (docs/workflows.md, "Pipelines"; conversation/workflowrun/author.go, conversation/workflowrun/enhance.go).
 		"pass.reviewed":        "Проверено по критериям и один раз доработано",
 		"pass.enhanced":        "Улучшено моделью профиля «%s».",
 		"pass.enhance_skipped": "Проход улучшения пропущен: в этом развёртывании нет профиля модели «%s» (MODEL_PROFILES).",

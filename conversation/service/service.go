@@ -43,7 +43,7 @@ type Config struct {
 	Approvers []string
 
 	// Format converts the model's Markdown (artifact texts and options) to the chat's
-	// markup when they are shown in cards (agents.ToMrkdwn for Slack's mrkdwn); nil
+	// markup when they are shown in cards (mrkdwn.FromMarkdown of package agents/mrkdwn for Slack's mrkdwn); nil
 	// shows them as written. The report file keeps the Markdown.
 	Format func(markdown string) string
 

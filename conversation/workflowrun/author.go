@@ -11,7 +11,7 @@ import (
 
 // propose asks for options for artifact id and shows them.
 func (t author) propose(ctx context.Context, id string, sup supersede) error {
-	opts, reviewed, err := t.proposeOptions(ctx, id) // selfreview.go
+	opts, reviewed, err := t.proposeOptions(ctx, id) // below, in this file
 	if err != nil {
 		return err
 	}

@@ -282,7 +282,7 @@ func (t decoder) message(ctx context.Context, text string) (handled bool, err er
 // the same code as its first run; a button of an older failure is out of date.
 func (t decoder) runRetry(ctx context.Context, a conversation.ActionInput) error {
 	if a.Action.Artifact != "" {
-		return pipelineRun{t.wfTurn}.retryItems(ctx, a) // a pipeline artifact's failed items (pipeline_retry.go)
+		return pipelineRun{t.wfTurn}.retryItems(ctx, a) // a pipeline artifact's failed items (pipeline.go)
 	}
 	orig := t.retry
 	if orig == nil || orig.ID != a.Action.Arg {

@@ -243,9 +243,9 @@ func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 
 // The roles of a workflow turn, each a view of the same turn with the methods of
 // one job: author asks the workflow agent for options and texts and judges them
-// (steps' writes, selfreview.go, enhance.go, verdict.go); poster shows what the turn
+// (author.go, enhance.go, verdict.go); poster shows what the turn
 // changed in the thread (cards.go); decoder reads the input into steps (input.go,
-// reply.go, modal.go, fulltext.go); pipelineRun runs the auto artifacts
+// reply.go, modal.go); pipelineRun runs the auto artifacts
 // (pipeline*.go).
 type (
 	author      struct{ *wfTurn }

@@ -21,6 +21,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/toolbox"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/playground/demo"
@@ -1057,8 +1058,8 @@ func TestCustomForeach(t *testing.T) {
 func TestExecutor(t *testing.T) {
 	now := func() time.Time { return time.Date(2024, 5, 14, 9, 30, 0, 0, time.UTC) }
 	reg := agents.NewRegistry()
-	reg.MustRegister(agents.CurrentTime(now))
-	reg.MustRegister(agents.Calculate())
+	reg.MustRegister(toolbox.CurrentTime(now))
+	reg.MustRegister(toolbox.Calculate())
 	exec := agents.NewExecutor(agents.ExecutorConfig{Client: demo.New(), Model: demo.ModelName, Registry: reg, Now: now, Logger: quietLogger()})
 
 	tests := []struct {
@@ -1321,7 +1322,7 @@ func TestComplete(t *testing.T) {
 // The demo model stands in for a real one wherever an agents.Completer goes.
 func Example() {
 	reg := agents.NewRegistry()
-	reg.MustRegister(agents.Calculate())
+	reg.MustRegister(toolbox.Calculate())
 	exec := agents.NewExecutor(agents.ExecutorConfig{Client: demo.New(), Model: demo.ModelName, Registry: reg})
 
 	f, err := exec.Execute(context.Background(), conversation.Prompt{Text: "What is 17 * 23?"}, nil)

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// searchKnowledgeTool is the name of agents.KnowledgeTool.
+// searchKnowledgeTool is the name of toolbox.KnowledgeTool (package agents/toolbox).
 const searchKnowledgeTool = "search_knowledge"
 
 var (

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/toolbox"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/playground/demo"
 	"github.com/threadwright/threadwright/store/sqlite"
@@ -29,8 +30,8 @@ func TestKnowledgeAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := agents.NewRegistry()
-	reg.MustRegister(agents.CurrentTime(nil))
-	reg.MustRegister(agents.KnowledgeTool(st, 5))
+	reg.MustRegister(toolbox.CurrentTime(nil))
+	reg.MustRegister(toolbox.KnowledgeTool(st, 5))
 	exec := agents.NewExecutor(agents.ExecutorConfig{Client: demo.New(), Model: demo.ModelName, Registry: reg, Logger: quietLogger()})
 	ask := func(q string) (conversation.Findings, string) {
 		t.Helper()

@@ -18,7 +18,7 @@ import (
 // carries their results, commits notes that cite them. The demo reads this from the
 // request alone: a request with "tool" messages has its results.
 
-// webSearchTool is the name of agents.WebSearchTool.
+// webSearchTool is the name of web.SearchTool (package agents/web).
 const webSearchTool = "web_search"
 
 // searchTools are the tools the demo researches with, in the order it calls them.
