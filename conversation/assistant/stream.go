@@ -12,6 +12,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/turns"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Streaming limits of an assistant turn's answer.
@@ -318,16 +319,7 @@ func cutMarkdown(prior, chunk string, room int) string {
 	if room <= 0 {
 		return ""
 	}
-	end := len(chunk)
-	n := 0
-	for i := range chunk {
-		if n == room {
-			end = i
-			break
-		}
-		n++
-	}
-	head := chunk[:end]
+	head := textcut.Runes(chunk, room)
 	fences := strings.Count(prior, "```")
 	for _, sep := range []string{"\n\n", "\n", " "} {
 		for i := strings.LastIndex(head, sep); i > 0; i = strings.LastIndex(head[:i], sep) {

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Compactor folds a conversation's older messages into its summary: Summarizer
@@ -93,17 +94,7 @@ func ClipAll(msgs []conversation.Message, n int) []conversation.Message {
 
 // Clip shortens text to at most n characters (runes), noting how much was left out.
 func Clip(text string, n int) string {
-	total := utf8.RuneCountInString(text)
-	if total <= n {
-		return text
-	}
-	cut := 0
-	for i := range text {
-		if n == 0 {
-			cut = i
-			break
-		}
-		n--
-	}
-	return fmt.Sprintf("%s\n[… message clipped: the first %d of %d characters are shown]", text[:cut], utf8.RuneCountInString(text[:cut]), total)
+	return textcut.Noted(text, n, func(kept, total int) string {
+		return fmt.Sprintf("\n[… message clipped: the first %d of %d characters are shown]", kept, total)
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // StopCard is the progress card: status and a Stop button for the turn of input
@@ -144,9 +145,5 @@ func ShownArguments(args string) string {
 // CutTask returns text scrubbed by redact, then cut to n characters, ending with "…"
 // when cut.
 func CutTask(redact func(string) string, text string, n int) string {
-	text = redact(text)
-	if utf8.RuneCountInString(text) <= n {
-		return text
-	}
-	return string([]rune(text)[:n-1]) + "…"
+	return textcut.Ellipsis(redact(text), n, nil)
 }

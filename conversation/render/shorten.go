@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // shorten cuts text for people to at most n characters (runes) plus "…": at the last
@@ -12,19 +14,11 @@ import (
 // stray mark. Text that fits is returned unchanged. Model prompts use clip instead,
 // whose marker tells the model how much was left out (docs/workflows.md, "Workflows").
 func shorten(text string, n int) string {
-	if utf8.RuneCountInString(text) <= n {
+	head := textcut.Runes(text, n)
+	if len(head) == len(text) {
 		return text
 	}
-	cut := len(text)
-	for i := range text {
-		if n == 0 {
-			cut = i
-			break
-		}
-		n--
-	}
-	head := text[:cut]
-	if r, _ := utf8.DecodeRuneInString(text[cut:]); !unicode.IsSpace(r) {
+	if r, _ := utf8.DecodeRuneInString(text[len(head):]); !unicode.IsSpace(r) {
 		// The cut falls inside a word: back up to the space before it.
 		if i := strings.LastIndexFunc(head, unicode.IsSpace); i > 0 {
 			head = head[:i]

@@ -12,6 +12,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -124,17 +125,9 @@ func redactedURL(raw string) string {
 
 // clipSource keeps the first limit runes of a page's text, saying so when it cuts.
 func clipSource(text string, limit int) string {
-	total := utf8.RuneCountInString(text)
-	if total <= limit {
+	head := textcut.Runes(text, limit)
+	if len(head) == len(text) {
 		return text
 	}
-	n, cut := 0, len(text)
-	for i := range text {
-		if n == limit {
-			cut = i
-			break
-		}
-		n++
-	}
-	return strings.TrimSpace(text[:cut]) + fmt.Sprintf("\n[cut: the page has %d characters; the first %d are kept]", total, limit)
+	return strings.TrimSpace(head) + fmt.Sprintf("\n[cut: the page has %d characters; the first %d are kept]", utf8.RuneCountInString(text), limit)
 }

@@ -3,11 +3,11 @@ package workflowrun
 import (
 	"context"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Typed decisions (docs/workflows.md, "Typed decisions"): a reply typed in the thread of an
@@ -55,7 +55,7 @@ func (t decoder) decide(ctx context.Context, id, text string) (handled bool, err
 func (t decoder) askMeaning(ctx context.Context, id, text string) error {
 	st := t.ws().Artifacts[id]
 	a, _ := t.def().Artifact(id)
-	card := t.cards().Meaning(a, st, clipBytes(text, maxCarriedReply))
+	card := t.cards().Meaning(a, st, textcut.Bytes(text, maxCarriedReply))
 	t.reply = ""
 	if _, err := t.r.Out.PostCard(ctx, card); err != nil {
 		return fmt.Errorf("post the reply's meaning card: %w", err)
@@ -78,15 +78,4 @@ func (t decoder) replyAction(ctx context.Context, id string, a conversation.Acti
 	// thread (assistant.Handler.AnswerQuestion).
 	t.question = act.Arg
 	return nil
-}
-
-// clipBytes returns s cut to at most n bytes at a character boundary.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 	"github.com/threadwright/threadwright/store/storetest"
 )
@@ -26,7 +27,7 @@ func FuzzQueryWords(f *testing.F) {
 	}
 	s := openFuzz(f)
 	f.Fuzz(func(t *testing.T, q string) {
-		words := queryWords(sqlstore.Truncate(q, sqlstore.MaxQueryChars))
+		words := queryWords(textcut.Runes(q, sqlstore.MaxQueryChars))
 		if len(words) > sqlstore.MaxQueryWords {
 			t.Errorf("%d words, want at most %d", len(words), sqlstore.MaxQueryWords)
 		}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The methods of conversation.Knowledge, less their SQL. Both backends search with
@@ -135,7 +136,7 @@ func Sources[T Time](query func(rows *[]SourceRow[T]) error) ([]conversation.Sou
 // into rows the best chunks, highest score first (ties in source and ordinal order).
 // Search converts them.
 func Search(query string, limit int, run func(query string, limit int, rows *[]PassageRow) error) ([]conversation.Passage, error) {
-	query = strings.ReplaceAll(strings.ToValidUTF8(Truncate(query, MaxQueryChars), " "), "\x00", " ")
+	query = strings.ReplaceAll(strings.ToValidUTF8(textcut.Runes(query, MaxQueryChars), " "), "\x00", " ")
 	if limit <= 0 || strings.TrimSpace(query) == "" {
 		return nil, nil
 	}
@@ -151,16 +152,4 @@ func Search(query string, limit int, run func(query string, limit int, rows *[]P
 		}
 	}
 	return passages, nil
-}
-
-// Truncate returns s cut to its first n characters (runes); invalid UTF-8 counts a
-// byte as one.
-func Truncate(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
 }
