@@ -9,11 +9,12 @@
 //     titles, the viewed channel) and direct messages; a person's decision on a
 //     tool call that waited for Approve (docs/tools.md, "Tool policy"), which
 //     resumes the answer; Retry of a failed answer.
-//   - answer.go: the turn that answers (Handler.AnswerMessage), step by step.
+//   - answer.go: the pipeline, and the turn that answers (Handler.AnswerMessage),
+//     step by step.
 //   - ask.go, failure.go: the approval card of a side-effect tool call; a failed
 //     answer's message with Retry.
 //   - progress.go, stream.go: what the thread shows while the answer is written.
-//   - pipeline.go, feedback.go: the pipeline and what it found; feedback on answers.
+//   - feedback.go: feedback on answers.
 //   - handler.go, config.go, trace.go: the Handler, its configuration, the scope
 //     check's span.
 //

@@ -4,15 +4,14 @@
 //
 // Its files stand in layers, each using only those below it:
 //
-//   - runtime.go: Runtime (New, Start, Submit, Wait, Shutdown) wires the parts.
+//   - runtime.go: Runtime (New, Start, Wait, Shutdown) wires the parts.
 //   - scheduler.go: one worker per thread, turn slots, the sweep that takes over a
 //     dead replica's threads.
-//   - turn.go: one turn's envelope (its Run, timeout, trace, metrics, give-up).
-//   - run.go, finish.go: Run, what a handler gets: the input, its posts (Out), and
-//     the one ending of every turn that saves (Run.Finish) on a detached, bounded
-//     context.
-//   - intake.go, spool.go, limits.go: Submit stores an input before its envelope is
-//     acked (or spools it while the store is down), within the flood limits.
+//   - run.go: one turn: its envelope (timeout, trace, metrics, give-up) and Run,
+//     what a handler gets: the input, its posts (Out), and the one ending of every
+//     turn that saves (Run.Finish) on a detached, bounded context.
+//   - intake.go, spool.go, limits.go: Submit (promoted to Runtime) stores an input
+//     before its envelope is acked (or spools it while the store is down), within the flood limits.
 //   - leases.go: leases with fencing tokens, the heartbeat that renews them and
 //     brings other replicas' Stop requests.
 //   - outbox.go: tagged posts that a re-run of the input reuses ("Exactly one

@@ -33,6 +33,19 @@ type intake struct {
 	mu sync.Mutex
 }
 
+// Submit accepts an input: it stores it (deduplicated by in.ID), or spools it when the
+// store is unavailable, and starts work on its thread. It returns nil only once the
+// input is durably kept, so the caller may acknowledge it then; accepted is false when
+// the input was a duplicate or is not for the bot (a thread reply, without a mention,
+// in a thread the bot is not part of), or was refused by a limit
+// (docs/operations.md, "Limits and secrets"; its author is told). It does not wait for
+// the turn. ctx's deadline bounds the store retries. Errors:
+// conversation.ErrClosed after Shutdown began; the store's (and the spool's) when the
+// input could not be kept.
+func (s *intake) Submit(ctx context.Context, in conversation.Input) (accepted bool, err error) {
+	return s.submit(ctx, in, true)
+}
+
 // submit is Submit; limited false skips the flood limits, for an input that continues
 // one they admitted already (a channel command forwarded to its thread).
 func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool) (accepted bool, err error) {

@@ -17,8 +17,9 @@ import (
 // "Durable turns"). Create it with New, call Start, and Shutdown at the end; it is
 // safe for concurrent use.
 type Runtime struct {
-	env    *env
-	intake *intake
+	env *env
+	// intake takes the inputs of Submit (promoted).
+	*intake
 	spool  *spooler
 	leases leases
 	sched  *scheduler
@@ -81,19 +82,6 @@ func (rt *Runtime) Start(ctx context.Context) error {
 	go func() { defer e.bg.Done(); rt.sched.sweep(bg) }()
 	rt.spool.resume(ctx)
 	return nil
-}
-
-// Submit accepts an input: it stores it (deduplicated by in.ID), or spools it when the
-// store is unavailable, and starts work on its thread. It returns nil only once the
-// input is durably kept, so the caller may acknowledge it then; accepted is false when
-// the input was a duplicate or is not for the bot (a thread reply, without a mention,
-// in a thread the bot is not part of), or was refused by a limit
-// (docs/operations.md, "Limits and secrets"; its author is told). It does not wait for
-// the turn. ctx's deadline bounds the store retries. Errors:
-// conversation.ErrClosed after Shutdown began; the store's (and the spool's) when the
-// input could not be kept.
-func (rt *Runtime) Submit(ctx context.Context, in conversation.Input) (accepted bool, err error) {
-	return rt.intake.submit(ctx, in, true)
 }
 
 // Holds reports whether this process holds (or is taking) thread key: its worker
