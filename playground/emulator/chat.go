@@ -42,7 +42,7 @@ func (s *Server) readContent(r *request) (messageContent, error) {
 		return c, err
 	}
 	c.metadata = meta
-	if err := s.checkText(c.text); err != nil {
+	if err := checkText(c.text, s.cfg.LenientTextLimit); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -230,25 +230,6 @@ type streamChunk struct {
 	Details string       `json:"details"`
 	Output  string       `json:"output"`
 	Sources []TaskSource `json:"sources"`
-}
-
-// Task is a task card of a streamed message, as its task_update chunks left it
-// (https://docs.slack.dev/reference/methods/chat.appendStream, "chunks"; the
-// task_update shape of Slack's SDK types).
-type Task struct {
-	ID      string       `json:"id"`
-	Title   string       `json:"title"`
-	Status  string       `json:"status"`
-	Details string       `json:"details,omitempty"`
-	Output  string       `json:"output,omitempty"`
-	Sources []TaskSource `json:"sources,omitempty"`
-}
-
-// TaskSource is a task's URL source.
-type TaskSource struct {
-	Type string `json:"type"`
-	URL  string `json:"url"`
-	Text string `json:"text"`
 }
 
 // Task limits the emulator enforces (Slack's SDK types document 256 characters for

@@ -6,53 +6,9 @@ import (
 	"io"
 	"net/http"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 )
-
-// File is a file the bot uploaded with files.getUploadURLExternal, a POST
-// to the upload URL, and files.completeUploadExternal
-// (https://docs.slack.dev/messaging/working-with-files#uploading_files), the
-// sequence slack-go's UploadFileContext runs.
-type File struct {
-	ID       string
-	Name     string
-	Title    string
-	Length   int    // the length announced to files.getUploadURLExternal
-	Content  []byte // nil until uploaded
-	Channel  string // where it was shared; "" until completed
-	ThreadTS string
-	Complete bool
-}
-
-func (f *File) clone() File {
-	c := *f
-	c.Content = slices.Clone(f.Content)
-	return c
-}
-
-// wireFile is a file object as messages and files.completeUploadExternal
-// render it (fixtures/slack/api/files.completeUploadExternal.json).
-type wireFile struct {
-	ID                 string `json:"id"`
-	Created            int64  `json:"created"`
-	Timestamp          int64  `json:"timestamp"`
-	Name               string `json:"name"`
-	Title              string `json:"title"`
-	Mimetype           string `json:"mimetype"`
-	Filetype           string `json:"filetype"`
-	PrettyType         string `json:"pretty_type"`
-	User               string `json:"user"`
-	UserTeam           string `json:"user_team"`
-	Size               int    `json:"size"`
-	Mode               string `json:"mode"`
-	IsExternal         bool   `json:"is_external"`
-	IsPublic           bool   `json:"is_public"`
-	URLPrivate         string `json:"url_private"`
-	URLPrivateDownload string `json:"url_private_download"`
-	Permalink          string `json:"permalink"`
-}
 
 func (s *Server) wireFile(f File) wireFile {
 	ext := strings.TrimPrefix(path.Ext(f.Name), ".")
@@ -181,7 +137,7 @@ func (s *Server) filesCompleteUploadExternal(r *request) (object, error) {
 			return nil, err
 		}
 		text := r.get("initial_comment")
-		if err := s.checkText(text); err != nil {
+		if err := checkText(text, s.cfg.LenientTextLimit); err != nil {
 			return nil, err
 		}
 		m := &record{Message: Message{

@@ -1,9 +1,6 @@
 package emulator
 
 import (
-	"crypto/rand"
-	"crypto/subtle"
-	"encoding/hex"
 	"net"
 	"net/http"
 	"strings"
@@ -28,18 +25,6 @@ import (
 // slackGoOrigin is the Origin header slack-go's socketmode client (v0.34)
 // sends on its WebSocket upgrade.
 const slackGoOrigin = "https://api.slack.com"
-
-// randomToken returns prefix followed by 40 random hexadecimal digits.
-func randomToken(prefix string) string {
-	var b [20]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return prefix + hex.EncodeToString(b[:])
-}
-
-// sameToken compares two secrets in constant time.
-func sameToken(a, b string) bool {
-	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
-}
 
 // guard wraps the emulator's routes with the Host and cross-origin checks.
 func (s *Server) guard(next http.Handler) http.Handler {

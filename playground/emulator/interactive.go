@@ -268,46 +268,6 @@ func (s *Server) blockActionLocked(ch *channelState, u User, m *record, ephemera
 	return s.sendPayloadLocked(EnvelopeInteractive, payload, nil)
 }
 
-// option is an option of an overflow or static select menu.
-type option struct {
-	Text  textObject `json:"text"`
-	Value string     `json:"value"`
-}
-
-// options lists a menu's options, grouped ones included.
-func (el element) options() []option {
-	out := slices.Clone(el.Options)
-	for _, g := range el.OptionGroups {
-		out = append(out, g.Options...)
-	}
-	return out
-}
-
-// element is an interactive element of a message's blocks (in an actions
-// block or a section's accessory), with where it is.
-type element struct {
-	Type        string          `json:"type"`
-	ActionID    string          `json:"action_id"`
-	Text        json.RawMessage `json:"text"`
-	Value       string          `json:"value"`
-	Style       string          `json:"style"`
-	Placeholder json.RawMessage `json:"placeholder"`
-	Options     []option        `json:"options"`
-	// OptionGroups holds a static select's options when they are grouped.
-	OptionGroups []struct {
-		Options []option `json:"options"`
-	} `json:"option_groups"`
-
-	BlockID string `json:"-"`
-	context string // the text of the nearest text block above
-}
-
-func (el element) label() string {
-	var t textObject
-	_ = json.Unmarshal(el.Text, &t) // a button's text is a text object
-	return t.Text
-}
-
 // buttonAction renders a button as a block_actions action.
 func (el element) buttonAction() object {
 	action := object{
@@ -321,62 +281,6 @@ func (el element) buttonAction() object {
 		action["style"] = el.Style
 	}
 	return action
-}
-
-// elementsOf lists the interactive elements of blocks (in actions blocks
-// and section accessories), in order. Blocks posted without a block_id get
-// "block<i>", standing in for the one Slack assigns.
-func elementsOf(blocks json.RawMessage) []element {
-	var bs []struct {
-		Type      string            `json:"type"`
-		BlockID   string            `json:"block_id"`
-		Text      *textObject       `json:"text"`
-		Accessory json.RawMessage   `json:"accessory"`
-		Elements  []json.RawMessage `json:"elements"`
-	}
-	if json.Unmarshal(blocks, &bs) != nil {
-		return nil
-	}
-	var out []element
-	context := ""
-	for i, b := range bs {
-		blockID := b.BlockID
-		if blockID == "" {
-			blockID = fmt.Sprintf("block%d", i)
-		}
-		var candidates []json.RawMessage
-		switch b.Type {
-		case "section", "header":
-			if b.Text != nil {
-				context = b.Text.Text
-			}
-			if b.Accessory != nil {
-				candidates = []json.RawMessage{b.Accessory}
-			}
-		case "context":
-			var texts []string
-			for _, raw := range b.Elements {
-				var t textObject
-				if json.Unmarshal(raw, &t) == nil && t.Text != "" {
-					texts = append(texts, t.Text)
-				}
-			}
-			if len(texts) > 0 {
-				context = strings.Join(texts, " ")
-			}
-		case "actions":
-			candidates = b.Elements
-		}
-		for _, raw := range candidates {
-			var el element
-			if json.Unmarshal(raw, &el) != nil {
-				continue
-			}
-			el.BlockID, el.context = blockID, context
-			out = append(out, el)
-		}
-	}
-	return out
 }
 
 // SlashCommand acts as user typing "command text" in channel: the bot
@@ -510,7 +414,7 @@ func (s *Server) respondLocked(t responseTarget, raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &body); err != nil {
 		return errCode("invalid_payload")
 	}
-	if err := s.checkText(body.Text); err != nil {
+	if err := checkText(body.Text, s.cfg.LenientTextLimit); err != nil {
 		return err
 	}
 	var blocks json.RawMessage

@@ -45,6 +45,68 @@ type Message struct {
 	Recipient string // the only user who sees an ephemeral message
 }
 
+// Task is a task card of a streamed message, as its task_update chunks left it
+// (https://docs.slack.dev/reference/methods/chat.appendStream, "chunks"; the
+// task_update shape of Slack's SDK types).
+type Task struct {
+	ID      string       `json:"id"`
+	Title   string       `json:"title"`
+	Status  string       `json:"status"`
+	Details string       `json:"details,omitempty"`
+	Output  string       `json:"output,omitempty"`
+	Sources []TaskSource `json:"sources,omitempty"`
+}
+
+// TaskSource is a task's URL source.
+type TaskSource struct {
+	Type string `json:"type"`
+	URL  string `json:"url"`
+	Text string `json:"text"`
+}
+
+// File is a file the bot uploaded with files.getUploadURLExternal, a POST
+// to the upload URL, and files.completeUploadExternal
+// (https://docs.slack.dev/messaging/working-with-files#uploading_files), the
+// sequence slack-go's UploadFileContext runs.
+type File struct {
+	ID       string
+	Name     string
+	Title    string
+	Length   int    // the length announced to files.getUploadURLExternal
+	Content  []byte // nil until uploaded
+	Channel  string // where it was shared; "" until completed
+	ThreadTS string
+	Complete bool
+}
+
+func (f *File) clone() File {
+	c := *f
+	c.Content = slices.Clone(f.Content)
+	return c
+}
+
+// wireFile is a file object as messages and files.completeUploadExternal
+// render it (fixtures/slack/api/files.completeUploadExternal.json).
+type wireFile struct {
+	ID                 string `json:"id"`
+	Created            int64  `json:"created"`
+	Timestamp          int64  `json:"timestamp"`
+	Name               string `json:"name"`
+	Title              string `json:"title"`
+	Mimetype           string `json:"mimetype"`
+	Filetype           string `json:"filetype"`
+	PrettyType         string `json:"pretty_type"`
+	User               string `json:"user"`
+	UserTeam           string `json:"user_team"`
+	Size               int    `json:"size"`
+	Mode               string `json:"mode"`
+	IsExternal         bool   `json:"is_external"`
+	IsPublic           bool   `json:"is_public"`
+	URLPrivate         string `json:"url_private"`
+	URLPrivateDownload string `json:"url_private_download"`
+	Permalink          string `json:"permalink"`
+}
+
 // Reaction is an emoji reaction on a message.
 type Reaction struct {
 	Name  string // without colons
