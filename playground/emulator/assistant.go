@@ -85,8 +85,8 @@ func (s *Server) StartAssistantThread(user, contextChannel string) (channel, thr
 		return "", "", fmt.Errorf("no IM with %s: %w", user, ErrChannelNotFound)
 	}
 	if contextChannel != "" {
-		if _, err := s.resolveChannelLocked(contextChannel); err != nil {
-			return "", "", fmt.Errorf("%s: %w", contextChannel, ErrChannelNotFound)
+		if _, err := s.findChannelLocked(contextChannel); err != nil {
+			return "", "", err
 		}
 	}
 	root := &record{Message: Message{Channel: im.ID, TS: s.nextTSLocked(), User: user, Subtype: "assistant_app_thread", Text: "New chat"}}
@@ -104,16 +104,16 @@ func (s *Server) StartAssistantThread(user, contextChannel string) (channel, thr
 func (s *Server) ChangeAssistantContext(channel, threadTS, contextChannel string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ch, err := s.resolveChannelLocked(channel)
+	ch, err := s.findChannelLocked(channel)
 	if err != nil {
-		return fmt.Errorf("%s: %w", channel, ErrChannelNotFound)
+		return err
 	}
 	t := s.assistant[threadKey{ch.ID, threadTS}]
 	if t == nil {
 		return fmt.Errorf("assistant thread %s/%s: %w", channel, threadTS, ErrMessageNotFound)
 	}
-	if _, err := s.resolveChannelLocked(contextChannel); err != nil {
-		return fmt.Errorf("%s: %w", contextChannel, ErrChannelNotFound)
+	if _, err := s.findChannelLocked(contextChannel); err != nil {
+		return err
 	}
 	t.Context = contextChannel
 	s.emitAssistantLocked(ch, "assistant_thread_context_changed", t.User, threadTS, contextChannel)
@@ -146,7 +146,7 @@ func (s *Server) emitAssistantLocked(im *channelState, eventType, user, threadTS
 // assistantThreadLocked resolves the thread of an assistant.threads.* call: the
 // channel must exist and thread_ts name an assistant thread in it.
 func (s *Server) assistantThreadLocked(r *request) (*AssistantThread, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel_id"))
+	ch, err := channelArg(s.workspace, r.get("channel_id"))
 	if err != nil {
 		return nil, err
 	}
@@ -202,10 +202,6 @@ func (s *Server) assistantThreadsSetTitle(r *request) (object, error) {
 	s.notifyLocked(Update{Kind: UpdateAssistant, Channel: t.Channel, ThreadTS: t.ThreadTS})
 	return nil, nil
 }
-
-// UpdateAssistant: an assistant thread's title or suggested prompts were set
-// (Channel, ThreadTS set; see Server.AssistantThread).
-const UpdateAssistant = "assistant"
 
 // assistantThreadsLocked returns user's assistant threads, oldest first.
 func (s *Server) assistantThreadsLocked(user string) []AssistantThread {

@@ -79,7 +79,7 @@ func (c messageContent) empty() bool {
 // message, answered with its ts and rendering, and delivered back to the bot
 // as a message event carrying bot_id, as Slack does.
 func (s *Server) chatPostMessage(r *request) (object, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
+	ch, err := channelArg(s.workspace, r.get("channel"))
 	if err != nil {
 		return nil, err
 	}
@@ -100,14 +100,14 @@ func (s *Server) chatPostMessage(r *request) (object, error) {
 		Attachments: c.attachments,
 		Metadata:    c.metadata,
 	}}
-	newReplyLocked(ch, m, r.get("thread_ts"), r.bool("reply_broadcast"))
+	ch.reply(m, r.get("thread_ts"), r.bool("reply_broadcast"))
 	s.insertLocked(ch, m)
 	return object{"channel": ch.ID, "ts": m.TS, "message": s.wireLocked(ch, m)}, nil
 }
 
 // ownMessageLocked finds a message the bot may change.
 func (s *Server) ownMessageLocked(r *request, notOwned string) (*channelState, *record, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
+	ch, err := channelArg(s.workspace, r.get("channel"))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,7 +115,7 @@ func (s *Server) ownMessageLocked(r *request, notOwned string) (*channelState, *
 	if ts == "" {
 		return nil, nil, errCode("message_not_found")
 	}
-	m := findLocked(ch, ts)
+	m := ch.find(ts)
 	if m == nil {
 		return nil, nil, errCode("message_not_found")
 	}
@@ -170,7 +170,7 @@ func (s *Server) chatDelete(r *request) (object, error) {
 // chatPostEphemeral implements chat.postEphemeral: a message only user
 // sees, answered with message_ts; Slack sends no event for it.
 func (s *Server) chatPostEphemeral(r *request) (object, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
+	ch, err := channelArg(s.workspace, r.get("channel"))
 	if err != nil {
 		return nil, err
 	}
@@ -196,18 +196,18 @@ func (s *Server) chatPostEphemeral(r *request) (object, error) {
 		Ephemeral:   true,
 		Recipient:   user,
 	}}
-	newReplyLocked(ch, m, r.get("thread_ts"), false)
+	ch.reply(m, r.get("thread_ts"), false)
 	s.insertLocked(ch, m)
 	return object{"message_ts": m.TS}, nil
 }
 
 // chatGetPermalink implements chat.getPermalink.
 func (s *Server) chatGetPermalink(r *request) (object, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
+	ch, err := channelArg(s.workspace, r.get("channel"))
 	if err != nil {
 		return nil, err
 	}
-	m := findLocked(ch, r.get("message_ts"))
+	m := ch.find(r.get("message_ts"))
 	if m == nil {
 		return nil, errCode("message_not_found")
 	}
@@ -387,7 +387,7 @@ func appendBlocks(current json.RawMessage, more []json.RawMessage) json.RawMessa
 // comes with chat.stopStream). Starting a stream delivers a message event like
 // chat.postMessage; appends do not.
 func (s *Server) chatStartStream(r *request) (object, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
+	ch, err := channelArg(s.workspace, r.get("channel"))
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +419,7 @@ func (s *Server) chatStartStream(r *request) (object, error) {
 		TaskDisplayMode: mode,
 	}, streamed: true}
 	content.apply(m)
-	newReplyLocked(ch, m, r.get("thread_ts"), false)
+	ch.reply(m, r.get("thread_ts"), false)
 	s.insertLocked(ch, m)
 	return object{"channel": ch.ID, "ts": m.TS}, nil
 }
@@ -492,11 +492,4 @@ func (s *Server) chatStopStream(r *request) (object, error) {
 		m.Streaming = false
 	})
 	return object{"channel": ch.ID, "ts": m.TS, "message": s.wireLocked(ch, m)}, nil
-}
-
-// changeLocked applies change to m without an event (streaming, reactions).
-func (s *Server) changeLocked(ch *channelState, m *record, change func(*record)) {
-	change(m)
-	snap := snapshotLocked(ch, m)
-	s.notifyLocked(Update{Kind: UpdateMessageChanged, Channel: ch.ID, TS: m.TS, ThreadTS: m.ThreadTS, Message: &snap})
 }

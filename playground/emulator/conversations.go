@@ -44,18 +44,18 @@ func (s *Server) authTest(*request) (object, error) {
 // include_all_metadata is true. ts may name the parent or any reply.
 // Continuation pages do not repeat the parent.
 func (s *Server) conversationsReplies(r *request) (object, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
+	ch, err := channelArg(s.workspace, r.get("channel"))
 	if err != nil {
 		return nil, err
 	}
 	if err := r.require("ts"); err != nil {
 		return nil, err
 	}
-	root := threadRootLocked(ch, r.get("ts"))
+	root := ch.root(r.get("ts"))
 	if root == nil {
 		return nil, errCode("thread_not_found")
 	}
-	return s.pageLocked(ch, r, threadLocked(ch, root.TS), 1000, false)
+	return s.pageLocked(ch, r, ch.thread(root.TS), 1000, false)
 }
 
 // conversationsHistory implements conversations.history
@@ -63,11 +63,11 @@ func (s *Server) conversationsReplies(r *request) (object, error) {
 // channel's top-level messages, newest first, with metadata when
 // include_all_metadata is true.
 func (s *Server) conversationsHistory(r *request) (object, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
+	ch, err := channelArg(s.workspace, r.get("channel"))
 	if err != nil {
 		return nil, err
 	}
-	return s.pageLocked(ch, r, threadLocked(ch, ""), 100, true)
+	return s.pageLocked(ch, r, ch.thread(""), 100, true)
 }
 
 // pageLocked answers one page of msgs (sorted oldest first) as Slack's
@@ -196,8 +196,7 @@ func (s *Server) conversationsOpen(r *request) (object, error) {
 	if _, ok := s.users[users[0]]; !ok {
 		return nil, errCode("user_not_found")
 	}
-	ch, err := s.resolveChannelLocked(users[0])
-	already := err == nil
+	ch, already := s.channelLocked(users[0])
 	if !already {
 		s.addChannelLocked(Channel{ID: "D" + strings.TrimPrefix(users[0], "U"), Type: ChannelTypeIM, User: users[0]})
 		ch = s.channels["D"+strings.TrimPrefix(users[0], "U")]
@@ -274,14 +273,14 @@ func (s *Server) usersInfo(r *request) (object, error) {
 
 // reactionTarget finds the message of a reactions.* call.
 func (s *Server) reactionTarget(r *request) (*channelState, *record, string, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
+	ch, err := channelArg(s.workspace, r.get("channel"))
 	if err != nil {
 		return nil, nil, "", err
 	}
 	if r.get("timestamp") == "" {
 		return nil, nil, "", errCode("no_item_specified")
 	}
-	m := findLocked(ch, r.get("timestamp"))
+	m := ch.find(r.get("timestamp"))
 	if m == nil {
 		return nil, nil, "", errCode("message_not_found")
 	}
@@ -299,7 +298,7 @@ func (s *Server) reactionsAdd(r *request) (object, error) {
 		return nil, err
 	}
 	for _, re := range m.Reactions {
-		if re.Name == name && contains(re.Users, s.cfg.BotUserID) {
+		if re.Name == name && slices.Contains(re.Users, s.cfg.BotUserID) {
 			return nil, errCode("already_reacted")
 		}
 	}
@@ -323,7 +322,7 @@ func (s *Server) reactionsRemove(r *request) (object, error) {
 	}
 	found := false
 	for _, re := range m.Reactions {
-		found = found || re.Name == name && contains(re.Users, s.cfg.BotUserID)
+		found = found || re.Name == name && slices.Contains(re.Users, s.cfg.BotUserID)
 	}
 	if !found {
 		return nil, errCode("no_reaction")
@@ -356,23 +355,14 @@ func (s *Server) assistantThreadsSetStatus(r *request) (object, error) {
 	if err := r.require("channel_id", "thread_ts"); err != nil {
 		return nil, err
 	}
-	ch, err := s.resolveChannelLocked(r.get("channel_id"))
+	ch, err := channelArg(s.workspace, r.get("channel_id"))
 	if err != nil {
 		return nil, err
 	}
 	threadTS := r.get("thread_ts")
-	if findLocked(ch, threadTS) == nil {
+	if ch.find(threadTS) == nil {
 		return nil, errCode("invalid_thread_ts")
 	}
-	key := threadKey{ch.ID, threadTS}
-	st := s.statuses[key]
-	if st == nil {
-		st = &threadStatus{}
-		s.statuses[key] = st
-	}
-	st.status = r.get("status")
-	st.setAt = s.cfg.Now()
-	st.history = append(st.history, st.status)
-	s.notifyLocked(Update{Kind: UpdateStatus, Channel: ch.ID, ThreadTS: threadTS, Status: st.status})
+	s.setStatusLocked(threadKey{ch.ID, threadTS}, r.get("status"))
 	return nil, nil
 }

@@ -5,35 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path"
 	"strconv"
 	"strings"
 )
-
-func (s *Server) wireFile(f File) wireFile {
-	ext := strings.TrimPrefix(path.Ext(f.Name), ".")
-	mimetype := http.DetectContentType(f.Content)
-	if ext == "md" || ext == "txt" {
-		mimetype = "text/plain"
-	}
-	return wireFile{
-		ID:                 f.ID,
-		Created:            s.cfg.Now().Unix(),
-		Timestamp:          s.cfg.Now().Unix(),
-		Name:               f.Name,
-		Title:              f.Title,
-		Mimetype:           mimetype,
-		Filetype:           ext,
-		PrettyType:         strings.ToUpper(ext),
-		User:               s.cfg.BotUserID,
-		UserTeam:           s.cfg.TeamID,
-		Size:               len(f.Content),
-		Mode:               "hosted",
-		URLPrivate:         s.base + "/files/" + f.ID + "/" + f.Name,
-		URLPrivateDownload: s.base + "/files/" + f.ID + "/download/" + f.Name,
-		Permalink:          fmt.Sprintf("https://%s.slack.com/files/%s/%s/%s", s.cfg.TeamDomain, s.cfg.BotUserID, f.ID, f.Name),
-	}
-}
 
 // filesGetUploadURLExternal implements files.getUploadURLExternal: a file ID
 // and a URL on the emulator to POST the content to.
@@ -132,7 +106,7 @@ func (s *Server) filesCompleteUploadExternal(r *request) (object, error) {
 	}
 	var out []wireFile
 	if channel != "" {
-		ch, err := s.resolveChannelLocked(channel)
+		ch, err := channelArg(s.workspace, channel)
 		if err != nil {
 			return nil, err
 		}
@@ -154,7 +128,7 @@ func (s *Server) filesCompleteUploadExternal(r *request) (object, error) {
 			}
 			m.Blocks = json.RawMessage(raw)
 		}
-		newReplyLocked(ch, m, r.get("thread_ts"), false)
+		ch.reply(m, r.get("thread_ts"), false)
 		for _, f := range files {
 			f.Channel, f.ThreadTS, f.Complete = ch.ID, m.ThreadTS, true
 			m.Files = append(m.Files, f.clone())
@@ -163,7 +137,7 @@ func (s *Server) filesCompleteUploadExternal(r *request) (object, error) {
 	}
 	for _, f := range files {
 		f.Complete = true
-		out = append(out, s.wireFile(*f))
+		out = append(out, wireFileOf(*f, &s.cfg, s.base))
 	}
 	return object{"files": out}, nil
 }

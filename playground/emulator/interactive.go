@@ -223,13 +223,11 @@ func (s *Server) messageForLocked(channel, ts, user string) (*channelState, User
 	if err != nil {
 		return nil, u, nil, false, err
 	}
-	if m := findLocked(ch, ts); m != nil {
+	if m := ch.find(ts); m != nil {
 		return ch, u, m, false, nil
 	}
-	for _, e := range ch.ephemerals {
-		if e.TS == ts && e.Recipient == user && !e.deleted {
-			return ch, u, e, true, nil
-		}
+	if e := ch.ephemeral(ts, user); e != nil {
+		return ch, u, e, true, nil
 	}
 	return nil, u, nil, false, fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
 }
@@ -332,7 +330,7 @@ func (s *Server) MessageShortcut(channel, ts, user, callbackID string) (envelope
 	if err != nil {
 		return "", err
 	}
-	m := findLocked(ch, ts)
+	m := ch.find(ts)
 	if m == nil {
 		return "", fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
 	}
@@ -424,7 +422,7 @@ func (s *Server) respondLocked(t responseTarget, raw json.RawMessage) error {
 		}
 		blocks = body.Blocks
 	}
-	ch, err := s.resolveChannelLocked(t.channel)
+	ch, err := channelArg(s.workspace, t.channel)
 	if err != nil {
 		return err
 	}
@@ -437,7 +435,7 @@ func (s *Server) respondLocked(t responseTarget, raw json.RawMessage) error {
 				return errCode("message_not_found")
 			}
 			m = ch.ephemerals[i]
-		} else if m = findLocked(ch, t.messageTS); m == nil {
+		} else if m = ch.find(t.messageTS); m == nil {
 			return errCode("message_not_found")
 		}
 		switch {
@@ -474,7 +472,7 @@ func (s *Server) respondLocked(t responseTarget, raw json.RawMessage) error {
 	if body.ResponseType != "in_channel" {
 		m.Ephemeral, m.Recipient = true, t.user
 	}
-	newReplyLocked(ch, m, threadTS, false)
+	ch.reply(m, threadTS, false)
 	s.insertLocked(ch, m)
 	return nil
 }

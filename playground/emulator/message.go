@@ -2,6 +2,9 @@ package emulator
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -187,6 +190,92 @@ type wireReaction struct {
 	Name  string   `json:"name"`
 	Users []string `json:"users"`
 	Count int      `json:"count"`
+}
+
+// wireOf renders a stored message for the Web API and events; replies are
+// its visible replies (none for a reply), cfg and base the server's.
+func wireOf(m *record, replies []*record, cfg *Config, base string) wireMessage {
+	w := wireMessage{
+		Type:         "message",
+		Subtype:      m.Subtype,
+		User:         m.User,
+		BotID:        m.BotID,
+		Username:     m.Username,
+		Text:         m.Text,
+		Blocks:       m.Blocks,
+		Attachments:  m.Attachments,
+		Metadata:     m.Metadata,
+		ClientMsgID:  m.ClientMsgID,
+		TS:           m.TS,
+		ThreadTS:     m.ThreadTS,
+		ParentUserID: m.parentUserID,
+		Hidden:       m.Subtype == "tombstone",
+	}
+	if m.User != "" {
+		w.Team = cfg.TeamID
+	}
+	if m.BotID == cfg.BotID {
+		w.AppID = cfg.AppID
+		w.BotProfile = &botProfile{ID: cfg.BotID, Name: cfg.BotName, AppID: cfg.AppID, TeamID: cfg.TeamID}
+	}
+	if m.Edited {
+		editor := m.User
+		if editor == "" {
+			editor = m.BotID
+		}
+		w.Edited = &edited{User: editor, TS: m.EditedTS}
+	}
+	for _, r := range m.Reactions {
+		w.Reactions = append(w.Reactions, wireReaction{Name: r.Name, Users: r.Users, Count: len(r.Users)})
+	}
+	for _, f := range m.Files {
+		w.Files = append(w.Files, wireFileOf(f, cfg, base))
+		w.Upload = true
+	}
+	if m.ThreadTS == "" {
+		if len(replies) > 0 {
+			w.ThreadTS = m.TS
+			w.ReplyCount = len(replies)
+			w.LatestReply = replies[len(replies)-1].TS
+			for _, r := range replies {
+				author := r.User
+				if author == "" {
+					author = r.BotID
+				}
+				if author != "" && !slices.Contains(w.ReplyUsers, author) {
+					w.ReplyUsers = append(w.ReplyUsers, author)
+				}
+			}
+		}
+	}
+	return w
+}
+
+// wireFileOf renders a file as messages and files.completeUploadExternal
+// show it, its URLs on base.
+func wireFileOf(f File, cfg *Config, base string) wireFile {
+	ext := strings.TrimPrefix(path.Ext(f.Name), ".")
+	mimetype := http.DetectContentType(f.Content)
+	if ext == "md" || ext == "txt" {
+		mimetype = "text/plain"
+	}
+	return wireFile{
+		ID:                 f.ID,
+		Created:            cfg.Now().Unix(),
+		Timestamp:          cfg.Now().Unix(),
+		Name:               f.Name,
+		Title:              f.Title,
+		Mimetype:           mimetype,
+		Filetype:           ext,
+		PrettyType:         strings.ToUpper(ext),
+		User:               cfg.BotUserID,
+		UserTeam:           cfg.TeamID,
+		Size:               len(f.Content),
+		Mode:               "hosted",
+		URLPrivate:         base + "/files/" + f.ID + "/" + f.Name,
+		URLPrivateDownload: base + "/files/" + f.ID + "/download/" + f.Name,
+		Permalink:          fmt.Sprintf("https://%s.slack.com/files/%s/%s/%s", cfg.TeamDomain, cfg.BotUserID, f.ID, f.Name),
+	}
 }
 
 // mentionPattern matches a user mention in message text: <@U123> or <@U123|name>.

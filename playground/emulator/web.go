@@ -353,7 +353,7 @@ func (s *Server) snapshotForUI(user, only string) (*uiSnapshot, error) {
 			}
 			latest = m.TS
 			if only == "" || only == id {
-				msgs = append(msgs, toUIMessage(snapshotLocked(ch, m), m.streamed))
+				msgs = append(msgs, toUIMessage(ch.snapshot(m), m.streamed))
 			}
 		}
 		if only == "" || only == id {

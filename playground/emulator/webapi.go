@@ -73,6 +73,16 @@ func (r *request) require(names ...string) error {
 	return nil
 }
 
+// channelArg finds the conversation a channel argument names (a channel ID,
+// or a user ID for their IM with the bot, as chat.postMessage accepts), or
+// answers channel_not_found.
+func channelArg(ws *workspace, id string) (*channelState, error) {
+	if ch, ok := ws.channelLocked(id); ok {
+		return ch, nil
+	}
+	return nil, errCode("channel_not_found")
+}
+
 // method is an entry of the dispatch table.
 type method struct {
 	handle   func(*Server, *request) (object, error)

@@ -1,0 +1,217 @@
+package emulator
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Errors of the Server's own methods (the Web API answers Slack's codes).
+var (
+	ErrChannelNotFound = errors.New("emulator: channel not found")
+	ErrUserNotFound    = errors.New("emulator: user not found")
+	ErrMessageNotFound = errors.New("emulator: message not found")
+	ErrNoConnection    = errors.New("emulator: no socket-mode connection")
+	ErrClosed          = errors.New("emulator: server closed")
+)
+
+// workspace is the in-memory state of the emulated workspace: its members,
+// its conversations with their messages, and the assistant statuses of
+// threads, behind the feed's lock. The other parts of the emulator (the
+// Socket Mode hub, the Web API methods, the people acting, the playground)
+// hold a pointer to it and take its lock.
+type workspace struct {
+	feed
+	cfg  Config
+	base string // "http://127.0.0.1:port"
+
+	// Guarded by mu.
+	users      map[string]User
+	userIDs    []string // the bot first, then in configuration order
+	channels   map[string]*channelState
+	channelIDs []string // in configuration order
+	lastMicros int64    // the last message timestamp handed out
+	seq        int64    // for generated IDs
+	statuses   map[threadKey]*threadStatus
+}
+
+func newWorkspace(cfg Config, base string) *workspace {
+	ws := &workspace{
+		feed:     newFeed(),
+		cfg:      cfg,
+		base:     base,
+		users:    make(map[string]User),
+		channels: make(map[string]*channelState),
+		statuses: make(map[threadKey]*threadStatus),
+	}
+	for _, u := range cfg.Users {
+		ws.addUserLocked(u)
+	}
+	for _, ch := range cfg.Channels {
+		ws.addChannelLocked(ch)
+	}
+	return ws
+}
+
+// threadKey names a thread: its channel and its parent's ts.
+type threadKey struct{ channel, threadTS string }
+
+// channelState is a conversation with its messages (threads.go reads them).
+type channelState struct {
+	Channel
+	messages   []*record // sorted by ts
+	ephemerals []*record
+}
+
+// threadStatus is a thread's assistant status (assistant.threads.setStatus)
+// and every status it showed.
+type threadStatus struct {
+	status  string
+	setAt   time.Time
+	history []string
+}
+
+// AddUser adds (or replaces) a workspace member.
+func (ws *workspace) AddUser(u User) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	ws.addUserLocked(u)
+}
+
+func (ws *workspace) addUserLocked(u User) {
+	if _, ok := ws.users[u.ID]; !ok {
+		ws.userIDs = append(ws.userIDs, u.ID)
+	}
+	ws.users[u.ID] = u
+}
+
+// AddChannel adds a conversation; an existing one with the same ID keeps its
+// messages and takes the new name and type.
+func (ws *workspace) AddChannel(ch Channel) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ch.Type == "" {
+		ch.Type = ChannelTypeChannel
+	}
+	ws.addChannelLocked(ch)
+}
+
+func (ws *workspace) addChannelLocked(ch Channel) {
+	if st, ok := ws.channels[ch.ID]; ok {
+		st.Channel = ch
+		return
+	}
+	ws.channels[ch.ID] = &channelState{Channel: ch}
+	ws.channelIDs = append(ws.channelIDs, ch.ID)
+}
+
+// Channels returns the workspace's conversations in the order they were added.
+func (ws *workspace) Channels() []Channel {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	out := make([]Channel, 0, len(ws.channelIDs))
+	for _, id := range ws.channelIDs {
+		out = append(out, ws.channels[id].Channel)
+	}
+	return out
+}
+
+// Users returns the workspace's members, the bot first.
+func (ws *workspace) Users() []User {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.membersLocked()
+}
+
+func (ws *workspace) membersLocked() []User {
+	out := make([]User, 0, len(ws.userIDs))
+	for _, id := range ws.userIDs {
+		out = append(out, ws.users[id])
+	}
+	return out
+}
+
+// channelLocked finds a conversation by ID. Like chat.postMessage, it also
+// accepts a user ID and answers the IM between that user and the bot.
+func (ws *workspace) channelLocked(id string) (*channelState, bool) {
+	if ch, ok := ws.channels[id]; ok {
+		return ch, true
+	}
+	if _, ok := ws.users[id]; ok {
+		if im := ws.imLocked(id); im != nil {
+			return im, true
+		}
+	}
+	return nil, false
+}
+
+// imLocked returns the IM between user and the bot, or nil.
+func (ws *workspace) imLocked(user string) *channelState {
+	for _, id := range ws.channelIDs {
+		if ch := ws.channels[id]; ch.Type == ChannelTypeIM && ch.User == user {
+			return ch
+		}
+	}
+	return nil
+}
+
+// findChannelLocked is channelLocked for the Server's own methods: an unknown
+// conversation is ErrChannelNotFound.
+func (ws *workspace) findChannelLocked(id string) (*channelState, error) {
+	ch, ok := ws.channelLocked(id)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", id, ErrChannelNotFound)
+	}
+	return ch, nil
+}
+
+// channelAndUserLocked finds a conversation and a member for the Server's own
+// methods (ErrChannelNotFound, ErrUserNotFound).
+func (ws *workspace) channelAndUserLocked(channel, user string) (*channelState, User, error) {
+	ch, err := ws.findChannelLocked(channel)
+	if err != nil {
+		return nil, User{}, err
+	}
+	u, ok := ws.users[user]
+	if !ok {
+		return nil, User{}, fmt.Errorf("%s: %w", user, ErrUserNotFound)
+	}
+	return ch, u, nil
+}
+
+// nextTSLocked hands out a unique, increasing message timestamp.
+func (ws *workspace) nextTSLocked() string {
+	micros := ws.cfg.Now().UnixMicro()
+	if micros <= ws.lastMicros {
+		micros = ws.lastMicros + 1
+	}
+	ws.lastMicros = micros
+	return formatTS(micros)
+}
+
+// nextIDLocked returns prefix followed by a unique upper-case suffix, the
+// shape of Slack's IDs ("Ev0000000001", "F0000000002").
+func (ws *workspace) nextIDLocked(prefix string) string {
+	return fmt.Sprintf("%s%010d", prefix, ws.nextSeqLocked())
+}
+
+// nextSeqLocked returns the next number of the sequence that IDs,
+// trigger_ids and connection numbers share.
+func (ws *workspace) nextSeqLocked() int64 {
+	ws.seq++
+	return ws.seq
+}
+
+// newUUID returns a random version 4 UUID, the shape of envelope IDs and
+// client_msg_id values.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return strings.Join([]string{h[0:8], h[8:12], h[12:16], h[16:20], h[20:32]}, "-")
+}
