@@ -40,11 +40,6 @@ type AssistantThread struct {
 	Prompts      []SuggestedPrompt `json:"prompts,omitempty"`
 }
 
-func init() {
-	methods["assistant.threads.setSuggestedPrompts"] = method{handle: (*Server).assistantThreadsSetSuggestedPrompts}
-	methods["assistant.threads.setTitle"] = method{handle: (*Server).assistantThreadsSetTitle}
-}
-
 // assistantEvent is assistant_thread_started or assistant_thread_context_changed, in
 // the shape of Slack's reference examples (bot/testdata/assistant).
 type assistantEvent struct {

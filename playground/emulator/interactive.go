@@ -358,14 +358,23 @@ func (s *Server) sendPayloadLocked(typ string, payload any, target *responseTarg
 	if s.closed {
 		return "", ErrClosed
 	}
-	data, err := json.Marshal(payload)
+	env, err := newPayloadEnvelope(typ, payload)
 	if err != nil {
-		return "", fmt.Errorf("emulator: encode payload: %w", err)
+		return "", err
 	}
-	env := newEnvelope(typ, data, 0)
-	env.response = target
-	s.enqueueLocked(env)
-	return env.id, nil
+	if target != nil {
+		// A slash command answered in its ack: Slack shows the payload as it
+		// shows a response_url answer.
+		env.onAck = func(id string, ack json.RawMessage) {
+			if ack == nil {
+				return
+			}
+			if err := s.respondLocked(*target, ack); err != nil {
+				s.cfg.Logger.Warn("emulator: slash command ack payload refused", "envelope_id", id, "err", err)
+			}
+		}
+	}
+	return s.sendLocked(env)
 }
 
 // responseBody is what a response_url accepts

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 )
 
@@ -18,25 +17,19 @@ import (
 // All methods are safe for concurrent use.
 type Server struct {
 	*workspace
+	*socketHub
 
 	http    *http.Server
-	ip      net.IP         // the bound address
-	port    string         // the bound port
-	session string         // the playground's session cookie when Hardened
-	wg      sync.WaitGroup // socket-mode connection goroutines
+	ip      net.IP // the bound address
+	port    string // the bound port
+	session string // the playground's session cookie when Hardened
+	methods map[string]method
 
 	// Guarded by mu.
 	calls       []Call
 	faults      map[string][]fault
 	latency     map[string]time.Duration
-	refuseTasks bool    // see RefuseTaskChunks
-	conns       []*conn // open socket-mode connections, in connection order
-	nextConn    int     // round-robin cursor into conns
-	tickets     map[string]bool
-	envelopes   map[string]*envelope
-	envOrder    []*envelope
-	pending     []*envelope // waiting for a connection
-	acks        []Ack
+	refuseTasks bool // see RefuseTaskChunks
 	files       map[string]*File
 	fileOrder   []string
 	responses   map[string]responseTarget // response_url id -> where it answers
@@ -65,13 +58,13 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("emulator: listen on %s: %w", cfg.Addr, err)
 	}
 	tcp := ln.Addr().(*net.TCPAddr)
+	ws := newWorkspace(cfg, "http://"+ln.Addr().String())
 	s := &Server{
-		workspace: newWorkspace(cfg, "http://"+ln.Addr().String()),
+		workspace: ws,
+		socketHub: newSocketHub(ws),
 		ip:        tcp.IP,
 		port:      strconv.Itoa(tcp.Port),
 		faults:    make(map[string][]fault),
-		tickets:   make(map[string]bool),
-		envelopes: make(map[string]*envelope),
 		files:     make(map[string]*File),
 		responses: make(map[string]responseTarget),
 		triggers:  make(map[string]trigger),
@@ -83,9 +76,10 @@ func NewServer(cfg Config) (*Server, error) {
 	s.latency = make(map[string]time.Duration, len(cfg.Latency))
 	maps.Copy(s.latency, cfg.Latency)
 
+	s.methods = s.methodTable()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/{method}", s.serveAPI)
-	mux.HandleFunc("GET /link/", s.serveSocket)
+	mux.HandleFunc("GET /link/", s.socketHub.serveSocket)
 	mux.HandleFunc("POST /upload/{file}", s.serveUpload)
 	mux.HandleFunc("GET /files/{file}/{name...}", s.serveFile)
 	mux.HandleFunc("POST /response/{id}", s.serveResponseURL)
@@ -124,18 +118,14 @@ func (s *Server) Close() error {
 		s.mu.Unlock()
 		return nil
 	}
-	conns := s.conns
-	s.conns = nil
-	for _, env := range s.envelopes {
-		env.stopTimer()
-	}
-	s.closeLocked()
+	conns := s.socketHub.stopLocked()
+	s.workspace.closeLocked()
 	s.mu.Unlock()
 
 	err := s.http.Close()
 	for _, c := range conns {
 		c.close()
 	}
-	s.wg.Wait()
+	s.socketHub.wg.Wait()
 	return err
 }

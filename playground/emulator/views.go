@@ -266,6 +266,7 @@ func (s *Server) submitViewLocked(v *View, user string, values any) (string, err
 	}
 	env := newEnvelope(EnvelopeInteractive, data, 0)
 	env.viewID = v.ID
+	env.onAck = func(_ string, ack json.RawMessage) { s.viewSubmittedLocked(v.ID, ack) }
 	s.enqueueLocked(env)
 	return env.id, nil
 }

@@ -412,17 +412,6 @@ func (s *Server) openViewLocked(user string) *View {
 	return nil
 }
 
-// submittingLocked reports whether a submission of the view waits for the
-// bot's ack.
-func (s *Server) submittingLocked(viewID string) bool {
-	for _, env := range s.envOrder {
-		if env.viewID == viewID && !env.acked && !env.gaveUp {
-			return true
-		}
-	}
-	return false
-}
-
 // uiPostRequest is the body of POST /ui/post.
 type uiPostRequest struct {
 	User     string `json:"user"`

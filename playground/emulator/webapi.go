@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"mime"
 	"net/http"
@@ -85,39 +86,44 @@ func channelArg(ws *workspace, id string) (*channelState, error) {
 
 // method is an entry of the dispatch table.
 type method struct {
-	handle   func(*Server, *request) (object, error)
+	handle   func(*request) (object, error)
 	appToken bool // accepts the app-level token instead of the bot token
 	readOnly bool // changes nothing: a hardened emulator answers it to GET
 }
 
-// methods is the Web API the emulator implements.
-var methods = map[string]method{
-	"api.test":                    {handle: (*Server).apiTest, readOnly: true},
-	"auth.test":                   {handle: (*Server).authTest, readOnly: true},
-	"apps.connections.open":       {handle: (*Server).appsConnectionsOpen, appToken: true},
-	"chat.postMessage":            {handle: (*Server).chatPostMessage},
-	"chat.update":                 {handle: (*Server).chatUpdate},
-	"chat.delete":                 {handle: (*Server).chatDelete},
-	"chat.postEphemeral":          {handle: (*Server).chatPostEphemeral},
-	"chat.startStream":            {handle: (*Server).chatStartStream},
-	"chat.appendStream":           {handle: (*Server).chatAppendStream},
-	"chat.stopStream":             {handle: (*Server).chatStopStream},
-	"chat.getPermalink":           {handle: (*Server).chatGetPermalink, readOnly: true},
-	"conversations.replies":       {handle: (*Server).conversationsReplies, readOnly: true},
-	"conversations.history":       {handle: (*Server).conversationsHistory, readOnly: true},
-	"conversations.info":          {handle: (*Server).conversationsInfo, readOnly: true},
-	"conversations.open":          {handle: (*Server).conversationsOpen},
-	"users.info":                  {handle: (*Server).usersInfo, readOnly: true},
-	"reactions.add":               {handle: (*Server).reactionsAdd},
-	"reactions.remove":            {handle: (*Server).reactionsRemove},
-	"assistant.threads.setStatus": {handle: (*Server).assistantThreadsSetStatus},
-	"files.getUploadURLExternal":  {handle: (*Server).filesGetUploadURLExternal},
-	"files.completeUploadExternal": {
-		handle: (*Server).filesCompleteUploadExternal,
-	},
-	"views.open":   {handle: (*Server).viewsOpen},
-	"views.push":   {handle: (*Server).viewsPush},
-	"views.update": {handle: (*Server).viewsUpdate},
+// methodTable is the Web API the emulator implements.
+func (s *Server) methodTable() map[string]method {
+	t := map[string]method{
+		"api.test":                    {handle: s.apiTest, readOnly: true},
+		"auth.test":                   {handle: s.authTest, readOnly: true},
+		"chat.postMessage":            {handle: s.chatPostMessage},
+		"chat.update":                 {handle: s.chatUpdate},
+		"chat.delete":                 {handle: s.chatDelete},
+		"chat.postEphemeral":          {handle: s.chatPostEphemeral},
+		"chat.startStream":            {handle: s.chatStartStream},
+		"chat.appendStream":           {handle: s.chatAppendStream},
+		"chat.stopStream":             {handle: s.chatStopStream},
+		"chat.getPermalink":           {handle: s.chatGetPermalink, readOnly: true},
+		"conversations.replies":       {handle: s.conversationsReplies, readOnly: true},
+		"conversations.history":       {handle: s.conversationsHistory, readOnly: true},
+		"conversations.info":          {handle: s.conversationsInfo, readOnly: true},
+		"conversations.open":          {handle: s.conversationsOpen},
+		"users.info":                  {handle: s.usersInfo, readOnly: true},
+		"reactions.add":               {handle: s.reactionsAdd},
+		"reactions.remove":            {handle: s.reactionsRemove},
+		"assistant.threads.setStatus": {handle: s.assistantThreadsSetStatus},
+		"files.getUploadURLExternal":  {handle: s.filesGetUploadURLExternal},
+		"files.completeUploadExternal": {
+			handle: s.filesCompleteUploadExternal,
+		},
+		"views.open":   {handle: s.viewsOpen},
+		"views.push":   {handle: s.viewsPush},
+		"views.update": {handle: s.viewsUpdate},
+	}
+	maps.Copy(t, s.socketHub.methods())
+	t["assistant.threads.setSuggestedPrompts"] = method{handle: s.assistantThreadsSetSuggestedPrompts}
+	t["assistant.threads.setTitle"] = method{handle: s.assistantThreadsSetTitle}
+	return t
 }
 
 // fault is an injected failure for the next call of a method.
@@ -185,7 +191,7 @@ func cloneValues(v url.Values) url.Values {
 // Hardened, an HTTP method refused (405).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("method")
-	m, known := methods[name]
+	m, known := s.methods[name]
 	if s.cfg.Hardened && refuseHTTPMethod(w, r, name, m, known) {
 		return
 	}
@@ -266,7 +272,7 @@ func (s *Server) callLocked(name string, m method, known bool, token string, par
 		}
 	}
 	if err == nil {
-		resp, err = m.handle(s, &request{params: params})
+		resp, err = m.handle(&request{params: params})
 	}
 
 	if err != nil {
