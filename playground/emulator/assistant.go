@@ -40,27 +40,6 @@ type AssistantThread struct {
 	Prompts      []SuggestedPrompt `json:"prompts,omitempty"`
 }
 
-// assistantEvent is assistant_thread_started or assistant_thread_context_changed, in
-// the shape of Slack's reference examples (bot/testdata/assistant).
-type assistantEvent struct {
-	Type            string          `json:"type"`
-	AssistantThread assistantThread `json:"assistant_thread"`
-	EventTS         string          `json:"event_ts"`
-}
-
-type assistantThread struct {
-	UserID    string        `json:"user_id"`
-	Context   threadContext `json:"context"`
-	ChannelID string        `json:"channel_id"`
-	ThreadTS  string        `json:"thread_ts"`
-}
-
-type threadContext struct {
-	ChannelID    string  `json:"channel_id,omitempty"`
-	TeamID       string  `json:"team_id,omitempty"`
-	EnterpriseID *string `json:"enterprise_id"`
-}
-
 // StartAssistantThread opens the assistant view for user, who views channel
 // contextChannel ("" for none): it starts a thread in user's IM with the app (its
 // root the person's message with subtype assistant_app_thread, "the root message of
@@ -85,12 +64,12 @@ func (s *Server) StartAssistantThread(user, contextChannel string) (channel, thr
 		}
 	}
 	root := &record{Message: Message{Channel: im.ID, TS: s.nextTSLocked(), User: user, Subtype: "assistant_app_thread", Text: "New chat"}}
-	s.insertLocked(im, root)
+	s.events.postLocked(im, root)
 	if s.assistant == nil {
 		s.assistant = map[threadKey]*AssistantThread{}
 	}
 	s.assistant[threadKey{im.ID, root.TS}] = &AssistantThread{Channel: im.ID, ThreadTS: root.TS, User: user, Context: contextChannel}
-	s.emitAssistantLocked(im, "assistant_thread_started", user, root.TS, contextChannel)
+	s.events.assistantLocked(im, "assistant_thread_started", user, root.TS, contextChannel)
 	return im.ID, root.TS, nil
 }
 
@@ -111,7 +90,7 @@ func (s *Server) ChangeAssistantContext(channel, threadTS, contextChannel string
 		return err
 	}
 	t.Context = contextChannel
-	s.emitAssistantLocked(ch, "assistant_thread_context_changed", t.User, threadTS, contextChannel)
+	s.events.assistantLocked(ch, "assistant_thread_context_changed", t.User, threadTS, contextChannel)
 	return nil
 }
 
@@ -127,15 +106,6 @@ func (s *Server) AssistantThread(channel, threadTS string) (AssistantThread, boo
 	c := *t
 	c.Prompts = slices.Clone(t.Prompts)
 	return c, true
-}
-
-func (s *Server) emitAssistantLocked(im *channelState, eventType, user, threadTS, contextChannel string) {
-	ctx := threadContext{ChannelID: contextChannel}
-	if contextChannel != "" {
-		ctx.TeamID = s.cfg.TeamID
-	}
-	s.emitEventLocked(im, assistantEvent{Type: eventType, EventTS: s.nextTSLocked(),
-		AssistantThread: assistantThread{UserID: user, Context: ctx, ChannelID: im.ID, ThreadTS: threadTS}})
 }
 
 // assistantThreadLocked resolves the thread of an assistant.threads.* call: the

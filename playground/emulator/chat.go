@@ -101,7 +101,7 @@ func (s *Server) chatPostMessage(r *request) (object, error) {
 		Metadata:    c.metadata,
 	}}
 	ch.reply(m, r.get("thread_ts"), r.bool("reply_broadcast"))
-	s.insertLocked(ch, m)
+	s.events.postLocked(ch, m)
 	return object{"channel": ch.ID, "ts": m.TS, "message": s.wireLocked(ch, m)}, nil
 }
 
@@ -140,7 +140,7 @@ func (s *Server) chatUpdate(r *request) (object, error) {
 	if c.empty() && !c.hasBlocks {
 		return nil, errCode("no_text")
 	}
-	s.editLocked(ch, m, s.cfg.BotUserID, func(m *record) {
+	s.events.editLocked(ch, m, s.cfg.BotUserID, func(m *record) {
 		if c.hasText {
 			m.Text = c.text
 		}
@@ -163,7 +163,7 @@ func (s *Server) chatDelete(r *request) (object, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.deleteLocked(ch, m)
+	s.events.deleteLocked(ch, m)
 	return object{"channel": ch.ID, "ts": m.TS}, nil
 }
 
@@ -197,7 +197,7 @@ func (s *Server) chatPostEphemeral(r *request) (object, error) {
 		Recipient:   user,
 	}}
 	ch.reply(m, r.get("thread_ts"), false)
-	s.insertLocked(ch, m)
+	s.events.postLocked(ch, m)
 	return object{"message_ts": m.TS}, nil
 }
 
@@ -420,7 +420,7 @@ func (s *Server) chatStartStream(r *request) (object, error) {
 	}, streamed: true}
 	content.apply(m)
 	ch.reply(m, r.get("thread_ts"), false)
-	s.insertLocked(ch, m)
+	s.events.postLocked(ch, m)
 	return object{"channel": ch.ID, "ts": m.TS}, nil
 }
 

@@ -133,7 +133,7 @@ func (s *Server) filesCompleteUploadExternal(r *request) (object, error) {
 			f.Channel, f.ThreadTS, f.Complete = ch.ID, m.ThreadTS, true
 			m.Files = append(m.Files, f.clone())
 		}
-		s.insertLocked(ch, m)
+		s.events.postLocked(ch, m)
 	}
 	for _, f := range files {
 		f.Complete = true

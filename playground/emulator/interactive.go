@@ -452,13 +452,13 @@ func (s *Server) respondLocked(t responseTarget, raw json.RawMessage) error {
 			m.deleted = true
 			s.notifyLocked(Update{Kind: UpdateMessageDeleted, Channel: ch.ID, TS: m.TS, ThreadTS: m.ThreadTS})
 		case body.DeleteOriginal:
-			s.deleteLocked(ch, m)
+			s.events.deleteLocked(ch, m)
 		case t.ephemeral:
 			m.Text, m.Blocks = body.Text, blocks
 			snap := m.clone()
 			s.notifyLocked(Update{Kind: UpdateEphemeral, Channel: ch.ID, TS: m.TS, ThreadTS: m.ThreadTS, Message: &snap})
 		default:
-			s.editLocked(ch, m, s.cfg.BotUserID, func(m *record) { m.Text, m.Blocks = body.Text, blocks })
+			s.events.editLocked(ch, m, s.cfg.BotUserID, func(m *record) { m.Text, m.Blocks = body.Text, blocks })
 		}
 		return nil
 	}
@@ -482,6 +482,6 @@ func (s *Server) respondLocked(t responseTarget, raw json.RawMessage) error {
 		m.Ephemeral, m.Recipient = true, t.user
 	}
 	ch.reply(m, threadTS, false)
-	s.insertLocked(ch, m)
+	s.events.postLocked(ch, m)
 	return nil
 }

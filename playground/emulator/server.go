@@ -24,6 +24,7 @@ type Server struct {
 	port    string // the bound port
 	session string // the playground's session cookie when Hardened
 	methods map[string]method
+	events  *eventsAPI
 
 	// Guarded by mu.
 	calls       []Call
@@ -59,9 +60,11 @@ func NewServer(cfg Config) (*Server, error) {
 	}
 	tcp := ln.Addr().(*net.TCPAddr)
 	ws := newWorkspace(cfg, "http://"+ln.Addr().String())
+	hub := newSocketHub(ws)
 	s := &Server{
 		workspace: ws,
-		socketHub: newSocketHub(ws),
+		socketHub: hub,
+		events:    &eventsAPI{ws: ws, hub: hub},
 		ip:        tcp.IP,
 		port:      strconv.Itoa(tcp.Port),
 		faults:    make(map[string][]fault),

@@ -5,15 +5,6 @@ import (
 	"strings"
 )
 
-// insertLocked stores a new message, wakes waiters and, unless it is
-// ephemeral, delivers its message event (and app_mention) to the bot.
-func (s *Server) insertLocked(ch *channelState, m *record) {
-	s.storeLocked(ch, m)
-	if !m.Ephemeral {
-		s.emitMessageLocked(ch, m)
-	}
-}
-
 // PostUserMessage posts text as user, the way a person types a message in
 // Slack's client: the message gets a client_msg_id and rich_text blocks, and
 // the bot receives a message event and, when text mentions the bot
@@ -42,7 +33,7 @@ func (s *Server) PostUserMessage(channel, user, text, threadTS string) (ts strin
 		}
 		ch.reply(m, threadTS, false)
 	}
-	s.insertLocked(ch, m)
+	s.events.postLocked(ch, m)
 	return m.TS, nil
 }
 
@@ -82,7 +73,7 @@ func (s *Server) PostBotMessage(channel, botID, text, threadTS string) (ts strin
 		}
 		ch.reply(m, threadTS, false)
 	}
-	s.insertLocked(ch, m)
+	s.events.postLocked(ch, m)
 	return m.TS, nil
 }
 
@@ -99,7 +90,7 @@ func (s *Server) EditUserMessage(channel, ts, text string) error {
 	if m == nil {
 		return fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
 	}
-	s.editLocked(ch, m, m.User, func(m *record) {
+	s.events.editLocked(ch, m, m.User, func(m *record) {
 		m.Text = text
 		if m.ClientMsgID != "" {
 			m.Blocks = richTextBlocks(text, blockIDFor(m.TS))
@@ -121,59 +112,8 @@ func (s *Server) DeleteMessage(channel, ts string) error {
 	if m == nil {
 		return fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
 	}
-	s.deleteLocked(ch, m)
+	s.events.deleteLocked(ch, m)
 	return nil
-}
-
-// editLocked applies change to m, marks it edited by editor and delivers a
-// message_changed event (https://docs.slack.dev/reference/events/message/message_changed).
-func (s *Server) editLocked(ch *channelState, m *record, editor string, change func(*record)) {
-	previous := s.wireLocked(ch, m)
-	change(m)
-	m.Edited = true
-	m.EditedTS = s.nextTSLocked()
-	snap := ch.snapshot(m)
-	s.notifyLocked(Update{Kind: UpdateMessageChanged, Channel: ch.ID, TS: m.TS, ThreadTS: m.ThreadTS, Message: &snap})
-	current := s.wireLocked(ch, m)
-	current.Edited = &edited{User: editor, TS: m.EditedTS}
-	s.emitEventLocked(ch, changedEvent{
-		Type:            "message",
-		Subtype:         "message_changed",
-		Hidden:          true,
-		Channel:         ch.ID,
-		ChannelType:     ch.Type,
-		TS:              m.EditedTS,
-		EventTS:         m.EditedTS,
-		Message:         &current,
-		PreviousMessage: &previous,
-	})
-}
-
-// deleteLocked removes m (a parent with replies becomes a tombstone, as in
-// Slack) and delivers a message_deleted event.
-func (s *Server) deleteLocked(ch *channelState, m *record) {
-	previous := s.wireLocked(ch, m)
-	if m.ThreadTS == "" && len(ch.replies(m)) > 0 {
-		m.Subtype = "tombstone"
-		m.Text = "This message was deleted."
-		m.Blocks, m.Attachments, m.Files, m.Reactions = nil, nil, nil, nil
-		m.User, m.BotID = "USLACKBOT", ""
-	} else {
-		m.deleted = true
-	}
-	s.notifyLocked(Update{Kind: UpdateMessageDeleted, Channel: ch.ID, TS: m.TS, ThreadTS: m.ThreadTS})
-	eventTS := s.nextTSLocked()
-	s.emitEventLocked(ch, changedEvent{
-		Type:            "message",
-		Subtype:         "message_deleted",
-		Hidden:          true,
-		Channel:         ch.ID,
-		ChannelType:     ch.Type,
-		TS:              eventTS,
-		EventTS:         eventTS,
-		DeletedTS:       m.TS,
-		PreviousMessage: &previous,
-	})
 }
 
 func blockIDFor(ts string) string {
