@@ -105,31 +105,11 @@ func (s *Server) chatPostMessage(r *request) (object, error) {
 	return object{"channel": ch.ID, "ts": m.TS, "message": s.wireLocked(ch, m)}, nil
 }
 
-// ownMessageLocked finds a message the bot may change.
-func (s *Server) ownMessageLocked(r *request, notOwned string) (*channelState, *record, error) {
-	ch, err := channelArg(s.workspace, r.get("channel"))
-	if err != nil {
-		return nil, nil, err
-	}
-	ts := r.get("ts")
-	if ts == "" {
-		return nil, nil, errCode("message_not_found")
-	}
-	m := ch.find(ts)
-	if m == nil {
-		return nil, nil, errCode("message_not_found")
-	}
-	if m.BotID != s.cfg.BotID {
-		return nil, nil, errCode(notOwned)
-	}
-	return ch, m, nil
-}
-
 // chatUpdate implements chat.update
 // (https://docs.slack.dev/reference/methods/chat.update): it replaces the
 // given text, blocks and attachments and delivers a message_changed event.
 func (s *Server) chatUpdate(r *request) (object, error) {
-	ch, m, err := s.ownMessageLocked(r, "cant_update_message")
+	ch, m, err := ownMessageArg(s.workspace, r, "cant_update_message")
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +139,7 @@ func (s *Server) chatUpdate(r *request) (object, error) {
 
 // chatDelete implements chat.delete: the bot may delete its own messages.
 func (s *Server) chatDelete(r *request) (object, error) {
-	ch, m, err := s.ownMessageLocked(r, "cant_delete_message")
+	ch, m, err := ownMessageArg(s.workspace, r, "cant_delete_message")
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +406,7 @@ func (s *Server) chatStartStream(r *request) (object, error) {
 
 // streamingMessageLocked finds the bot's message that is still streaming.
 func (s *Server) streamingMessageLocked(r *request) (*channelState, *record, error) {
-	ch, m, err := s.ownMessageLocked(r, "message_not_owned_by_app")
+	ch, m, err := ownMessageArg(s.workspace, r, "message_not_owned_by_app")
 	if err != nil {
 		return nil, nil, err
 	}

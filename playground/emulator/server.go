@@ -18,18 +18,15 @@ import (
 type Server struct {
 	*workspace
 	*socketHub
+	*webAPI
 
 	http    *http.Server
 	ip      net.IP // the bound address
 	port    string // the bound port
 	session string // the playground's session cookie when Hardened
-	methods map[string]method
 	events  *eventsAPI
 
 	// Guarded by mu.
-	calls       []Call
-	faults      map[string][]fault
-	latency     map[string]time.Duration
 	refuseTasks bool // see RefuseTaskChunks
 	files       map[string]*File
 	fileOrder   []string
@@ -67,7 +64,6 @@ func NewServer(cfg Config) (*Server, error) {
 		events:    &eventsAPI{ws: ws, hub: hub},
 		ip:        tcp.IP,
 		port:      strconv.Itoa(tcp.Port),
-		faults:    make(map[string][]fault),
 		files:     make(map[string]*File),
 		responses: make(map[string]responseTarget),
 		triggers:  make(map[string]trigger),
@@ -76,12 +72,36 @@ func NewServer(cfg Config) (*Server, error) {
 	if cfg.Hardened {
 		s.session = randomToken("")
 	}
-	s.latency = make(map[string]time.Duration, len(cfg.Latency))
-	maps.Copy(s.latency, cfg.Latency)
 
-	s.methods = s.methodTable()
+	s.webAPI = newWebAPI(ws, hub.methods(), map[string]method{
+		"api.test":                              {handle: s.apiTest, readOnly: true},
+		"auth.test":                             {handle: s.authTest, readOnly: true},
+		"chat.postMessage":                      {handle: s.chatPostMessage},
+		"chat.update":                           {handle: s.chatUpdate},
+		"chat.delete":                           {handle: s.chatDelete},
+		"chat.postEphemeral":                    {handle: s.chatPostEphemeral},
+		"chat.startStream":                      {handle: s.chatStartStream},
+		"chat.appendStream":                     {handle: s.chatAppendStream},
+		"chat.stopStream":                       {handle: s.chatStopStream},
+		"chat.getPermalink":                     {handle: s.chatGetPermalink, readOnly: true},
+		"conversations.replies":                 {handle: s.conversationsReplies, readOnly: true},
+		"conversations.history":                 {handle: s.conversationsHistory, readOnly: true},
+		"conversations.info":                    {handle: s.conversationsInfo, readOnly: true},
+		"conversations.open":                    {handle: s.conversationsOpen},
+		"users.info":                            {handle: s.usersInfo, readOnly: true},
+		"reactions.add":                         {handle: s.reactionsAdd},
+		"reactions.remove":                      {handle: s.reactionsRemove},
+		"assistant.threads.setStatus":           {handle: s.assistantThreadsSetStatus},
+		"assistant.threads.setSuggestedPrompts": {handle: s.assistantThreadsSetSuggestedPrompts},
+		"assistant.threads.setTitle":            {handle: s.assistantThreadsSetTitle},
+		"files.getUploadURLExternal":            {handle: s.filesGetUploadURLExternal},
+		"files.completeUploadExternal":          {handle: s.filesCompleteUploadExternal},
+		"views.open":                            {handle: s.viewsOpen},
+		"views.push":                            {handle: s.viewsPush},
+		"views.update":                          {handle: s.viewsUpdate},
+	})
 	mux := http.NewServeMux()
-	mux.HandleFunc("/api/{method}", s.serveAPI)
+	mux.HandleFunc("/api/{method}", s.webAPI.serveAPI)
 	mux.HandleFunc("GET /link/", s.socketHub.serveSocket)
 	mux.HandleFunc("POST /upload/{file}", s.serveUpload)
 	mux.HandleFunc("GET /files/{file}/{name...}", s.serveFile)
