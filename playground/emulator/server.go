@@ -19,6 +19,10 @@ type Server struct {
 	*workspace
 	*socketHub
 	*webAPI
+	*streamAPI
+	*filesAPI
+	*assistantAPI
+	chatAPI *chatAPI
 
 	http    *http.Server
 	ip      net.IP // the bound address
@@ -26,17 +30,10 @@ type Server struct {
 	session string // the playground's session cookie when Hardened
 	events  *eventsAPI
 
-	// Guarded by mu.
-	refuseTasks bool // see RefuseTaskChunks
-	files       map[string]*File
-	fileOrder   []string
-	responses   map[string]responseTarget // response_url id -> where it answers
-	triggers    map[string]trigger        // trigger_id -> who and when
-	views       map[string]*View
-	viewOrder   []string
-
-	// assistant holds the assistant threads (assistant.go).
-	assistant map[threadKey]*AssistantThread
+	responses map[string]responseTarget // response_url id -> where it answers
+	triggers  map[string]trigger        // trigger_id -> who and when
+	views     map[string]*View
+	viewOrder []string
 }
 
 // NewServer starts an emulated Slack listening on cfg.Addr (by default a free
@@ -58,53 +55,36 @@ func NewServer(cfg Config) (*Server, error) {
 	tcp := ln.Addr().(*net.TCPAddr)
 	ws := newWorkspace(cfg, "http://"+ln.Addr().String())
 	hub := newSocketHub(ws)
+	ev := &eventsAPI{ws: ws, hub: hub}
 	s := &Server{
-		workspace: ws,
-		socketHub: hub,
-		events:    &eventsAPI{ws: ws, hub: hub},
-		ip:        tcp.IP,
-		port:      strconv.Itoa(tcp.Port),
-		files:     make(map[string]*File),
-		responses: make(map[string]responseTarget),
-		triggers:  make(map[string]trigger),
-		views:     make(map[string]*View),
+		workspace:    ws,
+		socketHub:    hub,
+		events:       ev,
+		chatAPI:      &chatAPI{ws: ws, ev: ev},
+		streamAPI:    &streamAPI{ws: ws, ev: ev},
+		filesAPI:     &filesAPI{ws: ws, ev: ev, files: make(map[string]*File)},
+		assistantAPI: &assistantAPI{ws: ws, ev: ev, threads: make(map[threadKey]*AssistantThread)},
+		ip:           tcp.IP,
+		port:         strconv.Itoa(tcp.Port),
+		responses:    make(map[string]responseTarget),
+		triggers:     make(map[string]trigger),
+		views:        make(map[string]*View),
 	}
 	if cfg.Hardened {
 		s.session = randomToken("")
 	}
 
-	s.webAPI = newWebAPI(ws, hub.methods(), map[string]method{
-		"api.test":                              {handle: s.apiTest, readOnly: true},
-		"auth.test":                             {handle: s.authTest, readOnly: true},
-		"chat.postMessage":                      {handle: s.chatPostMessage},
-		"chat.update":                           {handle: s.chatUpdate},
-		"chat.delete":                           {handle: s.chatDelete},
-		"chat.postEphemeral":                    {handle: s.chatPostEphemeral},
-		"chat.startStream":                      {handle: s.chatStartStream},
-		"chat.appendStream":                     {handle: s.chatAppendStream},
-		"chat.stopStream":                       {handle: s.chatStopStream},
-		"chat.getPermalink":                     {handle: s.chatGetPermalink, readOnly: true},
-		"conversations.replies":                 {handle: s.conversationsReplies, readOnly: true},
-		"conversations.history":                 {handle: s.conversationsHistory, readOnly: true},
-		"conversations.info":                    {handle: s.conversationsInfo, readOnly: true},
-		"conversations.open":                    {handle: s.conversationsOpen},
-		"users.info":                            {handle: s.usersInfo, readOnly: true},
-		"reactions.add":                         {handle: s.reactionsAdd},
-		"reactions.remove":                      {handle: s.reactionsRemove},
-		"assistant.threads.setStatus":           {handle: s.assistantThreadsSetStatus},
-		"assistant.threads.setSuggestedPrompts": {handle: s.assistantThreadsSetSuggestedPrompts},
-		"assistant.threads.setTitle":            {handle: s.assistantThreadsSetTitle},
-		"files.getUploadURLExternal":            {handle: s.filesGetUploadURLExternal},
-		"files.completeUploadExternal":          {handle: s.filesCompleteUploadExternal},
-		"views.open":                            {handle: s.viewsOpen},
-		"views.push":                            {handle: s.viewsPush},
-		"views.update":                          {handle: s.viewsUpdate},
-	})
+	s.webAPI = newWebAPI(ws, hub.methods(), s.chatAPI.methods(), s.streamAPI.methods(),
+		(&conversationsAPI{ws: ws}).methods(), s.filesAPI.methods(), s.assistantAPI.methods(), map[string]method{
+			"views.open":   {handle: s.viewsOpen},
+			"views.push":   {handle: s.viewsPush},
+			"views.update": {handle: s.viewsUpdate},
+		})
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/{method}", s.webAPI.serveAPI)
 	mux.HandleFunc("GET /link/", s.socketHub.serveSocket)
-	mux.HandleFunc("POST /upload/{file}", s.serveUpload)
-	mux.HandleFunc("GET /files/{file}/{name...}", s.serveFile)
+	mux.HandleFunc("POST /upload/{file}", s.filesAPI.serveUpload)
+	mux.HandleFunc("GET /files/{file}/{name...}", s.filesAPI.serveFile)
 	mux.HandleFunc("POST /response/{id}", s.serveResponseURL)
 	s.routeWeb(mux)
 	s.http = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 10 * time.Second}
