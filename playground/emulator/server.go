@@ -22,6 +22,9 @@ type Server struct {
 	*streamAPI
 	*filesAPI
 	*assistantAPI
+	*modals
+	*people
+	*blockActions
 	chatAPI *chatAPI
 
 	http    *http.Server
@@ -29,11 +32,7 @@ type Server struct {
 	port    string // the bound port
 	session string // the playground's session cookie when Hardened
 	events  *eventsAPI
-
-	responses map[string]responseTarget // response_url id -> where it answers
-	triggers  map[string]trigger        // trigger_id -> who and when
-	views     map[string]*View
-	viewOrder []string
+	in      *interactivity
 }
 
 // NewServer starts an emulated Slack listening on cfg.Addr (by default a free
@@ -56,36 +55,34 @@ func NewServer(cfg Config) (*Server, error) {
 	ws := newWorkspace(cfg, "http://"+ln.Addr().String())
 	hub := newSocketHub(ws)
 	ev := &eventsAPI{ws: ws, hub: hub}
+	in := newInteractivity(ws, hub, ev)
 	s := &Server{
 		workspace:    ws,
 		socketHub:    hub,
 		events:       ev,
+		in:           in,
+		modals:       &modals{ws: ws, hub: hub, in: in, views: make(map[string]*View)},
+		people:       &people{ws: ws, ev: ev, in: in},
+		blockActions: &blockActions{ws: ws, in: in},
 		chatAPI:      &chatAPI{ws: ws, ev: ev},
 		streamAPI:    &streamAPI{ws: ws, ev: ev},
 		filesAPI:     &filesAPI{ws: ws, ev: ev, files: make(map[string]*File)},
 		assistantAPI: &assistantAPI{ws: ws, ev: ev, threads: make(map[threadKey]*AssistantThread)},
 		ip:           tcp.IP,
 		port:         strconv.Itoa(tcp.Port),
-		responses:    make(map[string]responseTarget),
-		triggers:     make(map[string]trigger),
-		views:        make(map[string]*View),
 	}
 	if cfg.Hardened {
 		s.session = randomToken("")
 	}
 
 	s.webAPI = newWebAPI(ws, hub.methods(), s.chatAPI.methods(), s.streamAPI.methods(),
-		(&conversationsAPI{ws: ws}).methods(), s.filesAPI.methods(), s.assistantAPI.methods(), map[string]method{
-			"views.open":   {handle: s.viewsOpen},
-			"views.push":   {handle: s.viewsPush},
-			"views.update": {handle: s.viewsUpdate},
-		})
+		(&conversationsAPI{ws: ws}).methods(), s.filesAPI.methods(), s.assistantAPI.methods(), s.modals.methods())
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/{method}", s.webAPI.serveAPI)
 	mux.HandleFunc("GET /link/", s.socketHub.serveSocket)
 	mux.HandleFunc("POST /upload/{file}", s.filesAPI.serveUpload)
 	mux.HandleFunc("GET /files/{file}/{name...}", s.filesAPI.serveFile)
-	mux.HandleFunc("POST /response/{id}", s.serveResponseURL)
+	mux.HandleFunc("POST /response/{id}", s.in.serveResponseURL)
 	s.routeWeb(mux)
 	s.http = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() {

@@ -402,16 +402,6 @@ func (s *Server) snapshotForUI(user, only string) (*uiSnapshot, error) {
 	return snap, nil
 }
 
-// openViewLocked returns the newest view open for user, or nil.
-func (s *Server) openViewLocked(user string) *View {
-	for i := len(s.viewOrder) - 1; i >= 0; i-- {
-		if v := s.views[s.viewOrder[i]]; v.Open && v.User == user {
-			return v
-		}
-	}
-	return nil
-}
-
 // uiPostRequest is the body of POST /ui/post.
 type uiPostRequest struct {
 	User     string `json:"user"`
@@ -708,8 +698,8 @@ func (s *Server) closeFromUI(req uiViewRequest) error {
 	}
 	payload := object{
 		"type":                  "view_closed",
-		"team":                  s.teamObject(),
-		"user":                  s.userObject(s.users[req.User]),
+		"team":                  s.in.teamObject(),
+		"user":                  s.in.userObject(s.users[req.User]),
 		"api_app_id":            s.cfg.AppID,
 		"token":                 s.cfg.VerificationToken,
 		"view":                  s.wireView(v, nil),
@@ -717,7 +707,7 @@ func (s *Server) closeFromUI(req uiViewRequest) error {
 		"enterprise":            nil,
 		"is_enterprise_install": false,
 	}
-	_, err = s.sendPayloadLocked(EnvelopeInteractive, payload, nil)
+	_, err = s.in.sendLocked(EnvelopeInteractive, payload, nil)
 	return err
 }
 
