@@ -302,3 +302,44 @@ func (a *blockActions) ClickFeedback(channel, ts, user string, positive bool) (e
 	}
 	return a.blockActionLocked(ch, u, m, ephemeral, feedbackAction(el, blockID, b), nil)
 }
+
+// clickLocked is the playground's click on the message ts: the button
+// actionID (with value, when given, among the buttons of that action_id) or
+// the feedback button of that value.
+func (a *blockActions) clickLocked(channel, ts, user, actionID, value string) (string, error) {
+	ch, u, m, ephemeral, err := a.messageForLocked(channel, ts, user)
+	if err != nil {
+		return "", err
+	}
+	for _, el := range elementsOf(m.Blocks) {
+		if el.ActionID == actionID && el.Type == "button" && (value == "" || value == el.Value) {
+			return a.blockActionLocked(ch, u, m, ephemeral, el.buttonAction(), nil)
+		}
+	}
+	if id, ok, err := a.clickFeedbackLocked(ch, u, m, ephemeral, actionID, value); ok {
+		return id, err
+	}
+	return "", fmt.Errorf("button %s in %s/%s: %w", actionID, channel, ts, ErrActionNotFound)
+}
+
+// chooseLocked is the playground's choice in a menu of the message ts: the
+// option with value (or else label) of the overflow or static select menu
+// actionID.
+func (a *blockActions) chooseLocked(channel, ts, user, actionID, value, label string) (string, error) {
+	ch, u, m, ephemeral, err := a.messageForLocked(channel, ts, user)
+	if err != nil {
+		return "", err
+	}
+	for _, el := range elementsOf(m.Blocks) {
+		if el.ActionID != actionID || el.Type != "overflow" && el.Type != "static_select" {
+			continue
+		}
+		for _, opt := range el.options() {
+			if value != "" && opt.Value == value || value == "" && strings.TrimSpace(opt.Text.Text) == strings.TrimSpace(label) {
+				action, state := el.menuAction(opt)
+				return a.blockActionLocked(ch, u, m, ephemeral, action, state)
+			}
+		}
+	}
+	return "", fmt.Errorf("menu option %s in %s/%s: %w", actionID, channel, ts, ErrActionNotFound)
+}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 )
@@ -211,41 +210,4 @@ func (a *assistantAPI) assistantThreadsSetStatus(r *request) (object, error) {
 	}
 	a.ws.setStatusLocked(threadKey{ch.ID, threadTS}, r.get("status"))
 	return nil, nil
-}
-
-// uiAssistant answers POST /ui/assistant, {"user", "context"}: user opens the
-// assistant view while viewing channel context ("" for none); the IM is opened on
-// first use. Answers {"channel", "thread_ts"} of the new assistant thread.
-func (s *Server) uiAssistant(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		User    string `json:"user"`
-		Context string `json:"context"`
-	}
-	if err := decodeUI(w, r, &req); err != nil {
-		writeUIError(w, err)
-		return
-	}
-	if err := requireFields("user", req.User); err != nil {
-		writeUIError(w, err)
-		return
-	}
-	s.mu.Lock()
-	err := s.conversationForLocked(dmID(req.User), req.User)
-	if err == nil && req.Context != "" {
-		err = s.conversationForLocked(req.Context, req.User)
-	}
-	s.mu.Unlock()
-	if err != nil {
-		writeUIError(w, err)
-		return
-	}
-	if strings.HasPrefix(req.Context, "D") {
-		req.Context = "" // Slack sends no context for a DM
-	}
-	channel, ts, err := s.StartAssistantThread(req.User, req.Context)
-	if err != nil {
-		writeUIError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, object{"ok": true, "channel": channel, "thread_ts": ts})
 }

@@ -176,3 +176,25 @@ func (a *filesAPI) Files() []File {
 	}
 	return out
 }
+
+// sharedLocked returns the files shared in a conversation, oldest first.
+func (a *filesAPI) sharedLocked() []*File {
+	var out []*File
+	for _, id := range a.fileOrder {
+		if f := a.files[id]; f.Complete && f.Content != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// download returns the name and content of a shared file; content is nil
+// for a file not uploaded or not completed.
+func (a *filesAPI) download(id string) (name string, content []byte) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	if f, ok := a.files[id]; ok && f.Complete {
+		return f.Name, f.Content
+	}
+	return "", nil
+}

@@ -73,32 +73,3 @@ func checkSocketOrigin(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	return origin == "" || origin == slackGoOrigin || strings.EqualFold(origin, "http://"+r.Host)
 }
-
-// sessionCookieName names the playground's session cookie. Cookies do not
-// keep ports apart, so the name has the port: two playgrounds on one
-// machine keep their own.
-func (s *Server) sessionCookieName() string { return "threadwright_playground_" + s.port }
-
-// setSession gives the browser the session cookie of this run.
-func (s *Server) setSession(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{
-		Name: s.sessionCookieName(), Value: s.session, Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode,
-	})
-}
-
-// requireSession refuses a playground request without this run's session
-// cookie when the emulator is hardened.
-func (s *Server) requireSession(h http.HandlerFunc) http.HandlerFunc {
-	if !s.cfg.Hardened {
-		return h
-	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		c, err := r.Cookie(s.sessionCookieName())
-		if err != nil || !sameToken(c.Value, s.session) {
-			writeUIError(w, &uiError{http.StatusForbidden, "no playground session; reload the page"})
-			return
-		}
-		h(w, r)
-	}
-}

@@ -27,12 +27,11 @@ type Server struct {
 	*blockActions
 	chatAPI *chatAPI
 
-	http    *http.Server
-	ip      net.IP // the bound address
-	port    string // the bound port
-	session string // the playground's session cookie when Hardened
-	events  *eventsAPI
-	in      *interactivity
+	http   *http.Server
+	ip     net.IP // the bound address
+	port   string // the bound port
+	events *eventsAPI
+	in     *interactivity
 }
 
 // NewServer starts an emulated Slack listening on cfg.Addr (by default a free
@@ -71,9 +70,6 @@ func NewServer(cfg Config) (*Server, error) {
 		ip:           tcp.IP,
 		port:         strconv.Itoa(tcp.Port),
 	}
-	if cfg.Hardened {
-		s.session = randomToken("")
-	}
 
 	s.webAPI = newWebAPI(ws, hub.methods(), s.chatAPI.methods(), s.streamAPI.methods(),
 		(&conversationsAPI{ws: ws}).methods(), s.filesAPI.methods(), s.assistantAPI.methods(), s.modals.methods())
@@ -83,7 +79,12 @@ func NewServer(cfg Config) (*Server, error) {
 	mux.HandleFunc("POST /upload/{file}", s.filesAPI.serveUpload)
 	mux.HandleFunc("GET /files/{file}/{name...}", s.filesAPI.serveFile)
 	mux.HandleFunc("POST /response/{id}", s.in.serveResponseURL)
-	s.routeWeb(mux)
+	ui := &playground{ws: ws, hub: hub, modals: s.modals, files: s.filesAPI, assist: s.assistantAPI,
+		actions: s.blockActions, people: s.people, port: s.port}
+	if cfg.Hardened {
+		ui.session = randomToken("")
+	}
+	ui.route(mux)
 	s.http = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -96,6 +97,12 @@ func NewServer(cfg Config) (*Server, error) {
 // URL returns the Web API base URL with its trailing slash,
 // "http://127.0.0.1:port/api/", the value slack.OptionAPIURL expects.
 func (s *Server) URL() string { return s.base + "/api/" }
+
+// PageURL returns the address of the browser playground,
+// "http://127.0.0.1:port/": a Slack-like channel view of the workspace
+// where a person can talk to the bot, click its buttons and fill its modals.
+// Add "?user=U0BOB" to act as another member.
+func (s *Server) PageURL() string { return s.base + "/" }
 
 // Config returns the effective configuration, defaults filled in. Users,
 // Channels and Latency are as configured; see Users, Channels and SetLatency

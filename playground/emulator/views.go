@@ -332,6 +332,33 @@ func (a *modals) openViewLocked(user string) *View {
 	return nil
 }
 
+// closeLocked closes v as u cancels it. A view with notify_on_close also
+// sends the bot a view_closed payload
+// (https://docs.slack.dev/reference/interaction-payloads/view-interactions-payload#view_closed).
+func (a *modals) closeLocked(v *View, u User) error {
+	v.Open = false
+	a.ws.notifyLocked(Update{Kind: UpdateView})
+	var flags struct {
+		NotifyOnClose bool `json:"notify_on_close"`
+	}
+	if json.Unmarshal(v.View, &flags) != nil || !flags.NotifyOnClose {
+		return nil
+	}
+	payload := object{
+		"type":                  "view_closed",
+		"team":                  a.in.teamObject(),
+		"user":                  a.in.userObject(u),
+		"api_app_id":            a.ws.cfg.AppID,
+		"token":                 a.ws.cfg.VerificationToken,
+		"view":                  a.wireView(v, nil),
+		"is_cleared":            false,
+		"enterprise":            nil,
+		"is_enterprise_install": false,
+	}
+	_, err := a.in.sendLocked(EnvelopeInteractive, payload, nil)
+	return err
+}
+
 // Views returns the views the bot opened, oldest first.
 func (a *modals) Views() []View {
 	a.ws.mu.Lock()
