@@ -73,9 +73,9 @@ func (e assistantEvent) eventType() string { return e.Type }
 // assistantEvent is assistant_thread_started or assistant_thread_context_changed, in
 // the shape of Slack's reference examples (bot/testdata/assistant).
 type assistantEvent struct {
-	Type            string          `json:"type"`
-	AssistantThread assistantThread `json:"assistant_thread"`
-	EventTS         string          `json:"event_ts"`
+	Type    string          `json:"type"`
+	Thread  assistantThread `json:"assistant_thread"`
+	EventTS string          `json:"event_ts"`
 }
 
 type assistantThread struct {
@@ -180,7 +180,7 @@ func (e *eventsAPI) assistantLocked(im *channelState, eventType, user, threadTS,
 		ctx.TeamID = e.ws.cfg.TeamID
 	}
 	e.emitLocked(im, assistantEvent{Type: eventType, EventTS: e.ws.nextTSLocked(),
-		AssistantThread: assistantThread{UserID: user, Context: ctx, ChannelID: im.ID, ThreadTS: threadTS}})
+		Thread: assistantThread{UserID: user, Context: ctx, ChannelID: im.ID, ThreadTS: threadTS}})
 }
 
 // emitLocked wraps an inner event in an event_callback and delivers it in an

@@ -26,16 +26,24 @@ import (
 // sends on its WebSocket upgrade.
 const slackGoOrigin = "https://api.slack.com"
 
-// guard wraps the emulator's routes with the Host and cross-origin checks.
-func (s *Server) guard(next http.Handler) http.Handler {
+// hostGuard keeps other web pages out of the emulator's routes: it knows the
+// address the emulator is bound to.
+type hostGuard struct {
+	base string // "http://127.0.0.1:port"
+	ip   net.IP // the bound address
+	port string // the bound port
+}
+
+// wrap wraps the emulator's routes with the Host and cross-origin checks.
+func (g hostGuard) wrap(next http.Handler) http.Handler {
 	csrf := http.NewCrossOriginProtection()
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))
 	checked := csrf.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.allowedHost(r.Host) {
-			http.Error(w, "unknown Host "+r.Host+"; use "+s.base, http.StatusMisdirectedRequest)
+		if !g.allowedHost(r.Host) {
+			http.Error(w, "unknown Host "+r.Host+"; use "+g.base, http.StatusMisdirectedRequest)
 			return
 		}
 		checked.ServeHTTP(w, r)
@@ -46,12 +54,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // and localhost, a loopback IP address or the bound IP address (any IP
 // address when bound to all interfaces). A DNS name other than localhost
 // is refused: with DNS rebinding it can be any page's.
-func (s *Server) allowedHost(hostport string) bool {
+func (g hostGuard) allowedHost(hostport string) bool {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host, port = hostport, "80"
 	}
-	if port != s.port {
+	if port != g.port {
 		return false
 	}
 	if strings.EqualFold(host, "localhost") {
@@ -61,10 +69,10 @@ func (s *Server) allowedHost(hostport string) bool {
 	switch {
 	case ip == nil:
 		return false
-	case ip.IsLoopback(), ip.Equal(s.ip):
+	case ip.IsLoopback(), ip.Equal(g.ip):
 		return true
 	}
-	return s.ip.IsUnspecified()
+	return g.ip.IsUnspecified()
 }
 
 // checkSocketOrigin is the WebSocket upgrader's CheckOrigin: no Origin (not a

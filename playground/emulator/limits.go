@@ -104,8 +104,8 @@ func prefixed(prefix string, lines []string) []string {
 	return out
 }
 
-// blockElement is an element of a block as the limits read it.
-type blockElement struct {
+// elementShape is an element of a block as the limits read it.
+type elementShape struct {
 	Type     string      `json:"type"`
 	ActionID string      `json:"action_id"`
 	Text     *textObject `json:"text"`
@@ -125,13 +125,13 @@ type blockElement struct {
 	Placeholder *textObject `json:"placeholder"`
 }
 
-// block is a message's block as the limits read it.
-type block struct {
+// blockShape is a message's block as the limits read it.
+type blockShape struct {
 	Type      string            `json:"type"`
 	BlockID   string            `json:"block_id"`
 	Text      *textObject       `json:"text"`
 	Fields    []textObject      `json:"fields"`
-	Accessory *blockElement     `json:"accessory"`
+	Accessory *elementShape     `json:"accessory"`
 	Elements  []json.RawMessage `json:"elements"`
 }
 
@@ -140,7 +140,7 @@ type block struct {
 // invalid_blocks_format; a broken limit is invalid_blocks with Slack's
 // json-pointer style explanation in "errors".
 func checkBlocks(raw string) error {
-	var blocks []block
+	var blocks []blockShape
 	if err := json.Unmarshal([]byte(raw), &blocks); err != nil {
 		return errCode("invalid_blocks_format", "[ERROR] blocks must be a JSON array of objects")
 	}
@@ -160,7 +160,7 @@ func checkBlocks(raw string) error {
 			}
 			blockIDs[b.BlockID] = true
 		}
-		p.block(b, at)
+		p.typed(b, at)
 	}
 	if len(p) > 0 {
 		return &apiError{Code: "invalid_blocks", Errors: p, Messages: prefixed("[ERROR] ", p)}
@@ -168,8 +168,8 @@ func checkBlocks(raw string) error {
 	return nil
 }
 
-// block checks the limits of one block of a known type at at.
-func (p *problems) block(b block, at string) {
+// typed checks the limits of one block of a known type at at.
+func (p *problems) typed(b blockShape, at string) {
 	switch b.Type {
 	case "section":
 		p.section(b, at)
@@ -186,7 +186,7 @@ func (p *problems) block(b block, at string) {
 
 // section checks a section block: text or fields, their lengths, and its
 // accessory.
-func (p *problems) section(b block, at string) {
+func (p *problems) section(b blockShape, at string) {
 	if b.Text == nil && len(b.Fields) == 0 {
 		p.add("must provide text or fields [json-pointer:%s]", at)
 	}
@@ -207,7 +207,7 @@ func (p *problems) actions(elements []json.RawMessage, at string) {
 	p.tooMany(len(elements), maxActionsElements, at+"/elements")
 	actionIDs := make(map[string]bool)
 	for j, raw := range elements {
-		var el blockElement
+		var el elementShape
 		if err := json.Unmarshal(raw, &el); err != nil {
 			p.add("must be an object [json-pointer:%s/elements/%d]", at, j)
 			continue
@@ -223,7 +223,7 @@ func (p *problems) actions(elements []json.RawMessage, at string) {
 
 // element checks an interactive element: its action_id, confirm dialog, and
 // a button's or a menu's own limits.
-func (p *problems) element(el blockElement, at string) {
+func (p *problems) element(el elementShape, at string) {
 	p.tooLong(el.ActionID, maxActionIDLength, at+"/action_id")
 	if c := el.Confirm; c != nil {
 		for _, f := range []struct {
@@ -251,7 +251,7 @@ func (p *problems) element(el blockElement, at string) {
 
 // menu checks an overflow menu or a static select: the number of options,
 // their texts and values, and a select's placeholder.
-func (p *problems) menu(el blockElement, at string) {
+func (p *problems) menu(el elementShape, at string) {
 	limit := maxOverflowOptions
 	if el.Type == "static_select" {
 		limit = maxSelectOptions

@@ -1,6 +1,8 @@
 package emulator
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -357,4 +359,15 @@ func cloneTasks(ts []Task) []Task {
 		out[i] = t
 	}
 	return out
+}
+
+// newUUID returns a random version 4 UUID, the shape of envelope IDs and
+// client_msg_id values.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return strings.Join([]string{h[0:8], h[8:12], h[12:16], h[16:20], h[20:32]}, "-")
 }

@@ -12,9 +12,17 @@ import (
 )
 
 // Server is a running emulated Slack workspace: the Web API under URL(), a
-// Socket Mode WebSocket endpoint, and methods that act as users (PostUserMessage,
-// ClickButton, ...) and inspect what the bot did (Thread, Calls, Acks, ...).
-// All methods are safe for concurrent use.
+// Socket Mode WebSocket endpoint, the playground page at PageURL(), and
+// methods that act as users (PostUserMessage, ClickButton, ...) and inspect
+// what the bot did (Thread, Calls, Acks, ...). All methods are safe for
+// concurrent use.
+//
+// Each job has its own part, and Server's methods are theirs: the workspace
+// (members, conversations, messages, statuses; WaitFor, Subscribe), the
+// Socket Mode hub (connections, envelopes, acks), the Web API's dispatch
+// (calls, injected faults and latency), streaming, files, the assistant
+// threads, the modals, the people acting and the clicks on the bot's
+// elements. They share the workspace's one lock.
 type Server struct {
 	*workspace
 	*socketHub
@@ -25,13 +33,8 @@ type Server struct {
 	*modals
 	*people
 	*blockActions
-	chatAPI *chatAPI
 
-	http   *http.Server
-	ip     net.IP // the bound address
-	port   string // the bound port
-	events *eventsAPI
-	in     *interactivity
+	http *http.Server
 }
 
 // NewServer starts an emulated Slack listening on cfg.Addr (by default a free
@@ -51,47 +54,62 @@ func NewServer(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("emulator: listen on %s: %w", cfg.Addr, err)
 	}
 	tcp := ln.Addr().(*net.TCPAddr)
-	ws := newWorkspace(cfg, "http://"+ln.Addr().String())
-	hub := newSocketHub(ws)
-	ev := &eventsAPI{ws: ws, hub: hub}
-	in := newInteractivity(ws, hub, ev)
-	s := &Server{
-		workspace:    ws,
-		socketHub:    hub,
-		events:       ev,
-		in:           in,
-		modals:       &modals{ws: ws, hub: hub, in: in, views: make(map[string]*View)},
-		people:       &people{ws: ws, ev: ev, in: in},
-		blockActions: &blockActions{ws: ws, in: in},
-		chatAPI:      &chatAPI{ws: ws, ev: ev},
-		streamAPI:    &streamAPI{ws: ws, ev: ev},
-		filesAPI:     &filesAPI{ws: ws, ev: ev, files: make(map[string]*File)},
-		assistantAPI: &assistantAPI{ws: ws, ev: ev, threads: make(map[threadKey]*AssistantThread)},
-		ip:           tcp.IP,
-		port:         strconv.Itoa(tcp.Port),
-	}
-
-	s.webAPI = newWebAPI(ws, hub.methods(), s.chatAPI.methods(), s.streamAPI.methods(),
-		(&conversationsAPI{ws: ws}).methods(), s.filesAPI.methods(), s.assistantAPI.methods(), s.modals.methods())
-	mux := http.NewServeMux()
-	mux.HandleFunc("/api/{method}", s.webAPI.serveAPI)
-	mux.HandleFunc("GET /link/", s.socketHub.serveSocket)
-	mux.HandleFunc("POST /upload/{file}", s.filesAPI.serveUpload)
-	mux.HandleFunc("GET /files/{file}/{name...}", s.filesAPI.serveFile)
-	mux.HandleFunc("POST /response/{id}", s.in.serveResponseURL)
-	ui := &playground{ws: ws, hub: hub, modals: s.modals, files: s.filesAPI, assist: s.assistantAPI,
-		actions: s.blockActions, people: s.people, port: s.port}
-	if cfg.Hardened {
-		ui.session = randomToken("")
-	}
-	ui.route(mux)
-	s.http = &http.Server{Handler: s.guard(mux), ReadHeaderTimeout: 10 * time.Second}
+	guard := hostGuard{base: "http://" + ln.Addr().String(), ip: tcp.IP, port: strconv.Itoa(tcp.Port)}
+	s, mux := build(cfg, guard)
+	s.http = &http.Server{Handler: guard.wrap(mux), ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Logger.Error("emulator: serve", "err", err)
 		}
 	}()
 	return s, nil
+}
+
+// build makes the parts of a server at guard's address, and its routes.
+func build(cfg Config, guard hostGuard) (*Server, *http.ServeMux) {
+	ws := newWorkspace(cfg, guard.base)
+	hub := newSocketHub(ws)
+	ev := &eventsAPI{ws: ws, hub: hub}
+	in := newInteractivity(ws, hub, ev)
+	s := &Server{
+		workspace:    ws,
+		socketHub:    hub,
+		streamAPI:    &streamAPI{ws: ws, ev: ev},
+		filesAPI:     &filesAPI{ws: ws, ev: ev, files: make(map[string]*File)},
+		assistantAPI: &assistantAPI{ws: ws, ev: ev, threads: make(map[threadKey]*AssistantThread)},
+		modals:       &modals{ws: ws, hub: hub, in: in, views: make(map[string]*View)},
+		people:       &people{ws: ws, ev: ev, in: in},
+		blockActions: &blockActions{ws: ws, in: in},
+	}
+	s.webAPI = newWebAPI(ws,
+		hub.methods(),
+		(&chatAPI{ws: ws, ev: ev}).methods(),
+		s.streamAPI.methods(),
+		(&conversationsAPI{ws: ws}).methods(),
+		s.filesAPI.methods(),
+		s.assistantAPI.methods(),
+		s.modals.methods(),
+	)
+	return s, s.routes(in, guard.port)
+}
+
+// routes answers the Web API, Socket Mode, file uploads and downloads,
+// response_urls (in's) and the playground; port names the playground's
+// session cookie.
+func (s *Server) routes(in *interactivity, port string) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/{method}", s.webAPI.serveAPI)
+	mux.HandleFunc("GET /link/", s.socketHub.serveSocket)
+	mux.HandleFunc("POST /upload/{file}", s.filesAPI.serveUpload)
+	mux.HandleFunc("GET /files/{file}/{name...}", s.filesAPI.serveFile)
+	mux.HandleFunc("POST /response/{id}", in.serveResponseURL)
+	ui := &playground{ws: s.workspace, hub: s.socketHub, modals: s.modals, files: s.filesAPI, assist: s.assistantAPI,
+		actions: s.blockActions, people: s.people, port: port}
+	if s.cfg.Hardened {
+		ui.session = randomToken("")
+	}
+	ui.route(mux)
+	return mux
 }
 
 // URL returns the Web API base URL with its trailing slash,
