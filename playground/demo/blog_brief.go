@@ -12,38 +12,9 @@ import (
 // The blog's article brief (blog.yaml's brief: auto, from the approved outline) and
 // what the later artifacts take from it and from the fetched sources.
 
-// defaultWordcount is the article's length when the workflow has no wordcount input
-// (blog.yaml's default).
-const defaultWordcount = 1500
-
-var (
-	// numberRe reads the first number of an input's value: "1500", "1,500 words".
-	numberRe = regexp.MustCompile(`\d[\d,]*`)
-	// briefLineRe reads a line of the brief's "## Key messages" or "## Words per
-	// section": "- **Heading**: text".
-	briefLineRe = regexp.MustCompile(`^- \*\*(.+)\*\*: (.+)$`)
-)
-
-// readInput returns the input id's value in the system prompt's "## What the team
-// asked for" ("- Label (`id`): value"), one line, or "".
-func readInput(system, id string) string {
-	re := regexp.MustCompile("(?m)^- .+ \\(`" + regexp.QuoteMeta(id) + "`\\): (.+)$")
-	if m := re.FindStringSubmatch(system); m != nil {
-		return strings.TrimSpace(m[1])
-	}
-	return ""
-}
-
-// wordcount is the article's target length: the wordcount input, within 100 to 10,000
-// words, or defaultWordcount.
-func (t *task) wordcount() int {
-	m := numberRe.FindString(readInput(t.system, "wordcount"))
-	n, err := strconv.Atoi(strings.ReplaceAll(m, ",", ""))
-	if err != nil || n <= 0 {
-		return defaultWordcount
-	}
-	return min(max(n, 100), 10000)
-}
+// briefLineRe reads a line of the brief's "## Key messages" or "## Words per
+// section": "- **Heading**: text".
+var briefLineRe = regexp.MustCompile(`^- \*\*(.+)\*\*: (.+)$`)
 
 // wordBudget splits the target length into a conclusion and n equal sections, both
 // rounded to ten words.
@@ -157,34 +128,6 @@ func (t *task) keyMessage(s workflow.Item) string {
 	return "What the reader should take away from “" + trimEnd(s.Title) + "”."
 }
 
-// draftExtras are what the draft of the section headed title takes from the approved
-// brief (its words) and sources (a quote from the first page fetched for it that
-// says something its notes do not).
-func (t *task) draftExtras(title string) draftExtras {
-	var x draftExtras
-	if text := t.approvedOf(blogBrief); text != "" {
-		x.Words = parseBrief(text).words[titleKey(title)]
-	}
-	x.Quote = quoteSource(t.sourcesFor(title), t.notesFor(title))
-	return x
-}
-
-// sourcesFor returns the fetched sources of the section headed title: the item's
-// part of the approved sources (a pipeline item's dependency), or its part under its
-// "## " heading.
-func (t *task) sourcesFor(title string) string {
-	text := t.approvedOf(blogSources)
-	if len(headingStarts(text)) == 0 {
-		return text
-	}
-	for _, it := range workflow.Items(text) {
-		if titleKey(it.Title) == titleKey(title) {
-			return it.Body
-		}
-	}
-	return ""
-}
-
 // fetchedPage is one page of the sources: "### title", "Source: url", its text.
 type fetchedPage struct{ Title, URL, Text string }
 
@@ -249,19 +192,4 @@ func quoteSource(text string, notes []note) string {
 		}
 	}
 	return ""
-}
-
-// unfetchedSources stands in for the sources phase, which no model writes: the URLs
-// of the item's research notes, each marked as not fetched.
-func (t *task) unfetchedSources() string {
-	var b strings.Builder
-	for _, n := range t.notesFor(t.itemTitle()) {
-		if strings.HasPrefix(n.URL, "http") {
-			fmt.Fprintf(&b, "### %s\nSource: %s\nNot fetched: the offline demo model does not fetch pages.\n\n", n.URL, n.URL)
-		}
-	}
-	if b.Len() == 0 {
-		return "No URLs were found in the notes."
-	}
-	return strings.TrimSpace(b.String())
 }

@@ -1,15 +1,105 @@
 package demo
 
 import (
+	"fmt"
+	"hash/fnv"
 	"regexp"
 	"strconv"
 	"strings"
 )
 
-// Two task shapes of the workflow agent: the options' self-review (a second
-// commit_artifact_options call that reviews the first options against the criteria)
-// and a batch write (one commit_artifact_final_text for every item of a foreach
-// artifact, one "## " section each).
+// Reviews: the evaluation of a text against its criteria (commit_evaluation)
+// and the options' self-review.
+
+type resultArgs struct {
+	ID     string `json:"id"`
+	Pass   bool   `json:"pass"`
+	Reason string `json:"reason"`
+}
+
+// evaluate judges the text: a real check where a criterion states a word limit (and,
+// for the blog, the checks of checkBlog); otherwise a pass, except that about two
+// texts in five (by a hash of the artifact id and the text) fail one criterion, so
+// that both outcomes can be seen. A text revised at the team's request (one with
+// revisedMark or a longer one, see apply) passes, so a
+// revision visibly fixes it. The blog's texts fail only real checks: most of its
+// artifacts are written by a pipeline that nobody reviews.
+func (t *task) evaluate() []resultArgs {
+	text := quotedAfter(t.text, "The text:")
+	criteria := listedCriteria(t.text)
+	if len(criteria) == 0 {
+		for _, id := range enumOf(prop(itemsOf(prop(t.schema, "results")), "id")) {
+			criteria = append(criteria, criterion{ID: id})
+		}
+	}
+	h := fnv.New32a()
+	h.Write([]byte(t.artifactID + "\x00" + text))
+	sum := h.Sum32()
+	failAt := -1
+	if sum%5 < 2 && len(criteria) > 0 && !strings.Contains(text, revisedMark) && !strings.Contains(text, "**In more detail:**") && t.workflow != blogWorkflow {
+		failAt = int(sum/5) % len(criteria)
+	}
+	out := make([]resultArgs, len(criteria))
+	failed := false
+	for i, c := range criteria {
+		pass, reason := checkLimit(c.Description, text)
+		if reason == "" && t.workflow == blogWorkflow {
+			pass, reason = checkBlog(c.Description, text, t.blog, t.wordcount())
+		}
+		failed = failed || !pass
+		out[i] = resultArgs{ID: c.ID, Pass: pass, Reason: reason}
+	}
+	for i, c := range criteria {
+		switch {
+		case out[i].Reason != "":
+		case i == failAt && !failed:
+			out[i].Pass = false
+			out[i].Reason = "Not clearly met yet: " + quoteCriterion(c) + "; add a sentence that shows it."
+		default:
+			out[i].Pass = true
+			out[i].Reason = "Met: " + quoteCriterion(c) + "."
+		}
+	}
+	return out
+}
+
+var (
+	wholeLimitRe    = regexp.MustCompile(`(?i)^is at most (\d+) words`)
+	sentenceLimitRe = regexp.MustCompile(`(?i)sentence of at most (\d+) words`)
+	// boldLeadRe matches the bold title a written choice artifact starts with.
+	boldLeadRe = regexp.MustCompile(`^\*\*[^*\n]+\*\*\s*`)
+)
+
+// checkLimit checks a criterion that states a word limit on the whole text or on
+// its first sentence. reason is "" for other criteria.
+func checkLimit(desc, text string) (pass bool, reason string) {
+	text = notesRe.ReplaceAllString(text, "")
+	if m := wholeLimitRe.FindStringSubmatch(desc); m != nil {
+		limit, _ := strconv.Atoi(m[1])
+		n := len(strings.Fields(text))
+		if n <= limit {
+			return true, fmt.Sprintf("Met: %d words, within the limit of %d.", n, limit)
+		}
+		return false, fmt.Sprintf("Too long: %d words, over the limit of %d; cut %d.", n, limit, n-limit)
+	}
+	if m := sentenceLimitRe.FindStringSubmatch(desc); m != nil {
+		limit, _ := strconv.Atoi(m[1])
+		lead := firstSentences(boldLeadRe.ReplaceAllString(strings.TrimSpace(text), ""), 1)
+		n := len(strings.Fields(lead))
+		if n <= limit {
+			return true, fmt.Sprintf("Met: the lead sentence has %d words (limit %d).", n, limit)
+		}
+		return false, fmt.Sprintf("The lead sentence has %d words, over the limit of %d.", n, limit)
+	}
+	return true, ""
+}
+
+func quoteCriterion(c criterion) string {
+	if c.Description == "" {
+		return c.ID
+	}
+	return "“" + trimEnd(cutRunes(c.Description, 200)) + "”"
+}
 
 // reviewMarker opens the self-review's part of the options task
 // (prompts/templates/artifact_options.tmpl).
@@ -22,11 +112,6 @@ var (
 	reviewLineRe = regexp.MustCompile(`^([A-Z0-9]{1,2})[.)] (.+)$`)
 	// reviewedRe matches the sentence a review adds, removed before another review.
 	reviewedRe = regexp.MustCompile(` Reviewed against the criteria: [^.]*\.`)
-	// batchRe is the first line of a batch write's items
-	// (prompts/templates/artifact_write.tmpl).
-	batchRe = regexp.MustCompile(`Write all (\d+) items in one text, one "## " section per item, titled exactly as below:`)
-	// batchItemRe is an item line of a batch write.
-	batchItemRe = regexp.MustCompile(`^[\s*_>-]*Item (\d+) of (\d+):[*_]*\s*(.+?)\s*$`)
 )
 
 // reviewedOptions revises the options listed after reviewMarker once: the same labels
@@ -106,81 +191,4 @@ func (t *task) reviewOption(o option, criteria []criterion) string {
 		ids[i] = c.ID
 	}
 	return firstWords(text, 70) + " Reviewed against the criteria: " + strings.Join(ids, ", ") + "." + asked
-}
-
-// firstWords returns the whole sentences of s that fit in n words (at least one).
-func firstWords(s string, n int) string {
-	var keep []string
-	words := 0
-	for _, sen := range splitSentences(s) {
-		w := wordCount(sen)
-		if len(keep) > 0 && words+w > n {
-			break
-		}
-		keep = append(keep, sen)
-		words += w
-	}
-	return strings.Join(keep, " ")
-}
-
-// readBatch reads the items of a batch write: the lines "Item <n> of <total>: <title>"
-// after batchRe's line, each with the lines indented under it as its brief; nil when
-// the task is no batch write.
-func readBatch(text string) []item {
-	loc := batchRe.FindStringIndex(text)
-	if loc == nil {
-		return nil
-	}
-	var out []item
-	var brief []string
-	flush := func() {
-		if len(out) > 0 && len(brief) > 0 {
-			out[len(out)-1].Brief = strings.TrimSpace(strings.Join(brief, "\n"))
-		}
-		brief = nil
-	}
-	for _, l := range strings.Split(text[loc[1]:], "\n") {
-		if m := batchItemRe.FindStringSubmatch(l); m != nil {
-			flush()
-			n, _ := strconv.Atoi(m[1])
-			total, _ := strconv.Atoi(m[2])
-			out = append(out, item{N: n, Total: total, Title: m[3]})
-			continue
-		}
-		indented := strings.HasPrefix(l, " ") || strings.HasPrefix(l, "\t") || strings.HasPrefix(l, ">")
-		switch {
-		case len(out) > 0 && indented && strings.TrimSpace(l) != "":
-			brief = append(brief, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), ">")))
-		case strings.TrimSpace(l) == "":
-		default: // the brief ends; the items may go on after other lines
-			flush()
-		}
-	}
-	flush()
-	return out
-}
-
-// batchText writes every item of a batch, each under "## " and its title exactly as
-// listed, as the items would be written one by one (without the blog's demo failure:
-// the batch succeeds as a whole).
-func (t *task) batchText() string {
-	parts := make([]string, len(t.batch))
-	for i := range t.batch {
-		c := *t
-		it := t.batch[i]
-		c.item, c.batch = &it, nil
-		c.results = t.resultsFor(it.Title)
-		var text string
-		switch {
-		case c.blog != blogNone:
-			text = c.blogText(false)
-		default:
-			text = c.write()
-			if found := c.foundBlock(); found != "" {
-				text += "\n\n" + found
-			}
-		}
-		parts[i] = "## " + it.Title + "\n\n" + strings.TrimSpace(text)
-	}
-	return strings.Join(parts, "\n\n")
 }
