@@ -122,8 +122,6 @@ func titleKey(s string) string {
 	return strings.Join(tokens(strings.ToLower(s)), " ")
 }
 
-// --- Items of the foreach artifacts ---
-
 // --- The outline ---
 
 // blogOutline is the outline the blog's later artifacts follow.
@@ -217,8 +215,8 @@ func headingStarts(text string) []int {
 
 // --- Research notes ---
 
-// note is one research note: a fact and its source's URL ("" when it has none).
-type note struct{ Fact, URL string }
+// researchNote is one research note: a fact and its source's URL ("" when it has none).
+type researchNote struct{ Fact, URL string }
 
 const demoSourceBase = "https://example.com/demo/"
 
@@ -228,7 +226,7 @@ var (
 	bullet = regexp.MustCompile(`^\s*[-*]\s+(.+)$`)
 )
 
-func (n note) line() string {
+func (n researchNote) line() string {
 	switch {
 	case n.URL == "":
 		return "- " + n.Fact
@@ -243,7 +241,7 @@ func isDemoSource(url string) bool { return strings.HasPrefix(url, demoSourceBas
 
 // citation is how a draft cites a note's source: a Markdown link, "demo source" for
 // a placeholder, or the knowledge-base source in parentheses.
-func (n note) citation() string {
+func (n researchNote) citation() string {
 	switch {
 	case n.URL == "":
 		return ""
@@ -268,7 +266,7 @@ func researchNotes(title string) string {
 
 // cannedNotes are the notes of the pool's section headed title, or three generic
 // ones chosen by the title.
-func cannedNotes(title string) []note {
+func cannedNotes(title string) []researchNote {
 	facts := make([]blogFact, 0, 4)
 	if s, ok := sectionByTitle(title); ok {
 		facts = s.Facts
@@ -280,21 +278,21 @@ func cannedNotes(title string) []note {
 			facts = append(facts, blogGenericFacts[(start+i)%len(blogGenericFacts)])
 		}
 	}
-	out := make([]note, len(facts))
+	out := make([]researchNote, len(facts))
 	for i, f := range facts {
-		out[i] = note{Fact: f.Text, URL: demoSourceBase + f.Slug}
+		out[i] = researchNote{Fact: f.Text, URL: demoSourceBase + f.Slug}
 	}
 	return out
 }
 
 // bulletNotes reads the notes of a text's bullet list.
-func bulletNotes(text string) []note {
-	var out []note
+func bulletNotes(text string) []researchNote {
+	var out []researchNote
 	for _, l := range strings.Split(text, "\n") {
 		if m := noteRe.FindStringSubmatch(l); m != nil {
-			out = append(out, note{Fact: trimEnd(m[1]), URL: m[2]})
+			out = append(out, researchNote{Fact: trimEnd(m[1]), URL: m[2]})
 		} else if m := bullet.FindStringSubmatch(l); m != nil {
-			out = append(out, note{Fact: trimEnd(m[1])})
+			out = append(out, researchNote{Fact: trimEnd(m[1])})
 		}
 	}
 	return out
@@ -325,7 +323,7 @@ type draftExtras struct {
 // know gets generic ones. It is lengthened towards the brief's words for the section,
 // within minSectionWords and maxSectionWords. The draft has no heading and holds the
 // wordy phrases the editor pass removes.
-func sectionDraft(title, brief string, notes []note, x draftExtras) string {
+func sectionDraft(title, brief string, notes []researchNote, x draftExtras) string {
 	s, ok := sectionByTitle(title)
 	if !ok {
 		s = genericSection(title, brief)
@@ -392,12 +390,6 @@ func editSection(text string) string {
 	}
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
-
-// --- The blog's texts ---
-
-// --- Evaluation ---
-
-// --- The recovery agent ---
 
 // bodyExcluded are the sections that do not count as the article's body (blog.yaml's
 // word_count check).

@@ -65,6 +65,9 @@ func (s *articleSection) words() int {
 	return wordCount(demoLinkRe.ReplaceAllString(s.text(), " [0]"))
 }
 
+// articleTask writes and revises the blog's article.
+type articleTask struct{ *workflowTask }
+
 // writeArticle assembles the article from the outline, the brief and the section
 // drafts in the prompt (the sections artifact's items under their "## " headings; a
 // section without a draft there is drafted and edited here from its notes), fitted to
@@ -72,9 +75,9 @@ func (s *articleSection) words() int {
 // paragraphs, then their last ones, then sentences, or gain the brief's key message
 // and practical paragraphs, section by section. Citations are renumbered [1], [2], …
 // in order of first use, and the references are exactly the sources cited.
-func (t *task) writeArticle(opt articleOptions) string {
+func (t articleTask) writeArticle(opt articleOptions) string {
 	o := t.outline()
-	b := t.articleBrief()
+	b := briefTask(t).articleBrief()
 	drafts := map[string]string{}
 	for _, it := range workflow.Items(t.approvedOf(blogSections)) {
 		if body := strings.TrimSpace(it.Body); body != "" && !strings.HasPrefix(body, "_No result") {
@@ -258,7 +261,7 @@ func (s *articleSection) cutSentence(i, keep int) func() {
 // renderArticle prints the article: the head, the table of contents, the TL;DR, the
 // sections with their citations renumbered, the conclusion, the notes and the
 // references.
-func (t *task) renderArticle(o blogOutline, br articleBrief, secs []articleSection, conclusion, note string) string {
+func (t articleTask) renderArticle(o blogOutline, br articleBrief, secs []articleSection, conclusion, note string) string {
 	var refs []string
 	cite := func(text string) string {
 		return demoLinkRe.ReplaceAllStringFunc(text, func(m string) string {
@@ -324,7 +327,7 @@ func (t *task) renderArticle(o blogOutline, br articleBrief, secs []articleSecti
 }
 
 // imageDescription describes a header image for the article, in one sentence.
-func (t *task) imageDescription(o blogOutline) string {
+func (t articleTask) imageDescription(o blogOutline) string {
 	if t.topic != "" && !ownTopic(blogWorkflow, t.topic) {
 		return fmt.Sprintf("A calm, flat illustration of %s: a small team around one laptop, sketching a plan on a whiteboard, in soft blues and greens.", t.topic)
 	}
@@ -344,7 +347,7 @@ func transition(i int, next string) string {
 
 // tldr returns the angle's bullets when the outline is the angle's, else one bullet
 // per section (at most three) with the first of its notes, which its draft cites.
-func (t *task) tldr(o blogOutline) []string {
+func (t articleTask) tldr(o blogOutline) []string {
 	if o.canned() {
 		return o.angle.TLDR
 	}
@@ -363,7 +366,7 @@ func (t *task) tldr(o blogOutline) []string {
 // (shorter: 90% of the target length; more detail: 108%), with a note that quotes
 // the request, or names the criteria an automatic revision fixes, before the
 // references.
-func (t *task) reviseArticle(instr string) string {
+func (t articleTask) reviseArticle(instr string) string {
 	instr = trimEnd(oneLine(orDefault(instr, "clearer and stronger, same meaning")))
 	if failed := failedCriteria(instr); len(failed) > 0 {
 		instr = "meet " + strings.Join(failed, "; ")

@@ -37,9 +37,12 @@ type articleBrief struct {
 
 func (b articleBrief) message(title string) string { return b.messages[titleKey(title)] }
 
+// briefTask writes the blog's brief and reads it back for the article.
+type briefTask struct{ *workflowTask }
+
 // articleBrief reads the approved brief of the prompt, or makes one from the outline
 // when there is none.
-func (t *task) articleBrief() articleBrief {
+func (t briefTask) articleBrief() articleBrief {
 	text := t.approvedOf(blogBrief)
 	if text == "" {
 		text = t.writeBrief()
@@ -81,7 +84,7 @@ func parseBrief(text string) articleBrief {
 }
 
 // keywords are the article's SEO keywords: five, about its topic.
-func (t *task) keywords(o blogOutline) []string {
+func (t briefTask) keywords(o blogOutline) []string {
 	if t.topic != "" && !ownTopic(blogWorkflow, t.topic) {
 		low := strings.ToLower(t.topic)
 		return []string{low, low + " guide", "getting started with " + low, low + " best practices", low + " pitfalls"}
@@ -94,7 +97,7 @@ func (t *task) keywords(o blogOutline) []string {
 // "- **<heading>**: <message>" per section), "## Tone" (with the layout, when given),
 // "## Keywords" (five, comma-separated) and "## Words per section" (one "- **<heading>**:
 // about <n> words" per section and the conclusion, then the total).
-func (t *task) writeBrief() string {
+func (t briefTask) writeBrief() string {
 	o := t.outline()
 	total := t.wordcount()
 	per, conclusion := wordBudget(total, len(o.Sections))
@@ -118,7 +121,7 @@ func (t *task) writeBrief() string {
 
 // keyMessage is a section's key message: the first sentence of its brief in the
 // outline, or of its first note.
-func (t *task) keyMessage(s workflow.Item) string {
+func (t briefTask) keyMessage(s workflow.Item) string {
 	if m := sentence(firstSentences(oneLine(s.Body), 1)); m != "" {
 		return m
 	}
@@ -168,7 +171,7 @@ func fetchedPages(text string) []fetchedPage {
 // words and is not one of the notes' facts (the draft states those already), with its
 // URL as the citation; "" when there is none. The demo's own pages (SourceFetcher)
 // are quoted like any other; another example.com page is a placeholder and is not.
-func quoteSource(text string, notes []note) string {
+func quoteSource(text string, notes []researchNote) string {
 	said := make(map[string]bool, len(notes))
 	for _, n := range notes {
 		said[titleKey(n.Fact)] = true
@@ -188,7 +191,7 @@ func quoteSource(text string, notes []note) string {
 			} else {
 				name = "“" + cutRunes(name, 80) + "”"
 			}
-			return fmt.Sprintf("As %s puts it: “%s”%s.", name, trimEnd(s), note{URL: p.URL}.citation())
+			return fmt.Sprintf("As %s puts it: “%s”%s.", name, trimEnd(s), researchNote{URL: p.URL}.citation())
 		}
 	}
 	return ""

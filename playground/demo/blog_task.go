@@ -12,9 +12,14 @@ import (
 // its recovery plan (commit_recovery_plan). The brief (blog_brief.go) and the
 // article (blog_article.go) have their own jobs.
 
+// blogTask answers the blog workflow's tasks: it writes each artifact, from
+// the outline to the article (with briefTask and articleTask), the report's
+// summary, and the research failure and recovery of the demo.
+type blogTask struct{ *workflowTask }
+
 // blogText writes or revises the text of a blog artifact: the outline, an item's
 // research notes, an item's draft or its edit, or the article.
-func (t *task) blogText(revise bool) string {
+func (t blogTask) blogText(revise bool) string {
 	cur := strings.TrimSpace(notesRe.ReplaceAllString(quotedAfter(t.text, "The current text:"), ""))
 	instr := quotedAfter(t.text, "The team's instructions:")
 	if revise {
@@ -57,7 +62,7 @@ func (t *task) blogText(revise bool) string {
 		if revise && cur != "" {
 			return editSection(cur)
 		}
-		return t.writeBrief()
+		return briefTask(t).writeBrief()
 	case blogSections:
 		if revise && cur != "" {
 			return editSection(cur)
@@ -68,18 +73,18 @@ func (t *task) blogText(revise bool) string {
 		case revise && isEnhance(instr) && cur != "":
 			return enhanceArticle(cur)
 		case revise:
-			return t.reviseArticle(instr)
+			return articleTask(t).reviseArticle(instr)
 		}
 		note := ""
 		if instr = trimEnd(oneLine(instr)); instr != "" {
 			note = "_Written as asked: " + instr + "._"
 		}
-		return t.writeArticle(articleOptions{shorter: wantsShorter(instr), longer: wantsLonger(instr), note: note})
+		return articleTask(t).writeArticle(articleOptions{shorter: wantsShorter(instr), longer: wantsLonger(instr), note: note})
 	}
 }
 
 // blogSummary writes the report's summary of the blog article.
-func (t *task) blogSummary() string {
+func (t blogTask) blogSummary() string {
 	o := t.outline()
 	var titles []string
 	for _, s := range o.Sections {
@@ -106,14 +111,14 @@ const recoveredMarker = "Try the queries below before giving up"
 // researchFails reports whether this research write fails: the third section's,
 // until its instructions are the recovery agent's. Its first two tries fail, the
 // recovery agent rewrites them, and the last try succeeds.
-func (t *task) researchFails() bool {
+func (t blogTask) researchFails() bool {
 	return t.blog == blogResearch && t.item != nil && t.item.N == demoFailingItem &&
 		!strings.Contains(quotedAfter(t.text, "The team's instructions:"), recoveredMarker) &&
 		strings.Contains(t.text, "failure")
 }
 
 // researchFailure is the failure the model reports for it.
-func (t *task) researchFailure() string {
+func (t blogTask) researchFailure() string {
 	return fmt.Sprintf("Demo failure, to show retries: the broad searches for “%s” found only general remote-work advice, nothing specific to this section.", trimEnd(t.itemTitle()))
 }
 
@@ -126,7 +131,7 @@ type recoveryArgs struct {
 // recovery rewrites the instructions of the failing item (commit_recovery_plan):
 // narrower instructions for its title, two more specific queries when the writer
 // searches (research, or tools listed for the last try), and why that should work.
-func (t *task) recovery() recoveryArgs {
+func (t blogTask) recovery() recoveryArgs {
 	title := t.itemTitle()
 	where := "“" + orDefault(t.artifactTitle, "the artifact") + "”"
 	if t.item != nil {
@@ -185,7 +190,7 @@ func failuresIn(text string) []string {
 // draftExtras are what the draft of the section headed title takes from the approved
 // brief (its words) and sources (a quote from the first page fetched for it that
 // says something its notes do not).
-func (t *task) draftExtras(title string) draftExtras {
+func (t blogTask) draftExtras(title string) draftExtras {
 	var x draftExtras
 	if text := t.approvedOf(blogBrief); text != "" {
 		x.Words = parseBrief(text).words[titleKey(title)]
@@ -197,7 +202,7 @@ func (t *task) draftExtras(title string) draftExtras {
 // sourcesFor returns the fetched sources of the section headed title: the item's
 // part of the approved sources (a pipeline item's dependency), or its part under its
 // "## " heading.
-func (t *task) sourcesFor(title string) string {
+func (t blogTask) sourcesFor(title string) string {
 	text := t.approvedOf(blogSources)
 	if len(headingStarts(text)) == 0 {
 		return text
@@ -212,7 +217,7 @@ func (t *task) sourcesFor(title string) string {
 
 // unfetchedSources stands in for the sources phase, which no model writes: the URLs
 // of the item's research notes, each marked as not fetched.
-func (t *task) unfetchedSources() string {
+func (t blogTask) unfetchedSources() string {
 	var b strings.Builder
 	for _, n := range t.notesFor(t.itemTitle()) {
 		if strings.HasPrefix(n.URL, "http") {

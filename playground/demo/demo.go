@@ -15,28 +15,8 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// ModelName is the model name every Completion of the demo model reports
-// (Completion.Model), so that logs and pages can label its answers.
-const ModelName = "threadwright-demo"
-
 // classifyScopeTool is the scope classifier's function (agents.ScopeChecker).
 const classifyScopeTool = "classify_scope"
-
-// Model is the offline demo model: an agents.Completer that answers from canned
-// content, without a network or an API key. It reads only the request, keeps no
-// state, and gives the same answer to the same request. It is safe for concurrent
-// use; set its fields before the first call.
-type Model struct {
-	// Delay is how long each Complete call waits before answering, so that the
-	// "working…" status can be seen (default 0: at once). The wait ends early, with
-	// an error, when the call's context ends.
-	Delay time.Duration
-}
-
-var _ agents.Completer = (*Model)(nil)
-
-// New returns a demo model that answers at once.
-func New() *Model { return &Model{} }
 
 // Complete answers req with one choice, as the OpenAI Chat Completions API would
 // (see the package documentation for what it recognises). The Completion has
@@ -78,7 +58,7 @@ func (m *Model) Complete(ctx context.Context, req openai.ChatCompletionRequest) 
 func respond(req openai.ChatCompletionRequest) (string, []openai.ToolCall) {
 	if name := forcedTool(req.ToolChoice); name != "" {
 		if fn := findTool(req.Tools, name); fn != nil {
-			return "", []openai.ToolCall{toolCall(len(req.Messages), 1, fn.Name, commit(req, fn))}
+			return "", []openai.ToolCall{toolCall(len(req.Messages), 1, fn.Name, commitArgs(req, fn))}
 		}
 	}
 	choice := choiceString(req.ToolChoice)
@@ -88,12 +68,12 @@ func respond(req openai.ChatCompletionRequest) (string, []openai.ToolCall) {
 		if calls := searchFirst(req, fn); len(calls) > 0 {
 			return "", calls
 		}
-		return "", []openai.ToolCall{toolCall(len(req.Messages), 1, fn.Name, commit(req, fn))}
+		return "", []openai.ToolCall{toolCall(len(req.Messages), 1, fn.Name, commitArgs(req, fn))}
 	}
 	if len(req.Tools) > 0 && choice != "none" {
-		return react(req, choice == "required")
+		return toolLoop(req, choice == "required")
 	}
-	return plain(req)
+	return plainAnswer(req)
 }
 
 // workflowCommits are agents.WorkflowAgent's commit functions.
@@ -133,62 +113,74 @@ func usage(req openai.ChatCompletionRequest, content string, calls []openai.Tool
 	return conversation.Usage{PromptTokens: max(1, (in+3)/4), CompletionTokens: max(1, (out+3)/4)}
 }
 
-// --- Forced functions: the workflow agent's tasks and the scope classifier ---
-
-// commit returns the arguments of the forced function fn.
-func commit(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) string {
+// commitArgs returns the arguments of the forced function fn: a workflow task
+// (each commit function's job answers it) or the scope classifier.
+func commitArgs(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) string {
 	t := readTask(req, fn)
 	switch fn.Name {
 	case agents.CommitOptionsTool:
 		if strings.Contains(t.text, reviewMarker) {
-			return marshal(map[string]any{"options": t.reviewedOptions()})
+			return marshal(map[string]any{"options": reviewTask{t}.reviewedOptions()})
 		}
-		return marshal(map[string]any{"options": t.options()})
+		return marshal(map[string]any{"options": optionsTask{t}.options()})
 	case agents.CommitSelectionTool:
-		return marshal(t.selection())
+		return marshal(optionsTask{t}.selection())
 	case agents.CommitFinalTextTool:
-		revise := strings.HasPrefix(strings.TrimSpace(t.text), "Revise ") || quotedAfter(t.text, "The current text:") != ""
-		switch {
-		case !revise && len(t.batch) > 0:
-			return marshal(map[string]string{"text": t.batchText()})
-		case !revise && t.researchFails():
-			return marshal(map[string]string{"text": "", "failure": t.researchFailure()})
-		case t.blog != blogNone:
-			return marshal(map[string]string{"text": t.blogText(revise)})
-		case revise:
-			return marshal(map[string]string{"text": t.revise()})
-		}
-		text := t.write()
-		if found := t.foundBlock(); found != "" {
-			text += "\n\n" + found
-		}
-		return marshal(map[string]string{"text": text})
+		return marshal(finalText(t))
 	case agents.CommitEvaluationTool:
-		return marshal(map[string]any{"results": t.evaluate()})
+		return marshal(map[string]any{"results": reviewTask{t}.evaluate()})
 	case agents.CommitDocsetTool:
 		if t.workflow == blogWorkflow {
-			return marshal(map[string]string{"summary": t.blogSummary()})
+			return marshal(map[string]string{"summary": blogTask{t}.blogSummary()})
 		}
-		return marshal(map[string]string{"summary": t.docsetSummary()})
+		return marshal(map[string]string{"summary": writeTask{t}.docsetSummary()})
 	case agents.CommitRecoveryTool:
-		return marshal(t.recovery())
+		return marshal(blogTask{t}.recovery())
 	case classifyScopeTool:
 		return marshal(map[string]any{"in_scope": true, "reason": "The offline demo model treats every message as in scope."})
 	}
-	return marshal(example(t.schema, fn.Name))
+	return marshal(exampleValue(t.schema, fn.Name))
 }
 
-// --- Reading the task texts (prompts/templates/artifact_*.tmpl) ---
+// finalText answers commit_artifact_final_text: a batch write, the blog's
+// research failure, a blog artifact, a revision, or a written artifact with
+// what its searches found.
+func finalText(t *workflowTask) map[string]string {
+	revise := strings.HasPrefix(strings.TrimSpace(t.text), "Revise ") || quotedAfter(t.text, "The current text:") != ""
+	blog, w := blogTask{t}, writeTask{t}
+	switch {
+	case !revise && len(t.batch) > 0:
+		return map[string]string{"text": batchText(t)}
+	case !revise && blog.researchFails():
+		return map[string]string{"text": "", "failure": blog.researchFailure()}
+	case t.blog != blogNone:
+		return map[string]string{"text": blog.blogText(revise)}
+	case revise:
+		return map[string]string{"text": w.revise()}
+	}
+	return map[string]string{"text": w.writeWithSearches()}
+}
 
-// --- Reading a reply to options ---
-
-// --- The executor's tool loop ---
-
-// --- The summarizer ---
-
-// --- Text helpers ---
-
-// --- JSON schemas ---
+// batchText writes every item of a batch, each under "## " and its title exactly as
+// listed, as the items would be written one by one (without the blog's demo failure:
+// the batch succeeds as a whole).
+func batchText(t *workflowTask) string {
+	parts := make([]string, len(t.batch))
+	for i := range t.batch {
+		c := *t
+		it := t.batch[i]
+		c.item, c.batch = &it, nil
+		c.results = t.resultsFor(it.Title)
+		var text string
+		if c.blog != blogNone {
+			text = blogTask{&c}.blogText(false)
+		} else {
+			text = writeTask{&c}.writeWithSearches()
+		}
+		parts[i] = "## " + it.Title + "\n\n" + strings.TrimSpace(text)
+	}
+	return strings.Join(parts, "\n\n")
+}
 
 // searchFirst returns the search calls a research write makes before it commits, or
 // nil: when fn is not commit_artifact_final_text, no search tool is offered, or the

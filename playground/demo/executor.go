@@ -16,10 +16,10 @@ import (
 // or search_knowledge when a question asks for them, answering from their
 // results, and the canned chat reply.
 
-// react answers a request of the ReAct executor: it calls current_time or calculate
+// toolLoop answers a request of the ReAct executor: it calls current_time or calculate
 // when the question asks for them, answers from the tool results once they are in,
 // and otherwise gives the demo's canned reply.
-func react(req openai.ChatCompletionRequest, required bool) (string, []openai.ToolCall) {
+func toolLoop(req openai.ChatCompletionRequest, required bool) (string, []openai.ToolCall) {
 	msgs := req.Messages
 	if len(msgs) > 0 && msgs[len(msgs)-1].Role == openai.ChatMessageRoleTool {
 		return answerFromTools(msgs), nil
@@ -32,7 +32,7 @@ func react(req openai.ChatCompletionRequest, required bool) (string, []openai.To
 	if len(calls) == 0 && required {
 		for _, t := range req.Tools {
 			if t.Function != nil {
-				calls = append(calls, toolCall(len(msgs), 1, t.Function.Name, marshal(example(schemaOf(t.Function), t.Function.Name))))
+				calls = append(calls, toolCall(len(msgs), 1, t.Function.Name, marshal(exampleValue(schemaOf(t.Function), t.Function.Name))))
 				break
 			}
 		}
@@ -43,9 +43,9 @@ func react(req openai.ChatCompletionRequest, required bool) (string, []openai.To
 	return chatReply(q), nil
 }
 
-// plain answers a request without tools: the summarizer, the executor's final
+// plainAnswer answers a request without tools: the summarizer, the executor's final
 // answer after its step limit, or a chat message.
-func plain(req openai.ChatCompletionRequest) (string, []openai.ToolCall) {
+func plainAnswer(req openai.ChatCompletionRequest) (string, []openai.ToolCall) {
 	msgs := req.Messages
 	if len(msgs) > 0 && msgs[0].Role == openai.ChatMessageRoleSystem && strings.HasPrefix(messageText(msgs[0]), "You keep the running summary") {
 		return threadSummary(msgs), nil
@@ -71,7 +71,7 @@ var (
 		"what is", "what's", "whats", "calculate", "compute", "how much is", "evaluate", "solve", "=",
 		"сколько будет", "посчитай", "вычисли", "сколько", "чему равно",
 	}
-	cities = []struct{ stem, zone string }{
+	cityZones = []struct{ stem, zone string }{
 		{"new york", "America/New_York"}, {"нью-йорк", "America/New_York"}, {"нью йорк", "America/New_York"},
 		{"san francisco", "America/Los_Angeles"}, {"los angeles", "America/Los_Angeles"},
 		{"london", "Europe/London"}, {"лондон", "Europe/London"},
@@ -117,7 +117,7 @@ func timeZone(q string) string {
 		return z
 	}
 	low := strings.ToLower(q)
-	for _, c := range cities {
+	for _, c := range cityZones {
 		if strings.Contains(low, c.stem) {
 			return c.zone
 		}
@@ -263,7 +263,7 @@ func chatReply(q string) string {
 		lead = pick2(ru,
 			"Hi! I'm threadwright's **offline demo model**: no network, no API key, canned answers.",
 			"Привет! Я **офлайн-демомодель** threadwright: без сети, без API-ключа, с заготовленными ответами.")
-	case containsAny(low, thanks):
+	case containsAny(low, thankWords):
 		lead = pick2(ru, "You're welcome!", "Пожалуйста!")
 	default:
 		lead = pick2(ru,

@@ -43,7 +43,7 @@ var (
 func knowledgeQuery(q string) string {
 	low := strings.ToLower(oneLine(q))
 	words := wordRe.FindAllString(low, -1)
-	if len(words) == 0 || containsAny(low, helpWords) || containsAny(low, thanks) {
+	if len(words) == 0 || containsAny(low, helpWords) || containsAny(low, thankWords) {
 		return ""
 	}
 	if !strings.HasSuffix(low, "?") && !containsWord(questionWords, words[0]) {
@@ -76,7 +76,7 @@ func knowledgeLine(result string, ru bool) string {
 }
 
 var (
-	greetings = []string{"hi", "hello", "hey", "good morning", "good afternoon", "good evening", "привет", "здравствуй", "добрый день", "доброе утро", "добрый вечер"}
-	helpWords = []string{"help", "what can you do", "who are you", "what are you", "how does this work", "помощь", "помоги", "что ты умеешь", "что умеешь", "кто ты", "как это работает"}
-	thanks    = []string{"thank", "thanks", "cheers", "спасибо", "благодарю"}
+	greetings  = []string{"hi", "hello", "hey", "good morning", "good afternoon", "good evening", "привет", "здравствуй", "добрый день", "доброе утро", "добрый вечер"}
+	helpWords  = []string{"help", "what can you do", "who are you", "what are you", "how does this work", "помощь", "помоги", "что ты умеешь", "что умеешь", "кто ты", "как это работает"}
+	thankWords = []string{"thank", "thanks", "cheers", "спасибо", "благодарю"}
 )

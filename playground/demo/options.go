@@ -14,9 +14,12 @@ type optionArgs struct {
 	Text  string `json:"text"`
 }
 
+// optionsTask answers the options and selection tasks of a workflow.
+type optionsTask struct{ *workflowTask }
+
 // options proposes the options: as many as the schema's minItems, labelled by its
 // label enum, from the artifact's pool, skipping the ones proposed last time.
-func (t *task) options() []optionArgs {
+func (t optionsTask) options() []optionArgs {
 	labels := t.optionLabels()
 	n := len(labels)
 	prev := map[string]bool{}
@@ -27,9 +30,9 @@ func (t *task) options() []optionArgs {
 	if t.content != nil {
 		pool = t.content.Options
 	}
-	picked := pick(pool, prev, n)
+	picked := pickOptions(pool, prev, n)
 	if len(picked) < n {
-		picked = append(picked, pick(t.genericOptions(), prev, n-len(picked))...)
+		picked = append(picked, pickOptions(t.genericOptions(), prev, n-len(picked))...)
 	}
 	instr := quotedAfter(t.text, "The team asked for this in the new options:")
 	out := make([]optionArgs, n)
@@ -48,7 +51,7 @@ func (t *task) options() []optionArgs {
 
 // optionLabels reads the labels of commit_artifact_options' schema: its label enum,
 // or A, B, C… for minItems.
-func (t *task) optionLabels() []string {
+func (t optionsTask) optionLabels() []string {
 	opts := prop(t.schema, "options")
 	n := intOf(opts["minItems"], workflowDefaultOptions)
 	labels := enumOf(prop(itemsOf(opts), "label"))
@@ -64,9 +67,9 @@ func (t *task) optionLabels() []string {
 // workflowDefaultOptions is the option count when the schema names none.
 const workflowDefaultOptions = 3
 
-// pick returns n options of pool: those whose titles are not in prev first, in
+// pickOptions returns n options of pool: those whose titles are not in prev first, in
 // order, then the others.
-func pick(pool []option, prev map[string]bool, n int) []option {
+func pickOptions(pool []option, prev map[string]bool, n int) []option {
 	var fresh, old []option
 	for _, o := range pool {
 		if prev[strings.ToLower(o.Title)] {
@@ -80,7 +83,7 @@ func pick(pool []option, prev map[string]bool, n int) []option {
 }
 
 // genericOptions are the options of an artifact without canned content.
-func (t *task) genericOptions() []option {
+func (t optionsTask) genericOptions() []option {
 	title := "“" + orDefault(t.artifactTitle, "this artifact") + "”"
 	if t.topic != "" {
 		title += " for “" + t.topic + "”"
@@ -98,7 +101,7 @@ func (t *task) genericOptions() []option {
 }
 
 // selection reads the reply of the artifact_selection task.
-func (t *task) selection() map[string]any {
+func (t optionsTask) selection() map[string]any {
 	reply := quotedAfter(t.text, "A person replied in the thread:")
 	opts := listedOptions(t.text, "The team was shown these options")
 	label, instr, regen := interpret(reply, opts)

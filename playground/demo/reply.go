@@ -56,107 +56,159 @@ func interpret(reply string, opts []workflow.Option) (label, instructions string
 	return label, instructionsOf(reply), false
 }
 
+// chooseLabel reads which of opts (with labels) a reply chooses, "" for none.
+// The ways a reply names an option are tried in order; the first that
+// decides, decides, even for none.
 func chooseLabel(reply string, opts []workflow.Option, labels []string) string {
-	valid := func(l string) string {
-		if slices.Contains(labels, l) {
-			return l
-		}
-		return ""
-	}
-	byPosition := func(n int) string {
-		if n >= 1 && n <= len(labels) {
-			return labels[n-1]
-		}
-		return ""
-	}
-	// "option b", "вариант Б", "#2"
-	if m := labelPrefixRe.FindStringSubmatch(reply); m != nil {
-		r, _ := utf8.DecodeRuneInString(m[1])
-		switch {
-		case unicode.IsDigit(r):
-			if l := byPosition(int(r - '0')); l != "" {
-				return l
-			}
-		case r < utf8.RuneSelf:
-			if l := valid(strings.ToUpper(m[1])); l != "" {
-				return l
-			}
-		default:
-			up := unicode.ToUpper(r)
-			if l := valid(cyrillicToLatin[up]); l != "" {
-				return l
-			}
+	c := labelReader{reply: reply, low: strings.ToLower(reply), words: tokens(reply), opts: opts, labels: labels}
+	for _, step := range []func() (string, bool){
+		c.prefixed, c.upperLetter, c.ordinal, c.number, c.title, c.sharedWords, c.lowerLetter,
+	} {
+		if label, ok := step(); ok {
+			return label
 		}
 	}
-	words := tokens(reply)
-	// An upper-case letter standing alone: "B, but shorter", "Б". A first word that
-	// is also a word of its own ("A shorter one", "В целом…") counts only when
-	// punctuation follows it.
-	for i, w := range words {
+	return ""
+}
+
+// labelReader reads the option a reply chooses among labels. Each of its
+// steps answers the label it reads and whether it decided.
+type labelReader struct {
+	reply, low string
+	words      []string
+	opts       []workflow.Option
+	labels     []string
+}
+
+// valid returns l when it is one of the labels, else "".
+func (c labelReader) valid(l string) string {
+	if slices.Contains(c.labels, l) {
+		return l
+	}
+	return ""
+}
+
+// byPosition returns the label of the n-th option (from 1), or "".
+func (c labelReader) byPosition(n int) string {
+	if n >= 1 && n <= len(c.labels) {
+		return c.labels[n-1]
+	}
+	return ""
+}
+
+// prefixed reads "option b", "вариант Б", "#2".
+func (c labelReader) prefixed() (string, bool) {
+	m := labelPrefixRe.FindStringSubmatch(c.reply)
+	if m == nil {
+		return "", false
+	}
+	r, _ := utf8.DecodeRuneInString(m[1])
+	var l string
+	switch {
+	case unicode.IsDigit(r):
+		l = c.byPosition(int(r - '0'))
+	case r < utf8.RuneSelf:
+		l = c.valid(strings.ToUpper(m[1]))
+	default:
+		l = c.valid(cyrillicToLatin[unicode.ToUpper(r)])
+	}
+	return l, l != ""
+}
+
+// upperLetter reads an upper-case letter standing alone: "B, but shorter", "Б".
+// A first word that is also a word of its own ("A shorter one", "В целом…")
+// counts only when punctuation follows it.
+func (c labelReader) upperLetter() (string, bool) {
+	for i, w := range c.words {
 		r := firstRune(w)
 		if utf8.RuneCountInString(w) != 1 || !unicode.IsUpper(r) {
 			continue
 		}
-		l := valid(w)
+		l := c.valid(w)
 		if l == "" {
-			l = valid(cyrillicToLatin[r])
+			l = c.valid(cyrillicToLatin[r])
 		}
-		if l == "" || (i == 0 && len(words) > 1 && strings.ContainsRune("AАВС", r) && !separatedAfterFirst(reply)) {
+		if l == "" || (i == 0 && len(c.words) > 1 && strings.ContainsRune("AАВС", r) && !separatedAfterFirst(c.reply)) {
 			continue
 		}
-		return l
+		return l, true
 	}
-	for _, w := range words {
+	return "", false
+}
+
+// ordinal reads "second", "3rd", "last", "второй", "последний".
+func (c labelReader) ordinal() (string, bool) {
+	for _, w := range c.words {
 		lw := strings.ToLower(w)
 		if n, ok := ordinals[lw]; ok {
-			return byPosition(n)
+			return c.byPosition(n), true
 		}
 		if lw == "last" || strings.HasPrefix(lw, "последн") {
-			return byPosition(len(labels))
+			return c.byPosition(len(c.labels)), true
 		}
 		for i, p := range ruOrdinals {
 			if strings.HasPrefix(lw, p) && utf8.RuneCountInString(lw) > 3 {
-				return byPosition(i + 1)
+				return c.byPosition(i + 1), true
 			}
 		}
 	}
-	for _, w := range words {
-		if n, err := strconv.Atoi(w); err == nil && n >= 1 && n <= len(labels) {
-			return byPosition(n)
+	return "", false
+}
+
+// number reads an option's number: "2".
+func (c labelReader) number() (string, bool) {
+	for _, w := range c.words {
+		if n, err := strconv.Atoi(w); err == nil && n >= 1 && n <= len(c.labels) {
+			return c.byPosition(n), true
 		}
 	}
-	low := strings.ToLower(reply)
-	for _, o := range opts {
-		if o.Title != "" && strings.Contains(low, strings.ToLower(o.Title)) {
-			return o.Label
+	return "", false
+}
+
+// title reads an option's title in the reply.
+func (c labelReader) title() (string, bool) {
+	for _, o := range c.opts {
+		if o.Title != "" && strings.Contains(c.low, strings.ToLower(o.Title)) {
+			return o.Label, true
 		}
 	}
-	if l := byWords(low, opts); l != "" {
-		return l
-	}
-	for i, w := range words {
+	return "", false
+}
+
+// sharedWords reads the option that clearly shares the most words with the
+// reply (byWords).
+func (c labelReader) sharedWords() (string, bool) {
+	l := byWords(c.low, c.opts)
+	return l, l != ""
+}
+
+// lowerLetter reads a lower-case letter standing alone: "b", "a, but
+// shorter", "б"; a Cyrillic letter that looks like a Latin one counts when
+// it is the whole reply.
+func (c labelReader) lowerLetter() (string, bool) {
+	for i, w := range c.words {
 		if utf8.RuneCountInString(w) != 1 {
 			continue
 		}
 		r := firstRune(w)
 		switch {
 		case r == 'a':
-			if i == 0 && separatedAfterFirst(reply) {
-				return valid("A")
+			if i == 0 && separatedAfterFirst(c.reply) {
+				return c.valid("A"), true
 			}
 		case r >= 'b' && r <= 'e':
-			if l := valid(strings.ToUpper(w)); l != "" {
-				return l
+			if l := c.valid(strings.ToUpper(w)); l != "" {
+				return l, true
 			}
 		case cyrillicToLatin[r] != "":
-			if l := valid(cyrillicToLatin[r]); l != "" {
-				return l
+			if l := c.valid(cyrillicToLatin[r]); l != "" {
+				return l, true
 			}
-		case cyrillicFromAnyA[r] != "" && len(words) == 1:
-			return valid(cyrillicFromAnyA[r])
+		case cyrillicFromAnyA[r] != "" && len(c.words) == 1:
+			return c.valid(cyrillicFromAnyA[r]), true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // byWords picks the option that shares the most words (of five letters or more,

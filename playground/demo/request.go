@@ -161,9 +161,9 @@ func intOf(v any, def int) int {
 	return def
 }
 
-// example returns a value valid for schema s: the first enum value, true, the
+// exampleValue returns a value valid for schema s: the first enum value, true, the
 // minimum, minItems elements, every property of an object.
-func example(s map[string]any, name string) any {
+func exampleValue(s map[string]any, name string) any {
 	if vals, ok := s["enum"].([]any); ok && len(vals) > 0 {
 		for _, v := range vals {
 			if str, ok := v.(string); !ok || str != "" {
@@ -188,7 +188,7 @@ func example(s map[string]any, name string) any {
 		n := intOf(s["minItems"], 1)
 		out := make([]any, n)
 		for i := range out {
-			out[i] = example(itemsOf(s), fmt.Sprintf("%s %d", name, i+1))
+			out[i] = exampleValue(itemsOf(s), fmt.Sprintf("%s %d", name, i+1))
 		}
 		return out
 	case "object", "":
@@ -204,7 +204,7 @@ func example(s map[string]any, name string) any {
 		out := map[string]any{}
 		for _, k := range keys {
 			p, _ := props[k].(map[string]any)
-			out[k] = example(p, k)
+			out[k] = exampleValue(p, k)
 		}
 		return out
 	}

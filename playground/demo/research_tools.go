@@ -114,7 +114,7 @@ func searchResults(msgs []openai.ChatCompletionMessage) []searchResult {
 const maxFoundNotes = 4
 
 // foundNotes writes research notes from search results, under a line that says so.
-func foundNotes(notes []note) string {
+func foundNotes(notes []researchNote) string {
 	var b strings.Builder
 	b.WriteString("_Offline demo notes from the search results: each note is the first sentence of a result, unchecked; read the source before using it._\n")
 	for _, n := range notes {

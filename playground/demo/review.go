@@ -17,6 +17,9 @@ type resultArgs struct {
 	Reason string `json:"reason"`
 }
 
+// reviewTask answers the evaluation task and the options' self-review.
+type reviewTask struct{ *workflowTask }
+
 // evaluate judges the text: a real check where a criterion states a word limit (and,
 // for the blog, the checks of checkBlog); otherwise a pass, except that about two
 // texts in five (by a hash of the artifact id and the text) fail one criterion, so
@@ -24,7 +27,7 @@ type resultArgs struct {
 // revisedMark or a longer one, see apply) passes, so a
 // revision visibly fixes it. The blog's texts fail only real checks: most of its
 // artifacts are written by a pipeline that nobody reviews.
-func (t *task) evaluate() []resultArgs {
+func (t reviewTask) evaluate() []resultArgs {
 	text := quotedAfter(t.text, "The text:")
 	criteria := listedCriteria(t.text)
 	if len(criteria) == 0 {
@@ -118,10 +121,11 @@ var (
 // and titles, with texts that say explicitly what the criteria ask (the blog outline's
 // working title, reader, angle and sections; for other artifacts, the criteria they
 // were checked against). Options the list lacks are proposed as usual.
-func (t *task) reviewedOptions() []optionArgs {
+func (t reviewTask) reviewedOptions() []optionArgs {
 	_, after, _ := strings.Cut(t.text, reviewMarker)
-	labels := t.optionLabels()
-	fresh := t.options()
+	o := optionsTask(t)
+	labels := o.optionLabels()
+	fresh := o.options()
 	listed := map[string]option{}
 	var order []string
 	var criteria []criterion
@@ -171,7 +175,7 @@ func listedOption(l string, known []optionArgs) (option, string, bool) {
 }
 
 // reviewOption revises one option against the criteria.
-func (t *task) reviewOption(o option, criteria []criterion) string {
+func (t reviewTask) reviewOption(o option, criteria []criterion) string {
 	text := reviewedRe.ReplaceAllString(o.Text, "")
 	asked := asAskedRe.FindString(text)
 	text = strings.TrimSpace(asAskedRe.ReplaceAllString(text, ""))

@@ -12,9 +12,9 @@ import (
 // what the other files' jobs answer from (options.go, write.go, review.go,
 // blog_task.go, blog_brief.go, blog_article.go).
 
-// task is a forced-function request, read from its messages: the first system
+// workflowTask is a forced-function request, read from its messages: the first system
 // message (the workflow_system template) and the first user message (the task).
-type task struct {
+type workflowTask struct {
 	system, text string
 	schema       map[string]any
 
@@ -31,7 +31,7 @@ type task struct {
 
 	topic string   // the workflow's topic input, "" when none (see topic.go)
 	item  *item    // the item of a foreach artifact's task; nil for the whole artifact
-	batch []item   // the items of a batch write (review_batch.go); nil for others
+	batch []item   // the items of a batch write (prompt.go); nil for others
 	blog  blogKind // the blog workflow's artifact, or blogNone
 
 	results []searchResult // the search tools' results in the request (research_tools.go)
@@ -44,8 +44,8 @@ var themes = map[string]*theme{
 	blogWorkflow:     &blogTheme, // its outline's options; see blog.go
 }
 
-func readTask(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) *task {
-	t := &task{approved: map[string]string{}, approvedTitle: map[string]string{}}
+func readTask(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) *workflowTask {
+	t := &workflowTask{approved: map[string]string{}, approvedTitle: map[string]string{}}
 	for _, m := range req.Messages {
 		switch {
 		case m.Role == openai.ChatMessageRoleSystem && t.system == "":
@@ -88,7 +88,7 @@ func readTask(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) *
 // readApproved reads the approved artifacts of the system prompt: the full texts of
 // "## Approved artifacts to build on" and the excerpts of "## Other approved
 // artifacts".
-func (t *task) readApproved() {
+func (t *workflowTask) readApproved() {
 	var section, id string
 	var buf []string
 	flush := func() {
@@ -124,7 +124,7 @@ func (t *task) readApproved() {
 	flush()
 }
 
-func (t *task) addApproved(id, title string) {
+func (t *workflowTask) addApproved(id, title string) {
 	if _, ok := t.approvedTitle[id]; !ok {
 		t.approvedOrder = append(t.approvedOrder, id)
 	}
@@ -133,7 +133,7 @@ func (t *task) addApproved(id, title string) {
 
 // chosen returns the canned option whose title the approved text of artifact id
 // contains: the option the team chose for it.
-func (t *task) chosen(id string) (option, bool) {
+func (t *workflowTask) chosen(id string) (option, bool) {
 	if t.theme == nil {
 		return option{}, false
 	}
@@ -151,7 +151,7 @@ func (t *task) chosen(id string) (option, bool) {
 
 // fill replaces the placeholders {artifact_id} of s with the phrases of the chosen
 // options, or the theme's defaults.
-func (t *task) fill(s string) string {
+func (t *workflowTask) fill(s string) string {
 	if t.theme == nil || !strings.Contains(s, "{") {
 		return s
 	}
@@ -167,7 +167,7 @@ func (t *task) fill(s string) string {
 }
 
 // approvedOf returns the approved text of the blog artifact of kind k in the prompt.
-func (t *task) approvedOf(k blogKind) string {
+func (t *workflowTask) approvedOf(k blogKind) string {
 	for _, id := range t.approvedOrder {
 		if blogKindOf(id, t.approvedTitle[id]) == k {
 			return t.approved[id]
@@ -177,7 +177,7 @@ func (t *task) approvedOf(k blogKind) string {
 }
 
 // itemTitle is the title of the request's item, or of the artifact without one.
-func (t *task) itemTitle() string {
+func (t *workflowTask) itemTitle() string {
 	if t.item != nil && t.item.Title != "" {
 		return t.item.Title
 	}
@@ -190,7 +190,7 @@ const defaultWordcount = 1500
 
 // wordcount is the article's target length: the wordcount input, within 100 to 10,000
 // words, or defaultWordcount.
-func (t *task) wordcount() int {
+func (t *workflowTask) wordcount() int {
 	m := numberRe.FindString(readInput(t.system, "wordcount"))
 	n, err := strconv.Atoi(strings.ReplaceAll(m, ",", ""))
 	if err != nil || n <= 0 {
@@ -200,7 +200,7 @@ func (t *task) wordcount() int {
 }
 
 // angles are the blog's angles for this task: on its topic, or the canned ones.
-func (t *task) angles() []blogAngle {
+func (t *workflowTask) angles() []blogAngle {
 	if t.topic != "" && !ownTopic(blogWorkflow, t.topic) {
 		return topicAngles(t.topic)
 	}
@@ -211,7 +211,7 @@ func (t *task) angles() []blogAngle {
 // blog proposes and writes its outline from the topical angles; another built-in
 // workflow is written as a custom one would be, with the topic in its options and
 // drafts.
-func (t *task) onTopic() {
+func (t *workflowTask) onTopic() {
 	if t.topic == "" || t.theme == nil || ownTopic(t.workflow, t.topic) {
 		return
 	}
@@ -226,7 +226,7 @@ func (t *task) onTopic() {
 
 // subject is what the document is about, for a search query: the topic input, else
 // the canned subject of a built-in workflow, else its title.
-func (t *task) subject() string {
+func (t *workflowTask) subject() string {
 	switch {
 	case t.topic != "" && !ownTopic(t.workflow, t.topic):
 		return t.topic
@@ -243,7 +243,7 @@ func (t *task) subject() string {
 // searchQueries are the queries of the research: the recovery agent's (the lines
 // under "Search for:" in the instructions), else one per item (its title and the
 // subject), else one for the artifact.
-func (t *task) searchQueries() []string {
+func (t *workflowTask) searchQueries() []string {
 	if qs := bulletsUnder(quotedAfter(t.text, "The team's instructions:"), "Search for:"); len(qs) > 0 {
 		return qs[:min(len(qs), 3)]
 	}
@@ -263,7 +263,7 @@ func (t *task) searchQueries() []string {
 
 // resultsFor returns the results of the item headed title: those whose query names
 // it, or all of them when the request is about that item alone.
-func (t *task) resultsFor(title string) []searchResult {
+func (t *workflowTask) resultsFor(title string) []searchResult {
 	if len(t.batch) == 0 {
 		return t.results
 	}
@@ -280,8 +280,8 @@ func (t *task) resultsFor(title string) []searchResult {
 // resultNotes are the notes of the request's item from its search results: a fact (the
 // first sentence of a snippet or passage, else the result's title) and its source, at
 // most maxFoundNotes, one per source.
-func (t *task) resultNotes() []note {
-	var out []note
+func (t *workflowTask) resultNotes() []researchNote {
+	var out []researchNote
 	seen := map[string]bool{}
 	for _, r := range t.resultsFor(t.itemTitle()) {
 		if seen[r.URL] || len(out) == maxFoundNotes {
@@ -293,7 +293,7 @@ func (t *task) resultNotes() []note {
 			fact = r.Title
 		}
 		fact = strings.NewReplacer("(", "", ")", "").Replace(cutRunes(trimEnd(fact), 240))
-		out = append(out, note{Fact: upperFirst(fact), URL: r.URL})
+		out = append(out, researchNote{Fact: upperFirst(fact), URL: r.URL})
 	}
 	return out
 }
@@ -301,7 +301,7 @@ func (t *task) resultNotes() []note {
 // outline returns the outline in the prompt: the approved plan's title and "## "
 // sections when its text is there, else the angle its excerpt names, else the first
 // angle.
-func (t *task) outline() blogOutline {
+func (t *workflowTask) outline() blogOutline {
 	text := t.approvedOf(blogPlan)
 	var angle *blogAngle
 	low := strings.ToLower(text)
@@ -349,7 +349,7 @@ func (t *task) outline() blogOutline {
 // that heading in an approved text of the prompt (the research artifact's items are
 // joined under "## " headings), or the whole research text when the prompt gives only
 // this item's part (a pipeline item's dependency), else the canned ones.
-func (t *task) notesFor(title string) []note {
+func (t *workflowTask) notesFor(title string) []researchNote {
 	research := t.approvedOf(blogResearch)
 	texts := []string{research}
 	for _, id := range t.approvedOrder {

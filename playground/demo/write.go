@@ -11,9 +11,13 @@ import (
 // custom workflow: from the chosen option or a canned draft, one item, a batch
 // of items, a revision; and the report's summary (commit_final_docset).
 
+// writeTask writes and revises the text of an artifact (a built-in theme's or
+// a custom workflow's, not the blog's) and the report's summary.
+type writeTask struct{ *workflowTask }
+
 // write writes the artifact: from the chosen option, or the canned draft. An item of
 // an artifact without canned content gets a generic draft of its own, without notes.
-func (t *task) write() string {
+func (t writeTask) write() string {
 	if t.item != nil && t.content == nil {
 		return t.writeItem()
 	}
@@ -26,7 +30,7 @@ func (t *task) write() string {
 	return t.apply(text, quotedAfter(t.text, "The team's instructions:"), "Written as asked")
 }
 
-func (t *task) writeChoice(sel option) string {
+func (t writeTask) writeChoice(sel option) string {
 	lead := asAskedRe.ReplaceAllString(sel.Text, "")
 	if rest, ok := strings.CutPrefix(lead, sel.Title+": "); ok {
 		lead = upperFirst(rest) // "Forkcast: a blend…" under the bold title "Forkcast."
@@ -52,7 +56,7 @@ func (t *task) writeChoice(sel option) string {
 	return b.String()
 }
 
-func (t *task) writeDraft() string {
+func (t writeTask) writeDraft() string {
 	if t.content != nil && t.content.Text != "" {
 		return t.fill(t.content.Text)
 	}
@@ -71,7 +75,7 @@ func (t *task) writeDraft() string {
 
 // writeItem writes one item of a foreach artifact without canned content: its title,
 // its brief (or the artifact's description) and the generic points.
-func (t *task) writeItem() string {
+func (t writeTask) writeItem() string {
 	about := sentence(firstSentences(oneLine(t.item.Brief), 2))
 	if about == "" {
 		about = orDefault(sentence(t.description), "What the team needs from this part of the document.")
@@ -85,7 +89,7 @@ func (t *task) writeItem() string {
 }
 
 // genericPoints are the bullet points of an artifact without canned content.
-func (t *task) genericPoints() []string {
+func (t writeTask) genericPoints() []string {
 	var pts []string
 	if t.topic != "" {
 		pts = append(pts, "**About:** "+sentence(t.topic))
@@ -107,7 +111,7 @@ func (t *task) genericPoints() []string {
 
 // revise applies the team's request to the current text. An item's revision is a
 // workflow's editor pass: the text comes back tightened, without a note.
-func (t *task) revise() string {
+func (t writeTask) revise() string {
 	cur := notesRe.ReplaceAllString(quotedAfter(t.text, "The current text:"), "")
 	if t.item != nil && strings.TrimSpace(cur) != "" {
 		return editSection(cur)
@@ -141,7 +145,7 @@ func (t *task) revise() string {
 // anything else adds a paragraph that puts the text in practice (revisedMark), so that
 // the text itself changes: the engine keeps the note apart, and evaluates the text
 // alone.
-func (t *task) apply(text, instr, verb string) string {
+func (t writeTask) apply(text, instr, verb string) string {
 	instr = trimEnd(oneLine(instr))
 	if instr == "" {
 		return text
@@ -167,35 +171,20 @@ func (t *task) apply(text, instr, verb string) string {
 // revisedMark opens the paragraph apply adds to a revision.
 const revisedMark = "**In practice:**"
 
-// batchText writes every item of a batch, each under "## " and its title exactly as
-// listed, as the items would be written one by one (without the blog's demo failure:
-// the batch succeeds as a whole).
-func (t *task) batchText() string {
-	parts := make([]string, len(t.batch))
-	for i := range t.batch {
-		c := *t
-		it := t.batch[i]
-		c.item, c.batch = &it, nil
-		c.results = t.resultsFor(it.Title)
-		var text string
-		switch {
-		case c.blog != blogNone:
-			text = c.blogText(false)
-		default:
-			text = c.write()
-			if found := c.foundBlock(); found != "" {
-				text += "\n\n" + found
-			}
-		}
-		parts[i] = "## " + it.Title + "\n\n" + strings.TrimSpace(text)
+// writeWithSearches writes the artifact and adds what its searches found, if
+// they found anything.
+func (t writeTask) writeWithSearches() string {
+	text := t.write()
+	if found := t.foundBlock(); found != "" {
+		text += "\n\n" + found
 	}
-	return strings.Join(parts, "\n\n")
+	return text
 }
 
 // foundBlock lists what the searches found, for a text that is not the blog's notes
 // (the proposal's research, a custom artifact with tools): "" when they found
 // nothing.
-func (t *task) foundBlock() string {
+func (t writeTask) foundBlock() string {
 	notes := t.resultNotes()
 	if len(notes) == 0 {
 		return ""
@@ -209,7 +198,7 @@ func (t *task) foundBlock() string {
 }
 
 // docsetSummary writes the report's summary.
-func (t *task) docsetSummary() string {
+func (t writeTask) docsetSummary() string {
 	var s string
 	if t.theme != nil {
 		s = t.fill(t.theme.Summary)
