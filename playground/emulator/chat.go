@@ -109,16 +109,8 @@ func (a *chatAPI) chatPostMessage(r *request) (object, error) {
 	if c.empty() {
 		return nil, errCode("no_text")
 	}
-	m := &record{Message: Message{
-		Channel:     ch.ID,
-		TS:          a.ws.nextTSLocked(),
-		User:        a.ws.cfg.BotUserID,
-		BotID:       a.ws.cfg.BotID,
-		Text:        c.text,
-		Blocks:      c.blocks,
-		Attachments: c.attachments,
-		Metadata:    c.metadata,
-	}}
+	m := a.ws.botRecordLocked(ch)
+	m.Text, m.Blocks, m.Attachments, m.Metadata = c.text, c.blocks, c.attachments, c.metadata
 	ch.reply(m, r.get("thread_ts"), r.bool("reply_broadcast"))
 	a.ev.postLocked(ch, m)
 	return object{"channel": ch.ID, "ts": m.TS, "message": a.ws.wireLocked(ch, m)}, nil
@@ -184,17 +176,9 @@ func (a *chatAPI) chatPostEphemeral(r *request) (object, error) {
 	if c.empty() {
 		return nil, errCode("no_text")
 	}
-	m := &record{Message: Message{
-		Channel:     ch.ID,
-		TS:          a.ws.nextTSLocked(),
-		User:        a.ws.cfg.BotUserID,
-		BotID:       a.ws.cfg.BotID,
-		Text:        c.text,
-		Blocks:      c.blocks,
-		Attachments: c.attachments,
-		Ephemeral:   true,
-		Recipient:   user,
-	}}
+	m := a.ws.botRecordLocked(ch)
+	m.Text, m.Blocks, m.Attachments = c.text, c.blocks, c.attachments
+	m.Ephemeral, m.Recipient = true, user
 	ch.reply(m, r.get("thread_ts"), false)
 	a.ev.postLocked(ch, m)
 	return object{"message_ts": m.TS}, nil

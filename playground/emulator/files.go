@@ -138,14 +138,8 @@ func (a *filesAPI) filesCompleteUploadExternal(r *request) (object, error) {
 		if err := checkText(text, a.ws.cfg.LenientTextLimit); err != nil {
 			return nil, err
 		}
-		m := &record{Message: Message{
-			Channel: ch.ID,
-			TS:      a.ws.nextTSLocked(),
-			User:    a.ws.cfg.BotUserID,
-			BotID:   a.ws.cfg.BotID,
-			Subtype: "file_share",
-			Text:    text,
-		}}
+		m := a.ws.botRecordLocked(ch)
+		m.Subtype, m.Text = "file_share", text
 		if raw := r.get("blocks"); raw != "" {
 			if err := checkBlocks(raw); err != nil {
 				return nil, err

@@ -183,14 +183,8 @@ func (in *interactivity) respondLocked(t responseTarget, raw json.RawMessage) er
 	if threadTS == "" {
 		threadTS = t.threadTS
 	}
-	m := &record{Message: Message{
-		Channel: ch.ID,
-		TS:      in.ws.nextTSLocked(),
-		User:    in.ws.cfg.BotUserID,
-		BotID:   in.ws.cfg.BotID,
-		Text:    body.Text,
-		Blocks:  blocks,
-	}}
+	m := in.ws.botRecordLocked(ch)
+	m.Text, m.Blocks = body.Text, blocks
 	if body.ResponseType != "in_channel" {
 		m.Ephemeral, m.Recipient = true, t.user
 	}

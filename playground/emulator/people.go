@@ -91,13 +91,9 @@ func (a *people) PostBotMessage(channel, botID, text, threadTS string) (ts strin
 func (a *people) EditUserMessage(channel, ts, text string) error {
 	a.ws.mu.Lock()
 	defer a.ws.mu.Unlock()
-	ch, err := a.ws.findChannelLocked(channel)
+	ch, m, err := a.ws.messageLocked(channel, ts)
 	if err != nil {
 		return err
-	}
-	m := ch.find(ts)
-	if m == nil {
-		return fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
 	}
 	a.ev.editLocked(ch, m, m.User, func(m *record) {
 		m.Text = text
@@ -113,13 +109,9 @@ func (a *people) EditUserMessage(channel, ts, text string) error {
 func (a *people) DeleteMessage(channel, ts string) error {
 	a.ws.mu.Lock()
 	defer a.ws.mu.Unlock()
-	ch, err := a.ws.findChannelLocked(channel)
+	ch, m, err := a.ws.messageLocked(channel, ts)
 	if err != nil {
 		return err
-	}
-	m := ch.find(ts)
-	if m == nil {
-		return fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
 	}
 	a.ev.deleteLocked(ch, m)
 	return nil

@@ -221,14 +221,8 @@ func (a *streamAPI) chatStartStream(r *request) (object, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &record{Message: Message{
-		Channel:         ch.ID,
-		TS:              a.ws.nextTSLocked(),
-		User:            a.ws.cfg.BotUserID,
-		BotID:           a.ws.cfg.BotID,
-		Streaming:       true,
-		TaskDisplayMode: mode,
-	}, streamed: true}
+	m := a.ws.botRecordLocked(ch)
+	m.Streaming, m.TaskDisplayMode, m.streamed = true, mode, true
 	content.apply(m)
 	ch.reply(m, r.get("thread_ts"), false)
 	a.ev.postLocked(ch, m)

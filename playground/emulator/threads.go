@@ -108,6 +108,25 @@ func (ch *channelState) reply(m *record, threadTS string, broadcast bool) {
 	}
 }
 
+// botRecordLocked starts a new message of the bot in ch, with a new ts.
+func (ws *workspace) botRecordLocked(ch *channelState) *record {
+	return &record{Message: Message{Channel: ch.ID, TS: ws.nextTSLocked(), User: ws.cfg.BotUserID, BotID: ws.cfg.BotID}}
+}
+
+// messageLocked finds the visible message ts of channel for the Server's own
+// methods (ErrChannelNotFound, ErrMessageNotFound).
+func (ws *workspace) messageLocked(channel, ts string) (*channelState, *record, error) {
+	ch, err := ws.findChannelLocked(channel)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := ch.find(ts)
+	if m == nil {
+		return nil, nil, fmt.Errorf("%s/%s: %w", channel, ts, ErrMessageNotFound)
+	}
+	return ch, m, nil
+}
+
 // storeLocked stores a new message and wakes waiters; a reply of the bot
 // clears its thread's status, as in Slack. It delivers no event (see
 // eventsAPI).
