@@ -148,18 +148,26 @@ type workspace struct {
 	base string // "http://127.0.0.1:port"
 
 	// Guarded by mu.
+	stamps
 	users      map[string]User
 	userIDs    []string // the bot first, then in configuration order
 	channels   map[string]*channelState
 	channelIDs []string // in configuration order
-	lastMicros int64    // the last message timestamp handed out
-	seq        int64    // for generated IDs
 	statuses   map[threadKey]*threadStatus
+}
+
+// stamps hands out the workspace's message timestamps and IDs, unique and
+// increasing.
+type stamps struct {
+	now        func() time.Time
+	lastMicros int64 // the last message timestamp handed out
+	seq        int64 // for generated IDs
 }
 
 func newWorkspace(cfg Config, base string) *workspace {
 	ws := &workspace{
 		feed:     newFeed(),
+		stamps:   stamps{now: cfg.Now},
 		cfg:      cfg,
 		base:     base,
 		users:    make(map[string]User),
@@ -302,24 +310,24 @@ func (ws *workspace) channelAndUserLocked(channel, user string) (*channelState, 
 }
 
 // nextTSLocked hands out a unique, increasing message timestamp.
-func (ws *workspace) nextTSLocked() string {
-	micros := ws.cfg.Now().UnixMicro()
-	if micros <= ws.lastMicros {
-		micros = ws.lastMicros + 1
+func (st *stamps) nextTSLocked() string {
+	micros := st.now().UnixMicro()
+	if micros <= st.lastMicros {
+		micros = st.lastMicros + 1
 	}
-	ws.lastMicros = micros
+	st.lastMicros = micros
 	return formatTS(micros)
 }
 
 // nextIDLocked returns prefix followed by a unique upper-case suffix, the
 // shape of Slack's IDs ("Ev0000000001", "F0000000002").
-func (ws *workspace) nextIDLocked(prefix string) string {
-	return fmt.Sprintf("%s%010d", prefix, ws.nextSeqLocked())
+func (st *stamps) nextIDLocked(prefix string) string {
+	return fmt.Sprintf("%s%010d", prefix, st.nextSeqLocked())
 }
 
 // nextSeqLocked returns the next number of the sequence that IDs,
 // trigger_ids and connection numbers share.
-func (ws *workspace) nextSeqLocked() int64 {
-	ws.seq++
-	return ws.seq
+func (st *stamps) nextSeqLocked() int64 {
+	st.seq++
+	return st.seq
 }
