@@ -5,10 +5,7 @@ import (
 	"hash/fnv"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
@@ -125,30 +122,6 @@ func titleKey(s string) string {
 	return strings.Join(tokens(strings.ToLower(s)), " ")
 }
 
-// --- Items of the foreach artifacts ---
-
-// item is the item a request is about: the line "Item <n> of <total>: <title>" of
-// the task (prompts.Item), and the brief quoted under it.
-type item struct {
-	N, Total     int
-	Title, Brief string
-}
-
-var itemRe = regexp.MustCompile(`Item (\d+) of (\d+): (.+)`)
-
-// readItem reads the item line of a task (the user message; the system prompt's
-// history may quote such lines from the thread), or returns nil.
-func readItem(text string) *item {
-	m := itemRe.FindStringSubmatchIndex(text)
-	if m == nil {
-		return nil
-	}
-	n, _ := strconv.Atoi(text[m[2]:m[3]])
-	total, _ := strconv.Atoi(text[m[4]:m[5]])
-	title := strings.Trim(strings.TrimSpace(text[m[6]:m[7]]), "*“”\"")
-	return &item{N: n, Total: total, Title: title, Brief: quotedAfter(text[m[0]:], "Item ")}
-}
-
 // --- The outline ---
 
 // blogOutline is the outline the blog's later artifacts follow.
@@ -175,53 +148,6 @@ func (a *blogAngle) outline() blogOutline {
 	return o
 }
 
-// outline returns the outline in the prompt: the approved plan's title and "## "
-// sections when its text is there, else the angle its excerpt names, else the first
-// angle.
-func (t *task) outline() blogOutline {
-	text := t.approvedOf(blogPlan)
-	var angle *blogAngle
-	low := strings.ToLower(text)
-	angles := t.angles()
-	for i := range angles {
-		if low != "" && strings.Contains(low, strings.ToLower(angles[i].ArticleTitle)) {
-			angle = &angles[i]
-			break
-		}
-	}
-	var items []workflow.Item
-	for _, it := range workflow.Items(text) {
-		if it.Title != "" {
-			items = append(items, it)
-		}
-	}
-	if len(items) < 2 {
-		if angle == nil {
-			angle = &angles[0]
-		}
-		return angle.outline()
-	}
-	o := blogOutline{Sections: items, angle: angle}
-	for _, l := range strings.Split(text, "\n") {
-		l = strings.TrimSpace(l)
-		switch {
-		case o.Title == "" && strings.HasPrefix(l, "# "):
-			o.Title = strings.TrimSpace(strings.TrimPrefix(l, "# "))
-		case strings.HasPrefix(l, "Angle:"):
-			o.Angle = strings.TrimSpace(strings.TrimPrefix(l, "Angle:"))
-		case strings.HasPrefix(l, "Audience:"):
-			o.Audience = strings.TrimSpace(strings.TrimPrefix(l, "Audience:"))
-		}
-	}
-	if angle != nil {
-		o.Title = orDefault(o.Title, angle.ArticleTitle)
-		o.Angle = orDefault(o.Angle, angle.Angle)
-		o.Audience = orDefault(o.Audience, angle.Audience)
-	}
-	o.Title = orDefault(o.Title, "Async Stand-ups for Small Teams")
-	return o
-}
-
 // canned reports whether the outline's sections are its angle's, in order: the
 // angle's TL;DR then matches the body.
 func (o blogOutline) canned() bool {
@@ -234,16 +160,6 @@ func (o blogOutline) canned() bool {
 		}
 	}
 	return true
-}
-
-// approvedOf returns the approved text of the blog artifact of kind k in the prompt.
-func (t *task) approvedOf(k blogKind) string {
-	for _, id := range t.approvedOrder {
-		if blogKindOf(id, t.approvedTitle[id]) == k {
-			return t.approved[id]
-		}
-	}
-	return ""
 }
 
 // writeOutline writes the outline from the chosen angle, in the shape blog.yaml asks
@@ -299,8 +215,8 @@ func headingStarts(text string) []int {
 
 // --- Research notes ---
 
-// note is one research note: a fact and its source's URL ("" when it has none).
-type note struct{ Fact, URL string }
+// researchNote is one research note: a fact and its source's URL ("" when it has none).
+type researchNote struct{ Fact, URL string }
 
 const demoSourceBase = "https://example.com/demo/"
 
@@ -310,7 +226,7 @@ var (
 	bullet = regexp.MustCompile(`^\s*[-*]\s+(.+)$`)
 )
 
-func (n note) line() string {
+func (n researchNote) line() string {
 	switch {
 	case n.URL == "":
 		return "- " + n.Fact
@@ -325,7 +241,7 @@ func isDemoSource(url string) bool { return strings.HasPrefix(url, demoSourceBas
 
 // citation is how a draft cites a note's source: a Markdown link, "demo source" for
 // a placeholder, or the knowledge-base source in parentheses.
-func (n note) citation() string {
+func (n researchNote) citation() string {
 	switch {
 	case n.URL == "":
 		return ""
@@ -350,7 +266,7 @@ func researchNotes(title string) string {
 
 // cannedNotes are the notes of the pool's section headed title, or three generic
 // ones chosen by the title.
-func cannedNotes(title string) []note {
+func cannedNotes(title string) []researchNote {
 	facts := make([]blogFact, 0, 4)
 	if s, ok := sectionByTitle(title); ok {
 		facts = s.Facts
@@ -362,54 +278,21 @@ func cannedNotes(title string) []note {
 			facts = append(facts, blogGenericFacts[(start+i)%len(blogGenericFacts)])
 		}
 	}
-	out := make([]note, len(facts))
+	out := make([]researchNote, len(facts))
 	for i, f := range facts {
-		out[i] = note{Fact: f.Text, URL: demoSourceBase + f.Slug}
+		out[i] = researchNote{Fact: f.Text, URL: demoSourceBase + f.Slug}
 	}
 	return out
 }
 
-// notesFor returns the research notes of the section headed title: the bullets under
-// that heading in an approved text of the prompt (the research artifact's items are
-// joined under "## " headings), or the whole research text when the prompt gives only
-// this item's part (a pipeline item's dependency), else the canned ones.
-func (t *task) notesFor(title string) []note {
-	research := t.approvedOf(blogResearch)
-	texts := []string{research}
-	for _, id := range t.approvedOrder {
-		switch blogKindOf(id, t.approvedTitle[id]) {
-		case blogSources, blogBrief, blogArticle:
-			continue
-		}
-		texts = append(texts, t.approved[id])
-	}
-	key := titleKey(title)
-	for _, text := range texts {
-		for _, it := range workflow.Items(text) {
-			if titleKey(it.Title) != key {
-				continue
-			}
-			if notes := bulletNotes(it.Body); len(notes) > 0 {
-				return notes
-			}
-		}
-	}
-	if t.item != nil && titleKey(t.item.Title) == key && len(headingStarts(research)) == 0 {
-		if notes := bulletNotes(research); len(notes) > 0 {
-			return notes
-		}
-	}
-	return cannedNotes(title)
-}
-
 // bulletNotes reads the notes of a text's bullet list.
-func bulletNotes(text string) []note {
-	var out []note
+func bulletNotes(text string) []researchNote {
+	var out []researchNote
 	for _, l := range strings.Split(text, "\n") {
 		if m := noteRe.FindStringSubmatch(l); m != nil {
-			out = append(out, note{Fact: trimEnd(m[1]), URL: m[2]})
+			out = append(out, researchNote{Fact: trimEnd(m[1]), URL: m[2]})
 		} else if m := bullet.FindStringSubmatch(l); m != nil {
-			out = append(out, note{Fact: trimEnd(m[1])})
+			out = append(out, researchNote{Fact: trimEnd(m[1])})
 		}
 	}
 	return out
@@ -440,7 +323,7 @@ type draftExtras struct {
 // know gets generic ones. It is lengthened towards the brief's words for the section,
 // within minSectionWords and maxSectionWords. The draft has no heading and holds the
 // wordy phrases the editor pass removes.
-func sectionDraft(title, brief string, notes []note, x draftExtras) string {
+func sectionDraft(title, brief string, notes []researchNote, x draftExtras) string {
 	s, ok := sectionByTitle(title)
 	if !ok {
 		s = genericSection(title, brief)
@@ -508,409 +391,67 @@ func editSection(text string) string {
 	return strings.TrimSpace(strings.Join(out, "\n"))
 }
 
-// properNouns keep their capital where a sentence is joined to another.
-var properNouns = map[string]bool{"Slack": true, "Slack's": true, "Fernhill": true, "Lisbon": true, "Berlin": true, "Toronto": true, "I": true}
+// bodyExcluded are the sections that do not count as the article's body (blog.yaml's
+// word_count check).
+var bodyExcluded = []string{"Table of contents", "TL;DR", "References"}
 
-// lowerFirst lowers the first letter of s, unless its first word is a name or an
-// abbreviation.
-func lowerFirst(s string) string {
-	word, _, _ := strings.Cut(s, " ")
-	if properNouns[strings.TrimRight(word, ",:;")] {
-		return s
-	}
-	r, size := utf8.DecodeRuneInString(s)
-	if next, _ := utf8.DecodeRuneInString(s[size:]); unicode.IsUpper(next) {
-		return s // "API", "UK"
-	}
-	return string(unicode.ToLower(r)) + s[size:]
-}
-
-func wordCount(s string) int { return len(strings.Fields(s)) }
-
-// --- The blog's texts ---
-
-// blogText writes or revises the text of a blog artifact: the outline, an item's
-// research notes, an item's draft or its edit, or the article.
-func (t *task) blogText(revise bool) string {
-	cur := strings.TrimSpace(notesRe.ReplaceAllString(quotedAfter(t.text, "The current text:"), ""))
-	instr := quotedAfter(t.text, "The team's instructions:")
-	if revise {
-		instr = quotedAfter(t.text, "The team's request:")
-	}
-	title, brief := t.itemTitle(), ""
-	if t.item != nil {
-		brief = t.item.Brief
-	}
-	switch t.blog {
-	case blogPlan:
-		if revise && cur != "" {
-			return reviseOutline(cur, instr)
-		}
-		angles := t.angles()
-		a := &angles[0]
-		if sel, ok := selectedOption(t.text); ok {
-			if found := angleByOption(angles, sel.Title); found != nil {
-				a = found
-			}
-		} else if prev := strings.ToLower(quotedAfter(t.text, "An earlier version of this")); prev != "" {
-			for i := range angles {
-				if strings.Contains(prev, strings.ToLower(angles[i].ArticleTitle)) {
-					a = &angles[i]
+// bodyWords counts the words of an article's body as the workflow's words check
+// does: everything after the first "## " heading, without the sections whose
+// headings are excluded. Words are runs of non-space characters.
+func bodyWords(text string, exclude []string) int {
+	lines := strings.Split(text, "\n")
+	n, started, skip := 0, false, false
+	for _, l := range lines {
+		if title, ok := strings.CutPrefix(l, "## "); ok {
+			started = true
+			skip = false
+			for _, e := range exclude {
+				if strings.EqualFold(strings.TrimSpace(title), e) {
+					skip = true
 				}
 			}
 		}
-		return writeOutline(a, instr)
-	case blogResearch:
-		if revise && cur != "" {
-			return editSection(cur)
+		if started && !skip {
+			n += wordCount(l)
 		}
-		if found := t.resultNotes(); len(found) > 0 {
-			return foundNotes(found)
-		}
-		return researchNotes(title)
-	case blogSources:
-		return t.unfetchedSources()
-	case blogBrief:
-		if revise && cur != "" {
-			return editSection(cur)
-		}
-		return t.writeBrief()
-	case blogSections:
-		if revise && cur != "" {
-			return editSection(cur)
-		}
-		return sectionDraft(title, brief, t.notesFor(title), t.draftExtras(title))
-	default: // blogArticle
-		switch {
-		case revise && isEnhance(instr) && cur != "":
-			return enhanceArticle(cur)
-		case revise:
-			return t.reviseArticle(instr)
-		}
-		note := ""
-		if instr = trimEnd(oneLine(instr)); instr != "" {
-			note = "_Written as asked: " + instr + "._"
-		}
-		return t.writeArticle(articleOptions{shorter: wantsShorter(instr), longer: wantsLonger(instr), note: note})
 	}
+	return n
 }
-
-// itemTitle is the title of the request's item, or of the artifact without one.
-func (t *task) itemTitle() string {
-	if t.item != nil && t.item.Title != "" {
-		return t.item.Title
-	}
-	return orDefault(t.artifactTitle, "this section")
-}
-
-// blogSummary writes the report's summary of the blog article.
-func (t *task) blogSummary() string {
-	o := t.outline()
-	var titles []string
-	for _, s := range o.Sections {
-		titles = append(titles, trimEnd(s.Title))
-	}
-	angle := sentence(o.Angle)
-	if angle != "" {
-		angle = " " + angle
-	}
-	return fmt.Sprintf("“%s” is a blog article for small teams on running their stand-ups asynchronously.%s "+
-		"Its %d sections (%s) were researched and drafted one by one, then put together with a meta description, a TL;DR and references; "+
-		"the offline demo model wrote it, so its facts are unchecked and its sources are placeholders.",
-		o.Title, angle, len(titles), strings.Join(titles, "; "))
-}
-
-// --- Evaluation ---
 
 var (
-	sectionCountRe = regexp.MustCompile(`(?i)(\d+) to (\d+) sections`)
-	wordRangeRe    = regexp.MustCompile(`(?i)(\d[\d,]*)\s*(?:to|–|-|and)\s*(\d[\d,]*) words`)
-	charLimitRe    = regexp.MustCompile(`(?i)at most (\d+) characters`)
-	numberedRe     = regexp.MustCompile(`^(\d+)[.)]\s`)
+	// demoLinkRe matches a draft's citation, " ([demo source](https://…))" or
+	// " ([source](https://…))", and the notes' forms, " (demo source: …)" and
+	// " (source: …)".
+	demoLinkRe = regexp.MustCompile(`\s*\((?:\[(?:demo )?source\]\((\S+?)\)|(?:demo )?source: ([^()\s][^()]*?))\)`)
+	// citationRe matches a citation [n] of the article.
+	citationRe = regexp.MustCompile(`\[(\d+)\]`)
 )
 
-// checkBlog checks the blog's criteria that can be checked on the text: for the
-// article (kind), those of checkArticle; for every artifact, the number of sections,
-// a word range (per item for a text of joined items), the meta description's length,
-// the TL;DR's bullets and the references against the citations. reason is "" for
-// other criteria.
-func checkBlog(desc, text string, kind blogKind, wordcount int) (pass bool, reason string) {
-	text = strings.TrimSpace(notesRe.ReplaceAllString(text, ""))
-	low := strings.ToLower(desc)
-	if kind == blogArticle {
-		if pass, reason := checkArticle(low, desc, text, wordcount); reason != "" {
-			return pass, reason
-		}
+func (o blogOutline) meta() string {
+	if o.angle != nil {
+		return o.angle.Meta
 	}
-	switch {
-	case sectionCountRe.MatchString(desc):
-		m := sectionCountRe.FindStringSubmatch(desc)
-		lo, _ := strconv.Atoi(m[1])
-		hi, _ := strconv.Atoi(m[2])
-		n := len(headingStarts(text))
-		if n >= lo && n <= hi {
-			return true, fmt.Sprintf("Met: %d sections, each a “## ” heading with its brief (%d to %d asked).", n, lo, hi)
-		}
-		return false, fmt.Sprintf("%d sections, outside the %d to %d asked.", n, lo, hi)
-	case wordRangeRe.MatchString(desc):
-		m := wordRangeRe.FindStringSubmatch(desc)
-		lo, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
-		hi, _ := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
-		return checkWords(text, lo, hi)
-	case strings.Contains(low, "meta description"):
-		limit := 160
-		if m := charLimitRe.FindStringSubmatch(desc); m != nil {
-			limit, _ = strconv.Atoi(m[1])
-		}
-		for _, l := range strings.Split(text, "\n") {
-			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Meta description:"); ok {
-				n := utf8.RuneCountInString(strings.TrimSpace(v))
-				if n <= limit && n > 0 {
-					return true, fmt.Sprintf("Met: a meta description of %d characters (limit %d).", n, limit)
-				}
-				return false, fmt.Sprintf("The meta description has %d characters; the limit is %d.", n, limit)
-			}
-		}
-		return false, "There is no line starting “Meta description:”."
-	case strings.Contains(low, "tl;dr"):
-		n := bulletsAfter(text, "TL;DR")
-		if n >= 2 && n <= 3 {
-			return true, fmt.Sprintf("Met: a TL;DR of %d bullets.", n)
-		}
-		return false, fmt.Sprintf("The TL;DR has %d bullets; two or three are asked.", n)
-	case strings.Contains(low, "references") && strings.Contains(low, "numbered"):
-		return checkReferences(text)
-	}
-	return true, ""
+	return cutRunes(trimEnd(o.Title)+": a practical guide for small teams, in short sections with sources.", 160)
 }
 
-// checkWords checks that text, or each of its items when it joins items under "## "
-// headings, has lo to hi words.
-func checkWords(text string, lo, hi int) (bool, string) {
-	items := workflow.Items(text)
-	if len(headingStarts(text)) < 2 {
-		items = []workflow.Item{{Body: text}}
+func (o blogOutline) intro() string {
+	if o.angle != nil {
+		return o.angle.Intro
 	}
-	least, most := -1, 0
-	for _, it := range items {
-		n := wordCount(it.Body)
-		if n < lo || n > hi {
-			where := "The text"
-			if it.Title != "" {
-				where = "“" + it.Title + "”"
-			}
-			return false, fmt.Sprintf("%s has %d words, outside the %d to %d asked.", where, n, lo, hi)
-		}
-		if least < 0 || n < least {
-			least = n
-		}
-		most = max(most, n)
+	lead := sentence(o.Angle)
+	if lead == "" {
+		lead = "Small teams can keep in sync without a daily meeting."
 	}
-	if len(items) == 1 {
-		return true, fmt.Sprintf("Met: %d words (%d to %d asked).", least, lo, hi)
-	}
-	return true, fmt.Sprintf("Met: each of the %d sections has %d to %d words (%d to %d asked).", len(items), least, most, lo, hi)
+	return lead + fmt.Sprintf(" This article covers it in %d short sections, each built on sourced notes, and ends with what to do next.", len(o.Sections))
 }
 
-// bulletsAfter counts the bullets right after the line that contains marker.
-func bulletsAfter(text, marker string) int {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		if !strings.Contains(l, marker) {
-			continue
-		}
-		n := 0
-		for _, b := range lines[i+1:] {
-			if !bullet.MatchString(b) {
-				break
-			}
-			n++
-		}
-		return n
+func (o blogOutline) conclusion() string {
+	if o.angle != nil {
+		return o.angle.Conclusion
 	}
-	return 0
-}
-
-// checkReferences checks that the text ends with a numbered "## References" list
-// whose entries are exactly the citations [n] of the text.
-func checkReferences(text string) (bool, string) {
-	body, refs, ok := strings.Cut(text, "## References")
-	if !ok {
-		return false, "There is no “## References” section."
+	var titles []string
+	for _, s := range o.Sections {
+		titles = append(titles, "“"+trimEnd(s.Title)+"”")
 	}
-	listed := map[string]bool{}
-	for _, l := range strings.Split(refs, "\n") {
-		if m := numberedRe.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
-			listed[m[1]] = true
-		}
-	}
-	cited := map[string]bool{}
-	for _, m := range citationRe.FindAllStringSubmatch(body, -1) {
-		cited[m[1]] = true
-	}
-	for n := range cited {
-		if !listed[n] {
-			return false, "Citation [" + n + "] has no entry in the references."
-		}
-	}
-	for n := range listed {
-		if !cited[n] {
-			return false, "Reference " + n + " is never cited in the text."
-		}
-	}
-	if len(listed) == 0 {
-		return false, "The references list is empty."
-	}
-	return true, fmt.Sprintf("Met: %d numbered references, each cited in the text.", len(listed))
-}
-
-// checkArticle checks the article's criteria that blog.yaml's checks also run: its
-// length against the wordcount input, the meta keywords and image description lines,
-// the title, and the table of contents, conclusion and references headings. reason is
-// "" for other criteria.
-func checkArticle(low, desc, text string, wordcount int) (pass bool, reason string) {
-	switch {
-	case strings.Contains(low, "word count"):
-		return checkWordcount(desc, text, wordcount)
-	case strings.Contains(low, "meta keywords"):
-		return checkLine(text, "Meta keywords:")
-	case strings.Contains(low, "image description"):
-		return checkLine(text, "Image description:")
-	case strings.Contains(low, "table of contents"):
-		return checkHeading(text, "Table of contents")
-	case strings.Contains(low, "title") && strings.Contains(low, "heading"):
-		return checkLine(text, "# ")
-	case strings.Contains(low, "conclusion") && !strings.Contains(low, "outline"):
-		return checkHeading(text, "Conclusion")
-	case strings.Contains(low, "references") && !strings.Contains(low, "numbered"):
-		return checkHeading(text, "References")
-	}
-	return true, ""
-}
-
-var tolerancePercentRe = regexp.MustCompile(`(\d+)\s*%`)
-
-// checkWordcount checks that the article's body (bodyWords) is within the
-// criterion's percentage (default 15) of the target length.
-func checkWordcount(desc, text string, target int) (bool, string) {
-	tol := 15
-	if m := tolerancePercentRe.FindStringSubmatch(desc); m != nil {
-		tol, _ = strconv.Atoi(m[1])
-	}
-	n := bodyWords(text, bodyExcluded)
-	lo, hi := target*(100-tol)/100, target*(100+tol)/100
-	if n >= lo && n <= hi {
-		return true, fmt.Sprintf("Met: the body has %d words; the target is %d ± %d%% (%d to %d).", n, target, tol, lo, hi)
-	}
-	return false, fmt.Sprintf("The body has %d words; the target is %d ± %d%% (%d to %d).", n, target, tol, lo, hi)
-}
-
-// checkLine checks that text has a line starting with prefix, with text after it.
-func checkLine(text, prefix string) (bool, string) {
-	for _, l := range strings.Split(text, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), prefix); ok && strings.TrimSpace(v) != "" {
-			return true, "Met: the line “" + cutRunes(strings.TrimSpace(l), 80) + "”."
-		}
-	}
-	return false, "There is no line starting “" + strings.TrimSpace(prefix) + "” with text after it."
-}
-
-// checkHeading checks that text has a Markdown heading titled title.
-func checkHeading(text, title string) (bool, string) {
-	for _, l := range strings.Split(text, "\n") {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "#") && strings.EqualFold(strings.TrimSpace(strings.TrimLeft(l, "#")), title) {
-			return true, "Met: a “" + title + "” heading."
-		}
-	}
-	return false, "There is no “" + title + "” heading."
-}
-
-// demoFailingItem is the blog research item that fails until the recovery agent has
-// rewritten its instructions, so the playground shows retries and recovery.
-const demoFailingItem = 3
-
-// recoveredMarker is in the instructions the recovery agent writes for research
-// (recovery), and so in the last try's task.
-const recoveredMarker = "Try the queries below before giving up"
-
-// researchFails reports whether this research write fails: the third section's,
-// until its instructions are the recovery agent's. Its first two tries fail, the
-// recovery agent rewrites them, and the last try succeeds.
-func (t *task) researchFails() bool {
-	return t.blog == blogResearch && t.item != nil && t.item.N == demoFailingItem &&
-		!strings.Contains(quotedAfter(t.text, "The team's instructions:"), recoveredMarker) &&
-		strings.Contains(t.text, "failure")
-}
-
-// researchFailure is the failure the model reports for it.
-func (t *task) researchFailure() string {
-	return fmt.Sprintf("Demo failure, to show retries: the broad searches for “%s” found only general remote-work advice, nothing specific to this section.", trimEnd(t.itemTitle()))
-}
-
-// --- The recovery agent ---
-
-type recoveryArgs struct {
-	Instructions string   `json:"instructions"`
-	Queries      []string `json:"queries"`
-	Rationale    string   `json:"rationale"`
-}
-
-// recovery rewrites the instructions of the failing item (commit_recovery_plan):
-// narrower instructions for its title, two more specific queries when the writer
-// searches (research, or tools listed for the last try), and why that should work.
-func (t *task) recovery() recoveryArgs {
-	title := t.itemTitle()
-	where := "“" + orDefault(t.artifactTitle, "the artifact") + "”"
-	if t.item != nil {
-		where = fmt.Sprintf("item %d of %d of %s", t.item.N, t.item.Total, where)
-	}
-	topic := t.workflow
-	if t.blog != blogNone {
-		topic = "async stand-ups for small teams"
-	}
-	searching := t.blog == blogResearch || strings.Contains(t.text, "The writer can call these tools")
-	var out recoveryArgs
-	switch {
-	case searching:
-		out.Instructions = fmt.Sprintf("Research only “%s” (%s), for an article on %s. Look for three or four concrete facts about it from team-practice guides, tool documentation and surveys of teams of three to ten people, from the last three years, and give each its URL. Leave out general remote-work advice that does not bear on this section. Try the queries below before giving up, and if they find nothing, report what was searched.",
-			trimEnd(title), where, orDefault(topic, "the document's subject"))
-		out.Queries = []string{
-			fmt.Sprintf("%q %s", trimEnd(title), orDefault(topic, "guide")),
-			fmt.Sprintf("%s small team written daily updates example", trimEnd(title)),
-		}
-	default:
-		out.Instructions = fmt.Sprintf("Write only “%s” (%s), from the approved artifacts and the notes for it in the prompt. Keep to what the item's brief says it covers, use only facts that are already there, and mark anything uncertain “(to verify)” instead of leaving it out. Do not write the other items or a heading.",
-			trimEnd(title), where)
-		out.Queries = []string{}
-	}
-	failures := failuresIn(t.text)
-	switch len(failures) {
-	case 0:
-		out.Rationale = "No error was recorded, so the new instructions narrow the task to this one item and say where to look and what to leave out."
-	default:
-		out.Rationale = fmt.Sprintf("The last try failed with “%s”; narrower instructions that name the item, where to look and what to leave out give the last try a clear target.",
-			cutRunes(trimEnd(oneLine(failures[len(failures)-1])), 160))
-	}
-	return out
-}
-
-// failuresIn reads the failures listed under "Why the tries failed" (the
-// recovery_plan template).
-func failuresIn(text string) []string {
-	i := strings.Index(text, "Why the tries failed")
-	if i < 0 {
-		return nil
-	}
-	var out []string
-	for _, l := range strings.Split(text[i:], "\n")[1:] {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			break
-		}
-		if m := bullet.FindStringSubmatch(l); m != nil {
-			out = append(out, m[1])
-		}
-	}
-	return out
+	return "Taken together, " + strings.Join(titles, ", ") + " make one point: small, written agreements that the whole team can see and change. Try them for a month, then decide together what to keep."
 }

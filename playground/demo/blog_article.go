@@ -3,7 +3,6 @@ package demo
 import (
 	"fmt"
 	"hash/fnv"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,47 +32,11 @@ import (
 //	## References
 //	1. <source>
 
-var (
-	// demoLinkRe matches a draft's citation, " ([demo source](https://…))" or
-	// " ([source](https://…))", and the notes' forms, " (demo source: …)" and
-	// " (source: …)".
-	demoLinkRe = regexp.MustCompile(`\s*\((?:\[(?:demo )?source\]\((\S+?)\)|(?:demo )?source: ([^()\s][^()]*?))\)`)
-	// citationRe matches a citation [n] of the article.
-	citationRe = regexp.MustCompile(`\[(\d+)\]`)
-)
-
 // articleOptions are what a request asks of the article.
 type articleOptions struct {
 	shorter, longer bool
 	// note is a line that quotes the request, put before the references; "" for none.
 	note string
-}
-
-// bodyExcluded are the sections that do not count as the article's body (blog.yaml's
-// word_count check).
-var bodyExcluded = []string{"Table of contents", "TL;DR", "References"}
-
-// bodyWords counts the words of an article's body as the workflow's words check
-// does: everything after the first "## " heading, without the sections whose
-// headings are excluded. Words are runs of non-space characters.
-func bodyWords(text string, exclude []string) int {
-	lines := strings.Split(text, "\n")
-	n, started, skip := 0, false, false
-	for _, l := range lines {
-		if title, ok := strings.CutPrefix(l, "## "); ok {
-			started = true
-			skip = false
-			for _, e := range exclude {
-				if strings.EqualFold(strings.TrimSpace(title), e) {
-					skip = true
-				}
-			}
-		}
-		if started && !skip {
-			n += wordCount(l)
-		}
-	}
-	return n
 }
 
 // articleSection is a section of the article being fitted: its heading and
@@ -102,6 +65,9 @@ func (s *articleSection) words() int {
 	return wordCount(demoLinkRe.ReplaceAllString(s.text(), " [0]"))
 }
 
+// articleTask writes and revises the blog's article.
+type articleTask struct{ *workflowTask }
+
 // writeArticle assembles the article from the outline, the brief and the section
 // drafts in the prompt (the sections artifact's items under their "## " headings; a
 // section without a draft there is drafted and edited here from its notes), fitted to
@@ -109,9 +75,9 @@ func (s *articleSection) words() int {
 // paragraphs, then their last ones, then sentences, or gain the brief's key message
 // and practical paragraphs, section by section. Citations are renumbered [1], [2], …
 // in order of first use, and the references are exactly the sources cited.
-func (t *task) writeArticle(opt articleOptions) string {
+func (t articleTask) writeArticle(opt articleOptions) string {
 	o := t.outline()
-	b := t.articleBrief()
+	b := briefTask(t).articleBrief()
 	drafts := map[string]string{}
 	for _, it := range workflow.Items(t.approvedOf(blogSections)) {
 		if body := strings.TrimSpace(it.Body); body != "" && !strings.HasPrefix(body, "_No result") {
@@ -292,26 +258,10 @@ func (s *articleSection) cutSentence(i, keep int) func() {
 	return func() { s.paras[i] = old }
 }
 
-// splitSentences splits a paragraph into its sentences.
-func splitSentences(p string) []string {
-	var out []string
-	rest := strings.TrimSpace(p)
-	for rest != "" {
-		loc := sentenceEndRe.FindStringIndex(rest)
-		if loc == nil {
-			out = append(out, rest)
-			break
-		}
-		out = append(out, strings.TrimSpace(rest[:loc[1]]))
-		rest = strings.TrimSpace(rest[loc[1]:])
-	}
-	return out
-}
-
 // renderArticle prints the article: the head, the table of contents, the TL;DR, the
 // sections with their citations renumbered, the conclusion, the notes and the
 // references.
-func (t *task) renderArticle(o blogOutline, br articleBrief, secs []articleSection, conclusion, note string) string {
+func (t articleTask) renderArticle(o blogOutline, br articleBrief, secs []articleSection, conclusion, note string) string {
 	var refs []string
 	cite := func(text string) string {
 		return demoLinkRe.ReplaceAllStringFunc(text, func(m string) string {
@@ -377,7 +327,7 @@ func (t *task) renderArticle(o blogOutline, br articleBrief, secs []articleSecti
 }
 
 // imageDescription describes a header image for the article, in one sentence.
-func (t *task) imageDescription(o blogOutline) string {
+func (t articleTask) imageDescription(o blogOutline) string {
 	if t.topic != "" && !ownTopic(blogWorkflow, t.topic) {
 		return fmt.Sprintf("A calm, flat illustration of %s: a small team around one laptop, sketching a plan on a whiteboard, in soft blues and greens.", t.topic)
 	}
@@ -395,16 +345,9 @@ func transition(i int, next string) string {
 	return fmt.Sprintf(forms[i%len(forms)], "“"+trimEnd(next)+"”")
 }
 
-func (o blogOutline) meta() string {
-	if o.angle != nil {
-		return o.angle.Meta
-	}
-	return cutRunes(trimEnd(o.Title)+": a practical guide for small teams, in short sections with sources.", 160)
-}
-
 // tldr returns the angle's bullets when the outline is the angle's, else one bullet
 // per section (at most three) with the first of its notes, which its draft cites.
-func (t *task) tldr(o blogOutline) []string {
+func (t articleTask) tldr(o blogOutline) []string {
 	if o.canned() {
 		return o.angle.TLDR
 	}
@@ -419,33 +362,11 @@ func (t *task) tldr(o blogOutline) []string {
 	return out
 }
 
-func (o blogOutline) intro() string {
-	if o.angle != nil {
-		return o.angle.Intro
-	}
-	lead := sentence(o.Angle)
-	if lead == "" {
-		lead = "Small teams can keep in sync without a daily meeting."
-	}
-	return lead + fmt.Sprintf(" This article covers it in %d short sections, each built on sourced notes, and ends with what to do next.", len(o.Sections))
-}
-
-func (o blogOutline) conclusion() string {
-	if o.angle != nil {
-		return o.angle.Conclusion
-	}
-	var titles []string
-	for _, s := range o.Sections {
-		titles = append(titles, "“"+trimEnd(s.Title)+"”")
-	}
-	return "Taken together, " + strings.Join(titles, ", ") + " make one point: small, written agreements that the whole team can see and change. Try them for a month, then decide together what to keep."
-}
-
 // reviseArticle writes the article again, from the prompt, as the request asks
 // (shorter: 90% of the target length; more detail: 108%), with a note that quotes
 // the request, or names the criteria an automatic revision fixes, before the
 // references.
-func (t *task) reviseArticle(instr string) string {
+func (t articleTask) reviseArticle(instr string) string {
 	instr = trimEnd(oneLine(orDefault(instr, "clearer and stronger, same meaning")))
 	if failed := failedCriteria(instr); len(failed) > 0 {
 		instr = "meet " + strings.Join(failed, "; ")
@@ -506,13 +427,4 @@ func enhanceArticle(cur string) string {
 		lines[i] = strings.TrimSpace(strings.NewReplacer(enhanceEdits...).Replace(" " + l + " "))
 	}
 	return strings.Join(lines, "\n")
-}
-
-func slicesContainsFold(list []string, s string) bool {
-	for _, x := range list {
-		if strings.EqualFold(x, s) {
-			return true
-		}
-	}
-	return false
 }

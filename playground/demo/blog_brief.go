@@ -12,38 +12,9 @@ import (
 // The blog's article brief (blog.yaml's brief: auto, from the approved outline) and
 // what the later artifacts take from it and from the fetched sources.
 
-// defaultWordcount is the article's length when the workflow has no wordcount input
-// (blog.yaml's default).
-const defaultWordcount = 1500
-
-var (
-	// numberRe reads the first number of an input's value: "1500", "1,500 words".
-	numberRe = regexp.MustCompile(`\d[\d,]*`)
-	// briefLineRe reads a line of the brief's "## Key messages" or "## Words per
-	// section": "- **Heading**: text".
-	briefLineRe = regexp.MustCompile(`^- \*\*(.+)\*\*: (.+)$`)
-)
-
-// readInput returns the input id's value in the system prompt's "## What the team
-// asked for" ("- Label (`id`): value"), one line, or "".
-func readInput(system, id string) string {
-	re := regexp.MustCompile("(?m)^- .+ \\(`" + regexp.QuoteMeta(id) + "`\\): (.+)$")
-	if m := re.FindStringSubmatch(system); m != nil {
-		return strings.TrimSpace(m[1])
-	}
-	return ""
-}
-
-// wordcount is the article's target length: the wordcount input, within 100 to 10,000
-// words, or defaultWordcount.
-func (t *task) wordcount() int {
-	m := numberRe.FindString(readInput(t.system, "wordcount"))
-	n, err := strconv.Atoi(strings.ReplaceAll(m, ",", ""))
-	if err != nil || n <= 0 {
-		return defaultWordcount
-	}
-	return min(max(n, 100), 10000)
-}
+// briefLineRe reads a line of the brief's "## Key messages" or "## Words per
+// section": "- **Heading**: text".
+var briefLineRe = regexp.MustCompile(`^- \*\*(.+)\*\*: (.+)$`)
 
 // wordBudget splits the target length into a conclusion and n equal sections, both
 // rounded to ten words.
@@ -66,9 +37,12 @@ type articleBrief struct {
 
 func (b articleBrief) message(title string) string { return b.messages[titleKey(title)] }
 
+// briefTask writes the blog's brief and reads it back for the article.
+type briefTask struct{ *workflowTask }
+
 // articleBrief reads the approved brief of the prompt, or makes one from the outline
 // when there is none.
-func (t *task) articleBrief() articleBrief {
+func (t briefTask) articleBrief() articleBrief {
 	text := t.approvedOf(blogBrief)
 	if text == "" {
 		text = t.writeBrief()
@@ -110,7 +84,7 @@ func parseBrief(text string) articleBrief {
 }
 
 // keywords are the article's SEO keywords: five, about its topic.
-func (t *task) keywords(o blogOutline) []string {
+func (t briefTask) keywords(o blogOutline) []string {
 	if t.topic != "" && !ownTopic(blogWorkflow, t.topic) {
 		low := strings.ToLower(t.topic)
 		return []string{low, low + " guide", "getting started with " + low, low + " best practices", low + " pitfalls"}
@@ -123,7 +97,7 @@ func (t *task) keywords(o blogOutline) []string {
 // "- **<heading>**: <message>" per section), "## Tone" (with the layout, when given),
 // "## Keywords" (five, comma-separated) and "## Words per section" (one "- **<heading>**:
 // about <n> words" per section and the conclusion, then the total).
-func (t *task) writeBrief() string {
+func (t briefTask) writeBrief() string {
 	o := t.outline()
 	total := t.wordcount()
 	per, conclusion := wordBudget(total, len(o.Sections))
@@ -147,7 +121,7 @@ func (t *task) writeBrief() string {
 
 // keyMessage is a section's key message: the first sentence of its brief in the
 // outline, or of its first note.
-func (t *task) keyMessage(s workflow.Item) string {
+func (t briefTask) keyMessage(s workflow.Item) string {
 	if m := sentence(firstSentences(oneLine(s.Body), 1)); m != "" {
 		return m
 	}
@@ -155,34 +129,6 @@ func (t *task) keyMessage(s workflow.Item) string {
 		return sentence(notes[0].Fact)
 	}
 	return "What the reader should take away from “" + trimEnd(s.Title) + "”."
-}
-
-// draftExtras are what the draft of the section headed title takes from the approved
-// brief (its words) and sources (a quote from the first page fetched for it that
-// says something its notes do not).
-func (t *task) draftExtras(title string) draftExtras {
-	var x draftExtras
-	if text := t.approvedOf(blogBrief); text != "" {
-		x.Words = parseBrief(text).words[titleKey(title)]
-	}
-	x.Quote = quoteSource(t.sourcesFor(title), t.notesFor(title))
-	return x
-}
-
-// sourcesFor returns the fetched sources of the section headed title: the item's
-// part of the approved sources (a pipeline item's dependency), or its part under its
-// "## " heading.
-func (t *task) sourcesFor(title string) string {
-	text := t.approvedOf(blogSources)
-	if len(headingStarts(text)) == 0 {
-		return text
-	}
-	for _, it := range workflow.Items(text) {
-		if titleKey(it.Title) == titleKey(title) {
-			return it.Body
-		}
-	}
-	return ""
 }
 
 // fetchedPage is one page of the sources: "### title", "Source: url", its text.
@@ -225,7 +171,7 @@ func fetchedPages(text string) []fetchedPage {
 // words and is not one of the notes' facts (the draft states those already), with its
 // URL as the citation; "" when there is none. The demo's own pages (SourceFetcher)
 // are quoted like any other; another example.com page is a placeholder and is not.
-func quoteSource(text string, notes []note) string {
+func quoteSource(text string, notes []researchNote) string {
 	said := make(map[string]bool, len(notes))
 	for _, n := range notes {
 		said[titleKey(n.Fact)] = true
@@ -245,23 +191,8 @@ func quoteSource(text string, notes []note) string {
 			} else {
 				name = "“" + cutRunes(name, 80) + "”"
 			}
-			return fmt.Sprintf("As %s puts it: “%s”%s.", name, trimEnd(s), note{URL: p.URL}.citation())
+			return fmt.Sprintf("As %s puts it: “%s”%s.", name, trimEnd(s), researchNote{URL: p.URL}.citation())
 		}
 	}
 	return ""
-}
-
-// unfetchedSources stands in for the sources phase, which no model writes: the URLs
-// of the item's research notes, each marked as not fetched.
-func (t *task) unfetchedSources() string {
-	var b strings.Builder
-	for _, n := range t.notesFor(t.itemTitle()) {
-		if strings.HasPrefix(n.URL, "http") {
-			fmt.Fprintf(&b, "### %s\nSource: %s\nNot fetched: the offline demo model does not fetch pages.\n\n", n.URL, n.URL)
-		}
-	}
-	if b.Len() == 0 {
-		return "No URLs were found in the notes."
-	}
-	return strings.TrimSpace(b.String())
 }

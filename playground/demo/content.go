@@ -49,13 +49,6 @@ type theme struct {
 	Summary string
 }
 
-// themes maps a built-in workflow's title (prompts/workflows/*.yaml) to its content.
-var themes = map[string]*theme{
-	"Product brief":  &productBrief,
-	"Grant proposal": &grantProposal,
-	blogWorkflow:     &blogTheme, // its outline's options; see blog.go
-}
-
 var productBrief = theme{
 	Defaults: map[string]string{
 		"problem":           "face the nightly “what's for dinner?” scramble",

@@ -115,4 +115,18 @@
 //
 // The content is in English whatever the conversation's language; only the chat
 // replies speak Russian.
+//
+// # Inside
+//
+// demo.go answers a request by its shape. A forced function goes to the job of
+// its commit function, over the task read from the prompts (task.go,
+// prompt.go): options.go (options and selection), write.go (the text of a
+// theme's or a custom workflow's artifact, the report's summary), review.go
+// (the evaluation, the options' self-review), and blog_task.go with
+// blog_brief.go and blog_article.go (the blog's phases, over the blog model of
+// blog.go and its checks in blog_checks.go); reply.go reads a reply to
+// options. research_tools.go and knowledge.go read the search tools' results,
+// executor.go is the executor's tool loop and summary.go the summarizer. The
+// canned content sits in content.go and blog_content.go, and the words and
+// JSON schemas every job uses in prose.go and request.go.
 package demo

@@ -43,7 +43,7 @@ var (
 func knowledgeQuery(q string) string {
 	low := strings.ToLower(oneLine(q))
 	words := wordRe.FindAllString(low, -1)
-	if len(words) == 0 || containsAny(low, helpWords) || containsAny(low, thanks) {
+	if len(words) == 0 || containsAny(low, helpWords) || containsAny(low, thankWords) {
 		return ""
 	}
 	if !strings.HasSuffix(low, "?") && !containsWord(questionWords, words[0]) {
@@ -61,15 +61,6 @@ func knowledgeQuery(q string) string {
 	return strings.Join(keep, " ")
 }
 
-func containsWord(list []string, w string) bool {
-	for _, x := range list {
-		if x == w {
-			return true
-		}
-	}
-	return false
-}
-
 // knowledgeLine answers from a search_knowledge result: the first passage's first
 // sentences, cited as [1] (the reply lists the source under the answer), or, when
 // nothing was found, a line saying so and how to add documents.
@@ -83,3 +74,9 @@ func knowledgeLine(result string, ru bool) string {
 	text := cutRunes(oneLine(firstSentences(m[2], 2)), 400)
 	return pick2(ru, "From the knowledge base: ", "Из базы знаний: ") + text + " [1]"
 }
+
+var (
+	greetings  = []string{"hi", "hello", "hey", "good morning", "good afternoon", "good evening", "привет", "здравствуй", "добрый день", "доброе утро", "добрый вечер"}
+	helpWords  = []string{"help", "what can you do", "who are you", "what are you", "how does this work", "помощь", "помоги", "что ты умеешь", "что умеешь", "кто ты", "как это работает"}
+	thankWords = []string{"thank", "thanks", "cheers", "спасибо", "благодарю"}
+)

@@ -2,7 +2,6 @@ package demo
 
 import (
 	"encoding/json"
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -26,81 +25,6 @@ var searchTools = []string{webSearchTool, searchKnowledgeTool}
 
 // maxSearchItems bounds the items of a batch the demo searches for.
 const maxSearchItems = 8
-
-// searchFirst returns the search calls a research write makes before it commits, or
-// nil: when fn is not commit_artifact_final_text, no search tool is offered, or the
-// request already has tool results.
-func searchFirst(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) []openai.ToolCall {
-	if fn.Name != agents.CommitFinalTextTool {
-		return nil
-	}
-	for _, m := range req.Messages {
-		if m.Role == openai.ChatMessageRoleTool {
-			return nil
-		}
-	}
-	var offered []string
-	for _, name := range searchTools {
-		if findTool(req.Tools, name) != nil {
-			offered = append(offered, name)
-		}
-	}
-	if len(offered) == 0 {
-		return nil
-	}
-	t := readTask(req, fn)
-	if strings.HasPrefix(strings.TrimSpace(t.text), "Revise ") {
-		return nil
-	}
-	var calls []openai.ToolCall
-	for _, q := range t.searchQueries() {
-		for _, name := range offered {
-			query := q
-			if name == searchKnowledgeTool {
-				query = keyWords(q)
-			}
-			calls = append(calls, toolCall(len(req.Messages), len(calls)+1, name, marshal(map[string]string{"query": query})))
-		}
-	}
-	return calls
-}
-
-// searchQueries are the queries of the research: the recovery agent's (the lines
-// under "Search for:" in the instructions), else one per item (its title and the
-// subject), else one for the artifact.
-func (t *task) searchQueries() []string {
-	if qs := bulletsUnder(quotedAfter(t.text, "The team's instructions:"), "Search for:"); len(qs) > 0 {
-		return qs[:min(len(qs), 3)]
-	}
-	subject := t.subject()
-	if len(t.batch) > 0 {
-		var out []string
-		for _, it := range t.batch[:min(len(t.batch), maxSearchItems)] {
-			out = append(out, it.Title+" "+subject)
-		}
-		return out
-	}
-	if t.item != nil {
-		return []string{t.item.Title + " " + subject}
-	}
-	return []string{subject + " " + orDefault(t.artifactTitle, "background")}
-}
-
-// subject is what the document is about, for a search query: the topic input, else
-// the canned subject of a built-in workflow, else its title.
-func (t *task) subject() string {
-	switch {
-	case t.topic != "" && !ownTopic(t.workflow, t.topic):
-		return t.topic
-	case t.workflow == blogWorkflow:
-		return "async stand-ups small teams"
-	case t.workflow == "Grant proposal":
-		return "Millbrook community solar energy poverty tenants"
-	case t.topic != "":
-		return t.topic
-	}
-	return orDefault(t.workflow, "the document")
-}
 
 // keyWords drops the short and common words of a query, for the knowledge base's
 // word search.
@@ -186,68 +110,15 @@ func searchResults(msgs []openai.ChatCompletionMessage) []searchResult {
 	return out
 }
 
-// resultsFor returns the results of the item headed title: those whose query names
-// it, or all of them when the request is about that item alone.
-func (t *task) resultsFor(title string) []searchResult {
-	if len(t.batch) == 0 {
-		return t.results
-	}
-	var out []searchResult
-	for _, r := range t.results {
-		if strings.HasPrefix(strings.ToLower(r.Query), strings.ToLower(title)) ||
-			strings.HasPrefix(r.Query, keyWords(title)) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // maxFoundNotes bounds the notes made from search results.
 const maxFoundNotes = 4
 
-// resultNotes are the notes of the request's item from its search results: a fact (the
-// first sentence of a snippet or passage, else the result's title) and its source, at
-// most maxFoundNotes, one per source.
-func (t *task) resultNotes() []note {
-	var out []note
-	seen := map[string]bool{}
-	for _, r := range t.resultsFor(t.itemTitle()) {
-		if seen[r.URL] || len(out) == maxFoundNotes {
-			continue
-		}
-		seen[r.URL] = true
-		fact := firstSentences(r.Text, 1)
-		if wordCount(fact) < 4 {
-			fact = r.Title
-		}
-		fact = strings.NewReplacer("(", "", ")", "").Replace(cutRunes(trimEnd(fact), 240))
-		out = append(out, note{Fact: upperFirst(fact), URL: r.URL})
-	}
-	return out
-}
-
 // foundNotes writes research notes from search results, under a line that says so.
-func foundNotes(notes []note) string {
+func foundNotes(notes []researchNote) string {
 	var b strings.Builder
 	b.WriteString("_Offline demo notes from the search results: each note is the first sentence of a result, unchecked; read the source before using it._\n")
 	for _, n := range notes {
 		b.WriteString("\n" + n.line())
-	}
-	return b.String()
-}
-
-// foundBlock lists what the searches found, for a text that is not the blog's notes
-// (the proposal's research, a custom artifact with tools): "" when they found
-// nothing.
-func (t *task) foundBlock() string {
-	notes := t.resultNotes()
-	if len(notes) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("**What the searches found** (to verify before use)")
-	for _, n := range notes {
-		fmt.Fprintf(&b, "\n- %s (%s)", sentence(n.Fact), n.URL)
 	}
 	return b.String()
 }

@@ -13,7 +13,7 @@ import (
 func TestSourceFetcherPages(t *testing.T) {
 	ctx := context.Background()
 	var f SourceFetcher
-	sections := map[string][]note{}
+	sections := map[string][]researchNote{}
 	for _, s := range blogPool {
 		sections[s.Title] = cannedNotes(s.Title)
 	}

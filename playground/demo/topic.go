@@ -102,28 +102,3 @@ func topicAngles(topic string) []blogAngle {
 	}
 	return out
 }
-
-// angles are the blog's angles for this task: on its topic, or the canned ones.
-func (t *task) angles() []blogAngle {
-	if t.topic != "" && !ownTopic(blogWorkflow, t.topic) {
-		return topicAngles(t.topic)
-	}
-	return blogAngles
-}
-
-// onTopic adapts the task to a topic its workflow's canned content is not about: the
-// blog proposes and writes its outline from the topical angles; another built-in
-// workflow is written as a custom one would be, with the topic in its options and
-// drafts.
-func (t *task) onTopic() {
-	if t.topic == "" || t.theme == nil || ownTopic(t.workflow, t.topic) {
-		return
-	}
-	if t.workflow == blogWorkflow {
-		if t.blog == blogPlan {
-			t.content = &artifactContent{Options: anglesOptions(t.angles())}
-		}
-		return
-	}
-	t.theme, t.content = nil, nil
-}

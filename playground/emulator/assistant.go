@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 )
@@ -18,6 +17,25 @@ import (
 // MaxSuggestedPrompts is the most prompts assistant.threads.setSuggestedPrompts
 // accepts ("up to four suggested prompts").
 const MaxSuggestedPrompts = 4
+
+// assistantAPI keeps the assistant threads and answers the
+// assistant.threads.* methods; StartAssistantThread and
+// ChangeAssistantContext act as the person in the split view.
+type assistantAPI struct {
+	ws *workspace
+	ev *eventsAPI
+
+	threads map[threadKey]*AssistantThread // guarded by ws.mu
+}
+
+// methods is the assistant family of the Web API.
+func (a *assistantAPI) methods() map[string]method {
+	return map[string]method{
+		"assistant.threads.setStatus":           {handle: a.assistantThreadsSetStatus},
+		"assistant.threads.setSuggestedPrompts": {handle: a.assistantThreadsSetSuggestedPrompts},
+		"assistant.threads.setTitle":            {handle: a.assistantThreadsSetTitle},
+	}
+}
 
 // SuggestedPrompt is a prompt of an assistant thread.
 type SuggestedPrompt struct {
@@ -40,92 +58,57 @@ type AssistantThread struct {
 	Prompts      []SuggestedPrompt `json:"prompts,omitempty"`
 }
 
-func init() {
-	methods["assistant.threads.setSuggestedPrompts"] = method{handle: (*Server).assistantThreadsSetSuggestedPrompts}
-	methods["assistant.threads.setTitle"] = method{handle: (*Server).assistantThreadsSetTitle}
-}
-
-// assistantEvent is assistant_thread_started or assistant_thread_context_changed, in
-// the shape of Slack's reference examples (bot/testdata/assistant).
-type assistantEvent struct {
-	Type            string          `json:"type"`
-	AssistantThread assistantThread `json:"assistant_thread"`
-	EventTS         string          `json:"event_ts"`
-}
-
-type assistantThread struct {
-	UserID    string        `json:"user_id"`
-	Context   threadContext `json:"context"`
-	ChannelID string        `json:"channel_id"`
-	ThreadTS  string        `json:"thread_ts"`
-}
-
-type threadContext struct {
-	ChannelID    string  `json:"channel_id,omitempty"`
-	TeamID       string  `json:"team_id,omitempty"`
-	EnterpriseID *string `json:"enterprise_id"`
-}
-
 // StartAssistantThread opens the assistant view for user, who views channel
 // contextChannel ("" for none): it starts a thread in user's IM with the app (its
 // root the person's message with subtype assistant_app_thread, "the root message of
 // an assistant thread started by the end user" in Slack's reference, whose message
 // event the app receives too) and sends assistant_thread_started. It returns the IM's id and the thread's ts.
-func (s *Server) StartAssistantThread(user, contextChannel string) (channel, threadTS string, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var im *channelState
-	for _, id := range s.channelIDs {
-		if ch := s.channels[id]; ch.Type == ChannelTypeIM && ch.User == user {
-			im = ch
-			break
-		}
-	}
+func (a *assistantAPI) StartAssistantThread(user, contextChannel string) (channel, threadTS string, err error) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	im := a.ws.imLocked(user)
 	if im == nil {
 		return "", "", fmt.Errorf("no IM with %s: %w", user, ErrChannelNotFound)
 	}
 	if contextChannel != "" {
-		if _, err := s.resolveChannelLocked(contextChannel); err != nil {
-			return "", "", fmt.Errorf("%s: %w", contextChannel, ErrChannelNotFound)
+		if _, err := a.ws.findChannelLocked(contextChannel); err != nil {
+			return "", "", err
 		}
 	}
-	root := &record{Message: Message{Channel: im.ID, TS: s.nextTSLocked(), User: user, Subtype: "assistant_app_thread", Text: "New chat"}}
-	s.insertLocked(im, root)
-	if s.assistant == nil {
-		s.assistant = map[threadKey]*AssistantThread{}
-	}
-	s.assistant[threadKey{im.ID, root.TS}] = &AssistantThread{Channel: im.ID, ThreadTS: root.TS, User: user, Context: contextChannel}
-	s.emitAssistantLocked(im, "assistant_thread_started", user, root.TS, contextChannel)
+	root := &record{Message: Message{Channel: im.ID, TS: a.ws.nextTSLocked(), User: user, Subtype: "assistant_app_thread", Text: "New chat"}}
+	a.ev.postLocked(im, root)
+	a.threads[threadKey{im.ID, root.TS}] = &AssistantThread{Channel: im.ID, ThreadTS: root.TS, User: user, Context: contextChannel}
+	a.ev.assistantLocked(im, "assistant_thread_started", user, root.TS, contextChannel)
 	return im.ID, root.TS, nil
 }
 
 // ChangeAssistantContext tells the app that the person of the assistant thread
 // (channel, threadTS) now views contextChannel (assistant_thread_context_changed).
-func (s *Server) ChangeAssistantContext(channel, threadTS, contextChannel string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ch, err := s.resolveChannelLocked(channel)
+func (a *assistantAPI) ChangeAssistantContext(channel, threadTS, contextChannel string) error {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	ch, err := a.ws.findChannelLocked(channel)
 	if err != nil {
-		return fmt.Errorf("%s: %w", channel, ErrChannelNotFound)
+		return err
 	}
-	t := s.assistant[threadKey{ch.ID, threadTS}]
+	t := a.threads[threadKey{ch.ID, threadTS}]
 	if t == nil {
 		return fmt.Errorf("assistant thread %s/%s: %w", channel, threadTS, ErrMessageNotFound)
 	}
-	if _, err := s.resolveChannelLocked(contextChannel); err != nil {
-		return fmt.Errorf("%s: %w", contextChannel, ErrChannelNotFound)
+	if _, err := a.ws.findChannelLocked(contextChannel); err != nil {
+		return err
 	}
 	t.Context = contextChannel
-	s.emitAssistantLocked(ch, "assistant_thread_context_changed", t.User, threadTS, contextChannel)
+	a.ev.assistantLocked(ch, "assistant_thread_context_changed", t.User, threadTS, contextChannel)
 	return nil
 }
 
 // AssistantThread returns what the app set on the assistant thread (channel,
 // threadTS), and whether there is such a thread.
-func (s *Server) AssistantThread(channel, threadTS string) (AssistantThread, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t := s.assistant[threadKey{channel, threadTS}]
+func (a *assistantAPI) AssistantThread(channel, threadTS string) (AssistantThread, bool) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	t := a.threads[threadKey{channel, threadTS}]
 	if t == nil {
 		return AssistantThread{}, false
 	}
@@ -134,23 +117,14 @@ func (s *Server) AssistantThread(channel, threadTS string) (AssistantThread, boo
 	return c, true
 }
 
-func (s *Server) emitAssistantLocked(im *channelState, eventType, user, threadTS, contextChannel string) {
-	ctx := threadContext{ChannelID: contextChannel}
-	if contextChannel != "" {
-		ctx.TeamID = s.cfg.TeamID
-	}
-	s.emitEventLocked(im, assistantEvent{Type: eventType, EventTS: s.nextTSLocked(),
-		AssistantThread: assistantThread{UserID: user, Context: ctx, ChannelID: im.ID, ThreadTS: threadTS}})
-}
-
 // assistantThreadLocked resolves the thread of an assistant.threads.* call: the
 // channel must exist and thread_ts name an assistant thread in it.
-func (s *Server) assistantThreadLocked(r *request) (*AssistantThread, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel_id"))
+func (a *assistantAPI) assistantThreadLocked(r *request) (*AssistantThread, error) {
+	ch, err := channelArg(a.ws, r.get("channel_id"))
 	if err != nil {
 		return nil, err
 	}
-	t := s.assistant[threadKey{ch.ID, r.get("thread_ts")}]
+	t := a.threads[threadKey{ch.ID, r.get("thread_ts")}]
 	if t == nil {
 		return nil, errCode("invalid_thread_ts")
 	}
@@ -162,11 +136,11 @@ func (s *Server) assistantThreadLocked(r *request) (*AssistantThread, error) {
 // channel_id and prompts are required, prompts a JSON array of up to four prompts,
 // each with a title and a message; title is optional. The emulator asks for thread_ts
 // too (Slack's default, the channel's latest message, is not emulated).
-func (s *Server) assistantThreadsSetSuggestedPrompts(r *request) (object, error) {
+func (a *assistantAPI) assistantThreadsSetSuggestedPrompts(r *request) (object, error) {
 	if err := r.require("channel_id", "thread_ts", "prompts"); err != nil {
 		return nil, err
 	}
-	t, err := s.assistantThreadLocked(r)
+	t, err := a.assistantThreadLocked(r)
 	if err != nil {
 		return nil, err
 	}
@@ -183,34 +157,30 @@ func (s *Server) assistantThreadsSetSuggestedPrompts(r *request) (object, error)
 		}
 	}
 	t.PromptsTitle, t.Prompts = r.get("title"), prompts
-	s.notifyLocked(Update{Kind: UpdateAssistant, Channel: t.Channel, ThreadTS: t.ThreadTS})
+	a.ws.notifyLocked(Update{Kind: UpdateAssistant, Channel: t.Channel, ThreadTS: t.ThreadTS})
 	return nil, nil
 }
 
 // assistantThreadsSetTitle implements assistant.threads.setTitle
 // (https://docs.slack.dev/reference/methods/assistant.threads.setTitle): channel_id,
 // thread_ts and title are required.
-func (s *Server) assistantThreadsSetTitle(r *request) (object, error) {
+func (a *assistantAPI) assistantThreadsSetTitle(r *request) (object, error) {
 	if err := r.require("channel_id", "thread_ts", "title"); err != nil {
 		return nil, err
 	}
-	t, err := s.assistantThreadLocked(r)
+	t, err := a.assistantThreadLocked(r)
 	if err != nil {
 		return nil, err
 	}
 	t.Title = r.get("title")
-	s.notifyLocked(Update{Kind: UpdateAssistant, Channel: t.Channel, ThreadTS: t.ThreadTS})
+	a.ws.notifyLocked(Update{Kind: UpdateAssistant, Channel: t.Channel, ThreadTS: t.ThreadTS})
 	return nil, nil
 }
 
-// UpdateAssistant: an assistant thread's title or suggested prompts were set
-// (Channel, ThreadTS set; see Server.AssistantThread).
-const UpdateAssistant = "assistant"
-
 // assistantThreadsLocked returns user's assistant threads, oldest first.
-func (s *Server) assistantThreadsLocked(user string) []AssistantThread {
+func (a *assistantAPI) assistantThreadsLocked(user string) []AssistantThread {
 	var out []AssistantThread
-	for _, t := range s.assistant {
+	for _, t := range a.threads {
 		if t.User == user {
 			c := *t
 			c.Prompts = slices.Clone(t.Prompts)
@@ -223,39 +193,21 @@ func (s *Server) assistantThreadsLocked(user string) []AssistantThread {
 	return out
 }
 
-// uiAssistant answers POST /ui/assistant, {"user", "context"}: user opens the
-// assistant view while viewing channel context ("" for none); the IM is opened on
-// first use. Answers {"channel", "thread_ts"} of the new assistant thread.
-func (s *Server) uiAssistant(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		User    string `json:"user"`
-		Context string `json:"context"`
+// assistantThreadsSetStatus implements assistant.threads.setStatus
+// (https://docs.slack.dev/reference/methods/assistant.threads.setStatus):
+// channel_id and thread_ts are required; an empty status clears it.
+func (a *assistantAPI) assistantThreadsSetStatus(r *request) (object, error) {
+	if err := r.require("channel_id", "thread_ts"); err != nil {
+		return nil, err
 	}
-	if err := decodeUI(w, r, &req); err != nil {
-		writeUIError(w, err)
-		return
-	}
-	if err := requireFields("user", req.User); err != nil {
-		writeUIError(w, err)
-		return
-	}
-	s.mu.Lock()
-	err := s.conversationForLocked(dmID(req.User), req.User)
-	if err == nil && req.Context != "" {
-		err = s.conversationForLocked(req.Context, req.User)
-	}
-	s.mu.Unlock()
+	ch, err := channelArg(a.ws, r.get("channel_id"))
 	if err != nil {
-		writeUIError(w, err)
-		return
+		return nil, err
 	}
-	if strings.HasPrefix(req.Context, "D") {
-		req.Context = "" // Slack sends no context for a DM
+	threadTS := r.get("thread_ts")
+	if ch.find(threadTS) == nil {
+		return nil, errCode("invalid_thread_ts")
 	}
-	channel, ts, err := s.StartAssistantThread(req.User, req.Context)
-	if err != nil {
-		writeUIError(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, object{"ok": true, "channel": channel, "thread_ts": ts})
+	a.ws.setStatusLocked(threadKey{ch.ID, threadTS}, r.get("status"))
+	return nil, nil
 }

@@ -1,6 +1,10 @@
 package emulator
 
 import (
+	"cmp"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -192,47 +196,55 @@ func DefaultConfig() Config {
 }
 
 // withDefaults returns c with every zero field taken from DefaultConfig, and
-// the bot user added to Users.
+// the bot user added to Users. It refuses a configuration Slack could not
+// have: see check.
 func (c Config) withDefaults() (Config, error) {
-	d := DefaultConfig()
-	setString := func(dst *string, def string) {
-		if *dst == "" {
-			*dst = def
-		}
+	c = c.filled(DefaultConfig())
+	if err := c.check(); err != nil {
+		return c, err
 	}
-	setString(&c.Addr, d.Addr)
-	setString(&c.TeamID, d.TeamID)
-	setString(&c.TeamName, d.TeamName)
-	setString(&c.TeamDomain, d.TeamDomain)
-	setString(&c.BotUserID, d.BotUserID)
-	setString(&c.BotID, d.BotID)
-	setString(&c.BotName, d.BotName)
-	setString(&c.AppID, d.AppID)
+	users, err := c.members()
+	if err != nil {
+		return c, err
+	}
+	c.Users = users
+	channels, err := c.conversations()
+	if err != nil {
+		return c, err
+	}
+	c.Channels = channels
+	c.Latency = maps.Clone(c.Latency)
+	return c, nil
+}
+
+// filled returns c with its zero fields taken from d. The tokens of a
+// Hardened configuration default to random ones instead of d's.
+func (c Config) filled(d Config) Config {
 	if c.Hardened {
 		d.BotToken, d.AppToken, d.VerificationToken = randomToken("xoxb-"), randomToken("xapp-"), randomToken("")
 	}
-	setString(&c.BotToken, d.BotToken)
-	setString(&c.AppToken, d.AppToken)
-	setString(&c.VerificationToken, d.VerificationToken)
-	if c.AckTimeout == 0 {
-		c.AckTimeout = d.AckTimeout
-	}
-	if c.MaxRetries == 0 {
-		c.MaxRetries = d.MaxRetries
-	}
-	if c.PingInterval == 0 {
-		c.PingInterval = d.PingInterval
-	}
-	if c.MaxConnections == 0 {
-		c.MaxConnections = d.MaxConnections
-	}
+	c.Addr = cmp.Or(c.Addr, d.Addr)
+	c.TeamID = cmp.Or(c.TeamID, d.TeamID)
+	c.TeamName = cmp.Or(c.TeamName, d.TeamName)
+	c.TeamDomain = cmp.Or(c.TeamDomain, d.TeamDomain)
+	c.BotUserID = cmp.Or(c.BotUserID, d.BotUserID)
+	c.BotID = cmp.Or(c.BotID, d.BotID)
+	c.BotName = cmp.Or(c.BotName, d.BotName)
+	c.AppID = cmp.Or(c.AppID, d.AppID)
+	c.BotToken = cmp.Or(c.BotToken, d.BotToken)
+	c.AppToken = cmp.Or(c.AppToken, d.AppToken)
+	c.VerificationToken = cmp.Or(c.VerificationToken, d.VerificationToken)
+	c.AckTimeout = cmp.Or(c.AckTimeout, d.AckTimeout)
+	c.MaxRetries = cmp.Or(c.MaxRetries, d.MaxRetries)
+	c.PingInterval = cmp.Or(c.PingInterval, d.PingInterval)
+	c.MaxConnections = cmp.Or(c.MaxConnections, d.MaxConnections)
 	if c.Users == nil {
 		c.Users = d.Users
 	}
 	if c.Channels == nil {
 		c.Channels = d.Channels
 	}
-	setString(&c.Title, c.TeamName)
+	c.Title = cmp.Or(c.Title, c.TeamName)
 	if c.Commands == nil {
 		c.Commands = []string{"/" + c.BotName}
 	}
@@ -245,48 +257,70 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Logger == nil {
 		c.Logger = d.Logger
 	}
+	return c
+}
 
+// check refuses durations and counts out of range, one token for both kinds,
+// and a slash command that is not a slash and a word.
+func (c Config) check() error {
 	switch {
 	case c.AckTimeout < 0:
-		return c, errors.New("emulator: AckTimeout must be positive")
+		return errors.New("emulator: AckTimeout must be positive")
 	case c.PingInterval < 0 || c.PingInterval >= 30*time.Second:
-		return c, fmt.Errorf("emulator: PingInterval %v must be between 0 and 30s", c.PingInterval)
+		return fmt.Errorf("emulator: PingInterval %v must be between 0 and 30s", c.PingInterval)
 	case c.MaxRetries < 0:
-		return c, errors.New("emulator: MaxRetries must not be negative")
+		return errors.New("emulator: MaxRetries must not be negative")
 	case c.BotToken == c.AppToken:
-		return c, errors.New("emulator: BotToken and AppToken must differ")
+		return errors.New("emulator: BotToken and AppToken must differ")
 	}
-
 	for _, cmd := range c.Commands {
 		if !strings.HasPrefix(cmd, "/") || len(cmd) < 2 || strings.ContainsAny(cmd, " \t\n") {
-			return c, fmt.Errorf("emulator: command %q must be a slash and a word", cmd)
+			return fmt.Errorf("emulator: command %q must be a slash and a word", cmd)
 		}
 	}
+	return nil
+}
 
+// members returns Users with the bot user first (replacing a user of the
+// bot's ID); every user needs an ID.
+func (c Config) members() ([]User, error) {
 	users := make([]User, 0, len(c.Users)+1)
 	users = append(users, User{ID: c.BotUserID, Name: c.BotName, RealName: c.BotName, IsBot: true, BotID: c.BotID})
 	for _, u := range c.Users {
 		if u.ID == "" {
-			return c, errors.New("emulator: a user has no ID")
+			return nil, errors.New("emulator: a user has no ID")
 		}
 		if u.ID != c.BotUserID {
 			users = append(users, u)
 		}
 	}
-	c.Users = users
+	return users, nil
+}
 
+// conversations returns Channels with their Type filled in (a public
+// channel by default); every channel needs an ID.
+func (c Config) conversations() ([]Channel, error) {
 	channels := make([]Channel, len(c.Channels))
 	for i, ch := range c.Channels {
 		if ch.ID == "" {
-			return c, errors.New("emulator: a channel has no ID")
+			return nil, errors.New("emulator: a channel has no ID")
 		}
 		if ch.Type == "" {
 			ch.Type = ChannelTypeChannel
 		}
 		channels[i] = ch
 	}
-	c.Channels = channels
+	return channels, nil
+}
 
-	c.Latency = maps.Clone(c.Latency)
-	return c, nil
+// randomToken returns prefix followed by 40 random hexadecimal digits.
+func randomToken(prefix string) string {
+	var b [20]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// sameToken compares two secrets in constant time.
+func sameToken(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }

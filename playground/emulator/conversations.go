@@ -8,11 +8,29 @@ import (
 	"strings"
 )
 
-// The conversations.*, users.*, reactions.*, assistant.* and auth.* methods.
-// Each runs with s.mu held.
+// conversationsAPI answers the methods that read the workspace:
+// conversations.*, users.info, auth.test and api.test. Each runs with the
+// lock held.
+type conversationsAPI struct {
+	ws *workspace
+}
+
+// methods is the conversations family of the Web API, with users.info,
+// auth.test and api.test.
+func (a *conversationsAPI) methods() map[string]method {
+	return map[string]method{
+		"api.test":              {handle: a.apiTest, readOnly: true},
+		"auth.test":             {handle: a.authTest, readOnly: true},
+		"conversations.replies": {handle: a.conversationsReplies, readOnly: true},
+		"conversations.history": {handle: a.conversationsHistory, readOnly: true},
+		"conversations.info":    {handle: a.conversationsInfo, readOnly: true},
+		"conversations.open":    {handle: a.conversationsOpen},
+		"users.info":            {handle: a.usersInfo, readOnly: true},
+	}
+}
 
 // apiTest implements api.test: it echoes its arguments.
-func (s *Server) apiTest(r *request) (object, error) {
+func (a *conversationsAPI) apiTest(r *request) (object, error) {
 	if e := r.get("error"); e != "" {
 		return nil, errCode(e)
 	}
@@ -25,14 +43,14 @@ func (s *Server) apiTest(r *request) (object, error) {
 
 // authTest implements auth.test (https://docs.slack.dev/reference/methods/auth.test)
 // for the bot token.
-func (s *Server) authTest(*request) (object, error) {
+func (a *conversationsAPI) authTest(*request) (object, error) {
 	return object{
-		"url":                   "https://" + s.cfg.TeamDomain + ".slack.com/",
-		"team":                  s.cfg.TeamName,
-		"user":                  s.cfg.BotName,
-		"team_id":               s.cfg.TeamID,
-		"user_id":               s.cfg.BotUserID,
-		"bot_id":                s.cfg.BotID,
+		"url":                   "https://" + a.ws.cfg.TeamDomain + ".slack.com/",
+		"team":                  a.ws.cfg.TeamName,
+		"user":                  a.ws.cfg.BotName,
+		"team_id":               a.ws.cfg.TeamID,
+		"user_id":               a.ws.cfg.BotUserID,
+		"bot_id":                a.ws.cfg.BotID,
 		"is_enterprise_install": false,
 	}, nil
 }
@@ -43,31 +61,31 @@ func (s *Server) authTest(*request) (object, error) {
 // inclusive and paginated by limit and cursor, with metadata when
 // include_all_metadata is true. ts may name the parent or any reply.
 // Continuation pages do not repeat the parent.
-func (s *Server) conversationsReplies(r *request) (object, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
+func (a *conversationsAPI) conversationsReplies(r *request) (object, error) {
+	ch, err := channelArg(a.ws, r.get("channel"))
 	if err != nil {
 		return nil, err
 	}
 	if err := r.require("ts"); err != nil {
 		return nil, err
 	}
-	root := threadRootLocked(ch, r.get("ts"))
+	root := ch.root(r.get("ts"))
 	if root == nil {
 		return nil, errCode("thread_not_found")
 	}
-	return s.pageLocked(ch, r, threadLocked(ch, root.TS), 1000, false)
+	return a.pageLocked(ch, r, ch.thread(root.TS), 1000, false)
 }
 
 // conversationsHistory implements conversations.history
 // (https://docs.slack.dev/reference/methods/conversations.history): the
 // channel's top-level messages, newest first, with metadata when
 // include_all_metadata is true.
-func (s *Server) conversationsHistory(r *request) (object, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
+func (a *conversationsAPI) conversationsHistory(r *request) (object, error) {
+	ch, err := channelArg(a.ws, r.get("channel"))
 	if err != nil {
 		return nil, err
 	}
-	return s.pageLocked(ch, r, threadLocked(ch, ""), 100, true)
+	return a.pageLocked(ch, r, ch.thread(""), 100, true)
 }
 
 // pageLocked answers one page of msgs (sorted oldest first) as Slack's
@@ -75,7 +93,7 @@ func (s *Server) conversationsHistory(r *request) (object, error) {
 // has_more and response_metadata.next_cursor, an opaque
 // base64("next_ts:<ts>") naming the first message of the next page. Messages carry
 // their metadata only when include_all_metadata is true, as in Slack.
-func (s *Server) pageLocked(ch *channelState, r *request, msgs []*record, defaultLimit int, newestFirst bool) (object, error) {
+func (a *conversationsAPI) pageLocked(ch *channelState, r *request, msgs []*record, defaultLimit int, newestFirst bool) (object, error) {
 	limit := defaultLimit
 	if v := r.get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -127,7 +145,7 @@ func (s *Server) pageLocked(ch *channelState, r *request, msgs []*record, defaul
 	out := make([]wireMessage, 0, end-start)
 	withMetadata := r.bool("include_all_metadata")
 	for _, m := range selected[start:end] {
-		w := s.wireLocked(ch, m)
+		w := a.ws.wireLocked(ch, m)
 		if !withMetadata {
 			w.Metadata = nil
 		}
@@ -172,18 +190,18 @@ func decodeCursor(cursor string) (int64, bool) {
 }
 
 // conversationsInfo implements conversations.info.
-func (s *Server) conversationsInfo(r *request) (object, error) {
-	ch, ok := s.channels[r.get("channel")]
+func (a *conversationsAPI) conversationsInfo(r *request) (object, error) {
+	ch, ok := a.ws.channels[r.get("channel")]
 	if !ok {
 		return nil, errCode("channel_not_found")
 	}
-	return object{"channel": s.channelObject(ch.Channel)}, nil
+	return object{"channel": a.channelObject(ch.Channel)}, nil
 }
 
 // conversationsOpen implements conversations.open for a DM with one user.
-func (s *Server) conversationsOpen(r *request) (object, error) {
+func (a *conversationsAPI) conversationsOpen(r *request) (object, error) {
 	if id := r.get("channel"); id != "" {
-		ch, ok := s.channels[id]
+		ch, ok := a.ws.channels[id]
 		if !ok {
 			return nil, errCode("channel_not_found")
 		}
@@ -193,26 +211,25 @@ func (s *Server) conversationsOpen(r *request) (object, error) {
 	if len(users) != 1 || users[0] == "" {
 		return nil, errCode("invalid_arguments", "[ERROR] users must name exactly one user")
 	}
-	if _, ok := s.users[users[0]]; !ok {
+	if _, ok := a.ws.users[users[0]]; !ok {
 		return nil, errCode("user_not_found")
 	}
-	ch, err := s.resolveChannelLocked(users[0])
-	already := err == nil
+	ch, already := a.ws.channelLocked(users[0])
 	if !already {
-		s.addChannelLocked(Channel{ID: "D" + strings.TrimPrefix(users[0], "U"), Type: ChannelTypeIM, User: users[0]})
-		ch = s.channels["D"+strings.TrimPrefix(users[0], "U")]
+		a.ws.addChannelLocked(Channel{ID: "D" + strings.TrimPrefix(users[0], "U"), Type: ChannelTypeIM, User: users[0]})
+		ch = a.ws.channels["D"+strings.TrimPrefix(users[0], "U")]
 	}
 	return object{"no_op": already, "already_open": already, "channel": object{"id": ch.ID}}, nil
 }
 
 // channelObject renders a conversation as conversations.info does.
-func (s *Server) channelObject(ch Channel) object {
+func (a *conversationsAPI) channelObject(ch Channel) object {
 	o := object{
 		"id":              ch.ID,
 		"created":         1700000000,
 		"is_archived":     false,
 		"is_org_shared":   false,
-		"context_team_id": s.cfg.TeamID,
+		"context_team_id": a.ws.cfg.TeamID,
 	}
 	switch ch.Type {
 	case ChannelTypeIM:
@@ -237,22 +254,22 @@ func (s *Server) channelObject(ch Channel) object {
 }
 
 // usersInfo implements users.info.
-func (s *Server) usersInfo(r *request) (object, error) {
-	u, ok := s.users[r.get("user")]
+func (a *conversationsAPI) usersInfo(r *request) (object, error) {
+	u, ok := a.ws.users[r.get("user")]
 	if !ok {
 		return nil, errCode("user_not_found")
 	}
 	profile := object{
 		"real_name":    u.RealName,
 		"display_name": u.Name,
-		"team":         s.cfg.TeamID,
+		"team":         a.ws.cfg.TeamID,
 	}
 	if u.IsBot {
 		profile["bot_id"] = u.BotID
 	}
 	user := object{
 		"id":        u.ID,
-		"team_id":   s.cfg.TeamID,
+		"team_id":   a.ws.cfg.TeamID,
 		"name":      u.Name,
 		"real_name": u.RealName,
 		"deleted":   false,
@@ -270,109 +287,4 @@ func (s *Server) usersInfo(r *request) (object, error) {
 		}
 	}
 	return object{"user": user}, nil
-}
-
-// reactionTarget finds the message of a reactions.* call.
-func (s *Server) reactionTarget(r *request) (*channelState, *record, string, error) {
-	ch, err := s.resolveChannelLocked(r.get("channel"))
-	if err != nil {
-		return nil, nil, "", err
-	}
-	if r.get("timestamp") == "" {
-		return nil, nil, "", errCode("no_item_specified")
-	}
-	m := findLocked(ch, r.get("timestamp"))
-	if m == nil {
-		return nil, nil, "", errCode("message_not_found")
-	}
-	name := strings.Trim(r.get("name"), ":")
-	if name == "" {
-		return nil, nil, "", errCode("invalid_name")
-	}
-	return ch, m, name, nil
-}
-
-// reactionsAdd implements reactions.add for the bot user.
-func (s *Server) reactionsAdd(r *request) (object, error) {
-	ch, m, name, err := s.reactionTarget(r)
-	if err != nil {
-		return nil, err
-	}
-	for _, re := range m.Reactions {
-		if re.Name == name && contains(re.Users, s.cfg.BotUserID) {
-			return nil, errCode("already_reacted")
-		}
-	}
-	s.changeLocked(ch, m, func(m *record) {
-		for i := range m.Reactions {
-			if m.Reactions[i].Name == name {
-				m.Reactions[i].Users = append(m.Reactions[i].Users, s.cfg.BotUserID)
-				return
-			}
-		}
-		m.Reactions = append(m.Reactions, Reaction{Name: name, Users: []string{s.cfg.BotUserID}})
-	})
-	return nil, nil
-}
-
-// reactionsRemove implements reactions.remove for the bot user.
-func (s *Server) reactionsRemove(r *request) (object, error) {
-	ch, m, name, err := s.reactionTarget(r)
-	if err != nil {
-		return nil, err
-	}
-	found := false
-	for _, re := range m.Reactions {
-		found = found || re.Name == name && contains(re.Users, s.cfg.BotUserID)
-	}
-	if !found {
-		return nil, errCode("no_reaction")
-	}
-	s.changeLocked(ch, m, func(m *record) {
-		var kept []Reaction
-		for _, re := range m.Reactions {
-			if re.Name == name {
-				var users []string
-				for _, u := range re.Users {
-					if u != s.cfg.BotUserID {
-						users = append(users, u)
-					}
-				}
-				re.Users = users
-			}
-			if len(re.Users) > 0 {
-				kept = append(kept, re)
-			}
-		}
-		m.Reactions = kept
-	})
-	return nil, nil
-}
-
-// assistantThreadsSetStatus implements assistant.threads.setStatus
-// (https://docs.slack.dev/reference/methods/assistant.threads.setStatus):
-// channel_id and thread_ts are required; an empty status clears it.
-func (s *Server) assistantThreadsSetStatus(r *request) (object, error) {
-	if err := r.require("channel_id", "thread_ts"); err != nil {
-		return nil, err
-	}
-	ch, err := s.resolveChannelLocked(r.get("channel_id"))
-	if err != nil {
-		return nil, err
-	}
-	threadTS := r.get("thread_ts")
-	if findLocked(ch, threadTS) == nil {
-		return nil, errCode("invalid_thread_ts")
-	}
-	key := threadKey{ch.ID, threadTS}
-	st := s.statuses[key]
-	if st == nil {
-		st = &threadStatus{}
-		s.statuses[key] = st
-	}
-	st.status = r.get("status")
-	st.setAt = s.cfg.Now()
-	st.history = append(st.history, st.status)
-	s.notifyLocked(Update{Kind: UpdateStatus, Channel: ch.ID, ThreadTS: threadTS, Status: st.status})
-	return nil, nil
 }

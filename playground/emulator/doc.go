@@ -48,8 +48,8 @@
 // and JavaScript embedded in the binary (web/); app.js lists the DOM
 // contract browser tests rely on. Its JSON endpoints under /ui/ (state,
 // events as server-sent events, post, click, choose, submit, close,
-// shortcut, files) act through the same code as the methods above; web.go
-// documents them.
+// shortcut, files) act through the same code as the methods above;
+// playground.go documents them, playground_state.go and web.go answer them.
 //
 // # Browsers
 //
@@ -59,7 +59,7 @@
 // another origin (403). Config.Hardened, which `threadwright dev` sets, adds
 // random tokens per run, tokens only from the Authorization header, no GET for
 // Web API methods that write, and a session cookie for /ui/. guard.go has the
-// checks.
+// checks, playground.go the session cookie.
 //
 // # Protocol facts it follows
 //
@@ -161,6 +161,20 @@
 // the modal does (response_action update, push, errors, or it closes); the messages
 // of "errors" that name input blocks are kept as View.Errors, and SubmitInputs, like
 // Slack's client, does not submit a required input left empty.
+//
+// # Inside
+//
+// Each job has its own type, and Server embeds them, so their methods are
+// Server's. From the bottom up: the configuration (config.go), messages and
+// their wire form (message.go), Block Kit as read from the bot (blockkit.go);
+// the workspace's state behind its one lock, with the change feed
+// (workspace.go, threads.go); the Web API's dispatch (webapi.go) and Slack's
+// limits (limits.go); the Events API (events.go) over the Socket Mode hub
+// (envelope.go, socket.go); one handler type per family of Web API methods
+// (chat.go, stream.go, conversations.go, files.go, assistant.go, views.go);
+// interaction payloads (interactivity.go) and the people who act
+// (people.go, actions.go); the playground (playground.go,
+// playground_state.go, web.go); and server.go, which builds and routes them.
 //
 // What it does not emulate: OAuth and scopes, channel membership, message
 // formatting and unfurling, rich text parsing beyond user mentions, the

@@ -5,6 +5,17 @@ import (
 	"encoding/json"
 )
 
+// The Events API (https://docs.slack.dev/apis/events-api/): Slack tells the
+// app about every new, changed or deleted message, and about assistant
+// threads, in events_api envelopes.
+
+// eventsAPI changes the workspace's messages and delivers the events Slack
+// sends about each change, through the Socket Mode hub.
+type eventsAPI struct {
+	ws  *workspace
+	hub *socketHub
+}
+
 // eventCallback is the payload of an events_api envelope: Slack's outer
 // event (https://docs.slack.dev/apis/events-api/#callback-field), shaped like
 // fixtures/slack/events.
@@ -52,82 +63,53 @@ type changedEvent struct {
 	PreviousMessage *wireMessage `json:"previous_message,omitempty"`
 }
 
-// wireLocked renders a stored message for the Web API and events.
-func (s *Server) wireLocked(ch *channelState, m *record) wireMessage {
-	w := wireMessage{
-		Type:         "message",
-		Subtype:      m.Subtype,
-		User:         m.User,
-		BotID:        m.BotID,
-		Username:     m.Username,
-		Text:         m.Text,
-		Blocks:       m.Blocks,
-		Attachments:  m.Attachments,
-		Metadata:     m.Metadata,
-		ClientMsgID:  m.ClientMsgID,
-		TS:           m.TS,
-		ThreadTS:     m.ThreadTS,
-		ParentUserID: m.parentUserID,
-		Hidden:       m.Subtype == "tombstone",
-	}
-	if m.User != "" {
-		w.Team = s.cfg.TeamID
-	}
-	if m.BotID == s.cfg.BotID {
-		w.AppID = s.cfg.AppID
-		w.BotProfile = &botProfile{ID: s.cfg.BotID, Name: s.cfg.BotName, AppID: s.cfg.AppID, TeamID: s.cfg.TeamID}
-	}
-	if m.Edited {
-		editor := m.User
-		if editor == "" {
-			editor = m.BotID
-		}
-		w.Edited = &edited{User: editor, TS: m.EditedTS}
-	}
-	for _, r := range m.Reactions {
-		w.Reactions = append(w.Reactions, wireReaction{Name: r.Name, Users: r.Users, Count: len(r.Users)})
-	}
-	for _, f := range m.Files {
-		w.Files = append(w.Files, s.wireFile(f))
-		w.Upload = true
-	}
-	if m.ThreadTS == "" {
-		if replies := repliesLocked(ch, m); len(replies) > 0 {
-			w.ThreadTS = m.TS
-			w.ReplyCount = len(replies)
-			w.LatestReply = replies[len(replies)-1].TS
-			for _, r := range replies {
-				author := r.User
-				if author == "" {
-					author = r.BotID
-				}
-				if author != "" && !contains(w.ReplyUsers, author) {
-					w.ReplyUsers = append(w.ReplyUsers, author)
-				}
-			}
-		}
-	}
-	return w
+// event is an inner event: it names its type for the event_context.
+type event interface{ eventType() string }
+
+func (e messageEvent) eventType() string   { return e.Type }
+func (e changedEvent) eventType() string   { return e.Type }
+func (e assistantEvent) eventType() string { return e.Type }
+
+// assistantEvent is assistant_thread_started or assistant_thread_context_changed, in
+// the shape of Slack's reference examples (bot/testdata/assistant).
+type assistantEvent struct {
+	Type    string          `json:"type"`
+	Thread  assistantThread `json:"assistant_thread"`
+	EventTS string          `json:"event_ts"`
 }
 
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
+type assistantThread struct {
+	UserID    string        `json:"user_id"`
+	Context   threadContext `json:"context"`
+	ChannelID string        `json:"channel_id"`
+	ThreadTS  string        `json:"thread_ts"`
 }
 
-// emitMessageLocked delivers the events Slack sends for a new message: a
+type threadContext struct {
+	ChannelID    string  `json:"channel_id,omitempty"`
+	TeamID       string  `json:"team_id,omitempty"`
+	EnterpriseID *string `json:"enterprise_id"`
+}
+
+// postLocked stores a new message, wakes waiters and, unless it is
+// ephemeral, delivers its message event (and app_mention) to the bot.
+func (e *eventsAPI) postLocked(ch *channelState, m *record) {
+	e.ws.storeLocked(ch, m)
+	if !m.Ephemeral {
+		e.messageLocked(ch, m)
+	}
+}
+
+// messageLocked delivers the events Slack sends for a new message: a
 // message event (https://docs.slack.dev/reference/events/message) and, when
 // someone other than the bot mentions the bot outside an IM, an app_mention
 // event with its own event_id.
-func (s *Server) emitMessageLocked(ch *channelState, m *record) {
-	w := s.wireLocked(ch, m)
-	s.emitEventLocked(ch, messageEvent{wireMessage: w, Channel: ch.ID, EventTS: m.TS, ChannelType: ch.Type})
+func (e *eventsAPI) messageLocked(ch *channelState, m *record) {
+	cfg := &e.ws.cfg
+	w := e.ws.wireLocked(ch, m)
+	e.emitLocked(ch, messageEvent{wireMessage: w, Channel: ch.ID, EventTS: m.TS, ChannelType: ch.Type})
 
-	if ch.Type == ChannelTypeIM || m.User == s.cfg.BotUserID || !mentions(m.Text, s.cfg.BotUserID) {
+	if ch.Type == ChannelTypeIM || m.User == cfg.BotUserID || !mentions(m.Text, cfg.BotUserID) {
 		return
 	}
 	mention := w
@@ -135,42 +117,97 @@ func (s *Server) emitMessageLocked(ch *channelState, m *record) {
 	mention.Subtype = ""
 	mention.ParentUserID = ""
 	mention.Username = ""
-	s.emitEventLocked(ch, messageEvent{wireMessage: mention, Channel: ch.ID, EventTS: m.TS})
+	e.emitLocked(ch, messageEvent{wireMessage: mention, Channel: ch.ID, EventTS: m.TS})
 }
 
-// emitEventLocked wraps an inner event in an event_callback and delivers it
-// in an events_api envelope.
-func (s *Server) emitEventLocked(ch *channelState, event any) {
-	eventType := "message"
-	switch e := event.(type) {
-	case messageEvent:
-		eventType = e.Type
-	case changedEvent:
-		eventType = e.Type
-	case assistantEvent:
-		eventType = e.Type
+// editLocked applies change to m, marks it edited by editor and delivers a
+// message_changed event (https://docs.slack.dev/reference/events/message/message_changed).
+func (e *eventsAPI) editLocked(ch *channelState, m *record, editor string, change func(*record)) {
+	previous := e.ws.wireLocked(ch, m)
+	change(m)
+	m.Edited = true
+	m.EditedTS = e.ws.nextTSLocked()
+	snap := ch.snapshot(m)
+	e.ws.notifyLocked(Update{Kind: UpdateMessageChanged, Channel: ch.ID, TS: m.TS, ThreadTS: m.ThreadTS, Message: &snap})
+	current := e.ws.wireLocked(ch, m)
+	current.Edited = &edited{User: editor, TS: m.EditedTS}
+	e.emitLocked(ch, changedEvent{
+		Type:            "message",
+		Subtype:         "message_changed",
+		Hidden:          true,
+		Channel:         ch.ID,
+		ChannelType:     ch.Type,
+		TS:              m.EditedTS,
+		EventTS:         m.EditedTS,
+		Message:         &current,
+		PreviousMessage: &previous,
+	})
+}
+
+// deleteLocked removes m (a parent with replies becomes a tombstone, as in
+// Slack) and delivers a message_deleted event.
+func (e *eventsAPI) deleteLocked(ch *channelState, m *record) {
+	previous := e.ws.wireLocked(ch, m)
+	if m.ThreadTS == "" && len(ch.replies(m)) > 0 {
+		m.Subtype = "tombstone"
+		m.Text = "This message was deleted."
+		m.Blocks, m.Attachments, m.Files, m.Reactions = nil, nil, nil, nil
+		m.User, m.BotID = "USLACKBOT", ""
+	} else {
+		m.deleted = true
 	}
+	e.ws.notifyLocked(Update{Kind: UpdateMessageDeleted, Channel: ch.ID, TS: m.TS, ThreadTS: m.ThreadTS})
+	eventTS := e.ws.nextTSLocked()
+	e.emitLocked(ch, changedEvent{
+		Type:            "message",
+		Subtype:         "message_deleted",
+		Hidden:          true,
+		Channel:         ch.ID,
+		ChannelType:     ch.Type,
+		TS:              eventTS,
+		EventTS:         eventTS,
+		DeletedTS:       m.TS,
+		PreviousMessage: &previous,
+	})
+}
+
+// assistantLocked delivers assistant_thread_started or
+// assistant_thread_context_changed about the assistant thread threadTS of
+// user's IM, who views contextChannel ("" for none).
+func (e *eventsAPI) assistantLocked(im *channelState, eventType, user, threadTS, contextChannel string) {
+	ctx := threadContext{ChannelID: contextChannel}
+	if contextChannel != "" {
+		ctx.TeamID = e.ws.cfg.TeamID
+	}
+	e.emitLocked(im, assistantEvent{Type: eventType, EventTS: e.ws.nextTSLocked(),
+		Thread: assistantThread{UserID: user, Context: ctx, ChannelID: im.ID, ThreadTS: threadTS}})
+}
+
+// emitLocked wraps an inner event in an event_callback and delivers it in an
+// events_api envelope.
+func (e *eventsAPI) emitLocked(ch *channelState, ev event) {
+	cfg := &e.ws.cfg
 	cb := eventCallback{
-		Token:     s.cfg.VerificationToken,
-		TeamID:    s.cfg.TeamID,
-		APIAppID:  s.cfg.AppID,
-		Event:     event,
+		Token:     cfg.VerificationToken,
+		TeamID:    cfg.TeamID,
+		APIAppID:  cfg.AppID,
+		Event:     ev,
 		Type:      "event_callback",
-		EventID:   s.nextIDLocked("Ev"),
-		EventTime: s.cfg.Now().Unix(),
+		EventID:   e.ws.nextIDLocked("Ev"),
+		EventTime: cfg.Now().Unix(),
 		Authorizations: []authorization{{
-			TeamID: s.cfg.TeamID,
-			UserID: s.cfg.BotUserID,
+			TeamID: cfg.TeamID,
+			UserID: cfg.BotUserID,
 			IsBot:  true,
 		}},
-		EventContext: eventContext(eventType, s.cfg.TeamID, s.cfg.AppID, ch.ID),
+		EventContext: eventContext(ev.eventType(), cfg.TeamID, cfg.AppID, ch.ID),
 	}
 	payload, err := json.Marshal(cb)
 	if err != nil {
-		s.cfg.Logger.Error("emulator: encode event", "err", err)
+		cfg.Logger.Error("emulator: encode event", "err", err)
 		return
 	}
-	s.enqueueLocked(newEnvelope(EnvelopeEventsAPI, payload, 0))
+	e.hub.enqueueLocked(newEnvelope(EnvelopeEventsAPI, payload, 0))
 }
 
 // eventContext imitates Slack's opaque event_context value.

@@ -5,83 +5,37 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path"
-	"slices"
 	"strconv"
 	"strings"
 )
 
-// File is a file the bot uploaded with files.getUploadURLExternal, a POST
-// to the upload URL, and files.completeUploadExternal
-// (https://docs.slack.dev/messaging/working-with-files#uploading_files), the
-// sequence slack-go's UploadFileContext runs.
-type File struct {
-	ID       string
-	Name     string
-	Title    string
-	Length   int    // the length announced to files.getUploadURLExternal
-	Content  []byte // nil until uploaded
-	Channel  string // where it was shared; "" until completed
-	ThreadTS string
-	Complete bool
+// Files (https://docs.slack.dev/messaging/working-with-files#uploading_files):
+// files.getUploadURLExternal, a POST to the upload URL, and
+// files.completeUploadExternal, the sequence slack-go's UploadFileContext
+// runs; the file is then served at its url_private.
+
+// filesAPI answers the files.* methods and the upload and download URLs, and
+// keeps the files the bot uploaded.
+type filesAPI struct {
+	ws *workspace
+	ev *eventsAPI
+
+	// Guarded by ws.mu.
+	files     map[string]*File
+	fileOrder []string
 }
 
-func (f *File) clone() File {
-	c := *f
-	c.Content = slices.Clone(f.Content)
-	return c
-}
-
-// wireFile is a file object as messages and files.completeUploadExternal
-// render it (fixtures/slack/api/files.completeUploadExternal.json).
-type wireFile struct {
-	ID                 string `json:"id"`
-	Created            int64  `json:"created"`
-	Timestamp          int64  `json:"timestamp"`
-	Name               string `json:"name"`
-	Title              string `json:"title"`
-	Mimetype           string `json:"mimetype"`
-	Filetype           string `json:"filetype"`
-	PrettyType         string `json:"pretty_type"`
-	User               string `json:"user"`
-	UserTeam           string `json:"user_team"`
-	Size               int    `json:"size"`
-	Mode               string `json:"mode"`
-	IsExternal         bool   `json:"is_external"`
-	IsPublic           bool   `json:"is_public"`
-	URLPrivate         string `json:"url_private"`
-	URLPrivateDownload string `json:"url_private_download"`
-	Permalink          string `json:"permalink"`
-}
-
-func (s *Server) wireFile(f File) wireFile {
-	ext := strings.TrimPrefix(path.Ext(f.Name), ".")
-	mimetype := http.DetectContentType(f.Content)
-	if ext == "md" || ext == "txt" {
-		mimetype = "text/plain"
-	}
-	return wireFile{
-		ID:                 f.ID,
-		Created:            s.cfg.Now().Unix(),
-		Timestamp:          s.cfg.Now().Unix(),
-		Name:               f.Name,
-		Title:              f.Title,
-		Mimetype:           mimetype,
-		Filetype:           ext,
-		PrettyType:         strings.ToUpper(ext),
-		User:               s.cfg.BotUserID,
-		UserTeam:           s.cfg.TeamID,
-		Size:               len(f.Content),
-		Mode:               "hosted",
-		URLPrivate:         s.base + "/files/" + f.ID + "/" + f.Name,
-		URLPrivateDownload: s.base + "/files/" + f.ID + "/download/" + f.Name,
-		Permalink:          fmt.Sprintf("https://%s.slack.com/files/%s/%s/%s", s.cfg.TeamDomain, s.cfg.BotUserID, f.ID, f.Name),
+// methods is the files family of the Web API.
+func (a *filesAPI) methods() map[string]method {
+	return map[string]method{
+		"files.getUploadURLExternal":   {handle: a.filesGetUploadURLExternal},
+		"files.completeUploadExternal": {handle: a.filesCompleteUploadExternal},
 	}
 }
 
 // filesGetUploadURLExternal implements files.getUploadURLExternal: a file ID
 // and a URL on the emulator to POST the content to.
-func (s *Server) filesGetUploadURLExternal(r *request) (object, error) {
+func (a *filesAPI) filesGetUploadURLExternal(r *request) (object, error) {
 	if err := r.require("filename", "length"); err != nil {
 		return nil, err
 	}
@@ -89,15 +43,15 @@ func (s *Server) filesGetUploadURLExternal(r *request) (object, error) {
 	if err != nil || length <= 0 {
 		return nil, errCode("invalid_arguments", "[ERROR] length must be a positive integer")
 	}
-	f := &File{ID: s.nextIDLocked("F"), Name: r.get("filename"), Length: length}
-	s.files[f.ID] = f
-	s.fileOrder = append(s.fileOrder, f.ID)
-	return object{"upload_url": s.base + "/upload/" + f.ID, "file_id": f.ID}, nil
+	f := &File{ID: a.ws.nextIDLocked("F"), Name: r.get("filename"), Length: length}
+	a.files[f.ID] = f
+	a.fileOrder = append(a.fileOrder, f.ID)
+	return object{"upload_url": a.ws.base + "/upload/" + f.ID, "file_id": f.ID}, nil
 }
 
 // serveUpload receives a file's content: a multipart form with a "file"
 // part, as slack-go sends it, or a raw body.
-func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
+func (a *filesAPI) serveUpload(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	var content []byte
 	var err error
@@ -111,9 +65,9 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, ok := s.files[r.PathValue("file")]
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	f, ok := a.files[r.PathValue("file")]
 	if !ok || f.Complete {
 		http.Error(w, "unknown upload", http.StatusNotFound)
 		return
@@ -125,17 +79,17 @@ func (s *Server) serveUpload(w http.ResponseWriter, r *http.Request) {
 
 // serveFile serves an uploaded file's content at its url_private, to the
 // bot token as Slack does.
-func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
+func (a *filesAPI) serveFile(w http.ResponseWriter, r *http.Request) {
 	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	s.mu.Lock()
-	f, ok := s.files[r.PathValue("file")]
+	a.ws.mu.Lock()
+	f, ok := a.files[r.PathValue("file")]
 	var content []byte
 	if ok {
 		content = f.Content
 	}
-	s.mu.Unlock()
+	a.ws.mu.Unlock()
 	switch {
-	case !sameToken(token, s.cfg.BotToken):
+	case !sameToken(token, a.ws.cfg.BotToken):
 		http.Error(w, "not authed", http.StatusForbidden)
 	case !ok || content == nil:
 		http.NotFound(w, r)
@@ -148,7 +102,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 // filesCompleteUploadExternal implements files.completeUploadExternal: the
 // uploaded files are shared in channel_id (and thread_ts) in one bot
 // message with subtype file_share, which is delivered as a message event.
-func (s *Server) filesCompleteUploadExternal(r *request) (object, error) {
+func (a *filesAPI) filesCompleteUploadExternal(r *request) (object, error) {
 	var refs []struct {
 		ID    string `json:"id"`
 		Title string `json:"title"`
@@ -158,7 +112,7 @@ func (s *Server) filesCompleteUploadExternal(r *request) (object, error) {
 	}
 	var files []*File
 	for _, ref := range refs {
-		f, ok := s.files[ref.ID]
+		f, ok := a.files[ref.ID]
 		if !ok || f.Content == nil {
 			return nil, errCode("file_not_found")
 		}
@@ -176,49 +130,65 @@ func (s *Server) filesCompleteUploadExternal(r *request) (object, error) {
 	}
 	var out []wireFile
 	if channel != "" {
-		ch, err := s.resolveChannelLocked(channel)
+		ch, err := channelArg(a.ws, channel)
 		if err != nil {
 			return nil, err
 		}
 		text := r.get("initial_comment")
-		if err := s.checkText(text); err != nil {
+		if err := checkText(text, a.ws.cfg.LenientTextLimit); err != nil {
 			return nil, err
 		}
-		m := &record{Message: Message{
-			Channel: ch.ID,
-			TS:      s.nextTSLocked(),
-			User:    s.cfg.BotUserID,
-			BotID:   s.cfg.BotID,
-			Subtype: "file_share",
-			Text:    text,
-		}}
+		m := a.ws.botRecordLocked(ch)
+		m.Subtype, m.Text = "file_share", text
 		if raw := r.get("blocks"); raw != "" {
 			if err := checkBlocks(raw); err != nil {
 				return nil, err
 			}
 			m.Blocks = json.RawMessage(raw)
 		}
-		newReplyLocked(ch, m, r.get("thread_ts"), false)
+		ch.reply(m, r.get("thread_ts"), false)
 		for _, f := range files {
 			f.Channel, f.ThreadTS, f.Complete = ch.ID, m.ThreadTS, true
 			m.Files = append(m.Files, f.clone())
 		}
-		s.insertLocked(ch, m)
+		a.ev.postLocked(ch, m)
 	}
 	for _, f := range files {
 		f.Complete = true
-		out = append(out, s.wireFile(*f))
+		out = append(out, wireFileOf(*f, &a.ws.cfg, a.ws.base))
 	}
 	return object{"files": out}, nil
 }
 
 // Files returns the files the bot uploaded, oldest first.
-func (s *Server) Files() []File {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]File, 0, len(s.fileOrder))
-	for _, id := range s.fileOrder {
-		out = append(out, s.files[id].clone())
+func (a *filesAPI) Files() []File {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	out := make([]File, 0, len(a.fileOrder))
+	for _, id := range a.fileOrder {
+		out = append(out, a.files[id].clone())
 	}
 	return out
+}
+
+// sharedLocked returns the files shared in a conversation, oldest first.
+func (a *filesAPI) sharedLocked() []*File {
+	var out []*File
+	for _, id := range a.fileOrder {
+		if f := a.files[id]; f.Complete && f.Content != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// download returns the name and content of a shared file; content is nil
+// for a file not uploaded or not completed.
+func (a *filesAPI) download(id string) (name string, content []byte) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	if f, ok := a.files[id]; ok && f.Complete {
+		return f.Name, f.Content
+	}
+	return "", nil
 }

@@ -1,9 +1,6 @@
 package emulator
 
 import (
-	"crypto/rand"
-	"crypto/subtle"
-	"encoding/hex"
 	"net"
 	"net/http"
 	"strings"
@@ -29,28 +26,24 @@ import (
 // sends on its WebSocket upgrade.
 const slackGoOrigin = "https://api.slack.com"
 
-// randomToken returns prefix followed by 40 random hexadecimal digits.
-func randomToken(prefix string) string {
-	var b [20]byte
-	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
-	return prefix + hex.EncodeToString(b[:])
+// hostGuard keeps other web pages out of the emulator's routes: it knows the
+// address the emulator is bound to.
+type hostGuard struct {
+	base string // "http://127.0.0.1:port"
+	ip   net.IP // the bound address
+	port string // the bound port
 }
 
-// sameToken compares two secrets in constant time.
-func sameToken(a, b string) bool {
-	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
-}
-
-// guard wraps the emulator's routes with the Host and cross-origin checks.
-func (s *Server) guard(next http.Handler) http.Handler {
+// wrap wraps the emulator's routes with the Host and cross-origin checks.
+func (g hostGuard) wrap(next http.Handler) http.Handler {
 	csrf := http.NewCrossOriginProtection()
 	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))
 	checked := csrf.Handler(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.allowedHost(r.Host) {
-			http.Error(w, "unknown Host "+r.Host+"; use "+s.base, http.StatusMisdirectedRequest)
+		if !g.allowedHost(r.Host) {
+			http.Error(w, "unknown Host "+r.Host+"; use "+g.base, http.StatusMisdirectedRequest)
 			return
 		}
 		checked.ServeHTTP(w, r)
@@ -61,12 +54,12 @@ func (s *Server) guard(next http.Handler) http.Handler {
 // and localhost, a loopback IP address or the bound IP address (any IP
 // address when bound to all interfaces). A DNS name other than localhost
 // is refused: with DNS rebinding it can be any page's.
-func (s *Server) allowedHost(hostport string) bool {
+func (g hostGuard) allowedHost(hostport string) bool {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		host, port = hostport, "80"
 	}
-	if port != s.port {
+	if port != g.port {
 		return false
 	}
 	if strings.EqualFold(host, "localhost") {
@@ -76,10 +69,10 @@ func (s *Server) allowedHost(hostport string) bool {
 	switch {
 	case ip == nil:
 		return false
-	case ip.IsLoopback(), ip.Equal(s.ip):
+	case ip.IsLoopback(), ip.Equal(g.ip):
 		return true
 	}
-	return s.ip.IsUnspecified()
+	return g.ip.IsUnspecified()
 }
 
 // checkSocketOrigin is the WebSocket upgrader's CheckOrigin: no Origin (not a
@@ -87,33 +80,4 @@ func (s *Server) allowedHost(hostport string) bool {
 func checkSocketOrigin(r *http.Request) bool {
 	origin := r.Header.Get("Origin")
 	return origin == "" || origin == slackGoOrigin || strings.EqualFold(origin, "http://"+r.Host)
-}
-
-// sessionCookieName names the playground's session cookie. Cookies do not
-// keep ports apart, so the name has the port: two playgrounds on one
-// machine keep their own.
-func (s *Server) sessionCookieName() string { return "threadwright_playground_" + s.port }
-
-// setSession gives the browser the session cookie of this run.
-func (s *Server) setSession(w http.ResponseWriter) {
-	http.SetCookie(w, &http.Cookie{
-		Name: s.sessionCookieName(), Value: s.session, Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteStrictMode,
-	})
-}
-
-// requireSession refuses a playground request without this run's session
-// cookie when the emulator is hardened.
-func (s *Server) requireSession(h http.HandlerFunc) http.HandlerFunc {
-	if !s.cfg.Hardened {
-		return h
-	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		c, err := r.Cookie(s.sessionCookieName())
-		if err != nil || !sameToken(c.Value, s.session) {
-			writeUIError(w, &uiError{http.StatusForbidden, "no playground session; reload the page"})
-			return
-		}
-		h(w, r)
-	}
 }

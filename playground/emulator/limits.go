@@ -6,14 +6,18 @@ import (
 	"unicode/utf8"
 )
 
+// The limits Slack puts on what an app sends, and the refusals the emulator
+// answers when the bot breaks one: msg_too_long for text, invalid_blocks for
+// Block Kit, invalid_arguments for a modal.
+
 // checkText applies Slack's length limit on a message's text
 // (https://docs.slack.dev/reference/methods/chat.postMessage#truncating): over
 // MaxTextLength characters is msg_too_long; over StrictTextLength too unless
-// the server is lenient.
-func (s *Server) checkText(text string) error {
+// lenient.
+func checkText(text string, lenient bool) error {
 	n := utf8.RuneCountInString(text)
 	limit := MaxTextLength
-	if !s.cfg.LenientTextLimit {
+	if !lenient {
 		limit = StrictTextLength
 	}
 	if n > limit {
@@ -43,6 +47,11 @@ const (
 	maxConfirmText       = 300
 	maxConfirmButton     = 30
 
+	// The context_actions block and its feedback buttons
+	// (https://docs.slack.dev/reference/block-kit/blocks/context-actions-block).
+	maxContextActionsElements = 5
+	maxAccessibilityLabel     = 75
+
 	// Modals (https://docs.slack.dev/reference/views/modal-views and
 	// .../block-elements/plain-text-input-element).
 	maxViewTitleLength      = 24
@@ -55,25 +64,48 @@ const (
 	maxPlainTextInputLength = 3000
 )
 
-type textObject struct {
-	Type  string `json:"type"`
-	Text  string `json:"text"`
-	Emoji bool   `json:"emoji,omitempty"`
-}
+// problems collects Slack's explanations of broken limits, each ending with
+// the json-pointer of what broke it.
+type problems []string
 
-// UnmarshalJSON reads a text object, or a bare string: the text of a
-// markdown block (https://docs.slack.dev/reference/block-kit/blocks/markdown-block),
-// which has no type.
-func (t *textObject) UnmarshalJSON(data []byte) error {
-	if len(data) > 0 && data[0] == '"' {
-		*t = textObject{}
-		return json.Unmarshal(data, &t.Text)
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+// tooLong adds Slack's "must be less than" when s is over limit characters.
+func (p *problems) tooLong(s string, limit int, at string) {
+	if runes(s) > limit {
+		p.add("must be less than %d characters [json-pointer:%s]", limit+1, at)
 	}
-	type plain textObject // without this method
-	return json.Unmarshal(data, (*plain)(t))
 }
 
-type blockElement struct {
+// plainText adds a problem when obj is not a plain_text object of at most
+// limit characters; at points at the object.
+func (p *problems) plainText(obj *textObject, limit int, at string) {
+	if obj == nil || obj.Type != "plain_text" {
+		p.add("must be a plain_text object [json-pointer:%s]", at)
+		return
+	}
+	p.tooLong(obj.Text, limit, at+"/text")
+}
+
+// tooMany adds Slack's "no more than" when n is over limit items.
+func (p *problems) tooMany(n, limit int, at string) {
+	if n > limit {
+		p.add("no more than %d items allowed [json-pointer:%s]", limit, at)
+	}
+}
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+func prefixed(prefix string, lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = prefix + l
+	}
+	return out
+}
+
+// elementShape is an element of a block as the limits read it.
+type elementShape struct {
 	Type     string      `json:"type"`
 	ActionID string      `json:"action_id"`
 	Text     *textObject `json:"text"`
@@ -93,12 +125,13 @@ type blockElement struct {
 	Placeholder *textObject `json:"placeholder"`
 }
 
-type block struct {
+// blockShape is a message's block as the limits read it.
+type blockShape struct {
 	Type      string            `json:"type"`
 	BlockID   string            `json:"block_id"`
 	Text      *textObject       `json:"text"`
 	Fields    []textObject      `json:"fields"`
-	Accessory *blockElement     `json:"accessory"`
+	Accessory *elementShape     `json:"accessory"`
 	Elements  []json.RawMessage `json:"elements"`
 }
 
@@ -107,94 +140,91 @@ type block struct {
 // invalid_blocks_format; a broken limit is invalid_blocks with Slack's
 // json-pointer style explanation in "errors".
 func checkBlocks(raw string) error {
-	var blocks []block
+	var blocks []blockShape
 	if err := json.Unmarshal([]byte(raw), &blocks); err != nil {
 		return errCode("invalid_blocks_format", "[ERROR] blocks must be a JSON array of objects")
 	}
-	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-
-	if len(blocks) > MaxBlocks {
-		add("no more than %d items allowed [json-pointer:/blocks]", MaxBlocks)
-	}
+	var p problems
+	p.tooMany(len(blocks), MaxBlocks, "/blocks")
 	blockIDs := make(map[string]bool)
 	for i, b := range blocks {
 		at := fmt.Sprintf("/blocks/%d", i)
 		if b.Type == "" {
-			add("missing required field: type [json-pointer:%s]", at)
+			p.add("missing required field: type [json-pointer:%s]", at)
 			continue
 		}
 		if b.BlockID != "" {
-			if runes(b.BlockID) > maxBlockIDLength {
-				add("must be less than %d characters [json-pointer:%s/block_id]", maxBlockIDLength+1, at)
-			}
+			p.tooLong(b.BlockID, maxBlockIDLength, at+"/block_id")
 			if blockIDs[b.BlockID] {
-				add("duplicate block_id %q [json-pointer:%s/block_id]", b.BlockID, at)
+				p.add("duplicate block_id %q [json-pointer:%s/block_id]", b.BlockID, at)
 			}
 			blockIDs[b.BlockID] = true
 		}
-		switch b.Type {
-		case "section":
-			if b.Text == nil && len(b.Fields) == 0 {
-				add("must provide text or fields [json-pointer:%s]", at)
-			}
-			if b.Text != nil && runes(b.Text.Text) > MaxSectionTextLength {
-				add("must be less than %d characters [json-pointer:%s/text/text]", MaxSectionTextLength+1, at)
-			}
-			if len(b.Fields) > maxSectionFields {
-				add("no more than %d items allowed [json-pointer:%s/fields]", maxSectionFields, at)
-			}
-			for j, f := range b.Fields {
-				if runes(f.Text) > maxFieldTextLength {
-					add("must be less than %d characters [json-pointer:%s/fields/%d/text]", maxFieldTextLength+1, at, j)
-				}
-			}
-			if b.Accessory != nil {
-				problems = append(problems, checkElement(*b.Accessory, at+"/accessory")...)
-			}
-		case "header":
-			if b.Text == nil || b.Text.Type != "plain_text" {
-				add("must be a plain_text object [json-pointer:%s/text]", at)
-			} else if runes(b.Text.Text) > maxHeaderTextLength {
-				add("must be less than %d characters [json-pointer:%s/text/text]", maxHeaderTextLength+1, at)
-			}
-		case "actions":
-			if len(b.Elements) > maxActionsElements {
-				add("no more than %d items allowed [json-pointer:%s/elements]", maxActionsElements, at)
-			}
-			actionIDs := make(map[string]bool)
-			for j, raw := range b.Elements {
-				var el blockElement
-				if err := json.Unmarshal(raw, &el); err != nil {
-					add("must be an object [json-pointer:%s/elements/%d]", at, j)
-					continue
-				}
-				elAt := fmt.Sprintf("%s/elements/%d", at, j)
-				problems = append(problems, checkElement(el, elAt)...)
-				if el.ActionID != "" && actionIDs[el.ActionID] {
-					add("duplicate action_id %q [json-pointer:%s/action_id]", el.ActionID, elAt)
-				}
-				actionIDs[el.ActionID] = true
-			}
-		case "context_actions":
-			problems = append(problems, checkContextActions(b.Elements, at)...)
-		case "context":
-			if len(b.Elements) > maxContextElements {
-				add("no more than %d items allowed [json-pointer:%s/elements]", maxContextElements, at)
-			}
-		}
+		p.typed(b, at)
 	}
-	if len(problems) > 0 {
-		return &apiError{Code: "invalid_blocks", Errors: problems, Messages: prefixed("[ERROR] ", problems)}
+	if len(p) > 0 {
+		return &apiError{Code: "invalid_blocks", Errors: p, Messages: prefixed("[ERROR] ", p)}
 	}
 	return nil
 }
 
-func checkElement(el blockElement, at string) []string {
-	var problems []string
-	if runes(el.ActionID) > maxActionIDLength {
-		problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/action_id]", maxActionIDLength+1, at))
+// typed checks the limits of one block of a known type at at.
+func (p *problems) typed(b blockShape, at string) {
+	switch b.Type {
+	case "section":
+		p.section(b, at)
+	case "header":
+		p.plainText(b.Text, maxHeaderTextLength, at+"/text")
+	case "actions":
+		p.actions(b.Elements, at)
+	case "context_actions":
+		p.contextActions(b.Elements, at)
+	case "context":
+		p.tooMany(len(b.Elements), maxContextElements, at+"/elements")
 	}
+}
+
+// section checks a section block: text or fields, their lengths, and its
+// accessory.
+func (p *problems) section(b blockShape, at string) {
+	if b.Text == nil && len(b.Fields) == 0 {
+		p.add("must provide text or fields [json-pointer:%s]", at)
+	}
+	if b.Text != nil {
+		p.tooLong(b.Text.Text, MaxSectionTextLength, at+"/text/text")
+	}
+	p.tooMany(len(b.Fields), maxSectionFields, at+"/fields")
+	for j, f := range b.Fields {
+		p.tooLong(f.Text, maxFieldTextLength, fmt.Sprintf("%s/fields/%d/text", at, j))
+	}
+	if b.Accessory != nil {
+		p.element(*b.Accessory, at+"/accessory")
+	}
+}
+
+// actions checks an actions block's elements, whose action_ids must differ.
+func (p *problems) actions(elements []json.RawMessage, at string) {
+	p.tooMany(len(elements), maxActionsElements, at+"/elements")
+	actionIDs := make(map[string]bool)
+	for j, raw := range elements {
+		var el elementShape
+		if err := json.Unmarshal(raw, &el); err != nil {
+			p.add("must be an object [json-pointer:%s/elements/%d]", at, j)
+			continue
+		}
+		elAt := fmt.Sprintf("%s/elements/%d", at, j)
+		p.element(el, elAt)
+		if el.ActionID != "" && actionIDs[el.ActionID] {
+			p.add("duplicate action_id %q [json-pointer:%s/action_id]", el.ActionID, elAt)
+		}
+		actionIDs[el.ActionID] = true
+	}
+}
+
+// element checks an interactive element: its action_id, confirm dialog, and
+// a button's or a menu's own limits.
+func (p *problems) element(el elementShape, at string) {
+	p.tooLong(el.ActionID, maxActionIDLength, at+"/action_id")
 	if c := el.Confirm; c != nil {
 		for _, f := range []struct {
 			name string
@@ -203,165 +233,184 @@ func checkElement(el blockElement, at string) []string {
 		}{{"title", c.Title, maxConfirmTitle}, {"text", c.Text, maxConfirmText}, {"confirm", c.Confirm, maxConfirmButton}, {"deny", c.Deny, maxConfirmButton}} {
 			switch {
 			case f.obj == nil && f.name != "deny":
-				problems = append(problems, fmt.Sprintf("missing required field: %s [json-pointer:%s/confirm/%s]", f.name, at, f.name))
-			case f.obj != nil && runes(f.obj.Text) > f.max:
-				problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/confirm/%s/text]", f.max+1, at, f.name))
+				p.add("missing required field: %s [json-pointer:%s/confirm/%s]", f.name, at, f.name)
+			case f.obj != nil:
+				p.tooLong(f.obj.Text, f.max, at+"/confirm/"+f.name+"/text")
 			}
 		}
 	}
 	switch el.Type {
 	case "overflow", "static_select":
-		limit := maxOverflowOptions
-		if el.Type == "static_select" {
-			limit = maxSelectOptions
-		}
-		if len(el.Options) == 0 && (el.Type == "overflow" || len(el.OptionGroups) == 0) {
-			problems = append(problems, fmt.Sprintf("must provide at least 1 items [json-pointer:%s/options]", at))
-		}
-		if len(el.Options) > limit {
-			problems = append(problems, fmt.Sprintf("no more than %d items allowed [json-pointer:%s/options]", limit, at))
-		}
-		for j, o := range el.Options {
-			if o.Text == nil || o.Text.Type != "plain_text" {
-				problems = append(problems, fmt.Sprintf("must be a plain_text object [json-pointer:%s/options/%d/text]", at, j))
-			} else if runes(o.Text.Text) > maxOptionTextLength {
-				problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/options/%d/text/text]", maxOptionTextLength+1, at, j))
-			}
-			if runes(o.Value) > maxOptionValueLength {
-				problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/options/%d/value]", maxOptionValueLength+1, at, j))
-			}
-		}
-		if el.Type == "static_select" && el.Placeholder != nil && runes(el.Placeholder.Text) > maxPlaceholderLength {
-			problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/placeholder/text]", maxPlaceholderLength+1, at))
-		}
-		return problems
+		p.menu(el, at)
 	case "button":
-	default:
-		return problems
+		p.plainText(el.Text, maxButtonTextLength, at+"/text")
+		p.tooLong(el.Value, maxButtonValueLength, at+"/value")
+		p.tooLong(el.URL, maxButtonURLLength, at+"/url")
 	}
-	if el.Text == nil || el.Text.Type != "plain_text" {
-		problems = append(problems, fmt.Sprintf("must be a plain_text object [json-pointer:%s/text]", at))
-	} else if runes(el.Text.Text) > maxButtonTextLength {
-		problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/text/text]", maxButtonTextLength+1, at))
-	}
-	if runes(el.Value) > maxButtonValueLength {
-		problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/value]", maxButtonValueLength+1, at))
-	}
-	if runes(el.URL) > maxButtonURLLength {
-		problems = append(problems, fmt.Sprintf("must be less than %d characters [json-pointer:%s/url]", maxButtonURLLength+1, at))
-	}
-	return problems
 }
 
-func runes(s string) int { return utf8.RuneCountInString(s) }
-
-func prefixed(prefix string, lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = prefix + l
+// menu checks an overflow menu or a static select: the number of options,
+// their texts and values, and a select's placeholder.
+func (p *problems) menu(el elementShape, at string) {
+	limit := maxOverflowOptions
+	if el.Type == "static_select" {
+		limit = maxSelectOptions
 	}
-	return out
+	if len(el.Options) == 0 && (el.Type == "overflow" || len(el.OptionGroups) == 0) {
+		p.add("must provide at least 1 items [json-pointer:%s/options]", at)
+	}
+	p.tooMany(len(el.Options), limit, at+"/options")
+	for j, o := range el.Options {
+		optAt := fmt.Sprintf("%s/options/%d", at, j)
+		p.plainText(o.Text, maxOptionTextLength, optAt+"/text")
+		p.tooLong(o.Value, maxOptionValueLength, optAt+"/value")
+	}
+	if el.Type == "static_select" && el.Placeholder != nil {
+		p.tooLong(el.Placeholder.Text, maxPlaceholderLength, at+"/placeholder/text")
+	}
+}
+
+// contextActions checks the elements of the context_actions block at: at most
+// 5, each feedback_buttons or icon_button, a feedback_buttons with both
+// buttons, each button with a plain_text text and a value, a value of at most
+// 2,000 characters and an accessibility_label of at most 75
+// (https://docs.slack.dev/reference/block-kit/block-elements/feedback-buttons-element).
+func (p *problems) contextActions(elements []json.RawMessage, at string) {
+	if len(elements) == 0 {
+		p.add("must provide at least 1 items [json-pointer:%s/elements]", at)
+	}
+	p.tooMany(len(elements), maxContextActionsElements, at+"/elements")
+	for j, raw := range elements {
+		elAt := fmt.Sprintf("%s/elements/%d", at, j)
+		var el feedbackButtons
+		if err := json.Unmarshal(raw, &el); err != nil {
+			p.add("must be an object [json-pointer:%s]", elAt)
+			continue
+		}
+		switch el.Type {
+		case "icon_button":
+			continue
+		case "feedback_buttons":
+		default:
+			p.add("must be one of feedback_buttons, icon_button [json-pointer:%s/type]", elAt)
+			continue
+		}
+		p.tooLong(el.ActionID, maxActionIDLength, elAt+"/action_id")
+		p.feedbackButton(el.Positive, elAt+"/positive_button", "positive_button")
+		p.feedbackButton(el.Negative, elAt+"/negative_button", "negative_button")
+	}
+}
+
+// feedbackButton checks one button of a feedback_buttons element.
+func (p *problems) feedbackButton(b *feedbackButton, at, name string) {
+	if b == nil {
+		p.add("missing required field: %s [json-pointer:%s]", name, at)
+		return
+	}
+	p.plainText(b.Text, maxButtonTextLength, at+"/text")
+	if b.Value == "" {
+		p.add("missing required field: value [json-pointer:%s/value]", at)
+	}
+	p.tooLong(b.Value, maxButtonValueLength, at+"/value")
+	p.tooLong(b.AccessibilityLabel, maxAccessibilityLabel, at+"/accessibility_label")
+}
+
+// modalView is a view as the modal limits read it.
+type modalView struct {
+	Type            string       `json:"type"`
+	Title           *textObject  `json:"title"`
+	Submit          *textObject  `json:"submit"`
+	Close           *textObject  `json:"close"`
+	PrivateMetadata string       `json:"private_metadata"`
+	CallbackID      string       `json:"callback_id"`
+	Blocks          []modalBlock `json:"blocks"`
+}
+
+// modalBlock is a block of a modal as the limits read it.
+type modalBlock struct {
+	Type    string      `json:"type"`
+	BlockID string      `json:"block_id"`
+	Label   *textObject `json:"label"`
+	Element *struct {
+		Type         string      `json:"type"`
+		Placeholder  *textObject `json:"placeholder"`
+		InitialValue string      `json:"initial_value"`
+		MaxLength    int         `json:"max_length"`
+	} `json:"element"`
 }
 
 // checkView validates a views.open / views.push / views.update view against
 // the modal limits the bot is likely to hit; a broken limit is
 // invalid_arguments with Slack's explanations in response_metadata.messages.
 func checkView(raw json.RawMessage) error {
-	var v struct {
-		Type            string      `json:"type"`
-		Title           *textObject `json:"title"`
-		Submit          *textObject `json:"submit"`
-		Close           *textObject `json:"close"`
-		PrivateMetadata string      `json:"private_metadata"`
-		CallbackID      string      `json:"callback_id"`
-		Blocks          []struct {
-			Type    string      `json:"type"`
-			BlockID string      `json:"block_id"`
-			Label   *textObject `json:"label"`
-			Element *struct {
-				Type         string      `json:"type"`
-				Placeholder  *textObject `json:"placeholder"`
-				InitialValue string      `json:"initial_value"`
-				MaxLength    int         `json:"max_length"`
-			} `json:"element"`
-		} `json:"blocks"`
-	}
+	var v modalView
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return errCode("invalid_arguments", "[ERROR] view must be a JSON object")
 	}
-	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	text := func(name string, obj *textObject, limit int, required bool) {
-		switch {
-		case obj == nil && required:
-			add("missing required field: %s [json-pointer:/view/%s]", name, name)
-		case obj == nil:
-		case obj.Type != "plain_text":
-			add("must be a plain_text object [json-pointer:/view/%s]", name)
-		case runes(obj.Text) > limit:
-			add("must be less than %d characters [json-pointer:/view/%s/text]", limit+1, name)
-		}
-	}
+	var p problems
 	if v.Type == "modal" {
-		text("title", v.Title, maxViewTitleLength, true)
 		hasInput := false
 		for _, b := range v.Blocks {
 			hasInput = hasInput || b.Type == "input"
 		}
-		text("submit", v.Submit, maxViewButtonLength, hasInput)
-		text("close", v.Close, maxViewButtonLength, false)
+		p.viewText("title", v.Title, maxViewTitleLength, true)
+		p.viewText("submit", v.Submit, maxViewButtonLength, hasInput)
+		p.viewText("close", v.Close, maxViewButtonLength, false)
 	}
-	if len(v.Blocks) > maxViewBlocks {
-		add("no more than %d items allowed [json-pointer:/view/blocks]", maxViewBlocks)
-	}
-	if runes(v.PrivateMetadata) > maxPrivateMetadata {
-		add("must be less than %d characters [json-pointer:/view/private_metadata]", maxPrivateMetadata+1)
-	}
-	if runes(v.CallbackID) > maxCallbackIDLength {
-		add("must be less than %d characters [json-pointer:/view/callback_id]", maxCallbackIDLength+1)
-	}
+	p.tooMany(len(v.Blocks), maxViewBlocks, "/view/blocks")
+	p.tooLong(v.PrivateMetadata, maxPrivateMetadata, "/view/private_metadata")
+	p.tooLong(v.CallbackID, maxCallbackIDLength, "/view/callback_id")
 	blockIDs := map[string]bool{}
 	for i, b := range v.Blocks {
 		switch {
 		case runes(b.BlockID) > maxBlockIDLength:
-			add("must be less than %d characters [json-pointer:/view/blocks/%d/block_id]", maxBlockIDLength+1, i)
+			p.add("must be less than %d characters [json-pointer:/view/blocks/%d/block_id]", maxBlockIDLength+1, i)
 		case b.BlockID != "" && blockIDs[b.BlockID]:
-			add("block_id %q is already used [json-pointer:/view/blocks/%d/block_id]", b.BlockID, i)
+			p.add("block_id %q is already used [json-pointer:/view/blocks/%d/block_id]", b.BlockID, i)
 		}
 		blockIDs[b.BlockID] = true
-		if b.Type != "input" {
-			continue
-		}
-		at := fmt.Sprintf("/view/blocks/%d", i)
-		if b.Label == nil || b.Label.Type != "plain_text" {
-			add("must be a plain_text object [json-pointer:%s/label]", at)
-		} else if runes(b.Label.Text) > maxInputLabelLength {
-			add("must be less than %d characters [json-pointer:%s/label/text]", maxInputLabelLength+1, at)
-		}
-		el := b.Element
-		if el == nil {
-			add("missing required field: element [json-pointer:%s]", at)
-			continue
-		}
-		if el.Type != "plain_text_input" {
-			continue
-		}
-		if el.Placeholder != nil && runes(el.Placeholder.Text) > maxPlaceholderLength {
-			add("must be less than %d characters [json-pointer:%s/element/placeholder/text]", maxPlaceholderLength+1, at)
-		}
-		if el.MaxLength > maxPlainTextInputLength {
-			add("must be less than %d [json-pointer:%s/element/max_length]", maxPlainTextInputLength+1, at)
-		}
-		limit := maxPlainTextInputLength
-		if el.MaxLength > 0 {
-			limit = min(limit, el.MaxLength)
-		}
-		if runes(el.InitialValue) > limit {
-			add("must be less than %d characters [json-pointer:%s/element/initial_value]", limit+1, at)
+		if b.Type == "input" {
+			p.input(b, fmt.Sprintf("/view/blocks/%d", i))
 		}
 	}
-	if len(problems) > 0 {
-		return errCode("invalid_arguments", prefixed("[ERROR] ", problems)...)
+	if len(p) > 0 {
+		return errCode("invalid_arguments", prefixed("[ERROR] ", p)...)
 	}
 	return nil
+}
+
+// viewText checks the view's title, submit or close text object.
+func (p *problems) viewText(name string, obj *textObject, limit int, required bool) {
+	switch {
+	case obj == nil && required:
+		p.add("missing required field: %s [json-pointer:/view/%s]", name, name)
+	case obj == nil:
+	default:
+		p.plainText(obj, limit, "/view/"+name)
+	}
+}
+
+// input checks an input block of a modal: its label and, for a
+// plain_text_input, the placeholder, max_length and initial_value.
+func (p *problems) input(b modalBlock, at string) {
+	p.plainText(b.Label, maxInputLabelLength, at+"/label")
+	el := b.Element
+	if el == nil {
+		p.add("missing required field: element [json-pointer:%s]", at)
+		return
+	}
+	if el.Type != "plain_text_input" {
+		return
+	}
+	if el.Placeholder != nil {
+		p.tooLong(el.Placeholder.Text, maxPlaceholderLength, at+"/element/placeholder/text")
+	}
+	if el.MaxLength > maxPlainTextInputLength {
+		p.add("must be less than %d [json-pointer:%s/element/max_length]", maxPlainTextInputLength+1, at)
+	}
+	limit := maxPlainTextInputLength
+	if el.MaxLength > 0 {
+		limit = min(limit, el.MaxLength)
+	}
+	p.tooLong(el.InitialValue, limit, at+"/element/initial_value")
 }

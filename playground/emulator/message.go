@@ -1,7 +1,12 @@
 package emulator
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -43,6 +48,68 @@ type Message struct {
 	// Ephemeral messages only.
 	Ephemeral bool
 	Recipient string // the only user who sees an ephemeral message
+}
+
+// Task is a task card of a streamed message, as its task_update chunks left it
+// (https://docs.slack.dev/reference/methods/chat.appendStream, "chunks"; the
+// task_update shape of Slack's SDK types).
+type Task struct {
+	ID      string       `json:"id"`
+	Title   string       `json:"title"`
+	Status  string       `json:"status"`
+	Details string       `json:"details,omitempty"`
+	Output  string       `json:"output,omitempty"`
+	Sources []TaskSource `json:"sources,omitempty"`
+}
+
+// TaskSource is a task's URL source.
+type TaskSource struct {
+	Type string `json:"type"`
+	URL  string `json:"url"`
+	Text string `json:"text"`
+}
+
+// File is a file the bot uploaded with files.getUploadURLExternal, a POST
+// to the upload URL, and files.completeUploadExternal
+// (https://docs.slack.dev/messaging/working-with-files#uploading_files), the
+// sequence slack-go's UploadFileContext runs.
+type File struct {
+	ID       string
+	Name     string
+	Title    string
+	Length   int    // the length announced to files.getUploadURLExternal
+	Content  []byte // nil until uploaded
+	Channel  string // where it was shared; "" until completed
+	ThreadTS string
+	Complete bool
+}
+
+func (f *File) clone() File {
+	c := *f
+	c.Content = slices.Clone(f.Content)
+	return c
+}
+
+// wireFile is a file object as messages and files.completeUploadExternal
+// render it (fixtures/slack/api/files.completeUploadExternal.json).
+type wireFile struct {
+	ID                 string `json:"id"`
+	Created            int64  `json:"created"`
+	Timestamp          int64  `json:"timestamp"`
+	Name               string `json:"name"`
+	Title              string `json:"title"`
+	Mimetype           string `json:"mimetype"`
+	Filetype           string `json:"filetype"`
+	PrettyType         string `json:"pretty_type"`
+	User               string `json:"user"`
+	UserTeam           string `json:"user_team"`
+	Size               int    `json:"size"`
+	Mode               string `json:"mode"`
+	IsExternal         bool   `json:"is_external"`
+	IsPublic           bool   `json:"is_public"`
+	URLPrivate         string `json:"url_private"`
+	URLPrivateDownload string `json:"url_private_download"`
+	Permalink          string `json:"permalink"`
 }
 
 // Reaction is an emoji reaction on a message.
@@ -127,6 +194,92 @@ type wireReaction struct {
 	Count int      `json:"count"`
 }
 
+// wireOf renders a stored message for the Web API and events; replies are
+// its visible replies (none for a reply), cfg and base the server's.
+func wireOf(m *record, replies []*record, cfg *Config, base string) wireMessage {
+	w := wireMessage{
+		Type:         "message",
+		Subtype:      m.Subtype,
+		User:         m.User,
+		BotID:        m.BotID,
+		Username:     m.Username,
+		Text:         m.Text,
+		Blocks:       m.Blocks,
+		Attachments:  m.Attachments,
+		Metadata:     m.Metadata,
+		ClientMsgID:  m.ClientMsgID,
+		TS:           m.TS,
+		ThreadTS:     m.ThreadTS,
+		ParentUserID: m.parentUserID,
+		Hidden:       m.Subtype == "tombstone",
+	}
+	if m.User != "" {
+		w.Team = cfg.TeamID
+	}
+	if m.BotID == cfg.BotID {
+		w.AppID = cfg.AppID
+		w.BotProfile = &botProfile{ID: cfg.BotID, Name: cfg.BotName, AppID: cfg.AppID, TeamID: cfg.TeamID}
+	}
+	if m.Edited {
+		editor := m.User
+		if editor == "" {
+			editor = m.BotID
+		}
+		w.Edited = &edited{User: editor, TS: m.EditedTS}
+	}
+	for _, r := range m.Reactions {
+		w.Reactions = append(w.Reactions, wireReaction{Name: r.Name, Users: r.Users, Count: len(r.Users)})
+	}
+	for _, f := range m.Files {
+		w.Files = append(w.Files, wireFileOf(f, cfg, base))
+		w.Upload = true
+	}
+	if m.ThreadTS == "" {
+		if len(replies) > 0 {
+			w.ThreadTS = m.TS
+			w.ReplyCount = len(replies)
+			w.LatestReply = replies[len(replies)-1].TS
+			for _, r := range replies {
+				author := r.User
+				if author == "" {
+					author = r.BotID
+				}
+				if author != "" && !slices.Contains(w.ReplyUsers, author) {
+					w.ReplyUsers = append(w.ReplyUsers, author)
+				}
+			}
+		}
+	}
+	return w
+}
+
+// wireFileOf renders a file as messages and files.completeUploadExternal
+// show it, its URLs on base.
+func wireFileOf(f File, cfg *Config, base string) wireFile {
+	ext := strings.TrimPrefix(path.Ext(f.Name), ".")
+	mimetype := http.DetectContentType(f.Content)
+	if ext == "md" || ext == "txt" {
+		mimetype = "text/plain"
+	}
+	return wireFile{
+		ID:                 f.ID,
+		Created:            cfg.Now().Unix(),
+		Timestamp:          cfg.Now().Unix(),
+		Name:               f.Name,
+		Title:              f.Title,
+		Mimetype:           mimetype,
+		Filetype:           ext,
+		PrettyType:         strings.ToUpper(ext),
+		User:               cfg.BotUserID,
+		UserTeam:           cfg.TeamID,
+		Size:               len(f.Content),
+		Mode:               "hosted",
+		URLPrivate:         base + "/files/" + f.ID + "/" + f.Name,
+		URLPrivateDownload: base + "/files/" + f.ID + "/download/" + f.Name,
+		Permalink:          fmt.Sprintf("https://%s.slack.com/files/%s/%s/%s", cfg.TeamDomain, cfg.BotUserID, f.ID, f.Name),
+	}
+}
+
 // mentionPattern matches a user mention in message text: <@U123> or <@U123|name>.
 var mentionPattern = regexp.MustCompile(`<@([UW][A-Z0-9]+)(?:\|[^>]*)?>`)
 
@@ -206,4 +359,15 @@ func cloneTasks(ts []Task) []Task {
 		out[i] = t
 	}
 	return out
+}
+
+// newUUID returns a random version 4 UUID, the shape of envelope IDs and
+// client_msg_id values.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return strings.Join([]string{h[0:8], h[8:12], h[12:16], h[16:20], h[20:32]}, "-")
 }

@@ -13,6 +13,27 @@ import (
 // ErrViewNotFound is returned by SubmitView for a view that is not open.
 var ErrViewNotFound = errors.New("emulator: view not open")
 
+// modals keeps the views the bot opens (https://docs.slack.dev/surfaces/modals),
+// answers the views.* methods, and acts as the people who submit them.
+type modals struct {
+	ws  *workspace
+	hub *socketHub
+	in  *interactivity
+
+	// Guarded by ws.mu.
+	views     map[string]*View
+	viewOrder []string
+}
+
+// methods is the views family of the Web API.
+func (a *modals) methods() map[string]method {
+	return map[string]method{
+		"views.open":   {handle: a.viewsOpen},
+		"views.push":   {handle: a.viewsPush},
+		"views.update": {handle: a.viewsUpdate},
+	}
+}
+
 // View is a modal the bot opened with views.open or views.push.
 type View struct {
 	ID   string
@@ -32,20 +53,6 @@ func (v *View) clone() View {
 	return c
 }
 
-// takeTriggerLocked checks a trigger_id: issued by the emulator, unused, and
-// under three seconds old, as Slack requires.
-func (s *Server) takeTriggerLocked(id string) (trigger, error) {
-	t, ok := s.triggers[id]
-	if !ok {
-		return t, errCode("invalid_trigger_id")
-	}
-	delete(s.triggers, id)
-	if s.cfg.Now().Sub(t.setAt) > triggerLifetime {
-		return t, errCode("expired_trigger_id")
-	}
-	return t, nil
-}
-
 func readView(r *request) (json.RawMessage, error) {
 	raw := r.get("view")
 	var fields map[string]json.RawMessage
@@ -59,8 +66,8 @@ func readView(r *request) (json.RawMessage, error) {
 }
 
 // viewsOpen implements views.open (https://docs.slack.dev/reference/methods/views.open).
-func (s *Server) viewsOpen(r *request) (object, error) {
-	t, err := s.takeTriggerLocked(r.get("trigger_id"))
+func (a *modals) viewsOpen(r *request) (object, error) {
+	t, err := a.in.takeTriggerLocked(r.get("trigger_id"))
 	if err != nil {
 		return nil, err
 	}
@@ -68,21 +75,21 @@ func (s *Server) viewsOpen(r *request) (object, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &View{ID: s.nextIDLocked("V"), User: t.user, View: raw, Open: true}
-	s.views[v.ID] = v
-	s.viewOrder = append(s.viewOrder, v.ID)
-	s.notifyLocked(Update{Kind: UpdateView})
-	return object{"view": s.wireView(v, nil)}, nil
+	v := &View{ID: a.ws.nextIDLocked("V"), User: t.user, View: raw, Open: true}
+	a.views[v.ID] = v
+	a.viewOrder = append(a.viewOrder, v.ID)
+	a.ws.notifyLocked(Update{Kind: UpdateView})
+	return object{"view": a.wireView(v, nil)}, nil
 }
 
 // viewsPush implements views.push: like views.open on top of the open view.
-func (s *Server) viewsPush(r *request) (object, error) {
-	return s.viewsOpen(r)
+func (a *modals) viewsPush(r *request) (object, error) {
+	return a.viewsOpen(r)
 }
 
 // viewsUpdate implements views.update by view_id.
-func (s *Server) viewsUpdate(r *request) (object, error) {
-	v, ok := s.views[r.get("view_id")]
+func (a *modals) viewsUpdate(r *request) (object, error) {
+	v, ok := a.views[r.get("view_id")]
 	if !ok {
 		return nil, errCode("not_found")
 	}
@@ -91,23 +98,23 @@ func (s *Server) viewsUpdate(r *request) (object, error) {
 		return nil, err
 	}
 	v.View = raw
-	s.notifyLocked(Update{Kind: UpdateView})
-	return object{"view": s.wireView(v, nil)}, nil
+	a.ws.notifyLocked(Update{Kind: UpdateView})
+	return object{"view": a.wireView(v, nil)}, nil
 }
 
 // wireView renders a view as Slack returns it: the bot's view object plus
 // the fields Slack adds, with state.values set to values.
-func (s *Server) wireView(v *View, values any) map[string]any {
+func (a *modals) wireView(v *View, values any) map[string]any {
 	var out map[string]any
 	_ = json.Unmarshal(v.View, &out) // validated by readView
 	if values == nil {
 		values = object{}
 	}
 	out["id"] = v.ID
-	out["team_id"] = s.cfg.TeamID
-	out["app_id"] = s.cfg.AppID
-	out["bot_id"] = s.cfg.BotID
-	out["app_installed_team_id"] = s.cfg.TeamID
+	out["team_id"] = a.ws.cfg.TeamID
+	out["app_id"] = a.ws.cfg.AppID
+	out["bot_id"] = a.ws.cfg.BotID
+	out["app_installed_team_id"] = a.ws.cfg.TeamID
 	out["state"] = object{"values": values}
 	out["hash"] = fmt.Sprintf("%d.%s", len(v.View), v.ID)
 	out["root_view_id"] = v.ID
@@ -122,14 +129,14 @@ func (s *Server) wireView(v *View, values any) map[string]any {
 // The bot's ack payload decides what happens next, as in Slack: a
 // response_action of "update" replaces the view, "push" opens another,
 // "errors" keeps it open, anything else closes it.
-func (s *Server) SubmitView(viewID, user string, values any) (envelopeID string, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, ok := s.views[viewID]
+func (a *modals) SubmitView(viewID, user string, values any) (envelopeID string, err error) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	v, ok := a.views[viewID]
 	if !ok || !v.Open {
 		return "", fmt.Errorf("%s: %w", viewID, ErrViewNotFound)
 	}
-	return s.submitViewLocked(v, user, values)
+	return a.submitViewLocked(v, user, values)
 }
 
 // SubmitModal acts as user typing text into the single text input
@@ -138,10 +145,10 @@ func (s *Server) SubmitView(viewID, user string, values any) (envelopeID string,
 // asynchronously after a click: wait for it first (WaitForView).
 // Errors: ErrViewNotFound when no view is open for user; a view without
 // exactly one text input.
-func (s *Server) SubmitModal(user, text string) (envelopeID string, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.openViewLocked(user)
+func (a *modals) SubmitModal(user, text string) (envelopeID string, err error) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	v := a.openViewLocked(user)
 	if v == nil {
 		return "", fmt.Errorf("no view open for %s: %w", user, ErrViewNotFound)
 	}
@@ -151,7 +158,7 @@ func (s *Server) SubmitModal(user, text string) (envelopeID string, err error) {
 	}
 	in := inputs[0]
 	values := object{in.blockID: object{in.actionID: object{"type": "plain_text_input", "value": text}}}
-	return s.submitViewLocked(v, user, values)
+	return a.submitViewLocked(v, user, values)
 }
 
 // ErrRequiredInput is returned by SubmitInputs for a required input (an input block
@@ -164,10 +171,10 @@ var ErrRequiredInput = errors.New("emulator: a required input is empty")
 // SubmitView does. Errors: ErrViewNotFound when no view is open for user; a label
 // that no text input has; ErrRequiredInput when a required input would be empty
 // (an input of only spaces is submitted, as in Slack).
-func (s *Server) SubmitInputs(user string, values map[string]string) (envelopeID string, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.openViewLocked(user)
+func (a *modals) SubmitInputs(user string, values map[string]string) (envelopeID string, err error) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	v := a.openViewLocked(user)
 	if v == nil {
 		return "", fmt.Errorf("no view open for %s: %w", user, ErrViewNotFound)
 	}
@@ -199,7 +206,7 @@ func (s *Server) SubmitInputs(user string, values map[string]string) (envelopeID
 		slices.Sort(unknown)
 		return "", fmt.Errorf("emulator: view %s has no text input labelled %s", v.ID, strings.Join(unknown, ", "))
 	}
-	return s.submitViewLocked(v, user, state)
+	return a.submitViewLocked(v, user, state)
 }
 
 type textInput struct {
@@ -243,19 +250,19 @@ func textInputs(view json.RawMessage) []textInput {
 	return out
 }
 
-func (s *Server) submitViewLocked(v *View, user string, values any) (string, error) {
-	u, ok := s.users[user]
+func (a *modals) submitViewLocked(v *View, user string, values any) (string, error) {
+	u, ok := a.ws.users[user]
 	if !ok {
 		return "", fmt.Errorf("%s: %w", user, ErrUserNotFound)
 	}
 	payload := object{
 		"type":                  "view_submission",
-		"team":                  s.teamObject(),
-		"user":                  s.userObject(u),
-		"api_app_id":            s.cfg.AppID,
-		"token":                 s.cfg.VerificationToken,
-		"trigger_id":            s.newTriggerLocked(u.ID),
-		"view":                  s.wireView(v, values),
+		"team":                  a.in.teamObject(),
+		"user":                  a.in.userObject(u),
+		"api_app_id":            a.ws.cfg.AppID,
+		"token":                 a.ws.cfg.VerificationToken,
+		"trigger_id":            a.in.newTriggerLocked(u.ID),
+		"view":                  a.wireView(v, values),
 		"response_urls":         []any{},
 		"enterprise":            nil,
 		"is_enterprise_install": false,
@@ -266,14 +273,15 @@ func (s *Server) submitViewLocked(v *View, user string, values any) (string, err
 	}
 	env := newEnvelope(EnvelopeInteractive, data, 0)
 	env.viewID = v.ID
-	s.enqueueLocked(env)
+	env.onAck = func(_ string, ack json.RawMessage) { a.viewSubmittedLocked(v.ID, ack) }
+	a.hub.enqueueLocked(env)
 	return env.id, nil
 }
 
 // viewSubmittedLocked applies the bot's answer to a view_submission
 // (https://docs.slack.dev/surfaces/modals#updating_response).
-func (s *Server) viewSubmittedLocked(viewID string, ack json.RawMessage) {
-	v := s.views[viewID]
+func (a *modals) viewSubmittedLocked(viewID string, ack json.RawMessage) {
+	v := a.views[viewID]
 	if v == nil {
 		return
 	}
@@ -290,9 +298,9 @@ func (s *Server) viewSubmittedLocked(viewID string, ack json.RawMessage) {
 			v.View = answer.View
 		}
 	case "push":
-		pushed := &View{ID: s.nextIDLocked("V"), User: v.User, View: answer.View, Open: true}
-		s.views[pushed.ID] = pushed
-		s.viewOrder = append(s.viewOrder, pushed.ID)
+		pushed := &View{ID: a.ws.nextIDLocked("V"), User: v.User, View: answer.View, Open: true}
+		a.views[pushed.ID] = pushed
+		a.viewOrder = append(a.viewOrder, pushed.ID)
 	case "errors":
 		// The messages show under the input blocks they name; Slack ignores the
 		// others.
@@ -311,16 +319,53 @@ func (s *Server) viewSubmittedLocked(viewID string, ack json.RawMessage) {
 	default:
 		v.Open = false
 	}
-	s.notifyLocked(Update{Kind: UpdateView})
+	a.ws.notifyLocked(Update{Kind: UpdateView})
+}
+
+// openViewLocked returns the newest view open for user, or nil.
+func (a *modals) openViewLocked(user string) *View {
+	for i := len(a.viewOrder) - 1; i >= 0; i-- {
+		if v := a.views[a.viewOrder[i]]; v.Open && v.User == user {
+			return v
+		}
+	}
+	return nil
+}
+
+// closeLocked closes v as u cancels it. A view with notify_on_close also
+// sends the bot a view_closed payload
+// (https://docs.slack.dev/reference/interaction-payloads/view-interactions-payload#view_closed).
+func (a *modals) closeLocked(v *View, u User) error {
+	v.Open = false
+	a.ws.notifyLocked(Update{Kind: UpdateView})
+	var flags struct {
+		NotifyOnClose bool `json:"notify_on_close"`
+	}
+	if json.Unmarshal(v.View, &flags) != nil || !flags.NotifyOnClose {
+		return nil
+	}
+	payload := object{
+		"type":                  "view_closed",
+		"team":                  a.in.teamObject(),
+		"user":                  a.in.userObject(u),
+		"api_app_id":            a.ws.cfg.AppID,
+		"token":                 a.ws.cfg.VerificationToken,
+		"view":                  a.wireView(v, nil),
+		"is_cleared":            false,
+		"enterprise":            nil,
+		"is_enterprise_install": false,
+	}
+	_, err := a.in.sendLocked(EnvelopeInteractive, payload, nil)
+	return err
 }
 
 // Views returns the views the bot opened, oldest first.
-func (s *Server) Views() []View {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]View, 0, len(s.viewOrder))
-	for _, id := range s.viewOrder {
-		out = append(out, s.views[id].clone())
+func (a *modals) Views() []View {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	out := make([]View, 0, len(a.viewOrder))
+	for _, id := range a.viewOrder {
+		out = append(out, a.views[id].clone())
 	}
 	return out
 }
@@ -328,13 +373,13 @@ func (s *Server) Views() []View {
 // WaitForView waits until a view is open for user (the bot opens a modal
 // with views.open shortly after the click that asks for it) and returns the
 // most recent one.
-func (s *Server) WaitForView(ctx context.Context, user string) (View, error) {
+func (a *modals) WaitForView(ctx context.Context, user string) (View, error) {
 	var view View
-	err := s.WaitFor(ctx, func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		for i := len(s.viewOrder) - 1; i >= 0; i-- {
-			if v := s.views[s.viewOrder[i]]; v.Open && v.User == user {
+	err := a.ws.WaitFor(ctx, func() bool {
+		a.ws.mu.Lock()
+		defer a.ws.mu.Unlock()
+		for i := len(a.viewOrder) - 1; i >= 0; i-- {
+			if v := a.views[a.viewOrder[i]]; v.Open && v.User == user {
 				view = v.clone()
 				return true
 			}

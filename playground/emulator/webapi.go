@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"mime"
 	"net/http"
@@ -73,41 +74,73 @@ func (r *request) require(names ...string) error {
 	return nil
 }
 
+// channelArg finds the conversation a channel argument names (a channel ID,
+// or a user ID for their IM with the bot, as chat.postMessage accepts), or
+// answers channel_not_found.
+func channelArg(ws *workspace, id string) (*channelState, error) {
+	if ch, ok := ws.channelLocked(id); ok {
+		return ch, nil
+	}
+	return nil, errCode("channel_not_found")
+}
+
+// ownMessageArg finds the message that the channel and ts arguments name,
+// which the bot may change: message_not_found, or notOwned when it is not
+// the bot's.
+func ownMessageArg(ws *workspace, r *request, notOwned string) (*channelState, *record, error) {
+	ch, err := channelArg(ws, r.get("channel"))
+	if err != nil {
+		return nil, nil, err
+	}
+	ts := r.get("ts")
+	if ts == "" {
+		return nil, nil, errCode("message_not_found")
+	}
+	m := ch.find(ts)
+	if m == nil {
+		return nil, nil, errCode("message_not_found")
+	}
+	if m.BotID != ws.cfg.BotID {
+		return nil, nil, errCode(notOwned)
+	}
+	return ch, m, nil
+}
+
 // method is an entry of the dispatch table.
 type method struct {
-	handle   func(*Server, *request) (object, error)
+	handle   func(*request) (object, error)
 	appToken bool // accepts the app-level token instead of the bot token
 	readOnly bool // changes nothing: a hardened emulator answers it to GET
 }
 
-// methods is the Web API the emulator implements.
-var methods = map[string]method{
-	"api.test":                    {handle: (*Server).apiTest, readOnly: true},
-	"auth.test":                   {handle: (*Server).authTest, readOnly: true},
-	"apps.connections.open":       {handle: (*Server).appsConnectionsOpen, appToken: true},
-	"chat.postMessage":            {handle: (*Server).chatPostMessage},
-	"chat.update":                 {handle: (*Server).chatUpdate},
-	"chat.delete":                 {handle: (*Server).chatDelete},
-	"chat.postEphemeral":          {handle: (*Server).chatPostEphemeral},
-	"chat.startStream":            {handle: (*Server).chatStartStream},
-	"chat.appendStream":           {handle: (*Server).chatAppendStream},
-	"chat.stopStream":             {handle: (*Server).chatStopStream},
-	"chat.getPermalink":           {handle: (*Server).chatGetPermalink, readOnly: true},
-	"conversations.replies":       {handle: (*Server).conversationsReplies, readOnly: true},
-	"conversations.history":       {handle: (*Server).conversationsHistory, readOnly: true},
-	"conversations.info":          {handle: (*Server).conversationsInfo, readOnly: true},
-	"conversations.open":          {handle: (*Server).conversationsOpen},
-	"users.info":                  {handle: (*Server).usersInfo, readOnly: true},
-	"reactions.add":               {handle: (*Server).reactionsAdd},
-	"reactions.remove":            {handle: (*Server).reactionsRemove},
-	"assistant.threads.setStatus": {handle: (*Server).assistantThreadsSetStatus},
-	"files.getUploadURLExternal":  {handle: (*Server).filesGetUploadURLExternal},
-	"files.completeUploadExternal": {
-		handle: (*Server).filesCompleteUploadExternal,
-	},
-	"views.open":   {handle: (*Server).viewsOpen},
-	"views.push":   {handle: (*Server).viewsPush},
-	"views.update": {handle: (*Server).viewsUpdate},
+// webAPI answers the Web API (https://docs.slack.dev/apis/web-api/): it
+// parses a call, checks its token, applies injected faults and latency, runs
+// the method's handler with the lock held and records the call. The
+// handlers are the method families' (chat, stream, conversations, files,
+// views, assistant, apps.connections.open).
+type webAPI struct {
+	ws      *workspace
+	methods map[string]method
+
+	// Guarded by ws.mu.
+	calls   []Call
+	faults  map[string][]fault
+	latency map[string]time.Duration
+}
+
+// newWebAPI answers the methods of the given tables.
+func newWebAPI(ws *workspace, tables ...map[string]method) *webAPI {
+	api := &webAPI{
+		ws:      ws,
+		methods: make(map[string]method),
+		faults:  make(map[string][]fault),
+		latency: make(map[string]time.Duration, len(ws.cfg.Latency)),
+	}
+	maps.Copy(api.latency, ws.cfg.Latency)
+	for _, t := range tables {
+		maps.Copy(api.methods, t)
+	}
+	return api
 }
 
 // fault is an injected failure for the next call of a method.
@@ -120,40 +153,40 @@ type fault struct {
 // FailNext makes the next call of method (for example "chat.postMessage")
 // answer {"ok":false,"error":errorCode}. Calls queue: FailNext twice fails
 // the next two calls. Calls with a wrong token do not consume it.
-func (s *Server) FailNext(method, errorCode string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults[method] = append(s.faults[method], fault{code: errorCode})
+func (a *webAPI) FailNext(method, errorCode string) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	a.faults[method] = append(a.faults[method], fault{code: errorCode})
 }
 
 // RateLimitNext makes the next call of method answer HTTP 429 with a
 // Retry-After header of retryAfter rounded up to whole seconds, as Slack's
 // rate limiter does (https://docs.slack.dev/apis/web-api/rate-limits).
 // slack-go returns it as *slack.RateLimitedError.
-func (s *Server) RateLimitNext(method string, retryAfter time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults[method] = append(s.faults[method], fault{rateLimit: true, retryAfter: retryAfter})
+func (a *webAPI) RateLimitNext(method string, retryAfter time.Duration) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	a.faults[method] = append(a.faults[method], fault{rateLimit: true, retryAfter: retryAfter})
 }
 
 // SetLatency delays every later answer of method by d; zero removes the delay.
-func (s *Server) SetLatency(method string, d time.Duration) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (a *webAPI) SetLatency(method string, d time.Duration) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
 	if d <= 0 {
-		delete(s.latency, method)
+		delete(a.latency, method)
 		return
 	}
-	s.latency[method] = d
+	a.latency[method] = d
 }
 
 // Calls returns the recorded calls of method, oldest first; an empty method
 // returns every call.
-func (s *Server) Calls(method string) []Call {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (a *webAPI) Calls(method string) []Call {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
 	var out []Call
-	for _, c := range s.calls {
+	for _, c := range a.calls {
 		if method == "" || c.Method == method {
 			c.Params = cloneValues(c.Params)
 			out = append(out, c)
@@ -173,29 +206,29 @@ func cloneValues(v url.Values) url.Values {
 // serveAPI answers <base>/api/<method>. Every answer is HTTP 200, ok or not,
 // as Slack's are, except an injected rate limit (HTTP 429) and, when
 // Hardened, an HTTP method refused (405).
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+func (a *webAPI) serveAPI(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("method")
-	m, known := methods[name]
-	if s.cfg.Hardened && refuseHTTPMethod(w, r, name, m, known) {
+	m, known := a.methods[name]
+	if a.ws.cfg.Hardened && refuseHTTPMethod(w, r, name, m, known) {
 		return
 	}
 	params, tok, parseErr := parseRequest(r)
-	if s.cfg.Hardened && !tok.header {
+	if a.ws.cfg.Hardened && !tok.header {
 		tok.value = "" // a token argument is ignored: answered not_authed
 	}
 
 	if known && parseErr == nil {
-		s.mu.Lock()
-		delay := s.latency[name]
-		s.mu.Unlock()
+		a.ws.mu.Lock()
+		delay := a.latency[name]
+		a.ws.mu.Unlock()
 		if delay > 0 && !sleep(r.Context(), delay) {
 			return
 		}
 	}
 
-	s.mu.Lock()
-	rep := s.callLocked(name, m, known, tok.value, params, parseErr)
-	s.mu.Unlock()
+	a.ws.mu.Lock()
+	rep := a.callLocked(name, m, known, tok.value, params, parseErr)
+	a.ws.mu.Unlock()
 
 	if rep.rateLimited {
 		secs := int64(math.Ceil(rep.retryAfter.Seconds()))
@@ -233,7 +266,7 @@ type reply struct {
 
 // callLocked authenticates, applies injected faults, runs the method's
 // handler and records the call.
-func (s *Server) callLocked(name string, m method, known bool, token string, params url.Values, parseErr error) reply {
+func (a *webAPI) callLocked(name string, m method, known bool, token string, params url.Values, parseErr error) reply {
 	var (
 		resp object
 		err  error
@@ -244,19 +277,19 @@ func (s *Server) callLocked(name string, m method, known bool, token string, par
 	case !known:
 		err = errCode("unknown_method")
 	default:
-		err = s.checkToken(m, token)
+		err = a.checkToken(m, token)
 	}
 	if err == nil {
-		if f, ok := s.popFaultLocked(name); ok {
+		if f, ok := a.popFaultLocked(name); ok {
 			if f.rateLimit {
-				s.recordLocked(name, params, "ratelimited")
+				a.recordLocked(name, params, "ratelimited")
 				return reply{body: object{"ok": false, "error": "ratelimited"}, rateLimited: true, retryAfter: f.retryAfter}
 			}
 			err = errCode(f.code)
 		}
 	}
 	if err == nil {
-		resp, err = m.handle(s, &request{params: params})
+		resp, err = m.handle(&request{params: params})
 	}
 
 	if err != nil {
@@ -274,28 +307,28 @@ func (s *Server) callLocked(name string, m method, known bool, token string, par
 		if ae.Code == "unknown_method" {
 			resp["req_method"] = name
 		}
-		s.recordLocked(name, params, ae.Code)
+		a.recordLocked(name, params, ae.Code)
 		return reply{body: resp}
 	}
 	if resp == nil {
 		resp = object{}
 	}
 	resp["ok"] = true
-	s.recordLocked(name, params, "")
+	a.recordLocked(name, params, "")
 	return reply{body: resp}
 }
 
-func (s *Server) checkToken(m method, token string) error {
+func (a *webAPI) checkToken(m method, token string) error {
 	switch {
-	case token == "" && s.cfg.Hardened:
+	case token == "" && a.ws.cfg.Hardened:
 		return errCode("not_authed", "[ERROR] send the token in the Authorization header (Bearer); this emulator ignores a token argument")
 	case token == "":
 		return errCode("not_authed")
-	case sameToken(token, s.cfg.BotToken):
+	case sameToken(token, a.ws.cfg.BotToken):
 		if m.appToken {
 			return errCode("not_allowed_token_type")
 		}
-	case sameToken(token, s.cfg.AppToken):
+	case sameToken(token, a.ws.cfg.AppToken):
 		if !m.appToken {
 			return errCode("not_allowed_token_type")
 		}
@@ -305,22 +338,22 @@ func (s *Server) checkToken(m method, token string) error {
 	return nil
 }
 
-func (s *Server) popFaultLocked(method string) (fault, bool) {
-	q := s.faults[method]
+func (a *webAPI) popFaultLocked(method string) (fault, bool) {
+	q := a.faults[method]
 	if len(q) == 0 {
 		return fault{}, false
 	}
 	if len(q) == 1 {
-		delete(s.faults, method)
+		delete(a.faults, method)
 	} else {
-		s.faults[method] = q[1:]
+		a.faults[method] = q[1:]
 	}
 	return q[0], true
 }
 
-func (s *Server) recordLocked(method string, params url.Values, code string) {
-	s.calls = append(s.calls, Call{Method: method, Params: params, Error: code, Time: s.cfg.Now()})
-	s.notifyLocked(Update{Kind: UpdateCall, Method: method})
+func (a *webAPI) recordLocked(method string, params url.Values, code string) {
+	a.calls = append(a.calls, Call{Method: method, Params: params, Error: code, Time: a.ws.cfg.Now()})
+	a.ws.notifyLocked(Update{Kind: UpdateCall, Method: method})
 }
 
 // sleep waits for d or until ctx ends, and reports whether d elapsed.
