@@ -6,8 +6,10 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // blogWorkflow is the title of the built-in blog workflow (prompts/workflows/blog.yaml).
@@ -431,7 +433,7 @@ func (o blogOutline) meta() string {
 	if o.angle != nil {
 		return o.angle.Meta
 	}
-	return cutRunes(trimEnd(o.Title)+": a practical guide for small teams, in short sections with sources.", 160)
+	return textcut.Ellipsis(trimEnd(o.Title)+": a practical guide for small teams, in short sections with sources.", 160, unicode.IsSpace)
 }
 
 func (o blogOutline) intro() string {

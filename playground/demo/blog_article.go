@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The blog's article (blog.yaml's article): the shape below, with a body (everything
@@ -371,7 +373,7 @@ func (t articleTask) reviseArticle(instr string) string {
 	if failed := failedCriteria(instr); len(failed) > 0 {
 		instr = "meet " + strings.Join(failed, "; ")
 	}
-	return t.writeArticle(articleOptions{shorter: wantsShorter(instr), longer: wantsLonger(instr), note: "_Revised as asked: " + cutRunes(instr, 300) + "._"})
+	return t.writeArticle(articleOptions{shorter: wantsShorter(instr), longer: wantsLonger(instr), note: "_Revised as asked: " + textcut.Ellipsis(instr, 300, unicode.IsSpace) + "._"})
 }
 
 // isEnhance reports whether a revision's instructions are an enhancement pass (the

@@ -5,8 +5,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The blog's article brief (blog.yaml's brief: auto, from the approved outline) and
@@ -189,7 +191,7 @@ func quoteSource(text string, notes []researchNote) string {
 			if name == "" || name == p.URL {
 				name = "one source"
 			} else {
-				name = "“" + cutRunes(name, 80) + "”"
+				name = "“" + textcut.Ellipsis(name, 80, unicode.IsSpace) + "”"
 			}
 			return fmt.Sprintf("As %s puts it: “%s”%s.", name, trimEnd(s), researchNote{URL: p.URL}.citation())
 		}

@@ -5,9 +5,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The blog's real checks: the criteria of blog.yaml that a text can be
@@ -200,7 +202,7 @@ func checkWordcount(desc, text string, target int) (bool, string) {
 func checkLine(text, prefix string) (bool, string) {
 	for _, l := range strings.Split(text, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(l), prefix); ok && strings.TrimSpace(v) != "" {
-			return true, "Met: the line “" + cutRunes(strings.TrimSpace(l), 80) + "”."
+			return true, "Met: the line “" + textcut.Ellipsis(strings.TrimSpace(l), 80, unicode.IsSpace) + "”."
 		}
 	}
 	return false, "There is no line starting “" + strings.TrimSpace(prefix) + "” with text after it."

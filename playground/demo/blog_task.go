@@ -3,8 +3,10 @@ package demo
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The blog workflow's phases: the outline, research, sources and drafts of
@@ -162,7 +164,7 @@ func (t blogTask) recovery() recoveryArgs {
 		out.Rationale = "No error was recorded, so the new instructions narrow the task to this one item and say where to look and what to leave out."
 	default:
 		out.Rationale = fmt.Sprintf("The last try failed with “%s”; narrower instructions that name the item, where to look and what to leave out give the last try a clear target.",
-			cutRunes(trimEnd(oneLine(failures[len(failures)-1])), 160))
+			textcut.Ellipsis(trimEnd(oneLine(failures[len(failures)-1])), 160, unicode.IsSpace))
 	}
 	return out
 }

@@ -6,10 +6,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The executor's tool loop (agents.Executor): calling current_time, calculate
@@ -208,9 +210,9 @@ func toolLine(tc openai.ToolCall, result string, ru bool) string {
 		return fmt.Sprintf("`%s` = **%s**", args.Expression, result) // the same in every language
 	}
 	if ru {
-		return fmt.Sprintf("Инструмент `%s` ответил: %s", name, cutRunes(oneLine(result), 300))
+		return fmt.Sprintf("Инструмент `%s` ответил: %s", name, textcut.Ellipsis(oneLine(result), 300, unicode.IsSpace))
 	}
-	return fmt.Sprintf("The `%s` tool says: %s", name, cutRunes(oneLine(result), 300))
+	return fmt.Sprintf("The `%s` tool says: %s", name, textcut.Ellipsis(oneLine(result), 300, unicode.IsSpace))
 }
 
 var (
@@ -267,8 +269,8 @@ func chatReply(q string) string {
 		lead = pick2(ru, "You're welcome!", "Пожалуйста!")
 	default:
 		lead = pick2(ru,
-			fmt.Sprintf("I'm threadwright's **offline demo model**, so I can't really answer “%s”: there is no language model behind me, only canned replies. Set `OPENAI_API_KEY` (or `OPENAI_BASE_URL` for a local server) to get real answers.", cutRunes(oneLine(q), 80)),
-			fmt.Sprintf("Я **офлайн-демомодель** threadwright, поэтому по-настоящему ответить на «%s» не могу: за мной нет языковой модели, только заготовленные ответы. Задайте `OPENAI_API_KEY` (или `OPENAI_BASE_URL` для локального сервера), чтобы получать настоящие ответы.", cutRunes(oneLine(q), 80)))
+			fmt.Sprintf("I'm threadwright's **offline demo model**, so I can't really answer “%s”: there is no language model behind me, only canned replies. Set `OPENAI_API_KEY` (or `OPENAI_BASE_URL` for a local server) to get real answers.", textcut.Ellipsis(oneLine(q), 80, unicode.IsSpace)),
+			fmt.Sprintf("Я **офлайн-демомодель** threadwright, поэтому по-настоящему ответить на «%s» не могу: за мной нет языковой модели, только заготовленные ответы. Задайте `OPENAI_API_KEY` (или `OPENAI_BASE_URL` для локального сервера), чтобы получать настоящие ответы.", textcut.Ellipsis(oneLine(q), 80, unicode.IsSpace)))
 	}
 	tips := pick2(ru,
 		"What works offline:\n- `/threadwright start product-brief`: decide a product brief step by step, with options to pick, reviews, changes and a final report;\n- `/threadwright start proposal`: write a grant proposal the same way;\n- `/threadwright start blog`: pick an outline, then watch a blog article researched and drafted section by section;\n- ask *what time is it?* or *what is 17 * 23?* to watch a tool call.",

@@ -3,6 +3,9 @@ package demo
 import (
 	"regexp"
 	"strings"
+	"unicode"
+
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // searchKnowledgeTool is the name of toolbox.KnowledgeTool (package agents/toolbox).
@@ -71,7 +74,7 @@ func knowledgeLine(result string, ru bool) string {
 			"The knowledge base has nothing on this. Add documents with `threadwright ingest --dev PATH` and restart `threadwright dev`.",
 			"В базе знаний об этом ничего нет. Добавьте документы командой `threadwright ingest --dev PATH` и перезапустите `threadwright dev`.")
 	}
-	text := cutRunes(oneLine(firstSentences(m[2], 2)), 400)
+	text := textcut.Ellipsis(oneLine(firstSentences(m[2], 2)), 400, unicode.IsSpace)
 	return pick2(ru, "From the knowledge base: ", "Из базы знаний: ") + text + " [1]"
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Words and sentences: the small text operations the demo writes its answers
@@ -70,7 +72,7 @@ func shorten(text string) string {
 			}
 		}
 	}
-	return cutRunes(first, max(target, 20))
+	return textcut.Ellipsis(first, max(target, 20), unicode.IsSpace)
 }
 
 var sentenceEndRe = regexp.MustCompile(`[.!?…](\*\*|_|["”»)])*\s`)
@@ -160,14 +162,6 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // trimEnd removes closing punctuation.
 func trimEnd(s string) string { return strings.TrimRight(strings.TrimSpace(s), ".!?…;:, ") }
-
-// cutRunes cuts s to at most n runes, marking a cut with "…".
-func cutRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return strings.TrimRightFunc(string([]rune(s)[:n-1]), unicode.IsSpace) + "…"
-}
 
 func orDefault(s, def string) string {
 	if strings.TrimSpace(s) == "" {

@@ -6,6 +6,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Reviews: the evaluation of a text against its criteria (commit_evaluation)
@@ -101,7 +104,7 @@ func quoteCriterion(c criterion) string {
 	if c.Description == "" {
 		return c.ID
 	}
-	return "“" + trimEnd(cutRunes(c.Description, 200)) + "”"
+	return "“" + trimEnd(textcut.Ellipsis(c.Description, 200, unicode.IsSpace)) + "”"
 }
 
 // reviewMarker opens the self-review's part of the options task

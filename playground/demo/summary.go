@@ -4,9 +4,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The summarizer (agents.Summarizer): an extractive summary of a thread.
@@ -59,11 +61,11 @@ func threadSummary(msgs []openai.ChatCompletionMessage) string {
 	for len(lines) > 1 && utf8.RuneCountInString(strings.Join(lines, "\n")) > limit {
 		lines = lines[1:]
 	}
-	return cutRunes(strings.Join(lines, "\n"), limit)
+	return textcut.Ellipsis(strings.Join(lines, "\n"), limit, unicode.IsSpace)
 }
 
 func summaryLine(header, text string, ru bool) string {
-	excerpt := cutRunes(firstSentences(oneLine(text), 1), 160)
+	excerpt := textcut.Ellipsis(firstSentences(oneLine(text), 1), 160, unicode.IsSpace)
 	switch {
 	case strings.HasPrefix(header, "The assistant"):
 		return pick2(ru, "- The assistant replied: ", "- Ассистент ответил: ") + excerpt

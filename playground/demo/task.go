@@ -3,9 +3,11 @@ package demo
 import (
 	"strconv"
 	"strings"
+	"unicode"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The forced-function request of a workflow task, as read from its prompts:
@@ -292,7 +294,7 @@ func (t *workflowTask) resultNotes() []researchNote {
 		if wordCount(fact) < 4 {
 			fact = r.Title
 		}
-		fact = strings.NewReplacer("(", "", ")", "").Replace(cutRunes(trimEnd(fact), 240))
+		fact = strings.NewReplacer("(", "", ")", "").Replace(textcut.Ellipsis(trimEnd(fact), 240, unicode.IsSpace))
 		out = append(out, researchNote{Fact: upperFirst(fact), URL: r.URL})
 	}
 	return out

@@ -3,6 +3,9 @@ package demo
 import (
 	"regexp"
 	"strings"
+	"unicode"
+
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The topic the team gave when it started a workflow (the input `topic`, listed by
@@ -18,7 +21,7 @@ var topicRe = regexp.MustCompile("(?m)^- .+ \\(`topic`\\): (.+)$")
 // readTopic returns the topic input in the system prompt, one line, or "".
 func readTopic(system string) string {
 	if m := topicRe.FindStringSubmatch(system); m != nil {
-		return cutRunes(trimEnd(oneLine(m[1])), 120)
+		return textcut.Ellipsis(trimEnd(oneLine(m[1])), 120, unicode.IsSpace)
 	}
 	return ""
 }
@@ -89,7 +92,7 @@ func topicAngles(topic string) []blogAngle {
 			ArticleTitle: r.Replace(f.title),
 			Angle:        r.Replace(f.angle),
 			Audience:     r.Replace("Readers who know their field and want to put {topic} to work without a long study first."),
-			Meta:         cutRunes(r.Replace("{Topic}: what it is, how to start, the pitfalls and how to tell it works, in short sourced sections."), 160),
+			Meta:         textcut.Ellipsis(r.Replace("{Topic}: what it is, how to start, the pitfalls and how to tell it works, in short sourced sections."), 160, unicode.IsSpace),
 			Intro:        r.Replace("This article is about {topic}. ") + r.Replace(f.angle) + " It covers the subject in five short sections, each built on sourced notes, and ends with what to do next.",
 			Conclusion:   r.Replace("{Topic} is worth trying on a small scale first: pick one project, agree on what success looks like, and look at the result together after a month. Keep what works, drop what does not."),
 		}
