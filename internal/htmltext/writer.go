@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // writer writes Markdown text: words separated by single spaces, with the line
@@ -134,23 +136,10 @@ func put[T string | []byte](w *writer, s T) {
 	}
 	n := len(s)
 	if room := w.limit - len(w.b); n > room {
-		n = runeCut(s, room)
+		n = len(textcut.Bytes(s, room))
 		w.cut = true
 	}
 	w.b = append(grow(w.b, n, w.limit), s[:n]...)
-}
-
-// runeCut returns the length of the longest prefix of s, at most n bytes long, that
-// does not end inside a UTF-8 sequence.
-func runeCut[T string | []byte](s T, n int) int {
-	if n >= len(s) {
-		return len(s)
-	}
-	n = max(n, 0)
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
 }
 
 // grow returns b with room for n more bytes. It doubles the capacity, up to most,

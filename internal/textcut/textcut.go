@@ -30,7 +30,7 @@ func Runes(s string, n int) string {
 // Bytes returns the longest beginning of s that has at most n bytes and does not end
 // inside a UTF-8 sequence: s when it has no more than n bytes, "" when n is 0 or
 // less.
-func Bytes(s string, n int) string {
+func Bytes[T string | []byte](s T, n int) T {
 	if n >= len(s) {
 		return s
 	}
