@@ -13,8 +13,3 @@ import (
 func (s *Service) compact(ctx context.Context, log *slog.Logger, cp *conversation.Checkpoint) {
 	history.Compactor{Summarizer: s.cfg.Summarizer, Tokens: s.cfg.HistoryTokens, Messages: s.cfg.HistoryMessages}.Compact(ctx, log, cp)
 }
-
-// clipAll returns msgs with every text clipped to MaxPromptChars.
-func (s *Service) clipAll(msgs []conversation.Message) []conversation.Message {
-	return history.ClipAll(msgs, s.cfg.MaxPromptChars)
-}

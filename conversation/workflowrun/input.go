@@ -36,7 +36,7 @@ func (t decoder) decode(ctx context.Context) (user conversation.Message, handled
 			err = t.command(ctx, c, "")
 		}
 	case conversation.KindPipeline:
-		err = pipelineRun{t.wfTurn}.runPipeline(ctx)
+		err = pipelineRun(t).runPipeline(ctx)
 	case conversation.KindUserMessage:
 		m := in.Message
 		t.user = m.UserID
@@ -97,7 +97,7 @@ func (t decoder) command(ctx context.Context, c command, hint string) error {
 			return err
 		}
 		t.state.Mode = conversation.ModeAssistant
-		pipelineRun{t.wfTurn}.endPipeline(ctx, "⏹ "+render.Tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
+		pipelineRun(t).endPipeline(ctx, "⏹ "+render.Tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
 		t.reply = render.Tr(t.lang, "cancelled", t.def().Title, t.user)
 		return nil
 	case conversation.CmdRestart, conversation.CmdEdit:
@@ -186,7 +186,7 @@ func (t decoder) pipelineAction(ctx context.Context, act conversation.Action) er
 		if err := t.m.Pipeline().Stop(t.ws(), strings.TrimPrefix(act.Arg, conversation.RunStopPrefix), t.user); err != nil {
 			return err
 		}
-		poster{t.wfTurn}.showProgress(ctx, true)
+		poster(t).showProgress(ctx, true)
 		return nil
 	}
 	if err := t.m.Running(t.ws()); err != nil {
@@ -195,8 +195,8 @@ func (t decoder) pipelineAction(ctx context.Context, act conversation.Action) er
 	if err := t.m.Pipeline().Continue(t.ws(), act.Arg); err != nil {
 		return err
 	}
-	poster{t.wfTurn}.showProgress(ctx, true)
-	pipelineRun{t.wfTurn}.continuePipeline()
+	poster(t).showProgress(ctx, true)
+	pipelineRun(t).continuePipeline()
 	return nil
 }
 
@@ -205,23 +205,23 @@ func (t decoder) artifactAction(ctx context.Context, a conversation.ActionInput)
 	act, id := a.Action, a.Action.Artifact
 	switch act.Name {
 	case conversation.ActionPick:
-		return author{t.wfTurn}.pick(ctx, id, act.Arg, "")
+		return author(t).pick(ctx, id, act.Arg, "")
 	case conversation.ActionRegenerate:
 		if st := t.ws().Artifacts[id]; st.Status != workflow.StatusOptionsGenerated {
 			return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
 		}
-		return author{t.wfTurn}.propose(ctx, id, supersede{why: supersededRegenerated})
+		return author(t).propose(ctx, id, supersede{why: supersededRegenerated})
 	case conversation.ActionApprove:
 		if act.Arg == render.MeaningArg {
 			// The Approve of the card that asked what a reply meant: it is answered.
-			poster{t.wfTurn}.closeMeaning(ctx, a.MessageTS, render.Tr(t.lang, "approve"))
+			poster(t).closeMeaning(ctx, a.MessageTS, render.Tr(t.lang, "approve"))
 		}
 		return t.approve(ctx, id)
 	case conversation.ActionRequestChanges:
 		if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
 			return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
 		}
-		return author{t.wfTurn}.rewrite(ctx, id, a.Text, "changes requested: "+a.Text, false)
+		return author(t).rewrite(ctx, id, a.Text, "changes requested: "+a.Text, false)
 	case conversation.ActionReplyChange, conversation.ActionReplyQuestion:
 		return t.replyAction(ctx, id, a)
 	case conversation.ActionKeep:
@@ -266,9 +266,9 @@ func (t decoder) message(ctx context.Context, text string) (handled bool, err er
 		}
 		switch {
 		case sel.Regenerate:
-			return true, author{t.wfTurn}.propose(ctx, id, supersede{why: supersededRegenerated})
+			return true, author(t).propose(ctx, id, supersede{why: supersededRegenerated})
 		case sel.Label != "":
-			return true, author{t.wfTurn}.pick(ctx, id, sel.Label, sel.Instructions)
+			return true, author(t).pick(ctx, id, sel.Label, sel.Instructions)
 		}
 		t.reply = render.Tr(t.lang, "reply_unclear")
 		return true, nil
@@ -282,7 +282,7 @@ func (t decoder) message(ctx context.Context, text string) (handled bool, err er
 // the same code as its first run; a button of an older failure is out of date.
 func (t decoder) runRetry(ctx context.Context, a conversation.ActionInput) error {
 	if a.Action.Artifact != "" {
-		return pipelineRun{t.wfTurn}.retryItems(ctx, a) // a pipeline artifact's failed items (pipeline.go)
+		return pipelineRun(t).retryItems(ctx, a) // a pipeline artifact's failed items (pipeline.go)
 	}
 	orig := t.retry
 	if orig == nil || orig.ID != a.Action.Arg {
@@ -290,7 +290,7 @@ func (t decoder) runRetry(ctx context.Context, a conversation.ActionInput) error
 		return errTold{&workflow.Refusal{Reason: workflow.NotCurrent}}
 	}
 	t.rerun = orig
-	poster{t.wfTurn}.closeRetried(ctx, a)
+	poster(t).closeRetried(ctx, a)
 	switch {
 	case orig.Kind == conversation.KindAction && orig.Action != nil && orig.Action.Action.Name == actionAdvance:
 		return t.advance(ctx) // the step after a kept action (then)

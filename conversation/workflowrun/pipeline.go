@@ -78,7 +78,7 @@ func (t pipelineRun) mayRun(ctx context.Context, ws *workflow.State) bool {
 		// Its turns keep failing (or the bot keeps dying in them): stop retrying.
 		t.m.Pipeline().Halt(ws, render.Tr(t.lang, "pipeline.attempts", t.s.cfg.MaxAttempts))
 		t.log.Error("pipeline halted after repeated failures", "attempts", t.r.In.Attempts)
-		poster{t.wfTurn}.showProgress(ctx, true)
+		poster(t).showProgress(ctx, true)
 		return false
 	}
 	return true
@@ -126,7 +126,7 @@ func (t pipelineRun) runItems(ctx context.Context) error {
 			err = cerr
 			break
 		}
-		poster{t.wfTurn}.showProgress(ctx, false)
+		poster(t).showProgress(ctx, false)
 	}
 	for len(inFlight) > 0 { // after a failed step: let the workers end, keeping what they finished
 		r := <-results
@@ -253,7 +253,7 @@ func (t pipelineRun) complete(ctx context.Context, id string) error {
 	// of an artifact that is approved.
 	fctx, cancel := t.r.Final(ctx)
 	defer cancel()
-	return poster{t.wfTurn}.renderShow(fctx, cardEvent{kind: evShow, id: id, why: supersededRewritten})
+	return poster(t).renderShow(fctx, cardEvent{kind: evShow, id: id, why: supersededRewritten})
 }
 
 // pausePipeline ends a pipeline turn: the run has finished (no artifact running: the
@@ -268,17 +268,17 @@ func (t pipelineRun) pausePipeline(ctx context.Context) error {
 	}
 	if by, ok := conversation.StoppedBy(ctx); ok {
 		_ = t.m.Pipeline().Stop(ws, ws.Pipeline.ID, by.By)
-		poster{t.wfTurn}.showProgress(context.WithoutCancel(ctx), true)
+		poster(t).showProgress(context.WithoutCancel(ctx), true)
 		return nil
 	}
 	if t.r.ShuttingDown() {
 		// Shutting down: the card loses its Stop until the next part runs.
 		fctx, cancel := t.r.Final(ctx)
 		defer cancel()
-		poster{t.wfTurn}.update(fctx, ws.Pipeline.ProgressTS, t.cards().Interrupted(ws, t.s.cfg.Now()))
+		poster(t).update(fctx, ws.Pipeline.ProgressTS, t.cards().Interrupted(ws, t.s.cfg.Now()))
 		return t.r.ShutdownErr()
 	}
-	poster{t.wfTurn}.showProgress(context.WithoutCancel(ctx), true) // the counts while it gives way
+	poster(t).showProgress(context.WithoutCancel(ctx), true) // the counts while it gives way
 	t.continuePipeline()
 	return nil
 }
@@ -300,7 +300,7 @@ func (t pipelineRun) endPipeline(ctx context.Context, note string) {
 		note = "✓ " + render.Tr(t.lang, "pipeline.done", t.def().Title, ws.Pipeline.Elapsed(t.s.cfg.Now()).String()) + " " + t.cards().Tally(t.ws())
 	}
 	ctx = context.WithoutCancel(ctx)
-	poster{t.wfTurn}.update(ctx, ws.Pipeline.ProgressTS, render.NoteCard(note))
+	poster(t).update(ctx, ws.Pipeline.ProgressTS, render.NoteCard(note))
 	t.m.Pipeline().End(ws)
 }
 

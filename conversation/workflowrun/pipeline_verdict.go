@@ -19,7 +19,7 @@ import (
 func (t pipelineRun) evaluateAuto(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
 	var eval []workflow.CriterionResult
 	if len(r.Artifact.Criteria) > 0 {
-		e, err := author{t.wfTurn}.assess(ctx, r, text)
+		e, err := author(t).assess(ctx, r, text)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -69,7 +69,7 @@ func (t pipelineRun) judgeAuto(ctx context.Context, a *workflow.Artifact, text s
 		}
 		return t.evaluateAuto(ctx, r, joined)
 	}
-	fixed, err := author{t.wfTurn}.fixVerdictWith(ctx, t.request(a.ID, st.Instructions), text, eval, evaluate)
+	fixed, err := author(t).fixVerdictWith(ctx, t.request(a.ID, st.Instructions), text, eval, evaluate)
 	if ctx.Err() != nil {
 		return pipelineVerdict{}, ctx.Err()
 	}

@@ -47,7 +47,7 @@ func (t decoder) decide(ctx context.Context, id, text string) (handled bool, err
 	case workflow.DecisionAmbiguous:
 		return true, t.askMeaning(ctx, id, text)
 	}
-	return true, author{t.wfTurn}.rewrite(ctx, id, text, "changes requested: "+text, false)
+	return true, author(t).rewrite(ctx, id, text, "changes requested: "+text, false)
 }
 
 // askMeaning posts a card that asks what reply text meant, with buttons that act on
@@ -70,9 +70,9 @@ func (t decoder) replyAction(ctx context.Context, id string, a conversation.Acti
 	if st := t.ws().Artifacts[id]; st.Status != workflow.StatusGenerated {
 		return &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
 	}
-	poster{t.wfTurn}.closeMeaning(ctx, a.MessageTS, render.Tr(t.lang, string(act.Name)))
+	poster(t).closeMeaning(ctx, a.MessageTS, render.Tr(t.lang, string(act.Name)))
 	if act.Name == conversation.ActionReplyChange {
-		return author{t.wfTurn}.rewrite(ctx, id, act.Arg, "changes requested: "+act.Arg, false)
+		return author(t).rewrite(ctx, id, act.Arg, "changes requested: "+act.Arg, false)
 	}
 	// A question: the artifact stays as it is; the assistant answers it in the
 	// thread (assistant.Handler.AnswerQuestion).
