@@ -23,34 +23,53 @@ const maxCaseFile = 4 << 20
 
 // Load reads the cases that paths name: YAML files (.yaml, .yml), and directories,
 // whose YAML files are read recursively in lexical order (names starting with "."
-// left out). Errors name the file and the line: a YAML error, an unknown field, an
-// expectation that cannot be judged, a name used twice.
+// left out). A case's documents are read from paths relative to its file. Errors
+// name the file and the line: a YAML error, an unknown field, an expectation that
+// cannot be judged, a name used twice.
 func Load(paths ...string) ([]*Case, error) {
 	var cases []*Case
-	for _, p := range paths {
-		info, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
-		}
-		if !info.IsDir() {
-			c, err := loadOne(os.DirFS(filepath.Dir(p)), filepath.Base(p), p)
+	for _, root := range paths {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				return nil, err
+				return fmt.Errorf("eval: %w", err)
+			}
+			if p != root && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() || (p != root && !isYAML(p)) {
+				return nil
+			}
+			data, err := readBounded(os.DirFS(filepath.Dir(p)), filepath.Base(p))
+			if err != nil {
+				return fmt.Errorf("eval: %s: %w", p, err)
+			}
+			dir := filepath.Dir(p)
+			c, err := parseCase(data, filepath.ToSlash(p), func(rel string) ([]byte, error) {
+				if filepath.IsAbs(rel) {
+					return nil, fmt.Errorf("%s: give a path relative to the case's file", rel)
+				}
+				full := filepath.Join(dir, filepath.FromSlash(rel))
+				return readBounded(os.DirFS(filepath.Dir(full)), filepath.Base(full))
+			})
+			if err != nil {
+				return err
 			}
 			cases = append(cases, c)
-			continue
-		}
-		found, err := LoadFS(os.DirFS(p), ".", p)
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		cases = append(cases, found...)
 	}
 	return cases, checkNames(cases)
 }
 
-// LoadFS reads the cases in the directory dir of fsys, recursively, as Load does;
-// shown is how the reports name dir (its path on disk, or "builtin").
+// LoadFS reads the cases in the directory dir of fsys, recursively, as Load does,
+// their documents from fsys too; shown is how the reports name dir (its path on
+// disk, or "builtin").
 func LoadFS(fsys fs.FS, dir, shown string) ([]*Case, error) {
 	var cases []*Case
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
@@ -66,8 +85,17 @@ func LoadFS(fsys fs.FS, dir, shown string) ([]*Case, error) {
 		if d.IsDir() || !isYAML(p) {
 			return nil
 		}
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
-		c, err := loadOne(fsys, p, path.Join(filepath.ToSlash(shown), rel))
+		name := path.Join(filepath.ToSlash(shown), strings.TrimPrefix(strings.TrimPrefix(p, dir), "/"))
+		data, err := readBounded(fsys, p)
+		if err != nil {
+			return fmt.Errorf("eval: %s: %w", name, err)
+		}
+		c, err := parseCase(data, name, func(rel string) ([]byte, error) {
+			if path.IsAbs(rel) || filepath.IsAbs(rel) {
+				return nil, fmt.Errorf("%s: give a path relative to the case's file", rel)
+			}
+			return readBounded(fsys, path.Clean(path.Join(path.Dir(p), filepath.ToSlash(rel))))
+		})
 		if err != nil {
 			return err
 		}
@@ -85,13 +113,9 @@ func isYAML(p string) bool {
 	return ext == ".yaml" || ext == ".yml"
 }
 
-// loadOne reads the case at p in fsys, shown as shown.
-func loadOne(fsys fs.FS, p, shown string) (*Case, error) {
-	data, err := readBounded(fsys, p)
-	if err != nil {
-		return nil, fmt.Errorf("eval: %s: %w", shown, err)
-	}
-	c := &Case{Path: shown}
+// parseCase reads the case data, named shown, whose files readFile reads.
+func parseCase(data []byte, shown string, readFile func(rel string) ([]byte, error)) (*Case, error) {
+	c := &Case{Path: shown, readFile: readFile}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil {
@@ -101,14 +125,8 @@ func loadOne(fsys fs.FS, p, shown string) (*Case, error) {
 		return nil, fmt.Errorf("eval: %s: %w", shown, err)
 	}
 	if c.Name == "" {
-		c.Name = strings.TrimSuffix(path.Base(p), path.Ext(p))
-	}
-	dir := path.Dir(p)
-	c.readFile = func(rel string) ([]byte, error) {
-		if path.IsAbs(rel) || filepath.IsAbs(rel) {
-			return nil, fmt.Errorf("%s: give a path relative to the case's file", rel)
-		}
-		return readBounded(fsys, path.Clean(path.Join(dir, filepath.ToSlash(rel))))
+		base := path.Base(shown)
+		c.Name = strings.TrimSuffix(base, path.Ext(base))
 	}
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("eval: %s: %w", shown, err)
@@ -343,6 +361,9 @@ func (w *WorkflowExpect) validate() error {
 	}
 	statuses := []workflow.ArtifactStatus{workflow.StatusPending, workflow.StatusOptionsGenerated, workflow.StatusOptionSelected,
 		workflow.StatusGenerated, workflow.StatusApproved, workflow.StatusStale, workflow.StatusRunning}
+	if slices.Contains(w.Criteria, "all") && len(w.Criteria) > 1 {
+		return errors.New("workflow: criteria: all goes alone")
+	}
 	for id, st := range w.Artifacts {
 		if !slices.Contains(statuses, workflow.ArtifactStatus(st)) {
 			return fmt.Errorf("workflow: artifacts: %s: status %q: expected pending, options_generated, option_selected, generated, approved, stale or running", id, st)

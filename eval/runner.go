@@ -115,10 +115,10 @@ func (r *Runner) runCase(ctx context.Context, c *Case, run int) (res RunResult) 
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(time.Duration(c.Timeout), r.Timeout, DefaultTimeout))
 	defer cancel()
 	tr, retrieval, t, err := r.drive(ctx, c, run, logs)
-	_, _, _, drift := t.snapshot()
+	calls, _, _, drift := t.snapshot()
+	res.Usage = usageOf(calls, r.Prices)
 	if tr != nil {
 		res.Transcript = tr
-		res.Usage = usageOf(tr.ModelCalls, r.Prices)
 		for _, s := range tr.Steps {
 			res.LatencyMS = max(res.LatencyMS, s.LatencyMS)
 		}

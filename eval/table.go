@@ -100,6 +100,9 @@ func writeScores(b *strings.Builder, r *Report) {
 		sc := s.Checks[name]
 		checks = append(checks, fmt.Sprintf("%s %d/%d", name, sc.Passed, sc.Total))
 	}
+	if len(checks) == 0 {
+		checks = []string{"none"}
+	}
 	fmt.Fprintf(b, "\nChecks: %s\n", strings.Join(checks, ", "))
 	if rs := s.Retrieval; rs != nil {
 		fmt.Fprintf(b, "Retrieval: %d questions, recall@k %.2f, MRR %.2f\n", rs.Questions, rs.Recall, rs.MRR)

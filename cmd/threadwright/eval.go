@@ -183,25 +183,29 @@ func loadCases(paths []string, run string) ([]*eval.Case, error) {
 // newEvalRunner makes the runner of f: the launcher on the configuration, and the
 // cassette, the rubric judge and the shared knowledge base that f asks for. closeAll
 // closes what it opened.
-func newEvalRunner(ctx context.Context, f evalFlags, stderr io.Writer) (_ *eval.Runner, closeAll func(), err error) {
+func newEvalRunner(ctx context.Context, f evalFlags, stderr io.Writer) (_ *eval.Runner, _ func(), err error) {
 	var base Config
 	if err := envconfig.Process("", &base); err != nil {
 		return nil, nil, configError(err)
 	}
-	l := &evalLauncher{base: base, demo: f.demo}
+	l := &evalLauncher{demo: f.demo}
 	r := &eval.Runner{Launcher: l, Repeat: f.repeat, PassRate: f.passRate, Concurrency: f.concurrency, Timeout: f.timeout}
-	closers := []func(){}
-	closeAll = func() {
+	var closers []func()
+	closeOpened := func() {
 		for i := len(closers) - 1; i >= 0; i-- {
 			closers[i]()
 		}
 	}
 	defer func() {
 		if err != nil {
-			closeAll()
+			closeOpened()
 		}
 	}()
-	if r.Prices, err = conversation.LoadPrices(os.Getenv("MODEL_PRICES")); err != nil {
+	var uc usageConfig
+	if err := envconfig.Process("", &uc); err != nil {
+		return nil, nil, configError(err)
+	}
+	if r.Prices, err = conversation.LoadPrices(uc.ModelPrices); err != nil {
 		return nil, nil, err
 	}
 	r.Model = eval.ModelInfo{Mode: "live", Model: base.OpenAIModel, SmallModel: base.OpenAISmallModel}
@@ -247,7 +251,7 @@ func newEvalRunner(ctx context.Context, f evalFlags, stderr io.Writer) (_ *eval.
 		}
 		r.Model.Rubric = r.Rubric.ModelName
 	}
-	return r, closeAll, nil
+	return r, closeOpened, nil
 }
 
 // rubricJudge makes the rubric judge on the MODEL_PROFILES profile name.
@@ -338,7 +342,6 @@ func cmpOr(a, b string) string {
 // configuration from the environment with the case's settings over it, connected to
 // the run's emulated Slack, on a store in the run's directory.
 type evalLauncher struct {
-	base Config
 	// demo runs the offline demo model (and its canned pages for fetch artifacts).
 	demo bool
 	// models, when set, are the OPENAI_MODEL and OPENAI_SMALL_MODEL of a replayed
@@ -374,11 +377,11 @@ func (l *evalLauncher) config(s eval.Launch) (*Config, error) {
 	c.DatabaseURL, c.DataDir = "", filepath.Join(s.Dir, "data")
 	c.HTTPAddr, c.APIAddr, c.WebhookURLs, c.TraceConfig = "", "", nil, TraceConfig{TraceContent: "false"}
 	c.RetentionDays, c.ShutdownTimeout = 0, 10*time.Second
-	switch {
+	switch { // the endpoint is never called: the demo model, or the cassette, answers
 	case l.demo:
-		c.OpenAIAPIKey, c.OpenAIModel, c.OpenAISmallModel = "demo", demo.ModelName, demo.ModelName
+		c.OpenAIAPIKey, c.OpenAIBaseURL, c.OpenAIModel, c.OpenAISmallModel = "demo", agents.DefaultBaseURL, demo.ModelName, demo.ModelName
 	case l.models[0] != "":
-		c.OpenAIAPIKey, c.OpenAIModel, c.OpenAISmallModel = "cassette", l.models[0], l.models[1]
+		c.OpenAIAPIKey, c.OpenAIBaseURL, c.OpenAIModel, c.OpenAISmallModel = "cassette", agents.DefaultBaseURL, l.models[0], l.models[1]
 	}
 	if err := c.validate(); err != nil {
 		return nil, fmt.Errorf("settings: %w", err)

@@ -32,7 +32,7 @@ its cost as "?" (docs/operations.md, "Usage, cost and budgets").
 
 // usageConfig is what the usage command reads from the environment besides the store.
 type usageConfig struct {
-	ModelPrices string `envconfig:"MODEL_PRICES" group:"Usage reports" desc:"threadwright usage only: YAML or JSON file of model prices in USD per million input and output tokens, such as gpt-4o: {input: 2.50, output: 10.00} (docs/operations.md, \"Usage, cost and budgets\")"`
+	ModelPrices string `envconfig:"MODEL_PRICES" group:"Usage reports" desc:"threadwright usage and threadwright eval only: YAML or JSON file of model prices in USD per million input and output tokens, such as gpt-4o: {input: 2.50, output: 10.00} (docs/operations.md, \"Usage, cost and budgets\")"`
 }
 
 // usageLine is one line of the usage report: a group's sums over its models.

@@ -12,13 +12,16 @@ import (
 
 // What a request may contain that changes from run to run without the prompt
 // changing, and is masked before requests are compared (docs/eval.md, "Record and
-// replay"): Slack timestamps and permalink ids, dates and times (the executor's
-// "Today is …", current_time's answer), and the references of recall, which hash
-// the thread's timestamp.
+// replay"): the workflow agent's excerpts of the other approved artifacts, which
+// depend on which of two artifacts that a pipeline writes at once was approved
+// first; Slack timestamps and permalink ids; dates and times (the executor's "Today
+// is …", current_time's answer); and the references of recall, which hash the
+// thread's timestamp.
 var volatile = []struct {
 	re   *regexp.Regexp
 	mask string
 }{
+	{regexp.MustCompile(`(?s)\n\n## Other approved artifacts \(excerpts, for consistency\)\n.*?(\n\n## |\z)`), "$1"},
 	{regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})`), "<time>"},
 	{regexp.MustCompile(`\b(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), \d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|December) \d{4}\b`), "<date>"},
 	{regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`), "<date>"},

@@ -55,7 +55,7 @@ func (p *Player) Model(name string, run int) agents.Completer {
 		if err := ctx.Err(); err != nil {
 			return agents.Completion{}, fmt.Errorf("cassette: replay: %w", err)
 		}
-		return r.answer(req)
+		return r.answer(ctx, req)
 	})
 }
 
@@ -99,7 +99,7 @@ func (p *Player) replay(name string, run int) *replay {
 }
 
 // answer answers req from the recording, or fails with ErrDrift.
-func (r *replay) answer(req openai.ChatCompletionRequest) (agents.Completion, error) {
+func (r *replay) answer(ctx context.Context, req openai.ChatCompletionRequest) (agents.Completion, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return agents.Completion{}, fmt.Errorf("cassette: replay: %w", err)
@@ -128,7 +128,11 @@ func (r *replay) answer(req openai.ChatCompletionRequest) (agents.Completion, er
 	if in.Error != "" {
 		return agents.Completion{}, fmt.Errorf("cassette: the recorded call failed: %s", in.Error)
 	}
-	return in.Response.completion(), nil
+	comp := in.Response.completion()
+	if sink := agents.TextSinkFrom(ctx); sink != nil && comp.Content != "" {
+		sink.Write(comp.Content) // as the client streams it, in one piece
+	}
+	return comp, nil
 }
 
 // drift returns the ErrDrift of request n, req (normalized: key), naming where it
