@@ -284,6 +284,9 @@ type WorkflowExpect struct {
 	// Artifacts maps an artifact's id to the status it reaches (pending,
 	// options_generated, option_selected, generated, approved, stale, running).
 	Artifacts map[string]string `yaml:"artifacts"`
+	// Selected maps a choice artifact's id to the label of the option picked for it
+	// (A, B, …), by a button or a typed reply.
+	Selected map[string]string `yaml:"selected"`
 	// Criteria lists the artifacts every criterion check of which passes; "all" for
 	// every artifact with checks.
 	Criteria []string `yaml:"criteria"`

@@ -165,6 +165,11 @@ func checkWorkflow(w *WorkflowExpect, tr *Transcript) Check {
 			bad = append(bad, fmt.Sprintf("%s is %s, expected %s", id, a.Status, w.Artifacts[id]))
 		}
 	}
+	for _, id := range slices.Sorted(maps.Keys(w.Selected)) {
+		if got := run.Artifacts[id].Selected; got != w.Selected[id] {
+			bad = append(bad, fmt.Sprintf("%s has option %q picked, expected %q", id, got, w.Selected[id]))
+		}
+	}
 	ids := w.Criteria
 	if slices.Contains(ids, "all") {
 		ids = nil

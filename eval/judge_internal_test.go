@@ -118,10 +118,10 @@ func TestChecksFail(t *testing.T) {
 		"solution": {Status: "pending"},
 	}}, reports: nil}
 	w := &WorkflowExpect{Name: "product-brief", Status: "completed", Artifacts: map[string]string{"research": "approved", "budget": "approved"},
-		Criteria: []string{"research", "solution"}, Report: []string{"Millbrook"}}
+		Criteria: []string{"research", "solution"}, Report: []string{"Millbrook"}, Selected: map[string]string{"solution": "B"}}
 	c = checkWorkflow(w, tr)
 	for _, want := range []string{"workflow proposal, expected product-brief", "run running, expected completed", "no artifact budget",
-		"research is generated, expected approved", "research fails sourced", "solution has no criteria checks", "no report was uploaded"} {
+		"research is generated, expected approved", "research fails sourced", `solution has option "" picked, expected "B"`, "solution has no criteria checks", "no report was uploaded"} {
 		if c.Pass || !strings.Contains(c.Detail, want) {
 			t.Errorf("workflow: %+v; want %q", c, want)
 		}

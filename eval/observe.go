@@ -43,6 +43,8 @@ type WorkflowRun struct {
 // ArtifactState is an artifact's status and its criteria checks.
 type ArtifactState struct {
 	Status string `json:"status"`
+	// Selected is the label of the option picked, for a choice artifact.
+	Selected string `json:"selected,omitempty"`
 	// Checks counts the criteria checks of its latest text, Failing names those that
 	// failed.
 	Checks  int      `json:"checks,omitempty"`
@@ -97,7 +99,7 @@ func workflowRun(w *workflow.State) *WorkflowRun {
 	run := &WorkflowRun{Name: w.Name, Status: string(w.Status), Artifacts: map[string]ArtifactState{}}
 	for _, id := range slices.Sorted(maps.Keys(w.Artifacts)) {
 		a := w.Artifacts[id]
-		st := ArtifactState{Status: string(a.Status), Checks: len(a.Eval)}
+		st := ArtifactState{Status: string(a.Status), Selected: a.Selected, Checks: len(a.Eval)}
 		for _, r := range a.Eval {
 			if !r.Pass {
 				st.Failing = append(st.Failing, r.ID)

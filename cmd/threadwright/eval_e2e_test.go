@@ -368,6 +368,7 @@ expect: {answer: {contains: ["391"]}}`
 	}
 	newPath := writeCase(t, filepath.Join(t.TempDir(), "new"), "instructed", strings.Replace(tmpl, "%s", "Answer in French.", 1))
 	run := replay(newPath)
+	t.Logf("drift: %s", run.Error)
 	if run.Status != eval.StatusDrift || !strings.Contains(run.Error, "drift") || !strings.Contains(run.Error, "messages[0] (system)") ||
 		!strings.Contains(run.Error, "French") {
 		t.Errorf("replay after the instructions changed: %s %q; want drift at messages[0] naming the change", run.Status, run.Error)
