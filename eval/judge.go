@@ -12,8 +12,8 @@ import (
 
 // Check is the verdict of one expectation on a run.
 type Check struct {
-	// Name is the expectation's kind: tools, answer, thread, step N, citations,
-	// approvals, scope, workflow, tokens, cost, latency, retrieval.
+	// Name is the expectation's kind: tools, answer, step answer, thread,
+	// citations, approvals, scope, workflow, tokens, cost, latency, retrieval.
 	Name string `json:"name"`
 	Pass bool   `json:"pass"`
 	// Detail says what was expected and what happened, when it failed, or what
@@ -68,7 +68,9 @@ func judge(c *Case, tr *Transcript, u Usage) []Check {
 	}
 	for i, s := range c.Thread {
 		if s.Answer != nil && i < len(tr.Steps) {
-			checks = append(checks, checkFacts(fmt.Sprintf("step %d", i+1), s.Answer, tr.Steps[i].Reply))
+			ch := checkFacts("step answer", s.Answer, tr.Steps[i].Reply)
+			ch.Detail = strings.TrimSuffix(fmt.Sprintf("step %d: %s", i+1, ch.Detail), ": ")
+			checks = append(checks, ch)
 		}
 	}
 	if e.Answer != nil {

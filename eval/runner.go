@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -61,6 +62,9 @@ type Runner struct {
 	Progress func(done, total int, c *Case, r RunResult)
 	// Model describes the model for the report.
 	Model ModelInfo
+	// Redact, when set, scrubs the configured secrets from what the report keeps of
+	// a run: its transcript, checks, error and log.
+	Redact func(string) string
 }
 
 // Run runs every case Repeat times, at most Concurrency runs at once, and returns
@@ -84,6 +88,9 @@ func (r *Runner) Run(ctx context.Context, cases []*Case) (*Report, error) {
 		for i, c := range cases {
 			g.Go(func() error {
 				res := r.runCase(gctx, c, run)
+				if r.Redact != nil {
+					res.redact(r.Redact)
+				}
 				mu.Lock()
 				defer mu.Unlock()
 				rep.Cases[i].Runs[run-1] = res
@@ -247,6 +254,37 @@ func loadDocuments(ctx context.Context, kb conversation.Knowledge, docs []Docume
 		}
 	}
 	return nil
+}
+
+// redact scrubs the texts of r with scrub.
+func (r *RunResult) redact(scrub func(string) string) {
+	r.Error = scrub(r.Error)
+	for i := range r.Log {
+		r.Log[i] = scrub(r.Log[i])
+	}
+	for i := range r.Checks {
+		r.Checks[i].Detail = scrub(r.Checks[i].Detail)
+	}
+	tr := r.Transcript
+	if tr == nil {
+		return
+	}
+	for i := range tr.Steps {
+		tr.Steps[i].Reply, tr.Steps[i].Error = scrub(tr.Steps[i].Reply), scrub(tr.Steps[i].Error)
+	}
+	for i := range tr.ModelCalls {
+		tr.ModelCalls[i].Error = scrub(tr.ModelCalls[i].Error)
+	}
+	for i := range tr.Tools {
+		t := &tr.Tools[i]
+		t.Result, t.Error = scrub(t.Result), scrub(t.Error)
+		if args := scrub(string(t.Arguments)); args != string(t.Arguments) {
+			t.Arguments, _ = json.Marshal(args) // no longer the JSON it was: kept as a string
+		}
+	}
+	for i := range tr.Scope {
+		tr.Scope[i].Reason, tr.Scope[i].Error = scrub(tr.Scope[i].Reason), scrub(tr.Scope[i].Error)
+	}
 }
 
 // logBuffer keeps the last max lines written to it.

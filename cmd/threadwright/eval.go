@@ -16,6 +16,7 @@ import (
 	"github.com/kelseyhightower/envconfig"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/eval"
 	"github.com/threadwright/threadwright/eval/cassette"
@@ -208,6 +209,9 @@ func newEvalRunner(ctx context.Context, f evalFlags, stderr io.Writer) (_ *eval.
 	if r.Prices, err = conversation.LoadPrices(uc.ModelPrices); err != nil {
 		return nil, nil, err
 	}
+	if r.Redact, err = evalRedactor(&base); err != nil {
+		return nil, nil, err
+	}
 	r.Model = eval.ModelInfo{Mode: "live", Model: base.OpenAIModel, SmallModel: base.OpenAISmallModel}
 	switch {
 	case f.demo:
@@ -252,6 +256,23 @@ func newEvalRunner(ctx context.Context, f evalFlags, stderr io.Writer) (_ *eval.
 		r.Model.Rubric = r.Rubric.ModelName
 	}
 	return r, closeOpened, nil
+}
+
+// evalRedactor returns what scrubs the configured secrets (Config.redactor) from the
+// report.
+func evalRedactor(c *Config) (func(string) string, error) {
+	var mcpCfg mcp.Config
+	if c.MCPConfig != "" {
+		var err error
+		if mcpCfg, err = mcp.LoadConfig(c.MCPConfig); err != nil {
+			return nil, fmt.Errorf("MCP_CONFIG: %w", err)
+		}
+	}
+	profiles, err := LoadProfiles(c.ModelProfiles, c)
+	if err != nil {
+		return nil, err
+	}
+	return c.redactor(mcpCfg, profiles).String, nil
 }
 
 // rubricJudge makes the rubric judge on the MODEL_PROFILES profile name.

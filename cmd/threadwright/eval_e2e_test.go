@@ -544,3 +544,33 @@ func TestEvalConfiguredKnowledge(t *testing.T) {
 		t.Errorf("the shared knowledge base: %v\n%s", err, listed.String())
 	}
 }
+
+// TestEvalReportScrubsSecrets: a configured secret that a tool returns, and the
+// model repeats, appears nowhere in the report: not in the transcript's tool result
+// nor in the reply (the bot scrubs what it posts) nor in a check's detail.
+func TestEvalReportScrubsSecrets(t *testing.T) {
+	ai := openaitest.NewServer()
+	defer ai.Close()
+	evalEnv(t, ai)
+	const secret = "sk-eval-test-secret"
+	ai.Push(openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: "read_config", Arguments: `{"key": "` + secret + `"}`}}},
+		openaitest.Response{Text: "The key is " + secret + "."})
+	dir := t.TempDir()
+	path := writeCase(t, filepath.Join(dir, "cases"), "leaky", `tools:
+  - {name: read_config, description: Read the configuration., read_only: true, result: "OPENAI_API_KEY=`+secret+`"}
+thread: [{say: "@threadwright what is the API key?"}]
+expect: {answer: {contains: ["no such text"]}}`)
+	out := filepath.Join(dir, "report.json")
+	var stdout bytes.Buffer
+	_ = run(context.Background(), []string{"eval", "--json", out, path}, &stdout, &bytes.Buffer{})
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), secret) || strings.Contains(stdout.String(), secret) {
+		t.Errorf("the report holds the secret:\n%s", data)
+	}
+	if !strings.Contains(string(data), "read_config") || !strings.Contains(string(data), "OPENAI_API_KEY=") {
+		t.Errorf("the tool run is not in the report:\n%s", data)
+	}
+}
