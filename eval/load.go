@@ -29,40 +29,28 @@ const maxCaseFile = 4 << 20
 func Load(paths ...string) ([]*Case, error) {
 	var cases []*Case
 	for _, root := range paths {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return fmt.Errorf("eval: %w", err)
-			}
-			if p != root && strings.HasPrefix(d.Name(), ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if d.IsDir() || (p != root && !isYAML(p)) {
-				return nil
-			}
-			data, err := readBounded(os.DirFS(filepath.Dir(p)), filepath.Base(p))
-			if err != nil {
-				return fmt.Errorf("eval: %s: %w", p, err)
-			}
-			dir := filepath.Dir(p)
-			c, err := parseCase(data, filepath.ToSlash(p), func(rel string) ([]byte, error) {
+		info, err := os.Stat(root)
+		if err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+		dir, base := root, "."
+		if !info.IsDir() {
+			dir, base = filepath.Dir(root), filepath.Base(root)
+		}
+		found, err := loadTree(os.DirFS(dir), base, func(p string) (string, func(string) ([]byte, error)) {
+			file := filepath.Join(dir, filepath.FromSlash(p))
+			return filepath.ToSlash(file), func(rel string) ([]byte, error) {
 				if filepath.IsAbs(rel) {
 					return nil, fmt.Errorf("%s: give a path relative to the case's file", rel)
 				}
-				full := filepath.Join(dir, filepath.FromSlash(rel))
+				full := filepath.Join(filepath.Dir(file), filepath.FromSlash(rel))
 				return readBounded(os.DirFS(filepath.Dir(full)), filepath.Base(full))
-			})
-			if err != nil {
-				return err
 			}
-			cases = append(cases, c)
-			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
+		cases = append(cases, found...)
 	}
 	return cases, checkNames(cases)
 }
@@ -71,41 +59,52 @@ func Load(paths ...string) ([]*Case, error) {
 // their documents from fsys too; shown is how the reports name dir (its path on
 // disk, or "builtin").
 func LoadFS(fsys fs.FS, dir, shown string) ([]*Case, error) {
+	cases, err := loadTree(fsys, dir, func(p string) (string, func(string) ([]byte, error)) {
+		name := path.Join(filepath.ToSlash(shown), strings.TrimPrefix(strings.TrimPrefix(p, dir), "/"))
+		return name, func(rel string) ([]byte, error) {
+			if path.IsAbs(rel) || filepath.IsAbs(rel) {
+				return nil, fmt.Errorf("%s: give a path relative to the case's file", rel)
+			}
+			return readBounded(fsys, path.Clean(path.Join(path.Dir(p), filepath.ToSlash(rel))))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cases, checkNames(cases)
+}
+
+// loadTree reads the cases at root in fsys: the file root, or the YAML files under
+// the directory root. where names a file of fsys for the reports and gives the
+// reader of the files its case names.
+func loadTree(fsys fs.FS, root string, where func(p string) (string, func(rel string) ([]byte, error))) ([]*Case, error) {
 	var cases []*Case
-	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
+		if p != root && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if d.IsDir() || !isYAML(p) {
+		if d.IsDir() || (p != root && !isYAML(p)) {
 			return nil
 		}
-		name := path.Join(filepath.ToSlash(shown), strings.TrimPrefix(strings.TrimPrefix(p, dir), "/"))
+		name, readFile := where(p)
 		data, err := readBounded(fsys, p)
 		if err != nil {
 			return fmt.Errorf("eval: %s: %w", name, err)
 		}
-		c, err := parseCase(data, name, func(rel string) ([]byte, error) {
-			if path.IsAbs(rel) || filepath.IsAbs(rel) {
-				return nil, fmt.Errorf("%s: give a path relative to the case's file", rel)
-			}
-			return readBounded(fsys, path.Clean(path.Join(path.Dir(p), filepath.ToSlash(rel))))
-		})
+		c, err := parseCase(data, name, readFile)
 		if err != nil {
 			return err
 		}
 		cases = append(cases, c)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return cases, checkNames(cases)
+	return cases, err
 }
 
 func isYAML(p string) bool {
