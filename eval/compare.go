@@ -35,6 +35,19 @@ type CaseChange struct {
 	NewTokens int64
 }
 
+// CompareFiles reads the JSON reports at oldPath and newPath and compares them.
+func CompareFiles(oldPath, newPath string) (Comparison, error) {
+	old, err := ReadReport(oldPath)
+	if err != nil {
+		return Comparison{}, err
+	}
+	cur, err := ReadReport(newPath)
+	if err != nil {
+		return Comparison{}, err
+	}
+	return Compare(old, cur), nil
+}
+
 // Compare compares the reports old and new case by case (by name), in new's order,
 // then the cases only old has.
 func Compare(old, new *Report) Comparison {

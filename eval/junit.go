@@ -2,8 +2,10 @@ package eval
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 )
@@ -97,6 +99,25 @@ func WriteJUnit(w io.Writer, r *Report) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// Save writes r as JSON to jsonPath and as JUnit XML to junitPath; an empty path
+// writes nothing.
+func (r *Report) Save(jsonPath, junitPath string) error {
+	write := func(path string, w func(io.Writer, *Report) error) error {
+		if path == "" {
+			return nil
+		}
+		out, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		return errors.Join(w(out, r), out.Close())
+	}
+	if err := write(jsonPath, func(w io.Writer, r *Report) error { return r.WriteJSON(w) }); err != nil {
+		return err
+	}
+	return write(junitPath, WriteJUnit)
 }
 
 func seconds(ms int64) string { return fmt.Sprintf("%.3f", float64(ms)/1000) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -137,8 +138,16 @@ type Progress struct {
 	lastLineLen int
 }
 
-// NewProgress returns a Progress writing to w, a terminal when tty is set.
-func NewProgress(w io.Writer, tty bool) *Progress { return &Progress{w: w, tty: tty} }
+// NewProgress returns a Progress writing to w: a bar when w is a terminal (a
+// character device).
+func NewProgress(w io.Writer) *Progress {
+	f, ok := w.(*os.File)
+	if !ok {
+		return &Progress{w: w}
+	}
+	st, err := f.Stat()
+	return &Progress{w: w, tty: err == nil && st.Mode()&os.ModeCharDevice != 0}
+}
 
 // Update shows that run r of c ended, done of total; it fits Runner.Progress.
 func (p *Progress) Update(done, total int, c *Case, r RunResult) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -126,12 +127,17 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer closeAll()
-	r.Progress = eval.NewProgress(stderr, isTerminal(stderr)).Update
+	r.Progress = eval.NewProgress(stderr).Update
 	rep, err := r.Run(ctx, cases)
+	if r.Record != nil { // what was recorded, even of runs that failed
+		if serr := r.Record.Save(f.record); serr != nil {
+			return errors.Join(err, serr)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	return f.finish(rep, r, stdout)
+	return f.finish(rep, stdout)
 }
 
 // check checks the flags that go together.
@@ -228,13 +234,7 @@ func newEvalRunner(ctx context.Context, f evalFlags, stderr io.Writer) (_ *eval.
 		return nil, nil, errors.New("eval: no model: set OPENAI_API_KEY (or OPENAI_BASE_URL), or use --demo or --replay FILE")
 	}
 	if f.record != "" {
-		r.Record = cassette.NewRecorder(r.Model.Model, cmpOr(r.Model.SmallModel, r.Model.Model))
-		path := f.record
-		closers = append(closers, func() {
-			if err := r.Record.Save(path); err != nil {
-				fmt.Fprintln(stderr, "threadwright: eval:", err)
-			}
-		})
+		r.Record = cassette.NewRecorder(r.Model.Model, cmp.Or(r.Model.SmallModel, r.Model.Model))
 		r.Model.Mode = "record"
 	}
 	if f.knowledge == "configured" {
@@ -293,24 +293,11 @@ func rubricJudge(base *Config, name string, maxCost float64, prices conversation
 }
 
 // finish writes the report's table and files, and fails when a case did not pass.
-func (f *evalFlags) finish(rep *eval.Report, r *eval.Runner, stdout io.Writer) error {
+func (f *evalFlags) finish(rep *eval.Report, stdout io.Writer) error {
 	if err := eval.WriteTable(stdout, rep); err != nil {
 		return err
 	}
-	write := func(path string, w func(io.Writer, *eval.Report) error) error {
-		if path == "" {
-			return nil
-		}
-		out, err := os.Create(path)
-		if err != nil {
-			return fmt.Errorf("eval: %w", err)
-		}
-		return errors.Join(w(out, rep), out.Close())
-	}
-	if err := write(f.jsonOut, func(w io.Writer, r *eval.Report) error { return r.WriteJSON(w) }); err != nil {
-		return err
-	}
-	if err := write(f.junitOut, eval.WriteJUnit); err != nil {
+	if err := rep.Save(f.jsonOut, f.junitOut); err != nil {
 		return err
 	}
 	if !rep.Passed() {
@@ -324,15 +311,10 @@ func compareReports(paths []string, stdout io.Writer) error {
 	if len(paths) != 2 {
 		return errors.New("eval: --compare takes two reports, OLD.json NEW.json")
 	}
-	old, err := eval.ReadReport(paths[0])
+	c, err := eval.CompareFiles(paths[0], paths[1])
 	if err != nil {
 		return err
 	}
-	cur, err := eval.ReadReport(paths[1])
-	if err != nil {
-		return err
-	}
-	c := eval.Compare(old, cur)
 	if err := c.Write(stdout); err != nil {
 		return err
 	}
@@ -340,23 +322,6 @@ func compareReports(paths []string, stdout io.Writer) error {
 		return fmt.Errorf("eval: %d cases regressed", c.Regressions)
 	}
 	return nil
-}
-
-// isTerminal reports whether w is a character device, such as a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // evalLauncher starts Main for each run of threadwright eval (eval.Launcher): the
@@ -387,12 +352,15 @@ func (l *evalLauncher) config(s eval.Launch) (*Config, error) {
 		}
 		defer os.Unsetenv(prefix + "_" + k)
 	}
+	unprefixed := func(err error) error {
+		return fmt.Errorf("settings: %s", strings.ReplaceAll(err.Error(), prefix+"_", ""))
+	}
 	c := new(Config)
 	if err := envconfig.CheckDisallowed(prefix, c); err != nil {
-		return nil, fmt.Errorf("settings: %s is not a setting of threadwright (docs/configuration.md)", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "unknown environment variable "), prefix+"_"))
+		return nil, fmt.Errorf("%w (docs/configuration.md lists the settings)", unprefixed(err))
 	}
 	if err := envconfig.Process(prefix, c); err != nil {
-		return nil, fmt.Errorf("settings: %w", configError(err))
+		return nil, unprefixed(configError(err))
 	}
 	c.SlackBotToken, c.SlackAppToken, c.SlackAPIURL = s.BotToken, s.AppToken, s.SlackURL
 	c.DatabaseURL, c.DataDir = "", filepath.Join(s.Dir, "data")

@@ -451,6 +451,17 @@ func TestEvalCLI(t *testing.T) {
 	if err == nil || err.Error() != "eval: 1 of 1 cases did not pass" || !strings.Contains(out.String(), `fails ✗ answer: lacks "392"`) {
 		t.Errorf("a failing case: %v\n%s", err, out.String())
 	}
+	dir := t.TempDir()
+	writeCase(t, dir, "unknown-setting", "settings: {NOT_A_SETTING: x}\nthread: [{say: hi}]\n")
+	writeCase(t, dir, "bad-setting", "settings: {MAX_STEPS: many}\nthread: [{say: hi}]\n")
+	out.Reset()
+	err = run(ctx, []string{"eval", "--demo", dir}, &out, &bytes.Buffer{})
+	for _, want := range []string{"unknown-setting ! error: eval: start the bot: settings: unknown environment variable NOT_A_SETTING (docs/configuration.md lists the settings)",
+		`bad-setting ! error: eval: start the bot: settings: MAX_STEPS: expected a whole number, got "many"`} {
+		if err == nil || !strings.Contains(out.String(), want) {
+			t.Errorf("bad settings: %v; want %q in\n%s", err, want, out.String())
+		}
+	}
 }
 
 // TestEvalRubric: --rubric grades a case's thread with a MODEL_PROFILES profile
