@@ -30,7 +30,6 @@ type Transcript struct {
 	answer, thread string
 	answers        []string
 	reports        []string
-	stepKinds      []string
 }
 
 // WorkflowRun is the state a thread's workflow run reached.
@@ -62,9 +61,7 @@ func observe(ctx context.Context, d *driver, steps []Step) (*Transcript, error) 
 	calls, tools, scope, _ := d.tap.snapshot()
 	tr := &Transcript{Steps: d.steps, ModelCalls: calls, Tools: tools, Scope: scope, Approvals: d.approvals}
 	for i, s := range d.steps {
-		kind := steps[i].Kind()
-		tr.stepKinds = append(tr.stepKinds, kind)
-		if kind == "say" {
+		if steps[i].Kind() == "say" {
 			tr.answers = append(tr.answers, s.Reply)
 		}
 	}
