@@ -117,10 +117,9 @@ func TestRecordReplayByteForByte(t *testing.T) {
 	}
 }
 
-// encode is c as JSON, Attempts aside (a replay is one attempt).
+// encode is c as JSON.
 func encode(t *testing.T, c agents.Completion) string {
 	t.Helper()
-	c.Attempts = 0
 	b, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)

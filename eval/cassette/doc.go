@@ -13,5 +13,6 @@
 // The cassette sits at the level of agents.Completer, the interface every model call
 // of threadwright goes through (the main model, the small one, the model profiles,
 // the offline demo), rather than HTTP: one cassette covers every endpoint, and a
-// replay needs no server. A completion replays as it was recorded, field for field.
+// replay needs no server. A completion replays as it was recorded, field for field,
+// in one attempt.
 package cassette
