@@ -26,21 +26,6 @@ import (
 	"github.com/threadwright/threadwright/store"
 )
 
-// Hooks let the caller of Main.Run watch the model calls, tool calls and scope
-// verdicts of a run, and give it another knowledge base: threadwright eval (package
-// eval) records a case's run through them. A nil field changes nothing.
-type Hooks struct {
-	// Model wraps every model client: the main one (Main.Model, or OPENAI_BASE_URL's
-	// client) and each of MODEL_PROFILES's.
-	Model func(agents.Completer) agents.Completer
-	// Tool wraps every tool, once all are registered.
-	Tool func(agents.ToolSpec, agents.Tool) agents.Tool
-	// Scope wraps the scope check, when SCOPE_* configure one.
-	Scope func(conversation.ScopeChecker) conversation.ScopeChecker
-	// Knowledge, when set, is what search_knowledge searches instead of the store.
-	Knowledge conversation.Knowledge
-}
-
 const evalUsage = `Usage:
   threadwright eval [flags] [PATH...]   run eval cases (YAML files, or directories of them; default:
                                         the shipped set) through the real pipeline, with an emulated
@@ -71,7 +56,7 @@ type evalFlags struct {
 	repeat, concurrency int
 	passRate, maxCost   float64
 	timeout             time.Duration
-	run, record, replay string
+	only, record, replay string
 	knowledge, rubric   string
 	jsonOut, junitOut   string
 	demo, list, compare bool
@@ -87,7 +72,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Float64Var(&f.passRate, "pass-rate", 1, "")
 	fs.Float64Var(&f.maxCost, "rubric-max-cost", 1, "")
 	fs.DurationVar(&f.timeout, "timeout", eval.DefaultTimeout, "")
-	fs.StringVar(&f.run, "run", "", "")
+	fs.StringVar(&f.only, "run", "", "")
 	fs.StringVar(&f.record, "record", "", "")
 	fs.StringVar(&f.replay, "replay", "", "")
 	fs.StringVar(&f.knowledge, "knowledge", "", "")
@@ -112,7 +97,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprint(stderr, evalUsage)
 		return err
 	}
-	cases, err := loadCases(fs.Args(), f.run)
+	cases, err := loadCases(fs.Args(), f.only)
 	if err != nil {
 		return err
 	}
@@ -159,8 +144,9 @@ func (f *evalFlags) check() error {
 	return nil
 }
 
-// loadCases reads the cases of paths (the shipped set without paths) whose names match run.
-func loadCases(paths []string, run string) ([]*eval.Case, error) {
+// loadCases reads the cases of paths (the shipped set without paths) whose names
+// match the regular expression only ("": all).
+func loadCases(paths []string, only string) ([]*eval.Case, error) {
 	var cases []*eval.Case
 	var err error
 	if len(paths) == 0 {
@@ -168,10 +154,10 @@ func loadCases(paths []string, run string) ([]*eval.Case, error) {
 	} else {
 		cases, err = eval.Load(paths...)
 	}
-	if err != nil || run == "" {
+	if err != nil || only == "" {
 		return cases, err
 	}
-	re, err := regexp.Compile(run)
+	re, err := regexp.Compile(only)
 	if err != nil {
 		return nil, fmt.Errorf("eval: --run: %w", err)
 	}
@@ -182,7 +168,7 @@ func loadCases(paths []string, run string) ([]*eval.Case, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("eval: --run %q matches no case", run)
+		return nil, fmt.Errorf("eval: --run %q matches no case", only)
 	}
 	return out, nil
 }
