@@ -53,13 +53,13 @@ It exits non-zero when a case did not pass.
 
 // evalFlags are the flags of threadwright eval.
 type evalFlags struct {
-	repeat, concurrency int
-	passRate, maxCost   float64
-	timeout             time.Duration
+	repeat, concurrency  int
+	passRate, maxCost    float64
+	timeout              time.Duration
 	only, record, replay string
-	knowledge, rubric   string
-	jsonOut, junitOut   string
-	demo, list, compare bool
+	knowledge, rubric    string
+	jsonOut, junitOut    string
+	demo, list, compare  bool
 }
 
 // runEval runs "threadwright eval ARGS" (args are what follows "eval").
