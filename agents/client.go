@@ -373,6 +373,12 @@ func WithTextSink(ctx context.Context, sink conversation.TextSink) context.Conte
 	return context.WithValue(ctx, textSinkKey{}, sink)
 }
 
+// TextSinkFrom returns the sink ctx carries (WithTextSink), or nil. A Completer that
+// does not stream, such as the replay of a recording (package eval/cassette), writes
+// each completion's content to it whole, so that the answer reaches the thread as
+// Client's would.
+func TextSinkFrom(ctx context.Context) conversation.TextSink { return textSinkFrom(ctx) }
+
 // textSinkFrom returns the sink ctx carries, or nil.
 func textSinkFrom(ctx context.Context) conversation.TextSink {
 	s, _ := ctx.Value(textSinkKey{}).(conversation.TextSink)

@@ -31,8 +31,9 @@ type agentSet struct {
 }
 
 // newAgents makes the model client (its calls counted by mx), unless model is set,
-// and the agents on it, with the tools of registry.
-func (rc *runConfig) newAgents(model agents.Completer, registry *agents.Registry, mx *metrics.Metrics) (agentSet, error) {
+// and the agents on it, with the tools of registry. hooks wrap the model clients and
+// the scope check.
+func (rc *runConfig) newAgents(model agents.Completer, registry *agents.Registry, mx *metrics.Metrics, hooks Hooks) (agentSet, error) {
 	a := agentSet{model: model, modelConfig: rc.clientConfig(rc.log)}
 	if mx != nil {
 		a.modelConfig.Metrics = mx
@@ -41,6 +42,14 @@ func (rc *runConfig) newAgents(model agents.Completer, registry *agents.Registry
 		a.client = agents.NewClient(a.modelConfig)
 		a.model = a.client
 	}
+	profiles := modelProfiles(rc.files.profiles, a.modelConfig, a.client)
+	if hooks.Model != nil {
+		a.model = hooks.Model(a.model)
+		for name, p := range profiles {
+			p.Client = hooks.Model(p.Client)
+			profiles[name] = p
+		}
+	}
 	if rc.ScopeDescription != "" || len(rc.ScopeAllow) > 0 || len(rc.ScopeDeny) > 0 {
 		allow, _ := compileAll(rc.ScopeAllow) // validated by LoadConfig
 		deny, _ := compileAll(rc.ScopeDeny)
@@ -48,6 +57,9 @@ func (rc *runConfig) newAgents(model agents.Completer, registry *agents.Registry
 			Client: a.model, Model: rc.OpenAISmallModel, Description: rc.ScopeDescription,
 			Allow: allow, Deny: deny, Prompts: rc.prompts, Logger: rc.log,
 		})
+		if hooks.Scope != nil {
+			a.scope = hooks.Scope(a.scope)
+		}
 	}
 	var err error
 	if a.executor, err = rc.newExecutor(a.model, registry); err != nil {
@@ -56,7 +68,7 @@ func (rc *runConfig) newAgents(model agents.Completer, registry *agents.Registry
 	a.workflow = agents.NewWorkflowAgent(agents.WorkflowAgentConfig{
 		Client: a.model, Model: rc.OpenAIModel, SmallModel: rc.OpenAISmallModel, Prompts: rc.prompts, Logger: rc.log,
 		Tools: registry, Policy: rc.files.policy, ToolTimeout: rc.ToolTimeout,
-		Profiles: modelProfiles(rc.files.profiles, a.modelConfig, a.client),
+		Profiles: profiles,
 	})
 	a.summarizer = agents.NewSummarizer(agents.SummarizerConfig{Client: a.model, Model: rc.OpenAISmallModel, Prompts: rc.prompts, Logger: rc.log})
 	return a, nil
@@ -129,11 +141,10 @@ func (rc *runConfig) buildTools(ctx context.Context, extra func(*agents.Registry
 	return r, sources, nil
 }
 
-// registerKnowledge registers the tool that searches the knowledge base (docs/tools.md,
-// "Knowledge base") in r, when st has one.
-func registerKnowledge(r *agents.Registry, st conversation.Store) error {
-	kb, ok := st.(conversation.Knowledge)
-	if !ok {
+// registerKnowledge registers the tool that searches the knowledge base kb
+// (docs/tools.md, "Knowledge base") in r, when there is one.
+func registerKnowledge(r *agents.Registry, kb conversation.Knowledge) error {
+	if kb == nil {
 		return nil
 	}
 	if err := r.Register(toolbox.KnowledgeTool(kb, toolbox.DefaultKnowledgeLimit)); err != nil {

@@ -40,6 +40,9 @@ type Main struct {
 	// Fetcher, when set, reads the pages of the workflows' fetch artifacts instead of
 	// the network (threadwright dev's offline demo: demo.SourceFetcher).
 	Fetcher conversation.SourceFetcher
+	// Hooks, when set, watch or replace parts of the run: threadwright eval records
+	// every model call, tool call and scope verdict of a case through them.
+	Hooks Hooks
 	// SetDefault makes Run's logger, which scrubs the configured secrets, the
 	// process's default (slog.SetDefault, through which the log package writes too).
 	// The binary sets it; tests that run several Mains in one process do not.
@@ -115,8 +118,15 @@ func (m *Main) open(ctx context.Context) (err error) {
 		return err
 	}
 	m.store.Store(m.db)
-	if err := registerKnowledge(tools, m.db); err != nil {
+	kb, _ := m.db.(conversation.Knowledge)
+	if m.Hooks.Knowledge != nil {
+		kb = m.Hooks.Knowledge
+	}
+	if err := registerKnowledge(tools, kb); err != nil {
 		return err
+	}
+	if m.Hooks.Tool != nil { // every tool is registered by now
+		tools.Wrap(m.Hooks.Tool)
 	}
 	if !m.noMetrics { // every tool is registered by now
 		m.metrics = newMetrics(rc.Config, rc.files.profiles, rc.files.workflows.Names(), tools)
@@ -124,7 +134,7 @@ func (m *Main) open(ctx context.Context) (err error) {
 	if m.slack, err = rc.openSlack(ctx, m.db, m.metrics); err != nil {
 		return err
 	}
-	if m.agents, err = rc.newAgents(m.Model, tools, m.metrics); err != nil {
+	if m.agents, err = rc.newAgents(m.Model, tools, m.metrics, m.Hooks); err != nil {
 		return err
 	}
 	if err := m.openService(ctx); err != nil {

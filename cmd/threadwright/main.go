@@ -39,6 +39,10 @@ Usage:
                          list the workflows (built-in and $WORKFLOWS_DIR)
   threadwright workflows validate [PATH...]
                          check workflow files (default: all); exits non-zero with file:line: reason
+  threadwright eval [--demo | --replay FILE] [--record FILE] [--json FILE] [--junit FILE] [PATH...]
+                         run eval cases (default: the shipped set) through the real pipeline with an
+                         emulated Slack, and judge them; --compare OLD.json NEW.json shows regressions
+                         (docs/eval.md)
   threadwright version   print the version
   threadwright help      print this help
 
@@ -85,6 +89,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runUsage(ctx, args[1:], time.Now(), stdout, stderr)
 	case "healthcheck":
 		return runHealthcheck(ctx, stdout)
+	case "eval":
+		return runEval(ctx, args[1:], stdout, stderr)
 	case "workflows":
 		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), stdout, stderr)
 	case "manifest":

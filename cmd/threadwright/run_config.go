@@ -63,3 +63,18 @@ func loadConfigFiles(c *Config) (f configFiles, err error) {
 	}
 	return f, checkProfiles(f.workflows.All(), f.profiles)
 }
+
+// Hooks let the caller of Main.Run watch the model calls, tool calls and scope
+// verdicts of a run, and give it another knowledge base: threadwright eval (package
+// eval) records a case's run through them. A nil field changes nothing.
+type Hooks struct {
+	// Model wraps every model client: the main one (Main.Model, or OPENAI_BASE_URL's
+	// client) and each of MODEL_PROFILES's.
+	Model func(agents.Completer) agents.Completer
+	// Tool wraps every tool, once all are registered.
+	Tool func(agents.ToolSpec, agents.Tool) agents.Tool
+	// Scope wraps the scope check, when SCOPE_* configure one.
+	Scope func(conversation.ScopeChecker) conversation.ScopeChecker
+	// Knowledge, when set, is what search_knowledge searches instead of the store.
+	Knowledge conversation.Knowledge
+}

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
-	"gopkg.in/yaml.v3"
 
 	"github.com/threadwright/threadwright/conversation"
 )
@@ -34,51 +32,7 @@ its cost as "?" (docs/operations.md, "Usage, cost and budgets").
 
 // usageConfig is what the usage command reads from the environment besides the store.
 type usageConfig struct {
-	ModelPrices string `envconfig:"MODEL_PRICES" group:"Usage reports" desc:"threadwright usage only: YAML or JSON file of model prices in USD per million input and output tokens, such as gpt-4o: {input: 2.50, output: 10.00} (docs/operations.md, \"Usage, cost and budgets\")"`
-}
-
-// Price is a model's price in USD per million tokens (the MODEL_PRICES file).
-type Price struct {
-	Input  float64 `yaml:"input" json:"input"`
-	Output float64 `yaml:"output" json:"output"`
-}
-
-// Prices are model prices by model name, as the MODEL_PRICES file gives them.
-type Prices map[string]Price
-
-// loadPrices reads the MODEL_PRICES file at path (YAML, or JSON, which YAML reads
-// too); "" is no prices. Errors name the file and the problem: unknown fields,
-// negative prices.
-func loadPrices(path string) (Prices, error) {
-	if path == "" {
-		return nil, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("MODEL_PRICES: %w", err)
-	}
-	var p Prices
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("MODEL_PRICES: %s: want model: {input: USD per million tokens, output: USD per million tokens}: %w", path, err)
-	}
-	for model, pr := range p {
-		if pr.Input < 0 || pr.Output < 0 {
-			return nil, fmt.Errorf("MODEL_PRICES: %s: model %q: prices must not be negative", path, model)
-		}
-	}
-	return p, nil
-}
-
-// cost returns the cost in USD of prompt and completion tokens of model, and false
-// when p has no price for model.
-func (p Prices) cost(model string, prompt, completion int64) (float64, bool) {
-	pr, ok := p[model]
-	if !ok {
-		return 0, false
-	}
-	return (float64(prompt)*pr.Input + float64(completion)*pr.Output) / 1e6, true
+	ModelPrices string `envconfig:"MODEL_PRICES" group:"Usage reports" desc:"threadwright usage and threadwright eval only: YAML or JSON file of model prices in USD per million input and output tokens, such as gpt-4o: {input: 2.50, output: 10.00} (docs/operations.md, \"Usage, cost and budgets\")"`
 }
 
 // usageLine is one line of the usage report: a group's sums over its models.
@@ -95,7 +49,7 @@ type usageLine struct {
 
 // usageLines sums totals (a group's lines, one per model) by group, priced with p,
 // in the order of each group's first line.
-func usageLines(totals []conversation.UsageTotal, p Prices) []usageLine {
+func usageLines(totals []conversation.UsageTotal, p conversation.Prices) []usageLine {
 	var lines []usageLine
 	at := map[string]int{}
 	for _, t := range totals {
@@ -109,7 +63,7 @@ func usageLines(totals []conversation.UsageTotal, p Prices) []usageLine {
 		l.Turns += t.Turns
 		l.PromptTokens += t.PromptTokens
 		l.CompletionTokens += t.CompletionTokens
-		if c, ok := p.cost(t.Model, t.PromptTokens, t.CompletionTokens); ok {
+		if c, ok := p.Cost(t.Model, t.PromptTokens, t.CompletionTokens); ok {
 			l.Cost += c
 		} else if !slices.Contains(l.Unpriced, t.Model) {
 			l.Unpriced = append(l.Unpriced, t.Model)
@@ -159,7 +113,7 @@ func runUsage(ctx context.Context, args []string, now time.Time, stdout, stderr 
 	if err := envconfig.Process("", &uc); err != nil {
 		return configError(err)
 	}
-	prices, err := loadPrices(uc.ModelPrices)
+	prices, err := conversation.LoadPrices(uc.ModelPrices)
 	if err != nil {
 		return err
 	}

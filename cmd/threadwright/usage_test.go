@@ -19,7 +19,7 @@ func TestUsageTable(t *testing.T) {
 	if err := os.WriteFile(prices, []byte(`{"gpt-a": {"input": 1, "output": 2}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err := loadPrices(prices)
+	p, err := conversation.LoadPrices(prices)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,8 +50,8 @@ Note: MODEL_PRICES has no price for "local"; their cost is shown as "?".
 		if err := os.WriteFile(bad, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := loadPrices(bad); err == nil || !strings.HasPrefix(err.Error(), "MODEL_PRICES: ") {
-			t.Errorf("loadPrices(%q) = %v; want a MODEL_PRICES error", text, err)
+		if _, err := conversation.LoadPrices(bad); err == nil || !strings.HasPrefix(err.Error(), "MODEL_PRICES: ") {
+			t.Errorf("conversation.LoadPrices(%q) = %v; want a MODEL_PRICES error", text, err)
 		}
 	}
 }
