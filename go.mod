@@ -19,7 +19,7 @@ require (
 	github.com/prometheus/common v0.66.1
 	github.com/rs/zerolog v1.28.0
 	github.com/sashabaranov/go-openai v1.43.0
-	github.com/slack-go/slack v0.34.0
+	github.com/slack-go/slack v0.35.0
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.72.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0
