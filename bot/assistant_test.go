@@ -63,7 +63,7 @@ func TestAssistantThreadEventIncomplete(t *testing.T) {
 // TestManifestAssistantView reads the manifest as slack-go's own manifest type reads
 // it, and checks it has what the sample of testdata/assistant asks for.
 func TestManifestAssistantView(t *testing.T) {
-	out, err := NewManifest("threadwright").YAML()
+	out, err := NewManifestFor("threadwright", SurfaceAssistant).YAML()
 	if err != nil {
 		t.Fatal(err)
 	}

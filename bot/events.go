@@ -44,6 +44,9 @@ func inputFromEvent(ev slackevents.EventsAPIEvent, me Identity) (in conversation
 		return in, false, dropNotCallback
 	}
 	team := cmp.Or(ev.TeamID, me.TeamID)
+	if in, handled, ok, reason := agentInput(ev.InnerEvent.Data, team, cb.EventID); handled {
+		return in, ok, reason // the agent view's events (agent.go)
+	}
 	var msg conversation.UserMessage
 	var channel string
 	switch e := ev.InnerEvent.Data.(type) {

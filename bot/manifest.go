@@ -2,7 +2,9 @@ package bot
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/slack-go/slack"
 	"gopkg.in/yaml.v3"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -21,14 +23,40 @@ var BotScopes = []string{
 	"users:read",        // users.info (with include_locale: the user's language)
 	"commands",          // the /threadwright slash command and the message shortcut
 	"files:write",       // files.getUploadURLExternal / completeUploadExternal (reports)
-	"assistant:write",   // assistant.threads.setSuggestedPrompts, setTitle (and setStatus in assistant threads)
+	"assistant:write",   // assistant.threads.setSuggestedPrompts, setTitle (and setStatus in assistant threads); agents.sessions.setStatus, rename
 }
 
-// BotEvents are the bot events the app subscribes to.
-// assistant_thread_started and assistant_thread_context_changed are the assistant
-// view's (docs/tools.md, "Assistant view"); its messages come as message.im.
+// AgentScopes are the scopes the agent view adds to BotScopes (docs/tools.md, "Agent
+// view"): what the person views is read with them.
+var AgentScopes = []string{
+	"channels:read", // conversations.info: the viewed channel's name, purpose and whether the bot is a member
+	"groups:read",   // the same for private channels
+	"files:read",    // files.info: the names of the viewed canvases and lists
+}
+
+// BotEvents are the bot events the app subscribes to in the assistant view:
+// assistant_thread_started and assistant_thread_context_changed are its
+// (docs/tools.md, "Assistant view"); its messages come as message.im.
 var BotEvents = []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim",
 	"assistant_thread_started", "assistant_thread_context_changed"}
+
+// AgentEvents are the bot events the app subscribes to in the agent view
+// (docs/tools.md, "Agent view"): the Messages tab opened (app_home_opened), what the
+// person views (app_context_changed), and the person's Stop and rename of an agent
+// session (agent_session_stopped, agent_session_title_changed).
+var AgentEvents = []string{"app_mention", "message.channels", "message.groups", "message.im", "message.mpim",
+	"app_home_opened", "app_context_changed", "agent_session_stopped", "agent_session_title_changed"}
+
+// Surface is where a person talks to the app in its own space (AGENT_SURFACE).
+type Surface string
+
+// The surfaces. SurfaceAgent is Slack's advice for new apps
+// (https://docs.slack.dev/ai/migrating-to-agent-messaging: new apps can only use
+// agent_view, and assistant_view "will eventually be deprecated").
+const (
+	SurfaceAgent     Surface = "agent"     // features.agent_view: the Messages tab, agent sessions
+	SurfaceAssistant Surface = "assistant" // features.assistant_view: the split view
+)
 
 // Manifest is a Slack app manifest (https://api.slack.com/reference/manifests), the
 // subset threadwright fills in.
@@ -50,8 +78,12 @@ type Manifest struct {
 		// AssistantView turns on Slack's assistant view: the app's split view with
 		// suggested prompts and thread titles (https://docs.slack.dev/ai).
 		AssistantView *AssistantView `yaml:"assistant_view,omitempty"`
-		Shortcuts     []Shortcut     `yaml:"shortcuts"`
-		SlashCommands []SlashCommand `yaml:"slash_commands"`
+		// AgentView turns on Slack's agent messaging experience: conversations in the
+		// app's Messages tab, agent sessions with a native Stop
+		// (https://docs.slack.dev/ai/agent-sessions).
+		AgentView     *slack.AgentView `yaml:"agent_view,omitempty"`
+		Shortcuts     []Shortcut       `yaml:"shortcuts"`
+		SlashCommands []SlashCommand   `yaml:"slash_commands"`
 	} `yaml:"features"`
 	OAuthConfig struct {
 		Scopes struct {
@@ -102,11 +134,15 @@ type Shortcut struct {
 	Description string `yaml:"description"`
 }
 
-// NewManifest returns threadwright's app manifest for an app named name: Socket Mode on,
-// interactivity on, the assistant view with conversation.DefaultSuggestedPrompts, the
-// /threadwright command, the message shortcut ShortcutCallbackID, BotScopes and
-// BotEvents.
-func NewManifest(name string) Manifest {
+// NewManifest is NewManifestFor the default surface, SurfaceAgent.
+func NewManifest(name string) Manifest { return NewManifestFor(name, SurfaceAgent) }
+
+// NewManifestFor returns threadwright's app manifest for an app named name: Socket
+// Mode on, interactivity on, the /threadwright command, the message shortcut
+// ShortcutCallbackID and BotScopes; on surface, the agent view (with AgentScopes and
+// AgentEvents) or the assistant view (with BotEvents), each with
+// conversation.DefaultSuggestedPrompts.
+func NewManifestFor(name string, surface Surface) Manifest {
 	var m Manifest
 	m.DisplayInformation.Name = name
 	m.DisplayInformation.Description = "LLM agents that work inside your Slack threads."
@@ -114,9 +150,21 @@ func NewManifest(name string) Manifest {
 	m.Features.AppHome.MessagesTabEnabled = true
 	m.Features.BotUser.DisplayName = name
 	m.Features.BotUser.AlwaysOnline = true
-	m.Features.AssistantView = &AssistantView{AssistantDescription: "Ask questions, run tools and start workflows; answers use the channel you are viewing."}
-	for _, p := range conversation.DefaultSuggestedPrompts {
-		m.Features.AssistantView.SuggestedPrompts = append(m.Features.AssistantView.SuggestedPrompts, SuggestedPrompt(p))
+	const description = "Ask questions, run tools and start workflows; answers use the channel you are viewing."
+	m.OAuthConfig.Scopes.Bot = BotScopes
+	m.Settings.EventSubscriptions.BotEvents = BotEvents
+	if surface == SurfaceAssistant {
+		m.Features.AssistantView = &AssistantView{AssistantDescription: description}
+		for _, p := range conversation.DefaultSuggestedPrompts {
+			m.Features.AssistantView.SuggestedPrompts = append(m.Features.AssistantView.SuggestedPrompts, SuggestedPrompt(p))
+		}
+	} else {
+		m.Features.AgentView = &slack.AgentView{AgentDescription: description}
+		for _, p := range conversation.DefaultSuggestedPrompts {
+			m.Features.AgentView.SuggestedPrompts = append(m.Features.AgentView.SuggestedPrompts, slack.ManifestSuggestedPrompt(p))
+		}
+		m.OAuthConfig.Scopes.Bot = append(slices.Clone(BotScopes), AgentScopes...)
+		m.Settings.EventSubscriptions.BotEvents = AgentEvents
 	}
 	m.Features.Shortcuts = []Shortcut{{
 		Name:        "Workflow commands",
@@ -129,8 +177,6 @@ func NewManifest(name string) Manifest {
 		Description: "Start and manage threadwright workflows",
 		UsageHint:   conversation.CommandUsageHint,
 	}}
-	m.OAuthConfig.Scopes.Bot = BotScopes
-	m.Settings.EventSubscriptions.BotEvents = BotEvents
 	m.Settings.Interactivity.IsEnabled = true
 	m.Settings.SocketModeEnabled = true
 	return m

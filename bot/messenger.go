@@ -521,6 +521,10 @@ func (s *stream) Stop(ctx context.Context, final bool) (string, error) {
 		opts = append(opts, slack.MsgOptionBlocks(s.done...))
 	}
 	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts, opts...); err != nil {
+		var se slack.SlackErrorResponse
+		if errors.As(err, &se) && se.Err == "message_not_in_streaming_state" {
+			return s.ts, nil // Slack halted it already: the session's native Stop (agent_session_stopped)
+		}
 		return s.ts, fmt.Errorf("chat.stopStream: %w", err)
 	}
 	return s.ts, nil

@@ -34,6 +34,9 @@ type Prompt struct {
 	// ContextChannelID, in an assistant thread, is the channel the person views: its
 	// strategy and tool policy apply (PolicyChannel); "" elsewhere.
 	ContextChannelID string
+	// Viewing, in the agent view, is what the person is looking at (agentview.go):
+	// the model is told, its message text as untrusted data; nil elsewhere.
+	Viewing *Viewing
 	// AnswerSink, when not nil, receives the text of the executor's model calls as it
 	// streams (content only, never tool-call arguments), so the answer can be shown
 	// while it is written. It is optional: an executor may ignore it (the planner

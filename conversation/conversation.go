@@ -37,6 +37,8 @@ type State struct {
 	// Assistant is set in an assistant thread (conversation/assistant/view.go): the
 	// channel the person views, and whether the greeting and title were set.
 	Assistant *AssistantView `json:"assistant,omitempty"`
+	// Session is the thread's agent session (agentview.go), once one was set.
+	Session *Session `json:"session,omitempty"`
 	// Retry is the click or command whose workflow step failed and was rolled back,
 	// which the failure message's Retry button runs again; the thread's next
 	// workflow turn clears it.

@@ -155,7 +155,8 @@ func (in Input) User() string {
 }
 
 // KindAssistantThread is an event of an assistant thread (Input.Thread):
-// assistant_thread_started or assistant_thread_context_changed.
+// assistant_thread_started or assistant_thread_context_changed; or of the agent view
+// (agentview.go): app_home_opened, app_context_changed, agent_session_title_changed.
 const KindAssistantThread InputKind = "assistant_thread"
 
 // The events of an assistant thread (AssistantThreadInput.Event), named as Slack names
@@ -176,12 +177,20 @@ type AssistantThreadInput struct {
 	// sends no context outside a channel); ContextTeamID its workspace.
 	ContextChannelID string `json:"context_channel_id,omitempty"`
 	ContextTeamID    string `json:"context_team_id,omitempty"`
+	// Viewed, for AppContextChanged, are the items the person views, most relevant
+	// first (at most MaxViewedItems).
+	Viewed []ViewedItem `json:"viewed,omitempty"`
+	// Title, for SessionTitleChanged, is the title the person gave the session.
+	Title string `json:"title,omitempty"`
 }
 
 // AssistantView is the state of an assistant thread (State.Assistant).
 type AssistantView struct {
 	// ContextChannelID is the channel the person viewed last ("" for none).
 	ContextChannelID string `json:"context_channel_id,omitempty"`
+	// Viewed, in the Messages tab (MessagesTab), is what the person views
+	// (app_context_changed), most relevant first.
+	Viewed []ViewedItem `json:"viewed,omitempty"`
 	// Greeted is set once the greeting was posted; Titled once the thread's title was
 	// set from its first question.
 	Greeted bool `json:"greeted,omitempty"`

@@ -179,7 +179,7 @@ func (m *Main) openService(ctx context.Context) (err error) {
 		return err
 	}
 	svc, err := rc.newService(serviceParts{
-		store: m.db, spool: m.spool, metrics: m.metrics, messenger: m.slack.messenger, agents: m.agents, fetcher: m.Fetcher,
+		store: m.db, spool: m.spool, metrics: m.metrics, messenger: m.slack.messenger, agents: m.agents, fetcher: m.Fetcher, agent: m.slack.agent,
 	})
 	if err != nil {
 		return err

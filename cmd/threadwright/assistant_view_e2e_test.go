@@ -42,6 +42,7 @@ channels:
 	h := newHarness(t, emulator.Config{})
 	h.env["SUGGESTED_PROMPTS"] = prompts
 	h.env["TOOL_POLICY"] = policy
+	h.env["AGENT_SURFACE"] = "assistant"
 	return h
 }
 

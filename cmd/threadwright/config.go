@@ -13,6 +13,7 @@ import (
 	"github.com/threadwright/threadwright/agents/planner"
 	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/api"
+	"github.com/threadwright/threadwright/bot"
 )
 
 // StoreConfig selects the store; it is all that `threadwright migrate` needs.
@@ -75,6 +76,7 @@ type Config struct {
 
 	ToolPolicy string `envconfig:"TOOL_POLICY" desc:"YAML file of per-channel tool allowlists (docs/tools.md, \"Tool policy\"); unset, every channel may use every tool"`
 
+	AgentSurface     string `envconfig:"AGENT_SURFACE" group:"Answers" default:"agent" desc:"Where people talk to the app in its own space: agent (Slack's agent view: the Messages tab, agent sessions with their status, title and native Stop, and what the person views told to the model) or assistant (the older assistant view, for apps that have not migrated). Match the app's manifest (threadwright manifest); docs/tools.md, \"Agent view\""`
 	SuggestedPrompts string `envconfig:"SUGGESTED_PROMPTS" group:"Answers" desc:"YAML file of the assistant view's greeting and suggested prompts, by default and per channel (docs/tools.md, \"Assistant view\"); unset, a built-in greeting and prompts"`
 
 	FetchAllowPrivate bool          `envconfig:"FETCH_ALLOW_PRIVATE" group:"Tools" default:"false" desc:"Let fetch_url (and fetch: artifacts) reach private, loopback and link-local addresses. This also opens cloud metadata endpoints, so use it with care"`
@@ -183,6 +185,7 @@ func (c *Config) checks() []envCheck {
 		{c.HistoryMessages > 0, "HISTORY_MESSAGES", "a whole number above 0"},
 		{c.HistoryTokens > 0, "HISTORY_TOKENS", "a whole number above 0"},
 		{c.MaxReplyMessages > 0, "MAX_REPLY_MESSAGES", "a whole number above 0"},
+		{c.AgentSurface == string(bot.SurfaceAgent) || c.AgentSurface == string(bot.SurfaceAssistant), "AGENT_SURFACE", "agent or assistant"},
 		{c.FetchMaxBytes > 0, "FETCH_MAX_BYTES", "a whole number of bytes above 0"},
 		{c.FetchTimeout > 0, "FETCH_TIMEOUT", "a positive duration"},
 		{c.SearxngURL == "" || isHTTPURL(c.SearxngURL), "SEARXNG_URL", "an http(s) URL of a SearXNG instance"},

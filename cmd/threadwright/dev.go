@@ -12,6 +12,7 @@ import (
 
 	"github.com/kelseyhightower/envconfig"
 
+	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/playground/demo"
 	"github.com/threadwright/threadwright/playground/emulator"
 )
@@ -83,6 +84,11 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 	defer emu.Close()
 	ec := emu.Config()
 	c.SlackBotToken, c.SlackAppToken, c.SlackAPIURL = ec.BotToken, ec.AppToken, emu.URL()
+	if os.Getenv("AGENT_SURFACE") == "" {
+		// The playground's page shows the assistant view (docs/playground.md); the
+		// emulator's agent view is driven through its Go API.
+		c.AgentSurface = string(bot.SurfaceAssistant)
+	}
 	c.DatabaseURL = ""                // the playground always uses its own embedded store
 	c.DataDir = devDataDir(c.DataDir) // threadwright ingest --dev fills its knowledge base
 	if err := c.validate(); err != nil {

@@ -253,6 +253,7 @@ func carries(r openaitest.Request, texts ...string) bool {
 
 func TestE2EDirectMessage(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
+	h.env["AGENT_SURFACE"] = "assistant" // the agent view greets the Messages tab instead (TestE2EMessagesTabGreetsOnce)
 	h.start()
 	h.ai.Push(openaitest.Response{Text: "Hi Alice!"})
 	ts := h.post(dm, alice, "hello", "")

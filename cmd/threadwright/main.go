@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -94,7 +95,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "workflows":
 		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), stdout, stderr)
 	case "manifest":
-		out, err := bot.NewManifest("threadwright").YAML()
+		surface := bot.Surface(cmp.Or(os.Getenv("AGENT_SURFACE"), string(bot.SurfaceAgent)))
+		if surface != bot.SurfaceAgent && surface != bot.SurfaceAssistant {
+			return fmt.Errorf("AGENT_SURFACE=%q: want agent or assistant", surface)
+		}
+		out, err := bot.NewManifestFor("threadwright", surface).YAML()
 		if err != nil {
 			return err
 		}

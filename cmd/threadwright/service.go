@@ -4,6 +4,7 @@ import (
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/agents/web"
+	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/service"
 	"github.com/threadwright/threadwright/metrics"
@@ -19,13 +20,15 @@ type serviceParts struct {
 	// fetcher reads the pages of the workflows' fetch artifacts (Main.Fetcher, or nil
 	// for fetch_url's; see sourceFetcher).
 	fetcher conversation.SourceFetcher
+	// agent serves the agent view (AGENT_SURFACE=agent); nil: the assistant view.
+	agent *bot.Agent
 }
 
 // newService makes the conversation service on p (docs/architecture.md, "Layers of
 // conversation"); it starts no work until its Start.
 func (rc *runConfig) newService(p serviceParts) (*service.Service, error) {
 	profiles, policy := rc.files.profiles, rc.files.policy
-	return service.NewService(service.Config{
+	cfg := service.Config{
 		Store:       p.metrics.Store(p.store),
 		Metrics:     p.metrics,
 		Spool:       p.spool,
@@ -65,7 +68,11 @@ func (rc *runConfig) newService(p serviceParts) (*service.Service, error) {
 		BudgetTokensPerChannelDay: rc.BudgetTokensPerChannelDay,
 		Admins:                    rc.Admins,
 		WebhookEvents:             len(rc.WebhookURLs) > 0,
-	})
+	}
+	if p.agent != nil && rc.AgentSurface == string(bot.SurfaceAgent) {
+		cfg.AgentView, cfg.Viewing, cfg.Sessions = true, p.agent, p.agent
+	}
+	return service.NewService(cfg)
 }
 
 // sourceFetcher is the fetcher of the workflows' fetch artifacts: f when set

@@ -26,6 +26,8 @@ type slackConn struct {
 	// (docs/workflows.md, "Buttons are signed").
 	raw       *bot.Messenger
 	messenger *bot.SigningMessenger
+	// agent reads what a person views and sets agent sessions (AGENT_SURFACE=agent).
+	agent *bot.Agent
 }
 
 // openSlack reads the signer of the buttons from st, makes the Slack Web API client
@@ -52,7 +54,7 @@ func (rc *runConfig) openSlack(ctx context.Context, st conversation.Store, mx *m
 	}
 	rc.log.Info("authenticated with Slack", "team", me.TeamName, "team_id", me.TeamID, "bot_user", me.UserName, "bot_user_id", me.UserID)
 	raw := bot.NewMessenger(api, me, rc.log, bot.WithMaxReplyMessages(rc.MaxReplyMessages))
-	return slackConn{api: api, me: me, signer: signer, raw: raw, messenger: bot.NewSigningMessenger(raw, signer)}, nil
+	return slackConn{api: api, me: me, signer: signer, raw: raw, messenger: bot.NewSigningMessenger(raw, signer), agent: bot.NewAgent(api, rc.log)}, nil
 }
 
 // actionSigner returns the Signer of button values, keyed by the installation's

@@ -31,6 +31,7 @@ func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversat
 		Text:     history.Clip(msg.Text, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
 	}
+	prompt.Viewing = s.viewing(ctx, r, cp)                          // the agent view's (agentview.go)
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
 	if s.titleThread(ctx, r, cp.Conversation.State, msg.Text) {
 		a := *cp.Conversation.State.Assistant

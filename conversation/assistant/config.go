@@ -37,6 +37,12 @@ type Config struct {
 	// failure came from.
 	Redact   func(string) string
 	Classify conversation.Classifier
+	// AgentView says the app uses Slack's agent view (AGENT_SURFACE=agent; docs/tools.md,
+	// "Agent view"): a DM's threads are the Messages tab's conversations, told what
+	// the person views; Viewing reads it (nil: the channel's policy applies, and the
+	// model is told nothing of it).
+	AgentView bool
+	Viewing   conversation.ViewReader
 	// Now returns the current time.
 	Now func() time.Time
 }

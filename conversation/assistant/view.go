@@ -37,6 +37,10 @@ func (s *Handler) workflowPrompts() []conversation.SuggestedPrompt {
 // (once) and sets the suggested prompts for that channel.
 func (s *Handler) ThreadEvent(ctx context.Context, r *turns.Run) error {
 	ev := r.In.Thread
+	switch ev.Event {
+	case conversation.AppHomeOpened, conversation.AppContextChanged, conversation.SessionTitleChanged:
+		return s.agentEvent(ctx, r) // agentview.go
+	}
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
 		cp, err = &conversation.Checkpoint{Conversation: conversation.Conversation{Key: r.In.Key, State: conversation.State{Mode: conversation.ModeAssistant, StartedBy: ev.UserID}}}, nil
@@ -112,7 +116,7 @@ func contextChannel(st conversation.State) string {
 // very first message to the bot is greeted first, as an assistant thread is.
 func (s *Handler) DirectMessage(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) {
 	msg := r.In.Message
-	if msg == nil || !msg.Direct || msg.ThreadTS != msg.TS || cp.Conversation.State.Assistant != nil {
+	if msg == nil || !msg.Direct || msg.ThreadTS != msg.TS || cp.Conversation.State.Assistant != nil || s.cfg.AgentView {
 		return
 	}
 	r.Out.SetBroadcast()

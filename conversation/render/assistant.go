@@ -147,3 +147,16 @@ func ShownArguments(args string) string {
 func CutTask(redact func(string) string, text string, n int) string {
 	return textcut.Ellipsis(redact(text), n, nil)
 }
+
+// MessagesTabGreeting is the greeting of the agent view's Messages tab (docs/tools.md,
+// "Agent view"): greeting, then each suggested prompt on a line of its own, its title
+// in bold and the message to send. Slack has no suggested prompts outside a thread,
+// so they are part of the text.
+func MessagesTabGreeting(greeting string, prompts []conversation.SuggestedPrompt) string {
+	var b strings.Builder
+	b.WriteString(greeting)
+	for _, p := range prompts {
+		fmt.Fprintf(&b, "\n• *%s* — %s", strings.TrimSpace(p.Title), strings.TrimSpace(p.Message))
+	}
+	return b.String()
+}

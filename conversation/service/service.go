@@ -42,6 +42,13 @@ type Config struct {
 	// (APPROVER_USER_IDS); otherwise a workflow's approvers setting decides.
 	Approvers []string
 
+	// AgentView says the app uses Slack's agent view (AGENT_SURFACE=agent;
+	// docs/tools.md, "Agent view"); Viewing reads what the person views there, and
+	// Sessions sets the agent session of every thread a turn works in (nil: none).
+	AgentView bool
+	Viewing   conversation.ViewReader
+	Sessions  conversation.Sessions
+
 	// Format converts the model's Markdown (artifact texts and options) to the chat's
 	// markup when they are shown in cards (mrkdwn.FromMarkdown of package agents/mrkdwn for Slack's mrkdwn); nil
 	// shows them as written. The report file keeps the Markdown.
@@ -193,7 +200,7 @@ func NewService(cfg Config) (*Service, error) {
 		MaxAttempts: cfg.MaxAttempts, LeaseTTL: cfg.LeaseTTL, FinalTimeout: cfg.FinalTimeout,
 		MaxQueuedPerThread: cfg.MaxQueuedPerThread, MaxQueuedPerUser: cfg.MaxQueuedPerUser,
 		UserRate: cfg.UserRate, UserBurst: cfg.UserBurst, NoticeInterval: cfg.NoticeInterval,
-		Redact: cfg.Redact, Owner: cfg.Owner, Now: cfg.Now, Model: cfg.Model,
+		Redact: cfg.Redact, Owner: cfg.Owner, Now: cfg.Now, Model: cfg.Model, Sessions: cfg.Sessions,
 	}
 	if cfg.WebhookEvents {
 		rc.Events = workflowrun.Events(cfg.Workflows)
@@ -208,6 +215,7 @@ func NewService(cfg Config) (*Service, error) {
 			Summarizer: cfg.Summarizer, HistoryTokens: cfg.HistoryTokens, HistoryMessages: cfg.HistoryMessages,
 			MaxPromptChars: cfg.MaxPromptChars, NoStreaming: cfg.NoStreaming, Format: cfg.Format, Model: cfg.Model,
 			SuggestedPrompts: cfg.SuggestedPrompts, Workflows: cfg.Workflows, Redact: cfg.Redact, Classify: cfg.Classify, Now: cfg.Now,
+			AgentView: cfg.AgentView, Viewing: cfg.Viewing,
 		}, cfg.Logger, raw),
 		workflows: workflowrun.New(workflowrun.Config{
 			Messenger: cfg.Messenger, Store: cfg.Store, Workflows: cfg.Workflows, Agent: cfg.Agent,

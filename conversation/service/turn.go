@@ -28,6 +28,8 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 		return s.assistant.ThreadEvent(ctx, r)
 	case in.Kind == conversation.KindAction && in.Action != nil && assistant.IsToolDecision(in.Action.Action.Name):
 		return s.assistant.ToolDecision(ctx, r)
+	case sessionStop(in):
+		return s.stopSession(ctx, r)
 	case in.IsRetry() && in.Key.ThreadTS != "":
 		if handled, err := s.assistant.Retry(ctx, r); handled {
 			return err
@@ -110,4 +112,29 @@ func (s *Service) workflowTurn(ctx context.Context, r *turns.Run, cp *conversati
 		r.ClearStatus() // finishTurn did not
 	}
 	return handled, err
+}
+
+// sessionStop reports whether in is an agent session's native Stop
+// (agent_session_stopped) that found nothing running when it came.
+func sessionStop(in conversation.Input) bool {
+	return in.Kind == conversation.KindAction && in.Action != nil && in.Action.Action.Name == conversation.ActionStop &&
+		in.Action.Action.Arg == conversation.SessionStop
+}
+
+// stopSession runs a session's native Stop that found nothing running when it came:
+// it stops the thread's pipeline, between two of its turns, as its Stop button does;
+// with none under way it does nothing (docs/tools.md, "Agent view").
+func (s *Service) stopSession(ctx context.Context, r *turns.Run) error {
+	cp, err := r.Load(ctx)
+	if errors.Is(err, conversation.ErrNotFound) {
+		return r.Drop(ctx, conversation.InputDone)
+	}
+	if err != nil {
+		return err
+	}
+	if wf := cp.Conversation.State.Workflow; wf == nil || wf.Pipeline == nil || wf.Pipeline.Stopped() {
+		return r.Drop(ctx, conversation.InputDone)
+	}
+	_, err = s.workflowTurn(ctx, r, cp, nil)
+	return err
 }

@@ -68,6 +68,9 @@ type Config struct {
 	NoticeInterval     time.Duration
 	// Redact, when set, scrubs configured secrets out of every text sent to the chat.
 	Redact func(string) string
+	// Sessions, when set, sets the agent session of every thread a turn works in
+	// (session.go); nil: none are set.
+	Sessions conversation.Sessions
 	// Owner names this process in its leases (default: host name, process id and a
 	// random suffix, unique per start); Now is the clock (default time.Now).
 	Owner string

@@ -58,6 +58,9 @@ func (e *env) final(ctx context.Context) (context.Context, context.CancelFunc) {
 
 // setStatus shows status in the thread; failing to is logged, never fatal.
 func (e *env) setStatus(ctx context.Context, log *slog.Logger, key conversation.Key, status string) {
+	if key.ThreadTS == conversation.MessagesTab {
+		return // no thread to show it in
+	}
 	if err := e.cfg.Messenger.SetStatus(ctx, key, status); err != nil {
 		log.Debug("status not shown", "status", status, "error", err)
 	}

@@ -60,14 +60,15 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 	if a := in.Action; in.Kind == conversation.KindAction && a != nil && a.Action.Name == conversation.ActionStop {
 		// A Stop click cannot wait behind the turn it stops: it acts at once, here or
 		// on the replica that runs the turn. A pipeline between two of its turns is
-		// stopped in its turn, in order.
+		// stopped in its turn, in order; so is one the session's native Stop
+		// (conversation.SessionStop) did not find running here.
 		if s.threads.stopLocal(in.Key, a.Action.Arg, conversation.Stopped{By: a.UserID}) {
 			return true, nil
 		}
 		if err := s.cfg.Store.Signal(ctx, in.Key, conversation.StopRequest{Target: a.Action.Arg, By: a.UserID}); err != nil {
 			s.log.Warn("stop request not passed on", conversation.LogKeyThread, in.Key.String(), "error", err)
 		}
-		if !strings.HasPrefix(a.Action.Arg, conversation.RunStopPrefix) {
+		if !strings.HasPrefix(a.Action.Arg, conversation.RunStopPrefix) && a.Action.Arg != conversation.SessionStop {
 			return false, nil // nothing to store: the holder stops the turn, if it runs
 		}
 	}

@@ -265,7 +265,7 @@ func (ls leases) applyRequests(key conversation.Key, r *active, st conversation.
 		ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
 		r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
 	}
-	if st.Stop.Target != "" && r.stoppable && (st.Stop.Target == r.run || r.run == "" && st.Stop.Target == r.inputID) {
+	if st.Stop.Target != "" && r.stoppable && r.stoppedBy(st.Stop.Target) {
 		ls.log.Info("a Stop button on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID, "by", st.Stop.By)
 		r.cancel(conversation.Stopped{By: st.Stop.By})
 		go ls.clearSignal(key)

@@ -65,11 +65,11 @@ type Outbox struct {
 // lease that confirm and lost check. On a re-run (Attempts > 1) it reads what
 // earlier runs posted; when that fails, the turn goes on and may post again.
 func newOutbox(ctx context.Context, msgr conversation.Messenger, in conversation.Input, log *slog.Logger, confirm func(context.Context) error, lost func() bool) *Outbox {
-	o := &Outbox{msgr: msgr, key: in.Key, id: in.ID, confirm: confirm, lost: lost, used: map[string]bool{}}
+	o := &Outbox{msgr: msgr, key: in.Key.Posting(), id: in.ID, confirm: confirm, lost: lost, used: map[string]bool{}}
 	if in.Attempts <= 1 {
 		return o
 	}
-	posted, err := msgr.Posted(ctx, in.Key, in.ID, postedAfter(in))
+	posted, err := msgr.Posted(ctx, o.key, in.ID, postedAfter(in))
 	if err != nil {
 		log.Warn("what an earlier run of this input posted is unknown; it may be posted again", "error", err)
 		return o
@@ -107,7 +107,7 @@ func postedAfter(in conversation.Input) string {
 		return in.Action.MessageTS
 	case in.Command != nil && in.Command.MessageTS != "":
 		return in.Command.MessageTS
-	case in.Key.ThreadTS == "" && !in.CreatedAt.IsZero():
+	case in.Key.Posting().ThreadTS == "" && !in.CreatedAt.IsZero():
 		t := in.CreatedAt.Add(-time.Minute)
 		return fmt.Sprintf("%d.%06d", t.Unix(), t.Nanosecond()/1000)
 	}

@@ -48,9 +48,12 @@ type Run struct {
 	saved savedState
 	// meter counts the run's model usage by model (conversation/usage_meter.go); its
 	// context carries it.
-	meter  *conversation.UsageMeter
-	env    *env
-	intake *intake
+	meter *conversation.UsageMeter
+	// session is what the turn's end sets on its agent session (session.go); nil
+	// when it sets none.
+	session *sessionPlan
+	env     *env
+	intake  *intake
 }
 
 // savedState is what webhook events are derived from: a thread's workflow state and
@@ -167,7 +170,11 @@ func (e *envelope) runInput(t *thread, in conversation.Input) error {
 		func() bool { return e.threads.isLost(t) })
 	start := e.cfg.Now()
 	e.turnStarted(r, start)
+	e.sessionStart(ctx, r)
 	err := e.runTurn(ctx, r)
+	if err == nil {
+		e.sessionEnd(r)
+	}
 	span.end(ctx, err, e.ctx.Err() != nil)
 	e.cfg.Metrics.TurnEnded(string(r.In.Kind), turnOutcome(ctx, r.end, err, e.ctx.Err() != nil), e.cfg.Now().Sub(start))
 	switch {
@@ -312,6 +319,7 @@ func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Endi
 		if e.Update != nil {
 			e.Update(&st)
 		}
+		r.sessionUpdate(&st, len(e.Enqueue) > 0)
 		st.Turns++
 		st.PromptTokens += e.Usage.PromptTokens
 		st.CompletionTokens += e.Usage.CompletionTokens

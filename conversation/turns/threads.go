@@ -122,8 +122,7 @@ func (ts *threadSet) markRun(key conversation.Key, f func(*active)) {
 }
 
 // stopLocal cancels the thread's running turn in this process with cause when it is
-// stoppable and, when target is set, is the turn of that input or of that pipeline
-// run; a pipeline run is stopped only by its id. It reports whether it did.
+// stoppable and target stops it (stoppedBy). It reports whether it did.
 func (ts *threadSet) stopLocal(key conversation.Key, target string, cause conversation.Stopped) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -131,12 +130,24 @@ func (ts *threadSet) stopLocal(key conversation.Key, target string, cause conver
 	if t == nil || t.run == nil || !t.run.stoppable {
 		return false
 	}
-	a := t.run
-	if a.run != "" && target != a.run || a.run == "" && target != "" && a.inputID != target {
+	if !t.run.stoppedBy(target) {
 		return false
 	}
-	a.cancel(cause)
+	t.run.cancel(cause)
 	return true
+}
+
+// stoppedBy reports whether a Stop naming target stops a: the session's native Stop
+// (conversation.SessionStop) stops whatever runs; a pipeline run's Stop only that
+// run; any other, the turn of the input it names ("" for any input's).
+func (a *active) stoppedBy(target string) bool {
+	switch {
+	case target == conversation.SessionStop:
+		return true
+	case a.run != "":
+		return target == a.run
+	}
+	return target == "" || target == a.inputID
 }
 
 // stopOlder cancels the thread's running turn in this process with cause when it is

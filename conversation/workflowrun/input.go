@@ -183,7 +183,11 @@ func (t decoder) pipelineAction(ctx context.Context, act conversation.Action) er
 		if t.m.Running(t.ws()) != nil {
 			return nil
 		}
-		if err := t.m.Pipeline().Stop(t.ws(), strings.TrimPrefix(act.Arg, conversation.RunStopPrefix), t.user); err != nil {
+		id := strings.TrimPrefix(act.Arg, conversation.RunStopPrefix)
+		if act.Arg == conversation.SessionStop && t.ws().Pipeline != nil {
+			id = t.ws().Pipeline.ID // the session's native Stop names no run: the one under way
+		}
+		if err := t.m.Pipeline().Stop(t.ws(), id, t.user); err != nil {
 			return err
 		}
 		poster(t).showProgress(ctx, true)

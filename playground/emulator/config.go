@@ -152,6 +152,11 @@ type Channel struct {
 	Name string // without "#"; empty for IMs
 	Type string // ChannelTypeChannel (default), ChannelTypeGroup or ChannelTypeIM
 	User string // for IMs: the user the bot talks to
+	// Purpose is the channel's purpose (conversations.info).
+	Purpose string
+	// Outsider says the bot is not a member: conversations.info says is_member
+	// false, and conversations.replies refuses with not_in_channel.
+	Outsider bool
 }
 
 // Shortcut is a message shortcut of the app, as its manifest declares it

@@ -69,6 +69,9 @@ func (a *conversationsAPI) conversationsReplies(r *request) (object, error) {
 	if err := r.require("ts"); err != nil {
 		return nil, err
 	}
+	if ch.Outsider {
+		return nil, errCode("not_in_channel")
+	}
 	root := ch.root(r.get("ts"))
 	if root == nil {
 		return nil, errCode("thread_not_found")
@@ -246,9 +249,9 @@ func (a *conversationsAPI) channelObject(ch Channel) object {
 		o["is_im"] = false
 		o["is_mpim"] = false
 		o["is_general"] = ch.Name == "general"
-		o["is_member"] = true
+		o["is_member"] = !ch.Outsider
 		o["topic"] = object{"value": "", "creator": "", "last_set": 0}
-		o["purpose"] = object{"value": "", "creator": "", "last_set": 0}
+		o["purpose"] = object{"value": ch.Purpose, "creator": "", "last_set": 0}
 	}
 	return o
 }

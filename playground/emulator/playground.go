@@ -36,6 +36,7 @@ type playground struct {
 	modals  *modals
 	files   *filesAPI
 	assist  *assistantAPI
+	agent   *agentAPI
 	actions *blockActions
 	people  *people
 

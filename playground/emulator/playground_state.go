@@ -40,6 +40,8 @@ type (
 		Connected int                    `json:"connected"`
 		// Assistant are the person's assistant threads (assistant.go).
 		Assistant []AssistantThread `json:"assistant"`
+		// Sessions are the agent sessions of the threads (agent.go).
+		Sessions []AgentSession `json:"sessions"`
 	}
 	uiUser struct {
 		ID       string `json:"id"`
@@ -173,6 +175,7 @@ func (p *playground) snapshot(user, only string) (*uiSnapshot, error) {
 	p.addConversationsLocked(snap, user, only)
 	snap.Statuses = append(snap.Statuses, p.statusesLocked()...)
 	snap.Assistant = p.assist.assistantThreadsLocked(user)
+	snap.Sessions = p.agent.sessionsLocked()
 	for _, f := range p.files.sharedLocked() {
 		snap.Files = append(snap.Files, toUIFile(*f))
 	}

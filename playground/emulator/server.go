@@ -30,6 +30,7 @@ type Server struct {
 	*streamAPI
 	*filesAPI
 	*assistantAPI
+	*agentAPI
 	*modals
 	*people
 	*blockActions
@@ -77,6 +78,7 @@ func build(cfg Config, guard hostGuard) (*Server, *http.ServeMux) {
 		streamAPI:    &streamAPI{ws: ws, ev: ev},
 		filesAPI:     &filesAPI{ws: ws, ev: ev, files: make(map[string]*File)},
 		assistantAPI: &assistantAPI{ws: ws, ev: ev, threads: make(map[threadKey]*AssistantThread)},
+		agentAPI:     &agentAPI{ws: ws, ev: ev, sessions: make(map[threadKey]*AgentSession)},
 		modals:       &modals{ws: ws, hub: hub, in: in, views: make(map[string]*View)},
 		people:       &people{ws: ws, ev: ev, in: in},
 		blockActions: &blockActions{ws: ws, in: in},
@@ -88,6 +90,7 @@ func build(cfg Config, guard hostGuard) (*Server, *http.ServeMux) {
 		(&conversationsAPI{ws: ws}).methods(),
 		s.filesAPI.methods(),
 		s.assistantAPI.methods(),
+		s.agentAPI.methods(),
 		s.modals.methods(),
 	)
 	return s, s.routes(in, guard.port)
@@ -103,7 +106,7 @@ func (s *Server) routes(in *interactivity, port string) *http.ServeMux {
 	mux.HandleFunc("POST /upload/{file}", s.filesAPI.serveUpload)
 	mux.HandleFunc("GET /files/{file}/{name...}", s.filesAPI.serveFile)
 	mux.HandleFunc("POST /response/{id}", in.serveResponseURL)
-	ui := &playground{ws: s.workspace, hub: s.socketHub, modals: s.modals, files: s.filesAPI, assist: s.assistantAPI,
+	ui := &playground{ws: s.workspace, hub: s.socketHub, modals: s.modals, files: s.filesAPI, assist: s.assistantAPI, agent: s.agentAPI,
 		actions: s.blockActions, people: s.people, port: port}
 	if s.cfg.Hardened {
 		ui.session = randomToken("")

@@ -51,6 +51,9 @@ const (
 	// UpdateAssistant: an assistant thread's title or suggested prompts were set
 	// (Channel, ThreadTS set; see Server.AssistantThread).
 	UpdateAssistant = "assistant"
+	// UpdateSession: an agent session's status or title changed (Channel, ThreadTS
+	// set; see Server.Session).
+	UpdateSession = "session"
 )
 
 // Update is a change of the emulator's state, for live views such as a

@@ -1,0 +1,251 @@
+package bot
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
+)
+
+// The agent messaging experience (docs/tools.md, "Agent view"): its events become
+// inputs here (agentInput), and Agent reads what the person views and sets the agent
+// sessions of threads (https://docs.slack.dev/ai/agent-sessions).
+
+// MaxViewedMessageChars bounds the text of a viewed message given to the model.
+const MaxViewedMessageChars = 2000
+
+// agentInput turns the agent view's events into inputs: app_home_opened (the
+// Messages tab only) and app_context_changed into KindAssistantThread inputs of the
+// DM's Messages tab (conversation.MessagesTabKey), agent_session_title_changed into one
+// of the session's thread, agent_session_stopped into a Stop of whatever runs in the
+// thread (conversation.SessionStop). ok false means the event is not one of these.
+func agentInput(inner any, team, eventID string) (in conversation.Input, handled, ok bool, reason string) {
+	var th conversation.AssistantThreadInput
+	var key conversation.Key
+	var ts string
+	switch e := inner.(type) {
+	case *slackevents.AppHomeOpenedEvent:
+		if e.Tab != "messages" {
+			return in, true, false, dropUnhandledType
+		}
+		th = conversation.AssistantThreadInput{Event: conversation.AppHomeOpened, UserID: e.User, Viewed: viewedItems(e.Context)}
+		key, ts = conversation.MessagesTabKey(team, e.Channel), e.EventTimeStamp
+	case *slackevents.AppContextChangedEvent:
+		th = conversation.AssistantThreadInput{Event: conversation.AppContextChanged, UserID: e.User, Viewed: viewedItems(&e.Context)}
+		key, ts = conversation.MessagesTabKey(team, e.Channel), e.EventTimestamp
+	case *slackevents.AgentSessionTitleChangedEvent:
+		th = conversation.AssistantThreadInput{Event: conversation.SessionTitleChanged, UserID: e.User, Title: e.Title}
+		key, ts = conversation.Key{TeamID: team, ChannelID: e.Channel, ThreadTS: e.ThreadTimestamp}, e.EventTimestamp
+	case *slackevents.AgentSessionStoppedEvent:
+		key = conversation.Key{TeamID: team, ChannelID: e.Channel, ThreadTS: e.ThreadTimestamp}
+		if !key.Valid() || e.User == "" {
+			return in, true, false, dropIncomplete
+		}
+		return conversation.Input{
+			ID:      fmt.Sprintf("session_stop:%s:%s:%s:%s", team, e.Channel, e.ThreadTimestamp, cmp.Or(e.EventTimestamp, eventID)),
+			EventID: eventID,
+			Key:     key,
+			Kind:    conversation.KindAction,
+			Action: &conversation.ActionInput{UserID: e.User, Action: conversation.Action{
+				Name: conversation.ActionStop, Channel: e.Channel, ThreadTS: e.ThreadTimestamp, Arg: conversation.SessionStop}},
+		}, true, true, ""
+	default:
+		return in, false, false, ""
+	}
+	if !key.Valid() || th.UserID == "" {
+		return in, true, false, dropIncomplete
+	}
+	return conversation.Input{
+		ID:      fmt.Sprintf("agent:%s:%s:%s:%s:%s", team, key.ChannelID, key.ThreadTS, th.Event, cmp.Or(ts, eventID)),
+		EventID: eventID,
+		Key:     key,
+		Kind:    conversation.KindAssistantThread,
+		Thread:  &th,
+	}, true, true, ""
+}
+
+// viewedItems returns the items of an app context, most relevant first, at most
+// conversation.MaxViewedItems; entities of types it does not know are left out.
+func viewedItems(c *slackevents.AppContext) []conversation.ViewedItem {
+	if c == nil {
+		return nil
+	}
+	var out []conversation.ViewedItem
+	for _, e := range c.Entities {
+		var it conversation.ViewedItem
+		switch e.Type {
+		case slackevents.AppContextEntityChannel:
+			it = conversation.ViewedItem{Kind: conversation.ViewedChannel, ID: e.Value}
+		case slackevents.AppContextEntityCanvas:
+			it = conversation.ViewedItem{Kind: conversation.ViewedCanvas, ID: e.Value}
+		case slackevents.AppContextEntityList:
+			it = conversation.ViewedItem{Kind: conversation.ViewedList, ID: e.Value}
+		case slackevents.AppContextEntityMessageContext:
+			if e.Message == nil {
+				continue
+			}
+			it = conversation.ViewedItem{Kind: conversation.ViewedMessage, ChannelID: e.Message.ChannelID, TS: e.Message.MessageTimestamp}
+		default:
+			continue
+		}
+		if it.ID == "" && it.TS == "" {
+			continue
+		}
+		out = append(out, it)
+		if len(out) == conversation.MaxViewedItems {
+			break
+		}
+	}
+	return out
+}
+
+// Agent reads what a person views (conversation.ViewReader) and sets the agent
+// sessions of threads (conversation.Sessions) with the bot token. Where Slack refuses
+// sessions (the app is not declared an agent, an old workspace), it says why once in
+// the log and sets none after. It is safe for concurrent use.
+type Agent struct {
+	api *slack.Client
+	log *slog.Logger
+
+	mu  sync.Mutex
+	off bool // sessions refused: none are set after
+}
+
+var (
+	_ conversation.ViewReader = (*Agent)(nil)
+	_ conversation.Sessions   = (*Agent)(nil)
+)
+
+// NewAgent returns the Agent of api.
+func NewAgent(api *slack.Client, log *slog.Logger) *Agent {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Agent{api: api, log: log}
+}
+
+// ReadViewing reads what items name, only where the bot is a member of the channel:
+// the first channel's name and purpose (conversations.info; scopes channels:read,
+// groups:read), the first message's text (conversations.replies; channels:history,
+// groups:history), cut to MaxViewedMessageChars, and the names of canvases and lists
+// (files.info; files:read). What cannot be read is left out; the error is the first
+// failure, for the log.
+func (a *Agent) ReadViewing(ctx context.Context, team string, items []conversation.ViewedItem) (conversation.Viewing, error) {
+	var v conversation.Viewing
+	var first error
+	note := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	member := map[string]bool{}
+	isMember := func(id string) bool {
+		if ok, seen := member[id]; seen {
+			return ok
+		}
+		ch, err := a.api.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: id})
+		if err != nil {
+			note(fmt.Errorf("conversations.info %s: %w", id, err))
+		}
+		member[id] = err == nil && ch.IsMember
+		if member[id] && v.ChannelName == "" {
+			v.ChannelName, v.Purpose = ch.Name, textcut.Runes(ch.Purpose.Value, 250)
+		}
+		return member[id]
+	}
+	for _, it := range items {
+		switch it.Kind {
+		case conversation.ViewedChannel:
+			isMember(it.ID)
+		case conversation.ViewedMessage:
+			if v.Message != "" || !isMember(it.ChannelID) {
+				continue
+			}
+			msgs, _, _, err := a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
+				ChannelID: it.ChannelID, Timestamp: it.TS, Latest: it.TS, Oldest: it.TS, Inclusive: true, Limit: 1})
+			if err != nil {
+				note(fmt.Errorf("conversations.replies %s: %w", it.ChannelID, err))
+				continue
+			}
+			for _, m := range msgs {
+				if m.Timestamp == it.TS {
+					v.Message = textcut.Runes(m.Text, MaxViewedMessageChars)
+				}
+			}
+		case conversation.ViewedCanvas, conversation.ViewedList:
+			f, _, _, err := a.api.GetFileInfoContext(ctx, it.ID, 0, 0)
+			if err != nil {
+				note(fmt.Errorf("files.info %s: %w", it.ID, err))
+				continue
+			}
+			if name := textcut.Runes(cmp.Or(f.Title, f.Name), 120); name != "" {
+				v.Names = append(v.Names, name)
+			}
+		}
+	}
+	return v, first
+}
+
+// sessionRefusals are the errors of agents.sessions.* that mean no session can be
+// set in this workspace at all (https://docs.slack.dev/reference/methods/agents.sessions.setStatus).
+var sessionRefusals = map[string]bool{"not_allowed": true, "not_allowed_token_type": true, "missing_scope": true, "unknown_method": true, "feature_not_enabled": true}
+
+// SetSessionStatus sets the agent session of key's thread to status, creating it with
+// title and initiator if needed (agents.sessions.setStatus; scope assistant:write).
+// Errors: Slack's, wrapped; none once sessions were refused (logged once).
+func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, status, title, initiator string) error {
+	if a.disabled() {
+		return nil
+	}
+	_, err := a.api.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{
+		Status: status, ChannelID: key.ChannelID, ThreadTS: key.ThreadTS,
+		Title: textcut.Runes(title, conversation.MaxTitleChars), InitiatorUserID: initiator})
+	return a.check("agents.sessions.setStatus", err)
+}
+
+// RenameSession sets the title of the agent session of key's thread
+// (agents.sessions.rename; scope assistant:write). Errors: as SetSessionStatus.
+func (a *Agent) RenameSession(ctx context.Context, key conversation.Key, title string) error {
+	if a.disabled() {
+		return nil
+	}
+	_, err := a.api.RenameAgentSessionContext(ctx, slack.AgentSessionRenameParameters{
+		Title: textcut.Runes(title, conversation.MaxTitleChars), ChannelID: key.ChannelID, ThreadTS: key.ThreadTS})
+	return a.check("agents.sessions.rename", err)
+}
+
+func (a *Agent) disabled() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.off
+}
+
+// check wraps err of method; a refusal of sessions as such turns them off, with one
+// log line that says why.
+func (a *Agent) check(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se slack.SlackErrorResponse
+	if errors.As(err, &se) && sessionRefusals[strings.TrimSpace(se.Err)] {
+		a.mu.Lock()
+		first := !a.off
+		a.off = true
+		a.mu.Unlock()
+		if first {
+			a.log.Warn("agent sessions are off: Slack refused them (is the app declared an agent, with agent_view in its manifest?); threads work as before, without a session status, title or native Stop",
+				"method", method, "error", se.Err)
+		}
+		return nil
+	}
+	return fmt.Errorf("%s: %w", method, err)
+}

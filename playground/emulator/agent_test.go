@@ -1,0 +1,109 @@
+package emulator_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/threadwright/threadwright/playground/emulator"
+)
+
+// TestAgentSessionCalls: agents.sessions.setStatus and rename through slack-go,
+// refused as Slack refuses them (the rules in agent.go), and the session they leave.
+func TestAgentSessionCalls(t *testing.T) {
+	emu := MustStart(t, emulator.Config{})
+	api := NewAPI(emu)
+	ts, err := emu.PostUserMessage("C0GENERAL", "U0ALICE", "<@U0BOT> hi", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		p    slack.AgentSessionSetStatusParameters
+		code string
+	}{
+		"unknown status": {slack.AgentSessionSetStatusParameters{Status: "running", ChannelID: "C0GENERAL", ThreadTS: ts}, "invalid_arguments"},
+		"no channel":     {slack.AgentSessionSetStatusParameters{Status: "active", ThreadTS: ts}, "invalid_arguments"},
+		"unknown thread": {slack.AgentSessionSetStatusParameters{Status: "active", ChannelID: "C0GENERAL", ThreadTS: "1.000001"}, "invalid_thread_ts"},
+	} {
+		if _, err := api.SetAgentSessionStatus(tc.p); slackError(t, err) != tc.code {
+			t.Errorf("%s: error %v, want %s", name, err, tc.code)
+		}
+	}
+	if _, err := api.RenameAgentSession(slack.AgentSessionRenameParameters{Title: "x", ChannelID: "C0GENERAL", ThreadTS: ts}); slackError(t, err) != "session_not_found" {
+		t.Errorf("rename without a session: %v", err)
+	}
+	if _, ok := emu.Session("C0GENERAL", ts); ok {
+		t.Fatal("a refused call made a session")
+	}
+
+	// The first call creates the session with its title; later titles are ignored.
+	r, err := api.SetAgentSessionStatus(slack.AgentSessionSetStatusParameters{Status: "processing", ChannelID: "C0GENERAL", ThreadTS: ts, Title: "hi", InitiatorUserID: "U0ALICE"})
+	if err != nil || r.Status != "processing" || r.Title != "hi" {
+		t.Fatalf("setStatus: %+v, %v", r, err)
+	}
+	if _, err := api.SetAgentSessionStatus(slack.AgentSessionSetStatusParameters{Status: "active", ChannelID: "C0GENERAL", ThreadTS: ts, Title: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.RenameAgentSession(slack.AgentSessionRenameParameters{Title: strings.Repeat("x", emulator.MaxSessionTitle+1), ChannelID: "C0GENERAL", ThreadTS: ts}); slackError(t, err) != "invalid_arguments" {
+		t.Errorf("a title too long: %v", err)
+	}
+	if _, err := api.RenameAgentSession(slack.AgentSessionRenameParameters{Title: "greeting", ChannelID: "C0GENERAL", ThreadTS: ts}); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := emu.Session("C0GENERAL", ts)
+	if s.Title != "greeting" || s.Initiator != "U0ALICE" || strings.Join(s.History, ",") != "processing,active" || len(s.Renames) != 1 {
+		t.Errorf("session %+v", s)
+	}
+}
+
+// TestNativeStopHaltsStreams: the person's Stop halts the thread's stream (a later
+// append is refused with message_not_in_streaming_state) and sends
+// agent_session_stopped with the halted stream's ts, in the shape slack-go decodes;
+// a rename sends agent_session_title_changed.
+func TestNativeStopHaltsStreams(t *testing.T) {
+	emu := MustStart(t, emulator.Config{})
+	b := StartBot(t, emu)
+	ctx := testContext(t)
+	api := NewAPI(emu)
+	ts, err := emu.PostUserMessage("D0ALICE", "U0ALICE", "hi", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.SetAgentSessionStatus(slack.AgentSessionSetStatusParameters{Status: "processing", ChannelID: "D0ALICE", ThreadTS: ts, Title: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	_, streamTS, err := api.StartStream("D0ALICE", slack.MsgOptionTS(ts), slack.MsgOptionRecipientUserID("U0ALICE"), slack.MsgOptionRecipientTeamID("T0TEAM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	halted, err := emu.StopSession("D0ALICE", ts, "U0ALICE")
+	if err != nil || len(halted) != 1 || halted[0] != streamTS {
+		t.Fatalf("halted %v, %v", halted, err)
+	}
+	if _, _, err := api.AppendStream("D0ALICE", streamTS, slack.MsgOptionMarkdownText("more")); slackError(t, err) != "message_not_in_streaming_state" {
+		t.Errorf("append after the native Stop: %v", err)
+	}
+	if err := emu.RenameSessionAs("D0ALICE", ts, "U0ALICE", "Mine"); err != nil {
+		t.Fatal(err)
+	}
+	var stopped *slackevents.AgentSessionStoppedEvent
+	var renamed *slackevents.AgentSessionTitleChangedEvent
+	for stopped == nil || renamed == nil {
+		req, ev := b.NextEvent(t, ctx)
+		b.MustAck(t, req)
+		switch e := ev.InnerEvent.Data.(type) {
+		case *slackevents.AgentSessionStoppedEvent:
+			stopped = e
+		case *slackevents.AgentSessionTitleChangedEvent:
+			renamed = e
+		}
+	}
+	if stopped.ThreadTimestamp != ts || stopped.User != "U0ALICE" || len(stopped.StreamingMessageTimestamps) != 1 || stopped.StreamingMessageTimestamps[0] != streamTS {
+		t.Errorf("agent_session_stopped %+v", stopped)
+	}
+	if renamed.Title != "Mine" || renamed.PreviousTitle != "hi" || renamed.ThreadTimestamp != ts {
+		t.Errorf("agent_session_title_changed %+v", renamed)
+	}
+}
