@@ -178,6 +178,7 @@ func (c *Config) checks() []envCheck {
 		{c.ModelMaxConcurrent > 0, "MODEL_MAX_CONCURRENT", "a whole number above 0"},
 		{c.MaxConcurrentTurns > 0, "MAX_CONCURRENT_TURNS", "a whole number above 0"},
 		{c.LeaseTTL >= time.Second, "LEASE_TTL", "a duration of at least 1s"},
+		{c.DoubleTextingWindow > 0, "DOUBLE_TEXTING_WINDOW", "a positive duration"},
 		{c.DatabaseMaxConns >= 0, "DATABASE_MAX_CONNS", "a whole number above 0"},
 		{c.MaxSteps > 0, "MAX_STEPS", "a whole number above 0"},
 		{c.ToolTimeout > 0, "TOOL_TIMEOUT", "a positive duration"},
