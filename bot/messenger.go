@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
@@ -56,6 +57,29 @@ type Messenger struct {
 	noStatus map[string]bool
 	// reacted holds threads that carry StatusReaction.
 	reacted map[conversation.Key]bool
+	// rotate is the age at which a streamed answer continues in a fresh message
+	// (WithStreamRotation); now is the clock it is measured with.
+	rotate time.Duration
+	now    func() time.Time
+}
+
+// DefaultStreamRotation is the age at which a streamed answer continues in a fresh
+// message: Slack ends a stream about five minutes after chat.startStream, and later
+// appends fail with message_not_in_streaming_state.
+const DefaultStreamRotation = 4 * time.Minute
+
+// WithStreamRotation sets the age at which a streamed answer continues in a fresh
+// message (default DefaultStreamRotation; after <= 0 keeps it), measured with now
+// (nil: time.Now).
+func WithStreamRotation(after time.Duration, now func() time.Time) MessengerOption {
+	return func(m *Messenger) {
+		if after > 0 {
+			m.rotate = after
+		}
+		if now != nil {
+			m.now = now
+		}
+	}
 }
 
 var _ conversation.Messenger = (*Messenger)(nil)
@@ -78,7 +102,8 @@ func NewMessenger(api *slack.Client, me Identity, log *slog.Logger, opts ...Mess
 	if log == nil {
 		log = slog.Default()
 	}
-	m := &Messenger{api: api, me: me, log: log, maxReplies: DefaultMaxReplyMessages, noStatus: map[string]bool{}, reacted: map[conversation.Key]bool{}}
+	m := &Messenger{api: api, me: me, log: log, maxReplies: DefaultMaxReplyMessages, noStatus: map[string]bool{}, reacted: map[conversation.Key]bool{},
+		rotate: DefaultStreamRotation, now: time.Now}
 	for _, o := range opts {
 		o(m)
 	}
@@ -475,7 +500,8 @@ func (m *Messenger) startStream(ctx context.Context, key conversation.Key, userI
 		return nil, fmt.Errorf("chat.startStream: %w", err)
 	}
 	tag.Replace = nil
-	return &stream{api: m.api, channel: key.ChannelID, ts: ts, tag: tag}, nil
+	return &stream{api: m.api, channel: key.ChannelID, ts: ts, tag: tag, started: m.now(), rotate: m.rotate, now: m.now, log: m.log,
+		fresh: func(ctx context.Context) (*stream, error) { return m.startStream(ctx, key, userID, tag, extra...) }}, nil
 }
 
 // stream is a message streamed with chat.appendStream and ended with chat.stopStream.
@@ -489,6 +515,37 @@ type stream struct {
 	chars int
 	// done are the blocks a final Stop adds (an answer's feedback buttons).
 	done []slack.Block
+	// started is when chat.startStream made the message; fresh starts the next
+	// message of the stream when it nears Slack's limit (rotate; see
+	// DefaultStreamRotation).
+	started time.Time
+	fresh   func(ctx context.Context) (*stream, error)
+	rotate  time.Duration
+	now     func() time.Time
+	log     *slog.Logger
+}
+
+// rotateIfOld continues the stream in a fresh message (chat.stopStream, then
+// chat.startStream in the same thread) once its message is rotate old, so that no
+// append meets Slack's expiry. The message left behind keeps what was appended to it
+// and is tagged as a part of the answer that is not its last (Tag.Final false). Errors:
+// chat.startStream's.
+func (s *stream) rotateIfOld(ctx context.Context) error {
+	if s.fresh == nil || s.rotate <= 0 || s.now().Sub(s.started) < s.rotate {
+		return nil
+	}
+	tag := s.tag
+	tag.Final = false
+	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts, tagOption(tag, 0, 1)); err != nil {
+		// Expired already (no append came for five minutes): its text stays.
+		s.log.Debug("streamed message not stopped before it continues in a fresh one", "ts", s.ts, "error", err)
+	}
+	next, err := s.fresh(ctx)
+	if err != nil {
+		return fmt.Errorf("continue the stream in a fresh message: %w", err)
+	}
+	s.ts, s.started, s.chars = next.ts, next.started, 0
+	return nil
 }
 
 // Append adds markdown to the message with chat.appendStream (markdown_text), its
@@ -498,6 +555,9 @@ type stream struct {
 func (s *stream) Append(ctx context.Context, markdown string) error {
 	if markdown == "" {
 		return nil
+	}
+	if err := s.rotateIfOld(ctx); err != nil {
+		return err
 	}
 	n := utf8.RuneCountInString(markdown)
 	if s.chars+n > MaxMessageChars {

@@ -90,6 +90,9 @@ type Turn struct {
 	// InputID, when set, is the input this turn answers; it is marked done in the
 	// same transaction, so an input is never answered twice nor lost.
 	InputID string
+	// Merged are the inputs merged into InputID's turn (Input.Burst): each is marked
+	// done with it, and Save fails with ErrConflict unless each is pending.
+	Merged []string
 	// Lease, when held, fences the write: Save fails with ErrLeaseLost unless the
 	// lease still holds Key (see Store.Acquire).
 	Lease Lease

@@ -1,7 +1,10 @@
 package conversation
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -65,6 +68,74 @@ type Input struct {
 
 	// Thread is set for KindAssistantThread.
 	Thread *AssistantThreadInput `json:"assistant_thread,omitempty"`
+
+	// Burst are the person's later messages merged into this one by the merge
+	// policy (DoubleTextingMerge), oldest first: the turn answers them all at once and
+	// its save marks them done (Turn.Merged). Set by the runtime when the turn
+	// begins, never stored.
+	Burst []Input `json:"-"`
+}
+
+// BurstMessages returns the person's messages in's turn answers: its Message and
+// those of its Burst, in the order the person sent them (by Slack ts: two replicas may
+// store them in another), none for an input without a Message.
+func (in Input) BurstMessages() []UserMessage {
+	if in.Message == nil {
+		return nil
+	}
+	out := []UserMessage{*in.Message}
+	for _, b := range in.Burst {
+		if b.Message != nil {
+			out = append(out, *b.Message)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b UserMessage) int { return compareTS(a.TS, b.TS) })
+	return out
+}
+
+// compareTS compares two Slack ts ("1700000000.000100") by time.
+func compareTS(a, b string) int {
+	as, af, _ := strings.Cut(a, ".")
+	bs, bf, _ := strings.Cut(b, ".")
+	if c := cmp.Compare(len(as), len(bs)); c != 0 {
+		return c
+	}
+	return cmp.Or(strings.Compare(as, bs), strings.Compare(af, bf))
+}
+
+// BurstIDs returns the ids of in's Burst (Turn.Merged).
+func (in Input) BurstIDs() []string {
+	var ids []string
+	for _, b := range in.Burst {
+		ids = append(ids, b.ID)
+	}
+	return ids
+}
+
+// DoubleTexting says what a person's message does when it arrives while a turn of its
+// thread runs, or waits to (docs/architecture.md, "Double texting").
+type DoubleTexting string
+
+// The double-texting policies.
+const (
+	// DoubleTextingInterrupt: the newer message stops the running turn, which says
+	// so, and is answered next.
+	DoubleTextingInterrupt DoubleTexting = "interrupt"
+	// DoubleTextingQueue: each message is answered in turn, in order.
+	DoubleTextingQueue DoubleTexting = "queue"
+	// DoubleTextingMerge: a message waits a short window for the person's next one;
+	// the burst is answered as one input, once the window passes without another.
+	// Messages that arrive while the burst's turn runs wait for it, as with queue.
+	DoubleTextingMerge DoubleTexting = "merge"
+)
+
+// ParseDoubleTexting returns the policy s names. Errors: s names none.
+func ParseDoubleTexting(s string) (DoubleTexting, error) {
+	switch p := DoubleTexting(s); p {
+	case DoubleTextingInterrupt, DoubleTextingQueue, DoubleTextingMerge:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown double-texting policy %q: expected interrupt, queue or merge", s)
 }
 
 // UserMessage is a person's message addressed to the bot.

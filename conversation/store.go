@@ -27,8 +27,8 @@ type Store interface {
 	// not exist yet). When turn.Lease is set, it must still hold turn.Key (same owner
 	// and fencing token). Its cost does not depend on the conversation's length.
 	// Errors, with nothing written: ErrLeaseLost when the lease check fails;
-	// ErrConflict when the version check fails, or when turn.InputID is set but that
-	// input is not pending (already answered, finished or never enqueued).
+	// ErrConflict when the version check fails, or when turn.InputID (or one of
+	// turn.Merged) is set but that input is not pending (already answered, finished or never enqueued).
 	Save(ctx context.Context, turn Turn) (Saved, error)
 	// Enqueue persists a pending input, numbered with the next Seq (the order in which
 	// a thread's inputs run), and tells the holder of the thread's lease, if any
@@ -43,6 +43,9 @@ type Store interface {
 	// (docs/operations.md, "Limits and secrets"). A pending input counts until it is done, dropped or failed,
 	// while it runs too.
 	CountPending(ctx context.Context, key Key, userID string, limit int) (PendingCounts, error)
+	// Pending returns up to limit pending inputs of thread key, lowest Seq first: the
+	// merge policy reads the burst a turn answers from them (DoubleTextingMerge).
+	Pending(ctx context.Context, key Key, limit int) ([]Input, error)
 	// Enqueued reports whether an input with id was enqueued, whatever its status:
 	// Submit asks before it refuses an input over a limit, since a copy Slack
 	// delivered again of an input already stored is a duplicate, never refused.

@@ -180,6 +180,7 @@ func (m *Main) openService(ctx context.Context) (err error) {
 	}
 	svc, err := rc.newService(serviceParts{
 		store: m.db, spool: m.spool, metrics: m.metrics, messenger: m.slack.messenger, agents: m.agents, fetcher: m.Fetcher, agent: m.slack.agent,
+		now: m.Hooks.Now,
 	})
 	if err != nil {
 		return err

@@ -58,6 +58,8 @@ type cluster struct {
 	// logs, when set, receives the output of process replicas instead of the test
 	// log (benchmarks).
 	logs io.Writer
+	// now, when set, is the clock of the replicas run in this process (Hooks.Now).
+	now func() time.Time
 
 	mu       sync.Mutex
 	replicas []*replica
@@ -154,6 +156,7 @@ func (c *cluster) replicaEnv(name string) map[string]string {
 		"TOOL_TIMEOUT": "2s", "MODEL_TIMEOUT": "20s", "SHUTDOWN_TIMEOUT": "5s",
 		"SCOPE_DESCRIPTION": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "", "WORKFLOWS_DIR": "", "APPROVER_USER_IDS": "",
 		"STREAM_ANSWERS": "false", "LEASE_TTL": "4s",
+		"DOUBLE_TEXTING":        "interrupt", // the tests of the policies set theirs (double_texting_e2e_test.go)
 		"MAX_QUEUED_PER_THREAD": "0", "MAX_QUEUED_PER_USER": "0", "USER_RATE": "0",
 	}
 	if c.dsn == "" {
@@ -190,6 +193,7 @@ func (c *cluster) startMain(name string) *replica {
 		c.t.Fatal(err)
 	}
 	m.Logger = slog.New(slog.NewTextHandler(testWriter{c.t}, &slog.HandlerOptions{Level: slog.LevelDebug})).With("replica", name)
+	m.Hooks.Now = c.now
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &replica{name: name, c: c, main: m, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- m.Run(ctx) }()

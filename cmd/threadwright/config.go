@@ -53,15 +53,18 @@ type Config struct {
 	// (docs/tools.md, "The tool-result contract").
 	ScopeClassifyResults bool `envconfig:"SCOPE_CLASSIFY_RESULTS" desc:"Check the tool results that carry no out_of_scope label against SCOPE_DESCRIPTION with the small model, one call per turn, before answering (docs/tools.md, \"The tool-result contract\"). Needs SCOPE_DESCRIPTION"`
 
-	MaxConcurrentTurns int           `envconfig:"MAX_CONCURRENT_TURNS" group:"Turns" default:"100" desc:"Turns running at once in this process, across threads. A turn spends most of its time waiting for the model and Slack, so the bound is high; the model's rate limit is met by MODEL_MAX_CONCURRENT's adaptive limit. A thread waiting for a free turn shows \"is waiting in line…\" as its status. One thread's inputs always run one at a time, in order, across all replicas"`
-	LeaseTTL           time.Duration `envconfig:"LEASE_TTL" default:"10s" desc:"How long a thread's lease lives without renewal (at least 1s; renewed every tenth of it). A replica that dies is taken over within LEASE_TTL plus a fifth of it (12 s by default), whatever TURN_TIMEOUT is"`
-	MaxSteps           int           `envconfig:"MAX_STEPS" default:"8" desc:"Model calls per turn that may use tools; then one last call must answer without tools"`
-	ToolTimeout        time.Duration `envconfig:"TOOL_TIMEOUT" default:"30s" desc:"Timeout of one tool call"`
-	TurnTimeout        time.Duration `envconfig:"TURN_TIMEOUT" default:"5m" desc:"Timeout of one whole turn. A turn past it says in the thread that it took too long, saves and finishes its input"`
-	HistoryMessages    int           `envconfig:"HISTORY_MESSAGES" default:"40" desc:"Newest messages of the thread loaded for a turn"`
-	HistoryTokens      int           `envconfig:"HISTORY_TOKENS" default:"8000" desc:"Estimated tokens (4 characters each) of thread history given to the model. Past it, or when the unsummarized messages fill three quarters of HISTORY_MESSAGES, the older half is summarized by the small model into the checkpoint. The prompt is then the summary plus the recent messages. Artifact texts, selections and workflow state live in the checkpoint and are never summarized away"`
-	ShutdownTimeout    time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"On SIGTERM/SIGINT, how long running turns may finish before they are cancelled. The threads of cancelled turns are handed over at once to another replica, or to this one when it starts again"`
-	RetentionDays      int           `envconfig:"RETENTION_DAYS" default:"0" desc:"Delete conversations idle for this many days, checked hourly (0 keeps them)"`
+	MaxConcurrentTurns    int           `envconfig:"MAX_CONCURRENT_TURNS" group:"Turns" default:"100" desc:"Turns running at once in this process, across threads. A turn spends most of its time waiting for the model and Slack, so the bound is high; the model's rate limit is met by MODEL_MAX_CONCURRENT's adaptive limit. A thread waiting for a free turn shows \"is waiting in line…\" as its status. One thread's inputs always run one at a time, in order, across all replicas"`
+	LeaseTTL              time.Duration `envconfig:"LEASE_TTL" default:"10s" desc:"How long a thread's lease lives without renewal (at least 1s; renewed every tenth of it). A replica that dies is taken over within LEASE_TTL plus a fifth of it (12 s by default), whatever TURN_TIMEOUT is"`
+	MaxSteps              int           `envconfig:"MAX_STEPS" default:"8" desc:"Model calls per turn that may use tools; then one last call must answer without tools"`
+	ToolTimeout           time.Duration `envconfig:"TOOL_TIMEOUT" default:"30s" desc:"Timeout of one tool call"`
+	TurnTimeout           time.Duration `envconfig:"TURN_TIMEOUT" default:"5m" desc:"Timeout of one whole turn. A turn past it says in the thread that it took too long, saves and finishes its input"`
+	DoubleTexting         string        `envconfig:"DOUBLE_TEXTING" default:"merge" desc:"What a person's message does when it arrives while a turn of its thread runs or waits: merge (wait DOUBLE_TEXTING_WINDOW after the person's newest message, then answer the burst of their messages as one question), queue (answer each message in turn), or interrupt (stop the running turn, which says so, and answer the newer message). merge is the default because people type a question in a few short messages (\"hey\" · \"can you check\" · \"the deploy of api-7?\"): they get one answer to all of it, not three answers of which two say they were stopped; docs/architecture.md, \"Double texting\""`
+	DoubleTextingChannels string        `envconfig:"DOUBLE_TEXTING_CHANNELS" desc:"Per-channel double-texting policies, e.g. C123:interrupt,C456:queue"`
+	DoubleTextingWindow   time.Duration `envconfig:"DOUBLE_TEXTING_WINDOW" default:"2s" desc:"How long merge waits after a person's newest message for their next one before it answers the burst. Each message of a burst restarts it; it delays every answer under merge by this much"`
+	HistoryMessages       int           `envconfig:"HISTORY_MESSAGES" default:"40" desc:"Newest messages of the thread loaded for a turn"`
+	HistoryTokens         int           `envconfig:"HISTORY_TOKENS" default:"8000" desc:"Estimated tokens (4 characters each) of thread history given to the model. Past it, or when the unsummarized messages fill three quarters of HISTORY_MESSAGES, the older half is summarized by the small model into the checkpoint. The prompt is then the summary plus the recent messages. Artifact texts, selections and workflow state live in the checkpoint and are never summarized away"`
+	ShutdownTimeout       time.Duration `envconfig:"SHUTDOWN_TIMEOUT" default:"30s" desc:"On SIGTERM/SIGINT, how long running turns may finish before they are cancelled. The threads of cancelled turns are handed over at once to another replica, or to this one when it starts again"`
+	RetentionDays         int           `envconfig:"RETENTION_DAYS" default:"0" desc:"Delete conversations idle for this many days, checked hourly (0 keeps them)"`
 
 	Strategy         string `envconfig:"STRATEGY" group:"Strategies" default:"react" desc:"How the assistant works: react (one tool-calling loop), planner (understand, plan tasks with dependencies, run independent tasks in parallel, reflect, answer), or auto (the small model picks per question); docs/tools.md, \"Strategies\""`
 	StrategyChannels string `envconfig:"STRATEGY_CHANNELS" desc:"Per-channel strategies, e.g. C123:planner,C456:react"`
@@ -177,6 +180,7 @@ func (c *Config) checks() []envCheck {
 		{c.ModelMaxConcurrent > 0, "MODEL_MAX_CONCURRENT", "a whole number above 0"},
 		{c.MaxConcurrentTurns > 0, "MAX_CONCURRENT_TURNS", "a whole number above 0"},
 		{c.LeaseTTL >= time.Second, "LEASE_TTL", "a duration of at least 1s"},
+		{c.DoubleTextingWindow > 0, "DOUBLE_TEXTING_WINDOW", "a positive duration"},
 		{c.DatabaseMaxConns >= 0, "DATABASE_MAX_CONNS", "a whole number above 0"},
 		{c.MaxSteps > 0, "MAX_STEPS", "a whole number above 0"},
 		{c.ToolTimeout > 0, "TOOL_TIMEOUT", "a positive duration"},
@@ -227,6 +231,9 @@ func (c *Config) validateParsed() error {
 	}
 	if _, err := planner.ParseChannelStrategies(c.StrategyChannels); err != nil {
 		return fmt.Errorf("STRATEGY_CHANNELS: expected channel:strategy pairs such as C123:planner,C456:react: %w", err)
+	}
+	if _, err := doubleTexting(c.DoubleTexting, c.DoubleTextingChannels); err != nil {
+		return err
 	}
 	if _, err := agents.ParseChannelFiles(c.ExecutorInstructionsChannels); err != nil {
 		return fmt.Errorf("EXECUTOR_INSTRUCTIONS_CHANNELS: expected channel:path pairs such as C123:/etc/tw/support.md: %w", err)

@@ -89,7 +89,8 @@ func (h *harness) start() {
 		"TOOL_TIMEOUT": "2s", "MODEL_TIMEOUT": "20s", "SHUTDOWN_TIMEOUT": "5s",
 		"SCOPE_DESCRIPTION": "", "SCOPE_ALLOW": "", "SCOPE_DENY": "",
 		"WORKFLOWS_DIR": "", "APPROVER_USER_IDS": "",
-		"STREAM_ANSWERS": "false", // tests of streaming turn it on
+		"STREAM_ANSWERS": "false",     // tests of streaming turn it on
+		"DOUBLE_TEXTING": "interrupt", // the tests of the policies set theirs (double_texting_e2e_test.go)
 		// Tests that send many inputs at once; the tests of the limits set them.
 		"MAX_QUEUED_PER_THREAD": "0", "MAX_QUEUED_PER_USER": "0", "USER_RATE": "0",
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"time"
+
 	"fmt"
 	"log/slog"
 
@@ -77,4 +79,7 @@ type Hooks struct {
 	Scope func(conversation.ScopeChecker) conversation.ScopeChecker
 	// Knowledge, when set, is what search_knowledge searches instead of the store.
 	Knowledge conversation.Knowledge
+	// Now, when set, is the conversation service's clock (the times of inputs, the
+	// merge policy's window): a test sets it forward rather than waiting.
+	Now func() time.Time
 }

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+	"time"
+
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/agents/web"
@@ -22,12 +26,18 @@ type serviceParts struct {
 	fetcher conversation.SourceFetcher
 	// agent serves the agent view (AGENT_SURFACE=agent); nil: the assistant view.
 	agent *bot.Agent
+	// now is the service's clock (Hooks.Now; nil: time.Now).
+	now func() time.Time
 }
 
 // newService makes the conversation service on p (docs/architecture.md, "Layers of
 // conversation"); it starts no work until its Start.
 func (rc *runConfig) newService(p serviceParts) (*service.Service, error) {
 	profiles, policy := rc.files.profiles, rc.files.policy
+	texting, err := doubleTexting(rc.DoubleTexting, rc.DoubleTextingChannels)
+	if err != nil {
+		return nil, err
+	}
 	cfg := service.Config{
 		Store:       p.metrics.Store(p.store),
 		Metrics:     p.metrics,
@@ -58,6 +68,9 @@ func (rc *runConfig) newService(p serviceParts) (*service.Service, error) {
 		MaxQueuedPerUser:    rc.MaxQueuedPerUser,
 		UserRate:            rc.UserRate,
 		UserBurst:           rc.UserBurst,
+		DoubleTexting:       texting,
+		MergeWindow:         rc.DoubleTextingWindow,
+		Now:                 p.now,
 		Redact:              rc.scrubber.String,
 		Classify:            failureClassifier{modelBases: modelURLs(rc.OpenAIBaseURL, profiles), slackBase: rc.SlackAPIURL}.Classify,
 		Model:               rc.OpenAIModel,
@@ -83,4 +96,34 @@ func sourceFetcher(f conversation.SourceFetcher, c *Config) conversation.SourceF
 		return f
 	}
 	return web.NewSourceFetcher(c.fetchConfig())
+}
+
+// doubleTexting returns the double-texting policy of each thread's channel
+// (DOUBLE_TEXTING, DOUBLE_TEXTING_CHANNELS; docs/architecture.md, "Double texting").
+// Errors: a setting that names no policy, or a malformed pair.
+func doubleTexting(def, channels string) (func(conversation.Key) conversation.DoubleTexting, error) {
+	p, err := conversation.ParseDoubleTexting(def)
+	if err != nil {
+		return nil, fmt.Errorf("DOUBLE_TEXTING: expected interrupt, queue or merge: %w", err)
+	}
+	byChannel := map[string]conversation.DoubleTexting{}
+	if strings.TrimSpace(channels) != "" {
+		pairs, bad := agents.ChannelPairs(channels)
+		if bad != "" {
+			return nil, fmt.Errorf("DOUBLE_TEXTING_CHANNELS: %q: expected channel:policy pairs such as C123:interrupt,C456:queue", bad)
+		}
+		for _, pair := range pairs {
+			cp, err := conversation.ParseDoubleTexting(pair[1])
+			if err != nil {
+				return nil, fmt.Errorf("DOUBLE_TEXTING_CHANNELS: channel %s: %w", pair[0], err)
+			}
+			byChannel[pair[0]] = cp
+		}
+	}
+	return func(key conversation.Key) conversation.DoubleTexting {
+		if cp, ok := byChannel[key.ChannelID]; ok {
+			return cp
+		}
+		return p
+	}, nil
 }

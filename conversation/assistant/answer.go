@@ -22,23 +22,30 @@ import (
 // Stop while tools run. earlier are thread messages from before the bot joined.
 func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
 	in, msg := r.In, r.In.Message
-	user := conversation.Message{Role: conversation.RoleUser, UserID: msg.UserID, Text: msg.Text, SlackTS: msg.TS}
+	// A burst (the merge policy, docs/architecture.md "Double texting") is saved as
+	// the person's messages, each with its ts, and asked as one question.
+	msgs, texts := earlier, []string(nil)
+	for _, m := range in.BurstMessages() {
+		msgs = append(msgs, conversation.Message{Role: conversation.RoleUser, UserID: m.UserID, Text: m.Text, SlackTS: m.TS})
+		texts = append(texts, m.Text)
+	}
+	text := strings.Join(texts, "\n")
 	prompt := conversation.Prompt{
 		Key:      in.Key,
 		Summary:  cp.Conversation.State.Summary,
 		History:  s.clipAll(append(history.Dialogue(cp.Messages), earlier...)),
 		UserID:   msg.UserID,
-		Text:     history.Clip(msg.Text, s.cfg.MaxPromptChars),
+		Text:     history.Clip(text, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
 	}
 	prompt.Viewing = s.viewing(ctx, r, cp)                          // the agent view's (agentview.go)
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
-	if s.titleThread(ctx, r, cp.Conversation.State, msg.Text) {
+	if s.titleThread(ctx, r, cp.Conversation.State, text) {
 		a := *cp.Conversation.State.Assistant
 		a.Titled = true
 		cp.Conversation.State.Assistant = &a
 	}
-	return s.respond(ctx, r, cp, prompt, append(earlier, user))
+	return s.respond(ctx, r, cp, prompt, msgs)
 }
 
 // respond answers prompt with the assistant pipeline and ends the turn, saving msgs

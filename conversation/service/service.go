@@ -113,6 +113,13 @@ type Config struct {
 	// NoticeInterval is the least time between two notices to one person that an
 	// input was refused by a limit (default DefaultNoticeInterval).
 	NoticeInterval time.Duration
+	// DoubleTexting returns the policy of thread key's channel for a person's message
+	// that arrives while a turn of the thread runs or waits (nil or "":
+	// turns.DefaultDoubleTexting); MergeWindow is how long the merge policy waits for
+	// a person's next message (default turns.DefaultMergeWindow). See
+	// docs/architecture.md, "Double texting".
+	DoubleTexting func(key conversation.Key) conversation.DoubleTexting
+	MergeWindow   time.Duration
 	// Redact, when set, scrubs configured secret values out of every text sent to the
 	// chat (replies, cards, ephemeral messages, streamed pieces, files) and out of the
 	// failure reasons kept in a workflow's state (docs/operations.md, "Limits and secrets").
@@ -200,6 +207,7 @@ func NewService(cfg Config) (*Service, error) {
 		MaxAttempts: cfg.MaxAttempts, LeaseTTL: cfg.LeaseTTL, FinalTimeout: cfg.FinalTimeout,
 		MaxQueuedPerThread: cfg.MaxQueuedPerThread, MaxQueuedPerUser: cfg.MaxQueuedPerUser,
 		UserRate: cfg.UserRate, UserBurst: cfg.UserBurst, NoticeInterval: cfg.NoticeInterval,
+		DoubleTexting: cfg.DoubleTexting, MergeWindow: cfg.MergeWindow,
 		Redact: cfg.Redact, Owner: cfg.Owner, Now: cfg.Now, Model: cfg.Model, Sessions: cfg.Sessions,
 	}
 	if cfg.WebhookEvents {

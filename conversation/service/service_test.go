@@ -316,6 +316,10 @@ func newService(t testing.TB, cfg service.Config) *service.Service {
 	if cfg.LeaseTTL == 0 {
 		cfg.LeaseTTL = testLeaseTTL
 	}
+	if cfg.DoubleTexting == nil {
+		// The tests of a newer message stopping a turn; those of merge set it.
+		cfg.DoubleTexting = func(conversation.Key) conversation.DoubleTexting { return conversation.DoubleTextingInterrupt }
+	}
 	svc, err := service.NewService(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -694,11 +698,14 @@ func TestServiceTwoReplicasOneThread(t *testing.T) {
 			return conversation.Findings{Answer: name + ": " + p.Text}, nil
 		}
 	}
-	a := newService(t, service.Config{Store: st, Messenger: msgrA, Executor: exec("A"), Owner: "A"})
+	// The default policy, merge: B's follow-up, sent while A's turn runs, waits for
+	// it rather than stopping it (docs/architecture.md, "Double texting").
+	merge := func(conversation.Key) conversation.DoubleTexting { return conversation.DoubleTextingMerge }
+	a := newService(t, service.Config{Store: st, Messenger: msgrA, Executor: exec("A"), Owner: "A", DoubleTexting: merge, MergeWindow: time.Millisecond})
 	submit(t, a, mention(key, "100.0", "first"))
 	waitUntil(t, "A runs the first turn", func() bool { return running.Load() == 1 })
 	// B starts once A holds the thread (earlier, B's sweep could take it first).
-	b := newService(t, service.Config{Store: st, Messenger: msgrB, Executor: exec("B"), Owner: "B"})
+	b := newService(t, service.Config{Store: st, Messenger: msgrB, Executor: exec("B"), Owner: "B", DoubleTexting: merge, MergeWindow: time.Millisecond})
 	// The thread's first turn is not saved yet: B accepts the follow-up all the same.
 	if !submit(t, b, reply(key, "100.1", "second")) {
 		t.Fatal("B refused a follow-up in a thread whose first turn runs on A")

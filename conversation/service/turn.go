@@ -66,9 +66,14 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 	earlier = append(s.assistant.VoidToolApproval(ctx, r, cp), earlier...)
 	s.assistant.DirectMessage(ctx, r, cp) // docs/tools.md, "Assistant view"
 	if cp.Conversation.State.Mode == conversation.ModeWorkflow || ((msg.Mentioned || msg.Direct) && workflowrun.IsTextCommand(msg.Text, s.cfg.Workflows)) {
+		// A workflow turn takes one message: the rest of a burst (docs/architecture.md,
+		// "Double texting") stays pending and runs next, each as an input of its own.
+		burst := r.In.Burst
+		r.In.Burst = nil
 		if handled, err := s.workflowTurn(ctx, r, cp, earlier); handled {
 			return err
 		}
+		r.In.Burst = burst
 	}
 	return s.assistant.AnswerMessage(ctx, r, cp, earlier)
 }

@@ -23,6 +23,12 @@ const (
 	DefaultFinalTimeout = 2 * time.Minute
 	// DefaultNoticeInterval is the default of Config.NoticeInterval.
 	DefaultNoticeInterval = time.Minute
+	// DefaultDoubleTexting is the policy of a channel Config.DoubleTexting names none
+	// for: merge, so that a person who types a question in a few short messages gets
+	// one answer to all of it (docs/architecture.md, "Double texting").
+	DefaultDoubleTexting = conversation.DoubleTextingMerge
+	// DefaultMergeWindow is the default of Config.MergeWindow.
+	DefaultMergeWindow = 2 * time.Second
 )
 
 // Config configures a Runtime. Store and Messenger are required.
@@ -66,6 +72,13 @@ type Config struct {
 	UserRate           float64
 	UserBurst          int
 	NoticeInterval     time.Duration
+	// DoubleTexting, when set, returns the policy of thread key's channel for a
+	// person's message that arrives while a turn of the thread runs or waits (""
+	// and nil: DefaultDoubleTexting); MergeWindow is how long the merge policy waits
+	// after a person's newest message for their next one (default
+	// DefaultMergeWindow). See burst.go.
+	DoubleTexting func(key conversation.Key) conversation.DoubleTexting
+	MergeWindow   time.Duration
 	// Redact, when set, scrubs configured secrets out of every text sent to the chat.
 	Redact func(string) string
 	// Sessions, when set, sets the agent session of every thread a turn works in
@@ -94,6 +107,7 @@ func (cfg Config) withDefaults() Config {
 	setDefault(&cfg.LeaseTTL, DefaultLeaseTTL)
 	setDefault(&cfg.FinalTimeout, DefaultFinalTimeout)
 	setDefault(&cfg.NoticeInterval, DefaultNoticeInterval)
+	setDefault(&cfg.MergeWindow, DefaultMergeWindow)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

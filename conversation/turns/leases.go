@@ -261,7 +261,7 @@ func (ls leases) applyRequests(key conversation.Key, r *active, st conversation.
 	if r == nil {
 		return
 	}
-	if st.Message > r.seq && r.stoppable && r.run == "" {
+	if st.Message > r.seq && r.stoppable && r.interruptible && r.run == "" {
 		ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
 		r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
 	}

@@ -161,7 +161,7 @@ func (e *envelope) runInput(t *thread, in conversation.Input) error {
 	ctx, cancel := context.WithTimeout(stoppable, e.cfg.TurnTimeout)
 	defer cancel()
 	ctx, log, span := startTurn(ctx, in, log) // trace.go
-	e.threads.startRun(t, in, stop)
+	e.threads.startRun(t, in, stop, e.policy(in.Key) == conversation.DoubleTextingInterrupt)
 	defer e.threads.endRun(t)
 	r := &Run{In: in, lease: e.threads.leaseOf(t), Log: log, th: t, meter: &conversation.UsageMeter{}, env: e.env, intake: e.intake}
 	ctx = conversation.WithUsageMeter(ctx, r.meter)
@@ -323,7 +323,7 @@ func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Endi
 		st.Turns++
 		st.PromptTokens += e.Usage.PromptTokens
 		st.CompletionTokens += e.Usage.CompletionTokens
-		_, err := r.Checkpoint(ctx, conversation.Turn{Key: r.In.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.In.ID, Enqueue: e.Enqueue,
+		_, err := r.Checkpoint(ctx, conversation.Turn{Key: r.In.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.In.ID, Merged: r.In.BurstIDs(), Enqueue: e.Enqueue,
 			Usage: r.usageRecords(st, e.Usage, byModel, metered, 1)})
 		if !errors.Is(err, conversation.ErrConflict) || i+1 >= attempts {
 			if err != nil {

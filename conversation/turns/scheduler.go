@@ -100,6 +100,12 @@ func (s *scheduler) work(t *thread) {
 			return
 		}
 		in, err := s.begin(t)
+		if err == nil && in != nil {
+			var b conversation.Input
+			if b, err = s.burst(t, *in); err == nil {
+				in = &b
+			}
+		}
 		if err != nil {
 			s.slots.Release(1)
 			if errors.Is(err, conversation.ErrLeaseLost) || s.ctx.Err() != nil {

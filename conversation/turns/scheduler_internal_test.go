@@ -21,10 +21,12 @@ func TestNewMessageStopsOnlyAnOlderTurn(t *testing.T) {
 		running active
 		stops   bool
 	}{
-		{"OlderTurn", active{inputID: "m1", stoppable: true}, true},
-		{"ItsOwnTurn", active{inputID: "m2", stoppable: true}, false},
-		{"NotStoppable", active{inputID: "m1"}, false},
-		{"PipelineRun", active{inputID: "m1", stoppable: true, run: "run:1"}, false},
+		{"OlderTurn", active{inputID: "m1", stoppable: true, interruptible: true}, true},
+		{"ItsOwnTurn", active{inputID: "m2", stoppable: true, interruptible: true}, false},
+		{"NotStoppable", active{inputID: "m1", interruptible: true}, false},
+		{"PipelineRun", active{inputID: "m1", stoppable: true, interruptible: true, run: "run:1"}, false},
+		// Under queue and merge a newer message waits for the running turn.
+		{"NotInterruptible", active{inputID: "m1", stoppable: true}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())

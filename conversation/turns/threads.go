@@ -60,6 +60,9 @@ type active struct {
 	run string
 	// pokes is the thread's pokes when the turn began.
 	pokes int
+	// interruptible is true when a newer person's message stops the turn (the
+	// channel's policy is interrupt; burst.go).
+	interruptible bool
 }
 
 // isClosed reports whether Shutdown has begun.
@@ -98,11 +101,17 @@ func (ts *threadSet) isLost(t *thread) bool {
 	return t.lost
 }
 
-// startRun records the turn of in as t's running turn, cancelled by cancel.
-func (ts *threadSet) startRun(t *thread, in conversation.Input, cancel context.CancelCauseFunc) {
+// startRun records the turn of in as t's running turn, cancelled by cancel;
+// interruptible says whether a newer person's message stops it. seq is that of the
+// newest input the turn answers (the last of its burst).
+func (ts *threadSet) startRun(t *thread, in conversation.Input, cancel context.CancelCauseFunc, interruptible bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	t.run = &active{inputID: in.ID, seq: in.Seq, cancel: cancel, pokes: t.pokes}
+	seq := in.Seq
+	if n := len(in.Burst); n > 0 {
+		seq = in.Burst[n-1].Seq
+	}
+	t.run = &active{inputID: in.ID, seq: seq, cancel: cancel, pokes: t.pokes, interruptible: interruptible}
 }
 
 // endRun forgets t's running turn.
@@ -151,13 +160,13 @@ func (a *active) stoppedBy(target string) bool {
 }
 
 // stopOlder cancels the thread's running turn in this process with cause when it is
-// stoppable, works on no pipeline run, and is not in's own turn. It reports whether
-// it did.
+// stoppable, interruptible, works on no pipeline run, and is not in's own turn. It
+// reports whether it did.
 func (ts *threadSet) stopOlder(in conversation.Input, cause conversation.Stopped) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t := ts.m[in.Key]
-	if t == nil || t.run == nil || !t.run.stoppable || t.run.run != "" || t.run.inputID == in.ID {
+	if t == nil || t.run == nil || !t.run.stoppable || !t.run.interruptible || t.run.run != "" || t.run.inputID == in.ID {
 		return false
 	}
 	t.run.cancel(cause)

@@ -131,6 +131,9 @@ func (a *chatAPI) chatUpdate(r *request) (object, error) {
 	if c.empty() && !c.hasBlocks {
 		return nil, errCode("no_text")
 	}
+	if n := runes(c.text); n > MaxUpdateTextLength {
+		return nil, errCode("msg_too_long", fmt.Sprintf("[ERROR] text is %d characters; chat.update's limit is %d", n, MaxUpdateTextLength))
+	}
 	a.ev.editLocked(ch, m, a.ws.cfg.BotUserID, func(m *record) {
 		if c.hasText {
 			m.Text = c.text

@@ -24,6 +24,11 @@ const (
 	// answers msg_too_long unless Config.LenientTextLimit is set: the length the
 	// bot must split its replies at.
 	StrictTextLength = 4000
+	// MaxUpdateTextLength is the length, in characters, above which chat.update
+	// rejects a message's text with msg_too_long, whatever Config.LenientTextLimit
+	// says: Slack caps an edited message's text at 4,000 characters, where a new
+	// message's is MaxTextLength, as observed in the field.
+	MaxUpdateTextLength = 4000
 	// MaxBlocks is the number of blocks a message may carry.
 	MaxBlocks = 50
 	// MaxSectionTextLength is the length of a section block's text.

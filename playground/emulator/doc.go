@@ -96,7 +96,7 @@
 // Limits (chat.postMessage, Block Kit reference): text over MaxTextLength
 // (40,000) characters is msg_too_long, and so is text over StrictTextLength
 // (4,000) unless Config.LenientTextLimit is set, so a bot's splitting is
-// exercised; more than MaxBlocks (50) blocks, a section text over 3,000
+// exercised; chat.update's text over MaxUpdateTextLength (4,000) always; more than MaxBlocks (50) blocks, a section text over 3,000
 // characters, more than 10 section fields, a header over 150, a button text
 // over 75, an action_id over 255 or a button value over 2,000 characters,
 // an overflow menu with more than 5 options (a static select more than 100),

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Message is a snapshot of a message stored in the emulator.
@@ -143,6 +144,8 @@ type record struct {
 	parentUserID  string // for replies: the author of the thread's parent
 	streamed      bool   // started with chat.startStream: Text is markdown
 	streamAppends int
+	// streamStart is when chat.startStream made the message (Config.Now).
+	streamStart time.Time
 }
 
 // wireMessage is a message as the Web API and the Events API render it, in

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Streaming (https://docs.slack.dev/reference/methods/chat.startStream): the
@@ -18,6 +19,25 @@ type streamAPI struct {
 	ev *eventsAPI
 
 	refuseTasks bool // guarded by ws.mu; see RefuseTaskChunks
+	// expiry is how long a stream lives after chat.startStream (guarded by ws.mu;
+	// see SetStreamExpiry).
+	expiry time.Duration
+}
+
+// DefaultStreamExpiry is how long a stream lives after chat.startStream: streams are
+// observed to expire about five minutes after they start, and later calls fail with
+// message_not_in_streaming_state (docs.slack.dev/ai/agent-sessions; Vercel's Chat SDK
+// rotates to a fresh message at four minutes for this reason).
+const DefaultStreamExpiry = 5 * time.Minute
+
+// SetStreamExpiry sets how long a stream lives after chat.startStream, by Config.Now
+// (d <= 0: DefaultStreamExpiry). A stream past it is no longer streaming: its text
+// stays, and chat.appendStream and chat.stopStream fail with
+// message_not_in_streaming_state, as Slack's do.
+func (a *streamAPI) SetStreamExpiry(d time.Duration) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	a.expiry = d
 }
 
 // methods is the streaming family of the Web API.
@@ -222,7 +242,7 @@ func (a *streamAPI) chatStartStream(r *request) (object, error) {
 		return nil, err
 	}
 	m := a.ws.botRecordLocked(ch)
-	m.Streaming, m.TaskDisplayMode, m.streamed = true, mode, true
+	m.Streaming, m.TaskDisplayMode, m.streamed, m.streamStart = true, mode, true, a.ws.cfg.Now()
 	content.apply(m)
 	ch.reply(m, r.get("thread_ts"), false)
 	a.ev.postLocked(ch, m)
@@ -234,6 +254,13 @@ func (a *streamAPI) streamingMessageLocked(r *request) (*channelState, *record, 
 	ch, m, err := ownMessageArg(a.ws, r, "message_not_owned_by_app")
 	if err != nil {
 		return nil, nil, err
+	}
+	expiry := a.expiry
+	if expiry <= 0 {
+		expiry = DefaultStreamExpiry
+	}
+	if m.Streaming && a.ws.cfg.Now().Sub(m.streamStart) >= expiry {
+		m.Streaming = false // expired: Slack ends the stream, keeping its text
 	}
 	if !m.Streaming {
 		return nil, nil, errCode("message_not_in_streaming_state")

@@ -250,7 +250,7 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		pending, held bool
 		tx            *sql.Tx
 	)
-	if len(turn.Enqueue) > 0 || len(turn.Usage) > 0 || len(turn.Events) > 0 {
+	if len(turn.Enqueue) > 0 || len(turn.Usage) > 0 || len(turn.Events) > 0 || len(turn.Merged) > 0 {
 		// The inputs, the usage rows and webhook events go in with the turn: one
 		// transaction, one more statement each.
 		var err error
@@ -277,6 +277,9 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		return conversation.Saved{}, conversation.ErrConflict
 	}
 	if tx != nil {
+		if err := markMerged(ctx, tx, turn.Merged); err != nil {
+			return conversation.Saved{}, err
+		}
 		for _, u := range turn.Usage {
 			if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(turn.Key, u, sqlstore.Now())...); err != nil {
 				return conversation.Saved{}, fmt.Errorf("insert usage: %w", err)
@@ -360,4 +363,22 @@ func (s *Checkpoints) DeleteIdle(ctx context.Context, before time.Time) (int, er
 			FOR UPDATE SKIP LOCKED)`,
 		before)
 	return n, classify(err)
+}
+
+// markMerged marks the inputs merged into a turn (conversation.Turn.Merged) done in
+// its transaction. Errors: conversation.ErrConflict when one is not pending.
+func markMerged(ctx context.Context, tx *sql.Tx, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	n, err := sqlstore.RowsAffected(tx.ExecContext(ctx,
+		`UPDATE inputs SET status = 'done', updated_at = $2 WHERE id = ANY($1::text[]) AND status = 'pending'`,
+		pq.Array(ids), sqlstore.Now()))
+	if err != nil {
+		return fmt.Errorf("mark merged inputs done: %w", err)
+	}
+	if n != int64(len(ids)) {
+		return fmt.Errorf("merged inputs %v: %d of them not pending: %w", ids, int64(len(ids))-n, conversation.ErrConflict)
+	}
+	return nil
 }

@@ -137,6 +137,20 @@ func (s *Inputs) CountPending(ctx context.Context, key conversation.Key, userID 
 	return c, classify(err)
 }
 
+// Pending returns up to limit pending inputs of thread key, lowest seq first
+// (through the thread's pending index).
+func (s *Inputs) Pending(ctx context.Context, key conversation.Key, limit int) ([]conversation.Input, error) {
+	var rows []inputRow
+	err := s.db.SelectContext(ctx, &rows, `
+		SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts, seq, created_at
+		FROM inputs WHERE team_id = $1 AND channel_id = $2 AND thread_ts = $3 AND status = 'pending'
+		ORDER BY seq LIMIT $4`, key.TeamID, key.ChannelID, key.ThreadTS, limit)
+	if err != nil {
+		return nil, classify(fmt.Errorf("list pending inputs of %s: %w", key, err))
+	}
+	return sqlstore.Inputs(rows)
+}
+
 // Enqueued reports whether an input with id was enqueued, whatever its status (a
 // lookup of its primary key).
 func (s *Inputs) Enqueued(ctx context.Context, id string) (bool, error) {

@@ -194,6 +194,15 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 			return conversation.Saved{}, fmt.Errorf("input %s is not pending: %w", turn.InputID, conversation.ErrConflict)
 		}
 	}
+	for _, id := range turn.Merged {
+		n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.markDone).ExecContext(ctx, timestamp(at), id))
+		if err != nil {
+			return conversation.Saved{}, fmt.Errorf("mark merged input %s done: %w", id, err)
+		}
+		if n == 0 {
+			return conversation.Saved{}, fmt.Errorf("merged input %s is not pending: %w", id, conversation.ErrConflict)
+		}
+	}
 	for _, u := range turn.Usage {
 		if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(k, u, timestamp(at))...); err != nil {
 			return conversation.Saved{}, fmt.Errorf("insert usage: %w", err)

@@ -276,6 +276,54 @@ func testSaveMarksInputDone(t *testing.T, s conversation.Store) {
 	mustRelease(t, s, l, true)
 }
 
+// testPendingAndMerged checks Pending (the thread's pending inputs, lowest Seq first,
+// up to limit, the running one included) and a Save's Merged inputs (the merge
+// policy's burst): marked done with its input, all or nothing.
+func testPendingAndMerged(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	for _, id := range []string{"a", "b", "c", "d"} {
+		mustEnqueue(t, s, input(id))
+	}
+	l := mustAcquire(t, s, key, ownerA, liveTTL)
+	mustBeginID(t, s, l, "a", 1)
+	ids := func(limit int) []string {
+		t.Helper()
+		pending, err := s.Pending(ctx, key, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, in := range pending {
+			if in.Message == nil || in.Status != conversation.InputPending || in.CreatedAt.IsZero() {
+				t.Errorf("pending input %+v: want its message, pending, with its time", in)
+			}
+			out = append(out, in.ID)
+		}
+		return out
+	}
+	if got := ids(3); !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
+		t.Errorf("Pending(3) = %v; want [a b c]", got)
+	}
+	// A merged input that is not pending fails the whole save.
+	if err := s.Finish(ctx, l, "d", conversation.InputDropped); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Save(ctx, conversation.Turn{Key: key, Lease: l, InputID: "a", Merged: []string{"b", "d"}}); !errors.Is(err, conversation.ErrConflict) {
+		t.Fatalf("Save merging a finished input: %v; want ErrConflict", err)
+	}
+	if got := ids(10); !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
+		t.Errorf("Pending after the refused Save = %v; want [a b c]", got)
+	}
+	mustSave(t, s, conversation.Turn{Key: key, Lease: l, InputID: "a", Merged: []string{"b", "c"}, Append: []conversation.Message{user("a b c")}})
+	if got := ids(10); len(got) != 0 {
+		t.Errorf("Pending after the merged Save = %v; want none", got)
+	}
+	if in := mustBegin(t, s, l); in != nil {
+		t.Errorf("Begin after the merged Save = %+v; want nil", in)
+	}
+	mustRelease(t, s, l, true)
+}
+
 // testConflictKeepsInputPending checks that a Save that fails its version check
 // leaves its input pending: the holder's next Begin runs it again.
 func testConflictKeepsInputPending(t *testing.T, s conversation.Store) {

@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"InputOrder", testInputOrder},
 		{"InputPayloads", testInputPayloads},
 		{"SaveMarksInputDone", testSaveMarksInputDone},
+		{"PendingAndMerged", testPendingAndMerged},
 		{"ConflictKeepsInputPending", testConflictKeepsInputPending},
 		{"SaveAnsweredInput", testSaveAnsweredInput},
 		{"SaveEnqueues", testSaveEnqueues},

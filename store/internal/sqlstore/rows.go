@@ -135,3 +135,17 @@ func (r InputRow[T]) Input() (conversation.Input, error) {
 	}
 	return in, nil
 }
+
+// Inputs returns rows as conversation.Inputs (InputRow.Input). Errors: a payload
+// that does not decode.
+func Inputs[T Time](rows []InputRow[T]) ([]conversation.Input, error) {
+	out := make([]conversation.Input, 0, len(rows))
+	for _, r := range rows {
+		in, err := r.Input()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
