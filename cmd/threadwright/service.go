@@ -19,6 +19,8 @@ type serviceParts struct {
 	// fetcher reads the pages of the workflows' fetch artifacts (Main.Fetcher, or nil
 	// for fetch_url's; see sourceFetcher).
 	fetcher conversation.SourceFetcher
+	// files reads the files people attach (docs/architecture.md, "Files").
+	files conversation.FileReader
 }
 
 // newService makes the conversation service on p (docs/architecture.md, "Layers of
@@ -40,6 +42,7 @@ func (rc *runConfig) newService(p serviceParts) (*service.Service, error) {
 		ProfileDefined:      func(name string) bool { _, ok := profiles[name]; return ok },
 		PipelineConcurrency: rc.PipelineConcurrency,
 		Fetcher:             sourceFetcher(p.fetcher, rc.Config), // fetch artifacts: fetch_url's guard and limits, or Main.Fetcher
+		Files:               p.files,
 		FetchAllowed:        func(ch string) bool { return policy.Allows(ch, "fetch_url") },
 		Approvers:           rc.ApproverUserIDs,
 		SuggestedPrompts:    rc.files.suggested,

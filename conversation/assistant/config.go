@@ -37,6 +37,8 @@ type Config struct {
 	// failure came from.
 	Redact   func(string) string
 	Classify conversation.Classifier
+	// Files reads the files people attach (nil: files are not read).
+	Files conversation.FileReader
 	// Now returns the current time.
 	Now func() time.Time
 }
