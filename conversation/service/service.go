@@ -29,7 +29,7 @@ type Config struct {
 	// Files reads the files people attach to their messages (docs/architecture.md,
 	// "Files"); nil leaves them unread.
 	Files conversation.FileReader
-	Agent     conversation.WorkflowAgent
+	Agent conversation.WorkflowAgent
 	// Fetcher reads the web pages of a workflow's fetch artifacts (docs/workflows.md,
 	// "Pipelines"); nil reads none: every URL is recorded as not fetched.
 	Fetcher conversation.SourceFetcher
