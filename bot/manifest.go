@@ -21,6 +21,7 @@ var BotScopes = []string{
 	"users:read",        // users.info (with include_locale: the user's language)
 	"commands",          // the /threadwright slash command and the message shortcut
 	"files:write",       // files.getUploadURLExternal / completeUploadExternal (reports)
+	"files:read",        // url_private of the files people attach (docs/architecture.md, "Files")
 	"assistant:write",   // assistant.threads.setSuggestedPrompts, setTitle (and setStatus in assistant threads)
 }
 

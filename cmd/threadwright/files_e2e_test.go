@@ -125,3 +125,27 @@ func TestE2EImageWithoutVision(t *testing.T) {
 		t.Fatal("an image part was sent to a model that cannot see")
 	}
 }
+
+// "start proposal" with a brief attached: the brief (a DOCX) fills the run's input,
+// so the bot asks for none and the model writes from the brief.
+func TestE2EWorkflowInputFromAttachedBrief(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	brief := samplefiles.DOCX("Brief: a heat-pump retrofit pilot for 40 council flats in Leeds.")
+	ts, _, err := h.emu.PostUserFiles(general, alice, "<@U0BOT> start proposal", "",
+		emulator.Upload{Name: "brief.docx", Content: brief})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("a model request that carries the brief", func() bool {
+		for _, r := range h.ai.Requests() {
+			if strings.Contains(string(r.Body), "heat-pump retrofit pilot for 40 council flats") {
+				return true
+			}
+		}
+		return false
+	})
+	if tr := h.transcript(ts); strings.Contains(tr, "Before I start, tell me") {
+		t.Fatalf("the bot asked for an input the brief gave:\n%s", tr)
+	}
+}

@@ -218,7 +218,7 @@ func NewService(cfg Config) (*Service, error) {
 			Fetcher: cfg.Fetcher, FetchAllowed: cfg.FetchAllowed, ProfileDefined: cfg.ProfileDefined, Approvers: cfg.Approvers,
 			Format: cfg.Format, MaxPromptChars: cfg.MaxPromptChars, PipelineConcurrency: cfg.PipelineConcurrency,
 			TurnTimeout: cfg.TurnTimeout, MaxAttempts: cfg.MaxAttempts, Metrics: cfg.Metrics, Redact: cfg.Redact,
-			Classify: cfg.Classify, Now: cfg.Now,
+			Classify: cfg.Classify, Now: cfg.Now, Files: cfg.Files,
 		}, cfg.Logger, raw),
 	}
 	return s, nil
