@@ -3,6 +3,7 @@ package agents
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -172,7 +173,7 @@ func (e *Executor) ExecuteTask(ctx context.Context, p conversation.Prompt, taint
 // starts the turn as if untrusted content had entered it (a planner task after one
 // that read some).
 func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress, canPause, tainted bool) (conversation.Findings, error) {
-	t, err := e.newTurn(p, progress, canPause, tainted)
+	t, err := e.newTurn(p, progress, canPause, tainted || p.Untrusted)
 	if err != nil {
 		return conversation.Findings{}, err
 	}
@@ -393,8 +394,24 @@ func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.
 	if m := viewingMessage(p.Viewing); m != nil {
 		msgs = append(msgs, *m)
 	}
-	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: p.Text})
+	msgs = append(msgs, RequestMessage(p))
 	return msgs, nil
+}
+
+// RequestMessage is the user message of p's request: its text, and with p.Images
+// each image as an image_url part holding a data URL ("data:image/png;base64,…";
+// https://platform.openai.com/docs/guides/images-vision), after the text part.
+func RequestMessage(p conversation.Prompt) openai.ChatCompletionMessage {
+	if len(p.Images) == 0 {
+		return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: p.Text}
+	}
+	parts := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: p.Text}}
+	for _, img := range p.Images {
+		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{
+			URL: "data:" + img.MIME + ";base64," + base64.StdEncoding.EncodeToString(img.Data), Detail: openai.ImageURLDetailAuto,
+		}})
+	}
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: parts}
 }
 
 // SystemData returns the data of the executor's system prompt for p

@@ -59,7 +59,7 @@ func inputFromEvent(ev slackevents.EventsAPIEvent, me Identity) (in conversation
 			return in, false, dropBotMessage
 		}
 		channel = e.Channel
-		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Mentioned: true}
+		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Mentioned: true, Files: fileRefs(e.Files)}
 	case *slackevents.MessageEvent:
 		switch {
 		case e.User == me.UserID || (me.BotID != "" && e.BotID == me.BotID):
@@ -77,7 +77,7 @@ func inputFromEvent(ev slackevents.EventsAPIEvent, me Identity) (in conversation
 			return in, false, dropNoMention
 		}
 		channel = e.Channel
-		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Direct: direct}
+		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Direct: direct, FileShare: e.SubType == "file_share"}
 	default:
 		return in, false, dropUnhandledType
 	}

@@ -23,6 +23,7 @@ var BotScopes = []string{
 	"users:read",        // users.info (with include_locale: the user's language)
 	"commands",          // the /threadwright slash command and the message shortcut
 	"files:write",       // files.getUploadURLExternal / completeUploadExternal (reports)
+	"files:read",        // url_private of the files people attach (docs/architecture.md, "Files")
 	"assistant:write",   // assistant.threads.setSuggestedPrompts, setTitle (and setStatus in assistant threads); agents.sessions.setStatus, rename
 }
 
@@ -31,7 +32,8 @@ var BotScopes = []string{
 var AgentScopes = []string{
 	"channels:read", // conversations.info: the viewed channel's name, purpose and whether the bot is a member
 	"groups:read",   // the same for private channels
-	"files:read",    // files.info: the names of the viewed canvases and lists
+	// files:read (BotScopes) also gives files.info: the names of the viewed canvases
+	// and lists.
 }
 
 // BotEvents are the bot events the app subscribes to in the assistant view:

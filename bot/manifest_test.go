@@ -28,7 +28,7 @@ func TestManifest(t *testing.T) {
 		}
 	}
 	scopes := m["oauth_config"].(map[string]any)["scopes"].(map[string]any)["bot"].([]any)
-	for _, want := range []string{"app_mentions:read", "chat:write", "im:history", "channels:history", "reactions:write", "commands", "users:read", "files:write"} {
+	for _, want := range []string{"app_mentions:read", "chat:write", "im:history", "channels:history", "reactions:write", "commands", "users:read", "files:write", "files:read"} {
 		if !contains(scopes, want) {
 			t.Errorf("bot scopes lack %s", want)
 		}

@@ -28,6 +28,12 @@ type Prompt struct {
 	// UserID and Text are the request.
 	UserID string
 	Text   string
+	// Images are shown to the model with the request, as image parts (files the
+	// person attached, when the model can see).
+	Images []Image
+	// Untrusted says content from outside (an attached file's) is in the request:
+	// the turn starts tainted, as after an untrusted tool (docs/tools.md, "Tool policy").
+	Untrusted bool
 	// Entities are the items recently discussed (returned by tools), most recent
 	// first, so that "the first one" or "that ticket" can be resolved.
 	Entities []Entity

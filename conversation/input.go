@@ -152,6 +152,13 @@ type UserMessage struct {
 	Mentioned bool `json:"mentioned,omitempty"`
 	// Direct is true in a direct message with the bot (channel_type "im").
 	Direct bool `json:"direct,omitempty"`
+	// Files are the files shared in the message, when its event carried them
+	// (a file_share message); an app_mention carries none, so the FileReader reads
+	// the message back.
+	Files []FileRef `json:"files,omitempty"`
+	// FileShare is true for a file_share message, whose event's files are not read:
+	// the FileReader reads them back.
+	FileShare bool `json:"file_share,omitempty"`
 }
 
 // ActionInput is a click or a modal submission.

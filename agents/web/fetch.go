@@ -284,7 +284,7 @@ func (f *fetcher) fetch(ctx context.Context, rawURL string) (page, error) {
 		}
 	}
 
-	text := decodeBody(body, resp.Header.Get("Content-Type"), kind == "html", bytesCut)
+	text := htmltext.Decode(body, resp.Header.Get("Content-Type"), kind == "html", bytesCut)
 	p := page{url: u, final: final, text: text, mediaType: mediaType, kind: kind, bytesCut: bytesCut}
 	if kind == "html" {
 		// Converted only as far as can be shown: f.maxChars characters of up to

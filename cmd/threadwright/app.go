@@ -178,9 +178,13 @@ func (m *Main) openService(ctx context.Context) (err error) {
 	if m.hooks, err = rc.newDeliverer(m.db, m.slack.raw, rc.log); err != nil {
 		return err
 	}
+	files, err := newFileReader(rc.Config, m.slack.raw, rc.log)
+	if err != nil {
+		return err
+	}
 	svc, err := rc.newService(serviceParts{
 		store: m.db, spool: m.spool, metrics: m.metrics, messenger: m.slack.messenger, agents: m.agents, fetcher: m.Fetcher, agent: m.slack.agent,
-		now: m.Hooks.Now,
+		now: m.Hooks.Now, files: files,
 	})
 	if err != nil {
 		return err

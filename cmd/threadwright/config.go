@@ -86,6 +86,10 @@ type Config struct {
 	FetchAllowHosts   []string      `envconfig:"FETCH_ALLOW_HOSTS" desc:"Comma-separated exceptions to that rule, hosts fetch_url may reach although they are private: name, name:port, *.suffix or a CIDR"`
 	FetchMaxBytes     int           `envconfig:"FETCH_MAX_BYTES" default:"1048576" desc:"Bytes fetch_url reads at most (also each page of a fetch: artifact, such as the blog's sources)"`
 	FetchTimeout      time.Duration `envconfig:"FETCH_TIMEOUT" default:"15s" desc:"Timeout of one fetch_url call (and of each page a fetch: artifact reads)"`
+	FileMaxBytes      int64         `envconfig:"FILE_MAX_BYTES" default:"20971520" desc:"Bytes of a file attached in Slack read at most (docs/architecture.md, \"Files\"); a larger file is refused with a message in the thread before it is downloaded. Files are downloaded under fetch_url's address rule and FETCH_TIMEOUT"`
+	FileMaxPages      int           `envconfig:"FILE_MAX_PAGES" default:"50" desc:"Pages of an attached PDF read at most; later pages are left out and the model is told"`
+	FileMaxPixels     int64         `envconfig:"FILE_MAX_PIXELS" default:"40000000" desc:"Pixels (width × height) of an attached image at most; a larger image is refused"`
+	VisionModels      []string      `envconfig:"VISION_MODELS" default:"gpt-4o*,gpt-4.1*,gpt-4.5*,gpt-5*,o1,o1-2*,o3*,o4*,chatgpt-4o*,claude-3*,claude-*-4*,gemini*,llava*,qwen*-vl*,llama-3.2-*vision*" desc:"Comma-separated name patterns (* matches any run of characters) of the models that can see images: an attached image is shown to OPENAI_MODEL only when its name matches one; otherwise the bot says it cannot see images"`
 	SearxngURL        string        `envconfig:"SEARXNG_URL" desc:"Base URL of a SearXNG instance with its JSON format enabled. Set, it adds the web_search tool"`
 
 	WorkflowsDir        string   `envconfig:"WORKFLOWS_DIR" group:"Workflows" desc:"Directory of workflow YAML files offered besides the built-ins (proposal, product-brief, blog). An invalid file stops start-up with file:line: reason"`
@@ -192,6 +196,9 @@ func (c *Config) checks() []envCheck {
 		{c.AgentSurface == string(bot.SurfaceAgent) || c.AgentSurface == string(bot.SurfaceAssistant), "AGENT_SURFACE", "agent or assistant"},
 		{c.FetchMaxBytes > 0, "FETCH_MAX_BYTES", "a whole number of bytes above 0"},
 		{c.FetchTimeout > 0, "FETCH_TIMEOUT", "a positive duration"},
+		{c.FileMaxBytes > 0, "FILE_MAX_BYTES", "a whole number of bytes above 0"},
+		{c.FileMaxPages > 0, "FILE_MAX_PAGES", "a whole number above 0"},
+		{c.FileMaxPixels > 0, "FILE_MAX_PIXELS", "a whole number above 0"},
 		{c.SearxngURL == "" || isHTTPURL(c.SearxngURL), "SEARXNG_URL", "an http(s) URL of a SearXNG instance"},
 		{c.ShutdownTimeout > 0, "SHUTDOWN_TIMEOUT", "a positive duration"},
 		{c.RetentionDays >= 0, "RETENTION_DAYS", "0 or a whole number of days"},

@@ -28,6 +28,8 @@ type serviceParts struct {
 	agent *bot.Agent
 	// now is the service's clock (Hooks.Now; nil: time.Now).
 	now func() time.Time
+	// files reads the files people attach (docs/architecture.md, "Files").
+	files conversation.FileReader
 }
 
 // newService makes the conversation service on p (docs/architecture.md, "Layers of
@@ -53,6 +55,7 @@ func (rc *runConfig) newService(p serviceParts) (*service.Service, error) {
 		ProfileDefined:      func(name string) bool { _, ok := profiles[name]; return ok },
 		PipelineConcurrency: rc.PipelineConcurrency,
 		Fetcher:             sourceFetcher(p.fetcher, rc.Config), // fetch artifacts: fetch_url's guard and limits, or Main.Fetcher
+		Files:               p.files,
 		FetchAllowed:        func(ch string) bool { return policy.Allows(ch, "fetch_url") },
 		Approvers:           rc.ApproverUserIDs,
 		SuggestedPrompts:    rc.files.suggested,

@@ -43,6 +43,8 @@ type Config struct {
 	// model is told nothing of it).
 	AgentView bool
 	Viewing   conversation.ViewReader
+	// Files reads the files people attach (nil: files are not read).
+	Files conversation.FileReader
 	// Now returns the current time.
 	Now func() time.Time
 }

@@ -26,7 +26,10 @@ type Config struct {
 	// Workflows are the artifact workflows offered (nil: none); Agent writes and
 	// judges their artifacts (required with Workflows).
 	Workflows conversation.Workflows
-	Agent     conversation.WorkflowAgent
+	// Files reads the files people attach to their messages (docs/architecture.md,
+	// "Files"); nil leaves them unread.
+	Files conversation.FileReader
+	Agent conversation.WorkflowAgent
 	// Fetcher reads the web pages of a workflow's fetch artifacts (docs/workflows.md,
 	// "Pipelines"); nil reads none: every URL is recorded as not fetched.
 	Fetcher conversation.SourceFetcher
@@ -223,14 +226,14 @@ func NewService(cfg Config) (*Service, error) {
 			Summarizer: cfg.Summarizer, HistoryTokens: cfg.HistoryTokens, HistoryMessages: cfg.HistoryMessages,
 			MaxPromptChars: cfg.MaxPromptChars, NoStreaming: cfg.NoStreaming, Format: cfg.Format, Model: cfg.Model,
 			SuggestedPrompts: cfg.SuggestedPrompts, Workflows: cfg.Workflows, Redact: cfg.Redact, Classify: cfg.Classify, Now: cfg.Now,
-			AgentView: cfg.AgentView, Viewing: cfg.Viewing,
+			AgentView: cfg.AgentView, Viewing: cfg.Viewing, Files: cfg.Files,
 		}, cfg.Logger, raw),
 		workflows: workflowrun.New(workflowrun.Config{
 			Messenger: cfg.Messenger, Store: cfg.Store, Workflows: cfg.Workflows, Agent: cfg.Agent,
 			Fetcher: cfg.Fetcher, FetchAllowed: cfg.FetchAllowed, ProfileDefined: cfg.ProfileDefined, Approvers: cfg.Approvers,
 			Format: cfg.Format, MaxPromptChars: cfg.MaxPromptChars, PipelineConcurrency: cfg.PipelineConcurrency,
 			TurnTimeout: cfg.TurnTimeout, MaxAttempts: cfg.MaxAttempts, Metrics: cfg.Metrics, Redact: cfg.Redact,
-			Classify: cfg.Classify, Now: cfg.Now,
+			Classify: cfg.Classify, Now: cfg.Now, Files: cfg.Files,
 		}, cfg.Logger, raw),
 	}
 	return s, nil

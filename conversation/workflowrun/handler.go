@@ -87,7 +87,10 @@ type Config struct {
 	Agent     conversation.WorkflowAgent
 	// Fetcher reads the pages of fetch artifacts (nil: none); FetchAllowed says in
 	// which channels it may (nil: all).
-	Fetcher      conversation.SourceFetcher
+	Fetcher conversation.SourceFetcher
+	// Files reads the files of a person's message, so that an attached brief fills a
+	// run's input (docs/architecture.md, "Files"); nil reads none.
+	Files        conversation.FileReader
 	FetchAllowed func(channelID string) bool
 	// ProfileDefined reports whether the deployment defines a model profile (nil:
 	// none is).

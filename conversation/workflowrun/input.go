@@ -43,12 +43,25 @@ func (t decoder) decode(ctx context.Context) (user conversation.Message, handled
 		user = conversation.Message{Role: conversation.RoleUser, UserID: m.UserID, Text: m.Text, SlackTS: m.TS}
 		if IsTextCommand(m.Text, t.s.cfg.Workflows) && (m.Mentioned || m.Direct) {
 			c, _ := parseCommand(m.Text)
+			if c.name == conversation.CmdStart {
+				if files := t.fileText(ctx, m); files != "" {
+					c.rest = strings.TrimSpace(c.rest + "\n\n" + files) // an attached brief
+					user.Text += "\n\n" + files
+				}
+			}
 			return user, true, t.command(ctx, c, m.Text)
 		}
 		if t.def() == nil {
 			return user, false, nil
 		}
-		handled, err = t.message(ctx, m.Text)
+		text := m.Text
+		if len(t.def().MissingInputs(t.ws().Inputs)) > 0 {
+			if files := t.fileText(ctx, m); files != "" {
+				text = strings.TrimSpace(text + "\n\n" + files) // a reply to an input's question
+				user.Text = text
+			}
+		}
+		handled, err = t.message(ctx, text)
 		return user, handled, err
 	}
 	return user, true, err
@@ -335,4 +348,24 @@ func (t decoder) fullText(ctx context.Context, id string) error {
 	}
 	t.ephemeral(ctx, "*"+a.Title+"*\n\n"+t.s.cfg.Format(workflow.StripNotes(text)))
 	return nil
+}
+
+// fileText returns the text of the files of a person's message (Config.Files),
+// fenced as untrusted content, or "" when it has none or none could be read.
+func (t decoder) fileText(ctx context.Context, m *conversation.UserMessage) string {
+	if t.s.cfg.Files == nil || (len(m.Files) == 0 && !m.Mentioned && !m.FileShare) {
+		return ""
+	}
+	files, err := t.s.cfg.Files.ReadFiles(ctx, t.r.In.Key, m)
+	if err != nil {
+		t.log.WarnContext(ctx, "could not read the message's files", "error", err)
+		return ""
+	}
+	var parts []string
+	for _, f := range files {
+		if f.Refused == "" && f.Image == nil && f.Text != "" {
+			parts = append(parts, f.Text)
+		}
+	}
+	return strings.Join(parts, "\n\n")
 }

@@ -9,4 +9,8 @@
 // most MaxListDepth levels. Its time and memory are linear in the input, however
 // deeply the markup nests or however many tags are left unclosed, and its text is at
 // most 4 bytes per byte of input plus 1 KiB, or less when the caller says so.
+//
+// Decode reads bytes in a legacy character set (windows-1251, Shift_JIS, UTF-16, …)
+// as UTF-8 text, as the HTML standard determines a page's encoding: for fetched
+// pages and for the files people attach (internal/attachment).
 package htmltext

@@ -117,6 +117,7 @@ func (e *eventsAPI) messageLocked(ch *channelState, m *record) {
 	mention.Subtype = ""
 	mention.ParentUserID = ""
 	mention.Username = ""
+	mention.Files, mention.Upload = nil, false // an app_mention carries no files
 	e.emitLocked(ch, messageEvent{wireMessage: mention, Channel: ch.ID, EventTS: m.TS})
 }
 

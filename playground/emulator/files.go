@@ -86,6 +86,9 @@ func (a *filesAPI) serveFile(w http.ResponseWriter, r *http.Request) {
 	var content []byte
 	if ok {
 		content = f.Content
+		if sameToken(token, a.ws.cfg.BotToken) {
+			f.Downloads++
+		}
 	}
 	a.ws.mu.Unlock()
 	switch {
@@ -95,6 +98,7 @@ func (a *filesAPI) serveFile(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 	default:
 		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Length", strconv.Itoa(len(content)))
 		_, _ = w.Write(content)
 	}
 }
@@ -191,4 +195,60 @@ func (a *filesAPI) download(id string) (name string, content []byte) {
 		return f.Name, f.Content
 	}
 	return "", nil
+}
+
+// Upload is a file a person attaches to a message (PostUserFiles).
+type Upload struct {
+	Name    string
+	Content []byte
+	// Mimetype is the type Slack reports ("" detects it from Content); Size the
+	// size it reports (0: len(Content)).
+	Mimetype string
+	Size     int
+}
+
+// PostUserFiles posts text with files as user, the way a person attaches files in
+// Slack's client: one message with subtype file_share and a files array
+// (fixtures in bot/testdata/file_share*.json), each file served at its url_private
+// to the bot token. The bot receives the message event and, when text mentions it
+// outside an IM, an app_mention event, which carries no files. It returns the
+// message's ts and the files' ids.
+func (a *filesAPI) PostUserFiles(channel, user, text, threadTS string, uploads ...Upload) (ts string, ids []string, err error) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	ch, u, err := a.ws.channelAndUserLocked(channel, user)
+	if err != nil {
+		return "", nil, err
+	}
+	m := &record{Message: Message{Channel: ch.ID, TS: a.ws.nextTSLocked(), User: u.ID, Text: text, ClientMsgID: newUUID()}}
+	m.Subtype = "file_share"
+	m.Blocks = richTextBlocks(text, blockIDFor(m.TS))
+	if threadTS != "" {
+		if ch.root(threadTS) == nil {
+			return "", nil, fmt.Errorf("post in thread %s: %w", threadTS, ErrMessageNotFound)
+		}
+		ch.reply(m, threadTS, false)
+	}
+	for _, up := range uploads {
+		f := &File{
+			ID: a.ws.nextIDLocked("F"), Name: up.Name, Title: up.Name, Length: len(up.Content), Content: up.Content,
+			Channel: ch.ID, ThreadTS: m.ThreadTS, Complete: true, User: u.ID, Mimetype: up.Mimetype, Size: up.Size,
+		}
+		a.files[f.ID] = f
+		a.fileOrder = append(a.fileOrder, f.ID)
+		m.Files = append(m.Files, f.clone())
+		ids = append(ids, f.ID)
+	}
+	a.ev.postLocked(ch, m)
+	return m.TS, ids, nil
+}
+
+// FileDownloads returns how many times the bot read the file id's url_private.
+func (a *filesAPI) FileDownloads(id string) int {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	if f, ok := a.files[id]; ok {
+		return f.Downloads
+	}
+	return 0
 }

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -83,6 +84,14 @@ type File struct {
 	Channel  string // where it was shared; "" until completed
 	ThreadTS string
 	Complete bool
+	// User is who shared it ("" for the bot); Mimetype its type ("" detects it from
+	// Content); Size the size its file object reports (0: len(Content)), so a test can
+	// share a file said to be larger than it is (PostUserFiles).
+	User     string
+	Mimetype string
+	Size     int
+	// Downloads counts the reads of its url_private.
+	Downloads int
 }
 
 func (f *File) clone() File {
@@ -264,6 +273,7 @@ func wireFileOf(f File, cfg *Config, base string) wireFile {
 	if ext == "md" || ext == "txt" {
 		mimetype = "text/plain"
 	}
+	mimetype = cmp.Or(f.Mimetype, mimetype)
 	return wireFile{
 		ID:                 f.ID,
 		Created:            cfg.Now().Unix(),
@@ -273,9 +283,9 @@ func wireFileOf(f File, cfg *Config, base string) wireFile {
 		Mimetype:           mimetype,
 		Filetype:           ext,
 		PrettyType:         strings.ToUpper(ext),
-		User:               cfg.BotUserID,
+		User:               cmp.Or(f.User, cfg.BotUserID),
 		UserTeam:           cfg.TeamID,
-		Size:               len(f.Content),
+		Size:               cmp.Or(f.Size, len(f.Content)),
 		Mode:               "hosted",
 		URLPrivate:         base + "/files/" + f.ID + "/" + f.Name,
 		URLPrivateDownload: base + "/files/" + f.ID + "/download/" + f.Name,

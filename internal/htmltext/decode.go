@@ -1,4 +1,4 @@
-package web
+package htmltext
 
 import (
 	"strings"
@@ -11,15 +11,17 @@ import (
 // standard reads a page labelled ISO-8859-1 or US-ASCII as Windows-1252 too).
 var windows1252, _ = charset.Lookup("windows-1252")
 
-// decodeBody returns body, a response whose Content-Type header is contentType, as
-// UTF-8 text. Its character set is the first of (as the HTML standard determines a
-// page's, https://html.spec.whatwg.org/multipage/parsing.html#determining-the-character-encoding,
+// Decode returns body, bytes whose MIME type (with its parameters, as in a
+// Content-Type header) is contentType, as UTF-8 text: a fetched page's body
+// (fetch_url) or a file's (internal/attachment). Its character set is the first of
+// (as the HTML standard determines a page's,
+// https://html.spec.whatwg.org/multipage/parsing.html#determining-the-character-encoding,
 // with golang.org/x/net/html/charset):
 //
 //   - a byte order mark (UTF-8, UTF-16LE, UTF-16BE);
 //   - the charset parameter of contentType, when it names an encoding of the
 //     Encoding Standard (windows-1251, KOI8-R, Shift_JIS, GBK, EUC-KR, ISO-8859-x, …);
-//   - for an HTML page (html), a <meta charset> or <meta http-equiv="Content-Type">
+//   - for an HTML document (html), a <meta charset> or <meta http-equiv="Content-Type">
 //     among its first 1024 bytes;
 //   - UTF-8 when body is valid UTF-8, and Windows-1252 when it is not.
 //
@@ -29,7 +31,7 @@ var windows1252, _ = charset.Lookup("windows-1252")
 // order mark is dropped; a byte sequence invalid in the character set becomes
 // U+FFFD. cut says body was cut at the byte bound: a character the cut split is
 // dropped. The text has at most 3 bytes for each byte of body.
-func decodeBody(body []byte, contentType string, html, cut bool) string {
+func Decode(body []byte, contentType string, html, cut bool) string {
 	enc, name, certain := charset.DetermineEncoding(body, contentType)
 	if !certain && !html {
 		name = "" // only an HTML page names its charset in a <meta>
