@@ -332,7 +332,7 @@ func (s *Handler) answer(ctx context.Context, log *slog.Logger, p conversation.P
 	}
 	out.answer, out.truncated = f.Answer, f.Truncated
 	if e, ok := s.cfg.Synthesizer.(conversation.AnswerEditor); ok {
-		if md, edited := e.EditAnswer(f); edited {
+		if md, edited := e.EditAnswer(p, f); edited {
 			out.answer = md // the stream completes it, or the reply replaces it
 		}
 	}
