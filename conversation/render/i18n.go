@@ -160,6 +160,8 @@ var catalogs = map[string]map[string]string{
 		// The headings of an answer's sources (agents/synth.go; docs/tools.md, "Citations").
 		"sources":           "Sources",
 		"sources.retrieved": "Sources — retrieved, not cited",
+		// An answer that replaced the answer to a question before its edit (conversation/assistant/edit.go).
+		"answer.edited": "_Answer updated for the edited question._",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -307,6 +309,8 @@ var catalogs = map[string]map[string]string{
 		// The headings of an answer's sources (agents/synth.go; docs/tools.md, "Citations").
 		"sources":           "Источники",
 		"sources.retrieved": "Источники — найдены, но не процитированы",
+		// An answer that replaced the answer to a question before its edit (conversation/assistant/edit.go).
+		"answer.edited": "_Ответ обновлён после правки вопроса._",
 	},
 }
 
