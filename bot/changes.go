@@ -35,7 +35,7 @@ func inputFromChange(e *slackevents.MessageEvent, team, eventID string, me Ident
 	switch {
 	case e.SubType == "message_changed" && (!person(now) || (prev != nil && !person(prev))):
 		return in, false, dropNotAPerson
-	case e.SubType == "message_deleted" && !person(prev):
+	case e.SubType == "message_deleted" && prev != nil && !person(prev):
 		return in, false, dropNotAPerson
 	case now != nil && prev != nil && now.Text == prev.Text:
 		return in, false, dropUnchanged
@@ -44,7 +44,12 @@ func inputFromChange(e *slackevents.MessageEvent, team, eventID string, me Ident
 	if now != nil {
 		msg.UserID, msg.Text, msg.TS, msg.ThreadTS = now.User, stripMention(now.Text, me.UserID), now.Timestamp, now.ThreadTimestamp
 	} else {
-		msg.UserID, msg.TS, msg.ThreadTS = prev.User, cmp.Or(e.DeletedTimeStamp, prev.Timestamp), prev.ThreadTimestamp
+		// Slack's reference example carries no previous_message: then the author is
+		// unknown, and the message is taken as the top of its thread.
+		msg.TS = e.DeletedTimeStamp
+		if prev != nil {
+			msg.UserID, msg.TS, msg.ThreadTS = prev.User, cmp.Or(msg.TS, prev.Timestamp), prev.ThreadTimestamp
+		}
 	}
 	if e.Channel == "" || msg.TS == "" || team == "" {
 		return in, false, dropIncomplete

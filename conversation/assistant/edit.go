@@ -44,6 +44,9 @@ func (s *Handler) MessageChanged(ctx context.Context, r *turns.Run) error {
 	st := cp.Conversation.State
 	i := userMessageAt(cp.Messages, msg.TS)
 	if r.In.Kind == conversation.KindDelete {
+		if i < 0 && msg.UserID == "" {
+			return r.Drop(ctx, conversation.InputDone) // not a person's message the history holds (its author unknown)
+		}
 		folded := st.Summary != "" && (i < 0 || cp.Messages[i].Seq <= st.SummaryThroughSeq)
 		r.RewriteMessages(conversation.MessageRewrite{SlackTS: msg.TS, Text: DeletedText})
 		r.Log.Info("message deleted: its text leaves the history", "summary_dropped", folded)
