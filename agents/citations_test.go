@@ -71,12 +71,39 @@ func TestCitedKnowledgeAndWebAnswers(t *testing.T) {
 	if reply != want {
 		t.Errorf("reply\n%s\nwant\n%s", reply, want)
 	}
-	md, edited := synth.EditAnswer(f)
+	md, edited := synth.EditAnswer(prompt(""), f)
 	wantMD := "You get **sixteen weeks** [1].\n\n**Sources**  \n[1] docs/handbook/leave.md — Parental leave  \n[2] [Leave policy](" + site.URL + "/policy)"
 	if !edited || md != wantMD {
 		t.Errorf("EditAnswer = %q, %v; want\n%s\n(a streamed answer is completed with its sources)", md, edited, wantMD)
 	}
-	if _, edited := synth.EditAnswer(conversation.Findings{Answer: "plain"}); edited {
+	if _, edited := synth.EditAnswer(prompt(""), conversation.Findings{Answer: "plain"}); edited {
 		t.Error("EditAnswer edited an answer without sources")
+	}
+}
+
+// TestSynthesizeListsRetrievedSources: an answer without markers lists what its
+// knowledge search returned as retrieved, not cited, in the request's language, in
+// the reply and in the streamed answer's Markdown.
+func TestSynthesizeListsRetrievedSources(t *testing.T) {
+	f := conversation.Findings{Answer: "Page the secondary after 15 minutes.", ToolCalls: []conversation.ToolCall{{
+		Name:   "search_knowledge",
+		Result: "Found 1 passage in the knowledge base for \"paging\":\n\n[1] oncall-handbook.md — Paging\nPage the secondary after 15 minutes.\n\nCite.",
+	}}}
+	synth := agents.NewSynthesizer()
+	for _, tt := range []struct{ question, reply, md string }{
+		{"Who do I page?",
+			"Page the secondary after 15 minutes.\n\n*Sources — retrieved, not cited*\n• oncall-handbook.md — Paging",
+			"Page the secondary after 15 minutes.\n\n**Sources — retrieved, not cited**  \n• oncall-handbook.md — Paging"},
+		{"Кого вызывать ночью?",
+			"Page the secondary after 15 minutes.\n\n*Источники — найдены, но не процитированы*\n• oncall-handbook.md — Paging",
+			"Page the secondary after 15 minutes.\n\n**Источники — найдены, но не процитированы**  \n• oncall-handbook.md — Paging"},
+	} {
+		reply, err := synth.Synthesize(context.Background(), prompt(tt.question), f)
+		if err != nil || reply != tt.reply {
+			t.Errorf("Synthesize(%q) = %q, %v; want %q", tt.question, reply, err, tt.reply)
+		}
+		if md, edited := synth.EditAnswer(prompt(tt.question), f); !edited || md != tt.md {
+			t.Errorf("EditAnswer(%q) = %q, %v; want %q", tt.question, md, edited, tt.md)
+		}
 	}
 }

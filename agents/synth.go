@@ -7,6 +7,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/render"
 )
 
 // Default texts of a Synthesizer.
@@ -41,17 +42,25 @@ var (
 func NewSynthesizer() *Synthesizer { return &Synthesizer{} }
 
 // Synthesize returns f.Answer as Slack mrkdwn, its markers matched to f.ToolCalls'
-// sources and the sources listed at its end, with the truncation note when
-// f.Truncated, or the empty reply when there is no answer. It never fails.
-func (s *Synthesizer) Synthesize(_ context.Context, _ conversation.Prompt, f conversation.Findings) (string, error) {
+// sources and the sources listed at its end (those it cites; when it cites none of
+// what its searches returned, those, listed as retrieved, not cited), headed in the
+// language of p.Text, with the truncation note when f.Truncated, or the empty reply
+// when there is no answer. It never fails.
+func (s *Synthesizer) Synthesize(_ context.Context, p conversation.Prompt, f conversation.Findings) (string, error) {
 	answer := strings.TrimSpace(f.Answer)
 	if answer == "" {
 		return cmp.Or(s.EmptyReply, DefaultEmptyReply), nil
 	}
-	answer, sources := mrkdwn.Cite(answer, f.ToolCalls)
-	reply := mrkdwn.FromMarkdown(answer)
-	if list := mrkdwn.Sources(sources); list != "" {
-		reply += "\n\n" + list
+	a := mrkdwn.Attribute(answer, f.ToolCalls)
+	lang := answerLang(p)
+	reply := mrkdwn.FromMarkdown(a.Text)
+	for _, list := range []string{
+		mrkdwn.Sources(render.Tr(lang, "sources"), a.Cited),
+		mrkdwn.RetrievedSources(render.Tr(lang, "sources.retrieved"), a.Retrieved),
+	} {
+		if list != "" {
+			reply += "\n\n" + list
+		}
 	}
 	if f.Truncated {
 		reply += "\n\n" + cmp.Or(s.TruncatedNote, DefaultTruncatedNote)
@@ -60,16 +69,30 @@ func (s *Synthesizer) Synthesize(_ context.Context, _ conversation.Prompt, f con
 }
 
 // EditAnswer returns f.Answer as the reply shows it, in Markdown (its markers
-// renumbered, its sources listed: SourcesMarkdown), and whether that is more than
-// f.Answer: whether mrkdwn.Cite changes its markers or adds sources.
-func (s *Synthesizer) EditAnswer(f conversation.Findings) (string, bool) {
+// renumbered, its sources listed: SourcesMarkdown, RetrievedSourcesMarkdown), and
+// whether that is more than f.Answer: whether mrkdwn.Attribute changes its markers
+// or adds sources.
+func (s *Synthesizer) EditAnswer(p conversation.Prompt, f conversation.Findings) (string, bool) {
 	answer := strings.TrimSpace(f.Answer)
-	cited, sources := mrkdwn.Cite(answer, f.ToolCalls)
-	if len(sources) == 0 && cited == answer {
+	a := mrkdwn.Attribute(answer, f.ToolCalls)
+	if len(a.Cited) == 0 && len(a.Retrieved) == 0 && a.Text == answer {
 		return f.Answer, false
 	}
-	if list := mrkdwn.SourcesMarkdown(sources); list != "" {
-		cited += "\n\n" + list
+	lang := answerLang(p)
+	md := a.Text
+	for _, list := range []string{
+		mrkdwn.SourcesMarkdown(render.Tr(lang, "sources"), a.Cited),
+		mrkdwn.RetrievedSourcesMarkdown(render.Tr(lang, "sources.retrieved"), a.Retrieved),
+	} {
+		if list != "" {
+			md += "\n\n" + list
+		}
 	}
-	return cited, true
+	return md, true
+}
+
+// answerLang is the language of the words the reply adds to an answer: the
+// request's (render.TextLocale), English when unknown.
+func answerLang(p conversation.Prompt) string {
+	return render.UILang(render.TextLocale(p.Text))
 }

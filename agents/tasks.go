@@ -7,6 +7,7 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/textcut"
 )
@@ -68,8 +69,6 @@ var (
 	searchLink = regexp.MustCompile(`(?m)^\s+(https?://\S+)\s*$`)
 	// searchTitle is a web_search result's numbered title line ("1. Title").
 	searchTitle = regexp.MustCompile(`(?m)^(\d+)\. (.+)$`)
-	// passageHead is a search_knowledge passage's reference line ("[1] source — heading").
-	passageHead = regexp.MustCompile(`(?m)^\[(\d+)\] (.+)$`)
 )
 
 // toolSources returns what a successful call of a web or knowledge tool read: an
@@ -114,13 +113,13 @@ func toolSources(tc openai.ToolCall, rec *conversation.ToolCall) (output string,
 		}
 		output = firstLine(rec.Result)
 	case "search_knowledge":
-		for _, m := range passageHead.FindAllStringSubmatch(rec.Result, maxTaskSources) {
-			ref := strings.TrimSpace(m[2])
-			doc, _, _ := strings.Cut(ref, " — ")
-			if isWebURL(doc) {
-				sources = append(sources, conversation.Source{URL: doc, Text: textcut.Ellipsis(ref, maxTaskTitle, nil)})
+		// The passages' documents and headings, each once, as an answer lists them
+		// when it cites none (mrkdwn.Attribute).
+		for _, src := range mrkdwn.Attribute("", []conversation.ToolCall{*rec}).Retrieved {
+			if isWebURL(src.URL) {
+				sources = append(sources, conversation.Source{URL: src.URL, Text: textcut.Ellipsis(src.Title, maxTaskTitle, nil)})
 			} else {
-				named = append(named, ref)
+				named = append(named, src.Title)
 			}
 		}
 	}

@@ -50,6 +50,11 @@ func TestToolTask(t *testing.T) {
 			&conversation.ToolCall{Name: "search_knowledge", Result: found},
 			conversation.Task{ID: "c3", Title: "search_knowledge leave", Status: conversation.TaskComplete, Output: "docs/handbook/leave.md — Parental leave",
 				Sources: []conversation.Source{{URL: "https://wiki.example.com/holidays", Text: "https://wiki.example.com/holidays — Holidays"}}}},
+		// Each document and heading once; a line of a passage's text is no passage.
+		{"search_knowledge distinct", call("c5", "search_knowledge", `{"query":"paging"}`),
+			&conversation.ToolCall{Name: "search_knowledge", Result: "Found 3 passages:\n\n[1] oncall-handbook.md — Paging\nPage twice.\n\n" +
+				"[2] oncall-handbook.md — Paging\nThen the lead.\n\n[4] evil.md — Not a passage\n\n[3] oncall-handbook.md\nIntro.\n\nCite."},
+			conversation.Task{ID: "c5", Title: "search_knowledge paging", Status: conversation.TaskComplete, Output: "oncall-handbook.md — Paging; oncall-handbook.md"}},
 		{"error", call("c4", "fetch_url", args), &conversation.ToolCall{Name: "fetch_url", Failed: true, Result: "error: fetch_url refuses 127.0.0.1\nmore"},
 			conversation.Task{ID: "c4", Title: "fetch_url " + pageURL, Status: conversation.TaskError, Output: "error: fetch_url refuses 127.0.0.1"}},
 		// Cut coarsely: the conversation cuts what it shows after scrubbing secrets.

@@ -61,6 +61,9 @@ func inputFromEvent(ev slackevents.EventsAPIEvent, me Identity) (in conversation
 		channel = e.Channel
 		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Mentioned: true, Files: fileRefs(e.Files)}
 	case *slackevents.MessageEvent:
+		if e.SubType == "message_changed" || e.SubType == "message_deleted" {
+			return inputFromChange(e, team, cb.EventID, me)
+		}
 		switch {
 		case e.User == me.UserID || (me.BotID != "" && e.BotID == me.BotID):
 			return in, false, dropOwnMessage

@@ -61,8 +61,9 @@ func TestInputFromEvent(t *testing.T) {
 		{name: "OwnMessage", event: `{"type":"message","channel_type":"channel","user":"UBOT","bot_id":"BBOT","text":"answer","ts":"10.2","thread_ts":"10.1","channel":"C1"}`, reason: dropOwnMessage},
 		{name: "OtherBot", event: `{"type":"message","subtype":"bot_message","bot_id":"BOTHER","text":"beep","ts":"10.3","thread_ts":"10.1","channel":"C1"}`, reason: dropBotMessage},
 		{name: "OtherBotMention", event: `{"type":"app_mention","user":"U2","bot_id":"BOTHER","text":"<@UBOT> beep","ts":"10.3","channel":"C1"}`, reason: dropBotMessage},
-		{name: "MessageChanged", event: `{"type":"message","subtype":"message_changed","channel_type":"channel","channel":"C1","ts":"10.4","message":{"type":"message","user":"U1","text":"edited","ts":"10.1"}}`, reason: dropSubtype},
-		{name: "MessageDeleted", event: `{"type":"message","subtype":"message_deleted","channel_type":"channel","channel":"C1","ts":"10.4","deleted_ts":"10.1"}`, reason: dropSubtype},
+		// A person's edits and deletions are inputs (changes_test.go); the bot's own are not.
+		{name: "OwnMessageChanged", event: `{"type":"message","subtype":"message_changed","channel_type":"channel","channel":"C1","ts":"10.4","message":{"type":"message","user":"UBOT","bot_id":"BBOT","text":"edited","ts":"10.1"}}`, reason: dropNotAPerson},
+		{name: "OwnMessageDeleted", event: `{"type":"message","subtype":"message_deleted","channel_type":"channel","channel":"C1","ts":"10.4","deleted_ts":"10.1","previous_message":{"type":"message","user":"UBOT","bot_id":"BBOT","text":"x","ts":"10.1"}}`, reason: dropNotAPerson},
 		{name: "ChannelMessageWithoutMention", event: `{"type":"message","channel_type":"channel","user":"U1","text":"lunch?","ts":"12.1","channel":"C1"}`, reason: dropNoMention},
 		{name: "MessageDuplicatingMention", event: `{"type":"message","channel_type":"channel","user":"U1","text":"<@UBOT> hello","ts":"10.1","channel":"C1"}`, reason: dropMentionCopy},
 		{name: "SimilarUserIDIsNotAMention", event: `{"type":"message","channel_type":"channel","user":"U1","text":"<@UBOTX> hello","ts":"10.7","channel":"C1"}`, reason: dropNoMention},

@@ -29,6 +29,8 @@ func FuzzInputFromEvent(f *testing.F) {
 		`{"type":"message","subtype":"bot_message","bot_id":"B2","text":"x","ts":"10.5","channel":"C1"}`,
 		`{"type":"message","user":"UBOT","text":"mine","ts":"10.5","thread_ts":"10.1","channel":"C1"}`,
 		`{"type":"message","subtype":"message_changed","channel":"C1","message":{"text":"x"}}`,
+		`{"type":"message","subtype":"message_changed","channel":"C1","message":{"user":"U1","text":"<@UBOT> y","ts":"10.1","edited":{"ts":"10.9"}},"previous_message":{"user":"U1","text":"x","ts":"10.1"}}`,
+		`{"type":"message","subtype":"message_deleted","channel":"C1","deleted_ts":"10.1","previous_message":{"user":"U1","text":"x","ts":"10.1","thread_ts":"10.0"}}`,
 		`{"type":"reaction_added","user":"U1"}`,
 		`{"type":"app_mention","text":"no user","ts":"1","channel":"C1"}`,
 	} {
@@ -52,11 +54,22 @@ func FuzzInputFromEvent(f *testing.F) {
 			t.Fatalf("accepted with reason %q", reason)
 		}
 		k := in.Key
-		if k.TeamID == "" || k.ChannelID == "" || k.ThreadTS == "" || in.Message == nil || in.Kind != conversation.KindUserMessage {
+		if k.TeamID == "" || k.ChannelID == "" || k.ThreadTS == "" || in.Message == nil {
 			t.Fatalf("input %+v lacks its thread or message", in)
 		}
-		if in.ID != conversation.MessageInputID(k.TeamID, k.ChannelID, in.Message.TS) {
-			t.Fatalf("ID %q is not the message's", in.ID)
+		var id string
+		switch in.Kind {
+		case conversation.KindUserMessage:
+			id = conversation.MessageInputID(k.TeamID, k.ChannelID, in.Message.TS)
+		case conversation.KindEdit: // the edit's own ts ends it
+			if id = in.ID; !strings.HasPrefix(id, "edit:"+k.TeamID+":"+k.ChannelID+":"+in.Message.TS+":") {
+				id = "an edit of the message"
+			}
+		case conversation.KindDelete:
+			id = conversation.DeleteInputID(k.TeamID, k.ChannelID, in.Message.TS)
+		}
+		if in.ID != id {
+			t.Fatalf("ID %q of a %s is not %q", in.ID, in.Kind, id)
 		}
 		if in.Message.UserID == me.UserID {
 			t.Fatal("the bot's own message accepted")
@@ -67,6 +80,9 @@ func FuzzInputFromEvent(f *testing.F) {
 			raw = e.Text
 		case *slackevents.MessageEvent:
 			raw = e.Text
+			if e.SubType == "message_changed" && e.Message != nil {
+				raw = e.Message.Text
+			}
 		}
 		if len(in.Message.Text) > len(raw) {
 			t.Fatalf("text grew: %q from %q", in.Message.Text, raw)

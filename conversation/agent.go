@@ -217,9 +217,9 @@ type Synthesizer interface {
 // returns the answer as the reply shows it, in Markdown, and whether it differs from
 // f.Answer: a streamed answer that the edited one extends (sources added) is completed
 // with the rest, keeping its thinking steps; one it does not (markers renumbered) is
-// replaced by the reply.
+// replaced by the reply. p is the request, for the language of what it adds.
 type AnswerEditor interface {
-	EditAnswer(f Findings) (markdown string, edited bool)
+	EditAnswer(p Prompt, f Findings) (markdown string, edited bool)
 }
 
 // SummaryRequest asks for older messages of a conversation to be folded into its

@@ -107,6 +107,17 @@ type Turn struct {
 	// Events are webhook events written to the outbox in the same transaction
 	// (conversation/events.go), numbered with the next Event.Seq in order.
 	Events []Event
+	// Rewrite changes the text of stored messages, found by their Slack ts, in the
+	// same transaction: a person's edited or deleted message (docs/architecture.md,
+	// "Edits and deletions"), an answer replaced in place. Their meta is cleared.
+	Rewrite []MessageRewrite
+}
+
+// MessageRewrite is a new text for the stored messages of a conversation whose
+// SlackTS is SlackTS (Turn.Rewrite).
+type MessageRewrite struct {
+	SlackTS string
+	Text    string
 }
 
 // Saved reports what Store.Save wrote.

@@ -25,6 +25,13 @@ const (
 	// engine enqueues it with the state that started or paused the pipeline, and it
 	// carries nothing else.
 	KindPipeline InputKind = "pipeline"
+	// KindEdit is a person's edit of their message (Slack's message_changed with a
+	// changed text; docs/architecture.md, "Edits and deletions"): Message is the
+	// message as edited, TS the edited message's ts and Text its new text.
+	KindEdit InputKind = "message_edit"
+	// KindDelete is the deletion of a person's message (Slack's message_deleted):
+	// Message names the deleted message (TS, ThreadTS, UserID); its Text is "".
+	KindDelete InputKind = "message_delete"
 )
 
 // InputStatus is where an input is in its life.
@@ -207,6 +214,19 @@ type CommandInput struct {
 // MessageInputID returns the deduplication id of a Slack message (see Input.ID).
 func MessageInputID(teamID, channelID, ts string) string {
 	return fmt.Sprintf("msg:%s:%s:%s", teamID, channelID, ts)
+}
+
+// EditInputID returns the deduplication id of an edit (KindEdit) of the message ts:
+// editedTS is the edit's own ts (message.edited.ts), so that every edit is kept and
+// a redelivery of one is a duplicate.
+func EditInputID(teamID, channelID, ts, editedTS string) string {
+	return fmt.Sprintf("edit:%s:%s:%s:%s", teamID, channelID, ts, editedTS)
+}
+
+// DeleteInputID returns the deduplication id of the deletion (KindDelete) of the
+// message ts.
+func DeleteInputID(teamID, channelID, ts string) string {
+	return fmt.Sprintf("delete:%s:%s:%s", teamID, channelID, ts)
 }
 
 // InteractionInputID returns the deduplication id of an interaction (a click, a modal

@@ -50,6 +50,13 @@ type Store interface {
 	// Submit asks before it refuses an input over a limit, since a copy Slack
 	// delivered again of an input already stored is a duplicate, never refused.
 	Enqueued(ctx context.Context, id string) (bool, error)
+	// Amend changes the pending input id (a person's message) before its turn began
+	// (Attempts 0), in one conditional write, and reports whether it did: with drop,
+	// the input is finished as InputDropped (its message was deleted); otherwise its
+	// message's text becomes text (the message was edited). It returns false, changing
+	// nothing, when the input is not pending, has begun, or does not exist
+	// (docs/architecture.md, "Edits and deletions").
+	Amend(ctx context.Context, id, text string, drop bool) (bool, error)
 
 	// Acquire takes the lease of thread key for owner until ttl from now, by the
 	// database's clock, unless a live lease holds it. A lease is live until ttl after

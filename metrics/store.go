@@ -96,6 +96,13 @@ func (s *measuredStore) Enqueued(ctx context.Context, id string) (bool, error) {
 	return ok, err
 }
 
+func (s *measuredStore) Amend(ctx context.Context, id, text string, drop bool) (bool, error) {
+	start := time.Now()
+	ok, err := s.Store.Amend(ctx, id, text, drop)
+	s.observe("amend", start, err)
+	return ok, err
+}
+
 func (s *measuredStore) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
 	start := time.Now()
 	l, prev, ok, err := s.Store.Acquire(ctx, key, owner, ttl)

@@ -35,6 +35,9 @@ type turnSources struct {
 	knowledge, search []map[int]Source
 	// pages are the pages fetch_url read, in call order.
 	pages []Source
+	// retrieved are the passages and results of knowledge and web searches, in the
+	// order the tools returned them.
+	retrieved []Source
 }
 
 var (
@@ -72,6 +75,7 @@ func collectSources(calls []conversation.ToolCall) turnSources {
 					src.URL = doc
 				}
 				m[n] = src
+				ts.retrieved = append(ts.retrieved, src)
 			}
 			if len(m) > 0 {
 				ts.knowledge = append(ts.knowledge, m)
@@ -81,6 +85,7 @@ func collectSources(calls []conversation.ToolCall) turnSources {
 			for _, g := range searchResultLine.FindAllStringSubmatch(c.Result, -1) {
 				n, _ := strconv.Atoi(g[1])
 				m[n] = Source{Title: strings.TrimSpace(g[2]), URL: g[3]}
+				ts.retrieved = append(ts.retrieved, m[n])
 			}
 			if len(m) > 0 {
 				ts.search = append(ts.search, m)
@@ -119,6 +124,24 @@ func (ts turnSources) resolve(n int) (Source, bool) {
 	return Source{}, false
 }
 
+// MaxRetrieved bounds the sources an Attribution lists as retrieved, not cited.
+const MaxRetrieved = 5
+
+// Attribution is an answer with its sources (Attribute; docs/tools.md, "Citations").
+type Attribution struct {
+	// Text is the answer with its markers renumbered, as Cite returns it.
+	Text string
+	// Cited are the sources the answer cites, then the pages fetch_url read, as Cite
+	// returns them.
+	Cited []Source
+	// Retrieved, when the answer cites none of the passages and results its searches
+	// returned (the model wrote no markers), are those, distinct, in the order the
+	// tools returned them, at most MaxRetrieved, leaving out those in Cited: which of
+	// them the answer used is unknown, so they are listed as retrieved, not cited.
+	// It is nil when the answer cites any of them.
+	Retrieved []Source
+}
+
 // Cite matches the [n] markers of answer (Markdown) to the sources of calls, the
 // turn's tool results, and returns the answer with its markers renumbered in the
 // order they first appear, the markers that name no source removed, and the sources
@@ -128,18 +151,25 @@ func (ts turnSources) resolve(n int) (Source, bool) {
 // spans and code blocks, link texts ([n](url)) and reference definitions are left as
 // they are. With no sources, answer comes back as it is.
 func Cite(answer string, calls []conversation.ToolCall) (string, []Source) {
+	a := Attribute(answer, calls)
+	return a.Text, a.Cited
+}
+
+// Attribute is Cite, and when the answer cites none of what the turn's searches
+// returned, those as Attribution.Retrieved.
+func Attribute(answer string, calls []conversation.ToolCall) Attribution {
 	ts := collectSources(calls)
-	var sources []Source
+	var a Attribution
 	number := map[string]int{} // source key → its number in the list
 	add := func(s Source) int {
 		if n, ok := number[s.key()]; ok {
 			return n
 		}
-		sources = append(sources, s)
-		number[s.key()] = len(sources)
-		return len(sources)
+		a.Cited = append(a.Cited, s)
+		number[s.key()] = len(a.Cited)
+		return len(a.Cited)
 	}
-	text := mapProse(answer, func(prose string) string {
+	a.Text = mapProse(answer, func(prose string) string {
 		return replaceMarkers(prose, func(n int) (int, bool) {
 			s, ok := ts.resolve(n)
 			if !ok {
@@ -148,10 +178,21 @@ func Cite(answer string, calls []conversation.ToolCall) (string, []Source) {
 			return add(s), true
 		})
 	})
+	citedAny := len(a.Cited) > 0
 	for _, p := range ts.pages {
 		add(p)
 	}
-	return text, sources
+	if citedAny {
+		return a
+	}
+	for _, s := range ts.retrieved {
+		if _, ok := number[s.key()]; ok || len(a.Retrieved) == MaxRetrieved {
+			continue
+		}
+		number[s.key()] = 0
+		a.Retrieved = append(a.Retrieved, s)
+	}
+	return a
 }
 
 // replaceMarkers rewrites the markers of prose: each [n] becomes [m] when number(n)
@@ -230,49 +271,72 @@ func mapOutsideCodeSpans(line string, f func(string) string) string {
 	return b.String()
 }
 
-// Sources renders sources as the mrkdwn block that ends a cited answer: a bold
-// "Sources" line, then one numbered line each, "[1] <url|title>" for a source with a
-// URL, "[1] handbook/leave.md — Parental leave" for one without; texts escaped.
-// It returns "" for no sources.
-func Sources(sources []Source) string {
-	return sourceList(sources, "*Sources*", "\n", func(s Source, title string) string {
-		if !isWebURL(s.URL) {
-			return Escape(title)
-		}
-		label := ""
-		if title != "" && title != s.URL {
-			label = strings.NewReplacer("|", "¦").Replace(Escape(title))
-		}
-		return slackLinkTo(s.URL, label)
-	})
+// Sources renders sources as the mrkdwn block that ends a cited answer: heading in
+// bold ("*Sources*"), then one numbered line each, "[1] <url|title>" for a source
+// with a URL, "[1] handbook/leave.md — Parental leave" for one without; texts
+// escaped. It returns "" for no sources.
+func Sources(heading string, sources []Source) string {
+	return sourceList(sources, "*"+Escape(heading)+"*", "\n", numbered, mrkdwnEntry)
+}
+
+// RetrievedSources renders sources as Sources does, each line marked "• " instead of
+// numbered: sources no marker cites (Attribution.Retrieved), under a heading that
+// says so.
+func RetrievedSources(heading string, sources []Source) string {
+	return sourceList(sources, "*"+Escape(heading)+"*", "\n", bulleted, mrkdwnEntry)
 }
 
 // SourcesMarkdown renders sources as Sources does, in Markdown (a streamed
 // answer's markdown_text): "**Sources**", then "[1] [title](url)" or "[1] title" on
 // lines of their own, texts escaped. It returns "" for no sources.
-func SourcesMarkdown(sources []Source) string {
-	return sourceList(sources, "**Sources**", "  \n", func(s Source, title string) string {
-		title = markdownEscaper.Replace(title)
-		switch {
-		case isWebURL(s.URL) && title != "":
-			return "[" + title + "](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(s.URL) + ")"
-		case isWebURL(s.URL):
-			return "<" + s.URL + ">"
-		}
-		return title
-	})
+func SourcesMarkdown(heading string, sources []Source) string {
+	return sourceList(sources, "**"+markdownEscaper.Replace(heading)+"**", "  \n", numbered, markdownEntry)
 }
 
-// sourceList is heading, then for each source a line break (br), its number in
-// brackets and entry(source, its title with spaces collapsed); "" for no sources.
-func sourceList(sources []Source, heading, br string, entry func(s Source, title string) string) string {
+// RetrievedSourcesMarkdown renders sources as RetrievedSources does, in Markdown.
+func RetrievedSourcesMarkdown(heading string, sources []Source) string {
+	return sourceList(sources, "**"+markdownEscaper.Replace(heading)+"**", "  \n", bulleted, markdownEntry)
+}
+
+// mrkdwnEntry is a source's entry in mrkdwn: a Slack link, or its title escaped.
+func mrkdwnEntry(s Source, title string) string {
+	if !isWebURL(s.URL) {
+		return Escape(title)
+	}
+	label := ""
+	if title != "" && title != s.URL {
+		label = strings.NewReplacer("|", "¦").Replace(Escape(title))
+	}
+	return slackLinkTo(s.URL, label)
+}
+
+// markdownEntry is a source's entry in Markdown: a link, or its title escaped.
+func markdownEntry(s Source, title string) string {
+	title = markdownEscaper.Replace(title)
+	switch {
+	case isWebURL(s.URL) && title != "":
+		return "[" + title + "](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(s.URL) + ")"
+	case isWebURL(s.URL):
+		return "<" + s.URL + ">"
+	}
+	return title
+}
+
+// numbered marks the i-th (from 0) entry of a list of cited sources, "[i+1] ";
+// bulleted one of sources not cited, "• ".
+func numbered(i int) string { return "[" + strconv.Itoa(i+1) + "] " }
+func bulleted(int) string   { return "• " }
+
+// sourceList is heading, then for each source a line break (br), its mark and
+// entry(source, its title with spaces collapsed); "" for no sources.
+func sourceList(sources []Source, heading, br string, mark func(i int) string, entry func(s Source, title string) string) string {
 	if len(sources) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString(heading)
 	for i, s := range sources {
-		b.WriteString(br + "[" + strconv.Itoa(i+1) + "] ")
+		b.WriteString(br + mark(i))
 		b.WriteString(entry(s, strings.Join(strings.Fields(s.Title), " ")))
 	}
 	return b.String()

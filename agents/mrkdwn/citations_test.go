@@ -69,7 +69,7 @@ func TestCite(t *testing.T) {
 }
 
 func TestSources(t *testing.T) {
-	got := mrkdwn.Sources([]mrkdwn.Source{
+	got := mrkdwn.Sources("Sources", []mrkdwn.Source{
 		{Title: "docs/a&b.md — <Setup>"},
 		{Title: "Go | <!channel>", URL: "https://go.dev/?a=1&b=2"},
 		{URL: "https://x.example/"},
@@ -78,8 +78,56 @@ func TestSources(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	if mrkdwn.Sources(nil) != "" {
+	if mrkdwn.Sources("Sources", nil) != "" || mrkdwn.RetrievedSources("Sources", nil) != "" {
 		t.Error("no sources: want no block")
+	}
+}
+
+// TestAttribute: an answer that cites none of what its searches returned lists those
+// as retrieved (distinct, at most MaxRetrieved, not the pages already listed); one
+// that cites any lists no retrieved sources.
+func TestAttribute(t *testing.T) {
+	kb := conversation.ToolCall{Name: "search_knowledge", Result: knowledgeResult}
+	kbAgain := conversation.ToolCall{Name: "search_knowledge", Result: "Found 3 passages:\n\n" +
+		"[1] docs/handbook/leave.md — Parental leave\ntext\n\n[2] a.md\ntext\n\n[3] b.md — B\ntext\n\nCite."}
+	search := conversation.ToolCall{Name: "web_search", Result: "Results:\n\n" +
+		"1. Go\n   https://go.dev/\n   text\n\n2. C\n   https://c.example/\n   text\n\n3. D\n   https://d.example/"}
+	page := conversation.ToolCall{Name: "fetch_url", Result: "URL: https://go.dev/\nTitle: Go\n\nbody"}
+	tests := []struct {
+		name             string
+		answer           string
+		calls            []conversation.ToolCall
+		cited, retrieved string
+	}{
+		{"NoMarkers", "Sixteen weeks.", []conversation.ToolCall{kb},
+			"[]", "[{docs/handbook/leave.md — Parental leave } {https://wiki.example.com/sick — Sick leave https://wiki.example.com/sick}]"},
+		{"CitedOne", "Sixteen weeks [1].", []conversation.ToolCall{kb}, "[{docs/handbook/leave.md — Parental leave }]", "[]"},
+		{"UnknownMarkerOnly", "Sixteen weeks [9].", []conversation.ToolCall{kb},
+			"[]", "[{docs/handbook/leave.md — Parental leave } {https://wiki.example.com/sick — Sick leave https://wiki.example.com/sick}]"},
+		{"DistinctBoundedPagesApart", "Go.", []conversation.ToolCall{kb, kbAgain, page, search},
+			"[{Go https://go.dev/}]",
+			"[{docs/handbook/leave.md — Parental leave } {https://wiki.example.com/sick — Sick leave https://wiki.example.com/sick} {a.md } {b.md — B } {C https://c.example/}]"},
+		{"PageOnly", "Go.", []conversation.ToolCall{page}, "[{Go https://go.dev/}]", "[]"},
+		{"NothingFound", "Nothing.", []conversation.ToolCall{{Name: "search_knowledge", Result: "No passages found for \"x\"."}}, "[]", "[]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := mrkdwn.Attribute(tt.answer, tt.calls)
+			if got := fmt.Sprint(a.Cited); got != tt.cited {
+				t.Errorf("cited %s, want %s", got, tt.cited)
+			}
+			if got := fmt.Sprint(a.Retrieved); got != tt.retrieved {
+				t.Errorf("retrieved %s, want %s", got, tt.retrieved)
+			}
+		})
+	}
+	got := mrkdwn.RetrievedSources("Sources — retrieved, not cited", []mrkdwn.Source{{Title: "a&b.md — A"}, {Title: "Go", URL: "https://go.dev/"}})
+	if want := "*Sources — retrieved, not cited*\n• a&amp;b.md — A\n• <https://go.dev/|Go>"; got != want {
+		t.Errorf("RetrievedSources:\n%s\nwant\n%s", got, want)
+	}
+	got = mrkdwn.RetrievedSourcesMarkdown("Sources — retrieved, not cited", []mrkdwn.Source{{Title: "a_b.md"}, {Title: "Go", URL: "https://go.dev/"}})
+	if want := "**Sources — retrieved, not cited**  \n• a\\_b.md  \n• [Go](https://go.dev/)"; got != want {
+		t.Errorf("RetrievedSourcesMarkdown:\n%s\nwant\n%s", got, want)
 	}
 }
 

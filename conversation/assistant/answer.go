@@ -210,6 +210,12 @@ func (a *answering) answered(fctx context.Context, out outcome, reply string, me
 		reply = render.OutOfScopeReply(a.lang(), out.outOfScope)
 		r.Log.Info("items out of scope", "count", len(out.outOfScope))
 	}
+	switch {
+	case r.Out.Revising() != "" && (err != nil || reply == ""):
+		r.Out.ReviseAnswer("") // a failure does not replace the earlier answer
+	case r.Out.Revising() != "":
+		reply += "\n\n" + render.Tr(a.lang(), "answer.edited") // it replaces the answer to the question as it was
+	}
 	update := func(st *conversation.State) {
 		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
 		st.ToolApproval = nil // decided, or voided by this message
@@ -354,7 +360,7 @@ func (s *Handler) answer(ctx context.Context, log *slog.Logger, p conversation.P
 	}
 	out.answer, out.truncated = f.Answer, f.Truncated
 	if e, ok := s.cfg.Synthesizer.(conversation.AnswerEditor); ok {
-		if md, edited := e.EditAnswer(f); edited {
+		if md, edited := e.EditAnswer(p, f); edited {
 			out.answer = md // the stream completes it, or the reply replaces it
 		}
 	}

@@ -5,10 +5,11 @@
 //
 // Its files stand in layers, each using only those below it:
 //
-//   - view.go, approval.go, retry.go: Slack's assistant view (suggested prompts,
-//     titles, the viewed channel) and direct messages; a person's decision on a
-//     tool call that waited for Approve (docs/tools.md, "Tool policy"), which
-//     resumes the answer; Retry of a failed answer.
+//   - view.go, approval.go, retry.go, edit.go: Slack's assistant view (suggested
+//     prompts, titles, the viewed channel) and direct messages; a person's decision
+//     on a tool call that waited for Approve (docs/tools.md, "Tool policy"), which
+//     resumes the answer; Retry of a failed answer; a person's edit or deletion of
+//     a message (docs/architecture.md, "Edits and deletions").
 //   - answer.go: the pipeline, and the turn that answers (Handler.AnswerMessage),
 //     step by step.
 //   - ask.go, failure.go: the approval card of a side-effect tool call; a failed

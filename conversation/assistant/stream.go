@@ -65,8 +65,8 @@ type answerStream struct {
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
 func (s *Handler) newAnswerStream(ctx context.Context, r *turns.Run, userID string) *answerStream {
 	sm, ok := s.cfg.Messenger.(conversation.StreamingMessenger)
-	if !ok || s.cfg.NoStreaming {
-		return nil
+	if !ok || s.cfg.NoStreaming || r.Out.Revising() != "" {
+		return nil // an answer replacing an earlier one is posted, not streamed
 	}
 	a := &answerStream{s: s, log: r.Log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.Out, key: r.In.Key, userID: userID}
 	if tm, ok := sm.(conversation.TaskStreamingMessenger); ok {

@@ -157,6 +157,11 @@ var catalogs = map[string]map[string]string{
 		"pass.enhanced":        "Enhanced by the model profile \"%s\".",
 		"pass.enhance_skipped": "Enhancement pass skipped: this deployment defines no model profile \"%s\" (MODEL_PROFILES).",
 		"pass.enhance_failed":  "The enhancement pass on the model profile \"%s\" failed; the text is kept as written.",
+		// The headings of an answer's sources (agents/synth.go; docs/tools.md, "Citations").
+		"sources":           "Sources",
+		"sources.retrieved": "Sources — retrieved, not cited",
+		// An answer that replaced the answer to a question before its edit (conversation/assistant/edit.go).
+		"answer.edited": "_Answer updated for the edited question._",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -301,6 +306,11 @@ var catalogs = map[string]map[string]string{
 		"pass.enhanced":        "Улучшено моделью профиля «%s».",
 		"pass.enhance_skipped": "Проход улучшения пропущен: в этом развёртывании нет профиля модели «%s» (MODEL_PROFILES).",
 		"pass.enhance_failed":  "Проход улучшения на профиле модели «%s» не удался; текст оставлен как написан.",
+		// The headings of an answer's sources (agents/synth.go; docs/tools.md, "Citations").
+		"sources":           "Источники",
+		"sources.retrieved": "Источники — найдены, но не процитированы",
+		// An answer that replaced the answer to a question before its edit (conversation/assistant/edit.go).
+		"answer.edited": "_Ответ обновлён после правки вопроса._",
 	},
 }
 

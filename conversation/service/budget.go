@@ -34,8 +34,8 @@ func (s *Service) budgeted(r *turns.Run) bool {
 		return false
 	}
 	in := r.In
-	if in.User() == "" || in.Kind == conversation.KindPipeline || in.Kind == conversation.KindAssistantThread {
-		return false // a pipeline's part, or an assistant thread opened: no request
+	if in.User() == "" || in.Kind == conversation.KindPipeline || in.Kind == conversation.KindAssistantThread || in.Kind == conversation.KindDelete {
+		return false // a pipeline's part, an assistant thread opened, a deletion: no request
 	}
 	if in.Kind == conversation.KindCommand && in.Command != nil && workflowrun.FreeCommand(in.Command.Line) {
 		return false

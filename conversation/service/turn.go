@@ -53,6 +53,8 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 			return s.assistant.AnswerQuestion(ctx, r, cp) // "Just a question" (conversation/assistant/answer.go)
 		}
 		return err
+	case (in.Kind == conversation.KindEdit || in.Kind == conversation.KindDelete) && in.Message != nil:
+		return s.assistant.MessageChanged(ctx, r) // docs/architecture.md, "Edits and deletions"
 	case in.Kind != conversation.KindUserMessage || in.Message == nil:
 		r.Log.Error("input dropped: its kind is not handled", "kind", in.Kind)
 		return r.Drop(ctx, conversation.InputDropped)

@@ -100,7 +100,31 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 	}
 	in.Status = conversation.InputPending
 	in.CreatedAt = s.cfg.Now().UTC()
+	s.amend(ctx, in)
 	return s.accept(ctx, in)
+}
+
+// amend applies an edit or a deletion (KindEdit, KindDelete) to the input of the
+// message it changes while that input waits, its turn not begun (Store.Amend): the
+// turn answers the edited text, or the deleted message is not answered
+// (docs/architecture.md, "Edits and deletions"). The edit or deletion is stored
+// all the same: its own turn, in thread order, finds the history as it should be,
+// or changes it. While inputs are spooled, or when the store does not answer, the
+// waiting input is left as it is and the edit's turn comes after it.
+func (s *intake) amend(ctx context.Context, in conversation.Input) {
+	if (in.Kind != conversation.KindEdit && in.Kind != conversation.KindDelete) || in.Message == nil || s.spool.isSpooling() {
+		return
+	}
+	m := in.Message
+	cctx, cancel := context.WithTimeout(ctx, countTimeout)
+	defer cancel()
+	ok, err := s.cfg.Store.Amend(cctx, conversation.MessageInputID(in.Key.TeamID, in.Key.ChannelID, m.TS), m.Text, in.Kind == conversation.KindDelete)
+	switch {
+	case err != nil:
+		s.log.Warn("waiting input not amended; the edit runs after it", conversation.LogKeyInput, in.ID, "error", err)
+	case ok:
+		s.log.Info("waiting input amended", conversation.LogKeyInput, in.ID, "kind", string(in.Kind))
+	}
 }
 
 // accept stores in, or spools it when the store is unavailable or inputs are spooled
@@ -150,7 +174,7 @@ func (s *intake) enqueue(ctx context.Context, in conversation.Input) (bool, erro
 // worker may have taken in between its insert and this call, having learnt of it from
 // the lease's renewal), and a worker starts if none runs.
 func (s *intake) notify(in conversation.Input) {
-	if m := in.Message; m != nil && s.threads.stopOlder(in, conversation.Stopped{By: m.UserID, NewMessage: true}) {
+	if m := in.Message; m != nil && in.Kind == conversation.KindUserMessage && s.threads.stopOlder(in, conversation.Stopped{By: m.UserID, NewMessage: true}) {
 		s.log.Info("a newer message stopped the running turn", conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID)
 	}
 	s.kick(in.Key)

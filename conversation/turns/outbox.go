@@ -59,6 +59,27 @@ type Outbox struct {
 	// broadcast shows the turn's replies in the channel too (Tag.Broadcast); such a
 	// turn does not stream, since a stream stays in the thread.
 	broadcast bool
+	// revise is the ts of the earlier answer the turn's answer replaces in place
+	// (ReviseAnswer); "" for none.
+	revise string
+}
+
+// ReviseAnswer makes the turn's answer replace the bot's message ts in place
+// (chat.update) rather than appear as a new message: the answer of an edited
+// question (docs/architecture.md, "Edits and deletions"). Such an answer is not
+// streamed: a stream is always a new message.
+func (o *Outbox) ReviseAnswer(ts string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.revise = ts
+}
+
+// Revising returns the ts of the message the turn's answer replaces (ReviseAnswer),
+// or "".
+func (o *Outbox) Revising() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.revise
 }
 
 // newOutbox returns the outbox of the turn of in, posting through msgr under the
@@ -134,6 +155,10 @@ func (o *Outbox) tag(answer bool) conversation.Tag {
 	for _, p := range o.prior[o.n] {
 		t.Replace = append(t.Replace, p.TS)
 		o.used[p.TS] = true
+	}
+	if answer && o.revise != "" && !slices.Contains(t.Replace, o.revise) {
+		t.Replace = append([]string{o.revise}, t.Replace...)
+		o.used[o.revise] = true
 	}
 	if answer {
 		// A stream the earlier run started and never stopped carries no tag: the

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -54,6 +55,15 @@ type Run struct {
 	session *sessionPlan
 	env     *env
 	intake  *intake
+	// rewrites change stored messages' texts in the turn's save (RewriteMessages).
+	rewrites []conversation.MessageRewrite
+}
+
+// RewriteMessages changes the stored texts of messages, by their Slack ts, in the
+// turn's save (Run.Finish; conversation.Turn.Rewrite): an edited or deleted message
+// (docs/architecture.md, "Edits and deletions").
+func (r *Run) RewriteMessages(rw ...conversation.MessageRewrite) {
+	r.rewrites = append(r.rewrites, rw...)
 }
 
 // savedState is what webhook events are derived from: a thread's workflow state and
@@ -298,8 +308,11 @@ func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Endi
 		}
 		e.TS = ts
 	}
-	msgs := e.Msgs
-	if e.Reply != "" {
+	msgs, rewrites := e.Msgs, r.rewrites
+	if rv := r.Out.Revising(); e.Reply != "" && e.Answer && rv != "" && e.TS == rv {
+		// The answer replaced the earlier one in place: that message's new text.
+		rewrites = append(slices.Clip(rewrites), conversation.MessageRewrite{SlackTS: rv, Text: e.Reply})
+	} else if e.Reply != "" {
 		m := conversation.Message{Role: conversation.RoleAssistant, Text: e.Reply, SlackTS: e.TS, Meta: e.Meta}
 		if e.Answer {
 			m.PromptTokens, m.CompletionTokens = e.Usage.PromptTokens, e.Usage.CompletionTokens
@@ -323,7 +336,7 @@ func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Endi
 		st.Turns++
 		st.PromptTokens += e.Usage.PromptTokens
 		st.CompletionTokens += e.Usage.CompletionTokens
-		_, err := r.Checkpoint(ctx, conversation.Turn{Key: r.In.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.In.ID, Merged: r.In.BurstIDs(), Enqueue: e.Enqueue,
+		_, err := r.Checkpoint(ctx, conversation.Turn{Key: r.In.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.In.ID, Merged: r.In.BurstIDs(), Enqueue: e.Enqueue, Rewrite: rewrites,
 			Usage: r.usageRecords(st, e.Usage, byModel, metered, 1)})
 		if !errors.Is(err, conversation.ErrConflict) || i+1 >= attempts {
 			if err != nil {

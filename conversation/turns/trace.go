@@ -190,6 +190,13 @@ func (t tracedStore) Enqueued(ctx context.Context, id string) (bool, error) {
 	return ok, err
 }
 
+func (t tracedStore) Amend(ctx context.Context, id, text string, drop bool) (bool, error) {
+	ctx, span := storeSpan(ctx, "Amend")
+	ok, err := t.Store.Amend(ctx, id, text, drop)
+	tracing.End(span, err)
+	return ok, err
+}
+
 func (t tracedStore) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
 	ctx, span := storeSpan(ctx, "Acquire")
 	l, prev, ok, err := t.Store.Acquire(ctx, key, owner, ttl)

@@ -230,6 +230,10 @@ func (s *Checkpoints) Save(ctx context.Context, turn conversation.Turn) (convers
 	return saved, classify(err)
 }
 
+// rewriteMessageSQL sets the text of the messages of conversation $1 posted at
+// Slack ts $2 to $3 and clears their meta (conversation.Turn.Rewrite).
+const rewriteMessageSQL = `UPDATE messages SET text = $3::text, meta = NULL WHERE conversation_id = $1::bigint AND slack_ts = $2::text`
+
 // save writes turn, whose state is encoded as state, once sqlstore.Save has checked it.
 func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 	n := int64(len(turn.Append))
@@ -250,7 +254,7 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		pending, held bool
 		tx            *sql.Tx
 	)
-	if len(turn.Enqueue) > 0 || len(turn.Usage) > 0 || len(turn.Events) > 0 || len(turn.Merged) > 0 {
+	if len(turn.Enqueue) > 0 || len(turn.Usage) > 0 || len(turn.Events) > 0 || len(turn.Merged) > 0 || len(turn.Rewrite) > 0 {
 		// The inputs, the usage rows and webhook events go in with the turn: one
 		// transaction, one more statement each.
 		var err error
@@ -279,6 +283,11 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 	if tx != nil {
 		if err := markMerged(ctx, tx, turn.Merged); err != nil {
 			return conversation.Saved{}, err
+		}
+		for _, rw := range turn.Rewrite {
+			if _, err := tx.ExecContext(ctx, rewriteMessageSQL, id.Int64, rw.SlackTS, sqlstore.Text(rw.Text)); err != nil {
+				return conversation.Saved{}, fmt.Errorf("rewrite message %s: %w", rw.SlackTS, err)
+			}
 		}
 		for _, u := range turn.Usage {
 			if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(turn.Key, u, sqlstore.Now())...); err != nil {

@@ -160,3 +160,18 @@ func (s *Inputs) Enqueued(ctx context.Context, id string) (bool, error) {
 	}
 	return ok, nil
 }
+
+// Amend changes pending input id before its turn began, in one conditional UPDATE:
+// drop finishes it as dropped; otherwise its message's text becomes text.
+func (s *Inputs) Amend(ctx context.Context, id, text string, drop bool) (bool, error) {
+	n, err := sqlstore.RowsAffected(s.db.ExecContext(ctx, `
+		UPDATE inputs SET updated_at = $2::timestamptz,
+			status = CASE WHEN $4::boolean THEN 'dropped' ELSE status END,
+			payload = CASE WHEN $4::boolean THEN payload ELSE jsonb_set(payload, '{text}', to_jsonb($3::text)) END
+		WHERE id = $1::text AND status = 'pending' AND attempts = 0 AND kind = 'user_message' AND payload IS NOT NULL`,
+		id, sqlstore.Now(), sqlstore.Text(text), drop))
+	if err != nil {
+		return false, classify(fmt.Errorf("amend input %s: %w", id, err))
+	}
+	return n == 1, nil
+}

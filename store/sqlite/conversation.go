@@ -185,6 +185,12 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 	if err := s.appendMessages(ctx, tx, id, first, turn.Append, at); err != nil {
 		return conversation.Saved{}, err
 	}
+	for _, rw := range turn.Rewrite {
+		if _, err := tx.ExecContext(ctx, `UPDATE messages SET text = ?3, meta = NULL WHERE conversation_id = ?1 AND slack_ts = ?2`,
+			id, rw.SlackTS, sqlstore.Text(rw.Text)); err != nil {
+			return conversation.Saved{}, fmt.Errorf("rewrite message %s: %w", rw.SlackTS, err)
+		}
+	}
 	if turn.InputID != "" {
 		n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.markDone).ExecContext(ctx, timestamp(at), turn.InputID))
 		if err != nil {

@@ -147,3 +147,18 @@ func (s *Inputs) Enqueued(ctx context.Context, id string) (bool, error) {
 	}
 	return ok, nil
 }
+
+// Amend changes pending input id before its turn began, in one conditional UPDATE:
+// drop finishes it as dropped; otherwise its message's text becomes text.
+func (s *Inputs) Amend(ctx context.Context, id, text string, drop bool) (bool, error) {
+	n, err := sqlstore.RowsAffected(s.write.ExecContext(ctx, `
+		UPDATE inputs SET updated_at = ?2,
+			status = CASE WHEN ?4 THEN 'dropped' ELSE status END,
+			payload = CASE WHEN ?4 THEN payload ELSE json_set(payload, '$.text', ?3) END
+		WHERE id = ?1 AND status = 'pending' AND attempts = 0 AND kind = 'user_message' AND payload IS NOT NULL`,
+		id, timestamp(sqlstore.Now()), sqlstore.Text(text), drop))
+	if err != nil {
+		return false, classify(fmt.Errorf("amend input %s: %w", id, err))
+	}
+	return n == 1, nil
+}

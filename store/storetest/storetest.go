@@ -54,6 +54,8 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"StorableText", testStorableText},
 		{"CountPending", testCountPending},
 		{"Enqueued", testEnqueued},
+		{"Amend", testAmend},
+		{"Rewrite", testRewrite},
 	}.run(t, open)
 }
 
