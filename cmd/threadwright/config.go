@@ -81,7 +81,11 @@ type Config struct {
 	FetchAllowHosts   []string      `envconfig:"FETCH_ALLOW_HOSTS" desc:"Comma-separated exceptions to that rule, hosts fetch_url may reach although they are private: name, name:port, *.suffix or a CIDR"`
 	FetchMaxBytes     int           `envconfig:"FETCH_MAX_BYTES" default:"1048576" desc:"Bytes fetch_url reads at most (also each page of a fetch: artifact, such as the blog's sources)"`
 	FetchTimeout      time.Duration `envconfig:"FETCH_TIMEOUT" default:"15s" desc:"Timeout of one fetch_url call (and of each page a fetch: artifact reads)"`
-	SearxngURL        string        `envconfig:"SEARXNG_URL" desc:"Base URL of a SearXNG instance with its JSON format enabled. Set, it adds the web_search tool"`
+	SearxngURL        string        `envconfig:"SEARXNG_URL" desc:"Base URL of a SearXNG instance with its JSON format enabled. Set, it adds the web_search tool (docs/tools.md, \"Web search\")"`
+	BraveAPIKey       string        `envconfig:"BRAVE_SEARCH_API_KEY" desc:"A Brave Search API subscription token. Set, web_search can search through Brave Search"`
+	TavilyAPIKey      string        `envconfig:"TAVILY_API_KEY" desc:"A Tavily API key (tvly-…). Set, web_search can search through Tavily"`
+	WebSearchProvider string        `envconfig:"WEB_SEARCH_PROVIDER" desc:"The provider behind web_search when several are configured: searxng, brave or tavily. Unset: the first configured, in that order"`
+	WebSearchEndpoint string        `envconfig:"WEB_SEARCH_ENDPOINT" desc:"Replaces the hosted provider's URL (Brave Search or Tavily), for a proxy. Unset: the provider's own"`
 
 	WorkflowsDir        string   `envconfig:"WORKFLOWS_DIR" group:"Workflows" desc:"Directory of workflow YAML files offered besides the built-ins (proposal, product-brief, blog). An invalid file stops start-up with file:line: reason"`
 	ModelProfiles       string   `envconfig:"MODEL_PROFILES" desc:"YAML file of named models (base_url, model, api_key: ${ENV_VAR}, timeout) that workflow artifacts and editor passes name with model: (docs/workflows.md, \"Pipelines\"); unset: none"`
@@ -186,6 +190,8 @@ func (c *Config) checks() []envCheck {
 		{c.FetchMaxBytes > 0, "FETCH_MAX_BYTES", "a whole number of bytes above 0"},
 		{c.FetchTimeout > 0, "FETCH_TIMEOUT", "a positive duration"},
 		{c.SearxngURL == "" || isHTTPURL(c.SearxngURL), "SEARXNG_URL", "an http(s) URL of a SearXNG instance"},
+		{c.WebSearchEndpoint == "" || isHTTPURL(c.WebSearchEndpoint), "WEB_SEARCH_ENDPOINT", "an http(s) URL"},
+		{c.validSearchProvider(), "WEB_SEARCH_PROVIDER", "searxng, brave or tavily, with its URL or key set (SEARXNG_URL, BRAVE_SEARCH_API_KEY, TAVILY_API_KEY)"},
 		{c.ShutdownTimeout > 0, "SHUTDOWN_TIMEOUT", "a positive duration"},
 		{c.RetentionDays >= 0, "RETENTION_DAYS", "0 or a whole number of days"},
 		{c.MaxQueuedPerThread >= 0, "MAX_QUEUED_PER_THREAD", "0 or a whole number of inputs"},

@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "eval":
 		return runEval(ctx, args[1:], stdout, stderr)
 	case "workflows":
-		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), stdout, stderr)
+		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), webSearchConfigured(os.Getenv), stdout, stderr)
 	case "manifest":
 		out, err := bot.NewManifest("threadwright").YAML()
 		if err != nil {

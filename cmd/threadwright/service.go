@@ -41,23 +41,29 @@ func (rc *runConfig) newService(p serviceParts) (*service.Service, error) {
 		PipelineConcurrency: rc.PipelineConcurrency,
 		Fetcher:             sourceFetcher(p.fetcher, rc.Config), // fetch artifacts: fetch_url's guard and limits, or Main.Fetcher
 		FetchAllowed:        func(ch string) bool { return policy.Allows(ch, "fetch_url") },
-		Approvers:           rc.ApproverUserIDs,
-		SuggestedPrompts:    rc.files.suggested,
-		Format:              mrkdwn.FromMarkdown,
-		Summarizer:          p.agents.summarizer,
-		HistoryTokens:       rc.HistoryTokens,
-		Logger:              rc.log,
-		MaxConcurrentTurns:  rc.MaxConcurrentTurns,
-		HistoryMessages:     rc.HistoryMessages,
-		TurnTimeout:         rc.TurnTimeout,
-		NoStreaming:         !rc.StreamAnswers,
-		MaxQueuedPerThread:  rc.MaxQueuedPerThread,
-		MaxQueuedPerUser:    rc.MaxQueuedPerUser,
-		UserRate:            rc.UserRate,
-		UserBurst:           rc.UserBurst,
-		Redact:              rc.scrubber.String,
-		Classify:            failureClassifier{modelBases: modelURLs(rc.OpenAIBaseURL, profiles), slackBase: rc.SlackAPIURL}.Classify,
-		Model:               rc.OpenAIModel,
+		// A tool a workflow names that is not configured, or not allowed in the
+		// channel, is named on its cards (docs/workflows.md, "Pipelines").
+		ToolAvailable: func(ch, name string) bool {
+			_, _, ok := p.agents.tools.Lookup(name)
+			return ok && policy.Allows(ch, name)
+		},
+		Approvers:          rc.ApproverUserIDs,
+		SuggestedPrompts:   rc.files.suggested,
+		Format:             mrkdwn.FromMarkdown,
+		Summarizer:         p.agents.summarizer,
+		HistoryTokens:      rc.HistoryTokens,
+		Logger:             rc.log,
+		MaxConcurrentTurns: rc.MaxConcurrentTurns,
+		HistoryMessages:    rc.HistoryMessages,
+		TurnTimeout:        rc.TurnTimeout,
+		NoStreaming:        !rc.StreamAnswers,
+		MaxQueuedPerThread: rc.MaxQueuedPerThread,
+		MaxQueuedPerUser:   rc.MaxQueuedPerUser,
+		UserRate:           rc.UserRate,
+		UserBurst:          rc.UserBurst,
+		Redact:             rc.scrubber.String,
+		Classify:           failureClassifier{modelBases: modelURLs(rc.OpenAIBaseURL, profiles), slackBase: rc.SlackAPIURL}.Classify,
+		Model:              rc.OpenAIModel,
 
 		// The usage ledger and the token budgets (docs/operations.md, "Usage, cost and budgets").
 		Usage:                     usageStore(p.store),

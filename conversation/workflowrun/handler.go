@@ -101,6 +101,9 @@ type Config struct {
 	// ProfileDefined reports whether the deployment defines a model profile (nil:
 	// none is).
 	ProfileDefined func(name string) bool
+	// ToolAvailable reports whether a tool an artifact names can run in a channel
+	// (nil: every tool can).
+	ToolAvailable func(channelID, name string) bool
 	// Approvers, when set, are the only people who may approve artifacts.
 	Approvers []string
 	// Format converts the model's Markdown to the chat's markup.
