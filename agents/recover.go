@@ -51,7 +51,7 @@ func (a *WorkflowAgent) Recover(ctx context.Context, r conversation.ArtifactRequ
 		shown = shown[n-maxFailures:]
 	}
 	data.Failures = shown
-	if tools := a.artifactTools(ctx, r); tools != nil {
+	if tools, _ := a.artifactTools(ctx, r); tools != nil {
 		data.Tools = promptTools(tools.Specs())
 	}
 	var out workflow.Recovery

@@ -311,10 +311,11 @@ func (a *WorkflowAgent) Write(ctx context.Context, r conversation.ArtifactReques
 	if err := checkRequest(r, true); err != nil {
 		return "", conversation.Usage{}, fmt.Errorf("agents: write: %w", err)
 	}
-	tools := a.artifactTools(ctx, r)
+	tools, missing := a.artifactTools(ctx, r)
 	data := prompts.ArtifactWriteData{
 		Title: r.Artifact.Title, Item: itemData(r.Item), Previous: strings.TrimSpace(r.Current),
 		Instructions: strings.TrimSpace(r.Instructions), Failure: automated(r), ToolName: CommitFinalTextTool,
+		Unavailable: missing,
 	}
 	if s := r.Selected; s != nil {
 		data.Selected = &prompts.Option{Label: s.Label, Title: s.Title, Text: s.Text}
@@ -383,12 +384,13 @@ func automated(r conversation.ArtifactRequest) bool {
 }
 
 // artifactTools returns the tools of a.tools that r.Artifact names and its channel
-// allows (a.policy), or nil when there
-// are none (or steps for them). Names left out are logged at debug level.
-func (a *WorkflowAgent) artifactTools(ctx context.Context, r conversation.ArtifactRequest) *Registry {
+// allows (a.policy), or nil when there are none (or steps for them), and the names
+// it left out (not configured, or not allowed), which are logged at debug level
+// and named in the writer's prompt (ArtifactWriteData.Unavailable).
+func (a *WorkflowAgent) artifactTools(ctx context.Context, r conversation.ArtifactRequest) (*Registry, []string) {
 	names := slices.DeleteFunc(slices.Clone(r.Artifact.Tools), isCommitTool)
 	if len(names) == 0 || a.maxToolSteps < 2 {
-		return nil
+		return nil, nil
 	}
 	reg := a.policy.For(a.tools, r.ChannelID)
 	if reg == nil {
@@ -400,9 +402,9 @@ func (a *WorkflowAgent) artifactTools(ctx context.Context, r conversation.Artifa
 			slog.String("workflow", r.Workflow.Name), slog.String("artifact", r.Artifact.ID), slog.Any("tools", missing))
 	}
 	if sub.Len() == 0 {
-		return nil
+		return nil, missing
 	}
-	return sub
+	return sub, missing
 }
 
 // Evaluate judges text against r.Artifact.Criteria with the main model

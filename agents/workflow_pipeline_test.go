@@ -393,8 +393,10 @@ func TestWorkflowWriteTools(t *testing.T) {
 				t.Errorf("request %d: tool_choice = %s, want \"required\"", i+1, got)
 			}
 		}
-		contains(t, "task", reqs[0].LastUserMessage(), "- search_knowledge: Search the team's knowledge base.", "Item 2 of 5: Competitor pricing")
-		lacks(t, "task", reqs[0].LastUserMessage(), "web_search", "lookup_price")
+		// web_search, named but not configured, is named as unavailable, not offered.
+		contains(t, "task", reqs[0].LastUserMessage(), "- search_knowledge: Search the team's knowledge base.", "Item 2 of 5: Competitor pricing",
+			"These tools the task names are not available here: web_search.")
+		lacks(t, "task", reqs[0].LastUserMessage(), "- web_search", "lookup_price")
 		msgs := reqs[1].Chat.Messages
 		if n := len(msgs); n != 4 || msgs[2].Role != openai.ChatMessageRoleAssistant || len(msgs[2].ToolCalls) != 1 {
 			t.Fatalf("second request's messages = %+v, want system, task, the tool call, its result", msgs)

@@ -178,6 +178,9 @@ type ArtifactWriteData struct {
 	// Tools are the tools the model may call before it saves (the artifact's tools
 	// the deployment has); empty: none.
 	Tools []Tool
+	// Unavailable are the tools the artifact names that the deployment does not
+	// have or the channel does not allow, by name; empty: none.
+	Unavailable []string
 	// Failure is true when the commit function has a "failure" argument the model
 	// may set, with "text" empty, when the task cannot be done (automated writes).
 	Failure bool

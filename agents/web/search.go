@@ -22,14 +22,32 @@ const (
 	DefaultSearchLimit   = 5
 )
 
-// SearchConfig configures the web_search tool (SearchTool).
+// The search providers (SearchConfig.Provider).
+const (
+	ProviderSearXNG = "searxng"
+	ProviderBrave   = "brave"
+	ProviderTavily  = "tavily"
+)
+
+// SearchConfig configures the web_search tool (SearchTool) and its provider
+// (docs/tools.md, "Web search").
 type SearchConfig struct {
+	// Provider names the search service: ProviderSearXNG, ProviderBrave or
+	// ProviderTavily; empty picks the first configured of SearxngURL, BraveAPIKey and
+	// TavilyAPIKey.
+	Provider string
 	// SearxngURL is the base URL of a SearXNG instance whose JSON API is enabled
 	// ("json" in search.formats of its settings.yml), e.g. "https://searx.corp.example"
-	// or "http://searxng:8080/searx"; a URL ending in "/search" is used as it is. Empty
-	// leaves web_search out. The instance is chosen by the operator, so it may be on a
-	// private address.
+	// or "http://searxng:8080/searx"; a URL ending in "/search" is used as it is. The
+	// instance is chosen by the operator, so it may be on a private address.
 	SearxngURL string
+	// BraveAPIKey is a Brave Search API subscription token (X-Subscription-Token).
+	BraveAPIKey string
+	// TavilyAPIKey is a Tavily API key ("tvly-…", sent as a bearer token).
+	TavilyAPIKey string
+	// Endpoint replaces a hosted provider's URL (a proxy, or a test server):
+	// DefaultBraveEndpoint or DefaultTavilyEndpoint when empty.
+	Endpoint string
 	// Timeout bounds one search; default DefaultSearchTimeout, 15 s.
 	Timeout time.Duration
 	// Limit is the number of results returned; default DefaultSearchLimit, 5.
@@ -37,25 +55,23 @@ type SearchConfig struct {
 }
 
 // SearchTool returns the web_search tool, {"query": "…"}, which searches the web
-// through a SearXNG instance's JSON API (GET <base>/search?q=…&format=json, as in
-// https://docs.searxng.org/dev/search_api) and lists the first cfg.Limit results,
-// numbered, each with its title, URL and snippet. ok is false when no provider is
-// configured (cfg.SearxngURL is empty): leave the tool out of the registry then. A
-// SearxngURL that is not an absolute http(s) URL gives a tool whose runs fail saying
-// so.
+// through the configured provider (search_provider.go) and lists the first
+// cfg.Limit results, numbered, each with its title, URL and snippet. ok is false
+// when no provider is configured: leave the tool out of the registry then. A
+// misconfigured provider (a SearxngURL that is not an absolute http(s) URL, a
+// Provider whose key is missing) gives a tool whose runs fail saying so.
 func SearchTool(cfg SearchConfig) (spec agents.ToolSpec, tool agents.Tool, ok bool) {
-	base := strings.TrimSpace(cfg.SearxngURL)
-	if base == "" {
+	prov, err := newProvider(cfg)
+	if prov == nil && err == nil {
 		return agents.ToolSpec{}, nil, false
 	}
-	s := &searcher{timeout: cfg.Timeout, limit: cfg.Limit}
+	s := &searcher{provider: prov, err: err, timeout: cfg.Timeout, limit: cfg.Limit}
 	if s.timeout <= 0 {
 		s.timeout = DefaultSearchTimeout
 	}
 	if s.limit <= 0 {
 		s.limit = DefaultSearchLimit
 	}
-	s.endpoint, s.err = searchEndpoint(base)
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	s.client = &http.Client{Transport: transport}
 	spec = agents.ToolSpec{
@@ -71,44 +87,20 @@ func SearchTool(cfg SearchConfig) (spec agents.ToolSpec, tool agents.Tool, ok bo
 	return spec, agents.ToolFunc(s.run), true
 }
 
-// searchEndpoint returns the /search URL of a SearXNG base URL.
-func searchEndpoint(base string) (*url.URL, error) {
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("web_search is misconfigured: the SearXNG URL %q is not an absolute http(s) URL", base)
-	}
-	u.RawQuery, u.Fragment = "", ""
-	if !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/search") {
-		u = u.JoinPath("search")
-	}
-	return u, nil
-}
-
 // searcher runs web_search.
 type searcher struct {
-	endpoint *url.URL
-	err      error // of a misconfigured endpoint
+	provider searchProvider
+	err      error // of a misconfigured provider
 	client   *http.Client
 	timeout  time.Duration
 	limit    int
 }
 
-// maxSearchResponse bounds the bytes of a SearXNG answer read.
+// maxSearchResponse bounds the bytes of a provider's answer read.
 const maxSearchResponse = 4 << 20
 
 // maxSnippet bounds a result's snippet, in characters.
 const maxSnippet = 400
-
-// searxngResponse is the part of SearXNG's JSON answer web_search reads.
-type searxngResponse struct {
-	Results []struct {
-		Title   string `json:"title"`
-		URL     string `json:"url"`
-		Content string `json:"content"`
-	} `json:"results"`
-	// Answers are strings in older SearXNG versions, objects with "answer" in newer.
-	Answers []json.RawMessage `json:"answers"`
-}
 
 func (s *searcher) run(ctx context.Context, raw json.RawMessage) (string, error) {
 	if s.err != nil {
@@ -130,9 +122,7 @@ func (s *searcher) run(ctx context.Context, raw json.RawMessage) (string, error)
 
 	ctx, cancel := context.WithTimeoutCause(ctx, s.timeout, errSearchTimeout)
 	defer cancel()
-	u := *s.endpoint
-	u.RawQuery = url.Values{"q": {query}, "format": {"json"}}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := s.provider.request(ctx, query, s.limit)
 	if err != nil {
 		return "", fmt.Errorf("web_search: %w", err)
 	}
@@ -143,17 +133,17 @@ func (s *searcher) run(ctx context.Context, raw json.RawMessage) (string, error)
 		return "", s.explain(ctx, err)
 	}
 	defer resp.Body.Close()
+	if err := s.provider.status(resp.StatusCode); err != nil {
+		return "", err
+	}
 	switch {
-	case resp.StatusCode == http.StatusForbidden:
-		return "", errors.New("web_search: the SearXNG instance refused the JSON format (HTTP 403); " +
-			"its settings.yml must list json in search.formats")
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return "", errors.New("web_search: the search service is rate limiting; try again later")
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return "", fmt.Errorf("web_search: the search service answered HTTP %s", resp.Status)
 	}
-	var answer searxngResponse
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxSearchResponse)).Decode(&answer); err != nil {
+	answer, err := s.provider.decode(io.LimitReader(resp.Body, maxSearchResponse))
+	if err != nil {
 		if ctx.Err() != nil {
 			return "", s.explain(ctx, err)
 		}
@@ -165,7 +155,7 @@ func (s *searcher) run(ctx context.Context, raw json.RawMessage) (string, error)
 
 // searchEntities returns the results formatSearch lists, as the session context's
 // entities: id the URL, title the result's title, type "web result".
-func searchEntities(answer searxngResponse, limit int) []conversation.Entity {
+func searchEntities(answer searchAnswer, limit int) []conversation.Entity {
 	var out []conversation.Entity
 	for _, r := range answer.Results {
 		link := strings.TrimSpace(r.URL)
@@ -198,17 +188,9 @@ func (s *searcher) explain(ctx context.Context, err error) error {
 }
 
 // formatSearch lists up to limit results of answer, numbered.
-func formatSearch(query string, answer searxngResponse, limit int) string {
+func formatSearch(query string, answer searchAnswer, limit int) string {
 	var b strings.Builder
-	for _, raw := range answer.Answers {
-		var text string
-		if json.Unmarshal(raw, &text) != nil {
-			var obj struct {
-				Answer string `json:"answer"`
-			}
-			_ = json.Unmarshal(raw, &obj)
-			text = obj.Answer
-		}
+	for _, text := range answer.Answers {
 		if text = strings.Join(strings.Fields(text), " "); text != "" {
 			fmt.Fprintf(&b, "Answer: %s\n", text)
 		}
@@ -234,7 +216,7 @@ func formatSearch(query string, answer searxngResponse, limit int) string {
 			title = link
 		}
 		fmt.Fprintf(&b, "\n%d. %s\n   %s\n", n, title, link)
-		if snippet := strings.Join(strings.Fields(r.Content), " "); snippet != "" {
+		if snippet := strings.Join(strings.Fields(r.Snippet), " "); snippet != "" {
 			if cut := cutText(snippet, maxSnippet); cut != snippet {
 				snippet = cut + " …"
 			}

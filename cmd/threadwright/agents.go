@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mcp"
@@ -28,13 +29,16 @@ type agentSet struct {
 	executor   conversation.Executor
 	workflow   *agents.WorkflowAgent
 	summarizer *agents.Summarizer
+	// tools is the registry the agents call, for what a workflow's cards say of
+	// the tools its artifacts name.
+	tools *agents.Registry
 }
 
 // newAgents makes the model client (its calls counted by mx), unless model is set,
 // and the agents on it, with the tools of registry. hooks wrap the model clients and
 // the scope check.
 func (rc *runConfig) newAgents(model agents.Completer, registry *agents.Registry, mx *metrics.Metrics, hooks Hooks) (agentSet, error) {
-	a := agentSet{model: model, modelConfig: rc.clientConfig(rc.log)}
+	a := agentSet{model: model, modelConfig: rc.clientConfig(rc.log), tools: registry}
 	if mx != nil {
 		a.modelConfig.Metrics = mx
 	}
@@ -102,7 +106,7 @@ func (rc *runConfig) newExecutor(model agents.Completer, registry *agents.Regist
 
 // buildTools returns the registry of the run's tools: the built-in ones, recall
 // (docs/tools.md, "Recall"), fetch_url, the tools of MCP_CONFIG's servers, web_search when
-// SEARXNG_URL is set, and those extra registers (Main.RegisterTools). The knowledge
+// a search provider is configured (searchConfig), and those extra registers (Main.RegisterTools). The knowledge
 // base's tool follows once the store is open (registerKnowledge).
 //
 // The MCP servers' sources, when connected, are returned also with an error: the
@@ -128,7 +132,7 @@ func (rc *runConfig) buildTools(ctx context.Context, extra func(*agents.Registry
 			return nil, sources, fmt.Errorf("MCP_CONFIG: %w", err)
 		}
 	}
-	if spec, tool, ok := web.SearchTool(web.SearchConfig{SearxngURL: rc.SearxngURL}); ok {
+	if spec, tool, ok := web.SearchTool(rc.searchConfig()); ok {
 		if err := r.Register(spec, tool); err != nil {
 			return nil, sources, fmt.Errorf("tools: %w", err)
 		}
@@ -151,4 +155,37 @@ func registerKnowledge(r *agents.Registry, kb conversation.Knowledge) error {
 		return fmt.Errorf("tools: %w", err)
 	}
 	return nil
+}
+
+// searchConfig is web_search's configuration: SEARXNG_URL, BRAVE_SEARCH_API_KEY,
+// TAVILY_API_KEY, WEB_SEARCH_PROVIDER and WEB_SEARCH_ENDPOINT (docs/tools.md, "Web
+// search").
+func (c *Config) searchConfig() web.SearchConfig {
+	return web.SearchConfig{Provider: c.WebSearchProvider, SearxngURL: c.SearxngURL,
+		BraveAPIKey: c.BraveAPIKey, TavilyAPIKey: c.TavilyAPIKey, Endpoint: c.WebSearchEndpoint}
+}
+
+// webSearchConfigured reports whether getenv's SEARXNG_URL, BRAVE_SEARCH_API_KEY
+// or TAVILY_API_KEY gives web_search a provider, for commands that load no
+// configuration (workflows validate).
+func webSearchConfigured(getenv func(string) string) bool {
+	c := Config{SearxngURL: getenv("SEARXNG_URL"), BraveAPIKey: getenv("BRAVE_SEARCH_API_KEY"), TavilyAPIKey: getenv("TAVILY_API_KEY")}
+	_, _, ok := web.SearchTool(c.searchConfig())
+	return ok
+}
+
+// validSearchProvider reports whether WEB_SEARCH_PROVIDER, when set, names a
+// provider whose URL or key is set.
+func (c *Config) validSearchProvider() bool {
+	switch strings.ToLower(strings.TrimSpace(c.WebSearchProvider)) {
+	case "":
+		return true
+	case web.ProviderSearXNG:
+		return c.SearxngURL != ""
+	case web.ProviderBrave:
+		return c.BraveAPIKey != ""
+	case web.ProviderTavily:
+		return c.TavilyAPIKey != ""
+	}
+	return false
 }

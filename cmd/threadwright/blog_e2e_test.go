@@ -126,6 +126,9 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 	h.waitFor("the article for review", func() bool {
 		return strings.Contains(h.transcript(thread), "Meta keywords:")
 	})
+	if strings.Contains(h.transcript(thread), "runs without web search") {
+		t.Error("with a search provider, the thread says research runs without web search")
+	}
 
 	var searched, briefs, sections, fetched, failed, judged int
 	for _, r := range h.ai.Requests() {

@@ -90,7 +90,11 @@ type Config struct {
 	FileMaxPages      int           `envconfig:"FILE_MAX_PAGES" default:"50" desc:"Pages of an attached PDF read at most; later pages are left out and the model is told"`
 	FileMaxPixels     int64         `envconfig:"FILE_MAX_PIXELS" default:"40000000" desc:"Pixels (width × height) of an attached image at most; a larger image is refused"`
 	VisionModels      []string      `envconfig:"VISION_MODELS" default:"gpt-4o*,gpt-4.1*,gpt-4.5*,gpt-5*,o1,o1-2*,o3*,o4*,chatgpt-4o*,claude-3*,claude-*-4*,gemini*,llava*,qwen*-vl*,llama-3.2-*vision*" desc:"Comma-separated name patterns (* matches any run of characters) of the models that can see images: an attached image is shown to OPENAI_MODEL only when its name matches one; otherwise the bot says it cannot see images"`
-	SearxngURL        string        `envconfig:"SEARXNG_URL" desc:"Base URL of a SearXNG instance with its JSON format enabled. Set, it adds the web_search tool"`
+	SearxngURL        string        `envconfig:"SEARXNG_URL" desc:"Base URL of a SearXNG instance with its JSON format enabled. Set, it adds the web_search tool (docs/tools.md, \"Web search\")"`
+	BraveAPIKey       string        `envconfig:"BRAVE_SEARCH_API_KEY" desc:"A Brave Search API subscription token. Set, web_search can search through Brave Search"`
+	TavilyAPIKey      string        `envconfig:"TAVILY_API_KEY" desc:"A Tavily API key (tvly-…). Set, web_search can search through Tavily"`
+	WebSearchProvider string        `envconfig:"WEB_SEARCH_PROVIDER" desc:"The provider behind web_search when several are configured: searxng, brave or tavily. Unset: the first configured, in that order"`
+	WebSearchEndpoint string        `envconfig:"WEB_SEARCH_ENDPOINT" desc:"Replaces the hosted provider's URL (Brave Search or Tavily), for a proxy. Unset: the provider's own"`
 
 	WorkflowsDir        string   `envconfig:"WORKFLOWS_DIR" group:"Workflows" desc:"Directory of workflow YAML files offered besides the built-ins (proposal, product-brief, blog). An invalid file stops start-up with file:line: reason"`
 	ModelProfiles       string   `envconfig:"MODEL_PROFILES" desc:"YAML file of named models (base_url, model, api_key: ${ENV_VAR}, timeout) that workflow artifacts and editor passes name with model: (docs/workflows.md, \"Pipelines\"); unset: none"`
@@ -200,6 +204,8 @@ func (c *Config) checks() []envCheck {
 		{c.FileMaxPages > 0, "FILE_MAX_PAGES", "a whole number above 0"},
 		{c.FileMaxPixels > 0, "FILE_MAX_PIXELS", "a whole number above 0"},
 		{c.SearxngURL == "" || isHTTPURL(c.SearxngURL), "SEARXNG_URL", "an http(s) URL of a SearXNG instance"},
+		{c.WebSearchEndpoint == "" || isHTTPURL(c.WebSearchEndpoint), "WEB_SEARCH_ENDPOINT", "an http(s) URL"},
+		{c.validSearchProvider(), "WEB_SEARCH_PROVIDER", "searxng, brave or tavily, with its URL or key set (SEARXNG_URL, BRAVE_SEARCH_API_KEY, TAVILY_API_KEY)"},
 		{c.ShutdownTimeout > 0, "SHUTDOWN_TIMEOUT", "a positive duration"},
 		{c.RetentionDays >= 0, "RETENTION_DAYS", "0 or a whole number of days"},
 		{c.MaxQueuedPerThread >= 0, "MAX_QUEUED_PER_THREAD", "0 or a whole number of inputs"},

@@ -41,13 +41,55 @@ func TestE2EStatusAndListAnswerWhereTyped(t *testing.T) {
 	t.Run("List", func(t *testing.T) {
 		h.slash(alice, "list")
 		got := h.waitEphemeral(general, alice, "Your workflows running here:")
-		if !strings.Contains(got, "|`product-brief`>") || !strings.Contains(got, link) {
+		if !strings.Contains(got, "|*Product brief*>") || !strings.Contains(got, link) {
 			t.Fatalf("list does not link the running workflow's thread %s:\n%s", link, got)
 		}
 		if n := len(h.emu.Thread(general, thread)); n != before {
 			t.Fatalf("the thread has %d messages after list, want %d", n, before)
 		}
 	})
+}
+
+// TestE2EStatusListsEveryRun checks that status typed in a channel where the person
+// runs three workflows lists all three at once: each titled, with its subject, the
+// step it is at and who that step waits for, and linked to its thread; and that a
+// command with several runs to choose from labels its buttons by title and subject.
+func TestE2EStatusListsEveryRun(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+	topics := []string{"meal kits for students", "a bike-sharing app", "office plants"}
+	threads := make([]string, len(topics))
+	for i, topic := range topics {
+		threads[i] = h.startWorkflow(alice, "product-brief "+topic)
+		h.latest(threads[i], "A: Direction A", "")
+	}
+	h.click(threads[1], alice, "A: Direction A", "")
+	h.latest(threads[1], "Approve", "")
+
+	h.slash(alice, "status")
+	got := h.waitEphemeral(general, alice, "You have 3 workflows running in this channel:")
+	for i, topic := range topics {
+		link := "/archives/" + general + "/p" + strings.ReplaceAll(threads[i], ".", "")
+		step := "*Problem*: options are ready: anyone in the thread can pick one"
+		if i == 1 {
+			step = "*Problem*: awaiting review: anyone in the thread can approve it"
+		}
+		line := "|*Product brief*> — " + topic + " · " + step
+		if !strings.Contains(got, link) || !strings.Contains(got, line) {
+			t.Errorf("status lacks run %d, linked to %s, as %q:\n%s", i+1, link, line, got)
+		}
+	}
+	if strings.Contains(got, threads[0]) {
+		t.Errorf("status shows a raw thread timestamp:\n%s", got)
+	}
+
+	h.slash(alice, "export")
+	got = h.waitEphemeral(general, alice, "Which one is `export` for?")
+	for _, topic := range topics {
+		if !strings.Contains(got, "Product brief — "+topic) {
+			t.Errorf("the menu has no button for %q:\n%s", topic, got)
+		}
+	}
 }
 
 // TestE2EOneHeaderPerStart checks that a workflow started from a channel has one

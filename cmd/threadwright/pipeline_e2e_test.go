@@ -520,4 +520,13 @@ func TestE2EBlogResearchSearchesTheKnowledgeBase(t *testing.T) {
 	if !cited {
 		t.Error("no section was written from notes that cite the knowledge base")
 	}
+	// The thread is told research runs without the web, on the start card and on
+	// the research step's card; no setting name is shown.
+	noWeb := "🔎 *Research notes*: runs without web search: no search service is set up here"
+	if n := strings.Count(h.transcript(thread), noWeb); n != 2 {
+		t.Errorf("%d messages say research runs without web search; want the start card and the research card:\n%s", n, h.transcript(thread))
+	}
+	if tr := h.transcript(thread); strings.Contains(tr, "SEARXNG") || strings.Contains(tr, "API_KEY") {
+		t.Errorf("the thread names a setting:\n%s", tr)
+	}
 }

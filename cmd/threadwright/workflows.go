@@ -24,10 +24,12 @@ validate prints every problem as file:line: reason and exits non-zero when there
 `
 
 // runWorkflows runs "threadwright workflows ARGS" (args are what follows
-// "workflows"): list or validate. workflowsDir is WORKFLOWS_DIR ("" when unset).
+// "workflows"): list or validate. workflowsDir is WORKFLOWS_DIR ("" when unset);
+// webSearch tells whether a search provider is configured (validate warns about
+// research that would run without it).
 // Listings and problems go to stdout, usage to stderr; the error is what main
 // prints before exiting non-zero.
-func runWorkflows(args []string, workflowsDir string, stdout, stderr io.Writer) error {
+func runWorkflows(args []string, workflowsDir string, webSearch bool, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, workflowsUsage)
 		return errors.New("workflows: missing subcommand: list or validate")
@@ -40,7 +42,7 @@ func runWorkflows(args []string, workflowsDir string, stdout, stderr io.Writer) 
 		}
 		return listWorkflows(workflowsDir, stdout, stderr)
 	case "validate":
-		return validateWorkflows(args[1:], workflowsDir, stdout)
+		return validateWorkflows(args[1:], workflowsDir, webSearch, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, workflowsUsage)
 		return nil
@@ -143,8 +145,9 @@ func listWorkflows(workflowsDir string, stdout, stderr io.Writer) error {
 }
 
 // validateWorkflows checks paths (files or directories of workflow files), or the
-// built-ins and workflowsDir when there is none.
-func validateWorkflows(paths []string, workflowsDir string, stdout io.Writer) error {
+// built-ins and workflowsDir when there is none. Without webSearch, an artifact that
+// names web_search is a warning, which does not fail the command.
+func validateWorkflows(paths []string, workflowsDir string, webSearch bool, stdout io.Writer) error {
 	var (
 		defs     []*workflow.Definition
 		problems []workflow.Problem
@@ -169,8 +172,35 @@ func validateWorkflows(paths []string, workflowsDir string, stdout io.Writer) er
 	if len(problems) > 0 {
 		return fmt.Errorf("workflows: %s", countProblems(problems))
 	}
+	var warnings []string
+	if !webSearch {
+		warnings = withoutWebSearch(defs)
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(stdout, w)
+	}
+	if len(warnings) > 0 {
+		fmt.Fprintf(stdout, "ok: %d workflows, %d %s\n", len(defs), len(warnings), plural(len(warnings), "warning"))
+		return nil
+	}
 	fmt.Fprintf(stdout, "ok: %d workflows\n", len(defs))
 	return nil
+}
+
+// withoutWebSearch warns, for each artifact of defs that names web_search, that it
+// runs without the web: no search provider is configured (docs/tools.md, "Web
+// search").
+func withoutWebSearch(defs []*workflow.Definition) []string {
+	var out []string
+	for _, d := range defs {
+		for _, a := range d.Artifacts {
+			if slices.Contains(a.Tools, "web_search") {
+				out = append(out, fmt.Sprintf("warning: %s: artifact %q names web_search, but no search provider is configured "+
+					"(SEARXNG_URL, BRAVE_SEARCH_API_KEY or TAVILY_API_KEY): it runs without the web, and its cards say so", d.Source, a.ID))
+			}
+		}
+	}
+	return out
 }
 
 // validatePath parses the file at path, or the workflow files in the directory.

@@ -32,7 +32,7 @@ func writeWorkflows(t *testing.T, files map[string]string) string {
 func runWF(t *testing.T, workflowsDir string, args ...string) (string, string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := runWorkflows(args, workflowsDir, &stdout, &stderr)
+	err := runWorkflows(args, workflowsDir, true, &stdout, &stderr)
 	return stdout.String(), stderr.String(), err
 }
 
@@ -325,4 +325,53 @@ func TestLoadWorkflows(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+// TestWorkflowsValidateWarnsWithoutWebSearch checks that validate, with no search
+// provider configured, warns about each artifact that names web_search (the
+// built-in blog's and proposal's research) and still succeeds; with one, it does not.
+func TestWorkflowsValidateWarnsWithoutWebSearch(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := runWorkflows([]string{"validate"}, "", false, &stdout, &stderr); err != nil {
+		t.Fatalf("validate = %v; a warning must not fail it:\n%s", err, stdout.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		`warning: builtin:blog.yaml: artifact "research" names web_search, but no search provider is configured (SEARXNG_URL, BRAVE_SEARCH_API_KEY or TAVILY_API_KEY)`,
+		`warning: builtin:proposal.yaml: artifact "research" names web_search`,
+		"ok: 3 workflows, 2 warnings",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate lacks %q:\n%s", want, out)
+		}
+	}
+	if !webSearchConfigured(func(k string) string { return map[string]string{"TAVILY_API_KEY": "tvly-x"}[k] }) ||
+		webSearchConfigured(func(string) string { return "" }) {
+		t.Error("webSearchConfigured does not follow the environment's search settings")
+	}
+}
+
+// TestLoadConfigSearchProvider checks WEB_SEARCH_PROVIDER: a provider without its key
+// or URL, or an unknown one, stops start-up with the settings to set; a named one
+// with its key is used.
+func TestLoadConfigSearchProvider(t *testing.T) {
+	for _, env := range []map[string]string{
+		{"WEB_SEARCH_PROVIDER": "brave", "TAVILY_API_KEY": "tvly-key-123456"},
+		{"WEB_SEARCH_PROVIDER": "bing", "BRAVE_SEARCH_API_KEY": "brave-key-123456"},
+	} {
+		setEnv(t, env)
+		var c Config
+		err := LoadConfig(&c)
+		if err == nil || !strings.HasPrefix(err.Error(), "WEB_SEARCH_PROVIDER: expected searxng, brave or tavily, with its URL or key set") {
+			t.Errorf("%v: error %v", env, err)
+		}
+	}
+	setEnv(t, map[string]string{"WEB_SEARCH_PROVIDER": "Tavily", "TAVILY_API_KEY": "tvly-key-123456", "BRAVE_SEARCH_API_KEY": "brave-key-123456"})
+	var c Config
+	if err := LoadConfig(&c); err != nil {
+		t.Fatal(err)
+	}
+	if sc := c.searchConfig(); sc.Provider != "Tavily" || sc.TavilyAPIKey != "tvly-key-123456" {
+		t.Errorf("search config %+v", sc)
+	}
 }

@@ -17,6 +17,9 @@ type Cards struct {
 	// ProfileDefined reports whether the deployment defines a model profile
 	// (Config.ProfileDefined; nil: none).
 	ProfileDefined func(string) bool
+	// ToolAvailable reports whether a tool an artifact names can run in the
+	// thread's channel (nil: every tool can); toolNotices says what runs without.
+	ToolAvailable func(name string) bool
 }
 
 func (c Cards) action(name conversation.ActionName, artifact string, rev int, arg string) conversation.Action {
@@ -47,6 +50,9 @@ func (c Cards) Started(ws *workflow.State) conversation.Card {
 	blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: text})
 	if in := c.inputs(ws); in != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: in})
+	}
+	if n := c.toolNotices(c.Def.Order()); n != "" {
+		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: n})
 	}
 	return conversation.Card{Text: text, Blocks: blocks}
 }

@@ -7,16 +7,18 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// Which asks which of a user's workflows a channel command means.
-func Which(lang string, refs []conversation.WorkflowRef, line string) conversation.Card {
+// Which asks which of a user's runs a channel command (its name and line) means:
+// a button each, labelled with the run's title and subject (Run.Label), and the
+// runs listed with where each stands and a link to its thread.
+func Which(lang string, runs []Run, name, line string) conversation.Card {
 	var buttons []conversation.Button
-	for _, r := range refs {
+	for _, r := range runs {
 		buttons = append(buttons, conversation.Button{
-			Label:  r.Name + " · " + r.Key.ThreadTS,
+			Label:  r.Label(),
 			Action: conversation.Action{Name: conversation.ActionCommand, Channel: r.Key.ChannelID, ThreadTS: r.Key.ThreadTS, Arg: line},
 		})
 	}
-	text := Tr(lang, "which")
+	text := Runs(lang, Tr(lang, "which.run", name), runs)
 	return conversation.Card{Text: text, Blocks: []conversation.Block{{Kind: conversation.BlockSection, Text: text}, {Kind: conversation.BlockActions, Buttons: buttons}}}
 }
 

@@ -33,6 +33,9 @@ func (c Cards) Progress(ws *workflow.State, now time.Time) conversation.Card {
 	if s := c.skippedPasses(ws); s != "" {
 		text += "\n" + s
 	}
+	if s := c.toolNotices(ws.Pipeline.Artifacts); s != "" {
+		text += "\n" + s
+	}
 	return conversation.Card{Text: text, Blocks: []conversation.Block{{Kind: conversation.BlockContext, Text: text}, {Kind: conversation.BlockActions, Buttons: []conversation.Button{button}}}}
 }
 
@@ -45,8 +48,18 @@ func (c Cards) Interrupted(ws *workflow.State, now time.Time) conversation.Card 
 
 // pipelineArtifact shows an auto artifact the pipeline finished: its text when it is
 // one item; for a foreach artifact, each item with its first line, and every failed
-// item with its reason. Its menu restarts or edits it.
+// item with its reason. Its menu restarts or edits it. A tool it names that could not
+// run (toolNotices) is said last.
 func (c Cards) pipelineArtifact(a *workflow.Artifact, st *workflow.ArtifactState) conversation.Card {
+	card := c.pipelineArtifactCard(a, st)
+	if n := c.toolNotices([]string{a.ID}); n != "" {
+		card.Blocks = append(card.Blocks, conversation.Block{Kind: conversation.BlockContext, Text: n})
+	}
+	return card
+}
+
+// pipelineArtifactCard is pipelineArtifact's card before its tool notices.
+func (c Cards) pipelineArtifactCard(a *workflow.Artifact, st *workflow.ArtifactState) conversation.Card {
 	if a.Foreach == "" {
 		card := c.artifact(a, st, "🤖 "+Tr(c.Lang, "pipeline.auto"))
 		if len(st.Items) == 1 && st.Items[0].Status == workflow.ItemFailed {

@@ -58,9 +58,14 @@ func (c Cards) StaleReplaced(l *workflow.StaleList) conversation.Card {
 	return NoteCard("↻ " + Tr(c.Lang, "stale.replaced", c.Title(l.Changed)))
 }
 
-// Status lists every artifact with its status.
-func (c Cards) Status(ws *workflow.State) conversation.Card {
+// Status lists every artifact with its status, after the run's subject and where
+// it stands (w, Machine.Waiting: the step and who it waits for).
+func (c Cards) Status(ws *workflow.State, w workflow.Waiting) conversation.Card {
 	title := Tr(c.Lang, "status.title", c.Def.Title)
+	if s := c.Def.Subject(ws); s != "" {
+		title += " — " + s
+	}
+	title += "\n" + Waiting(c.Lang, c.Def, w)
 	var lines []string
 	for _, a := range c.Def.Artifacts {
 		st := ws.Artifacts[a.ID]

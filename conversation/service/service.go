@@ -41,6 +41,11 @@ type Config struct {
 	// (MODEL_PROFILES); nil: none is. An artifact's enhancement pass on an undefined
 	// profile is skipped, and the thread is told (docs/workflows.md, "Pipelines").
 	ProfileDefined func(name string) bool
+	// ToolAvailable reports whether the tool name that an artifact names (its
+	// tools:) can run in channel channelID: configured and allowed there by the tool
+	// policy; nil: every tool can. The start card and the progress message say what
+	// runs without (docs/workflows.md, "Pipelines").
+	ToolAvailable func(channelID, name string) bool
 	// Approvers, when set, are the only Slack users who may approve artifacts
 	// (APPROVER_USER_IDS); otherwise a workflow's approvers setting decides.
 	Approvers []string
@@ -230,7 +235,7 @@ func NewService(cfg Config) (*Service, error) {
 		}, cfg.Logger, raw),
 		workflows: workflowrun.New(workflowrun.Config{
 			Messenger: cfg.Messenger, Store: cfg.Store, Workflows: cfg.Workflows, Agent: cfg.Agent,
-			Fetcher: cfg.Fetcher, FetchAllowed: cfg.FetchAllowed, ProfileDefined: cfg.ProfileDefined, Approvers: cfg.Approvers,
+			Fetcher: cfg.Fetcher, FetchAllowed: cfg.FetchAllowed, ProfileDefined: cfg.ProfileDefined, ToolAvailable: cfg.ToolAvailable, Approvers: cfg.Approvers,
 			Format: cfg.Format, MaxPromptChars: cfg.MaxPromptChars, PipelineConcurrency: cfg.PipelineConcurrency,
 			TurnTimeout: cfg.TurnTimeout, MaxAttempts: cfg.MaxAttempts, Metrics: cfg.Metrics, Redact: cfg.Redact,
 			Classify: cfg.Classify, Now: cfg.Now, Files: cfg.Files,

@@ -51,32 +51,49 @@ func (m Machine) NewRun(startedBy, locale string) *State {
 // the deployment's approvers (m.Approvers), when set, are the only people who may
 // approve and keep, whatever the rule, and may do whatever the starter may.
 func (m Machine) May(s *State, p Permission, actor string) error {
-	var starter string
-	if s != nil {
-		starter = s.StartedBy
+	people, anyone, starterRule := m.who(s, p)
+	if anyone || (actor != "" && slices.Contains(people, actor)) {
+		return nil
 	}
-	approver := slices.Contains(m.Approvers, actor)
-	onlyApprovers := func() error {
-		if approver {
-			return nil
-		}
-		return &Refusal{Reason: NotAllowed, Action: p, Approvers: slices.Clone(m.Approvers)}
+	r := &Refusal{Reason: NotAllowed, Action: p, Approvers: slices.Clone(m.Approvers)}
+	if starterRule && s != nil {
+		r.StartedBy = s.StartedBy
 	}
+	return r
+}
+
+// Who returns who may do p in run s, by the same rule as May: anyone in the
+// thread (anyone true), or the Slack user IDs in people (the starter and the
+// deployment's approvers, or the approvers alone). A status line says it
+// (docs/workflows.md, "Commands").
+func (m Machine) Who(s *State, p Permission) (people []string, anyone bool) {
+	people, anyone, _ = m.who(s, p)
+	return people, anyone
+}
+
+// who is Who, and whether the starter rule decided (a refusal then names the
+// starter).
+func (m Machine) who(s *State, p Permission) (people []string, anyone, starterRule bool) {
 	rule := m.Def.Rule(p)
 	switch {
 	case len(m.Approvers) > 0 && (p == PermApprove || p == PermKeep):
-		return onlyApprovers()
+		return slices.Clone(m.Approvers), false, false
 	case rule == RuleAnyone:
-		return nil
+		return nil, true, false
 	case rule == RuleApprovers && len(m.Approvers) > 0:
-		return onlyApprovers()
+		return slices.Clone(m.Approvers), false, false
 	}
 	// RuleStarter; RuleApprovers without approvers; an unknown rule (Validate
 	// reports it) is as safe.
-	if (actor != "" && actor == starter) || approver {
-		return nil
+	if s != nil && s.StartedBy != "" {
+		people = append(people, s.StartedBy)
 	}
-	return &Refusal{Reason: NotAllowed, Action: p, StartedBy: starter, Approvers: slices.Clone(m.Approvers)}
+	for _, a := range m.Approvers {
+		if !slices.Contains(people, a) {
+			people = append(people, a)
+		}
+	}
+	return people, false, true
 }
 
 // Running checks that s is running (NotRunning otherwise).

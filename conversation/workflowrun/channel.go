@@ -124,15 +124,12 @@ func (c channelRun) list(ctx context.Context, cmd command) error {
 	if err := (decoder{t}).command(ctx, cmd, ""); err != nil {
 		return err
 	}
-	refs, err := c.s.userWorkflows(ctx, c.r, in.Key, in.Command.UserID)
+	runs, err := c.s.userRuns(ctx, c.r, in.Key, in.Command.UserID)
 	if err != nil {
 		return err
 	}
-	if len(refs) > 0 {
-		t.reply += "\n\n" + render.Tr(c.lang, "yours_here")
-		for _, ref := range refs {
-			t.reply += "\n• " + c.s.threadLink(ctx, ref.Key, "`"+ref.Name+"`")
-		}
+	if len(runs) > 0 {
+		t.reply += "\n\n" + render.Runs(c.lang, render.Tr(c.lang, "yours_here"), runs)
 	}
 	c.tell(ctx, t.reply)
 	return nil
@@ -171,25 +168,32 @@ func (c channelRun) toRun(ctx context.Context, cmd command) error {
 		// (ForeignCommand): it knows who started the thread's workflow.
 		return c.forward(ctx, conversation.Key{TeamID: in.Key.TeamID, ChannelID: cmd.thread.ChannelID, ThreadTS: cmd.thread.ThreadTS})
 	}
-	refs, err := c.s.userWorkflows(ctx, c.r, in.Key, in.Command.UserID)
+	runs, err := c.s.userRuns(ctx, c.r, in.Key, in.Command.UserID)
 	if err != nil {
 		return err
 	}
-	switch len(refs) {
-	case 0:
+	switch {
+	case len(runs) == 0:
 		c.tell(ctx, render.Tr(c.lang, "none_running"))
 		return nil
-	case 1:
-		return c.forward(ctx, refs[0].Key)
+	case len(runs) == 1:
+		return c.forward(ctx, runs[0].Key)
+	case cmd.name == conversation.CmdStatus:
+		// Status of several runs: every one, titled and linked, at once.
+		c.tell(ctx, render.Runs(c.lang, render.Tr(c.lang, "runs.status", len(runs)), runs))
+		return nil
 	}
-	if err := c.s.cfg.Messenger.PostEphemeralCard(ctx, in.Key, in.Command.UserID, render.Which(c.lang, refs, in.Command.Line)); err != nil {
+	if err := c.s.cfg.Messenger.PostEphemeralCard(ctx, in.Key, in.Command.UserID, render.Which(c.lang, runs, cmd.name, in.Command.Line)); err != nil {
 		c.r.Log.Warn("menu not posted", "error", err)
 	}
 	return nil
 }
 
-// userWorkflows returns up to 10 running workflows userID started in key's channel.
-func (s *Handler) userWorkflows(ctx context.Context, r *turns.Run, key conversation.Key, userID string) ([]conversation.WorkflowRef, error) {
+// userRuns returns up to 10 running workflows userID started in key's channel,
+// each with its state, where it stands and a permalink to its thread
+// (docs/workflows.md, "Commands"). A run whose definition this deployment no
+// longer has is left out.
+func (s *Handler) userRuns(ctx context.Context, r *turns.Run, key conversation.Key, userID string) ([]render.Run, error) {
 	var refs []conversation.WorkflowRef
 	if err := r.RetryStore(ctx, "find the user's workflows", func(ctx context.Context) error {
 		var err error
@@ -198,7 +202,26 @@ func (s *Handler) userWorkflows(ctx context.Context, r *turns.Run, key conversat
 	}); err != nil {
 		return nil, fmt.Errorf("find the user's workflows: %w", err)
 	}
-	return refs, nil
+	runs := make([]render.Run, 0, len(refs))
+	for _, ref := range refs {
+		def, ok := s.cfg.Workflows.Get(ref.Name)
+		if !ok {
+			continue
+		}
+		var cp *conversation.Checkpoint
+		if err := r.RetryStore(ctx, "load a workflow's thread", func(ctx context.Context) error {
+			var err error
+			cp, err = s.cfg.Store.Load(ctx, ref.Key, 0)
+			return err
+		}); err != nil {
+			return nil, fmt.Errorf("load the workflow of %s: %w", ref.Key, err)
+		}
+		ws := cp.Conversation.State.Workflow
+		run := render.Run{Key: ref.Key, Def: def, State: ws, Waiting: s.machine(def).Waiting(ws)}
+		run.Link = s.permalink(ctx, ref.Key)
+		runs = append(runs, run)
+	}
+	return runs, nil
 }
 
 func joinCode(names []string) string {

@@ -50,18 +50,27 @@ func New(cfg Config, log *slog.Logger, raw conversation.Messenger) *Handler {
 // threadLink returns label as a Slack link to the thread of key (chat.getPermalink,
 // when the Messenger is a Permalinker), or label alone when there is no link.
 func (s *Handler) threadLink(ctx context.Context, key conversation.Key, label string) string {
+	if link := s.permalink(ctx, key); link != "" {
+		return "<" + link + "|" + label + ">"
+	}
+	return label
+}
+
+// permalink returns the permalink of key's thread (chat.getPermalink), or "" when
+// the messenger cannot give one.
+func (s *Handler) permalink(ctx context.Context, key conversation.Key) string {
 	p, ok := s.cfg.Messenger.(conversation.Permalinker)
 	if !ok || key.ThreadTS == "" {
-		return label
+		return ""
 	}
 	link, err := p.Permalink(ctx, key, key.ThreadTS)
 	if err != nil {
 		if !errors.Is(err, errors.ErrUnsupported) {
 			s.log.Warn("no permalink", "thread_ts", key.ThreadTS, "error", err)
 		}
-		return label
+		return ""
 	}
-	return "<" + link + "|" + label + ">"
+	return link
 }
 
 // profileDefined reports whether the deployment defines model profile name.
@@ -95,6 +104,9 @@ type Config struct {
 	// ProfileDefined reports whether the deployment defines a model profile (nil:
 	// none is).
 	ProfileDefined func(name string) bool
+	// ToolAvailable reports whether a tool an artifact names can run in a channel
+	// (nil: every tool can).
+	ToolAvailable func(channelID, name string) bool
 	// Approvers, when set, are the only people who may approve artifacts.
 	Approvers []string
 	// Format converts the model's Markdown to the chat's markup.

@@ -92,7 +92,7 @@ func (t decoder) command(ctx context.Context, c command, hint string) error {
 	switch c.name {
 	case conversation.CmdStatus:
 		t.reply = "" // the status card is the answer
-		card := t.cards().Status(t.ws())
+		card := t.cards().Status(t.ws(), t.m.Waiting(t.ws()))
 		if cmd := t.r.In.Command; cmd != nil && cmd.Origin != "" {
 			// Typed in a channel: answered there, to the user only, with a link to
 			// the thread (docs/workflows.md, "Commands").
@@ -145,7 +145,7 @@ func (t decoder) shortcut(ctx context.Context, messageTS string) error {
 			return nil
 		}
 	}
-	if err := t.s.cfg.Messenger.PostEphemeralCard(ctx, t.key, t.user, t.cards().Status(t.ws())); err != nil {
+	if err := t.s.cfg.Messenger.PostEphemeralCard(ctx, t.key, t.user, t.cards().Status(t.ws(), t.m.Waiting(t.ws()))); err != nil {
 		t.log.Warn("ephemeral status not posted", "error", err)
 	}
 	return nil

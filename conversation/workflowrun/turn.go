@@ -105,7 +105,11 @@ func (t *wfTurn) ws() *workflow.State { return t.state.Workflow }
 func (t *wfTurn) def() *workflow.Definition { return t.m.Def }
 
 func (t *wfTurn) cards() render.Cards {
-	return render.Cards{Lang: t.lang, Key: t.key, Def: t.def(), Format: t.s.cfg.Format, ProfileDefined: t.s.profileDefined}
+	c := render.Cards{Lang: t.lang, Key: t.key, Def: t.def(), Format: t.s.cfg.Format, ProfileDefined: t.s.profileDefined}
+	if avail := t.s.cfg.ToolAvailable; avail != nil {
+		c.ToolAvailable = func(name string) bool { return avail(t.key.ChannelID, name) }
+	}
+	return c
 }
 
 // bind sets the machine and language from the conversation's run, when it has one.
