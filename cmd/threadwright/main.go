@@ -22,17 +22,17 @@ Usage:
   threadwright dev       run a local playground: an emulated Slack in the browser with the bot
                          (offline demo model unless OPENAI_API_KEY or OPENAI_BASE_URL is set)
   threadwright migrate   apply the store's migrations and exit
-  threadwright ingest PATH...
+  threadwright ingest [--dev] PATH...
                          load Markdown, text and HTML files (and directories) into the knowledge base
   threadwright ingest --list | --delete SOURCE...
                          list the ingested sources, or delete some
   threadwright manifest  print the Slack app manifest (YAML) to create the app from
-  threadwright feedback [--since 7d] [--json]
+  threadwright feedback [--since 7d] [--json] [--dev]
                          the feedback on answers: counts per channel and strategy, and the
-                         negative answers with their reasons
-  threadwright usage [--since 30d] [--by channel|user|workflow|model] [--csv]
+                         negative answers with their reasons (--dev: the playground's)
+  threadwright usage [--since 30d] [--by channel|user|workflow|model] [--csv] [--dev]
                          tokens, turns and estimated cost (MODEL_PRICES) per channel, person,
-                         workflow or model
+                         workflow or model (--dev: the playground's)
   threadwright healthcheck
                          exit 0 when /readyz on HTTP_ADDR says ready, 1 otherwise (for HEALTHCHECK)
   threadwright workflows list
