@@ -49,7 +49,7 @@ func optionLabel(o workflow.Option) string {
 // by …").
 func (c Cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done string) conversation.Card {
 	blocks := []conversation.Block{{Kind: conversation.BlockHeader, Text: a.Title}, {Kind: conversation.BlockSection, Text: c.Format(st.Text)}}
-	if n := c.note(st.Note); n != "" {
+	if n := c.note(a, st); n != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: n})
 	}
 	if p := c.passLine(a, st); p != "" {
