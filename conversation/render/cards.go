@@ -33,7 +33,8 @@ func (c Cards) Failed(text, inputID string) conversation.Card {
 	}}
 }
 
-// Started announces the workflow run ws, with its filled inputs.
+// Started announces the workflow run ws, with its filled inputs; a topic taken from
+// an earlier message (State.TopicFrom) says so, and how to start on another.
 func (c Cards) Started(ws *workflow.State) conversation.Card {
 	user := ws.StartedBy
 	var titles []string
@@ -48,6 +49,9 @@ func (c Cards) Started(ws *workflow.State) conversation.Card {
 	blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: text})
 	if in := c.inputs(ws); in != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: in})
+		if ws.TopicFrom != "" {
+			blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: Tr(c.Lang, "topic.from", ws.TopicFrom, c.Def.Name)})
+		}
 	}
 	return conversation.Card{Text: text, Blocks: blocks}
 }

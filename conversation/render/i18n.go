@@ -16,6 +16,7 @@ var catalogs = map[string]map[string]string{
 	"en": {
 		"started":                "*%s* started by <@%s>. %d artifacts: %s.",
 		"input.ask":              "Before I start, tell me: *%s* (reply in this thread).",
+		"topic.from":             "The topic comes from <@%[1]s>'s message above. Meant another? `cancel`, then `start %[2]s <your topic>`.",
 		"options":                "Options for *%s*",
 		"options.hint":           "Pick one with a button, or reply in this thread to pick and adjust (\"B, but shorter\").",
 		"regenerate":             "Regenerate options",
@@ -166,6 +167,7 @@ var catalogs = map[string]map[string]string{
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
 		"input.ask":              "Прежде чем начать, ответьте в треде: *%s*",
+		"topic.from":             "Тема взята из сообщения <@%[1]s> выше. Имели в виду другую? `cancel`, затем `start %[2]s <ваша тема>`.",
 		"options":                "Варианты для *%s*",
 		"options.hint":           "Выберите кнопкой или ответьте в треде, чтобы выбрать и уточнить («Б, но короче»).",
 		"regenerate":             "Другие варианты",
