@@ -18,14 +18,16 @@ import (
 )
 
 const ingestUsage = `Usage:
-  threadwright ingest PATH...             load documents into the knowledge base: Markdown (.md, .markdown),
-                                          text (.txt) and HTML (.html, .htm) files, and directories of them,
-                                          recursively; a changed file's chunks are replaced, an unchanged
-                                          file is left as it is
+  threadwright ingest PATH...             load documents into the knowledge base: Markdown
+                                          (.md, .markdown), text (.txt) and HTML (.html, .htm)
+                                          files, and directories of them, recursively; a
+                                          changed file's chunks are replaced, an unchanged file
+                                          is left as it is
   threadwright ingest --list              list the ingested sources
   threadwright ingest --delete SOURCE...  remove sources (as --list names them) and their chunks
-  --dev                                   (with any of the above) use the knowledge base of the playground,
-                                          threadwright dev: the SQLite store in $DATA_DIR/dev
+  --dev                                   (with any of the above) use the knowledge base of the
+                                          playground, threadwright dev: the SQLite store in
+                                          $DATA_DIR/dev
 
 A source is named by its path as given, cleaned: ingest from the directory you will ingest
 from again. The knowledge base is in the store that DATABASE_URL names (the SQLite file in

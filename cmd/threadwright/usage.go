@@ -26,9 +26,10 @@ const usageUsage = `Usage:
                          playground's store (threadwright dev), $DATA_DIR/dev
 
 Usage is read from the usage ledger of the store that DATABASE_URL names (the SQLite file
-in DATA_DIR when unset; one that does not exist yet is an error, never created). Costs come from the MODEL_PRICES file (YAML or JSON: per model,
-USD per million input and output tokens); a line with a model it does not price shows
-its cost as "?" (docs/operations.md, "Usage, cost and budgets").
+in DATA_DIR when unset; one that does not exist yet is an error, never created). Costs come
+from the MODEL_PRICES file (YAML or JSON: per model, USD per million input and output
+tokens); a line with a model it does not price shows its cost as "?" (docs/operations.md,
+"Usage, cost and budgets").
 `
 
 // usageConfig is what the usage command reads from the environment besides the store.

@@ -137,7 +137,7 @@ func (c Cards) menu(a *workflow.Artifact, st *workflow.ArtifactState) []conversa
 	items := []conversation.Button{{Label: Tr(c.Lang, "menu.restart"), Action: c.action(conversation.ActionRestart, a.ID, st.Rev, "")}}
 	if st.Text != "" {
 		items = append(items, conversation.Button{Label: Tr(c.Lang, "menu.edit"), Action: c.action(conversation.ActionEdit, a.ID, st.Rev, ""),
-			Modal: &conversation.Modal{Title: modalTitle(a.Title), Label: Tr(c.Lang, "edit.label"), Submit: Tr(c.Lang, "submit")}})
+			Modal: &conversation.Modal{Title: modalTitle(Tr(c.Lang, "edit.title")), Label: Tr(c.Lang, "edit.label", a.Title), Submit: Tr(c.Lang, "submit")}})
 	}
 	return items
 }
