@@ -109,6 +109,18 @@ func testFeedback(t *testing.T, databaseURL string) {
 		if len(r.Counts) != 1 || r.Counts[0] != (conversation.FeedbackCount{Channel: general, Strategy: "react", Positive: 1}) {
 			t.Fatalf("counts %+v; want one positive in %s, react", r.Counts, general)
 		}
+		// The click is acknowledged where alice sees it, and only to her.
+		h.waitFor("the thanks for the thumbs up", func() bool {
+			for _, m := range h.emu.Ephemerals(general, alice) {
+				if strings.HasPrefix(m.Text, "Thanks for the feedback") {
+					return true
+				}
+			}
+			return false
+		})
+		if n := len(h.emu.Ephemerals(general, bob)); n != 0 {
+			t.Errorf("bob got %d notices for alice's click", n)
+		}
 	}
 
 	{ // NegativeWithReason
