@@ -207,14 +207,20 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 		}
 		return
 	}
+	thank := false
 	if fb != nil {
 		// Feedback is stored before the ack, like an input (docs/operations.md, "Feedback").
 		fctx, cancel := context.WithDeadline(ctx, received.Add(b.cfg.AckBudget))
-		b.recordFeedback(fctx, *fb)
+		// A thumbs down opens the reason modal, which is its acknowledgement; a
+		// thumbs up or a reason is thanked, once acked.
+		thank = b.recordFeedback(fctx, *fb) && (fb.Rating == conversation.RatingPositive || fb.Reason != "")
 		cancel()
 	}
 	if in == nil {
 		b.ackEnvelope(ctx, evt.Type, req.EnvelopeID, received)
+		if thank {
+			b.tell(fb.Key.ChannelID, fb.Key.ThreadTS, fb.UserID, feedbackThanksText)
+		}
 		if modal != nil {
 			b.openModal(*modal, req.RetryAttempt > 0)
 		}
@@ -448,19 +454,23 @@ func (b *Bot) notify(channel, threadTS, userID, text string) {
 // feedbackFailedText is what a person whose feedback could not be stored is told.
 const feedbackFailedText = "Sorry, your feedback could not be saved just now. Please try again."
 
-// recordFeedback stores f within ctx (the envelope's ack budget); a failure is
-// logged and the person told.
-func (b *Bot) recordFeedback(ctx context.Context, f conversation.Feedback) {
+// feedbackThanksText acknowledges a thumbs up or a reason, shown only to its giver.
+const feedbackThanksText = "Thanks for the feedback: it helps make these answers better."
+
+// recordFeedback stores f within ctx (the envelope's ack budget) and reports whether
+// it did; a failure is logged and the person told.
+func (b *Bot) recordFeedback(ctx context.Context, f conversation.Feedback) bool {
 	if b.cfg.Feedback == nil {
 		b.log.Debug("feedback dropped: no FeedbackRecorder", "channel", f.Key.ChannelID, "message_ts", f.MessageTS)
-		return
+		return false
 	}
 	if err := b.cfg.Feedback.Record(ctx, f); err != nil {
 		b.log.Error("feedback not stored; the person is told", "channel", f.Key.ChannelID, "message_ts", f.MessageTS, "error", err)
 		b.tell(f.Key.ChannelID, f.Key.ThreadTS, f.UserID, feedbackFailedText)
-		return
+		return false
 	}
 	b.log.Info("feedback stored", "channel", f.Key.ChannelID, "message_ts", f.MessageTS, "rating", f.Rating, "with_reason", f.Reason != "")
+	return true
 }
 
 // ackWait bounds the wait for room in slack-go's queue of acks (it drains while the

@@ -39,6 +39,10 @@ type SuggestedPrompts struct {
 // DefaultGreeting is the greeting of SuggestedPrompts without one.
 const DefaultGreeting = "Hi! Ask me anything, or pick a suggestion below. In a channel, mention me to bring me into a thread."
 
+// DefaultDirectGreeting greets a first direct message outside the assistant view,
+// where no suggestions are shown, so it points at none.
+const DefaultDirectGreeting = "Hi! Ask me anything here. In a channel, mention me to bring me into a thread."
+
 // DefaultSuggestedPrompts are the prompts offered when SUGGESTED_PROMPTS is not set;
 // bot.NewManifest uses them as the manifest's default prompts too.
 var DefaultSuggestedPrompts = []SuggestedPrompt{
@@ -105,6 +109,15 @@ func (sp *SuggestedPrompts) GreetingText() string {
 		return sp.Greeting
 	}
 	return DefaultGreeting
+}
+
+// DirectGreetingText returns the greeting of a first direct message outside the
+// assistant view: the configured greeting, or DefaultDirectGreeting.
+func (sp *SuggestedPrompts) DirectGreetingText() string {
+	if sp != nil && sp.Greeting != "" {
+		return sp.Greeting
+	}
+	return DefaultDirectGreeting
 }
 
 // For returns the prompts for a thread whose person views channelID: that channel's,

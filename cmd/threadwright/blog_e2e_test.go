@@ -177,10 +177,10 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 	}
 	tr := h.transcript(thread)
 	// (the transcript keeps the blocks' JSON escapes)
-	passLine := `Enhancement pass skipped: this deployment defines no model profile \"enhance\" (MODEL_PROFILES).`
+	passLine := `The final polish did not run this time; the text is as first written.`
 	wantEnhanced := 0
 	if enhance {
-		passLine, wantEnhanced = `Enhanced by the model profile \"enhance\".`, 1
+		passLine, wantEnhanced = `Polished in a second pass.`, 1
 	}
 	var enhanced int
 	for _, r := range second.Requests() {

@@ -260,8 +260,13 @@ func TestE2EDirectMessage(t *testing.T) {
 	ts := h.post(dm, alice, "hello", "")
 	// The first DM is greeted (docs/tools.md, "Assistant view"); TestE2EDirectMessageIsVisible
 	// covers the rest.
-	if got := h.replies(dm, ts, 2); got[1].Text != "Hi Alice!" {
+	got := h.replies(dm, ts, 2)
+	if got[1].Text != "Hi Alice!" {
 		t.Fatalf("reply %q", got[1].Text)
+	}
+	// A plain DM shows no suggestions, so its greeting points at none.
+	if got[0].Text != "Hi! Ask me anything here. In a channel, mention me to bring me into a thread." {
+		t.Errorf("greeting %q", got[0].Text)
 	}
 }
 

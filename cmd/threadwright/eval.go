@@ -35,7 +35,8 @@ const evalUsage = `Usage:
                                         a case regressed
 
 Flags:
-  --repeat N            runs per case (default 1); --pass-rate F: the share that must pass (default 1)
+  --repeat N            runs per case (default 1); --pass-rate F: the share that must pass
+                        (default 1)
   --concurrency N       runs at once (default 2); --timeout D: bound of one run (default 10m)
   --run REGEXP          only the cases whose name matches
   --demo                the offline demo model instead of the configured one (OPENAI_*)

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,13 +19,15 @@ import (
 )
 
 const feedbackUsage = `Usage:
-  threadwright feedback [--since 7d] [--json]
+  threadwright feedback [--since 7d] [--json] [--dev]
                          the feedback on answers given since then (a duration such as 7d, 36h or
                          90m): counts per channel and strategy, then the negative answers with
-                         their reasons, newest first; --json prints the same as one JSON object
+                         their reasons, newest first; --json prints the same as one JSON object;
+                         --dev reads the playground's store (threadwright dev), $DATA_DIR/dev
 
 Feedback is read from the store that DATABASE_URL names (the SQLite file in DATA_DIR when
-unset). It is never sent anywhere else (docs/operations.md, "Feedback").
+unset); a SQLite file that does not exist yet is an error, never created. It is never sent
+anywhere else (docs/operations.md, "Feedback").
 `
 
 // runFeedback runs "threadwright feedback ARGS" (args are what follows "feedback"):
@@ -35,6 +39,7 @@ func runFeedback(ctx context.Context, args []string, now time.Time, stdout, stde
 	flags.SetOutput(io.Discard)
 	sinceArg := flags.String("since", "7d", "how far back")
 	asJSON := flags.Bool("json", false, "print JSON")
+	dev := flags.Bool("dev", false, "read the playground's store, $DATA_DIR/dev")
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, feedbackUsage)
@@ -52,7 +57,7 @@ func runFeedback(ctx context.Context, args []string, now time.Time, stdout, stde
 		fmt.Fprint(stderr, feedbackUsage)
 		return fmt.Errorf("feedback: --since: %w", err)
 	}
-	st, err := openStore(ctx, stderr)
+	st, err := openExistingStore(ctx, stderr, "feedback", *dev)
 	if err != nil {
 		return err
 	}
@@ -74,6 +79,33 @@ func runFeedback(ctx context.Context, args []string, now time.Time, stdout, stde
 		err = printFeedback(stdout, r)
 	}
 	return errors.Join(err, st.Close())
+}
+
+// openExistingStore opens the store that StoreConfig selects, or with dev the
+// playground's (devDataDir), for a command that only reads it (cmd names it in errors).
+// A SQLite file that does not exist is an error that says where it was looked for:
+// reading creates no empty store as a side effect.
+func openExistingStore(ctx context.Context, stderr io.Writer, cmd string, dev bool) (conversation.Store, error) {
+	var c StoreConfig
+	if err := LoadConfig(&c); err != nil {
+		return nil, err
+	}
+	if dev {
+		c.DatabaseURL, c.DataDir = "", devDataDir(c.DataDir)
+	}
+	if c.DatabaseURL == "" {
+		path := filepath.Join(c.DataDir, store.FileName)
+		if _, err := os.Stat(path); err != nil {
+			hint := "threadwright has not run with this DATA_DIR"
+			if dev {
+				hint = "the playground (threadwright dev) has not run with this DATA_DIR"
+			} else if _, err := os.Stat(filepath.Join(devDataDir(c.DataDir), store.FileName)); err == nil {
+				hint += "; the playground's store is read with --dev"
+			}
+			return nil, fmt.Errorf("%s: no store at %s (%s)", cmd, path, hint)
+		}
+	}
+	return store.Open(ctx, store.Options{DatabaseURL: c.DatabaseURL, DataDir: c.DataDir, Logger: c.logger(stderr)})
 }
 
 // parseSince reads a duration as time.ParseDuration does, or a number of days ("7d").

@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/store"
 )
 
 // TestPlaygroundFeedbackInBrowser: in the playground, an answer shows its feedback
@@ -39,15 +36,10 @@ func TestPlaygroundFeedbackInBrowser(t *testing.T) {
 	p.screenshot("feedback-reason")
 	p.run(chromedp.Click("#modal-submit"))
 
-	// The playground's store: DATA_DIR/dev, or DATA_DIR itself where dev shares it.
-	dataDir := filepath.Join(dir, "dev")
-	if _, err := os.Stat(filepath.Join(dataDir, store.FileName)); err != nil {
-		dataDir = dir
-	}
-	t.Setenv("DATA_DIR", dataDir)
+	t.Setenv("DATA_DIR", dir) // feedback --dev reads the playground's store in it
 	(&harness{t: t}).waitFor("the reason to be stored", func() bool {
 		var out bytes.Buffer
-		if err := run(context.Background(), []string{"feedback", "--json"}, &out, testWriter{t}); err != nil {
+		if err := run(context.Background(), []string{"feedback", "--json", "--dev"}, &out, testWriter{t}); err != nil {
 			t.Fatal(err)
 		}
 		var r struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/store"
 	"github.com/threadwright/threadwright/store/storetest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
@@ -106,6 +108,18 @@ func testFeedback(t *testing.T, databaseURL string) {
 		r := h.feedbackJSON()
 		if len(r.Counts) != 1 || r.Counts[0] != (conversation.FeedbackCount{Channel: general, Strategy: "react", Positive: 1}) {
 			t.Fatalf("counts %+v; want one positive in %s, react", r.Counts, general)
+		}
+		// The click is acknowledged where alice sees it, and only to her.
+		h.waitFor("the thanks for the thumbs up", func() bool {
+			for _, m := range h.emu.Ephemerals(general, alice) {
+				if strings.HasPrefix(m.Text, "Thanks for the feedback") {
+					return true
+				}
+			}
+			return false
+		})
+		if n := len(h.emu.Ephemerals(general, bob)); n != 0 {
+			t.Errorf("bob got %d notices for alice's click", n)
 		}
 	}
 
@@ -213,12 +227,39 @@ func TestE2EFeedbackOnStreamedAnswer(t *testing.T) {
 	}
 }
 
-// TestFeedbackCommand: `threadwright help` lists the command; on a store without
-// feedback it says so; --since takes days or a duration and refuses anything else.
+// TestFeedbackCommand: `threadwright help` lists the command; where no store exists
+// it fails saying where it looked and creates none; on a store without feedback it
+// says so; --dev reads the playground's store; --since takes days or a duration and
+// refuses anything else.
 func TestFeedbackCommand(t *testing.T) {
-	setEnv(t, map[string]string{"DATA_DIR": t.TempDir(), "DATABASE_URL": "", "SLACK_BOT_TOKEN": ""})
-	if out, err := runCLI(t, "help"); err != nil || !strings.Contains(out, "threadwright feedback [--since 7d] [--json]") {
+	dataDir := t.TempDir()
+	setEnv(t, map[string]string{"DATA_DIR": dataDir, "DATABASE_URL": "", "SLACK_BOT_TOKEN": ""})
+	if out, err := runCLI(t, "help"); err != nil || !strings.Contains(out, "threadwright feedback [--since 7d] [--json] [--dev]") {
 		t.Fatalf("help: %v\n%s", err, out)
+	}
+	for _, cmd := range [][]string{{"feedback"}, {"feedback", "--dev"}, {"usage"}, {"usage", "--dev"}} {
+		_, err := runCLI(t, cmd...)
+		if err == nil || !strings.Contains(err.Error(), cmd[0]+": no store at "+dataDir) {
+			t.Errorf("%s with no store: err %v; want one saying where it looked", cmd, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dataDir); len(entries) > 0 {
+		t.Fatalf("reading created %s in DATA_DIR; want nothing created", entries[0].Name())
+	}
+	// The playground's store only: the error points at --dev, which reads it.
+	dev, err := store.Open(context.Background(), store.Options{DataDir: devDataDir(dataDir)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev.Close()
+	if _, err := runCLI(t, "feedback"); err == nil || !strings.Contains(err.Error(), "read with --dev") {
+		t.Errorf("feedback beside a playground store: err %v; want a pointer to --dev", err)
+	}
+	if out, err := runCLI(t, "feedback", "--dev"); err != nil || !strings.Contains(out, "No feedback.") {
+		t.Errorf("feedback --dev: %v\n%s", err, out)
+	}
+	if _, err := runCLI(t, "migrate"); err != nil {
+		t.Fatal(err)
 	}
 	for _, since := range []string{"7d", "36h"} {
 		out, err := runCLI(t, "feedback", "--since", since)

@@ -150,15 +150,20 @@ func TestE2EHelpDescribesEveryCommand(t *testing.T) {
 	}
 }
 
-// TestE2EModalsAreTitledWithTheArtifact checks that the Request changes and Edit
-// modals are titled with the artifact's name.
-func TestE2EModalsAreTitledWithTheArtifact(t *testing.T) {
+// TestE2EModalsAreTitledWithTheAction checks that the Request changes and Edit
+// modals are titled with what they do (an artifact named "Problem" as the title read
+// as an error), their field naming the artifact.
+func TestE2EModalsAreTitledWithTheAction(t *testing.T) {
 	h := newWorkflowHarness(t)
 	h.start()
 	thread := h.startBrief()
 	h.click(thread, alice, "A: Direction A", "")
 	opened := 0
-	for _, label := range []string{"Request changes", "Edit this artifact"} {
+	for _, tc := range []struct{ label, title, field string }{
+		{"Request changes", "Request changes", "What should change in “Problem”?"},
+		{"Edit this artifact", "Edit", "How should “Problem” change?"},
+	} {
+		label := tc.label
 		t.Run(strings.ReplaceAll(label, " ", ""), func(t *testing.T) {
 			ts := h.latest(thread, label, "")
 			b := h.find(ts, label, "")
@@ -186,8 +191,8 @@ func TestE2EModalsAreTitledWithTheArtifact(t *testing.T) {
 			if err := json.Unmarshal(v.View, &view); err != nil {
 				t.Fatal(err)
 			}
-			if view.Title.Text != "Problem" {
-				t.Fatalf("the %s modal is titled %q, want the artifact's name %q", label, view.Title.Text, "Problem")
+			if view.Title.Text != tc.title || !strings.Contains(string(v.View), tc.field) {
+				t.Fatalf("the %s modal is titled %q, want %q with the field %q:\n%s", label, view.Title.Text, tc.title, tc.field, v.View)
 			}
 		})
 	}

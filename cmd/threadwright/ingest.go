@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -16,19 +18,22 @@ import (
 )
 
 const ingestUsage = `Usage:
-  threadwright ingest PATH...             load documents into the knowledge base: Markdown (.md, .markdown),
-                                          text (.txt) and HTML (.html, .htm) files, and directories of them,
-                                          recursively; a changed file's chunks are replaced, an unchanged
-                                          file is left as it is
+  threadwright ingest PATH...             load documents into the knowledge base: Markdown
+                                          (.md, .markdown), text (.txt) and HTML (.html, .htm)
+                                          files, and directories of them, recursively; a
+                                          changed file's chunks are replaced, an unchanged file
+                                          is left as it is
   threadwright ingest --list              list the ingested sources
   threadwright ingest --delete SOURCE...  remove sources (as --list names them) and their chunks
-  --dev                                   (with any of the above) use the knowledge base of the playground,
-                                          threadwright dev: the SQLite store in $DATA_DIR/dev
+  --dev                                   (with any of the above) use the knowledge base of the
+                                          playground, threadwright dev: the SQLite store in
+                                          $DATA_DIR/dev
 
 A source is named by its path as given, cleaned: ingest from the directory you will ingest
 from again. The knowledge base is in the store that DATABASE_URL names (the SQLite file in
-DATA_DIR when unset); the search_knowledge tool searches it. Files that cannot be read, are
-not UTF-8 text or are larger than 10 MiB are skipped with a reason.
+DATA_DIR when unset); the search_knowledge tool searches it. A PATH that does not exist
+fails the command before anything is loaded. Files inside a directory that cannot be read,
+are not UTF-8 text or are larger than 10 MiB are skipped with a reason.
 `
 
 // runIngest runs "threadwright ingest ARGS" (args are what follows "ingest"): it
@@ -36,7 +41,7 @@ not UTF-8 text or are larger than 10 MiB are skipped with a reason.
 // lists (--list) or deletes (--delete SOURCE...) its sources, in the store that
 // StoreConfig selects, or with --dev in the playground's. What it did goes to stdout, usage and the store's log line to
 // stderr; the error is what main prints before exiting non-zero. A skipped file is
-// reported, not an error.
+// reported, not an error; a named path that does not exist is.
 func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("ingest", flag.ContinueOnError)
 	flags.SetOutput(io.Discard)
@@ -68,6 +73,11 @@ func runIngest(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return errors.New("ingest: " + usageErr)
 	}
 
+	if !*list && !*del {
+		if err := namedPathsExist(rest); err != nil {
+			return err
+		}
+	}
 	kb, closeStore, err := openKnowledge(ctx, stderr, *dev)
 	if err != nil {
 		return err
@@ -103,6 +113,26 @@ func openKnowledge(ctx context.Context, stderr io.Writer, dev bool) (conversatio
 		return nil, nil, errors.Join(fmt.Errorf("ingest: the store (%T) has no knowledge base", st), st.Close())
 	}
 	return kb, st.Close, nil
+}
+
+// namedPathsExist returns an error naming every path of paths that cannot be found
+// (os.Stat), so that a mistyped path fails the command before anything is loaded;
+// a file inside a named directory that cannot be read is only skipped.
+func namedPathsExist(paths []string) error {
+	var missing []string
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = fmt.Errorf("%s: %w", p, pe.Err)
+			}
+			missing = append(missing, err.Error())
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("ingest: %s; nothing was loaded", strings.Join(missing, "; "))
 }
 
 // ingest loads paths into kb, printing a line per document and a summary.

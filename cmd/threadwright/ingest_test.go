@@ -147,3 +147,17 @@ func TestIngestCommandUsage(t *testing.T) {
 		}
 	})
 }
+
+// TestIngestMissingPath: a named path that does not exist fails the command, naming
+// it, and nothing of the other paths is loaded.
+func TestIngestMissingPath(t *testing.T) {
+	ingestEnv(t, map[string]string{"docs/handbook/leave.md": "# Leave\n\nSixteen weeks.\n"})
+	out, err := ingestCmd(t, "docs/handbook", "docs/handbok", "notes.md")
+	want := "ingest: docs/handbok: no such file or directory; notes.md: no such file or directory; nothing was loaded"
+	if err == nil || err.Error() != want {
+		t.Fatalf("ingest of missing paths: err %v, out %q; want %q", err, out, want)
+	}
+	if out, err := ingestCmd(t, "--list"); err != nil || !strings.Contains(out, "no sources ingested") {
+		t.Errorf("--list after the failed ingest = %q, %v; want no sources", out, err)
+	}
+}

@@ -8,9 +8,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kelseyhightower/envconfig"
 	"github.com/threadwright/threadwright/bot"
@@ -23,17 +24,17 @@ Usage:
   threadwright dev       run a local playground: an emulated Slack in the browser with the bot
                          (offline demo model unless OPENAI_API_KEY or OPENAI_BASE_URL is set)
   threadwright migrate   apply the store's migrations and exit
-  threadwright ingest PATH...
-                         load Markdown, text and HTML files (and directories) into the knowledge base
+  threadwright ingest [--dev] PATH...
+                         load Markdown, text and HTML files and directories into the knowledge base
   threadwright ingest --list | --delete SOURCE...
                          list the ingested sources, or delete some
   threadwright manifest  print the Slack app manifest (YAML) to create the app from
-  threadwright feedback [--since 7d] [--json]
+  threadwright feedback [--since 7d] [--json] [--dev]
                          the feedback on answers: counts per channel and strategy, and the
-                         negative answers with their reasons
-  threadwright usage [--since 30d] [--by channel|user|workflow|model] [--csv]
+                         negative answers with their reasons (--dev: the playground's)
+  threadwright usage [--since 30d] [--by channel|user|workflow|model] [--csv] [--dev]
                          tokens, turns and estimated cost (MODEL_PRICES) per channel, person,
-                         workflow or model
+                         workflow or model (--dev: the playground's)
   threadwright healthcheck
                          exit 0 when /readyz on HTTP_ADDR says ready, 1 otherwise (for HEALTHCHECK)
   threadwright workflows list
@@ -42,7 +43,7 @@ Usage:
                          check workflow files (default: all); exits non-zero with file:line: reason
   threadwright eval [--demo | --replay FILE] [--record FILE] [--json FILE] [--junit FILE] [PATH...]
                          run eval cases (default: the shipped set) through the real pipeline with an
-                         emulated Slack, and judge them; --compare OLD.json NEW.json shows regressions
+                         emulated Slack and judge them; --compare OLD.json NEW.json: regressions
                          (docs/eval.md)
   threadwright version   print the version
   threadwright help      print this help
@@ -118,15 +119,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // printEnvUsage writes the table of configuration variables, generated from Config's
-// tags.
+// tags: each variable with its default on a line, then its description wrapped to
+// fit helpWidth columns, indented.
 func printEnvUsage(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	const row = "{{range .}}  {{usage_key .}}\t{{usage_default .}}\t{{usage_description .}}\n{{end}}"
-	if err := envconfig.Usagef("", &Config{}, tw, "Environment:\n"+row); err != nil {
+	var rows strings.Builder
+	const row = "{{range .}}{{usage_key .}}\x1f{{usage_default .}}\x1f{{usage_description .}}\x1e{{end}}"
+	if err := envconfig.Usagef("", &Config{}, &rows, row); err != nil {
 		return err
 	}
-	if err := envconfig.Usagef("", &DevConfig{}, tw, row); err != nil {
+	if err := envconfig.Usagef("", &DevConfig{}, &rows, row); err != nil {
 		return err
 	}
-	return tw.Flush()
+	var b strings.Builder
+	b.WriteString("Environment:\n")
+	for r := range strings.SplitSeq(strings.TrimSuffix(rows.String(), "\x1e"), "\x1e") {
+		key, rest, _ := strings.Cut(r, "\x1f")
+		def, desc, _ := strings.Cut(rest, "\x1f")
+		b.WriteString("  " + key)
+		if def != "" {
+			b.WriteString(" (default " + def + ")")
+		}
+		b.WriteString("\n" + wrapText(desc, "      ", helpWidth) + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// helpWidth is the widest line of the help, in characters.
+const helpWidth = 100
+
+// wrapText breaks text into lines of at most width characters (a longer word gets a
+// line of its own), each after indent.
+func wrapText(text, indent string, width int) string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && utf8.RuneCountInString(indent+line+" "+word) > width {
+			lines = append(lines, indent+line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, indent+line)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/store/storetest"
 )
@@ -200,4 +201,21 @@ func TestCommands(t *testing.T) {
 			t.Fatalf("%v\n%s", err, out)
 		}
 	})
+}
+
+// TestHelpFitsInAHundredColumns: no line of the program's help, nor of any command's
+// -h, is longer than helpWidth characters.
+func TestHelpFitsInAHundredColumns(t *testing.T) {
+	setEnv(t, map[string]string{"DATA_DIR": t.TempDir()})
+	for _, args := range [][]string{{"help"}, {"ingest", "-h"}, {"feedback", "-h"}, {"usage", "-h"}, {"workflows", "-h"}, {"eval", "-h"}} {
+		out, _ := runCLI(t, args...)
+		if len(strings.Split(out, "\n")) < 3 {
+			t.Errorf("%s printed no help:\n%s", args, out)
+		}
+		for i, line := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(line); n > helpWidth {
+				t.Errorf("%s, line %d: %d characters, over %d: %q", args, i+1, n, helpWidth, line)
+			}
+		}
+	}
 }

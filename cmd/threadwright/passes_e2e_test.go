@@ -181,7 +181,7 @@ func TestE2EEnhancedOnItsProfile(t *testing.T) {
 	if !strings.Contains(card, enhancedText) || strings.Contains(card, "Body: the text the model wrote.") {
 		t.Errorf("the body card does not show the enhanced text:\n%s", card)
 	}
-	if texts := h.texts(thread); !strings.Contains(texts, `Enhanced by the model profile "enhance".`) {
+	if texts := h.texts(thread); !strings.Contains(texts, `Polished in a second pass.`) {
 		t.Errorf("no enhanced line:\n%s", texts)
 	}
 	// The main model evaluated the enhanced text.
@@ -209,7 +209,7 @@ func TestE2EEnhanceSkippedWithoutProfile(t *testing.T) {
 		t.Errorf("%d requests to the second provider", n)
 	}
 	texts := h.texts(thread)
-	if !strings.Contains(texts, `Enhancement pass skipped: this deployment defines no model profile "enhance" (MODEL_PROFILES).`) {
+	if !strings.Contains(texts, `The final polish did not run this time; the text is as first written.`) {
 		t.Errorf("no skipped line:\n%s", texts)
 	}
 	if !strings.Contains(texts, "Body: the text the model wrote.") {

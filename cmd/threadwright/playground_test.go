@@ -438,7 +438,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		"Meta keywords: ", "Image description: ", "Table of contents\n", "TL;DR\n", "Conclusion\n", "References\n",
 		// A section's draft quotes the demo's page fetched for it; the article cites it.
 		"” puts it: “", "https://example.com/demo/",
-		`Enhancement pass skipped: this deployment defines no model profile "enhance" (MODEL_PROFILES).`,
+		`The final polish did not run this time; the text is as first written.`,
 		"13 of 13 criteria met",
 		"words; the target is 1,500 ± 15% (1,275–1,725)",
 	} {

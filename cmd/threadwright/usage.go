@@ -19,15 +19,17 @@ import (
 )
 
 const usageUsage = `Usage:
-  threadwright usage [--since 30d] [--by channel|user|workflow|model] [--csv]
+  threadwright usage [--since 30d] [--by channel|user|workflow|model] [--csv] [--dev]
                          tokens (prompt, completion), turns and the estimated cost since then
                          (a duration such as 30d, 36h or 90m), one line per channel, person,
-                         workflow or model, largest first; --csv prints CSV
+                         workflow or model, largest first; --csv prints CSV; --dev reads the
+                         playground's store (threadwright dev), $DATA_DIR/dev
 
 Usage is read from the usage ledger of the store that DATABASE_URL names (the SQLite file
-in DATA_DIR when unset). Costs come from the MODEL_PRICES file (YAML or JSON: per model,
-USD per million input and output tokens); a line with a model it does not price shows
-its cost as "?" (docs/operations.md, "Usage, cost and budgets").
+in DATA_DIR when unset; one that does not exist yet is an error, never created). Costs come
+from the MODEL_PRICES file (YAML or JSON: per model, USD per million input and output
+tokens); a line with a model it does not price shows its cost as "?" (docs/operations.md,
+"Usage, cost and budgets").
 `
 
 // usageConfig is what the usage command reads from the environment besides the store.
@@ -85,6 +87,7 @@ func runUsage(ctx context.Context, args []string, now time.Time, stdout, stderr 
 	sinceArg := flags.String("since", "30d", "how far back")
 	byArg := flags.String("by", "channel", "channel, user, workflow or model")
 	asCSV := flags.Bool("csv", false, "print CSV")
+	dev := flags.Bool("dev", false, "read the playground's store, $DATA_DIR/dev")
 	fail := func(err error) error {
 		fmt.Fprint(stderr, usageUsage)
 		return fmt.Errorf("usage: %w", err)
@@ -117,7 +120,7 @@ func runUsage(ctx context.Context, args []string, now time.Time, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	st, err := openStore(ctx, stderr)
+	st, err := openExistingStore(ctx, stderr, "usage", *dev)
 	if err != nil {
 		return err
 	}

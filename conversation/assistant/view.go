@@ -132,7 +132,7 @@ func (s *Handler) DirectMessage(ctx context.Context, r *turns.Run, cp *conversat
 	if !first {
 		return
 	}
-	if _, err := r.Out.PostReply(ctx, s.cfg.SuggestedPrompts.GreetingText(), false, false); err != nil {
+	if _, err := r.Out.PostReply(ctx, s.cfg.SuggestedPrompts.DirectGreetingText(), false, false); err != nil {
 		r.Log.Warn("greeting not posted", "error", err)
 	}
 }

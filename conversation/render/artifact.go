@@ -49,7 +49,7 @@ func optionLabel(o workflow.Option) string {
 // by …").
 func (c Cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done string) conversation.Card {
 	blocks := []conversation.Block{{Kind: conversation.BlockHeader, Text: a.Title}, {Kind: conversation.BlockSection, Text: c.Format(st.Text)}}
-	if n := c.note(st.Note); n != "" {
+	if n := c.note(a, st); n != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: n})
 	}
 	if p := c.passLine(a, st); p != "" {
@@ -66,7 +66,7 @@ func (c Cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done s
 		conversation.Block{Kind: conversation.BlockActions, Buttons: []conversation.Button{
 			{Label: Tr(c.Lang, "approve"), Style: "primary", Action: c.action(conversation.ActionApprove, a.ID, st.Rev, "")},
 			{Label: Tr(c.Lang, "request_changes"), Action: c.action(conversation.ActionRequestChanges, a.ID, st.Rev, ""),
-				Modal: &conversation.Modal{Title: modalTitle(a.Title), Label: Tr(c.Lang, "changes.label"), Submit: Tr(c.Lang, "submit")}},
+				Modal: &conversation.Modal{Title: modalTitle(Tr(c.Lang, "changes.title")), Label: Tr(c.Lang, "changes.label", a.Title), Submit: Tr(c.Lang, "submit")}},
 		}, Menu: c.menu(a, st)},
 		conversation.Block{Kind: conversation.BlockContext, Text: Tr(c.Lang, "artifact.hint")})
 	return conversation.Card{Text: a.Title, Blocks: blocks}

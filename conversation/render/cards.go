@@ -1,6 +1,7 @@
 package render
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -35,7 +36,8 @@ func (c Cards) Failed(text, inputID string) conversation.Card {
 	}}
 }
 
-// Started announces the workflow run ws, with its filled inputs.
+// Started announces the workflow run ws, with its filled inputs; a topic taken from
+// an earlier message (State.TopicFrom) says so, and how to start on another.
 func (c Cards) Started(ws *workflow.State) conversation.Card {
 	user := ws.StartedBy
 	var titles []string
@@ -50,6 +52,9 @@ func (c Cards) Started(ws *workflow.State) conversation.Card {
 	blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: text})
 	if in := c.inputs(ws); in != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: in})
+		if ws.TopicFrom != "" {
+			blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: Tr(c.Lang, "topic.from", ws.TopicFrom, c.Def.Name)})
+		}
 	}
 	if n := c.toolNotices(c.Def.Order()); n != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: n})
@@ -78,18 +83,59 @@ func (c Cards) Title(id string) string {
 
 // note is an artifact's revision note (ArtifactState.Note) as a card shows it, a
 // line each, in italics, after "✏️ " and the word for it in the thread's language;
-// "" without one. A Slack context block's text is at most 3000 characters.
-func (c Cards) note(note string) string {
+// "" without one. After an automatic revision (PriorEval set), which nobody asked
+// for, it is labelled as automatic, the editor's "Revised as asked:" is taken off
+// its lines, and it first lists the criteria the revision now meets, as the
+// evaluation judged them (autoFixed). A Slack context block's text is at most 3000
+// characters.
+func (c Cards) note(a *workflow.Artifact, st *workflow.ArtifactState) string {
+	auto := st.PriorEval != nil
 	var lines []string
-	for line := range strings.Lines(note) {
-		if line = strings.Trim(strings.TrimSpace(line), "_*"); line != "" {
+	if auto {
+		if fixed := c.autoFixed(a, st); fixed != "" {
+			lines = append(lines, "_"+shorten(fixed, 600)+"_")
+		}
+	}
+	for line := range strings.Lines(st.Note) {
+		line = strings.Trim(strings.TrimSpace(line), "_*")
+		if auto {
+			line = strings.TrimSpace(askedRe.ReplaceAllString(line, ""))
+		}
+		if line != "" {
 			lines = append(lines, "_"+shorten(line, 600)+"_")
 		}
 	}
 	if len(lines) == 0 {
 		return ""
 	}
-	return "✏️ *" + Tr(c.Lang, "editor_note") + ":* " + shorten(strings.Join(lines, "\n"), 2800)
+	label := Tr(c.Lang, "editor_note")
+	if auto {
+		label = Tr(c.Lang, "note.automatic")
+	}
+	return "✏️ *" + label + ":* " + shorten(strings.Join(lines, "\n"), 2800)
+}
+
+// askedRe is the start of an editor's note that claims a person asked for it.
+var askedRe = regexp.MustCompile(`(?i)^(?:revised|written|edited|updated|rewritten)(?: as asked)?:\s*`)
+
+// autoFixed says which criteria st's automatic revision made pass, failing in
+// PriorEval and passing in Eval ("now meets: Names the audience; Has a price"), in
+// the card's language; "" when none did.
+func (c Cards) autoFixed(a *workflow.Artifact, st *workflow.ArtifactState) string {
+	before := map[string]bool{}
+	for _, r := range st.PriorEval {
+		before[r.ID] = r.Pass
+	}
+	var fixed []string
+	for _, r := range withPlaceholders(st.Eval, st.PriorEval) {
+		if pass, ok := before[r.ID]; ok && !pass && r.Pass {
+			fixed = append(fixed, CriterionTitle(c.Lang, a, r.ID))
+		}
+	}
+	if len(fixed) == 0 {
+		return ""
+	}
+	return Tr(c.Lang, "note.now_meets", strings.Join(fixed, "; "))
 }
 
 // menu is the overflow menu of an artifact's messages: restart and edit.
@@ -97,7 +143,7 @@ func (c Cards) menu(a *workflow.Artifact, st *workflow.ArtifactState) []conversa
 	items := []conversation.Button{{Label: Tr(c.Lang, "menu.restart"), Action: c.action(conversation.ActionRestart, a.ID, st.Rev, "")}}
 	if st.Text != "" {
 		items = append(items, conversation.Button{Label: Tr(c.Lang, "menu.edit"), Action: c.action(conversation.ActionEdit, a.ID, st.Rev, ""),
-			Modal: &conversation.Modal{Title: modalTitle(a.Title), Label: Tr(c.Lang, "edit.label"), Submit: Tr(c.Lang, "submit")}})
+			Modal: &conversation.Modal{Title: modalTitle(Tr(c.Lang, "edit.title")), Label: Tr(c.Lang, "edit.label", a.Title), Submit: Tr(c.Lang, "submit")}})
 	}
 	return items
 }

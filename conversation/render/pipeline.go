@@ -100,7 +100,7 @@ func (c Cards) pipelineArtifactCard(a *workflow.Artifact, st *workflow.ArtifactS
 		{Kind: conversation.BlockHeader, Text: a.Title},
 		{Kind: conversation.BlockSection, Text: summary + "\n" + strings.Join(lines, "\n")},
 	}
-	if n := c.note(st.Note); n != "" {
+	if n := c.note(a, st); n != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: n})
 	}
 	if p := c.passLine(a, st); p != "" {
@@ -161,7 +161,7 @@ func (c Cards) skippedPasses(ws *workflow.State) string {
 	for _, id := range ws.Pipeline.Artifacts {
 		a, ok := c.Def.Artifact(id)
 		if ok && a.Enhance != nil && (c.ProfileDefined == nil || !c.ProfileDefined(a.Enhance.Model)) {
-			lines = append(lines, "⏭ *"+a.Title+"*: "+Tr(c.Lang, "pass.enhance_skipped", a.Enhance.Model))
+			lines = append(lines, "⏭ *"+a.Title+"*: "+Tr(c.Lang, "pass.enhance_skipped"))
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -40,7 +40,7 @@ func (c Cards) Stale(l *workflow.StaleList, ws *workflow.State) conversation.Car
 			conversation.Block{Kind: conversation.BlockActions, Buttons: []conversation.Button{
 				{Label: Tr(c.Lang, "keep"), Action: c.action(conversation.ActionKeep, row.Artifact, st.Rev, "")},
 				{Label: Tr(c.Lang, "regen_guidance"), Action: c.action(conversation.ActionRegenerateStale, row.Artifact, st.Rev, ""),
-					Modal: &conversation.Modal{Title: modalTitle(a.Title), Label: Tr(c.Lang, "guidance.label"), Submit: Tr(c.Lang, "submit")}},
+					Modal: &conversation.Modal{Title: modalTitle(Tr(c.Lang, "guidance.title")), Label: Tr(c.Lang, "guidance.label_of", a.Title), Submit: Tr(c.Lang, "submit")}},
 			}})
 	}
 	if open > 1 {

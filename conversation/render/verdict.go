@@ -2,8 +2,10 @@ package render
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -19,8 +21,12 @@ func (c Cards) evaluation(a *workflow.Artifact, eval []workflow.CriterionResult)
 			met++
 			continue
 		}
-		line := "❌ *" + CriterionTitle(c.Lang, a, r.ID) + "*"
+		title := CriterionTitle(c.Lang, a, r.ID)
+		line := "❌ *" + title + "*"
 		if reason := strings.TrimSpace(r.Reason); reason != "" {
+			if restates(reason, title) {
+				reason = Tr(c.Lang, "evaluation.restated")
+			}
 			line += ": " + shorten(strings.Join(strings.Fields(reason), " "), 300)
 		}
 		failed = append(failed, line)
@@ -30,6 +36,39 @@ func (c Cards) evaluation(a *workflow.Artifact, eval []workflow.CriterionResult)
 		mark = "⚠️"
 	}
 	return strings.Join(append([]string{mark + " " + Tr(c.Lang, "evaluation.met", met, len(eval))}, failed...), "\n")
+}
+
+// restates reports whether a criterion's reason only repeats its title (a title of
+// three words or more, found in the reason whatever the case and quotes): such a
+// reason tells the reader nothing the title does not, and a title like "Does not
+// describe the solution" around "add a sentence that shows it" advises its opposite.
+func restates(reason, title string) bool {
+	norm := func(s string) string {
+		return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}), " ")
+	}
+	t := norm(title)
+	return strings.Count(t, " ") >= 2 && strings.Contains(norm(reason), t)
+}
+
+// withPlaceholders returns eval with the placeholders criterion as met when other
+// (the evaluation before or after an automatic revision) has it and eval does not:
+// it is added only when it fails (CheckPlaceholders), so without this the two
+// verdicts would count different criteria.
+func withPlaceholders(eval, other []workflow.CriterionResult) []workflow.CriterionResult {
+	has := func(e []workflow.CriterionResult) bool {
+		for _, r := range e {
+			if r.ID == conversation.CriterionPlaceholders {
+				return true
+			}
+		}
+		return false
+	}
+	if has(other) && !has(eval) {
+		return append(slices.Clone(eval), workflow.CriterionResult{ID: conversation.CriterionPlaceholders, Pass: true})
+	}
+	return eval
 }
 
 // CriterionTitle is criterion id's title on an evaluation card: its description without
@@ -59,11 +98,11 @@ func (c Cards) passLine(a *workflow.Artifact, st *workflow.ArtifactState) string
 	}
 	switch st.Enhancement {
 	case workflow.EnhanceDone:
-		return "✨ " + Tr(c.Lang, "pass.enhanced", a.Enhance.Model)
+		return "✨ " + Tr(c.Lang, "pass.enhanced")
 	case workflow.EnhanceSkipped:
-		return "⏭ " + Tr(c.Lang, "pass.enhance_skipped", a.Enhance.Model)
+		return "⏭ " + Tr(c.Lang, "pass.enhance_skipped")
 	case workflow.EnhanceFailed:
-		return "⚠️ " + Tr(c.Lang, "pass.enhance_failed", a.Enhance.Model)
+		return "⚠️ " + Tr(c.Lang, "pass.enhance_failed")
 	}
 	return ""
 }
@@ -82,7 +121,7 @@ func CheckPlaceholders(lang string, eval []workflow.CriterionResult, text string
 // criteria (evaluation), then the verdict; after an automatic revision, both
 // verdicts, before → after.
 func (c Cards) judged(a *workflow.Artifact, st *workflow.ArtifactState) string {
-	lines := []string{c.evaluation(a, st.Eval)}
+	lines := []string{c.evaluation(a, withPlaceholders(st.Eval, st.PriorEval))}
 	lines = append(lines, c.passedChecks(a, st.Eval)...)
 	return strings.Join(append(lines, c.verdict(a, st)), "\n")
 }
@@ -180,11 +219,18 @@ func (c Cards) verdict(a *workflow.Artifact, st *workflow.ArtifactState) string 
 		}
 		return Tr(c.Lang, "verdict.fail")
 	}
-	after := c.Def.Judge(a, st.Eval)
+	after := c.Def.Judge(a, withPlaceholders(st.Eval, st.PriorEval))
 	line := word(after)
 	if st.PriorEval != nil {
-		before := c.Def.Judge(a, st.PriorEval)
+		before := c.Def.Judge(a, withPlaceholders(st.PriorEval, st.Eval))
 		line = Tr(c.Lang, "verdict.revised", word(before), before.Met, before.Total, word(after), after.Met, after.Total)
+	}
+	if after.Pass && after.Met < after.Total {
+		key := "verdict.why_pass"
+		if after.Total-after.Met > 1 {
+			key = "verdict.why_pass_many"
+		}
+		line += " — " + Tr(c.Lang, key)
 	}
 	return "⚖️ *" + Tr(c.Lang, "verdict.label") + ":* " + line
 }

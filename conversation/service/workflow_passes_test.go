@@ -253,20 +253,20 @@ func TestEnhanceDraftOnItsProfile(t *testing.T) {
 	if st.Text != enhanced || st.Enhancement != workflow.EnhanceDone {
 		t.Fatalf("body: %q (%s)", st.Text, st.Enhancement)
 	}
-	if card := h.shownCard("body"); !strings.Contains(card, `Enhanced by the model profile "enhance".`) || !strings.Contains(card, enhanced) {
+	if card := h.shownCard("body"); !strings.Contains(card, `Polished in a second pass.`) || !strings.Contains(card, enhanced) {
 		t.Errorf("body card:\n%s", card)
 	}
 	// A person's edit is not enhanced, and its card no longer says so.
 	h.click("U1", conversation.ActionEdit, "body", "", "shorter")
-	if len(pa.enhances) != 1 || h.artifact("body").Enhancement != "" || strings.Contains(h.shownCard("body"), "Enhanced by") {
+	if len(pa.enhances) != 1 || h.artifact("body").Enhancement != "" || strings.Contains(h.shownCard("body"), "Polished in") {
 		t.Errorf("after an edit: %d enhancements, %q", len(pa.enhances), h.shownCard("body"))
 	}
 }
 
 func TestEnhanceSkippedWithoutTheProfile(t *testing.T) {
 	for _, tc := range []struct{ name, topic, want string }{
-		{"en", "kettles", `Enhancement pass skipped: this deployment defines no model profile "enhance" (MODEL_PROFILES).`},
-		{"ru", "электрические чайники", `Проход улучшения пропущен: в этом развёртывании нет профиля модели «enhance» (MODEL_PROFILES).`},
+		{"en", "kettles", `The final polish did not run this time; the text is as first written.`},
+		{"ru", "электрические чайники", `Финальная шлифовка в этот раз не выполнялась; текст в первоначальном виде.`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pa := newPassAgent()
@@ -301,7 +301,7 @@ func TestEnhanceFailureKeepsTheText(t *testing.T) {
 	if got := pa.evaluated["body"]; len(got) != 1 || got[0] != "body text from scratch" {
 		t.Errorf("evaluated %q", got)
 	}
-	if card := h.shownCard("body"); !strings.Contains(card, `The enhancement pass on the model profile "enhance" failed; the text is kept as written.`) {
+	if card := h.shownCard("body"); !strings.Contains(card, `The final polish did not work out; the text is as first written.`) {
 		t.Errorf("body card:\n%s", card)
 	}
 }
@@ -327,7 +327,7 @@ func TestEnhancePipelineItems(t *testing.T) {
 	if got := pa.evaluated["notes"]; len(got) != 1 || strings.Count(got[0], "ENHANCED(") != 4 {
 		t.Errorf("evaluated %q", got)
 	}
-	if st.Enhancement != workflow.EnhanceDone || !strings.Contains(h.shownCard("notes"), `Enhanced by the model profile "enhance".`) {
+	if st.Enhancement != workflow.EnhanceDone || !strings.Contains(h.shownCard("notes"), `Polished in a second pass.`) {
 		t.Errorf("notes card (%s):\n%s", st.Enhancement, h.shownCard("notes"))
 	}
 	if posted := strings.Join(h.drain(), "\n"); strings.Contains(posted, "skipped") {
@@ -347,7 +347,7 @@ func TestEnhancePipelineSkippedSaysSo(t *testing.T) {
 	if st.Items[0].Text != "notes text from scratch [revised: tighten]" {
 		t.Errorf("item text %q", st.Items[0].Text)
 	}
-	const skipped = `Enhancement pass skipped: this deployment defines no model profile "enhance" (MODEL_PROFILES).`
+	const skipped = `The final polish did not run this time; the text is as first written.`
 	var progress []string
 	for _, p := range h.drain() {
 		if strings.Contains(p, "pipeline:") {
@@ -374,7 +374,7 @@ func TestEnhancePipelineFailureKeepsItems(t *testing.T) {
 	if st.Status != workflow.StatusApproved || len(workflow.FailedItems(st.Items)) != 0 || st.Items[2].Text != "notes text from scratch [revised: tighten]" {
 		t.Fatalf("notes %s: %+v", st.Status, st.Items)
 	}
-	if st.Enhancement != workflow.EnhanceFailed || !strings.Contains(h.shownCard("notes"), `The enhancement pass on the model profile "enhance" failed`) {
+	if st.Enhancement != workflow.EnhanceFailed || !strings.Contains(h.shownCard("notes"), `The final polish did not work out`) {
 		t.Errorf("notes card (%s):\n%s", st.Enhancement, h.shownCard("notes"))
 	}
 }

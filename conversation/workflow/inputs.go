@@ -3,6 +3,7 @@ package workflow
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -258,4 +259,38 @@ func templateReason(err error) string {
 		}
 	}
 	return reason
+}
+
+var (
+	// subjectRes read the subject a message states for a piece of writing: "we need a
+	// post on X", "let's write about X", "a brief for X", "нужна статья про X".
+	subjectRes = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)\b(?:post|article|blog|brief|proposal|piece|write-?up|document|doc|memo|report|story|guide|plan|pitch|newsletter)s?\s+(?:on|about|for|regarding|covering)\s+(.+)$`),
+		regexp.MustCompile(`(?i)\b(?:write|writing|cover|covering|draft|drafting)\s+(?:(?:a|an|the|some|up|something)\s+)*(?:about|on)\s+(.+)$`),
+		regexp.MustCompile(`(?i)(?:^|\s)(?:пост\p{L}*|стать\p{L}*|бриф\p{L}*|текст\p{L}*|заметк\p{L}*|заявк\p{L}*|написать)\s+(?:про|о|об|на тему)\s+(.+)$`),
+	}
+	// questionWords begin a question: a question put to the bot never states a topic.
+	questionWords = []string{"what", "how", "why", "who", "which", "when", "where", "can", "could", "do", "does", "is", "are",
+		"will", "would", "should", "что", "как", "почему", "кто", "какой", "какие", "когда", "где", "можно", "зачем"}
+)
+
+// StatedSubject returns the subject that message text (one message of a thread, as
+// typed) states for a piece of writing ("We need an article on schema migrations" →
+// "schema migrations"), or "" when it states none. A question ("What can you do?")
+// never states one, whatever it mentions: it is asked of the bot, not given as a
+// topic.
+func StatedSubject(text string) string {
+	text = strings.TrimSpace(strings.Join(strings.Fields(text), " "))
+	words := strings.Fields(strings.ToLower(text))
+	if len(words) == 0 || strings.HasSuffix(text, "?") || slices.Contains(questionWords, strings.Trim(words[0], ",.!:")) {
+		return ""
+	}
+	for _, re := range subjectRes {
+		if m := re.FindStringSubmatch(text); m != nil {
+			if s := strings.TrimRight(strings.TrimSpace(m[1]), ".!;:,"); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
 }

@@ -49,6 +49,10 @@ type State struct {
 	// Inputs are the values of the workflow's inputs (id → value), filled when it
 	// started (Definition.FillInputs).
 	Inputs map[string]string `json:"inputs,omitempty"`
+	// TopicFrom is the Slack user id of the earlier message of the thread whose
+	// stated subject (StatedSubject) filled the topic, for a start that gave none;
+	// "" when the start gave it, or nothing did.
+	TopicFrom string `json:"topic_from,omitempty"`
 	// InputsTS is the ts of the message that asks for the inputs still missing
 	// ("" when none is asked for).
 	InputsTS string `json:"inputs_ts,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -31,8 +32,9 @@ func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	if !ok {
 		return errUsage{render.Tr(t.lang, "unknown_workflow", name, strings.Join(t.s.cfg.Workflows.Names(), ", "))}
 	}
+	topicFrom := ""
 	if text == "" {
-		text = t.earlierText()
+		text, topicFrom = t.earlierSubject()
 	}
 	locale := def.Locale
 	if locale == "" {
@@ -52,6 +54,7 @@ func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	t.m, t.lang = t.s.machine(def), render.UILang(locale)
 	t.state.Mode, t.state.Workflow = conversation.ModeWorkflow, t.m.NewRun(t.user, locale)
 	t.ws().Inputs = def.FillInputs(text)
+	t.ws().TopicFrom = topicFrom
 	if cmd := t.r.In.Command; cmd != nil {
 		maps.Copy(t.ws().Inputs, cmd.Inputs) // the HTTP API's inputs
 	}
@@ -310,17 +313,17 @@ func (t *wfTurn) upload(ctx context.Context, draft bool, comment string) error {
 	return nil
 }
 
-// earlierText returns what people wrote in the thread before the workflow started
-// (its context and user messages, oldest first, one a line), to fill the first
-// required input of a start command without text; "" when there is none.
-func (t *wfTurn) earlierText() string {
-	var lines []string
-	for _, m := range t.hist {
+// earlierSubject returns the subject that the newest earlier message of the thread
+// states (workflow.StatedSubject: "we need a post on X"), with its author, to fill
+// the first required input of a start command without text; "", "" when none states
+// one. A question asked of the bot (the assistant view's earlier question) never does.
+func (t *wfTurn) earlierSubject() (subject, user string) {
+	for _, m := range slices.Backward(t.hist) {
 		if m.Role == conversation.RoleContext || m.Role == conversation.RoleUser {
-			if text := strings.TrimSpace(m.Text); text != "" {
-				lines = append(lines, text)
+			if s := workflow.StatedSubject(m.Text); s != "" {
+				return s, m.UserID
 			}
 		}
 	}
-	return strings.Join(lines, "\n")
+	return "", ""
 }

@@ -96,10 +96,14 @@ func (t blogTask) blogSummary() string {
 	if angle != "" {
 		angle = " " + angle
 	}
-	return fmt.Sprintf("“%s” is a blog article for small teams on running their stand-ups asynchronously.%s "+
+	about := "for small teams on running their stand-ups asynchronously"
+	if t.topic != "" && !ownTopic(blogWorkflow, t.topic) {
+		about = "on " + trimEnd(t.topic)
+	}
+	return fmt.Sprintf("“%s” is a blog article %s.%s "+
 		"Its %d sections (%s) were researched and drafted one by one, then put together with a meta description, a TL;DR and references; "+
 		"the offline demo model wrote it, so its facts are unchecked and its sources are placeholders.",
-		o.Title, angle, len(titles), strings.Join(titles, "; "))
+		o.Title, about, angle, len(titles), strings.Join(titles, "; "))
 }
 
 // demoFailingItem is the blog research item that fails until the recovery agent has

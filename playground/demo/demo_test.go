@@ -1070,7 +1070,7 @@ func TestExecutor(t *testing.T) {
 		russian    bool
 	}{
 		{"Time", "What time is it in Paris?", []string{"current_time"}, "Europe/Paris", []string{"**11:30 CEST**", "Tuesday, 14 May 2024"}, false},
-		{"TimeUTC", "what's the time?", []string{"current_time"}, "{}", []string{"**09:30 UTC**"}, false},
+		{"TimeUTC", "what's the time?", []string{"current_time"}, "{}", []string{"It's **09:30 UTC** on Tuesday, 14 May 2024."}, false},
 		{"Calc", "what is 17*23?", []string{"calculate"}, `"17*23"`, []string{"**391**"}, false},
 		{"CalcBare", "(1200 * 1.2) / 8", []string{"calculate"}, "1200", []string{"**180**"}, false},
 		{"Both", "What time is it, and what is 12 x 12?", []string{"current_time", "calculate"}, "", []string{"09:30", "**144**"}, false},

@@ -239,7 +239,13 @@ func timeLine(result string, ru bool) (string, bool) {
 	}
 	weekday, date, clock, zone := parts[0], parts[1], parts[2], parts[3]
 	if ru {
+		if strings.HasSuffix(clock, " "+zone) {
+			return fmt.Sprintf("Сейчас **%s**, %s, %s.", clock, orDefault(ruWeekdays[weekday], weekday), ruMonths.Replace(date)), true
+		}
 		return fmt.Sprintf("Сейчас **%s**, %s, %s (%s).", clock, orDefault(ruWeekdays[weekday], weekday), ruMonths.Replace(date), zone), true
+	}
+	if strings.HasSuffix(clock, " "+zone) { // "22:47 UTC": the zone once
+		return fmt.Sprintf("It's **%s** on %s, %s.", clock, weekday, date), true
 	}
 	return fmt.Sprintf("It's **%s** on %s, %s (%s).", clock, weekday, date, zone), true
 }

@@ -60,7 +60,7 @@ func (t reviewTask) evaluate() []resultArgs {
 		case out[i].Reason != "":
 		case i == failAt && !failed:
 			out[i].Pass = false
-			out[i].Reason = "Not clearly met yet: " + quoteCriterion(c) + "; add a sentence that shows it."
+			out[i].Reason = missingReason(c)
 		default:
 			out[i].Pass = true
 			out[i].Reason = "Met: " + quoteCriterion(c) + "."
@@ -98,6 +98,19 @@ func checkLimit(desc, text string) (pass bool, reason string) {
 		return false, fmt.Sprintf("The lead sentence has %d words, over the limit of %d.", n, limit)
 	}
 	return true, ""
+}
+
+// negativeRe matches a criterion that rules something out ("Does not describe the
+// solution", "Avoids jargon").
+var negativeRe = regexp.MustCompile(`(?i)^(?:does not|doesn't|do not|don't|avoids?|never|no|without)\b`)
+
+// missingReason is why the demo fails criterion c, in the reader's terms and without
+// repeating the criterion, which the card already shows as the title.
+func missingReason(c criterion) string {
+	if negativeRe.MatchString(strings.TrimSpace(c.Description)) {
+		return "A passage of the text still does what this rules out; take it out or rephrase it."
+	}
+	return "No sentence of the text does this yet; one more sentence would."
 }
 
 func quoteCriterion(c criterion) string {

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -130,9 +131,9 @@ func (t writeTask) revise() string {
 		cur = fillSlots(strings.TrimSpace(cur), ph)
 	}
 	if failed := failedCriteria(instr); len(failed) > 0 {
-		// The engine's automatic revision after a failing verdict: the note names
-		// what it fixed rather than quoting the whole request.
-		return t.apply(strings.TrimSpace(cur), "meet "+strings.Join(failed, "; "), "Revised as asked")
+		// The engine's automatic revision after a failing verdict, which nobody asked
+		// for: no "as asked" note (the card lists what the evaluation found fixed).
+		return t.apply(strings.TrimSpace(cur), "meet "+strings.Join(failed, "; "), "")
 	}
 	if len(ph) > 0 && strings.Contains(instr, "placeholders") {
 		return cur
@@ -162,10 +163,31 @@ func (t writeTask) apply(text, instr, verb string) string {
 			more = "**In more detail:** " + orDefault(sentence(t.description), "the points above, each with an owner and a date.")
 		}
 		text += "\n\n" + more
-	case verb == "Revised as asked" && !strings.Contains(text, revisedMark):
-		text += "\n\n" + revisedMark + " " + orDefault(sentence(t.description), "each point above gets an owner and a date.")
+	case !strings.Contains(text, revisedMark):
+		text += "\n\n" + revisedMark + " " + practice(instr)
+	}
+	if verb == "" {
+		return text
 	}
 	return text + "\n\n_" + verb + ": " + instr + "._"
+}
+
+// asksRe reads what a change request asks the text to take in: "mention commuting
+// parents" → "commuting parents".
+var asksRe = regexp.MustCompile(`(?i)^(?:please\s+)?(?:mention|add|include|cover|talk about|say something about|explain|describe|address|name)\s+(.+)$`)
+
+// practice is the sentence apply adds for instructions instr: what the request asked
+// to take in, so that a note "Revised as asked: mention commuting parents" is true of
+// the text; for the automatic revision ("meet “…”"), a point for each criterion; else
+// owners and dates for the points above.
+func practice(instr string) string {
+	if m := asksRe.FindStringSubmatch(instr); m != nil {
+		return "this also covers " + trimEnd(m[1]) + "."
+	}
+	if rest, ok := strings.CutPrefix(instr, "meet "); ok {
+		return "each point above now answers " + rest + "."
+	}
+	return "each point above gets an owner and a date."
 }
 
 // revisedMark opens the paragraph apply adds to a revision.

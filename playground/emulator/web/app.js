@@ -505,7 +505,17 @@ function renderChannel() {
   $('#channel-about').textContent = c.type === 'im' ? 'Direct message with the app' : '';
   $('#composer textarea').placeholder = `Message ${label}`;
   const msgs = (ui.state.messages[c.id] || []).filter(m => visible(m) && (!m.thread_ts || m.thread_ts === m.ts || m.broadcast));
-  renderList($('#messages'), messageItems(msgs, false));
+  renderList($('#messages'), msgs.length ? messageItems(msgs, false) : [{key: 'empty', html: emptyHint(c)}]);
+}
+
+// emptyHint is what an empty channel shows: what to try in it.
+function emptyHint(c) {
+  const bot = esc(ui.state.bot.name);
+  const tries = c.type === 'im'
+    ? [`what time is it in Tokyo?`, `what is 17 * 23?`]
+    : [`@${bot} what is 17 * 23?`, `/${bot} start product-brief`, `/${bot} start blog Go generics for data engineers`];
+  return `<div class="empty-hint"><p>Nothing here yet. Try one of these:</p><ul>` +
+    tries.map(t => `<li><code>${esc(t)}</code></li>`).join('') + `</ul></div>`;
 }
 
 function renderThread() {

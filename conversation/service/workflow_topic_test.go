@@ -1,0 +1,67 @@
+package service_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestWorkflowTopicFromThread: a start without a topic takes it from an earlier
+// message of the thread only when that message states a subject ("we need a post
+// on …"), and its start card says whose message it came from and how to use another;
+// a question asked of the bot (the assistant view's earlier question) is never the
+// topic: the blog asks for one, and the product brief starts without one.
+func TestWorkflowTopicFromThread(t *testing.T) {
+	const question = "What can you do, and which tools can you use here?"
+	t.Run("QuestionIsNotTheTopic", func(t *testing.T) {
+		h := newWF(t, "U1")
+		h.say("U1", question)
+		h.drain()
+		h.say("U1", "start blog")
+		ws := h.state()
+		if ws.Inputs["topic"] != "" || ws.TopicFrom != "" || ws.InputsTS == "" {
+			t.Fatalf("blog after a question: inputs %v, topic from %q, asking message %q; want the topic asked for", ws.Inputs, ws.TopicFrom, ws.InputsTS)
+		}
+		posted := strings.Join(h.drain(), "\n")
+		if !strings.Contains(posted, "Before I start, tell me: *What is the article about?*") || strings.Contains(posted, "What can you do") {
+			t.Errorf("the start posted:\n%s", posted)
+		}
+	})
+	t.Run("QuestionIsNotTheBriefsTopic", func(t *testing.T) {
+		h := newWF(t, "U1")
+		h.say("U1", question)
+		h.say("U1", "start product-brief")
+		if ws := h.state(); ws.Inputs["topic"] != "" || ws.TopicFrom != "" {
+			t.Fatalf("product brief after a question: inputs %v, topic from %q", ws.Inputs, ws.TopicFrom)
+		}
+	})
+	t.Run("StatedSubjectIsTheTopic", func(t *testing.T) {
+		h := newWF(t, "U1")
+		h.say("U2", "We need a post on schema migrations for the platform team.")
+		h.say("U1", question)
+		h.drain()
+		h.say("U1", "start blog")
+		ws := h.state()
+		if ws.Inputs["topic"] != "schema migrations for the platform team" || ws.TopicFrom != "U2" {
+			t.Fatalf("blog after a stated subject: inputs %v, topic from %q", ws.Inputs, ws.TopicFrom)
+		}
+		h.msgr.mu.Lock()
+		var blocks []string
+		for _, c := range h.msgr.cards {
+			for _, b := range c.Blocks {
+				blocks = append(blocks, b.Text)
+			}
+		}
+		h.msgr.mu.Unlock()
+		if posted := strings.Join(blocks, "\n"); !strings.Contains(posted, "The topic comes from <@U2>'s message above. Meant another? `cancel`, then `start blog <your topic>`.") {
+			t.Errorf("the start card does not say where the topic came from:\n%s", posted)
+		}
+	})
+	t.Run("GivenTopicWins", func(t *testing.T) {
+		h := newWF(t, "U1")
+		h.say("U2", "We need a post on schema migrations")
+		h.say("U1", "start blog about Go generics")
+		if ws := h.state(); ws.Inputs["topic"] != "Go generics" || ws.TopicFrom != "" {
+			t.Fatalf("blog with its topic: inputs %v, topic from %q", ws.Inputs, ws.TopicFrom)
+		}
+	})
+}
