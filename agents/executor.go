@@ -241,7 +241,8 @@ func (e *Executor) newTurn(p conversation.Prompt, progress conversation.Progress
 		t.msgs = append(t.msgs, t.tr.Messages...)
 		t.f.ToolCalls, t.f.Entities, t.f.OutOfScope = t.tr.ToolCalls, t.tr.Entities, t.tr.OutOfScope
 	}
-	t.tr.Tainted = t.tr.Tainted || tainted
+	// An untrusted server's descriptions are in the prompt from the first step.
+	t.tr.Tainted = t.tr.Tainted || tainted || t.offered.offersUntrusted()
 	return t, nil
 }
 

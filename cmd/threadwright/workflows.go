@@ -169,8 +169,29 @@ func validateWorkflows(paths []string, workflowsDir string, stdout io.Writer) er
 	if len(problems) > 0 {
 		return fmt.Errorf("workflows: %s", countProblems(problems))
 	}
+	// Warnings do not fail validation: the call is refused when it runs.
+	for _, d := range defs {
+		for _, w := range d.TaintWarnings(toolKind) {
+			fmt.Fprintln(stdout, w)
+		}
+	}
 	fmt.Fprintf(stdout, "ok: %d workflows\n", len(defs))
 	return nil
+}
+
+// toolKind is what validate knows of a tool by its name alone (workflow.ToolKind):
+// web_search and fetch_url read the open web, and search_knowledge may return
+// documents uploaded through the API (untrusted unless their token is); these and
+// current_time and calculate only read. Any other tool, such as an MCP server's
+// server__tool, may change something (docs/tools.md, "Tool policy").
+func toolKind(tool string) (untrusted, readOnly bool) {
+	switch tool {
+	case "web_search", "fetch_url", "search_knowledge":
+		return true, true
+	case "current_time", "calculate":
+		return false, true
+	}
+	return false, false
 }
 
 // validatePath parses the file at path, or the workflow files in the directory.

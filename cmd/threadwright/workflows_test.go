@@ -326,3 +326,23 @@ func TestLoadWorkflows(t *testing.T) {
 		}
 	})
 }
+
+// TestWorkflowsValidate_TaintWarning: a fetch artifact followed by one that names a
+// side-effect tool (taintWorkflows, the workflow of TestE2EWorkflowTaintFromFetchedPage)
+// is accepted with a warning naming both; with a tool that only reads, none
+// (docs/tools.md, "Tool policy").
+func TestWorkflowsValidate_TaintWarning(t *testing.T) {
+	risky := taintWorkflows["fetch.yaml"]
+	path := filepath.Join(writeWorkflows(t, map[string]string{"crm.yaml": risky}), "crm.yaml")
+	stdout, _, err := runWF(t, "", "validate", path)
+	want := path + ": warning: artifact notes names crm__note, which may change something, but its writer may read untrusted content (from pages): such a call is refused when it runs, since nobody can confirm it there\nok: 1 workflows\n"
+	if err != nil || stdout != want {
+		t.Errorf("validate = %q, %v; want %q", stdout, err, want)
+	}
+
+	safe := strings.Replace(risky, "tools: [crm__note]", "tools: [search_knowledge, current_time]", 1)
+	path = filepath.Join(writeWorkflows(t, map[string]string{"crm.yaml": safe}), "crm.yaml")
+	if stdout, _, err := runWF(t, "", "validate", path); err != nil || stdout != "ok: 1 workflows\n" {
+		t.Errorf("validate of read-only tools = %q, %v; want no warning", stdout, err)
+	}
+}

@@ -157,6 +157,9 @@ var catalogs = map[string]map[string]string{
 		"pass.enhanced":        "Enhanced by the model profile \"%s\".",
 		"pass.enhance_skipped": "Enhancement pass skipped: this deployment defines no model profile \"%s\" (MODEL_PROFILES).",
 		"pass.enhance_failed":  "The enhancement pass on the model profile \"%s\" failed; the text is kept as written.",
+		// Tool calls a workflow's writer refused (docs/tools.md, "Tool policy"; conversation/render/verdict.go).
+		"tool.refused_untrusted":   "Not run: %s. This text was written from content from outside the organization (web pages, search results, an untrusted tool), so a tool that changes something needs a person's confirmation, and nobody can confirm it while a workflow writes. Do that step yourself, or ask the assistant in a new thread, where you can confirm it.",
+		"tool.refused_destructive": "Not run: %s. This tool needs a person's confirmation, and nobody can confirm it while a workflow writes. Do that step yourself, or ask the assistant in a new thread, where you can confirm it.",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -301,6 +304,9 @@ var catalogs = map[string]map[string]string{
 		"pass.enhanced":        "Улучшено моделью профиля «%s».",
 		"pass.enhance_skipped": "Проход улучшения пропущен: в этом развёртывании нет профиля модели «%s» (MODEL_PROFILES).",
 		"pass.enhance_failed":  "Проход улучшения на профиле модели «%s» не удался; текст оставлен как написан.",
+		// Tool calls a workflow's writer refused (docs/tools.md, "Tool policy"; conversation/render/verdict.go).
+		"tool.refused_untrusted":   "Не выполнено: %s. Этот текст написан по материалам извне организации (веб-страницы, результаты поиска, недоверенный инструмент), поэтому инструмент, который что-то меняет, требует подтверждения человека, а пока пишет рабочий процесс, подтвердить некому. Сделайте этот шаг сами или попросите ассистента в новом треде — там вы сможете подтвердить.",
+		"tool.refused_destructive": "Не выполнено: %s. Этот инструмент требует подтверждения человека, а пока пишет рабочий процесс, подтвердить некому. Сделайте этот шаг сами или попросите ассистента в новом треде — там вы сможете подтвердить.",
 	},
 }
 
