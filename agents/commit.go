@@ -86,6 +86,13 @@ type CommitLoop struct {
 	// (NotSaved writes the usual one).
 	UserMessage func(tries int) string
 
+	// Tainted says untrusted content is in msgs already (a tainted artifact's text,
+	// conversation.ArtifactRequest.Tainted): a research call of a tool that is not
+	// read-only is refused, as after an untrusted tool's output (approvalReason). The
+	// conversation.Taint in Run's context, if any, is told when the loop is or becomes
+	// tainted and which calls it refused.
+	Tainted bool
+
 	// research runs the calls of other functions than Tool; its registry's tools are
 	// offered with Tool while the call is one of the first toolSteps-1. With a nil
 	// registry every call forces Tool.
@@ -120,7 +127,12 @@ func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage
 	}
 	tries := 1 + l.Reminders
 	var problem string
-	tainted := false // untrusted content read by research (approvalReason)
+	// Untrusted content given, offered (an untrusted server's descriptions) or read
+	// by research (approvalReason).
+	tainted := l.Tainted || l.research.registry.offersUntrusted()
+	if tainted {
+		conversation.TaintFrom(ctx).MarkRead()
+	}
 	for failed := 0; ; {
 		if res.Calls > 0 {
 			if err := ctx.Err(); err != nil {
@@ -161,6 +173,9 @@ func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage
 			}
 			b.Results = make([]*conversation.ToolCall, len(b.Calls))
 			l.research.runBatch(ctx, l.Log, &b, &tainted, nil, false, nil, nil)
+			if tainted {
+				conversation.TaintFrom(ctx).MarkRead()
+			}
 			for i, rec := range b.Results {
 				results[at[i]] = toolMessage(l.research.registry, b.Calls[i], *rec).Content
 				if rec.Failed && !slices.Contains(res.FailedTools, rec.Name) {

@@ -242,7 +242,9 @@ func (e *Executor) newTurn(p conversation.Prompt, progress conversation.Progress
 		t.msgs = append(t.msgs, t.tr.Messages...)
 		t.f.ToolCalls, t.f.Entities, t.f.OutOfScope = t.tr.ToolCalls, t.tr.Entities, t.tr.OutOfScope
 	}
-	t.tr.Tainted = t.tr.Tainted || tainted || p.Viewing != nil && p.Viewing.Untrusted()
+	// An untrusted server's descriptions are in the prompt from the first step, and
+	// so is a viewed message's text (the agent view).
+	t.tr.Tainted = t.tr.Tainted || tainted || t.offered.offersUntrusted() || p.Viewing != nil && p.Viewing.Untrusted()
 	return t, nil
 }
 

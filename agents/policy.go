@@ -9,11 +9,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	openai "github.com/sashabaranov/go-openai"
 	"gopkg.in/yaml.v3"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // The tool policy (docs/tools.md, "Tool policy"): which tools a channel is offered
@@ -148,6 +150,29 @@ var outputTag = regexp.MustCompile(`(?i)<[\s\v\p{Z}\p{Cf}]*(/?)[\s\v\p{Z}\p{Cf}]
 func ToolOutput(name, trust, out string) string {
 	out = outputTag.ReplaceAllString(out, "&lt;${1}tool_output")
 	return fmt.Sprintf("<tool_output name=%q trust=%q>\n%s\n</tool_output>", name, trust, out)
+}
+
+// MaxUntrustedDescription bounds, in runes, the description of a tool from a server
+// not marked trusted (FenceDescription), and each "description" in its schema.
+const MaxUntrustedDescription = 300
+
+// descriptionTag matches the tool_description delimiters as outputTag matches
+// tool_output's.
+var descriptionTag = regexp.MustCompile(`(?i)<[\s\v\p{Z}\p{Cf}]*(/?)[\s\v\p{Z}\p{Cf}]*tool_description`)
+
+// FenceDescription returns desc, the description of a tool from a server not marked
+// trusted (ToolSpec.UntrustedDescription), cut to MaxUntrustedDescription runes and
+// fenced as data for the model (docs/tools.md, "Tool policy"):
+//
+//	<tool_description trust="untrusted">…</tool_description>
+//
+// Delimiters of tool_description or tool_output inside desc are neutralised ("<"
+// becomes "&lt;"), so the fence ends only where it ends.
+func FenceDescription(desc string) string {
+	desc = textcut.Ellipsis(strings.TrimSpace(desc), MaxUntrustedDescription, unicode.IsSpace)
+	desc = descriptionTag.ReplaceAllString(desc, "&lt;${1}tool_description")
+	desc = outputTag.ReplaceAllString(desc, "&lt;${1}tool_output")
+	return "<tool_description trust=\"untrusted\">" + desc + "</tool_description>"
 }
 
 // ToolOutputBody returns the content of a ToolOutput block, and s itself when it is

@@ -72,6 +72,11 @@ type ToolSpec struct {
 	// trust="untrusted" for the model, and once it has entered a turn every tool
 	// that is not ReadOnly needs confirmation.
 	Untrusted bool
+	// UntrustedDescription says the tool's description and schema come from a server
+	// not marked trusted (an MCP server's trusted: false): they are cut and fenced as
+	// data (FenceDescription), and a turn that offers the tool is tainted from its
+	// first step, as if it had read untrusted content.
+	UntrustedDescription bool
 }
 
 // Why a tool call needs a person's confirmation (conversation.PendingTool.Reason).
@@ -209,6 +214,22 @@ func (r *Registry) Specs() []ToolSpec {
 	r.mu.RUnlock()
 	slices.SortFunc(specs, func(a, b ToolSpec) int { return strings.Compare(a.Name, b.Name) })
 	return specs
+}
+
+// offersUntrusted reports whether r, offered to the model, taints the turn: one of
+// its tools has an UntrustedDescription. A nil r offers nothing.
+func (r *Registry) offersUntrusted() bool {
+	if r == nil {
+		return false
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, t := range r.tools {
+		if t.spec.UntrustedDescription {
+			return true
+		}
+	}
+	return false
 }
 
 // Names returns the registered tools' names, sorted.
@@ -417,6 +438,7 @@ func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, ta
 		case reason == "":
 			run, at = append(run, tc), append(at, i)
 		case !canPause:
+			conversation.TaintFrom(ctx).Refuse(tc.Function.Name, reason)
 			b.Results[i] = &conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments, Failed: true,
 				Result: "error: this tool needs the confirmation of the person who asked, which cannot be given here; it did not run"}
 		case pending == nil:

@@ -502,7 +502,7 @@ func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest,
 	loop := CommitLoop{
 		Client: client, Model: model, Prompts: a.prompts, Tool: t.tool, Accept: t.accept,
 		Reminders: a.maxReminders, Log: log, Warning: "model did not commit its work",
-		ErrPrefix: "agents: " + t.name, UserMessage: t.userMessage,
+		ErrPrefix: "agents: " + t.name, UserMessage: t.userMessage, Tainted: r.Tainted,
 	}
 	if t.tools != nil {
 		loop.research = toolRunner{registry: t.tools, timeout: a.toolTimeout, maxParallel: DefaultMaxParallelTools, maxResult: DefaultMaxToolResult}

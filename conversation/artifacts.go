@@ -56,6 +56,10 @@ type ArtifactRequest struct {
 	// ChannelID is the channel of the workflow's thread: its tool allowlist
 	// (TOOL_POLICY) narrows the artifact's tools.
 	ChannelID string
+	// Tainted says untrusted content is in what the request gives the model (an
+	// approved text, or Current, that workflow.State.ReadsTainted finds tainted): its
+	// writer runs no tool with side effects (docs/tools.md, "Tool policy").
+	Tainted bool
 }
 
 // Item is one item of a foreach artifact: a section of the earlier artifact it fans

@@ -48,6 +48,6 @@ func ExampleConnect() {
 	fmt.Println(out, err)
 	// Output:
 	// MCP: notes:
-	// - notes__shout: Repeat a text in capitals.
+	// - notes__shout: <tool_description trust="untrusted">Repeat a text in capitals.</tool_description>
 	// HELLO <nil>
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/threadwright/threadwright/agents"
 )
 
 func TestBackoff(t *testing.T) {
@@ -85,7 +87,7 @@ func TestInputSchema(t *testing.T) {
 		{"NotMap", []any{1}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := inputSchema(tt.schema)
+			got, err := inputSchema(tt.schema, true)
 			if tt.want == "" {
 				if err == nil {
 					t.Errorf("inputSchema = %s, want an error", got)
@@ -111,5 +113,27 @@ func TestResultText(t *testing.T) {
 	}
 	if got := resultText(&sdk.CallToolResult{}); got != "(the tool returned nothing)" {
 		t.Errorf("resultText(empty) = %q", got)
+	}
+}
+
+// TestInputSchemaUntrusted: an untrusted server's schema has each description cut
+// to agents.MaxUntrustedDescription runes, at any depth; a trusted one's is kept.
+func TestInputSchemaUntrusted(t *testing.T) {
+	long := strings.Repeat("é", 2*agents.MaxUntrustedDescription)
+	schema := map[string]any{"description": long, "properties": map[string]any{
+		"q": map[string]any{"type": "string", "description": long},
+		"l": map[string]any{"type": "array", "items": []any{map[string]any{"description": long}}},
+	}}
+	got, err := inputSchema(schema, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := strings.Repeat("é", agents.MaxUntrustedDescription-1) + "…"
+	if strings.Contains(string(got), long[:2*agents.MaxUntrustedDescription+2]) || strings.Count(string(got), cut) != 3 {
+		t.Errorf("untrusted schema = %s; want its 3 descriptions cut", got)
+	}
+	kept, _ := inputSchema(schema, true)
+	if strings.Count(string(kept), long) != 3 {
+		t.Errorf("trusted schema lost its descriptions: %s", kept)
 	}
 }

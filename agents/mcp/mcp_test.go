@@ -36,7 +36,7 @@ func TestRegister(t *testing.T) {
 	}
 
 	spec, _, _ := reg.Lookup("files__echo")
-	if spec.Category != "MCP: files" || spec.Description != "Repeat a text." {
+	if spec.Category != "MCP: files" || spec.Description != `<tool_description trust="untrusted">Repeat a text.</tool_description>` {
 		t.Errorf("echo: category %q, description %q", spec.Category, spec.Description)
 	}
 	if spec.Timeout != 10*time.Second+10*time.Second+2*time.Second {
@@ -57,8 +57,9 @@ func TestRegister(t *testing.T) {
 
 	t.Run("TitleAsDescription", func(t *testing.T) {
 		spec, _, _ := reg.Lookup("files__read_file")
-		if spec.Description != "Read a file" {
-			t.Errorf("description = %q, want the title", spec.Description)
+		// The server is not trusted: the description is fenced (agents.FenceDescription).
+		if spec.Description != `<tool_description trust="untrusted">Read a file</tool_description>` || !spec.UntrustedDescription {
+			t.Errorf("description = %q, want the title, fenced", spec.Description)
 		}
 	})
 	t.Run("EmptySchemaHasProperties", func(t *testing.T) {
@@ -68,7 +69,7 @@ func TestRegister(t *testing.T) {
 		}
 	})
 	t.Run("Describe", func(t *testing.T) {
-		if d := reg.Describe(); !strings.HasPrefix(d, "MCP: files:\n- files__add: Add two numbers.\n") {
+		if d := reg.Describe(); !strings.HasPrefix(d, "MCP: files:\n- files__add: <tool_description trust=\"untrusted\">Add two numbers.</tool_description>\n") {
 			t.Errorf("Describe() =\n%s", d)
 		}
 	})

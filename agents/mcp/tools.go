@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // grace lets a call's own timeout fire before the executor's (ToolSpec.Timeout), so
@@ -45,7 +47,10 @@ func (s *server) specs() []toolSpec {
 		if strings.TrimSpace(desc) == "" {
 			desc = fmt.Sprintf("The %s tool of the MCP server %s.", t.Name, s.cfg.Name)
 		}
-		params, err := inputSchema(t.InputSchema)
+		if !s.cfg.Trusted {
+			desc = agents.FenceDescription(desc) // docs/tools.md, "Tool policy"
+		}
+		params, err := inputSchema(t.InputSchema, s.cfg.Trusted)
 		if err != nil {
 			s.log.Warn("MCP tool left out: unusable input schema", slog.String(logTool, t.Name), slog.Any(logErr, err))
 			continue
@@ -58,6 +63,7 @@ func (s *server) specs() []toolSpec {
 			Timeout:     s.cfg.ConnectTimeout + s.cfg.Timeout + grace,
 		}
 		classify(&spec, t.Annotations, s.cfg.Trusted)
+		spec.UntrustedDescription = !s.cfg.Trusted
 		out = append(out, toolSpec{spec: spec, tool: t.Name})
 	}
 	return out
@@ -99,8 +105,9 @@ func toolName(prefix, tool string, used map[string]bool) string {
 
 // inputSchema converts a tool's input schema as the client decoded it (a JSON
 // object) to JSON, making sure it says "type":"object" and has "properties", which
-// OpenAI requires of function parameters.
-func inputSchema(schema any) (json.RawMessage, error) {
+// OpenAI requires of function parameters. The schema of a server not trusted has
+// each "description" string in it cut to agents.MaxUntrustedDescription runes.
+func inputSchema(schema any, trusted bool) (json.RawMessage, error) {
 	m, ok := schema.(map[string]any)
 	if schema == nil {
 		m, ok = map[string]any{}, true
@@ -116,5 +123,39 @@ func inputSchema(schema any) (json.RawMessage, error) {
 	if _, ok := m["properties"]; !ok {
 		m["properties"] = map[string]any{}
 	}
+	if !trusted {
+		m = cutDescriptions(m, 0).(map[string]any)
+	}
 	return json.Marshal(m)
+}
+
+// maxSchemaDepth bounds how deep cutDescriptions looks into a schema; deeper values
+// are dropped.
+const maxSchemaDepth = 32
+
+// cutDescriptions returns a copy of v, a decoded JSON value at depth, in which every
+// "description" string of an object is cut to agents.MaxUntrustedDescription runes.
+func cutDescriptions(v any, depth int) any {
+	if depth > maxSchemaDepth {
+		return nil
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			if d, ok := e.(string); ok && k == "description" {
+				out[k] = textcut.Ellipsis(d, agents.MaxUntrustedDescription, unicode.IsSpace)
+				continue
+			}
+			out[k] = cutDescriptions(e, depth+1)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = cutDescriptions(e, depth+1)
+		}
+		return out
+	}
+	return v
 }

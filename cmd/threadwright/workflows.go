@@ -172,9 +172,16 @@ func validateWorkflows(paths []string, workflowsDir string, webSearch bool, stdo
 	if len(problems) > 0 {
 		return fmt.Errorf("workflows: %s", countProblems(problems))
 	}
+	// Warnings do not fail validation: research runs without the web, and a
+	// tainted writer's side-effect call is refused when it runs.
 	var warnings []string
 	if !webSearch {
 		warnings = withoutWebSearch(defs)
+	}
+	for _, d := range defs {
+		for _, w := range d.TaintWarnings(toolKind) {
+			warnings = append(warnings, w.String())
+		}
 	}
 	for _, w := range warnings {
 		fmt.Fprintln(stdout, w)
@@ -195,12 +202,27 @@ func withoutWebSearch(defs []*workflow.Definition) []string {
 	for _, d := range defs {
 		for _, a := range d.Artifacts {
 			if slices.Contains(a.Tools, "web_search") {
-				out = append(out, fmt.Sprintf("warning: %s: artifact %q names web_search, but no search provider is configured "+
+				out = append(out, fmt.Sprintf("%s: warning: artifact %q names web_search, but no search provider is configured "+
 					"(SEARXNG_URL, BRAVE_SEARCH_API_KEY or TAVILY_API_KEY): it runs without the web, and its cards say so", d.Source, a.ID))
 			}
 		}
 	}
 	return out
+}
+
+// toolKind is what validate knows of a tool by its name alone (workflow.ToolKind):
+// web_search and fetch_url read the open web, and search_knowledge may return
+// documents uploaded through the API (untrusted unless their token is); these and
+// current_time and calculate only read. Any other tool, such as an MCP server's
+// server__tool, may change something (docs/tools.md, "Tool policy").
+func toolKind(tool string) (untrusted, readOnly bool) {
+	switch tool {
+	case "web_search", "fetch_url", "search_knowledge":
+		return true, true
+	case "current_time", "calculate":
+		return false, true
+	}
+	return false, false
 }
 
 // validatePath parses the file at path, or the workflow files in the directory.

@@ -337,8 +337,8 @@ func TestWorkflowsValidateWarnsWithoutWebSearch(t *testing.T) {
 	}
 	out := stdout.String()
 	for _, want := range []string{
-		`warning: builtin:blog.yaml: artifact "research" names web_search, but no search provider is configured (SEARXNG_URL, BRAVE_SEARCH_API_KEY or TAVILY_API_KEY)`,
-		`warning: builtin:proposal.yaml: artifact "research" names web_search`,
+		`builtin:blog.yaml: warning: artifact "research" names web_search, but no search provider is configured (SEARXNG_URL, BRAVE_SEARCH_API_KEY or TAVILY_API_KEY)`,
+		`builtin:proposal.yaml: warning: artifact "research" names web_search`,
 		"ok: 3 workflows, 2 warnings",
 	} {
 		if !strings.Contains(out, want) {
@@ -373,5 +373,25 @@ func TestLoadConfigSearchProvider(t *testing.T) {
 	}
 	if sc := c.searchConfig(); sc.Provider != "Tavily" || sc.TavilyAPIKey != "tvly-key-123456" {
 		t.Errorf("search config %+v", sc)
+	}
+}
+
+// TestWorkflowsValidate_TaintWarning: a fetch artifact followed by one that names a
+// side-effect tool (taintWorkflows, the workflow of TestE2EWorkflowTaintFromFetchedPage)
+// is accepted with a warning naming both; with a tool that only reads, none
+// (docs/tools.md, "Tool policy").
+func TestWorkflowsValidate_TaintWarning(t *testing.T) {
+	risky := taintWorkflows["fetch.yaml"]
+	path := filepath.Join(writeWorkflows(t, map[string]string{"crm.yaml": risky}), "crm.yaml")
+	stdout, _, err := runWF(t, "", "validate", path)
+	want := path + ": warning: artifact notes names crm__note, which may change something, but its writer may read untrusted content (from pages): such a call is refused when it runs, since nobody can confirm it there\nok: 1 workflows, 1 warning\n"
+	if err != nil || stdout != want {
+		t.Errorf("validate = %q, %v; want %q", stdout, err, want)
+	}
+
+	safe := strings.Replace(risky, "tools: [crm__note]", "tools: [search_knowledge, current_time]", 1)
+	path = filepath.Join(writeWorkflows(t, map[string]string{"crm.yaml": safe}), "crm.yaml")
+	if stdout, _, err := runWF(t, "", "validate", path); err != nil || stdout != "ok: 1 workflows\n" {
+		t.Errorf("validate of read-only tools = %q, %v; want no warning", stdout, err)
 	}
 }

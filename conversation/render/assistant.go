@@ -1,10 +1,8 @@
 package render
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/internal/textcut"
@@ -81,65 +79,6 @@ func OutOfScopeReply(lang string, items []conversation.Entity) string {
 	}
 	b.WriteString("\n" + Tr(lang, "out_of_scope.outro"))
 	return b.String()
-}
-
-// MaxShownArguments bounds the characters of a call's arguments shown on its card.
-const MaxShownArguments = 1500
-
-// ApprovalCard is the confirmation card of ap: the tool, why it needs confirmation,
-// its arguments in a code block, and Approve / Deny (always the last block).
-func ApprovalCard(key conversation.Key, ap *conversation.ToolApproval) conversation.Card {
-	name := ap.Tool.Name
-	why := "This tool can change things outside this thread."
-	switch ap.Tool.Reason {
-	case conversation.ApprovalDestructive:
-		why = "This tool may delete or overwrite data."
-	case conversation.ApprovalAfterUntrusted:
-		why = "Content from outside (a web page or search results) was read while answering, so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you."
-	}
-	action := func(n conversation.ActionName) conversation.Action {
-		return conversation.Action{Name: n, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ap.ID}
-	}
-	return conversation.Card{
-		Text: fmt.Sprintf("Confirm a tool call: %s", name),
-		Blocks: []conversation.Block{
-			{Kind: conversation.BlockSection, Text: fmt.Sprintf("*<@%s>, may I run `%s`?*\n%s", ap.UserID, name, why)},
-			{Kind: conversation.BlockSection, Text: "```\n" + ShownArguments(ap.Tool.Arguments) + "\n```"},
-			{Kind: conversation.BlockContext, Text: fmt.Sprintf("Only <@%s> can decide. A new message in this thread cancels this request.", ap.UserID)},
-			{Kind: conversation.BlockActions, Buttons: []conversation.Button{
-				{Label: "Approve", Style: "primary", Action: action(conversation.ActionApproveTool)},
-				{Label: "Deny", Style: "danger", Action: action(conversation.ActionDenyTool)},
-			}},
-		},
-	}
-}
-
-// ShownArguments renders a call's arguments for a card's code block: indented JSON
-// (as written when it is not JSON), cut at maxShownArguments characters, with
-// Slack's control characters escaped (&, <, >: no mention or link can form) and no
-// "```" to end the block early.
-func ShownArguments(args string) string {
-	var v any
-	if json.Unmarshal([]byte(args), &v) == nil {
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false) // escaped below, for Slack
-		enc.SetIndent("", "  ")
-		if enc.Encode(v) == nil {
-			args = strings.TrimSuffix(b.String(), "\n")
-		}
-	}
-	if strings.TrimSpace(args) == "" {
-		args = "{}"
-	}
-	if utf8.RuneCountInString(args) > MaxShownArguments {
-		args = string([]rune(args)[:MaxShownArguments]) + "\n… (cut)"
-	}
-	args = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(args)
-	for strings.Contains(args, "```") { // a longer run of backticks leaves another
-		args = strings.ReplaceAll(args, "```", "`\u200b``")
-	}
-	return args
 }
 
 // CutTask returns text scrubbed by redact, then cut to n characters, ending with "…"

@@ -88,8 +88,38 @@ func CriterionTitle(lang string, a *workflow.Artifact, id string) string {
 }
 
 // passLine is the context line of st's passes on artifact a's card: its options'
-// self review, or its text's enhancement pass; "" when none ran.
+// self review, or its text's enhancement pass, then the tool calls its writes
+// refused (refusedLines); "" when there is nothing to say.
 func (c Cards) passLine(a *workflow.Artifact, st *workflow.ArtifactState) string {
+	lines := slices.DeleteFunc(append([]string{c.passes(a, st)}, c.refusedLines(st)...), func(s string) bool { return s == "" })
+	return strings.Join(lines, "\n")
+}
+
+// refusedLines say which tool calls st's writes did not run, and why (docs/tools.md,
+// "Tool policy"): one line per reason, the tools named in the order refused.
+func (c Cards) refusedLines(st *workflow.ArtifactState) []string {
+	var lines []string
+	for _, reason := range []string{conversation.ApprovalAfterUntrusted, conversation.ApprovalDestructive} {
+		var tools []string
+		for _, r := range st.Refused {
+			if r.Reason == reason && !slices.Contains(tools, "`"+r.Tool+"`") {
+				tools = append(tools, "`"+r.Tool+"`")
+			}
+		}
+		if len(tools) == 0 {
+			continue
+		}
+		key := "tool.refused_untrusted"
+		if reason == conversation.ApprovalDestructive {
+			key = "tool.refused_destructive"
+		}
+		lines = append(lines, "🛑 "+Tr(c.Lang, key, strings.Join(tools, ", ")))
+	}
+	return lines
+}
+
+// passes is passLine's first part: the options' self review or the enhancement pass.
+func (c Cards) passes(a *workflow.Artifact, st *workflow.ArtifactState) string {
 	if (st.Status == workflow.StatusOptionsGenerated || st.Status == workflow.StatusOptionSelected) && st.Reviewed {
 		return "🔍 " + Tr(c.Lang, "pass.reviewed")
 	}

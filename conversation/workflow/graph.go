@@ -1,6 +1,10 @@
 package workflow
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Artifact returns the artifact called id.
 func (d *Definition) Artifact(id string) (*Artifact, bool) {
@@ -107,6 +111,51 @@ func (d *Definition) Dependents(id string) []string {
 		if o != id && found[o] {
 			out = append(out, o)
 		}
+	}
+	return out
+}
+
+// ToolKind is what a workflow's validation knows of a tool without connecting to it
+// (TaintWarnings): whether its output may be untrusted content, and whether it only
+// reads.
+type ToolKind func(tool string) (untrusted, readOnly bool)
+
+// TaintWarnings returns a warning for each artifact of d that names a tool with
+// side effects (one kind does not call read-only) while untrusted content may reach
+// its writer (docs/tools.md, "Tool policy"): a fetch artifact, or one naming a tool
+// kind calls untrusted, is tainted, and every approved text is in a writer's prompt,
+// so any other artifact of the workflow may read it. Such a writer's call is refused
+// when it runs (nobody can confirm it there). The warnings are about the file as a
+// whole (Line 0); a workflow without them returns nil.
+func (d *Definition) TaintWarnings(kind ToolKind) []Problem {
+	var sources []string
+	for _, a := range d.Artifacts {
+		untrusted := a.Fetch != ""
+		for _, t := range a.Tools {
+			u, _ := kind(t)
+			untrusted = untrusted || u
+		}
+		if untrusted {
+			sources = append(sources, a.ID)
+		}
+	}
+	if len(sources) == 0 {
+		return nil
+	}
+	var out []Problem
+	for _, a := range d.Artifacts {
+		var effects []string
+		for _, t := range a.Tools {
+			if _, ro := kind(t); !ro && !slices.Contains(effects, t) {
+				effects = append(effects, t)
+			}
+		}
+		if len(effects) == 0 {
+			continue
+		}
+		out = append(out, Problem{File: d.Source, Reason: fmt.Sprintf(
+			"warning: artifact %s names %s, which may change something, but its writer may read untrusted content (from %s): such a call is refused when it runs, since nobody can confirm it there",
+			a.ID, strings.Join(effects, ", "), strings.Join(sources, ", "))})
 	}
 	return out
 }

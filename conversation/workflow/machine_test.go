@@ -2,6 +2,7 @@ package workflow_test
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -594,5 +595,53 @@ func TestPipelineRetryFailed(t *testing.T) {
 	}
 	if st.Text != "the notes" || !s.Stale.Shown {
 		t.Fatalf("completed again: %q, stale list shown %v", st.Text, s.Stale.Shown)
+	}
+}
+
+// TestPipelineTaint: an item's taint and refused calls are recorded on its artifact
+// (a failed try's refusals too, its taint not: its text is not kept), survive the
+// checkpoint's JSON and Clone, make every later write read tainted content, and are
+// cleared when the artifact runs again.
+func TestPipelineTaint(t *testing.T) {
+	m := machine(t)
+	s := run(m, "idea=approved", "plan=approved")
+	items, _ := m.Pipeline().ItemsOf(s, "parts")
+	if err := m.Pipeline().Started(s, "parts", items); err != nil {
+		t.Fatal(err)
+	}
+	if s.ReadsTainted("parts") || s.ReadsTainted("idea") {
+		t.Fatal("a run without untrusted content reads tainted content")
+	}
+	refused := workflow.RefusedCall{Tool: "crm__note", Reason: "after_untrusted_content"}
+	m.Pipeline().RecordItem(s, "parts", 0, workflow.ItemEnd{Reason: "no luck", Attempts: 1, Tainted: true, Refused: []workflow.RefusedCall{refused}})
+	if st := s.Artifacts["parts"]; st.Tainted || !reflect.DeepEqual(st.Refused, []workflow.RefusedCall{refused}) {
+		t.Fatalf("after a failed item: tainted %v, refused %+v; want untainted, the refusal kept", st.Tainted, st.Refused)
+	}
+	m.Pipeline().RecordItem(s, "parts", 1, workflow.ItemEnd{Text: "part two", Attempts: 1, Tainted: true, Refused: []workflow.RefusedCall{refused}})
+	var back workflow.State
+	b, _ := json.Marshal(s.Clone())
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if st := back.Artifacts["parts"]; !st.Tainted || len(st.Refused) != 1 {
+		t.Fatalf("checkpointed: tainted %v, refused %+v; want tainted, one refusal", st.Tainted, st.Refused)
+	}
+	// Its own text (a rewrite) is tainted; an approved one is in every prompt.
+	if !back.ReadsTainted("parts") {
+		t.Error("parts' rewrite does not read its own tainted text")
+	}
+	if back.ReadsTainted("idea") {
+		t.Error("idea reads parts, which is not approved yet")
+	}
+	back.Artifacts["parts"].Status = workflow.StatusApproved
+	if !back.ReadsTainted("idea") {
+		t.Error("idea does not read the approved, tainted parts")
+	}
+	s.Artifacts["parts"].Status = workflow.StatusPending
+	if err := m.Pipeline().Started(s, "parts", items); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Artifacts["parts"]; st.Tainted || st.Refused != nil {
+		t.Errorf("run again: tainted %v, refused %+v; want both cleared", st.Tainted, st.Refused)
 	}
 }

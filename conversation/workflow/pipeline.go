@@ -65,6 +65,7 @@ func (p Pipeline) Started(s *State, id string, items []ItemState) error {
 	}
 	st.touch()
 	st.Status, st.Items, st.Batched = StatusRunning, slices.Clone(items), false
+	st.Tainted, st.Refused = false, nil // its items write it anew and mark it (RecordItem)
 	p.enlist(s, id)
 	return nil
 }
@@ -98,6 +99,10 @@ type ItemEnd struct {
 	// TimeoutReason is the reason given to an item interrupted MaxInterruptions
 	// times.
 	TimeoutReason string
+	// Tainted says untrusted content went into Text; Refused are the tool calls the
+	// try did not run (ArtifactState.Taint).
+	Tainted bool
+	Refused []RefusedCall
 }
 
 // RecordItem records how item index of running artifact id ended. It does nothing
@@ -109,6 +114,9 @@ func (p Pipeline) RecordItem(s *State, id string, index int, e ItemEnd) {
 		return
 	}
 	it := &st.Items[index]
+	if !e.Cut {
+		st.Taint(e.Tainted && e.Reason == "" && !e.Step, e.Refused)
+	}
 	switch {
 	case e.Cut && e.Interrupted:
 		it.Interrupted++

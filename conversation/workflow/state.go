@@ -79,6 +79,7 @@ func (s *State) Clone() *State {
 		ac.Eval = slices.Clone(a.Eval)
 		ac.PriorEval = slices.Clone(a.PriorEval)
 		ac.Items = slices.Clone(a.Items)
+		ac.Refused = slices.Clone(a.Refused)
 		for i := range ac.Items {
 			ac.Items[i].Failures = slices.Clone(ac.Items[i].Failures)
 		}
@@ -153,6 +154,48 @@ type ArtifactState struct {
 	// Batched is true once the batch write of a research_strategy: batch artifact
 	// ended (Pipeline.BatchEnded): its items still pending are written one by one.
 	Batched bool `json:"batched,omitempty"`
+	// Tainted is true once untrusted content went into Text: a fetched page, an
+	// untrusted tool's output, or a tainted artifact it was written from
+	// (docs/tools.md, "Tool policy"). What is written from it is tainted too
+	// (State.ReadsTainted); it stays set until the artifact runs again.
+	Tainted bool `json:"tainted,omitempty"`
+	// Refused are the tool calls the writes of Text did not run because they needed
+	// a person's confirmation that nobody could give there; its card says so.
+	Refused []RefusedCall `json:"refused,omitempty"`
+}
+
+// RefusedCall is a tool call a write did not run because it needed a person's
+// confirmation and nobody could give it there (conversation.Taint).
+type RefusedCall struct {
+	// Tool is the tool's name (OpenAI's function.name).
+	Tool string `json:"tool"`
+	// Reason is why it needed confirmation: "after_untrusted_content" (untrusted
+	// content went into the write) or "destructive" (conversation.PendingTool.Reason).
+	Reason string `json:"reason"`
+}
+
+// Taint records what one write of a's text, or of one of its items, reported: read
+// says untrusted content went into it; refused are the calls it did not run (each
+// recorded once).
+func (a *ArtifactState) Taint(read bool, refused []RefusedCall) {
+	a.Tainted = a.Tainted || read
+	for _, c := range refused {
+		if !slices.Contains(a.Refused, c) {
+			a.Refused = append(a.Refused, c)
+		}
+	}
+}
+
+// ReadsTainted reports whether a write of artifact id reads untrusted content: an
+// approved artifact's text it is given (every approved text is in its prompt) is
+// tainted, or its own current text is.
+func (s *State) ReadsTainted(id string) bool {
+	for aid, a := range s.Artifacts {
+		if a.Tainted && (aid == id || a.Status == StatusApproved) {
+			return true
+		}
+	}
+	return false
 }
 
 // touch marks a change of a: buttons drawn before it are out of date.

@@ -26,7 +26,8 @@ func (t author) propose(ctx context.Context, id string, sup supersede) error {
 // write writes artifact id (from its selected option, if any) and reviews it.
 func (t author) write(ctx context.Context, id, instructions, why string, sup supersede) error {
 	r := t.request(id, instructions)
-	text, u, err := t.s.cfg.Agent.Write(ctx, r)
+	taint := &conversation.Taint{} // what the write read and refused (docs/tools.md, "Tool policy")
+	text, u, err := t.s.cfg.Agent.Write(conversation.WithTaint(ctx, taint), r)
 	t.add(u)
 	if err != nil {
 		return conversation.FailedAt(conversation.CauseModel, fmt.Errorf("write %s: %w", id, err))
@@ -35,6 +36,9 @@ func (t author) write(ctx context.Context, id, instructions, why string, sup sup
 	if err != nil {
 		return err
 	}
+	st := t.ws().Artifacts[id]
+	st.Tainted, st.Refused = false, nil // a new text: what this write read and refused
+	st.Taint(r.Tainted || taint.Read(), taint.Refused())
 	if err := t.review(ctx, id, r, text, why, sup, false, true); err != nil {
 		return err
 	}

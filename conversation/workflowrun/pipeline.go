@@ -188,6 +188,7 @@ func (t pipelineRun) record(r itemResult, interrupted bool) {
 	t.m.Pipeline().RecordItem(t.ws(), r.job.artifact, r.job.index, workflow.ItemEnd{
 		Step: r.step, Cut: r.cut, Interrupted: interrupted, Text: r.text, Reason: r.reason,
 		Attempts: r.attempts, Failures: r.failures, Recovery: r.recovery,
+		Tainted: r.tainted, Refused: r.refused,
 		TimeoutReason: render.Tr(t.lang, "item.timeout"),
 	})
 }
@@ -328,7 +329,19 @@ func (t pipelineRun) checkpoint(ctx context.Context) error {
 // then passed through the editor when the artifact has one. Each failed try but the
 // last, and each recovery, is sent on steps (to be checkpointed); the item's end is
 // returned.
+//
+// The job's writes report untrusted content and refused tool calls through a
+// conversation.Taint in ctx; a fetch always reads untrusted content (fetched pages).
 func (w worker) run(ctx context.Context, job itemJob, steps chan<- itemResult) itemResult {
+	taint := &conversation.Taint{}
+	res := w.runJob(conversation.WithTaint(ctx, taint), job, steps)
+	res.tainted = job.req.Tainted || taint.Read() || job.req.Artifact.Fetch != ""
+	res.refused = taint.Refused()
+	return res
+}
+
+// runJob is run without the taint's bookkeeping.
+func (w worker) runJob(ctx context.Context, job itemJob, steps chan<- itemResult) itemResult {
 	switch {
 	case job.req.Artifact.Fetch != "":
 		return w.runFetch(ctx, job) // pipeline_fetch.go

@@ -79,7 +79,9 @@ func (w worker) runBatch(ctx context.Context, job itemJob, steps chan<- itemResu
 			w.log.Warn("editor pass of a batch item failed; it is written alone", "artifact", job.artifact, "item", it.Index, "reason", w.failureReason(err))
 			continue
 		}
-		steps <- itemResult{job: job, step: true, batch: map[int]string{it.Index: edited}, usage: res.usage}
+		taint := conversation.TaintFrom(ctx)
+		steps <- itemResult{job: job, step: true, batch: map[int]string{it.Index: edited}, usage: res.usage,
+			tainted: job.req.Tainted || taint.Read(), refused: taint.Refused()}
 		res.usage = conversation.Usage{}
 		written++
 	}
@@ -103,7 +105,7 @@ func (w worker) editItem(ctx context.Context, job itemJob, it conversation.Item,
 // run again forever.
 func (t pipelineRun) recordBatch(r itemResult, interrupted bool) {
 	for i, text := range r.batch {
-		t.m.Pipeline().RecordItem(t.ws(), r.job.artifact, i, workflow.ItemEnd{Text: text, Attempts: 1})
+		t.m.Pipeline().RecordItem(t.ws(), r.job.artifact, i, workflow.ItemEnd{Text: text, Attempts: 1, Tainted: r.tainted, Refused: r.refused})
 	}
 	if r.step {
 		return

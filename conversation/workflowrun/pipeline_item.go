@@ -62,6 +62,10 @@ type itemResult struct {
 	// batch holds the item a batch job's step wrote, item index → text
 	// (pipeline_batch.go); nil for any other job.
 	batch map[int]string
+	// tainted says untrusted content went into text (or batch); refused are the
+	// tool calls the job did not run (workflow.ItemEnd).
+	tainted bool
+	refused []conversation.RefusedCall
 }
 
 // itemKey names an item of an artifact.

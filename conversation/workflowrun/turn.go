@@ -176,6 +176,7 @@ func (t *wfTurn) request(id, instructions string) conversation.ArtifactRequest {
 		Workflow: t.def(), Artifact: a, Locale: t.ws().Locale, Inputs: t.ws().Inputs, Approved: approved,
 		Options: st.Options, Current: st.Text, Instructions: instructions,
 		History: t.hist, Summary: t.state.Summary, Profile: a.Model, ChannelID: t.key.ChannelID,
+		Tainted: t.ws().ReadsTainted(id),
 	}
 	for i := range st.Options {
 		if st.Options[i].Label == st.Selected {
