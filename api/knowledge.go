@@ -58,10 +58,10 @@ type deleteSourceInput struct {
 }
 
 func (s *Server) registerKnowledge() {
-	huma.Register(s.api, huma.Operation{
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "list-sources", Method: http.MethodGet, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
 		Summary: "List the knowledge base's documents", Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, _ *struct{}) (*sourcesOutput, error) {
+	}, ScopeKnowledgeRead), func(ctx context.Context, _ *struct{}) (*sourcesOutput, error) {
 		kb, err := s.knowledge()
 		if err != nil {
 			return nil, err
@@ -77,13 +77,13 @@ func (s *Server) registerKnowledge() {
 		}
 		return out, nil
 	})
-	huma.Register(s.api, huma.Operation{
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "upload-source", Method: http.MethodPost, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
 		Summary: "Upload one document to the knowledge base", DefaultStatus: http.StatusCreated, MaxBodyBytes: 2*maxDocument + 4096,
 		BodyReadTimeout: uploadReadTimeout,
 		Description:     "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool.",
 		Errors:          []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, func(ctx context.Context, in *uploadInput) (*uploadOutput, error) {
+	}, ScopeKnowledgeWrite), func(ctx context.Context, in *uploadInput) (*uploadOutput, error) {
 		kb, err := s.knowledge()
 		if err != nil {
 			return nil, err
@@ -114,11 +114,11 @@ func (s *Server) registerKnowledge() {
 		out.Body.Changed = changed
 		return out, nil
 	})
-	huma.Register(s.api, huma.Operation{
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "delete-source", Method: http.MethodDelete, Path: "/v1/knowledge/sources/{source}", Tags: []string{"knowledge"},
 		Summary: "Delete a document from the knowledge base", DefaultStatus: http.StatusNoContent,
 		Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *deleteSourceInput) (*struct{}, error) {
+	}, ScopeKnowledgeWrite), func(ctx context.Context, in *deleteSourceInput) (*struct{}, error) {
 		kb, err := s.knowledge()
 		if err != nil {
 			return nil, err

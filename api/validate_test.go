@@ -73,7 +73,7 @@ func testServer(t *testing.T) (*Server, *countingSubmitter, *memKnowledge) {
 	}
 	sub, kb := &countingSubmitter{}, &memKnowledge{}
 	s := newServer(Config{Store: nopStore{}, Submitter: sub, Workflows: set, Knowledge: kb, TeamID: "T1",
-		Tokens: []Token{{Name: "ci-bot", Secret: "ci-bot-secret-0123456789"}}, Wait: 10 * time.Millisecond})
+		Tokens: []Token{{Name: "ci-bot", Secret: "ci-bot-secret-0123456789", Scopes: []Scope{ScopeAdmin}}}, Wait: 10 * time.Millisecond})
 	return s, sub, kb
 }
 

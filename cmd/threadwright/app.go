@@ -204,6 +204,7 @@ func (m *Main) listen() (err error) {
 	}
 	m.api, err = serveAPI(rc.Config, apiParts{
 		store: m.db, service: m.service.Load(), workflows: rc.files.workflows, links: m.slack.messenger, teamID: m.slack.me.TeamID,
+		scrubber: rc.scrubber,
 	}, rc.log)
 	if err != nil {
 		return err

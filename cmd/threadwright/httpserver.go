@@ -12,6 +12,7 @@ import (
 	"github.com/threadwright/threadwright/api"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/internal/redact"
 	"github.com/threadwright/threadwright/metrics"
 )
 
@@ -101,6 +102,7 @@ type apiParts struct {
 	workflows conversation.Workflows
 	links     conversation.Permalinker
 	teamID    string
+	scrubber  *redact.Redactor // scrubs every response (runConfig.scrubber)
 }
 
 // serveAPI serves the HTTP API (package api) on API_ADDR, and returns the server,
@@ -121,7 +123,7 @@ func serveAPI(c *Config, p apiParts, log *slog.Logger) (*httpServer, error) {
 	kb, _ := p.store.(conversation.Knowledge)
 	srv, err := api.New(api.Config{
 		Store: apiStore, Submitter: p.service, Workflows: p.workflows, Knowledge: kb, Links: p.links,
-		Approvers: c.ApproverUserIDs, TeamID: p.teamID, Tokens: tokens, Logger: log,
+		Approvers: c.ApproverUserIDs, TeamID: p.teamID, Tokens: tokens, Redactor: p.scrubber, Logger: log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("API_ADDR: %w", err)
