@@ -23,6 +23,8 @@ type Source struct {
 	Hash       string    `json:"hash" doc:"SHA-256 of the content, hex."`
 	Chunks     int       `json:"chunks"`
 	IngestedAt time.Time `json:"ingested_at"`
+	Origin     string    `json:"origin" doc:"Who stored it: ingest (an operator's threadwright ingest) or api:<token name>."`
+	Untrusted  bool      `json:"untrusted" doc:"Uploaded by a token not marked trusted: search_knowledge labels its passages untrusted content (docs/api.md, \"Tokens\")."`
 }
 
 type sourcesOutput struct {
@@ -73,7 +75,8 @@ func (s *Server) registerKnowledge() {
 		out := &sourcesOutput{}
 		out.Body.Sources = []Source{}
 		for _, i := range infos {
-			out.Body.Sources = append(out.Body.Sources, Source{Source: i.Source, Hash: i.Hash, Chunks: i.Chunks, IngestedAt: i.IngestedAt})
+			out.Body.Sources = append(out.Body.Sources, Source{Source: i.Source, Hash: i.Hash, Chunks: i.Chunks, IngestedAt: i.IngestedAt,
+				Origin: i.Origin.By, Untrusted: i.Origin.Untrusted})
 		}
 		return out, nil
 	})
@@ -104,13 +107,15 @@ func (s *Server) registerKnowledge() {
 		}
 		sum := sha256.Sum256(content)
 		hash := hex.EncodeToString(sum[:])
-		changed, err := kb.ReplaceSource(ctx, name, hash, chunks)
+		tok := actor(ctx)
+		origin := conversation.Origin{By: tok.Actor(), Untrusted: !tok.Trusted}
+		changed, err := kb.ReplaceSource(ctx, name, hash, origin, chunks)
 		if err != nil {
 			return nil, s.storeError(err, "source "+name)
 		}
 		s.log.Info("api: knowledge source uploaded", "token", actor(ctx).Name, "source", name, "chunks", len(chunks), "changed", changed)
 		out := &uploadOutput{}
-		out.Body.Source = Source{Source: name, Hash: hash, Chunks: len(chunks), IngestedAt: time.Now().UTC()}
+		out.Body.Source = Source{Source: name, Hash: hash, Chunks: len(chunks), IngestedAt: time.Now().UTC(), Origin: origin.By, Untrusted: origin.Untrusted}
 		out.Body.Changed = changed
 		return out, nil
 	})

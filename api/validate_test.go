@@ -41,7 +41,7 @@ type memKnowledge struct {
 	stored []string
 }
 
-func (m *memKnowledge) ReplaceSource(_ context.Context, source, _ string, _ []conversation.Chunk) (bool, error) {
+func (m *memKnowledge) ReplaceSource(_ context.Context, source, _ string, _ conversation.Origin, _ []conversation.Chunk) (bool, error) {
 	m.stored = append(m.stored, source)
 	return true, nil
 }
