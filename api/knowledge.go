@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/knowledge"
 )
 
@@ -92,9 +93,9 @@ func (s *Server) registerKnowledge() {
 			return nil, err
 		}
 		name := in.Body.Source
-		if strings.HasPrefix(name, "/") || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
-			return nil, huma.Error422UnprocessableEntity("invalid source", &huma.ErrorDetail{Location: "body.source", Value: name,
-				Message: "a clean relative name such as handbook/leave.md"})
+		if msg := checkSourceName(name); msg != "" {
+			return nil, huma.Error422UnprocessableEntity("invalid source", &huma.ErrorDetail{Location: "body.source", Value: textcut.Printable(name),
+				Message: msg})
 		}
 		content := []byte(in.Body.Content)
 		if len(content) > maxDocument { // maxLength counts characters, not bytes
@@ -137,6 +138,21 @@ func (s *Server) registerKnowledge() {
 		s.log.Info("api: knowledge source deleted", "token", actor(ctx).Name, "source", in.Source)
 		return nil, nil
 	})
+}
+
+// checkSourceName returns why name cannot name an uploaded document, "" when it
+// can: a clean relative path (no leading /, no .., no backslash) of printable
+// characters only, since names reach terminals (threadwright ingest --list), logs
+// and prompts, where ESC, BEL, a newline or a bidirectional override would act
+// (textcut.Printable).
+func checkSourceName(name string) string {
+	switch {
+	case textcut.Unprintable(name):
+		return "control and invisible format characters (ESC, BEL, newlines, U+202E…) are not allowed in a name"
+	case strings.HasPrefix(name, "/") || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") || strings.Contains(name, "\\"):
+		return "a clean relative name such as handbook/leave.md"
+	}
+	return ""
 }
 
 func (s *Server) knowledge() (conversation.Knowledge, error) {

@@ -225,8 +225,8 @@ type listRunsOutput struct {
 type startRunInput struct {
 	Body struct {
 		Workflow string            `json:"workflow" minLength:"1" doc:"The workflow's name (GET /v1/workflows)."`
-		Channel  string            `json:"channel" minLength:"1" doc:"The channel id to start it in; the bot posts the thread's root message there."`
-		TeamID   string            `json:"team_id,omitempty" doc:"The workspace (default: the bot's)."`
+		Channel  string            `json:"channel" minLength:"1" maxLength:"32" pattern:"^[A-Z0-9]+$" doc:"The channel id to start it in, such as C0123ABCD; the bot posts the thread's root message there."`
+		TeamID   string            `json:"team_id,omitempty" maxLength:"32" pattern:"^[A-Z0-9]+$" doc:"The workspace (default: the bot's)."`
 		Inputs   map[string]string `json:"inputs,omitempty" doc:"Values of the workflow's inputs, by id; every required input must be given."`
 	}
 }
