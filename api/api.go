@@ -78,6 +78,7 @@ type Server struct {
 	cfg  Config
 	log  *slog.Logger
 	keys *keyring
+	gate *uploadGate // bounds.go
 	mux  *mux
 	api  huma.API
 }
@@ -103,7 +104,7 @@ func newServer(cfg Config) *Server {
 	if cfg.Wait <= 0 {
 		cfg.Wait = 60 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, keys: newKeyring(cfg.Tokens), mux: newMux()}
+	s := &Server{cfg: cfg, log: cfg.Logger, keys: newKeyring(cfg.Tokens), gate: newUploadGate(), mux: newMux()}
 	c := apiConfig()
 	c.Transformers = []huma.Transformer{s.scrub}
 	s.api = humago.New(s.mux, c)
@@ -169,6 +170,14 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		_ = huma.WriteErr(s.api, ctx, http.StatusForbidden, fmt.Sprintf("this token lacks the scope %s", scope))
 		s.log.Info("api request refused: scope", "token", tok.Name, "scope", scope, "method", ctx.Method(), "path", ctx.URL().Path)
 		return
+	}
+	if op := ctx.Operation(); op != nil && op.OperationID == opUpload {
+		release, ok := s.gate.enter(s.api, ctx, tok.Name)
+		if !ok {
+			s.log.Info("api upload refused: bounds", "token", tok.Name, "status", ctx.Status())
+			return
+		}
+		defer release()
 	}
 	next(huma.WithValue(ctx, actorKey{}, tok))
 	s.log.Info("api request", "token", tok.Name, "method", ctx.Method(), "path", ctx.URL().Path,

@@ -34,6 +34,10 @@ type sourcesOutput struct {
 	}
 }
 
+// opUpload is the upload's operation id, which the upload bounds apply to
+// (bounds.go).
+const opUpload = "upload-source"
+
 // maxDocument bounds an uploaded document in bytes, as threadwright ingest bounds a
 // file.
 const maxDocument = knowledge.MaxFileSize
@@ -82,11 +86,11 @@ func (s *Server) registerKnowledge() {
 		return out, nil
 	})
 	huma.Register(s.api, secured(huma.Operation{
-		OperationID: "upload-source", Method: http.MethodPost, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
+		OperationID: opUpload, Method: http.MethodPost, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
 		Summary: "Upload one document to the knowledge base", DefaultStatus: http.StatusCreated, MaxBodyBytes: 2*maxDocument + 4096,
 		BodyReadTimeout: uploadReadTimeout,
-		Description:     "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool.",
-		Errors:          []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity},
+		Description:     "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool. At most 2 uploads run at once (503 with Retry-After past it), and a token uploads at most 10 a minute after a burst of 10 (429 with Retry-After).",
+		Errors:          []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusServiceUnavailable},
 	}, ScopeKnowledgeWrite), func(ctx context.Context, in *uploadInput) (*uploadOutput, error) {
 		kb, err := s.knowledge()
 		if err != nil {
