@@ -196,7 +196,7 @@ func (m *Main) openService(ctx context.Context) (err error) {
 // listen starts the health server and the HTTP API.
 func (m *Main) listen() (err error) {
 	rc := &m.rc
-	if m.health, err = serveHealth(rc.HTTPAddr, m.checkReady, m.metrics, rc.log); err != nil {
+	if m.health, err = serveHealth(rc.HTTPAddr, rc.MetricsToken, m.checkReady, m.metrics, rc.log); err != nil {
 		return err
 	}
 	if m.health != nil {

@@ -20,7 +20,7 @@ import (
 // "Bearer <token>" is also scrubbed word by word, so that the token alone is found
 // too. Values shorter than redact.MinLength are ignored.
 func (c *Config) redactor(mcpCfg mcp.Config, profiles map[string]ModelProfile) *redact.Redactor {
-	secrets := []string{c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, urlPassword(c.DatabaseURL), urlPassword(c.SearxngURL), c.WebhookSecret}
+	secrets := []string{c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, urlPassword(c.DatabaseURL), urlPassword(c.SearxngURL), c.WebhookSecret, c.MetricsToken}
 	for _, p := range profiles {
 		secrets = append(secrets, p.APIKey)
 	}
