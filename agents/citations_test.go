@@ -28,7 +28,7 @@ func TestCitedKnowledgeAndWebAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := st.ReplaceSource(ctx, "docs/handbook/leave.md", "h1", []conversation.Chunk{
+	if _, err := st.ReplaceSource(ctx, "docs/handbook/leave.md", "h1", conversation.Origin{}, []conversation.Chunk{
 		{Heading: "Parental leave", Text: "Employees get sixteen weeks of paid parental leave."},
 	}); err != nil {
 		t.Fatal(err)

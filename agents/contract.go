@@ -244,8 +244,29 @@ type structuredKey struct{}
 // structuredSink collects what a running tool reports with ReportStructured. A tool
 // abandoned at its timeout may still report after its call ended, hence the lock.
 type structuredSink struct {
-	mu    sync.Mutex
-	parts []json.RawMessage
+	mu        sync.Mutex
+	parts     []json.RawMessage
+	untrusted bool // ReportUntrusted
+}
+
+// isUntrusted reports whether the tool reported untrusted content (ReportUntrusted).
+func (s *structuredSink) isUntrusted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.untrusted
+}
+
+// ReportUntrusted tells the executor that the result of the tool call ctx belongs to
+// holds untrusted content, though the tool's spec is not Untrusted (search_knowledge
+// returning a document an API token uploaded; docs/api.md, "Tokens"): the result is
+// labelled untrusted and taints the turn, as an untrusted tool's would
+// (conversation.ToolCall.Untrusted). Outside a tool call it does nothing.
+func ReportUntrusted(ctx context.Context) {
+	if sink, _ := ctx.Value(structuredKey{}).(*structuredSink); sink != nil {
+		sink.mu.Lock()
+		sink.untrusted = true
+		sink.mu.Unlock()
+	}
 }
 
 func (s *structuredSink) take() []json.RawMessage {

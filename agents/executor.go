@@ -340,11 +340,12 @@ func (t *reactTurn) finalAnswer(ctx context.Context) error {
 }
 
 // ReadUntrusted reports whether f's tool calls include one of an untrusted tool
-// (ToolSpec.Untrusted), failed or not: content from outside entered the turn (docs/tools.md,
-// "Tool policy").
+// (ToolSpec.Untrusted), failed or not, or one that returned untrusted content
+// (conversation.ToolCall.Untrusted): content from outside entered the turn
+// (docs/tools.md, "Tool policy").
 func (e *Executor) ReadUntrusted(f conversation.Findings) bool {
 	for _, c := range f.ToolCalls {
-		if spec, _, ok := e.registry.Lookup(c.Name); ok && spec.Untrusted {
+		if untrusted(e.registry, c) {
 			return true
 		}
 	}

@@ -186,14 +186,29 @@ func ToolOutputBody(s string) string {
 }
 
 // toolMessage is the "tool" message that answers call tc with rec's result, wrapped
-// by ToolOutput with the trust of the tool's spec in reg (TrustInternal when reg has
-// no such tool: the result is the executor's own error).
+// by ToolOutput with the trust of the tool's spec in reg, or untrusted when the call
+// reported untrusted content (rec.Untrusted); TrustInternal when reg has no such
+// tool: the result is the executor's own error.
 func toolMessage(reg *Registry, tc openai.ToolCall, rec conversation.ToolCall) openai.ChatCompletionMessage {
+	trust := trustOf(reg, tc.Function.Name)
+	if rec.Untrusted {
+		trust = TrustUntrusted
+	}
 	return openai.ChatCompletionMessage{
 		Role:       openai.ChatMessageRoleTool,
 		ToolCallID: tc.ID,
-		Content:    ToolOutput(tc.Function.Name, trustOf(reg, tc.Function.Name), rec.Result),
+		Content:    ToolOutput(tc.Function.Name, trust, rec.Result),
 	}
+}
+
+// untrusted reports whether rec's result is untrusted content: its tool's spec in
+// reg is Untrusted, or the call reported it (ReportUntrusted).
+func untrusted(reg *Registry, rec conversation.ToolCall) bool {
+	if rec.Untrusted {
+		return true
+	}
+	spec, _, ok := reg.Lookup(rec.Name)
+	return ok && spec.Untrusted
 }
 
 func trustOf(reg *Registry, name string) string {

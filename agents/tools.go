@@ -460,7 +460,7 @@ func (t toolRunner) runBatch(ctx context.Context, log *slog.Logger, b *batch, ta
 			b.Results[at[j]] = &rec
 			// Failed or not: an error can carry outside text too (an HTTP reason
 			// phrase, an MCP server's isError content).
-			if spec, _, ok := t.registry.Lookup(rec.Name); ok && spec.Untrusted {
+			if untrusted(t.registry, rec) {
 				*tainted = true
 			}
 		}
@@ -497,9 +497,9 @@ func (t toolRunner) run(ctx context.Context, log *slog.Logger, tc openai.ToolCal
 	rec := conversation.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments}
 	start := time.Now()
 	ctx, span := startTool(ctx, tc) // trace.go
-	out, structured, err := t.invoke(ctx, log, tc)
+	out, structured, untrusted, err := t.invoke(ctx, log, tc)
 	endTool(ctx, span, out, err)
-	rec.Duration = time.Since(start)
+	rec.Duration, rec.Untrusted = time.Since(start), untrusted
 	if err != nil {
 		rec.Failed = true
 		out = "error: " + err.Error()
@@ -514,15 +514,16 @@ func (t toolRunner) run(ctx context.Context, log *slog.Logger, tc openai.ToolCal
 }
 
 // invoke checks a tool call and runs it under its timeout, and returns its result
-// with the structured content it reported (ReportStructured). A tool that ignores its
-// context is abandoned when the timeout expires (its goroutine finishes on its own).
-func (t toolRunner) invoke(ctx context.Context, log *slog.Logger, tc openai.ToolCall) (string, []json.RawMessage, error) {
+// with the structured content it reported (ReportStructured) and whether it reported
+// untrusted content (ReportUntrusted). A tool that ignores its context is abandoned
+// when the timeout expires (its goroutine finishes on its own).
+func (t toolRunner) invoke(ctx context.Context, log *slog.Logger, tc openai.ToolCall) (string, []json.RawMessage, bool, error) {
 	sink := &structuredSink{}
 	out, err := t.invokeTool(withStructuredSink(ctx, sink), log, tc)
 	if err != nil {
-		return out, nil, err
+		return out, nil, sink.isUntrusted(), err
 	}
-	return out, sink.take(), nil
+	return out, sink.take(), sink.isUntrusted(), nil
 }
 
 func (t toolRunner) invokeTool(ctx context.Context, log *slog.Logger, tc openai.ToolCall) (string, error) {

@@ -61,13 +61,13 @@ const (
 
 func (s *Server) registerActions() {
 	op := func(verb, summary, desc string) huma.Operation {
-		return huma.Operation{
+		return secured(huma.Operation{
 			OperationID: "artifact-" + verb, Method: http.MethodPost, Path: "/v1/runs/{id}/artifacts/{artifact}:" + verb,
 			Tags: []string{"artifacts"}, Summary: summary,
 			Description: desc + " The same workflow machine and permission rules as in Slack apply; the token acts as api:<name> " +
 				"(which APPROVER_USER_IDS may list), and the thread says what it did. 200 once the action's turn ran; 202 when it still waits.",
 			Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
-		}
+		}, ScopeRunsWrite)
 	}
 	huma.Register(s.api, op(verbApprove, "Approve an artifact under review", "Like its Approve button."),
 		func(ctx context.Context, in *actionInput) (*actionOutput, error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/internal/redact"
 )
 
 // Version is the version of the API's contract, in the OpenAPI document.
@@ -61,6 +63,9 @@ type Config struct {
 	TeamID string
 	// Tokens are the bearer tokens (API_TOKENS).
 	Tokens []Token
+	// Redactor scrubs the configured secrets out of every response, as the bot
+	// scrubs what it shows in Slack (nil: nothing is scrubbed).
+	Redactor *redact.Redactor
 	// Wait bounds how long a write waits for its input's turn before it answers
 	// 202 Accepted (default 60 s).
 	Wait time.Duration
@@ -73,6 +78,7 @@ type Server struct {
 	cfg  Config
 	log  *slog.Logger
 	keys *keyring
+	gate *uploadGate // bounds.go
 	mux  *mux
 	api  huma.API
 }
@@ -98,8 +104,10 @@ func newServer(cfg Config) *Server {
 	if cfg.Wait <= 0 {
 		cfg.Wait = 60 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, keys: newKeyring(cfg.Tokens), mux: newMux()}
-	s.api = humago.New(s.mux, apiConfig())
+	s := &Server{cfg: cfg, log: cfg.Logger, keys: newKeyring(cfg.Tokens), gate: newUploadGate(), mux: newMux()}
+	c := apiConfig()
+	c.Transformers = []huma.Transformer{s.scrub}
+	s.api = humago.New(s.mux, c)
 	s.api.UseMiddleware(s.authenticate)
 	s.register()
 	return s
@@ -115,11 +123,12 @@ func OpenAPI() ([]byte, error) { return newServer(Config{}).OpenAPI() }
 func apiConfig() huma.Config {
 	c := huma.DefaultConfig("threadwright API", Version)
 	c.Info.Description = "Drive threadwright's artifact workflows from other systems: start runs, read artifacts and reports, approve. " +
-		"Authenticate with `Authorization: Bearer <secret>` (API_TOKENS). Errors are RFC 9457 problem details."
+		"Authenticate with `Authorization: Bearer <secret>` (API_TOKENS); each operation names the scope it needs under security (403 without it). " +
+		"Errors are RFC 9457 problem details. Serve it behind TLS (docs/api.md, \"Tokens\")."
 	c.DocsPath = ""
 	c.CreateHooks = nil
 	c.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
-		"bearer": {Type: "http", Scheme: "bearer", Description: "A secret of API_TOKENS (name:secret)."},
+		"bearer": {Type: "http", Scheme: "bearer", Description: "A secret of API_TOKENS (name:secret;scope=…); the scopes listed under an operation's security are the ones it needs (docs/api.md, \"Tokens\")."},
 	}
 	c.Security = []map[string][]string{{"bearer": {}}}
 	return c
@@ -138,14 +147,17 @@ func (s *Server) OpenAPI() ([]byte, error) {
 }
 
 // authenticate answers 401 unless the request carries a bearer secret of a token,
-// then runs the operation as the token's actor and logs it with the token's name
-// (never the secret).
+// and 403 unless the token holds the operation's scope (secured); then it runs the
+// operation as the token and logs it with the token's name (never the secret).
 func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	start := time.Now()
 	scheme, secret, _ := strings.Cut(ctx.Header("Authorization"), " ")
-	name, ok := "", false
+	var (
+		tok Token
+		ok  bool
+	)
 	if strings.EqualFold(scheme, "Bearer") {
-		name, ok = s.keys.match(strings.TrimSpace(secret))
+		tok, ok = s.keys.match(strings.TrimSpace(secret))
 	}
 	if !ok {
 		ctx.SetHeader("WWW-Authenticate", `Bearer realm="threadwright"`)
@@ -153,9 +165,96 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 		s.log.Info("api request refused: no valid token", "method", ctx.Method(), "path", ctx.URL().Path, "remote", ctx.RemoteAddr())
 		return
 	}
-	next(huma.WithValue(ctx, actorKey{}, Token{Name: name}))
-	s.log.Info("api request", "token", name, "method", ctx.Method(), "path", ctx.URL().Path,
+	if scope := operationScope(ctx.Operation()); scope != "" && !tok.Has(scope) {
+		ctx.SetHeader("WWW-Authenticate", fmt.Sprintf(`Bearer realm="threadwright", error="insufficient_scope", scope=%q`, scope))
+		_ = huma.WriteErr(s.api, ctx, http.StatusForbidden, fmt.Sprintf("this token lacks the scope %s", scope))
+		s.log.Info("api request refused: scope", "token", tok.Name, "scope", scope, "method", ctx.Method(), "path", ctx.URL().Path)
+		return
+	}
+	if op := ctx.Operation(); op != nil && op.OperationID == opUpload {
+		release, ok := s.gate.enter(s.api, ctx, tok.Name)
+		if !ok {
+			s.log.Info("api upload refused: bounds", "token", tok.Name, "status", ctx.Status())
+			return
+		}
+		defer release()
+	}
+	next(huma.WithValue(ctx, actorKey{}, tok))
+	s.log.Info("api request", "token", tok.Name, "method", ctx.Method(), "path", ctx.URL().Path,
 		"status", ctx.Status(), "duration", time.Since(start))
+}
+
+// secured returns op needing scope: declared in its security requirement (OpenAPI
+// 3.1 lets a bearer scheme list the scopes, or roles, it needs), which
+// authenticate checks.
+func secured(op huma.Operation, scope Scope) huma.Operation {
+	op.Security = []map[string][]string{{"bearer": {string(scope)}}}
+	op.Errors = append(op.Errors, http.StatusForbidden)
+	slices.Sort(op.Errors)
+	op.Errors = slices.Compact(op.Errors)
+	return op
+}
+
+// operationScope returns the scope op needs ("" for none).
+func operationScope(op *huma.Operation) Scope {
+	if op == nil {
+		return ""
+	}
+	for _, req := range op.Security {
+		for _, sc := range req["bearer"] {
+			return Scope(sc)
+		}
+	}
+	return ""
+}
+
+// mayChannel returns a 403 problem unless the request's token may touch the
+// threads of channel (Token.MayChannel).
+func mayChannel(ctx context.Context, channel string) error {
+	tok := actor(ctx)
+	switch {
+	case tok.MayChannel(channel):
+		return nil
+	case DirectMessage(channel) && (len(tok.Channels) == 0 || slices.Contains(tok.Channels, channel)):
+		return huma.Error403Forbidden(fmt.Sprintf("%s is a direct message: reading or acting in it needs the scope %s", channel, ScopeConversationsReadDM))
+	}
+	return huma.Error403Forbidden(fmt.Sprintf("this token is limited to the channels %s", strings.Join(tok.Channels, ", ")))
+}
+
+// scrub is the transformer that runs every response body, problems included,
+// through the Redactor: a body whose JSON holds a secret is decoded, each string
+// scrubbed, and served as such.
+func (s *Server) scrub(_ huma.Context, _ string, v any) (any, error) {
+	r := s.cfg.Redactor
+	if r.Len() == 0 || v == nil {
+		return v, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil || !r.Contains(string(b)) {
+		return v, nil
+	}
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return v, nil
+	}
+	return scrubValue(r, doc), nil
+}
+
+// scrubValue returns v, a decoded JSON value, with r applied to every string.
+func scrubValue(r *redact.Redactor, v any) any {
+	switch x := v.(type) {
+	case string:
+		return r.String(x)
+	case []any:
+		for i := range x {
+			x[i] = scrubValue(r, x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = scrubValue(r, x[k])
+		}
+	}
+	return v
 }
 
 // actor returns the token a request runs as.

@@ -3,11 +3,12 @@ package api
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
 func TestKeyring(t *testing.T) {
-	tokens, err := ParseTokens(" ci-bot:secret-number-one-123 , portal:secret-number-two-456,")
+	tokens, err := ParseTokens(" ci-bot:secret-number-one-123;scope=admin , portal:secret-number-two-456;scope=runs:read,")
 	if err != nil || len(tokens) != 2 || tokens[1].Name != "portal" || tokens[0].Actor() != "api:ci-bot" {
 		t.Fatalf("ParseTokens = %+v, %v", tokens, err)
 	}
@@ -22,8 +23,44 @@ func TestKeyring(t *testing.T) {
 		{"secret-number-two-4567", "", false},
 		{"", "", false},
 	} {
-		if name, ok := k.match(c.secret); name != c.name || ok != c.ok {
-			t.Errorf("match(%q) = %q, %v; want %q, %v", c.secret, name, ok, c.name, c.ok)
+		if tok, ok := k.match(c.secret); tok.Name != c.name || ok != c.ok {
+			t.Errorf("match(%q) = %q, %v; want %q, %v", c.secret, tok.Name, ok, c.name, c.ok)
+		}
+	}
+}
+
+// TestParseTokensScopes: scopes, a channel allowlist and trust are read from each
+// token's attributes; admin grants all but the direct-message scope; a token in the
+// format before scopes, an unknown scope or attribute, and a bad channel id are
+// refused with the way forward and without the secret.
+func TestParseTokensScopes(t *testing.T) {
+	const secret = "secret-number-one-123"
+	tokens, err := ParseTokens("ci:" + secret + ";scope=runs:read  runs:write;channels=C01 C02, up:" + secret + "x;scope=knowledge:write admin;trusted")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, up := tokens[0], tokens[1]
+	switch {
+	case !ci.Has(ScopeRunsWrite) || ci.Has(ScopeKnowledgeRead) || ci.Trusted || len(ci.Channels) != 2:
+		t.Errorf("ci = %+v", ci)
+	case !ci.MayChannel("C02") || ci.MayChannel("C03") || ci.MayChannel("D01"):
+		t.Errorf("ci's channels: %+v", ci.Channels)
+	case !up.Trusted || !up.Has(ScopeRunsRead) || up.Has(ScopeConversationsReadDM) || up.MayChannel("D0ALICE") || !up.MayChannel("C09"):
+		t.Errorf("up = %+v", up)
+	}
+	dm := Token{Scopes: []Scope{ScopeConversationsRead, ScopeConversationsReadDM}}
+	if !dm.MayChannel("D0ALICE") || !dm.MayChannel("G0GROUP") {
+		t.Errorf("the DM scope does not open direct messages")
+	}
+	for in, want := range map[string]string{
+		"ci:" + secret:                                    `token "ci": no scope: append ;scope= with what it needs`,
+		"ci:" + secret + ";scope=runs:delete":             `token "ci": unknown scope "runs:delete": use runs:read, runs:write`,
+		"ci:" + secret + ";scopes=runs:read":              `token "ci": unknown attribute "scopes"`,
+		"ci:" + secret + ";scope=admin;channels=#general": `token "ci": channels: "#general" is not a channel id`,
+	} {
+		_, err := ParseTokens(in)
+		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), secret) {
+			t.Errorf("ParseTokens(%q) = %v; want %q…", in, err, want)
 		}
 	}
 }

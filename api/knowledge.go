@@ -14,6 +14,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/knowledge"
 )
 
@@ -23,6 +24,8 @@ type Source struct {
 	Hash       string    `json:"hash" doc:"SHA-256 of the content, hex."`
 	Chunks     int       `json:"chunks"`
 	IngestedAt time.Time `json:"ingested_at"`
+	Origin     string    `json:"origin" doc:"Who stored it: ingest (an operator's threadwright ingest) or api:<token name>."`
+	Untrusted  bool      `json:"untrusted" doc:"Uploaded by a token not marked trusted: search_knowledge labels its passages untrusted content (docs/api.md, \"Tokens\")."`
 }
 
 type sourcesOutput struct {
@@ -30,6 +33,10 @@ type sourcesOutput struct {
 		Sources []Source `json:"sources" doc:"Sorted by name."`
 	}
 }
+
+// opUpload is the upload's operation id, which the upload bounds apply to
+// (bounds.go).
+const opUpload = "upload-source"
 
 // maxDocument bounds an uploaded document in bytes, as threadwright ingest bounds a
 // file.
@@ -58,10 +65,10 @@ type deleteSourceInput struct {
 }
 
 func (s *Server) registerKnowledge() {
-	huma.Register(s.api, huma.Operation{
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "list-sources", Method: http.MethodGet, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
 		Summary: "List the knowledge base's documents", Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, _ *struct{}) (*sourcesOutput, error) {
+	}, ScopeKnowledgeRead), func(ctx context.Context, _ *struct{}) (*sourcesOutput, error) {
 		kb, err := s.knowledge()
 		if err != nil {
 			return nil, err
@@ -73,25 +80,26 @@ func (s *Server) registerKnowledge() {
 		out := &sourcesOutput{}
 		out.Body.Sources = []Source{}
 		for _, i := range infos {
-			out.Body.Sources = append(out.Body.Sources, Source{Source: i.Source, Hash: i.Hash, Chunks: i.Chunks, IngestedAt: i.IngestedAt})
+			out.Body.Sources = append(out.Body.Sources, Source{Source: i.Source, Hash: i.Hash, Chunks: i.Chunks, IngestedAt: i.IngestedAt,
+				Origin: i.Origin.By, Untrusted: i.Origin.Untrusted})
 		}
 		return out, nil
 	})
-	huma.Register(s.api, huma.Operation{
-		OperationID: "upload-source", Method: http.MethodPost, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
+	huma.Register(s.api, secured(huma.Operation{
+		OperationID: opUpload, Method: http.MethodPost, Path: "/v1/knowledge/sources", Tags: []string{"knowledge"},
 		Summary: "Upload one document to the knowledge base", DefaultStatus: http.StatusCreated, MaxBodyBytes: 2*maxDocument + 4096,
 		BodyReadTimeout: uploadReadTimeout,
-		Description:     "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool.",
-		Errors:          []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, func(ctx context.Context, in *uploadInput) (*uploadOutput, error) {
+		Description:     "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool. At most 2 uploads run at once (503 with Retry-After past it), and a token uploads at most 10 a minute after a burst of 10 (429 with Retry-After).",
+		Errors:          []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusServiceUnavailable},
+	}, ScopeKnowledgeWrite), func(ctx context.Context, in *uploadInput) (*uploadOutput, error) {
 		kb, err := s.knowledge()
 		if err != nil {
 			return nil, err
 		}
 		name := in.Body.Source
-		if strings.HasPrefix(name, "/") || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\\x00") {
-			return nil, huma.Error422UnprocessableEntity("invalid source", &huma.ErrorDetail{Location: "body.source", Value: name,
-				Message: "a clean relative name such as handbook/leave.md"})
+		if msg := checkSourceName(name); msg != "" {
+			return nil, huma.Error422UnprocessableEntity("invalid source", &huma.ErrorDetail{Location: "body.source", Value: textcut.Printable(name),
+				Message: msg})
 		}
 		content := []byte(in.Body.Content)
 		if len(content) > maxDocument { // maxLength counts characters, not bytes
@@ -104,21 +112,23 @@ func (s *Server) registerKnowledge() {
 		}
 		sum := sha256.Sum256(content)
 		hash := hex.EncodeToString(sum[:])
-		changed, err := kb.ReplaceSource(ctx, name, hash, chunks)
+		tok := actor(ctx)
+		origin := conversation.Origin{By: tok.Actor(), Untrusted: !tok.Trusted}
+		changed, err := kb.ReplaceSource(ctx, name, hash, origin, chunks)
 		if err != nil {
 			return nil, s.storeError(err, "source "+name)
 		}
 		s.log.Info("api: knowledge source uploaded", "token", actor(ctx).Name, "source", name, "chunks", len(chunks), "changed", changed)
 		out := &uploadOutput{}
-		out.Body.Source = Source{Source: name, Hash: hash, Chunks: len(chunks), IngestedAt: time.Now().UTC()}
+		out.Body.Source = Source{Source: name, Hash: hash, Chunks: len(chunks), IngestedAt: time.Now().UTC(), Origin: origin.By, Untrusted: origin.Untrusted}
 		out.Body.Changed = changed
 		return out, nil
 	})
-	huma.Register(s.api, huma.Operation{
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "delete-source", Method: http.MethodDelete, Path: "/v1/knowledge/sources/{source}", Tags: []string{"knowledge"},
 		Summary: "Delete a document from the knowledge base", DefaultStatus: http.StatusNoContent,
 		Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *deleteSourceInput) (*struct{}, error) {
+	}, ScopeKnowledgeWrite), func(ctx context.Context, in *deleteSourceInput) (*struct{}, error) {
 		kb, err := s.knowledge()
 		if err != nil {
 			return nil, err
@@ -132,6 +142,21 @@ func (s *Server) registerKnowledge() {
 		s.log.Info("api: knowledge source deleted", "token", actor(ctx).Name, "source", in.Source)
 		return nil, nil
 	})
+}
+
+// checkSourceName returns why name cannot name an uploaded document, "" when it
+// can: a clean relative path (no leading /, no .., no backslash) of printable
+// characters only, since names reach terminals (threadwright ingest --list), logs
+// and prompts, where ESC, BEL, a newline or a bidirectional override would act
+// (textcut.Printable).
+func checkSourceName(name string) string {
+	switch {
+	case textcut.Unprintable(name):
+		return "control and invisible format characters (ESC, BEL, newlines, U+202E…) are not allowed in a name"
+	case strings.HasPrefix(name, "/") || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") || strings.Contains(name, "\\"):
+		return "a clean relative name such as handbook/leave.md"
+	}
+	return ""
 }
 
 func (s *Server) knowledge() (conversation.Knowledge, error) {

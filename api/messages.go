@@ -36,11 +36,14 @@ type messagesOutput struct {
 }
 
 func (s *Server) registerMessages() {
-	huma.Register(s.api, huma.Operation{
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "list-messages", Method: http.MethodGet, Path: "/v1/conversations/{team}/{channel}/{thread_ts}/messages",
 		Tags: []string{"conversations"}, Summary: "List a thread's stored messages, newest page first",
 		Errors: []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity},
-	}, func(ctx context.Context, in *messagesInput) (*messagesOutput, error) {
+	}, ScopeConversationsRead), func(ctx context.Context, in *messagesInput) (*messagesOutput, error) {
+		if err := mayChannel(ctx, in.Channel); err != nil {
+			return nil, err
+		}
 		key := conversation.Key{TeamID: in.Team, ChannelID: in.Channel, ThreadTS: in.ThreadTS}
 		msgs, err := s.cfg.Store.Messages(ctx, key, in.Before, in.Limit, "")
 		if err != nil {

@@ -116,10 +116,14 @@ func parseRunID(id string) (conversation.Key, error) {
 // historyLimit bounds the revisions a run's artifacts show.
 const historyLimit = 500
 
-// loadRun loads run id: its key, checkpoint, run state and definition. Errors: 404.
+// loadRun loads run id: its key, checkpoint, run state and definition. Errors: 404;
+// 403 when the request's token may not touch its channel (mayChannel).
 func (s *Server) loadRun(ctx context.Context, id string) (conversation.Key, *conversation.Checkpoint, *workflow.Definition, error) {
 	key, err := parseRunID(id)
 	if err != nil {
+		return key, nil, nil, err
+	}
+	if err := mayChannel(ctx, key.ChannelID); err != nil {
 		return key, nil, nil, err
 	}
 	cp, err := s.cfg.Store.Load(ctx, key, 0)
@@ -209,7 +213,7 @@ type listRunsInput struct {
 	Team    string `query:"team_id" doc:"The workspace (default: the bot's)."`
 	Channel string `query:"channel" doc:"Only the runs of this channel id."`
 	Status  string `query:"status" enum:"running,completed,cancelled" doc:"Only the runs in this status."`
-	Limit   int    `query:"limit" minimum:"1" maximum:"200" default:"50"`
+	Limit   int    `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"At most this many; fewer when some are in channels the token may not read."`
 }
 
 type listRunsOutput struct {
@@ -221,8 +225,8 @@ type listRunsOutput struct {
 type startRunInput struct {
 	Body struct {
 		Workflow string            `json:"workflow" minLength:"1" doc:"The workflow's name (GET /v1/workflows)."`
-		Channel  string            `json:"channel" minLength:"1" doc:"The channel id to start it in; the bot posts the thread's root message there."`
-		TeamID   string            `json:"team_id,omitempty" doc:"The workspace (default: the bot's)."`
+		Channel  string            `json:"channel" minLength:"1" maxLength:"32" pattern:"^[A-Z0-9]+$" doc:"The channel id to start it in, such as C0123ABCD; the bot posts the thread's root message there."`
+		TeamID   string            `json:"team_id,omitempty" maxLength:"32" pattern:"^[A-Z0-9]+$" doc:"The workspace (default: the bot's)."`
 		Inputs   map[string]string `json:"inputs,omitempty" doc:"Values of the workflow's inputs, by id; every required input must be given."`
 	}
 }
@@ -243,13 +247,18 @@ type reportOutput struct {
 }
 
 func (s *Server) registerRuns() {
-	huma.Register(s.api, huma.Operation{
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "list-runs", Method: http.MethodGet, Path: "/v1/runs", Tags: []string{"runs"},
 		Summary: "List workflow runs", Errors: []int{http.StatusUnauthorized, http.StatusUnprocessableEntity},
-	}, func(ctx context.Context, in *listRunsInput) (*listRunsOutput, error) {
+	}, ScopeRunsRead), func(ctx context.Context, in *listRunsInput) (*listRunsOutput, error) {
 		team := in.Team
 		if team == "" {
 			team = s.cfg.TeamID
+		}
+		if in.Channel != "" {
+			if err := mayChannel(ctx, in.Channel); err != nil {
+				return nil, err
+			}
 		}
 		refs, err := s.cfg.Store.Runs(ctx, conversation.RunQuery{TeamID: team, ChannelID: in.Channel, Status: workflow.RunStatus(in.Status), Limit: in.Limit})
 		if err != nil {
@@ -258,15 +267,18 @@ func (s *Server) registerRuns() {
 		out := &listRunsOutput{}
 		out.Body.Runs = []RunSummary{}
 		for _, r := range refs {
+			if !actor(ctx).MayChannel(r.Key.ChannelID) {
+				continue // another channel's, or a direct message's
+			}
 			out.Body.Runs = append(out.Body.Runs, RunSummary{ID: runID(r.Key), TeamID: r.Key.TeamID, ChannelID: r.Key.ChannelID, ThreadTS: r.Key.ThreadTS,
 				Workflow: r.Workflow, Status: string(r.Status), StartedBy: r.StartedBy, UpdatedAt: r.UpdatedAt})
 		}
 		return out, nil
 	})
-	huma.Register(s.api, huma.Operation{
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "get-run", Method: http.MethodGet, Path: "/v1/runs/{id}", Tags: []string{"runs"},
 		Summary: "Get a run: its state, artifacts, evaluations and revisions", Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *runInput) (*runOutput, error) {
+	}, ScopeRunsRead), func(ctx context.Context, in *runInput) (*runOutput, error) {
 		key, cp, def, err := s.loadRun(ctx, in.ID)
 		if err != nil {
 			return nil, err
@@ -277,16 +289,16 @@ func (s *Server) registerRuns() {
 		}
 		return &runOutput{Body: r}, nil
 	})
-	huma.Register(s.api, huma.Operation{
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "start-run", Method: http.MethodPost, Path: "/v1/runs", Tags: []string{"runs"}, DefaultStatus: http.StatusCreated,
 		Summary:     "Start a workflow in a channel",
 		Description: "The bot posts the thread's root message and the run proceeds in Slack exactly as if started there, with the token as its starter. 201 once the thread is posted and the run saved; 202 when that takes longer than the server waits; 502 when the bot could not post the thread.",
 		Errors:      []int{http.StatusUnauthorized, http.StatusUnprocessableEntity, http.StatusBadGateway, http.StatusServiceUnavailable},
-	}, s.startRun)
-	huma.Register(s.api, huma.Operation{
+	}, ScopeRunsWrite), s.startRun)
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "get-run-report", Method: http.MethodGet, Path: "/v1/runs/{id}/report", Tags: []string{"runs"},
 		Summary: "Get a run's report (Markdown)", Errors: []int{http.StatusUnauthorized, http.StatusNotFound},
-	}, func(ctx context.Context, in *runInput) (*reportOutput, error) {
+	}, ScopeRunsRead), func(ctx context.Context, in *runInput) (*reportOutput, error) {
 		_, cp, def, err := s.loadRun(ctx, in.ID)
 		if err != nil {
 			return nil, err
@@ -312,6 +324,9 @@ func (s *Server) registerRuns() {
 // with the inputs, and waits for the thread and its run.
 func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutput, error) {
 	b := in.Body
+	if err := mayChannel(ctx, b.Channel); err != nil {
+		return nil, err
+	}
 	def, ok := s.cfg.Workflows.Get(b.Workflow)
 	if !ok {
 		return nil, huma.Error422UnprocessableEntity("no workflow "+b.Workflow, &huma.ErrorDetail{

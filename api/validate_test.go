@@ -41,7 +41,7 @@ type memKnowledge struct {
 	stored []string
 }
 
-func (m *memKnowledge) ReplaceSource(_ context.Context, source, _ string, _ []conversation.Chunk) (bool, error) {
+func (m *memKnowledge) ReplaceSource(_ context.Context, source, _ string, _ conversation.Origin, _ []conversation.Chunk) (bool, error) {
 	m.stored = append(m.stored, source)
 	return true, nil
 }
@@ -73,11 +73,18 @@ func testServer(t *testing.T) (*Server, *countingSubmitter, *memKnowledge) {
 	}
 	sub, kb := &countingSubmitter{}, &memKnowledge{}
 	s := newServer(Config{Store: nopStore{}, Submitter: sub, Workflows: set, Knowledge: kb, TeamID: "T1",
-		Tokens: []Token{{Name: "ci-bot", Secret: "ci-bot-secret-0123456789"}}, Wait: 10 * time.Millisecond})
+		Tokens: []Token{{Name: "ci-bot", Secret: "ci-bot-secret-0123456789", Scopes: []Scope{ScopeAdmin}},
+			{Name: "other", Secret: "other-secret-0123456789", Scopes: []Scope{ScopeKnowledgeWrite}}}, Wait: 10 * time.Millisecond})
 	return s, sub, kb
 }
 
 func post(t *testing.T, s *Server, path string, body any) *httptest.ResponseRecorder {
+	t.Helper()
+	return postAs(t, s, "ci-bot-secret-0123456789", path, body)
+}
+
+// postAs posts body as JSON to path with the bearer secret.
+func postAs(t *testing.T, s *Server, secret, path string, body any) *httptest.ResponseRecorder {
 	t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -85,7 +92,7 @@ func post(t *testing.T, s *Server, path string, body any) *httptest.ResponseReco
 	}
 	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(b))
 	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Authorization", "Bearer ci-bot-secret-0123456789")
+	r.Header.Set("Authorization", "Bearer "+secret)
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, r)
 	return w

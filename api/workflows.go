@@ -77,10 +77,10 @@ func workflowOf(d *workflow.Definition) Workflow {
 }
 
 func (s *Server) registerWorkflows() {
-	huma.Register(s.api, huma.Operation{
+	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "list-workflows", Method: http.MethodGet, Path: "/v1/workflows", Tags: []string{"workflows"},
 		Summary: "List the workflow definitions", Errors: []int{http.StatusUnauthorized},
-	}, func(ctx context.Context, _ *struct{}) (*workflowsOutput, error) {
+	}, ScopeRunsRead), func(ctx context.Context, _ *struct{}) (*workflowsOutput, error) {
 		out := &workflowsOutput{}
 		out.Body.Workflows = []Workflow{}
 		for _, d := range s.cfg.Workflows.All() {

@@ -166,6 +166,10 @@ type ToolCall struct {
 	Entities   []Entity `json:"entities,omitempty"`
 	OutOfScope []Entity `json:"out_of_scope,omitempty"`
 	Scoped     bool     `json:"scoped,omitempty"`
+	// Untrusted marks a result that held untrusted content though its tool is not
+	// an untrusted one (search_knowledge finding a document an API token uploaded;
+	// docs/api.md, "Tokens"): it was labelled untrusted and tainted the turn.
+	Untrusted bool `json:"untrusted,omitempty"`
 }
 
 // Findings is what the executor found: its answer and how it got there.

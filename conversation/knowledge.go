@@ -22,6 +22,23 @@ type Chunk struct {
 type Passage struct {
 	Chunk
 	Score float64
+	// Untrusted is its source's Origin.Untrusted: the search_knowledge tool labels
+	// the passage untrusted content.
+	Untrusted bool
+}
+
+// OriginIngest is Origin.By of a document stored by threadwright ingest (an
+// operator).
+const OriginIngest = "ingest"
+
+// Origin says who put a document in the knowledge base (docs/api.md, "Tokens").
+type Origin struct {
+	// By is OriginIngest, or the actor of the API token that uploaded it
+	// ("api:<name>"); "" reads as OriginIngest.
+	By string
+	// Untrusted marks a document whose text an agent treats as untrusted content,
+	// like a web page: one uploaded by an API token not marked trusted.
+	Untrusted bool
 }
 
 // SourceInfo describes an ingested source.
@@ -32,6 +49,7 @@ type SourceInfo struct {
 	Hash       string
 	Chunks     int
 	IngestedAt time.Time
+	Origin     Origin
 }
 
 // Knowledge is the knowledge base: documents split into chunks and searched with the
@@ -39,9 +57,10 @@ type SourceInfo struct {
 // FTS5). store/sqlite and store/postgres implement it.
 type Knowledge interface {
 	// ReplaceSource stores chunks as the whole content of source (hash identifies the
-	// version), replacing what was there, atomically. It returns false, changing
-	// nothing, when source is already stored with the same hash.
-	ReplaceSource(ctx context.Context, source, hash string, chunks []Chunk) (bool, error)
+	// version), put there by origin, replacing what was there, atomically. It returns
+	// false, changing nothing, when source is already stored with the same hash and
+	// origin.
+	ReplaceSource(ctx context.Context, source, hash string, origin Origin, chunks []Chunk) (bool, error)
 	// DeleteSource removes source and its chunks. Errors: ErrNotFound.
 	DeleteSource(ctx context.Context, source string) error
 	// Sources lists the ingested sources, sorted by path.

@@ -249,7 +249,7 @@ func loadDocuments(ctx context.Context, kb conversation.Knowledge, docs []Docume
 			return fmt.Errorf("eval: knowledge %s: %w", d.Source, err)
 		}
 		sum := sha256.Sum256([]byte(d.Text))
-		if _, err := kb.ReplaceSource(ctx, d.Source, hex.EncodeToString(sum[:]), chunks); err != nil {
+		if _, err := kb.ReplaceSource(ctx, d.Source, hex.EncodeToString(sum[:]), conversation.Origin{}, chunks); err != nil {
 			return fmt.Errorf("eval: knowledge %s: %w", d.Source, err)
 		}
 	}

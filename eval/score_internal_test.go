@@ -61,7 +61,7 @@ func TestSummarize(t *testing.T) {
 // word of the query, in their order.
 type knowledgeBase []conversation.Chunk
 
-func (kb knowledgeBase) ReplaceSource(context.Context, string, string, []conversation.Chunk) (bool, error) {
+func (kb knowledgeBase) ReplaceSource(context.Context, string, string, conversation.Origin, []conversation.Chunk) (bool, error) {
 	return false, errors.New("read-only")
 }
 func (kb knowledgeBase) DeleteSource(context.Context, string) error { return errors.New("read-only") }

@@ -148,7 +148,7 @@ func (r *Report) ingest(ctx context.Context, kb conversation.Knowledge, source s
 		skip(source, err)
 		return nil
 	}
-	changed, err := kb.ReplaceSource(ctx, source, hash, chunks)
+	changed, err := kb.ReplaceSource(ctx, source, hash, conversation.Origin{By: conversation.OriginIngest}, chunks)
 	switch {
 	case err != nil:
 		return err

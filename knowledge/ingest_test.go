@@ -175,7 +175,7 @@ type failingKB struct {
 
 func (f failingKB) Sources(context.Context) ([]conversation.SourceInfo, error) { return nil, nil }
 
-func (f failingKB) ReplaceSource(context.Context, string, string, []conversation.Chunk) (bool, error) {
+func (f failingKB) ReplaceSource(context.Context, string, string, conversation.Origin, []conversation.Chunk) (bool, error) {
 	return false, f.err
 }
 

@@ -60,7 +60,8 @@ func KnowledgeTool(kb conversation.Knowledge, limit int) (agents.ToolSpec, agent
 			`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"how many passages to return; default %d"}},`+
 			`"required":["query"]}`, MaxKnowledgeLimit, limit)),
 		// The operator chose the documents (threadwright ingest): internal, not
-		// untrusted content (docs/tools.md, "Tool policy").
+		// untrusted content (docs/tools.md, "Tool policy"); a result holding a
+		// document an API token uploaded is reported untrusted (docs/api.md, "Tokens").
 		ReadOnly: true,
 	}
 	run := func(ctx context.Context, raw json.RawMessage) (string, error) {
@@ -84,6 +85,12 @@ func KnowledgeTool(kb conversation.Knowledge, limit int) (agents.ToolSpec, agent
 			return "", fmt.Errorf("search_knowledge: %w", err)
 		}
 		agents.ReportEntities(ctx, passageEntities(passages)...) // agents/contract.go
+		for _, p := range passages {
+			if p.Untrusted {
+				agents.ReportUntrusted(ctx)
+				break
+			}
+		}
 		return formatPassages(query, passages), nil
 	}
 	return spec, agents.ToolFunc(run)

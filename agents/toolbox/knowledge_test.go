@@ -161,7 +161,7 @@ func TestKnowledgeToolSQLite(t *testing.T) {
 		"docs/it/vpn.md": {{Heading: "VPN", Text: "Install WireGuard to reach the staging environment."}},
 	}
 	for source, chunks := range docs {
-		if _, err := s.ReplaceSource(ctx, source, "h1", chunks); err != nil {
+		if _, err := s.ReplaceSource(ctx, source, "h1", conversation.Origin{}, chunks); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,12 +14,13 @@ func TestLoadConfigAPI(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{"BadAddr", map[string]string{"API_ADDR": "8081", "API_TOKENS": "ci:" + secret}, "API_ADDR: expected host:port"},
-		{"NoTokens", map[string]string{"API_ADDR": "127.0.0.1:8081", "API_TOKENS": ""}, "API_TOKENS: expected at least one name:secret pair"},
-		{"NoSecret", map[string]string{"API_ADDR": "127.0.0.1:8081", "API_TOKENS": "ci"}, "API_TOKENS: expected comma-separated name:secret pairs: token 1: want name:secret"},
-		{"ShortSecret", map[string]string{"API_ADDR": "127.0.0.1:8081", "API_TOKENS": "ci:short1"}, `API_TOKENS: expected comma-separated name:secret pairs: token "ci": the secret has fewer than 16 characters`},
-		{"TwiceNamed", map[string]string{"API_TOKENS": "ci:" + secret + ",ci:" + secret + "x"}, `API_TOKENS: expected comma-separated name:secret pairs: token 2: name "ci" appears twice`},
-		{"BadName", map[string]string{"API_TOKENS": "ci bot:" + secret}, `API_TOKENS: expected comma-separated name:secret pairs: token 1: name "ci bot"`},
+		{"BadAddr", map[string]string{"API_ADDR": "8081", "API_TOKENS": "ci:" + secret + ";scope=admin"}, "API_ADDR: expected host:port"},
+		{"NoTokens", map[string]string{"API_ADDR": "127.0.0.1:8081", "API_TOKENS": ""}, "API_TOKENS: expected at least one name:secret;scope=… token"},
+		{"NoSecret", map[string]string{"API_ADDR": "127.0.0.1:8081", "API_TOKENS": "ci"}, "API_TOKENS: expected comma-separated name:secret;scope=… tokens: token 1: want name:secret;scope=…"},
+		{"ShortSecret", map[string]string{"API_ADDR": "127.0.0.1:8081", "API_TOKENS": "ci:short1"}, `API_TOKENS: expected comma-separated name:secret;scope=… tokens: token "ci": the secret has fewer than 16 characters`},
+		{"TwiceNamed", map[string]string{"API_TOKENS": "ci:" + secret + ";scope=admin,ci:" + secret + "x;scope=admin"}, `API_TOKENS: expected comma-separated name:secret;scope=… tokens: token 2: name "ci" appears twice`},
+		{"NoScope", map[string]string{"API_ADDR": "127.0.0.1:8081", "API_TOKENS": "ci:" + secret}, `API_TOKENS: expected comma-separated name:secret;scope=… tokens: token "ci": no scope: append ;scope= with what it needs, e.g. ci:…;scope=runs:read runs:write`},
+		{"BadName", map[string]string{"API_TOKENS": "ci bot:" + secret}, `API_TOKENS: expected comma-separated name:secret;scope=… tokens: token 1: name "ci bot"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			setEnv(t, tt.env)
@@ -34,7 +35,7 @@ func TestLoadConfigAPI(t *testing.T) {
 		})
 	}
 	t.Run("Enabled", func(t *testing.T) {
-		setEnv(t, map[string]string{"API_ADDR": "127.0.0.1:8081", "API_TOKENS": "ci-bot:" + secret + ", portal:" + secret + "2"})
+		setEnv(t, map[string]string{"API_ADDR": "127.0.0.1:8081", "API_TOKENS": "ci-bot:" + secret + ";scope=admin, portal:" + secret + "2;scope=runs:read"})
 		var c Config
 		if err := LoadConfig(&c); err != nil {
 			t.Fatal(err)

@@ -108,7 +108,7 @@ func testE2EAPI(t *testing.T, databaseURL string) {
 	h := newWorkflowHarness(t)
 	h.env["DATABASE_URL"] = databaseURL
 	h.env["API_ADDR"] = "127.0.0.1:0"
-	h.env["API_TOKENS"] = "ci-bot:" + ciSecret + ",viewer:" + viewerSecret
+	h.env["API_TOKENS"] = "ci-bot:" + ciSecret + ";scope=admin,viewer:" + viewerSecret + ";scope=runs:read runs:write"
 	h.env["APPROVER_USER_IDS"] = alice + ",api:ci-bot"
 	logs := &syncBuffer{}
 	h.logs = logs

@@ -28,7 +28,7 @@ func testAPIWebhooks(t *testing.T, databaseURL string) {
 	h.webhookEnv(recv.srv.URL, secret)
 	h.env["WEBHOOK_ALLOW_HOSTS"] = "127.0.0.1"
 	h.env["API_ADDR"] = "127.0.0.1:0"
-	h.env["API_TOKENS"] = "ci-bot:" + ciSecret
+	h.env["API_TOKENS"] = "ci-bot:" + ciSecret + ";scope=admin"
 	h.env["APPROVER_USER_IDS"] = alice + ",api:ci-bot"
 	h.start()
 	c := apiClient{t: t, base: "http://" + h.main.APIAddr()}

@@ -201,7 +201,7 @@ func (m *Main) openService(ctx context.Context) (err error) {
 // listen starts the health server and the HTTP API.
 func (m *Main) listen() (err error) {
 	rc := &m.rc
-	if m.health, err = serveHealth(rc.HTTPAddr, m.checkReady, m.metrics, rc.log); err != nil {
+	if m.health, err = serveHealth(rc.HTTPAddr, rc.MetricsToken, m.checkReady, m.metrics, rc.log); err != nil {
 		return err
 	}
 	if m.health != nil {
@@ -209,6 +209,7 @@ func (m *Main) listen() (err error) {
 	}
 	m.api, err = serveAPI(rc.Config, apiParts{
 		store: m.db, service: m.service.Load(), workflows: rc.files.workflows, links: m.slack.messenger, teamID: m.slack.me.TeamID,
+		scrubber: rc.scrubber,
 	}, rc.log)
 	if err != nil {
 		return err

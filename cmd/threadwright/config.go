@@ -112,12 +112,13 @@ type Config struct {
 
 	WebhookConfig `group:"Webhooks"` // webhooks.go
 
-	LogLevel  string `envconfig:"LOG_LEVEL" group:"Logs and health" default:"info" desc:"debug, info, warn or error"`
-	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
-	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"Address of GET /healthz (the process is up), GET /readyz (connected to Slack and the store answers; otherwise 503 with a fixed reason such as \"not ready: store unavailable\", the detail in the log) and GET /metrics (Prometheus; docs/operations.md, \"Metrics\"). Empty disables"`
+	LogLevel     string `envconfig:"LOG_LEVEL" group:"Logs and health" default:"info" desc:"debug, info, warn or error"`
+	LogFormat    string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
+	HTTPAddr     string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"Address of GET /healthz (the process is up), GET /readyz (connected to Slack and the store answers; otherwise 503 with a fixed reason such as \"not ready: store unavailable\", the detail in the log) and GET /metrics (Prometheus; docs/operations.md, \"Metrics\"). Empty disables"`
+	MetricsToken string `envconfig:"METRICS_TOKEN" desc:"A bearer token that GET /metrics requires (Authorization: Bearer <token>; 401 without it): set it whenever HTTP_ADDR is reachable by others than your Prometheus, since the metrics name the tools, models and workflows (SECURITY.md). /healthz and /readyz stay open. Scrubbed from logs like every secret"`
 
 	APIAddr   string `envconfig:"API_ADDR" group:"HTTP API" desc:"Address of the HTTP API (docs/api.md, \"HTTP API\"), e.g. 127.0.0.1:8081. Unset disables it"`
-	APITokens string `envconfig:"API_TOKENS" desc:"The HTTP API's bearer tokens, comma-separated name:secret pairs (a secret has 16 characters or more), e.g. ci-bot:…,portal:…. Required with API_ADDR. The name appears in logs and as the actor api:<name> of the token's writes; the secrets are scrubbed from logs like every configured secret"`
+	APITokens string `envconfig:"API_TOKENS" desc:"The HTTP API's bearer tokens, comma-separated, each name:secret;scope=<scopes>[;channels=<ids>][;trusted] (docs/api.md, \"Tokens\"), e.g. ci-bot:…;scope=runs:read runs:write;channels=C0123,portal:…;scope=knowledge:write. Scopes, space-separated: runs:read, runs:write, conversations:read, conversations:read:dm (direct messages; admin does not grant it), knowledge:read, knowledge:write, admin. channels limits the token to those channel ids; trusted makes its uploads trusted like threadwright ingest. A secret has 16 characters or more. Required with API_ADDR. The name appears in logs and as the actor api:<name> of the token's writes; the secrets are scrubbed from logs like every configured secret"`
 
 	TraceConfig `group:"Traces"` // tracing.go
 }
@@ -235,9 +236,9 @@ func (c *Config) validateParsed() error {
 		return errors.New("SCOPE_CLASSIFY_RESULTS: expected SCOPE_DESCRIPTION to be set, to classify tool results against")
 	}
 	if tokens, err := api.ParseTokens(c.APITokens); err != nil {
-		return fmt.Errorf("API_TOKENS: expected comma-separated name:secret pairs: %w", err)
+		return fmt.Errorf("API_TOKENS: expected comma-separated name:secret;scope=… tokens: %w", err)
 	} else if c.APIAddr != "" && len(tokens) == 0 {
-		return errors.New("API_TOKENS: expected at least one name:secret pair with API_ADDR set")
+		return errors.New("API_TOKENS: expected at least one name:secret;scope=… token with API_ADDR set")
 	}
 	if _, err := planner.ParseStrategy(c.Strategy); err != nil {
 		return fmt.Errorf("STRATEGY: expected react, planner or auto: %w", err)

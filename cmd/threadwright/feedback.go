@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/store"
 )
 
@@ -140,15 +141,18 @@ func printFeedback(w io.Writer, r conversation.FeedbackReport) error {
 	}
 	fmt.Fprintln(tw, "CHANNEL\tSTRATEGY\tPOSITIVE\tNEGATIVE")
 	for _, c := range r.Counts {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", c.Channel, orDash(c.Strategy), c.Positive, c.Negative)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\n", textcut.Printable(c.Channel), textcut.Printable(orDash(c.Strategy)), c.Positive, c.Negative)
 	}
 	if len(r.Negative) > 0 {
 		fmt.Fprintln(tw, "\nNegative answers:")
 		fmt.Fprintln(tw, "WHEN\tCHANNEL\tMESSAGE\tUSER\tMODEL\tTOOLS\tLATENCY\tTOKENS\tREASON")
 		for _, f := range r.Negative {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", f.CreatedAt.Format("2006-01-02 15:04"), f.Key.ChannelID, f.MessageTS,
-				f.UserID, orDash(f.Model), orDash(strings.Join(f.Tools, ",")), f.Latency.Round(time.Millisecond),
-				f.PromptTokens+f.CompletionTokens, orDash(strings.Join(strings.Fields(f.Reason), " ")))
+			// Printable: a reason is typed by anyone in Slack, and the store's other
+			// fields are not the terminal's to trust either.
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", f.CreatedAt.Format("2006-01-02 15:04"),
+				textcut.Printable(f.Key.ChannelID), textcut.Printable(f.MessageTS), textcut.Printable(f.UserID),
+				textcut.Printable(orDash(f.Model)), textcut.Printable(orDash(strings.Join(f.Tools, ","))), f.Latency.Round(time.Millisecond),
+				f.PromptTokens+f.CompletionTokens, textcut.Printable(orDash(strings.Join(strings.Fields(f.Reason), " "))))
 		}
 	}
 	return tw.Flush()

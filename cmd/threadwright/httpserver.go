@@ -2,16 +2,20 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/threadwright/threadwright/api"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/service"
+	"github.com/threadwright/threadwright/internal/redact"
 	"github.com/threadwright/threadwright/metrics"
 )
 
@@ -49,11 +53,32 @@ func (s *httpServer) Close() {
 	<-s.done
 }
 
+// bearer returns next guarded by token: a request without "Authorization: Bearer
+// <token>" gets 401 (compared in constant time, as SHA-256 digests). An empty token
+// guards nothing.
+func bearer(token string, next http.Handler) http.Handler {
+	if token == "" {
+		return next
+	}
+	want := sha256.Sum256([]byte(token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+			http.Error(w, "a bearer token (METRICS_TOKEN) is required", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // serveHealth serves GET /healthz (the process is up), GET /readyz (ready's answer:
 // 503 with a fixed reason when it returns an error, the detail logged) and GET
 // /metrics (mx's instruments) on addr (HTTP_ADDR), and returns the server; nil when
-// addr is empty.
-func serveHealth(addr string, ready func(context.Context) error, mx *metrics.Metrics, log *slog.Logger) (*httpServer, error) {
+// addr is empty. With metricsToken set (METRICS_TOKEN), /metrics answers 401 unless
+// the request carries it as a bearer token.
+func serveHealth(addr, metricsToken string, ready func(context.Context) error, mx *metrics.Metrics, log *slog.Logger) (*httpServer, error) {
 	if addr == "" {
 		return nil, nil
 	}
@@ -65,7 +90,7 @@ func serveHealth(addr string, ready func(context.Context) error, mx *metrics.Met
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
-	mux.Handle("GET /metrics", mx.Handler(log)) // docs/operations.md, "Metrics"
+	mux.Handle("GET /metrics", bearer(metricsToken, mx.Handler(log))) // docs/operations.md, "Metrics"
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := ready(r.Context()); err != nil {
 			// The answer names the part that is not ready, never the detail (a
@@ -101,6 +126,7 @@ type apiParts struct {
 	workflows conversation.Workflows
 	links     conversation.Permalinker
 	teamID    string
+	scrubber  *redact.Redactor // scrubs every response (runConfig.scrubber)
 }
 
 // serveAPI serves the HTTP API (package api) on API_ADDR, and returns the server,
@@ -121,7 +147,7 @@ func serveAPI(c *Config, p apiParts, log *slog.Logger) (*httpServer, error) {
 	kb, _ := p.store.(conversation.Knowledge)
 	srv, err := api.New(api.Config{
 		Store: apiStore, Submitter: p.service, Workflows: p.workflows, Knowledge: kb, Links: p.links,
-		Approvers: c.ApproverUserIDs, TeamID: p.teamID, Tokens: tokens, Logger: log,
+		Approvers: c.ApproverUserIDs, TeamID: p.teamID, Tokens: tokens, Redactor: p.scrubber, Logger: log,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("API_ADDR: %w", err)

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/textcut"
 	"github.com/threadwright/threadwright/knowledge"
 	"github.com/threadwright/threadwright/store"
 )
@@ -158,10 +159,15 @@ func listSources(ctx context.Context, kb conversation.Knowledge, stdout io.Write
 		return nil
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SOURCE\tCHUNKS\tINGESTED\tHASH")
+	fmt.Fprintln(tw, "SOURCE\tCHUNKS\tINGESTED\tHASH\tORIGIN")
 	chunks := 0
 	for _, s := range infos {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%.12s\n", s.Source, s.Chunks, s.IngestedAt.UTC().Format("2006-01-02 15:04 UTC"), s.Hash)
+		origin := s.Origin.By
+		if s.Origin.Untrusted {
+			origin += " (untrusted)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%.12s\t%s\n", textcut.Printable(s.Source), s.Chunks, s.IngestedAt.UTC().Format("2006-01-02 15:04 UTC"), s.Hash,
+			textcut.Printable(origin))
 		chunks += s.Chunks
 	}
 	if err := tw.Flush(); err != nil {

@@ -74,7 +74,7 @@ func TestIngestCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustContain(t, "ingest --list", out, "SOURCE", "CHUNKS", "INGESTED", "HASH\n",
+	mustContain(t, "ingest --list", out, "SOURCE", "CHUNKS", "INGESTED", "HASH", "ORIGIN\n",
 		"docs/handbook/leave.md", "2", " UTC", "\n", "docs/it/vpn.html", "1", "\n",
 		"2 sources, 3 chunks\n")
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -298,5 +299,42 @@ func TestE2EMetricsOfATimedOutTurn(t *testing.T) {
 	}
 	if v, _ := f.value("threadwright_model_calls_total", "model", "gpt-test", "outcome", "timeout"); v != 1 {
 		t.Errorf("model calls that timed out = %v, want 1", v)
+	}
+}
+
+// TestE2EMetricsToken (issue 25, item 8): with METRICS_TOKEN set, GET /metrics
+// answers 401 without the bearer token or with another, and the metrics with it;
+// /healthz stays open.
+func TestE2EMetricsToken(t *testing.T) {
+	const token = "metrics-token-0123456789"
+	h := newHarness(t, emulator.Config{})
+	h.env["METRICS_TOKEN"] = token
+	h.start()
+	get := func(path, auth string) (int, string) {
+		req, err := http.NewRequest("GET", "http://"+h.main.Addr()+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, auth := range []string{"", "Bearer wrong-token-0123456789", token} {
+		if code, body := get("/metrics", auth); code != http.StatusUnauthorized || strings.Contains(body, "threadwright_") {
+			t.Errorf("GET /metrics with %q: %d", auth, code)
+		}
+	}
+	if code, body := get("/metrics", "Bearer "+token); code != http.StatusOK || !strings.Contains(body, "threadwright_") {
+		t.Errorf("GET /metrics with the token: %d", code)
+	}
+	if code, _ := get("/healthz", ""); code != http.StatusOK {
+		t.Errorf("GET /healthz: %d", code)
 	}
 }

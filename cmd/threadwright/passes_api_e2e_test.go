@@ -13,7 +13,7 @@ func TestE2EPassesInTheAPI(t *testing.T) {
 	second := secondModel(t)
 	h := newPassesHarness(t, "enhance:\n  base_url: "+second.URL()+"\n  model: enhance-model\n")
 	h.env["API_ADDR"] = "127.0.0.1:0"
-	h.env["API_TOKENS"] = "ci-bot:" + ciSecret
+	h.env["API_TOKENS"] = "ci-bot:" + ciSecret + ";scope=admin"
 	h.start()
 	thread := h.startWorkflow(alice, "launch")
 	h.latest(thread, "A: Reviewed A", "")

@@ -122,7 +122,7 @@ func TestE2EProposalReviewedResearchAndVerdictRevision(t *testing.T) {
 	h.ai.Handle(pm.respond)
 	h.env["TOOL_TIMEOUT"] = "30s" // a search on a loaded machine; not what this test is about
 	h.env["API_ADDR"] = "127.0.0.1:0"
-	h.env["API_TOKENS"] = "ci-bot:" + ciSecret
+	h.env["API_TOKENS"] = "ci-bot:" + ciSecret + ";scope=admin"
 	h.ingest("notes", "energy.md", "# Tenant energy\n\n## Heating costs\n\nTenants of old blocks pay 40% more for heating than owners.\n")
 	h.start()
 	thread := h.startWorkflow(alice, "proposal")

@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/threadwright/threadwright/agents/mcp"
@@ -20,7 +21,7 @@ import (
 // "Bearer <token>" is also scrubbed word by word, so that the token alone is found
 // too. Values shorter than redact.MinLength are ignored.
 func (c *Config) redactor(mcpCfg mcp.Config, profiles map[string]ModelProfile) *redact.Redactor {
-	secrets := []string{c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, urlPassword(c.DatabaseURL), urlPassword(c.SearxngURL), c.BraveAPIKey, c.TavilyAPIKey, c.WebhookSecret}
+	secrets := []string{c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, urlPassword(c.DatabaseURL), urlPassword(c.SearxngURL), c.BraveAPIKey, c.TavilyAPIKey, c.WebhookSecret, c.MetricsToken}
 	for _, p := range profiles {
 		secrets = append(secrets, p.APIKey)
 	}
@@ -29,6 +30,7 @@ func (c *Config) redactor(mcpCfg mcp.Config, profiles map[string]ModelProfile) *
 			secrets = append(secrets, t.Secret)
 		}
 	}
+	secrets = append(secrets, otlpSecrets(c.OTLPEndpoint, c.OTLPTracesEndpoint)...)
 	for _, s := range mcpCfg.Servers {
 		secrets = append(secrets, urlPassword(s.URL))
 		for _, m := range []map[string]string{s.Headers, s.Env} {
@@ -39,6 +41,43 @@ func (c *Config) redactor(mcpCfg mcp.Config, profiles map[string]ModelProfile) *
 		}
 	}
 	return redact.New(secrets...)
+}
+
+// otlpSecrets returns the secrets of the OTLP exporter's settings: the user
+// information and query values of the endpoints, and the values of
+// OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS (key=value pairs,
+// comma-separated, values URL-encoded, as the OTel SDK reads them), raw, decoded and
+// word by word ("Bearer <token>").
+func otlpSecrets(endpoints ...string) []string {
+	var out []string
+	for _, e := range endpoints {
+		u, err := url.Parse(e)
+		if err != nil {
+			continue
+		}
+		if u.User != nil {
+			p, _ := u.User.Password()
+			out = append(out, u.User.Username(), p)
+		}
+		for _, vs := range u.Query() {
+			out = append(out, vs...)
+		}
+	}
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+		for _, pair := range strings.Split(os.Getenv(name), ",") {
+			_, v, ok := strings.Cut(pair, "=")
+			if !ok {
+				continue
+			}
+			v = strings.TrimSpace(v)
+			out = append(out, v)
+			if dec, err := url.QueryUnescape(v); err == nil {
+				out = append(out, dec)
+				out = append(out, strings.Fields(dec)...)
+			}
+		}
+	}
+	return out
 }
 
 // urlPassword returns the password of raw's user information ("" for none).

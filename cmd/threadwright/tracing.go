@@ -75,7 +75,7 @@ func startTracing(ctx context.Context, c TraceConfig, redactor *redact.Redactor,
 		return nil, err
 	}
 	if cfg.Enabled() {
-		log.Info("tracing on: spans exported over OTLP/HTTP", "endpoint", firstSet(c.OTLPTracesEndpoint, c.OTLPEndpoint), "record_content", cfg.RecordContent)
+		log.Info("tracing on: spans exported over OTLP/HTTP", "endpoint", redact.URL(firstSet(c.OTLPTracesEndpoint, c.OTLPEndpoint)), "record_content", cfg.RecordContent)
 	}
 	return func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceShutdownTimeout)

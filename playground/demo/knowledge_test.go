@@ -24,7 +24,7 @@ func TestKnowledgeAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := st.ReplaceSource(ctx, "handbook/leave.md", "h1", []conversation.Chunk{
+	if _, err := st.ReplaceSource(ctx, "handbook/leave.md", "h1", conversation.Origin{}, []conversation.Chunk{
 		{Heading: "Parental leave", Text: "Employees get 16 weeks of paid parental leave. It can be split in two."},
 	}); err != nil {
 		t.Fatal(err)

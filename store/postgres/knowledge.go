@@ -72,8 +72,8 @@ weighted AS MATERIALIZED (
 	SELECT q, ln(1 + (n - df + 0.5) / (df + 0.5)) AS idf
 	FROM found WHERE 2 * df <= n OR NOT EXISTS (SELECT FROM found WHERE 2 * df <= n)
 )
-SELECT c.source, c.ordinal, c.heading, c.text, s.score
-FROM chunks AS c,
+SELECT c.source, c.ordinal, c.heading, c.text, s.score, src.untrusted
+FROM chunks AS c JOIN sources AS src ON src.source = c.source,
 	LATERAL (SELECT sum(w.idf * ts_rank(c.tsv, w.q, 1)) AS score FROM weighted AS w) AS s
 WHERE c.tsv @@ (SELECT string_agg(q::text, ' | ')::tsquery FROM weighted)
 ORDER BY s.score DESC, c.source, c.ordinal
@@ -84,14 +84,15 @@ LIMIT $2::integer`
 // ReplaceSource of the same source wait), then replaces its chunks. When the source is
 // stored with hash already it changes nothing and returns false. The chunks are
 // numbered from 0 in the order given.
-func (s *Knowledge) ReplaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk) (bool, error) {
+func (s *Knowledge) ReplaceSource(ctx context.Context, source, hash string, origin conversation.Origin, chunks []conversation.Chunk) (bool, error) {
+	origin = sqlstore.OriginOf(origin)
 	ok, err := sqlstore.ReplaceSource(source, hash, chunks, func(chunks []conversation.Chunk, now time.Time) (bool, error) {
-		return s.replaceSource(ctx, source, hash, chunks, now)
+		return s.replaceSource(ctx, source, hash, origin, chunks, now)
 	})
 	return ok, classify(err)
 }
 
-func (s *Knowledge) replaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk, now time.Time) (bool, error) {
+func (s *Knowledge) replaceSource(ctx context.Context, source, hash string, origin conversation.Origin, chunks []conversation.Chunk, now time.Time) (bool, error) {
 	headings, texts := make(pq.StringArray, len(chunks)), make(pq.StringArray, len(chunks))
 	for i, c := range chunks {
 		headings[i], texts[i] = c.Heading, c.Text
@@ -103,11 +104,12 @@ func (s *Knowledge) replaceSource(ctx context.Context, source, hash string, chun
 	defer tx.Rollback()
 	var changed bool
 	err = tx.QueryRowContext(ctx, `
-		INSERT INTO sources (source, hash, chunks, ingested_at, created_at) VALUES ($1, $2, $3, $4, $4)
-		ON CONFLICT (source) DO UPDATE SET hash = EXCLUDED.hash, chunks = EXCLUDED.chunks, ingested_at = EXCLUDED.ingested_at
-		WHERE sources.hash <> EXCLUDED.hash
+		INSERT INTO sources (source, hash, chunks, ingested_at, created_at, origin, untrusted) VALUES ($1, $2, $3, $4, $4, $5, $6)
+		ON CONFLICT (source) DO UPDATE SET hash = EXCLUDED.hash, chunks = EXCLUDED.chunks, ingested_at = EXCLUDED.ingested_at,
+			origin = EXCLUDED.origin, untrusted = EXCLUDED.untrusted
+		WHERE (sources.hash, sources.origin, sources.untrusted) IS DISTINCT FROM (EXCLUDED.hash, EXCLUDED.origin, EXCLUDED.untrusted)
 		RETURNING true`,
-		source, hash, len(chunks), now).Scan(&changed)
+		source, hash, len(chunks), now, origin.By, origin.Untrusted).Scan(&changed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil // stored with hash already
 	}
@@ -138,7 +140,7 @@ func (s *Knowledge) DeleteSource(ctx context.Context, source string) error {
 // Sources lists the ingested sources, sorted by path byte-wise (COLLATE "C").
 func (s *Knowledge) Sources(ctx context.Context) ([]conversation.SourceInfo, error) {
 	infos, err := sqlstore.Sources(func(rows *[]sqlstore.SourceRow[time.Time]) error {
-		return s.db.SelectContext(ctx, rows, `SELECT source, hash, chunks, ingested_at FROM sources ORDER BY source`)
+		return s.db.SelectContext(ctx, rows, `SELECT source, hash, chunks, ingested_at, origin, untrusted FROM sources ORDER BY source`)
 	})
 	return infos, classify(err)
 }
@@ -154,7 +156,7 @@ func (s *Knowledge) Search(ctx context.Context, query string, limit int) ([]conv
 		defer rows.Close()
 		for rows.Next() {
 			var r sqlstore.PassageRow
-			if err := rows.Scan(&r.Source, &r.Ordinal, &r.Heading, &r.Text, &r.Score); err != nil {
+			if err := rows.Scan(&r.Source, &r.Ordinal, &r.Heading, &r.Text, &r.Score, &r.Untrusted); err != nil {
 				return err
 			}
 			*out = append(*out, r)

@@ -58,31 +58,32 @@ best AS (
 	WHERE chunks_fts MATCH (SELECT coalesce(group_concat(word, ' OR '), '""') FROM kept)
 	ORDER BY rank, rowid LIMIT ?2
 )
-SELECT c.source, c.ordinal, c.heading, c.text, -best.rank AS score
-FROM best JOIN chunks AS c ON c.id = best.id
+SELECT c.source, c.ordinal, c.heading, c.text, -best.rank AS score, s.untrusted
+FROM best JOIN chunks AS c ON c.id = best.id JOIN sources AS s ON s.source = c.source
 ORDER BY best.rank, c.source, c.ordinal`
 
 // ReplaceSource stores chunks as the whole content of source, in one transaction: it
 // replaces the source's row and chunks (chunks_fts follows, by trigger), unless the
 // source is stored with hash already, and then it changes nothing and returns false.
 // The chunks are numbered from 0 in the order given.
-func (s *Knowledge) ReplaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk) (bool, error) {
+func (s *Knowledge) ReplaceSource(ctx context.Context, source, hash string, origin conversation.Origin, chunks []conversation.Chunk) (bool, error) {
+	origin = sqlstore.OriginOf(origin)
 	ok, err := sqlstore.ReplaceSource(source, hash, chunks, func(chunks []conversation.Chunk, now time.Time) (bool, error) {
-		return s.replaceSource(ctx, source, hash, chunks, now)
+		return s.replaceSource(ctx, source, hash, origin, chunks, now)
 	})
 	return ok, classify(err)
 }
 
-func (s *Knowledge) replaceSource(ctx context.Context, source, hash string, chunks []conversation.Chunk, now time.Time) (bool, error) {
+func (s *Knowledge) replaceSource(ctx context.Context, source, hash string, origin conversation.Origin, chunks []conversation.Chunk, now time.Time) (bool, error) {
 	tx, err := s.write.BeginTxx(ctx, nil)
 	if err != nil {
 		return false, err
 	}
 	defer tx.Rollback()
-	var stored string
-	err = tx.GetContext(ctx, &stored, `SELECT hash FROM sources WHERE source = ?`, source)
+	var stored sqlstore.SourceRow[timestamp]
+	err = tx.GetContext(ctx, &stored, `SELECT hash, origin, untrusted FROM sources WHERE source = ?`, source)
 	switch {
-	case err == nil && stored == hash:
+	case err == nil && stored.Hash == hash && stored.Origin == origin.By && stored.Untrusted == origin.Untrusted:
 		return false, nil
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return false, err
@@ -91,9 +92,10 @@ func (s *Knowledge) replaceSource(ctx context.Context, source, hash string, chun
 		return false, err
 	}
 	if _, err := tx.ExecContext(ctx, `
-		INSERT INTO sources (source, hash, chunks, ingested_at, created_at) VALUES (?1, ?2, ?3, ?4, ?4)
-		ON CONFLICT (source) DO UPDATE SET hash = excluded.hash, chunks = excluded.chunks, ingested_at = excluded.ingested_at`,
-		source, hash, len(chunks), timestamp(now)); err != nil {
+		INSERT INTO sources (source, hash, chunks, ingested_at, created_at, origin, untrusted) VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)
+		ON CONFLICT (source) DO UPDATE SET hash = excluded.hash, chunks = excluded.chunks, ingested_at = excluded.ingested_at,
+			origin = excluded.origin, untrusted = excluded.untrusted`,
+		source, hash, len(chunks), timestamp(now), origin.By, origin.Untrusted); err != nil {
 		return false, err
 	}
 	insert, err := tx.PrepareContext(ctx, `
@@ -121,7 +123,7 @@ func (s *Knowledge) DeleteSource(ctx context.Context, source string) error {
 // Sources lists the ingested sources, sorted by path byte-wise.
 func (s *Knowledge) Sources(ctx context.Context) ([]conversation.SourceInfo, error) {
 	infos, err := sqlstore.Sources(func(rows *[]sqlstore.SourceRow[timestamp]) error {
-		return s.read.SelectContext(ctx, rows, `SELECT source, hash, chunks, ingested_at FROM sources ORDER BY source`)
+		return s.read.SelectContext(ctx, rows, `SELECT source, hash, chunks, ingested_at, origin, untrusted FROM sources ORDER BY source`)
 	})
 	return infos, classify(err)
 }

@@ -153,9 +153,12 @@ func TestKnowledgeIndexInSync(t *testing.T) {
 		name string
 		do   func() error
 	}{
-		{"ingest", func() error { _, err := s.ReplaceSource(ctx, "a.md", "h1", chunks); return err }},
-		{"ingest another", func() error { _, err := s.ReplaceSource(ctx, "b.md", "h1", chunks); return err }},
-		{"replace", func() error { _, err := s.ReplaceSource(ctx, "a.md", "h2", chunks[1:]); return err }},
+		{"ingest", func() error { _, err := s.ReplaceSource(ctx, "a.md", "h1", conversation.Origin{}, chunks); return err }},
+		{"ingest another", func() error { _, err := s.ReplaceSource(ctx, "b.md", "h1", conversation.Origin{}, chunks); return err }},
+		{"replace", func() error {
+			_, err := s.ReplaceSource(ctx, "a.md", "h2", conversation.Origin{}, chunks[1:])
+			return err
+		}},
 		{"delete", func() error { return s.DeleteSource(ctx, "b.md") }},
 	} {
 		if err := step.do(); err != nil {

@@ -38,7 +38,7 @@ func FuzzSearch(f *testing.F, kb conversation.Knowledge) {
 		chunk("Background", "alpha beta"), chunk("More", "the quick brown fox"), chunk("Else", "gamma delta"))
 	f.Fuzz(func(t *testing.T, q string) {
 		sum := sha256.Sum256([]byte(q))
-		_, err := kb.ReplaceSource(ctx, "query.md", hex.EncodeToString(sum[:]), []conversation.Chunk{chunk("Query", q)})
+		_, err := kb.ReplaceSource(ctx, "query.md", hex.EncodeToString(sum[:]), conversation.Origin{}, []conversation.Chunk{chunk("Query", q)})
 		stored := err == nil
 		ps, err := kb.Search(ctx, q, 10)
 		if err != nil {

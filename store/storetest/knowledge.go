@@ -22,6 +22,7 @@ func RunKnowledge(t *testing.T, open func(t *testing.T) conversation.Knowledge) 
 	suite[conversation.Knowledge]{
 		{"Ingest", testIngest},
 		{"Unchanged", testUnchanged},
+		{"Origin", testOrigin},
 		{"Replace", testReplace},
 		{"NoChunks", testNoChunks},
 		{"InvalidChunks", testInvalidChunks},
@@ -47,7 +48,7 @@ func chunk(heading, text string) conversation.Chunk {
 // ReplaceSource reports wantChanged.
 func mustReplace(t testing.TB, kb conversation.Knowledge, source, hash string, wantChanged bool, chunks ...conversation.Chunk) {
 	t.Helper()
-	changed, err := kb.ReplaceSource(context.Background(), source, hash, chunks)
+	changed, err := kb.ReplaceSource(context.Background(), source, hash, conversation.Origin{}, chunks)
 	if err != nil || changed != wantChanged {
 		t.Fatalf("ReplaceSource(%s, %s) = %v, %v; want %v, nil", source, hash, changed, err, wantChanged)
 	}
@@ -118,7 +119,8 @@ func testIngest(t *testing.T, kb conversation.Knowledge) {
 		t.Errorf("IngestedAt = %v; want after %v", got.IngestedAt, before)
 	}
 	got.IngestedAt = time.Time{}
-	if want := (conversation.SourceInfo{Source: "docs/handbook/leave.md", Hash: "h1", Chunks: 2}); got != want {
+	if want := (conversation.SourceInfo{Source: "docs/handbook/leave.md", Hash: "h1", Chunks: 2,
+		Origin: conversation.Origin{By: conversation.OriginIngest}}); got != want {
 		t.Errorf("Sources()[0] = %+v; want %+v", got, want)
 	}
 	ps := mustSearch(t, kb, "parental", 10)
@@ -132,6 +134,47 @@ func testIngest(t *testing.T, kb conversation.Knowledge) {
 	ps = mustSearch(t, kb, "policy", 10)
 	if len(ps) != 1 || ps[0].Ordinal != 0 || ps[0].Heading != "" {
 		t.Errorf("Search(policy) = %q; want the chunk without heading, ordinal 0", refs(ps))
+	}
+}
+
+// testOrigin: a document keeps who stored it, and its passages say whether it is
+// untrusted; the same content stored by another origin is a change (an operator's
+// ingest of an uploaded document makes it trusted), the same origin again is not.
+func testOrigin(t *testing.T, kb conversation.Knowledge) {
+	ctx := context.Background()
+	up := conversation.Origin{By: "api:portal", Untrusted: true}
+	for _, c := range []struct {
+		source string
+		origin conversation.Origin
+	}{{"ops.md", conversation.Origin{}}, {"upload.md", up}, {"trusted.md", conversation.Origin{By: "api:docs"}}} {
+		if ok, err := kb.ReplaceSource(ctx, c.source, "h1", c.origin, []conversation.Chunk{chunk("Leave", "parental leave "+c.source)}); !ok || err != nil {
+			t.Fatalf("ReplaceSource(%s) = %v, %v", c.source, ok, err)
+		}
+	}
+	byName := map[string]conversation.Origin{}
+	for _, i := range mustSources(t, kb) {
+		byName[i.Source] = i.Origin
+	}
+	if want := map[string]conversation.Origin{"ops.md": {By: conversation.OriginIngest}, "upload.md": up, "trusted.md": {By: "api:docs"}}; !reflect.DeepEqual(byName, want) {
+		t.Errorf("origins = %+v; want %+v", byName, want)
+	}
+	untrusted := map[string]bool{}
+	for _, p := range mustSearch(t, kb, "parental leave", 10) {
+		untrusted[p.Source] = p.Untrusted
+	}
+	if want := map[string]bool{"ops.md": false, "upload.md": true, "trusted.md": false}; !reflect.DeepEqual(untrusted, want) {
+		t.Errorf("passages' Untrusted = %v; want %v", untrusted, want)
+	}
+	if ok, err := kb.ReplaceSource(ctx, "upload.md", "h1", up, []conversation.Chunk{chunk("Leave", "x")}); ok || err != nil {
+		t.Errorf("the same content and origin again = %v, %v; want no change", ok, err)
+	}
+	if ok, err := kb.ReplaceSource(ctx, "upload.md", "h1", conversation.Origin{}, []conversation.Chunk{chunk("Leave", "parental leave upload.md")}); !ok || err != nil {
+		t.Errorf("the same content by ingest = %v, %v; want a change", ok, err)
+	}
+	for _, p := range mustSearch(t, kb, "parental leave", 10) {
+		if p.Untrusted {
+			t.Errorf("after the operator's ingest, %s is untrusted", p.Source)
+		}
 	}
 }
 
@@ -218,7 +261,7 @@ func testInvalidChunks(t *testing.T, kb conversation.Knowledge) {
 		{"SourceNotUTF8", "a\xff.md", "h2", []conversation.Chunk{chunk("A", "x")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			changed, err := kb.ReplaceSource(ctx, tc.source, tc.hash, tc.chunks)
+			changed, err := kb.ReplaceSource(ctx, tc.source, tc.hash, conversation.Origin{}, tc.chunks)
 			if err == nil || changed {
 				t.Errorf("ReplaceSource = %v, %v; want false and an error", changed, err)
 			}
@@ -246,7 +289,7 @@ func testConcurrentReplace(t *testing.T, kb conversation.Knowledge) {
 	)
 	for range writers {
 		wg.Go(func() {
-			ok, err := kb.ReplaceSource(context.Background(), "race.md", "h1",
+			ok, err := kb.ReplaceSource(context.Background(), "race.md", "h1", conversation.Origin{},
 				[]conversation.Chunk{chunk("Race", "one"), chunk("Race", "two")})
 			mu.Lock()
 			defer mu.Unlock()

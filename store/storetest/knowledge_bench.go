@@ -42,7 +42,7 @@ func BenchKnowledgeSearch(b *testing.B, open func(b *testing.B) conversation.Kno
 	start := time.Now()
 	for i := range benchSources {
 		source := fmt.Sprintf("bench/doc-%03d.md", i)
-		if _, err := kb.ReplaceSource(ctx, source, "h", c.chunks(benchChunksPerSource)); err != nil {
+		if _, err := kb.ReplaceSource(ctx, source, "h", conversation.Origin{}, c.chunks(benchChunksPerSource)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -37,15 +37,18 @@ type SourceRow[T Time] struct {
 	Hash       string `db:"hash"`
 	Chunks     int    `db:"chunks"`
 	IngestedAt T      `db:"ingested_at"`
+	Origin     string `db:"origin"`
+	Untrusted  bool   `db:"untrusted"`
 }
 
 // PassageRow is a chunk as Search reads it, with its score.
 type PassageRow struct {
-	Source  string  `db:"source"`
-	Ordinal int     `db:"ordinal"`
-	Heading string  `db:"heading"`
-	Text    string  `db:"text"`
-	Score   float64 `db:"score"`
+	Source    string  `db:"source"`
+	Ordinal   int     `db:"ordinal"`
+	Heading   string  `db:"heading"`
+	Text      string  `db:"text"`
+	Score     float64 `db:"score"`
+	Untrusted bool    `db:"untrusted"`
 }
 
 // ReplaceSource implements conversation.Knowledge.ReplaceSource around a backend's
@@ -95,6 +98,14 @@ func checkChunks(source, hash string, chunks []conversation.Chunk) ([]conversati
 	return out, nil
 }
 
+// OriginOf returns origin as stored: By "" is conversation.OriginIngest.
+func OriginOf(origin conversation.Origin) conversation.Origin {
+	if origin.By == "" {
+		origin.By = conversation.OriginIngest
+	}
+	return origin
+}
+
 // storable reports whether s can be stored in a text column of both backends.
 func storable(s string) bool {
 	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
@@ -124,7 +135,8 @@ func Sources[T Time](query func(rows *[]SourceRow[T]) error) ([]conversation.Sou
 	}
 	infos := make([]conversation.SourceInfo, len(rows))
 	for i, r := range rows {
-		infos[i] = conversation.SourceInfo{Source: r.Source, Hash: r.Hash, Chunks: r.Chunks, IngestedAt: r.IngestedAt.UTC()}
+		infos[i] = conversation.SourceInfo{Source: r.Source, Hash: r.Hash, Chunks: r.Chunks, IngestedAt: r.IngestedAt.UTC(),
+			Origin: conversation.Origin{By: r.Origin, Untrusted: r.Untrusted}}
 	}
 	return infos, nil
 }
@@ -148,7 +160,7 @@ func Search(query string, limit int, run func(query string, limit int, rows *[]P
 	for i, r := range rows {
 		passages[i] = conversation.Passage{
 			Chunk: conversation.Chunk{Source: r.Source, Heading: r.Heading, Ordinal: r.Ordinal, Text: r.Text},
-			Score: r.Score,
+			Score: r.Score, Untrusted: r.Untrusted,
 		}
 	}
 	return passages, nil

@@ -1,0 +1,81 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// blockingKnowledge holds every ReplaceSource until release is closed, telling
+// entered when one starts.
+type blockingKnowledge struct {
+	conversation.Knowledge
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingKnowledge) ReplaceSource(ctx context.Context, _, _ string, _ conversation.Origin, _ []conversation.Chunk) (bool, error) {
+	b.entered <- struct{}{}
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+	}
+	return true, nil
+}
+
+// TestUploadBounds (issue 25, item 7): with two uploads held in the store, a third
+// is refused at once with 503 and Retry-After, and stored nothing; once they end,
+// one token's uploads past its burst get 429 with Retry-After, while another token
+// still uploads.
+func TestUploadBounds(t *testing.T) {
+	s, _, _ := testServer(t)
+	kb := &blockingKnowledge{entered: make(chan struct{}, 10), release: make(chan struct{})}
+	s.cfg.Knowledge = kb
+	upload := func(secret, name string) *httptest.ResponseRecorder {
+		w := postAs(t, s, secret, "/v1/knowledge/sources", map[string]string{"source": name, "content": "# Doc\n\ntext"})
+		return w
+	}
+	var wg sync.WaitGroup
+	for i := range maxUploadsInFlight {
+		wg.Go(func() {
+			if w := upload("ci-bot-secret-0123456789", fmt.Sprintf("held-%d.md", i)); w.Code != http.StatusCreated {
+				t.Errorf("held upload %d: %d %s", i, w.Code, w.Body)
+			}
+		})
+	}
+	for range maxUploadsInFlight {
+		<-kb.entered
+	}
+	w := upload("ci-bot-secret-0123456789", "third.md")
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" {
+		t.Errorf("a third upload in flight: %d, Retry-After %q: %s", w.Code, w.Header().Get("Retry-After"), w.Body)
+	}
+	close(kb.release)
+	wg.Wait()
+	if len(kb.entered) != 0 {
+		t.Errorf("the refused upload reached the store")
+	}
+	// ci-bot's burst: it used 3 of its 10 above.
+	codes := map[int]int{}
+	for i := range uploadBurst {
+		w := upload("ci-bot-secret-0123456789", fmt.Sprintf("burst-%d.md", i))
+		codes[w.Code]++
+		if w.Code == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "" {
+			t.Errorf("429 without Retry-After")
+		}
+		for len(kb.entered) > 0 {
+			<-kb.entered
+		}
+	}
+	if codes[http.StatusTooManyRequests] == 0 || codes[http.StatusCreated] == 0 {
+		t.Errorf("ci-bot's burst: %v; want some 201 and then 429", codes)
+	}
+	if w := upload("other-secret-0123456789", "other.md"); w.Code != http.StatusCreated {
+		t.Errorf("another token's upload: %d %s", w.Code, w.Body)
+	}
+}
