@@ -57,6 +57,16 @@ type agentAPI struct {
 	ev *eventsAPI
 
 	sessions map[threadKey]*AgentSession // guarded by ws.mu
+	refuse   bool                         // guarded by ws.mu; see RefuseSessions
+}
+
+// RefuseSessions, when refuse is true, makes agents.sessions.* refuse every call with
+// not_allowed, as Slack does for an app not declared an agent; false accepts them
+// again.
+func (a *agentAPI) RefuseSessions(refuse bool) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	a.refuse = refuse
 }
 
 // methods is the agents.sessions family of the Web API.
@@ -71,6 +81,9 @@ func (a *agentAPI) methods() map[string]method {
 // (https://docs.slack.dev/reference/methods/agents.sessions.setStatus); see the
 // rules above.
 func (a *agentAPI) sessionsSetStatus(r *request) (object, error) {
+	if a.refuse {
+		return nil, errCode("not_allowed")
+	}
 	if r.get("status") == "" || r.get("channel_id") == "" {
 		return nil, errCode("invalid_arguments", "[ERROR] status and channel_id are required")
 	}
@@ -101,6 +114,9 @@ func (a *agentAPI) sessionsSetStatus(r *request) (object, error) {
 // (https://docs.slack.dev/reference/methods/agents.sessions.rename); see the rules
 // above.
 func (a *agentAPI) sessionsRename(r *request) (object, error) {
+	if a.refuse {
+		return nil, errCode("not_allowed")
+	}
 	title := r.get("title")
 	if strings.TrimSpace(title) == "" || r.get("channel_id") == "" {
 		return nil, errCode("invalid_arguments", "[ERROR] title and channel_id are required")
