@@ -57,7 +57,7 @@ type agentAPI struct {
 	ev *eventsAPI
 
 	sessions map[threadKey]*AgentSession // guarded by ws.mu
-	refuse   bool                         // guarded by ws.mu; see RefuseSessions
+	refuse   bool                        // guarded by ws.mu; see RefuseSessions
 }
 
 // RefuseSessions, when refuse is true, makes agents.sessions.* refuse every call with
