@@ -223,9 +223,9 @@ func (a *assistantAPI) assistantThreadsSetStatus(r *request) (object, error) {
 //
 // Rules of the session calls, and where they come from:
 //   - status is required and one of active, processing, suspended, closed: slack-go
-//     v0.35.0 agents.go ("Lifecycle statuses accepted by agents.sessions.setStatus");
-//     a call without status or channel_id is refused with invalid_arguments, as
-//     slack-go's own test server for the method does (agents_test.go);
+//     v0.35.0's AgentSessionStatus constants ("Lifecycle statuses accepted by
+//     agents.sessions.setStatus"); a call without status or channel_id is refused
+//     with invalid_arguments, as slack-go's own test server for the method does;
 //   - thread_ts names a message of the channel (the emulator's rule, as for
 //     assistant.threads.*: invalid_thread_ts);
 //   - title and initiator_user_id apply only when the call creates the session
