@@ -241,3 +241,27 @@ func TestE2EPersonsRenameSticks(t *testing.T) {
 		t.Errorf("session %+v: the person's title was overwritten", s)
 	}
 }
+
+// TestE2ESessionsRefused: where Slack refuses agent sessions (an app not declared an
+// agent), threads are answered as before, and the log says why once.
+func TestE2ESessionsRefused(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	var logs syncBuffer
+	h.logs = &logs
+	h.emu.RefuseSessions(true)
+	h.start()
+	for i, q := range []string{"first question", "second question"} {
+		h.ai.Push(openaitest.Response{Text: "Answer " + q})
+		ts := h.post(general, alice, "<@U0BOT> "+q, "")
+		if got := h.replies(general, ts, 1)[0]; got.Text != "Answer "+q {
+			t.Fatalf("answer %d: %q", i, got.Text)
+		}
+	}
+	h.idle()
+	if n := strings.Count(logs.String(), "agent sessions are off"); n != 1 {
+		t.Errorf("%d log lines say sessions are off; want one", n)
+	}
+	if calls := h.emu.Calls("agents.sessions.setStatus"); len(calls) != 1 {
+		t.Errorf("agents.sessions.setStatus called %d times; want once, then no more", len(calls))
+	}
+}

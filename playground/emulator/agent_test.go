@@ -11,7 +11,7 @@ import (
 )
 
 // TestAgentSessionCalls: agents.sessions.setStatus and rename through slack-go,
-// refused as Slack refuses them (the rules in agent.go), and the session they leave.
+// refused as Slack refuses them (the rules in assistant.go), and the session they leave.
 func TestAgentSessionCalls(t *testing.T) {
 	emu := MustStart(t, emulator.Config{})
 	api := NewAPI(emu)
@@ -105,5 +105,60 @@ func TestNativeStopHaltsStreams(t *testing.T) {
 	}
 	if renamed.Title != "Mine" || renamed.PreviousTitle != "hi" || renamed.ThreadTimestamp != ts {
 		t.Errorf("agent_session_title_changed %+v", renamed)
+	}
+}
+
+// TestPlaygroundAgentView: the page opens the Messages tab (the viewed channel as
+// the app's context, then app_home_opened), shows the threads' sessions in its state,
+// and presses a session's native Stop and renames it as the person.
+func TestPlaygroundAgentView(t *testing.T) {
+	emu := MustStart(t, emulator.Config{})
+	b := StartBot(t, emu)
+	ctx := testContext(t)
+	api := NewAPI(emu)
+	out := mustPage(t, emu, "/ui/messages", map[string]string{"user": "U0ALICE", "context": "C0GENERAL"})
+	if out["channel"] != "D0ALICE" {
+		t.Fatalf("/ui/messages: %v", out)
+	}
+	var viewed *slackevents.AppContextChangedEvent
+	var opened *slackevents.AppHomeOpenedEvent
+	for opened == nil {
+		req, ev := b.NextEvent(t, ctx)
+		b.MustAck(t, req)
+		switch e := ev.InnerEvent.Data.(type) {
+		case *slackevents.AppContextChangedEvent:
+			viewed = e
+		case *slackevents.AppHomeOpenedEvent:
+			opened = e
+		}
+	}
+	if viewed == nil || len(viewed.Context.Entities) != 1 || viewed.Context.Entities[0].Value != "C0GENERAL" || opened.Tab != "messages" || opened.Channel != "D0ALICE" {
+		t.Fatalf("context %+v, opened %+v: want #general in view, then the Messages tab", viewed, opened)
+	}
+
+	ts, err := emu.PostUserMessage("D0ALICE", "U0ALICE", "hi", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.SetAgentSessionStatus(slack.AgentSessionSetStatusParameters{Status: "processing", ChannelID: "D0ALICE", ThreadTS: ts, Title: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	_, state := pageCall(t, emu, "GET", "/ui/state?user=U0ALICE", nil)
+	if s, _ := state["sessions"].([]any); len(s) != 1 || s[0].(map[string]any)["status"] != "processing" {
+		t.Fatalf("state sessions %v", state["sessions"])
+	}
+	mustPage(t, emu, "/ui/session", map[string]string{"user": "U0ALICE", "channel": "D0ALICE", "thread_ts": ts, "action": "rename", "title": "Greeting"})
+	mustPage(t, emu, "/ui/session", map[string]string{"user": "U0ALICE", "channel": "D0ALICE", "thread_ts": ts, "action": "stop"})
+	var stopped bool
+	for !stopped {
+		req, ev := b.NextEvent(t, ctx)
+		b.MustAck(t, req)
+		_, stopped = ev.InnerEvent.Data.(*slackevents.AgentSessionStoppedEvent)
+	}
+	if s, _ := emu.Session("D0ALICE", ts); s.Title != "Greeting" {
+		t.Errorf("session %+v after the person's rename", s)
+	}
+	if status, _ := pageCall(t, emu, "POST", "/ui/session", map[string]string{"user": "U0ALICE", "channel": "D0ALICE", "thread_ts": ts, "action": "explode"}); status != 400 {
+		t.Errorf("an unknown action: status %d", status)
 	}
 }

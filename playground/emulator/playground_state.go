@@ -40,7 +40,7 @@ type (
 		Connected int                    `json:"connected"`
 		// Assistant are the person's assistant threads (assistant.go).
 		Assistant []AssistantThread `json:"assistant"`
-		// Sessions are the agent sessions of the threads (agent.go).
+		// Sessions are the agent sessions of the threads (assistant.go).
 		Sessions []AgentSession `json:"sessions"`
 	}
 	uiUser struct {

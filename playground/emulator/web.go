@@ -41,6 +41,8 @@ func (p *playground) route(mux *http.ServeMux) {
 		"POST /ui/close":       p.uiClose,
 		"POST /ui/shortcut":    p.uiShortcut,
 		"POST /ui/assistant":   p.uiAssistant,
+		"POST /ui/messages":    p.uiMessagesTab,
+		"POST /ui/session":     p.uiSession,
 	} {
 		mux.HandleFunc(pattern, p.requireSession(h))
 	}
@@ -387,4 +389,79 @@ func (p *playground) uiAssistant(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, object{"ok": true, "channel": channel, "thread_ts": ts})
+}
+
+// uiMessagesTab answers POST /ui/messages, {"user", "context"}: user opens the app's
+// Messages tab (the agent view), having viewed channel context last ("" for none):
+// app_context_changed with that channel, then app_home_opened.
+func (p *playground) uiMessagesTab(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		User    string `json:"user"`
+		Context string `json:"context"`
+	}
+	if err := decodeUI(w, r, &req); err != nil {
+		writeUIError(w, err)
+		return
+	}
+	if err := requireFields("user", req.User); err != nil {
+		writeUIError(w, err)
+		return
+	}
+	p.ws.mu.Lock()
+	err := p.conversationForLocked(dmID(req.User), req.User)
+	p.ws.mu.Unlock()
+	if err == nil && req.Context != "" && !strings.HasPrefix(req.Context, "D") {
+		err = p.agent.ChangeAppContext(req.User, ContextEntity{Type: EntityChannel, Value: req.Context})
+	}
+	var channel string
+	if err == nil {
+		channel, err = p.agent.OpenMessagesTab(req.User)
+	}
+	if err != nil {
+		writeUIError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, object{"ok": true, "channel": channel})
+}
+
+// uiSession answers POST /ui/session, {"user", "channel", "thread_ts", "action",
+// "title"}: user presses the native Stop of the thread's agent session (action
+// "stop": agent_session_stopped) or renames it (action "rename", with title:
+// agent_session_title_changed).
+func (p *playground) uiSession(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		User     string `json:"user"`
+		Channel  string `json:"channel"`
+		ThreadTS string `json:"thread_ts"`
+		Action   string `json:"action"`
+		Title    string `json:"title"`
+	}
+	if err := decodeUI(w, r, &req); err != nil {
+		writeUIError(w, err)
+		return
+	}
+	if err := requireFields("user", req.User, "channel", req.Channel, "thread_ts", req.ThreadTS); err != nil {
+		writeUIError(w, err)
+		return
+	}
+	p.ws.mu.Lock()
+	err := p.conversationForLocked(req.Channel, req.User)
+	p.ws.mu.Unlock()
+	if err == nil {
+		switch req.Action {
+		case "stop":
+			_, err = p.agent.StopSession(req.Channel, req.ThreadTS, req.User)
+		case "rename":
+			if err = requireFields("title", strings.TrimSpace(req.Title)); err == nil {
+				err = p.agent.RenameSessionAs(req.Channel, req.ThreadTS, req.User, strings.TrimSpace(req.Title))
+			}
+		default:
+			err = &uiError{http.StatusBadRequest, "action must be stop or rename"}
+		}
+	}
+	if err != nil {
+		writeUIError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, object{"ok": true})
 }

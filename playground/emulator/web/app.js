@@ -530,7 +530,16 @@ function renderThread() {
   const replies = msgs.filter(m => m.thread_ts === ui.thread && m.ts !== ui.thread && visible(m));
   const count = replies.filter(m => !m.ephemeral).length;
   const assistant = (ui.state.assistant || []).find(a => a.channel === ui.channel && a.thread_ts === ui.thread);
-  $('#thread-title').textContent = assistant ? (assistant.title || 'New chat') : 'Thread';
+  const session = (ui.state.sessions || []).find(x => x.channel === ui.channel && x.thread_ts === ui.thread);
+  $('#thread-title').textContent = session?.title || (assistant ? (assistant.title || 'New chat') : 'Thread');
+  // The agent session's status, and the person's native Stop and rename (the agent view).
+  const sess = $('#thread-session');
+  sess.hidden = !session;
+  if (session) {
+    $('#session-status').textContent = session.status;
+    $('#session-status').dataset.status = session.status;
+    $('#session-stop').disabled = session.status !== 'processing';
+  }
   const prompts = assistant?.prompts?.length ? [{key: 'prompts', html: `<div class="prompts"><div class="prompts-title">${esc(assistant.prompts_title || 'Suggested prompts')}</div>${
     assistant.prompts.map(p => `<button type="button" class="prompt" data-prompt="${esc(p.message)}">${esc(p.title)}</button>`).join('')}</div>`}] : [];
   const c = currentChannel();
@@ -769,6 +778,27 @@ async function openAssistant() {
   }
 }
 
+// openMessagesTab opens the app's Messages tab (the agent view): the DM, with the
+// channel viewed last as the app's context (app_context_changed, app_home_opened).
+async function openMessagesTab() {
+  try {
+    const m = await post('/ui/messages', {context: ui.channel});
+    ui.channel = m.channel;
+    ui.thread = '';
+    await load();
+    render();
+  } catch (err) {
+    toast(`Messages tab not opened: ${err.message}`);
+  }
+}
+
+// renameSession renames the open thread's agent session as the person
+// (agent_session_title_changed).
+async function renameSession() {
+  const title = prompt('Session title', $('#thread-title').textContent);
+  if (title && title.trim()) await act('/ui/session', {thread_ts: ui.thread, action: 'rename', title: title.trim()});
+}
+
 // ---- composers ----
 
 function isCommand(text) {
@@ -902,6 +932,9 @@ document.addEventListener('click', e => {
   else if (d.dismiss) { ui.dismissed.add(d.dismiss); render(); }
   else if (d.prompt !== undefined) act('/ui/post', {channel: ui.channel, text: d.prompt, thread_ts: ui.thread}, t);
   else if (t.id === 'assistant-open') openAssistant();
+  else if (t.id === 'messages-open') openMessagesTab();
+  else if (t.id === 'session-stop') act('/ui/session', {thread_ts: ui.thread, action: 'stop'}, t);
+  else if (t.id === 'session-rename') renameSession();
   else if (t.classList.contains('block-button')) clickButton(t);
   else if (t.classList.contains('overflow-button')) (menu.hidden || menu._anchor !== t ? openOverflow(t) : closeMenu());
   else if (t.classList.contains('message-menu-button')) (menu.hidden || menu._anchor !== t ? openShortcuts(t) : closeMenu());
