@@ -7,6 +7,8 @@
 //   - runtime.go: Runtime (New, Start, Wait, Shutdown) wires the parts.
 //   - scheduler.go: one worker per thread, turn slots, the sweep that takes over a
 //     dead replica's threads.
+//   - burst.go: the double-texting policy of a thread's channel, and the burst of
+//     a person's messages the merge policy answers as one input.
 //   - run.go: one turn: its envelope (timeout, trace, metrics, give-up) and Run,
 //     what a handler gets: the input, its posts (Out), and the one ending of every
 //     turn that saves (Run.Finish) on a detached, bounded context.
