@@ -18,20 +18,28 @@ import (
 // checkpoint keeps it (the embedded store of h.dataDir).
 func storedWorkflow(h *harness, thread string) *workflow.State {
 	h.t.Helper()
+	cp := storedCheckpoint(h, thread, 0)
+	if cp.Conversation.State.Workflow == nil {
+		h.t.Fatal("the thread has no workflow run")
+	}
+	return cp.Conversation.State.Workflow
+}
+
+// storedCheckpoint stops the bot and returns thread's stored checkpoint, with recent
+// of its messages (the embedded store of h.dataDir).
+func storedCheckpoint(h *harness, thread string, recent int) *conversation.Checkpoint {
+	h.t.Helper()
 	h.stop()
 	st, err := store.Open(context.Background(), store.Options{DataDir: h.dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	defer st.Close()
-	cp, err := st.Load(context.Background(), conversation.Key{TeamID: "T0TEAM", ChannelID: general, ThreadTS: thread}, 0)
+	cp, err := st.Load(context.Background(), conversation.Key{TeamID: "T0TEAM", ChannelID: general, ThreadTS: thread}, recent)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	if cp.Conversation.State.Workflow == nil {
-		h.t.Fatal("the thread has no workflow run")
-	}
-	return cp.Conversation.State.Workflow
+	return cp
 }
 
 // blockTexts returns the texts of the blocks of kind ("section", "context") of the

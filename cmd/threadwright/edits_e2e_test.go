@@ -3,15 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/playground/emulator"
-	"github.com/threadwright/threadwright/store"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -48,19 +44,10 @@ func modelSaw(h *harness, text string) bool {
 }
 
 // storedMessages stops the bot and returns the texts and summary of thread's
-// stored checkpoint (the embedded store of h.dataDir).
+// stored checkpoint.
 func storedMessages(h *harness, thread string) (texts []string, summary string) {
 	h.t.Helper()
-	h.stop()
-	st, err := store.Open(context.Background(), store.Options{DataDir: h.dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer st.Close()
-	cp, err := st.Load(context.Background(), conversation.Key{TeamID: "T0TEAM", ChannelID: general, ThreadTS: thread}, 100)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	cp := storedCheckpoint(h, thread, 100)
 	for _, m := range cp.Messages {
 		texts = append(texts, m.Text)
 	}

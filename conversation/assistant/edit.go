@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/turns"
 )
 
@@ -79,17 +78,7 @@ func (s *Handler) answerEdited(ctx context.Context, r *turns.Run, cp *conversati
 	r.RewriteMessages(conversation.MessageRewrite{SlackTS: msg.TS, Text: msg.Text})
 	r.Out.ReviseAnswer(answerTS)
 	s.compact(ctx, r.Log, cp)
-	st := cp.Conversation.State
-	prompt := conversation.Prompt{
-		Key:      r.In.Key,
-		Summary:  st.Summary,
-		History:  s.clipAll(history.Dialogue(before(cp.Messages, msg.TS))),
-		UserID:   msg.UserID,
-		Text:     history.Clip(msg.Text, s.cfg.MaxPromptChars),
-		Entities: st.Entities,
-	}
-	prompt.ContextChannelID = contextChannel(st)
-	return s.respond(ctx, r, cp, prompt, nil)
+	return s.respond(ctx, r, cp, s.againPrompt(r.In.Key, cp, msg), nil)
 }
 
 // noteChange saves the run's rewrites of the history without a reply, keeping the

@@ -53,16 +53,22 @@ func (s *Handler) Retry(ctx context.Context, r *turns.Run) (handled bool, err er
 		r.Out.SetBroadcast() // as the first answer was (docs/tools.md, "Assistant view")
 	}
 	s.closeRetriedAnswer(ctx, r, render.UILang(render.TextLocale(msg.Text)))
-	prompt := conversation.Prompt{
-		Key:      r.In.Key,
-		Summary:  st.Summary,
-		History:  s.clipAll(history.Dialogue(before(cp.Messages, msg.TS))),
-		UserID:   msg.UserID,
-		Text:     history.Clip(msg.Text, s.cfg.MaxPromptChars),
-		Entities: st.Entities,
+	return true, s.respond(ctx, &again, cp, s.againPrompt(r.In.Key, cp, msg), nil)
+}
+
+// againPrompt is the prompt that answers msg, a person's message the thread holds,
+// again (a Retry, an edit): the history before it, and the state of cp, compacted.
+func (s *Handler) againPrompt(key conversation.Key, cp *conversation.Checkpoint, msg *conversation.UserMessage) conversation.Prompt {
+	st := cp.Conversation.State
+	return conversation.Prompt{
+		Key:              key,
+		Summary:          st.Summary,
+		History:          s.clipAll(history.Dialogue(before(cp.Messages, msg.TS))),
+		UserID:           msg.UserID,
+		Text:             history.Clip(msg.Text, s.cfg.MaxPromptChars),
+		Entities:         st.Entities,
+		ContextChannelID: contextChannel(st),
 	}
-	prompt.ContextChannelID = contextChannel(st)
-	return true, s.respond(ctx, &again, cp, prompt, nil)
 }
 
 // before returns the messages before the person's message at ts (the one answered
