@@ -22,19 +22,19 @@ import (
 // Stop while tools run. earlier are thread messages from before the bot joined.
 func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
 	in, msg := r.In, r.In.Message
-	text, images, untrusted := s.attachFiles(ctx, r, history.Clip(msg.Text, s.cfg.MaxPromptChars))
-	// Saved with the files' text, never their bytes: a later turn reads them here.
-	user := conversation.Message{Role: conversation.RoleUser, UserID: msg.UserID, Text: text, SlackTS: msg.TS}
+	files := s.attachFiles(ctx, r, history.Clip(msg.Text, s.cfg.MaxPromptChars))
+	// Saved with the files' text and names, never their bytes: a later turn reads them here.
+	user := conversation.Message{Role: conversation.RoleUser, UserID: msg.UserID, Text: files.text, SlackTS: msg.TS, Meta: files.meta}
 	prompt := conversation.Prompt{
-		Key:       in.Key,
-		Summary:   cp.Conversation.State.Summary,
-		History:   s.clipAll(append(history.Dialogue(cp.Messages), earlier...)),
-		UserID:    msg.UserID,
-		Text:      text,
-		Images:    images,
-		Untrusted: untrusted,
-		Entities:  cp.Conversation.State.Entities,
+		Key:      in.Key,
+		Summary:  cp.Conversation.State.Summary,
+		History:  s.clipAll(append(history.Dialogue(cp.Messages), earlier...)),
+		UserID:   msg.UserID,
+		Text:     files.text,
+		Images:   files.images,
+		Entities: cp.Conversation.State.Entities,
 	}
+	prompt.Untrusted = files.meta != nil || anyFiles(prompt.History)
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
 	if s.titleThread(ctx, r, cp.Conversation.State, msg.Text) {
 		a := *cp.Conversation.State.Assistant
