@@ -22,15 +22,15 @@ import (
 // Stop while tools run. earlier are thread messages from before the bot joined.
 func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) error {
 	in, msg := r.In, r.In.Message
-	files := s.attachFiles(ctx, r, history.Clip(msg.Text, s.cfg.MaxPromptChars))
+	files := s.attachFiles(ctx, r, msg.Text)
 	// Saved with the files' text and names, never their bytes: a later turn reads them here.
-	user := conversation.Message{Role: conversation.RoleUser, UserID: msg.UserID, Text: files.text, SlackTS: msg.TS, Meta: files.meta}
+	user := conversation.Message{Role: conversation.RoleUser, UserID: msg.UserID, Text: msg.Text + files.blocks, SlackTS: msg.TS, Meta: files.meta}
 	prompt := conversation.Prompt{
 		Key:      in.Key,
 		Summary:  cp.Conversation.State.Summary,
 		History:  s.clipAll(append(history.Dialogue(cp.Messages), earlier...)),
 		UserID:   msg.UserID,
-		Text:     files.text,
+		Text:     history.Clip(msg.Text, s.cfg.MaxPromptChars) + files.blocks,
 		Images:   files.images,
 		Entities: cp.Conversation.State.Entities,
 	}

@@ -13,19 +13,20 @@ import (
 
 // attached is what attachFiles made of a message's files.
 type attached struct {
-	text   string // the person's text, then each file's fenced block
+	blocks string // each file's fenced block, each after a blank line; "" without files
 	images []conversation.Image
 	meta   json.RawMessage // conversation.FilesMeta, nil without files
 }
 
 // attachFiles reads the files of the turn's message with Config.Files
-// (docs/architecture.md, "Files") and returns the text the model is given and saved
-// with the message, the images shown in this turn only, and the message's Meta
+// (docs/architecture.md, "Files") and returns the files' blocks, given to the model
+// and saved with the message after its text (the person's text, which also picks
+// the notice's language), the images shown in this turn only, and the message's Meta
 // naming the files. A refused file is named to the person in one notice before the
 // answer.
 func (s *Handler) attachFiles(ctx context.Context, r *turns.Run, text string) attached {
 	if s.cfg.Files == nil {
-		return attached{text: text}
+		return attached{}
 	}
 	files, err := s.cfg.Files.ReadFiles(ctx, r.In.Key, r.In.Message)
 	if err != nil {
@@ -37,7 +38,6 @@ func (s *Handler) attachFiles(ctx context.Context, r *turns.Run, text string) at
 		refused []conversation.AttachedFile
 		meta    conversation.FilesMeta
 	)
-	b.WriteString(text)
 	for _, f := range files {
 		meta.Files = append(meta.Files, conversation.FileRef{ID: f.Ref.ID, Name: f.Ref.Name})
 		if f.Refused != "" {
@@ -57,7 +57,7 @@ func (s *Handler) attachFiles(ctx context.Context, r *turns.Run, text string) at
 			r.Log.WarnContext(ctx, "could not post the refused files' notice", slog.Any("error", err))
 		}
 	}
-	out := attached{text: b.String(), images: images}
+	out := attached{blocks: b.String(), images: images}
 	if len(meta.Files) > 0 {
 		out.meta, _ = json.Marshal(meta) // ids and names: always encodable
 	}
