@@ -1,6 +1,9 @@
 package conversation
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // FileRef is a file shared in a person's message: the fields of Slack's file object
 // (https://docs.slack.dev/reference/objects/file-object) a turn needs to read it.
@@ -50,4 +53,20 @@ type Image struct {
 // itself could not be read.
 type FileReader interface {
 	ReadFiles(ctx context.Context, key Key, msg *UserMessage) ([]AttachedFile, error)
+}
+
+// FilesMeta is the Meta of a person's message that came with files: the files by id
+// and name, never their bytes (their text is in the message's Text).
+type FilesMeta struct {
+	Files []FileRef `json:"files"`
+}
+
+// HasFiles reports whether m is a person's message saved with files (FilesMeta), so
+// that its text holds untrusted content.
+func (m Message) HasFiles() bool {
+	if m.Role != RoleUser || len(m.Meta) == 0 {
+		return false
+	}
+	var meta FilesMeta
+	return json.Unmarshal(m.Meta, &meta) == nil && len(meta.Files) > 0
 }

@@ -13,6 +13,7 @@
 // "Pipelines").
 //
 // A fetched body is read within FetchConfig's bounds (bytes, time, redirects),
-// decoded from its character set to UTF-8 (body.go) and, for HTML, converted to
-// Markdown-like text by package internal/htmltext.
+// decoded from its character set to UTF-8 and, for HTML, converted to Markdown-like
+// text, both by package internal/htmltext (Decode, Convert). The files people attach
+// are downloaded by a Downloader under the same guard (docs/architecture.md, "Files").
 package web

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"encoding/base64"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/store"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 	"github.com/threadwright/threadwright/testkit/samplefiles"
 )
@@ -81,6 +86,30 @@ func TestE2EFilesReachTheModel(t *testing.T) {
 		if n := h.emu.FileDownloads(id); n != 1 {
 			t.Fatalf("file %s downloaded %d times after the follow-up, want once", id, n)
 		}
+	}
+
+	// The checkpoint keeps the files as text and references, never their bytes.
+	h.stop()
+	st, err := store.Open(context.Background(), store.Options{DataDir: h.dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cp, err := st.Load(context.Background(), conversation.Key{TeamID: "T0TEAM", ChannelID: general, ThreadTS: ts}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *conversation.Message
+	for i, m := range cp.Messages {
+		if m.Role == conversation.RoleUser && m.SlackTS == ts {
+			first = &cp.Messages[i]
+		}
+		if strings.Contains(m.Text, base64.StdEncoding.EncodeToString(png)) || strings.Contains(string(m.Meta), base64.StdEncoding.EncodeToString(png)) {
+			t.Fatal("the checkpoint holds the image's bytes")
+		}
+	}
+	if first == nil || !first.HasFiles() || !strings.Contains(first.Text, "The disk on db-7 filled up") || !strings.Contains(first.Text, "error.png") {
+		t.Fatalf("the stored message with files: %+v", first)
 	}
 }
 

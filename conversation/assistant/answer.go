@@ -29,30 +29,31 @@ func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversat
 		msgs = append(msgs, conversation.Message{Role: conversation.RoleUser, UserID: m.UserID, Text: m.Text, SlackTS: m.TS})
 		texts = append(texts, m.Text)
 	}
-	asked := history.Clip(strings.Join(texts, "\n"), s.cfg.MaxPromptChars)
-	text, images, untrusted := s.attachFiles(ctx, r, asked)
-	if files := strings.TrimPrefix(text, asked); files != "" && len(msgs) > len(earlier) {
-		// Saved with the files' text, never their bytes, on the message that carried
-		// them: a later turn reads them there (docs/architecture.md, "Files").
+	asked := strings.Join(texts, "\n")
+	files := s.attachFiles(ctx, r, msg.Text)
+	if (files.blocks != "" || files.meta != nil) && len(msgs) > len(earlier) {
+		// Saved with the files' text and names, never their bytes, on the message that
+		// carried them: a later turn reads them there (docs/architecture.md, "Files").
 		i := len(msgs) - 1
 		for j := len(earlier); j < len(msgs); j++ {
 			if msgs[j].SlackTS == msg.TS {
 				i = j
 			}
 		}
-		msgs[i].Text += files
+		msgs[i].Text += files.blocks
+		msgs[i].Meta = files.meta
 	}
 	prompt := conversation.Prompt{
-		Key:       in.Key,
-		Summary:   cp.Conversation.State.Summary,
-		History:   s.clipAll(append(history.Dialogue(cp.Messages), earlier...)),
-		UserID:    msg.UserID,
-		Text:      text,
-		Images:    images,
-		Untrusted: untrusted,
-		Entities:  cp.Conversation.State.Entities,
+		Key:      in.Key,
+		Summary:  cp.Conversation.State.Summary,
+		History:  s.clipAll(append(history.Dialogue(cp.Messages), earlier...)),
+		UserID:   msg.UserID,
+		Text:     history.Clip(asked, s.cfg.MaxPromptChars) + files.blocks,
+		Images:   files.images,
+		Entities: cp.Conversation.State.Entities,
 	}
-	prompt.Viewing = s.viewing(ctx, r, cp)                          // the agent view's (agentview.go)
+	prompt.Viewing = s.viewing(ctx, r, cp) // the agent view's (agentview.go)
+	prompt.Untrusted = files.meta != nil || anyFiles(prompt.History)
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
 	if s.titleThread(ctx, r, cp.Conversation.State, asked) {
 		a := *cp.Conversation.State.Assistant

@@ -105,8 +105,8 @@ func TestReadPDFCharBound(t *testing.T) {
 // A PDF whose content stream inflates without end stops at the deadline, with an
 // error, instead of reading on.
 func TestReadPDFDeadline(t *testing.T) {
-	// 8 MiB of spaces in one content stream: no text, so only the deadline stops it.
-	data := samplefiles.PDF(true, strings.Repeat(" ", 8<<20))
+	// 1 MiB of spaces in one content stream: no text, so only the deadline stops it.
+	data := samplefiles.PDF(true, strings.Repeat(" ", 1<<20))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := attachment.Read(ctx, "bomb.pdf", "", data, attachment.Limits{})
@@ -135,7 +135,7 @@ func TestReadDOCX(t *testing.T) {
 // A zip bomb in a DOCX is read only up to the XML byte bound, and its text only up
 // to the character bound.
 func TestReadDOCXBomb(t *testing.T) {
-	data := samplefiles.DOCXBomb(32 << 20) // 32 MiB inflated
+	data := samplefiles.DOCXBomb(8 << 20) // 8 MiB inflated
 	if len(data) > 1<<20 {
 		t.Fatalf("the bomb is %d bytes compressed; the test wants a small one", len(data))
 	}
@@ -179,7 +179,7 @@ func TestReadImagePixelBound(t *testing.T) {
 
 // Reading honours the time bound: a timeout of a nanosecond fails a large PDF.
 func TestReadTimeout(t *testing.T) {
-	data := samplefiles.PDF(true, strings.Repeat("x ", 1<<20))
+	data := samplefiles.PDF(true, strings.Repeat("x ", 1<<17))
 	_, err := attachment.Read(context.Background(), "slow.pdf", "", data, attachment.Limits{Timeout: time.Nanosecond})
 	if !errors.Is(err, attachment.ErrUnreadable) {
 		t.Fatalf("err = %v, want ErrUnreadable", err)
