@@ -103,6 +103,9 @@ type Config struct {
 	LogFormat string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 	HTTPAddr  string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"Address of GET /healthz (the process is up), GET /readyz (connected to Slack and the store answers; otherwise 503 with a fixed reason such as \"not ready: store unavailable\", the detail in the log) and GET /metrics (Prometheus; docs/operations.md, \"Metrics\"). Empty disables"`
 
+	DebugAddr       string `envconfig:"DEBUG_ADDR" desc:"Address of the profiling endpoints (net/http/pprof under /debug/pprof/; docs/operations.md, \"Profiling\"), e.g. 127.0.0.1:6060 or :6060 (loopback). Unset disables them. They bind a loopback address only, unless DEBUG_ADDR_REMOTE is true"`
+	DebugAddrRemote bool   `envconfig:"DEBUG_ADDR_REMOTE" default:"false" desc:"Lets DEBUG_ADDR name an address other than loopback. The profiles show the program's internals and cost CPU while taken: expose them only on a private network"`
+
 	APIAddr   string `envconfig:"API_ADDR" group:"HTTP API" desc:"Address of the HTTP API (docs/api.md, \"HTTP API\"), e.g. 127.0.0.1:8081. Unset disables it"`
 	APITokens string `envconfig:"API_TOKENS" desc:"The HTTP API's bearer tokens, comma-separated name:secret pairs (a secret has 16 characters or more), e.g. ci-bot:…,portal:…. Required with API_ADDR. The name appears in logs and as the actor api:<name> of the token's writes; the secrets are scrubbed from logs like every configured secret"`
 
@@ -198,6 +201,8 @@ func (c *Config) checks() []envCheck {
 		{validLevel(c.LogLevel), "LOG_LEVEL", "debug, info, warn or error"},
 		{c.LogFormat == "text" || c.LogFormat == "json", "LOG_FORMAT", "text or json"},
 		{c.HTTPAddr == "" || validAddr(c.HTTPAddr), "HTTP_ADDR", "host:port such as 127.0.0.1:8080"},
+		{c.DebugAddr == "" || validAddr(c.DebugAddr), "DEBUG_ADDR", "host:port such as 127.0.0.1:6060"},
+		{c.DebugAddr == "" || c.DebugAddrRemote || loopbackAddr(c.DebugAddr), "DEBUG_ADDR", "a loopback address such as 127.0.0.1:6060, or set DEBUG_ADDR_REMOTE=true"},
 		{c.APIAddr == "" || validAddr(c.APIAddr), "API_ADDR", "host:port such as 127.0.0.1:8081"},
 	}
 }
