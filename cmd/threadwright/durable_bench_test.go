@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -61,7 +62,7 @@ func BenchmarkBurst(b *testing.B) {
 		store   string
 		threads int
 		delay   time.Duration
-	}{{"SQLite", 1000, 2 * time.Second}, {"Postgres", 1000, 2 * time.Second}, {"Postgres", 3000, 0}} {
+	}{{"SQLite", 1000, 2 * time.Second}, {"Postgres", 1000, 2 * time.Second}, {"Postgres", 3000, 0}, {"SQLite", 100, 2 * time.Second}} {
 		b.Run(fmt.Sprintf("%s/N=%d/D=%s", bc.store, bc.threads, bc.delay), func(b *testing.B) {
 			dsn := ""
 			if bc.store == "Postgres" {
@@ -77,6 +78,14 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 		b.StopTimer()
 		c := newCluster(b, dsn)
 		c.logs = io.Discard
+		if f := os.Getenv("BURST_LOG"); f != "" { // the replica's log, to see what went wrong
+			lf, err := os.Create(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer lf.Close()
+			c.logs = lf
+		}
 		c.defaults = true
 		c.patience = 10 * time.Minute
 		c.env["LOG_LEVEL"] = "info"
