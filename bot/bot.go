@@ -74,6 +74,11 @@ type Bot struct {
 	// drops learns from slack-go's debug lines why the connection dropped.
 	drops *dropReasons
 
+	// lanes take the envelopes that wait for a store (an input, feedback), each on
+	// a goroutine of its own (lanes.go): envelopes are handled concurrently, and a
+	// thread's in the order they came.
+	lanes *lanes
+
 	// background tracks the goroutines opening modals (views.open) and telling people
 	// what went wrong (chat.postEphemeral), so that the event loop never waits for them.
 	background sync.WaitGroup
@@ -121,13 +126,16 @@ func New(cfg Config) (*Bot, error) {
 
 // Run connects in Socket Mode (apps.connections.open, then the WebSocket; slack-go
 // reconnects when the connection drops or Slack asks with "disconnect") and handles
-// envelopes, one at a time in arrival order, until ctx ends. Each envelope is acked
-// once its input is stored (see Submitter). It returns nil when ctx ends, or the
-// error that stopped the connection (an invalid app token, for example). Modals being
-// opened and notices being posted are finished before Run returns.
+// envelopes until ctx ends: concurrently, those of one thread one at a time in arrival
+// order (lanes.go). Each envelope is acked once its input is stored (see Submitter).
+// It returns nil when ctx ends, or the error that stopped the connection (an invalid
+// app token, for example). Envelopes taken, modals being opened and notices being
+// posted are finished before Run returns.
 func (b *Bot) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer b.background.Wait()
+	b.lanes = startLanes(intakeLanes)
+	defer b.lanes.stop()
 	errc := make(chan error, 1)
 	go func() { errc <- b.socket.RunContext(ctx) }()
 	socketDone, err := b.loop(ctx, errc)
@@ -207,6 +215,24 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 		}
 		return
 	}
+	if in == nil && fb == nil {
+		b.ackEnvelope(ctx, evt.Type, req.EnvelopeID, received)
+		if modal != nil {
+			b.openModal(*modal, req.RetryAttempt > 0)
+		}
+		return
+	}
+	lane := req.EnvelopeID
+	if in != nil {
+		lane = in.Key.String()
+	}
+	b.lanes.do(lane, func() { b.store(ctx, evt, received, in, modal, fb) })
+}
+
+// store stores what an envelope brings (its feedback, its input), on the envelope's
+// lane, and acks the envelope once it is stored (see Submitter).
+func (b *Bot) store(ctx context.Context, evt socketmode.Event, received time.Time, in *conversation.Input, modal *modalRequest, fb *conversation.Feedback) {
+	req := evt.Request
 	thank := false
 	if fb != nil {
 		// Feedback is stored before the ack, like an input (docs/operations.md, "Feedback").

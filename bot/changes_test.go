@@ -3,6 +3,7 @@ package bot
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -52,7 +53,7 @@ func TestEditAndDeletionSamples(t *testing.T) {
 				t.Fatalf("dropped: %s", reason)
 			}
 			if in.ID != tc.want.ID || in.EventID != tc.want.EventID || in.Key != tc.want.Key || in.Kind != tc.want.Kind ||
-				in.Message == nil || *in.Message != *tc.want.Message {
+				in.Message == nil || !reflect.DeepEqual(*in.Message, *tc.want.Message) {
 				t.Errorf("input %+v (message %+v); want %+v (message %+v)", in, in.Message, *tc.want, tc.want.Message)
 			}
 		})

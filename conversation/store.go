@@ -37,6 +37,12 @@ type Store interface {
 	// (whatever its status). Text it cannot store as it is (NUL characters, invalid
 	// UTF-8) is stored repaired.
 	Enqueue(ctx context.Context, in Input) (bool, error)
+	// EnqueueBatch enqueues ins as Enqueue does each, in ONE transaction (the intake's
+	// group commit: a burst costs one commit): every input is stored, or found a
+	// duplicate, or, on an error, none is. The inputs of one thread are numbered in
+	// their order in ins. inserted[i] reports whether ins[i] was new. Postgres runs it
+	// on connections of its own, apart from the turns' pool.
+	EnqueueBatch(ctx context.Context, ins []Input) (inserted []bool, err error)
 	// CountPending counts the pending inputs of thread key and, when userID is not
 	// "", those of userID (Input.User) in key's workspace, each up to limit (a count
 	// stops there, so its cost is bounded); one indexed query, for Submit's bounds

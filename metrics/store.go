@@ -82,6 +82,13 @@ func (s *measuredStore) Enqueue(ctx context.Context, in conversation.Input) (boo
 	return ok, err
 }
 
+func (s *measuredStore) EnqueueBatch(ctx context.Context, ins []conversation.Input) ([]bool, error) {
+	start := time.Now()
+	ok, err := s.Store.EnqueueBatch(ctx, ins)
+	s.observe("enqueue_batch", start, err)
+	return ok, err
+}
+
 func (s *measuredStore) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
 	start := time.Now()
 	c, err := s.Store.CountPending(ctx, key, userID, limit)

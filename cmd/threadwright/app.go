@@ -65,6 +65,7 @@ type Main struct {
 	rc          runConfig          // the configuration, its files, the prompts, the logger
 	stopTracing func()             // flushes the spans left
 	mcp         *mcp.Sources       // MCP_CONFIG's servers (nil: none)
+	dataLock    *store.DataDirLock // DATA_DIR, held for this process alone
 	db          conversation.Store // the store (published to Ready by store)
 	agents      agentSet           // the model client and the agents
 	slack       slackConn          // Slack's Web API: client, identity, signer, Messengers
@@ -72,6 +73,7 @@ type Main struct {
 	hooks       *webhook.Deliverer // webhook delivery (nil: WEBHOOK_URLS unset)
 	health      *httpServer        // HTTP_ADDR (nil: off)
 	api         *httpServer        // API_ADDR (nil: off)
+	debug       *httpServer        // DEBUG_ADDR (nil: off)
 	// stopBackground ends the work beside the turns (retention, webhook delivery);
 	// background joins it before the store closes.
 	stopBackground context.CancelFunc
@@ -113,6 +115,11 @@ func (m *Main) open(ctx context.Context) (err error) {
 	var tools *agents.Registry
 	if tools, m.mcp, err = rc.buildTools(ctx, m.RegisterTools); err != nil {
 		return err
+	}
+	if rc.DataDir != "" {
+		if m.dataLock, err = store.LockDataDir(rc.DataDir); err != nil {
+			return err
+		}
 	}
 	if m.db, err = store.Open(ctx, rc.storeOptions(rc.log)); err != nil {
 		return err
@@ -207,6 +214,9 @@ func (m *Main) listen() (err error) {
 	if m.health != nil {
 		m.addr.Store(m.health.addr)
 	}
+	if m.debug, err = serveDebug(rc.DebugAddr, rc.log); err != nil {
+		return err
+	}
 	m.api, err = serveAPI(rc.Config, apiParts{
 		store: m.db, service: m.service.Load(), workflows: rc.files.workflows, links: m.slack.messenger, teamID: m.slack.me.TeamID,
 		scrubber: rc.scrubber,
@@ -281,6 +291,10 @@ func (m *Main) close() error {
 		m.health.Close()
 		m.health = nil
 	}
+	if m.debug != nil {
+		m.debug.Close()
+		m.debug = nil
+	}
 	if m.spool != nil {
 		_ = m.spool.Close()
 		m.spool = nil
@@ -291,6 +305,10 @@ func (m *Main) close() error {
 			err = fmt.Errorf("close store: %w", cerr)
 		}
 		m.db = nil
+	}
+	if m.dataLock != nil {
+		_ = m.dataLock.Unlock()
+		m.dataLock = nil
 	}
 	if m.mcp != nil {
 		_ = m.mcp.Close()

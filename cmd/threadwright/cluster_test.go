@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -60,6 +61,12 @@ type cluster struct {
 	logs io.Writer
 	// now, when set, is the clock of the replicas run in this process (Hooks.Now).
 	now func() time.Time
+	// defaults, when set, runs replicas with the flood limits at their defaults
+	// instead of off (benchmarks of default settings).
+	defaults bool
+	// patience, when set, is how long waitFor waits instead of a minute (benchmarks
+	// of bursts on a loaded machine).
+	patience time.Duration
 
 	mu       sync.Mutex
 	replicas []*replica
@@ -161,6 +168,11 @@ func (c *cluster) replicaEnv(name string) map[string]string {
 	}
 	if c.dsn == "" {
 		env["DATA_DIR"] = c.dataDir // one SQLite file for every start
+	}
+	if c.defaults {
+		for _, k := range []string{"MAX_QUEUED_PER_THREAD", "MAX_QUEUED_PER_USER", "USER_RATE", "STREAM_ANSWERS", "LEASE_TTL", "MODEL_TIMEOUT"} {
+			delete(env, k)
+		}
 	}
 	for k, v := range c.env {
 		env[k] = v
@@ -292,10 +304,10 @@ func (r *replica) stop() {
 	}
 }
 
-// waitFor polls cond until it holds, failing the test after a minute.
+// waitFor polls cond until it holds, failing the test after a minute (or patience).
 func (c *cluster) waitFor(what string, cond func() bool) {
 	c.t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(cmp.Or(c.patience, time.Minute))
 	for !cond() {
 		if time.Now().After(deadline) {
 			c.t.Fatalf("timed out waiting for %s", what)

@@ -20,7 +20,7 @@ import (
 type StoreConfig struct {
 	DatabaseURL      string `envconfig:"DATABASE_URL" group:"Storage" desc:"Postgres DSN, e.g. postgres://user:pass@host:5432/threadwright?sslmode=disable. Unset uses the embedded SQLite file $DATA_DIR/threadwright.db"`
 	DataDir          string `envconfig:"DATA_DIR" default:"./data" desc:"Directory of the embedded SQLite store. With Postgres, it holds the spool (spool.db): inputs accepted while the database is unreachable, moved into it when it answers again"`
-	DatabaseMaxConns int    `envconfig:"DATABASE_MAX_CONNS" desc:"Postgres connections this process opens at most; 0: a quarter of MAX_CONCURRENT_TURNS, from 10 to 40. A turn holds a connection only for the few milliseconds of each statement; two replicas at the defaults use at most 50 of Postgres's default 100. When the server refuses connections (too many clients), statements are retried with backoff"`
+	DatabaseMaxConns int    `envconfig:"DATABASE_MAX_CONNS" desc:"Postgres connections this process opens at most; 0: a quarter of MAX_CONCURRENT_TURNS, from 10 to 40. A turn holds a connection only for the few milliseconds of each statement; each replica opens 2 more for the intake (storing inputs before their ack), so two replicas at the defaults use at most 84 of Postgres's default 100. When the server refuses connections (too many clients), statements are retried with backoff"`
 }
 
 // Config is threadwright's configuration, read from the environment with envconfig.
@@ -44,7 +44,7 @@ type Config struct {
 
 	ModelMaxRetries    int           `envconfig:"MODEL_MAX_RETRIES" default:"5" desc:"Retries of a model call after a 5xx, a timeout or a connection error: 5 allows 6 attempts, 0 never retries (429s included). An HTTP 429 does not count: the call waits as long as its Retry-After (or retry-after-ms) asks, within MODEL_RETRY_BUDGET"`
 	ModelRetryBudget   time.Duration `envconfig:"MODEL_RETRY_BUDGET" default:"60s" desc:"Time from a model call's first attempt to the start of its last retry, waits included. A wait that would pass it ends the call with the error"`
-	ModelMaxConcurrent int           `envconfig:"MODEL_MAX_CONCURRENT" default:"128" desc:"Model calls in flight at once per endpoint (the main one, and each model profile's). A burst of 429s halves the limit (not below 1) and a 429's Retry-After holds back every call to that endpoint; successes grow it back by one at a time. Calls beyond it wait for their turn"`
+	ModelMaxConcurrent int           `envconfig:"MODEL_MAX_CONCURRENT" default:"500" desc:"Model calls in flight at once per endpoint (the main one, and each model profile's). A burst of 429s halves the limit (not below 1) and a 429's Retry-After holds back every call to that endpoint; successes grow it back by one at a time. Calls beyond it wait for their turn"`
 
 	ScopeDescription string   `envconfig:"SCOPE_DESCRIPTION" group:"Scope" desc:"What the bot is for, e.g. questions about ACME's billing system. Empty lets every request through and skips the scope check"`
 	ScopeAllow       []string `envconfig:"SCOPE_ALLOW" desc:"Comma-separated regular expressions (case-insensitive). A match is in scope without a model call"`
@@ -53,7 +53,7 @@ type Config struct {
 	// (docs/tools.md, "The tool-result contract").
 	ScopeClassifyResults bool `envconfig:"SCOPE_CLASSIFY_RESULTS" desc:"Check the tool results that carry no out_of_scope label against SCOPE_DESCRIPTION with the small model, one call per turn, before answering (docs/tools.md, \"The tool-result contract\"). Needs SCOPE_DESCRIPTION"`
 
-	MaxConcurrentTurns    int           `envconfig:"MAX_CONCURRENT_TURNS" group:"Turns" default:"100" desc:"Turns running at once in this process, across threads. A turn spends most of its time waiting for the model and Slack, so the bound is high; the model's rate limit is met by MODEL_MAX_CONCURRENT's adaptive limit. A thread waiting for a free turn shows \"is waiting in line…\" as its status. One thread's inputs always run one at a time, in order, across all replicas"`
+	MaxConcurrentTurns    int           `envconfig:"MAX_CONCURRENT_TURNS" group:"Turns" default:"500" desc:"Turns running at once in this process, across threads. A turn spends most of its time waiting for the model and Slack, so the bound is high (1,000 threads against a model that answers in 2 s finish within 10 s; a waiting turn holds tens of KiB); the model's rate limit is met by MODEL_MAX_CONCURRENT's adaptive limit. A thread waiting for a free turn shows \"is waiting in line…\" as its status. One thread's inputs always run one at a time, in order, across all replicas"`
 	LeaseTTL              time.Duration `envconfig:"LEASE_TTL" default:"10s" desc:"How long a thread's lease lives without renewal (at least 1s; renewed every tenth of it). A replica that dies is taken over within LEASE_TTL plus a fifth of it (12 s by default), whatever TURN_TIMEOUT is"`
 	MaxSteps              int           `envconfig:"MAX_STEPS" default:"8" desc:"Model calls per turn that may use tools; then one last call must answer without tools"`
 	ToolTimeout           time.Duration `envconfig:"TOOL_TIMEOUT" default:"30s" desc:"Timeout of one tool call"`
@@ -116,6 +116,9 @@ type Config struct {
 	LogFormat    string `envconfig:"LOG_FORMAT" default:"text" desc:"text or json"`
 	HTTPAddr     string `envconfig:"HTTP_ADDR" default:"127.0.0.1:8080" desc:"Address of GET /healthz (the process is up), GET /readyz (connected to Slack and the store answers; otherwise 503 with a fixed reason such as \"not ready: store unavailable\", the detail in the log) and GET /metrics (Prometheus; docs/operations.md, \"Metrics\"). Empty disables"`
 	MetricsToken string `envconfig:"METRICS_TOKEN" desc:"A bearer token that GET /metrics requires (Authorization: Bearer <token>; 401 without it): set it whenever HTTP_ADDR is reachable by others than your Prometheus, since the metrics name the tools, models and workflows (SECURITY.md). /healthz and /readyz stay open. Scrubbed from logs like every secret"`
+
+	DebugAddr       string `envconfig:"DEBUG_ADDR" desc:"Address of the profiling endpoints (net/http/pprof under /debug/pprof/; docs/operations.md, \"Profiling\"), e.g. 127.0.0.1:6060 or :6060 (loopback). Unset disables them. They bind a loopback address only, unless DEBUG_ADDR_REMOTE is true"`
+	DebugAddrRemote bool   `envconfig:"DEBUG_ADDR_REMOTE" default:"false" desc:"Lets DEBUG_ADDR name an address other than loopback. The profiles show the program's internals and cost CPU while taken: expose them only on a private network"`
 
 	APIAddr   string `envconfig:"API_ADDR" group:"HTTP API" desc:"Address of the HTTP API (docs/api.md, \"HTTP API\"), e.g. 127.0.0.1:8081. Unset disables it"`
 	APITokens string `envconfig:"API_TOKENS" desc:"The HTTP API's bearer tokens, comma-separated, each name:secret;scope=<scopes>[;channels=<ids>][;trusted] (docs/api.md, \"Tokens\"), e.g. ci-bot:…;scope=runs:read runs:write;channels=C0123,portal:…;scope=knowledge:write. Scopes, space-separated: runs:read, runs:write, conversations:read, conversations:read:dm (direct messages; admin does not grant it), knowledge:read, knowledge:write, admin. channels limits the token to those channel ids; trusted makes its uploads trusted like threadwright ingest. A secret has 16 characters or more. Required with API_ADDR. The name appears in logs and as the actor api:<name> of the token's writes; the secrets are scrubbed from logs like every configured secret"`
@@ -219,6 +222,8 @@ func (c *Config) checks() []envCheck {
 		{validLevel(c.LogLevel), "LOG_LEVEL", "debug, info, warn or error"},
 		{c.LogFormat == "text" || c.LogFormat == "json", "LOG_FORMAT", "text or json"},
 		{c.HTTPAddr == "" || validAddr(c.HTTPAddr), "HTTP_ADDR", "host:port such as 127.0.0.1:8080"},
+		{c.DebugAddr == "" || validAddr(c.DebugAddr), "DEBUG_ADDR", "host:port such as 127.0.0.1:6060"},
+		{c.DebugAddr == "" || c.DebugAddrRemote || loopbackAddr(c.DebugAddr), "DEBUG_ADDR", "a loopback address such as 127.0.0.1:6060, or set DEBUG_ADDR_REMOTE=true"},
 		{c.APIAddr == "" || validAddr(c.APIAddr), "API_ADDR", "host:port such as 127.0.0.1:8081"},
 	}
 }

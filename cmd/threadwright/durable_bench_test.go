@@ -3,10 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store/storetest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
@@ -42,55 +45,132 @@ func BenchmarkTakeover(b *testing.B) {
 	b.ReportMetric(percentile(takeovers, 100).Seconds(), "max-takeover-s")
 }
 
-// BenchmarkBurst1000 sends 1,000 mentions, each in a thread of its own, as fast as the
-// emulator takes them, to one replica with default settings against a model that
-// takes 2 s to answer. It reports the time from the first mention to the last answer,
-// the replica's peak RSS and its CPU time per turn (from the process's rusage: the
-// replica runs as a process of its own, apart from the emulator and the fake model).
-// It runs on SQLite, and on Postgres when TEST_DATABASE_URL is set.
-func BenchmarkBurst1000(b *testing.B) {
-	b.Run("SQLite", func(b *testing.B) { benchBurst(b, "") })
-	b.Run("Postgres", func(b *testing.B) { benchBurst(b, storetest.PostgresDSN(b)) })
+// BenchmarkBurst drives the real program (a process of its own, default settings, over
+// Socket Mode against the emulator) with a burst of N mentions from N people, each in a
+// thread of its own, posted as fast as the emulator takes them, against a model that
+// takes D to answer. For each store it reports the envelopes' ack latency (p50, p99,
+// max: from the delivery written to the ack read), the deliveries again for a late ack,
+// the time from the first mention to the last answer, the replica's CPU time per turn
+// and peak RSS (the process's rusage), Slack Web API calls per turn (all, and
+// assistant.threads.setStatus), and the threads answered more than once or with
+// another thread's answer (both must be 0). Cases: N=1000 D=2s on SQLite and on
+// Postgres, N=3000 D=0 on Postgres (TEST_DATABASE_URL). README.md's numbers come from
+//
+//	go test -run XXX -bench BenchmarkBurst -benchtime 1x ./cmd/threadwright
+func BenchmarkBurst(b *testing.B) {
+	for _, bc := range []struct {
+		store   string
+		threads int
+		delay   time.Duration
+	}{{"SQLite", 1000, 2 * time.Second}, {"Postgres", 1000, 2 * time.Second}, {"Postgres", 3000, 0}, {"SQLite", 100, 2 * time.Second}} {
+		b.Run(fmt.Sprintf("%s/N=%d/D=%s", bc.store, bc.threads, bc.delay), func(b *testing.B) {
+			dsn := ""
+			if bc.store == "Postgres" {
+				dsn = storetest.PostgresDSN(b)
+			}
+			benchBurst(b, dsn, bc.threads, bc.delay)
+		})
+	}
 }
 
-func benchBurst(b *testing.B, dsn string) {
-	const threads = 1000
+func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 	for range b.N {
 		b.StopTimer()
 		c := newCluster(b, dsn)
 		c.logs = io.Discard
+		if f := os.Getenv("BURST_LOG"); f != "" { // the replica's log, to see what went wrong
+			lf, err := os.Create(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer lf.Close()
+			c.logs = lf
+		}
+		c.defaults = true
+		c.patience = 10 * time.Minute
 		c.env["LOG_LEVEL"] = "info"
-		c.env["STREAM_ANSWERS"] = "true" // the default
-		c.echoModel(2 * time.Second)
+		c.echoModel(delay)
+		users := make([]string, threads)
+		for i := range users {
+			users[i] = fmt.Sprintf("U0LOAD%05d", i)
+			c.emu.AddUser(emulator.User{ID: users[i], Name: fmt.Sprintf("load%d", i)})
+		}
 		r := c.startProcess("a")
+		callsBefore := len(c.emu.Calls(""))
 		b.StartTimer()
 		start := time.Now()
 		roots := make([]string, threads)
+		questions := make([]string, threads)
 		for i := range threads {
-			roots[i] = c.post(general, alice, fmt.Sprintf("<@U0BOT> burst question %d", i), "")
+			questions[i] = fmt.Sprintf("burst question q%dq", i)
+			roots[i] = c.post(general, users[i], "<@U0BOT> "+questions[i], "")
 		}
+		answered := 0 // roots[:answered] have their answer: each poll looks at one more
 		c.waitFor("every thread's answer", func() bool {
-			for _, root := range roots {
-				if len(c.emu.BotMessages(general, root)) == 0 {
+			for answered < threads && len(c.emu.BotMessages(general, roots[answered])) > 0 {
+				answered++
+			}
+			return answered == threads
+		})
+		last := time.Since(start)
+		b.StopTimer()
+		c.waitFor("every envelope's ack", func() bool {
+			for _, e := range c.emu.Envelopes() {
+				if !e.Acked && !e.GaveUp {
 					return false
 				}
 			}
 			return true
 		})
-		last := time.Since(start)
-		b.StopTimer()
 		r.stop()
-		ru, _ := r.cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		b.ReportMetric(last.Seconds(), "last-answer-s")
-		if ru != nil {
-			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-			b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MiB")
-			b.ReportMetric(float64(cpu.Microseconds())/1000/threads, "cpu-ms/turn")
+		reportBurst(b, c, burstRun{roots: roots, questions: questions, last: last, calls: len(c.emu.Calls("")) - callsBefore, replica: r})
+	}
+}
+
+// burstRun is what one run of benchBurst saw.
+type burstRun struct {
+	roots, questions []string
+	last             time.Duration
+	calls            int
+	replica          *replica
+}
+
+// reportBurst reports run's metrics (see BenchmarkBurst).
+func reportBurst(b *testing.B, c *cluster, run burstRun) {
+	threads := len(run.roots)
+	var acks []time.Duration
+	for _, a := range c.emu.Acks() {
+		acks = append(acks, a.Latency)
+	}
+	redelivered := 0
+	for _, e := range c.emu.Envelopes() {
+		redelivered += max(e.Deliveries-1, 0)
+	}
+	duplicates, wrong := 0, 0
+	for i, root := range run.roots {
+		answers := c.answers(general, root)
+		if len(answers) > 1 {
+			duplicates++
 		}
-		for _, root := range roots {
-			if n := len(c.emu.BotMessages(general, root)); n != 1 {
-				b.Fatalf("thread %s shows %d answers; want 1", root, n)
+		for _, a := range answers {
+			if !strings.Contains(a, run.questions[i]) {
+				wrong++
 			}
 		}
+	}
+	statuses := len(c.emu.Calls("assistant.threads.setStatus"))
+	b.ReportMetric(ms(percentile(acks, 50)), "ack-p50-ms")
+	b.ReportMetric(ms(percentile(acks, 99)), "ack-p99-ms")
+	b.ReportMetric(ms(percentile(acks, 100)), "ack-max-ms")
+	b.ReportMetric(float64(redelivered), "redeliveries")
+	b.ReportMetric(run.last.Seconds(), "last-answer-s")
+	b.ReportMetric(float64(run.calls)/float64(threads), "slack-calls/turn")
+	b.ReportMetric(float64(statuses)/float64(threads), "setStatus/turn")
+	b.ReportMetric(float64(duplicates), "duplicates")
+	b.ReportMetric(float64(wrong), "wrong-thread")
+	if ru, _ := run.replica.cmd.ProcessState.SysUsage().(*syscall.Rusage); ru != nil {
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MiB")
+		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(threads), "cpu-ms/turn")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strings"
 	"time"
 
@@ -105,6 +106,47 @@ func serveHealth(addr, metricsToken string, ready func(context.Context) error, m
 		fmt.Fprintln(w, "ready")
 	})
 	return serveHTTP(ln, mux, "health server", 2*time.Second, log), nil
+}
+
+// serveDebug serves net/http/pprof's handlers under /debug/pprof/ on addr
+// (DEBUG_ADDR; docs/operations.md, "Profiling"), and returns the server; nil when addr
+// is empty. An address without a host (":6060") binds loopback; validate refuses
+// another host unless DEBUG_ADDR_REMOTE is set.
+func serveDebug(addr string, log *slog.Logger) (*httpServer, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	if host, port, err := net.SplitHostPort(addr); err == nil && host == "" {
+		addr = net.JoinHostPort("127.0.0.1", port)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("DEBUG_ADDR: listen on %s: %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index) // the named profiles: heap, goroutine, …
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("POST /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	s := serveHTTP(ln, mux, "debug server", time.Second, log)
+	log.Info("profiling endpoints served", "addr", s.addr)
+	return s, nil
+}
+
+// loopbackAddr reports whether addr (host:port) binds loopback only: no host
+// (serveDebug binds 127.0.0.1 then), localhost, or a loopback IP.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "" || host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // notReady is why threadwright is not ready: Error returns reason, a fixed text fit

@@ -47,10 +47,10 @@ func TestLoadConfigDefaults(t *testing.T) {
 		c.OpenAIBaseURL != "https://api.openai.com/v1" || c.OpenAISmallModel != c.OpenAIModel || c.MaxSteps != 8 {
 		t.Fatalf("defaults: %+v", c)
 	}
-	if c.ModelMaxRetries != 5 || c.ModelRetryBudget != time.Minute || c.ModelMaxConcurrent != 128 {
+	if c.ModelMaxRetries != 5 || c.ModelRetryBudget != time.Minute || c.ModelMaxConcurrent != 500 {
 		t.Fatalf("model client defaults: retries %d, budget %s, concurrent %d", c.ModelMaxRetries, c.ModelRetryBudget, c.ModelMaxConcurrent)
 	}
-	if c.MaxConcurrentTurns != 100 || c.LeaseTTL != 10*time.Second || c.DatabaseMaxConns != 25 {
+	if c.MaxConcurrentTurns != 500 || c.LeaseTTL != 10*time.Second || c.DatabaseMaxConns != 40 {
 		t.Fatalf("turn defaults: concurrency %d, lease TTL %s, database connections %d", c.MaxConcurrentTurns, c.LeaseTTL, c.DatabaseMaxConns)
 	}
 }

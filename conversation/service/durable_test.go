@@ -50,6 +50,13 @@ func (s *flakyStore) Enqueue(ctx context.Context, in conversation.Input) (bool, 
 	return s.Store.Enqueue(ctx, in)
 }
 
+func (s *flakyStore) EnqueueBatch(ctx context.Context, ins []conversation.Input) ([]bool, error) {
+	if s.enqueueDown.Load() {
+		return nil, errUnavailable
+	}
+	return s.Store.EnqueueBatch(ctx, ins)
+}
+
 func (s *flakyStore) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	in, err := s.Store.Begin(ctx, l)
 	if in != nil {
@@ -396,6 +403,9 @@ type downStore struct{ conversation.Store }
 func (downStore) Enqueue(context.Context, conversation.Input) (bool, error) {
 	return false, errUnavailable
 }
+func (downStore) EnqueueBatch(context.Context, []conversation.Input) ([]bool, error) {
+	return nil, errUnavailable
+}
 func (downStore) Exists(context.Context, conversation.Key) (bool, error) {
 	return false, errUnavailable
 }
@@ -445,6 +455,11 @@ type hangingStore struct{ conversation.Store }
 func (hangingStore) Enqueue(ctx context.Context, _ conversation.Input) (bool, error) {
 	<-ctx.Done()
 	return false, ctx.Err()
+}
+
+func (hangingStore) EnqueueBatch(ctx context.Context, _ []conversation.Input) ([]bool, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
 }
 
 // TestServiceSpoolsWhenTheStoreHangs: a store that does not answer within the ack

@@ -293,3 +293,47 @@ type secretErr struct{ msg string }
 
 func (e secretErr) Error() string       { return e.msg }
 func (e secretErr) UserMessage() string { return e.msg }
+
+// countingPendingStore counts the calls of CountPending.
+type countingPendingStore struct {
+	conversation.Store
+	counts atomic.Int32
+}
+
+func (s *countingPendingStore) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
+	s.counts.Add(1)
+	return s.Store.CountPending(ctx, key, userID, limit)
+}
+
+// TestServiceLimitsAskTheStoreOnlyNearABound: an input costs no count of pending
+// inputs in the store while this process's own counts are below half the bounds; near
+// one, the store is asked, and the bound holds.
+func TestServiceLimitsAskTheStoreOnlyNearABound(t *testing.T) {
+	st := &countingPendingStore{Store: openStore(t, t.TempDir())}
+	msgr := &noticeMessenger{fakeMessenger: newMessenger()}
+	exec := &heldExecutor{release: make(chan struct{})}
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: exec, MaxQueuedPerThread: 20, MaxQueuedPerUser: 10})
+	for i := range 8 {
+		k := threadKey(i)
+		if !submit(t, svc, mentionBy(fmt.Sprintf("U%d", i), k, k.ThreadTS, "hello")) {
+			t.Fatalf("input %d refused", i)
+		}
+	}
+	if n := st.counts.Load(); n != 0 {
+		t.Errorf("%d counts in the store for 8 people's first inputs; want none", n)
+	}
+	accepted := 1 // U0's first
+	for i := range 12 {
+		k := threadKey(100 + i)
+		if submit(t, svc, mentionBy("U0", k, k.ThreadTS, "more")) {
+			accepted++
+		}
+	}
+	if accepted != 10 {
+		t.Errorf("%d of U0's inputs accepted; want MaxQueuedPerUser 10", accepted)
+	}
+	if n := st.counts.Load(); n == 0 || n > 12 {
+		t.Errorf("%d counts in the store; want some, near U0's bound", n)
+	}
+	close(exec.release)
+}

@@ -101,6 +101,18 @@ func (s *poisonStore) Enqueue(ctx context.Context, in conversation.Input) (bool,
 	return s.Store.Enqueue(ctx, in)
 }
 
+func (s *poisonStore) EnqueueBatch(ctx context.Context, ins []conversation.Input) ([]bool, error) {
+	for _, in := range ins {
+		switch {
+		case s.down.Load():
+			return nil, errUnavailable
+		case in.ID == s.poison:
+			return nil, errors.New("value too long for type character varying")
+		}
+	}
+	return s.Store.EnqueueBatch(ctx, ins)
+}
+
 // TestServiceDroppedSpooledInputIsNotCountedForever: an input spooled during an
 // outage that the store never takes is dropped from the spool; it no longer counts
 // against its author's bound, who is taken again once the spool is empty.

@@ -14,7 +14,7 @@ import (
 const (
 	// DefaultMaxConcurrentTurns is the default of Config.MaxConcurrentTurns: turns
 	// wait on the model and Slack most of their time, so a process runs many at once.
-	DefaultMaxConcurrentTurns = 100
+	DefaultMaxConcurrentTurns = 500
 	// DefaultLeaseTTL is how long a lease lives without renewal: a dead replica's
 	// threads are taken over after at most this plus one sweep interval.
 	DefaultLeaseTTL = 10 * time.Second

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -28,9 +27,8 @@ type intake struct {
 	spool  *spooler
 	// kick makes this process work on the thread of an input it stored.
 	kick func(conversation.Key)
-	// mu serializes accept, so that an input never overtakes an earlier one that
-	// went to the spool.
-	mu sync.Mutex
+	// commit stores inputs in batches (group commit).
+	commit *groupCommit
 }
 
 // Submit accepts an input: it stores it (deduplicated by in.ID), or spools it when the
@@ -127,21 +125,19 @@ func (s *intake) amend(ctx context.Context, in conversation.Input) {
 	}
 }
 
-// accept stores in, or spools it when the store is unavailable or inputs are spooled
-// already (they go into the store in order), and starts work on its thread. One
-// accept runs at a time, so that no input overtakes an earlier one that was spooled.
+// accept stores in (with the inputs submitted with it: group commit, commit.go), or
+// spools it when the store is unavailable or inputs are spooled already (they go into
+// the store in order), and starts work on its thread.
 func (s *intake) accept(ctx context.Context, in conversation.Input) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	spooling := s.spool.isSpooling()
-	if !spooling {
-		inserted, err := s.enqueue(ctx, in)
+	if !s.spool.isSpooling() {
+		inserted, err := s.commit.store(ctx, in)
 		switch {
 		case err == nil:
 			if !inserted {
 				s.log.Debug("duplicate input dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyEvent, in.EventID)
 				return false, nil
 			}
+			s.limits.stored(in)
 			s.notify(in)
 			return true, nil
 		case s.cfg.Spool == nil || !storeDown(err) && ctx.Err() == nil:
@@ -150,23 +146,6 @@ func (s *intake) accept(ctx context.Context, in conversation.Input) (bool, error
 		s.log.Warn("store unavailable: input spooled to local disk", conversation.LogKeyInput, in.ID, "error", err)
 	}
 	return s.spool.put(in)
-}
-
-// enqueue stores in, retrying while the store is unavailable until ctx's deadline,
-// less the time a spool write takes.
-func (s *intake) enqueue(ctx context.Context, in conversation.Input) (bool, error) {
-	if d, ok := ctx.Deadline(); ok && s.cfg.Spool != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, d.Add(-spoolReserve))
-		defer cancel()
-	}
-	var inserted bool
-	err := s.retryStore(ctx, "store an input", func(ctx context.Context) error {
-		var err error
-		inserted, err = s.cfg.Store.Enqueue(ctx, in)
-		return err
-	})
-	return inserted, err
 }
 
 // notify tells this process's worker of in's thread that in was stored: a newer
@@ -205,12 +184,13 @@ func (s *intake) admit(ctx context.Context, in conversation.Input) *refusal {
 		return nil
 	}
 	counts := s.limits.spooledCounts(in.Key, user)
-	if !s.spool.isSpooling() {
+	if !s.spool.isSpooling() && s.limits.near(in.Key, user, perThread, perUser) {
 		cctx, cancel := context.WithTimeout(ctx, countTimeout)
 		c, err := s.cfg.Store.CountPending(cctx, in.Key, user, max(perThread, perUser))
 		cancel()
 		switch {
 		case err == nil:
+			s.limits.counted(in.Key, user, c)
 			counts.Thread += c.Thread
 			counts.User += c.User
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, conversation.ErrUnavailable):

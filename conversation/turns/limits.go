@@ -19,7 +19,13 @@ import (
 //     messages never leaves a person unable to click Stop, Approve or Keep;
 //   - or, for a message or a command, its thread has MaxQueuedPerThread pending
 //     inputs, or the person has MaxQueuedPerUser pending inputs across threads:
-//     counted in the store (Store.CountPending), so that every replica agrees.
+//     counted in the store (Store.CountPending), so that every replica agrees, but
+//     only near a bound. Each process keeps in memory the inputs it stored and has
+//     not finished, by thread and by person; while both counts are below half their
+//     bound, nothing is near one and no query is made: an input costs no store call
+//     for the limits. A count from the store replaces the process's own (so inputs
+//     another replica finished are forgotten). Half leaves room for the inputs other
+//     replicas stored, which a process does not see.
 //
 // Clicks are not held to the queue bounds: a thread full of messages must still take
 // its Stop and workflow buttons, and a click that is out of date costs a look at the
@@ -76,7 +82,17 @@ type limits struct {
 	users   *simplelru.LRU[string, *userLimits]
 	spooled map[conversation.Key]int
 	spoolBy map[string]int // by teamID + "/" + userID
+	// pending and pendingBy count the inputs this process stored and has not
+	// finished, by thread and by person (teamID + "/" + userID): estimates that
+	// decide when the store is asked (near).
+	pending   map[conversation.Key]int
+	pendingBy map[string]int
 }
+
+// maxTrackedPending bounds the threads and the people whose pending inputs a process
+// counts in memory; past it the counts start again from zero (the store's counts
+// take over near a bound).
+const maxTrackedPending = 100_000
 
 // userLimits are one person's buckets and the time of their last notice.
 type userLimits struct {
@@ -89,6 +105,7 @@ func newLimits(perMinute float64, burst int) *limits {
 	return &limits{
 		rate: rate.Limit(perMinute / 60), burst: max(burst, 1),
 		users: users, spooled: map[conversation.Key]int{}, spoolBy: map[string]int{},
+		pending: map[conversation.Key]int{}, pendingBy: map[string]int{},
 	}
 }
 
@@ -151,6 +168,60 @@ func (l *limits) spool(in conversation.Input, delta int) {
 		if l.spoolBy[id] += delta; l.spoolBy[id] <= 0 {
 			delete(l.spoolBy, id)
 		}
+	}
+}
+
+// stored counts in, stored by this process, as pending.
+func (l *limits) stored(in conversation.Input) {
+	l.pendingDelta(in, 1)
+}
+
+// finished counts in, finished by this process, as no longer pending.
+func (l *limits) finished(in conversation.Input) {
+	l.pendingDelta(in, -1)
+}
+
+func (l *limits) pendingDelta(in conversation.Input, delta int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.pending) >= maxTrackedPending || len(l.pendingBy) >= maxTrackedPending {
+		clear(l.pending)
+		clear(l.pendingBy)
+	}
+	addCount(l.pending, in.Key, delta)
+	if user := in.User(); user != "" {
+		addCount(l.pendingBy, in.Key.TeamID+"/"+user, delta)
+	}
+}
+
+// addCount adds delta to m[k], deleting it at zero or below.
+func addCount[K comparable](m map[K]int, k K, delta int) {
+	if m[k] += delta; m[k] <= 0 {
+		delete(m, k)
+	}
+}
+
+// near reports whether one more input of user in thread key would bring this
+// process's count of pending inputs of the thread or of the person to half its bound
+// (0: none) or past it: then the store is asked.
+func (l *limits) near(key conversation.Key, user string, perThread, perUser int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if perThread > 0 && 2*(l.pending[key]+1) >= perThread {
+		return true
+	}
+	return perUser > 0 && user != "" && 2*(l.pendingBy[key.TeamID+"/"+user]+1) >= perUser
+}
+
+// counted replaces this process's counts of thread key's and user's pending inputs
+// with c, the store's.
+func (l *limits) counted(key conversation.Key, user string, c conversation.PendingCounts) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	addCount(l.pending, key, c.Thread-l.pending[key])
+	if user != "" {
+		id := key.TeamID + "/" + user
+		addCount(l.pendingBy, id, c.User-l.pendingBy[id])
 	}
 }
 

@@ -32,6 +32,8 @@ type scheduler struct {
 	slots *semaphore.Weighted
 	// wg counts the thread workers.
 	wg sync.WaitGroup
+	// finished is told of each input this process finished (the limits' counts).
+	finished func(conversation.Input)
 }
 
 // kick makes this process work on thread key: it starts taking the thread's lease
@@ -128,6 +130,7 @@ func (s *scheduler) work(t *thread) {
 		s.slots.Release(1)
 		switch {
 		case err == nil:
+			s.finished(*in)
 			retry.Reset()
 		case errors.Is(err, conversation.ErrLeaseLost) || s.ctx.Err() != nil || s.threads.isClosed():
 			// Shutting down: the input stays pending and the thread is handed over.

@@ -176,6 +176,13 @@ func (t tracedStore) Enqueue(ctx context.Context, in conversation.Input) (bool, 
 	return ok, err
 }
 
+func (t tracedStore) EnqueueBatch(ctx context.Context, ins []conversation.Input) ([]bool, error) {
+	ctx, span := storeSpan(ctx, "EnqueueBatch", attribute.Int("threadwright.store.enqueued", len(ins)))
+	ok, err := t.Store.EnqueueBatch(ctx, ins)
+	tracing.End(span, err)
+	return ok, err
+}
+
 func (t tracedStore) CountPending(ctx context.Context, key conversation.Key, userID string, limit int) (conversation.PendingCounts, error) {
 	ctx, span := storeSpan(ctx, "CountPending")
 	n, err := t.Store.CountPending(ctx, key, userID, limit)

@@ -98,7 +98,7 @@ func (s *Checkpoints) load(ctx context.Context, key conversation.Key, recent int
 // inputs_thread_pending).
 func (s *Checkpoints) Exists(ctx context.Context, key conversation.Key) (bool, error) {
 	var ok bool
-	err := s.db.GetContext(ctx, &ok, `
+	err := s.intake.GetContext(ctx, &ok, `
 		SELECT EXISTS (SELECT FROM conversations WHERE team_id = $1 AND channel_id = $2 AND thread_ts = $3)
 			OR EXISTS (SELECT FROM inputs WHERE team_id = $1 AND channel_id = $2 AND thread_ts = $3 AND status = 'pending')`,
 		key.TeamID, key.ChannelID, key.ThreadTS)

@@ -60,6 +60,11 @@ func newStore(p *pool) *Store {
 // DefaultMaxConns is the size of the connection pool when Open is given none.
 const DefaultMaxConns = 20
 
+// IntakeConns is the number of connections a Store keeps, besides maxConns, for the
+// intake's statements (EnqueueBatch, Exists, CountPending, Enqueued): an input is
+// stored before its envelope is acked, and the ack must not wait behind running turns.
+const IntakeConns = 2
+
 // Open connects to the database that dsn names (a postgres:// URL or a lib/pq
 // key=value string; a search_path parameter selects the schema) and applies pending
 // migrations before it returns. The store opens at most maxConns connections
@@ -84,7 +89,18 @@ func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
 	// goose migrates on another.
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
-	s := newStore(&pool{db: db})
+	intake, err := connect(ctx, dsn)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	intake.SetMaxOpenConns(IntakeConns)
+	intake.SetMaxIdleConns(IntakeConns)
+	s := newStore(&pool{db: db, intake: intake})
+	if s.intakeEnqueueStmt, err = intake.PrepareContext(ctx, enqueueSQL); err != nil {
+		s.Close()
+		return nil, classify(fmt.Errorf("postgres: prepare statements: %w", err))
+	}
 	for _, p := range []struct {
 		st  **sql.Stmt
 		sql string
@@ -139,11 +155,14 @@ func (s *Store) Close() error {
 	var errs []error
 	for _, st := range []*sql.Stmt{
 		s.loadStmt, s.createStmt, s.updateStmt, s.enqueueStmt, s.acquireStmt, s.beginStmt, s.releaseStmt, s.renewStmt,
-		s.searchStmt,
+		s.searchStmt, s.intakeEnqueueStmt,
 	} {
 		if st != nil {
 			errs = append(errs, closeErr(st.Close()))
 		}
+	}
+	if s.intake != nil {
+		errs = append(errs, closeErr(s.intake.Close()))
 	}
 	return errors.Join(append(errs, closeErr(s.db.Close()))...)
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,8 +98,41 @@ func BenchmarkCountPending(b *testing.B) {
 	storetest.BenchCountPending(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }
 
+// BenchmarkComparison runs storetest.BenchComparison with the floor of a turn on this
+// server, measured in the same run: a durable commit of a 1 KB row (INSERT, autocommit)
+// and a read of the newest 20 rows, in a table of their own.
 func BenchmarkComparison(b *testing.B) {
-	storetest.BenchComparison(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
+	db, err := sql.Open("postgres", storetest.PostgresDSN(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	table := fmt.Sprintf("floor_%d", time.Now().UnixNano())
+	if _, err := db.ExecContext(ctx, "CREATE TABLE "+table+" (id bigserial PRIMARY KEY, body text NOT NULL)"); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _, _ = db.Exec("DROP TABLE " + table) })
+	body := strings.Repeat("x", 1024)
+	floor := func(ctx context.Context) error {
+		if _, err := db.ExecContext(ctx, "INSERT INTO "+table+" (body) VALUES ($1)", body); err != nil {
+			return err
+		}
+		rows, err := db.QueryContext(ctx, "SELECT id, body FROM "+table+" ORDER BY id DESC LIMIT 20")
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var s string
+			if err := rows.Scan(&id, &s); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	}
+	storetest.BenchComparison(b, func(b *testing.B) conversation.Store { return mustOpen(b) }, floor)
 }
 
 // TestSaveWaitsForInput checks the locking of Save's single statement: a Save for an

@@ -57,6 +57,28 @@ func (s *Inputs) Enqueue(ctx context.Context, in conversation.Input) (bool, erro
 	return ok, classify(err)
 }
 
+// EnqueueBatch stores ins as Enqueue does each, in one transaction, so that one
+// commit (one sync of the write-ahead log) stores a burst: either every input is
+// stored (or found a duplicate) or none is. A thread's inputs keep their order in ins.
+// inserted[i] reports whether ins[i] was new.
+func (s *Inputs) EnqueueBatch(ctx context.Context, ins []conversation.Input) (inserted []bool, err error) {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer tx.Rollback()
+	inserted = make([]bool, len(ins))
+	for _, i := range sqlstore.ByThread(ins) {
+		if inserted[i], err = enqueue(ctx, tx, &s.st, ins[i]); err != nil {
+			return nil, classify(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, classify(fmt.Errorf("enqueue %d inputs: %w", len(ins), err))
+	}
+	return inserted, nil
+}
+
 // enqueue inserts in in tx, with st's enqueueInput and enqueueLease: in Enqueue's
 // transaction, or a Save's.
 func enqueue(ctx context.Context, tx *sql.Tx, st *statements, in conversation.Input) (bool, error) {

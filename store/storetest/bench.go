@@ -96,11 +96,16 @@ func BenchLeasedTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
 // then loaded back (Load of the newest 20 messages). It reports the mean time of a turn
 // over the ten turns that end at turn 10, 100, 500 and 1,000 ("ms/turn@N") and, when
 // the store implements Sizer, its size after the 1,000 turns ("MiB"). open must return
-// a new, empty store and close it in b.Cleanup; each iteration opens one.
-func BenchComparison(b *testing.B, open func(b *testing.B) conversation.Store) {
+// a new, empty store and close it in b.Cleanup; each iteration opens one. floor, when
+// given, is the database's floor for a turn (a durable commit of 1 KB and a read of 20
+// rows, by the backend's own SQL): it runs after each turn, in the same run, and the
+// mean of the last window is reported ("floor-ms@1000") with the turn's multiple of it
+// ("x-floor@1000").
+func BenchComparison(b *testing.B, open func(b *testing.B) conversation.Store, floor ...func(ctx context.Context) error) {
 	const turns, window = 1_000, 10
 	marks := []int{10, 100, 500, 1_000}
 	sums := make([]time.Duration, len(marks))
+	var floorSum time.Duration
 	var (
 		runs int
 		size int64
@@ -124,6 +129,13 @@ func BenchComparison(b *testing.B, open func(b *testing.B) conversation.Store) {
 			}
 			took[n] = time.Since(start)
 			version = saved.Version
+			if len(floor) > 0 && n > turns-window {
+				start := time.Now()
+				if err := floor[0](ctx); err != nil {
+					b.Fatalf("floor: %v", err)
+				}
+				floorSum += time.Since(start)
+			}
 		}
 		for i, m := range marks {
 			for n := m - window + 1; n <= m; n++ {
@@ -147,6 +159,11 @@ func BenchComparison(b *testing.B, open func(b *testing.B) conversation.Store) {
 	}
 	if size > 0 {
 		b.ReportMetric(float64(size)/(1<<20), "MiB")
+	}
+	if floorSum > 0 {
+		mean := floorSum / time.Duration(runs*window)
+		b.ReportMetric(float64(mean)/float64(time.Millisecond), "floor-ms@1000")
+		b.ReportMetric(float64(sums[len(sums)-1])/float64(floorSum), "x-floor@1000")
 	}
 }
 

@@ -1,9 +1,11 @@
 package sqlstore
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -152,4 +154,20 @@ func RowsAffected(res sql.Result, err error) (int64, error) {
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// ByThread returns the indexes of ins in the order a batch enqueues them
+// (conversation.Store.EnqueueBatch): sorted by thread, and in their order within a
+// thread (a stable sort), so that a thread's inputs keep their order and two batches
+// take the rows of their threads in the same order.
+func ByThread(ins []conversation.Input) []int {
+	order := make([]int, len(ins))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ka, kb := ins[a].Key, ins[b].Key
+		return cmp.Or(cmp.Compare(ka.TeamID, kb.TeamID), cmp.Compare(ka.ChannelID, kb.ChannelID), cmp.Compare(ka.ThreadTS, kb.ThreadTS))
+	})
+	return order
 }

@@ -1,0 +1,178 @@
+package bot_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/bot"
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/emulator"
+)
+
+// storingSubmitter records, per input, when its Submit returned (the input is
+// "stored" then); hold, when set, makes Submit wait until it returns.
+type storingSubmitter struct {
+	mu      sync.Mutex
+	stored  map[string]time.Time
+	order   map[conversation.Key][]string
+	changed chan struct{}
+	hold    func(ctx context.Context, in conversation.Input)
+}
+
+func newStoringSubmitter() *storingSubmitter {
+	return &storingSubmitter{stored: map[string]time.Time{}, order: map[conversation.Key][]string{}, changed: make(chan struct{})}
+}
+
+func (s *storingSubmitter) Submit(ctx context.Context, in conversation.Input) (bool, error) {
+	if s.hold != nil {
+		s.hold(ctx, in)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.stored[in.ID]; ok {
+		return false, nil // the message twin of an app_mention, or a redelivery
+	}
+	s.stored[in.ID] = time.Now()
+	s.order[in.Key] = append(s.order[in.Key], in.Message.TS)
+	close(s.changed)
+	s.changed = make(chan struct{})
+	return true, nil
+}
+
+// waitStored waits until n inputs are stored.
+func (s *storingSubmitter) waitStored(t *testing.T, n int) {
+	t.Helper()
+	ctx := testContext(t)
+	for {
+		s.mu.Lock()
+		got, changed := len(s.stored), s.changed
+		s.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("%d inputs stored; want %d", got, n)
+		}
+	}
+}
+
+// TestEnvelopesTakenConcurrently: while one thread's input is being stored (its
+// Submit waits), the inputs of other threads are taken and stored; the waiting one
+// is acked only once its Submit returned.
+func TestEnvelopesTakenConcurrently(t *testing.T) {
+	sub := newStoringSubmitter()
+	others := make(chan struct{}, 100)
+	var slowTS string
+	var tsMu sync.Mutex
+	sub.hold = func(ctx context.Context, in conversation.Input) {
+		tsMu.Lock()
+		slow := in.Message.TS == slowTS
+		tsMu.Unlock()
+		if !slow {
+			others <- struct{}{}
+			return
+		}
+		// Wait for inputs of other threads: handled one at a time, none would come.
+		// Ten of them: all on the slow one's lane is a chance of 64^-10.
+		for range 10 {
+			select {
+			case <-others:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+	h := startBotWith(t, emulator.Config{}, func(c *bot.Config) { c.Submitter = sub; c.AckBudget = 20 * time.Second })
+	tsMu.Lock()
+	ts, err := h.emu.PostUserMessage("C0GENERAL", "U0ALICE", "<@U0BOT> slow", "")
+	slowTS = ts
+	tsMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// hold reads slowTS under tsMu, which was held from the post to here.
+	for i := range 10 {
+		if _, err := h.emu.PostUserMessage("C0GENERAL", "U0ALICE", fmt.Sprintf("<@U0BOT> other %d", i), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub.waitStored(t, 11)
+	env, ok := h.emu.EventEnvelope("app_mention", ts)
+	if !ok {
+		t.Fatal("no app_mention envelope")
+	}
+	h.waitAcked(t, env.ID)
+	checkAckedAfterStored(t, h.emu, sub)
+}
+
+// TestBurstKeepsThreadOrder: a burst of messages in several threads, posted as fast as
+// the emulator takes them, is stored with each thread's inputs in the order they were
+// posted, every input once, every envelope acked once its input was stored.
+func TestBurstKeepsThreadOrder(t *testing.T) {
+	sub := newStoringSubmitter()
+	h := startBotWith(t, emulator.Config{}, func(c *bot.Config) { c.Submitter = sub })
+	const threads, replies = 6, 10
+	roots := make([]string, threads)
+	want := map[string][]string{}
+	for i := range roots {
+		ts, err := h.emu.PostUserMessage("C0GENERAL", "U0ALICE", fmt.Sprintf("<@U0BOT> thread %d", i), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		roots[i] = ts
+		want[ts] = []string{ts}
+	}
+	for r := range replies {
+		for i, root := range roots {
+			ts, err := h.emu.PostUserMessage("C0GENERAL", "U0ALICE", fmt.Sprintf("<@U0BOT> thread %d reply %d", i, r), root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[root] = append(want[root], ts)
+		}
+	}
+	sub.waitStored(t, threads*(replies+1))
+	sub.mu.Lock()
+	for key, got := range sub.order {
+		if !slices.Equal(got, want[key.ThreadTS]) {
+			t.Errorf("thread %s: inputs stored in the order %v; want %v", key.ThreadTS, got, want[key.ThreadTS])
+		}
+	}
+	sub.mu.Unlock()
+	if err := h.emu.WaitFor(testContext(t), func() bool {
+		for _, e := range h.emu.Envelopes() {
+			if !e.Acked {
+				return false
+			}
+		}
+		return true
+	}); err != nil {
+		t.Fatal("not every envelope acked")
+	}
+	checkAckedAfterStored(t, h.emu, sub)
+}
+
+// checkAckedAfterStored checks that no app_mention envelope was acked before its
+// input was stored (the message twin of a mention is dropped, and acked at once).
+func checkAckedAfterStored(t *testing.T, emu *emulator.Server, sub *storingSubmitter) {
+	t.Helper()
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	for _, a := range emu.Acks() {
+		env, _ := emu.Envelope(a.EnvelopeID)
+		if env.EventType != "app_mention" {
+			continue
+		}
+		id := conversation.MessageInputID("T0TEAM", env.Channel, env.TS)
+		stored, ok := sub.stored[id]
+		if !ok || a.Time.Before(stored) {
+			t.Errorf("envelope %s (%s) acked at %v; its input stored at %v (%v)", a.EnvelopeID, env.EventType, a.Time, stored, ok)
+		}
+	}
+}

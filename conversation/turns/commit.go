@@ -1,0 +1,128 @@
+package turns
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// Group commit (docs/architecture.md, "Accepted means stored"): the inputs that
+// Submit calls hand over while a batch is being stored wait together and go into the
+// store in the next batch, in one transaction (Store.EnqueueBatch). When inputs come
+// one at a time, each is a batch of one, stored at once; in a burst, one commit stores
+// many. A batch keeps the order in which its inputs were handed over, so a thread's
+// inputs keep theirs (the bot hands a thread's next input over only once the one
+// before it is stored).
+
+const (
+	// maxBatch bounds the inputs of one batch (one transaction).
+	maxBatch = 500
+	// batchTimeout bounds a batch none of whose callers set a deadline.
+	batchTimeout = 30 * time.Second
+)
+
+// groupCommit batches the inputs handed to store.
+type groupCommit struct {
+	*env
+
+	mu      sync.Mutex
+	queue   []*queuedInput
+	running bool
+}
+
+// queuedInput is an input waiting for its batch, and where its outcome goes.
+type queuedInput struct {
+	ctx  context.Context
+	in   conversation.Input
+	done chan commitResult // buffered: the committer never waits for the caller
+}
+
+// commitResult is the outcome of storing one input.
+type commitResult struct {
+	inserted bool
+	err      error
+}
+
+// store stores in with the inputs handed over with it, and reports whether it was new
+// (false for a duplicate). It returns once the batch holding in has committed or
+// failed: never before in is stored. ctx's deadline, less spoolReserve when a spool
+// is configured, bounds the batch's retries while the store is unavailable.
+func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, error) {
+	q := &queuedInput{ctx: ctx, in: in, done: make(chan commitResult, 1)}
+	g.mu.Lock()
+	g.queue = append(g.queue, q)
+	if !g.running {
+		g.running = true
+		go g.run()
+	}
+	g.mu.Unlock()
+	r := <-q.done
+	return r.inserted, r.err
+}
+
+// run stores batches until the queue is empty.
+func (g *groupCommit) run() {
+	for {
+		g.mu.Lock()
+		n := min(len(g.queue), maxBatch)
+		if n == 0 {
+			g.running = false
+			g.mu.Unlock()
+			return
+		}
+		batch := g.queue[:n:n]
+		g.queue = g.queue[n:]
+		g.mu.Unlock()
+		g.commit(batch)
+	}
+}
+
+// commit stores batch in one transaction. When it fails for a reason other than the
+// store being unavailable, one input may be what the store refuses: each is then
+// stored alone, so that the others are not refused with it.
+func (g *groupCommit) commit(batch []*queuedInput) {
+	inserted, err := g.enqueue(batch)
+	if err != nil && len(batch) > 1 && !storeDown(err) {
+		for _, q := range batch {
+			g.commit([]*queuedInput{q})
+		}
+		return
+	}
+	for i, q := range batch {
+		r := commitResult{err: err}
+		if err == nil {
+			r.inserted = inserted[i]
+		}
+		q.done <- r
+	}
+}
+
+// enqueue runs Store.EnqueueBatch for batch, retrying while the store is unavailable
+// until the earliest deadline of its inputs (less spoolReserve with a spool).
+func (g *groupCommit) enqueue(batch []*queuedInput) ([]bool, error) {
+	deadline, ins := time.Time{}, make([]conversation.Input, len(batch))
+	for i, q := range batch {
+		ins[i] = q.in
+		if d, ok := q.ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+			deadline = d
+		}
+	}
+	switch {
+	case deadline.IsZero():
+		deadline = time.Now().Add(batchTimeout)
+	case g.cfg.Spool != nil:
+		deadline = deadline.Add(-spoolReserve)
+	}
+	// Not cancelled with one caller's context: the batch holds the others' inputs too.
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(batch[0].ctx), deadline)
+	defer cancel()
+	var inserted []bool
+	err := g.retryStore(ctx, "store inputs", func(ctx context.Context) error {
+		var err error
+		inserted, err = g.cfg.Store.EnqueueBatch(ctx, ins)
+		return err
+	})
+	return inserted, err
+}

@@ -1,0 +1,162 @@
+package turns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// batchStore records the batches of EnqueueBatch; the first waits for release.
+type batchStore struct {
+	conversation.Store
+	release chan struct{}
+	first   chan struct{} // closed when the first batch is in EnqueueBatch
+	once    sync.Once
+	poison  string
+	mu      sync.Mutex
+	batches [][]string
+	seen    map[string]bool
+}
+
+func (s *batchStore) EnqueueBatch(ctx context.Context, ins []conversation.Input) ([]bool, error) {
+	s.once.Do(func() {
+		close(s.first)
+		<-s.release
+	})
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	out := make([]bool, len(ins))
+	for i, in := range ins {
+		if in.ID == s.poison {
+			return nil, errors.New("value too long")
+		}
+		ids = append(ids, in.ID)
+		out[i] = !s.seen[in.ID]
+	}
+	for _, id := range ids {
+		s.seen[id] = true
+	}
+	s.batches = append(s.batches, ids)
+	return out, nil
+}
+
+func newBatchStore() *batchStore {
+	return &batchStore{release: make(chan struct{}), first: make(chan struct{}), seen: map[string]bool{}}
+}
+
+func testCommit(st conversation.Store) *groupCommit {
+	return &groupCommit{env: &env{cfg: Config{Store: st, Now: time.Now}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}}
+}
+
+// TestGroupCommit: the inputs handed over while a batch is being stored go into the
+// store together, in the next batch, in the order they were handed over, each
+// reported as new once (a duplicate in the batch as not new).
+func TestGroupCommit(t *testing.T) {
+	st := newBatchStore()
+	g := testCommit(st)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	in := func(id string) conversation.Input { return conversation.Input{ID: id} }
+
+	firstDone := make(chan bool, 1)
+	go func() {
+		ok, _ := g.store(ctx, in("first"))
+		firstDone <- ok
+	}()
+	<-st.first
+	const n = 20
+	results := make(chan string, n)
+	for i := range n {
+		id := fmt.Sprintf("in%02d", i)
+		// One at a time into the queue, so that its order is known.
+		go func() {
+			if ok, err := g.store(ctx, in(id)); err != nil || !ok {
+				results <- fmt.Sprintf("%s: %v, %v", id, ok, err)
+				return
+			}
+			results <- ""
+		}()
+		waitQueue(t, g, i+1)
+	}
+	close(st.release)
+	if !<-firstDone {
+		t.Error("first input reported a duplicate")
+	}
+	for range n {
+		if r := <-results; r != "" {
+			t.Error(r)
+		}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.batches) != 2 || len(st.batches[1]) != n {
+		t.Fatalf("batches %v; want [first] and the %d inputs that waited, in one", st.batches, n)
+	}
+	want := make([]string, n)
+	for i := range want {
+		want[i] = fmt.Sprintf("in%02d", i)
+	}
+	if !slices.Equal(st.batches[1], want) {
+		t.Errorf("second batch %v; want the inputs in the order they came", st.batches[1])
+	}
+}
+
+// TestGroupCommitPoison: when the store refuses one input of a batch (not as
+// unavailable), the others are stored without it, one at a time, and only it fails.
+func TestGroupCommitPoison(t *testing.T) {
+	st := newBatchStore()
+	st.poison = "bad"
+	g := testCommit(st)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	go func() { _, _ = g.store(ctx, conversation.Input{ID: "first"}) }()
+	<-st.first
+	errs := make(chan error, 3)
+	for i, id := range []string{"a", "bad", "b"} {
+		go func() {
+			_, err := g.store(ctx, conversation.Input{ID: id})
+			if (err != nil) != (id == "bad") {
+				errs <- fmt.Errorf("%s: %v", id, err)
+				return
+			}
+			errs <- nil
+		}()
+		waitQueue(t, g, i+1)
+	}
+	close(st.release)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if !st.seen["a"] || !st.seen["b"] || st.seen["bad"] {
+		t.Errorf("stored %v; want a and b", st.seen)
+	}
+}
+
+// waitQueue waits until n inputs wait in g's queue.
+func waitQueue(t *testing.T, g *groupCommit, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		g.mu.Lock()
+		got := len(g.queue)
+		g.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d inputs queued; want %d", got, n)
+		}
+		time.Sleep(time.Millisecond) // polling an observable condition
+	}
+}
