@@ -25,6 +25,31 @@ var ErrNoCommit error = &modelError{
 	user: "The model did not save its work, so nothing was changed. Please try again.",
 }
 
+// runResearch runs the research calls of comp (those not of the commit function) and
+// puts their results in results, at the calls' places; a failed tool is added to
+// res.FailedTools. A call that needs a person's confirmation is refused: nobody is
+// asked while an artifact is written. Untrusted results taint the write.
+func (l CommitLoop) runResearch(ctx context.Context, comp Completion, results []string, tainted *bool, res *CommitResult) {
+	var b batch
+	var at []int
+	for i, tc := range comp.ToolCalls {
+		if tc.Function.Name != l.Tool.Name {
+			b.Calls, at = append(b.Calls, tc), append(at, i)
+		}
+	}
+	b.Results = make([]*conversation.ToolCall, len(b.Calls))
+	l.research.runBatch(ctx, l.Log, &b, tainted, nil, false, nil, nil)
+	if *tainted {
+		conversation.TaintFrom(ctx).MarkRead()
+	}
+	for i, rec := range b.Results {
+		results[at[i]] = toolMessage(l.research.registry, b.Calls[i], *rec).Content
+		if rec.Failed && !slices.Contains(res.FailedTools, rec.Name) {
+			res.FailedTools = append(res.FailedTools, rec.Name)
+		}
+	}
+}
+
 // CommitError is the error of a WorkflowAgent call whose model did not call the commit
 // function with valid arguments in any of its tries. errors.Is(err, ErrNoCommit)
 // reports it.
@@ -162,26 +187,7 @@ func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage
 		if exploring && slices.ContainsFunc(comp.ToolCalls, func(tc openai.ToolCall) bool { return tc.Function.Name != l.Tool.Name }) {
 			// Research: run the calls; a rejected commit call among them is answered
 			// with its problem.
-			// A call that needs a person's confirmation is refused: nobody is asked
-			// while an artifact is written.
-			var b batch
-			var at []int
-			for i, tc := range comp.ToolCalls {
-				if tc.Function.Name != l.Tool.Name {
-					b.Calls, at = append(b.Calls, tc), append(at, i)
-				}
-			}
-			b.Results = make([]*conversation.ToolCall, len(b.Calls))
-			l.research.runBatch(ctx, l.Log, &b, &tainted, nil, false, nil, nil)
-			if tainted {
-				conversation.TaintFrom(ctx).MarkRead()
-			}
-			for i, rec := range b.Results {
-				results[at[i]] = toolMessage(l.research.registry, b.Calls[i], *rec).Content
-				if rec.Failed && !slices.Contains(res.FailedTools, rec.Name) {
-					res.FailedTools = append(res.FailedTools, rec.Name)
-				}
-			}
+			l.runResearch(ctx, comp, results, &tainted, &res)
 			msgs = appendReply(msgs, comp, results)
 			continue
 		}

@@ -1,6 +1,9 @@
 package conversation
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // What a failure message says (docs/workflows.md, "Failures and Retry"): what failed — the
 // model, a tool, Slack or the database — in a few words safe to show, then what Retry
@@ -83,4 +86,27 @@ func (c Classifier) Explain(err error) Failure {
 		return Failure{Cause: se.Cause}
 	}
 	return Failure{}
+}
+
+// Stopped is the cause of a turn cancelled by a person: by the Stop button or by a new
+// message in the thread. It is the context.Cause of the turn's context.
+type Stopped struct {
+	// By is the Slack user who stopped the turn.
+	By string
+	// NewMessage is true when a newer message in the thread stopped it.
+	NewMessage bool
+}
+
+func (s Stopped) Error() string {
+	if s.NewMessage {
+		return "conversation: stopped by a newer message"
+	}
+	return "conversation: stopped by " + s.By
+}
+
+// StoppedBy returns the Stopped cause of ctx, if a person stopped it.
+func StoppedBy(ctx context.Context) (Stopped, bool) {
+	var s Stopped
+	ok := errors.As(context.Cause(ctx), &s)
+	return s, ok
 }

@@ -22,7 +22,7 @@ type Run struct {
 // runes (Block Kit's button text limit).
 func (r Run) Label() string {
 	l := r.Def.Title
-	if s := r.Def.Subject(r.State); s != "" {
+	if s := workflow.Subject(r.Def, r.State); s != "" {
 		l += " — " + s
 	}
 	return shorten(l, 74) // with "…": at most 75
@@ -36,7 +36,7 @@ func RunLine(lang string, r Run) string {
 		title = "<" + r.Link + "|" + title + ">"
 	}
 	line := "• " + title
-	if s := r.Def.Subject(r.State); s != "" {
+	if s := workflow.Subject(r.Def, r.State); s != "" {
 		line += " — " + s
 	}
 	return line + " · " + Waiting(lang, r.Def, r.Waiting)

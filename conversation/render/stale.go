@@ -62,7 +62,7 @@ func (c Cards) StaleReplaced(l *workflow.StaleList) conversation.Card {
 // it stands (w, Machine.Waiting: the step and who it waits for).
 func (c Cards) Status(ws *workflow.State, w workflow.Waiting) conversation.Card {
 	title := Tr(c.Lang, "status.title", c.Def.Title)
-	if s := c.Def.Subject(ws); s != "" {
+	if s := workflow.Subject(c.Def, ws); s != "" {
 		title += " — " + s
 	}
 	title += "\n" + Waiting(c.Lang, c.Def, w)

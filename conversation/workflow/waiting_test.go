@@ -79,15 +79,15 @@ func TestSubject(t *testing.T) {
 	def := machineDef(t)
 	def.Inputs = []workflow.Input{{ID: "audience"}, {ID: "topic"}}
 	s := &workflow.State{Inputs: map[string]string{"audience": "nurses", "topic": "night\nshifts"}}
-	if got := def.Subject(s); got != "night shifts" {
+	if got := workflow.Subject(def, s); got != "night shifts" {
 		t.Errorf("subject %q, want the topic on one line", got)
 	}
 	s.Inputs["topic"] = ""
-	if got := def.Subject(s); got != "nurses" {
+	if got := workflow.Subject(def, s); got != "nurses" {
 		t.Errorf("subject %q, want the first filled input", got)
 	}
 	s.Inputs["audience"] = strings.Repeat("word ", 100)
-	if got := def.Subject(s); len([]rune(got)) > workflow.MaxSubject || !strings.HasSuffix(got, "…") {
+	if got := workflow.Subject(def, s); len([]rune(got)) > workflow.MaxSubject || !strings.HasSuffix(got, "…") {
 		t.Errorf("subject of %d runes %q, want at most %d ending in …", len([]rune(got)), got, workflow.MaxSubject)
 	}
 }

@@ -178,14 +178,16 @@ var asksRe = regexp.MustCompile(`(?i)^(?:please\s+)?(?:mention|add|include|cover
 
 // practice is the sentence apply adds for instructions instr: what the request asked
 // to take in, so that a note "Revised as asked: mention commuting parents" is true of
-// the text; for the automatic revision ("meet “…”"), a point for each criterion; else
-// owners and dates for the points above.
+// the text; for the automatic revision ("meet “…”"), that the review's findings are
+// answered; else owners and dates for the points above.
 func practice(instr string) string {
 	if m := asksRe.FindStringSubmatch(instr); m != nil {
 		return "this also covers " + trimEnd(m[1]) + "."
 	}
-	if rest, ok := strings.CutPrefix(instr, "meet "); ok {
-		return "each point above now answers " + rest + "."
+	if strings.HasPrefix(instr, "meet ") {
+		// Not the criteria's words: a criterion may quote a template whose slots
+		// ("[product]") would stay in the text as placeholders.
+		return "each point above now answers what the review found missing."
 	}
 	return "each point above gets an owner and a date."
 }

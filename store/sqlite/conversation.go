@@ -191,23 +191,8 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 			return conversation.Saved{}, fmt.Errorf("rewrite message %s: %w", rw.SlackTS, err)
 		}
 	}
-	if turn.InputID != "" {
-		n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.markDone).ExecContext(ctx, timestamp(at), turn.InputID))
-		if err != nil {
-			return conversation.Saved{}, fmt.Errorf("mark input %s done: %w", turn.InputID, err)
-		}
-		if n == 0 {
-			return conversation.Saved{}, fmt.Errorf("input %s is not pending: %w", turn.InputID, conversation.ErrConflict)
-		}
-	}
-	for _, id := range turn.Merged {
-		n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.markDone).ExecContext(ctx, timestamp(at), id))
-		if err != nil {
-			return conversation.Saved{}, fmt.Errorf("mark merged input %s done: %w", id, err)
-		}
-		if n == 0 {
-			return conversation.Saved{}, fmt.Errorf("merged input %s is not pending: %w", id, conversation.ErrConflict)
-		}
+	if err := s.markDone(ctx, tx, turn, at); err != nil {
+		return conversation.Saved{}, err
 	}
 	for _, u := range turn.Usage {
 		if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(k, u, timestamp(at))...); err != nil {
@@ -226,6 +211,25 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		return conversation.Saved{}, err
 	}
 	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first}, nil
+}
+
+// markDone marks the turn's input done, with the inputs merged into it (a burst,
+// docs/architecture.md "Double texting"), in tx: ErrConflict when one is not pending.
+func (s *Checkpoints) markDone(ctx context.Context, tx *sql.Tx, turn conversation.Turn, at time.Time) error {
+	ids := turn.Merged
+	if turn.InputID != "" {
+		ids = append([]string{turn.InputID}, ids...)
+	}
+	for _, id := range ids {
+		n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.markDone).ExecContext(ctx, timestamp(at), id))
+		if err != nil {
+			return fmt.Errorf("mark input %s done: %w", id, err)
+		}
+		if n == 0 {
+			return fmt.Errorf("input %s is not pending: %w", id, conversation.ErrConflict)
+		}
+	}
+	return nil
 }
 
 // appendMessages inserts msgs in tx as the messages of conversation id, numbered from
