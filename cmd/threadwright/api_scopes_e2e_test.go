@@ -43,6 +43,7 @@ func TestE2EAPITokenScopes(t *testing.T) {
 		return h.model.respond(r)
 	})
 	h.env["OPENAI_API_KEY"] = modelKey
+	h.env["AGENT_SURFACE"] = "assistant" // the DM thread as TestE2EDirectMessage has it: greeting, then answer
 	h.env["API_ADDR"] = "127.0.0.1:0"
 	h.env["API_TOKENS"] = strings.Join([]string{
 		"reader:" + readerSecret + ";scope=conversations:read runs:read",

@@ -135,11 +135,16 @@ func printEnvUsage(w io.Writer) error {
 	for r := range strings.SplitSeq(strings.TrimSuffix(rows.String(), "\x1e"), "\x1e") {
 		key, rest, _ := strings.Cut(r, "\x1f")
 		def, desc, _ := strings.Cut(rest, "\x1f")
-		b.WriteString("  " + key)
+		head := "  " + key
 		if def != "" {
-			b.WriteString(" (default " + def + ")")
+			head += " (default " + def + ")"
 		}
-		b.WriteString("\n" + wrapText(desc, "      ", helpWidth) + "\n")
+		if utf8.RuneCountInString(head) > helpWidth {
+			// A long default (a list) goes under the name, a comma-separated word
+			// at a time.
+			head = "  " + key + "\n" + wrapText("default "+strings.ReplaceAll(def, ",", ", "), "      ", helpWidth)
+		}
+		b.WriteString(head + "\n" + wrapText(desc, "      ", helpWidth) + "\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -63,10 +63,11 @@ func TestE2EStartWithTopic(t *testing.T) {
 	h.firstOptionsAbout(2, "Postgres vacuum tuning")
 	h.latest(other, "A: Direction A", "")
 
-	// A topic written in the thread before the start: the earlier messages fill it.
+	// A subject stated in the thread before the start fills the topic
+	// (workflow.StatedSubject).
 	asked := h.post(general, alice, "We need an article on zero-downtime schema migrations", "")
 	h.mention(asked, alice, "start blog")
-	h.firstOptionsAbout(3, "We need an article on zero-downtime schema migrations")
+	h.firstOptionsAbout(3, "zero-downtime schema migrations")
 	h.latest(asked, "A: Direction A", "")
 
 	for _, r := range h.ai.Requests() {
