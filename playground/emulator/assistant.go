@@ -231,11 +231,12 @@ func (a *assistantAPI) assistantThreadsSetStatus(r *request) (object, error) {
 //   - title and initiator_user_id apply only when the call creates the session
 //     (slack-go v0.35.0, AgentSessionSetStatusParameters);
 //   - agents.sessions.rename needs a title and a session: the emulator refuses a
-//     rename of a thread with none with session_not_found, and a title longer than
-//     MaxSessionTitle characters (its own bound) with invalid_arguments.
+//     rename of a thread with none with session_not_found (its own rule), and a
+//     title longer than MaxSessionTitle characters with invalid_arguments.
 
-// MaxSessionTitle bounds a session's title in the emulator (its own bound).
-const MaxSessionTitle = 255
+// MaxSessionTitle bounds a session's title: "max 200 characters" (Slack's reference
+// of agents.sessions.setStatus, argument title).
+const MaxSessionTitle = 200
 
 // sessionStatuses are the statuses agents.sessions.setStatus accepts.
 var sessionStatuses = []string{"active", "processing", "suspended", "closed"}
