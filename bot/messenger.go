@@ -50,13 +50,17 @@ type Messenger struct {
 	// maxReplies is the most messages of one reply (WithMaxReplyMessages).
 	maxReplies int
 
-	// mu guards noStatus and reacted.
+	// mu guards noStatus, reacted, shown and posts.
 	mu sync.Mutex
 	// noStatus holds channels where assistant.threads.setStatus was refused, so the
 	// fallback is used at once next time.
 	noStatus map[string]bool
 	// reacted holds threads that carry StatusReaction.
 	reacted map[conversation.Key]bool
+	// shown holds what is known of the status of threads (SetStatus); posts counts
+	// the posts recorded in it.
+	shown map[conversation.Key]threadStatus
+	posts uint64
 	// rotate is the age at which a streamed answer continues in a fresh message
 	// (WithStreamRotation); now is the clock it is measured with.
 	rotate time.Duration
@@ -84,7 +88,7 @@ func NewMessenger(api *slack.Client, me Identity, log *slog.Logger, opts ...Mess
 		log = slog.Default()
 	}
 	m := &Messenger{api: api, me: me, log: log, maxReplies: DefaultMaxReplyMessages, noStatus: map[string]bool{}, reacted: map[conversation.Key]bool{},
-		rotate: DefaultStreamRotation, now: time.Now}
+		shown: map[conversation.Key]threadStatus{}, rotate: DefaultStreamRotation, now: time.Now}
 	for _, o := range opts {
 		o(m)
 	}
@@ -195,6 +199,7 @@ func (m *Messenger) put(ctx context.Context, key conversation.Key, msgs [][]slac
 		if err != nil {
 			return ts, fmt.Errorf("chat.postMessage (message %d of %d): %w", i+1, len(msgs), err)
 		}
+		m.postedIn(key, time.Time{})
 		ts = t
 	}
 	if len(tag.Replace) > len(msgs) {
@@ -229,58 +234,6 @@ func (m *Messenger) Delete(ctx context.Context, key conversation.Key, ts string)
 func isSlackError(err error, code string) bool {
 	var se slack.SlackErrorResponse
 	return errors.As(err, &se) && se.Err == code
-}
-
-// SetStatus shows status ("is thinking…") in the thread with assistant.threads.setStatus,
-// or clears it when status is empty. Where Slack refuses the method, it adds (and on
-// clear removes) StatusReaction on the thread's parent message instead.
-func (m *Messenger) SetStatus(ctx context.Context, key conversation.Key, status string) error {
-	m.mu.Lock()
-	fallback := m.noStatus[key.ChannelID]
-	m.mu.Unlock()
-	if !fallback {
-		err := m.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{
-			ChannelID: key.ChannelID, ThreadTS: key.ThreadTS, Status: status,
-		})
-		var slackErr slack.SlackErrorResponse
-		if err == nil || !errors.As(err, &slackErr) {
-			return err
-		}
-		m.log.Debug("assistant.threads.setStatus refused; using a reaction", "channel", key.ChannelID, "error", err)
-		m.mu.Lock()
-		m.noStatus[key.ChannelID] = true
-		m.mu.Unlock()
-	}
-	return m.react(ctx, key, status != "")
-}
-
-// react adds or removes StatusReaction on the thread's parent message.
-func (m *Messenger) react(ctx context.Context, key conversation.Key, on bool) error {
-	m.mu.Lock()
-	has := m.reacted[key]
-	m.mu.Unlock()
-	if has == on {
-		return nil
-	}
-	ref := slack.NewRefToMessage(key.ChannelID, key.ThreadTS)
-	var err error
-	if on {
-		err = m.api.AddReactionContext(ctx, StatusReaction, ref)
-	} else {
-		err = m.api.RemoveReactionContext(ctx, StatusReaction, ref)
-	}
-	var se slack.SlackErrorResponse
-	if err != nil && !(errors.As(err, &se) && (se.Err == "already_reacted" || se.Err == "no_reaction")) {
-		return err // the reaction is as it was: the next SetStatus tries again
-	}
-	m.mu.Lock()
-	if on {
-		m.reacted[key] = true
-	} else {
-		delete(m.reacted, key)
-	}
-	m.mu.Unlock()
-	return nil
 }
 
 // ThreadHistory returns up to limit human messages of the thread posted before the
@@ -419,6 +372,7 @@ func (m *Messenger) upload(ctx context.Context, key conversation.Key, f conversa
 	if err != nil {
 		return fmt.Errorf("upload %s: %w", f.Name, err)
 	}
+	m.postedIn(key, time.Time{})
 	return nil
 }
 
@@ -481,8 +435,11 @@ func (m *Messenger) startStream(ctx context.Context, key conversation.Key, userI
 		return nil, fmt.Errorf("chat.startStream: %w", err)
 	}
 	tag.Replace = nil
-	return &stream{api: m.api, channel: key.ChannelID, ts: ts, tag: tag, started: m.now(), rotate: m.rotate, now: m.now, log: m.log,
-		fresh: func(ctx context.Context) (*stream, error) { return m.startStream(ctx, key, userID, tag, extra...) }}, nil
+	started := m.now()
+	m.postedIn(key, started)
+	return &stream{api: m.api, channel: key.ChannelID, ts: ts, tag: tag, started: started, rotate: m.rotate, now: m.now, log: m.log,
+		fresh:   func(ctx context.Context) (*stream, error) { return m.startStream(ctx, key, userID, tag, extra...) },
+		stopped: func(started time.Time) { m.streamStopped(key, started) }}, nil
 }
 
 // stream is a message streamed with chat.appendStream and ended with chat.stopStream.
@@ -501,6 +458,9 @@ type stream struct {
 	// DefaultStreamRotation).
 	started time.Time
 	fresh   func(ctx context.Context) (*stream, error)
+	// stopped tells the Messenger that the stream started at its argument stopped
+	// (SetStatus sets no status while a stream is open).
+	stopped func(started time.Time)
 	rotate  time.Duration
 	now     func() time.Time
 	log     *slog.Logger
@@ -537,6 +497,9 @@ func (s *stream) Stop(ctx context.Context, final bool) (string, error) {
 	opts := []slack.MsgOption{tagOption(tag, 0, 1)}
 	if final && len(s.done) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(s.done...))
+	}
+	if s.stopped != nil {
+		defer s.stopped(s.started)
 	}
 	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts, opts...); err != nil {
 		var se slack.SlackErrorResponse

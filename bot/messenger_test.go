@@ -26,19 +26,26 @@ type messengerHarness struct {
 
 func startMessenger(t *testing.T) *messengerHarness {
 	t.Helper()
-	emu, err := emulator.NewServer(emulator.Config{Logger: discard()})
+	return startMessengerWith(t, emulator.Config{})
+}
+
+// startMessengerWith is startMessenger on an emulator configured with cfg (its Logger
+// set to discard), the Messenger made with opts.
+func startMessengerWith(t *testing.T, cfg emulator.Config, opts ...bot.MessengerOption) *messengerHarness {
+	t.Helper()
+	cfg.Logger = discard()
+	emu, err := emulator.NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = emu.Close() })
-	cfg := emu.Config()
-	api := slack.New(cfg.BotToken, slack.OptionAPIURL(emu.URL()))
+	api := slack.New(emu.Config().BotToken, slack.OptionAPIURL(emu.URL()))
 	ctx := testContext(t)
 	me, err := bot.Authenticate(ctx, api)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &messengerHarness{emu: emu, api: api, msg: bot.NewMessenger(api, me, discard()), ctx: ctx}
+	return &messengerHarness{emu: emu, api: api, msg: bot.NewMessenger(api, me, discard(), opts...), ctx: ctx}
 }
 
 // say posts a person's message (a reply when thread is set) and returns its ts.

@@ -45,10 +45,10 @@ func (p *progressCard) report(status string) {
 	p.at = now
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	p.r.SetStatus(ctx, status)
 	if p.ts == "" && p.tasks.showsTasks() {
-		return // the streamed answer shows the steps and Stop
+		return // the streamed answer shows the steps and Stop, and no status is needed
 	}
+	p.r.SetStatus(ctx, status)
 	card := render.StopCard(p.key, p.inputID, status)
 	if p.ts == "" {
 		ts, err := p.out.PostCard(ctx, card)
