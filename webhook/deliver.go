@@ -47,7 +47,7 @@ type Outbox interface {
 }
 
 // Receiver is one webhook target: its URL and the secret its requests are signed
-// with (WEBHOOK_URLS' "url|secret" entries; docs/operations.md, "Webhooks").
+// with (WEBHOOK_URLS' "url|secret" entries; docs/api.md, "Webhooks").
 type Receiver struct {
 	URL, Secret string
 }
@@ -81,7 +81,7 @@ type Config struct {
 	Receivers []Receiver
 	URLs      []string
 	Secret    string
-	Outbox Outbox
+	Outbox    Outbox
 	// Client sends the requests; web.GuardedClient (package agents/web) applies fetch_url's address
 	// rules (WEBHOOK_ALLOW_HOSTS). Its own Timeout is not relied on: Timeout bounds
 	// each request.

@@ -1,4 +1,4 @@
--- Per-receiver webhook delivery (docs/operations.md, "Webhooks"): one row per
+-- Per-receiver webhook delivery (docs/api.md, "Webhooks"): one row per
 -- (receiver, event) once a deliverer first claimed the event for that receiver; no
 -- row means not tried yet, due at once. receiver is package webhook's stable id of a
 -- URL (a hash: a URL's path may hold a secret). Each receiver has its own claim
