@@ -75,9 +75,9 @@ const (
 
 // Config configures a Deliverer.
 type Config struct {
-	// Receivers receive every event, each signed with its own secret; URLs receive
-	// it too, and so does a Receiver without a Secret, signed with Secret
-	// (WEBHOOK_SECRET).
+	// Receivers receive every event, each signed with its own secret. URLs are
+	// receivers too; they, and a Receiver without a Secret, are signed with Secret
+	// (WEBHOOK_SECRET). Each URL may be listed once.
 	Receivers []Receiver
 	URLs      []string
 	Secret    string
@@ -174,10 +174,9 @@ func (d *Deliverer) lease() time.Duration {
 
 // Run delivers events until ctx ends: for each receiver at once, it claims a batch,
 // sends its events at once (each the head of its thread for that receiver), records
-// each outcome, and claims again at once when
-// it had work, or after Poll. Hourly, it deletes the events that ended more than
-// KeepEnded ago. Store errors are logged and retried after Poll. It
-// returns nil when ctx ends.
+// each outcome (Once), and claims again at once when there was work, or after Poll.
+// Hourly, it deletes the events that ended more than KeepEnded ago. Store errors are
+// logged and retried after Poll. It returns nil when ctx ends.
 func (d *Deliverer) Run(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
