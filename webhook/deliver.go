@@ -175,7 +175,8 @@ func (d *Deliverer) lease() time.Duration {
 // Run delivers events until ctx ends: for each receiver at once, it claims a batch,
 // sends its events at once (each the head of its thread for that receiver), records
 // each outcome (Once), and claims again at once when there was work, or after Poll.
-// Hourly, it deletes the events that ended more than KeepEnded ago. Store errors are
+// At start and hourly, it ends the events every receiver is done with and deletes
+// those that ended more than KeepEnded ago. Store errors are
 // logged and retried after Poll. It returns nil when ctx ends.
 func (d *Deliverer) Run(ctx context.Context) error {
 	timer := time.NewTimer(0)
@@ -189,6 +190,10 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		}
 		if now := d.cfg.Now(); now.Sub(purged) >= time.Hour {
 			purged = now
+			// Events held open only by a receiver since removed from the list end now.
+			if _, err := d.cfg.Outbox.CloseEvents(ctx, d.ids); err != nil {
+				d.log.Warn("webhook events not ended", "error", err)
+			}
 			if n, err := d.cfg.Outbox.DeleteEvents(ctx, now.Add(-KeepEnded)); err != nil {
 				d.log.Warn("old webhook events not deleted", "error", err)
 			} else if n > 0 {

@@ -155,3 +155,67 @@ func TestNewReceivers(t *testing.T) {
 		}
 	}
 }
+
+// TestDelivererRemovedReceiverHoldsNothing: an event that waited only for a receiver
+// since removed from the list ends when a deliverer without it starts.
+func TestDelivererRemovedReceiverHoldsNothing(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}
+	if _, err := st.Save(ctx, conversation.Turn{Key: k, Events: []conversation.Event{ev(k, "evt_1", "run.started")}}); err != nil {
+		t.Fatal(err)
+	}
+	kept := &receiver{t: t, secret: "kept-secret", other: "gone-secret"}
+	gone := &receiver{t: t, secret: "gone-secret", other: "kept-secret"}
+	gone.down.Store(true)
+	ks, gs := httptest.NewServer(kept), httptest.NewServer(gone)
+	defer ks.Close()
+	defer gs.Close()
+	client, err := web.GuardedClient(web.FetchConfig{AllowHosts: []string{"127.0.0.1"}}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := webhook.Config{
+		Receivers: []webhook.Receiver{{URL: ks.URL, Secret: kept.secret}, {URL: gs.URL, Secret: gone.secret}},
+		Outbox:    st, Client: client, Owner: "test", FirstBackoff: time.Hour, MaxBackoff: time.Hour}
+	d, err := webhook.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Once(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(kept.events()) != 1 || gone.failed.Load() != 1 {
+		t.Fatalf("kept got %v, gone failed %d times; want 1 each", kept.events(), gone.failed.Load())
+	}
+	if n, err := st.DeleteEvents(ctx, time.Now().Add(time.Hour)); err != nil || n != 0 {
+		t.Fatalf("the event ended while a receiver still waited for it: %d, %v", n, err)
+	}
+
+	cfg.Receivers = cfg.Receivers[:1]
+	if d, err = webhook.New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- d.Run(rctx) }()
+	defer func() { cancel(); <-done }()
+	for deleted, tries := 0, 0; deleted == 0; tries++ {
+		if tries == 2000 {
+			t.Fatal("the event never ended")
+		}
+		n, err := st.DeleteEvents(ctx, time.Now().Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		deleted = n
+		select {
+		case <-time.After(time.Millisecond): // Run ends the event as it starts
+		case err := <-done:
+			t.Fatalf("Run returned %v", err)
+		}
+	}
+	if len(kept.events()) != 1 {
+		t.Errorf("kept receiver got %v; want evt_1 once", kept.events())
+	}
+}

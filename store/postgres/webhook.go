@@ -124,8 +124,12 @@ func (s *Outbox) EventFailed(ctx context.Context, receiver string, seq int64, ow
 }
 
 // CloseEvents ends the events whose delivery ended (delivered or abandoned) for
-// every one of receivers, and returns how many; DeleteEvents deletes them later.
+// every one of receivers (none when receivers is empty), and returns how many;
+// DeleteEvents deletes them later.
 func (s *Outbox) CloseEvents(ctx context.Context, receivers []string) (int, error) {
+	if len(receivers) == 0 {
+		return 0, nil // no receiver: nothing was delivered
+	}
 	n, err := sqlstore.RowsAffected(s.db.ExecContext(ctx, `
 		UPDATE webhook_events AS e SET delivered_at = now()
 		WHERE e.delivered_at IS NULL AND (SELECT count(*) FROM webhook_deliveries AS d

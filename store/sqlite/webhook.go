@@ -159,8 +159,12 @@ func (s *Outbox) EventFailed(ctx context.Context, receiver string, seq int64, ow
 }
 
 // CloseEvents ends the events whose delivery ended (delivered or abandoned) for
-// every one of receivers, and returns how many; DeleteEvents deletes them later.
+// every one of receivers (none when receivers is empty), and returns how many;
+// DeleteEvents deletes them later.
 func (s *Outbox) CloseEvents(ctx context.Context, receivers []string) (int, error) {
+	if len(receivers) == 0 {
+		return 0, nil // no receiver: nothing was delivered
+	}
 	list, _ := json.Marshal(receivers)
 	n, err := sqlstore.RowsAffected(s.write.ExecContext(ctx, `
 		UPDATE webhook_events AS e SET delivered_at = ?2

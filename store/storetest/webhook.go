@@ -358,6 +358,9 @@ func testWebhookReceiversApart(t *testing.T, s WebhookStore) {
 	if n, err := s.CloseEvents(ctx, []string{rcv, rcv2}); err != nil || n != 0 {
 		t.Fatalf("CloseEvents with a receiver still failing = %d, %v; want 0", n, err)
 	}
+	if n, err := s.CloseEvents(ctx, nil); err != nil || n != 0 {
+		t.Fatalf("CloseEvents without receivers = %d, %v; want 0", n, err)
+	}
 	again := mustClaimFor(t, s, rcv, ownerA, time.Hour, "evt_1")
 	if again[0].Attempts != 1 || again[0].LastError != "503 Service Unavailable" {
 		t.Errorf("receiver 1's retry: attempts %d, error %q; want 1 and its own error", again[0].Attempts, again[0].LastError)
