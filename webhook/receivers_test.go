@@ -57,6 +57,24 @@ func (rc *receiver) events() []string {
 	return slices.Clone(rc.got)
 }
 
+// twoReceivers starts two receivers, the second down, with secrets a and b, and
+// returns them with a Config of out that delivers to both, each with its own secret.
+func twoReceivers(t *testing.T, out webhook.Outbox, a, b string) (up, down *receiver, cfg webhook.Config) {
+	t.Helper()
+	up, down = &receiver{t: t, secret: a, other: b}, &receiver{t: t, secret: b, other: a}
+	down.down.Store(true)
+	us, ds := httptest.NewServer(up), httptest.NewServer(down)
+	t.Cleanup(us.Close)
+	t.Cleanup(ds.Close)
+	client, err := web.GuardedClient(web.FetchConfig{AllowHosts: []string{"127.0.0.1"}}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return up, down, webhook.Config{
+		Receivers: []webhook.Receiver{{URL: us.URL, Secret: a}, {URL: ds.URL, Secret: b}},
+		Outbox:    out, Client: client, Owner: "test"}
+}
+
 // deliverUntil runs d.Once until done holds, waiting 1 ms (the backoff) after a
 // round with nothing claimed; it fails the test after 2,000 rounds.
 func deliverUntil(t *testing.T, d *webhook.Deliverer, done func() bool) {
@@ -89,19 +107,9 @@ func TestDelivererReceiversApart(t *testing.T) {
 		ev(k, "evt_1", "run.started"), ev(k, "evt_2", "artifact.approved"), ev(k, "evt_3", "run.completed")}}); err != nil {
 		t.Fatal(err)
 	}
-	healthy := &receiver{t: t, secret: "healthy-secret", other: "flaky-secret"}
-	flaky := &receiver{t: t, secret: "flaky-secret", other: "healthy-secret"}
-	flaky.down.Store(true)
-	hs, fs := httptest.NewServer(healthy), httptest.NewServer(flaky)
-	defer hs.Close()
-	defer fs.Close()
-	client, err := web.GuardedClient(web.FetchConfig{AllowHosts: []string{"127.0.0.1"}}, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := webhook.New(webhook.Config{
-		Receivers: []webhook.Receiver{{URL: hs.URL, Secret: healthy.secret}, {URL: fs.URL, Secret: flaky.secret}},
-		Outbox:    st, Client: client, Owner: "test", FirstBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
+	healthy, flaky, cfg := twoReceivers(t, st, "healthy-secret", "flaky-secret")
+	cfg.FirstBackoff, cfg.MaxBackoff = time.Millisecond, time.Millisecond
+	d, err := webhook.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,19 +173,8 @@ func TestDelivererRemovedReceiverHoldsNothing(t *testing.T) {
 	if _, err := st.Save(ctx, conversation.Turn{Key: k, Events: []conversation.Event{ev(k, "evt_1", "run.started")}}); err != nil {
 		t.Fatal(err)
 	}
-	kept := &receiver{t: t, secret: "kept-secret", other: "gone-secret"}
-	gone := &receiver{t: t, secret: "gone-secret", other: "kept-secret"}
-	gone.down.Store(true)
-	ks, gs := httptest.NewServer(kept), httptest.NewServer(gone)
-	defer ks.Close()
-	defer gs.Close()
-	client, err := web.GuardedClient(web.FetchConfig{AllowHosts: []string{"127.0.0.1"}}, time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := webhook.Config{
-		Receivers: []webhook.Receiver{{URL: ks.URL, Secret: kept.secret}, {URL: gs.URL, Secret: gone.secret}},
-		Outbox:    st, Client: client, Owner: "test", FirstBackoff: time.Hour, MaxBackoff: time.Hour}
+	kept, gone, cfg := twoReceivers(t, st, "kept-secret", "gone-secret")
+	cfg.FirstBackoff, cfg.MaxBackoff = time.Hour, time.Hour
 	d, err := webhook.New(cfg)
 	if err != nil {
 		t.Fatal(err)
