@@ -18,8 +18,8 @@ type lateCancelOutbox struct {
 	webhook.Outbox
 }
 
-func (o lateCancelOutbox) ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error) {
-	events, err := o.Outbox.ClaimEvents(context.WithoutCancel(ctx), owner, ttl, limit)
+func (o lateCancelOutbox) ClaimEvents(ctx context.Context, receiver, owner string, ttl time.Duration, limit int) ([]conversation.Event, error) {
+	events, err := o.Outbox.ClaimEvents(context.WithoutCancel(ctx), receiver, owner, ttl, limit)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -51,7 +51,7 @@ func TestClaimAsShutdownStartsIsHandedBack(t *testing.T) {
 	_, _ = d.Once(ctx)
 
 	// The event is free again: another owner claims it now, not after the lease.
-	got, err := st.ClaimEvents(context.Background(), "new", time.Minute, 10)
+	got, err := st.ClaimEvents(context.Background(), webhook.ReceiverID(srv.URL), "new", time.Minute, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

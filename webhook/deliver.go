@@ -3,6 +3,8 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +12,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -20,21 +24,39 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// Outbox is the store's webhook outbox (migration 00009): store/sqlite and
-// store/postgres implement it.
+// Outbox is the store's webhook outbox (migrations 00009 and 00012): store/sqlite and
+// store/postgres implement it. Each receiver (ReceiverID) has its own delivery of
+// every event: its own claim, attempts, backoff and outcome.
 type Outbox interface {
-	// ClaimEvents leases to owner, for ttl, up to limit due events, each the oldest
-	// undelivered event of its thread, oldest first.
-	ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error)
-	// EventDone ends the event seq's delivery: delivered when lastErr is "",
-	// abandoned otherwise. It does nothing unless owner's claim is the event's last
-	// (another replica claimed it after owner's lease expired).
-	EventDone(ctx context.Context, seq int64, owner, lastErr string) error
+	// ClaimEvents leases to owner, for ttl, up to limit events due for receiver, each
+	// the oldest event of its thread whose delivery to receiver has not ended, oldest
+	// first.
+	ClaimEvents(ctx context.Context, receiver, owner string, ttl time.Duration, limit int) ([]conversation.Event, error)
+	// EventDone ends receiver's delivery of the event seq: delivered when lastErr is
+	// "", abandoned otherwise. It does nothing unless owner's claim is the delivery's
+	// last (another replica claimed it after owner's lease expired).
+	EventDone(ctx context.Context, receiver string, seq int64, owner, lastErr string) error
 	// EventFailed records a failed attempt (lastErr) and makes the event due again
-	// after retryIn; like EventDone, only when owner's claim is the event's last.
-	EventFailed(ctx context.Context, seq int64, owner string, retryIn time.Duration, lastErr string) error
-	// DeleteEvents deletes the events whose delivery ended before before.
+	// for receiver after retryIn; like EventDone, only when owner's claim is the
+	// delivery's last.
+	EventFailed(ctx context.Context, receiver string, seq int64, owner string, retryIn time.Duration, lastErr string) error
+	// CloseEvents ends the events whose delivery ended for every one of receivers.
+	CloseEvents(ctx context.Context, receivers []string) (int, error)
+	// DeleteEvents deletes the events that ended before before.
 	DeleteEvents(ctx context.Context, before time.Time) (int, error)
+}
+
+// Receiver is one webhook target: its URL and the secret its requests are signed
+// with (WEBHOOK_URLS' "url|secret" entries; docs/api.md, "Webhooks").
+type Receiver struct {
+	URL, Secret string
+}
+
+// ReceiverID returns the outbox's name of the receiver at u: a hash of the URL
+// (whose path may hold a secret), stable across restarts and the order of the list.
+func ReceiverID(u string) string {
+	sum := sha256.Sum256([]byte(u))
+	return "sha256:" + hex.EncodeToString(sum[:12])
 }
 
 // Defaults of Config.
@@ -53,10 +75,13 @@ const (
 
 // Config configures a Deliverer.
 type Config struct {
-	// URLs receive every event (WEBHOOK_URLS); Secret signs them (WEBHOOK_SECRET).
-	URLs   []string
-	Secret string
-	Outbox Outbox
+	// Receivers receive every event, each signed with its own secret. URLs are
+	// receivers too; they, and a Receiver without a Secret, are signed with Secret
+	// (WEBHOOK_SECRET). Each URL may be listed once.
+	Receivers []Receiver
+	URLs      []string
+	Secret    string
+	Outbox    Outbox
 	// Client sends the requests; web.GuardedClient (package agents/web) applies fetch_url's address
 	// rules (WEBHOOK_ALLOW_HOSTS). Its own Timeout is not relied on: Timeout bounds
 	// each request.
@@ -81,26 +106,43 @@ type Config struct {
 type Deliverer struct {
 	cfg Config
 	log *slog.Logger
+	// rcvs are the receivers (Config.Receivers, then Config.URLs), secrets set;
+	// ids are their ReceiverIDs, in that order.
+	rcvs []Receiver
+	ids  []string
 
 	// mu guards links, the permalinks found so far by thread.
 	mu    sync.Mutex
 	links map[conversation.Key]string
 }
 
-// New returns a Deliverer of cfg. Errors: no URL, no secret, no outbox or client.
+// New returns a Deliverer of cfg. Errors: no URL, a URL listed twice, a receiver
+// without a secret, no outbox or client.
 func New(cfg Config) (*Deliverer, error) {
-	switch {
-	case len(cfg.URLs) == 0:
-		return nil, errors.New("webhook: no URL")
-	case cfg.Secret == "":
-		return nil, errors.New("webhook: no secret")
-	case cfg.Outbox == nil || cfg.Client == nil:
+	if cfg.Outbox == nil || cfg.Client == nil {
 		return nil, errors.New("webhook: no outbox or client")
 	}
+	rcvs := slices.Clone(cfg.Receivers)
 	for _, u := range cfg.URLs {
-		p, err := url.Parse(u)
+		rcvs = append(rcvs, Receiver{URL: u})
+	}
+	if len(rcvs) == 0 {
+		return nil, errors.New("webhook: no URL")
+	}
+	ids := make([]string, len(rcvs))
+	for i, r := range rcvs {
+		p, err := url.Parse(r.URL)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, fmt.Errorf("webhook: %q is not an absolute http(s) URL", redactURL(u))
+			return nil, fmt.Errorf("webhook: %q is not an absolute http(s) URL", redactURL(r.URL))
+		}
+		if rcvs[i].Secret == "" {
+			rcvs[i].Secret = cfg.Secret
+		}
+		if rcvs[i].Secret == "" {
+			return nil, fmt.Errorf("webhook: no secret for URL %d", i+1)
+		}
+		if ids[i] = ReceiverID(r.URL); slices.Contains(ids[:i], ids[i]) {
+			return nil, fmt.Errorf("webhook: URL %d (%s) is listed twice", i+1, redactURL(r.URL))
 		}
 	}
 	def := func(d *time.Duration, v time.Duration) {
@@ -120,20 +162,22 @@ func New(cfg Config) (*Deliverer, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Deliverer{cfg: cfg, log: log.With("component", "webhook"), links: map[conversation.Key]string{}}, nil
+	return &Deliverer{cfg: cfg, log: log.With("component", "webhook"), rcvs: rcvs, ids: ids,
+		links: map[conversation.Key]string{}}, nil
 }
 
-// lease is how long a claim holds its events: the permalink's lookup and every
-// URL's request, each with its timeout, and time to record the outcome.
+// lease is how long a claim holds its events for one receiver: the permalink's
+// lookup and the request, each with its timeout, and time to record the outcome.
 func (d *Deliverer) lease() time.Duration {
-	return time.Duration(len(d.cfg.URLs)+1)*d.cfg.Timeout + 30*time.Second
+	return 2*d.cfg.Timeout + 30*time.Second
 }
 
-// Run delivers events until ctx ends: it claims a batch, sends its events at once
-// (each the head of its thread), records each outcome, and claims again at once when
-// it had work, or after Poll. Hourly, it deletes the events that ended more than
-// KeepEnded ago. Store errors are logged and retried after Poll. It
-// returns nil when ctx ends.
+// Run delivers events until ctx ends: for each receiver at once, it claims a batch,
+// sends its events at once (each the head of its thread for that receiver), records
+// each outcome (Once), and claims again at once when there was work, or after Poll.
+// At start and hourly, it ends the events every receiver is done with and deletes
+// those that ended more than KeepEnded ago. Store errors are
+// logged and retried after Poll. It returns nil when ctx ends.
 func (d *Deliverer) Run(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -146,6 +190,10 @@ func (d *Deliverer) Run(ctx context.Context) error {
 		}
 		if now := d.cfg.Now(); now.Sub(purged) >= time.Hour {
 			purged = now
+			// Events held open only by a receiver since removed from the list end now.
+			if _, err := d.cfg.Outbox.CloseEvents(ctx, d.ids); err != nil {
+				d.log.Warn("webhook events not ended", "error", err)
+			}
 			if n, err := d.cfg.Outbox.DeleteEvents(ctx, now.Add(-KeepEnded)); err != nil {
 				d.log.Warn("old webhook events not deleted", "error", err)
 			} else if n > 0 {
@@ -164,47 +212,76 @@ func (d *Deliverer) Run(ctx context.Context) error {
 	}
 }
 
-// Once claims one batch of due events, sends them and records the outcomes; it
-// returns how many it claimed.
+// Once claims one batch of due events for each receiver, sends them, records the
+// outcomes and ends the events every receiver is done with (CloseEvents); it returns
+// how many deliveries it claimed. A receiver that fails holds back only its own
+// deliveries.
 func (d *Deliverer) Once(ctx context.Context) (int, error) {
+	var (
+		g       errgroup.Group
+		claimed atomic.Int64
+	)
+	for i := range d.rcvs {
+		g.Go(func() error {
+			n, err := d.onceFor(ctx, i)
+			claimed.Add(int64(n))
+			return err
+		})
+	}
+	err := g.Wait()
+	if claimed.Load() > 0 {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if _, cerr := d.cfg.Outbox.CloseEvents(cctx, d.ids); cerr != nil {
+			err = errors.Join(err, cerr)
+		}
+	}
+	return int(claimed.Load()), err
+}
+
+// onceFor claims one batch of events due for receiver i, sends them and records the
+// outcomes; it returns how many it claimed.
+func (d *Deliverer) onceFor(ctx context.Context, i int) (int, error) {
 	// The claim is not cut short by ctx: a claim the database committed while the
 	// driver gave up on ctx would stay held by this owner, and a restart would wait
 	// out the lease. A claim made as ctx ends is handed back at once (deliver).
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	events, err := d.cfg.Outbox.ClaimEvents(cctx, d.cfg.Owner, d.lease(), DefaultBatch)
+	events, err := d.cfg.Outbox.ClaimEvents(cctx, d.ids[i], d.cfg.Owner, d.lease(), DefaultBatch)
 	cancel()
 	if err != nil {
 		return 0, err
 	}
 	var g errgroup.Group
 	for _, e := range events {
-		g.Go(func() error { return d.deliver(ctx, e) })
+		g.Go(func() error { return d.deliver(ctx, i, e) })
 	}
 	return len(events), g.Wait()
 }
 
-// deliver sends e to every URL and records the outcome, on a context that outlives
+// deliver sends e to receiver i and records the outcome, on a context that outlives
 // ctx's cancellation by a little (a shutdown keeps what was sent).
-func (d *Deliverer) deliver(ctx context.Context, e conversation.Event) error {
-	log := d.log.With("event_id", e.Data.ID, "type", e.Data.Type, "thread_ts", e.Key.ThreadTS, "attempt", e.Attempts+1)
-	sendErr := d.send(ctx, e)
+func (d *Deliverer) deliver(ctx context.Context, i int, e conversation.Event) error {
+	log := d.log.With("event_id", e.Data.ID, "type", e.Data.Type, "thread_ts", e.Key.ThreadTS,
+		"url", i+1, "attempt", e.Attempts+1)
+	sendErr := d.send(ctx, d.rcvs[i], e)
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	id, o := d.ids[i], d.cfg.Outbox
 	switch {
 	case sendErr == nil:
 		log.Debug("webhook delivered")
-		return d.cfg.Outbox.EventDone(fctx, e.Seq, d.cfg.Owner, "")
+		return o.EventDone(fctx, id, e.Seq, d.cfg.Owner, "")
 	case ctx.Err() != nil:
 		// Shutting down: free the claim, so that a replica (or this one, restarted)
 		// sends the event again at once rather than after the lease.
-		return d.cfg.Outbox.EventFailed(fctx, e.Seq, d.cfg.Owner, 0, "interrupted: shutting down")
+		return o.EventFailed(fctx, id, e.Seq, d.cfg.Owner, 0, "interrupted: shutting down")
 	case d.cfg.Now().Sub(e.Data.Time) >= d.cfg.MaxAge:
 		log.Error("webhook abandoned", "error", sendErr)
-		return d.cfg.Outbox.EventDone(fctx, e.Seq, d.cfg.Owner, "abandoned: "+sendErr.Error())
+		return o.EventDone(fctx, id, e.Seq, d.cfg.Owner, "abandoned: "+sendErr.Error())
 	}
 	retry := d.backoff(e.Attempts + 1)
 	log.Warn("webhook not delivered; will retry", "error", sendErr, "retry_in", retry)
-	return d.cfg.Outbox.EventFailed(fctx, e.Seq, d.cfg.Owner, retry, sendErr.Error())
+	return o.EventFailed(fctx, id, e.Seq, d.cfg.Owner, retry, sendErr.Error())
 }
 
 // backoff returns the delay after the nth failed attempt: exponential from
@@ -222,29 +299,23 @@ func (d *Deliverer) backoff(n int) time.Duration {
 	return min(wait, d.cfg.MaxBackoff)
 }
 
-// send POSTs e to every URL; the first failure ends it (the event is sent to every
-// URL again on the next attempt).
-func (d *Deliverer) send(ctx context.Context, e conversation.Event) error {
+// send POSTs e to r, signed with r's secret.
+func (d *Deliverer) send(ctx context.Context, r Receiver, e conversation.Event) error {
 	data := e.Data
 	data.Run.Permalink = d.permalink(ctx, e.Key)
 	body, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
-	for i, u := range d.cfg.URLs {
-		if err := d.post(ctx, u, data, body); err != nil {
-			return fmt.Errorf("url %d: %w", i+1, err)
-		}
-	}
-	return nil
+	return d.post(ctx, r, data, body)
 }
 
 // post sends one signed request; a response other than 2xx is an error. Errors never
 // carry the URL, whose path may hold a secret.
-func (d *Deliverer) post(ctx context.Context, u string, data conversation.EventData, body []byte) error {
+func (d *Deliverer) post(ctx context.Context, r Receiver, data conversation.EventData, body []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(body))
 	if err != nil {
 		return errors.New("bad URL")
 	}
@@ -252,7 +323,7 @@ func (d *Deliverer) post(ctx context.Context, u string, data conversation.EventD
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "threadwright-webhook/1")
 	req.Header.Set(HeaderTimestamp, ts)
-	req.Header.Set(HeaderSignature, Sign(d.cfg.Secret, ts, body))
+	req.Header.Set(HeaderSignature, Sign(r.Secret, ts, body))
 	req.Header.Set(HeaderEventID, data.ID)
 	req.Header.Set(HeaderEventType, data.Type)
 	resp, err := d.cfg.Client.Do(req)

@@ -85,7 +85,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"BadDoubleTextingChannel", map[string]string{"DOUBLE_TEXTING_CHANNELS": "C123:burst"}, "DOUBLE_TEXTING_CHANNELS: channel C123: unknown double-texting policy"},
 		{"NoDoubleTextingWindow", map[string]string{"DOUBLE_TEXTING_WINDOW": "0s"}, "DOUBLE_TEXTING_WINDOW: expected a positive duration"},
 		{"BadAdmins", map[string]string{"ADMINS": "<@U0ADMIN>"}, "ADMINS: expected comma-separated Slack user ids"},
-		{"WebhookWithoutSecret", map[string]string{"WEBHOOK_URLS": "https://hooks.example.com/tw", "WEBHOOK_SECRET": ""}, "WEBHOOK_SECRET: expected the secret webhooks are signed with (required when WEBHOOK_URLS is set)"},
+		{"WebhookWithoutSecret", map[string]string{"WEBHOOK_URLS": "https://hooks.example.com/tw", "WEBHOOK_SECRET": ""}, "WEBHOOK_SECRET: expected the secret webhooks are signed with (required when a WEBHOOK_URLS entry has no |secret of its own)"},
+		{"WebhookEntryWithoutSecret", map[string]string{"WEBHOOK_URLS": "https://a.example.com/tw|own-secret,https://b.example.com/tw", "WEBHOOK_SECRET": ""}, "WEBHOOK_SECRET: expected"},
+		{"BadWebhookURLWithSecret", map[string]string{"WEBHOOK_URLS": "hooks.example.com|own-secret", "WEBHOOK_SECRET": "s"}, "WEBHOOK_URLS: expected comma-separated http(s) URLs"},
 		{"BadWebhookURL", map[string]string{"WEBHOOK_URLS": "hooks.example.com", "WEBHOOK_SECRET": "s"}, "WEBHOOK_URLS: expected comma-separated http(s) URLs"},
 		{"BadWebhookAllowHost", map[string]string{"WEBHOOK_URLS": "https://hooks.example.com/tw", "WEBHOOK_SECRET": "s", "WEBHOOK_ALLOW_HOSTS": "10.0.0.0/99"}, "WEBHOOK_ALLOW_HOSTS:"},
 	}

@@ -15,13 +15,15 @@ import (
 
 // redactor returns the Redactor of every secret value the configuration holds: the
 // Slack tokens, OPENAI_API_KEY, the password of DATABASE_URL (and of SEARXNG_URL), the
-// web search keys (BRAVE_SEARCH_API_KEY, TAVILY_API_KEY),
+// web search keys (BRAVE_SEARCH_API_KEY, TAVILY_API_KEY), the webhook secrets
+// (WEBHOOK_SECRET and each WEBHOOK_URLS entry's own),
 // each MODEL_PROFILES api_key, and each MCP server's header and environment values
 // and URL password (docs/operations.md, "Limits and secrets"). A header value such as
 // "Bearer <token>" is also scrubbed word by word, so that the token alone is found
 // too. Values shorter than redact.MinLength are ignored.
 func (c *Config) redactor(mcpCfg mcp.Config, profiles map[string]ModelProfile) *redact.Redactor {
-	secrets := []string{c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, urlPassword(c.DatabaseURL), urlPassword(c.SearxngURL), c.BraveAPIKey, c.TavilyAPIKey, c.WebhookSecret, c.MetricsToken}
+	secrets := []string{c.SlackBotToken, c.SlackAppToken, c.OpenAIAPIKey, urlPassword(c.DatabaseURL), urlPassword(c.SearxngURL), c.BraveAPIKey, c.TavilyAPIKey, c.MetricsToken}
+	secrets = append(secrets, c.webhookSecrets()...)
 	for _, p := range profiles {
 		secrets = append(secrets, p.APIKey)
 	}

@@ -164,6 +164,8 @@ func TestConfigRedactor(t *testing.T) {
 		SlackBotToken: "xoxb-bot-token-1", SlackAppToken: "xapp-app-token-1", OpenAIAPIKey: "sk-main-key-1",
 		SearxngURL:  "https://search:searx-pass-1@searx.internal/",
 		BraveAPIKey: "brave-search-key-1", TavilyAPIKey: "tvly-search-key-1",
+		WebhookConfig: WebhookConfig{WebhookSecret: "webhook-default-1",
+			WebhookURLs: []string{"https://a.example.com/h|webhook-own-a-1", "https://b.example.com/h"}},
 	}
 	mcpCfg := mcp.Config{Servers: []mcp.ServerConfig{
 		{Name: "crm", URL: "https://u:mcp-url-pass-1@crm.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer mcp-header-token-1"}},
@@ -173,7 +175,7 @@ func TestConfigRedactor(t *testing.T) {
 	r := c.redactor(mcpCfg, profiles)
 	for _, s := range []string{"xoxb-bot-token-1", "xapp-app-token-1", "sk-main-key-1", "db-pass/word-1", "db-pass%2Fword-1",
 		"searx-pass-1", "mcp-url-pass-1", "Bearer mcp-header-token-1", "mcp-header-token-1", "files-env-token-1", "sk-profile-key-1",
-		"brave-search-key-1", "tvly-search-key-1"} {
+		"brave-search-key-1", "tvly-search-key-1", "webhook-default-1", "webhook-own-a-1"} {
 		if got := r.String("x " + s + " y"); got != "x [REDACTED] y" {
 			t.Errorf("%q scrubbed to %q", s, got)
 		}

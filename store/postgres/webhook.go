@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lib/pq"
+
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/internal/sqlstore"
 )
 
-// Outbox is the webhook outbox (migration 00009) that package webhook delivers from
+// Outbox is the webhook outbox (migrations 00009 and 00012) that package webhook delivers from
 // (webhook.Outbox). Save writes a turn's events (insertEvents); ClaimEvents,
-// EventDone, EventFailed and DeleteEvents lease, end and delete them.
+// EventDone, EventFailed, CloseEvents and DeleteEvents lease, end and delete them,
+// each receiver on its own.
 type Outbox struct{ *pool }
 
 // The webhook outbox's statements (migration 00009; docs/api.md, "Webhooks"). Leases and
@@ -25,27 +28,35 @@ const (
 		INSERT INTO webhook_events (event_id, team_id, channel_id, thread_ts, type, data, created_at, next_attempt_at)
 		VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $7)
 		ON CONFLICT (event_id) DO NOTHING`
-	// claimEventsSQL leases to owner $1 for $2 milliseconds up to $3 events that are
-	// the oldest undelivered event of their thread (heads, through
-	// webhook_events_pending), due, and not leased to another live claim, oldest
-	// first. FOR UPDATE … SKIP LOCKED passes over the rows a concurrent claim is
-	// taking, and re-checks the conditions on e's newest version of a row it locks, so
-	// two replicas never both take one.
+	// claimEventsSQL leases to owner $1 for $2 milliseconds, for receiver $4, up to
+	// $3 events that are the oldest event of their thread not yet ended for every
+	// receiver (webhook_events.delivered_at) nor for $4 (webhook_deliveries), due for
+	// $4 and not leased to another live claim, oldest first. A concurrent claim that
+	// inserted the same delivery row makes ON CONFLICT wait for it and then re-check
+	// the row's newest version, so two replicas never both take one.
 	claimEventsSQL = `
-		WITH heads AS (
-			SELECT DISTINCT ON (team_id, channel_id, thread_ts) seq
-			FROM webhook_events WHERE delivered_at IS NULL
+		WITH pending AS (
+			SELECT e.seq, e.team_id, e.channel_id, e.thread_ts
+			FROM webhook_events AS e
+			LEFT JOIN webhook_deliveries AS d ON d.seq = e.seq AND d.receiver = $4
+			WHERE e.delivered_at IS NULL AND d.delivered_at IS NULL
+		), heads AS (
+			SELECT DISTINCT ON (team_id, channel_id, thread_ts) seq FROM pending
 			ORDER BY team_id, channel_id, thread_ts, seq
 		), due AS (
-			SELECT e.seq FROM webhook_events AS e JOIN heads USING (seq)
-			WHERE e.delivered_at IS NULL AND e.next_attempt_at <= now()
-				AND (e.lease_until IS NULL OR e.lease_until <= now())
-			ORDER BY e.seq LIMIT $3
-			FOR UPDATE OF e SKIP LOCKED
+			SELECT h.seq FROM heads AS h
+			LEFT JOIN webhook_deliveries AS d ON d.seq = h.seq AND d.receiver = $4
+			WHERE d.seq IS NULL OR (d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until <= now()))
+			ORDER BY h.seq LIMIT $3
+		), claimed AS (
+			INSERT INTO webhook_deliveries AS w (receiver, seq, next_attempt_at, lease_owner, lease_until)
+			SELECT $4, seq, now(), $1, now() + $2::bigint * interval '1 millisecond' FROM due
+			ON CONFLICT (receiver, seq) DO UPDATE SET lease_owner = excluded.lease_owner, lease_until = excluded.lease_until
+				WHERE w.delivered_at IS NULL AND w.next_attempt_at <= now() AND (w.lease_until IS NULL OR w.lease_until <= now())
+			RETURNING w.seq, w.attempts, w.last_error
 		)
-		UPDATE webhook_events AS w SET lease_owner = $1, lease_until = now() + $2::bigint * interval '1 millisecond'
-		FROM due WHERE w.seq = due.seq
-		RETURNING w.seq, w.team_id, w.channel_id, w.thread_ts, w.data, w.attempts, w.last_error`
+		SELECT e.seq, e.team_id, e.channel_id, e.thread_ts, e.data, c.attempts, c.last_error
+		FROM claimed AS c JOIN webhook_events AS e USING (seq)`
 )
 
 // insertEvents writes events in tx (Save's transaction); an event whose id is stored
@@ -64,12 +75,13 @@ func insertEvents(ctx context.Context, tx *sql.Tx, events []conversation.Event) 
 	return nil
 }
 
-// ClaimEvents leases up to limit due events to owner for ttl (whole milliseconds):
-// the oldest undelivered event of each thread, when it is due and no live claim holds
-// it, oldest first (claimEventsSQL). A later event of a thread waits until the
-// earlier ones are delivered.
-func (s *Outbox) ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error) {
-	rows, err := s.db.QueryContext(ctx, claimEventsSQL, owner, ttl.Milliseconds(), limit)
+// ClaimEvents leases up to limit due events to owner for ttl (whole milliseconds),
+// for receiver: the oldest event of each thread not yet ended for receiver, when it
+// is due for receiver and no live claim holds it, oldest first (claimEventsSQL). A
+// later event of a thread waits until receiver's delivery of the earlier ones ended;
+// other receivers do not wait for it.
+func (s *Outbox) ClaimEvents(ctx context.Context, receiver, owner string, ttl time.Duration, limit int) ([]conversation.Event, error) {
+	rows, err := s.db.QueryContext(ctx, claimEventsSQL, owner, ttl.Milliseconds(), limit, receiver)
 	if err != nil {
 		return nil, classify(fmt.Errorf("claim webhook events: %w", err))
 	}
@@ -80,39 +92,57 @@ func (s *Outbox) ClaimEvents(ctx context.Context, owner string, ttl time.Duratio
 	return events, nil
 }
 
-// EventDone ends the delivery of the event seq (one more attempt) and frees its
-// claim, so the thread's next event becomes its head: delivered when lastErr is "",
-// abandoned after too many failures otherwise (lastErr kept). It does nothing when
-// owner's claim is not the event's last (its lease expired and another replica
-// claimed the event), so that claim is not freed under its holder.
-func (s *Outbox) EventDone(ctx context.Context, seq int64, owner, lastErr string) error {
+// EventDone ends receiver's delivery of the event seq (one more attempt) and frees
+// its claim, so the thread's next event becomes receiver's head: delivered when
+// lastErr is "", abandoned after too many failures otherwise (lastErr kept). It does
+// nothing when owner's claim is not the delivery's last (its lease expired and
+// another replica claimed it), so that claim is not freed under its holder.
+func (s *Outbox) EventDone(ctx context.Context, receiver string, seq int64, owner, lastErr string) error {
 	_, err := s.db.ExecContext(ctx, `
-		UPDATE webhook_events SET delivered_at = now(), attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,
+		UPDATE webhook_deliveries SET delivered_at = now(), attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,
 			last_error = $2
-		WHERE seq = $1 AND lease_owner = $3`, seq, sqlstore.Text(lastErr), owner)
+		WHERE receiver = $4 AND seq = $1 AND lease_owner = $3`, seq, sqlstore.Text(lastErr), owner, receiver)
 	if err != nil {
 		return classify(fmt.Errorf("end webhook event %d: %w", seq, err))
 	}
 	return nil
 }
 
-// EventFailed records a failed delivery of the event seq by owner's claim (one
-// more attempt, and lastErr; nothing unless that claim is the event's last, as
-// EventDone) and makes it due again after retryIn (whole milliseconds), freeing its
-// claim.
-func (s *Outbox) EventFailed(ctx context.Context, seq int64, owner string, retryIn time.Duration, lastErr string) error {
+// EventFailed records a failed delivery of the event seq to receiver by owner's
+// claim (one more attempt, and lastErr; nothing unless that claim is the delivery's
+// last, as EventDone) and makes it due again for receiver after retryIn (whole
+// milliseconds), freeing its claim.
+func (s *Outbox) EventFailed(ctx context.Context, receiver string, seq int64, owner string, retryIn time.Duration, lastErr string) error {
 	_, err := s.db.ExecContext(ctx, `
-		UPDATE webhook_events SET attempts = attempts + 1, last_error = $2,
+		UPDATE webhook_deliveries SET attempts = attempts + 1, last_error = $2,
 			next_attempt_at = now() + $3::bigint * interval '1 millisecond', lease_owner = NULL, lease_until = NULL
-		WHERE seq = $1 AND lease_owner = $4`, seq, sqlstore.Text(lastErr), retryIn.Milliseconds(), owner)
+		WHERE receiver = $5 AND seq = $1 AND lease_owner = $4`, seq, sqlstore.Text(lastErr), retryIn.Milliseconds(), owner, receiver)
 	if err != nil {
 		return classify(fmt.Errorf("record webhook event %d failure: %w", seq, err))
 	}
 	return nil
 }
 
+// CloseEvents ends the events whose delivery ended (delivered or abandoned) for
+// every one of receivers (none when receivers is empty), and returns how many;
+// DeleteEvents deletes them later.
+func (s *Outbox) CloseEvents(ctx context.Context, receivers []string) (int, error) {
+	if len(receivers) == 0 {
+		return 0, nil // no receiver: nothing was delivered
+	}
+	n, err := sqlstore.RowsAffected(s.db.ExecContext(ctx, `
+		UPDATE webhook_events AS e SET delivered_at = now()
+		WHERE e.delivered_at IS NULL AND (SELECT count(*) FROM webhook_deliveries AS d
+			WHERE d.seq = e.seq AND d.delivered_at IS NOT NULL AND d.receiver = ANY($1)) = (SELECT count(DISTINCT r) FROM unnest($1::text[]) AS r)`,
+		pq.Array(receivers)))
+	if err != nil {
+		return 0, classify(fmt.Errorf("close webhook events: %w", err))
+	}
+	return int(n), nil
+}
+
 // DeleteEvents deletes the events whose delivery ended (delivered or abandoned)
-// before before, and returns how many.
+// for every receiver before before, with their deliveries, and returns how many.
 func (s *Outbox) DeleteEvents(ctx context.Context, before time.Time) (int, error) {
 	n, err := sqlstore.RowsAffected(s.db.ExecContext(ctx, `
 		DELETE FROM webhook_events WHERE delivered_at IS NOT NULL AND delivered_at < $1`, before.UTC()))

@@ -15,11 +15,18 @@ import (
 // outbox (migration 00009; package webhook's Outbox).
 type WebhookStore interface {
 	conversation.Store
-	ClaimEvents(ctx context.Context, owner string, ttl time.Duration, limit int) ([]conversation.Event, error)
-	EventDone(ctx context.Context, seq int64, owner, lastErr string) error
-	EventFailed(ctx context.Context, seq int64, owner string, retryIn time.Duration, lastErr string) error
+	ClaimEvents(ctx context.Context, receiver, owner string, ttl time.Duration, limit int) ([]conversation.Event, error)
+	EventDone(ctx context.Context, receiver string, seq int64, owner, lastErr string) error
+	EventFailed(ctx context.Context, receiver string, seq int64, owner string, retryIn time.Duration, lastErr string) error
+	CloseEvents(ctx context.Context, receivers []string) (int, error)
 	DeleteEvents(ctx context.Context, before time.Time) (int, error)
 }
+
+// Receivers of the webhook tests (package webhook's receiver ids).
+const (
+	rcv  = "receiver-1"
+	rcv2 = "receiver-2"
+)
 
 // event returns a webhook event of k with id and type typ.
 func event(k conversation.Key, id, typ string) conversation.Event {
@@ -42,12 +49,17 @@ func ids(events []conversation.Event) []string {
 
 func mustClaim(t testing.TB, s WebhookStore, owner string, ttl time.Duration, want ...string) []conversation.Event {
 	t.Helper()
-	got, err := s.ClaimEvents(context.Background(), owner, ttl, 10)
+	return mustClaimFor(t, s, rcv, owner, ttl, want...)
+}
+
+func mustClaimFor(t testing.TB, s WebhookStore, receiver, owner string, ttl time.Duration, want ...string) []conversation.Event {
+	t.Helper()
+	got, err := s.ClaimEvents(context.Background(), receiver, owner, ttl, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(ids(got)) != fmt.Sprint(want) {
-		t.Fatalf("%s claimed %v; want %v", owner, ids(got), want)
+		t.Fatalf("%s claimed %v for %s; want %v", owner, ids(got), receiver, want)
 	}
 	return got
 }
@@ -71,6 +83,7 @@ func RunWebhooks(t *testing.T, open func(t *testing.T) WebhookStore) {
 		{"DeleteEvents", testWebhookDeleteEvents},
 		{"ConcurrentDeliveryKeepsThreadOrder", testWebhookConcurrentDeliveryKeepsThreadOrder},
 		{"ConcurrentClaims", testWebhookConcurrentClaims},
+		{"ReceiversApart", testWebhookReceiversApart},
 	}.run(t, open)
 }
 
@@ -88,7 +101,7 @@ func testWebhookSaveAndClaim(t *testing.T, s WebhookStore) {
 		t.Errorf("claimed %+v; want %+v", g, want)
 	}
 	mustClaim(t, s, ownerB, time.Hour) // evt_1 is leased; evt_2 waits for it
-	if err := s.EventDone(ctx, got[0].Seq, ownerA, ""); err != nil {
+	if err := s.EventDone(ctx, rcv, got[0].Seq, ownerA, ""); err != nil {
 		t.Fatal(err)
 	}
 	second := mustClaim(t, s, ownerB, time.Hour, "evt_2")
@@ -102,7 +115,7 @@ func testWebhookSaveAndClaim(t *testing.T, s WebhookStore) {
 	}
 	mustSave(t, s, conversation.Turn{Key: key, Version: saved.Version,
 		Events: []conversation.Event{event(key, "evt_2", conversation.EventArtifactGenerated), event(key, "evt_3", conversation.EventRunCompleted)}})
-	if err := s.EventDone(ctx, second[0].Seq, ownerB, ""); err != nil {
+	if err := s.EventDone(ctx, rcv, second[0].Seq, ownerB, ""); err != nil {
 		t.Fatal(err)
 	}
 	mustClaim(t, s, ownerA, time.Hour, "evt_3")
@@ -140,11 +153,11 @@ func testWebhookStaleClaimFreesNothing(t *testing.T, s WebhookStore) {
 	mustClaim(t, s, ownerB, time.Hour, "evt_1")  // and another replica sends it now
 	// The stalled holder's outcome does not free ownerB's claim: nobody else
 	// sends the event while ownerB does, and the thread's next event waits.
-	if err := s.EventFailed(ctx, stale[0].Seq, ownerA, 0, "timeout"); err != nil {
+	if err := s.EventFailed(ctx, rcv, stale[0].Seq, ownerA, 0, "timeout"); err != nil {
 		t.Fatal(err)
 	}
 	mustClaim(t, s, "owner-c", time.Hour)
-	if err := s.EventDone(ctx, stale[0].Seq, ownerA, ""); err != nil {
+	if err := s.EventDone(ctx, rcv, stale[0].Seq, ownerA, ""); err != nil {
 		t.Fatal(err)
 	}
 	mustClaim(t, s, "owner-c", time.Hour)
@@ -157,15 +170,15 @@ func testWebhookFailed(t *testing.T, s WebhookStore) {
 	ctx := context.Background()
 	mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{event(key, "evt_1", conversation.EventRunStarted)}})
 	got := mustClaim(t, s, ownerA, time.Hour, "evt_1")
-	if err := s.EventFailed(ctx, got[0].Seq, ownerA, 0, "503 Service Unavailable"); err != nil {
+	if err := s.EventFailed(ctx, rcv, got[0].Seq, ownerA, 0, "503 Service Unavailable"); err != nil {
 		t.Fatal(err)
 	}
 	got = mustClaim(t, s, ownerB, time.Hour, "evt_1")
-	if err := s.EventFailed(ctx, got[0].Seq, ownerB, time.Hour, "connection refused"); err != nil {
+	if err := s.EventFailed(ctx, rcv, got[0].Seq, ownerB, time.Hour, "connection refused"); err != nil {
 		t.Fatal(err)
 	}
 	mustClaim(t, s, ownerA, time.Hour) // not due for an hour
-	if err := s.EventFailed(ctx, got[0].Seq, ownerB, 0, "again"); err != nil {
+	if err := s.EventFailed(ctx, rcv, got[0].Seq, ownerB, 0, "again"); err != nil {
 		t.Fatal(err)
 	}
 	mustClaim(t, s, ownerA, time.Hour) // that claim had ended: nothing changed
@@ -192,8 +205,11 @@ func testWebhookDeleteEvents(t *testing.T, s WebhookStore) {
 	mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{
 		event(key, "evt_1", conversation.EventRunStarted), event(key, "evt_2", conversation.EventRunCompleted)}})
 	got := mustClaim(t, s, ownerA, time.Hour, "evt_1")
-	if err := s.EventDone(ctx, got[0].Seq, ownerA, ""); err != nil {
+	if err := s.EventDone(ctx, rcv, got[0].Seq, ownerA, ""); err != nil {
 		t.Fatal(err)
+	}
+	if n, err := s.CloseEvents(ctx, []string{rcv}); err != nil || n != 1 {
+		t.Fatalf("CloseEvents = %d, %v; want 1", n, err)
 	}
 	if n, err := s.DeleteEvents(ctx, time.Now().Add(-time.Hour)); err != nil || n != 0 {
 		t.Fatalf("DeleteEvents before the delivery = %d, %v; want 0", n, err)
@@ -235,7 +251,7 @@ func testWebhookConcurrentDeliveryKeepsThreadOrder(t *testing.T, s WebhookStore)
 				if finished {
 					return
 				}
-				got, err := s.ClaimEvents(ctx, owner, time.Hour, 4)
+				got, err := s.ClaimEvents(ctx, rcv, owner, time.Hour, 4)
 				if err != nil && !errors.Is(err, conversation.ErrUnavailable) {
 					mu.Lock()
 					errs = append(errs, err)
@@ -256,7 +272,7 @@ func testWebhookConcurrentDeliveryKeepsThreadOrder(t *testing.T, s WebhookStore)
 					order[e.Key] = append(order[e.Key], e.Data.ID)
 					done++
 					mu.Unlock()
-					if err := s.EventDone(ctx, e.Seq, owner, ""); err != nil {
+					if err := s.EventDone(ctx, rcv, e.Seq, owner, ""); err != nil {
 						mu.Lock()
 						errs = append(errs, err)
 						mu.Unlock()
@@ -300,7 +316,7 @@ func testWebhookConcurrentClaims(t *testing.T, s WebhookStore) {
 	for _, owner := range owners {
 		wg.Go(func() {
 			for range threads {
-				got, err := s.ClaimEvents(ctx, owner, time.Hour, 3)
+				got, err := s.ClaimEvents(ctx, rcv, owner, time.Hour, 3)
 				mu.Lock()
 				if err != nil && !errors.Is(err, conversation.ErrUnavailable) {
 					errs = append(errs, err)
@@ -320,5 +336,48 @@ func testWebhookConcurrentClaims(t *testing.T, s WebhookStore) {
 		if id := fmt.Sprintf("evt_%d", i); seen[id] != 1 {
 			t.Errorf("%s claimed %d times; want once", id, seen[id])
 		}
+	}
+}
+
+// testWebhookReceiversApart checks that each receiver's delivery is its own: a
+// receiver whose delivery failed holds back only its own next event, with its own
+// attempts and delay, while another receiver's delivery moves on; and that an event
+// ends (CloseEvents) only once its delivery ended for every receiver.
+func testWebhookReceiversApart(t *testing.T, s WebhookStore) {
+	ctx := context.Background()
+	mustSave(t, s, conversation.Turn{Key: key, Events: []conversation.Event{
+		event(key, "evt_1", conversation.EventRunStarted), event(key, "evt_2", conversation.EventRunCompleted)}})
+	failing := mustClaimFor(t, s, rcv, ownerA, time.Hour, "evt_1")
+	healthy := mustClaimFor(t, s, rcv2, ownerB, time.Hour, "evt_1")
+	if err := s.EventFailed(ctx, rcv, failing[0].Seq, ownerA, 0, "503 Service Unavailable"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EventDone(ctx, rcv2, healthy[0].Seq, ownerB, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.CloseEvents(ctx, []string{rcv, rcv2}); err != nil || n != 0 {
+		t.Fatalf("CloseEvents with a receiver still failing = %d, %v; want 0", n, err)
+	}
+	if n, err := s.CloseEvents(ctx, nil); err != nil || n != 0 {
+		t.Fatalf("CloseEvents without receivers = %d, %v; want 0", n, err)
+	}
+	again := mustClaimFor(t, s, rcv, ownerA, time.Hour, "evt_1")
+	if again[0].Attempts != 1 || again[0].LastError != "503 Service Unavailable" {
+		t.Errorf("receiver 1's retry: attempts %d, error %q; want 1 and its own error", again[0].Attempts, again[0].LastError)
+	}
+	if err := s.EventFailed(ctx, rcv, again[0].Seq, ownerA, time.Hour, "timeout"); err != nil {
+		t.Fatal(err)
+	}
+	mustClaimFor(t, s, rcv, ownerA, time.Hour) // waiting out its own delay; evt_2 waits behind it
+	next := mustClaimFor(t, s, rcv2, ownerB, time.Hour, "evt_2")
+	if next[0].Attempts != 0 {
+		t.Errorf("receiver 2's evt_2 attempts %d; want 0", next[0].Attempts)
+	}
+	if err := s.EventDone(ctx, rcv2, next[0].Seq, ownerB, ""); err != nil {
+		t.Fatal(err)
+	}
+	mustClaimFor(t, s, rcv2, ownerB, time.Hour) // each event delivered once: nothing left
+	if n, err := s.CloseEvents(ctx, []string{rcv2}); err != nil || n != 2 {
+		t.Fatalf("CloseEvents for receiver 2 alone = %d, %v; want 2", n, err)
 	}
 }
