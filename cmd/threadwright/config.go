@@ -71,7 +71,7 @@ type Config struct {
 	Strategy         string `envconfig:"STRATEGY" group:"Strategies" default:"react" desc:"How the assistant works: react (one tool-calling loop), planner (understand, plan tasks with dependencies, run independent tasks in parallel, reflect, answer), or auto (the small model picks per question); docs/tools.md, \"Strategies\""`
 	StrategyChannels string `envconfig:"STRATEGY_CHANNELS" desc:"Per-channel strategies, e.g. C123:planner,C456:react"`
 
-	ExecutorInstructions         string `envconfig:"EXECUTOR_INSTRUCTIONS" desc:"Markdown or text file added to the executor's and the planner's system prompt, e.g. the deployment's workflow patterns (docs/tools.md, \"Executor instructions\"); at most 16 KiB"`
+	ExecutorInstructions         string `envconfig:"EXECUTOR_INSTRUCTIONS" desc:"Markdown or text file added to the executor's and the planner's system prompt, e.g. the deployment's workflow patterns (docs/tools.md, \"Executor instructions\"); a \"## Tool rules\" section in it replaces the built-in tool rules; at most 16 KiB"`
 	ExecutorInstructionsChannels string `envconfig:"EXECUTOR_INSTRUCTIONS_CHANNELS" desc:"Per-channel instruction files used instead of EXECUTOR_INSTRUCTIONS, e.g. C123:/etc/threadwright/support.md,C456:/etc/threadwright/eng.md"`
 
 	StreamAnswers    bool `envconfig:"STREAM_ANSWERS" group:"Answers" default:"true" desc:"Stream the assistant's answer into the thread as it is written (chat.startStream, appendStream, stopStream; appends at most about once a second); where Slack refuses, the answer is posted when done. Answers longer than about 3,500 characters stream their beginning and post the rest"`
