@@ -429,11 +429,13 @@ func (e *Executor) SystemData(p conversation.Prompt) prompts.ExecutorSystemData 
 
 // systemData is SystemData with the tools offered in p's channel.
 func (e *Executor) systemData(p conversation.Prompt, offered *Registry) prompts.ExecutorSystemData {
+	instructions := e.instr.For(p.PolicyChannel())
 	return prompts.ExecutorSystemData{
 		Date:         e.now().UTC().Format("Monday, 2 January 2006 (MST)"),
 		Categories:   promptCategories(offered.Categories()),
 		Summary:      p.Summary,
-		Instructions: e.instr.For(p.PolicyChannel()),
+		Instructions: instructions,
+		OwnToolRules: prompts.HasToolRules(instructions),
 		Recent:       recent(p, offered),
 	}
 }

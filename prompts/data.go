@@ -1,5 +1,7 @@
 package prompts
 
+import "strings"
+
 // ExecutorSystemData is the data of the ExecutorSystem template.
 type ExecutorSystemData struct {
 	// Date is today's date as the model should read it, e.g. "Tuesday, 14 May 2024
@@ -14,9 +16,34 @@ type ExecutorSystemData struct {
 	// Instructions are the deployment's own guidance for the channel
 	// (EXECUTOR_INSTRUCTIONS), "" for none.
 	Instructions string
+	// OwnToolRules replaces the built-in tool rules (GroundingRule, NoRepeatRule) with
+	// the "## Tool rules" section of Instructions; set it with HasToolRules.
+	OwnToolRules bool
 	// Recent lists earlier tool results of the thread that the recall tool can fetch,
 	// newest first; empty when there are none or recall is not offered.
 	Recent []RecentResult
+}
+
+// The executor's two firm tool rules, as its system prompt words them
+// (docs/tools.md, "Executor instructions").
+const (
+	GroundingRule = "Always use a tool to ground a factual answer when one applies"
+	NoRepeatRule  = "Do not call the same tool again for what you already have"
+)
+
+// ToolRulesHeading is the heading of the section of a deployment's instructions that
+// replaces the built-in tool rules (GroundingRule, NoRepeatRule).
+const ToolRulesHeading = "## Tool rules"
+
+// HasToolRules reports whether instructions have their own tool rules: a line that
+// reads ToolRulesHeading (case and surrounding spaces ignored).
+func HasToolRules(instructions string) bool {
+	for line := range strings.SplitSeq(instructions, "\n") {
+		if strings.EqualFold(strings.TrimSpace(line), ToolRulesHeading) {
+			return true
+		}
+	}
+	return false
 }
 
 // RecentResult is one earlier tool call of the thread whose result is stored: its

@@ -82,6 +82,42 @@ func TestRenderExecutorSystemGolden(t *testing.T) {
 		}
 		golden(t, "executor_system_no_tools.golden", out)
 	})
+	t.Run("ToolRules", func(t *testing.T) {
+		// The built-in firm rules are in the default prompt, word for word.
+		base, _ := s.Render(prompts.ExecutorSystem, samples[prompts.ExecutorSystem])
+		for _, rule := range []string{prompts.GroundingRule, prompts.NoRepeatRule} {
+			if !strings.Contains(base, "- "+rule+":") {
+				t.Errorf("default prompt lacks the rule %q", rule)
+			}
+		}
+		// Instructions with their own "## Tool rules" section replace them.
+		d := samples[prompts.ExecutorSystem].(prompts.ExecutorSystemData)
+		d.Instructions = "## Tool rules\n- Answer general questions from what you know; use tools only for live data."
+		d.OwnToolRules = prompts.HasToolRules(d.Instructions)
+		out, err := s.Render(prompts.ExecutorSystem, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "executor_system_own_rules.golden", out)
+		if strings.Contains(out, prompts.GroundingRule) || strings.Contains(out, prompts.NoRepeatRule) {
+			t.Errorf("prompt with its own tool rules still carries the built-in ones:\n%s", out)
+		}
+	})
+}
+
+func TestHasToolRules(t *testing.T) {
+	for in, want := range map[string]bool{
+		"":                                 false,
+		"## Workflow patterns\n- lookup":   false,
+		"Tool rules: none":                 false,
+		"## Tool rules\n- relaxed":         true,
+		"intro\n  ## TOOL RULES  \n- free": true,
+		"### Tool rules\n- nested":         false,
+	} {
+		if got := prompts.HasToolRules(in); got != want {
+			t.Errorf("HasToolRules(%q) = %v, want %v", in, got, want)
+		}
+	}
 }
 
 func TestRenderScopeRequest(t *testing.T) {

@@ -79,12 +79,13 @@ func (rc *runConfig) newAgents(model agents.Completer, registry *agents.Registry
 }
 
 // newExecutor makes the executor of the assistant's answers: ReAct and the planner,
-// routed by STRATEGY and STRATEGY_CHANNELS, and with SCOPE_CLASSIFY_RESULTS the check
-// of the tool results against the scope before answering.
+// routed by STRATEGY and STRATEGY_CHANNELS, and, when SCOPE_CLASSIFY_RESULTS is on (by
+// default whenever SCOPE_DESCRIPTION is set), the check of the tool results against the
+// scope before answering.
 func (rc *runConfig) newExecutor(model agents.Completer, registry *agents.Registry) (conversation.Executor, error) {
 	react := agents.NewExecutor(agents.ExecutorConfig{
 		Client: model, Model: rc.OpenAIModel, Registry: registry, Policy: rc.files.policy, Instructions: rc.files.instructions,
-		Prompts: rc.prompts, MaxSteps: rc.MaxSteps, ToolTimeout: rc.ToolTimeout, Logger: rc.log, HoldUnscoped: rc.ScopeClassifyResults,
+		Prompts: rc.prompts, MaxSteps: rc.MaxSteps, ToolTimeout: rc.ToolTimeout, Logger: rc.log, HoldUnscoped: rc.classifyResults(),
 	})
 	channels, _ := planner.ParseChannelStrategies(rc.StrategyChannels) // validated by LoadConfig
 	strategy, _ := planner.ParseStrategy(rc.Strategy)
@@ -97,7 +98,7 @@ func (rc *runConfig) newExecutor(model agents.Completer, registry *agents.Regist
 	if err != nil {
 		return nil, fmt.Errorf("STRATEGY: %w", err)
 	}
-	if !rc.ScopeClassifyResults {
+	if !rc.classifyResults() {
 		return router, nil
 	}
 	return agents.NewResultScope(router, agents.ResultScopeConfig{

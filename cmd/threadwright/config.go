@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,8 +51,9 @@ type Config struct {
 	ScopeAllow       []string `envconfig:"SCOPE_ALLOW" desc:"Comma-separated regular expressions (case-insensitive). A match is in scope without a model call"`
 	ScopeDeny        []string `envconfig:"SCOPE_DENY" desc:"Comma-separated regular expressions (case-insensitive). A match is refused without a model call; deny wins over allow"`
 	// ScopeClassifyResults classifies tool results without a scope label
-	// (docs/tools.md, "The tool-result contract").
-	ScopeClassifyResults bool `envconfig:"SCOPE_CLASSIFY_RESULTS" desc:"Check the tool results that carry no out_of_scope label against SCOPE_DESCRIPTION with the small model, one call per turn, before answering (docs/tools.md, \"The tool-result contract\"). Needs SCOPE_DESCRIPTION"`
+	// (docs/tools.md, "The tool-result contract"): "auto" (on whenever
+	// SCOPE_DESCRIPTION is set), "true" or "false"; read it with classifyResults.
+	ScopeClassifyResults string `envconfig:"SCOPE_CLASSIFY_RESULTS" default:"auto" desc:"Check the tool results that carry no out_of_scope label against SCOPE_DESCRIPTION with the small model before answering (docs/tools.md, \"The tool-result contract\"). It costs one small-model call per turn whose tool results carry no label (at most 24 KiB of their text). auto turns it on whenever SCOPE_DESCRIPTION is set; false turns it off; true needs SCOPE_DESCRIPTION"`
 
 	MaxConcurrentTurns    int           `envconfig:"MAX_CONCURRENT_TURNS" group:"Turns" default:"500" desc:"Turns running at once in this process, across threads. A turn spends most of its time waiting for the model and Slack, so the bound is high (1,000 threads against a model that answers in 2 s finish within 10 s; a waiting turn holds tens of KiB); the model's rate limit is met by MODEL_MAX_CONCURRENT's adaptive limit. A thread waiting for a free turn shows \"is waiting in line…\" as its status. One thread's inputs always run one at a time, in order, across all replicas"`
 	LeaseTTL              time.Duration `envconfig:"LEASE_TTL" default:"10s" desc:"How long a thread's lease lives without renewal (at least 1s; renewed every tenth of it). A replica that dies is taken over within LEASE_TTL plus a fifth of it (12 s by default), whatever TURN_TIMEOUT is"`
@@ -69,7 +71,7 @@ type Config struct {
 	Strategy         string `envconfig:"STRATEGY" group:"Strategies" default:"react" desc:"How the assistant works: react (one tool-calling loop), planner (understand, plan tasks with dependencies, run independent tasks in parallel, reflect, answer), or auto (the small model picks per question); docs/tools.md, \"Strategies\""`
 	StrategyChannels string `envconfig:"STRATEGY_CHANNELS" desc:"Per-channel strategies, e.g. C123:planner,C456:react"`
 
-	ExecutorInstructions         string `envconfig:"EXECUTOR_INSTRUCTIONS" desc:"Markdown or text file added to the executor's and the planner's system prompt, e.g. the deployment's workflow patterns (docs/tools.md, \"Executor instructions\"); at most 16 KiB"`
+	ExecutorInstructions         string `envconfig:"EXECUTOR_INSTRUCTIONS" desc:"Markdown or text file added to the executor's and the planner's system prompt, e.g. the deployment's workflow patterns (docs/tools.md, \"Executor instructions\"); a \"## Tool rules\" section in it replaces the built-in tool rules; at most 16 KiB"`
 	ExecutorInstructionsChannels string `envconfig:"EXECUTOR_INSTRUCTIONS_CHANNELS" desc:"Per-channel instruction files used instead of EXECUTOR_INSTRUCTIONS, e.g. C123:/etc/threadwright/support.md,C456:/etc/threadwright/eng.md"`
 
 	StreamAnswers    bool `envconfig:"STREAM_ANSWERS" group:"Answers" default:"true" desc:"Stream the assistant's answer into the thread as it is written (chat.startStream, appendStream, stopStream; appends at most about once a second); where Slack refuses, the answer is posted when done. Answers longer than about 3,500 characters stream their beginning and post the rest"`
@@ -228,6 +230,29 @@ func (c *Config) checks() []envCheck {
 	}
 }
 
+// classifyResults reports whether the tool results without a scope label are
+// classified (SCOPE_CLASSIFY_RESULTS): by default ("auto") whenever SCOPE_DESCRIPTION is
+// set; "false" turns it off. Call it after LoadConfig, which rejects other values.
+func (c *Config) classifyResults() bool {
+	on, err := c.scopeClassifyResults()
+	return on && err == nil
+}
+
+// scopeClassifyResults parses SCOPE_CLASSIFY_RESULTS: "auto" (or empty) is on when
+// SCOPE_DESCRIPTION is set, anything else is read as a boolean ("true", "false", "1",
+// "0"…); any other value is an error naming the setting.
+func (c *Config) scopeClassifyResults() (bool, error) {
+	v := strings.ToLower(strings.TrimSpace(c.ScopeClassifyResults))
+	if v == "" || v == "auto" {
+		return strings.TrimSpace(c.ScopeDescription) != "", nil
+	}
+	on, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("SCOPE_CLASSIFY_RESULTS: expected auto, true or false, got %q", c.ScopeClassifyResults)
+	}
+	return on, nil
+}
+
 // validateParsed checks the variables of c whose values are parsed: the scope's
 // regular expressions, the API's tokens, the strategies, the channels' instruction
 // files and the hosts fetch_url may reach.
@@ -237,7 +262,9 @@ func (c *Config) validateParsed() error {
 			return fmt.Errorf("%s: expected comma-separated regular expressions: %w", name, err)
 		}
 	}
-	if c.ScopeClassifyResults && strings.TrimSpace(c.ScopeDescription) == "" {
+	if on, err := c.scopeClassifyResults(); err != nil {
+		return err
+	} else if on && strings.TrimSpace(c.ScopeDescription) == "" {
 		return errors.New("SCOPE_CLASSIFY_RESULTS: expected SCOPE_DESCRIPTION to be set, to classify tool results against")
 	}
 	if tokens, err := api.ParseTokens(c.APITokens); err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,15 +120,48 @@ func TestE2EFollowUpResolvesFromKnowledgeEntities(t *testing.T) {
 	}
 }
 
-// TestE2EClassifierRejectsUnlabelledItem: with SCOPE_CLASSIFY_RESULTS, the turn's
-// unlabelled tool results go to the small model in one call; the item it rejects is
-// named in the reply (in the asker's language), the answer about it is not posted,
-// and the next turn's session context has the other items but not it.
+// TestE2EClassifierRejectsUnlabelledItem: with a scope set, by default as with
+// SCOPE_CLASSIFY_RESULTS=true, the turn's unlabelled tool results go to the small
+// model in one call; the item it rejects is named in the reply (in the asker's
+// language), the answer about it is not posted, and the next turn's session context
+// has the other items but not it.
 func TestE2EClassifierRejectsUnlabelledItem(t *testing.T) {
+	t.Run("Default", func(t *testing.T) { testClassifierRejectsUnlabelledItem(t, "") })
+	t.Run("Explicit", func(t *testing.T) { testClassifierRejectsUnlabelledItem(t, "true") })
+}
+
+// TestE2EClassifierOptOut: SCOPE_CLASSIFY_RESULTS=false turns the check off with a
+// scope set: no classifier call, and the answer about the unlabelled item is posted.
+func TestE2EClassifierOptOut(t *testing.T) {
+	h := newUnlabelledRecordsHarness(t, "false")
+	const answer = "MED-7 is Bob's medical leave note."
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if len(r.ToolResults()) > 0 {
+			return openaitest.Response{Text: answer}
+		}
+		return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "c1", Name: "find_records", Arguments: "{}"}, {ID: "c2", Name: "notes", Arguments: "{}"}}}
+	})
+	ts := h.post(general, alice, "<@U0BOT> show every record of Acme", "")
+	if got := h.lastBotText(general, ts); !strings.Contains(got, answer) {
+		t.Fatalf("reply %q, want the answer", got)
+	}
+	for _, r := range h.ai.Requests() {
+		if slices.Contains(r.ToolNames(), "classify_results") {
+			t.Fatalf("classifier called with SCOPE_CLASSIFY_RESULTS=false:\n%s", r.LastUserMessage())
+		}
+	}
+}
+
+// newUnlabelledRecordsHarness starts the program with a scope (every request allowed
+// by SCOPE_ALLOW), SCOPE_CLASSIFY_RESULTS set to setting ("" leaves it unset) and two
+// tools whose results carry no scope label: find_records (INV-1 and MED-7) and notes.
+func newUnlabelledRecordsHarness(t *testing.T, setting string) *harness {
 	h := newHarness(t, emulator.Config{})
 	h.env["SCOPE_DESCRIPTION"] = "questions about ACME's billing"
 	h.env["SCOPE_ALLOW"] = "." // the request itself is in scope without a model call
-	h.env["SCOPE_CLASSIFY_RESULTS"] = "true"
+	if setting != "" {
+		h.env["SCOPE_CLASSIFY_RESULTS"] = setting
+	}
 	h.env["STREAM_ANSWERS"] = "true"
 	h.tools = func(r *agents.Registry) error {
 		r.MustRegister(agents.ToolSpec{Name: "find_records", Description: "Find records"},
@@ -139,6 +173,11 @@ func TestE2EClassifierRejectsUnlabelledItem(t *testing.T) {
 		return nil
 	}
 	h.start()
+	return h
+}
+
+func testClassifierRejectsUnlabelledItem(t *testing.T, setting string) {
+	h := newUnlabelledRecordsHarness(t, setting)
 	const answer = "MED-7 is Bob's medical leave note."
 	var classify []openaitest.Request
 	var mu sync.Mutex
@@ -225,8 +264,25 @@ func TestLoadConfigScopeClassifyResults(t *testing.T) {
 	if err := LoadConfig(&c); err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("error %v, want %q", err, want)
 	}
-	setEnv(t, map[string]string{"SCOPE_CLASSIFY_RESULTS": "true", "SCOPE_DESCRIPTION": "billing"})
-	if err := LoadConfig(&c); err != nil || !c.ScopeClassifyResults {
-		t.Fatalf("%v, %v", err, c.ScopeClassifyResults)
+	setEnv(t, map[string]string{"SCOPE_CLASSIFY_RESULTS": "maybe", "SCOPE_DESCRIPTION": "billing"})
+	if err := LoadConfig(&c); err == nil || !strings.HasPrefix(err.Error(), "SCOPE_CLASSIFY_RESULTS: expected auto, true or false") {
+		t.Fatalf("error %v for maybe", err)
+	}
+	// On by default whenever a scope is set; off without one; false opts out.
+	for _, tc := range []struct {
+		setting, scope string
+		want           bool
+	}{
+		{"", "billing", true}, {"auto", "billing", true}, {"true", "billing", true},
+		{"", "", false}, {"auto", "", false}, {"false", "billing", false}, {"FALSE", "billing", false},
+	} {
+		setEnv(t, map[string]string{"SCOPE_DESCRIPTION": tc.scope, "SCOPE_CLASSIFY_RESULTS": tc.setting})
+		if tc.setting == "" {
+			os.Unsetenv("SCOPE_CLASSIFY_RESULTS") // unset: the default; t.Setenv restores it
+		}
+		c = Config{}
+		if err := LoadConfig(&c); err != nil || c.classifyResults() != tc.want {
+			t.Errorf("SCOPE_CLASSIFY_RESULTS=%q SCOPE_DESCRIPTION=%q: %v, classify %v, want %v", tc.setting, tc.scope, err, c.classifyResults(), tc.want)
+		}
 	}
 }

@@ -48,7 +48,10 @@
 //   - tools with tool_choice "auto": agents.Executor. A question about the time or an
 //     arithmetic expression calls current_time or calculate; another question (one
 //     ending in "?" or starting with a question word, not a greeting, thanks or a
-//     request for help) calls search_knowledge, when offered, with its key words.
+//     request for help) follows the grounding rule of the system prompt
+//     (prompts.GroundingRule): it calls search_knowledge, when offered, else
+//     web_search, when offered, with its key words. When a deployment's own tool
+//     rules replace the built-in ones, it answers such a question without a tool.
 //     The next request, with the results, answers from them: a knowledge answer
 //     quotes the first passage's first two sentences and cites it as [1], or says
 //     that the knowledge base has nothing on it. Anything else gets a short canned

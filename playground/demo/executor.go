@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/internal/textcut"
+	"github.com/threadwright/threadwright/prompts"
 )
 
 // The executor's tool loop (agents.Executor): calling current_time, calculate
@@ -28,7 +29,7 @@ func toolLoop(req openai.ChatCompletionRequest, required bool) (string, []openai
 	}
 	q := lastUserText(msgs)
 	var calls []openai.ToolCall
-	for _, c := range plannedCalls(q, req.Tools) {
+	for _, c := range plannedCalls(q, req.Tools, groundsFacts(msgs)) {
 		calls = append(calls, toolCall(len(msgs), len(calls)+1, c.name, c.args))
 	}
 	if len(calls) == 0 && required {
@@ -90,8 +91,17 @@ var (
 	binaryRe = regexp.MustCompile(`\d\s*\)*\s*[-+*/%]\s*\(*\s*[-+]?\s*\d`)
 )
 
-// plannedCalls returns the tool calls a question asks for, among the offered tools.
-func plannedCalls(q string, tools []openai.Tool) []plannedCall {
+// groundsFacts reports whether the system prompt carries the executor's grounding
+// rule (prompts.GroundingRule): by default it does, and a deployment's own tool rules
+// may relax it (docs/tools.md, "Executor instructions").
+func groundsFacts(msgs []openai.ChatCompletionMessage) bool {
+	return len(msgs) > 0 && msgs[0].Role == openai.ChatMessageRoleSystem && strings.Contains(messageText(msgs[0]), prompts.GroundingRule)
+}
+
+// plannedCalls returns the tool calls a question asks for, among the offered tools:
+// current_time and calculate when it asks for them, and, under the grounding rule
+// (ground), a search of the knowledge base, else of the web, for any other question.
+func plannedCalls(q string, tools []openai.Tool, ground bool) []plannedCall {
 	var out []plannedCall
 	low := strings.ToLower(q)
 	if findTool(tools, "current_time") != nil && containsAny(low, timeQuestions) {
@@ -106,10 +116,17 @@ func plannedCalls(q string, tools []openai.Tool) []plannedCall {
 			out = append(out, plannedCall{"calculate", marshal(map[string]string{"expression": expr})})
 		}
 	}
-	if len(out) == 0 && findTool(tools, searchKnowledgeTool) != nil {
-		if query := knowledgeQuery(q); query != "" {
-			out = append(out, plannedCall{searchKnowledgeTool, marshal(map[string]string{"query": query})})
+	if len(out) > 0 || !ground {
+		return out
+	}
+	for _, name := range []string{searchKnowledgeTool, webSearchTool} {
+		if findTool(tools, name) == nil {
+			continue
 		}
+		if query := knowledgeQuery(q); query != "" {
+			out = append(out, plannedCall{name, marshal(map[string]string{"query": query})})
+		}
+		break
 	}
 	return out
 }
