@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,6 +71,7 @@ func TestEnvelopesTakenConcurrently(t *testing.T) {
 	others := make(chan struct{}, 100)
 	var slowTS string
 	var tsMu sync.Mutex
+	var starved atomic.Bool // the slow Submit saw no other thread's input
 	sub.hold = func(ctx context.Context, in conversation.Input) {
 		tsMu.Lock()
 		slow := in.Message.TS == slowTS
@@ -78,14 +80,14 @@ func TestEnvelopesTakenConcurrently(t *testing.T) {
 			others <- struct{}{}
 			return
 		}
-		// Wait for inputs of other threads: handled one at a time, none would come.
-		// Ten of them: all on the slow one's lane is a chance of 64^-10.
-		for range 10 {
-			select {
-			case <-others:
-			case <-ctx.Done():
-				return
-			}
+		// Wait for an input of another thread: handled one at a time, none would
+		// come. Ten others are posted; one of them may share the slow one's lane
+		// (and wait behind it), but all ten do with a chance of 64^-10. Waiting for
+		// more than one would fail whenever one of the ten shares the lane.
+		select {
+		case <-others:
+		case <-ctx.Done():
+			starved.Store(true)
 		}
 	}
 	h := startBotWith(t, emulator.Config{}, func(c *bot.Config) { c.Submitter = sub; c.AckBudget = 20 * time.Second })
@@ -109,6 +111,9 @@ func TestEnvelopesTakenConcurrently(t *testing.T) {
 	}
 	h.waitAcked(t, env.ID)
 	checkAckedAfterStored(t, h.emu, sub)
+	if starved.Load() {
+		t.Error("while one input was being stored, no other thread's input was taken")
+	}
 }
 
 // TestBurstKeepsThreadOrder: a burst of messages in several threads, posted as fast as
