@@ -30,6 +30,9 @@ type groupCommit struct {
 	mu      sync.Mutex
 	queue   []*queuedInput
 	running bool
+	// grew is closed, and replaced, each time an input joins the queue (nil until the
+	// first): what a test waits on to know an input is queued.
+	grew chan struct{}
 }
 
 // queuedInput is an input waiting for its batch, and where its outcome goes.
@@ -53,6 +56,10 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, e
 	q := &queuedInput{ctx: ctx, in: in, done: make(chan commitResult, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, q)
+	if g.grew != nil {
+		close(g.grew)
+		g.grew = nil
+	}
 	if !g.running {
 		g.running = true
 		go g.run()

@@ -146,17 +146,22 @@ func TestGroupCommitPoison(t *testing.T) {
 // waitQueue waits until n inputs wait in g's queue.
 func waitQueue(t *testing.T, g *groupCommit, n int) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	timeout := time.After(20 * time.Second)
 	for {
 		g.mu.Lock()
 		got := len(g.queue)
+		if g.grew == nil {
+			g.grew = make(chan struct{})
+		}
+		grew := g.grew
 		g.mu.Unlock()
 		if got >= n {
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-grew:
+		case <-timeout:
 			t.Fatalf("%d inputs queued; want %d", got, n)
 		}
-		time.Sleep(time.Millisecond) // polling an observable condition
 	}
 }
