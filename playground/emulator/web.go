@@ -354,20 +354,34 @@ func (p *playground) uiShortcut(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, object{"ok": true, "envelope_id": id})
 }
 
+// viewerRequest is the body of the requests that open the assistant view or the
+// Messages tab: who opens it, and the channel they view ("" for none).
+type viewerRequest struct {
+	User    string `json:"user"`
+	Context string `json:"context"`
+}
+
+// decodeViewer reads a viewerRequest, user required; on a bad one it writes the
+// error and returns false.
+func decodeViewer(w http.ResponseWriter, r *http.Request) (viewerRequest, bool) {
+	var req viewerRequest
+	err := decodeUI(w, r, &req)
+	if err == nil {
+		err = requireFields("user", req.User)
+	}
+	if err != nil {
+		writeUIError(w, err)
+		return req, false
+	}
+	return req, true
+}
+
 // uiAssistant answers POST /ui/assistant, {"user", "context"}: user opens the
 // assistant view while viewing channel context ("" for none); the IM is opened on
 // first use. Answers {"channel", "thread_ts"} of the new assistant thread.
 func (p *playground) uiAssistant(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		User    string `json:"user"`
-		Context string `json:"context"`
-	}
-	if err := decodeUI(w, r, &req); err != nil {
-		writeUIError(w, err)
-		return
-	}
-	if err := requireFields("user", req.User); err != nil {
-		writeUIError(w, err)
+	req, ok := decodeViewer(w, r)
+	if !ok {
 		return
 	}
 	p.ws.mu.Lock()
@@ -395,16 +409,8 @@ func (p *playground) uiAssistant(w http.ResponseWriter, r *http.Request) {
 // Messages tab (the agent view), having viewed channel context last ("" for none):
 // app_context_changed with that channel, then app_home_opened.
 func (p *playground) uiMessagesTab(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		User    string `json:"user"`
-		Context string `json:"context"`
-	}
-	if err := decodeUI(w, r, &req); err != nil {
-		writeUIError(w, err)
-		return
-	}
-	if err := requireFields("user", req.User); err != nil {
-		writeUIError(w, err)
+	req, ok := decodeViewer(w, r)
+	if !ok {
 		return
 	}
 	p.ws.mu.Lock()
