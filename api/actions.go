@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -28,6 +29,24 @@ type guidedActionInput struct {
 	Body     struct {
 		Revision int    `json:"revision" minimum:"0" doc:"The artifact's revision the action is meant for (Artifact.revision); another gets 409."`
 		Text     string `json:"text,omitempty" maxLength:"4000" doc:"Guidance for the new text (regenerate of a stale artifact)."`
+	}
+}
+
+type pickInput struct {
+	ID       string `path:"id" doc:"The run's id."`
+	Artifact string `path:"artifact" doc:"The artifact's id."`
+	Body     struct {
+		Revision int    `json:"revision" minimum:"0" doc:"The artifact's revision the action is meant for (Artifact.revision); another gets 409."`
+		Option   string `json:"option" minLength:"1" maxLength:"16" doc:"The label of the option to choose (Artifact.options[].label, letter case aside); another gets 422."`
+	}
+}
+
+type editInput struct {
+	ID       string `path:"id" doc:"The run's id."`
+	Artifact string `path:"artifact" doc:"The artifact's id."`
+	Body     struct {
+		Revision int    `json:"revision" minimum:"0" doc:"The artifact's revision the action is meant for (Artifact.revision); another gets 409."`
+		Text     string `json:"text" minLength:"1" maxLength:"4000" doc:"How the text should change: the editor rewrites it so."`
 	}
 }
 
@@ -57,7 +76,19 @@ const (
 	verbRestart        = "restart"
 	verbKeep           = "keep"
 	verbRegenerate     = "regenerate"
+	verbPick           = "pick"
+	verbEdit           = "edit"
 )
+
+// request is what an action of the API asks of an artifact: the verb, the revision
+// it is meant for, and what it carries (text: a change request, an edit's
+// instructions or a regeneration's guidance; option: a pick's label).
+type request struct {
+	verb   string
+	rev    int
+	text   string
+	option string
+}
 
 func (s *Server) registerActions() {
 	op := func(verb, summary, desc string) huma.Operation {
@@ -69,34 +100,45 @@ func (s *Server) registerActions() {
 			Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
 		}, ScopeRunsWrite)
 	}
+	huma.Register(s.api, op(verbPick, "Pick an option of a choice artifact", "Like the option's button on the options card: the artifact is written from it and shown for review."),
+		func(ctx context.Context, in *pickInput) (*actionOutput, error) {
+			return s.act(ctx, in.ID, in.Artifact, request{verb: verbPick, rev: in.Body.Revision, option: in.Body.Option})
+		})
 	huma.Register(s.api, op(verbApprove, "Approve an artifact under review", "Like its Approve button."),
 		func(ctx context.Context, in *actionInput) (*actionOutput, error) {
-			return s.act(ctx, in.ID, in.Artifact, verbApprove, in.Body.Revision, "")
+			return s.act(ctx, in.ID, in.Artifact, request{verb: verbApprove, rev: in.Body.Revision})
 		})
 	huma.Register(s.api, op(verbRequestChanges, "Request changes to an artifact under review", "Like its Request changes button: the editor rewrites the text."),
 		func(ctx context.Context, in *changesInput) (*actionOutput, error) {
-			return s.act(ctx, in.ID, in.Artifact, verbRequestChanges, in.Body.Revision, in.Body.Text)
+			return s.act(ctx, in.ID, in.Artifact, request{verb: verbRequestChanges, rev: in.Body.Revision, text: in.Body.Text})
+		})
+	huma.Register(s.api, op(verbEdit, "Edit an artifact that has a text",
+		"Like Edit in its menu: the editor rewrites the text as asked and it is shown for review again; when it was approved, "+
+			"what was written from it becomes stale (keep or regenerate each once it is approved again). An edit reopens a completed run."),
+		func(ctx context.Context, in *editInput) (*actionOutput, error) {
+			return s.act(ctx, in.ID, in.Artifact, request{verb: verbEdit, rev: in.Body.Revision, text: in.Body.Text})
 		})
 	huma.Register(s.api, op(verbRestart, "Restart an artifact", "Like /threadwright restart: back to options (or a rewrite); what depends on it becomes stale."),
 		func(ctx context.Context, in *actionInput) (*actionOutput, error) {
-			return s.act(ctx, in.ID, in.Artifact, verbRestart, in.Body.Revision, "")
+			return s.act(ctx, in.ID, in.Artifact, request{verb: verbRestart, rev: in.Body.Revision})
 		})
 	huma.Register(s.api, op(verbKeep, "Keep a stale artifact as it is", "Like its Keep button in the stale list."),
 		func(ctx context.Context, in *actionInput) (*actionOutput, error) {
-			return s.act(ctx, in.ID, in.Artifact, verbKeep, in.Body.Revision, "")
+			return s.act(ctx, in.ID, in.Artifact, request{verb: verbKeep, rev: in.Body.Revision})
 		})
 	huma.Register(s.api, op(verbRegenerate, "Regenerate an artifact",
 		"A stale artifact is rewritten with the guidance (Regenerate with guidance); a choice artifact's options are proposed anew (Regenerate options)."),
 		func(ctx context.Context, in *guidedActionInput) (*actionOutput, error) {
-			return s.act(ctx, in.ID, in.Artifact, verbRegenerate, in.Body.Revision, in.Body.Text)
+			return s.act(ctx, in.ID, in.Artifact, request{verb: verbRegenerate, rev: in.Body.Revision, text: in.Body.Text})
 		})
 }
 
-// act checks the action against the run as stored, with the workflow machine on a
-// copy of its state (so a refusal is answered at once: 403, 404, 409), then
-// submits it as a click by the token and waits for its turn, which applies it
-// again, in the thread's order.
-func (s *Server) act(ctx context.Context, runID, id, verb string, rev int, text string) (*actionOutput, error) {
+// act checks the action req on artifact id against the run as stored, with the
+// workflow machine on a copy of its state (so a refusal is answered at once: 403,
+// 404, 409, 422), then submits it as the click (or modal submission) its button
+// makes, by the token, and waits for its turn, which applies it again, in the
+// thread's order.
+func (s *Server) act(ctx context.Context, runID, id string, req request) (*actionOutput, error) {
 	key, cp, def, err := s.loadRun(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -109,61 +151,76 @@ func (s *Server) act(ctx context.Context, runID, id, verb string, rev int, text 
 	if _, declared := def.Artifact(id); !declared || !ok {
 		return nil, huma.Error404NotFound(fmt.Sprintf("run %s has no artifact %s", runID, id))
 	}
-	if verb == verbRestart {
-		m.Reopen(ws) // a restart reopens a completed run, as in Slack
+	if req.verb == verbRestart || req.verb == verbEdit {
+		m.Reopen(ws) // a restart or an edit reopens a completed run, as in Slack
 	}
 	if err := m.Running(ws); err != nil {
 		return nil, huma.Error409Conflict(fmt.Sprintf("run %s is %s", runID, ws.Status))
 	}
-	if st.Rev != rev {
-		return nil, huma.Error409Conflict(fmt.Sprintf("revision %d of %s is not current: it is at revision %d", rev, id, st.Rev))
+	if st.Rev != req.rev {
+		return nil, huma.Error409Conflict(fmt.Sprintf("revision %d of %s is not current: it is at revision %d", req.rev, id, st.Rev))
 	}
-	name, err := applyVerb(m, ws, st, verb, id, who, text)
+	name, err := applyVerb(m, ws, st, req, id, who)
 	if err != nil {
 		return nil, refusalProblem(err, id, st)
 	}
 	in := conversation.Input{ID: newInputID(), Key: key, Kind: conversation.KindAction, Action: &conversation.ActionInput{
-		Action: conversation.Action{Name: name, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: id, Rev: rev},
-		UserID: who, Text: text, MessageTS: st.MessageTS,
+		Action: conversation.Action{Name: name, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: id, Rev: req.rev, Arg: req.option},
+		UserID: who, Text: req.text, MessageTS: st.MessageTS,
 	}}
 	if err := s.submit(ctx, in); err != nil {
 		return nil, err
 	}
-	s.log.Info("api: artifact action", "token", tok.Name, "action", verb, "run", runID, "artifact", id, "revision", rev, "input_id", in.ID)
-	out := &actionOutput{Status: http.StatusAccepted}
+	s.log.Info("api: artifact action", "token", tok.Name, "action", req.verb, "run", runID, "artifact", id, "revision", req.rev, "input_id", in.ID)
+	out := &actionOutput{}
 	out.Body.InputID = in.ID
-	if err := s.poll(ctx, func(ctx context.Context) (bool, error) {
-		st, err := s.cfg.Store.InputStatus(ctx, in.ID)
-		return err == nil && st != conversation.InputPending, err
-	}); err != nil {
-		return nil, err
-	}
-	if st, err := s.cfg.Store.InputStatus(ctx, in.ID); err == nil && st != conversation.InputPending {
-		out.Status, out.Body.Done = http.StatusOK, true
-	}
-	if _, cp, def, err = s.loadRun(ctx, runID); err != nil {
-		return nil, err
-	}
-	if out.Body.Run, err = s.run(ctx, key, cp, def); err != nil {
+	if out.Status, out.Body.Done, out.Body.Run, err = s.await(ctx, runID, in.ID); err != nil {
 		return nil, err
 	}
 	for _, a := range out.Body.Run.Artifacts {
 		if a.ID == id {
-			out.Body.Applied = a.Revision != rev
+			out.Body.Applied = a.Revision != req.rev
 		}
 	}
 	return out, nil
 }
 
-// applyVerb applies verb to artifact id, whose state in ws is st, with m on ws, a copy
-// of the run's state, as who (text: a regeneration's guidance). It returns the name of
-// the action that the click to submit carries, and the machine's refusal, if any.
-func applyVerb(m workflow.Machine, ws *workflow.State, st *workflow.ArtifactState, verb, id, who, text string) (conversation.ActionName, error) {
+// await waits for the turn of input inputID of run runID and returns the run after
+// it: 200 and done once the turn ran, 202 when the wait (Config.Wait) ended first.
+func (s *Server) await(ctx context.Context, runID, inputID string) (status int, done bool, run *Run, err error) {
+	if err := s.poll(ctx, func(ctx context.Context) (bool, error) {
+		st, err := s.cfg.Store.InputStatus(ctx, inputID)
+		return err == nil && st != conversation.InputPending, err
+	}); err != nil {
+		return 0, false, nil, err
+	}
+	status = http.StatusAccepted
+	if st, err := s.cfg.Store.InputStatus(ctx, inputID); err == nil && st != conversation.InputPending {
+		status, done = http.StatusOK, true
+	}
+	key, cp, def, err := s.loadRun(ctx, runID)
+	if err != nil {
+		return 0, false, nil, err
+	}
+	if run, err = s.run(ctx, key, cp, def); err != nil {
+		return 0, false, nil, err
+	}
+	return status, done, run, nil
+}
+
+// applyVerb applies req to artifact id, whose state in ws is st, with m on ws, a copy
+// of the run's state, as who. It returns the name of the action that the click to
+// submit carries (the one the Slack button or modal carries), and the machine's
+// refusal, if any.
+func applyVerb(m workflow.Machine, ws *workflow.State, st *workflow.ArtifactState, req request, id, who string) (conversation.ActionName, error) {
 	var (
 		name conversation.ActionName
 		err  error
 	)
-	switch verb {
+	switch req.verb {
+	case verbPick:
+		name = conversation.ActionPick
+		_, err = m.Pick(ws, id, req.option)
 	case verbApprove:
 		name = conversation.ActionApprove
 		_, err = m.Approve(ws, id, who)
@@ -172,6 +229,9 @@ func applyVerb(m workflow.Machine, ws *workflow.State, st *workflow.ArtifactStat
 		if st.Status != workflow.StatusGenerated {
 			err = &workflow.Refusal{Reason: workflow.NotCurrent, Artifact: id}
 		}
+	case verbEdit:
+		name = conversation.ActionEdit
+		err = m.CheckEdit(ws, id, who)
 	case verbRestart:
 		name = conversation.ActionRestart
 		_, err = m.Restart(ws, id, who)
@@ -184,15 +244,15 @@ func applyVerb(m workflow.Machine, ws *workflow.State, st *workflow.ArtifactStat
 			name = conversation.ActionRegenerate
 		default:
 			name = conversation.ActionRegenerateStale
-			_, err = m.Regenerate(ws, id, who, text)
+			_, err = m.Regenerate(ws, id, who, req.text)
 		}
 	}
 	return name, err
 }
 
 // refusalProblem turns the machine's refusal into a problem: 403 when the token may
-// not, 404 for an unknown artifact, 409 when the artifact is not where the action
-// applies.
+// not, 404 for an unknown artifact, 422 for a pick of no option of the artifact, 409
+// when the artifact is not where the action applies.
 func refusalProblem(err error, id string, st *workflow.ArtifactState) error {
 	var r *workflow.Refusal
 	if !errors.As(err, &r) {
@@ -205,6 +265,13 @@ func refusalProblem(err error, id string, st *workflow.ArtifactState) error {
 		return huma.Error404NotFound("no artifact " + id)
 	case workflow.ChangePending:
 		return huma.Error409Conflict(fmt.Sprintf("%s waits for %s to be approved again", id, r.Source))
+	case workflow.NoSuchOption:
+		labels := make([]string, 0, len(st.Options))
+		for _, o := range st.Options {
+			labels = append(labels, o.Label)
+		}
+		return huma.Error422UnprocessableEntity(fmt.Sprintf("%s has no such option", id),
+			&huma.ErrorDetail{Location: "body.option", Message: "one of: " + strings.Join(labels, ", ")})
 	}
 	return huma.Error409Conflict(fmt.Sprintf("%s is %s: the action does not apply (%s)", id, st.Status, r.Reason))
 }
@@ -213,6 +280,7 @@ func (s *Server) register() {
 	s.registerWorkflows()
 	s.registerRuns()
 	s.registerActions()
+	s.registerCancel()
 	s.registerMessages()
 	s.registerKnowledge()
 }
