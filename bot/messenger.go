@@ -377,8 +377,12 @@ func (m *Messenger) upload(ctx context.Context, key conversation.Key, f conversa
 }
 
 // UserLocale returns userID's Slack locale ("en-US", "ru-RU") from users.info with
-// include_locale; "" when Slack does not say.
+// include_locale; "" when Slack does not say, and without asking for an HTTP API
+// token's actor (conversation.APIActorPrefix), which is no Slack user.
 func (m *Messenger) UserLocale(ctx context.Context, userID string) (string, error) {
+	if strings.HasPrefix(userID, conversation.APIActorPrefix) {
+		return "", nil
+	}
 	u, err := m.api.GetUserInfoContext(ctx, userID, slack.GetUserInfoOptionIncludeLocale(true))
 	if err != nil {
 		return "", fmt.Errorf("users.info %s: %w", userID, err)

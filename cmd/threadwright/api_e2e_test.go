@@ -95,9 +95,9 @@ func artifactOf(t *testing.T, r *api.Run, id string) api.Artifact {
 }
 
 // TestE2EAPI drives a workflow through the HTTP API and Slack together, on SQLite
-// and on Postgres: a run started by the API, its first artifact picked and
-// approved by clicks in Slack, the next approved by the API (as a token that the
-// approvers list), the rest alternating, then the report; every other endpoint, the
+// and on Postgres: a run started by the API, its first artifact's option picked by
+// the API and approved by a click in Slack, every other pick and approval by the API
+// (as a token that the approvers list), then the report; every other endpoint, the
 // 401, 403, 404, 409 and 422 answers, and the served document.
 func TestE2EAPI(t *testing.T) {
 	t.Run("SQLite", func(t *testing.T) { testE2EAPI(t, "") })
@@ -171,13 +171,14 @@ func testE2EAPI(t *testing.T, databaseURL string) {
 	}
 	h.idle()
 
-	// The first artifact in Slack: a pick and an approval by clicks.
-	h.click(thread, alice, "B: Direction B", "")
+	// The first artifact: picked by the API, approved by a click in Slack.
+	r := apiRun{c: c, secret: ciSecret, id: run.ID}
+	if p := r.act("pick", "problem", map[string]any{"option": "B"}); artifactOf(t, p, "problem").Selected != "B" {
+		t.Fatalf("problem after the API's pick: %+v", artifactOf(t, p, "problem"))
+	}
 	h.click(thread, alice, "Approve", "")
-	// The second: picked in Slack, approved by the API.
-	h.click(thread, alice, "A: Direction A", "")
-	var got api.Run
-	c.expect(http.StatusOK, "GET", "/v1/runs/"+run.ID, ciSecret, nil, &got)
+	// The second: picked and approved by the API.
+	got := *r.act("pick", "audience", map[string]any{"option": "A"})
 	if p := artifactOf(t, &got, "problem"); p.Status != "approved" || len(p.History) == 0 || p.History[len(p.History)-1].By != alice {
 		t.Fatalf("problem, approved in Slack: %+v", p)
 	}
@@ -211,10 +212,8 @@ func testE2EAPI(t *testing.T, databaseURL string) {
 		t.Errorf("the thread does not say the API approved it:\n%s", tr)
 	}
 
-	// Value proposition: picked in Slack, a change requested and approved by the API.
-	h.click(thread, alice, "A: Direction A", "")
-	c.expect(http.StatusOK, "GET", "/v1/runs/"+run.ID, ciSecret, nil, &got)
-	vp := artifactOf(t, &got, "value_proposition")
+	// Value proposition: picked, a change requested and approved by the API.
+	vp := artifactOf(t, r.act("pick", "value_proposition", map[string]any{"option": "A"}), "value_proposition")
 	c.expect(http.StatusOK, "POST", "/v1/runs/"+run.ID+"/artifacts/value_proposition:request-changes", ciSecret,
 		map[string]any{"revision": vp.Revision, "text": "lead with the price"}, &res)
 	vp = artifactOf(t, res.Run, "value_proposition")
@@ -231,13 +230,11 @@ func testE2EAPI(t *testing.T, databaseURL string) {
 	}
 	c.expect(http.StatusOK, "POST", "/v1/runs/"+run.ID+"/artifacts/value_proposition:approve", ciSecret, map[string]int{"revision": vp.Revision}, &res)
 	for _, id := range []string{"positioning", "name"} {
-		h.click(thread, alice, "A: Direction A", "")
-		c.expect(http.StatusOK, "GET", "/v1/runs/"+run.ID, ciSecret, nil, &got)
-		c.expect(http.StatusOK, "POST", "/v1/runs/"+run.ID+"/artifacts/"+id+":approve", ciSecret,
-			map[string]int{"revision": artifactOf(t, &got, id).Revision}, &res)
+		r.act("pick", id, map[string]any{"option": "A"})
+		got = *r.act("approve", id, nil)
 	}
-	if res.Run.Status != "completed" {
-		t.Fatalf("the run after its last approval: %s", res.Run.Status)
+	if got.Status != "completed" {
+		t.Fatalf("the run after its last approval: %s", got.Status)
 	}
 	h.file("product-brief.md")
 	c.expect(http.StatusOK, "GET", "/v1/runs/"+run.ID+"/report", ciSecret, nil, &report)
