@@ -122,7 +122,7 @@ func OpenAPI() ([]byte, error) { return newServer(Config{}).OpenAPI() }
 // bearer authentication on every operation.
 func apiConfig() huma.Config {
 	c := huma.DefaultConfig("threadwright API", Version)
-	c.Info.Description = "Drive threadwright's artifact workflows from other systems: start runs, read artifacts and reports, approve. " +
+	c.Info.Description = "Drive threadwright's artifact workflows from other systems: start runs, pick, edit, approve and regenerate their artifacts, cancel them, read artifacts and reports. " +
 		"Authenticate with `Authorization: Bearer <secret>` (API_TOKENS); each operation names the scope it needs under security (403 without it). " +
 		"Errors are RFC 9457 problem details. Serve it behind TLS (docs/api.md, \"Tokens\")."
 	c.DocsPath = ""
