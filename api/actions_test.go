@@ -1,0 +1,152 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// runStore holds one run, whose inputs have all run.
+type runStore struct {
+	Store
+	ws *workflow.State
+}
+
+func (s runStore) Load(_ context.Context, key conversation.Key, _ int) (*conversation.Checkpoint, error) {
+	return &conversation.Checkpoint{Conversation: conversation.Conversation{Key: key, State: conversation.State{Workflow: s.ws.Clone()}}}, nil
+}
+
+func (runStore) Messages(context.Context, conversation.Key, int64, int, conversation.Role) ([]conversation.Message, error) {
+	return nil, nil
+}
+
+func (runStore) InputStatus(context.Context, string) (conversation.InputStatus, error) {
+	return conversation.InputDone, nil
+}
+
+// keptSubmitter keeps the inputs submitted.
+type keptSubmitter struct{ inputs []conversation.Input }
+
+func (k *keptSubmitter) Submit(_ context.Context, in conversation.Input) (bool, error) {
+	k.inputs = append(k.inputs, in)
+	return true, nil
+}
+
+const pitchYAML = `
+name: pitch
+title: Pitch
+artifacts:
+  - id: idea
+    title: Idea
+    mode: choice
+  - id: text
+    title: Text
+    depends_on: [idea]
+`
+
+// TestNewActionsSubmitWhatSlackDoes: pick, edit and cancel are checked by the
+// workflow machine at once (422 for no such option, 409 on another revision or a
+// run that is not running, 403 for a token the workflow's rules do not allow, as
+// its buttons are refused), submit nothing when refused, and otherwise submit the
+// very input Slack makes: the pick button's click, the edit modal's submission, the
+// cancel command in the run's thread.
+func TestNewActionsSubmitWhatSlackDoes(t *testing.T) {
+	def, err := workflow.Parse("pitch.yaml", []byte(pitchYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := workflow.NewSet(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		starter = "ci-bot-secret-0123456789"
+		other   = "other-secret-0123456789"
+		run     = "/v1/runs/T1-C1-1.2"
+	)
+	newRun := func(idea workflow.ArtifactState, status workflow.RunStatus) (*Server, *keptSubmitter) {
+		ws := &workflow.State{Name: "pitch", StartedBy: "api:ci-bot", Status: status, Artifacts: map[string]*workflow.ArtifactState{
+			"idea": &idea, "text": {Status: workflow.StatusPending}}}
+		sub := &keptSubmitter{}
+		s := newServer(Config{Store: runStore{ws: ws}, Submitter: sub, Workflows: set, TeamID: "T1", Wait: time.Second,
+			Tokens: []Token{{Name: "ci-bot", Secret: starter, Scopes: []Scope{ScopeRunsWrite}},
+				{Name: "other", Secret: other, Scopes: []Scope{ScopeRunsWrite}}}})
+		return s, sub
+	}
+	options := workflow.ArtifactState{Status: workflow.StatusOptionsGenerated, Rev: 2,
+		Options: []workflow.Option{{Label: "A", Title: "One"}, {Label: "B", Title: "Two"}}, MessageTS: "5.6"}
+	approved := workflow.ArtifactState{Status: workflow.StatusApproved, Rev: 4, Text: "The idea.", Selected: "A", MessageTS: "5.7"}
+
+	for _, tc := range []struct {
+		name   string
+		idea   workflow.ArtifactState
+		status workflow.RunStatus
+		secret string
+		path   string
+		body   any
+		want   int
+		// check checks the one input submitted (refusals submit none).
+		check func(t *testing.T, in conversation.Input)
+	}{
+		{name: "PickNoSuchOption", idea: options, secret: starter, path: "/artifacts/idea:pick", body: map[string]any{"revision": 2, "option": "Z"}, want: http.StatusUnprocessableEntity},
+		{name: "PickOtherRevision", idea: options, secret: starter, path: "/artifacts/idea:pick", body: map[string]any{"revision": 1, "option": "B"}, want: http.StatusConflict},
+		{name: "PickOfNoOptions", idea: approved, secret: starter, path: "/artifacts/idea:pick", body: map[string]any{"revision": 4, "option": "B"}, want: http.StatusConflict},
+		{name: "Pick", idea: options, secret: other, path: "/artifacts/idea:pick", body: map[string]any{"revision": 2, "option": "b"}, want: http.StatusOK,
+			check: func(t *testing.T, in conversation.Input) {
+				a := in.Action
+				if in.Kind != conversation.KindAction || a.Action.Name != conversation.ActionPick || a.Action.Arg != "b" || a.Action.Rev != 2 ||
+					a.Action.Artifact != "idea" || a.UserID != "api:other" || a.MessageTS != "5.6" {
+					t.Errorf("the pick's input: %+v %+v", in, a)
+				}
+			}},
+		{name: "EditNotAllowed", idea: approved, secret: other, path: "/artifacts/idea:edit", body: map[string]any{"revision": 4, "text": "shorter"}, want: http.StatusForbidden},
+		{name: "EditWithoutText", idea: options, secret: starter, path: "/artifacts/idea:edit", body: map[string]any{"revision": 2, "text": "shorter"}, want: http.StatusConflict},
+		{name: "EditOfACompletedRun", idea: approved, status: workflow.RunCompleted, secret: starter, path: "/artifacts/idea:edit",
+			body: map[string]any{"revision": 4, "text": "shorter"}, want: http.StatusOK,
+			check: func(t *testing.T, in conversation.Input) {
+				a := in.Action
+				if in.Kind != conversation.KindAction || a.Action.Name != conversation.ActionEdit || a.Text != "shorter" || a.Action.Rev != 4 || a.UserID != "api:ci-bot" {
+					t.Errorf("the edit's input: %+v %+v", in, a)
+				}
+			}},
+		{name: "RegenerateNotStale", idea: approved, secret: starter, path: "/artifacts/idea:regenerate", body: map[string]any{"revision": 4}, want: http.StatusConflict},
+		{name: "CancelNotAllowed", idea: options, secret: other, path: ":cancel", want: http.StatusForbidden},
+		{name: "CancelNotRunning", idea: approved, status: workflow.RunCancelled, secret: starter, path: ":cancel", want: http.StatusConflict},
+		{name: "Cancel", idea: options, secret: starter, path: ":cancel", want: http.StatusOK,
+			check: func(t *testing.T, in conversation.Input) {
+				c := in.Command
+				if in.Kind != conversation.KindCommand || in.Key != (conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.2"}) ||
+					c.Line != conversation.CmdCancel || c.UserID != "api:ci-bot" || c.Source != conversation.SourceAPI {
+					t.Errorf("the cancel's input: %+v %+v", in, c)
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status := tc.status
+			if status == "" {
+				status = workflow.RunRunning
+			}
+			s, sub := newRun(tc.idea, status)
+			w := postAs(t, s, tc.secret, run+tc.path, tc.body)
+			if w.Code != tc.want {
+				t.Fatalf("%d, want %d: %s", w.Code, tc.want, w.Body)
+			}
+			if tc.want == http.StatusUnprocessableEntity && !strings.Contains(w.Body.String(), "A, B") {
+				t.Errorf("the refusal does not list the options: %s", w.Body)
+			}
+			switch {
+			case tc.check == nil && len(sub.inputs) != 0:
+				t.Errorf("a refused action submitted %+v", sub.inputs)
+			case tc.check != nil && len(sub.inputs) != 1:
+				t.Fatalf("%d inputs submitted, want 1", len(sub.inputs))
+			case tc.check != nil:
+				tc.check(t, sub.inputs[0])
+			}
+		})
+	}
+}
