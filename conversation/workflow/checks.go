@@ -393,7 +393,9 @@ func paragraphsOf(text string, lines []mdLine) (titles []string, paras []paragra
 	return titles, paras
 }
 
-// styleResult completes r, a lead, subsections or banned_openers check c of text.
+// styleResult completes r, a lead, subsections or banned_openers check c of text. A
+// section whose text is a failed item's (noResult, ItemText) is not held to the
+// lead or subsections: its failure is shown already.
 func styleResult(r CheckResult, c *Check, text string, lines []mdLine) CheckResult {
 	titles, paras := paragraphsOf(text, lines)
 	title := func(i int) string {
@@ -409,13 +411,15 @@ func styleResult(r CheckResult, c *Check, text string, lines []mdLine) CheckResu
 			r.Spots = append(r.Spots, CheckSpot{Problem: CheckNoOpening})
 		}
 		counts := make([]int, len(titles))
+		failed := make([]bool, len(titles))
 		for _, p := range paras {
 			if p.section >= 0 && p.lead {
+				failed[p.section] = failed[p.section] || counts[p.section] == 0 && strings.HasPrefix(p.text, noResult)
 				counts[p.section] += len(prose.Sentences(p.text))
 			}
 		}
 		for i, n := range counts {
-			if n != c.Lead {
+			if n != c.Lead && !failed[i] {
 				r.Spots = append(r.Spots, CheckSpot{Problem: CheckLeadLength, Section: titles[i], Count: n})
 			}
 		}
@@ -448,7 +452,8 @@ func opensWithSection(text string, lines []mdLine) bool {
 }
 
 // subsectionsResult completes r, a subsections check c of text: every "## " section
-// (the whole text when it has none) has a "### " subsection, and every subsection's
+// (the whole text when it has none) but a failed item's (noResult) has a "### "
+// subsection, and every subsection's
 // words (countWords of its lines, without its heading, up to the next heading of
 // level 3 or less) are within the bounds.
 func subsectionsResult(r CheckResult, c *Check, text string, lines []mdLine) CheckResult {
@@ -463,7 +468,8 @@ func subsectionsResult(r CheckResult, c *Check, text string, lines []mdLine) Che
 			break
 		}
 	}
-	sub, words, inSub := "", 0, false
+	sub, words, inSub, opened := "", 0, false, false // opened: the section's text began
+	failed := false                                  // the section is a failed item's (noResult)
 	closeSub := func() {
 		if inSub && (words < r.Min || words > r.Max) {
 			r.Spots = append(r.Spots, CheckSpot{Problem: CheckOutOfRange, Section: section, Subsection: sub, Count: words})
@@ -472,7 +478,7 @@ func subsectionsResult(r CheckResult, c *Check, text string, lines []mdLine) Che
 	}
 	closeSection := func() {
 		closeSub()
-		if inSection && subs == 0 {
+		if inSection && subs == 0 && !failed {
 			r.Spots = append(r.Spots, CheckSpot{Problem: CheckNoSubsections, Section: section})
 		}
 	}
@@ -480,7 +486,12 @@ func subsectionsResult(r CheckResult, c *Check, text string, lines []mdLine) Che
 		switch {
 		case l.level == 1 || l.level == 2:
 			closeSection()
-			section, inSection, subs = l.title, l.level == 2, 0
+			section, inSection, subs, opened, failed = l.title, l.level == 2, 0, false, false
+		case !opened && l.level == 0 && strings.TrimSpace(text[l.start:l.end]) != "":
+			opened, failed = true, strings.HasPrefix(strings.TrimSpace(text[l.start:l.end]), noResult)
+			if inSub {
+				words += countWords(text[l.start:l.end])
+			}
 		case l.level == 3:
 			closeSub()
 			if inSection {

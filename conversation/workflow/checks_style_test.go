@@ -148,3 +148,18 @@ func TestStyleChecksValidate(t *testing.T) {
 		t.Errorf("the style checks do not validate: %v", err)
 	}
 }
+
+// A failed item's section ("_No result: …_", as JoinItems writes it) is not held to
+// the lead-in or the subsections: its failure is shown already.
+func TestStyleChecksSkipFailedItems(t *testing.T) {
+	a := &workflow.Artifact{ID: "s", Foreach: "plan"}
+	joined := workflow.JoinItems(a, []workflow.ItemState{
+		{Title: "One", Status: workflow.ItemDone, Text: strings.TrimPrefix(styled("One", 2, "", 260), "## One\n\n")},
+		{Title: "Two", Status: workflow.ItemFailed, Reason: "the search found nothing. Twice."},
+	})
+	for id, r := range runStyle(t, joined, styleBrief) {
+		if id != "keywords" && !r.Pass {
+			t.Errorf("%s fails on a failed item: %+v\n%s", id, r, joined)
+		}
+	}
+}
