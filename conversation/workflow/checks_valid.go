@@ -120,21 +120,7 @@ func (d *Definition) checkCheck(ps *problems, a *Artifact, c *Check, cp position
 		}
 	}
 	if c.Words != "" {
-		in, ok := d.Input(c.Words)
-		switch {
-		case !ok:
-			reason := "names unknown input " + quote(c.Words)
-			ids := make([]string, 0, len(d.Inputs))
-			for _, in := range d.Inputs {
-				ids = append(ids, in.ID)
-			}
-			if s := nearest(c.Words, ids); s != "" {
-				reason += " (did you mean " + quote(s) + "?)"
-			}
-			ps.addf(line("words"), "%s: words %s", what, reason)
-		case in.Type != InputNumber:
-			ps.addf(line("words"), "%s: words names input %s, which is not a number (give it type: number)", what, quote(c.Words))
-		}
+		d.checkWordsInput(ps, c.Words, line("words"), what)
 	} else if c.pos.has("exclude") || len(c.Exclude) > 0 {
 		ps.addf(line("exclude"), "%s: exclude is only for a words check", what)
 	}
@@ -152,6 +138,26 @@ func (d *Definition) checkCheck(ps *problems, a *Artifact, c *Check, cp position
 			}
 			ps.addf(l, "%s: exclude has an empty entry", what)
 		}
+	}
+}
+
+// checkWordsInput reports a words check's input id, at line, that d does not declare
+// or that is not a number; what names the check.
+func (d *Definition) checkWordsInput(ps *problems, id string, line int, what string) {
+	in, ok := d.Input(id)
+	switch {
+	case !ok:
+		reason := "names unknown input " + quote(id)
+		ids := make([]string, 0, len(d.Inputs))
+		for _, in := range d.Inputs {
+			ids = append(ids, in.ID)
+		}
+		if s := nearest(id, ids); s != "" {
+			reason += " (did you mean " + quote(s) + "?)"
+		}
+		ps.addf(line, "%s: words %s", what, reason)
+	case in.Type != InputNumber:
+		ps.addf(line, "%s: words names input %s, which is not a number (give it type: number)", what, quote(id))
 	}
 }
 
