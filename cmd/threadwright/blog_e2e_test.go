@@ -225,7 +225,7 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 			article, _ = d.Artifact("article")
 		}
 	}
-	for _, r := range workflow.RunChecks(article, report, map[string]string{"wordcount": "1500"}) {
+	for _, r := range workflow.RunChecks(article, report, workflow.CheckEnv{Inputs: map[string]string{"wordcount": "1500"}}) {
 		if !r.Pass {
 			t.Errorf("the report fails the check %s: %+v", r.ID, r)
 		}

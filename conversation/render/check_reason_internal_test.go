@@ -23,6 +23,26 @@ func TestCheckReason(t *testing.T) {
 		{"en", workflow.CheckResult{Kind: workflow.CheckHeading, Want: "TL;DR", Problem: workflow.CheckMissing}, `No "TL;DR" heading`},
 		{"en", workflow.CheckResult{Kind: workflow.CheckHeading, Want: "TL;DR", Pass: true}, ""},
 		{"en", workflow.CheckResult{Kind: workflow.CheckWords, Count: 1234567, Target: 2.5, Tolerance: 0.125, Min: 3, Max: 2}, "1,234,567 words; the target is 2.5 ± 12.5% (3–2)"},
+		{"en", workflow.CheckResult{Kind: workflow.CheckLead, Count: 2, Problem: workflow.CheckNoOpening, Spots: []workflow.CheckSpot{
+			{Problem: workflow.CheckNoOpening}, {Problem: workflow.CheckLeadLength, Section: "Why", Count: 4}}},
+			`The text does not start with a "## " heading; "Why": 4 sentences before its first subsection; 2 wanted`},
+		{"ru", workflow.CheckResult{Kind: workflow.CheckLead, Count: 2, Problem: workflow.CheckLeadLength, Spots: []workflow.CheckSpot{{Problem: workflow.CheckLeadLength, Section: "Зачем", Count: 1}}},
+			`«Зачем»: предложений до первого подраздела: 1; нужно 2`},
+		{"en", workflow.CheckResult{Kind: workflow.CheckSubsections, Want: "250–300", Tolerance: 0.1, Min: 225, Max: 330, Problem: workflow.CheckOutOfRange, Spots: []workflow.CheckSpot{
+			{Problem: workflow.CheckOutOfRange, Section: "Why", Subsection: "Costs", Count: 1412}, {Problem: workflow.CheckNoSubsections, Section: "How"},
+			{Problem: workflow.CheckOutOfRange, Subsection: "Alone", Count: 3}, {Problem: workflow.CheckNoSubsections, Section: "End"}, {Problem: workflow.CheckNoSubsections, Section: "More"}}},
+			`"Costs" in "Why": 1,412 words; 250–300 words wanted ± 10% (225–330); "How" has no "### " subsection; "Alone": 3 words; 250–300 words wanted ± 10% (225–330); and 2 more`},
+		{"en", workflow.CheckResult{Kind: workflow.CheckSubsections, Pass: true, Min: 225, Max: 330}, "Every subsection has 225–330 words"},
+		{"en", workflow.CheckResult{Kind: workflow.CheckBannedOpeners, Problem: workflow.CheckBanned, Spots: []workflow.CheckSpot{
+			{Problem: workflow.CheckBanned, Section: "Why", Phrase: "In conclusion"}, {Problem: workflow.CheckBanned, Phrase: "In summary"}}},
+			`"Why" has a sentence opening with "In conclusion"; A sentence opens with "In summary"`},
+		{"en", workflow.CheckResult{Kind: workflow.CheckBannedOpeners, Pass: true}, ""},
+		{"en", workflow.CheckResult{Kind: workflow.CheckKeywords, Want: "Article brief", Count: 5, Problem: workflow.CheckMissing, Missing: []string{"async stand-ups", "remote updates"}},
+			`Keywords from "Article brief" not used: "async stand-ups", "remote updates"`},
+		{"ru", workflow.CheckResult{Kind: workflow.CheckKeywords, Want: "Бриф", Count: 5, Problem: workflow.CheckMissing, Missing: []string{"закваска"}},
+			`Ключевые слова из «Бриф» не использованы: «закваска»`},
+		{"en", workflow.CheckResult{Kind: workflow.CheckKeywords, Want: "Article brief", Count: 5, Pass: true}, `All 5 keywords from "Article brief" are used`},
+		{"en", workflow.CheckResult{Kind: workflow.CheckKeywords, Want: "Article brief", Problem: workflow.CheckNoKeywords}, `"Article brief" lists no keywords to look for`},
 	}
 	for _, tt := range tests {
 		if got := checkReason(tt.lang, tt.r); got != tt.want {
@@ -35,7 +55,7 @@ func TestCheckReason(t *testing.T) {
 // are whole, not negative.
 func TestCheckReasonHugeTarget(t *testing.T) {
 	a := &workflow.Artifact{ID: "a", Criteria: []workflow.Criterion{{ID: "w", Check: &workflow.Check{Words: "n"}}}}
-	r := workflow.RunChecks(a, "a few words", map[string]string{"n": "1e300"})[0]
+	r := workflow.RunChecks(a, "a few words", workflow.CheckEnv{Inputs: map[string]string{"n": "1e300"}})[0]
 	got := checkReason("en", r)
 	if len(got) > 120 || !strings.Contains(got, "1e+300") || strings.Contains(got, "(-") {
 		t.Errorf("reason %q; want a short one with 1e+300 and bounds not negative", got)

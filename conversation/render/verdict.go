@@ -209,6 +209,10 @@ func checkReason(lang string, c workflow.CheckResult) string {
 			target = groupDigits(lang, int(c.Target))
 		}
 		return Tr(lang, "check.words", groupDigits(lang, c.Count), target, strconv.FormatFloat(c.Tolerance*100, 'f', -1, 64), groupDigits(lang, c.Min), groupDigits(lang, c.Max))
+	case c.Kind == workflow.CheckLead || c.Kind == workflow.CheckSubsections || c.Kind == workflow.CheckBannedOpeners:
+		return styleReason(lang, c)
+	case c.Kind == workflow.CheckKeywords:
+		return keywordsReason(lang, c)
 	case c.Problem == workflow.CheckEmpty:
 		return Tr(lang, "check.line_empty", c.Want)
 	case c.Problem == workflow.CheckMissing && c.Kind == workflow.CheckLine:
@@ -217,6 +221,71 @@ func checkReason(lang string, c workflow.CheckResult) string {
 		return Tr(lang, "check.heading_missing", c.Want)
 	}
 	return ""
+}
+
+// maxSpots bounds the places a style check's reason names.
+const maxSpots = 3
+
+// styleReason words a lead, subsections or banned_openers result c in lang: each
+// place that failed (at most maxSpots, then how many more), joined by "; "; a
+// passing subsections check gives its bounds, the others "".
+func styleReason(lang string, c workflow.CheckResult) string {
+	if c.Pass {
+		if c.Kind == workflow.CheckSubsections {
+			return Tr(lang, "check.subs_ok", groupDigits(lang, c.Min), groupDigits(lang, c.Max))
+		}
+		return ""
+	}
+	var parts []string
+	for i, s := range c.Spots {
+		if i == maxSpots {
+			parts = append(parts, Tr(lang, "check.more", len(c.Spots)-maxSpots))
+			break
+		}
+		parts = append(parts, spotReason(lang, c, s))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// spotReason words one place s where check c failed.
+func spotReason(lang string, c workflow.CheckResult, s workflow.CheckSpot) string {
+	switch s.Problem {
+	case workflow.CheckNoOpening:
+		return Tr(lang, "check.no_opening")
+	case workflow.CheckLeadLength:
+		return Tr(lang, "check.lead", s.Section, s.Count, c.Count)
+	case workflow.CheckNoSubsections:
+		return Tr(lang, "check.no_subsections", s.Section)
+	case workflow.CheckOutOfRange:
+		where := Tr(lang, "check.quoted", s.Subsection)
+		if s.Section != "" {
+			where = Tr(lang, "check.sub_in", s.Subsection, s.Section)
+		}
+		return Tr(lang, "check.sub_words", where, groupDigits(lang, s.Count), c.Want,
+			strconv.FormatFloat(c.Tolerance*100, 'f', -1, 64), groupDigits(lang, c.Min), groupDigits(lang, c.Max))
+	case workflow.CheckBanned:
+		if s.Section == "" {
+			return Tr(lang, "check.banned_text", s.Phrase)
+		}
+		return Tr(lang, "check.banned", s.Section, s.Phrase)
+	}
+	return ""
+}
+
+// keywordsReason words a keywords result c in lang: the keywords not used, quoted,
+// as the source lists them; on a pass, how many were found.
+func keywordsReason(lang string, c workflow.CheckResult) string {
+	switch c.Problem {
+	case "":
+		return Tr(lang, "check.keywords_ok", c.Count, c.Want)
+	case workflow.CheckNoKeywords:
+		return Tr(lang, "check.no_keywords", c.Want)
+	}
+	quoted := make([]string, len(c.Missing))
+	for i, k := range c.Missing {
+		quoted[i] = Tr(lang, "check.quoted", k)
+	}
+	return Tr(lang, "check.keywords", c.Want, strings.Join(quoted, ", "))
 }
 
 // groupDigits writes whole number n with the thousands separator of lang: "1,500" in

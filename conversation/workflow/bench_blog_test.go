@@ -51,7 +51,7 @@ func BenchmarkRunChecks(b *testing.B) {
 			b.SetBytes(int64(len(tt.text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				workflow.RunChecks(a, tt.text, in)
+				workflow.RunChecks(a, tt.text, workflow.CheckEnv{Inputs: in})
 			}
 		})
 	}

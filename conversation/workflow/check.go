@@ -157,7 +157,7 @@ func (d *Definition) checkCriteria(ps *problems, a *Artifact, ap artifactPositio
 		if c.Description == "" && cp.ok("description") {
 			ps.addf(cp.at("description"), "%s: missing description: what the evaluator checks", cwhat)
 		}
-		d.checkCheck(ps, c.Check, cp, cwhat)
+		d.checkCheck(ps, a, c.Check, cp, cwhat)
 	}
 }
 

@@ -2,10 +2,13 @@ package workflow
 
 import (
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/threadwright/threadwright/conversation/workflow/internal/prose"
 )
 
 // A criterion's deterministic check (Check, in definition.go; docs/workflows.md,
@@ -20,13 +23,17 @@ type CheckKind string
 
 // The check kinds.
 const (
-	CheckLine    CheckKind = "line"
-	CheckHeading CheckKind = "heading"
-	CheckWords   CheckKind = "words"
+	CheckLine          CheckKind = "line"
+	CheckHeading       CheckKind = "heading"
+	CheckWords         CheckKind = "words"
+	CheckLead          CheckKind = "lead"
+	CheckSubsections   CheckKind = "subsections"
+	CheckBannedOpeners CheckKind = "banned_openers"
+	CheckKeywords      CheckKind = "keywords"
 )
 
-// Kind returns which of Line, Heading and Words c sets (the first, in that order),
-// or "" when none is.
+// Kind returns which of Line, Heading, Words, Lead, Subsections, BannedOpeners and
+// Keywords c sets (the first, in that order), or "" when none is.
 func (c *Check) Kind() CheckKind {
 	switch {
 	case c == nil:
@@ -37,6 +44,14 @@ func (c *Check) Kind() CheckKind {
 		return CheckHeading
 	case c.Words != "":
 		return CheckWords
+	case c.Lead > 0:
+		return CheckLead
+	case len(c.Subsections) > 0:
+		return CheckSubsections
+	case len(c.BannedOpeners) > 0:
+		return CheckBannedOpeners
+	case c.Keywords != "":
+		return CheckKeywords
 	}
 	return ""
 }
@@ -61,9 +76,45 @@ const (
 	// CheckNoTarget: the words input is empty, not a number or not above 0 (the
 	// count is still given).
 	CheckNoTarget CheckProblem = "no_target"
-	// CheckOutOfRange: the word count is outside the bounds.
+	// CheckOutOfRange: the word count (of the text, or of a subsection) is outside
+	// the bounds.
 	CheckOutOfRange CheckProblem = "out_of_range"
+	// CheckNoOpening: the text does not start with a "## " heading (lead).
+	CheckNoOpening CheckProblem = "no_opening"
+	// CheckLeadLength: a section's lead-in has another number of sentences (lead).
+	CheckLeadLength CheckProblem = "lead_length"
+	// CheckNoSubsections: a "## " section has no "### " subsection (subsections).
+	CheckNoSubsections CheckProblem = "no_subsections"
+	// CheckBanned: a sentence opens with a banned phrase (banned_openers).
+	CheckBanned CheckProblem = "banned"
+	// CheckNoKeywords: the artifact a keywords check names has no text, or lists no
+	// keywords (keywords; CheckMissing: some keywords are not in the text).
+	CheckNoKeywords CheckProblem = "no_keywords"
 )
+
+// CheckSpot is one place where a lead, subsections or banned_openers check failed.
+type CheckSpot struct {
+	// Problem is what failed there: CheckNoOpening, CheckLeadLength,
+	// CheckNoSubsections, CheckOutOfRange or CheckBanned.
+	Problem CheckProblem
+	// Section is the "## " section's title ("" before the first one); Subsection the
+	// "### " subsection's (subsections' CheckOutOfRange only).
+	Section, Subsection string
+	// Count is the lead-in's sentences or the subsection's words.
+	Count int
+	// Phrase is the banned phrase a sentence opens with, as the check lists it.
+	Phrase string
+}
+
+// CheckEnv is what checks read besides the text: the run's input values
+// (State.Inputs), for words checks, and the texts of the other artifacts (artifact
+// id → text, such as conversation.ArtifactRequest.Approved), for keywords checks.
+// Workflow, when set, gives a keywords check's source its title (else its id).
+type CheckEnv struct {
+	Inputs    map[string]string
+	Artifacts map[string]string
+	Workflow  *Definition
+}
 
 // CheckResult is the result of one criterion's check: structured, so that the caller
 // words the reason in the thread's language.
@@ -84,6 +135,15 @@ type CheckResult struct {
 	Target    float64
 	Tolerance float64
 	Min, Max  int
+	// Lead and subsections checks: Want is the number of sentences or the bounds
+	// ("250–300"); Spots are the places that failed, in the text's order (Count of
+	// the lead check is the sentences wanted; Min and Max of the subsections check
+	// are its bounds with the tolerance applied). Banned openers: Spots too.
+	Spots []CheckSpot
+	// Keywords checks: Want is the artifact's title (its id without a Workflow);
+	// Count the keywords it lists; Missing those not found, as the artifact words
+	// them, in its order.
+	Missing []string
 }
 
 // Checked reports whether a has at least one criterion with a check.
@@ -113,9 +173,9 @@ func (a *Artifact) Unchecked() *Artifact {
 }
 
 // RunChecks judges text by the checks of a's criteria, one result per criterion with
-// a check, in criteria order; inputs are the run's input values (State.Inputs), for
-// words checks. It is pure and linear in the size of text.
-func RunChecks(a *Artifact, text string, inputs map[string]string) []CheckResult {
+// a check, in criteria order; env gives the inputs and the other artifacts' texts. It
+// is pure and linear in the size of text (and of the keywords' source).
+func RunChecks(a *Artifact, text string, env CheckEnv) []CheckResult {
 	if a == nil || !a.Checked() {
 		return nil
 	}
@@ -140,7 +200,11 @@ func RunChecks(a *Artifact, text string, inputs map[string]string) []CheckResult
 				}
 			}
 		case CheckWords:
-			r = wordsResult(r, c.Check, text, lines, inputs)
+			r = wordsResult(r, c.Check, text, lines, env.Inputs)
+		case CheckLead, CheckSubsections, CheckBannedOpeners:
+			r = styleResult(r, c.Check, text, lines)
+		case CheckKeywords:
+			r = keywordsResult(r, c.Check, text, lines, env)
 		default:
 			continue // a check without a kind does not validate
 		}
@@ -279,4 +343,233 @@ func countWords(s string) int {
 		}
 	}
 	return n
+}
+
+// listStartRE matches the marker of a list entry or a quote that starts a line.
+var listStartRE = regexp.MustCompile(`^(?:[-*+>]|\d{1,9}[.)])\s+`)
+
+// paragraph is a paragraph of a text, as the style checks read it.
+type paragraph struct {
+	section int    // index of its "## " section, -1 before the first
+	lead    bool   // before the section's first heading of level 3 or more
+	text    string // its lines joined by spaces, without a list or quote marker
+}
+
+// paragraphsOf returns the titles of text's "## " sections and its paragraphs: runs
+// of lines outside fenced code, ended by a blank line, a heading or a line starting a
+// list entry or a quote.
+func paragraphsOf(text string, lines []mdLine) (titles []string, paras []paragraph) {
+	sec, lead := -1, true
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			paras = append(paras, paragraph{section: sec, lead: lead, text: strings.Join(cur, " ")})
+			cur = nil
+		}
+	}
+	for _, l := range lines {
+		line := strings.TrimSpace(text[l.start:l.end])
+		switch {
+		case l.fenced || line == "" || l.level == 1:
+			flush()
+			continue
+		case l.level == 2:
+			flush()
+			titles = append(titles, l.title)
+			sec, lead = len(titles)-1, true
+			continue
+		case l.level > 2:
+			flush()
+			lead = false
+			continue
+		}
+		if m := listStartRE.FindString(line); m != "" {
+			flush()
+			line = line[len(m):]
+		}
+		cur = append(cur, line)
+	}
+	flush()
+	return titles, paras
+}
+
+// styleResult completes r, a lead, subsections or banned_openers check c of text. A
+// section whose text is a failed item's (noResult, ItemText) is not held to the
+// lead or subsections: its failure is shown already.
+func styleResult(r CheckResult, c *Check, text string, lines []mdLine) CheckResult {
+	titles, paras := paragraphsOf(text, lines)
+	title := func(i int) string {
+		if i < 0 {
+			return ""
+		}
+		return titles[i]
+	}
+	switch r.Kind {
+	case CheckLead:
+		r.Want, r.Count = strconv.Itoa(c.Lead), c.Lead
+		if !opensWithSection(text, lines) {
+			r.Spots = append(r.Spots, CheckSpot{Problem: CheckNoOpening})
+		}
+		counts := make([]int, len(titles))
+		failed := make([]bool, len(titles))
+		for _, p := range paras {
+			if p.section >= 0 && p.lead {
+				failed[p.section] = failed[p.section] || counts[p.section] == 0 && strings.HasPrefix(p.text, noResult)
+				counts[p.section] += len(prose.Sentences(p.text))
+			}
+		}
+		for i, n := range counts {
+			if n != c.Lead && !failed[i] {
+				r.Spots = append(r.Spots, CheckSpot{Problem: CheckLeadLength, Section: titles[i], Count: n})
+			}
+		}
+	case CheckSubsections:
+		r = subsectionsResult(r, c, text, lines)
+	case CheckBannedOpeners:
+		for _, p := range paras {
+			for _, s := range prose.Sentences(p.text) {
+				if phrase, ok := prose.Opener(s, c.BannedOpeners); ok {
+					r.Spots = append(r.Spots, CheckSpot{Problem: CheckBanned, Section: title(p.section), Phrase: phrase})
+				}
+			}
+		}
+	}
+	if len(r.Spots) > 0 {
+		r.Problem = r.Spots[0].Problem
+	}
+	return r
+}
+
+// opensWithSection reports whether the first line of text (of lines) with anything
+// on it is a "## " heading.
+func opensWithSection(text string, lines []mdLine) bool {
+	for _, l := range lines {
+		if strings.TrimSpace(text[l.start:l.end]) != "" {
+			return l.level == 2
+		}
+	}
+	return false
+}
+
+// subsectionsResult completes r, a subsections check c of text: every "## " section
+// (the whole text when it has none) but a failed item's (noResult) has a "### "
+// subsection, and every subsection's
+// words (countWords of its lines, without its heading, up to the next heading of
+// level 3 or less) are within the bounds.
+func subsectionsResult(r CheckResult, c *Check, text string, lines []mdLine) CheckResult {
+	least, most := c.Subsections[0], c.Subsections[len(c.Subsections)-1]
+	r.Want, r.Tolerance = strconv.Itoa(least)+"–"+strconv.Itoa(most), c.ToleranceOf()
+	r.Min = wholeWords(math.Ceil(float64(least)*(1-r.Tolerance) - 1e-9))
+	r.Max = wholeWords(math.Floor(float64(most)*(1+r.Tolerance) + 1e-9))
+	section, inSection, subs := "", true, 0
+	for _, l := range lines {
+		if l.level == 2 {
+			inSection = false
+			break
+		}
+	}
+	sub, words, inSub, opened := "", 0, false, false // opened: the section's text began
+	failed := false                                  // the section is a failed item's (noResult)
+	closeSub := func() {
+		if inSub && (words < r.Min || words > r.Max) {
+			r.Spots = append(r.Spots, CheckSpot{Problem: CheckOutOfRange, Section: section, Subsection: sub, Count: words})
+		}
+		inSub = false
+	}
+	closeSection := func() {
+		closeSub()
+		if inSection && subs == 0 && !failed {
+			r.Spots = append(r.Spots, CheckSpot{Problem: CheckNoSubsections, Section: section})
+		}
+	}
+	for _, l := range lines {
+		switch {
+		case l.level == 1 || l.level == 2:
+			closeSection()
+			section, inSection, subs, opened, failed = l.title, l.level == 2, 0, false, false
+		case !opened && l.level == 0 && strings.TrimSpace(text[l.start:l.end]) != "":
+			opened, failed = true, strings.HasPrefix(strings.TrimSpace(text[l.start:l.end]), noResult)
+			if inSub {
+				words += countWords(text[l.start:l.end])
+			}
+		case l.level == 3:
+			closeSub()
+			if inSection {
+				sub, words, inSub = l.title, 0, true
+				subs++
+			}
+		case inSub && l.level == 0:
+			words += countWords(text[l.start:l.end])
+		}
+	}
+	closeSection()
+	return r
+}
+
+// keywordsResult completes r, a keywords check c of text: every keyword of the
+// artifact c names (keywordsOf) occurs in text's body (bodyStart).
+func keywordsResult(r CheckResult, c *Check, text string, lines []mdLine, env CheckEnv) CheckResult {
+	r.Want = c.Keywords
+	if env.Workflow != nil {
+		if a, ok := env.Workflow.Artifact(c.Keywords); ok && a.Title != "" {
+			r.Want = a.Title
+		}
+	}
+	keywords := keywordsOf(env.Artifacts[c.Keywords])
+	r.Count = len(keywords)
+	if len(keywords) == 0 {
+		r.Problem = CheckNoKeywords
+		return r
+	}
+	words := prose.Words(text[bodyStart(lines):])
+	for _, k := range keywords {
+		if !prose.Contains(words, k) {
+			r.Missing = append(r.Missing, k)
+		}
+	}
+	if len(r.Missing) > 0 {
+		r.Problem = CheckMissing
+	}
+	return r
+}
+
+// bodyStart is the offset of the body of the text of lines: its first "## " heading,
+// or 0 when it has none (see bodyWords).
+func bodyStart(lines []mdLine) int {
+	for _, l := range lines {
+		if l.level == 2 {
+			return l.start
+		}
+	}
+	return 0
+}
+
+// keywordsOf reads the keywords of text (prose.List): the lines of its section under
+// a heading titled "Keywords" (up to the next heading of the same level or above),
+// else the rest of its first line starting "Keywords:" (as a line check reads it);
+// nil when it has neither.
+func keywordsOf(text string) []string {
+	lines := scanLines(text)
+	for i, l := range lines {
+		if l.level == 0 || !strings.EqualFold(l.title, "Keywords") {
+			continue
+		}
+		end := len(text)
+		for _, m := range lines[i+1:] {
+			if m.level > 0 && m.level <= l.level {
+				end = m.start
+				break
+			}
+		}
+		return prose.List(text[l.next:end])
+	}
+	for _, l := range lines {
+		if l.fenced {
+			continue
+		}
+		if rest, ok := cutPrefixLoose(strings.TrimLeft(text[l.start:l.end], " \t"), "Keywords:"); ok {
+			return prose.List(strings.TrimLeft(rest, "*_ \t"))
+		}
+	}
+	return nil
 }

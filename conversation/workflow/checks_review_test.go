@@ -29,7 +29,7 @@ func TestRunChecksLineEmphasisAroundLabel(t *testing.T) {
 		{"Meta keywords - a, b", workflow.CheckMissing},
 	} {
 		text := strings.Replace(article(100), "Meta keywords: a, b", tt.line, 1)
-		for _, r := range workflow.RunChecks(a, text, in) {
+		for _, r := range workflow.RunChecks(a, text, workflow.CheckEnv{Inputs: in}) {
 			if r.ID == "keywords" && (r.Problem != tt.want || r.Pass != (tt.want == "")) {
 				t.Errorf("%q: problem %q pass %v; want %q", tt.line, r.Problem, r.Pass, tt.want)
 			}
@@ -42,7 +42,7 @@ func TestRunChecksLineEmphasisAroundLabel(t *testing.T) {
 func TestRunChecksWordsHugeTarget(t *testing.T) {
 	a := checksArtifact(t)
 	for _, v := range []string{"1e19", "1e300", "9223372036854775807"} {
-		got := workflow.RunChecks(a, article(100), map[string]string{"wordcount": v})
+		got := workflow.RunChecks(a, article(100), workflow.CheckEnv{Inputs: map[string]string{"wordcount": v}})
 		r := got[len(got)-1]
 		if r.Problem != workflow.CheckOutOfRange || r.Min < 0 || r.Max < r.Min {
 			t.Errorf("wordcount %s: %+v; want out of range with 0 ≤ Min ≤ Max", v, r)
@@ -59,7 +59,7 @@ func TestRunChecksWordsLargeTextMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	r := workflow.RunChecks(a, text, in)
+	r := workflow.RunChecks(a, text, workflow.CheckEnv{Inputs: in})
 	runtime.ReadMemStats(&after)
 	if got := r[len(r)-1].Count; got != 1<<20 {
 		t.Fatalf("count %d; want %d", got, 1<<20)

@@ -79,7 +79,7 @@ func TestRunChecks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := workflow.RunChecks(a, tt.text, tt.inputs)
+			got := workflow.RunChecks(a, tt.text, workflow.CheckEnv{Inputs: tt.inputs})
 			var ids []string
 			for _, r := range got {
 				ids = append(ids, r.ID)
@@ -100,7 +100,7 @@ func TestRunChecks(t *testing.T) {
 // The words result carries the numbers the reason is worded from.
 func TestRunChecksWordsNumbers(t *testing.T) {
 	a := checksArtifact(t)
-	got := workflow.RunChecks(a, article(80), map[string]string{"wordcount": "1 500"})
+	got := workflow.RunChecks(a, article(80), workflow.CheckEnv{Inputs: map[string]string{"wordcount": "1 500"}})
 	r := got[len(got)-1]
 	if r.Target != 1500 || r.Tolerance != 0.15 || r.Min != 1275 || r.Max != 1725 || r.Count != 80 || r.Want != "wordcount" || r.Value != "1 500" {
 		t.Errorf("words result %+v; want target 1500, ±0.15, 1275–1725, count 80", r)
@@ -136,7 +136,7 @@ artifacts:
 `)
 	got := strings.Join(problems(t, src), "\n")
 	for _, want := range []string{
-		`test.yaml:10: artifact "a": criterion "none": check: want one of line, heading or words`,
+		`test.yaml:10: artifact "a": criterion "none": check: want one of line, heading, words, lead, subsections, banned_openers or keywords`,
 		`test.yaml:11: artifact "a": criterion "both": check: has line and heading: a check makes one test`,
 		`test.yaml:12: artifact "a": criterion "unknown": check: words names unknown input "wordcont" (did you mean "wordcount"?)`,
 		`test.yaml:13: artifact "a": criterion "text": check: words names input "topic", which is not a number`,
@@ -145,8 +145,8 @@ artifacts:
 		`test.yaml:16: artifact "a": criterion "empty": check: line is empty`,
 		`test.yaml:17: artifact "a": criterion "emptyh": check: heading is empty`,
 		`test.yaml:18: artifact "a": criterion "excl": check: exclude has an empty entry`,
-		`test.yaml:19: artifact "a": criterion "stray": check: tolerance is only for a words check`,
-		`test.yaml:20: artifact "a": criterion "kind": check: want a mapping with one of line, heading or words`,
+		`test.yaml:19: artifact "a": criterion "stray": check: tolerance is only for a words or subsections check`,
+		`test.yaml:20: artifact "a": criterion "kind": check: want a mapping with one of line, heading, words, lead, subsections, banned_openers or keywords`,
 		`test.yaml:21: unknown field "heding" in artifact "a": criterion "typo": check (did you mean "heading"?)`,
 	} {
 		if !strings.Contains(got, want) {

@@ -239,11 +239,16 @@ type Criterion struct {
 }
 
 // Check is a criterion's deterministic check, judged by RunChecks without a model
-// (docs/workflows.md, "Verdicts"). Exactly one of Line, Heading and Words is set:
+// (docs/workflows.md, "Verdicts"). Exactly one of Line, Heading, Words, Lead,
+// Subsections, BannedOpeners and Keywords is set:
 //
 //	check: {line: "Meta keywords:"}      # a line starting with this, with text after it
 //	check: {heading: "Table of contents"} # a heading (any level) with this title
 //	check: {words: wordcount, tolerance: 0.15, exclude: ["Table of contents", "TL;DR"]}
+//	check: {lead: 2}                      # "## " opening, 2 sentences before the first "### "
+//	check: {subsections: [250, 300], tolerance: 0.1} # "### " subsections of 225–330 words
+//	check: {banned_openers: ["In conclusion", "In summary"]} # no sentence opens so
+//	check: {keywords: brief}              # every keyword the artifact brief lists is used
 type Check struct {
 	// Line passes when a line of the text (outside fenced code), less its
 	// indentation, starts with Line (case-insensitive; emphasis marks "*" and "_"
@@ -258,15 +263,33 @@ type Check struct {
 	// sections titled as an Exclude entry. It passes when the count is within
 	// target × (1 ± Tolerance), inclusive.
 	Words string `yaml:"words,omitempty"`
-	// Tolerance is the share the count may differ from the target by, 0 < t < 1;
-	// nil is DefaultTolerance. Words only.
+	// Tolerance is the share the count may differ from the target (or the
+	// subsections' bounds) by, 0 < t < 1; nil is DefaultTolerance. Words and
+	// Subsections only.
 	Tolerance *float64 `yaml:"tolerance,omitempty"`
 	// Exclude lists "## " section titles (case-insensitive) left out of the count.
 	// Words only.
 	Exclude []string `yaml:"exclude,omitempty"`
+	// Lead is the number of sentences every "## " section opens with, before its
+	// first "### " subsection (its whole text when it has none); the text must start
+	// with a "## " heading. Above 0.
+	Lead int `yaml:"lead,omitempty"`
+	// Subsections are the least and the most words, [least, most], of every "### "
+	// subsection (its text up to the next heading of level 3 or less, without its
+	// heading); every "## " section must have one. It passes when each count is
+	// within least × (1 − Tolerance) and most × (1 + Tolerance), inclusive.
+	Subsections []int `yaml:"subsections,omitempty"`
+	// BannedOpeners are phrases no sentence of the text may open with (ignoring
+	// case and emphasis): wrap-ups such as "In conclusion".
+	BannedOpeners []string `yaml:"banned_openers,omitempty"`
+	// Keywords names an artifact (a dependency) whose keywords must all occur in the
+	// text's body (as for Words): the list under its heading "Keywords", or after a
+	// line "Keywords:" (prose.List, prose.Contains).
+	Keywords string `yaml:"keywords,omitempty"`
 
 	pos      position // where it was written, for problems
 	excludes []int    // the line of each Exclude entry
+	openers  []int    // the line of each BannedOpeners entry
 }
 
 // ReportData is what a report template is executed with.

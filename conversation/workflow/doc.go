@@ -48,9 +48,13 @@
 //	        critical: true      # optional; must pass for the verdict to pass
 //	        check: {line: "Keywords:"}  # optional; judged without the model (RunChecks),
 //	                            # exactly one of: line: <start of a line, text after it>,
-//	                            # heading: <a heading's title, any level>, or
+//	                            # heading: <a heading's title, any level>,
 //	                            # words: <a number input> with tolerance: 0.15 (0 < t < 1,
-//	                            # default DefaultTolerance) and exclude: [<## titles>]
+//	                            # default DefaultTolerance) and exclude: [<## titles>],
+//	                            # lead: <sentences before each ## section's first ###>,
+//	                            # subsections: [<least>, <most>] words of each ###, with
+//	                            # tolerance, banned_openers: [<phrases no sentence opens
+//	                            # with>], or keywords: <a dependency listing keywords>
 //	    pass_share: 1           # optional; overrides the workflow's pass_share
 //	    prompt: |               # optional; extra guidance for the model writing it; a
 //	      ...                   # text/template whose only function is input "id"
@@ -181,9 +185,12 @@
 // an enhance without model or prompt, foreach naming an unknown artifact, the artifact itself or
 // one not in its depends_on, retries and concurrency out of range, an editor
 // without a prompt, a pass_share outside (0, 1] or a critical that is not true or
-// false, a check with none or several of line, heading and words (or an empty one),
-// words naming an unknown or non-number input, a tolerance outside (0, 1), tolerance
-// or exclude without words, an empty exclude entry, malformed model profile and tool
+// false, a check with none or several of line, heading, words, lead, subsections,
+// banned_openers and keywords (or an empty one), words naming an unknown or
+// non-number input, a lead that is not a whole number above 0, subsections that are
+// not two ascending whole numbers above 0, keywords naming an artifact not in
+// depends_on, a tolerance outside (0, 1), tolerance without words or subsections,
+// exclude without words, an empty exclude or banned_openers entry, malformed model profile and tool
 // names, repeated tools, report
 // templates that do not parse or execute, and duplicate workflow names across files.
 // A template problem is reported at the file line when the report is a literal

@@ -314,11 +314,15 @@ func JoinItems(a *Artifact, items []ItemState) string {
 	return b.String()
 }
 
+// noResult starts the text of a failed item (ItemText); the style checks skip a
+// section that starts with it (RunChecks).
+const noResult = "_No result: "
+
 // ItemText is an item's result, without a heading the model repeated; for a failed
 // item, a note with the reason.
 func ItemText(it ItemState) string {
 	if it.Status == ItemFailed {
-		return "_No result: " + it.Reason + "_"
+		return noResult + it.Reason + "_"
 	}
 	text := strings.TrimSpace(it.Text)
 	if first, rest, ok := strings.Cut(text, "\n"); ok && strings.HasPrefix(first, "#") && strings.EqualFold(strings.TrimSpace(strings.TrimLeft(first, "#")), it.Title) {

@@ -118,7 +118,7 @@ func verdictFix(a *workflow.Artifact, v workflow.Verdict, ph []string, asked str
 // artifact does not declare. When the model's evaluation fails, the checks' results
 // are returned with its error.
 func (t author) assess(ctx context.Context, r conversation.ArtifactRequest, text string) ([]workflow.CriterionResult, error) {
-	checks := workflow.RunChecks(r.Artifact, text, r.Inputs)
+	checks := workflow.RunChecks(r.Artifact, text, workflow.CheckEnv{Inputs: r.Inputs, Artifacts: r.Approved, Workflow: r.Workflow})
 	if len(checks) == 0 {
 		eval, u, err := t.s.cfg.Agent.Evaluate(ctx, r, text)
 		t.add(u)

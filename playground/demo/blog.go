@@ -302,33 +302,44 @@ func bulletNotes(text string) []researchNote {
 
 // --- Section drafts ---
 
-// Bounds of a section draft, in words: blog.yaml's sections criterion "Is 200 to 400
-// words long", with a margin for the editor's cuts.
+// A section's draft has the shape blog.yaml's sections checks ask for: a lead-in of
+// leadSentences sentences, then one "### " subsection of subsectionWords words
+// (the checks allow 225 to 330: 250 to 300 ± 10%), kept within minSubsectionWords
+// and maxSubsectionWords after the editor's cuts.
 const (
-	minSectionWords = 210
-	maxSectionWords = 380
+	leadSentences      = 2
+	subsectionWords    = 275
+	minSubsectionWords = 255
+	maxSubsectionWords = 300
 )
 
-// draftExtras are what a section's draft takes from the article brief and the
-// fetched sources, when the prompt has them.
+// draftSubheading is the draft's "### " heading, which the editor pass makes
+// SEO-friendly with the brief's keywords (placeKeywords).
+const draftSubheading = "What it looks like in practice"
+
+// draftExtras are what a section's draft takes from the fetched sources, when the
+// prompt has them.
 type draftExtras struct {
 	// Quote is a paragraph quoting a fetched page, with its citation; "" for none.
 	Quote string
-	// Words is the draft's target length (the brief's words for the section), kept
-	// within the sections' bounds; 0 for the minimum.
-	Words int
 }
 
-// sectionDraft writes a section's draft from its research notes: the pool's lead,
-// the notes as sentences citing their sources as Markdown links, a quote from a
-// fetched source, its practical advice and its close; a section the pool does not
-// know gets generic ones. It is lengthened towards the brief's words for the section,
-// within minSectionWords and maxSectionWords. The draft has no heading and holds the
-// wordy phrases the editor pass removes.
+// sectionDraft writes a section's draft from its research notes: the pool's lead
+// (its first two sentences as the lead-in), then one "### " subsection: the rest of
+// the lead and the notes as sentences citing their sources as Markdown links, a quote
+// from a fetched source, its practical advice and its close; a section the pool does
+// not know gets generic ones. The subsection is lengthened towards subsectionWords
+// and kept at most maxSubsectionWords (the practice goes first). The draft has no
+// "## " heading and holds the wordy phrases the editor pass removes.
 func sectionDraft(title, brief string, notes []researchNote, x draftExtras) string {
 	s, ok := sectionByTitle(title)
 	if !ok {
 		s = genericSection(title, brief)
+	}
+	lead := splitSentences(oneLine(s.Lead))
+	var rest []string // the lead's other sentences open the subsection
+	if len(lead) > leadSentences {
+		rest, lead = lead[leadSentences:], lead[:leadSentences]
 	}
 	var evidence []string
 	for i, n := range notes[:min(len(notes), 4)] {
@@ -338,27 +349,37 @@ func sectionDraft(title, brief string, notes []researchNote, x draftExtras) stri
 		}
 		evidence = append(evidence, sentence+n.citation()+".")
 	}
-	paras := []string{s.Lead}
-	if len(evidence) > 0 {
-		paras = append(paras, "The evidence is actually quite consistent here. "+strings.Join(evidence, " "))
+	var paras []string
+	switch {
+	case len(evidence) > 0:
+		paras = append(paras, strings.Join(append(rest, "The evidence is actually quite consistent here."), " ")+" "+strings.Join(evidence, " "))
+	case len(rest) > 0:
+		paras = append(paras, strings.Join(rest, " "))
 	}
 	if x.Quote != "" {
 		paras = append(paras, x.Quote)
 	}
 	paras = append(paras, s.Practice, s.Close)
-	target := min(max(x.Words, minSectionWords), maxSectionWords)
-	pads := append(slices.Clone(blogPads), articlePads...)
-	for i := 0; i < len(pads); i++ {
-		n := wordCount(editSection(strings.Join(paras, "\n\n")))
-		if n >= target || n+wordCount(pads[i]) > maxSectionWords {
-			break
-		}
-		paras[len(paras)-1] += " " + pads[i]
-	}
-	for len(paras) > 3 && wordCount(editSection(strings.Join(paras, "\n\n"))) > maxSectionWords {
+	words := func() int { return wordCount(editSection(strings.Join(paras, "\n\n"))) }
+	for len(paras) > 2 && words() > maxSubsectionWords {
 		paras = append(paras[:len(paras)-2], paras[len(paras)-1]) // the practice goes first
 	}
-	return strings.Join(paras, "\n\n")
+	// The padding is a paragraph of its own before the close, the first one the
+	// article drops when it fits the sections to its length.
+	var pad []string
+	n := words()
+	for _, p := range append(slices.Clone(blogPads), articlePads...) {
+		if n >= subsectionWords {
+			break
+		}
+		if m := n + wordCount(editSection(p)); m <= maxSubsectionWords {
+			pad, n = append(pad, p), m
+		}
+	}
+	if len(pad) > 0 {
+		paras = append(paras[:len(paras)-1], strings.Join(pad, " "), paras[len(paras)-1])
+	}
+	return strings.Join(lead, " ") + "\n\n### " + draftSubheading + "\n\n" + strings.Join(paras, "\n\n")
 }
 
 // genericSection is the draft's frame for a heading the pool does not know.

@@ -92,7 +92,7 @@ func (t articleTask) writeArticle(opt articleOptions) string {
 		if !ok {
 			body = editSection(sectionDraft(s.Title, s.Body, t.notesFor(s.Title), draftExtras{}))
 		}
-		secs[i] = articleSection{title: s.Title, paras: strings.Split(strings.TrimSpace(body), "\n\n")}
+		secs[i] = articleSection{title: s.Title, paras: draftParagraphs(body)}
 		if i+1 < len(o.Sections) {
 			secs[i].next = transition(i, o.Sections[i+1].Title)
 		}
@@ -429,4 +429,25 @@ func enhanceArticle(cur string) string {
 		lines[i] = strings.TrimSpace(strings.NewReplacer(enhanceEdits...).Replace(" " + l + " "))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// draftParagraphs splits a section's draft into the paragraphs the article fits: a
+// "### " heading goes with the paragraph after it, so that the lead-in stays first
+// and the evidence second, as fitSection expects.
+func draftParagraphs(body string) []string {
+	var out []string
+	heading := ""
+	for _, p := range strings.Split(strings.TrimSpace(body), "\n\n") {
+		switch {
+		case strings.HasPrefix(p, "#"):
+			heading += p + "\n\n"
+		default:
+			out = append(out, heading+p)
+			heading = ""
+		}
+	}
+	if heading != "" {
+		out = append(out, strings.TrimSpace(heading))
+	}
+	return out
 }

@@ -66,8 +66,11 @@ func (t blogTask) blogText(revise bool) string {
 		}
 		return briefTask(t).writeBrief()
 	case blogSections:
-		if revise && cur != "" {
-			return editSection(cur)
+		switch {
+		case revise && cur != "" && t.item != nil:
+			return t.editDraft(cur)
+		case revise && cur != "":
+			return t.reviseSections(cur)
 		}
 		return sectionDraft(title, brief, t.notesFor(title), t.draftExtras(title))
 	default: // blogArticle
@@ -194,15 +197,10 @@ func failuresIn(text string) []string {
 }
 
 // draftExtras are what the draft of the section headed title takes from the approved
-// brief (its words) and sources (a quote from the first page fetched for it that
-// says something its notes do not).
+// sources: a quote from the first page fetched for it that says something its notes
+// do not.
 func (t blogTask) draftExtras(title string) draftExtras {
-	var x draftExtras
-	if text := t.approvedOf(blogBrief); text != "" {
-		x.Words = parseBrief(text).words[titleKey(title)]
-	}
-	x.Quote = quoteSource(t.sourcesFor(title), t.notesFor(title))
-	return x
+	return draftExtras{Quote: quoteSource(t.sourcesFor(title), t.notesFor(title))}
 }
 
 // sourcesFor returns the fetched sources of the section headed title: the item's
@@ -234,4 +232,118 @@ func (t blogTask) unfetchedSources() string {
 		return "No URLs were found in the notes."
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// wrapUps are the sentence openers blog.yaml's no_wrap_up check bans (a sample).
+var wrapUps = []string{"In conclusion", "To conclude", "In summary", "To summarize", "To summarise", "To sum up", "All in all", "In closing"}
+
+// briefKeywords are the keywords of the approved brief, or nil without one.
+func (t blogTask) briefKeywords() []string {
+	text := t.approvedOf(blogBrief)
+	if text == "" {
+		return nil
+	}
+	return parseBrief(text).keywords
+}
+
+// editDraft is the sections' editor pass over one item's draft: tightened
+// (editSection), with the brief's keywords that fall to this item (keyword k to item
+// k mod total + 1) placed in its "### " heading (placeKeywords), which makes it
+// SEO-friendly.
+func (t blogTask) editDraft(cur string) string {
+	var mine []string
+	for k, kw := range t.briefKeywords() {
+		if t.item.Total > 0 && k%t.item.Total == t.item.N-1 {
+			mine = append(mine, kw)
+		}
+	}
+	return placeKeywords(editSection(cur), mine)
+}
+
+// reviseSections is the automatic revision of the joined sections after a failing
+// verdict: tightened, every sentence that opens with a wrap-up (wrapUps) left out,
+// and every keyword of the brief the text lacks placed in the "### " heading of
+// section k mod n (k the keyword's place in the brief, n the sections). The "## "
+// headings stay as they are, so the text splits back into its items.
+func (t blogTask) reviseSections(cur string) string {
+	text := dropWrapUps(editSection(cur))
+	starts := headingStarts(text)
+	if len(starts) == 0 {
+		return placeKeywords(text, t.briefKeywords())
+	}
+	parts := make([]string, len(starts))
+	for i, at := range starts {
+		end := len(text)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		parts[i] = strings.TrimSpace(text[at:end])
+	}
+	low := strings.ToLower(text)
+	for k, kw := range t.briefKeywords() {
+		if !strings.Contains(low, strings.ToLower(kw)) {
+			i := k % len(parts)
+			parts[i] = placeKeywords(parts[i], []string{kw})
+		}
+	}
+	return strings.TrimSpace(text[:starts[0]] + strings.Join(parts, "\n\n"))
+}
+
+// placeKeywords puts the keywords text lacks into its first "### " heading:
+// "### Async stand-ups and remote updates: what it looks like in practice".
+func placeKeywords(text string, keywords []string) string {
+	low := strings.ToLower(text)
+	var missing []string
+	for _, kw := range keywords {
+		if !strings.Contains(low, strings.ToLower(kw)) {
+			missing = append(missing, kw)
+		}
+	}
+	if len(missing) == 0 {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		h, ok := strings.CutPrefix(l, "### ")
+		if !ok {
+			continue
+		}
+		added := upperFirst(strings.Join(missing, " and "))
+		if head, rest, ok := strings.Cut(h, ": "); ok {
+			lines[i] = "### " + head + " and " + strings.Join(missing, " and ") + ": " + rest
+		} else {
+			lines[i] = "### " + added + ": " + lowerFirst(h)
+		}
+		break
+	}
+	return strings.Join(lines, "\n")
+}
+
+// dropWrapUps leaves out of text every sentence that opens with a wrap-up
+// (wrapUps), and a paragraph left empty; headings are kept.
+func dropWrapUps(text string) string {
+	paras := strings.Split(text, "\n\n")
+	out := paras[:0]
+	for _, p := range paras {
+		if strings.HasPrefix(p, "#") {
+			out = append(out, p)
+			continue
+		}
+		var kept []string
+		for _, s := range splitSentences(p) {
+			wrap := false
+			for _, w := range wrapUps {
+				if strings.HasPrefix(strings.ToLower(strings.TrimLeft(s, "*_ ")), strings.ToLower(w)) {
+					wrap = true
+				}
+			}
+			if !wrap {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) > 0 {
+			out = append(out, strings.Join(kept, " "))
+		}
+	}
+	return strings.Join(out, "\n\n")
 }

@@ -521,6 +521,25 @@ func MustNewBlogAgent(tb testing.TB) (*agents.WorkflowAgent, *countingModel) {
 // mustPass evaluates text and fails the test for a criterion it does not meet.
 func mustPass(t *testing.T, agent *agents.WorkflowAgent, r conversation.ArtifactRequest, text string) {
 	t.Helper()
+	// As the engine does (docs/workflows.md, "Verdicts"): the checks without the
+	// model, with the inputs' defaults when the request has none; the model asked
+	// about the others.
+	inputs := r.Inputs
+	if inputs == nil && r.Workflow != nil {
+		inputs = map[string]string{}
+		for _, in := range r.Workflow.Inputs {
+			inputs[in.ID] = in.Default
+		}
+	}
+	for _, c := range workflow.RunChecks(r.Artifact, text, workflow.CheckEnv{Inputs: inputs, Artifacts: r.Approved, Workflow: r.Workflow}) {
+		if !c.Pass {
+			t.Errorf("%s fails the check %s: %+v", r.Artifact.ID, c.ID, c)
+		}
+	}
+	r.Artifact = r.Artifact.Unchecked()
+	if len(r.Artifact.Criteria) == 0 {
+		return
+	}
 	results, _, err := agent.Evaluate(context.Background(), r, text)
 	if err != nil {
 		t.Fatalf("Evaluate %s: %v", r.Artifact.ID, err)
@@ -645,6 +664,11 @@ func TestBlogWorkflow(t *testing.T) {
 			outlines[name] = outline
 			mustPass(t, agent, r, outline)
 			approved := map[string]string{"plan": outline}
+			brief, _, err := agent.Write(ctx, conversation.ArtifactRequest{Workflow: def, Artifact: art("brief"), Approved: clone(approved)})
+			if err != nil {
+				t.Fatalf("Write brief: %v", err)
+			}
+			approved["brief"] = brief
 
 			// Research, one item per section: three or four notes with demo sources.
 			notes := make([]string, len(items))
@@ -752,10 +776,10 @@ func TestBlogWorkflow(t *testing.T) {
 				t.Errorf("summary lacks the title %q: %s", title, sum)
 			}
 
-			// One call per request: the outline, 5 evaluations, 5 research notes (each
-			// a search, then the notes), 5 drafts, 5 edits, the article, its revision and
-			// the summary.
-			if got, want := cm.calls.Load(), int64(1+5+5*4+1+1+1+3+2); got != want { // +3+2: two failed research tries (each with its search) and a recovery
+			// One call per request: the outline, the brief, 5 evaluations, 5 research
+			// notes (each a search, then the notes), 5 drafts, 5 edits, the article, its
+			// revision and the summary.
+			if got, want := cm.calls.Load(), int64(1+1+5+5*4+1+1+1+3+2); got != want { // +3+2: two failed research tries (each with its search) and a recovery
 				t.Errorf("model calls = %d, want %d: a request needed a reminder", got, want)
 			}
 		})
