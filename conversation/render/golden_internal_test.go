@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -93,7 +94,10 @@ func goldenCards(t *testing.T, lang string) map[string]any {
 // -update rewrites them.
 func TestGolden(t *testing.T) {
 	for _, lang := range []string{"en", "ru"} {
-		for name, v := range goldenCards(t, lang) {
+		all := goldenCards(t, lang)
+		maps.Copy(all, goldenAssistantCards(lang))
+		maps.Copy(all, goldenPipelineCards(t, lang))
+		for name, v := range all {
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)
 			enc.SetEscapeHTML(false) // "<@U1>" as Slack gets it
