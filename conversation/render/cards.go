@@ -1,7 +1,6 @@
 package render
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -86,8 +85,10 @@ func (c Cards) Title(id string) string {
 // "" without one. After an automatic revision (PriorEval set), which nobody asked
 // for, it is labelled as automatic, the editor's "Revised as asked:" is taken off
 // its lines, and it first lists the criteria the revision now meets, as the
-// evaluation judged them (autoFixed). A Slack context block's text is at most 3000
-// characters.
+// evaluation judged them (autoFixed). A claim that a change asked for was made
+// (workflow.ClaimRe) is checked where a check can judge it (workflow.ClaimFound):
+// one the text does not bear out says the change was not found instead. A Slack
+// context block's text is at most 3000 characters.
 func (c Cards) note(a *workflow.Artifact, st *workflow.ArtifactState) string {
 	auto := st.PriorEval != nil
 	var lines []string
@@ -99,7 +100,12 @@ func (c Cards) note(a *workflow.Artifact, st *workflow.ArtifactState) string {
 	for line := range strings.Lines(st.Note) {
 		line = strings.Trim(strings.TrimSpace(line), "_*")
 		if auto {
-			line = strings.TrimSpace(askedRe.ReplaceAllString(line, ""))
+			line = strings.TrimSpace(workflow.ClaimRe.ReplaceAllString(line, "$1"))
+		} else if m := workflow.ClaimRe.FindStringSubmatch(line); m != nil {
+			if judged, found := workflow.ClaimFound(m[1], st.Text); judged && !found {
+				// The editor says it made the change; the text does not show it.
+				line = Tr(c.Lang, "note.not_found", strings.TrimRight(strings.TrimSpace(m[1]), "."))
+			}
 		}
 		if line != "" {
 			lines = append(lines, "_"+shorten(line, 600)+"_")
@@ -114,9 +120,6 @@ func (c Cards) note(a *workflow.Artifact, st *workflow.ArtifactState) string {
 	}
 	return "✏️ *" + label + ":* " + shorten(strings.Join(lines, "\n"), 2800)
 }
-
-// askedRe is the start of an editor's note that claims a person asked for it.
-var askedRe = regexp.MustCompile(`(?i)^(?:revised|written|edited|updated|rewritten)(?: as asked)?:\s*`)
 
 // autoFixed says which criteria st's automatic revision made pass, failing in
 // PriorEval and passing in Eval ("now meets: Names the audience; Has a price"), in

@@ -58,6 +58,8 @@ func goldenCards(t *testing.T, lang string) map[string]any {
 	revised := &workflow.ArtifactState{Status: workflow.StatusGenerated, Rev: 3, Text: "Students skip dinner.", Note: "_Revised as asked: named the students._",
 		PriorEval: []workflow.CriterionResult{{ID: "who", Pass: false, Reason: "Nobody is named."}, {ID: "nosolution", Pass: true}, {ID: "evidence", Pass: true}},
 		Eval:      []workflow.CriterionResult{{ID: "who", Pass: true}, {ID: "nosolution", Pass: true}, {ID: "evidence", Pass: true}}}
+	claimed := &workflow.ArtifactState{Status: workflow.StatusGenerated, Rev: 4, Text: "Students skip dinner.", Note: "_Revised as asked: mention commuting parents._",
+		Eval: []workflow.CriterionResult{{ID: "who", Pass: true}, {ID: "nosolution", Pass: true}, {ID: "evidence", Pass: true}}}
 	enhanced := &workflow.ArtifactState{Status: workflow.StatusGenerated, Rev: 1, Text: "Dinner in ten minutes.", Enhancement: workflow.EnhanceSkipped,
 		Eval: []workflow.CriterionResult{{ID: "short", Pass: true}}}
 	ws.Artifacts["problem"], ws.Artifacts["pitch"] = revised, enhanced
@@ -72,6 +74,7 @@ func goldenCards(t *testing.T, lang string) map[string]any {
 		"review_failing":  c.Live(problem, failing),
 		"review_revised":  c.Live(problem, revised),
 		"review_enhanced": c.Live(pitch, enhanced),
+		"review_claimed":  c.Live(problem, claimed),
 		"approved":        c.Closed(problem, revised, "✓ "+Tr(lang, "approved_by", "U1")),
 		"menu":            c.MenuCard(problem, revised),
 		"meaning":         c.Meaning(problem, revised, "shorter?"),

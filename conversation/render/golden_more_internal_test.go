@@ -33,7 +33,7 @@ func goldenAssistantCards(lang string) map[string]any {
 			Tool: conversation.PendingTool{CallID: "c1", Name: "delete_tickets", Arguments: args, Reason: reason}}
 	}
 	long := `{"ids": "` + strings.Repeat("T-1, ", 1000) + `"}` // cut on the card
-	var huge strings.Builder                                  // too many keys to show
+	var huge strings.Builder                                   // too many keys to show
 	huge.WriteString(`{`)
 	for i := range 400 {
 		fmt.Fprintf(&huge, `"k%03d":"%s",`, i, strings.Repeat("x", 50))

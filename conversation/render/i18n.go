@@ -175,6 +175,7 @@ var catalogs = map[string]map[string]string{
 		"pass.enhance_failed":  "The final polish did not work out; the text is as first written.",
 		"note.automatic":       "Revised automatically",
 		"note.now_meets":       "now meets: %s",
+		"note.not_found":       "Asked for: %s. This change was not found in the text.",
 		// The headings of an answer's sources (agents/synth.go; docs/tools.md, "Citations").
 		"sources":           "Sources",
 		"sources.retrieved": "Sources — retrieved, not cited",
@@ -345,6 +346,7 @@ var catalogs = map[string]map[string]string{
 		"pass.enhance_failed":  "Финальная шлифовка не удалась; текст в первоначальном виде.",
 		"note.automatic":       "Доработано автоматически",
 		"note.now_meets":       "теперь выполнено: %s",
+		"note.not_found":       "Просили: %s. В тексте этого изменения не видно.",
 		// The headings of an answer's sources (agents/synth.go; docs/tools.md, "Citations").
 		"sources":           "Источники",
 		"sources.retrieved": "Источники — найдены, но не процитированы",
