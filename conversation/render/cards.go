@@ -36,7 +36,8 @@ func (c Cards) Failed(text, inputID string) conversation.Card {
 }
 
 // Started announces the workflow run ws, with its filled inputs; a topic taken from
-// an earlier message (State.TopicFrom) says so, and how to start on another.
+// an earlier message (State.TopicFrom) says so, and while the run holds it
+// (State.TopicHeld) the card offers to keep it or change it.
 func (c Cards) Started(ws *workflow.State) conversation.Card {
 	user := ws.StartedBy
 	var titles []string
@@ -51,14 +52,31 @@ func (c Cards) Started(ws *workflow.State) conversation.Card {
 	blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: text})
 	if in := c.inputs(ws); in != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: in})
-		if ws.TopicFrom != "" {
-			blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: Tr(c.Lang, "topic.from", ws.TopicFrom, c.Def.Name)})
+		switch {
+		case ws.TopicHeld:
+			blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: Tr(c.Lang, "topic.held", ws.TopicFrom)}, c.topicButtons(ws))
+		case ws.TopicFrom != "":
+			blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: Tr(c.Lang, "topic.from", ws.TopicFrom)})
 		}
 	}
 	if n := c.toolNotices(c.Def.Order()); n != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: n})
 	}
 	return conversation.Card{Text: text, Blocks: blocks}
+}
+
+// topicButtons keep the topic ws holds, or open a modal to change it
+// (State.TopicHeld), with the topic as it is.
+func (c Cards) topicButtons(ws *workflow.State) conversation.Block {
+	topic := ""
+	if in := c.Def.TopicInput(); in != nil {
+		topic = ws.Inputs[in.ID]
+	}
+	return conversation.Block{Kind: conversation.BlockActions, Buttons: []conversation.Button{
+		{Label: Tr(c.Lang, "topic.keep"), Style: "primary", Action: c.action(conversation.ActionTopicKeep, "", 0, "")},
+		{Label: Tr(c.Lang, "topic.change"), Action: c.action(conversation.ActionTopicChange, "", 0, ""), Modal: &conversation.Modal{
+			Title: Tr(c.Lang, "topic.modal_title"), Label: Tr(c.Lang, "topic.modal_label"), Submit: Tr(c.Lang, "topic.modal_submit"), Initial: topic}},
+	}}
 }
 
 // inputs shows the run's filled inputs, one "*Label:* value" line each.

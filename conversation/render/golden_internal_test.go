@@ -65,11 +65,14 @@ func goldenCards(t *testing.T, lang string) map[string]any {
 	ws.Artifacts["problem"], ws.Artifacts["pitch"] = revised, enhanced
 	stale := &workflow.StaleList{Changed: "problem", Rows: []workflow.StaleRow{{Artifact: "pitch"}}}
 	now := time.Date(2026, 12, 1, 22, 47, 0, 0, time.UTC)
+	held := ws.Clone()
+	held.TopicHeld = true
 	piped := ws.Clone()
 	piped.Pipeline = &workflow.PipelineState{ID: "p1", StartedAt: now.Add(-90 * time.Second), Artifacts: []string{"pitch"}}
 	inputs := []workflow.Input{{ID: "topic", Label: "What is it about?", Required: true, Type: workflow.InputText}}
 	return map[string]any{
 		"started":         c.Started(ws),
+		"started_held":    c.Started(held),
 		"options":         c.Live(problem, options),
 		"review_failing":  c.Live(problem, failing),
 		"review_revised":  c.Live(problem, revised),

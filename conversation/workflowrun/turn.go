@@ -96,6 +96,7 @@ const (
 	evKept                      // mark the stale artifact's message kept, in place
 	evProgress                  // post the pipeline's progress message
 	evInputs                    // close the message asking for inputs (by: who filled them); ask for the missing ones
+	evTopic                     // the start card's held topic was decided (by: who; why: "kept" or "changed")
 )
 
 // ws returns the run's state.
