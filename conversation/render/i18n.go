@@ -156,6 +156,7 @@ var catalogs = map[string]map[string]string{
 		"not_allowed.restart": "Sorry, only %s may restart artifacts in this workflow.",
 		"not_allowed.edit":    "Sorry, only %s may edit artifacts in this workflow.",
 		"not_allowed.cancel":  "Sorry, only %s may cancel this workflow, or start another in its thread.",
+		"not_allowed.topic":   "Sorry, only %s may keep or change the topic in this workflow.",
 		"or":                  " or ",
 		"other_channel":       "That command can act only on a thread of this channel, or on a workflow you started. Type it in the channel of the thread you mean, or mention me in that thread (`@threadwright status`).",
 		// Typed decisions (docs/workflows.md, "Typed decisions").
@@ -337,6 +338,7 @@ var catalogs = map[string]map[string]string{
 		"not_allowed.restart": "Извините, перезапускать артефакты в этом процессе может только %s.",
 		"not_allowed.edit":    "Извините, править артефакты в этом процессе может только %s.",
 		"not_allowed.cancel":  "Извините, отменить этот процесс или запустить в его треде другой может только %s.",
+		"not_allowed.topic":   "Извините, оставить или сменить тему в этом процессе может только %s.",
 		"or":                  " или ",
 		"other_channel":       "Эта команда действует только на тред этого канала или на процесс, который запустили вы. Наберите её в канале нужного треда или упомяните меня в самом треде (`@threadwright status`).",
 		// Typed decisions (docs/workflows.md, "Typed decisions").

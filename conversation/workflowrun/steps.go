@@ -82,6 +82,11 @@ func (t *wfTurn) decideTopic(ctx context.Context, a conversation.ActionInput) er
 		return &workflow.Refusal{Reason: workflow.NotCurrent}
 	}
 	if err := t.m.May(ws, workflow.PermRestart, t.user); err != nil {
+		var r *workflow.Refusal
+		if errors.As(err, &r) {
+			t.ephemeral(ctx, render.Tr(t.lang, "not_allowed.topic", t.whoMay(r)))
+			return errTold{r}
+		}
 		return err
 	}
 	changed := a.Action.Name == conversation.ActionTopicChange
