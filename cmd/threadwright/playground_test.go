@@ -272,6 +272,23 @@ func (p *page) screenshot(name string) {
 	}
 }
 
+// updateDoc copies the screenshot taken last, named name, to path (a doc image)
+// when the test runs with -update: go test ./cmd/threadwright -run
+// TestPlaygroundInBrowser -update.
+func (p *page) updateDoc(name, path string) {
+	p.t.Helper()
+	if !*update {
+		return
+	}
+	png, err := os.ReadFile(filepath.Join(p.artifacts, fmt.Sprintf("%02d-%s.png", p.shots, name)))
+	if err != nil {
+		p.t.Fatalf("the screenshot for %s: %v", path, err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
 // send types text into a composer and sends it.
 func (p *page) send(composer, text string) {
 	p.t.Helper()
@@ -328,7 +345,19 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Fatalf("demo banner %q", banner)
 	}
 	p.run(chromedp.Click(`[data-channel="C0GENERAL"]`))
+	// An empty channel says what to try in it; so does the DM with the app.
+	hint := p.until("the empty channel's hint", `(() => { const h = document.querySelector("#messages .empty-hint"); return h ? h.textContent : ""; })()`)
+	for _, want := range []string{"Try one of these", "@threadwright what is 17 * 23?", "/threadwright start product-brief", "/threadwright start blog "} {
+		if !strings.Contains(hint, want) {
+			t.Errorf("the empty channel's hint lacks %q: %q", want, hint)
+		}
+	}
 	p.screenshot("channel")
+	p.run(chromedp.Click(`[data-channel="D0ALICE"]`))
+	if dm := p.until("the empty DM's hint", `(() => { const h = document.querySelector("#messages .empty-hint"); return h ? h.textContent : ""; })()`); !strings.Contains(dm, "what is 17 * 23?") || strings.Contains(dm, "/threadwright") {
+		t.Errorf("the empty DM's hint %q", dm)
+	}
+	p.run(chromedp.Click(`[data-channel="C0GENERAL"]`))
 
 	// A mention, answered in its thread.
 	p.send("#composer", "@threadwright what is 17*23?")
@@ -346,7 +375,10 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	root := p.newThread("the workflow", before)
 	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, root)))
 	p.clickButton("#thread", "A")
-	p.screenshot("option-chosen")
+	p.until("the first artifact for review", botMessage("Request changes"))
+	p.scrollTo("Request changes", "end")
+	p.screenshot("workflow")
+	p.updateDoc("workflow", filepath.Join("..", "..", "docs", "playground.png"))
 
 	// Request changes through the modal.
 	p.clickButton("#thread", "Request changes")
@@ -452,6 +484,17 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	p.screenshot("article")
 	p.scrollTo("Meta description:", "end")
 	p.screenshot("article-checks")
+
+	// The blog done: the article approved, the report attached.
+	p.clickButton("#thread", "Approve")
+	p.until("the blog's report", `(() => { const a = [...document.querySelectorAll("#thread a.file-link")].find(a => a.textContent.includes("blog")); return a ? a.textContent : ""; })()`)
+	p.scrollTo("are approved", "end")
+	p.screenshot("blog-done")
+
+	// The assistant view, beside the channel.
+	p.run(chromedp.Click(`[data-channel="C0GENERAL"]`), chromedp.Click("#assistant-open"))
+	p.until("the assistant view's suggested prompts", `(() => document.querySelectorAll("#thread button.prompt").length >= 3 ? "yes" : "")()`)
+	p.screenshot("assistant-view")
 }
 
 // botMessage is JavaScript that returns the text (innerText) of the last bot message
