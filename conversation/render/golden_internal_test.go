@@ -73,6 +73,7 @@ func goldenCards(t *testing.T, lang string) map[string]any {
 	return map[string]any{
 		"started":         c.Started(ws),
 		"started_held":    c.Started(held),
+		"status_held":     c.Status(held, workflow.Machine{Def: def}.Waiting(held)),
 		"options":         c.Live(problem, options),
 		"review_failing":  c.Live(problem, failing),
 		"review_revised":  c.Live(problem, revised),
