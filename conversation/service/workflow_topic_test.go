@@ -84,6 +84,17 @@ func TestWorkflowTopicFromThread(t *testing.T) {
 			t.Fatalf("a second decision changed the run: %v, outline rev %d", ws.Inputs, ws.Artifacts["plan"].Rev)
 		}
 	})
+	t.Run("InputsGivenByTheAPI", func(t *testing.T) {
+		h := newWF(t, "U1")
+		h.say("U2", "We need a post on schema migrations for the platform team.")
+		h.n++
+		h.do(conversation.Input{ID: "api:start", Key: key, Kind: conversation.KindCommand, Command: &conversation.CommandInput{
+			Source: conversation.SourceAPI, UserID: "U1", Line: "start blog", Inputs: map[string]string{"topic": "Go generics"}}})
+		ws := h.state()
+		if ws.TopicHeld || ws.TopicFrom != "" || ws.Inputs["topic"] != "Go generics" || ws.Artifacts["plan"] == nil {
+			t.Fatalf("a start whose inputs give the topic: held %v, from %q, inputs %v", ws.TopicHeld, ws.TopicFrom, ws.Inputs)
+		}
+	})
 	t.Run("KeepTheHeldTopic", func(t *testing.T) {
 		h := newWF(t, "U1")
 		h.say("U2", "We need a post on schema migrations for the platform team.")

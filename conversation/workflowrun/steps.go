@@ -57,13 +57,16 @@ func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	t.ws().TopicFrom = topicFrom
 	if cmd := t.r.In.Command; cmd != nil {
 		maps.Copy(t.ws().Inputs, cmd.Inputs) // the HTTP API's inputs
+		if in := def.TopicInput(); in != nil && cmd.Inputs[in.ID] != "" {
+			t.ws().TopicFrom = "" // the API gave the topic
+		}
 	}
 	t.shown = map[string]workflow.ArtifactState{}
 	t.events = append(t.events, cardEvent{kind: evStarted})
 	if t.askInput() {
 		return nil
 	}
-	if topicFrom != "" {
+	if t.ws().TopicFrom != "" {
 		// A topic nobody gave with the start: the start card asks to keep or
 		// change it before anything is written (decideTopic).
 		t.ws().TopicHeld = true
