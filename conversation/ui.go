@@ -199,6 +199,14 @@ const (
 // RunStopPrefix starts the Arg of a pipeline's Stop button: "run:" and its id.
 const RunStopPrefix = "run:"
 
+// The buttons of a start card whose topic an earlier message gave (the run waits
+// for one of them before its first artifact): keep the topic, or change it (Text:
+// the new topic, from the button's modal).
+const (
+	ActionTopicKeep   ActionName = "topic_keep"
+	ActionTopicChange ActionName = "topic_change"
+)
+
 // ActionContinue resumes a stopped pipeline (its progress message's Continue button;
 // Arg is the run's id).
 const ActionContinue ActionName = "continue"

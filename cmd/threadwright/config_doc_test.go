@@ -10,7 +10,7 @@ import (
 	"github.com/threadwright/threadwright/cmd/threadwright/internal/configdoc"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/configuration.md from the settings' desc tags")
+var update = flag.Bool("update", false, "rewrite docs/configuration.md from the settings' desc tags, and docs/playground.png from the browser test")
 
 // configReferenceIntro opens docs/configuration.md, under its title.
 const configReferenceIntro = `

@@ -257,6 +257,7 @@ func TestE2EOneHeaderEveryDoor(t *testing.T) {
 
 	asked := h.post(general, alice, "We need an article on schema migrations", "")
 	h.mention(asked, alice, "start blog")
+	h.click(asked, alice, "Keep this topic", "") // a topic from an earlier message is held
 	h.latest(asked, "A: Direction A", "")
 	threads = append(threads, asked)
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,6 +271,23 @@ func (p *page) screenshot(name string) {
 	}
 }
 
+// updateDoc copies the screenshot taken last, named name, to path (a doc image)
+// when the test runs with -update: go test ./cmd/threadwright -run
+// TestPlaygroundInBrowser -update.
+func (p *page) updateDoc(name, path string) {
+	p.t.Helper()
+	if !*update {
+		return
+	}
+	png, err := os.ReadFile(filepath.Join(p.artifacts, fmt.Sprintf("%02d-%s.png", p.shots, name)))
+	if err != nil {
+		p.t.Fatalf("the screenshot for %s: %v", path, err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
 // send types text into a composer and sends it.
 func (p *page) send(composer, text string) {
 	p.t.Helper()
@@ -328,7 +344,19 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Fatalf("demo banner %q", banner)
 	}
 	p.run(chromedp.Click(`[data-channel="C0GENERAL"]`))
+	// An empty channel says what to try in it; so does the DM with the app.
+	hint := p.until("the empty channel's hint", `(() => { const h = document.querySelector("#messages .empty-hint"); return h ? h.textContent : ""; })()`)
+	for _, want := range []string{"Try one of these", "@threadwright what is 17 * 23?", "/threadwright start product-brief", "/threadwright start blog "} {
+		if !strings.Contains(hint, want) {
+			t.Errorf("the empty channel's hint lacks %q: %q", want, hint)
+		}
+	}
 	p.screenshot("channel")
+	p.run(chromedp.Click(`[data-channel="D0ALICE"]`))
+	if dm := p.until("the empty DM's hint", `(() => { const h = document.querySelector("#messages .empty-hint"); return h ? h.textContent : ""; })()`); !strings.Contains(dm, "what is 17 * 23?") || strings.Contains(dm, "/threadwright") {
+		t.Errorf("the empty DM's hint %q", dm)
+	}
+	p.run(chromedp.Click(`[data-channel="C0GENERAL"]`))
 
 	// A mention, answered in its thread.
 	p.send("#composer", "@threadwright what is 17*23?")
@@ -346,7 +374,10 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	root := p.newThread("the workflow", before)
 	p.run(chromedp.Click(fmt.Sprintf(`#channel [data-thread-open=%q]`, root)))
 	p.clickButton("#thread", "A")
-	p.screenshot("option-chosen")
+	p.until("the first artifact for review", botMessage("Request changes"))
+	p.scrollTo("Request changes", "end")
+	p.screenshot("workflow")
+	p.updateDoc("workflow", filepath.Join("..", "..", "docs", "playground.png"))
 
 	// Request changes through the modal.
 	p.clickButton("#thread", "Request changes")
@@ -452,6 +483,17 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	p.screenshot("article")
 	p.scrollTo("Meta description:", "end")
 	p.screenshot("article-checks")
+
+	// The blog done: the article approved, the report attached.
+	p.clickButton("#thread", "Approve")
+	p.until("the blog's report", `(() => { const a = [...document.querySelectorAll("#thread a.file-link")].find(a => a.textContent.includes("blog")); return a ? a.textContent : ""; })()`)
+	p.scrollTo("are approved", "end")
+	p.screenshot("blog-done")
+
+	// The assistant view, beside the channel.
+	p.run(chromedp.Click(`[data-channel="C0GENERAL"]`), chromedp.Click("#assistant-open"))
+	p.until("the assistant view's suggested prompts", `(() => document.querySelectorAll("#thread button.prompt").length >= 3 ? "yes" : "")()`)
+	p.screenshot("assistant-view")
 }
 
 // botMessage is JavaScript that returns the text (innerText) of the last bot message
@@ -465,95 +507,6 @@ func botMessage(text string) string {
 func (p *page) scrollTo(text, block string) {
 	p.t.Helper()
 	p.eval(fmt.Sprintf(`(() => { const m = [...document.querySelectorAll("#thread .message.bot")].filter(m => m.innerText.includes(%q)).pop(); if (m) m.scrollIntoView({block: %q}); return ""; })()`, text, block))
-}
-
-// hostilePage is a page of another site, open in the browser where the developer
-// uses the playground (TARGET is the playground's URL). It tries what any page can:
-// a form that posts as the bot with the token the playground used to have, a post
-// in a person's name, and reading the workspace. It sets window.results when done.
-const hostilePage = `<!doctype html><title>hostile</title>
-<iframe name="sink"></iframe>
-<form id="form" method="POST" action="TARGETapi/chat.postMessage" target="sink">
-<input name="token" value="xoxb-emulator"><input name="channel" value="C0GENERAL"><input name="text" value="pwned by a form">
-</form>
-<script>
-(async () => {
-  const r = {};
-  const sunk = new Promise(resolve => document.querySelector("iframe").onload = resolve);
-  document.getElementById("form").submit();
-  await sunk;
-  try {
-    await fetch("TARGETui/post", {method: "POST", mode: "no-cors", credentials: "include",
-      body: JSON.stringify({user: "U0ALICE", channel: "C0GENERAL", text: "@threadwright pwned by fetch"})});
-    r.post = "sent";
-  } catch (e) { r.post = "blocked"; }
-  try {
-    const res = await fetch("TARGETui/state?user=U0ALICE", {credentials: "include"});
-    r.read = "read " + res.status;
-  } catch (e) { r.read = "blocked"; }
-  window.results = JSON.stringify(r);
-})();
-</script>`
-
-// TestPlaygroundRefusesHostilePages: with the playground open in the browser, a page
-// of another origin cannot post as the bot, post as a person or read the workspace,
-// and a DNS name rebound to 127.0.0.1 (Chromium's host resolver rules stand in for
-// the attacker's DNS server) gets 421 for the page and its state.
-func TestPlaygroundRefusesHostilePages(t *testing.T) {
-	chromium := chromiumPath(t)
-	url, _ := startDev(t, nil)
-	port := url[strings.LastIndex(url, ":")+1 : len(url)-1]
-	p := newPage(t, chromium, "playground-hostile", chromedp.Flag("host-resolver-rules", "MAP rebind.test 127.0.0.1"))
-
-	// The developer has the playground open: the browser holds its session cookie.
-	p.run(chromedp.Navigate(url+"?user=U0ALICE"), chromedp.WaitVisible(`[data-channel="C0GENERAL"]`))
-
-	hostile := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, strings.ReplaceAll(hostilePage, "TARGET", url))
-	}))
-	defer hostile.Close()
-	p.run(chromedp.Navigate(hostile.URL))
-	results := p.until("the hostile page's attempts", `window.results || ""`)
-	if strings.Contains(results, `"read":"read`) {
-		t.Errorf("the hostile page read the workspace: %s", results)
-	}
-
-	// Nothing was posted: the page's state, read as the developer's browser does.
-	client := sessionClient(t)
-	resp, err := client.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	resp, err = client.Get(url + "ui/state?user=U0ALICE&channel=C0GENERAL")
-	if err != nil {
-		t.Fatal(err)
-	}
-	state, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || strings.Contains(string(state), "pwned") {
-		t.Fatalf("after the hostile page (%s), #general: %d %s", results, resp.StatusCode, state)
-	}
-
-	// DNS rebinding: the same server under another name answers 421.
-	for _, path := range []string{"", "ui/state?user=U0ALICE"} {
-		res, err := chromedp.RunResponse(p.ctx, chromedp.Navigate("http://rebind.test:"+port+"/"+path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Status != http.StatusMisdirectedRequest {
-			t.Errorf("http://rebind.test:%s/%s: status %d, want 421", port, path, res.Status)
-		}
-	}
-	// localhost is the same machine: the page loads.
-	res, err := chromedp.RunResponse(p.ctx, chromedp.Navigate("http://localhost:"+port+"/"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Status != http.StatusOK {
-		t.Errorf("http://localhost:%s/: status %d", port, res.Status)
-	}
 }
 
 // TestDevTokensPerRun: each `threadwright dev` run makes its emulator hardened, with

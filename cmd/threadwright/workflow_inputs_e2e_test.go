@@ -64,9 +64,10 @@ func TestE2EStartWithTopic(t *testing.T) {
 	h.latest(other, "A: Direction A", "")
 
 	// A subject stated in the thread before the start fills the topic
-	// (workflow.StatedSubject).
+	// (workflow.StatedSubject), held on the start card until it is kept.
 	asked := h.post(general, alice, "We need an article on zero-downtime schema migrations", "")
 	h.mention(asked, alice, "start blog")
+	h.click(asked, alice, "Keep this topic", "")
 	h.firstOptionsAbout(3, "zero-downtime schema migrations")
 	h.latest(asked, "A: Direction A", "")
 
@@ -108,4 +109,50 @@ func TestE2EStartWordsAreAQuestion(t *testing.T) {
 	if n := len(h.optionsRequests()); n != 0 {
 		t.Errorf("%d options requests: the question started a workflow", n)
 	}
+}
+
+// TestE2EChangeHeldTopic: a topic taken from an earlier message is held on the start
+// card, and nothing is written, until it is kept or changed; someone who may not
+// restart cannot change it; the starter changes it through the modal, and the first
+// options are written for the new topic, never for the old one.
+func TestE2EChangeHeldTopic(t *testing.T) {
+	const bob = "U0BOB"
+	h := newWorkflowHarness(t)
+	h.start()
+
+	thread := h.post(general, bob, "We need an article on zero-downtime schema migrations", "")
+	h.mention(thread, alice, "start blog")
+	h.latest(thread, "Change topic", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "The topic comes from <@"+bob+">'s message above. Nothing is written yet") {
+		t.Fatalf("the start card does not say where the topic came from:\n%s", tr)
+	}
+	if n := len(h.optionsRequests()); n != 0 {
+		t.Fatalf("%d options requests before the topic was kept or changed", n)
+	}
+
+	// Bob stated the subject but did not start the run: changing it is the
+	// starter's, as restarting is.
+	h.submitModal(thread, bob, "Change topic", "", "Kubernetes for cats")
+	h.waitEphemeral(general, bob, "may keep or change the topic")
+	if n := len(h.optionsRequests()); n != 0 {
+		t.Fatalf("bob's change ran: %d options requests", n)
+	}
+
+	h.submitModal(thread, alice, "Change topic", "", "Go generics for data engineers")
+	h.firstOptionsAbout(0, "Go generics for data engineers")
+	h.latest(thread, "A: Direction A", "")
+	for _, r := range h.optionsRequests() {
+		// The earlier message stays in the thread's history; the topic is the new one.
+		if sys := r.SystemPrompt(); strings.Contains(sys, "(`topic`): zero-downtime") || strings.Contains(sys, "about: zero-downtime") || strings.Contains(sys, "Kubernetes") {
+			t.Errorf("an options request is about another topic:\n%s", r.SystemPrompt())
+		}
+	}
+	tr := h.transcript(thread)
+	if !strings.Contains(tr, "<@"+alice+"> changed the topic.") || !strings.Contains(tr, "Go generics for data engineers") {
+		t.Errorf("the start card does not show the change:\n%s", tr)
+	}
+	if h.find(h.emu.BotMessages(general, thread)[0].TS, "Change topic", "") != nil {
+		t.Error("the start card still offers to change the topic")
+	}
+	assertNoSlackErrors(t, h.harness)
 }

@@ -123,9 +123,10 @@ type answering struct {
 func (s *Handler) begin(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) *answering {
 	r.AllowStop()
 	r.SetStatus(ctx, turns.StatusThinking)
+	lang := render.UILang(render.TextLocale(prompt.Text))
 	a := &answering{h: s, r: r, cp: cp, prompt: prompt, msgs: msgs,
-		prog: &progressCard{s: s, r: r, log: r.Log, key: r.In.Key, inputID: r.In.ID, out: r.Out}}
-	a.stream = s.newAnswerStream(ctx, r, prompt.UserID)
+		prog: &progressCard{s: s, r: r, log: r.Log, key: r.In.Key, inputID: r.In.ID, out: r.Out, lang: lang}}
+	a.stream = s.newAnswerStream(ctx, r, prompt.UserID, lang)
 	if a.stream != nil {
 		a.prompt.AnswerSink = a.stream
 		if a.stream.tm != nil {
@@ -152,8 +153,8 @@ func (a *answering) stopStream() string {
 func (a *answering) stopped(fctx context.Context, by conversation.Stopped, usage conversation.Usage) error {
 	a.r.Log.Info("turn stopped", "by", by.By, "new_message", by.NewMessage)
 	a.stopStream()
-	a.prog.finish(fctx, "⏹ Stopped.") // the reply says by whom and why
-	return a.r.Finish(fctx, a.cp.Conversation, turns.Ending{Msgs: a.msgs, Reply: render.StoppedNote(by), Answer: true, Notice: true, Usage: usage,
+	a.prog.finish(fctx, render.Tr(a.lang(), "progress.stopped")) // the reply says by whom and why
+	return a.r.Finish(fctx, a.cp.Conversation, turns.Ending{Msgs: a.msgs, Reply: render.StoppedNote(a.lang(), by), Answer: true, Notice: true, Usage: usage,
 		Update: func(st *conversation.State) { st.ToolApproval = nil }, Rebase: true})
 }
 
@@ -171,7 +172,7 @@ func (a *answering) failed(ctx, fctx context.Context, err error, usage conversat
 		// another replica, or here after the restart; the thread says so, and
 		// the progress message loses its Stop.
 		a.stopStream()
-		a.prog.finish(fctx, "⏸ Interrupted by a restart; I'll pick this up again in a moment.")
+		a.prog.finish(fctx, render.Tr(a.lang(), "progress.restarting"))
 		r.ClearStatus()
 		return true, err
 	}
@@ -206,7 +207,7 @@ func (a *answering) failed(ctx, fctx context.Context, err error, usage conversat
 // streamed answer ends with it, and the session context keeps what the tools found.
 func (a *answering) answered(fctx context.Context, out outcome, reply string, meta json.RawMessage, err error) error {
 	r := a.r
-	a.prog.finish(fctx, render.DoneNote(out.tools))
+	a.prog.finish(fctx, render.DoneNote(a.lang(), out.tools))
 	if len(out.outOfScope) > 0 {
 		reply = render.OutOfScopeReply(a.lang(), out.outOfScope)
 		r.Log.Info("items out of scope", "count", len(out.outOfScope))

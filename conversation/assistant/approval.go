@@ -31,23 +31,24 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 	a := r.In.Action
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
-		s.tellClicker(ctx, r, a.UserID, "This confirmation is no longer current, so nothing was run.")
+		s.tellClicker(ctx, r, a.UserID, render.Tr("en", "approval.not_current"))
 		return r.Drop(ctx, conversation.InputDropped)
 	}
 	if err != nil {
 		return err
 	}
 	ap := cp.Conversation.State.ToolApproval
+	lang := approvalLang(ap)
 	switch {
 	case ap == nil || ap.ID != a.Action.Arg:
-		s.tellClicker(ctx, r, a.UserID, "This confirmation is no longer current, so nothing was run.")
+		s.tellClicker(ctx, r, a.UserID, render.Tr(lang, "approval.not_current"))
 		return s.unchanged(ctx, r, cp)
 	case a.UserID != ap.UserID:
-		s.tellClicker(ctx, r, a.UserID, fmt.Sprintf("Sorry, only <@%s>, who asked, can approve or deny this.", ap.UserID))
+		s.tellClicker(ctx, r, a.UserID, render.Tr(lang, "approval.not_yours", ap.UserID))
 		return s.unchanged(ctx, r, cp)
 	case a.Action.Name == conversation.ActionApproveTool && !render.ShowArguments(ap.Tool.Arguments).Fits:
 		// The card had no Approve: what it could not show cannot be approved from it.
-		s.tellClicker(ctx, r, a.UserID, "These arguments are too large to check on a card, so this call cannot be approved here, and nothing was run. Deny it, then ask for something smaller.")
+		s.tellClicker(ctx, r, a.UserID, render.Tr(lang, "approval.cannot_approve"))
 		return s.unchanged(ctx, r, cp)
 	}
 	approved := a.Action.Name == conversation.ActionApproveTool
@@ -59,9 +60,9 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 			return err
 		}
 	}
-	note := fmt.Sprintf("✓ Approved by <@%s>.", a.UserID)
+	note := render.Tr(lang, "approval.approved", a.UserID)
 	if !approved {
-		note = fmt.Sprintf("✗ Denied by <@%s>: not run.", a.UserID)
+		note = render.Tr(lang, "approval.denied", a.UserID)
 	}
 	fctx, cancel := r.Final(ctx)
 	s.closeApprovalCard(fctx, r, ap, note)
@@ -114,7 +115,7 @@ func (s *Handler) VoidToolApproval(ctx context.Context, r *turns.Run, cp *conver
 	r.Log.Info("a newer message voids the pending tool confirmation", "tool", ap.Tool.Name)
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
-	s.closeApprovalCard(fctx, r, ap, "⊘ Not run: a newer message arrived before anyone decided.")
+	s.closeApprovalCard(fctx, r, ap, render.Tr(approvalLang(ap), "approval.voided"))
 	cp.Conversation.State.ToolApproval = nil
 	return []conversation.Message{{Role: conversation.RoleAssistant,
 		Text: fmt.Sprintf("(I did not finish this: `%s` needed <@%s>'s confirmation, and a newer message came first, so it did not run.)", ap.Tool.Name, ap.UserID)}}
@@ -125,7 +126,7 @@ func (s *Handler) closeApprovalCard(ctx context.Context, r *turns.Run, ap *conve
 	if ap.CardTS == "" || r.Out.Lost() {
 		return
 	}
-	card := render.ApprovalCard(r.In.Key, ap)
+	card := render.ApprovalCard(approvalLang(ap), r.In.Key, ap)
 	card.Blocks = append(card.Blocks[:len(card.Blocks)-1], conversation.Block{Kind: conversation.BlockContext, Text: note})
 	if err := s.cfg.Messenger.UpdateCard(ctx, r.In.Key, ap.CardTS, card); err != nil {
 		r.Log.Warn("confirmation card not updated", "ts", ap.CardTS, "error", err)
@@ -147,4 +148,13 @@ func (s *Handler) unchanged(ctx context.Context, r *turns.Run, cp *conversation.
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	return r.Finish(fctx, cp.Conversation, turns.Ending{Rebase: true})
+}
+
+// approvalLang is the language of ap's card and of what its clicks answer: that of
+// the request that asked for the call (English for none).
+func approvalLang(ap *conversation.ToolApproval) string {
+	if ap == nil {
+		return "en"
+	}
+	return render.UILang(render.TextLocale(ap.Request))
 }

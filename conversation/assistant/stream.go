@@ -62,15 +62,16 @@ type answerStream struct {
 	at        time.Time           // the last append
 }
 
-// newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
-func (s *Handler) newAnswerStream(ctx context.Context, r *turns.Run, userID string) *answerStream {
+// newAnswerStream returns the stream for a turn when the Messenger can stream, or nil;
+// lang is the language of its Stop button.
+func (s *Handler) newAnswerStream(ctx context.Context, r *turns.Run, userID, lang string) *answerStream {
 	sm, ok := s.cfg.Messenger.(conversation.StreamingMessenger)
 	if !ok || s.cfg.NoStreaming || r.Out.Revising() != "" {
 		return nil // an answer replacing an earlier one is posted, not streamed
 	}
 	a := &answerStream{s: s, log: r.Log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.Out, key: r.In.Key, userID: userID}
 	if tm, ok := sm.(conversation.TaskStreamingMessenger); ok {
-		a.tm, a.stopCard = tm, render.StreamStopCard(r.In.Key, r.In.ID)
+		a.tm, a.stopCard = tm, render.StreamStopCard(lang, r.In.Key, r.In.ID)
 	} else {
 		a.tasksOff = true
 	}

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -37,7 +36,8 @@ func (c Cards) Failed(text, inputID string) conversation.Card {
 }
 
 // Started announces the workflow run ws, with its filled inputs; a topic taken from
-// an earlier message (State.TopicFrom) says so, and how to start on another.
+// an earlier message (State.TopicFrom) says so, and while the run holds it
+// (State.TopicHeld) the card offers to keep it or change it.
 func (c Cards) Started(ws *workflow.State) conversation.Card {
 	user := ws.StartedBy
 	var titles []string
@@ -52,14 +52,31 @@ func (c Cards) Started(ws *workflow.State) conversation.Card {
 	blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: text})
 	if in := c.inputs(ws); in != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockSection, Text: in})
-		if ws.TopicFrom != "" {
-			blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: Tr(c.Lang, "topic.from", ws.TopicFrom, c.Def.Name)})
+		switch {
+		case ws.TopicHeld:
+			blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: Tr(c.Lang, "topic.held", ws.TopicFrom)}, c.topicButtons(ws))
+		case ws.TopicFrom != "":
+			blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: Tr(c.Lang, "topic.from", ws.TopicFrom)})
 		}
 	}
 	if n := c.toolNotices(c.Def.Order()); n != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: n})
 	}
 	return conversation.Card{Text: text, Blocks: blocks}
+}
+
+// topicButtons keep the topic ws holds, or open a modal to change it
+// (State.TopicHeld), with the topic as it is.
+func (c Cards) topicButtons(ws *workflow.State) conversation.Block {
+	topic := ""
+	if in := c.Def.TopicInput(); in != nil {
+		topic = ws.Inputs[in.ID]
+	}
+	return conversation.Block{Kind: conversation.BlockActions, Buttons: []conversation.Button{
+		{Label: Tr(c.Lang, "topic.keep"), Style: "primary", Action: c.action(conversation.ActionTopicKeep, "", 0, "")},
+		{Label: Tr(c.Lang, "topic.change"), Action: c.action(conversation.ActionTopicChange, "", 0, ""), Modal: &conversation.Modal{
+			Title: Tr(c.Lang, "topic.modal_title"), Label: Tr(c.Lang, "topic.modal_label"), Submit: Tr(c.Lang, "topic.modal_submit"), Initial: topic}},
+	}}
 }
 
 // inputs shows the run's filled inputs, one "*Label:* value" line each.
@@ -86,8 +103,10 @@ func (c Cards) Title(id string) string {
 // "" without one. After an automatic revision (PriorEval set), which nobody asked
 // for, it is labelled as automatic, the editor's "Revised as asked:" is taken off
 // its lines, and it first lists the criteria the revision now meets, as the
-// evaluation judged them (autoFixed). A Slack context block's text is at most 3000
-// characters.
+// evaluation judged them (autoFixed). A claim that a change asked for was made
+// (workflow.ClaimRe) is checked where a check can judge it (workflow.ClaimFound):
+// one the text does not bear out says the change was not found instead. A Slack
+// context block's text is at most 3000 characters.
 func (c Cards) note(a *workflow.Artifact, st *workflow.ArtifactState) string {
 	auto := st.PriorEval != nil
 	var lines []string
@@ -99,7 +118,12 @@ func (c Cards) note(a *workflow.Artifact, st *workflow.ArtifactState) string {
 	for line := range strings.Lines(st.Note) {
 		line = strings.Trim(strings.TrimSpace(line), "_*")
 		if auto {
-			line = strings.TrimSpace(askedRe.ReplaceAllString(line, ""))
+			line = strings.TrimSpace(workflow.ClaimRe.ReplaceAllString(line, "$1"))
+		} else if m := workflow.ClaimRe.FindStringSubmatch(line); m != nil {
+			if judged, found := workflow.ClaimFound(m[1], st.Text); judged && !found {
+				// The editor says it made the change; the text does not show it.
+				line = Tr(c.Lang, "note.not_found", strings.TrimRight(strings.TrimSpace(m[1]), "."))
+			}
 		}
 		if line != "" {
 			lines = append(lines, "_"+shorten(line, 600)+"_")
@@ -114,9 +138,6 @@ func (c Cards) note(a *workflow.Artifact, st *workflow.ArtifactState) string {
 	}
 	return "✏️ *" + label + ":* " + shorten(strings.Join(lines, "\n"), 2800)
 }
-
-// askedRe is the start of an editor's note that claims a person asked for it.
-var askedRe = regexp.MustCompile(`(?i)^(?:revised|written|edited|updated|rewritten)(?: as asked)?:\s*`)
 
 // autoFixed says which criteria st's automatic revision made pass, failing in
 // PriorEval and passing in Eval ("now meets: Names the audience; Has a price"), in

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,20 +58,27 @@ func goldenCards(t *testing.T, lang string) map[string]any {
 	revised := &workflow.ArtifactState{Status: workflow.StatusGenerated, Rev: 3, Text: "Students skip dinner.", Note: "_Revised as asked: named the students._",
 		PriorEval: []workflow.CriterionResult{{ID: "who", Pass: false, Reason: "Nobody is named."}, {ID: "nosolution", Pass: true}, {ID: "evidence", Pass: true}},
 		Eval:      []workflow.CriterionResult{{ID: "who", Pass: true}, {ID: "nosolution", Pass: true}, {ID: "evidence", Pass: true}}}
+	claimed := &workflow.ArtifactState{Status: workflow.StatusGenerated, Rev: 4, Text: "Students skip dinner.", Note: "_Revised as asked: mention commuting parents._",
+		Eval: []workflow.CriterionResult{{ID: "who", Pass: true}, {ID: "nosolution", Pass: true}, {ID: "evidence", Pass: true}}}
 	enhanced := &workflow.ArtifactState{Status: workflow.StatusGenerated, Rev: 1, Text: "Dinner in ten minutes.", Enhancement: workflow.EnhanceSkipped,
 		Eval: []workflow.CriterionResult{{ID: "short", Pass: true}}}
 	ws.Artifacts["problem"], ws.Artifacts["pitch"] = revised, enhanced
 	stale := &workflow.StaleList{Changed: "problem", Rows: []workflow.StaleRow{{Artifact: "pitch"}}}
 	now := time.Date(2026, 12, 1, 22, 47, 0, 0, time.UTC)
+	held := ws.Clone()
+	held.TopicHeld = true
 	piped := ws.Clone()
 	piped.Pipeline = &workflow.PipelineState{ID: "p1", StartedAt: now.Add(-90 * time.Second), Artifacts: []string{"pitch"}}
 	inputs := []workflow.Input{{ID: "topic", Label: "What is it about?", Required: true, Type: workflow.InputText}}
 	return map[string]any{
 		"started":         c.Started(ws),
+		"started_held":    c.Started(held),
+		"status_held":     c.Status(held, workflow.Machine{Def: def}.Waiting(held)),
 		"options":         c.Live(problem, options),
 		"review_failing":  c.Live(problem, failing),
 		"review_revised":  c.Live(problem, revised),
 		"review_enhanced": c.Live(pitch, enhanced),
+		"review_claimed":  c.Live(problem, claimed),
 		"approved":        c.Closed(problem, revised, "✓ "+Tr(lang, "approved_by", "U1")),
 		"menu":            c.MenuCard(problem, revised),
 		"meaning":         c.Meaning(problem, revised, "shorter?"),
@@ -93,7 +101,10 @@ func goldenCards(t *testing.T, lang string) map[string]any {
 // -update rewrites them.
 func TestGolden(t *testing.T) {
 	for _, lang := range []string{"en", "ru"} {
-		for name, v := range goldenCards(t, lang) {
+		all := goldenCards(t, lang)
+		maps.Copy(all, goldenAssistantCards(lang))
+		maps.Copy(all, goldenPipelineCards(t, lang))
+		for name, v := range all {
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)
 			enc.SetEscapeHTML(false) // "<@U1>" as Slack gets it

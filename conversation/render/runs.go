@@ -52,6 +52,10 @@ func Waiting(lang string, def *workflow.Definition, w workflow.Waiting) string {
 	switch {
 	case w.Bot:
 		return step + Tr(lang, "run.bot")
+	case w.Action == workflow.PermRestart && w.Anyone:
+		return step + Tr(lang, "run.topic_anyone")
+	case w.Action == workflow.PermRestart:
+		return step + Tr(lang, "run.topic", people(lang, w.People))
 	case w.Status == workflow.StatusOptionsGenerated:
 		return step + Tr(lang, "run.pick")
 	case w.Anyone && w.Action == workflow.PermKeep:

@@ -119,58 +119,109 @@ func slackCode(s string) string {
 	return s
 }
 
-// ArgumentsFile is the file that goes with a card whose arguments are not shown
+// ArgumentsFile is the file, in lang, that goes with a card whose arguments are not shown
 // whole (Arguments.Complete false): the arguments as indented JSON (as written when
 // they are not JSON), named for the tool.
-func ArgumentsFile(p conversation.PendingTool) conversation.File {
+func ArgumentsFile(lang string, p conversation.PendingTool) conversation.File {
 	content := p.Arguments
 	var v any
 	if json.Unmarshal([]byte(p.Arguments), &v) == nil {
 		content = encodeJSON(v, "  ")
 	}
 	return conversation.File{
-		Name: p.Name + "-arguments.json", Title: "Arguments of " + p.Name, Content: []byte(content),
-		Comment: fmt.Sprintf("All the arguments of `%s`, as it would be called.", p.Name),
+		Name: p.Name + "-arguments.json", Title: Tr(lang, "approval.file_title", p.Name), Content: []byte(content),
+		Comment: Tr(lang, "approval.file_comment", p.Name),
 	}
 }
 
-// ApprovalCard is the confirmation card of ap: the tool, why it needs confirmation,
-// its arguments in a code block (ShowArguments), and Approve / Deny (always the last
-// block). Arguments not shown whole are in the file that goes with it
-// (ArgumentsFile); when not every key fits, there is Deny alone and the card says
+// ApprovalCard is the confirmation card of ap, in lang: the tool, why it needs
+// confirmation, its arguments in a code block (ShowArguments), and Approve / Deny
+// (always the last block). Arguments not shown whole are in the file that goes with
+// it (ArgumentsFile); when not every key fits, there is Deny alone and the card says
 // why and what to do.
-func ApprovalCard(key conversation.Key, ap *conversation.ToolApproval) conversation.Card {
+func ApprovalCard(lang string, key conversation.Key, ap *conversation.ToolApproval) conversation.Card {
 	name := ap.Tool.Name
-	why := "This tool can change things outside this thread."
+	why := Tr(lang, "approval.why")
 	switch ap.Tool.Reason {
 	case conversation.ApprovalDestructive:
-		why = "This tool may delete or overwrite data."
+		why = Tr(lang, "approval.why_destructive")
 	case conversation.ApprovalAfterUntrusted:
-		why = "Content from outside (a web page or search results) was read while answering, so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you."
+		why = Tr(lang, "approval.why_untrusted")
 	}
 	action := func(n conversation.ActionName) conversation.Action {
 		return conversation.Action{Name: n, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ap.ID}
 	}
 	args := ShowArguments(ap.Tool.Arguments)
-	note := fmt.Sprintf("Only <@%s> can decide. A new message in this thread cancels this request.", ap.UserID)
+	note := Tr(lang, "approval.only", ap.UserID)
 	buttons := []conversation.Button{
-		{Label: "Approve", Style: "primary", Action: action(conversation.ActionApproveTool)},
-		{Label: "Deny", Style: "danger", Action: action(conversation.ActionDenyTool)},
+		{Label: Tr(lang, "approve"), Style: "primary", Action: action(conversation.ActionApproveTool)},
+		{Label: Tr(lang, "approval.deny"), Style: "danger", Action: action(conversation.ActionDenyTool)},
 	}
 	switch {
 	case !args.Fits:
-		note = "These arguments are too large to check on a card, so this call cannot be approved here; they are all in the file below. Deny it, then ask for something smaller, or do it yourself. " + note
+		note = Tr(lang, "approval.too_large") + " " + note
 		buttons = buttons[1:]
 	case !args.Complete:
-		note = "Long values are cut here; the file below has every argument in full. " + note
+		note = Tr(lang, "approval.cut") + " " + note
 	}
 	return conversation.Card{
-		Text: fmt.Sprintf("Confirm a tool call: %s", name),
+		Text: Tr(lang, "approval.text", name),
 		Blocks: []conversation.Block{
-			{Kind: conversation.BlockSection, Text: fmt.Sprintf("*<@%s>, may I run `%s`?*\n%s", ap.UserID, name, why)},
+			{Kind: conversation.BlockSection, Text: Tr(lang, "approval.ask", ap.UserID, name) + "\n" + why},
 			{Kind: conversation.BlockSection, Text: "```\n" + args.Text + "\n```"},
 			{Kind: conversation.BlockContext, Text: note},
 			{Kind: conversation.BlockActions, Buttons: buttons},
 		},
+	}
+}
+
+// The words of the tool confirmation (ApprovalCard and what its clicks answer),
+// added to the catalogs of i18n.go.
+func init() {
+	for lang, words := range map[string]map[string]string{
+		"en": {
+			"approval.text":            "Confirm a tool call: %s",
+			"approval.ask":             "*<@%s>, may I run `%s`?*",
+			"approval.why":             "This tool can change things outside this thread.",
+			"approval.why_destructive": "This tool may delete or overwrite data.",
+			"approval.why_untrusted":   "Content from outside (a web page or search results) was read while answering, so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you.",
+			"approval.only":            "Only <@%s> can decide. A new message in this thread cancels this request.",
+			"approval.too_large":       "These arguments are too large to check on a card, so this call cannot be approved here; they are all in the file below. Deny it, then ask for something smaller, or do it yourself.",
+			"approval.cut":             "Long values are cut here; the file below has every argument in full.",
+			"approval.deny":            "Deny",
+			"approval.approved":        "✓ Approved by <@%s>.",
+			"approval.denied":          "✗ Denied by <@%s>: not run.",
+			"approval.voided":          "⊘ Not run: a newer message arrived before anyone decided.",
+			"approval.not_current":     "This confirmation is no longer current, so nothing was run.",
+			"approval.not_yours":       "Sorry, only <@%s>, who asked, can approve or deny this.",
+			"approval.cannot_approve":  "These arguments are too large to check on a card, so this call cannot be approved here, and nothing was run. Deny it, then ask for something smaller.",
+			"approval.not_shown":       "I wanted to run `%s`, which needs your confirmation, but I could not show the buttons. Please ask again.",
+			"approval.file_title":      "Arguments of %s",
+			"approval.file_comment":    "All the arguments of `%s`, as it would be called.",
+		},
+		"ru": {
+			"approval.text":            "Подтвердите вызов инструмента: %s",
+			"approval.ask":             "*<@%s>, можно запустить `%s`?*",
+			"approval.why":             "Этот инструмент может что-то изменить за пределами этой ветки.",
+			"approval.why_destructive": "Этот инструмент может удалить или перезаписать данные.",
+			"approval.why_untrusted":   "Во время ответа было прочитано содержимое извне (веб-страница или результаты поиска), поэтому инструменту, который что-то меняет, нужно ваше согласие: просьба запустить его могла прийти из этого содержимого, а не от вас.",
+			"approval.only":            "Решить может только <@%s>. Новое сообщение в этой ветке отменяет этот запрос.",
+			"approval.too_large":       "Эти аргументы слишком велики, чтобы проверить их на карточке, поэтому этот вызов здесь не подтвердить; все они в файле ниже. Отклоните его и попросите что-нибудь поменьше или сделайте это сами.",
+			"approval.cut":             "Длинные значения здесь обрезаны; в файле ниже все аргументы целиком.",
+			"approval.deny":            "Отклонить",
+			"approval.approved":        "✓ Подтвердил(а) <@%s>.",
+			"approval.denied":          "✗ Отклонил(а) <@%s>: не запущено.",
+			"approval.voided":          "⊘ Не запущено: новое сообщение пришло раньше, чем кто-то решил.",
+			"approval.not_current":     "Это подтверждение уже неактуально, поэтому ничего не запущено.",
+			"approval.not_yours":       "Извините, подтвердить или отклонить это может только <@%s>, который(ая) спрашивал(а).",
+			"approval.cannot_approve":  "Эти аргументы слишком велики, чтобы проверить их на карточке, поэтому этот вызов здесь не подтвердить, и ничего не запущено. Отклоните его и попросите что-нибудь поменьше.",
+			"approval.not_shown":       "Я хотел запустить `%s`, для этого нужно ваше подтверждение, но не смог показать кнопки. Спросите, пожалуйста, ещё раз.",
+			"approval.file_title":      "Аргументы %s",
+			"approval.file_comment":    "Все аргументы `%s`, с которыми он был бы вызван.",
+		},
+	} {
+		for k, v := range words {
+			catalogs[lang][k] = v
+		}
 	}
 }

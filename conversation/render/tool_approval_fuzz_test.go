@@ -31,7 +31,7 @@ func FuzzApprovalCard(f *testing.F) {
 	key := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.2"}
 	f.Fuzz(func(t *testing.T, args string) {
 		ap := &conversation.ToolApproval{ID: "a", UserID: "U1", Tool: conversation.PendingTool{Name: "mail__send", Arguments: args}}
-		c := ApprovalCard(key, ap)
+		c := ApprovalCard("en", key, ap)
 		block := c.Blocks[1].Text
 		if n := utf8.RuneCountInString(block); n > 3000 {
 			t.Fatalf("the arguments' section has %d characters, over Block Kit's 3,000", n)

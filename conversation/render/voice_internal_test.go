@@ -110,3 +110,28 @@ artifacts:
 		}
 	}
 }
+
+// TestRevisionClaimChecked: an editor's "Revised as asked: mention commuting
+// parents" stays on the card when the text bears it out, and gives way to "not
+// found" when it does not; a claim no check can judge stays as written.
+func TestRevisionClaimChecked(t *testing.T) {
+	def, err := workflow.Parse("t.yaml", []byte("name: t\ntitle: T\nartifacts:\n  - {id: a, title: A}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, lang, note, text, want, not string
+	}{
+		{"Found", "en", "_Revised as asked: mention commuting parents._", "It suits parents who commute.", "Revised as asked: mention commuting parents", "not found"},
+		{"Missing", "en", "_Revised as asked: mention commuting parents._", "Students cook late and alone.", "Asked for: mention commuting parents. This change was not found in the text.", "Revised as asked"},
+		{"MissingRussian", "ru", "_Revised as asked: упомяните студентов._", "Это удобно родителям.", "Просили: упомяните студентов. В тексте этого изменения не видно.", "Revised as asked"},
+		{"NotJudged", "en", "_Revised as asked: make it shorter._", "Short.", "Revised as asked: make it shorter", "not found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := cardText(t, tc.lang, def, "a", &workflow.ArtifactState{Status: workflow.StatusGenerated, Rev: 2, Text: tc.text, Note: tc.note})
+			if !strings.Contains(got, tc.want) || strings.Contains(got, tc.not) {
+				t.Errorf("card has no %q, or has %q:\n%s", tc.want, tc.not, got)
+			}
+		})
+	}
+}

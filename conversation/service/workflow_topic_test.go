@@ -3,11 +3,16 @@ package service_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
 // TestWorkflowTopicFromThread: a start without a topic takes it from an earlier
 // message of the thread only when that message states a subject ("we need a post
-// on …"), and its start card says whose message it came from and how to use another;
+// on …"), and its start card says whose message it came from and holds it, writing
+// nothing, until the person who may restart keeps it or changes it (then the first
+// options are written for the topic decided);
 // a question asked of the bot (the assistant view's earlier question) is never the
 // topic: the blog asks for one, and the product brief starts without one.
 func TestWorkflowTopicFromThread(t *testing.T) {
@@ -52,8 +57,53 @@ func TestWorkflowTopicFromThread(t *testing.T) {
 			}
 		}
 		h.msgr.mu.Unlock()
-		if posted := strings.Join(blocks, "\n"); !strings.Contains(posted, "The topic comes from <@U2>'s message above. Meant another? `cancel`, then `start blog <your topic>`.") {
+		if posted := strings.Join(blocks, "\n"); !strings.Contains(posted, "The topic comes from <@U2>'s message above. Nothing is written yet: keep it, or change it first.") {
 			t.Errorf("the start card does not say where the topic came from:\n%s", posted)
+		}
+		if st := ws.Artifacts["plan"]; !ws.TopicHeld || (st != nil && st.Status != workflow.StatusPending) {
+			t.Fatalf("the run went on before the topic was kept or changed: held %v, outline %+v", ws.TopicHeld, st)
+		}
+		h.say("U1", "sounds good") // a reply does not decide: the buttons do
+		if !h.state().TopicHeld {
+			t.Fatal("a reply released the held topic")
+		}
+		h.clickRev("U2", conversation.ActionTopicChange, "", 0, "", "Go generics")
+		if ws := h.state(); !ws.TopicHeld {
+			t.Fatal("someone who may not restart changed the topic")
+		}
+		h.clickRev("U1", conversation.ActionTopicChange, "", 0, "", "Go generics for data engineers")
+		ws = h.state()
+		if ws.TopicHeld || ws.TopicFrom != "" || ws.Inputs["topic"] != "Go generics for data engineers" || ws.Inputs["wordcount"] != "1500" {
+			t.Fatalf("after the change: held %v, from %q, inputs %v", ws.TopicHeld, ws.TopicFrom, ws.Inputs)
+		}
+		if st := ws.Artifacts["plan"]; st.Status != workflow.StatusOptionsGenerated {
+			t.Fatalf("the outline's options were not written after the change: %q", st.Status)
+		}
+		h.clickRev("U1", conversation.ActionTopicKeep, "", 0, "", "")
+		if ws := h.state(); ws.Inputs["topic"] != "Go generics for data engineers" || ws.Artifacts["plan"].Rev != 1 {
+			t.Fatalf("a second decision changed the run: %v, outline rev %d", ws.Inputs, ws.Artifacts["plan"].Rev)
+		}
+	})
+	t.Run("InputsGivenByTheAPI", func(t *testing.T) {
+		h := newWF(t, "U1")
+		h.say("U2", "We need a post on schema migrations for the platform team.")
+		h.n++
+		h.do(conversation.Input{ID: "api:start", Key: key, Kind: conversation.KindCommand, Command: &conversation.CommandInput{
+			Source: conversation.SourceAPI, UserID: "U1", Line: "start blog", Inputs: map[string]string{"topic": "Go generics"}}})
+		ws := h.state()
+		if ws.TopicHeld || ws.TopicFrom != "" || ws.Inputs["topic"] != "Go generics" || ws.Artifacts["plan"] == nil {
+			t.Fatalf("a start whose inputs give the topic: held %v, from %q, inputs %v", ws.TopicHeld, ws.TopicFrom, ws.Inputs)
+		}
+	})
+	t.Run("KeepTheHeldTopic", func(t *testing.T) {
+		h := newWF(t, "U1")
+		h.say("U2", "We need a post on schema migrations for the platform team.")
+		h.drain()
+		h.say("U1", "start blog")
+		h.clickRev("U1", conversation.ActionTopicKeep, "", 0, "", "")
+		ws := h.state()
+		if ws.TopicHeld || ws.TopicFrom != "U2" || ws.Inputs["topic"] != "schema migrations for the platform team" || ws.Artifacts["plan"].Status != workflow.StatusOptionsGenerated {
+			t.Fatalf("after keeping: held %v, from %q, inputs %v, outline %q", ws.TopicHeld, ws.TopicFrom, ws.Inputs, ws.Artifacts["plan"].Status)
 		}
 	})
 	t.Run("GivenTopicWins", func(t *testing.T) {

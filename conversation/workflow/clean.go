@@ -3,6 +3,7 @@ package workflow
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // placeholderRe matches a square-bracketed template slot such as "[product]" or
@@ -90,4 +91,77 @@ func SplitNotes(text string) (clean, note string) {
 	}
 	clean = blankLinesRe.ReplaceAllString(revisionNoteRe.ReplaceAllString(text, ""), "\n\n")
 	return strings.TrimSpace(clean), strings.Join(notes, "\n")
+}
+
+// ClaimRe reads an editor's claim that it made a change a person asked for: its
+// verb and what was asked ("Revised as asked: mention commuting parents").
+var ClaimRe = regexp.MustCompile(`(?i)^(?:revised|written|edited|updated|rewritten)(?: as asked)?:\s*(.*)$`)
+
+// asksTakeInRe reads a request that asks the text to take something in, in English
+// or Russian: "mention commuting parents" → "commuting parents".
+var asksTakeInRe = regexp.MustCompile(`(?i)^(?:please\s+|пожалуйста,?\s+)?(?:mention|add|include|cover|talk about|say something about|refer to|name|cite|упомяни(?:те)?|добавь(?:те)?|включи(?:те)?|назови(?:те)?|укажи(?:те)?|расскажи(?:те)? о|напиши(?:те)? о|процитируй(?:те)?)\s+(.+)$`)
+
+// quotedRe matches a phrase in quotes: "…", “…”, «…».
+var quotedRe = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|«([^»]+)»`)
+
+// claimStopWords are words a request's object has that the text need not repeat.
+var claimStopWords = map[string]bool{
+	"the": true, "a": true, "an": true, "and": true, "or": true, "of": true, "for": true, "to": true, "in": true, "on": true,
+	"about": true, "some": true, "also": true, "more": true, "with": true, "their": true, "its": true, "our": true, "your": true,
+	"that": true, "this": true, "these": true, "those": true, "who": true, "how": true, "why": true, "what": true, "it": true,
+	"и": true, "или": true, "о": true, "об": true, "про": true, "для": true, "в": true, "на": true, "с": true, "по": true, "их": true, "ещё": true, "еще": true, "тоже": true,
+}
+
+// ClaimFound judges a claim that asked (what a person asked for, a ClaimRe's second
+// group) was done in text. judged is false when no check can tell (asked is not a
+// request to take words in: "make it shorter"); otherwise found says whether the
+// text has every content word of the quoted phrases, or of what the request asks
+// to take in, by their stems ("commuting parents" is found in "parents who commute").
+func ClaimFound(asked, text string) (judged, found bool) {
+	asked = strings.TrimRight(strings.TrimSpace(asked), ".!")
+	var wanted []string
+	for _, m := range quotedRe.FindAllStringSubmatch(asked, -1) {
+		wanted = append(wanted, m[1]+m[2]+m[3])
+	}
+	if len(wanted) == 0 {
+		m := asksTakeInRe.FindStringSubmatch(asked)
+		if m == nil {
+			return false, false
+		}
+		wanted = []string{m[1]}
+	}
+	body := strings.ToLower(text)
+	for _, phrase := range wanted {
+		for _, w := range strings.FieldsFunc(strings.ToLower(phrase), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if claimStopWords[w] || len([]rune(w)) < 3 {
+				continue
+			}
+			judged = true
+			if !strings.Contains(body, stem(w)) {
+				return true, false
+			}
+		}
+	}
+	return judged, judged
+}
+
+// stem cuts a lower-case word to a stem that its other forms share: an English
+// ending (-ing, -ed, -es, -s) or a Russian one (its last one or two letters).
+func stem(w string) string {
+	r := []rune(w)
+	if r[0] >= 'а' && r[0] <= 'я' || r[0] == 'ё' {
+		switch {
+		case len(r) >= 7:
+			return string(r[:len(r)-2])
+		case len(r) >= 5:
+			return string(r[:len(r)-1])
+		}
+		return w
+	}
+	for _, suffix := range []string{"ing", "ed", "es", "s", "e"} {
+		if s := strings.TrimSuffix(w, suffix); s != w && len(s) >= 4 {
+			return s
+		}
+	}
+	return w
 }

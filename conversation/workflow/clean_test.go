@@ -131,3 +131,30 @@ func TestWrittenKeepsNoteApart(t *testing.T) {
 		t.Errorf("b = text %q, note %q", st.Text, st.Note)
 	}
 }
+
+// TestClaimFound: a claim that the text took something in is judged by its words'
+// stems; a request no word check can judge is not judged.
+func TestClaimFound(t *testing.T) {
+	for _, tc := range []struct {
+		name, asked, text string
+		judged, found     bool
+	}{
+		{"Found", "mention commuting parents", "It suits parents who commute by train.", true, true},
+		{"FoundCase", "Add the price.", "The PRICES start at $5.", true, true},
+		{"Missing", "mention commuting parents", "Students cook late and alone.", true, false},
+		{"OneWordMissing", "include busy students and parents", "Busy students cook late.", true, false},
+		{"Quoted", `use the phrase "ten minutes"`, "Dinner in ten minutes.", true, true},
+		{"QuotedMissing", `say «быстрый ужин»`, "Ужин за час.", true, false},
+		{"Russian", "упомяни работающих родителей", "Это удобно работающим родителям.", true, true},
+		{"RussianMissing", "упомяните студентов", "Это удобно родителям.", true, false},
+		{"NotJudged", "make it shorter", "Short.", false, false},
+		{"OnlyStopWords", "add more", "Anything.", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			judged, found := workflow.ClaimFound(tc.asked, tc.text)
+			if judged != tc.judged || found != tc.found {
+				t.Errorf("ClaimFound(%q, %q) = %v, %v; want %v, %v", tc.asked, tc.text, judged, found, tc.judged, tc.found)
+			}
+		})
+	}
+}

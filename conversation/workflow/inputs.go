@@ -130,18 +130,26 @@ func (d *Definition) FillInputs(text string) map[string]string {
 		}
 	}
 	text = strings.TrimSpace(text)
-	if text == "" || len(d.Inputs) == 0 {
+	target := d.TopicInput()
+	if text == "" || target == nil {
 		return values
 	}
-	target := d.Inputs[0].ID
-	for _, in := range d.Inputs {
-		if in.Required {
-			target = in.ID
-			break
+	values[target.ID] = withoutPreposition(text)
+	return values
+}
+
+// TopicInput is the input a start's text fills (FillInputs): the first required
+// one, else the first; nil when d has no inputs.
+func (d *Definition) TopicInput() *Input {
+	for i := range d.Inputs {
+		if d.Inputs[i].Required {
+			return &d.Inputs[i]
 		}
 	}
-	values[target] = withoutPreposition(text)
-	return values
+	if len(d.Inputs) == 0 {
+		return nil
+	}
+	return &d.Inputs[0]
 }
 
 // topicPrepositions are the words a start's text may open with before its subject

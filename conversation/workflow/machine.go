@@ -384,7 +384,8 @@ type Waiting struct {
 	// Status is that artifact's status.
 	Status ArtifactStatus
 	// Action is what a person must do: PermApprove for a text under review,
-	// PermKeep for a stale one (keep or regenerate), "" for a pick among options
+	// PermKeep for a stale one (keep or regenerate), PermRestart to keep or change
+	// a held topic (State.TopicHeld), "" for a pick among options
 	// (anyone may pick) or while the bot works (Bot).
 	Action Permission
 	// People are the Slack user IDs who may do Action; empty with Anyone or Bot.
@@ -402,6 +403,12 @@ type Waiting struct {
 func (m Machine) Waiting(s *State) Waiting {
 	if s == nil || s.Status != RunRunning {
 		return Waiting{}
+	}
+	if s.TopicHeld && len(m.Def.Artifacts) > 0 {
+		// Nothing is written until the topic is kept or changed (State.TopicHeld).
+		w := Waiting{Artifact: m.Def.Order()[0], Status: StatusPending, Action: PermRestart}
+		w.People, w.Anyone = m.Who(s, PermRestart)
+		return w
 	}
 	for _, id := range m.Def.Order() {
 		st, ok := s.Artifacts[id]

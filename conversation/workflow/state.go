@@ -53,6 +53,12 @@ type State struct {
 	// stated subject (StatedSubject) filled the topic, for a start that gave none;
 	// "" when the start gave it, or nothing did.
 	TopicFrom string `json:"topic_from,omitempty"`
+	// TopicHeld is true while the run waits, before its first artifact is produced,
+	// for a person to keep the topic taken from an earlier message (TopicFrom) or
+	// change it (docs/workflows.md, "Workflows"); TopicTS is then the start card that
+	// asks, whose buttons decide.
+	TopicHeld bool   `json:"topic_held,omitempty"`
+	TopicTS   string `json:"topic_ts,omitempty"`
 	// InputsTS is the ts of the message that asks for the inputs still missing
 	// ("" when none is asked for).
 	InputsTS string `json:"inputs_ts,omitempty"`

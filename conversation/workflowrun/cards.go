@@ -24,9 +24,18 @@ func (t poster) render(ctx context.Context) error {
 				// The thread's first message is the run's header: it becomes this card
 				// rather than getting a second header under it.
 				t.update(ctx, t.key.ThreadTS, card)
-			} else if err := t.postCard(ctx, card, nil); err != nil {
+			} else if err := t.postCard(ctx, card, &t.ws().TopicTS); err != nil {
 				return err
 			}
+			if !t.ws().TopicHeld {
+				t.ws().TopicTS = ""
+			}
+		case evTopic:
+			// The start card loses its buttons and says who decided.
+			card := t.cards().Started(t.ws())
+			card.Blocks = append(card.Blocks, conversation.Block{Kind: conversation.BlockContext, Text: "✓ " + render.Tr(t.lang, "topic."+e.why, e.by)})
+			t.update(ctx, t.ws().TopicTS, card)
+			t.ws().TopicTS = ""
 		case evInputs:
 			t.renderInputs(ctx, e.by) // modal.go
 		case evProgress:

@@ -167,6 +167,8 @@ func (t decoder) action(ctx context.Context, a conversation.ActionInput) error {
 	switch act.Name {
 	case conversation.ActionInputs: // modal.go
 		return t.submitInputs(ctx, a)
+	case conversation.ActionTopicKeep, conversation.ActionTopicChange:
+		return t.decideTopic(ctx, a)
 	case conversation.ActionStop, conversation.ActionContinue:
 		return t.pipelineAction(ctx, act)
 	case conversation.ActionFullText:
@@ -259,8 +261,8 @@ func (t decoder) artifactAction(ctx context.Context, a conversation.ActionInput)
 // any reply tries that again. handled is false when nothing awaits a reply (the
 // assistant answers it then).
 func (t decoder) message(ctx context.Context, text string) (handled bool, err error) {
-	if t.m.Running(t.ws()) != nil {
-		return false, nil
+	if t.m.Running(t.ws()) != nil || t.ws().TopicHeld {
+		return false, nil // a held topic waits for the start card's buttons
 	}
 	if handled, err := t.fillInput(ctx, text); handled {
 		return true, err

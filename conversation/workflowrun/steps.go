@@ -57,12 +57,56 @@ func (t *wfTurn) start(ctx context.Context, name, text, hint string) error {
 	t.ws().TopicFrom = topicFrom
 	if cmd := t.r.In.Command; cmd != nil {
 		maps.Copy(t.ws().Inputs, cmd.Inputs) // the HTTP API's inputs
+		if in := def.TopicInput(); in != nil && cmd.Inputs[in.ID] != "" {
+			t.ws().TopicFrom = "" // the API gave the topic
+		}
 	}
 	t.shown = map[string]workflow.ArtifactState{}
 	t.events = append(t.events, cardEvent{kind: evStarted})
 	if t.askInput() {
 		return nil
 	}
+	if t.ws().TopicFrom != "" {
+		// A topic nobody gave with the start: the start card asks to keep or
+		// change it before anything is written (decideTopic).
+		t.ws().TopicHeld = true
+		return nil
+	}
+	return t.then(ctx, t.advance)
+}
+
+// decideTopic runs a click on the start card of a run that holds its topic
+// (State.TopicHeld): keep it, or change it to a.Text (ActionTopicChange); then the
+// run goes on to its first artifact. Who may decide is who may restart an artifact
+// (workflow.PermRestart). A run that holds no topic refuses it as out of date.
+func (t *wfTurn) decideTopic(ctx context.Context, a conversation.ActionInput) error {
+	ws := t.ws()
+	if ws.Status != workflow.RunRunning || !ws.TopicHeld {
+		return &workflow.Refusal{Reason: workflow.NotCurrent}
+	}
+	if err := t.m.May(ws, workflow.PermRestart, t.user); err != nil {
+		var r *workflow.Refusal
+		if errors.As(err, &r) {
+			t.ephemeral(ctx, render.Tr(t.lang, "not_allowed.topic", t.whoMay(r)))
+			return errTold{r}
+		}
+		return err
+	}
+	changed := a.Action.Name == conversation.ActionTopicChange
+	if changed {
+		topic := strings.TrimSpace(a.Text)
+		if topic == "" {
+			return errUsage{render.Tr(t.lang, "topic.empty")}
+		}
+		for id, v := range t.def().FillInputs(topic) {
+			if in, ok := t.def().Input(id); ok && v != in.Default {
+				ws.Inputs[id] = v // the topic's input; the others keep their values
+			}
+		}
+		ws.TopicFrom = ""
+	}
+	ws.TopicHeld = false
+	t.events = append(t.events, cardEvent{kind: evTopic, by: t.user, why: map[bool]string{true: "changed", false: "kept"}[changed]})
 	return t.then(ctx, t.advance)
 }
 

@@ -96,6 +96,7 @@ const (
 	evKept                      // mark the stale artifact's message kept, in place
 	evProgress                  // post the pipeline's progress message
 	evInputs                    // close the message asking for inputs (by: who filled them); ask for the missing ones
+	evTopic                     // the start card's held topic was decided (by: who; why: "kept" or "changed")
 )
 
 // ws returns the run's state.
@@ -202,23 +203,12 @@ func (t *wfTurn) refusal(ctx context.Context, r *workflow.Refusal) error {
 		t.ephemeral(ctx, render.Tr(t.lang, "not_current"))
 		return errTold{r}
 	case workflow.NotAllowed:
-		var who []string
-		if r.StartedBy != "" {
-			who = append(who, render.Tr(t.lang, "the_starter", r.StartedBy))
-		}
-		if len(r.Approvers) > 0 {
-			names := make([]string, 0, len(r.Approvers))
-			for _, id := range r.Approvers {
-				names = append(names, "<@"+id+">")
-			}
-			who = append(who, render.Tr(t.lang, "approvers", strings.Join(names, ", ")))
-		}
 		key := "not_allowed" // approve and keep
 		switch r.Action {
 		case workflow.PermRestart, workflow.PermEdit, workflow.PermCancel:
 			key += "." + string(r.Action)
 		}
-		t.ephemeral(ctx, render.Tr(t.lang, key, strings.Join(who, render.Tr(t.lang, "or"))))
+		t.ephemeral(ctx, render.Tr(t.lang, key, t.whoMay(r)))
 		return errTold{r}
 	case workflow.NotRunning:
 		return errUsage{render.Tr(t.lang, "none_running")}
@@ -287,3 +277,20 @@ const actionAdvance conversation.ActionName = "advance"
 // message in a workflow thread (a typed command, decision or choice): the message,
 // which the State.Retry input holds, is read again. Only State.Retry holds it.
 const actionTyped conversation.ActionName = "typed"
+
+// whoMay names, in the turn's language, who may do what a NotAllowed refusal r
+// refused: the starter, the approvers, or both.
+func (t *wfTurn) whoMay(r *workflow.Refusal) string {
+	var who []string
+	if r.StartedBy != "" {
+		who = append(who, render.Tr(t.lang, "the_starter", r.StartedBy))
+	}
+	if len(r.Approvers) > 0 {
+		names := make([]string, 0, len(r.Approvers))
+		for _, id := range r.Approvers {
+			names = append(names, "<@"+id+">")
+		}
+		who = append(who, render.Tr(t.lang, "approvers", strings.Join(names, ", ")))
+	}
+	return strings.Join(who, render.Tr(t.lang, "or"))
+}
