@@ -19,10 +19,10 @@ func answerLang(in *conversation.Input) string {
 
 // answerFailed ends an assistant turn that could not answer: its failure message
 // (text) is posted with a Retry button that answers the message of failed again
-// (State.Retry), in place of what the turn streamed (streamTS, when set). It returns
+// (State.Retry), in place of the messages the turn streamed (streamTS, oldest first). It returns
 // the posted message's ts ("" when Slack refused it too: the caller posts the text
 // as a plain reply).
-func (s *Handler) answerFailed(ctx context.Context, r *turns.Run, text string, failed *conversation.Input, streamTS string) (string, error) {
+func (s *Handler) answerFailed(ctx context.Context, r *turns.Run, text string, failed *conversation.Input, streamTS []string) (string, error) {
 	c := render.Cards{Lang: answerLang(failed), Key: r.In.Key}
 	card := c.Failed(text, failed.ID)
 	ts, err := r.Out.PostCardReplacing(ctx, card, streamTS)
