@@ -63,8 +63,8 @@ type answerStream struct {
 	// had ended the stream before its Stop (it expired): its text is untagged.
 	msgs  []string
 	ended bool
-	buf       strings.Builder     // text waiting to be appended
-	at        time.Time           // the last append
+	buf   strings.Builder // text waiting to be appended
+	at    time.Time       // the last append
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
