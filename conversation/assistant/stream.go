@@ -58,13 +58,14 @@ type answerStream struct {
 	stale     bool                // text was appended that a Reset voided
 	full      bool                // streamLimit reached: the rest goes to PostReply
 	sent      strings.Builder     // the text appended to the stream
+	buf       strings.Builder     // text waiting to be appended
+	at        time.Time           // the last append
+
 	// msgs are the messages of the stream once stopped, oldest first (more than one
 	// once it continued in a fresh message: Stream.Messages); ended is set when Slack
 	// had ended the stream before its Stop (it expired): its text is untagged.
 	msgs  []string
 	ended bool
-	buf   strings.Builder // text waiting to be appended
-	at    time.Time       // the last append
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil.
