@@ -300,6 +300,7 @@ func (s *Handler) AnswerQuestion(ctx context.Context, r *turns.Run, cp *conversa
 		Text:     history.Clip(question, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
 	}
+	prompt.Viewing = s.viewing(ctx, r, cp) // the agent view's (agentview.go)
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State)
 	return s.respond(ctx, r, cp, prompt, nil)
 }

@@ -3,6 +3,7 @@ package assistant
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
@@ -46,5 +47,11 @@ func retryOf(r *turns.Run) *conversation.Input {
 	}
 	in := r.In
 	in.Attempts, in.Status, in.Action = 0, "", nil
+	// A merged burst (docs/architecture.md, "Double texting") is answered again
+	// whole; its messages are done, saved with the failed turn.
+	in.Burst = slices.Clone(in.Burst)
+	for i := range in.Burst {
+		in.Burst[i].Attempts, in.Burst[i].Status, in.Burst[i].Burst = 0, conversation.InputDone, nil
+	}
 	return &in
 }
