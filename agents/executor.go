@@ -531,14 +531,17 @@ func viewingMessage(v *conversation.Viewing) *openai.ChatCompletionMessage {
 	if v.Purpose != "" {
 		fmt.Fprintf(&about, "Channel purpose: %s\n", v.Purpose)
 	}
-	for _, n := range v.Names {
-		fmt.Fprintf(&about, "Open: %s\n", n)
-	}
 	if about.Len() > 0 {
 		b.WriteString(ToolOutput("slack_context", TrustInternal, strings.TrimSpace(about.String())))
 		b.WriteString("\n")
 	}
-	if v.Untrusted() {
+	if len(v.Names) > 0 {
+		// Anyone may name a canvas or a list: their names are data, like a message.
+		b.WriteString("The canvases and lists they have open, by name:\n")
+		b.WriteString(ToolOutput("slack_canvas", TrustUntrusted, strings.Join(v.Names, "\n")))
+		b.WriteString("\n")
+	}
+	if strings.TrimSpace(v.Message) != "" {
 		b.WriteString("The message they are viewing:\n")
 		b.WriteString(ToolOutput("slack_message", TrustUntrusted, v.Message))
 	}
