@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -389,6 +390,18 @@ func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.
 	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	msgs = AppendHistory(msgs, p.History)
 	if p.Resume != nil {
+		// The paused turn's request ends the history: what the person views goes
+		// before it, as it did when the turn began (the view is read afresh).
+		if m := viewingMessage(p.Viewing); m != nil {
+			i := len(msgs)
+			for j := len(msgs) - 1; j > 0; j-- {
+				if msgs[j].Role == openai.ChatMessageRoleUser {
+					i = j
+					break
+				}
+			}
+			msgs = slices.Insert(msgs, i, *m)
+		}
 		return msgs, nil
 	}
 	if m := sessionMessage(p.Entities); m != nil {
