@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -389,6 +390,18 @@ func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.
 	msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	msgs = AppendHistory(msgs, p.History)
 	if p.Resume != nil {
+		// The paused turn's request ends the history: what the person views goes
+		// before it, as it did when the turn began (the view is read afresh).
+		if m := viewingMessage(p.Viewing); m != nil {
+			i := len(msgs)
+			for j := len(msgs) - 1; j > 0; j-- {
+				if msgs[j].Role == openai.ChatMessageRoleUser {
+					i = j
+					break
+				}
+			}
+			msgs = slices.Insert(msgs, i, *m)
+		}
 		return msgs, nil
 	}
 	if m := sessionMessage(p.Entities); m != nil {
@@ -531,14 +544,17 @@ func viewingMessage(v *conversation.Viewing) *openai.ChatCompletionMessage {
 	if v.Purpose != "" {
 		fmt.Fprintf(&about, "Channel purpose: %s\n", v.Purpose)
 	}
-	for _, n := range v.Names {
-		fmt.Fprintf(&about, "Open: %s\n", n)
-	}
 	if about.Len() > 0 {
 		b.WriteString(ToolOutput("slack_context", TrustInternal, strings.TrimSpace(about.String())))
 		b.WriteString("\n")
 	}
-	if v.Untrusted() {
+	if len(v.Names) > 0 {
+		// Anyone may name a canvas or a list: their names are data, like a message.
+		b.WriteString("The canvases and lists they have open, by name:\n")
+		b.WriteString(ToolOutput("slack_canvas", TrustUntrusted, strings.Join(v.Names, "\n")))
+		b.WriteString("\n")
+	}
+	if strings.TrimSpace(v.Message) != "" {
 		b.WriteString("The message they are viewing:\n")
 		b.WriteString(ToolOutput("slack_message", TrustUntrusted, v.Message))
 	}

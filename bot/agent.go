@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -137,8 +138,8 @@ func NewAgent(api *slack.Client, log *slog.Logger) *Agent {
 // the first channel's name and purpose (conversations.info; scopes channels:read,
 // groups:read), the first message's text (conversations.replies; channels:history,
 // groups:history), cut to MaxViewedMessageChars, and the names of canvases and lists
-// (files.info; files:read). What cannot be read is left out; the error is the first
-// failure, for the log.
+// shared in a conversation the bot is a member of (files.info; files:read). What
+// cannot be read is left out; the error is the first failure, for the log.
 func (a *Agent) ReadViewing(ctx context.Context, team string, items []conversation.ViewedItem) (conversation.Viewing, error) {
 	var v conversation.Viewing
 	var first error
@@ -147,27 +148,36 @@ func (a *Agent) ReadViewing(ctx context.Context, team string, items []conversati
 			first = err
 		}
 	}
-	member := map[string]bool{}
-	isMember := func(id string) bool {
-		if ok, seen := member[id]; seen {
-			return ok
+	infos := map[string]*slack.Channel{} // nil: the bot is no member, or unknown
+	in := func(id string) *slack.Channel {
+		if ch, seen := infos[id]; seen {
+			return ch
 		}
 		ch, err := a.api.GetConversationInfoContext(ctx, &slack.GetConversationInfoInput{ChannelID: id})
 		if err != nil {
 			note(fmt.Errorf("conversations.info %s: %w", id, err))
 		}
-		member[id] = err == nil && ch.IsMember
-		if member[id] && v.ChannelName == "" {
+		if err != nil || !ch.IsMember {
+			ch = nil
+		}
+		infos[id] = ch
+		return ch
+	}
+	isMember := func(id string) bool { return in(id) != nil }
+	// described: the first channel viewed (or a viewed message's) the bot is in.
+	described := func(id string) bool {
+		ch := in(id)
+		if ch != nil && v.ChannelName == "" {
 			v.ChannelName, v.Purpose = ch.Name, textcut.Runes(ch.Purpose.Value, 250)
 		}
-		return member[id]
+		return ch != nil
 	}
 	for _, it := range items {
 		switch it.Kind {
 		case conversation.ViewedChannel:
-			isMember(it.ID)
+			described(it.ID)
 		case conversation.ViewedMessage:
-			if v.Message != "" || !isMember(it.ChannelID) {
+			if v.Message != "" || !described(it.ChannelID) {
 				continue
 			}
 			msgs, _, _, err := a.api.GetConversationRepliesContext(ctx, &slack.GetConversationRepliesParameters{
@@ -185,6 +195,11 @@ func (a *Agent) ReadViewing(ctx context.Context, team string, items []conversati
 			f, _, _, err := a.api.GetFileInfoContext(ctx, it.ID, 0, 0)
 			if err != nil {
 				note(fmt.Errorf("files.info %s: %w", it.ID, err))
+				continue
+			}
+			// Named only when it is shared in a conversation the bot is a member of.
+			shared := slices.Concat(f.Channels, f.Groups, f.IMs)
+			if !slices.ContainsFunc(shared, isMember) {
 				continue
 			}
 			if name := textcut.Runes(cmp.Or(f.Title, f.Name), 120); name != "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -462,6 +463,8 @@ type stream struct {
 	// DefaultStreamRotation).
 	started time.Time
 	fresh   func(ctx context.Context) (*stream, error)
+	// earlier are the messages the stream continued from, oldest first (Messages).
+	earlier []string
 	// stopped tells the Messenger that the stream started at its argument stopped
 	// (SetStatus sets no status while a stream is open).
 	stopped func(started time.Time)
@@ -506,13 +509,27 @@ func (s *stream) Stop(ctx context.Context, final bool) (string, error) {
 		defer s.stopped(s.started)
 	}
 	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts, opts...); err != nil {
-		var se slack.SlackErrorResponse
-		if errors.As(err, &se) && se.Err == "message_not_in_streaming_state" {
-			return s.ts, nil // Slack halted it already: the session's native Stop (agent_session_stopped)
+		if streamEnded(err) {
+			// Slack ended it already: it expired, or the session's native Stop
+			// (agent_session_stopped) halted it. Its text stays, untagged.
+			return s.ts, fmt.Errorf("chat.stopStream: %w", conversation.ErrStreamEnded)
 		}
 		return s.ts, fmt.Errorf("chat.stopStream: %w", err)
 	}
 	return s.ts, nil
+}
+
+// Messages implements conversation.Stream: the messages the stream continued from
+// (rotateIfOld), then its current one.
+func (s *stream) Messages() []string {
+	return append(slices.Clone(s.earlier), s.ts)
+}
+
+// streamEnded reports whether err is Slack's message_not_in_streaming_state: the
+// stream expired, or was stopped by the person.
+func streamEnded(err error) bool {
+	var se slack.SlackErrorResponse
+	return errors.As(err, &se) && se.Err == "message_not_in_streaming_state"
 }
 
 var _ conversation.Permalinker = (*Messenger)(nil)

@@ -44,6 +44,7 @@ func (s *stream) rotateIfOld(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("continue the stream in a fresh message: %w", err)
 	}
+	s.earlier = append(s.earlier, s.ts)
 	s.ts, s.started, s.chars = next.ts, next.started, 0
 	return nil
 }

@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -58,6 +59,7 @@ func TestStreamRotatesBeforeSlackExpires(t *testing.T) {
 		want.WriteString(piece)
 		clk.add(30 * time.Second)
 	}
+	written := st.Messages()
 	last, err := st.Stop(ctx, true)
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +77,9 @@ func TestStreamRotatesBeforeSlackExpires(t *testing.T) {
 	}
 	if got.String() != want.String() {
 		t.Errorf("the messages show %q; want %q", got.String(), want.String())
+	}
+	if len(written) != 2 || written[0] != msgs[0].TS || written[1] != msgs[1].TS {
+		t.Errorf("the stream says it wrote %v; want %s, %s", written, msgs[0].TS, msgs[1].TS)
 	}
 	if msgs[len(msgs)-1].TS != last {
 		t.Errorf("Stop returned %s; want the last message, %s", last, msgs[len(msgs)-1].TS)
@@ -96,5 +101,8 @@ func TestStreamRotatesBeforeSlackExpires(t *testing.T) {
 	clk.add(emulator.DefaultStreamExpiry)
 	if err := st.Append(ctx, "late"); err == nil || !strings.Contains(err.Error(), "message_not_in_streaming_state") {
 		t.Fatalf("append after the expiry: %v; want message_not_in_streaming_state", err)
+	}
+	if _, err := st.Stop(ctx, true); !errors.Is(err, conversation.ErrStreamEnded) {
+		t.Errorf("stop after the expiry: %v; want conversation.ErrStreamEnded", err)
 	}
 }

@@ -73,6 +73,9 @@ func (s taskStream) UpdateTasks(ctx context.Context, planTitle string, tasks ...
 	if len(chunks) == 0 {
 		return nil
 	}
+	if err := s.rotateIfOld(ctx); err != nil {
+		return err
+	}
 	if _, _, err := s.api.AppendStreamContext(ctx, s.channel, s.ts, slack.MsgOptionChunks(chunks...)); err != nil {
 		return fmt.Errorf("chat.appendStream: %w", err)
 	}

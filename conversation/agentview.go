@@ -88,7 +88,8 @@ type Viewing struct {
 	// Message is the text of the message viewed (conversations.replies): written by
 	// anyone, it reaches the model as untrusted data and taints the turn.
 	Message string `json:"message,omitempty"`
-	// Names are the canvases and lists viewed, by name (files.info).
+	// Names are the canvases and lists viewed, by name (files.info): named by anyone,
+	// they reach the model as untrusted data and taint the turn, as Message does.
 	Names []string `json:"names,omitempty"`
 }
 
@@ -98,8 +99,8 @@ func (v Viewing) Empty() bool {
 }
 
 // Untrusted reports whether v holds content anyone may have written that the turn
-// must treat as untrusted (a message's text).
-func (v Viewing) Untrusted() bool { return strings.TrimSpace(v.Message) != "" }
+// must treat as untrusted (a message's text, a canvas's or list's name).
+func (v Viewing) Untrusted() bool { return strings.TrimSpace(v.Message) != "" || len(v.Names) > 0 }
 
 // ViewReader is implemented by a Messenger that can read what a person views
 // (bot.Messenger: conversations.info, conversations.replies, files.info). It reads

@@ -79,8 +79,9 @@ type Input struct {
 	// Burst are the person's later messages merged into this one by the merge
 	// policy (DoubleTextingMerge), oldest first: the turn answers them all at once and
 	// its save marks them done (Turn.Merged). Set by the runtime when the turn
-	// begins, never stored.
-	Burst []Input `json:"-"`
+	// begins; never enqueued, but kept with a failed turn's input for its Retry
+	// (State.Retry), there marked InputDone.
+	Burst []Input `json:"burst,omitempty"`
 }
 
 // BurstMessages returns the person's messages in's turn answers: its Message and
@@ -110,11 +111,14 @@ func compareTS(a, b string) int {
 	return cmp.Or(strings.Compare(as, bs), strings.Compare(af, bf))
 }
 
-// BurstIDs returns the ids of in's Burst (Turn.Merged).
+// BurstIDs returns the ids of in's Burst still pending (Turn.Merged): not those a
+// failed turn answered already, whose Retry answers the burst again (InputDone).
 func (in Input) BurstIDs() []string {
 	var ids []string
 	for _, b := range in.Burst {
-		ids = append(ids, b.ID)
+		if b.Status != InputDone {
+			ids = append(ids, b.ID)
+		}
 	}
 	return ids
 }

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"errors"
 )
 
 // AssistantThreads is implemented by a Messenger that can dress an assistant thread
@@ -133,9 +134,21 @@ type Stream interface {
 	Append(ctx context.Context, markdown string) error
 	// Stop ends the message, setting its tag with final as Tag.Final (whether the
 	// streamed text completes the reply), and returns its ts (known even when Stop
-	// fails, once the stream was started).
+	// fails, once the stream was started). Errors: ErrStreamEnded when Slack had
+	// ended the stream already (it expired, or the person's native Stop): its text
+	// stays, without the tag.
 	Stop(ctx context.Context, final bool) (ts string, err error)
+	// Messages returns the ts of the messages the stream wrote, oldest first: more
+	// than one once it continued in a fresh message before Slack's stream expiry
+	// (docs/operations.md, "Reply bounds"). Their texts, in order, are what was
+	// appended, each piece once.
+	Messages() []string
 }
+
+// ErrStreamEnded is Stream.Stop's error when Slack had ended the stream already
+// (chat.stopStream's message_not_in_streaming_state): its text stays, but it carries
+// no tag, so the caller writes the answer into it (chat.update).
+var ErrStreamEnded = errors.New("conversation: stream ended by Slack")
 
 // ModalOpener is a Messenger that opens a modal (Slack's views.open) for the
 // trigger_id of a slash command or a click, which Slack accepts for 3 seconds. The

@@ -74,8 +74,9 @@ type Config struct {
 	ExecutorInstructions         string `envconfig:"EXECUTOR_INSTRUCTIONS" desc:"Markdown or text file added to the executor's and the planner's system prompt, e.g. the deployment's workflow patterns (docs/tools.md, \"Executor instructions\"); a \"## Tool rules\" section in it replaces the built-in tool rules; at most 16 KiB"`
 	ExecutorInstructionsChannels string `envconfig:"EXECUTOR_INSTRUCTIONS_CHANNELS" desc:"Per-channel instruction files used instead of EXECUTOR_INSTRUCTIONS, e.g. C123:/etc/threadwright/support.md,C456:/etc/threadwright/eng.md"`
 
-	StreamAnswers    bool `envconfig:"STREAM_ANSWERS" group:"Answers" default:"true" desc:"Stream the assistant's answer into the thread as it is written (chat.startStream, appendStream, stopStream; appends at most about once a second); where Slack refuses, the answer is posted when done. Answers longer than about 3,500 characters stream their beginning and post the rest"`
-	MaxReplyMessages int  `envconfig:"MAX_REPLY_MESSAGES" default:"10" desc:"Slack messages one reply takes at most. The rest of a longer reply is uploaded to the thread as rest-of-answer.txt, and the last message says so (docs/operations.md, \"Reply bounds\")"`
+	StreamAnswers    bool          `envconfig:"STREAM_ANSWERS" group:"Answers" default:"true" desc:"Stream the assistant's answer into the thread as it is written (chat.startStream, appendStream, stopStream; appends at most about once a second); where Slack refuses, the answer is posted when done. Answers longer than about 3,500 characters stream their beginning and post the rest"`
+	StreamRotation   time.Duration `envconfig:"STREAM_ROTATION" group:"Answers" default:"4m" desc:"Age at which a streamed answer goes on in a fresh message below it: Slack ends a stream about five minutes after it starts (docs/operations.md, \"Reply bounds\"). No text is lost or repeated"`
+	MaxReplyMessages int           `envconfig:"MAX_REPLY_MESSAGES" default:"10" desc:"Slack messages one reply takes at most. The rest of a longer reply is uploaded to the thread as rest-of-answer.txt, and the last message says so (docs/operations.md, \"Reply bounds\")"`
 
 	MCPConfig string `envconfig:"MCP_CONFIG" group:"Tools" desc:"YAML file of MCP servers whose tools the agent may call (docs/tools.md, \"MCP servers\"); unset: none"`
 
@@ -203,6 +204,7 @@ func (c *Config) checks() []envCheck {
 		{c.HistoryMessages > 0, "HISTORY_MESSAGES", "a whole number above 0"},
 		{c.HistoryTokens > 0, "HISTORY_TOKENS", "a whole number above 0"},
 		{c.MaxReplyMessages > 0, "MAX_REPLY_MESSAGES", "a whole number above 0"},
+		{c.StreamRotation > 0, "STREAM_ROTATION", "a duration above 0, such as 4m"},
 		{c.AgentSurface == string(bot.SurfaceAgent) || c.AgentSurface == string(bot.SurfaceAssistant), "AGENT_SURFACE", "agent or assistant"},
 		{c.FetchMaxBytes > 0, "FETCH_MAX_BYTES", "a whole number of bytes above 0"},
 		{c.FetchTimeout > 0, "FETCH_TIMEOUT", "a positive duration"},

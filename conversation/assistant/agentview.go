@@ -74,11 +74,18 @@ func (s *Handler) agentEvent(ctx context.Context, r *turns.Run) error {
 // viewing returns what the model is told of what the person views, for the turn of
 // a thread in the agent view's Messages tab (a DM), nil elsewhere or when nothing is
 // known. It records the viewed channel in cp's state, whose strategy and tool policy
-// then apply (contextChannel), and which the turn saves.
+// then apply (contextChannel), and which the turn saves. A turn of a click (a tool's
+// approval resumes the turn it paused) is told too, read afresh from the Messages
+// tab's state, which is stored: after a restart as well.
 func (s *Handler) viewing(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint) *conversation.Viewing {
-	msg := r.In.Message
-	if !s.cfg.AgentView || msg == nil || !msg.Direct {
+	if !s.cfg.AgentView {
 		return nil
+	}
+	switch msg := r.In.Message; {
+	case msg != nil && !msg.Direct:
+		return nil
+	case msg == nil && cp.Conversation.State.Assistant == nil:
+		return nil // a thread whose messages were never in the Messages tab
 	}
 	tab, ok := r.MessagesTab(ctx)
 	if !ok || tab.Assistant == nil {

@@ -98,7 +98,7 @@ func (s *Handler) respond(ctx context.Context, r *turns.Run, cp *conversation.Ch
 		reply = s.failureMessage(a.lang(), err, "")
 	}
 	if out.pending != nil && err == nil {
-		if ts := a.stopStream(); ts != "" {
+		for _, ts := range a.stopStream() {
 			_ = s.cfg.Messenger.Delete(fctx, r.In.Key, ts) // text from before the tool calls
 		}
 		return s.askToolApproval(fctx, r, cp, a.prompt, out.pending, msgs, out.usage, a.prog)
@@ -139,11 +139,11 @@ func (s *Handler) begin(ctx context.Context, r *turns.Run, cp *conversation.Chec
 // lang is the language of the answer's notices: the question's.
 func (a *answering) lang() string { return render.UILang(render.TextLocale(a.prompt.Text)) }
 
-// stopStream stops the streamed answer, if any, and returns the ts of its message
-// ("" for none).
-func (a *answering) stopStream() string {
+// stopStream stops the streamed answer, if any, and returns the ts of its messages,
+// oldest first (none for none).
+func (a *answering) stopStream() []string {
 	if a.stream == nil {
-		return ""
+		return nil
 	}
 	return a.stream.stop(false)
 }
@@ -260,7 +260,7 @@ func (a *answering) postRetried(fctx context.Context, e *turns.Ending, failed *c
 	case perr != nil:
 		a.r.Log.Error("answer not posted", "error", perr)
 		text := a.h.failureMessage(answerLang(failed), conversation.FailedAt(conversation.CauseSlack, perr), "retry.answer")
-		fts, ferr := a.h.answerFailed(fctx, a.r, text, failed, "")
+		fts, ferr := a.h.answerFailed(fctx, a.r, text, failed, nil)
 		if ferr != nil {
 			return ferr
 		}
@@ -301,6 +301,7 @@ func (s *Handler) AnswerQuestion(ctx context.Context, r *turns.Run, cp *conversa
 		Text:     history.Clip(question, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
 	}
+	prompt.Viewing = s.viewing(ctx, r, cp) // the agent view's (agentview.go)
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State)
 	return s.respond(ctx, r, cp, prompt, nil)
 }

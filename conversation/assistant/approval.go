@@ -77,6 +77,7 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 		Entities: cp.Conversation.State.Entities,
 		Resume:   &conversation.Resume{Pending: ap.Tool, Approved: approved, Interrupted: interrupted, By: a.UserID},
 	}
+	prompt.Viewing = s.viewing(ctx, r, cp)                          // the agent view's, as the paused turn's
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
 	if interrupted {
 		r.Log.Warn("an approved tool call was begun by an earlier run that did not finish; it is not run again", "tool", ap.Tool.Name)

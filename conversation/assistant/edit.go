@@ -78,7 +78,9 @@ func (s *Handler) answerEdited(ctx context.Context, r *turns.Run, cp *conversati
 	r.RewriteMessages(conversation.MessageRewrite{SlackTS: msg.TS, Text: msg.Text})
 	r.Out.ReviseAnswer(answerTS)
 	s.compact(ctx, r.Log, cp)
-	return s.respond(ctx, r, cp, s.againPrompt(r.In.Key, cp, msg), nil)
+	prompt := s.againPrompt(r.In.Key, cp, *msg)
+	prompt.Viewing = s.viewing(ctx, r, cp) // the agent view's, as the first answer's
+	return s.respond(ctx, r, cp, prompt, nil)
 }
 
 // noteChange saves the run's rewrites of the history without a reply, keeping the

@@ -3,6 +3,7 @@ package assistant
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
@@ -19,10 +20,10 @@ func answerLang(in *conversation.Input) string {
 
 // answerFailed ends an assistant turn that could not answer: its failure message
 // (text) is posted with a Retry button that answers the message of failed again
-// (State.Retry), in place of what the turn streamed (streamTS, when set). It returns
+// (State.Retry), in place of the messages the turn streamed (streamTS, oldest first). It returns
 // the posted message's ts ("" when Slack refused it too: the caller posts the text
 // as a plain reply).
-func (s *Handler) answerFailed(ctx context.Context, r *turns.Run, text string, failed *conversation.Input, streamTS string) (string, error) {
+func (s *Handler) answerFailed(ctx context.Context, r *turns.Run, text string, failed *conversation.Input, streamTS []string) (string, error) {
 	c := render.Cards{Lang: answerLang(failed), Key: r.In.Key}
 	card := c.Failed(text, failed.ID)
 	ts, err := r.Out.PostCardReplacing(ctx, card, streamTS)
@@ -46,5 +47,11 @@ func retryOf(r *turns.Run) *conversation.Input {
 	}
 	in := r.In
 	in.Attempts, in.Status, in.Action = 0, "", nil
+	// A merged burst (docs/architecture.md, "Double texting") is answered again
+	// whole; its messages are done, saved with the failed turn.
+	in.Burst = slices.Clone(in.Burst)
+	for i := range in.Burst {
+		in.Burst[i].Attempts, in.Burst[i].Status, in.Burst[i].Burst = 0, conversation.InputDone, nil
+	}
 	return &in
 }

@@ -3,6 +3,7 @@ package assistant
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/history"
@@ -47,25 +48,34 @@ func (s *Handler) Retry(ctx context.Context, r *turns.Run) (handled bool, err er
 	}
 	s.compact(ctx, r.Log, cp)
 	again := *r
-	again.In.Kind, again.In.Message = conversation.KindUserMessage, orig.Message
+	// A merged burst's Retry answers all of its messages (their inputs are done:
+	// Input.BurstIDs leaves them out of the save).
+	again.In.Kind, again.In.Message, again.In.Burst = conversation.KindUserMessage, orig.Message, orig.Burst
 	msg := orig.Message
 	if msg.Direct && msg.ThreadTS == msg.TS && st.Assistant == nil {
 		r.Out.SetBroadcast() // as the first answer was (docs/tools.md, "Assistant view")
 	}
 	s.closeRetriedAnswer(ctx, r, render.UILang(render.TextLocale(msg.Text)))
-	return true, s.respond(ctx, &again, cp, s.againPrompt(r.In.Key, cp, msg), nil)
+	prompt := s.againPrompt(r.In.Key, cp, again.In.BurstMessages()...)
+	prompt.Viewing = s.viewing(ctx, &again, cp) // the agent view's, as the first answer's
+	return true, s.respond(ctx, &again, cp, prompt, nil)
 }
 
-// againPrompt is the prompt that answers msg, a person's message the thread holds,
-// again (a Retry, an edit): the history before it, and the state of cp, compacted.
-func (s *Handler) againPrompt(key conversation.Key, cp *conversation.Checkpoint, msg *conversation.UserMessage) conversation.Prompt {
+// againPrompt is the prompt that answers msgs, a person's messages the thread holds
+// (one, or a merged burst's, oldest first), again (a Retry, an edit): the history
+// before the first, the texts asked as one, and the state of cp, compacted.
+func (s *Handler) againPrompt(key conversation.Key, cp *conversation.Checkpoint, msgs ...conversation.UserMessage) conversation.Prompt {
 	st := cp.Conversation.State
+	texts := make([]string, len(msgs))
+	for i, m := range msgs {
+		texts[i] = m.Text
+	}
 	return conversation.Prompt{
 		Key:              key,
 		Summary:          st.Summary,
-		History:          s.clipAll(history.Dialogue(before(cp.Messages, msg.TS))),
-		UserID:           msg.UserID,
-		Text:             history.Clip(msg.Text, s.cfg.MaxPromptChars),
+		History:          s.clipAll(history.Dialogue(before(cp.Messages, msgs[0].TS))),
+		UserID:           msgs[0].UserID,
+		Text:             history.Clip(strings.Join(texts, "\n"), s.cfg.MaxPromptChars),
 		Entities:         st.Entities,
 		ContextChannelID: contextChannel(st),
 	}

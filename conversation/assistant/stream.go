@@ -60,6 +60,12 @@ type answerStream struct {
 	sent      strings.Builder     // the text appended to the stream
 	buf       strings.Builder     // text waiting to be appended
 	at        time.Time           // the last append
+
+	// msgs are the messages of the stream once stopped, oldest first (more than one
+	// once it continued in a fresh message: Stream.Messages); ended is set when Slack
+	// had ended the stream before its Stop (it expired): its text is untagged.
+	msgs  []string
+	ended bool
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil;
@@ -219,22 +225,32 @@ func (a *answerStream) flushLocked() {
 }
 
 // stop ends the stream, if one was started, without adding the buffered text, and
-// returns its ts ("" when none was started). final says whether the streamed text
-// completes the turn's answer (Tag.Final).
-func (a *answerStream) stop(final bool) string {
+// returns the ts of its messages, oldest first (none when none was started). final
+// says whether the streamed text completes the turn's answer (Tag.Final).
+func (a *answerStream) stop(final bool) []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.stopLocked(final)
+	if a.stopLocked(final) == "" {
+		return nil
+	}
+	return a.msgs
 }
 
+// stopLocked stops the stream and returns the ts of its last message ("" when none
+// was started); a.msgs are then all of its messages.
 func (a *answerStream) stopLocked(final bool) string {
 	if a.st == nil {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
 	defer cancel()
+	a.msgs = a.st.Messages()
 	ts, err := a.st.Stop(ctx, final)
-	if err != nil {
+	switch {
+	case errors.Is(err, conversation.ErrStreamEnded):
+		a.log.Info("Slack had ended the answer's stream before its stop; the answer is written into its messages", "error", err)
+		a.ended = true
+	case err != nil:
 		a.log.Warn("answer stream not stopped", "error", err)
 	}
 	a.st = nil
@@ -283,6 +299,9 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated,
 	if ts == "" {
 		return "", false, nil
 	}
+	// A stream Slack ended before its stop holds the text but no tag (nor the
+	// feedback buttons): the reply is written into it below, once.
+	match = match && !a.ended
 	if match && sent != "" {
 		if strings.TrimSpace(rest) == "" {
 			return ts, true, nil
@@ -298,12 +317,17 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated,
 		return last, true, err
 	}
 	// Replace what was streamed with the reply: posted as the answer's final post
-	// (its tag, and the Messenger's feedback buttons) by editing the stream's message.
-	last, err := a.out.ReplaceReply(ctx, reply, ts, notice)
+	// (its tag, and the Messenger's feedback buttons) by editing the stream's
+	// messages, all of them (a stream that continued in fresh messages holds the
+	// answer's beginning in the earlier ones), from the first; what the reply does
+	// not need of them is deleted.
+	last, err := a.out.ReplaceReply(ctx, reply, a.msgs, notice)
 	if last == "" && err != nil && !errors.Is(err, conversation.ErrLeaseLost) {
 		a.log.Warn("streamed message not replaced; deleting it and posting the reply", "error", err)
-		if err := a.s.cfg.Messenger.Delete(ctx, a.key, ts); err != nil {
-			a.log.Warn("streamed message not deleted", "error", err)
+		for _, m := range a.msgs {
+			if err := a.s.cfg.Messenger.Delete(ctx, a.key, m); err != nil {
+				a.log.Warn("streamed message not deleted", "ts", m, "error", err)
+			}
 		}
 		last, err = a.out.Post(ctx, reply, true, true, notice)
 	}

@@ -82,6 +82,9 @@ func (s *fakeStream) Stop(ctx context.Context, _ bool) (string, error) {
 	return "77.1", nil
 }
 
+// Messages is the one message the fake streams into.
+func (s *fakeStream) Messages() []string { return []string{"77.1"} }
+
 // streamingExecutor writes its answer to the prompt's AnswerSink word by word, after
 // some text that a Reset voids (as before a tool call).
 func streamingExecutor(answer string, tick func()) conversation.Executor {

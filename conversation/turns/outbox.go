@@ -203,16 +203,15 @@ func (o *Outbox) PostCard(ctx context.Context, c conversation.Card) (string, err
 	return o.msgr.PostCard(ctx, o.key, c, o.tag(false))
 }
 
-// PostCardReplacing posts c in the thread as PostCard does, in place of the message
-// ts when set (a stream whose text c replaces: chat.update). Errors: as PostReply.
-func (o *Outbox) PostCardReplacing(ctx context.Context, c conversation.Card, ts string) (string, error) {
+// PostCardReplacing posts c in the thread as PostCard does, in place of the messages
+// ts, oldest first (a stream whose text c replaces: chat.update of the first, the
+// others deleted). Errors: as PostReply.
+func (o *Outbox) PostCardReplacing(ctx context.Context, c conversation.Card, ts []string) (string, error) {
 	if err := o.check(ctx); err != nil {
 		return "", err
 	}
 	tag := o.tag(false)
-	if ts != "" {
-		tag.Replace = append([]string{ts}, tag.Replace...)
-	}
+	tag.Replace = append(slices.Clone(ts), slices.DeleteFunc(tag.Replace, func(r string) bool { return slices.Contains(ts, r) })...)
 	return o.msgr.PostCard(ctx, o.key, c, tag)
 }
 
@@ -236,16 +235,17 @@ func (o *Outbox) Upload(ctx context.Context, f conversation.File) error {
 }
 
 // ReplaceReply posts text as the turn's answer (its final post) in place of the
-// message ts, a stream whose text text replaces: ts is edited into its first message
-// (Tag.Replace); notice marks it as a notice (Tag.Notice). Errors: as PostReply.
-func (o *Outbox) ReplaceReply(ctx context.Context, text, ts string, notice bool) (string, error) {
+// messages ts, oldest first, a stream whose text text replaces: the reply is edited
+// into them from the first (Tag.Replace), and those it does not need are deleted;
+// notice marks it as a notice (Tag.Notice). Errors: as PostReply.
+func (o *Outbox) ReplaceReply(ctx context.Context, text string, ts []string, notice bool) (string, error) {
 	if err := o.check(ctx); err != nil {
 		return "", err
 	}
 	tag := o.tag(true)
 	tag.Final, tag.Notice = true, notice
 	tag.Broadcast = o.isBroadcast()
-	tag.Replace = append([]string{ts}, tag.Replace...)
+	tag.Replace = append(slices.Clone(ts), slices.DeleteFunc(tag.Replace, func(r string) bool { return slices.Contains(ts, r) })...)
 	return o.msgr.PostReply(ctx, o.key, text, tag)
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -30,7 +31,82 @@ func (a *filesAPI) methods() map[string]method {
 	return map[string]method{
 		"files.getUploadURLExternal":   {handle: a.filesGetUploadURLExternal},
 		"files.completeUploadExternal": {handle: a.filesCompleteUploadExternal},
+		"files.info":                   {handle: a.filesInfo, readOnly: true},
 	}
+}
+
+// The kinds of file AddCanvas makes: Slack's canvases are files of filetype "quip"
+// (pretty_type "Canvas"), its lists files of filetype "list" (pretty_type "List"),
+// as files.info describes them (https://docs.slack.dev/reference/methods/files.info;
+// https://docs.slack.dev/surfaces/canvases).
+const (
+	FiletypeCanvas = "quip"
+	FiletypeList   = "list"
+)
+
+// AddCanvas makes a canvas (filetype FiletypeCanvas) or a list (FiletypeList)
+// titled title, by user, shared in channel, as a person makes one in Slack's
+// client; app_context_changed can then name it (EntityCanvas, EntityList) and
+// files.info describes it. It returns its file ID. Errors: an unknown channel or
+// user, another filetype.
+func (a *filesAPI) AddCanvas(filetype, channel, user, title string) (string, error) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	ch, u, err := a.ws.channelAndUserLocked(channel, user)
+	if err != nil {
+		return "", err
+	}
+	pretty := map[string]string{FiletypeCanvas: "Canvas", FiletypeList: "List"}[filetype]
+	if pretty == "" {
+		return "", fmt.Errorf("add canvas: filetype %q is neither %q nor %q", filetype, FiletypeCanvas, FiletypeList)
+	}
+	f := &File{ID: a.ws.nextIDLocked("F"), Name: title, Title: title, Channel: ch.ID, Complete: true,
+		User: u.ID, Filetype: filetype, PrettyType: pretty, Mimetype: "application/vnd.slack-docs"}
+	a.files[f.ID] = f
+	a.fileOrder = append(a.fileOrder, f.ID)
+	return f.ID, nil
+}
+
+// filesInfo implements files.info (https://docs.slack.dev/reference/methods/files.info;
+// the shape of its answer: bot/testdata/agent/files.info.json): the file object with
+// the conversations it is shared in (channels for public ones, groups for private
+// ones, ims), then comments and paging, as slack-go's GetFileInfoContext reads them.
+// A file the bot cannot see, shared only in a private channel it is not a member
+// of, answers file_not_found, as Slack does; a public channel's file is answered
+// whether or not the bot is a member (the caller checks what it may tell).
+func (a *filesAPI) filesInfo(r *request) (object, error) {
+	if err := r.require("file"); err != nil {
+		return nil, err
+	}
+	f, ok := a.files[r.get("file")]
+	if !ok || !f.Complete || f.Channel == "" {
+		return nil, errCode("file_not_found")
+	}
+	ch, err := channelArg(a.ws, f.Channel)
+	if err != nil {
+		return nil, errCode("file_not_found")
+	}
+	shares := object{"channels": []string{}, "groups": []string{}, "ims": []string{}}
+	switch {
+	case ch.Type == ChannelTypeIM:
+		shares["ims"] = []string{ch.ID}
+	case ch.Type == ChannelTypeGroup && ch.Outsider:
+		return nil, errCode("file_not_found")
+	case ch.Type == ChannelTypeGroup:
+		shares["groups"] = []string{ch.ID}
+	default:
+		shares["channels"] = []string{ch.ID}
+	}
+	file := object{}
+	raw, err := json.Marshal(wireFileOf(*f, &a.ws.cfg, a.ws.base))
+	if err != nil {
+		return nil, fmt.Errorf("files.info: %w", err)
+	}
+	if err := json.Unmarshal(raw, &file); err != nil {
+		return nil, fmt.Errorf("files.info: %w", err)
+	}
+	maps.Copy(file, shares)
+	return object{"file": file, "comments": []any{}, "paging": object{"count": 100, "total": 0, "page": 1, "pages": 0}}, nil
 }
 
 // filesGetUploadURLExternal implements files.getUploadURLExternal: a file ID

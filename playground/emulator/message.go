@@ -92,6 +92,9 @@ type File struct {
 	Size     int
 	// Downloads counts the reads of its url_private.
 	Downloads int
+	// Filetype and PrettyType name a file that is not an upload ("" for an upload:
+	// from its name's extension): a canvas or a list (AddCanvas).
+	Filetype, PrettyType string
 }
 
 func (f *File) clone() File {
@@ -281,8 +284,8 @@ func wireFileOf(f File, cfg *Config, base string) wireFile {
 		Name:               f.Name,
 		Title:              f.Title,
 		Mimetype:           mimetype,
-		Filetype:           ext,
-		PrettyType:         strings.ToUpper(ext),
+		Filetype:           cmp.Or(f.Filetype, ext),
+		PrettyType:         cmp.Or(f.PrettyType, strings.ToUpper(ext)),
 		User:               cmp.Or(f.User, cfg.BotUserID),
 		UserTeam:           cfg.TeamID,
 		Size:               cmp.Or(f.Size, len(f.Content)),

@@ -22,6 +22,9 @@ type streamAPI struct {
 	// expiry is how long a stream lives after chat.startStream (guarded by ws.mu;
 	// see SetStreamExpiry).
 	expiry time.Duration
+	// expireAt counts, by method, the next calls that find their stream expired
+	// (guarded by ws.mu; see ExpireStreamAt).
+	expireAt map[string]int
 }
 
 // DefaultStreamExpiry is how long a stream lives after chat.startStream: streams are
@@ -38,6 +41,19 @@ func (a *streamAPI) SetStreamExpiry(d time.Duration) {
 	a.ws.mu.Lock()
 	defer a.ws.mu.Unlock()
 	a.expiry = d
+}
+
+// ExpireStreamAt makes the next call of method (chat.appendStream or
+// chat.stopStream) find its stream expired, as if SetStreamExpiry's time had passed
+// since chat.startStream just before it: the message keeps its text and stops
+// streaming, and the call fails with message_not_in_streaming_state. Calls queue.
+func (a *streamAPI) ExpireStreamAt(method string) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	if a.expireAt == nil {
+		a.expireAt = map[string]int{}
+	}
+	a.expireAt[method]++
 }
 
 // methods is the streaming family of the Web API.
@@ -249,8 +265,9 @@ func (a *streamAPI) chatStartStream(r *request) (object, error) {
 	return object{"channel": ch.ID, "ts": m.TS}, nil
 }
 
-// streamingMessageLocked finds the bot's message that is still streaming.
-func (a *streamAPI) streamingMessageLocked(r *request) (*channelState, *record, error) {
+// streamingMessageLocked finds the bot's message that is still streaming, for a
+// call of method.
+func (a *streamAPI) streamingMessageLocked(r *request, method string) (*channelState, *record, error) {
 	ch, m, err := ownMessageArg(a.ws, r, "message_not_owned_by_app")
 	if err != nil {
 		return nil, nil, err
@@ -259,7 +276,12 @@ func (a *streamAPI) streamingMessageLocked(r *request) (*channelState, *record, 
 	if expiry <= 0 {
 		expiry = DefaultStreamExpiry
 	}
-	if m.Streaming && a.ws.cfg.Now().Sub(m.streamStart) >= expiry {
+	expired := m.Streaming && a.ws.cfg.Now().Sub(m.streamStart) >= expiry
+	if m.Streaming && a.expireAt[method] > 0 {
+		a.expireAt[method]--
+		expired = true
+	}
+	if expired {
 		m.Streaming = false // expired: Slack ends the stream, keeping its text
 	}
 	if !m.Streaming {
@@ -271,7 +293,7 @@ func (a *streamAPI) streamingMessageLocked(r *request) (*channelState, *record, 
 // chatAppendStream implements chat.appendStream: markdown_text (and chunks)
 // are appended to the streaming message.
 func (a *streamAPI) chatAppendStream(r *request) (object, error) {
-	ch, m, err := a.streamingMessageLocked(r)
+	ch, m, err := a.streamingMessageLocked(r, "chat.appendStream")
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +316,7 @@ func (a *streamAPI) chatAppendStream(r *request) (object, error) {
 // markdown_text, chunks or blocks, and the message's metadata, then the message is
 // final.
 func (a *streamAPI) chatStopStream(r *request) (object, error) {
-	ch, m, err := a.streamingMessageLocked(r)
+	ch, m, err := a.streamingMessageLocked(r, "chat.stopStream")
 	if err != nil {
 		return nil, err
 	}
