@@ -31,7 +31,7 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 	a := r.In.Action
 	cp, err := r.Load(ctx)
 	if errors.Is(err, conversation.ErrNotFound) {
-		s.tellClicker(ctx, r, a.UserID, "This confirmation is no longer current, so nothing was run.")
+		s.tellClicker(ctx, r, a.UserID, render.ApprovalNotCurrent)
 		return r.Drop(ctx, conversation.InputDropped)
 	}
 	if err != nil {
@@ -40,14 +40,14 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 	ap := cp.Conversation.State.ToolApproval
 	switch {
 	case ap == nil || ap.ID != a.Action.Arg:
-		s.tellClicker(ctx, r, a.UserID, "This confirmation is no longer current, so nothing was run.")
+		s.tellClicker(ctx, r, a.UserID, render.ApprovalNotCurrent)
 		return s.unchanged(ctx, r, cp)
 	case a.UserID != ap.UserID:
-		s.tellClicker(ctx, r, a.UserID, fmt.Sprintf("Sorry, only <@%s>, who asked, can approve or deny this.", ap.UserID))
+		s.tellClicker(ctx, r, a.UserID, render.ApprovalNotYours(ap.UserID))
 		return s.unchanged(ctx, r, cp)
 	case a.Action.Name == conversation.ActionApproveTool && !render.ShowArguments(ap.Tool.Arguments).Fits:
 		// The card had no Approve: what it could not show cannot be approved from it.
-		s.tellClicker(ctx, r, a.UserID, "These arguments are too large to check on a card, so this call cannot be approved here, and nothing was run. Deny it, then ask for something smaller.")
+		s.tellClicker(ctx, r, a.UserID, render.ApprovalTooLarge)
 		return s.unchanged(ctx, r, cp)
 	}
 	approved := a.Action.Name == conversation.ActionApproveTool
@@ -125,8 +125,7 @@ func (s *Handler) closeApprovalCard(ctx context.Context, r *turns.Run, ap *conve
 	if ap.CardTS == "" || r.Out.Lost() {
 		return
 	}
-	card := render.ApprovalCard(r.In.Key, ap)
-	card.Blocks = append(card.Blocks[:len(card.Blocks)-1], conversation.Block{Kind: conversation.BlockContext, Text: note})
+	card := render.ClosedApprovalCard(render.ApprovalCard(r.In.Key, ap), note)
 	if err := s.cfg.Messenger.UpdateCard(ctx, r.In.Key, ap.CardTS, card); err != nil {
 		r.Log.Warn("confirmation card not updated", "ts", ap.CardTS, "error", err)
 	}

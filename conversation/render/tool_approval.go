@@ -140,7 +140,6 @@ func ArgumentsFile(p conversation.PendingTool) conversation.File {
 // (ArgumentsFile); when not every key fits, there is Deny alone and the card says
 // why and what to do.
 func ApprovalCard(key conversation.Key, ap *conversation.ToolApproval) conversation.Card {
-	name := ap.Tool.Name
 	why := "This tool can change things outside this thread."
 	switch ap.Tool.Reason {
 	case conversation.ApprovalDestructive:
@@ -148,11 +147,51 @@ func ApprovalCard(key conversation.Key, ap *conversation.ToolApproval) conversat
 	case conversation.ApprovalAfterUntrusted:
 		why = "Content from outside (a web page or search results) was read while answering, so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you."
 	}
+	return approvalCard(key, ap, why, "A new message in this thread cancels this request.")
+}
+
+// WriteApprovalCard is the confirmation card of a workflow write's tool call
+// (conversation.WriteApproval), as ApprovalCard, title the artifact's: the workflow
+// waits for the decision, which a new message does not cancel.
+func WriteApprovalCard(key conversation.Key, wa *conversation.WriteApproval, title string) conversation.Card {
+	why := fmt.Sprintf("*%s* is being written, and this tool can change things outside this thread.", escapeName(title))
+	switch wa.Tool.Reason {
+	case conversation.ApprovalDestructive:
+		why = fmt.Sprintf("*%s* is being written, and this tool may delete or overwrite data.", escapeName(title))
+	case conversation.ApprovalAfterUntrusted:
+		why = fmt.Sprintf("*%s* is being written from content from outside the organization (a fetched page, search results), so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you.", escapeName(title))
+	}
+	return approvalCard(key, &wa.ToolApproval, why, "The workflow waits for this decision.")
+}
+
+// ClosedApprovalCard is card, an approval card, without its buttons and with note
+// (who decided, or why nothing ran) in their place.
+func ClosedApprovalCard(card conversation.Card, note string) conversation.Card {
+	card.Blocks = append(card.Blocks[:len(card.Blocks)-1:len(card.Blocks)-1], conversation.Block{Kind: conversation.BlockContext, Text: note})
+	return card
+}
+
+// What a person who clicks a confirmation card is told, only them, when the click
+// runs nothing.
+const (
+	ApprovalNotCurrent = "This confirmation is no longer current, so nothing was run."
+	ApprovalTooLarge   = "These arguments are too large to check on a card, so this call cannot be approved here, and nothing was run. Deny it, then ask for something smaller."
+)
+
+// ApprovalNotYours tells a clicker that only userID, who asked, may decide.
+func ApprovalNotYours(userID string) string {
+	return fmt.Sprintf("Sorry, only <@%s>, who asked, can approve or deny this.", userID)
+}
+
+// approvalCard is an approval card with why under its question and after its
+// arguments the rule of who decides, then cancels.
+func approvalCard(key conversation.Key, ap *conversation.ToolApproval, why, cancels string) conversation.Card {
+	name := ap.Tool.Name
 	action := func(n conversation.ActionName) conversation.Action {
 		return conversation.Action{Name: n, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ap.ID}
 	}
 	args := ShowArguments(ap.Tool.Arguments)
-	note := fmt.Sprintf("Only <@%s> can decide. A new message in this thread cancels this request.", ap.UserID)
+	note := fmt.Sprintf("Only <@%s> can decide. %s", ap.UserID, cancels)
 	buttons := []conversation.Button{
 		{Label: "Approve", Style: "primary", Action: action(conversation.ActionApproveTool)},
 		{Label: "Deny", Style: "danger", Action: action(conversation.ActionDenyTool)},
