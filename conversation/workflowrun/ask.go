@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/render"
@@ -40,12 +41,17 @@ func (t author) askWrite(id, instructions, why string, sup supersede, pending co
 
 // asker is who may confirm a tool call of the turn's write, as for the assistant the
 // person who asked: the person whose action the turn runs, or, in a pipeline's turn
-// (no person's), the person who started the run.
+// (no person's), the person who started the run. It is "" when that is an HTTP API
+// token (conversation.APIActorPrefix), which no card can ask: the call is refused.
 func (t author) asker() string {
-	if t.user != "" {
-		return t.user
+	who := t.user
+	if who == "" {
+		who = t.ws().StartedBy
 	}
-	return t.ws().StartedBy
+	if strings.HasPrefix(who, conversation.APIActorPrefix) {
+		return ""
+	}
+	return who
 }
 
 // dropAsk closes the card of the confirmation the run waits on, if any, with note,
