@@ -219,3 +219,30 @@ func TestE2EWorkflowTaintAskDeny(t *testing.T) {
 	}
 	assertNoSlackErrors(t, h.harness)
 }
+
+// TestE2EWorkflowTaintAskCancel: cancelling the run while its writer waits closes the
+// card (nothing ran, no buttons left), and a message in the thread before that does
+// not cancel it: the workflow waits for the decision.
+func TestE2EWorkflowTaintAskCancel(t *testing.T) {
+	h := newAskHarness(t)
+	h.start()
+	thread := h.untilAsked(t)
+
+	h.post(general, alice, "what does the page say?", thread)
+	h.idle()
+	h.latest(thread, "Approve", writeAskCard) // still there, with its buttons
+
+	h.mention(thread, alice, "cancel")
+	h.waitFor("the card closed", func() bool {
+		return strings.Contains(h.transcript(thread), "Not run: the workflow was cancelled.")
+	})
+	for _, m := range h.emu.BotMessages(general, thread) {
+		if b := h.find(m.TS, "Approve", writeAskCard); b != nil {
+			t.Fatalf("the confirmation card still offers Approve after cancel")
+		}
+	}
+	if got := h.notes.Load(); got != 0 {
+		t.Errorf("crm__note ran %d times", got)
+	}
+	assertNoSlackErrors(t, h.harness)
+}
