@@ -25,29 +25,96 @@ var ErrNoCommit error = &modelError{
 	user: "The model did not save its work, so nothing was changed. Please try again.",
 }
 
-// runResearch runs the research calls of comp (those not of the commit function) and
-// puts their results in results, at the calls' places; a failed tool is added to
-// res.FailedTools. A call that needs a person's confirmation is refused: nobody is
-// asked while an artifact is written. Untrusted results taint the write.
-func (l CommitLoop) runResearch(ctx context.Context, comp Completion, results []string, tainted *bool, res *CommitResult) {
-	var b batch
-	var at []int
+// research is one response's research calls being run: the response, the results
+// of its calls so far (a rejected commit call's problem; "" for a research call not
+// answered yet), and the research calls (at their places in the response) with
+// their records. A write that stops for a person's confirmation keeps it
+// (commitTranscript).
+type research struct {
+	Reply   openai.ChatCompletionMessage `json:"reply"`
+	Results []string                     `json:"results"`
+	At      []int                        `json:"at"`
+	Batch   batch                        `json:"batch"`
+}
+
+// newResearch returns the research of comp, the commit calls' results given.
+func (l CommitLoop) newResearch(comp Completion, results []string) research {
+	rs := research{Reply: comp.Message(), Results: results}
 	for i, tc := range comp.ToolCalls {
 		if tc.Function.Name != l.Tool.Name {
-			b.Calls, at = append(b.Calls, tc), append(at, i)
+			rs.Batch.Calls, rs.At = append(rs.Batch.Calls, tc), append(rs.At, i)
 		}
 	}
-	b.Results = make([]*conversation.ToolCall, len(b.Calls))
-	l.research.runBatch(ctx, l.Log, &b, tainted, nil, false, nil, nil)
+	rs.Batch.Results = make([]*conversation.ToolCall, len(rs.Batch.Calls))
+	return rs
+}
+
+// runResearch runs the research calls of rs that have no result yet, decided the
+// call a person decided (nil for none), and puts their results at their places; a
+// failed tool is added to res.FailedTools. A call that needs a person's confirmation
+// waits, and is returned, when the loop may stop for one (CanPause: nothing else is
+// done then); otherwise it is refused. Untrusted results taint the write.
+func (l CommitLoop) runResearch(ctx context.Context, rs *research, tainted *bool, res *CommitResult, decided *conversation.Resume) *conversation.PendingTool {
+	pending := l.research.runBatch(ctx, l.Log, &rs.Batch, tainted, decided, l.CanPause, nil, nil)
 	if *tainted {
 		conversation.TaintFrom(ctx).MarkRead()
 	}
-	for i, rec := range b.Results {
-		results[at[i]] = toolMessage(l.research.registry, b.Calls[i], *rec).Content
+	if pending != nil {
+		return pending
+	}
+	for i, rec := range rs.Batch.Results {
+		rs.Results[rs.At[i]] = toolMessage(l.research.registry, rs.Batch.Calls[i], *rec).Content
 		if rec.Failed && !slices.Contains(res.FailedTools, rec.Name) {
 			res.FailedTools = append(res.FailedTools, rec.Name)
 		}
 	}
+	return nil
+}
+
+// commitTranscript is what a CommitLoop keeps of a write that stopped for a person's
+// confirmation (conversation.PendingTool.Transcript): the messages after the loop's
+// first ones, the research being run, and the loop's counters.
+type commitTranscript struct {
+	Messages    []openai.ChatCompletionMessage `json:"messages,omitempty"`
+	Research    research                       `json:"research"`
+	Calls       int                            `json:"calls"`
+	Failed      int                            `json:"failed,omitempty"`
+	Tainted     bool                           `json:"tainted,omitempty"`
+	FailedTools []string                       `json:"failed_tools,omitempty"`
+}
+
+// resume goes on from the stop l.Resume decides: it appends the transcript's
+// messages to msgs (the loop's first ones), restores res's counters and tainted, and
+// runs the rest of the research; it returns the messages and the failed tries so
+// far. Errors: a transcript that is not the loop's; a *ConfirmationNeeded when
+// another call of the same response waits.
+func (l CommitLoop) resume(ctx context.Context, msgs []openai.ChatCompletionMessage, tainted *bool, res *CommitResult) ([]openai.ChatCompletionMessage, int, error) {
+	var tr commitTranscript
+	if err := json.Unmarshal(l.Resume.Pending.Transcript, &tr); err != nil || len(tr.Research.Batch.Calls) != len(tr.Research.Batch.Results) ||
+		len(tr.Research.At) != len(tr.Research.Batch.Calls) {
+		return nil, 0, fmt.Errorf("%s: resume: the transcript is not the writer's: %v", l.ErrPrefix, err)
+	}
+	first := len(msgs)
+	msgs = append(msgs, tr.Messages...)
+	res.Calls, res.FailedTools = tr.Calls, tr.FailedTools
+	*tainted = *tainted || tr.Tainted
+	if pending := l.runResearch(ctx, &tr.Research, tainted, res, l.Resume); pending != nil {
+		return nil, 0, l.pause(ctx, pending, msgs, first, tr.Research, tr.Failed, *tainted, *res)
+	}
+	return appendReply(msgs, tr.Research.Reply, tr.Research.Results), tr.Failed, nil
+}
+
+// pause returns the *conversation.ConfirmationNeeded of a loop that stopped before
+// pending, with the transcript to resume from: msgs[first:] and rs.
+func (l CommitLoop) pause(ctx context.Context, pending *conversation.PendingTool, msgs []openai.ChatCompletionMessage, first int, rs research, failed int, tainted bool, res CommitResult) error {
+	tr := commitTranscript{Messages: msgs[first:], Research: rs, Calls: res.Calls, Failed: failed, Tainted: tainted, FailedTools: res.FailedTools}
+	b, err := json.Marshal(tr)
+	if err != nil {
+		return fmt.Errorf("%s: %w", l.ErrPrefix, err)
+	}
+	pending.Transcript = b
+	l.Log.InfoContext(ctx, "tool call of a write waits for confirmation", slog.String("tool", pending.Name), slog.String("reason", pending.Reason))
+	return &conversation.ConfirmationNeeded{Pending: *pending}
 }
 
 // CommitError is the error of a WorkflowAgent call whose model did not call the commit
@@ -117,6 +184,13 @@ type CommitLoop struct {
 	// conversation.Taint in Run's context, if any, is told when the loop is or becomes
 	// tainted and which calls it refused.
 	Tainted bool
+	// CanPause lets a research call that needs a person's confirmation stop the
+	// loop: Run returns a *conversation.ConfirmationNeeded with the call and the
+	// loop's transcript (conversation.ArtifactRequest.Ask). Without it such a call is
+	// refused with an error result. Resume goes on from such a stop, the call run or
+	// denied as it says (at most once: Interrupted runs nothing).
+	CanPause bool
+	Resume   *conversation.Resume
 
 	// research runs the calls of other functions than Tool; its registry's tools are
 	// offered with Tool while the call is one of the first toolSteps-1. With a nil
@@ -140,7 +214,9 @@ type CommitResult struct {
 // Run runs the loop from msgs, which it does not change, and returns what it did,
 // with an error too. Errors: a *CommitError (ErrNoCommit) when the tries ran out;
 // ctx's error, checked before every call after the first; the client's, but for
-// ErrEmptyResponse, which is a miss; a reminder that does not render.
+// ErrEmptyResponse, which is a miss; a reminder that does not render; with CanPause,
+// a *conversation.ConfirmationNeeded when a research call waits for a person (res
+// then holds the usage so far); with Resume, a transcript that is not the loop's.
 func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage) (CommitResult, error) {
 	var res CommitResult
 	msgs = slices.Clip(msgs) // appends must not write into the caller's array
@@ -155,10 +231,17 @@ func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage
 	// Untrusted content given, offered (an untrusted server's descriptions) or read
 	// by research (approvalReason).
 	tainted := l.Tainted || l.research.registry.offersUntrusted()
+	first, failed := len(msgs), 0
+	if l.Resume != nil {
+		var err error
+		if msgs, failed, err = l.resume(ctx, msgs, &tainted, &res); err != nil {
+			return res, err
+		}
+	}
 	if tainted {
 		conversation.TaintFrom(ctx).MarkRead()
 	}
-	for failed := 0; ; {
+	for {
 		if res.Calls > 0 {
 			if err := ctx.Err(); err != nil {
 				return res, fmt.Errorf("%s: %w", l.ErrPrefix, err)
@@ -187,8 +270,11 @@ func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage
 		if exploring && slices.ContainsFunc(comp.ToolCalls, func(tc openai.ToolCall) bool { return tc.Function.Name != l.Tool.Name }) {
 			// Research: run the calls; a rejected commit call among them is answered
 			// with its problem.
-			l.runResearch(ctx, comp, results, &tainted, &res)
-			msgs = appendReply(msgs, comp, results)
+			rs := l.newResearch(comp, results)
+			if pending := l.runResearch(ctx, &rs, &tainted, &res, nil); pending != nil {
+				return res, l.pause(ctx, pending, msgs, first, rs, failed, tainted, res)
+			}
+			msgs = appendReply(msgs, rs.Reply, rs.Results)
 			continue
 		}
 		failed++
@@ -204,19 +290,19 @@ func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", l.ErrPrefix, err)
 		}
-		msgs = appendReply(msgs, comp, results)
+		msgs = appendReply(msgs, comp.Message(), results)
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: reminder})
 	}
 	return res, &CommitError{Tool: l.Tool.Name, Tries: tries, Problem: problem, user: l.UserMessage(tries)}
 }
 
-// appendReply appends comp as the assistant message, unless it is empty, and a "tool"
-// message with results[i] for each of its tool calls.
-func appendReply(msgs []openai.ChatCompletionMessage, comp Completion, results []string) []openai.ChatCompletionMessage {
-	if comp.Content != "" || len(comp.ToolCalls) > 0 {
-		msgs = append(msgs, comp.Message())
+// appendReply appends reply, the assistant message, unless it is empty, and a
+// "tool" message with results[i] for each of its tool calls.
+func appendReply(msgs []openai.ChatCompletionMessage, reply openai.ChatCompletionMessage, results []string) []openai.ChatCompletionMessage {
+	if reply.Content != "" || len(reply.ToolCalls) > 0 {
+		msgs = append(msgs, reply)
 	}
-	for i, tc := range comp.ToolCalls {
+	for i, tc := range reply.ToolCalls {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: results[i]})
 	}
 	return msgs

@@ -307,6 +307,10 @@ func (a *WorkflowAgent) InterpretReply(ctx context.Context, r conversation.Artif
 // the loop at any step; the MaxToolSteps-th call offers and forces the commit
 // function alone, and the reminders follow as usual. A response without any tool call
 // counts as a failed try (a reminder), like one whose only call is a rejected commit.
+//
+// A call that needs a person's confirmation (docs/tools.md, "Tool policy") is refused
+// with an error result, unless r.Ask: then Write stops before it and returns a
+// *conversation.ConfirmationNeeded, and is called again with r.Resume to go on.
 func (a *WorkflowAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
 	if err := checkRequest(r, true); err != nil {
 		return "", conversation.Usage{}, fmt.Errorf("agents: write: %w", err)
@@ -505,6 +509,8 @@ func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest,
 		ErrPrefix: "agents: " + t.name, UserMessage: t.userMessage, Tainted: r.Tainted,
 	}
 	if t.tools != nil {
+		// Without tools (no longer configured) a resumed write starts afresh.
+		loop.CanPause, loop.Resume = r.Ask, r.Resume
 		loop.research = toolRunner{registry: t.tools, timeout: a.toolTimeout, maxParallel: DefaultMaxParallelTools, maxResult: DefaultMaxToolResult}
 		loop.toolSteps = a.maxToolSteps
 	}

@@ -66,6 +66,11 @@ type Config struct {
 	// Redactor scrubs the configured secrets out of every response, as the bot
 	// scrubs what it shows in Slack (nil: nothing is scrubbed).
 	Redactor *redact.Redactor
+	// UploadsInFlight bounds the knowledge uploads handled at once, for the whole
+	// server (API_UPLOADS_IN_FLIGHT; 0: DefaultUploadsInFlight); UploadsPerMinute
+	// bounds each token's, with a burst of as many (API_UPLOADS_PER_MINUTE; 0:
+	// DefaultUploadsPerMinute).
+	UploadsInFlight, UploadsPerMinute int
 	// Wait bounds how long a write waits for its input's turn before it answers
 	// 202 Accepted (default 60 s).
 	Wait time.Duration
@@ -104,7 +109,7 @@ func newServer(cfg Config) *Server {
 	if cfg.Wait <= 0 {
 		cfg.Wait = 60 * time.Second
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, keys: newKeyring(cfg.Tokens), gate: newUploadGate(), mux: newMux()}
+	s := &Server{cfg: cfg, log: cfg.Logger, keys: newKeyring(cfg.Tokens), gate: newUploadGate(cfg.UploadsInFlight, cfg.UploadsPerMinute), mux: newMux()}
 	c := apiConfig()
 	c.Transformers = []huma.Transformer{s.scrub}
 	s.api = humago.New(s.mux, c)

@@ -15,27 +15,36 @@ import (
 // Bounds of knowledge uploads: a 10 MB document takes many times its size in
 // memory while it is decoded, split and stored, so the uploads in flight are
 // capped for the whole server, and each token is rate limited (docs/api.md,
-// "Tokens").
+// "Tokens"). Config.UploadsInFlight and UploadsPerMinute set them.
 const (
-	// maxUploadsInFlight is how many uploads the server handles at once; another
-	// gets 503 with Retry-After.
-	maxUploadsInFlight = 2
-	// uploadEvery and uploadBurst are a token's rate of uploads: a burst of 10, then
-	// one every 6 s (10 a minute); past it, 429 with Retry-After.
-	uploadEvery = 6 * time.Second
-	uploadBurst = 10
+	// DefaultUploadsInFlight is how many uploads the server handles at once by
+	// default; another gets 503 with Retry-After.
+	DefaultUploadsInFlight = 2
+	// DefaultUploadsPerMinute is a token's rate of uploads by default: a burst of
+	// that many, then one every minute/that; past it, 429 with Retry-After.
+	DefaultUploadsPerMinute = 10
 )
 
-// uploadGate bounds uploads: in flight (a semaphore) and per token (a token bucket
-// each).
+// uploadGate bounds uploads: in flight (a semaphore of max) and per token (a token
+// bucket each, of perMinute a minute with a burst of as many).
 type uploadGate struct {
-	inFlight *semaphore.Weighted
-	mu       sync.Mutex
-	perToken map[string]*rate.Limiter
+	inFlight  *semaphore.Weighted
+	max       int
+	perMinute int
+	mu        sync.Mutex
+	perToken  map[string]*rate.Limiter
 }
 
-func newUploadGate() *uploadGate {
-	return &uploadGate{inFlight: semaphore.NewWeighted(maxUploadsInFlight), perToken: map[string]*rate.Limiter{}}
+// newUploadGate returns the gate of max uploads in flight and perMinute a token;
+// a bound below 1 is its default.
+func newUploadGate(max, perMinute int) *uploadGate {
+	if max < 1 {
+		max = DefaultUploadsInFlight
+	}
+	if perMinute < 1 {
+		perMinute = DefaultUploadsPerMinute
+	}
+	return &uploadGate{inFlight: semaphore.NewWeighted(int64(max)), max: max, perMinute: perMinute, perToken: map[string]*rate.Limiter{}}
 }
 
 // enter admits an upload by token, or answers 429 (the token's rate) or 503 (the
@@ -45,7 +54,7 @@ func (g *uploadGate) enter(api huma.API, ctx huma.Context, token string) (releas
 	g.mu.Lock()
 	lim, found := g.perToken[token]
 	if !found {
-		lim = rate.NewLimiter(rate.Every(uploadEvery), uploadBurst)
+		lim = rate.NewLimiter(rate.Every(time.Minute/time.Duration(g.perMinute)), g.perMinute)
 		g.perToken[token] = lim
 	}
 	r := lim.Reserve()
@@ -53,12 +62,12 @@ func (g *uploadGate) enter(api huma.API, ctx huma.Context, token string) (releas
 	if d := r.Delay(); d > 0 {
 		r.Cancel()
 		ctx.SetHeader("Retry-After", fmt.Sprint(int(math.Ceil(d.Seconds()))))
-		_ = huma.WriteErr(api, ctx, http.StatusTooManyRequests, fmt.Sprintf("this token uploads at most %d documents a minute; try again later", int(time.Minute/uploadEvery)))
+		_ = huma.WriteErr(api, ctx, http.StatusTooManyRequests, fmt.Sprintf("this token uploads at most %d documents a minute; try again later", g.perMinute))
 		return nil, false
 	}
 	if !g.inFlight.TryAcquire(1) {
 		ctx.SetHeader("Retry-After", "5")
-		_ = huma.WriteErr(api, ctx, http.StatusServiceUnavailable, fmt.Sprintf("%d uploads are in progress already; try again shortly", maxUploadsInFlight))
+		_ = huma.WriteErr(api, ctx, http.StatusServiceUnavailable, fmt.Sprintf("the server handles at most %d uploads at once; try again shortly", g.max))
 		return nil, false
 	}
 	return func() { g.inFlight.Release(1) }, true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -41,14 +42,14 @@ func TestUploadBounds(t *testing.T) {
 		return w
 	}
 	var wg sync.WaitGroup
-	for i := range maxUploadsInFlight {
+	for i := range DefaultUploadsInFlight {
 		wg.Go(func() {
 			if w := upload("ci-bot-secret-0123456789", fmt.Sprintf("held-%d.md", i)); w.Code != http.StatusCreated {
 				t.Errorf("held upload %d: %d %s", i, w.Code, w.Body)
 			}
 		})
 	}
-	for range maxUploadsInFlight {
+	for range DefaultUploadsInFlight {
 		<-kb.entered
 	}
 	third := make(chan *httptest.ResponseRecorder, 1)
@@ -69,7 +70,7 @@ func TestUploadBounds(t *testing.T) {
 	wg.Wait()
 	// ci-bot's burst: it used 3 of its 10 above.
 	codes := map[int]int{}
-	for i := range uploadBurst {
+	for i := range DefaultUploadsPerMinute {
 		w := upload("ci-bot-secret-0123456789", fmt.Sprintf("burst-%d.md", i))
 		codes[w.Code]++
 		if w.Code == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "" {
@@ -84,5 +85,40 @@ func TestUploadBounds(t *testing.T) {
 	}
 	if w := upload("other-secret-0123456789", "other.md"); w.Code != http.StatusCreated {
 		t.Errorf("another token's upload: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestUploadBoundsConfigured: Config's bounds replace the defaults: with 3 uploads a
+// minute, a token's fourth upload in a row gets 429 naming that rate; with 1 in
+// flight, a second upload while one is held gets 503.
+func TestUploadBoundsConfigured(t *testing.T) {
+	s, _, _ := testServer(t)
+	cfg := s.cfg
+	cfg.UploadsInFlight, cfg.UploadsPerMinute = 1, 3
+	s = newServer(cfg)
+	for i := range 3 {
+		if w := post(t, s, "/v1/knowledge/sources", map[string]string{"source": fmt.Sprintf("doc-%d.md", i), "content": "# Doc\n\ntext"}); w.Code != http.StatusCreated {
+			t.Fatalf("upload %d: %d %s", i+1, w.Code, w.Body)
+		}
+	}
+	w := post(t, s, "/v1/knowledge/sources", map[string]string{"source": "doc-4.md", "content": "# Doc\n\ntext"})
+	if w.Code != http.StatusTooManyRequests || !strings.Contains(w.Body.String(), "at most 3 documents a minute") {
+		t.Errorf("a fourth upload in a row at 3 a minute: %d %s", w.Code, w.Body)
+	}
+
+	kb := &blockingKnowledge{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	s.cfg.Knowledge = kb
+	held := make(chan int, 1)
+	go func() {
+		held <- postAs(t, s, "other-secret-0123456789", "/v1/knowledge/sources", map[string]string{"source": "held.md", "content": "# Doc\n\ntext"}).Code
+	}()
+	<-kb.entered
+	w = postAs(t, s, "other-secret-0123456789", "/v1/knowledge/sources", map[string]string{"source": "second.md", "content": "# Doc\n\ntext"})
+	close(kb.release)
+	if code := <-held; code != http.StatusCreated {
+		t.Errorf("the held upload: %d", code)
+	}
+	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "at most 1 uploads at once") {
+		t.Errorf("a second upload with 1 in flight allowed: %d %s", w.Code, w.Body)
 	}
 }

@@ -60,6 +60,24 @@ type ArtifactRequest struct {
 	// approved text, or Current, that workflow.State.ReadsTainted finds tainted): its
 	// writer runs no tool with side effects (docs/tools.md, "Tool policy").
 	Tainted bool
+	// Ask says a person can confirm the write's tool calls (an artifact people
+	// review, written for a person's action): a call that needs confirmation stops
+	// the write with a *ConfirmationNeeded rather than being refused. Resume, when
+	// set, goes on from such a stop, the call run or denied as it says.
+	Ask    bool
+	Resume *Resume
+}
+
+// ConfirmationNeeded is the error of a WorkflowAgent.Write with ArtifactRequest.Ask
+// that stopped before a tool call that needs a person's confirmation: nothing was
+// saved, and Pending (with the writer's transcript) is what the write resumes from
+// (ArtifactRequest.Resume) once the person decides.
+type ConfirmationNeeded struct {
+	Pending PendingTool
+}
+
+func (e *ConfirmationNeeded) Error() string {
+	return "the write waits for a person's confirmation of " + e.Pending.Name
 }
 
 // Item is one item of a foreach artifact: a section of the earlier artifact it fans

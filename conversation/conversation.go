@@ -1,6 +1,9 @@
 package conversation
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -34,6 +37,11 @@ type State struct {
 	// executor's transcript of that turn, bounded by MAX_STEPS tool results, and is
 	// cleared by the decision or by the thread's next message.
 	ToolApproval *ToolApproval `json:"tool_approval,omitempty"`
+	// WriteApproval is the tool call a workflow writer waits on, when the write of
+	// an artifact people review stopped for a person's confirmation
+	// (conversation/workflowrun/ask.go). Unlike ToolApproval, a new message does not
+	// void it: the workflow waits for the decision.
+	WriteApproval *WriteApproval `json:"write_approval,omitempty"`
 	// Assistant is set in an assistant thread (conversation/assistant/view.go): the
 	// channel the person views, and whether the greeting and title were set.
 	Assistant *AssistantView `json:"assistant,omitempty"`
@@ -146,4 +154,45 @@ type ToolApproval struct {
 	// Begun is set, and saved, before an approved call runs: a re-run of the click
 	// (the turn was cut after the call began) does not run it again.
 	Begun bool `json:"begun,omitempty"`
+}
+
+// WriteApprovalPrefix starts the ID of a WriteApproval, so that a click on its card
+// goes to the thread's workflow rather than to the assistant (IsWriteApproval).
+const WriteApprovalPrefix = "write:"
+
+// IsWriteApproval reports whether id, a confirmation card's Action.Arg, names a
+// workflow write's confirmation (WriteApproval) rather than an assistant turn's.
+func IsWriteApproval(id string) bool { return strings.HasPrefix(id, WriteApprovalPrefix) }
+
+// ApprovalID names the confirmation of call p asked by the input inputID, for
+// ToolApproval.ID: the input's id and 48 bits of SHA-256 over the call's id, name
+// and arguments, after prefix ("" for an assistant turn, WriteApprovalPrefix for a
+// workflow write).
+func ApprovalID(prefix, inputID string, p PendingTool) string {
+	h := sha256.New()
+	for _, s := range []string{p.CallID, p.Name, p.Arguments} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return prefix + inputID + "#" + hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// WriteApproval is a workflow write of an artifact people review that waits for a
+// person's confirmation of one of its tool calls (State.WriteApproval;
+// docs/workflows.md, "Tools and untrusted content"). The embedded ToolApproval is the
+// call, its card and who may decide (the person whose action started the write);
+// Tool.Transcript is the writer's (agents.CommitLoop) to resume from. The rest is
+// what the write goes on with once the person decides.
+type WriteApproval struct {
+	ToolApproval
+	// Artifact is the id of the artifact being written.
+	Artifact string `json:"artifact"`
+	// Instructions and Why are the write's guidance and the reason its revision
+	// records.
+	Instructions string `json:"instructions,omitempty"`
+	Why          string `json:"why,omitempty"`
+	// Superseded and Label say why the artifact's earlier message is replaced when
+	// its text is shown (an option chosen, with its label).
+	Superseded string `json:"superseded,omitempty"`
+	Label      string `json:"label,omitempty"`
 }

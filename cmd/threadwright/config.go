@@ -123,8 +123,10 @@ type Config struct {
 	DebugAddr       string `envconfig:"DEBUG_ADDR" desc:"Address of the profiling endpoints (net/http/pprof under /debug/pprof/; docs/operations.md, \"Profiling\"), e.g. 127.0.0.1:6060 or :6060 (loopback). Unset disables them. They bind a loopback address only, unless DEBUG_ADDR_REMOTE is true"`
 	DebugAddrRemote bool   `envconfig:"DEBUG_ADDR_REMOTE" default:"false" desc:"Lets DEBUG_ADDR name an address other than loopback. The profiles show the program's internals and cost CPU while taken: expose them only on a private network"`
 
-	APIAddr   string `envconfig:"API_ADDR" group:"HTTP API" desc:"Address of the HTTP API (docs/api.md, \"HTTP API\"), e.g. 127.0.0.1:8081. Unset disables it"`
-	APITokens string `envconfig:"API_TOKENS" desc:"The HTTP API's bearer tokens, comma-separated, each name:secret;scope=<scopes>[;channels=<ids>][;trusted] (docs/api.md, \"Tokens\"), e.g. ci-bot:…;scope=runs:read runs:write;channels=C0123,portal:…;scope=knowledge:write. Scopes, space-separated: runs:read, runs:write, conversations:read, conversations:read:dm (direct messages; admin does not grant it), knowledge:read, knowledge:write, admin. channels limits the token to those channel ids; trusted makes its uploads trusted like threadwright ingest. A secret has 16 characters or more. Required with API_ADDR. The name appears in logs and as the actor api:<name> of the token's writes; the secrets are scrubbed from logs like every configured secret"`
+	APIAddr             string `envconfig:"API_ADDR" group:"HTTP API" desc:"Address of the HTTP API (docs/api.md, \"HTTP API\"), e.g. 127.0.0.1:8081. Unset disables it"`
+	APITokens           string `envconfig:"API_TOKENS" desc:"The HTTP API's bearer tokens, comma-separated, each name:secret;scope=<scopes>[;channels=<ids>][;trusted] (docs/api.md, \"Tokens\"), e.g. ci-bot:…;scope=runs:read runs:write;channels=C0123,portal:…;scope=knowledge:write. Scopes, space-separated: runs:read, runs:write, conversations:read, conversations:read:dm (direct messages; admin does not grant it), knowledge:read, knowledge:write, admin. channels limits the token to those channel ids; trusted makes its uploads trusted like threadwright ingest. A secret has 16 characters or more. Required with API_ADDR. The name appears in logs and as the actor api:<name> of the token's writes; the secrets are scrubbed from logs like every configured secret"`
+	APIUploadsInFlight  int    `envconfig:"API_UPLOADS_IN_FLIGHT" default:"2" desc:"Knowledge uploads (POST /v1/knowledge/sources) the API handles at once, for all tokens together; another gets 503 with Retry-After. A 10 MB document takes many times its size in memory while it is decoded and split (SECURITY.md)"`
+	APIUploadsPerMinute int    `envconfig:"API_UPLOADS_PER_MINUTE" default:"10" desc:"Knowledge uploads a token may make a minute, in a burst of as many; past it, 429 with Retry-After"`
 
 	TraceConfig `group:"Traces"` // tracing.go
 }
@@ -229,6 +231,8 @@ func (c *Config) checks() []envCheck {
 		{c.DebugAddr == "" || validAddr(c.DebugAddr), "DEBUG_ADDR", "host:port such as 127.0.0.1:6060"},
 		{c.DebugAddr == "" || c.DebugAddrRemote || loopbackAddr(c.DebugAddr), "DEBUG_ADDR", "a loopback address such as 127.0.0.1:6060, or set DEBUG_ADDR_REMOTE=true"},
 		{c.APIAddr == "" || validAddr(c.APIAddr), "API_ADDR", "host:port such as 127.0.0.1:8081"},
+		{c.APIUploadsInFlight >= 1, "API_UPLOADS_IN_FLIGHT", "a whole number of 1 or more"},
+		{c.APIUploadsPerMinute >= 1, "API_UPLOADS_PER_MINUTE", "a whole number of 1 or more"},
 	}
 }
 

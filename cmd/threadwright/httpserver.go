@@ -190,6 +190,7 @@ func serveAPI(c *Config, p apiParts, log *slog.Logger) (*httpServer, error) {
 	srv, err := api.New(api.Config{
 		Store: apiStore, Submitter: p.service, Workflows: p.workflows, Knowledge: kb, Links: p.links,
 		Approvers: c.ApproverUserIDs, TeamID: p.teamID, Tokens: tokens, Redactor: p.scrubber, Logger: log,
+		UploadsInFlight: c.APIUploadsInFlight, UploadsPerMinute: c.APIUploadsPerMinute,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("API_ADDR: %w", err)

@@ -173,7 +173,7 @@ func validateWorkflows(paths []string, workflowsDir string, webSearch bool, stdo
 		return fmt.Errorf("workflows: %s", countProblems(problems))
 	}
 	// Warnings do not fail validation: research runs without the web, and a
-	// tainted writer's side-effect call is refused when it runs.
+	// tainted writer's side-effect call asks a person, or is refused, when it runs.
 	var warnings []string
 	if !webSearch {
 		warnings = withoutWebSearch(defs)

@@ -388,6 +388,13 @@ func TestWorkflowsValidate_TaintWarning(t *testing.T) {
 	if err != nil || stdout != want {
 		t.Errorf("validate = %q, %v; want %q", stdout, err, want)
 	}
+	// notes reviewed by people: its writer asks rather than refuses.
+	path = filepath.Join(writeWorkflows(t, map[string]string{"crm.yaml": askWorkflow}), "crm.yaml")
+	stdout, _, err = runWF(t, "", "validate", path)
+	want = path + ": warning: artifact notes names crm__note, which may change something, but its writer may read untrusted content (from pages): such a call waits for the confirmation of the person who asked for the text, on a card in the thread\nok: 1 workflows, 1 warning\n"
+	if err != nil || stdout != want {
+		t.Errorf("validate of a reviewed artifact = %q, %v; want %q", stdout, err, want)
+	}
 
 	safe := strings.Replace(risky, "tools: [crm__note]", "tools: [search_knowledge, current_time]", 1)
 	path = filepath.Join(writeWorkflows(t, map[string]string{"crm.yaml": safe}), "crm.yaml")

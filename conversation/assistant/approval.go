@@ -127,8 +127,7 @@ func (s *Handler) closeApprovalCard(ctx context.Context, r *turns.Run, ap *conve
 	if ap.CardTS == "" || r.Out.Lost() {
 		return
 	}
-	card := render.ApprovalCard(approvalLang(ap), r.In.Key, ap)
-	card.Blocks = append(card.Blocks[:len(card.Blocks)-1], conversation.Block{Kind: conversation.BlockContext, Text: note})
+	card := render.ClosedApprovalCard(render.ApprovalCard(approvalLang(ap), r.In.Key, ap), note)
 	if err := s.cfg.Messenger.UpdateCard(ctx, r.In.Key, ap.CardTS, card); err != nil {
 		r.Log.Warn("confirmation card not updated", "ts", ap.CardTS, "error", err)
 	}

@@ -2,8 +2,6 @@ package assistant
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -11,15 +9,10 @@ import (
 	"github.com/threadwright/threadwright/conversation/turns"
 )
 
-// approvalID names the confirmation of call pending asked by input inputID: the
-// input's id and 48 bits of SHA-256 over the call's id, name and arguments.
+// approvalID names the confirmation of call pending asked by input inputID
+// (conversation.ApprovalID).
 func approvalID(inputID string, pending *conversation.PendingTool) string {
-	h := sha256.New()
-	for _, s := range []string{pending.CallID, pending.Name, pending.Arguments} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
-	}
-	return inputID + "#" + hex.EncodeToString(h.Sum(nil)[:6])
+	return conversation.ApprovalID("", inputID, *pending)
 }
 
 // askToolApproval ends a turn whose executor stopped before a call that needs

@@ -208,8 +208,8 @@ var catalogs = map[string]map[string]string{
 		// An answer that replaced the answer to a question before its edit (conversation/assistant/edit.go).
 		"answer.edited": "_Answer updated for the edited question._",
 		// Tool calls a workflow's writer refused (docs/tools.md, "Tool policy"; conversation/render/verdict.go).
-		"tool.refused_untrusted":   "Not run: %s. This text was written from content from outside the organization (web pages, search results, an untrusted tool), so a tool that changes something needs a person's confirmation, and nobody can confirm it while a workflow writes. Do that step yourself, or ask the assistant in a new thread, where you can confirm it.",
-		"tool.refused_destructive": "Not run: %s. This tool needs a person's confirmation, and nobody can confirm it while a workflow writes. Do that step yourself, or ask the assistant in a new thread, where you can confirm it.",
+		"tool.refused_untrusted":   "Not run: %s. This text was written from content from outside the organization (web pages, search results, an untrusted tool), so a tool that changes something needs a person's confirmation, and nobody can confirm it while the pipeline writes on its own. Do that step yourself, or ask the assistant in a new thread, where you can confirm it.",
+		"tool.refused_destructive": "Not run: %s. This tool needs a person's confirmation, and nobody can confirm it while the pipeline writes on its own. Do that step yourself, or ask the assistant in a new thread, where you can confirm it.",
 	},
 	"ru": {
 		"started":                "<@%[2]s> запускает *%[1]s*. Артефактов: %[3]d: %[4]s.",
@@ -404,8 +404,8 @@ var catalogs = map[string]map[string]string{
 		// An answer that replaced the answer to a question before its edit (conversation/assistant/edit.go).
 		"answer.edited": "_Ответ обновлён после правки вопроса._",
 		// Tool calls a workflow's writer refused (docs/tools.md, "Tool policy"; conversation/render/verdict.go).
-		"tool.refused_untrusted":   "Не выполнено: %s. Этот текст написан по материалам извне организации (веб-страницы, результаты поиска, недоверенный инструмент), поэтому инструмент, который что-то меняет, требует подтверждения человека, а пока пишет рабочий процесс, подтвердить некому. Сделайте этот шаг сами или попросите ассистента в новом треде — там вы сможете подтвердить.",
-		"tool.refused_destructive": "Не выполнено: %s. Этот инструмент требует подтверждения человека, а пока пишет рабочий процесс, подтвердить некому. Сделайте этот шаг сами или попросите ассистента в новом треде — там вы сможете подтвердить.",
+		"tool.refused_untrusted":   "Не выполнено: %s. Этот текст написан по материалам извне организации (веб-страницы, результаты поиска, недоверенный инструмент), поэтому инструмент, который что-то меняет, требует подтверждения человека, а пока конвейер пишет сам, подтвердить некому. Сделайте этот шаг сами или попросите ассистента в новом треде — там вы сможете подтвердить.",
+		"tool.refused_destructive": "Не выполнено: %s. Этот инструмент требует подтверждения человека, а пока конвейер пишет сам, подтвердить некому. Сделайте этот шаг сами или попросите ассистента в новом треде — там вы сможете подтвердить.",
 	},
 }
 

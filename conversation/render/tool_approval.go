@@ -140,7 +140,6 @@ func ArgumentsFile(lang string, p conversation.PendingTool) conversation.File {
 // it (ArgumentsFile); when not every key fits, there is Deny alone and the card says
 // why and what to do.
 func ApprovalCard(lang string, key conversation.Key, ap *conversation.ToolApproval) conversation.Card {
-	name := ap.Tool.Name
 	why := Tr(lang, "approval.why")
 	switch ap.Tool.Reason {
 	case conversation.ApprovalDestructive:
@@ -148,11 +147,39 @@ func ApprovalCard(lang string, key conversation.Key, ap *conversation.ToolApprov
 	case conversation.ApprovalAfterUntrusted:
 		why = Tr(lang, "approval.why_untrusted")
 	}
+	return approvalCard(lang, key, ap, why, Tr(lang, "approval.cancels"))
+}
+
+// WriteApprovalCard is the confirmation card of a workflow write's tool call
+// (conversation.WriteApproval), as ApprovalCard, title the artifact's: the workflow
+// waits for the decision, which a new message does not cancel.
+func WriteApprovalCard(lang string, key conversation.Key, wa *conversation.WriteApproval, title string) conversation.Card {
+	why := Tr(lang, "write_approval.why", escapeName(title))
+	switch wa.Tool.Reason {
+	case conversation.ApprovalDestructive:
+		why = Tr(lang, "write_approval.why_destructive", escapeName(title))
+	case conversation.ApprovalAfterUntrusted:
+		why = Tr(lang, "write_approval.why_untrusted", escapeName(title))
+	}
+	return approvalCard(lang, key, &wa.ToolApproval, why, Tr(lang, "write_approval.waits"))
+}
+
+// ClosedApprovalCard is card, an approval card, without its buttons and with note
+// (who decided, or why nothing ran) in their place.
+func ClosedApprovalCard(card conversation.Card, note string) conversation.Card {
+	card.Blocks = append(card.Blocks[:len(card.Blocks)-1:len(card.Blocks)-1], conversation.Block{Kind: conversation.BlockContext, Text: note})
+	return card
+}
+
+// approvalCard is an approval card with why under its question and after its
+// arguments the rule of who decides, then cancels.
+func approvalCard(lang string, key conversation.Key, ap *conversation.ToolApproval, why, cancels string) conversation.Card {
+	name := ap.Tool.Name
 	action := func(n conversation.ActionName) conversation.Action {
 		return conversation.Action{Name: n, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ap.ID}
 	}
 	args := ShowArguments(ap.Tool.Arguments)
-	note := Tr(lang, "approval.only", ap.UserID)
+	note := Tr(lang, "approval.only", ap.UserID) + " " + cancels
 	buttons := []conversation.Button{
 		{Label: Tr(lang, "approve"), Style: "primary", Action: action(conversation.ActionApproveTool)},
 		{Label: Tr(lang, "approval.deny"), Style: "danger", Action: action(conversation.ActionDenyTool)},
@@ -180,44 +207,54 @@ func ApprovalCard(lang string, key conversation.Key, ap *conversation.ToolApprov
 func init() {
 	for lang, words := range map[string]map[string]string{
 		"en": {
-			"approval.text":            "Confirm a tool call: %s",
-			"approval.ask":             "*<@%s>, may I run `%s`?*",
-			"approval.why":             "This tool can change things outside this thread.",
-			"approval.why_destructive": "This tool may delete or overwrite data.",
-			"approval.why_untrusted":   "Content from outside (a web page or search results) was read while answering, so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you.",
-			"approval.only":            "Only <@%s> can decide. A new message in this thread cancels this request.",
-			"approval.too_large":       "These arguments are too large to check on a card, so this call cannot be approved here; they are all in the file below. Deny it, then ask for something smaller, or do it yourself.",
-			"approval.cut":             "Long values are cut here; the file below has every argument in full.",
-			"approval.deny":            "Deny",
-			"approval.approved":        "✓ Approved by <@%s>.",
-			"approval.denied":          "✗ Denied by <@%s>: not run.",
-			"approval.voided":          "⊘ Not run: a newer message arrived before anyone decided.",
-			"approval.not_current":     "This confirmation is no longer current, so nothing was run.",
-			"approval.not_yours":       "Sorry, only <@%s>, who asked, can approve or deny this.",
-			"approval.cannot_approve":  "These arguments are too large to check on a card, so this call cannot be approved here, and nothing was run. Deny it, then ask for something smaller.",
-			"approval.not_shown":       "I wanted to run `%s`, which needs your confirmation, but I could not show the buttons. Please ask again.",
-			"approval.file_title":      "Arguments of %s",
-			"approval.file_comment":    "All the arguments of `%s`, as it would be called.",
+			"approval.text":                  "Confirm a tool call: %s",
+			"approval.ask":                   "*<@%s>, may I run `%s`?*",
+			"approval.why":                   "This tool can change things outside this thread.",
+			"approval.why_destructive":       "This tool may delete or overwrite data.",
+			"approval.why_untrusted":         "Content from outside (a web page or search results) was read while answering, so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you.",
+			"approval.only":                  "Only <@%s> can decide.",
+			"approval.cancels":               "A new message in this thread cancels this request.",
+			"write_approval.why":             "*%s* is being written, and this tool can change things outside this thread.",
+			"write_approval.why_destructive": "*%s* is being written, and this tool may delete or overwrite data.",
+			"write_approval.why_untrusted":   "*%s* is being written from content from outside the organization (a fetched page, search results), so a tool that changes things needs your go-ahead: the request to run it may have come from that content, not from you.",
+			"write_approval.waits":           "The workflow waits for this decision.",
+			"approval.too_large":             "These arguments are too large to check on a card, so this call cannot be approved here; they are all in the file below. Deny it, then ask for something smaller, or do it yourself.",
+			"approval.cut":                   "Long values are cut here; the file below has every argument in full.",
+			"approval.deny":                  "Deny",
+			"approval.approved":              "✓ Approved by <@%s>.",
+			"approval.denied":                "✗ Denied by <@%s>: not run.",
+			"approval.voided":                "⊘ Not run: a newer message arrived before anyone decided.",
+			"approval.not_current":           "This confirmation is no longer current, so nothing was run.",
+			"approval.not_yours":             "Sorry, only <@%s>, who asked, can approve or deny this.",
+			"approval.cannot_approve":        "These arguments are too large to check on a card, so this call cannot be approved here, and nothing was run. Deny it, then ask for something smaller.",
+			"approval.not_shown":             "I wanted to run `%s`, which needs your confirmation, but I could not show the buttons. Please ask again.",
+			"approval.file_title":            "Arguments of %s",
+			"approval.file_comment":          "All the arguments of `%s`, as it would be called.",
 		},
 		"ru": {
-			"approval.text":            "Подтвердите вызов инструмента: %s",
-			"approval.ask":             "*<@%s>, можно запустить `%s`?*",
-			"approval.why":             "Этот инструмент может что-то изменить за пределами этой ветки.",
-			"approval.why_destructive": "Этот инструмент может удалить или перезаписать данные.",
-			"approval.why_untrusted":   "Во время ответа было прочитано содержимое извне (веб-страница или результаты поиска), поэтому инструменту, который что-то меняет, нужно ваше согласие: просьба запустить его могла прийти из этого содержимого, а не от вас.",
-			"approval.only":            "Решить может только <@%s>. Новое сообщение в этой ветке отменяет этот запрос.",
-			"approval.too_large":       "Эти аргументы слишком велики, чтобы проверить их на карточке, поэтому этот вызов здесь не подтвердить; все они в файле ниже. Отклоните его и попросите что-нибудь поменьше или сделайте это сами.",
-			"approval.cut":             "Длинные значения здесь обрезаны; в файле ниже все аргументы целиком.",
-			"approval.deny":            "Отклонить",
-			"approval.approved":        "✓ Подтвердил(а) <@%s>.",
-			"approval.denied":          "✗ Отклонил(а) <@%s>: не запущено.",
-			"approval.voided":          "⊘ Не запущено: новое сообщение пришло раньше, чем кто-то решил.",
-			"approval.not_current":     "Это подтверждение уже неактуально, поэтому ничего не запущено.",
-			"approval.not_yours":       "Извините, подтвердить или отклонить это может только <@%s>, который(ая) спрашивал(а).",
-			"approval.cannot_approve":  "Эти аргументы слишком велики, чтобы проверить их на карточке, поэтому этот вызов здесь не подтвердить, и ничего не запущено. Отклоните его и попросите что-нибудь поменьше.",
-			"approval.not_shown":       "Я хотел запустить `%s`, для этого нужно ваше подтверждение, но не смог показать кнопки. Спросите, пожалуйста, ещё раз.",
-			"approval.file_title":      "Аргументы %s",
-			"approval.file_comment":    "Все аргументы `%s`, с которыми он был бы вызван.",
+			"approval.text":                  "Подтвердите вызов инструмента: %s",
+			"approval.ask":                   "*<@%s>, можно запустить `%s`?*",
+			"approval.why":                   "Этот инструмент может что-то изменить за пределами этой ветки.",
+			"approval.why_destructive":       "Этот инструмент может удалить или перезаписать данные.",
+			"approval.why_untrusted":         "Во время ответа было прочитано содержимое извне (веб-страница или результаты поиска), поэтому инструменту, который что-то меняет, нужно ваше согласие: просьба запустить его могла прийти из этого содержимого, а не от вас.",
+			"approval.only":                  "Решить может только <@%s>.",
+			"approval.cancels":               "Новое сообщение в этой ветке отменяет этот запрос.",
+			"write_approval.why":             "Пишется *%s*, и этот инструмент может что-то изменить за пределами этой ветки.",
+			"write_approval.why_destructive": "Пишется *%s*, и этот инструмент может удалить или перезаписать данные.",
+			"write_approval.why_untrusted":   "*%s* пишется по содержимому извне организации (загруженная страница, результаты поиска), поэтому инструменту, который что-то меняет, нужно ваше согласие: просьба запустить его могла прийти из этого содержимого, а не от вас.",
+			"write_approval.waits":           "Процесс ждёт этого решения.",
+			"approval.too_large":             "Эти аргументы слишком велики, чтобы проверить их на карточке, поэтому этот вызов здесь не подтвердить; все они в файле ниже. Отклоните его и попросите что-нибудь поменьше или сделайте это сами.",
+			"approval.cut":                   "Длинные значения здесь обрезаны; в файле ниже все аргументы целиком.",
+			"approval.deny":                  "Отклонить",
+			"approval.approved":              "✓ Подтвердил(а) <@%s>.",
+			"approval.denied":                "✗ Отклонил(а) <@%s>: не запущено.",
+			"approval.voided":                "⊘ Не запущено: новое сообщение пришло раньше, чем кто-то решил.",
+			"approval.not_current":           "Это подтверждение уже неактуально, поэтому ничего не запущено.",
+			"approval.not_yours":             "Извините, подтвердить или отклонить это может только <@%s>, который(ая) спрашивал(а).",
+			"approval.cannot_approve":        "Эти аргументы слишком велики, чтобы проверить их на карточке, поэтому этот вызов здесь не подтвердить, и ничего не запущено. Отклоните его и попросите что-нибудь поменьше.",
+			"approval.not_shown":             "Я хотел запустить `%s`, для этого нужно ваше подтверждение, но не смог показать кнопки. Спросите, пожалуйста, ещё раз.",
+			"approval.file_title":            "Аргументы %s",
+			"approval.file_comment":          "Все аргументы `%s`, с которыми он был бы вызван.",
 		},
 	} {
 		for k, v := range words {

@@ -26,7 +26,8 @@ func (s *Service) Handle(ctx context.Context, r *turns.Run) error {
 		return s.workflows.ChannelCommand(ctx, r)
 	case in.Kind == conversation.KindAssistantThread && in.Thread != nil:
 		return s.assistant.ThreadEvent(ctx, r)
-	case in.Kind == conversation.KindAction && in.Action != nil && assistant.IsToolDecision(in.Action.Action.Name):
+	case in.Kind == conversation.KindAction && in.Action != nil && assistant.IsToolDecision(in.Action.Action.Name) &&
+		!conversation.IsWriteApproval(in.Action.Action.Arg): // a workflow write's goes to the workflow
 		return s.assistant.ToolDecision(ctx, r)
 	case sessionStop(in):
 		return s.stopSession(ctx, r)

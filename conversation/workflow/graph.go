@@ -125,7 +125,9 @@ type ToolKind func(tool string) (untrusted, readOnly bool)
 // its writer (docs/tools.md, "Tool policy"): a fetch artifact, or one naming a tool
 // kind calls untrusted, is tainted, and every approved text is in a writer's prompt,
 // so any other artifact of the workflow may read it. Such a writer's call is refused
-// when it runs (nobody can confirm it there). The warnings are about the file as a
+// when it runs for an auto artifact (nobody can confirm it there), and waits for a
+// person's confirmation for another (docs/workflows.md, "Tools and untrusted
+// content"). The warnings are about the file as a
 // whole (Line 0); a workflow without them returns nil.
 func (d *Definition) TaintWarnings(kind ToolKind) []Problem {
 	var sources []string
@@ -153,9 +155,13 @@ func (d *Definition) TaintWarnings(kind ToolKind) []Problem {
 		if len(effects) == 0 {
 			continue
 		}
+		then := "such a call waits for the confirmation of the person who asked for the text, on a card in the thread"
+		if a.Mode == ModeAuto {
+			then = "such a call is refused when it runs, since nobody can confirm it there"
+		}
 		out = append(out, Problem{File: d.Source, Reason: fmt.Sprintf(
-			"warning: artifact %s names %s, which may change something, but its writer may read untrusted content (from %s): such a call is refused when it runs, since nobody can confirm it there",
-			a.ID, strings.Join(effects, ", "), strings.Join(sources, ", "))})
+			"warning: artifact %s names %s, which may change something, but its writer may read untrusted content (from %s): %s",
+			a.ID, strings.Join(effects, ", "), strings.Join(sources, ", "), then)})
 	}
 	return out
 }

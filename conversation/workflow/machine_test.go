@@ -149,6 +149,20 @@ func TestNext(t *testing.T) {
 	}
 }
 
+// TestNextAsking: a draft whose write waits for a person's confirmation of a tool
+// call (ArtifactState.Asking) is not written again: people act on it, and what comes
+// after it waits.
+func TestNextAsking(t *testing.T) {
+	m := machine(t)
+	s := run(m, "idea=approved")
+	s.Artifacts["plan"].Asking = true
+	want := workflow.Plan{Review: "plan", Waits: map[string][]string{
+		"notes": {"plan"}, "pitch": {"plan", "notes"}, "parts": {"plan"}, "aside": {"plan"}}}
+	if got := workflow.Next(m.Def, s); !reflect.DeepEqual(got, want) {
+		t.Errorf("Next =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
 // TestTransitions applies one transition to a run in a given state, by an actor, and
 // checks the statuses after it, or the refusal; a refused transition changes nothing.
 func TestTransitions(t *testing.T) {

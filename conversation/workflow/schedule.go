@@ -78,8 +78,8 @@ func Next(def *Definition, s *State) Plan {
 			p.Waits[id] = waits
 		case !person:
 			p.Start = append(p.Start, id) // pending, dependencies approved
-		case st.Status != StatusPending:
-			p.Review = id
+		case st.Status != StatusPending || st.Asking:
+			p.Review = id // a person reviews it, or confirms its writer's tool call
 		case a.Mode == ModeChoice:
 			p.Propose = id
 		default:

@@ -168,6 +168,10 @@ type ArtifactState struct {
 	// Refused are the tool calls the writes of Text did not run because they needed
 	// a person's confirmation that nobody could give there; its card says so.
 	Refused []RefusedCall `json:"refused,omitempty"`
+	// Asking is true while the write of this artifact, one people review, waits for
+	// a person's confirmation of a tool call (conversation.State.WriteApproval): the
+	// scheduling rule (Next) does not write it again meanwhile.
+	Asking bool `json:"asking,omitempty"`
 }
 
 // RefusedCall is a tool call a write did not run because it needed a person's

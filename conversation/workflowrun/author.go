@@ -2,6 +2,7 @@ package workflowrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -23,12 +24,30 @@ func (t author) propose(ctx context.Context, id string, sup supersede) error {
 	return nil
 }
 
-// write writes artifact id (from its selected option, if any) and reviews it.
+// write writes artifact id (from its selected option, if any) and reviews it. A
+// tool call that needs the confirmation of the person who asked stops it (ask.go).
 func (t author) write(ctx context.Context, id, instructions, why string, sup supersede) error {
+	return t.writeFrom(ctx, id, instructions, why, sup, nil)
+}
+
+// writeFrom is write; resume, when set, goes on from the write's stop for a
+// confirmation (decide).
+func (t author) writeFrom(ctx context.Context, id, instructions, why string, sup supersede, resume *conversation.Resume) error {
+	if resume == nil {
+		t.dropAsk("⊘ Not run: the text is being written again.")
+	} else {
+		t.state.WriteApproval, t.ws().Artifacts[id].Asking = nil, false
+	}
 	r := t.request(id, instructions)
+	r.Ask, r.Resume = t.asker() != "", resume
 	taint := &conversation.Taint{} // what the write read and refused (docs/tools.md, "Tool policy")
 	text, u, err := t.s.cfg.Agent.Write(conversation.WithTaint(ctx, taint), r)
 	t.add(u)
+	var ask *conversation.ConfirmationNeeded
+	if errors.As(err, &ask) {
+		t.askWrite(id, instructions, why, sup, ask.Pending)
+		return nil
+	}
 	if err != nil {
 		return conversation.FailedAt(conversation.CauseModel, fmt.Errorf("write %s: %w", id, err))
 	}

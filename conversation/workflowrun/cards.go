@@ -57,6 +57,12 @@ func (t poster) render(ctx context.Context) error {
 			if err := t.renderShow(ctx, e); err != nil {
 				return err
 			}
+		case evAsk:
+			if err := t.renderAsk(ctx); err != nil { // ask.go
+				return err
+			}
+		case evDecided:
+			t.renderDecided(ctx, e)
 		}
 	}
 	t.events = nil

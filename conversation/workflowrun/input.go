@@ -110,6 +110,7 @@ func (t decoder) command(ctx context.Context, c command, hint string) error {
 			return err
 		}
 		t.state.Mode = conversation.ModeAssistant
+		author(t).dropAsk("⊘ Not run: the workflow was cancelled.")
 		pipelineRun(t).endPipeline(ctx, "⏹ "+render.Tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
 		t.reply = render.Tr(t.lang, "cancelled", t.def().Title, t.user)
 		return nil
@@ -165,6 +166,8 @@ func (t decoder) action(ctx context.Context, a conversation.ActionInput) error {
 		return &workflow.Refusal{Reason: workflow.NotCurrent}
 	}
 	switch act.Name {
+	case conversation.ActionApproveTool, conversation.ActionDenyTool: // a write's confirmation (ask.go)
+		return author(t).decide(ctx, a)
 	case conversation.ActionInputs: // modal.go
 		return t.submitInputs(ctx, a)
 	case conversation.ActionTopicKeep, conversation.ActionTopicChange:

@@ -85,6 +85,8 @@ type cardEvent struct {
 	// (workflow.Superseded*; the option chosen).
 	id, why, by, label string
 	revision           int
+	// ask is the confirmation an evDecided event closes.
+	ask *conversation.WriteApproval
 }
 
 type eventKind int
@@ -97,6 +99,8 @@ const (
 	evProgress                  // post the pipeline's progress message
 	evInputs                    // close the message asking for inputs (by: who filled them); ask for the missing ones
 	evTopic                     // the start card's held topic was decided (by: who; why: "kept" or "changed")
+	evAsk                       // post the confirmation card of State.WriteApproval
+	evDecided                   // close the confirmation card of ask, saying why (who decided)
 )
 
 // ws returns the run's state.
@@ -130,18 +134,19 @@ func (t *wfTurn) bind() error {
 // mark is a point the turn can go back to (rollback).
 type mark struct {
 	ws                    *workflow.State
+	ask                   *conversation.WriteApproval
 	mode                  string
 	appended, events, enq int
 	reply                 string
 }
 
 func (t *wfTurn) mark() mark {
-	return mark{ws: t.ws().Clone(), mode: t.state.Mode, appended: len(t.appended), events: len(t.events), enq: len(t.enqueue), reply: t.reply}
+	return mark{ws: t.ws().Clone(), ask: t.state.WriteApproval, mode: t.state.Mode, appended: len(t.appended), events: len(t.events), enq: len(t.enqueue), reply: t.reply}
 }
 
 // rollback undoes what the turn did since m.
 func (t *wfTurn) rollback(m mark) {
-	t.state.Workflow, t.state.Mode = m.ws, m.mode
+	t.state.Workflow, t.state.WriteApproval, t.state.Mode = m.ws, m.ask, m.mode
 	t.appended, t.events, t.enqueue, t.reply = t.appended[:m.appended], t.events[:m.events], t.enqueue[:m.enq], m.reply
 }
 
