@@ -85,13 +85,16 @@ func demoHandler(model *demo.Model) func(openaitest.Request) openaitest.Response
 //
 // With MODEL_PROFILES defining "enhance" (the demo model again, behind a second fake
 // server), the article's one enhancement request goes to that server and the card
-// says the article was enhanced.
+// says the article was enhanced. With it defining "large" instead, the article is
+// written (and judged) there, on the profile's model, and every other step on the
+// main server; without it, everything is on the main server.
 func TestE2EBlogBriefSourcesAndFinalFields(t *testing.T) {
-	t.Run("NoEnhanceProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, false) })
-	t.Run("EnhanceProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, true) })
+	t.Run("NoEnhanceProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, false, false) })
+	t.Run("EnhanceProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, true, false) })
+	t.Run("LargeProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, false, true) })
 }
 
-func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
+func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance, large bool) {
 	web := newBlogWeb(t)
 	h := newWorkflowHarness(t)
 	h.env["SEARXNG_URL"] = web.search.URL
@@ -101,8 +104,11 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 	second := openaitest.NewServer()
 	t.Cleanup(second.Close)
 	second.Handle(demoHandler(demo.New()))
-	if enhance {
+	switch {
+	case enhance:
 		h.env["MODEL_PROFILES"] = writeFile(t, "profiles.yaml", "enhance:\n  base_url: "+second.URL()+"\n  model: enhance-model\n")
+	case large:
+		h.env["MODEL_PROFILES"] = writeFile(t, "profiles.yaml", "large:\n  base_url: "+second.URL()+"\n  model: large-model\n")
 	}
 	h.start()
 	thread := h.startWorkflow(alice, "blog Kubernetes cost control for platform teams")
@@ -130,8 +136,9 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 		t.Error("with a search provider, the thread says research runs without web search")
 	}
 
+	assertArticleOn(t, h.ai, second, large)
 	var searched, briefs, sections, fetched, failed, judged int
-	for _, r := range h.ai.Requests() {
+	for _, r := range append(h.ai.Requests(), second.Requests()...) {
 		ma := artifactRE.FindStringSubmatch(systemText(r))
 		if ma == nil {
 			continue
@@ -188,7 +195,7 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 			enhanced++
 		}
 	}
-	if n := len(second.Requests()); enhanced != wantEnhanced || n != wantEnhanced {
+	if n := len(second.Requests()); !large && (enhanced != wantEnhanced || n != wantEnhanced) {
 		t.Errorf("%d requests to the enhancement profile, %d of them the article's on enhance-model; want %d", n, enhanced, wantEnhanced)
 	}
 	for _, want := range []string{
@@ -231,4 +238,40 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 		}
 	}
 	assertNoSlackErrors(t, h.harness)
+}
+
+// assertArticleOn checks where the blog's model calls went: with large, the article's
+// write (and every other call about the article) to second, on the profile's model
+// "large-model", and every call about another artifact to main; without it, no call
+// to second is about writing the article, and the article is written on main.
+func assertArticleOn(t *testing.T, main, second *openaitest.Server, large bool) {
+	t.Helper()
+	writes := map[*openaitest.Server]int{}
+	for _, srv := range []*openaitest.Server{main, second} {
+		for _, r := range srv.Requests() {
+			ma := artifactRE.FindStringSubmatch(systemText(r))
+			if ma == nil {
+				continue
+			}
+			onSecond := srv == second
+			switch {
+			case ma[1] != "article" && onSecond:
+				t.Errorf("a call about %q went to the large profile's server", ma[1])
+			case ma[1] == "article" && large && !onSecond:
+				t.Errorf("a call about the article (%s) went to the main server, with the large profile defined", forced(r))
+			case ma[1] == "article" && large && r.Chat.Model != "large-model":
+				t.Errorf("the article's call ran on model %q; want large-model", r.Chat.Model)
+			}
+			if ma[1] == "article" && forced(r) == "commit_artifact_final_text" && !strings.Contains(r.LastUserMessage(), "Improve the article's readability") {
+				writes[srv]++
+			}
+		}
+	}
+	want, other := main, second
+	if large {
+		want, other = second, main
+	}
+	if writes[want] == 0 || writes[other] != 0 {
+		t.Errorf("article writes: %d on the server that should write it, %d on the other; want ≥ 1 and 0", writes[want], writes[other])
+	}
 }
