@@ -123,6 +123,10 @@ type CommitLoop struct {
 	// registry every call forces Tool.
 	research  toolRunner
 	toolSteps int
+	// seed are research calls run before the first model call, their results given
+	// to it as if it had made them (approved search queries); ignored without a
+	// research registry.
+	seed []openai.ToolCall
 }
 
 // CommitResult is what a CommitLoop did.
@@ -157,6 +161,12 @@ func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage
 	tainted := l.Tainted || l.research.registry.offersUntrusted()
 	if tainted {
 		conversation.TaintFrom(ctx).MarkRead()
+	}
+	if len(l.seed) > 0 && l.research.registry != nil {
+		seeded := Completion{ToolCalls: l.seed}
+		results := make([]string, len(l.seed))
+		l.runResearch(ctx, seeded, results, &tainted, &res)
+		msgs = appendReply(msgs, seeded, results)
 	}
 	for failed := 0; ; {
 		if res.Calls > 0 {
