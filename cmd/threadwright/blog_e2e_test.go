@@ -7,9 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/playground/demo"
@@ -22,6 +26,17 @@ import (
 // which answers HTTP 500.
 type blogWeb struct {
 	pages, search *httptest.Server
+
+	mu sync.Mutex
+	// queries are the search engine's queries, in order.
+	queries []string
+}
+
+// searched returns the queries the search engine received, in order.
+func (w *blogWeb) searched() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.queries)
 }
 
 // newBlogWeb starts the site and the search engine; they close with the test.
@@ -40,6 +55,9 @@ func newBlogWeb(t *testing.T) *blogWeb {
 	t.Cleanup(w.pages.Close)
 	w.search = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query().Get("q")
+		w.mu.Lock()
+		w.queries = append(w.queries, q)
+		w.mu.Unlock()
 		slug := strings.ToLower(strings.Join(strings.Fields(q), "-"))
 		if len(slug) > 40 {
 			slug = slug[:40]
@@ -128,6 +146,7 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance, large bool) {
 		t.Errorf("%d reviews of the outline's options; want 1", reviews)
 	}
 	h.click(thread, alice, "A:", "")
+	planCard, _ := h.emu.Message(general, h.latest(thread, "Approve", ""))
 	h.click(thread, alice, "Approve", "")
 	h.waitFor("the article for review", func() bool {
 		return strings.Contains(h.transcript(thread), "Meta keywords:")
@@ -137,6 +156,7 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance, large bool) {
 	}
 
 	assertArticleOn(t, h.ai, second, large)
+	assertApprovedQueries(t, h.ai, web, string(planCard.Blocks))
 	var searched, briefs, sections, fetched, failed, judged int
 	for _, r := range append(h.ai.Requests(), second.Requests()...) {
 		ma := artifactRE.FindStringSubmatch(systemText(r))
@@ -273,5 +293,70 @@ func assertArticleOn(t *testing.T, main, second *openaitest.Server, large bool) 
 	}
 	if writes[want] == 0 || writes[other] != 0 {
 		t.Errorf("article writes: %d on the server that should write it, %d on the other; want ≥ 1 and 0", writes[want], writes[other])
+	}
+}
+
+// assertApprovedQueries checks the blog's plan against its research: the outline card
+// people approved shows every section's key points and search queries; each
+// section's research starts from that section's queries, run with web_search before
+// the model is called (its first request already holds those calls and their
+// results, and its prompt says they were run); and the search engine received every
+// one of them.
+func assertApprovedQueries(t *testing.T, ai *openaitest.Server, web *blogWeb, planCard string) {
+	t.Helper()
+	if !strings.Contains(planCard, "Key points:") || !strings.Contains(planCard, "Search queries:") {
+		t.Errorf("the outline card shows no key points or search queries:\n%s", planCard)
+	}
+	first := map[string]openaitest.Request{} // each research item's first request
+	itemRE := regexp.MustCompile(`Item (\d+) of \d+: (.+)`)
+	for _, r := range ai.Requests() {
+		ma := artifactRE.FindStringSubmatch(systemText(r))
+		mi := itemRE.FindStringSubmatch(r.LastUserMessage())
+		if ma == nil || ma[1] != "research" || mi == nil || !slices.ContainsFunc(r.Chat.Tools, func(tl openai.Tool) bool { return tl.Function.Name == "web_search" }) {
+			continue // not a research write (the recovery agent's request, say)
+		}
+		if f, ok := first[mi[2]]; !ok || len(r.Chat.Messages) < len(f.Chat.Messages) {
+			first[mi[2]] = r
+		}
+	}
+	if len(first) != 5 {
+		t.Errorf("%d research items; want 5", len(first))
+	}
+	searched := web.searched()
+	for title, r := range first {
+		var queries []string
+		for _, m := range r.Chat.Messages {
+			for _, tc := range m.ToolCalls {
+				var args struct{ Query string }
+				if tc.Function.Name == "web_search" && json.Unmarshal([]byte(tc.Function.Arguments), &args) == nil {
+					queries = append(queries, args.Query)
+				}
+			}
+		}
+		if len(queries) < 2 {
+			t.Errorf("research of %q began with web searches %q; want the section's 2 or more approved queries", title, queries)
+			continue
+		}
+		at := strings.Index(planCard, title)
+		if at < 0 {
+			t.Errorf("the outline card lacks the section %q", title)
+			continue
+		}
+		// The section on the card: its heading up to a little after its queries' label.
+		section := planCard[at:]
+		if i := strings.Index(section, "Search queries:"); i >= 0 {
+			section = section[:min(len(section), i+600)]
+		}
+		for _, q := range queries {
+			if !strings.Contains(section, q) || !strings.Contains(r.LastUserMessage(), "- "+q) {
+				t.Errorf("research of %q searched %q, which its outline section on the card or its prompt does not list", title, q)
+			}
+			if !slices.Contains(searched, q) {
+				t.Errorf("the search engine never received the approved query %q", q)
+			}
+		}
+		if !strings.Contains(r.LastUserMessage(), "they have been run for you") {
+			t.Errorf("research of %q is not told its approved queries were run:\n%s", title, r.LastUserMessage())
+		}
 	}
 }
