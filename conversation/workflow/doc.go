@@ -111,6 +111,13 @@
 //   - model and editor.model name model profiles (MODEL_PROFILES); start-up checks
 //     that every name in Definition.Profiles is configured. Without one, the
 //     deployment's main model writes (and the editor uses the artifact's model).
+//   - prefer_model names a profile that need not be configured: the artifact runs
+//     on it when it is (Artifact.WritingProfile), else on the main model, and
+//     start-up logs a warning.
+//   - An item whose text lists queries under "Search queries:" (SearchQueries) is
+//     researched from them: a write offered web_search or search_knowledge runs
+//     each query with them before the model is called (docs/workflows.md,
+//     "Pipelines").
 //   - self_review (choice only, with criteria): after proposing the options, the
 //     model reviews them against the criteria and revises them once; people see
 //     the revised options.
