@@ -128,7 +128,14 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance, large bool) {
 	case large:
 		h.env["MODEL_PROFILES"] = writeFile(t, "profiles.yaml", "large:\n  base_url: "+second.URL()+"\n  model: large-model\n")
 	}
+	logs := &syncBuffer{}
+	h.logs = logs
 	h.start()
+	// The operator, not the thread, is told where the article is written.
+	note := `artifact \"article\" prefers the model profile \"large\" (prefer_model), which MODEL_PROFILES does not define: it is written on the main model (OPENAI_MODEL)`
+	if got := strings.Contains(logs.String(), note); got == large {
+		t.Errorf("the start-up log notes the article is on the main model: %v; want %v:\n%s", got, !large, logs.String())
+	}
 	thread := h.startWorkflow(alice, "blog Kubernetes cost control for platform teams")
 
 	// The outline: its options reviewed once, then chosen and approved.
@@ -151,6 +158,9 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance, large bool) {
 	h.waitFor("the article for review", func() bool {
 		return strings.Contains(h.transcript(thread), "Meta keywords:")
 	})
+	if strings.Contains(h.transcript(thread), "prefer_model") || strings.Contains(h.transcript(thread), "MODEL_PROFILES") {
+		t.Error("the thread names a setting: the note on the article's model is for the operator")
+	}
 	if strings.Contains(h.transcript(thread), "runs without web search") {
 		t.Error("with a search provider, the thread says research runs without web search")
 	}
