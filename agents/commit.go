@@ -197,6 +197,10 @@ type CommitLoop struct {
 	// registry every call forces Tool.
 	research  toolRunner
 	toolSteps int
+	// seed are research calls run before the first model call, their results given
+	// to it as if it had made them (approved search queries); ignored without a
+	// research registry.
+	seed []openai.ToolCall
 }
 
 // CommitResult is what a CommitLoop did.
@@ -240,6 +244,15 @@ func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage
 	}
 	if tainted {
 		conversation.TaintFrom(ctx).MarkRead()
+	}
+	if len(l.seed) > 0 && l.research.registry != nil && l.Resume == nil {
+		// The approved queries, run before the first model call; a resumed loop has
+		// their results in its transcript already.
+		rs := l.newResearch(Completion{ToolCalls: l.seed}, make([]string, len(l.seed)))
+		if pending := l.runResearch(ctx, &rs, &tainted, &res, nil); pending != nil {
+			return res, l.pause(ctx, pending, msgs, first, rs, failed, tainted, res)
+		}
+		msgs = appendReply(msgs, rs.Reply, rs.Results)
 	}
 	for {
 		if res.Calls > 0 {

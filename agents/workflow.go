@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/threadwright/threadwright/agents/mrkdwn"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -327,10 +329,15 @@ func (a *WorkflowAgent) Write(ctx context.Context, r conversation.ArtifactReques
 	for _, it := range r.Batch {
 		data.Batch = append(data.Batch, *itemData(&it))
 	}
+	var seed []openai.ToolCall
 	if tools != nil {
 		data.Tools = promptTools(tools.Specs())
+		queries := approvedQueries(r)
+		if seed = approvedSearches(tools, queries); seed != nil {
+			data.Searched = queries
+		}
 	}
-	t := task{name: "write", prompt: prompts.ArtifactWrite, data: data, tools: tools, userMessage: NotSaved("the text of " + itemName(r))}
+	t := task{name: "write", prompt: prompts.ArtifactWrite, data: data, tools: tools, seed: seed, userMessage: NotSaved("the text of " + itemName(r))}
 	return a.writeText(ctx, r, t)
 }
 
@@ -513,6 +520,7 @@ func (a *WorkflowAgent) run(ctx context.Context, r conversation.ArtifactRequest,
 		loop.CanPause, loop.Resume = r.Ask, r.Resume
 		loop.research = toolRunner{registry: t.tools, timeout: a.toolTimeout, maxParallel: DefaultMaxParallelTools, maxResult: DefaultMaxToolResult}
 		loop.toolSteps = a.maxToolSteps
+		loop.seed = t.seed
 	}
 	res, err := loop.Run(ctx, msgs)
 	if t.failedTools != nil {

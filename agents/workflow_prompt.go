@@ -84,6 +84,9 @@ type task struct {
 	// tools are offered with the commit function, for research before it (Write);
 	// nil: none.
 	tools *Registry
+	// seed are research calls run before the first model call, as if the model
+	// had made them (the item's approved search queries); nil: none.
+	seed []openai.ToolCall
 	// accept reads the commit function's arguments; an error rejects them and its
 	// text tells the model what was wrong.
 	accept func(args json.RawMessage) error
@@ -212,4 +215,61 @@ func inputs(r conversation.ArtifactRequest) []prompts.Input {
 		}
 	}
 	return out
+}
+
+// Approved queries (docs/workflows.md, "Pipelines"): when the item a Write researches
+// lists its search queries (workflow.SearchQueries: the plan people approved says
+// what will be searched), the write starts from them. Each query is run with every
+// search tool the write is offered (approvedSearchTools), as if the model had
+// called them, before the first model call; the model reads their results and may
+// open pages or search further from there.
+
+// approvedSearchTools are the tools an approved query is run with, in this order;
+// each takes {"query": "…"}.
+var approvedSearchTools = []string{"web_search", "search_knowledge"}
+
+// approvedQueries returns the search queries r's item lists, or those of every item
+// of a batch, without repeats, in order.
+func approvedQueries(r conversation.ArtifactRequest) []string {
+	items := r.Batch
+	if r.Item != nil {
+		items = []conversation.Item{*r.Item}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, it := range items {
+		for _, q := range workflow.SearchQueries(it.Brief) {
+			if !seen[q] {
+				seen[q] = true
+				out = append(out, q)
+			}
+		}
+	}
+	return out
+}
+
+// approvedSearches returns the tool calls that run queries with the search tools
+// of tools (nil when it offers none, or there are no queries), with ids
+// "approved_query_<n>".
+func approvedSearches(tools *Registry, queries []string) []openai.ToolCall {
+	if tools == nil || len(queries) == 0 {
+		return nil
+	}
+	var calls []openai.ToolCall
+	for _, q := range queries {
+		for _, name := range approvedSearchTools {
+			if _, _, ok := tools.Lookup(name); !ok {
+				continue
+			}
+			args, err := json.Marshal(map[string]string{"query": q})
+			if err != nil {
+				continue // a string always marshals
+			}
+			calls = append(calls, openai.ToolCall{
+				ID: fmt.Sprintf("approved_query_%d", len(calls)+1), Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: name, Arguments: string(args)},
+			})
+		}
+	}
+	return calls
 }

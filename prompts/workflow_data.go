@@ -169,6 +169,10 @@ type ArtifactWriteData struct {
 	Batch []Item
 	// Selected is the chosen option of a choice artifact; nil for a draft or auto one.
 	Selected *Option
+	// Searched lists the search queries the item's brief lists (approved with the
+	// plan), already run with the search tools before the model is called: their
+	// results follow the user message. Nil: none were.
+	Searched []string
 	// Previous is an earlier text of the artifact, when there is one (regenerating a
 	// stale artifact, or writing again from a new choice).
 	Previous string

@@ -163,6 +163,9 @@ func (m *Main) openConfig(ctx context.Context) (err error) {
 	}
 	rc.scrubber = rc.redactor(rc.files.mcp, rc.files.profiles)
 	rc.log = runLogger(m.Logger, m.Stderr, rc.Config, rc.scrubber)
+	for _, note := range preferredProfileNotes(rc.files.workflows.All(), definedIn(rc.files.profiles), "") {
+		rc.log.Warn(note)
+	}
 	if m.stopTracing, err = startTracing(ctx, rc.TraceConfig, rc.scrubber, rc.log); err != nil {
 		return err
 	}

@@ -7,9 +7,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/playground/demo"
@@ -22,6 +26,17 @@ import (
 // which answers HTTP 500.
 type blogWeb struct {
 	pages, search *httptest.Server
+
+	mu sync.Mutex
+	// queries are the search engine's queries, in order.
+	queries []string
+}
+
+// searched returns the queries the search engine received, in order.
+func (w *blogWeb) searched() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.queries)
 }
 
 // newBlogWeb starts the site and the search engine; they close with the test.
@@ -40,6 +55,9 @@ func newBlogWeb(t *testing.T) *blogWeb {
 	t.Cleanup(w.pages.Close)
 	w.search = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query().Get("q")
+		w.mu.Lock()
+		w.queries = append(w.queries, q)
+		w.mu.Unlock()
 		slug := strings.ToLower(strings.Join(strings.Fields(q), "-"))
 		if len(slug) > 40 {
 			slug = slug[:40]
@@ -85,13 +103,16 @@ func demoHandler(model *demo.Model) func(openaitest.Request) openaitest.Response
 //
 // With MODEL_PROFILES defining "enhance" (the demo model again, behind a second fake
 // server), the article's one enhancement request goes to that server and the card
-// says the article was enhanced.
+// says the article was enhanced. With it defining "large" instead, the article is
+// written (and judged) there, on the profile's model, and every other step on the
+// main server; without it, everything is on the main server.
 func TestE2EBlogBriefSourcesAndFinalFields(t *testing.T) {
-	t.Run("NoEnhanceProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, false) })
-	t.Run("EnhanceProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, true) })
+	t.Run("NoEnhanceProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, false, false) })
+	t.Run("EnhanceProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, true, false) })
+	t.Run("LargeProfile", func(t *testing.T) { testBlogBriefSourcesAndFinalFields(t, false, true) })
 }
 
-func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
+func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance, large bool) {
 	web := newBlogWeb(t)
 	h := newWorkflowHarness(t)
 	h.env["SEARXNG_URL"] = web.search.URL
@@ -101,10 +122,20 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 	second := openaitest.NewServer()
 	t.Cleanup(second.Close)
 	second.Handle(demoHandler(demo.New()))
-	if enhance {
+	switch {
+	case enhance:
 		h.env["MODEL_PROFILES"] = writeFile(t, "profiles.yaml", "enhance:\n  base_url: "+second.URL()+"\n  model: enhance-model\n")
+	case large:
+		h.env["MODEL_PROFILES"] = writeFile(t, "profiles.yaml", "large:\n  base_url: "+second.URL()+"\n  model: large-model\n")
 	}
+	logs := &syncBuffer{}
+	h.logs = logs
 	h.start()
+	// The operator, not the thread, is told where the article is written.
+	note := `artifact \"article\" prefers the model profile \"large\" (prefer_model), which MODEL_PROFILES does not define: it is written on the main model (OPENAI_MODEL)`
+	if got := strings.Contains(logs.String(), note); got == large {
+		t.Errorf("the start-up log notes the article is on the main model: %v; want %v:\n%s", got, !large, logs.String())
+	}
 	thread := h.startWorkflow(alice, "blog Kubernetes cost control for platform teams")
 
 	// The outline: its options reviewed once, then chosen and approved.
@@ -122,16 +153,22 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 		t.Errorf("%d reviews of the outline's options; want 1", reviews)
 	}
 	h.click(thread, alice, "A:", "")
+	planCard, _ := h.emu.Message(general, h.latest(thread, "Approve", ""))
 	h.click(thread, alice, "Approve", "")
 	h.waitFor("the article for review", func() bool {
 		return strings.Contains(h.transcript(thread), "Meta keywords:")
 	})
+	if strings.Contains(h.transcript(thread), "prefer_model") || strings.Contains(h.transcript(thread), "MODEL_PROFILES") {
+		t.Error("the thread names a setting: the note on the article's model is for the operator")
+	}
 	if strings.Contains(h.transcript(thread), "runs without web search") {
 		t.Error("with a search provider, the thread says research runs without web search")
 	}
 
+	assertArticleOn(t, h.ai, second, large)
+	assertApprovedQueries(t, h.ai, web, string(planCard.Blocks))
 	var searched, briefs, sections, fetched, failed, judged int
-	for _, r := range h.ai.Requests() {
+	for _, r := range append(h.ai.Requests(), second.Requests()...) {
 		ma := artifactRE.FindStringSubmatch(systemText(r))
 		if ma == nil {
 			continue
@@ -188,7 +225,7 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 			enhanced++
 		}
 	}
-	if n := len(second.Requests()); enhanced != wantEnhanced || n != wantEnhanced {
+	if n := len(second.Requests()); !large && (enhanced != wantEnhanced || n != wantEnhanced) {
 		t.Errorf("%d requests to the enhancement profile, %d of them the article's on enhance-model; want %d", n, enhanced, wantEnhanced)
 	}
 	for _, want := range []string{
@@ -231,4 +268,105 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance bool) {
 		}
 	}
 	assertNoSlackErrors(t, h.harness)
+}
+
+// assertArticleOn checks where the blog's model calls went: with large, the article's
+// write (and every other call about the article) to second, on the profile's model
+// "large-model", and every call about another artifact to main; without it, no call
+// to second is about writing the article, and the article is written on main.
+func assertArticleOn(t *testing.T, main, second *openaitest.Server, large bool) {
+	t.Helper()
+	writes := map[*openaitest.Server]int{}
+	for _, srv := range []*openaitest.Server{main, second} {
+		for _, r := range srv.Requests() {
+			ma := artifactRE.FindStringSubmatch(systemText(r))
+			if ma == nil {
+				continue
+			}
+			onSecond := srv == second
+			switch {
+			case ma[1] != "article" && onSecond:
+				t.Errorf("a call about %q went to the large profile's server", ma[1])
+			case ma[1] == "article" && large && !onSecond:
+				t.Errorf("a call about the article (%s) went to the main server, with the large profile defined", forced(r))
+			case ma[1] == "article" && large && r.Chat.Model != "large-model":
+				t.Errorf("the article's call ran on model %q; want large-model", r.Chat.Model)
+			}
+			if ma[1] == "article" && forced(r) == "commit_artifact_final_text" && !strings.Contains(r.LastUserMessage(), "Improve the article's readability") {
+				writes[srv]++
+			}
+		}
+	}
+	want, other := main, second
+	if large {
+		want, other = second, main
+	}
+	if writes[want] == 0 || writes[other] != 0 {
+		t.Errorf("article writes: %d on the server that should write it, %d on the other; want ≥ 1 and 0", writes[want], writes[other])
+	}
+}
+
+// assertApprovedQueries checks the blog's plan against its research: the outline card
+// people approved shows every section's key points and search queries; each
+// section's research starts from that section's queries, run with web_search before
+// the model is called (its first request already holds those calls and their
+// results, and its prompt says they were run); and the search engine received every
+// one of them.
+func assertApprovedQueries(t *testing.T, ai *openaitest.Server, web *blogWeb, planCard string) {
+	t.Helper()
+	if !strings.Contains(planCard, "Key points:") || !strings.Contains(planCard, "Search queries:") {
+		t.Errorf("the outline card shows no key points or search queries:\n%s", planCard)
+	}
+	first := map[string]openaitest.Request{} // each research item's first request
+	itemRE := regexp.MustCompile(`Item (\d+) of \d+: (.+)`)
+	for _, r := range ai.Requests() {
+		ma := artifactRE.FindStringSubmatch(systemText(r))
+		mi := itemRE.FindStringSubmatch(r.LastUserMessage())
+		if ma == nil || ma[1] != "research" || mi == nil || !slices.ContainsFunc(r.Chat.Tools, func(tl openai.Tool) bool { return tl.Function.Name == "web_search" }) {
+			continue // not a research write (the recovery agent's request, say)
+		}
+		if f, ok := first[mi[2]]; !ok || len(r.Chat.Messages) < len(f.Chat.Messages) {
+			first[mi[2]] = r
+		}
+	}
+	if len(first) != 5 {
+		t.Errorf("%d research items; want 5", len(first))
+	}
+	searched := web.searched()
+	for title, r := range first {
+		var queries []string
+		for _, m := range r.Chat.Messages {
+			for _, tc := range m.ToolCalls {
+				var args struct{ Query string }
+				if tc.Function.Name == "web_search" && json.Unmarshal([]byte(tc.Function.Arguments), &args) == nil {
+					queries = append(queries, args.Query)
+				}
+			}
+		}
+		if len(queries) < 2 {
+			t.Errorf("research of %q began with web searches %q; want the section's 2 or more approved queries", title, queries)
+			continue
+		}
+		at := strings.Index(planCard, title)
+		if at < 0 {
+			t.Errorf("the outline card lacks the section %q", title)
+			continue
+		}
+		// The section on the card: its heading up to a little after its queries' label.
+		section := planCard[at:]
+		if i := strings.Index(section, "Search queries:"); i >= 0 {
+			section = section[:min(len(section), i+600)]
+		}
+		for _, q := range queries {
+			if !strings.Contains(section, q) || !strings.Contains(r.LastUserMessage(), "- "+q) {
+				t.Errorf("research of %q searched %q, which its outline section on the card or its prompt does not list", title, q)
+			}
+			if !slices.Contains(searched, q) {
+				t.Errorf("the search engine never received the approved query %q", q)
+			}
+		}
+		if !strings.Contains(r.LastUserMessage(), "they have been run for you") {
+			t.Errorf("research of %q is not told its approved queries were run:\n%s", title, r.LastUserMessage())
+		}
+	}
 }

@@ -100,7 +100,7 @@ type Config struct {
 	WebSearchEndpoint string        `envconfig:"WEB_SEARCH_ENDPOINT" desc:"Replaces the hosted provider's URL (Brave Search or Tavily), for a proxy. Unset: the provider's own"`
 
 	WorkflowsDir        string   `envconfig:"WORKFLOWS_DIR" group:"Workflows" desc:"Directory of workflow YAML files offered besides the built-ins (proposal, product-brief, blog). An invalid file stops start-up with file:line: reason"`
-	ModelProfiles       string   `envconfig:"MODEL_PROFILES" desc:"YAML file of named models (base_url, model, api_key: ${ENV_VAR}, timeout) that workflow artifacts and editor passes name with model: (docs/workflows.md, \"Pipelines\"); unset: none"`
+	ModelProfiles       string   `envconfig:"MODEL_PROFILES" desc:"YAML file of named models (base_url, model, api_key: ${ENV_VAR}, timeout) that workflow artifacts and editor passes name with model: or prefer_model: (the built-in blog writes its article on \"large\" and polishes it on \"enhance\" when defined; docs/workflows.md, \"Pipelines\"); unset: none"`
 	PipelineConcurrency int      `envconfig:"PIPELINE_CONCURRENCY" default:"4" desc:"Items of one pipeline written at once (docs/workflows.md, \"Pipelines\"); an artifact's concurrency may lower it"`
 	ApproverUserIDs     []string `envconfig:"APPROVER_USER_IDS" desc:"Comma-separated Slack user ids, e.g. U012AB3CD,U045EF6GH: the only people who may approve artifacts; they may also do whatever a run's starter may (docs/workflows.md, \"Permissions\"). Unset, a workflow's permissions decide"`
 

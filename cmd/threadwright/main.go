@@ -94,7 +94,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "eval":
 		return runEval(ctx, args[1:], stdout, stderr)
 	case "workflows":
-		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), webSearchConfigured(os.Getenv), stdout, stderr)
+		profiles, err := profileNames(os.Getenv("MODEL_PROFILES"))
+		if err != nil {
+			return err
+		}
+		return runWorkflows(args[1:], os.Getenv("WORKFLOWS_DIR"), webSearchConfigured(os.Getenv), profiles, stdout, stderr)
 	case "manifest":
 		surface := bot.Surface(cmp.Or(os.Getenv("AGENT_SURFACE"), string(bot.SurfaceAgent)))
 		if surface != bot.SurfaceAgent && surface != bot.SurfaceAssistant {

@@ -151,6 +151,53 @@ func checkProfiles(defs []*workflow.Definition, profiles map[string]ModelProfile
 	return nil
 }
 
+// preferredProfileNotes says, for each artifact of defs whose prefer_model names a
+// profile defined does not report (docs/workflows.md, "Pipelines"), that it is
+// written on the main model: one line per artifact, "file: <kind>artifact "article"
+// prefers …", for the start-up log (kind "") and "workflows validate" ("warning: ").
+func preferredProfileNotes(defs []*workflow.Definition, defined func(string) bool, kind string) []string {
+	var out []string
+	for _, d := range defs {
+		for _, a := range d.Artifacts {
+			if a.PreferModel != "" && a.WritingProfile(defined) == "" {
+				out = append(out, fmt.Sprintf("%s: %sartifact %q prefers the model profile %q (prefer_model), which MODEL_PROFILES does not define: it is written on the main model (OPENAI_MODEL)",
+					d.Source, kind, a.ID, a.PreferModel))
+			}
+		}
+	}
+	return out
+}
+
+// definedIn reports whether profiles defines a profile.
+func definedIn[V any](profiles map[string]V) func(string) bool {
+	return func(name string) bool {
+		_, ok := profiles[name]
+		return ok
+	}
+}
+
+// profileNames reads the names of MODEL_PROFILES's profiles, for "workflows
+// validate", without checking them or reading their keys; an empty path has none.
+// Errors: the file cannot be read or is not a YAML mapping.
+func profileNames(path string) (map[string]bool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("MODEL_PROFILES: %w", err)
+	}
+	var raw map[string]yaml.Node
+	if err := yaml.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("MODEL_PROFILES %s: %w", path, err)
+	}
+	out := make(map[string]bool, len(raw))
+	for name := range raw {
+		out[name] = true
+	}
+	return out, nil
+}
+
 // modelURLs are the base URLs of the main model (baseURL) and of every profile, for
 // the failure messages (failureClassifier).
 func modelURLs(baseURL string, profiles map[string]ModelProfile) []string {

@@ -26,10 +26,11 @@ validate prints every problem as file:line: reason and exits non-zero when there
 // runWorkflows runs "threadwright workflows ARGS" (args are what follows
 // "workflows"): list or validate. workflowsDir is WORKFLOWS_DIR ("" when unset);
 // webSearch tells whether a search provider is configured (validate warns about
-// research that would run without it).
+// research that would run without it); profiles holds the names MODEL_PROFILES
+// defines (validate warns about a prefer_model it lacks).
 // Listings and problems go to stdout, usage to stderr; the error is what main
 // prints before exiting non-zero.
-func runWorkflows(args []string, workflowsDir string, webSearch bool, stdout, stderr io.Writer) error {
+func runWorkflows(args []string, workflowsDir string, webSearch bool, profiles map[string]bool, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, workflowsUsage)
 		return errors.New("workflows: missing subcommand: list or validate")
@@ -42,7 +43,7 @@ func runWorkflows(args []string, workflowsDir string, webSearch bool, stdout, st
 		}
 		return listWorkflows(workflowsDir, stdout, stderr)
 	case "validate":
-		return validateWorkflows(args[1:], workflowsDir, webSearch, stdout)
+		return validateWorkflows(args[1:], workflowsDir, webSearch, profiles, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, workflowsUsage)
 		return nil
@@ -146,8 +147,9 @@ func listWorkflows(workflowsDir string, stdout, stderr io.Writer) error {
 
 // validateWorkflows checks paths (files or directories of workflow files), or the
 // built-ins and workflowsDir when there is none. Without webSearch, an artifact that
-// names web_search is a warning, which does not fail the command.
-func validateWorkflows(paths []string, workflowsDir string, webSearch bool, stdout io.Writer) error {
+// names web_search is a warning, which does not fail the command; so is a
+// prefer_model that profiles (MODEL_PROFILES's names) lacks.
+func validateWorkflows(paths []string, workflowsDir string, webSearch bool, profiles map[string]bool, stdout io.Writer) error {
 	var (
 		defs     []*workflow.Definition
 		problems []workflow.Problem
@@ -178,6 +180,7 @@ func validateWorkflows(paths []string, workflowsDir string, webSearch bool, stdo
 	if !webSearch {
 		warnings = withoutWebSearch(defs)
 	}
+	warnings = append(warnings, preferredProfileNotes(defs, definedIn(profiles), "warning: ")...)
 	for _, d := range defs {
 		for _, w := range d.TaintWarnings(toolKind) {
 			warnings = append(warnings, w.String())

@@ -28,11 +28,13 @@ func writeWorkflows(t *testing.T, files map[string]string) string {
 	return dir
 }
 
-// runWF runs "threadwright workflows args..." and returns stdout, stderr and the error.
+// runWF runs "threadwright workflows args..." and returns stdout, stderr and the error,
+// with a search provider and the model profile "large" configured (so that the
+// built-ins validate without warnings).
 func runWF(t *testing.T, workflowsDir string, args ...string) (string, string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := runWorkflows(args, workflowsDir, true, &stdout, &stderr)
+	err := runWorkflows(args, workflowsDir, true, map[string]bool{"large": true}, &stdout, &stderr)
 	return stdout.String(), stderr.String(), err
 }
 
@@ -332,14 +334,14 @@ func TestLoadWorkflows(t *testing.T) {
 // built-in blog's and proposal's research) and still succeeds; with one, it does not.
 func TestWorkflowsValidateWarnsWithoutWebSearch(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if err := runWorkflows([]string{"validate"}, "", false, &stdout, &stderr); err != nil {
+	if err := runWorkflows([]string{"validate"}, "", false, nil, &stdout, &stderr); err != nil {
 		t.Fatalf("validate = %v; a warning must not fail it:\n%s", err, stdout.String())
 	}
 	out := stdout.String()
 	for _, want := range []string{
 		`builtin:blog.yaml: warning: artifact "research" names web_search, but no search provider is configured (SEARXNG_URL, BRAVE_SEARCH_API_KEY or TAVILY_API_KEY)`,
 		`builtin:proposal.yaml: warning: artifact "research" names web_search`,
-		"ok: 3 workflows, 2 warnings",
+		"ok: 3 workflows, 3 warnings",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("validate lacks %q:\n%s", want, out)
@@ -348,6 +350,43 @@ func TestWorkflowsValidateWarnsWithoutWebSearch(t *testing.T) {
 	if !webSearchConfigured(func(k string) string { return map[string]string{"TAVILY_API_KEY": "tvly-x"}[k] }) ||
 		webSearchConfigured(func(string) string { return "" }) {
 		t.Error("webSearchConfigured does not follow the environment's search settings")
+	}
+}
+
+// TestWorkflowsValidatePreferredProfile checks that validate notes, as a warning
+// that does not fail it, that the built-in blog's article is written on the main
+// model when MODEL_PROFILES does not define "large", and says nothing when it does,
+// reading the names from the MODEL_PROFILES file as the command does.
+func TestWorkflowsValidatePreferredProfile(t *testing.T) {
+	note := `builtin:blog.yaml: warning: artifact "article" prefers the model profile "large" (prefer_model), which MODEL_PROFILES does not define: it is written on the main model (OPENAI_MODEL)`
+	for _, tt := range []struct {
+		name, file string
+		want       bool
+	}{
+		{"Unset", "", true},
+		{"OtherProfile", "enhance:\n  model: m\n", true},
+		{"Large", "large:\n  model: big-model\n  api_key: ${LARGE_KEY_NOT_SET}\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := ""
+			if tt.file != "" {
+				path = writeFile(t, "profiles.yaml", tt.file)
+			}
+			profiles, err := profileNames(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr bytes.Buffer
+			if err := runWorkflows([]string{"validate"}, "", true, profiles, &stdout, &stderr); err != nil {
+				t.Fatalf("validate = %v; a warning must not fail it:\n%s", err, stdout.String())
+			}
+			if got := strings.Contains(stdout.String(), note+"\n"); got != tt.want {
+				t.Errorf("validate says the article is on the main model: %v, want %v:\n%s", got, tt.want, stdout.String())
+			}
+		})
+	}
+	if _, err := profileNames(writeFile(t, "bad.yaml", "- a list\n")); err == nil {
+		t.Error("profileNames accepted a list")
 	}
 }
 

@@ -218,6 +218,12 @@ func (a *Artifact) checkPipeline(ps *problems, ap artifactPosition, what string)
 	if a.Model != "" && !profileRE.MatchString(a.Model) {
 		ps.addf(ap.at("model"), "%s: model %q is invalid: a model profile name (MODEL_PROFILES) uses lower-case letters, digits, \"_\" and \"-\", starting with a letter or digit", what, a.Model)
 	}
+	if a.PreferModel != "" && !profileRE.MatchString(a.PreferModel) {
+		ps.addf(ap.at("prefer_model"), "%s: prefer_model %q is invalid: a model profile name (MODEL_PROFILES) uses lower-case letters, digits, \"_\" and \"-\", starting with a letter or digit", what, a.PreferModel)
+	}
+	if a.Model != "" && a.PreferModel != "" {
+		ps.addf(ap.at("prefer_model"), "%s: prefer_model and model both name a profile: keep model (the profile must be defined) or prefer_model (the main model writes when it is not)", what)
+	}
 	if e := a.Editor; e != nil {
 		if e.Prompt == "" && ap.editor.ok("prompt") {
 			ps.addf(ap.editorAt("prompt"), "%s: editor: missing prompt: what the editor does, like prompt: Tighten the prose, keep every fact", what)

@@ -165,8 +165,13 @@ type Artifact struct {
 	// committed.
 	Editor *Editor `yaml:"editor,omitempty"`
 	// Model names a model profile (MODEL_PROFILES) that writes this artifact; empty
-	// is the deployment's main model.
+	// is the deployment's main model. Start-up fails when the profile is undefined.
 	Model string `yaml:"model,omitempty"`
+	// PreferModel names a model profile that writes this artifact when the
+	// deployment defines it (MODEL_PROFILES), like a larger model for the final
+	// text; without it the artifact is written on the main model, and the log and
+	// "workflows validate" say so. At most one of Model and PreferModel is set.
+	PreferModel string `yaml:"prefer_model,omitempty"`
 	// Tools (draft and auto) names tools the model may call while writing
 	// (web_search, fetch_url, search_knowledge, an MCP server's server__tool, …);
 	// those the deployment has not configured are left out.
@@ -204,6 +209,19 @@ const (
 	StrategyIndividual = "individual"
 	StrategyBatch      = "batch"
 )
+
+// WritingProfile returns the model profile that writes a, given whether the
+// deployment defines a profile (defined may be nil: none is): Model, else
+// PreferModel when defined, else "" (the main model).
+func (a *Artifact) WritingProfile(defined func(string) bool) string {
+	switch {
+	case a.Model != "":
+		return a.Model
+	case a.PreferModel != "" && defined != nil && defined(a.PreferModel):
+		return a.PreferModel
+	}
+	return ""
+}
 
 // Batch reports whether a's items are written in one batch write
 // (ResearchStrategy batch, with foreach).

@@ -60,6 +60,9 @@
 //	      ...                   # text/template whose only function is input "id"
 //	    model: writer           # optional; the model profile (MODEL_PROFILES) writing it,
 //	                            # ^[a-z0-9][a-z0-9_-]*$ (default: the main model)
+//	    prefer_model: large     # optional, not with model; the profile writing it when
+//	                            # MODEL_PROFILES defines it, else the main model (a note
+//	                            # in the start-up log and workflows validate)
 //	    tools: [web_search]     # draft and auto; tools the model may call while writing,
 //	                            # ^[a-z0-9][a-z0-9_]*$, MCP tools as server__tool
 //	    editor:                 # optional; an editor pass over what is written
@@ -70,8 +73,8 @@
 //	    concurrency: 4          # auto only; 1..MaxConcurrency items written at once
 //	                            # (default: the deployment's PIPELINE_CONCURRENCY)
 //	    fetch: research         # auto only; one of depends_on whose URLs are fetched:
-//	                            # no model writes it (no retries, tools, editor, model, prompt,
-//	                            # enhance)
+//	                            # no model writes it (no retries, tools, editor, model,
+//	                            # prefer_model, prompt, enhance)
 //	    research_strategy: batch  # auto with foreach only; batch or individual (default)
 //	    self_review: true       # choice only, needs criteria; the model reviews its options
 //	                            # against the criteria and revises them once
@@ -112,6 +115,13 @@
 //   - model and editor.model name model profiles (MODEL_PROFILES); start-up checks
 //     that every name in Definition.Profiles is configured. Without one, the
 //     deployment's main model writes (and the editor uses the artifact's model).
+//   - prefer_model names a profile that need not be configured: the artifact runs
+//     on it when it is (Artifact.WritingProfile), else on the main model, and
+//     start-up logs a warning.
+//   - An item whose text lists queries under "Search queries:" (SearchQueries) is
+//     researched from them: a write offered web_search or search_knowledge runs
+//     each query with them before the model is called (docs/workflows.md,
+//     "Pipelines").
 //   - self_review (choice only, with criteria): after proposing the options, the
 //     model reviews them against the criteria and revises them once; people see
 //     the revised options.

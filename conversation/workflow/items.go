@@ -351,3 +351,72 @@ func headingSection(text, title string) (Item, bool) {
 	}
 	return Item{}, false
 }
+
+// MaxItemQueries bounds the search queries SearchQueries returns for one item.
+const MaxItemQueries = 5
+
+var (
+	// queriesLabelRE matches the line that starts an item's search queries:
+	// "Search queries:", optionally emphasised ("**Search queries:**") or as a
+	// heading ("### Search queries"), case-insensitive.
+	queriesLabelRE = regexp.MustCompile(`(?i)^\s*(?:#{1,6}\s+)?[*_]*\s*search queries\s*[*_]*\s*:?\s*[*_]*\s*$`)
+	// queryEntryRE matches one entry of the list under it: "- q", "* q", "+ q", "1. q".
+	queryEntryRE = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,3}[.)])\s+(.+?)\s*$`)
+)
+
+// SearchQueries returns the search queries an item's body lists, in order, for the
+// research written from it (docs/workflows.md, "Pipelines"): the entries of the
+// list right under a line "Search queries:" (or "**Search queries:**", "### Search
+// queries"), each less surrounding quotes and backticks, without empty entries or
+// repeats (case-insensitive), at most MaxItemQueries. Blank lines between the label
+// and the list are skipped; the first line that is not a list entry ends it. A body
+// without such a line has none (nil).
+//
+//	## Why stand-ups drift
+//	What the section covers.
+//	Key points:
+//	- meetings grow with the team
+//	Search queries:
+//	- "stand-up meeting length" team size study
+//	- async stand-up tools comparison
+func SearchQueries(body string) []string {
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		if !queriesLabelRE.MatchString(l) {
+			continue
+		}
+		var out []string
+		seen := map[string]bool{}
+		started := false
+		for _, l := range lines[i+1:] {
+			if strings.TrimSpace(l) == "" && !started {
+				continue
+			}
+			m := queryEntryRE.FindStringSubmatch(l)
+			if m == nil {
+				break
+			}
+			started = true
+			q := strings.Join(strings.Fields(unquote(m[1])), " ")
+			if q == "" || seen[strings.ToLower(q)] {
+				continue
+			}
+			seen[strings.ToLower(q)] = true
+			if out = append(out, q); len(out) == MaxItemQueries {
+				break
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// unquote removes one pair of quotes or backticks around the whole of s.
+func unquote(s string) string {
+	for _, p := range [][2]string{{"`", "`"}, {`"`, `"`}, {"“", "”"}, {"'", "'"}} {
+		if len(s) >= len(p[0])+len(p[1]) && strings.HasPrefix(s, p[0]) && strings.HasSuffix(s, p[1]) {
+			return s[len(p[0]) : len(s)-len(p[1])]
+		}
+	}
+	return s
+}

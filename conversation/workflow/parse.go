@@ -65,7 +65,7 @@ func decodePass(ps *problems, v *yaml.Node, what, key string, fieldNames []strin
 // The fields of each mapping, in the order the schema documents them.
 var (
 	definitionFields = []string{"name", "title", "description", "locale", "approvers", "permissions", "inputs", "pass_share", "artifacts", "report"}
-	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "pass_share", "prompt", "model", "tools", "editor", "foreach", "retries", "concurrency", "fetch", "research_strategy", "self_review", "enhance"}
+	artifactFields   = []string{"id", "title", "description", "mode", "options", "depends_on", "criteria", "pass_share", "prompt", "model", "prefer_model", "tools", "editor", "foreach", "retries", "concurrency", "fetch", "research_strategy", "self_review", "enhance"}
 	criterionFields  = []string{"id", "description", "critical", "check"}
 	editorFields     = []string{"prompt", "model"}
 	enhanceFields    = []string{"model", "prompt"}
@@ -247,6 +247,8 @@ func decodeArtifact(ps *problems, n *yaml.Node, i int) (Artifact, artifactPositi
 			a.Foreach = str(ps, v, what+": foreach")
 		case "model":
 			a.Model = str(ps, v, what+": model")
+		case "prefer_model":
+			a.PreferModel = str(ps, v, what+": prefer_model")
 		case "fetch":
 			a.Fetch = str(ps, v, what+": fetch")
 		case "research_strategy":

@@ -85,7 +85,7 @@ artifacts:
 			`test.yaml:3: unknown field "owner" in the workflow (known: name, title, description, locale, approvers, permissions, inputs, pass_share, artifacts, report)`,
 			`test.yaml:7: unknown field "dependson" in artifact "a" (did you mean "depends_on"?)`,
 			`test.yaml:11: unknown field "weight" in artifact "a": criterion "c" (known: id, description, critical, check)`,
-			`test.yaml:14: unknown field "colour" in artifact "b" (known: id, title, description, mode, options, depends_on, criteria, pass_share, prompt, model, tools, editor, foreach, retries, concurrency, fetch, research_strategy, self_review, enhance)`,
+			`test.yaml:14: unknown field "colour" in artifact "b" (known: id, title, description, mode, options, depends_on, criteria, pass_share, prompt, model, prefer_model, tools, editor, foreach, retries, concurrency, fetch, research_strategy, self_review, enhance)`,
 		}},
 		{"TypoInsteadOfRequired", yaml(`nme: x
 titel: X

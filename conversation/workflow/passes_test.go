@@ -129,6 +129,34 @@ artifacts:
 	  title: A
 	  enhance: {model: e, prompt: P, profile: e}
 `), []string{`test.yaml:6: unknown field "profile" in artifact "a": enhance (did you mean "model"?)`}},
+		{"PreferModelInvalid", yaml(`name: x
+title: X
+artifacts:
+	- id: a
+	  title: A
+	  prefer_model: Large Model
+`), []string{`test.yaml:6: artifact "a": prefer_model "Large Model" is invalid: a model profile name (MODEL_PROFILES) uses lower-case letters, digits, "_" and "-", starting with a letter or digit`}},
+		{"PreferModelAndModel", yaml(`name: x
+title: X
+artifacts:
+	- id: a
+	  title: A
+	  model: big
+	  prefer_model: large
+`), []string{`test.yaml:7: artifact "a": prefer_model and model both name a profile: keep model (the profile must be defined) or prefer_model (the main model writes when it is not)`}},
+		{"PreferModelOnFetch", yaml(`name: x
+title: X
+artifacts:
+	- id: a
+	  title: A
+	  mode: auto
+	- id: b
+	  title: B
+	  mode: auto
+	  depends_on: [a]
+	  fetch: a
+	  prefer_model: large
+`), []string{`test.yaml:12: artifact "b": prefer_model does not apply to a fetch artifact: no model writes it (remove prefer_model or fetch)`}},
 		{"EnhancePromptTemplate", yaml(`name: x
 title: X
 artifacts:
@@ -145,5 +173,45 @@ artifacts:
 				t.Errorf("problems:\n got %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestWritingProfile: model is always the profile; prefer_model only when the
+// deployment defines it, else the main model (""); Profiles, which start-up
+// requires, leaves prefer_model out.
+func TestWritingProfile(t *testing.T) {
+	d, err := workflow.Parse("w.yaml", []byte(`name: w
+title: W
+artifacts:
+  - id: a
+    title: A
+    model: big
+  - id: b
+    title: B
+    prefer_model: large
+  - id: c
+    title: C
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	large := func(name string) bool { return name == "large" }
+	none := func(string) bool { return false }
+	for _, tt := range []struct {
+		id      string
+		defined func(string) bool
+		want    string
+	}{
+		{"a", none, "big"}, {"a", large, "big"},
+		{"b", large, "large"}, {"b", none, ""}, {"b", nil, ""},
+		{"c", large, ""},
+	} {
+		a, _ := d.Artifact(tt.id)
+		if got := a.WritingProfile(tt.defined); got != tt.want {
+			t.Errorf("%s.WritingProfile = %q; want %q", tt.id, got, tt.want)
+		}
+	}
+	if got := d.Profiles(); !slices.Equal(got, []string{"big"}) {
+		t.Errorf("Profiles = %q; want [big]: prefer_model need not be defined", got)
 	}
 }

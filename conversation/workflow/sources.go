@@ -89,7 +89,7 @@ func trimURL(u string) string {
 
 // checkSources checks a's fetch and research_strategy: fetch (auto only) names one of
 // a's depends_on, and a fetch artifact has no retries, tools, editor, model, prompt,
-// enhance, criteria or research_strategy; research_strategy (auto only) is batch or individual, and
+// prefer_model, enhance, criteria or research_strategy; research_strategy (auto only) is batch or individual, and
 // batch needs foreach. index maps the known ids to their artifact, ids lists them for
 // suggestions.
 func (d *Definition) checkSources(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
@@ -134,7 +134,7 @@ func (d *Definition) checkSources(ps *problems, ap artifactPosition, a Artifact,
 		set bool
 	}{
 		{"retries", a.Retries != 0}, {"tools", len(a.Tools) > 0}, {"editor", a.Editor != nil},
-		{"model", a.Model != ""}, {"prompt", a.Prompt != ""}, {"enhance", a.Enhance != nil},
+		{"model", a.Model != ""}, {"prefer_model", a.PreferModel != ""}, {"prompt", a.Prompt != ""}, {"enhance", a.Enhance != nil},
 		// Criteria would send every fetched page to the evaluator (up to MaxItems ×
 		// MaxSourceItemChars runes) to judge what no model wrote.
 		{"criteria", len(a.Criteria) > 0},

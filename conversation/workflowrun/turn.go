@@ -181,8 +181,11 @@ func (t *wfTurn) request(id, instructions string) conversation.ArtifactRequest {
 	r := conversation.ArtifactRequest{
 		Workflow: t.def(), Artifact: a, Locale: t.ws().Locale, Inputs: t.ws().Inputs, Approved: approved,
 		Options: st.Options, Current: st.Text, Instructions: instructions,
-		History: t.hist, Summary: t.state.Summary, Profile: a.Model, ChannelID: t.key.ChannelID,
+		History: t.hist, Summary: t.state.Summary, Profile: a.WritingProfile(t.s.profileDefined), ChannelID: t.key.ChannelID,
 		Tainted: t.ws().ReadsTainted(id),
+	}
+	if a.PreferModel != "" && r.Profile == "" {
+		t.log.Debug("artifact written on the main model: the deployment defines no such model profile (MODEL_PROFILES)", "artifact", id, "prefer_model", a.PreferModel)
 	}
 	for i := range st.Options {
 		if st.Options[i].Label == st.Selected {

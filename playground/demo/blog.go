@@ -179,8 +179,57 @@ func writeOutline(a *blogAngle, instr string) string {
 	}
 	for _, s := range o.Sections {
 		fmt.Fprintf(&b, "\n\n## %s\n%s", s.Title, s.Body)
+		points, queries := planLists(a, s, o.Title)
+		b.WriteString("\nKey points:")
+		for _, p := range points {
+			b.WriteString("\n- " + p)
+		}
+		b.WriteString("\nSearch queries:")
+		for _, q := range queries {
+			b.WriteString("\n- " + q)
+		}
 	}
 	return b.String()
+}
+
+// planLists are an outline section's key points (its first three facts, shortened,
+// else the sentences of its brief) and its search queries: its heading with the
+// article's title, and its first key point, as key words.
+func planLists(a *blogAngle, it workflow.Item, title string) (points, queries []string) {
+	sec, ok := sectionByTitle(it.Title)
+	for _, c := range a.Custom {
+		if titleKey(c.Title) == titleKey(it.Title) {
+			sec, ok = c, true
+		}
+	}
+	if ok {
+		for _, f := range sec.Facts[:min(len(sec.Facts), 3)] {
+			points = append(points, trimEnd(textcut.Ellipsis(f.Text, 90, unicode.IsSpace)))
+		}
+	}
+	if len(points) == 0 {
+		for _, s := range splitSentences(oneLine(it.Body)) {
+			points = append(points, trimEnd(s))
+		}
+	}
+	queries = []string{keyWords(it.Title + " " + title)}
+	if len(points) > 0 {
+		if q := keyWords(points[0]); !slices.Contains(queries, q) {
+			queries = append(queries, q)
+		}
+	}
+	return points, queries
+}
+
+// planSection is what an outline section's body says it covers: the text before
+// its "Key points:" and "Search queries:" lists (writeOutline).
+func planSection(body string) string {
+	for _, label := range []string{"\nKey points:", "\nSearch queries:"} {
+		if i := strings.Index("\n"+body, label); i >= 0 {
+			body = body[:max(i-1, 0)]
+		}
+	}
+	return strings.TrimSpace(body)
 }
 
 // reviseOutline applies a request to an outline: shorter drops its last section (down

@@ -29,7 +29,7 @@ func (t blogTask) blogText(revise bool) string {
 	}
 	title, brief := t.itemTitle(), ""
 	if t.item != nil {
-		brief = t.item.Brief
+		brief = planSection(t.item.Brief)
 	}
 	switch t.blog {
 	case blogPlan:

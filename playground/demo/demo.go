@@ -184,14 +184,20 @@ func batchText(t *workflowTask) string {
 
 // searchFirst returns the search calls a research write makes before it commits, or
 // nil: when fn is not commit_artifact_final_text, no search tool is offered, or the
-// request already has tool results.
+// request already has the results of each (the approved queries, run before the
+// model is called, or the demo's own calls).
 func searchFirst(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) []openai.ToolCall {
 	if fn.Name != agents.CommitFinalTextTool {
 		return nil
 	}
+	searched := map[string]bool{} // "tool query" already called
 	for _, m := range req.Messages {
-		if m.Role == openai.ChatMessageRoleTool {
-			return nil
+		for _, tc := range m.ToolCalls {
+			var args struct {
+				Query string `json:"query"`
+			}
+			_ = json.Unmarshal([]byte(tc.Function.Arguments), &args)
+			searched[tc.Function.Name+" "+args.Query] = true
 		}
 	}
 	var offered []string
@@ -211,8 +217,11 @@ func searchFirst(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition
 	for _, q := range t.searchQueries() {
 		for _, name := range offered {
 			query := q
-			if name == searchKnowledgeTool {
+			if name == searchKnowledgeTool && !searched[name+" "+q] {
 				query = keyWords(q)
+			}
+			if searched[name+" "+query] {
+				continue
 			}
 			calls = append(calls, toolCall(len(req.Messages), len(calls)+1, name, marshal(map[string]string{"query": query})))
 		}

@@ -777,9 +777,10 @@ func TestBlogWorkflow(t *testing.T) {
 			}
 
 			// One call per request: the outline, the brief, 5 evaluations, 5 research
-			// notes (each a search, then the notes), 5 drafts, 5 edits, the article, its
-			// revision and the summary.
-			if got, want := cm.calls.Load(), int64(1+1+5+5*4+1+1+1+3+2); got != want { // +3+2: two failed research tries (each with its search) and a recovery
+			// notes (the outline's approved queries are searched before the model is
+			// called, so each is one call), 5 drafts, 5 edits, the article, its revision
+			// and the summary.
+			if got, want := cm.calls.Load(), int64(1+1+5+5*3+1+1+1+4); got != want { // +4: two failed research tries, a recovery, and the last try's search for the recovery's queries
 				t.Errorf("model calls = %d, want %d: a request needed a reminder", got, want)
 			}
 		})

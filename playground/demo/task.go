@@ -243,8 +243,9 @@ func (t *workflowTask) subject() string {
 }
 
 // searchQueries are the queries of the research: the recovery agent's (the lines
-// under "Search for:" in the instructions), else one per item (its title and the
-// subject), else one for the artifact.
+// under "Search for:" in the instructions), else per item the queries its outline
+// section lists (workflow.SearchQueries), or its title and the subject, else one
+// for the artifact.
 func (t *workflowTask) searchQueries() []string {
 	if qs := bulletsUnder(quotedAfter(t.text, "The team's instructions:"), "Search for:"); len(qs) > 0 {
 		return qs[:min(len(qs), 3)]
@@ -253,11 +254,18 @@ func (t *workflowTask) searchQueries() []string {
 	if len(t.batch) > 0 {
 		var out []string
 		for _, it := range t.batch[:min(len(t.batch), maxSearchItems)] {
+			if qs := workflow.SearchQueries(it.Brief); len(qs) > 0 {
+				out = append(out, qs...)
+				continue
+			}
 			out = append(out, it.Title+" "+subject)
 		}
 		return out
 	}
 	if t.item != nil {
+		if qs := workflow.SearchQueries(t.item.Brief); len(qs) > 0 {
+			return qs
+		}
 		return []string{t.item.Title + " " + subject}
 	}
 	return []string{subject + " " + orDefault(t.artifactTitle, "background")}
@@ -317,6 +325,7 @@ func (t *workflowTask) outline() blogOutline {
 	var items []workflow.Item
 	for _, it := range workflow.Items(text) {
 		if it.Title != "" {
+			it.Body = planSection(it.Body)
 			items = append(items, it)
 		}
 	}
@@ -356,8 +365,8 @@ func (t *workflowTask) notesFor(title string) []researchNote {
 	texts := []string{research}
 	for _, id := range t.approvedOrder {
 		switch blogKindOf(id, t.approvedTitle[id]) {
-		case blogSources, blogBrief, blogArticle:
-			continue
+		case blogPlan, blogSources, blogBrief, blogArticle:
+			continue // the outline's bullets are key points and queries, not notes
 		}
 		texts = append(texts, t.approved[id])
 	}

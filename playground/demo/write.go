@@ -77,7 +77,7 @@ func (t writeTask) writeDraft() string {
 // writeItem writes one item of a foreach artifact without canned content: its title,
 // its brief (or the artifact's description) and the generic points.
 func (t writeTask) writeItem() string {
-	about := sentence(firstSentences(oneLine(t.item.Brief), 2))
+	about := sentence(firstSentences(oneLine(planSection(t.item.Brief)), 2))
 	if about == "" {
 		about = orDefault(sentence(t.description), "What the team needs from this part of the document.")
 	}
