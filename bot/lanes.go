@@ -9,11 +9,15 @@ import (
 // Each lane takes its envelopes one at a time, in the order they came, so that a
 // thread's inputs (all on the lane of its key) keep their order; envelopes on
 // different lanes are stored concurrently, and the store commits those that arrive
-// together in one transaction (docs/architecture.md, "Accepted means stored").
-const intakeLanes = 64
+// together in one transaction (docs/architecture.md, "Accepted means stored"). A
+// lane's envelopes wait for one commit each, so the lanes bound the inputs a commit
+// can store: with 64, a burst of 1,000 mentions took 16 commits one after the other
+// before the last was acked; with 512, two or three (a lane is a goroutine and a
+// channel, about 9 KB).
+const intakeLanes = 512
 
 // laneDepth is how many envelopes a lane holds before the event loop waits for it.
-const laneDepth = 256
+const laneDepth = 64
 
 // lanes runs work on a fixed set of goroutines, the work of one key always on the same
 // one, in the order it was given.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,12 +38,41 @@ import (
 // the tests: a replica the cluster can kill.
 const mainEnv = "THREADWRIGHT_TEST_RUN_MAIN"
 
+// profileEnv, set to a file name in a replica's environment, makes the replica write
+// its CPU profile there, from its start to its graceful stop (BURST_CPUPROFILE in
+// BenchmarkBurst).
+const profileEnv = "THREADWRIGHT_TEST_CPUPROFILE"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
-		main()
+		if f := os.Getenv(profileEnv); f != "" {
+			stop := startCPUProfile(f)
+			main()
+			stop()
+		} else {
+			main()
+		}
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
+}
+
+// startCPUProfile writes the CPU profile of this process to file until the returned
+// function is called; it panics when it cannot (a benchmark's misuse).
+func startCPUProfile(file string) (stop func()) {
+	f, err := os.Create(file)
+	if err != nil {
+		panic(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		panic(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			panic(err)
+		}
+	}
 }
 
 type cluster struct {

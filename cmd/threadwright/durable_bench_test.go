@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -53,7 +54,8 @@ func BenchmarkTakeover(b *testing.B) {
 // the time from the first mention to the last answer, the replica's CPU time per turn
 // and peak RSS (the process's rusage), Slack Web API calls per turn (all, and
 // assistant.threads.setStatus), and the threads answered more than once or with
-// another thread's answer (both must be 0). Cases: N=1000 D=2s on SQLite and on
+// another thread's answer (both must be 0). BURST_LOG=file keeps the replica's log,
+// BURST_CPUPROFILE=file its CPU profile (go tool pprof). Cases: N=1000 D=2s on SQLite and on
 // Postgres, N=3000 D=0 on Postgres (TEST_DATABASE_URL). README.md's numbers come from
 //
 //	go test -run XXX -bench BenchmarkBurst -benchtime 1x ./cmd/threadwright
@@ -89,6 +91,9 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 		c.defaults = true
 		c.patience = 10 * time.Minute
 		c.env["LOG_LEVEL"] = "info"
+		if f := os.Getenv("BURST_CPUPROFILE"); f != "" { // the replica's CPU profile, start to stop
+			c.env[profileEnv] = f
+		}
 		c.echoModel(delay)
 		users := make([]string, threads)
 		for i := range users {
@@ -96,7 +101,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 			c.emu.AddUser(emulator.User{ID: users[i], Name: fmt.Sprintf("load%d", i)})
 		}
 		r := c.startProcess("a")
-		callsBefore := len(c.emu.Calls(""))
+		before := c.emu.Calls("")
 		b.StartTimer()
 		start := time.Now()
 		roots := make([]string, threads)
@@ -123,7 +128,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 			return true
 		})
 		r.stop()
-		reportBurst(b, c, burstRun{roots: roots, questions: questions, last: last, calls: len(c.emu.Calls("")) - callsBefore, replica: r})
+		reportBurst(b, c, burstRun{roots: roots, questions: questions, last: last, calls: c.emu.Calls("")[len(before):], replica: r})
 	}
 }
 
@@ -131,8 +136,9 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 type burstRun struct {
 	roots, questions []string
 	last             time.Duration
-	calls            int
-	replica          *replica
+	// calls are the Web API calls made from the first mention on.
+	calls   []emulator.Call
+	replica *replica
 }
 
 // reportBurst reports run's metrics (see BenchmarkBurst).
@@ -158,13 +164,18 @@ func reportBurst(b *testing.B, c *cluster, run burstRun) {
 			}
 		}
 	}
-	statuses := len(c.emu.Calls("assistant.threads.setStatus"))
+	methods := map[string]int{}
+	for _, call := range run.calls {
+		methods[call.Method]++
+	}
+	b.Logf("Slack calls per turn by method: %v", perTurn(methods, threads))
+	statuses := methods["assistant.threads.setStatus"]
 	b.ReportMetric(ms(percentile(acks, 50)), "ack-p50-ms")
 	b.ReportMetric(ms(percentile(acks, 99)), "ack-p99-ms")
 	b.ReportMetric(ms(percentile(acks, 100)), "ack-max-ms")
 	b.ReportMetric(float64(redelivered), "redeliveries")
 	b.ReportMetric(run.last.Seconds(), "last-answer-s")
-	b.ReportMetric(float64(run.calls)/float64(threads), "slack-calls/turn")
+	b.ReportMetric(float64(len(run.calls))/float64(threads), "slack-calls/turn")
 	b.ReportMetric(float64(statuses)/float64(threads), "setStatus/turn")
 	b.ReportMetric(float64(duplicates), "duplicates")
 	b.ReportMetric(float64(wrong), "wrong-thread")
@@ -173,4 +184,14 @@ func reportBurst(b *testing.B, c *cluster, run burstRun) {
 		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MiB")
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(threads), "cpu-ms/turn")
 	}
+}
+
+// perTurn returns counts divided by turns, as "method=calls/turn" sorted by method.
+func perTurn(counts map[string]int, turns int) string {
+	var out []string
+	for m, n := range counts {
+		out = append(out, fmt.Sprintf("%s=%.2f", m, float64(n)/float64(turns)))
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
 }

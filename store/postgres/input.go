@@ -66,31 +66,6 @@ func (s *Inputs) Enqueue(ctx context.Context, in conversation.Input) (bool, erro
 	return ok, classify(err)
 }
 
-// EnqueueBatch stores ins as Enqueue does each, in one transaction on the intake's
-// connections (IntakeConns), so that one commit stores a burst: either every input is
-// stored (or found a duplicate) or none is. A thread's inputs keep their order in ins;
-// the transaction tells the lease rows in the order of their threads (a stable sort),
-// so that two batches never wait for each other's rows in a cycle. inserted[i] reports
-// whether ins[i] was new.
-func (s *Inputs) EnqueueBatch(ctx context.Context, ins []conversation.Input) (inserted []bool, err error) {
-	tx, err := s.intake.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, classify(err)
-	}
-	defer tx.Rollback()
-	st := tx.StmtContext(ctx, s.intakeEnqueueStmt)
-	inserted = make([]bool, len(ins))
-	for _, i := range sqlstore.ByThread(ins) {
-		if inserted[i], err = enqueue(ctx, st, ins[i]); err != nil {
-			return nil, classify(err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, classify(fmt.Errorf("enqueue %d inputs: %w", len(ins), err))
-	}
-	return inserted, nil
-}
-
 // enqueue inserts in with st: enqueueStmt, or enqueueStmt in the transaction of a
 // Save.
 func enqueue(ctx context.Context, st *sql.Stmt, in conversation.Input) (bool, error) {

@@ -161,10 +161,22 @@ func (s *Leases) Abandon(ctx context.Context, l conversation.Lease) error {
 // renewSQL extends every lease of owner $1 until $2 milliseconds from now and returns
 // them with their signals, in one statement that walks leases_owner. It changes no
 // indexed column, so the updates stay HOT.
+//
+// mine locks the rows first, in the order of their threads, the order in which the
+// intake's batch (enqueueBatchSQL) takes the lease rows of its threads: an UPDATE
+// alone locks them in the order it finds them, and a batch holding one row while
+// waiting for another the renewal holds, as it waits for the first, is a deadlock.
 const renewSQL = `
-UPDATE leases SET expires_at = now() + $2::bigint * interval '1 millisecond'
-WHERE owner = $1::text
-RETURNING team_id, channel_id, thread_ts, token, newest, message_seq, message_by, stop_target, stop_by`
+WITH mine AS (
+	SELECT team_id, channel_id, thread_ts FROM leases
+	WHERE owner = $1::text
+	ORDER BY team_id, channel_id, thread_ts
+	FOR UPDATE
+)
+UPDATE leases l SET expires_at = now() + $2::bigint * interval '1 millisecond'
+FROM mine m
+WHERE l.team_id = m.team_id AND l.channel_id = m.channel_id AND l.thread_ts = m.thread_ts AND l.owner = $1::text
+RETURNING l.team_id, l.channel_id, l.thread_ts, l.token, l.newest, l.message_seq, l.message_by, l.stop_target, l.stop_by`
 
 // Renew extends every lease of owner that no other owner has taken, expired ones
 // included, until ttl (whole milliseconds) from now by the database's clock, and

@@ -13,9 +13,9 @@ type pool struct {
 	// intake is a few connections of their own for the intake's statements
 	// (EnqueueBatch, Exists, CountPending, Enqueued; docs/architecture.md, "Accepted
 	// means stored"), so that an envelope's ack never waits behind running turns for a
-	// connection of db. intakeEnqueueStmt is enqueueSQL prepared on it.
-	intake            *sqlx.DB
-	intakeEnqueueStmt *sql.Stmt
+	// connection of db. intakeBatchStmt is enqueueBatchSQL prepared on it.
+	intake          *sqlx.DB
+	intakeBatchStmt *sql.Stmt
 	// The statements of a turn (Enqueue, Acquire, Begin, Load, Save, Release) and of
 	// the heartbeat (Renew), prepared once per connection (by database/sql, on first
 	// use) rather than parsed and planned on every call: that planning, of Save's WITH

@@ -97,7 +97,7 @@ func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
 	intake.SetMaxOpenConns(IntakeConns)
 	intake.SetMaxIdleConns(IntakeConns)
 	s := newStore(&pool{db: db, intake: intake})
-	if s.intakeEnqueueStmt, err = intake.PrepareContext(ctx, enqueueSQL); err != nil {
+	if s.intakeBatchStmt, err = intake.PrepareContext(ctx, enqueueBatchSQL); err != nil {
 		s.Close()
 		return nil, classify(fmt.Errorf("postgres: prepare statements: %w", err))
 	}
@@ -155,7 +155,7 @@ func (s *Store) Close() error {
 	var errs []error
 	for _, st := range []*sql.Stmt{
 		s.loadStmt, s.createStmt, s.updateStmt, s.enqueueStmt, s.acquireStmt, s.beginStmt, s.releaseStmt, s.renewStmt,
-		s.searchStmt, s.intakeEnqueueStmt,
+		s.searchStmt, s.intakeBatchStmt,
 	} {
 		if st != nil {
 			errs = append(errs, closeErr(st.Close()))

@@ -130,8 +130,12 @@ const (
 // (turn.Version 0) or is not at turn.Version (including when it no longer exists), or
 // when turn.InputID is not a pending input (already answered, finished or deleted).
 func (s *Checkpoints) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
-	saved, err := sqlstore.Save(turn, func(turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
-		return s.save(ctx, turn, state)
+	saved, err := sqlstore.Save(turn, func(turn conversation.Turn, state sqlstore.JSONText) (saved conversation.Saved, err error) {
+		err = s.turnWrite(ctx, func() (err error) {
+			saved, err = s.save(ctx, turn, state)
+			return err
+		})
+		return saved, err
 	})
 	return saved, classify(err)
 }

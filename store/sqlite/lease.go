@@ -66,10 +66,17 @@ const (
 // lease and the owner of the expired lease it took over ("" when the thread was
 // free), or ok false when a live lease, of any owner, holds the thread.
 func (s *Leases) Acquire(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
-	l, prev, ok, err := sqlstore.Acquire(key, owner, ttl, func(ttl time.Duration) *sql.Row {
-		now := sqlstore.Now()
-		return s.st.acquire.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner,
-			timestamp(now.Add(ttl)), timestamp(now))
+	var l conversation.Lease
+	var prev string
+	var ok bool
+	err := s.turnWrite(ctx, func() error {
+		var err error
+		l, prev, ok, err = sqlstore.Acquire(key, owner, ttl, func(ttl time.Duration) *sql.Row {
+			now := sqlstore.Now()
+			return s.st.acquire.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner,
+				timestamp(now.Add(ttl)), timestamp(now))
+		})
+		return err
 	})
 	return l, prev, ok, classify(err)
 }
@@ -81,7 +88,17 @@ func (s *Leases) Acquire(ctx context.Context, key conversation.Key, owner string
 // conversation.ErrLeaseLost.
 func (s *Leases) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	k := l.Key
-	in, err := sqlstore.Begin(l, func(r *inputRow) (found, held bool, err error) {
+	var in *conversation.Input
+	err := s.turnWrite(ctx, func() (err error) {
+		in, err = s.begin(ctx, l, k)
+		return err
+	})
+	return in, classify(err)
+}
+
+// begin is Begin's statements, run in its turn on the write connection.
+func (s *Leases) begin(ctx context.Context, l conversation.Lease, k conversation.Key) (*conversation.Input, error) {
+	return sqlstore.Begin(l, func(r *inputRow) (found, held bool, err error) {
 		err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now())).
 			Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
 		r.TeamID, r.ChannelID, r.ThreadTS = k.TeamID, k.ChannelID, k.ThreadTS
@@ -94,7 +111,6 @@ func (s *Leases) Begin(ctx context.Context, l conversation.Lease) (*conversation
 		held, err = s.held(ctx, l)
 		return false, held, err
 	})
-	return in, classify(err)
 }
 
 // held reports whether l still holds its thread.
@@ -113,14 +129,18 @@ func (s *Leases) held(ctx context.Context, l conversation.Lease) (bool, error) {
 // conversation.ErrLeaseLost.
 func (s *Leases) Release(ctx context.Context, l conversation.Lease) (bool, error) {
 	k := l.Key
-	ok, err := sqlstore.Release(l, func() (held, released bool, err error) {
-		n, err := sqlstore.RowsAffected(s.st.release.ExecContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token,
-			timestamp(sqlstore.Now())))
-		if err != nil || n == 1 {
-			return true, n == 1, err
-		}
-		held, err = s.held(ctx, l)
-		return held, false, err
+	var ok bool
+	err := s.turnWrite(ctx, func() (err error) {
+		ok, err = sqlstore.Release(l, func() (held, released bool, err error) {
+			n, err := sqlstore.RowsAffected(s.st.release.ExecContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token,
+				timestamp(sqlstore.Now())))
+			if err != nil || n == 1 {
+				return true, n == 1, err
+			}
+			held, err = s.held(ctx, l)
+			return held, false, err
+		})
+		return err
 	})
 	return ok, classify(err)
 }
@@ -142,8 +162,12 @@ func (s *Leases) Abandon(ctx context.Context, l conversation.Lease) error {
 // included, until ttl (whole milliseconds) from now, and returns their states, in one
 // statement (renewSQL). A lease of owner missing from the result was taken over.
 func (s *Leases) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
-	states, err := sqlstore.Renew(owner, ttl, func(ttl time.Duration) (*sql.Rows, error) {
-		return s.st.renew.QueryContext(ctx, owner, timestamp(sqlstore.Now().Add(ttl)))
+	var states []conversation.LeaseState
+	err := s.turnWrite(ctx, func() (err error) {
+		states, err = sqlstore.Renew(owner, ttl, func(ttl time.Duration) (*sql.Rows, error) {
+			return s.st.renew.QueryContext(ctx, owner, timestamp(sqlstore.Now().Add(ttl)))
+		})
+		return err
 	})
 	return states, classify(err)
 }

@@ -124,7 +124,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	n := max(4, runtime.GOMAXPROCS(0))
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
-	s := newStore(path, &pool{write: write, read: read})
+	s := newStore(path, newPool(write, read))
 	if err := s.st.prepare(ctx, read, write); err != nil {
 		return nil, classify(errors.Join(fmt.Errorf("open sqlite %s: %w", path, err), read.Close(), write.Close()))
 	}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -42,6 +43,38 @@ func testEnqueueBatch(t *testing.T, s conversation.Store) {
 	if inserted, err := s.EnqueueBatch(ctx, nil); err != nil || len(inserted) != 0 {
 		t.Errorf("EnqueueBatch(nil) = %v, %v; want nothing", inserted, err)
 	}
+}
+
+// testEnqueueBatchSignals checks that a batch tells the holder of a thread's lease
+// what enqueuing its inputs one by one would (Renew): the newest of them, and the
+// newest person's message with its author, whatever the inputs of other threads
+// between them; a free thread's lease is told nothing, and each thread's lease
+// holds while its inputs are pending.
+func testEnqueueBatchSignals(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	held, free := thread("batch-held"), thread("batch-free")
+	l := mustAcquire(t, s, held, ownerA, liveTTL)
+	click := conversation.Input{ID: "b-click", Key: held, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: conversation.Action{Name: conversation.ActionStop}, UserID: "U9"}}
+	batch := []conversation.Input{inputIn(held, "b-m1", "U1"), inputIn(free, "b-f1", "U5"), inputIn(held, "b-m2", "U2"), click, inputIn(free, "b-f2", "U6")}
+	if _, err := s.EnqueueBatch(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	mustRelease(t, s, l, false) // inputs pending: the holder keeps the thread
+	mustRun(t, s, l, "b-m1")
+	m2 := mustRun(t, s, l, "b-m2")
+	newest := mustRun(t, s, l, "b-click")
+	want := conversation.LeaseState{Lease: l, Newest: newest, Message: m2, MessageBy: "U2"}
+	if got := mustRenew(t, s, ownerA, liveTTL)[held]; !reflect.DeepEqual(got, want) {
+		t.Errorf("Renew after a batch = %+v; want %+v", got, want)
+	}
+	lf := mustAcquire(t, s, free, ownerB, liveTTL)
+	if got := mustRenew(t, s, ownerB, liveTTL)[free]; !reflect.DeepEqual(got, conversation.LeaseState{Lease: lf}) {
+		t.Errorf("Renew of a thread free during the batch = %+v; want no signal", got)
+	}
+	mustRun(t, s, lf, "b-f1")
+	mustRun(t, s, lf, "b-f2")
+	mustRelease(t, s, lf, true)
 }
 
 // testEnqueueBatchAtomic checks that a batch is one transaction: when one of its

@@ -24,6 +24,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"ConcurrentEnqueue", testConcurrentEnqueue},
 		{"EnqueueBatch", testEnqueueBatch},
 		{"EnqueueBatchAtomic", testEnqueueBatchAtomic},
+		{"EnqueueBatchSignals", testEnqueueBatchSignals},
 		{"ConcurrentEnqueueBatch", testConcurrentEnqueueBatch},
 		{"ConcurrentWorkers", testConcurrentWorkers},
 		{"BeginSkipsFinished", testBeginSkipsFinished},
