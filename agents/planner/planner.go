@@ -127,6 +127,10 @@ type planRun struct {
 	base []openai.ChatCompletionMessage
 	f    conversation.Findings
 
+	// offered are the names of the tools the prompt's channel may use, which a tool
+	// task may select (selectTools).
+	offered []string
+
 	intent   string
 	entities []string
 	// tasks are every task planned, in the order they were planned, round after
@@ -151,8 +155,14 @@ func (p *Planner) newRun(pr conversation.Prompt) (*planRun, error) {
 	}
 	base := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}
 	base = agents.AppendHistory(base, pr.History)
+	var offered []string
+	for _, c := range e.Categories {
+		for _, t := range c.Tools {
+			offered = append(offered, t.Name)
+		}
+	}
 	return &planRun{
-		p: p, prompt: pr, base: slices.Clip(base), byID: map[string]*taskRun{},
+		p: p, prompt: pr, base: slices.Clip(base), byID: map[string]*taskRun{}, offered: offered,
 		log: p.logger.With(slog.String("conversation", pr.Key.String()), slog.String("strategy", StrategyPlanner)),
 	}, nil
 }
@@ -190,8 +200,13 @@ func (r *planRun) commit(ctx context.Context, name, what, model string, msgs []o
 	return err
 }
 
-// add records tasks as planned and returns their runs.
-func (r *planRun) add(tasks []prompts.PlanTask) []*taskRun {
+// add records tasks as planned and returns their runs. A tool task's selection keeps
+// only tools the channel may use; the names dropped are logged.
+func (r *planRun) add(ctx context.Context, tasks []prompts.PlanTask) []*taskRun {
+	for id, names := range selectTools(tasks, r.offered) {
+		r.log.WarnContext(ctx, "planner: a task selected tools that are not offered; dropped them",
+			slog.String("task", id), slog.Any("tools", names))
+	}
 	out := make([]*taskRun, len(tasks))
 	for i, t := range tasks {
 		out[i] = &taskRun{PlanTask: t}
