@@ -53,6 +53,9 @@ func plainAnswer(req openai.ChatCompletionRequest) (string, []openai.ToolCall) {
 	if len(msgs) > 0 && msgs[0].Role == openai.ChatMessageRoleSystem && strings.HasPrefix(messageText(msgs[0]), "You keep the running summary") {
 		return threadSummary(msgs), nil
 	}
+	if text, ok := plannerText(lastUserText(msgs)); ok { // planner.go
+		return text, nil
+	}
 	for _, m := range msgs {
 		if m.Role == openai.ChatMessageRoleTool {
 			return answerFromTools(msgs), nil
