@@ -415,6 +415,9 @@ func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.
 	if m := sessionMessage(p.Entities); m != nil {
 		msgs = append(msgs, *m)
 	}
+	if m := FocusMessage(p.Focus); m != nil {
+		msgs = append(msgs, *m)
+	}
 	if m := viewingMessage(p.Viewing); m != nil {
 		msgs = append(msgs, *m)
 	}
@@ -511,27 +514,6 @@ func collectEntities(f *conversation.Findings, calls []conversation.ToolCall) {
 		f.Entities = append(f.Entities, c.Entities...)
 		f.OutOfScope = append(f.OutOfScope, c.OutOfScope...)
 	}
-}
-
-// sessionMessage tells the model which items were recently discussed, so that "the
-// first one" or "that ticket" resolve; nil when there are none.
-func sessionMessage(entities []conversation.Entity) *openai.ChatCompletionMessage {
-	if len(entities) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	b.WriteString("Items recently discussed in this thread, the latest results first, in the order they were listed. When the person refers to one indirectly (\"the first one\", \"that ticket\"), it means one of these:\n")
-	for i, e := range entities {
-		fmt.Fprintf(&b, "%d. %s", i+1, e.ID)
-		if e.Title != "" {
-			fmt.Fprintf(&b, " — %s", e.Title)
-		}
-		if e.Type != "" {
-			fmt.Fprintf(&b, " (%s)", e.Type)
-		}
-		b.WriteString("\n")
-	}
-	return &openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: strings.TrimSpace(b.String())}
 }
 
 // viewingMessage tells the model what the person is looking at in Slack (the agent

@@ -155,6 +155,9 @@ func (p *Planner) newRun(pr conversation.Prompt) (*planRun, error) {
 	}
 	base := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}
 	base = agents.AppendHistory(base, pr.History)
+	if m := agents.FocusMessage(pr.Focus); m != nil { // every phase and task sees the conversation's focus
+		base = append(base, *m)
+	}
 	var offered []string
 	for _, c := range e.Categories {
 		for _, t := range c.Tools {

@@ -74,6 +74,7 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 		UserID:   ap.UserID,
 		Text:     ap.Request,
 		Entities: cp.Conversation.State.Entities,
+		Focus:    cp.Conversation.State.Focus,
 		Resume:   &conversation.Resume{Pending: ap.Tool, Approved: approved, Interrupted: interrupted, By: a.UserID},
 	}
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel

@@ -67,6 +67,7 @@ func (s *Handler) againPrompt(key conversation.Key, cp *conversation.Checkpoint,
 		UserID:           msg.UserID,
 		Text:             history.Clip(msg.Text, s.cfg.MaxPromptChars),
 		Entities:         st.Entities,
+		Focus:            st.Focus,
 		ContextChannelID: contextChannel(st),
 	}
 }
