@@ -41,7 +41,7 @@ func TestNext(t *testing.T) {
 		{name: "IDMustBeAWord", said: "about PS-34060", found: []entity{gasket, pump}, want: nil},
 		{name: "SeveralFoundOldAmongThemRefreshed", old: ptr(gasket), said: "list the parts",
 			found: []entity{pump, {ID: gasket.ID, Attributes: map[string]string{"in_stock": "yes"}}},
-			want: &entity{ID: gasket.ID, Title: gasket.Title, Type: gasket.Type, Attributes: map[string]string{"model_number": "WDT780SAEM1", "appliance": "dishwasher", "in_stock": "yes"}}},
+			want:  &entity{ID: gasket.ID, Title: gasket.Title, Type: gasket.Type, Attributes: map[string]string{"model_number": "WDT780SAEM1", "appliance": "dishwasher", "in_stock": "yes"}}},
 		{name: "SameEntityNewAttributeWins", old: ptr(gasket), said: "check again", found: []entity{{ID: gasket.ID, Attributes: map[string]string{"model_number": "WDT780SAEM2"}}},
 			want: &entity{ID: gasket.ID, Title: gasket.Title, Type: gasket.Type, Attributes: map[string]string{"model_number": "WDT780SAEM2", "appliance": "dishwasher"}}},
 		{name: "OtherEntityDropsOldAttributes", old: ptr(gasket), said: "and the pump?", found: []entity{pump}, want: ptr(pump)},
