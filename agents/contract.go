@@ -147,11 +147,11 @@ func entityList(raw json.RawMessage) []conversation.Entity {
 	var out []conversation.Entity
 	for _, it := range items {
 		var e struct {
-			ID         json.RawMessage            `json:"id"`
-			Title      string                     `json:"title"`
-			Type       string                     `json:"type"`
-			Reason     string                     `json:"reason"`
-			Attributes map[string]json.RawMessage `json:"attributes"`
+			ID         json.RawMessage `json:"id"`
+			Title      string          `json:"title"`
+			Type       string          `json:"type"`
+			Reason     string          `json:"reason"`
+			Attributes json.RawMessage `json:"attributes"`
 		}
 		if json.Unmarshal(it, &e) != nil {
 			continue
@@ -168,10 +168,14 @@ func entityList(raw json.RawMessage) []conversation.Entity {
 	return out
 }
 
-// attributes reads an entity's "attributes": each string, number or boolean value as
-// written, other values left out, at most focus.MaxAttributes of them (the first
-// keys in sorted order); nil when none is left.
-func attributes(raw map[string]json.RawMessage) map[string]string {
+// attributes reads an entity's "attributes", an object: each string, number or
+// boolean value as written, other values left out, at most focus.MaxAttributes of
+// them (the first keys in sorted order); nil when none is left or it is not an object.
+func attributes(obj json.RawMessage) map[string]string {
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(obj, &raw) != nil {
+		return nil
+	}
 	var out map[string]string
 	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		if len(out) == focus.MaxAttributes {
