@@ -54,7 +54,10 @@
 //     rules replace the built-in ones, it answers such a question without a tool.
 //     The next request, with the results, answers from them: a knowledge answer
 //     quotes the first passage's first two sentences and cites it as [1], or says
-//     that the knowledge base has nothing on it. Anything else gets a short canned
+//     that the knowledge base has nothing on it. A question that refers back ("is
+//     this one compatible?") while the request carries the conversation's focus
+//     (agents.FocusMessage) is answered without tools, naming the focused item and
+//     the details the tools reported (executor.go). Anything else gets a short canned
 //     reply that says it is the demo model and suggests `/threadwright start
 //     product-brief`, in Russian when the question is written in Cyrillic, else in
 //     English.
