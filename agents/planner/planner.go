@@ -67,7 +67,8 @@ type Config struct {
 // phase message; the understand, plan and reflect phases offer a single commit
 // function that tool_choice forces, as agents.WorkflowAgent does (no JSON response
 // format), and a missing or rejected call is answered with prompts.CommitReminder, at
-// most MaxReminders times. Each task runs as one turn of the ReAct Executor, whose
+// most MaxReminders times. Each task runs as one turn of the ReAct Executor (offered
+// no tools for a reasoning task, only its selected tools for a tool task), whose
 // request (prompts.PlannerTask) is the task, the results of the tasks it depends on and
 // the person's request with its intent and entities; the task sees the conversation's
 // summary but not its history (the understanding names what the history referred to).
