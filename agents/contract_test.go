@@ -3,11 +3,14 @@ package agents_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/focus"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -181,5 +184,44 @@ func BenchmarkReadContract(b *testing.B) {
 				agents.ReadContract(bc.text)
 			}
 		})
+	}
+}
+
+// TestReadContractAttributes: an entity's attributes are read as strings (numbers and
+// booleans as written), other values and blank ones left out, at most
+// focus.MaxAttributes of them; they reach the model as the conversation's focus.
+func TestReadContractAttributes(t *testing.T) {
+	many := map[string]any{}
+	for i := range focus.MaxAttributes + 3 {
+		many[fmt.Sprintf("k%02d", i)] = i
+	}
+	b, _ := json.Marshal(map[string]any{"entities": []any{
+		map[string]any{"id": "PS-1", "type": "part", "attributes": map[string]any{
+			"model_number": "WDT780SAEM1", "price": 42.5, "in_stock": true, "nested": map[string]any{"x": 1}, "list": []int{1}, "blank": " ", "none": nil}},
+		map[string]any{"id": "PS-2", "attributes": many},
+		map[string]any{"id": "PS-3", "attributes": "not an object"},
+	}})
+	c := agents.ReadContract(string(b))
+	if len(c.Entities) != 3 {
+		t.Fatalf("entities %+v", c.Entities)
+	}
+	want := map[string]string{"model_number": "WDT780SAEM1", "price": "42.5", "in_stock": "true"}
+	if !reflect.DeepEqual(c.Entities[0].Attributes, want) {
+		t.Errorf("attributes %v, want %v", c.Entities[0].Attributes, want)
+	}
+	if n := len(c.Entities[1].Attributes); n != focus.MaxAttributes {
+		t.Errorf("%d attributes kept, want %d", n, focus.MaxAttributes)
+	}
+	if c.Entities[2].Attributes != nil {
+		t.Errorf("attributes of another shape read as %v", c.Entities[2].Attributes)
+	}
+	m := agents.FocusMessage(&c.Entities[0])
+	for _, line := range []string{"id: PS-1", "type: part", "in_stock: true", "model_number: WDT780SAEM1", "price: 42.5", `<tool_output name="conversation_focus" trust="untrusted">`} {
+		if !strings.Contains(m.Content, line) {
+			t.Errorf("focus message lacks %q:\n%s", line, m.Content)
+		}
+	}
+	if agents.FocusMessage(nil) != nil {
+		t.Error("a message for no focus")
 	}
 }

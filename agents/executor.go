@@ -143,7 +143,7 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 // the model client's (see Client.Complete), ctx's, checked between steps, and a
 // p.Resume whose transcript is not this executor's.
 func (e *Executor) Execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress) (conversation.Findings, error) {
-	return e.execute(ctx, p, progress, true, false)
+	return e.execute(ctx, p, progress, true, TaskOptions{})
 }
 
 // transcript is what Execute keeps of a turn that waits for a confirmation
@@ -160,21 +160,35 @@ type transcript struct {
 	OutOfScope []conversation.Entity   `json:"out_of_scope,omitempty"`
 }
 
+// TaskOptions says how ExecuteTask runs one task of a plan (package agents/planner).
+type TaskOptions struct {
+	// Tainted starts the turn as if untrusted content had entered it (an earlier
+	// task read some; docs/tools.md, "Tool policy").
+	Tainted bool
+	// Reasoning runs the task without tools: its model calls offer none (a task of
+	// type "reasoning"; docs/architecture.md, "Assistant pipeline").
+	Reasoning bool
+	// Tools, when not empty, are the names of the only tools offered, among those
+	// the prompt's channel may use (ToolPolicy); a name the channel is not offered is
+	// left out. Empty offers every tool the channel may use.
+	Tools []string
+}
+
 // ExecuteTask answers p as one task of a larger plan (package agents/planner): as
 // Execute, except that a call that needs the asker's confirmation is refused with an
-// error as its result, since a task cannot stop for a person, and that tainted starts
-// the turn as if untrusted content had entered it (an earlier task read some; docs/tools.md,
-// "Tool policy"). p.Resume must be nil.
-func (e *Executor) ExecuteTask(ctx context.Context, p conversation.Prompt, tainted bool) (conversation.Findings, error) {
-	return e.execute(ctx, p, nil, false, tainted)
+// error as its result, since a task cannot stop for a person, and that the tools
+// offered are narrowed by opts (none for a reasoning task, the selected ones for a
+// tool task). p.Resume must be nil.
+func (e *Executor) ExecuteTask(ctx context.Context, p conversation.Prompt, opts TaskOptions) (conversation.Findings, error) {
+	return e.execute(ctx, p, nil, false, opts)
 }
 
 // execute is Execute; without canPause a call that needs confirmation is refused
-// with an error result instead (a planner's task cannot stop for a person). tainted
-// starts the turn as if untrusted content had entered it (a planner task after one
-// that read some).
-func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress, canPause, tainted bool) (conversation.Findings, error) {
-	t, err := e.newTurn(p, progress, canPause, tainted || p.Untrusted)
+// with an error result instead (a planner's task cannot stop for a person). opts
+// narrows the tools and may start the turn tainted (a planner task after one that
+// read untrusted content).
+func (e *Executor) execute(ctx context.Context, p conversation.Prompt, progress conversation.Progress, canPause bool, opts TaskOptions) (conversation.Findings, error) {
+	t, err := e.newTurn(p, progress, canPause, opts)
 	if err != nil {
 		return conversation.Findings{}, err
 	}
@@ -220,7 +234,7 @@ type reactTurn struct {
 // newTurn starts the turn of p: the system prompt, the history and the request, or,
 // for a p.Resume, those and the transcript of the turn that paused. Errors: a prompt
 // that does not render, a transcript that is not the executor's.
-func (e *Executor) newTurn(p conversation.Prompt, progress conversation.Progress, canPause, tainted bool) (*reactTurn, error) {
+func (e *Executor) newTurn(p conversation.Prompt, progress conversation.Progress, canPause bool, opts TaskOptions) (*reactTurn, error) {
 	if progress == nil {
 		progress = func(string) {}
 	}
@@ -230,6 +244,13 @@ func (e *Executor) newTurn(p conversation.Prompt, progress conversation.Progress
 		offered: e.policy.For(e.registry, p.PolicyChannel()),
 		runner:  e.tools,
 	}
+	switch {
+	case opts.Reasoning:
+		t.offered = NewRegistry()
+	case len(opts.Tools) > 0:
+		t.offered, _ = t.offered.subset(opts.Tools)
+	}
+	tainted := opts.Tainted || p.Untrusted
 	t.runner.registry = t.offered
 	var err error
 	if t.msgs, err = e.messages(p, t.offered); err != nil {
@@ -407,6 +428,9 @@ func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.
 	if m := sessionMessage(p.Entities); m != nil {
 		msgs = append(msgs, *m)
 	}
+	if m := FocusMessage(p.Focus); m != nil {
+		msgs = append(msgs, *m)
+	}
 	if m := viewingMessage(p.Viewing); m != nil {
 		msgs = append(msgs, *m)
 	}
@@ -503,27 +527,6 @@ func collectEntities(f *conversation.Findings, calls []conversation.ToolCall) {
 		f.Entities = append(f.Entities, c.Entities...)
 		f.OutOfScope = append(f.OutOfScope, c.OutOfScope...)
 	}
-}
-
-// sessionMessage tells the model which items were recently discussed, so that "the
-// first one" or "that ticket" resolve; nil when there are none.
-func sessionMessage(entities []conversation.Entity) *openai.ChatCompletionMessage {
-	if len(entities) == 0 {
-		return nil
-	}
-	var b strings.Builder
-	b.WriteString("Items recently discussed in this thread, the latest results first, in the order they were listed. When the person refers to one indirectly (\"the first one\", \"that ticket\"), it means one of these:\n")
-	for i, e := range entities {
-		fmt.Fprintf(&b, "%d. %s", i+1, e.ID)
-		if e.Title != "" {
-			fmt.Fprintf(&b, " — %s", e.Title)
-		}
-		if e.Type != "" {
-			fmt.Fprintf(&b, " (%s)", e.Type)
-		}
-		b.WriteString("\n")
-	}
-	return &openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: strings.TrimSpace(b.String())}
 }
 
 // viewingMessage tells the model what the person is looking at in Slack (the agent

@@ -37,6 +37,10 @@ type Prompt struct {
 	// Entities are the items recently discussed (returned by tools), most recent
 	// first, so that "the first one" or "that ticket" can be resolved.
 	Entities []Entity
+	// Focus is the item the conversation is about now, with its attributes as tools
+	// reported them (State.Focus), so that "this one" or "is it compatible?"
+	// resolve; nil when there is none.
+	Focus *Entity
 	// ContextChannelID, in an assistant thread, is the channel the person views: its
 	// strategy and tool policy apply (PolicyChannel); "" elsewhere.
 	ContextChannelID string
@@ -113,11 +117,17 @@ type TextSink interface {
 // the conversation's session context. Tools report them in a JSON result's "entities"
 // field, [{"id": "…", "title": "…", "type": "…"}], and mark items outside the
 // deployment's domain in its "out_of_scope" field, with a "reason".
+//
+// An entity may carry "attributes", {"model_number": "WDT780SAEM1", "symptom": "…"}:
+// what the tool reported about it, as one-line strings (bounded by package
+// conversation/focus). They are kept only for the conversation's focus (State.Focus),
+// not in the session context's list.
 type Entity struct {
-	ID     string `json:"id"`
-	Title  string `json:"title,omitempty"`
-	Type   string `json:"type,omitempty"`
-	Reason string `json:"reason,omitempty"` // why it is out of scope, for OutOfScope
+	ID         string            `json:"id"`
+	Title      string            `json:"title,omitempty"`
+	Type       string            `json:"type,omitempty"`
+	Reason     string            `json:"reason,omitempty"` // why it is out of scope, for OutOfScope
+	Attributes map[string]string `json:"attributes,omitempty"`
 }
 
 // Usage is model token usage (OpenAI's usage.prompt_tokens and completion_tokens).

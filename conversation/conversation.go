@@ -29,6 +29,10 @@ type State struct {
 	// Entities is the session context: items recently returned by tools, the latest
 	// turn's first (in the order they came), at most MaxEntities.
 	Entities []Entity `json:"entities,omitempty"`
+	// Focus is the item the conversation is about now, with its attributes as tools
+	// reported them, updated after each answer by focus.Next (conversation/focus);
+	// nil (absent, as in checkpoints written before it existed) when there is none.
+	Focus *Entity `json:"focus,omitempty"`
 	// Workflow is the thread's artifact workflow, when one was started (Mode is
 	// ModeWorkflow while it runs).
 	Workflow *workflow.State `json:"workflow,omitempty"`

@@ -97,7 +97,24 @@ type PlanTask struct {
 	Description string
 	// DependsOn are the ids of the tasks whose results this one needs.
 	DependsOn []string
+	// Type is TaskTool (the task's agent calls tools) or TaskReasoning (it only
+	// reasons over the request and the results it depends on, offered no tools).
+	Type string
+	// Tools, for a TaskTool, are the names of the only tools its agent is offered;
+	// empty offers every tool the channel may use.
+	Tools []string
 }
+
+// The types of a plan's task (PlanTask.Type).
+const (
+	// TaskTool is a task that uses tools (the selected ones, or all).
+	TaskTool = "tool"
+	// TaskReasoning is a task that only reasons: its model calls offer no tools.
+	TaskReasoning = "reasoning"
+)
+
+// Reasoning reports whether t is a reasoning task, which is offered no tools.
+func (t PlanTask) Reasoning() bool { return t.Type == TaskReasoning }
 
 // TaskResult is a task and what its run found.
 type TaskResult struct {

@@ -40,7 +40,7 @@ var plannerSamples = map[string]any{
 		Request:      "Which of them breach the SLA, and who owns those?",
 		Intent:       "Find the Billing P1 tickets that breach their SLA and their owners.",
 		Entities:     []string{"project Billing", "open P1 tickets"},
-		Task:         prompts.PlanTask{ID: "sla", Description: "Check each ticket against its SLA.\n", DependsOn: []string{"find_tickets", "owners"}},
+		Task:         prompts.PlanTask{ID: "sla", Description: "Check each ticket against its SLA.\n", DependsOn: []string{"find_tickets", "owners"}, Type: prompts.TaskReasoning},
 		Dependencies: sampleResults[:2],
 	},
 	prompts.PlannerReflect: prompts.PlannerReflectData{

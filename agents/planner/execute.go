@@ -14,12 +14,16 @@ import (
 //
 //  1. understand ("Planning…"): the small model commits the request's intent and
 //     entities (commit_understanding);
-//  2. plan: the main model commits tasks with ids, descriptions and depends_on
-//     (commit_plan). A plan with no tasks, more than MaxTasks, a repeated id, a task
-//     without a description, a dependency on an unknown task or a cycle is rejected
-//     with a reminder that says so;
+//  2. plan: the main model commits tasks with ids, descriptions, depends_on, a type
+//     (tool or reasoning; none: tool) and a tool selection (commit_plan). A plan with
+//     no tasks, more than MaxTasks, a repeated id, a task without a description, an
+//     unknown type, a dependency on an unknown task or a cycle is rejected with a
+//     reminder that says so; selected tools the channel is not offered are dropped
+//     and logged;
 //  3. execute ("Running 3 tasks…"): a task starts once every task it depends on has
-//     finished, up to MaxParallel at once; each is one Executor turn. A task that
+//     finished, up to MaxParallel at once; each is one Executor turn, offered no
+//     tools for a reasoning task and only its selection (none: every tool) for a
+//     tool task (agents.TaskOptions). A task that
 //     fails records its error, and the tasks that depend on it still run, told so;
 //  4. reflect ("Checking the answer…"): the main model commits whether the results
 //     answer the request, what is missing and new tasks (commit_reflection). New

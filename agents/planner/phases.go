@@ -58,13 +58,13 @@ func (r *planRun) plan(ctx context.Context) ([]*taskRun, error) {
 	})
 	if errors.Is(err, agents.ErrNoCommit) {
 		r.log.WarnContext(ctx, "planner: no valid plan; running the request as a single task", slog.Any("err", err))
-		tasks = []prompts.PlanTask{{ID: "answer", Description: "Find what is needed to answer the person's request below, completely."}}
+		tasks = []prompts.PlanTask{{ID: "answer", Description: "Find what is needed to answer the person's request below, completely.", Type: prompts.TaskTool}}
 		err = nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return r.add(tasks), nil
+	return r.add(ctx, tasks), nil
 }
 
 // reflect runs the reflect phase with left more rounds allowed. next holds the new
@@ -103,7 +103,7 @@ func (r *planRun) reflect(ctx context.Context, left int) (answered bool, missing
 	if err != nil {
 		return false, "", nil, err
 	}
-	return answered, missing, r.add(tasks), nil
+	return answered, missing, r.add(ctx, tasks), nil
 }
 
 // answer runs the answer phase: one call without tools, asked again once when it comes

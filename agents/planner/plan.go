@@ -18,7 +18,8 @@ import (
 // The planner's commit functions, which tool_choice forces. Their arguments:
 //
 //	commit_understanding  {"intent": "…", "entities": ["…", …]}
-//	commit_plan           {"tasks": [{"id": "…", "description": "…", "depends_on": ["…"]}, …]}
+//	commit_plan           {"tasks": [{"id": "…", "description": "…", "depends_on": ["…"],
+//	                                  "type": "tool"|"reasoning", "tools": ["…"]}, …]}
 //	commit_reflection     {"answered": true|false, "missing": "…", "new_tasks": [<task>, …]}
 //
 // The router's is CommitRouteTool.
@@ -41,6 +42,10 @@ type taskArg struct {
 	ID          string     `json:"id"`
 	Description string     `json:"description"`
 	DependsOn   stringList `json:"depends_on"`
+	// Type and Tools came later: a task without them (an older model's or plan's)
+	// is a tool task offered every tool.
+	Type  string     `json:"type"`
+	Tools stringList `json:"tools"`
 }
 
 // stringList is a list of strings (task ids, entities) that may also arrive as a
@@ -110,7 +115,14 @@ func checkTasks(in []taskArg, planned map[string]*taskRun, maxTasks int) ([]prom
 		if desc == "" {
 			return nil, fmt.Errorf("task %q has no description", id)
 		}
-		out[i] = prompts.PlanTask{ID: id, Description: textcut.BytesMark(desc, maxPlanText, textcut.Truncated)}
+		typ, err := taskType(t.Type)
+		if err != nil {
+			return nil, fmt.Errorf("task %q: %w", id, err)
+		}
+		out[i] = prompts.PlanTask{ID: id, Description: textcut.BytesMark(desc, maxPlanText, textcut.Truncated), Type: typ}
+		if typ == prompts.TaskTool {
+			out[i].Tools = t.Tools
+		}
 	}
 	for i, t := range in {
 		for _, dep := range t.DependsOn {
@@ -132,6 +144,44 @@ func checkTasks(in []taskArg, planned map[string]*taskRun, maxTasks int) ([]prom
 			strings.Join(cycle, " → "))
 	}
 	return out, nil
+}
+
+// taskType returns the canonical type of a task the model wrote: TaskTool for
+// "tool" or none (a plan from before task types), TaskReasoning for "reasoning",
+// in any case; anything else is an error the model is reminded of.
+func taskType(s string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", prompts.TaskTool, "tools":
+		return prompts.TaskTool, nil
+	case prompts.TaskReasoning:
+		return prompts.TaskReasoning, nil
+	}
+	return "", fmt.Errorf(`its type is %q; use "tool" or "reasoning"`, s)
+}
+
+// selectTools keeps, of each tool task's Tools, the names in offered (the tools the
+// channel may use), each once, in the plan's order, and returns the names dropped
+// per task id. A tool task whose selection ends up empty is offered every tool
+// (docs/architecture.md, "Assistant pipeline").
+func selectTools(tasks []prompts.PlanTask, offered []string) (dropped map[string][]string) {
+	for i := range tasks {
+		var keep []string
+		for _, name := range tasks[i].Tools {
+			name = strings.TrimSpace(name)
+			switch {
+			case name == "" || slices.Contains(keep, name):
+			case slices.Contains(offered, name):
+				keep = append(keep, name)
+			default:
+				if dropped == nil {
+					dropped = map[string][]string{}
+				}
+				dropped[tasks[i].ID] = append(dropped[tasks[i].ID], name)
+			}
+		}
+		tasks[i].Tools = keep
+	}
+	return dropped
 }
 
 // findCycle returns a cycle among the dependencies of tasks, as ids from a task back
@@ -225,6 +275,16 @@ func taskSchema() function.Schema {
 		"depends_on": function.Schema{
 			"type":        "array",
 			"description": "the ids of the tasks whose results this task needs; [] when none",
+			"items":       function.Schema{"type": "string"},
+		},
+		"type": function.Schema{
+			"type":        "string",
+			"enum":        []string{prompts.TaskTool, prompts.TaskReasoning},
+			"description": `"tool" when the task looks something up or acts with tools; "reasoning" when it only thinks over the request and the results it depends on (no tools)`,
+		},
+		"tools": function.Schema{
+			"type":        "array",
+			"description": `for a "tool" task, the names of the tools it needs, from the tools listed; [] offers it every tool, and a "reasoning" task has none`,
 			"items":       function.Schema{"type": "string"},
 		},
 	})

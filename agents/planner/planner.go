@@ -67,7 +67,8 @@ type Config struct {
 // phase message; the understand, plan and reflect phases offer a single commit
 // function that tool_choice forces, as agents.WorkflowAgent does (no JSON response
 // format), and a missing or rejected call is answered with prompts.CommitReminder, at
-// most MaxReminders times. Each task runs as one turn of the ReAct Executor, whose
+// most MaxReminders times. Each task runs as one turn of the ReAct Executor (offered
+// no tools for a reasoning task, only its selected tools for a tool task), whose
 // request (prompts.PlannerTask) is the task, the results of the tasks it depends on and
 // the person's request with its intent and entities; the task sees the conversation's
 // summary but not its history (the understanding names what the history referred to).
@@ -127,6 +128,10 @@ type planRun struct {
 	base []openai.ChatCompletionMessage
 	f    conversation.Findings
 
+	// offered are the names of the tools the prompt's channel may use, which a tool
+	// task may select (selectTools).
+	offered []string
+
 	intent   string
 	entities []string
 	// tasks are every task planned, in the order they were planned, round after
@@ -151,8 +156,17 @@ func (p *Planner) newRun(pr conversation.Prompt) (*planRun, error) {
 	}
 	base := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}}
 	base = agents.AppendHistory(base, pr.History)
+	if m := agents.FocusMessage(pr.Focus); m != nil { // every phase and task sees the conversation's focus
+		base = append(base, *m)
+	}
+	var offered []string
+	for _, c := range e.Categories {
+		for _, t := range c.Tools {
+			offered = append(offered, t.Name)
+		}
+	}
 	return &planRun{
-		p: p, prompt: pr, base: slices.Clip(base), byID: map[string]*taskRun{},
+		p: p, prompt: pr, base: slices.Clip(base), byID: map[string]*taskRun{}, offered: offered,
 		log: p.logger.With(slog.String("conversation", pr.Key.String()), slog.String("strategy", StrategyPlanner)),
 	}, nil
 }
@@ -190,8 +204,13 @@ func (r *planRun) commit(ctx context.Context, name, what, model string, msgs []o
 	return err
 }
 
-// add records tasks as planned and returns their runs.
-func (r *planRun) add(tasks []prompts.PlanTask) []*taskRun {
+// add records tasks as planned and returns their runs. A tool task's selection keeps
+// only tools the channel may use; the names dropped are logged.
+func (r *planRun) add(ctx context.Context, tasks []prompts.PlanTask) []*taskRun {
+	for id, names := range selectTools(tasks, r.offered) {
+		r.log.WarnContext(ctx, "planner: a task selected tools that are not offered; dropped them",
+			slog.String("task", id), slog.Any("tools", names))
+	}
 	out := make([]*taskRun, len(tasks))
 	for i, t := range tasks {
 		out[i] = &taskRun{PlanTask: t}

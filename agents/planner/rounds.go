@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/prompts"
 )
@@ -117,8 +118,8 @@ func (r *planRun) runTask(ctx context.Context, t *taskRun, deps []prompts.TaskRe
 	}
 	// A task cannot stop for a person: a call that needs confirmation is refused.
 	o.findings, o.err = r.p.executor.ExecuteTask(ctx, conversation.Prompt{
-		Key: r.prompt.Key, ContextChannelID: r.prompt.ContextChannelID, Viewing: r.prompt.Viewing, Summary: r.prompt.Summary, UserID: r.prompt.UserID, Text: text,
-	}, tainted)
+		Key: r.prompt.Key, ContextChannelID: r.prompt.ContextChannelID, Viewing: r.prompt.Viewing, Summary: r.prompt.Summary, UserID: r.prompt.UserID, Text: text, Focus: r.prompt.Focus,
+	}, agents.TaskOptions{Tainted: tainted, Reasoning: t.Reasoning(), Tools: t.Tools})
 }
 
 // runningTasksStatus is the progress line while tasks run: "Running 3 tasks…", then

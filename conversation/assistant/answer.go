@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/focus"
 	"github.com/threadwright/threadwright/conversation/history"
 	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/turns"
@@ -51,6 +52,7 @@ func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversat
 		Text:     history.Clip(asked, s.cfg.MaxPromptChars) + files.blocks,
 		Images:   files.images,
 		Entities: cp.Conversation.State.Entities,
+		Focus:    cp.Conversation.State.Focus,
 	}
 	prompt.Viewing = s.viewing(ctx, r, cp) // the agent view's (agentview.go)
 	prompt.Untrusted = files.meta != nil || anyFiles(prompt.History)
@@ -219,6 +221,8 @@ func (a *answering) answered(fctx context.Context, out outcome, reply string, me
 		reply += "\n\n" + render.Tr(a.lang(), "answer.edited") // it replaces the answer to the question as it was
 	}
 	update := func(st *conversation.State) {
+		// The focus moves first: it reads the session context as the person saw it.
+		st.Focus = focus.Next(st.Focus, a.prompt.Text, st.Entities, out.entities, out.outOfScope)
 		st.Entities = rememberEntities(st.Entities, out.entities, out.outOfScope)
 		st.ToolApproval = nil // decided, or voided by this message
 	}
@@ -300,6 +304,7 @@ func (s *Handler) AnswerQuestion(ctx context.Context, r *turns.Run, cp *conversa
 		UserID:   a.UserID,
 		Text:     history.Clip(question, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,
+		Focus:    cp.Conversation.State.Focus,
 	}
 	prompt.Viewing = s.viewing(ctx, r, cp) // the agent view's (agentview.go)
 	prompt.ContextChannelID = contextChannel(cp.Conversation.State)
@@ -386,7 +391,7 @@ func rememberEntities(old, found, outOfScope []conversation.Entity) []conversati
 			return
 		}
 		seen[e.ID] = true
-		e.Reason = ""
+		e.Reason, e.Attributes = "", nil // attributes are kept for the focus only
 		out = append(out, e)
 	}
 	for _, e := range found {

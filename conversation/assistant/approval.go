@@ -75,6 +75,7 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 		UserID:   ap.UserID,
 		Text:     ap.Request,
 		Entities: cp.Conversation.State.Entities,
+		Focus:    cp.Conversation.State.Focus,
 		Resume:   &conversation.Resume{Pending: ap.Tool, Approved: approved, Interrupted: interrupted, By: a.UserID},
 	}
 	prompt.Viewing = s.viewing(ctx, r, cp)                          // the agent view's, as the paused turn's

@@ -77,6 +77,7 @@ func (s *Handler) againPrompt(key conversation.Key, cp *conversation.Checkpoint,
 		UserID:           msgs[0].UserID,
 		Text:             history.Clip(strings.Join(texts, "\n"), s.cfg.MaxPromptChars),
 		Entities:         st.Entities,
+		Focus:            st.Focus,
 		ContextChannelID: contextChannel(st),
 	}
 }

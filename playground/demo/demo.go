@@ -116,6 +116,9 @@ func usage(req openai.ChatCompletionRequest, content string, calls []openai.Tool
 // commitArgs returns the arguments of the forced function fn: a workflow task
 // (each commit function's job answers it) or the scope classifier.
 func commitArgs(req openai.ChatCompletionRequest, fn *openai.FunctionDefinition) string {
+	if args, ok := plannerCommit(req, fn); ok { // planner.go
+		return args
+	}
 	t := readTask(req, fn)
 	switch fn.Name {
 	case agents.CommitOptionsTool:

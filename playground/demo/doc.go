@@ -54,10 +54,21 @@
 //     rules replace the built-in ones, it answers such a question without a tool.
 //     The next request, with the results, answers from them: a knowledge answer
 //     quotes the first passage's first two sentences and cites it as [1], or says
-//     that the knowledge base has nothing on it. Anything else gets a short canned
+//     that the knowledge base has nothing on it. A question that refers back ("is
+//     this one compatible?") while the request carries the conversation's focus
+//     (agents.FocusMessage) is answered without tools, naming the focused item and
+//     the details the tools reported (executor.go). Anything else gets a short canned
 //     reply that says it is the demo model and suggests `/threadwright start
 //     product-brief`, in Russian when the question is written in Cyrillic, else in
 //     English.
+//   - the planner's forced functions (package agents/planner; planner.go):
+//     commit_understanding (the request as the intent), commit_plan (a task of type
+//     "tool" per lookup the question asks for, as the executor's tool loop would
+//     call it, each selecting only its tool, then, after two or more, a "reasoning"
+//     task "combine" that depends on them; a question that needs no lookup is one
+//     reasoning task "reply") and commit_reflection (always answered). A reasoning
+//     task, offered no tools, answers with the results it builds on, and the
+//     answer phase with every task's result lines, each once.
 //   - no tools: agents.Summarizer (an extractive summary, one line per message) or
 //     the executor's final answer after its step limit.
 //
@@ -129,7 +140,8 @@
 // blog_brief.go and blog_article.go (the blog's phases, over the blog model of
 // blog.go and its checks in blog_checks.go); reply.go reads a reply to
 // options. research_tools.go and knowledge.go read the search tools' results,
-// executor.go is the executor's tool loop and summary.go the summarizer. The
+// executor.go is the executor's tool loop, planner.go the planner's phases and
+// summary.go the summarizer. The
 // canned content sits in content.go and blog_content.go, and the words and
 // JSON schemas every job uses in prose.go and request.go.
 package demo

@@ -28,6 +28,9 @@ func toolLoop(req openai.ChatCompletionRequest, required bool) (string, []openai
 		return answerFromTools(msgs), nil
 	}
 	q := lastUserText(msgs)
+	if text, ok := focusReply(msgs, q); ok {
+		return text, nil
+	}
 	var calls []openai.ToolCall
 	for _, c := range plannedCalls(q, req.Tools, groundsFacts(msgs)) {
 		calls = append(calls, toolCall(len(msgs), len(calls)+1, c.name, c.args))
@@ -53,12 +56,63 @@ func plainAnswer(req openai.ChatCompletionRequest) (string, []openai.ToolCall) {
 	if len(msgs) > 0 && msgs[0].Role == openai.ChatMessageRoleSystem && strings.HasPrefix(messageText(msgs[0]), "You keep the running summary") {
 		return threadSummary(msgs), nil
 	}
+	if text, ok := plannerText(lastUserText(msgs)); ok { // planner.go
+		return text, nil
+	}
 	for _, m := range msgs {
 		if m.Role == openai.ChatMessageRoleTool {
 			return answerFromTools(msgs), nil
 		}
 	}
+	if text, ok := focusReply(msgs, lastUserText(msgs)); ok {
+		return text, nil
+	}
 	return chatReply(lastUserText(msgs)), nil
+}
+
+// backReferences are the words of a question about the conversation's focus.
+var backReferences = []string{"this one", "that one", "this item", "is it ", "does it ", "about it", "этот", "эта", "это ", "он ", "она "}
+
+// focusReply answers a question q that refers back ("is this one compatible?") when
+// the request carries the conversation's focus (agents.FocusMessage): it names the
+// item and the details the tools reported, since the demo cannot judge more.
+func focusReply(msgs []openai.ChatCompletionMessage, q string) (string, bool) {
+	low := strings.ToLower(q) + " "
+	if !containsAny(low, backReferences) {
+		return "", false
+	}
+	var block string
+	for _, m := range msgs {
+		if m.Role == openai.ChatMessageRoleSystem && strings.Contains(m.Content, `<tool_output name="conversation_focus"`) {
+			block = agents.ToolOutputBody(m.Content[strings.Index(m.Content, "<tool_output"):])
+		}
+	}
+	if block == "" {
+		return "", false
+	}
+	fields := map[string]string{}
+	var details []string
+	for line := range strings.Lines(block) {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ": ")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "id", "title", "type":
+			fields[k] = v
+		default:
+			details = append(details, fmt.Sprintf("- %s: %s", k, v))
+		}
+	}
+	name := orDefault(fields["title"], fields["id"])
+	ru := isRussian(q)
+	text := pick2(ru, fmt.Sprintf("You mean **%s** (`%s`), what this conversation is about now.", name, fields["id"]),
+		fmt.Sprintf("Вы про **%s** (`%s`): об этом сейчас разговор.", name, fields["id"]))
+	if len(details) > 0 {
+		text += pick2(ru, " What the tools reported about it:\n", " Что о нём сообщили инструменты:\n") + strings.Join(details, "\n")
+	}
+	return text + "\n\n" + pick2(ru, "_I'm the offline demo model: I can name the item, but not judge more than that._",
+		"_Я офлайн-демомодель: могу назвать предмет, но судить о большем не могу._"), true
 }
 
 type plannedCall struct{ name, args string }
