@@ -245,14 +245,11 @@ func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage
 	if tainted {
 		conversation.TaintFrom(ctx).MarkRead()
 	}
-	if len(l.seed) > 0 && l.research.registry != nil && l.Resume == nil {
-		// The approved queries, run before the first model call; a resumed loop has
-		// their results in its transcript already.
-		rs := l.newResearch(Completion{ToolCalls: l.seed}, make([]string, len(l.seed)))
-		if pending := l.runResearch(ctx, &rs, &tainted, &res, nil); pending != nil {
-			return res, l.pause(ctx, pending, msgs, first, rs, failed, tainted, res)
+	if l.Resume == nil {
+		var err error
+		if msgs, err = l.runSeed(ctx, msgs, first, &tainted, &res); err != nil {
+			return res, err
 		}
-		msgs = appendReply(msgs, rs.Reply, rs.Results)
 	}
 	for {
 		if res.Calls > 0 {
@@ -291,22 +288,54 @@ func (l CommitLoop) Run(ctx context.Context, msgs []openai.ChatCompletionMessage
 			continue
 		}
 		failed++
-		l.Log.WarnContext(ctx, l.Warning,
-			slog.String("tool", l.Tool.Name), slog.Int("try", failed), slog.Int("tries", tries),
-			slog.String("problem", problem), slog.String("content", textcut.BytesMark(comp.Content, 200, textcut.Truncated)))
 		if failed == tries {
+			l.warnMiss(ctx, comp, problem, failed, tries)
 			break
 		}
-		reminder, err := l.Prompts.Render(prompts.CommitReminder, prompts.CommitReminderData{
-			ToolName: l.Tool.Name, Problem: reminderProblem(problem), Try: failed + 1, Tries: tries,
-		})
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", l.ErrPrefix, err)
+		if msgs, err = l.remind(ctx, msgs, comp, results, problem, failed, tries); err != nil {
+			return res, err
 		}
-		msgs = appendReply(msgs, comp.Message(), results)
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: reminder})
 	}
 	return res, &CommitError{Tool: l.Tool.Name, Tries: tries, Problem: problem, user: l.UserMessage(tries)}
+}
+
+// warnMiss logs the failed-th miss of tries: the model's answer had no acceptable
+// call of the commit function (problem says why).
+func (l CommitLoop) warnMiss(ctx context.Context, comp Completion, problem string, failed, tries int) {
+	l.Log.WarnContext(ctx, l.Warning,
+		slog.String("tool", l.Tool.Name), slog.Int("try", failed), slog.Int("tries", tries),
+		slog.String("problem", problem), slog.String("content", textcut.BytesMark(comp.Content, 200, textcut.Truncated)))
+}
+
+// remind logs the failed-th miss and returns msgs with comp, the results of its
+// calls and the reminder for the next try (prompts.CommitReminder). Errors: the
+// reminder does not render.
+func (l CommitLoop) remind(ctx context.Context, msgs []openai.ChatCompletionMessage, comp Completion, results []string, problem string, failed, tries int) ([]openai.ChatCompletionMessage, error) {
+	l.warnMiss(ctx, comp, problem, failed, tries)
+	reminder, err := l.Prompts.Render(prompts.CommitReminder, prompts.CommitReminderData{
+		ToolName: l.Tool.Name, Problem: reminderProblem(problem), Try: failed + 1, Tries: tries,
+	})
+	if err != nil {
+		return msgs, fmt.Errorf("%s: %w", l.ErrPrefix, err)
+	}
+	msgs = appendReply(msgs, comp.Message(), results)
+	return append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: reminder}), nil
+}
+
+// runSeed runs l.seed, the approved queries, before the first model call, as if the
+// model had made the calls, and returns msgs with the calls and their results; a
+// resumed loop has them in its transcript already, so Run calls it only on a fresh
+// one. Without seed or a research registry it returns msgs as they are. A call that
+// waits for a person stops the loop as Run's research does (pause).
+func (l CommitLoop) runSeed(ctx context.Context, msgs []openai.ChatCompletionMessage, first int, tainted *bool, res *CommitResult) ([]openai.ChatCompletionMessage, error) {
+	if len(l.seed) == 0 || l.research.registry == nil {
+		return msgs, nil
+	}
+	rs := l.newResearch(Completion{ToolCalls: l.seed}, make([]string, len(l.seed)))
+	if pending := l.runResearch(ctx, &rs, tainted, res, nil); pending != nil {
+		return msgs, l.pause(ctx, pending, msgs, first, rs, 0, *tainted, *res)
+	}
+	return appendReply(msgs, rs.Reply, rs.Results), nil
 }
 
 // appendReply appends reply, the assistant message, unless it is empty, and a
