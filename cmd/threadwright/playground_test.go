@@ -493,7 +493,16 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	// The assistant view, beside the channel.
 	p.run(chromedp.Click(`[data-channel="C0GENERAL"]`), chromedp.Click("#assistant-open"))
 	p.until("the assistant view's suggested prompts", `(() => document.querySelectorAll("#thread button.prompt").length >= 3 ? "yes" : "")()`)
+	// It opens beside the channel, as in Slack: #general stays in the main pane.
+	if got := p.eval(`document.querySelector("#channel-title").textContent`); got != "#general" {
+		t.Errorf("the main pane shows %q with the assistant view open, want #general beside it", got)
+	}
 	p.screenshot("assistant-view")
+	// A suggested prompt clicked in the thread beside the channel is asked in the
+	// assistant thread, and answered there.
+	before = p.count("#thread .message.bot")
+	p.run(chromedp.Click(`#thread button.prompt`))
+	p.until("the answer to a suggested prompt beside the channel", fmt.Sprintf(`(() => document.querySelectorAll("#thread .message.bot").length > %d && document.querySelector("#channel-title").textContent === "#general" ? "yes" : "")()`, before))
 }
 
 // botMessage is JavaScript that returns the text (innerText) of the last bot message

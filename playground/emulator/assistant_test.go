@@ -115,7 +115,28 @@ func TestPageAssistantView(t *testing.T) {
 	if at["title"] != "Capitals" || at["context"] != "C0GENERAL" || len(prompts) != 1 || prompts[0].(map[string]any)["message"] != "What is the capital of France?" {
 		t.Errorf("assistant thread on the page: %v", at)
 	}
+	// The page keeps #general in its main pane and the assistant thread beside it: one
+	// state holds the messages of both, and of no other conversation.
+	status, state = pageCall(t, emu, "GET", "/ui/state?user=U0ALICE&channel=C0GENERAL&channel="+im, nil)
+	msgs, _ := state["messages"].(map[string]any)
+	if _, general := msgs["C0GENERAL"]; status != 200 || !general || len(msgs) != 2 {
+		t.Errorf("state of the channel and the assistant thread beside it: %d, messages of %v", status, keys(msgs))
+	} else if thread, _ := msgs[im].([]any); len(thread) == 0 {
+		t.Errorf("the assistant thread's messages are missing: %v", msgs[im])
+	}
+	if status, _ := pageCall(t, emu, "GET", "/ui/state?user=U0ALICE&channel=C0GENERAL&channel=C0NOPE", nil); status != 404 {
+		t.Errorf("a second channel that does not exist: %d, want 404", status)
+	}
 	if status, _ := pageCall(t, emu, "POST", "/ui/assistant", map[string]string{"user": "U0NOBODY"}); status != 404 && status != 400 {
 		t.Errorf("an unknown user: %d", status)
 	}
+}
+
+// keys returns m's keys, for a failure message.
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

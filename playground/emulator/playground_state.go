@@ -127,13 +127,13 @@ func toUIMessage(m Message, markdown bool) uiMessage {
 	return out
 }
 
-// uiState answers GET /ui/state?user=U…[&channel=C…]: what the page shows
-// to user (by default the first person of the workspace). With channel, the
-// messages of that conversation only; otherwise of every conversation the
-// user sees. Messages are in ts order, thread replies and the user's
+// uiState answers GET /ui/state?user=U…[&channel=C…[&channel=D…]]: what the page
+// shows to user (by default the first person of the workspace). With channel, the
+// messages of those conversations only (the main pane's, and the DM of an assistant
+// thread open beside it); otherwise of every conversation the user sees. Messages are in ts order, thread replies and the user's
 // ephemeral messages included.
 func (p *playground) uiState(w http.ResponseWriter, r *http.Request) {
-	snap, err := p.snapshot(r.URL.Query().Get("user"), r.URL.Query().Get("channel"))
+	snap, err := p.snapshot(r.URL.Query().Get("user"), r.URL.Query()["channel"]...)
 	if err != nil {
 		writeUIError(w, err)
 		return
@@ -141,7 +141,7 @@ func (p *playground) uiState(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, snap)
 }
 
-func (p *playground) snapshot(user, only string) (*uiSnapshot, error) {
+func (p *playground) snapshot(user string, only ...string) (*uiSnapshot, error) {
 	p.ws.mu.Lock()
 	defer p.ws.mu.Unlock()
 	cfg := &p.ws.cfg
@@ -167,9 +167,12 @@ func (p *playground) snapshot(user, only string) (*uiSnapshot, error) {
 		return nil, err
 	}
 	snap.User = user
-	if only != "" && only != dmID(user) {
-		if ch, ok := p.ws.channels[only]; !ok || !visibleLocked(ch, user) {
-			return nil, fmt.Errorf("%s: %w", only, ErrChannelNotFound)
+	for _, id := range only {
+		if id == dmID(user) {
+			continue
+		}
+		if ch, ok := p.ws.channels[id]; !ok || !visibleLocked(ch, user) {
+			return nil, fmt.Errorf("%s: %w", id, ErrChannelNotFound)
 		}
 	}
 	p.addConversationsLocked(snap, user, only)
@@ -186,9 +189,9 @@ func (p *playground) snapshot(user, only string) (*uiSnapshot, error) {
 }
 
 // addConversationsLocked lists the conversations user sees, with the
-// messages of only (or of each, for only ""). A person without an IM with
+// messages of those in only (or of each, for none). A person without an IM with
 // the bot gets one, opened on first use.
-func (p *playground) addConversationsLocked(snap *uiSnapshot, user, only string) {
+func (p *playground) addConversationsLocked(snap *uiSnapshot, user string, only []string) {
 	hasDM := false
 	for _, id := range p.ws.channelIDs {
 		ch := p.ws.channels[id]
@@ -196,14 +199,14 @@ func (p *playground) addConversationsLocked(snap *uiSnapshot, user, only string)
 			continue
 		}
 		hasDM = hasDM || ch.Type == ChannelTypeIM
-		if only == "" || only == id {
+		if len(only) == 0 || slices.Contains(only, id) {
 			snap.Messages[id] = uiMessagesOf(ch, user)
 		}
 		snap.Channels = append(snap.Channels, uiChannel{ID: id, Name: ch.Name, Type: ch.Type, Latest: latestTS(ch)})
 	}
 	if !hasDM {
 		snap.Channels = append(snap.Channels, uiChannel{ID: dmID(user), Type: ChannelTypeIM, New: true})
-		if only == "" || only == dmID(user) {
+		if len(only) == 0 || slices.Contains(only, dmID(user)) {
 			snap.Messages[dmID(user)] = []uiMessage{}
 		}
 	}

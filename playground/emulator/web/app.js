@@ -40,6 +40,7 @@ const ui = {
   user: query.get('user') || '',
   channel: query.get('channel') || '',
   thread: '',               // ts of the open thread's parent
+  threadChannel: '',        // its conversation when not the main pane's (an assistant thread beside it)
   state: null,              // the last GET /ui/state
   users: new Map(),         // id -> user
   seen: null,               // channel id -> the newest ts seen there
@@ -74,10 +75,11 @@ function load() {
       const q = new URLSearchParams();
       if (ui.user) q.set('user', ui.user);
       if (ui.channel && ui.state) q.set('channel', ui.channel);
+      if (ui.threadChannel && ui.state) q.append('channel', ui.threadChannel);
       const res = await fetch('/ui/state?' + q);
       const data = await res.json();
       if (!res.ok) {
-        if (ui.channel && res.status === 404) { ui.channel = ''; reloadAgain = true; continue; }
+        if (ui.channel && res.status === 404) { ui.channel = ''; ui.threadChannel = ''; reloadAgain = true; continue; }
         throw new Error(data.error);
       }
       ui.state = data;
@@ -456,6 +458,9 @@ function renderList(box, items, toEnd = false) {
 
 const people = () => ui.state.users.filter(u => !u.is_bot);
 const currentChannel = () => ui.state.channels.find(c => c.id === ui.channel);
+// threadChannel is the conversation of the open thread: the channel in the main pane,
+// or the DM of an assistant thread opened beside it (ui.threadChannel).
+const threadChannel = () => ui.threadChannel || ui.channel;
 const channelLabel = c => (c.type === 'im' ? ui.state.bot.name : c.name);
 const visible = m => !ui.dismissed.has(m.ts);
 
@@ -466,6 +471,7 @@ function render() {
   if (!currentChannel()) {
     ui.channel = s.channels[0]?.id || '';
     ui.thread = '';
+    ui.threadChannel = '';
   }
   if (!ui.seen) ui.seen = Object.fromEntries(s.channels.map(c => [c.id, c.latest || '']));
   ui.seen[ui.channel] = currentChannel()?.latest || '';
@@ -520,7 +526,8 @@ function emptyHint(c) {
 
 function renderThread() {
   const pane = $('#thread');
-  const msgs = ui.state.messages[ui.channel] || [];
+  const tc = threadChannel();
+  const msgs = ui.state.messages[tc] || [];
   const parent = ui.thread && msgs.find(m => m.ts === ui.thread);
   if (!parent) {
     ui.thread = '';
@@ -529,8 +536,8 @@ function renderThread() {
   }
   const replies = msgs.filter(m => m.thread_ts === ui.thread && m.ts !== ui.thread && visible(m));
   const count = replies.filter(m => !m.ephemeral).length;
-  const assistant = (ui.state.assistant || []).find(a => a.channel === ui.channel && a.thread_ts === ui.thread);
-  const session = (ui.state.sessions || []).find(x => x.channel === ui.channel && x.thread_ts === ui.thread);
+  const assistant = (ui.state.assistant || []).find(a => a.channel === tc && a.thread_ts === ui.thread);
+  const session = (ui.state.sessions || []).find(x => x.channel === tc && x.thread_ts === ui.thread);
   $('#thread-title').textContent = session?.title || (assistant ? (assistant.title || 'New chat') : 'Thread');
   // The agent session's status, and the person's native Stop and rename (the agent view).
   const sess = $('#thread-session');
@@ -542,7 +549,7 @@ function renderThread() {
   }
   const prompts = assistant?.prompts?.length ? [{key: 'prompts', html: `<div class="prompts"><div class="prompts-title">${esc(assistant.prompts_title || 'Suggested prompts')}</div>${
     assistant.prompts.map(p => `<button type="button" class="prompt" data-prompt="${esc(p.message)}">${esc(p.title)}</button>`).join('')}</div>`}] : [];
-  const c = currentChannel();
+  const c = ui.state.channels.find(ch => ch.id === tc);
   $('#thread-about').textContent = c.type === 'im' ? channelLabel(c) : `#${c.name}`;
   const wasHidden = pane.hidden;
   pane.hidden = false;
@@ -557,7 +564,7 @@ function renderThread() {
 function renderStatus() {
   const status = $('#status');
   const here = ui.state.statuses.filter(s => s.channel === ui.channel);
-  const inThread = ui.thread && here.find(s => s.thread_ts === ui.thread);
+  const inThread = ui.thread && ui.state.statuses.find(s => s.channel === threadChannel() && s.thread_ts === ui.thread);
   const shown = inThread || here[0];
   const bot = ui.state.bot.name;
   const text = !shown ? '' : shown.status.startsWith(bot) ? shown.status : `${bot} ${shown.status}`;
@@ -709,7 +716,9 @@ function toast(text, ms = 5000) {
 async function act(path, body, node) {
   node?.classList.add('busy');
   try {
-    await post(path, {channel: ui.channel, ...body});
+    // A node in the thread pane (or none: the session's rename) acts in the thread's
+    // conversation, which may be the DM beside the channel.
+    await post(path, {channel: !node || node.closest('#thread') ? threadChannel() : ui.channel, ...body});
   } catch (err) {
     toast(err.message);
   } finally {
@@ -759,6 +768,7 @@ function openShortcuts(b) {
 
 function openThread(ts) {
   ui.thread = ts;
+  ui.threadChannel = '';
   renderThread();
   renderStatus();
   $('#thread-composer textarea').focus();
@@ -769,10 +779,13 @@ function openThread(ts) {
 async function openAssistant() {
   try {
     const a = await post('/ui/assistant', {context: ui.channel});
-    ui.channel = a.channel;
+    // The channel stays in the main pane; the assistant thread opens beside it.
+    ui.threadChannel = a.channel === ui.channel ? '' : a.channel;
     ui.thread = a.thread_ts;
     await load();
-    openThread(a.thread_ts);
+    renderThread();
+    renderStatus();
+    $('#thread-composer textarea').focus();
   } catch (err) {
     toast(`Assistant not opened: ${err.message}`);
   }
@@ -785,6 +798,7 @@ async function openMessagesTab() {
     const m = await post('/ui/messages', {context: ui.channel});
     ui.channel = m.channel;
     ui.thread = '';
+    ui.threadChannel = '';
     await load();
     render();
   } catch (err) {
@@ -805,7 +819,7 @@ function isCommand(text) {
   return /^\/[^\s/]/.test(text);
 }
 
-function setupComposer(form, thread) {
+function setupComposer(form, thread, channel) {
   const box = $('textarea', form);
   const note = $('.composer-note', form);
   let sending = false;
@@ -814,7 +828,7 @@ function setupComposer(form, thread) {
     if (!text || sending) return;
     sending = true;
     try {
-      await post('/ui/post', {channel: ui.channel, text, thread_ts: thread()});
+      await post('/ui/post', {channel: channel(), text, thread_ts: thread()});
       box.value = '';
       note.textContent = '';
       grow();
@@ -924,13 +938,14 @@ document.addEventListener('click', e => {
   if (d.channel !== undefined) {
     ui.channel = d.channel;
     ui.thread = '';
+    ui.threadChannel = '';
     render();
     load();
     $('#composer textarea').focus();
   } else if (d.threadOpen) openThread(d.threadOpen);
   else if (d.reply) openThread(d.reply);
   else if (d.dismiss) { ui.dismissed.add(d.dismiss); render(); }
-  else if (d.prompt !== undefined) act('/ui/post', {channel: ui.channel, text: d.prompt, thread_ts: ui.thread}, t);
+  else if (d.prompt !== undefined) act('/ui/post', {channel: threadChannel(), text: d.prompt, thread_ts: ui.thread}, t);
   else if (t.id === 'assistant-open') openAssistant();
   else if (t.id === 'messages-open') openMessagesTab();
   else if (t.id === 'session-stop') act('/ui/session', {thread_ts: ui.thread, action: 'stop'}, t);
@@ -949,6 +964,7 @@ document.addEventListener('change', e => {
   if (e.target.id === 'user-picker') {
     ui.user = e.target.value;
     ui.thread = '';
+    ui.threadChannel = '';
     ui.seen = null;
     ui.dismissed.clear();
     modalSig = '';
@@ -972,9 +988,9 @@ $('#confirm-no').addEventListener('click', () => answerConfirm(false));
 $('#modal form').addEventListener('submit', submitModal);
 $('#modal-cancel').addEventListener('click', cancelModal);
 $('[data-modal-dismiss]').addEventListener('click', cancelModal);
-$('#thread-close').addEventListener('click', () => { ui.thread = ''; render(); });
-setupComposer($('#composer'), () => '');
-setupComposer($('#thread-composer'), () => ui.thread);
+$('#thread-close').addEventListener('click', () => { ui.thread = ''; ui.threadChannel = ''; render(); });
+setupComposer($('#composer'), () => '', () => ui.channel);
+setupComposer($('#thread-composer'), () => ui.thread, threadChannel);
 
 load();
 listen();
