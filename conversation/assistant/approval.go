@@ -46,7 +46,7 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 	case a.UserID != ap.UserID:
 		s.tellClicker(ctx, r, a.UserID, render.Tr(lang, "approval.not_yours", ap.UserID))
 		return s.unchanged(ctx, r, cp)
-	case a.Action.Name == conversation.ActionApproveTool && !render.ShowArguments(ap.Tool.Arguments).Fits:
+	case a.Action.Name == conversation.ActionApproveTool && !render.ShowArguments(lang, ap.Tool.Arguments).Fits:
 		// The card had no Approve: what it could not show cannot be approved from it.
 		s.tellClicker(ctx, r, a.UserID, render.Tr(lang, "approval.cannot_approve"))
 		return s.unchanged(ctx, r, cp)

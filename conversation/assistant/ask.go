@@ -34,7 +34,7 @@ func (s *Handler) askToolApproval(ctx context.Context, r *turns.Run, cp *convers
 		update = func(st *conversation.State) { st.ToolApproval = nil }
 	}
 	ap.CardTS = ts
-	if err == nil && !render.ShowArguments(pending.Arguments).Complete {
+	if err == nil && !render.ShowArguments(approvalLang(ap), pending.Arguments).Complete {
 		// What the card cuts is one click away (docs/tools.md, "Tool policy").
 		if uerr := r.Out.Upload(ctx, render.ArgumentsFile(approvalLang(ap), *pending)); uerr != nil {
 			if errors.Is(uerr, conversation.ErrLeaseLost) {

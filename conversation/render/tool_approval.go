@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -49,8 +48,9 @@ type Arguments struct {
 // cut to MaxShownValue characters ("… (N more characters)"); anything else cut at
 // maxWholeArguments. Slack's control characters are escaped (&, <, >: no mention or
 // link can form), no "```" can end the block early, and Text has at most
-// MaxShownArguments characters.
-func ShowArguments(args string) Arguments {
+// MaxShownArguments characters. Its notes of what is cut are in lang, so Fits, which
+// their length decides at the margin, is asked in the card's language.
+func ShowArguments(lang, args string) Arguments {
 	whole := args
 	var v any
 	if json.Unmarshal([]byte(args), &v) == nil {
@@ -64,7 +64,7 @@ func ShowArguments(args string) Arguments {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return Arguments{Text: slackCode(textcut.Runes(whole, maxWholeArguments) + "\n… (cut)")}
+		return Arguments{Text: slackCode(textcut.Runes(whole, maxWholeArguments) + "\n… (" + Tr(lang, "approval.cut_short") + ")")}
 	}
 	keys := make([]string, 0, len(obj))
 	for k := range obj {
@@ -74,8 +74,8 @@ func ShowArguments(args string) Arguments {
 	var lines []string
 	size := 0
 	for i, k := range keys {
-		line := slackCode(encodeJSON(textcut.Ellipsis(k, maxShownKey, nil), "") + ": " + cutValue(encodeJSON(obj[k], "")))
-		more := slackCode(fmt.Sprintf("… and %d more keys, not shown", len(keys)-i))
+		line := slackCode(encodeJSON(textcut.Ellipsis(k, maxShownKey, nil), "") + ": " + cutValue(lang, encodeJSON(obj[k], "")))
+		more := slackCode("… " + Tr(lang, "approval.more_keys", len(keys)-i))
 		if size+utf8.RuneCountInString(line)+1+utf8.RuneCountInString(more) > MaxShownArguments {
 			return Arguments{Text: strings.Join(append(lines, more), "\n")}
 		}
@@ -85,8 +85,8 @@ func ShowArguments(args string) Arguments {
 	return Arguments{Text: strings.Join(lines, "\n"), Fits: true}
 }
 
-// ShownArguments is ShowArguments(args).Text.
-func ShownArguments(args string) string { return ShowArguments(args).Text }
+// ShownArguments is ShowArguments("en", args).Text.
+func ShownArguments(args string) string { return ShowArguments("en", args).Text }
 
 // encodeJSON encodes v without HTML escaping (escaped for Slack later), indented by
 // indent ("" for compact).
@@ -101,12 +101,12 @@ func encodeJSON(v any, indent string) string {
 
 // cutValue cuts a value's JSON to MaxShownValue characters, saying how many more
 // there are.
-func cutValue(s string) string {
+func cutValue(lang, s string) string {
 	n := utf8.RuneCountInString(s)
 	if n <= MaxShownValue {
 		return s
 	}
-	return textcut.Runes(s, MaxShownValue) + fmt.Sprintf(" … (%d more characters)", n-MaxShownValue)
+	return textcut.Runes(s, MaxShownValue) + " … (" + Tr(lang, "approval.more_chars", n-MaxShownValue) + ")"
 }
 
 // slackCode escapes s for a code block in mrkdwn: &, < and > (no mention or link can
@@ -178,7 +178,7 @@ func approvalCard(lang string, key conversation.Key, ap *conversation.ToolApprov
 	action := func(n conversation.ActionName) conversation.Action {
 		return conversation.Action{Name: n, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Arg: ap.ID}
 	}
-	args := ShowArguments(ap.Tool.Arguments)
+	args := ShowArguments(lang, ap.Tool.Arguments)
 	note := Tr(lang, "approval.only", ap.UserID) + " " + cancels
 	buttons := []conversation.Button{
 		{Label: Tr(lang, "approve"), Style: "primary", Action: action(conversation.ActionApproveTool)},
@@ -207,6 +207,9 @@ func approvalCard(lang string, key conversation.Key, ap *conversation.ToolApprov
 func init() {
 	for lang, words := range map[string]map[string]string{
 		"en": {
+			"approval.cut_short":             "cut",
+			"approval.more_keys":             "and %d more keys, not shown",
+			"approval.more_chars":            "%d more characters",
 			"approval.text":                  "Confirm a tool call: %s",
 			"approval.ask":                   "*<@%s>, may I run `%s`?*",
 			"approval.why":                   "This tool can change things outside this thread.",
@@ -232,6 +235,9 @@ func init() {
 			"approval.file_comment":          "All the arguments of `%s`, as it would be called.",
 		},
 		"ru": {
+			"approval.cut_short":             "обрезано",
+			"approval.more_keys":             "и ещё ключей: %d, не показаны",
+			"approval.more_chars":            "ещё символов: %d",
 			"approval.text":                  "Подтвердите вызов инструмента: %s",
 			"approval.ask":                   "*<@%s>, можно запустить `%s`?*",
 			"approval.why":                   "Этот инструмент может что-то изменить за пределами этой ветки.",

@@ -45,7 +45,7 @@ func FuzzApprovalCard(f *testing.F) {
 		if last.Buttons[len(last.Buttons)-1].Action.Name != conversation.ActionDenyTool {
 			t.Fatalf("the card has no Deny: %+v", last.Buttons)
 		}
-		shown := ShowArguments(args)
+		shown := ShowArguments("en", args)
 		if approvable != shown.Fits {
 			t.Fatalf("Approve on the card = %v, but the arguments fit = %v", approvable, shown.Fits)
 		}

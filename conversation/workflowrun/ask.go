@@ -85,7 +85,7 @@ func (t author) decide(ctx context.Context, a conversation.ActionInput) error {
 	case a.UserID != wa.UserID:
 		t.ephemeral(ctx, render.Tr(t.lang, "approval.not_yours", wa.UserID))
 		return errTold{errors.New("only the asker decides")}
-	case approved && !render.ShowArguments(wa.Tool.Arguments).Fits:
+	case approved && !render.ShowArguments(t.lang, wa.Tool.Arguments).Fits:
 		// The card had no Approve: what it could not show cannot be approved from it.
 		t.ephemeral(ctx, render.Tr(t.lang, "approval.cannot_approve"))
 		return errTold{errors.New("the arguments do not fit the card")}
@@ -141,7 +141,7 @@ func (t poster) renderAsk(ctx context.Context) error {
 	if err := t.postCard(ctx, render.WriteApprovalCard(t.lang, t.key, wa, a.Title), &wa.CardTS); err != nil {
 		return err
 	}
-	if wa.CardTS != "" && !render.ShowArguments(wa.Tool.Arguments).Complete {
+	if wa.CardTS != "" && !render.ShowArguments(t.lang, wa.Tool.Arguments).Complete {
 		// What the card cuts is one click away (docs/tools.md, "Tool policy").
 		if err := t.r.Out.Upload(ctx, render.ArgumentsFile(t.lang, wa.Tool)); err != nil {
 			if errors.Is(err, conversation.ErrLeaseLost) {
