@@ -21,8 +21,8 @@ var abbreviations = map[string]bool{
 
 // Sentences splits paragraph into its sentences, trimmed, in order. A sentence ends
 // at ".", "!", "?" or "…" (a run of them, then closing quotes or brackets) followed
-// by white space or the end; a period after an abbreviation ("e.g.", "Dr.", a word
-// with an inner period such as "U.S.") or a single letter ends none. A last piece
+// by white space or the end; a period after an abbreviation ("e.g.", "Dr.", "U.S.";
+// see abbreviated) ends none, while one after a number, "%" or a link does. A last piece
 // without a letter ("[3]", a citation after the period) joins the sentence before
 // it; text with no letter has no sentence.
 func Sentences(paragraph string) []string {
@@ -57,7 +57,9 @@ func Sentences(paragraph string) []string {
 func isTerminal(r rune) bool { return r == '.' || r == '!' || r == '?' || r == '…' }
 
 // abbreviated reports whether the period after before ends an abbreviation: its last
-// word is a known one or has an inner period.
+// word is a known one, or is made of periods and runs of one or two letters ("U.S",
+// "Ph.D", "т.е"). A word that ends in a digit ("1.18"), "%" or a link's ")", or has a
+// longer part ("go.dev"), is no abbreviation: its period ends the sentence.
 func abbreviated(before string) bool {
 	word := before[strings.LastIndexFunc(before, unicode.IsSpace)+1:]
 	word = strings.TrimLeft(word, `"'“‘«([`)
@@ -65,7 +67,18 @@ func abbreviated(before string) bool {
 		return false
 	}
 	low := strings.ToLower(word)
-	return abbreviations[low] || strings.Contains(word, ".")
+	if abbreviations[low] {
+		return true
+	}
+	if !strings.Contains(word, ".") {
+		return false
+	}
+	for _, part := range strings.Split(word, ".") {
+		if n := utf8.RuneCountInString(part); n == 0 || n > 2 || strings.IndexFunc(part, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // appendSentence appends s, trimmed, to out; without a letter, it joins the last one.
