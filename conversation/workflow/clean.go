@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/threadwright/threadwright/conversation/workflow/internal/prose"
 )
 
 // placeholderRe matches a square-bracketed template slot such as "[product]" or
@@ -137,31 +139,10 @@ func ClaimFound(asked, text string) (judged, found bool) {
 				continue
 			}
 			judged = true
-			if !strings.Contains(body, stem(w)) {
+			if !strings.Contains(body, prose.Stem(w)) {
 				return true, false
 			}
 		}
 	}
 	return judged, judged
-}
-
-// stem cuts a lower-case word to a stem that its other forms share: an English
-// ending (-ing, -ed, -es, -s) or a Russian one (its last one or two letters).
-func stem(w string) string {
-	r := []rune(w)
-	if r[0] >= 'а' && r[0] <= 'я' || r[0] == 'ё' {
-		switch {
-		case len(r) >= 7:
-			return string(r[:len(r)-2])
-		case len(r) >= 5:
-			return string(r[:len(r)-1])
-		}
-		return w
-	}
-	for _, suffix := range []string{"ing", "ed", "es", "s", "e"} {
-		if s := strings.TrimSuffix(w, suffix); s != w && len(s) >= 4 {
-			return s
-		}
-	}
-	return w
 }

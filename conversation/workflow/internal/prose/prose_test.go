@@ -76,3 +76,21 @@ func TestContains(t *testing.T) {
 		}
 	}
 }
+
+// Russian keywords match their other forms, and an English possessive is the word.
+func TestContainsForms(t *testing.T) {
+	text := Words("Инженеров данных стало больше, и Go’s generics помогли; код стал проще.")
+	for kw, want := range map[string]bool{
+		"инженеры данных":   true,
+		"инженерами данных": true,
+		"Go generics":       true,
+		"Go's generics":     true,
+		"кодировка":         false, // "код" is its stem, but "ировка" is no ending
+		"данные инженеров":  false, // not in this order
+		"go s":              false,
+	} {
+		if got := Contains(text, kw); got != want {
+			t.Errorf("Contains(%q) = %v; want %v", kw, got, want)
+		}
+	}
+}
