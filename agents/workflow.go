@@ -332,10 +332,7 @@ func (a *WorkflowAgent) Write(ctx context.Context, r conversation.ArtifactReques
 	var seed []openai.ToolCall
 	if tools != nil {
 		data.Tools = promptTools(tools.Specs())
-		queries := approvedQueries(r)
-		if seed = approvedSearches(tools, queries); seed != nil {
-			data.Searched = queries
-		}
+		seed, data.Searched = approvedSearches(tools, approvedQueries(r))
 	}
 	t := task{name: "write", prompt: prompts.ArtifactWrite, data: data, tools: tools, seed: seed, userMessage: NotSaved("the text of " + itemName(r))}
 	return a.writeText(ctx, r, t)

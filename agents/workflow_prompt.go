@@ -228,8 +228,12 @@ func inputs(r conversation.ArtifactRequest) []prompts.Input {
 // each takes {"query": "…"}.
 var approvedSearchTools = []string{"web_search", "search_knowledge"}
 
+// maxApprovedCalls bounds the calls approved queries make before one write's first
+// model call (a batch of many items lists many queries).
+const maxApprovedCalls = 10
+
 // approvedQueries returns the search queries r's item lists, or those of every item
-// of a batch, without repeats, in order.
+// of a batch, each cut like a recovery plan's (cutQuery), without repeats, in order.
 func approvedQueries(r conversation.ArtifactRequest) []string {
 	items := r.Batch
 	if r.Item != nil {
@@ -239,8 +243,8 @@ func approvedQueries(r conversation.ArtifactRequest) []string {
 	seen := map[string]bool{}
 	for _, it := range items {
 		for _, q := range workflow.SearchQueries(it.Brief) {
-			if !seen[q] {
-				seen[q] = true
+			if q = cutQuery(q); q != "" && !seen[strings.ToLower(q)] {
+				seen[strings.ToLower(q)] = true
 				out = append(out, q)
 			}
 		}
@@ -249,14 +253,15 @@ func approvedQueries(r conversation.ArtifactRequest) []string {
 }
 
 // approvedSearches returns the tool calls that run queries with the search tools
-// of tools (nil when it offers none, or there are no queries), with ids
-// "approved_query_<n>".
-func approvedSearches(tools *Registry, queries []string) []openai.ToolCall {
-	if tools == nil || len(queries) == 0 {
-		return nil
+// of tools, with ids "approved_query_<n>", and the queries they run: in order, as
+// many as fit maxApprovedCalls with all their calls. Both are nil when tools offers
+// no search tool or there are no queries.
+func approvedSearches(tools *Registry, queries []string) (calls []openai.ToolCall, searched []string) {
+	if tools == nil {
+		return nil, nil
 	}
-	var calls []openai.ToolCall
 	for _, q := range queries {
+		var these []openai.ToolCall
 		for _, name := range approvedSearchTools {
 			if _, _, ok := tools.Lookup(name); !ok {
 				continue
@@ -265,11 +270,15 @@ func approvedSearches(tools *Registry, queries []string) []openai.ToolCall {
 			if err != nil {
 				continue // a string always marshals
 			}
-			calls = append(calls, openai.ToolCall{
-				ID: fmt.Sprintf("approved_query_%d", len(calls)+1), Type: openai.ToolTypeFunction,
+			these = append(these, openai.ToolCall{
+				ID: fmt.Sprintf("approved_query_%d", len(calls)+len(these)+1), Type: openai.ToolTypeFunction,
 				Function: openai.FunctionCall{Name: name, Arguments: string(args)},
 			})
 		}
+		if len(these) == 0 || len(calls)+len(these) > maxApprovedCalls {
+			break
+		}
+		calls, searched = append(calls, these...), append(searched, q)
 	}
-	return calls
+	return calls, searched
 }

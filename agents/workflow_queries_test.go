@@ -3,6 +3,7 @@ package agents_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -85,5 +86,47 @@ func TestWorkflowWriteApprovedQueries(t *testing.T) {
 			t.Errorf("without search tools the request has %d messages, want 2", n)
 		}
 		lacks(t, "task", srv.Requests()[0].LastUserMessage(), "have been run for you")
+	})
+
+	// Queries are cut like a recovery plan's (200 bytes), a Russian label counts,
+	// and a batch runs at most 10 searches before its first model call.
+	t.Run("Bounded", func(t *testing.T) {
+		srv := MustServer(t)
+		reg, runs := knowledgeTools(t, answers)
+		agent, _ := newWorkflowAgent(t, srv, func(c *agents.WorkflowAgentConfig) { c.Tools = reg })
+		srv.Push(commit(agents.CommitFinalTextTool, map[string]string{"text": "Searched."}))
+		long := strings.Repeat("стоимость поддержки ", 30)
+		var batch []conversation.Item
+		for i := range 3 {
+			b := "Covers prices.\nПоисковые запросы:\n"
+			for j := range 5 {
+				b += fmt.Sprintf("- query %d %d\n", i, j)
+			}
+			if i == 0 {
+				b = "Covers prices.\nПоисковые запросы:\n- " + long + "\n"
+			}
+			batch = append(batch, conversation.Item{Index: i + 1, Total: 3, Title: fmt.Sprint("Section ", i), Brief: b})
+		}
+		r := itemRequest(func(r *conversation.ArtifactRequest) { r.Item, r.Batch = nil, batch })
+		if _, _, err := agent.Write(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if runs.Load() != 10 {
+			t.Errorf("search_knowledge ran %d times before the model, want 10 (the bound)", runs.Load())
+		}
+		var queries []string
+		for _, m := range srv.Requests()[0].Chat.Messages {
+			for _, tc := range m.ToolCalls {
+				var in struct{ Query string }
+				_ = json.Unmarshal([]byte(tc.Function.Arguments), &in)
+				queries = append(queries, in.Query)
+			}
+		}
+		if len(queries) != 10 || len(queries[0]) > 200 || !strings.HasPrefix(queries[0], "стоимость поддержки") || queries[9] != "query 2 3" {
+			t.Errorf("the approved calls ran %q; want the long query cut to 200 bytes, then the first 9 others", queries)
+		}
+		task := srv.Requests()[0].LastUserMessage()
+		contains(t, "task", task, "\n- query 2 3")
+		lacks(t, "task", task, "\n- query 2 4") // the list of queries run; the batch's briefs are quoted
 	})
 }

@@ -48,11 +48,16 @@ func isCommitTool(name string) bool {
 	return false
 }
 
-// Bounds of commit_recovery_plan's queries.
+// Bounds of commit_recovery_plan's queries; maxQuery also bounds an approved query
+// (cutQuery).
 const (
 	maxQueries = 8
 	maxQuery   = 200 // bytes, one line
 )
+
+// cutQuery makes q, a search query from a model or an approved outline, one line of
+// at most maxQuery bytes (textcut.Truncated marks a cut); "" when q is blank.
+func cutQuery(q string) string { return textcut.BytesMark(oneLine(q), maxQuery, textcut.Truncated) }
 
 // Bounds of what the commit functions' arguments keep.
 const (
@@ -420,7 +425,7 @@ func parseRecovery(args json.RawMessage) (workflow.Recovery, error) {
 	}
 	seen := map[string]bool{}
 	for _, q := range in.Queries {
-		q = textcut.BytesMark(oneLine(q), maxQuery, textcut.Truncated)
+		q = cutQuery(q)
 		if key := strings.ToLower(q); q != "" && !seen[key] && len(out.Queries) < maxQueries {
 			seen[key] = true
 			out.Queries = append(out.Queries, q)

@@ -545,13 +545,14 @@ func bodyStart(lines []mdLine) int {
 }
 
 // keywordsOf reads the keywords of text (prose.List): the lines of its section under
-// a heading titled "Keywords" (up to the next heading of the same level or above),
-// else the rest of its first line starting "Keywords:" (as a line check reads it);
+// a heading titled "Keywords", "Key words" or "Ключевые слова" (prose.KeywordsLabel:
+// "## Keywords (4–8)" too; up to the next heading of the same level or above), else
+// the rest of its first line starting with such a label and ":" ("Keywords:");
 // nil when it has neither.
 func keywordsOf(text string) []string {
 	lines := scanLines(text)
 	for i, l := range lines {
-		if l.level == 0 || !strings.EqualFold(l.title, "Keywords") {
+		if _, ok := prose.KeywordsLabel(l.title); l.level == 0 || !ok {
 			continue
 		}
 		end := len(text)
@@ -567,8 +568,8 @@ func keywordsOf(text string) []string {
 		if l.fenced {
 			continue
 		}
-		if rest, ok := cutPrefixLoose(strings.TrimLeft(text[l.start:l.end], " \t"), "Keywords:"); ok {
-			return prose.List(strings.TrimLeft(rest, "*_ \t"))
+		if rest, ok := prose.KeywordsLabel(text[l.start:l.end]); ok && strings.HasPrefix(rest, ":") {
+			return prose.List(strings.TrimLeft(rest[1:], "*_ \t"))
 		}
 	}
 	return nil

@@ -163,3 +163,26 @@ func TestStyleChecksSkipFailedItems(t *testing.T) {
 		}
 	}
 }
+
+// The brief's keywords are found under a heading or on a line that starts with
+// Keywords, Key words or Ключевые слова (a parenthetical ignored), and match the
+// text's other word forms: Russian endings and an English possessive.
+func TestKeywordsCheckLabelsAndForms(t *testing.T) {
+	text := "## Один\n\nИнженеров данных стало больше. Go's generics помогли им.\n\n### Часть\n\nЗдесь ключевых слов хватает."
+	for _, brief := range []string{
+		"## Ключевые слова\nинженеры данных, Go generics, ключевые слова\n\n## Тон\nТёплый.",
+		"## Keywords (4–8)\nинженеры данных, Go generics, ключевые слова\n\n## Tone\nWarm.",
+		"## Key words:\n- инженеры данных\n- Go generics\n- ключевые слова",
+		"Reader: teams.\n**Ключевые слова:** инженеры данных, Go generics, ключевые слова",
+		"Reader: teams.\nKeywords (4 to 8): инженеры данных, Go generics, ключевые слова",
+	} {
+		r := runStyle(t, text, brief)["keywords"]
+		if !r.Pass || r.Count != 3 {
+			t.Errorf("brief %q: %+v; want all 3 keywords found", brief, r)
+		}
+	}
+	r := runStyle(t, text, "## Ключевые слова\nинженерами данных, кодировка, Go modules")["keywords"]
+	if r.Pass || !slices.Equal(r.Missing, []string{"кодировка", "Go modules"}) {
+		t.Errorf("other words: %+v; want both missing", r)
+	}
+}

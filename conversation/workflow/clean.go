@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/threadwright/threadwright/conversation/workflow/internal/prose"
 )
 
 // placeholderRe matches a square-bracketed template slot such as "[product]" or
@@ -112,56 +114,85 @@ var claimStopWords = map[string]bool{
 	"и": true, "или": true, "о": true, "об": true, "про": true, "для": true, "в": true, "на": true, "с": true, "по": true, "их": true, "ещё": true, "еще": true, "тоже": true,
 }
 
+// removeRe reads a request to take words out ("removed "synergy"", "убери «дешёвый»").
+var removeRe = regexp.MustCompile(`(?i)^(?:please\s+|пожалуйста,?\s+)?(?:remov(?:e|ed|es|ing)|delet(?:e|ed|es|ing)|drop(?:ped|s)?|cut|strip(?:ped)?|take out|took out|убери(?:те)?|убрал[аи]?|удали(?:те|л[аи]?)?|вычеркни(?:те)?|вычеркнул[аи]?)(?:\s|$)`)
+
+// replaceRe reads a request to put a phrase in place of another ("replace "stand-up"
+// with "check-in"", "замени «митинг» на «встречу»"): the last quoted phrase is the new one.
+var replaceRe = regexp.MustCompile(`(?i)^(?:please\s+|пожалуйста,?\s+)?(?:replac(?:e|ed|es|ing)|swap(?:ped)?|chang(?:e|ed|es|ing)|rename[ds]?|замени(?:те)?|заменил[аи]?|поменя(?:й|йте|л|ла|ли)|переименуй(?:те)?)(?:\s|$)`)
+
+// structuralWords start words that name a part of the text, not what it says
+// ("add a section on costs" asks for costs, not the word "section").
+var structuralWords = []string{"section", "subsection", "paragraph", "sentence", "heading", "раздел", "подраздел", "абзац", "предложени", "заголов"}
+
 // ClaimFound judges a claim that asked (what a person asked for, a ClaimRe's second
 // group) was done in text. judged is false when no check can tell (asked is not a
-// request to take words in: "make it shorter"); otherwise found says whether the
-// text has every content word of the quoted phrases, or of what the request asks
-// to take in, by their stems ("commuting parents" is found in "parents who commute").
+// request about certain words: "make it shorter", "remove the last sentence");
+// otherwise found says whether the text has every content word of the quoted
+// phrases, or of what the request asks to take in, by their stems ("commuting
+// parents" is found in "parents who commute"). A request to remove quoted phrases is
+// found when the text has none of them; one to replace a phrase, when it has the
+// new one (the last quoted). Words that name a part of the text ("section", "абзац")
+// are not looked for.
 func ClaimFound(asked, text string) (judged, found bool) {
 	asked = strings.TrimRight(strings.TrimSpace(asked), ".!")
 	var wanted []string
 	for _, m := range quotedRe.FindAllStringSubmatch(asked, -1) {
 		wanted = append(wanted, m[1]+m[2]+m[3])
 	}
-	if len(wanted) == 0 {
+	body := strings.ToLower(text)
+	switch {
+	case removeRe.MatchString(asked):
+		for _, phrase := range wanted {
+			if j, f := hasPhrase(body, phrase); j {
+				judged = true
+				if f {
+					return true, false
+				}
+			}
+		}
+		return judged, judged
+	case replaceRe.MatchString(asked) && len(wanted) > 0:
+		wanted = wanted[len(wanted)-1:]
+	case len(wanted) == 0:
 		m := asksTakeInRe.FindStringSubmatch(asked)
 		if m == nil {
 			return false, false
 		}
 		wanted = []string{m[1]}
 	}
-	body := strings.ToLower(text)
 	for _, phrase := range wanted {
-		for _, w := range strings.FieldsFunc(strings.ToLower(phrase), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-			if claimStopWords[w] || len([]rune(w)) < 3 {
-				continue
-			}
-			judged = true
-			if !strings.Contains(body, stem(w)) {
-				return true, false
-			}
+		j, f := hasPhrase(body, phrase)
+		if j && !f {
+			return true, false
+		}
+		judged = judged || j
+	}
+	return judged, judged
+}
+
+// hasPhrase reports whether body, lower-case, has the stem of every content word of
+// phrase; judged is false when phrase has none (only stop words, short or
+// structural ones).
+func hasPhrase(body, phrase string) (judged, found bool) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(phrase), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if claimStopWords[w] || len([]rune(w)) < 3 || structural(w) {
+			continue
+		}
+		judged = true
+		if !strings.Contains(body, prose.Stem(w)) {
+			return true, false
 		}
 	}
 	return judged, judged
 }
 
-// stem cuts a lower-case word to a stem that its other forms share: an English
-// ending (-ing, -ed, -es, -s) or a Russian one (its last one or two letters).
-func stem(w string) string {
-	r := []rune(w)
-	if r[0] >= 'а' && r[0] <= 'я' || r[0] == 'ё' {
-		switch {
-		case len(r) >= 7:
-			return string(r[:len(r)-2])
-		case len(r) >= 5:
-			return string(r[:len(r)-1])
-		}
-		return w
-	}
-	for _, suffix := range []string{"ing", "ed", "es", "s", "e"} {
-		if s := strings.TrimSuffix(w, suffix); s != w && len(s) >= 4 {
-			return s
+// structural reports whether w, lower-case, names a part of the text (structuralWords).
+func structural(w string) bool {
+	for _, s := range structuralWords {
+		if strings.HasPrefix(w, s) {
+			return true
 		}
 	}
-	return w
+	return false
 }

@@ -149,6 +149,17 @@ func TestClaimFound(t *testing.T) {
 		{"RussianMissing", "упомяните студентов", "Это удобно родителям.", true, false},
 		{"NotJudged", "make it shorter", "Short.", false, false},
 		{"OnlyStopWords", "add more", "Anything.", false, false},
+		{"Removed", `removed "synergy"`, "We work together.", true, true},
+		{"RemovedStill", `removed "synergy"`, "Our synergy grows.", true, false},
+		{"RemovedRussian", "убери «дешёвый»", "Недорогой ужин.", true, true},
+		{"RemovedRussianStill", "убрал «дешёвый»", "Дешёвый ужин.", true, false},
+		{"Replaced", `replace "stand-up" with "check-in"`, "The daily check-in is short.", true, true},
+		{"ReplacedMissing", `replaced "stand-up" with "check-in"`, "The daily stand-up is short.", true, false},
+		{"ReplacedRussian", "замени «митинг» на «встречу»", "Короткая встреча.", true, true},
+		{"StructuralWords", "add a section on costs", "What it costs.", true, true},
+		{"StructuralRussian", "добавь абзац о стоимости", "Стоимость растёт.", true, true},
+		{"OnlyStructural", "add a paragraph", "Anything.", false, false},
+		{"RemovedUnquoted", "remove the last sentence", "Anything.", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			judged, found := workflow.ClaimFound(tc.asked, tc.text)

@@ -357,9 +357,9 @@ const MaxItemQueries = 5
 
 var (
 	// queriesLabelRE matches the line that starts an item's search queries:
-	// "Search queries:", optionally emphasised ("**Search queries:**") or as a
-	// heading ("### Search queries"), case-insensitive.
-	queriesLabelRE = regexp.MustCompile(`(?i)^\s*(?:#{1,6}\s+)?[*_]*\s*search queries\s*[*_]*\s*:?\s*[*_]*\s*$`)
+	// "Search queries:" or "Поисковые запросы:", optionally emphasised ("**Search
+	// queries:**") or as a heading ("### Search queries"), case-insensitive.
+	queriesLabelRE = regexp.MustCompile(`(?i)^\s*(?:#{1,6}\s+)?[*_]*\s*(?:search queries|поисковые запросы)\s*[*_]*\s*:?\s*[*_]*\s*$`)
 	// queryEntryRE matches one entry of the list under it: "- q", "* q", "+ q", "1. q".
 	queryEntryRE = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,3}[.)])\s+(.+?)\s*$`)
 )
@@ -367,7 +367,7 @@ var (
 // SearchQueries returns the search queries an item's body lists, in order, for the
 // research written from it (docs/workflows.md, "Pipelines"): the entries of the
 // list right under a line "Search queries:" (or "**Search queries:**", "### Search
-// queries"), each less surrounding quotes and backticks, without empty entries or
+// queries", "Поисковые запросы:"), each less surrounding quotes and backticks, without empty entries or
 // repeats (case-insensitive), at most MaxItemQueries. Blank lines between the label
 // and the list are skipped; the first line that is not a list entry ends it. A body
 // without such a line has none (nil).

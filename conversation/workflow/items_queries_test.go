@@ -20,6 +20,7 @@ func TestSearchQueries(t *testing.T) {
 		{"Repeats", "search queries:\n- One\n- one\n- \"\"\n- two", []string{"One", "two"}},
 		{"Bounded", "Search queries:\n- a\n- b\n- c\n- d\n- e\n- f", []string{"a", "b", "c", "d", "e"}},
 		{"EmptyList", "Search queries:\nnone yet", nil},
+		{"Russian", "Ключевые тезисы:\n- цены\n**Поисковые запросы:**\n- цены на поддержку 2024", []string{"цены на поддержку 2024"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

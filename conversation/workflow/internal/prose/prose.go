@@ -6,6 +6,7 @@
 package prose
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,10 +20,41 @@ var abbreviations = map[string]bool{
 	"fig": true, "т.е": true, "т.д": true, "т.п": true, "др": true, "см": true, "г": true,
 }
 
+// possessiveRe matches an English possessive "'s" after a letter or digit.
+var possessiveRe = regexp.MustCompile(`([\p{L}\d])['’]s\b`)
+
+// keywordLabels start a heading or line that lists keywords (lower case).
+var keywordLabels = []string{"keywords", "key words", "ключевые слова"}
+
+// KeywordsLabel reads s, a heading's title or a line, that starts with a keywords
+// label ("Keywords", "Key words", "Ключевые слова", in any case, after emphasis
+// marks), then maybe a parenthetical ("Keywords (4–8)"): rest is what follows, with
+// emphasis marks and white space trimmed from its left. ok is false when s starts
+// otherwise, or the label runs on into a word ("Keywordsmith").
+func KeywordsLabel(s string) (rest string, ok bool) {
+	s = strings.TrimLeft(s, " \t*_")
+	for _, label := range keywordLabels {
+		if len(s) < len(label) || !strings.EqualFold(s[:len(label)], label) {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(s[len(label):]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return "", false
+		}
+		rest = strings.TrimLeft(s[len(label):], " \t*_")
+		if strings.HasPrefix(rest, "(") {
+			if i := strings.IndexByte(rest, ')'); i >= 0 {
+				rest = strings.TrimLeft(rest[i+1:], " \t*_")
+			}
+		}
+		return rest, true
+	}
+	return "", false
+}
+
 // Sentences splits paragraph into its sentences, trimmed, in order. A sentence ends
 // at ".", "!", "?" or "…" (a run of them, then closing quotes or brackets) followed
-// by white space or the end; a period after an abbreviation ("e.g.", "Dr.", a word
-// with an inner period such as "U.S.") or a single letter ends none. A last piece
+// by white space or the end; a period after an abbreviation ("e.g.", "Dr.", "U.S.";
+// see abbreviated) ends none, while one after a number, "%" or a link does. A last piece
 // without a letter ("[3]", a citation after the period) joins the sentence before
 // it; text with no letter has no sentence.
 func Sentences(paragraph string) []string {
@@ -57,7 +89,9 @@ func Sentences(paragraph string) []string {
 func isTerminal(r rune) bool { return r == '.' || r == '!' || r == '?' || r == '…' }
 
 // abbreviated reports whether the period after before ends an abbreviation: its last
-// word is a known one or has an inner period.
+// word is a known one, or is made of periods and runs of one or two letters ("U.S",
+// "Ph.D", "т.е"). A word that ends in a digit ("1.18"), "%" or a link's ")", or has a
+// longer part ("go.dev"), is no abbreviation: its period ends the sentence.
 func abbreviated(before string) bool {
 	word := before[strings.LastIndexFunc(before, unicode.IsSpace)+1:]
 	word = strings.TrimLeft(word, `"'“‘«([`)
@@ -65,7 +99,18 @@ func abbreviated(before string) bool {
 		return false
 	}
 	low := strings.ToLower(word)
-	return abbreviations[low] || strings.Contains(word, ".")
+	if abbreviations[low] {
+		return true
+	}
+	if !strings.Contains(word, ".") {
+		return false
+	}
+	for _, part := range strings.Split(word, ".") {
+		if n := utf8.RuneCountInString(part); n == 0 || n > 2 || strings.IndexFunc(part, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // appendSentence appends s, trimmed, to out; without a letter, it joins the last one.
@@ -125,15 +170,17 @@ func List(s string) []string {
 }
 
 // Words returns the words of s, lower-cased: runs of letters and digits (so
-// "stand-ups" is "stand", "ups"). Index a text once with it for Contains.
+// "stand-ups" is "stand", "ups"), without an English possessive "'s" ("Go's" is "go"). Index a text once with it for Contains.
 func Words(s string) []string {
+	s = possessiveRe.ReplaceAllString(s, "$1")
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // Contains reports whether the words of keyword occur in text, words indexed by
 // Words, one after the other. Two words match when they are equal, or equal once a
-// plural ending ("s", "es") is taken off either: "async stand-up" occurs in "async
-// stand-ups". A keyword without a word occurs nowhere.
+// plural ending ("s", "es") is taken off either ("async stand-up" occurs in "async
+// stand-ups"), or are forms of one Russian word ("инженеры данных" occurs in
+// "инженеров данных"; see sameWord). A keyword without a word occurs nowhere.
 func Contains(text []string, keyword string) bool {
 	kw := Words(keyword)
 	if len(kw) == 0 {
@@ -154,18 +201,51 @@ func Contains(text []string, keyword string) bool {
 	return false
 }
 
-// sameWord reports whether a and b are the same word, but for a plural ending "s"
-// or "es" on one of them (a word of two letters or more).
+// sameWord reports whether a and b are the same word: equal, or equal but for a
+// plural ending "s" or "es" on one of them (a word of two letters or more), or, for
+// Russian words, one is the other's Stem and an ending of at most three letters
+// ("инженеры" and "инженеров").
 func sameWord(a, b string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	switch rest, ok := strings.CutPrefix(b, a); {
-	case !ok:
-		return false
-	case rest == "":
+	if rest, ok := strings.CutPrefix(b, a); ok && (rest == "" || len(a) > 1 && (rest == "s" || rest == "es")) {
 		return true
-	default:
-		return len(a) > 1 && (rest == "s" || rest == "es")
 	}
+	return russian(a) && russian(b) && (endsOnly(b, Stem(a)) || endsOnly(a, Stem(b)))
+}
+
+// endsOnly reports whether w is stem followed by at most three letters.
+func endsOnly(w, stem string) bool {
+	rest, ok := strings.CutPrefix(w, stem)
+	return ok && utf8.RuneCountInString(rest) <= 3
+}
+
+// russian reports whether w, lower-case, starts with a Cyrillic letter.
+func russian(w string) bool {
+	r, _ := utf8.DecodeRuneInString(w)
+	return r >= 'а' && r <= 'я' || r == 'ё'
+}
+
+// Stem cuts w, a lower-case word, to a stem that its other forms share: without an
+// English ending (-ing, -ed, -es, -s, -e) when four letters or more remain, or, for a
+// Russian word of five letters or more, without its last one or two letters
+// ("инженеры" → "инжене"). Other words are returned as they are.
+func Stem(w string) string {
+	r := []rune(w)
+	if r[0] >= 'а' && r[0] <= 'я' || r[0] == 'ё' {
+		switch {
+		case len(r) >= 7:
+			return string(r[:len(r)-2])
+		case len(r) >= 5:
+			return string(r[:len(r)-1])
+		}
+		return w
+	}
+	for _, suffix := range []string{"ing", "ed", "es", "s", "e"} {
+		if s := strings.TrimSuffix(w, suffix); s != w && len(s) >= 4 {
+			return s
+		}
+	}
+	return w
 }
