@@ -398,8 +398,9 @@ func sessionMessage(entities []conversation.Entity) *openai.ChatCompletionMessag
 // package conversation/focus), so that "this one", "it" or "is it compatible?"
 // resolve to it: its id, title, type and attributes, one "key: value" line each
 // (attributes sorted by key), inside a ToolOutput block named "conversation_focus"
-// labelled untrusted, since tools outside the organization may have reported them.
-// It is nil when there is no focus.
+// labelled untrusted, since tools outside the organization may have reported them
+// (a focus they did report, Entity.Untrusted, also taints the turn). It is nil when
+// there is no focus.
 func FocusMessage(f *conversation.Entity) *openai.ChatCompletionMessage {
 	if f == nil || f.ID == "" {
 		return nil

@@ -266,7 +266,8 @@ func (e *Executor) newTurn(p conversation.Prompt, progress conversation.Progress
 	}
 	// An untrusted server's descriptions are in the prompt from the first step, and
 	// so is a viewed message's text (the agent view).
-	t.tr.Tainted = t.tr.Tainted || tainted || t.offered.offersUntrusted() || p.Viewing != nil && p.Viewing.Untrusted()
+	// The focus holds what tools reported: untrusted content's taints it (focus.Next).
+	t.tr.Tainted = t.tr.Tainted || tainted || t.offered.offersUntrusted() || p.Viewing != nil && p.Viewing.Untrusted() || p.Focus.Untrusted()
 	return t, nil
 }
 
@@ -292,7 +293,7 @@ func (t *reactTurn) runBatch(ctx context.Context) (paused bool, err error) {
 		t.tr.Messages = append(t.tr.Messages, t.msgs[len(t.msgs)-1])
 	}
 	t.f.ToolCalls = append(t.f.ToolCalls, results...)
-	collectEntities(&t.f, results)
+	collectEntities(&t.f, t.offered, results)
 	if t.p.AnswerSink != nil && t.e.holdAnswer(t.f) {
 		t.p.AnswerSink = nil // holdAnswer
 	}
@@ -518,13 +519,21 @@ func promptCategories(cats []ToolCategory) []prompts.ToolCategory {
 }
 
 // collectEntities adds the tool-result contract of calls (ToolCall.Entities and
-// OutOfScope, read when each ran) to f.
-func collectEntities(f *conversation.Findings, calls []conversation.ToolCall) {
+// OutOfScope, read when each ran) to f, each entity's Trust set from its call's
+// (untrusted when its tool's output in reg is, or the call reported untrusted content).
+func collectEntities(f *conversation.Findings, reg *Registry, calls []conversation.ToolCall) {
 	for _, c := range calls {
 		if c.Failed || c.Denied {
 			continue
 		}
-		f.Entities = append(f.Entities, c.Entities...)
+		trust := conversation.EntityInternal
+		if untrusted(reg, c) {
+			trust = conversation.EntityUntrusted
+		}
+		for _, e := range c.Entities {
+			e.Trust = trust
+			f.Entities = append(f.Entities, e)
+		}
 		f.OutOfScope = append(f.OutOfScope, c.OutOfScope...)
 	}
 }

@@ -128,6 +128,30 @@ type Entity struct {
 	Type       string            `json:"type,omitempty"`
 	Reason     string            `json:"reason,omitempty"` // why it is out of scope, for OutOfScope
 	Attributes map[string]string `json:"attributes,omitempty"`
+	// Trust says where the entity came from (EntityInternal, EntityUntrusted), set by
+	// the executor from the trust of the tool call that reported it (never read from
+	// the tool's result); empty in checkpoints written before it existed. An untrusted
+	// focus taints the turn it is shown to (Untrusted).
+	Trust string `json:"trust,omitempty"`
+}
+
+// Entity.Trust values.
+const (
+	// EntityInternal: a tool of the organization reported the entity.
+	EntityInternal = "internal"
+	// EntityUntrusted: untrusted content reported it (a tool whose output is
+	// untrusted, or a result that reported untrusted content; ToolCall.Untrusted).
+	EntityUntrusted = "untrusted"
+)
+
+// Untrusted reports whether e may hold what untrusted content planted: its Trust is
+// EntityUntrusted, or it has no Trust (a checkpoint written before it existed) and
+// has attributes, the safe reading. A nil e is not untrusted.
+func (e *Entity) Untrusted() bool {
+	if e == nil {
+		return false
+	}
+	return e.Trust == EntityUntrusted || e.Trust == "" && len(e.Attributes) > 0
 }
 
 // Usage is model token usage (OpenAI's usage.prompt_tokens and completion_tokens).

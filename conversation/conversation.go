@@ -158,6 +158,10 @@ type ToolApproval struct {
 	// Begun is set, and saved, before an approved call runs: a re-run of the click
 	// (the turn was cut after the call began) does not run it again.
 	Begun bool `json:"begun,omitempty"`
+	// PolicyChannel is the channel whose strategy and tool policy the paused turn ran
+	// under (Prompt.PolicyChannel): the resumed turn keeps it, whatever the person
+	// views at the click. "" in checkpoints written before it existed.
+	PolicyChannel string `json:"policy_channel,omitempty"`
 }
 
 // WriteApprovalPrefix starts the ID of a WriteApproval, so that a click on its card

@@ -119,6 +119,7 @@ func (r *planRun) runTask(ctx context.Context, t *taskRun, deps []prompts.TaskRe
 	// A task cannot stop for a person: a call that needs confirmation is refused.
 	o.findings, o.err = r.p.executor.ExecuteTask(ctx, conversation.Prompt{
 		Key: r.prompt.Key, ContextChannelID: r.prompt.ContextChannelID, Viewing: r.prompt.Viewing, Summary: r.prompt.Summary, UserID: r.prompt.UserID, Text: text, Focus: r.prompt.Focus,
+		Untrusted: r.prompt.Untrusted, // the request, in the task's text, holds an attached file's content
 	}, agents.TaskOptions{Tainted: tainted, Reasoning: t.Reasoning(), Tools: t.Tools})
 }
 

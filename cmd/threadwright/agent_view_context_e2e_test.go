@@ -138,3 +138,76 @@ func TestE2EResumedTurnIsToldWhatThePersonViews(t *testing.T) {
 		t.Errorf("the approved tool ran %d times; want once", ran.Load())
 	}
 }
+
+// TestE2EResumedTurnKeepsThePausedTurnsChannel: a turn in the Messages tab, the
+// person viewing #general (whose tool policy offers every tool), pauses for the
+// approval of restart_service; the person then views #random, whose policy offers
+// only current_time, and approves. The resumed turn keeps #general's policy: the
+// approved call runs once and the answer comes; the model is told the view of the
+// click (#random).
+func TestE2EResumedTurnKeepsThePausedTurnsChannel(t *testing.T) {
+	h := newAgentViewHarness(t)
+	var ran atomic.Int32
+	h.tools = func(r *agents.Registry) error {
+		r.MustRegister(agents.ToolSpec{Name: "restart_service", Description: "Restart a service", Category: "Test", NeedsApproval: true,
+			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)},
+			agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) {
+				ran.Add(1)
+				return "restarted", nil
+			}))
+		return nil
+	}
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		if len(r.ToolResults()) == 0 {
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_restart", Name: "restart_service", Arguments: "{}"}}}
+		}
+		return openaitest.Response{Text: "Restarted."}
+	})
+	h.start()
+	if err := h.emu.ChangeAppContext(alice, emulator.ContextEntity{Type: emulator.EntityChannel, Value: general}); err != nil {
+		t.Fatal(err)
+	}
+	h.idle()
+	ts := h.post(dm, alice, "restart the service", "")
+	var card string
+	var approve emulator.Button
+	h.waitFor("the approval card", func() bool {
+		for _, m := range h.emu.BotMessages(dm, ts) {
+			buttons, _ := h.emu.Buttons(dm, m.TS, alice)
+			for _, b := range buttons {
+				if strings.HasPrefix(b.Label, "Approve") {
+					card, approve = m.TS, b
+				}
+			}
+		}
+		return card != ""
+	})
+	h.idle()
+	if err := h.emu.ChangeAppContext(alice, emulator.ContextEntity{Type: emulator.EntityChannel, Value: "C0RANDOM"}); err != nil {
+		t.Fatal(err)
+	}
+	h.idle()
+	before := len(h.ai.Requests())
+	if _, err := h.emu.ClickButton(dm, card, alice, approve.ActionID); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the resumed answer", func() bool {
+		for _, m := range h.emu.BotMessages(dm, ts) {
+			if strings.Contains(m.Text, "Restarted.") {
+				return true
+			}
+		}
+		return false
+	})
+	h.idle()
+	if n := ran.Load(); n != 1 {
+		t.Errorf("the approved tool ran %d times; want once", n)
+	}
+	reqs := h.ai.Requests()
+	if len(reqs) == before {
+		t.Fatal("the click asked the model nothing")
+	}
+	if last := reqs[len(reqs)-1]; !carries(last, "#random") {
+		t.Errorf("the resumed turn was not told the view of the click:\n%+v", last.Chat.Messages)
+	}
+}

@@ -78,8 +78,8 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 		Focus:    cp.Conversation.State.Focus,
 		Resume:   &conversation.Resume{Pending: ap.Tool, Approved: approved, Interrupted: interrupted, By: a.UserID},
 	}
-	prompt.Viewing = s.viewing(ctx, r, cp)                          // the agent view's, as the paused turn's
-	prompt.ContextChannelID = contextChannel(cp.Conversation.State) // the assistant view's channel
+	prompt.ContextChannelID = pausedChannel(r.In.Key, cp.Conversation.State, ap)
+	prompt.Viewing = s.viewing(ctx, r, cp) // the agent view's now: only what the model is told
 	if interrupted {
 		r.Log.Warn("an approved tool call was begun by an earlier run that did not finish; it is not run again", "tool", ap.Tool.Name)
 	}
@@ -158,4 +158,20 @@ func approvalLang(ap *conversation.ToolApproval) string {
 		return "en"
 	}
 	return render.UILang(render.TextLocale(ap.Request))
+}
+
+// pausedChannel is the resumed turn's Prompt.ContextChannelID: the channel whose
+// strategy and tool policy the paused turn ran under (ap.PolicyChannel), so that the
+// approved call runs as it was asked even when the person views another channel at
+// the click; "" when that was the thread's own. A checkpoint written before
+// PolicyChannel existed gives the assistant view's channel in st, read before the
+// click's view refreshes it.
+func pausedChannel(key conversation.Key, st conversation.State, ap *conversation.ToolApproval) string {
+	switch ap.PolicyChannel {
+	case "":
+		return contextChannel(st)
+	case key.ChannelID:
+		return ""
+	}
+	return ap.PolicyChannel
 }

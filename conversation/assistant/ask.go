@@ -20,7 +20,7 @@ func approvalID(inputID string, pending *conversation.PendingTool) string {
 // turn's messages (msgs) with the confirmation in the state. ctx is the final writes'
 // context.
 func (s *Handler) askToolApproval(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, p conversation.Prompt, pending *conversation.PendingTool, msgs []conversation.Message, usage conversation.Usage, prog *progressCard) error {
-	ap := &conversation.ToolApproval{ID: approvalID(r.In.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending}
+	ap := &conversation.ToolApproval{ID: approvalID(r.In.ID, pending), UserID: p.UserID, Request: p.Text, Tool: *pending, PolicyChannel: p.PolicyChannel()}
 	ts, err := r.Out.PostCard(ctx, render.ApprovalCard(approvalLang(ap), r.In.Key, ap))
 	if errors.Is(err, conversation.ErrLeaseLost) {
 		return err

@@ -41,8 +41,9 @@ const (
 //  5. else the old focus stays (nil when there was none).
 //
 // An entity that becomes the focus again (the same id) keeps the old attributes the
-// new report does not replace; otherwise it has only its own. A focus marked out of
-// scope is dropped (nil). It never changes its arguments.
+// new report does not replace; otherwise it has only its own. The focus is untrusted
+// (Entity.Untrusted; it taints the turn it is shown to) when untrusted content reported
+// it or, for the same entity, the old one. A focus marked out of scope is dropped (nil). It never changes its arguments.
 func Next(old *conversation.Entity, said string, session, found, outOfScope []conversation.Entity) *conversation.Entity {
 	next := pickFocus(old, said, session, found)
 	if next == nil {
@@ -107,13 +108,19 @@ func mergeByID(found []conversation.Entity) []conversation.Entity {
 
 // refocus returns e as the focus: its id, its non-empty title and type (else old's,
 // when old is the same entity) and its attributes over old's, bounded; Reason is
-// dropped. old may be nil.
+// dropped. It is untrusted (Entity.Trust) when e or the same old entity is: what
+// untrusted content said may be kept. old may be nil.
 func refocus(old *conversation.Entity, e conversation.Entity) *conversation.Entity {
-	f := &conversation.Entity{ID: e.ID, Title: e.Title, Type: e.Type}
+	f := &conversation.Entity{ID: e.ID, Title: e.Title, Type: e.Type, Trust: e.Trust}
 	attrs := map[string]string{}
+	untrusted := e.Untrusted()
 	if old != nil && old.ID == e.ID {
-		f.Title, f.Type = cmp.Or(e.Title, old.Title), cmp.Or(e.Type, old.Type)
+		f.Title, f.Type, f.Trust = cmp.Or(e.Title, old.Title), cmp.Or(e.Type, old.Type), cmp.Or(e.Trust, old.Trust)
 		maps.Copy(attrs, boundAttributes(old.Attributes))
+		untrusted = untrusted || old.Untrusted()
+	}
+	if untrusted {
+		f.Trust = conversation.EntityUntrusted // what untrusted content said may be kept
 	}
 	fresh := boundAttributes(e.Attributes)
 	if len(attrs)+len(fresh) > MaxAttributes {
