@@ -682,9 +682,9 @@ func TestWebToolsReportEntities(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []conversation.Entity{
-		{ID: page.URL, Title: "Status page", Type: "web page"},
-		{ID: "https://example.org/1", Title: "Result 1", Type: "web result"},
-		{ID: "https://example.org/2", Title: "Result 2", Type: "web result"},
+		{ID: page.URL, Title: "Status page", Type: "web page", Trust: conversation.EntityUntrusted},
+		{ID: "https://example.org/1", Title: "Result 1", Type: "web result", Trust: conversation.EntityUntrusted},
+		{ID: "https://example.org/2", Title: "Result 2", Type: "web result", Trust: conversation.EntityUntrusted},
 	}
 	if fmt.Sprint(f.Entities) != fmt.Sprint(want) {
 		t.Fatalf("entities %+v, want %+v", f.Entities, want)
