@@ -110,6 +110,23 @@ func (t author) dropStaleAsk() {
 	t.dropAsk(note)
 }
 
+// dropAskFor drops the run's WriteApproval, if any, before a new write of artifact
+// id, its card saying why: that text is written again; what it is written from
+// changed (askCurrent); or another text is written first, and this one asks again
+// when its write comes round.
+func (t author) dropAskFor(id string) {
+	wa := t.state.WriteApproval
+	switch {
+	case wa == nil:
+	case wa.Artifact == id:
+		t.dropAsk(render.Tr(t.lang, "write_approval.rewritten"))
+	case !t.askCurrent():
+		t.dropAsk(render.Tr(t.lang, "write_approval.outdated"))
+	default:
+		t.dropAsk(render.Tr(t.lang, "write_approval.later"))
+	}
+}
+
 // decide runs a click on a write's confirmation card: from the person who asked, on
 // the current card, it resumes the write with the decision; otherwise it tells only
 // the clicker why nothing happens.

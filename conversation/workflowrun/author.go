@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/render"
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
@@ -35,7 +34,7 @@ func (t author) write(ctx context.Context, id, instructions, why string, sup sup
 // confirmation (decide).
 func (t author) writeFrom(ctx context.Context, id, instructions, why string, sup supersede, resume *conversation.Resume) error {
 	if resume == nil {
-		t.dropAsk(render.Tr(t.lang, "write_approval.rewritten"))
+		t.dropAskFor(id)
 	} else {
 		t.state.WriteApproval, t.ws().Artifacts[id].Asking = nil, false
 	}
