@@ -265,31 +265,38 @@ func TestE2EWorkflowTaintAskCancel(t *testing.T) {
 	assertNoSlackErrors(t, h.harness)
 }
 
-// TestE2EWorkflowTaintAskInputsChange: a restart of links, which notes is written
-// from, while the notes writer waits for alice closes the card as no longer current;
-// its Approve, clicked on the card as it was, runs nothing and says so.
+// TestE2EWorkflowTaintAskInputsChange: a restart or an edit of links, which notes is
+// written from, while the notes writer waits for alice closes the card as no longer
+// current; its Approve, clicked on the card as it was, runs nothing and says so.
 func TestE2EWorkflowTaintAskInputsChange(t *testing.T) {
-	h := newAskHarness(t)
-	h.start()
-	thread := h.untilAsked(t)
-	card := h.latest(thread, "Approve", writeAskCard)
-	old := *h.find(card, "Approve", writeAskCard)
+	for _, tt := range []struct{ name, line string }{
+		{"Restart", "restart links"},
+		{"Edit", "edit links cite the annual report too"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newAskHarness(t)
+			h.start()
+			thread := h.untilAsked(t)
+			card := h.latest(thread, "Approve", writeAskCard)
+			old := *h.find(card, "Approve", writeAskCard)
 
-	h.mention(thread, alice, "restart links")
-	h.waitFor("the card closed", func() bool {
-		return strings.Contains(h.transcript(thread), "so this request is no longer current")
-	})
-	if b := h.find(card, "Approve", writeAskCard); b != nil {
-		t.Fatalf("the out-of-date card still offers Approve: %+v", b)
-	}
+			h.mention(thread, alice, tt.line)
+			h.waitFor("the card closed", func() bool {
+				return strings.Contains(h.transcript(thread), "so this request is no longer current")
+			})
+			if b := h.find(card, "Approve", writeAskCard); b != nil {
+				t.Fatalf("the out-of-date card still offers Approve: %+v", b)
+			}
 
-	h.clickOld(card, alice, old)
-	h.waitEphemeral(general, alice, "no longer current, so nothing was run")
-	if got := h.notes.Load(); got != 0 {
-		t.Errorf("the out-of-date card's Approve ran crm__note %d times", got)
+			h.clickOld(card, alice, old)
+			h.waitEphemeral(general, alice, "no longer current, so nothing was run")
+			if got := h.notes.Load(); got != 0 {
+				t.Errorf("the out-of-date card's Approve ran crm__note %d times", got)
+			}
+			if res := h.results(); len(res) != 0 {
+				t.Errorf("the notes writer went on from the old card: it was told %q", res)
+			}
+			assertNoSlackErrors(t, h.harness)
+		})
 	}
-	if res := h.results(); len(res) != 0 {
-		t.Errorf("the notes writer went on from the old card: it was told %q", res)
-	}
-	assertNoSlackErrors(t, h.harness)
 }
