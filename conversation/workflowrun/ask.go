@@ -20,8 +20,11 @@ import (
 // it again), and the workflow waits. The click is an input like any other: from that
 // person, on the current card, it resumes the write (ArtifactRequest.Resume), which
 // runs the call (once: the decision is saved first) or tells the model it was
-// denied, and the text goes to review as usual. An auto artifact's writer cannot
-// ask: its calls are refused, and its card says so.
+// denied, and the text goes to review as usual; a call once begun is never run again,
+// whatever the click. The card is for the write as it was asked: a restart or an edit
+// of its artifact or of what that is written from drops it (dropStaleAsk), and its
+// buttons then run nothing. An auto artifact's writer cannot ask: its calls are
+// refused, and its card says so.
 
 // askWrite records that the write of artifact id stopped before pending, a call that
 // needs the confirmation of the turn's person: the card is posted with the turn
