@@ -203,4 +203,10 @@ type WriteApproval struct {
 	// its text is shown (an option chosen, with its label).
 	Superseded string `json:"superseded,omitempty"`
 	Label      string `json:"label,omitempty"`
+	// Inputs maps the artifact being written and each artifact it depends on to its
+	// workflow.ArtifactState.Rev when the write stopped: a change of any of them (a
+	// restart, an edit; a change further up touches them too) makes the confirmation
+	// out of date, and it is dropped. Nil in a checkpoint written before it was kept: then only the artifact's
+	// Asking says whether it is current.
+	Inputs map[string]int `json:"inputs,omitempty"`
 }

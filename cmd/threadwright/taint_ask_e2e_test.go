@@ -150,6 +150,17 @@ func (h *askHarness) untilAsked(t *testing.T) string {
 	return thread
 }
 
+// clickOld clicks b on card as user, as the card was drawn when b was found (a
+// person's client showing an old copy), and waits until the bot acted.
+func (h *askHarness) clickOld(card, user string, b emulator.Button) {
+	h.t.Helper()
+	env, err := h.emu.ClickOld(general, card, user, b)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.settleEnvelope(env)
+}
+
 // TestE2EWorkflowTaintAskApprove: the writer of notes, tainted by a fetched page,
 // calls crm__note; the write stops and the card asks alice. The card survives a
 // restart; bob's click runs nothing; alice's Approve runs the call exactly once, the
@@ -168,6 +179,8 @@ func TestE2EWorkflowTaintAskApprove(t *testing.T) {
 		t.Fatalf("bob's Approve ran crm__note %d times", got)
 	}
 
+	card := h.latest(thread, "Approve", writeAskCard)
+	old := *h.find(card, "Approve", writeAskCard) // clicked again below, as drawn now
 	h.click(thread, alice, "Approve", writeAskCard)
 	h.latest(thread, "Approve", "Notes")
 	if got := h.notes.Load(); got != 1 {
@@ -189,6 +202,11 @@ func TestE2EWorkflowTaintAskApprove(t *testing.T) {
 		if b := h.find(m.TS, "Approve", writeAskCard); b != nil {
 			t.Fatalf("a confirmation card still offers Approve: %+v", b)
 		}
+	}
+	h.clickOld(card, alice, old)
+	h.waitEphemeral(general, alice, "no longer current, so nothing was run")
+	if got := h.notes.Load(); got != 1 {
+		t.Fatalf("the old card's Approve, clicked again, ran crm__note: %d calls; want 1", got)
 	}
 	h.click(thread, alice, "Approve", "Notes")
 	h.waitFor("the run's end", func() bool { return strings.Contains(h.transcript(thread), "Done.") })
@@ -245,4 +263,40 @@ func TestE2EWorkflowTaintAskCancel(t *testing.T) {
 		t.Errorf("crm__note ran %d times", got)
 	}
 	assertNoSlackErrors(t, h.harness)
+}
+
+// TestE2EWorkflowTaintAskInputsChange: a restart or an edit of links, which notes is
+// written from, while the notes writer waits for alice closes the card as no longer
+// current; its Approve, clicked on the card as it was, runs nothing and says so.
+func TestE2EWorkflowTaintAskInputsChange(t *testing.T) {
+	for _, tt := range []struct{ name, line string }{
+		{"Restart", "restart links"},
+		{"Edit", "edit links cite the annual report too"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newAskHarness(t)
+			h.start()
+			thread := h.untilAsked(t)
+			card := h.latest(thread, "Approve", writeAskCard)
+			old := *h.find(card, "Approve", writeAskCard)
+
+			h.mention(thread, alice, tt.line)
+			h.waitFor("the card closed", func() bool {
+				return strings.Contains(h.transcript(thread), "so this request is no longer current")
+			})
+			if b := h.find(card, "Approve", writeAskCard); b != nil {
+				t.Fatalf("the out-of-date card still offers Approve: %+v", b)
+			}
+
+			h.clickOld(card, alice, old)
+			h.waitEphemeral(general, alice, "no longer current, so nothing was run")
+			if got := h.notes.Load(); got != 0 {
+				t.Errorf("the out-of-date card's Approve ran crm__note %d times", got)
+			}
+			if res := h.results(); len(res) != 0 {
+				t.Errorf("the notes writer went on from the old card: it was told %q", res)
+			}
+			assertNoSlackErrors(t, h.harness)
+		})
+	}
 }

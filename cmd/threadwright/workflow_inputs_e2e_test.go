@@ -156,3 +156,31 @@ func TestE2EChangeHeldTopic(t *testing.T) {
 	}
 	assertNoSlackErrors(t, h.harness)
 }
+
+// TestE2ERestartKeepsHeldTopic: a restart of the first artifact while the start card
+// holds its topic keeps the topic, as Keep would: the card loses its buttons and says
+// who kept it, the options are about that topic, and a typed choice then picks one.
+func TestE2ERestartKeepsHeldTopic(t *testing.T) {
+	h := newWorkflowHarness(t)
+	h.start()
+
+	thread := h.post(general, "U0BOB", "We need an article on zero-downtime schema migrations", "")
+	h.mention(thread, alice, "start blog")
+	h.latest(thread, "Change topic", "")
+
+	h.mention(thread, alice, "restart plan")
+	h.firstOptionsAbout(0, "zero-downtime schema migrations")
+	h.latest(thread, "A: Direction A", "")
+	if tr := h.transcript(thread); !strings.Contains(tr, "<@"+alice+"> kept this topic.") {
+		t.Errorf("the start card does not say the topic was kept:\n%s", tr)
+	}
+	if h.find(h.emu.BotMessages(general, thread)[0].TS, "Change topic", "") != nil {
+		t.Error("the start card still offers to change the topic")
+	}
+
+	h.post(general, alice, "B, but shorter", thread)
+	h.waitFor("the outline written from the typed choice", func() bool {
+		return strings.Contains(h.transcript(thread), "the text the model wrote. It follows: shorter")
+	})
+	assertNoSlackErrors(t, h.harness)
+}

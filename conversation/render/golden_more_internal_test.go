@@ -52,6 +52,9 @@ func goldenAssistantCards(lang string) map[string]any {
 			Tr(lang, "approval.approved", "U1"), Tr(lang, "approval.denied", "U1"), Tr(lang, "approval.voided"),
 			Tr(lang, "approval.not_current"), Tr(lang, "approval.not_yours", "U1"), Tr(lang, "approval.cannot_approve"),
 			Tr(lang, "approval.not_shown", "delete_tickets")},
+		"write_approval_notes": []string{Tr(lang, "approval.approved", "U1"), Tr(lang, "write_approval.denied", "U1"),
+			Tr(lang, "write_approval.begun", "U1"), Tr(lang, "write_approval.rewritten"), Tr(lang, "write_approval.cancelled"),
+			Tr(lang, "write_approval.outdated"), Tr(lang, "write_approval.later")},
 		"failures": []string{
 			FailureMessage(lang, conversation.Failure{Cause: conversation.CauseModel}, errors.New("x"), "retry.answer"),
 			FailureMessage(lang, conversation.Failure{Cause: conversation.CauseTool, Tool: "web_search"}, errors.New("x"), "retry.step"),

@@ -115,3 +115,31 @@ func TestWorkflowTopicFromThread(t *testing.T) {
 		}
 	})
 }
+
+// TestWorkflowRestartKeepsHeldTopic: a restart of the first artifact while the run
+// holds its topic keeps the topic, as Keep would: the hold is released (the start
+// card loses its buttons and says who kept it), the options are written for it, and
+// a typed choice then picks one.
+func TestWorkflowRestartKeepsHeldTopic(t *testing.T) {
+	h := newWF(t, "U1")
+	h.say("U2", "We need a post on schema migrations for the platform team.")
+	h.drain()
+	h.say("U1", "start blog")
+	ws := h.state()
+	if !ws.TopicHeld || ws.TopicTS == "" {
+		t.Fatalf("the run does not hold its topic: held %v, card %q", ws.TopicHeld, ws.TopicTS)
+	}
+	startCard := ws.TopicTS
+	h.say("U1", "restart plan")
+	ws = h.state()
+	if ws.TopicHeld || ws.Inputs["topic"] != "schema migrations for the platform team" || ws.Artifacts["plan"].Status != workflow.StatusOptionsGenerated {
+		t.Fatalf("after the restart: held %v, inputs %v, outline %q", ws.TopicHeld, ws.Inputs, ws.Artifacts["plan"].Status)
+	}
+	if card := h.msgr.cardText(startCard); !strings.Contains(card, "<@U1> kept this topic.") || len(h.msgr.buttons(startCard)) != 0 {
+		t.Errorf("the start card was not closed (buttons %v):\n%s", h.msgr.buttons(startCard), card)
+	}
+	h.say("U1", "A")
+	if st := h.artifact("plan"); st.Selected != "A" {
+		t.Errorf("a typed choice after the restart was ignored: outline %q, selected %q", st.Status, st.Selected)
+	}
+}

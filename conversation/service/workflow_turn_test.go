@@ -21,6 +21,8 @@ type scriptedAgent struct {
 	calls []string
 	// fail, when set, makes the named method fail.
 	fail map[string]error
+	// write, when set, answers Write in its place (after the call is recorded).
+	write func(r conversation.ArtifactRequest) (string, error)
 }
 
 func (a *scriptedAgent) record(ctx context.Context, method string, r conversation.ArtifactRequest) error {
@@ -72,6 +74,10 @@ func (a *scriptedAgent) ClassifyReview(ctx context.Context, r conversation.Artif
 func (a *scriptedAgent) Write(ctx context.Context, r conversation.ArtifactRequest) (string, conversation.Usage, error) {
 	if err := a.record(ctx, "write", r); err != nil {
 		return "", conversation.Usage{}, err
+	}
+	if a.write != nil {
+		text, err := a.write(r)
+		return text, conversation.Usage{}, err
 	}
 	from := "scratch"
 	if r.Selected != nil {

@@ -331,7 +331,7 @@ func (m Machine) Restart(s *State, id, by string) (Revision, error) {
 		m.Staleness().handled(s, id, StaleRegenerated, by) // produced again: its row is done
 	}
 	st.touch()
-	st.Status, st.Options, st.Selected, st.Items, st.Instructions = StatusPending, nil, "", nil, ""
+	st.Status, st.Options, st.Selected, st.Items, st.Instructions, st.Asking = StatusPending, nil, "", nil, "", false
 	if hadText {
 		m.Staleness().Mark(s, id)
 	}

@@ -659,3 +659,44 @@ func TestPipelineTaint(t *testing.T) {
 		t.Errorf("run again: tainted %v, refused %+v; want both cleared", st.Tainted, st.Refused)
 	}
 }
+
+// TestChangesEndAsking: a write that waits for a confirmation (Asking) is void once
+// its artifact is sent back: by a restart of it, or by a change of what it is drawn
+// from (Mark resets a choice to pending).
+func TestChangesEndAsking(t *testing.T) {
+	def, err := workflow.Parse("a.yaml", []byte(`
+name: a
+title: Asking
+artifacts:
+  - id: brief
+    title: Brief
+  - id: angle
+    title: Angle
+    mode: choice
+    depends_on: [brief]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := workflow.Machine{Def: def, Now: func() time.Time { return epoch }}
+	asking := func() *workflow.State {
+		s := m.NewRun("U1", "en")
+		s.Artifacts["brief"].Status, s.Artifacts["brief"].Text = workflow.StatusApproved, "the brief"
+		a := s.Artifacts["angle"]
+		a.Status, a.Selected, a.Asking = workflow.StatusOptionSelected, "A", true
+		a.Options = []workflow.Option{{Label: "A", Title: "First", Text: "first"}}
+		return s
+	}
+	s := asking()
+	m.Staleness().Mark(s, "brief")
+	if a := s.Artifacts["angle"]; a.Status != workflow.StatusPending || a.Asking {
+		t.Errorf("after a change of brief: angle %q, asking %v; want pending, not asking", a.Status, a.Asking)
+	}
+	s = asking()
+	if _, err := m.Restart(s, "angle", "U1"); err != nil {
+		t.Fatal(err)
+	}
+	if a := s.Artifacts["angle"]; a.Asking {
+		t.Error("a restarted artifact still asks")
+	}
+}

@@ -34,7 +34,9 @@ func (k Staleness) Mark(s *State, id string) []string {
 			stale = append(stale, dep)
 		case StatusOptionsGenerated, StatusOptionSelected:
 			st.touch()
-			st.Status, st.Options, st.Selected = StatusPending, nil, ""
+			// A write of it that waits for a confirmation is void: the run layer
+			// closes its card (workflowrun, dropStaleAsk).
+			st.Status, st.Options, st.Selected, st.Asking = StatusPending, nil, "", false
 		case StatusRunning:
 			// The pipeline writes it from the old text: that run ends, and it starts
 			// again once what it depends on is approved.

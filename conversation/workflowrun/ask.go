@@ -20,8 +20,11 @@ import (
 // it again), and the workflow waits. The click is an input like any other: from that
 // person, on the current card, it resumes the write (ArtifactRequest.Resume), which
 // runs the call (once: the decision is saved first) or tells the model it was
-// denied, and the text goes to review as usual. An auto artifact's writer cannot
-// ask: its calls are refused, and its card says so.
+// denied, and the text goes to review as usual; a call once begun is never run again,
+// whatever the click. The card is for the write as it was asked: a restart or an edit
+// of its artifact or of what that is written from drops it (dropStaleAsk), and its
+// buttons then run nothing. An auto artifact's writer cannot ask: its calls are
+// refused, and its card says so.
 
 // askWrite records that the write of artifact id stopped before pending, a call that
 // needs the confirmation of the turn's person: the card is posted with the turn
@@ -33,8 +36,14 @@ func (t author) askWrite(id, instructions, why string, sup supersede, pending co
 			UserID: t.asker(), Request: instructions, Tool: pending,
 		},
 		Artifact: id, Instructions: instructions, Why: why, Superseded: sup.why, Label: sup.label,
+		Inputs: map[string]int{},
 	}
 	t.ws().Artifacts[id].Asking = true
+	for _, a := range append([]string{id}, t.def().Dependencies(id)...) {
+		if st := t.ws().Artifacts[a]; st != nil {
+			t.state.WriteApproval.Inputs[a] = st.Rev
+		}
+	}
 	t.events = append(t.events, cardEvent{kind: evAsk, id: id})
 	t.log.Info("a write's tool call waits for confirmation", "artifact", id, "tool", pending.Name, "reason", pending.Reason, "user", t.asker())
 }
@@ -61,11 +70,64 @@ func (t author) dropAsk(note string) {
 	if wa == nil {
 		return
 	}
-	if st := t.ws().Artifacts[wa.Artifact]; st != nil {
-		st.Asking = false
+	if ws := t.ws(); ws != nil && ws.Artifacts[wa.Artifact] != nil {
+		ws.Artifacts[wa.Artifact].Asking = false
 	}
 	t.state.WriteApproval = nil
 	t.events = append(t.events, cardEvent{kind: evDecided, ask: wa, why: note})
+}
+
+// askCurrent reports whether the run's WriteApproval is still the one its card was
+// made for: the run goes on, its artifact still waits for it, and neither that
+// artifact nor anything it depends on changed since (WriteApproval.Inputs).
+func (t author) askCurrent() bool {
+	wa := t.state.WriteApproval
+	ws := t.ws()
+	if wa == nil || ws == nil || ws.Status != workflow.RunRunning {
+		return false
+	}
+	if st := ws.Artifacts[wa.Artifact]; st == nil || !st.Asking {
+		return false
+	}
+	for id, rev := range wa.Inputs {
+		if st := ws.Artifacts[id]; st == nil || st.Rev != rev {
+			return false
+		}
+	}
+	return true
+}
+
+// dropStaleAsk drops the run's WriteApproval when it is no longer current
+// (askCurrent): a restart or an edit of its artifact or of what that depends on, a
+// change that sent the artifact back, or the run's end. Its card closes saying why;
+// a later click on it runs nothing (decide). Every turn calls it before rendering.
+func (t author) dropStaleAsk() {
+	if t.state.WriteApproval == nil || t.askCurrent() {
+		return
+	}
+	note := render.Tr(t.lang, "write_approval.outdated")
+	if ws := t.ws(); ws != nil && ws.Status == workflow.RunCancelled {
+		note = render.Tr(t.lang, "write_approval.cancelled")
+	}
+	t.log.Info("a write's confirmation is out of date; dropped", "artifact", t.state.WriteApproval.Artifact)
+	t.dropAsk(note)
+}
+
+// dropAskFor drops the run's WriteApproval, if any, before a new write of artifact
+// id, its card saying why: that text is written again; what it is written from
+// changed (askCurrent); or another text is written first, and this one asks again
+// when its write comes round.
+func (t author) dropAskFor(id string) {
+	wa := t.state.WriteApproval
+	switch {
+	case wa == nil:
+	case wa.Artifact == id:
+		t.dropAsk(render.Tr(t.lang, "write_approval.rewritten"))
+	case !t.askCurrent():
+		t.dropAsk(render.Tr(t.lang, "write_approval.outdated"))
+	default:
+		t.dropAsk(render.Tr(t.lang, "write_approval.later"))
+	}
 }
 
 // decide runs a click on a write's confirmation card: from the person who asked, on
@@ -79,7 +141,7 @@ func (t author) decide(ctx context.Context, a conversation.ActionInput) error {
 	}
 	approved := a.Action.Name == conversation.ActionApproveTool
 	switch {
-	case st == nil || !st.Asking || wa.ID != a.Action.Arg || t.ws().Status != workflow.RunRunning:
+	case st == nil || wa.ID != a.Action.Arg || !t.askCurrent():
 		t.ephemeral(ctx, render.Tr(t.lang, "approval.not_current"))
 		return errTold{errors.New("the confirmation is not current")}
 	case a.UserID != wa.UserID:
@@ -90,18 +152,21 @@ func (t author) decide(ctx context.Context, a conversation.ActionInput) error {
 		t.ephemeral(ctx, render.Tr(t.lang, "approval.cannot_approve"))
 		return errTold{errors.New("the arguments do not fit the card")}
 	}
-	interrupted := approved && wa.Begun
-	if approved && !wa.Begun {
+	// An approved call once begun may have run, whatever the click now: it is not run
+	// again, and the model and the card say it may have taken effect (a Deny cannot
+	// undo it).
+	interrupted := wa.Begun
+	note := render.Tr(t.lang, "approval.approved", a.UserID)
+	switch {
+	case interrupted:
+		t.log.Warn("an approved tool call of a write was begun by an earlier run that did not finish; it is not run again", "tool", wa.Tool.Name, "clicked", a.Action.Name)
+		approved, note = true, render.Tr(t.lang, "write_approval.begun", a.UserID)
+	case approved:
 		if err := t.beginApproved(ctx, wa); err != nil {
 			return err
 		}
-	}
-	if interrupted {
-		t.log.Warn("an approved tool call of a write was begun by an earlier run that did not finish; it is not run again", "tool", wa.Tool.Name)
-	}
-	note := fmt.Sprintf("✓ Approved by <@%s>.", a.UserID)
-	if !approved {
-		note = fmt.Sprintf("✗ Denied by <@%s>: not run. The text is written without it.", a.UserID)
+	default:
+		note = render.Tr(t.lang, "write_approval.denied", a.UserID)
 	}
 	resume := &conversation.Resume{Pending: wa.Tool, Approved: approved, Interrupted: interrupted, By: a.UserID}
 	if err := t.writeFrom(ctx, wa.Artifact, wa.Instructions, wa.Why, supersede{why: wa.Superseded, label: wa.Label}, resume); err != nil {

@@ -34,7 +34,7 @@ func (t author) write(ctx context.Context, id, instructions, why string, sup sup
 // confirmation (decide).
 func (t author) writeFrom(ctx context.Context, id, instructions, why string, sup supersede, resume *conversation.Resume) error {
 	if resume == nil {
-		t.dropAsk("⊘ Not run: the text is being written again.")
+		t.dropAskFor(id)
 	} else {
 		t.state.WriteApproval, t.ws().Artifacts[id].Asking = nil, false
 	}

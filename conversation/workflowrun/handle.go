@@ -32,6 +32,7 @@ func (s *Handler) Turn(ctx context.Context, r *turns.Run, cp *conversation.Check
 	if err := s.settle(ctx, fctx, t, err, before); err != nil {
 		return true, err
 	}
+	author{t}.dropStaleAsk() // a restart, an edit or the run's end voids a write's confirmation
 	if err := (poster{t}).render(fctx); err != nil {
 		return true, err
 	}

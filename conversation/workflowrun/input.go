@@ -110,7 +110,7 @@ func (t decoder) command(ctx context.Context, c command, hint string) error {
 			return err
 		}
 		t.state.Mode = conversation.ModeAssistant
-		author(t).dropAsk("⊘ Not run: the workflow was cancelled.")
+		author(t).dropAsk(render.Tr(t.lang, "write_approval.cancelled"))
 		pipelineRun(t).endPipeline(ctx, "⏹ "+render.Tr(t.lang, "pipeline.cancelled")) // a pending part then finds none
 		t.reply = render.Tr(t.lang, "cancelled", t.def().Title, t.user)
 		return nil

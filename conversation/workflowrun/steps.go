@@ -285,11 +285,17 @@ func (t *wfTurn) regenerateAll(ctx context.Context, guidance string) error {
 
 // restart sends artifact id back to its start and produces it anew: new options, a
 // new text, or a pipeline run; what depends on it goes stale (listed once it is
-// approved again). A failure undoes the whole restart.
+// approved again). A restart while the run holds its topic (State.TopicHeld) keeps
+// the topic, as Keep would: who may restart may decide it. A failure undoes the
+// whole restart.
 func (t *wfTurn) restart(ctx context.Context, id string) error {
 	rev, err := t.m.Restart(t.ws(), id, t.user)
 	if err != nil {
 		return err
+	}
+	if t.ws().TopicHeld {
+		t.ws().TopicHeld = false
+		t.events = append(t.events, cardEvent{kind: evTopic, by: t.user, why: "kept"})
 	}
 	t.keep(rev)
 	a, _ := t.def().Artifact(id)
