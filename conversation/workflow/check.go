@@ -11,14 +11,18 @@ import (
 // before the definition is shared: it writes to d.
 func (d *Definition) Validate() error {
 	ps := &problems{file: d.Source}
-	d.check(ps, &positions{})
+	checking{d}.check(ps, &positions{})
 	return ps.err()
 }
+
+// checking is a Definition being checked (Parse, Validate): the methods that fill its
+// defaults and add a problem for everything wrong, apart from the Definition's own.
+type checking struct{ *Definition }
 
 // check fills defaults, validates d and prepares its order and report template,
 // adding a problem for everything wrong. pos gives the lines (zero for a Definition
 // built in Go).
-func (d *Definition) check(ps *problems, pos *positions) {
+func (d checking) check(ps *problems, pos *positions) {
 	dp := pos.def
 	d.line = dp.at("name")
 	checkName(ps, dp, d.Name, d.Title)
@@ -132,7 +136,7 @@ func (a *Artifact) checkMode(ps *problems, ap artifactPosition, what string) {
 
 // checkCriteria checks the criteria of a: their ids (unique within a), descriptions
 // and checks.
-func (d *Definition) checkCriteria(ps *problems, a *Artifact, ap artifactPosition, what string) {
+func (d checking) checkCriteria(ps *problems, a *Artifact, ap artifactPosition, what string) {
 	criteria := map[string]int{} // criterion id → line
 	for j, c := range a.Criteria {
 		cp := ap.criterion(j)
@@ -295,7 +299,7 @@ func (d *Definition) Profiles() []string {
 // checkCycles reports one cycle per strongly connected component of the dependency
 // graph ("a → b → a": a depends on b, which depends on a), at the depends_on entry
 // of the cycle's first-declared artifact.
-func (d *Definition) checkCycles(ps *problems, pos *positions, index map[string]int) {
+func (d checking) checkCycles(ps *problems, pos *positions, index map[string]int) {
 	n := len(d.Artifacts)
 	edges := make([][]int, n) // i → the artifacts i depends on
 	for i, a := range d.Artifacts {

@@ -70,7 +70,7 @@ func decodeCheck(ps *problems, v *yaml.Node, what string) *Check {
 // artifact that is not one of a's dependencies; a tolerance outside (0, 1);
 // tolerance or exclude where they do not apply; an empty exclude or banned_openers
 // entry.
-func (d *Definition) checkCheck(ps *problems, a *Artifact, c *Check, cp position, what string) {
+func (d checking) checkCheck(ps *problems, a *Artifact, c *Check, cp position, what string) {
 	if c == nil {
 		return
 	}
@@ -143,7 +143,7 @@ func (d *Definition) checkCheck(ps *problems, a *Artifact, c *Check, cp position
 
 // checkWordsInput reports a words check's input id, at line, that d does not declare
 // or that is not a number; what names the check.
-func (d *Definition) checkWordsInput(ps *problems, id string, line int, what string) {
+func (d checking) checkWordsInput(ps *problems, id string, line int, what string) {
 	in, ok := d.Input(id)
 	switch {
 	case !ok:

@@ -66,7 +66,7 @@ func decodeInputs(ps *problems, v *yaml.Node, d *Definition, pos *positions) {
 
 // checkInputs fills the inputs' defaults (an optional topic when none is declared,
 // type text) and checks them.
-func (d *Definition) checkInputs(ps *problems, pos *positions) {
+func (d checking) checkInputs(ps *problems, pos *positions) {
 	if len(d.Inputs) == 0 {
 		d.Inputs = []Input{{ID: TopicInput, Label: "Topic", Type: InputText}}
 		return
@@ -233,7 +233,7 @@ func (d *Definition) expandPrompt(prompt string, values map[string]string) (stri
 
 // checkPrompts checks that the artifacts' and editors' prompts are valid templates
 // that name only declared inputs.
-func (d *Definition) checkPrompts(ps *problems, pos *positions) {
+func (d checking) checkPrompts(ps *problems, pos *positions) {
 	checkPrompt := func(prompt string, line int, what string) {
 		if _, err := d.expandPrompt(prompt, nil); err != nil {
 			ps.addf(line, "%s: prompt template %s", what, templateReason(err))

@@ -28,7 +28,7 @@ func Parse(source string, data []byte) (*Definition, error) {
 		return nil, ps.err()
 	}
 	d.Source = source
-	d.check(ps, pos)
+	checking{d}.check(ps, pos)
 	if len(ps.list) > 0 {
 		slices.SortStableFunc(ps.list, func(a, b Problem) int { return a.Line - b.Line })
 		return nil, ps.err()

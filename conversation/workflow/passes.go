@@ -24,7 +24,7 @@ func (a artifactPosition) enhanceAt(key string) int { return a.keyIn(a.enhance, 
 // valid model profile name and a prompt that is a valid template. The profile need
 // not be defined by the deployment (it is not in Profiles): without it the pass is
 // skipped.
-func (d *Definition) checkPasses(ps *problems, pos *positions) {
+func (d checking) checkPasses(ps *problems, pos *positions) {
 	for i := range d.Artifacts {
 		a, ap := &d.Artifacts[i], pos.artifact(i)
 		what := fmt.Sprintf("artifact %q", a.ID)

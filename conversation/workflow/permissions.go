@@ -83,7 +83,7 @@ func firstSet(vals ...string) string {
 }
 
 // checkPermissions validates d's permissions and approvers shorthand.
-func (d *Definition) checkPermissions(ps *problems, dp, pp position) {
+func (d checking) checkPermissions(ps *problems, dp, pp position) {
 	rules := []string{RuleAnyone, RuleStarter, RuleApprovers}
 	valid := func(r string) bool { return r == "" || r == RuleAnyone || r == RuleStarter || r == RuleApprovers }
 	if !valid(d.Approvers) {

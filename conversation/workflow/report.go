@@ -163,16 +163,16 @@ func parseReport(d *Definition, text string) (*template.Template, error) {
 // compileReport parses the report template and executes it on sample data, with
 // every artifact written and approved and again as a draft with none, so that
 // unknown artifact ids and fields fail validation rather than the final render.
-func (d *Definition) compileReport(ps *problems, pos *positions) {
-	t, err := parseReport(d, d.reportText())
+func (d checking) compileReport(ps *problems, pos *positions) {
+	t, err := parseReport(d.Definition, d.reportText())
 	if err == nil {
-		sample := ReportData{Workflow: d, Artifacts: map[string]string{}, Approved: map[string]bool{}}
+		sample := ReportData{Workflow: d.Definition, Artifacts: map[string]string{}, Approved: map[string]bool{}}
 		for _, a := range d.Artifacts {
 			sample.Artifacts[a.ID] = "Sample text of " + a.ID + "."
 			sample.Approved[a.ID] = true
 		}
 		if _, err = d.render(t, sample); err == nil {
-			_, err = d.render(t, ReportData{Workflow: d, Draft: true})
+			_, err = d.render(t, ReportData{Workflow: d.Definition, Draft: true})
 		}
 		if err == nil {
 			d.report = t

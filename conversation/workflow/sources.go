@@ -92,7 +92,7 @@ func trimURL(u string) string {
 // prefer_model, enhance, criteria or research_strategy; research_strategy (auto only) is batch or individual, and
 // batch needs foreach. index maps the known ids to their artifact, ids lists them for
 // suggestions.
-func (d *Definition) checkSources(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
+func (d checking) checkSources(ps *problems, ap artifactPosition, a Artifact, index map[string]int, ids []string) {
 	what := fmt.Sprintf("artifact %q", a.ID)
 	validMode := a.Mode == ModeChoice || a.Mode == ModeDraft || a.Mode == ModeAuto
 	if (a.ResearchStrategy != "" || ap.has("research_strategy")) && ap.ok("research_strategy") {
