@@ -15,6 +15,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/focus"
+	"github.com/threadwright/threadwright/internal/textcut"
 )
 
 // Bounds of reading the tool-result contract (docs/tools.md, "The tool-result contract").
@@ -380,18 +381,34 @@ func sessionMessage(entities []conversation.Entity) *openai.ChatCompletionMessag
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString("Items recently discussed in this thread, the latest results first, in the order they were listed. When the person refers to one indirectly (\"the first one\", \"that ticket\"), it means one of these:\n")
+	untrusted := false
 	for i, e := range entities {
-		fmt.Fprintf(&b, "%d. %s", i+1, e.ID)
+		untrusted = untrusted || e.Untrusted()
+		fmt.Fprintf(&b, "%d. %s", i+1, sessionLine(e.ID))
 		if e.Title != "" {
-			fmt.Fprintf(&b, " — %s", e.Title)
+			fmt.Fprintf(&b, " — %s", sessionLine(e.Title))
 		}
 		if e.Type != "" {
-			fmt.Fprintf(&b, " (%s)", e.Type)
+			fmt.Fprintf(&b, " (%s)", sessionLine(e.Type))
 		}
 		b.WriteString("\n")
 	}
-	return &openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: strings.TrimSpace(b.String())}
+	items := strings.TrimSpace(b.String())
+	if untrusted {
+		// Titles a web page or an untrusted tool reported are data, not instructions
+		// (docs/tools.md, "Tool policy").
+		items = ToolOutput("recent_items", TrustUntrusted, items)
+	}
+	const head = "Items recently discussed in this thread, the latest results first, in the order they were listed. When the person refers to one indirectly (\"the first one\", \"that ticket\"), it means one of these:\n"
+	return &openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: head + items}
+}
+
+// maxSessionField bounds, in bytes, an id, title or type in sessionMessage's list.
+const maxSessionField = 200
+
+// sessionLine is s on one line, cut to maxSessionField bytes.
+func sessionLine(s string) string {
+	return textcut.BytesMark(strings.Join(strings.Fields(s), " "), maxSessionField, textcut.Truncated)
 }
 
 // FocusMessage tells the model the conversation's current focus (Prompt.Focus;
