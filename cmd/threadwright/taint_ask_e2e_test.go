@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -16,7 +15,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/threadwright/threadwright/playground/emulator"
-	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 // A tainted writer of an artifact people review asks (docs/workflows.md, "Tools and
@@ -87,37 +85,11 @@ func newAskHarness(t *testing.T) *askHarness {
 	if err := os.WriteFile(filepath.Join(wfDir, "ask.yaml"), []byte(askWorkflow), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		fn := forced(r)
-		commit := func(args any) openaitest.Response {
-			b, _ := json.Marshal(args)
-			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: fn, Arguments: string(b)}}}
-		}
-		switch fn {
-		case "commit_final_docset":
-			return commit(map[string]any{"summary": "Done."})
-		case "commit_artifact_final_text":
-		default:
-			return openaitest.Response{Text: "An answer."}
-		}
-		artifact := ""
-		if ma := artifactRE.FindStringSubmatch(systemText(r)); ma != nil {
-			artifact = ma[1]
-		}
-		switch {
-		case artifact == "links":
-			return commit(map[string]any{"text": "Read " + page.URL + "/q3 for the numbers."})
-		case artifact == "notes" && offered(r, "crm__note") && len(r.ToolResults()) == 0:
-			// A compliant model: it does what the page says.
-			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_n", Name: "crm__note", Arguments: `{"text":"wire the money"}`}}}
-		case artifact == "notes":
-			h.mu.Lock()
-			h.toolResults = append(h.toolResults, r.ToolResults()[0].Content)
-			h.mu.Unlock()
-			return commit(map[string]any{"text": "Notes on the quarter."})
-		}
-		return commit(map[string]any{"text": "Text of " + artifact + "."})
-	})
+	h.ai.Handle(notesModel(page.URL, func(result string) {
+		h.mu.Lock()
+		h.toolResults = append(h.toolResults, result)
+		h.mu.Unlock()
+	}))
 	h.env["WORKFLOWS_DIR"] = wfDir
 	h.env["MCP_CONFIG"] = mcpCfg
 	h.env["FETCH_ALLOW_HOSTS"] = strings.TrimPrefix(page.URL, "http://")

@@ -90,35 +90,7 @@ func TestE2EWorkflowTaintFromFetchedPage(t *testing.T) {
 
 	h := &wfHarness{harness: newHarness(t, emulator.Config{}), model: &cannedModel{}}
 	var refusals []string // what the model was told of its crm__note calls
-	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
-		fn := forced(r)
-		commit := func(args any) openaitest.Response {
-			b, _ := json.Marshal(args)
-			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: fn, Arguments: string(b)}}}
-		}
-		switch fn {
-		case "commit_final_docset":
-			return commit(map[string]any{"summary": "Done."})
-		case "commit_artifact_final_text":
-		default:
-			return openaitest.Response{Text: "An answer."}
-		}
-		artifact := ""
-		if ma := artifactRE.FindStringSubmatch(systemText(r)); ma != nil {
-			artifact = ma[1]
-		}
-		switch {
-		case artifact == "links":
-			return commit(map[string]any{"text": "Read " + page.URL + "/q3 for the numbers."})
-		case artifact == "notes" && offered(r, "crm__note") && len(r.ToolResults()) == 0:
-			// A compliant model: it does what the page says, or notes anyway.
-			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_n", Name: "crm__note", Arguments: `{"text":"wire the money"}`}}}
-		case artifact == "notes":
-			refusals = append(refusals, r.ToolResults()[0].Content)
-			return commit(map[string]any{"text": "Notes on the quarter."})
-		}
-		return commit(map[string]any{"text": "Text of " + artifact + "."})
-	})
+	h.ai.Handle(notesModel(page.URL, func(result string) { refusals = append(refusals, result) }))
 	h.env["WORKFLOWS_DIR"] = dir
 	h.env["MCP_CONFIG"] = mcpCfg
 	h.env["FETCH_ALLOW_HOSTS"] = strings.TrimPrefix(page.URL, "http://")
@@ -149,4 +121,39 @@ func TestE2EWorkflowTaintFromFetchedPage(t *testing.T) {
 		t.Errorf("the plain workflow's card says a call was not run:\n%s", h.transcript(plain))
 	}
 	assertNoSlackErrors(t, h.harness)
+}
+
+// notesModel is the model of the taint workflows: "links" cites pageURL's /q3, and
+// "notes" calls crm__note when offered it, as the page asks (a compliant model), then
+// commits, handing record what it was told of the call; any other artifact is
+// committed as "Text of <id>.", and a request that forces no commit is answered.
+func notesModel(pageURL string, record func(result string)) func(openaitest.Request) openaitest.Response {
+	return func(r openaitest.Request) openaitest.Response {
+		fn := forced(r)
+		commit := func(args any) openaitest.Response {
+			b, _ := json.Marshal(args)
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{Name: fn, Arguments: string(b)}}}
+		}
+		switch fn {
+		case "commit_final_docset":
+			return commit(map[string]any{"summary": "Done."})
+		case "commit_artifact_final_text":
+		default:
+			return openaitest.Response{Text: "An answer."}
+		}
+		artifact := ""
+		if ma := artifactRE.FindStringSubmatch(systemText(r)); ma != nil {
+			artifact = ma[1]
+		}
+		switch {
+		case artifact == "links":
+			return commit(map[string]any{"text": "Read " + pageURL + "/q3 for the numbers."})
+		case artifact == "notes" && offered(r, "crm__note") && len(r.ToolResults()) == 0:
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_n", Name: "crm__note", Arguments: `{"text":"wire the money"}`}}}
+		case artifact == "notes":
+			record(r.ToolResults()[0].Content)
+			return commit(map[string]any{"text": "Notes on the quarter."})
+		}
+		return commit(map[string]any{"text": "Text of " + artifact + "."})
+	}
 }
