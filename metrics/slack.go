@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -86,9 +85,12 @@ func (t *slackTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// isJSON reports whether contentType's media type is application/json (any
+// parameters, such as charset, aside). It reads the media type without
+// mime.ParseMediaType, which allocates a map of the parameters on every Slack call.
 func isJSON(contentType string) bool {
-	mt, _, _ := mime.ParseMediaType(contentType)
-	return mt == "application/json"
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
 }
 
 // okPeek is how much of a JSON answer slackNotOK reads ahead: Slack puts "ok" first.

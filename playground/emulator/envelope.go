@@ -53,9 +53,14 @@ type Ack struct {
 	// before the ack was read, and Latency the time from that write to the read.
 	RetryAttempt int
 	Latency      time.Duration
-	Payload      json.RawMessage // the ack's optional payload
-	Duplicate    bool            // the envelope had been acknowledged already
-	Time         time.Time
+	// Waited is how long that delivery waited between its dispatch (when its ack
+	// timer started) and its write: in the connection's queue, behind earlier frames
+	// whose writes block while the bot does not read its socket. Waited+Latency is
+	// the ack's latency as Slack counts it against its ack deadline (AckTimeout).
+	Waited    time.Duration
+	Payload   json.RawMessage // the ack's optional payload
+	Duplicate bool            // the envelope had been acknowledged already
+	Time      time.Time
 }
 
 // sentEnvelope is an envelope the emulator sends (or is about to send) to
@@ -69,7 +74,9 @@ type sentEnvelope struct {
 	reason          string
 	about           payloadSummary
 
+	queuedAt    time.Time // when the latest delivery was dispatched (its ack timer started)
 	sentAt      time.Time // when the latest delivery was written
+	waited      time.Duration
 	sentAttempt int
 	deliveries  int
 	timer       *time.Timer
@@ -210,6 +217,7 @@ func (h *socketHub) markSent(id string, attempt int) {
 		return
 	}
 	env.sentAt = time.Now()
+	env.waited = env.sentAt.Sub(env.queuedAt)
 	env.sentAttempt = attempt
 	env.deliveries++
 	h.ws.notifyLocked(Update{Kind: UpdateEnvelope, EnvelopeID: id})
@@ -233,6 +241,7 @@ func (h *socketHub) handleAck(id string, payload json.RawMessage, readAt time.Ti
 		EventType:    env.about.eventType(env.typ),
 		RetryAttempt: env.sentAttempt,
 		Latency:      readAt.Sub(env.sentAt),
+		Waited:       env.waited,
 		Payload:      payload,
 		Duplicate:    env.acked,
 		Time:         h.ws.cfg.Now(),
@@ -276,6 +285,7 @@ func (h *socketHub) enqueueLocked(env *sentEnvelope) {
 		h.ws.cfg.Logger.Error("emulator: encode envelope", "err", err)
 		return
 	}
+	env.queuedAt = time.Now()
 	c.send(frame{data: data, envelopeID: env.id, attempt: env.attempt})
 	env.stopTimer()
 	attempt := env.attempt
