@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,7 +74,7 @@ type Bot struct {
 	log       *slog.Logger
 	socket    *socketmode.Client
 	connected atomic.Bool
-	// drops learns from slack-go's debug lines why the connection dropped.
+	// drops learns why the connection dropped, from the connection (drops.go).
 	drops *dropReasons
 
 	// lanes take the envelopes that wait for a store (an input, feedback), each on
@@ -119,8 +122,12 @@ func New(cfg Config) (*Bot, error) {
 	if cfg.AckBudget <= 0 {
 		cfg.AckBudget = DefaultAckBudget
 	}
+	// slack-go's debug mode, which logs the causes of a drop, would re-encode every
+	// frame: the dialer watches the connections for them instead (drops.go).
 	drops := &dropReasons{}
-	socket := socketmode.New(cfg.API, socketmode.OptionDebug(true), socketmode.OptionLog(drops))
+	dialer := &socketDialer{drops: drops, proxy: http.ProxyFromEnvironment}
+	socket := socketmode.New(cfg.API, socketmode.OptionDialer(dialer.websocketDialer()),
+		socketmode.OptionLog(log.New(io.Discard, "", 0)))
 	return &Bot{cfg: cfg, log: cfg.Logger, socket: socket, drops: drops, opened: map[string]time.Time{}}, nil
 }
 
