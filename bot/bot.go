@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,7 +74,7 @@ type Bot struct {
 	log       *slog.Logger
 	socket    *socketmode.Client
 	connected atomic.Bool
-	// drops learns from slack-go's debug lines why the connection dropped.
+	// drops learns why the connection dropped, from the connection itself.
 	drops *dropReasons
 
 	// lanes take the envelopes that wait for a store (an input, feedback), each on
@@ -119,8 +122,12 @@ func New(cfg Config) (*Bot, error) {
 	if cfg.AckBudget <= 0 {
 		cfg.AckBudget = DefaultAckBudget
 	}
+	// slack-go's debug mode, which logs the causes of a drop, re-encodes every frame:
+	// the dialer watches the connections for them instead (docs/operations.md, "Deploy").
 	drops := &dropReasons{}
-	socket := socketmode.New(cfg.API, socketmode.OptionDebug(true), socketmode.OptionLog(drops))
+	dialer := &socketDialer{drops: drops, proxy: http.ProxyFromEnvironment}
+	socket := socketmode.New(cfg.API, socketmode.OptionDialer(dialer.websocketDialer()),
+		socketmode.OptionLog(log.New(io.Discard, "", 0)))
 	return &Bot{cfg: cfg, log: cfg.Logger, socket: socket, drops: drops, opened: map[string]time.Time{}}, nil
 }
 
@@ -381,10 +388,10 @@ func (b *Bot) connection(evt socketmode.Event) {
 
 // lost marks the connection down (once per drop) and logs why at warn: kind is
 // slack_disconnect (Slack asked for a new connection; reason is Slack's, such as
-// refresh_requested or link_disabled), connection_lost (reason is slack-go's error:
-// a closed socket, a ping timeout) or connection_error (opening one failed). Neither
-// ever holds a token: Slack's reasons are words, and slack-go's errors name the
-// WebSocket URL's host at most.
+// refresh_requested or link_disabled), connection_lost (reason is what ended it: Slack's
+// close code, a read error, a ping timeout; docs/operations.md, "Deploy") or
+// connection_error (opening one failed). Neither ever holds a token or a frame's
+// content: Slack's reasons are words, and the errors name addresses at most.
 func (b *Bot) lost(kind, reason string) {
 	b.connected.Store(false)
 	if !b.everConnected || !b.downSince.IsZero() {

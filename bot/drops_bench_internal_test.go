@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"fmt"
+	"io"
+	"log"
 	"log/slog"
 	"syscall"
 	"testing"
@@ -14,16 +16,23 @@ import (
 	"github.com/threadwright/threadwright/playground/emulator"
 )
 
-// BenchmarkSocketModeDebug measures what slack-go's debug mode costs per envelope, the
-// mode New turns on so that dropReasons can read why the connection dropped: the same
-// Socket Mode client, against the emulator, with debug off and on (every frame then
-// re-encoded, redacted, formatted and handed to dropReasons). Each iteration is one
-// envelope: a reply posted in a thread, delivered, acked, and its ack read by the
-// emulator. The emulator runs in the same process, so its work counts in both; so
-// does the process's CPU time (cpu-µs/envelope, from getrusage).
+// BenchmarkSocketModeDebug measures what learning the causes of a drop costs per
+// envelope: the same Socket Mode client, against the emulator, as slack-go sets it up
+// ("plain"), with its debug mode on as New had it before (every frame re-encoded,
+// redacted and formatted, here for a logger that drops the lines: "debug"), and with
+// New's watching dialer ("watched", drops.go). Each iteration is one envelope: a reply
+// posted in a thread, delivered, acked, and its ack read by the emulator. The emulator
+// runs in the same process, so its work counts in each; so does the process's CPU time
+// (cpu-µs/envelope, from getrusage).
 func BenchmarkSocketModeDebug(b *testing.B) {
-	for _, debug := range []bool{false, true} {
-		b.Run(fmt.Sprintf("debug=%t", debug), func(b *testing.B) {
+	variants := map[string][]socketmode.Option{
+		"plain": nil,
+		"debug": {socketmode.OptionDebug(true), socketmode.OptionLog(log.New(io.Discard, "", 0))},
+		"watched": {socketmode.OptionDialer((&socketDialer{drops: &dropReasons{}}).websocketDialer()),
+			socketmode.OptionLog(log.New(io.Discard, "", 0))},
+	}
+	for _, name := range []string{"plain", "debug", "watched"} {
+		b.Run(name, func(b *testing.B) {
 			emu, err := emulator.NewServer(emulator.Config{Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				b.Fatal(err)
@@ -31,11 +40,7 @@ func BenchmarkSocketModeDebug(b *testing.B) {
 			defer emu.Close()
 			cfg := emu.Config()
 			api := slack.New(cfg.BotToken, slack.OptionAPIURL(emu.URL()), slack.OptionAppLevelToken(cfg.AppToken))
-			var opts []socketmode.Option
-			if debug {
-				opts = append(opts, socketmode.OptionDebug(true), socketmode.OptionLog(&dropReasons{}))
-			}
-			sm := socketmode.New(api, opts...)
+			sm := socketmode.New(api, variants[name]...)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			go func() { _ = sm.RunContext(ctx) }()

@@ -1,0 +1,336 @@
+package bot
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+const upgraded = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
+
+// wsFrame encodes a frame as a server sends it (unmasked).
+func wsFrame(opcode byte, fin bool, payload []byte) []byte {
+	b0 := opcode
+	if fin {
+		b0 |= 0x80
+	}
+	var h []byte
+	switch n := len(payload); {
+	case n < 126:
+		h = []byte{b0, byte(n)}
+	case n <= 0xffff:
+		h = binary.BigEndian.AppendUint16([]byte{b0, 126}, uint16(n))
+	default:
+		h = binary.BigEndian.AppendUint64([]byte{b0, 127}, uint64(n))
+	}
+	return append(h, payload...)
+}
+
+func text(s string) []byte { return wsFrame(opText, true, []byte(s)) }
+
+func closeFrame(code int) []byte {
+	if code == 0 {
+		return wsFrame(opClose, true, nil)
+	}
+	return wsFrame(opClose, true, append(binary.BigEndian.AppendUint16(nil, uint16(code)), "bye, with a secret"...))
+}
+
+// envelope is an events_api envelope of about size bytes whose text says what a
+// disconnect message says.
+func envelope(size int) []byte {
+	head := `{"type":"events_api","envelope_id":"e1","payload":{"event":{"type":"message","text":"\"type\":\"disconnect\" `
+	return text(head + strings.Repeat("x", max(0, size-len(head)-4)) + `"}}}`)
+}
+
+// scriptConn is a connection that reads stream in pieces of chunk bytes, then end.
+type scriptConn struct {
+	net.Conn
+	stream []byte
+	chunk  int
+	end    error
+}
+
+func (c *scriptConn) Read(p []byte) (int, error) {
+	if len(c.stream) == 0 {
+		return 0, c.end
+	}
+	n := copy(p[:min(len(p), c.chunk)], c.stream)
+	c.stream = c.stream[n:]
+	return n, nil
+}
+
+func (c *scriptConn) Close() error { return nil }
+
+// readAll reads c until it fails, as gorilla's reader would.
+func readAll(c net.Conn) {
+	buf := make([]byte, 4096)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			return
+		}
+	}
+}
+
+func TestWatchedConnCauses(t *testing.T) {
+	hello := text(`{"type":"hello","num_connections":1,"debug_info":{"host":"applink-1"},"connection_info":{"app_id":"A1"}}`)
+	ping := wsFrame(opPing, true, []byte("ping"))
+	stream := func(frames ...[]byte) []byte {
+		s := []byte(upgraded)
+		for _, f := range frames {
+			s = append(s, f...)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name   string
+		stream []byte
+		end    error
+		// closed: slack-go closes the connection after the stream, pingAge after the
+		// last ping.
+		closed   bool
+		pingAge  time.Duration
+		kind     string
+		reason   string
+		fallback bool
+	}{
+		{name: "Disconnect", stream: stream(hello, ping, envelope(3000), envelope(70000), text(`{"type":"disconnect","reason":"link_disabled","debug_info":{"host":"applink-1"}}`)),
+			end: io.EOF, kind: "slack_disconnect", reason: "link_disabled"},
+		{name: "DisconnectWithoutReason", stream: stream(hello, text(`{"type":"disconnect"}`)), closed: true, end: io.EOF,
+			kind: "slack_disconnect", reason: "unknown"},
+		{name: "ReasonNotAWord", stream: stream(hello, text(`{"type":"disconnect","reason":"see <https://x>"}`)), end: io.EOF,
+			kind: "slack_disconnect", reason: "unknown"},
+		{name: "DisconnectInsideAnEnvelope", stream: stream(hello, envelope(200), text(`{"type":"events_api","payload":{"type":"disconnect"}}`)),
+			end: io.EOF, kind: "connection_lost", reason: "connection closed without a close frame (EOF)"},
+		{name: "CloseFrame", stream: stream(hello, envelope(5000), closeFrame(1001)), end: io.EOF,
+			kind: "connection_lost", reason: "closed by Slack (close code 1001)"},
+		{name: "CloseFrameWithoutCode", stream: stream(hello, closeFrame(0)), end: io.EOF,
+			kind: "connection_lost", reason: "closed by Slack (close code 1005)"},
+		{name: "ReadError", stream: stream(hello), end: errors.New("read tcp 10.0.0.1:1->10.0.0.2:443: connection reset by peer"),
+			kind: "connection_lost", reason: "read failed: read tcp 10.0.0.1:1->10.0.0.2:443: connection reset by peer"},
+		{name: "ClosedBySlackGo", stream: stream(hello, ping), closed: true, end: io.EOF,
+			kind: "connection_lost", reason: "closed by slack-go"},
+		{name: "PingTimeout", stream: stream(hello, ping), closed: true, pingAge: 40 * time.Second, end: io.EOF,
+			kind: "connection_lost", reason: "ping timeout: no ping from Slack for 40s"},
+		// A refused handshake is a connection error, whatever its body holds.
+		{name: "HandshakeRefused", stream: append([]byte("HTTP/1.1 401 Unauthorized\r\nContent-Length: 4\r\n\r\n"), closeFrame(1001)...),
+			closed: true, end: io.EOF, fallback: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Any split of the stream into reads gives the same cause.
+			for _, chunk := range []int{1, 2, 3, 7, 13, 100, 4096, len(tc.stream)} {
+				drops := &dropReasons{}
+				c := (&socketDialer{drops: drops}).watch(&scriptConn{stream: tc.stream, chunk: chunk, end: tc.end})
+				if tc.closed {
+					w := c.(*watchedConn)
+					for len(w.Conn.(*scriptConn).stream) > 0 {
+						_, _ = c.Read(make([]byte, 4096))
+					}
+					if tc.pingAge > 0 {
+						w.lastPing.Store(time.Now().Add(-tc.pingAge).UnixNano())
+					}
+					_ = c.Close()
+				}
+				readAll(c)
+				kind, reason := drops.take("fallback")
+				if tc.fallback {
+					tc.kind, tc.reason = "connection_lost", "fallback"
+				}
+				if kind != tc.kind || reason != tc.reason {
+					t.Fatalf("chunk %d: %s %q; want %s %q", chunk, kind, reason, tc.kind, tc.reason)
+				}
+			}
+		})
+	}
+}
+
+// TestWatchedConnEverySplit: the disconnect message is found wherever the reads split
+// the stream.
+func TestWatchedConnEverySplit(t *testing.T) {
+	s := append([]byte(upgraded), envelope(300)...)
+	s = append(s, text(`{"type":"disconnect","reason":"warning"}`)...)
+	for i := 1; i < len(s); i++ {
+		drops := &dropReasons{}
+		c := (&socketDialer{drops: drops}).watch(&splitConn{parts: [][]byte{s[:i], s[i:]}})
+		readAll(c)
+		if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "warning" {
+			t.Fatalf("split at %d: %s %q", i, kind, reason)
+		}
+	}
+}
+
+// splitConn reads its parts, one a read, then io.EOF.
+type splitConn struct {
+	net.Conn
+	parts [][]byte
+}
+
+func (c *splitConn) Read(p []byte) (int, error) {
+	if len(c.parts) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.parts[0])
+	if c.parts[0] = c.parts[0][n:]; len(c.parts[0]) == 0 {
+		c.parts = c.parts[1:]
+	}
+	return n, nil
+}
+
+// TestSocketDialer dials a WebSocket server (ws:// and wss://, straight and through
+// an HTTP proxy's tunnel) with the dialer slack-go is given: the connection works, the
+// proxy is asked with its credentials, and Slack's disconnect message is seen in the
+// frames read from the TLS connection.
+func TestSocketDialer(t *testing.T) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close()
+		_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"hello"}`))
+		_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"disconnect","reason":"refresh_requested"}`))
+		_, _, _ = ws.ReadMessage()
+	})
+	plain := httptest.NewServer(handler)
+	defer plain.Close()
+	secure := httptest.NewTLSServer(handler)
+	defer secure.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(secure.Certificate())
+
+	tunnels := make(chan string, 10)
+	proxySrv := httptest.NewServer(connectProxy(t, tunnels))
+	defer proxySrv.Close()
+	proxyURL, _ := url.Parse(proxySrv.URL)
+	proxyURL.User = url.UserPassword("bot", "s3cret")
+
+	for _, tc := range []struct {
+		name  string
+		url   string
+		proxy bool
+	}{
+		{"ws", "ws" + strings.TrimPrefix(plain.URL, "http"), false},
+		{"wss", "wss" + strings.TrimPrefix(secure.URL, "https"), false},
+		{"wsViaProxy", "ws" + strings.TrimPrefix(plain.URL, "http"), true},
+		{"wssViaProxy", "wss" + strings.TrimPrefix(secure.URL, "https"), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			drops := &dropReasons{}
+			d := &socketDialer{drops: drops, tlsConfig: &tls.Config{RootCAs: roots}}
+			if tc.proxy {
+				d.proxy = http.ProxyURL(proxyURL)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			ws, _, err := d.websocketDialer().DialContext(ctx, tc.url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			for _, want := range []string{"hello", "disconnect"} {
+				if _, msg, err := ws.ReadMessage(); err != nil || !strings.Contains(string(msg), want) {
+					t.Fatalf("read %q, %v; want %s", msg, err, want)
+				}
+			}
+			if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "refresh_requested" {
+				t.Errorf("%s %q", kind, reason)
+			}
+			if tc.proxy {
+				u, _ := url.Parse(tc.url)
+				if got := <-tunnels; got != u.Host {
+					t.Errorf("tunnel to %q; want %q", got, u.Host)
+				}
+			}
+		})
+	}
+	if len(tunnels) != 0 {
+		t.Errorf("%d more tunnels than connections through the proxy", len(tunnels))
+	}
+}
+
+// connectProxy is an HTTP proxy that opens tunnels (CONNECT) for the user bot, and
+// sends each tunnel's target to tunnels.
+func connectProxy(t *testing.T, tunnels chan<- string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		want := "Basic " + base64.StdEncoding.EncodeToString([]byte("bot:s3cret"))
+		if r.Method != http.MethodConnect || r.Header.Get("Proxy-Authorization") != want {
+			http.Error(w, "no", http.StatusProxyAuthRequired)
+			return
+		}
+		target, err := net.Dial("tcp", r.Host)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		tunnels <- r.Host
+		client, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_, _ = io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n")
+		var wg sync.WaitGroup
+		wg.Go(func() { _, _ = io.Copy(target, bufio.NewReader(rw)); _ = target.Close() })
+		_, _ = io.Copy(client, target)
+		_ = client.Close()
+		wg.Wait()
+	})
+}
+
+// TestTunnelRefused: a proxy's refusal is an error that names the proxy and its answer.
+func TestTunnelRefused(t *testing.T) {
+	proxySrv := httptest.NewServer(connectProxy(t, nil))
+	defer proxySrv.Close()
+	proxyURL, _ := url.Parse(proxySrv.URL)
+	d := &socketDialer{drops: &dropReasons{}, proxy: http.ProxyURL(proxyURL)}
+	_, _, err := d.websocketDialer().DialContext(context.Background(), "ws://slack.example:80/link", nil)
+	if err == nil || !strings.Contains(err.Error(), "407") {
+		t.Fatalf("%v; want the proxy's 407", err)
+	}
+}
+
+// BenchmarkWatchedConn measures watchedConn's work per frame: the frames of 1,000
+// envelopes of 2.5 KB (about what the emulator sends for a message), read in pieces of
+// 4 KiB as gorilla's reader reads them, on a connection that only copies bytes. The
+// same reads of a bare connection ("bare") give the copy's own cost.
+func BenchmarkWatchedConn(b *testing.B) {
+	s := []byte(upgraded)
+	for range 1000 {
+		s = append(s, envelope(2500)...)
+	}
+	for _, watched := range []bool{false, true} {
+		b.Run(fmt.Sprintf("watched=%t", watched), func(b *testing.B) {
+			b.ReportAllocs()
+			buf := make([]byte, 4096)
+			frames := 0
+			for b.Loop() {
+				var c net.Conn = &scriptConn{stream: s, chunk: 4096, end: io.EOF}
+				if watched {
+					c = (&socketDialer{drops: &dropReasons{}}).watch(c)
+				}
+				for {
+					if _, err := c.Read(buf); err != nil {
+						break
+					}
+				}
+				frames += 1000
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(frames), "ns/frame")
+		})
+	}
+}
