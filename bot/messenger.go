@@ -499,9 +499,36 @@ func (s *stream) Append(ctx context.Context, markdown string) error {
 // its Final, as the message's metadata (piece 0 of 1), and, when final, the stream's
 // done blocks; it returns its ts.
 func (s *stream) Stop(ctx context.Context, final bool) (string, error) {
+	return s.stop(ctx, final)
+}
+
+var _ conversation.TextStopper = (*stream)(nil)
+
+// StopWithText ends the message as Stop does, with markdown (its special mentions
+// defused) added by the same chat.stopStream (markdown_text, as Slack's own SDKs send
+// a stream's last text), which saves a chat.appendStream. Where Append would rotate
+// the stream or refuse the text (MaxMessageChars), it appends, then stops; the stream
+// is stopped either way. Errors: Stop's, or Append's.
+func (s *stream) StopWithText(ctx context.Context, markdown string, final bool) (string, error) {
+	n := utf8.RuneCountInString(markdown)
+	old := s.fresh != nil && s.rotate > 0 && s.now().Sub(s.started) >= s.rotate
+	if markdown == "" || old || s.chars+n > MaxMessageChars {
+		err := s.Append(ctx, markdown)
+		ts, stopErr := s.stop(ctx, final)
+		return ts, errors.Join(err, stopErr)
+	}
+	ts, err := s.stop(ctx, final, slack.MsgOptionMarkdownText(DefuseMentions(markdown)))
+	if err == nil {
+		s.chars += n
+	}
+	return ts, err
+}
+
+// stop is Stop with extra options for chat.stopStream.
+func (s *stream) stop(ctx context.Context, final bool, extra ...slack.MsgOption) (string, error) {
 	tag := s.tag
 	tag.Final = final
-	opts := []slack.MsgOption{tagOption(tag, 0, 1)}
+	opts := append([]slack.MsgOption{tagOption(tag, 0, 1)}, extra...)
 	if final && len(s.done) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(s.done...))
 	}

@@ -145,6 +145,16 @@ type Stream interface {
 	Messages() []string
 }
 
+// TextStopper is a Stream whose stop can carry the last of its text, so that the last
+// piece costs no append of its own (chat.stopStream's markdown_text).
+type TextStopper interface {
+	// StopWithText adds markdown to the message, as Append does, and stops it, as
+	// Stop does, in one call where it can; it always stops the stream. Errors:
+	// ErrStreamEnded as Stop's; any other error leaves it unknown whether markdown
+	// is in the message.
+	StopWithText(ctx context.Context, markdown string, final bool) (ts string, err error)
+}
+
 // ErrStreamEnded is Stream.Stop's error when Slack had ended the stream already
 // (chat.stopStream's message_not_in_streaming_state): its text stays, but it carries
 // no tag, so the caller writes the answer into it (chat.update).

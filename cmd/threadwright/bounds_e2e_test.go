@@ -129,13 +129,13 @@ func TestE2ESpecialMentionsDefused(t *testing.T) {
 			if text := msgs[0].Text; strings.Contains(text, "<!") || !strings.Contains(text, "<@U0ALICE>") {
 				t.Fatalf("answer %q: want special mentions escaped, the user mention kept", text)
 			}
-			appends := h.emu.Calls("chat.appendStream")
-			if streamed := len(appends) > 0; streamed != (stream == "true") {
-				t.Fatalf("%d chat.appendStream calls with STREAM_ANSWERS=%s", len(appends), stream)
+			if streamed := len(h.emu.Calls("chat.startStream")) > 0; streamed != (stream == "true") {
+				t.Fatalf("streamed %v with STREAM_ANSWERS=%s", streamed, stream)
 			}
-			for _, c := range appends {
+			// The text goes in appends and, the last of it, with the stop.
+			for _, c := range append(h.emu.Calls("chat.appendStream"), h.emu.Calls("chat.stopStream")...) {
 				if text := c.Params.Get("markdown_text"); strings.Contains(text, "<!") {
-					t.Errorf("chat.appendStream markdown_text %q", text)
+					t.Errorf("%s markdown_text %q", c.Method, text)
 				}
 			}
 		})

@@ -66,6 +66,9 @@ type answerStream struct {
 	// had ended the stream before its Stop (it expired): its text is untagged.
 	msgs  []string
 	ended bool
+	// lastLost is set when the stop that carried the answer's last text failed: the
+	// text may be missing from the stream.
+	lastLost bool
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil;
@@ -201,17 +204,9 @@ func (a *answerStream) Reset() {
 
 // flushLocked appends the buffered text, cut at streamLimit.
 func (a *answerStream) flushLocked() {
-	chunk := a.buf.String()
-	a.buf.Reset()
-	if chunk == "" || a.failed || a.full || a.stale {
+	chunk := a.takeLocked()
+	if chunk == "" {
 		return
-	}
-	if room := streamLimit - utf8.RuneCountInString(a.sent.String()); utf8.RuneCountInString(chunk) > room {
-		chunk = cutMarkdown(a.sent.String(), chunk, room)
-		a.full = true
-		if chunk == "" {
-			return
-		}
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
 	defer cancel()
@@ -224,34 +219,69 @@ func (a *answerStream) flushLocked() {
 	a.at = a.s.cfg.Now()
 }
 
+// takeLocked empties the buffer and returns the text of it to append next: cut at
+// streamLimit, "" when nothing may be appended.
+func (a *answerStream) takeLocked() string {
+	chunk := a.buf.String()
+	a.buf.Reset()
+	if chunk == "" || a.failed || a.full || a.stale {
+		return ""
+	}
+	if room := streamLimit - utf8.RuneCountInString(a.sent.String()); utf8.RuneCountInString(chunk) > room {
+		chunk = cutMarkdown(a.sent.String(), chunk, room)
+		a.full = true
+	}
+	return chunk
+}
+
 // stop ends the stream, if one was started, without adding the buffered text, and
 // returns the ts of its messages, oldest first (none when none was started). final
 // says whether the streamed text completes the turn's answer (Tag.Final).
 func (a *answerStream) stop(final bool) []string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.stopLocked(final) == "" {
+	if a.stopLocked(final, "") == "" {
 		return nil
 	}
 	return a.msgs
 }
 
-// stopLocked stops the stream and returns the ts of its last message ("" when none
-// was started); a.msgs are then all of its messages.
-func (a *answerStream) stopLocked(final bool) string {
+// stopLocked stops the stream, adding last to it (in the stop's own call where the
+// stream is a conversation.TextStopper), and returns the ts of its last message (""
+// when none was started); a.msgs are then all of its messages. last is added to
+// a.sent once it is known to be in the message; a.lastLost is set when that is not
+// known.
+func (a *answerStream) stopLocked(final bool, last string) string {
 	if a.st == nil {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
 	defer cancel()
+	var ts string
+	var err error
+	if tsr, ok := a.st.(conversation.TextStopper); ok && last != "" {
+		ts, err = tsr.StopWithText(ctx, last, final)
+	} else {
+		if last != "" {
+			err = a.st.Append(ctx, last)
+		}
+		var stopErr error
+		ts, stopErr = a.st.Stop(ctx, final)
+		err = errors.Join(err, stopErr)
+	}
 	a.msgs = a.st.Messages()
-	ts, err := a.st.Stop(ctx, final)
 	switch {
 	case errors.Is(err, conversation.ErrStreamEnded):
 		a.log.Info("Slack had ended the answer's stream before its stop; the answer is written into its messages", "error", err)
 		a.ended = true
+	case err != nil && last != "":
+		a.log.Info("the answer's last text may not have reached its stream; the reply replaces it", "error", err)
+		a.lastLost = true
 	case err != nil:
 		a.log.Warn("answer stream not stopped", "error", err)
+	}
+	if err == nil {
+		a.sent.WriteString(last)
 	}
 	a.st = nil
 	a.failed = true
@@ -282,11 +312,13 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated,
 		a.buf.Reset()
 		a.buf.WriteString(answer[a.sent.Len():])
 	}
+	// The last text goes with the stop (one call fewer); what does not fit the
+	// stream (streamLimit) is posted below.
+	var tail string
 	if match {
-		a.flushLocked()
-		match = !a.failed && strings.HasPrefix(answer, a.sent.String())
+		tail = a.takeLocked()
 	}
-	sent := a.sent.String()
+	sent := a.sent.String() + tail
 	// Whether the stream completes the reply decides its tag, set as it stops.
 	var rest string
 	if match && sent != "" {
@@ -295,13 +327,14 @@ func (a *answerStream) end(ctx context.Context, reply, answer string, truncated,
 	// Only a stream that holds the whole answer is its final part; one whose text the
 	// reply replaces below is not (a re-run must not take its stale text for the
 	// answer), and the reply's last post is.
-	ts = a.stopLocked(match && sent != "" && strings.TrimSpace(rest) == "")
+	ts = a.stopLocked(match && sent != "" && strings.TrimSpace(rest) == "", tail)
 	if ts == "" {
 		return "", false, nil
 	}
 	// A stream Slack ended before its stop holds the text but no tag (nor the
-	// feedback buttons): the reply is written into it below, once.
-	match = match && !a.ended
+	// feedback buttons), and one whose last text may be missing is incomplete: the
+	// reply is written into it below, once.
+	match = match && !a.ended && !a.lastLost
 	if match && sent != "" {
 		if strings.TrimSpace(rest) == "" {
 			return ts, true, nil

@@ -293,6 +293,39 @@ func TestServiceShowsQueued(t *testing.T) {
 	}
 }
 
+// TestServiceQueuedOnlyWithAnInputWaiting: with one turn slot, the second thread's
+// input shows that it is queued, and the first thread, whose worker waits for the
+// slot again after its turn only to find nothing pending, never does: it used to show
+// "is waiting in line…" after its answer.
+func TestServiceQueuedOnlyWithAnInputWaiting(t *testing.T) {
+	exec := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
+	msgr := newMessenger()
+	svc := newService(t, service.Config{Messenger: msgr, Executor: exec, MaxConcurrentTurns: 1})
+	submit(t, svc, mention(key, "100.0", "first"))
+	<-exec.started
+	other := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "500.0"}
+	submit(t, svc, mention(other, "500.0", "second"))
+	queued := func(k conversation.Key) bool {
+		msgr.mu.Lock()
+		defer msgr.mu.Unlock()
+		return slices.Contains(msgr.statusesOf[k], turns.StatusQueued)
+	}
+	waitUntil(t, "the second thread to show it is queued", func() bool { return queued(other) })
+	exec.release <- struct{}{} // the first turn ends; the second takes the slot
+	if got := <-exec.started; got != "second" {
+		t.Fatalf("next turn %q", got)
+	}
+	exec.release <- struct{}{}
+	if err := svc.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if queued(key) {
+		msgr.mu.Lock()
+		defer msgr.mu.Unlock()
+		t.Errorf("the first thread showed %q after its turn: statuses %q", turns.StatusQueued, msgr.statusesOf[key])
+	}
+}
+
 // TestServiceChannelCommandFailureIsTold: a channel command that keeps failing is
 // tried again, and after its last attempt the person is told.
 func TestServiceChannelCommandFailureIsTold(t *testing.T) {

@@ -24,9 +24,11 @@ type fakeMessenger struct {
 	mu       sync.Mutex
 	replies  map[conversation.Key][]string
 	statuses []string
-	history  []conversation.Message
-	failPost error
-	posted   chan string
+	// statusesOf are the statuses set in each thread, in order.
+	statusesOf map[conversation.Key][]string
+	history    []conversation.Message
+	failPost   error
+	posted     chan string
 	// updates, when set, reports UpdateCard calls on posted too.
 	updates bool
 	// msgs are the bot's messages per thread, oldest first; cards the cards by ts,
@@ -92,13 +94,17 @@ func (m *fakeMessenger) PostReply(ctx context.Context, key conversation.Key, tex
 	return m.put(key, text, tag, ""), nil
 }
 
-func (m *fakeMessenger) SetStatus(ctx context.Context, _ conversation.Key, status string) error {
+func (m *fakeMessenger) SetStatus(ctx context.Context, key conversation.Key, status string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.statuses = append(m.statuses, status)
+	if m.statusesOf == nil {
+		m.statusesOf = map[conversation.Key][]string{}
+	}
+	m.statusesOf[key] = append(m.statusesOf[key], status)
 	return nil
 }
 

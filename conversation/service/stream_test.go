@@ -17,6 +17,11 @@ type streamingMessenger struct {
 	*fakeMessenger
 	failStart  error
 	failAppend error
+	// textStop makes its streams conversation.TextStoppers, recording the text each
+	// stop carried in stopTexts; failTextStop fails those stops (before the text).
+	textStop     bool
+	failTextStop error
+	stopTexts    []string
 
 	smu     sync.Mutex
 	starts  int
@@ -42,7 +47,25 @@ func (m *streamingMessenger) StartStream(ctx context.Context, _ conversation.Key
 	if userID != "U1" {
 		return nil, errors.New("missing_recipient_user_id")
 	}
+	if m.textStop {
+		return textStopStream{&fakeStream{m: m}}, nil
+	}
 	return &fakeStream{m: m}, nil
+}
+
+// textStopStream is a fakeStream whose stop carries the last text.
+type textStopStream struct{ *fakeStream }
+
+func (s textStopStream) StopWithText(ctx context.Context, markdown string, final bool) (string, error) {
+	s.m.smu.Lock()
+	s.m.stopTexts = append(s.m.stopTexts, markdown)
+	fail := s.m.failTextStop
+	if fail == nil {
+		s.text.WriteString(markdown)
+	}
+	s.m.smu.Unlock()
+	ts, err := s.Stop(ctx, final)
+	return ts, errors.Join(fail, err)
 }
 
 func (m *streamingMessenger) UpdateCard(ctx context.Context, _ conversation.Key, ts string, c conversation.Card) error {
@@ -169,6 +192,46 @@ func TestStreamedAnswerIsTheReply(t *testing.T) {
 	defer msgr.mu.Unlock()
 	if r := msgr.replies[key]; len(r) != 0 {
 		t.Fatalf("PostReply duplicated the streamed answer: %q", r)
+	}
+}
+
+// TestStreamLastTextGoesWithTheStop: where the stream's stop can carry text
+// (conversation.TextStopper), a short answer is sent with the stop, in no append of its
+// own, and is the reply.
+func TestStreamLastTextGoesWithTheStop(t *testing.T) {
+	answer := strings.TrimSpace(strings.Repeat("streamed words here ", 30))
+	msgr, clk := newStreamingMessenger(), &clock{t: time.Unix(1e9, 0)}
+	msgr.textStop = true
+	st := openStore(t, t.TempDir())
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Now: clk.now,
+		Executor: streamingExecutor(answer, func() {})})
+	submit(t, svc, mention(key, "100.0", "question"))
+	if got := waitStopped(t, msgr); got != answer {
+		t.Fatalf("streamed %q, want %q", got, answer)
+	}
+	if m := lastAssistant(t, st); m.Text != answer || m.SlackTS != "77.1" {
+		t.Fatalf("saved reply %q at %q, want the answer at the stream's ts", m.Text, m.SlackTS)
+	}
+	msgr.smu.Lock()
+	defer msgr.smu.Unlock()
+	if len(msgr.appends) != 0 || len(msgr.stopTexts) != 1 || msgr.stopTexts[0] != answer || len(msgr.updates) != 0 {
+		t.Fatalf("appends %q, stop texts %q, updates %q; want the answer with the stop only", msgr.appends, msgr.stopTexts, msgr.updates)
+	}
+}
+
+// TestStreamLastTextLostReplacesTheStream: a stop that carried the last text and
+// failed leaves the stream maybe without it: the reply replaces the stream's message.
+func TestStreamLastTextLostReplacesTheStream(t *testing.T) {
+	answer := "a short answer"
+	msgr := newStreamingMessenger()
+	msgr.textStop, msgr.failTextStop = true, errors.New("internal_error")
+	st := openStore(t, t.TempDir())
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: streamingExecutor(answer, func() {})})
+	submit(t, svc, mention(key, "100.0", "question"))
+	waitStopped(t, msgr)
+	posted := msgr.wait(t)
+	if m := lastAssistant(t, st); posted != "(replaced) "+answer || m.Text != answer {
+		t.Fatalf("posted %q; saved %q", posted, m.Text)
 	}
 }
 

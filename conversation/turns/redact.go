@@ -151,6 +151,19 @@ func (s redactingStream) Append(ctx context.Context, markdown string) error {
 	return s.Stream.Append(ctx, s.redact(markdown))
 }
 
+var _ conversation.TextStopper = redactingStream{}
+
+// StopWithText scrubs markdown and stops with it: in one call when the wrapped stream
+// is a TextStopper, else with Append, then Stop.
+func (s redactingStream) StopWithText(ctx context.Context, markdown string, final bool) (string, error) {
+	if ts, ok := s.Stream.(conversation.TextStopper); ok {
+		return ts.StopWithText(ctx, s.redact(markdown), final)
+	}
+	err := s.Stream.Append(ctx, s.redact(markdown))
+	ts, stopErr := s.Stream.Stop(ctx, final)
+	return ts, errors.Join(err, stopErr)
+}
+
 // Permalink is the wrapped Messenger's, when it is a Permalinker (a link names no
 // secret); errors.ErrUnsupported otherwise.
 func (m redactingMessenger) Permalink(ctx context.Context, key conversation.Key, ts string) (string, error) {

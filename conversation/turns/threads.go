@@ -42,8 +42,9 @@ type thread struct {
 	pokes int
 	// newest is the Seq of the newest input enqueued for the thread, as Renew reports.
 	newest int64
-	// run is the turn running now, if any.
-	run *active
+	// run is the turn running now, if any; last is the turn that ran before, once
+	// it ended (for awaits).
+	run, last *active
 }
 
 // active is a running turn that can be stopped.
@@ -118,7 +119,7 @@ func (ts *threadSet) startRun(t *thread, in conversation.Input, cancel context.C
 func (ts *threadSet) endRun(t *thread) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	t.run = nil
+	t.run, t.last = nil, t.run
 }
 
 // markRun changes the running turn of thread key with f, when there is one.
@@ -171,6 +172,24 @@ func (ts *threadSet) stopOlder(in conversation.Input, cause conversation.Stopped
 	}
 	t.run.cancel(cause)
 	return true
+}
+
+// awaits reports whether the thread of key has an input that no turn of its worker
+// has begun: none has run yet, or inputs were enqueued after the newest input of the
+// last turn (as waiting sees them). A worker that loops back for a slot after its
+// turn, with nothing enqueued since, has none.
+func (ts *threadSet) awaits(key conversation.Key) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t := ts.m[key]
+	if t == nil {
+		return true
+	}
+	last := t.run
+	if last == nil {
+		last = t.last
+	}
+	return last == nil || t.pokes > last.pokes || t.newest > last.seq
 }
 
 // waiting reports whether another input of key waits behind its running turn.
