@@ -199,7 +199,7 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		return conversation.Saved{}, err
 	}
 	for _, u := range turn.Usage {
-		if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(k, u, timestamp(at))...); err != nil {
+		if _, err := tx.StmtContext(ctx, s.st.insertUsage).ExecContext(ctx, sqlstore.UsageArgs(k, u, timestamp(at))...); err != nil {
 			return conversation.Saved{}, fmt.Errorf("insert usage: %w", err)
 		}
 	}

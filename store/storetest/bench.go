@@ -46,9 +46,9 @@ func BenchSaveLoad(b *testing.B, open func(b *testing.B) conversation.Store) {
 // BenchLeasedTurn measures the store's part of one turn under a lease, in a thread that
 // already holds 100 messages, as the scheduler makes it: Enqueue of a person's
 // message, Acquire of the thread, Next (begins the input), Load of the newest 20
-// messages, Save of the exchange with the lease, marking the input done, and Next
-// (nothing more: frees the lease). On PostgreSQL each is one statement, so a turn is
-// six round trips. open must return a new, empty
+// messages, Save of the exchange with the lease, marking the input done and adding
+// its token usage, and Next (nothing more: frees the lease). On PostgreSQL each is one
+// statement, so a turn is six round trips. open must return a new, empty
 // store and close it in b.Cleanup.
 func BenchLeasedTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
 	s := open(b)
@@ -77,6 +77,7 @@ func BenchLeasedTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
 		}
 		turn := exchange(version, i)
 		turn.Lease, turn.InputID = l, in.ID
+		turn.Usage = []conversation.UsageRecord{{UserID: "U0001", Model: "bench-model", Turns: 1, PromptTokens: 850, CompletionTokens: 200}}
 		saved, err := s.Save(ctx, turn)
 		if err != nil {
 			b.Fatal(err)
