@@ -331,6 +331,9 @@ type usageCols struct {
 
 func usageColumns(recs []conversation.UsageRecord) usageCols {
 	n := len(recs)
+	if n == 0 {
+		return usageCols{} // nil arrays are NULL, which unnest to no row
+	}
 	c := usageCols{
 		userID: make(pq.StringArray, n), workflow: make(pq.StringArray, n), model: make(pq.StringArray, n),
 		turns: make(pq.Int64Array, n), promptTokens: make(pq.Int64Array, n), completionTokens: make(pq.Int64Array, n),
