@@ -221,13 +221,13 @@ conv AS (
 
 // Save writes turn atomically, in one statement (createSQL or updateSQL): it creates the
 // conversation (turn.Version 0) or updates its control row where the version still
-// equals turn.Version, appends turn.Append numbered from the old last_seq+1, and marks
-// turn.InputID done, all only while turn.Lease, when set, still holds the thread;
-// turn.Enqueue, when any, is inserted in the same transaction (one more statement
-// each, as Enqueue), and so are turn.Events (the webhook outbox, migration 00009),
-// which then commits. It touches only the control row, the new
-// messages, the input and the lease row, so it costs the same however long the
-// conversation is. Text it cannot store as it is is stored repaired (sqlstore.Text,
+// equals turn.Version, appends turn.Append numbered from the old last_seq+1, marks
+// turn.InputID done and adds turn.Usage to the usage ledger, all only while
+// turn.Lease, when set, still holds the thread. turn.Enqueue, turn.Merged,
+// turn.Rewrite and turn.Events (the webhook outbox, migration 00009), when any, are
+// written in the same transaction, one more statement each, which then commits. It
+// touches only the control row, the new messages, the input, the lease row and the
+// usage rows, so it costs the same however long the conversation is. Text it cannot store as it is is stored repaired (sqlstore.Text,
 // sqlstore.JSON).
 //
 // Errors, with nothing written: conversation.ErrLeaseLost when turn.Lease no longer
