@@ -3,7 +3,7 @@ package conversation
 // Lease is a worker's hold on one thread: while it holds it, only that worker runs
 // the thread's inputs, one at a time, in Seq order (docs/architecture.md, "Durable
 // turns"). A lease is kept alive by Store.Renew and fences writes: Store.Save,
-// Store.Begin, Store.Finish and Store.Release check Owner and Token.
+// Store.Begin, Store.Next, Store.Finish and Store.Release check Owner and Token.
 type Lease struct {
 	Key Key
 	// Owner names the holding process (one per Service, unique per start).

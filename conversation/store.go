@@ -78,6 +78,14 @@ type Store interface {
 	// Seq: it increments the input's Attempts and returns it, or nil when the thread
 	// has no pending input. Errors: ErrLeaseLost.
 	Begin(ctx context.Context, l Lease) (*Input, error)
+	// Next is Begin, and Release when Begin finds no pending input, in one
+	// transaction: the worker's call between two turns (docs/architecture.md, "Durable
+	// turns"). It returns the input begun; or nil and released true when the thread had
+	// no pending input and l is freed; or nil and released false when an input became
+	// pending meanwhile, keeping the lease (the holder calls Next again). Ordering,
+	// fencing and the guarantee about inputs enqueued concurrently are Begin's and
+	// Release's. Errors: ErrLeaseLost.
+	Next(ctx context.Context, l Lease) (in *Input, released bool, err error)
 	// Release frees l when its thread has no pending input, and reports whether it
 	// did; false, keeping the lease, when an input is pending (the holder goes on with
 	// it). An input enqueued concurrently is either seen here or finds the lease free.

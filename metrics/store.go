@@ -124,6 +124,13 @@ func (s *measuredStore) Begin(ctx context.Context, l conversation.Lease) (*conve
 	return in, err
 }
 
+func (s *measuredStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+	start := time.Now()
+	in, released, err := s.Store.Next(ctx, l)
+	s.observe("next", start, err)
+	return in, released, err
+}
+
 func (s *measuredStore) Release(ctx context.Context, l conversation.Lease) (bool, error) {
 	start := time.Now()
 	ok, err := s.Store.Release(ctx, l)

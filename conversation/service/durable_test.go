@@ -59,13 +59,25 @@ func (s *flakyStore) EnqueueBatch(ctx context.Context, ins []conversation.Input)
 
 func (s *flakyStore) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	in, err := s.Store.Begin(ctx, l)
+	s.counted(in)
+	return in, err
+}
+
+func (s *flakyStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+	in, released, err := s.Store.Next(ctx, l)
+	s.counted(in)
+	return in, released, err
+}
+
+// counted counts in, an input begun (nil: none), and lets Save succeed from its
+// second attempt on.
+func (s *flakyStore) counted(in *conversation.Input) {
 	if in != nil {
 		s.begun.Add(1)
 		if in.Attempts >= 2 {
 			s.saveDown.Store(false)
 		}
 	}
-	return in, err
 }
 
 func (s *flakyStore) Load(ctx context.Context, k conversation.Key, recent int) (*conversation.Checkpoint, error) {

@@ -79,30 +79,38 @@ func (ls leases) acquire(t *thread) bool {
 	}
 }
 
-// release frees t's lease when no input of its thread is pending, and reports
-// whether the worker is done with the thread. An input enqueued here meanwhile makes
-// it take the thread again.
-func (ls leases) release(t *thread) bool {
+// next begins the next pending input of t's thread or, when none is pending, frees
+// t's lease, in one store call (Store.Next), retrying while the store is unavailable.
+// It returns the input; or nil, whether it freed the lease, and t's pokes before the
+// call, which freed compares. Nil and not freed, with no error, means an input became
+// pending meanwhile: call it again.
+func (ls leases) next(t *thread) (in *conversation.Input, released bool, pokes int, err error) {
 	ts := ls.threads
 	ts.mu.Lock()
-	pokes := t.pokes
+	pokes = t.pokes
 	t.releasing = true
 	ts.mu.Unlock()
-	var freed bool
-	err := ls.retryStore(ls.ctx, "release a thread", func(ctx context.Context) error {
+	err = ls.retryStore(ls.ctx, "begin the next input", func(ctx context.Context) error {
 		var err error
-		freed, err = ls.cfg.Store.Release(ctx, ts.leaseOf(t))
+		in, released, err = ls.cfg.Store.Next(ctx, ts.leaseOf(t))
 		return err
 	})
 	ts.mu.Lock()
 	t.releasing = false
-	if err != nil || !freed {
-		ts.mu.Unlock()
-		// Lost, or shutting down: done; an input pending: go on with it.
-		return err != nil && (errors.Is(err, conversation.ErrLeaseLost) || ls.ctx.Err() != nil)
+	if err == nil && released {
+		t.lease = conversation.Lease{}
 	}
+	ts.mu.Unlock()
+	return in, released, pokes, err
+}
+
+// freed ends the work on t once next freed its lease, and reports whether the worker
+// is done with the thread: an input enqueued here meanwhile (t's pokes no longer
+// pokes) makes it take the thread again.
+func (ls leases) freed(t *thread, pokes int) bool {
+	ts := ls.threads
+	ts.mu.Lock()
 	again := t.pokes != pokes
-	t.lease = conversation.Lease{}
 	if !again && ts.m[t.key] == t {
 		delete(ts.m, t.key) // under the lock: see acquire
 	}

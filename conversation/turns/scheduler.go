@@ -13,8 +13,8 @@ import (
 
 // The scheduler (docs/architecture.md, "Durable turns"): the store, not this
 // process's memory, decides who runs a thread. A worker takes the thread's lease
-// (Store.Acquire), then begins its pending inputs one at a time in Seq order
-// (Store.Begin) until none is left and the lease is released (Store.Release). The
+// (Store.Acquire), then begins its pending inputs one at a time in Seq order until
+// none is left and the lease is released, each step one call (Store.Next). The
 // lease is renewed for every thread this process holds by one heartbeat
 // (Store.Renew), which also brings what other replicas asked: a newer message stops
 // the running turn, a Stop button names it. A replica that dies stops renewing; its
@@ -101,7 +101,7 @@ func (s *scheduler) work(t *thread) {
 		if !s.slot(t) {
 			return
 		}
-		in, err := s.begin(t)
+		in, freed, pokes, err := s.leases.next(t)
 		if err == nil && in != nil {
 			var b conversation.Input
 			if b, err = s.burst(t, *in); err == nil {
@@ -121,7 +121,7 @@ func (s *scheduler) work(t *thread) {
 		}
 		if in == nil {
 			s.slots.Release(1)
-			if s.leases.release(t) {
+			if freed && s.leases.freed(t, pokes) {
 				return
 			}
 			continue
@@ -156,18 +156,6 @@ func (s *scheduler) slot(t *thread) bool {
 	s.cfg.Metrics.TurnQueued(1)
 	defer s.cfg.Metrics.TurnQueued(-1)
 	return s.slots.Acquire(s.ctx, 1) == nil
-}
-
-// begin starts the next pending input of t's thread (Store.Begin), retrying while the
-// store is unavailable. It returns nil when none is pending.
-func (s *scheduler) begin(t *thread) (*conversation.Input, error) {
-	var in *conversation.Input
-	err := s.retryStore(s.ctx, "begin the next input", func(ctx context.Context) error {
-		var err error
-		in, err = s.cfg.Store.Begin(ctx, s.threads.leaseOf(t))
-		return err
-	})
-	return in, err
 }
 
 // sweep takes over, every LeaseTTL/5 until ctx ends, the threads with pending inputs

@@ -34,7 +34,7 @@ type thread struct {
 	validUntil time.Time
 	// lost is set when a Renew showed that another worker took the thread.
 	lost bool
-	// releasing is set while the worker frees the lease (Store.Release): a Renew
+	// releasing is set while the worker frees the lease (Store.Next): a Renew
 	// that misses it then was not a takeover.
 	releasing bool
 	// pokes counts inputs this process enqueued for the thread; a worker that sees it

@@ -218,6 +218,13 @@ func (t tracedStore) Begin(ctx context.Context, l conversation.Lease) (*conversa
 	return in, err
 }
 
+func (t tracedStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+	ctx, span := storeSpan(ctx, "Next")
+	in, released, err := t.Store.Next(ctx, l)
+	tracing.End(span, err)
+	return in, released, err
+}
+
 func (t tracedStore) Release(ctx context.Context, l conversation.Lease) (bool, error) {
 	ctx, span := storeSpan(ctx, "Release")
 	ok, err := t.Store.Release(ctx, l)

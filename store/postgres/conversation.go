@@ -140,6 +140,9 @@ func (s *Checkpoints) Exists(ctx context.Context, key conversation.Key) (bool, e
 //     last_seq-$5+1 … last_seq: one row per message for each row of conv, so none
 //     when conv wrote nothing.
 //   - done marks the locked input done, only when conv wrote its row.
+//   - usage inserts the turn's token usage records (turn.Usage), unnested from one
+//     array per column, one row per record for each row of conv: none when conv
+//     wrote nothing. So a turn that only adds its usage is still one statement.
 //
 // The main SELECT returns conv's id and last_seq (NULL when conv wrote nothing, and
 // then nothing was written at all), whether the input was pending and whether the
@@ -155,8 +158,9 @@ func (s *Checkpoints) Exists(ctx context.Context, key conversation.Key) (bool, e
 // time, $7 the input id (or empty), $8-$14 the messages' role, user_id, slack_ts,
 // text, prompt_tokens, completion_tokens and meta (empty for NULL), $15-$17 the
 // state's workflow name, status and starter (NULL when it has no workflow), $18 and
-// $19 the lease's token (0 for none) and owner, and $20 (updateSQL only) the expected
-// version.
+// $19 the lease's token (0 for none) and owner, $20-$25 the usage records' user_id,
+// workflow, model, turns, prompt_tokens and completion_tokens, and $26 (updateSQL
+// only) the expected version.
 const (
 	saveChecksSQL = `
 WITH input AS MATERIALIZED (
@@ -183,6 +187,13 @@ appended AS (
 done AS (
 	UPDATE inputs SET status = 'done', updated_at = $6::timestamptz
 	WHERE id = (SELECT id FROM input) AND EXISTS (SELECT FROM conv)
+),
+usage AS (
+	INSERT INTO token_usage (` + sqlstore.UsageCols + `)
+	SELECT $6::timestamptz, $1::text, $2::text, $3::text, u.user_id, u.workflow, u.model, u.turns, u.prompt_tokens,
+		u.completion_tokens
+	FROM conv, unnest($20::text[], $21::text[], $22::text[], $23::integer[], $24::integer[], $25::integer[])
+		AS u (user_id, workflow, model, turns, prompt_tokens, completion_tokens)
 )
 SELECT (SELECT id FROM conv), (SELECT last_seq FROM conv), EXISTS (SELECT FROM input), EXISTS (SELECT FROM lease)`
 
@@ -202,7 +213,7 @@ conv AS (
 	UPDATE conversations
 	SET state = $4::jsonb, version = version + 1, last_seq = last_seq + $5::bigint, updated_at = $6::timestamptz,
 		workflow = $15::text, workflow_status = $16::text, workflow_started_by = $17::text
-	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND version = $20::bigint
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND version = $26::bigint
 		AND ` + saveChecked + `
 	RETURNING id, last_seq
 ),` + saveRestSQL
@@ -210,13 +221,13 @@ conv AS (
 
 // Save writes turn atomically, in one statement (createSQL or updateSQL): it creates the
 // conversation (turn.Version 0) or updates its control row where the version still
-// equals turn.Version, appends turn.Append numbered from the old last_seq+1, and marks
-// turn.InputID done, all only while turn.Lease, when set, still holds the thread;
-// turn.Enqueue, when any, is inserted in the same transaction (one more statement
-// each, as Enqueue), and so are turn.Events (the webhook outbox, migration 00009),
-// which then commits. It touches only the control row, the new
-// messages, the input and the lease row, so it costs the same however long the
-// conversation is. Text it cannot store as it is is stored repaired (sqlstore.Text,
+// equals turn.Version, appends turn.Append numbered from the old last_seq+1, marks
+// turn.InputID done and adds turn.Usage to the usage ledger, all only while
+// turn.Lease, when set, still holds the thread. turn.Enqueue, turn.Merged,
+// turn.Rewrite and turn.Events (the webhook outbox, migration 00009), when any, are
+// written in the same transaction, one more statement each, which then commits. It
+// touches only the control row, the new messages, the input, the lease row and the
+// usage rows, so it costs the same however long the conversation is. Text it cannot store as it is is stored repaired (sqlstore.Text,
 // sqlstore.JSON).
 //
 // Errors, with nothing written: conversation.ErrLeaseLost when turn.Lease no longer
@@ -237,12 +248,13 @@ const rewriteMessageSQL = `UPDATE messages SET text = $3::text, meta = NULL WHER
 // save writes turn, whose state is encoded as state, once sqlstore.Save has checked it.
 func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 	n := int64(len(turn.Append))
-	cols := messageColumns(turn.Append)
+	cols, usage := messageColumns(turn.Append), usageColumns(turn.Usage)
 	wfName, wfStatus, wfStartedBy := sqlstore.WorkflowColumns(turn.State)
 	args := []any{
 		turn.Key.TeamID, turn.Key.ChannelID, turn.Key.ThreadTS, state, n, sqlstore.Now(), turn.InputID,
 		cols.role, cols.userID, cols.slackTS, cols.text, cols.promptTokens, cols.completionTokens, cols.meta,
 		wfName, wfStatus, wfStartedBy, turn.Lease.Token, turn.Lease.Owner,
+		usage.userID, usage.workflow, usage.model, usage.turns, usage.promptTokens, usage.completionTokens,
 	}
 	st := s.createStmt
 	if turn.Version > 0 {
@@ -254,9 +266,9 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		pending, held bool
 		tx            *sql.Tx
 	)
-	if len(turn.Enqueue) > 0 || len(turn.Usage) > 0 || len(turn.Events) > 0 || len(turn.Merged) > 0 || len(turn.Rewrite) > 0 {
-		// The inputs, the usage rows and webhook events go in with the turn: one
-		// transaction, one more statement each.
+	if len(turn.Enqueue) > 0 || len(turn.Events) > 0 || len(turn.Merged) > 0 || len(turn.Rewrite) > 0 {
+		// The inputs, the merged inputs, the rewrites and webhook events go in with
+		// the turn: one transaction, one more statement each.
 		var err error
 		if tx, err = s.db.BeginTx(ctx, nil); err != nil {
 			return conversation.Saved{}, err
@@ -289,11 +301,6 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 				return conversation.Saved{}, fmt.Errorf("rewrite message %s: %w", rw.SlackTS, err)
 			}
 		}
-		for _, u := range turn.Usage {
-			if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(turn.Key, u, sqlstore.Now())...); err != nil {
-				return conversation.Saved{}, fmt.Errorf("insert usage: %w", err)
-			}
-		}
 		enqueueTx := tx.StmtContext(ctx, s.enqueueStmt)
 		for _, in := range turn.Enqueue {
 			if _, err := enqueue(ctx, enqueueTx, in); err != nil {
@@ -314,6 +321,28 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 type messageCols struct {
 	role, userID, slackTS, text, meta pq.StringArray
 	promptTokens, completionTokens    pq.Int64Array
+}
+
+// usageCols holds usage records column by column, as saveRestSQL's usage unnests.
+type usageCols struct {
+	userID, workflow, model               pq.StringArray
+	turns, promptTokens, completionTokens pq.Int64Array
+}
+
+func usageColumns(recs []conversation.UsageRecord) usageCols {
+	n := len(recs)
+	if n == 0 {
+		return usageCols{} // nil arrays are NULL, which unnest to no row
+	}
+	c := usageCols{
+		userID: make(pq.StringArray, n), workflow: make(pq.StringArray, n), model: make(pq.StringArray, n),
+		turns: make(pq.Int64Array, n), promptTokens: make(pq.Int64Array, n), completionTokens: make(pq.Int64Array, n),
+	}
+	for i, r := range recs {
+		c.userID[i], c.workflow[i], c.model[i] = r.UserID, r.Workflow, r.Model
+		c.turns[i], c.promptTokens[i], c.completionTokens[i] = int64(r.Turns), int64(r.PromptTokens), int64(r.CompletionTokens)
+	}
+	return c
 }
 
 func messageColumns(msgs []conversation.Message) messageCols {

@@ -10,7 +10,7 @@ import (
 )
 
 // Leases are the threads' leases (docs/architecture.md, "Durable turns"):
-// conversation.Store's Acquire, Begin, Release, Abandon, Renew, Signal and Orphans.
+// conversation.Store's Acquire, Begin, Next, Release, Abandon, Renew, Signal and Orphans.
 type Leases struct{ *pool }
 
 // The lease statements (migration 00005; docs/architecture.md, "Durable turns"). A
@@ -143,6 +143,62 @@ func (s *Leases) Release(ctx context.Context, l conversation.Lease) (bool, error
 		return held, released, err
 	})
 	return ok, classify(err)
+}
+
+// nextSQL is beginSQL and releaseSQL in one statement (so one round trip and one
+// commit between two turns): next begins the thread's pending input with the lowest
+// seq as beginSQL does, and released frees the lease as releaseSQL does (with its
+// guard against a concurrent Enqueue, enqueued) only when next began nothing. Both
+// read the statement's one snapshot, so released's NOT EXISTS agrees with the input
+// next looked for; when next found one whose row a concurrent writer changed (the
+// re-checked status), the input is pending in the snapshot and released frees
+// nothing either: the holder calls Next again. next locks an input row only when it
+// begins it, and released the lease row only when next began nothing, so the
+// statement takes no lock that Save (input, then lease) could wait on in the other
+// order. The main SELECT returns whether the lease held, whether an input was begun,
+// the input (its columns empty when none) and whether the lease was freed.
+// Parameters: beginSQL's.
+const nextSQL = `
+WITH lease AS (
+	SELECT enqueued FROM leases
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND owner = $4::text AND token = $5::bigint
+),
+next AS (
+	UPDATE inputs SET attempts = attempts + 1, updated_at = $6::timestamptz
+	WHERE id = (
+			SELECT id FROM inputs
+			WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND status = 'pending'
+			ORDER BY seq LIMIT 1)
+		AND status = 'pending' AND EXISTS (SELECT FROM lease)
+	RETURNING id, event_id, kind, payload, status, attempts, seq, created_at
+),
+released AS (
+	UPDATE leases
+	SET owner = NULL, expires_at = now(), newest = 0, message_seq = 0, message_by = '', stop_target = '', stop_by = ''
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND owner = $4::text AND token = $5::bigint
+		AND enqueued = (SELECT enqueued FROM lease)
+		AND NOT EXISTS (SELECT FROM next)
+		AND NOT EXISTS (SELECT FROM inputs
+			WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND status = 'pending')
+	RETURNING true
+)
+SELECT EXISTS (SELECT FROM lease), n.id IS NOT NULL, coalesce(n.id, ''), coalesce(n.event_id, ''),
+	coalesce(n.kind, ''), n.payload, coalesce(n.status, ''), coalesce(n.attempts, 0), coalesce(n.seq, 0),
+	coalesce(n.created_at, 'epoch'), EXISTS (SELECT FROM released)
+FROM (VALUES (1)) AS one LEFT JOIN next AS n ON true`
+
+// Next begins the next input of l's thread as Begin does, or, when none is pending,
+// frees l as Release does, in one statement (nextSQL). It returns nil and released
+// false, keeping the lease, when an input was enqueued or changed while it ran (the
+// holder calls Next again). Errors: conversation.ErrLeaseLost.
+func (s *Leases) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+	in, released, err := sqlstore.Next(l, func(r *inputRow) (found, held, released bool, err error) {
+		err = s.nextStmt.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token, sqlstore.Now()).
+			Scan(&held, &found, &r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt, &released)
+		r.TeamID, r.ChannelID, r.ThreadTS = l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS
+		return found, held, released, err
+	})
+	return in, released, classify(err)
 }
 
 // Abandon frees l whatever is pending, in one statement, so that the next Orphans of

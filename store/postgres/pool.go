@@ -16,13 +16,13 @@ type pool struct {
 	// connection of db. intakeBatchStmt is enqueueBatchSQL prepared on it.
 	intake          *sqlx.DB
 	intakeBatchStmt *sql.Stmt
-	// The statements of a turn (Enqueue, Acquire, Begin, Load, Save, Release) and of
+	// The statements of a turn (Enqueue, Acquire, Begin, Next, Load, Save, Release) and of
 	// the heartbeat (Renew), prepared once per connection (by database/sql, on first
 	// use) rather than parsed and planned on every call: that planning, of Save's WITH
 	// statement above all, cost more than a round trip. Named prepared statements need
 	// session-level pooling between the store and the server (PgBouncer's transaction
 	// mode supports them from version 1.21). searchStmt, the knowledge base's Search,
 	// has a plan worth keeping too.
-	loadStmt, createStmt, updateStmt, enqueueStmt, acquireStmt, beginStmt, releaseStmt, renewStmt *sql.Stmt
-	searchStmt                                                                                    *sql.Stmt
+	loadStmt, createStmt, updateStmt, enqueueStmt, acquireStmt, beginStmt, releaseStmt, nextStmt *sql.Stmt
+	renewStmt, searchStmt                                                                        *sql.Stmt
 }

@@ -11,11 +11,29 @@ import (
 	"github.com/threadwright/threadwright/store/storetest"
 )
 
-// TestReleaseWaitsForEnqueue checks the guard of releaseSQL: a Release that started
-// before an Enqueue of its thread committed, and so cannot see the input, but finds
-// the lease row written by that Enqueue, keeps the lease (the holder goes on and
-// begins the input) rather than freeing it behind the input's back.
+// TestReleaseWaitsForEnqueue checks the guard of releaseSQL, and of nextSQL, which
+// has it too: a Release (or Next) that started before an Enqueue of its thread
+// committed, and so cannot see the input, but finds the lease row written by that
+// Enqueue, keeps the lease (the holder goes on and begins the input) rather than
+// freeing it behind the input's back.
 func TestReleaseWaitsForEnqueue(t *testing.T) {
+	t.Run("Release", func(t *testing.T) {
+		testReleaseWaitsForEnqueue(t, func(s *Store, l conversation.Lease) (bool, error) {
+			return s.Release(context.Background(), l)
+		})
+	})
+	t.Run("Next", func(t *testing.T) {
+		testReleaseWaitsForEnqueue(t, func(s *Store, l conversation.Lease) (bool, error) {
+			in, released, err := s.Next(context.Background(), l)
+			if in != nil {
+				t.Errorf("Next began %s, which it cannot see", in.ID)
+			}
+			return released, err
+		})
+	})
+}
+
+func testReleaseWaitsForEnqueue(t *testing.T, release func(s *Store, l conversation.Lease) (bool, error)) {
 	ctx := context.Background()
 	dsn := storetest.PostgresDSN(t)
 	s, err := Open(ctx, dsn, 4)
@@ -47,7 +65,7 @@ func TestReleaseWaitsForEnqueue(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		released, err := s.Release(ctx, l)
+		released, err := release(s, l)
 		done <- result{released, err}
 	}()
 	// Release's snapshot does not see the input; it waits for the lease row's lock.
@@ -61,7 +79,7 @@ func TestReleaseWaitsForEnqueue(t *testing.T) {
 		}
 		select {
 		case r := <-done:
-			t.Fatalf("Release returned (%v, %v) while the Enqueue held the lease row; want it to wait", r.released, r.err)
+			t.Fatalf("release returned (%v, %v) while the Enqueue held the lease row; want it to wait", r.released, r.err)
 		default:
 		}
 		if time.Now().After(deadline) {

@@ -10,13 +10,10 @@ import (
 )
 
 // UsageLedger is the ledger of the tokens models used (migration 00010). Save writes
-// a turn's rows (insertUsageSQL); UsageReport and UsageSince read them.
+// a turn's rows (saveRestSQL's usage); UsageReport and UsageSince read them.
 type UsageLedger struct{ *pool }
 
 var _ conversation.UsageStore = (*UsageLedger)(nil)
-
-// insertUsageSQL writes Turn.Usage to the usage ledger (migration 00010).
-const insertUsageSQL = `INSERT INTO token_usage (` + sqlstore.UsageCols + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 
 // UsageReport sums the usage ledger since since, grouped by by, largest total first.
 // Errors: an unknown by; the database's, wrapped.

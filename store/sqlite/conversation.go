@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -22,16 +21,20 @@ const (
 		SELECT id, state, version, last_seq, created_at, updated_at
 		FROM conversations WHERE team_id = ? AND channel_id = ? AND thread_ts = ?`
 	// Messages are append-only: seq <= last_seq selects exactly those the control row
-	// counts, even when a Save commits between the two queries.
+	// counts, even when a Save commits between the two queries. They are numbered 1, 2,
+	// 3, … with no gaps (Save numbers them from last_seq+1), so the newest ?3 are those
+	// with ?2-?3 < seq <= ?2, a range of the primary key. A bound LIMIT would make SQLite
+	// compile the statement again on every call (a LIMIT's bound value is part of the
+	// plan), which cost about as much as the rest of the query.
 	loadMessagesSQL = `
 		SELECT seq, role, user_id, text, slack_ts, prompt_tokens, completion_tokens, meta, created_at
-		FROM messages WHERE conversation_id = ? AND seq <= ?
-		ORDER BY seq DESC LIMIT ?`
+		FROM messages WHERE conversation_id = ?1 AND seq > ?2 - ?3 AND seq <= ?2
+		ORDER BY seq`
 )
 
 // Load returns the conversation for key with at most recent of its newest messages,
-// oldest first. It reads the control row, then walks the messages' primary key
-// backwards from last_seq, so it costs the same however long the conversation is.
+// oldest first. It reads the control row, then a range of the messages' primary key
+// that ends at last_seq, so it costs the same however long the conversation is.
 // Errors: conversation.ErrNotFound.
 func (s *Checkpoints) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
 	cp, err := s.load(ctx, key, recent)
@@ -75,7 +78,6 @@ func (s *Checkpoints) load(ctx context.Context, key conversation.Key, recent int
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load messages: %w", err)
 	}
-	slices.Reverse(cp.Messages)
 	return cp, nil
 }
 
@@ -199,7 +201,7 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		return conversation.Saved{}, err
 	}
 	for _, u := range turn.Usage {
-		if _, err := tx.ExecContext(ctx, insertUsageSQL, sqlstore.UsageArgs(k, u, timestamp(at))...); err != nil {
+		if _, err := tx.StmtContext(ctx, s.st.insertUsage).ExecContext(ctx, sqlstore.UsageArgs(k, u, timestamp(at))...); err != nil {
 			return conversation.Saved{}, fmt.Errorf("insert usage: %w", err)
 		}
 	}

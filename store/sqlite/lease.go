@@ -11,7 +11,7 @@ import (
 )
 
 // Leases are the threads' leases (docs/architecture.md, "Durable turns"):
-// conversation.Store's Acquire, Begin, Release, Abandon, Renew, Signal and Orphans.
+// conversation.Store's Acquire, Begin, Next, Release, Abandon, Renew, Signal and Orphans.
 type Leases struct{ *pool }
 
 // The lease statements (migration 00005; docs/architecture.md, "Durable turns"). They
@@ -118,6 +118,42 @@ func (s *Leases) held(ctx context.Context, l conversation.Lease) (bool, error) {
 	var ok bool
 	err := s.st.leaseHeld.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token).Scan(&ok)
 	return ok, err
+}
+
+// Next begins the next input of l's thread as Begin does, or, when none is pending,
+// frees l as Release does. Its statements run one after the other on the write
+// connection, without a transaction: beginSQL, and when it begins nothing,
+// releaseSQL, which frees the lease when l holds it and nothing is pending. Only when
+// releaseSQL changes nothing too (l lost, or an input enqueued in between, by the
+// intake or another process) does a third statement tell the two apart; an input
+// enqueued in between keeps the lease (released false), and the holder calls Next
+// again. So a turn's two calls to the store between its Save and the next turn are
+// one. Errors: conversation.ErrLeaseLost.
+func (s *Leases) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+	k := l.Key
+	var (
+		in       *conversation.Input
+		released bool
+	)
+	err := s.turnWrite(ctx, func() (err error) {
+		in, released, err = sqlstore.Next(l, func(r *inputRow) (found, held, released bool, err error) {
+			err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now())).
+				Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
+			r.TeamID, r.ChannelID, r.ThreadTS = k.TeamID, k.ChannelID, k.ThreadTS
+			if err == nil || !errors.Is(err, sql.ErrNoRows) {
+				return err == nil, err == nil, false, err
+			}
+			n, err := sqlstore.RowsAffected(s.st.release.ExecContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token,
+				timestamp(sqlstore.Now())))
+			if err != nil || n == 1 {
+				return false, true, n == 1, err
+			}
+			held, err = s.held(ctx, l)
+			return false, held, false, err
+		})
+		return err
+	})
+	return in, released, classify(err)
 }
 
 // Release frees l when its thread has no pending input, and reports whether it did;

@@ -51,7 +51,7 @@ type statements struct {
 	// On read.
 	loadConversation, loadMessages *sql.Stmt
 	// On write.
-	create, update, insertMessage, markDone, leaseHeld *sql.Stmt
-	enqueueInput, enqueueLease                         *sql.Stmt
-	acquire, begin, release, renew                     *sql.Stmt
+	create, update, insertMessage, markDone, leaseHeld, insertUsage *sql.Stmt
+	enqueueInput, enqueueLease                                      *sql.Stmt
+	acquire, begin, release, renew                                  *sql.Stmt
 }

@@ -71,7 +71,7 @@ func (st *statements) prepare(ctx context.Context, read, write *sqlx.DB) error {
 	}{
 		{read, &st.loadConversation, loadConversationSQL}, {read, &st.loadMessages, loadMessagesSQL},
 		{write, &st.create, createSQL}, {write, &st.update, updateSQL}, {write, &st.insertMessage, insertMessageSQL},
-		{write, &st.markDone, markDoneSQL}, {write, &st.leaseHeld, leaseHeldSQL},
+		{write, &st.markDone, markDoneSQL}, {write, &st.leaseHeld, leaseHeldSQL}, {write, &st.insertUsage, insertUsageSQL},
 		{write, &st.enqueueInput, enqueueInputSQL}, {write, &st.enqueueLease, enqueueLeaseSQL},
 		{write, &st.acquire, acquireSQL}, {write, &st.begin, beginSQL}, {write, &st.release, releaseSQL},
 		{write, &st.renew, renewSQL},
@@ -89,7 +89,7 @@ func (st *statements) close() error {
 	var errs []error
 	for _, s := range []*sql.Stmt{
 		st.loadConversation, st.loadMessages,
-		st.create, st.update, st.insertMessage, st.markDone, st.leaseHeld,
+		st.create, st.update, st.insertMessage, st.markDone, st.leaseHeld, st.insertUsage,
 		st.enqueueInput, st.enqueueLease,
 		st.acquire, st.begin, st.release, st.renew,
 	} {

@@ -44,10 +44,11 @@ func BenchSaveLoad(b *testing.B, open func(b *testing.B) conversation.Store) {
 }
 
 // BenchLeasedTurn measures the store's part of one turn under a lease, in a thread that
-// already holds 100 messages: Enqueue of a person's message, Acquire of the thread,
-// Begin (the input), Load of the newest 20 messages, Save of the exchange with the
-// lease, marking the input done, Begin (nothing more) and Release. On PostgreSQL each
-// is one statement, so a turn is seven round trips. open must return a new, empty
+// already holds 100 messages, as the scheduler makes it: Enqueue of a person's
+// message, Acquire of the thread, Next (begins the input), Load of the newest 20
+// messages, Save of the exchange with the lease, marking the input done and adding
+// its token usage, and Next (nothing more: frees the lease). On PostgreSQL each is one
+// statement, so a turn is six round trips. open must return a new, empty
 // store and close it in b.Cleanup.
 func BenchLeasedTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
 	s := open(b)
@@ -68,24 +69,22 @@ func BenchLeasedTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
 		if !ok || err != nil {
 			b.Fatalf("Acquire = %v, %v", ok, err)
 		}
-		if got, err := s.Begin(ctx, l); err != nil || got == nil || got.ID != in.ID {
-			b.Fatalf("Begin = %+v, %v; want %s", got, err, in.ID)
+		if got, _, err := s.Next(ctx, l); err != nil || got == nil || got.ID != in.ID {
+			b.Fatalf("Next = %+v, %v; want %s", got, err, in.ID)
 		}
 		if _, err := s.Load(ctx, key, 20); err != nil {
 			b.Fatal(err)
 		}
 		turn := exchange(version, i)
 		turn.Lease, turn.InputID = l, in.ID
+		turn.Usage = []conversation.UsageRecord{{UserID: "U0001", Model: "bench-model", Turns: 1, PromptTokens: 850, CompletionTokens: 200}}
 		saved, err := s.Save(ctx, turn)
 		if err != nil {
 			b.Fatal(err)
 		}
 		version = saved.Version
-		if got, err := s.Begin(ctx, l); err != nil || got != nil {
-			b.Fatalf("Begin after the Save = %+v, %v; want nil", got, err)
-		}
-		if ok, err := s.Release(ctx, l); !ok || err != nil {
-			b.Fatalf("Release = %v, %v", ok, err)
+		if got, released, err := s.Next(ctx, l); err != nil || got != nil || !released {
+			b.Fatalf("Next after the Save = %+v, %v, %v; want nil, released", got, released, err)
 		}
 		i++
 	}

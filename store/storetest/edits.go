@@ -78,6 +78,39 @@ func testAmend(t *testing.T, s conversation.Store) {
 			t.Fatalf("race %d: Amend reported %v, the turn got %q", i, amended, begun.Message.Text)
 		}
 	}
+	raceNextDrop(t, s)
+}
+
+// raceNextDrop races Next and a drop (Amend with drop) of a thread's one input: either
+// the drop lands first and Next begins nothing (and frees the lease, or keeps it when
+// it saw the input pending and the next Next frees it), or Next begins the input and
+// the drop is refused.
+func raceNextDrop(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	for i := range 20 {
+		k := otherKey(200 + i)
+		race := input("race-drop")
+		race.ID, race.Key = race.ID+k.ThreadTS, k
+		mustEnqueue(t, s, race)
+		rl := mustAcquire(t, s, k, ownerB, liveTTL)
+		var (
+			wg                sync.WaitGroup
+			dropped, released bool
+			begun             *conversation.Input
+			aerr, nerr        error
+		)
+		wg.Go(func() { dropped, aerr = s.Amend(ctx, race.ID, "", true) })
+		wg.Go(func() { begun, released, nerr = s.Next(ctx, rl) })
+		wg.Wait()
+		switch {
+		case aerr != nil || nerr != nil:
+			t.Fatalf("race %d: Amend %v, Next %v", i, aerr, nerr)
+		case dropped == (begun != nil):
+			t.Fatalf("race %d: the drop reported %v, Next began %+v", i, dropped, begun)
+		case dropped && !released:
+			mustNext(t, s, rl, "", 0, true)
+		}
+	}
 }
 
 // testRewrite checks that a Save's Rewrite changes the stored text of the messages

@@ -125,7 +125,7 @@ func testBeginOrder(t *testing.T, s conversation.Store) {
 }
 
 // testLeaseLost checks fencing: once a lease is taken over, its former holder's Begin,
-// Finish, Release and Save fail with ErrLeaseLost, not ErrConflict, and write nothing.
+// Next, Finish, Release and Save fail with ErrLeaseLost, not ErrConflict, and write nothing.
 func testLeaseLost(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	k := thread("lost")
@@ -145,6 +145,8 @@ func testLeaseLost(t *testing.T, s conversation.Store) {
 	lost("Finish", s.Finish(ctx, old, "x", conversation.InputFailed))
 	_, err = s.Release(ctx, old)
 	lost("Release", err)
+	_, _, err = s.Next(ctx, old)
+	lost("Next", err)
 	next := conversation.Input{ID: "pipeline:lost", Kind: conversation.KindPipeline, Key: k}
 	for _, version := range []int64{0, 3} { // a stale version too: the lease is checked first
 		_, err = s.Save(ctx, conversation.Turn{Key: k, Version: version, Lease: old, InputID: "x",
@@ -162,6 +164,8 @@ func testLeaseLost(t *testing.T, s conversation.Store) {
 	}
 	mustBeginID(t, s, cur, "x", 2)
 	mustSave(t, s, conversation.Turn{Key: k, Lease: cur, InputID: "x", Append: []conversation.Message{user("x")}})
+	_, _, err = s.Next(ctx, old)
+	lost("Next with nothing pending", err) // and it frees nothing: cur keeps the lease
 	if in := mustBegin(t, s, cur); in != nil {
 		t.Errorf("Begin after the Save = %+v; want nil (nothing enqueued by the stale Saves)", in)
 	}

@@ -19,7 +19,17 @@ import (
 // their own) and that open closes in t.Cleanup.
 func RunReplicas(t *testing.T, open func(t *testing.T) conversation.Store) {
 	t.Run("Acquire", func(t *testing.T) { testReplicasAcquire(t, open) })
-	t.Run("EnqueueRelease", func(t *testing.T) { testReplicasEnqueueRelease(t, open) })
+	t.Run("EnqueueRelease", func(t *testing.T) {
+		testReplicasEnqueueFree(t, open, "4", func(s conversation.Store, l conversation.Lease) (*conversation.Input, bool, error) {
+			released, err := s.Release(context.Background(), l)
+			return nil, released, err
+		})
+	})
+	t.Run("EnqueueNext", func(t *testing.T) {
+		testReplicasEnqueueFree(t, open, "5", func(s conversation.Store, l conversation.Lease) (*conversation.Input, bool, error) {
+			return s.Next(context.Background(), l)
+		})
+	})
 }
 
 // testReplicasAcquire races Acquires of one thread from several stores on one
@@ -78,30 +88,33 @@ func testReplicasAcquire(t *testing.T, open func(t *testing.T) conversation.Stor
 	}
 }
 
-// testReplicasEnqueueRelease races, round after round, the Release of a thread's
-// lease by its holder, whose queue is empty, against an Enqueue for the thread on
-// another store followed by that store's Acquire, as a replica that receives an input
-// does: the input must never be left pending with nobody to run it. Either Release
-// keeps the lease (it saw the input, or an Enqueue under way) and its holder's next
-// Begin returns the input, or Release frees it and the enqueuer's Acquire takes it.
-func testReplicasEnqueueRelease(t *testing.T, open func(t *testing.T) conversation.Store) {
+// testReplicasEnqueueFree races, round after round, free (Release, or Next) of a
+// thread's lease by its holder, whose queue is empty, against an Enqueue for the
+// thread on another store followed by that store's Acquire, as a replica that receives
+// an input does: the input must never be left pending with nobody to run it. Either
+// free keeps the lease (it saw the input, or an Enqueue under way) and the holder runs
+// the input (Next may have begun it), or free frees it and the enqueuer's Acquire takes
+// it. The threads' ts are ts.0, ts.1, ….
+func testReplicasEnqueueFree(t *testing.T, open func(t *testing.T) conversation.Store, ts string,
+	free func(s conversation.Store, l conversation.Lease) (*conversation.Input, bool, error)) {
 	ctx := context.Background()
 	holder, enqueuer := open(t), open(t)
 	const rounds = 100
 	var kept, taken int
 	for round := range rounds {
-		k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: fmt.Sprintf("4.%d", round)}
+		k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: fmt.Sprintf("%s.%d", ts, round)}
 		l := mustAcquire(t, holder, k, "holder/1", time.Minute)
 		if in := mustBegin(t, holder, l); in != nil {
 			t.Fatalf("round %d: Begin of an empty thread = %+v", round, in)
 		}
-		in := conversation.Input{ID: fmt.Sprintf("race:%d", round), Key: k, Kind: conversation.KindUserMessage}
+		in := conversation.Input{ID: fmt.Sprintf("race:%s:%d", ts, round), Key: k, Kind: conversation.KindUserMessage}
 		var (
 			released, acquired bool
 			rerr, eerr         error
 			el                 conversation.Lease
 		)
-		release := func() { released, rerr = holder.Release(ctx, l) }
+		var begun *conversation.Input
+		release := func() { begun, released, rerr = free(holder, l) }
 		enqueue := func() {
 			var ok bool
 			if ok, eerr = enqueuer.Enqueue(ctx, in); eerr == nil && !ok {
@@ -125,6 +138,10 @@ func testReplicasEnqueueRelease(t *testing.T, open func(t *testing.T) conversati
 			t.Fatalf("round %d: %v", round, err)
 		}
 		switch {
+		case begun != nil && (begun.ID != in.ID || begun.Attempts != 1 || released || acquired):
+			t.Fatalf("round %d: free began %+v (released %v, the enqueuer's Acquire %v); want input %s, kept", round, begun, released, acquired, in.ID)
+		case begun != nil:
+			kept++
 		case !released && !acquired:
 			kept++
 			mustBeginID(t, holder, l, in.ID, 1)
@@ -132,10 +149,10 @@ func testReplicasEnqueueRelease(t *testing.T, open func(t *testing.T) conversati
 			taken++
 			mustBeginID(t, enqueuer, el, in.ID, 1)
 		case released:
-			t.Fatalf("round %d: Release freed the lease and the enqueuer's Acquire failed: input %s is stranded", round, in.ID)
+			t.Fatalf("round %d: free freed the lease and the enqueuer's Acquire failed: input %s is stranded", round, in.ID)
 		default:
-			t.Fatalf("round %d: Release kept the lease and the enqueuer's Acquire took it too", round)
+			t.Fatalf("round %d: free kept the lease and the enqueuer's Acquire took it too", round)
 		}
 	}
-	t.Logf("%d rounds: Release kept the lease %d times, the enqueuer took it %d times", rounds, kept, taken)
+	t.Logf("%d rounds: the holder kept the lease %d times, the enqueuer took it %d times", rounds, kept, taken)
 }

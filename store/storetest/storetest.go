@@ -47,6 +47,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"BeginOrder", testBeginOrder},
 		{"LeaseLost", testLeaseLost},
 		{"Release", testRelease},
+		{"Next", testNext},
 		{"FinishLease", testFinishLease},
 		{"Abandon", testAbandon},
 		{"Renew", testRenew},

@@ -131,6 +131,34 @@ func Begin[T Time](l conversation.Lease, begin func(row *InputRow[T]) (found, he
 	return &in, nil
 }
 
+// Next implements conversation.Store.Next of l: next begins the pending input of l's
+// thread with the lowest seq as Begin's begin does, scanning it into row, or, finding
+// none, frees l's lease row as Release's release does; it reports whether it found an
+// input, whether l held the thread and whether it freed the lease. Errors:
+// conversation.ErrLeaseLost.
+func Next[T Time](l conversation.Lease, next func(row *InputRow[T]) (found, held, released bool, err error)) (*conversation.Input, bool, error) {
+	if err := checkLease(l); err != nil {
+		return nil, false, fmt.Errorf("next input of thread %s: %w", l.Key, err)
+	}
+	var row InputRow[T]
+	found, held, released, err := next(&row)
+	switch {
+	case err != nil:
+	case !held:
+		err = conversation.ErrLeaseLost
+	case !found:
+		return nil, released, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("next input of thread %s: %w", l.Key, err)
+	}
+	in, err := row.Input()
+	if err != nil {
+		return nil, false, fmt.Errorf("next input of thread %s: %w", l.Key, err)
+	}
+	return &in, false, nil
+}
+
 // Release implements conversation.Store.Release of l: release frees l's lease row
 // (owner NULL, expired now, signals cleared) if l still holds it and its thread has
 // no pending input, and reports whether l held it and whether it freed it. Errors:
