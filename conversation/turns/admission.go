@@ -12,17 +12,25 @@ import (
 // take the CPU from the goroutines that read the envelopes and store them: the acks
 // grow late, and Slack delivers them again. Go has no goroutine priorities, so the
 // turns step aside instead: a worker waits before it takes its thread's lease and
-// before each input it begins, while a Submit is in flight or one returned less than
-// intakeQuiet ago. It waits at most maxDeferral, so that steady traffic never holds a
-// turn back for longer; a thread's inputs still run one at a time, in order.
+// before each input it begins, while a Submit is in flight, or one returned less than
+// intakeQuiet ago, or burstSubmits began within burstWindow (a burst whose envelopes
+// the reader is still parsing: a gap between two Submits is not the burst's end). It
+// waits at most maxDeferral, so that steady traffic never holds a turn back for
+// longer; a thread's inputs still run one at a time, in order.
 
 const (
 	// intakeQuiet is how long the intake must have been idle (no Submit in flight)
 	// before turns start: long enough to span the gap between two envelopes of a
 	// burst (the ack written, the next frame read), short next to a model's answer.
 	intakeQuiet = 25 * time.Millisecond
-	// maxDeferral bounds how long one worker waits for the intake to go quiet.
-	maxDeferral = time.Second
+	// burstSubmits Submits begun within burstWindow (40 a second) are a burst: the
+	// turns wait until it has thinned out.
+	burstSubmits = 8
+	burstWindow  = 200 * time.Millisecond
+	// maxDeferral bounds how long one worker waits for the intake to go quiet: a
+	// burst of 1,000 envelopes keeps a 2-core machine's intake busy for about a
+	// second and a half, short next to the 3 s Slack gives for each ack.
+	maxDeferral = 2 * time.Second
 )
 
 // clock is the admission's clock: the wall's (realClock), never Config.Now, which
@@ -40,15 +48,20 @@ func (realClock) Now() time.Time { return time.Now() }
 func (realClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 // admission tracks whether the intake is busy, and holds the turns back meanwhile.
-// The gate (open) opens once no Submit has been in flight for quiet, and closes when
-// one begins; one timer watches it, so a waiting turn wakes only when it may start.
+// The gate (open) opens once no Submit has been in flight for quiet, and fewer than
+// len(recent) began within window; it closes when one begins. One timer watches it,
+// so a waiting turn wakes only when it may start.
 type admission struct {
-	quiet, max time.Duration
-	clock      clock
+	quiet, window, max time.Duration
+	clock              clock
 
 	mu       sync.Mutex
 	inFlight int
 	lastDone time.Time
+	// recent holds when the last len(recent) Submits began, a ring whose oldest is
+	// recent[next].
+	recent []time.Time
+	next   int
 	// armed: a timer will look at the intake again (check).
 	armed bool
 	// open is closed while the intake is quiet; replaced when a Submit begins.
@@ -56,11 +69,12 @@ type admission struct {
 	isOpen bool
 }
 
-// newAdmission returns an open admission on c; max 0 turns it off (turns never wait).
-func newAdmission(c clock, quiet, max time.Duration) *admission {
+// newAdmission returns an open admission on c that takes burst Submits begun within
+// window for a burst, and holds a turn back for at most maxWait (0: never).
+func newAdmission(c clock, quiet, window time.Duration, burst int, maxWait time.Duration) *admission {
 	open := make(chan struct{})
 	close(open)
-	return &admission{quiet: quiet, max: max, clock: c, open: open, isOpen: true}
+	return &admission{quiet: quiet, window: window, max: maxWait, clock: c, recent: make([]time.Time, max(burst, 1)), open: open, isOpen: true}
 }
 
 // enter notes that a Submit began: turns wait from now on.
@@ -68,6 +82,8 @@ func (a *admission) enter() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.inFlight++
+	a.recent[a.next] = a.clock.Now()
+	a.next = (a.next + 1) % len(a.recent)
 	if a.isOpen {
 		a.isOpen = false
 		a.open = make(chan struct{})
@@ -87,8 +103,8 @@ func (a *admission) leave() {
 	}
 }
 
-// check opens the gate when the intake has been idle for quiet, or looks again when
-// it will have been.
+// check opens the gate when the intake has been idle for quiet and the burst, if
+// any, has thinned out, or looks again when it will have.
 func (a *admission) check() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -96,7 +112,11 @@ func (a *admission) check() {
 	if a.inFlight > 0 || a.isOpen {
 		return // the next leave arms the timer again
 	}
-	if rest := a.lastDone.Add(a.quiet).Sub(a.clock.Now()); rest > 0 {
+	until := a.lastDone.Add(a.quiet)
+	if b := a.recent[a.next]; !b.IsZero() && b.Add(a.window).After(until) {
+		until = b.Add(a.window)
+	}
+	if rest := until.Sub(a.clock.Now()); rest > 0 {
 		a.armed = true
 		a.clock.AfterFunc(rest, a.check)
 		return

@@ -96,6 +96,9 @@ func (c *fakeClock) waitTimers(d time.Duration, n int) {
 const (
 	testQuiet = 25 * time.Millisecond
 	testMax   = time.Second
+	// A burst is testBurst Submits begun within testWindow.
+	testWindow = 200 * time.Millisecond
+	testBurst  = 4
 )
 
 type waitResult struct {
@@ -126,7 +129,7 @@ func notYet(t *testing.T, res <-chan waitResult, when string) {
 // intake has been idle for the quiet window. An idle intake lets a turn start at once.
 func TestAdmissionWaitsForQuietIntake(t *testing.T) {
 	c := newFakeClock()
-	a := newAdmission(c, testQuiet, testMax)
+	a := newAdmission(c, testQuiet, testWindow, testBurst, testMax)
 	if w, b := a.wait(context.Background()); w != 0 || b {
 		t.Fatalf("idle intake: waited %s, bounded %v; want a start at once", w, b)
 	}
@@ -155,11 +158,35 @@ func TestAdmissionWaitsForQuietIntake(t *testing.T) {
 	}
 }
 
+// TestAdmissionWaitsOutABurst: after testBurst Submits within testWindow, a gap in
+// the intake longer than the quiet window does not start the turns: they start once
+// the burst has thinned out (fewer than testBurst Submits in the last testWindow).
+func TestAdmissionWaitsOutABurst(t *testing.T) {
+	c := newFakeClock()
+	a := newAdmission(c, testQuiet, testWindow, testBurst, testMax)
+	for range testBurst {
+		a.enter()
+		a.leave()
+		c.advance(time.Millisecond)
+	}
+	res := startWait(a)
+	c.waitTimers(testMax, 1)
+	c.advance(testQuiet)
+	notYet(t, res, "after a quiet window within a burst")
+	// The first Submit of the burst began testBurst ms before the wait.
+	c.advance(testWindow - testQuiet - testBurst*time.Millisecond - time.Millisecond)
+	notYet(t, res, "before the burst thinned out")
+	c.advance(time.Millisecond)
+	if r := <-res; r.bounded || r.waited != testWindow-testBurst*time.Millisecond {
+		t.Fatalf("waited %s, bounded %v; want %s, not bounded", r.waited, r.bounded, testWindow-testBurst*time.Millisecond)
+	}
+}
+
 // TestAdmissionDeferralIsBounded: a turn waits at most maxDeferral, however busy the
 // intake stays.
 func TestAdmissionDeferralIsBounded(t *testing.T) {
 	c := newFakeClock()
-	a := newAdmission(c, testQuiet, testMax)
+	a := newAdmission(c, testQuiet, testWindow, testBurst, testMax)
 	a.enter() // never returns
 	res := startWait(a)
 	c.waitTimers(testMax, 1)
@@ -210,7 +237,7 @@ func newGatedRuntime(t *testing.T, c clock) (*Runtime, *holdStore, startHandler)
 	st := &holdStore{Store: db, hold: map[string]bool{"held": true}, held: make(chan struct{}), release: make(chan struct{})}
 	h := startHandler{started: make(chan string, 4)}
 	rt := New(Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, h)
-	gate := newAdmission(c, testQuiet, testMax)
+	gate := newAdmission(c, testQuiet, testWindow, testBurst, testMax)
 	rt.intake.gate, rt.sched.gate = gate, gate
 	if err := rt.Start(ctx); err != nil {
 		t.Fatal(err)
