@@ -12,7 +12,7 @@ import (
 // take the CPU from the goroutines that read the envelopes and store them: the acks
 // grow late, and Slack delivers them again. Go has no goroutine priorities, so the
 // turns step aside instead: a worker waits before it takes its thread's lease and
-// before each input it begins, while a Submit is in flight, or one returned less than
+// before each later input it begins, while a Submit is in flight, or one returned less than
 // intakeQuiet ago, or burstSubmits began within burstWindow (a burst whose envelopes
 // the reader is still parsing: a gap between two Submits is not the burst's end). It
 // waits at most maxDeferral, so that steady traffic never holds a turn back for
@@ -27,9 +27,9 @@ const (
 	// turns wait until it has thinned out.
 	burstSubmits = 8
 	burstWindow  = 200 * time.Millisecond
-	// maxDeferral bounds how long one worker waits for the intake to go quiet: a
-	// burst of 1,000 envelopes keeps a 2-core machine's intake busy for about a
-	// second and a half, short next to the 3 s Slack gives for each ack.
+	// maxDeferral bounds how long one worker waits for the intake to go quiet:
+	// longer than most bursts take to be stored (1,000 mentions took 1 to 3 s on a
+	// shared 2-core machine), short next to a model's answer.
 	maxDeferral = 2 * time.Second
 )
 
