@@ -12,11 +12,11 @@ import (
 // take the CPU from the goroutines that read the envelopes and store them: the acks
 // grow late, and Slack delivers them again. Go has no goroutine priorities, so the
 // turns step aside instead: a worker waits before it takes its thread's lease and
-// before each later input it begins, while a Submit is in flight, or one returned less than
-// intakeQuiet ago, or burstSubmits began within burstWindow (a burst whose envelopes
-// the reader is still parsing: a gap between two Submits is not the burst's end). It
-// waits at most maxDeferral, so that steady traffic never holds a turn back for
-// longer; a thread's inputs still run one at a time, in order.
+// before each later input it begins, while a Submit is in flight, or one returned
+// less than intakeQuiet ago, or burstSubmits began within burstWindow (a burst whose
+// envelopes the reader is still parsing: a gap between two Submits is not the
+// burst's end). It waits at most maxDeferral, so that steady traffic never holds a
+// turn back for longer; a thread's inputs still run one at a time, in order.
 
 const (
 	// intakeQuiet is how long the intake must have been idle (no Submit in flight)
