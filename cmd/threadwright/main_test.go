@@ -50,7 +50,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if c.ModelMaxRetries != 5 || c.ModelRetryBudget != time.Minute || c.ModelMaxConcurrent != 500 {
 		t.Fatalf("model client defaults: retries %d, budget %s, concurrent %d", c.ModelMaxRetries, c.ModelRetryBudget, c.ModelMaxConcurrent)
 	}
-	if c.MaxConcurrentTurns != 500 || c.LeaseTTL != 10*time.Second || c.DatabaseMaxConns != 40 {
+	if c.MaxConcurrentTurns != 2000 || c.LeaseTTL != 10*time.Second || c.DatabaseMaxConns != 40 {
 		t.Fatalf("turn defaults: concurrency %d, lease TTL %s, database connections %d", c.MaxConcurrentTurns, c.LeaseTTL, c.DatabaseMaxConns)
 	}
 }

@@ -13,8 +13,10 @@ import (
 // Defaults of Config.
 const (
 	// DefaultMaxConcurrentTurns is the default of Config.MaxConcurrentTurns: turns
-	// wait on the model and Slack most of their time, so a process runs many at once.
-	DefaultMaxConcurrentTurns = 500
+	// wait on the model and Slack most of their time, so a process runs many at once,
+	// a burst of 1,000 threads without queueing; a turn that waits holds tens of KiB,
+	// so 2,000 hold about 100 MiB.
+	DefaultMaxConcurrentTurns = 2000
 	// DefaultLeaseTTL is how long a lease lives without renewal: a dead replica's
 	// threads are taken over after at most this plus one sweep interval.
 	DefaultLeaseTTL = 10 * time.Second

@@ -29,6 +29,9 @@ type intake struct {
 	kick func(conversation.Key)
 	// commit stores inputs in batches (group commit).
 	commit *groupCommit
+	// gate is told of each Submit in flight: turns wait while the intake is busy
+	// (admission.go).
+	gate *admission
 }
 
 // Submit accepts an input: it stores it (deduplicated by in.ID), or spools it when the
@@ -39,8 +42,11 @@ type intake struct {
 // (docs/operations.md, "Limits and secrets"; its author is told). It does not wait for
 // the turn. ctx's deadline bounds the store retries. Errors:
 // conversation.ErrClosed after Shutdown began; the store's (and the spool's) when the
-// input could not be kept.
+// input could not be kept. While it runs, and briefly after, turns wait to start
+// (admission.go).
 func (s *intake) Submit(ctx context.Context, in conversation.Input) (accepted bool, err error) {
+	s.gate.enter()
+	defer s.gate.leave()
 	return s.submit(ctx, in, true)
 }
 

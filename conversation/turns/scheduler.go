@@ -28,6 +28,8 @@ type scheduler struct {
 	*env
 	leases leases
 	turn   *envelope
+	// gate holds turns back while the intake is busy (admission.go).
+	gate *admission
 	// slots bounds the turns running at once (MaxConcurrentTurns).
 	slots *semaphore.Weighted
 	// wg counts the thread workers.
@@ -60,7 +62,7 @@ func (s *scheduler) kick(key conversation.Key) {
 func (s *scheduler) hold(t *thread) {
 	defer s.wg.Done()
 	defer s.letGo(t)
-	if !s.leases.acquire(t) {
+	if !s.admitted(t) || !s.leases.acquire(t) {
 		return
 	}
 	s.work(t)
@@ -94,11 +96,13 @@ func (s *scheduler) work(t *thread) {
 	retry := backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(time.Second), backoff.WithMaxInterval(30*time.Second),
 		backoff.WithMaxElapsedTime(0))
-	for {
+	// hold waited for the intake before taking the lease: the first input's turn
+	// starts without waiting again.
+	for next := false; ; next = true {
 		if s.ctx.Err() != nil || s.threads.isLost(t) {
 			return
 		}
-		if !s.slot(t) {
+		if (next && !s.admitted(t)) || !s.slot(t) {
 			return
 		}
 		in, freed, pokes, err := s.leases.next(t)
@@ -143,6 +147,16 @@ func (s *scheduler) work(t *thread) {
 			}
 		}
 	}
+}
+
+// admitted waits while the intake is busy (admission.go), at most maxDeferral, and
+// reports false when the service shuts down first.
+func (s *scheduler) admitted(t *thread) bool {
+	waited, bounded := s.gate.wait(s.ctx)
+	if waited > 0 {
+		s.log.Debug("turn waited for the intake", conversation.LogKeyThread, t.key.String(), "waited", waited, "bounded", bounded)
+	}
+	return s.ctx.Err() == nil
 }
 
 // slot takes a turn slot (MaxConcurrentTurns), showing the thread as queued while it

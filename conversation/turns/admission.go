@@ -1,0 +1,154 @@
+package turns
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Intake first (docs/architecture.md, "Durable turns"): a turn starts only once the
+// intake is quiet. During a burst, hundreds of turns would otherwise start the moment
+// their inputs are stored, and their store writes, Slack calls and model calls would
+// take the CPU from the goroutines that read the envelopes and store them: the acks
+// grow late, and Slack delivers them again. Go has no goroutine priorities, so the
+// turns step aside instead: a worker waits before it takes its thread's lease and
+// before each later input it begins, while a Submit is in flight, or one returned
+// less than intakeQuiet ago, or burstSubmits began within burstWindow (a burst whose
+// envelopes the reader is still parsing: a gap between two Submits is not the
+// burst's end). It waits at most maxDeferral, so that steady traffic never holds a
+// turn back for longer; a thread's inputs still run one at a time, in order.
+
+const (
+	// intakeQuiet is how long the intake must have been idle (no Submit in flight)
+	// before turns start: long enough to span the gap between two envelopes of a
+	// burst (the ack written, the next frame read), short next to a model's answer.
+	intakeQuiet = 25 * time.Millisecond
+	// burstSubmits Submits begun within burstWindow (40 a second) are a burst: the
+	// turns wait until it has thinned out.
+	burstSubmits = 8
+	burstWindow  = 200 * time.Millisecond
+	// maxDeferral bounds how long one worker waits for the intake to go quiet:
+	// longer than most bursts take to be stored (1,000 mentions took 1 to 3 s on a
+	// shared 2-core machine), short next to a model's answer.
+	maxDeferral = 2 * time.Second
+)
+
+// clock is the admission's clock: the wall's (realClock), never Config.Now, which
+// a test may stop; a test of the admission sets its own.
+type clock interface {
+	Now() time.Time
+	// AfterFunc calls f in its own goroutine after d; stop cancels it.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// admission tracks whether the intake is busy, and holds the turns back meanwhile.
+// The gate (open) opens once no Submit has been in flight for quiet, and fewer than
+// len(recent) began within window; it closes when one begins. One timer watches it,
+// so a waiting turn wakes only when it may start.
+type admission struct {
+	quiet, window, max time.Duration
+	clock              clock
+
+	mu       sync.Mutex
+	inFlight int
+	lastDone time.Time
+	// recent holds when the last len(recent) Submits began, a ring whose oldest is
+	// recent[next].
+	recent []time.Time
+	next   int
+	// armed: a timer will look at the intake again (check).
+	armed bool
+	// open is closed while the intake is quiet; replaced when a Submit begins.
+	open   chan struct{}
+	isOpen bool
+}
+
+// newAdmission returns an open admission on c that takes burst Submits begun within
+// window for a burst, and holds a turn back for at most maxWait (0: never).
+func newAdmission(c clock, quiet, window time.Duration, burst int, maxWait time.Duration) *admission {
+	open := make(chan struct{})
+	close(open)
+	return &admission{quiet: quiet, window: window, max: maxWait, clock: c, recent: make([]time.Time, max(burst, 1)), open: open, isOpen: true}
+}
+
+// enter notes that a Submit began: turns wait from now on.
+func (a *admission) enter() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.inFlight++
+	a.recent[a.next] = a.clock.Now()
+	a.next = (a.next + 1) % len(a.recent)
+	if a.isOpen {
+		a.isOpen = false
+		a.open = make(chan struct{})
+	}
+}
+
+// leave notes that a Submit returned: the last one in flight arms the timer that
+// opens the gate quiet later, unless another Submit begins meanwhile.
+func (a *admission) leave() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.inFlight--
+	a.lastDone = a.clock.Now()
+	if a.inFlight == 0 && !a.armed {
+		a.armed = true
+		a.clock.AfterFunc(a.quiet, a.check)
+	}
+}
+
+// check opens the gate when the intake has been idle for quiet and the burst, if
+// any, has thinned out, or looks again when it will have.
+func (a *admission) check() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.armed = false
+	if a.inFlight > 0 || a.isOpen {
+		return // the next leave arms the timer again
+	}
+	until := a.lastDone.Add(a.quiet)
+	if b := a.recent[a.next]; !b.IsZero() && b.Add(a.window).After(until) {
+		until = b.Add(a.window)
+	}
+	if rest := until.Sub(a.clock.Now()); rest > 0 {
+		a.armed = true
+		a.clock.AfterFunc(rest, a.check)
+		return
+	}
+	a.isOpen = true
+	close(a.open)
+}
+
+// wait returns once the intake is quiet, max after it was called, or when ctx ends.
+// It reports how long it waited (0: the intake was quiet) and whether it stopped
+// waiting because max passed (bounded).
+func (a *admission) wait(ctx context.Context) (waited time.Duration, bounded bool) {
+	if a.max <= 0 {
+		return 0, false
+	}
+	a.mu.Lock()
+	open := a.open
+	a.mu.Unlock()
+	select {
+	case <-open:
+		return 0, false
+	default:
+	}
+	start := a.clock.Now()
+	expired := make(chan struct{})
+	stop := a.clock.AfterFunc(a.max, func() { close(expired) })
+	defer stop()
+	select {
+	case <-open:
+	case <-expired:
+		bounded = true
+	case <-ctx.Done():
+	}
+	return a.clock.Now().Sub(start), bounded
+}
