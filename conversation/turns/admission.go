@@ -20,12 +20,15 @@ import (
 
 const (
 	// intakeQuiet is how long the intake must have been idle (no Submit in flight)
-	// before turns start: long enough to span the gap between two envelopes of a
-	// burst (the ack written, the next frame read), short next to a model's answer.
-	intakeQuiet = 25 * time.Millisecond
-	// burstSubmits Submits begun within burstWindow (40 a second) are a burst: the
-	// turns wait until it has thinned out.
-	burstSubmits = 8
+	// before turns start: longer than the gap between two envelopes of a burst read
+	// back to back (the ack written, the next frame read: under a millisecond), and
+	// shorter than the gap between the envelopes of steady traffic up to 90 a second,
+	// so that such traffic never holds a turn back for long.
+	intakeQuiet = 10 * time.Millisecond
+	// burstSubmits Submits begun within burstWindow (320 a second) are a burst: the
+	// turns wait until it has thinned out, even across a gap longer than intakeQuiet
+	// (the reader descheduled mid-burst). Steady traffic stays well below it.
+	burstSubmits = 64
 	burstWindow  = 200 * time.Millisecond
 	// maxDeferral bounds how long one worker waits for the intake to go quiet:
 	// longer than most bursts take to be stored (1,000 mentions took 1 to 3 s on a

@@ -326,3 +326,56 @@ func TestTurnDeferralIsBounded(t *testing.T) {
 		t.Fatalf("turn of %s started; want held's", id)
 	}
 }
+
+// TestAdmissionSteadyTrafficIsNotABurst: with the production settings, steady
+// traffic of 50 envelopes a second (each Submit 2 ms, one every 20 ms) lets a waiting
+// turn start once the Submit in flight returns and the intake has been quiet for
+// intakeQuiet: it never waits for maxDeferral.
+func TestAdmissionSteadyTrafficIsNotABurst(t *testing.T) {
+	c := newFakeClock()
+	a := newAdmission(c, intakeQuiet, burstWindow, burstSubmits, maxDeferral)
+	const (
+		every = 20 * time.Millisecond
+		takes = 2 * time.Millisecond
+	)
+	// Two seconds of traffic before the turn: more Submits than a burst counts.
+	for range 100 {
+		a.enter()
+		c.advance(takes)
+		a.leave()
+		c.advance(every - takes)
+	}
+	a.enter()
+	res := startWait(a)
+	c.waitTimers(maxDeferral, 1)
+	notYet(t, res, "while a Submit was in flight")
+	c.advance(takes)
+	a.leave()
+	c.advance(intakeQuiet)
+	r := <-res
+	if r.bounded || r.waited != takes+intakeQuiet {
+		t.Fatalf("turn waited %s (bounded %v); want %s: the Submit in flight, then the quiet window", r.waited, r.bounded, takes+intakeQuiet)
+	}
+}
+
+// TestAdmissionBurstHoldsAcrossAGap: with the production settings, a burst (Submits
+// back to back, a thousand a second) holds a turn back across a gap longer than
+// intakeQuiet, until the burst window has thinned out.
+func TestAdmissionBurstHoldsAcrossAGap(t *testing.T) {
+	c := newFakeClock()
+	a := newAdmission(c, intakeQuiet, burstWindow, burstSubmits, maxDeferral)
+	for range 100 {
+		a.enter()
+		c.advance(time.Millisecond / 2)
+		a.leave()
+		c.advance(time.Millisecond / 2)
+	}
+	res := startWait(a)
+	c.waitTimers(maxDeferral, 1)
+	c.advance(2 * intakeQuiet) // a gap: the reader descheduled
+	notYet(t, res, "in a gap of a burst")
+	c.advance(burstWindow)
+	if r := <-res; r.bounded {
+		t.Fatalf("turn waited %s for the bound; want it to start once the burst thinned out", r.waited)
+	}
+}
