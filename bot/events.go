@@ -73,14 +73,20 @@ func inputFromEvent(ev slackevents.EventsAPIEvent, me Identity) (in conversation
 			return in, false, dropSubtype
 		}
 		direct := e.ChannelType == "im"
-		if !direct && mentions(e.Text, me.UserID) {
+		fileShare := e.SubType == "file_share"
+		mentioned := !direct && mentions(e.Text, me.UserID)
+		switch {
+		case mentioned && !fileShare:
 			return in, false, dropMentionCopy // Slack sends an app_mention for it too
-		}
-		if !direct && e.ThreadTimeStamp == "" {
+		case !direct && !mentioned && e.ThreadTimeStamp == "":
 			return in, false, dropNoMention
 		}
+		// A message with files that mentions the bot is taken as the mention: Slack
+		// may send it with no app_mention (a file uploaded or shared with the
+		// mention). When the app_mention comes too, it is the same input (the same
+		// id, from the channel and ts) and the later of the two is a duplicate.
 		channel = e.Channel
-		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Direct: direct, FileShare: e.SubType == "file_share"}
+		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Mentioned: mentioned, Direct: direct, FileShare: fileShare}
 	default:
 		return in, false, dropUnhandledType
 	}

@@ -65,6 +65,15 @@ func TestInputFromEvent(t *testing.T) {
 		{name: "OwnMessageChanged", event: `{"type":"message","subtype":"message_changed","channel_type":"channel","channel":"C1","ts":"10.4","message":{"type":"message","user":"UBOT","bot_id":"BBOT","text":"edited","ts":"10.1"}}`, reason: dropNotAPerson},
 		{name: "OwnMessageDeleted", event: `{"type":"message","subtype":"message_deleted","channel_type":"channel","channel":"C1","ts":"10.4","deleted_ts":"10.1","previous_message":{"type":"message","user":"UBOT","bot_id":"BBOT","text":"x","ts":"10.1"}}`, reason: dropNotAPerson},
 		{name: "ChannelMessageWithoutMention", event: `{"type":"message","channel_type":"channel","user":"U1","text":"lunch?","ts":"12.1","channel":"C1"}`, reason: dropNoMention},
+		{
+			// Slack may send a message with files that mentions the bot with no
+			// app_mention: it is the mention (its files read back like a file_share's).
+			name:  "FileShareMentioningTheBot",
+			event: `{"type":"message","subtype":"file_share","channel_type":"channel","user":"U1","text":"<@UBOT> summarise this","ts":"10.5","channel":"C1","files":[{"id":"F1","name":"r.pdf"}]}`,
+			want: conversation.Input{ID: "msg:T1:C1:10.5", EventID: "Ev1", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.5"}, Kind: conversation.KindUserMessage,
+				Message: &conversation.UserMessage{UserID: "U1", Text: "summarise this", TS: "10.5", ThreadTS: "10.5", Mentioned: true, FileShare: true}},
+		},
+		{name: "FileShareWithoutMention", event: `{"type":"message","subtype":"file_share","channel_type":"channel","user":"U1","text":"minutes","ts":"10.6","channel":"C1","files":[{"id":"F1","name":"r.pdf"}]}`, reason: dropNoMention},
 		{name: "MessageDuplicatingMention", event: `{"type":"message","channel_type":"channel","user":"U1","text":"<@UBOT> hello","ts":"10.1","channel":"C1"}`, reason: dropMentionCopy},
 		{name: "SimilarUserIDIsNotAMention", event: `{"type":"message","channel_type":"channel","user":"U1","text":"<@UBOTX> hello","ts":"10.7","channel":"C1"}`, reason: dropNoMention},
 		{name: "MissingUser", event: `{"type":"app_mention","text":"<@UBOT> hi","ts":"10.1","channel":"C1"}`, reason: dropIncomplete},

@@ -159,7 +159,8 @@ type UserMessage struct {
 	// for a top-level message).
 	TS       string `json:"ts"`
 	ThreadTS string `json:"thread_ts"`
-	// Mentioned is true when the message @mentions the bot (an app_mention event).
+	// Mentioned is true when the message @mentions the bot: an app_mention event, or a
+	// file_share message that mentions it (Slack may send that one alone).
 	Mentioned bool `json:"mentioned,omitempty"`
 	// Direct is true in a direct message with the bot (channel_type "im").
 	Direct bool `json:"direct,omitempty"`
