@@ -186,7 +186,7 @@ func tunnel(ctx context.Context, proxyURL *url.URL, addr string) (net.Conn, erro
 
 // watch wraps c, a connection about to carry a WebSocket handshake.
 func (s *socketDialer) watch(c net.Conn) net.Conn {
-	return &watchedConn{Conn: c, drops: s.drops}
+	return &watchedConn{Conn: c, drops: s.drops, start: time.Now()}
 }
 
 // watchedConn is a Socket Mode connection that tells dropReasons why it ended. It
@@ -210,7 +210,10 @@ type watchedConn struct {
 	// upgraded is set once Slack answered the handshake with 101: causes are told
 	// from then on (a failed handshake is a connection error, not a drop).
 	upgraded atomic.Bool
-	// lastPing is when Slack's last ping came (or the upgrade), in Unix nanoseconds.
+	// start is when the connection was dialled; lastPing is when Slack's last ping
+	// came (or the upgrade), in nanoseconds since start. Both are read on the monotonic
+	// clock, so a step of the wall clock changes no ping's age.
+	start    time.Time
 	lastPing atomic.Int64
 
 	// The reader's state, used by Read only.
@@ -232,13 +235,23 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 
 func (c *watchedConn) Close() error {
 	if c.upgraded.Load() {
-		if since := time.Since(time.Unix(0, c.lastPing.Load())); since > socketPingInterval {
+		if since := c.sincePing(); since > socketPingInterval {
 			c.end("", fmt.Sprintf("ping timeout: no ping from Slack for %s", roundDuration(since)))
 		} else {
 			c.end("", "closed by slack-go")
 		}
 	}
 	return c.Conn.Close()
+}
+
+// sincePing returns how long ago Slack's last ping came (or the upgrade).
+func (c *watchedConn) sincePing() time.Duration {
+	return time.Since(c.start) - time.Duration(c.lastPing.Load())
+}
+
+// pinged notes that a ping (or the upgrade) came now.
+func (c *watchedConn) pinged() {
+	c.lastPing.Store(int64(time.Since(c.start)))
 }
 
 // end tells dropReasons the connection's end, Slack's requested reason or its cause,
@@ -327,7 +340,7 @@ func (s *frameScanner) answer(c *watchedConn, p []byte) []byte {
 		}
 		if s.blank == 4 {
 			if string(s.status[:s.nstatus]) == "HTTP/1.1 101" {
-				c.lastPing.Store(time.Now().UnixNano())
+				c.pinged()
 				c.upgraded.Store(true)
 			}
 			return p[i+1:]
@@ -377,7 +390,7 @@ func (s *frameScanner) header(c *watchedConn) {
 func (s *frameScanner) frame(c *watchedConn) {
 	switch {
 	case s.opcode == opPing:
-		c.lastPing.Store(time.Now().UnixNano())
+		c.pinged()
 	case !c.upgraded.Load() || !s.keep:
 	case s.opcode == opClose:
 		code := 1005 // no status code (RFC 6455 §7.4.1)

@@ -141,9 +141,9 @@ func TestWatchedConnCauses(t *testing.T) {
 					for len(w.Conn.(*scriptConn).stream) > 0 {
 						_, _ = c.Read(make([]byte, 4096))
 					}
-					if tc.pingAge > 0 {
-						w.lastPing.Store(time.Now().Add(-tc.pingAge).UnixNano())
-					}
+					// Moving start back ages the last ping by as much (Add keeps
+					// start's monotonic reading).
+					w.start = w.start.Add(-tc.pingAge)
 					_ = c.Close()
 				}
 				readAll(c)
@@ -156,6 +156,24 @@ func TestWatchedConnCauses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWatchedConnPingTimeOnTheMonotonicClock: a ping's time is kept as the time since
+// the connection's start, both read on the monotonic clock, so that a step of the wall
+// clock (NTP, a suspended VM) neither makes a ping timeout of a drop nor hides one.
+func TestWatchedConnPingTimeOnTheMonotonicClock(t *testing.T) {
+	s := append([]byte(upgraded), wsFrame(opPing, true, nil)...)
+	c := (&socketDialer{drops: &dropReasons{}}).watch(&scriptConn{stream: s, chunk: 4096, end: io.EOF}).(*watchedConn)
+	if c.start.Round(0) == c.start {
+		t.Fatal("start has no monotonic reading")
+	}
+	readAll(c)
+	if at, since := time.Duration(c.lastPing.Load()), time.Since(c.start); at < 0 || at > since {
+		t.Fatalf("last ping at %d ns; want a time since the start, at most %s", at, since)
+	}
+	if age := c.sincePing(); age < 0 || age > time.Since(c.start) {
+		t.Fatalf("ping age %s", age)
 	}
 }
 
