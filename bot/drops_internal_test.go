@@ -3,6 +3,7 @@ package bot
 import (
 	"bufio"
 	"context"
+	"crypto/sha1"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
@@ -77,6 +78,14 @@ func (c *scriptConn) Read(p []byte) (int, error) {
 
 func (c *scriptConn) Close() error { return nil }
 
+func (c *scriptConn) SetDeadline(time.Time) error { return nil }
+
+// accept does what gorilla's dialer does once it accepted the handshake.
+func accept(c net.Conn) net.Conn {
+	_ = c.SetDeadline(time.Time{})
+	return c
+}
+
 // readAll reads c until it fails, as gorilla's reader would.
 func readAll(c net.Conn) {
 	buf := make([]byte, 4096)
@@ -136,6 +145,9 @@ func TestWatchedConnCauses(t *testing.T) {
 			for _, chunk := range []int{1, 2, 3, 7, 13, 100, 4096, len(tc.stream)} {
 				drops := &dropReasons{}
 				c := (&socketDialer{drops: drops}).watch(&scriptConn{stream: tc.stream, chunk: chunk, end: tc.end})
+				if !tc.fallback {
+					accept(c)
+				}
 				if tc.closed {
 					w := c.(*watchedConn)
 					for len(w.Conn.(*scriptConn).stream) > 0 {
@@ -184,7 +196,7 @@ func TestWatchedConnEverySplit(t *testing.T) {
 	s = append(s, text(`{"type":"disconnect","reason":"warning"}`)...)
 	for i := 1; i < len(s); i++ {
 		drops := &dropReasons{}
-		c := (&socketDialer{drops: drops}).watch(&splitConn{parts: [][]byte{s[:i], s[i:]}})
+		c := accept((&socketDialer{drops: drops}).watch(&splitConn{parts: [][]byte{s[:i], s[i:]}}))
 		readAll(c)
 		if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "warning" {
 			t.Fatalf("split at %d: %s %q", i, kind, reason)
@@ -198,6 +210,8 @@ type splitConn struct {
 	parts [][]byte
 }
 
+func (c *splitConn) SetDeadline(time.Time) error { return nil }
+
 func (c *splitConn) Read(p []byte) (int, error) {
 	if len(c.parts) == 0 {
 		return 0, io.EOF
@@ -207,6 +221,114 @@ func (c *splitConn) Read(p []byte) (int, error) {
 		c.parts = c.parts[1:]
 	}
 	return n, nil
+}
+
+// TestWatchedConnEndBeforeAcceptance: an end found before the handshake was accepted
+// (in frames that came with the answer, or a read error) is told once it is, and
+// never when the handshake is refused (the connection is then closed).
+func TestWatchedConnEndBeforeAcceptance(t *testing.T) {
+	hello := text(`{"type":"hello"}`)
+	for _, tc := range []struct {
+		name     string
+		stream   []byte
+		end      error
+		reason   string
+		accepted bool
+	}{
+		{"Disconnect", append(append([]byte(upgraded), hello...), text(`{"type":"disconnect","reason":"warning"}`)...), io.EOF, "warning", true},
+		{"EOF", []byte(upgraded), io.EOF, "connection closed without a close frame (EOF)", true},
+		{"Refused", append(append([]byte(upgraded), hello...), closeFrame(1001)...), io.EOF, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			drops := &dropReasons{}
+			drops.setCause("the last drop's cause")
+			c := (&socketDialer{drops: drops}).watch(&scriptConn{stream: tc.stream, chunk: 4096, end: tc.end})
+			readAll(c)
+			if tc.accepted {
+				accept(c)
+			}
+			_ = c.Close()
+			_, reason := drops.take("")
+			if !tc.accepted {
+				tc.reason = "the last drop's cause"
+			}
+			if reason != tc.reason {
+				t.Fatalf("%q; want %q", reason, tc.reason)
+			}
+		})
+	}
+}
+
+// handshakeServer is a WebSocket server that answers the handshake with line ends nl
+// and the right Sec-WebSocket-Accept or a wrong one, sends frames in the same write,
+// and waits for the client to close the connection. It returns its ws:// URL.
+func handshakeServer(t *testing.T, nl string, rightKey bool, frames []byte) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		sum := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+		key := base64.StdEncoding.EncodeToString(sum[:])
+		if !rightKey {
+			key = "d3Jvbmc="
+		}
+		answer := "HTTP/1.1 101 Switching Protocols" + nl + "Upgrade: websocket" + nl + "Connection: Upgrade" + nl +
+			"Sec-WebSocket-Accept: " + key + nl + nl
+		_, _ = c.Write(append([]byte(answer), frames...))
+		_, _ = io.Copy(io.Discard, br)
+	}()
+	return "ws://" + ln.Addr().String() + "/link"
+}
+
+// TestSocketDialerRefusedHandshake: a handshake gorilla refuses after Slack's 101 (a
+// wrong Sec-WebSocket-Accept) is a connection error that tells no cause, so the cause
+// of the drop before it stays, even when frames came with the answer.
+func TestSocketDialerRefusedHandshake(t *testing.T) {
+	for _, frames := range [][]byte{nil, append(text(`{"type":"hello"}`), closeFrame(1011)...)} {
+		drops := &dropReasons{}
+		drops.setCause("closed by Slack (close code 1001)")
+		_, _, err := (&socketDialer{drops: drops}).websocketDialer().DialContext(context.Background(),
+			handshakeServer(t, "\r\n", false, frames), nil)
+		if !errors.Is(err, websocket.ErrBadHandshake) {
+			t.Fatalf("dial: %v; want a bad handshake", err)
+		}
+		if kind, reason := drops.take(""); reason != "closed by Slack (close code 1001)" {
+			t.Fatalf("%d bytes of frames: %s %q; want the last drop's cause", len(frames), kind, reason)
+		}
+	}
+}
+
+// TestSocketDialerDisconnectWithTheAnswer: Slack's disconnect message in the same read
+// as the answer to the handshake is told once gorilla accepted it.
+func TestSocketDialerDisconnectWithTheAnswer(t *testing.T) {
+	drops := &dropReasons{}
+	frames := append(text(`{"type":"hello"}`), text(`{"type":"disconnect","reason":"refresh_requested"}`)...)
+	ws, _, err := (&socketDialer{drops: drops}).websocketDialer().DialContext(context.Background(),
+		handshakeServer(t, "\r\n", true, frames), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for _, want := range []string{"hello", "disconnect"} {
+		if _, msg, err := ws.ReadMessage(); err != nil || !strings.Contains(string(msg), want) {
+			t.Fatalf("read %q, %v; want %s", msg, err, want)
+		}
+	}
+	if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "refresh_requested" {
+		t.Fatalf("%s %q", kind, reason)
+	}
 }
 
 // TestSocketDialer dials a WebSocket server (ws:// and wss://, straight and through
