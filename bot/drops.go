@@ -314,8 +314,10 @@ const (
 // frameScanner follows the WebSocket frames of a byte stream read in pieces of any
 // size: first the HTTP answer to the handshake (up to its blank line), then frames.
 type frameScanner struct {
-	// blank counts the bytes of "\r\n\r\n" matched so far (4 once the answer is over).
-	blank int
+	// line counts the bytes of the answer's current line (2 for any more), cr is set
+	// when they are "\r", answered once the answer is over.
+	line         int
+	cr, answered bool
 	// hdr holds the current frame's header, need its length once known (0 before its
 	// second byte).
 	hdr        [14]byte
@@ -333,7 +335,7 @@ type frameScanner struct {
 func (s *frameScanner) feed(c *watchedConn, p []byte) {
 	for len(p) > 0 {
 		switch {
-		case s.blank < 4:
+		case !s.answered:
 			p = s.answer(p)
 		case s.remaining > 0:
 			n := int(min(int64(len(p)), s.remaining))
@@ -354,19 +356,20 @@ func (s *frameScanner) feed(c *watchedConn, p []byte) {
 }
 
 // answer reads the HTTP answer to the handshake from p and returns what follows it.
-// Frames follow it only if it is 101, which gorilla checks (see SetDeadline).
+// The answer ends at its first empty line, a line end being "\n" or "\r\n" as for
+// http.ReadResponse. Frames follow it only if it is 101, which gorilla checks (see
+// SetDeadline).
 func (s *frameScanner) answer(p []byte) []byte {
 	for i, b := range p {
 		switch {
-		case b == "\r\n\r\n"[s.blank]:
-			s.blank++
-		case b == '\r':
-			s.blank = 1
-		default:
-			s.blank = 0
-		}
-		if s.blank == 4 {
+		case b == '\n' && (s.line == 0 || s.line == 1 && s.cr):
+			s.answered = true
 			return p[i+1:]
+		case b == '\n':
+			s.line, s.cr = 0, false
+		default:
+			s.cr = s.line == 0 && b == '\r'
+			s.line = min(s.line+1, 2)
 		}
 	}
 	return nil

@@ -311,23 +311,46 @@ func TestSocketDialerRefusedHandshake(t *testing.T) {
 }
 
 // TestSocketDialerDisconnectWithTheAnswer: Slack's disconnect message in the same read
-// as the answer to the handshake is told once gorilla accepted it.
+// as the answer to the handshake is told once gorilla accepted it, whether the answer's
+// lines end in "\r\n" or in "\n" (which http.ReadResponse accepts too).
 func TestSocketDialerDisconnectWithTheAnswer(t *testing.T) {
-	drops := &dropReasons{}
-	frames := append(text(`{"type":"hello"}`), text(`{"type":"disconnect","reason":"refresh_requested"}`)...)
-	ws, _, err := (&socketDialer{drops: drops}).websocketDialer().DialContext(context.Background(),
-		handshakeServer(t, "\r\n", true, frames), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-	for _, want := range []string{"hello", "disconnect"} {
-		if _, msg, err := ws.ReadMessage(); err != nil || !strings.Contains(string(msg), want) {
-			t.Fatalf("read %q, %v; want %s", msg, err, want)
+	for _, nl := range []string{"\r\n", "\n"} {
+		drops := &dropReasons{}
+		frames := append(text(`{"type":"hello"}`), text(`{"type":"disconnect","reason":"refresh_requested"}`)...)
+		ws, _, err := (&socketDialer{drops: drops}).websocketDialer().DialContext(context.Background(),
+			handshakeServer(t, nl, true, frames), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"hello", "disconnect"} {
+			if _, msg, err := ws.ReadMessage(); err != nil || !strings.Contains(string(msg), want) {
+				t.Fatalf("line end %q: read %q, %v; want %s", nl, msg, err, want)
+			}
+		}
+		_ = ws.Close()
+		if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "refresh_requested" {
+			t.Fatalf("line end %q: %s %q", nl, kind, reason)
 		}
 	}
-	if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "refresh_requested" {
-		t.Fatalf("%s %q", kind, reason)
+}
+
+// TestWatchedConnAnswerLineEnds: the answer to the handshake ends at its first empty
+// line, whichever of "\r\n" and "\n" end its lines, wherever the reads split it.
+func TestWatchedConnAnswerLineEnds(t *testing.T) {
+	for _, answer := range []string{
+		upgraded,
+		"HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\nConnection: Upgrade\n\n",
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\n",
+		"HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\n\r\n",
+	} {
+		s := append([]byte(answer), text(`{"type":"disconnect","reason":"warning"}`)...)
+		for i := 1; i < len(s); i++ {
+			drops := &dropReasons{}
+			readAll(accept((&socketDialer{drops: drops}).watch(&splitConn{parts: [][]byte{s[:i], s[i:]}})))
+			if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "warning" {
+				t.Fatalf("answer %q split at %d: %s %q", answer, i, kind, reason)
+			}
+		}
 	}
 }
 
