@@ -103,6 +103,9 @@ func (s *socketDialer) websocketDialer() *websocket.Dialer {
 			if s.tlsConfig != nil {
 				cfg = s.tlsConfig.Clone()
 			}
+			// The handshake is HTTP/1.1: a configuration shared with an HTTP/2
+			// client must not let the server pick h2.
+			cfg.NextProtos = []string{"http/1.1"}
 			if cfg.ServerName == "" {
 				cfg.ServerName, _, _ = net.SplitHostPort(addr)
 			}

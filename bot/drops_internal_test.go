@@ -455,6 +455,41 @@ func connectProxy(t *testing.T, tunnels chan<- string) http.Handler {
 	})
 }
 
+// TestSocketDialerWithoutHTTP2: a TLS configuration that offers h2 (one shared with an
+// HTTP/2 client) still dials a server that speaks HTTP/2: the handshake is HTTP/1.1.
+func TestSocketDialerWithoutHTTP2(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.Close()
+		_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"disconnect","reason":"warning"}`))
+		_, _, _ = ws.ReadMessage()
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	drops := &dropReasons{}
+	d := &socketDialer{drops: drops, tlsConfig: &tls.Config{RootCAs: roots, NextProtos: []string{"h2", "http/1.1"}}}
+	ws, _, err := d.websocketDialer().DialContext(context.Background(), "wss"+strings.TrimPrefix(srv.URL, "https"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, msg, err := ws.ReadMessage(); err != nil {
+		t.Fatalf("read %q, %v", msg, err)
+	}
+	if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "warning" {
+		t.Fatalf("%s %q", kind, reason)
+	}
+	if d.tlsConfig.NextProtos[0] != "h2" {
+		t.Fatal("the dialer changed its caller's TLS configuration")
+	}
+}
+
 // TestTunnelRefused: a proxy's refusal is an error that names the proxy and its answer.
 func TestTunnelRefused(t *testing.T) {
 	proxySrv := httptest.NewServer(connectProxy(t, nil))
