@@ -149,7 +149,8 @@ func (s *socketDialer) dial(ctx context.Context, scheme, addr string) (net.Conn,
 }
 
 // tunnel opens a tunnel to addr through the HTTP proxy at proxyURL (CONNECT, with
-// its user and password as Basic credentials), as gorilla's dialer does.
+// its user and password as Basic credentials), as gorilla's dialer does. It gives up
+// when ctx ends (ctx.Err()).
 func tunnel(ctx context.Context, proxyURL *url.URL, addr string) (net.Conn, error) {
 	hostPort := proxyURL.Host
 	if proxyURL.Port() == "" {
@@ -163,6 +164,7 @@ func tunnel(ctx context.Context, proxyURL *url.URL, addr string) (net.Conn, erro
 	if deadline, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(deadline)
 	}
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
 	req := &http.Request{Method: http.MethodConnect, URL: &url.URL{Opaque: addr}, Host: addr, Header: http.Header{}}
 	if u := proxyURL.User; u != nil {
 		if password, ok := u.Password(); ok {
@@ -175,6 +177,9 @@ func tunnel(ctx context.Context, proxyURL *url.URL, addr string) (net.Conn, erro
 		// The proxy says nothing more until the client speaks: nothing is left
 		// in the reader.
 		resp, err = http.ReadResponse(bufio.NewReader(c), req)
+	}
+	if !stop() {
+		err = ctx.Err()
 	}
 	if err == nil && resp.StatusCode != http.StatusOK {
 		err = fmt.Errorf("proxy %s refused the tunnel: %s", proxyURL.Host, resp.Status)

@@ -502,6 +502,45 @@ func TestTunnelRefused(t *testing.T) {
 	}
 }
 
+// TestTunnelCancelled: cancelling the dial's context (one without a deadline) ends a
+// tunnel whose proxy does not answer.
+func TestTunnelCancelled(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	asked := make(chan struct{})
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err == nil {
+			close(asked)
+		}
+		_, _ = io.Copy(io.Discard, br) // until the client closes the connection
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := tunnel(ctx, &url.URL{Scheme: "http", Host: ln.Addr().String()}, "slack.example:443")
+		done <- err
+	}()
+	<-asked
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%v; want context.Canceled", err)
+		}
+	case <-time.After(time.Minute): // a guard against a hang, not a measure
+		t.Fatal("the tunnel still waits for its proxy a minute after its context was cancelled")
+	}
+}
+
 // BenchmarkWatchedConn measures watchedConn's work per frame: the frames of 1,000
 // envelopes of 2.5 KB (about what the emulator sends for a message), read in pieces of
 // 4 KiB as gorilla's reader reads them, on a connection that only copies bytes. The
