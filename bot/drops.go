@@ -221,8 +221,8 @@ type watchedConn struct {
 	ended, accepted bool
 	pending         [2]string
 	// start is when the connection was dialled; lastPing is when Slack's last ping
-	// came (or the handshake was accepted), in nanoseconds since start. Both are read on the monotonic
-	// clock, so a step of the wall clock changes no ping's age.
+	// came (or the handshake was accepted), in nanoseconds since start. Both are read
+	// on the monotonic clock, so a step of the wall clock changes no ping's age.
 	start    time.Time
 	lastPing atomic.Int64
 
@@ -320,7 +320,7 @@ const (
 )
 
 // frameScanner follows the WebSocket frames of a byte stream read in pieces of any
-// size: first the HTTP answer to the handshake (up to its blank line), then frames.
+// size: first the HTTP answer to the handshake (up to its empty line), then frames.
 type frameScanner struct {
 	// line counts the bytes of the answer's current line (2 for any more), cr is set
 	// when they are "\r", answered once the answer is over.
