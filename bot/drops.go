@@ -103,6 +103,9 @@ func (s *socketDialer) websocketDialer() *websocket.Dialer {
 			if s.tlsConfig != nil {
 				cfg = s.tlsConfig.Clone()
 			}
+			// The handshake is HTTP/1.1: a configuration shared with an HTTP/2
+			// client must not let the server pick h2.
+			cfg.NextProtos = []string{"http/1.1"}
 			if cfg.ServerName == "" {
 				cfg.ServerName, _, _ = net.SplitHostPort(addr)
 			}
@@ -146,7 +149,8 @@ func (s *socketDialer) dial(ctx context.Context, scheme, addr string) (net.Conn,
 }
 
 // tunnel opens a tunnel to addr through the HTTP proxy at proxyURL (CONNECT, with
-// its user and password as Basic credentials), as gorilla's dialer does.
+// its user and password as Basic credentials), as gorilla's dialer does. It gives up
+// when ctx ends (ctx.Err()).
 func tunnel(ctx context.Context, proxyURL *url.URL, addr string) (net.Conn, error) {
 	hostPort := proxyURL.Host
 	if proxyURL.Port() == "" {
@@ -160,6 +164,7 @@ func tunnel(ctx context.Context, proxyURL *url.URL, addr string) (net.Conn, erro
 	if deadline, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(deadline)
 	}
+	stop := context.AfterFunc(ctx, func() { _ = c.SetDeadline(time.Now()) })
 	req := &http.Request{Method: http.MethodConnect, URL: &url.URL{Opaque: addr}, Host: addr, Header: http.Header{}}
 	if u := proxyURL.User; u != nil {
 		if password, ok := u.Password(); ok {
@@ -172,6 +177,9 @@ func tunnel(ctx context.Context, proxyURL *url.URL, addr string) (net.Conn, erro
 		// The proxy says nothing more until the client speaks: nothing is left
 		// in the reader.
 		resp, err = http.ReadResponse(bufio.NewReader(c), req)
+	}
+	if !stop() {
+		err = ctx.Err()
 	}
 	if err == nil && resp.StatusCode != http.StatusOK {
 		err = fmt.Errorf("proxy %s refused the tunnel: %s", proxyURL.Host, resp.Status)
@@ -186,7 +194,7 @@ func tunnel(ctx context.Context, proxyURL *url.URL, addr string) (net.Conn, erro
 
 // watch wraps c, a connection about to carry a WebSocket handshake.
 func (s *socketDialer) watch(c net.Conn) net.Conn {
-	return &watchedConn{Conn: c, drops: s.drops}
+	return &watchedConn{Conn: c, drops: s.drops, start: time.Now()}
 }
 
 // watchedConn is a Socket Mode connection that tells dropReasons why it ended. It
@@ -198,19 +206,24 @@ func (s *socketDialer) watch(c net.Conn) net.Conn {
 // time. The first thing that ends a connection is its cause: Slack's disconnect
 // message (its reason, a word), Slack's close frame (its code, never its text), a read
 // error (the error, which names addresses at most), or slack-go closing it (after no
-// ping for socketPingInterval: a ping timeout). It relies on the frames coming
-// uncompressed (the dialer asks for no compression) and in clear (it wraps the TLS
-// connection, not the TCP one).
+// ping for socketPingInterval: a ping timeout). It tells it only once the handshake
+// was accepted (see SetDeadline): a refused handshake is a connection error, not a
+// drop. It relies on the frames coming uncompressed (the dialer asks for no
+// compression) and in clear (it wraps the TLS connection, not the TCP one).
 type watchedConn struct {
 	net.Conn
 	drops *dropReasons
 
-	// ended is set once the cause of the connection's end was told.
-	ended atomic.Bool
-	// upgraded is set once Slack answered the handshake with 101: causes are told
-	// from then on (a failed handshake is a connection error, not a drop).
-	upgraded atomic.Bool
-	// lastPing is when Slack's last ping came (or the upgrade), in Unix nanoseconds.
+	// mu guards the end: ended is set once the connection's first end was found,
+	// accepted once the handshake was; an end found before the handshake was accepted
+	// waits in pending (Slack's requested reason, or the cause) until it is.
+	mu              sync.Mutex
+	ended, accepted bool
+	pending         [2]string
+	// start is when the connection was dialled; lastPing is when Slack's last ping
+	// came (or the handshake was accepted), in nanoseconds since start. Both are read
+	// on the monotonic clock, so a step of the wall clock changes no ping's age.
+	start    time.Time
 	lastPing atomic.Int64
 
 	// The reader's state, used by Read only.
@@ -220,7 +233,7 @@ type watchedConn struct {
 func (c *watchedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.scan.feed(c, p[:n])
-	if err != nil && c.upgraded.Load() {
+	if err != nil {
 		if errors.Is(err, io.EOF) {
 			c.end("", "connection closed without a close frame (EOF)")
 		} else {
@@ -231,22 +244,63 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 }
 
 func (c *watchedConn) Close() error {
-	if c.upgraded.Load() {
-		if since := time.Since(time.Unix(0, c.lastPing.Load())); since > socketPingInterval {
-			c.end("", fmt.Sprintf("ping timeout: no ping from Slack for %s", roundDuration(since)))
-		} else {
-			c.end("", "closed by slack-go")
-		}
+	if since := c.sincePing(); since > socketPingInterval {
+		c.end("", fmt.Sprintf("ping timeout: no ping from Slack for %s", roundDuration(since)))
+	} else {
+		c.end("", "closed by slack-go")
 	}
 	return c.Conn.Close()
 }
 
+// SetDeadline sets c's deadline, and takes the zero time as the sign that the
+// handshake was accepted: gorilla's dialer sets the handshake's deadline (the dialer
+// has a HandshakeTimeout) and clears it once it accepted Slack's answer (status 101
+// and the right Sec-WebSocket-Accept), and only then. Frames that came with the
+// answer are followed before that, so an end found in them is told now.
+func (c *watchedConn) SetDeadline(t time.Time) error {
+	if t.IsZero() {
+		c.mu.Lock()
+		if !c.accepted {
+			c.accepted = true
+			c.pinged()
+			if c.ended {
+				c.tell(c.pending[0], c.pending[1])
+			}
+		}
+		c.mu.Unlock()
+	}
+	return c.Conn.SetDeadline(t)
+}
+
+// sincePing returns how long ago Slack's last ping came (or the handshake was accepted).
+func (c *watchedConn) sincePing() time.Duration {
+	return time.Since(c.start) - time.Duration(c.lastPing.Load())
+}
+
+// pinged notes that a ping came now (or the handshake was accepted).
+func (c *watchedConn) pinged() {
+	c.lastPing.Store(int64(time.Since(c.start)))
+}
+
 // end tells dropReasons the connection's end, Slack's requested reason or its cause,
-// unless an earlier end was told.
+// unless an earlier end was found; before the handshake was accepted, it keeps the end
+// in pending.
 func (c *watchedConn) end(requested, cause string) {
-	if !c.ended.CompareAndSwap(false, true) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
 		return
 	}
+	c.ended = true
+	if !c.accepted {
+		c.pending = [2]string{requested, cause}
+		return
+	}
+	c.tell(requested, cause)
+}
+
+// tell tells dropReasons the connection's end.
+func (c *watchedConn) tell(requested, cause string) {
 	if requested != "" {
 		c.drops.setRequested(requested)
 	} else {
@@ -266,13 +320,12 @@ const (
 )
 
 // frameScanner follows the WebSocket frames of a byte stream read in pieces of any
-// size: first the HTTP answer to the handshake (up to its blank line), then frames.
+// size: first the HTTP answer to the handshake (up to its empty line), then frames.
 type frameScanner struct {
-	// status holds the start of the HTTP answer's status line; blank counts the bytes
-	// of "\r\n\r\n" matched so far (4 once the answer is over).
-	status  [12]byte
-	nstatus int
-	blank   int
+	// line counts the bytes of the answer's current line (2 for any more), cr is set
+	// when they are "\r", answered once the answer is over.
+	line         int
+	cr, answered bool
 	// hdr holds the current frame's header, need its length once known (0 before its
 	// second byte).
 	hdr        [14]byte
@@ -290,8 +343,8 @@ type frameScanner struct {
 func (s *frameScanner) feed(c *watchedConn, p []byte) {
 	for len(p) > 0 {
 		switch {
-		case s.blank < 4:
-			p = s.answer(c, p)
+		case !s.answered:
+			p = s.answer(p)
 		case s.remaining > 0:
 			n := int(min(int64(len(p)), s.remaining))
 			if s.keep {
@@ -311,26 +364,20 @@ func (s *frameScanner) feed(c *watchedConn, p []byte) {
 }
 
 // answer reads the HTTP answer to the handshake from p and returns what follows it.
-func (s *frameScanner) answer(c *watchedConn, p []byte) []byte {
+// The answer ends at its first empty line, a line end being "\n" or "\r\n" as for
+// http.ReadResponse. Frames follow it only if it is 101, which gorilla checks (see
+// SetDeadline).
+func (s *frameScanner) answer(p []byte) []byte {
 	for i, b := range p {
-		if s.nstatus < len(s.status) {
-			s.status[s.nstatus] = b
-			s.nstatus++
-		}
 		switch {
-		case b == "\r\n\r\n"[s.blank]:
-			s.blank++
-		case b == '\r':
-			s.blank = 1
-		default:
-			s.blank = 0
-		}
-		if s.blank == 4 {
-			if string(s.status[:s.nstatus]) == "HTTP/1.1 101" {
-				c.lastPing.Store(time.Now().UnixNano())
-				c.upgraded.Store(true)
-			}
+		case b == '\n' && (s.line == 0 || s.line == 1 && s.cr):
+			s.answered = true
 			return p[i+1:]
+		case b == '\n':
+			s.line, s.cr = 0, false
+		default:
+			s.cr = s.line == 0 && b == '\r'
+			s.line = min(s.line+1, 2)
 		}
 	}
 	return nil
@@ -377,8 +424,8 @@ func (s *frameScanner) header(c *watchedConn) {
 func (s *frameScanner) frame(c *watchedConn) {
 	switch {
 	case s.opcode == opPing:
-		c.lastPing.Store(time.Now().UnixNano())
-	case !c.upgraded.Load() || !s.keep:
+		c.pinged()
+	case !s.keep:
 	case s.opcode == opClose:
 		code := 1005 // no status code (RFC 6455 §7.4.1)
 		if s.nbody >= 2 {

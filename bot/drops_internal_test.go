@@ -2,11 +2,14 @@ package bot
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha1"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +17,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -77,6 +81,14 @@ func (c *scriptConn) Read(p []byte) (int, error) {
 
 func (c *scriptConn) Close() error { return nil }
 
+func (c *scriptConn) SetDeadline(time.Time) error { return nil }
+
+// accept does what gorilla's dialer does once it accepted the handshake.
+func accept(c net.Conn) net.Conn {
+	_ = c.SetDeadline(time.Time{})
+	return c
+}
+
 // readAll reads c until it fails, as gorilla's reader would.
 func readAll(c net.Conn) {
 	buf := make([]byte, 4096)
@@ -136,14 +148,17 @@ func TestWatchedConnCauses(t *testing.T) {
 			for _, chunk := range []int{1, 2, 3, 7, 13, 100, 4096, len(tc.stream)} {
 				drops := &dropReasons{}
 				c := (&socketDialer{drops: drops}).watch(&scriptConn{stream: tc.stream, chunk: chunk, end: tc.end})
+				if !tc.fallback {
+					accept(c)
+				}
 				if tc.closed {
 					w := c.(*watchedConn)
 					for len(w.Conn.(*scriptConn).stream) > 0 {
 						_, _ = c.Read(make([]byte, 4096))
 					}
-					if tc.pingAge > 0 {
-						w.lastPing.Store(time.Now().Add(-tc.pingAge).UnixNano())
-					}
+					// Moving start back ages the last ping by as much (Add keeps
+					// start's monotonic reading).
+					w.start = w.start.Add(-tc.pingAge)
 					_ = c.Close()
 				}
 				readAll(c)
@@ -159,17 +174,34 @@ func TestWatchedConnCauses(t *testing.T) {
 	}
 }
 
+// TestWatchedConnPingTimeOnTheMonotonicClock: a ping's time is kept as the time since
+// the connection's start, both read on the monotonic clock, so that a step of the wall
+// clock (NTP, a suspended VM) neither makes a ping timeout of a drop nor hides one.
+func TestWatchedConnPingTimeOnTheMonotonicClock(t *testing.T) {
+	s := append([]byte(upgraded), wsFrame(opPing, true, nil)...)
+	c := (&socketDialer{drops: &dropReasons{}}).watch(&scriptConn{stream: s, chunk: 4096, end: io.EOF}).(*watchedConn)
+	if c.start.Round(0) == c.start {
+		t.Fatal("start has no monotonic reading")
+	}
+	readAll(c)
+	if at, since := time.Duration(c.lastPing.Load()), time.Since(c.start); at < 0 || at > since {
+		t.Fatalf("last ping at %d ns; want a time since the start, at most %s", at, since)
+	}
+}
+
 // TestWatchedConnEverySplit: the disconnect message is found wherever the reads split
-// the stream.
+// the stream, whichever of "\r\n" and "\n" end the lines of the handshake's answer
+// (http.ReadResponse takes both): it ends at its first empty line.
 func TestWatchedConnEverySplit(t *testing.T) {
-	s := append([]byte(upgraded), envelope(300)...)
-	s = append(s, text(`{"type":"disconnect","reason":"warning"}`)...)
-	for i := 1; i < len(s); i++ {
-		drops := &dropReasons{}
-		c := (&socketDialer{drops: drops}).watch(&splitConn{parts: [][]byte{s[:i], s[i:]}})
-		readAll(c)
-		if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "warning" {
-			t.Fatalf("split at %d: %s %q", i, kind, reason)
+	for _, answer := range []string{upgraded, "HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\n\n",
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\n", "HTTP/1.1 101 OK\nUpgrade: websocket\n\r\n"} {
+		s := append(append([]byte(answer), envelope(300)...), text(`{"type":"disconnect","reason":"warning"}`)...)
+		for i := 1; i < len(s); i++ {
+			drops := &dropReasons{}
+			readAll(accept((&socketDialer{drops: drops}).watch(&splitConn{parts: [][]byte{s[:i], s[i:]}})))
+			if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "warning" {
+				t.Fatalf("answer %q split at %d: %s %q", answer, i, kind, reason)
+			}
 		}
 	}
 }
@@ -179,6 +211,8 @@ type splitConn struct {
 	net.Conn
 	parts [][]byte
 }
+
+func (c *splitConn) SetDeadline(time.Time) error { return nil }
 
 func (c *splitConn) Read(p []byte) (int, error) {
 	if len(c.parts) == 0 {
@@ -191,21 +225,175 @@ func (c *splitConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// TestWatchedConnEndBeforeAcceptance: an end found before the handshake was accepted
+// (in frames that came with the answer, or a read error) is told once it is, and
+// never when the handshake is refused (the connection is then closed).
+func TestWatchedConnEndBeforeAcceptance(t *testing.T) {
+	hello := append([]byte(upgraded), text(`{"type":"hello"}`)...)
+	for _, tc := range []struct {
+		stream   []byte
+		accepted bool
+		reason   string
+	}{
+		{slices.Concat(hello, text(`{"type":"disconnect","reason":"warning"}`)), true, "warning"},
+		{hello, true, "connection closed without a close frame (EOF)"},
+		{slices.Concat(hello, closeFrame(1001)), false, "the last drop's cause"},
+	} {
+		drops := &dropReasons{}
+		drops.setCause("the last drop's cause")
+		c := (&socketDialer{drops: drops}).watch(&scriptConn{stream: tc.stream, chunk: 4096, end: io.EOF})
+		readAll(c)
+		if tc.accepted {
+			accept(c)
+		}
+		_ = c.Close()
+		if _, reason := drops.take(""); reason != tc.reason {
+			t.Fatalf("%q; want %q", reason, tc.reason)
+		}
+	}
+}
+
+// handshakeServer is a WebSocket server that answers the handshake with line ends nl
+// and the right Sec-WebSocket-Accept or a wrong one, sends frames in the same write,
+// and waits for the client to close the connection. It returns its ws:// URL.
+func handshakeServer(t *testing.T, nl string, rightKey bool, frames []byte) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			return
+		}
+		sum := sha1.Sum([]byte(req.Header.Get("Sec-WebSocket-Key") + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+		key := base64.StdEncoding.EncodeToString(sum[:])
+		if !rightKey {
+			key = "d3Jvbmc="
+		}
+		answer := "HTTP/1.1 101 Switching Protocols" + nl + "Upgrade: websocket" + nl + "Connection: Upgrade" + nl +
+			"Sec-WebSocket-Accept: " + key + nl + nl
+		_, _ = c.Write(append([]byte(answer), frames...))
+		_, _ = io.Copy(io.Discard, br)
+	}()
+	return "ws://" + ln.Addr().String() + "/link"
+}
+
+// TestSocketDialerRefusedHandshake: a handshake gorilla refuses after Slack's 101 (a
+// wrong Sec-WebSocket-Accept) is a connection error that tells no cause, so the cause
+// of the drop before it stays, even when frames came with the answer.
+func TestSocketDialerRefusedHandshake(t *testing.T) {
+	for _, frames := range [][]byte{nil, append(text(`{"type":"hello"}`), closeFrame(1011)...)} {
+		drops := &dropReasons{}
+		drops.setCause("closed by Slack (close code 1001)")
+		_, _, err := (&socketDialer{drops: drops}).websocketDialer().DialContext(context.Background(),
+			handshakeServer(t, "\r\n", false, frames), nil)
+		if !errors.Is(err, websocket.ErrBadHandshake) {
+			t.Fatalf("dial: %v; want a bad handshake", err)
+		}
+		if kind, reason := drops.take(""); reason != "closed by Slack (close code 1001)" {
+			t.Fatalf("%d bytes of frames: %s %q; want the last drop's cause", len(frames), kind, reason)
+		}
+	}
+}
+
+// TestSocketDialerDisconnectWithTheAnswer: Slack's disconnect message in the same read
+// as the answer to the handshake is told once gorilla accepted it, whether the answer's
+// lines end in "\r\n" or in "\n" (which http.ReadResponse accepts too).
+func TestSocketDialerDisconnectWithTheAnswer(t *testing.T) {
+	for _, nl := range []string{"\r\n", "\n"} {
+		drops := &dropReasons{}
+		frames := append(text(`{"type":"hello"}`), text(`{"type":"disconnect","reason":"refresh_requested"}`)...)
+		ws, _, err := (&socketDialer{drops: drops}).websocketDialer().DialContext(context.Background(),
+			handshakeServer(t, nl, true, frames), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"hello", "disconnect"} {
+			if _, msg, err := ws.ReadMessage(); err != nil || !strings.Contains(string(msg), want) {
+				t.Fatalf("line end %q: read %q, %v; want %s", nl, msg, err, want)
+			}
+		}
+		_ = ws.Close()
+		if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "refresh_requested" {
+			t.Fatalf("line end %q: %s %q", nl, kind, reason)
+		}
+	}
+}
+
+// FuzzWatchedConn: what watchedConn tells of a stream read in pieces is what a parser
+// of the whole stream finds (referenceEnd).
+func FuzzWatchedConn(f *testing.F) {
+	f.Add([]byte(upgraded+"\x81\x05hello"), uint8(1))
+	f.Add(append([]byte("HTTP/1.1 101 OK\n\n"), text(`{"type":"disconnect","reason":"warning"}`)...), uint8(7))
+	f.Add(append(append([]byte(upgraded), envelope(600)...), closeFrame(1001)...), uint8(60))
+	f.Fuzz(func(t *testing.T, s []byte, chunk uint8) {
+		drops := &dropReasons{}
+		readAll(accept((&socketDialer{drops: drops}).watch(&scriptConn{stream: s, chunk: int(chunk%64) + 1, end: io.EOF})))
+		if kind, reason := drops.take(""); kind+" "+reason != referenceEnd(s) {
+			t.Fatalf("%s %q; want %s", kind, reason, referenceEnd(s))
+		}
+	})
+}
+
+// referenceEnd returns the end ("kind reason") of stream s, read to io.EOF, parsed whole.
+func referenceEnd(s []byte) string {
+	eof := "connection_lost connection closed without a close frame (EOF)"
+	for {
+		i := bytes.IndexByte(s, '\n')
+		if i < 0 {
+			return eof
+		}
+		line := s[:i]
+		if s = s[i+1:]; len(line) == 0 || string(line) == "\r" {
+			break
+		}
+	}
+	for len(s) >= 2 {
+		masked, n, head := s[1]&0x80 != 0, int64(s[1]&0x7f), 2+int(s[1]>>7)*4
+		if n >= 126 {
+			head += 2 + int(n-126)*6
+		}
+		if len(s) < head {
+			break
+		} else if n == 126 {
+			n = int64(binary.BigEndian.Uint16(s[2:]))
+		} else if n == 127 {
+			n = int64(binary.BigEndian.Uint64(s[2:]) & (1<<63 - 1))
+		}
+		if int64(len(s)-head) < n {
+			break
+		}
+		op, payload := s[0], s[head:head+int(n)]
+		s = s[head+int(n):]
+		var m struct{ Type, Reason string }
+		switch {
+		case masked || n > maxWatchedText:
+		case op&0x0f == opClose && n < 2:
+			return "connection_lost closed by Slack (close code 1005)"
+		case op&0x0f == opClose:
+			return fmt.Sprintf("connection_lost closed by Slack (close code %d)", binary.BigEndian.Uint16(payload))
+		case op == 0x80|opText && bytes.Contains(payload, []byte(`"disconnect"`)) &&
+			json.Unmarshal(payload, &m) == nil && m.Type == "disconnect":
+			return "slack_disconnect " + reasonWord(m.Reason)
+		}
+	}
+	return eof
+}
+
 // TestSocketDialer dials a WebSocket server (ws:// and wss://, straight and through
 // an HTTP proxy's tunnel) with the dialer slack-go is given: the connection works, the
 // proxy is asked with its credentials, and Slack's disconnect message is seen in the
 // frames read from the TLS connection.
 func TestSocketDialer(t *testing.T) {
-	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer ws.Close()
-		_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"hello"}`))
-		_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"disconnect","reason":"refresh_requested"}`))
-		_, _, _ = ws.ReadMessage()
-	})
+	handler := http.HandlerFunc(slackSocket)
 	plain := httptest.NewServer(handler)
 	defer plain.Close()
 	secure := httptest.NewTLSServer(handler)
@@ -263,6 +451,18 @@ func TestSocketDialer(t *testing.T) {
 	}
 }
 
+// slackSocket is a WebSocket server that says hello, then asks for a new connection.
+func slackSocket(w http.ResponseWriter, r *http.Request) {
+	ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	defer ws.Close()
+	_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"hello"}`))
+	_ = ws.WriteMessage(websocket.TextMessage, []byte(`{"type":"disconnect","reason":"refresh_requested"}`))
+	_, _, _ = ws.ReadMessage()
+}
+
 // connectProxy is an HTTP proxy that opens tunnels (CONNECT) for the user bot, and
 // sends each tunnel's target to tunnels.
 func connectProxy(t *testing.T, tunnels chan<- string) http.Handler {
@@ -292,6 +492,35 @@ func connectProxy(t *testing.T, tunnels chan<- string) http.Handler {
 	})
 }
 
+// TestSocketDialerWithoutHTTP2: a TLS configuration that offers h2 (one shared with an
+// HTTP/2 client) still dials a server that speaks HTTP/2: the handshake is HTTP/1.1.
+func TestSocketDialerWithoutHTTP2(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(slackSocket))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	drops := &dropReasons{}
+	d := &socketDialer{drops: drops, tlsConfig: &tls.Config{RootCAs: roots, NextProtos: []string{"h2", "http/1.1"}}}
+	ws, _, err := d.websocketDialer().DialContext(context.Background(), "wss"+strings.TrimPrefix(srv.URL, "https"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for range 2 {
+		if _, msg, err := ws.ReadMessage(); err != nil {
+			t.Fatalf("read %q, %v", msg, err)
+		}
+	}
+	if kind, reason := drops.take(""); kind != "slack_disconnect" || reason != "refresh_requested" {
+		t.Fatalf("%s %q", kind, reason)
+	}
+	if d.tlsConfig.NextProtos[0] != "h2" {
+		t.Fatal("the dialer changed its caller's TLS configuration")
+	}
+}
+
 // TestTunnelRefused: a proxy's refusal is an error that names the proxy and its answer.
 func TestTunnelRefused(t *testing.T) {
 	proxySrv := httptest.NewServer(connectProxy(t, nil))
@@ -301,6 +530,40 @@ func TestTunnelRefused(t *testing.T) {
 	_, _, err := d.websocketDialer().DialContext(context.Background(), "ws://slack.example:80/link", nil)
 	if err == nil || !strings.Contains(err.Error(), "407") {
 		t.Fatalf("%v; want the proxy's 407", err)
+	}
+}
+
+// TestTunnelCancelled: cancelling the dial's context (one without a deadline) ends a
+// tunnel whose proxy does not answer.
+func TestTunnelCancelled(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	asked := make(chan struct{})
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		if _, err := http.ReadRequest(br); err == nil {
+			close(asked)
+		}
+		_, _ = io.Copy(io.Discard, br) // until the client closes the connection
+	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := tunnel(ctx, &url.URL{Scheme: "http", Host: ln.Addr().String()}, "slack.example:443")
+		done <- err
+	}()
+	<-asked
+	cancel() // without it, the tunnel would wait for the proxy until the test's timeout
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("%v; want context.Canceled", err)
 	}
 }
 
