@@ -78,8 +78,9 @@ type Store interface {
 	// Seq: it increments the input's Attempts and returns it, or nil when the thread
 	// has no pending input. Errors: ErrLeaseLost.
 	Begin(ctx context.Context, l Lease) (*Input, error)
-	// Next is Begin, and Release when Begin finds no pending input, in one
-	// transaction: the worker's call between two turns (docs/architecture.md, "Durable
+	// Next is Begin, and Release when Begin finds no pending input, as one store call
+	// (one statement on Postgres; on SQLite, whose writes run one at a time, its
+	// statements in a row): the worker's call between two turns (docs/architecture.md, "Durable
 	// turns"). It returns the input begun; or nil and released true when the thread had
 	// no pending input and l is freed; or nil and released false when an input became
 	// pending meanwhile, keeping the lease (the holder calls Next again). Ordering,

@@ -13,18 +13,18 @@ import (
 // grow late, and Slack delivers them again. Go has no goroutine priorities, so the
 // turns step aside instead: a worker waits before it takes its thread's lease and
 // before each later input it begins, while a Submit is in flight, or one returned
-// less than intakeQuiet ago, or burstSubmits began within burstWindow (a burst whose
+// less than intakeQuiet ago (0 in production), or burstSubmits began within burstWindow (a burst whose
 // envelopes the reader is still parsing: a gap between two Submits is not the
 // burst's end). It waits at most maxDeferral, so that steady traffic never holds a
 // turn back for longer; a thread's inputs still run one at a time, in order.
 
 const (
 	// intakeQuiet is how long the intake must have been idle (no Submit in flight)
-	// before turns start: longer than the gap between two envelopes of a burst read
-	// back to back (the ack written, the next frame read: under a millisecond), and
-	// shorter than the gap between the envelopes of steady traffic up to 90 a second,
-	// so that such traffic never holds a turn back for long.
-	intakeQuiet = 10 * time.Millisecond
+	// before turns start. It is 0: outside a burst a turn starts the moment no Submit
+	// is in flight, so that steady traffic, however close its envelopes come, never
+	// holds a turn back for longer than the Submit it waits for. A burst is held back
+	// by its rate instead (burstSubmits), across the gaps between its envelopes.
+	intakeQuiet = 0
 	// burstSubmits Submits begun within burstWindow (320 a second) are a burst: the
 	// turns wait until it has thinned out, even across a gap longer than intakeQuiet
 	// (the reader descheduled mid-burst). Steady traffic stays well below it.
@@ -93,17 +93,23 @@ func (a *admission) enter() {
 	}
 }
 
-// leave notes that a Submit returned: the last one in flight arms the timer that
-// opens the gate quiet later, unless another Submit begins meanwhile.
+// leave notes that a Submit returned: the last one in flight opens the gate at once
+// when quiet is 0 and no burst is under way, or arms the timer that looks again
+// (check), unless another Submit begins meanwhile.
 func (a *admission) leave() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.inFlight--
 	a.lastDone = a.clock.Now()
-	if a.inFlight == 0 && !a.armed {
-		a.armed = true
-		a.clock.AfterFunc(a.quiet, a.check)
+	if a.inFlight > 0 || a.armed {
+		return
 	}
+	if a.quiet <= 0 {
+		a.checkLocked()
+		return
+	}
+	a.armed = true
+	a.clock.AfterFunc(a.quiet, a.check)
 }
 
 // check opens the gate when the intake has been idle for quiet and the burst, if
@@ -112,8 +118,13 @@ func (a *admission) check() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.armed = false
+	a.checkLocked()
+}
+
+// checkLocked is check, with a.mu held and no timer armed.
+func (a *admission) checkLocked() {
 	if a.inFlight > 0 || a.isOpen {
-		return // the next leave arms the timer again
+		return // the next leave looks again
 	}
 	until := a.lastDone.Add(a.quiet)
 	if b := a.recent[a.next]; !b.IsZero() && b.Add(a.window).After(until) {

@@ -328,18 +328,18 @@ func TestTurnDeferralIsBounded(t *testing.T) {
 }
 
 // TestAdmissionSteadyTrafficIsNotABurst: with the production settings, steady
-// traffic of 50 envelopes a second (each Submit 2 ms, one every 20 ms) lets a waiting
-// turn start once the Submit in flight returns and the intake has been quiet for
-// intakeQuiet: it never waits for maxDeferral.
+// traffic of 60 envelopes a second whose Submits take 8 ms each (no 10 ms gap between
+// them) lets a waiting turn start the moment the Submit in flight returns: it never
+// waits for maxDeferral.
 func TestAdmissionSteadyTrafficIsNotABurst(t *testing.T) {
 	c := newFakeClock()
 	a := newAdmission(c, intakeQuiet, burstWindow, burstSubmits, maxDeferral)
 	const (
-		every = 20 * time.Millisecond
-		takes = 2 * time.Millisecond
+		every = 16 * time.Millisecond
+		takes = 8 * time.Millisecond
 	)
 	// Two seconds of traffic before the turn: more Submits than a burst counts.
-	for range 100 {
+	for range 120 {
 		a.enter()
 		c.advance(takes)
 		a.leave()
@@ -351,10 +351,9 @@ func TestAdmissionSteadyTrafficIsNotABurst(t *testing.T) {
 	notYet(t, res, "while a Submit was in flight")
 	c.advance(takes)
 	a.leave()
-	c.advance(intakeQuiet)
 	r := <-res
-	if r.bounded || r.waited != takes+intakeQuiet {
-		t.Fatalf("turn waited %s (bounded %v); want %s: the Submit in flight, then the quiet window", r.waited, r.bounded, takes+intakeQuiet)
+	if r.bounded || r.waited != takes {
+		t.Fatalf("turn waited %s (bounded %v); want %s: the Submit in flight only", r.waited, r.bounded, takes)
 	}
 }
 
@@ -372,7 +371,7 @@ func TestAdmissionBurstHoldsAcrossAGap(t *testing.T) {
 	}
 	res := startWait(a)
 	c.waitTimers(maxDeferral, 1)
-	c.advance(2 * intakeQuiet) // a gap: the reader descheduled
+	c.advance(20 * time.Millisecond) // a gap: the reader descheduled
 	notYet(t, res, "in a gap of a burst")
 	c.advance(burstWindow)
 	if r := <-res; r.bounded {
