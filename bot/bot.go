@@ -65,17 +65,24 @@ type Config struct {
 	AckBudget time.Duration
 	// Metrics, when set, is told of envelopes and reconnections.
 	Metrics Metrics
+	// Connections is how many Socket Mode connections the Bot opens, from 1 to
+	// MaxConnections (0: 1). Slack spreads an app's envelopes across its open
+	// connections, and each is read and parsed on a goroutine of its own
+	// (docs/operations.md, "Socket Mode connections").
+	Connections int
 }
+
+// MaxConnections is the most Socket Mode connections Slack lets an app open at once,
+// across all its processes (https://docs.slack.dev/apis/events-api/using-socket-mode).
+const MaxConnections = 10
 
 // Bot receives Slack events and interactions in Socket Mode and hands the ones meant
 // for it to a Submitter. Create it with New and start it with Run.
 type Bot struct {
-	cfg       Config
-	log       *slog.Logger
-	socket    *socketmode.Client
-	connected atomic.Bool
-	// drops learns why the connection dropped, from the connection itself.
-	drops *dropReasons
+	cfg Config
+	log *slog.Logger
+	// conns are the Socket Mode connections (drops.go), Config.Connections of them.
+	conns []*socketConn
 
 	// lanes take the envelopes that wait for a store (an input, feedback), each on
 	// a goroutine of its own (lanes.go): envelopes are handled concurrently, and a
@@ -90,17 +97,18 @@ type Bot struct {
 	// opened holds the trigger_ids a modal was opened for, with when, so that a
 	// redelivered click does not try twice.
 	opened map[string]time.Time
-
-	// Connection state, used by the event loop only.
-	// everConnected is set once the first connection was made.
-	everConnected bool
-	// downSince is when the connection was found lost (zero while it is up, and before
-	// the first connection).
-	downSince time.Time
 }
 
-// Connected reports whether the Socket Mode connection is up (Slack said hello).
-func (b *Bot) Connected() bool { return b.connected.Load() }
+// Connected reports whether at least one Socket Mode connection is up (Slack said
+// hello on it).
+func (b *Bot) Connected() bool {
+	for _, c := range b.conns {
+		if c.up.Load() {
+			return true
+		}
+	}
+	return false
+}
 
 // Authenticate calls auth.test with api's bot token and returns the bot's identity.
 func Authenticate(ctx context.Context, api *slack.Client) (Identity, error) {
@@ -122,41 +130,64 @@ func New(cfg Config) (*Bot, error) {
 	if cfg.AckBudget <= 0 {
 		cfg.AckBudget = DefaultAckBudget
 	}
-	// slack-go's debug mode, which logs the causes of a drop, re-encodes every frame:
-	// the dialer watches the connections for them instead (docs/operations.md, "Deploy").
-	drops := &dropReasons{}
-	dialer := &socketDialer{drops: drops, proxy: http.ProxyFromEnvironment}
-	socket := socketmode.New(cfg.API, socketmode.OptionDialer(dialer.websocketDialer()),
-		socketmode.OptionLog(log.New(io.Discard, "", 0)))
-	return &Bot{cfg: cfg, log: cfg.Logger, socket: socket, drops: drops, opened: map[string]time.Time{}}, nil
+	cfg.Connections = max(cfg.Connections, 1)
+	if cfg.Connections > MaxConnections {
+		return nil, fmt.Errorf("bot: Config.Connections is %d; Slack allows at most %d socket mode connections per app", cfg.Connections, MaxConnections)
+	}
+	b := &Bot{cfg: cfg, log: cfg.Logger, opened: map[string]time.Time{}}
+	for i := range cfg.Connections {
+		b.conns = append(b.conns, newSocketConn(cfg.API, i+1, cfg.Logger))
+	}
+	return b, nil
 }
 
-// Run connects in Socket Mode (apps.connections.open, then the WebSocket; slack-go
-// reconnects when the connection drops or Slack asks with "disconnect") and handles
-// envelopes until ctx ends: concurrently, those of one thread one at a time in arrival
-// order (lanes.go). Each envelope is acked once its input is stored (see Submitter).
-// It returns nil when ctx ends, or the error that stopped the connection (an invalid
-// app token, for example). Envelopes taken, modals being opened and notices being
-// posted are finished before Run returns.
+// Run opens Config.Connections Socket Mode connections (apps.connections.open, then
+// the WebSocket, each; slack-go reconnects one when it drops or Slack asks with
+// "disconnect") and handles envelopes until ctx ends: concurrently, those of one
+// thread one at a time in the order the process read them, whichever connection
+// brought them (lanes.go). Each envelope is acked on the connection it came on, once
+// its input is stored (see Submitter). It returns nil when ctx ends, or the first
+// error that stopped a connection (an invalid app token, for example), which stops
+// the others. Envelopes taken, modals being opened and notices being posted are
+// finished before Run returns.
 func (b *Bot) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	defer b.background.Wait()
 	b.lanes = startLanes(intakeLanes)
 	defer b.lanes.stop()
+	errs := make(chan error, len(b.conns))
+	for _, c := range b.conns {
+		go func() { errs <- b.runConn(ctx, c) }()
+	}
+	var first error
+	for range b.conns {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+			cancel()
+		}
+	}
+	return first
+}
+
+// runConn runs connection c and handles its events until ctx ends (nil) or the
+// connection stops (its error).
+func (b *Bot) runConn(ctx context.Context, c *socketConn) error {
+	ctx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
-	go func() { errc <- b.socket.RunContext(ctx) }()
-	socketDone, err := b.loop(ctx, errc)
+	go func() { errc <- c.client.RunContext(ctx) }()
+	socketDone, err := b.loop(ctx, c, errc)
 	cancel()
 	if !socketDone {
 		<-errc
 	}
-	b.connected.Store(false)
+	c.up.Store(false)
 	return err
 }
 
-// loop handles socket events until ctx ends, the socket stops (socketDone) or an event
-// stops the bot.
-func (b *Bot) loop(ctx context.Context, errc <-chan error) (socketDone bool, err error) {
+// loop handles c's socket events until ctx ends, the socket stops (socketDone) or an
+// event stops the bot.
+func (b *Bot) loop(ctx context.Context, c *socketConn, errc <-chan error) (socketDone bool, err error) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -166,21 +197,21 @@ func (b *Bot) loop(ctx context.Context, errc <-chan error) (socketDone bool, err
 				return true, nil
 			}
 			return true, fmt.Errorf("socket mode: %w", err)
-		case evt := <-b.socket.Events:
-			if err := b.handle(ctx, evt); err != nil {
+		case evt := <-c.client.Events:
+			if err := b.handle(ctx, c, evt); err != nil {
 				return false, err
 			}
 		}
 	}
 }
 
-// handle handles one socket event: an envelope (see handleEnvelope), or a change of
-// the connection.
-func (b *Bot) handle(ctx context.Context, evt socketmode.Event) error {
+// handle handles one event of connection c: an envelope (see handleEnvelope), or a
+// change of the connection.
+func (b *Bot) handle(ctx context.Context, c *socketConn, evt socketmode.Event) error {
 	switch evt.Type {
 	case socketmode.EventTypeEventsAPI, socketmode.EventTypeInteractive, socketmode.EventTypeSlashCommand:
 		if evt.Request != nil {
-			b.handleEnvelope(ctx, evt)
+			b.handleEnvelope(ctx, c, evt)
 		}
 	case socketmode.EventTypeErrorBadMessage:
 		bad, _ := evt.Data.(*socketmode.ErrorBadMessage)
@@ -192,21 +223,22 @@ func (b *Bot) handle(ctx context.Context, evt socketmode.Event) error {
 			b.log.Warn("undecodable socket mode frame dropped", "cause", bad.Cause, "error", err)
 			return nil
 		}
-		b.ack(ctx, id)
+		c.ack(ctx, id, nil)
 		b.log.Warn("malformed envelope acked and dropped", "envelope_id", id, "cause", bad.Cause)
 	case socketmode.EventTypeInvalidAuth:
 		return errors.New("socket mode: invalid_auth: check SLACK_APP_TOKEN (an xapp- token with connections:write)")
 	default:
-		b.connection(evt)
+		b.connection(c, evt)
 	}
 	return nil
 }
 
-// handleEnvelope turns an envelope into an input, submits it and acks the envelope
-// once the input is stored (see Submitter). Envelopes that are not for the bot, and
-// clicks that open a modal (views.open, started in the background right after the
-// ack: the trigger_id expires 3 s after the click), are acked at once.
-func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
+// handleEnvelope turns an envelope read from connection c into an input, submits it
+// and acks the envelope on c once the input is stored (see Submitter). Envelopes that
+// are not for the bot, and clicks that open a modal (views.open, started in the
+// background right after the ack: the trigger_id expires 3 s after the click), are
+// acked at once.
+func (b *Bot) handleEnvelope(ctx context.Context, c *socketConn, evt socketmode.Event) {
 	received := time.Now()
 	b.metrics().EnvelopeReceived(string(evt.Type))
 	req := evt.Request
@@ -217,13 +249,13 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 	if viewErrors != nil {
 		// A modal's submission with fields to correct: the ack keeps the modal open
 		// with the messages under them (response_action "errors").
-		if b.ackWith(ctx, req.EnvelopeID, map[string]any{"response_action": "errors", "errors": viewErrors}) {
+		if c.ack(ctx, req.EnvelopeID, map[string]any{"response_action": "errors", "errors": viewErrors}) {
 			b.metrics().EnvelopeAcked(string(evt.Type), time.Since(received))
 		}
 		return
 	}
 	if in == nil && fb == nil {
-		b.ackEnvelope(ctx, evt.Type, req.EnvelopeID, received)
+		b.ackEnvelope(ctx, c, evt.Type, req.EnvelopeID, received)
 		if modal != nil {
 			b.openModal(*modal, req.RetryAttempt > 0)
 		}
@@ -233,12 +265,12 @@ func (b *Bot) handleEnvelope(ctx context.Context, evt socketmode.Event) {
 	if in != nil {
 		lane = in.Key.String()
 	}
-	b.lanes.do(lane, func() { b.store(ctx, evt, received, in, modal, fb) })
+	b.lanes.do(lane, func() { b.store(ctx, c, evt, received, in, modal, fb) })
 }
 
-// store stores what an envelope brings (its feedback, its input), on the envelope's
-// lane, and acks the envelope once it is stored (see Submitter).
-func (b *Bot) store(ctx context.Context, evt socketmode.Event, received time.Time, in *conversation.Input, modal *modalRequest, fb *conversation.Feedback) {
+// store stores what an envelope of connection c brings (its feedback, its input), on
+// the envelope's lane, and acks the envelope on c once it is stored (see Submitter).
+func (b *Bot) store(ctx context.Context, c *socketConn, evt socketmode.Event, received time.Time, in *conversation.Input, modal *modalRequest, fb *conversation.Feedback) {
 	req := evt.Request
 	thank := false
 	if fb != nil {
@@ -250,7 +282,7 @@ func (b *Bot) store(ctx context.Context, evt socketmode.Event, received time.Tim
 		cancel()
 	}
 	if in == nil {
-		b.ackEnvelope(ctx, evt.Type, req.EnvelopeID, received)
+		b.ackEnvelope(ctx, c, evt.Type, req.EnvelopeID, received)
 		if thank {
 			b.tell(fb.Key.ChannelID, fb.Key.ThreadTS, fb.UserID, feedbackThanksText)
 		}
@@ -268,7 +300,7 @@ func (b *Bot) store(ctx context.Context, evt socketmode.Event, received time.Tim
 	closing := errors.Is(err, conversation.ErrClosed) || ctx.Err() != nil
 	switch {
 	case err == nil:
-		b.ackEnvelope(ctx, evt.Type, req.EnvelopeID, received)
+		b.ackEnvelope(ctx, c, evt.Type, req.EnvelopeID, received)
 		if !accepted {
 			log.Debug("input not for the bot or already seen")
 		}
@@ -279,7 +311,7 @@ func (b *Bot) store(ctx context.Context, evt socketmode.Event, received time.Tim
 	default:
 		// Slack never delivers an interaction again, and shows the person an error
 		// when it is not acked: ack it and say what happened.
-		b.ackEnvelope(ctx, evt.Type, req.EnvelopeID, received)
+		b.ackEnvelope(ctx, c, evt.Type, req.EnvelopeID, received)
 		text := submitFailedText
 		if closing {
 			text = closingText
@@ -333,81 +365,6 @@ func (b *Bot) inputFor(evt socketmode.Event) (*conversation.Input, *modalRequest
 		}
 	}
 	return nil, nil, nil, nil
-}
-
-// connection follows the state of the Socket Mode connection from slack-go's events,
-// and logs when it drops and when it is back.
-func (b *Bot) connection(evt socketmode.Event) {
-	switch evt.Type {
-	case socketmode.EventTypeConnecting:
-		// slack-go connects again after the connection dropped or Slack asked for a
-		// new one ("disconnect"); it sends no other event for either.
-		c, _ := evt.Data.(*slack.ConnectingEvent)
-		if c != nil && c.ConnectionCount > 0 {
-			b.lost(b.drops.take("connection closed"))
-		}
-		if c != nil && b.everConnected {
-			b.log.Info("connecting to Slack in socket mode", "attempt", c.Attempt, "connection", c.ConnectionCount+1)
-		}
-	case socketmode.EventTypeDisconnect:
-		b.lost("slack_disconnect", "disconnect")
-	case socketmode.EventTypeConnectionError:
-		b.lost("connection_error", "connection error")
-		attrs := []any{"error", evt.Data}
-		if c, _ := evt.Data.(*slack.ConnectionErrorEvent); c != nil {
-			attrs = []any{"attempt", c.Attempt, "backoff", c.Backoff, "error", c.ErrorObj}
-		}
-		b.log.Warn("socket mode connection failed; slack-go retries", attrs...)
-	case socketmode.EventTypeIncomingError:
-		var err any = evt.Data
-		if e, _ := evt.Data.(*slack.IncomingEventError); e != nil {
-			err = e.ErrorObj
-		}
-		b.log.Warn("socket mode read failed", "error", err)
-	case socketmode.EventTypeErrorWriteFailed:
-		if w, _ := evt.Data.(*socketmode.ErrorWriteFailed); w != nil && w.Response != nil {
-			b.log.Warn("ack not written; Slack delivers the envelope again", "envelope_id", w.Response.EnvelopeID, "error", w.Cause)
-		}
-	case socketmode.EventTypeConnected:
-		if !b.everConnected {
-			b.everConnected = true
-			b.log.Info("connected to Slack in socket mode")
-		} else if c, _ := evt.Data.(*socketmode.ConnectedEvent); c != nil {
-			b.log.Info("socket mode connection open again; waiting for hello", "connection", c.ConnectionCount+1)
-		}
-	case socketmode.EventTypeHello:
-		b.connected.Store(true)
-		if !b.downSince.IsZero() {
-			down := time.Since(b.downSince)
-			b.log.Warn(fmt.Sprintf("reconnected to Slack after %s", roundDuration(down)), "down_for", down)
-			b.metrics().SocketReconnected()
-			b.downSince = time.Time{}
-		}
-	}
-}
-
-// lost marks the connection down (once per drop) and logs why at warn: kind is
-// slack_disconnect (Slack asked for a new connection; reason is Slack's, such as
-// refresh_requested or link_disabled), connection_lost (reason is what ended it: Slack's
-// close code, a read error, a ping timeout; docs/operations.md, "Deploy") or
-// connection_error (opening one failed). Neither ever holds a token or a frame's
-// content: Slack's reasons are words, and the errors name addresses at most.
-func (b *Bot) lost(kind, reason string) {
-	b.connected.Store(false)
-	if !b.everConnected || !b.downSince.IsZero() {
-		return
-	}
-	b.downSince = time.Now()
-	b.log.Warn("lost the connection to Slack; reconnecting", "cause", kind, "reason", reason)
-}
-
-// roundDuration rounds d for a log line: to 100 ms from a second up, to the
-// millisecond below.
-func roundDuration(d time.Duration) time.Duration {
-	if d >= time.Second {
-		return d.Round(100 * time.Millisecond)
-	}
-	return d.Round(time.Millisecond)
 }
 
 // modalOpenTimeout bounds views.open: a trigger_id is valid for 3 seconds
@@ -506,23 +463,48 @@ func (b *Bot) recordFeedback(ctx context.Context, f conversation.Feedback) bool 
 	return true
 }
 
+// socketConn is one of the Bot's Socket Mode connections: its slack-go client, which
+// reads and parses the connection's frames on a goroutine of its own and reconnects
+// it, and its state, which only the goroutine handling its events (Bot.loop) changes.
+type socketConn struct {
+	// n numbers the connection from 1: the connection attribute of its log lines.
+	n      int
+	client *socketmode.Client
+	log    *slog.Logger
+	// drops learns why this connection dropped, from the connection itself.
+	drops *dropReasons
+	// up is set while the connection is up (Slack said hello on it).
+	up atomic.Bool
+	// everConnected is set once the first connection was made.
+	everConnected bool
+	// downSince is when the connection was found lost (zero while it is up, and before
+	// the first connection).
+	downSince time.Time
+}
+
+// newSocketConn returns the n-th connection (from 1) of a Bot using api.
+func newSocketConn(api *slack.Client, n int, logger *slog.Logger) *socketConn {
+	// slack-go's debug mode, which logs the causes of a drop, re-encodes every frame:
+	// the dialer watches the connections for them instead (docs/operations.md, "Deploy").
+	drops := &dropReasons{}
+	dialer := &socketDialer{drops: drops, proxy: http.ProxyFromEnvironment}
+	client := socketmode.New(api, socketmode.OptionDialer(dialer.websocketDialer()),
+		socketmode.OptionLog(log.New(io.Discard, "", 0)))
+	return &socketConn{n: n, client: client, log: logger, drops: drops}
+}
+
 // ackWait bounds the wait for room in slack-go's queue of acks (it drains while the
 // connection is up): an ack that cannot be sent by Slack's deadline is worth nothing.
 const ackWait = 3 * time.Second
 
-// ack queues the envelope's ack for slack-go's writer, and reports whether it did.
-func (b *Bot) ack(ctx context.Context, envelopeID string) bool {
-	return b.ackWith(ctx, envelopeID, nil)
-}
-
-// ackWith queues the envelope's ack with payload (nil for none): for a
-// view_submission, what Slack does with the modal (response_action). It reports
-// whether the ack was sent.
-func (b *Bot) ackWith(ctx context.Context, envelopeID string, payload any) bool {
+// ack queues the ack of an envelope read from c for c's writer, with payload (nil for
+// none: for a view_submission, what Slack does with the modal, response_action), and
+// reports whether it did.
+func (c *socketConn) ack(ctx context.Context, envelopeID string, payload any) bool {
 	ctx, cancel := context.WithTimeout(ctx, ackWait)
 	defer cancel()
-	if err := b.socket.AckCtx(ctx, envelopeID, payload); err != nil {
-		b.log.Warn("ack not sent", "envelope_id", envelopeID, "error", err)
+	if err := c.client.AckCtx(ctx, envelopeID, payload); err != nil {
+		c.log.Warn("ack not sent", "connection", c.n, "envelope_id", envelopeID, "error", err)
 		return false
 	}
 	return true
@@ -536,9 +518,10 @@ func (b *Bot) metrics() Metrics {
 	return b.cfg.Metrics
 }
 
-// ackEnvelope acks the envelope of type typ read at received, and tells Metrics.
-func (b *Bot) ackEnvelope(ctx context.Context, typ socketmode.EventType, envelopeID string, received time.Time) {
-	if b.ack(ctx, envelopeID) {
+// ackEnvelope acks on connection c the envelope of type typ read at received, and
+// tells Metrics.
+func (b *Bot) ackEnvelope(ctx context.Context, c *socketConn, typ socketmode.EventType, envelopeID string, received time.Time) {
+	if c.ack(ctx, envelopeID, nil) {
 		b.metrics().EnvelopeAcked(string(typ), time.Since(received))
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/socketmode"
 	"golang.org/x/net/proxy"
 )
 
@@ -456,4 +458,80 @@ func reasonWord(reason string) string {
 		}
 	}
 	return reason
+}
+
+// connection follows the state of connection c from slack-go's events, and logs when
+// it drops and when it is back, with c's number (connection) in each line.
+func (b *Bot) connection(c *socketConn, evt socketmode.Event) {
+	switch evt.Type {
+	case socketmode.EventTypeConnecting:
+		// slack-go connects again after the connection dropped or Slack asked for a
+		// new one ("disconnect"); it sends no other event for either.
+		e, _ := evt.Data.(*slack.ConnectingEvent)
+		if e != nil && e.ConnectionCount > 0 {
+			kind, reason := c.drops.take("connection closed")
+			b.lost(c, kind, reason)
+		}
+		if e != nil && c.everConnected {
+			c.log.Info("connecting to Slack in socket mode", "connection", c.n, "attempt", e.Attempt, "reconnect", e.ConnectionCount)
+		}
+	case socketmode.EventTypeDisconnect:
+		b.lost(c, "slack_disconnect", "disconnect")
+	case socketmode.EventTypeConnectionError:
+		b.lost(c, "connection_error", "connection error")
+		attrs := []any{"connection", c.n, "error", evt.Data}
+		if e, _ := evt.Data.(*slack.ConnectionErrorEvent); e != nil {
+			attrs = []any{"connection", c.n, "attempt", e.Attempt, "backoff", e.Backoff, "error", e.ErrorObj}
+		}
+		c.log.Warn("socket mode connection failed; slack-go retries", attrs...)
+	case socketmode.EventTypeIncomingError:
+		var err any = evt.Data
+		if e, _ := evt.Data.(*slack.IncomingEventError); e != nil {
+			err = e.ErrorObj
+		}
+		c.log.Warn("socket mode read failed", "connection", c.n, "error", err)
+	case socketmode.EventTypeErrorWriteFailed:
+		if w, _ := evt.Data.(*socketmode.ErrorWriteFailed); w != nil && w.Response != nil {
+			c.log.Warn("ack not written; Slack delivers the envelope again", "connection", c.n, "envelope_id", w.Response.EnvelopeID, "error", w.Cause)
+		}
+	case socketmode.EventTypeConnected:
+		if !c.everConnected {
+			c.everConnected = true
+			c.log.Info("connected to Slack in socket mode", "connection", c.n)
+		} else if e, _ := evt.Data.(*socketmode.ConnectedEvent); e != nil {
+			c.log.Info("socket mode connection open again; waiting for hello", "connection", c.n, "reconnect", e.ConnectionCount)
+		}
+	case socketmode.EventTypeHello:
+		c.up.Store(true)
+		if !c.downSince.IsZero() {
+			down := time.Since(c.downSince)
+			c.log.Warn(fmt.Sprintf("reconnected to Slack after %s", roundDuration(down)), "connection", c.n, "down_for", down)
+			b.metrics().SocketReconnected()
+			c.downSince = time.Time{}
+		}
+	}
+}
+
+// lost marks connection c down (once per drop) and logs why at warn: kind is
+// slack_disconnect (Slack asked for a new connection; reason is Slack's, such as
+// refresh_requested or link_disabled), connection_lost (reason is what ended it: Slack's
+// close code, a read error, a ping timeout; docs/operations.md, "Deploy") or
+// connection_error (opening one failed). Neither ever holds a token or a frame's
+// content: Slack's reasons are words, and the errors name addresses at most.
+func (b *Bot) lost(c *socketConn, kind, reason string) {
+	c.up.Store(false)
+	if !c.everConnected || !c.downSince.IsZero() {
+		return
+	}
+	c.downSince = time.Now()
+	c.log.Warn("lost the connection to Slack; reconnecting", "connection", c.n, "cause", kind, "reason", reason)
+}
+
+// roundDuration rounds d for a log line: to 100 ms from a second up, to the
+// millisecond below.
+func roundDuration(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
 }
