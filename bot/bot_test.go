@@ -78,6 +78,7 @@ type harness struct {
 	me  bot.Identity
 	// signer signs the cards msg posts, and the Bot checks clicks with it.
 	signer *bot.Signer
+	bot    *bot.Bot
 	// seen counts the inputs next has returned.
 	seen int
 }
@@ -125,6 +126,7 @@ func startBotWith(tb testing.TB, emuCfg emulator.Config, configure func(*bot.Con
 	if err != nil {
 		tb.Fatal(err)
 	}
+	h.bot = b
 	runCtx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(runCtx) }()
