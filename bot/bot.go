@@ -68,7 +68,7 @@ type Config struct {
 	// Connections is how many Socket Mode connections the Bot opens, from 1 to
 	// MaxConnections (0: 1). Slack spreads an app's envelopes across its open
 	// connections, and each is read and parsed on a goroutine of its own
-	// (docs/operations.md, "Socket Mode connections").
+	// (docs/operations.md, "Deploy").
 	Connections int
 }
 

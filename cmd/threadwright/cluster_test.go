@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -195,12 +196,15 @@ func (c *cluster) replicaEnv(name string) map[string]string {
 		"STREAM_ANSWERS": "false", "LEASE_TTL": "4s",
 		"DOUBLE_TEXTING":        "interrupt", // the tests of the policies set theirs (double_texting_e2e_test.go)
 		"MAX_QUEUED_PER_THREAD": "0", "MAX_QUEUED_PER_USER": "0", "USER_RATE": "0",
+		// One Socket Mode connection a replica, so that a replica's start and end are
+		// one connection more or fewer; benchmarks take the default.
+		"SOCKET_CONNECTIONS": "1",
 	}
 	if c.dsn == "" {
 		env["DATA_DIR"] = c.dataDir // one SQLite file for every start
 	}
 	if c.defaults {
-		for _, k := range []string{"MAX_QUEUED_PER_THREAD", "MAX_QUEUED_PER_USER", "USER_RATE", "STREAM_ANSWERS", "LEASE_TTL", "MODEL_TIMEOUT"} {
+		for _, k := range []string{"MAX_QUEUED_PER_THREAD", "MAX_QUEUED_PER_USER", "USER_RATE", "STREAM_ANSWERS", "LEASE_TTL", "MODEL_TIMEOUT", "SOCKET_CONNECTIONS"} {
 			delete(env, k)
 		}
 	}
@@ -240,7 +244,8 @@ func (c *cluster) startMain(name string) *replica {
 	r := &replica{name: name, c: c, main: m, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- m.Run(ctx) }()
 	c.add(r)
-	c.waitFor(name+" to connect", func() bool { return c.emu.NumConnections() > before })
+	conns := c.socketConnections(name)
+	c.waitFor(name+" to connect", func() bool { return c.emu.NumConnections() >= before+conns })
 	return r
 }
 
@@ -263,6 +268,7 @@ func (c *cluster) startProcess(name string) *replica {
 		c.t.Fatal(err)
 	}
 	r := &replica{name: name, c: c, cmd: cmd, exited: make(chan struct{})}
+	conns := c.socketConnections(name)
 	go func() {
 		if c.logs != nil {
 			_, _ = io.Copy(c.logs, out)
@@ -283,9 +289,18 @@ func (c *cluster) startProcess(name string) *replica {
 			c.t.Fatalf("replica %s exited: %v", name, cmd.ProcessState)
 		default:
 		}
-		return c.emu.NumConnections() > before
+		return c.emu.NumConnections() >= before+conns
 	})
 	return r
+}
+
+// socketConnections is how many Socket Mode connections replica name opens.
+func (c *cluster) socketConnections(name string) int {
+	n, err := strconv.Atoi(c.replicaEnv(name)["SOCKET_CONNECTIONS"])
+	if err != nil {
+		return 2 // the default
+	}
+	return n
 }
 
 func (c *cluster) add(r *replica) {

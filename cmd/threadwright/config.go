@@ -33,9 +33,10 @@ type StoreConfig struct {
 type Config struct {
 	StoreConfig
 
-	SlackBotToken string `envconfig:"SLACK_BOT_TOKEN" group:"Slack" desc:"Required. Bot token, xoxb-…"`
-	SlackAppToken string `envconfig:"SLACK_APP_TOKEN" desc:"Required. App-level token with connections:write, xapp-… (Socket Mode)"`
-	SlackAPIURL   string `envconfig:"SLACK_API_URL" default:"https://slack.com/api/" desc:"Slack Web API base URL (the emulator's in dev and tests)"`
+	SlackBotToken     string `envconfig:"SLACK_BOT_TOKEN" group:"Slack" desc:"Required. Bot token, xoxb-…"`
+	SlackAppToken     string `envconfig:"SLACK_APP_TOKEN" desc:"Required. App-level token with connections:write, xapp-… (Socket Mode)"`
+	SlackAPIURL       string `envconfig:"SLACK_API_URL" default:"https://slack.com/api/" desc:"Slack Web API base URL (the emulator's in dev and tests)"`
+	SocketConnections int    `envconfig:"SOCKET_CONNECTIONS" default:"2" desc:"Socket Mode connections this process opens, 1 to 10. Slack spreads the app's events across all its open connections, and each is read and parsed on a goroutine of its own, so that a burst is read fast enough. Slack allows 10 per app, counting every replica's: keep replicas × SOCKET_CONNECTIONS at 10 or below (docs/operations.md, \"Deploy\")"`
 
 	OpenAIAPIKey     string        `envconfig:"OPENAI_API_KEY" group:"Model" desc:"Key of the model endpoint: required for OpenAI; may be empty when OPENAI_BASE_URL points at a server that needs none"`
 	OpenAIBaseURL    string        `envconfig:"OPENAI_BASE_URL" default:"https://api.openai.com/v1" desc:"Any OpenAI-compatible endpoint: OpenAI, Azure OpenAI, vLLM, Ollama (http://localhost:11434/v1), LM Studio"`
@@ -188,6 +189,7 @@ func (c *Config) checks() []envCheck {
 		{strings.HasPrefix(c.SlackBotToken, "xoxb-"), "SLACK_BOT_TOKEN", "the bot token, starting with xoxb-"},
 		{strings.HasPrefix(c.SlackAppToken, "xapp-"), "SLACK_APP_TOKEN", "an app-level token with connections:write, starting with xapp-"},
 		{isHTTPURL(c.SlackAPIURL) && strings.HasSuffix(c.SlackAPIURL, "/"), "SLACK_API_URL", "an http(s) URL ending in /, such as https://slack.com/api/"},
+		{c.SocketConnections >= 1 && c.SocketConnections <= bot.MaxConnections, "SOCKET_CONNECTIONS", "a whole number from 1 to 10 (Slack allows an app 10 socket mode connections, across all replicas)"},
 		{isHTTPURL(c.OpenAIBaseURL), "OPENAI_BASE_URL", "an http(s) URL such as https://api.openai.com/v1"},
 		{c.OpenAIAPIKey != "" || c.OpenAIBaseURL != "https://api.openai.com/v1", "OPENAI_API_KEY", "an API key (or set OPENAI_BASE_URL to a server that needs none)"},
 		{c.OpenAIModel != "", "OPENAI_MODEL", "a model name such as gpt-4o-mini"},

@@ -93,6 +93,10 @@ func (h *harness) start() {
 		"DOUBLE_TEXTING": "interrupt", // the tests of the policies set theirs (double_texting_e2e_test.go)
 		// Tests that send many inputs at once; the tests of the limits set them.
 		"MAX_QUEUED_PER_THREAD": "0", "MAX_QUEUED_PER_USER": "0", "USER_RATE": "0",
+		// One Socket Mode connection: a thread's messages posted a few ms apart are read
+		// in the order posted (on two connections they may not be, as from Slack);
+		// the tests of several connections set theirs (conns_e2e_test.go).
+		"SOCKET_CONNECTIONS": "1",
 	}
 	for k, v := range h.env {
 		env[k] = v

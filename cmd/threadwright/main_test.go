@@ -25,6 +25,7 @@ func setEnv(t *testing.T, overrides map[string]string) {
 		"MAX_CONCURRENT_TURNS": "", "RETENTION_DAYS": "",
 		"BUDGET_TOKENS_PER_USER_DAY": "", "BUDGET_TOKENS_PER_CHANNEL_DAY": "", "ADMINS": "",
 		"MODEL_TIMEOUT": "", "MODEL_MAX_RETRIES": "", "MODEL_RETRY_BUDGET": "", "MODEL_MAX_CONCURRENT": "",
+		"SOCKET_CONNECTIONS": "",
 	}
 	for k, v := range overrides {
 		base[k] = v
@@ -53,6 +54,9 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if c.MaxConcurrentTurns != 2000 || c.LeaseTTL != 10*time.Second || c.DatabaseMaxConns != 40 {
 		t.Fatalf("turn defaults: concurrency %d, lease TTL %s, database connections %d", c.MaxConcurrentTurns, c.LeaseTTL, c.DatabaseMaxConns)
 	}
+	if c.SocketConnections != 2 {
+		t.Fatalf("socket mode connections: %d, want 2", c.SocketConnections)
+	}
 }
 
 func TestLoadConfigErrors(t *testing.T) {
@@ -74,6 +78,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"NoModelConcurrency", map[string]string{"MODEL_MAX_CONCURRENT": "0"}, "MODEL_MAX_CONCURRENT: expected a whole number above 0"},
 		{"BadDatabaseURL", map[string]string{"DATABASE_URL": "mysql://x"}, "DATABASE_URL: expected a postgres:// URL"},
 		{"BadLogLevel", map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL: expected debug, info, warn or error"},
+		{"NoSocketConnections", map[string]string{"SOCKET_CONNECTIONS": "0"}, "SOCKET_CONNECTIONS: expected a whole number from 1 to 10"},
+		{"TooManySocketConnections", map[string]string{"SOCKET_CONNECTIONS": "11"}, "SOCKET_CONNECTIONS: expected a whole number from 1 to 10 (Slack allows an app 10 socket mode connections, across all replicas)"},
 		{"BadAPIURL", map[string]string{"SLACK_API_URL": "slack.com/api"}, "SLACK_API_URL: expected an http(s) URL ending in /"},
 		{"BadAddr", map[string]string{"HTTP_ADDR": "8080"}, "HTTP_ADDR: expected host:port"},
 		{"BadPattern", map[string]string{"SCOPE_DENY": "(unclosed"}, "SCOPE_DENY: expected comma-separated regular expressions"},

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -252,22 +254,28 @@ func TestE2EMetricsOfAPipeline(t *testing.T) {
 	}
 }
 
-// TestE2EMetricsOfAReconnect has Slack ask for a new Socket Mode connection: the
-// reconnect is counted once the bot is connected again.
+// TestE2EMetricsOfAReconnect has Slack ask for new Socket Mode connections: each
+// connection's reconnect is counted once the bot is connected on it again.
 func TestE2EMetricsOfAReconnect(t *testing.T) {
-	h := newHarness(t, emulator.Config{})
-	h.start()
-	if v, ok := h.scrape().value("threadwright_slack_socket_reconnects_total"); !ok || v != 0 {
-		t.Fatalf("reconnects before any = %v, %v", v, ok)
-	}
-	h.emu.Disconnect("")
-	h.waitFor("the reconnect to be counted", func() bool {
-		v, _ := h.scrape().value("threadwright_slack_socket_reconnects_total")
-		return v == 1
-	})
-	h.waitFor("the bot to be ready again", func() bool { return h.main.Ready(context.Background()) })
-	if v, _ := h.scrape().value("threadwright_slack_api_requests_total", "method", "apps.connections.open", "outcome", "ok"); v < 2 {
-		t.Errorf("apps.connections.open calls = %v, want 2", v)
+	for _, conns := range []int{1, 2} {
+		t.Run(fmt.Sprintf("Connections=%d", conns), func(t *testing.T) {
+			h := newHarness(t, emulator.Config{})
+			h.env["SOCKET_CONNECTIONS"] = strconv.Itoa(conns)
+			h.start()
+			h.waitFor("every connection", func() bool { return h.emu.NumConnections() == conns })
+			if v, ok := h.scrape().value("threadwright_slack_socket_reconnects_total"); !ok || v != 0 {
+				t.Fatalf("reconnects before any = %v, %v", v, ok)
+			}
+			h.emu.Disconnect("")
+			h.waitFor("the reconnects to be counted", func() bool {
+				v, _ := h.scrape().value("threadwright_slack_socket_reconnects_total")
+				return v == float64(conns)
+			})
+			h.waitFor("the bot to be ready again", func() bool { return h.main.Ready(context.Background()) })
+			if v, _ := h.scrape().value("threadwright_slack_api_requests_total", "method", "apps.connections.open", "outcome", "ok"); v < float64(2*conns) {
+				t.Errorf("apps.connections.open calls = %v, want %d", v, 2*conns)
+			}
+		})
 	}
 }
 

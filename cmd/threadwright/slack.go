@@ -81,5 +81,6 @@ func (rc *runConfig) newBot(sc slackConn, svc *service.Service, st conversation.
 	if fs, ok := st.(conversation.FeedbackStore); ok {
 		feedback = assistant.FeedbackLog{Store: fs}
 	}
-	return bot.New(bot.Config{API: sc.api, Identity: sc.me, Submitter: svc, Logger: rc.log, Signer: sc.signer, Feedback: feedback, Metrics: mx})
+	return bot.New(bot.Config{API: sc.api, Identity: sc.me, Submitter: svc, Logger: rc.log, Signer: sc.signer, Feedback: feedback, Metrics: mx,
+		Connections: rc.SocketConnections})
 }
