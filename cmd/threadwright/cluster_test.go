@@ -294,9 +294,10 @@ func (c *cluster) startProcess(name string) *replica {
 	return r
 }
 
-// socketConnections is how many Socket Mode connections replica name opens.
+// socketConnections is how many Socket Mode connections replica name opens (a
+// process replica inherits this process's environment).
 func (c *cluster) socketConnections(name string) int {
-	n, err := strconv.Atoi(c.replicaEnv(name)["SOCKET_CONNECTIONS"])
+	n, err := strconv.Atoi(cmp.Or(c.replicaEnv(name)["SOCKET_CONNECTIONS"], os.Getenv("SOCKET_CONNECTIONS")))
 	if err != nil {
 		return 2 // the default
 	}
