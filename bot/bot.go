@@ -81,7 +81,8 @@ const MaxConnections = 10
 type Bot struct {
 	cfg Config
 	log *slog.Logger
-	// conns are the Socket Mode connections (drops.go), Config.Connections of them.
+	// conns are the Socket Mode connections, Config.Connections of them (socketConn;
+	// Bot.connection in drops.go follows their state).
 	conns []*socketConn
 
 	// lanes take the envelopes that wait for a store (an input, feedback), each on
