@@ -266,7 +266,7 @@ func (a *answerStream) stopLocked(final bool, last string) string {
 			err = a.st.Append(ctx, last)
 		}
 		var stopErr error
-		ts, stopErr = a.st.Stop(ctx, final)
+		ts, stopErr = a.st.Stop(ctx, final && err == nil)
 		err = errors.Join(err, stopErr)
 	}
 	a.msgs = a.st.Messages()

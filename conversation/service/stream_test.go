@@ -22,6 +22,7 @@ type streamingMessenger struct {
 	textStop     bool
 	failTextStop error
 	stopTexts    []string
+	finals       []bool // each Stop's final
 
 	smu     sync.Mutex
 	starts  int
@@ -97,10 +98,13 @@ func (s *fakeStream) Append(ctx context.Context, markdown string) error {
 	return nil
 }
 
-func (s *fakeStream) Stop(ctx context.Context, _ bool) (string, error) {
+func (s *fakeStream) Stop(ctx context.Context, final bool) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	s.m.smu.Lock()
+	s.m.finals = append(s.m.finals, final)
+	s.m.smu.Unlock()
 	s.m.stopped <- s.text.String()
 	return "77.1", nil
 }
@@ -232,6 +236,28 @@ func TestStreamLastTextLostReplacesTheStream(t *testing.T) {
 	posted := msgr.wait(t)
 	if m := lastAssistant(t, st); posted != "(replaced) "+answer || m.Text != answer {
 		t.Fatalf("posted %q; saved %q", posted, m.Text)
+	}
+}
+
+// TestStreamLastAppendLostStopsNotFinal: where the stop cannot carry text, the last
+// text is appended first; when that append fails, the stream stops without the final
+// tag (a re-run must not take the message for the whole answer) and the reply
+// replaces it.
+func TestStreamLastAppendLostStopsNotFinal(t *testing.T) {
+	answer := "a short answer"
+	msgr := newStreamingMessenger()
+	msgr.failAppend = errors.New("internal_error")
+	st := openStore(t, t.TempDir())
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: streamingExecutor(answer, func() {})})
+	submit(t, svc, mention(key, "100.0", "question"))
+	waitStopped(t, msgr)
+	if posted := msgr.wait(t); posted != "(replaced) "+answer {
+		t.Fatalf("posted %q", posted)
+	}
+	msgr.smu.Lock()
+	defer msgr.smu.Unlock()
+	if len(msgr.finals) != 1 || msgr.finals[0] {
+		t.Fatalf("stops' finals %v, want one, not final", msgr.finals)
 	}
 }
 
