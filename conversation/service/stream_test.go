@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -245,10 +246,10 @@ func TestStreamLastTextLostReplacesTheStream(t *testing.T) {
 // replaces it.
 func TestStreamLastAppendLostStopsNotFinal(t *testing.T) {
 	answer := "a short answer"
-	msgr := newStreamingMessenger()
+	msgr, clk := newStreamingMessenger(), &clock{t: time.Unix(1e9, 0)}
 	msgr.failAppend = errors.New("internal_error")
 	st := openStore(t, t.TempDir())
-	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: streamingExecutor(answer, func() {})})
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Now: clk.now, Executor: streamingExecutor(answer, func() {})})
 	submit(t, svc, mention(key, "100.0", "question"))
 	waitStopped(t, msgr)
 	if posted := msgr.wait(t); posted != "(replaced) "+answer {
@@ -256,8 +257,10 @@ func TestStreamLastAppendLostStopsNotFinal(t *testing.T) {
 	}
 	msgr.smu.Lock()
 	defer msgr.smu.Unlock()
-	if len(msgr.finals) != 1 || msgr.finals[0] {
-		t.Fatalf("stops' finals %v, want one, not final", msgr.finals)
+	// The stop is tried again after the failure (it may not have been the stop's own):
+	// none of them is final.
+	if len(msgr.finals) == 0 || slices.Contains(msgr.finals, true) {
+		t.Fatalf("stops' finals %v, want none final", msgr.finals)
 	}
 }
 
