@@ -508,13 +508,14 @@ var _ conversation.TextStopper = (*stream)(nil)
 // defused) added by the same chat.stopStream (markdown_text, as Slack's own SDKs send
 // a stream's last text), which saves a chat.appendStream. Where Append would rotate
 // the stream or refuse the text (MaxMessageChars), it appends, then stops; the stream
-// is stopped either way. Errors: Stop's, or Append's.
+// is stopped either way, tagged final only when the text reached it. Errors: Stop's,
+// or Append's.
 func (s *stream) StopWithText(ctx context.Context, markdown string, final bool) (string, error) {
 	n := utf8.RuneCountInString(markdown)
 	old := s.fresh != nil && s.rotate > 0 && s.now().Sub(s.started) >= s.rotate
 	if markdown == "" || old || s.chars+n > MaxMessageChars {
 		err := s.Append(ctx, markdown)
-		ts, stopErr := s.stop(ctx, final)
+		ts, stopErr := s.stop(ctx, final && err == nil)
 		return ts, errors.Join(err, stopErr)
 	}
 	ts, err := s.stop(ctx, final, slack.MsgOptionMarkdownText(DefuseMentions(markdown)))

@@ -90,6 +90,38 @@ func TestStreamStopWithText(t *testing.T) {
 			t.Errorf("fresh message %s (streaming %v) reads %q, want %q", m.TS, m.Streaming, m.Text, "Ended.")
 		}
 	})
+
+	// An old stream whose last text could not be appended is stopped, but not tagged
+	// final: the message lacks the answer's tail, and the error tells the caller to
+	// replace it (a re-run must not take it for the whole answer: Outbox.PriorAnswer).
+	t.Run("FailedAppendStopsNotFinal", func(t *testing.T) {
+		st, err := msg.StartStream(ctx, key, "U0ALICE", conversation.Tag{InputID: "in-3", Answer: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Append(ctx, "Begun. "); err != nil {
+			t.Fatal(err)
+		}
+		clk.add(bot.DefaultStreamRotation + time.Second)
+		emu.FailNext("chat.appendStream", "internal_error")
+		ts, err := st.(conversation.TextStopper).StopWithText(ctx, "Lost.", true)
+		if err == nil {
+			t.Fatal("StopWithText succeeded though its append failed")
+		}
+		m := lastBotMessage(t, emu, root)
+		if m.TS != ts || m.Streaming {
+			t.Errorf("message %s (streaming %v), want %s stopped", m.TS, m.Streaming, ts)
+		}
+		posted, err := msg.Posted(ctx, key, "in-3", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range posted {
+			if p.Tag.Final {
+				t.Errorf("post %s (text %q) tagged final without the last text", p.TS, p.Text)
+			}
+		}
+	})
 }
 
 // lastBotMessage returns the bot's last message in the thread root.

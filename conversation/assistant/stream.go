@@ -250,7 +250,8 @@ func (a *answerStream) stop(final bool) []string {
 // stream is a conversation.TextStopper), and returns the ts of its last message (""
 // when none was started); a.msgs are then all of its messages. last is added to
 // a.sent once it is known to be in the message; a.lastLost is set when that is not
-// known.
+// known. A stop that carried last and failed for another reason than Slack's end of
+// the stream (a timeout, a 429) is tried once more, with no text (stopAgainLocked).
 func (a *answerStream) stopLocked(final bool, last string) string {
 	if a.st == nil {
 		return ""
@@ -258,16 +259,19 @@ func (a *answerStream) stopLocked(final bool, last string) string {
 	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
 	defer cancel()
 	var ts string
-	var err error
+	var err, stopErr error
 	if tsr, ok := a.st.(conversation.TextStopper); ok && last != "" {
 		ts, err = tsr.StopWithText(ctx, last, final)
+		stopErr = err
 	} else {
 		if last != "" {
 			err = a.st.Append(ctx, last)
 		}
-		var stopErr error
-		ts, stopErr = a.st.Stop(ctx, final)
+		ts, stopErr = a.st.Stop(ctx, final && err == nil)
 		err = errors.Join(err, stopErr)
+	}
+	if stopErr != nil && last != "" && !errors.Is(err, conversation.ErrStreamEnded) {
+		a.stopAgainLocked()
 	}
 	a.msgs = a.st.Messages()
 	switch {
@@ -286,6 +290,22 @@ func (a *answerStream) stopLocked(final bool, last string) string {
 	a.st = nil
 	a.failed = true
 	return ts
+}
+
+// stopAgainLocked stops the stream with no text, not final, after a stop that carried
+// the answer's last text failed, so that the stream does not stay open; the reply
+// then replaces its messages. When Slack had applied the first stop, this one answers
+// message_not_in_streaming_state (conversation.ErrStreamEnded), changing nothing.
+func (a *answerStream) stopAgainLocked() {
+	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
+	defer cancel()
+	_, err := a.st.Stop(ctx, false)
+	switch {
+	case errors.Is(err, conversation.ErrStreamEnded):
+		a.log.Debug("the answer's stream was stopped already", "error", err)
+	case err != nil:
+		a.log.Warn("answer stream not stopped", "error", err)
+	}
 }
 
 // end finishes the stream for a turn whose reply is reply; answer is the raw answer

@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ type streamingMessenger struct {
 	textStop     bool
 	failTextStop error
 	stopTexts    []string
+	finals       []bool // each Stop's final
 
 	smu     sync.Mutex
 	starts  int
@@ -97,10 +99,13 @@ func (s *fakeStream) Append(ctx context.Context, markdown string) error {
 	return nil
 }
 
-func (s *fakeStream) Stop(ctx context.Context, _ bool) (string, error) {
+func (s *fakeStream) Stop(ctx context.Context, final bool) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	s.m.smu.Lock()
+	s.m.finals = append(s.m.finals, final)
+	s.m.smu.Unlock()
 	s.m.stopped <- s.text.String()
 	return "77.1", nil
 }
@@ -232,6 +237,30 @@ func TestStreamLastTextLostReplacesTheStream(t *testing.T) {
 	posted := msgr.wait(t)
 	if m := lastAssistant(t, st); posted != "(replaced) "+answer || m.Text != answer {
 		t.Fatalf("posted %q; saved %q", posted, m.Text)
+	}
+}
+
+// TestStreamLastAppendLostStopsNotFinal: where the stop cannot carry text, the last
+// text is appended first; when that append fails, the stream stops without the final
+// tag (a re-run must not take the message for the whole answer) and the reply
+// replaces it.
+func TestStreamLastAppendLostStopsNotFinal(t *testing.T) {
+	answer := "a short answer"
+	msgr, clk := newStreamingMessenger(), &clock{t: time.Unix(1e9, 0)}
+	msgr.failAppend = errors.New("internal_error")
+	st := openStore(t, t.TempDir())
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Now: clk.now, Executor: streamingExecutor(answer, func() {})})
+	submit(t, svc, mention(key, "100.0", "question"))
+	waitStopped(t, msgr)
+	if posted := msgr.wait(t); posted != "(replaced) "+answer {
+		t.Fatalf("posted %q", posted)
+	}
+	msgr.smu.Lock()
+	defer msgr.smu.Unlock()
+	// The stop is tried again after the failure (it may not have been the stop's own):
+	// none of them is final.
+	if len(msgr.finals) == 0 || slices.Contains(msgr.finals, true) {
+		t.Fatalf("stops' finals %v, want none final", msgr.finals)
 	}
 }
 

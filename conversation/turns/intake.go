@@ -92,20 +92,28 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 			return false, nil
 		}
 	}
+	var tok token
 	if limited {
-		if r := s.admit(ctx, in); r != nil {
+		r, t := s.admit(ctx, in)
+		if r != nil {
 			if s.enqueuedAlready(ctx, in) {
+				t.giveBack()
 				s.log.Debug("duplicate input dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyEvent, in.EventID)
 				return false, nil
 			}
 			s.refuse(in, r)
 			return false, nil
 		}
+		tok = t
 	}
 	in.Status = conversation.InputPending
 	in.CreatedAt = s.cfg.Now().UTC()
 	s.amend(ctx, in)
-	return s.accept(ctx, in)
+	accepted, err = s.accept(ctx, in)
+	if !accepted && err == nil {
+		tok.giveBack() // a duplicate, stored or spooled already: it costs no token
+	}
+	return accepted, err
 }
 
 // amend applies an edit or a deletion (KindEdit, KindDelete) to the input of the
@@ -165,26 +173,35 @@ func (s *intake) notify(in conversation.Input) {
 	s.kick(in.Key)
 }
 
-// admit applies the limits to in (see limits.go) and
-// returns the refusal, or nil when in may be queued.
-func (s *intake) admit(ctx context.Context, in conversation.Input) *refusal {
+// admit applies the limits to in (see limits.go) and returns the refusal, or nil
+// when in may be queued, and the token it took from its author's bucket (given back
+// when in turns out to be a duplicate).
+func (s *intake) admit(ctx context.Context, in conversation.Input) (*refusal, token) {
 	user, now := in.User(), s.cfg.Now()
 	switch in.Kind {
 	case conversation.KindAction:
 		if a := in.Action; a != nil && a.Action.Name == conversation.ActionStop {
-			return nil // a pipeline's Stop, stored for its next turn: never refused
+			return nil, token{} // a pipeline's Stop, stored for its next turn: never refused
 		}
-		if d := s.limits.take(in.Key.TeamID, user, true, now); d > 0 {
-			return &refusal{kind: limitRate, retry: d}
+		t, d := s.limits.take(in.Key.TeamID, user, true, now)
+		if d > 0 {
+			return &refusal{kind: limitRate, retry: d}, t
 		}
-		return nil
+		return nil, t
 	case conversation.KindUserMessage, conversation.KindCommand:
 	default:
-		return nil
+		return nil, token{}
 	}
-	if d := s.limits.take(in.Key.TeamID, user, false, now); d > 0 {
-		return &refusal{kind: limitRate, retry: d}
+	t, d := s.limits.take(in.Key.TeamID, user, false, now)
+	if d > 0 {
+		return &refusal{kind: limitRate, retry: d}, t
 	}
+	return s.queueBounds(ctx, in, user), t
+}
+
+// queueBounds applies MaxQueuedPerThread and MaxQueuedPerUser to in, of user (see
+// limits.go), and returns the refusal, or nil.
+func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user string) *refusal {
 	perThread, perUser := s.cfg.MaxQueuedPerThread, s.cfg.MaxQueuedPerUser
 	if perThread <= 0 && (perUser <= 0 || user == "") {
 		return nil
@@ -216,11 +233,12 @@ func (s *intake) admit(ctx context.Context, in conversation.Input) *refusal {
 
 // enqueuedAlready reports whether in, refused by a limit, is stored already: a copy
 // Slack delivered again because the ack of the first came late is a duplicate, not a
-// new request, and is never refused nor noticed. It answers false when the store does
-// not answer within countTimeout, or while inputs are spooled.
+// new request, and is never refused nor noticed. While inputs are spooled, it looks
+// among those this process spooled (limits.isSpooled); it answers false when the store
+// does not answer within countTimeout.
 func (s *intake) enqueuedAlready(ctx context.Context, in conversation.Input) bool {
 	if s.spool.isSpooling() {
-		return false
+		return s.limits.isSpooled(in.ID)
 	}
 	cctx, cancel := context.WithTimeout(ctx, countTimeout)
 	defer cancel()

@@ -82,6 +82,9 @@ type limits struct {
 	users   *simplelru.LRU[string, *userLimits]
 	spooled map[conversation.Key]int
 	spoolBy map[string]int // by teamID + "/" + userID
+	// spooledIDs are the ids of the inputs this process spooled and the drain has
+	// not moved yet: a copy of one is a duplicate (enqueuedAlready).
+	spooledIDs map[string]struct{}
 	// pending and pendingBy count the inputs this process stored and has not
 	// finished, by thread and by person (teamID + "/" + userID): estimates that
 	// decide when the store is asked (near).
@@ -104,7 +107,7 @@ func newLimits(perMinute float64, burst int) *limits {
 	users, _ := simplelru.NewLRU[string, *userLimits](maxTrackedUsers, nil) // only fails for a size <= 0
 	return &limits{
 		rate: rate.Limit(perMinute / 60), burst: max(burst, 1),
-		users: users, spooled: map[conversation.Key]int{}, spoolBy: map[string]int{},
+		users: users, spooled: map[conversation.Key]int{}, spoolBy: map[string]int{}, spooledIDs: map[string]struct{}{},
 		pending: map[conversation.Key]int{}, pendingBy: map[string]int{},
 	}
 }
@@ -120,12 +123,28 @@ func (l *limits) userLocked(team, user string) *userLimits {
 	return u
 }
 
+// token is a token taken from a person's bucket (take); the zero token is none.
+type token struct {
+	r  *rate.Reservation
+	at time.Time // when it was taken
+}
+
+// giveBack returns t to its bucket, for an input that turned out to be a duplicate.
+// The reservation is cancelled as of the time it was made: rate restores nothing as of
+// a later time, and counts the tokens taken since then, so that a bucket refilled or
+// drawn on meanwhile gets back exactly the one token (never past its burst).
+func (t token) giveBack() {
+	if t.r != nil {
+		t.r.CancelAt(t.at)
+	}
+}
+
 // take takes a token from the bucket of user in team (clicks' or requests') at now.
-// It returns 0 when it did, and otherwise how long until one is there, taking
-// nothing.
-func (l *limits) take(team, user string, click bool, now time.Time) time.Duration {
+// It returns the token and 0 when it did, and otherwise how long until one is there,
+// taking nothing.
+func (l *limits) take(team, user string, click bool, now time.Time) (token, time.Duration) {
 	if l.rate <= 0 || user == "" {
-		return 0
+		return token{}, 0
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -135,11 +154,11 @@ func (l *limits) take(team, user string, click bool, now time.Time) time.Duratio
 		b = u.clicks
 	}
 	r := b.ReserveN(now, 1)
-	d := r.DelayFrom(now)
-	if d > 0 {
+	if d := r.DelayFrom(now); d > 0 {
 		r.CancelAt(now)
+		return token{}, d
 	}
-	return d
+	return token{r: r, at: now}, 0
 }
 
 // notice reports whether user in team may be sent a notice at now (none was sent
@@ -160,6 +179,12 @@ func (l *limits) notice(team, user string, now time.Time, interval time.Duration
 func (l *limits) spool(in conversation.Input, delta int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	switch {
+	case delta < 0:
+		delete(l.spooledIDs, in.ID)
+	case len(l.spooledIDs) < maxTrackedPending:
+		l.spooledIDs[in.ID] = struct{}{}
+	}
 	if l.spooled[in.Key] += delta; l.spooled[in.Key] <= 0 {
 		delete(l.spooled, in.Key)
 	}
@@ -223,6 +248,15 @@ func (l *limits) counted(key conversation.Key, user string, c conversation.Pendi
 		id := key.TeamID + "/" + user
 		addCount(l.pendingBy, id, c.User-l.pendingBy[id])
 	}
+}
+
+// isSpooled reports whether input id is one this process spooled and the drain has
+// not moved yet.
+func (l *limits) isSpooled(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.spooledIDs[id]
+	return ok
 }
 
 // spooledCounts returns the inputs this process spooled for key and for user.
