@@ -10,9 +10,12 @@ import (
 const (
 	// MaxIdleConns is how many idle connections are kept, across hosts.
 	MaxIdleConns = 256
-	// MaxIdleConnsPerHost is how many idle connections are kept to one host: enough
-	// for the ~100 model calls in flight of a busy deployment (agents.Client's limit
-	// is 64 by default) to find a connection after a burst, with room to spare.
+	// MaxIdleConnsPerHost is how many idle connections are kept to one host. Over
+	// HTTP/2 (Slack, OpenAI) calls share a few connections; over HTTP/1.1 (a local
+	// model server, the emulator) each call in flight holds one, and a burst of
+	// calls beyond this many opens connections that are closed once idle. Keeping
+	// 1,024 instead cut the CPU of a 1,000-thread burst by about 3 % for 12 MiB more
+	// (docs/operations.md, "Numbers"), so it stays at 128.
 	MaxIdleConnsPerHost = 128
 	// IdleConnTimeout is how long an unused connection is kept open.
 	IdleConnTimeout = 90 * time.Second
