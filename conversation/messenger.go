@@ -155,6 +155,19 @@ type TextStopper interface {
 	StopWithText(ctx context.Context, markdown string, final bool) (ts string, err error)
 }
 
+// StopStreamWithText stops st with markdown as its last text: in the stop's own call
+// when st is a TextStopper, else with Stream.Append, then Stream.Stop, final only when
+// the append succeeded. It always stops the stream. Errors: the append's and the
+// stop's, joined (ErrStreamEnded among them when Slack had ended the stream).
+func StopStreamWithText(ctx context.Context, st Stream, markdown string, final bool) (ts string, err error) {
+	if t, ok := st.(TextStopper); ok {
+		return t.StopWithText(ctx, markdown, final)
+	}
+	err = st.Append(ctx, markdown)
+	ts, stopErr := st.Stop(ctx, final && err == nil)
+	return ts, errors.Join(err, stopErr)
+}
+
 // ErrStreamEnded is Stream.Stop's error when Slack had ended the stream already
 // (chat.stopStream's message_not_in_streaming_state): its text stays, but it carries
 // no tag, so the caller writes the answer into it (chat.update).

@@ -259,18 +259,10 @@ func (a *answerStream) stopLocked(final bool, last string) string {
 	ctx, cancel := context.WithTimeout(a.ctx, streamCallTimeout)
 	defer cancel()
 	var ts string
-	var err, stopErr error
-	if tsr, ok := a.st.(conversation.TextStopper); ok && last != "" {
-		ts, err = tsr.StopWithText(ctx, last, final)
-		stopErr = err
-	} else {
-		if last != "" {
-			err = a.st.Append(ctx, last)
-		}
-		ts, stopErr = a.st.Stop(ctx, final && err == nil)
-		err = errors.Join(err, stopErr)
-	}
-	if stopErr != nil && last != "" && !errors.Is(err, conversation.ErrStreamEnded) {
+	var err error
+	if last == "" {
+		ts, err = a.st.Stop(ctx, final)
+	} else if ts, err = conversation.StopStreamWithText(ctx, a.st, last, final); err != nil && !errors.Is(err, conversation.ErrStreamEnded) {
 		a.stopAgainLocked()
 	}
 	a.msgs = a.st.Messages()

@@ -153,15 +153,10 @@ func (s redactingStream) Append(ctx context.Context, markdown string) error {
 
 var _ conversation.TextStopper = redactingStream{}
 
-// StopWithText scrubs markdown and stops with it: in one call when the wrapped stream
-// is a TextStopper, else with Append, then Stop (final only when the Append did).
+// StopWithText scrubs markdown and stops the wrapped stream with it
+// (conversation.StopStreamWithText).
 func (s redactingStream) StopWithText(ctx context.Context, markdown string, final bool) (string, error) {
-	if ts, ok := s.Stream.(conversation.TextStopper); ok {
-		return ts.StopWithText(ctx, s.redact(markdown), final)
-	}
-	err := s.Stream.Append(ctx, s.redact(markdown))
-	ts, stopErr := s.Stream.Stop(ctx, final && err == nil)
-	return ts, errors.Join(err, stopErr)
+	return conversation.StopStreamWithText(ctx, s.Stream, s.redact(markdown), final)
 }
 
 // Permalink is the wrapped Messenger's, when it is a Permalinker (a link names no

@@ -189,7 +189,13 @@ func (ts *threadSet) awaits(key conversation.Key) bool {
 	if last == nil {
 		last = t.last
 	}
-	return last == nil || t.pokes > last.pokes || t.newest > last.seq
+	return last == nil || t.enqueuedAfter(last)
+}
+
+// enqueuedAfter reports whether an input of t was enqueued after the newest input of
+// turn r: this process poked t since r began, or Renew saw a newer Seq.
+func (t *thread) enqueuedAfter(r *active) bool {
+	return t.pokes > r.pokes || t.newest > r.seq
 }
 
 // waiting reports whether another input of key waits behind its running turn.
@@ -200,5 +206,5 @@ func (ts *threadSet) waiting(key conversation.Key) bool {
 	if t == nil || t.run == nil {
 		return false
 	}
-	return t.pokes > t.run.pokes || t.newest > t.run.seq
+	return t.enqueuedAfter(t.run)
 }
