@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,7 +56,8 @@ func BenchmarkTakeover(b *testing.B) {
 // adds the time it waited in the emulator's queue for the socket, as Slack's ack
 // deadline counts it), the deliveries again for a late ack,
 // the time from the first mention to the last answer, the replica's CPU time per turn
-// and peak RSS (the process's rusage), Slack Web API calls per turn (all, and
+// (from the first mention to its exit; its CPU before the first mention is reported
+// apart, as startup-cpu-ms) and peak RSS (the process's rusage), Slack Web API calls per turn (all, and
 // assistant.threads.setStatus), and the threads answered more than once or with
 // another thread's answer (both must be 0). BURST_LOG=file keeps the replica's log,
 // BURST_CPUPROFILE=file its CPU profile (go tool pprof). Cases: N=1000 D=2s on SQLite and on
@@ -104,6 +107,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 		}
 		r := c.startProcess("a")
 		before := c.emu.Calls("")
+		startup := processCPU(b, r.cmd.Process.Pid)
 		b.StartTimer()
 		start := time.Now()
 		roots := make([]string, threads)
@@ -130,7 +134,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 			return true
 		})
 		r.stop()
-		reportBurst(b, c, burstRun{roots: roots, questions: questions, last: last, calls: c.emu.Calls("")[len(before):], replica: r})
+		reportBurst(b, c, burstRun{roots: roots, questions: questions, last: last, calls: c.emu.Calls("")[len(before):], replica: r, startup: startup})
 	}
 }
 
@@ -141,6 +145,9 @@ type burstRun struct {
 	// calls are the Web API calls made from the first mention on.
 	calls   []emulator.Call
 	replica *replica
+	// startup is the replica's CPU time before the first mention: its start, migrations
+	// and connections, which are not a turn's.
+	startup time.Duration
 }
 
 // reportBurst reports run's metrics (see BenchmarkBurst).
@@ -186,8 +193,32 @@ func reportBurst(b *testing.B, c *cluster, run burstRun) {
 	if ru, _ := run.replica.cmd.ProcessState.SysUsage().(*syscall.Rusage); ru != nil {
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		b.ReportMetric(float64(ru.Maxrss)/1024, "peak-rss-MiB")
-		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(threads), "cpu-ms/turn")
+		b.ReportMetric(float64((cpu-run.startup).Microseconds())/1000/float64(threads), "cpu-ms/turn")
+		b.ReportMetric(float64(run.startup.Milliseconds()), "startup-cpu-ms")
 	}
+}
+
+// processCPU returns the user and system CPU time process pid has used so far, read
+// from /proc/PID/stat (utime and stime, fields 14 and 15, in USER_HZ ticks of 10 ms;
+// proc(5)).
+func processCPU(b *testing.B, pid int) time.Duration {
+	b.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatalf("read the replica's CPU time: %v", err)
+	}
+	// The command name (field 2) is in parentheses and may hold spaces: fields count
+	// from after its closing one, where field 3 is the first.
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	var ticks int64
+	for _, f := range fields[14-3 : 15-3+1] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			b.Fatalf("read the replica's CPU time from %q: %v", stat, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // perTurn returns counts divided by turns, as "method=calls/turn" sorted by method.

@@ -13,7 +13,7 @@ func (c Cards) options(a *workflow.Artifact, st *workflow.ArtifactState, done st
 	if a.Description != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: a.Description})
 	}
-	if p := c.passLine(a, st); p != "" {
+	if p := c.grading().passLine(a, st); p != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: p})
 	}
 	var buttons []conversation.Button
@@ -52,11 +52,11 @@ func (c Cards) artifact(a *workflow.Artifact, st *workflow.ArtifactState, done s
 	if n := c.note(a, st); n != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: n})
 	}
-	if p := c.passLine(a, st); p != "" {
+	if p := c.grading().passLine(a, st); p != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: p})
 	}
 	if len(st.Eval) > 0 {
-		blocks = append(blocks, conversation.Block{Kind: conversation.BlockDivider}, conversation.Block{Kind: conversation.BlockContext, Text: c.judged(a, st)})
+		blocks = append(blocks, conversation.Block{Kind: conversation.BlockDivider}, conversation.Block{Kind: conversation.BlockContext, Text: c.grading().judged(a, st)})
 	}
 	if done != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: done})

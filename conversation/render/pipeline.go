@@ -103,11 +103,11 @@ func (c Cards) pipelineArtifactCard(a *workflow.Artifact, st *workflow.ArtifactS
 	if n := c.note(a, st); n != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: n})
 	}
-	if p := c.passLine(a, st); p != "" {
+	if p := c.grading().passLine(a, st); p != "" {
 		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: p})
 	}
 	if len(st.Eval) > 0 {
-		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: c.judged(a, st)})
+		blocks = append(blocks, conversation.Block{Kind: conversation.BlockContext, Text: c.grading().judged(a, st)})
 	}
 	blocks = append(blocks,
 		conversation.Block{Kind: conversation.BlockActions, Buttons: append([]conversation.Button{{Label: Tr(c.Lang, "show_full_text"), Action: c.action(conversation.ActionFullText, a.ID, st.Rev, "")}}, c.retryItems(a, st)...), Menu: c.menu(a, st)},

@@ -22,7 +22,7 @@ func TestRefusedLines(t *testing.T) {
 		"en": {"🛑 Not run: `crm__note`, `crm__tag`. This text was written from content from outside", "🛑 Not run: `crm__wipe`. This tool needs a person's confirmation"},
 		"ru": {"🛑 Не выполнено: `crm__note`, `crm__tag`. Этот текст написан по материалам извне", "🛑 Не выполнено: `crm__wipe`. Этот инструмент требует подтверждения"},
 	} {
-		line := Cards{Lang: lang}.passLine(a, st)
+		line := Cards{Lang: lang}.grading().passLine(a, st)
 		for _, w := range want {
 			if !strings.Contains(line, w) {
 				t.Errorf("%s: passLine = %q, lacks %q", lang, line, w)
@@ -33,7 +33,7 @@ func TestRefusedLines(t *testing.T) {
 		}
 	}
 	st.Refused = nil
-	if line := (Cards{Lang: "en"}).passLine(a, st); line != "" {
+	if line := (Cards{Lang: "en"}).grading().passLine(a, st); line != "" {
 		t.Errorf("passLine without refusals = %q", line)
 	}
 }

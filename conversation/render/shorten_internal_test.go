@@ -39,16 +39,16 @@ func TestEvaluationCard(t *testing.T) {
 	a := &workflow.Artifact{ID: "positioning", Title: "Positioning", Criteria: []workflow.Criterion{
 		{ID: "clear", Description: "Clear"}, {ID: "concrete", Description: "Concrete"}, {ID: "short", Description: "Short"}}}
 	c := Cards{Lang: "en", Format: func(s string) string { return s }}
-	got := c.evaluation(a, []workflow.CriterionResult{{ID: "clear", Pass: true, Reason: "Met: “Clear”."}, {ID: "concrete", Pass: true, Reason: "ok"}, {ID: "short", Pass: true}})
+	got := c.grading().evaluation(a, []workflow.CriterionResult{{ID: "clear", Pass: true, Reason: "Met: “Clear”."}, {ID: "concrete", Pass: true, Reason: "ok"}, {ID: "short", Pass: true}})
 	if got != "✅ 3 of 3 criteria met" {
 		t.Errorf("all met = %q", got)
 	}
-	got = c.evaluation(a, []workflow.CriterionResult{{ID: "clear", Pass: true, Reason: "Met"}, {ID: "concrete", Pass: false, Reason: "the placeholder  [product]\nis left"}, {ID: "short", Pass: true}})
+	got = c.grading().evaluation(a, []workflow.CriterionResult{{ID: "clear", Pass: true, Reason: "Met"}, {ID: "concrete", Pass: false, Reason: "the placeholder  [product]\nis left"}, {ID: "short", Pass: true}})
 	want := "⚠️ 2 of 3 criteria met\n❌ *Concrete*: the placeholder [product] is left"
 	if got != want {
 		t.Errorf("one failing = %q; want %q", got, want)
 	}
-	ru := Cards{Lang: "ru"}.evaluation(a, []workflow.CriterionResult{{ID: "clear", Pass: true}})
+	ru := Cards{Lang: "ru"}.grading().evaluation(a, []workflow.CriterionResult{{ID: "clear", Pass: true}})
 	if !strings.Contains(ru, "1 из 1") {
 		t.Errorf("ru = %q", ru)
 	}

@@ -11,9 +11,20 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
+// grading writes what the checks and the judge said of an artifact, in a card's
+// language, against the workflow's definition (its Judge): the pass line under an
+// artifact, the evaluation and the verdict (docs/workflows.md, "Verdicts").
+type grading struct {
+	lang string
+	def  *workflow.Definition
+}
+
+// grading returns the card's grading.
+func (c Cards) grading() grading { return grading{lang: c.Lang, def: c.Def} }
+
 // evaluation sums up an evaluation on one line ("✅ 4 of 4 criteria met"), then each
 // failing criterion with its reason on a line of its own.
-func (c Cards) evaluation(a *workflow.Artifact, eval []workflow.CriterionResult) string {
+func (g grading) evaluation(a *workflow.Artifact, eval []workflow.CriterionResult) string {
 	met := 0
 	var failed []string
 	for _, r := range eval {
@@ -21,11 +32,11 @@ func (c Cards) evaluation(a *workflow.Artifact, eval []workflow.CriterionResult)
 			met++
 			continue
 		}
-		title := CriterionTitle(c.Lang, a, r.ID)
+		title := CriterionTitle(g.lang, a, r.ID)
 		line := "❌ *" + title + "*"
 		if reason := strings.TrimSpace(r.Reason); reason != "" {
 			if restates(reason, title) {
-				reason = Tr(c.Lang, "evaluation.restated")
+				reason = Tr(g.lang, "evaluation.restated")
 			}
 			line += ": " + shorten(strings.Join(strings.Fields(reason), " "), 300)
 		}
@@ -35,7 +46,7 @@ func (c Cards) evaluation(a *workflow.Artifact, eval []workflow.CriterionResult)
 	if len(failed) > 0 {
 		mark = "⚠️"
 	}
-	return strings.Join(append([]string{mark + " " + Tr(c.Lang, "evaluation.met", met, len(eval))}, failed...), "\n")
+	return strings.Join(append([]string{mark + " " + Tr(g.lang, "evaluation.met", met, len(eval))}, failed...), "\n")
 }
 
 // restates reports whether a criterion's reason only repeats its title (a title of
@@ -90,14 +101,14 @@ func CriterionTitle(lang string, a *workflow.Artifact, id string) string {
 // passLine is the context line of st's passes on artifact a's card: its options'
 // self review, or its text's enhancement pass, then the tool calls its writes
 // refused (refusedLines); "" when there is nothing to say.
-func (c Cards) passLine(a *workflow.Artifact, st *workflow.ArtifactState) string {
-	lines := slices.DeleteFunc(append([]string{c.passes(a, st)}, c.refusedLines(st)...), func(s string) bool { return s == "" })
+func (g grading) passLine(a *workflow.Artifact, st *workflow.ArtifactState) string {
+	lines := slices.DeleteFunc(append([]string{g.passes(a, st)}, g.refusedLines(st)...), func(s string) bool { return s == "" })
 	return strings.Join(lines, "\n")
 }
 
 // refusedLines say which tool calls st's writes did not run, and why (docs/tools.md,
 // "Tool policy"): one line per reason, the tools named in the order refused.
-func (c Cards) refusedLines(st *workflow.ArtifactState) []string {
+func (g grading) refusedLines(st *workflow.ArtifactState) []string {
 	var lines []string
 	for _, reason := range []string{conversation.ApprovalAfterUntrusted, conversation.ApprovalDestructive} {
 		var tools []string
@@ -113,26 +124,26 @@ func (c Cards) refusedLines(st *workflow.ArtifactState) []string {
 		if reason == conversation.ApprovalDestructive {
 			key = "tool.refused_destructive"
 		}
-		lines = append(lines, "🛑 "+Tr(c.Lang, key, strings.Join(tools, ", ")))
+		lines = append(lines, "🛑 "+Tr(g.lang, key, strings.Join(tools, ", ")))
 	}
 	return lines
 }
 
 // passes is passLine's first part: the options' self review or the enhancement pass.
-func (c Cards) passes(a *workflow.Artifact, st *workflow.ArtifactState) string {
+func (g grading) passes(a *workflow.Artifact, st *workflow.ArtifactState) string {
 	if (st.Status == workflow.StatusOptionsGenerated || st.Status == workflow.StatusOptionSelected) && st.Reviewed {
-		return "🔍 " + Tr(c.Lang, "pass.reviewed")
+		return "🔍 " + Tr(g.lang, "pass.reviewed")
 	}
 	if a.Enhance == nil {
 		return ""
 	}
 	switch st.Enhancement {
 	case workflow.EnhanceDone:
-		return "✨ " + Tr(c.Lang, "pass.enhanced")
+		return "✨ " + Tr(g.lang, "pass.enhanced")
 	case workflow.EnhanceSkipped:
-		return "⏭ " + Tr(c.Lang, "pass.enhance_skipped")
+		return "⏭ " + Tr(g.lang, "pass.enhance_skipped")
 	case workflow.EnhanceFailed:
-		return "⚠️ " + Tr(c.Lang, "pass.enhance_failed")
+		return "⚠️ " + Tr(g.lang, "pass.enhance_failed")
 	}
 	return ""
 }
@@ -150,22 +161,22 @@ func CheckPlaceholders(lang string, eval []workflow.CriterionResult, text string
 // judged is an artifact's evaluation on its card: the evaluation line and failing
 // criteria (evaluation), then the verdict; after an automatic revision, both
 // verdicts, before → after.
-func (c Cards) judged(a *workflow.Artifact, st *workflow.ArtifactState) string {
-	lines := []string{c.evaluation(a, withPlaceholders(st.Eval, st.PriorEval))}
-	lines = append(lines, c.passedChecks(a, st.Eval)...)
-	return strings.Join(append(lines, c.verdict(a, st)), "\n")
+func (g grading) judged(a *workflow.Artifact, st *workflow.ArtifactState) string {
+	lines := []string{g.evaluation(a, withPlaceholders(st.Eval, st.PriorEval))}
+	lines = append(lines, g.passedChecks(a, st.Eval)...)
+	return strings.Join(append(lines, g.verdict(a, st)), "\n")
 }
 
 // passedChecks are the lines of the checks (workflow.Check) in eval that passed with
 // a reason to show (a word count): "✅ *title*: reason"; failing ones are among the
 // evaluation's failing criteria.
-func (c Cards) passedChecks(a *workflow.Artifact, eval []workflow.CriterionResult) []string {
+func (g grading) passedChecks(a *workflow.Artifact, eval []workflow.CriterionResult) []string {
 	var out []string
 	for _, r := range eval {
 		if !r.Pass || strings.TrimSpace(r.Reason) == "" || !hasCheck(a, r.ID) {
 			continue
 		}
-		out = append(out, "✅ *"+CriterionTitle(c.Lang, a, r.ID)+"*: "+shorten(strings.Join(strings.Fields(r.Reason), " "), 300))
+		out = append(out, "✅ *"+CriterionTitle(g.lang, a, r.ID)+"*: "+shorten(strings.Join(strings.Fields(r.Reason), " "), 300))
 	}
 	return out
 }
@@ -311,25 +322,25 @@ func groupDigits(lang string, n int) string {
 // verdict is the verdict line of st's evaluation, in the card's language: "⚖️
 // *Verdict:* ✅ pass", or "… ❌ fail (2 of 4 criteria met) → ✅ pass (4 of 4) after
 // one automatic revision".
-func (c Cards) verdict(a *workflow.Artifact, st *workflow.ArtifactState) string {
+func (g grading) verdict(a *workflow.Artifact, st *workflow.ArtifactState) string {
 	word := func(v workflow.Verdict) string {
 		if v.Pass {
-			return Tr(c.Lang, "verdict.pass")
+			return Tr(g.lang, "verdict.pass")
 		}
-		return Tr(c.Lang, "verdict.fail")
+		return Tr(g.lang, "verdict.fail")
 	}
-	after := c.Def.Judge(a, withPlaceholders(st.Eval, st.PriorEval))
+	after := g.def.Judge(a, withPlaceholders(st.Eval, st.PriorEval))
 	line := word(after)
 	if st.PriorEval != nil {
-		before := c.Def.Judge(a, withPlaceholders(st.PriorEval, st.Eval))
-		line = Tr(c.Lang, "verdict.revised", word(before), before.Met, before.Total, word(after), after.Met, after.Total)
+		before := g.def.Judge(a, withPlaceholders(st.PriorEval, st.Eval))
+		line = Tr(g.lang, "verdict.revised", word(before), before.Met, before.Total, word(after), after.Met, after.Total)
 	}
 	if after.Pass && after.Met < after.Total {
 		key := "verdict.why_pass"
 		if after.Total-after.Met > 1 {
 			key = "verdict.why_pass_many"
 		}
-		line += " — " + Tr(c.Lang, key)
+		line += " — " + Tr(g.lang, key)
 	}
-	return "⚖️ *" + Tr(c.Lang, "verdict.label") + ":* " + line
+	return "⚖️ *" + Tr(g.lang, "verdict.label") + ":* " + line
 }
