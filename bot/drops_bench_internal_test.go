@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/slack-go/slack"
+	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/threadwright/threadwright/playground/emulator"
@@ -78,6 +80,52 @@ func BenchmarkSocketModeDebug(b *testing.B) {
 			b.ReportMetric(float64((cpuTime(b)-before).Microseconds())/float64(n), "cpu-µs/envelope")
 		})
 	}
+}
+
+// BenchmarkSlackGoDecode measures what slack-go's Socket Mode client does with each
+// frame before the bot sees it, for the two frames of one mention (its app_mention
+// and its message twin, as the emulator writes them): the frame read into a
+// json.RawMessage (websocket.Conn.ReadJSON), decoded into a socketmode.Request, and its
+// payload parsed by slackevents.ParseEvent (socketmode.Client.parseEvent). It is the
+// floor of the intake's CPU per envelope that this project does not control
+// (docs/operations.md, "Socket Mode connections").
+func BenchmarkSlackGoDecode(b *testing.B) {
+	emu, err := emulator.NewServer(emulator.Config{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer emu.Close()
+	if _, err := emu.PostUserMessage("C0GENERAL", "U0ALICE", "<@U0BOT> what changed in the release notes of last week?", ""); err != nil {
+		b.Fatal(err)
+	}
+	var frames [][]byte
+	for _, e := range emu.Envelopes() {
+		frame, err := json.Marshal(socketmode.Request{Type: e.Type, EnvelopeID: e.ID, Payload: e.Payload})
+		if err != nil {
+			b.Fatal(err)
+		}
+		frames = append(frames, frame)
+	}
+	if len(frames) != 2 {
+		b.Fatalf("a mention gave %d envelopes, want its app_mention and its message", len(frames))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, frame := range frames {
+			var raw json.RawMessage
+			if err := json.Unmarshal(frame, &raw); err != nil {
+				b.Fatal(err)
+			}
+			var req socketmode.Request
+			if err := json.Unmarshal(raw, &req); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := slackevents.ParseEvent(req.Payload, slackevents.OptionNoVerifyToken()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(frames)), "µs/frame")
 }
 
 // cpuTime returns the CPU time (user and system) the process has used.
