@@ -78,6 +78,7 @@ type Executor struct {
 	instr       *Instructions
 	tools       toolRunner
 	prompts     *prompts.Set
+	system      *prompts.Memo[prompts.ExecutorSystemData]
 	maxSteps    int
 	tokenBudget int
 	now         func() time.Time
@@ -116,6 +117,7 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 		maxResult:   cmp.Or(cfg.MaxToolResult, DefaultMaxToolResult),
 	}
 	e.prompts = orPrompts(e.prompts)
+	e.system = prompts.NewMemo[prompts.ExecutorSystemData](e.prompts, prompts.ExecutorSystem)
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -404,7 +406,7 @@ func (e *Executor) complete(ctx context.Context, log *slog.Logger, req openai.Ch
 // if any, and the tools of offered), the history and the request (which ends the
 // history of a p.Resume).
 func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.ChatCompletionMessage, error) {
-	system, err := e.prompts.Render(prompts.ExecutorSystem, e.systemData(p, offered))
+	system, err := e.system.Render(e.systemData(p, offered))
 	if err != nil {
 		return nil, fmt.Errorf("agents: executor: %w", err)
 	}
