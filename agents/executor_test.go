@@ -469,6 +469,19 @@ func TestExecutorSystemPromptFollowsChanges(t *testing.T) {
 	turn(p, []string{"Wednesday, 15 May 2024"}, []string{"Q3 budget"})
 }
 
+// TestExecutorLogsNameTheConversation checks that what a turn logs names its
+// conversation: the warning of an empty model response, asked again.
+func TestExecutorLogsNameTheConversation(t *testing.T) {
+	srv := MustServer(t)
+	logger, logs := testLogger()
+	exec := newExecutor(t, srv, nil, func(c *agents.ExecutorConfig) { c.Logger = logger })
+	srv.Push(openaitest.Response{Empty: true}, openaitest.Response{Text: "ok"})
+	if f, err := exec.Execute(context.Background(), prompt("hi"), nil); err != nil || f.Answer != "ok" {
+		t.Fatalf("findings %+v, %v", f, err)
+	}
+	contains(t, "log", logs.String(), "empty model response; asking again", "conversation=T1/C1/1.2")
+}
+
 // replay is an http.RoundTripper that sends its first request to next and answers
 // every later one with a copy of that first response, so that a benchmark measures
 // the client's side of a model call alone.
