@@ -437,8 +437,8 @@ func BenchmarkExecutorTurn(b *testing.B) {
 
 // TestExecutorSystemPromptFollowsChanges runs turns of one Executor between which its
 // system prompt's data changes: a tool registered, the next day, a summary. Each
-// turn's system prompt says what is true at that turn (the rendered prompt is reused
-// only while its data is the same).
+// turn's system prompt and tools say what is true at that turn (the rendered prompt
+// and the tools list are reused only while they are the same).
 func TestExecutorSystemPromptFollowsChanges(t *testing.T) {
 	srv := MustServer(t)
 	srv.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Response{Text: "ok"} })
@@ -455,6 +455,9 @@ func TestExecutorSystemPromptFollowsChanges(t *testing.T) {
 		last, _ := srv.LastRequest()
 		contains(t, "system prompt", last.SystemPrompt(), wants...)
 		lacks(t, "system prompt", last.SystemPrompt(), unwanted...)
+		if got, want := strings.Join(last.ToolNames(), ","), strings.Join(reg.Names(), ","); got != want {
+			t.Errorf("tools offered = %s, want %s", got, want)
+		}
 	}
 	p := prompt("hi")
 	turn(p, []string{"Tuesday, 14 May 2024", "- calculate: "}, []string{"current_time"})
