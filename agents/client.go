@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -338,18 +339,22 @@ func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, 
 	defer stream.Close()
 	var a assembler
 	for {
-		chunk, err := stream.Recv()
+		raw, err := stream.RecvRaw() // decoded as a chunk: only what the assembler reads
 		if errors.Is(err, io.EOF) {
 			hint.drain()
 			break
 		}
+		var ev chunk
+		if err == nil {
+			err = json.Unmarshal(raw, &ev)
+		}
 		if err != nil {
 			return Completion{}, hint, fmt.Errorf("read stream: %w", err)
 		}
-		a.add(&chunk)
+		a.add(&ev)
 		if sink != nil {
-			for i := range chunk.Choices {
-				if d := chunk.Choices[i].Delta.Content; chunk.Choices[i].Index == 0 && d != "" {
+			for i := range ev.Choices {
+				if d := ev.Choices[i].Delta.Content; ev.Choices[i].Index == 0 && d != "" {
 					sink.Write(d)
 				}
 			}

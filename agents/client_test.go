@@ -180,6 +180,42 @@ func TestCompleteInterleavedToolCalls(t *testing.T) {
 	}
 }
 
+// TestCompleteRefusalAndChoices checks what the client reads of a stream besides text
+// and tool calls: a refusal (the content when there is none), the choices other than
+// the first (left out), the finish reason and the usage, with the fields it does not
+// use (logprobs, system_fingerprint) present.
+func TestCompleteRefusalAndChoices(t *testing.T) {
+	srv := MustServer(t)
+	client := newClient(t, srv)
+	const c = `{"id":"x","object":"chat.completion.chunk","created":1,"model":"m-1","system_fingerprint":"fp","choices":[%s]}`
+	srv.Push(openaitest.Response{RawSSE: sse(
+		fmt.Sprintf(c, `{"index":0,"delta":{"role":"assistant","refusal":"I can't "},"logprobs":null,"finish_reason":null}`),
+		fmt.Sprintf(c, `{"index":1,"delta":{"content":"other choice"},"finish_reason":null},{"index":0,"delta":{"refusal":"help with that."},"finish_reason":null}`),
+		fmt.Sprintf(c, `{"index":0,"delta":{},"finish_reason":"content_filter"}`),
+		`{"id":"x","object":"chat.completion.chunk","created":1,"model":"m-1","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":10,"prompt_tokens_details":{"cached_tokens":0}}}`,
+	)})
+	var sink stringSink
+	comp, err := client.Complete(agents.WithTextSink(context.Background(), &sink), userRequest("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if comp.Content != "I can't help with that." || comp.FinishReason != openai.FinishReasonContentFilter || comp.Model != "m-1" || len(comp.ToolCalls) != 0 {
+		t.Errorf("got %+v", comp)
+	}
+	if comp.Usage != (conversation.Usage{PromptTokens: 7, CompletionTokens: 3}) {
+		t.Errorf("usage = %+v", comp.Usage)
+	}
+	if sink.b.Len() != 0 {
+		t.Errorf("the sink was given %q; a refusal is not streamed, nor another choice", sink.b.String())
+	}
+}
+
+// stringSink is a TextSink that keeps what it is given.
+type stringSink struct{ b strings.Builder }
+
+func (s *stringSink) Reset()         { s.b.Reset() }
+func (s *stringSink) Write(d string) { s.b.WriteString(d) }
+
 func TestCompleteScripted(t *testing.T) {
 	srv := MustServer(t)
 	client := newClient(t, srv)

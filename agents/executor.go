@@ -78,6 +78,7 @@ type Executor struct {
 	instr       *Instructions
 	tools       toolRunner
 	prompts     *prompts.Set
+	system      *prompts.Memo[prompts.ExecutorSystemData]
 	maxSteps    int
 	tokenBudget int
 	now         func() time.Time
@@ -116,6 +117,7 @@ func NewExecutor(cfg ExecutorConfig) *Executor {
 		maxResult:   cmp.Or(cfg.MaxToolResult, DefaultMaxToolResult),
 	}
 	e.prompts = orPrompts(e.prompts)
+	e.system = prompts.NewMemo[prompts.ExecutorSystemData](e.prompts, prompts.ExecutorSystem)
 	if e.now == nil {
 		e.now = time.Now
 	}
@@ -220,7 +222,7 @@ type reactTurn struct {
 	p        conversation.Prompt
 	progress conversation.Progress
 	canPause bool
-	log      *slog.Logger
+	log      *slog.Logger // made by logger
 	// offered are the tools p's channel may use, which runner runs.
 	offered *Registry
 	runner  toolRunner
@@ -238,12 +240,7 @@ func (e *Executor) newTurn(p conversation.Prompt, progress conversation.Progress
 	if progress == nil {
 		progress = func(string) {}
 	}
-	t := &reactTurn{
-		e: e, p: p, progress: progress, canPause: canPause,
-		log:     e.logger.With(slog.String("conversation", p.Key.String())),
-		offered: e.policy.For(e.registry, p.PolicyChannel()),
-		runner:  e.tools,
-	}
+	t := &reactTurn{e: e, p: p, progress: progress, canPause: canPause, offered: e.policy.For(e.registry, p.PolicyChannel()), runner: e.tools}
 	switch {
 	case opts.Reasoning:
 		t.offered = NewRegistry()
@@ -271,11 +268,20 @@ func (e *Executor) newTurn(p conversation.Prompt, progress conversation.Progress
 	return t, nil
 }
 
+// logger returns the turn's logger (the executor's, with the conversation), made at
+// its first use: most turns log nothing.
+func (t *reactTurn) logger() *slog.Logger {
+	if t.log == nil {
+		t.log = t.e.logger.With(slog.String("conversation", t.p.Key.String()))
+	}
+	return t.log
+}
+
 // runBatch runs the tool calls of the last response that have no result yet and adds
 // the results to the messages and the findings. When a call waits for a confirmation
 // it saves the transcript in the findings' Pending instead and reports paused.
 func (t *reactTurn) runBatch(ctx context.Context) (paused bool, err error) {
-	pending := t.runner.runBatch(ctx, t.log, &t.tr.Batch, &t.tr.Tainted, t.decided, t.canPause, t.progress, t.p.Tasks)
+	pending := t.runner.runBatch(ctx, t.logger(), &t.tr.Batch, &t.tr.Tainted, t.decided, t.canPause, t.progress, t.p.Tasks)
 	t.decided = nil
 	if pending != nil {
 		t.tr.ToolCalls, t.tr.Entities, t.tr.OutOfScope = t.f.ToolCalls, t.f.Entities, t.f.OutOfScope
@@ -283,7 +289,7 @@ func (t *reactTurn) runBatch(ctx context.Context) (paused bool, err error) {
 			return true, fmt.Errorf("agents: executor: %w", err)
 		}
 		t.f.Pending = pending
-		t.log.InfoContext(ctx, "tool call waits for confirmation", slog.String("tool", pending.Name), slog.String("reason", pending.Reason))
+		t.logger().InfoContext(ctx, "tool call waits for confirmation", slog.String("tool", pending.Name), slog.String("reason", pending.Reason))
 		return true, nil
 	}
 	results := make([]conversation.ToolCall, len(t.tr.Batch.Calls))
@@ -308,7 +314,7 @@ func (t *reactTurn) stepsUsed(ctx context.Context) bool {
 		return true
 	}
 	if b := t.e.tokenBudget; b > 0 && t.f.Usage.PromptTokens+t.f.Usage.CompletionTokens >= b {
-		t.log.InfoContext(ctx, "token budget reached", slog.Int("budget", b))
+		t.logger().InfoContext(ctx, "token budget reached", slog.Int("budget", b))
 		return true
 	}
 	return false
@@ -323,7 +329,7 @@ func (t *reactTurn) step(ctx context.Context, tools []openai.Tool) (answered boo
 		req.ToolChoice = "auto"
 	}
 	t.tr.Step++
-	comp, err := t.e.complete(ctx, t.log, req, &t.f, false, t.p.AnswerSink)
+	comp, err := t.e.complete(ctx, t.logger, req, &t.f, false, t.p.AnswerSink)
 	if err != nil {
 		return false, err
 	}
@@ -353,7 +359,7 @@ func (t *reactTurn) finalAnswer(ctx context.Context) error {
 	}
 	t.msgs = append(t.msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: final})
 	t.progress("Writing the answer…")
-	comp, err := t.e.complete(ctx, t.log, openai.ChatCompletionRequest{Model: t.e.model, Messages: t.msgs}, &t.f, true, t.p.AnswerSink)
+	comp, err := t.e.complete(ctx, t.logger, openai.ChatCompletionRequest{Model: t.e.model, Messages: t.msgs}, &t.f, true, t.p.AnswerSink)
 	if err != nil {
 		return err
 	}
@@ -378,7 +384,7 @@ func (e *Executor) ReadUntrusted(f conversation.Findings) bool {
 // complete makes one model call for the loop, counting it and its usage in f. An empty
 // response (one without text when needText is set) is retried once. sink, when not
 // nil, is given the call's text as it streams (Reset before an asked-again call).
-func (e *Executor) complete(ctx context.Context, log *slog.Logger, req openai.ChatCompletionRequest, f *conversation.Findings, needText bool, sink conversation.TextSink) (Completion, error) {
+func (e *Executor) complete(ctx context.Context, log func() *slog.Logger, req openai.ChatCompletionRequest, f *conversation.Findings, needText bool, sink conversation.TextSink) (Completion, error) {
 	for try := 1; ; try++ {
 		if sink != nil && try > 1 {
 			sink.Reset()
@@ -390,7 +396,7 @@ func (e *Executor) complete(ctx context.Context, log *slog.Logger, req openai.Ch
 			err = ErrEmptyResponse
 		}
 		if errors.Is(err, ErrEmptyResponse) && try == 1 {
-			log.WarnContext(ctx, "empty model response; asking again", slog.Int("step", f.Steps))
+			log().WarnContext(ctx, "empty model response; asking again", slog.Int("step", f.Steps))
 			continue
 		}
 		if err != nil {
@@ -404,7 +410,7 @@ func (e *Executor) complete(ctx context.Context, log *slog.Logger, req openai.Ch
 // if any, and the tools of offered), the history and the request (which ends the
 // history of a p.Resume).
 func (e *Executor) messages(p conversation.Prompt, offered *Registry) ([]openai.ChatCompletionMessage, error) {
-	system, err := e.prompts.Render(prompts.ExecutorSystem, e.systemData(p, offered))
+	system, err := e.system.Render(e.systemData(p, offered))
 	if err != nil {
 		return nil, fmt.Errorf("agents: executor: %w", err)
 	}

@@ -1,12 +1,16 @@
 package agents_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +18,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/toolbox"
+	"github.com/threadwright/threadwright/agents/web"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
@@ -427,5 +432,131 @@ func BenchmarkExecutorTurn(b *testing.B) {
 		if err != nil || f.Steps != 2 {
 			b.Fatalf("findings %+v, %v", f, err)
 		}
+	}
+}
+
+// TestExecutorSystemPromptFollowsChanges runs turns of one Executor between which its
+// system prompt's data changes: a tool registered, the next day, a summary. Each
+// turn's system prompt and tools say what is true at that turn (the rendered prompt
+// and the tools list are reused only while they are the same).
+func TestExecutorSystemPromptFollowsChanges(t *testing.T) {
+	srv := MustServer(t)
+	srv.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Response{Text: "ok"} })
+	var day atomic.Int64
+	reg := agents.NewRegistry()
+	reg.MustRegister(toolbox.Calculate())
+	exec := agents.NewExecutor(agents.ExecutorConfig{Client: newClient(t, srv), Model: "gpt-main", Registry: reg,
+		Now: func() time.Time { return fixedNow().AddDate(0, 0, int(day.Load())) }})
+	turn := func(p conversation.Prompt, wants, unwanted []string) {
+		t.Helper()
+		if _, err := exec.Execute(context.Background(), p, nil); err != nil {
+			t.Fatal(err)
+		}
+		last, _ := srv.LastRequest()
+		contains(t, "system prompt", last.SystemPrompt(), wants...)
+		lacks(t, "system prompt", last.SystemPrompt(), unwanted...)
+		if got, want := strings.Join(last.ToolNames(), ","), strings.Join(reg.Names(), ","); got != want {
+			t.Errorf("tools offered = %s, want %s", got, want)
+		}
+	}
+	p := prompt("hi")
+	turn(p, []string{"Tuesday, 14 May 2024", "- calculate: "}, []string{"current_time"})
+	turn(p, []string{"Tuesday, 14 May 2024", "- calculate: "}, []string{"current_time"})
+	reg.MustRegister(toolbox.CurrentTime(fixedNow))
+	turn(p, []string{"Tuesday, 14 May 2024", "- calculate: ", "- current_time: "}, nil)
+	day.Store(1)
+	turn(p, []string{"Wednesday, 15 May 2024", "- current_time: "}, []string{"Tuesday"})
+	p.Summary = "They asked about the Q3 budget."
+	turn(p, []string{"Wednesday, 15 May 2024", "They asked about the Q3 budget."}, nil)
+	p.Summary = ""
+	turn(p, []string{"Wednesday, 15 May 2024"}, []string{"Q3 budget"})
+}
+
+// TestExecutorLogsNameTheConversation checks that what a turn logs names its
+// conversation: the warning of an empty model response, asked again.
+func TestExecutorLogsNameTheConversation(t *testing.T) {
+	srv := MustServer(t)
+	logger, logs := testLogger()
+	exec := newExecutor(t, srv, nil, func(c *agents.ExecutorConfig) { c.Logger = logger })
+	srv.Push(openaitest.Response{Empty: true}, openaitest.Response{Text: "ok"})
+	if f, err := exec.Execute(context.Background(), prompt("hi"), nil); err != nil || f.Answer != "ok" {
+		t.Fatalf("findings %+v, %v", f, err)
+	}
+	contains(t, "log", logs.String(), "empty model response; asking again", "conversation=T1/C1/1.2")
+}
+
+// replay is an http.RoundTripper that sends its first request to next and answers
+// every later one with a copy of that first response, so that a benchmark measures
+// the client's side of a model call alone.
+type replay struct {
+	next http.RoundTripper
+	once sync.Once
+	resp *http.Response
+	body []byte
+	err  error
+}
+
+func (r *replay) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.once.Do(func() {
+		var resp *http.Response
+		if resp, r.err = r.next.RoundTrip(req); r.err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		r.resp = resp
+		r.body, r.err = io.ReadAll(resp.Body)
+	})
+	if r.err != nil {
+		return nil, r.err
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		req.Body.Close()
+	}
+	resp := *r.resp
+	resp.Request = req
+	resp.Body = io.NopCloser(bytes.NewReader(r.body))
+	return &resp, nil
+}
+
+// countSink is a TextSink that counts what it is given.
+type countSink struct{ n int }
+
+func (s *countSink) Reset()         { s.n = 0 }
+func (s *countSink) Write(d string) { s.n += len(d) }
+
+// BenchmarkExecutorPlainAnswer measures the client's side of a turn that answers a
+// plain question, as BenchmarkBurst's turns do (cmd/threadwright): one streamed
+// model call offering the default tools, its text given to a sink. The model's
+// response is the fake server's, recorded once and replayed, so the server's work
+// is not counted.
+func BenchmarkExecutorPlainAnswer(b *testing.B) {
+	srv := MustServer(b)
+	srv.Handle(func(openaitest.Request) openaitest.Response {
+		return openaitest.Response{Text: "answer to: burst question q1q", Usage: openaitest.Usage{PromptTokens: 900, CompletionTokens: 8}}
+	})
+	reg := agents.NewRegistry()
+	reg.MustRegister(toolbox.CurrentTime(fixedNow))
+	reg.MustRegister(toolbox.Calculate())
+	reg.MustRegister(agents.Recall())
+	reg.MustRegister(web.FetchURLTool(web.FetchConfig{}))
+	logger, _ := testLogger()
+	client := newClient(b, srv, func(c *agents.ClientConfig) {
+		c.HTTPClient = &http.Client{Transport: &replay{next: http.DefaultTransport}}
+	})
+	exec := agents.NewExecutor(agents.ExecutorConfig{
+		Client: client, Model: "gpt-main", Registry: reg, ToolTimeout: 5 * time.Second, Now: fixedNow, Logger: logger,
+	})
+	p := prompt("burst question q1q")
+	sink := &countSink{}
+	p.AnswerSink = sink
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		f, err := exec.Execute(ctx, p, nil)
+		if err != nil || f.Answer != "answer to: burst question q1q" || sink.n == 0 {
+			b.Fatalf("findings %+v, %v", f, err)
+		}
+		sink.n = 0
 	}
 }

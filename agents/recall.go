@@ -57,21 +57,22 @@ type storedCall struct {
 // (their Meta's "tool_calls", written by the conversation service), newest first,
 // with their references. Failed, denied and recall calls are left out, and so are the
 // calls of tools offered does not have (TOOL_POLICY: the channel may not use them now).
-func storedCalls(key conversation.Key, history []conversation.Message, offered *Registry) []storedCall {
+// A message's Meta holds its calls' whole results: a positive limit returns at most
+// limit calls, decoding no older message once they are found, and without their
+// Result (the list of the system prompt shows none).
+func storedCalls(key conversation.Key, history []conversation.Message, offered *Registry, limit int) []storedCall {
 	var out []storedCall
-	for i := len(history) - 1; i >= 0; i-- {
+	for i := len(history) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
 		m := history[i]
 		if m.Role != conversation.RoleAssistant || len(m.Meta) == 0 {
 			continue
 		}
-		var meta struct {
-			ToolCalls []conversation.ToolCall `json:"tool_calls"`
-		}
-		if json.Unmarshal(m.Meta, &meta) != nil {
+		calls, ok := decodeCalls(m.Meta, limit <= 0)
+		if !ok {
 			continue
 		}
-		for j := len(meta.ToolCalls) - 1; j >= 0; j-- {
-			c := meta.ToolCalls[j]
+		for j := len(calls) - 1; j >= 0; j-- {
+			c := calls[j]
 			if c.Failed || c.Denied || c.Name == RecallToolName {
 				continue
 			}
@@ -82,6 +83,38 @@ func storedCalls(key conversation.Key, history []conversation.Message, offered *
 		}
 	}
 	return out
+}
+
+// listedCall is what the list of earlier results reads of a stored call.
+type listedCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+	Failed    bool   `json:"failed,omitempty"`
+	Denied    bool   `json:"denied,omitempty"`
+}
+
+// decodeCalls returns the tool calls an assistant message's Meta records, with their
+// results and the rest of conversation.ToolCall when results is set, otherwise only
+// what listedCall reads; ok is false for a Meta that does not decode.
+func decodeCalls(meta json.RawMessage, results bool) (calls []conversation.ToolCall, ok bool) {
+	if results {
+		var m struct {
+			ToolCalls []conversation.ToolCall `json:"tool_calls"`
+		}
+		err := json.Unmarshal(meta, &m)
+		return m.ToolCalls, err == nil
+	}
+	var m struct {
+		ToolCalls []listedCall `json:"tool_calls"`
+	}
+	if json.Unmarshal(meta, &m) != nil {
+		return nil, false
+	}
+	calls = make([]conversation.ToolCall, len(m.ToolCalls))
+	for i, c := range m.ToolCalls {
+		calls[i] = conversation.ToolCall{Name: c.Name, Arguments: c.Arguments, Failed: c.Failed, Denied: c.Denied}
+	}
+	return calls, true
 }
 
 // recallRef is the reference of the j-th tool call of message seq in the thread of
@@ -96,7 +129,7 @@ func recallRef(key conversation.Key, seq int64, j int) string {
 // storedCalls), newest first, with their arguments on one line, cut to
 // MaxRecentArguments bytes.
 func recentResults(key conversation.Key, history []conversation.Message, offered *Registry) []prompts.RecentResult {
-	calls := storedCalls(key, history, offered)
+	calls := storedCalls(key, history, offered, MaxRecent)
 	if len(calls) > MaxRecent {
 		calls = calls[:MaxRecent]
 	}
@@ -142,7 +175,7 @@ func Recall() (ToolSpec, Tool) {
 				return "", fmt.Errorf("no earlier tool results are available here")
 			}
 			ref := strings.TrimSpace(a.Ref)
-			calls := storedCalls(scope.key, scope.history, scope.offered)
+			calls := storedCalls(scope.key, scope.history, scope.offered, 0)
 			for _, c := range calls {
 				if c.ref == ref {
 					return textcut.BytesMark(fmt.Sprintf("Result of %s %s (from an earlier turn):\n%s", c.call.Name, strings.Join(strings.Fields(c.call.Arguments), " "), c.call.Result), MaxRecallResult, textcut.Truncated), nil

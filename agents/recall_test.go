@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -195,5 +196,40 @@ func TestRecallRefusesAnotherThreadsReference(t *testing.T) {
 	if len(f.ToolCalls) != 1 || !f.ToolCalls[0].Failed || !strings.Contains(f.ToolCalls[0].Result, "not an earlier tool result of this thread") ||
 		strings.Contains(f.ToolCalls[0].Result, "Ada") {
 		t.Fatalf("recall across threads = %+v", f.ToolCalls)
+	}
+}
+
+// BenchmarkExecutorLongThread measures the client's side of a plain question in a
+// thread of 40 answered turns, each of which ran 3 tool calls with 16 KiB results:
+// the system prompt lists the newest MaxRecent of them (replayed model response, as
+// BenchmarkExecutorPlainAnswer).
+func BenchmarkExecutorLongThread(b *testing.B) {
+	srv := MustServer(b)
+	srv.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Response{Text: "the answer"} })
+	reg := agents.NewRegistry()
+	reg.MustRegister(agents.Recall())
+	reg.MustRegister(agents.ToolSpec{Name: "lookup", Description: "Look a record up."},
+		agents.ToolFunc(func(context.Context, json.RawMessage) (string, error) { return "x", nil }))
+	logger, _ := testLogger()
+	exec := agents.NewExecutor(agents.ExecutorConfig{Model: "gpt-main", Registry: reg, Now: fixedNow, Logger: logger,
+		Client: newClient(b, srv, func(c *agents.ClientConfig) {
+			c.HTTPClient = &http.Client{Transport: &replay{next: http.DefaultTransport}}
+		})})
+	p := prompt("and the next one?")
+	result := strings.Repeat("r", 16<<10)
+	for i := range 40 {
+		seq := int64(2*i + 1)
+		p.History = append(p.History, conversation.Message{Seq: seq, Role: conversation.RoleUser, Text: fmt.Sprintf("question %d", i)},
+			storedTurn(b, seq+1,
+				conversation.ToolCall{Name: "lookup", Arguments: fmt.Sprintf(`{"id": %d}`, 3*i), Result: result},
+				conversation.ToolCall{Name: "lookup", Arguments: fmt.Sprintf(`{"id": %d}`, 3*i+1), Result: result},
+				conversation.ToolCall{Name: "lookup", Arguments: fmt.Sprintf(`{"id": %d}`, 3*i+2), Result: result}))
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if f, err := exec.Execute(ctx, p, nil); err != nil || f.Answer != "the answer" {
+			b.Fatalf("findings %+v, %v", f, err)
+		}
 	}
 }

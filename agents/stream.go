@@ -40,6 +40,30 @@ func (c Completion) Message() openai.ChatCompletionMessage {
 	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: c.Content, ToolCalls: c.ToolCalls}
 }
 
+// chunk is what a Client reads of a streamed chat completion's event: go-openai's
+// ChatCompletionStreamResponse without the fields it does not use, which are not
+// decoded (an event is read with go-openai's RecvRaw).
+type chunk struct {
+	Model   string        `json:"model"`
+	Choices []chunkChoice `json:"choices"`
+	Usage   *chunkUsage   `json:"usage"`
+}
+
+type chunkChoice struct {
+	Index int `json:"index"`
+	Delta struct {
+		Content   string            `json:"content"`
+		Refusal   string            `json:"refusal"`
+		ToolCalls []openai.ToolCall `json:"tool_calls"`
+	} `json:"delta"`
+	FinishReason openai.FinishReason `json:"finish_reason"`
+}
+
+type chunkUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
 // assembler reassembles a streamed chat completion (choice 0) from its chunks.
 // Content arrives in pieces; each tool call arrives as a delta naming its index, id,
 // type and function name, then deltas with pieces of its arguments. Deltas of
@@ -49,11 +73,11 @@ type assembler struct {
 	refusal strings.Builder
 	calls   []openai.ToolCall
 	finish  openai.FinishReason
-	usage   *openai.Usage
+	usage   *chunkUsage
 	model   string
 }
 
-func (a *assembler) add(chunk *openai.ChatCompletionStreamResponse) {
+func (a *assembler) add(chunk *chunk) {
 	if chunk.Model != "" {
 		a.model = chunk.Model
 	}

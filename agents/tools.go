@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -126,6 +127,9 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 type Registry struct {
 	mu    sync.RWMutex
 	tools map[string]registered
+	// sorted and openAI: Specs' and OpenAITools', made under mu's read lock; Register drops them.
+	sorted atomic.Pointer[[]ToolSpec]
+	openAI atomic.Pointer[[]openai.Tool]
 }
 
 type registered struct {
@@ -179,6 +183,8 @@ func (r *Registry) Register(spec ToolSpec, tool Tool) error {
 		return fmt.Errorf("%w: %s", ErrDuplicateTool, spec.Name)
 	}
 	r.tools[spec.Name] = registered{spec: spec, tool: tool}
+	r.sorted.Store(nil)
+	r.openAI.Store(nil)
 	return nil
 }
 
@@ -207,12 +213,21 @@ func (r *Registry) Len() int {
 // Specs returns the registered tools' specs sorted by name.
 func (r *Registry) Specs() []ToolSpec {
 	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.sortedLocked())
+}
+
+// sortedLocked returns the specs sorted by name, made once (r.sorted); r.mu is held.
+func (r *Registry) sortedLocked() []ToolSpec {
+	if p := r.sorted.Load(); p != nil {
+		return *p
+	}
 	specs := make([]ToolSpec, 0, len(r.tools))
 	for _, t := range r.tools {
 		specs = append(specs, t.spec)
 	}
-	r.mu.RUnlock()
 	slices.SortFunc(specs, func(a, b ToolSpec) int { return strings.Compare(a.Name, b.Name) })
+	r.sorted.Store(&specs)
 	return specs
 }
 
@@ -245,22 +260,21 @@ func (r *Registry) Names() []string {
 // OpenAITools returns the tools as a chat completion request's "tools" list, sorted by
 // name (a stable order keeps the prompt cacheable). It is nil for an empty registry.
 func (r *Registry) OpenAITools() []openai.Tool {
-	specs := r.Specs()
-	if len(specs) == 0 {
-		return nil
-	}
-	tools := make([]openai.Tool, len(specs))
-	for i, s := range specs {
-		tools[i] = openai.Tool{
-			Type: openai.ToolTypeFunction,
-			Function: &openai.FunctionDefinition{
-				Name:        s.Name,
-				Description: s.Description,
-				Parameters:  s.Parameters,
-			},
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if r.openAI.Load() == nil {
+		specs := r.sortedLocked()
+		tools := make([]openai.Tool, len(specs))
+		for i, s := range specs {
+			tools[i] = openai.Tool{Type: openai.ToolTypeFunction,
+				Function: &openai.FunctionDefinition{Name: s.Name, Description: s.Description, Parameters: s.Parameters}}
 		}
+		r.openAI.Store(&tools)
 	}
-	return tools
+	if tools := *r.openAI.Load(); len(tools) > 0 {
+		return slices.Clone(tools) // their FunctionDefinitions are shared: not to be changed
+	}
+	return nil
 }
 
 // subset returns a Registry of the tools of r named in names (repeats count once),
@@ -301,9 +315,8 @@ func (r *Registry) Categories() []ToolCategory {
 	return cats
 }
 
-// Describe renders Categories as text, one "category:" line followed by
-// "- name: description" lines per category. The executor's system prompt uses the
-// same listing through its template; Describe is for logs and debugging.
+// Describe renders Categories as text, one "category:" line followed by "- name:
+// description" lines per category, for logs and debugging (the system prompt's template lists the same).
 func (r *Registry) Describe() string {
 	var b strings.Builder
 	for i, c := range r.Categories() {

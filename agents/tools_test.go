@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/toolbox"
 )
@@ -112,6 +114,26 @@ func TestRegistryListing(t *testing.T) {
 	}
 	if agents.NewRegistry().OpenAITools() != nil {
 		t.Error("an empty registry should offer no tools")
+	}
+
+	// The lists are the caller's: changing one changes nothing for the next caller, and
+	// a tool registered later is in the next lists.
+	specs := r.Specs()
+	specs[0].Name, tools[0] = "changed", openai.Tool{Type: "changed"}
+	_ = append(r.OpenAITools()[:1], openai.Tool{Type: "appended"})
+	listed := func() string {
+		var names []string
+		for _, tool := range r.OpenAITools() {
+			names = append(names, string(tool.Type)+":"+tool.Function.Name)
+		}
+		return strings.Join(r.Names(), ",") + " " + strings.Join(names, ",")
+	}
+	if got, want := listed(), "alpha,calculate,current_time,zeta function:alpha,function:calculate,function:current_time,function:zeta"; got != want {
+		t.Errorf("after changes to the lists: %s, want %s", got, want)
+	}
+	r.MustRegister(agents.ToolSpec{Name: "beta", Description: "B.", Category: "records"}, agents.ToolFunc(noop))
+	if got, want := listed(), "alpha,beta,calculate,current_time,zeta function:alpha,function:beta,function:calculate,function:current_time,function:zeta"; got != want {
+		t.Errorf("after a Register: %s, want %s", got, want)
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"text/template"
 )
 
@@ -92,6 +94,42 @@ func (s *Set) Render(name string, data any) (string, error) {
 		return "", fmt.Errorf("prompts: render %s: %w", name, err)
 	}
 	return strings.TrimSpace(b.String()), nil
+}
+
+// Memo renders one template of a Set and keeps the last text it rendered with that
+// text's data, so that a Render with equal data (reflect.DeepEqual) returns the text
+// without executing the template again. The executor's system prompt is the same for
+// most turns (the same date, tools and instructions), and rendering it costs more
+// than the rest of a turn's prompt building. A Memo is safe for concurrent use; data
+// given to Render must not change afterwards.
+type Memo[T any] struct {
+	set  *Set
+	name string
+	last atomic.Pointer[memoEntry[T]]
+}
+
+type memoEntry[T any] struct {
+	data T
+	text string
+}
+
+// NewMemo returns a Memo of the template called name in s.
+func NewMemo[T any](s *Set, name string) *Memo[T] {
+	return &Memo[T]{set: s, name: name}
+}
+
+// Render is Set.Render of the Memo's template with data, rendered again only when
+// data differs from the last data rendered. Errors: Set.Render's (not remembered).
+func (m *Memo[T]) Render(data T) (string, error) {
+	if e := m.last.Load(); e != nil && reflect.DeepEqual(e.data, data) {
+		return e.text, nil
+	}
+	text, err := m.set.Render(m.name, data)
+	if err != nil {
+		return "", err
+	}
+	m.last.Store(&memoEntry[T]{data: data, text: text})
+	return text, nil
 }
 
 // funcs are the helpers available to every template.

@@ -168,3 +168,39 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs from the golden file (run go test -update after checking):\n--- got\n%s\n--- want\n%s", name, got, want)
 	}
 }
+
+// TestMemo checks that a Memo returns Set.Render's text, and renders again when any
+// part of the data changes: a tool's description, the date, the summary.
+func TestMemo(t *testing.T) {
+	s := prompts.MustParse()
+	m := prompts.NewMemo[prompts.ExecutorSystemData](s, prompts.ExecutorSystem)
+	data := func(date, desc, summary string) prompts.ExecutorSystemData {
+		return prompts.ExecutorSystemData{Date: date, Summary: summary, Categories: []prompts.ToolCategory{
+			{Name: "general", Tools: []prompts.Tool{{Name: "calculate", Description: desc}}},
+		}}
+	}
+	for _, d := range []prompts.ExecutorSystemData{
+		data("Tuesday, 14 May 2024 (UTC)", "Evaluate an expression.", ""),
+		data("Tuesday, 14 May 2024 (UTC)", "Evaluate an expression.", ""),
+		data("Tuesday, 14 May 2024 (UTC)", "Evaluate an arithmetic expression.", ""),
+		data("Wednesday, 15 May 2024 (UTC)", "Evaluate an arithmetic expression.", ""),
+		data("Wednesday, 15 May 2024 (UTC)", "Evaluate an arithmetic expression.", "They asked about Q3."),
+		data("Tuesday, 14 May 2024 (UTC)", "Evaluate an expression.", ""),
+	} {
+		want, err := s.Render(prompts.ExecutorSystem, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Render(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("Memo.Render(%+v) =\n%s\nwant\n%s", d, got, want)
+		}
+	}
+	bad := prompts.NewMemo[prompts.FinalAnswerData](s, "no_such_template")
+	if _, err := bad.Render(prompts.FinalAnswerData{}); err == nil {
+		t.Error("Memo of an unknown template rendered")
+	}
+}
