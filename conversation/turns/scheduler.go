@@ -132,6 +132,17 @@ func (s *scheduler) work(t *thread) {
 		}
 		err = s.turn.runInput(t, *in)
 		s.slots.Release(1)
+		if pokes, freed := s.threads.takeFreed(t); freed {
+			// The turn's last save freed the lease (Turn.Release): no Next.
+			if err == nil {
+				s.finished(*in)
+				retry.Reset()
+			}
+			if s.leases.freed(t, pokes) {
+				return
+			}
+			continue
+		}
 		switch {
 		case err == nil:
 			s.finished(*in)

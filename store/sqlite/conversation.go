@@ -121,8 +121,9 @@ const (
 // no Acquire can take the thread over before the commit); it creates the conversation
 // (turn.Version 0) or updates its control row where the version still equals
 // turn.Version, appends turn.Append numbered from the old last_seq+1, marks
-// turn.InputID done, enqueues turn.Enqueue (as Enqueue) and adds turn.Events to the
-// webhook outbox (migration 00009). It touches only the
+// turn.InputID done, enqueues turn.Enqueue (as Enqueue), adds turn.Events to the
+// webhook outbox (migration 00009) and, with turn.Release, frees the lease when no
+// input of the thread is left pending (releaseSQL, last). It touches only the
 // control row, the new messages, the input and the lease row, so it costs the same
 // however long the conversation is. Text it cannot store as it is is stored repaired
 // (sqlstore.Text, sqlstore.JSON).
@@ -213,10 +214,18 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 	if err := insertEvents(ctx, tx, turn.Events); err != nil {
 		return conversation.Saved{}, err
 	}
+	var released int64
+	if l := turn.Lease; turn.Release && l.Held() {
+		// After the input is marked done and what follows enqueued: releaseSQL sees them.
+		if released, err = sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.release).ExecContext(ctx,
+			k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(at))); err != nil {
+			return conversation.Saved{}, fmt.Errorf("release lease: %w", err)
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return conversation.Saved{}, err
 	}
-	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first}, nil
+	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first, Released: released == 1}, nil
 }
 
 // markDone marks the turn's input done, with the inputs merged into it (a burst,

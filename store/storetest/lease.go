@@ -341,3 +341,61 @@ func testNext(t *testing.T, s conversation.Store) {
 		t.Error("Next with the zero lease succeeded; want an error")
 	}
 }
+
+// mustSaveRelease saves turn with Turn.Release and fails the test unless it succeeds
+// and frees the lease exactly when want says.
+func mustSaveRelease(t testing.TB, s conversation.Store, turn conversation.Turn, want bool) conversation.Saved {
+	t.Helper()
+	turn.Release = true
+	saved := mustSave(t, s, turn)
+	if saved.Released != want {
+		t.Fatalf("Save of %s with Release (input %q) = %+v; want released %v", turn.Key, turn.InputID, saved, want)
+	}
+	return saved
+}
+
+// testSaveRelease checks Save with Turn.Release: it frees the lease, keeping the
+// token, only when no input of the thread is left pending once the save's input (and
+// those merged into it) are done; an input the save enqueues, or one still pending,
+// keeps it, as does a save without Release. Without a lease there is nothing to free,
+// and a lease taken over fails the save with ErrLeaseLost, freeing nothing.
+func testSaveRelease(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	k := thread("save-release")
+	mustEnqueue(t, s, inputIn(k, "s1", "U1"))
+	mustEnqueue(t, s, inputIn(k, "s2", "U1"))
+	l := mustAcquire(t, s, k, ownerA, liveTTL)
+	mustBeginID(t, s, l, "s1", 1)
+	saved := mustSaveRelease(t, s, conversation.Turn{Key: k, Lease: l, InputID: "s1", Append: []conversation.Message{user("s1")}}, false)
+	mustNotAcquire(t, s, k, ownerB)
+	mustBeginID(t, s, l, "s2", 1)
+	follow := inputIn(k, "s3", "U1")
+	saved = mustSaveRelease(t, s, conversation.Turn{Key: k, Version: saved.Version, Lease: l, InputID: "s2", Enqueue: []conversation.Input{follow}}, false)
+	mustBeginID(t, s, l, "s3", 1)
+	saved = mustSave(t, s, conversation.Turn{Key: k, Version: saved.Version, Lease: l, InputID: "s3"}) // no Release
+	if saved.Released {
+		t.Fatalf("Save without Release = %+v; want not released", saved)
+	}
+	mustEnqueue(t, s, inputIn(k, "s4", "U1"))
+	mustEnqueue(t, s, inputIn(k, "s5", "U1"))
+	mustEnqueue(t, s, inputIn(thread("save-release-other"), "o1", "U1")) // another thread's does not hold it
+	mustBeginID(t, s, l, "s4", 1)
+	mustSaveRelease(t, s, conversation.Turn{Key: k, Version: saved.Version, Lease: l, InputID: "s4", Merged: []string{"s5"},
+		Append: []conversation.Message{user("s4"), user("s5")}}, true)
+	if _, err := s.Begin(ctx, l); !errors.Is(err, conversation.ErrLeaseLost) {
+		t.Errorf("Begin after the Save freed the lease: %v; want ErrLeaseLost", err)
+	}
+	if got := mustRenew(t, s, ownerA, liveTTL); len(got) != 0 {
+		t.Errorf("Renew after the Save freed the lease = %+v; want none", got)
+	}
+	cur, prev, ok, err := s.Acquire(ctx, k, ownerB, liveTTL)
+	if err != nil || !ok || cur.Token != l.Token+1 || prev != "" {
+		t.Fatalf("Acquire after the Save freed the lease = %+v, %q, %v, %v; want token %d, no previous owner", cur, prev, ok, err, l.Token+1)
+	}
+	if _, err := s.Save(ctx, conversation.Turn{Key: k, Version: 4, Lease: l, Release: true}); !errors.Is(err, conversation.ErrLeaseLost) {
+		t.Errorf("Save with Release and a lease taken over: %v; want ErrLeaseLost", err)
+	}
+	mustNotAcquire(t, s, k, ownerC) // the holder's lease stays
+	mustSaveRelease(t, s, conversation.Turn{Key: thread("save-release-nolease"), Append: []conversation.Message{user("x")}}, false)
+	mustSaveRelease(t, s, conversation.Turn{Key: k, Version: 4, Lease: cur}, true)
+}
