@@ -58,14 +58,25 @@ func (s *scheduler) kick(key conversation.Key) {
 	go s.hold(t)
 }
 
-// hold takes t's lease and runs the thread's inputs until none is pending.
+// hold takes t's lease and runs the thread's inputs until none is pending. With a
+// turn slot free at once, taking the lease begins the first input too
+// (Store.AcquireBegin); otherwise the input is begun once a slot is, so that an
+// input waiting for one counts no attempt.
 func (s *scheduler) hold(t *thread) {
 	defer s.wg.Done()
 	defer s.letGo(t)
-	if !s.admitted(t) || !s.leases.acquire(t) {
+	if !s.admitted(t) {
 		return
 	}
-	s.work(t)
+	slot := s.slots.TryAcquire(1)
+	first, ok := s.leases.acquire(t, slot)
+	if !ok {
+		if slot {
+			s.slots.Release(1)
+		}
+		return
+	}
+	s.work(t, first, slot)
 }
 
 // letGo removes t from the threads this process holds. A lease still held (its worker
@@ -88,10 +99,11 @@ func (s *scheduler) letGo(t *thread) {
 
 // work runs the pending inputs of t's thread, in order, one at a time, each in a
 // turn slot, until none is left and the lease is released, the lease is lost, or the
-// service shuts down. A turn that leaves its input pending (its store writes failed,
-// for example) is tried again after a backoff, holding the thread so that no later
-// input overtakes it.
-func (s *scheduler) work(t *thread) {
+// service shuts down. first is the input hold began with the lease (nil: none), and
+// slot whether hold holds a turn slot for it. A turn that leaves its input pending
+// (its store writes failed, for example) is tried again after a backoff, holding
+// the thread so that no later input overtakes it.
+func (s *scheduler) work(t *thread, first *conversation.Input, slot bool) {
 	log := s.log.With(conversation.LogKeyThread, t.key.String())
 	retry := backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(time.Second), backoff.WithMaxInterval(30*time.Second),
@@ -100,12 +112,20 @@ func (s *scheduler) work(t *thread) {
 	// starts without waiting again.
 	for next := false; ; next = true {
 		if s.ctx.Err() != nil || s.threads.isLost(t) {
+			if slot {
+				s.slots.Release(1)
+			}
 			return
 		}
-		if (next && !s.admitted(t)) || !s.slot(t) {
+		if !slot && ((next && !s.admitted(t)) || !s.slot(t)) {
 			return
 		}
-		in, freed, pokes, err := s.leases.next(t)
+		slot = false
+		in, freed, pokes, err := first, false, 0, error(nil)
+		if first == nil {
+			in, freed, pokes, err = s.leases.next(t)
+		}
+		first = nil
 		if err == nil && in != nil {
 			var b conversation.Input
 			if b, err = s.burst(t, *in); err == nil {

@@ -105,3 +105,40 @@ func testReleaseWaitsForEnqueue(t *testing.T, release func(s *Store, l conversat
 		t.Fatalf("Begin = %+v, %v; want input in (seq %d)", in, err, seq)
 	}
 }
+
+// TestAcquireBeginSkipsALockedInput checks that AcquireBegin, which locks the lease row
+// before an input row (Save takes them in the other order), does not wait for an
+// input row another writer holds: it takes the lease and begins nothing, and the
+// holder's Next begins the input once the writer is done.
+func TestAcquireBeginSkipsALockedInput(t *testing.T) {
+	ctx := context.Background()
+	dsn := storetest.PostgresDSN(t)
+	s, err := Open(ctx, dsn, 4)
+	storetest.Opened(t, s, err)
+	db, err := sql.Open("postgres", dsn)
+	storetest.Opened(t, db, err)
+	k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.2"}
+	if ok, err := s.Enqueue(ctx, conversation.Input{ID: "locked", Key: k, Kind: conversation.KindUserMessage}); err != nil || !ok {
+		t.Fatalf("Enqueue = %v, %v", ok, err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT FROM inputs WHERE id = 'locked' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	l, _, in, ok, err := s.AcquireBegin(actx, k, "holder", time.Minute)
+	if err != nil || !ok || in != nil {
+		t.Fatalf("AcquireBegin with the input's row locked = %+v, %v, %v; want the lease, no input", in, ok, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if in, released, err := s.Next(ctx, l); err != nil || released || in == nil || in.ID != "locked" || in.Attempts != 1 {
+		t.Fatalf("Next = %+v, %v, %v; want input locked with 1 attempt", in, released, err)
+	}
+}

@@ -214,18 +214,30 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 	if err := insertEvents(ctx, tx, turn.Events); err != nil {
 		return conversation.Saved{}, err
 	}
-	var released int64
-	if l := turn.Lease; turn.Release && l.Held() {
-		// After the input is marked done and what follows enqueued: releaseSQL sees them.
-		if released, err = sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.release).ExecContext(ctx,
-			k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(at))); err != nil {
-			return conversation.Saved{}, fmt.Errorf("release lease: %w", err)
-		}
+	released, err := s.release(ctx, tx, turn, at)
+	if err != nil {
+		return conversation.Saved{}, err
 	}
 	if err := tx.Commit(); err != nil {
 		return conversation.Saved{}, err
 	}
-	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first, Released: released == 1}, nil
+	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first, Released: released}, nil
+}
+
+// release frees turn's lease in tx, Save's transaction, with turn.Release, when no
+// input of the thread is pending (releaseSQL), and reports whether it did. It runs
+// last: releaseSQL sees the input marked done and what the turn enqueued.
+func (s *Checkpoints) release(ctx context.Context, tx *sql.Tx, turn conversation.Turn, at time.Time) (bool, error) {
+	l, k := turn.Lease, turn.Key
+	if !turn.Release || !l.Held() {
+		return false, nil
+	}
+	n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.release).ExecContext(ctx,
+		k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(at)))
+	if err != nil {
+		return false, fmt.Errorf("release lease: %w", err)
+	}
+	return n == 1, nil
 }
 
 // markDone marks the turn's input done, with the inputs merged into it (a burst,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -398,4 +399,78 @@ func testSaveRelease(t *testing.T, s conversation.Store) {
 	mustNotAcquire(t, s, k, ownerC) // the holder's lease stays
 	mustSaveRelease(t, s, conversation.Turn{Key: thread("save-release-nolease"), Append: []conversation.Message{user("x")}}, false)
 	mustSaveRelease(t, s, conversation.Turn{Key: k, Version: 4, Lease: cur}, true)
+}
+
+// testAcquireBegin checks AcquireBegin, Acquire and Begin in one call: it takes a free
+// thread and begins its first pending input, counting an attempt; takes nothing, and
+// begins nothing, while another owner's live lease holds the thread; takes an expired
+// lease over, with the next token and the former owner, beginning the input its
+// holder left pending, whose later Save then fails; and takes a thread with nothing
+// pending, beginning nothing (Next then frees it). Of concurrent calls, exactly one
+// takes the thread and begins the input.
+func testAcquireBegin(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	k := thread("acquire-begin")
+	mustEnqueue(t, s, inputIn(k, "ab1", "U1"))
+	mustEnqueue(t, s, inputIn(k, "ab2", "U1"))
+	l, prev, in, ok, err := s.AcquireBegin(ctx, k, ownerA, expiredTTL)
+	if err != nil || !ok || l.Key != k || l.Owner != ownerA || l.Token != 1 || prev != "" ||
+		in == nil || in.ID != "ab1" || in.Attempts != 1 || in.Status != conversation.InputPending || in.Key != k {
+		t.Fatalf("AcquireBegin of a free thread = %+v, %q, %+v, %v, %v; want token 1 and input ab1 with 1 attempt", l, prev, in, ok, err)
+	}
+	cur, prev, in, ok, err := s.AcquireBegin(ctx, k, ownerB, liveTTL)
+	for deadline := time.Now().Add(10 * time.Second); err == nil && !ok && time.Now().Before(deadline); {
+		cur, prev, in, ok, err = s.AcquireBegin(ctx, k, ownerB, liveTTL) // only a clock that stepped back waits
+	}
+	if err != nil || !ok || cur.Token != 2 || prev != ownerA || in == nil || in.ID != "ab1" || in.Attempts != 2 {
+		t.Fatalf("AcquireBegin of an expired lease = %+v, %q, %+v, %v, %v; want token 2 from %s, input ab1 with 2 attempts", cur, prev, in, ok, err, ownerA)
+	}
+	if _, err := s.Save(ctx, conversation.Turn{Key: k, Lease: l, InputID: "ab1"}); !errors.Is(err, conversation.ErrLeaseLost) {
+		t.Errorf("Save with the lease taken over: %v; want ErrLeaseLost", err)
+	}
+	if l, prev, in, ok, err := s.AcquireBegin(ctx, k, ownerC, liveTTL); err != nil || ok || l.Held() || prev != "" || in != nil {
+		t.Fatalf("AcquireBegin of a held thread = %+v, %q, %+v, %v, %v; want nothing", l, prev, in, ok, err)
+	}
+	mustSave(t, s, conversation.Turn{Key: k, Lease: cur, InputID: "ab1"})
+	mustNext(t, s, cur, "ab2", 1, false) // ownerC's call began nothing
+	if err := s.Finish(ctx, cur, "ab2", conversation.InputDone); err != nil {
+		t.Fatalf("Finish(ab2): %v", err)
+	}
+	mustNext(t, s, cur, "", 0, true)
+	if l, _, in, ok, err := s.AcquireBegin(ctx, k, ownerA, liveTTL); err != nil || !ok || l.Token != 3 || in != nil {
+		t.Fatalf("AcquireBegin with nothing pending = %+v, %+v, %v, %v; want token 3, no input", l, in, ok, err)
+	} else {
+		mustNext(t, s, l, "", 0, true)
+	}
+	if _, _, _, _, err := s.AcquireBegin(ctx, conversation.Key{}, ownerA, liveTTL); err == nil {
+		t.Error("AcquireBegin of the zero key succeeded; want an error")
+	}
+
+	rk := thread("acquire-begin-race")
+	mustEnqueue(t, s, inputIn(rk, "r1", "U1"))
+	var (
+		mu    sync.Mutex
+		begun []*conversation.Input
+	)
+	wins, errs := race(8, func(i int) error {
+		_, _, in, ok, err := s.AcquireBegin(ctx, rk, fmt.Sprintf("worker-%d", i), liveTTL)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			return errNotAcquired
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		begun = append(begun, in)
+		return nil
+	})
+	if wins != 1 || len(begun) != 1 || begun[0] == nil || begun[0].ID != "r1" || begun[0].Attempts != 1 {
+		t.Fatalf("%d of 8 concurrent AcquireBegins took the thread, beginning %+v; want 1, beginning r1 once (others: %v)", wins, begun, errs)
+	}
+	for _, err := range errs {
+		if !errors.Is(err, errNotAcquired) {
+			t.Errorf("a losing AcquireBegin failed with %v; want ok false", err)
+		}
+	}
 }

@@ -49,6 +49,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"Release", testRelease},
 		{"Next", testNext},
 		{"SaveRelease", testSaveRelease},
+		{"AcquireBegin", testAcquireBegin},
 		{"FinishLease", testFinishLease},
 		{"Abandon", testAbandon},
 		{"Renew", testRenew},
