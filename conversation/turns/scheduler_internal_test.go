@@ -3,9 +3,16 @@ package turns
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/sqlite"
 )
 
 // A newer message stops the thread's running turn, but never its own: the worker can
@@ -41,5 +48,134 @@ func TestNewMessageStopsOnlyAnOlderTurn(t *testing.T) {
 				t.Fatalf("stopOlder = %v, turn stopped %v; want %v", got, stopped, c.stops)
 			}
 		})
+	}
+}
+
+// callStore counts the lease and checkpoint calls of a turn.
+type callStore struct {
+	conversation.Store
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (s *callStore) count(op string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[op]++
+}
+
+func (s *callStore) Acquire(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
+	s.count("Acquire")
+	return s.Store.Acquire(ctx, k, owner, ttl)
+}
+
+func (s *callStore) AcquireBegin(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	s.count("AcquireBegin")
+	return s.Store.AcquireBegin(ctx, k, owner, ttl)
+}
+
+func (s *callStore) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
+	s.count("Begin")
+	return s.Store.Begin(ctx, l)
+}
+
+func (s *callStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+	s.count("Next")
+	return s.Store.Next(ctx, l)
+}
+
+func (s *callStore) Release(ctx context.Context, l conversation.Lease) (bool, error) {
+	s.count("Release")
+	return s.Store.Release(ctx, l)
+}
+
+func (s *callStore) Load(ctx context.Context, k conversation.Key, recent int) (*conversation.Checkpoint, error) {
+	s.count("Load")
+	return s.Store.Load(ctx, k, recent)
+}
+
+func (s *callStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+	s.count("Save")
+	return s.Store.Save(ctx, turn)
+}
+
+// replies answers each PostReply, and closes done at the want-th.
+type replies struct {
+	conversation.Messenger
+	mu      sync.Mutex
+	n, want int
+	done    chan struct{}
+}
+
+func (m *replies) PostReply(context.Context, conversation.Key, string, conversation.Tag) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.n++
+	if m.n == m.want {
+		close(m.done)
+	}
+	return fmt.Sprintf("9.%d", m.n), nil
+}
+
+func (m *replies) SetStatus(context.Context, conversation.Key, string) error { return nil }
+
+// answerer loads the checkpoint and finishes the turn with a reply, as the
+// assistant's plain answer does.
+type answerer struct{}
+
+func (answerer) Handle(ctx context.Context, r *Run) error {
+	cp, err := r.Load(ctx)
+	if errors.Is(err, conversation.ErrNotFound) {
+		cp, err = &conversation.Checkpoint{Conversation: conversation.Conversation{Key: r.In.Key}}, nil
+	}
+	if err != nil {
+		return err
+	}
+	fctx, cancel := r.Final(ctx)
+	defer cancel()
+	return r.Finish(fctx, cp.Conversation, Ending{Msgs: []conversation.Message{{Role: conversation.RoleUser, Text: "hi"}}, Reply: "re", Answer: true})
+}
+
+// TestPlainTurnStoreCalls: a mention in a new thread costs the store three calls of
+// a turn (docs/architecture.md, "Durable turns"): AcquireBegin takes the thread and
+// begins the input, Load, and the Save that finishes it and frees the lease; no
+// Acquire, Begin, Next or Release. The lease is free afterwards.
+func TestPlainTurnStoreCalls(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	const n = 5
+	st := &callStore{Store: db, calls: map[string]int{}}
+	m := &replies{want: n, done: make(chan struct{})}
+	rt := New(Config{Store: st, Messenger: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		DoubleTexting: func(conversation.Key) conversation.DoubleTexting { return conversation.DoubleTextingQueue }}, answerer{})
+	if err := rt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, err := rt.Submit(ctx, mention(fmt.Sprintf("m%d", i), i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-m.done
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(sctx); err != nil {
+		t.Fatal(err)
+	}
+	st.mu.Lock()
+	got := st.calls
+	st.mu.Unlock()
+	if want := map[string]int{"AcquireBegin": n, "Load": n, "Save": n}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("store calls of %d plain turns = %v; want %v", n, got, want)
+	}
+	for i := range n {
+		k := mention("", i+1).Key
+		if _, _, ok, err := db.Acquire(ctx, k, "other", time.Minute); err != nil || !ok {
+			t.Errorf("Acquire of thread %s after its turn = %v, %v; want it free", k, ok, err)
+		}
 	}
 }
