@@ -89,6 +89,11 @@ func (s *callStore) Release(ctx context.Context, l conversation.Lease) (bool, er
 	return s.Store.Release(ctx, l)
 }
 
+func (s *callStore) Pending(ctx context.Context, k conversation.Key, limit int) ([]conversation.Input, error) {
+	s.count("Pending")
+	return s.Store.Pending(ctx, k, limit)
+}
+
 func (s *callStore) Load(ctx context.Context, k conversation.Key, recent int) (*conversation.Checkpoint, error) {
 	s.count("Load")
 	return s.Store.Load(ctx, k, recent)
@@ -139,19 +144,37 @@ func (answerer) Handle(ctx context.Context, r *Run) error {
 // TestPlainTurnStoreCalls: a mention in a new thread costs the store three calls of
 // a turn (docs/architecture.md, "Durable turns"): AcquireBegin takes the thread and
 // begins the input, Load, and the Save that finishes it and frees the lease; no
-// Acquire, Begin, Next or Release. The lease is free afterwards.
+// Acquire, Begin, Next or Release. The lease is free afterwards. Under the merge
+// policy the turn reads the burst once, when the message's window has closed.
 func TestPlainTurnStoreCalls(t *testing.T) {
+	for _, c := range []struct {
+		policy  conversation.DoubleTexting
+		pending int
+	}{{conversation.DoubleTextingQueue, 0}, {conversation.DoubleTextingMerge, 1}} {
+		t.Run(string(c.policy), func(t *testing.T) {
+			const n = 5
+			want := map[string]int{"AcquireBegin": n, "Load": n, "Save": n}
+			if c.pending > 0 {
+				want["Pending"] = c.pending * n
+			}
+			testTurnStoreCalls(t, n, c.policy, want)
+		})
+	}
+}
+
+// testTurnStoreCalls answers n mentions in new threads under policy and checks the
+// store calls their turns made against want.
+func testTurnStoreCalls(t *testing.T, n int, policy conversation.DoubleTexting, want map[string]int) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	const n = 5
 	st := &callStore{Store: db, calls: map[string]int{}}
 	m := &replies{want: n, done: make(chan struct{})}
-	rt := New(Config{Store: st, Messenger: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		DoubleTexting: func(conversation.Key) conversation.DoubleTexting { return conversation.DoubleTextingQueue }}, answerer{})
+	rt := New(Config{Store: st, Messenger: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MergeWindow: 300 * time.Millisecond,
+		DoubleTexting: func(conversation.Key) conversation.DoubleTexting { return policy }}, answerer{})
 	if err := rt.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +192,7 @@ func TestPlainTurnStoreCalls(t *testing.T) {
 	st.mu.Lock()
 	got := st.calls
 	st.mu.Unlock()
-	if want := map[string]int{"AcquireBegin": n, "Load": n, "Save": n}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("store calls of %d plain turns = %v; want %v", n, got, want)
 	}
 	for i := range n {
