@@ -12,9 +12,11 @@ import (
 )
 
 // The scheduler (docs/architecture.md, "Durable turns"): the store, not this
-// process's memory, decides who runs a thread. A worker takes the thread's lease
-// (Store.Acquire), then begins its pending inputs one at a time in Seq order until
-// none is left and the lease is released, each step one call (Store.Next). The
+// process's memory, decides who runs a thread. A worker takes the thread's lease and
+// begins its first input (Store.AcquireBegin), then its other pending inputs one at a
+// time in Seq order until none is left and the lease is released, each step one call
+// (Store.Next); a turn's last save frees the lease itself when it leaves nothing
+// pending (Turn.Release), so a thread's last turn needs no Next. The
 // lease is renewed for every thread this process holds by one heartbeat
 // (Store.Renew), which also brings what other replicas asked: a newer message stops
 // the running turn, a Stop button names it. A replica that dies stops renewing; its
