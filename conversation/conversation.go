@@ -108,6 +108,12 @@ type Turn struct {
 	// Lease, when held, fences the write: Save fails with ErrLeaseLost unless the
 	// lease still holds Key (see Store.Acquire).
 	Lease Lease
+	// Release, with Lease, frees the lease in the same transaction when the save
+	// leaves the thread no pending input, as Store.Release does (an input enqueued
+	// concurrently is either seen, keeping the lease, or finds it free): a turn's
+	// last save, so that its worker needs no Store.Next to free the lease
+	// (docs/architecture.md, "Durable turns"). Saved.Released reports whether it did.
+	Release bool
 	// Enqueue are inputs persisted as pending in the same transaction (deduplicated
 	// by ID, as Store.Enqueue does): follow-up work of the turn, such as the next
 	// part of a pipeline (KindPipeline), that must exist exactly when the state that
@@ -138,6 +144,8 @@ type Saved struct {
 	Version        int64
 	// FirstSeq is the Seq given to Turn.Append[0] (LastSeq+1 when nothing was appended).
 	FirstSeq int64
+	// Released reports that the save freed its lease (Turn.Release).
+	Released bool
 }
 
 // ToolApproval is a tool call waiting for a person's confirmation (State.ToolApproval).

@@ -74,6 +74,13 @@ type Store interface {
 	// another owner holds the thread; prev is the owner of the lease taken over ("" when
 	// the thread was free).
 	Acquire(ctx context.Context, key Key, owner string, ttl time.Duration) (l Lease, prev string, ok bool, err error)
+	// AcquireBegin is Acquire and, when it takes the lease, Begin with it, as one store
+	// call (one statement on Postgres, one transaction on SQLite): a worker's first
+	// call on a thread (docs/architecture.md, "Durable turns"). in is the input begun;
+	// nil when none is pending, or when another writer holds the first one's row
+	// (Postgres; the holder then calls Next, which waits for it). Acquire's and
+	// Begin's guarantees hold.
+	AcquireBegin(ctx context.Context, key Key, owner string, ttl time.Duration) (l Lease, prev string, in *Input, ok bool, err error)
 	// Begin starts the next input of l's thread, the pending input with the lowest
 	// Seq: it increments the input's Attempts and returns it, or nil when the thread
 	// has no pending input. Errors: ErrLeaseLost.

@@ -117,6 +117,13 @@ func (s *measuredStore) Acquire(ctx context.Context, key conversation.Key, owner
 	return l, prev, ok, err
 }
 
+func (s *measuredStore) AcquireBegin(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	start := time.Now()
+	l, prev, in, ok, err := s.Store.AcquireBegin(ctx, key, owner, ttl)
+	s.observe("acquire_begin", start, err)
+	return l, prev, in, ok, err
+}
+
 func (s *measuredStore) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	start := time.Now()
 	in, err := s.Store.Begin(ctx, l)

@@ -136,7 +136,7 @@ func TestE2EMetrics(t *testing.T) {
 		{"threadwright_slack_api_request_duration_seconds", []string{"method", "chat.postMessage"}, 3, false},
 		{"threadwright_store_operations_total", []string{"op", "enqueue_batch", "outcome", "ok"}, 1, false}, // the intake stores by group commit
 		{"threadwright_store_operations_total", []string{"op", "save", "outcome", "ok"}, 1, false},
-		{"threadwright_store_operations_total", []string{"op", "acquire", "outcome", "ok"}, 1, false},
+		{"threadwright_store_operations_total", []string{"op", "acquire_begin", "outcome", "ok"}, 1, false}, // Acquire with the first Begin
 		{"threadwright_store_operation_duration_seconds", []string{"op", "save"}, 1, false},
 	} {
 		v, ok := f.value(w.name, w.labels...)

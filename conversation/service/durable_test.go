@@ -57,6 +57,12 @@ func (s *flakyStore) EnqueueBatch(ctx context.Context, ins []conversation.Input)
 	return s.Store.EnqueueBatch(ctx, ins)
 }
 
+func (s *flakyStore) AcquireBegin(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	l, prev, in, ok, err := s.Store.AcquireBegin(ctx, k, owner, ttl)
+	s.counted(in)
+	return l, prev, in, ok, err
+}
+
 func (s *flakyStore) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	in, err := s.Store.Begin(ctx, l)
 	s.counted(in)
@@ -361,8 +367,8 @@ func TestServiceChannelCommandFailureIsTold(t *testing.T) {
 	}
 }
 
-// lostAnswerStore loses the answer of the first Acquire that succeeds: it commits,
-// but the caller sees the connection drop (ErrUnavailable).
+// lostAnswerStore loses the answer of the first Acquire (or AcquireBegin) that
+// succeeds: it commits, but the caller sees the connection drop (ErrUnavailable).
 type lostAnswerStore struct {
 	conversation.Store
 	once sync.Once
@@ -376,6 +382,16 @@ func (s *lostAnswerStore) Acquire(ctx context.Context, k conversation.Key, owner
 		return conversation.Lease{}, "", false, errUnavailable
 	}
 	return l, prev, ok, err
+}
+
+func (s *lostAnswerStore) AcquireBegin(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	l, prev, in, ok, err := s.Store.AcquireBegin(ctx, k, owner, ttl)
+	lost := false
+	s.once.Do(func() { lost = err == nil && ok })
+	if lost {
+		return conversation.Lease{}, "", nil, false, errUnavailable
+	}
+	return l, prev, in, ok, err
 }
 
 // TestServiceAcquireWhoseAnswerWasLost: an Acquire commits but its answer is lost; the
@@ -392,8 +408,8 @@ func TestServiceAcquireWhoseAnswerWasLost(t *testing.T) {
 }
 
 // earlyRenewStore makes one Renew read the leases before the worker's first Acquire
-// commits and return only after that Acquire returned (it waited on a lock, or its
-// reply was slow).
+// (or AcquireBegin) commits and return only after that Acquire returned (it waited on
+// a lock, or its reply was slow).
 type earlyRenewStore struct {
 	conversation.Store
 	acquiring, renewRead, acquired chan struct{}
@@ -410,6 +426,18 @@ func (s *earlyRenewStore) Acquire(ctx context.Context, k conversation.Key, owner
 	<-s.renewRead
 	defer close(s.acquired)
 	return s.Store.Acquire(ctx, k, owner, ttl)
+}
+
+func (s *earlyRenewStore) AcquireBegin(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	first := false
+	s.acqOnce.Do(func() { first = true })
+	if !first {
+		return s.Store.AcquireBegin(ctx, k, owner, ttl)
+	}
+	close(s.acquiring)
+	<-s.renewRead
+	defer close(s.acquired)
+	return s.Store.AcquireBegin(ctx, k, owner, ttl)
 }
 
 func (s *earlyRenewStore) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {

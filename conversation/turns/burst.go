@@ -33,13 +33,27 @@ func (e *env) policy(key conversation.Key) conversation.DoubleTexting {
 // burst returns in with the person's later messages of its burst merged into it
 // (Input.Burst) once the burst is MergeWindow old, when in is a person's message of a
 // channel whose policy is merge; any other input as it is. It holds t's lease and
-// turn slot meanwhile. Errors: conversation.ErrLeaseLost; the runtime's context's
-// when it shuts down; the store's.
+// turn slot meanwhile. It reads the burst (Store.Pending) only once the window of the
+// newest message it knows of has closed: once for a message that nobody followed up,
+// and again after each newer message's window. Errors: conversation.ErrLeaseLost; the
+// runtime's context's when it shuts down; the store's.
 func (s *scheduler) burst(t *thread, in conversation.Input) (conversation.Input, error) {
 	if in.Kind != conversation.KindUserMessage || in.Message == nil || s.policy(in.Key) != conversation.DoubleTextingMerge {
 		return in, nil
 	}
+	newest := in.CreatedAt
 	for {
+		if wait := newest.Add(s.cfg.MergeWindow).Sub(s.cfg.Now()); wait > 0 {
+			// The clock is looked at again every second, at most: a clock set forward
+			// (a test's) ends the window without waiting for it.
+			if !sleepCtx(s.ctx, min(wait, time.Second)) {
+				return in, s.ctx.Err()
+			}
+			if s.threads.isLost(t) {
+				return in, conversation.ErrLeaseLost
+			}
+			continue
+		}
 		var pending []conversation.Input
 		err := s.retryStore(s.ctx, "read the burst", func(ctx context.Context) error {
 			var err error
@@ -50,21 +64,12 @@ func (s *scheduler) burst(t *thread, in conversation.Input) (conversation.Input,
 			return in, err
 		}
 		in.Burst = burstOf(in, pending)
-		newest := in.CreatedAt
-		if n := len(in.Burst); n > 0 {
-			newest = in.Burst[n-1].CreatedAt
-		}
-		wait := newest.Add(s.cfg.MergeWindow).Sub(s.cfg.Now())
-		if wait <= 0 || len(in.Burst) >= maxBurst {
+		n := len(in.Burst)
+		if n == 0 || n >= maxBurst {
 			return in, nil
 		}
-		// The clock is looked at again every second, at most: a clock set forward
-		// (a test's) ends the window without waiting for it.
-		if !sleepCtx(s.ctx, min(wait, time.Second)) {
-			return in, s.ctx.Err()
-		}
-		if s.threads.isLost(t) {
-			return in, conversation.ErrLeaseLost
+		if newest = in.Burst[n-1].CreatedAt; !newest.Add(s.cfg.MergeWindow).After(s.cfg.Now()) {
+			return in, nil
 		}
 	}
 }

@@ -18,9 +18,12 @@ type leases struct {
 	*env
 }
 
-// acquire takes t's lease. It reports false when another worker holds the thread
-// (which then runs its inputs) or the store does not answer (the sweep tries again).
-func (ls leases) acquire(t *thread) bool {
+// acquire takes t's lease and, with begin (the worker holds a turn slot), begins the
+// thread's first pending input in the same call (Store.AcquireBegin), which it
+// returns (nil when none was begun: Next begins it). It reports false when another
+// worker holds the thread (which then runs its inputs) or the store does not answer
+// (the sweep tries again).
+func (ls leases) acquire(t *thread, begin bool) (*conversation.Input, bool) {
 	log := ls.log.With(conversation.LogKeyThread, t.key.String())
 	ts := ls.threads
 	bo := storeBackoff(0)
@@ -29,24 +32,35 @@ func (ls leases) acquire(t *thread) bool {
 		pokes := t.pokes
 		ts.mu.Unlock()
 		start := ls.cfg.Now()
-		l, prev, ok, err := ls.cfg.Store.Acquire(ls.ctx, t.key, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		var (
+			l    conversation.Lease
+			prev string
+			in   *conversation.Input
+			ok   bool
+			err  error
+		)
+		if begin {
+			l, prev, in, ok, err = ls.cfg.Store.AcquireBegin(ls.ctx, t.key, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		} else {
+			l, prev, ok, err = ls.cfg.Store.Acquire(ls.ctx, t.key, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		}
 		switch {
 		case err != nil && errors.Is(err, conversation.ErrUnavailable) && ls.ctx.Err() == nil:
 			wait := bo.NextBackOff()
 			if wait == backoff.Stop {
 				log.Warn("thread not taken: the store does not answer; the sweep tries again", "error", err)
-				return false
+				return nil, false
 			}
 			log.Warn("taking a thread: store unavailable; retrying", "wait", wait, "error", err)
 			if !sleepCtx(ls.ctx, wait) {
-				return false
+				return nil, false
 			}
 			continue
 		case err != nil:
 			if ls.ctx.Err() == nil {
 				log.Error("thread not taken; the sweep tries again", "error", err)
 			}
-			return false
+			return nil, false
 		case !ok:
 			// Another worker holds it and runs its inputs. An input enqueued here
 			// while it released the lease would find the lease free: look again.
@@ -61,7 +75,7 @@ func (ls leases) acquire(t *thread) bool {
 			if again {
 				continue
 			}
-			return false
+			return nil, false
 		}
 		switch prev {
 		case "":
@@ -75,7 +89,7 @@ func (ls leases) acquire(t *thread) bool {
 		// read the leases before this one was committed (renewed).
 		t.lease, t.since, t.validUntil, t.lost = l, ls.cfg.Now(), start.Add(ls.cfg.LeaseTTL), false
 		ts.mu.Unlock()
-		return true
+		return in, true
 	}
 }
 
@@ -116,7 +130,8 @@ func (ls leases) freed(t *thread, pokes int) bool {
 	}
 	ts.mu.Unlock()
 	if again {
-		return !ls.acquire(t)
+		_, ok := ls.acquire(t, false) // no slot held: the worker's Next begins the input
+		return !ok
 	}
 	return true
 }

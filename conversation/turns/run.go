@@ -336,8 +336,8 @@ func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Endi
 		st.Turns++
 		st.PromptTokens += e.Usage.PromptTokens
 		st.CompletionTokens += e.Usage.CompletionTokens
-		_, err := r.Checkpoint(ctx, conversation.Turn{Key: r.In.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.In.ID, Merged: r.In.BurstIDs(), Enqueue: e.Enqueue, Rewrite: rewrites,
-			Usage: r.usageRecords(st, e.Usage, byModel, metered, 1)})
+		_, err := r.save(ctx, conversation.Turn{Key: r.In.Key, Version: conv.Version, State: st, Append: msgs, InputID: r.In.ID, Merged: r.In.BurstIDs(), Enqueue: e.Enqueue, Rewrite: rewrites,
+			Usage: r.usageRecords(st, e.Usage, byModel, metered, 1), Release: true})
 		if !errors.Is(err, conversation.ErrConflict) || i+1 >= attempts {
 			if err != nil {
 				return fmt.Errorf("save turn: %w", err)
@@ -360,14 +360,29 @@ func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Endi
 // Checkpoint saves turn under the run's lease without ending the turn (a pipeline's
 // progress), with its webhook events, retrying while the store is unavailable.
 func (r *Run) Checkpoint(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+	turn.Release = false
+	return r.save(ctx, turn)
+}
+
+// save is Checkpoint; turn.Release (the turn's last save, Finish) also frees the
+// lease when nothing of the thread is left pending, which the scheduler then does
+// not do (threadSet.releasing).
+func (r *Run) save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
 	turn.Lease = r.lease
+	turn.Release = turn.Release && r.th != nil && turn.Lease.Held()
 	turn.Events = append(turn.Events, r.turnEvents(turn)...)
+	if turn.Release {
+		r.env.threads.releasing(r.th)
+	}
 	var saved conversation.Saved
 	err := r.env.retryStore(ctx, "save the turn", func(ctx context.Context) error {
 		var err error
 		saved, err = r.env.cfg.Store.Save(ctx, turn)
 		return err
 	})
+	if turn.Release {
+		r.env.threads.released(r.th, err == nil && saved.Released)
+	}
 	if err == nil {
 		r.saved = snapshot(turn.State)
 	}

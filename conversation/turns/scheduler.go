@@ -12,9 +12,11 @@ import (
 )
 
 // The scheduler (docs/architecture.md, "Durable turns"): the store, not this
-// process's memory, decides who runs a thread. A worker takes the thread's lease
-// (Store.Acquire), then begins its pending inputs one at a time in Seq order until
-// none is left and the lease is released, each step one call (Store.Next). The
+// process's memory, decides who runs a thread. A worker takes the thread's lease and
+// begins its first input (Store.AcquireBegin), then its other pending inputs one at a
+// time in Seq order until none is left and the lease is released, each step one call
+// (Store.Next); a turn's last save frees the lease itself when it leaves nothing
+// pending (Turn.Release), so a thread's last turn needs no Next. The
 // lease is renewed for every thread this process holds by one heartbeat
 // (Store.Renew), which also brings what other replicas asked: a newer message stops
 // the running turn, a Stop button names it. A replica that dies stops renewing; its
@@ -58,14 +60,25 @@ func (s *scheduler) kick(key conversation.Key) {
 	go s.hold(t)
 }
 
-// hold takes t's lease and runs the thread's inputs until none is pending.
+// hold takes t's lease and runs the thread's inputs until none is pending. With a
+// turn slot free at once, taking the lease begins the first input too
+// (Store.AcquireBegin); otherwise the input is begun once a slot is, so that an
+// input waiting for one counts no attempt.
 func (s *scheduler) hold(t *thread) {
 	defer s.wg.Done()
 	defer s.letGo(t)
-	if !s.admitted(t) || !s.leases.acquire(t) {
+	if !s.admitted(t) {
 		return
 	}
-	s.work(t)
+	slot := s.slots.TryAcquire(1)
+	first, ok := s.leases.acquire(t, slot)
+	if !ok {
+		if slot {
+			s.slots.Release(1)
+		}
+		return
+	}
+	s.work(t, first, slot)
 }
 
 // letGo removes t from the threads this process holds. A lease still held (its worker
@@ -88,10 +101,11 @@ func (s *scheduler) letGo(t *thread) {
 
 // work runs the pending inputs of t's thread, in order, one at a time, each in a
 // turn slot, until none is left and the lease is released, the lease is lost, or the
-// service shuts down. A turn that leaves its input pending (its store writes failed,
-// for example) is tried again after a backoff, holding the thread so that no later
-// input overtakes it.
-func (s *scheduler) work(t *thread) {
+// service shuts down. first is the input hold began with the lease (nil: none), and
+// slot whether hold holds a turn slot for it. A turn that leaves its input pending
+// (its store writes failed, for example) is tried again after a backoff, holding
+// the thread so that no later input overtakes it.
+func (s *scheduler) work(t *thread, first *conversation.Input, slot bool) {
 	log := s.log.With(conversation.LogKeyThread, t.key.String())
 	retry := backoff.NewExponentialBackOff(
 		backoff.WithInitialInterval(time.Second), backoff.WithMaxInterval(30*time.Second),
@@ -100,12 +114,20 @@ func (s *scheduler) work(t *thread) {
 	// starts without waiting again.
 	for next := false; ; next = true {
 		if s.ctx.Err() != nil || s.threads.isLost(t) {
+			if slot {
+				s.slots.Release(1)
+			}
 			return
 		}
-		if (next && !s.admitted(t)) || !s.slot(t) {
+		if !slot && ((next && !s.admitted(t)) || !s.slot(t)) {
 			return
 		}
-		in, freed, pokes, err := s.leases.next(t)
+		slot = false
+		in, freed, pokes, err := first, false, 0, error(nil)
+		if first == nil {
+			in, freed, pokes, err = s.leases.next(t)
+		}
+		first = nil
 		if err == nil && in != nil {
 			var b conversation.Input
 			if b, err = s.burst(t, *in); err == nil {
@@ -132,6 +154,17 @@ func (s *scheduler) work(t *thread) {
 		}
 		err = s.turn.runInput(t, *in)
 		s.slots.Release(1)
+		if pokes, freed := s.threads.takeFreed(t); freed {
+			// The turn's last save freed the lease (Turn.Release): no Next.
+			if err == nil {
+				s.finished(*in)
+				retry.Reset()
+			}
+			if s.leases.freed(t, pokes) {
+				return
+			}
+			continue
+		}
 		switch {
 		case err == nil:
 			s.finished(*in)

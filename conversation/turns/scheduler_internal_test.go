@@ -3,9 +3,16 @@ package turns
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/sqlite"
 )
 
 // A newer message stops the thread's running turn, but never its own: the worker can
@@ -41,5 +48,157 @@ func TestNewMessageStopsOnlyAnOlderTurn(t *testing.T) {
 				t.Fatalf("stopOlder = %v, turn stopped %v; want %v", got, stopped, c.stops)
 			}
 		})
+	}
+}
+
+// callStore counts the lease and checkpoint calls of a turn.
+type callStore struct {
+	conversation.Store
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (s *callStore) count(op string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls[op]++
+}
+
+func (s *callStore) Acquire(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, bool, error) {
+	s.count("Acquire")
+	return s.Store.Acquire(ctx, k, owner, ttl)
+}
+
+func (s *callStore) AcquireBegin(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	s.count("AcquireBegin")
+	return s.Store.AcquireBegin(ctx, k, owner, ttl)
+}
+
+func (s *callStore) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
+	s.count("Begin")
+	return s.Store.Begin(ctx, l)
+}
+
+func (s *callStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+	s.count("Next")
+	return s.Store.Next(ctx, l)
+}
+
+func (s *callStore) Release(ctx context.Context, l conversation.Lease) (bool, error) {
+	s.count("Release")
+	return s.Store.Release(ctx, l)
+}
+
+func (s *callStore) Pending(ctx context.Context, k conversation.Key, limit int) ([]conversation.Input, error) {
+	s.count("Pending")
+	return s.Store.Pending(ctx, k, limit)
+}
+
+func (s *callStore) Load(ctx context.Context, k conversation.Key, recent int) (*conversation.Checkpoint, error) {
+	s.count("Load")
+	return s.Store.Load(ctx, k, recent)
+}
+
+func (s *callStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+	s.count("Save")
+	return s.Store.Save(ctx, turn)
+}
+
+// replies answers each PostReply, and closes done at the want-th.
+type replies struct {
+	conversation.Messenger
+	mu      sync.Mutex
+	n, want int
+	done    chan struct{}
+}
+
+func (m *replies) PostReply(context.Context, conversation.Key, string, conversation.Tag) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.n++
+	if m.n == m.want {
+		close(m.done)
+	}
+	return fmt.Sprintf("9.%d", m.n), nil
+}
+
+func (m *replies) SetStatus(context.Context, conversation.Key, string) error { return nil }
+
+// answerer loads the checkpoint and finishes the turn with a reply, as the
+// assistant's plain answer does.
+type answerer struct{}
+
+func (answerer) Handle(ctx context.Context, r *Run) error {
+	cp, err := r.Load(ctx)
+	if errors.Is(err, conversation.ErrNotFound) {
+		cp, err = &conversation.Checkpoint{Conversation: conversation.Conversation{Key: r.In.Key}}, nil
+	}
+	if err != nil {
+		return err
+	}
+	fctx, cancel := r.Final(ctx)
+	defer cancel()
+	return r.Finish(fctx, cp.Conversation, Ending{Msgs: []conversation.Message{{Role: conversation.RoleUser, Text: "hi"}}, Reply: "re", Answer: true})
+}
+
+// TestPlainTurnStoreCalls: a mention in a new thread costs the store three calls of
+// a turn (docs/architecture.md, "Durable turns"): AcquireBegin takes the thread and
+// begins the input, Load, and the Save that finishes it and frees the lease; no
+// Acquire, Begin, Next or Release. The lease is free afterwards. Under the merge
+// policy the turn reads the burst once, when the message's window has closed.
+func TestPlainTurnStoreCalls(t *testing.T) {
+	for _, c := range []struct {
+		policy  conversation.DoubleTexting
+		pending int
+	}{{conversation.DoubleTextingQueue, 0}, {conversation.DoubleTextingMerge, 1}} {
+		t.Run(string(c.policy), func(t *testing.T) {
+			const n = 5
+			want := map[string]int{"AcquireBegin": n, "Load": n, "Save": n}
+			if c.pending > 0 {
+				want["Pending"] = c.pending * n
+			}
+			testTurnStoreCalls(t, n, c.policy, want)
+		})
+	}
+}
+
+// testTurnStoreCalls answers n mentions in new threads under policy and checks the
+// store calls their turns made against want.
+func testTurnStoreCalls(t *testing.T, n int, policy conversation.DoubleTexting, want map[string]int) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	st := &callStore{Store: db, calls: map[string]int{}}
+	m := &replies{want: n, done: make(chan struct{})}
+	rt := New(Config{Store: st, Messenger: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MergeWindow: 300 * time.Millisecond,
+		DoubleTexting: func(conversation.Key) conversation.DoubleTexting { return policy }}, answerer{})
+	if err := rt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, err := rt.Submit(ctx, mention(fmt.Sprintf("m%d", i), i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-m.done
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(sctx); err != nil {
+		t.Fatal(err)
+	}
+	st.mu.Lock()
+	got := st.calls
+	st.mu.Unlock()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("store calls of %d plain turns = %v; want %v", n, got, want)
+	}
+	for i := range n {
+		k := mention("", i+1).Key
+		if _, _, ok, err := db.Acquire(ctx, k, "other", time.Minute); err != nil || !ok {
+			t.Errorf("Acquire of thread %s after its turn = %v, %v; want it free", k, ok, err)
+		}
 	}
 }

@@ -34,12 +34,16 @@ type thread struct {
 	validUntil time.Time
 	// lost is set when a Renew showed that another worker took the thread.
 	lost bool
-	// releasing is set while the worker frees the lease (Store.Next): a Renew
-	// that misses it then was not a takeover.
+	// releasing is set while the worker frees the lease (Store.Next, or the turn's
+	// last save, Turn.Release): a Renew that misses it then was not a takeover.
 	releasing bool
 	// pokes counts inputs this process enqueued for the thread; a worker that sees it
 	// change while it releases the lease takes the thread again.
 	pokes int
+	// freed is set when the last save of a turn freed the lease (Turn.Release);
+	// freedPokes is pokes before that save, which the worker compares (leases.freed).
+	freed      bool
+	freedPokes int
 	// newest is the Seq of the newest input enqueued for the thread, as Renew reports.
 	newest int64
 	// run is the turn running now, if any; last is the turn that ran before, once
@@ -93,6 +97,34 @@ func (ts *threadSet) leaseOf(t *thread) conversation.Lease {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return t.lease
+}
+
+// releasing notes that a save that may free t's lease (Turn.Release) begins, and the
+// pokes before it.
+func (ts *threadSet) releasing(t *thread) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t.releasing, t.freedPokes = true, t.pokes
+}
+
+// released notes that the save releasing announced ended, and whether it freed t's
+// lease, which t then no longer holds.
+func (ts *threadSet) released(t *thread, freed bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t.releasing = false
+	if freed {
+		t.freed, t.lease = true, conversation.Lease{}
+	}
+}
+
+// takeFreed reports whether a save freed t's lease since the last call, and t's
+// pokes before that save.
+func (ts *threadSet) takeFreed(t *thread) (pokes int, freed bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	freed, t.freed = t.freed, false
+	return t.freedPokes, freed
 }
 
 // isLost reports whether t's lease was taken by another worker.

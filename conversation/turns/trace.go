@@ -211,6 +211,13 @@ func (t tracedStore) Acquire(ctx context.Context, key conversation.Key, owner st
 	return l, prev, ok, err
 }
 
+func (t tracedStore) AcquireBegin(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	ctx, span := storeSpan(ctx, "AcquireBegin")
+	l, prev, in, ok, err := t.Store.AcquireBegin(ctx, key, owner, ttl)
+	tracing.End(span, err)
+	return l, prev, in, ok, err
+}
+
 func (t tracedStore) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	ctx, span := storeSpan(ctx, "Begin")
 	in, err := t.Store.Begin(ctx, l)

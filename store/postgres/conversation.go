@@ -143,10 +143,18 @@ func (s *Checkpoints) Exists(ctx context.Context, key conversation.Key) (bool, e
 //   - usage inserts the turn's token usage records (turn.Usage), unnested from one
 //     array per column, one row per record for each row of conv: none when conv
 //     wrote nothing. So a turn that only adds its usage is still one statement.
+//   - seen and released free the lease when $26 (turn.Release) is set, as releaseSQL
+//     does, and only when conv wrote: seen reads the lease's enqueued count in the
+//     statement's snapshot (unlocked, unlike lease), released frees the row if the
+//     count is still that on its newest version and no input of the thread but the
+//     one marked done ($7) is pending in the snapshot; the guard against a concurrent
+//     Enqueue is releaseSQL's. released upgrades the lock lease took on the row; only
+//     the holder's Save locks it FOR SHARE, and a holder runs one Save with Release
+//     at a time, so no two statements wait on each other's share lock.
 //
 // The main SELECT returns conv's id and last_seq (NULL when conv wrote nothing, and
 // then nothing was written at all), whether the input was pending and whether the
-// lease held, to say which check failed. The input and lease rows are locked before
+// lease held, to say which check failed, and whether the lease was freed. The input and lease rows are locked before
 // the conversation's (conv's conditions read them first); DeleteIdle locks inputs
 // before conversations too, and skips the lease rows that others hold locked.
 //
@@ -159,8 +167,8 @@ func (s *Checkpoints) Exists(ctx context.Context, key conversation.Key) (bool, e
 // text, prompt_tokens, completion_tokens and meta (empty for NULL), $15-$17 the
 // state's workflow name, status and starter (NULL when it has no workflow), $18 and
 // $19 the lease's token (0 for none) and owner, $20-$25 the usage records' user_id,
-// workflow, model, turns, prompt_tokens and completion_tokens, and $26 (updateSQL
-// only) the expected version.
+// workflow, model, turns, prompt_tokens and completion_tokens, $26 whether to free
+// the lease, and $27 (updateSQL only) the expected version.
 const (
 	saveChecksSQL = `
 WITH input AS MATERIALIZED (
@@ -194,8 +202,24 @@ usage AS (
 		u.completion_tokens
 	FROM conv, unnest($20::text[], $21::text[], $22::text[], $23::integer[], $24::integer[], $25::integer[])
 		AS u (user_id, workflow, model, turns, prompt_tokens, completion_tokens)
+),
+seen AS (
+	SELECT enqueued FROM leases
+	WHERE $26::boolean AND team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text
+		AND owner = $19::text AND token = $18::bigint
+),
+released AS (
+	UPDATE leases
+	SET owner = NULL, expires_at = now(), newest = 0, message_seq = 0, message_by = '', stop_target = '', stop_by = ''
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND owner = $19::text AND token = $18::bigint
+		AND enqueued = (SELECT enqueued FROM seen) AND EXISTS (SELECT FROM conv)
+		AND NOT EXISTS (SELECT FROM inputs
+			WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND status = 'pending'
+				AND id <> $7::text)
+	RETURNING true
 )
-SELECT (SELECT id FROM conv), (SELECT last_seq FROM conv), EXISTS (SELECT FROM input), EXISTS (SELECT FROM lease)`
+SELECT (SELECT id FROM conv), (SELECT last_seq FROM conv), EXISTS (SELECT FROM input), EXISTS (SELECT FROM lease),
+	EXISTS (SELECT FROM released)`
 
 	createSQL = saveChecksSQL + `
 conv AS (
@@ -213,7 +237,7 @@ conv AS (
 	UPDATE conversations
 	SET state = $4::jsonb, version = version + 1, last_seq = last_seq + $5::bigint, updated_at = $6::timestamptz,
 		workflow = $15::text, workflow_status = $16::text, workflow_started_by = $17::text
-	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND version = $26::bigint
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND version = $27::bigint
 		AND ` + saveChecked + `
 	RETURNING id, last_seq
 ),` + saveRestSQL
@@ -223,9 +247,11 @@ conv AS (
 // conversation (turn.Version 0) or updates its control row where the version still
 // equals turn.Version, appends turn.Append numbered from the old last_seq+1, marks
 // turn.InputID done and adds turn.Usage to the usage ledger, all only while
-// turn.Lease, when set, still holds the thread. turn.Enqueue, turn.Merged,
+// turn.Lease, when set, still holds the thread; with turn.Release it frees the lease
+// when no input of the thread is left pending. turn.Enqueue, turn.Merged,
 // turn.Rewrite and turn.Events (the webhook outbox, migration 00009), when any, are
-// written in the same transaction, one more statement each, which then commits. It
+// written in the same transaction, one more statement each (and the release one
+// more, releaseSQL, last), which then commits. It
 // touches only the control row, the new messages, the input, the lease row and the
 // usage rows, so it costs the same however long the conversation is. Text it cannot store as it is is stored repaired (sqlstore.Text,
 // sqlstore.JSON).
@@ -256,17 +282,20 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		wfName, wfStatus, wfStartedBy, turn.Lease.Token, turn.Lease.Owner,
 		usage.userID, usage.workflow, usage.model, usage.turns, usage.promptTokens, usage.completionTokens,
 	}
+	release := turn.Release && turn.Lease.Held()
+	multi := len(turn.Enqueue) > 0 || len(turn.Events) > 0 || len(turn.Merged) > 0 || len(turn.Rewrite) > 0
+	args = append(args, release && !multi) // the transaction's last statement frees it (releaseSQL)
 	st := s.createStmt
 	if turn.Version > 0 {
 		st = s.updateStmt
 		args = append(args, turn.Version)
 	}
 	var (
-		id, lastSeq   sql.NullInt64
-		pending, held bool
-		tx            *sql.Tx
+		id, lastSeq             sql.NullInt64
+		pending, held, released bool
+		tx                      *sql.Tx
 	)
-	if len(turn.Enqueue) > 0 || len(turn.Events) > 0 || len(turn.Merged) > 0 || len(turn.Rewrite) > 0 {
+	if multi {
 		// The inputs, the merged inputs, the rewrites and webhook events go in with
 		// the turn: one transaction, one more statement each.
 		var err error
@@ -276,7 +305,7 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		defer tx.Rollback()
 		st = tx.StmtContext(ctx, st)
 	}
-	err := st.QueryRowContext(ctx, args...).Scan(&id, &lastSeq, &pending, &held)
+	err := st.QueryRowContext(ctx, args...).Scan(&id, &lastSeq, &pending, &held, &released)
 	if isUniqueViolation(err) {
 		return conversation.Saved{}, conversation.ErrConflict
 	}
@@ -310,11 +339,18 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		if err := insertEvents(ctx, tx, turn.Events); err != nil {
 			return conversation.Saved{}, err
 		}
+		if release {
+			l := turn.Lease
+			if err := tx.StmtContext(ctx, s.releaseStmt).QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS,
+				l.Owner, l.Token).Scan(&held, &released); err != nil {
+				return conversation.Saved{}, fmt.Errorf("release lease: %w", err)
+			}
+		}
 		if err := tx.Commit(); err != nil {
 			return conversation.Saved{}, err
 		}
 	}
-	return conversation.Saved{ConversationID: id.Int64, Version: turn.Version + 1, FirstSeq: lastSeq.Int64 - n + 1}, nil
+	return conversation.Saved{ConversationID: id.Int64, Version: turn.Version + 1, FirstSeq: lastSeq.Int64 - n + 1, Released: released}, nil
 }
 
 // messageCols holds messages column by column, as the arrays saveRestSQL unnests.

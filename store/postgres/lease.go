@@ -10,7 +10,8 @@ import (
 )
 
 // Leases are the threads' leases (docs/architecture.md, "Durable turns"):
-// conversation.Store's Acquire, Begin, Next, Release, Abandon, Renew, Signal and Orphans.
+// conversation.Store's Acquire, AcquireBegin, Begin, Next, Release, Abandon, Renew,
+// Signal and Orphans.
 type Leases struct{ *pool }
 
 // The lease statements (migration 00005; docs/architecture.md, "Durable turns"). A
@@ -47,6 +48,61 @@ func (s *Leases) Acquire(ctx context.Context, key conversation.Key, owner string
 		return s.acquireStmt.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner, ttl.Milliseconds())
 	})
 	return l, prev, ok, classify(err)
+}
+
+// acquireBeginSQL is acquireSQL and beginSQL in one statement (one round trip and one
+// commit for a worker's first call on a thread): acquired takes the lease as
+// acquireSQL does; only when it did, free locks the thread's first pending input in
+// the statement's snapshot (first) and next begins it, re-checking status = 'pending'
+// on the row's newest version. acquired locks the lease row before free locks an
+// input row, the other order from Save's (input, then lease): so free skips a row
+// another writer holds (SKIP LOCKED on that one row, never passing on to the next
+// input) rather than wait for it, and begins nothing; the holder's Next then waits
+// for it, holding no lease row lock. Parameters: acquireSQL's, and $6 the time. The
+// main SELECT returns no row when the lease was not taken; else its token, the
+// previous owner, whether an input was begun and the input (columns empty when none).
+const acquireBeginSQL = `
+WITH acquired AS (
+	INSERT INTO leases AS l (team_id, channel_id, thread_ts, owner, token, expires_at, created_at)
+	VALUES ($1::text, $2::text, $3::text, $4::text, 1, now() + $5::bigint * interval '1 millisecond', now())
+	ON CONFLICT (team_id, channel_id, thread_ts) DO UPDATE SET
+		owner = EXCLUDED.owner, token = l.token + 1, expires_at = EXCLUDED.expires_at, prev_owner = l.owner,
+		newest = 0, message_seq = 0, message_by = '', stop_target = '', stop_by = ''
+	WHERE l.owner IS NULL OR l.expires_at <= now() OR l.owner = EXCLUDED.owner
+	RETURNING token, prev_owner
+),
+first AS (
+	SELECT id FROM inputs
+	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND status = 'pending'
+	ORDER BY seq LIMIT 1
+),
+free AS (
+	SELECT id FROM inputs
+	WHERE id = (SELECT id FROM first) AND EXISTS (SELECT FROM acquired)
+	FOR UPDATE SKIP LOCKED
+),
+next AS (
+	UPDATE inputs SET attempts = attempts + 1, updated_at = $6::timestamptz
+	WHERE id = (SELECT id FROM free) AND status = 'pending'
+	RETURNING id, event_id, kind, payload, status, attempts, seq, created_at
+)
+SELECT a.token, a.prev_owner, n.id IS NOT NULL, coalesce(n.id, ''), coalesce(n.event_id, ''),
+	coalesce(n.kind, ''), n.payload, coalesce(n.status, ''), coalesce(n.attempts, 0), coalesce(n.seq, 0),
+	coalesce(n.created_at, 'epoch')
+FROM acquired AS a LEFT JOIN next AS n ON true`
+
+// AcquireBegin takes the lease of thread key as Acquire does and, when it took it,
+// begins the thread's first pending input as Begin does, in one statement
+// (acquireBeginSQL). It returns the lease, the previous owner and the input begun
+// (nil when none is pending, or another writer held its row), or ok false when a live
+// lease of another owner holds the thread.
+func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	l, prev, in, ok, err := sqlstore.AcquireBegin(key, owner, ttl, func(ttl time.Duration, token *int64, p *sql.NullString, r *inputRow) (found bool, err error) {
+		err = s.acquireBeginStmt.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner, ttl.Milliseconds(), sqlstore.Now()).
+			Scan(token, p, &found, &r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
+		return found, err
+	})
+	return l, prev, in, ok, classify(err)
 }
 
 // beginSQL starts the next input of a lease's thread in one statement: next

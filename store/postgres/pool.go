@@ -16,7 +16,7 @@ type pool struct {
 	// connection of db. intakeBatchStmt is enqueueBatchSQL prepared on it.
 	intake          *sqlx.DB
 	intakeBatchStmt *sql.Stmt
-	// The statements of a turn (Enqueue, Acquire, Begin, Next, Load, Save, Release) and of
+	// The statements of a turn (Enqueue, Acquire, AcquireBegin, Begin, Next, Load, Save, Release) and of
 	// the heartbeat (Renew), prepared once per connection (by database/sql, on first
 	// use) rather than parsed and planned on every call: that planning, of Save's WITH
 	// statement above all, cost more than a round trip. Named prepared statements need
@@ -24,5 +24,5 @@ type pool struct {
 	// mode supports them from version 1.21). searchStmt, the knowledge base's Search,
 	// has a plan worth keeping too.
 	loadStmt, createStmt, updateStmt, enqueueStmt, acquireStmt, beginStmt, releaseStmt, nextStmt *sql.Stmt
-	renewStmt, searchStmt                                                                        *sql.Stmt
+	acquireBeginStmt, renewStmt, searchStmt                                                      *sql.Stmt
 }

@@ -108,7 +108,7 @@ func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
 		{&s.loadStmt, loadSQL}, {&s.createStmt, createSQL}, {&s.updateStmt, updateSQL},
 		{&s.enqueueStmt, enqueueSQL}, {&s.acquireStmt, acquireSQL}, {&s.beginStmt, beginSQL},
 		{&s.releaseStmt, releaseSQL}, {&s.nextStmt, nextSQL}, {&s.renewStmt, renewSQL},
-		{&s.searchStmt, searchSQL},
+		{&s.acquireBeginStmt, acquireBeginSQL}, {&s.searchStmt, searchSQL},
 	} {
 		if *p.st, err = db.PrepareContext(ctx, p.sql); err != nil {
 			s.Close()
@@ -155,7 +155,7 @@ func (s *Store) Close() error {
 	var errs []error
 	for _, st := range []*sql.Stmt{
 		s.loadStmt, s.createStmt, s.updateStmt, s.enqueueStmt, s.acquireStmt, s.beginStmt, s.releaseStmt, s.nextStmt, s.renewStmt,
-		s.searchStmt, s.intakeBatchStmt,
+		s.acquireBeginStmt, s.searchStmt, s.intakeBatchStmt,
 	} {
 		if st != nil {
 			errs = append(errs, closeErr(st.Close()))

@@ -11,8 +11,8 @@ import (
 	"github.com/threadwright/threadwright/store/storetest"
 )
 
-// TestReleaseWaitsForEnqueue checks the guard of releaseSQL, and of nextSQL, which
-// has it too: a Release (or Next) that started before an Enqueue of its thread
+// TestReleaseWaitsForEnqueue checks the guard of releaseSQL, and of nextSQL and
+// Save's released (Turn.Release), which have it too: a Release (or Next) that started before an Enqueue of its thread
 // committed, and so cannot see the input, but finds the lease row written by that
 // Enqueue, keeps the lease (the holder goes on and begins the input) rather than
 // freeing it behind the input's back.
@@ -29,6 +29,12 @@ func TestReleaseWaitsForEnqueue(t *testing.T) {
 				t.Errorf("Next began %s, which it cannot see", in.ID)
 			}
 			return released, err
+		})
+	})
+	t.Run("SaveRelease", func(t *testing.T) {
+		testReleaseWaitsForEnqueue(t, func(s *Store, l conversation.Lease) (bool, error) {
+			saved, err := s.Save(context.Background(), conversation.Turn{Key: l.Key, Lease: l, Release: true})
+			return saved.Released, err
 		})
 	})
 }
@@ -69,11 +75,13 @@ func testReleaseWaitsForEnqueue(t *testing.T, release func(s *Store, l conversat
 		done <- result{released, err}
 	}()
 	// Release's snapshot does not see the input; it waits for the lease row's lock.
+	// It is the only statement that can wait for a lock here (Save's text is longer
+	// than pg_stat_activity keeps of a query, track_activity_query_size).
 	deadline := time.Now().Add(10 * time.Second)
 	for waiting := false; !waiting; {
 		if err := db.QueryRowContext(ctx, `
 			SELECT EXISTS (SELECT FROM pg_stat_activity
-				WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%released AS (%')`,
+				WHERE datname = current_database() AND wait_event_type = 'Lock')`,
 		).Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
@@ -95,5 +103,42 @@ func testReleaseWaitsForEnqueue(t *testing.T, release func(s *Store, l conversat
 	in, err := s.Begin(ctx, l)
 	if err != nil || in == nil || in.ID != "in" || in.Seq != seq {
 		t.Fatalf("Begin = %+v, %v; want input in (seq %d)", in, err, seq)
+	}
+}
+
+// TestAcquireBeginSkipsALockedInput checks that AcquireBegin, which locks the lease row
+// before an input row (Save takes them in the other order), does not wait for an
+// input row another writer holds: it takes the lease and begins nothing, and the
+// holder's Next begins the input once the writer is done.
+func TestAcquireBeginSkipsALockedInput(t *testing.T) {
+	ctx := context.Background()
+	dsn := storetest.PostgresDSN(t)
+	s, err := Open(ctx, dsn, 4)
+	storetest.Opened(t, s, err)
+	db, err := sql.Open("postgres", dsn)
+	storetest.Opened(t, db, err)
+	k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.2"}
+	if ok, err := s.Enqueue(ctx, conversation.Input{ID: "locked", Key: k, Kind: conversation.KindUserMessage}); err != nil || !ok {
+		t.Fatalf("Enqueue = %v, %v", ok, err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT FROM inputs WHERE id = 'locked' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	l, _, in, ok, err := s.AcquireBegin(actx, k, "holder", time.Minute)
+	if err != nil || !ok || in != nil {
+		t.Fatalf("AcquireBegin with the input's row locked = %+v, %v, %v; want the lease, no input", in, ok, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if in, released, err := s.Next(ctx, l); err != nil || released || in == nil || in.ID != "locked" || in.Attempts != 1 {
+		t.Fatalf("Next = %+v, %v, %v; want input locked with 1 attempt", in, released, err)
 	}
 }

@@ -121,8 +121,9 @@ const (
 // no Acquire can take the thread over before the commit); it creates the conversation
 // (turn.Version 0) or updates its control row where the version still equals
 // turn.Version, appends turn.Append numbered from the old last_seq+1, marks
-// turn.InputID done, enqueues turn.Enqueue (as Enqueue) and adds turn.Events to the
-// webhook outbox (migration 00009). It touches only the
+// turn.InputID done, enqueues turn.Enqueue (as Enqueue), adds turn.Events to the
+// webhook outbox (migration 00009) and, with turn.Release, frees the lease when no
+// input of the thread is left pending (releaseSQL, last). It touches only the
 // control row, the new messages, the input and the lease row, so it costs the same
 // however long the conversation is. Text it cannot store as it is is stored repaired
 // (sqlstore.Text, sqlstore.JSON).
@@ -213,10 +214,30 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 	if err := insertEvents(ctx, tx, turn.Events); err != nil {
 		return conversation.Saved{}, err
 	}
+	released, err := s.release(ctx, tx, turn, at)
+	if err != nil {
+		return conversation.Saved{}, err
+	}
 	if err := tx.Commit(); err != nil {
 		return conversation.Saved{}, err
 	}
-	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first}, nil
+	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first, Released: released}, nil
+}
+
+// release frees turn's lease in tx, Save's transaction, with turn.Release, when no
+// input of the thread is pending (releaseSQL), and reports whether it did. It runs
+// last: releaseSQL sees the input marked done and what the turn enqueued.
+func (s *Checkpoints) release(ctx context.Context, tx *sql.Tx, turn conversation.Turn, at time.Time) (bool, error) {
+	l, k := turn.Lease, turn.Key
+	if !turn.Release || !l.Held() {
+		return false, nil
+	}
+	n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.release).ExecContext(ctx,
+		k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(at)))
+	if err != nil {
+		return false, fmt.Errorf("release lease: %w", err)
+	}
+	return n == 1, nil
 }
 
 // markDone marks the turn's input done, with the inputs merged into it (a burst,

@@ -11,7 +11,8 @@ import (
 )
 
 // Leases are the threads' leases (docs/architecture.md, "Durable turns"):
-// conversation.Store's Acquire, Begin, Next, Release, Abandon, Renew, Signal and Orphans.
+// conversation.Store's Acquire, AcquireBegin, Begin, Next, Release, Abandon, Renew,
+// Signal and Orphans.
 type Leases struct{ *pool }
 
 // The lease statements (migration 00005; docs/architecture.md, "Durable turns"). They
@@ -79,6 +80,48 @@ func (s *Leases) Acquire(ctx context.Context, key conversation.Key, owner string
 		return err
 	})
 	return l, prev, ok, classify(err)
+}
+
+// AcquireBegin takes the lease of thread key as Acquire does and, when it took it,
+// begins the thread's first pending input as Begin does, in one transaction on the
+// write connection (acquireSQL, then beginSQL): one commit where the two calls made
+// two. It returns the lease, the previous owner and the input begun (nil when none
+// is pending), or ok false, with nothing written, when a live lease holds the thread.
+func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	var (
+		l    conversation.Lease
+		prev string
+		in   *conversation.Input
+		ok   bool
+	)
+	err := s.turnWrite(ctx, func() error {
+		tx, err := s.write.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		l, prev, in, ok, err = sqlstore.AcquireBegin(key, owner, ttl, func(ttl time.Duration, token *int64, p *sql.NullString, r *inputRow) (bool, error) {
+			now := sqlstore.Now()
+			if err := tx.StmtContext(ctx, s.st.acquire).QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner,
+				timestamp(now.Add(ttl)), timestamp(now)).Scan(token, p); err != nil {
+				return false, err
+			}
+			err := tx.StmtContext(ctx, s.st.begin).QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner, *token, timestamp(now)).
+				Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
+			if errors.Is(err, sql.ErrNoRows) {
+				return false, nil // the lease is this transaction's: no input is pending
+			}
+			return err == nil, err
+		})
+		if err != nil || !ok {
+			return err
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return conversation.Lease{}, "", nil, false, classify(err)
+	}
+	return l, prev, in, ok, nil
 }
 
 // Begin starts the next input of l's thread, the pending input with the lowest Seq:

@@ -45,11 +45,11 @@ func BenchSaveLoad(b *testing.B, open func(b *testing.B) conversation.Store) {
 
 // BenchLeasedTurn measures the store's part of one turn under a lease, in a thread that
 // already holds 100 messages, as the scheduler makes it: Enqueue of a person's
-// message, Acquire of the thread, Next (begins the input), Load of the newest 20
-// messages, Save of the exchange with the lease, marking the input done and adding
-// its token usage, and Next (nothing more: frees the lease). On PostgreSQL each is one
-// statement, so a turn is six round trips. open must return a new, empty
-// store and close it in b.Cleanup.
+// message, AcquireBegin of the thread (takes it and begins the input), Load of the
+// newest 20 messages, and Save of the exchange with the lease, marking the input done,
+// adding its token usage and, nothing more being pending, freeing the lease
+// (Turn.Release). On PostgreSQL each is one statement, so a turn is four round trips.
+// open must return a new, empty store and close it in b.Cleanup.
 func BenchLeasedTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
 	s := open(b)
 	ctx := b.Context()
@@ -65,27 +65,24 @@ func BenchLeasedTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
 		if ok, err := s.Enqueue(ctx, in); !ok || err != nil {
 			b.Fatalf("Enqueue = %v, %v", ok, err)
 		}
-		l, _, ok, err := s.Acquire(ctx, key, "bench/1", time.Minute)
-		if !ok || err != nil {
-			b.Fatalf("Acquire = %v, %v", ok, err)
-		}
-		if got, _, err := s.Next(ctx, l); err != nil || got == nil || got.ID != in.ID {
-			b.Fatalf("Next = %+v, %v; want %s", got, err, in.ID)
+		l, _, got, ok, err := s.AcquireBegin(ctx, key, "bench/1", time.Minute)
+		if !ok || err != nil || got == nil || got.ID != in.ID {
+			b.Fatalf("AcquireBegin = %+v, %v, %v; want %s", got, ok, err, in.ID)
 		}
 		if _, err := s.Load(ctx, key, 20); err != nil {
 			b.Fatal(err)
 		}
 		turn := exchange(version, i)
-		turn.Lease, turn.InputID = l, in.ID
+		turn.Lease, turn.InputID, turn.Release = l, in.ID, true
 		turn.Usage = []conversation.UsageRecord{{UserID: "U0001", Model: "bench-model", Turns: 1, PromptTokens: 850, CompletionTokens: 200}}
 		saved, err := s.Save(ctx, turn)
 		if err != nil {
 			b.Fatal(err)
 		}
-		version = saved.Version
-		if got, released, err := s.Next(ctx, l); err != nil || got != nil || !released {
-			b.Fatalf("Next after the Save = %+v, %v, %v; want nil, released", got, released, err)
+		if !saved.Released {
+			b.Fatalf("Save with Release = %+v; want the lease freed", saved)
 		}
+		version = saved.Version
 		i++
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -339,5 +340,137 @@ func testNext(t *testing.T, s conversation.Store) {
 	mustNext(t, s, l2, "", 0, true) // a lease with nothing pending is freed at once
 	if _, _, err := s.Next(ctx, conversation.Lease{}); err == nil {
 		t.Error("Next with the zero lease succeeded; want an error")
+	}
+}
+
+// mustSaveRelease saves turn with Turn.Release and fails the test unless it succeeds
+// and frees the lease exactly when want says.
+func mustSaveRelease(t testing.TB, s conversation.Store, turn conversation.Turn, want bool) conversation.Saved {
+	t.Helper()
+	turn.Release = true
+	saved := mustSave(t, s, turn)
+	if saved.Released != want {
+		t.Fatalf("Save of %s with Release (input %q) = %+v; want released %v", turn.Key, turn.InputID, saved, want)
+	}
+	return saved
+}
+
+// testSaveRelease checks Save with Turn.Release: it frees the lease, keeping the
+// token, only when no input of the thread is left pending once the save's input (and
+// those merged into it) are done; an input the save enqueues, or one still pending,
+// keeps it, as does a save without Release. Without a lease there is nothing to free,
+// and a lease taken over fails the save with ErrLeaseLost, freeing nothing.
+func testSaveRelease(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	k := thread("save-release")
+	mustEnqueue(t, s, inputIn(k, "s1", "U1"))
+	mustEnqueue(t, s, inputIn(k, "s2", "U1"))
+	l := mustAcquire(t, s, k, ownerA, liveTTL)
+	mustBeginID(t, s, l, "s1", 1)
+	saved := mustSaveRelease(t, s, conversation.Turn{Key: k, Lease: l, InputID: "s1", Append: []conversation.Message{user("s1")}}, false)
+	mustNotAcquire(t, s, k, ownerB)
+	mustBeginID(t, s, l, "s2", 1)
+	follow := inputIn(k, "s3", "U1")
+	saved = mustSaveRelease(t, s, conversation.Turn{Key: k, Version: saved.Version, Lease: l, InputID: "s2", Enqueue: []conversation.Input{follow}}, false)
+	mustBeginID(t, s, l, "s3", 1)
+	saved = mustSave(t, s, conversation.Turn{Key: k, Version: saved.Version, Lease: l, InputID: "s3"}) // no Release
+	if saved.Released {
+		t.Fatalf("Save without Release = %+v; want not released", saved)
+	}
+	mustEnqueue(t, s, inputIn(k, "s4", "U1"))
+	mustEnqueue(t, s, inputIn(k, "s5", "U1"))
+	mustEnqueue(t, s, inputIn(thread("save-release-other"), "o1", "U1")) // another thread's does not hold it
+	mustBeginID(t, s, l, "s4", 1)
+	mustSaveRelease(t, s, conversation.Turn{Key: k, Version: saved.Version, Lease: l, InputID: "s4", Merged: []string{"s5"},
+		Append: []conversation.Message{user("s4"), user("s5")}}, true)
+	if _, err := s.Begin(ctx, l); !errors.Is(err, conversation.ErrLeaseLost) {
+		t.Errorf("Begin after the Save freed the lease: %v; want ErrLeaseLost", err)
+	}
+	if got := mustRenew(t, s, ownerA, liveTTL); len(got) != 0 {
+		t.Errorf("Renew after the Save freed the lease = %+v; want none", got)
+	}
+	cur, prev, ok, err := s.Acquire(ctx, k, ownerB, liveTTL)
+	if err != nil || !ok || cur.Token != l.Token+1 || prev != "" {
+		t.Fatalf("Acquire after the Save freed the lease = %+v, %q, %v, %v; want token %d, no previous owner", cur, prev, ok, err, l.Token+1)
+	}
+	if _, err := s.Save(ctx, conversation.Turn{Key: k, Version: 4, Lease: l, Release: true}); !errors.Is(err, conversation.ErrLeaseLost) {
+		t.Errorf("Save with Release and a lease taken over: %v; want ErrLeaseLost", err)
+	}
+	mustNotAcquire(t, s, k, ownerC) // the holder's lease stays
+	mustSaveRelease(t, s, conversation.Turn{Key: thread("save-release-nolease"), Append: []conversation.Message{user("x")}}, false)
+	mustSaveRelease(t, s, conversation.Turn{Key: k, Version: 4, Lease: cur}, true)
+}
+
+// testAcquireBegin checks AcquireBegin, Acquire and Begin in one call: it takes a free
+// thread and begins its first pending input, counting an attempt; takes nothing, and
+// begins nothing, while another owner's live lease holds the thread; takes an expired
+// lease over, with the next token and the former owner, beginning the input its
+// holder left pending, whose later Save then fails; and takes a thread with nothing
+// pending, beginning nothing (Next then frees it). Of concurrent calls, exactly one
+// takes the thread and begins the input.
+func testAcquireBegin(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	k := thread("acquire-begin")
+	mustEnqueue(t, s, inputIn(k, "ab1", "U1"))
+	mustEnqueue(t, s, inputIn(k, "ab2", "U1"))
+	l, prev, in, ok, err := s.AcquireBegin(ctx, k, ownerA, expiredTTL)
+	if err != nil || !ok || l.Key != k || l.Owner != ownerA || l.Token != 1 || prev != "" ||
+		in == nil || in.ID != "ab1" || in.Attempts != 1 || in.Status != conversation.InputPending || in.Key != k {
+		t.Fatalf("AcquireBegin of a free thread = %+v, %q, %+v, %v, %v; want token 1 and input ab1 with 1 attempt", l, prev, in, ok, err)
+	}
+	cur, prev, in, ok, err := s.AcquireBegin(ctx, k, ownerB, liveTTL)
+	for deadline := time.Now().Add(10 * time.Second); err == nil && !ok && time.Now().Before(deadline); {
+		cur, prev, in, ok, err = s.AcquireBegin(ctx, k, ownerB, liveTTL) // only a clock that stepped back waits
+	}
+	if err != nil || !ok || cur.Token != 2 || prev != ownerA || in == nil || in.ID != "ab1" || in.Attempts != 2 {
+		t.Fatalf("AcquireBegin of an expired lease = %+v, %q, %+v, %v, %v; want token 2 from %s, input ab1 with 2 attempts", cur, prev, in, ok, err, ownerA)
+	}
+	if _, err := s.Save(ctx, conversation.Turn{Key: k, Lease: l, InputID: "ab1"}); !errors.Is(err, conversation.ErrLeaseLost) {
+		t.Errorf("Save with the lease taken over: %v; want ErrLeaseLost", err)
+	}
+	if l, prev, in, ok, err := s.AcquireBegin(ctx, k, ownerC, liveTTL); err != nil || ok || l.Held() || prev != "" || in != nil {
+		t.Fatalf("AcquireBegin of a held thread = %+v, %q, %+v, %v, %v; want nothing", l, prev, in, ok, err)
+	}
+	mustSave(t, s, conversation.Turn{Key: k, Lease: cur, InputID: "ab1"})
+	mustNext(t, s, cur, "ab2", 1, false) // ownerC's call began nothing
+	if err := s.Finish(ctx, cur, "ab2", conversation.InputDone); err != nil {
+		t.Fatalf("Finish(ab2): %v", err)
+	}
+	mustNext(t, s, cur, "", 0, true)
+	if l, _, in, ok, err := s.AcquireBegin(ctx, k, ownerA, liveTTL); err != nil || !ok || l.Token != 3 || in != nil {
+		t.Fatalf("AcquireBegin with nothing pending = %+v, %+v, %v, %v; want token 3, no input", l, in, ok, err)
+	} else {
+		mustNext(t, s, l, "", 0, true)
+	}
+	if _, _, _, _, err := s.AcquireBegin(ctx, conversation.Key{}, ownerA, liveTTL); err == nil {
+		t.Error("AcquireBegin of the zero key succeeded; want an error")
+	}
+
+	rk := thread("acquire-begin-race")
+	mustEnqueue(t, s, inputIn(rk, "r1", "U1"))
+	var (
+		mu    sync.Mutex
+		begun []*conversation.Input
+	)
+	wins, errs := race(8, func(i int) error {
+		_, _, in, ok, err := s.AcquireBegin(ctx, rk, fmt.Sprintf("worker-%d", i), liveTTL)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			return errNotAcquired
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		begun = append(begun, in)
+		return nil
+	})
+	if wins != 1 || len(begun) != 1 || begun[0] == nil || begun[0].ID != "r1" || begun[0].Attempts != 1 {
+		t.Fatalf("%d of 8 concurrent AcquireBegins took the thread, beginning %+v; want 1, beginning r1 once (others: %v)", wins, begun, errs)
+	}
+	for _, err := range errs {
+		if !errors.Is(err, errNotAcquired) {
+			t.Errorf("a losing AcquireBegin failed with %v; want ok false", err)
+		}
 	}
 }

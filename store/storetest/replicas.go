@@ -30,6 +30,12 @@ func RunReplicas(t *testing.T, open func(t *testing.T) conversation.Store) {
 			return s.Next(context.Background(), l)
 		})
 	})
+	t.Run("EnqueueSaveRelease", func(t *testing.T) {
+		testReplicasEnqueueFree(t, open, "6", func(s conversation.Store, l conversation.Lease) (*conversation.Input, bool, error) {
+			saved, err := s.Save(context.Background(), conversation.Turn{Key: l.Key, Lease: l, Release: true})
+			return nil, saved.Released, err
+		})
+	})
 }
 
 // testReplicasAcquire races Acquires of one thread from several stores on one
@@ -88,7 +94,8 @@ func testReplicasAcquire(t *testing.T, open func(t *testing.T) conversation.Stor
 	}
 }
 
-// testReplicasEnqueueFree races, round after round, free (Release, or Next) of a
+// testReplicasEnqueueFree races, round after round, free (Release, Next, or a Save
+// with Turn.Release) of a
 // thread's lease by its holder, whose queue is empty, against an Enqueue for the
 // thread on another store followed by that store's Acquire, as a replica that receives
 // an input does: the input must never be left pending with nobody to run it. Either

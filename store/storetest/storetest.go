@@ -48,6 +48,8 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"LeaseLost", testLeaseLost},
 		{"Release", testRelease},
 		{"Next", testNext},
+		{"SaveRelease", testSaveRelease},
+		{"AcquireBegin", testAcquireBegin},
 		{"FinishLease", testFinishLease},
 		{"Abandon", testAbandon},
 		{"Renew", testRenew},

@@ -104,6 +104,45 @@ func Acquire(key conversation.Key, owner string, ttl time.Duration, acquire func
 	return l, p.String, true, nil
 }
 
+// AcquireBegin implements conversation.Store.AcquireBegin of thread key for owner, with
+// Acquire's checks: acquire, given ttl as LeaseTTL rounds it, takes the lease as
+// Acquire's acquire does, scanning its token and previous owner into token and prev,
+// and, when it took it, begins the thread's first pending input as Begin's begin does,
+// scanning it into row; it reports whether it began one, and sql.ErrNoRows when a
+// live lease holds the thread.
+func AcquireBegin[T Time](key conversation.Key, owner string, ttl time.Duration,
+	acquire func(ttl time.Duration, token *int64, prev *sql.NullString, row *InputRow[T]) (found bool, err error),
+) (l conversation.Lease, prev string, in *conversation.Input, ok bool, err error) {
+	if err := checkLeaseKey(key); err != nil {
+		return l, "", nil, false, fmt.Errorf("acquire thread %s: %w", key, err)
+	}
+	if owner == "" {
+		return l, "", nil, false, fmt.Errorf("acquire thread %s: empty owner", key)
+	}
+	var (
+		p   sql.NullString
+		row InputRow[T]
+	)
+	found, err := acquire(LeaseTTL(ttl), &l.Token, &p, &row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return conversation.Lease{}, "", nil, false, nil
+	}
+	if err != nil {
+		return conversation.Lease{}, "", nil, false, fmt.Errorf("acquire thread %s: %w", key, err)
+	}
+	l.Key, l.Owner = key, owner
+	if !found {
+		return l, p.String, nil, true, nil
+	}
+	row.TeamID, row.ChannelID, row.ThreadTS = key.TeamID, key.ChannelID, key.ThreadTS
+	begun, err := row.Input()
+	if err != nil {
+		// Taken, for nobody: the next Renew of owner hands it over (its worker is gone).
+		return conversation.Lease{}, "", nil, false, fmt.Errorf("acquire thread %s: begin its input: %w", key, err)
+	}
+	return l, p.String, &begun, true, nil
+}
+
 // Begin implements conversation.Store.Begin of l: begin increments the attempts of
 // the pending input of l's thread with the lowest seq, if l still holds the thread
 // (owner and token), scans it into row and reports whether it found one and whether
