@@ -290,10 +290,12 @@ type Ending struct {
 // Finish ends every turn that saves (the assistant's, a workflow step, a
 // pipeline part; docs/architecture.md, "Data flow of one Slack event", step 4): it
 // posts the reply unless it is in the thread already, clears the thread's status,
-// deletes what an earlier run of the input left half-posted, and saves the new
-// messages and state with an optimistic version check, marking the input done and
-// enqueuing what follows. ctx is the final writes' context (Run.Final); the
-// scheduler releases the lease once the turn returns. A reply that could not be
+// deletes what an earlier run of the input left half-posted, sets the agent
+// session's status (session.go), and saves the new messages and state with an
+// optimistic version check, marking the input done, enqueuing what follows, and
+// freeing the lease when nothing of the thread is left pending (else the scheduler
+// begins the next input). Every Slack write of the turn comes before that save.
+// ctx is the final writes' context (Run.Final). A reply that could not be
 // posted is still saved, so nothing is lost. Errors: ErrLeaseLost; the store's, when
 // it stayed unavailable until ctx ended or the conflict did not resolve.
 func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Ending) error {
@@ -333,6 +335,7 @@ func (r *Run) Finish(ctx context.Context, conv conversation.Conversation, e Endi
 			e.Update(&st)
 		}
 		r.sessionUpdate(&st, len(e.Enqueue) > 0)
+		r.endSession() // before the save that may free the lease
 		st.Turns++
 		st.PromptTokens += e.Usage.PromptTokens
 		st.CompletionTokens += e.Usage.CompletionTokens

@@ -202,3 +202,69 @@ func testTurnStoreCalls(t *testing.T, n int, policy conversation.DoubleTexting, 
 		}
 	}
 }
+
+// orderLog records, in order, the session statuses set and the saves that may free
+// the lease.
+type orderLog struct {
+	conversation.Store
+	mu     sync.Mutex
+	events []string
+}
+
+func (o *orderLog) add(e string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.events = append(o.events, e)
+}
+
+func (o *orderLog) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+	saved, err := o.Store.Save(ctx, turn)
+	if turn.Release {
+		o.add(fmt.Sprintf("save released=%v", saved.Released))
+	}
+	return saved, err
+}
+
+func (o *orderLog) SetSessionStatus(ctx context.Context, _ conversation.Key, status, _, _ string) error {
+	o.add("status " + status)
+	return ctx.Err()
+}
+
+func (o *orderLog) RenameSession(ctx context.Context, _ conversation.Key, title string) error {
+	o.add("rename " + title)
+	return ctx.Err()
+}
+
+// TestSessionEndsBeforeTheLeaseIsFreed: a turn sets its agent session's end status
+// before the save that frees the thread's lease, so that the thread's next turn,
+// which may start as soon as the lease is free (here or on another replica), is never
+// shown idle by the status of the turn before it.
+func TestSessionEndsBeforeTheLeaseIsFreed(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	o := &orderLog{Store: db}
+	m := &replies{want: 1, done: make(chan struct{})}
+	rt := New(Config{Store: o, Messenger: m, Sessions: o, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, answerer{})
+	if err := rt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	<-m.done
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(sctx); err != nil {
+		t.Fatal(err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	want := []string{"status " + conversation.SessionProcessing, "status " + conversation.SessionActive, "save released=true"}
+	if fmt.Sprint(o.events) != fmt.Sprint(want) {
+		t.Errorf("session statuses and releasing saves = %q; want %q", o.events, want)
+	}
+}

@@ -14,15 +14,19 @@ import (
 // Agent sessions (docs/tools.md, "Agent view"; https://docs.slack.dev/ai/agent-sessions):
 // every thread the bot answers is one. A turn sets it processing as it starts
 // (sessionStart), and active, or closed once the thread's workflow finished, as it
-// ends (sessionEnd); Finish decides which, and the title, with the state it saves
-// (sessionUpdate). The person's rename (agent_session_title_changed) is kept in the
+// ends; Finish decides which, and the title, with the state it saves (sessionUpdate),
+// and sets them before that save (endSession), which may free the lease. The person's rename (agent_session_title_changed) is kept in the
 // state (State.Session.Renamed) and never overwritten.
 
 // sessionPlan is what a turn's end sets on its session.
 type sessionPlan struct {
 	status string
 	rename string // "" keeps the title
+	sent   string // the status and title last set on the session (endSession)
 }
+
+// key is what endSession sets of p.
+func (p sessionPlan) key() string { return p.status + "\x00" + p.rename }
 
 // sessionThread reports whether the turn of in works in a session: a person's work
 // in a thread, not the Messages tab, a channel command or an event of the session
@@ -54,22 +58,30 @@ func (e *envelope) sessionStart(ctx context.Context, r *Run) {
 }
 
 // sessionEnd sets r's session to what its end planned (active when the turn saved
-// nothing), on a bounded context of its own.
-func (e *envelope) sessionEnd(r *Run) {
+// nothing), unless Finish set it already (endSession).
+func (e *envelope) sessionEnd(r *Run) { r.endSession() }
+
+// endSession sets r's session to what its end planned, on a bounded context of its
+// own, unless that is set already. Finish calls it before the turn's last save, which
+// may free the lease: once it is free, another turn of the thread may start (here or
+// on another replica) and set the session processing, which this turn's status must
+// not overwrite. A failure is logged at debug.
+func (r *Run) endSession() {
 	p := r.session
-	if p == nil {
+	if p == nil || p.sent == p.key() {
 		return
 	}
-	ctx, cancel := e.final(context.Background())
+	ctx, cancel := r.env.final(context.Background())
 	defer cancel()
 	if p.rename != "" {
-		if err := e.cfg.Sessions.RenameSession(ctx, r.In.Key, p.rename); err != nil {
+		if err := r.env.cfg.Sessions.RenameSession(ctx, r.In.Key, p.rename); err != nil {
 			r.Log.Debug("agent session not renamed", "error", err)
 		}
 	}
-	if err := e.cfg.Sessions.SetSessionStatus(ctx, r.In.Key, p.status, "", ""); err != nil {
+	if err := r.env.cfg.Sessions.SetSessionStatus(ctx, r.In.Key, p.status, "", ""); err != nil {
 		r.Log.Debug("agent session status not set", "status", p.status, "error", err)
 	}
+	p.sent = p.key()
 }
 
 // sessionUpdate records in st the session r's turn leaves: its title (the first
