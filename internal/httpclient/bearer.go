@@ -8,9 +8,14 @@ import (
 	"strings"
 )
 
-// NewSlack returns New's client for Slack's Web API: BearerToken wraps its transport.
+// NewSlack returns New's client for Slack's Web API: its transport holds at most
+// SlackConnsPerHost connections to a host, all of which it keeps when idle, and
+// BearerToken wraps it.
 func NewSlack() *http.Client {
-	return &http.Client{Transport: BearerToken(NewTransport())}
+	tr := NewTransport()
+	tr.MaxConnsPerHost = SlackConnsPerHost
+	tr.MaxIdleConnsPerHost = SlackConnsPerHost
+	return &http.Client{Transport: BearerToken(tr)}
 }
 
 // BearerToken wraps next so that the token of a Slack Web API call goes in the

@@ -118,6 +118,25 @@ func TestConnectionsReused(t *testing.T) {
 	})
 }
 
+// TestSlackConnectionsBounded: NewSlack's calls beyond SlackConnsPerHost wait for a
+// connection instead of dialling one, and the connections stay for the next burst.
+// The server holds each request until SlackConnsPerHost are in flight, so a burst of
+// three times as many calls goes through in three waves on the same connections; an
+// unbounded transport dials one connection per call of the burst.
+func TestSlackConnectionsBounded(t *testing.T) {
+	const n = httpclient.SlackConnsPerHost
+	srv, conns := barrierServer(t, n)
+	c := httpclient.NewSlack()
+	round(t, c, srv.URL, 3*n)
+	if got := conns.Load(); got != n {
+		t.Fatalf("a burst of %d calls opened %d connections, want %d", 3*n, got, n)
+	}
+	round(t, c, srv.URL, 3*n)
+	if got := conns.Load() - n; got != 0 {
+		t.Errorf("the second burst opened %d new connections, want 0", got)
+	}
+}
+
 func TestHTTP2(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, r.Proto)
