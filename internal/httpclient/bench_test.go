@@ -80,3 +80,33 @@ func cpuTime(tb testing.TB) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkSlackCall measures one assistant.threads.setStatus call at a time through
+// slack-go on each layer of the client cmd/threadwright gives it, against a local
+// HTTP/1.1 server (whose side ns/op includes): the bare transport (the token in the
+// form), BearerToken on it (NewSlack), metrics.SlackClient on that, and
+// tracing.SlackClient outside (tracing off: the global no-op provider).
+func BenchmarkSlackCall(b *testing.B) {
+	srv, _ := slackServer(b, `{"ok":true}`)
+	m := metrics.New(metrics.Options{})
+	for _, tc := range []struct {
+		name string
+		hc   *http.Client
+	}{
+		{"Transport", &http.Client{Transport: httpclient.NewTransport()}},
+		{"Bearer", httpclient.NewSlack()},
+		{"Metrics", m.SlackClient(httpclient.NewSlack())},
+		{"Traced", tracing.SlackClient(m.SlackClient(httpclient.NewSlack()))},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			api := slack.New("xoxb-bench", slack.OptionHTTPClient(tc.hc), slack.OptionAPIURL(srv.URL+"/api/"))
+			params := slack.AssistantThreadsSetStatusParameters{ChannelID: "C1", ThreadTS: "1.000001", Status: "is thinking…"}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := api.SetAssistantThreadsStatusContext(context.Background(), params); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
