@@ -7,14 +7,19 @@ import (
 	"strings"
 )
 
-// NewSlack returns New's client for Slack's Web API: its transport holds at most
-// SlackConnsPerHost connections to a host, all of which it keeps when idle, and
-// BearerToken wraps it.
+// NewSlack returns the client for Slack's Web API: BearerToken on a
+// NewSlackTransport. Its Timeout is zero: bound each call with its context.
 func NewSlack() *http.Client {
+	return &http.Client{Transport: BearerToken(NewSlackTransport())}
+}
+
+// NewSlackTransport returns a NewTransport that holds at most SlackConnsPerHost
+// connections to a host and keeps them all when idle.
+func NewSlackTransport() *http.Transport {
 	tr := NewTransport()
 	tr.MaxConnsPerHost = SlackConnsPerHost
 	tr.MaxIdleConnsPerHost = SlackConnsPerHost
-	return &http.Client{Transport: BearerToken(tr)}
+	return tr
 }
 
 // BearerToken wraps next so that the token of a Slack Web API call goes in the
