@@ -82,8 +82,8 @@ type ClientConfig struct {
 	// header. It is never logged.
 	APIKey string
 	// HTTPClient sends the requests; default a new client of package
-	// internal/httpclient (connections kept for reuse, HTTP/2 tried) whose wait for
-	// response headers only Timeout bounds. Leave its Timeout zero: streams are
+	// internal/httpclient (connections kept for reuse, as many as MaxConcurrent,
+	// HTTP/2 tried) whose wait for response headers only Timeout bounds. Leave its Timeout zero: streams are
 	// bounded by Timeout below.
 	HTTPClient *http.Client
 	// Timeout bounds one attempt of a call, from the request to the end of the stream.
@@ -178,7 +178,8 @@ func NewClient(cfg ClientConfig) *Client {
 		metrics:        cfg.Metrics,
 	}
 	c.maxRetries = max(c.maxRetries, -1)
-	c.limiter = newLimiter(max(cmp.Or(cfg.MaxConcurrent, DefaultMaxConcurrent), 1), c.maxElapsed, c.logger)
+	limit := max(cmp.Or(cfg.MaxConcurrent, DefaultMaxConcurrent), 1)
+	c.limiter = newLimiter(limit, c.maxElapsed, c.logger)
 
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = cmp.Or(cfg.BaseURL, DefaultBaseURL)
@@ -186,6 +187,11 @@ func NewClient(cfg ClientConfig) *Client {
 	if hc == nil {
 		tr := httpclient.NewTransport()
 		tr.ResponseHeaderTimeout = 0 // each attempt's Timeout bounds it, and names it ErrTimeout
+		// As many idle connections as attempts may be in flight: over HTTP/1.1 each
+		// holds one, and a burst past the idle pool would dial connections that are
+		// closed again once idle (package internal/httpclient).
+		tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, limit)
+		tr.MaxIdleConns = max(tr.MaxIdleConns, limit)
 		hc = &http.Client{Transport: tr}
 	}
 	oc.HTTPClient = doer{next: hc}

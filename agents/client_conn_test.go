@@ -72,6 +72,20 @@ func TestCompleteReusesConnections(t *testing.T) {
 		}
 	})
 
+	// A bound of calls in flight above the idle pool of package httpclient keeps
+	// that many connections too (MODEL_MAX_CONCURRENT is 500 by default).
+	t.Run("AboveIdlePool", func(t *testing.T) {
+		const n = 2 * agents.DefaultMaxConcurrent
+		srv := MustServer(t)
+		client := newClient(t, srv, func(c *agents.ClientConfig) { c.MaxConcurrent = n })
+		holdUntilAll(srv, n, answer)
+		completeAll(t, client, n)
+		completeAll(t, client, n)
+		if got := srv.Connections() - n; got != 0 {
+			t.Errorf("the second round of %d calls opened %d new connections, want 0", n, got)
+		}
+	})
+
 	// A stream's body is read to its end and an error's body is closed, so one
 	// connection serves calls one after another whatever they got.
 	t.Run("AfterErrors", func(t *testing.T) {

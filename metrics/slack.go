@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"net/http"
@@ -97,17 +96,49 @@ func isJSON(contentType string) bool {
 const okPeek = 64
 
 // slackNotOK reports whether the JSON answer of resp starts with "ok": false. It
-// reads ahead through a buffer that then replaces resp.Body, so the caller still
-// reads the whole answer.
+// reads ahead up to okPeek bytes into a body that then replaces resp.Body and gives
+// them back first, so the caller still reads the whole answer; that body is the one
+// allocation of the check.
 func slackNotOK(resp *http.Response) bool {
-	br := bufio.NewReaderSize(resp.Body, okPeek)
-	head, _ := br.Peek(okPeek) // fewer bytes for a shorter answer
-	resp.Body = readCloser{Reader: br, Closer: resp.Body}
-	compact := bytes.Join(bytes.Fields(head), nil)
-	return bytes.Contains(compact, []byte(`"ok":false`))
+	b := &peekedBody{body: resp.Body}
+	n, err := io.ReadFull(resp.Body, b.head[:])
+	b.n = n
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		b.err = err // given after the bytes read
+	}
+	resp.Body = b
+	var compact [okPeek]byte // the head without JSON's whitespace
+	c := 0
+	for _, ch := range b.head[:n] {
+		switch ch {
+		case ' ', '\t', '\n', '\r':
+		default:
+			compact[c] = ch
+			c++
+		}
+	}
+	return bytes.Contains(compact[:c], []byte(`"ok":false`))
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
+// peekedBody gives back the bytes slackNotOK read ahead, then the rest of body.
+type peekedBody struct {
+	body io.ReadCloser
+	head [okPeek]byte
+	n    int   // bytes of head read ahead
+	off  int   // bytes of head given back
+	err  error // the error reading ahead ended with, given once head is
 }
+
+func (b *peekedBody) Read(p []byte) (int, error) {
+	if b.off < b.n {
+		n := copy(p, b.head[b.off:b.n])
+		b.off += n
+		return n, nil
+	}
+	if b.err != nil {
+		return 0, b.err
+	}
+	return b.body.Read(p)
+}
+
+func (b *peekedBody) Close() error { return b.body.Close() }

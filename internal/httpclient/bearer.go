@@ -2,15 +2,24 @@ package httpclient
 
 import (
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
 )
 
-// NewSlack returns New's client for Slack's Web API: BearerToken wraps its transport.
+// NewSlack returns the client for Slack's Web API: BearerToken on a
+// NewSlackTransport. Its Timeout is zero: bound each call with its context.
 func NewSlack() *http.Client {
-	return &http.Client{Transport: BearerToken(NewTransport())}
+	return &http.Client{Transport: BearerToken(NewSlackTransport())}
+}
+
+// NewSlackTransport returns a NewTransport that holds at most SlackConnsPerHost
+// connections to a host and keeps them all when idle.
+func NewSlackTransport() *http.Transport {
+	tr := NewTransport()
+	tr.MaxConnsPerHost = SlackConnsPerHost
+	tr.MaxIdleConnsPerHost = SlackConnsPerHost
+	return tr
 }
 
 // BearerToken wraps next so that the token of a Slack Web API call goes in the
@@ -28,26 +37,73 @@ func BearerToken(next http.RoundTripper) http.RoundTripper {
 
 type bearerTransport struct{ next http.RoundTripper }
 
+// maxFormBody bounds the body bearerTransport sizes its buffer by (ContentLength);
+// a longer form is read all the same, in steps.
+const maxFormBody = 1 << 20
+
 func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if r.Method != http.MethodPost || ct != "application/x-www-form-urlencoded" || r.Body == nil ||
-		r.Body == http.NoBody || r.Header.Get("Authorization") != "" {
+	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody ||
+		!isForm(r.Header.Get("Content-Type")) || r.Header.Get("Authorization") != "" {
 		return t.next.RoundTrip(r)
 	}
-	body, err := io.ReadAll(r.Body)
+	var form strings.Builder
+	if r.ContentLength > 0 {
+		form.Grow(int(min(r.ContentLength, maxFormBody)))
+	}
+	_, err := io.Copy(&form, r.Body)
 	r.Body.Close()
 	if err != nil {
 		return nil, err
 	}
-	out := r.Clone(r.Context())
-	form, err := url.ParseQuery(string(body))
-	if token := form.Get("token"); err == nil && token != "" {
-		form.Del("token")
-		body = []byte(form.Encode())
+	out := *r // the caller's request stays as it was: only Header and the body change
+	out.Header = r.Header.Clone()
+	body := form.String()
+	if token, rest, ok := cutToken(body); ok {
+		body = rest
 		out.Header.Set("Authorization", "Bearer "+token)
 	}
-	out.Body = io.NopCloser(strings.NewReader(string(body)))
+	out.Body = io.NopCloser(strings.NewReader(body))
 	out.ContentLength = int64(len(body))
-	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(string(body))), nil }
-	return t.next.RoundTrip(out)
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(body)), nil }
+	return t.next.RoundTrip(&out)
+}
+
+// isForm reports whether contentType's media type is
+// application/x-www-form-urlencoded, parameters aside, without the map of them
+// mime.ParseMediaType makes.
+func isForm(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/x-www-form-urlencoded")
+}
+
+// cutToken returns the value of the first "token" field of form (URL-encoded, as
+// url.Values.Encode writes it) and form without its "token" fields; ok is false, and
+// form is to be sent as it is, when form has no such field, its value is empty, or
+// it is not valid percent-encoding. It scans form once instead of parsing it into
+// url.Values and encoding it again.
+func cutToken(form string) (token, rest string, ok bool) {
+	if !strings.Contains(form, "token=") {
+		return "", form, false
+	}
+	var b strings.Builder
+	b.Grow(len(form))
+	for field := range strings.SplitSeq(form, "&") {
+		v, isToken := strings.CutPrefix(field, "token=")
+		if !isToken {
+			if b.Len() > 0 {
+				b.WriteByte('&')
+			}
+			b.WriteString(field)
+			continue
+		}
+		if ok {
+			continue // a second token field goes too, as url.Values.Del drops it
+		}
+		t, err := url.QueryUnescape(v)
+		if err != nil || t == "" {
+			return "", form, false
+		}
+		token, ok = t, true
+	}
+	return token, b.String(), ok
 }

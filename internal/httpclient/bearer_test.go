@@ -74,6 +74,27 @@ func TestBearerToken(t *testing.T) {
 			t.Error("the caller's request was changed")
 		}
 	})
+	// The token field is found wherever url.Values.Encode put it, with its value
+	// unescaped; the other fields stay as they were written.
+	for _, tc := range []struct{ name, form, auth, body string }{
+		{"Middle", "a=1&token=xoxb-1&z=2", "Bearer xoxb-1", "a=1&z=2"},
+		{"Last", "a=1&token=xoxb-1", "Bearer xoxb-1", "a=1"},
+		{"Alone", "token=xoxb-1", "Bearer xoxb-1", ""},
+		{"Escaped", "a=x%26y&token=xoxb-a%2Bb%20c", "Bearer xoxb-a+b c", "a=x%26y"},
+		{"Twice", "token=xoxb-1&a=1&token=xoxb-2", "Bearer xoxb-1", "a=1"},
+		{"NotAPrefix", "mytoken=x&token=xoxb-1", "Bearer xoxb-1", "mytoken=x"},
+		{"Empty", "a=1&token=", "", "a=1&token="},
+		{"BadEscape", "token=xoxb-%zz&a=1", "", "token=xoxb-%zz&a=1"},
+	} {
+		t.Run("Form"+tc.name, func(t *testing.T) {
+			req := formRequest(http.MethodPost, tc.form)
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+			got := passOn(t, req)
+			if got.auth != tc.auth || got.body != tc.body || got.getBody != tc.body || got.length != int64(len(tc.body)) {
+				t.Errorf("passed on Authorization %q, body %q (GetBody %q, length %d); want %q, %q", got.auth, got.body, got.getBody, got.length, tc.auth, tc.body)
+			}
+		})
+	}
 	for _, tc := range []struct {
 		name string
 		req  func() *http.Request

@@ -13,10 +13,28 @@ const (
 	// MaxIdleConnsPerHost is how many idle connections are kept to one host. Over
 	// HTTP/2 (Slack, OpenAI) calls share a few connections; over HTTP/1.1 (a local
 	// model server, the emulator) each call in flight holds one, and a burst of
-	// calls beyond this many opens connections that are closed once idle. Keeping
-	// 1,024 instead saved about 3 % of the CPU of BenchmarkBurst's 1,000 threads for
-	// 12 MiB more (three runs each, 2026-12-02), so it stays at 128.
+	// calls beyond this many would open connections that are closed once idle,
+	// unless the connections are bounded too: NewSlack bounds them to this many
+	// (SlackConnsPerHost); the model client keeps as many idle as it lets calls be
+	// in flight (agents.ClientConfig.MaxConcurrent).
 	MaxIdleConnsPerHost = 128
+	// SlackConnsPerHost bounds the connections NewSlack's transport holds to one
+	// host, dialling, busy or idle (http.Transport.MaxConnsPerHost): a call beyond
+	// them waits for one to come free, which over HTTP/1.1 is a call's round trip
+	// (a millisecond to the emulator, a few hundred to Slack: 128 connections carry
+	// hundreds of calls a second, more than Slack's rate limits let through),
+	// instead of dialling a connection that is closed again as soon as it is idle.
+	// Unbounded, BenchmarkSlackBurst (rounds of 1,000 concurrent calls) dialled
+	// about 900 connections a round; bounded, none after the first. Over HTTP/2
+	// (Slack's API) it bounds connections, not calls: one carries as many calls at
+	// once as the server allows (about 100). Past that, and in a burst before the
+	// first connection's handshake said HTTP/2, Go dials a connection per waiting
+	// call, up to this bound, and closes the ones it does not need
+	// (TestSlackHTTP2; the program's first call, auth.test, is made alone).
+	// http.HTTP2Config.StrictMaxConcurrentRequests would make them wait instead,
+	// but calls hung with it when TestSlackHTTP2's server allowed 50 streams
+	// (Go 1.26), so it is left off.
+	SlackConnsPerHost = MaxIdleConnsPerHost
 	// IdleConnTimeout is how long an unused connection is kept open.
 	IdleConnTimeout = 90 * time.Second
 	// DialTimeout bounds opening a TCP connection.

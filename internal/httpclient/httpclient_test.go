@@ -34,8 +34,9 @@ func TestNew(t *testing.T) {
 
 // barrierServer starts a test server that counts the connections it accepts and
 // holds each request until n requests are being answered at once, so that a round of
-// n concurrent calls needs n connections.
-func barrierServer(t *testing.T, n int) (srv *httptest.Server, conns *atomic.Int64) {
+// n concurrent calls needs n connections; a request to /warm it answers at once.
+// start, when given, starts the server instead of Start.
+func barrierServer(t *testing.T, n int, start ...func(*httptest.Server)) (srv *httptest.Server, conns *atomic.Int64) {
 	t.Helper()
 	conns = new(atomic.Int64)
 	var (
@@ -44,6 +45,10 @@ func barrierServer(t *testing.T, n int) (srv *httptest.Server, conns *atomic.Int
 		release = make(chan struct{})
 	)
 	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/warm" { // answered at once
+			io.WriteString(w, "ok")
+			return
+		}
 		mu.Lock()
 		waiting++
 		gate := release
@@ -65,7 +70,11 @@ func barrierServer(t *testing.T, n int) (srv *httptest.Server, conns *atomic.Int
 			conns.Add(1)
 		}
 	}
-	srv.Start()
+	if len(start) > 0 {
+		start[0](srv)
+	} else {
+		srv.Start()
+	}
 	t.Cleanup(srv.Close)
 	return srv, conns
 }
@@ -116,6 +125,47 @@ func TestConnectionsReused(t *testing.T) {
 			t.Errorf("second round opened %d new connections; want most of %d", got, n)
 		}
 	})
+}
+
+// TestSlackConnectionsBounded: NewSlack's calls beyond SlackConnsPerHost wait for a
+// connection instead of dialling one, and the connections stay for the next burst.
+// The server holds each request until SlackConnsPerHost are in flight, so a burst of
+// three times as many calls goes through in three waves on the same connections; an
+// unbounded transport dials one connection per call of the burst.
+func TestSlackConnectionsBounded(t *testing.T) {
+	const n = httpclient.SlackConnsPerHost
+	srv, conns := barrierServer(t, n)
+	c := httpclient.NewSlack()
+	round(t, c, srv.URL, 3*n)
+	if got := conns.Load(); got != n {
+		t.Fatalf("a burst of %d calls opened %d connections, want %d", 3*n, got, n)
+	}
+	round(t, c, srv.URL, 3*n)
+	if got := conns.Load() - n; got != 0 {
+		t.Errorf("the second burst opened %d new connections, want 0", got)
+	}
+}
+
+// TestSlackHTTP2: over HTTP/2 SlackConnsPerHost bounds connections, not calls:
+// more calls than it are answered at once, on one warm connection. The server holds
+// each request until all are in flight (fewer than the 250 streams Go's server
+// allows on a connection).
+func TestSlackHTTP2(t *testing.T) {
+	const n = httpclient.SlackConnsPerHost + 72
+	srv, conns := barrierServer(t, n, func(s *httptest.Server) {
+		s.EnableHTTP2 = true
+		s.StartTLS()
+	})
+	tr := httpclient.NewSlackTransport()
+	tr.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	c := &http.Client{Transport: httpclient.BearerToken(tr)}
+	// One call first, as the program's auth.test: until a connection's handshake says
+	// HTTP/2, a burst dials one per call (up to SlackConnsPerHost) and keeps one.
+	round(t, c, srv.URL+"/warm", 1)
+	round(t, c, srv.URL, n)
+	if got := conns.Load(); got != 1 {
+		t.Errorf("%d calls at once opened %d connections, want 1", n, got)
+	}
 }
 
 func TestHTTP2(t *testing.T) {
