@@ -123,7 +123,7 @@ func (s *scheduler) work(t *thread, first *conversation.Input, slot bool) {
 			return
 		}
 		slot = false
-		in, freed, pokes, err := first, false, 0, error(nil)
+		in, freed, pokes, err := first, false, s.threads.pokesOf(t), error(nil)
 		if first == nil {
 			in, freed, pokes, err = s.leases.next(t)
 		}
@@ -136,6 +136,12 @@ func (s *scheduler) work(t *thread, first *conversation.Input, slot bool) {
 		}
 		if err != nil {
 			s.slots.Release(1)
+			if s.lostOrFreed(err) {
+				if s.leases.freed(t, pokes) {
+					return
+				}
+				continue
+			}
 			if errors.Is(err, conversation.ErrLeaseLost) || s.ctx.Err() != nil {
 				return
 			}
@@ -152,6 +158,7 @@ func (s *scheduler) work(t *thread, first *conversation.Input, slot bool) {
 			}
 			continue
 		}
+		pokes = s.threads.pokesOf(t)
 		err = s.turn.runInput(t, *in)
 		s.slots.Release(1)
 		if pokes, freed := s.threads.takeFreed(t); freed {
@@ -169,6 +176,10 @@ func (s *scheduler) work(t *thread, first *conversation.Input, slot bool) {
 		case err == nil:
 			s.finished(*in)
 			retry.Reset()
+		case s.lostOrFreed(err):
+			if s.leases.freed(t, pokes) {
+				return
+			}
 		case errors.Is(err, conversation.ErrLeaseLost) || s.ctx.Err() != nil || s.threads.isClosed():
 			// Shutting down: the input stays pending and the thread is handed over.
 			return
@@ -180,6 +191,15 @@ func (s *scheduler) work(t *thread, first *conversation.Input, slot bool) {
 			}
 		}
 	}
+}
+
+// lostOrFreed reports whether err, of a turn or of next, says the lease is gone while
+// the service runs. It may have been taken by another worker, or freed by this one: a
+// save or Next that freed it and whose reply was lost finds it gone when retried.
+// Either way an input enqueued here meanwhile (a poke) must not wait for the sweep:
+// the worker goes through leases.freed, which takes the thread again if it is free.
+func (s *scheduler) lostOrFreed(err error) bool {
+	return errors.Is(err, conversation.ErrLeaseLost) && s.ctx.Err() == nil && !s.threads.isClosed()
 }
 
 // admitted waits while the intake is busy (admission.go), at most maxDeferral, and

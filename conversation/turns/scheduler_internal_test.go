@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -266,5 +267,63 @@ func TestSessionEndsBeforeTheLeaseIsFreed(t *testing.T) {
 	want := []string{"status " + conversation.SessionProcessing, "status " + conversation.SessionActive, "save released=true"}
 	if fmt.Sprint(o.events) != fmt.Sprint(want) {
 		t.Errorf("session statuses and releasing saves = %q; want %q", o.events, want)
+	}
+}
+
+// lostAnswerer finishes a turn whose answer was posted (streamed) and whose thread was
+// then taken over (its lease marked lost, as a Renew that finds it taken does).
+type lostAnswerer struct {
+	done chan struct{} // closed when the turn returned
+}
+
+func (a lostAnswerer) Handle(ctx context.Context, r *Run) error {
+	defer close(a.done)
+	ts := r.env.threads
+	ts.mu.Lock()
+	r.th.lost = true
+	ts.mu.Unlock()
+	fctx, cancel := r.Final(ctx)
+	defer cancel()
+	conv := conversation.Conversation{Key: r.In.Key}
+	return r.Finish(fctx, conv, Ending{Msgs: []conversation.Message{{Role: conversation.RoleUser, Text: "hi"}}, Reply: "re", Posted: true, TS: "9.1", Answer: true})
+}
+
+// TestSessionNotEndedByALostTurn: a turn whose lease was taken over sets nothing on
+// the session at its end: the new holder's "processing" stands. (Its save is the
+// store's to refuse, by the fencing token; this in-process takeover leaves the store's
+// lease as it was.)
+func TestSessionNotEndedByALostTurn(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	o := &orderLog{Store: db}
+	m := &replies{want: 1, done: make(chan struct{})}
+	h := lostAnswerer{done: make(chan struct{})}
+	rt := New(Config{Store: o, Messenger: m, Sessions: o, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, h)
+	if err := rt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	<-h.done
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := rt.Shutdown(sctx); err != nil {
+		t.Fatal(err)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var statuses []string
+	for _, e := range o.events {
+		if strings.HasPrefix(e, "status ") {
+			statuses = append(statuses, e)
+		}
+	}
+	if want := []string{"status " + conversation.SessionProcessing}; fmt.Sprint(statuses) != fmt.Sprint(want) {
+		t.Errorf("session statuses = %q; want %q", statuses, want)
 	}
 }

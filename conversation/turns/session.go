@@ -65,7 +65,8 @@ func (e *envelope) sessionEnd(r *Run) { r.endSession() }
 // own, unless that is set already. Finish calls it before the turn's last save, which
 // may free the lease: once it is free, another turn of the thread may start (here or
 // on another replica) and set the session processing, which this turn's status must
-// not overwrite. A failure is logged at debug.
+// not overwrite; nor may a turn whose lease is no longer its own (Outbox.check, as
+// for its posts). A failure is logged at debug.
 func (r *Run) endSession() {
 	p := r.session
 	if p == nil || p.sent == p.key() {
@@ -73,6 +74,12 @@ func (r *Run) endSession() {
 	}
 	ctx, cancel := r.env.final(context.Background())
 	defer cancel()
+	if r.Out != nil {
+		if err := r.Out.check(ctx); err != nil {
+			r.Log.Debug("agent session status not set: the lease is not confirmed", "status", p.status, "error", err)
+			return
+		}
+	}
 	if p.rename != "" {
 		if err := r.env.cfg.Sessions.RenameSession(ctx, r.In.Key, p.rename); err != nil {
 			r.Log.Debug("agent session not renamed", "error", err)

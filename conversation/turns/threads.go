@@ -118,6 +118,13 @@ func (ts *threadSet) released(t *thread, freed bool) {
 	}
 }
 
+// pokesOf returns how many inputs were enqueued here for t's thread (its pokes).
+func (ts *threadSet) pokesOf(t *thread) int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return t.pokes
+}
+
 // takeFreed reports whether a save freed t's lease since the last call, and t's
 // pokes before that save.
 func (ts *threadSet) takeFreed(t *thread) (pokes int, freed bool) {

@@ -1,0 +1,111 @@
+package turns
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/sqlite"
+)
+
+// lostReplyStore loses the reply of the first store call that freed the lease (a
+// releasing Save, or a Next), as a connection that drops after the commit does:
+// it runs hook (an input of the same thread submitted in this process meanwhile)
+// and reports the store unavailable, so that the call is retried and finds the lease
+// gone.
+type lostReplyStore struct {
+	conversation.Store
+	mu   sync.Mutex
+	done bool
+	hook func()
+}
+
+// lose reports whether this call's reply is the one lost.
+func (s *lostReplyStore) lose(freed bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := !s.done && freed
+	s.done = s.done || first
+	return first
+}
+
+func (s *lostReplyStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
+	saved, err := s.Store.Save(ctx, turn)
+	if err == nil && s.lose(saved.Released) {
+		s.hook()
+		return conversation.Saved{}, fmt.Errorf("%w: reply lost after the commit", conversation.ErrUnavailable)
+	}
+	return saved, err
+}
+
+func (s *lostReplyStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+	in, released, err := s.Store.Next(ctx, l)
+	if err == nil && s.lose(released) {
+		s.hook()
+		return nil, false, fmt.Errorf("%w: reply lost after the commit", conversation.ErrUnavailable)
+	}
+	return in, released, err
+}
+
+// dropper ends each turn without a save (Run.Drop), so that its worker frees the
+// lease with Next.
+type dropper struct{ m *replies }
+
+func (d dropper) Handle(ctx context.Context, r *Run) error {
+	defer func() { _, _ = d.m.PostReply(ctx, r.In.Key, "", conversation.Tag{}) }()
+	return r.Drop(ctx, conversation.InputDone)
+}
+
+// TestLostReplyOfTheReleaseStrandsNothing: a store call that freed the thread's lease
+// and whose reply was lost is retried and finds the lease gone (ErrLeaseLost); an
+// input of the thread submitted here meanwhile is then run at once by taking the
+// thread again, not left for the sweep (every LEASE_TTL/5, two minutes here).
+func TestLostReplyOfTheReleaseStrandsNothing(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		handler func(*replies) Handler
+	}{
+		{"Save", func(*replies) Handler { return answerer{} }},
+		{"Next", func(m *replies) Handler { return dropper{m} }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = db.Close() })
+			st := &lostReplyStore{Store: db}
+			m := &replies{want: 2, done: make(chan struct{})}
+			rt := New(Config{Store: st, Messenger: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LeaseTTL: 10 * time.Minute}, c.handler(m))
+			st.hook = func() {
+				if _, err := rt.Submit(ctx, mention("m2", 1)); err != nil {
+					t.Error(err)
+				}
+			}
+			if err := rt.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				defer cancel()
+				_ = rt.Shutdown(sctx)
+			}()
+			if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-m.done:
+			case <-time.After(time.Minute): // the sweep would take it after two
+				pending, _ := db.Pending(ctx, mention("", 1).Key, 10)
+				t.Fatalf("the input submitted while the lease was freed is not run: %d input(s) pending", len(pending))
+			}
+		})
+	}
+}
