@@ -59,7 +59,10 @@ func inputFromEvent(ev slackevents.EventsAPIEvent, me Identity) (in conversation
 			return in, false, dropBotMessage
 		}
 		channel = e.Channel
-		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Mentioned: true, Files: fileRefs(e.Files)}
+		// An app_mention carries the message's files array, as a message event does
+		// (docs/architecture.md, "Files"); one marked upload without them is read back.
+		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Mentioned: true,
+			Files: fileRefs(e.Files), FileShare: e.Upload && len(e.Files) == 0}
 	case *slackevents.MessageEvent:
 		if e.SubType == "message_changed" || e.SubType == "message_deleted" {
 			return inputFromChange(e, team, cb.EventID, me)
@@ -86,7 +89,12 @@ func inputFromEvent(ev slackevents.EventsAPIEvent, me Identity) (in conversation
 		// mention). When the app_mention comes too, it is the same input (the same
 		// id, from the channel and ts) and the later of the two is a duplicate.
 		channel = e.Channel
-		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Mentioned: mentioned, Direct: direct, FileShare: fileShare}
+		var files []conversation.FileRef
+		if e.Message != nil { // the message itself, which slack-go decodes with its files
+			files = fileRefs(e.Message.Files)
+		}
+		msg = conversation.UserMessage{UserID: e.User, Text: e.Text, TS: e.TimeStamp, ThreadTS: e.ThreadTimeStamp, Mentioned: mentioned, Direct: direct,
+			Files: files, FileShare: fileShare && len(files) == 0}
 	default:
 		return in, false, dropUnhandledType
 	}

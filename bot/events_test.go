@@ -67,9 +67,32 @@ func TestInputFromEvent(t *testing.T) {
 		{name: "ChannelMessageWithoutMention", event: `{"type":"message","channel_type":"channel","user":"U1","text":"lunch?","ts":"12.1","channel":"C1"}`, reason: dropNoMention},
 		{
 			// Slack may send a message with files that mentions the bot with no
-			// app_mention: it is the mention (its files read back like a file_share's).
+			// app_mention: it is the mention, with the files its event carries.
 			name:  "FileShareMentioningTheBot",
-			event: `{"type":"message","subtype":"file_share","channel_type":"channel","user":"U1","text":"<@UBOT> summarise this","ts":"10.5","channel":"C1","files":[{"id":"F1","name":"r.pdf"}]}`,
+			event: `{"type":"message","subtype":"file_share","channel_type":"channel","user":"U1","text":"<@UBOT> summarise this","ts":"10.5","channel":"C1","files":[{"id":"F1","name":"r.pdf","mimetype":"application/pdf","size":2048,"url_private":"https://files.slack.com/files-pri/T1-F1/r.pdf"}]}`,
+			want: conversation.Input{ID: "msg:T1:C1:10.5", EventID: "Ev1", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.5"}, Kind: conversation.KindUserMessage,
+				Message: &conversation.UserMessage{UserID: "U1", Text: "summarise this", TS: "10.5", ThreadTS: "10.5", Mentioned: true,
+					Files: []conversation.FileRef{{ID: "F1", Name: "r.pdf", MIME: "application/pdf", Size: 2048, URL: "https://files.slack.com/files-pri/T1-F1/r.pdf"}}}},
+		},
+		{
+			// A file_share message with no files array: the message is read back.
+			name:  "FileShareWithoutFiles",
+			event: `{"type":"message","subtype":"file_share","channel_type":"channel","user":"U1","text":"<@UBOT> summarise this","ts":"10.5","channel":"C1"}`,
+			want: conversation.Input{ID: "msg:T1:C1:10.5", EventID: "Ev1", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.5"}, Kind: conversation.KindUserMessage,
+				Message: &conversation.UserMessage{UserID: "U1", Text: "summarise this", TS: "10.5", ThreadTS: "10.5", Mentioned: true, FileShare: true}},
+		},
+		{
+			// An app_mention carries the message's files: none is read back.
+			name:  "AppMentionWithFiles",
+			event: `{"type":"app_mention","user":"U1","text":"<@UBOT> summarise this","ts":"10.5","channel":"C1","upload":false,"files":[{"id":"F1","name":"r.pdf","url_private":"https://files.slack.com/files-pri/T1-F1/r.pdf"}]}`,
+			want: conversation.Input{ID: "msg:T1:C1:10.5", EventID: "Ev1", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.5"}, Kind: conversation.KindUserMessage,
+				Message: &conversation.UserMessage{UserID: "U1", Text: "summarise this", TS: "10.5", ThreadTS: "10.5", Mentioned: true,
+					Files: []conversation.FileRef{{ID: "F1", Name: "r.pdf", URL: "https://files.slack.com/files-pri/T1-F1/r.pdf"}}}},
+		},
+		{
+			// An app_mention marked upload without its files: they are read back.
+			name:  "AppMentionUploadWithoutFiles",
+			event: `{"type":"app_mention","user":"U1","text":"<@UBOT> summarise this","ts":"10.5","channel":"C1","upload":true}`,
 			want: conversation.Input{ID: "msg:T1:C1:10.5", EventID: "Ev1", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "10.5"}, Kind: conversation.KindUserMessage,
 				Message: &conversation.UserMessage{UserID: "U1", Text: "summarise this", TS: "10.5", ThreadTS: "10.5", Mentioned: true, FileShare: true}},
 		},

@@ -10,9 +10,8 @@ import (
 )
 
 // MessageFiles returns the files shared in the message ts of key's thread, read back
-// with conversations.replies (one page, the message alone): an app_mention event
-// carries no files array (https://docs.slack.dev/reference/events/app_mention), and
-// slack-go does not decode a file_share message event's. Files Slack shows only
+// with conversations.replies (one page, the message alone), for a message whose
+// event did not carry them (docs/architecture.md, "Files"). Files Slack shows only
 // through files.info (a Slack Connect file's "file_access": "check_file_info") are
 // returned without a URL.
 func (m *Messenger) MessageFiles(ctx context.Context, key conversation.Key, ts string) ([]conversation.FileRef, error) {

@@ -164,12 +164,12 @@ type UserMessage struct {
 	Mentioned bool `json:"mentioned,omitempty"`
 	// Direct is true in a direct message with the bot (channel_type "im").
 	Direct bool `json:"direct,omitempty"`
-	// Files are the files shared in the message, when its event carried them
-	// (a file_share message); an app_mention carries none, so the FileReader reads
-	// the message back.
+	// Files are the files shared in the message, as its event carried them (an
+	// app_mention's files array, a file_share message's; docs/architecture.md,
+	// "Files").
 	Files []FileRef `json:"files,omitempty"`
-	// FileShare is true for a file_share message, whose event's files are not read:
-	// the FileReader reads them back.
+	// FileShare is true for a message with files its event did not carry (a
+	// file_share message, or an app_mention marked upload, with no files array): the FileReader reads them back (conversations.replies).
 	FileShare bool `json:"file_share,omitempty"`
 }
 

@@ -76,7 +76,7 @@ func (f *fileReader) ReadFiles(ctx context.Context, key conversation.Key, msg *c
 		return nil, nil
 	}
 	refs := msg.Files
-	if len(refs) == 0 && (msg.Mentioned || msg.FileShare) && f.slack != nil {
+	if len(refs) == 0 && msg.FileShare && f.slack != nil {
 		var err error
 		if refs, err = f.slack.MessageFiles(ctx, key, msg.TS); err != nil {
 			return nil, fmt.Errorf("read the message's files: %w", err)

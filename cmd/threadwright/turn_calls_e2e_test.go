@@ -28,14 +28,13 @@ func (h *harness) turnCalls(from int) []turnCall {
 
 // plainTurnCalls are the Web API calls of a plain @mention's streamed turn in a
 // channel, in order: the agent session set processing (and created, titled), the
-// message read back for its files (an app_mention carries none), the thread's status,
-// the answer streamed (its Stop button), its text sent with the stop (with the
-// feedback buttons), and the session set active. No status is set once the stream is
-// open, nor cleared after it (the answer cleared it), and no chat.appendStream is
-// needed for an answer the stop carries.
+// thread's status, the answer streamed (its Stop button), its text sent with the stop
+// (with the feedback buttons), and the session set active. No status is set once the
+// stream is open, nor cleared after it (the answer cleared it), no chat.appendStream
+// is needed for an answer the stop carries, and the message is not read back for
+// files (its event carries them).
 var plainTurnCalls = []turnCall{
 	{"agents.sessions.setStatus", "processing"},
-	{"conversations.replies", ""},
 	{"assistant.threads.setStatus", turns.StatusThinking},
 	{"chat.startStream", ""},
 	{"chat.stopStream", ""},
@@ -54,10 +53,10 @@ func startCallsHarness(t *testing.T) *harness {
 	return h
 }
 
-// TestE2EPlainMentionCalls: a plain @mention's turn makes exactly plainTurnCalls, six
-// Web API calls (it made eight: a chat.appendStream for the answer's text, and, in a
-// burst, an "is waiting in line…" status after the answer), and the thread shows the
-// whole answer with no status left.
+// TestE2EPlainMentionCalls: a plain @mention's turn makes exactly plainTurnCalls, five
+// Web API calls (it made eight: a chat.appendStream for the answer's text, a
+// conversations.replies for files, and, in a burst, an "is waiting in line…" status
+// after the answer), and the thread shows the whole answer with no status left.
 func TestE2EPlainMentionCalls(t *testing.T) {
 	h := startCallsHarness(t)
 	const answer = "The deploy runs at **noon**, after the checks."
@@ -81,8 +80,8 @@ func TestE2EPlainMentionCalls(t *testing.T) {
 }
 
 // TestE2EMentionWithFilesCalls: a mention with a file attached makes the same calls
-// (the read-back finds the file, which is downloaded outside the Web API), and the
-// model is given the file's text.
+// (the file comes with its event and is downloaded outside the Web API: no message is
+// read back), and the model is given the file's text.
 func TestE2EMentionWithFilesCalls(t *testing.T) {
 	h := startCallsHarness(t)
 	const answer = "The log says the disk is full."

@@ -358,7 +358,7 @@ func (t decoder) fullText(ctx context.Context, id string) error {
 // fileText returns the text of the files of a person's message (Config.Files),
 // fenced as untrusted content, or "" when it has none or none could be read.
 func (t decoder) fileText(ctx context.Context, m *conversation.UserMessage) string {
-	if t.s.cfg.Files == nil || (len(m.Files) == 0 && !m.Mentioned && !m.FileShare) {
+	if t.s.cfg.Files == nil || (len(m.Files) == 0 && !m.FileShare) {
 		return ""
 	}
 	files, err := t.s.cfg.Files.ReadFiles(ctx, t.r.In.Key, m)

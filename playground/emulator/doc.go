@@ -128,7 +128,8 @@
 // replies carry thread_ts and parent_user_id, reply_broadcast replies have
 // subtype thread_broadcast, messages typed by people carry client_msg_id and
 // rich_text blocks. A mention of the bot (<@U0BOT>) outside an IM also
-// delivers an app_mention event with its own event_id and the same ts. Edits
+// delivers an app_mention event with its own event_id and the same ts (and the
+// message's files, as Slack's app_mention payloads carry them). Edits
 // deliver message_changed (message and previous_message), deletions
 // message_deleted. The payloads are shaped like Slack's published samples
 // (shared/fixtures/slack/events), which the tests check field by field.

@@ -117,7 +117,8 @@ func (e *eventsAPI) messageLocked(ch *channelState, m *record) {
 	mention.Subtype = ""
 	mention.ParentUserID = ""
 	mention.Username = ""
-	mention.Files, mention.Upload = nil, false // an app_mention carries no files
+	// An app_mention carries the message's files (and upload) as its message event
+	// does: Slack's payloads do, though its reference page for the event lists none.
 	e.emitLocked(ch, messageEvent{wireMessage: mention, Channel: ch.ID, EventTS: m.TS})
 }
 

@@ -287,8 +287,8 @@ type Upload struct {
 // Slack's client: one message with subtype file_share and a files array
 // (fixtures in bot/testdata/file_share*.json), each file served at its url_private
 // to the bot token. The bot receives the message event and, when text mentions it
-// outside an IM, an app_mention event, which carries no files. It returns the
-// message's ts and the files' ids.
+// outside an IM, an app_mention event with the same files. It returns the message's
+// ts and the files' ids.
 func (a *filesAPI) PostUserFiles(channel, user, text, threadTS string, uploads ...Upload) (ts string, ids []string, err error) {
 	a.ws.mu.Lock()
 	defer a.ws.mu.Unlock()

@@ -84,3 +84,34 @@ func TestPostUserFiles(t *testing.T) {
 		t.Fatalf("downloads %d, want 1", n)
 	}
 }
+
+// A file share that mentions the bot delivers its message event and an app_mention,
+// both with the message's files, as Slack's payloads carry them.
+func TestPostUserFilesMentionCarriesTheFiles(t *testing.T) {
+	emu := MustStart(t, emulator.Config{})
+	ts, ids, err := emu.PostUserFiles("C0GENERAL", "U0ALICE", "<@U0BOT> read this", "", emulator.Upload{Name: "notes.txt", Content: []byte("hello")})
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("PostUserFiles: %v, %v", ids, err)
+	}
+	kinds := map[string]bool{}
+	for _, e := range emu.Envelopes() {
+		if e.TS != ts {
+			continue
+		}
+		var body struct {
+			Event struct {
+				Files []slack.File `json:"files"`
+			} `json:"event"`
+		}
+		if err := json.Unmarshal(e.Payload, &body); err != nil {
+			t.Fatal(err)
+		}
+		if len(body.Event.Files) != 1 || body.Event.Files[0].ID != ids[0] || body.Event.Files[0].URLPrivate == "" {
+			t.Errorf("the %s event's files: %+v; want the file %s", e.EventType, body.Event.Files, ids[0])
+		}
+		kinds[e.EventType] = true
+	}
+	if !kinds["message"] || !kinds["app_mention"] {
+		t.Fatalf("events of the message: %v; want message and app_mention", kinds)
+	}
+}
