@@ -29,8 +29,8 @@ func lastUser(r openaitest.Request) openai.ChatCompletionMessage {
 
 // A PNG and a PDF attached to a mention reach the model: the image as an image_url
 // part holding the PNG's bytes, the PDF's text fenced as untrusted content. The
-// mention's app_mention carries no files, so the bot reads the message back; each
-// file is downloaded once, with the bot token.
+// files come with the mention's events (no message is read back); each file is
+// downloaded once, with the bot token.
 func TestE2EFilesReachTheModel(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
 	h.env["OPENAI_MODEL"] = "gpt-4o-mini" // matches VISION_MODELS' default
