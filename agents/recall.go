@@ -58,8 +58,7 @@ type storedCall struct {
 // with their references. Failed, denied and recall calls are left out, and so are the
 // calls of tools offered does not have (TOOL_POLICY: the channel may not use them now).
 // A message's Meta holds its calls' whole results: a positive limit returns at most
-// limit calls, decoding no older message once they are found, and without their
-// Result (the list of the system prompt shows none).
+// limit calls, decoding no older message once they are found.
 func storedCalls(key conversation.Key, history []conversation.Message, offered *Registry, limit int) []storedCall {
 	var out []storedCall
 	for i := len(history) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
@@ -67,7 +66,7 @@ func storedCalls(key conversation.Key, history []conversation.Message, offered *
 		if m.Role != conversation.RoleAssistant || len(m.Meta) == 0 {
 			continue
 		}
-		calls, ok := decodeCalls(m.Meta, limit <= 0)
+		calls, ok := decodeCalls(m.Meta)
 		if !ok {
 			continue
 		}
@@ -85,25 +84,19 @@ func storedCalls(key conversation.Key, history []conversation.Message, offered *
 	return out
 }
 
-// listedCall is what the list of earlier results reads of a stored call.
+// listedCall is what the list of earlier results, and recall, read of a stored call:
+// both decode it the same way, so that a call listed can be recalled.
 type listedCall struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	Result    string `json:"result"`
 	Failed    bool   `json:"failed,omitempty"`
 	Denied    bool   `json:"denied,omitempty"`
 }
 
-// decodeCalls returns the tool calls an assistant message's Meta records, with their
-// results and the rest of conversation.ToolCall when results is set, otherwise only
-// what listedCall reads; ok is false for a Meta that does not decode.
-func decodeCalls(meta json.RawMessage, results bool) (calls []conversation.ToolCall, ok bool) {
-	if results {
-		var m struct {
-			ToolCalls []conversation.ToolCall `json:"tool_calls"`
-		}
-		err := json.Unmarshal(meta, &m)
-		return m.ToolCalls, err == nil
-	}
+// decodeCalls returns the tool calls an assistant message's Meta records, as far as
+// listedCall reads them; ok is false for a Meta that does not decode.
+func decodeCalls(meta json.RawMessage) (calls []conversation.ToolCall, ok bool) {
 	var m struct {
 		ToolCalls []listedCall `json:"tool_calls"`
 	}
@@ -112,7 +105,7 @@ func decodeCalls(meta json.RawMessage, results bool) (calls []conversation.ToolC
 	}
 	calls = make([]conversation.ToolCall, len(m.ToolCalls))
 	for i, c := range m.ToolCalls {
-		calls[i] = conversation.ToolCall{Name: c.Name, Arguments: c.Arguments, Failed: c.Failed, Denied: c.Denied}
+		calls[i] = conversation.ToolCall{Name: c.Name, Arguments: c.Arguments, Result: c.Result, Failed: c.Failed, Denied: c.Denied}
 	}
 	return calls, true
 }

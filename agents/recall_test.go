@@ -233,3 +233,36 @@ func BenchmarkExecutorLongThread(b *testing.B) {
 		}
 	}
 }
+
+// A stored call is listed under "Earlier tool results" only if recall can fetch it:
+// both read the same fields, so a field recall does not need, of an unexpected type
+// (a record written by another version), hides the call from neither.
+func TestRecallFetchesWhatIsListed(t *testing.T) {
+	srv := MustServer(t)
+	var lookups atomic.Int32
+	exec := newRecallExecutor(t, srv, &lookups)
+	p := prompt("what did the lookup say?")
+	p.History = []conversation.Message{{Seq: 2, Role: conversation.RoleAssistant, Text: "answer 2",
+		Meta: json.RawMessage(`{"tool_calls":[{"name":"lookup","arguments":"{\"id\": 1}","result":"customer 1: Ada","duration_ns":"1s","entities":"none"}]}`)}}
+	srv.Handle(func(r openaitest.Request) openaitest.Response {
+		refs := recallRefLine.FindAllStringSubmatch(r.SystemPrompt(), -1)
+		switch {
+		case len(refs) != 1:
+			return openaitest.Response{Text: fmt.Sprintf("%d listed", len(refs))}
+		case len(r.ToolResults()) == 0:
+			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "c1", Name: "recall", Arguments: fmt.Sprintf(`{"ref":%q}`, refs[0][1])}}}
+		}
+		return openaitest.Response{Text: "done"}
+	})
+	f, err := exec.Execute(context.Background(), p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Answer != "done" {
+		t.Fatalf("answer %q; want the call listed once and recalled", f.Answer)
+	}
+	reqs := srv.Requests()
+	if res := reqs[len(reqs)-1].ToolResults(); len(res) != 1 || !strings.Contains(res[0].Content, "customer 1: Ada") {
+		t.Errorf("recall = %+v; want the stored result", res)
+	}
+}

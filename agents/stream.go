@@ -77,15 +77,15 @@ type assembler struct {
 	model   string
 }
 
-func (a *assembler) add(chunk *chunk) {
-	if chunk.Model != "" {
-		a.model = chunk.Model
+func (a *assembler) add(c *chunk) {
+	if c.Model != "" {
+		a.model = c.Model
 	}
-	if chunk.Usage != nil {
-		a.usage = chunk.Usage
+	if c.Usage != nil {
+		a.usage = c.Usage
 	}
-	for i := range chunk.Choices {
-		ch := &chunk.Choices[i]
+	for i := range c.Choices {
+		ch := &c.Choices[i]
 		if ch.Index != 0 {
 			continue // we ask for one choice (n unset)
 		}

@@ -259,6 +259,8 @@ func (r *Registry) Names() []string {
 
 // OpenAITools returns the tools as a chat completion request's "tools" list, sorted by
 // name (a stable order keeps the prompt cacheable). It is nil for an empty registry.
+// The list is the caller's own, but its FunctionDefinitions are shared by every
+// caller until the next Register: they must not be changed.
 func (r *Registry) OpenAITools() []openai.Tool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
