@@ -31,7 +31,9 @@ type slackConn struct {
 }
 
 // openSlack reads the signer of the buttons from st, makes the Slack Web API client
-// (counted by mx, traced, retrying rate limits and server errors) and authenticates
+// (counted by mx, traced, retrying rate limits: slack-go's default handler, which
+// waits for Retry-After; a server error is not retried here, as a post may have
+// landed, and the turn's outbox decides) and authenticates
 // the bot with it (auth.test).
 func (rc *runConfig) openSlack(ctx context.Context, st conversation.Store, mx *metrics.Metrics) (slackConn, error) {
 	signer, err := actionSigner(ctx, st)

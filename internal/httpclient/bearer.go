@@ -26,7 +26,7 @@ func NewSlackTransport() *http.Transport {
 // "Authorization: Bearer" header, never in the body: a POST with an
 // application/x-www-form-urlencoded body that has a "token" field is sent without the
 // field and with the header, the form Slack recommends
-// (https://docs.slack.dev/apis/web-api/#basics). slack-go v0.34 puts the token in the
+// (docs/architecture.md). slack-go v0.35 puts the token in the
 // form for most methods. The header keeps the token out of request bodies, and it is
 // the only place the hardened emulator of `threadwright dev` takes a token from
 // (docs/playground.md, "Playground security"). Other requests, and those that already have an
@@ -62,9 +62,12 @@ func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		body = rest
 		out.Header.Set("Authorization", "Bearer "+token)
 	}
-	out.Body = io.NopCloser(strings.NewReader(body))
-	out.ContentLength = int64(len(body))
+	out.Body, out.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(body)), nil }
+	if body == "" { // the token was the only field (auth.test)
+		out.Body = http.NoBody
+		out.GetBody = func() (io.ReadCloser, error) { return http.NoBody, nil }
+	}
 	return t.next.RoundTrip(&out)
 }
 
@@ -76,34 +79,40 @@ func isForm(contentType string) bool {
 	return strings.EqualFold(strings.TrimSpace(mt), "application/x-www-form-urlencoded")
 }
 
-// cutToken returns the value of the first "token" field of form (URL-encoded, as
-// url.Values.Encode writes it) and form without its "token" fields; ok is false, and
-// form is to be sent as it is, when form has no such field, its value is empty, or
-// it is not valid percent-encoding. It scans form once instead of parsing it into
-// url.Values and encoding it again.
+// cutToken returns the value of the first non-empty "token" field of form
+// (URL-encoded, as url.Values.Encode writes it; a field's name may be percent-encoded
+// too, as url.ParseQuery reads it) and form without any of its "token" fields; ok is
+// false, and form is to be sent as it is, when form has no such field with a valid,
+// non-empty value. It scans form once instead of parsing it into url.Values and
+// encoding it again.
 func cutToken(form string) (token, rest string, ok bool) {
-	if !strings.Contains(form, "token=") {
+	if !strings.Contains(form, "token=") && !strings.Contains(form, "%") {
 		return "", form, false
 	}
 	var b strings.Builder
 	b.Grow(len(form))
 	for field := range strings.SplitSeq(form, "&") {
-		v, isToken := strings.CutPrefix(field, "token=")
-		if !isToken {
+		name, value, _ := strings.Cut(field, "=")
+		if strings.ContainsAny(name, "%+") {
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+		}
+		if name != "token" {
 			if b.Len() > 0 {
 				b.WriteByte('&')
 			}
 			b.WriteString(field)
 			continue
 		}
-		if ok {
-			continue // a second token field goes too, as url.Values.Del drops it
+		// Every token field goes, as url.Values.Del drops them all; the first valid,
+		// non-empty one is the token.
+		if t, err := url.QueryUnescape(value); !ok && err == nil && t != "" {
+			token, ok = t, true
 		}
-		t, err := url.QueryUnescape(v)
-		if err != nil || t == "" {
-			return "", form, false
-		}
-		token, ok = t, true
 	}
-	return token, b.String(), ok
+	if !ok {
+		return "", form, false
+	}
+	return token, b.String(), true
 }

@@ -85,6 +85,9 @@ func TestBearerToken(t *testing.T) {
 		{"NotAPrefix", "mytoken=x&token=xoxb-1", "Bearer xoxb-1", "mytoken=x"},
 		{"Empty", "a=1&token=", "", "a=1&token="},
 		{"BadEscape", "token=xoxb-%zz&a=1", "", "token=xoxb-%zz&a=1"},
+		{"EscapedName", "a=1&t%6Fken=xoxb-1", "Bearer xoxb-1", "a=1"},
+		{"EmptyThenToken", "token=&a=1&token=xoxb-2", "Bearer xoxb-2", "a=1"},
+		{"BadEscapeThenToken", "token=%zz&token=xoxb-2&a=1", "Bearer xoxb-2", "a=1"},
 	} {
 		t.Run("Form"+tc.name, func(t *testing.T) {
 			req := formRequest(http.MethodPost, tc.form)
