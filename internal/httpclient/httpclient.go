@@ -33,7 +33,10 @@ const (
 	// (TestSlackHTTP2; the program's first call, auth.test, is made alone).
 	// http.HTTP2Config.StrictMaxConcurrentRequests would make them wait instead,
 	// but calls hung with it when TestSlackHTTP2's server allowed 50 streams
-	// (Go 1.26), so it is left off.
+	// (Go 1.26), so it is left off. The cost of the bound is over HTTP/1.1: 128 slow
+	// calls in flight (an emulator with latency, a proxy that speaks only HTTP/1.1)
+	// make the next call wait for one of them, until its context ends; every call
+	// the bot makes has a deadline (views.open's is the trigger_id's 3 s).
 	SlackConnsPerHost = MaxIdleConnsPerHost
 	// IdleConnTimeout is how long an unused connection is kept open.
 	IdleConnTimeout = 90 * time.Second
