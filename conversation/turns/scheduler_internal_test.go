@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -236,11 +237,10 @@ func (o *orderLog) RenameSession(ctx context.Context, _ conversation.Key, title 
 	return ctx.Err()
 }
 
-// TestSessionEndsBeforeTheLeaseIsFreed: a turn sets its agent session's end status
-// before the save that frees the thread's lease, so that the thread's next turn,
-// which may start as soon as the lease is free (here or on another replica), is never
-// shown idle by the status of the turn before it.
-func TestSessionEndsBeforeTheLeaseIsFreed(t *testing.T) {
+// sessionEvents runs one mention's turn with handler h, and returns the session
+// statuses set and the releasing saves, in order, once done is closed.
+func sessionEvents(t *testing.T, h Handler, done <-chan struct{}) []string {
+	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
 	if err != nil {
@@ -248,15 +248,14 @@ func TestSessionEndsBeforeTheLeaseIsFreed(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	o := &orderLog{Store: db}
-	m := &replies{want: 1, done: make(chan struct{})}
-	rt := New(Config{Store: o, Messenger: m, Sessions: o, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, answerer{})
+	rt := New(Config{Store: o, Messenger: &replies{want: -1}, Sessions: o, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, h)
 	if err := rt.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
 		t.Fatal(err)
 	}
-	<-m.done
+	<-done
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := rt.Shutdown(sctx); err != nil {
@@ -264,9 +263,30 @@ func TestSessionEndsBeforeTheLeaseIsFreed(t *testing.T) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	return slices.Clone(o.events)
+}
+
+// doneAnswerer is answerer that closes done when its turn returned.
+type doneAnswerer struct {
+	answerer
+	done chan struct{}
+}
+
+func (a doneAnswerer) Handle(ctx context.Context, r *Run) error {
+	defer close(a.done)
+	return a.answerer.Handle(ctx, r)
+}
+
+// TestSessionEndsBeforeTheLeaseIsFreed: a turn sets its agent session's end status
+// before the save that frees the thread's lease, so that the thread's next turn,
+// which may start as soon as the lease is free (here or on another replica), is never
+// shown idle by the status of the turn before it.
+func TestSessionEndsBeforeTheLeaseIsFreed(t *testing.T) {
+	h := doneAnswerer{done: make(chan struct{})}
+	got := sessionEvents(t, h, h.done)
 	want := []string{"status " + conversation.SessionProcessing, "status " + conversation.SessionActive, "save released=true"}
-	if fmt.Sprint(o.events) != fmt.Sprint(want) {
-		t.Errorf("session statuses and releasing saves = %q; want %q", o.events, want)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("session statuses and releasing saves = %q; want %q", got, want)
 	}
 }
 
@@ -293,36 +313,8 @@ func (a lostAnswerer) Handle(ctx context.Context, r *Run) error {
 // store's to refuse, by the fencing token; this in-process takeover leaves the store's
 // lease as it was.)
 func TestSessionNotEndedByALostTurn(t *testing.T) {
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	o := &orderLog{Store: db}
-	m := &replies{want: 1, done: make(chan struct{})}
 	h := lostAnswerer{done: make(chan struct{})}
-	rt := New(Config{Store: o, Messenger: m, Sessions: o, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, h)
-	if err := rt.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
-		t.Fatal(err)
-	}
-	<-h.done
-	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := rt.Shutdown(sctx); err != nil {
-		t.Fatal(err)
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	var statuses []string
-	for _, e := range o.events {
-		if strings.HasPrefix(e, "status ") {
-			statuses = append(statuses, e)
-		}
-	}
+	statuses := slices.DeleteFunc(sessionEvents(t, h, h.done), func(e string) bool { return !strings.HasPrefix(e, "status ") })
 	if want := []string{"status " + conversation.SessionProcessing}; fmt.Sprint(statuses) != fmt.Sprint(want) {
 		t.Errorf("session statuses = %q; want %q", statuses, want)
 	}
