@@ -9,6 +9,7 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/threadwright/threadwright/conversation"
+	"golang.org/x/sync/singleflight"
 )
 
 // leases keeps this process's thread leases: it takes and frees them, renews them
@@ -16,6 +17,9 @@ import (
 // them over at shutdown (scheduler.go; docs/architecture.md, "Durable turns").
 type leases struct {
 	*env
+	// renewing runs the renewals of confirm, one at a time, each shared by the turns
+	// that confirm meanwhile (renewNow).
+	renewing *singleflight.Group
 }
 
 // acquire takes t's lease and, with begin (the worker holds a turn slot), begins the
@@ -190,22 +194,42 @@ func (ls leases) confirm(ctx context.Context, t *thread) error {
 	case valid:
 		return nil
 	}
-	err := ls.retryStore(ctx, "confirm the thread's lease", func(ctx context.Context) error {
-		start := ls.cfg.Now()
-		states, err := ls.cfg.Store.Renew(ctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
-		if err != nil {
-			return err
-		}
-		ls.renewed(start, states)
-		return nil
-	})
-	if err != nil {
+	if err := ls.retryStore(ctx, "confirm the thread's lease", ls.renewNow); err != nil {
 		return err
 	}
 	if ts.isLost(t) {
 		return conversation.ErrLeaseLost
 	}
 	return nil
+}
+
+// renewNow renews this process's leases (Store.Renew) and applies the result, in one
+// renewal shared by every turn that asks meanwhile: after a store outage, the turns
+// about to post confirm at once, and one statement each would queue on the
+// heartbeat's connection (postgres.RenewConns) ahead of the heartbeat. A shared
+// renewal that started before a turn asked still proves its lease: the lease was
+// renewed after that start, for LeaseTTL, and the renewal ends within LeaseTTL. It
+// runs on a context of its own, bounded by LeaseTTL and ended by a shutdown, so that
+// a turn that stops waiting does not fail the others'. Errors: the Store's; ctx's
+// cause when ctx ends first.
+func (ls leases) renewNow(ctx context.Context) error {
+	ch := ls.renewing.DoChan("", func() (any, error) {
+		rctx, cancel := context.WithTimeout(ls.ctx, ls.cfg.LeaseTTL)
+		defer cancel()
+		start := ls.cfg.Now()
+		states, err := ls.cfg.Store.Renew(rctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		if err != nil {
+			return nil, err
+		}
+		ls.renewed(start, states)
+		return nil, nil
+	})
+	select {
+	case r := <-ch:
+		return r.Err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // heartbeat renews this process's leases every LeaseTTL/10 until ctx ends.

@@ -8,11 +8,14 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/sqlite"
+	"golang.org/x/sync/singleflight"
 )
 
 // A newer message stops the thread's running turn, but never its own: the worker can
@@ -267,4 +270,63 @@ func TestSessionEndsBeforeTheLeaseIsFreed(t *testing.T) {
 	if fmt.Sprint(o.events) != fmt.Sprint(want) {
 		t.Errorf("session statuses and releasing saves = %q; want %q", o.events, want)
 	}
+}
+
+// renewCountStore counts the calls of Renew, each held until release is closed, and
+// answers with every thread of leases still held.
+type renewCountStore struct {
+	conversation.Store
+	leases  []conversation.Lease
+	calls   atomic.Int32
+	release chan struct{}
+}
+
+func (s *renewCountStore) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
+	s.calls.Add(1)
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	states := make([]conversation.LeaseState, len(s.leases))
+	for i, l := range s.leases {
+		states[i] = conversation.LeaseState{Lease: l}
+	}
+	return states, nil
+}
+
+// TestConfirmsShareOneRenewal: turns that confirm their leases at once, after the
+// heartbeat's renewals failed for LeaseTTL, share one Renew rather than queue one
+// each on the heartbeat's connection (postgres.RenewConns), and each learns that its
+// lease holds.
+func TestConfirmsShareOneRenewal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n = 50
+		st := &renewCountStore{release: make(chan struct{})}
+		e := &env{cfg: Config{Store: st, Owner: "me", LeaseTTL: 10 * time.Second, Now: time.Now},
+			log: slog.New(slog.NewTextHandler(io.Discard, nil)), threads: newThreadSet(), ctx: t.Context()}
+		ls := leases{env: e, renewing: &singleflight.Group{}}
+		var ths []*thread
+		for i := range n {
+			l := conversation.Lease{Key: conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: fmt.Sprint(i)}, Owner: "me", Token: 1}
+			th := &thread{key: l.Key, lease: l, since: time.Now().Add(-time.Minute), validUntil: time.Now().Add(-time.Second)}
+			e.threads.m[l.Key] = th
+			st.leases = append(st.leases, l)
+			ths = append(ths, th)
+		}
+		errs := make(chan error, n)
+		for _, th := range ths {
+			go func() { errs <- ls.confirm(t.Context(), th) }()
+		}
+		synctest.Wait() // every confirm waits for a renewal
+		if c := st.calls.Load(); c != 1 {
+			t.Errorf("%d confirms at once made %d Renew calls; want 1, shared", n, c)
+		}
+		close(st.release)
+		for range n {
+			if err := <-errs; err != nil {
+				t.Errorf("confirm = %v; want nil (the lease holds)", err)
+			}
+		}
+	})
 }
