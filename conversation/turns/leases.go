@@ -20,6 +20,8 @@ type leases struct {
 	// renewing runs the renewals of confirm, one at a time, each shared by the turns
 	// that confirm meanwhile (renewNow).
 	renewing *singleflight.Group
+	// finished is told of each input failed here (the limits' counts; nil: none).
+	finished func(conversation.Input)
 }
 
 // acquire takes t's lease and, with begin (the worker holds a turn slot), begins the
@@ -47,6 +49,10 @@ func (ls leases) acquire(t *thread, begin bool) (*conversation.Input, bool) {
 			l, prev, in, ok, err = ls.cfg.Store.AcquireBegin(ls.ctx, t.key, ls.cfg.Owner, ls.cfg.LeaseTTL)
 		} else {
 			l, prev, ok, err = ls.cfg.Store.Acquire(ls.ctx, t.key, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		}
+		var undecodable *conversation.UndecodableError
+		if errors.As(err, &undecodable) {
+			err = nil // the lease is taken: the input is failed below
 		}
 		switch {
 		case err != nil && errors.Is(err, conversation.ErrUnavailable) && ls.ctx.Err() == nil:
@@ -93,6 +99,11 @@ func (ls leases) acquire(t *thread, begin bool) (*conversation.Input, bool) {
 		// read the leases before this one was committed (renewed).
 		t.lease, t.since, t.validUntil, t.lost = l, ls.cfg.Now(), start.Add(ls.cfg.LeaseTTL), false
 		ts.mu.Unlock()
+		if undecodable != nil {
+			if err := ls.failUndecodable(t, undecodable); err != nil {
+				log.Warn("undecodable input not finished; the worker's Next begins it again", "error", err)
+			}
+		}
 		return in, true
 	}
 }
@@ -101,7 +112,8 @@ func (ls leases) acquire(t *thread, begin bool) (*conversation.Input, bool) {
 // t's lease, in one store call (Store.Next), retrying while the store is unavailable.
 // It returns the input; or nil, whether it freed the lease, and t's pokes before the
 // call, which freed compares. Nil and not freed, with no error, means an input became
-// pending meanwhile: call it again.
+// pending meanwhile, or the input begun did not decode and was failed
+// (failUndecodable): call it again.
 func (ls leases) next(t *thread) (in *conversation.Input, released bool, pokes int, err error) {
 	ts := ls.threads
 	ts.mu.Lock()
@@ -119,7 +131,34 @@ func (ls leases) next(t *thread) (in *conversation.Input, released bool, pokes i
 		t.lease = conversation.Lease{}
 	}
 	ts.mu.Unlock()
+	if undecodable := (*conversation.UndecodableError)(nil); errors.As(err, &undecodable) {
+		return nil, false, pokes, ls.failUndecodable(t, undecodable)
+	}
 	return in, released, pokes, err
+}
+
+// failUndecodable finishes as failed the input that u names, begun under t's lease:
+// its stored payload does not decode (a corrupt row, or one a newer version wrote), so
+// no turn can run it, and trying it again would hold the thread for ever. It logs
+// which input and why at error (the decoder's error, which quotes no payload) and
+// counts a failed turn. Errors: the Store's (ErrLeaseLost; another, and the input
+// stays pending: its next Begin fails it again).
+func (ls leases) failUndecodable(t *thread, u *conversation.UndecodableError) error {
+	in := u.Input
+	err := ls.retryStore(ls.ctx, "fail an undecodable input", func(ctx context.Context) error {
+		return ls.cfg.Store.Finish(ctx, ls.threads.leaseOf(t), in.ID, conversation.InputFailed)
+	})
+	if err != nil {
+		return fmt.Errorf("fail undecodable input %s: %w", in.ID, err)
+	}
+	ls.log.Error("input failed: its stored payload does not decode (a corrupt row, or one written by a newer version); the thread goes on with its next input",
+		conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID, "kind", in.Kind, "attempt", in.Attempts, "error", u.Err)
+	ls.cfg.Metrics.TurnStarted(string(in.Kind), -1) // a turn that fails as it starts
+	ls.cfg.Metrics.TurnEnded(string(in.Kind), conversation.TurnFailed, 0)
+	if ls.finished != nil {
+		ls.finished(in)
+	}
+	return nil
 }
 
 // freed ends the work on t once next freed its lease, and reports whether the worker

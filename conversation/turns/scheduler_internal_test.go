@@ -1,12 +1,16 @@
 package turns
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -329,4 +333,87 @@ func TestConfirmsShareOneRenewal(t *testing.T) {
 			}
 		}
 	})
+}
+
+// logBuffer is a log's output that the test reads while the runtime writes it.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestUndecodableInputFails: an input whose stored payload does not decode (a corrupt
+// row, or a newer version's) is finished as failed, with an error log naming it, and
+// the thread goes on with its next input, rather than retrying it for ever. The
+// merge policy's read of the burst before it (Store.Pending) still answers its
+// thread's first input.
+func TestUndecodableInputFails(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tw.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	// Thread 1's second input does not decode (Next begins it), thread 2's first
+	// (AcquireBegin begins it).
+	for _, in := range []conversation.Input{mention("a", 1), mention("b", 1), mention("c", 1), mention("x", 2), mention("y", 2)} {
+		if _, err := db.Enqueue(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`UPDATE inputs SET payload = '{"text": ' WHERE id IN ('b', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+
+	logs := &logBuffer{}
+	h := startHandler{started: make(chan string, 8)}
+	rt := New(Config{Store: db, Logger: slog.New(slog.NewTextHandler(logs, nil)), MergeWindow: time.Millisecond}, h)
+	if err := rt.Start(ctx); err != nil { // takes the thread over: its inputs are pending
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(sctx)
+	})
+	deadline := time.After(30 * time.Second) // generous for a loaded machine
+	var started []string
+	for len(started) < 3 {
+		select {
+		case id := <-h.started:
+			started = append(started, id)
+		case <-deadline:
+			t.Fatalf("turns started: %v; want a, c and y: a thread is stuck\n%s", started, logs.String())
+		}
+	}
+	if i, j := slices.Index(started, "a"), slices.Index(started, "c"); i < 0 || j < i || !slices.Contains(started, "y") {
+		t.Fatalf("turns started: %v; want a then c, and y (b and x, which do not decode, never run)", started)
+	}
+	// b and x were failed before c and y began.
+	for _, id := range []string{"b", "x"} {
+		var status string
+		if err := raw.QueryRow(`SELECT status FROM inputs WHERE id = ?`, id).Scan(&status); err != nil || status != string(conversation.InputFailed) {
+			t.Errorf("%s's status = %q, %v; want failed", id, status, err)
+		}
+		if l := logs.String(); !strings.Contains(l, "level=ERROR msg=\"input failed: its stored payload does not decode") || !strings.Contains(l, "input_id="+id) {
+			t.Errorf("no error log naming input %s:\n%s", id, l)
+		}
+	}
 }
