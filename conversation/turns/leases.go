@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -87,13 +88,7 @@ func (ls leases) acquire(t *thread, begin bool) (*conversation.Input, bool) {
 			}
 			return nil, false
 		}
-		switch prev {
-		case "":
-		case ls.cfg.Owner:
-			log.Warn("took this process's own lease again: an earlier Acquire's answer was lost", "token", l.Token)
-		default:
-			log.Warn("took over a thread whose worker stopped renewing its lease", "previous_owner", prev, "token", l.Token)
-		}
+		ls.tookFrom(log, prev, l)
 		ts.mu.Lock()
 		// since is when Acquire returned: a Renew that started before then may have
 		// read the leases before this one was committed (renewed).
@@ -105,6 +100,18 @@ func (ls leases) acquire(t *thread, begin bool) (*conversation.Input, bool) {
 			}
 		}
 		return in, true
+	}
+}
+
+// tookFrom logs at warn a lease l that acquire took from its previous owner prev
+// (nothing when the thread was free).
+func (ls leases) tookFrom(log *slog.Logger, prev string, l conversation.Lease) {
+	switch prev {
+	case "":
+	case ls.cfg.Owner:
+		log.Warn("took this process's own lease again: an earlier Acquire's answer was lost", "token", l.Token)
+	default:
+		log.Warn("took over a thread whose worker stopped renewing its lease", "previous_owner", prev, "token", l.Token)
 	}
 }
 
