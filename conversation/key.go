@@ -24,6 +24,24 @@ var (
 	ErrUnavailable = errors.New("conversation: store unavailable")
 )
 
+// UndecodableError is a Store's error for an input it began (Begin, Next,
+// AcquireBegin) whose stored payload does not decode: a corrupt row, or one written
+// by a newer version. The input is begun (its Attempts counted) and can never run;
+// its holder finishes it as failed (Store.Finish) and goes on with the thread's next
+// input. Input is the input without its payload: ID, Key, Kind, Status, Attempts,
+// Seq and CreatedAt. Err, the decoder's error, quotes no payload.
+type UndecodableError struct {
+	Input Input
+	Err   error
+}
+
+func (e *UndecodableError) Error() string {
+	return "decode input " + e.Input.ID + " (kind " + string(e.Input.Kind) + "): " + e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *UndecodableError) Unwrap() error { return e.Err }
+
 // Key identifies a conversation: one Slack thread, named by the workspace (team_id), the
 // channel and the thread's parent message timestamp (thread_ts, e.g. "1700000000.000100").
 // A top-level message that starts a conversation is its own thread_ts.

@@ -33,7 +33,8 @@ const (
 	// TurnStopped: a Stop button or a newer message stopped it.
 	TurnStopped = "stopped"
 	// TurnFailed: it ended with an error reply, was given up, or left its input
-	// pending to be tried again after an error.
+	// pending to be tried again after an error; or its input's stored payload did not
+	// decode, and the input was failed as it began (conversation.UndecodableError).
 	TurnFailed = "failed"
 	// TurnTimedOut: it ran out of Config.TurnTimeout.
 	TurnTimedOut = "timed_out"

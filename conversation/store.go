@@ -50,7 +50,9 @@ type Store interface {
 	// while it runs too.
 	CountPending(ctx context.Context, key Key, userID string, limit int) (PendingCounts, error)
 	// Pending returns up to limit pending inputs of thread key, lowest Seq first: the
-	// merge policy reads the burst a turn answers from them (DoubleTextingMerge).
+	// merge policy reads the burst a turn answers from them (DoubleTextingMerge). It
+	// stops before the first input whose payload does not decode (its own turn fails
+	// it: UndecodableError).
 	Pending(ctx context.Context, key Key, limit int) ([]Input, error)
 	// Enqueued reports whether an input with id was enqueued, whatever its status:
 	// Submit asks before it refuses an input over a limit, since a copy Slack
@@ -79,11 +81,13 @@ type Store interface {
 	// call on a thread (docs/architecture.md, "Durable turns"). in is the input begun;
 	// nil when none is pending, or when another writer holds the first one's row
 	// (Postgres; the holder then calls Next, which waits for it). Acquire's and
-	// Begin's guarantees hold.
+	// Begin's guarantees hold. When the input begun does not decode, the lease is
+	// taken (l, ok true) and err is an *UndecodableError.
 	AcquireBegin(ctx context.Context, key Key, owner string, ttl time.Duration) (l Lease, prev string, in *Input, ok bool, err error)
 	// Begin starts the next input of l's thread, the pending input with the lowest
 	// Seq: it increments the input's Attempts and returns it, or nil when the thread
-	// has no pending input. Errors: ErrLeaseLost.
+	// has no pending input. Errors: ErrLeaseLost; *UndecodableError when the input
+	// begun does not decode.
 	Begin(ctx context.Context, l Lease) (*Input, error)
 	// Next is Begin, and Release when Begin finds no pending input, as one store call
 	// (one statement on Postgres; on SQLite, whose writes run one at a time, its
@@ -92,7 +96,8 @@ type Store interface {
 	// no pending input and l is freed; or nil and released false when an input became
 	// pending meanwhile, keeping the lease (the holder calls Next again). Ordering,
 	// fencing and the guarantee about inputs enqueued concurrently are Begin's and
-	// Release's. Errors: ErrLeaseLost.
+	// Release's. Errors: ErrLeaseLost; *UndecodableError when the input begun does
+	// not decode.
 	Next(ctx context.Context, l Lease) (in *Input, released bool, err error)
 	// Release frees l when its thread has no pending input, and reports whether it
 	// did; false, keeping the lease, when an input is pending (the holder goes on with

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/threadwright/threadwright/conversation"
+	"golang.org/x/sync/singleflight"
 )
 
 // leases keeps this process's thread leases: it takes and frees them, renews them
@@ -16,6 +18,11 @@ import (
 // them over at shutdown (scheduler.go; docs/architecture.md, "Durable turns").
 type leases struct {
 	*env
+	// renewing runs the renewals of confirm, one at a time, each shared by the turns
+	// that confirm meanwhile (renewNow).
+	renewing *singleflight.Group
+	// finished is told of each input failed here (the limits' counts; nil: none).
+	finished func(conversation.Input)
 }
 
 // acquire takes t's lease and, with begin (the worker holds a turn slot), begins the
@@ -43,6 +50,10 @@ func (ls leases) acquire(t *thread, begin bool) (*conversation.Input, bool) {
 			l, prev, in, ok, err = ls.cfg.Store.AcquireBegin(ls.ctx, t.key, ls.cfg.Owner, ls.cfg.LeaseTTL)
 		} else {
 			l, prev, ok, err = ls.cfg.Store.Acquire(ls.ctx, t.key, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		}
+		var undecodable *conversation.UndecodableError
+		if errors.As(err, &undecodable) {
+			err = nil // the lease is taken: the input is failed below
 		}
 		switch {
 		case err != nil && errors.Is(err, conversation.ErrUnavailable) && ls.ctx.Err() == nil:
@@ -77,19 +88,30 @@ func (ls leases) acquire(t *thread, begin bool) (*conversation.Input, bool) {
 			}
 			return nil, false
 		}
-		switch prev {
-		case "":
-		case ls.cfg.Owner:
-			log.Warn("took this process's own lease again: an earlier Acquire's answer was lost", "token", l.Token)
-		default:
-			log.Warn("took over a thread whose worker stopped renewing its lease", "previous_owner", prev, "token", l.Token)
-		}
+		ls.tookFrom(log, prev, l)
 		ts.mu.Lock()
 		// since is when Acquire returned: a Renew that started before then may have
 		// read the leases before this one was committed (renewed).
 		t.lease, t.since, t.validUntil, t.lost = l, ls.cfg.Now(), start.Add(ls.cfg.LeaseTTL), false
 		ts.mu.Unlock()
+		if undecodable != nil {
+			if err := ls.failUndecodable(t, undecodable); err != nil {
+				log.Warn("undecodable input not finished; the worker's Next begins it again", "error", err)
+			}
+		}
 		return in, true
+	}
+}
+
+// tookFrom logs at warn a lease l that acquire took from its previous owner prev
+// (nothing when the thread was free).
+func (ls leases) tookFrom(log *slog.Logger, prev string, l conversation.Lease) {
+	switch prev {
+	case "":
+	case ls.cfg.Owner:
+		log.Warn("took this process's own lease again: an earlier Acquire's answer was lost", "token", l.Token)
+	default:
+		log.Warn("took over a thread whose worker stopped renewing its lease", "previous_owner", prev, "token", l.Token)
 	}
 }
 
@@ -97,7 +119,8 @@ func (ls leases) acquire(t *thread, begin bool) (*conversation.Input, bool) {
 // t's lease, in one store call (Store.Next), retrying while the store is unavailable.
 // It returns the input; or nil, whether it freed the lease, and t's pokes before the
 // call, which freed compares. Nil and not freed, with no error, means an input became
-// pending meanwhile: call it again.
+// pending meanwhile, or the input begun did not decode and was failed
+// (failUndecodable): call it again.
 func (ls leases) next(t *thread) (in *conversation.Input, released bool, pokes int, err error) {
 	ts := ls.threads
 	ts.mu.Lock()
@@ -115,7 +138,34 @@ func (ls leases) next(t *thread) (in *conversation.Input, released bool, pokes i
 		t.lease = conversation.Lease{}
 	}
 	ts.mu.Unlock()
+	if undecodable := (*conversation.UndecodableError)(nil); errors.As(err, &undecodable) {
+		return nil, false, pokes, ls.failUndecodable(t, undecodable)
+	}
 	return in, released, pokes, err
+}
+
+// failUndecodable finishes as failed the input that u names, begun under t's lease:
+// its stored payload does not decode (a corrupt row, or one a newer version wrote), so
+// no turn can run it, and trying it again would hold the thread for ever. It logs
+// which input and why at error (the decoder's error, which quotes no payload) and
+// counts a failed turn. Errors: the Store's (ErrLeaseLost; another, and the input
+// stays pending: its next Begin fails it again).
+func (ls leases) failUndecodable(t *thread, u *conversation.UndecodableError) error {
+	in := u.Input
+	err := ls.retryStore(ls.ctx, "fail an undecodable input", func(ctx context.Context) error {
+		return ls.cfg.Store.Finish(ctx, ls.threads.leaseOf(t), in.ID, conversation.InputFailed)
+	})
+	if err != nil {
+		return fmt.Errorf("fail undecodable input %s: %w", in.ID, err)
+	}
+	ls.log.Error("input failed: its stored payload does not decode (a corrupt row, or one written by a newer version); the thread goes on with its next input",
+		conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID, "kind", in.Kind, "attempt", in.Attempts, "error", u.Err)
+	ls.cfg.Metrics.TurnStarted(string(in.Kind), -1) // a turn that fails as it starts
+	ls.cfg.Metrics.TurnEnded(string(in.Kind), conversation.TurnFailed, 0)
+	if ls.finished != nil {
+		ls.finished(in)
+	}
+	return nil
 }
 
 // freed ends the work on t once next freed its lease, and reports whether the worker
@@ -190,22 +240,42 @@ func (ls leases) confirm(ctx context.Context, t *thread) error {
 	case valid:
 		return nil
 	}
-	err := ls.retryStore(ctx, "confirm the thread's lease", func(ctx context.Context) error {
-		start := ls.cfg.Now()
-		states, err := ls.cfg.Store.Renew(ctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
-		if err != nil {
-			return err
-		}
-		ls.renewed(start, states)
-		return nil
-	})
-	if err != nil {
+	if err := ls.retryStore(ctx, "confirm the thread's lease", ls.renewNow); err != nil {
 		return err
 	}
 	if ts.isLost(t) {
 		return conversation.ErrLeaseLost
 	}
 	return nil
+}
+
+// renewNow renews this process's leases (Store.Renew) and applies the result, in one
+// renewal shared by every turn that asks meanwhile: after a store outage, the turns
+// about to post confirm at once, and one statement each would queue on the
+// heartbeat's connection (postgres.RenewConns) ahead of the heartbeat. A shared
+// renewal that started before a turn asked still proves its lease: the lease was
+// renewed after that start, for LeaseTTL, and the renewal ends within LeaseTTL. It
+// runs on a context of its own, bounded by LeaseTTL and ended by a shutdown, so that
+// a turn that stops waiting does not fail the others'. Errors: the Store's; ctx's
+// cause when ctx ends first.
+func (ls leases) renewNow(ctx context.Context) error {
+	ch := ls.renewing.DoChan("", func() (any, error) {
+		rctx, cancel := context.WithTimeout(ls.ctx, ls.cfg.LeaseTTL)
+		defer cancel()
+		start := ls.cfg.Now()
+		states, err := ls.cfg.Store.Renew(rctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		if err != nil {
+			return nil, err
+		}
+		ls.renewed(start, states)
+		return nil, nil
+	})
+	select {
+	case r := <-ch:
+		return r.Err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // heartbeat renews this process's leases every LeaseTTL/10 until ctx ends.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"golang.org/x/sync/semaphore"
+	"golang.org/x/sync/singleflight"
 )
 
 // Runtime runs conversations' turns: it accepts inputs, deduplicates and persists
@@ -40,7 +41,7 @@ func New(cfg Config, h Handler) *Runtime {
 	bg, stopBG := context.WithCancel(context.Background())
 	e := &env{cfg: cfg, log: cfg.Logger, threads: newThreadSet(), ctx: ctx, bg: &sync.WaitGroup{}, bgCtx: bg}
 	lim := newLimits(cfg.UserRate, cfg.UserBurst)
-	ls := leases{env: e}
+	ls := leases{env: e, renewing: &singleflight.Group{}, finished: lim.finished}
 	rt := &Runtime{env: e, leases: ls, cancel: cancel, stopBG: stopBG}
 	rt.spool = &spooler{env: e, limits: lim}
 	gate := newAdmission(realClock{}, intakeQuiet, burstWindow, burstSubmits, maxDeferral)

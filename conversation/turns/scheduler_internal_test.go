@@ -1,7 +1,9 @@
 package turns
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -10,11 +12,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/sqlite"
+	"golang.org/x/sync/singleflight"
 )
 
 // A newer message stops the thread's running turn, but never its own: the worker can
@@ -317,5 +322,147 @@ func TestSessionNotEndedByALostTurn(t *testing.T) {
 	statuses := slices.DeleteFunc(sessionEvents(t, h, h.done), func(e string) bool { return !strings.HasPrefix(e, "status ") })
 	if want := []string{"status " + conversation.SessionProcessing}; fmt.Sprint(statuses) != fmt.Sprint(want) {
 		t.Errorf("session statuses = %q; want %q", statuses, want)
+	}
+}
+
+// renewCountStore counts the calls of Renew, each held until release is closed, and
+// answers with every thread of leases still held.
+type renewCountStore struct {
+	conversation.Store
+	leases  []conversation.Lease
+	calls   atomic.Int32
+	release chan struct{}
+}
+
+func (s *renewCountStore) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
+	s.calls.Add(1)
+	select {
+	case <-s.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	states := make([]conversation.LeaseState, len(s.leases))
+	for i, l := range s.leases {
+		states[i] = conversation.LeaseState{Lease: l}
+	}
+	return states, nil
+}
+
+// TestConfirmsShareOneRenewal: turns that confirm their leases at once, after the
+// heartbeat's renewals failed for LeaseTTL, share one Renew rather than queue one
+// each on the heartbeat's connection (postgres.RenewConns), and each learns that its
+// lease holds.
+func TestConfirmsShareOneRenewal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n = 50
+		st := &renewCountStore{release: make(chan struct{})}
+		e := &env{cfg: Config{Store: st, Owner: "me", LeaseTTL: 10 * time.Second, Now: time.Now},
+			log: slog.New(slog.NewTextHandler(io.Discard, nil)), threads: newThreadSet(), ctx: t.Context()}
+		ls := leases{env: e, renewing: &singleflight.Group{}}
+		var ths []*thread
+		for i := range n {
+			l := conversation.Lease{Key: conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: fmt.Sprint(i)}, Owner: "me", Token: 1}
+			th := &thread{key: l.Key, lease: l, since: time.Now().Add(-time.Minute), validUntil: time.Now().Add(-time.Second)}
+			e.threads.m[l.Key] = th
+			st.leases = append(st.leases, l)
+			ths = append(ths, th)
+		}
+		errs := make(chan error, n)
+		for _, th := range ths {
+			go func() { errs <- ls.confirm(t.Context(), th) }()
+		}
+		synctest.Wait() // every confirm waits for a renewal
+		if c := st.calls.Load(); c != 1 {
+			t.Errorf("%d confirms at once made %d Renew calls; want 1, shared", n, c)
+		}
+		close(st.release)
+		for range n {
+			if err := <-errs; err != nil {
+				t.Errorf("confirm = %v; want nil (the lease holds)", err)
+			}
+		}
+	})
+}
+
+// logBuffer is a log's output that the test reads while the runtime writes it.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestUndecodableInputFails: an input whose stored payload does not decode (a corrupt
+// row, or a newer version's) is finished as failed, with an error log naming it, and
+// the thread goes on with its next input, rather than retrying it for ever. The
+// merge policy's read of the burst before it (Store.Pending) still answers its
+// thread's first input.
+func TestUndecodableInputFails(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tw.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	// Thread 1's second input does not decode (Next begins it), thread 2's first
+	// (AcquireBegin begins it).
+	for _, in := range []conversation.Input{mention("a", 1), mention("b", 1), mention("c", 1), mention("x", 2), mention("y", 2)} {
+		if _, err := db.Enqueue(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`UPDATE inputs SET payload = '{"text": ' WHERE id IN ('b', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+
+	logs := &logBuffer{}
+	h := startHandler{started: make(chan string, 8)}
+	rt := New(Config{Store: db, Logger: slog.New(slog.NewTextHandler(logs, nil)), MergeWindow: time.Millisecond}, h)
+	if err := rt.Start(ctx); err != nil { // takes the thread over: its inputs are pending
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(sctx)
+	})
+	deadline := time.After(30 * time.Second) // generous for a loaded machine
+	var started []string
+	for len(started) < 3 {
+		select {
+		case id := <-h.started:
+			started = append(started, id)
+		case <-deadline:
+			t.Fatalf("turns started: %v; want a, c and y: a thread is stuck\n%s", started, logs.String())
+		}
+	}
+	if i, j := slices.Index(started, "a"), slices.Index(started, "c"); i < 0 || j < i || !slices.Contains(started, "y") {
+		t.Fatalf("turns started: %v; want a then c, and y (b and x, which do not decode, never run)", started)
+	}
+	// b and x were failed before c and y began.
+	for _, id := range []string{"b", "x"} {
+		var status string
+		if err := raw.QueryRow(`SELECT status FROM inputs WHERE id = ?`, id).Scan(&status); err != nil || status != string(conversation.InputFailed) {
+			t.Errorf("%s's status = %q, %v; want failed", id, status, err)
+		}
+		if l := logs.String(); !strings.Contains(l, "level=ERROR msg=\"input failed: its stored payload does not decode") || !strings.Contains(l, "input_id="+id) {
+			t.Errorf("no error log naming input %s:\n%s", id, l)
+		}
 	}
 }

@@ -293,7 +293,8 @@ RETURNING l.team_id, l.channel_id, l.thread_ts, l.token, l.newest, l.message_seq
 // Renew extends every lease of owner that no other owner has taken, expired ones
 // included, until ttl (whole milliseconds) from now by the database's clock, and
 // returns their states, in one statement (renewSQL). A lease of owner missing from
-// the result was taken over.
+// the result was taken over. It runs on the heartbeat's own connection (RenewConns),
+// never waiting for one behind the turns' statements.
 func (s *Leases) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
 	states, err := sqlstore.Renew(owner, ttl, func(ttl time.Duration) (*sql.Rows, error) {
 		return s.renewStmt.QueryContext(ctx, owner, ttl.Milliseconds())

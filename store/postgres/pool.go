@@ -16,8 +16,13 @@ type pool struct {
 	// connection of db. intakeBatchStmt is enqueueBatchSQL prepared on it.
 	intake          *sqlx.DB
 	intakeBatchStmt *sql.Stmt
+	// renew is a connection of its own for the heartbeat's statement (Renew, prepared
+	// on it as renewStmt; docs/architecture.md, "Durable turns"), so that a renewal
+	// never waits for a connection of db behind up to MAX_CONCURRENT_TURNS turns: one
+	// that waited past LEASE_TTL would let other replicas take this one's threads.
+	renew *sqlx.DB
 	// The statements of a turn (Enqueue, Acquire, AcquireBegin, Begin, Next, Load, Save, Release) and of
-	// the heartbeat (Renew), prepared once per connection (by database/sql, on first
+	// the heartbeat (Renew, on renew), prepared once per connection (by database/sql, on first
 	// use) rather than parsed and planned on every call: that planning, of Save's WITH
 	// statement above all, cost more than a round trip. Named prepared statements need
 	// session-level pooling between the store and the server (PgBouncer's transaction

@@ -65,10 +65,18 @@ const DefaultMaxConns = 20
 // stored before its envelope is acked, and the ack must not wait behind running turns.
 const IntakeConns = 2
 
+// RenewConns is the number of connections a Store keeps, besides maxConns and
+// IntakeConns, for the lease heartbeat (Renew): a renewal that waited behind running
+// turns for a connection past the leases' ttl would let other replicas take this
+// process's threads. A Store opens at most maxConns + IntakeConns + RenewConns
+// connections to the server.
+const RenewConns = 1
+
 // Open connects to the database that dsn names (a postgres:// URL or a lib/pq
 // key=value string; a search_path parameter selects the schema) and applies pending
 // migrations before it returns. The store opens at most maxConns connections
-// (DefaultMaxConns when maxConns <= 0), and keeps as many open when idle: each
+// (DefaultMaxConns when maxConns <= 0) for its statements, and keeps as many open when
+// idle, plus IntakeConns for the intake and RenewConns for the lease heartbeat: each
 // replica's share of the server's max_connections. A call that finds every
 // connection busy waits for one (or for its context). Errors never quote dsn, which
 // may hold a password; a server that cannot be reached yet gives an error that
@@ -89,28 +97,27 @@ func Open(ctx context.Context, dsn string, maxConns int) (*Store, error) {
 	// goose migrates on another.
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
-	intake, err := connect(ctx, dsn)
-	if err != nil {
-		db.Close()
+	s := newStore(&pool{db: db})
+	if s.intake, err = connectN(ctx, dsn, IntakeConns); err != nil {
+		s.Close()
 		return nil, err
 	}
-	intake.SetMaxOpenConns(IntakeConns)
-	intake.SetMaxIdleConns(IntakeConns)
-	s := newStore(&pool{db: db, intake: intake})
-	if s.intakeBatchStmt, err = intake.PrepareContext(ctx, enqueueBatchSQL); err != nil {
+	if s.renew, err = connectN(ctx, dsn, RenewConns); err != nil {
 		s.Close()
-		return nil, classify(fmt.Errorf("postgres: prepare statements: %w", err))
+		return nil, err
 	}
 	for _, p := range []struct {
+		on  *sqlx.DB
 		st  **sql.Stmt
 		sql string
 	}{
-		{&s.loadStmt, loadSQL}, {&s.createStmt, createSQL}, {&s.updateStmt, updateSQL},
-		{&s.enqueueStmt, enqueueSQL}, {&s.acquireStmt, acquireSQL}, {&s.beginStmt, beginSQL},
-		{&s.releaseStmt, releaseSQL}, {&s.nextStmt, nextSQL}, {&s.renewStmt, renewSQL},
-		{&s.acquireBeginStmt, acquireBeginSQL}, {&s.searchStmt, searchSQL},
+		{db, &s.loadStmt, loadSQL}, {db, &s.createStmt, createSQL}, {db, &s.updateStmt, updateSQL},
+		{db, &s.enqueueStmt, enqueueSQL}, {db, &s.acquireStmt, acquireSQL}, {db, &s.beginStmt, beginSQL},
+		{db, &s.releaseStmt, releaseSQL}, {db, &s.nextStmt, nextSQL},
+		{db, &s.acquireBeginStmt, acquireBeginSQL}, {db, &s.searchStmt, searchSQL},
+		{s.intake, &s.intakeBatchStmt, enqueueBatchSQL}, {s.renew, &s.renewStmt, renewSQL},
 	} {
-		if *p.st, err = db.PrepareContext(ctx, p.sql); err != nil {
+		if *p.st, err = p.on.PrepareContext(ctx, p.sql); err != nil {
 			s.Close()
 			return nil, classify(fmt.Errorf("postgres: prepare statements: %w", err))
 		}
@@ -161,8 +168,10 @@ func (s *Store) Close() error {
 			errs = append(errs, closeErr(st.Close()))
 		}
 	}
-	if s.intake != nil {
-		errs = append(errs, closeErr(s.intake.Close()))
+	for _, db := range []*sqlx.DB{s.intake, s.renew} {
+		if db != nil {
+			errs = append(errs, closeErr(db.Close()))
+		}
 	}
 	return errors.Join(append(errs, closeErr(s.db.Close()))...)
 }
@@ -208,6 +217,18 @@ func connect(ctx context.Context, dsn string) (*sqlx.DB, error) {
 		db.Close()
 		return nil, classify(fmt.Errorf("postgres: connect: %w", err))
 	}
+	return db, nil
+}
+
+// connectN opens a pool on dsn as connect does, of n connections at most, kept open
+// when idle: the intake's or the heartbeat's own.
+func connectN(ctx context.Context, dsn string, n int) (*sqlx.DB, error) {
+	db, err := connect(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
 	return db, nil
 }
 

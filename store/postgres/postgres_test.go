@@ -396,3 +396,20 @@ func TestUsage(t *testing.T) {
 func TestWebhooks(t *testing.T) {
 	storetest.RunWebhooks(t, func(t *testing.T) storetest.WebhookStore { return mustOpen(t) })
 }
+
+// TestUndecodable: an input whose payload no longer decodes (here one of another
+// shape, as a newer version might write; jsonb holds no corrupt JSON) is begun and
+// named, so that its holder fails it and goes on (storetest.Undecodable).
+func TestUndecodable(t *testing.T) {
+	storetest.Undecodable(t, func(t *testing.T) (conversation.Store, func(t *testing.T, id string)) {
+		dsn := storetest.PostgresDSN(t)
+		s := mustOpenDSN(t, dsn)
+		db, err := sql.Open("postgres", dsn)
+		storetest.Opened(t, db, err)
+		return s, func(t *testing.T, id string) {
+			if _, err := db.Exec(`UPDATE inputs SET payload = '{"text": 5}' WHERE id = $1`, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

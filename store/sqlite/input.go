@@ -162,7 +162,7 @@ func (s *Inputs) Pending(ctx context.Context, key conversation.Key, limit int) (
 	if err := s.read.SelectContext(ctx, &rows, pendingSQL, key.TeamID, key.ChannelID, key.ThreadTS, limit); err != nil {
 		return nil, classify(fmt.Errorf("list pending inputs of %s: %w", key, err))
 	}
-	return sqlstore.Inputs(rows)
+	return sqlstore.Inputs(rows), nil
 }
 
 // Enqueued reports whether an input with id was enqueued, whatever its status (a

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -113,15 +114,16 @@ func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner s
 			}
 			return err == nil, err
 		})
-		if err != nil || !ok {
+		undecodable := errors.As(err, new(*conversation.UndecodableError)) // the lease is taken all the same
+		if err != nil && !undecodable || !ok {
 			return err
 		}
-		return tx.Commit()
+		return cmp.Or(tx.Commit(), err)
 	})
-	if err != nil {
+	if err != nil && !errors.As(err, new(*conversation.UndecodableError)) {
 		return conversation.Lease{}, "", nil, false, classify(err)
 	}
-	return l, prev, in, ok, nil
+	return l, prev, in, ok, err
 }
 
 // Begin starts the next input of l's thread, the pending input with the lowest Seq:

@@ -195,3 +195,19 @@ func TestUsage(t *testing.T) {
 func TestWebhooks(t *testing.T) {
 	storetest.RunWebhooks(t, func(t *testing.T) storetest.WebhookStore { return mustOpen(t) })
 }
+
+// TestUndecodable: an input whose payload no longer decodes (here corrupt JSON) is
+// begun and named, so that its holder fails it and goes on (storetest.Undecodable).
+func TestUndecodable(t *testing.T) {
+	storetest.Undecodable(t, func(t *testing.T) (conversation.Store, func(t *testing.T, id string)) {
+		path := filepath.Join(t.TempDir(), "threadwright.db")
+		s := mustOpenPath(t, path)
+		db, err := sql.Open("sqlite", path)
+		storetest.Opened(t, db, err)
+		return s, func(t *testing.T, id string) {
+			if _, err := db.Exec(`UPDATE inputs SET payload = '{"text": ' WHERE id = ?`, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

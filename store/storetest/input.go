@@ -388,3 +388,65 @@ func testSaveEnqueues(t *testing.T, s conversation.Store) {
 		t.Errorf("version = %d; want 2", saved.Version)
 	}
 }
+
+// Undecodable checks, on a new store that open returns with corrupt, which replaces
+// the stored payload of an input so that it no longer decodes (as a corrupt row, or
+// one written by a newer version, would), what the holder of the thread learns: Begin,
+// Next and AcquireBegin begin such an input and return an *conversation.UndecodableError
+// that names it (AcquireBegin with the lease taken), so that the holder can finish it
+// as failed and go on with the thread's next input; and Pending stops before it (the
+// burst before it still merges).
+func Undecodable(t *testing.T, open func(t *testing.T) (s conversation.Store, corrupt func(t *testing.T, id string))) {
+	ctx := context.Background()
+	s, corrupt := open(t)
+	for _, id := range []string{"a", "b", "c"} {
+		mustEnqueue(t, s, input(id))
+	}
+	corrupt(t, "b")
+	l := mustAcquire(t, s, key, ownerA, liveTTL)
+	mustBeginID(t, s, l, "a", 1)
+	if pending, err := s.Pending(ctx, key, 10); err != nil || len(pending) != 1 || pending[0].ID != "a" {
+		t.Errorf("Pending before an undecodable input = %+v, %v; want [a], nil", pending, err)
+	}
+	if err := s.Finish(ctx, l, "a", conversation.InputDone); err != nil {
+		t.Fatal(err)
+	}
+	wantUndecodable := func(what string, in *conversation.Input, err error, k conversation.Key, id string) {
+		t.Helper()
+		var ue *conversation.UndecodableError
+		if in != nil || !errors.As(err, &ue) {
+			t.Fatalf("%s of an undecodable input = %+v, %v; want nil, an *UndecodableError", what, in, err)
+		}
+		if got := ue.Input; got.ID != id || got.Key != k || got.Kind != conversation.KindUserMessage || got.Attempts != 1 || got.Message != nil {
+			t.Errorf("%s: UndecodableError.Input = %+v; want input %s of %s, its kind, 1 attempt, no payload", what, got, id, k)
+		}
+	}
+	in, err := s.Begin(ctx, l)
+	wantUndecodable("Begin", in, err, key, "b")
+	if err := s.Finish(ctx, l, "b", conversation.InputFailed); err != nil {
+		t.Fatalf("Finish(b, failed) = %v", err)
+	}
+	mustNext(t, s, l, "c", 1, false)
+
+	// Next, and AcquireBegin, which takes the lease all the same.
+	k := thread("undecodable")
+	for _, id := range []string{"d", "e"} {
+		in := input(id)
+		in.Key = k
+		mustEnqueue(t, s, in)
+	}
+	corrupt(t, "d")
+	l, _, in, ok, err := s.AcquireBegin(ctx, k, ownerA, liveTTL)
+	if !ok || !l.Held() {
+		t.Fatalf("AcquireBegin of a thread whose first input does not decode: lease %+v, ok %v (%v); want the lease", l, ok, err)
+	}
+	wantUndecodable("AcquireBegin", in, err, k, "d")
+	l2 := mustAcquire(t, s, k, ownerA, liveTTL) // the same owner's again: a new token
+	if _, _, err := s.Next(ctx, l2); !errors.As(err, new(*conversation.UndecodableError)) {
+		t.Fatalf("Next of an undecodable input = %v; want an *UndecodableError", err)
+	}
+	if err := s.Finish(ctx, l2, "d", conversation.InputFailed); err != nil {
+		t.Fatalf("Finish(d, failed) = %v", err)
+	}
+	mustNext(t, s, l2, "e", 1, false)
+}

@@ -109,7 +109,9 @@ func Acquire(key conversation.Key, owner string, ttl time.Duration, acquire func
 // Acquire's acquire does, scanning its token and previous owner into token and prev,
 // and, when it took it, begins the thread's first pending input as Begin's begin does,
 // scanning it into row; it reports whether it began one, and sql.ErrNoRows when a
-// live lease holds the thread.
+// live lease holds the thread. An input begun whose payload does not decode comes back
+// as a *conversation.UndecodableError with the lease, taken (ok true): a backend that
+// runs acquire in a transaction commits it all the same.
 func AcquireBegin[T Time](key conversation.Key, owner string, ttl time.Duration,
 	acquire func(ttl time.Duration, token *int64, prev *sql.NullString, row *InputRow[T]) (found bool, err error),
 ) (l conversation.Lease, prev string, in *conversation.Input, ok bool, err error) {
@@ -137,8 +139,8 @@ func AcquireBegin[T Time](key conversation.Key, owner string, ttl time.Duration,
 	row.TeamID, row.ChannelID, row.ThreadTS = key.TeamID, key.ChannelID, key.ThreadTS
 	begun, err := row.Input()
 	if err != nil {
-		// Taken, for nobody: the next Renew of owner hands it over (its worker is gone).
-		return conversation.Lease{}, "", nil, false, fmt.Errorf("acquire thread %s: begin its input: %w", key, err)
+		// Taken all the same: its holder fails the input and goes on (Store.AcquireBegin).
+		return l, p.String, nil, true, fmt.Errorf("acquire thread %s: begin its input: %w", key, err)
 	}
 	return l, p.String, &begun, true, nil
 }

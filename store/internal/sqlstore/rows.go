@@ -99,8 +99,9 @@ type InputRow[T Time] struct {
 }
 
 // Input returns r as a conversation.Input, its time in UTC and its payload decoded by
-// kind into Message, Action, Command or Thread (nil when there is none). Its error ("decode
-// input <id>: …") says the payload does not decode; the input is returned anyway.
+// kind into Message, Action, Command or Thread (nil when there is none). Its error, a
+// *conversation.UndecodableError, says the payload does not decode; the input is
+// returned anyway, without its payload.
 func (r InputRow[T]) Input() (conversation.Input, error) {
 	in := conversation.Input{
 		ID:        r.ID,
@@ -131,21 +132,23 @@ func (r InputRow[T]) Input() (conversation.Input, error) {
 		dst = in.Message
 	}
 	if err := json.Unmarshal(r.Payload, dst); err != nil {
-		return in, fmt.Errorf("decode input %s: %w", r.ID, err)
+		in.Message, in.Action, in.Command, in.Thread = nil, nil, nil, nil
+		return in, &conversation.UndecodableError{Input: in, Err: err}
 	}
 	return in, nil
 }
 
-// Inputs returns rows as conversation.Inputs (InputRow.Input). Errors: a payload
-// that does not decode.
-func Inputs[T Time](rows []InputRow[T]) ([]conversation.Input, error) {
+// Inputs returns rows as conversation.Inputs (InputRow.Input), up to the first whose
+// payload does not decode (Store.Pending: a burst ends there; the input's own turn
+// fails it).
+func Inputs[T Time](rows []InputRow[T]) []conversation.Input {
 	out := make([]conversation.Input, 0, len(rows))
 	for _, r := range rows {
 		in, err := r.Input()
 		if err != nil {
-			return nil, err
+			break
 		}
 		out = append(out, in)
 	}
-	return out, nil
+	return out
 }
