@@ -88,7 +88,7 @@ func BenchmarkSocketModeDebug(b *testing.B) {
 // json.RawMessage (websocket.Conn.ReadJSON), decoded into a socketmode.Request, and its
 // payload parsed by slackevents.ParseEvent (socketmode.Client.parseEvent). It is the
 // floor of the intake's CPU per envelope that this project does not control
-// (docs/operations.md, "Socket Mode connections").
+// (docs/operations.md, "Deploy": Socket Mode connections).
 func BenchmarkSlackGoDecode(b *testing.B) {
 	emu, err := emulator.NewServer(emulator.Config{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 type StoreConfig struct {
 	DatabaseURL      string `envconfig:"DATABASE_URL" group:"Storage" desc:"Postgres DSN, e.g. postgres://user:pass@host:5432/threadwright?sslmode=disable. Unset uses the embedded SQLite file $DATA_DIR/threadwright.db"`
 	DataDir          string `envconfig:"DATA_DIR" default:"./data" desc:"Directory of the embedded SQLite store. With Postgres, it holds the spool (spool.db): inputs accepted while the database is unreachable, moved into it when it answers again"`
-	DatabaseMaxConns int    `envconfig:"DATABASE_MAX_CONNS" desc:"Postgres connections this process opens at most; 0: a quarter of MAX_CONCURRENT_TURNS, from 10 to 40. A turn holds a connection only for the few milliseconds of each statement; each replica opens 3 more, 2 for the intake (storing inputs before their ack) and 1 for the lease heartbeat, so a replica opens at most DATABASE_MAX_CONNS + 3 (43 at the defaults) and two replicas use at most 86 of Postgres's default 100. When the server refuses connections (too many clients), statements are retried with backoff"`
+	DatabaseMaxConns int    `envconfig:"DATABASE_MAX_CONNS" desc:"Postgres connections this process opens at most; 0: a quarter of MAX_CONCURRENT_TURNS, from 10 to 40. A turn holds a connection only for the few milliseconds of each statement; each replica opens 4 more, 2 for the intake (storing inputs before their ack) and 2 for renewing leases, so a replica opens at most DATABASE_MAX_CONNS + 4 (44 at the defaults) and two replicas use at most 88 of Postgres's default 100. When the server refuses connections (too many clients), statements are retried with backoff"`
 }
 
 // Config is threadwright's configuration, read from the environment with envconfig.

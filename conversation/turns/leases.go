@@ -224,40 +224,47 @@ func (ls leases) handOver() {
 
 // confirm makes sure t's lease is still this process's before the turn writes to the
 // chat. While renewals succeed that is known; after they have failed for LeaseTTL it
-// renews now, retrying until the store answers or ctx ends. Errors: ErrLeaseLost;
-// ctx's error.
+// renews now, retrying until the store answers or ctx ends, until a renewal has
+// proved the lease valid. A lease the turn's last save freed is no longer its own.
+// Errors: ErrLeaseLost; ctx's error.
 func (ls leases) confirm(ctx context.Context, t *thread) error {
 	if t == nil {
 		return nil
 	}
+	for {
+		switch valid, err := ls.confirmed(t); {
+		case err != nil:
+			return err
+		case valid:
+			return nil
+		}
+		if err := ls.retryStore(ctx, "confirm the thread's lease", ls.renewNow); err != nil {
+			return err
+		}
+	}
+}
+
+// confirmed reports whether t's lease is known valid now; ErrLeaseLost when it was
+// taken, or freed.
+func (ls leases) confirmed(t *thread) (valid bool, err error) {
 	ts := ls.threads
 	ts.mu.Lock()
-	lost, valid := t.lost, ls.cfg.Now().Before(t.validUntil)
-	ts.mu.Unlock()
-	switch {
-	case lost:
-		return conversation.ErrLeaseLost
-	case valid:
-		return nil
+	defer ts.mu.Unlock()
+	if t.lost || !t.lease.Held() {
+		return false, conversation.ErrLeaseLost
 	}
-	if err := ls.retryStore(ctx, "confirm the thread's lease", ls.renewNow); err != nil {
-		return err
-	}
-	if ts.isLost(t) {
-		return conversation.ErrLeaseLost
-	}
-	return nil
+	return ls.cfg.Now().Before(t.validUntil), nil
 }
 
 // renewNow renews this process's leases (Store.Renew) and applies the result, in one
 // renewal shared by every turn that asks meanwhile: after a store outage, the turns
 // about to post confirm at once, and one statement each would queue on the
 // heartbeat's connection (postgres.RenewConns) ahead of the heartbeat. A shared
-// renewal that started before a turn asked still proves its lease: the lease was
-// renewed after that start, for LeaseTTL, and the renewal ends within LeaseTTL. It
-// runs on a context of its own, bounded by LeaseTTL and ended by a shutdown, so that
-// a turn that stops waiting does not fail the others'. Errors: the Store's; ctx's
-// cause when ctx ends first.
+// renewal proves only the leases it saw (renewed: those taken before it started);
+// confirm asks again until one proves its turn's. It runs on a context of its own,
+// bounded by LeaseTTL and ended by a shutdown, so that a turn that stops waiting
+// does not fail the others'; a renewal cut by that bound is reported unavailable, to
+// be tried again. Errors: the Store's; ctx's cause when ctx ends first.
 func (ls leases) renewNow(ctx context.Context) error {
 	ch := ls.renewing.DoChan("", func() (any, error) {
 		rctx, cancel := context.WithTimeout(ls.ctx, ls.cfg.LeaseTTL)
@@ -265,6 +272,9 @@ func (ls leases) renewNow(ctx context.Context) error {
 		start := ls.cfg.Now()
 		states, err := ls.cfg.Store.Renew(rctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
 		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && ls.ctx.Err() == nil {
+				err = fmt.Errorf("%w: lease renewal took longer than LEASE_TTL: %w", conversation.ErrUnavailable, err)
+			}
 			return nil, err
 		}
 		ls.renewed(start, states)
@@ -290,7 +300,9 @@ func (ls leases) heartbeat(ctx context.Context) {
 		case <-tick.C:
 		}
 		start := ls.cfg.Now()
-		states, err := ls.cfg.Store.Renew(ctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		rctx, cancel := context.WithTimeout(ctx, ls.cfg.LeaseTTL) // past it, the leases it renews are gone
+		states, err := ls.cfg.Store.Renew(rctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
+		cancel()
 		if err != nil {
 			if ctx.Err() == nil && failing%10 == 0 {
 				ls.log.Warn("leases not renewed; turns hold their writes until the store answers", "failures", failing+1, "error", err)

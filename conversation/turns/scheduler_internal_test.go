@@ -334,16 +334,18 @@ type renewCountStore struct {
 	release chan struct{}
 }
 
+// Renew renews the leases there are as it starts (as the statement reads them), once
+// release is closed.
 func (s *renewCountStore) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
 	s.calls.Add(1)
+	states := make([]conversation.LeaseState, len(s.leases))
+	for i, l := range s.leases {
+		states[i] = conversation.LeaseState{Lease: l}
+	}
 	select {
 	case <-s.release:
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	}
-	states := make([]conversation.LeaseState, len(s.leases))
-	for i, l := range s.leases {
-		states[i] = conversation.LeaseState{Lease: l}
 	}
 	return states, nil
 }
@@ -380,6 +382,57 @@ func TestConfirmsShareOneRenewal(t *testing.T) {
 			if err := <-errs; err != nil {
 				t.Errorf("confirm = %v; want nil (the lease holds)", err)
 			}
+		}
+	})
+}
+
+// TestConfirmAsksAgainForALeaseTheRenewalMissed: a turn that confirms its lease while
+// a renewal is in flight joins it, but a renewal that started before the lease was
+// taken (since) proves nothing of it: confirm renews again rather than let the turn
+// write on a lease no renewal saw. A lease the turn's last save freed is not its own:
+// confirm says so without renewing.
+func TestConfirmAsksAgainForALeaseTheRenewalMissed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &renewCountStore{release: make(chan struct{})}
+		e := &env{cfg: Config{Store: st, Owner: "me", LeaseTTL: 10 * time.Second, Now: time.Now},
+			log: slog.New(slog.NewTextHandler(io.Discard, nil)), threads: newThreadSet(), ctx: t.Context()}
+		ls := leases{env: e, renewing: &singleflight.Group{}}
+		add := func(ts string) *thread {
+			l := conversation.Lease{Key: conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: ts}, Owner: "me", Token: 1}
+			th := &thread{key: l.Key, lease: l, since: time.Now(), validUntil: time.Now().Add(-time.Millisecond)}
+			e.threads.mu.Lock()
+			e.threads.m[l.Key] = th
+			e.threads.mu.Unlock()
+			st.leases = append(st.leases, l)
+			return th
+		}
+		a := add("1")
+		errA := make(chan error, 1)
+		go func() { errA <- ls.confirm(t.Context(), a) }()
+		synctest.Wait() // a's renewal is in flight
+		time.Sleep(time.Second)
+		b := add("2") // taken after that renewal started
+		errB := make(chan error, 1)
+		go func() { errB <- ls.confirm(t.Context(), b) }()
+		synctest.Wait()
+		close(st.release)
+		if err := <-errA; err != nil {
+			t.Errorf("confirm of the lease the renewal saw = %v; want nil", err)
+		}
+		if err := <-errB; err != nil {
+			t.Errorf("confirm of the lease taken after the renewal started = %v; want nil, after a renewal of its own", err)
+		}
+		if c := st.calls.Load(); c != 2 {
+			t.Errorf("Renew calls = %d; want 2 (the second for the lease the first missed)", c)
+		}
+		e.threads.mu.Lock()
+		b.lease = conversation.Lease{} // freed by the turn's last save
+		e.threads.mu.Unlock()
+		if err := ls.confirm(t.Context(), b); !errors.Is(err, conversation.ErrLeaseLost) {
+			t.Errorf("confirm of a freed lease = %v; want ErrLeaseLost", err)
+		}
+		if c := st.calls.Load(); c != 2 {
+			t.Errorf("confirm of a freed lease renewed (%d calls)", c)
 		}
 	})
 }

@@ -66,11 +66,13 @@ const DefaultMaxConns = 20
 const IntakeConns = 2
 
 // RenewConns is the number of connections a Store keeps, besides maxConns and
-// IntakeConns, for the lease heartbeat (Renew): a renewal that waited behind running
+// IntakeConns, for renewing leases (Renew): a renewal that waited behind running
 // turns for a connection past the leases' ttl would let other replicas take this
-// process's threads. A Store opens at most maxConns + IntakeConns + RenewConns
-// connections to the server.
-const RenewConns = 1
+// process's threads. Two: the heartbeat's, and the one a turn confirming its lease
+// renews on (conversation/turns), so that a heartbeat stuck on a half-open
+// connection does not hold every renewal. A Store opens at most maxConns +
+// IntakeConns + RenewConns connections to the server.
+const RenewConns = 2
 
 // Open connects to the database that dsn names (a postgres:// URL or a lib/pq
 // key=value string; a search_path parameter selects the schema) and applies pending
