@@ -259,8 +259,7 @@ func (r *Registry) Names() []string {
 
 // OpenAITools returns the tools as a chat completion request's "tools" list, sorted by
 // name (a stable order keeps the prompt cacheable). It is nil for an empty registry.
-// The list is the caller's own, but its FunctionDefinitions are shared by every
-// caller until the next Register: they must not be changed.
+// The list is the caller's own; its FunctionDefinitions are shared: never change them.
 func (r *Registry) OpenAITools() []openai.Tool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -268,13 +267,12 @@ func (r *Registry) OpenAITools() []openai.Tool {
 		specs := r.sortedLocked()
 		tools := make([]openai.Tool, len(specs))
 		for i, s := range specs {
-			tools[i] = openai.Tool{Type: openai.ToolTypeFunction,
-				Function: &openai.FunctionDefinition{Name: s.Name, Description: s.Description, Parameters: s.Parameters}}
+			tools[i] = openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: s.Name, Description: s.Description, Parameters: s.Parameters}}
 		}
 		r.openAI.Store(&tools)
 	}
 	if tools := *r.openAI.Load(); len(tools) > 0 {
-		return slices.Clone(tools) // their FunctionDefinitions are shared: not to be changed
+		return slices.Clone(tools)
 	}
 	return nil
 }

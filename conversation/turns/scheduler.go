@@ -3,6 +3,7 @@ package turns
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -123,30 +124,11 @@ func (s *scheduler) work(t *thread, first *conversation.Input, slot bool) {
 			return
 		}
 		slot = false
-		in, freed, pokes, err := first, false, s.threads.pokesOf(t), error(nil)
-		if first == nil {
-			in, freed, pokes, err = s.leases.next(t)
-		}
+		in, freed, pokes, err := s.nextInput(t, first)
 		first = nil
-		if err == nil && in != nil {
-			var b conversation.Input
-			if b, err = s.burst(t, *in); err == nil {
-				in = &b
-			}
-		}
 		if err != nil {
 			s.slots.Release(1)
-			if s.lostOrFreed(err) {
-				if s.leases.freed(t, pokes) {
-					return
-				}
-				continue
-			}
-			if errors.Is(err, conversation.ErrLeaseLost) || s.ctx.Err() != nil {
-				return
-			}
-			log.Warn("next input not begun; retrying", "error", err)
-			if !sleepCtx(s.ctx, retry.NextBackOff()) {
+			if s.notBegun(t, err, pokes, retry, log) {
 				return
 			}
 			continue
@@ -191,6 +173,36 @@ func (s *scheduler) work(t *thread, first *conversation.Input, slot bool) {
 			}
 		}
 	}
+}
+
+// nextInput returns the input a worker's turn runs next: first, else the next one
+// begun (leases.next), with the burst it starts; freed and pokes are leases.next's.
+func (s *scheduler) nextInput(t *thread, first *conversation.Input) (in *conversation.Input, freed bool, pokes int, err error) {
+	in, pokes = first, s.threads.pokesOf(t)
+	if first == nil {
+		in, freed, pokes, err = s.leases.next(t)
+	}
+	if err == nil && in != nil {
+		var b conversation.Input
+		if b, err = s.burst(t, *in); err == nil {
+			in = &b
+		}
+	}
+	return in, freed, pokes, err
+}
+
+// notBegun handles the error of nextInput: it reports whether the worker is done with
+// t (its lease gone and nothing enqueued here meanwhile, or the service stopping),
+// else waits retry's backoff before the worker tries again.
+func (s *scheduler) notBegun(t *thread, err error, pokes int, retry backoff.BackOff, log *slog.Logger) (done bool) {
+	if s.lostOrFreed(err) {
+		return s.leases.freed(t, pokes)
+	}
+	if errors.Is(err, conversation.ErrLeaseLost) || s.ctx.Err() != nil {
+		return true
+	}
+	log.Warn("next input not begun; retrying", "error", err)
+	return !sleepCtx(s.ctx, retry.NextBackOff())
 }
 
 // lostOrFreed reports whether err, of a turn or of next, says the lease is gone while
