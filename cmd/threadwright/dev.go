@@ -110,7 +110,9 @@ func runDev(ctx context.Context, stdout, stderr io.Writer) error {
 		m.Logger.Warn("offline demo model: answers are canned, not from an AI model", "hint", "set OPENAI_API_KEY or OPENAI_BASE_URL")
 	}
 	err = m.Run(ctx)
-	if errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+		// Stopped (Ctrl-C), maybe while it was still starting: a migration cut short
+		// says "interrupted", not context.Canceled, and is applied again on the next run.
 		return nil
 	}
 	return err
