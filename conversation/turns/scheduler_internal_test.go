@@ -397,21 +397,22 @@ func TestConfirmAsksAgainForALeaseTheRenewalMissed(t *testing.T) {
 		e := &env{cfg: Config{Store: st, Owner: "me", LeaseTTL: 10 * time.Second, Now: time.Now},
 			log: slog.New(slog.NewTextHandler(io.Discard, nil)), threads: newThreadSet(), ctx: t.Context()}
 		ls := leases{env: e, renewing: &singleflight.Group{}}
-		add := func(ts string) *thread {
+		// add adds a lease taken at since, whose known validity has just passed.
+		add := func(ts string, since time.Time) *thread {
 			l := conversation.Lease{Key: conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: ts}, Owner: "me", Token: 1}
-			th := &thread{key: l.Key, lease: l, since: time.Now(), validUntil: time.Now().Add(-time.Millisecond)}
+			th := &thread{key: l.Key, lease: l, since: since, validUntil: time.Now().Add(-time.Millisecond)}
 			e.threads.mu.Lock()
 			e.threads.m[l.Key] = th
 			e.threads.mu.Unlock()
 			st.leases = append(st.leases, l)
 			return th
 		}
-		a := add("1")
+		start := time.Now() // the first renewal's start: the bubble's clock stands still
+		a := add("1", start.Add(-time.Minute))
 		errA := make(chan error, 1)
 		go func() { errA <- ls.confirm(t.Context(), a) }()
-		synctest.Wait() // a's renewal is in flight
-		time.Sleep(time.Second)
-		b := add("2") // taken after that renewal started
+		synctest.Wait()                       // a's renewal is in flight, started at start
+		b := add("2", start.Add(time.Second)) // taken after that renewal started
 		errB := make(chan error, 1)
 		go func() { errB <- ls.confirm(t.Context(), b) }()
 		synctest.Wait()
