@@ -266,26 +266,32 @@ func (ls leases) confirmed(t *thread) (valid bool, err error) {
 // does not fail the others'; a renewal cut by that bound is reported unavailable, to
 // be tried again. Errors: the Store's; ctx's cause when ctx ends first.
 func (ls leases) renewNow(ctx context.Context) error {
-	ch := ls.renewing.DoChan("", func() (any, error) {
-		rctx, cancel := context.WithTimeout(ls.ctx, ls.cfg.LeaseTTL)
-		defer cancel()
-		start := ls.cfg.Now()
-		states, err := ls.cfg.Store.Renew(rctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
-		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && ls.ctx.Err() == nil {
-				err = fmt.Errorf("%w: lease renewal took longer than LEASE_TTL: %w", conversation.ErrUnavailable, err)
-			}
-			return nil, err
-		}
-		ls.renewed(start, states)
-		return nil, nil
-	})
+	ch := ls.renewing.DoChan("", func() (any, error) { return nil, ls.renew(ls.ctx) })
 	select {
 	case r := <-ch:
 		return r.Err
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
+}
+
+// renew renews this process's leases (Store.Renew), bounded by LeaseTTL (past it,
+// the leases it would renew are gone), and applies the result (renewed). Errors: the
+// Store's; a renewal cut by the bound while ctx lives is ErrUnavailable, to be tried
+// again.
+func (ls leases) renew(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(ctx, ls.cfg.LeaseTTL)
+	defer cancel()
+	start := ls.cfg.Now()
+	states, err := ls.cfg.Store.Renew(rctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("%w: lease renewal took longer than LEASE_TTL: %w", conversation.ErrUnavailable, err)
+		}
+		return err
+	}
+	ls.renewed(start, states)
+	return nil
 }
 
 // heartbeat renews this process's leases every LeaseTTL/10 until ctx ends.
@@ -299,11 +305,7 @@ func (ls leases) heartbeat(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		start := ls.cfg.Now()
-		rctx, cancel := context.WithTimeout(ctx, ls.cfg.LeaseTTL) // past it, the leases it renews are gone
-		states, err := ls.cfg.Store.Renew(rctx, ls.cfg.Owner, ls.cfg.LeaseTTL)
-		cancel()
-		if err != nil {
+		if err := ls.renew(ctx); err != nil {
 			if ctx.Err() == nil && failing%10 == 0 {
 				ls.log.Warn("leases not renewed; turns hold their writes until the store answers", "failures", failing+1, "error", err)
 			}
@@ -314,7 +316,6 @@ func (ls leases) heartbeat(ctx context.Context) {
 			ls.log.Warn("leases renewed again after store failures", "failures", failing)
 			failing = 0
 		}
-		ls.renewed(start, states)
 	}
 }
 
