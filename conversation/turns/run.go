@@ -183,7 +183,7 @@ func (e *envelope) runInput(t *thread, in conversation.Input) error {
 	e.sessionStart(ctx, r)
 	err := e.runTurn(ctx, r)
 	if err == nil {
-		e.sessionEnd(r)
+		r.endSession() // unless Finish did
 	}
 	span.end(ctx, err, e.ctx.Err() != nil)
 	e.cfg.Metrics.TurnEnded(string(r.In.Kind), turnOutcome(ctx, r.end, err, e.ctx.Err() != nil), e.cfg.Now().Sub(start))

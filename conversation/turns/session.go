@@ -11,12 +11,13 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 )
 
-// Agent sessions (docs/tools.md, "Agent view"; https://docs.slack.dev/ai/agent-sessions):
-// every thread the bot answers is one. A turn sets it processing as it starts
-// (sessionStart), and active, or closed once the thread's workflow finished, as it
-// ends; Finish decides which, and the title, with the state it saves (sessionUpdate),
-// and sets them before that save (endSession), which may free the lease. The person's rename (agent_session_title_changed) is kept in the
-// state (State.Session.Renamed) and never overwritten.
+// Agent sessions (docs/tools.md, "Agent view"): every thread the bot answers is one.
+// A turn sets it processing as it starts (sessionStart), and active, or closed once
+// the thread's workflow finished, as it ends; Finish decides which, and the title,
+// with the state it saves (sessionUpdate), and sets them before that save
+// (endSession), which may free the lease. The person's rename
+// (agent_session_title_changed) is kept in the state (State.Session.Renamed) and
+// never overwritten.
 
 // sessionPlan is what a turn's end sets on its session.
 type sessionPlan struct {
@@ -57,12 +58,8 @@ func (e *envelope) sessionStart(ctx context.Context, r *Run) {
 	r.session = &sessionPlan{status: conversation.SessionActive}
 }
 
-// sessionEnd sets r's session to what its end planned (active when the turn saved
-// nothing), unless Finish set it already (endSession).
-func (e *envelope) sessionEnd(r *Run) { r.endSession() }
-
-// endSession sets r's session to what its end planned, on a bounded context of its
-// own, unless that is set already. Finish calls it before the turn's last save, which
+// endSession sets r's session to what its end planned (active when the turn saved
+// nothing), on a bounded context of its own, unless that is set already. Finish calls it before the turn's last save, which
 // may free the lease: once it is free, another turn of the thread may start (here or
 // on another replica) and set the session processing, which this turn's status must
 // not overwrite; nor may a turn whose lease is no longer its own (Outbox.check, as
