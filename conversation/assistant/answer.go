@@ -47,7 +47,7 @@ func (s *Handler) AnswerMessage(ctx context.Context, r *turns.Run, cp *conversat
 	prompt := conversation.Prompt{
 		Key:      in.Key,
 		Summary:  cp.Conversation.State.Summary,
-		History:  s.clipAll(append(history.Dialogue(cp.Messages), earlier...)),
+		History:  s.cfg.clipAll(append(history.Dialogue(cp.Messages), earlier...)),
 		UserID:   msg.UserID,
 		Text:     history.Clip(asked, s.cfg.MaxPromptChars) + files.blocks,
 		Images:   files.images,
@@ -97,7 +97,7 @@ func (s *Handler) respond(ctx context.Context, r *turns.Run, cp *conversation.Ch
 		if done, ferr := a.failed(ctx, fctx, err, out.usage, meta); done {
 			return ferr
 		}
-		reply = s.failureMessage(a.lang(), err, "")
+		reply = s.cfg.failureMessage(a.lang(), err, "")
 	}
 	if out.pending != nil && err == nil {
 		for _, ts := range a.stopStream() {
@@ -185,7 +185,7 @@ func (a *answering) failed(ctx, fctx context.Context, err error, usage conversat
 	}
 	// The failure says what failed and offers Retry (retry.go).
 	lang := a.lang()
-	reply := s.failureMessage(lang, err, "retry.answer")
+	reply := s.cfg.failureMessage(lang, err, "retry.answer")
 	streamTS := a.stopStream()
 	a.prog.finish(fctx, "⚠️ "+render.Tr(lang, "failed.note"))
 	ts, perr := s.answerFailed(fctx, r, reply, failed, streamTS)
@@ -195,7 +195,7 @@ func (a *answering) failed(ctx, fctx context.Context, err error, usage conversat
 	if ts == "" {
 		// Slack refused the message with the button: the plain reply posted
 		// in its place offers no Retry.
-		reply, failed = s.failureMessage(lang, err, ""), nil
+		reply, failed = s.cfg.failureMessage(lang, err, ""), nil
 	}
 	return true, r.Finish(fctx, a.cp.Conversation, turns.Ending{Msgs: a.msgs, Reply: reply, Posted: ts != "", TS: ts, Answer: true, Notice: true,
 		Meta: meta, Usage: usage, Rebase: true, Update: func(st *conversation.State) {
@@ -263,7 +263,7 @@ func (a *answering) postRetried(fctx context.Context, e *turns.Ending, failed *c
 		return perr
 	case perr != nil:
 		a.r.Log.Error("answer not posted", "error", perr)
-		text := a.h.failureMessage(answerLang(failed), conversation.FailedAt(conversation.CauseSlack, perr), "retry.answer")
+		text := a.h.cfg.failureMessage(answerLang(failed), conversation.FailedAt(conversation.CauseSlack, perr), "retry.answer")
 		fts, ferr := a.h.answerFailed(fctx, a.r, text, failed, nil)
 		if ferr != nil {
 			return ferr
@@ -300,7 +300,7 @@ func (s *Handler) AnswerQuestion(ctx context.Context, r *turns.Run, cp *conversa
 	prompt := conversation.Prompt{
 		Key:      r.In.Key,
 		Summary:  cp.Conversation.State.Summary,
-		History:  s.clipAll(hist),
+		History:  s.cfg.clipAll(hist),
 		UserID:   a.UserID,
 		Text:     history.Clip(question, s.cfg.MaxPromptChars),
 		Entities: cp.Conversation.State.Entities,

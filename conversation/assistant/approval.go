@@ -67,11 +67,11 @@ func (s *Handler) ToolDecision(ctx context.Context, r *turns.Run) error {
 	fctx, cancel := r.Final(ctx)
 	s.closeApprovalCard(fctx, r, ap, note)
 	cancel()
-	s.compact(ctx, r.Log, cp)
+	s.cfg.compact(ctx, r.Log, cp)
 	prompt := conversation.Prompt{
 		Key:      r.In.Key,
 		Summary:  cp.Conversation.State.Summary,
-		History:  s.clipAll(history.Dialogue(cp.Messages)),
+		History:  s.cfg.clipAll(history.Dialogue(cp.Messages)),
 		UserID:   ap.UserID,
 		Text:     ap.Request,
 		Entities: cp.Conversation.State.Entities,

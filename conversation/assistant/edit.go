@@ -77,7 +77,7 @@ func (s *Handler) answerEdited(ctx context.Context, r *turns.Run, cp *conversati
 	r.Log.Info("the latest question was edited: answering it again in place", "answer_ts", answerTS)
 	r.RewriteMessages(conversation.MessageRewrite{SlackTS: msg.TS, Text: msg.Text})
 	r.Out.ReviseAnswer(answerTS)
-	s.compact(ctx, r.Log, cp)
+	s.cfg.compact(ctx, r.Log, cp)
 	prompt := s.againPrompt(r.In.Key, cp, *msg)
 	prompt.Viewing = s.viewing(ctx, r, cp) // the agent view's, as the first answer's
 	return s.respond(ctx, r, cp, prompt, nil)

@@ -11,27 +11,27 @@ import (
 
 // compact bounds the history of cp (history.Compactor, with the configured
 // Summarizer, HistoryTokens and HistoryMessages).
-func (s *Handler) compact(ctx context.Context, log *slog.Logger, cp *conversation.Checkpoint) {
-	history.Compactor{Summarizer: s.cfg.Summarizer, Tokens: s.cfg.HistoryTokens, Messages: s.cfg.HistoryMessages}.Compact(ctx, log, cp)
+func (c *Config) compact(ctx context.Context, log *slog.Logger, cp *conversation.Checkpoint) {
+	history.Compactor{Summarizer: c.Summarizer, Tokens: c.HistoryTokens, Messages: c.HistoryMessages}.Compact(ctx, log, cp)
 }
 
 // clipAll returns msgs with every text clipped to MaxPromptChars.
-func (s *Handler) clipAll(msgs []conversation.Message) []conversation.Message {
-	return history.ClipAll(msgs, s.cfg.MaxPromptChars)
+func (c *Config) clipAll(msgs []conversation.Message) []conversation.Message {
+	return history.ClipAll(msgs, c.MaxPromptChars)
 }
 
 // redact scrubs secrets out of text with Config.Redact, if set.
-func (s *Handler) redact(text string) string {
-	if s.cfg.Redact == nil {
+func (c *Config) redact(text string) string {
+	if c.Redact == nil {
 		return text
 	}
-	return s.cfg.Redact(text)
+	return c.Redact(text)
 }
 
 // failureMessage is a failed step's message in lang (render.FailureMessage), with
 // configured secrets scrubbed from it.
-func (s *Handler) failureMessage(lang string, err error, hint string) string {
-	return s.redact(render.FailureMessage(lang, s.cfg.Classify.Explain(err), err, hint))
+func (c *Config) failureMessage(lang string, err error, hint string) string {
+	return c.redact(render.FailureMessage(lang, c.Classify.Explain(err), err, hint))
 }
 
 // Handler answers people's messages with the assistant pipeline (scope

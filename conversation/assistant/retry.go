@@ -46,7 +46,7 @@ func (s *Handler) Retry(ctx context.Context, r *turns.Run) (handled bool, err er
 		s.retryGone(ctx, r, answerLang(orig))
 		return true, r.Drop(ctx, conversation.InputDone) // nothing changes: no save
 	}
-	s.compact(ctx, r.Log, cp)
+	s.cfg.compact(ctx, r.Log, cp)
 	again := *r
 	// A merged burst's Retry answers all of its messages (their inputs are done:
 	// Input.BurstIDs leaves them out of the save).
@@ -73,7 +73,7 @@ func (s *Handler) againPrompt(key conversation.Key, cp *conversation.Checkpoint,
 	return conversation.Prompt{
 		Key:              key,
 		Summary:          st.Summary,
-		History:          s.clipAll(history.Dialogue(before(cp.Messages, msgs[0].TS))),
+		History:          s.cfg.clipAll(history.Dialogue(before(cp.Messages, msgs[0].TS))),
 		UserID:           msgs[0].UserID,
 		Text:             history.Clip(strings.Join(texts, "\n"), s.cfg.MaxPromptChars),
 		Entities:         st.Entities,

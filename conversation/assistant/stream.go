@@ -136,7 +136,7 @@ func (a *answerStream) showsTasks() bool {
 func (a *answerStream) Plan(title string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.plan, a.planTitle = true, render.CutTask(a.s.redact, title, conversation.MaxTaskTitle)
+	a.plan, a.planTitle = true, render.CutTask(a.s.cfg.redact, title, conversation.MaxTaskTitle)
 }
 
 // UpdateTasks implements TaskSink. A refusal turns the tasks off for the rest of the
@@ -157,11 +157,11 @@ func (a *answerStream) UpdateTasks(tasks ...conversation.Task) {
 	title := a.planTitle
 	shown := make([]conversation.Task, len(tasks))
 	for i, t := range tasks {
-		t.Title, t.Output = render.CutTask(a.s.redact, t.Title, conversation.MaxTaskTitle), render.CutTask(a.s.redact, t.Output, conversation.MaxTaskOutput)
+		t.Title, t.Output = render.CutTask(a.s.cfg.redact, t.Title, conversation.MaxTaskTitle), render.CutTask(a.s.cfg.redact, t.Output, conversation.MaxTaskOutput)
 		if t.Sources != nil {
 			srcs := make([]conversation.Source, len(t.Sources))
 			for j, src := range t.Sources {
-				srcs[j] = conversation.Source{URL: src.URL, Text: render.CutTask(a.s.redact, src.Text, conversation.MaxTaskTitle)}
+				srcs[j] = conversation.Source{URL: src.URL, Text: render.CutTask(a.s.cfg.redact, src.Text, conversation.MaxTaskTitle)}
 			}
 			t.Sources = srcs
 		}

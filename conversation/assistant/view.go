@@ -87,7 +87,7 @@ func (s *Handler) titleThread(ctx context.Context, r *turns.Run, st conversation
 		return false
 	}
 	// Scrubbed before it is cut: a secret cut in two is not found.
-	title := strings.Join(strings.Fields(s.redact(question)), " ")
+	title := strings.Join(strings.Fields(s.cfg.redact(question)), " ")
 	if utf8.RuneCountInString(title) > conversation.MaxTitleChars {
 		title = string([]rune(title)[:conversation.MaxTitleChars-1]) + "…"
 	}
