@@ -85,9 +85,9 @@ type Bot struct {
 	// Bot.connection in drops.go follows their state).
 	conns []*socketConn
 
-	// lanes take the envelopes that wait for a store (an input, feedback), each on
-	// a goroutine of its own (lanes.go): envelopes are handled concurrently, and a
-	// thread's in the order they came.
+	// lanes take the envelopes that wait for a store (an input, feedback), each
+	// thread's on a goroutine of its own (lanes.go): envelopes are handled
+	// concurrently, and a thread's in the order they came.
 	lanes *lanes
 
 	// background tracks the goroutines opening modals (views.open) and telling people
@@ -155,7 +155,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer b.background.Wait()
-	b.lanes = startLanes(intakeLanes)
+	b.lanes = startLanes(maxQueued)
 	defer b.lanes.stop()
 	errs := make(chan error, len(b.conns))
 	for _, c := range b.conns {

@@ -6,3 +6,15 @@ var (
 	DecodeValue = decodeValue
 	CompareTS   = compareTS
 )
+
+// Lanes is lanes, for its tests.
+type Lanes = lanes
+
+// StartLanes is startLanes.
+var StartLanes = startLanes
+
+// Do is lanes.do.
+func (l *lanes) Do(key string, f func()) { l.do(key, f) }
+
+// Stop is lanes.stop.
+func (l *lanes) Stop() { l.stop() }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/threadwright/threadwright/bot"
@@ -80,14 +81,15 @@ func TestEnvelopesTakenConcurrently(t *testing.T) {
 			others <- struct{}{}
 			return
 		}
-		// Wait for an input of another thread: handled one at a time, none would
-		// come. Ten others are posted; one of them may share the slow one's lane
-		// (and wait behind it), but all ten do with a chance of 64^-10. Waiting for
-		// more than one would fail whenever one of the ten shares the lane.
-		select {
-		case <-others:
-		case <-ctx.Done():
-			starved.Store(true)
+		// Wait for the inputs of the ten other threads: handled one at a time, or
+		// on a lane shared with the slow one, they would not come.
+		for range 10 {
+			select {
+			case <-others:
+			case <-ctx.Done():
+				starved.Store(true)
+				return
+			}
 		}
 	}
 	h := startBotWith(t, emulator.Config{}, func(c *bot.Config) { c.Submitter = sub; c.AckBudget = 20 * time.Second })
@@ -112,7 +114,7 @@ func TestEnvelopesTakenConcurrently(t *testing.T) {
 	h.waitAcked(t, env.ID)
 	checkAckedAfterStored(t, h.emu, sub)
 	if starved.Load() {
-		t.Error("while one input was being stored, no other thread's input was taken")
+		t.Error("while one input was being stored, the other threads' inputs were not all taken")
 	}
 }
 
@@ -180,4 +182,87 @@ func checkAckedAfterStored(t *testing.T, emu *emulator.Server, sub *storingSubmi
 			t.Errorf("envelope %s (%s) acked at %v; its input stored at %v (%v)", a.EnvelopeID, env.EventType, a.Time, stored, ok)
 		}
 	}
+}
+
+// TestLanesKeepEachKeysOrder: work given for a key runs in the order it was given,
+// one at a time, while the keys' lanes run concurrently.
+func TestLanesKeepEachKeysOrder(t *testing.T) {
+	l := bot.StartLanes(64)
+	const keys, each = 20, 50
+	var mu sync.Mutex
+	got := map[string][]int{}
+	running := map[string]bool{}
+	for i := range each {
+		for k := range keys {
+			key := fmt.Sprintf("k%d", k)
+			l.Do(key, func() {
+				mu.Lock()
+				if running[key] {
+					t.Errorf("two pieces of work of %s ran at once", key)
+				}
+				running[key] = true
+				mu.Unlock()
+				mu.Lock()
+				got[key] = append(got[key], i)
+				running[key] = false
+				mu.Unlock()
+			})
+		}
+	}
+	l.Stop()
+	for k := range keys {
+		key := fmt.Sprintf("k%d", k)
+		if len(got[key]) != each || !slices.IsSorted(got[key]) {
+			t.Errorf("%s ran %v; want 0 to %d in order", key, got[key], each-1)
+		}
+	}
+}
+
+// TestLanesNeverWaitForAnotherKey: while one key's work waits, the work of 2,000
+// other keys runs to its end (with the lanes hashed onto 512 goroutines, some of them
+// shared the waiting key's and waited behind it).
+func TestLanesNeverWaitForAnotherKey(t *testing.T) {
+	l := bot.StartLanes(4096)
+	release := make(chan struct{})
+	l.Do("slow", func() { <-release })
+	var others sync.WaitGroup
+	for i := range 2000 {
+		others.Add(1)
+		l.Do(fmt.Sprintf("other%d", i), others.Done)
+	}
+	done := make(chan struct{})
+	go func() { others.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-testContext(t).Done():
+		t.Error("the other keys' work waited behind the slow key's")
+	}
+	close(release)
+	l.Stop()
+}
+
+// TestLanesBounded: with their maximum held, do waits until a piece of work ends.
+func TestLanesBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := bot.StartLanes(2)
+		release := make(chan struct{})
+		l.Do("a", func() { <-release })
+		l.Do("b", func() {})
+		l.Do("a", func() {}) // queued behind the first: the lanes hold 2 once b ends
+		var given atomic.Bool
+		go func() {
+			l.Do("c", func() {})
+			given.Store(true)
+		}()
+		synctest.Wait()
+		if given.Load() {
+			t.Fatal("do returned with the lanes full")
+		}
+		close(release)
+		synctest.Wait()
+		if !given.Load() {
+			t.Fatal("do still waits after the work ended")
+		}
+		l.Stop()
+	})
 }
