@@ -107,7 +107,7 @@ func (m *Messenger) PostReply(ctx context.Context, key conversation.Key, text st
 // postReply is PostReply whose last message, when lastBlocks is set, carries the
 // blocks lastBlocks makes of its text.
 func (m *Messenger) postReply(ctx context.Context, key conversation.Key, text string, tag conversation.Tag, lastBlocks func(text string) []slack.Block) (string, error) {
-	pieces, rest := m.replyPieces(DefuseMentions(text))
+	pieces, rest := replyPieces(DefuseMentions(text), m.maxReplies)
 	msgs := make([][]slack.MsgOption, len(pieces))
 	for i, p := range pieces {
 		msgs[i] = []slack.MsgOption{slack.MsgOptionText(p, false), slack.MsgOptionDisableLinkUnfurl()}
@@ -127,17 +127,18 @@ func (m *Messenger) postReply(ctx context.Context, key conversation.Key, text st
 	return ts, m.uploadRest(ctx, key, rest, tag)
 }
 
-// replyPieces splits text into at most m.maxReplies messages. When it needs more, the
-// last message is cut short to end with overflowNote and rest is the text left over.
-func (m *Messenger) replyPieces(text string) (pieces []string, rest string) {
-	pieces, rest = splitFirst(text, MaxMessageChars, m.maxReplies)
+// replyPieces splits text into at most limit messages (limit >= 1). When it needs more,
+// the last message is cut short to end with overflowNote and rest is the text left
+// over.
+func replyPieces(text string, limit int) (pieces []string, rest string) {
+	pieces, rest = splitFirst(text, MaxMessageChars, limit)
 	if len(pieces) == 0 {
 		return []string{"(empty reply)"}, ""
 	}
 	if rest == "" {
 		return pieces, ""
 	}
-	pieces, rest = splitFirst(text, MaxMessageChars, m.maxReplies-1)
+	pieces, rest = splitFirst(text, MaxMessageChars, limit-1)
 	last, rest := splitFirst(rest, MaxMessageChars-len([]rune(overflowNote))-2, 1)
 	if rest == "" {
 		return append(pieces, last...), ""
