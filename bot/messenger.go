@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -50,22 +49,13 @@ type Messenger struct {
 	log *slog.Logger
 	// maxReplies is the most messages of one reply (WithMaxReplyMessages).
 	maxReplies int
-
-	// mu guards noStatus, reacted, shown and posts.
-	mu sync.Mutex
-	// noStatus holds channels where assistant.threads.setStatus was refused, so the
-	// fallback is used at once next time.
-	noStatus map[string]bool
-	// reacted holds threads that carry StatusReaction.
-	reacted map[conversation.Key]bool
-	// shown holds what is known of the status of threads (SetStatus); posts counts
-	// the posts recorded in it.
-	shown map[conversation.Key]threadStatus
-	posts uint64
 	// rotate is the age at which a streamed answer continues in a fresh message
 	// (WithStreamRotation); now is the clock it is measured with.
 	rotate time.Duration
 	now    func() time.Time
+	// status sets and remembers the status of threads (SetStatus); the Messenger's
+	// posts tell it which statuses Slack cleared.
+	status *threadStatuses
 }
 
 var _ conversation.Messenger = (*Messenger)(nil)
@@ -88,11 +78,11 @@ func NewMessenger(api *slack.Client, me Identity, log *slog.Logger, opts ...Mess
 	if log == nil {
 		log = slog.Default()
 	}
-	m := &Messenger{api: api, me: me, log: log, maxReplies: DefaultMaxReplyMessages, noStatus: map[string]bool{}, reacted: map[conversation.Key]bool{},
-		shown: map[conversation.Key]threadStatus{}, rotate: DefaultStreamRotation, now: time.Now}
+	m := &Messenger{api: api, me: me, log: log, maxReplies: DefaultMaxReplyMessages, rotate: DefaultStreamRotation, now: time.Now}
 	for _, o := range opts {
 		o(m)
 	}
+	m.status = newThreadStatuses(api, log, m.rotate, m.now)
 	return m
 }
 
@@ -117,7 +107,7 @@ func (m *Messenger) PostReply(ctx context.Context, key conversation.Key, text st
 // postReply is PostReply whose last message, when lastBlocks is set, carries the
 // blocks lastBlocks makes of its text.
 func (m *Messenger) postReply(ctx context.Context, key conversation.Key, text string, tag conversation.Tag, lastBlocks func(text string) []slack.Block) (string, error) {
-	pieces, rest := m.replyPieces(DefuseMentions(text))
+	pieces, rest := replyPieces(DefuseMentions(text), m.maxReplies)
 	msgs := make([][]slack.MsgOption, len(pieces))
 	for i, p := range pieces {
 		msgs[i] = []slack.MsgOption{slack.MsgOptionText(p, false), slack.MsgOptionDisableLinkUnfurl()}
@@ -137,17 +127,18 @@ func (m *Messenger) postReply(ctx context.Context, key conversation.Key, text st
 	return ts, m.uploadRest(ctx, key, rest, tag)
 }
 
-// replyPieces splits text into at most m.maxReplies messages. When it needs more, the
-// last message is cut short to end with overflowNote and rest is the text left over.
-func (m *Messenger) replyPieces(text string) (pieces []string, rest string) {
-	pieces, rest = splitFirst(text, MaxMessageChars, m.maxReplies)
+// replyPieces splits text into at most limit messages (limit >= 1). When it needs more,
+// the last message is cut short to end with overflowNote and rest is the text left
+// over.
+func replyPieces(text string, limit int) (pieces []string, rest string) {
+	pieces, rest = splitFirst(text, MaxMessageChars, limit)
 	if len(pieces) == 0 {
 		return []string{"(empty reply)"}, ""
 	}
 	if rest == "" {
 		return pieces, ""
 	}
-	pieces, rest = splitFirst(text, MaxMessageChars, m.maxReplies-1)
+	pieces, rest = splitFirst(text, MaxMessageChars, limit-1)
 	last, rest := splitFirst(rest, MaxMessageChars-len([]rune(overflowNote))-2, 1)
 	if rest == "" {
 		return append(pieces, last...), ""
@@ -200,7 +191,7 @@ func (m *Messenger) put(ctx context.Context, key conversation.Key, msgs [][]slac
 		if err != nil {
 			return ts, fmt.Errorf("chat.postMessage (message %d of %d): %w", i+1, len(msgs), err)
 		}
-		m.postedIn(key, time.Time{})
+		m.status.postedIn(key, time.Time{})
 		ts = t
 	}
 	if len(tag.Replace) > len(msgs) {
@@ -373,7 +364,7 @@ func (m *Messenger) upload(ctx context.Context, key conversation.Key, f conversa
 	if err != nil {
 		return fmt.Errorf("upload %s: %w", f.Name, err)
 	}
-	m.postedIn(key, time.Time{})
+	m.status.postedIn(key, time.Time{})
 	return nil
 }
 
@@ -441,10 +432,10 @@ func (m *Messenger) startStream(ctx context.Context, key conversation.Key, userI
 	}
 	tag.Replace = nil
 	started := m.now()
-	m.postedIn(key, started)
+	m.status.postedIn(key, started)
 	return &stream{api: m.api, channel: key.ChannelID, ts: ts, tag: tag, started: started, rotate: m.rotate, now: m.now, log: m.log,
 		fresh:   func(ctx context.Context) (*stream, error) { return m.startStream(ctx, key, userID, tag, extra...) },
-		stopped: func(started time.Time) { m.streamStopped(key, started) }}, nil
+		stopped: func(started time.Time) { m.status.streamStopped(key, started) }}, nil
 }
 
 // stream is a message streamed with chat.appendStream and ended with chat.stopStream.

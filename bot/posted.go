@@ -101,7 +101,7 @@ func (m *Messenger) Posted(ctx context.Context, key conversation.Key, inputID, a
 	var out []conversation.Posted
 	keep := func(msgs []slack.Message) {
 		for _, msg := range msgs {
-			if p, ok := m.posted(msg, inputID, after); ok {
+			if p, ok := posted(m.me, msg, inputID, after); ok {
 				out = append(out, p)
 			}
 		}
@@ -161,9 +161,10 @@ func (m *Messenger) readHistory(ctx context.Context, key conversation.Key, after
 	return nil
 }
 
-// posted reports whether msg is one Posted returns, and what it returns for it.
-func (m *Messenger) posted(msg slack.Message, inputID, after string) (conversation.Posted, bool) {
-	own := (m.me.BotID != "" && msg.BotID == m.me.BotID) || (m.me.UserID != "" && msg.User == m.me.UserID)
+// posted reports whether msg is one Posted returns for the bot me, and what it
+// returns for it.
+func posted(me Identity, msg slack.Message, inputID, after string) (conversation.Posted, bool) {
+	own := (me.BotID != "" && msg.BotID == me.BotID) || (me.UserID != "" && msg.User == me.UserID)
 	if !own {
 		return conversation.Posted{}, false
 	}

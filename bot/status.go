@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -18,6 +20,37 @@ const maxStatusThreads = 10_000
 // clears a status two minutes after it was set, so the same status is set again
 // after this.
 const statusFresh = 90 * time.Second
+
+// threadStatuses sets the status threads show for a Messenger (SetStatus) and remembers
+// it: what each thread shows, the streams open in it, where Slack refused
+// assistant.threads.setStatus, and the threads that carry StatusReaction instead. Its
+// api, log, rotate and now are the Messenger's.
+type threadStatuses struct {
+	api *slack.Client
+	log *slog.Logger
+	// rotate is the Messenger's stream rotation (WithStreamRotation): a stream older
+	// than rotate plus a minute is taken as ended by Slack. now is its clock.
+	rotate time.Duration
+	now    func() time.Time
+
+	// mu guards noStatus, reacted, shown and posts.
+	mu sync.Mutex
+	// noStatus holds channels where assistant.threads.setStatus was refused, so the
+	// fallback is used at once next time.
+	noStatus map[string]bool
+	// reacted holds threads that carry StatusReaction.
+	reacted map[conversation.Key]bool
+	// shown holds what is known of the status of threads (set); posts counts the
+	// posts recorded in it.
+	shown map[conversation.Key]threadStatus
+	posts uint64
+}
+
+// newThreadStatuses returns threadStatuses that remember nothing yet.
+func newThreadStatuses(api *slack.Client, log *slog.Logger, rotate time.Duration, now func() time.Time) *threadStatuses {
+	return &threadStatuses{api: api, log: log, rotate: rotate, now: now,
+		noStatus: map[string]bool{}, reacted: map[conversation.Key]bool{}, shown: map[conversation.Key]threadStatus{}}
+}
 
 // threadStatus is what the Messenger knows of the status a thread shows (see SetStatus).
 type threadStatus struct {
@@ -38,118 +71,126 @@ type threadStatus struct {
 // clear removes) StatusReaction on the thread's parent message instead.
 //
 // It calls Slack only when the status changes: it remembers the status it set in each
-// thread (for statusFresh, as Slack clears it after two minutes), and that a post of the bot in the thread (chat.postMessage, a file's share,
-// chat.startStream) cleared it, as Slack does. While a stream is open in the thread
+// thread (for statusFresh, as Slack clears it after two minutes), and that a post of
+// the bot in the thread (chat.postMessage, a file's share, chat.startStream) cleared
+// it, as Slack does. While a stream is open in the thread
 // (StartStream, until its Stop), a status is not set at all: the streamed message
-// shows that the bot is working. A clear forgets the thread.
+// shows that the bot is working. A clear forgets the thread. Errors:
+// assistant.threads.setStatus's other than Slack's refusal (ok:false), such as a
+// *slack.RateLimitedError; else those of reactions.add or reactions.remove.
 func (m *Messenger) SetStatus(ctx context.Context, key conversation.Key, status string) error {
-	m.mu.Lock()
-	fallback := m.noStatus[key.ChannelID]
-	st, known := m.shown[key]
-	same := st.status == status && (status == "" || m.now().Sub(st.at) < statusFresh)
-	if !fallback && known && (same || status != "" && m.streamingLocked(st)) {
-		if status == "" && !m.streamingLocked(st) {
-			delete(m.shown, key) // the turn is done with the thread
+	return m.status.set(ctx, key, status)
+}
+
+// set is SetStatus.
+func (s *threadStatuses) set(ctx context.Context, key conversation.Key, status string) error {
+	s.mu.Lock()
+	fallback := s.noStatus[key.ChannelID]
+	st, known := s.shown[key]
+	same := st.status == status && (status == "" || s.now().Sub(st.at) < statusFresh)
+	if !fallback && known && (same || status != "" && s.streamingLocked(st)) {
+		if status == "" && !s.streamingLocked(st) {
+			delete(s.shown, key) // the turn is done with the thread
 		}
-		m.mu.Unlock()
+		s.mu.Unlock()
 		return nil
 	}
-	m.mu.Unlock()
+	s.mu.Unlock()
 	if !fallback {
-		err := m.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{
+		err := s.api.SetAssistantThreadsStatusContext(ctx, slack.AssistantThreadsSetStatusParameters{
 			ChannelID: key.ChannelID, ThreadTS: key.ThreadTS, Status: status,
 		})
-		m.recordStatus(key, st.post, known, status, err)
+		s.record(key, st.post, known, status, err)
 		var slackErr slack.SlackErrorResponse
 		if err == nil || !errors.As(err, &slackErr) {
 			return err
 		}
-		m.log.Debug("assistant.threads.setStatus refused; using a reaction", "channel", key.ChannelID, "error", err)
-		m.mu.Lock()
-		m.noStatus[key.ChannelID] = true
-		m.mu.Unlock()
+		s.log.Debug("assistant.threads.setStatus refused; using a reaction", "channel", key.ChannelID, "error", err)
+		s.mu.Lock()
+		s.noStatus[key.ChannelID] = true
+		s.mu.Unlock()
 	}
-	return m.react(ctx, key, status != "")
+	return s.react(ctx, key, status != "")
 }
 
-// recordStatus remembers status as the one the thread of key shows after a setStatus
+// record remembers status as the one the thread of key shows after a setStatus
 // that ended with err. seen is the thread's post count, and known whether the thread
 // was remembered, when the call began: a post or a clear since then leaves the status
 // unknown.
-func (m *Messenger) recordStatus(key conversation.Key, seen uint64, known bool, status string, err error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	st, ok := m.shown[key]
+func (s *threadStatuses) record(key conversation.Key, seen uint64, known bool, status string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.shown[key]
 	switch {
 	case err != nil || status == "" || ok != known || st.post != seen:
-		delete(m.shown, key)
-	case ok || len(m.shown) < maxStatusThreads:
-		st.status, st.at = status, m.now()
-		m.shown[key] = st
+		delete(s.shown, key)
+	case ok || len(s.shown) < maxStatusThreads:
+		st.status, st.at = status, s.now()
+		s.shown[key] = st
 	}
 }
 
 // streamingLocked reports whether st has a stream open: started, not stopped, and
-// younger than the age at which Slack ends it (the rotation's). m.mu is held.
-func (m *Messenger) streamingLocked(st threadStatus) bool {
-	return !st.stream.IsZero() && m.now().Sub(st.stream) < m.rotate+time.Minute
+// younger than the age at which Slack ends it (the rotation's). s.mu is held.
+func (s *threadStatuses) streamingLocked(st threadStatus) bool {
+	return !st.stream.IsZero() && s.now().Sub(st.stream) < s.rotate+time.Minute
 }
 
 // postedIn records that the bot posted in the thread of key, which clears its status in
 // Slack; stream is when the post started a stream (chat.startStream), zero otherwise.
-func (m *Messenger) postedIn(key conversation.Key, stream time.Time) {
+func (s *threadStatuses) postedIn(key conversation.Key, stream time.Time) {
 	if key.ThreadTS == "" {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	st, ok := m.shown[key]
-	if !ok && len(m.shown) >= maxStatusThreads {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.shown[key]
+	if !ok && len(s.shown) >= maxStatusThreads {
 		return
 	}
-	m.posts++
-	st.status, st.post = "", m.posts
+	s.posts++
+	st.status, st.post = "", s.posts
 	if !stream.IsZero() {
 		st.stream = stream
 	}
-	m.shown[key] = st
+	s.shown[key] = st
 }
 
 // streamStopped records that the stream of key started at started was stopped.
-func (m *Messenger) streamStopped(key conversation.Key, started time.Time) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if st, ok := m.shown[key]; ok && st.stream.Equal(started) {
+func (s *threadStatuses) streamStopped(key conversation.Key, started time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.shown[key]; ok && st.stream.Equal(started) {
 		st.stream = time.Time{}
-		m.shown[key] = st
+		s.shown[key] = st
 	}
 }
 
 // react adds or removes StatusReaction on the thread's parent message.
-func (m *Messenger) react(ctx context.Context, key conversation.Key, on bool) error {
-	m.mu.Lock()
-	has := m.reacted[key]
-	m.mu.Unlock()
+func (s *threadStatuses) react(ctx context.Context, key conversation.Key, on bool) error {
+	s.mu.Lock()
+	has := s.reacted[key]
+	s.mu.Unlock()
 	if has == on {
 		return nil
 	}
 	ref := slack.NewRefToMessage(key.ChannelID, key.ThreadTS)
 	var err error
 	if on {
-		err = m.api.AddReactionContext(ctx, StatusReaction, ref)
+		err = s.api.AddReactionContext(ctx, StatusReaction, ref)
 	} else {
-		err = m.api.RemoveReactionContext(ctx, StatusReaction, ref)
+		err = s.api.RemoveReactionContext(ctx, StatusReaction, ref)
 	}
 	var se slack.SlackErrorResponse
 	if err != nil && !(errors.As(err, &se) && (se.Err == "already_reacted" || se.Err == "no_reaction")) {
 		return err // the reaction is as it was: the next SetStatus tries again
 	}
-	m.mu.Lock()
+	s.mu.Lock()
 	if on {
-		m.reacted[key] = true
+		s.reacted[key] = true
 	} else {
-		delete(m.reacted, key)
+		delete(s.reacted, key)
 	}
-	m.mu.Unlock()
+	s.mu.Unlock()
 	return nil
 }
