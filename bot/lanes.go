@@ -54,7 +54,10 @@ func (l *lanes) run(key string, f func()) {
 		l.mu.Lock()
 		f = nil
 		if q := l.queued[key]; len(q) > 0 {
-			f, l.queued[key] = q[0], q[1:]
+			// The slot let go, so that the envelope's memory is freed as it is done
+			// rather than when the lane ends: room bounds memory only then.
+			f, q[0] = q[0], nil
+			l.queued[key] = q[1:]
 		} else {
 			delete(l.queued, key)
 		}

@@ -3,6 +3,7 @@ package bot_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -265,4 +266,34 @@ func TestLanesBounded(t *testing.T) {
 		}
 		l.Stop()
 	})
+}
+
+// TestLanesFreeWorkDone: the work a lane has run is freed while the lane goes on with
+// the rest of its queue (a thread's flood would otherwise stay in memory, beyond the
+// lanes' maximum, until its lane ends).
+func TestLanesFreeWorkDone(t *testing.T) {
+	l := bot.StartLanes(64)
+	release, last := make(chan struct{}), make(chan struct{})
+	l.Do("hot", func() { <-release })
+	const n = 32
+	var freed, ran atomic.Int32
+	for range n {
+		payload := new([16 << 10]byte)
+		runtime.AddCleanup(payload, func(*atomic.Int32) { freed.Add(1) }, &freed)
+		l.Do("hot", func() { payload[0]++; ran.Add(1) })
+	}
+	l.Do("hot", func() { <-last }) // the lane goes on: its queue is not empty
+	close(release)
+	ctx := testContext(t)
+	for freed.Load() < n {
+		runtime.GC()
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%d of the %d pieces of work run were freed while their lane went on", freed.Load(), ran.Load())
+		default:
+			runtime.Gosched()
+		}
+	}
+	close(last)
+	l.Stop()
 }

@@ -165,7 +165,38 @@ func (ls leases) failUndecodable(t *thread, u *conversation.UndecodableError) er
 	if ls.finished != nil {
 		ls.finished(in)
 	}
+	ls.tellUndecodable(in)
 	return nil
+}
+
+// tellUndecodable tells in's thread, in a reply, that in could not be read and is to
+// be sent again: what the person asked is unknown, but not that they asked. An input
+// at a channel's top level (no thread: a channel command) is not told. The reply is
+// posted once in is failed, so it is never posted twice; best effort, on a context
+// of its own bounded by FinalTimeout: a failure is logged.
+func (ls leases) tellUndecodable(in conversation.Input) {
+	if in.Key.ThreadTS == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ls.ctx), ls.cfg.FinalTimeout)
+	defer cancel()
+	tag := conversation.Tag{InputID: in.ID, N: 1, Answer: true, Final: true, Notice: true}
+	if _, err := ls.cfg.Messenger.PostReply(ctx, in.Key, undecodableText(in.Kind), tag); err != nil {
+		ls.log.Warn("notice of an undecodable input not posted", conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID, "error", err)
+	}
+}
+
+// undecodableText is the reply that tells a thread an input of kind could not be
+// read (tellUndecodable).
+func undecodableText(kind conversation.InputKind) string {
+	what := "a message"
+	switch kind {
+	case conversation.KindAction:
+		what = "a click on one of my buttons"
+	case conversation.KindCommand:
+		what = "a command"
+	}
+	return "Sorry, I could not read " + what + " sent in this thread: it was stored in a form this version of me does not know (by a newer version, during an upgrade, or damaged), so I did not act on it. Please send it again."
 }
 
 // freed ends the work on t once next freed its lease, and reports whether the worker

@@ -487,7 +487,8 @@ func TestUndecodableInputFails(t *testing.T) {
 
 	logs := &logBuffer{}
 	h := startHandler{started: make(chan string, 8)}
-	rt := New(Config{Store: db, Logger: slog.New(slog.NewTextHandler(logs, nil)), MergeWindow: time.Millisecond}, h)
+	notices := &noticeLog{}
+	rt := New(Config{Store: db, Messenger: notices, Logger: slog.New(slog.NewTextHandler(logs, nil)), MergeWindow: time.Millisecond}, h)
 	if err := rt.Start(ctx); err != nil { // takes the thread over: its inputs are pending
 		t.Fatal(err)
 	}
@@ -519,4 +520,44 @@ func TestUndecodableInputFails(t *testing.T) {
 			t.Errorf("no error log naming input %s:\n%s", id, l)
 		}
 	}
+	// Each thread is told, once, that a message of its was not read.
+	got := notices.posted()
+	for _, thread := range []string{"1.0", "2.0"} {
+		n := 0
+		for _, p := range got {
+			if p.key.ThreadTS == thread && p.tag.Notice && strings.Contains(p.text, "could not read a message") && strings.Contains(p.text, "send it again") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("thread %s was told %d times that a message was not read; want once (posted: %+v)", thread, n, got)
+		}
+	}
+}
+
+// noticeLog records the replies posted.
+type noticeLog struct {
+	conversation.Messenger
+	mu    sync.Mutex
+	posts []notice
+}
+
+// notice is a reply noticeLog recorded.
+type notice struct {
+	key  conversation.Key
+	text string
+	tag  conversation.Tag
+}
+
+func (m *noticeLog) PostReply(_ context.Context, key conversation.Key, text string, tag conversation.Tag) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.posts = append(m.posts, notice{key, text, tag})
+	return fmt.Sprintf("9.%d", len(m.posts)), nil
+}
+
+func (m *noticeLog) posted() []notice {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.posts)
 }
