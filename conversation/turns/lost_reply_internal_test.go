@@ -3,9 +3,9 @@ package turns
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -62,10 +62,32 @@ func (d dropper) Handle(ctx context.Context, r *Run) error {
 	return r.Drop(ctx, conversation.InputDone)
 }
 
+// outcomes records the outcome of each turn (Metrics.TurnEnded).
+type outcomes struct {
+	noMetrics
+	mu  sync.Mutex
+	got []string
+}
+
+func (o *outcomes) TurnEnded(_, outcome string, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.got = append(o.got, outcome)
+}
+
+func (o *outcomes) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return fmt.Sprint(o.got)
+}
+
 // TestLostReplyOfTheReleaseStrandsNothing: a store call that freed the thread's lease
 // and whose reply was lost is retried and finds the lease gone (ErrLeaseLost); an
 // input of the thread submitted here meanwhile is then run at once by taking the
-// thread again, not left for the sweep (every LEASE_TTL/5, two minutes here).
+// thread again, not left for the sweep (every LEASE_TTL/5, two minutes here). The
+// input whose save it was had been answered and saved: its turn is a finished one
+// (answered, logged as finished, counted off the limits' pending inputs once), not
+// one abandoned for a lost lease.
 func TestLostReplyOfTheReleaseStrandsNothing(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -83,7 +105,19 @@ func TestLostReplyOfTheReleaseStrandsNothing(t *testing.T) {
 			t.Cleanup(func() { _ = db.Close() })
 			st := &lostReplyStore{Store: db}
 			m := &replies{want: 2, done: make(chan struct{})}
-			rt := New(Config{Store: st, Messenger: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LeaseTTL: 10 * time.Minute}, c.handler(m))
+			logs, met := &logBuffer{}, &outcomes{}
+			rt := New(Config{Store: st, Messenger: m, Logger: slog.New(slog.NewTextHandler(logs, nil)), Metrics: met, LeaseTTL: 10 * time.Minute}, c.handler(m))
+			var (
+				mu       sync.Mutex
+				finished = map[string]int{}
+			)
+			count := rt.sched.finished
+			rt.sched.finished = func(in conversation.Input) {
+				mu.Lock()
+				finished[in.ID]++
+				mu.Unlock()
+				count(in)
+			}
 			st.hook = func() {
 				if _, err := rt.Submit(ctx, mention("m2", 1)); err != nil {
 					t.Error(err)
@@ -105,6 +139,27 @@ func TestLostReplyOfTheReleaseStrandsNothing(t *testing.T) {
 			case <-time.After(time.Minute): // the sweep would take it after two
 				pending, _ := db.Pending(ctx, mention("", 1).Key, 10)
 				t.Fatalf("the input submitted while the lease was freed is not run: %d input(s) pending", len(pending))
+			}
+			wctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			if err := rt.Wait(wctx); err != nil {
+				t.Fatalf("the thread is still held after both turns: %v", err)
+			}
+			if got := met.String(); got != "[answered answered]" {
+				t.Errorf("turn outcomes %s; want both answered", got)
+			}
+			if l := logs.String(); strings.Contains(l, "lease was lost") || strings.Contains(l, "lease lost") {
+				t.Errorf("a turn whose input was saved is logged as one whose lease was lost:\n%s", l)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if finished["m1"] != 1 || finished["m2"] != 1 || len(finished) != 2 {
+				t.Errorf("inputs counted finished: %v; want m1 and m2 once each", finished)
+			}
+			rt.intake.limits.mu.Lock()
+			defer rt.intake.limits.mu.Unlock()
+			if n := rt.intake.limits.pending[mention("", 1).Key]; n != 0 {
+				t.Errorf("the limits count %d input(s) of the thread pending; want 0", n)
 			}
 		})
 	}
