@@ -3,6 +3,7 @@ package turns
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -162,5 +163,75 @@ func TestLostReplyOfTheReleaseStrandsNothing(t *testing.T) {
 				t.Errorf("the limits count %d input(s) of the thread pending; want 0", n)
 			}
 		})
+	}
+}
+
+// lostBeginStore loses the answer of the first AcquireBegin that took a lease: it
+// commits, but the caller sees the connection drop (ErrUnavailable) and tries again.
+type lostBeginStore struct {
+	conversation.Store
+	once sync.Once
+}
+
+func (s *lostBeginStore) AcquireBegin(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	l, prev, in, ok, err := s.Store.AcquireBegin(ctx, k, owner, ttl)
+	lost := false
+	s.once.Do(func() { lost = err == nil && ok })
+	if lost {
+		return conversation.Lease{}, "", nil, false, fmt.Errorf("%w: reply lost after the commit", conversation.ErrUnavailable)
+	}
+	return l, prev, in, ok, err
+}
+
+// attemptsSeen sends the Attempts of each turn's input on seen, then answers it.
+type attemptsSeen struct {
+	answerer
+	seen chan<- int
+}
+
+func (a attemptsSeen) Handle(ctx context.Context, r *Run) error {
+	a.seen <- r.In.Attempts
+	return a.answerer.Handle(ctx, r)
+}
+
+// firstRun is a Messenger that finds nothing an earlier run of an input posted (a
+// turn whose input counts more than one attempt asks).
+type firstRun struct{ *replies }
+
+func (firstRun) Posted(context.Context, conversation.Key, string, string) ([]conversation.Posted, error) {
+	return nil, nil
+}
+
+// TestLostAnswerOfAcquireBeginCountsOneAttempt: an AcquireBegin whose answer was lost
+// is tried again, takes this process's own lease again and begins the same input: its
+// turn runs once, as the input's first attempt, not its second.
+func TestLostAnswerOfAcquireBeginCountsOneAttempt(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	seen := make(chan int, 4)
+	rt := New(Config{Store: &lostBeginStore{Store: db}, Messenger: firstRun{&replies{want: -1}}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		attemptsSeen{seen: seen})
+	if err := rt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(sctx)
+	}()
+	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-seen:
+		if n != 1 {
+			t.Errorf("the turn runs as attempt %d; want 1 (the lost AcquireBegin and its retry are one attempt)", n)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the input's turn did not run")
 	}
 }
