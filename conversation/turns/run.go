@@ -385,8 +385,9 @@ func (r *Run) save(ctx context.Context, turn conversation.Turn) (conversation.Sa
 		unanswered = unanswered || errors.Is(err, conversation.ErrUnavailable)
 		return err
 	})
-	if turn.Release && unanswered && errors.Is(err, conversation.ErrLeaseLost) {
-		if s, ok := r.savedUnanswered(ctx, turn); ok {
+	lost := errors.Is(err, conversation.ErrLeaseLost)
+	if turn.Release && unanswered && (lost || errors.Is(err, conversation.ErrConflict)) {
+		if s, ok := r.savedUnanswered(ctx, turn, lost); ok {
 			saved, err = s, nil
 		}
 	}
@@ -404,17 +405,19 @@ func (r *Run) save(ctx context.Context, turn conversation.Turn) (conversation.Sa
 // order).
 const pendingProbe = 50
 
-// savedUnanswered reports whether turn, a releasing save (Turn.Release) that a retry
-// found without its lease (ErrLeaseLost) after an attempt got no answer, had been
-// committed by that attempt, which then freed the lease: its reply was lost (a
-// connection cut after the commit). It was when the conversation is past
-// turn.Version and turn's input is no longer pending (Store.Load, Store.Pending,
-// retried while the store is unavailable). It then returns turn's Saved, Released
-// (FirstSeq 0: not known). An input that a worker which took the lease over
-// finished meanwhile also counts as saved: it is done either way. Otherwise, or when
-// the store does not answer, it reports false: the lease was lost, and its new holder
-// runs the input.
-func (r *Run) savedUnanswered(ctx context.Context, turn conversation.Turn) (conversation.Saved, bool) {
+// savedUnanswered reports whether turn, a turn's last save (Turn.Release) whose
+// retry failed after an attempt got no answer, had been committed by that attempt,
+// whose reply was lost (a connection cut after the commit). The retry then finds the
+// lease gone (lost, ErrLeaseLost: the commit freed it) or, when the commit kept it
+// (an input was pending), the conversation past turn.Version (ErrConflict). It was
+// committed when the conversation is past turn.Version and turn's input is no longer
+// pending (Store.Load, Store.Pending, retried while the store is unavailable); it
+// then returns turn's Saved, Released when lost (FirstSeq 0: not known). An input
+// that a worker which took the lease over finished meanwhile also counts as saved:
+// it is done either way. Otherwise, or when the store does not answer, it reports
+// false: the lease was lost, and its new holder runs the input, or the conflict was
+// another writer's.
+func (r *Run) savedUnanswered(ctx context.Context, turn conversation.Turn, lost bool) (conversation.Saved, bool) {
 	if turn.InputID == "" {
 		return conversation.Saved{}, false
 	}
@@ -439,8 +442,8 @@ func (r *Run) savedUnanswered(ctx context.Context, turn conversation.Turn) (conv
 	if cp.Conversation.Version <= turn.Version || slices.ContainsFunc(pending, func(in conversation.Input) bool { return in.ID == turn.InputID }) {
 		return conversation.Saved{}, false
 	}
-	r.Log.Info("the turn's save was committed and freed the lease; its reply was lost, and its retry found the lease gone", "version", turn.Version+1)
-	return conversation.Saved{ConversationID: cp.Conversation.ID, Version: turn.Version + 1, Released: true}, true
+	r.Log.Info("the turn's save was committed before its reply was lost; its retry found it done", "version", turn.Version+1, "freed", lost)
+	return conversation.Saved{ConversationID: cp.Conversation.ID, Version: turn.Version + 1, Released: lost}, true
 }
 
 // Drop ends the turn without a save, its input finished as status (dropped,
