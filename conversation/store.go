@@ -81,8 +81,10 @@ type Store interface {
 	// call on a thread (docs/architecture.md, "Durable turns"). in is the input begun;
 	// nil when none is pending, or when another writer holds the first one's row
 	// (Postgres; the holder then calls Next, which waits for it). Acquire's and
-	// Begin's guarantees hold. When the input begun does not decode, the lease is
-	// taken (l, ok true) and err is an *UndecodableError.
+	// Begin's guarantees hold, but one: when it takes owner's own lease again (prev is
+	// owner: an earlier call whose answer was lost, retried), the input that call began
+	// (Attempts > 0) is returned without counting another attempt. When the input begun
+	// does not decode, the lease is taken (l, ok true) and err is an *UndecodableError.
 	AcquireBegin(ctx context.Context, key Key, owner string, ttl time.Duration) (l Lease, prev string, in *Input, ok bool, err error)
 	// Begin starts the next input of l's thread, the pending input with the lowest
 	// Seq: it increments the input's Attempts and returns it, or nil when the thread

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,14 +16,16 @@ import (
 )
 
 // lostReplyStore loses the reply of the first store call that freed the lease (a
-// releasing Save, or a Next), as a connection that drops after the commit does:
-// it runs hook (an input of the same thread submitted in this process meanwhile)
-// and reports the store unavailable, so that the call is retried and finds the lease
-// gone.
+// releasing Save, or a Next), or with kept of the first Save that kept it, as a
+// connection that drops after the commit does: it runs hook (an input of the same
+// thread submitted in this process meanwhile) and reports the store unavailable, so
+// that the call is retried and finds the lease gone (or, kept, the conversation at a
+// newer version).
 type lostReplyStore struct {
 	conversation.Store
 	mu   sync.Mutex
 	done bool
+	kept bool
 	hook func()
 }
 
@@ -37,7 +40,7 @@ func (s *lostReplyStore) lose(freed bool) bool {
 
 func (s *lostReplyStore) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
 	saved, err := s.Store.Save(ctx, turn)
-	if err == nil && s.lose(saved.Released) {
+	if err == nil && s.lose(saved.Released != s.kept) {
 		s.hook()
 		return conversation.Saved{}, fmt.Errorf("%w: reply lost after the commit", conversation.ErrUnavailable)
 	}
@@ -62,10 +65,46 @@ func (d dropper) Handle(ctx context.Context, r *Run) error {
 	return r.Drop(ctx, conversation.InputDone)
 }
 
+// outcomes records the outcome of each turn (Metrics.TurnEnded).
+type outcomes struct {
+	noMetrics
+	mu  sync.Mutex
+	got []string
+}
+
+func (o *outcomes) TurnEnded(_, outcome string, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.got = append(o.got, outcome)
+}
+
+func (o *outcomes) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return fmt.Sprint(o.got)
+}
+
+// submitting submits m2 (submit) during m1's turn, before its save, which then
+// keeps the lease (an input is pending), and answers each turn.
+type submitting struct {
+	answerer
+	submit func()
+}
+
+func (h submitting) Handle(ctx context.Context, r *Run) error {
+	if r.In.ID == "m1" {
+		h.submit()
+	}
+	return h.answerer.Handle(ctx, r)
+}
+
 // TestLostReplyOfTheReleaseStrandsNothing: a store call that freed the thread's lease
 // and whose reply was lost is retried and finds the lease gone (ErrLeaseLost); an
 // input of the thread submitted here meanwhile is then run at once by taking the
-// thread again, not left for the sweep (every LEASE_TTL/5, two minutes here).
+// thread again, not left for the sweep (every LEASE_TTL/5, two minutes here). The
+// input whose save it was had been answered and saved: its turn is a finished one
+// (answered, logged as finished, counted off the limits' pending inputs once), not
+// one abandoned for a lost lease.
 func TestLostReplyOfTheReleaseStrandsNothing(t *testing.T) {
 	for _, c := range []struct {
 		name    string
@@ -75,37 +114,166 @@ func TestLostReplyOfTheReleaseStrandsNothing(t *testing.T) {
 		{"Next", func(m *replies) Handler { return dropper{m} }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctx := context.Background()
-			db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = db.Close() })
-			st := &lostReplyStore{Store: db}
-			m := &replies{want: 2, done: make(chan struct{})}
-			rt := New(Config{Store: st, Messenger: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), LeaseTTL: 10 * time.Minute}, c.handler(m))
-			st.hook = func() {
-				if _, err := rt.Submit(ctx, mention("m2", 1)); err != nil {
-					t.Error(err)
-				}
-			}
-			if err := rt.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			defer func() {
-				sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-				defer cancel()
-				_ = rt.Shutdown(sctx)
-			}()
-			if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-m.done:
-			case <-time.After(time.Minute): // the sweep would take it after two
-				pending, _ := db.Pending(ctx, mention("", 1).Key, 10)
-				t.Fatalf("the input submitted while the lease was freed is not run: %d input(s) pending", len(pending))
-			}
+			testLostReply(t, false, func(m *replies, _ func()) Handler { return c.handler(m) })
 		})
+	}
+}
+
+// TestLostReplyOfASaveThatKeptTheLease: a turn's last save that kept the lease (an
+// input was pending) and whose reply was lost is retried and finds the conversation
+// at a newer version (ErrConflict): its turn is a finished one, not one that failed
+// and leaves its input pending, and the next input runs.
+func TestLostReplyOfASaveThatKeptTheLease(t *testing.T) {
+	testLostReply(t, true, func(_ *replies, submit func()) Handler { return submitting{submit: submit} })
+}
+
+// testLostReply runs m1, then m2, submitted by the lost reply's hook (or, kept, by
+// the handler's submit), on a lostReplyStore, and checks that both turns were
+// answered, none logged as failed or abandoned, and each input counted finished once.
+func testLostReply(t *testing.T, kept bool, handler func(m *replies, submit func()) Handler) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	st := &lostReplyStore{Store: db, kept: kept}
+	m := &replies{want: 2, done: make(chan struct{})}
+	logs, met := &logBuffer{}, &outcomes{}
+	var rt *Runtime
+	submit := func() {
+		if _, err := rt.Submit(ctx, mention("m2", 1)); err != nil {
+			t.Error(err)
+		}
+	}
+	rt = New(Config{Store: st, Messenger: m, Logger: slog.New(slog.NewTextHandler(logs, nil)), Metrics: met, LeaseTTL: 10 * time.Minute}, handler(m, submit))
+	var (
+		mu       sync.Mutex
+		finished = map[string]int{}
+	)
+	count := rt.sched.finished
+	rt.sched.finished = func(in conversation.Input) {
+		mu.Lock()
+		finished[in.ID]++
+		mu.Unlock()
+		count(in)
+	}
+	st.hook = func() {
+		if !kept {
+			submit()
+		}
+	}
+	if err := rt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(sctx)
+	}()
+	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-m.done:
+	case <-time.After(time.Minute): // the sweep would take it after two
+		pending, _ := db.Pending(ctx, mention("", 1).Key, 10)
+		t.Fatalf("the input submitted while the lease was freed is not run: %d input(s) pending", len(pending))
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := rt.Wait(wctx); err != nil {
+		t.Fatalf("the thread is still held after both turns: %v", err)
+	}
+	if got := met.String(); got != "[answered answered]" {
+		t.Errorf("turn outcomes %s; want both answered", got)
+	}
+	if l := logs.String(); strings.Contains(l, "lease was lost") || strings.Contains(l, "lease lost") || strings.Contains(l, "level=ERROR") {
+		t.Errorf("a turn whose input was saved is logged as one that failed or whose lease was lost:\n%s", l)
+	}
+	st.mu.Lock()
+	if !st.done {
+		t.Error("no reply was lost")
+	}
+	st.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
+	if finished["m1"] != 1 || finished["m2"] != 1 || len(finished) != 2 {
+		t.Errorf("inputs counted finished: %v; want m1 and m2 once each", finished)
+	}
+	rt.intake.limits.mu.Lock()
+	defer rt.intake.limits.mu.Unlock()
+	if n := rt.intake.limits.pending[mention("", 1).Key]; n != 0 {
+		t.Errorf("the limits count %d input(s) of the thread pending; want 0", n)
+	}
+}
+
+// lostBeginStore loses the answer of the first AcquireBegin that took a lease: it
+// commits, but the caller sees the connection drop (ErrUnavailable) and tries again.
+type lostBeginStore struct {
+	conversation.Store
+	once sync.Once
+}
+
+func (s *lostBeginStore) AcquireBegin(ctx context.Context, k conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
+	l, prev, in, ok, err := s.Store.AcquireBegin(ctx, k, owner, ttl)
+	lost := false
+	s.once.Do(func() { lost = err == nil && ok })
+	if lost {
+		return conversation.Lease{}, "", nil, false, fmt.Errorf("%w: reply lost after the commit", conversation.ErrUnavailable)
+	}
+	return l, prev, in, ok, err
+}
+
+// attemptsSeen sends the Attempts of each turn's input on seen, then answers it.
+type attemptsSeen struct {
+	answerer
+	seen chan<- int
+}
+
+func (a attemptsSeen) Handle(ctx context.Context, r *Run) error {
+	a.seen <- r.In.Attempts
+	return a.answerer.Handle(ctx, r)
+}
+
+// firstRun is a Messenger that finds nothing an earlier run of an input posted (a
+// turn whose input counts more than one attempt asks).
+type firstRun struct{ *replies }
+
+func (firstRun) Posted(context.Context, conversation.Key, string, string) ([]conversation.Posted, error) {
+	return nil, nil
+}
+
+// TestLostAnswerOfAcquireBeginCountsOneAttempt: an AcquireBegin whose answer was lost
+// is tried again, takes this process's own lease again and begins the same input: its
+// turn runs once, as the input's first attempt, not its second.
+func TestLostAnswerOfAcquireBeginCountsOneAttempt(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	seen := make(chan int, 4)
+	rt := New(Config{Store: &lostBeginStore{Store: db}, Messenger: firstRun{&replies{want: -1}}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		attemptsSeen{seen: seen})
+	if err := rt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(sctx)
+	}()
+	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case n := <-seen:
+		if n != 1 {
+			t.Errorf("the turn runs as attempt %d; want 1 (the lost AcquireBegin and its retry are one attempt)", n)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the input's turn did not run")
 	}
 }

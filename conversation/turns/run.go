@@ -378,11 +378,19 @@ func (r *Run) save(ctx context.Context, turn conversation.Turn) (conversation.Sa
 		r.env.threads.releasing(r.th)
 	}
 	var saved conversation.Saved
+	unanswered := false // an attempt got no answer: it may have committed
 	err := r.env.retryStore(ctx, "save the turn", func(ctx context.Context) error {
 		var err error
 		saved, err = r.env.cfg.Store.Save(ctx, turn)
+		unanswered = unanswered || errors.Is(err, conversation.ErrUnavailable)
 		return err
 	})
+	lost := errors.Is(err, conversation.ErrLeaseLost)
+	if turn.Release && unanswered && (lost || errors.Is(err, conversation.ErrConflict)) {
+		if s, ok := r.savedUnanswered(ctx, turn, lost); ok {
+			saved, err = s, nil
+		}
+	}
 	if turn.Release {
 		r.env.threads.released(r.th, err == nil && saved.Released)
 	}
@@ -390,6 +398,52 @@ func (r *Run) save(ctx context.Context, turn conversation.Turn) (conversation.Sa
 		r.saved = snapshot(turn.State)
 	}
 	return saved, err
+}
+
+// pendingProbe bounds the pending inputs savedUnanswered reads: the turn's input,
+// when still pending, is among the first of them (its thread's inputs begin in Seq
+// order).
+const pendingProbe = 50
+
+// savedUnanswered reports whether turn, a turn's last save (Turn.Release) whose
+// retry failed after an attempt got no answer, had been committed by that attempt,
+// whose reply was lost (a connection cut after the commit). The retry then finds the
+// lease gone (lost, ErrLeaseLost: the commit freed it) or, when the commit kept it
+// (an input was pending), the conversation past turn.Version (ErrConflict). It was
+// committed when the conversation is past turn.Version and turn's input is no longer
+// pending (Store.Load, Store.Pending, retried while the store is unavailable); it
+// then returns turn's Saved, Released when lost (FirstSeq 0: not known). An input
+// that a worker which took the lease over finished meanwhile also counts as saved:
+// it is done either way. Otherwise, or when the store does not answer, it reports
+// false: the lease was lost, and its new holder runs the input, or the conflict was
+// another writer's.
+func (r *Run) savedUnanswered(ctx context.Context, turn conversation.Turn, lost bool) (conversation.Saved, bool) {
+	if turn.InputID == "" {
+		return conversation.Saved{}, false
+	}
+	var (
+		cp      *conversation.Checkpoint
+		pending []conversation.Input
+	)
+	err := r.env.retryStore(ctx, "look for a save whose reply was lost", func(ctx context.Context) error {
+		var err error
+		if cp, err = r.env.cfg.Store.Load(ctx, turn.Key, 0); err != nil {
+			return err
+		}
+		pending, err = r.env.cfg.Store.Pending(ctx, turn.Key, pendingProbe)
+		return err
+	})
+	if err != nil {
+		if !errors.Is(err, conversation.ErrNotFound) {
+			r.Log.Warn("whether the turn's save was committed is not known; taken as not", "error", err)
+		}
+		return conversation.Saved{}, false
+	}
+	if cp.Conversation.Version <= turn.Version || slices.ContainsFunc(pending, func(in conversation.Input) bool { return in.ID == turn.InputID }) {
+		return conversation.Saved{}, false
+	}
+	r.Log.Info("the turn's save was committed before its reply was lost; its retry found it done", "version", turn.Version+1, "freed", lost)
+	return conversation.Saved{ConversationID: cp.Conversation.ID, Version: turn.Version + 1, Released: lost}, true
 }
 
 // Drop ends the turn without a save, its input finished as status (dropped,

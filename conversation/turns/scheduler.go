@@ -207,7 +207,8 @@ func (s *scheduler) notBegun(t *thread, err error, pokes int, retry backoff.Back
 
 // lostOrFreed reports whether err, of a turn or of next, says the lease is gone while
 // the service runs. It may have been taken by another worker, or freed by this one: a
-// save or Next that freed it and whose reply was lost finds it gone when retried.
+// save or Next that freed it and whose reply was lost finds it gone when retried (a
+// save that had been committed ends its turn as finished: Run.savedUnanswered).
 // Either way an input enqueued here meanwhile (a poke) must not wait for the sweep:
 // the worker goes through leases.freed, which takes the thread again if it is free.
 func (s *scheduler) lostOrFreed(err error) bool {

@@ -58,9 +58,14 @@ func (s *Leases) Acquire(ctx context.Context, key conversation.Key, owner string
 // input row, the other order from Save's (input, then lease): so free skips a row
 // another writer holds (SKIP LOCKED on that one row, never passing on to the next
 // input) rather than wait for it, and begins nothing; the holder's Next then waits
-// for it, holding no lease row lock. Parameters: acquireSQL's, and $6 the time. The
-// main SELECT returns no row when the lease was not taken; else its token, the
-// previous owner, whether an input was begun and the input (columns empty when none).
+// for it, holding no lease row lock. When acquired took owner $4's own lease again
+// (prev_owner: the call that took it was retried, its answer lost), next returns an
+// input begun already (attempts > 0), which that call began, without counting another
+// attempt (had that call skipped the row, locked, and begun nothing, the attempt this
+// one makes of an input a former holder began goes uncounted). Parameters:
+// acquireSQL's, and $6 the time. The main SELECT returns no row when the lease was
+// not taken; else its token, the previous owner, whether an input was begun and the
+// input (columns empty when none).
 const acquireBeginSQL = `
 WITH acquired AS (
 	INSERT INTO leases AS l (team_id, channel_id, thread_ts, owner, token, expires_at, created_at)
@@ -82,7 +87,8 @@ free AS (
 	FOR UPDATE SKIP LOCKED
 ),
 next AS (
-	UPDATE inputs SET attempts = attempts + 1, updated_at = $6::timestamptz
+	UPDATE inputs SET updated_at = $6::timestamptz,
+		attempts = attempts + CASE WHEN attempts > 0 AND (SELECT prev_owner FROM acquired) = $4::text THEN 0 ELSE 1 END
 	WHERE id = (SELECT id FROM free) AND status = 'pending'
 	RETURNING id, event_id, kind, payload, status, attempts, seq, created_at
 )
@@ -95,7 +101,9 @@ FROM acquired AS a LEFT JOIN next AS n ON true`
 // begins the thread's first pending input as Begin does, in one statement
 // (acquireBeginSQL). It returns the lease, the previous owner and the input begun
 // (nil when none is pending, or another writer held its row), or ok false when a live
-// lease of another owner holds the thread.
+// lease of another owner holds the thread. When it took owner's own lease again (a
+// call whose answer was lost, retried), an input begun already is begun without
+// counting another attempt.
 func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
 	l, prev, in, ok, err := sqlstore.AcquireBegin(key, owner, ttl, func(ttl time.Duration, token *int64, p *sql.NullString, r *inputRow) (found bool, err error) {
 		err = s.acquireBeginStmt.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner, ttl.Milliseconds(), sqlstore.Now()).

@@ -37,9 +37,12 @@ const (
 		RETURNING token, prev_owner`
 	// beginSQL increments the attempts of thread ?1-?3's pending input with the lowest
 	// seq (the first entry of inputs_thread_pending) if owner ?4 holds the thread with
-	// token ?5, and returns the input. ?6 is now.
+	// token ?5, and returns the input. ?6 is now. With ?7 true (AcquireBegin took ?4's
+	// own lease again: the answer of the call that took it was lost) an input begun
+	// already (attempts > 0), which that call began, is returned without counting
+	// another attempt.
 	beginSQL = `
-		UPDATE inputs SET attempts = attempts + 1, updated_at = ?6
+		UPDATE inputs SET attempts = attempts + (CASE WHEN ?7 AND attempts > 0 THEN 0 ELSE 1 END), updated_at = ?6
 		WHERE seq = (
 				SELECT seq FROM inputs
 				WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3 AND status = 'pending'
@@ -86,7 +89,8 @@ func (s *Leases) Acquire(ctx context.Context, key conversation.Key, owner string
 // AcquireBegin takes the lease of thread key as Acquire does and, when it took it,
 // begins the thread's first pending input as Begin does, in one transaction on the
 // write connection (acquireSQL, then beginSQL): one commit where the two calls made
-// two. It returns the lease, the previous owner and the input begun (nil when none
+// two. When it took owner's own lease again (a call whose answer was lost, retried),
+// an input begun already is begun without counting another attempt. It returns the lease, the previous owner and the input begun (nil when none
 // is pending), or ok false, with nothing written, when a live lease holds the thread.
 func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
 	var (
@@ -107,7 +111,8 @@ func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner s
 				timestamp(now.Add(ttl)), timestamp(now)).Scan(token, p); err != nil {
 				return false, err
 			}
-			err := tx.StmtContext(ctx, s.st.begin).QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner, *token, timestamp(now)).
+			again := p.Valid && p.String == owner // the lost answer's call began the input
+			err := tx.StmtContext(ctx, s.st.begin).QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner, *token, timestamp(now), again).
 				Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
 			if errors.Is(err, sql.ErrNoRows) {
 				return false, nil // the lease is this transaction's: no input is pending
@@ -144,7 +149,7 @@ func (s *Leases) Begin(ctx context.Context, l conversation.Lease) (*conversation
 // begin is Begin's statements, run in its turn on the write connection.
 func (s *Leases) begin(ctx context.Context, l conversation.Lease, k conversation.Key) (*conversation.Input, error) {
 	return sqlstore.Begin(l, func(r *inputRow) (found, held bool, err error) {
-		err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now())).
+		err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false).
 			Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
 		r.TeamID, r.ChannelID, r.ThreadTS = k.TeamID, k.ChannelID, k.ThreadTS
 		if err == nil {
@@ -182,7 +187,7 @@ func (s *Leases) Next(ctx context.Context, l conversation.Lease) (*conversation.
 	)
 	err := s.turnWrite(ctx, func() (err error) {
 		in, released, err = sqlstore.Next(l, func(r *inputRow) (found, held, released bool, err error) {
-			err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now())).
+			err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false).
 				Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
 			r.TeamID, r.ChannelID, r.ThreadTS = k.TeamID, k.ChannelID, k.ThreadTS
 			if err == nil || !errors.Is(err, sql.ErrNoRows) {

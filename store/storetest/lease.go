@@ -474,3 +474,44 @@ func testAcquireBegin(t *testing.T, s conversation.Store) {
 		}
 	}
 }
+
+// testAcquireBeginAgain checks AcquireBegin called again after its answer was lost:
+// it takes the caller's own lease again, with the next token (which fences the lease
+// lost track of), and returns the input the lost call began without counting another
+// attempt (the lost call counted it); an input the lost call did not begin (none was
+// pending then) counts its first attempt; and a lease of another owner taken over
+// counts the new holder's attempt of the input its former holder began.
+func testAcquireBeginAgain(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	k := thread("acquire-begin-again")
+	mustEnqueue(t, s, inputIn(k, "aa1", "U1"))
+	l, _, in, ok, err := s.AcquireBegin(ctx, k, ownerA, liveTTL)
+	if err != nil || !ok || in == nil || in.ID != "aa1" || in.Attempts != 1 {
+		t.Fatalf("AcquireBegin of a free thread = %+v, %+v, %v, %v; want input aa1 with 1 attempt", l, in, ok, err)
+	}
+	again, prev, in, ok, err := s.AcquireBegin(ctx, k, ownerA, liveTTL)
+	if err != nil || !ok || again.Token != l.Token+1 || prev != ownerA || in == nil || in.ID != "aa1" || in.Attempts != 1 {
+		t.Fatalf("AcquireBegin of the caller's own lease again = %+v, %q, %+v, %v, %v; want token %d from itself, input aa1 with its 1 attempt",
+			again, prev, in, ok, err, l.Token+1)
+	}
+	if _, err := s.Save(ctx, conversation.Turn{Key: k, Lease: l, InputID: "aa1"}); !errors.Is(err, conversation.ErrLeaseLost) {
+		t.Errorf("Save with the lease its owner took again: %v; want ErrLeaseLost", err)
+	}
+	mustSave(t, s, conversation.Turn{Key: k, Lease: again, InputID: "aa1"})
+	if l, prev, in, ok, err := s.AcquireBegin(ctx, k, ownerA, liveTTL); err != nil || !ok || prev != ownerA || in != nil {
+		t.Fatalf("AcquireBegin of the caller's own lease, nothing pending = %+v, %q, %+v, %v, %v; want the lease, no input", l, prev, in, ok, err)
+	}
+	mustEnqueue(t, s, inputIn(k, "aa2", "U1"))
+	for i, ttl := range []time.Duration{liveTTL, expiredTTL} {
+		if l, prev, in, ok, err := s.AcquireBegin(ctx, k, ownerA, ttl); err != nil || !ok || prev != ownerA || in == nil || in.ID != "aa2" || in.Attempts != 1 {
+			t.Fatalf("AcquireBegin %d of the caller's own lease, aa2 enqueued since = %+v, %q, %+v, %v, %v; want input aa2 with 1 attempt", i+1, l, prev, in, ok, err)
+		}
+	}
+	cur, prev, in, ok, err := s.AcquireBegin(ctx, k, ownerB, liveTTL)
+	for deadline := time.Now().Add(10 * time.Second); err == nil && !ok && time.Now().Before(deadline); {
+		cur, prev, in, ok, err = s.AcquireBegin(ctx, k, ownerB, liveTTL) // only a clock that stepped back waits
+	}
+	if err != nil || !ok || prev != ownerA || in == nil || in.ID != "aa2" || in.Attempts != 2 {
+		t.Fatalf("AcquireBegin of %s's expired lease = %+v, %q, %+v, %v, %v; want input aa2 with 2 attempts", ownerA, cur, prev, in, ok, err)
+	}
+}

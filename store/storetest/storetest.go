@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"Next", testNext},
 		{"SaveRelease", testSaveRelease},
 		{"AcquireBegin", testAcquireBegin},
+		{"AcquireBeginAgain", testAcquireBeginAgain},
 		{"FinishLease", testFinishLease},
 		{"Abandon", testAbandon},
 		{"Renew", testRenew},
