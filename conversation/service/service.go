@@ -141,7 +141,8 @@ type Config struct {
 	// DefaultSuggestedPrompts. Where the Messenger is AssistantThreads.
 	SuggestedPrompts *conversation.SuggestedPrompts
 	// Owner names this process in its leases (default: host name, process id and a
-	// random suffix, unique per start).
+	// random suffix, unique per start). It must be unique per start (see
+	// turns.Config.Owner).
 	Owner string
 	// Now returns the current time (default time.Now).
 	Now func() time.Time

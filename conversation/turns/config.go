@@ -87,7 +87,11 @@ type Config struct {
 	// (session.go); nil: none are set.
 	Sessions conversation.Sessions
 	// Owner names this process in its leases (default: host name, process id and a
-	// random suffix, unique per start); Now is the clock (default time.Now).
+	// random suffix, unique per start). It must be unique per start: a lease taken
+	// again by its own owner is taken as a lost answer retried, and its input's
+	// attempt is not counted again (Store.AcquireBegin), so a name kept across
+	// restarts would let an input that crashes the process run for ever. Now is the
+	// clock (default time.Now).
 	Owner string
 	Now   func() time.Time
 	// Model names the main model, under which a turn's unmetered usage is recorded.

@@ -170,33 +170,44 @@ func (ls leases) failUndecodable(t *thread, u *conversation.UndecodableError) er
 }
 
 // tellUndecodable tells in's thread, in a reply, that in could not be read and is to
-// be sent again: what the person asked is unknown, but not that they asked. An input
-// at a channel's top level (no thread: a channel command) is not told. The reply is
-// posted once in is failed, so it is never posted twice; best effort, on a context
-// of its own bounded by FinalTimeout: a failure is logged.
+// be sent again: what the person asked is unknown, but not that they asked. Only what
+// a person sends is told (a message, an edit, a click, a command; undecodableText), in
+// a thread (a channel command's top level is not; the Messages tab is told at its top,
+// as its turns post: Key.Posting). The reply is posted once in is failed, so it is
+// never posted twice; best effort, on a context of its own bounded by FinalTimeout: a
+// failure is logged.
 func (ls leases) tellUndecodable(in conversation.Input) {
-	if in.Key.ThreadTS == "" {
+	text, ok := undecodableText(in.Kind)
+	if !ok || in.Key.ThreadTS == "" {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ls.ctx), ls.cfg.FinalTimeout)
 	defer cancel()
 	tag := conversation.Tag{InputID: in.ID, N: 1, Answer: true, Final: true, Notice: true}
-	if _, err := ls.cfg.Messenger.PostReply(ctx, in.Key, undecodableText(in.Kind), tag); err != nil {
+	if _, err := ls.cfg.Messenger.PostReply(ctx, in.Key.Posting(), text, tag); err != nil {
 		ls.log.Warn("notice of an undecodable input not posted", conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID, "error", err)
 	}
 }
 
-// undecodableText is the reply that tells a thread an input of kind could not be
-// read (tellUndecodable).
-func undecodableText(kind conversation.InputKind) string {
-	what := "a message"
+// undecodableText returns the reply that tells a thread an input of kind could not
+// be read (tellUndecodable), and false for a kind no person sent as such (a
+// pipeline's step, a deletion, an assistant thread's or view's event): nobody is
+// waiting for it, and asking for it again would make no sense.
+func undecodableText(kind conversation.InputKind) (string, bool) {
+	var what string
 	switch kind {
+	case conversation.KindUserMessage:
+		what = "a message"
+	case conversation.KindEdit:
+		what = "an edit of a message"
 	case conversation.KindAction:
 		what = "a click on one of my buttons"
 	case conversation.KindCommand:
 		what = "a command"
+	default:
+		return "", false
 	}
-	return "Sorry, I could not read " + what + " sent in this thread: it was stored in a form this version of me does not know (by a newer version, during an upgrade, or damaged), so I did not act on it. Please send it again."
+	return "Sorry, I could not read " + what + " sent in this thread: it was stored in a form this version of me does not know (by a newer version, during an upgrade, or damaged), so I did not act on it. Please send it again.", true
 }
 
 // freed ends the work on t once next freed its lease, and reports whether the worker

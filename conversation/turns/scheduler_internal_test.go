@@ -561,3 +561,16 @@ func (m *noticeLog) posted() []notice {
 	defer m.mu.Unlock()
 	return slices.Clone(m.posts)
 }
+
+// TestUndecodableTextOnlyForWhatAPersonSent: the reply about an input that cannot be
+// read asks again only for what a person sent.
+func TestUndecodableTextOnlyForWhatAPersonSent(t *testing.T) {
+	for kind, want := range map[conversation.InputKind]bool{
+		conversation.KindUserMessage: true, conversation.KindEdit: true, conversation.KindAction: true, conversation.KindCommand: true,
+		conversation.KindPipeline: false, conversation.KindDelete: false, conversation.KindAssistantThread: false,
+	} {
+		if text, ok := undecodableText(kind); ok != want || ok && !strings.Contains(text, "send it again") {
+			t.Errorf("undecodableText(%s) = %q, %v; want a request to send it again: %v", kind, text, ok, want)
+		}
+	}
+}
