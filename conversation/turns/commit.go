@@ -21,6 +21,16 @@ const (
 	maxBatch = 500
 	// batchTimeout bounds a batch none of whose callers set a deadline.
 	batchTimeout = 30 * time.Second
+	// commitDelay is how long a batch waits for more inputs while the intake is busy
+	// (the batch before it ended less than busyGap ago) and fewer than fullBatch are
+	// queued, as PostgreSQL's commit_delay does: at most that much more latency for an
+	// ack, for many inputs a commit instead of one or two. In a burst of 1,000
+	// mentions on SQLite, the batches' commits took 0.14 s of CPU without it, 0.04 s
+	// with it (docs/architecture.md, "Accepted means stored"). An input that comes
+	// after a quiet busyGap is stored at once.
+	commitDelay = time.Millisecond
+	busyGap     = 5 * time.Millisecond
+	fullBatch   = 64
 )
 
 // groupCommit batches the inputs handed to store.
@@ -33,6 +43,8 @@ type groupCommit struct {
 	// grew is closed, and replaced, each time an input joins the queue (nil until the
 	// first): what a test waits on to know an input is queued.
 	grew chan struct{}
+	// ended is when the last batch's commit ended (zero before the first).
+	ended time.Time
 }
 
 // queuedInput is an input waiting for its batch, and where its outcome goes.
@@ -69,10 +81,16 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, e
 	return r.inserted, r.err
 }
 
-// run stores batches until the queue is empty.
+// run stores batches until the queue is empty, each gathered for commitDelay while
+// the intake is busy.
 func (g *groupCommit) run() {
 	for {
 		g.mu.Lock()
+		if busy := !g.ended.IsZero() && time.Since(g.ended) < busyGap; busy && len(g.queue) > 0 && len(g.queue) < fullBatch {
+			g.mu.Unlock()
+			<-time.After(commitDelay)
+			g.mu.Lock()
+		}
 		n := min(len(g.queue), maxBatch)
 		if n == 0 {
 			g.running = false
@@ -83,6 +101,9 @@ func (g *groupCommit) run() {
 		g.queue = g.queue[n:]
 		g.mu.Unlock()
 		g.commit(batch)
+		g.mu.Lock()
+		g.ended = time.Now()
+		g.mu.Unlock()
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -164,4 +165,46 @@ func waitQueue(t *testing.T, g *groupCommit, n int) {
 			t.Fatalf("%d inputs queued; want %d", got, n)
 		}
 	}
+}
+
+// TestGroupCommitGathersABusyIntake: an input that comes to a quiet intake is stored
+// at once; inputs that come right after a batch (a burst) wait commitDelay for one
+// another and go in one batch, not one each.
+func TestGroupCommitGathersABusyIntake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newBatchStore()
+		close(st.release)
+		g := testCommit(st)
+		in := func(id string) conversation.Input { return conversation.Input{ID: id} }
+		alone := func(id string) {
+			start := time.Now()
+			if _, err := g.store(t.Context(), in(id)); err != nil {
+				t.Fatal(err)
+			}
+			if waited := time.Since(start); waited != 0 {
+				t.Errorf("%s, alone, waited %v for its batch; want none", id, waited)
+			}
+		}
+		alone("first")
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := range 3 {
+			wg.Go(func() {
+				if _, err := g.store(t.Context(), in(fmt.Sprintf("burst%d", i))); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if waited := time.Since(start); waited != commitDelay {
+			t.Errorf("the burst waited %v for its batch; want commitDelay, %v", waited, commitDelay)
+		}
+		<-time.After(busyGap) // the intake goes quiet
+		alone("later")
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		if len(st.batches) != 3 || len(st.batches[1]) != 3 {
+			t.Errorf("batches %v; want [first], the burst's three inputs in one, and [later]", st.batches)
+		}
+	})
 }
