@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -60,7 +62,10 @@ func BenchmarkTakeover(b *testing.B) {
 // apart, as startup-cpu-ms) and peak RSS (the process's rusage), Slack Web API calls per turn (all, and
 // assistant.threads.setStatus), and the threads answered more than once or with
 // another thread's answer (both must be 0). BURST_LOG=file keeps the replica's log,
-// BURST_CPUPROFILE=file its CPU profile (go tool pprof). Cases: N=1000 D=2s on SQLite and on
+// BURST_CPUPROFILE=file its CPU profile (go tool pprof), start to stop, and
+// BURST_WINDOW_PROFILE=file its CPU profile of the first second from the first
+// mention, taken through DEBUG_ADDR: what the replica does while the burst's acks
+// are due. Cases: N=1000 D=2s on SQLite and on
 // Postgres, N=3000 D=0 on Postgres (TEST_DATABASE_URL). README.md's numbers come from
 //
 //	go test -run XXX -bench BenchmarkBurst -benchtime 1x ./cmd/threadwright
@@ -100,6 +105,10 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 			c.env[profileEnv] = f
 		}
 		c.echoModel(delay)
+		window := os.Getenv("BURST_WINDOW_PROFILE")
+		if window != "" { // the replica's profiling endpoints (DEBUG_ADDR), for windowProfile
+			c.env["DEBUG_ADDR"] = freeLoopbackAddr(b)
+		}
 		users := make([]string, threads)
 		for i := range users {
 			users[i] = fmt.Sprintf("U0LOAD%05d", i)
@@ -110,6 +119,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 		startup := processCPU(b, r.cmd.Process.Pid)
 		b.StartTimer()
 		start := time.Now()
+		profiled := windowProfile(b, c.env["DEBUG_ADDR"], window)
 		roots := make([]string, threads)
 		questions := make([]string, threads)
 		for i := range threads {
@@ -125,6 +135,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 		})
 		last := time.Since(start)
 		b.StopTimer()
+		<-profiled
 		c.waitFor("every envelope's ack", func() bool {
 			for _, e := range c.emu.Envelopes() {
 				if !e.Acked && !e.GaveUp {
@@ -229,4 +240,42 @@ func perTurn(counts map[string]int, turns int) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, " ")
+}
+
+// windowProfile takes, in the background, a CPU profile of one second of the replica
+// serving its profiling endpoints at addr (DEBUG_ADDR), into file; the channel
+// returned is closed once it is written (at once when file is "").
+func windowProfile(b *testing.B, addr, file string) <-chan struct{} {
+	done := make(chan struct{})
+	if file == "" {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		resp, err := http.Get("http://" + addr + "/debug/pprof/profile?seconds=1")
+		if err != nil {
+			b.Errorf("window profile: %v", err)
+			return
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err == nil {
+			err = os.WriteFile(file, data, 0o644)
+		}
+		if err != nil {
+			b.Errorf("window profile: %v", err)
+		}
+	}()
+	return done
+}
+
+// freeLoopbackAddr returns a loopback address with a port free when it was asked.
+func freeLoopbackAddr(b *testing.B) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
