@@ -107,6 +107,9 @@ func benchBurst(b *testing.B, dsn string, threads int, delay time.Duration) {
 		c.echoModel(delay)
 		window := os.Getenv("BURST_WINDOW_PROFILE")
 		if window != "" { // the replica's profiling endpoints (DEBUG_ADDR), for windowProfile
+			if os.Getenv("BURST_CPUPROFILE") != "" {
+				b.Fatal("BURST_WINDOW_PROFILE and BURST_CPUPROFILE: set one (a process takes one CPU profile at a time)")
+			}
 			c.env["DEBUG_ADDR"] = freeLoopbackAddr(b)
 		}
 		users := make([]string, threads)
@@ -251,6 +254,7 @@ func windowProfile(b *testing.B, addr, file string) <-chan struct{} {
 		close(done)
 		return done
 	}
+	b.Cleanup(func() { <-done }) // a benchmark that stops early waits for it
 	go func() {
 		defer close(done)
 		resp, err := http.Get("http://" + addr + "/debug/pprof/profile?seconds=1")
@@ -260,6 +264,9 @@ func windowProfile(b *testing.B, addr, file string) <-chan struct{} {
 		}
 		defer resp.Body.Close()
 		data, err := io.ReadAll(resp.Body)
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("%s: %s", resp.Status, data)
+		}
 		if err == nil {
 			err = os.WriteFile(file, data, 0o644)
 		}

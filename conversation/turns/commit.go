@@ -22,12 +22,14 @@ const (
 	// batchTimeout bounds a batch none of whose callers set a deadline.
 	batchTimeout = 30 * time.Second
 	// commitDelay is how long a batch waits for more inputs while the intake is busy
-	// (the batch before it ended less than busyGap ago) and fewer than fullBatch are
-	// queued, as PostgreSQL's commit_delay does: at most that much more latency for an
-	// ack, for many inputs a commit instead of one or two. In a burst of 1,000
-	// mentions on SQLite, the batches' commits took 0.14 s of CPU without it, 0.04 s
-	// with it (docs/architecture.md, "Accepted means stored"). An input that comes
-	// after a quiet busyGap is stored at once.
+	// and fewer than fullBatch are queued, as PostgreSQL's commit_delay does: at most
+	// that much more latency for an ack, for many inputs a commit instead of one or
+	// two. In a burst of 1,000 mentions on SQLite, the batches' commits took 0.14 s of
+	// CPU without it, 0.04 s with it (docs/architecture.md, "Accepted means stored").
+	// Busy means that, less than busyGap ago, an input was handed over while another
+	// was queued or being stored: inputs that come one after another, each once the
+	// one before it is stored (one thread's, on its lane), or alone, never wait, since
+	// nothing would join them.
 	commitDelay = time.Millisecond
 	busyGap     = 5 * time.Millisecond
 	fullBatch   = 64
@@ -43,8 +45,11 @@ type groupCommit struct {
 	// grew is closed, and replaced, each time an input joins the queue (nil until the
 	// first): what a test waits on to know an input is queued.
 	grew chan struct{}
-	// ended is when the last batch's commit ended (zero before the first).
-	ended time.Time
+	// storing is how many inputs the batch being stored holds (0 between batches).
+	storing int
+	// overlapped is when an input was last handed over while another was queued or
+	// being stored (zero before): the intake is busy for busyGap after it.
+	overlapped time.Time
 }
 
 // queuedInput is an input waiting for its batch, and where its outcome goes.
@@ -68,6 +73,9 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, e
 	q := &queuedInput{ctx: ctx, in: in, done: make(chan commitResult, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, q)
+	if len(g.queue)+g.storing > 1 {
+		g.overlapped = time.Now()
+	}
 	if g.grew != nil {
 		close(g.grew)
 		g.grew = nil
@@ -86,7 +94,7 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, e
 func (g *groupCommit) run() {
 	for {
 		g.mu.Lock()
-		if busy := !g.ended.IsZero() && time.Since(g.ended) < busyGap; busy && len(g.queue) > 0 && len(g.queue) < fullBatch {
+		if busy := !g.overlapped.IsZero() && time.Since(g.overlapped) < busyGap; busy && len(g.queue) > 0 && len(g.queue) < fullBatch {
 			g.mu.Unlock()
 			<-time.After(commitDelay)
 			g.mu.Lock()
@@ -99,10 +107,11 @@ func (g *groupCommit) run() {
 		}
 		batch := g.queue[:n:n]
 		g.queue = g.queue[n:]
+		g.storing = n
 		g.mu.Unlock()
 		g.commit(batch)
 		g.mu.Lock()
-		g.ended = time.Now()
+		g.storing = 0
 		g.mu.Unlock()
 	}
 }

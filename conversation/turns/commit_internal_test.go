@@ -167,44 +167,45 @@ func waitQueue(t *testing.T, g *groupCommit, n int) {
 	}
 }
 
-// TestGroupCommitGathersABusyIntake: an input that comes to a quiet intake is stored
-// at once; inputs that come right after a batch (a burst) wait commitDelay for one
-// another and go in one batch, not one each.
+// TestGroupCommitGathersABusyIntake: inputs that come while others are being stored
+// (a burst) wait commitDelay for one another and go in one batch; an input that comes
+// to a quiet intake, or once the one before it is stored (one thread's, one after
+// another), is stored at once.
 func TestGroupCommitGathersABusyIntake(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newBatchStore()
-		close(st.release)
 		g := testCommit(st)
 		in := func(id string) conversation.Input { return conversation.Input{ID: id} }
-		alone := func(id string) {
-			start := time.Now()
+		store := func(id string) {
 			if _, err := g.store(t.Context(), in(id)); err != nil {
-				t.Fatal(err)
-			}
-			if waited := time.Since(start); waited != 0 {
-				t.Errorf("%s, alone, waited %v for its batch; want none", id, waited)
+				t.Error(err)
 			}
 		}
-		alone("first")
-		start := time.Now()
 		var wg sync.WaitGroup
-		for i := range 3 {
-			wg.Go(func() {
-				if _, err := g.store(t.Context(), in(fmt.Sprintf("burst%d", i))); err != nil {
-					t.Error(err)
-				}
-			})
-		}
+		wg.Go(func() { store("first") })
+		<-st.first // first is being stored: second comes meanwhile (a burst)
+		wg.Go(func() { store("second") })
+		waitQueue(t, g, 1)
+		close(st.release)
+		start := time.Now()
+		wg.Go(func() { store("third") }) // comes while second waits for more
 		wg.Wait()
 		if waited := time.Since(start); waited != commitDelay {
-			t.Errorf("the burst waited %v for its batch; want commitDelay, %v", waited, commitDelay)
+			t.Errorf("the burst's batch waited %v; want commitDelay, %v", waited, commitDelay)
 		}
 		<-time.After(busyGap) // the intake goes quiet
-		alone("later")
+		start = time.Now()
+		for _, id := range []string{"alone", "next", "last"} {
+			store(id) // one after another, as one thread's are
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("inputs one after another waited %v for their batches; want none", waited)
+		}
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		if len(st.batches) != 3 || len(st.batches[1]) != 3 {
-			t.Errorf("batches %v; want [first], the burst's three inputs in one, and [later]", st.batches)
+		want := [][]string{{"first"}, {"second", "third"}, {"alone"}, {"next"}, {"last"}}
+		if !slices.EqualFunc(st.batches, want, slices.Equal) {
+			t.Errorf("batches %v; want %v", st.batches, want)
 		}
 	})
 }
