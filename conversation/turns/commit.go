@@ -26,10 +26,12 @@ const (
 	// that much more latency for an ack, for many inputs a commit instead of one or
 	// two. In a burst of 1,000 mentions on SQLite, the batches' commits took 0.14 s of
 	// CPU without it, 0.04 s with it (docs/architecture.md, "Accepted means stored").
-	// Busy means that, less than busyGap ago, an input was handed over while another
-	// was queued or being stored: inputs that come one after another, each once the
-	// one before it is stored (one thread's, on its lane), or alone, never wait, since
-	// nothing would join them.
+	// Busy means that, less than busyGap ago, an input came while another was queued
+	// or being stored, or came for another thread than the input before it, which
+	// came less than busyGap before: a burst of many threads' inputs, each often
+	// stored before the next comes. Inputs that come one after another for one
+	// thread (its lane hands the next over once the one before it is stored), or
+	// alone, never wait, since nothing would join them.
 	commitDelay = time.Millisecond
 	busyGap     = 5 * time.Millisecond
 	fullBatch   = 64
@@ -47,9 +49,11 @@ type groupCommit struct {
 	grew chan struct{}
 	// storing is how many inputs the batch being stored holds (0 between batches).
 	storing int
-	// overlapped is when an input was last handed over while another was queued or
-	// being stored (zero before): the intake is busy for busyGap after it.
-	overlapped time.Time
+	// busy is when the intake was last found busy (see commitDelay; zero before),
+	// last the thread and time of the input handed over last.
+	busy     time.Time
+	lastKey  conversation.Key
+	lastTime time.Time
 }
 
 // queuedInput is an input waiting for its batch, and where its outcome goes.
@@ -73,9 +77,11 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, e
 	q := &queuedInput{ctx: ctx, in: in, done: make(chan commitResult, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, q)
-	if len(g.queue)+g.storing > 1 {
-		g.overlapped = time.Now()
+	now := time.Now()
+	if len(g.queue)+g.storing > 1 || in.Key != g.lastKey && now.Sub(g.lastTime) < busyGap {
+		g.busy = now
 	}
+	g.lastKey, g.lastTime = in.Key, now
 	if g.grew != nil {
 		close(g.grew)
 		g.grew = nil
@@ -94,7 +100,7 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, e
 func (g *groupCommit) run() {
 	for {
 		g.mu.Lock()
-		if busy := !g.overlapped.IsZero() && time.Since(g.overlapped) < busyGap; busy && len(g.queue) > 0 && len(g.queue) < fullBatch {
+		if busy := !g.busy.IsZero() && time.Since(g.busy) < busyGap; busy && len(g.queue) > 0 && len(g.queue) < fullBatch {
 			g.mu.Unlock()
 			<-time.After(commitDelay)
 			g.mu.Lock()

@@ -170,7 +170,8 @@ func waitQueue(t *testing.T, g *groupCommit, n int) {
 // TestGroupCommitGathersABusyIntake: inputs that come while others are being stored
 // (a burst) wait commitDelay for one another and go in one batch; an input that comes
 // to a quiet intake, or once the one before it is stored (one thread's, one after
-// another), is stored at once.
+// another), is stored at once; different threads' inputs coming one after another (a
+// burst, each stored before the next comes) wait commitDelay for others.
 func TestGroupCommitGathersABusyIntake(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newBatchStore()
@@ -199,11 +200,21 @@ func TestGroupCommitGathersABusyIntake(t *testing.T) {
 			store(id) // one after another, as one thread's are
 		}
 		if waited := time.Since(start); waited != 0 {
-			t.Errorf("inputs one after another waited %v for their batches; want none", waited)
+			t.Errorf("one thread's inputs, one after another, waited %v for their batches; want none", waited)
+		}
+		<-time.After(busyGap)
+		start = time.Now()
+		for i := range 3 { // three threads' inputs, each stored before the next comes
+			if _, err := g.store(t.Context(), conversation.Input{ID: fmt.Sprintf("thread%d", i), Key: conversation.Key{ThreadTS: fmt.Sprint(i)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if waited := time.Since(start); waited != 2*commitDelay {
+			t.Errorf("three threads' inputs one after another waited %v; want commitDelay each after the first, %v", waited, 2*commitDelay)
 		}
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		want := [][]string{{"first"}, {"second", "third"}, {"alone"}, {"next"}, {"last"}}
+		want := [][]string{{"first"}, {"second", "third"}, {"alone"}, {"next"}, {"last"}, {"thread0"}, {"thread1"}, {"thread2"}}
 		if !slices.EqualFunc(st.batches, want, slices.Equal) {
 			t.Errorf("batches %v; want %v", st.batches, want)
 		}
