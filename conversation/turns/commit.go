@@ -27,13 +27,14 @@ const (
 	// two. In a burst of 1,000 mentions on SQLite, the batches' commits took 0.14 s of
 	// CPU without it, 0.04 s with it (docs/architecture.md, "Accepted means stored").
 	// Busy means that, less than busyGap ago, an input came while another was queued
-	// or being stored, or came for another thread than the input before it, which
-	// came less than busyGap before: a burst of many threads' inputs, each often
-	// stored before the next comes. Inputs that come one after another for one
-	// thread (its lane hands the next over once the one before it is stored), or
-	// alone, never wait, since nothing would join them.
+	// or being stored, or that busyThreads inputs, each for another thread than the
+	// input before it, came within busyGap (1,600 a second: a burst, whose inputs are
+	// often each stored before the next comes). Steady traffic well below that, an
+	// input alone, and one thread's inputs coming one after another (its lane hands
+	// the next over once the one before it is stored) never wait.
 	commitDelay = time.Millisecond
 	busyGap     = 5 * time.Millisecond
+	busyThreads = 8
 	fullBatch   = 64
 )
 
@@ -49,11 +50,14 @@ type groupCommit struct {
 	grew chan struct{}
 	// storing is how many inputs the batch being stored holds (0 between batches).
 	storing int
-	// busy is when the intake was last found busy (see commitDelay; zero before),
-	// last the thread and time of the input handed over last.
-	busy     time.Time
+	// busy is when the intake was last found busy (see commitDelay; zero before).
+	busy time.Time
+	// switches holds when the last busyThreads inputs for another thread than the
+	// input before them came, a ring whose oldest is switches[next]; lastKey is the
+	// thread of the input handed over last.
+	switches []time.Time
+	next     int
 	lastKey  conversation.Key
-	lastTime time.Time
 }
 
 // queuedInput is an input waiting for its batch, and where its outcome goes.
@@ -78,10 +82,17 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, e
 	g.mu.Lock()
 	g.queue = append(g.queue, q)
 	now := time.Now()
-	if len(g.queue)+g.storing > 1 || in.Key != g.lastKey && now.Sub(g.lastTime) < busyGap {
+	if in.Key != g.lastKey {
+		if g.switches == nil {
+			g.switches = make([]time.Time, busyThreads)
+		}
+		g.switches[g.next] = now
+		g.next = (g.next + 1) % busyThreads
+		g.lastKey = in.Key
+	}
+	if oldest := g.switches; len(g.queue)+g.storing > 1 || oldest != nil && !oldest[g.next].IsZero() && now.Sub(oldest[g.next]) < busyGap {
 		g.busy = now
 	}
-	g.lastKey, g.lastTime = in.Key, now
 	if g.grew != nil {
 		close(g.grew)
 		g.grew = nil

@@ -170,8 +170,9 @@ func waitQueue(t *testing.T, g *groupCommit, n int) {
 // TestGroupCommitGathersABusyIntake: inputs that come while others are being stored
 // (a burst) wait commitDelay for one another and go in one batch; an input that comes
 // to a quiet intake, or once the one before it is stored (one thread's, one after
-// another), is stored at once; different threads' inputs coming one after another (a
-// burst, each stored before the next comes) wait commitDelay for others.
+// another), is stored at once; different threads' inputs coming one after another
+// wait commitDelay for others once busyThreads came within busyGap (a burst, each
+// stored before the next comes), not before (steady traffic).
 func TestGroupCommitGathersABusyIntake(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := newBatchStore()
@@ -204,17 +205,27 @@ func TestGroupCommitGathersABusyIntake(t *testing.T) {
 		}
 		<-time.After(busyGap)
 		start = time.Now()
-		for i := range 3 { // three threads' inputs, each stored before the next comes
-			if _, err := g.store(t.Context(), conversation.Input{ID: fmt.Sprintf("thread%d", i), Key: conversation.Key{ThreadTS: fmt.Sprint(i)}}); err != nil {
-				t.Fatal(err)
+		threads := func(from, to int) {
+			for i := from; i < to; i++ { // each stored before the next comes
+				if _, err := g.store(t.Context(), conversation.Input{ID: fmt.Sprintf("thread%d", i), Key: conversation.Key{ThreadTS: fmt.Sprint(i)}}); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-		if waited := time.Since(start); waited != 2*commitDelay {
-			t.Errorf("three threads' inputs one after another waited %v; want commitDelay each after the first, %v", waited, 2*commitDelay)
+		threads(0, busyThreads-1)
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("%d threads' inputs one after another waited %v; want none (steady traffic)", busyThreads-1, waited)
+		}
+		threads(busyThreads-1, busyThreads+2)
+		if waited := time.Since(start); waited != 3*commitDelay {
+			t.Errorf("the %d threads' inputs after them waited %v; want commitDelay each, %v (a burst)", 3, waited, 3*commitDelay)
 		}
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		want := [][]string{{"first"}, {"second", "third"}, {"alone"}, {"next"}, {"last"}, {"thread0"}, {"thread1"}, {"thread2"}}
+		want := [][]string{{"first"}, {"second", "third"}, {"alone"}, {"next"}, {"last"}}
+		for i := range busyThreads + 2 {
+			want = append(want, []string{fmt.Sprintf("thread%d", i)})
+		}
 		if !slices.EqualFunc(st.batches, want, slices.Equal) {
 			t.Errorf("batches %v; want %v", st.batches, want)
 		}
