@@ -24,8 +24,9 @@ const (
 	// commitDelay is how long a batch waits for more inputs while the intake is busy
 	// and fewer than fullBatch are queued, as PostgreSQL's commit_delay does: at most
 	// that much more latency for an ack, for many inputs a commit instead of one or
-	// two. In a burst of 1,000 mentions on SQLite, the batches' commits took 0.14 s of
-	// CPU without it, 0.04 s with it (docs/architecture.md, "Accepted means stored").
+	// two. In the first second of a burst of 1,000 mentions on SQLite, the batches'
+	// commits took 0.11-0.19 s of CPU without it, 0.07-0.11 s with it
+	// (docs/operations.md, "Numbers"; docs/architecture.md, "Accepted means stored").
 	// Busy means that, less than busyGap ago, an input came while another was queued
 	// or being stored, or that busyThreads inputs, each for another thread than the
 	// input before it, came within busyGap (1,600 a second: a burst, whose inputs are
@@ -154,14 +155,31 @@ func (g *groupCommit) commit(batch []*queuedInput) {
 }
 
 // enqueue runs Store.EnqueueBatch for batch, retrying while the store is unavailable
-// until the earliest deadline of its inputs (less spoolReserve with a spool).
+// until the earliest deadline of its inputs whose time is not up (less spoolReserve
+// with a spool).
 func (g *groupCommit) enqueue(batch []*queuedInput) ([]bool, error) {
 	deadline, ins := time.Time{}, make([]conversation.Input, len(batch))
+	// expired is the earliest deadline of the inputs whose time is up (one that
+	// waited long on its lane): they ride along with the others, and do not fail
+	// them with their deadline; live says some input's time is not up.
+	var expired time.Time
+	live := false
 	for i, q := range batch {
 		ins[i] = q.in
-		if d, ok := q.ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
-			deadline = d
+		d, ok := q.ctx.Deadline()
+		switch {
+		case ok && q.ctx.Err() != nil:
+			if expired.IsZero() || d.Before(expired) {
+				expired = d
+			}
+		case !ok:
+			live = true
+		case deadline.IsZero() || d.Before(deadline):
+			live, deadline = true, d
 		}
+	}
+	if !live {
+		deadline = expired // every input's time is up: the batch fails at once, as each would
 	}
 	switch {
 	case deadline.IsZero():

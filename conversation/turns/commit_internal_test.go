@@ -22,9 +22,11 @@ type batchStore struct {
 	first   chan struct{} // closed when the first batch is in EnqueueBatch
 	once    sync.Once
 	poison  string
-	mu      sync.Mutex
-	batches [][]string
-	seen    map[string]bool
+	// deadlines makes EnqueueBatch fail as a store does when its context is done.
+	deadlines bool
+	mu        sync.Mutex
+	batches   [][]string
+	seen      map[string]bool
 }
 
 func (s *batchStore) EnqueueBatch(ctx context.Context, ins []conversation.Input) ([]bool, error) {
@@ -32,6 +34,9 @@ func (s *batchStore) EnqueueBatch(ctx context.Context, ins []conversation.Input)
 		close(s.first)
 		<-s.release
 	})
+	if err := ctx.Err(); s.deadlines && err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ids []string
@@ -230,4 +235,33 @@ func TestGroupCommitGathersABusyIntake(t *testing.T) {
 			t.Errorf("batches %v; want %v", st.batches, want)
 		}
 	})
+}
+
+// TestGroupCommitExpiredInputRidesAlong: an input whose time is up (it waited long
+// for its turn to be handed over) is stored with its batch rather than failing the
+// batch's other inputs with its deadline; alone, it fails at once.
+func TestGroupCommitExpiredInputRidesAlong(t *testing.T) {
+	st := newBatchStore()
+	close(st.release)
+	st.deadlines = true
+	g := testCommit(st)
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	live, cancelLive := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancelLive()
+	batch := []*queuedInput{
+		{ctx: expired, in: conversation.Input{ID: "late"}, done: make(chan commitResult, 1)},
+		{ctx: live, in: conversation.Input{ID: "fresh"}, done: make(chan commitResult, 1)},
+	}
+	g.commit(batch)
+	for _, q := range batch {
+		if r := <-q.done; r.err != nil || !r.inserted {
+			t.Errorf("%s: inserted %v, error %v; want stored", q.in.ID, r.inserted, r.err)
+		}
+	}
+	alone := &queuedInput{ctx: expired, in: conversation.Input{ID: "alone"}, done: make(chan commitResult, 1)}
+	g.commit([]*queuedInput{alone})
+	if r := <-alone.done; r.err == nil {
+		t.Error("an input whose time is up, alone, was stored; want its deadline's error")
+	}
 }

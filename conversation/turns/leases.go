@@ -93,6 +93,9 @@ func (ls leases) acquire(t *thread, begin bool) (*conversation.Input, bool) {
 		// since is when Acquire returned: a Renew that started before then may have
 		// read the leases before this one was committed (renewed).
 		t.lease, t.since, t.validUntil, t.lost = l, ls.cfg.Now(), start.Add(ls.cfg.LeaseTTL), false
+		if in != nil && prev == ls.cfg.Owner {
+			t.retaken = in.ID
+		}
 		ts.mu.Unlock()
 		if undecodable != nil {
 			if err := ls.failUndecodable(t, undecodable); err != nil {

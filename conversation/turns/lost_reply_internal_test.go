@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -237,16 +238,22 @@ func (a attemptsSeen) Handle(ctx context.Context, r *Run) error {
 }
 
 // firstRun is a Messenger that finds nothing an earlier run of an input posted (a
-// turn whose input counts more than one attempt asks).
-type firstRun struct{ *replies }
+// turn whose input counts more than one attempt asks), and counts the asks.
+type firstRun struct {
+	*replies
+	asked *atomic.Int32
+}
 
-func (firstRun) Posted(context.Context, conversation.Key, string, string) ([]conversation.Posted, error) {
+func (m firstRun) Posted(context.Context, conversation.Key, string, string) ([]conversation.Posted, error) {
+	m.asked.Add(1)
 	return nil, nil
 }
 
 // TestLostAnswerOfAcquireBeginCountsOneAttempt: an AcquireBegin whose answer was lost
 // is tried again, takes this process's own lease again and begins the same input: its
-// turn runs once, as the input's first attempt, not its second.
+// turn runs once, as the input's first attempt, not its second, and reads what an
+// earlier run posted (the lost call may have taken the lease from a holder that ran
+// the input: Postgres skips a locked input).
 func TestLostAnswerOfAcquireBeginCountsOneAttempt(t *testing.T) {
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
@@ -255,7 +262,8 @@ func TestLostAnswerOfAcquireBeginCountsOneAttempt(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	seen := make(chan int, 4)
-	rt := New(Config{Store: &lostBeginStore{Store: db}, Messenger: firstRun{&replies{want: -1}}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+	asked := &atomic.Int32{}
+	rt := New(Config{Store: &lostBeginStore{Store: db}, Messenger: firstRun{&replies{want: -1}, asked}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 		attemptsSeen{seen: seen})
 	if err := rt.Start(ctx); err != nil {
 		t.Fatal(err)
@@ -272,6 +280,11 @@ func TestLostAnswerOfAcquireBeginCountsOneAttempt(t *testing.T) {
 	case n := <-seen:
 		if n != 1 {
 			t.Errorf("the turn runs as attempt %d; want 1 (the lost AcquireBegin and its retry are one attempt)", n)
+		}
+		// The lease was this process's own, taken again: whoever held it before may
+		// have run the input and posted, so the turn reads what was posted.
+		if asked.Load() != 1 {
+			t.Errorf("the turn asked %d times what an earlier run posted; want once", asked.Load())
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the input's turn did not run")

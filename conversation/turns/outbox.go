@@ -83,11 +83,12 @@ func (o *Outbox) Revising() string {
 }
 
 // newOutbox returns the outbox of the turn of in, posting through msgr under the
-// lease that confirm and lost check. On a re-run (Attempts > 1) it reads what
-// earlier runs posted; when that fails, the turn goes on and may post again.
-func newOutbox(ctx context.Context, msgr conversation.Messenger, in conversation.Input, log *slog.Logger, confirm func(context.Context) error, lost func() bool) *Outbox {
+// lease that confirm and lost check. On a re-run (Attempts > 1, or retaken: begun
+// when this process took its own lease again, which counts no new attempt) it reads
+// what earlier runs posted; when that fails, the turn goes on and may post again.
+func newOutbox(ctx context.Context, msgr conversation.Messenger, in conversation.Input, retaken bool, log *slog.Logger, confirm func(context.Context) error, lost func() bool) *Outbox {
 	o := &Outbox{msgr: msgr, key: in.Key.Posting(), id: in.ID, confirm: confirm, lost: lost, used: map[string]bool{}}
-	if in.Attempts <= 1 {
+	if in.Attempts <= 1 && !retaken {
 		return o
 	}
 	posted, err := msgr.Posted(ctx, o.key, in.ID, postedAfter(in))

@@ -175,7 +175,7 @@ func (e *envelope) runInput(t *thread, in conversation.Input) error {
 	defer e.threads.endRun(t)
 	r := &Run{In: in, lease: e.threads.leaseOf(t), Log: log, th: t, meter: &conversation.UsageMeter{}, env: e.env, intake: e.intake}
 	ctx = conversation.WithUsageMeter(ctx, r.meter)
-	r.Out = newOutbox(ctx, e.cfg.Messenger, in, log,
+	r.Out = newOutbox(ctx, e.cfg.Messenger, in, e.threads.takeRetaken(t, in.ID), log,
 		func(ctx context.Context) error { return e.leases.confirm(ctx, t) },
 		func() bool { return e.threads.isLost(t) })
 	start := e.cfg.Now()

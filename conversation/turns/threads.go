@@ -46,6 +46,10 @@ type thread struct {
 	freedPokes int
 	// newest is the Seq of the newest input enqueued for the thread, as Renew reports.
 	newest int64
+	// retaken is the input begun when this process took its own lease again (an
+	// AcquireBegin whose answer was lost, tried again): an earlier run of it, by the
+	// lease's holder before, may have posted, whatever its Attempts say.
+	retaken string
 	// run is the turn running now, if any; last is the turn that ran before, once
 	// it ended (for awaits).
 	run, last *active
@@ -246,4 +250,14 @@ func (ts *threadSet) waiting(key conversation.Key) bool {
 		return false
 	}
 	return t.enqueuedAfter(t.run)
+}
+
+// takeRetaken reports whether in is the input t's lease began when this process took
+// its own lease again (thread.retaken), and forgets it.
+func (ts *threadSet) takeRetaken(t *thread, inputID string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	retaken := t.retaken != "" && t.retaken == inputID
+	t.retaken = ""
+	return retaken
 }
