@@ -61,10 +61,8 @@ type admission struct {
 	mu       sync.Mutex
 	inFlight int
 	lastDone time.Time
-	// recent holds when the last len(recent) Submits began, a ring whose oldest is
-	// recent[next].
-	recent []time.Time
-	next   int
+	// recent holds when the last Submits (burst of them) began.
+	recent recentTimes
 	// armed: a timer will look at the intake again (check).
 	armed bool
 	// open is closed while the intake is quiet; replaced when a Submit begins.
@@ -77,7 +75,7 @@ type admission struct {
 func newAdmission(c clock, quiet, window time.Duration, burst int, maxWait time.Duration) *admission {
 	open := make(chan struct{})
 	close(open)
-	return &admission{quiet: quiet, window: window, max: maxWait, clock: c, recent: make([]time.Time, max(burst, 1)), open: open, isOpen: true}
+	return &admission{quiet: quiet, window: window, max: maxWait, clock: c, recent: newRecentTimes(burst), open: open, isOpen: true}
 }
 
 // enter notes that a Submit began: turns wait from now on.
@@ -85,8 +83,7 @@ func (a *admission) enter() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.inFlight++
-	a.recent[a.next] = a.clock.Now()
-	a.next = (a.next + 1) % len(a.recent)
+	a.recent.add(a.clock.Now())
 	if a.isOpen {
 		a.isOpen = false
 		a.open = make(chan struct{})
@@ -127,7 +124,7 @@ func (a *admission) checkLocked() {
 		return // the next leave looks again
 	}
 	until := a.lastDone.Add(a.quiet)
-	if b := a.recent[a.next]; !b.IsZero() && b.Add(a.window).After(until) {
+	if b := a.recent.oldest(); !b.IsZero() && b.Add(a.window).After(until) {
 		until = b.Add(a.window)
 	}
 	if rest := until.Sub(a.clock.Now()); rest > 0 {
@@ -165,4 +162,28 @@ func (a *admission) wait(ctx context.Context) (waited time.Duration, bounded boo
 	case <-ctx.Done():
 	}
 	return a.clock.Now().Sub(start), bounded
+}
+
+// recentTimes holds when the last few events came: a ring of a fixed size n.
+type recentTimes struct {
+	at   []time.Time
+	next int // the index of the oldest
+}
+
+// newRecentTimes returns recentTimes of the last n events (at least 1).
+func newRecentTimes(n int) recentTimes { return recentTimes{at: make([]time.Time, max(n, 1))} }
+
+// add records an event at t, forgetting the oldest.
+func (r *recentTimes) add(t time.Time) {
+	r.at[r.next] = t
+	r.next = (r.next + 1) % len(r.at)
+}
+
+// oldest returns when the n-th newest event came (zero until n came).
+func (r *recentTimes) oldest() time.Time { return r.at[r.next] }
+
+// within reports whether the last n events all came less than d before now.
+func (r *recentTimes) within(now time.Time, d time.Duration) bool {
+	o := r.oldest()
+	return !o.IsZero() && now.Sub(o) < d
 }

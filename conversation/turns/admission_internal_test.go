@@ -239,14 +239,7 @@ func newGatedRuntime(t *testing.T, c clock) (*Runtime, *holdStore, startHandler)
 	rt := New(Config{Store: st, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, h)
 	gate := newAdmission(c, testQuiet, testWindow, testBurst, testMax)
 	rt.intake.gate, rt.sched.gate = gate, gate
-	if err := rt.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		_ = rt.Shutdown(sctx)
-	})
+	startRuntime(t, ctx, rt)
 	return rt, st, h
 }
 
@@ -377,4 +370,17 @@ func TestAdmissionBurstHoldsAcrossAGap(t *testing.T) {
 	if r := <-res; r.bounded {
 		t.Fatalf("turn waited %s for the bound; want it to start once the burst thinned out", r.waited)
 	}
+}
+
+// startRuntime starts rt on ctx, and shuts it down (10 s at most) when the test ends.
+func startRuntime(t *testing.T, ctx context.Context, rt *Runtime) {
+	t.Helper()
+	if err := rt.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_ = rt.Shutdown(sctx)
+	})
 }

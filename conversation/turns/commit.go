@@ -54,11 +54,14 @@ type groupCommit struct {
 	// busy is when the intake was last found busy (see commitDelay; zero before).
 	busy time.Time
 	// switches holds when the last busyThreads inputs for another thread than the
-	// input before them came, a ring whose oldest is switches[next]; lastKey is the
-	// thread of the input handed over last.
-	switches []time.Time
-	next     int
+	// input before them came; lastKey is the thread of the input handed over last.
+	switches recentTimes
 	lastKey  conversation.Key
+}
+
+// newGroupCommit returns a groupCommit of e with nothing queued.
+func newGroupCommit(e *env) *groupCommit {
+	return &groupCommit{env: e, switches: newRecentTimes(busyThreads)}
 }
 
 // queuedInput is an input waiting for its batch, and where its outcome goes.
@@ -84,14 +87,10 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, e
 	g.queue = append(g.queue, q)
 	now := time.Now()
 	if in.Key != g.lastKey {
-		if g.switches == nil {
-			g.switches = make([]time.Time, busyThreads)
-		}
-		g.switches[g.next] = now
-		g.next = (g.next + 1) % busyThreads
+		g.switches.add(now)
 		g.lastKey = in.Key
 	}
-	if oldest := g.switches; len(g.queue)+g.storing > 1 || oldest != nil && !oldest[g.next].IsZero() && now.Sub(oldest[g.next]) < busyGap {
+	if len(g.queue)+g.storing > 1 || g.switches.within(now, busyGap) {
 		g.busy = now
 	}
 	if g.grew != nil {
@@ -158,27 +157,23 @@ func (g *groupCommit) commit(batch []*queuedInput) {
 // until the earliest deadline of its inputs whose time is not up (less spoolReserve
 // with a spool).
 func (g *groupCommit) enqueue(batch []*queuedInput) ([]bool, error) {
-	deadline, ins := time.Time{}, make([]conversation.Input, len(batch))
-	// expired is the earliest deadline of the inputs whose time is up (one that
-	// waited long on its lane): they ride along with the others, and do not fail
-	// them with their deadline; live says some input's time is not up.
-	var expired time.Time
-	live := false
+	// deadline is the earliest deadline of the inputs whose time is not up; those
+	// whose time is up (they waited long on their lane) ride along, and do not fail
+	// the others with theirs, unless no input is left: expired is their earliest.
+	var deadline, expired time.Time
+	ins, bounded := make([]conversation.Input, len(batch)), true
 	for i, q := range batch {
 		ins[i] = q.in
-		d, ok := q.ctx.Deadline()
-		switch {
-		case ok && q.ctx.Err() != nil:
-			if expired.IsZero() || d.Before(expired) {
-				expired = d
-			}
+		switch d, ok := q.ctx.Deadline(); {
 		case !ok:
-			live = true
-		case deadline.IsZero() || d.Before(deadline):
-			live, deadline = true, d
+			bounded = false
+		case q.ctx.Err() != nil:
+			expired = earliest(expired, d)
+		default:
+			deadline = earliest(deadline, d)
 		}
 	}
-	if !live {
+	if deadline.IsZero() && bounded {
 		deadline = expired // every input's time is up: the batch fails at once, as each would
 	}
 	switch {
@@ -197,4 +192,12 @@ func (g *groupCommit) enqueue(batch []*queuedInput) ([]bool, error) {
 		return err
 	})
 	return inserted, err
+}
+
+// earliest returns the earlier of a and b, a zero time counting as none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
 }

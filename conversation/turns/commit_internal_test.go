@@ -60,7 +60,7 @@ func newBatchStore() *batchStore {
 }
 
 func testCommit(st conversation.Store) *groupCommit {
-	return &groupCommit{env: &env{cfg: Config{Store: st, Now: time.Now}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}}
+	return newGroupCommit(&env{cfg: Config{Store: st, Now: time.Now}, log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
 // TestGroupCommit: the inputs handed over while a batch is being stored go into the

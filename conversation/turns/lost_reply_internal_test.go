@@ -164,14 +164,7 @@ func testLostReply(t *testing.T, kept bool, handler func(m *replies, submit func
 			submit()
 		}
 	}
-	if err := rt.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		_ = rt.Shutdown(sctx)
-	}()
+	startRuntime(t, ctx, rt)
 	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
 		t.Fatal(err)
 	}
@@ -265,14 +258,7 @@ func TestLostAnswerOfAcquireBeginCountsOneAttempt(t *testing.T) {
 	asked := &atomic.Int32{}
 	rt := New(Config{Store: &lostBeginStore{Store: db}, Messenger: firstRun{&replies{want: -1}, asked}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 		attemptsSeen{seen: seen})
-	if err := rt.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		_ = rt.Shutdown(sctx)
-	}()
+	startRuntime(t, ctx, rt)
 	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
 		t.Fatal(err)
 	}

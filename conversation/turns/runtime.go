@@ -45,7 +45,7 @@ func New(cfg Config, h Handler) *Runtime {
 	rt := &Runtime{env: e, leases: ls, cancel: cancel, stopBG: stopBG}
 	rt.spool = &spooler{env: e, limits: lim}
 	gate := newAdmission(realClock{}, intakeQuiet, burstWindow, burstSubmits, maxDeferral)
-	rt.intake = &intake{env: e, limits: lim, spool: rt.spool, commit: &groupCommit{env: e}, gate: gate}
+	rt.intake = &intake{env: e, limits: lim, spool: rt.spool, commit: newGroupCommit(e), gate: gate}
 	rt.sched = &scheduler{env: e, leases: ls, gate: gate, slots: semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
 		turn: &envelope{env: e, handler: h, leases: ls, intake: rt.intake}, finished: lim.finished}
 	rt.intake.kick = rt.sched.kick

@@ -257,7 +257,7 @@ func (ts *threadSet) waiting(key conversation.Key) bool {
 func (ts *threadSet) takeRetaken(t *thread, inputID string) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	retaken := t.retaken != "" && t.retaken == inputID
+	retaken := inputID != "" && t.retaken == inputID
 	t.retaken = ""
 	return retaken
 }

@@ -90,8 +90,9 @@ func (s *Leases) Acquire(ctx context.Context, key conversation.Key, owner string
 // begins the thread's first pending input as Begin does, in one transaction on the
 // write connection (acquireSQL, then beginSQL): one commit where the two calls made
 // two. When it took owner's own lease again (a call whose answer was lost, retried),
-// an input begun already is begun without counting another attempt. It returns the lease, the previous owner and the input begun (nil when none
-// is pending), or ok false, with nothing written, when a live lease holds the thread.
+// an input begun already is begun without counting another attempt. It returns the
+// lease, the previous owner and the input begun (nil when none is pending), or ok
+// false, with nothing written, when a live lease holds the thread.
 func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner string, ttl time.Duration) (conversation.Lease, string, *conversation.Input, bool, error) {
 	var (
 		l    conversation.Lease
