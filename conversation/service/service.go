@@ -140,9 +140,8 @@ type Config struct {
 	// (SUGGESTED_PROMPTS; docs/tools.md, "Assistant view"); nil: DefaultGreeting and
 	// DefaultSuggestedPrompts. Where the Messenger is AssistantThreads.
 	SuggestedPrompts *conversation.SuggestedPrompts
-	// Owner names this process in its leases (default: host name, process id and a
-	// random suffix, unique per start). It must be unique per start (see
-	// turns.Config.Owner).
+	// Owner names this process in its leases (default: host name and process id),
+	// followed by a random suffix unique to the start (see turns.Config.Owner).
 	Owner string
 	// Now returns the current time (default time.Now).
 	Now func() time.Time

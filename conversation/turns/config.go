@@ -86,12 +86,13 @@ type Config struct {
 	// Sessions, when set, sets the agent session of every thread a turn works in
 	// (session.go); nil: none are set.
 	Sessions conversation.Sessions
-	// Owner names this process in its leases (default: host name, process id and a
-	// random suffix, unique per start). It must be unique per start: a lease taken
-	// again by its own owner is taken as a lost answer retried, and its input's
-	// attempt is not counted again (Store.AcquireBegin), so a name kept across
-	// restarts would let an input that crashes the process run for ever. Now is the
-	// clock (default time.Now).
+	// Owner names this process in its leases (default: host name and process id).
+	// The runtime adds a random suffix, so that the name in its leases is unique to
+	// this start even when Owner is kept across restarts: a lease taken again by its
+	// own owner is taken as a lost answer retried, and its input's attempt is not
+	// counted again (Store.AcquireBegin), so a name shared by two starts would let an
+	// input that crashes the process run for ever. Now is the clock (default
+	// time.Now).
 	Owner string
 	Now   func() time.Time
 	// Model names the main model, under which a turn's unmetered usage is recorded.
@@ -129,18 +130,20 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Owner == "" {
-		cfg.Owner = newOwner()
-	}
+	cfg.Owner = startOwner(cfg.Owner)
 	return cfg
 }
 
-// newOwner returns a lease owner name unique to this start of this process.
-func newOwner() string {
-	host, _ := os.Hostname()
+// startOwner returns the lease owner name of this start: name (by default the host
+// name and process id) and a random suffix, unique to the start.
+func startOwner(name string) string {
+	if name == "" {
+		host, _ := os.Hostname()
+		name = fmt.Sprintf("%s/%d", host, os.Getpid())
+	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	return fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b)
+	return fmt.Sprintf("%s/%x", name, b)
 }
 
 func setDefault[T int | time.Duration](v *T, def T) {
