@@ -56,7 +56,9 @@ func BenchmarkTakeover(b *testing.B) {
 // takes D to answer. For each store it reports the envelopes' ack latency (p50, p99,
 // max: from the delivery written to the ack read; and p99 from its dispatch, which
 // adds the time it waited in the emulator's queue for the socket, as Slack's ack
-// deadline counts it), the deliveries again for a late ack,
+// deadline counts it; and p99 apart for the envelopes of the people's mentions, which
+// come in the burst, and for the others, mostly the events of the bot's own messages,
+// which come while the turns post their answers), the deliveries again for a late ack,
 // the time from the first mention to the last answer, the replica's CPU time per turn
 // (from the first mention to its exit; its CPU before the first mention is reported
 // apart, as startup-cpu-ms) and peak RSS (the process's rusage), Slack Web API calls per turn (all, and
@@ -167,14 +169,25 @@ type burstRun struct {
 // reportBurst reports run's metrics (see BenchmarkBurst).
 func reportBurst(b *testing.B, c *cluster, run burstRun) {
 	threads := len(run.roots)
-	var acks, dispatched []time.Duration
-	for _, a := range c.emu.Acks() {
-		acks = append(acks, a.Latency)
-		dispatched = append(dispatched, a.Waited+a.Latency)
+	mention := map[string]bool{} // the envelopes of the people's mentions, by id
+	roots := map[string]bool{}
+	for _, root := range run.roots {
+		roots[root] = true
 	}
 	redelivered := 0
 	for _, e := range c.emu.Envelopes() {
 		redelivered += max(e.Deliveries-1, 0)
+		mention[e.ID] = roots[e.TS]
+	}
+	var acks, dispatched, mentions, others []time.Duration
+	for _, a := range c.emu.Acks() {
+		acks = append(acks, a.Latency)
+		dispatched = append(dispatched, a.Waited+a.Latency)
+		if mention[a.EnvelopeID] {
+			mentions = append(mentions, a.Latency)
+		} else {
+			others = append(others, a.Latency)
+		}
 	}
 	duplicates, wrong := 0, 0
 	for i, root := range run.roots {
@@ -198,6 +211,8 @@ func reportBurst(b *testing.B, c *cluster, run burstRun) {
 	b.ReportMetric(ms(percentile(acks, 99)), "ack-p99-ms")
 	b.ReportMetric(ms(percentile(acks, 100)), "ack-max-ms")
 	b.ReportMetric(ms(percentile(dispatched, 99)), "dispatch-ack-p99-ms")
+	b.ReportMetric(ms(percentile(mentions, 99)), "mention-ack-p99-ms")
+	b.ReportMetric(ms(percentile(others, 99)), "other-ack-p99-ms")
 	b.ReportMetric(float64(redelivered), "redeliveries")
 	b.ReportMetric(run.last.Seconds(), "last-answer-s")
 	b.ReportMetric(float64(len(run.calls))/float64(threads), "slack-calls/turn")
