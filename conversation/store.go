@@ -98,9 +98,13 @@ type Store interface {
 	// no pending input and l is freed; or nil and released false when an input became
 	// pending meanwhile, keeping the lease (the holder calls Next again). Ordering,
 	// fencing and the guarantee about inputs enqueued concurrently are Begin's and
-	// Release's. Errors: ErrLeaseLost; *UndecodableError when the input begun does
-	// not decode.
-	Next(ctx context.Context, l Lease) (in *Input, released bool, err error)
+	// Release's. call numbers the holder's calls under l, from 1: a call retried with
+	// the same number (its answer was lost) returns the input that call began without
+	// counting another attempt, while the next number, after a turn that failed,
+	// counts one; 0 names no call and always counts (docs/architecture.md, "Durable
+	// turns"). Errors: ErrLeaseLost; *UndecodableError when the input begun does not
+	// decode.
+	Next(ctx context.Context, l Lease, call int64) (in *Input, released bool, err error)
 	// Release frees l when its thread has no pending input, and reports whether it
 	// did; false, keeping the lease, when an input is pending (the holder goes on with
 	// it). An input enqueued concurrently is either seen here or finds the lease free.

@@ -131,9 +131,9 @@ func (s *measuredStore) Begin(ctx context.Context, l conversation.Lease) (*conve
 	return in, err
 }
 
-func (s *measuredStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+func (s *measuredStore) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
 	start := time.Now()
-	in, released, err := s.Store.Next(ctx, l)
+	in, released, err := s.Store.Next(ctx, l, call)
 	s.observe("next", start, err)
 	return in, released, err
 }

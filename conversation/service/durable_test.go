@@ -69,8 +69,8 @@ func (s *flakyStore) Begin(ctx context.Context, l conversation.Lease) (*conversa
 	return in, err
 }
 
-func (s *flakyStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
-	in, released, err := s.Store.Next(ctx, l)
+func (s *flakyStore) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
+	in, released, err := s.Store.Next(ctx, l, call)
 	s.counted(in)
 	return in, released, err
 }

@@ -129,10 +129,12 @@ func (ls leases) next(t *thread) (in *conversation.Input, released bool, pokes i
 	ts.mu.Lock()
 	pokes = t.pokes
 	t.releasing = true
+	t.nexts++
+	call := t.nexts // a retry is the same call: its answer may have been lost
 	ts.mu.Unlock()
 	err = ls.retryStore(ls.ctx, "begin the next input", func(ctx context.Context) error {
 		var err error
-		in, released, err = ls.cfg.Store.Next(ctx, ts.leaseOf(t))
+		in, released, err = ls.cfg.Store.Next(ctx, ts.leaseOf(t), call)
 		return err
 	})
 	ts.mu.Lock()

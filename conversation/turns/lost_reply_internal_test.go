@@ -48,8 +48,8 @@ func (s *lostReplyStore) Save(ctx context.Context, turn conversation.Turn) (conv
 	return saved, err
 }
 
-func (s *lostReplyStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
-	in, released, err := s.Store.Next(ctx, l)
+func (s *lostReplyStore) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
+	in, released, err := s.Store.Next(ctx, l, call)
 	if err == nil && s.lose(released) {
 		s.hook()
 		return nil, false, fmt.Errorf("%w: reply lost after the commit", conversation.ErrUnavailable)
@@ -274,5 +274,81 @@ func TestLostAnswerOfAcquireBeginCountsOneAttempt(t *testing.T) {
 		}
 	case <-time.After(time.Minute):
 		t.Fatal("the input's turn did not run")
+	}
+}
+
+// lostNextStore loses the answer of the first Next that began an input: it commits,
+// but the caller sees the connection drop (ErrUnavailable) and calls again.
+type lostNextStore struct {
+	conversation.Store
+	once sync.Once
+	lost atomic.Bool
+}
+
+func (s *lostNextStore) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
+	in, released, err := s.Store.Next(ctx, l, call)
+	lost := false
+	s.once.Do(func() { lost = err == nil && in != nil })
+	if lost {
+		s.lost.Store(true)
+		return nil, false, fmt.Errorf("%w: reply lost after the commit", conversation.ErrUnavailable)
+	}
+	return in, released, err
+}
+
+// attemptsOf records the Attempts of each turn's input by id and answers it; m1's
+// turn submits m2 (submit) first, so that the worker begins m2 with Next.
+type attemptsOf struct {
+	answerer
+	submit func()
+	mu     *sync.Mutex
+	seen   map[string]int
+}
+
+func (a attemptsOf) Handle(ctx context.Context, r *Run) error {
+	a.mu.Lock()
+	a.seen[r.In.ID] = r.In.Attempts
+	a.mu.Unlock()
+	if r.In.ID == "m1" {
+		a.submit()
+	}
+	return a.answerer.Handle(ctx, r)
+}
+
+// TestLostAnswerOfNextCountsOneAttempt: a Next whose answer was lost after it began
+// an input is tried again as the same call, and begins the same input without
+// counting another attempt: its turn runs once, as the input's first attempt.
+func TestLostAnswerOfNextCountsOneAttempt(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	m := &replies{want: 2, done: make(chan struct{})}
+	var rt *Runtime
+	h := attemptsOf{mu: &sync.Mutex{}, seen: map[string]int{}, submit: func() {
+		if _, err := rt.Submit(ctx, mention("m2", 1)); err != nil {
+			t.Error(err)
+		}
+	}}
+	st := &lostNextStore{Store: db}
+	rt = New(Config{Store: st, Messenger: firstRun{m, &atomic.Int32{}}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, h)
+	startRuntime(t, ctx, rt)
+	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-m.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the two turns did not both answer")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.seen["m1"] != 1 || h.seen["m2"] != 1 {
+		t.Errorf("the turns ran as attempts %v; want 1 each (the lost Next and its retry are one attempt)", h.seen)
+	}
+	if !st.lost.Load() {
+		t.Error("no Next that began an input had its answer lost: m2 was not begun with Next")
 	}
 }

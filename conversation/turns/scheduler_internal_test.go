@@ -86,9 +86,9 @@ func (s *callStore) Begin(ctx context.Context, l conversation.Lease) (*conversat
 	return s.Store.Begin(ctx, l)
 }
 
-func (s *callStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+func (s *callStore) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
 	s.count("Next")
-	return s.Store.Next(ctx, l)
+	return s.Store.Next(ctx, l, call)
 }
 
 func (s *callStore) Release(ctx context.Context, l conversation.Lease) (bool, error) {

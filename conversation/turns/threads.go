@@ -37,6 +37,9 @@ type thread struct {
 	// releasing is set while the worker frees the lease (Store.Next, or the turn's
 	// last save, Turn.Release): a Renew that misses it then was not a takeover.
 	releasing bool
+	// nexts counts the worker's Store.Next calls, each retry of one counting as the
+	// same call: a call retried after its answer was lost counts no second attempt.
+	nexts int64
 	// pokes counts inputs this process enqueued for the thread; a worker that sees it
 	// change while it releases the lease takes the thread again.
 	pokes int

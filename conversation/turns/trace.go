@@ -225,9 +225,9 @@ func (t tracedStore) Begin(ctx context.Context, l conversation.Lease) (*conversa
 	return in, err
 }
 
-func (t tracedStore) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+func (t tracedStore) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
 	ctx, span := storeSpan(ctx, "Next")
-	in, released, err := t.Store.Next(ctx, l)
+	in, released, err := t.Store.Next(ctx, l, call)
 	tracing.End(span, err)
 	return in, released, err
 }

@@ -221,14 +221,17 @@ func (s *Leases) Release(ctx context.Context, l conversation.Lease) (bool, error
 // statement takes no lock that Save (input, then lease) could wait on in the other
 // order. The main SELECT returns whether the lease held, whether an input was begun,
 // the input (its columns empty when none) and whether the lease was freed.
-// Parameters: beginSQL's.
+// Parameters: beginSQL's, and $7 the call (sqlstore.BegunBy; "" for none), recorded
+// as the input's begun_by: a call retried after its answer was lost finds its own
+// name there and counts no second attempt.
 const nextSQL = `
 WITH lease AS (
 	SELECT enqueued FROM leases
 	WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND owner = $4::text AND token = $5::bigint
 ),
 next AS (
-	UPDATE inputs SET attempts = attempts + 1, updated_at = $6::timestamptz
+	UPDATE inputs SET updated_at = $6::timestamptz, begun_by = $7::text,
+		attempts = attempts + CASE WHEN $7::text <> '' AND begun_by = $7::text THEN 0 ELSE 1 END
 	WHERE id = (
 			SELECT id FROM inputs
 			WHERE team_id = $1::text AND channel_id = $2::text AND thread_ts = $3::text AND status = 'pending'
@@ -255,9 +258,9 @@ FROM (VALUES (1)) AS one LEFT JOIN next AS n ON true`
 // frees l as Release does, in one statement (nextSQL). It returns nil and released
 // false, keeping the lease, when an input was enqueued or changed while it ran (the
 // holder calls Next again). Errors: conversation.ErrLeaseLost.
-func (s *Leases) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+func (s *Leases) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
 	in, released, err := sqlstore.Next(l, func(r *inputRow) (found, held, released bool, err error) {
-		err = s.nextStmt.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token, sqlstore.Now()).
+		err = s.nextStmt.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token, sqlstore.Now(), sqlstore.BegunBy(l, call)).
 			Scan(&held, &found, &r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt, &released)
 		r.TeamID, r.ChannelID, r.ThreadTS = l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS
 		return found, held, released, err

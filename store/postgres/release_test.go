@@ -24,7 +24,7 @@ func TestReleaseWaitsForEnqueue(t *testing.T) {
 	})
 	t.Run("Next", func(t *testing.T) {
 		testReleaseWaitsForEnqueue(t, func(s *Store, l conversation.Lease) (bool, error) {
-			in, released, err := s.Next(context.Background(), l)
+			in, released, err := s.Next(context.Background(), l, 0)
 			if in != nil {
 				t.Errorf("Next began %s, which it cannot see", in.ID)
 			}
@@ -138,7 +138,7 @@ func TestAcquireBeginSkipsALockedInput(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if in, released, err := s.Next(ctx, l); err != nil || released || in == nil || in.ID != "locked" || in.Attempts != 1 {
+	if in, released, err := s.Next(ctx, l, 0); err != nil || released || in == nil || in.ID != "locked" || in.Attempts != 1 {
 		t.Fatalf("Next = %+v, %v, %v; want input locked with 1 attempt", in, released, err)
 	}
 }

@@ -40,9 +40,12 @@ const (
 	// token ?5, and returns the input. ?6 is now. With ?7 true (AcquireBegin took ?4's
 	// own lease again: the answer of the call that took it was lost) an input begun
 	// already (attempts > 0), which that call began, is returned without counting
-	// another attempt.
+	// another attempt; so is one that the call ?8 (sqlstore.BegunBy; "" for none)
+	// began, retried after its answer was lost. ?8 is recorded as the input's begun_by
+	// (migration 00013).
 	beginSQL = `
-		UPDATE inputs SET attempts = attempts + (CASE WHEN ?7 AND attempts > 0 THEN 0 ELSE 1 END), updated_at = ?6
+		UPDATE inputs SET attempts = attempts + (CASE WHEN (?7 AND attempts > 0) OR (?8 <> '' AND begun_by = ?8) THEN 0 ELSE 1 END),
+			begun_by = ?8, updated_at = ?6
 		WHERE seq = (
 				SELECT seq FROM inputs
 				WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3 AND status = 'pending'
@@ -113,7 +116,7 @@ func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner s
 				return false, err
 			}
 			again := p.Valid && p.String == owner // the lost answer's call began the input
-			err := tx.StmtContext(ctx, s.st.begin).QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner, *token, timestamp(now), again).
+			err := tx.StmtContext(ctx, s.st.begin).QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner, *token, timestamp(now), again, "").
 				Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
 			if errors.Is(err, sql.ErrNoRows) {
 				return false, nil // the lease is this transaction's: no input is pending
@@ -150,7 +153,7 @@ func (s *Leases) Begin(ctx context.Context, l conversation.Lease) (*conversation
 // begin is Begin's statements, run in its turn on the write connection.
 func (s *Leases) begin(ctx context.Context, l conversation.Lease, k conversation.Key) (*conversation.Input, error) {
 	return sqlstore.Begin(l, func(r *inputRow) (found, held bool, err error) {
-		err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false).
+		err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false, "").
 			Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
 		r.TeamID, r.ChannelID, r.ThreadTS = k.TeamID, k.ChannelID, k.ThreadTS
 		if err == nil {
@@ -180,7 +183,7 @@ func (s *Leases) held(ctx context.Context, l conversation.Lease) (bool, error) {
 // enqueued in between keeps the lease (released false), and the holder calls Next
 // again. So a turn's two calls to the store between its Save and the next turn are
 // one. Errors: conversation.ErrLeaseLost.
-func (s *Leases) Next(ctx context.Context, l conversation.Lease) (*conversation.Input, bool, error) {
+func (s *Leases) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
 	k := l.Key
 	var (
 		in       *conversation.Input
@@ -188,7 +191,7 @@ func (s *Leases) Next(ctx context.Context, l conversation.Lease) (*conversation.
 	)
 	err := s.turnWrite(ctx, func() (err error) {
 		in, released, err = sqlstore.Next(l, func(r *inputRow) (found, held, released bool, err error) {
-			err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false).
+			err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false, sqlstore.BegunBy(l, call)).
 				Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
 			r.TeamID, r.ChannelID, r.ThreadTS = k.TeamID, k.ChannelID, k.ThreadTS
 			if err == nil || !errors.Is(err, sql.ErrNoRows) {

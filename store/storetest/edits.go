@@ -100,7 +100,7 @@ func raceNextDrop(t *testing.T, s conversation.Store) {
 			aerr, nerr        error
 		)
 		wg.Go(func() { dropped, aerr = s.Amend(ctx, race.ID, "", true) })
-		wg.Go(func() { begun, released, nerr = s.Next(ctx, rl) })
+		wg.Go(func() { begun, released, nerr = s.Next(ctx, rl, 0) })
 		wg.Wait()
 		switch {
 		case aerr != nil || nerr != nil:

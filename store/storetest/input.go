@@ -442,7 +442,7 @@ func Undecodable(t *testing.T, open func(t *testing.T) (s conversation.Store, co
 	}
 	wantUndecodable("AcquireBegin", in, err, k, "d")
 	l2 := mustAcquire(t, s, k, ownerA, liveTTL) // the same owner's again: a new token
-	if _, _, err := s.Next(ctx, l2); !errors.As(err, new(*conversation.UndecodableError)) {
+	if _, _, err := s.Next(ctx, l2, 0); !errors.As(err, new(*conversation.UndecodableError)) {
 		t.Fatalf("Next of an undecodable input = %v; want an *UndecodableError", err)
 	}
 	if err := s.Finish(ctx, l2, "d", conversation.InputFailed); err != nil {

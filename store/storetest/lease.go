@@ -146,7 +146,7 @@ func testLeaseLost(t *testing.T, s conversation.Store) {
 	lost("Finish", s.Finish(ctx, old, "x", conversation.InputFailed))
 	_, err = s.Release(ctx, old)
 	lost("Release", err)
-	_, _, err = s.Next(ctx, old)
+	_, _, err = s.Next(ctx, old, 0)
 	lost("Next", err)
 	next := conversation.Input{ID: "pipeline:lost", Kind: conversation.KindPipeline, Key: k}
 	for _, version := range []int64{0, 3} { // a stale version too: the lease is checked first
@@ -165,7 +165,7 @@ func testLeaseLost(t *testing.T, s conversation.Store) {
 	}
 	mustBeginID(t, s, cur, "x", 2)
 	mustSave(t, s, conversation.Turn{Key: k, Lease: cur, InputID: "x", Append: []conversation.Message{user("x")}})
-	_, _, err = s.Next(ctx, old)
+	_, _, err = s.Next(ctx, old, 0)
 	lost("Next with nothing pending", err) // and it frees nothing: cur keeps the lease
 	if in := mustBegin(t, s, cur); in != nil {
 		t.Errorf("Begin after the Save = %+v; want nil (nothing enqueued by the stale Saves)", in)
@@ -294,7 +294,7 @@ func testFinishLease(t *testing.T, s conversation.Store) {
 // and released false.
 func mustNext(t testing.TB, s conversation.Store, l conversation.Lease, id string, attempts int, want bool) *conversation.Input {
 	t.Helper()
-	in, released, err := s.Next(context.Background(), l)
+	in, released, err := s.Next(context.Background(), l, 0)
 	switch {
 	case err != nil:
 		t.Fatalf("Next(%s, token %d): %v", l.Key, l.Token, err)
@@ -327,7 +327,7 @@ func testNext(t *testing.T, s conversation.Store) {
 		t.Fatalf("Finish(n2): %v", err)
 	}
 	mustNext(t, s, l, "", 0, true)
-	if _, _, err := s.Next(ctx, l); !errors.Is(err, conversation.ErrLeaseLost) {
+	if _, _, err := s.Next(ctx, l, 0); !errors.Is(err, conversation.ErrLeaseLost) {
 		t.Errorf("Next after it freed the lease: %v; want ErrLeaseLost", err)
 	}
 	if _, err := s.Release(ctx, l); !errors.Is(err, conversation.ErrLeaseLost) {
@@ -338,7 +338,7 @@ func testNext(t *testing.T, s conversation.Store) {
 		t.Errorf("Acquire after Next freed the lease: token %d; want %d", l2.Token, l.Token+1)
 	}
 	mustNext(t, s, l2, "", 0, true) // a lease with nothing pending is freed at once
-	if _, _, err := s.Next(ctx, conversation.Lease{}); err == nil {
+	if _, _, err := s.Next(ctx, conversation.Lease{}, 0); err == nil {
 		t.Error("Next with the zero lease succeeded; want an error")
 	}
 }
@@ -513,5 +513,42 @@ func testAcquireBeginAgain(t *testing.T, s conversation.Store) {
 	}
 	if err != nil || !ok || prev != ownerA || in == nil || in.ID != "aa2" || in.Attempts != 2 {
 		t.Fatalf("AcquireBegin of %s's expired lease = %+v, %q, %+v, %v, %v; want input aa2 with 2 attempts", ownerA, cur, prev, in, ok, err)
+	}
+}
+
+// testNextAgain checks Next called again with the same call number after its answer
+// was lost: it returns the input that call began without counting another attempt;
+// the holder's next call (a turn of it failed) counts one, and so does a call of the
+// same number under another lease of the thread, or an unnumbered one (0).
+func testNextAgain(t *testing.T, s conversation.Store) {
+	ctx := context.Background()
+	k := thread("next-again")
+	mustEnqueue(t, s, inputIn(k, "na1", "U1"))
+	l := mustAcquire(t, s, k, ownerA, liveTTL)
+	for _, c := range []struct {
+		what     string
+		call     int64
+		attempts int
+	}{
+		{"call 1", 1, 1},
+		{"call 1 again, its answer lost", 1, 1},
+		{"call 1 a third time", 1, 1},
+		{"call 2, after a turn of na1 failed", 2, 2},
+		{"call 2 again", 2, 2},
+		{"an unnumbered call", 0, 3},
+		{"another unnumbered call", 0, 4},
+	} {
+		in, released, err := s.Next(ctx, l, c.call)
+		if err != nil || released || in == nil || in.ID != "na1" || in.Attempts != c.attempts {
+			t.Fatalf("Next, %s = %+v, released %v, %v; want input na1 with %d attempts", c.what, in, released, err, c.attempts)
+		}
+	}
+	again := mustAcquire(t, s, k, ownerA, liveTTL) // the same owner, another token
+	if in, _, err := s.Next(ctx, again, 2); err != nil || in == nil || in.ID != "na1" || in.Attempts != 5 {
+		t.Fatalf("Next numbered 2 under another lease = %+v, %v; want input na1 with 5 attempts", in, err)
+	}
+	mustSave(t, s, conversation.Turn{Key: k, Lease: again, InputID: "na1"})
+	if in, released, err := s.Next(ctx, again, 3); err != nil || in != nil || !released {
+		t.Fatalf("Next with nothing pending = %+v, released %v, %v; want the lease freed", in, released, err)
 	}
 }

@@ -27,7 +27,7 @@ func RunReplicas(t *testing.T, open func(t *testing.T) conversation.Store) {
 	})
 	t.Run("EnqueueNext", func(t *testing.T) {
 		testReplicasEnqueueFree(t, open, "5", func(s conversation.Store, l conversation.Lease) (*conversation.Input, bool, error) {
-			return s.Next(context.Background(), l)
+			return s.Next(context.Background(), l, 0)
 		})
 	})
 	t.Run("EnqueueSaveRelease", func(t *testing.T) {

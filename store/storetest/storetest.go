@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) conversation.Store) {
 		{"LeaseLost", testLeaseLost},
 		{"Release", testRelease},
 		{"Next", testNext},
+		{"NextAgain", testNextAgain},
 		{"SaveRelease", testSaveRelease},
 		{"AcquireBegin", testAcquireBegin},
 		{"AcquireBeginAgain", testAcquireBeginAgain},

@@ -200,6 +200,17 @@ func Next[T Time](l conversation.Lease, next func(row *InputRow[T]) (found, held
 	return &in, false, nil
 }
 
+// BegunBy returns what an input begun by call of l's holder records as the call that
+// began it (inputs.begun_by): the lease's owner and token, and call, which together
+// name one call of one holder (conversation.Store.Next). It is "" for call 0 or less,
+// which never names a call.
+func BegunBy(l conversation.Lease, call int64) string {
+	if call <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s/%d/%d", l.Owner, l.Token, call)
+}
+
 // Release implements conversation.Store.Release of l: release frees l's lease row
 // (owner NULL, expired now, signals cleared) if l still holds it and its thread has
 // no pending input, and reports whether l held it and whether it freed it. Errors:
