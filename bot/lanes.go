@@ -12,9 +12,11 @@ const maxQueued = 4096
 // keys concurrently: each key with work has a lane, a goroutine of its own that ends
 // once its queue is empty (docs/architecture.md, "Accepted means stored"). A thread's
 // envelopes share the lane of its key, so its inputs keep their order of arrival; an
-// envelope never waits behind another thread's. With lanes hashed onto a fixed set of
-// goroutines instead, threads sharing one waited for each other's commits: in a burst
-// of 1,000 mentions, 60 to 120 ms at p99.
+// envelope never waits behind another thread's while the lanes hold fewer than their
+// maximum (one thread's flood may fill them; the flood limits refuse most of it
+// without a commit). With lanes hashed onto a fixed set of goroutines instead,
+// threads sharing one waited for each other's commits: in a burst of 1,000 mentions,
+// 60 to 120 ms at p99.
 type lanes struct {
 	// room holds a token for each envelope queued or running: do waits for room.
 	room chan struct{}

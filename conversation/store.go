@@ -82,9 +82,12 @@ type Store interface {
 	// nil when none is pending, or when another writer holds the first one's row
 	// (Postgres; the holder then calls Next, which waits for it). Acquire's and
 	// Begin's guarantees hold, but one: when it takes owner's own lease again (prev is
-	// owner: an earlier call whose answer was lost, retried), the input that call began
-	// (Attempts > 0) is returned without counting another attempt. When the input begun
-	// does not decode, the lease is taken (l, ok true) and err is an *UndecodableError.
+	// owner: an earlier call whose answer was lost, retried), an input begun already
+	// (Attempts > 0), which that call began, is returned without counting another
+	// attempt. On Postgres the lost call may have begun nothing (another writer held
+	// the row) and taken the lease from a holder that had begun the input: the
+	// attempt this call makes of it then goes uncounted. When the input begun does not
+	// decode, the lease is taken (l, ok true) and err is an *UndecodableError.
 	AcquireBegin(ctx context.Context, key Key, owner string, ttl time.Duration) (l Lease, prev string, in *Input, ok bool, err error)
 	// Begin starts the next input of l's thread, the pending input with the lowest
 	// Seq: it increments the input's Attempts and returns it, or nil when the thread

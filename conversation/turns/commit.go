@@ -11,22 +11,23 @@ import (
 // Group commit (docs/architecture.md, "Accepted means stored"): the inputs that
 // Submit calls hand over while a batch is being stored wait together and go into the
 // store in the next batch, in one transaction (Store.EnqueueBatch). When inputs come
-// one at a time, each is a batch of one, stored at once; in a burst, one commit stores
-// many. A batch keeps the order in which its inputs were handed over, so a thread's
-// inputs keep theirs (the bot hands a thread's next input over only once the one
-// before it is stored).
+// one at a time, each is a batch of one, stored at once, unless they come as fast as a
+// burst's (commitDelay); in a burst, one commit stores many. A batch keeps the order
+// in which its inputs were handed over, so a thread's inputs keep theirs (the bot
+// hands a thread's next input over only once the one before it is stored).
 
 const (
 	// maxBatch bounds the inputs of one batch (one transaction).
 	maxBatch = 500
 	// batchTimeout bounds a batch none of whose callers set a deadline.
 	batchTimeout = 30 * time.Second
-	// commitDelay is how long a batch waits for more inputs while the intake is busy
-	// and fewer than fullBatch are queued, as PostgreSQL's commit_delay does: at most
-	// that much more latency for an ack, for many inputs a commit instead of one or
-	// two. In the first second of a burst of 1,000 mentions on SQLite, the batches'
-	// commits took 0.11-0.19 s of CPU without it, 0.07-0.11 s with it
-	// (docs/operations.md, "Numbers"; docs/architecture.md, "Accepted means stored").
+	// commitDelay is how long a batch waits for more inputs when, as it is gathered,
+	// the intake is busy and fewer than fullBatch are queued (the wait is not cut
+	// short when more come meanwhile), as PostgreSQL's commit_delay does: at most that
+	// much more latency for an ack, for many inputs a commit instead of one or two.
+	// In the first second of a burst of 1,000 mentions on SQLite, the batches' commits
+	// took 0.11-0.19 s of CPU without it, 0.07-0.11 s with it (docs/operations.md,
+	// "Numbers"; docs/architecture.md, "Accepted means stored").
 	// Busy means that, less than busyGap ago, an input came while another was queued
 	// or being stored, or that busyThreads inputs, each for another thread than the
 	// input before it, came within busyGap (1,600 a second: a burst, whose inputs are
