@@ -2,6 +2,7 @@ package turns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -350,5 +351,77 @@ func TestLostAnswerOfNextCountsOneAttempt(t *testing.T) {
 	}
 	if !st.lost.Load() {
 		t.Error("no Next that began an input had its answer lost: m2 was not begun with Next")
+	}
+}
+
+// checkpointer checkpoints its turn once (Run.Checkpoint, a pipeline's progress),
+// sends what Checkpoint returned on got, then answers.
+type checkpointer struct {
+	got chan<- error
+}
+
+func (c checkpointer) Handle(ctx context.Context, r *Run) error {
+	cp, err := r.Load(ctx)
+	if errors.Is(err, conversation.ErrNotFound) {
+		cp, err = &conversation.Checkpoint{Conversation: conversation.Conversation{Key: r.In.Key}}, nil
+	}
+	if err != nil {
+		return err
+	}
+	st := cp.Conversation.State
+	st.Summary = "progress"
+	saved, err := r.Checkpoint(ctx, conversation.Turn{Key: r.In.Key, Version: cp.Conversation.Version, State: st})
+	c.got <- err
+	if err != nil {
+		return err
+	}
+	conv := cp.Conversation
+	conv.Version, conv.State = saved.Version, st
+	fctx, cancel := r.Final(ctx)
+	defer cancel()
+	return r.Finish(fctx, conv, Ending{Reply: "re", Answer: true})
+}
+
+// TestLostReplyOfACheckpoint: a save that keeps the lease (a pipeline's checkpoint)
+// committed, but its reply was lost: its retry finds the conversation at a newer
+// version (ErrConflict), and the run asks the store whether that version is its own
+// save; it is, so Checkpoint succeeds and the turn goes on and answers, rather than
+// failing and running its work again.
+func TestLostReplyOfACheckpoint(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	st := &lostReplyStore{Store: db, kept: true, hook: func() {}}
+	m := &replies{want: 1, done: make(chan struct{})}
+	got := make(chan error, 4)
+	rt := New(Config{Store: st, Messenger: firstRun{m, &atomic.Int32{}}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, checkpointer{got: got})
+	startRuntime(t, ctx, rt)
+	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Fatalf("Checkpoint whose commit's reply was lost: %v; want it found committed", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the turn did not checkpoint")
+	}
+	select {
+	case <-m.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the turn did not answer after its checkpoint")
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.done {
+		t.Error("no reply was lost")
+	}
+	cp, err := db.Load(ctx, mention("", 1).Key, 0)
+	if err != nil || cp.Conversation.State.Summary != "progress" {
+		t.Errorf("stored conversation %+v, %v; want the checkpoint's summary", cp, err)
 	}
 }

@@ -1,6 +1,7 @@
 package turns
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -386,8 +387,13 @@ func (r *Run) save(ctx context.Context, turn conversation.Turn) (conversation.Sa
 		return err
 	})
 	lost := errors.Is(err, conversation.ErrLeaseLost)
-	if turn.Release && unanswered && (lost || errors.Is(err, conversation.ErrConflict)) {
+	switch conflict := errors.Is(err, conversation.ErrConflict); {
+	case turn.Release && unanswered && (lost || conflict):
 		if s, ok := r.savedUnanswered(ctx, turn, lost); ok {
+			saved, err = s, nil
+		}
+	case !turn.Release && unanswered && conflict:
+		if s, ok := r.checkpointUnanswered(ctx, turn); ok {
 			saved, err = s, nil
 		}
 	}
@@ -444,6 +450,34 @@ func (r *Run) savedUnanswered(ctx context.Context, turn conversation.Turn, lost 
 	}
 	r.Log.Info("the turn's save was committed before its reply was lost; its retry found it done", "version", turn.Version+1, "freed", lost)
 	return conversation.Saved{ConversationID: cp.Conversation.ID, Version: turn.Version + 1, Released: lost}, true
+}
+
+// checkpointUnanswered reports whether turn, a save that kept the lease (Checkpoint)
+// and whose retry found the conversation at a newer version (ErrConflict) after an
+// attempt got no answer, had been committed by that attempt, whose reply was lost. It
+// was when the conversation is at turn.Version+1 with turn's state (Store.Load,
+// retried while the store is unavailable; the states compared as JSON): the retry
+// passed the lease's fence, so no other holder wrote meanwhile. It then returns
+// turn's Saved (FirstSeq 0: not known). Otherwise, or when the store does not
+// answer, it reports false, and the conflict stands.
+func (r *Run) checkpointUnanswered(ctx context.Context, turn conversation.Turn) (conversation.Saved, bool) {
+	var cp *conversation.Checkpoint
+	err := r.env.retryStore(ctx, "look for a checkpoint whose reply was lost", func(ctx context.Context) error {
+		var err error
+		cp, err = r.env.cfg.Store.Load(ctx, turn.Key, 0)
+		return err
+	})
+	if err != nil {
+		r.Log.Warn("whether the turn's checkpoint was committed is not known; taken as not", "error", err)
+		return conversation.Saved{}, false
+	}
+	stored, serr := json.Marshal(cp.Conversation.State)
+	want, werr := json.Marshal(turn.State)
+	if cp.Conversation.Version != turn.Version+1 || serr != nil || werr != nil || !bytes.Equal(stored, want) {
+		return conversation.Saved{}, false
+	}
+	r.Log.Info("the turn's checkpoint was committed before its reply was lost; its retry found it done", "version", turn.Version+1)
+	return conversation.Saved{ConversationID: cp.Conversation.ID, Version: turn.Version + 1}, true
 }
 
 // Drop ends the turn without a save, its input finished as status (dropped,
