@@ -131,39 +131,30 @@ func (g *groupCommit) run() {
 	}
 }
 
-// commit stores batch and tells each of its callers the outcome, once the batch no
-// longer counts as being stored: a caller that hands its thread's next input over at
-// once (a lane) finds the intake quiet, not busy with the batch it came from.
+// commit stores batch in one transaction and tells each of its callers the outcome,
+// once the batch no longer counts as being stored: a caller that hands its thread's
+// next input over at once (a lane) finds the intake quiet, not busy with the batch it
+// came from. When it fails for a reason other than the store being unavailable, one
+// input may be what the store refuses: each is then stored alone, and told at once,
+// so that the others are not refused with it.
 func (g *groupCommit) commit(batch []*queuedInput) {
-	results := g.storeBatch(batch)
+	inserted, err := g.enqueue(batch)
+	if err != nil && len(batch) > 1 && !storeDown(err) {
+		for _, q := range batch {
+			g.commit([]*queuedInput{q})
+		}
+		return
+	}
 	g.mu.Lock()
 	g.storing = 0
 	g.mu.Unlock()
 	for i, q := range batch {
-		q.done <- results[i]
-	}
-}
-
-// storeBatch stores batch in one transaction and returns each input's outcome. When it
-// fails for a reason other than the store being unavailable, one input may be what
-// the store refuses: each is then stored alone, so that the others are not refused
-// with it.
-func (g *groupCommit) storeBatch(batch []*queuedInput) []commitResult {
-	results := make([]commitResult, len(batch))
-	inserted, err := g.enqueue(batch)
-	if err != nil && len(batch) > 1 && !storeDown(err) {
-		for i, q := range batch {
-			results[i] = g.storeBatch([]*queuedInput{q})[0]
-		}
-		return results
-	}
-	for i := range batch {
-		results[i].err = err
+		r := commitResult{err: err}
 		if err == nil {
-			results[i].inserted = inserted[i]
+			r.inserted = inserted[i]
 		}
+		q.done <- r
 	}
-	return results
 }
 
 // enqueue runs Store.EnqueueBatch for batch, retrying while the store is unavailable

@@ -2,6 +2,7 @@ package turns
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/store/postgres"
 	"github.com/threadwright/threadwright/store/sqlite"
+	"github.com/threadwright/threadwright/store/storetest"
 )
 
 // lostReplyStore loses the reply of the first store call that freed the lease (a
@@ -370,6 +373,10 @@ func (c checkpointer) Handle(ctx context.Context, r *Run) error {
 	}
 	st := cp.Conversation.State
 	st.Summary = "progress"
+	// A confirmation's transcript, raw JSON whose keys are not in the order Postgres's
+	// jsonb keeps them: the stored state reads back with them reordered.
+	st.ToolApproval = &conversation.ToolApproval{ID: "a1", UserID: "U1", Begun: true, Tool: conversation.PendingTool{Name: "fetch",
+		Transcript: json.RawMessage(`{"messages":[{"role":"user","content":"hi"}],"batch":{},"step":2}`)}}
 	saved, err := r.Checkpoint(ctx, conversation.Turn{Key: r.In.Key, Version: cp.Conversation.Version, State: st})
 	c.got <- err
 	if err != nil {
@@ -382,18 +389,33 @@ func (c checkpointer) Handle(ctx context.Context, r *Run) error {
 	return r.Finish(fctx, conv, Ending{Reply: "re", Answer: true})
 }
 
-// TestLostReplyOfACheckpoint: a save that keeps the lease (a pipeline's checkpoint)
-// committed, but its reply was lost: its retry finds the conversation at a newer
-// version (ErrConflict), and the run asks the store whether that version is its own
-// save; it is, so Checkpoint succeeds and the turn goes on and answers, rather than
-// failing and running its work again.
+// TestLostReplyOfACheckpoint: a save that keeps the lease (a pipeline's checkpoint, or
+// a confirmed tool call marked begun) committed, but its reply was lost: its retry
+// finds the conversation at a newer version (ErrConflict), and the run asks the store
+// whether that version is its own save; it is, so Checkpoint succeeds and the turn
+// goes on and answers, rather than failing and running its work again. On both
+// stores: Postgres's jsonb gives the state back with its objects' keys reordered.
 func TestLostReplyOfACheckpoint(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) {
+		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "tw.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		testLostReplyOfACheckpoint(t, db)
+	})
+	t.Run("Postgres", func(t *testing.T) {
+		db, err := postgres.Open(context.Background(), storetest.PostgresDSN(t), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		testLostReplyOfACheckpoint(t, db)
+	})
+}
+
+func testLostReplyOfACheckpoint(t *testing.T, db conversation.Store) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
 	st := &lostReplyStore{Store: db, kept: true, hook: func() {}}
 	m := &replies{want: 1, done: make(chan struct{})}
 	got := make(chan error, 4)

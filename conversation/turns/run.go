@@ -1,12 +1,12 @@
 package turns
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"time"
 
@@ -456,10 +456,10 @@ func (r *Run) savedUnanswered(ctx context.Context, turn conversation.Turn, lost 
 // and whose retry found the conversation at a newer version (ErrConflict) after an
 // attempt got no answer, had been committed by that attempt, whose reply was lost. It
 // was when the conversation is at turn.Version+1 with turn's state (Store.Load,
-// retried while the store is unavailable; the states compared as JSON): the retry
-// passed the lease's fence, so no other holder wrote meanwhile. It then returns
-// turn's Saved (FirstSeq 0: not known). Otherwise, or when the store does not
-// answer, it reports false, and the conflict stands.
+// retried while the store is unavailable; the states compared as JSON values,
+// sameJSON): the retry passed the lease's fence, so no other holder wrote meanwhile.
+// It then returns turn's Saved (FirstSeq 0: not known). Otherwise, or when the store
+// does not answer, it reports false, and the conflict stands.
 func (r *Run) checkpointUnanswered(ctx context.Context, turn conversation.Turn) (conversation.Saved, bool) {
 	var cp *conversation.Checkpoint
 	err := r.env.retryStore(ctx, "look for a checkpoint whose reply was lost", func(ctx context.Context) error {
@@ -471,13 +471,28 @@ func (r *Run) checkpointUnanswered(ctx context.Context, turn conversation.Turn) 
 		r.Log.Warn("whether the turn's checkpoint was committed is not known; taken as not", "error", err)
 		return conversation.Saved{}, false
 	}
-	stored, serr := json.Marshal(cp.Conversation.State)
-	want, werr := json.Marshal(turn.State)
-	if cp.Conversation.Version != turn.Version+1 || serr != nil || werr != nil || !bytes.Equal(stored, want) {
+	if cp.Conversation.Version != turn.Version+1 || !sameJSON(cp.Conversation.State, turn.State) {
 		return conversation.Saved{}, false
 	}
 	r.Log.Info("the turn's checkpoint was committed before its reply was lost; its retry found it done", "version", turn.Version+1)
 	return conversation.Saved{ConversationID: cp.Conversation.ID, Version: turn.Version + 1}, true
+}
+
+// sameJSON reports whether a and b encode to the same JSON value: objects compared by
+// their members, not their order (Postgres's jsonb orders them its own way, inside a
+// json.RawMessage too), strings as json.Marshal writes them.
+func sameJSON(a, b any) bool {
+	var va, vb any
+	for _, p := range []struct {
+		in  any
+		out *any
+	}{{a, &va}, {b, &vb}} {
+		data, err := json.Marshal(p.in)
+		if err != nil || json.Unmarshal(data, p.out) != nil {
+			return false
+		}
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // Drop ends the turn without a save, its input finished as status (dropped,
