@@ -137,11 +137,7 @@ func TestLostReplyOfASaveThatKeptTheLease(t *testing.T) {
 // answered, none logged as failed or abandoned, and each input counted finished once.
 func testLostReply(t *testing.T, kept bool, handler func(m *replies, submit func()) Handler) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := openSQLite(t)
 	st := &lostReplyStore{Store: db, kept: kept}
 	m := &replies{want: 2, done: make(chan struct{})}
 	logs, met := &logBuffer{}, &outcomes{}
@@ -253,11 +249,7 @@ func (m firstRun) Posted(context.Context, conversation.Key, string, string) ([]c
 // the input: Postgres skips a locked input).
 func TestLostAnswerOfAcquireBeginCountsOneAttempt(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := openSQLite(t)
 	seen := make(chan int, 4)
 	asked := &atomic.Int32{}
 	rt := New(Config{Store: &lostBeginStore{Store: db}, Messenger: firstRun{&replies{want: -1}, asked}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
@@ -324,11 +316,7 @@ func (a attemptsOf) Handle(ctx context.Context, r *Run) error {
 // counting another attempt: its turn runs once, as the input's first attempt.
 func TestLostAnswerOfNextCountsOneAttempt(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := openSQLite(t)
 	m := &replies{want: 2, done: make(chan struct{})}
 	var rt *Runtime
 	h := attemptsOf{mu: &sync.Mutex{}, seen: map[string]int{}, submit: func() {
@@ -342,11 +330,7 @@ func TestLostAnswerOfNextCountsOneAttempt(t *testing.T) {
 	if _, err := rt.Submit(ctx, mention("m1", 1)); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-m.done:
-	case <-time.After(time.Minute):
-		t.Fatal("the two turns did not both answer")
-	}
+	await(t, m.done, "the two turns to answer")
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.seen["m1"] != 1 || h.seen["m2"] != 1 {
@@ -397,12 +381,7 @@ func (c checkpointer) Handle(ctx context.Context, r *Run) error {
 // stores: Postgres's jsonb gives the state back with its objects' keys reordered.
 func TestLostReplyOfACheckpoint(t *testing.T) {
 	t.Run("SQLite", func(t *testing.T) {
-		db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "tw.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = db.Close() })
-		testLostReplyOfACheckpoint(t, db)
+		testLostReplyOfACheckpoint(t, openSQLite(t))
 	})
 	t.Run("Postgres", func(t *testing.T) {
 		db, err := postgres.Open(context.Background(), storetest.PostgresDSN(t), 4)
@@ -432,11 +411,7 @@ func testLostReplyOfACheckpoint(t *testing.T, db conversation.Store) {
 	case <-time.After(time.Minute):
 		t.Fatal("the turn did not checkpoint")
 	}
-	select {
-	case <-m.done:
-	case <-time.After(time.Minute):
-		t.Fatal("the turn did not answer after its checkpoint")
-	}
+	await(t, m.done, "the turn to answer after its checkpoint")
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.done {
@@ -445,5 +420,27 @@ func testLostReplyOfACheckpoint(t *testing.T, db conversation.Store) {
 	cp, err := db.Load(ctx, mention("", 1).Key, 0)
 	if err != nil || cp.Conversation.State.Summary != "progress" {
 		t.Errorf("stored conversation %+v, %v; want the checkpoint's summary", cp, err)
+	}
+}
+
+// openSQLite opens a SQLite store in a file of the test's own, closed when it ends.
+func openSQLite(t *testing.T) *sqlite.Store {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// await fails the test unless done is closed within a minute; what says what it waits
+// for.
+func await(t *testing.T, done <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("waited a minute for %s", what)
 	}
 }
