@@ -135,13 +135,19 @@ func (g *groupCommit) run() {
 // once the batch no longer counts as being stored: a caller that hands its thread's
 // next input over at once (a lane) finds the intake quiet, not busy with the batch it
 // came from. When it fails for a reason other than the store being unavailable, one
-// input may be what the store refuses: each is then stored alone, and told at once,
+// input may be what the store refuses: each is then stored alone, by the batch's
+// deadline (an input whose time is up rides along as in the batch), and told at once,
 // so that the others are not refused with it.
 func (g *groupCommit) commit(batch []*queuedInput) {
-	inserted, err := g.enqueue(batch)
+	g.commitBy(batch, g.deadline(batch))
+}
+
+// commitBy is commit, its retries bounded by deadline.
+func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time) {
+	inserted, err := g.enqueue(batch, deadline)
 	if err != nil && len(batch) > 1 && !storeDown(err) {
 		for _, q := range batch {
-			g.commit([]*queuedInput{q})
+			g.commitBy([]*queuedInput{q}, deadline)
 		}
 		return
 	}
@@ -157,17 +163,16 @@ func (g *groupCommit) commit(batch []*queuedInput) {
 	}
 }
 
-// enqueue runs Store.EnqueueBatch for batch, retrying while the store is unavailable
-// until the earliest deadline of its inputs whose time is not up (less spoolReserve
-// with a spool).
-func (g *groupCommit) enqueue(batch []*queuedInput) ([]bool, error) {
-	// deadline is the earliest deadline of the inputs whose time is not up; those
-	// whose time is up (they waited long on their lane) ride along, and do not fail
-	// the others with theirs, unless no input is left: expired is their earliest.
+// deadline returns how long a batch may retry while the store is unavailable: until
+// the earliest deadline of its inputs whose time is not up (less spoolReserve with a
+// spool). Those whose time is up (they waited long on their lane) ride along, and do
+// not fail the others with theirs, unless no input is left: then their earliest, and
+// the batch fails at once, as each would. A batch none of whose callers set a
+// deadline has batchTimeout.
+func (g *groupCommit) deadline(batch []*queuedInput) time.Time {
 	var deadline, expired time.Time
-	ins, bounded := make([]conversation.Input, len(batch)), true
-	for i, q := range batch {
-		ins[i] = q.in
+	bounded := true
+	for _, q := range batch {
 		switch d, ok := q.ctx.Deadline(); {
 		case !ok:
 			bounded = false
@@ -178,13 +183,23 @@ func (g *groupCommit) enqueue(batch []*queuedInput) ([]bool, error) {
 		}
 	}
 	if deadline.IsZero() && bounded {
-		deadline = expired // every input's time is up: the batch fails at once, as each would
+		deadline = expired
 	}
 	switch {
 	case deadline.IsZero():
 		deadline = time.Now().Add(batchTimeout)
 	case g.cfg.Spool != nil:
 		deadline = deadline.Add(-spoolReserve)
+	}
+	return deadline
+}
+
+// enqueue runs Store.EnqueueBatch for batch, retrying while the store is unavailable
+// until deadline.
+func (g *groupCommit) enqueue(batch []*queuedInput, deadline time.Time) ([]bool, error) {
+	ins := make([]conversation.Input, len(batch))
+	for i, q := range batch {
+		ins[i] = q.in
 	}
 	// Not cancelled with one caller's context: the batch holds the others' inputs too.
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(batch[0].ctx), deadline)

@@ -264,4 +264,19 @@ func TestGroupCommitExpiredInputRidesAlong(t *testing.T) {
 	if r := <-alone.done; r.err == nil {
 		t.Error("an input whose time is up, alone, was stored; want its deadline's error")
 	}
+	// A batch the store refuses for one input is stored one input at a time, by the
+	// batch's deadline: the input whose time is up still rides along.
+	st.poison = "bad"
+	split := []*queuedInput{
+		{ctx: expired, in: conversation.Input{ID: "late2"}, done: make(chan commitResult, 1)},
+		{ctx: live, in: conversation.Input{ID: "bad"}, done: make(chan commitResult, 1)},
+		{ctx: live, in: conversation.Input{ID: "fresh2"}, done: make(chan commitResult, 1)},
+	}
+	g.commit(split)
+	for _, q := range split {
+		r := <-q.done
+		if stored := r.err == nil && r.inserted; stored != (q.in.ID != "bad") {
+			t.Errorf("%s in a batch the store refused for bad: inserted %v, error %v; want stored unless bad", q.in.ID, r.inserted, r.err)
+		}
+	}
 }
