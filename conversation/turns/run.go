@@ -387,13 +387,8 @@ func (r *Run) save(ctx context.Context, turn conversation.Turn) (conversation.Sa
 		return err
 	})
 	lost := errors.Is(err, conversation.ErrLeaseLost)
-	switch conflict := errors.Is(err, conversation.ErrConflict); {
-	case turn.Release && unanswered && (lost || conflict):
+	if unanswered && (errors.Is(err, conversation.ErrConflict) || turn.Release && lost) {
 		if s, ok := r.savedUnanswered(ctx, turn, lost); ok {
-			saved, err = s, nil
-		}
-	case !turn.Release && unanswered && conflict:
-		if s, ok := r.checkpointUnanswered(ctx, turn); ok {
 			saved, err = s, nil
 		}
 	}
@@ -411,20 +406,26 @@ func (r *Run) save(ctx context.Context, turn conversation.Turn) (conversation.Sa
 // order).
 const pendingProbe = 50
 
-// savedUnanswered reports whether turn, a turn's last save (Turn.Release) whose
-// retry failed after an attempt got no answer, had been committed by that attempt,
-// whose reply was lost (a connection cut after the commit). The retry then finds the
-// lease gone (lost, ErrLeaseLost: the commit freed it) or, when the commit kept it
-// (an input was pending), the conversation past turn.Version (ErrConflict). It was
-// committed when the conversation is past turn.Version and turn's input is no longer
-// pending (Store.Load, Store.Pending, retried while the store is unavailable); it
-// then returns turn's Saved, Released when lost (FirstSeq 0: not known). An input
-// that a worker which took the lease over finished meanwhile also counts as saved:
-// it is done either way. Otherwise, or when the store does not answer, it reports
-// false: the lease was lost, and its new holder runs the input, or the conflict was
-// another writer's.
+// savedUnanswered reports whether turn, a save whose retry failed after an attempt
+// got no answer, had been committed by that attempt, whose reply was lost (a
+// connection cut after the commit). Store.Load, and for a last save Store.Pending,
+// are retried while the store is unavailable. It tells:
+//   - a turn's last save (Turn.Release): its retry finds the lease gone (lost,
+//     ErrLeaseLost: the commit freed it) or, when the commit kept it (an input was
+//     pending), the conversation past turn.Version (ErrConflict). It was committed
+//     when the conversation is past turn.Version and turn's input is no longer
+//     pending. An input that a worker which took the lease over finished meanwhile
+//     also counts as saved: it is done either way.
+//   - a checkpoint (a save that keeps the lease, Run.Checkpoint): its retry finds the
+//     conversation at a newer version (ErrConflict). It was committed when the
+//     conversation is at turn.Version+1 with turn's state (sameJSON): the retry
+//     passed the lease's fence, so no other holder wrote meanwhile.
+//
+// When committed it returns turn's Saved, Released when lost (FirstSeq 0: not known).
+// Otherwise, or when the store does not answer, it reports false: the lease was lost,
+// and its new holder runs the input, or the conflict was another writer's.
 func (r *Run) savedUnanswered(ctx context.Context, turn conversation.Turn, lost bool) (conversation.Saved, bool) {
-	if turn.InputID == "" {
+	if turn.Release && turn.InputID == "" {
 		return conversation.Saved{}, false
 	}
 	var (
@@ -433,7 +434,7 @@ func (r *Run) savedUnanswered(ctx context.Context, turn conversation.Turn, lost 
 	)
 	err := r.env.retryStore(ctx, "look for a save whose reply was lost", func(ctx context.Context) error {
 		var err error
-		if cp, err = r.env.cfg.Store.Load(ctx, turn.Key, 0); err != nil {
+		if cp, err = r.env.cfg.Store.Load(ctx, turn.Key, 0); err != nil || !turn.Release {
 			return err
 		}
 		pending, err = r.env.cfg.Store.Pending(ctx, turn.Key, pendingProbe)
@@ -445,54 +446,38 @@ func (r *Run) savedUnanswered(ctx context.Context, turn conversation.Turn, lost 
 		}
 		return conversation.Saved{}, false
 	}
-	if cp.Conversation.Version <= turn.Version || slices.ContainsFunc(pending, func(in conversation.Input) bool { return in.ID == turn.InputID }) {
+	committed := cp.Conversation.Version == turn.Version+1 && sameJSON(cp.Conversation.State, turn.State)
+	if turn.Release {
+		committed = cp.Conversation.Version > turn.Version && !slices.ContainsFunc(pending, func(in conversation.Input) bool { return in.ID == turn.InputID })
+	}
+	if !committed {
 		return conversation.Saved{}, false
 	}
-	r.Log.Info("the turn's save was committed before its reply was lost; its retry found it done", "version", turn.Version+1, "freed", lost)
+	r.Log.Info("the turn's save was committed before its reply was lost; its retry found it done", "version", turn.Version+1, "freed", lost, "checkpoint", !turn.Release)
 	return conversation.Saved{ConversationID: cp.Conversation.ID, Version: turn.Version + 1, Released: lost}, true
-}
-
-// checkpointUnanswered reports whether turn, a save that kept the lease (Checkpoint)
-// and whose retry found the conversation at a newer version (ErrConflict) after an
-// attempt got no answer, had been committed by that attempt, whose reply was lost. It
-// was when the conversation is at turn.Version+1 with turn's state (Store.Load,
-// retried while the store is unavailable; the states compared as JSON values,
-// sameJSON): the retry passed the lease's fence, so no other holder wrote meanwhile.
-// It then returns turn's Saved (FirstSeq 0: not known). Otherwise, or when the store
-// does not answer, it reports false, and the conflict stands.
-func (r *Run) checkpointUnanswered(ctx context.Context, turn conversation.Turn) (conversation.Saved, bool) {
-	var cp *conversation.Checkpoint
-	err := r.env.retryStore(ctx, "look for a checkpoint whose reply was lost", func(ctx context.Context) error {
-		var err error
-		cp, err = r.env.cfg.Store.Load(ctx, turn.Key, 0)
-		return err
-	})
-	if err != nil {
-		r.Log.Warn("whether the turn's checkpoint was committed is not known; taken as not", "error", err)
-		return conversation.Saved{}, false
-	}
-	if cp.Conversation.Version != turn.Version+1 || !sameJSON(cp.Conversation.State, turn.State) {
-		return conversation.Saved{}, false
-	}
-	r.Log.Info("the turn's checkpoint was committed before its reply was lost; its retry found it done", "version", turn.Version+1)
-	return conversation.Saved{ConversationID: cp.Conversation.ID, Version: turn.Version + 1}, true
 }
 
 // sameJSON reports whether a and b encode to the same JSON value: objects compared by
 // their members, not their order (Postgres's jsonb orders them its own way, inside a
 // json.RawMessage too), strings as json.Marshal writes them.
 func sameJSON(a, b any) bool {
-	var va, vb any
-	for _, p := range []struct {
-		in  any
-		out *any
-	}{{a, &va}, {b, &vb}} {
-		data, err := json.Marshal(p.in)
-		if err != nil || json.Unmarshal(data, p.out) != nil {
-			return false
-		}
+	va, okA := jsonValue(a)
+	vb, okB := jsonValue(b)
+	return okA && okB && reflect.DeepEqual(va, vb)
+}
+
+// jsonValue returns v encoded as JSON and decoded into maps, slices and scalars, and
+// whether both steps succeeded.
+func jsonValue(v any) (any, bool) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, false
 	}
-	return reflect.DeepEqual(va, vb)
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, false
+	}
+	return out, true
 }
 
 // Drop ends the turn without a save, its input finished as status (dropped,

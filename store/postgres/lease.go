@@ -257,7 +257,9 @@ FROM (VALUES (1)) AS one LEFT JOIN next AS n ON true`
 // Next begins the next input of l's thread as Begin does, or, when none is pending,
 // frees l as Release does, in one statement (nextSQL). It returns nil and released
 // false, keeping the lease, when an input was enqueued or changed while it ran (the
-// holder calls Next again). Errors: conversation.ErrLeaseLost.
+// holder calls Next again). call is the holder's number for the call
+// (conversation.Store.Next), recorded as the input's begun_by (sqlstore.BegunBy): a
+// retry of it counts no second attempt. Errors: conversation.ErrLeaseLost.
 func (s *Leases) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
 	in, released, err := sqlstore.Next(l, func(r *inputRow) (found, held, released bool, err error) {
 		err = s.nextStmt.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token, sqlstore.Now(), sqlstore.BegunBy(l, call)).

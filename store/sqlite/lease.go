@@ -182,7 +182,9 @@ func (s *Leases) held(ctx context.Context, l conversation.Lease) (bool, error) {
 // intake or another process) does a third statement tell the two apart; an input
 // enqueued in between keeps the lease (released false), and the holder calls Next
 // again. So a turn's two calls to the store between its Save and the next turn are
-// one. Errors: conversation.ErrLeaseLost.
+// one. call is the holder's number for the call (conversation.Store.Next), recorded
+// as the input's begun_by (sqlstore.BegunBy): a retry of it counts no second attempt.
+// Errors: conversation.ErrLeaseLost.
 func (s *Leases) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
 	k := l.Key
 	var (
