@@ -119,6 +119,10 @@ type Agent struct {
 
 	mu  sync.Mutex
 	off bool // sessions refused: none are set after
+	// turning holds the sessions this Agent set processing (a turn runs in their
+	// thread), at most maxStatusThreads, each with whether a chat.stopStream has set it
+	// active since (streamStopped); a later status of the thread forgets it.
+	turning map[conversation.Key]bool
 }
 
 var (
@@ -131,7 +135,7 @@ func NewAgent(api *slack.Client, log *slog.Logger) *Agent {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Agent{api: api, log: log}
+	return &Agent{api: api, log: log, turning: map[conversation.Key]bool{}}
 }
 
 // ReadViewing reads what items name, only where the bot is a member of the channel:
@@ -216,15 +220,43 @@ var sessionRefusals = map[string]bool{"not_allowed": true, "not_allowed_token_ty
 
 // SetSessionStatus sets the agent session of key's thread to status, creating it with
 // title and initiator if needed (agents.sessions.setStatus; scope assistant:write).
-// Errors: Slack's, wrapped; none once sessions were refused (logged once).
+// It makes no call to set active a session it set processing when a stream has
+// stopped in the thread since (the Messenger's chat.stopStream, WithSessions): Slack
+// set it active then (chat.stopStream's session_status, "active" by default;
+// docs/tools.md, "Agent view"). Errors: Slack's, wrapped; none once sessions were
+// refused (logged once).
 func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, status, title, initiator string) error {
 	if a.disabled() {
+		return nil
+	}
+	a.mu.Lock()
+	stopped := a.turning[key]
+	delete(a.turning, key)
+	a.mu.Unlock()
+	if stopped && status == conversation.SessionActive && title == "" && initiator == "" {
 		return nil
 	}
 	_, err := a.api.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{
 		Status: status, ChannelID: key.ChannelID, ThreadTS: key.ThreadTS,
 		Title: textcut.Runes(title, conversation.MaxTitleChars), InitiatorUserID: initiator})
+	if err == nil && status == conversation.SessionProcessing {
+		a.mu.Lock()
+		if len(a.turning) < maxStatusThreads {
+			a.turning[key] = false
+		}
+		a.mu.Unlock()
+	}
 	return a.check("agents.sessions.setStatus", err)
+}
+
+// streamStopped notes that chat.stopStream stopped a stream in key's thread, which
+// set its session active, when this Agent set that session processing.
+func (a *Agent) streamStopped(key conversation.Key) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.turning[key]; ok {
+		a.turning[key] = true
+	}
 }
 
 // RenameSession sets the title of the agent session of key's thread

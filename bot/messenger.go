@@ -56,6 +56,8 @@ type Messenger struct {
 	// status sets and remembers the status of threads (SetStatus); the Messenger's
 	// posts tell it which statuses Slack cleared.
 	status *threadStatuses
+	// sessions is told of each stream stopped (WithSessions); nil: none is.
+	sessions *Agent
 }
 
 var _ conversation.Messenger = (*Messenger)(nil)
@@ -71,6 +73,14 @@ func WithMaxReplyMessages(n int) MessengerOption {
 			m.maxReplies = n
 		}
 	}
+}
+
+// WithSessions tells a of every stream the Messenger stops with chat.stopStream:
+// Slack sets the agent session of the stream's thread active then (chat.stopStream's
+// session_status, "active" by default), so a's SetSessionStatus need not set it
+// again (see Agent.SetSessionStatus).
+func WithSessions(a *Agent) MessengerOption {
+	return func(m *Messenger) { m.sessions = a }
 }
 
 // NewMessenger returns a Messenger posting as the bot identified by me.
@@ -434,8 +444,13 @@ func (m *Messenger) startStream(ctx context.Context, key conversation.Key, userI
 	started := m.now()
 	m.status.postedIn(key, started)
 	return &stream{api: m.api, channel: key.ChannelID, ts: ts, tag: tag, started: started, rotate: m.rotate, now: m.now, log: m.log,
-		fresh:   func(ctx context.Context) (*stream, error) { return m.startStream(ctx, key, userID, tag, extra...) },
-		stopped: func(started time.Time) { m.status.streamStopped(key, started) }}, nil
+		fresh: func(ctx context.Context) (*stream, error) { return m.startStream(ctx, key, userID, tag, extra...) },
+		stopped: func(started time.Time, ok bool) {
+			m.status.streamStopped(key, started)
+			if ok && m.sessions != nil {
+				m.sessions.streamStopped(key)
+			}
+		}}, nil
 }
 
 // stream is a message streamed with chat.appendStream and ended with chat.stopStream.
@@ -456,9 +471,10 @@ type stream struct {
 	fresh   func(ctx context.Context) (*stream, error)
 	// earlier are the messages the stream continued from, oldest first (Messages).
 	earlier []string
-	// stopped tells the Messenger that the stream started at its argument stopped
-	// (SetStatus sets no status while a stream is open).
-	stopped func(started time.Time)
+	// stopped tells the Messenger that the stream started at started stopped (SetStatus
+	// sets no status while a stream is open), with ok true when chat.stopStream
+	// succeeded (the thread's agent session is active then; WithSessions).
+	stopped func(started time.Time, ok bool)
 	rotate  time.Duration
 	now     func() time.Time
 	log     *slog.Logger
@@ -524,10 +540,11 @@ func (s *stream) stop(ctx context.Context, final bool, extra ...slack.MsgOption)
 	if final && len(s.done) > 0 {
 		opts = append(opts, slack.MsgOptionBlocks(s.done...))
 	}
+	_, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts, opts...)
 	if s.stopped != nil {
-		defer s.stopped(s.started)
+		s.stopped(s.started, err == nil)
 	}
-	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts, opts...); err != nil {
+	if err != nil {
 		if streamEnded(err) {
 			// Slack ended it already: it expired, or the session's native Stop
 			// (agent_session_stopped) halted it. Its text stays, untagged.

@@ -55,8 +55,9 @@ func (rc *runConfig) openSlack(ctx context.Context, st conversation.Store, mx *m
 		return slackConn{}, fmt.Errorf("slack: %w (check SLACK_BOT_TOKEN and SLACK_API_URL)", err)
 	}
 	rc.log.Info("authenticated with Slack", "team", me.TeamName, "team_id", me.TeamID, "bot_user", me.UserName, "bot_user_id", me.UserID)
-	raw := bot.NewMessenger(api, me, rc.log, bot.WithMaxReplyMessages(rc.MaxReplyMessages), bot.WithStreamRotation(rc.StreamRotation, nil))
-	return slackConn{api: api, me: me, signer: signer, raw: raw, messenger: bot.NewSigningMessenger(raw, signer), agent: bot.NewAgent(api, rc.log)}, nil
+	agent := bot.NewAgent(api, rc.log)
+	raw := bot.NewMessenger(api, me, rc.log, bot.WithMaxReplyMessages(rc.MaxReplyMessages), bot.WithStreamRotation(rc.StreamRotation, nil), bot.WithSessions(agent))
+	return slackConn{api: api, me: me, signer: signer, raw: raw, messenger: bot.NewSigningMessenger(raw, signer), agent: agent}, nil
 }
 
 // actionSigner returns the Signer of button values, keyed by the installation's

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/testkit/openaitest"
@@ -28,17 +29,17 @@ func (h *harness) turnCalls(from int) []turnCall {
 
 // plainTurnCalls are the Web API calls of a plain @mention's streamed turn in a
 // channel, in order: the agent session set processing (and created, titled), the
-// thread's status, the answer streamed (its Stop button), its text sent with the stop
-// (with the feedback buttons), and the session set active. No status is set once the
-// stream is open, nor cleared after it (the answer cleared it), no chat.appendStream
-// is needed for an answer the stop carries, and the message is not read back for
-// files (its event carries them).
+// thread's status, the answer streamed (its Stop button), and its text sent with the
+// stop (with the feedback buttons), which sets the session active (chat.stopStream's
+// session_status, "active" by default). No status is set once the stream is open, nor
+// cleared after it (the answer cleared it), no chat.appendStream is needed for an
+// answer the stop carries, no agents.sessions.setStatus for the session the stop set
+// active, and the message is not read back for files (its event carries them).
 var plainTurnCalls = []turnCall{
 	{"agents.sessions.setStatus", "processing"},
 	{"assistant.threads.setStatus", turns.StatusThinking},
 	{"chat.startStream", ""},
 	{"chat.stopStream", ""},
-	{"agents.sessions.setStatus", "active"},
 }
 
 // startCallsHarness starts the bot with its answers streamed, as by default, and waits
@@ -53,10 +54,11 @@ func startCallsHarness(t *testing.T) *harness {
 	return h
 }
 
-// TestE2EPlainMentionCalls: a plain @mention's turn makes exactly plainTurnCalls, five
-// Web API calls (it made eight: a chat.appendStream for the answer's text, a
-// conversations.replies for files, and, in a burst, an "is waiting in line…" status
-// after the answer), and the thread shows the whole answer with no status left.
+// TestE2EPlainMentionCalls: a plain @mention's turn makes exactly plainTurnCalls, four
+// Web API calls (it made nine: a chat.appendStream for the answer's text, a
+// conversations.replies for files, in a burst an "is waiting in line…" status after
+// the answer, and an agents.sessions.setStatus to active after the stop), the thread
+// shows the whole answer with no status left, and its session is active.
 func TestE2EPlainMentionCalls(t *testing.T) {
 	h := startCallsHarness(t)
 	const answer = "The deploy runs at **noon**, after the checks."
@@ -76,6 +78,9 @@ func TestE2EPlainMentionCalls(t *testing.T) {
 	}
 	if s := h.emu.Status(general, ts); s != "" {
 		t.Errorf("the thread shows status %q after the answer", s)
+	}
+	if s, _ := h.emu.Session(general, ts); s.Status != conversation.SessionActive || strings.Join(s.History, ",") != "processing,active" {
+		t.Errorf("session %+v after the answer; want processing, then active", s)
 	}
 }
 

@@ -1,6 +1,9 @@
 package emulator_test
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -160,5 +163,68 @@ func TestPlaygroundAgentView(t *testing.T) {
 	}
 	if status, _ := pageCall(t, emu, "POST", "/ui/session", map[string]string{"user": "U0ALICE", "channel": "D0ALICE", "thread_ts": ts, "action": "explode"}); status != 400 {
 		t.Errorf("an unknown action: status %d", status)
+	}
+}
+
+// TestStopStreamSetsTheSession: chat.stopStream sets the session of the stream's
+// thread to its session_status, active by default (Slack's reference of
+// chat.stopStream), and refuses a status that is not one of the four; a thread
+// without a session gets none.
+func TestStopStreamSetsTheSession(t *testing.T) {
+	emu := MustStart(t, emulator.Config{})
+	api := NewAPI(emu)
+	stream := func(ts string) string {
+		t.Helper()
+		_, streamTS, err := api.StartStream("C0GENERAL", slack.MsgOptionTS(ts), slack.MsgOptionRecipientUserID("U0ALICE"), slack.MsgOptionRecipientTeamID("T0TEAM"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return streamTS
+	}
+	ts, err := emu.PostUserMessage("C0GENERAL", "U0ALICE", "<@U0BOT> hi", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := api.SetAgentSessionStatus(slack.AgentSessionSetStatusParameters{Status: "processing", ChannelID: "C0GENERAL", ThreadTS: ts}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := api.StopStream("C0GENERAL", stream(ts), slack.MsgOptionMarkdownText("done")); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := emu.Session("C0GENERAL", ts); s.Status != "active" || strings.Join(s.History, ",") != "processing,active" {
+		t.Errorf("after chat.stopStream: session %+v, want active", s)
+	}
+
+	// slack-go v0.35.0 has no option for session_status: sent as Slack's form.
+	stopWith := func(streamTS, status string) (string, error) {
+		resp, err := http.PostForm(emu.URL()+"chat.stopStream", url.Values{"token": {emu.Config().BotToken},
+			"channel": {"C0GENERAL"}, "ts": {streamTS}, "session_status": {status}})
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		var r slack.SlackResponse
+		return r.Error, json.NewDecoder(resp.Body).Decode(&r)
+	}
+	open := stream(ts)
+	if code, err := stopWith(open, "finished"); err != nil || code != "invalid_arguments" {
+		t.Errorf("session_status finished: %q, %v; want invalid_arguments", code, err)
+	}
+	if code, err := stopWith(open, "closed"); err != nil || code != "" {
+		t.Fatalf("session_status closed: %q, %v", code, err)
+	}
+	if s, _ := emu.Session("C0GENERAL", ts); s.Status != "closed" || strings.Join(s.History, ",") != "processing,active,closed" {
+		t.Errorf("after chat.stopStream with session_status closed: session %+v", s)
+	}
+
+	other, err := emu.PostUserMessage("C0GENERAL", "U0ALICE", "<@U0BOT> again", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := api.StopStream("C0GENERAL", stream(other)); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := emu.Session("C0GENERAL", other); ok {
+		t.Errorf("a thread without a session got one: %+v", s)
 	}
 }

@@ -230,6 +230,10 @@ func (a *assistantAPI) assistantThreadsSetStatus(r *request) (object, error) {
 //     assistant.threads.*: invalid_thread_ts);
 //   - title and initiator_user_id apply only when the call creates the session
 //     (slack-go v0.35.0, AgentSessionSetStatusParameters);
+//   - chat.stopStream sets the session of the stream's thread, when it has one, to
+//     its session_status argument, "active" by default (Slack's reference of
+//     chat.stopStream: "The session status to set after stopping the stream.
+//     Default: active"); a value other than the four is invalid_arguments;
 //   - agents.sessions.rename needs a title and a session: the emulator refuses a
 //     rename of a thread with none with session_not_found (its own rule), and a
 //     title longer than MaxSessionTitle characters with invalid_arguments.
@@ -314,6 +318,18 @@ func (a *agentAPI) sessionsSetStatus(r *request) (object, error) {
 	s.History = append(s.History, status)
 	a.ws.notifyLocked(Update{Kind: UpdateSession, Channel: k.channel, ThreadTS: k.threadTS})
 	return object{"status": status, "agent_status": status, "title": s.Title}, nil
+}
+
+// streamStoppedLocked sets the session of the thread (channel, threadTS), when it
+// has one, to status, as chat.stopStream does (see the rules above).
+func (a *agentAPI) streamStoppedLocked(channel, threadTS, status string) {
+	s := a.sessions[threadKey{channel, threadTS}]
+	if s == nil {
+		return
+	}
+	s.Status = status
+	s.History = append(s.History, status)
+	a.ws.notifyLocked(Update{Kind: UpdateSession, Channel: channel, ThreadTS: threadTS})
 }
 
 // sessionsRename implements agents.sessions.rename

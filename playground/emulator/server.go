@@ -72,13 +72,14 @@ func build(cfg Config, guard hostGuard) (*Server, *http.ServeMux) {
 	hub := newSocketHub(ws)
 	ev := &eventsAPI{ws: ws, hub: hub}
 	in := newInteractivity(ws, hub, ev)
+	agent := &agentAPI{ws: ws, ev: ev, sessions: make(map[threadKey]*AgentSession)}
 	s := &Server{
 		workspace:    ws,
 		socketHub:    hub,
-		streamAPI:    &streamAPI{ws: ws, ev: ev},
+		streamAPI:    &streamAPI{ws: ws, ev: ev, agent: agent},
 		filesAPI:     &filesAPI{ws: ws, ev: ev, files: make(map[string]*File)},
 		assistantAPI: &assistantAPI{ws: ws, ev: ev, threads: make(map[threadKey]*AssistantThread)},
-		agentAPI:     &agentAPI{ws: ws, ev: ev, sessions: make(map[threadKey]*AgentSession)},
+		agentAPI:     agent,
 		modals:       &modals{ws: ws, hub: hub, in: in, views: make(map[string]*View)},
 		people:       &people{ws: ws, ev: ev, in: in},
 		blockActions: &blockActions{ws: ws, in: in},

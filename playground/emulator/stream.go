@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -17,6 +18,8 @@ import (
 type streamAPI struct {
 	ws *workspace
 	ev *eventsAPI
+	// agent holds the sessions chat.stopStream sets (its session_status).
+	agent *agentAPI
 
 	refuseTasks bool // guarded by ws.mu; see RefuseTaskChunks
 	// expiry is how long a stream lives after chat.startStream (guarded by ws.mu;
@@ -314,8 +317,13 @@ func (a *streamAPI) chatAppendStream(r *request) (object, error) {
 // chatStopStream implements chat.stopStream
 // (https://docs.slack.dev/reference/methods/chat.stopStream): optional last
 // markdown_text, chunks or blocks, and the message's metadata, then the message is
-// final.
+// final, and the thread's agent session, if any, takes session_status ("active" by
+// default; see agentAPI).
 func (a *streamAPI) chatStopStream(r *request) (object, error) {
+	status := cmp.Or(r.get("session_status"), "active")
+	if !slices.Contains(sessionStatuses, status) {
+		return nil, errCode("invalid_arguments", fmt.Sprintf("[ERROR] session_status %q: must be one of %s", status, strings.Join(sessionStatuses, ", ")))
+	}
 	ch, m, err := a.streamingMessageLocked(r, "chat.stopStream")
 	if err != nil {
 		return nil, err
@@ -345,5 +353,6 @@ func (a *streamAPI) chatStopStream(r *request) (object, error) {
 		}
 		m.Streaming = false
 	})
+	a.agent.streamStoppedLocked(ch.ID, cmp.Or(m.ThreadTS, m.TS), status)
 	return object{"channel": ch.ID, "ts": m.TS, "message": a.ws.wireLocked(ch, m)}, nil
 }

@@ -1,0 +1,89 @@
+package bot_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/threadwright/threadwright/bot"
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// TestSessionActiveAfterAStop: the Agent makes no agents.sessions.setStatus to set a
+// session active that it set processing when the Messenger's chat.stopStream has set
+// it active since (its session_status default); it does make one when no stream
+// stopped, when the stop failed (the person's native Stop ended the stream), for
+// another status, and for a session it did not set processing.
+func TestSessionActiveAfterAStop(t *testing.T) {
+	h := startMessenger(t)
+	me, err := bot.Authenticate(h.ctx, h.api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := bot.NewAgent(h.api, discard())
+	h.msg = bot.NewMessenger(h.api, me, discard(), bot.WithSessions(a))
+	calls := func() int { return len(h.emu.Calls("agents.sessions.setStatus")) }
+	turn := func(t *testing.T, stop func(conversation.Key), end string) (conversation.Key, int) {
+		t.Helper()
+		parent := h.say(t, "C0GENERAL", "<@U0BOT> explain", "")
+		key := conversation.Key{TeamID: "T0TEAM", ChannelID: "C0GENERAL", ThreadTS: parent}
+		if err := a.SetSessionStatus(h.ctx, key, conversation.SessionProcessing, "explain", "U0ALICE"); err != nil {
+			t.Fatal(err)
+		}
+		stop(key)
+		before := calls()
+		if err := a.SetSessionStatus(h.ctx, key, end, "", ""); err != nil {
+			t.Fatal(err)
+		}
+		return key, calls() - before
+	}
+	streamed := func(key conversation.Key) {
+		st, err := h.msg.StartStream(h.ctx, key, "U0ALICE", conversation.Tag{InputID: "in", Answer: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Stop(h.ctx, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	history := func(key conversation.Key) string {
+		s, _ := h.emu.Session(key.ChannelID, key.ThreadTS)
+		return strings.Join(s.History, ",")
+	}
+
+	if key, n := turn(t, streamed, conversation.SessionActive); n != 0 || history(key) != "processing,active" {
+		t.Errorf("active after a stop: %d calls, history %s; want none, processing,active", n, history(key))
+	}
+	if key, n := turn(t, func(conversation.Key) {}, conversation.SessionActive); n != 1 || history(key) != "processing,active" {
+		t.Errorf("active without a stream: %d calls, history %s; want one", n, history(key))
+	}
+	if key, n := turn(t, streamed, conversation.SessionClosed); n != 1 || history(key) != "processing,active,closed" {
+		t.Errorf("closed after a stop: %d calls, history %s; want one", n, history(key))
+	}
+	nativeStop := func(key conversation.Key) {
+		st, err := h.msg.StartStream(h.ctx, key, "U0ALICE", conversation.Tag{InputID: "in", Answer: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.emu.StopSession(key.ChannelID, key.ThreadTS, "U0ALICE"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Stop(h.ctx, true); err == nil {
+			t.Fatal("a stream the person stopped stopped again")
+		}
+	}
+	if key, n := turn(t, nativeStop, conversation.SessionActive); n != 1 || history(key) != "processing,active" {
+		t.Errorf("active after a failed stop: %d calls, history %s; want one", n, history(key))
+	}
+
+	// A session this Agent did not set processing: its stop proves nothing.
+	parent := h.say(t, "C0GENERAL", "<@U0BOT> other", "")
+	key := conversation.Key{TeamID: "T0TEAM", ChannelID: "C0GENERAL", ThreadTS: parent}
+	streamed(key)
+	before := calls()
+	if err := a.SetSessionStatus(h.ctx, key, conversation.SessionActive, "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := calls() - before; n != 1 {
+		t.Errorf("active for a session not set processing here: %d calls; want one", n)
+	}
+}
