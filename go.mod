@@ -1,6 +1,6 @@
 module github.com/threadwright/threadwright
 
-go 1.26.8
+go 1.27.3
 
 require (
 	github.com/Shopify/toxiproxy/v2 v2.5.0

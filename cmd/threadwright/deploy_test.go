@@ -43,6 +43,19 @@ func TestDeployFiles(t *testing.T) {
 	if !strings.HasPrefix(docker, "# syntax=docker/dockerfile:1\n") {
 		t.Error("the syntax directive must be the Dockerfile's first line")
 	}
+	// The build image's Go is go.mod's release (its language version, major.minor):
+	// an older one refuses to build, and the image must not drift from what CI tests.
+	var goLine string
+	for line := range strings.Lines(read("go.mod")) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "go "); ok {
+			goLine = v
+		}
+	}
+	parts := strings.Split(goLine, ".")
+	release := strings.Join(parts[:min(2, len(parts))], ".")
+	if goLine == "" || !strings.Contains(docker, "FROM golang:"+release+"-") {
+		t.Errorf("the Dockerfile builds with another Go than go.mod's %q (want FROM golang:%s-…)", goLine, release)
+	}
 
 	ignore := strings.Fields(read(".dockerignore"))
 	for _, want := range []string{".git", "data", "**/*.db", "artifacts"} {
