@@ -293,7 +293,11 @@ func (b *Bot) store(ctx context.Context, c *socketConn, evt socketmode.Event, re
 		return
 	}
 
-	log := b.log.With("envelope_id", req.EnvelopeID, conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID)
+	// The envelope's logger, made only for a line that is written: With formats its
+	// attributes at once, a cost every envelope would pay on its way to the ack.
+	log := func() *slog.Logger {
+		return b.log.With("envelope_id", req.EnvelopeID, conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID)
+	}
 	submitCtx, cancel := context.WithDeadline(ctx, received.Add(b.cfg.AckBudget))
 	accepted, err := b.cfg.Submitter.Submit(submitCtx, *in)
 	cancel()
@@ -302,13 +306,13 @@ func (b *Bot) store(ctx context.Context, c *socketConn, evt socketmode.Event, re
 	switch {
 	case err == nil:
 		b.ackEnvelope(ctx, c, evt.Type, req.EnvelopeID, received)
-		if !accepted {
-			log.Debug("input not for the bot or already seen")
+		if !accepted && b.log.Enabled(ctx, slog.LevelDebug) {
+			log().Debug("input not for the bot or already seen")
 		}
 	case evt.Type == socketmode.EventTypeEventsAPI && closing:
-		log.Warn("event arrived during shutdown; not acked, so Slack delivers it again", conversation.LogKeyEvent, in.EventID, "retry_attempt", req.RetryAttempt)
+		log().Warn("event arrived during shutdown; not acked, so Slack delivers it again", conversation.LogKeyEvent, in.EventID, "retry_attempt", req.RetryAttempt)
 	case evt.Type == socketmode.EventTypeEventsAPI:
-		log.Warn("event not stored; not acked, so Slack delivers it again", conversation.LogKeyEvent, in.EventID, "retry_attempt", req.RetryAttempt, "error", err)
+		log().Warn("event not stored; not acked, so Slack delivers it again", conversation.LogKeyEvent, in.EventID, "retry_attempt", req.RetryAttempt, "error", err)
 	default:
 		// Slack never delivers an interaction again, and shows the person an error
 		// when it is not acked: ack it and say what happened.
@@ -316,9 +320,9 @@ func (b *Bot) store(ctx context.Context, c *socketConn, evt socketmode.Event, re
 		text := submitFailedText
 		if closing {
 			text = closingText
-			log.Warn("interaction arrived during shutdown; the person is told")
+			log().Warn("interaction arrived during shutdown; the person is told")
 		} else {
-			log.Error("interaction not stored; the person is told", "error", err)
+			log().Error("interaction not stored; the person is told", "error", err)
 		}
 		b.tell(in.Key.ChannelID, in.Key.ThreadTS, interactionUser(*in), text)
 	}
