@@ -2,7 +2,7 @@
 # Build: a static binary (pure-Go SQLite driver, so CGO stays off). The module and
 # build caches are BuildKit cache mounts: a rebuild after a source change downloads
 # nothing and recompiles only what changed; neither cache ends up in an image layer.
-FROM golang:1.27-bookworm AS build
+FROM golang:1.27.3-bookworm AS build
 WORKDIR /src
 ENV GOMODCACHE=/go/pkg/mod GOCACHE=/root/.cache/go-build
 COPY go.mod go.sum ./

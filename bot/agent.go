@@ -120,8 +120,9 @@ type Agent struct {
 	mu  sync.Mutex
 	off bool // sessions refused: none are set after
 	// turning holds the sessions this Agent set processing (a turn runs in their
-	// thread), at most maxStatusThreads, each with whether a chat.stopStream has set it
-	// active since (streamStopped); a later status of the thread forgets it.
+	// thread), at most maxStatusThreads, each with whether the thread's last stream
+	// was stopped by a chat.stopStream, which set it active (streamed); a later status
+	// of the thread forgets it. Made on first use.
 	turning map[conversation.Key]bool
 }
 
@@ -135,7 +136,7 @@ func NewAgent(api *slack.Client, log *slog.Logger) *Agent {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Agent{api: api, log: log, turning: map[conversation.Key]bool{}}
+	return &Agent{api: api, log: log}
 }
 
 // ReadViewing reads what items name, only where the bot is a member of the channel:
@@ -220,9 +221,9 @@ var sessionRefusals = map[string]bool{"not_allowed": true, "not_allowed_token_ty
 
 // SetSessionStatus sets the agent session of key's thread to status, creating it with
 // title and initiator if needed (agents.sessions.setStatus; scope assistant:write).
-// It makes no call to set active a session it set processing when a stream has
-// stopped in the thread since (the Messenger's chat.stopStream, WithSessions): Slack
-// set it active then (chat.stopStream's session_status, "active" by default;
+// It makes no call to set active a session it set processing when the last stream
+// it heard of in the thread since was stopped by the Messenger's chat.stopStream
+// (WithSessions): Slack set it active then (chat.stopStream's session_status, "active" by default;
 // docs/tools.md, "Agent view"). Errors: Slack's, wrapped; none once sessions were
 // refused (logged once).
 func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, status, title, initiator string) error {
@@ -241,21 +242,28 @@ func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, stat
 		Title: textcut.Runes(title, conversation.MaxTitleChars), InitiatorUserID: initiator})
 	if err == nil && status == conversation.SessionProcessing {
 		a.mu.Lock()
-		if len(a.turning) < maxStatusThreads {
-			a.turning[key] = false
+		if a.turning == nil || len(a.turning) >= maxStatusThreads {
+			// Entries of turns that never set their end (a failed turn, a lost lease)
+			// stay until their thread's next turn: past the bound, all are forgotten,
+			// which only costs their next active its call.
+			a.turning = map[conversation.Key]bool{}
 		}
+		a.turning[key] = false
 		a.mu.Unlock()
 	}
 	return a.check("agents.sessions.setStatus", err)
 }
 
-// streamStopped notes that chat.stopStream stopped a stream in key's thread, which
-// set its session active, when this Agent set that session processing.
-func (a *Agent) streamStopped(key conversation.Key) {
+// streamed notes what became of a stream in key's thread, when this Agent set that
+// thread's session processing: stopped is true when chat.stopStream stopped it, which
+// set the session active; false when a stream started or its stop failed (the
+// person's native Stop, an expiry, an error), which leaves the session's status
+// unknown. The last stream of the turn decides.
+func (a *Agent) streamed(key conversation.Key, stopped bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.turning[key]; ok {
-		a.turning[key] = true
+		a.turning[key] = stopped
 	}
 }
 

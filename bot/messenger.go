@@ -56,7 +56,8 @@ type Messenger struct {
 	// status sets and remembers the status of threads (SetStatus); the Messenger's
 	// posts tell it which statuses Slack cleared.
 	status *threadStatuses
-	// sessions is told of each stream stopped (WithSessions); nil: none is.
+	// sessions is told of each stream started and stopped (WithSessions); nil: none
+	// is.
 	sessions *Agent
 }
 
@@ -75,10 +76,11 @@ func WithMaxReplyMessages(n int) MessengerOption {
 	}
 }
 
-// WithSessions tells a of every stream the Messenger stops with chat.stopStream:
-// Slack sets the agent session of the stream's thread active then (chat.stopStream's
-// session_status, "active" by default), so a's SetSessionStatus need not set it
-// again (see Agent.SetSessionStatus).
+// WithSessions tells a of every stream the Messenger starts, and whether
+// chat.stopStream stopped it: Slack sets the agent session of the stream's thread
+// active then (chat.stopStream's session_status, "active" by default), so a's
+// SetSessionStatus need not set it again after the thread's last stream (see
+// Agent.SetSessionStatus).
 func WithSessions(a *Agent) MessengerOption {
 	return func(m *Messenger) { m.sessions = a }
 }
@@ -443,12 +445,15 @@ func (m *Messenger) startStream(ctx context.Context, key conversation.Key, userI
 	tag.Replace = nil
 	started := m.now()
 	m.status.postedIn(key, started)
+	if m.sessions != nil {
+		m.sessions.streamed(key, false)
+	}
 	return &stream{api: m.api, channel: key.ChannelID, ts: ts, tag: tag, started: started, rotate: m.rotate, now: m.now, log: m.log,
 		fresh: func(ctx context.Context) (*stream, error) { return m.startStream(ctx, key, userID, tag, extra...) },
 		stopped: func(started time.Time, ok bool) {
 			m.status.streamStopped(key, started)
-			if ok && m.sessions != nil {
-				m.sessions.streamStopped(key)
+			if m.sessions != nil {
+				m.sessions.streamed(key, ok)
 			}
 		}}, nil
 }

@@ -74,6 +74,21 @@ func TestSessionActiveAfterAStop(t *testing.T) {
 	if key, n := turn(t, nativeStop, conversation.SessionActive); n != 1 || history(key) != "processing,active" {
 		t.Errorf("active after a failed stop: %d calls, history %s; want one", n, history(key))
 	}
+	// The last stream decides: one stopped, then one the person stopped.
+	stoppedThenHalted := func(key conversation.Key) { streamed(key); nativeStop(key) }
+	if key, n := turn(t, stoppedThenHalted, conversation.SessionActive); n != 1 || history(key) != "processing,active,active" {
+		t.Errorf("active after a stop, then a failed one: %d calls, history %s; want one", n, history(key))
+	}
+	// A stream started after a stop and not stopped (a pipeline's stage still open).
+	stoppedThenOpen := func(key conversation.Key) {
+		streamed(key)
+		if _, err := h.msg.StartStream(h.ctx, key, "U0ALICE", conversation.Tag{InputID: "in", Answer: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, n := turn(t, stoppedThenOpen, conversation.SessionActive); n != 1 {
+		t.Errorf("active with a stream open after a stop: %d calls; want one", n)
+	}
 
 	// A session this Agent did not set processing: its stop proves nothing.
 	parent := h.say(t, "C0GENERAL", "<@U0BOT> other", "")

@@ -320,13 +320,13 @@ func (a *streamAPI) chatAppendStream(r *request) (object, error) {
 // final, and the thread's agent session, if any, takes session_status ("active" by
 // default; see agentAPI).
 func (a *streamAPI) chatStopStream(r *request) (object, error) {
-	status := cmp.Or(r.get("session_status"), "active")
-	if !slices.Contains(sessionStatuses, status) {
-		return nil, errCode("invalid_arguments", fmt.Sprintf("[ERROR] session_status %q: must be one of %s", status, strings.Join(sessionStatuses, ", ")))
-	}
 	ch, m, err := a.streamingMessageLocked(r, "chat.stopStream")
 	if err != nil {
 		return nil, err
+	}
+	status := cmp.Or(r.get("session_status"), "active")
+	if !slices.Contains(sessionStatuses, status) {
+		return nil, errCode("invalid_arguments", fmt.Sprintf("[ERROR] session_status %q: must be one of %s", status, strings.Join(sessionStatuses, ", ")))
 	}
 	content, err := a.readStreamContent(r)
 	if err != nil {
