@@ -223,9 +223,9 @@ var sessionRefusals = map[string]bool{"not_allowed": true, "not_allowed_token_ty
 // title and initiator if needed (agents.sessions.setStatus; scope assistant:write).
 // It makes no call to set active a session it set processing when the last stream
 // it heard of in the thread since was stopped by the Messenger's chat.stopStream
-// (WithSessions): Slack set it active then (chat.stopStream's session_status, "active" by default;
-// docs/tools.md, "Agent view"). Errors: Slack's, wrapped; none once sessions were
-// refused (logged once).
+// (WithSessions): Slack set it active then (chat.stopStream's session_status,
+// "active" by default; docs/tools.md, "Agent view"). Errors: Slack's, wrapped; none
+// once sessions were refused (logged once).
 func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, status, title, initiator string) error {
 	if a.disabled() {
 		return nil
@@ -258,8 +258,12 @@ func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, stat
 // thread's session processing: stopped is true when chat.stopStream stopped it, which
 // set the session active; false when a stream started or its stop failed (the
 // person's native Stop, an expiry, an error), which leaves the session's status
-// unknown. The last stream of the turn decides.
+// unknown. The last stream of the turn decides. A nil Agent (no WithSessions) notes
+// nothing.
 func (a *Agent) streamed(key conversation.Key, stopped bool) {
+	if a == nil {
+		return
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.turning[key]; ok {

@@ -445,16 +445,12 @@ func (m *Messenger) startStream(ctx context.Context, key conversation.Key, userI
 	tag.Replace = nil
 	started := m.now()
 	m.status.postedIn(key, started)
-	if m.sessions != nil {
-		m.sessions.streamed(key, false)
-	}
+	m.sessions.streamed(key, false)
 	return &stream{api: m.api, channel: key.ChannelID, ts: ts, tag: tag, started: started, rotate: m.rotate, now: m.now, log: m.log,
 		fresh: func(ctx context.Context) (*stream, error) { return m.startStream(ctx, key, userID, tag, extra...) },
 		stopped: func(started time.Time, ok bool) {
 			m.status.streamStopped(key, started)
-			if m.sessions != nil {
-				m.sessions.streamed(key, ok)
-			}
+			m.sessions.streamed(key, ok)
 		}}, nil
 }
 

@@ -100,8 +100,8 @@ func BenchmarkBurst(b *testing.B) {
 	}
 }
 
-// burstPacer returns a limiter that lets a burst's threads posts through evenly over
-// window, five at a time at most (0 window: no limit).
+// burstPacer returns a limiter that lets a burst of threads mentions through evenly
+// over window, five at a time at most (0 window: no limit).
 func burstPacer(threads int, window time.Duration) *rate.Limiter {
 	if window <= 0 {
 		return rate.NewLimiter(rate.Inf, 1)

@@ -130,6 +130,7 @@ func TestStyleChecksValidate(t *testing.T) {
 		`{lead: two}`:               "lead: want the number of sentences",
 		`{subsections: [300, 250]}`: "subsections: want the least and the most words",
 		`{subsections: 250}`:        "subsections: want the least and the most words",
+
 		`{banned_openers: ["In conclusion", ""]}`: "banned_openers has an empty entry",
 		`{keywords: plan}`:                        `keywords names "plan", which is not in depends_on of "sections"`,
 		`{keywords: ""}`:                          "keywords is empty",

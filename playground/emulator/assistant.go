@@ -298,8 +298,8 @@ func (a *agentAPI) sessionsSetStatus(r *request) (object, error) {
 		return nil, errCode("invalid_arguments", "[ERROR] status and channel_id are required")
 	}
 	status := r.get("status")
-	if !slices.Contains(sessionStatuses, status) {
-		return nil, errCode("invalid_arguments", fmt.Sprintf("[ERROR] status %q: must be one of %s", status, strings.Join(sessionStatuses, ", ")))
+	if err := checkSessionStatus("status", status); err != nil {
+		return nil, err
 	}
 	k, err := a.threadLocked(r)
 	if err != nil {
@@ -314,22 +314,33 @@ func (a *agentAPI) sessionsSetStatus(r *request) (object, error) {
 		s = &AgentSession{Channel: k.channel, ThreadTS: k.threadTS, Title: title, Initiator: r.get("initiator_user_id")}
 		a.sessions[k] = s
 	}
+	a.setLocked(k, s, status)
+	return object{"status": status, "agent_status": status, "title": s.Title}, nil
+}
+
+// checkSessionStatus refuses status, the argument name, unless it is one of
+// sessionStatuses (invalid_arguments).
+func checkSessionStatus(name, status string) error {
+	if !slices.Contains(sessionStatuses, status) {
+		return errCode("invalid_arguments", fmt.Sprintf("[ERROR] %s %q: must be one of %s", name, status, strings.Join(sessionStatuses, ", ")))
+	}
+	return nil
+}
+
+// setLocked sets s, the session of thread k, to status, and tells the watchers.
+func (a *agentAPI) setLocked(k threadKey, s *AgentSession, status string) {
 	s.Status = status
 	s.History = append(s.History, status)
 	a.ws.notifyLocked(Update{Kind: UpdateSession, Channel: k.channel, ThreadTS: k.threadTS})
-	return object{"status": status, "agent_status": status, "title": s.Title}, nil
 }
 
 // streamStoppedLocked sets the session of the thread (channel, threadTS), when it
 // has one, to status, as chat.stopStream does (see the rules above).
 func (a *agentAPI) streamStoppedLocked(channel, threadTS, status string) {
-	s := a.sessions[threadKey{channel, threadTS}]
-	if s == nil {
-		return
+	k := threadKey{channel, threadTS}
+	if s := a.sessions[k]; s != nil {
+		a.setLocked(k, s, status)
 	}
-	s.Status = status
-	s.History = append(s.History, status)
-	a.ws.notifyLocked(Update{Kind: UpdateSession, Channel: channel, ThreadTS: threadTS})
 }
 
 // sessionsRename implements agents.sessions.rename

@@ -325,8 +325,8 @@ func (a *streamAPI) chatStopStream(r *request) (object, error) {
 		return nil, err
 	}
 	status := cmp.Or(r.get("session_status"), "active")
-	if !slices.Contains(sessionStatuses, status) {
-		return nil, errCode("invalid_arguments", fmt.Sprintf("[ERROR] session_status %q: must be one of %s", status, strings.Join(sessionStatuses, ", ")))
+	if err := checkSessionStatus("session_status", status); err != nil {
+		return nil, err
 	}
 	content, err := a.readStreamContent(r)
 	if err != nil {
