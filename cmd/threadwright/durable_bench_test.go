@@ -65,8 +65,10 @@ func BenchmarkTakeover(b *testing.B) {
 // which come while the turns post their answers), the deliveries again for a late ack,
 // the time from the first mention to the last answer, the replica's CPU time per turn
 // (from the first mention to its exit; its CPU before the first mention is reported
-// apart, as startup-cpu-ms) and peak RSS (the process's rusage), Slack Web API calls per turn (all, and
-// assistant.threads.setStatus), and the threads answered more than once or with
+// apart, as startup-cpu-ms) and peak RSS (the process's rusage), the CPU time per
+// turn of this process, the emulated Slack and model that share the machine's cores
+// with the replica (harness-cpu-ms/turn, from the first mention to the last ack),
+// Slack Web API calls per turn (all, and assistant.threads.setStatus), and the threads answered more than once or with
 // another thread's answer (both must be 0), and how long the posting took
 // (posted-in-s). BURST_LOG=file keeps the replica's log,
 // BURST_CPUPROFILE=file its CPU profile (go tool pprof), start to stop, and
@@ -146,6 +148,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay, window time.Durati
 		startup := processCPU(b, r.cmd.Process.Pid)
 		b.StartTimer()
 		start := time.Now()
+		selfStart := selfCPU(b)
 		profiled := windowProfile(b, c.env["DEBUG_ADDR"], windowFile)
 		roots := make([]string, threads)
 		questions := make([]string, threads)
@@ -176,8 +179,9 @@ func benchBurst(b *testing.B, dsn string, threads int, delay, window time.Durati
 			}
 			return true
 		})
+		harness := selfCPU(b) - selfStart
 		r.stop()
-		reportBurst(b, c, burstRun{roots: roots, questions: questions, posted: posted, last: last, calls: c.emu.Calls("")[len(before):], replica: r, startup: startup})
+		reportBurst(b, c, burstRun{harness: harness, roots: roots, questions: questions, posted: posted, last: last, calls: c.emu.Calls("")[len(before):], replica: r, startup: startup})
 	}
 }
 
@@ -193,6 +197,9 @@ type burstRun struct {
 	// startup is the replica's CPU time before the first mention: its start, migrations
 	// and connections, which are not a turn's.
 	startup time.Duration
+	// harness is the CPU time this process (the emulated Slack, the model and the
+	// benchmark's own polling) used from the first mention to the last ack.
+	harness time.Duration
 }
 
 // reportBurst reports run's metrics (see BenchmarkBurst).
@@ -255,6 +262,7 @@ func reportBurst(b *testing.B, c *cluster, run burstRun) {
 		b.ReportMetric(float64((cpu-run.startup).Microseconds())/1000/float64(threads), "cpu-ms/turn")
 		b.ReportMetric(float64(run.startup.Milliseconds()), "startup-cpu-ms")
 	}
+	b.ReportMetric(float64(run.harness.Microseconds())/1000/float64(threads), "harness-cpu-ms/turn")
 }
 
 // processCPU returns the user and system CPU time process pid has used so far, read
@@ -278,6 +286,16 @@ func processCPU(b *testing.B, pid int) time.Duration {
 		ticks += n
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond
+}
+
+// selfCPU returns the user and system CPU time this process has used so far.
+func selfCPU(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // perTurn returns counts divided by turns, as "method=calls/turn" sorted by method.

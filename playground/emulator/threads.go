@@ -13,10 +13,8 @@ const statusLifetime = 2 * time.Minute
 
 // find returns the visible message with ts, or nil.
 func (ch *channelState) find(ts string) *record {
-	for _, m := range ch.messages {
-		if m.TS == ts && !m.deleted {
-			return m
-		}
+	if m := ch.byTS[ts]; m != nil && !m.deleted {
+		return m
 	}
 	return nil
 }
@@ -39,28 +37,31 @@ func (ch *channelState) root(threadTS string) *record {
 // threadTS "" the channel's top-level messages (and broadcast replies).
 func (ch *channelState) thread(threadTS string) []*record {
 	var out []*record
-	for _, m := range ch.messages {
-		if m.deleted {
-			continue
-		}
-		if threadTS == "" {
-			if m.ThreadTS == "" || m.ReplyBroadcast {
+	if threadTS == "" {
+		for _, m := range ch.messages {
+			if !m.deleted && (m.ThreadTS == "" || m.ReplyBroadcast) {
 				out = append(out, m)
 			}
-			continue
 		}
-		if m.TS == threadTS || m.ThreadTS == threadTS {
-			out = append(out, m)
-		}
+		return out
 	}
-	return out
+	if m := ch.find(threadTS); m != nil {
+		out = append(out, m)
+	}
+	return append(out, ch.visibleReplies(threadTS)...)
 }
 
 // replies returns the visible replies to parent.
 func (ch *channelState) replies(parent *record) []*record {
+	return ch.visibleReplies(parent.TS)
+}
+
+// visibleReplies returns the replies that are not deleted to the message parentTS,
+// in ts order.
+func (ch *channelState) visibleReplies(parentTS string) []*record {
 	var out []*record
-	for _, m := range ch.messages {
-		if !m.deleted && m.ThreadTS == parent.TS && m != parent {
+	for _, m := range ch.byThread[parentTS] {
+		if !m.deleted {
 			out = append(out, m)
 		}
 	}
@@ -138,6 +139,10 @@ func (ws *workspace) storeLocked(ch *channelState, m *record) {
 		return
 	}
 	ch.messages = append(ch.messages, m) // timestamps increase, so the slice stays sorted
+	ch.byTS[m.TS] = m
+	if m.ThreadTS != "" {
+		ch.byThread[m.ThreadTS] = append(ch.byThread[m.ThreadTS], m)
+	}
 	if m.BotID == ws.cfg.BotID && m.ThreadTS != "" {
 		ws.clearStatusLocked(threadKey{ch.ID, m.ThreadTS})
 	}

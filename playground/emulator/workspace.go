@@ -192,7 +192,12 @@ type threadKey struct{ channel, threadTS string }
 // channelState is a conversation with its messages (threads.go reads them).
 type channelState struct {
 	Channel
-	messages   []*record // sorted by ts
+	messages []*record // sorted by ts
+	// byTS and byThread index messages, deleted ones included: by ts, and a
+	// thread's replies (in ts order) by its parent's ts. A thread's lookups cost its
+	// own size, not the channel's: a channel of a 1,000-thread burst holds thousands.
+	byTS       map[string]*record
+	byThread   map[string][]*record
 	ephemerals []*record
 }
 
@@ -234,7 +239,7 @@ func (ws *workspace) addChannelLocked(ch Channel) {
 		st.Channel = ch
 		return
 	}
-	ws.channels[ch.ID] = &channelState{Channel: ch}
+	ws.channels[ch.ID] = &channelState{Channel: ch, byTS: map[string]*record{}, byThread: map[string][]*record{}}
 	ws.channelIDs = append(ws.channelIDs, ch.ID)
 }
 
