@@ -181,7 +181,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay, window time.Durati
 		})
 		harness := selfCPU(b) - selfStart
 		r.stop()
-		reportBurst(b, c, burstRun{harness: harness, roots: roots, questions: questions, posted: posted, last: last, calls: c.emu.Calls("")[len(before):], replica: r, startup: startup})
+		reportBurst(b, c, burstRun{start: start, harness: harness, roots: roots, questions: questions, posted: posted, last: last, calls: c.emu.Calls("")[len(before):], replica: r, startup: startup})
 	}
 }
 
@@ -191,6 +191,7 @@ type burstRun struct {
 	// posted is how long the mentions took to post; last, from the first to the last
 	// answer.
 	posted, last time.Duration
+	start        time.Time // of the first mention
 	// calls are the Web API calls made from the first mention on.
 	calls   []emulator.Call
 	replica *replica
@@ -242,6 +243,7 @@ func reportBurst(b *testing.B, c *cluster, run burstRun) {
 		methods[call.Method]++
 	}
 	b.Logf("Slack calls per turn by method: %v", perTurn(methods, threads))
+	b.Logf("acks by when they were read, from the first mention: %s", acksOverTime(c.emu.Acks(), run.start, 250*time.Millisecond))
 	statuses := methods["assistant.threads.setStatus"]
 	b.ReportMetric(ms(percentile(acks, 50)), "ack-p50-ms")
 	b.ReportMetric(ms(percentile(acks, 99)), "ack-p99-ms")
@@ -296,6 +298,26 @@ func selfCPU(b *testing.B) time.Duration {
 		b.Fatalf("getrusage: %v", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// acksOverTime describes acks in windows of width from start: for each window with
+// acks, "from-to s: n acks, p99 ms".
+func acksOverTime(acks []emulator.Ack, start time.Time, width time.Duration) string {
+	windows := map[int][]time.Duration{}
+	last := 0
+	for _, a := range acks {
+		w := int(max(a.Time.Sub(start), 0) / width)
+		windows[w] = append(windows[w], a.Latency)
+		last = max(last, w)
+	}
+	var out []string
+	for w := 0; w <= last; w++ {
+		if lat := windows[w]; len(lat) > 0 {
+			out = append(out, fmt.Sprintf("%.2f-%.2f s: %d acks, p99 %.0f ms", (time.Duration(w)*width).Seconds(),
+				(time.Duration(w+1)*width).Seconds(), len(lat), ms(percentile(lat, 99))))
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // perTurn returns counts divided by turns, as "method=calls/turn" sorted by method.

@@ -14,30 +14,37 @@ const (
 	// HTTP/2 (Slack, OpenAI) calls share a few connections; over HTTP/1.1 (a local
 	// model server, the emulator) each call in flight holds one, and a burst of
 	// calls beyond this many would open connections that are closed once idle,
-	// unless the connections are bounded too: NewSlack bounds them to this many
-	// (SlackConnsPerHost); the model client keeps as many idle as it lets calls be
+	// unless the connections are bounded too: NewSlack bounds them, and keeps them
+	// all (SlackConnsPerHost); the model client keeps as many idle as it lets calls be
 	// in flight (agents.ClientConfig.MaxConcurrent).
 	MaxIdleConnsPerHost = 128
 	// SlackConnsPerHost bounds the connections NewSlack's transport holds to one
 	// host, dialling, busy or idle (http.Transport.MaxConnsPerHost): a call beyond
 	// them waits for one to come free, which over HTTP/1.1 is a call's round trip
-	// (a millisecond to the emulator, a few hundred to Slack: 128 connections carry
-	// hundreds of calls a second, more than Slack's rate limits let through),
-	// instead of dialling a connection that is closed again as soon as it is idle.
-	// Unbounded, BenchmarkSlackBurst (rounds of 1,000 concurrent calls) dialled
-	// about 900 connections a round; bounded, none after the first. Over HTTP/2
-	// (Slack's API) it bounds connections, not calls: one carries as many calls at
-	// once as the server allows (about 100). Past that, and in a burst before the
-	// first connection's handshake said HTTP/2, Go dials a connection per waiting
-	// call, up to this bound, and closes the ones it does not need
-	// (TestSlackHTTP2; the program's first call, auth.test, is made alone).
-	// http.HTTP2Config.StrictMaxConcurrentRequests would make them wait instead,
-	// but calls hung with it when TestSlackHTTP2's server allowed 50 streams
-	// (Go 1.26), so it is left off. The cost of the bound is over HTTP/1.1: 128 slow
-	// calls in flight (an emulator with latency, a proxy that speaks only HTTP/1.1)
-	// make the next call wait for one of them, until its context ends; every call
-	// the bot makes has a deadline (views.open's is the trigger_id's 3 s).
-	SlackConnsPerHost = MaxIdleConnsPerHost
+	// (a millisecond to the emulator, a few hundred to Slack: 16 connections carry
+	// 50 or more calls a second, more than Slack's per-method rate limits let
+	// through for long), instead of dialling a connection that is closed again as
+	// soon as it is idle. Unbounded, BenchmarkSlackBurst (rounds of 1,000 concurrent
+	// calls) dialled about 900 connections a round; bounded, none after the first.
+	// Over HTTP/1.1 it also bounds the calls in flight, and so the goroutines that
+	// wake at once when their answers come: with 128, the turns of a burst that
+	// finish together woke 128 calls' goroutines at a time, and every Socket Mode
+	// envelope read meanwhile waited behind them for a core (BenchmarkBurst, 1,000
+	// mentions on 2 cores: the acks of the envelopes that came while the answers
+	// were posted, p99 135–190 ms with 128, 35–45 ms with 16, the last answer as
+	// late; docs/operations.md, "Numbers"). Over HTTP/2 (Slack's API) it bounds
+	// connections, not calls: one carries as many calls at once as the server allows
+	// (about 100). Past that, and in a burst before the first connection's handshake
+	// said HTTP/2, Go dials a connection per waiting call, up to this bound, and
+	// closes the ones it does not need (TestSlackHTTP2; the program's first call,
+	// auth.test, is made alone). http.HTTP2Config.StrictMaxConcurrentRequests would
+	// make them wait instead, but calls hung with it when TestSlackHTTP2's server
+	// allowed 50 streams (Go 1.26), so it is left off. The cost of the bound is over
+	// HTTP/1.1: 16 slow calls in flight (an emulator with latency, a proxy that
+	// speaks only HTTP/1.1) make the next call wait for one of them, until its
+	// context ends; every call the bot makes has a deadline (views.open's is the
+	// trigger_id's 3 s).
+	SlackConnsPerHost = 16
 	// IdleConnTimeout is how long an unused connection is kept open.
 	IdleConnTimeout = 90 * time.Second
 	// DialTimeout bounds opening a TCP connection.
