@@ -243,7 +243,7 @@ func reportBurst(b *testing.B, c *cluster, run burstRun) {
 		methods[call.Method]++
 	}
 	b.Logf("Slack calls per turn by method: %v", perTurn(methods, threads))
-	b.Logf("acks by when they were read, from the first mention: %s", acksOverTime(c.emu.Acks(), run.start, 250*time.Millisecond))
+	b.Logf("acks by when the emulator took them, from the first mention: %s", acksOverTime(c.emu.Acks(), run.start, 250*time.Millisecond))
 	statuses := methods["assistant.threads.setStatus"]
 	b.ReportMetric(ms(percentile(acks, 50)), "ack-p50-ms")
 	b.ReportMetric(ms(percentile(acks, 99)), "ack-p99-ms")
@@ -300,8 +300,10 @@ func selfCPU(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// acksOverTime describes acks in windows of width from start: for each window with
-// acks, "from-to s: n acks, p99 ms".
+// acksOverTime describes acks in windows of width from start, by when the emulator
+// took each (Ack.Time, a little after the read its Latency ends at; one taken before
+// start counts in the first window): for each window with acks, "from-to s: n acks,
+// p99 ms".
 func acksOverTime(acks []emulator.Ack, start time.Time, width time.Duration) string {
 	windows := map[int][]time.Duration{}
 	last := 0

@@ -3,7 +3,7 @@
 //
 // Go's http.DefaultTransport keeps only 2 idle connections per host, so under load most
 // requests to one API open a new connection: a TCP and a TLS handshake each, on the
-// internet. NewTransport keeps enough idle connections for a few hundred calls in
+// internet. NewTransport keeps enough idle connections for 128 calls in
 // flight to one host (MaxIdleConnsPerHost), tries HTTP/2 (which multiplexes calls over
 // one connection), checks idle HTTP/2 connections with pings, and bounds the dial, the
 // TLS handshake and the wait for response headers. It never bounds a whole response:

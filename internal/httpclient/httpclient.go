@@ -30,9 +30,11 @@ const (
 	// wake at once when their answers come: with 128, the turns of a burst that
 	// finish together woke 128 calls' goroutines at a time, and every Socket Mode
 	// envelope read meanwhile waited behind them for a core (BenchmarkBurst, 1,000
-	// mentions on 2 cores: the acks of the envelopes that came while the answers
-	// were posted, p99 135–190 ms with 128, 35–45 ms with 16, the last answer as
-	// late; docs/operations.md, "Numbers"). Over HTTP/2 (Slack's API) it bounds
+	// mentions on 2 cores, SQLite, 4 interleaved pairs: the acks of the envelopes
+	// that came while the answers were posted, p99 48 ms with 16 against 159 ms with
+	// 128, all envelopes 81 against 130 ms, the last answer as late; at 3,000 on
+	// Postgres, the turns waiting for a connection hold about 60 MiB more at the
+	// peak; docs/operations.md, "Numbers"). Over HTTP/2 (Slack's API) it bounds
 	// connections, not calls: one carries as many calls at once as the server allows
 	// (about 100). Past that, and in a burst before the first connection's handshake
 	// said HTTP/2, Go dials a connection per waiting call, up to this bound, and

@@ -13,7 +13,8 @@ import (
 // TestInterleavedThreads: threads whose replies interleave in a channel keep their
 // own replies in order, a reply to a reply joins the parent's thread, and a deleted
 // reply leaves its thread and its count; conversations.replies (the real slack-go
-// client) and the Server's own view agree.
+// client) and the Server's own view agree; a deleted parent with replies stays as a
+// tombstone with them.
 func TestInterleavedThreads(t *testing.T) {
 	emu := MustStart(t, emulator.Config{})
 	api := NewAPI(emu)
@@ -62,11 +63,17 @@ func TestInterleavedThreads(t *testing.T) {
 	if _, ok := emu.Message("C0RANDOM", a1); ok {
 		t.Error("the deleted reply is still found")
 	}
+	if err := emu.DeleteMessage("C0RANDOM", b); err != nil { // a parent with replies: a tombstone
+		t.Fatal(err)
+	}
+	if thread := emu.Thread("C0RANDOM", b); len(thread) != 3 || thread[0].Subtype != "tombstone" || thread[2].Text != "B2" {
+		t.Errorf("the deleted parent's thread = %+v, want its tombstone and its 2 replies", thread)
+	}
 	history, err := api.GetConversationHistory(&slack.GetConversationHistoryParameters{ChannelID: "C0RANDOM"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := texts(history.Messages); !strings.HasPrefix(got, "B,A") {
+	if got := texts(history.Messages); !strings.HasPrefix(got, "This message was deleted.,A") {
 		t.Errorf("conversations.history = %s, want the parents, newest first", got)
 	}
 }
