@@ -68,14 +68,14 @@ func BenchmarkTakeover(b *testing.B) {
 // apart, as startup-cpu-ms) and peak RSS (the process's rusage), the CPU time per
 // turn of this process, the emulated Slack and model that share the machine's cores
 // with the replica (harness-cpu-ms/turn, from the first mention to the last ack),
-// Slack Web API calls per turn (all, and assistant.threads.setStatus), and the threads answered more than once or with
-// another thread's answer (both must be 0), and how long the posting took
-// (posted-in-s). BURST_LOG=file keeps the replica's log,
-// BURST_CPUPROFILE=file its CPU profile (go tool pprof), start to stop, and
-// BURST_WINDOW_PROFILE=file its CPU profile of the first second from the first
-// mention, taken through DEBUG_ADDR: what the replica does while the burst's acks
-// are due. Cases: N=1000 D=2s on SQLite and on
-// Postgres, N=3000 D=0 on Postgres (TEST_DATABASE_URL). README.md's numbers come from
+// Slack Web API calls per turn (all, and assistant.threads.setStatus), and the
+// threads answered more than once or with another thread's answer (both must be 0),
+// and how long the posting took (posted-in-s); it logs the acks by quarter second.
+// BURST_LOG=file keeps the replica's log, BURST_CPUPROFILE=file its CPU profile (go
+// tool pprof), start to stop, and BURST_WINDOW_PROFILE=file its CPU profile of the
+// first second from the first mention, taken through DEBUG_ADDR: what the replica
+// does while the burst's acks are due. Cases: N=1000 D=2s on SQLite and on Postgres,
+// N=3000 D=0 on Postgres (TEST_DATABASE_URL). README.md's numbers come from
 //
 //	go test -run XXX -bench BenchmarkBurst -benchtime 1x ./cmd/threadwright
 func BenchmarkBurst(b *testing.B) {

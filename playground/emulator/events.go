@@ -150,7 +150,7 @@ func (e *eventsAPI) editLocked(ch *channelState, m *record, editor string, chang
 // Slack) and delivers a message_deleted event.
 func (e *eventsAPI) deleteLocked(ch *channelState, m *record) {
 	previous := e.ws.wireLocked(ch, m)
-	if m.ThreadTS == "" && len(ch.replies(m)) > 0 {
+	if m.ThreadTS == "" && len(ch.replies(m.TS)) > 0 {
 		m.Subtype = "tombstone"
 		m.Text = "This message was deleted."
 		m.Blocks, m.Attachments, m.Files, m.Reactions = nil, nil, nil, nil

@@ -48,17 +48,11 @@ func (ch *channelState) thread(threadTS string) []*record {
 	if m := ch.find(threadTS); m != nil {
 		out = append(out, m)
 	}
-	return append(out, ch.visibleReplies(threadTS)...)
+	return append(out, ch.replies(threadTS)...)
 }
 
-// replies returns the visible replies to parent.
-func (ch *channelState) replies(parent *record) []*record {
-	return ch.visibleReplies(parent.TS)
-}
-
-// visibleReplies returns the replies that are not deleted to the message parentTS,
-// in ts order.
-func (ch *channelState) visibleReplies(parentTS string) []*record {
+// replies returns the visible replies to the message parentTS, in ts order.
+func (ch *channelState) replies(parentTS string) []*record {
 	var out []*record
 	for _, m := range ch.byThread[parentTS] {
 		if !m.deleted {
@@ -72,7 +66,7 @@ func (ch *channelState) visibleReplies(parentTS string) []*record {
 func (ch *channelState) snapshot(m *record) Message {
 	c := m.clone()
 	if c.ThreadTS == "" {
-		if n := len(ch.replies(m)); n > 0 {
+		if n := len(ch.replies(m.TS)); n > 0 {
 			c.ThreadTS = c.TS
 			c.ReplyCount = n
 		}
@@ -159,7 +153,7 @@ func (ws *workspace) changeLocked(ch *channelState, m *record, change func(*reco
 
 // wireLocked renders a stored message for the Web API and events.
 func (ws *workspace) wireLocked(ch *channelState, m *record) wireMessage {
-	return wireOf(m, ch.replies(m), &ws.cfg, ws.base)
+	return wireOf(m, ch.replies(m.TS), &ws.cfg, ws.base)
 }
 
 // Thread returns the visible messages of a thread, oldest (the parent)
