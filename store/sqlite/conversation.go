@@ -134,8 +134,8 @@ const (
 // when turn.InputID is not a pending input (already answered, finished or deleted).
 func (s *Checkpoints) Save(ctx context.Context, turn conversation.Turn) (conversation.Saved, error) {
 	saved, err := sqlstore.Save(turn, func(turn conversation.Turn, state sqlstore.JSONText) (saved conversation.Saved, err error) {
-		err = s.turnWrite(ctx, func() (err error) {
-			saved, err = s.save(ctx, turn, state)
+		err = s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+			saved, err = s.save(ctx, tx, turn, state)
 			return err
 		})
 		return saved, err
@@ -143,17 +143,12 @@ func (s *Checkpoints) Save(ctx context.Context, turn conversation.Turn) (convers
 	return saved, classify(err)
 }
 
-// save writes turn, whose state is encoded as state, once sqlstore.Save has checked it.
-func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
+// save writes turn, whose state is encoded as state, in tx, its turn write
+// (turnWrite), once sqlstore.Save has checked it.
+func (s *Checkpoints) save(ctx context.Context, tx *sql.Tx, turn conversation.Turn, state sqlstore.JSONText) (conversation.Saved, error) {
 	at := sqlstore.Now()
 	n := int64(len(turn.Append))
 	k := turn.Key
-
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return conversation.Saved{}, err
-	}
-	defer tx.Rollback()
 
 	if l := turn.Lease; l.Held() {
 		var held bool
@@ -166,7 +161,10 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 		}
 	}
 	wfName, wfStatus, wfStartedBy := sqlstore.WorkflowColumns(turn.State)
-	var id, lastSeq int64
+	var (
+		id, lastSeq int64
+		err         error
+	)
 	if turn.Version == 0 {
 		lastSeq = n
 		err = tx.StmtContext(ctx, s.st.create).QueryRowContext(ctx,
@@ -216,9 +214,6 @@ func (s *Checkpoints) save(ctx context.Context, turn conversation.Turn, state sq
 	}
 	released, err := s.release(ctx, tx, turn, at)
 	if err != nil {
-		return conversation.Saved{}, err
-	}
-	if err := tx.Commit(); err != nil {
 		return conversation.Saved{}, err
 	}
 	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first, Released: released}, nil

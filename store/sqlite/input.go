@@ -104,14 +104,14 @@ func enqueue(ctx context.Context, tx *sql.Tx, st *statements, in conversation.In
 // conditional UPDATE, and, when it changes nothing, a query that tells why. Errors:
 // conversation.ErrNotFound, conversation.ErrLeaseLost.
 func (s *Inputs) Finish(ctx context.Context, l conversation.Lease, id string, status conversation.InputStatus) error {
-	return classify(s.turnWrite(ctx, func() error { return s.finish(ctx, l, id, status) }))
+	return classify(s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) error { return s.finish(ctx, tx, l, id, status) }))
 }
 
-// finish is Finish's statements, run in its turn on the write connection.
-func (s *Inputs) finish(ctx context.Context, l conversation.Lease, id string, status conversation.InputStatus) error {
+// finish is Finish's statements, run in tx, its turn write (turnWrite).
+func (s *Inputs) finish(ctx context.Context, tx *sql.Tx, l conversation.Lease, id string, status conversation.InputStatus) error {
 	k := l.Key
 	return sqlstore.Finish(l, id, status, func(now time.Time) (finished, exists, held bool, err error) {
-		n, err := sqlstore.RowsAffected(s.write.ExecContext(ctx, `
+		n, err := sqlstore.RowsAffected(tx.ExecContext(ctx, `
 			UPDATE inputs SET status = ?2, updated_at = ?3
 			WHERE id = ?1 AND (?4 = 0 OR (team_id = ?6 AND channel_id = ?7 AND thread_ts = ?8
 				AND EXISTS (SELECT 1 FROM leases
@@ -120,7 +120,7 @@ func (s *Inputs) finish(ctx context.Context, l conversation.Lease, id string, st
 		if err != nil || n == 1 {
 			return n == 1, true, true, err
 		}
-		err = s.write.QueryRowContext(ctx, `
+		err = tx.QueryRowContext(ctx, `
 			SELECT EXISTS (SELECT 1 FROM inputs WHERE id = ?1),
 				EXISTS (SELECT 1 FROM leases WHERE team_id = ?2 AND channel_id = ?3 AND thread_ts = ?4 AND owner = ?5 AND token = ?6)`,
 			id, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token).Scan(&exists, &held)

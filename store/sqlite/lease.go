@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -77,11 +76,11 @@ func (s *Leases) Acquire(ctx context.Context, key conversation.Key, owner string
 	var l conversation.Lease
 	var prev string
 	var ok bool
-	err := s.turnWrite(ctx, func() error {
+	err := s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
 		l, prev, ok, err = sqlstore.Acquire(key, owner, ttl, func(ttl time.Duration) *sql.Row {
 			now := sqlstore.Now()
-			return s.st.acquire.QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner,
+			return tx.StmtContext(ctx, s.st.acquire).QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner,
 				timestamp(now.Add(ttl)), timestamp(now))
 		})
 		return err
@@ -103,12 +102,9 @@ func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner s
 		in   *conversation.Input
 		ok   bool
 	)
-	err := s.turnWrite(ctx, func() error {
-		tx, err := s.write.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
+	var undecodable error // the lease is taken all the same
+	err := s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
 		l, prev, in, ok, err = sqlstore.AcquireBegin(key, owner, ttl, func(ttl time.Duration, token *int64, p *sql.NullString, r *inputRow) (bool, error) {
 			now := sqlstore.Now()
 			if err := tx.StmtContext(ctx, s.st.acquire).QueryRowContext(ctx, key.TeamID, key.ChannelID, key.ThreadTS, owner,
@@ -123,16 +119,15 @@ func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner s
 			}
 			return err == nil, err
 		})
-		undecodable := errors.As(err, new(*conversation.UndecodableError)) // the lease is taken all the same
-		if err != nil && !undecodable || !ok {
-			return err
+		if errors.As(err, new(*conversation.UndecodableError)) {
+			undecodable, err = err, nil
 		}
-		return cmp.Or(tx.Commit(), err)
+		return err // with ok false, the statements wrote nothing
 	})
-	if err != nil && !errors.As(err, new(*conversation.UndecodableError)) {
+	if err != nil {
 		return conversation.Lease{}, "", nil, false, classify(err)
 	}
-	return l, prev, in, ok, err
+	return l, prev, in, ok, undecodable
 }
 
 // Begin starts the next input of l's thread, the pending input with the lowest Seq:
@@ -143,17 +138,17 @@ func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner s
 func (s *Leases) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	k := l.Key
 	var in *conversation.Input
-	err := s.turnWrite(ctx, func() (err error) {
-		in, err = s.begin(ctx, l, k)
+	err := s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
+		in, err = s.begin(ctx, tx, l, k)
 		return err
 	})
 	return in, classify(err)
 }
 
 // begin is Begin's statements, run in its turn on the write connection.
-func (s *Leases) begin(ctx context.Context, l conversation.Lease, k conversation.Key) (*conversation.Input, error) {
+func (s *Leases) begin(ctx context.Context, tx *sql.Tx, l conversation.Lease, k conversation.Key) (*conversation.Input, error) {
 	return sqlstore.Begin(l, func(r *inputRow) (found, held bool, err error) {
-		err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false, "").
+		err = tx.StmtContext(ctx, s.st.begin).QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false, "").
 			Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
 		r.TeamID, r.ChannelID, r.ThreadTS = k.TeamID, k.ChannelID, k.ThreadTS
 		if err == nil {
@@ -162,15 +157,15 @@ func (s *Leases) begin(ctx context.Context, l conversation.Lease, k conversation
 		if !errors.Is(err, sql.ErrNoRows) {
 			return false, false, err
 		}
-		held, err = s.held(ctx, l)
+		held, err = s.held(ctx, tx, l)
 		return false, held, err
 	})
 }
 
-// held reports whether l still holds its thread.
-func (s *Leases) held(ctx context.Context, l conversation.Lease) (bool, error) {
+// held reports whether l still holds its thread, in tx.
+func (s *Leases) held(ctx context.Context, tx *sql.Tx, l conversation.Lease) (bool, error) {
 	var ok bool
-	err := s.st.leaseHeld.QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token).Scan(&ok)
+	err := tx.StmtContext(ctx, s.st.leaseHeld).QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token).Scan(&ok)
 	return ok, err
 }
 
@@ -191,20 +186,20 @@ func (s *Leases) Next(ctx context.Context, l conversation.Lease, call int64) (*c
 		in       *conversation.Input
 		released bool
 	)
-	err := s.turnWrite(ctx, func() (err error) {
+	err := s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
 		in, released, err = sqlstore.Next(l, func(r *inputRow) (found, held, released bool, err error) {
-			err = s.st.begin.QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false, sqlstore.BegunBy(l, call)).
+			err = tx.StmtContext(ctx, s.st.begin).QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false, sqlstore.BegunBy(l, call)).
 				Scan(&r.ID, &r.EventID, &r.Kind, &r.Payload, &r.Status, &r.Attempts, &r.Seq, &r.CreatedAt)
 			r.TeamID, r.ChannelID, r.ThreadTS = k.TeamID, k.ChannelID, k.ThreadTS
 			if err == nil || !errors.Is(err, sql.ErrNoRows) {
 				return err == nil, err == nil, false, err
 			}
-			n, err := sqlstore.RowsAffected(s.st.release.ExecContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token,
+			n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.release).ExecContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token,
 				timestamp(sqlstore.Now())))
 			if err != nil || n == 1 {
 				return false, true, n == 1, err
 			}
-			held, err = s.held(ctx, l)
+			held, err = s.held(ctx, tx, l)
 			return false, held, false, err
 		})
 		return err
@@ -222,14 +217,14 @@ func (s *Leases) Next(ctx context.Context, l conversation.Lease, call int64) (*c
 func (s *Leases) Release(ctx context.Context, l conversation.Lease) (bool, error) {
 	k := l.Key
 	var ok bool
-	err := s.turnWrite(ctx, func() (err error) {
+	err := s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
 		ok, err = sqlstore.Release(l, func() (held, released bool, err error) {
-			n, err := sqlstore.RowsAffected(s.st.release.ExecContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token,
+			n, err := sqlstore.RowsAffected(tx.StmtContext(ctx, s.st.release).ExecContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token,
 				timestamp(sqlstore.Now())))
 			if err != nil || n == 1 {
 				return true, n == 1, err
 			}
-			held, err = s.held(ctx, l)
+			held, err = s.held(ctx, tx, l)
 			return held, false, err
 		})
 		return err
@@ -255,9 +250,9 @@ func (s *Leases) Abandon(ctx context.Context, l conversation.Lease) error {
 // statement (renewSQL). A lease of owner missing from the result was taken over.
 func (s *Leases) Renew(ctx context.Context, owner string, ttl time.Duration) ([]conversation.LeaseState, error) {
 	var states []conversation.LeaseState
-	err := s.turnWrite(ctx, func() (err error) {
+	err := s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
 		states, err = sqlstore.Renew(owner, ttl, func(ttl time.Duration) (*sql.Rows, error) {
-			return s.st.renew.QueryContext(ctx, owner, timestamp(sqlstore.Now().Add(ttl)))
+			return tx.StmtContext(ctx, s.st.renew).QueryContext(ctx, owner, timestamp(sqlstore.Now().Add(ttl)))
 		})
 		return err
 	})

@@ -75,6 +75,7 @@ func (st *statements) prepare(ctx context.Context, read, write *sqlx.DB) error {
 		{write, &st.enqueueInput, enqueueInputSQL}, {write, &st.enqueueLease, enqueueLeaseSQL},
 		{write, &st.acquire, acquireSQL}, {write, &st.begin, beginSQL}, {write, &st.release, releaseSQL},
 		{write, &st.renew, renewSQL},
+		{write, &st.savepoint, savepointSQL}, {write, &st.rollbackTo, rollbackToSQL}, {write, &st.releaseSavepoint, releaseSavepointSQL},
 	} {
 		var err error
 		if *p.st, err = p.db.PrepareContext(ctx, p.sql); err != nil {
@@ -92,6 +93,7 @@ func (st *statements) close() error {
 		st.create, st.update, st.insertMessage, st.markDone, st.leaseHeld, st.insertUsage,
 		st.enqueueInput, st.enqueueLease,
 		st.acquire, st.begin, st.release, st.renew,
+		st.savepoint, st.rollbackTo, st.releaseSavepoint,
 	} {
 		if s != nil {
 			errs = append(errs, s.Close())

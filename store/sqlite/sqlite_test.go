@@ -114,6 +114,10 @@ func BenchmarkLeasedTurn(b *testing.B) {
 	storetest.BenchLeasedTurn(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
 }
 
+func BenchmarkConcurrentTurns(b *testing.B) {
+	storetest.BenchConcurrentTurns(b, func(b *testing.B) conversation.Store { return mustOpen(b) })
+}
+
 // BenchmarkCountPending measures Submit's count of pending inputs (see
 // storetest.BenchCountPending).
 func BenchmarkCountPending(b *testing.B) {

@@ -2,8 +2,12 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,6 +89,68 @@ func BenchLeasedTurn(b *testing.B, open func(b *testing.B) conversation.Store) {
 		version = saved.Version
 		i++
 	}
+}
+
+// BenchConcurrentTurns measures the store's part of the turns of many threads at
+// once, as a burst of mentions makes them: 64 workers, each in a thread of its own,
+// run BenchLeasedTurn's turn (Enqueue, AcquireBegin, Load, Save with Release) one
+// after another. It reports the time per turn across the workers (ns/op, the store's
+// throughput) and this process's CPU time per turn (cpu-ms/turn, getrusage), the
+// figure a group commit of several threads' writes lowers (store/sqlite's turnWrite).
+// open must return a new, empty store and close it in b.Cleanup.
+func BenchConcurrentTurns(b *testing.B, open func(b *testing.B) conversation.Store) {
+	const workers = 64
+	s := open(b)
+	ctx := b.Context()
+	question := filler("Question: ", 200)
+	var next atomic.Int64 // the workers' numbers, and so their threads
+	b.SetParallelism(max(workers/runtime.GOMAXPROCS(0), 1))
+	b.ReportAllocs()
+	cpu0 := cpuTime(b)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		w := next.Add(1)
+		k := conversation.Key{TeamID: key.TeamID, ChannelID: key.ChannelID, ThreadTS: fmt.Sprintf("1700000000.%06d", w)}
+		var version int64
+		for i := 0; pb.Next(); i++ {
+			in := conversation.Input{
+				ID: fmt.Sprintf("msg:%s:%d:%d", k.ChannelID, w, i), Key: k, Kind: conversation.KindUserMessage,
+				Message: &conversation.UserMessage{UserID: "U0001", Text: question, TS: fmt.Sprintf("1700000001.%06d", i), ThreadTS: k.ThreadTS},
+			}
+			if ok, err := s.Enqueue(ctx, in); !ok || err != nil {
+				b.Errorf("Enqueue = %v, %v", ok, err)
+				return
+			}
+			l, _, got, ok, err := s.AcquireBegin(ctx, k, fmt.Sprintf("bench/%d", w), time.Minute)
+			if !ok || err != nil || got == nil || got.ID != in.ID {
+				b.Errorf("AcquireBegin = %+v, %v, %v; want %s", got, ok, err, in.ID)
+				return
+			}
+			if _, err := s.Load(ctx, k, 20); err != nil && !errors.Is(err, conversation.ErrNotFound) {
+				b.Error(err)
+				return
+			}
+			turn := exchange(version, i)
+			turn.Key, turn.Lease, turn.InputID, turn.Release = k, l, in.ID, true
+			saved, err := s.Save(ctx, turn)
+			if err != nil || !saved.Released {
+				b.Errorf("Save = %+v, %v; want the lease freed", saved, err)
+				return
+			}
+			version = saved.Version
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/turn")
+}
+
+// cpuTime returns the CPU time, user and system, this process has used.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchComparison runs the comparison workload: one thread of 1,000 turns, each a
