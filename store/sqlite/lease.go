@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -119,10 +120,7 @@ func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner s
 			}
 			return err == nil, err
 		})
-		if errors.As(err, new(*conversation.UndecodableError)) {
-			undecodable, err = err, nil
-		}
-		return err // with ok false, the statements wrote nothing
+		return keepUndecodable(err, &undecodable) // with ok false, the statements wrote nothing
 	})
 	if err != nil {
 		return conversation.Lease{}, "", nil, false, classify(err)
@@ -137,12 +135,15 @@ func (s *Leases) AcquireBegin(ctx context.Context, key conversation.Key, owner s
 // conversation.ErrLeaseLost.
 func (s *Leases) Begin(ctx context.Context, l conversation.Lease) (*conversation.Input, error) {
 	k := l.Key
-	var in *conversation.Input
+	var (
+		in          *conversation.Input
+		undecodable error // begun all the same
+	)
 	err := s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
 		in, err = s.begin(ctx, tx, l, k)
-		return err
+		return keepUndecodable(err, &undecodable)
 	})
-	return in, classify(err)
+	return in, cmp.Or(classify(err), undecodable)
 }
 
 // begin is Begin's statements, run in its turn on the write connection.
@@ -170,21 +171,21 @@ func (s *Leases) held(ctx context.Context, tx *sql.Tx, l conversation.Lease) (bo
 }
 
 // Next begins the next input of l's thread as Begin does, or, when none is pending,
-// frees l as Release does. Its statements run one after the other on the write
-// connection, without a transaction: beginSQL, and when it begins nothing,
-// releaseSQL, which frees the lease when l holds it and nothing is pending. Only when
-// releaseSQL changes nothing too (l lost, or an input enqueued in between, by the
-// intake or another process) does a third statement tell the two apart; an input
-// enqueued in between keeps the lease (released false), and the holder calls Next
-// again. So a turn's two calls to the store between its Save and the next turn are
-// one. call is the holder's number for the call (conversation.Store.Next), recorded
+// frees l as Release does, in one turn write (turnWrite): beginSQL, and when it
+// begins nothing, releaseSQL, which frees the lease when l holds it and nothing is
+// pending. Only when releaseSQL changes nothing too (l lost, or an input pending that
+// beginSQL could not see: none, since both run in one transaction, but the holder
+// is told so all the same) does a third statement tell the two apart; an input
+// pending keeps the lease (released false), and the holder calls Next again. So a
+// turn's two calls to the store between its Save and the next turn are one. call is the holder's number for the call (conversation.Store.Next), recorded
 // as the input's begun_by (sqlstore.BegunBy): a retry of it counts no second attempt.
 // Errors: conversation.ErrLeaseLost.
 func (s *Leases) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
 	k := l.Key
 	var (
-		in       *conversation.Input
-		released bool
+		in          *conversation.Input
+		released    bool
+		undecodable error // begun all the same
 	)
 	err := s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) (err error) {
 		in, released, err = sqlstore.Next(l, func(r *inputRow) (found, held, released bool, err error) {
@@ -202,9 +203,9 @@ func (s *Leases) Next(ctx context.Context, l conversation.Lease, call int64) (*c
 			held, err = s.held(ctx, tx, l)
 			return false, held, false, err
 		})
-		return err
+		return keepUndecodable(err, &undecodable)
 	})
-	return in, released, classify(err)
+	return in, released, cmp.Or(classify(err), undecodable)
 }
 
 // Release frees l when its thread has no pending input, and reports whether it did;

@@ -6,14 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/threadwright/threadwright/conversation"
 )
 
 // maxGroup bounds the turn writes committed together (turnWrite): a batch holds the
 // write connection for its whole transaction, and the intake's EnqueueBatch waits
-// for it, so a batch of at most this many (about a third of a millisecond each)
-// keeps that wait within a few milliseconds of the ack budget.
+// for it, so a batch of at most this many (a third of a millisecond each, for a turn
+// of a few messages) keeps that wait within a few milliseconds of the ack budget.
 const maxGroup = 16
 
 // pool is what the parts of a Store share: its connections, the statements
@@ -44,13 +47,21 @@ type group struct {
 	leading bool
 }
 
+// The states of a turnCall.
+const (
+	callQueued    int32 = iota
+	callAbandoned       // its caller returned: its context ended while it was queued
+	callClaimed         // a leader took it, to run it or to lead the next batch
+)
+
 // turnCall is one turn write in group's queue.
 type turnCall struct {
-	ctx context.Context
-	f   func(ctx context.Context, tx *sql.Tx) error
-	err error
+	ctx   context.Context
+	f     func(ctx context.Context, tx *sql.Tx) error
+	state atomic.Int32
+	err   error
 	// done is closed once err is set: f ran and its batch committed (or failed), or
-	// f never ran.
+	// f did not run.
 	done chan struct{}
 	// lead is closed when the caller is to run the next batch.
 	lead chan struct{}
@@ -59,13 +70,14 @@ type turnCall struct {
 // turnWrite runs f, a running turn's statements (lease, checkpoint, finish), in a
 // transaction on the write connection, committed with those of the other turns that
 // queued while the batch before ran: a group commit, each in a savepoint of its own.
-// f's writes are committed when turnWrite returns nil, and none is when f returns an
-// error (its savepoint is rolled back); a failed commit fails every call of its batch. f runs on a context that ctx's
-// cancellation does not reach (SQLite rolls the whole transaction back when a write
-// of it is interrupted, the batch's other turns with it); a call whose ctx has ended
-// before its turn is not run and returns ctx's error. The intake's batches
-// (EnqueueBatch) do not queue here: they wait only for the batch that holds the
-// connection (docs/architecture.md, "Accepted means stored").
+// f's writes are committed when turnWrite returns nil, and none is when it returns an
+// error: f's (its savepoint rolled back), ctx's, or the commit's. f runs on a context
+// that ends only once every call of its batch has seen its own end (a write that
+// SQLite interrupts rolls the whole transaction back, the batch's other turns with
+// it). When ctx ends while the call waits for its batch, it returns ctx's error at
+// once and f never runs. The intake's batches (EnqueueBatch) do not queue here: they
+// wait only for the batch that holds the connection (docs/architecture.md, "Accepted
+// means stored").
 //
 // The caller that finds no batch running runs one: the calls queued by then, at most
 // maxGroup; it then hands the next batch to the first call still queued, so that no
@@ -74,107 +86,178 @@ func (p *pool) turnWrite(ctx context.Context, f func(ctx context.Context, tx *sq
 	c := &turnCall{ctx: ctx, f: f, done: make(chan struct{}), lead: make(chan struct{})}
 	g := &p.group
 	g.mu.Lock()
-	g.queue = append(g.queue, c)
 	lead := !g.leading
-	g.leading = true
+	if lead {
+		g.leading = true
+		c.state.Store(callClaimed)
+	}
+	g.queue = append(g.queue, c)
 	g.mu.Unlock()
 	if !lead {
 		select {
 		case <-c.done:
 			return c.err
 		case <-c.lead:
+		case <-ctx.Done():
+			if c.state.CompareAndSwap(callQueued, callAbandoned) {
+				return ctx.Err()
+			}
+			select { // claimed: for a batch, or to lead one
+			case <-c.done:
+				return c.err
+			case <-c.lead:
+			}
 		}
 	}
-	g.mu.Lock()
-	n := min(len(g.queue), maxGroup)
-	batch := g.queue[:n:n]
-	g.queue = g.queue[n:]
-	g.mu.Unlock()
-	p.commit(batch)
-	g.handOver()
-	return c.err // c is in batch: the first queued when its caller leads
+	defer g.handOver() // also when a call of the batch panics
+	p.commit(g.take())
+	<-c.done // c is in the batch it leads: the first queued, and claimed
+	return c.err
 }
 
-// handOver ends a batch: the first call still queued runs the next one, if any.
+// take removes the next batch from the queue: the calls it can claim, at most
+// maxGroup, the leader's first.
+func (g *group) take() []*turnCall {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	batch := make([]*turnCall, 0, min(len(g.queue), maxGroup))
+	n := 0
+	for _, c := range g.queue {
+		if len(batch) == maxGroup {
+			break
+		}
+		n++
+		if c.state.Load() == callClaimed || c.state.CompareAndSwap(callQueued, callClaimed) {
+			batch = append(batch, c)
+		}
+	}
+	g.queue = g.queue[n:]
+	return batch
+}
+
+// handOver ends a batch: the first call still queued that it can claim runs the next
+// one, if any.
 func (g *group) handOver() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if len(g.queue) == 0 {
-		g.leading = false
-		return
+	for len(g.queue) > 0 {
+		c := g.queue[0]
+		if c.state.CompareAndSwap(callQueued, callClaimed) {
+			close(c.lead)
+			return
+		}
+		g.queue = g.queue[1:] // abandoned
 	}
-	close(g.queue[0].lead)
+	g.leading = false
 }
 
 // commit runs batch's calls in one transaction, each in a savepoint (none for a batch
-// of one), commits it, and closes every call's done.
+// of one), commits it, and closes every call's done. When a call's failure lost the
+// transaction (SQLite rolls it back on an I/O error or a full disk, say), that call
+// fails and the others run again in a new one.
 func (p *pool) commit(batch []*turnCall) {
+	finished := false
 	defer func() {
 		for _, c := range batch {
+			if !finished { // a call panicked: nothing was committed
+				c.err = errors.New("a turn write of the same batch panicked")
+			}
 			close(c.done)
 		}
 	}()
-	// The transaction outlives every caller's cancellation, like f (see turnWrite).
-	ctx := context.WithoutCancel(batch[0].ctx)
-	tx, err := p.write.BeginTx(ctx, nil)
-	if err != nil {
-		for _, c := range batch {
-			c.err = err
-		}
-		return
+	// The batch's context ends once every call's has.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var live atomic.Int32
+	live.Store(int32(len(batch)))
+	for _, c := range batch {
+		stop := context.AfterFunc(c.ctx, func() {
+			if live.Add(-1) == 0 {
+				cancel()
+			}
+		})
+		defer stop()
 	}
-	defer tx.Rollback()
-	ran := batch[:0:0] // the calls whose writes the commit keeps
-	for i, c := range batch {
+	for again := batch; len(again) > 0; {
+		again = p.run(ctx, again)
+	}
+	finished = true
+}
+
+// run runs calls in a transaction on ctx and commits it; it returns the calls to run
+// again, in a new transaction, when one of them lost this one.
+func (p *pool) run(ctx context.Context, calls []*turnCall) (again []*turnCall) {
+	runnable := calls[:0:0]
+	for _, c := range calls {
 		if err := c.ctx.Err(); err != nil {
 			c.err = err
-			continue
+		} else {
+			runnable = append(runnable, c)
 		}
-		if len(batch) == 1 {
-			c.err = c.f(context.WithoutCancel(c.ctx), tx)
-		} else if c.err, err = p.savepoint(tx, c); err != nil {
-			// The transaction is lost (SQLite rolled it back: an I/O error, a
-			// full disk): the calls that ran lose their writes, the rest do not run.
-			for _, c := range batch[i:] {
-				c.err = err
-			}
-			for _, c := range ran {
-				c.err = err
-			}
-			return
+	}
+	if len(runnable) == 0 {
+		return nil
+	}
+	tx, err := p.write.BeginTx(ctx, nil)
+	if err != nil {
+		for _, c := range runnable {
+			c.err = err
+		}
+		return nil
+	}
+	defer tx.Rollback()
+	ran := runnable[:0:0] // the calls whose writes the commit keeps
+	for i, c := range runnable {
+		if len(runnable) == 1 {
+			c.err = c.f(ctx, tx)
+		} else if c.err, err = p.savepoint(ctx, tx, c); err != nil {
+			// The transaction is lost: c fails, the others run again.
+			c.err = errors.Join(c.err, fmt.Errorf("turn write lost its transaction: %w", err))
+			return append(ran, runnable[i+1:]...)
 		}
 		if c.err == nil {
 			ran = append(ran, c)
 		}
 	}
 	if len(ran) == 0 {
-		return
+		return nil
 	}
 	if err := tx.Commit(); err != nil {
 		for _, c := range ran {
 			c.err = fmt.Errorf("commit: %w", err)
 		}
 	}
+	return nil
 }
 
 // savepoint runs c.f in tx within a savepoint, which it rolls back when f fails. fErr
 // is f's error; err is set when the savepoint itself failed, and the transaction with
 // it.
-func (p *pool) savepoint(tx *sql.Tx, c *turnCall) (fErr, err error) {
-	ctx := context.WithoutCancel(c.ctx)
+func (p *pool) savepoint(ctx context.Context, tx *sql.Tx, c *turnCall) (fErr, err error) {
 	if _, err := tx.StmtContext(ctx, p.st.savepoint).ExecContext(ctx); err != nil {
-		return nil, fmt.Errorf("savepoint: %w", err)
+		return errors.New("savepoint not set"), err
 	}
 	fErr = c.f(ctx, tx)
 	if fErr != nil {
 		if _, err := tx.StmtContext(ctx, p.st.rollbackTo).ExecContext(ctx); err != nil {
-			return fErr, errors.Join(fmt.Errorf("rollback to savepoint: %w", err), fErr)
+			return fErr, fmt.Errorf("rollback to savepoint: %w", err)
 		}
 	}
 	if _, err := tx.StmtContext(ctx, p.st.releaseSavepoint).ExecContext(ctx); err != nil {
 		return fErr, fmt.Errorf("release savepoint: %w", err)
 	}
 	return fErr, nil
+}
+
+// keepUndecodable returns nil for an *conversation.UndecodableError, which it keeps
+// in *kept, and err otherwise: the input that does not decode is begun all the same
+// (its attempt counted), so its turn write commits (conversation.Store.Begin).
+func keepUndecodable(err error, kept *error) error {
+	if errors.As(err, new(*conversation.UndecodableError)) {
+		*kept = err
+		return nil
+	}
+	return err
 }
 
 // The statements of turnWrite's savepoints.

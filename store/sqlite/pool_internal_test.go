@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,70 +18,123 @@ func (g *group) queued() int {
 	return len(g.queue)
 }
 
-// TestGroupCommit checks turnWrite's group commit: the writes queued while a batch
-// runs share the next batch's transaction; each commits, or not, on its own: a write
-// that fails is rolled back (its savepoint), one whose context ended before its turn
-// never runs, and the others in the batch commit.
-func TestGroupCommit(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "threadwright.db"))
+// groupStore returns a new Store with a table, group_commit (k TEXT PRIMARY KEY), for
+// the tests' writes.
+func groupStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "threadwright.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	if _, err := s.write.ExecContext(ctx, `CREATE TABLE group_commit (k TEXT PRIMARY KEY)`); err != nil {
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.write.Exec(`CREATE TABLE group_commit (k TEXT PRIMARY KEY)`); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
 
-	// A first write holds the connection until the others are queued.
+// holdWrites runs a turn write that holds the connection until the returned function
+// is called, which waits for it and fails the test if it failed.
+func holdWrites(t *testing.T, s *Store) (release func()) {
+	t.Helper()
 	running, hold := make(chan struct{}), make(chan struct{})
-	first := make(chan error, 1)
+	errc := make(chan error, 1)
 	go func() {
-		first <- s.turnWrite(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		errc <- s.turnWrite(context.Background(), func(ctx context.Context, tx *sql.Tx) error {
 			close(running)
 			<-hold
 			return nil
 		})
 	}()
 	<-running
+	return func() {
+		close(hold)
+		if err := <-errc; err != nil {
+			t.Errorf("the holding write: %v", err)
+		}
+	}
+}
 
+// queue starts turnWrite(ctx, f) and waits until it is queued, as the n-th call
+// behind the running batch; its error comes on the channel returned.
+func queue(s *Store, n int, ctx context.Context, f func(context.Context, *sql.Tx) error) <-chan error {
+	errc := make(chan error, 1)
+	go func() { errc <- s.turnWrite(ctx, f) }()
+	for s.group.queued() < n {
+		runtime.Gosched()
+	}
+	return errc
+}
+
+// insert returns a turn write that inserts k, sends its transaction on txs and then
+// returns then.
+func insert(k string, txs chan<- *sql.Tx, then error) func(context.Context, *sql.Tx) error {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		txs <- tx
+		if _, err := tx.ExecContext(ctx, `INSERT INTO group_commit (k) VALUES (?)`, k); err != nil {
+			return err
+		}
+		return then
+	}
+}
+
+// rows returns the keys in group_commit, sorted.
+func rows(t *testing.T, s *Store) []string {
+	t.Helper()
+	var got []string
+	if err := s.read.Select(&got, `SELECT k FROM group_commit ORDER BY k`); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// distinct returns how many different transactions txs (closed first) carried, and
+// how many writes in all.
+func distinct(txs chan *sql.Tx) (transactions, writes int) {
+	close(txs)
+	seen := map[*sql.Tx]bool{}
+	for tx := range txs {
+		seen[tx] = true
+		writes++
+	}
+	return len(seen), writes
+}
+
+// TestGroupCommit checks turnWrite's group commit: the writes queued while a batch
+// runs share the next batch's transaction; each commits, or not, on its own: a write
+// that fails is rolled back (its savepoint), one whose context ended before its turn
+// never runs, and the others in the batch commit.
+func TestGroupCommit(t *testing.T) {
+	ctx := context.Background()
+	s := groupStore(t)
+	release := holdWrites(t, s)
 	errFailed := errors.New("failed after its insert")
 	cancelled, cancel := context.WithCancel(ctx)
 	txs := make(chan *sql.Tx, 5)
-	insert := func(k string, then error) func(context.Context, *sql.Tx) error {
-		return func(ctx context.Context, tx *sql.Tx) error {
-			txs <- tx
-			if _, err := tx.ExecContext(ctx, `INSERT INTO group_commit (k) VALUES (?)`, k); err != nil {
-				return err
-			}
-			return then
-		}
-	}
 	calls := []struct {
 		ctx  context.Context
 		f    func(context.Context, *sql.Tx) error
 		want error // nil, or what errors.Is finds in the error
 	}{
-		{ctx, insert("a", nil), nil},
-		{ctx, insert("b", errFailed), errFailed},
-		{cancelled, insert("c", nil), context.Canceled},
-		{ctx, insert("a", nil), nil}, // a unique violation: not errors.Is-able, checked below
-		{ctx, insert("d", nil), nil},
+		{ctx, insert("a", txs, nil), nil},
+		{ctx, insert("b", txs, errFailed), errFailed},
+		{cancelled, insert("c", txs, nil), context.Canceled},
+		{ctx, insert("a", txs, nil), nil}, // a unique violation: not errors.Is-able, checked below
+		{ctx, insert("d", txs, nil), nil},
 	}
-	errs := make([]chan error, len(calls))
+	errs := make([]<-chan error, len(calls))
 	for i, c := range calls {
-		errs[i] = make(chan error, 1)
-		go func() { errs[i] <- s.turnWrite(c.ctx, c.f) }()
-		for s.group.queued() < i+1 { // queued in this order
-			runtime.Gosched()
-		}
+		errs[i] = queue(s, i+1, c.ctx, c.f)
 	}
 	cancel()
-	close(hold)
-	if err := <-first; err != nil {
-		t.Fatalf("first write: %v", err)
+	if err := <-errs[2]; !errors.Is(err, context.Canceled) { // returns at once, before its turn
+		t.Errorf("call 2, cancelled while queued: err = %v; want context.Canceled", err)
 	}
+	release()
 	for i, c := range calls {
+		if i == 2 {
+			continue
+		}
 		err := <-errs[i]
 		switch {
 		case i == 3:
@@ -91,19 +145,139 @@ func TestGroupCommit(t *testing.T) {
 			t.Errorf("call %d: err = %v; want %v", i, err, c.want)
 		}
 	}
-	close(txs)
-	var seen []*sql.Tx
-	for tx := range txs {
-		seen = append(seen, tx)
+	if transactions, writes := distinct(txs); writes != 4 || transactions != 1 {
+		t.Errorf("%d writes ran in %d transactions; want 4 in 1", writes, transactions)
 	}
-	if len(seen) != 4 || len(slices.Compact(seen)) != 1 {
-		t.Errorf("the 4 writes that ran had %d transactions among %d calls; want 1, shared", len(slices.Compact(seen)), len(seen))
-	}
-	var got []string
-	if err := s.read.SelectContext(ctx, &got, `SELECT k FROM group_commit ORDER BY k`); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, []string{"a", "d"}) {
+	if got := rows(t, s); !slices.Equal(got, []string{"a", "d"}) {
 		t.Errorf("rows = %v; want [a d]: the failed write and the cancelled one leave nothing", got)
 	}
+}
+
+// TestGroupCommitCancelledWhileQueued checks that a call whose context ends while it
+// waits for its batch returns at once, and never runs, while the batch ahead of it
+// still holds the connection.
+func TestGroupCommitCancelledWhileQueued(t *testing.T) {
+	s := groupStore(t)
+	release := holdWrites(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan *sql.Tx, 1)
+	errc := queue(s, 1, ctx, insert("never", ran, nil))
+	cancel()
+	err := <-errc // while the batch ahead still holds the connection
+	release()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v; want context.Canceled", err)
+	}
+	if err := s.turnWrite(context.Background(), insert("after", make(chan *sql.Tx, 1), nil)); err != nil {
+		t.Fatalf("a write after the abandoned one: %v", err)
+	}
+	if _, writes := distinct(ran); writes != 0 {
+		t.Error("the abandoned call ran")
+	}
+	if got := rows(t, s); !slices.Equal(got, []string{"after"}) {
+		t.Errorf("rows = %v; want [after]", got)
+	}
+}
+
+// TestGroupCommitBound checks that a batch holds at most maxGroup calls: the calls
+// queued beyond it commit in the next batch.
+func TestGroupCommitBound(t *testing.T) {
+	s := groupStore(t)
+	release := holdWrites(t, s)
+	const n = maxGroup + 4
+	txs := make(chan *sql.Tx, n)
+	errs := make([]<-chan error, n)
+	for i := range n {
+		errs[i] = queue(s, i+1, context.Background(), insert(fmt.Sprint(i), txs, nil))
+	}
+	release()
+	for i, errc := range errs {
+		if err := <-errc; err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if transactions, writes := distinct(txs); writes != n || transactions != 2 {
+		t.Errorf("%d writes ran in %d transactions; want %d in 2", writes, transactions, n)
+	}
+	if got := rows(t, s); len(got) != n {
+		t.Errorf("%d rows; want %d", len(got), n)
+	}
+}
+
+// TestGroupCommitLostTransaction checks that when a call loses the batch's
+// transaction (here by ending it; SQLite does so on an I/O error or a full disk), that
+// call fails and the others run again in a new transaction and commit.
+func TestGroupCommitLostTransaction(t *testing.T) {
+	s := groupStore(t)
+	release := holdWrites(t, s)
+	txs := make(chan *sql.Tx, 8)
+	ctx := context.Background()
+	a := queue(s, 1, ctx, insert("a", txs, nil))
+	lose := queue(s, 2, ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `ROLLBACK`)
+		return cmpOr(err, errors.New("rolled the transaction back"))
+	})
+	b := queue(s, 3, ctx, insert("b", txs, nil))
+	release()
+	if err := <-lose; err == nil {
+		t.Error("the call that lost the transaction: no error")
+	}
+	for name, errc := range map[string]<-chan error{"a": a, "b": b} {
+		if err := <-errc; err != nil {
+			t.Errorf("call %s: %v; want it run again and committed", name, err)
+		}
+	}
+	if got := rows(t, s); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("rows = %v; want [a b]", got)
+	}
+	if err := s.turnWrite(ctx, insert("c", txs, nil)); err != nil {
+		t.Fatalf("the next write: %v", err)
+	}
+}
+
+// TestGroupCommitCallerCancelledDuringBatch checks that a call whose context ends
+// while its write runs, another call of the batch still waiting, is not interrupted:
+// its write commits.
+func TestGroupCommitCallerCancelledDuringBatch(t *testing.T) {
+	s := groupStore(t)
+	release := holdWrites(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	txs := make(chan *sql.Tx, 2)
+	first := queue(s, 1, ctx, func(fctx context.Context, tx *sql.Tx) error {
+		cancel() // the caller gives up while its write runs
+		return insert("a", txs, nil)(fctx, tx)
+	})
+	second := queue(s, 2, context.Background(), insert("b", txs, nil))
+	release()
+	if err := <-first; err != nil {
+		t.Errorf("the cancelled caller's write: %v; want it committed", err)
+	}
+	if err := <-second; err != nil {
+		t.Errorf("the other write: %v", err)
+	}
+	if got := rows(t, s); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("rows = %v; want [a b]", got)
+	}
+}
+
+// TestGroupCommitAlone checks a batch of one (no savepoint): a write that fails
+// leaves nothing.
+func TestGroupCommitAlone(t *testing.T) {
+	s := groupStore(t)
+	errFailed := errors.New("failed after its insert")
+	if err := s.turnWrite(context.Background(), insert("a", make(chan *sql.Tx, 1), errFailed)); !errors.Is(err, errFailed) {
+		t.Fatalf("err = %v; want %v", err, errFailed)
+	}
+	if got := rows(t, s); len(got) != 0 {
+		t.Errorf("rows = %v; want none", got)
+	}
+}
+
+func cmpOr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -104,7 +104,8 @@ func BenchConcurrentTurns(b *testing.B, open func(b *testing.B) conversation.Sto
 	ctx := b.Context()
 	question := filler("Question: ", 200)
 	var next atomic.Int64 // the workers' numbers, and so their threads
-	b.SetParallelism(max(workers/runtime.GOMAXPROCS(0), 1))
+	procs := runtime.GOMAXPROCS(0)
+	b.SetParallelism((workers + procs - 1) / procs) // at least workers goroutines
 	b.ReportAllocs()
 	cpu0 := cpuTime(b)
 	b.ResetTimer()

@@ -423,6 +423,17 @@ func Undecodable(t *testing.T, open func(t *testing.T) (s conversation.Store, co
 	}
 	in, err := s.Begin(ctx, l)
 	wantUndecodable("Begin", in, err, key, "b")
+	// The attempt is stored: the next one is the second.
+	attempts := func(err error) int {
+		var ue *conversation.UndecodableError
+		if !errors.As(err, &ue) {
+			return -1
+		}
+		return ue.Input.Attempts
+	}
+	if _, err := s.Begin(ctx, l); attempts(err) != 2 {
+		t.Errorf("Begin of the undecodable input again = %v (%d attempts); want an *UndecodableError, 2 attempts: the first was stored", err, attempts(err))
+	}
 	if err := s.Finish(ctx, l, "b", conversation.InputFailed); err != nil {
 		t.Fatalf("Finish(b, failed) = %v", err)
 	}
@@ -442,8 +453,12 @@ func Undecodable(t *testing.T, open func(t *testing.T) (s conversation.Store, co
 	}
 	wantUndecodable("AcquireBegin", in, err, k, "d")
 	l2 := mustAcquire(t, s, k, ownerA, liveTTL) // the same owner's again: a new token
-	if _, _, err := s.Next(ctx, l2, 0); !errors.As(err, new(*conversation.UndecodableError)) {
+	_, _, err = s.Next(ctx, l2, 1)
+	if !errors.As(err, new(*conversation.UndecodableError)) {
 		t.Fatalf("Next of an undecodable input = %v; want an *UndecodableError", err)
+	}
+	if _, _, again := s.Next(ctx, l2, 2); attempts(again) != attempts(err)+1 {
+		t.Errorf("Next of the undecodable input again: %d attempts after %d; want one more: the first was stored", attempts(again), attempts(err))
 	}
 	if err := s.Finish(ctx, l2, "d", conversation.InputFailed); err != nil {
 		t.Fatalf("Finish(d, failed) = %v", err)
