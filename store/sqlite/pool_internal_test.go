@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -215,7 +216,7 @@ func TestGroupCommitLostTransaction(t *testing.T) {
 	a := queue(s, 1, ctx, insert("a", txs, nil))
 	lose := queue(s, 2, ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `ROLLBACK`)
-		return cmpOr(err, errors.New("rolled the transaction back"))
+		return cmp.Or(err, errors.New("rolled the transaction back"))
 	})
 	b := queue(s, 3, ctx, insert("b", txs, nil))
 	release()
@@ -271,13 +272,4 @@ func TestGroupCommitAlone(t *testing.T) {
 	if got := rows(t, s); len(got) != 0 {
 		t.Errorf("rows = %v; want none", got)
 	}
-}
-
-func cmpOr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
