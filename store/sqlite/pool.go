@@ -75,7 +75,8 @@ type turnCall struct {
 // that ends only once every call of its batch has seen its own end (a write that
 // SQLite interrupts rolls the whole transaction back, the batch's other turns with
 // it). When ctx ends while the call waits for its batch, it returns ctx's error at
-// once and f never runs. The intake's batches (EnqueueBatch) do not queue here: they
+// once and f never runs (unless the call was just handed the next batch to run: it
+// passes it on first). The intake's batches (EnqueueBatch) do not queue here: they
 // wait only for the batch that holds the connection (docs/architecture.md, "Accepted
 // means stored").
 //
@@ -83,6 +84,9 @@ type turnCall struct {
 // maxGroup; it then hands the next batch to the first call still queued, so that no
 // caller waits for more than the batches ahead of it.
 func (p *pool) turnWrite(ctx context.Context, f func(ctx context.Context, tx *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	c := &turnCall{ctx: ctx, f: f, done: make(chan struct{}), lead: make(chan struct{})}
 	g := &p.group
 	g.mu.Lock()
@@ -108,6 +112,16 @@ func (p *pool) turnWrite(ctx context.Context, f func(ctx context.Context, tx *sq
 			case <-c.lead:
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			// Handed the next batch as its context ended: c is first in the queue,
+			// which no one else takes from while c leads; the next call leads.
+			g.mu.Lock()
+			g.queue[0] = nil
+			g.queue = g.queue[1:]
+			g.mu.Unlock()
+			g.handOver()
+			return err
+		}
 	}
 	defer g.handOver() // also when a call of the batch panics
 	p.commit(g.take())
@@ -131,6 +145,7 @@ func (g *group) take() []*turnCall {
 			batch = append(batch, c)
 		}
 	}
+	clear(g.queue[:n]) // the calls' turns are not kept alive by the queue's array
 	g.queue = g.queue[n:]
 	return batch
 }
@@ -146,6 +161,7 @@ func (g *group) handOver() {
 			close(c.lead)
 			return
 		}
+		g.queue[0] = nil
 		g.queue = g.queue[1:] // abandoned
 	}
 	g.leading = false
@@ -180,6 +196,15 @@ func (p *pool) commit(batch []*turnCall) {
 	}
 	for again := batch; len(again) > 0; {
 		again = p.run(ctx, again)
+	}
+	if ctx.Err() != nil {
+		// Every caller's context ended: a write the batch's context interrupted says
+		// why its caller's did (a deadline, not only "canceled").
+		for _, c := range batch {
+			if err := c.ctx.Err(); err != nil && c.err != nil && !errors.Is(c.err, err) {
+				c.err = errors.Join(err, c.err)
+			}
+		}
 	}
 	finished = true
 }
@@ -253,6 +278,7 @@ func (p *pool) savepoint(ctx context.Context, tx *sql.Tx, c *turnCall) (fErr, er
 // in *kept, and err otherwise: the input that does not decode is begun all the same
 // (its attempt counted), so its turn write commits (conversation.Store.Begin).
 func keepUndecodable(err error, kept *error) error {
+	*kept = nil // f may run again (turnWrite)
 	if errors.As(err, new(*conversation.UndecodableError)) {
 		*kept = err
 		return nil

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 )
 
 // queued returns how many turn writes wait behind the running batch.
@@ -92,13 +93,27 @@ func rows(t *testing.T, s *Store) []string {
 // distinct returns how many different transactions txs (closed first) carried, and
 // how many writes in all.
 func distinct(txs chan *sql.Tx) (transactions, writes int) {
-	close(txs)
-	seen := map[*sql.Tx]bool{}
-	for tx := range txs {
-		seen[tx] = true
-		writes++
+	per := perTransaction(txs)
+	for _, n := range per {
+		writes += n
 	}
-	return len(seen), writes
+	return len(per), writes
+}
+
+// perTransaction returns how many writes each transaction that txs (closed first)
+// carried ran, in the order they came.
+func perTransaction(txs chan *sql.Tx) []int {
+	close(txs)
+	var per []int
+	var last *sql.Tx
+	for tx := range txs {
+		if tx != last {
+			per = append(per, 0)
+			last = tx
+		}
+		per[len(per)-1]++
+	}
+	return per
 }
 
 // TestGroupCommit checks turnWrite's group commit: the writes queued while a batch
@@ -197,8 +212,8 @@ func TestGroupCommitBound(t *testing.T) {
 			t.Errorf("call %d: %v", i, err)
 		}
 	}
-	if transactions, writes := distinct(txs); writes != n || transactions != 2 {
-		t.Errorf("%d writes ran in %d transactions; want %d in 2", writes, transactions, n)
+	if per := perTransaction(txs); !slices.Equal(per, []int{maxGroup, n - maxGroup}) {
+		t.Errorf("writes per transaction = %v; want [%d %d]", per, maxGroup, n-maxGroup)
 	}
 	if got := rows(t, s); len(got) != n {
 		t.Errorf("%d rows; want %d", len(got), n)
@@ -268,6 +283,27 @@ func TestGroupCommitAlone(t *testing.T) {
 	errFailed := errors.New("failed after its insert")
 	if err := s.turnWrite(context.Background(), insert("a", make(chan *sql.Tx, 1), errFailed)); !errors.Is(err, errFailed) {
 		t.Fatalf("err = %v; want %v", err, errFailed)
+	}
+	if got := rows(t, s); len(got) != 0 {
+		t.Errorf("rows = %v; want none", got)
+	}
+}
+
+// TestGroupCommitAllCallersGone checks that a batch's context ends once every caller's
+// has, and that a write it interrupts says why its caller's ended (a deadline).
+func TestGroupCommitAllCallersGone(t *testing.T) {
+	s := groupStore(t)
+	release := holdWrites(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	errc := queue(s, 1, ctx, func(fctx context.Context, tx *sql.Tx) error {
+		<-ctx.Done()  // the caller's deadline passes while its write runs
+		<-fctx.Done() // its caller's was the batch's only context
+		return insert("late", make(chan *sql.Tx, 1), nil)(fctx, tx)
+	})
+	release()
+	if err := <-errc; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v; want the write interrupted, and the caller's context.DeadlineExceeded", err)
 	}
 	if got := rows(t, s); len(got) != 0 {
 		t.Errorf("rows = %v; want none", got)
