@@ -13,10 +13,10 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 )
 
-// maxGroup bounds the turn writes committed together (turnWrite): a batch holds the
-// write connection for its whole transaction, and the intake's EnqueueBatch waits
-// for it, so a batch of at most this many (a third of a millisecond each, for a turn
-// of a few messages) keeps that wait within a few milliseconds of the ack budget.
+// maxGroup bounds the turn writes committed together (turnWrite): a batch's writes
+// are answered once it commits, so a batch of at most this many (a tenth to a third
+// of a millisecond each, for a turn of a few messages) answers its first within a few
+// milliseconds. The intake does not wait for a whole batch (run yields to it).
 const maxGroup = 16
 
 // pool is what the parts of a Store share: its connections, the statements
@@ -32,6 +32,16 @@ type pool struct {
 	st statements
 	// group is the queue of the running turns' writes (turnWrite).
 	group group
+	// intake counts the intake's transactions (Enqueue, EnqueueBatch) waiting for the
+	// write connection or holding it: a batch of turn writes yields to them (run).
+	intake atomic.Int32
+}
+
+// intakeWaits counts an intake transaction in until the function it returns is
+// called.
+func (p *pool) intakeWaits() (done func()) {
+	p.intake.Add(1)
+	return func() { p.intake.Add(-1) }
 }
 
 // newPool returns the pool of write and read.
@@ -76,9 +86,9 @@ type turnCall struct {
 // SQLite interrupts rolls the whole transaction back, the batch's other turns with
 // it). When ctx ends while the call waits for its batch, it returns ctx's error at
 // once and f never runs (unless the call was just handed the next batch to run: it
-// passes it on first). The intake's batches (EnqueueBatch) do not queue here: they
-// wait only for the batch that holds the connection (docs/architecture.md, "Accepted
-// means stored").
+// passes it on first). The intake's transactions (Enqueue, EnqueueBatch) do not queue
+// here: a batch that finds one waiting commits what ran and lets it go first, so it
+// waits for one turn write at most (docs/architecture.md, "Accepted means stored").
 //
 // The caller that finds no batch running runs one: the calls queued by then, at most
 // maxGroup; it then hands the next batch to the first call still queued, so that no
@@ -210,7 +220,10 @@ func (p *pool) commit(batch []*turnCall) {
 }
 
 // run runs calls in a transaction on ctx and commits it; it returns the calls to run
-// again, in a new transaction, when one of them lost this one.
+// in a new transaction: all but the one that lost this one, or, when an intake
+// transaction waits for the connection, those not run yet: the batch commits what
+// ran and yields, and database/sql hands the freed connection to the intake, which
+// asked for it first, so that an ack waits behind one turn write, not a batch.
 func (p *pool) run(ctx context.Context, calls []*turnCall) (again []*turnCall) {
 	runnable := calls[:0:0]
 	for _, c := range calls {
@@ -233,6 +246,10 @@ func (p *pool) run(ctx context.Context, calls []*turnCall) (again []*turnCall) {
 	defer tx.Rollback()
 	ran := runnable[:0:0] // the calls whose writes the commit keeps
 	for i, c := range runnable {
+		if i > 0 && p.intake.Load() > 0 {
+			again = runnable[i:]
+			break
+		}
 		if len(runnable) == 1 {
 			c.err = c.f(ctx, tx)
 		} else if c.err, err = p.savepoint(ctx, tx, c); err != nil {
@@ -245,14 +262,14 @@ func (p *pool) run(ctx context.Context, calls []*turnCall) (again []*turnCall) {
 		}
 	}
 	if len(ran) == 0 {
-		return nil
+		return again
 	}
 	if err := tx.Commit(); err != nil {
 		for _, c := range ran {
 			c.err = fmt.Errorf("commit: %w", err)
 		}
 	}
-	return nil
+	return again
 }
 
 // savepoint runs c.f in tx within a savepoint, which it rolls back when f fails. fErr

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/threadwright/threadwright/conversation"
 )
 
 // queued returns how many turn writes wait behind the running batch.
@@ -307,5 +309,53 @@ func TestGroupCommitAllCallersGone(t *testing.T) {
 	}
 	if got := rows(t, s); len(got) != 0 {
 		t.Errorf("rows = %v; want none", got)
+	}
+}
+
+// TestGroupCommitYieldsToIntake checks that a batch of turn writes yields to an
+// intake transaction that comes while it runs: it commits the writes that ran, the
+// intake's input is stored, and the rest of the batch runs after it (they see it).
+func TestGroupCommitYieldsToIntake(t *testing.T) {
+	s := groupStore(t)
+	ctx := context.Background()
+	release := holdWrites(t, s)
+	intake := make(chan error, 1)
+	inputs := func(tx *sql.Tx) (n int) {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM inputs`).Scan(&n); err != nil {
+			t.Error(err)
+		}
+		return n
+	}
+	seen := make([]int, 4) // the inputs each turn write saw
+	first := queue(s, 1, ctx, func(fctx context.Context, tx *sql.Tx) error {
+		seen[0] = inputs(tx)
+		go func() {
+			_, err := s.EnqueueBatch(ctx, []conversation.Input{{ID: "msg:T1:C1:1.000001", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.000001"},
+				Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1", Text: "hello", TS: "1.000001"}}})
+			intake <- err
+		}()
+		for s.intake.Load() == 0 { // the intake waits for the connection
+			runtime.Gosched()
+		}
+		return nil
+	})
+	var rest []<-chan error
+	for i := 1; i < 4; i++ {
+		rest = append(rest, queue(s, i+1, ctx, func(fctx context.Context, tx *sql.Tx) error {
+			seen[i] = inputs(tx)
+			return nil
+		}))
+	}
+	release()
+	for _, errc := range append([]<-chan error{first}, rest...) {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := <-intake; err != nil {
+		t.Fatalf("EnqueueBatch: %v", err)
+	}
+	if seen[0] != 0 || seen[3] != 1 {
+		t.Errorf("inputs seen by the batch's writes = %v; want the first to see none and the last the intake's: the batch yields to the intake", seen)
 	}
 }
