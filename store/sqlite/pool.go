@@ -14,9 +14,8 @@ import (
 )
 
 // maxGroup bounds the turn writes committed together (turnWrite): a batch's writes
-// are answered once it commits, so a batch of at most this many (a tenth to a third
-// of a millisecond each, for a turn of a few messages) answers its first within a few
-// milliseconds. The intake does not wait for a whole batch (run yields to it).
+// are answered once it commits, so a bound keeps the first one's wait short. The
+// intake does not wait for a whole batch (run yields to it).
 const maxGroup = 16
 
 // pool is what the parts of a Store share: its connections, the statements
@@ -32,8 +31,9 @@ type pool struct {
 	st statements
 	// group is the queue of the running turns' writes (turnWrite).
 	group group
-	// intake counts the intake's transactions (Enqueue, EnqueueBatch) waiting for the
-	// write connection or holding it: a batch of turn writes yields to them (run).
+	// intake counts the intake's transactions (Enqueue, EnqueueBatch) from before they
+	// ask for the write connection until just after they give it back: a batch of
+	// turn writes yields to them (run).
 	intake atomic.Int32
 }
 
@@ -86,9 +86,11 @@ type turnCall struct {
 // SQLite interrupts rolls the whole transaction back, the batch's other turns with
 // it). When ctx ends while the call waits for its batch, it returns ctx's error at
 // once and f never runs (unless the call was just handed the next batch to run: it
-// passes it on first). The intake's transactions (Enqueue, EnqueueBatch) do not queue
+// passes it on first; a call claimed for a batch that yields waits for the intake's
+// transaction too). The intake's transactions (Enqueue, EnqueueBatch) do not queue
 // here: a batch that finds one waiting commits what ran and lets it go first, so it
-// waits for one turn write at most (docs/architecture.md, "Accepted means stored").
+// waits for about one turn write, not a batch (docs/architecture.md, "Accepted means
+// stored").
 //
 // The caller that finds no batch running runs one: the calls queued by then, at most
 // maxGroup; it then hands the next batch to the first call still queued, so that no
@@ -221,9 +223,11 @@ func (p *pool) commit(batch []*turnCall) {
 
 // run runs calls in a transaction on ctx and commits it; it returns the calls to run
 // in a new transaction: all but the one that lost this one, or, when an intake
-// transaction waits for the connection, those not run yet: the batch commits what
-// ran and yields, and database/sql hands the freed connection to the intake, which
-// asked for it first, so that an ack waits behind one turn write, not a batch.
+// transaction waits for the connection, those not run yet. The batch then commits
+// what ran and yields: database/sql hands the freed connection to a waiting request,
+// and the batch asks again only after its commit, so an intake that waits by then
+// goes first (with other writers waiting too, database/sql picks among them at
+// random, and the ack may wait for another turn write).
 func (p *pool) run(ctx context.Context, calls []*turnCall) (again []*turnCall) {
 	runnable := calls[:0:0]
 	for _, c := range calls {
