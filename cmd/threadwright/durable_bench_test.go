@@ -148,7 +148,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay, window time.Durati
 		startup := processCPU(b, r.cmd.Process.Pid)
 		b.StartTimer()
 		start := time.Now()
-		selfStart := selfCPU(b)
+		selfStart := storetest.SelfCPU(b)
 		profiled := windowProfile(b, c.env["DEBUG_ADDR"], windowFile)
 		roots := make([]string, threads)
 		questions := make([]string, threads)
@@ -179,7 +179,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay, window time.Durati
 			}
 			return true
 		})
-		harness := selfCPU(b) - selfStart
+		harness := storetest.SelfCPU(b) - selfStart
 		r.stop()
 		reportBurst(b, c, burstRun{start: start, harness: harness, roots: roots, questions: questions, posted: posted, last: last, calls: c.emu.Calls("")[len(before):], replica: r, startup: startup})
 	}
@@ -288,16 +288,6 @@ func processCPU(b *testing.B, pid int) time.Duration {
 		ticks += n
 	}
 	return time.Duration(ticks) * 10 * time.Millisecond
-}
-
-// selfCPU returns the user and system CPU time this process has used so far.
-func selfCPU(b *testing.B) time.Duration {
-	b.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // acksOverTime describes acks in windows of width from start, by when the emulator

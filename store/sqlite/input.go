@@ -45,7 +45,8 @@ const (
 // by it; Seq, not CreatedAt, orders a thread's inputs); otherwise it is now.
 // in.Status, in.Attempts and in.Seq are ignored.
 func (s *Inputs) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
-	defer s.intakeWaits()()
+	s.intake.Add(1) // a batch of turn writes yields to it (pool.run)
+	defer s.intake.Add(-1)
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return false, classify(err)
@@ -63,7 +64,8 @@ func (s *Inputs) Enqueue(ctx context.Context, in conversation.Input) (bool, erro
 // stored (or found a duplicate) or none is. A thread's inputs keep their order in ins.
 // inserted[i] reports whether ins[i] was new.
 func (s *Inputs) EnqueueBatch(ctx context.Context, ins []conversation.Input) (inserted []bool, err error) {
-	defer s.intakeWaits()()
+	s.intake.Add(1) // a batch of turn writes yields to it (pool.run)
+	defer s.intake.Add(-1)
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, classify(err)

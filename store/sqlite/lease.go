@@ -146,7 +146,7 @@ func (s *Leases) Begin(ctx context.Context, l conversation.Lease) (*conversation
 	return in, cmp.Or(classify(err), undecodable)
 }
 
-// begin is Begin's statements, run in its turn on the write connection.
+// begin is Begin's statements, run in tx, its turn write (turnWrite).
 func (s *Leases) begin(ctx context.Context, tx *sql.Tx, l conversation.Lease, k conversation.Key) (*conversation.Input, error) {
 	return sqlstore.Begin(l, func(r *inputRow) (found, held bool, err error) {
 		err = tx.StmtContext(ctx, s.st.begin).QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token, timestamp(sqlstore.Now()), false, "").
@@ -173,13 +173,12 @@ func (s *Leases) held(ctx context.Context, tx *sql.Tx, l conversation.Lease) (bo
 // Next begins the next input of l's thread as Begin does, or, when none is pending,
 // frees l as Release does, in one turn write (turnWrite): beginSQL, and when it
 // begins nothing, releaseSQL, which frees the lease when l holds it and nothing is
-// pending. Only when releaseSQL changes nothing too (l lost, or an input pending that
-// beginSQL could not see: none, since both run in one transaction, but the holder
-// is told so all the same) does a third statement tell the two apart; an input
-// pending keeps the lease (released false), and the holder calls Next again. So a
-// turn's two calls to the store between its Save and the next turn are one. call is the holder's number for the call (conversation.Store.Next), recorded
-// as the input's begun_by (sqlstore.BegunBy): a retry of it counts no second attempt.
-// Errors: conversation.ErrLeaseLost.
+// pending. Only when releaseSQL changes nothing too does a third statement tell why
+// (l lost, or an input pending, which keeps the lease: released false, and the
+// holder calls Next again). So a turn's two calls to the store between its Save and
+// the next turn are one. call is the holder's number for the call
+// (conversation.Store.Next), recorded as the input's begun_by (sqlstore.BegunBy): a
+// retry of it counts no second attempt. Errors: conversation.ErrLeaseLost.
 func (s *Leases) Next(ctx context.Context, l conversation.Lease, call int64) (*conversation.Input, bool, error) {
 	k := l.Key
 	var (
@@ -294,4 +293,16 @@ func (s *Leases) Orphans(ctx context.Context, limit int) ([]conversation.Key, er
 			timestamp(sqlstore.Now()), limit)
 	})
 	return keys, classify(err)
+}
+
+// keepUndecodable returns nil for an *conversation.UndecodableError, which it keeps
+// in *kept, and err otherwise: the input that does not decode is begun all the same
+// (its attempt counted), so its turn write commits (conversation.Store.Begin).
+func keepUndecodable(err error, kept *error) error {
+	*kept = nil // f may run again (turnWrite)
+	if errors.As(err, new(*conversation.UndecodableError)) {
+		*kept = err
+		return nil
+	}
+	return err
 }

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
-
-	"github.com/threadwright/threadwright/conversation"
 )
 
 // maxGroup bounds the turn writes committed together (turnWrite): a batch's writes
@@ -35,13 +33,6 @@ type pool struct {
 	// ask for the write connection until just after they give it back: a batch of
 	// turn writes yields to them (run).
 	intake atomic.Int32
-}
-
-// intakeWaits counts an intake transaction in until the function it returns is
-// called.
-func (p *pool) intakeWaits() (done func()) {
-	p.intake.Add(1)
-	return func() { p.intake.Add(-1) }
 }
 
 // newPool returns the pool of write and read.
@@ -293,18 +284,6 @@ func (p *pool) savepoint(ctx context.Context, tx *sql.Tx, c *turnCall) (fErr, er
 		return fErr, fmt.Errorf("release savepoint: %w", err)
 	}
 	return fErr, nil
-}
-
-// keepUndecodable returns nil for an *conversation.UndecodableError, which it keeps
-// in *kept, and err otherwise: the input that does not decode is begun all the same
-// (its attempt counted), so its turn write commits (conversation.Store.Begin).
-func keepUndecodable(err error, kept *error) error {
-	*kept = nil // f may run again (turnWrite)
-	if errors.As(err, new(*conversation.UndecodableError)) {
-		*kept = err
-		return nil
-	}
-	return err
 }
 
 // The statements of turnWrite's savepoints.

@@ -107,7 +107,7 @@ func BenchConcurrentTurns(b *testing.B, open func(b *testing.B) conversation.Sto
 	procs := runtime.GOMAXPROCS(0)
 	b.SetParallelism((workers + procs - 1) / procs) // at least workers goroutines
 	b.ReportAllocs()
-	cpu0 := cpuTime(b)
+	cpu0 := SelfCPU(b)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		w := next.Add(1)
@@ -142,14 +142,16 @@ func BenchConcurrentTurns(b *testing.B, open func(b *testing.B) conversation.Sto
 		}
 	})
 	b.StopTimer()
-	b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/turn")
+	b.ReportMetric(float64((SelfCPU(b)-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/turn")
 }
 
-// cpuTime returns the CPU time, user and system, this process has used.
-func cpuTime(b *testing.B) time.Duration {
+// SelfCPU returns the CPU time, user and system, this process has used so far
+// (getrusage RUSAGE_SELF); it fails tb when the call fails.
+func SelfCPU(tb testing.TB) time.Duration {
+	tb.Helper()
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
+		tb.Fatalf("getrusage: %v", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
