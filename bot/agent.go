@@ -224,11 +224,11 @@ var sessionRefusals = map[string]bool{"not_allowed": true, "not_allowed_token_ty
 // It makes no call to set active a session it set processing when the last stream
 // it heard of in the thread since was stopped by the Messenger's chat.stopStream
 // (WithSessions): Slack set it active then (chat.stopStream's session_status,
-// "active" by default; docs/tools.md, "Agent view"). Errors: Slack's, wrapped; none
-// once sessions were refused (logged once).
+// "active" by default; docs/tools.md, "Agent view"). Errors: Slack's, wrapped;
+// conversation.ErrSessionsOff, with no call, once sessions were refused (logged once).
 func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, status, title, initiator string) error {
 	if a.disabled() {
-		return nil
+		return conversation.ErrSessionsOff
 	}
 	a.mu.Lock()
 	stopped := a.turning[key]
@@ -275,7 +275,7 @@ func (a *Agent) streamed(key conversation.Key, stopped bool) {
 // (agents.sessions.rename; scope assistant:write). Errors: as SetSessionStatus.
 func (a *Agent) RenameSession(ctx context.Context, key conversation.Key, title string) error {
 	if a.disabled() {
-		return nil
+		return conversation.ErrSessionsOff
 	}
 	_, err := a.api.RenameAgentSessionContext(ctx, slack.AgentSessionRenameParameters{
 		Title: textcut.Runes(title, conversation.MaxTitleChars), ChannelID: key.ChannelID, ThreadTS: key.ThreadTS})
@@ -289,7 +289,7 @@ func (a *Agent) disabled() bool {
 }
 
 // check wraps err of method; a refusal of sessions as such turns them off, with one
-// log line that says why.
+// log line that says why, and wraps conversation.ErrSessionsOff.
 func (a *Agent) check(method string, err error) error {
 	if err == nil {
 		return nil
@@ -304,7 +304,7 @@ func (a *Agent) check(method string, err error) error {
 			a.log.Warn("agent sessions are off: Slack refused them (is the app declared an agent, with agent_view in its manifest?); threads work as before, without a session status, title or native Stop",
 				"method", method, "error", se.Err)
 		}
-		return nil
+		return fmt.Errorf("%s: %s: %w", method, se.Err, conversation.ErrSessionsOff)
 	}
 	return fmt.Errorf("%s: %w", method, err)
 }

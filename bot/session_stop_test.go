@@ -1,6 +1,7 @@
 package bot_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -100,5 +101,36 @@ func TestSessionActiveAfterAStop(t *testing.T) {
 	}
 	if n := calls() - before; n != 1 {
 		t.Errorf("active for a session not set processing here: %d calls; want one", n)
+	}
+}
+
+// TestSessionsRefusedSaySo: once Slack refuses agent sessions, the refused call and
+// every later one return conversation.ErrSessionsOff, the later ones with no call,
+// so that a turn knows the thread shows no native Stop; a failure of another kind
+// is not ErrSessionsOff.
+func TestSessionsRefusedSaySo(t *testing.T) {
+	h := startMessenger(t)
+	a := bot.NewAgent(h.api, discard())
+	calls := func() int { return len(h.emu.Calls("agents.sessions.setStatus")) }
+	parent := h.say(t, "C0GENERAL", "<@U0BOT> explain", "")
+	key := conversation.Key{TeamID: "T0TEAM", ChannelID: "C0GENERAL", ThreadTS: parent}
+
+	h.emu.FailNext("agents.sessions.setStatus", "internal_error")
+	if err := a.SetSessionStatus(h.ctx, key, conversation.SessionProcessing, "explain", "U0ALICE"); err == nil || errors.Is(err, conversation.ErrSessionsOff) {
+		t.Errorf("a failed call: %v, want Slack's error, not ErrSessionsOff", err)
+	}
+	h.emu.RefuseSessions(true)
+	if err := a.SetSessionStatus(h.ctx, key, conversation.SessionProcessing, "explain", "U0ALICE"); !errors.Is(err, conversation.ErrSessionsOff) {
+		t.Errorf("the refused call: %v, want ErrSessionsOff", err)
+	}
+	before := calls()
+	if err := a.SetSessionStatus(h.ctx, key, conversation.SessionActive, "", ""); !errors.Is(err, conversation.ErrSessionsOff) {
+		t.Errorf("a call after the refusal: %v, want ErrSessionsOff", err)
+	}
+	if err := a.RenameSession(h.ctx, key, "title"); !errors.Is(err, conversation.ErrSessionsOff) {
+		t.Errorf("a rename after the refusal: %v, want ErrSessionsOff", err)
+	}
+	if n := calls() - before; n != 0 {
+		t.Errorf("%d calls after the refusal, want none", n)
 	}
 }

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"errors"
 	"strings"
 )
 
@@ -125,9 +126,14 @@ const (
 // pipeline, once.
 const SessionStop = "session"
 
+// ErrSessionsOff is what Sessions' methods return, without a call, once Slack refused
+// agent sessions in the workspace (docs/tools.md, "Agent view"): the thread has no
+// session, so no status, title or native Stop.
+var ErrSessionsOff = errors.New("agent sessions are off: Slack refused them")
+
 // Sessions sets the agent session of a thread (bot.Agent: agents.sessions.setStatus,
 // agents.sessions.rename). Where Slack refuses sessions, it says so once in the log and
-// its methods return nil: threads work as before.
+// its methods return ErrSessionsOff from then on: threads work as before.
 type Sessions interface {
 	// SetSessionStatus sets the status of key's session, creating it with title and
 	// initiator (the person who asked) when it has none.

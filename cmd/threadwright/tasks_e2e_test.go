@@ -51,8 +51,9 @@ func (h *harness) streamedTurn(t *testing.T, ts, answer string) emulator.Message
 
 // TestE2EToolRunStreamedAsTasks: a turn's tool calls stream as task cards in the
 // answer's message (a timeline): each pending, in progress, then complete or error,
-// fetch_url's with the page as its URL source; the message's first block is Stop,
-// and no progress message is posted.
+// fetch_url's with the page as its URL source, and no progress message is posted.
+// The thread's agent session showed Slack's own Stop while the turn ran (processing),
+// so the finished message carries no Stop of its own: only the feedback buttons.
 func TestE2EToolRunStreamedAsTasks(t *testing.T) {
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
@@ -119,31 +120,85 @@ func TestE2EToolRunStreamedAsTasks(t *testing.T) {
 			Value string          `json:"value"`
 		} `json:"elements"`
 	}
-	if err := json.Unmarshal(m.Blocks, &blocks); err != nil || len(blocks) != 2 || blocks[0].Type != "actions" ||
-		!strings.Contains(string(blocks[0].Elements[0].Text), "Stop") || blocks[1].Type != "context_actions" {
-		t.Errorf("blocks %s, want Stop, then the feedback buttons", m.Blocks)
+	if err := json.Unmarshal(m.Blocks, &blocks); err != nil || len(blocks) != 1 || blocks[0].Type != "context_actions" {
+		t.Errorf("blocks %s, want the feedback buttons alone (no Stop: the session has its own)", m.Blocks)
+	}
+	if s, ok := h.emu.Session(general, ts); !ok || len(s.History) == 0 || s.History[0] != "processing" || s.Status != "active" {
+		t.Errorf("session %+v (%t), want set processing as the turn began, active once answered", s, ok)
 	}
 	// The fetched page is listed as the answer's source, in the streamed message.
 	if !strings.Contains(m.Text, "**Sources**") || !strings.Contains(m.Text, page.URL) {
 		t.Errorf("streamed answer %q, want the page listed as its source", m.Text)
 	}
-	// Stop stays in the finished message; a click stops nothing and posts nothing.
+}
+
+// TestE2EStreamedStopWhereSessionsAreRefused: where Slack refuses agent sessions
+// (no native Stop), a streamed turn's first block is a Stop button of its own; it
+// stays in the finished message, where a click stops nothing and posts nothing.
+func TestE2EStreamedStopWhereSessionsAreRefused(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["STREAM_ANSWERS"] = "true"
+	h.start()
+	h.emu.RefuseSessions(true)
+	ts, m := streamedTimeTurn(t, h)
+	if _, ok := h.emu.Session(general, ts); ok {
+		t.Error("a session was created although Slack refuses them")
+	}
 	if _, err := h.emu.ClickButtonByLabel(general, m.TS, alice, "Stop"); err != nil {
 		t.Fatal(err)
 	}
 	h.idle()
-	if msgs := h.emu.BotMessages(general, ts); len(msgs) != 1 || !strings.HasPrefix(msgs[0].Text, answer) {
+	if msgs := h.emu.BotMessages(general, ts); len(msgs) != 1 || !strings.HasPrefix(msgs[0].Text, "It is noon.") {
 		t.Errorf("after a late Stop: %d bot messages, want the answer alone", len(msgs))
 	}
 }
 
-// TestE2EStopInTaskStream: the Stop button of a streamed turn stops it while its tool
-// runs; the task ends in error and the reply says who stopped it.
+// TestE2EStreamedStopWhenTheSessionIsNotSet: when the call that sets the session
+// processing fails, Slack shows no native Stop for the turn, so its stream carries a
+// Stop button of its own.
+func TestE2EStreamedStopWhenTheSessionIsNotSet(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["STREAM_ANSWERS"] = "true"
+	h.start()
+	h.emu.FailNext("agents.sessions.setStatus", "internal_error")
+	streamedTimeTurn(t, h)
+}
+
+// streamedTimeTurn asks what time it is, a turn with a tool call whose answer
+// streams, and checks that the answer's message holds a Stop button, then the
+// feedback buttons. It returns the thread's ts and the answer's message.
+func streamedTimeTurn(t *testing.T, h *harness) (string, emulator.Message) {
+	t.Helper()
+	const answer = "It is noon."
+	h.ai.Push(
+		openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_t", Name: "get_current_time", Arguments: "{}"}}},
+		openaitest.Response{Text: answer},
+	)
+	ts := h.post(general, alice, "<@U0BOT> what time is it?", "")
+	m := h.streamedTurn(t, ts, answer)
+	var blocks []struct {
+		Type     string `json:"type"`
+		Elements []struct {
+			Text json.RawMessage `json:"text"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(m.Blocks, &blocks); err != nil || len(blocks) != 2 || blocks[0].Type != "actions" ||
+		len(blocks[0].Elements) == 0 || !strings.Contains(string(blocks[0].Elements[0].Text), "Stop") || blocks[1].Type != "context_actions" {
+		t.Errorf("blocks %s, want Stop, then the feedback buttons", m.Blocks)
+	}
+	return ts, m
+}
+
+// TestE2EStopInTaskStream: where Slack refuses agent sessions, the Stop button of a
+// streamed turn stops it while its tool runs; the task ends in error and the reply
+// says who stopped it. (With sessions, the session's native Stop does:
+// TestE2ENativeStopEndsAnAssistantTurnOnce.)
 func TestE2EStopInTaskStream(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
 	h.env["STREAM_ANSWERS"] = "true"
 	h.tools = registerSlowReport
 	h.start()
+	h.emu.RefuseSessions(true)
 	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
 		if len(r.ToolResults()) == 0 {
 			return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_s", Name: "slow_report", Arguments: "{}"}}}

@@ -44,8 +44,9 @@ type answerStream struct {
 	userID string
 
 	// tm, when the Messenger can show tasks, starts the stream with them; the stream
-	// then also shows the turn's thinking steps and a Stop button (stop), and the
-	// progress message is not posted unless Slack refuses the tasks (tasksOff).
+	// then also shows the turn's thinking steps and, unless the session shows its own,
+	// a Stop button (stopCard), and the progress message is not posted unless Slack
+	// refuses the tasks (tasksOff).
 	tm       conversation.TaskStreamingMessenger
 	stopCard conversation.Card
 
@@ -72,7 +73,9 @@ type answerStream struct {
 }
 
 // newAnswerStream returns the stream for a turn when the Messenger can stream, or nil;
-// lang is the language of its Stop button.
+// lang is the language of its Stop button, which the stream carries only where Slack
+// shows no Stop of the thread's agent session (Run.NativeStop): in the finished
+// answer, a Stop of the stream's own would stay.
 func (s *Handler) newAnswerStream(ctx context.Context, r *turns.Run, userID, lang string) *answerStream {
 	sm, ok := s.cfg.Messenger.(conversation.StreamingMessenger)
 	if !ok || s.cfg.NoStreaming || r.Out.Revising() != "" {
@@ -80,7 +83,10 @@ func (s *Handler) newAnswerStream(ctx context.Context, r *turns.Run, userID, lan
 	}
 	a := &answerStream{s: s, log: r.Log, ctx: context.WithoutCancel(ctx), sm: sm, out: r.Out, key: r.In.Key, userID: userID}
 	if tm, ok := sm.(conversation.TaskStreamingMessenger); ok {
-		a.tm, a.stopCard = tm, render.StreamStopCard(lang, r.In.Key, r.In.ID)
+		a.tm = tm
+		if !r.NativeStop() {
+			a.stopCard = render.StreamStopCard(lang, r.In.Key, r.In.ID)
+		}
 	} else {
 		a.tasksOff = true
 	}

@@ -24,6 +24,9 @@ type sessionPlan struct {
 	status string
 	rename string // "" keeps the title
 	sent   string // the status and title last set on the session (endSession)
+	// native is set when sessionStart set the session processing: Slack shows the
+	// session's own Stop while the turn runs (NativeStop).
+	native bool
 }
 
 // key is what endSession sets of p.
@@ -52,10 +55,23 @@ func (e *envelope) sessionStart(ctx context.Context, r *Run) {
 	if m := r.In.Message; m != nil {
 		title = sessionTitleOf(e.redactText(m.Text))
 	}
-	if err := e.cfg.Sessions.SetSessionStatus(ctx, r.In.Key, conversation.SessionProcessing, title, r.In.User()); err != nil {
-		r.Log.Debug("agent session status not set", "status", conversation.SessionProcessing, "error", err)
+	err := e.cfg.Sessions.SetSessionStatus(ctx, r.In.Key, conversation.SessionProcessing, title, r.In.User())
+	logSessionError(r, "agent session status not set", err, "status", conversation.SessionProcessing)
+	r.session = &sessionPlan{status: conversation.SessionActive, native: err == nil}
+}
+
+// NativeStop reports whether Slack shows the Stop of the thread's agent session while
+// r's turn runs: the turn set the session processing as it started (sessionStart).
+// A streamed answer then carries no Stop button of its own, which would stay in the
+// finished message (docs/tools.md, "Agent view").
+func (r *Run) NativeStop() bool { return r.session != nil && r.session.native }
+
+// logSessionError logs err of a session call at debug, unless sessions are off: Slack's
+// refusal was logged once already (conversation.ErrSessionsOff).
+func logSessionError(r *Run, msg string, err error, args ...any) {
+	if err != nil && !errors.Is(err, conversation.ErrSessionsOff) {
+		r.Log.Debug(msg, append(args, "error", err)...)
 	}
-	r.session = &sessionPlan{status: conversation.SessionActive}
 }
 
 // endSession sets r's session to what its end planned (active when the turn saved
@@ -78,13 +94,9 @@ func (r *Run) endSession() {
 		}
 	}
 	if p.rename != "" {
-		if err := r.env.cfg.Sessions.RenameSession(ctx, r.In.Key, p.rename); err != nil {
-			r.Log.Debug("agent session not renamed", "error", err)
-		}
+		logSessionError(r, "agent session not renamed", r.env.cfg.Sessions.RenameSession(ctx, r.In.Key, p.rename))
 	}
-	if err := r.env.cfg.Sessions.SetSessionStatus(ctx, r.In.Key, p.status, "", ""); err != nil {
-		r.Log.Debug("agent session status not set", "status", p.status, "error", err)
-	}
+	logSessionError(r, "agent session status not set", r.env.cfg.Sessions.SetSessionStatus(ctx, r.In.Key, p.status, "", ""), "status", p.status)
 	p.sent = p.key()
 }
 
