@@ -124,6 +124,9 @@ type Agent struct {
 	// was stopped by a chat.stopStream, which set it active (streamed); a later status
 	// of the thread forgets it. Made on first use.
 	turning map[conversation.Key]bool
+	// noStopLogged is set once the log said that Slack shows sessions without a
+	// Stop (noStopWarned).
+	noStopLogged bool
 }
 
 var (
@@ -225,7 +228,9 @@ var sessionRefusals = map[string]bool{"not_allowed": true, "not_allowed_token_ty
 // it heard of in the thread since was stopped by the Messenger's chat.stopStream
 // (WithSessions): Slack set it active then (chat.stopStream's session_status,
 // "active" by default; docs/tools.md, "Agent view"). Errors: Slack's, wrapped;
-// conversation.ErrSessionsOff, with no call, once sessions were refused (logged once).
+// conversation.ErrSessionsOff, with no call, once sessions were refused (logged once);
+// conversation.ErrNoNativeStop when it set status processing but Slack warned that
+// the app is not subscribed to agent_session_stopped (logged once).
 func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, status, title, initiator string) error {
 	if a.disabled() {
 		return conversation.ErrSessionsOff
@@ -237,7 +242,7 @@ func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, stat
 	if stopped && status == conversation.SessionActive && title == "" && initiator == "" {
 		return nil
 	}
-	_, err := a.api.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{
+	resp, err := a.api.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{
 		Status: status, ChannelID: key.ChannelID, ThreadTS: key.ThreadTS,
 		Title: textcut.Runes(title, conversation.MaxTitleChars), InitiatorUserID: initiator})
 	if err == nil && status == conversation.SessionProcessing {
@@ -250,9 +255,36 @@ func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, stat
 		}
 		a.turning[key] = false
 		a.mu.Unlock()
+		if resp != nil && a.noStopWarned(resp.Warn()) {
+			return conversation.ErrNoNativeStop
+		}
 	}
 	return a.check("agents.sessions.setStatus", err)
 }
+
+// noStopWarned reports whether w, the warnings of an agents.sessions.setStatus that
+// succeeded, says that the app is not subscribed to agent_session_stopped, so that
+// Slack shows the person a loading indicator and no Stop; the first time, it logs
+// what to do.
+func (a *Agent) noStopWarned(w *slack.Warning) bool {
+	if w == nil || !slices.Contains(w.Codes, noStopWarning) {
+		return false
+	}
+	a.mu.Lock()
+	first := !a.noStopLogged
+	a.noStopLogged = true
+	a.mu.Unlock()
+	if first {
+		a.log.Warn("Slack shows agent sessions without a Stop: the app is not subscribed to the agent_session_stopped event; add it to the app's event subscriptions (threadwright manifest has it). Until then, streamed answers carry a Stop button of their own",
+			"warning", noStopWarning)
+	}
+	return true
+}
+
+// noStopWarning is the warning of agents.sessions.setStatus for an app not
+// subscribed to agent_session_stopped
+// (https://docs.slack.dev/reference/events/agent_session_stopped).
+const noStopWarning = "missing_agent_session_stopped_event_subscription"
 
 // streamed notes what became of a stream in key's thread, when this Agent set that
 // thread's session processing: stopped is true when chat.stopStream stopped it, which
@@ -268,6 +300,28 @@ func (a *Agent) streamed(key conversation.Key, stopped bool) {
 	defer a.mu.Unlock()
 	if _, ok := a.turning[key]; ok {
 		a.turning[key] = stopped
+	}
+}
+
+// processingAgain sets key's agent session processing again when this Agent set it
+// processing for a turn that has not set its end yet, after a stream of that turn
+// stopped to go on in a fresh message (rotateIfOld): chat.stopStream set the session
+// active (its session_status default), which would hide Slack's Stop for the rest of
+// the turn. A failure is logged at debug. A nil Agent (no WithSessions) does nothing.
+func (a *Agent) processingAgain(ctx context.Context, key conversation.Key) {
+	if a == nil || a.disabled() {
+		return
+	}
+	a.mu.Lock()
+	_, turning := a.turning[key]
+	a.mu.Unlock()
+	if !turning {
+		return
+	}
+	_, err := a.api.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{
+		Status: conversation.SessionProcessing, ChannelID: key.ChannelID, ThreadTS: key.ThreadTS})
+	if err := a.check("agents.sessions.setStatus", err); err != nil && !errors.Is(err, conversation.ErrSessionsOff) {
+		a.log.Debug("agent session not set processing again after its stream went on in a fresh message", conversation.LogKeyThread, key.String(), "error", err)
 	}
 }
 

@@ -451,7 +451,8 @@ func (m *Messenger) startStream(ctx context.Context, key conversation.Key, userI
 		stopped: func(started time.Time, ok bool) {
 			m.status.streamStopped(key, started)
 			m.sessions.streamed(key, ok)
-		}}, nil
+		},
+		rotated: func(ctx context.Context) { m.sessions.processingAgain(ctx, key) }}, nil
 }
 
 // stream is a message streamed with chat.appendStream and ended with chat.stopStream.
@@ -476,6 +477,9 @@ type stream struct {
 	// sets no status while a stream is open), with ok true when chat.stopStream
 	// succeeded (the thread's agent session is active then; WithSessions).
 	stopped func(started time.Time, ok bool)
+	// rotated tells the Messenger that the stream went on in a fresh message
+	// (rotateIfOld), whose chat.stopStream set the thread's agent session active.
+	rotated func(ctx context.Context)
 	rotate  time.Duration
 	now     func() time.Time
 	log     *slog.Logger

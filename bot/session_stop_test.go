@@ -107,7 +107,8 @@ func TestSessionActiveAfterAStop(t *testing.T) {
 // TestSessionsRefusedSaySo: once Slack refuses agent sessions, the refused call and
 // every later one return conversation.ErrSessionsOff, the later ones with no call,
 // so that a turn knows the thread shows no native Stop; a failure of another kind
-// is not ErrSessionsOff.
+// is not ErrSessionsOff; a session set processing for an app not subscribed to
+// agent_session_stopped returns conversation.ErrNoNativeStop.
 func TestSessionsRefusedSaySo(t *testing.T) {
 	h := startMessenger(t)
 	a := bot.NewAgent(h.api, discard())
@@ -119,6 +120,14 @@ func TestSessionsRefusedSaySo(t *testing.T) {
 	if err := a.SetSessionStatus(h.ctx, key, conversation.SessionProcessing, "explain", "U0ALICE"); err == nil || errors.Is(err, conversation.ErrSessionsOff) {
 		t.Errorf("a failed call: %v, want Slack's error, not ErrSessionsOff", err)
 	}
+	h.emu.UnsubscribeSessionStop(true)
+	if err := a.SetSessionStatus(h.ctx, key, conversation.SessionProcessing, "explain", "U0ALICE"); !errors.Is(err, conversation.ErrNoNativeStop) {
+		t.Errorf("processing, not subscribed to agent_session_stopped: %v, want ErrNoNativeStop", err)
+	}
+	if err := a.SetSessionStatus(h.ctx, key, conversation.SessionActive, "", ""); err != nil {
+		t.Errorf("active, not subscribed to agent_session_stopped: %v, want nil (no Stop to show)", err)
+	}
+	h.emu.UnsubscribeSessionStop(false)
 	h.emu.RefuseSessions(true)
 	if err := a.SetSessionStatus(h.ctx, key, conversation.SessionProcessing, "explain", "U0ALICE"); !errors.Is(err, conversation.ErrSessionsOff) {
 		t.Errorf("the refused call: %v, want ErrSessionsOff", err)

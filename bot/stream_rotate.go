@@ -28,8 +28,10 @@ func WithStreamRotation(after time.Duration, now func() time.Time) MessengerOpti
 // rotateIfOld continues the stream in a fresh message (chat.stopStream, then
 // chat.startStream in the same thread) once its message is rotate old, so that no
 // append meets Slack's expiry. The message left behind keeps what was appended to it
-// and is tagged as a part of the answer that is not its last (Tag.Final false). Errors:
-// chat.startStream's.
+// and is tagged as a part of the answer that is not its last (Tag.Final false). The
+// stop set the thread's agent session active, so the session is set processing again
+// (Agent.processingAgain): Slack shows its Stop only while a session is processing.
+// Errors: chat.startStream's.
 func (s *stream) rotateIfOld(ctx context.Context) error {
 	if s.fresh == nil || s.rotate <= 0 || s.now().Sub(s.started) < s.rotate {
 		return nil
@@ -46,5 +48,8 @@ func (s *stream) rotateIfOld(ctx context.Context) error {
 	}
 	s.earlier = append(s.earlier, s.ts)
 	s.ts, s.started, s.chars = next.ts, next.started, 0
+	if s.rotated != nil {
+		s.rotated(ctx)
+	}
 	return nil
 }

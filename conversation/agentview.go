@@ -131,6 +131,12 @@ const SessionStop = "session"
 // session, so no status, title or native Stop.
 var ErrSessionsOff = errors.New("agent sessions are off: Slack refused them")
 
+// ErrNoNativeStop is what Sessions.SetSessionStatus returns when it set a session
+// processing but Slack shows the person no Stop the app would hear of: the app is not
+// subscribed to agent_session_stopped (agents.sessions.setStatus warns
+// missing_agent_session_stopped_event_subscription). The status is set.
+var ErrNoNativeStop = errors.New("agent sessions show no Stop: the app is not subscribed to agent_session_stopped")
+
 // Sessions sets the agent session of a thread (bot.Agent: agents.sessions.setStatus,
 // agents.sessions.rename). Where Slack refuses sessions, it says so once in the log and
 // its methods return ErrSessionsOff from then on: threads work as before.

@@ -179,16 +179,20 @@ func TestE2ETaskOutputCutDoesNotLeakASecret(t *testing.T) {
 // TestE2ELongReplacedStreamLosesItsStop: a cut-off answer longer than one message
 // replaces its stream: the stream's message becomes the reply's first part, its Stop
 // button gone (blocks would hide the text), and the last part has the feedback
-// buttons.
+// buttons. Sessions are refused, so that the stream starts with a Stop of its own.
 func TestE2ELongReplacedStreamLosesItsStop(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
 	h.env["STREAM_ANSWERS"] = "true"
 	h.start()
+	h.emu.RefuseSessions(true)
 	long := strings.TrimSpace(strings.Repeat("Paris is the capital of France. ", 200)) // ~6,400 characters
 	h.ai.Push(openaitest.Response{Text: long, FinishReason: "length"})
 	thread := h.post(general, alice, "<@U0BOT> tell me about Paris", "")
 	h.replies(general, thread, 1)
 	h.idle()
+	if c := h.emu.Calls("chat.startStream"); len(c) == 0 || !strings.Contains(c[0].Params.Get("chunks"), `"Stop"`) {
+		t.Fatal("the stream did not start with its Stop")
+	}
 	got := h.emu.BotMessages(general, thread)
 	if len(got) != 2 {
 		t.Fatalf("%d bot messages; want the reply in two", len(got))

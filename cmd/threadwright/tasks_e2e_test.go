@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/agents"
+	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
@@ -162,6 +163,87 @@ func TestE2EStreamedStopWhenTheSessionIsNotSet(t *testing.T) {
 	h.start()
 	h.emu.FailNext("agents.sessions.setStatus", "internal_error")
 	streamedTimeTurn(t, h)
+}
+
+// TestE2EStreamedStopWithoutTheStopEvent: where the app is not subscribed to
+// agent_session_stopped, Slack sets sessions processing but shows no Stop (it warns
+// missing_agent_session_stopped_event_subscription), so the stream carries a Stop
+// button of its own, and the log says once what to do.
+func TestE2EStreamedStopWithoutTheStopEvent(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["STREAM_ANSWERS"] = "true"
+	var logs syncBuffer
+	h.logs = &logs
+	h.start()
+	h.emu.UnsubscribeSessionStop(true)
+	ts, _ := streamedTimeTurn(t, h)
+	if s, ok := h.emu.Session(general, ts); !ok || len(s.History) == 0 || s.History[0] != "processing" {
+		t.Errorf("session %+v (%t), want it set processing all the same", s, ok)
+	}
+	h.ai.Push(openaitest.Response{Text: "Still noon."})
+	ts = h.post(general, alice, "<@U0BOT> and now?", "")
+	h.replies(general, ts, 1)
+	h.idle()
+	if n := strings.Count(logs.String(), "not subscribed to the agent_session_stopped event"); n != 1 {
+		t.Errorf("%d log lines say the Stop event is missing; want one", n)
+	}
+}
+
+// TestE2ENativeStopInTaskStream: with sessions, a streamed turn is stopped by the
+// session's native Stop while its tool runs, also after its stream went on in a
+// fresh message (STREAM_ROTATION low for the test), whose chat.stopStream set the
+// session active: the turn sets it processing again, so that Slack's Stop shows.
+func TestE2ENativeStopInTaskStream(t *testing.T) {
+	for _, tc := range []struct {
+		name, rotation string
+	}{{"OneMessage", ""}, {"Rotated", "1ns"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, emulator.Config{})
+			h.env["STREAM_ANSWERS"] = "true"
+			if tc.rotation != "" {
+				h.env["STREAM_ROTATION"] = tc.rotation
+			}
+			h.tools = registerSlowReport
+			h.start()
+			h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+				if len(r.ToolResults()) == 0 {
+					return openaitest.Response{ToolCalls: []openaitest.ToolCall{{ID: "call_s", Name: "slow_report", Arguments: "{}"}}}
+				}
+				return openaitest.Response{Text: "The report is ready."}
+			})
+			ts := h.post(general, alice, "<@U0BOT> build the quarterly report", "")
+			h.waitFor("the task to run", func() bool {
+				for _, m := range h.emu.BotMessages(general, ts) {
+					if slices.Contains(statusesOf(m, "call_s"), "in_progress") {
+						return true
+					}
+				}
+				return false
+			})
+			if tc.rotation != "" {
+				if n := len(h.emu.Calls("chat.startStream")); n < 2 {
+					t.Fatalf("chat.startStream called %d times; want the stream to go on in a fresh message", n)
+				}
+			}
+			waitSession(h, general, ts, "a processing session", func(s emulator.AgentSession) bool {
+				return s.Status == conversation.SessionProcessing
+			})
+			if _, err := h.emu.StopSession(general, ts, alice); err != nil {
+				t.Fatal(err)
+			}
+			h.waitFor("the stopped reply", func() bool {
+				return slices.ContainsFunc(h.emu.BotMessages(general, ts), func(m emulator.Message) bool {
+					return strings.HasPrefix(m.Text, "Stopped at <@U0ALICE>'s request")
+				})
+			})
+			h.idle()
+			for _, m := range h.emu.BotMessages(general, ts) {
+				if strings.Contains(string(m.Blocks), `"Stop"`) {
+					t.Errorf("message %q carries a Stop button of its own: %s", m.Text, m.Blocks)
+				}
+			}
+		})
+	}
 }
 
 // streamedTimeTurn asks what time it is, a turn with a tool call whose answer

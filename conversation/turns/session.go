@@ -61,15 +61,17 @@ func (e *envelope) sessionStart(ctx context.Context, r *Run) {
 }
 
 // NativeStop reports whether Slack shows the Stop of the thread's agent session while
-// r's turn runs: the turn set the session processing as it started (sessionStart).
+// r's turn runs: the turn set the session processing as it started (sessionStart),
+// and Slack did not warn that the app hears no Stop (conversation.ErrNoNativeStop).
 // A streamed answer then carries no Stop button of its own, which would stay in the
 // finished message (docs/tools.md, "Agent view").
 func (r *Run) NativeStop() bool { return r.session != nil && r.session.native }
 
-// logSessionError logs err of a session call at debug, unless sessions are off: Slack's
-// refusal was logged once already (conversation.ErrSessionsOff).
+// logSessionError logs err of a session call at debug, unless sessions are off or
+// show no Stop: the Sessions logged that once already (conversation.ErrSessionsOff,
+// conversation.ErrNoNativeStop).
 func logSessionError(r *Run, msg string, err error, args ...any) {
-	if err != nil && !errors.Is(err, conversation.ErrSessionsOff) {
+	if err != nil && !errors.Is(err, conversation.ErrSessionsOff) && !errors.Is(err, conversation.ErrNoNativeStop) {
 		r.Log.Debug(msg, append(args, "error", err)...)
 	}
 }

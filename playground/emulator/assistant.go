@@ -268,6 +268,18 @@ type agentAPI struct {
 
 	sessions map[threadKey]*AgentSession // guarded by ws.mu
 	refuse   bool                        // guarded by ws.mu; see RefuseSessions
+	noStop   bool                        // guarded by ws.mu; see UnsubscribeSessionStop
+}
+
+// UnsubscribeSessionStop, when on is true, answers agents.sessions.setStatus as Slack
+// does for an app not subscribed to agent_session_stopped: the status is set, with
+// the warning missing_agent_session_stopped_event_subscription, and the person sees
+// a loading indicator, not a Stop (docs.slack.dev/reference/events/agent_session_stopped).
+// False subscribes the app again.
+func (a *agentAPI) UnsubscribeSessionStop(on bool) {
+	a.ws.mu.Lock()
+	defer a.ws.mu.Unlock()
+	a.noStop = on
 }
 
 // RefuseSessions, when refuse is true, makes agents.sessions.* refuse every call with
@@ -315,7 +327,11 @@ func (a *agentAPI) sessionsSetStatus(r *request) (object, error) {
 		a.sessions[k] = s
 	}
 	a.setLocked(k, s, status)
-	return object{"status": status, "agent_status": status, "title": s.Title}, nil
+	out := object{"status": status, "agent_status": status, "title": s.Title}
+	if a.noStop {
+		out["warning"] = "missing_agent_session_stopped_event_subscription"
+	}
+	return out, nil
 }
 
 // checkSessionStatus refuses status, the argument name, unless it is one of
