@@ -270,15 +270,21 @@ func (a *Agent) noStopWarned(w *slack.Warning) bool {
 	if w == nil || !slices.Contains(w.Codes, noStopWarning) {
 		return false
 	}
-	a.mu.Lock()
-	first := !a.noStopLogged
-	a.noStopLogged = true
-	a.mu.Unlock()
-	if first {
+	if a.firstTime(&a.noStopLogged) {
 		a.log.Warn("Slack shows agent sessions without a Stop: the app is not subscribed to the agent_session_stopped event; add it to the app's event subscriptions (threadwright manifest has it). Until then, streamed answers carry a Stop button of their own",
 			"warning", noStopWarning)
 	}
 	return true
+}
+
+// firstTime sets *flag, a field of a guarded by a.mu, and reports whether it was
+// unset.
+func (a *Agent) firstTime(flag *bool) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	first := !*flag
+	*flag = true
+	return first
 }
 
 // noStopWarning is the warning of agents.sessions.setStatus for an app not
@@ -350,11 +356,7 @@ func (a *Agent) check(method string, err error) error {
 	}
 	var se slack.SlackErrorResponse
 	if errors.As(err, &se) && sessionRefusals[strings.TrimSpace(se.Err)] {
-		a.mu.Lock()
-		first := !a.off
-		a.off = true
-		a.mu.Unlock()
-		if first {
+		if a.firstTime(&a.off) {
 			a.log.Warn("agent sessions are off: Slack refused them (is the app declared an agent, with agent_view in its manifest?); threads work as before, without a session status, title or native Stop",
 				"method", method, "error", se.Err)
 		}
