@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
@@ -263,11 +264,11 @@ func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, stat
 }
 
 // noStopWarned reports whether w, the warnings of an agents.sessions.setStatus that
-// succeeded, says that the app is not subscribed to agent_session_stopped, so that
+// succeeded (warning, or response_metadata.warnings), says that the app is not subscribed to agent_session_stopped, so that
 // Slack shows the person a loading indicator and no Stop; the first time, it logs
 // what to do.
 func (a *Agent) noStopWarned(w *slack.Warning) bool {
-	if w == nil || !slices.Contains(w.Codes, noStopWarning) {
+	if w == nil || !slices.ContainsFunc(slices.Concat(w.Codes, w.Warnings), func(c string) bool { return strings.TrimSpace(c) == noStopWarning }) {
 		return false
 	}
 	if a.firstTime(&a.noStopLogged) {
@@ -309,6 +310,10 @@ func (a *Agent) streamed(key conversation.Key, stopped bool) {
 	}
 }
 
+// processingAgainTimeout bounds processingAgain's call, so that a slow or
+// rate-limited agents.sessions.setStatus leaves the stream's append its time.
+const processingAgainTimeout = 2 * time.Second
+
 // processingAgain sets key's agent session processing again when this Agent set it
 // processing for a turn that has not set its end yet, after a stream of that turn
 // stopped to go on in a fresh message (rotateIfOld): chat.stopStream set the session
@@ -324,6 +329,9 @@ func (a *Agent) processingAgain(ctx context.Context, key conversation.Key) {
 	if !turning {
 		return
 	}
+	// Its own short deadline: the rotation's caller bounds the append that follows.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), processingAgainTimeout)
+	defer cancel()
 	_, err := a.api.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{
 		Status: conversation.SessionProcessing, ChannelID: key.ChannelID, ThreadTS: key.ThreadTS})
 	if err := a.check("agents.sessions.setStatus", err); err != nil && !errors.Is(err, conversation.ErrSessionsOff) {

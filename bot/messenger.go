@@ -478,8 +478,10 @@ type stream struct {
 	// succeeded (the thread's agent session is active then; WithSessions).
 	stopped func(started time.Time, ok bool)
 	// rotated tells the Messenger that the stream went on in a fresh message
-	// (rotateIfOld), whose chat.stopStream set the thread's agent session active.
+	// (rotateIfOld), whose chat.stopStream set the thread's agent session active;
+	// not when the stream is ending (StopWithText's last append).
 	rotated func(ctx context.Context)
+	ending  bool
 	rotate  time.Duration
 	now     func() time.Time
 	log     *slog.Logger
@@ -526,6 +528,7 @@ func (s *stream) StopWithText(ctx context.Context, markdown string, final bool) 
 	n := utf8.RuneCountInString(markdown)
 	old := s.fresh != nil && s.rotate > 0 && s.now().Sub(s.started) >= s.rotate
 	if markdown == "" || old || s.chars+n > MaxMessageChars {
+		s.ending = true
 		err := s.Append(ctx, markdown)
 		ts, stopErr := s.stop(ctx, final && err == nil)
 		return ts, errors.Join(err, stopErr)

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/playground/emulator"
 )
 
 // TestSessionActiveAfterAStop: the Agent makes no agents.sessions.setStatus to set a
@@ -142,4 +144,78 @@ func TestSessionsRefusedSaySo(t *testing.T) {
 	if n := calls() - before; n != 0 {
 		t.Errorf("%d calls after the refusal, want none", n)
 	}
+}
+
+// TestSessionProcessingAgainAfterRotation: a stream that goes on in a fresh message
+// (WithStreamRotation) sets the session the Agent set processing back to processing
+// after the rotation's chat.stopStream set it active, so that Slack's Stop shows for
+// the rest of the turn; not for a session whose turn set its end already, and not
+// when the rotation comes with the stream's last text (StopWithText), which stops it
+// at once.
+func TestSessionProcessingAgainAfterRotation(t *testing.T) {
+	clk := &clock{}
+	h := startMessengerWith(t, emulator.Config{Now: clk.now})
+	me, err := bot.Authenticate(h.ctx, h.api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := bot.NewAgent(h.api, discard())
+	msg := bot.NewMessenger(h.api, me, discard(), bot.WithSessions(a), bot.WithStreamRotation(time.Minute, clk.now))
+	history := func(key conversation.Key) string {
+		s, _ := h.emu.Session(key.ChannelID, key.ThreadTS)
+		return strings.Join(s.History, ",")
+	}
+	thread := func(t *testing.T, status string) (conversation.Key, conversation.Stream) {
+		t.Helper()
+		parent := h.say(t, "C0GENERAL", "<@U0BOT> explain", "")
+		key := conversation.Key{TeamID: "T0TEAM", ChannelID: "C0GENERAL", ThreadTS: parent}
+		if err := a.SetSessionStatus(h.ctx, key, conversation.SessionProcessing, "explain", "U0ALICE"); err != nil {
+			t.Fatal(err)
+		}
+		if status != conversation.SessionProcessing {
+			if err := a.SetSessionStatus(h.ctx, key, status, "", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, err := msg.StartStream(h.ctx, key, "U0ALICE", conversation.Tag{InputID: "in", Answer: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clk.add(2 * time.Minute)
+		return key, st
+	}
+
+	t.Run("Running", func(t *testing.T) {
+		key, st := thread(t, conversation.SessionProcessing)
+		if err := st.Append(h.ctx, "more"); err != nil {
+			t.Fatal(err)
+		}
+		if got := history(key); got != "processing,active,processing" {
+			t.Errorf("after the rotation: history %s, want processing,active,processing", got)
+		}
+		if _, err := st.Stop(h.ctx, true); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("Ended", func(t *testing.T) {
+		key, st := thread(t, conversation.SessionActive)
+		if err := st.Append(h.ctx, "more"); err != nil {
+			t.Fatal(err)
+		}
+		if got := history(key); got != "processing,active,active" {
+			t.Errorf("after the rotation: history %s, want processing,active,active (no processing again)", got)
+		}
+		if _, err := st.Stop(h.ctx, true); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("LastText", func(t *testing.T) {
+		key, st := thread(t, conversation.SessionProcessing)
+		if _, err := st.(conversation.TextStopper).StopWithText(h.ctx, "the end", true); err != nil {
+			t.Fatal(err)
+		}
+		if got := history(key); got != "processing,active,active" {
+			t.Errorf("after the last text: history %s, want processing,active,active (no processing again)", got)
+		}
+	})
 }

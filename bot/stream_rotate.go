@@ -38,9 +38,10 @@ func (s *stream) rotateIfOld(ctx context.Context) error {
 	}
 	tag := s.tag
 	tag.Final = false
-	if _, _, err := s.api.StopStreamContext(ctx, s.channel, s.ts, tagOption(tag, 0, 1)); err != nil {
+	_, _, stopErr := s.api.StopStreamContext(ctx, s.channel, s.ts, tagOption(tag, 0, 1))
+	if stopErr != nil {
 		// Expired already (no append came for five minutes): its text stays.
-		s.log.Debug("streamed message not stopped before it continues in a fresh one", "ts", s.ts, "error", err)
+		s.log.Debug("streamed message not stopped before it continues in a fresh one", "ts", s.ts, "error", stopErr)
 	}
 	next, err := s.fresh(ctx)
 	if err != nil {
@@ -48,7 +49,9 @@ func (s *stream) rotateIfOld(ctx context.Context) error {
 	}
 	s.earlier = append(s.earlier, s.ts)
 	s.ts, s.started, s.chars = next.ts, next.started, 0
-	if s.rotated != nil {
+	// Only a stop that succeeded set the session active; a stream about to end
+	// (ending) sets it active again at once.
+	if s.rotated != nil && stopErr == nil && !s.ending {
 		s.rotated(ctx)
 	}
 	return nil
