@@ -264,9 +264,9 @@ func (a *Agent) SetSessionStatus(ctx context.Context, key conversation.Key, stat
 }
 
 // noStopWarned reports whether w, the warnings of an agents.sessions.setStatus that
-// succeeded (warning, or response_metadata.warnings), says that the app is not subscribed to agent_session_stopped, so that
-// Slack shows the person a loading indicator and no Stop; the first time, it logs
-// what to do.
+// succeeded (warning, or response_metadata.warnings), says that the app is not
+// subscribed to agent_session_stopped, so that Slack shows the person a loading
+// indicator and no Stop; the first time, it logs what to do.
 func (a *Agent) noStopWarned(w *slack.Warning) bool {
 	if w == nil || !slices.ContainsFunc(slices.Concat(w.Codes, w.Warnings), func(c string) bool { return strings.TrimSpace(c) == noStopWarning }) {
 		return false
@@ -318,9 +318,10 @@ const processingAgainTimeout = 2 * time.Second
 // processing for a turn that has not set its end yet, after a stream of that turn
 // stopped to go on in a fresh message (rotateIfOld): chat.stopStream set the session
 // active (its session_status default), which would hide Slack's Stop for the rest of
-// the turn. A failure is logged at debug. A nil Agent (no WithSessions) does nothing.
+// the turn (SetSessionStatus, which keeps the session's entry in turning). A failure
+// is logged at debug. A nil Agent (no WithSessions) does nothing.
 func (a *Agent) processingAgain(ctx context.Context, key conversation.Key) {
-	if a == nil || a.disabled() {
+	if a == nil {
 		return
 	}
 	a.mu.Lock()
@@ -332,9 +333,8 @@ func (a *Agent) processingAgain(ctx context.Context, key conversation.Key) {
 	// Its own short deadline: the rotation's caller bounds the append that follows.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), processingAgainTimeout)
 	defer cancel()
-	_, err := a.api.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{
-		Status: conversation.SessionProcessing, ChannelID: key.ChannelID, ThreadTS: key.ThreadTS})
-	if err := a.check("agents.sessions.setStatus", err); err != nil && !errors.Is(err, conversation.ErrSessionsOff) {
+	err := a.SetSessionStatus(ctx, key, conversation.SessionProcessing, "", "")
+	if err != nil && !errors.Is(err, conversation.ErrSessionsOff) && !errors.Is(err, conversation.ErrNoNativeStop) {
 		a.log.Debug("agent session not set processing again after its stream went on in a fresh message", conversation.LogKeyThread, key.String(), "error", err)
 	}
 }

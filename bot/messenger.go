@@ -481,10 +481,12 @@ type stream struct {
 	// (rotateIfOld), whose chat.stopStream set the thread's agent session active;
 	// not when the stream is ending (StopWithText's last append).
 	rotated func(ctx context.Context)
-	ending  bool
-	rotate  time.Duration
-	now     func() time.Time
-	log     *slog.Logger
+	// ending is set once StopWithText appends the stream's last text: a rotation
+	// then calls no rotated, as the stop that follows sets the session active.
+	ending bool
+	rotate time.Duration
+	now    func() time.Time
+	log    *slog.Logger
 }
 
 // Append adds markdown to the message with chat.appendStream (markdown_text), its
