@@ -23,7 +23,6 @@ import (
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/bot"
 	"github.com/threadwright/threadwright/conversation"
-	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store"
 	"github.com/threadwright/threadwright/store/storetest"
@@ -223,10 +222,16 @@ func TestE2EMentionAndFollowUp(t *testing.T) {
 	if auth := first.Header.Get("Authorization"); auth != "Bearer sk-test-secret" {
 		t.Fatalf("Authorization %q", auth)
 	}
-	h.waitFor("the status to be shown, then cleared", func() bool {
-		hist := h.emu.StatusHistory(general, ts)
-		return len(hist) >= 2 && hist[0] == turns.StatusThinking && hist[len(hist)-1] == ""
+	// The thread's agent session shows the work, then waits for alice; no status is
+	// set beside it (TestE2EStatusOnlyWhenItChanges has the status where sessions are
+	// refused).
+	h.waitFor("the session to show the work, then the answer", func() bool {
+		s, ok := h.emu.Session(general, ts)
+		return ok && strings.Join(s.History, ",") == "processing,active"
 	})
+	if hist := h.emu.StatusHistory(general, ts); len(hist) != 0 {
+		t.Errorf("statuses %q set beside the session", hist)
+	}
 
 	// A follow-up without a mention continues the conversation.
 	h.ai.Push(openaitest.Response{Text: "About 2.1 million people."})
@@ -677,10 +682,12 @@ func TestE2EShutdownLetsRunningTurnsFinish(t *testing.T) {
 	}
 }
 
-// TestE2EStatusFallsBackToReaction: where assistant.threads.setStatus is refused, the
-// bot shows it is working with a reaction on the thread's parent and removes it after.
+// TestE2EStatusFallsBackToReaction: where assistant.threads.setStatus is refused (and
+// no agent session shows that the bot works), the bot shows it is working with a
+// reaction on the thread's parent and removes it after.
 func TestE2EStatusFallsBackToReaction(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
+	h.emu.RefuseSessions(true)
 	h.start()
 	h.emu.FailNext("assistant.threads.setStatus", "not_allowed")
 	h.ai.Push(openaitest.Response{Text: "done"})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
@@ -162,13 +163,17 @@ func TestE2EStreamedStopWhenTheSessionIsNotSet(t *testing.T) {
 	h.env["STREAM_ANSWERS"] = "true"
 	h.start()
 	h.emu.FailNext("agents.sessions.setStatus", "internal_error")
-	streamedTimeTurn(t, h)
+	ts, _ := streamedTimeTurn(t, h)
+	if calls := h.emu.Calls("assistant.threads.setStatus"); len(calls) != 1 || calls[0].Params.Get("thread_ts") != ts || calls[0].Params.Get("status") != turns.StatusThinking {
+		t.Errorf("statuses set %+v; want %q in the thread, which no session shows working", calls, turns.StatusThinking)
+	}
 }
 
 // TestE2EStreamedStopWithoutTheStopEvent: where the app is not subscribed to
 // agent_session_stopped, Slack sets sessions processing but shows no Stop (it warns
 // missing_agent_session_stopped_event_subscription), so the stream carries a Stop
-// button of its own, and the log says once what to do.
+// button of its own, and the log says once what to do. The session's loading
+// indicator shows that the bot works: no status is set.
 func TestE2EStreamedStopWithoutTheStopEvent(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
 	h.env["STREAM_ANSWERS"] = "true"
@@ -186,6 +191,9 @@ func TestE2EStreamedStopWithoutTheStopEvent(t *testing.T) {
 	h.idle()
 	if n := strings.Count(logs.String(), "not subscribed to the agent_session_stopped event"); n != 1 {
 		t.Errorf("%d log lines say the Stop event is missing; want one", n)
+	}
+	if calls := h.emu.Calls("assistant.threads.setStatus"); len(calls) != 0 {
+		t.Errorf("%d statuses set where the session shows the work", len(calls))
 	}
 }
 

@@ -28,16 +28,16 @@ func (h *harness) turnCalls(from int) []turnCall {
 }
 
 // plainTurnCalls are the Web API calls of a plain @mention's streamed turn in a
-// channel, in order: the agent session set processing (and created, titled), the
-// thread's status, the answer streamed (its Stop button), and its text sent with the
-// stop (with the feedback buttons), which sets the session active (chat.stopStream's
-// session_status, "active" by default). No status is set once the stream is open, nor
-// cleared after it (the answer cleared it), no chat.appendStream is needed for an
-// answer the stop carries, no agents.sessions.setStatus for the session the stop set
-// active, and the message is not read back for files (its event carries them).
+// channel, in order: the agent session set processing (and created, titled), which
+// shows that the bot works (its loading indicator and Stop), the answer streamed, and
+// its text sent with the stop (with the feedback buttons), which sets the session
+// active (chat.stopStream's session_status, "active" by default). No status is set:
+// the session shows the work (Run.ShowWorking); none is cleared after the answer, no
+// chat.appendStream is needed for an answer the stop carries, no
+// agents.sessions.setStatus for the session the stop set active, and the message is
+// not read back for files (its event carries them).
 var plainTurnCalls = []turnCall{
 	{"agents.sessions.setStatus", "processing"},
-	{"assistant.threads.setStatus", turns.StatusThinking},
 	{"chat.startStream", ""},
 	{"chat.stopStream", ""},
 }
@@ -54,11 +54,12 @@ func startCallsHarness(t *testing.T) *harness {
 	return h
 }
 
-// TestE2EPlainMentionCalls: a plain @mention's turn makes exactly plainTurnCalls, four
+// TestE2EPlainMentionCalls: a plain @mention's turn makes exactly plainTurnCalls, three
 // Web API calls (it made nine: a chat.appendStream for the answer's text, a
 // conversations.replies for files, in a burst an "is waiting in line…" status after
-// the answer, and an agents.sessions.setStatus to active after the stop), the thread
-// shows the whole answer with no status left, and its session is active.
+// the answer, an agents.sessions.setStatus to active after the stop, and an "is
+// thinking…" status the session showed already), the thread shows the whole answer
+// with no status left, and its session is active.
 func TestE2EPlainMentionCalls(t *testing.T) {
 	h := startCallsHarness(t)
 	const answer = "The deploy runs at **noon**, after the checks."
@@ -109,14 +110,32 @@ func TestE2EMentionWithFilesCalls(t *testing.T) {
 }
 
 // TestE2EQueuedStatusOnlyWhileWaiting: with one turn slot, a second thread's mention
-// shows "is waiting in line…" while the first is answered, then "is thinking…"; the
-// first thread, whose worker waits for the slot again after its answer with nothing
-// to run, sets no status after it (it used to show "is waiting in line…" under its
-// answer). Each turn otherwise makes plainTurnCalls' calls.
+// shows "is waiting in line…" while the first is answered; once its turn set its
+// session processing (which shows the work), the status is cleared, before the
+// answer streams; where Slack refuses sessions, "is thinking…" replaces it. The first
+// thread, whose worker waits for the slot again after its answer with nothing to run,
+// sets no status after it (it used to show "is waiting in line…" under its answer).
+// Each turn otherwise makes plainTurnCalls' calls.
 func TestE2EQueuedStatusOnlyWhileWaiting(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		noSessions  bool
+		first, last []string // the statuses set in the first and the second thread
+	}{
+		{"Session", false, nil, []string{turns.StatusQueued, ""}},
+		{"NoSession", true, []string{turns.StatusThinking}, []string{turns.StatusQueued, turns.StatusThinking}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { queuedStatusOnlyWhileWaiting(t, tc.noSessions, tc.first, tc.last) })
+	}
+}
+
+// queuedStatusOnlyWhileWaiting is TestE2EQueuedStatusOnlyWhileWaiting with sessions
+// refused or not, first and last the statuses the threads must show, in order.
+func queuedStatusOnlyWhileWaiting(t *testing.T, noSessions bool, first, last []string) {
 	h := newHarness(t, emulator.Config{})
 	h.env["STREAM_ANSWERS"] = "true"
 	h.env["MAX_CONCURRENT_TURNS"] = "1"
+	h.emu.RefuseSessions(noSessions)
 	h.start()
 	h.settle()
 	h.idle()
@@ -137,32 +156,47 @@ func TestE2EQueuedStatusOnlyWhileWaiting(t *testing.T) {
 	var once sync.Once
 	t.Cleanup(func() { once.Do(func() { close(release) }) })
 	before := len(h.emu.Calls(""))
-	first := h.post(general, alice, "<@U0BOT> first question", "")
+	one := h.post(general, alice, "<@U0BOT> first question", "")
 	<-asked
-	second := h.post(general, alice, "<@U0BOT> second question", "")
-	h.waitFor("the second thread to show it waits", func() bool { return h.emu.Status(general, second) == turns.StatusQueued })
+	two := h.post(general, alice, "<@U0BOT> second question", "")
+	h.waitFor("the second thread to show it waits", func() bool { return h.emu.Status(general, two) == turns.StatusQueued })
 	once.Do(func() { close(release) })
-	h.streamedTurn(t, first, "Answered: first question")
-	h.streamedTurn(t, second, "Answered: second question")
+	h.streamedTurn(t, one, "Answered: first question")
+	h.streamedTurn(t, two, "Answered: second question")
+	// calls are the calls in the second thread, each with the status it set.
+	var calls []turnCall
+	for _, c := range h.emu.Calls("")[before:] {
+		if c.Params.Get("thread_ts") == two {
+			calls = append(calls, turnCall{c.Method, c.Params.Get("status")})
+		}
+	}
 	statuses := func(ts string) []string {
 		var out []string
-		for _, c := range h.emu.Calls("assistant.threads.setStatus")[0:] {
+		for _, c := range h.emu.Calls("assistant.threads.setStatus") {
 			if c.Params.Get("thread_ts") == ts {
 				out = append(out, c.Params.Get("status"))
 			}
 		}
 		return out
 	}
-	if got, want := statuses(first), []string{turns.StatusThinking}; !slices.Equal(got, want) {
-		t.Errorf("first thread's statuses %q, want %q", got, want)
+	if got := statuses(one); !slices.Equal(got, first) {
+		t.Errorf("first thread's statuses %q, want %q", got, first)
 	}
-	if got, want := statuses(second), []string{turns.StatusQueued, turns.StatusThinking}; !slices.Equal(got, want) {
-		t.Errorf("second thread's statuses %q, want %q", got, want)
+	if got := statuses(two); !slices.Equal(got, last) {
+		t.Errorf("second thread's statuses %q, want %q", got, last)
 	}
-	if n, want := len(h.emu.Calls(""))-before, 2*len(plainTurnCalls)+1; n != want {
+	if !noSessions {
+		// The wait's status goes once the session shows the work, before the answer.
+		want := []turnCall{{"assistant.threads.setStatus", turns.StatusQueued}, {"agents.sessions.setStatus", "processing"},
+			{"assistant.threads.setStatus", ""}, {"chat.startStream", ""}}
+		if len(calls) < len(want) || !slices.Equal(calls[:len(want)], want) {
+			t.Errorf("the second thread's calls %v, want them to begin %v", calls, want)
+		}
+	}
+	if n, want := len(h.emu.Calls(""))-before, 2*len(plainTurnCalls)+len(first)+len(last); !noSessions && n != want {
 		t.Errorf("%d Web API calls for the two turns, want %d: %v", n, want, h.turnCalls(before))
 	}
-	for _, ts := range []string{first, second} {
+	for _, ts := range []string{one, two} {
 		if s := h.emu.Status(general, ts); s != "" {
 			t.Errorf("thread %s shows status %q after its answer", ts, s)
 		}

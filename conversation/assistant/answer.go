@@ -124,7 +124,7 @@ type answering struct {
 // message and streamed answer.
 func (s *Handler) begin(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, prompt conversation.Prompt, msgs []conversation.Message) *answering {
 	r.AllowStop()
-	r.SetStatus(ctx, turns.StatusThinking)
+	r.ShowWorking(ctx)
 	lang := render.UILang(render.TextLocale(prompt.Text))
 	a := &answering{h: s, r: r, cp: cp, prompt: prompt, msgs: msgs,
 		prog: &progressCard{s: s, r: r, log: r.Log, key: r.In.Key, inputID: r.In.ID, out: r.Out, lang: lang}}

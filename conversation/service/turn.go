@@ -112,11 +112,12 @@ func (s *Service) loadFor(ctx context.Context, r *turns.Run) (cp *conversation.C
 	return cp, nil, nil
 }
 
-// workflowTurn runs a workflow turn with the thread's status shown meanwhile.
+// workflowTurn runs a workflow turn with the thread shown working meanwhile
+// (Run.ShowWorking).
 func (s *Service) workflowTurn(ctx context.Context, r *turns.Run, cp *conversation.Checkpoint, earlier []conversation.Message) (bool, error) {
-	r.SetStatus(ctx, turns.StatusThinking)
+	shown := r.ShowWorking(ctx)
 	handled, err := s.workflows.Turn(ctx, r, cp, earlier)
-	if !handled || err != nil {
+	if shown && (!handled || err != nil) {
 		r.ClearStatus() // finishTurn did not
 	}
 	return handled, err

@@ -124,7 +124,10 @@ func (r *Run) SetStatus(ctx context.Context, status string) {
 }
 
 // ClearStatus clears the thread's status, even when the turn's context has ended.
-func (r *Run) ClearStatus() { r.env.clearStatus(r.Log, r.In.Key) }
+func (r *Run) ClearStatus() {
+	r.takeQueued()
+	r.env.clearStatus(r.Log, r.In.Key)
+}
 
 // ShuttingDown reports whether the runtime is shutting down: the turn's input stays
 // pending and runs again.
@@ -487,6 +490,9 @@ func (r *Run) Drop(ctx context.Context, status conversation.InputStatus) error {
 	r.end.status = status
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
+	if r.takeQueued() {
+		r.env.clearStatus(r.Log, r.In.Key) // no turn replaces the input's "is waiting in line…"
+	}
 	r.Out.cleanup(fctx, r.Log)
 	err := r.env.retryStore(fctx, "finish the input", func(ctx context.Context) error {
 		return r.env.cfg.Store.Finish(ctx, r.lease, r.In.ID, status)

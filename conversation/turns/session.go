@@ -25,8 +25,10 @@ type sessionPlan struct {
 	rename string // "" keeps the title
 	sent   string // the status and title last set on the session (endSession)
 	// native is set when sessionStart set the session processing: Slack shows the
-	// session's own Stop while the turn runs (NativeStop).
-	native bool
+	// session's own Stop while the turn runs (NativeStop). working is set when Slack
+	// shows the session processing at all, with its Stop or, where the app hears no
+	// Stop (conversation.ErrNoNativeStop), a loading indicator (ShowWorking).
+	native, working bool
 }
 
 // key is what endSession sets of p.
@@ -57,8 +59,33 @@ func (e *envelope) sessionStart(ctx context.Context, r *Run) {
 	}
 	err := e.cfg.Sessions.SetSessionStatus(ctx, r.In.Key, conversation.SessionProcessing, title, r.In.User())
 	logSessionError(r, "agent session status not set", err, "status", conversation.SessionProcessing)
-	r.session = &sessionPlan{status: conversation.SessionActive, native: err == nil}
+	r.session = &sessionPlan{status: conversation.SessionActive, native: err == nil,
+		working: err == nil || errors.Is(err, conversation.ErrNoNativeStop)}
 }
+
+// ShowWorking shows that r's turn works, and reports whether it set a status for it.
+// Where the turn set the thread's agent session processing (sessionStart), Slack shows
+// that already, with the session's loading indicator and Stop (or the indicator alone
+// where the app hears no Stop: conversation.ErrNoNativeStop; docs/tools.md, "Agent
+// view"), so it sets no status: it only clears StatusQueued where this process showed
+// it while the input waited for a turn slot. Elsewhere it sets StatusThinking
+// (assistant.threads.setStatus, through the Messenger's SetStatus). A failure is
+// logged, never fatal.
+func (r *Run) ShowWorking(ctx context.Context) bool {
+	queued := r.takeQueued()
+	switch {
+	case r.session == nil || !r.session.working:
+		r.SetStatus(ctx, StatusThinking)
+		return true
+	case queued:
+		r.SetStatus(ctx, "")
+	}
+	return false
+}
+
+// takeQueued reports whether r's thread shows StatusQueued, set by its worker while
+// the input waited for a turn slot, and forgets it: the caller replaces or clears it.
+func (r *Run) takeQueued() bool { return r.th != nil && r.env.threads.takeQueued(r.th) }
 
 // NativeStop reports whether Slack shows the Stop of the thread's agent session while
 // r's turn runs: the turn set the session processing as it started (sessionStart),

@@ -56,6 +56,10 @@ type thread struct {
 	// run is the turn running now, if any; last is the turn that ran before, once
 	// it ended (for awaits).
 	run, last *active
+	// queued is set while the thread shows StatusQueued, which its worker set as the
+	// input waited for a turn slot, until the input's turn replaces or clears it
+	// (Run.ShowWorking, Run.ClearStatus, Run.Drop).
+	queued bool
 }
 
 // active is a running turn that can be stopped.
@@ -236,6 +240,22 @@ func (ts *threadSet) awaits(key conversation.Key) bool {
 		last = t.last
 	}
 	return last == nil || t.enqueuedAfter(last)
+}
+
+// setQueued records whether t shows StatusQueued (scheduler.slot).
+func (ts *threadSet) setQueued(t *thread, queued bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t.queued = queued
+}
+
+// takeQueued reports whether t shows StatusQueued, and forgets it.
+func (ts *threadSet) takeQueued(t *thread) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	q := t.queued
+	t.queued = false
+	return q
 }
 
 // enqueuedAfter reports whether an input of t was enqueued after the newest input of
