@@ -96,19 +96,27 @@ func (s *Checkpoints) Exists(ctx context.Context, key conversation.Key) (bool, e
 }
 
 // The statements of Save, each run in its transaction on the write connection.
+// createSQL and updateSQL write only while lease ?10 (the fencing token, 0 for none)
+// of owner ?11 still holds the thread: the lease check costs no statement of its own
+// on the turns that pass it, and leaseHeldSQL tells why one wrote nothing.
 const (
 	// leaseHeldSQL tells whether owner ?4 holds thread ?1-?3 with token ?5.
 	leaseHeldSQL = `
 		SELECT EXISTS (SELECT 1 FROM leases
 			WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3 AND owner = ?4 AND token = ?5)`
+	// saveLeaseHeld is createSQL's and updateSQL's lease check.
+	saveLeaseHeld = `(?10 = 0 OR EXISTS (SELECT 1 FROM leases
+			WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3 AND owner = ?11 AND token = ?10))`
 	createSQL = `
 		INSERT INTO conversations (team_id, channel_id, thread_ts, state, version, last_seq, created_at, updated_at,
 			workflow, workflow_status, workflow_started_by)
-		VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING id`
+		SELECT ?1, ?2, ?3, ?4, 1, ?5, ?6, ?6, ?7, ?8, ?9
+		WHERE ` + saveLeaseHeld + `
+		RETURNING id`
 	updateSQL = `
-		UPDATE conversations SET state = ?, version = version + 1, last_seq = last_seq + ?, updated_at = ?,
-			workflow = ?, workflow_status = ?, workflow_started_by = ?
-		WHERE team_id = ? AND channel_id = ? AND thread_ts = ? AND version = ?
+		UPDATE conversations SET state = ?4, version = version + 1, last_seq = last_seq + ?5, updated_at = ?6,
+			workflow = ?7, workflow_status = ?8, workflow_started_by = ?9
+		WHERE team_id = ?1 AND channel_id = ?2 AND thread_ts = ?3 AND version = ?12 AND ` + saveLeaseHeld + `
 		RETURNING id, last_seq`
 	insertMessageSQL = `
 		INSERT INTO messages (conversation_id, seq, role, user_id, text, slack_ts, prompt_tokens, completion_tokens, meta, created_at)
@@ -116,17 +124,17 @@ const (
 	markDoneSQL = `UPDATE inputs SET status = 'done', updated_at = ? WHERE id = ? AND status = 'pending'`
 )
 
-// Save writes turn in one transaction: when turn.Lease is set, it checks first that
-// the lease still holds the thread (SQLite runs one writing transaction at a time, so
-// no Acquire can take the thread over before the commit); it creates the conversation
-// (turn.Version 0) or updates its control row where the version still equals
-// turn.Version, appends turn.Append numbered from the old last_seq+1, marks
-// turn.InputID done, enqueues turn.Enqueue (as Enqueue), adds turn.Events to the
-// webhook outbox (migration 00009) and, with turn.Release, frees the lease when no
-// input of the thread is left pending (releaseSQL, last). It touches only the
-// control row, the new messages, the input and the lease row, so it costs the same
-// however long the conversation is. Text it cannot store as it is is stored repaired
-// (sqlstore.Text, sqlstore.JSON).
+// Save writes turn in one transaction: it creates the conversation (turn.Version 0) or
+// updates its control row where the version still equals turn.Version, in either case
+// only while turn.Lease, when set, still holds the thread (SQLite runs one writing
+// transaction at a time, so no Acquire can take the thread over before the commit);
+// it appends turn.Append numbered from the old last_seq+1, marks turn.InputID done,
+// enqueues turn.Enqueue (as Enqueue), adds turn.Events to the webhook outbox
+// (migration 00009) and, with turn.Release, frees the lease when no input of the
+// thread is left pending (releaseSQL, last). It touches only the control row, the new
+// messages, the input and the lease row, so it costs the same however long the
+// conversation is. Text it cannot store as it is is stored repaired (sqlstore.Text,
+// sqlstore.JSON).
 //
 // Errors, with nothing written: conversation.ErrLeaseLost when turn.Lease no longer
 // holds the thread; conversation.ErrConflict when the conversation exists
@@ -150,38 +158,24 @@ func (s *Checkpoints) save(ctx context.Context, tx *sql.Tx, turn conversation.Tu
 	n := int64(len(turn.Append))
 	k := turn.Key
 
-	if l := turn.Lease; l.Held() {
-		var held bool
-		if err := tx.StmtContext(ctx, s.st.leaseHeld).QueryRowContext(ctx, k.TeamID, k.ChannelID, k.ThreadTS, l.Owner, l.Token).
-			Scan(&held); err != nil {
-			return conversation.Saved{}, err
-		}
-		if !held {
-			return conversation.Saved{}, conversation.ErrLeaseLost
-		}
-	}
 	wfName, wfStatus, wfStartedBy := sqlstore.WorkflowColumns(turn.State)
+	args := []any{k.TeamID, k.ChannelID, k.ThreadTS, state, n, timestamp(at), wfName, wfStatus, wfStartedBy,
+		turn.Lease.Token, turn.Lease.Owner}
 	var (
 		id, lastSeq int64
 		err         error
 	)
 	if turn.Version == 0 {
 		lastSeq = n
-		err = tx.StmtContext(ctx, s.st.create).QueryRowContext(ctx,
-			k.TeamID, k.ChannelID, k.ThreadTS, state, lastSeq, timestamp(at), timestamp(at),
-			wfName, wfStatus, wfStartedBy,
-		).Scan(&id)
+		err = tx.StmtContext(ctx, s.st.create).QueryRowContext(ctx, args...).Scan(&id)
 		if isUniqueViolation(err) {
 			return conversation.Saved{}, conversation.ErrConflict
 		}
 	} else {
-		err = tx.StmtContext(ctx, s.st.update).QueryRowContext(ctx,
-			state, n, timestamp(at), wfName, wfStatus, wfStartedBy,
-			k.TeamID, k.ChannelID, k.ThreadTS, turn.Version,
-		).Scan(&id, &lastSeq)
-		if errors.Is(err, sql.ErrNoRows) {
-			return conversation.Saved{}, conversation.ErrConflict
-		}
+		err = tx.StmtContext(ctx, s.st.update).QueryRowContext(ctx, append(args, turn.Version)...).Scan(&id, &lastSeq)
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return conversation.Saved{}, s.notWritten(ctx, tx, turn.Lease)
 	}
 	if err != nil {
 		return conversation.Saved{}, err
@@ -217,6 +211,23 @@ func (s *Checkpoints) save(ctx context.Context, tx *sql.Tx, turn conversation.Tu
 		return conversation.Saved{}, err
 	}
 	return conversation.Saved{ConversationID: id, Version: turn.Version + 1, FirstSeq: first, Released: released}, nil
+}
+
+// notWritten tells why Save's createSQL or updateSQL wrote nothing in tx:
+// conversation.ErrLeaseLost when l is set and no longer holds its thread, else
+// conversation.ErrConflict (the version moved on, or the conversation is gone).
+func (s *Checkpoints) notWritten(ctx context.Context, tx *sql.Tx, l conversation.Lease) error {
+	if !l.Held() {
+		return conversation.ErrConflict
+	}
+	held, err := s.leaseHeld(ctx, tx, l)
+	switch {
+	case err != nil:
+		return err
+	case !held:
+		return conversation.ErrLeaseLost
+	}
+	return conversation.ErrConflict
 }
 
 // release frees turn's lease in tx, Save's transaction, with turn.Release, when no

@@ -158,15 +158,15 @@ func (s *Leases) begin(ctx context.Context, tx *sql.Tx, l conversation.Lease, k 
 		if !errors.Is(err, sql.ErrNoRows) {
 			return false, false, err
 		}
-		held, err = s.held(ctx, tx, l)
+		held, err = s.leaseHeld(ctx, tx, l)
 		return false, held, err
 	})
 }
 
-// held reports whether l still holds its thread, in tx.
-func (s *Leases) held(ctx context.Context, tx *sql.Tx, l conversation.Lease) (bool, error) {
+// leaseHeld reports whether l still holds its thread, in tx (leaseHeldSQL).
+func (p *pool) leaseHeld(ctx context.Context, tx *sql.Tx, l conversation.Lease) (bool, error) {
 	var ok bool
-	err := tx.StmtContext(ctx, s.st.leaseHeld).QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token).Scan(&ok)
+	err := tx.StmtContext(ctx, p.st.leaseHeld).QueryRowContext(ctx, l.Key.TeamID, l.Key.ChannelID, l.Key.ThreadTS, l.Owner, l.Token).Scan(&ok)
 	return ok, err
 }
 
@@ -199,7 +199,7 @@ func (s *Leases) Next(ctx context.Context, l conversation.Lease, call int64) (*c
 			if err != nil || n == 1 {
 				return false, true, n == 1, err
 			}
-			held, err = s.held(ctx, tx, l)
+			held, err = s.leaseHeld(ctx, tx, l)
 			return false, held, false, err
 		})
 		return keepUndecodable(err, &undecodable)
@@ -224,7 +224,7 @@ func (s *Leases) Release(ctx context.Context, l conversation.Lease) (bool, error
 			if err != nil || n == 1 {
 				return true, n == 1, err
 			}
-			held, err = s.held(ctx, tx, l)
+			held, err = s.leaseHeld(ctx, tx, l)
 			return held, false, err
 		})
 		return err
