@@ -165,6 +165,15 @@ func testLeaseLost(t *testing.T, s conversation.Store) {
 	}
 	mustBeginID(t, s, cur, "x", 2)
 	mustSave(t, s, conversation.Turn{Key: k, Lease: cur, InputID: "x", Append: []conversation.Message{user("x")}})
+	// The conversation now exists at version 1: a stale Save at that very version, and
+	// one that would create it again, are refused all the same.
+	for _, version := range []int64{1, 0} {
+		_, err = s.Save(ctx, conversation.Turn{Key: k, Version: version, Lease: old, Append: []conversation.Message{user("stale")}})
+		lost(fmt.Sprintf("Save at version %d of a conversation at version 1", version), err)
+	}
+	if cp, err := s.Load(ctx, k, 10); err != nil || cp.Conversation.Version != 1 || len(cp.Messages) != 1 {
+		t.Errorf("Load after the stale Saves: %+v, %v; want version 1 with its one message", cp, err)
+	}
 	_, _, err = s.Next(ctx, old, 0)
 	lost("Next with nothing pending", err) // and it frees nothing: cur keeps the lease
 	if in := mustBegin(t, s, cur); in != nil {
