@@ -202,3 +202,35 @@ func queuedStatusOnlyWhileWaiting(t *testing.T, noSessions bool, first, last []s
 		}
 	}
 }
+
+// TestE2EQueuedStatusClearedAtShutdown: a replica that shuts down while a thread's
+// input waits for a turn slot clears the "is waiting in line…" it showed before it
+// hands the thread over: the replica that takes the thread over does not know of it,
+// and where the thread's agent session shows the work, it sets no status to replace
+// it.
+func TestE2EQueuedStatusClearedAtShutdown(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["STREAM_ANSWERS"] = "true"
+	h.env["MAX_CONCURRENT_TURNS"] = "1"
+	h.env["SHUTDOWN_TIMEOUT"] = "1s"
+	h.start()
+	h.settle()
+	h.idle()
+	asked := make(chan struct{}, 1)
+	h.ai.Handle(func(r openaitest.Request) openaitest.Response {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		<-r.Done() // the first turn works until the shutdown cancels it
+		return openaitest.Response{Text: "Never sent."}
+	})
+	h.post(general, alice, "<@U0BOT> first question", "")
+	<-asked
+	two := h.post(general, alice, "<@U0BOT> second question", "")
+	h.waitFor("the second thread to show it waits", func() bool { return h.emu.Status(general, two) == turns.StatusQueued })
+	h.stop()
+	if s := h.emu.Status(general, two); s != "" {
+		t.Errorf("the second thread shows %q after the replica that showed it shut down", s)
+	}
+}

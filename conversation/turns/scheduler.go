@@ -84,7 +84,10 @@ func (s *scheduler) hold(t *thread) {
 
 // letGo removes t from the threads this process holds. A lease still held (its worker
 // stopped with inputs pending: a shutdown) is handed over (Store.Abandon), so that
-// another worker takes the thread at once.
+// another worker takes the thread at once. An "is waiting in line…" its worker showed
+// and no turn replaced is cleared first: the worker that takes the thread over does
+// not know of it (and would show nothing beside its agent session), and a clear sent
+// after the hand-over could wipe the status that worker sets.
 func (s *scheduler) letGo(t *thread) {
 	ts := s.threads
 	ts.mu.Lock()
@@ -94,7 +97,12 @@ func (s *scheduler) letGo(t *thread) {
 	l := t.lease
 	held := l.Held() && !t.lost
 	t.lost = t.lost || held
+	queued := t.queued
+	t.queued = false
 	ts.mu.Unlock()
+	if queued {
+		s.clearStatus(s.log.With(conversation.LogKeyThread, t.key.String()), t.key)
+	}
 	if held {
 		s.leases.abandon(l, "thread with pending inputs handed over")
 	}
