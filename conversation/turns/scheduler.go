@@ -82,12 +82,19 @@ func (s *scheduler) hold(t *thread) {
 	s.work(t, first, slot)
 }
 
+// queuedClearTimeout bounds letGo's clear of a thread's "is waiting in line…" before it
+// hands the thread over: at a shutdown every waiting thread's worker clears at once,
+// within Shutdown's grace after it cancels them, and a 429 must not hold up the
+// hand-over (a Retry-After of 5 s is cut short).
+const queuedClearTimeout = time.Second
+
 // letGo removes t from the threads this process holds. A lease still held (its worker
 // stopped with inputs pending: a shutdown) is handed over (Store.Abandon), so that
 // another worker takes the thread at once. An "is waiting in line…" its worker showed
-// and no turn replaced is cleared first: the worker that takes the thread over does
-// not know of it (and would show nothing beside its agent session), and a clear sent
-// after the hand-over could wipe the status that worker sets.
+// and no turn replaced is cleared first, within queuedClearTimeout: the worker that
+// takes the thread over does not know of it (and would show nothing beside its agent
+// session). A worker whose lease was taken sends no clear: it would come after the
+// hand-over, and could wipe the status the new holder set.
 func (s *scheduler) letGo(t *thread) {
 	ts := s.threads
 	ts.mu.Lock()
@@ -100,8 +107,10 @@ func (s *scheduler) letGo(t *thread) {
 	queued := t.queued
 	t.queued = false
 	ts.mu.Unlock()
-	if queued {
-		s.clearStatus(s.log.With(conversation.LogKeyThread, t.key.String()), t.key)
+	if queued && held {
+		ctx, cancel := context.WithTimeout(context.Background(), queuedClearTimeout)
+		s.setStatus(ctx, s.log.With(conversation.LogKeyThread, t.key.String()), t.key, "")
+		cancel()
 	}
 	if held {
 		s.leases.abandon(l, "thread with pending inputs handed over")
