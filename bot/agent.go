@@ -334,7 +334,7 @@ func (a *Agent) processingAgain(ctx context.Context, key conversation.Key) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), processingAgainTimeout)
 	defer cancel()
 	err := a.SetSessionStatus(ctx, key, conversation.SessionProcessing, "", "")
-	if err != nil && !errors.Is(err, conversation.ErrSessionsOff) && !errors.Is(err, conversation.ErrNoNativeStop) {
+	if err != nil && !conversation.LoggedBySessions(err) {
 		a.log.Debug("agent session not set processing again after its stream went on in a fresh message", conversation.LogKeyThread, key.String(), "error", err)
 	}
 }

@@ -185,30 +185,25 @@ func TestSessionProcessingAgainAfterRotation(t *testing.T) {
 		return key, st
 	}
 
-	t.Run("Running", func(t *testing.T) {
-		key, st := thread(t, conversation.SessionProcessing)
-		if err := st.Append(h.ctx, "more"); err != nil {
-			t.Fatal(err)
-		}
-		if got := history(key); got != "processing,active,processing" {
-			t.Errorf("after the rotation: history %s, want processing,active,processing", got)
-		}
-		if _, err := st.Stop(h.ctx, true); err != nil {
-			t.Fatal(err)
-		}
-	})
-	t.Run("Ended", func(t *testing.T) {
-		key, st := thread(t, conversation.SessionActive)
-		if err := st.Append(h.ctx, "more"); err != nil {
-			t.Fatal(err)
-		}
-		if got := history(key); got != "processing,active,active" {
-			t.Errorf("after the rotation: history %s, want processing,active,active (no processing again)", got)
-		}
-		if _, err := st.Stop(h.ctx, true); err != nil {
-			t.Fatal(err)
-		}
-	})
+	// A rotation sets the session processing again only while the turn runs (Running),
+	// not once the turn set its end (Ended).
+	for _, tc := range []struct{ name, status, want string }{
+		{"Running", conversation.SessionProcessing, "processing,active,processing"},
+		{"Ended", conversation.SessionActive, "processing,active,active"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key, st := thread(t, tc.status)
+			if err := st.Append(h.ctx, "more"); err != nil {
+				t.Fatal(err)
+			}
+			if got := history(key); got != tc.want {
+				t.Errorf("after the rotation: history %s, want %s", got, tc.want)
+			}
+			if _, err := st.Stop(h.ctx, true); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 	t.Run("LastText", func(t *testing.T) {
 		key, st := thread(t, conversation.SessionProcessing)
 		if _, err := st.(conversation.TextStopper).StopWithText(h.ctx, "the end", true); err != nil {

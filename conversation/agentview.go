@@ -137,6 +137,13 @@ var ErrSessionsOff = errors.New("agent sessions are off: Slack refused them")
 // missing_agent_session_stopped_event_subscription). The status is set.
 var ErrNoNativeStop = errors.New("agent sessions show no Stop: the app is not subscribed to agent_session_stopped")
 
+// LoggedBySessions reports whether err, of a Sessions call, is one the Sessions logged
+// once already and callers need not log again: ErrSessionsOff or ErrNoNativeStop
+// (wrapped or not). A nil err is not.
+func LoggedBySessions(err error) bool {
+	return errors.Is(err, ErrSessionsOff) || errors.Is(err, ErrNoNativeStop)
+}
+
 // Sessions sets the agent session of a thread (bot.Agent: agents.sessions.setStatus,
 // agents.sessions.rename). Where Slack refuses sessions, it says so once in the log and
 // its methods return ErrSessionsOff from then on: threads work as before.

@@ -73,17 +73,17 @@ func (e *env) clearStatus(log *slog.Logger, key conversation.Key) {
 	e.setStatus(ctx, log, key, "")
 }
 
-// setStatusBounded shows status in the thread on a short context of its own, and
-// reports whether it tried; a failure is logged at debug. StatusQueued is shown only
-// while the thread has an input no turn has begun (threadSet.awaits): a worker that
-// waits for a slot after its turn, only to find nothing pending, would otherwise
-// leave a finished thread showing it.
-func (e *env) setStatusBounded(key conversation.Key, status string) bool {
-	if status == StatusQueued && !e.threads.awaits(key) {
+// showQueued shows StatusQueued in the thread of key, on a short context of its own,
+// and reports whether it tried; a failure is logged at debug. It shows it only while
+// the thread has an input no turn has begun (threadSet.awaits): a worker that waits
+// for a slot after its turn, only to find nothing pending, would otherwise leave a
+// finished thread showing it.
+func (e *env) showQueued(key conversation.Key) bool {
+	if !e.threads.awaits(key) {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	e.setStatus(ctx, e.log.With(conversation.LogKeyThread, key.String()), key, status)
+	e.setStatus(ctx, e.log.With(conversation.LogKeyThread, key.String()), key, StatusQueued)
 	return true
 }

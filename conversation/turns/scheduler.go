@@ -249,7 +249,7 @@ func (s *scheduler) slot(t *thread) bool {
 	if s.slots.TryAcquire(1) {
 		return true
 	}
-	s.threads.setQueued(t, s.setStatusBounded(t.key, StatusQueued))
+	s.threads.setQueued(t, s.showQueued(t.key))
 	s.cfg.Metrics.TurnQueued(1)
 	defer s.cfg.Metrics.TurnQueued(-1)
 	return s.slots.Acquire(s.ctx, 1) == nil

@@ -94,11 +94,10 @@ func (r *Run) takeQueued() bool { return r.th != nil && r.env.threads.takeQueued
 // finished message (docs/tools.md, "Agent view").
 func (r *Run) NativeStop() bool { return r.session != nil && r.session.native }
 
-// logSessionError logs err of a session call at debug, unless sessions are off or
-// show no Stop: the Sessions logged that once already (conversation.ErrSessionsOff,
-// conversation.ErrNoNativeStop).
+// logSessionError logs err of a session call at debug, unless the Sessions logged it
+// once already (conversation.LoggedBySessions).
 func logSessionError(r *Run, msg string, err error, args ...any) {
-	if err != nil && !errors.Is(err, conversation.ErrSessionsOff) && !errors.Is(err, conversation.ErrNoNativeStop) {
+	if err != nil && !conversation.LoggedBySessions(err) {
 		r.Log.Debug(msg, append(args, "error", err)...)
 	}
 }
