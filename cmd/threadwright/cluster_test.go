@@ -98,6 +98,9 @@ type cluster struct {
 	// patience, when set, is how long waitFor waits instead of a minute (benchmarks
 	// of bursts on a loaded machine).
 	patience time.Duration
+	// binary, when set, is the program startProcess runs instead of this test binary
+	// (BURST_BINARY: another commit's build, measured by the same harness).
+	binary string
 
 	mu       sync.Mutex
 	replicas []*replica
@@ -254,7 +257,7 @@ func (c *cluster) startMain(name string) *replica {
 func (c *cluster) startProcess(name string) *replica {
 	c.t.Helper()
 	before := c.emu.NumConnections()
-	cmd := exec.Command(os.Args[0]) // TestMain runs main, which runs "run"
+	cmd := exec.Command(cmp.Or(c.binary, os.Args[0])) // TestMain runs main, which runs "run"
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	for k, v := range c.replicaEnv(name) {
 		cmd.Env = append(cmd.Env, k+"="+v)

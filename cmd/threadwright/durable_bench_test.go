@@ -74,7 +74,11 @@ func BenchmarkTakeover(b *testing.B) {
 // BURST_LOG=file keeps the replica's log, BURST_CPUPROFILE=file its CPU profile (go
 // tool pprof), start to stop, and BURST_WINDOW_PROFILE=file its CPU profile of the
 // first second from the first mention, taken through DEBUG_ADDR: what the replica
-// does while the burst's acks are due. Cases: N=1000 D=2s on SQLite and on Postgres,
+// does while the burst's acks are due. BURST_BINARY=file runs that program as the
+// replica instead of this test binary: another commit's build (go build
+// ./cmd/threadwright in its checkout), measured by this harness in the same spell of
+// the machine; an older build that opens one Socket Mode connection needs
+// SOCKET_CONNECTIONS=1 here, so that the harness waits for one. Cases: N=1000 D=2s on SQLite and on Postgres,
 // N=3000 D=0 on Postgres (TEST_DATABASE_URL). README.md's numbers come from
 //
 //	go test -run XXX -bench BenchmarkBurst -benchtime 1x ./cmd/threadwright
@@ -126,6 +130,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay, window time.Durati
 		}
 		c.defaults = true
 		c.patience = 10 * time.Minute
+		c.binary = os.Getenv("BURST_BINARY")
 		c.env["LOG_LEVEL"] = "info"
 		if f := os.Getenv("BURST_CPUPROFILE"); f != "" { // the replica's CPU profile, start to stop
 			c.env[profileEnv] = f
