@@ -257,7 +257,9 @@ func (c *cluster) startMain(name string) *replica {
 func (c *cluster) startProcess(name string) *replica {
 	c.t.Helper()
 	before := c.emu.NumConnections()
-	cmd := exec.Command(cmp.Or(c.binary, os.Args[0])) // TestMain runs main, which runs "run"
+	// This test binary's TestMain runs main, which runs "run"; another build (binary)
+	// runs "run" when given no arguments.
+	cmd := exec.Command(cmp.Or(c.binary, os.Args[0]))
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
 	for k, v := range c.replicaEnv(name) {
 		cmd.Env = append(cmd.Env, k+"="+v)
