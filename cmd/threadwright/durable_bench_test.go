@@ -80,8 +80,9 @@ func BenchmarkTakeover(b *testing.B) {
 // the machine; an older build that opens one Socket Mode connection needs
 // SOCKET_CONNECTIONS=1 here, so that the harness waits for one. BURST_CPUPROFILE
 // works only for this test binary (its TestMain writes the profile), and
-// BURST_WINDOW_PROFILE only for a build with DEBUG_ADDR. Cases: N=1000 D=2s on SQLite and on Postgres,
-// N=3000 D=0 on Postgres (TEST_DATABASE_URL). README.md's numbers come from
+// BURST_WINDOW_PROFILE only for a build with DEBUG_ADDR. Cases: N=1000 D=2s on
+// SQLite and on Postgres, N=3000 D=0 on Postgres (TEST_DATABASE_URL). README.md's
+// numbers come from
 //
 //	go test -run XXX -bench BenchmarkBurst -benchtime 1x ./cmd/threadwright
 func BenchmarkBurst(b *testing.B) {

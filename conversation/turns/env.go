@@ -66,9 +66,13 @@ func (e *env) setStatus(ctx context.Context, log *slog.Logger, key conversation.
 	}
 }
 
-// clearStatus clears the thread's status even when the turn's context has ended.
-func (e *env) clearStatus(log *slog.Logger, key conversation.Key) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+// statusClearTimeout bounds a turn's clear of its thread's status.
+const statusClearTimeout = 5 * time.Second
+
+// clearStatus clears the thread's status, even when the turn's context has ended,
+// within d.
+func (e *env) clearStatus(log *slog.Logger, key conversation.Key, d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	e.setStatus(ctx, log, key, "")
 }

@@ -126,7 +126,7 @@ func (r *Run) SetStatus(ctx context.Context, status string) {
 // ClearStatus clears the thread's status, even when the turn's context has ended.
 func (r *Run) ClearStatus() {
 	r.takeQueued()
-	r.env.clearStatus(r.Log, r.In.Key)
+	r.env.clearStatus(r.Log, r.In.Key, statusClearTimeout)
 }
 
 // ShuttingDown reports whether the runtime is shutting down: the turn's input stays
@@ -491,7 +491,7 @@ func (r *Run) Drop(ctx context.Context, status conversation.InputStatus) error {
 	fctx, cancel := r.Final(ctx)
 	defer cancel()
 	if r.takeQueued() {
-		r.env.clearStatus(r.Log, r.In.Key) // no turn replaces the input's "is waiting in line…"
+		r.env.clearStatus(r.Log, r.In.Key, statusClearTimeout) // no turn replaces the input's "is waiting in line…"
 	}
 	r.Out.cleanup(fctx, r.Log)
 	err := r.env.retryStore(fctx, "finish the input", func(ctx context.Context) error {

@@ -108,9 +108,7 @@ func (s *scheduler) letGo(t *thread) {
 	t.queued = false
 	ts.mu.Unlock()
 	if queued && held {
-		ctx, cancel := context.WithTimeout(context.Background(), queuedClearTimeout)
-		s.setStatus(ctx, s.log.With(conversation.LogKeyThread, t.key.String()), t.key, "")
-		cancel()
+		s.clearStatus(s.log.With(conversation.LogKeyThread, t.key.String()), t.key, queuedClearTimeout)
 	}
 	if held {
 		s.leases.abandon(l, "thread with pending inputs handed over")
