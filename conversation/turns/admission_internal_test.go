@@ -199,17 +199,19 @@ func TestAdmissionDeferralIsBounded(t *testing.T) {
 }
 
 // holdStore holds the EnqueueBatch of the inputs in hold until release is closed.
+// A batch held past its deadline is tried again (commit.go, maxBatchRetry).
 type holdStore struct {
 	conversation.Store
-	hold    map[string]bool
-	held    chan struct{} // closed when a held input is in EnqueueBatch
-	release chan struct{}
+	hold     map[string]bool
+	held     chan struct{} // closed when a held input is first in EnqueueBatch
+	heldOnce sync.Once
+	release  chan struct{}
 }
 
 func (s *holdStore) EnqueueBatch(ctx context.Context, ins []conversation.Input) ([]bool, error) {
 	for _, in := range ins {
 		if s.hold[in.ID] {
-			close(s.held)
+			s.heldOnce.Do(func() { close(s.held) })
 			<-s.release
 		}
 	}

@@ -19,7 +19,18 @@ import (
 const (
 	// maxBatch bounds the inputs of one batch (one transaction).
 	maxBatch = 500
-	// batchTimeout bounds a batch none of whose callers set a deadline.
+	// maxBatchRetry bounds how long one batch retries while the store is unavailable,
+	// so that the inputs queued behind it wait no longer (a Slack envelope's ack is
+	// due within 3 s: the bot's ack budget, 2.5 s by default, less spoolReserve). A
+	// caller whose own deadline is later, or who set none, queues again without a
+	// spool (store), until its deadline or batchTimeout; with one, it is spooled.
+	maxBatchRetry = 2 * time.Second
+	// minAttempt is the least time a batch's attempt gets: an input whose deadline is
+	// closer does not fail the batch's other inputs with it (it rides along, as one
+	// whose time is up does, and may be told the outcome up to minAttempt after its
+	// deadline).
+	minAttempt = 250 * time.Millisecond
+	// batchTimeout bounds a caller's retries when it set no deadline (store).
 	batchTimeout = 30 * time.Second
 	// commitDelay is how long a batch waits for more inputs when, as it is gathered,
 	// the intake is busy and fewer than fullBatch are queued (the wait is not cut
@@ -75,14 +86,36 @@ type queuedInput struct {
 // commitResult is the outcome of storing one input.
 type commitResult struct {
 	inserted bool
-	err      error
+	// retried is set when an attempt of the batch failed before the one that
+	// committed: that attempt may have stored the batch (a commit whose reply was
+	// lost), so an input reported as a duplicate may be new.
+	retried bool
+	err     error
 }
 
-// store stores in with the inputs handed over with it, and reports whether it was new
-// (false for a duplicate). It returns once the batch holding in has committed or
-// failed: never before in is stored. ctx's deadline, less spoolReserve when a spool
-// is configured, bounds the batch's retries while the store is unavailable.
-func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, error) {
+// store stores in with the inputs handed over with it, and reports the outcome:
+// inserted false for a duplicate (see commitResult.retried). It returns once the
+// batch holding in has committed or failed: never before in is stored. While the
+// store is unavailable, a batch retries until the earliest deadline of its inputs
+// (less spoolReserve with a spool), at most maxBatchRetry; without a spool, in then
+// queues again while at least minAttempt of ctx's time is left (batchTimeout when
+// ctx has no deadline; the last batch may end up to maxBatchRetry after it).
+func (g *groupCommit) store(ctx context.Context, in conversation.Input) commitResult {
+	until, ok := ctx.Deadline()
+	if !ok {
+		until = time.Now().Add(batchTimeout)
+	}
+	for failed := false; ; failed = true {
+		r := g.storeOnce(ctx, in)
+		r.retried = r.retried || failed // the batch that failed may have committed
+		if r.err == nil || !storeDown(r.err) || g.cfg.Spool != nil || ctx.Err() != nil || time.Until(until) < minAttempt {
+			return r
+		}
+	}
+}
+
+// storeOnce queues in for the next batch and returns its outcome.
+func (g *groupCommit) storeOnce(ctx context.Context, in conversation.Input) commitResult {
 	q := &queuedInput{ctx: ctx, in: in, done: make(chan commitResult, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, q)
@@ -103,8 +136,7 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input) (bool, e
 		go g.run()
 	}
 	g.mu.Unlock()
-	r := <-q.done
-	return r.inserted, r.err
+	return <-q.done
 }
 
 // run stores batches until the queue is empty, each gathered for commitDelay while
@@ -144,7 +176,7 @@ func (g *groupCommit) commit(batch []*queuedInput) {
 
 // commitBy is commit, its retries bounded by deadline.
 func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time) {
-	inserted, err := g.enqueue(batch, deadline)
+	inserted, retried, err := g.enqueue(batch, deadline)
 	if err != nil && len(batch) > 1 && !storeDown(err) {
 		for _, q := range batch {
 			g.commitBy([]*queuedInput{q}, deadline)
@@ -157,7 +189,7 @@ func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time) {
 	for i, q := range batch {
 		r := commitResult{err: err}
 		if err == nil {
-			r.inserted = inserted[i]
+			r.inserted, r.retried = inserted[i], retried
 		}
 		q.done <- r
 	}
@@ -165,10 +197,11 @@ func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time) {
 
 // deadline returns how long a batch may retry while the store is unavailable: until
 // the earliest deadline of its inputs whose time is not up (less spoolReserve with a
-// spool). Those whose time is up (they waited long on their lane) ride along, and do
-// not fail the others with theirs, unless no input is left: then their earliest, and
-// the batch fails at once, as each would. A batch none of whose callers set a
-// deadline has batchTimeout.
+// spool), no sooner than minAttempt from now and no later than maxBatchRetry. Those
+// whose time is up (they waited long on their lane) ride along, and do not fail the
+// others with theirs, unless no input is left: then their earliest, and the batch
+// fails at once, as each would. A batch none of whose callers set a deadline has
+// maxBatchRetry (each caller queues again for the rest of its time: store).
 func (g *groupCommit) deadline(batch []*queuedInput) time.Time {
 	var deadline, expired time.Time
 	bounded := true
@@ -182,21 +215,25 @@ func (g *groupCommit) deadline(batch []*queuedInput) time.Time {
 			deadline = earliest(deadline, d)
 		}
 	}
-	if deadline.IsZero() && bounded {
-		deadline = expired
-	}
+	now := time.Now()
 	switch {
+	case deadline.IsZero() && bounded:
+		return expired
 	case deadline.IsZero():
-		deadline = time.Now().Add(batchTimeout)
+		return now.Add(maxBatchRetry)
 	case g.cfg.Spool != nil:
 		deadline = deadline.Add(-spoolReserve)
 	}
-	return deadline
+	if least := now.Add(minAttempt); deadline.Before(least) {
+		return least
+	}
+	return earliest(deadline, now.Add(maxBatchRetry))
 }
 
 // enqueue runs Store.EnqueueBatch for batch, retrying while the store is unavailable
-// until deadline.
-func (g *groupCommit) enqueue(batch []*queuedInput, deadline time.Time) ([]bool, error) {
+// until deadline, and reports whether an attempt failed before the one that
+// succeeded (commitResult.retried).
+func (g *groupCommit) enqueue(batch []*queuedInput, deadline time.Time) (inserted []bool, retried bool, err error) {
 	ins := make([]conversation.Input, len(batch))
 	for i, q := range batch {
 		ins[i] = q.in
@@ -204,13 +241,14 @@ func (g *groupCommit) enqueue(batch []*queuedInput, deadline time.Time) ([]bool,
 	// Not cancelled with one caller's context: the batch holds the others' inputs too.
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(batch[0].ctx), deadline)
 	defer cancel()
-	var inserted []bool
-	err := g.retryStore(ctx, "store inputs", func(ctx context.Context) error {
+	attempts := 0
+	err = g.retryStore(ctx, "store inputs", func(ctx context.Context) error {
+		attempts++
 		var err error
 		inserted, err = g.cfg.Store.EnqueueBatch(ctx, ins)
 		return err
 	})
-	return inserted, err
+	return inserted, attempts > 1, err
 }
 
 // earliest returns the earlier of a and b, a zero time counting as none.

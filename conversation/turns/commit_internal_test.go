@@ -75,8 +75,7 @@ func TestGroupCommit(t *testing.T) {
 
 	firstDone := make(chan bool, 1)
 	go func() {
-		ok, _ := g.store(ctx, in("first"))
-		firstDone <- ok
+		firstDone <- g.store(ctx, in("first")).inserted
 	}()
 	<-st.first
 	const n = 20
@@ -85,8 +84,8 @@ func TestGroupCommit(t *testing.T) {
 		id := fmt.Sprintf("in%02d", i)
 		// One at a time into the queue, so that its order is known.
 		go func() {
-			if ok, err := g.store(ctx, in(id)); err != nil || !ok {
-				results <- fmt.Sprintf("%s: %v, %v", id, ok, err)
+			if r := g.store(ctx, in(id)); r.err != nil || !r.inserted {
+				results <- fmt.Sprintf("%s: %v, %v", id, r.inserted, r.err)
 				return
 			}
 			results <- ""
@@ -124,12 +123,12 @@ func TestGroupCommitPoison(t *testing.T) {
 	g := testCommit(st)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	go func() { _, _ = g.store(ctx, conversation.Input{ID: "first"}) }()
+	go func() { g.store(ctx, conversation.Input{ID: "first"}) }()
 	<-st.first
 	errs := make(chan error, 3)
 	for i, id := range []string{"a", "bad", "b"} {
 		go func() {
-			_, err := g.store(ctx, conversation.Input{ID: id})
+			err := g.store(ctx, conversation.Input{ID: id}).err
 			if (err != nil) != (id == "bad") {
 				errs <- fmt.Errorf("%s: %v", id, err)
 				return
@@ -184,7 +183,7 @@ func TestGroupCommitGathersABusyIntake(t *testing.T) {
 		g := testCommit(st)
 		in := func(id string) conversation.Input { return conversation.Input{ID: id} }
 		store := func(id string) {
-			if _, err := g.store(t.Context(), in(id)); err != nil {
+			if err := g.store(t.Context(), in(id)).err; err != nil {
 				t.Error(err)
 			}
 		}
@@ -212,7 +211,7 @@ func TestGroupCommitGathersABusyIntake(t *testing.T) {
 		start = time.Now()
 		threads := func(from, to int) {
 			for i := from; i < to; i++ { // each stored before the next comes
-				if _, err := g.store(t.Context(), conversation.Input{ID: fmt.Sprintf("thread%d", i), Key: conversation.Key{ThreadTS: fmt.Sprint(i)}}); err != nil {
+				if err := g.store(t.Context(), conversation.Input{ID: fmt.Sprintf("thread%d", i), Key: conversation.Key{ThreadTS: fmt.Sprint(i)}}).err; err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -278,5 +277,106 @@ func TestGroupCommitExpiredInputRidesAlong(t *testing.T) {
 		if stored := r.err == nil && r.inserted; stored != (q.in.ID != "bad") {
 			t.Errorf("%s in a batch the store refused for bad: inserted %v, error %v; want stored unless bad", q.in.ID, r.inserted, r.err)
 		}
+	}
+}
+
+// unavailableStore fails every batch as unavailable, and records when each was
+// tried and with which inputs.
+type unavailableStore struct {
+	conversation.Store
+	mu    sync.Mutex
+	tried map[string]time.Time // first attempt of each input
+}
+
+func (s *unavailableStore) EnqueueBatch(ctx context.Context, ins []conversation.Input) ([]bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, in := range ins {
+		if _, ok := s.tried[in.ID]; !ok {
+			s.tried[in.ID] = time.Now()
+		}
+	}
+	return nil, errors.Join(ctx.Err(), conversation.ErrUnavailable)
+}
+
+// nopSpool is a configured spool that commit never calls.
+type nopSpool struct{ conversation.Spool }
+
+// TestGroupCommitNearDeadlineRidesAlong: an input whose deadline is closer than
+// spoolReserve plus minAttempt does not fail its batch's other inputs: the batch is
+// tried for minAttempt at least, and stores them all.
+func TestGroupCommitNearDeadlineRidesAlong(t *testing.T) {
+	st := newBatchStore()
+	close(st.release)
+	st.deadlines = true
+	g := testCommit(st)
+	g.cfg.Spool = nopSpool{}
+	near, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	live, cancelLive := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancelLive()
+	batch := []*queuedInput{
+		{ctx: near, in: conversation.Input{ID: "near"}, done: make(chan commitResult, 1)},
+		{ctx: live, in: conversation.Input{ID: "fresh"}, done: make(chan commitResult, 1)},
+	}
+	g.commit(batch)
+	for _, q := range batch {
+		if r := <-q.done; r.err != nil || !r.inserted {
+			t.Errorf("%s: inserted %v, error %v; want stored", q.in.ID, r.inserted, r.err)
+		}
+	}
+}
+
+// TestGroupCommitBoundsABatchRetry: while the store is unavailable, a batch none of
+// whose callers set a deadline (an API request) retries for maxBatchRetry, not for
+// its caller's whole time, so that a Slack input queued behind it is tried, and
+// told, before its ack is due. With a spool, the API caller is told then (it is
+// spooled); without one, it queues again until batchTimeout.
+func TestGroupCommitBoundsABatchRetry(t *testing.T) {
+	for _, spool := range []bool{true, false} {
+		t.Run(fmt.Sprintf("spool=%v", spool), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				st := &unavailableStore{tried: map[string]time.Time{}}
+				g := testCommit(st)
+				if spool {
+					g.cfg.Spool = nopSpool{}
+				}
+				start := time.Now()
+				apiDone := make(chan time.Duration, 1)
+				go func() {
+					if err := g.store(context.Background(), conversation.Input{ID: "api"}).err; !storeDown(err) {
+						t.Errorf("api input: error %v; want the store's unavailability", err)
+					}
+					apiDone <- time.Since(start)
+				}()
+				synctest.Wait() // its batch is retrying
+				ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+				defer cancel()
+				slackStart := time.Now()
+				if err := g.store(ctx, conversation.Input{ID: "slack"}).err; !storeDown(err) {
+					t.Errorf("slack input: error %v; want the store's unavailability", err)
+				}
+				// With a spool, it is told by its deadline (and spooled); without one, it
+				// queues again while its time lasts, and may wait out one more batch.
+				if told, want := time.Since(slackStart), map[bool]time.Duration{true: 2500 * time.Millisecond, false: 2500*time.Millisecond + maxBatchRetry}[spool]; told > want {
+					t.Errorf("slack input told after %v; want by %v", told, want)
+				}
+				st.mu.Lock()
+				tried := st.tried["slack"].Sub(slackStart)
+				st.mu.Unlock()
+				if tried > maxBatchRetry {
+					t.Errorf("slack input first tried %v after it came; want within maxBatchRetry, %v", tried, maxBatchRetry)
+				}
+				api := <-apiDone
+				// Without a spool, its last batch may begin just before batchTimeout.
+				lo, hi := maxBatchRetry/2, maxBatchRetry
+				if !spool {
+					lo, hi = batchTimeout-maxBatchRetry, batchTimeout+maxBatchRetry
+				}
+				if api < lo || api > hi {
+					t.Errorf("api input told after %v; want between %v and %v", api, lo, hi)
+				}
+			})
+		})
 	}
 }

@@ -94,7 +94,10 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 	}
 	var tok token
 	if limited {
-		r, t := s.admit(ctx, in)
+		r, t, reserved := s.admit(ctx, in)
+		if reserved {
+			defer s.limits.unreserve(in.Key, in.User())
+		}
 		if r != nil {
 			if s.enqueuedAlready(ctx, in) {
 				t.giveBack()
@@ -144,11 +147,17 @@ func (s *intake) amend(ctx context.Context, in conversation.Input) {
 // the store in order), and starts work on its thread.
 func (s *intake) accept(ctx context.Context, in conversation.Input) (bool, error) {
 	if !s.spool.isSpooling() {
-		inserted, err := s.commit.store(ctx, in)
-		switch {
+		r := s.commit.store(ctx, in)
+		switch err := r.err; {
 		case err == nil:
-			if !inserted {
+			if !r.inserted {
 				s.log.Debug("duplicate input dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyEvent, in.EventID)
+				if r.retried {
+					// A failed attempt of its batch may have stored it (a commit whose
+					// reply was lost): its thread is started, as for a new input, rather
+					// than left to the sweep (a worker finds what is pending, if anything).
+					s.kick(in.Key)
+				}
 				return false, nil
 			}
 			s.limits.stored(in)
@@ -156,8 +165,9 @@ func (s *intake) accept(ctx context.Context, in conversation.Input) (bool, error
 			return true, nil
 		case s.cfg.Spool == nil || !storeDown(err) && ctx.Err() == nil:
 			return false, fmt.Errorf("submit %s: %w", in.ID, err)
+		default:
+			s.log.Warn("store unavailable: input spooled to local disk", conversation.LogKeyInput, in.ID, "error", err)
 		}
-		s.log.Warn("store unavailable: input spooled to local disk", conversation.LogKeyInput, in.ID, "error", err)
 	}
 	return s.spool.put(in)
 }
@@ -174,37 +184,40 @@ func (s *intake) notify(in conversation.Input) {
 }
 
 // admit applies the limits to in (see limits.go) and returns the refusal, or nil
-// when in may be queued, and the token it took from its author's bucket (given back
-// when in turns out to be a duplicate).
-func (s *intake) admit(ctx context.Context, in conversation.Input) (*refusal, token) {
+// when in may be queued, the token it took from its author's bucket (given back when
+// in turns out to be a duplicate), and whether the queue bounds count in as admitted
+// (limits.reserve: the caller calls limits.unreserve once in is kept or dropped).
+func (s *intake) admit(ctx context.Context, in conversation.Input) (*refusal, token, bool) {
 	user, now := in.User(), s.cfg.Now()
 	switch in.Kind {
 	case conversation.KindAction:
 		if a := in.Action; a != nil && a.Action.Name == conversation.ActionStop {
-			return nil, token{} // a pipeline's Stop, stored for its next turn: never refused
+			return nil, token{}, false // a pipeline's Stop, stored for its next turn: never refused
 		}
 		t, d := s.limits.take(in.Key.TeamID, user, true, now)
 		if d > 0 {
-			return &refusal{kind: limitRate, retry: d}, t
+			return &refusal{kind: limitRate, retry: d}, t, false
 		}
-		return nil, t
+		return nil, t, false
 	case conversation.KindUserMessage, conversation.KindCommand:
 	default:
-		return nil, token{}
+		return nil, token{}, false
 	}
 	t, d := s.limits.take(in.Key.TeamID, user, false, now)
 	if d > 0 {
-		return &refusal{kind: limitRate, retry: d}, t
+		return &refusal{kind: limitRate, retry: d}, t, false
 	}
-	return s.queueBounds(ctx, in, user), t
+	r, reserved := s.queueBounds(ctx, in, user)
+	return r, t, reserved
 }
 
 // queueBounds applies MaxQueuedPerThread and MaxQueuedPerUser to in, of user (see
-// limits.go), and returns the refusal, or nil.
-func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user string) *refusal {
+// limits.go), and returns the refusal, or nil, and whether in now counts as admitted
+// (limits.reserve).
+func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user string) (*refusal, bool) {
 	perThread, perUser := s.cfg.MaxQueuedPerThread, s.cfg.MaxQueuedPerUser
 	if perThread <= 0 && (perUser <= 0 || user == "") {
-		return nil
+		return nil, false
 	}
 	counts := s.limits.spooledCounts(in.Key, user)
 	if !s.spool.isSpooling() && s.limits.near(in.Key, user, perThread, perUser) {
@@ -222,13 +235,8 @@ func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user st
 			s.log.Error("pending inputs not counted; the input is admitted", conversation.LogKeyInput, in.ID, "error", err)
 		}
 	}
-	switch {
-	case perThread > 0 && counts.Thread >= perThread:
-		return &refusal{kind: limitThread, pending: counts.Thread}
-	case perUser > 0 && user != "" && counts.User >= perUser:
-		return &refusal{kind: limitUser, pending: counts.User}
-	}
-	return nil
+	r := s.limits.reserve(in.Key, user, counts, perThread, perUser)
+	return r, r == nil
 }
 
 // enqueuedAlready reports whether in, refused by a limit, is stored already: a copy

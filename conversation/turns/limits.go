@@ -90,6 +90,11 @@ type limits struct {
 	// decide when the store is asked (near).
 	pending   map[conversation.Key]int
 	pendingBy map[string]int
+	// admitting and admittingBy count the inputs the queue bounds admitted that are
+	// not yet stored, spooled or dropped (reserve, unreserve): one person's inputs
+	// submitted together, in several threads, count one another before any is stored.
+	admitting   map[conversation.Key]int
+	admittingBy map[string]int
 }
 
 // maxTrackedPending bounds the threads and the people whose pending inputs a process
@@ -109,6 +114,7 @@ func newLimits(perMinute float64, burst int) *limits {
 		rate: rate.Limit(perMinute / 60), burst: max(burst, 1),
 		users: users, spooled: map[conversation.Key]int{}, spoolBy: map[string]int{}, spooledIDs: map[string]struct{}{},
 		pending: map[conversation.Key]int{}, pendingBy: map[string]int{},
+		admitting: map[conversation.Key]int{}, admittingBy: map[string]int{},
 	}
 }
 
@@ -227,15 +233,55 @@ func addCount[K comparable](m map[K]int, k K, delta int) {
 }
 
 // near reports whether one more input of user in thread key would bring this
-// process's count of pending inputs of the thread or of the person to half its bound
-// (0: none) or past it: then the store is asked.
+// process's count of pending inputs of the thread or of the person (those admitted
+// and not yet stored included) to half its bound (0: none) or past it: then the
+// store is asked.
 func (l *limits) near(key conversation.Key, user string, perThread, perUser int) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if perThread > 0 && 2*(l.pending[key]+1) >= perThread {
+	if perThread > 0 && 2*(l.pending[key]+l.admitting[key]+1) >= perThread {
 		return true
 	}
-	return perUser > 0 && user != "" && 2*(l.pendingBy[key.TeamID+"/"+user]+1) >= perUser
+	id := key.TeamID + "/" + user
+	return perUser > 0 && user != "" && 2*(l.pendingBy[id]+l.admittingBy[id]+1) >= perUser
+}
+
+// reserve applies MaxQueuedPerThread (perThread) and MaxQueuedPerUser (perUser) to
+// an input of user in thread key, given c, the pending inputs counted for them (the
+// store's count near a bound, and those spooled), to which it adds those admitted and
+// not yet stored. It returns the refusal, or nil and counts the input as admitted
+// until unreserve: the check and the count are one step, so that inputs submitted
+// together cannot all pass a bound that only some of them fit under.
+func (l *limits) reserve(key conversation.Key, user string, c conversation.PendingCounts, perThread, perUser int) *refusal {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	id := key.TeamID + "/" + user
+	c.Thread += l.admitting[key]
+	if user != "" {
+		c.User += l.admittingBy[id]
+	}
+	switch {
+	case perThread > 0 && c.Thread >= perThread:
+		return &refusal{kind: limitThread, pending: c.Thread}
+	case perUser > 0 && user != "" && c.User >= perUser:
+		return &refusal{kind: limitUser, pending: c.User}
+	}
+	l.admitting[key]++
+	if user != "" {
+		l.admittingBy[id]++
+	}
+	return nil
+}
+
+// unreserve ends reserve's count of an input of user in thread key: it was stored
+// (and counted pending), spooled, found a duplicate, or not kept.
+func (l *limits) unreserve(key conversation.Key, user string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	addCount(l.admitting, key, -1)
+	if user != "" {
+		addCount(l.admittingBy, key.TeamID+"/"+user, -1)
+	}
 }
 
 // counted replaces this process's counts of thread key's and user's pending inputs

@@ -1,0 +1,180 @@
+package turns
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+)
+
+// testIntake returns an intake of st and cfg, without a scheduler: kick is told of
+// each thread it would start work on. Refused inputs post no notice.
+func testIntake(st conversation.Store, cfg Config, kick func(conversation.Key)) *intake {
+	cfg.Store = st
+	cfg.Now = time.Now
+	bg, stop := context.WithCancel(context.Background())
+	stop()
+	e := &env{cfg: cfg, log: slog.New(slog.NewTextHandler(io.Discard, nil)), threads: newThreadSet(),
+		ctx: context.Background(), bg: &sync.WaitGroup{}, bgCtx: bg}
+	lim := newLimits(cfg.UserRate, cfg.UserBurst)
+	return &intake{env: e, limits: lim, spool: &spooler{env: e, limits: lim}, commit: newGroupCommit(e),
+		gate: newAdmission(realClock{}, intakeQuiet, burstWindow, burstSubmits, maxDeferral), kick: kick}
+}
+
+// personMention is a person's mention of the bot in a thread of its own.
+func personMention(id, user, thread string) conversation.Input {
+	return conversation.Input{ID: id, Kind: conversation.KindUserMessage,
+		Key:     conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: thread},
+		Message: &conversation.UserMessage{UserID: user, Text: "hello", Mentioned: true}}
+}
+
+// countingStore is a batchStore whose CountPending counts the inputs it stored as
+// the person's (the test's are one person's, each in a thread of its own).
+type countingStore struct{ *batchStore }
+
+func (s countingStore) CountPending(context.Context, conversation.Key, string, int) (conversation.PendingCounts, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return conversation.PendingCounts{User: len(s.seen)}, nil
+}
+
+func (s countingStore) Enqueued(_ context.Context, id string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen[id], nil
+}
+
+// TestQueueBoundsCountInputsBeingStored: one person's mentions in several threads,
+// submitted together while a batch is being stored, are held to MaxQueuedPerUser
+// together: the bound counts those admitted and not yet stored, so that exactly the
+// bound's number is kept and the rest are refused, though the store counts none yet.
+func TestQueueBoundsCountInputsBeingStored(t *testing.T) {
+	st := countingStore{newBatchStore()}
+	const bound, sent = 3, 7
+	s := testIntake(st, Config{MaxQueuedPerUser: bound}, func(conversation.Key) {})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	type result struct {
+		accepted bool
+		err      error
+	}
+	results := make(chan result, sent)
+	submit := func(i int) {
+		ok, err := s.Submit(ctx, personMention(fmt.Sprintf("m%d", i), "U1", fmt.Sprintf("%d.000100", 1000+i)))
+		results <- result{ok, err}
+	}
+	go submit(0)
+	<-st.first // the first is being stored, and stays so until release
+	refused := 0
+	for i := 1; i < sent; i++ {
+		// Each is either refused at once or queued behind the first.
+		s.commit.mu.Lock()
+		if s.commit.grew == nil {
+			s.commit.grew = make(chan struct{})
+		}
+		grew := s.commit.grew
+		s.commit.mu.Unlock()
+		go submit(i)
+		select {
+		case r := <-results:
+			if r.err != nil || r.accepted {
+				t.Fatalf("mention %d returned before the store answered: accepted %v, error %v", i, r.accepted, r.err)
+			}
+			refused++
+		case <-grew:
+		case <-ctx.Done():
+			t.Fatal("mention neither refused nor queued")
+		}
+	}
+	close(st.release)
+	accepted := 0
+	for range sent - refused {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.accepted {
+			accepted++
+		}
+	}
+	if accepted != bound || refused != sent-bound {
+		t.Errorf("%d of %d mentions kept, %d refused; want %d kept (MaxQueuedPerUser) and the others refused", accepted, sent, refused, bound)
+	}
+	if len(s.limits.admitting) != 0 || len(s.limits.admittingBy) != 0 {
+		t.Errorf("admitted inputs still counted once kept or refused: %v, %v", s.limits.admitting, s.limits.admittingBy)
+	}
+}
+
+// lostBatchReplyStore stores the first batch it is given and then fails it as a
+// connection lost before the commit's reply would (ErrUnavailable): the retry finds
+// every input stored.
+type lostBatchReplyStore struct {
+	conversation.Store
+	mu     sync.Mutex
+	calls  int
+	stored map[string]bool
+	// lost is the first call's error.
+	lost error
+}
+
+func (s *lostBatchReplyStore) EnqueueBatch(ctx context.Context, ins []conversation.Input) ([]bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	out := make([]bool, len(ins))
+	for i, in := range ins {
+		out[i] = !s.stored[in.ID]
+		s.stored[in.ID] = true
+	}
+	if s.calls == 1 {
+		return nil, s.lost
+	}
+	return out, nil
+}
+
+// TestLostCommitReplyStartsTheThread: an input whose batch was stored by an attempt
+// whose reply was lost (the retry reports it a duplicate) still starts work on its
+// thread, rather than waiting for the sweep, whether the batch retried it (the
+// connection reset) or it queued again for another batch (the attempt ran out of
+// time); a duplicate found at the first attempt (Slack delivering an event again)
+// starts nothing.
+func TestLostCommitReplyStartsTheThread(t *testing.T) {
+	for name, lost := range map[string]error{
+		"reset":   fmt.Errorf("commit: connection reset: %w", conversation.ErrUnavailable),
+		"timeout": fmt.Errorf("commit: %w", context.DeadlineExceeded),
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := &lostBatchReplyStore{stored: map[string]bool{}, lost: lost}
+			kicked := make(chan conversation.Key, 4)
+			s := testIntake(st, Config{}, func(k conversation.Key) { kicked <- k })
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			in := personMention("m1", "U1", "1000.000100")
+			if _, err := s.Submit(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case k := <-kicked:
+				if k != in.Key {
+					t.Errorf("work started on thread %s; want %s", k, in.Key)
+				}
+			default:
+				t.Error("the input stored by an attempt whose reply was lost started no work on its thread")
+			}
+			if ok, err := s.Submit(ctx, in); err != nil || ok {
+				t.Fatalf("the same input again: accepted %v, error %v; want a duplicate", ok, err)
+			}
+			if len(kicked) != 0 {
+				t.Error("a duplicate found at the first attempt started work on its thread")
+			}
+		})
+	}
+}
