@@ -421,6 +421,30 @@ func TestCompareTS(t *testing.T) {
 	}
 }
 
+// TestStatusPassingFailureKeepsTheStatus: a passing failure of
+// assistant.threads.setStatus (internal_error) is returned and tried again by the
+// next status: the channel does not fall back to reactions for good, as it does when
+// setStatus is refused.
+func TestStatusPassingFailureKeepsTheStatus(t *testing.T) {
+	h := startMessenger(t)
+	root := h.say(t, "C0GENERAL", "a question", "")
+	key := conversation.Key{TeamID: "T0TEAM", ChannelID: "C0GENERAL", ThreadTS: root}
+	h.emu.FailNext("assistant.threads.setStatus", "internal_error")
+	if err := h.msg.SetStatus(h.ctx, key, "is thinking…"); err == nil {
+		t.Fatal("a failed setStatus reported no error")
+	}
+	before := len(h.emu.Calls("assistant.threads.setStatus"))
+	if err := h.msg.SetStatus(h.ctx, key, "is thinking…"); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.emu.Calls("assistant.threads.setStatus")) != before+1 {
+		t.Error("the status after a passing failure was not set with assistant.threads.setStatus")
+	}
+	if m, _ := h.emu.Message("C0GENERAL", root); len(m.Reactions) != 0 {
+		t.Errorf("%d reactions on the question; want none (the status is Slack's)", len(m.Reactions))
+	}
+}
+
 // TestStatusReactionRemovedAfterAFailure: where assistant.threads.setStatus is
 // refused, the status is an ⏳ reaction; a removal Slack failed is tried again by the
 // next clear (it used to be forgotten, and the reaction stuck).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -82,6 +83,13 @@ func (m *Messenger) SetStatus(ctx context.Context, key conversation.Key, status 
 	return m.status.set(ctx, key, status)
 }
 
+// statusRefusals are the errors of assistant.threads.setStatus that mean it will not
+// work in the channel (the app is not an assistant there, or lacks a scope), so that
+// the channel's statuses are reactions from then on; any other error passes.
+var statusRefusals = map[string]bool{"not_allowed": true, "not_allowed_token_type": true, "missing_scope": true,
+	"channel_not_found": true, "channel_type_not_supported": true, "feature_not_enabled": true, "unknown_method": true,
+	"access_denied": true, "no_permission": true}
+
 // set is SetStatus.
 func (s *threadStatuses) set(ctx context.Context, key conversation.Key, status string) error {
 	s.mu.Lock()
@@ -102,8 +110,8 @@ func (s *threadStatuses) set(ctx context.Context, key conversation.Key, status s
 		})
 		s.record(key, st.post, known, status, err)
 		var slackErr slack.SlackErrorResponse
-		if err == nil || !errors.As(err, &slackErr) {
-			return err
+		if err == nil || !errors.As(err, &slackErr) || !statusRefusals[strings.TrimSpace(slackErr.Err)] {
+			return err // a passing failure (internal_error, ratelimited, …): tried again next time
 		}
 		s.log.Debug("assistant.threads.setStatus refused; using a reaction", "channel", key.ChannelID, "error", err)
 		s.mu.Lock()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,14 +113,15 @@ func (m *Main) open(ctx context.Context) (err error) {
 		return err
 	}
 	rc := &m.rc
+	// First, before anything starts (MCP servers, connections): a second process on
+	// the same directory stops at once, saying which holds it. An empty DATA_DIR (with
+	// Postgres) puts the spool in the working directory, which is locked then.
+	if m.dataLock, err = store.LockDataDir(cmp.Or(rc.DataDir, ".")); err != nil {
+		return err
+	}
 	var tools *agents.Registry
 	if tools, m.mcp, err = rc.buildTools(ctx, m.RegisterTools); err != nil {
 		return err
-	}
-	if rc.DataDir != "" {
-		if m.dataLock, err = store.LockDataDir(rc.DataDir); err != nil {
-			return err
-		}
 	}
 	if m.db, err = store.Open(ctx, rc.storeOptions(rc.log)); err != nil {
 		return err
