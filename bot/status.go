@@ -83,12 +83,13 @@ func (m *Messenger) SetStatus(ctx context.Context, key conversation.Key, status 
 	return m.status.set(ctx, key, status)
 }
 
-// statusRefusals are the errors of assistant.threads.setStatus that mean it will not
-// work in the channel (the app is not an assistant there, or lacks a scope), so that
-// the channel's statuses are reactions from then on; any other error passes.
-var statusRefusals = map[string]bool{"not_allowed": true, "not_allowed_token_type": true, "missing_scope": true,
-	"channel_not_found": true, "channel_type_not_supported": true, "feature_not_enabled": true, "unknown_method": true,
-	"access_denied": true, "no_permission": true}
+// statusPassing are the errors of assistant.threads.setStatus that say nothing of
+// the channel: Slack's passing failures, and a thread's own. Any other error (the app
+// is not an assistant there, lacks a scope, the workspace restricts it) means that
+// setStatus will not work in the channel, so that its statuses are reactions from
+// then on.
+var statusPassing = map[string]bool{"internal_error": true, "fatal_error": true, "service_unavailable": true,
+	"request_timeout": true, "ratelimited": true, "invalid_thread_ts": true, "thread_not_found": true, "message_not_found": true}
 
 // set is SetStatus.
 func (s *threadStatuses) set(ctx context.Context, key conversation.Key, status string) error {
@@ -110,7 +111,7 @@ func (s *threadStatuses) set(ctx context.Context, key conversation.Key, status s
 		})
 		s.record(key, st.post, known, status, err)
 		var slackErr slack.SlackErrorResponse
-		if err == nil || !errors.As(err, &slackErr) || !statusRefusals[strings.TrimSpace(slackErr.Err)] {
+		if err == nil || !errors.As(err, &slackErr) || statusPassing[strings.TrimSpace(slackErr.Err)] {
 			return err // a passing failure (internal_error, ratelimited, …): tried again next time
 		}
 		s.log.Debug("assistant.threads.setStatus refused; using a reaction", "channel", key.ChannelID, "error", err)

@@ -311,13 +311,13 @@ func (m *Main) close() error {
 		}
 		m.db = nil
 	}
-	if m.dataLock != nil {
-		_ = m.dataLock.Unlock()
-		m.dataLock = nil
-	}
 	if m.mcp != nil {
 		_ = m.mcp.Close()
 		m.mcp = nil
+	}
+	if m.dataLock != nil { // last: what it started first is stopped by then
+		_ = m.dataLock.Unlock()
+		m.dataLock = nil
 	}
 	if m.stopTracing != nil {
 		m.stopTracing()

@@ -78,9 +78,11 @@ func newGroupCommit(e *env) *groupCommit {
 
 // queuedInput is an input waiting for its batch, and where its outcome goes.
 type queuedInput struct {
-	ctx  context.Context
-	in   conversation.Input
-	done chan commitResult // buffered: the committer never waits for the caller
+	ctx context.Context
+	in  conversation.Input
+	// stored, when set, is called once in is stored, before its caller is told.
+	stored func()
+	done   chan commitResult // buffered: the committer never waits for the caller
 }
 
 // commitResult is the outcome of storing one input.
@@ -99,14 +101,16 @@ type commitResult struct {
 // store is unavailable, a batch retries until the earliest deadline of its inputs
 // (less spoolReserve with a spool), at most maxBatchRetry; without a spool, in then
 // queues again while at least minAttempt of ctx's time is left (batchTimeout when
-// ctx has no deadline; the last batch may end up to maxBatchRetry after it).
-func (g *groupCommit) store(ctx context.Context, in conversation.Input) commitResult {
+// ctx has no deadline; the last batch may end up to maxBatchRetry after it). stored,
+// when set, is called once in is stored, as soon as its batch commits: before store
+// returns, and before a caller woken later could count in twice.
+func (g *groupCommit) store(ctx context.Context, in conversation.Input, stored func()) commitResult {
 	until, ok := ctx.Deadline()
 	if !ok {
 		until = time.Now().Add(batchTimeout)
 	}
 	for failed := false; ; failed = true {
-		r := g.storeOnce(ctx, in)
+		r := g.storeOnce(ctx, in, stored)
 		r.retried = r.retried || failed // the batch that failed may have committed
 		if r.err == nil || !storeDown(r.err) || g.cfg.Spool != nil || ctx.Err() != nil || time.Until(until) < minAttempt {
 			return r
@@ -115,8 +119,8 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input) commitRe
 }
 
 // storeOnce queues in for the next batch and returns its outcome.
-func (g *groupCommit) storeOnce(ctx context.Context, in conversation.Input) commitResult {
-	q := &queuedInput{ctx: ctx, in: in, done: make(chan commitResult, 1)}
+func (g *groupCommit) storeOnce(ctx context.Context, in conversation.Input, stored func()) commitResult {
+	q := &queuedInput{ctx: ctx, in: in, stored: stored, done: make(chan commitResult, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, q)
 	now := time.Now()
@@ -171,15 +175,17 @@ func (g *groupCommit) run() {
 // deadline (an input whose time is up rides along as in the batch), and told at once,
 // so that the others are not refused with it.
 func (g *groupCommit) commit(batch []*queuedInput) {
-	g.commitBy(batch, g.deadline(batch))
+	g.commitBy(batch, g.deadline(batch), false)
 }
 
-// commitBy is commit, its retries bounded by deadline.
-func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time) {
-	inserted, retried, err := g.enqueue(batch, deadline)
+// commitBy is commit, its retries bounded by deadline; retried is set when an
+// attempt of a batch holding batch's inputs failed already (commitResult.retried).
+func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time, retried bool) {
+	inserted, failed, err := g.enqueue(batch, deadline)
+	retried = retried || failed
 	if err != nil && len(batch) > 1 && !storeDown(err) {
 		for _, q := range batch {
-			g.commitBy([]*queuedInput{q}, deadline)
+			g.commitBy([]*queuedInput{q}, deadline, retried)
 		}
 		return
 	}
@@ -190,6 +196,9 @@ func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time) {
 		r := commitResult{err: err}
 		if err == nil {
 			r.inserted, r.retried = inserted[i], retried
+			if r.inserted && q.stored != nil {
+				q.stored()
+			}
 		}
 		q.done <- r
 	}
@@ -218,7 +227,7 @@ func (g *groupCommit) deadline(batch []*queuedInput) time.Time {
 	now := time.Now()
 	switch {
 	case deadline.IsZero() && bounded:
-		return expired
+		return earliest(expired, now) // cancelled before its deadline: fails at once too
 	case deadline.IsZero():
 		return now.Add(maxBatchRetry)
 	case g.cfg.Spool != nil:

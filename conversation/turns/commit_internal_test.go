@@ -75,7 +75,9 @@ func TestGroupCommit(t *testing.T) {
 
 	firstDone := make(chan bool, 1)
 	go func() {
-		firstDone <- g.store(ctx, in("first")).inserted
+		stored := false
+		r := g.store(ctx, in("first"), func() { stored = true })
+		firstDone <- r.inserted && stored
 	}()
 	<-st.first
 	const n = 20
@@ -84,7 +86,7 @@ func TestGroupCommit(t *testing.T) {
 		id := fmt.Sprintf("in%02d", i)
 		// One at a time into the queue, so that its order is known.
 		go func() {
-			if r := g.store(ctx, in(id)); r.err != nil || !r.inserted {
+			if r := g.store(ctx, in(id), nil); r.err != nil || !r.inserted {
 				results <- fmt.Sprintf("%s: %v, %v", id, r.inserted, r.err)
 				return
 			}
@@ -94,7 +96,7 @@ func TestGroupCommit(t *testing.T) {
 	}
 	close(st.release)
 	if !<-firstDone {
-		t.Error("first input reported a duplicate")
+		t.Error("first input reported a duplicate, or stored before its stored callback ran")
 	}
 	for range n {
 		if r := <-results; r != "" {
@@ -123,12 +125,12 @@ func TestGroupCommitPoison(t *testing.T) {
 	g := testCommit(st)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	go func() { g.store(ctx, conversation.Input{ID: "first"}) }()
+	go func() { g.store(ctx, conversation.Input{ID: "first"}, nil) }()
 	<-st.first
 	errs := make(chan error, 3)
 	for i, id := range []string{"a", "bad", "b"} {
 		go func() {
-			err := g.store(ctx, conversation.Input{ID: id}).err
+			err := g.store(ctx, conversation.Input{ID: id}, nil).err
 			if (err != nil) != (id == "bad") {
 				errs <- fmt.Errorf("%s: %v", id, err)
 				return
@@ -183,7 +185,7 @@ func TestGroupCommitGathersABusyIntake(t *testing.T) {
 		g := testCommit(st)
 		in := func(id string) conversation.Input { return conversation.Input{ID: id} }
 		store := func(id string) {
-			if err := g.store(t.Context(), in(id)).err; err != nil {
+			if err := g.store(t.Context(), in(id), nil).err; err != nil {
 				t.Error(err)
 			}
 		}
@@ -211,7 +213,7 @@ func TestGroupCommitGathersABusyIntake(t *testing.T) {
 		start = time.Now()
 		threads := func(from, to int) {
 			for i := from; i < to; i++ { // each stored before the next comes
-				if err := g.store(t.Context(), conversation.Input{ID: fmt.Sprintf("thread%d", i), Key: conversation.Key{ThreadTS: fmt.Sprint(i)}}).err; err != nil {
+				if err := g.store(t.Context(), conversation.Input{ID: fmt.Sprintf("thread%d", i), Key: conversation.Key{ThreadTS: fmt.Sprint(i)}}, nil).err; err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -262,6 +264,15 @@ func TestGroupCommitExpiredInputRidesAlong(t *testing.T) {
 	g.commit([]*queuedInput{alone})
 	if r := <-alone.done; r.err == nil {
 		t.Error("an input whose time is up, alone, was stored; want its deadline's error")
+	}
+	// Cancelled before its deadline (a stopped turn's forwarded command): alone, it
+	// fails at once too, rather than retrying until that deadline.
+	cancelled, cancelNow := context.WithTimeout(context.Background(), time.Hour)
+	cancelNow()
+	gone := &queuedInput{ctx: cancelled, in: conversation.Input{ID: "gone"}, done: make(chan commitResult, 1)}
+	g.commit([]*queuedInput{gone})
+	if r := <-gone.done; r.err == nil {
+		t.Error("an input whose caller is gone, alone, was stored; want it failed at once")
 	}
 	// A batch the store refuses for one input is stored one input at a time, by the
 	// batch's deadline: the input whose time is up still rides along.
@@ -344,7 +355,7 @@ func TestGroupCommitBoundsABatchRetry(t *testing.T) {
 				start := time.Now()
 				apiDone := make(chan time.Duration, 1)
 				go func() {
-					if err := g.store(context.Background(), conversation.Input{ID: "api"}).err; !storeDown(err) {
+					if err := g.store(context.Background(), conversation.Input{ID: "api"}, nil).err; !storeDown(err) {
 						t.Errorf("api input: error %v; want the store's unavailability", err)
 					}
 					apiDone <- time.Since(start)
@@ -353,7 +364,7 @@ func TestGroupCommitBoundsABatchRetry(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
 				defer cancel()
 				slackStart := time.Now()
-				if err := g.store(ctx, conversation.Input{ID: "slack"}).err; !storeDown(err) {
+				if err := g.store(ctx, conversation.Input{ID: "slack"}, nil).err; !storeDown(err) {
 					t.Errorf("slack input: error %v; want the store's unavailability", err)
 				}
 				// With a spool, it is told by its deadline (and spooled); without one, it
@@ -369,7 +380,7 @@ func TestGroupCommitBoundsABatchRetry(t *testing.T) {
 				}
 				api := <-apiDone
 				// Without a spool, its last batch may begin just before batchTimeout.
-				lo, hi := maxBatchRetry/2, maxBatchRetry
+				lo, hi := maxBatchRetry/4, maxBatchRetry
 				if !spool {
 					lo, hi = batchTimeout-maxBatchRetry, batchTimeout+maxBatchRetry
 				}

@@ -92,12 +92,13 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 			return false, nil
 		}
 	}
-	var tok token
+	var (
+		tok token
+		res *reservation
+	)
 	if limited {
-		r, t, reserved := s.admit(ctx, in)
-		if reserved {
-			defer s.limits.unreserve(in.Key, in.User())
-		}
+		r, t, rs := s.admit(ctx, in)
+		defer rs.release() // unless stored: then it counts as pending
 		if r != nil {
 			if s.enqueuedAlready(ctx, in) {
 				t.giveBack()
@@ -107,12 +108,12 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 			s.refuse(in, r)
 			return false, nil
 		}
-		tok = t
+		tok, res = t, rs
 	}
 	in.Status = conversation.InputPending
 	in.CreatedAt = s.cfg.Now().UTC()
 	s.amend(ctx, in)
-	accepted, err = s.accept(ctx, in)
+	accepted, err = s.accept(ctx, in, res)
 	if !accepted && err == nil {
 		tok.giveBack() // a duplicate, stored or spooled already: it costs no token
 	}
@@ -144,23 +145,24 @@ func (s *intake) amend(ctx context.Context, in conversation.Input) {
 
 // accept stores in (with the inputs submitted with it: group commit, commit.go), or
 // spools it when the store is unavailable or inputs are spooled already (they go into
-// the store in order), and starts work on its thread.
-func (s *intake) accept(ctx context.Context, in conversation.Input) (bool, error) {
+// the store in order), and starts work on its thread. res is in's reservation in the
+// queue bounds (nil for none): once in is stored, it counts as pending instead.
+func (s *intake) accept(ctx context.Context, in conversation.Input, res *reservation) (bool, error) {
 	if !s.spool.isSpooling() {
-		r := s.commit.store(ctx, in)
+		r := s.commit.store(ctx, in, func() { s.limits.stored(in, res) })
 		switch err := r.err; {
+		case err == nil && !r.inserted && !r.retried:
+			s.log.Debug("duplicate input dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyEvent, in.EventID)
+			return false, nil
 		case err == nil:
 			if !r.inserted {
-				s.log.Debug("duplicate input dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyEvent, in.EventID)
-				if r.retried {
-					// A failed attempt of its batch may have stored it (a commit whose
-					// reply was lost): its thread is started, as for a new input, rather
-					// than left to the sweep (a worker finds what is pending, if anything).
-					s.kick(in.Key)
-				}
-				return false, nil
+				// A failed attempt of its batch may have stored it (a commit whose reply
+				// was lost): it is taken as new, and its thread started, rather than left
+				// to the sweep and reported as a duplicate (a worker finds what is
+				// pending, if anything).
+				s.log.Debug("input found stored after a failed attempt; taken as new", conversation.LogKeyInput, in.ID)
+				s.limits.stored(in, res)
 			}
-			s.limits.stored(in)
 			s.notify(in)
 			return true, nil
 		case s.cfg.Spool == nil || !storeDown(err) && ctx.Err() == nil:
@@ -185,39 +187,39 @@ func (s *intake) notify(in conversation.Input) {
 
 // admit applies the limits to in (see limits.go) and returns the refusal, or nil
 // when in may be queued, the token it took from its author's bucket (given back when
-// in turns out to be a duplicate), and whether the queue bounds count in as admitted
-// (limits.reserve: the caller calls limits.unreserve once in is kept or dropped).
-func (s *intake) admit(ctx context.Context, in conversation.Input) (*refusal, token, bool) {
+// in turns out to be a duplicate), and in's reservation in the queue bounds (nil for
+// none: limits.reserve; the caller releases it, unless in is stored).
+func (s *intake) admit(ctx context.Context, in conversation.Input) (*refusal, token, *reservation) {
 	user, now := in.User(), s.cfg.Now()
 	switch in.Kind {
 	case conversation.KindAction:
 		if a := in.Action; a != nil && a.Action.Name == conversation.ActionStop {
-			return nil, token{}, false // a pipeline's Stop, stored for its next turn: never refused
+			return nil, token{}, nil // a pipeline's Stop, stored for its next turn: never refused
 		}
 		t, d := s.limits.take(in.Key.TeamID, user, true, now)
 		if d > 0 {
-			return &refusal{kind: limitRate, retry: d}, t, false
+			return &refusal{kind: limitRate, retry: d}, t, nil
 		}
-		return nil, t, false
+		return nil, t, nil
 	case conversation.KindUserMessage, conversation.KindCommand:
 	default:
-		return nil, token{}, false
+		return nil, token{}, nil
 	}
 	t, d := s.limits.take(in.Key.TeamID, user, false, now)
 	if d > 0 {
-		return &refusal{kind: limitRate, retry: d}, t, false
+		return &refusal{kind: limitRate, retry: d}, t, nil
 	}
-	r, reserved := s.queueBounds(ctx, in, user)
-	return r, t, reserved
+	r, res := s.queueBounds(ctx, in, user)
+	return r, t, res
 }
 
 // queueBounds applies MaxQueuedPerThread and MaxQueuedPerUser to in, of user (see
-// limits.go), and returns the refusal, or nil, and whether in now counts as admitted
-// (limits.reserve).
-func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user string) (*refusal, bool) {
+// limits.go), and returns the refusal, or nil and in's reservation (limits.reserve;
+// nil when no bound applies).
+func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user string) (*refusal, *reservation) {
 	perThread, perUser := s.cfg.MaxQueuedPerThread, s.cfg.MaxQueuedPerUser
 	if perThread <= 0 && (perUser <= 0 || user == "") {
-		return nil, false
+		return nil, nil
 	}
 	counts := s.limits.spooledCounts(in.Key, user)
 	if !s.spool.isSpooling() && s.limits.near(in.Key, user, perThread, perUser) {
@@ -235,8 +237,7 @@ func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user st
 			s.log.Error("pending inputs not counted; the input is admitted", conversation.LogKeyInput, in.ID, "error", err)
 		}
 	}
-	r := s.limits.reserve(in.Key, user, counts, perThread, perUser)
-	return r, r == nil
+	return s.limits.reserve(in.Key, user, counts, perThread, perUser)
 }
 
 // enqueuedAlready reports whether in, refused by a limit, is stored already: a copy

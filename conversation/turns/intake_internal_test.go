@@ -141,8 +141,8 @@ func (s *lostBatchReplyStore) EnqueueBatch(ctx context.Context, ins []conversati
 }
 
 // TestLostCommitReplyStartsTheThread: an input whose batch was stored by an attempt
-// whose reply was lost (the retry reports it a duplicate) still starts work on its
-// thread, rather than waiting for the sweep, whether the batch retried it (the
+// whose reply was lost (the retry reports it a duplicate) is accepted, and starts
+// work on its thread, rather than waiting for the sweep, whether the batch retried it (the
 // connection reset) or it queued again for another batch (the attempt ran out of
 // time); a duplicate found at the first attempt (Slack delivering an event again)
 // starts nothing.
@@ -158,8 +158,8 @@ func TestLostCommitReplyStartsTheThread(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			in := personMention("m1", "U1", "1000.000100")
-			if _, err := s.Submit(ctx, in); err != nil {
-				t.Fatal(err)
+			if ok, err := s.Submit(ctx, in); err != nil || !ok {
+				t.Fatalf("accepted %v, error %v; want it accepted (an API caller would otherwise be told it was refused)", ok, err)
 			}
 			select {
 			case k := <-kicked:
@@ -176,5 +176,37 @@ func TestLostCommitReplyStartsTheThread(t *testing.T) {
 				t.Error("a duplicate found at the first attempt started work on its thread")
 			}
 		})
+	}
+}
+
+// TestReservationBecomesPending: an admitted input counts once: as admitted until it
+// is stored, then as pending, in one step (limits.stored), so that the store's count,
+// which has it from its commit on, and the admitted inputs never count it twice; its
+// release after that changes nothing.
+func TestReservationBecomesPending(t *testing.T) {
+	l := newLimits(0, 1)
+	const bound = 2
+	a, b := personMention("a", "U1", "1.1"), personMention("b", "U1", "2.2")
+	_, ra := l.reserve(a.Key, "U1", conversation.PendingCounts{}, 0, bound)
+	_, rb := l.reserve(b.Key, "U1", conversation.PendingCounts{}, 0, bound)
+	if ra == nil || rb == nil {
+		t.Fatal("inputs under the bound refused")
+	}
+	if r, _ := l.reserve(conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "3.3"}, "U1", conversation.PendingCounts{}, 0, bound); r == nil {
+		t.Fatal("a third input admitted while two are being stored, bound 2")
+	}
+	l.stored(a, ra) // a committed: the store counts it from now on
+	ra.release()
+	if r, _ := l.reserve(conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "3.3"}, "U1", conversation.PendingCounts{User: 1}, 0, bound); r == nil {
+		t.Fatal("admitted with a stored and b being stored, bound 2")
+	}
+	rb.release() // b was a duplicate
+	r, rc := l.reserve(conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "3.3"}, "U1", conversation.PendingCounts{User: 1}, 0, bound)
+	if r != nil {
+		t.Fatalf("refused (%d pending) with only a pending, bound 2; a counted twice", r.pending)
+	}
+	rc.release()
+	if len(l.admitting) != 0 || len(l.admittingBy) != 0 || l.pendingBy["T1/U1"] != 1 {
+		t.Errorf("admitting %v %v, pending %v; want none admitting, a pending", l.admitting, l.admittingBy, l.pendingBy)
 	}
 }

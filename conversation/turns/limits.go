@@ -91,8 +91,9 @@ type limits struct {
 	pending   map[conversation.Key]int
 	pendingBy map[string]int
 	// admitting and admittingBy count the inputs the queue bounds admitted that are
-	// not yet stored, spooled or dropped (reserve, unreserve): one person's inputs
-	// submitted together, in several threads, count one another before any is stored.
+	// not yet stored, spooled or dropped (reserve; stored, reservation.release): one
+	// person's inputs submitted together, in several threads, count one another
+	// before any is stored.
 	admitting   map[conversation.Key]int
 	admittingBy map[string]int
 }
@@ -202,9 +203,15 @@ func (l *limits) spool(in conversation.Input, delta int) {
 	}
 }
 
-// stored counts in, stored by this process, as pending.
-func (l *limits) stored(in conversation.Input) {
-	l.pendingDelta(in, 1)
+// stored counts in, stored by this process, as pending; with r, in's reservation
+// (nil for none), in the same step as in stops counting as admitted, so that no
+// count of the pending inputs (the store's, once it committed, and this process's)
+// sees it twice.
+func (l *limits) stored(in conversation.Input, r *reservation) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r.releaseLocked()
+	l.pendingDeltaLocked(in, 1)
 }
 
 // finished counts in, finished by this process, as no longer pending.
@@ -215,6 +222,11 @@ func (l *limits) finished(in conversation.Input) {
 func (l *limits) pendingDelta(in conversation.Input, delta int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.pendingDeltaLocked(in, delta)
+}
+
+// pendingDeltaLocked is pendingDelta; mu is held.
+func (l *limits) pendingDeltaLocked(in conversation.Input, delta int) {
 	if len(l.pending) >= maxTrackedPending || len(l.pendingBy) >= maxTrackedPending {
 		clear(l.pending)
 		clear(l.pendingBy)
@@ -249,10 +261,11 @@ func (l *limits) near(key conversation.Key, user string, perThread, perUser int)
 // reserve applies MaxQueuedPerThread (perThread) and MaxQueuedPerUser (perUser) to
 // an input of user in thread key, given c, the pending inputs counted for them (the
 // store's count near a bound, and those spooled), to which it adds those admitted and
-// not yet stored. It returns the refusal, or nil and counts the input as admitted
-// until unreserve: the check and the count are one step, so that inputs submitted
-// together cannot all pass a bound that only some of them fit under.
-func (l *limits) reserve(key conversation.Key, user string, c conversation.PendingCounts, perThread, perUser int) *refusal {
+// not yet stored. It returns the refusal, or the input's reservation: it counts as
+// admitted until stored or release ends that. The check and the count are one step,
+// so that inputs submitted together cannot all pass a bound that only some of them
+// fit under.
+func (l *limits) reserve(key conversation.Key, user string, c conversation.PendingCounts, perThread, perUser int) (*refusal, *reservation) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	id := key.TeamID + "/" + user
@@ -262,25 +275,46 @@ func (l *limits) reserve(key conversation.Key, user string, c conversation.Pendi
 	}
 	switch {
 	case perThread > 0 && c.Thread >= perThread:
-		return &refusal{kind: limitThread, pending: c.Thread}
+		return &refusal{kind: limitThread, pending: c.Thread}, nil
 	case perUser > 0 && user != "" && c.User >= perUser:
-		return &refusal{kind: limitUser, pending: c.User}
+		return &refusal{kind: limitUser, pending: c.User}, nil
 	}
 	l.admitting[key]++
 	if user != "" {
 		l.admittingBy[id]++
 	}
-	return nil
+	return nil, &reservation{l: l, key: key, user: user}
 }
 
-// unreserve ends reserve's count of an input of user in thread key: it was stored
-// (and counted pending), spooled, found a duplicate, or not kept.
-func (l *limits) unreserve(key conversation.Key, user string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	addCount(l.admitting, key, -1)
-	if user != "" {
-		addCount(l.admittingBy, key.TeamID+"/"+user, -1)
+// reservation is an input's count among those the queue bounds admitted and that
+// are not yet stored (limits.reserve). A nil reservation is none.
+type reservation struct {
+	l    *limits
+	key  conversation.Key
+	user string
+	done bool // guarded by l.mu: the count ended
+}
+
+// release ends r's count, unless limits.stored did: the input was spooled, found a
+// duplicate, or not kept.
+func (r *reservation) release() {
+	if r == nil {
+		return
+	}
+	r.l.mu.Lock()
+	defer r.l.mu.Unlock()
+	r.releaseLocked()
+}
+
+// releaseLocked is release; r.l.mu is held.
+func (r *reservation) releaseLocked() {
+	if r == nil || r.done {
+		return
+	}
+	r.done = true
+	addCount(r.l.admitting, r.key, -1)
+	if r.user != "" {
+		addCount(r.l.admittingBy, r.key.TeamID+"/"+r.user, -1)
 	}
 }
 

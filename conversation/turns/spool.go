@@ -167,7 +167,7 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
 	}
 	s.limits.spool(in, -1)
 	if inserted {
-		s.limits.stored(in)
+		s.limits.stored(in, nil)
 		s.notify(in)
 	}
 	return nil
