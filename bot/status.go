@@ -84,12 +84,15 @@ func (m *Messenger) SetStatus(ctx context.Context, key conversation.Key, status 
 }
 
 // statusPassing are the errors of assistant.threads.setStatus that say nothing of
-// the channel: Slack's passing failures, and a thread's own. Any other error (the app
+// the channel: Slack's passing failures, a thread's own, and the token's (a reaction
+// would fail as well). Any other error (the app
 // is not an assistant there, lacks a scope, the workspace restricts it) means that
 // setStatus will not work in the channel, so that its statuses are reactions from
 // then on.
 var statusPassing = map[string]bool{"internal_error": true, "fatal_error": true, "service_unavailable": true,
-	"request_timeout": true, "ratelimited": true, "invalid_thread_ts": true, "thread_not_found": true, "message_not_found": true}
+	"request_timeout": true, "ratelimited": true, "invalid_thread_ts": true, "thread_not_found": true, "message_not_found": true,
+	"invalid_auth": true, "not_authed": true, "token_expired": true, "token_revoked": true, "account_inactive": true,
+	"invalid_arguments": true}
 
 // set is SetStatus.
 func (s *threadStatuses) set(ctx context.Context, key conversation.Key, status string) error {

@@ -192,13 +192,15 @@ func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time, retried
 	g.mu.Lock()
 	g.storing = 0
 	g.mu.Unlock()
+	for i, q := range batch { // every input counts as stored before any caller wakes
+		if err == nil && inserted[i] && q.stored != nil {
+			q.stored()
+		}
+	}
 	for i, q := range batch {
 		r := commitResult{err: err}
 		if err == nil {
 			r.inserted, r.retried = inserted[i], retried
-			if r.inserted && q.stored != nil {
-				q.stored()
-			}
 		}
 		q.done <- r
 	}
@@ -207,9 +209,10 @@ func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time, retried
 // deadline returns how long a batch may retry while the store is unavailable: until
 // the earliest deadline of its inputs whose time is not up (less spoolReserve with a
 // spool), no sooner than minAttempt from now and no later than maxBatchRetry. Those
-// whose time is up (they waited long on their lane) ride along, and do not fail the
-// others with theirs, unless no input is left: then their earliest, and the batch
-// fails at once, as each would. A batch none of whose callers set a deadline has
+// whose time is up (they waited long on their lane, or their caller is gone) ride
+// along, and do not fail the others with theirs, unless no input is left: then their
+// earliest, and the batch fails at once, as each would (one cancelled before its
+// deadline gets minAttempt). A batch none of whose callers set a deadline has
 // maxBatchRetry (each caller queues again for the rest of its time: store).
 func (g *groupCommit) deadline(batch []*queuedInput) time.Time {
 	var deadline, expired time.Time
@@ -227,7 +230,9 @@ func (g *groupCommit) deadline(batch []*queuedInput) time.Time {
 	now := time.Now()
 	switch {
 	case deadline.IsZero() && bounded:
-		return earliest(expired, now) // cancelled before its deadline: fails at once too
+		// Cancelled before its deadline (a stopped turn's forwarded input): one short
+		// try, no retries for the rest of that deadline.
+		return earliest(expired, now.Add(minAttempt))
 	case deadline.IsZero():
 		return now.Add(maxBatchRetry)
 	case g.cfg.Spool != nil:

@@ -266,13 +266,16 @@ func TestGroupCommitExpiredInputRidesAlong(t *testing.T) {
 		t.Error("an input whose time is up, alone, was stored; want its deadline's error")
 	}
 	// Cancelled before its deadline (a stopped turn's forwarded command): alone, it
-	// fails at once too, rather than retrying until that deadline.
+	// is tried once, for minAttempt, not until that deadline: stored here.
 	cancelled, cancelNow := context.WithTimeout(context.Background(), time.Hour)
 	cancelNow()
 	gone := &queuedInput{ctx: cancelled, in: conversation.Input{ID: "gone"}, done: make(chan commitResult, 1)}
+	if d := g.deadline([]*queuedInput{gone}); time.Until(d) > minAttempt {
+		t.Errorf("an input whose caller is gone may retry for %v; want minAttempt at most", time.Until(d))
+	}
 	g.commit([]*queuedInput{gone})
-	if r := <-gone.done; r.err == nil {
-		t.Error("an input whose caller is gone, alone, was stored; want it failed at once")
+	if r := <-gone.done; r.err != nil || !r.inserted {
+		t.Errorf("an input whose caller is gone, alone, with the store up: inserted %v, error %v; want it stored", r.inserted, r.err)
 	}
 	// A batch the store refuses for one input is stored one input at a time, by the
 	// batch's deadline: the input whose time is up still rides along.

@@ -157,11 +157,14 @@ func (s *intake) accept(ctx context.Context, in conversation.Input, res *reserva
 		case err == nil:
 			if !r.inserted {
 				// A failed attempt of its batch may have stored it (a commit whose reply
-				// was lost): it is taken as new, and its thread started, rather than left
-				// to the sweep and reported as a duplicate (a worker finds what is
-				// pending, if anything).
-				s.log.Debug("input found stored after a failed attempt; taken as new", conversation.LogKeyInput, in.ID)
+				// was lost): it is accepted, and its thread started, rather than left to
+				// the sweep and reported a duplicate (a worker finds what is pending, if
+				// anything). It stops no running turn: it may be a copy Slack delivered
+				// again of an input older than that turn's (notify).
+				s.log.Debug("input found stored after a failed attempt; accepted", conversation.LogKeyInput, in.ID)
 				s.limits.stored(in, res)
+				s.kick(in.Key)
+				return true, nil
 			}
 			s.notify(in)
 			return true, nil
@@ -171,7 +174,7 @@ func (s *intake) accept(ctx context.Context, in conversation.Input, res *reserva
 			s.log.Warn("store unavailable: input spooled to local disk", conversation.LogKeyInput, in.ID, "error", err)
 		}
 	}
-	return s.spool.put(in)
+	return s.spool.put(in, res)
 }
 
 // notify tells this process's worker of in's thread that in was stored: a newer

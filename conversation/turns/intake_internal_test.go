@@ -144,8 +144,8 @@ func (s *lostBatchReplyStore) EnqueueBatch(ctx context.Context, ins []conversati
 // whose reply was lost (the retry reports it a duplicate) is accepted, and starts
 // work on its thread, rather than waiting for the sweep, whether the batch retried it (the
 // connection reset) or it queued again for another batch (the attempt ran out of
-// time); a duplicate found at the first attempt (Slack delivering an event again)
-// starts nothing.
+// time), and stops no running turn of the thread (it may be a copy Slack delivered
+// again of an older input); a duplicate found at the first attempt starts nothing.
 func TestLostCommitReplyStartsTheThread(t *testing.T) {
 	for name, lost := range map[string]error{
 		"reset":   fmt.Errorf("commit: connection reset: %w", conversation.ErrUnavailable),
@@ -158,6 +158,11 @@ func TestLostCommitReplyStartsTheThread(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			in := personMention("m1", "U1", "1000.000100")
+			// A newer input's turn runs in the thread: m1 may be a copy Slack delivered
+			// again, so it must not stop that turn, as a new message would.
+			turnCtx, stopTurn := context.WithCancelCause(context.Background())
+			defer stopTurn(nil)
+			s.threads.m[in.Key] = &thread{run: &active{inputID: "m2", stoppable: true, interruptible: true, cancel: stopTurn}}
 			if ok, err := s.Submit(ctx, in); err != nil || !ok {
 				t.Fatalf("accepted %v, error %v; want it accepted (an API caller would otherwise be told it was refused)", ok, err)
 			}
@@ -168,6 +173,9 @@ func TestLostCommitReplyStartsTheThread(t *testing.T) {
 				}
 			default:
 				t.Error("the input stored by an attempt whose reply was lost started no work on its thread")
+			}
+			if context.Cause(turnCtx) != nil {
+				t.Errorf("the input found stored after a failed attempt stopped the thread's running turn: %v", context.Cause(turnCtx))
 			}
 			if ok, err := s.Submit(ctx, in); err != nil || ok {
 				t.Fatalf("the same input again: accepted %v, error %v; want a duplicate", ok, err)

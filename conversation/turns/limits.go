@@ -181,11 +181,14 @@ func (l *limits) notice(team, user string, now time.Time, interval time.Duration
 	return true
 }
 
-// spool counts in as spooled (delta 1) or moved out of the spool (-1). Inputs spooled
-// before this process started were not counted: a count never goes below zero.
-func (l *limits) spool(in conversation.Input, delta int) {
+// spool counts in as spooled (delta 1) or moved out of the spool (-1); with r, in's
+// reservation (nil for none), in the same step as in stops counting as admitted.
+// Inputs spooled before this process started were not counted: a count never goes
+// below zero.
+func (l *limits) spool(in conversation.Input, delta int, r *reservation) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	r.releaseLocked()
 	switch {
 	case delta < 0:
 		delete(l.spooledIDs, in.ID)

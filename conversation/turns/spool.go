@@ -35,8 +35,9 @@ type spooler struct {
 	draining bool
 }
 
-// put spools in and makes sure the drain runs.
-func (s *spooler) put(in conversation.Input) (bool, error) {
+// put spools in and makes sure the drain runs; res is in's reservation in the queue
+// bounds (nil for none): once in is spooled, it counts as spooled instead.
+func (s *spooler) put(in conversation.Input, res *reservation) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The spool is local disk; it gets a context of its own, so that an input whose
@@ -48,7 +49,7 @@ func (s *spooler) put(in conversation.Input) (bool, error) {
 		return false, fmt.Errorf("submit %s: spool: %w", in.ID, err)
 	}
 	if put {
-		s.limits.spool(in, 1)
+		s.limits.spool(in, 1, res)
 	}
 	s.spooling = true
 	s.startDrainLocked(s.bgCtx)
@@ -120,7 +121,7 @@ func (s *spooler) drain(ctx context.Context) {
 					// back in the spool.
 					s.log.Error("spooled input cannot be stored; dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyThread, in.Key.String(), "kind", in.Kind, "error", err)
 					if err = s.cfg.Spool.Remove(ctx, in.ID); err == nil {
-						s.limits.spool(in, -1)
+						s.limits.spool(in, -1, nil)
 					}
 				}
 			}
@@ -165,7 +166,7 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
 	if err := s.cfg.Spool.Remove(ctx, in.ID); err != nil {
 		return fmt.Errorf("remove from the spool: %w", err)
 	}
-	s.limits.spool(in, -1)
+	s.limits.spool(in, -1, nil)
 	if inserted {
 		s.limits.stored(in, nil)
 		s.notify(in)
