@@ -25,8 +25,10 @@ type spooler struct {
 	*env
 	limits *limits
 	// notify tells this process's worker of a thread that one of its spooled inputs
-	// went into the store.
+	// went into the store; kick starts work on a thread (intake.notify, minus the
+	// stop of an older turn).
 	notify func(conversation.Input)
+	kick   func(conversation.Key)
 
 	// mu serializes the spool's hand-over: while spooling is set, inputs go to the
 	// spool, in order, and the drain moves them into the store.
@@ -153,24 +155,34 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
 			return err
 		}
 	}
-	var inserted bool
 	if keep {
+		var inserted bool
+		attempts := 0
 		if err := s.retryStore(ctx, "store a spooled input", func(ctx context.Context) error {
+			attempts++
 			var err error
 			inserted, err = s.cfg.Store.Enqueue(ctx, in)
 			return err
 		}); err != nil {
 			return err
 		}
+		switch {
+		case inserted:
+			// Before the spool lets go of it: should that fail, the next pass finds it
+			// stored, a duplicate, and tells no one.
+			s.limits.stored(in, nil)
+			s.notify(in)
+		case attempts > 1:
+			// A failed attempt may have stored it (a commit whose reply was lost): its
+			// thread is started rather than left to the sweep; no turn is stopped (it
+			// may be a copy of an input older than the running turn's).
+			s.kick(in.Key)
+		}
 	}
 	if err := s.cfg.Spool.Remove(ctx, in.ID); err != nil {
 		return fmt.Errorf("remove from the spool: %w", err)
 	}
 	s.limits.spool(in, -1, nil)
-	if inserted {
-		s.limits.stored(in, nil)
-		s.notify(in)
-	}
 	return nil
 }
 
