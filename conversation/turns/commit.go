@@ -255,14 +255,9 @@ func (g *groupCommit) enqueue(batch []*queuedInput, deadline time.Time) (inserte
 	// Not cancelled with one caller's context: the batch holds the others' inputs too.
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(batch[0].ctx), deadline)
 	defer cancel()
-	attempts := 0
-	err = g.retryStore(ctx, "store inputs", func(ctx context.Context) error {
-		attempts++
-		var err error
-		inserted, err = g.cfg.Store.EnqueueBatch(ctx, ins)
-		return err
+	return retryEnqueue(ctx, g.env, "store inputs", func(ctx context.Context) ([]bool, error) {
+		return g.cfg.Store.EnqueueBatch(ctx, ins)
 	})
-	return inserted, attempts > 1, err
 }
 
 // earliest returns the earlier of a and b, a zero time counting as none.

@@ -121,7 +121,7 @@ func newLimits(perMinute float64, burst int) *limits {
 
 // userLocked returns the limits of user in team, made on first use; mu is held.
 func (l *limits) userLocked(team, user string) *userLimits {
-	id := team + "/" + user
+	id := personKey(team, user)
 	u, ok := l.users.Get(id)
 	if !ok {
 		u = &userLimits{requests: rate.NewLimiter(l.rate, l.burst), clicks: rate.NewLimiter(l.rate*clickFactor, l.burst*clickFactor)}
@@ -199,7 +199,7 @@ func (l *limits) spool(in conversation.Input, delta int, r *reservation) {
 		delete(l.spooled, in.Key)
 	}
 	if user := in.User(); user != "" {
-		id := in.Key.TeamID + "/" + user
+		id := personKey(in.Key.TeamID, user)
 		if l.spoolBy[id] += delta; l.spoolBy[id] <= 0 {
 			delete(l.spoolBy, id)
 		}
@@ -236,9 +236,12 @@ func (l *limits) pendingDeltaLocked(in conversation.Input, delta int) {
 	}
 	addCount(l.pending, in.Key, delta)
 	if user := in.User(); user != "" {
-		addCount(l.pendingBy, in.Key.TeamID+"/"+user, delta)
+		addCount(l.pendingBy, personKey(in.Key.TeamID, user), delta)
 	}
 }
+
+// personKey is the key of user in teamID in the maps by person: teamID + "/" + user.
+func personKey(teamID, user string) string { return teamID + "/" + user }
 
 // addCount adds delta to m[k], deleting it at zero or below.
 func addCount[K comparable](m map[K]int, k K, delta int) {
@@ -257,7 +260,7 @@ func (l *limits) near(key conversation.Key, user string, perThread, perUser int)
 	if perThread > 0 && 2*(l.pending[key]+l.admitting[key]+1) >= perThread {
 		return true
 	}
-	id := key.TeamID + "/" + user
+	id := personKey(key.TeamID, user)
 	return perUser > 0 && user != "" && 2*(l.pendingBy[id]+l.admittingBy[id]+1) >= perUser
 }
 
@@ -271,7 +274,7 @@ func (l *limits) near(key conversation.Key, user string, perThread, perUser int)
 func (l *limits) reserve(key conversation.Key, user string, c conversation.PendingCounts, perThread, perUser int) (*refusal, *reservation) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	id := key.TeamID + "/" + user
+	id := personKey(key.TeamID, user)
 	c.Thread += l.admitting[key]
 	if user != "" {
 		c.User += l.admittingBy[id]
@@ -317,7 +320,7 @@ func (r *reservation) releaseLocked() {
 	r.done = true
 	addCount(r.l.admitting, r.key, -1)
 	if r.user != "" {
-		addCount(r.l.admittingBy, r.key.TeamID+"/"+r.user, -1)
+		addCount(r.l.admittingBy, personKey(r.key.TeamID, r.user), -1)
 	}
 }
 
@@ -328,7 +331,7 @@ func (l *limits) counted(key conversation.Key, user string, c conversation.Pendi
 	defer l.mu.Unlock()
 	addCount(l.pending, key, c.Thread-l.pending[key])
 	if user != "" {
-		id := key.TeamID + "/" + user
+		id := personKey(key.TeamID, user)
 		addCount(l.pendingBy, id, c.User-l.pendingBy[id])
 	}
 }
@@ -348,7 +351,7 @@ func (l *limits) spooledCounts(key conversation.Key, user string) conversation.P
 	defer l.mu.Unlock()
 	c := conversation.PendingCounts{Thread: l.spooled[key]}
 	if user != "" {
-		c.User = l.spoolBy[key.TeamID+"/"+user]
+		c.User = l.spoolBy[personKey(key.TeamID, user)]
 	}
 	return c
 }

@@ -156,14 +156,10 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
 		}
 	}
 	if keep {
-		var inserted bool
-		attempts := 0
-		if err := s.retryStore(ctx, "store a spooled input", func(ctx context.Context) error {
-			attempts++
-			var err error
-			inserted, err = s.cfg.Store.Enqueue(ctx, in)
-			return err
-		}); err != nil {
+		inserted, retried, err := retryEnqueue(ctx, s.env, "store a spooled input", func(ctx context.Context) (bool, error) {
+			return s.cfg.Store.Enqueue(ctx, in)
+		})
+		if err != nil {
 			return err
 		}
 		switch {
@@ -172,7 +168,7 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
 			// stored, a duplicate, and tells no one.
 			s.limits.stored(in, nil)
 			s.notify(in)
-		case attempts > 1:
+		case retried:
 			// A failed attempt may have stored it (a commit whose reply was lost): its
 			// thread is started rather than left to the sweep; no turn is stopped (it
 			// may be a copy of an input older than the running turn's).
