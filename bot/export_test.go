@@ -4,7 +4,6 @@ package bot
 var (
 	EncodeValue = encodeValue
 	DecodeValue = decodeValue
-	CompareTS   = compareTS
 )
 
 // Lanes is lanes, for its tests.

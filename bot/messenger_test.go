@@ -412,10 +412,10 @@ func TestCompareTS(t *testing.T) {
 		{"1700000001", "1700000000.999999", 1},
 		{"", "1700000000.000100", -1},
 	} {
-		if got := bot.CompareTS(tc.a, tc.b); got != tc.want {
+		if got := conversation.CompareTS(tc.a, tc.b); got != tc.want {
 			t.Errorf("compareTS(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
-		if got := bot.CompareTS(tc.b, tc.a); got != -tc.want {
+		if got := conversation.CompareTS(tc.b, tc.a); got != -tc.want {
 			t.Errorf("compareTS(%q, %q) = %d, want %d", tc.b, tc.a, got, -tc.want)
 		}
 	}

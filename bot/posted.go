@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/slack-go/slack"
 
@@ -115,7 +113,7 @@ func (m *Messenger) Posted(ctx context.Context, key conversation.Key, inputID, a
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(out, func(a, b conversation.Posted) int { return compareTS(a.TS, b.TS) })
+	slices.SortStableFunc(out, func(a, b conversation.Posted) int { return conversation.CompareTS(a.TS, b.TS) })
 	return out, nil
 }
 
@@ -180,42 +178,8 @@ func posted(me Identity, msg slack.Message, inputID, after string) (conversation
 		p.Piece, p.Of = t.Piece, t.Of
 		return p, true
 	}
-	if after == "" || compareTS(msg.Timestamp, after) <= 0 {
+	if after == "" || conversation.CompareTS(msg.Timestamp, after) <= 0 {
 		return conversation.Posted{}, false
 	}
 	return p, true
-}
-
-// compareTS compares two Slack timestamps ("1700000000.000100") as numbers: -1, 0 or
-// +1. A timestamp that is not a number sorts before those that are.
-func compareTS(a, b string) int {
-	as, af, aok := splitTS(a)
-	bs, bf, bok := splitTS(b)
-	switch {
-	case !aok || !bok:
-		if aok != bok {
-			if aok {
-				return 1
-			}
-			return -1
-		}
-		return strings.Compare(a, b)
-	case as != bs:
-		if as < bs {
-			return -1
-		}
-		return 1
-	}
-	return strings.Compare(af, bf)
-}
-
-// splitTS splits a Slack timestamp into its seconds and its fraction, right-padded
-// with zeros to 9 digits so that fractions compare as strings.
-func splitTS(ts string) (sec int64, frac string, ok bool) {
-	whole, frac, _ := strings.Cut(ts, ".")
-	sec, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil || len(frac) > 9 || strings.Trim(frac, "0123456789") != "" {
-		return 0, "", false
-	}
-	return sec, frac + strings.Repeat("0", 9-len(frac)), true
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -97,18 +98,40 @@ func (in Input) BurstMessages() []UserMessage {
 			out = append(out, *b.Message)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b UserMessage) int { return compareTS(a.TS, b.TS) })
+	slices.SortStableFunc(out, func(a, b UserMessage) int { return CompareTS(a.TS, b.TS) })
 	return out
 }
 
-// compareTS compares two Slack ts ("1700000000.000100") by time.
-func compareTS(a, b string) int {
-	as, af, _ := strings.Cut(a, ".")
-	bs, bf, _ := strings.Cut(b, ".")
-	if c := cmp.Compare(len(as), len(bs)); c != 0 {
-		return c
+// CompareTS compares two Slack timestamps ("1700000000.000100", seconds and a
+// fraction) as numbers: -1, 0 or +1. A timestamp that is not a number sorts before
+// those that are.
+func CompareTS(a, b string) int {
+	as, af, aok := splitTS(a)
+	bs, bf, bok := splitTS(b)
+	switch {
+	case !aok || !bok:
+		if aok != bok {
+			if aok {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a, b)
+	case as != bs:
+		return cmp.Compare(as, bs)
 	}
-	return cmp.Or(strings.Compare(as, bs), strings.Compare(af, bf))
+	return strings.Compare(af, bf)
+}
+
+// splitTS splits a Slack timestamp into its seconds and its fraction, right-padded
+// with zeros to 9 digits so that fractions compare as strings.
+func splitTS(ts string) (sec int64, frac string, ok bool) {
+	whole, frac, _ := strings.Cut(ts, ".")
+	sec, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || len(frac) > 9 || strings.Trim(frac, "0123456789") != "" {
+		return 0, "", false
+	}
+	return sec, frac + strings.Repeat("0", 9-len(frac)), true
 }
 
 // BurstIDs returns the ids of in's Burst still pending (Turn.Merged): not those a
