@@ -2,6 +2,7 @@ package turns
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -46,6 +47,13 @@ const (
 	// input alone, and one thread's inputs coming one after another (its lane hands
 	// the next over once the one before it is stored) never wait.
 	commitDelay = time.Millisecond
+	// storeGrace is how long after its batch's deadline a caller with a deadline
+	// still waits for the batch's answer before it gives up (storeOnce): a store that
+	// honours its context answers by then; one that does not (a connection that hangs
+	// with no reset: lib/pq cancels a statement through a connection of its own and
+	// reads on) would hold every input behind it past its ack. It fits within
+	// spoolReserve, so that a caller that gives up is still spooled by its deadline.
+	storeGrace  = spoolReserve / 2
 	busyGap     = 5 * time.Millisecond
 	busyThreads = 8
 	fullBatch   = 64
@@ -118,7 +126,11 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input, stored f
 	}
 }
 
-// storeOnce queues in for the next batch and returns its outcome.
+// storeOnce queues in for the next batch and returns its outcome, or, when ctx has a
+// deadline and the batch has not answered by the latest deadline it could have
+// (deadline; with a spool, storeGrace after it), an error storeDown accepts
+// (context.DeadlineExceeded): the batch may still store in later (its copy is then
+// found stored, as after a lost reply).
 func (g *groupCommit) storeOnce(ctx context.Context, in conversation.Input, stored func()) commitResult {
 	q := &queuedInput{ctx: ctx, in: in, stored: stored, done: make(chan commitResult, 1)}
 	g.mu.Lock()
@@ -140,7 +152,25 @@ func (g *groupCommit) storeOnce(ctx context.Context, in conversation.Input, stor
 		go g.run()
 	}
 	g.mu.Unlock()
-	return <-q.done
+	d, ok := ctx.Deadline()
+	if !ok {
+		return <-q.done
+	}
+	grace := time.Duration(0) // without a spool, an answer past the deadline is too late
+	if g.cfg.Spool != nil {
+		d, grace = d.Add(-spoolReserve), storeGrace
+	}
+	if least := now.Add(minAttempt); d.Before(least) {
+		d = least
+	}
+	wait := time.NewTimer(time.Until(d) + grace)
+	defer wait.Stop()
+	select {
+	case r := <-q.done:
+		return r
+	case <-wait.C:
+		return commitResult{err: fmt.Errorf("store inputs: no answer by the deadline: %w", context.DeadlineExceeded)}
+	}
 }
 
 // run stores batches until the queue is empty, each gathered for commitDelay while

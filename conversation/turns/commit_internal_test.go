@@ -394,3 +394,68 @@ func TestGroupCommitBoundsABatchRetry(t *testing.T) {
 		})
 	}
 }
+
+// hungStore's EnqueueBatch answers nothing until release is closed, whatever its
+// context (a connection that hangs with no reset); then it stores the batch.
+type hungStore struct {
+	conversation.Store
+	release chan struct{}
+}
+
+func (s *hungStore) EnqueueBatch(_ context.Context, ins []conversation.Input) ([]bool, error) {
+	<-s.release
+	return make([]bool, len(ins)), nil
+}
+
+// cancelledStore's EnqueueBatch fails when its context ends, with an error of its
+// own that is not the context's (PostgreSQL's 57014 query_canceled, as lib/pq
+// returns it).
+type cancelledStore struct{ conversation.Store }
+
+func (cancelledStore) EnqueueBatch(ctx context.Context, _ []conversation.Input) ([]bool, error) {
+	<-ctx.Done()
+	return nil, errors.New(`pq: canceling statement due to user request (SQLSTATE 57014)`)
+}
+
+// TestGroupCommitStoreTooSlow: an input whose store does not answer by its deadline
+// (less spoolReserve with a spool) is told so in time to be spooled, as the store
+// being unavailable (storeDown), whether the store ignores its context (it hangs) or
+// fails when it ends with an error of its own; without a spool, it is told by its
+// deadline.
+func TestGroupCommitStoreTooSlow(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		hang  bool
+		spool bool
+	}{{"Hangs", true, true}, {"HangsWithoutSpool", true, false}, {"CancelledByTheServer", false, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var st conversation.Store = cancelledStore{}
+				hung := &hungStore{release: make(chan struct{})}
+				if c.hang {
+					st = hung
+				}
+				defer close(hung.release)
+				g := testCommit(st)
+				if c.spool {
+					g.cfg.Spool = nopSpool{}
+				}
+				const budget = 2500 * time.Millisecond
+				ctx, cancel := context.WithTimeout(context.Background(), budget)
+				defer cancel()
+				start := time.Now()
+				r := g.store(ctx, conversation.Input{ID: "slack"}, nil)
+				if !storeDown(r.err) {
+					t.Errorf("error %v; want the store counted down", r.err)
+				}
+				want := budget
+				if c.spool {
+					want -= spoolReserve - storeGrace // time left to spool it
+				}
+				if told := time.Since(start); told > want {
+					t.Errorf("told after %v; want by %v", told, want)
+				}
+			})
+		})
+	}
+}

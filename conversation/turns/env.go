@@ -3,6 +3,7 @@ package turns
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -31,11 +32,17 @@ var errClosing = errors.New("conversation: shutting down")
 
 // retryStore runs op, retrying with backoff while it fails with ErrUnavailable, until
 // it succeeds, fails otherwise, or ctx ends (its deadline bounds the retries). Each
-// retry is logged at warn.
+// retry is logged at warn. An error of op once ctx has ended wraps ctx.Err() too: a
+// store may report its statement cancelled (PostgreSQL's 57014 query_canceled, which
+// lib/pq returns when the context ends mid-statement) rather than the context's end,
+// and a store too slow to answer by the deadline counts as down (storeDown).
 func (e *env) retryStore(ctx context.Context, what string, op func(context.Context) error) error {
 	bo := storeBackoff(-1)
 	for attempt := 1; ; attempt++ {
 		err := op(ctx)
+		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			return fmt.Errorf("%w (%w)", err, ctx.Err())
+		}
 		if err == nil || !errors.Is(err, conversation.ErrUnavailable) || ctx.Err() != nil {
 			return err
 		}

@@ -80,12 +80,16 @@ func (s *spooler) startDrainLocked(ctx context.Context) {
 
 // drain moves spooled inputs into the store, oldest first, retrying while the store is
 // unavailable, until the spool is empty (then new inputs go to the store again) or ctx
-// ends.
+// ends. It stops spooling and draining in one step: an input put in the spool after
+// that finds no drain running, and starts one.
 func (s *spooler) drain(ctx context.Context) {
+	emptied := false
 	defer func() {
-		s.mu.Lock()
-		s.draining = false
-		s.mu.Unlock()
+		if !emptied {
+			s.mu.Lock()
+			s.draining = false
+			s.mu.Unlock()
+		}
 	}()
 	moved := 0
 	failures := map[string]int{} // an input's failures other than the store being down
@@ -102,7 +106,7 @@ func (s *spooler) drain(ctx context.Context) {
 			s.mu.Lock()
 			n, err := s.cfg.Spool.Len(ctx)
 			if err == nil && n == 0 {
-				s.spooling = false
+				s.spooling, s.draining, emptied = false, false, true
 				s.mu.Unlock()
 				if moved > 0 {
 					s.log.Warn("store available again: spooled inputs moved into it", "count", moved)
@@ -156,22 +160,25 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
 		}
 	}
 	if keep {
-		inserted, retried, err := retryEnqueue(ctx, s.env, "store a spooled input", func(ctx context.Context) (bool, error) {
-			return s.cfg.Store.Enqueue(ctx, in)
+		var inserted bool
+		err := s.retryStore(ctx, "store a spooled input", func(ctx context.Context) (err error) {
+			inserted, err = s.cfg.Store.Enqueue(ctx, in)
+			return err
 		})
 		if err != nil {
 			return err
 		}
-		switch {
-		case inserted:
+		if inserted {
 			// Before the spool lets go of it: should that fail, the next pass finds it
-			// stored, a duplicate, and tells no one.
+			// stored, a duplicate, and starts its thread as below.
 			s.limits.stored(in, nil)
 			s.notify(in)
-		case retried:
-			// A failed attempt may have stored it (a commit whose reply was lost): its
-			// thread is started rather than left to the sweep; no turn is stopped (it
-			// may be a copy of an input older than the running turn's).
+		} else {
+			// Stored already, maybe by an attempt whose commit's reply was lost (this
+			// drain's, or that of the Submit that spooled it): its thread is started
+			// rather than left to the sweep (a worker finds what is pending, if
+			// anything); no turn is stopped (it may be a copy of an input older than
+			// the running turn's).
 			s.kick(in.Key)
 		}
 	}
