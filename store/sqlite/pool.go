@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -175,10 +176,14 @@ func (g *group) handOver() {
 // transaction (SQLite rolls it back on an I/O error or a full disk, say), that call
 // fails and the others run again in a new one.
 func (p *pool) commit(batch []*turnCall) {
+	// again are the calls of the transaction running: when one panics, nothing of
+	// that transaction was committed; those of a transaction committed before it (the
+	// batch yielded to the intake) keep their results.
+	again := batch
 	finished := false
 	defer func() {
 		for _, c := range batch {
-			if !finished { // a call panicked: nothing was committed
+			if !finished && slices.Contains(again, c) {
 				c.err = errors.New("a turn write of the same batch panicked")
 			}
 			close(c.done)
@@ -197,7 +202,7 @@ func (p *pool) commit(batch []*turnCall) {
 		})
 		defer stop()
 	}
-	for again := batch; len(again) > 0; {
+	for len(again) > 0 {
 		again = p.run(ctx, again)
 	}
 	if ctx.Err() != nil {

@@ -360,3 +360,54 @@ func TestGroupCommitYieldsToIntake(t *testing.T) {
 		t.Errorf("inputs seen by the batch's writes = %v; want [0 1 1 1]: the batch yields to the intake after its first write", seen)
 	}
 }
+
+// TestGroupCommitPanicAfterYield checks that a write that panics in a batch's later
+// transaction (the batch yielded to the intake) fails the writes of that transaction
+// only: a write committed before the yield keeps its success. The panic comes out
+// on the batch's leader, the first write.
+func TestGroupCommitPanicAfterYield(t *testing.T) {
+	s := groupStore(t)
+	ctx := context.Background()
+	release := holdWrites(t, s)
+	leader := make(chan any, 1)
+	go func() {
+		defer func() { leader <- recover() }()
+		_ = s.turnWrite(ctx, insert("leader", make(chan *sql.Tx, 1), nil))
+	}()
+	for s.group.queued() < 1 {
+		runtime.Gosched()
+	}
+	intake := make(chan error, 1)
+	committed := queue(s, 2, ctx, func(fctx context.Context, tx *sql.Tx) error {
+		if _, err := tx.ExecContext(fctx, `INSERT INTO group_commit (k) VALUES ('committed')`); err != nil {
+			return err
+		}
+		waits := s.write.Stats().WaitCount
+		go func() {
+			_, err := s.EnqueueBatch(ctx, []conversation.Input{{ID: "msg:T1:C1:1.000001", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.000001"},
+				Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1", Text: "hello", TS: "1.000001"}}})
+			intake <- err
+		}()
+		for s.write.Stats().WaitCount == waits { // the intake waits for the connection
+			runtime.Gosched()
+		}
+		return nil
+	})
+	panicking := queue(s, 3, ctx, func(context.Context, *sql.Tx) error { panic("a bug in a turn write") })
+	release()
+	if r := <-leader; r == nil {
+		t.Fatal("the panic did not come out on the batch's leader")
+	}
+	if err := <-committed; err != nil {
+		t.Errorf("the write committed before the batch yielded: %v; want success", err)
+	}
+	if err := <-panicking; err == nil {
+		t.Error("the write that panicked reported success")
+	}
+	if err := <-intake; err != nil {
+		t.Fatalf("EnqueueBatch: %v", err)
+	}
+	if got := rows(t, s); !slices.Equal(got, []string{"committed", "leader"}) {
+		t.Errorf("rows %v; want [committed leader]", got)
+	}
+}
