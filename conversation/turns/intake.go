@@ -42,7 +42,8 @@ type intake struct {
 // (docs/operations.md, "Limits and secrets"; its author is told). It does not wait for
 // the turn. ctx's deadline bounds the store retries. Errors:
 // conversation.ErrClosed after Shutdown began; the store's (and the spool's) when the
-// input could not be kept. While it runs, and briefly after, turns wait to start
+// input could not be kept, or a Stop not passed on to the process whose turn it
+// stops (Store.Signal). While it runs, and briefly after, turns wait to start
 // (admission.go).
 func (s *intake) Submit(ctx context.Context, in conversation.Input) (accepted bool, err error) {
 	s.gate.enter()
@@ -69,11 +70,18 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 		if s.threads.stopLocal(in.Key, a.Action.Arg, conversation.Stopped{By: a.UserID}) {
 			return true, nil
 		}
-		if err := s.cfg.Store.Signal(ctx, in.Key, conversation.StopRequest{Target: a.Action.Arg, By: a.UserID}); err != nil {
-			s.log.Warn("stop request not passed on", conversation.LogKeyThread, in.Key.String(), "error", err)
-		}
+		err := s.retryStore(ctx, "pass a stop on", func(ctx context.Context) error {
+			return s.cfg.Store.Signal(ctx, in.Key, conversation.StopRequest{Target: a.Action.Arg, By: a.UserID})
+		})
 		if !strings.HasPrefix(a.Action.Arg, conversation.RunStopPrefix) && a.Action.Arg != conversation.SessionStop {
+			if err != nil {
+				// Nothing else carries it: the person is told it was not taken.
+				return false, fmt.Errorf("submit %s: pass the stop on: %w", in.ID, err)
+			}
 			return false, nil // nothing to store: the holder stops the turn, if it runs
+		}
+		if err != nil {
+			s.log.Warn("stop request not passed on; it is stored for the thread's next turn", conversation.LogKeyThread, in.Key.String(), "error", err)
 		}
 	}
 	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.threads.holds(in.Key) && !s.spool.isSpooling() {
@@ -114,8 +122,10 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 	in.CreatedAt = s.cfg.Now().UTC()
 	s.amend(ctx, in)
 	accepted, err = s.accept(ctx, in, res)
-	if !accepted && err == nil {
-		tok.giveBack() // a duplicate, stored or spooled already: it costs no token
+	if !accepted {
+		// A duplicate, stored or spooled already, or one not kept (an error: Slack
+		// delivers it again): it costs no token.
+		tok.giveBack()
 	}
 	return accepted, err
 }

@@ -2,6 +2,7 @@ package turns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -216,5 +217,47 @@ func TestReservationBecomesPending(t *testing.T) {
 	rc.release()
 	if len(l.admitting) != 0 || len(l.admittingBy) != 0 || l.pendingBy["T1/U1"] != 1 {
 		t.Errorf("admitting %v %v, pending %v; want none admitting, a pending", l.admitting, l.admittingBy, l.pendingBy)
+	}
+}
+
+// failingStore refuses every batch, and every Signal, with an error of its own (not
+// the store being unavailable).
+type failingStore struct{ conversation.Store }
+
+func (failingStore) EnqueueBatch(context.Context, []conversation.Input) ([]bool, error) {
+	return nil, errors.New("disk I/O error")
+}
+
+func (failingStore) Signal(context.Context, conversation.Key, conversation.StopRequest) error {
+	return errors.New("disk I/O error")
+}
+
+// TestInputNotKeptCostsNoToken: an input the store could not keep (Submit fails, and
+// Slack delivers it again) gives its author's token back, so that the copy is not
+// refused as over the person's rate.
+func TestInputNotKeptCostsNoToken(t *testing.T) {
+	s := testIntake(failingStore{}, Config{UserRate: 1, UserBurst: 1}, func(conversation.Key) {})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	m := personMention("m1", "U1", "1000.000100")
+	if ok, err := s.Submit(ctx, m); ok || err == nil {
+		t.Fatalf("Submit = %v, %v; want the store's error", ok, err)
+	}
+	if _, wait := s.limits.take("T1", "U1", false, time.Now()); wait > 0 {
+		t.Errorf("the person's bucket is empty after an input that was not kept (next token in %v); want its token back", wait)
+	}
+}
+
+// TestStopNotPassedOnIsAnError: a Stop of a turn that runs elsewhere, which the store
+// could not pass on (Store.Signal), fails Submit, so that the person is told it was
+// not taken, rather than being dropped as if done.
+func TestStopNotPassedOnIsAnError(t *testing.T) {
+	s := testIntake(failingStore{}, Config{}, func(conversation.Key) {})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stop := conversation.Input{ID: "stop1", Kind: conversation.KindAction, Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1000.000100"},
+		Action: &conversation.ActionInput{UserID: "U1", Action: conversation.Action{Name: conversation.ActionStop, Arg: "msg:T1:C1:1000.000200"}}}
+	if ok, err := s.Submit(ctx, stop); ok || err == nil {
+		t.Errorf("Submit = %v, %v; want an error: the stop was not passed on", ok, err)
 	}
 }
