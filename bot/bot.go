@@ -262,11 +262,20 @@ func (b *Bot) handleEnvelope(ctx context.Context, c *socketConn, evt socketmode.
 		}
 		return
 	}
-	lane := req.EnvelopeID
-	if in != nil {
-		lane = in.Key.String()
+	b.lanes.do(laneOf(req.EnvelopeID, in, fb), func() { b.store(ctx, c, evt, received, in, modal, fb) })
+}
+
+// laneOf returns the lane of an envelope (envelopeID) that brings in or fb: its
+// thread's, so that a thread's inputs and feedback are stored in the order they came
+// (a second click on an answer's feedback replaces the first), else its own.
+func laneOf(envelopeID string, in *conversation.Input, fb *conversation.Feedback) string {
+	switch {
+	case in != nil:
+		return in.Key.String()
+	case fb != nil:
+		return fb.Key.String()
 	}
-	b.lanes.do(lane, func() { b.store(ctx, c, evt, received, in, modal, fb) })
+	return envelopeID
 }
 
 // store stores what an envelope of connection c brings (its feedback, its input), on
@@ -275,6 +284,12 @@ func (b *Bot) store(ctx context.Context, c *socketConn, evt socketmode.Event, re
 	req := evt.Request
 	thank := false
 	if fb != nil {
+		if modal != nil {
+			// The reason modal opens first: its trigger_id expires 3 s after the
+			// click, and the record may take most of the ack budget.
+			b.openModal(*modal, req.RetryAttempt > 0)
+			modal = nil
+		}
 		// Feedback is stored before the ack, like an input (docs/operations.md, "Feedback").
 		fctx, cancel := context.WithDeadline(ctx, received.Add(b.cfg.AckBudget))
 		// A thumbs down opens the reason modal, which is its acknowledgement; a

@@ -121,14 +121,22 @@ func mentions(text, userID string) bool {
 	return ok
 }
 
-// stripMention removes the bot's own mentions from text and trims the result.
+// stripMention removes the bot's own mentions from text, with the spaces after each,
+// and trims the result. It reads text once: a message of many mentions costs its
+// length, not its length times their number.
 func stripMention(text, userID string) string {
+	var b strings.Builder
 	for {
 		i, j, ok := findMention(text, userID)
 		if !ok {
-			return strings.TrimSpace(text)
+			if b.Len() == 0 {
+				return strings.TrimSpace(text)
+			}
+			b.WriteString(text)
+			return strings.TrimSpace(b.String())
 		}
-		text = text[:i] + strings.TrimLeft(text[j:], " ")
+		b.WriteString(text[:i])
+		text = strings.TrimLeft(text[j:], " ")
 	}
 }
 
