@@ -234,23 +234,22 @@ func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user st
 	if perThread <= 0 && (perUser <= 0 || user == "") {
 		return nil, nil
 	}
-	counts := s.limits.spooledCounts(in.Key, user)
+	var w *countWatch
 	if !s.spool.isSpooling() && s.limits.near(in.Key, user, perThread, perUser) {
+		w = s.limits.watch(in.Key, user)
 		cctx, cancel := context.WithTimeout(ctx, countTimeout)
 		c, err := s.cfg.Store.CountPending(cctx, in.Key, user, max(perThread, perUser))
 		cancel()
 		switch {
 		case err == nil:
-			s.limits.counted(in.Key, user, c)
-			counts.Thread += c.Thread
-			counts.User += c.User
+			w.store = &c
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, conversation.ErrUnavailable):
 			s.log.Warn("pending inputs not counted; the input is admitted", conversation.LogKeyInput, in.ID, "error", err)
 		default:
 			s.log.Error("pending inputs not counted; the input is admitted", conversation.LogKeyInput, in.ID, "error", err)
 		}
 	}
-	return s.limits.reserve(in.Key, user, counts, perThread, perUser)
+	return s.limits.reserve(in.Key, user, w, perThread, perUser)
 }
 
 // enqueuedAlready reports whether in, refused by a limit, is stored already: a copy

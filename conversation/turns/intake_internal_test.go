@@ -195,28 +195,56 @@ func TestLostCommitReplyStartsTheThread(t *testing.T) {
 func TestReservationBecomesPending(t *testing.T) {
 	l := newLimits(0, 1)
 	const bound = 2
+	third := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "3.3"}
+	// counted is a store's count of the person's pending inputs, taken at once.
+	counted := func(n int) *countWatch {
+		w := l.watch(third, "U1")
+		w.store = &conversation.PendingCounts{User: n}
+		return w
+	}
 	a, b := personMention("a", "U1", "1.1"), personMention("b", "U1", "2.2")
-	_, ra := l.reserve(a.Key, "U1", conversation.PendingCounts{}, 0, bound)
-	_, rb := l.reserve(b.Key, "U1", conversation.PendingCounts{}, 0, bound)
+	_, ra := l.reserve(a.Key, "U1", nil, 0, bound)
+	_, rb := l.reserve(b.Key, "U1", nil, 0, bound)
 	if ra == nil || rb == nil {
 		t.Fatal("inputs under the bound refused")
 	}
-	if r, _ := l.reserve(conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "3.3"}, "U1", conversation.PendingCounts{}, 0, bound); r == nil {
+	if r, _ := l.reserve(third, "U1", nil, 0, bound); r == nil {
 		t.Fatal("a third input admitted while two are being stored, bound 2")
 	}
 	l.stored(a, ra) // a committed: the store counts it from now on
 	ra.release()
-	if r, _ := l.reserve(conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "3.3"}, "U1", conversation.PendingCounts{User: 1}, 0, bound); r == nil {
+	if r, _ := l.reserve(third, "U1", counted(1), 0, bound); r == nil {
 		t.Fatal("admitted with a stored and b being stored, bound 2")
 	}
 	rb.release() // b was a duplicate
-	r, rc := l.reserve(conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "3.3"}, "U1", conversation.PendingCounts{User: 1}, 0, bound)
+	r, rc := l.reserve(third, "U1", counted(1), 0, bound)
 	if r != nil {
 		t.Fatalf("refused (%d pending) with only a pending, bound 2; a counted twice", r.pending)
 	}
 	rc.release()
-	if len(l.admitting) != 0 || len(l.admittingBy) != 0 || l.pendingBy["T1/U1"] != 1 {
-		t.Errorf("admitting %v %v, pending %v; want none admitting, a pending", l.admitting, l.admittingBy, l.pendingBy)
+	if len(l.admitting) != 0 || len(l.admittingBy) != 0 || l.pendingBy["T1/U1"] != 1 || len(l.watches) != 0 {
+		t.Errorf("admitting %v %v, pending %v, %d watches; want none admitting, a pending, no watch", l.admitting, l.admittingBy, l.pendingBy, len(l.watches))
+	}
+}
+
+// TestInputStoredWhileCountedCounts: an input stored while the store counts its
+// person's pending inputs (the count taken before its commit, its reservation ended
+// since) still counts against the bound: it is counted nowhere else.
+func TestInputStoredWhileCountedCounts(t *testing.T) {
+	l := newLimits(0, 1)
+	const bound = 4
+	a, b := personMention("a", "U1", "1.1"), personMention("b", "U1", "2.2")
+	_, ra := l.reserve(a.Key, "U1", nil, 0, bound)
+	w := l.watch(b.Key, "U1")
+	count := conversation.PendingCounts{User: 3} // 3 pending, a not among them yet
+	l.stored(a, ra)                              // a commits while b's count is in flight
+	w.store = &count
+	if r, rb := l.reserve(b.Key, "U1", w, 0, bound); r == nil {
+		rb.release()
+		t.Fatal("b admitted with 3 pending and a stored during its count, bound 4")
+	}
+	if l.pendingBy["T1/U1"] != 4 {
+		t.Errorf("the person's pending inputs estimated at %d; want 4 (the store's 3 and a)", l.pendingBy["T1/U1"])
 	}
 }
 

@@ -96,6 +96,10 @@ type limits struct {
 	// before any is stored.
 	admitting   map[conversation.Key]int
 	admittingBy map[string]int
+	// watches are the counts of pending inputs the store is taking (watch): each
+	// counts the inputs of its thread and person stored meanwhile, which the
+	// store's count may not see, and whose reservations have ended.
+	watches map[*countWatch]struct{}
 }
 
 // maxTrackedPending bounds the threads and the people whose pending inputs a process
@@ -116,6 +120,7 @@ func newLimits(perMinute float64, burst int) *limits {
 		users: users, spooled: map[conversation.Key]int{}, spoolBy: map[string]int{}, spooledIDs: map[string]struct{}{},
 		pending: map[conversation.Key]int{}, pendingBy: map[string]int{},
 		admitting: map[conversation.Key]int{}, admittingBy: map[string]int{},
+		watches: map[*countWatch]struct{}{},
 	}
 }
 
@@ -215,6 +220,43 @@ func (l *limits) stored(in conversation.Input, r *reservation) {
 	defer l.mu.Unlock()
 	r.releaseLocked()
 	l.pendingDeltaLocked(in, 1)
+	person := ""
+	if user := in.User(); user != "" {
+		person = personKey(in.Key.TeamID, user)
+	}
+	for w := range l.watches {
+		if w.key == in.Key {
+			w.thread++
+		}
+		if person != "" && w.person == person {
+			w.user++
+		}
+	}
+}
+
+// countWatch is a count of the pending inputs of a thread and a person that the
+// store is taking (limits.watch, reserve).
+type countWatch struct {
+	key    conversation.Key
+	person string // personKey; "" for none
+	// thread and user are the inputs of key and of person stored since the watch
+	// began (guarded by limits.mu).
+	thread, user int
+	// store is the store's count, once taken (nil: none).
+	store *conversation.PendingCounts
+}
+
+// watch begins a count of the pending inputs of thread key and of user by the store:
+// the caller sets its store once it has it, and hands it to reserve.
+func (l *limits) watch(key conversation.Key, user string) *countWatch {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := &countWatch{key: key}
+	if user != "" {
+		w.person = personKey(key.TeamID, user)
+	}
+	l.watches[w] = struct{}{}
+	return w
 }
 
 // finished counts in, finished by this process, as no longer pending.
@@ -265,19 +307,31 @@ func (l *limits) near(key conversation.Key, user string, perThread, perUser int)
 }
 
 // reserve applies MaxQueuedPerThread (perThread) and MaxQueuedPerUser (perUser) to
-// an input of user in thread key, given c, the pending inputs counted for them (the
-// store's count near a bound, and those spooled), to which it adds those admitted and
-// not yet stored. It returns the refusal, or the input's reservation: it counts as
-// admitted until stored or release ends that. The check and the count are one step,
-// so that inputs submitted together cannot all pass a bound that only some of them
-// fit under.
-func (l *limits) reserve(key conversation.Key, user string, c conversation.PendingCounts, perThread, perUser int) (*refusal, *reservation) {
+// an input of user in thread key, given w, the store's count of their pending inputs
+// near a bound (nil: none), plus those stored since it began (it may have been taken
+// before their commit), which replaces this process's estimate (counted); it adds
+// those spooled and those admitted and not yet stored. It returns the refusal, or the
+// input's reservation: it counts as admitted until stored or release ends that. The
+// check and the count are one step, so that inputs submitted together cannot all pass
+// a bound that only some of them fit under, and an input is counted, as admitted or
+// as stored, whenever it is stored.
+func (l *limits) reserve(key conversation.Key, user string, w *countWatch, perThread, perUser int) (*refusal, *reservation) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var c conversation.PendingCounts
+	if w != nil {
+		delete(l.watches, w)
+		if w.store != nil {
+			c = *w.store
+			c.Thread += w.thread
+			c.User += w.user
+			l.countedLocked(key, user, c)
+		}
+	}
 	id := personKey(key.TeamID, user)
-	c.Thread += l.admitting[key]
+	c.Thread += l.spooled[key] + l.admitting[key]
 	if user != "" {
-		c.User += l.admittingBy[id]
+		c.User += l.spoolBy[id] + l.admittingBy[id]
 	}
 	switch {
 	case perThread > 0 && c.Thread >= perThread:
@@ -324,11 +378,9 @@ func (r *reservation) releaseLocked() {
 	}
 }
 
-// counted replaces this process's counts of thread key's and user's pending inputs
-// with c, the store's.
-func (l *limits) counted(key conversation.Key, user string, c conversation.PendingCounts) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// countedLocked replaces this process's counts of thread key's and user's pending
+// inputs with c, the store's; mu is held.
+func (l *limits) countedLocked(key conversation.Key, user string, c conversation.PendingCounts) {
 	addCount(l.pending, key, c.Thread-l.pending[key])
 	if user != "" {
 		id := personKey(key.TeamID, user)
@@ -343,17 +395,6 @@ func (l *limits) isSpooled(id string) bool {
 	defer l.mu.Unlock()
 	_, ok := l.spooledIDs[id]
 	return ok
-}
-
-// spooledCounts returns the inputs this process spooled for key and for user.
-func (l *limits) spooledCounts(key conversation.Key, user string) conversation.PendingCounts {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	c := conversation.PendingCounts{Thread: l.spooled[key]}
-	if user != "" {
-		c.User = l.spoolBy[personKey(key.TeamID, user)]
-	}
-	return c
 }
 
 // refusalText is the notice of r in lang.
