@@ -66,11 +66,7 @@ type thread struct {
 type active struct {
 	inputID string
 	seq     int64
-	// ts is the Slack ts of the newest person's message the turn answers ("" for
-	// none): an input of an older message (a copy Slack delivered again, stored late)
-	// does not stop it (stopOlder).
-	ts     string
-	cancel context.CancelCauseFunc
+	cancel  context.CancelCauseFunc
 	// stoppable is true once the turn runs the assistant pipeline (workflow steps run
 	// to their end).
 	stoppable bool
@@ -166,11 +162,7 @@ func (ts *threadSet) startRun(t *thread, in conversation.Input, cancel context.C
 	if n := len(in.Burst); n > 0 {
 		seq = in.Burst[n-1].Seq
 	}
-	var newest string
-	if msgs := in.BurstMessages(); len(msgs) > 0 {
-		newest = msgs[len(msgs)-1].TS
-	}
-	t.run = &active{inputID: in.ID, seq: seq, ts: newest, cancel: cancel, pokes: t.pokes, interruptible: interruptible}
+	t.run = &active{inputID: in.ID, seq: seq, cancel: cancel, pokes: t.pokes, interruptible: interruptible}
 }
 
 // endRun forgets t's running turn.
@@ -219,18 +211,13 @@ func (a *active) stoppedBy(target string) bool {
 }
 
 // stopOlder cancels the thread's running turn in this process with cause when it is
-// stoppable, interruptible, works on no pipeline run, is not in's own turn, and
-// answers no message newer than in's (Slack delivers a message again when its first
-// delivery was not stored: stored late, it is older than the turn's). It reports
-// whether it did.
+// stoppable, interruptible, works on no pipeline run, and is not in's own turn. It
+// reports whether it did.
 func (ts *threadSet) stopOlder(in conversation.Input, cause conversation.Stopped) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t := ts.m[in.Key]
 	if t == nil || t.run == nil || !t.run.stoppable || !t.run.interruptible || t.run.run != "" || t.run.inputID == in.ID {
-		return false
-	}
-	if in.Message != nil && in.Message.TS != "" && t.run.ts != "" && conversation.CompareTS(in.Message.TS, t.run.ts) <= 0 {
 		return false
 	}
 	t.run.cancel(cause)
