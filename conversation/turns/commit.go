@@ -2,7 +2,9 @@ package turns
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -48,7 +50,7 @@ const (
 	// the next over once the one before it is stored) never wait.
 	commitDelay = time.Millisecond
 	// storeGrace is how long after its batch's deadline a caller with a deadline
-	// still waits for the batch's answer before it gives up (storeOnce): a store that
+	// still waits for the batch's answer before it gives up (await): a store that
 	// honours its context answers by then; one that does not (a connection that hangs
 	// with no reset: lib/pq cancels a statement through a connection of its own and
 	// reads on) would hold every input behind it past its ack. It fits within
@@ -71,6 +73,9 @@ type groupCommit struct {
 	grew chan struct{}
 	// storing is how many inputs the batch being stored holds (0 between batches).
 	storing int
+	// overdue is when the batch being stored is overdue: storeGrace after its
+	// deadline (zero between batches); its callers give up then (await).
+	overdue time.Time
 	// busy is when the intake was last found busy (see commitDelay; zero before).
 	busy time.Time
 	// switches holds when the last busyThreads inputs for another thread than the
@@ -91,7 +96,14 @@ type queuedInput struct {
 	// stored, when set, is called once in is stored, before its caller is told.
 	stored func()
 	done   chan commitResult // buffered: the committer never waits for the caller
+	// overdue is its batch's overdue, once the batch began (guarded by
+	// groupCommit.mu).
+	overdue time.Time
 }
+
+// errNoAnswer is the outcome of an input whose caller gave up waiting for the store
+// (await): storeDown accepts it.
+var errNoAnswer = fmt.Errorf("store inputs: no answer by the deadline: %w", context.DeadlineExceeded)
 
 // commitResult is the outcome of storing one input.
 type commitResult struct {
@@ -120,17 +132,13 @@ func (g *groupCommit) store(ctx context.Context, in conversation.Input, stored f
 	for failed := false; ; failed = true {
 		r := g.storeOnce(ctx, in, stored)
 		r.retried = r.retried || failed // the batch that failed may have committed
-		if r.err == nil || !storeDown(r.err) || g.cfg.Spool != nil || ctx.Err() != nil || time.Until(until) < minAttempt {
+		if r.err == nil || !storeDown(r.err) || errors.Is(r.err, errNoAnswer) || g.cfg.Spool != nil || ctx.Err() != nil || time.Until(until) < minAttempt {
 			return r
 		}
 	}
 }
 
-// storeOnce queues in for the next batch and returns its outcome, or, when ctx has a
-// deadline and the batch has not answered by the latest deadline it could have
-// (deadline; with a spool, storeGrace after it), an error storeDown accepts
-// (context.DeadlineExceeded): the batch may still store in later (its copy is then
-// found stored, as after a lost reply).
+// storeOnce queues in for the next batch and returns its outcome (await).
 func (g *groupCommit) storeOnce(ctx context.Context, in conversation.Input, stored func()) commitResult {
 	q := &queuedInput{ctx: ctx, in: in, stored: stored, done: make(chan commitResult, 1)}
 	g.mu.Lock()
@@ -152,24 +160,50 @@ func (g *groupCommit) storeOnce(ctx context.Context, in conversation.Input, stor
 		go g.run()
 	}
 	g.mu.Unlock()
-	d, ok := ctx.Deadline()
-	if !ok {
+	if _, ok := ctx.Deadline(); !ok {
 		return <-q.done
 	}
-	grace := time.Duration(0) // without a spool, an answer past the deadline is too late
-	if g.cfg.Spool != nil {
-		d, grace = d.Add(-spoolReserve), storeGrace
-	}
-	if least := now.Add(minAttempt); d.Before(least) {
-		d = least
-	}
-	wait := time.NewTimer(time.Until(d) + grace)
-	defer wait.Stop()
-	select {
-	case r := <-q.done:
-		return r
-	case <-wait.C:
-		return commitResult{err: fmt.Errorf("store inputs: no answer by the deadline: %w", context.DeadlineExceeded)}
+	return g.await(q)
+}
+
+// await waits for the outcome of q, whose caller has a deadline. The caller gives up
+// once q's batch is overdue, or, while q still waits in the queue, once the batch
+// being stored is (the store does not answer: a connection that hangs), and q leaves
+// the queue: it is told errNoAnswer, which storeDown accepts, with a spool in time to
+// be spooled. A batch that began may still store q later (its copy is then found
+// stored, as after a lost reply).
+func (g *groupCommit) await(q *queuedInput) commitResult {
+	for {
+		g.mu.Lock()
+		at := q.overdue
+		if at.IsZero() {
+			at = g.overdue // zero between batches: the next begins at once
+		}
+		if !at.IsZero() && !time.Now().Before(at) {
+			select {
+			case r := <-q.done:
+				g.mu.Unlock()
+				return r
+			default:
+			}
+			if q.overdue.IsZero() {
+				g.queue = slices.DeleteFunc(g.queue, func(o *queuedInput) bool { return o == q })
+			}
+			g.mu.Unlock()
+			return commitResult{err: errNoAnswer}
+		}
+		g.mu.Unlock()
+		wait := minAttempt
+		if !at.IsZero() {
+			wait = time.Until(at)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case r := <-q.done:
+			t.Stop()
+			return r
+		case <-t.C:
+		}
 	}
 }
 
@@ -192,8 +226,16 @@ func (g *groupCommit) run() {
 		batch := g.queue[:n:n]
 		g.queue = g.queue[n:]
 		g.storing = n
+		deadline := g.deadline(batch)
+		g.overdue = deadline.Add(storeGrace)
+		for _, q := range batch {
+			q.overdue = g.overdue
+		}
 		g.mu.Unlock()
-		g.commit(batch)
+		g.commitBy(batch, deadline, false)
+		g.mu.Lock()
+		g.overdue = time.Time{}
+		g.mu.Unlock()
 	}
 }
 

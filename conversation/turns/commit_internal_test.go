@@ -459,3 +459,83 @@ func TestGroupCommitStoreTooSlow(t *testing.T) {
 		})
 	}
 }
+
+// slowFirstStore's first batch takes delay (or until its context ends), the others
+// none; it records the inputs of each batch.
+type slowFirstStore struct {
+	conversation.Store
+	delay   time.Duration
+	mu      sync.Mutex
+	batches [][]string
+}
+
+func (s *slowFirstStore) EnqueueBatch(ctx context.Context, ins []conversation.Input) ([]bool, error) {
+	s.mu.Lock()
+	first := len(s.batches) == 0
+	var ids []string
+	for _, in := range ins {
+		ids = append(ids, in.ID)
+	}
+	s.batches = append(s.batches, ids)
+	s.mu.Unlock()
+	if first {
+		select {
+		case <-time.After(s.delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	out := make([]bool, len(ins))
+	for i := range out {
+		out[i] = true
+	}
+	return out, nil
+}
+
+// TestGroupCommitWaitsBehindABatch: an input queued behind a batch waits for it as
+// long as that batch may take (its deadline and storeGrace), not only for its own
+// time: one near its deadline behind a slow batch rides along in the next and is
+// stored, not given up on (it would switch the process to the spool); one behind a
+// batch that does not answer at all leaves the queue when that batch is overdue, in
+// time to be spooled, and is never stored.
+func TestGroupCommitWaitsBehindABatch(t *testing.T) {
+	t.Run("Slow", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			st := &slowFirstStore{delay: time.Second}
+			g := testCommit(st)
+			g.cfg.Spool = nopSpool{}
+			go g.store(context.Background(), conversation.Input{ID: "api"}, nil)
+			synctest.Wait() // the API input's batch is being stored
+			ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+			defer cancel()
+			if r := g.store(ctx, conversation.Input{ID: "near"}, nil); r.err != nil || !r.inserted {
+				t.Errorf("inserted %v, error %v; want stored in the batch after the slow one", r.inserted, r.err)
+			}
+		})
+	})
+	t.Run("Hung", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			hung := &hungStore{release: make(chan struct{})}
+			defer close(hung.release)
+			g := testCommit(hung)
+			g.cfg.Spool = nopSpool{}
+			go g.store(context.Background(), conversation.Input{ID: "api"}, nil)
+			synctest.Wait()
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+			defer cancel()
+			if r := g.store(ctx, conversation.Input{ID: "slack"}, nil); !errors.Is(r.err, errNoAnswer) || !storeDown(r.err) {
+				t.Errorf("error %v; want errNoAnswer", r.err)
+			}
+			if told, want := time.Since(start), maxBatchRetry+storeGrace; told > want {
+				t.Errorf("told after %v; want by %v, when the hung batch was overdue", told, want)
+			}
+			g.mu.Lock()
+			queued := len(g.queue)
+			g.mu.Unlock()
+			if queued != 0 {
+				t.Errorf("%d inputs left in the queue; want the one given up on gone", queued)
+			}
+		})
+	})
+}
