@@ -262,18 +262,26 @@ func (b *Bot) handleEnvelope(ctx context.Context, c *socketConn, evt socketmode.
 		}
 		return
 	}
+	if fb != nil && modal != nil {
+		// A thumbs down's reason modal opens at once: its trigger_id expires 3 s
+		// after the click, and the record may wait on its lane and take most of the
+		// ack budget.
+		b.openModal(*modal, req.RetryAttempt > 0)
+		modal = nil
+	}
 	b.lanes.do(laneOf(req.EnvelopeID, in, fb), func() { b.store(ctx, c, evt, received, in, modal, fb) })
 }
 
 // laneOf returns the lane of an envelope (envelopeID) that brings in or fb: its
-// thread's, so that a thread's inputs and feedback are stored in the order they came
-// (a second click on an answer's feedback replaces the first), else its own.
+// thread's for an input, so that a thread's inputs are stored in the order they came;
+// its answer's for feedback, so that two clicks on one answer are too (the second
+// replaces the first), without waiting behind the thread's inputs; else its own.
 func laneOf(envelopeID string, in *conversation.Input, fb *conversation.Feedback) string {
 	switch {
 	case in != nil:
 		return in.Key.String()
 	case fb != nil:
-		return fb.Key.String()
+		return "feedback:" + fb.Key.String() + "/" + fb.MessageTS
 	}
 	return envelopeID
 }
@@ -284,12 +292,6 @@ func (b *Bot) store(ctx context.Context, c *socketConn, evt socketmode.Event, re
 	req := evt.Request
 	thank := false
 	if fb != nil {
-		if modal != nil {
-			// The reason modal opens first: its trigger_id expires 3 s after the
-			// click, and the record may take most of the ack budget.
-			b.openModal(*modal, req.RetryAttempt > 0)
-			modal = nil
-		}
 		// Feedback is stored before the ack, like an input (docs/operations.md, "Feedback").
 		fctx, cancel := context.WithDeadline(ctx, received.Add(b.cfg.AckBudget))
 		// A thumbs down opens the reason modal, which is its acknowledgement; a

@@ -31,16 +31,21 @@ func TestStripMention(t *testing.T) {
 	}
 }
 
-// TestLaneOf: an envelope's input and its feedback go on their thread's lane, so
-// that a thread's clicks are stored in the order they came; anything else on the
-// envelope's own.
+// TestLaneOf: an envelope's input goes on its thread's lane; feedback on its
+// answer's, so that two clicks on one answer are stored in the order they came, and
+// not behind the thread's inputs; anything else on the envelope's own.
 func TestLaneOf(t *testing.T) {
 	k := conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1700000000.000100"}
 	if got := laneOf("env-1", &conversation.Input{Key: k}, nil); got != k.String() {
 		t.Errorf("an input's lane %q; want its thread's, %q", got, k.String())
 	}
-	if got := laneOf("env-2", nil, &conversation.Feedback{Key: k}); got != k.String() {
-		t.Errorf("feedback's lane %q; want its thread's, %q", got, k.String())
+	up := laneOf("env-2", nil, &conversation.Feedback{Key: k, MessageTS: "1700000000.000300"})
+	down := laneOf("env-4", nil, &conversation.Feedback{Key: k, MessageTS: "1700000000.000300", Rating: conversation.RatingNegative})
+	if up != down || up == k.String() || up == "env-2" {
+		t.Errorf("feedback's lanes %q and %q; want one of the answer's own", up, down)
+	}
+	if other := laneOf("env-5", nil, &conversation.Feedback{Key: k, MessageTS: "1700000000.000900"}); other == up {
+		t.Errorf("two answers' feedback share lane %q", other)
 	}
 	if got := laneOf("env-3", nil, nil); got != "env-3" {
 		t.Errorf("lane %q; want the envelope's own", got)
