@@ -70,17 +70,20 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 		if s.threads.stopLocal(in.Key, a.Action.Arg, conversation.Stopped{By: a.UserID}) {
 			return true, nil
 		}
-		err := s.retryStore(ctx, "pass a stop on", func(ctx context.Context) error {
+		signal := func(ctx context.Context) error {
 			return s.cfg.Store.Signal(ctx, in.Key, conversation.StopRequest{Target: a.Action.Arg, By: a.UserID})
-		})
+		}
 		if !strings.HasPrefix(a.Action.Arg, conversation.RunStopPrefix) && a.Action.Arg != conversation.SessionStop {
-			if err != nil {
-				// Nothing else carries it: the person is told it was not taken.
+			// Nothing else carries it: retried while the store is unavailable, and
+			// the person is told when it was not taken.
+			if err := s.retryStore(ctx, "pass a stop on", signal); err != nil {
 				return false, fmt.Errorf("submit %s: pass the stop on: %w", in.ID, err)
 			}
 			return false, nil // nothing to store: the holder stops the turn, if it runs
 		}
-		if err != nil {
+		// Stored below too, for the thread's next turn: one try, which leaves the ack
+		// budget to the store.
+		if err := signal(ctx); err != nil {
 			s.log.Warn("stop request not passed on; it is stored for the thread's next turn", conversation.LogKeyThread, in.Key.String(), "error", err)
 		}
 	}

@@ -235,7 +235,9 @@ func (l *limits) stored(in conversation.Input, r *reservation) {
 }
 
 // countWatch is a count of the pending inputs of a thread and a person that the
-// store is taking (limits.watch, reserve).
+// store is taking (limits.watch, reserve). An input committed after the watch began
+// and before the store read may count twice, and a person at the bound's edge be
+// refused one input early: the safe side.
 type countWatch struct {
 	key    conversation.Key
 	person string // personKey; "" for none
