@@ -45,11 +45,7 @@ func (s *lostEnqueueReplyStore) Enqueue(ctx context.Context, in conversation.Inp
 func TestDrainLostReplyStartsTheThread(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	sp, err := sqlite.OpenSpool(ctx, filepath.Join(t.TempDir(), "spool.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp := testSpool(t, ctx)
 	st := &lostEnqueueReplyStore{stored: map[string]bool{}}
 	in := testIntake(st, Config{Spool: sp}, func(conversation.Key) {})
 	kicked, notified := make(chan conversation.Key, 3), make(chan string, 3)
@@ -109,11 +105,7 @@ func (h *holdOnce) Handle(_ context.Context, r slog.Record) error {
 func TestDrainEndsAsInputsComeBack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	sp, err := sqlite.OpenSpool(ctx, filepath.Join(t.TempDir(), "spool.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sp.Close()
+	sp := testSpool(t, ctx)
 	st := &lostEnqueueReplyStore{stored: map[string]bool{}, calls: 1} // never fails
 	in := testIntake(st, Config{Spool: sp}, func(conversation.Key) {})
 	hold := &holdOnce{msg: "store available again: spooled inputs moved into it", reached: make(chan struct{}), release: make(chan struct{})}
@@ -142,4 +134,15 @@ func TestDrainEndsAsInputsComeBack(t *testing.T) {
 	if !st.stored["m2"] {
 		t.Error("the input spooled as the drain ended was not stored")
 	}
+}
+
+// testSpool opens a spool in a temporary directory, closed when the test ends.
+func testSpool(t *testing.T, ctx context.Context) *sqlite.Spool {
+	t.Helper()
+	sp, err := sqlite.OpenSpool(ctx, filepath.Join(t.TempDir(), "spool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	return sp
 }

@@ -312,6 +312,21 @@ func TestGroupCommitAllCallersGone(t *testing.T) {
 	}
 }
 
+// enqueueWaiting starts an intake transaction (EnqueueBatch, a message), whose error
+// comes on intake, and returns once it waits for the write connection, which the
+// caller, a turn write, holds.
+func enqueueWaiting(ctx context.Context, s *Store, intake chan<- error) {
+	waits := s.write.Stats().WaitCount
+	go func() {
+		_, err := s.EnqueueBatch(ctx, []conversation.Input{{ID: "msg:T1:C1:1.000001", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.000001"},
+			Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1", Text: "hello", TS: "1.000001"}}})
+		intake <- err
+	}()
+	for s.write.Stats().WaitCount == waits {
+		runtime.Gosched()
+	}
+}
+
 // TestGroupCommitYieldsToIntake checks that a batch of turn writes yields to an
 // intake transaction that comes while it runs: it commits the write that ran, the
 // intake's input is stored, and the rest of the batch runs after it (they see it).
@@ -329,15 +344,7 @@ func TestGroupCommitYieldsToIntake(t *testing.T) {
 	seen := make([]int, 4) // the inputs each turn write saw
 	first := queue(s, 1, ctx, func(fctx context.Context, tx *sql.Tx) error {
 		seen[0] = inputs(tx)
-		waits := s.write.Stats().WaitCount
-		go func() {
-			_, err := s.EnqueueBatch(ctx, []conversation.Input{{ID: "msg:T1:C1:1.000001", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.000001"},
-				Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1", Text: "hello", TS: "1.000001"}}})
-			intake <- err
-		}()
-		for s.write.Stats().WaitCount == waits { // the intake waits for the connection
-			runtime.Gosched()
-		}
+		enqueueWaiting(ctx, s, intake)
 		return nil
 	})
 	var rest []<-chan error
@@ -382,15 +389,7 @@ func TestGroupCommitPanicAfterYield(t *testing.T) {
 		if _, err := tx.ExecContext(fctx, `INSERT INTO group_commit (k) VALUES ('committed')`); err != nil {
 			return err
 		}
-		waits := s.write.Stats().WaitCount
-		go func() {
-			_, err := s.EnqueueBatch(ctx, []conversation.Input{{ID: "msg:T1:C1:1.000001", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.000001"},
-				Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1", Text: "hello", TS: "1.000001"}}})
-			intake <- err
-		}()
-		for s.write.Stats().WaitCount == waits { // the intake waits for the connection
-			runtime.Gosched()
-		}
+		enqueueWaiting(ctx, s, intake)
 		return nil
 	})
 	panicking := queue(s, 3, ctx, func(context.Context, *sql.Tx) error { panic("a bug in a turn write") })
