@@ -76,6 +76,9 @@ type groupCommit struct {
 	// overdue is when the batch being stored is overdue: storeGrace after its
 	// deadline (zero between batches); its callers give up then (await).
 	overdue time.Time
+	// kick starts work on the thread of an input stored after its caller gave up
+	// on it (await): no caller does (intake.kick; nil in tests).
+	kick func(conversation.Key)
 	// busy is when the intake was last found busy (see commitDelay; zero before).
 	busy time.Time
 	// switches holds when the last busyThreads inputs for another thread than the
@@ -96,9 +99,11 @@ type queuedInput struct {
 	// stored, when set, is called once in is stored, before its caller is told.
 	stored func()
 	done   chan commitResult // buffered: the committer never waits for the caller
-	// overdue is its batch's overdue, once the batch began (guarded by
-	// groupCommit.mu).
-	overdue time.Time
+	// overdue is its batch's overdue, once the batch began; answered is set once
+	// its outcome is known, before stored is called; gone, once its caller gave up
+	// (await). Guarded by groupCommit.mu.
+	overdue        time.Time
+	answered, gone bool
 }
 
 // errNoAnswer is the outcome of an input whose caller gave up waiting for the store
@@ -168,32 +173,44 @@ func (g *groupCommit) storeOnce(ctx context.Context, in conversation.Input, stor
 
 // await waits for the outcome of q, whose caller has a deadline. The caller gives up
 // once q's batch is overdue, or, while q still waits in the queue, once the batch
-// being stored is (the store does not answer: a connection that hangs), and q leaves
-// the queue: it is told errNoAnswer, which storeDown accepts, with a spool in time to
-// be spooled. A batch that began may still store q later (its copy is then found
-// stored, as after a lost reply).
+// being stored is (the store does not answer: a connection that hangs), but not past
+// its own time (its deadline, less spoolReserve with a spool, and storeGrace) once
+// that batch's deadline passed: q leaves the queue then. It is told errNoAnswer,
+// which storeDown accepts, with a spool in time to be spooled. A batch that began may
+// still store q later: its thread is started then (kick), and a copy of it is found
+// stored, as after a lost reply. A caller of a slow batch that answers in time, and
+// one queued behind it, get its outcome.
 func (g *groupCommit) await(q *queuedInput) commitResult {
+	own, _ := q.ctx.Deadline()
+	if g.cfg.Spool != nil {
+		own = own.Add(-spoolReserve)
+	}
+	own = own.Add(storeGrace)
 	for {
 		g.mu.Lock()
 		at := q.overdue
-		if at.IsZero() {
-			at = g.overdue // zero between batches: the next begins at once
-		}
-		if !at.IsZero() && !time.Now().Before(at) {
-			select {
-			case r := <-q.done:
-				g.mu.Unlock()
-				return r
-			default:
+		if at.IsZero() && !g.overdue.IsZero() {
+			// Queued behind a batch: its deadline first (it may be slow, not hung),
+			// then no later than the caller's own time, or than the batch's overdue.
+			at = g.overdue
+			if own.Before(at) {
+				at = later(own, g.overdue.Add(-storeGrace))
 			}
+		}
+		if !at.IsZero() && !time.Now().Before(at) && !q.answered {
+			q.gone = true
 			if q.overdue.IsZero() {
 				g.queue = slices.DeleteFunc(g.queue, func(o *queuedInput) bool { return o == q })
 			}
 			g.mu.Unlock()
 			return commitResult{err: errNoAnswer}
 		}
+		answered := q.answered
 		g.mu.Unlock()
-		wait := minAttempt
+		if answered {
+			return <-q.done
+		}
+		wait := minAttempt // between batches: the next begins at once
 		if !at.IsZero() {
 			wait = time.Until(at)
 		}
@@ -233,9 +250,6 @@ func (g *groupCommit) run() {
 		}
 		g.mu.Unlock()
 		g.commitBy(batch, deadline, false)
-		g.mu.Lock()
-		g.overdue = time.Time{}
-		g.mu.Unlock()
 	}
 }
 
@@ -263,10 +277,21 @@ func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time, retried
 	}
 	g.mu.Lock()
 	g.storing = 0
+	g.overdue = time.Time{}
+	gone := make([]bool, len(batch))
+	for i, q := range batch {
+		q.answered, gone[i] = true, q.gone
+	}
 	g.mu.Unlock()
 	for i, q := range batch { // every input counts as stored before any caller wakes
-		if err == nil && inserted[i] && q.stored != nil {
+		if err != nil || !inserted[i] {
+			continue
+		}
+		if q.stored != nil {
 			q.stored()
+		}
+		if gone[i] && g.kick != nil {
+			g.kick(q.in.Key) // no caller starts its thread
 		}
 	}
 	for i, q := range batch {
@@ -330,6 +355,14 @@ func (g *groupCommit) enqueue(batch []*queuedInput, deadline time.Time) (inserte
 	return retryEnqueue(ctx, g.env, "store inputs", func(ctx context.Context) ([]bool, error) {
 		return g.cfg.Store.EnqueueBatch(ctx, ins)
 	})
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // earliest returns the earlier of a and b, a zero time counting as none.

@@ -404,7 +404,11 @@ type hungStore struct {
 
 func (s *hungStore) EnqueueBatch(_ context.Context, ins []conversation.Input) ([]bool, error) {
 	<-s.release
-	return make([]bool, len(ins)), nil
+	out := make([]bool, len(ins))
+	for i := range out {
+		out[i] = true
+	}
+	return out, nil
 }
 
 // cancelledStore's EnqueueBatch fails when its context ends, with an error of its
@@ -418,16 +422,23 @@ func (cancelledStore) EnqueueBatch(ctx context.Context, _ []conversation.Input) 
 }
 
 // TestGroupCommitStoreTooSlow: an input whose store does not answer by its deadline
-// (less spoolReserve with a spool) is told so in time to be spooled, as the store
-// being unavailable (storeDown), whether the store ignores its context (it hangs) or
-// fails when it ends with an error of its own; without a spool, it is told by its
-// deadline.
+// (less spoolReserve with a spool) is told so, storeGrace later at most, in time to
+// be spooled, as the store being unavailable (storeDown), whether the store ignores
+// its context (it hangs) or fails when it ends with an error of its own; without a
+// spool, it is told by its deadline and storeGrace. When the hung store stores it
+// after all, its thread is started (kick), as its caller, gone, does not.
 func TestGroupCommitStoreTooSlow(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		hang  bool
-		spool bool
-	}{{"Hangs", true, true}, {"HangsWithoutSpool", true, false}, {"CancelledByTheServer", false, true}} {
+		name   string
+		hang   bool
+		spool  bool
+		budget time.Duration
+	}{
+		{"Hangs", true, true, 2500 * time.Millisecond},
+		{"HangsWithoutSpool", true, false, 2500 * time.Millisecond},
+		{"HangsWithoutSpoolShortDeadline", true, false, time.Second},
+		{"CancelledByTheServer", false, true, 2500 * time.Millisecond},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var st conversation.Store = cancelledStore{}
@@ -435,25 +446,41 @@ func TestGroupCommitStoreTooSlow(t *testing.T) {
 				if c.hang {
 					st = hung
 				}
-				defer close(hung.release)
+				var release sync.Once
+				defer release.Do(func() { close(hung.release) })
 				g := testCommit(st)
+				kicked := make(chan conversation.Key, 1)
+				g.kick = func(k conversation.Key) { kicked <- k }
 				if c.spool {
 					g.cfg.Spool = nopSpool{}
 				}
-				const budget = 2500 * time.Millisecond
-				ctx, cancel := context.WithTimeout(context.Background(), budget)
+				ctx, cancel := context.WithTimeout(context.Background(), c.budget)
 				defer cancel()
 				start := time.Now()
-				r := g.store(ctx, conversation.Input{ID: "slack"}, nil)
+				in := conversation.Input{ID: "slack", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}}
+				r := g.store(ctx, in, nil)
 				if !storeDown(r.err) {
 					t.Errorf("error %v; want the store counted down", r.err)
 				}
-				want := budget
+				want := c.budget + storeGrace
 				if c.spool {
-					want -= spoolReserve - storeGrace // time left to spool it
+					want -= spoolReserve // time left to spool it
 				}
 				if told := time.Since(start); told > want {
 					t.Errorf("told after %v; want by %v", told, want)
+				}
+				if !c.hang {
+					return
+				}
+				release.Do(func() { close(hung.release) })
+				synctest.Wait()
+				select {
+				case k := <-kicked:
+					if k != in.Key {
+						t.Errorf("kicked %v; want the input's thread", k)
+					}
+				default:
+					t.Error("the input stored after its caller gave up started no work on its thread")
 				}
 			})
 		})
@@ -506,10 +533,17 @@ func TestGroupCommitWaitsBehindABatch(t *testing.T) {
 			g.cfg.Spool = nopSpool{}
 			go g.store(context.Background(), conversation.Input{ID: "api"}, nil)
 			synctest.Wait() // the API input's batch is being stored
-			ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+			// Its own time (less spoolReserve) is up before the slow batch ends, and
+			// not its deadline.
+			ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
 			defer cancel()
 			if r := g.store(ctx, conversation.Input{ID: "near"}, nil); r.err != nil || !r.inserted {
 				t.Errorf("inserted %v, error %v; want stored in the batch after the slow one", r.inserted, r.err)
+			}
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			if fmt.Sprint(st.batches) != "[[api] [near]]" {
+				t.Errorf("batches %v; want [[api] [near]]", st.batches)
 			}
 		})
 	})
