@@ -171,6 +171,28 @@ func (c *cluster) slowDatabase(d time.Duration) {
 	}
 }
 
+// hangDatabase drops everything the database sends through the proxy, and keeps the
+// connections open: the bot's statements get no answer, and no error, until
+// unhangDatabase (a network that loses packets with no reset).
+func (c *cluster) hangDatabase() {
+	c.t.Helper()
+	if _, err := c.proxy.Toxics.AddToxicJson(strings.NewReader(
+		`{"name":"hang","type":"timeout","stream":"downstream","attributes":{"timeout":0}}`)); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// unhangDatabase removes hangDatabase's toxic and resets every connection through
+// the proxy, whose protocol lost its answers (as a network's timeout would).
+func (c *cluster) unhangDatabase() {
+	c.t.Helper()
+	if err := c.proxy.Toxics.RemoveToxic(context.Background(), "hang"); err != nil {
+		c.t.Fatal(err)
+	}
+	c.cut()
+	c.restore()
+}
+
 // dsnHost returns the host:port of a postgres:// DSN.
 func dsnHost(t testing.TB, dsn string) string {
 	t.Helper()

@@ -226,6 +226,36 @@ func TestE2EDatabaseCut(t *testing.T) {
 	}
 }
 
+// TestE2EDatabaseHangs: while the database answers nothing and resets nothing (a
+// proxy drops what it sends and keeps the connections open), a mention is acked in
+// time, once: Slack delivers it once (the intake stops waiting for the store and
+// spools it), and it is answered once when the database is back.
+func TestE2EDatabaseHangs(t *testing.T) {
+	c := newCluster(t, storetest.PostgresDSN(t))
+	c.cuttable()
+	c.echoModel(0)
+	c.startMain("a")
+	root := c.post(general, alice, "<@U0BOT> before", "")
+	c.waitAnswers(general, root, 1)
+	c.settle()
+
+	c.hangDatabase()
+	other := c.post(general, alice, "<@U0BOT> asked while the database hangs", "")
+	c.waitFor("the mention's ack", func() bool {
+		env, ok := c.emu.EventEnvelope("app_mention", other)
+		return ok && env.Acked
+	})
+	if env, _ := c.emu.EventEnvelope("app_mention", other); env.Deliveries != 1 {
+		t.Errorf("the mention was delivered %d times; want once (acked within Slack's 3 s)", env.Deliveries)
+	}
+	c.unhangDatabase()
+	c.waitAnswers(general, other, 1)
+	c.settle()
+	if got, want := c.answers(general, other), []string{answerTo("asked while the database hangs")}; !slices.Equal(got, want) {
+		t.Fatalf("thread shows %q; want %q", got, want)
+	}
+}
+
 // TestE2ENULText: a message with a NUL character and invalid UTF-8 is stored
 // repaired and answered, on both stores.
 func TestE2ENULText(t *testing.T) {
