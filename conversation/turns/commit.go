@@ -205,7 +205,7 @@ func (g *groupCommit) await(q *queuedInput) commitResult {
 			g.mu.Unlock()
 			return commitResult{err: errNoAnswer}
 		}
-		answered := q.answered
+		answered, queued := q.answered, q.overdue.IsZero()
 		g.mu.Unlock()
 		if answered {
 			return <-q.done
@@ -213,6 +213,10 @@ func (g *groupCommit) await(q *queuedInput) commitResult {
 		wait := minAttempt // between batches: the next begins at once
 		if !at.IsZero() {
 			wait = time.Until(at)
+		}
+		if queued {
+			// Queued: the batch that takes q may be overdue before at.
+			wait = min(wait, minAttempt)
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -271,6 +275,9 @@ func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time, retried
 	retried = retried || failed
 	if err != nil && len(batch) > 1 && !storeDown(err) {
 		for _, q := range batch {
+			g.mu.Lock()
+			g.overdue = deadline.Add(storeGrace) // each store clears it
+			g.mu.Unlock()
 			g.commitBy([]*queuedInput{q}, deadline, retried)
 		}
 		return
@@ -284,14 +291,16 @@ func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time, retried
 	}
 	g.mu.Unlock()
 	for i, q := range batch { // every input counts as stored before any caller wakes
-		if err != nil || !inserted[i] {
+		if err != nil || !inserted[i] && !retried {
 			continue
 		}
-		if q.stored != nil {
+		if inserted[i] && q.stored != nil {
 			q.stored()
 		}
 		if gone[i] && g.kick != nil {
-			g.kick(q.in.Key) // no caller starts its thread
+			// Stored (or, after a failed attempt, maybe stored): no caller starts its
+			// thread.
+			g.kick(q.in.Key)
 		}
 	}
 	for i, q := range batch {

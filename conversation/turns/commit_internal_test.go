@@ -556,13 +556,16 @@ func TestGroupCommitWaitsBehindABatch(t *testing.T) {
 			go g.store(context.Background(), conversation.Input{ID: "api"}, nil)
 			synctest.Wait()
 			start := time.Now()
-			ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+			// Its own time (2.3 s less spoolReserve, and storeGrace) ends after the
+			// hung batch's deadline (maxBatchRetry) and before it is overdue: it is
+			// told then, in time to be spooled.
+			ctx, cancel := context.WithTimeout(context.Background(), 2300*time.Millisecond)
 			defer cancel()
 			if r := g.store(ctx, conversation.Input{ID: "slack"}, nil); !errors.Is(r.err, errNoAnswer) || !storeDown(r.err) {
 				t.Errorf("error %v; want errNoAnswer", r.err)
 			}
-			if told, want := time.Since(start), maxBatchRetry+storeGrace; told > want {
-				t.Errorf("told after %v; want by %v, when the hung batch was overdue", told, want)
+			if told, want := time.Since(start), 2300*time.Millisecond-spoolReserve+storeGrace; told > want {
+				t.Errorf("told after %v; want by %v, its own time", told, want)
 			}
 			g.mu.Lock()
 			queued := len(g.queue)
@@ -571,5 +574,109 @@ func TestGroupCommitWaitsBehindABatch(t *testing.T) {
 				t.Errorf("%d inputs left in the queue; want the one given up on gone", queued)
 			}
 		})
+	})
+}
+
+// splitHangStore refuses any batch of more than one input, and the input "poison",
+// with an error of its own (the batch is then split); it hangs on the input "hang"
+// until release is closed.
+type splitHangStore struct {
+	conversation.Store
+	hung    chan struct{} // closed when "hang" is being stored alone
+	release chan struct{}
+}
+
+func (s *splitHangStore) EnqueueBatch(_ context.Context, ins []conversation.Input) ([]bool, error) {
+	switch {
+	case len(ins) > 1, ins[0].ID == "poison":
+		return nil, errors.New("value too long")
+	case ins[0].ID == "hang":
+		close(s.hung)
+		<-s.release
+	}
+	return []bool{true}, nil
+}
+
+// TestGroupCommitGivesUpBehindASplitBatch: a caller queued behind a batch that was
+// split (one input refused) gives up, in time to be spooled, when the input stored
+// alone after it hangs: the split batch stays overdue for the callers behind it.
+func TestGroupCommitGivesUpBehindASplitBatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &splitHangStore{hung: make(chan struct{}), release: make(chan struct{})}
+		g := testCommit(st)
+		g.cfg.Spool = nopSpool{}
+		g.running = true                                // the batch is gathered by hand, then run
+		for _, id := range []string{"poison", "hang"} { // queued in this order
+			go g.store(context.Background(), conversation.Input{ID: id}, nil)
+			synctest.Wait()
+		}
+		go g.run()
+		<-st.hung // "poison" refused alone, "hang" hangs
+		start := time.Now()
+		told := make(chan commitResult, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+			defer cancel()
+			told <- g.store(ctx, conversation.Input{ID: "behind"}, nil)
+		}()
+		select {
+		case r := <-told:
+			if !errors.Is(r.err, errNoAnswer) {
+				t.Errorf("error %v; want errNoAnswer", r.err)
+			}
+			if d, want := time.Since(start), maxBatchRetry+storeGrace; d > want {
+				t.Errorf("told after %v; want by %v", d, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("the caller behind the split batch was not told while the store hung")
+		}
+		close(st.release)
+		synctest.Wait()
+	})
+}
+
+// lostThenHungStore fails its first call as a connection lost after the commit
+// (ErrUnavailable, the batch stored), and hangs on the next until release is closed,
+// then finds the batch stored: not inserted.
+type lostThenHungStore struct {
+	conversation.Store
+	calls   int
+	release chan struct{}
+}
+
+func (s *lostThenHungStore) EnqueueBatch(_ context.Context, ins []conversation.Input) ([]bool, error) {
+	if s.calls++; s.calls == 1 {
+		return nil, fmt.Errorf("commit: connection reset: %w", conversation.ErrUnavailable)
+	}
+	<-s.release
+	return make([]bool, len(ins)), nil
+}
+
+// TestGroupCommitGoneCallersRetriedInputStartsItsThread: an input whose caller gave
+// up on its batch, which then found it stored after an attempt whose reply was lost,
+// has its thread started: no caller does it.
+func TestGroupCommitGoneCallersRetriedInputStartsItsThread(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := &lostThenHungStore{release: make(chan struct{})}
+		g := testCommit(st)
+		g.cfg.Spool = nopSpool{}
+		kicked := make(chan conversation.Key, 1)
+		g.kick = func(k conversation.Key) { kicked <- k }
+		ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+		defer cancel()
+		in := conversation.Input{ID: "slack", Key: conversation.Key{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.1"}}
+		if r := g.store(ctx, in, nil); !errors.Is(r.err, errNoAnswer) {
+			t.Fatalf("error %v; want errNoAnswer", r.err)
+		}
+		close(st.release)
+		synctest.Wait()
+		select {
+		case k := <-kicked:
+			if k != in.Key {
+				t.Errorf("kicked %v; want the input's thread", k)
+			}
+		default:
+			t.Error("the input found stored after its caller gave up started no work on its thread")
+		}
 	})
 }
