@@ -474,14 +474,7 @@ func TestGroupCommitStoreTooSlow(t *testing.T) {
 				}
 				release.Do(func() { close(hung.release) })
 				synctest.Wait()
-				select {
-				case k := <-kicked:
-					if k != in.Key {
-						t.Errorf("kicked %v; want the input's thread", k)
-					}
-				default:
-					t.Error("the input stored after its caller gave up started no work on its thread")
-				}
+				wantKicked(t, kicked, in.Key)
 			})
 		})
 	}
@@ -670,13 +663,20 @@ func TestGroupCommitGoneCallersRetriedInputStartsItsThread(t *testing.T) {
 		}
 		close(st.release)
 		synctest.Wait()
-		select {
-		case k := <-kicked:
-			if k != in.Key {
-				t.Errorf("kicked %v; want the input's thread", k)
-			}
-		default:
-			t.Error("the input found stored after its caller gave up started no work on its thread")
-		}
+		wantKicked(t, kicked, in.Key)
 	})
+}
+
+// wantKicked checks that the thread of key, whose input was stored after its caller
+// gave up on it, was started (groupCommit.kick, which sends on kicked).
+func wantKicked(t *testing.T, kicked <-chan conversation.Key, key conversation.Key) {
+	t.Helper()
+	select {
+	case k := <-kicked:
+		if k != key {
+			t.Errorf("kicked %v; want the input's thread, %v", k, key)
+		}
+	default:
+		t.Error("the input stored after its caller gave up started no work on its thread")
+	}
 }
