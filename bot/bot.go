@@ -238,7 +238,7 @@ func (b *Bot) handle(ctx context.Context, c *socketConn, evt socketmode.Event) e
 // and acks the envelope on c once the input is stored (see Submitter). Envelopes that
 // are not for the bot, and clicks that open a modal (views.open, started in the
 // background right after the ack: the trigger_id expires 3 s after the click), are
-// acked at once.
+// acked at once; a thumbs down's reason modal opens before its feedback is stored.
 func (b *Bot) handleEnvelope(ctx context.Context, c *socketConn, evt socketmode.Event) {
 	received := time.Now()
 	b.metrics().EnvelopeReceived(string(evt.Type))
@@ -262,14 +262,13 @@ func (b *Bot) handleEnvelope(ctx context.Context, c *socketConn, evt socketmode.
 		}
 		return
 	}
-	if fb != nil && modal != nil {
+	if modal != nil {
 		// A thumbs down's reason modal opens at once: its trigger_id expires 3 s
 		// after the click, and the record may wait on its lane and take most of the
 		// ack budget.
 		b.openModal(*modal, req.RetryAttempt > 0)
-		modal = nil
 	}
-	b.lanes.do(laneOf(req.EnvelopeID, in, fb), func() { b.store(ctx, c, evt, received, in, modal, fb) })
+	b.lanes.do(laneOf(req.EnvelopeID, in, fb), func() { b.store(ctx, c, evt, received, in, fb) })
 }
 
 // laneOf returns the lane of an envelope (envelopeID) that brings in or fb: its
@@ -288,7 +287,7 @@ func laneOf(envelopeID string, in *conversation.Input, fb *conversation.Feedback
 
 // store stores what an envelope of connection c brings (its feedback, its input), on
 // the envelope's lane, and acks the envelope on c once it is stored (see Submitter).
-func (b *Bot) store(ctx context.Context, c *socketConn, evt socketmode.Event, received time.Time, in *conversation.Input, modal *modalRequest, fb *conversation.Feedback) {
+func (b *Bot) store(ctx context.Context, c *socketConn, evt socketmode.Event, received time.Time, in *conversation.Input, fb *conversation.Feedback) {
 	req := evt.Request
 	thank := false
 	if fb != nil {
@@ -303,9 +302,6 @@ func (b *Bot) store(ctx context.Context, c *socketConn, evt socketmode.Event, re
 		b.ackEnvelope(ctx, c, evt.Type, req.EnvelopeID, received)
 		if thank {
 			b.tell(fb.Key.ChannelID, fb.Key.ThreadTS, fb.UserID, feedbackThanksText)
-		}
-		if modal != nil {
-			b.openModal(*modal, req.RetryAttempt > 0)
 		}
 		return
 	}

@@ -257,19 +257,15 @@ func (g *groupCommit) run() {
 	}
 }
 
-// commit stores batch in one transaction and tells each of its callers the outcome,
-// once the batch no longer counts as being stored: a caller that hands its thread's
-// next input over at once (a lane) finds the intake quiet, not busy with the batch it
-// came from. When it fails for a reason other than the store being unavailable, one
-// input may be what the store refuses: each is then stored alone, by the batch's
-// deadline (an input whose time is up rides along as in the batch), and told at once,
-// so that the others are not refused with it.
-func (g *groupCommit) commit(batch []*queuedInput) {
-	g.commitBy(batch, g.deadline(batch), false)
-}
-
-// commitBy is commit, its retries bounded by deadline; retried is set when an
-// attempt of a batch holding batch's inputs failed already (commitResult.retried).
+// commitBy stores batch in one transaction, its retries bounded by deadline, and
+// tells each of its callers the outcome, once the batch no longer counts as being
+// stored: a caller that hands its thread's next input over at once (a lane) finds the
+// intake quiet, not busy with the batch it came from. When it fails for a reason other
+// than the store being unavailable, one input may be what the store refuses: each is
+// then stored alone, by the batch's deadline (an input whose time is up rides along as
+// in the batch), and told at once, so that the others are not refused with it.
+// retried is set when an attempt of a batch holding batch's inputs failed already
+// (commitResult.retried).
 func (g *groupCommit) commitBy(batch []*queuedInput, deadline time.Time, retried bool) {
 	inserted, failed, err := g.enqueue(batch, deadline)
 	retried = retried || failed
@@ -361,9 +357,14 @@ func (g *groupCommit) enqueue(batch []*queuedInput, deadline time.Time) (inserte
 	// Not cancelled with one caller's context: the batch holds the others' inputs too.
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(batch[0].ctx), deadline)
 	defer cancel()
-	return retryEnqueue(ctx, g.env, "store inputs", func(ctx context.Context) ([]bool, error) {
-		return g.cfg.Store.EnqueueBatch(ctx, ins)
+	attempts := 0
+	err = g.retryStore(ctx, "store inputs", func(ctx context.Context) error {
+		attempts++
+		var err error
+		inserted, err = g.cfg.Store.EnqueueBatch(ctx, ins)
+		return err
 	})
+	return inserted, attempts > 1, err
 }
 
 // later returns the later of a and b.

@@ -59,6 +59,11 @@ func newBatchStore() *batchStore {
 	return &batchStore{release: make(chan struct{}), first: make(chan struct{}), seen: map[string]bool{}}
 }
 
+// commit stores batch as run does, by the batch's deadline (groupCommit.deadline).
+func (g *groupCommit) commit(batch []*queuedInput) {
+	g.commitBy(batch, g.deadline(batch), false)
+}
+
 func testCommit(st conversation.Store) *groupCommit {
 	return newGroupCommit(&env{cfg: Config{Store: st, Now: time.Now}, log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }

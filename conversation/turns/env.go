@@ -57,21 +57,6 @@ func (e *env) retryStore(ctx context.Context, what string, op func(context.Conte
 	}
 }
 
-// retryEnqueue runs enqueue, a store call that stores inputs, through e.retryStore,
-// and returns its result and whether an attempt failed before the last one: that
-// attempt may have stored what the last one reports a duplicate (a commit whose reply
-// was lost). Errors: the last attempt's.
-func retryEnqueue[T any](ctx context.Context, e *env, what string, enqueue func(context.Context) (T, error)) (result T, retried bool, err error) {
-	attempts := 0
-	err = e.retryStore(ctx, what, func(ctx context.Context) error {
-		attempts++
-		var err error
-		result, err = enqueue(ctx)
-		return err
-	})
-	return result, attempts > 1, err
-}
-
 // final returns the context of a turn's final writes (its reply, cards, save): not
 // cancelled with the turn's (a stop, a timeout), bounded by FinalTimeout.
 func (e *env) final(ctx context.Context) (context.Context, context.CancelFunc) {
