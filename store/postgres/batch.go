@@ -74,19 +74,24 @@ SELECT id FROM ins`
 // the intake's connections (IntakeConns), so that one round trip and one commit
 // store a burst: either every input is stored (or found a duplicate) or none is. A
 // thread's inputs keep their order in ins. inserted[i] reports whether ins[i] was
-// new (false for an id found earlier in ins).
+// new (false for an id found earlier in ins). Each input is checked, a repeated one
+// too: one that cannot be stored fails the batch.
 func (s *Inputs) EnqueueBatch(ctx context.Context, ins []conversation.Input) (inserted []bool, err error) {
 	inserted = make([]bool, len(ins))
 	var b batchColumns
 	first := make(map[string]int, len(ins)) // an id's index in ins
 	for _, i := range sqlstore.ByThread(ins) {
-		if _, dup := first[ins[i].ID]; dup {
-			continue
+		_, dup := first[ins[i].ID]
+		add := b.add
+		if dup {
+			add = repeated // checked as SQLite's EnqueueBatch checks it, then skipped
 		}
-		if _, err := sqlstore.Enqueue(ins[i], b.add); err != nil {
+		if _, err := sqlstore.Enqueue(ins[i], add); err != nil {
 			return nil, classify(err)
 		}
-		first[ins[i].ID] = i
+		if !dup {
+			first[ins[i].ID] = i
+		}
 	}
 	if len(first) == 0 {
 		return inserted, nil
@@ -108,6 +113,10 @@ func (s *Inputs) EnqueueBatch(ctx context.Context, ins []conversation.Input) (in
 	}
 	return inserted, nil
 }
+
+// repeated is EnqueueBatch's insert for an input whose id came earlier in the batch:
+// it inserts nothing.
+func repeated(sqlstore.NewInput) (bool, error) { return false, nil }
 
 // batchColumns are the columns of a batch's inputs, as enqueueBatchSQL's arrays.
 type batchColumns struct {

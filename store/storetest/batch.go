@@ -78,12 +78,17 @@ func testEnqueueBatchSignals(t *testing.T, s conversation.Store) {
 }
 
 // testEnqueueBatchAtomic checks that a batch is one transaction: when one of its
-// inputs cannot be stored, none is.
+// inputs cannot be stored, none is, a repeat of an id in the batch included.
 func testEnqueueBatchAtomic(t *testing.T, s conversation.Store) {
 	ctx := context.Background()
 	bad := input("")
 	if _, err := s.EnqueueBatch(ctx, []conversation.Input{input("x1"), input("x2"), bad}); err == nil {
 		t.Fatal("EnqueueBatch with an input without an id succeeded; want an error")
+	}
+	repeat := input("x1")
+	repeat.Kind = "" // an input that cannot be stored, under an id the batch holds already
+	if _, err := s.EnqueueBatch(ctx, []conversation.Input{input("x1"), input("x2"), repeat}); err == nil {
+		t.Fatal("EnqueueBatch with a repeated id whose input has no kind succeeded; want an error")
 	}
 	for _, id := range []string{"x1", "x2"} {
 		if ok, err := s.Enqueued(ctx, id); ok || err != nil {
