@@ -555,6 +555,69 @@ func TestServiceSpoolsWhenTheStoreHangs(t *testing.T) {
 	}
 }
 
+// hangingThreadStore's Exists never answers either, as hangingStore's Enqueue.
+type hangingThreadStore struct{ hangingStore }
+
+func (hangingThreadStore) Exists(ctx context.Context, _ conversation.Key) (bool, error) {
+	<-ctx.Done()
+	return false, ctx.Err()
+}
+
+// TestServiceSpoolsAReplyWhenTheStoreHangs: a thread reply without a mention, in a
+// thread this process does not hold, asks the store whether the thread is the bot's;
+// a store that does not answer leaves the reply time to be spooled before the
+// caller's deadline (the ack's), and the drain asks again.
+func TestServiceSpoolsAReplyWhenTheStoreHangs(t *testing.T) {
+	dir := t.TempDir()
+	sp, err := sqlite.OpenSpool(context.Background(), filepath.Join(dir, "spool.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	svc := newService(t, service.Config{Store: hangingThreadStore{hangingStore{openStore(t, dir)}}, Spool: sp, Messenger: newMessenger(), Executor: &echo{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // the bot's ack budget
+	defer cancel()
+	if ok, err := svc.Submit(ctx, reply(key, "100.1", "and also")); !ok || err != nil {
+		t.Fatalf("Submit = %v, %v; want spooled", ok, err)
+	}
+	if err := ctx.Err(); err != nil {
+		t.Fatalf("Submit returned once its context had ended (%v): the ack would be late", err)
+	}
+	if n, _ := sp.Len(context.Background()); n != 1 {
+		t.Fatalf("spooled %d; want 1", n)
+	}
+}
+
+// hangingSignalStore's Signal never answers, as hangingStore's Enqueue.
+type hangingSignalStore struct{ conversation.Store }
+
+func (hangingSignalStore) Signal(ctx context.Context, _ conversation.Key, _ conversation.StopRequest) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestServiceStoresAPipelineStopWhenItsSignalHangs: a pipeline's Stop is passed on
+// to the process running the run (Store.Signal) in one short try, and stored for the
+// thread's next turn; a Signal that does not answer leaves the ack budget to the
+// store.
+func TestServiceStoresAPipelineStopWhenItsSignalHangs(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	svc := newService(t, service.Config{Store: hangingSignalStore{st}, Messenger: newMessenger(), Executor: &echo{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // the bot's ack budget
+	defer cancel()
+	stop := conversation.Input{ID: "int:T1:stop-run", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: conversation.Action{Name: conversation.ActionStop, Arg: conversation.RunStopPrefix + "r1"}, UserID: "U1"}}
+	if ok, err := svc.Submit(ctx, stop); !ok || err != nil {
+		t.Fatalf("Submit = %v, %v; want stored", ok, err)
+	}
+	if err := ctx.Err(); err != nil {
+		t.Fatalf("Submit returned once its context had ended (%v): the ack would be late", err)
+	}
+	if ok, err := st.Enqueued(context.Background(), stop.ID); !ok || err != nil {
+		t.Fatalf("Enqueued = %v, %v; want the Stop stored for the thread's next turn", ok, err)
+	}
+}
+
 // TestServiceGivesUpMessagesWhoseCheckpointCannotLoad: a person's message whose turns
 // fail before anything is saved (the checkpoint cannot be read) is given up after
 // MaxAttempts, and the thread is free for the next input.

@@ -81,19 +81,24 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 			}
 			return false, nil // nothing to store: the holder stops the turn, if it runs
 		}
-		// Stored below too, for the thread's next turn: one try, which leaves the ack
-		// budget to the store.
-		if err := signal(ctx); err != nil {
+		// Stored below too, for the thread's next turn: one try, no longer than a
+		// count (countTimeout), which leaves the ack budget to the store.
+		sctx, cancel := context.WithTimeout(ctx, countTimeout)
+		err := signal(sctx)
+		cancel()
+		if err != nil {
 			s.log.Warn("stop request not passed on; it is stored for the thread's next turn", conversation.LogKeyThread, in.Key.String(), "error", err)
 		}
 	}
 	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.threads.holds(in.Key) && !s.spool.isSpooling() {
 		var ok bool
-		err := s.retryStore(ctx, "check the thread", func(ctx context.Context) error {
+		cctx, cancel := s.spoolTime(ctx)
+		err := s.retryStore(cctx, "check the thread", func(ctx context.Context) error {
 			var err error
 			ok, err = s.cfg.Store.Exists(ctx, in.Key)
 			return err
 		})
+		cancel()
 		switch {
 		case err != nil && storeDown(err) && s.cfg.Spool != nil:
 			// Spooled; the drain checks the thread when the store answers again.
@@ -131,6 +136,17 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 		tok.giveBack()
 	}
 	return accepted, err
+}
+
+// spoolTime returns ctx, ending spoolReserve before its deadline when there is a
+// spool: a store call that does not answer by then leaves the input time to be
+// spooled (the group commit keeps the same reserve, commit.go).
+func (s *intake) spoolTime(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok || s.cfg.Spool == nil {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, d.Add(-spoolReserve))
 }
 
 // amend applies an edit or a deletion (KindEdit, KindDelete) to the input of the
