@@ -90,23 +90,8 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 			s.log.Warn("stop request not passed on; it is stored for the thread's next turn", conversation.LogKeyThread, in.Key.String(), "error", err)
 		}
 	}
-	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.threads.holds(in.Key) && !s.spool.isSpooling() {
-		var ok bool
-		cctx, cancel := s.spoolTime(ctx)
-		err := s.retryStore(cctx, "check the thread", func(ctx context.Context) error {
-			var err error
-			ok, err = s.cfg.Store.Exists(ctx, in.Key)
-			return err
-		})
-		cancel()
-		switch {
-		case err != nil && storeDown(err) && s.cfg.Spool != nil:
-			// Spooled; the drain checks the thread when the store answers again.
-		case err != nil:
-			return false, fmt.Errorf("submit %s: %w", in.ID, err)
-		case !ok:
-			return false, nil
-		}
+	if ok, err := s.forTheBot(ctx, in); !ok || err != nil {
+		return false, err
 	}
 	var (
 		tok token
@@ -136,6 +121,32 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 		tok.giveBack()
 	}
 	return accepted, err
+}
+
+// forTheBot reports whether in may be for the bot: false for a thread reply, without
+// a mention, in a thread the bot is not part of (Store.Exists). A store that does not
+// answer leaves it to be spooled, with a spool: the drain checks the thread when the
+// store answers again.
+func (s *intake) forTheBot(ctx context.Context, in conversation.Input) (bool, error) {
+	m := in.Message
+	if m == nil || m.Mentioned || m.Direct || s.threads.holds(in.Key) || s.spool.isSpooling() {
+		return true, nil
+	}
+	var ok bool
+	ctx, cancel := s.spoolTime(ctx)
+	defer cancel()
+	err := s.retryStore(ctx, "check the thread", func(ctx context.Context) error {
+		var err error
+		ok, err = s.cfg.Store.Exists(ctx, in.Key)
+		return err
+	})
+	switch {
+	case err != nil && storeDown(err) && s.cfg.Spool != nil:
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("submit %s: %w", in.ID, err)
+	}
+	return ok, nil
 }
 
 // spoolTime returns ctx, ending spoolReserve before its deadline when there is a
