@@ -563,58 +563,139 @@ func (hangingThreadStore) Exists(ctx context.Context, _ conversation.Key) (bool,
 	return false, ctx.Err()
 }
 
+// deafThreadStore's Exists never answers, whatever its context (as a query on a
+// connection that hangs, which lib/pq does not interrupt), until the test ends; its
+// other calls answer.
+type deafThreadStore struct {
+	conversation.Store
+	gone <-chan struct{}
+}
+
+func (s deafThreadStore) Exists(context.Context, conversation.Key) (bool, error) {
+	<-s.gone
+	return false, errors.New("the test ended")
+}
+
 // TestServiceSpoolsAReplyWhenTheStoreHangs: a thread reply without a mention, in a
 // thread this process does not hold, asks the store whether the thread is the bot's;
 // a store that does not answer leaves the reply time to be spooled before the
-// caller's deadline (the ack's), and the drain asks again.
+// caller's deadline (the ack's), and the drain asks again. The reply is spooled, not
+// stored unchecked, even where the store takes inputs (Exists alone hangs), and even
+// where the store call ignores its context.
 func TestServiceSpoolsAReplyWhenTheStoreHangs(t *testing.T) {
-	dir := t.TempDir()
-	sp, err := sqlite.OpenSpool(context.Background(), filepath.Join(dir, "spool.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sp.Close() })
-	svc := newService(t, service.Config{Store: hangingThreadStore{hangingStore{openStore(t, dir)}}, Spool: sp, Messenger: newMessenger(), Executor: &echo{}})
-	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // the bot's ack budget
-	defer cancel()
-	if ok, err := svc.Submit(ctx, reply(key, "100.1", "and also")); !ok || err != nil {
-		t.Fatalf("Submit = %v, %v; want spooled", ok, err)
-	}
-	if err := ctx.Err(); err != nil {
-		t.Fatalf("Submit returned once its context had ended (%v): the ack would be late", err)
-	}
-	if n, _ := sp.Len(context.Background()); n != 1 {
-		t.Fatalf("spooled %d; want 1", n)
+	gone := make(chan struct{})
+	t.Cleanup(func() { close(gone) })
+	for _, c := range []struct {
+		name  string
+		store func(conversation.Store) conversation.Store
+	}{
+		{"Hangs", func(st conversation.Store) conversation.Store { return hangingThreadStore{hangingStore{st}} }},
+		{"OnlyExistsHangs", func(st conversation.Store) conversation.Store { return hangingOnlyThreadStore{st} }},
+		{"IgnoresItsContext", func(st conversation.Store) conversation.Store { return deafThreadStore{st, gone} }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			sp, err := sqlite.OpenSpool(context.Background(), filepath.Join(dir, "spool.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { sp.Close() })
+			st := openStore(t, dir)
+			svc := newService(t, service.Config{Store: c.store(st), Spool: sp, Messenger: newMessenger(), Executor: &echo{}})
+			ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // the bot's ack budget
+			defer cancel()
+			in := reply(key, "100.1", "and also")
+			if ok, err := submitOrHang(t, ctx, svc, in); !ok || err != nil {
+				t.Fatalf("Submit = %v, %v; want spooled", ok, err)
+			}
+			if err := ctx.Err(); err != nil {
+				t.Fatalf("Submit returned once its context had ended (%v): the ack would be late", err)
+			}
+			if n, _ := sp.Len(context.Background()); n != 1 {
+				if ok, _ := st.Enqueued(context.Background(), in.ID); ok {
+					t.Fatal("the reply was stored with its thread unchecked; want it spooled, for the drain to check")
+				}
+				t.Fatalf("spooled %d; want 1", n)
+			}
+		})
 	}
 }
 
-// hangingSignalStore's Signal never answers, as hangingStore's Enqueue.
-type hangingSignalStore struct{ conversation.Store }
+// submitOrHang returns Submit's outcome, failing the test when Submit does not return
+// within 30 s (a bound on a failure: it waits for a store call that hangs).
+func submitOrHang(t *testing.T, ctx context.Context, svc *service.Service, in conversation.Input) (bool, error) {
+	t.Helper()
+	type submitted struct {
+		ok  bool
+		err error
+	}
+	done := make(chan submitted, 1)
+	go func() {
+		ok, err := svc.Submit(ctx, in)
+		done <- submitted{ok, err}
+	}()
+	select {
+	case r := <-done:
+		return r.ok, r.err
+	case <-time.After(30 * time.Second):
+		t.Fatal("Submit did not return: it waits for a store call that hangs")
+		return false, nil
+	}
+}
 
-func (hangingSignalStore) Signal(ctx context.Context, _ conversation.Key, _ conversation.StopRequest) error {
+// hangingOnlyThreadStore's Exists never answers, as hangingThreadStore's; it takes
+// inputs.
+type hangingOnlyThreadStore struct{ conversation.Store }
+
+func (hangingOnlyThreadStore) Exists(ctx context.Context, _ conversation.Key) (bool, error) {
+	<-ctx.Done()
+	return false, ctx.Err()
+}
+
+// hangingSignalStore's Signal never answers, as hangingStore's Enqueue; with gone
+// set, it ignores its context too, until gone is closed.
+type hangingSignalStore struct {
+	conversation.Store
+	gone <-chan struct{}
+}
+
+func (s hangingSignalStore) Signal(ctx context.Context, _ conversation.Key, _ conversation.StopRequest) error {
+	if s.gone != nil {
+		<-s.gone
+		return errors.New("the test ended")
+	}
 	<-ctx.Done()
 	return ctx.Err()
 }
 
 // TestServiceStoresAPipelineStopWhenItsSignalHangs: a pipeline's Stop is passed on
 // to the process running the run (Store.Signal) in one short try, and stored for the
-// thread's next turn; a Signal that does not answer leaves the ack budget to the
-// store.
+// thread's next turn; a Signal that does not answer, even one that ignores its
+// context, leaves the ack budget to the store.
 func TestServiceStoresAPipelineStopWhenItsSignalHangs(t *testing.T) {
-	st := openStore(t, t.TempDir())
-	svc := newService(t, service.Config{Store: hangingSignalStore{st}, Messenger: newMessenger(), Executor: &echo{}})
-	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // the bot's ack budget
-	defer cancel()
-	stop := conversation.Input{ID: "int:T1:stop-run", Key: key, Kind: conversation.KindAction,
-		Action: &conversation.ActionInput{Action: conversation.Action{Name: conversation.ActionStop, Arg: conversation.RunStopPrefix + "r1"}, UserID: "U1"}}
-	if ok, err := svc.Submit(ctx, stop); !ok || err != nil {
-		t.Fatalf("Submit = %v, %v; want stored", ok, err)
-	}
-	if err := ctx.Err(); err != nil {
-		t.Fatalf("Submit returned once its context had ended (%v): the ack would be late", err)
-	}
-	if ok, err := st.Enqueued(context.Background(), stop.ID); !ok || err != nil {
-		t.Fatalf("Enqueued = %v, %v; want the Stop stored for the thread's next turn", ok, err)
+	gone := make(chan struct{})
+	t.Cleanup(func() { close(gone) })
+	for _, c := range []struct {
+		name string
+		gone <-chan struct{}
+	}{{"Hangs", nil}, {"IgnoresItsContext", gone}} {
+		t.Run(c.name, func(t *testing.T) {
+			st := openStore(t, t.TempDir())
+			svc := newService(t, service.Config{Store: hangingSignalStore{st, c.gone}, Messenger: newMessenger(), Executor: &echo{}})
+			ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // the bot's ack budget
+			defer cancel()
+			stop := conversation.Input{ID: "int:T1:stop-run", Key: key, Kind: conversation.KindAction,
+				Action: &conversation.ActionInput{Action: conversation.Action{Name: conversation.ActionStop, Arg: conversation.RunStopPrefix + "r1"}, UserID: "U1"}}
+			if ok, err := submitOrHang(t, ctx, svc, stop); !ok || err != nil {
+				t.Fatalf("Submit = %v, %v; want stored", ok, err)
+			}
+			if err := ctx.Err(); err != nil {
+				t.Fatalf("Submit returned once its context had ended (%v): the ack would be late", err)
+			}
+			if ok, err := st.Enqueued(context.Background(), stop.ID); !ok || err != nil {
+				t.Fatalf("Enqueued = %v, %v; want the Stop stored for the thread's next turn", ok, err)
+			}
+		})
 	}
 }
 

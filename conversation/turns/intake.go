@@ -71,7 +71,10 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 			return true, nil
 		}
 		signal := func(ctx context.Context) error {
-			return s.cfg.Store.Signal(ctx, in.Key, conversation.StopRequest{Target: a.Action.Arg, By: a.UserID})
+			_, err := answerBy(ctx, func(ctx context.Context) (struct{}, error) {
+				return struct{}{}, s.cfg.Store.Signal(ctx, in.Key, conversation.StopRequest{Target: a.Action.Arg, By: a.UserID})
+			})
+			return err
 		}
 		if !strings.HasPrefix(a.Action.Arg, conversation.RunStopPrefix) && a.Action.Arg != conversation.SessionStop {
 			// Nothing else carries it: retried while the store is unavailable, and
@@ -90,7 +93,8 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 			s.log.Warn("stop request not passed on; it is stored for the thread's next turn", conversation.LogKeyThread, in.Key.String(), "error", err)
 		}
 	}
-	if ok, err := s.forTheBot(ctx, in); !ok || err != nil {
+	ok, unchecked, err := s.forTheBot(ctx, in)
+	if !ok || err != nil {
 		return false, err
 	}
 	var (
@@ -114,7 +118,7 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 	in.Status = conversation.InputPending
 	in.CreatedAt = s.cfg.Now().UTC()
 	s.amend(ctx, in)
-	accepted, err = s.accept(ctx, in, res)
+	accepted, err = s.accept(ctx, in, res, unchecked)
 	if !accepted {
 		// A duplicate, stored or spooled already, or one not kept (an error: Slack
 		// delivers it again): it costs no token.
@@ -124,37 +128,37 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 }
 
 // forTheBot reports whether in may be for the bot: false for a thread reply, without
-// a mention, in a thread the bot is not part of (Store.Exists). A store that does not
-// answer leaves it to be spooled, with a spool: the drain checks the thread when the
-// store answers again.
-func (s *intake) forTheBot(ctx context.Context, in conversation.Input) (bool, error) {
+// a mention, in a thread the bot is not part of (Store.Exists). unchecked is true when
+// the store did not answer in time, with a spool: the reply is to be spooled, and the
+// drain checks its thread when the store answers again.
+func (s *intake) forTheBot(ctx context.Context, in conversation.Input) (ok, unchecked bool, err error) {
 	m := in.Message
 	if m == nil || m.Mentioned || m.Direct || s.threads.holds(in.Key) || s.spool.isSpooling() {
-		return true, nil
+		return true, false, nil
 	}
-	var ok bool
 	ctx, cancel := s.spoolTime(ctx)
 	defer cancel()
-	err := s.retryStore(ctx, "check the thread", func(ctx context.Context) error {
+	err = s.retryStore(ctx, "check the thread", func(ctx context.Context) error {
 		var err error
-		ok, err = s.cfg.Store.Exists(ctx, in.Key)
+		ok, err = answerBy(ctx, func(ctx context.Context) (bool, error) { return s.cfg.Store.Exists(ctx, in.Key) })
 		return err
 	})
 	switch {
 	case err != nil && storeDown(err) && s.cfg.Spool != nil:
-		return true, nil
+		return true, true, nil
 	case err != nil:
-		return false, fmt.Errorf("submit %s: %w", in.ID, err)
+		return false, false, fmt.Errorf("submit %s: %w", in.ID, err)
 	}
-	return ok, nil
+	return ok, false, nil
 }
 
 // spoolTime returns ctx, ending spoolReserve before its deadline when there is a
 // spool: a store call that does not answer by then leaves the input time to be
-// spooled (the group commit keeps the same reserve, commit.go).
+// spooled (the group commit keeps the same reserve, commit.go). Past that time, it
+// returns ctx as it is: the store is asked all the same.
 func (s *intake) spoolTime(ctx context.Context) (context.Context, context.CancelFunc) {
 	d, ok := ctx.Deadline()
-	if !ok || s.cfg.Spool == nil {
+	if !ok || s.cfg.Spool == nil || time.Until(d) <= spoolReserve {
 		return context.WithCancel(ctx)
 	}
 	return context.WithDeadline(ctx, d.Add(-spoolReserve))
@@ -185,10 +189,12 @@ func (s *intake) amend(ctx context.Context, in conversation.Input) {
 
 // accept stores in (with the inputs submitted with it: group commit, commit.go), or
 // spools it when the store is unavailable or inputs are spooled already (they go into
-// the store in order), and starts work on its thread. res is in's reservation in the
-// queue bounds (nil for none): once in is stored, it counts as pending instead.
-func (s *intake) accept(ctx context.Context, in conversation.Input, res *reservation) (bool, error) {
-	if !s.spool.isSpooling() {
+// the store in order), and starts work on its thread; spool true spools it at once (a
+// reply whose thread the store did not check in time: forTheBot). res is in's
+// reservation in the queue bounds (nil for none): once in is stored, it counts as
+// pending instead.
+func (s *intake) accept(ctx context.Context, in conversation.Input, res *reservation, spool bool) (bool, error) {
+	if !spool && !s.spool.isSpooling() {
 		r := s.commit.store(ctx, in, func() { s.limits.stored(in, res) })
 		switch err := r.err; {
 		case err == nil && !r.inserted && !r.retried:

@@ -44,3 +44,33 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 func storeDown(err error) bool {
 	return errors.Is(err, conversation.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)
 }
+
+// answerBy runs op and returns its outcome, or errNoAnswer once ctx has ended and
+// storeGrace passed with op still running: a store call on a connection that hangs
+// (lib/pq does not interrupt one; docs/architecture.md, "Accepted means stored").
+// op then goes on in the background, on ctx, and its outcome is dropped.
+func answerBy[T any](ctx context.Context, op func(context.Context) (T, error)) (T, error) {
+	type outcome struct {
+		v   T
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		v, err := op(ctx)
+		done <- outcome{v, err}
+	}()
+	select {
+	case o := <-done:
+		return o.v, o.err
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(storeGrace)
+	defer t.Stop()
+	select {
+	case o := <-done:
+		return o.v, o.err
+	case <-t.C:
+		var zero T
+		return zero, errNoAnswer
+	}
+}
