@@ -565,13 +565,26 @@ func (hangingThreadStore) Exists(ctx context.Context, _ conversation.Key) (bool,
 
 // deafThreadStore's Exists never answers, whatever its context (as a query on a
 // connection that hangs, which lib/pq does not interrupt), until the test ends; its
-// other calls answer.
+// other calls answer. Each call sends on asked, if there is room.
 type deafThreadStore struct {
 	conversation.Store
-	gone <-chan struct{}
+	gone  <-chan struct{}
+	asked chan<- struct{}
 }
 
 func (s deafThreadStore) Exists(context.Context, conversation.Key) (bool, error) {
+	select {
+	case s.asked <- struct{}{}:
+	default:
+	}
+	<-s.gone
+	return false, errors.New("the test ended")
+}
+
+// deafAmendStore's Amend never answers either, whatever its context.
+type deafAmendStore struct{ deafThreadStore }
+
+func (s deafAmendStore) Amend(context.Context, string, string, bool) (bool, error) {
 	<-s.gone
 	return false, errors.New("the test ended")
 }
@@ -581,17 +594,23 @@ func (s deafThreadStore) Exists(context.Context, conversation.Key) (bool, error)
 // a store that does not answer leaves the reply time to be spooled before the
 // caller's deadline (the ack's), and the drain asks again. The reply is spooled, not
 // stored unchecked, even where the store takes inputs (Exists alone hangs), and even
-// where the store call ignores its context.
+// where the store call ignores its context; the drain's own check, which hangs too,
+// does not hold up Shutdown. An edit of a waiting message, whose thread is not
+// checked, is spooled without trying to amend that message (Store.Amend).
 func TestServiceSpoolsAReplyWhenTheStoreHangs(t *testing.T) {
-	gone := make(chan struct{})
-	t.Cleanup(func() { close(gone) })
+	type hang struct{ gone, asked chan struct{} }
 	for _, c := range []struct {
 		name  string
-		store func(conversation.Store) conversation.Store
+		store func(conversation.Store, hang) conversation.Store
+		deaf  bool // the drain's check hangs too, whatever its context
+		edit  bool // the reply is an edit
 	}{
-		{"Hangs", func(st conversation.Store) conversation.Store { return hangingThreadStore{hangingStore{st}} }},
-		{"OnlyExistsHangs", func(st conversation.Store) conversation.Store { return hangingOnlyThreadStore{st} }},
-		{"IgnoresItsContext", func(st conversation.Store) conversation.Store { return deafThreadStore{st, gone} }},
+		{"Hangs", func(st conversation.Store, _ hang) conversation.Store { return hangingThreadStore{hangingStore{st}} }, false, false},
+		{"OnlyExistsHangs", func(st conversation.Store, _ hang) conversation.Store { return hangingOnlyThreadStore{st} }, false, false},
+		{"IgnoresItsContext", func(st conversation.Store, h hang) conversation.Store { return deafThreadStore{st, h.gone, h.asked} }, true, false},
+		{"AnEditWhoseAmendHangs", func(st conversation.Store, h hang) conversation.Store {
+			return deafAmendStore{deafThreadStore{st, h.gone, h.asked}}
+		}, true, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -601,10 +620,16 @@ func TestServiceSpoolsAReplyWhenTheStoreHangs(t *testing.T) {
 			}
 			t.Cleanup(func() { sp.Close() })
 			st := openStore(t, dir)
-			svc := newService(t, service.Config{Store: c.store(st), Spool: sp, Messenger: newMessenger(), Executor: &echo{}})
+			h := hang{make(chan struct{}), make(chan struct{}, 2)}
+			svc := newService(t, service.Config{Store: c.store(st, h), Spool: sp, Messenger: newMessenger(), Executor: &echo{}})
+			// Before newService's Shutdown, should shutdownOrHang fail.
+			t.Cleanup(func() { close(h.gone) })
 			ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // the bot's ack budget
 			defer cancel()
 			in := reply(key, "100.1", "and also")
+			if c.edit {
+				in.ID, in.Kind = conversation.EditInputID(key.TeamID, key.ChannelID, "100.1", "100.2"), conversation.KindEdit
+			}
 			if ok, err := submitOrHang(t, ctx, svc, in); !ok || err != nil {
 				t.Fatalf("Submit = %v, %v; want spooled", ok, err)
 			}
@@ -617,7 +642,35 @@ func TestServiceSpoolsAReplyWhenTheStoreHangs(t *testing.T) {
 				}
 				t.Fatalf("spooled %d; want 1", n)
 			}
+			if c.deaf {
+				for i := range 2 { // Submit's check, then the drain's
+					select {
+					case <-h.asked:
+					case <-time.After(30 * time.Second):
+						t.Fatalf("the store was asked %d times whether the thread is the bot's; want 2 (Submit, the drain)", i)
+					}
+				}
+			}
+			shutdownOrHang(t, svc)
 		})
+	}
+}
+
+// shutdownOrHang shuts svc down, failing the test when Shutdown does not return within
+// 30 s (a bound on a failure: it waits for a store call that hangs).
+func shutdownOrHang(t *testing.T, svc *service.Service) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		svc.Shutdown(ctx)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Shutdown did not return: it waits for a store call that hangs")
 	}
 }
 

@@ -102,10 +102,10 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 		res *reservation
 	)
 	if limited {
-		r, t, rs := s.admit(ctx, in)
+		r, t, rs := s.admit(ctx, in, unchecked)
 		defer rs.release() // unless stored: then it counts as pending
 		if r != nil {
-			if s.enqueuedAlready(ctx, in) {
+			if s.enqueuedAlready(ctx, in, unchecked) {
 				t.giveBack()
 				s.log.Debug("duplicate input dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyEvent, in.EventID)
 				return false, nil
@@ -117,7 +117,9 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 	}
 	in.Status = conversation.InputPending
 	in.CreatedAt = s.cfg.Now().UTC()
-	s.amend(ctx, in)
+	if !unchecked {
+		s.amend(ctx, in)
+	}
 	accepted, err = s.accept(ctx, in, res, unchecked)
 	if !accepted {
 		// A duplicate, stored or spooled already, or one not kept (an error: Slack
@@ -176,9 +178,9 @@ func (s *intake) amend(ctx context.Context, in conversation.Input) {
 		return
 	}
 	m := in.Message
-	cctx, cancel := context.WithTimeout(ctx, countTimeout)
-	defer cancel()
-	ok, err := s.cfg.Store.Amend(cctx, conversation.MessageInputID(in.Key.TeamID, in.Key.ChannelID, m.TS), m.Text, in.Kind == conversation.KindDelete)
+	ok, err := within(ctx, countTimeout, func(ctx context.Context) (bool, error) {
+		return s.cfg.Store.Amend(ctx, conversation.MessageInputID(in.Key.TeamID, in.Key.ChannelID, m.TS), m.Text, in.Kind == conversation.KindDelete)
+	})
 	switch {
 	case err != nil:
 		s.log.Warn("waiting input not amended; the edit runs after it", conversation.LogKeyInput, in.ID, "error", err)
@@ -237,8 +239,9 @@ func (s *intake) notify(in conversation.Input) {
 // admit applies the limits to in (see limits.go) and returns the refusal, or nil
 // when in may be queued, the token it took from its author's bucket (given back when
 // in turns out to be a duplicate), and in's reservation in the queue bounds (nil for
-// none: limits.reserve; the caller releases it, unless in is stored).
-func (s *intake) admit(ctx context.Context, in conversation.Input) (*refusal, token, *reservation) {
+// none: limits.reserve; the caller releases it, unless in is stored). offline true
+// asks the store nothing (it did not answer: forTheBot).
+func (s *intake) admit(ctx context.Context, in conversation.Input, offline bool) (*refusal, token, *reservation) {
 	user, now := in.User(), s.cfg.Now()
 	switch in.Kind {
 	case conversation.KindAction:
@@ -258,24 +261,25 @@ func (s *intake) admit(ctx context.Context, in conversation.Input) (*refusal, to
 	if d > 0 {
 		return &refusal{kind: limitRate, retry: d}, t, nil
 	}
-	r, res := s.queueBounds(ctx, in, user)
+	r, res := s.queueBounds(ctx, in, user, offline)
 	return r, t, res
 }
 
 // queueBounds applies MaxQueuedPerThread and MaxQueuedPerUser to in, of user (see
 // limits.go), and returns the refusal, or nil and in's reservation (limits.reserve;
-// nil when no bound applies).
-func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user string) (*refusal, *reservation) {
+// nil when no bound applies). The store is not asked while inputs are spooled, nor
+// with offline true; then the bounds count what this process knows.
+func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user string, offline bool) (*refusal, *reservation) {
 	perThread, perUser := s.cfg.MaxQueuedPerThread, s.cfg.MaxQueuedPerUser
 	if perThread <= 0 && (perUser <= 0 || user == "") {
 		return nil, nil
 	}
 	var w *countWatch
-	if !s.spool.isSpooling() && s.limits.near(in.Key, user, perThread, perUser) {
+	if !offline && !s.spool.isSpooling() && s.limits.near(in.Key, user, perThread, perUser) {
 		w = s.limits.watch(in.Key, user)
-		cctx, cancel := context.WithTimeout(ctx, countTimeout)
-		c, err := s.cfg.Store.CountPending(cctx, in.Key, user, max(perThread, perUser))
-		cancel()
+		c, err := within(ctx, countTimeout, func(ctx context.Context) (conversation.PendingCounts, error) {
+			return s.cfg.Store.CountPending(ctx, in.Key, user, max(perThread, perUser))
+		})
 		switch {
 		case err == nil:
 			w.store = &c
@@ -291,15 +295,14 @@ func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user st
 // enqueuedAlready reports whether in, refused by a limit, is stored already: a copy
 // Slack delivered again because the ack of the first came late is a duplicate, not a
 // new request, and is never refused nor noticed. While inputs are spooled, it looks
-// among those this process spooled (limits.isSpooled); it answers false when the store
-// does not answer within countTimeout.
-func (s *intake) enqueuedAlready(ctx context.Context, in conversation.Input) bool {
-	if s.spool.isSpooling() {
+// among those this process spooled (limits.isSpooled), as it does with offline true
+// (the store did not answer: forTheBot); it answers false when the store does not
+// answer within countTimeout.
+func (s *intake) enqueuedAlready(ctx context.Context, in conversation.Input, offline bool) bool {
+	if offline || s.spool.isSpooling() {
 		return s.limits.isSpooled(in.ID)
 	}
-	cctx, cancel := context.WithTimeout(ctx, countTimeout)
-	defer cancel()
-	ok, err := s.cfg.Store.Enqueued(cctx, in.ID)
+	ok, err := within(ctx, countTimeout, func(ctx context.Context) (bool, error) { return s.cfg.Store.Enqueued(ctx, in.ID) })
 	if err != nil {
 		s.log.Warn("refused input not looked up", conversation.LogKeyInput, in.ID, "error", err)
 	}

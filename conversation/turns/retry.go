@@ -74,3 +74,11 @@ func answerBy[T any](ctx context.Context, op func(context.Context) (T, error)) (
 		return zero, errNoAnswer
 	}
 }
+
+// within is answerBy on ctx bounded by d: the store call is given up d (and
+// storeGrace) after it began.
+func within[T any](ctx context.Context, d time.Duration, op func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return answerBy(ctx, op)
+}

@@ -17,6 +17,11 @@ const maxUnspoolFailures = 5
 // spool after the store failed.
 const spoolReserve = 500 * time.Millisecond
 
+// unspoolTimeout bounds each store call of the drain: one that does not answer by then,
+// even on a connection that ignores its context (answerBy), counts as the store being
+// down, and the drain tries again later.
+const unspoolTimeout = 10 * time.Second
+
 // spooler keeps inputs on local disk while the store is unavailable
 // (docs/architecture.md, "Accepted means stored"): while anything is spooled, new
 // inputs are spooled too, and a drain moves them into the store in the order they
@@ -147,13 +152,14 @@ func (s *spooler) drain(ctx context.Context) {
 
 // unspool moves one spooled input into the store: a thread reply without a mention is
 // checked then (Submit could not), and one for a thread the bot is not part of is
-// dropped.
+// dropped. Each store call is bounded by unspoolTimeout, so that a store call that hangs
+// neither blocks the drain for good nor holds up Shutdown.
 func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
 	keep := true
 	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.threads.holds(in.Key) {
 		if err := s.retryStore(ctx, "check a spooled input's thread", func(ctx context.Context) error {
 			var err error
-			keep, err = s.cfg.Store.Exists(ctx, in.Key)
+			keep, err = within(ctx, unspoolTimeout, func(ctx context.Context) (bool, error) { return s.cfg.Store.Exists(ctx, in.Key) })
 			return err
 		}); err != nil {
 			return err
@@ -162,7 +168,7 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
 	if keep {
 		var inserted bool
 		err := s.retryStore(ctx, "store a spooled input", func(ctx context.Context) (err error) {
-			inserted, err = s.cfg.Store.Enqueue(ctx, in)
+			inserted, err = within(ctx, unspoolTimeout, func(ctx context.Context) (bool, error) { return s.cfg.Store.Enqueue(ctx, in) })
 			return err
 		})
 		if err != nil {
