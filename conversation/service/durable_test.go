@@ -752,6 +752,73 @@ func TestServiceStoresAPipelineStopWhenItsSignalHangs(t *testing.T) {
 	}
 }
 
+// deafCountStore's CountPending never answers, whatever its context.
+type deafCountStore struct {
+	conversation.Store
+	gone <-chan struct{}
+}
+
+func (s deafCountStore) CountPending(context.Context, conversation.Key, string, int) (conversation.PendingCounts, error) {
+	<-s.gone
+	return conversation.PendingCounts{}, errors.New("the test ended")
+}
+
+// TestServiceChecksLeaveTheAckItsTime: Submit's store calls before it stores an
+// input (an edit's amend of the message it edits, the count of a queue bound, the
+// Stop of a turn passed on) end a second before the caller's deadline
+// (checkReserve), even on a connection that ignores its context: the input is
+// still stored, or the person told, before the ack is due. Submit may come late
+// (its envelope waited on its lane): with 0.6 s left, the amend and the count are
+// not tried.
+func TestServiceChecksLeaveTheAckItsTime(t *testing.T) {
+	edit := mention(key, "100.1", "edited")
+	edit.ID, edit.Kind = conversation.EditInputID(key.TeamID, key.ChannelID, "100.1", "100.2"), conversation.KindEdit
+	stopTurn := conversation.Input{ID: "int:T1:stop-turn", Key: key, Kind: conversation.KindAction,
+		Action: &conversation.ActionInput{Action: conversation.Action{Name: conversation.ActionStop, Arg: "turn"}, UserID: "U1"}}
+	for _, c := range []struct {
+		name   string
+		cfg    func(st conversation.Store, gone <-chan struct{}) service.Config
+		in     conversation.Input
+		budget time.Duration
+		stored bool // else Submit fails: a turn's Stop is not stored
+	}{
+		{"AmendHangs", func(st conversation.Store, gone <-chan struct{}) service.Config {
+			return service.Config{Store: deafAmendStore{deafThreadStore{st, gone, nil}}}
+		}, edit, 600 * time.Millisecond, true},
+		{"CountHangs", func(st conversation.Store, gone <-chan struct{}) service.Config {
+			return service.Config{Store: deafCountStore{st, gone}, MaxQueuedPerThread: 1}
+		}, mention(key, "100.1", "hi"), 600 * time.Millisecond, true},
+		{"TurnStopSignalHangs", func(st conversation.Store, gone <-chan struct{}) service.Config {
+			return service.Config{Store: hangingSignalStore{st, gone}}
+		}, stopTurn, 2500 * time.Millisecond, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st := openStore(t, t.TempDir())
+			gone := make(chan struct{})
+			cfg := c.cfg(st, gone)
+			cfg.Messenger, cfg.Executor = newMessenger(), &echo{}
+			svc := newService(t, cfg)
+			// Before newService's Shutdown, should submitOrHang fail.
+			t.Cleanup(func() { close(gone) })
+			ctx, cancel := context.WithTimeout(context.Background(), c.budget)
+			defer cancel()
+			ok, err := submitOrHang(t, ctx, svc, c.in)
+			if late := ctx.Err(); late != nil {
+				t.Fatalf("Submit = %v, %v once its context had ended (%v): the ack would be late", ok, err, late)
+			}
+			switch {
+			case c.stored && (!ok || err != nil):
+				t.Fatalf("Submit = %v, %v; want stored", ok, err)
+			case !c.stored && err == nil:
+				t.Fatalf("Submit = %v, nil; want an error: the Stop was not passed on", ok)
+			}
+			if got, _ := st.Enqueued(context.Background(), c.in.ID); got != c.stored {
+				t.Fatalf("stored: %v; want %v", got, c.stored)
+			}
+		})
+	}
+}
+
 // TestServiceGivesUpMessagesWhoseCheckpointCannotLoad: a person's message whose turns
 // fail before anything is saved (the checkpoint cannot be read) is given up after
 // MaxAttempts, and the thread is free for the next input.

@@ -108,7 +108,7 @@ type queuedInput struct {
 
 // errNoAnswer is the outcome of an input whose caller gave up waiting for the store
 // (await): storeDown accepts it.
-var errNoAnswer = fmt.Errorf("store inputs: no answer by the deadline: %w", context.DeadlineExceeded)
+var errNoAnswer = fmt.Errorf("store: no answer by the deadline: %w", context.DeadlineExceeded)
 
 // commitResult is the outcome of storing one input.
 type commitResult struct {

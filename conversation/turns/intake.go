@@ -70,26 +70,29 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 		if s.threads.stopLocal(in.Key, a.Action.Arg, conversation.Stopped{By: a.UserID}) {
 			return true, nil
 		}
-		signal := func(ctx context.Context) error {
-			_, err := answerBy(ctx, func(ctx context.Context) (struct{}, error) {
-				return struct{}{}, s.cfg.Store.Signal(ctx, in.Key, conversation.StopRequest{Target: a.Action.Arg, By: a.UserID})
-			})
-			return err
-		}
+		stop := conversation.StopRequest{Target: a.Action.Arg, By: a.UserID}
+		signal := func(ctx context.Context) (struct{}, error) { return struct{}{}, s.cfg.Store.Signal(ctx, in.Key, stop) }
 		if !strings.HasPrefix(a.Action.Arg, conversation.RunStopPrefix) && a.Action.Arg != conversation.SessionStop {
 			// Nothing else carries it: retried while the store is unavailable, and
-			// the person is told when it was not taken.
-			if err := s.retryStore(ctx, "pass a stop on", signal); err != nil {
+			// the person is told when it was not taken; given up by checkTime, as the
+			// checks are, even should the call hang (answerBy).
+			sctx, cancel, timely := checkTime(ctx, 0)
+			if !timely {
+				sctx = ctx // as the thread's check (forTheBot)
+			}
+			err := s.retryStore(sctx, "pass a stop on", func(ctx context.Context) error {
+				_, err := answerBy(ctx, signal)
+				return err
+			})
+			cancel()
+			if err != nil {
 				return false, fmt.Errorf("submit %s: pass the stop on: %w", in.ID, err)
 			}
 			return false, nil // nothing to store: the holder stops the turn, if it runs
 		}
-		// Stored below too, for the thread's next turn: one try, no longer than a
-		// count (countTimeout), which leaves the ack budget to the store.
-		sctx, cancel := context.WithTimeout(ctx, countTimeout)
-		err := signal(sctx)
-		cancel()
-		if err != nil {
+		// Stored below too, for the thread's next turn: one short try (check), which
+		// leaves the ack budget to the store.
+		if _, err := check(ctx, signal); err != nil {
 			s.log.Warn("stop request not passed on; it is stored for the thread's next turn", conversation.LogKeyThread, in.Key.String(), "error", err)
 		}
 	}
@@ -138,9 +141,14 @@ func (s *intake) forTheBot(ctx context.Context, in conversation.Input) (ok, unch
 	if m == nil || m.Mentioned || m.Direct || s.threads.holds(in.Key) || s.spool.isSpooling() {
 		return true, false, nil
 	}
-	ctx, cancel := s.spoolTime(ctx)
+	cctx, cancel, timely := checkTime(ctx, 0)
 	defer cancel()
-	err = s.retryStore(ctx, "check the thread", func(ctx context.Context) error {
+	if !timely {
+		// Submit came late (its envelope waited long on its lane): the store is
+		// asked all the same, with what time is left.
+		cctx = ctx
+	}
+	err = s.retryStore(cctx, "check the thread", func(ctx context.Context) error {
 		var err error
 		ok, err = answerBy(ctx, func(ctx context.Context) (bool, error) { return s.cfg.Store.Exists(ctx, in.Key) })
 		return err
@@ -154,16 +162,46 @@ func (s *intake) forTheBot(ctx context.Context, in conversation.Input) (ok, unch
 	return ok, false, nil
 }
 
-// spoolTime returns ctx, ending spoolReserve before its deadline when there is a
-// spool: a store call that does not answer by then leaves the input time to be
-// spooled (the group commit keeps the same reserve, commit.go). Past that time, it
-// returns ctx as it is: the store is asked all the same.
-func (s *intake) spoolTime(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Deadline()
-	if !ok || s.cfg.Spool == nil || time.Until(d) <= spoolReserve {
-		return context.WithCancel(ctx)
+// checkReserve is the time Submit keeps, before its deadline, for storing its input
+// after its checks (the thread's, the limits' counts and lookup, an edit's amend, a
+// Stop's Signal): the group commit's least attempt and its grace, and the spool's
+// write (docs/architecture.md, "Accepted means stored").
+const checkReserve = spoolReserve + minAttempt + storeGrace
+
+// errNoTime is the outcome of a check Submit had no time left for (checkTime):
+// storeDown accepts it.
+var errNoTime = fmt.Errorf("no time left for the store before the ack: %w", context.DeadlineExceeded)
+
+// checkTime returns the context of one of Submit's checks: ctx, ending checkReserve
+// before its deadline, and limit from now when limit > 0. ok is false when that
+// time has passed already (cancel is to be called all the same).
+func checkTime(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc, bool) {
+	end, bounded := ctx.Deadline()
+	if bounded {
+		end = end.Add(-checkReserve)
 	}
-	return context.WithDeadline(ctx, d.Add(-spoolReserve))
+	if soon := time.Now().Add(limit); limit > 0 && (!bounded || soon.Before(end)) {
+		end, bounded = soon, true
+	}
+	if !bounded {
+		cctx, cancel := context.WithCancel(ctx)
+		return cctx, cancel, true
+	}
+	cctx, cancel := context.WithDeadline(ctx, end)
+	return cctx, cancel, time.Until(end) > 0
+}
+
+// check runs op, one of Submit's store calls before its input is stored, within
+// countTimeout and checkTime (answerBy: given up storeGrace after that even on a
+// connection that hangs); errNoTime when no time was left for it.
+func check[T any](ctx context.Context, op func(context.Context) (T, error)) (T, error) {
+	ctx, cancel, ok := checkTime(ctx, countTimeout)
+	defer cancel()
+	if !ok {
+		var zero T
+		return zero, errNoTime
+	}
+	return answerBy(ctx, op)
 }
 
 // amend applies an edit or a deletion (KindEdit, KindDelete) to the input of the
@@ -178,7 +216,7 @@ func (s *intake) amend(ctx context.Context, in conversation.Input) {
 		return
 	}
 	m := in.Message
-	ok, err := within(ctx, countTimeout, func(ctx context.Context) (bool, error) {
+	ok, err := check(ctx, func(ctx context.Context) (bool, error) {
 		return s.cfg.Store.Amend(ctx, conversation.MessageInputID(in.Key.TeamID, in.Key.ChannelID, m.TS), m.Text, in.Kind == conversation.KindDelete)
 	})
 	switch {
@@ -277,7 +315,7 @@ func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user st
 	var w *countWatch
 	if !offline && !s.spool.isSpooling() && s.limits.near(in.Key, user, perThread, perUser) {
 		w = s.limits.watch(in.Key, user)
-		c, err := within(ctx, countTimeout, func(ctx context.Context) (conversation.PendingCounts, error) {
+		c, err := check(ctx, func(ctx context.Context) (conversation.PendingCounts, error) {
 			return s.cfg.Store.CountPending(ctx, in.Key, user, max(perThread, perUser))
 		})
 		switch {
@@ -302,7 +340,7 @@ func (s *intake) enqueuedAlready(ctx context.Context, in conversation.Input, off
 	if offline || s.spool.isSpooling() {
 		return s.limits.isSpooled(in.ID)
 	}
-	ok, err := within(ctx, countTimeout, func(ctx context.Context) (bool, error) { return s.cfg.Store.Enqueued(ctx, in.ID) })
+	ok, err := check(ctx, func(ctx context.Context) (bool, error) { return s.cfg.Store.Enqueued(ctx, in.ID) })
 	if err != nil {
 		s.log.Warn("refused input not looked up", conversation.LogKeyInput, in.ID, "error", err)
 	}

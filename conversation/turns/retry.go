@@ -3,6 +3,7 @@ package turns
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -48,7 +49,8 @@ func storeDown(err error) bool {
 // answerBy runs op and returns its outcome, or errNoAnswer once ctx has ended and
 // storeGrace passed with op still running: a store call on a connection that hangs
 // (lib/pq does not interrupt one; docs/architecture.md, "Accepted means stored").
-// op then goes on in the background, on ctx, and its outcome is dropped.
+// op then goes on in the background, on ctx, and its outcome is dropped. An error op
+// returns once ctx ended is wrapped with ctx's, so that storeDown accepts it.
 func answerBy[T any](ctx context.Context, op func(context.Context) (T, error)) (T, error) {
 	type outcome struct {
 		v   T
@@ -57,6 +59,11 @@ func answerBy[T any](ctx context.Context, op func(context.Context) (T, error)) (
 	done := make(chan outcome, 1)
 	go func() {
 		v, err := op(ctx)
+		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			// The store's own error for a call cut short (PostgreSQL's 57014, query
+			// cancelled) says that it did not answer in time, as storeDown reads it.
+			err = fmt.Errorf("%w (%w)", err, ctx.Err())
+		}
 		done <- outcome{v, err}
 	}()
 	select {

@@ -98,6 +98,9 @@ func (s *spooler) drain(ctx context.Context) {
 	}()
 	moved := 0
 	failures := map[string]int{} // an input's failures other than the store being down
+	// tried holds the inputs an attempt to store failed for: it may have stored
+	// them (a commit whose answer came late or was lost).
+	tried := map[string]bool{}
 	for ctx.Err() == nil {
 		batch, err := s.cfg.Spool.Peek(ctx, 100)
 		if err != nil {
@@ -125,7 +128,7 @@ func (s *spooler) drain(ctx context.Context) {
 			continue
 		}
 		for _, in := range batch {
-			err := s.unspool(ctx, in)
+			err := s.unspool(ctx, in, tried)
 			if err != nil && !storeDown(err) && ctx.Err() == nil {
 				if failures[in.ID]++; failures[in.ID] >= maxUnspoolFailures {
 					// It will never go in: keeping it would hold every later input
@@ -154,7 +157,7 @@ func (s *spooler) drain(ctx context.Context) {
 // checked then (Submit could not), and one for a thread the bot is not part of is
 // dropped. Each store call is bounded by unspoolTimeout, so that a store call that hangs
 // neither blocks the drain for good nor holds up Shutdown.
-func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
+func (s *spooler) unspool(ctx context.Context, in conversation.Input, tried map[string]bool) error {
 	keep := true
 	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.threads.holds(in.Key) {
 		if err := s.retryStore(ctx, "check a spooled input's thread", func(ctx context.Context) error {
@@ -169,11 +172,21 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input) error {
 		var inserted bool
 		err := s.retryStore(ctx, "store a spooled input", func(ctx context.Context) (err error) {
 			inserted, err = within(ctx, unspoolTimeout, func(ctx context.Context) (bool, error) { return s.cfg.Store.Enqueue(ctx, in) })
+			if err != nil {
+				tried[in.ID] = true
+			}
 			return err
 		})
 		if err != nil {
 			return err
 		}
+		if !inserted && tried[in.ID] {
+			// An earlier attempt stored it, most likely: counted as pending, as
+			// below (should another process have stored it, it counts twice until
+			// its turn: the safe side of the limits).
+			s.limits.stored(in, nil)
+		}
+		delete(tried, in.ID)
 		if inserted {
 			// Before the spool lets go of it: should that fail, the next pass finds it
 			// stored, a duplicate, and starts its thread as below.

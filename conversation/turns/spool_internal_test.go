@@ -59,7 +59,7 @@ func TestDrainLostReplyStartsTheThread(t *testing.T) {
 		if _, err := sp.Put(ctx, m); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.unspool(ctx, m); err != nil {
+		if err := s.unspool(ctx, m, map[string]bool{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -74,6 +74,17 @@ func TestDrainLostReplyStartsTheThread(t *testing.T) {
 	}
 	if n, err := sp.Len(ctx); err != nil || n != 0 {
 		t.Errorf("%d inputs left in the spool (%v); want none", n, err)
+	}
+	in.limits.mu.Lock()
+	defer in.limits.mu.Unlock()
+	for _, c := range []struct {
+		in   conversation.Input
+		want int
+	}{{lost, 1}, {fresh, 1}, {held, 0}} {
+		// The one the store held already was counted by whoever stored it.
+		if n := in.limits.pending[c.in.Key]; n != c.want {
+			t.Errorf("%s counts %d pending inputs in its thread; want %d", c.in.ID, n, c.want)
+		}
 	}
 }
 
