@@ -599,18 +599,28 @@ func (s deafAmendStore) Amend(context.Context, string, string, bool) (bool, erro
 // checked, is spooled without trying to amend that message (Store.Amend).
 func TestServiceSpoolsAReplyWhenTheStoreHangs(t *testing.T) {
 	type hang struct{ gone, asked chan struct{} }
+	deaf := func(st conversation.Store, h hang) conversation.Store { return deafThreadStore{st, h.gone, h.asked} }
 	for _, c := range []struct {
 		name  string
 		store func(conversation.Store, hang) conversation.Store
-		deaf  bool // the drain's check hangs too, whatever its context
-		edit  bool // the reply is an edit
+		// asks is how often the store is asked whether the thread is the bot's, Submit
+		// and the drain, before Shutdown, with a store that hangs whatever the context
+		// (0: one that does not).
+		asks   int
+		edit   bool          // the reply is an edit
+		budget time.Duration // Submit's time (0: the bot's ack budget, 2.5 s)
 	}{
-		{"Hangs", func(st conversation.Store, _ hang) conversation.Store { return hangingThreadStore{hangingStore{st}} }, false, false},
-		{"OnlyExistsHangs", func(st conversation.Store, _ hang) conversation.Store { return hangingOnlyThreadStore{st} }, false, false},
-		{"IgnoresItsContext", func(st conversation.Store, h hang) conversation.Store { return deafThreadStore{st, h.gone, h.asked} }, true, false},
+		{"Hangs", func(st conversation.Store, _ hang) conversation.Store { return hangingThreadStore{hangingStore{st}} }, 0, false, 0},
+		{"OnlyExistsHangs", func(st conversation.Store, _ hang) conversation.Store { return hangingOnlyThreadStore{st} }, 0, false, 0},
+		{"IgnoresItsContext", deaf, 2, false, 0},
 		{"AnEditWhoseAmendHangs", func(st conversation.Store, h hang) conversation.Store {
 			return deafAmendStore{deafThreadStore{st, h.gone, h.asked}}
-		}, true, true},
+		}, 2, true, 0},
+		// Submit comes late, its envelope having waited on its lane: the check
+		// takes what is left but the spool's reserve, or, with less than that
+		// left, is not made.
+		{"LateAndIgnoresItsContext", deaf, 2, false, 800 * time.Millisecond},
+		{"TooLateToAsk", deaf, 1, false, 400 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -624,7 +634,11 @@ func TestServiceSpoolsAReplyWhenTheStoreHangs(t *testing.T) {
 			svc := newService(t, service.Config{Store: c.store(st, h), Spool: sp, Messenger: newMessenger(), Executor: &echo{}})
 			// Before newService's Shutdown, should shutdownOrHang fail.
 			t.Cleanup(func() { close(h.gone) })
-			ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // the bot's ack budget
+			budget := c.budget
+			if budget == 0 {
+				budget = 2500 * time.Millisecond
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), budget)
 			defer cancel()
 			in := reply(key, "100.1", "and also")
 			if c.edit {
@@ -642,13 +656,11 @@ func TestServiceSpoolsAReplyWhenTheStoreHangs(t *testing.T) {
 				}
 				t.Fatalf("spooled %d; want 1", n)
 			}
-			if c.deaf {
-				for i := range 2 { // Submit's check, then the drain's
-					select {
-					case <-h.asked:
-					case <-time.After(30 * time.Second):
-						t.Fatalf("the store was asked %d times whether the thread is the bot's; want 2 (Submit, the drain)", i)
-					}
+			for i := range c.asks {
+				select {
+				case <-h.asked:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("the store was asked %d times whether the thread is the bot's; want %d", i, c.asks)
 				}
 			}
 			shutdownOrHang(t, svc)

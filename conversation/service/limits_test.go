@@ -182,6 +182,30 @@ func TestServiceBoundsQueuedInputsPerThread(t *testing.T) {
 	close(exec.release)
 }
 
+// TestServiceBoundsQueuedInputsOfLateSubmits: a Submit with less than a second left
+// (its envelope waited long on its lane, as a flooded thread's do) has no time to
+// count the thread's pending inputs in the store; the bound holds all the same, by
+// this process's count.
+func TestServiceBoundsQueuedInputsOfLateSubmits(t *testing.T) {
+	exec := &heldExecutor{release: make(chan struct{})}
+	defer close(exec.release)
+	svc := newService(t, service.Config{Messenger: newMessenger(), Executor: exec, MaxQueuedPerThread: 4, MaxConcurrentTurns: 1})
+	busy := mentionBy("U9", threadKey(1), "200.1", "takes the slot")
+	submit(t, svc, busy)
+	waitUntil(t, "the other thread's turn to run", func() bool { return exec.calls.Load() == 1 })
+	for i := range 6 {
+		ctx, cancel := context.WithTimeout(context.Background(), 900*time.Millisecond)
+		ok, err := svc.Submit(ctx, mentionBy(fmt.Sprintf("U%d", i), key, fmt.Sprintf("100.%d", i+1), "more"))
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := i < 4; ok != want {
+			t.Errorf("late message %d accepted: %v; want %v", i+1, ok, want)
+		}
+	}
+}
+
 // TestServiceRateLimitsEachPerson: a person's messages are taken at UserRate per
 // minute after a burst of UserBurst; the notice says when to try again, and a second
 // comes only after NoticeInterval; clicks have a bucket of their own, four times as

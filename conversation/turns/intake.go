@@ -74,12 +74,10 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 		signal := func(ctx context.Context) (struct{}, error) { return struct{}{}, s.cfg.Store.Signal(ctx, in.Key, stop) }
 		if !strings.HasPrefix(a.Action.Arg, conversation.RunStopPrefix) && a.Action.Arg != conversation.SessionStop {
 			// Nothing else carries it: retried while the store is unavailable, and
-			// the person is told when it was not taken; given up by checkTime, as the
-			// checks are, even should the call hang (answerBy).
-			sctx, cancel, timely := checkTime(ctx, 0)
-			if !timely {
-				sctx = ctx // as the thread's check (forTheBot)
-			}
+			// the person is told when it was not taken. Nothing is stored after it:
+			// it may take the time up to spoolReserve before the deadline, and a call
+			// that hangs is given up storeGrace later (answerBy).
+			sctx, cancel, _ := checkTime(ctx, spoolReserve, 0)
 			err := s.retryStore(sctx, "pass a stop on", func(ctx context.Context) error {
 				_, err := answerBy(ctx, signal)
 				return err
@@ -141,13 +139,22 @@ func (s *intake) forTheBot(ctx context.Context, in conversation.Input) (ok, unch
 	if m == nil || m.Mentioned || m.Direct || s.threads.holds(in.Key) || s.spool.isSpooling() {
 		return true, false, nil
 	}
-	cctx, cancel, timely := checkTime(ctx, 0)
-	defer cancel()
+	cctx, cancel, timely := checkTime(ctx, checkReserve, 0)
 	if !timely {
-		// Submit came late (its envelope waited long on its lane): the store is
-		// asked all the same, with what time is left.
-		cctx = ctx
+		// Submit came late (its envelope waited long on its lane): the check may
+		// take the time up to the spool's reserve; with less left than that, the
+		// reply is spooled unchecked, or, with no spool, the store asked all the same.
+		cancel()
+		cctx, cancel, timely = checkTime(ctx, spoolReserve, 0)
+		switch {
+		case !timely && s.cfg.Spool != nil:
+			cancel()
+			return true, true, nil
+		case !timely:
+			cctx = ctx
+		}
 	}
+	defer cancel()
 	err = s.retryStore(cctx, "check the thread", func(ctx context.Context) error {
 		var err error
 		ok, err = answerBy(ctx, func(ctx context.Context) (bool, error) { return s.cfg.Store.Exists(ctx, in.Key) })
@@ -172,13 +179,13 @@ const checkReserve = spoolReserve + minAttempt + storeGrace
 // storeDown accepts it.
 var errNoTime = fmt.Errorf("no time left for the store before the ack: %w", context.DeadlineExceeded)
 
-// checkTime returns the context of one of Submit's checks: ctx, ending checkReserve
-// before its deadline, and limit from now when limit > 0. ok is false when that
-// time has passed already (cancel is to be called all the same).
-func checkTime(ctx context.Context, limit time.Duration) (context.Context, context.CancelFunc, bool) {
+// checkTime returns the context of one of Submit's store calls: ctx, ending reserve
+// before its deadline, and limit from now when limit > 0. The bool is false when
+// that time has passed already (cancel is to be called all the same).
+func checkTime(ctx context.Context, reserve, limit time.Duration) (context.Context, context.CancelFunc, bool) {
 	end, bounded := ctx.Deadline()
 	if bounded {
-		end = end.Add(-checkReserve)
+		end = end.Add(-reserve)
 	}
 	if soon := time.Now().Add(limit); limit > 0 && (!bounded || soon.Before(end)) {
 		end, bounded = soon, true
@@ -192,10 +199,11 @@ func checkTime(ctx context.Context, limit time.Duration) (context.Context, conte
 }
 
 // check runs op, one of Submit's store calls before its input is stored, within
-// countTimeout and checkTime (answerBy: given up storeGrace after that even on a
-// connection that hangs); errNoTime when no time was left for it.
+// countTimeout and checkReserve before ctx's deadline (answerBy: given up
+// storeGrace after that even on a connection that hangs); errNoTime when no time
+// was left for it.
 func check[T any](ctx context.Context, op func(context.Context) (T, error)) (T, error) {
-	ctx, cancel, ok := checkTime(ctx, countTimeout)
+	ctx, cancel, ok := checkTime(ctx, checkReserve, countTimeout)
 	defer cancel()
 	if !ok {
 		var zero T

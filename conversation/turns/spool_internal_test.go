@@ -14,12 +14,14 @@ import (
 )
 
 // lostEnqueueReplyStore stores each input it is given and fails the first call as a
-// connection lost before the commit's reply would (ErrUnavailable).
+// connection lost before the commit's reply would (ErrUnavailable), or with
+// firstErr when set.
 type lostEnqueueReplyStore struct {
 	conversation.Store
-	mu     sync.Mutex
-	calls  int
-	stored map[string]bool
+	mu       sync.Mutex
+	calls    int
+	stored   map[string]bool
+	firstErr error
 }
 
 func (s *lostEnqueueReplyStore) Enqueue(ctx context.Context, in conversation.Input) (bool, error) {
@@ -31,6 +33,9 @@ func (s *lostEnqueueReplyStore) Enqueue(ctx context.Context, in conversation.Inp
 	s.calls++
 	inserted := !s.stored[in.ID]
 	s.stored[in.ID] = true
+	if s.calls == 1 && s.firstErr != nil {
+		return false, s.firstErr
+	}
 	if s.calls == 1 {
 		return false, fmt.Errorf("commit: connection reset: %w", conversation.ErrUnavailable)
 	}
@@ -85,6 +90,36 @@ func TestDrainLostReplyStartsTheThread(t *testing.T) {
 		if n := in.limits.pending[c.in.Key]; n != c.want {
 			t.Errorf("%s counts %d pending inputs in its thread; want %d", c.in.ID, n, c.want)
 		}
+	}
+}
+
+// TestDrainCountsWhatALateAttemptStored: a spooled input whose store call ran out of
+// time (not retried at once: the drain passes over it, and tries again a second
+// later) but committed is found stored on the drain's next pass, and counted as
+// pending then, as one stored at the first attempt is.
+func TestDrainCountsWhatALateAttemptStored(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sp := testSpool(t, ctx)
+	st := &lostEnqueueReplyStore{stored: map[string]bool{}, firstErr: errNoAnswer}
+	in := testIntake(st, Config{Spool: sp}, func(conversation.Key) {})
+	s := in.spool
+	s.kick = func(conversation.Key) {}
+	m := personMention("m1", "U1", "1000.000100")
+	if _, err := sp.Put(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	tried := map[string]bool{} // the drain's, across its passes
+	if err := s.unspool(ctx, m, tried); !storeDown(err) {
+		t.Fatalf("first pass: %v; want the store down", err)
+	}
+	if err := s.unspool(ctx, m, tried); err != nil {
+		t.Fatal(err)
+	}
+	in.limits.mu.Lock()
+	defer in.limits.mu.Unlock()
+	if n := in.limits.pending[m.Key]; n != 1 {
+		t.Errorf("%d pending inputs counted in its thread; want 1", n)
 	}
 }
 
