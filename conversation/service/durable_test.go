@@ -618,9 +618,9 @@ func TestServiceSpoolsAReplyWhenTheStoreHangs(t *testing.T) {
 		}, 2, true, 0},
 		// Submit comes late, its envelope having waited on its lane: the check
 		// takes what is left but the spool's reserve, or, with less than that
-		// left, is not made.
+		// left, but the grace's.
 		{"LateAndIgnoresItsContext", deaf, 2, false, 800 * time.Millisecond},
-		{"TooLateToAsk", deaf, 1, false, 400 * time.Millisecond},
+		{"VeryLate", func(st conversation.Store, _ hang) conversation.Store { return hangingOnlyThreadStore{st} }, 0, false, 400 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -778,10 +778,10 @@ func (s deafCountStore) CountPending(context.Context, conversation.Key, string, 
 // TestServiceChecksLeaveTheAckItsTime: Submit's store calls before it stores an
 // input (an edit's amend of the message it edits, the count of a queue bound, the
 // Stop of a turn passed on) end a second before the caller's deadline
-// (checkReserve), even on a connection that ignores its context: the input is
-// still stored, or the person told, before the ack is due. Submit may come late
-// (its envelope waited on its lane): with 0.6 s left, the amend and the count are
-// not tried.
+// (checkReserve; the Stop, stored nowhere, half a second), even on a connection that
+// ignores its context: the input is still stored, or the person told, before the ack
+// is due. Submit may come late (its envelope waited on its lane): with 0.6 s left, the
+// amend and the count end half a second before the deadline.
 func TestServiceChecksLeaveTheAckItsTime(t *testing.T) {
 	edit := mention(key, "100.1", "edited")
 	edit.ID, edit.Kind = conversation.EditInputID(key.TeamID, key.ChannelID, "100.1", "100.2"), conversation.KindEdit

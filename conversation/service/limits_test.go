@@ -183,9 +183,8 @@ func TestServiceBoundsQueuedInputsPerThread(t *testing.T) {
 }
 
 // TestServiceBoundsQueuedInputsOfLateSubmits: a Submit with less than a second left
-// (its envelope waited long on its lane, as a flooded thread's do) has no time to
-// count the thread's pending inputs in the store; the bound holds all the same, by
-// this process's count.
+// (its envelope waited long on its lane, as a flooded thread's do) still counts the
+// thread's pending inputs in the store, with the time left: the bound holds.
 func TestServiceBoundsQueuedInputsOfLateSubmits(t *testing.T) {
 	exec := &heldExecutor{release: make(chan struct{})}
 	defer close(exec.release)

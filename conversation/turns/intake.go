@@ -77,7 +77,7 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 			// the person is told when it was not taken. Nothing is stored after it:
 			// it may take the time up to spoolReserve before the deadline, and a call
 			// that hangs is given up storeGrace later (answerBy).
-			sctx, cancel, _ := checkTime(ctx, spoolReserve, 0)
+			sctx, cancel := checkTime(ctx, 0, spoolReserve, storeGrace)
 			err := s.retryStore(sctx, "pass a stop on", func(ctx context.Context) error {
 				_, err := answerBy(ctx, signal)
 				return err
@@ -139,21 +139,7 @@ func (s *intake) forTheBot(ctx context.Context, in conversation.Input) (ok, unch
 	if m == nil || m.Mentioned || m.Direct || s.threads.holds(in.Key) || s.spool.isSpooling() {
 		return true, false, nil
 	}
-	cctx, cancel, timely := checkTime(ctx, checkReserve, 0)
-	if !timely {
-		// Submit came late (its envelope waited long on its lane): the check may
-		// take the time up to the spool's reserve; with less left than that, the
-		// reply is spooled unchecked, or, with no spool, the store asked all the same.
-		cancel()
-		cctx, cancel, timely = checkTime(ctx, spoolReserve, 0)
-		switch {
-		case !timely && s.cfg.Spool != nil:
-			cancel()
-			return true, true, nil
-		case !timely:
-			cctx = ctx
-		}
-	}
+	cctx, cancel := checkTime(ctx, 0, lateReserves...)
 	defer cancel()
 	err = s.retryStore(cctx, "check the thread", func(ctx context.Context) error {
 		var err error
@@ -175,40 +161,41 @@ func (s *intake) forTheBot(ctx context.Context, in conversation.Input) (ok, unch
 // write (docs/architecture.md, "Accepted means stored").
 const checkReserve = spoolReserve + minAttempt + storeGrace
 
-// errNoTime is the outcome of a check Submit had no time left for (checkTime):
-// storeDown accepts it.
-var errNoTime = fmt.Errorf("no time left for the store before the ack: %w", context.DeadlineExceeded)
+// lateReserves are the reserves of a check (checkTime): checkReserve, or, for a
+// Submit that came with less time than that left (its envelope waited long on its
+// lane), the spool's, then the grace's. Such a Submit still makes its checks, which
+// a healthy store answers at once; should the store hang, its ack may come late
+// (Slack delivers the envelope again, a duplicate).
+var lateReserves = []time.Duration{checkReserve, spoolReserve, storeGrace}
 
-// checkTime returns the context of one of Submit's store calls: ctx, ending reserve
-// before its deadline, and limit from now when limit > 0. The bool is false when
-// that time has passed already (cancel is to be called all the same).
-func checkTime(ctx context.Context, reserve, limit time.Duration) (context.Context, context.CancelFunc, bool) {
+// checkTime returns the context of one of Submit's store calls: ctx, ending before
+// its deadline by the first of reserves that leaves time (with none, at the
+// deadline), and limit from now when limit > 0 and sooner.
+func checkTime(ctx context.Context, limit time.Duration, reserves ...time.Duration) (context.Context, context.CancelFunc) {
 	end, bounded := ctx.Deadline()
 	if bounded {
-		end = end.Add(-reserve)
+		for _, r := range reserves {
+			if time.Until(end.Add(-r)) > 0 {
+				end = end.Add(-r)
+				break
+			}
+		}
 	}
 	if soon := time.Now().Add(limit); limit > 0 && (!bounded || soon.Before(end)) {
 		end, bounded = soon, true
 	}
 	if !bounded {
-		cctx, cancel := context.WithCancel(ctx)
-		return cctx, cancel, true
+		return context.WithCancel(ctx)
 	}
-	cctx, cancel := context.WithDeadline(ctx, end)
-	return cctx, cancel, time.Until(end) > 0
+	return context.WithDeadline(ctx, end)
 }
 
 // check runs op, one of Submit's store calls before its input is stored, within
-// countTimeout and checkReserve before ctx's deadline (answerBy: given up
-// storeGrace after that even on a connection that hangs); errNoTime when no time
-// was left for it.
+// countTimeout and checkTime's lateReserves (answerBy: given up storeGrace after
+// that even on a connection that hangs).
 func check[T any](ctx context.Context, op func(context.Context) (T, error)) (T, error) {
-	ctx, cancel, ok := checkTime(ctx, checkReserve, countTimeout)
+	ctx, cancel := checkTime(ctx, countTimeout, lateReserves...)
 	defer cancel()
-	if !ok {
-		var zero T
-		return zero, errNoTime
-	}
 	return answerBy(ctx, op)
 }
 

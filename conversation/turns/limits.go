@@ -311,9 +311,8 @@ func (l *limits) near(key conversation.Key, user string, perThread, perUser int)
 // reserve applies MaxQueuedPerThread (perThread) and MaxQueuedPerUser (perUser) to
 // an input of user in thread key, given w, the store's count of their pending inputs
 // near a bound (nil: none), plus those stored since it began (it may have been taken
-// before their commit), which replaces this process's estimate (counted); without
-// the store's count, the estimate counts. It adds those spooled and those admitted
-// and not yet stored. It returns the refusal, or the
+// before their commit), which replaces this process's estimate (counted); it adds
+// those spooled and those admitted and not yet stored. It returns the refusal, or the
 // input's reservation: it counts as admitted until stored or release ends that. The
 // check and the count are one step, so that inputs submitted together cannot all pass
 // a bound that only some of them fit under, and an input is counted, as admitted or
@@ -321,10 +320,7 @@ func (l *limits) near(key conversation.Key, user string, perThread, perUser int)
 func (l *limits) reserve(key conversation.Key, user string, w *countWatch, perThread, perUser int) (*refusal, *reservation) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	id := personKey(key.TeamID, user)
-	// Without the store's count (none taken: far from the bounds; or none had: the
-	// store did not answer in time), this process's own.
-	c := conversation.PendingCounts{Thread: l.pending[key], User: l.pendingBy[id]}
+	var c conversation.PendingCounts
 	if w != nil {
 		delete(l.watches, w)
 		if w.store != nil {
@@ -334,6 +330,7 @@ func (l *limits) reserve(key conversation.Key, user string, w *countWatch, perTh
 			l.countedLocked(key, user, c)
 		}
 	}
+	id := personKey(key.TeamID, user)
 	c.Thread += l.spooled[key] + l.admitting[key]
 	if user != "" {
 		c.User += l.spoolBy[id] + l.admittingBy[id]
