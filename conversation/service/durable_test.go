@@ -780,7 +780,7 @@ func (s deafCountStore) CountPending(context.Context, conversation.Key, string, 
 // Stop of a turn passed on) end a second before the caller's deadline
 // (checkReserve; the Stop, stored nowhere, half a second), even on a connection that
 // ignores its context: the input is still stored, or the person told, before the ack
-// is due. Submit may come late (its envelope waited on its lane): with 0.6 s left, the
+// is due. Submit may come late (its envelope waited on its lane): with 0.7 s left, the
 // amend and the count end half a second before the deadline.
 func TestServiceChecksLeaveTheAckItsTime(t *testing.T) {
 	edit := mention(key, "100.1", "edited")
@@ -796,10 +796,10 @@ func TestServiceChecksLeaveTheAckItsTime(t *testing.T) {
 	}{
 		{"AmendHangs", func(st conversation.Store, gone <-chan struct{}) service.Config {
 			return service.Config{Store: deafAmendStore{deafThreadStore{st, gone, nil}}}
-		}, edit, 600 * time.Millisecond, true},
+		}, edit, 700 * time.Millisecond, true},
 		{"CountHangs", func(st conversation.Store, gone <-chan struct{}) service.Config {
 			return service.Config{Store: deafCountStore{st, gone}, MaxQueuedPerThread: 1}
-		}, mention(key, "100.1", "hi"), 600 * time.Millisecond, true},
+		}, mention(key, "100.1", "hi"), 700 * time.Millisecond, true},
 		{"TurnStopSignalHangs", func(st conversation.Store, gone <-chan struct{}) service.Config {
 			return service.Config{Store: hangingSignalStore{st, gone}}
 		}, stopTurn, 2500 * time.Millisecond, false},

@@ -163,19 +163,25 @@ const checkReserve = spoolReserve + minAttempt + storeGrace
 
 // lateReserves are the reserves of a check (checkTime): checkReserve, or, for a
 // Submit that came with less time than that left (its envelope waited long on its
-// lane), the spool's, then the grace's. Such a Submit still makes its checks, which
-// a healthy store answers at once; should the store hang, its ack may come late
-// (Slack delivers the envelope again, a duplicate).
+// lane), the spool's, then the grace's, then none (the check may take the time up to
+// the deadline). Such a Submit still makes its checks, which a healthy store answers
+// at once; should the store hang, its ack may come late (Slack delivers the envelope
+// again, a duplicate).
 var lateReserves = []time.Duration{checkReserve, spoolReserve, storeGrace}
 
+// minCheck is the least time a reserve must leave a check for checkTime to keep it:
+// a check given less, which a healthy store could not answer in time either, is
+// given the next reserve's time instead.
+const minCheck = 100 * time.Millisecond
+
 // checkTime returns the context of one of Submit's store calls: ctx, ending before
-// its deadline by the first of reserves that leaves time (with none, at the
+// its deadline by the first of reserves that leaves it minCheck (with none, at the
 // deadline), and limit from now when limit > 0 and sooner.
 func checkTime(ctx context.Context, limit time.Duration, reserves ...time.Duration) (context.Context, context.CancelFunc) {
 	end, bounded := ctx.Deadline()
 	if bounded {
 		for _, r := range reserves {
-			if time.Until(end.Add(-r)) > 0 {
+			if time.Until(end.Add(-r)) >= minCheck {
 				end = end.Add(-r)
 				break
 			}

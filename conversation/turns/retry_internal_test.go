@@ -28,3 +28,33 @@ func TestAnswerByCallCutShortIsStoreDown(t *testing.T) {
 		t.Fatalf("answerBy = %v; want %v as it is", err, cancelled)
 	}
 }
+
+// TestCheckTimeKeepsAReserveThatLeavesTime: a check ends checkReserve before the
+// deadline, or, for a late Submit, by the first smaller reserve that leaves it
+// minCheck, or at the deadline; no later than its limit either way.
+func TestCheckTimeKeepsAReserveThatLeavesTime(t *testing.T) {
+	for _, c := range []struct {
+		left, limit, want time.Duration // want: the check's time from now
+	}{
+		{2500 * time.Millisecond, 0, 1500 * time.Millisecond},
+		{1050 * time.Millisecond, 0, 550 * time.Millisecond}, // checkReserve would leave 50 ms
+		{650 * time.Millisecond, 0, 150 * time.Millisecond},
+		{580 * time.Millisecond, 0, 330 * time.Millisecond}, // spoolReserve would leave 80 ms
+		{300 * time.Millisecond, 0, 300 * time.Millisecond}, // storeGrace would leave 50 ms: the deadline
+		{2500 * time.Millisecond, countTimeout, countTimeout},
+		{0, countTimeout, countTimeout}, // no deadline
+	} {
+		ctx := context.Background()
+		if c.left > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, c.left)
+			defer cancel()
+		}
+		cctx, cancel := checkTime(ctx, c.limit, lateReserves...)
+		end, ok := cctx.Deadline()
+		cancel()
+		if got := time.Until(end); !ok || got > c.want || got < c.want-100*time.Millisecond {
+			t.Errorf("%v left, limit %v: the check has %v (deadline %v); want %v", c.left, c.limit, got, ok, c.want)
+		}
+	}
+}
