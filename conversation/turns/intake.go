@@ -307,7 +307,8 @@ func (s *intake) admit(ctx context.Context, in conversation.Input, offline bool)
 // queueBounds applies MaxQueuedPerThread and MaxQueuedPerUser to in, of user (see
 // limits.go), and returns the refusal, or nil and in's reservation (limits.reserve;
 // nil when no bound applies). The store is not asked while inputs are spooled, nor
-// with offline true; then the bounds count what this process knows.
+// with offline true; then the bounds count only the inputs this process spooled or is
+// admitting.
 func (s *intake) queueBounds(ctx context.Context, in conversation.Input, user string, offline bool) (*refusal, *reservation) {
 	perThread, perUser := s.cfg.MaxQueuedPerThread, s.cfg.MaxQueuedPerUser
 	if perThread <= 0 && (perUser <= 0 || user == "") {

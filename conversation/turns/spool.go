@@ -180,17 +180,16 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input, tried map[
 		if err != nil {
 			return err
 		}
-		if !inserted && tried[in.ID] {
-			// An earlier attempt stored it, most likely: counted as pending, as
-			// below (should another process have stored it, it counts twice until
-			// its turn: the safe side of the limits).
+		if inserted || tried[in.ID] {
+			// Counted as pending before the spool lets go of it: should that fail, the
+			// next pass finds it stored, a duplicate, and starts its thread as below.
+			// Not inserted, an earlier attempt stored it, most likely (should another
+			// process have, it counts twice until its turn: the safe side of the
+			// limits).
 			s.limits.stored(in, nil)
 		}
 		delete(tried, in.ID)
 		if inserted {
-			// Before the spool lets go of it: should that fail, the next pass finds it
-			// stored, a duplicate, and starts its thread as below.
-			s.limits.stored(in, nil)
 			s.notify(in)
 		} else {
 			// Stored already, maybe by an attempt whose commit's reply was lost (this
