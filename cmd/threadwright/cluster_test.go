@@ -44,6 +44,11 @@ const mainEnv = "THREADWRIGHT_TEST_RUN_MAIN"
 // BenchmarkBurst).
 const profileEnv = "THREADWRIGHT_TEST_CPUPROFILE"
 
+// memProfileEnv, set to a file name in a replica's environment, makes the replica
+// write its allocation profile there (pprof's "allocs", sampled at the runtime's
+// default rate) at its graceful stop (BURST_MEMPROFILE in BenchmarkBurst).
+const memProfileEnv = "THREADWRIGHT_TEST_MEMPROFILE"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
 		if f := os.Getenv(profileEnv); f != "" {
@@ -52,6 +57,9 @@ func TestMain(m *testing.M) {
 			stop()
 		} else {
 			main()
+		}
+		if f := os.Getenv(memProfileEnv); f != "" {
+			writeAllocsProfile(f)
 		}
 		os.Exit(0)
 	}
@@ -73,6 +81,21 @@ func startCPUProfile(file string) (stop func()) {
 		if err := f.Close(); err != nil {
 			panic(err)
 		}
+	}
+}
+
+// writeAllocsProfile writes this process's allocation profile to file; it panics when
+// it cannot (a benchmark's misuse).
+func writeAllocsProfile(file string) {
+	f, err := os.Create(file)
+	if err != nil {
+		panic(err)
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		panic(err)
+	}
+	if err := f.Close(); err != nil {
+		panic(err)
 	}
 }
 

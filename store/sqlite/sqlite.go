@@ -193,13 +193,16 @@ func preparePath(path string) (string, error) {
 
 // openWriter opens the single connection that writes. Its transactions begin
 // IMMEDIATE, taking the write lock up front, so a transaction never has to upgrade a
-// read lock and fail with SQLITE_BUSY halfway.
+// read lock and fail with SQLITE_BUSY halfway. Its temporary storage is memory
+// (PRAGMA temp_store): the journal of a group commit's savepoints (turnWrite) spilled
+// to a temporary file past 64 KiB, and each batch then created, wrote and deleted one.
 func openWriter(ctx context.Context, path string) (*sqlx.DB, error) {
 	db, err := openDB(ctx, path, url.Values{
 		"_txlock":       {"immediate"},
 		"_journal_mode": {"WAL"},
 		"_synchronous":  {"NORMAL"},
 		"_foreign_keys": {"1"},
+		"_pragma":       {"temp_store(MEMORY)"},
 	})
 	if err != nil {
 		return nil, err
