@@ -72,8 +72,8 @@ func BenchmarkTakeover(b *testing.B) {
 // threads answered more than once or with another thread's answer (both must be 0),
 // and how long the posting took (posted-in-s); it logs the acks by quarter second.
 // BURST_LOG=file keeps the replica's log, BURST_CPUPROFILE=file its CPU profile (go
-// tool pprof), start to stop, BURST_MEMPROFILE=file its allocations, start to stop
-// (pprof's "allocs"), and BURST_WINDOW_PROFILE=file its CPU profile of the
+// tool pprof), start to stop, BURST_MEMPROFILE=file its Go heap's allocations, start
+// to stop (pprof's "allocs"; SQLite's memory is not in it), and BURST_WINDOW_PROFILE=file its CPU profile of the
 // first second from the first mention, taken through DEBUG_ADDR: what the replica
 // does while the burst's acks are due. BURST_BINARY=file runs that program as the
 // replica instead of this test binary: another commit's build (go build

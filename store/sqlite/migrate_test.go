@@ -14,7 +14,7 @@ import (
 // again, so that each Down is known to run, and to undo its Up.
 func TestMigrationsDown(t *testing.T) {
 	ctx := context.Background()
-	db, err := openWriter(ctx, filepath.Join(t.TempDir(), "threadwright.db"), nil)
+	db, err := openWriter(ctx, filepath.Join(t.TempDir(), "threadwright.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -411,69 +409,4 @@ func TestGroupCommitPanicAfterYield(t *testing.T) {
 	if got := rows(t, s); !slices.Equal(got, []string{"committed", "leader"}) {
 		t.Errorf("rows %v; want [committed leader]", got)
 	}
-}
-
-// TestGroupCommitSavepointsStayInMemory checks that the savepoints of a batch of turn
-// writes keep their journal in memory (PRAGMA temp_store): past 64 KiB SQLite moved it
-// to a temporary file, which a batch then created, wrote and deleted (2 % of a turn's
-// CPU samples in BenchmarkBurst). SQLite opens its temporary files deleted, so the
-// test looks for them among this process's open files (Linux's /proc).
-func TestGroupCommitSavepointsStayInMemory(t *testing.T) {
-	if _, err := os.Stat("/proc/self/fd"); err != nil {
-		t.Skipf("no /proc/self/fd to list the open files: %v", err)
-	}
-	s := groupStore(t)
-	ctx := context.Background()
-	// A savepoint journals the pages it changes that the transaction had before it
-	// began. The rows fill about 100 pages, and the second write changes them all.
-	if _, err := s.write.Exec(`CREATE TABLE journalled (k INTEGER PRIMARY KEY, v TEXT)`); err != nil {
-		t.Fatal(err)
-	}
-	release := holdWrites(t, s)
-	var files []string
-	writes := []func(ctx context.Context, tx *sql.Tx) error{
-		func(ctx context.Context, tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < 200)
-				INSERT INTO journalled (k, v) SELECT i, printf('%.2000c', 'x') FROM n`)
-			return err
-		},
-		func(ctx context.Context, tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, `UPDATE journalled SET v = printf('%.2000c', 'y')`); err != nil {
-				return err
-			}
-			files = tempFiles(t)
-			return nil
-		},
-	}
-	batch := make([]<-chan error, len(writes))
-	for i, f := range writes {
-		batch[i] = queue(s, i+1, ctx, f)
-	}
-	release()
-	for i, errc := range batch {
-		if err := <-errc; err != nil {
-			t.Fatalf("turn write %d: %v", i, err)
-		}
-	}
-	if len(files) > 0 {
-		t.Errorf("during a batch's second savepoint SQLite held temporary files open: %q", files)
-	}
-}
-
-// tempFiles lists the files this process holds open that are SQLite's temporary files
-// (named etilqs_…, and deleted as soon as they are opened).
-func tempFiles(t *testing.T) []string {
-	t.Helper()
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	for _, fd := range fds {
-		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
-		if err == nil && strings.Contains(target, "etilqs_") {
-			files = append(files, target)
-		}
-	}
-	return files
 }

@@ -6,7 +6,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -111,14 +110,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	// Migrations run on a connection of their own, whose temporary storage is a file:
-	// an index built over a large table sorts more than memory should hold.
-	if _, err := Migrate(ctx, path); err != nil {
-		return nil, err
-	}
-	write, err := openWriter(ctx, path, url.Values{"_pragma": {"temp_store(MEMORY)"}})
+	write, err := openWriter(ctx, path)
 	if err != nil {
 		return nil, classify(err)
+	}
+	if _, err := migrate(ctx, write.DB); err != nil {
+		write.Close()
+		return nil, classify(fmt.Errorf("migrate sqlite %s: %w", path, err))
 	}
 	read, err := openDB(ctx, path, url.Values{"_query_only": {"1"}})
 	if err != nil {
@@ -143,9 +141,9 @@ func Migrate(ctx context.Context, path string) (version int64, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("migrate sqlite: %w", err)
 	}
-	db, err := openWriter(ctx, path, nil)
+	db, err := openWriter(ctx, path)
 	if err != nil {
-		return 0, classify(err)
+		return 0, err
 	}
 	defer func() { err = errors.Join(err, db.Close()) }()
 	version, err = migrate(ctx, db.DB)
@@ -193,21 +191,16 @@ func preparePath(path string) (string, error) {
 	return path, nil
 }
 
-// openWriter opens the single connection that writes, with params added to its
-// driver parameters. Its transactions begin IMMEDIATE, taking the write lock up front,
-// so a transaction never has to upgrade a read lock and fail with SQLITE_BUSY halfway.
-// Open's writer keeps its temporary storage in memory (PRAGMA temp_store): the journal
-// of a group commit's savepoints (turnWrite) spilled to a temporary file past 64 KiB,
-// which each such batch then created, wrote and deleted.
-func openWriter(ctx context.Context, path string, params url.Values) (*sqlx.DB, error) {
-	p := url.Values{
+// openWriter opens the single connection that writes. Its transactions begin
+// IMMEDIATE, taking the write lock up front, so a transaction never has to upgrade a
+// read lock and fail with SQLITE_BUSY halfway.
+func openWriter(ctx context.Context, path string) (*sqlx.DB, error) {
+	db, err := openDB(ctx, path, url.Values{
 		"_txlock":       {"immediate"},
 		"_journal_mode": {"WAL"},
 		"_synchronous":  {"NORMAL"},
 		"_foreign_keys": {"1"},
-	}
-	maps.Copy(p, params)
-	db, err := openDB(ctx, path, p)
+	})
 	if err != nil {
 		return nil, err
 	}
