@@ -71,18 +71,21 @@ type turnCall struct {
 
 // turnWrite runs f, a running turn's statements (lease, checkpoint, finish), in a
 // transaction on the write connection, committed with those of the other turns that
-// queued while the batch before ran: a group commit, each in a savepoint of its own.
-// f's writes are committed when turnWrite returns nil, and none is when it returns an
-// error: f's (its savepoint rolled back), ctx's, or the commit's. f runs on a context
-// that ends only once every call of its batch has seen its own end (a write that
-// SQLite interrupts rolls the whole transaction back, the batch's other turns with
-// it). When ctx ends while the call waits for its batch, it returns ctx's error at
-// once and f never runs (unless the call was just handed the next batch to run: it
-// passes it on first; a call claimed for a batch that yields waits for the intake's
-// transaction too). The intake's transactions (Enqueue, EnqueueBatch) do not queue
-// here: a batch that finds one waiting commits what ran and lets it go first, so it
-// waits for about one turn write, not a batch (docs/architecture.md, "Accepted means
-// stored").
+// queued while the batch before ran: a group commit. f may run more than once (when any
+// call of its batch fails, f included, the batch runs again with savepoints; when one
+// loses the transaction, the rest run again: run), so it sets its results afresh each
+// time, and it returns every error tx gives it (a batch without savepoints notices a
+// lost transaction only by its calls' errors). f's writes are committed when turnWrite
+// returns nil, and none is when it returns an error: f's (its writes rolled back
+// alone), ctx's, or the commit's. f runs on a context that ends only once every call of
+// its batch has seen its own end (a write that SQLite interrupts rolls the whole
+// transaction back, the batch's other turns with it). When ctx ends while the call
+// waits for its batch, it returns ctx's error at once and f never runs (unless the call
+// was just handed the next batch to run: it passes it on first; a call claimed for a
+// batch that yields waits for the intake's transaction too). The intake's transactions
+// (Enqueue, EnqueueBatch) do not queue here: a batch that finds one waiting commits
+// what ran and lets it go first, so it waits for about one turn write, not a batch
+// (docs/architecture.md, "Accepted means stored").
 //
 // The caller that finds no batch running runs one: the calls queued by then, at most
 // maxGroup; it then hands the next batch to the first call still queued, so that no
@@ -171,10 +174,10 @@ func (g *group) handOver() {
 	g.leading = false
 }
 
-// commit runs batch's calls in one transaction, each in a savepoint (none for a batch
-// of one), commits it, and closes every call's done. When a call's failure lost the
-// transaction (SQLite rolls it back on an I/O error or a full disk, say), that call
-// fails and the others run again in a new one.
+// commit runs batch's calls in a transaction, or more (run), commits them, and
+// closes every call's done. When a call's failure lost the transaction (SQLite rolls it back on an
+// I/O error or a full disk, say), that call fails and the others run again in a new
+// one.
 func (p *pool) commit(batch []*turnCall) {
 	// again are the calls of the transaction running: when one panics, nothing of
 	// that transaction was committed; those of a transaction committed before it (the
@@ -217,13 +220,20 @@ func (p *pool) commit(batch []*turnCall) {
 	finished = true
 }
 
-// run runs calls in a transaction on ctx and commits it; it returns the calls to run
-// in a new transaction: all but the one that lost this one, or, when an intake
+// run runs calls in a transaction on ctx (two when one fails) and commits it; it
+// returns the calls to run in a new transaction: all but the one that lost this one, or, when an intake
 // transaction waits for the connection, those not run yet. The batch then commits
 // what ran and yields: database/sql hands the freed connection to a waiting request,
 // and the batch asks again only after its commit, so an intake that waits by then
 // goes first (with other writers waiting too, database/sql picks among them at
 // random, and the ack may wait for another turn write).
+//
+// The calls run first with no savepoints (together), which spares SQLite the
+// savepoints' journal: a savepoint copies each page its statements change, about 13
+// pages of 4 KiB for a turn's write, and spills them to a file past 64 KiB. Only when one of
+// them fails, which a turn's writes rarely do, is that transaction rolled back and
+// are they run again, each in a savepoint (inSavepoints), so that the failed one's
+// writes are undone alone.
 func (p *pool) run(ctx context.Context, calls []*turnCall) (again []*turnCall) {
 	runnable := calls[:0:0]
 	for _, c := range calls {
@@ -236,26 +246,66 @@ func (p *pool) run(ctx context.Context, calls []*turnCall) (again []*turnCall) {
 	if len(runnable) == 0 {
 		return nil
 	}
+	if again, ok := p.together(ctx, runnable); ok {
+		return again
+	}
+	return p.inSavepoints(ctx, runnable)
+}
+
+// together runs calls in one transaction on ctx, with no savepoints, and commits it
+// when every call that ran succeeded; it returns the calls left for a new
+// transaction, as run does. It reports false, having rolled the transaction back, when
+// a call of two or more failed: their writes are then to run again, each in a
+// savepoint. A call alone keeps its error, with nothing written.
+func (p *pool) together(ctx context.Context, calls []*turnCall) (again []*turnCall, ok bool) {
 	tx, err := p.write.BeginTx(ctx, nil)
 	if err != nil {
-		for _, c := range runnable {
+		for _, c := range calls {
+			c.err = err
+		}
+		return nil, true
+	}
+	defer tx.Rollback()
+	ran := calls
+	for i, c := range calls {
+		if i > 0 && p.intake.Load() > 0 {
+			ran, again = calls[:i], calls[i:]
+			break
+		}
+		if c.err = c.f(ctx, tx); c.err != nil {
+			return nil, len(calls) == 1
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		for _, c := range ran {
+			c.err = fmt.Errorf("commit: %w", err)
+		}
+	}
+	return again, true
+}
+
+// inSavepoints runs calls in a transaction on ctx, each in a savepoint of its own,
+// and commits what succeeded; it returns the calls to run in a new transaction, as
+// run does.
+func (p *pool) inSavepoints(ctx context.Context, calls []*turnCall) (again []*turnCall) {
+	tx, err := p.write.BeginTx(ctx, nil)
+	if err != nil {
+		for _, c := range calls {
 			c.err = err
 		}
 		return nil
 	}
 	defer tx.Rollback()
-	ran := runnable[:0:0] // the calls whose writes the commit keeps
-	for i, c := range runnable {
+	ran := calls[:0:0] // the calls whose writes the commit keeps
+	for i, c := range calls {
 		if i > 0 && p.intake.Load() > 0 {
-			again = runnable[i:]
+			again = calls[i:]
 			break
 		}
-		if len(runnable) == 1 {
-			c.err = c.f(ctx, tx)
-		} else if c.err, err = p.savepoint(ctx, tx, c); err != nil {
+		if c.err, err = p.savepoint(ctx, tx, c); err != nil {
 			// The transaction is lost: c fails, the others run again.
 			c.err = errors.Join(c.err, fmt.Errorf("turn write lost its transaction: %w", err))
-			return append(ran, runnable[i+1:]...)
+			return append(ran, calls[i+1:]...)
 		}
 		if c.err == nil {
 			ran = append(ran, c)

@@ -120,15 +120,15 @@ func perTransaction(txs chan *sql.Tx) []int {
 
 // TestGroupCommit checks turnWrite's group commit: the writes queued while a batch
 // runs share the next batch's transaction; each commits, or not, on its own: a write
-// that fails is rolled back (its savepoint), one whose context ended before its turn
-// never runs, and the others in the batch commit.
+// that fails is rolled back (the batch runs again, each write in a savepoint), one
+// whose context ended before its turn never runs, and the others in the batch commit.
 func TestGroupCommit(t *testing.T) {
 	ctx := context.Background()
 	s := groupStore(t)
 	release := holdWrites(t, s)
 	errFailed := errors.New("failed after its insert")
 	cancelled, cancel := context.WithCancel(ctx)
-	txs := make(chan *sql.Tx, 5)
+	txs := make(chan *sql.Tx, 8)
 	calls := []struct {
 		ctx  context.Context
 		f    func(context.Context, *sql.Tx) error
@@ -163,11 +163,47 @@ func TestGroupCommit(t *testing.T) {
 			t.Errorf("call %d: err = %v; want %v", i, err, c.want)
 		}
 	}
-	if transactions, writes := distinct(txs); writes != 4 || transactions != 1 {
-		t.Errorf("%d writes ran in %d transactions; want 4 in 1", writes, transactions)
+	if per := perTransaction(txs); !slices.Equal(per, []int{2, 4}) {
+		t.Errorf("writes per transaction = %v; want [2 4]: a and b together, b fails, then all 4 in savepoints", per)
 	}
 	if got := rows(t, s); !slices.Equal(got, []string{"a", "d"}) {
 		t.Errorf("rows = %v; want [a d]: the failed write and the cancelled one leave nothing", got)
+	}
+}
+
+// TestGroupCommitWithoutSavepoints checks that a batch whose writes all succeed runs
+// them with no savepoint (a savepoint makes SQLite copy each page it changes to a
+// sub-journal): each write finds none to roll back to, and all commit together.
+func TestGroupCommitWithoutSavepoints(t *testing.T) {
+	s := groupStore(t)
+	release := holdWrites(t, s)
+	const n = 3
+	txs := make(chan *sql.Tx, n)
+	inSavepoint := make([]bool, n)
+	errs := make([]<-chan error, n)
+	for i := range n {
+		write := insert(fmt.Sprint(i), txs, nil)
+		errs[i] = queue(s, i+1, context.Background(), func(ctx context.Context, tx *sql.Tx) error {
+			// Undoes nothing in a savepoint just set; fails where there is none.
+			_, err := tx.ExecContext(ctx, rollbackToSQL)
+			inSavepoint[i] = err == nil
+			return write(ctx, tx)
+		})
+	}
+	release()
+	for i, errc := range errs {
+		if err := <-errc; err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	if slices.Contains(inSavepoint, true) {
+		t.Errorf("writes in a savepoint: %v; want none", inSavepoint)
+	}
+	if per := perTransaction(txs); !slices.Equal(per, []int{n}) {
+		t.Errorf("writes per transaction = %v; want [%d]", per, n)
+	}
+	if got := rows(t, s); !slices.Equal(got, []string{"0", "1", "2"}) {
+		t.Errorf("rows = %v; want [0 1 2]", got)
 	}
 }
 
@@ -248,7 +284,10 @@ func TestGroupCommitLostTransaction(t *testing.T) {
 	if got := rows(t, s); !slices.Equal(got, []string{"a", "b"}) {
 		t.Errorf("rows = %v; want [a b]", got)
 	}
-	if err := s.turnWrite(ctx, insert("c", txs, nil)); err != nil {
+	if per := perTransaction(txs); !slices.Equal(per, []int{1, 1, 2}) {
+		t.Errorf("writes per transaction = %v; want [1 1 2]: a with no savepoints, a again in savepoints, then a and b", per)
+	}
+	if err := s.turnWrite(ctx, insert("c", make(chan *sql.Tx, 1), nil)); err != nil {
 		t.Fatalf("the next write: %v", err)
 	}
 }
@@ -283,8 +322,12 @@ func TestGroupCommitCallerCancelledDuringBatch(t *testing.T) {
 func TestGroupCommitAlone(t *testing.T) {
 	s := groupStore(t)
 	errFailed := errors.New("failed after its insert")
-	if err := s.turnWrite(context.Background(), insert("a", make(chan *sql.Tx, 1), errFailed)); !errors.Is(err, errFailed) {
+	txs := make(chan *sql.Tx, 2)
+	if err := s.turnWrite(context.Background(), insert("a", txs, errFailed)); !errors.Is(err, errFailed) {
 		t.Fatalf("err = %v; want %v", err, errFailed)
+	}
+	if _, writes := distinct(txs); writes != 1 {
+		t.Errorf("the write ran %d times; want once: a batch of one keeps its error", writes)
 	}
 	if got := rows(t, s); len(got) != 0 {
 		t.Errorf("rows = %v; want none", got)
