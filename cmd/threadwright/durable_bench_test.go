@@ -72,17 +72,16 @@ func BenchmarkTakeover(b *testing.B) {
 // threads answered more than once or with another thread's answer (both must be 0),
 // and how long the posting took (posted-in-s); it logs the acks by quarter second.
 // BURST_LOG=file keeps the replica's log, BURST_CPUPROFILE=file its CPU profile (go
-// tool pprof), start to stop, BURST_MEMPROFILE=file its Go heap's allocations, start
-// to stop (pprof's "allocs"; SQLite's memory is not in it), and
-// BURST_WINDOW_PROFILE=file its CPU profile of the first second from the first
-// mention, taken through DEBUG_ADDR: what the replica does while the burst's acks
-// are due. BURST_BINARY=file runs that program as the
-// replica instead of this test binary: another commit's build (go build
+// tool pprof), start to stop, BURST_MEMPROFILE=file its Go heap's allocations, start to
+// stop (pprof's "allocs"; SQLite's memory is not in it), and BURST_WINDOW_PROFILE=file
+// its CPU profile of the first second from the first mention, taken through DEBUG_ADDR:
+// what the replica does while the burst's acks are due. BURST_BINARY=file runs that
+// program as the replica instead of this test binary: another commit's build (go build
 // ./cmd/threadwright in its checkout), measured by this harness in the same spell of
 // the machine; an older build that opens one Socket Mode connection needs
 // SOCKET_CONNECTIONS=1 here, so that the harness waits for one. BURST_CPUPROFILE and
-// BURST_MEMPROFILE work only for this test binary (its TestMain writes the
-// profiles), and BURST_WINDOW_PROFILE only for a build with DEBUG_ADDR. Cases: N=1000 D=2s on
+// BURST_MEMPROFILE work only for this test binary (its TestMain writes the profiles),
+// and BURST_WINDOW_PROFILE only for a build with DEBUG_ADDR. Cases: N=1000 D=2s on
 // SQLite and on Postgres, N=3000 D=0 on Postgres (TEST_DATABASE_URL). README.md's
 // numbers come from
 //

@@ -174,10 +174,10 @@ func (g *group) handOver() {
 	g.leading = false
 }
 
-// commit runs batch's calls in a transaction, or more (run), commits them, and
-// closes every call's done. When a call's failure lost the transaction (SQLite rolls it back on an
-// I/O error or a full disk, say), that call fails and the others run again in a new
-// one.
+// commit runs batch's calls in a transaction, or more (run), commits them, and closes
+// every call's done. When a call's failure lost the transaction (SQLite rolls it back
+// on an I/O error or a full disk, say), that call fails and the others run again in a
+// new one.
 func (p *pool) commit(batch []*turnCall) {
 	// again are the calls of the transaction running: when one panics, nothing of
 	// that transaction was committed; those of a transaction committed before it (the
@@ -221,19 +221,18 @@ func (p *pool) commit(batch []*turnCall) {
 }
 
 // run runs calls in a transaction on ctx (two when one fails) and commits it; it
-// returns the calls to run in a new transaction: all but the one that lost this one, or, when an intake
-// transaction waits for the connection, those not run yet. The batch then commits
-// what ran and yields: database/sql hands the freed connection to a waiting request,
-// and the batch asks again only after its commit, so an intake that waits by then
-// goes first (with other writers waiting too, database/sql picks among them at
-// random, and the ack may wait for another turn write).
+// returns the calls to run in a new transaction: all but the one that lost this one,
+// or, when an intake transaction waits for the connection, those not run yet. The
+// batch then commits what ran and yields: database/sql hands the freed connection to a
+// waiting request, and the batch asks again only after its commit, so an intake that
+// waits by then goes first (with other writers waiting too, database/sql picks among
+// them at random, and the ack may wait for another turn write).
 //
-// The calls run first with no savepoints (together), which spares SQLite the
-// savepoints' journal: a savepoint copies each page its statements change, about 13
-// pages of 4 KiB for a turn's write, and spills them to a file past 64 KiB. Only when one of
-// them fails, which a turn's writes rarely do, is that transaction rolled back and
-// are they run again, each in a savepoint (inSavepoints), so that the failed one's
-// writes are undone alone.
+// The calls run first with no savepoints, which spares SQLite the savepoints' journal:
+// a savepoint copies each page its statements change, about 13 pages of 4 KiB for a
+// turn's write, and spills them to a file past 64 KiB. Only when one of two or more
+// fails, which a turn's writes rarely do, is that transaction rolled back and are they
+// run again, each in a savepoint, so that the failed one's writes are undone alone.
 func (p *pool) run(ctx context.Context, calls []*turnCall) (again []*turnCall) {
 	runnable := calls[:0:0]
 	for _, c := range calls {
@@ -246,54 +245,25 @@ func (p *pool) run(ctx context.Context, calls []*turnCall) (again []*turnCall) {
 	if len(runnable) == 0 {
 		return nil
 	}
-	if again, ok := p.together(ctx, runnable); ok {
-		return again
+	again, failed := p.runTx(ctx, runnable, false)
+	if failed {
+		again, _ = p.runTx(ctx, runnable, true)
 	}
-	return p.inSavepoints(ctx, runnable)
+	return again
 }
 
-// together runs calls in one transaction on ctx, with no savepoints, and commits it
-// when every call that ran succeeded; it returns the calls left for a new
-// transaction, as run does. It reports false, having rolled the transaction back, when
-// a call of two or more failed: their writes are then to run again, each in a
-// savepoint. A call alone keeps its error, with nothing written.
-func (p *pool) together(ctx context.Context, calls []*turnCall) (again []*turnCall, ok bool) {
+// runTx runs calls in one transaction on ctx, each in a savepoint of its own when
+// savepoints is set, and commits what succeeded; it returns the calls to run in a new
+// transaction, as run does. Without savepoints, a failed call of two or more rolls the
+// transaction back, with nothing committed, and runTx reports failed: the calls are to
+// run again with savepoints. A call alone keeps its error, with nothing written.
+func (p *pool) runTx(ctx context.Context, calls []*turnCall, savepoints bool) (again []*turnCall, failed bool) {
 	tx, err := p.write.BeginTx(ctx, nil)
 	if err != nil {
 		for _, c := range calls {
 			c.err = err
 		}
-		return nil, true
-	}
-	defer tx.Rollback()
-	ran := calls
-	for i, c := range calls {
-		if i > 0 && p.intake.Load() > 0 {
-			ran, again = calls[:i], calls[i:]
-			break
-		}
-		if c.err = c.f(ctx, tx); c.err != nil {
-			return nil, len(calls) == 1
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		for _, c := range ran {
-			c.err = fmt.Errorf("commit: %w", err)
-		}
-	}
-	return again, true
-}
-
-// inSavepoints runs calls in a transaction on ctx, each in a savepoint of its own,
-// and commits what succeeded; it returns the calls to run in a new transaction, as
-// run does.
-func (p *pool) inSavepoints(ctx context.Context, calls []*turnCall) (again []*turnCall) {
-	tx, err := p.write.BeginTx(ctx, nil)
-	if err != nil {
-		for _, c := range calls {
-			c.err = err
-		}
-		return nil
+		return nil, false
 	}
 	defer tx.Rollback()
 	ran := calls[:0:0] // the calls whose writes the commit keeps
@@ -302,24 +272,28 @@ func (p *pool) inSavepoints(ctx context.Context, calls []*turnCall) (again []*tu
 			again = calls[i:]
 			break
 		}
-		if c.err, err = p.savepoint(ctx, tx, c); err != nil {
+		if !savepoints {
+			if c.err = c.f(ctx, tx); c.err != nil {
+				return nil, len(calls) > 1
+			}
+		} else if c.err, err = p.savepoint(ctx, tx, c); err != nil {
 			// The transaction is lost: c fails, the others run again.
 			c.err = errors.Join(c.err, fmt.Errorf("turn write lost its transaction: %w", err))
-			return append(ran, calls[i+1:]...)
+			return append(ran, calls[i+1:]...), false
 		}
 		if c.err == nil {
 			ran = append(ran, c)
 		}
 	}
 	if len(ran) == 0 {
-		return again
+		return again, false
 	}
 	if err := tx.Commit(); err != nil {
 		for _, c := range ran {
 			c.err = fmt.Errorf("commit: %w", err)
 		}
 	}
-	return again
+	return again, false
 }
 
 // savepoint runs c.f in tx within a savepoint, which it rolls back when f fails. fErr
