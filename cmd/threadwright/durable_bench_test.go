@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,8 +84,11 @@ func BenchmarkTakeover(b *testing.B) {
 // SOCKET_CONNECTIONS=1 here, so that the harness waits for one. BURST_CPUPROFILE and
 // BURST_MEMPROFILE work only for this test binary (its TestMain writes the profiles),
 // and BURST_WINDOW_PROFILE only for a build with DEBUG_ADDR. Cases: N=1000 D=2s on
-// SQLite and on Postgres, N=3000 D=0 on Postgres (TEST_DATABASE_URL). README.md's
-// numbers come from
+// SQLite and on Postgres, N=3000 D=0 on Postgres (TEST_DATABASE_URL), N=100 D=2s on
+// SQLite, and Floor, N=1000 D=2s: internal/burstfloor as the replica, which makes a
+// turn's ack, Slack calls and chat completion (this commit's request) through the
+// same libraries and nothing else, no store: the least a turn can cost on the
+// machine, in the same spell (burstFloor). README.md's numbers come from
 //
 //	go test -run XXX -bench BenchmarkBurst -benchtime 1x ./cmd/threadwright
 func BenchmarkBurst(b *testing.B) {
@@ -95,11 +100,17 @@ func BenchmarkBurst(b *testing.B) {
 	}{
 		{"SQLite", 1000, 2 * time.Second, 250 * time.Millisecond}, {"Postgres", 1000, 2 * time.Second, 250 * time.Millisecond},
 		{"Postgres", 3000, 0, 1200 * time.Millisecond}, {"SQLite", 100, 2 * time.Second, 25 * time.Millisecond},
+		{"Floor", 1000, 2 * time.Second, 250 * time.Millisecond},
 	} {
 		b.Run(fmt.Sprintf("%s/N=%d/D=%s", bc.store, bc.threads, bc.delay), func(b *testing.B) {
 			dsn := ""
 			if bc.store == "Postgres" {
 				dsn = storetest.PostgresDSN(b)
+			}
+			if bc.store == "Floor" {
+				binary, request := burstFloor(b)
+				b.Setenv("BURST_BINARY", binary)
+				b.Setenv("FLOOR_REQUEST", request)
 			}
 			window := bc.window
 			if os.Getenv("BURST_PACE") == "off" {
@@ -108,6 +119,38 @@ func BenchmarkBurst(b *testing.B) {
 			benchBurst(b, dsn, bc.threads, bc.delay, window)
 		})
 	}
+}
+
+// burstFloor builds internal/burstfloor, the calls of a turn through its libraries
+// alone, into a temporary directory, and writes the chat completion request this
+// commit's turn sends for a mention there, taken from a replica (this test binary)
+// answering one: it returns the program's and the request's paths, for BURST_BINARY
+// and FLOOR_REQUEST.
+func burstFloor(b *testing.B) (binary, request string) {
+	b.Helper()
+	dir := b.TempDir()
+	binary = filepath.Join(dir, "burstfloor")
+	if out, err := exec.Command("go", "build", "-o", binary, "github.com/threadwright/threadwright/internal/burstfloor").CombinedOutput(); err != nil {
+		b.Fatalf("build internal/burstfloor: %v\n%s", err, out)
+	}
+	c := newCluster(b, "")
+	c.logs = io.Discard
+	c.defaults = true
+	c.echoModel(0)
+	c.emu.AddUser(emulator.User{ID: "U0FLOOR", Name: "floor"})
+	r := c.startProcess("a")
+	root := c.post(general, "U0FLOOR", "<@U0BOT> burst question q0q", "")
+	c.waitFor("the answer", func() bool { return len(c.emu.BotMessages(general, root)) > 0 })
+	r.stop()
+	reqs := c.ai.Requests()
+	if len(reqs) != 1 {
+		b.Fatalf("a mention made %d chat completion requests, want 1", len(reqs))
+	}
+	request = filepath.Join(dir, "request.json")
+	if err := os.WriteFile(request, reqs[0].Body, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return binary, request
 }
 
 // burstPacer returns a limiter that lets a burst of threads mentions through evenly
