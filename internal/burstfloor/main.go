@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"syscall"
@@ -25,8 +26,19 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	if f := os.Getenv("THREADWRIGHT_TEST_CPUPROFILE"); f != "" { // BenchmarkBurst's BURST_CPUPROFILE
+		out, err := os.Create(f)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(out); err != nil {
+			log.Fatal(err)
+		}
+		defer out.Close()
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(ctx); err != nil {
-		log.Fatal(err)
+		log.Print(err)
 	}
 }
 
