@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -130,7 +131,13 @@ func burstFloor(b *testing.B) (binary, request string) {
 	b.Helper()
 	dir := b.TempDir()
 	binary = filepath.Join(dir, "burstfloor")
-	if out, err := exec.Command("go", "build", "-o", binary, "github.com/threadwright/threadwright/internal/burstfloor").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", binary, "github.com/threadwright/threadwright/internal/burstfloor")
+	if v := runtime.Version(); strings.HasPrefix(v, "go") {
+		// The Go this test was built with, whichever go is on the PATH: go.mod's may
+		// be newer than the machine's (README.md, "Quick start").
+		build.Env = append(os.Environ(), "GOTOOLCHAIN="+v)
+	}
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("build internal/burstfloor: %v\n%s", err, out)
 	}
 	c := newCluster(b, "")
