@@ -82,14 +82,17 @@ func BenchmarkTakeover(b *testing.B) {
 // program as the replica instead of this test binary: another commit's build (go build
 // ./cmd/threadwright in its checkout), measured by this harness in the same spell of
 // the machine; an older build that opens one Socket Mode connection needs
-// SOCKET_CONNECTIONS=1 here, so that the harness waits for one. BURST_CPUPROFILE and
-// BURST_MEMPROFILE work only for this test binary (its TestMain writes the profiles),
-// and BURST_WINDOW_PROFILE only for a build with DEBUG_ADDR. Cases: N=1000 D=2s on
-// SQLite and on Postgres, N=3000 D=0 on Postgres (TEST_DATABASE_URL), N=100 D=2s on
-// SQLite, and Floor, N=1000 D=2s: internal/burstfloor as the replica, which makes a
-// turn's ack, Slack calls and chat completion (this commit's request) through the
-// same libraries and nothing else, no store: the least a turn can cost on the
-// machine, in the same spell (burstFloor). README.md's numbers come from
+// SOCKET_CONNECTIONS=1 here, so that the harness waits for one. BURST_CPUPROFILE
+// works for this test binary (its TestMain writes the profile) and for the floor,
+// BURST_MEMPROFILE only for this test binary, and BURST_WINDOW_PROFILE only for a
+// build with DEBUG_ADDR. Cases: N=1000 D=2s on SQLite and on Postgres, N=3000 D=0 on
+// Postgres (TEST_DATABASE_URL), N=100 D=2s on SQLite, and Floor, N=1000 D=2s
+// (-bench 'BenchmarkBurst/Floor/'): internal/burstfloor as the replica, which makes
+// a plain turn's ack, Slack calls and chat completion (the request this test binary's
+// build sends for a mention) through the same libraries, and leaves out the rest
+// (the store, the admission, the log; its package doc lists it all): a floor that no
+// turn of the bot goes below, measured in the same spell (burstFloor). README.md's
+// numbers come from
 //
 //	go test -run XXX -bench BenchmarkBurst -benchtime 1x ./cmd/threadwright
 func BenchmarkBurst(b *testing.B) {
@@ -132,9 +135,10 @@ func burstFloor(b *testing.B) (binary, request string) {
 	dir := b.TempDir()
 	binary = filepath.Join(dir, "burstfloor")
 	build := exec.Command("go", "build", "-o", binary, "github.com/threadwright/threadwright/internal/burstfloor")
-	if v := runtime.Version(); strings.HasPrefix(v, "go") {
+	if v, _, _ := strings.Cut(runtime.Version(), " "); strings.HasPrefix(v, "go") {
 		// The Go this test was built with, whichever go is on the PATH: go.mod's may
-		// be newer than the machine's (README.md, "Quick start").
+		// be newer than the machine's (README.md, "Quick start"). A build with a
+		// GOEXPERIMENT reports it after a space ("go1.27.3 X:jsonv2").
 		build.Env = append(os.Environ(), "GOTOOLCHAIN="+v)
 	}
 	if out, err := build.CombinedOutput(); err != nil {
@@ -151,7 +155,8 @@ func burstFloor(b *testing.B) (binary, request string) {
 	r.stop()
 	reqs := c.ai.Requests()
 	if len(reqs) != 1 {
-		b.Fatalf("a mention made %d chat completion requests, want 1", len(reqs))
+		b.Fatalf("a mention made %d chat completion requests, want 1 (a STRATEGY or SCOPE_* setting in the "+
+			"environment that adds a model call, such as STRATEGY=auto's router, does not fit the floor)", len(reqs))
 	}
 	request = filepath.Join(dir, "request.json")
 	if err := os.WriteFile(request, reqs[0].Body, 0o600); err != nil {

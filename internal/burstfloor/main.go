@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -12,35 +13,56 @@ import (
 	"os/signal"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 	"github.com/slack-go/slack/socketmode"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/threadwright/threadwright/internal/httpclient"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if f := os.Getenv("THREADWRIGHT_TEST_CPUPROFILE"); f != "" { // BenchmarkBurst's BURST_CPUPROFILE
-		out, err := os.Create(f)
-		if err != nil {
-			log.Fatal(err)
+	os.Exit(profiled(func() int {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+		defer stop()
+		if err := run(ctx); err != nil {
+			log.Print(err)
+			return 1
 		}
-		if err := pprof.StartCPUProfile(out); err != nil {
-			log.Fatal(err)
-		}
-		defer out.Close()
-		defer pprof.StopCPUProfile()
-	}
-	if err := run(ctx); err != nil {
-		log.Print(err)
-	}
+		return 0
+	}))
 }
+
+// profiled runs f, writing the process's CPU profile meanwhile to the file
+// THREADWRIGHT_TEST_CPUPROFILE names (BenchmarkBurst's BURST_CPUPROFILE), if set.
+func profiled(f func() int) int {
+	file := os.Getenv("THREADWRIGHT_TEST_CPUPROFILE")
+	if file == "" {
+		return f()
+	}
+	out, err := os.Create(file)
+	if err != nil {
+		log.Print(err)
+		return 1
+	}
+	defer out.Close()
+	if err := pprof.StartCPUProfile(out); err != nil {
+		log.Print(err)
+		return 1
+	}
+	defer pprof.StopCPUProfile()
+	return f()
+}
+
+// turnTimeout bounds one mention's calls, as MODEL_TIMEOUT and the Slack calls'
+// own bounds do a turn's.
+const turnTimeout = 30 * time.Second
 
 func run(ctx context.Context) error {
 	raw, err := os.ReadFile(os.Getenv("FLOOR_REQUEST"))
@@ -52,22 +74,40 @@ func run(ctx context.Context) error {
 		return err
 	}
 	template.Model = cmp.Or(os.Getenv("OPENAI_MODEL"), template.Model)
+	for i, t := range template.Tools {
+		// The bot sends each tool's parameters as JSON it encoded once
+		// (json.RawMessage), not as a map encoded again for each request.
+		if t.Function == nil {
+			continue
+		}
+		params, err := json.Marshal(t.Function.Parameters)
+		if err != nil {
+			return err
+		}
+		f := *t.Function
+		f.Parameters = json.RawMessage(params)
+		template.Tools[i].Function = &f
+	}
+	limit, err := strconv.Atoi(cmp.Or(os.Getenv("MODEL_MAX_CONCURRENT"), "500")) // the bot's default
+	if err != nil || limit < 1 {
+		return fmt.Errorf("MODEL_MAX_CONCURRENT %q: a whole number above 0", os.Getenv("MODEL_MAX_CONCURRENT"))
+	}
 
 	api := slack.New(os.Getenv("SLACK_BOT_TOKEN"), slack.OptionAppLevelToken(os.Getenv("SLACK_APP_TOKEN")),
 		slack.OptionHTTPClient(httpclient.NewSlack()), slack.OptionAPIURL(os.Getenv("SLACK_API_URL")))
 	oc := openai.DefaultConfig(os.Getenv("OPENAI_API_KEY"))
 	oc.BaseURL = os.Getenv("OPENAI_BASE_URL")
-	tr := httpclient.NewTransport()
-	tr.MaxIdleConnsPerHost, tr.MaxIdleConns = 1000, 1000
+	tr := httpclient.NewTransport() // as agents.NewClient sets it up
+	tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, limit)
+	tr.MaxIdleConns = max(tr.MaxIdleConns, limit)
 	oc.HTTPClient = &http.Client{Transport: tr}
-	model := openai.NewClientWithConfig(oc)
+	model := &modelClient{api: openai.NewClientWithConfig(oc), slots: semaphore.NewWeighted(int64(limit))}
 
 	conns, err := strconv.Atoi(cmp.Or(os.Getenv("SOCKET_CONNECTIONS"), "2"))
 	if err != nil {
 		return err
 	}
-	var turns sync.WaitGroup
-	var readers sync.WaitGroup
+	var turns, readers sync.WaitGroup
 	for range conns {
 		client := socketmode.New(api, socketmode.OptionLog(log.New(io.Discard, "", 0)))
 		readers.Go(func() { _ = client.RunContext(ctx) })
@@ -86,20 +126,71 @@ func run(ctx context.Context) error {
 						continue
 					}
 					if m, ok := outer.InnerEvent.Data.(*slackevents.AppMentionEvent); ok {
-						turns.Go(func() { turn(context.WithoutCancel(ctx), api, model, template, outer.TeamID, m) })
+						turns.Go(func() {
+							tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), turnTimeout)
+							defer cancel()
+							turn(tctx, api, model, template, outer.TeamID, m)
+						})
 					}
 				}
 			}
 		})
 	}
 	<-ctx.Done()
+	readers.Wait() // no turn starts after this
 	turns.Wait()
-	readers.Wait()
 	return nil
 }
 
+// modelClient is go-openai's client with at most its slots' calls in flight, as
+// MODEL_MAX_CONCURRENT bounds the bot's.
+type modelClient struct {
+	api   *openai.Client
+	slots *semaphore.Weighted
+}
+
+// chunk is what the floor reads of a streamed chat completion's chunk: the bot
+// decodes each into a type of its own too (RecvRaw), not into go-openai's.
+type chunk struct {
+	Choices []struct {
+		Delta struct {
+			Content string `json:"content"`
+		} `json:"delta"`
+	} `json:"choices"`
+}
+
+// complete streams the chat completion req and returns its content.
+func (m *modelClient) complete(ctx context.Context, req openai.ChatCompletionRequest) (string, error) {
+	if err := m.slots.Acquire(ctx, 1); err != nil {
+		return "", err
+	}
+	defer m.slots.Release(1)
+	stream, err := m.api.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		return "", err
+	}
+	defer stream.Close()
+	var answer strings.Builder
+	for {
+		raw, err := stream.RecvRaw()
+		if errors.Is(err, io.EOF) {
+			return answer.String(), nil
+		}
+		var c chunk
+		if err == nil {
+			err = json.Unmarshal(raw, &c)
+		}
+		if err != nil {
+			return "", fmt.Errorf("read stream: %w", err)
+		}
+		for _, ch := range c.Choices {
+			answer.WriteString(ch.Delta.Content)
+		}
+	}
+}
+
 // turn makes one mention's calls (see the package doc); a failure is logged.
-func turn(ctx context.Context, api *slack.Client, model *openai.Client, template openai.ChatCompletionRequest, team string, m *slackevents.AppMentionEvent) {
+func turn(ctx context.Context, api *slack.Client, model *modelClient, template openai.ChatCompletionRequest, team string, m *slackevents.AppMentionEvent) {
 	thread := cmp.Or(m.ThreadTimeStamp, m.TimeStamp)
 	if _, err := api.SetAgentSessionStatusContext(ctx, slack.AgentSessionSetStatusParameters{
 		Status: "processing", ChannelID: m.Channel, ThreadTS: thread, Title: m.Text, InitiatorUserID: m.User}); err != nil {
@@ -108,25 +199,10 @@ func turn(ctx context.Context, api *slack.Client, model *openai.Client, template
 	req := template
 	req.Messages = append([]openai.ChatCompletionMessage(nil), template.Messages...)
 	req.Messages[len(req.Messages)-1].Content = m.Text
-	stream, err := model.CreateChatCompletionStream(ctx, req)
+	answer, err := model.complete(ctx, req)
 	if err != nil {
 		log.Printf("chat completion: %v", err)
 		return
-	}
-	defer stream.Close()
-	var answer []byte
-	for {
-		chunk, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			log.Printf("chat completion stream: %v", err)
-			return
-		}
-		for _, c := range chunk.Choices {
-			answer = append(answer, c.Delta.Content...)
-		}
 	}
 	_, ts, err := api.StartStreamContext(ctx, m.Channel, slack.MsgOptionTS(thread),
 		slack.MsgOptionRecipientUserID(m.User), slack.MsgOptionRecipientTeamID(team))
@@ -134,7 +210,7 @@ func turn(ctx context.Context, api *slack.Client, model *openai.Client, template
 		log.Printf("chat.startStream: %v", err)
 		return
 	}
-	if _, _, err := api.StopStreamContext(ctx, m.Channel, ts, slack.MsgOptionMarkdownText(string(answer))); err != nil {
+	if _, _, err := api.StopStreamContext(ctx, m.Channel, ts, slack.MsgOptionMarkdownText(answer)); err != nil {
 		log.Printf("chat.stopStream: %v", err)
 	}
 }
