@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -148,5 +149,53 @@ func TestNewActionsSubmitWhatSlackDoes(t *testing.T) {
 				tc.check(t, sub.inputs[0])
 			}
 		})
+	}
+}
+
+// hangingSubmitter is a Submitter whose store hangs: Submit returns only when its
+// context ends. It records how long the context had left when Submit was called (0
+// for no deadline); a context without one is refused at once, so that a test of it
+// cannot hang.
+type hangingSubmitter struct{ left time.Duration }
+
+func (h *hangingSubmitter) Submit(ctx context.Context, _ conversation.Input) (bool, error) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return false, errors.New("hangingSubmitter: the context has no deadline: Submit would hang")
+	}
+	h.left = time.Until(d)
+	<-ctx.Done()
+	return false, ctx.Err()
+}
+
+// TestWriteAgainstAHangingStoreAnswers503: a write whose input the Submitter cannot
+// keep within Config.SubmitTimeout answers 503 with a way forward, though its request
+// carries no deadline of its own, instead of holding the request while the store
+// hangs.
+func TestWriteAgainstAHangingStoreAnswers503(t *testing.T) {
+	def, err := workflow.Parse("pitch.yaml", []byte(pitchYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := workflow.NewSet(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "ci-bot-secret-0123456789"
+	ws := &workflow.State{Name: "pitch", StartedBy: "api:ci-bot", Status: workflow.RunRunning, Artifacts: map[string]*workflow.ArtifactState{
+		"idea": {Status: workflow.StatusPending}, "text": {Status: workflow.StatusPending}}}
+	sub := &hangingSubmitter{}
+	const timeout = 50 * time.Millisecond
+	s := newServer(Config{Store: runStore{ws: ws}, Submitter: sub, Workflows: set, TeamID: "T1", Wait: time.Second, SubmitTimeout: timeout,
+		Tokens: []Token{{Name: "ci-bot", Secret: secret, Scopes: []Scope{ScopeRunsWrite}}}})
+	w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)
+	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "try again") {
+		t.Fatalf("%d, want 503 saying to try again: %s", w.Code, w.Body)
+	}
+	if sub.left <= 0 || sub.left > timeout {
+		t.Errorf("Submit's context had %v left (0: no deadline), want at most SubmitTimeout, %v", sub.left, timeout)
+	}
+	if d := newServer(Config{}).cfg.SubmitTimeout; d != DefaultSubmitTimeout {
+		t.Errorf("default SubmitTimeout %v, want %v", d, DefaultSubmitTimeout)
 	}
 }

@@ -74,9 +74,19 @@ type Config struct {
 	// Wait bounds how long a write waits for its input's turn before it answers
 	// 202 Accepted (default 60 s).
 	Wait time.Duration
+	// SubmitTimeout bounds how long a write waits for its input to be kept, stored
+	// or spooled (Submitter.Submit), before it answers 503 (default
+	// DefaultSubmitTimeout). A Slack envelope's Submit has the ack's deadline; a
+	// write of the API has this one, so that a store that hangs does not hold the
+	// request without end (docs/architecture.md, "Accepted means stored").
+	SubmitTimeout time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
+
+// DefaultSubmitTimeout is Config.SubmitTimeout's default: time for the intake to
+// retry a store that fails, or to spool the input when the store hangs.
+const DefaultSubmitTimeout = 10 * time.Second
 
 // Server is the API: an http.Handler serving the resources and GET /openapi.json.
 type Server struct {
@@ -108,6 +118,9 @@ func newServer(cfg Config) *Server {
 	}
 	if cfg.Wait <= 0 {
 		cfg.Wait = 60 * time.Second
+	}
+	if cfg.SubmitTimeout <= 0 {
+		cfg.SubmitTimeout = DefaultSubmitTimeout
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, keys: newKeyring(cfg.Tokens), gate: newUploadGate(cfg.UploadsInFlight, cfg.UploadsPerMinute), mux: newMux()}
 	c := apiConfig()

@@ -454,9 +454,12 @@ func newInputID() string {
 	return "api:" + hex.EncodeToString(b[:])
 }
 
-// submit submits in. Errors: 503 when it could not be kept (the store is down, the
-// service shuts down); 429 when a limit refused it.
+// submit submits in, within Config.SubmitTimeout. Errors: 503 when it could not be
+// kept in time (the store is down or hangs and nothing could spool it, the service
+// shuts down); 429 when a limit refused it.
 func (s *Server) submit(ctx context.Context, in conversation.Input) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.SubmitTimeout)
+	defer cancel()
 	accepted, err := s.cfg.Submitter.Submit(ctx, in)
 	switch {
 	case err != nil:
