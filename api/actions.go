@@ -97,7 +97,7 @@ func (s *Server) registerActions() {
 			Tags: []string{"artifacts"}, Summary: summary,
 			Description: desc + " The same workflow machine and permission rules as in Slack apply; the token acts as api:<name> " +
 				"(which APPROVER_USER_IDS may list), and the thread says what it did. 200 once the action's turn ran; 202 when it still waits.",
-			Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity},
+			Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusServiceUnavailable},
 		}, ScopeRunsWrite)
 	}
 	huma.Register(s.api, op(verbPick, "Pick an option of a choice artifact", "Like the option's button on the options card: the artifact is written from it and shown for review."),

@@ -153,25 +153,28 @@ func TestNewActionsSubmitWhatSlackDoes(t *testing.T) {
 }
 
 // hangingSubmitter is a Submitter whose store hangs: Submit returns only when its
-// context ends. It records how long the context had left when Submit was called (0
-// for no deadline); a context without one is refused at once, so that a test of it
-// cannot hang.
-type hangingSubmitter struct{ left time.Duration }
+// context ends. It records whether the context had a deadline and how long was left
+// when Submit was called; a context without one is refused at once, so that a test
+// of it cannot hang.
+type hangingSubmitter struct {
+	deadline bool
+	left     time.Duration
+}
 
 func (h *hangingSubmitter) Submit(ctx context.Context, _ conversation.Input) (bool, error) {
 	d, ok := ctx.Deadline()
 	if !ok {
 		return false, errors.New("hangingSubmitter: the context has no deadline: Submit would hang")
 	}
-	h.left = time.Until(d)
+	h.deadline, h.left = true, time.Until(d)
 	<-ctx.Done()
 	return false, ctx.Err()
 }
 
 // TestWriteAgainstAHangingStoreAnswers503: a write whose input the Submitter cannot
-// keep within Config.SubmitTimeout answers 503 with a way forward, though its request
-// carries no deadline of its own, instead of holding the request while the store
-// hangs.
+// keep within Config.SubmitTimeout answers 503, though its request carries no
+// deadline of its own, instead of holding the request while the store hangs; the
+// answer says the write may still take effect, and to look before trying again.
 func TestWriteAgainstAHangingStoreAnswers503(t *testing.T) {
 	def, err := workflow.Parse("pitch.yaml", []byte(pitchYAML))
 	if err != nil {
@@ -189,11 +192,12 @@ func TestWriteAgainstAHangingStoreAnswers503(t *testing.T) {
 	s := newServer(Config{Store: runStore{ws: ws}, Submitter: sub, Workflows: set, TeamID: "T1", Wait: time.Second, SubmitTimeout: timeout,
 		Tokens: []Token{{Name: "ci-bot", Secret: secret, Scopes: []Scope{ScopeRunsWrite}}}})
 	w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)
-	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "try again") {
-		t.Fatalf("%d, want 503 saying to try again: %s", w.Code, w.Body)
+	if body := w.Body.String(); w.Code != http.StatusServiceUnavailable || !strings.Contains(body, "may still take effect") ||
+		!strings.Contains(body, "before you try again") {
+		t.Fatalf("%d, want 503 saying the write may still take effect, to look before trying again: %s", w.Code, body)
 	}
-	if sub.left <= 0 || sub.left > timeout {
-		t.Errorf("Submit's context had %v left (0: no deadline), want at most SubmitTimeout, %v", sub.left, timeout)
+	if !sub.deadline || sub.left > timeout {
+		t.Errorf("Submit's context: deadline %v, %v left; want one at most SubmitTimeout, %v, away", sub.deadline, sub.left, timeout)
 	}
 	if d := newServer(Config{}).cfg.SubmitTimeout; d != DefaultSubmitTimeout {
 		t.Errorf("default SubmitTimeout %v, want %v", d, DefaultSubmitTimeout)

@@ -30,7 +30,7 @@ func (s *Server) registerCancel() {
 		Description: "Like /threadwright cancel in its thread: the run stops where it is (a pipeline under way ends) and the thread goes back to " +
 			"answering questions. The workflow's cancel rule applies, as in Slack; the token acts as api:<name>, and the thread says who cancelled it. " +
 			"200 once the cancel's turn ran; 202 when it still waits; 409 for a run that is not running.",
-		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict},
+		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusTooManyRequests, http.StatusServiceUnavailable},
 	}, ScopeRunsWrite), s.cancel)
 }
 

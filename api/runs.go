@@ -293,7 +293,7 @@ func (s *Server) registerRuns() {
 		OperationID: "start-run", Method: http.MethodPost, Path: "/v1/runs", Tags: []string{"runs"}, DefaultStatus: http.StatusCreated,
 		Summary:     "Start a workflow in a channel",
 		Description: "The bot posts the thread's root message and the run proceeds in Slack exactly as if started there, with the token as its starter. 201 once the thread is posted and the run saved; 202 when that takes longer than the server waits; 502 when the bot could not post the thread.",
-		Errors:      []int{http.StatusUnauthorized, http.StatusUnprocessableEntity, http.StatusBadGateway, http.StatusServiceUnavailable},
+		Errors:      []int{http.StatusUnauthorized, http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable},
 	}, ScopeRunsWrite), s.startRun)
 	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "get-run-report", Method: http.MethodGet, Path: "/v1/runs/{id}/report", Tags: []string{"runs"},
@@ -454,9 +454,9 @@ func newInputID() string {
 	return "api:" + hex.EncodeToString(b[:])
 }
 
-// submit submits in, within Config.SubmitTimeout. Errors: 503 when it could not be
-// kept in time (the store is down or hangs and nothing could spool it, the service
-// shuts down); 429 when a limit refused it.
+// submit submits in, within Config.SubmitTimeout. Errors: 503 when it was not
+// confirmed kept in time (the store is down or hangs and nothing could spool it, the
+// service shuts down; the store may still take it); 429 when a limit refused it.
 func (s *Server) submit(ctx context.Context, in conversation.Input) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.SubmitTimeout)
 	defer cancel()
@@ -464,7 +464,10 @@ func (s *Server) submit(ctx context.Context, in conversation.Input) error {
 	switch {
 	case err != nil:
 		s.log.Warn("api: input not kept", "input_id", in.ID, "error", err)
-		return huma.Error503ServiceUnavailable("the request could not be stored; try again")
+		// The store may still take it (a transaction that ends after the deadline, a
+		// commit whose answer was lost): it then runs as any other.
+		return huma.Error503ServiceUnavailable("the request could not be confirmed stored in time (input " + in.ID +
+			"); it may still take effect: look at the run or its thread before you try again")
 	case !accepted:
 		return huma.Error429TooManyRequests("refused by the flood limits; try again later")
 	}
