@@ -50,13 +50,9 @@ artifacts:
     depends_on: [idea]
 `
 
-// TestNewActionsSubmitWhatSlackDoes: pick, edit and cancel are checked by the
-// workflow machine at once (422 for no such option, 409 on another revision or a
-// run that is not running, 403 for a token the workflow's rules do not allow, as
-// its buttons are refused), submit nothing when refused, and otherwise submit the
-// very input Slack makes: the pick button's click, the edit modal's submission, the
-// cancel command in the run's thread.
-func TestNewActionsSubmitWhatSlackDoes(t *testing.T) {
+// pitchSet returns the workflow set of pitchYAML.
+func pitchSet(t *testing.T) *workflow.Set {
+	t.Helper()
 	def, err := workflow.Parse("pitch.yaml", []byte(pitchYAML))
 	if err != nil {
 		t.Fatal(err)
@@ -65,6 +61,17 @@ func TestNewActionsSubmitWhatSlackDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return set
+}
+
+// TestNewActionsSubmitWhatSlackDoes: pick, edit and cancel are checked by the
+// workflow machine at once (422 for no such option, 409 on another revision or a
+// run that is not running, 403 for a token the workflow's rules do not allow, as
+// its buttons are refused), submit nothing when refused, and otherwise submit the
+// very input Slack makes: the pick button's click, the edit modal's submission, the
+// cancel command in the run's thread.
+func TestNewActionsSubmitWhatSlackDoes(t *testing.T) {
+	set := pitchSet(t)
 	const (
 		starter = "ci-bot-secret-0123456789"
 		other   = "other-secret-0123456789"
@@ -176,14 +183,7 @@ func (h *hangingSubmitter) Submit(ctx context.Context, _ conversation.Input) (bo
 // deadline of its own, instead of holding the request while the store hangs; the
 // answer says the write may still take effect, and to look before trying again.
 func TestWriteAgainstAHangingStoreAnswers503(t *testing.T) {
-	def, err := workflow.Parse("pitch.yaml", []byte(pitchYAML))
-	if err != nil {
-		t.Fatal(err)
-	}
-	set, err := workflow.NewSet(def)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := pitchSet(t)
 	const secret = "ci-bot-secret-0123456789"
 	ws := &workflow.State{Name: "pitch", StartedBy: "api:ci-bot", Status: workflow.RunRunning, Artifacts: map[string]*workflow.ArtifactState{
 		"idea": {Status: workflow.StatusPending}, "text": {Status: workflow.StatusPending}}}
