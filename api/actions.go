@@ -65,7 +65,7 @@ type actionOutput struct {
 		InputID string `json:"input_id" doc:"The durable input that carries the action."`
 		Done    bool   `json:"done" doc:"Whether its turn has run (200); false with 202 when it still waits in the thread's queue."`
 		Applied bool   `json:"applied" doc:"Whether the artifact changed (its revision moved on). False after a done turn means the turn refused or failed: the thread says why, and nothing was changed."`
-		Run     *Run   `json:"run" doc:"The run after the action's turn (or as it is, with 202)."`
+		Run     *Run   `json:"run,omitempty" doc:"The run after the action's turn (or as it is, with 202); absent when the store could not be read after the action was kept, which its turn runs all the same."`
 	}
 }
 
@@ -139,7 +139,7 @@ func (s *Server) registerActions() {
 // makes, by the token, and waits for its turn, which applies it again, in the
 // thread's order.
 func (s *Server) act(ctx context.Context, runID, id string, req request) (*actionOutput, error) {
-	key, cp, def, err := s.loadRun(ctx, runID)
+	key, cp, def, err := s.loadRunBounded(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -174,38 +174,46 @@ func (s *Server) act(ctx context.Context, runID, id string, req request) (*actio
 	s.log.Info("api: artifact action", "token", tok.Name, "action", req.verb, "run", runID, "artifact", id, "revision", req.rev, "input_id", in.ID)
 	out := &actionOutput{}
 	out.Body.InputID = in.ID
-	if out.Status, out.Body.Done, out.Body.Run, err = s.await(ctx, runID, in.ID); err != nil {
-		return nil, err
-	}
-	for _, a := range out.Body.Run.Artifacts {
-		if a.ID == id {
-			out.Body.Applied = a.Revision != req.rev
+	out.Status, out.Body.Done, out.Body.Run = s.await(ctx, runID, in.ID)
+	if out.Body.Run != nil {
+		for _, a := range out.Body.Run.Artifacts {
+			if a.ID == id {
+				out.Body.Applied = a.Revision != req.rev
+			}
 		}
 	}
 	return out, nil
 }
 
-// await waits for the turn of input inputID of run runID and returns the run after
-// it: 200 and done once the turn ran, 202 when the wait (Config.Wait) ended first.
-func (s *Server) await(ctx context.Context, runID, inputID string) (status int, done bool, run *Run, err error) {
+// await waits for the turn of input inputID of run runID, kept already, and returns
+// the run after it: 200 and done once the turn ran, 202 when the wait (Config.Wait)
+// ended first. A store that fails or does not answer (Config.StoreTimeout for each
+// read after the wait) ends the wait with 202 and, when the run could not be read,
+// no run: the input runs in its turn all the same, and an error would have the
+// client send it again.
+func (s *Server) await(ctx context.Context, runID, inputID string) (status int, done bool, run *Run) {
+	status = http.StatusAccepted
 	if err := s.poll(ctx, func(ctx context.Context) (bool, error) {
 		st, err := s.cfg.Store.InputStatus(ctx, inputID)
 		return err == nil && st != conversation.InputPending, err
 	}); err != nil {
-		return 0, false, nil, err
+		s.log.Warn("api: input kept, its turn not read", "input_id", inputID, "error", err)
+		return status, false, nil
 	}
-	status = http.StatusAccepted
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	defer cancel()
 	if st, err := s.cfg.Store.InputStatus(ctx, inputID); err == nil && st != conversation.InputPending {
 		status, done = http.StatusOK, true
 	}
 	key, cp, def, err := s.loadRun(ctx, runID)
+	if err == nil {
+		run, err = s.run(ctx, key, cp, def)
+	}
 	if err != nil {
-		return 0, false, nil, err
+		s.log.Warn("api: input kept, its run not read", "input_id", inputID, "run", runID, "error", err)
+		return status, done, nil
 	}
-	if run, err = s.run(ctx, key, cp, def); err != nil {
-		return 0, false, nil, err
-	}
-	return status, done, run, nil
+	return status, done, run
 }
 
 // applyVerb applies req to artifact id, whose state in ws is st, with m on ws, a copy

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -179,7 +180,7 @@ func (h *hangingSubmitter) Submit(ctx context.Context, _ conversation.Input) (bo
 }
 
 // TestWriteAgainstAHangingStoreAnswers503: a write whose input the Submitter cannot
-// keep within Config.SubmitTimeout answers 503, though its request carries no
+// keep within Config.StoreTimeout answers 503, though its request carries no
 // deadline of its own, instead of holding the request while the store hangs; the
 // answer says the write may still take effect, and to look before trying again.
 func TestWriteAgainstAHangingStoreAnswers503(t *testing.T) {
@@ -189,7 +190,7 @@ func TestWriteAgainstAHangingStoreAnswers503(t *testing.T) {
 		"idea": {Status: workflow.StatusPending}, "text": {Status: workflow.StatusPending}}}
 	sub := &hangingSubmitter{}
 	const timeout = 50 * time.Millisecond
-	s := newServer(Config{Store: runStore{ws: ws}, Submitter: sub, Workflows: set, TeamID: "T1", Wait: time.Second, SubmitTimeout: timeout,
+	s := newServer(Config{Store: runStore{ws: ws}, Submitter: sub, Workflows: set, TeamID: "T1", Wait: time.Second, StoreTimeout: timeout,
 		Tokens: []Token{{Name: "ci-bot", Secret: secret, Scopes: []Scope{ScopeRunsWrite}}}})
 	w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)
 	if body := w.Body.String(); w.Code != http.StatusServiceUnavailable || !strings.Contains(body, "may still take effect") ||
@@ -197,9 +198,82 @@ func TestWriteAgainstAHangingStoreAnswers503(t *testing.T) {
 		t.Fatalf("%d, want 503 saying the write may still take effect, to look before trying again: %s", w.Code, body)
 	}
 	if !sub.deadline || sub.left > timeout {
-		t.Errorf("Submit's context: deadline %v, %v left; want one at most SubmitTimeout, %v, away", sub.deadline, sub.left, timeout)
+		t.Errorf("Submit's context: deadline %v, %v left; want one at most StoreTimeout, %v, away", sub.deadline, sub.left, timeout)
 	}
-	if d := newServer(Config{}).cfg.SubmitTimeout; d != DefaultSubmitTimeout {
-		t.Errorf("default SubmitTimeout %v, want %v", d, DefaultSubmitTimeout)
+	if d := newServer(Config{}).cfg.StoreTimeout; d != DefaultStoreTimeout {
+		t.Errorf("default StoreTimeout %v, want %v", d, DefaultStoreTimeout)
 	}
+}
+
+// failingReads is runStore whose reads after a write's input is kept fail: the
+// store went down meanwhile (its input is spooled, and runs in its turn).
+type failingReads struct{ runStore }
+
+func (failingReads) InputStatus(context.Context, string) (conversation.InputStatus, error) {
+	return "", conversation.ErrUnavailable
+}
+
+func (failingReads) Forwarded(context.Context, string) ([]conversation.Key, error) {
+	return nil, conversation.ErrUnavailable
+}
+
+// hangingLoad is runStore whose Load hangs until its context ends; a context
+// without a deadline is refused at once, so that a test of it cannot hang.
+type hangingLoad struct{ runStore }
+
+func (hangingLoad) Load(ctx context.Context, _ conversation.Key, _ int) (*conversation.Checkpoint, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		return nil, errors.New("hangingLoad: the context has no deadline: Load would hang")
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestWriteKeptAnswers202WhateverTheStoreDoesNext: once a write's input is kept,
+// the store failing to tell what came of it answers 202 with the input's id and no
+// run, not an error, which a client would send again (a second action, a second
+// run); a store that hangs before the input is kept answers 503, nothing submitted.
+func TestWriteKeptAnswers202WhateverTheStoreDoesNext(t *testing.T) {
+	set := pitchSet(t)
+	const secret = "ci-bot-secret-0123456789"
+	running := func() *workflow.State {
+		return &workflow.State{Name: "pitch", StartedBy: "api:ci-bot", Status: workflow.RunRunning, Artifacts: map[string]*workflow.ArtifactState{
+			"idea": {Status: workflow.StatusPending}, "text": {Status: workflow.StatusPending}}}
+	}
+	newAPI := func(st Store) (*Server, *keptSubmitter) {
+		sub := &keptSubmitter{}
+		return newServer(Config{Store: st, Submitter: sub, Workflows: set, TeamID: "T1", Wait: time.Second, StoreTimeout: 50 * time.Millisecond,
+			Tokens: []Token{{Name: "ci-bot", Secret: secret, Scopes: []Scope{ScopeRunsWrite}}}}), sub
+	}
+	for _, tc := range []struct {
+		name string
+		path string
+		body any
+	}{
+		{"Cancel", "/v1/runs/T1-C1-1.2:cancel", nil},
+		{"Start", "/v1/runs", map[string]any{"workflow": "pitch", "channel": "C1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, sub := newAPI(failingReads{runStore{ws: running()}})
+			w := postAs(t, s, secret, tc.path, tc.body)
+			var out struct {
+				InputID string          `json:"input_id"`
+				Done    bool            `json:"done"`
+				Run     json.RawMessage `json:"run"`
+			}
+			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != http.StatusAccepted {
+				t.Fatalf("%d, want 202: %s (%v)", w.Code, w.Body, err)
+			}
+			if len(sub.inputs) != 1 || out.InputID != sub.inputs[0].ID || out.Done || out.Run != nil {
+				t.Errorf("answer %s for inputs %+v: want the one input's id, not done, no run", w.Body, sub.inputs)
+			}
+		})
+	}
+	t.Run("HangingLoad", func(t *testing.T) {
+		s, sub := newAPI(hangingLoad{runStore{ws: running()}})
+		w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)
+		if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "did not answer in time") || len(sub.inputs) != 0 {
+			t.Errorf("%d %s with %d inputs submitted, want 503 saying the store did not answer in time, none submitted", w.Code, w.Body, len(sub.inputs))
+		}
+	})
 }

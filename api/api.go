@@ -74,19 +74,20 @@ type Config struct {
 	// Wait bounds how long a write waits for its input's turn before it answers
 	// 202 Accepted (default 60 s).
 	Wait time.Duration
-	// SubmitTimeout bounds how long a write waits for its input to be kept, stored
-	// or spooled (Submitter.Submit), before it answers 503 (default
-	// DefaultSubmitTimeout). A Slack envelope's Submit has the ack's deadline; a
-	// write of the API has this one, so that a store that hangs does not hold the
-	// request without end (docs/architecture.md, "Accepted means stored").
-	SubmitTimeout time.Duration
+	// StoreTimeout bounds each of a request's store calls (default
+	// DefaultStoreTimeout), so that a store that hangs does not hold a request without
+	// end: a write's reads before its input is kept, and the keeping itself, stored or
+	// spooled (Submitter.Submit; a Slack envelope's has the ack's deadline instead,
+	// docs/architecture.md, "Accepted means stored"), answer 503 past it; its reads
+	// after the wait (Wait) answer 202 without the run past it.
+	StoreTimeout time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 }
 
-// DefaultSubmitTimeout is Config.SubmitTimeout's default: time for the intake to
-// retry a store that fails, or to spool the input when the store hangs.
-const DefaultSubmitTimeout = 10 * time.Second
+// DefaultStoreTimeout is Config.StoreTimeout's default: time for the intake to retry
+// a store that fails, or to spool the input when the store hangs.
+const DefaultStoreTimeout = 10 * time.Second
 
 // Server is the API: an http.Handler serving the resources and GET /openapi.json.
 type Server struct {
@@ -119,8 +120,8 @@ func newServer(cfg Config) *Server {
 	if cfg.Wait <= 0 {
 		cfg.Wait = 60 * time.Second
 	}
-	if cfg.SubmitTimeout <= 0 {
-		cfg.SubmitTimeout = DefaultSubmitTimeout
+	if cfg.StoreTimeout <= 0 {
+		cfg.StoreTimeout = DefaultStoreTimeout
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, keys: newKeyring(cfg.Tokens), gate: newUploadGate(cfg.UploadsInFlight, cfg.UploadsPerMinute), mux: newMux()}
 	c := apiConfig()
@@ -294,6 +295,8 @@ func (s *Server) storeError(err error, what string) error {
 		return huma.Error404NotFound(what + " not found")
 	case errors.Is(err, conversation.ErrUnavailable):
 		return huma.Error503ServiceUnavailable("the store is unavailable; try again")
+	case errors.Is(err, context.DeadlineExceeded):
+		return huma.Error503ServiceUnavailable("the store did not answer in time; try again")
 	}
 	s.log.Error("api: store", "what", what, "error", err)
 	return huma.Error500InternalServerError("internal error")

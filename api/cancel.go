@@ -18,7 +18,7 @@ type cancelOutput struct {
 		InputID string `json:"input_id" doc:"The durable input that carries the cancel."`
 		Done    bool   `json:"done" doc:"Whether its turn has run (200); false with 202 when it still waits in the thread's queue."`
 		Applied bool   `json:"applied" doc:"Whether the run is cancelled. False after a done turn means the turn refused it: the thread says why."`
-		Run     *Run   `json:"run" doc:"The run after the cancel's turn (or as it is, with 202)."`
+		Run     *Run   `json:"run,omitempty" doc:"The run after the cancel's turn (or as it is, with 202); absent when the store could not be read after the cancel was kept, which its turn runs all the same."`
 	}
 }
 
@@ -38,7 +38,7 @@ func (s *Server) registerCancel() {
 // state (403, 409 at once), then submits "/threadwright cancel" in the run's thread as
 // the token, the command Slack's cancel is, and waits for its turn.
 func (s *Server) cancel(ctx context.Context, in *runInput) (*cancelOutput, error) {
-	key, cp, def, err := s.loadRun(ctx, in.ID)
+	key, cp, def, err := s.loadRunBounded(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -58,10 +58,8 @@ func (s *Server) cancel(ctx context.Context, in *runInput) (*cancelOutput, error
 	s.log.Info("api: run cancel", "token", tok.Name, "run", in.ID, "input_id", cmd.ID)
 	out := &cancelOutput{}
 	out.Body.InputID = cmd.ID
-	if out.Status, out.Body.Done, out.Body.Run, err = s.await(ctx, in.ID, cmd.ID); err != nil {
-		return nil, err
-	}
-	out.Body.Applied = out.Body.Run.Status == string(workflow.RunCancelled)
+	out.Status, out.Body.Done, out.Body.Run = s.await(ctx, in.ID, cmd.ID)
+	out.Body.Applied = out.Body.Run != nil && out.Body.Run.Status == string(workflow.RunCancelled)
 	return out, nil
 }
 

@@ -141,6 +141,14 @@ func (s *Server) loadRun(ctx context.Context, id string) (conversation.Key, *con
 	return key, cp, def, nil
 }
 
+// loadRunBounded is loadRun within Config.StoreTimeout: a write's reads before its
+// input is kept answer 503 when the store does not answer in time (storeError).
+func (s *Server) loadRunBounded(ctx context.Context, id string) (conversation.Key, *conversation.Checkpoint, *workflow.Definition, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	defer cancel()
+	return s.loadRun(ctx, id)
+}
+
 // run renders the run of cp, with its revisions.
 func (s *Server) run(ctx context.Context, key conversation.Key, cp *conversation.Checkpoint, def *workflow.Definition) (*Run, error) {
 	ws := cp.Conversation.State.Workflow
@@ -351,7 +359,10 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	out.Body.InputID = inputID
 	run, failed, err := s.awaitRun(ctx, inputID, def)
 	if err != nil {
-		return nil, err
+		// The input is kept, and runs in its turn: the store's failure to tell what
+		// came of it yet is no reason to answer an error, which a client would retry.
+		s.log.Warn("api: run requested, its thread not read", "input_id", inputID, "error", err)
+		return out, nil
 	}
 	if failed != "" {
 		s.log.Warn("api: run not started", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID, "status", failed)
@@ -402,7 +413,7 @@ func inputProblems(def *workflow.Definition, inputs map[string]string) []error {
 // awaitRun polls until the start command inputID of def has forwarded to its thread
 // and the thread's run is saved, and returns the run; or, when the command ended
 // without a forward (failed or dropped), its status as failed. It returns no run and
-// no status when the poll ends first.
+// no status when the poll ends first. Errors: the store's, which end the poll.
 func (s *Server) awaitRun(ctx context.Context, inputID string, def *workflow.Definition) (run *Run, failed conversation.InputStatus, err error) {
 	err = s.poll(ctx, func(ctx context.Context) (bool, error) {
 		keys, err := s.cfg.Store.Forwarded(ctx, inputID)
@@ -454,11 +465,11 @@ func newInputID() string {
 	return "api:" + hex.EncodeToString(b[:])
 }
 
-// submit submits in, within Config.SubmitTimeout. Errors: 503 when it was not
+// submit submits in, within Config.StoreTimeout. Errors: 503 when it was not
 // confirmed kept in time (the store is down or hangs and nothing could spool it, the
 // service shuts down; the store may still take it); 429 when a limit refused it.
 func (s *Server) submit(ctx context.Context, in conversation.Input) error {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.SubmitTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
 	defer cancel()
 	accepted, err := s.cfg.Submitter.Submit(ctx, in)
 	switch {
@@ -475,7 +486,7 @@ func (s *Server) submit(ctx context.Context, in conversation.Input) error {
 }
 
 // poll calls done every 100 ms until it reports true, fails, or Config.Wait (or
-// ctx) ends; the end of the wait is not an error.
+// ctx) ends; the end of the wait is not an error, done's error is returned.
 func (s *Server) poll(ctx context.Context, done func(ctx context.Context) (bool, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Wait)
 	defer cancel()
@@ -487,7 +498,7 @@ func (s *Server) poll(ctx context.Context, done func(ctx context.Context) (bool,
 		case ok:
 			return nil
 		case err != nil && ctx.Err() == nil:
-			return s.storeError(err, "input")
+			return err
 		}
 		select {
 		case <-ctx.Done():
