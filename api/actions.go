@@ -63,8 +63,8 @@ type actionOutput struct {
 	Status int
 	Body   struct {
 		InputID string `json:"input_id" doc:"The durable input that carries the action."`
-		Done    bool   `json:"done" doc:"Whether its turn has run (200); false with 202 when it still waits in the thread's queue."`
-		Applied bool   `json:"applied" doc:"Whether the artifact changed (its revision moved on). False after a done turn means the turn refused or failed: the thread says why, and nothing was changed."`
+		Done    bool   `json:"done" doc:"Whether its turn has run (200); false with 202 when it still waits in the thread's queue. With 202 and no run, the run could not be read: done says whether the turn ran."`
+		Applied bool   `json:"applied" doc:"Whether the artifact changed (its revision moved on). False after a done turn means the turn refused or failed: the thread says why, and nothing was changed. Without a run, unknown (false)."`
 		Run     *Run   `json:"run,omitempty" doc:"The run after the action's turn (or as it is, with 202); absent when the store could not be read after the action was kept, which its turn runs all the same."`
 	}
 }
@@ -187,9 +187,9 @@ func (s *Server) act(ctx context.Context, runID, id string, req request) (*actio
 
 // await waits for the turn of input inputID of run runID, kept already, and returns
 // the run after it: 200 and done once the turn ran, 202 when the wait (Config.Wait)
-// ended first. A store that fails or does not answer (Config.StoreTimeout for each
-// read after the wait) ends the wait with 202 and, when the run could not be read,
-// no run: the input runs in its turn all the same, and an error would have the
+// ended first. A store that fails or does not answer (the reads after the wait have
+// Config.StoreTimeout together) ends the wait with 202 and, when the run could not be
+// read, no run: the input runs in its turn all the same, and an error would have the
 // client send it again.
 func (s *Server) await(ctx context.Context, runID, inputID string) (status int, done bool, run *Run) {
 	status = http.StatusAccepted
@@ -210,8 +210,10 @@ func (s *Server) await(ctx context.Context, runID, inputID string) (status int, 
 		run, err = s.run(ctx, key, cp, def)
 	}
 	if err != nil {
+		// Without the run, whether the turn applied the input is unknown: 202, not
+		// a 200 whose applied false would read as a refusal.
 		s.log.Warn("api: input kept, its run not read", "input_id", inputID, "run", runID, "error", err)
-		return status, done, nil
+		return http.StatusAccepted, done, nil
 	}
 	return status, done, run
 }

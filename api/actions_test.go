@@ -229,6 +229,41 @@ func (hangingLoad) Load(ctx context.Context, _ conversation.Key, _ int) (*conver
 	return nil, ctx.Err()
 }
 
+// secondLoadFails is runStore whose second Load fails: the run read before an
+// action works, the one after its turn does not.
+type secondLoadFails struct {
+	runStore
+	loads *int
+}
+
+func (s secondLoadFails) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {
+	if *s.loads++; *s.loads > 1 {
+		return nil, conversation.ErrUnavailable
+	}
+	return s.runStore.Load(ctx, key, recent)
+}
+
+// stuckLoad is runStore whose Load ignores its context, as a call on a connection
+// that hangs does (lib/pq does not interrupt one), until the test ends, or for
+// stuckFor at most: long past the test's deadlines, short of hanging the test when
+// nothing gives the call up.
+type stuckLoad struct {
+	runStore
+	release <-chan struct{}
+}
+
+const stuckFor = 10 * time.Second
+
+func (s stuckLoad) Load(context.Context, conversation.Key, int) (*conversation.Checkpoint, error) {
+	t := time.NewTimer(stuckFor)
+	defer t.Stop()
+	select {
+	case <-s.release:
+	case <-t.C:
+	}
+	return nil, errors.New("stuckLoad: not given up")
+}
+
 // TestWriteKeptAnswers202WhateverTheStoreDoesNext: once a write's input is kept,
 // the store failing to tell what came of it answers 202 with the input's id and no
 // run, not an error, which a client would send again (a second action, a second
@@ -269,6 +304,32 @@ func TestWriteKeptAnswers202WhateverTheStoreDoesNext(t *testing.T) {
 			}
 		})
 	}
+	t.Run("RunNotReadAfterTheTurn", func(t *testing.T) {
+		// The turn ran (InputStatus says done), the run cannot be read: 202, done,
+		// no run, not a 200 whose applied false would read as a refusal.
+		loads := 0
+		s, sub := newAPI(secondLoadFails{runStore{ws: running()}, &loads})
+		w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)
+		var out struct {
+			InputID string          `json:"input_id"`
+			Done    bool            `json:"done"`
+			Run     json.RawMessage `json:"run"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != http.StatusAccepted || !out.Done || out.Run != nil ||
+			len(sub.inputs) != 1 || out.InputID != sub.inputs[0].ID {
+			t.Errorf("%d %s (%v): want 202, done, the input's id, no run", w.Code, w.Body, err)
+		}
+	})
+	t.Run("StuckLoad", func(t *testing.T) {
+		// A read that ignores its context is given up by the deadline and grace.
+		release := make(chan struct{})
+		defer close(release)
+		s, sub := newAPI(stuckLoad{runStore{ws: running()}, release})
+		w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)
+		if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "did not answer in time") || len(sub.inputs) != 0 {
+			t.Errorf("%d %s with %d inputs submitted, want 503 saying the store did not answer in time, none submitted", w.Code, w.Body, len(sub.inputs))
+		}
+	})
 	t.Run("HangingLoad", func(t *testing.T) {
 		s, sub := newAPI(hangingLoad{runStore{ws: running()}})
 		w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)

@@ -123,6 +123,9 @@ func newServer(cfg Config) *Server {
 	if cfg.StoreTimeout <= 0 {
 		cfg.StoreTimeout = DefaultStoreTimeout
 	}
+	if cfg.Store != nil {
+		cfg.Store = answeringStore{next: cfg.Store}
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, keys: newKeyring(cfg.Tokens), gate: newUploadGate(cfg.UploadsInFlight, cfg.UploadsPerMinute), mux: newMux()}
 	c := apiConfig()
 	c.Transformers = []huma.Transformer{s.scrub}

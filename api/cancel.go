@@ -16,8 +16,8 @@ type cancelOutput struct {
 	Status int
 	Body   struct {
 		InputID string `json:"input_id" doc:"The durable input that carries the cancel."`
-		Done    bool   `json:"done" doc:"Whether its turn has run (200); false with 202 when it still waits in the thread's queue."`
-		Applied bool   `json:"applied" doc:"Whether the run is cancelled. False after a done turn means the turn refused it: the thread says why."`
+		Done    bool   `json:"done" doc:"Whether its turn has run (200); false with 202 when it still waits in the thread's queue. With 202 and no run, the run could not be read: done says whether the turn ran."`
+		Applied bool   `json:"applied" doc:"Whether the run is cancelled. False after a done turn means the turn refused it: the thread says why. Without a run, unknown (false)."`
 		Run     *Run   `json:"run,omitempty" doc:"The run after the cancel's turn (or as it is, with 202); absent when the store could not be read after the cancel was kept, which its turn runs all the same."`
 	}
 }

@@ -3,11 +3,11 @@ package turns
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/internal/deadline"
 )
 
 // storeBackoff is the backoff of store retries: from 100 ms, doubling to 5 s, with
@@ -50,36 +50,14 @@ func storeDown(err error) bool {
 // storeGrace passed with op still running: a store call on a connection that hangs
 // (lib/pq does not interrupt one; docs/architecture.md, "Accepted means stored").
 // op then goes on in the background, on ctx, and its outcome is dropped. An error op
-// returns once ctx ended is wrapped with ctx's, so that storeDown accepts it.
+// returns once ctx ended is wrapped with ctx's, so that storeDown accepts it
+// (deadline.Answer).
 func answerBy[T any](ctx context.Context, op func(context.Context) (T, error)) (T, error) {
-	type outcome struct {
-		v   T
-		err error
+	v, err := deadline.Answer(ctx, storeGrace, op)
+	if errors.Is(err, deadline.ErrNoAnswer) {
+		return v, errNoAnswer
 	}
-	done := make(chan outcome, 1)
-	go func() {
-		v, err := op(ctx)
-		if err != nil && ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
-			// The store's own error for a call cut short (PostgreSQL's 57014, query
-			// cancelled) says that it did not answer in time, as storeDown reads it.
-			err = fmt.Errorf("%w (%w)", err, ctx.Err())
-		}
-		done <- outcome{v, err}
-	}()
-	select {
-	case o := <-done:
-		return o.v, o.err
-	case <-ctx.Done():
-	}
-	t := time.NewTimer(storeGrace)
-	defer t.Stop()
-	select {
-	case o := <-done:
-		return o.v, o.err
-	case <-t.C:
-		var zero T
-		return zero, errNoAnswer
-	}
+	return v, err
 }
 
 // within is answerBy on ctx bounded by d: the store call is given up d (and
