@@ -96,7 +96,8 @@ func (s *Server) registerActions() {
 			OperationID: "artifact-" + verb, Method: http.MethodPost, Path: "/v1/runs/{id}/artifacts/{artifact}:" + verb,
 			Tags: []string{"artifacts"}, Summary: summary,
 			Description: desc + " The same workflow machine and permission rules as in Slack apply; the token acts as api:<name> " +
-				"(which APPROVER_USER_IDS may list), and the thread says what it did. 200 once the action's turn ran; 202 when it still waits.",
+				"(which APPROVER_USER_IDS may list), and the thread says what it did. 200 once the action's turn ran; 202 when it still waits, " +
+				"or when the run could not be read after it (no run; done says whether the turn ran).",
 			Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusServiceUnavailable},
 		}, ScopeRunsWrite)
 	}

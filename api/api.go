@@ -74,12 +74,13 @@ type Config struct {
 	// Wait bounds how long a write waits for its input's turn before it answers
 	// 202 Accepted (default 60 s).
 	Wait time.Duration
-	// StoreTimeout bounds each of a request's store calls (default
-	// DefaultStoreTimeout), so that a store that hangs does not hold a request without
-	// end: a write's reads before its input is kept, and the keeping itself, stored or
-	// spooled (Submitter.Submit; a Slack envelope's has the ack's deadline instead,
-	// docs/architecture.md, "Accepted means stored"), answer 503 past it; its reads
-	// after the wait (Wait) answer 202 without the run past it.
+	// StoreTimeout bounds a write's store calls (default DefaultStoreTimeout), so
+	// that a store that hangs does not hold the request without end: its read of the
+	// run before its input is kept, and the keeping itself, stored or spooled
+	// (Submitter.Submit; a Slack envelope's has the ack's deadline instead,
+	// docs/architecture.md, "Accepted means stored"), answer 503 past it and
+	// storeGrace; its reads after the wait (Wait) answer 202 without the run. A
+	// read-only request's store calls have no bound but the client's.
 	StoreTimeout time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger

@@ -29,7 +29,8 @@ func (s *Server) registerCancel() {
 		Summary: "Cancel a running workflow",
 		Description: "Like /threadwright cancel in its thread: the run stops where it is (a pipeline under way ends) and the thread goes back to " +
 			"answering questions. The workflow's cancel rule applies, as in Slack; the token acts as api:<name>, and the thread says who cancelled it. " +
-			"200 once the cancel's turn ran; 202 when it still waits; 409 for a run that is not running.",
+			"200 once the cancel's turn ran; 202 when it still waits, or when the run could not be read after it (no run; done says whether the turn ran); " +
+			"409 for a run that is not running.",
 		Errors: []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusTooManyRequests, http.StatusServiceUnavailable},
 	}, ScopeRunsWrite), s.cancel)
 }

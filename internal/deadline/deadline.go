@@ -8,7 +8,8 @@ import (
 )
 
 // ErrNoAnswer is Answer's error for a call still running grace after its context
-// ended. It wraps context.DeadlineExceeded.
+// ended. It wraps context.DeadlineExceeded, whether the context ended by its
+// deadline or was cancelled.
 var ErrNoAnswer = fmt.Errorf("no answer by the deadline: %w", context.DeadlineExceeded)
 
 // Answer runs op on ctx and returns its outcome, or ErrNoAnswer once ctx has ended
