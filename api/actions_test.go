@@ -179,26 +179,39 @@ func (h *hangingSubmitter) Submit(ctx context.Context, _ conversation.Input) (bo
 	return false, ctx.Err()
 }
 
+// writeSecret is the token of the write tests below (writeAPI).
+const writeSecret = "ci-bot-secret-0123456789"
+
+// writeTimeout is writeAPI's Config.StoreTimeout.
+const writeTimeout = 50 * time.Millisecond
+
+// pendingRun is a running pitch run whose artifacts are all pending.
+func pendingRun() *workflow.State {
+	return &workflow.State{Name: "pitch", StartedBy: "api:ci-bot", Status: workflow.RunRunning, Artifacts: map[string]*workflow.ArtifactState{
+		"idea": {Status: workflow.StatusPending}, "text": {Status: workflow.StatusPending}}}
+}
+
+// writeAPI is an API on st and sub for the pitch workflow, with writeSecret's token
+// and a StoreTimeout of writeTimeout.
+func writeAPI(t *testing.T, st Store, sub Submitter) *Server {
+	return newServer(Config{Store: st, Submitter: sub, Workflows: pitchSet(t), TeamID: "T1", Wait: time.Second, StoreTimeout: writeTimeout,
+		Tokens: []Token{{Name: "ci-bot", Secret: writeSecret, Scopes: []Scope{ScopeRunsWrite}}}})
+}
+
 // TestWriteAgainstAHangingStoreAnswers503: a write whose input the Submitter cannot
 // keep within Config.StoreTimeout answers 503, though its request carries no
 // deadline of its own, instead of holding the request while the store hangs; the
 // answer says the write may still take effect, and to look before trying again.
 func TestWriteAgainstAHangingStoreAnswers503(t *testing.T) {
-	set := pitchSet(t)
-	const secret = "ci-bot-secret-0123456789"
-	ws := &workflow.State{Name: "pitch", StartedBy: "api:ci-bot", Status: workflow.RunRunning, Artifacts: map[string]*workflow.ArtifactState{
-		"idea": {Status: workflow.StatusPending}, "text": {Status: workflow.StatusPending}}}
 	sub := &hangingSubmitter{}
-	const timeout = 50 * time.Millisecond
-	s := newServer(Config{Store: runStore{ws: ws}, Submitter: sub, Workflows: set, TeamID: "T1", Wait: time.Second, StoreTimeout: timeout,
-		Tokens: []Token{{Name: "ci-bot", Secret: secret, Scopes: []Scope{ScopeRunsWrite}}}})
-	w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)
+	s := writeAPI(t, runStore{ws: pendingRun()}, sub)
+	w := postAs(t, s, writeSecret, "/v1/runs/T1-C1-1.2:cancel", nil)
 	if body := w.Body.String(); w.Code != http.StatusServiceUnavailable || !strings.Contains(body, "may still take effect") ||
 		!strings.Contains(body, "before you try again") {
 		t.Fatalf("%d, want 503 saying the write may still take effect, to look before trying again: %s", w.Code, body)
 	}
-	if !sub.deadline || sub.left > timeout {
-		t.Errorf("Submit's context: deadline %v, %v left; want one at most StoreTimeout, %v, away", sub.deadline, sub.left, timeout)
+	if !sub.deadline || sub.left > writeTimeout {
+		t.Errorf("Submit's context: deadline %v, %v left; want one at most StoreTimeout, %v, away", sub.deadline, sub.left, writeTimeout)
 	}
 	if d := newServer(Config{}).cfg.StoreTimeout; d != DefaultStoreTimeout {
 		t.Errorf("default StoreTimeout %v, want %v", d, DefaultStoreTimeout)
@@ -264,22 +277,18 @@ func (s stuckLoad) Load(context.Context, conversation.Key, int) (*conversation.C
 	return nil, errors.New("stuckLoad: not given up")
 }
 
+// keptAnswer is what the tests read of a write's answer once its input is kept.
+type keptAnswer struct {
+	InputID string          `json:"input_id"`
+	Done    bool            `json:"done"`
+	Run     json.RawMessage `json:"run"`
+}
+
 // TestWriteKeptAnswers202WhateverTheStoreDoesNext: once a write's input is kept,
 // the store failing to tell what came of it answers 202 with the input's id and no
 // run, not an error, which a client would send again (a second action, a second
 // run); a store that hangs before the input is kept answers 503, nothing submitted.
 func TestWriteKeptAnswers202WhateverTheStoreDoesNext(t *testing.T) {
-	set := pitchSet(t)
-	const secret = "ci-bot-secret-0123456789"
-	running := func() *workflow.State {
-		return &workflow.State{Name: "pitch", StartedBy: "api:ci-bot", Status: workflow.RunRunning, Artifacts: map[string]*workflow.ArtifactState{
-			"idea": {Status: workflow.StatusPending}, "text": {Status: workflow.StatusPending}}}
-	}
-	newAPI := func(st Store) (*Server, *keptSubmitter) {
-		sub := &keptSubmitter{}
-		return newServer(Config{Store: st, Submitter: sub, Workflows: set, TeamID: "T1", Wait: time.Second, StoreTimeout: 50 * time.Millisecond,
-			Tokens: []Token{{Name: "ci-bot", Secret: secret, Scopes: []Scope{ScopeRunsWrite}}}}), sub
-	}
 	for _, tc := range []struct {
 		name string
 		path string
@@ -289,13 +298,9 @@ func TestWriteKeptAnswers202WhateverTheStoreDoesNext(t *testing.T) {
 		{"Start", "/v1/runs", map[string]any{"workflow": "pitch", "channel": "C1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, sub := newAPI(failingReads{runStore{ws: running()}})
-			w := postAs(t, s, secret, tc.path, tc.body)
-			var out struct {
-				InputID string          `json:"input_id"`
-				Done    bool            `json:"done"`
-				Run     json.RawMessage `json:"run"`
-			}
+			sub := &keptSubmitter{}
+			w := postAs(t, writeAPI(t, failingReads{runStore{ws: pendingRun()}}, sub), writeSecret, tc.path, tc.body)
+			var out keptAnswer
 			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != http.StatusAccepted {
 				t.Fatalf("%d, want 202: %s (%v)", w.Code, w.Body, err)
 			}
@@ -308,33 +313,26 @@ func TestWriteKeptAnswers202WhateverTheStoreDoesNext(t *testing.T) {
 		// The turn ran (InputStatus says done), the run cannot be read: 202, done,
 		// no run, not a 200 whose applied false would read as a refusal.
 		loads := 0
-		s, sub := newAPI(secondLoadFails{runStore{ws: running()}, &loads})
-		w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)
-		var out struct {
-			InputID string          `json:"input_id"`
-			Done    bool            `json:"done"`
-			Run     json.RawMessage `json:"run"`
-		}
+		sub := &keptSubmitter{}
+		w := postAs(t, writeAPI(t, secondLoadFails{runStore{ws: pendingRun()}, &loads}, sub), writeSecret, "/v1/runs/T1-C1-1.2:cancel", nil)
+		var out keptAnswer
 		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != http.StatusAccepted || !out.Done || out.Run != nil ||
 			len(sub.inputs) != 1 || out.InputID != sub.inputs[0].ID {
 			t.Errorf("%d %s (%v): want 202, done, the input's id, no run", w.Code, w.Body, err)
 		}
 	})
-	t.Run("StuckLoad", func(t *testing.T) {
-		// A read that ignores its context is given up by the deadline and grace.
-		release := make(chan struct{})
-		defer close(release)
-		s, sub := newAPI(stuckLoad{runStore{ws: running()}, release})
-		w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)
-		if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "did not answer in time") || len(sub.inputs) != 0 {
-			t.Errorf("%d %s with %d inputs submitted, want 503 saying the store did not answer in time, none submitted", w.Code, w.Body, len(sub.inputs))
-		}
-	})
-	t.Run("HangingLoad", func(t *testing.T) {
-		s, sub := newAPI(hangingLoad{runStore{ws: running()}})
-		w := postAs(t, s, secret, "/v1/runs/T1-C1-1.2:cancel", nil)
-		if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "did not answer in time") || len(sub.inputs) != 0 {
-			t.Errorf("%d %s with %d inputs submitted, want 503 saying the store did not answer in time, none submitted", w.Code, w.Body, len(sub.inputs))
-		}
-	})
+	release := make(chan struct{})
+	defer close(release)
+	for name, st := range map[string]Store{
+		"StuckLoad":   stuckLoad{runStore{ws: pendingRun()}, release}, // ignores its context: given up by the deadline and grace
+		"HangingLoad": hangingLoad{runStore{ws: pendingRun()}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			sub := &keptSubmitter{}
+			w := postAs(t, writeAPI(t, st, sub), writeSecret, "/v1/runs/T1-C1-1.2:cancel", nil)
+			if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "did not answer in time") || len(sub.inputs) != 0 {
+				t.Errorf("%d %s with %d inputs submitted, want 503 saying the store did not answer in time, none submitted", w.Code, w.Body, len(sub.inputs))
+			}
+		})
+	}
 }

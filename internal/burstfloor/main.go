@@ -64,6 +64,8 @@ func profiled(f func() int) int {
 // own bounds do a turn's.
 const turnTimeout = 30 * time.Second
 
+// run is the floor until ctx ends (see the package doc). Errors: an unreadable
+// FLOOR_REQUEST, a bad MODEL_MAX_CONCURRENT or SOCKET_CONNECTIONS.
 func run(ctx context.Context) error {
 	raw, err := os.ReadFile(os.Getenv("FLOOR_REQUEST"))
 	if err != nil {
