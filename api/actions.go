@@ -169,7 +169,7 @@ func (s *Server) act(ctx context.Context, runID, id string, req request) (*actio
 		Action: conversation.Action{Name: name, Channel: key.ChannelID, ThreadTS: key.ThreadTS, Artifact: id, Rev: req.rev, Arg: req.option},
 		UserID: who, Text: req.text, MessageTS: st.MessageTS,
 	}}
-	if err := s.submit(ctx, in); err != nil {
+	if _, err := s.submit(ctx, in); err != nil {
 		return nil, err
 	}
 	s.log.Info("api: artifact action", "token", tok.Name, "action", req.verb, "run", runID, "artifact", id, "revision", req.rev, "input_id", in.ID)
@@ -195,15 +195,15 @@ func (s *Server) act(ctx context.Context, runID, id string, req request) (*actio
 func (s *Server) await(ctx context.Context, runID, inputID string) (status int, done bool, run *Run) {
 	status = http.StatusAccepted
 	if err := s.poll(ctx, func(ctx context.Context) (bool, error) {
-		st, err := s.cfg.Store.InputStatus(ctx, inputID)
-		return err == nil && st != conversation.InputPending, err
+		in, err := s.cfg.Store.Input(ctx, inputID)
+		return err == nil && in.Status != conversation.InputPending, err
 	}); err != nil {
 		s.log.Warn("api: input kept, its turn not read", "input_id", inputID, "error", err)
 		return status, false, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
 	defer cancel()
-	if st, err := s.cfg.Store.InputStatus(ctx, inputID); err == nil && st != conversation.InputPending {
+	if in, err := s.cfg.Store.Input(ctx, inputID); err == nil && in.Status != conversation.InputPending {
 		status, done = http.StatusOK, true
 	}
 	key, cp, def, err := s.loadRun(ctx, runID)

@@ -27,8 +27,8 @@ func (runStore) Messages(context.Context, conversation.Key, int64, int, conversa
 	return nil, nil
 }
 
-func (runStore) InputStatus(context.Context, string) (conversation.InputStatus, error) {
-	return conversation.InputDone, nil
+func (runStore) Input(_ context.Context, id string) (conversation.Input, error) {
+	return conversation.Input{ID: id, Status: conversation.InputDone}, nil
 }
 
 // keptSubmitter keeps the inputs submitted.
@@ -222,8 +222,8 @@ func TestWriteAgainstAHangingStoreAnswers503(t *testing.T) {
 // store went down meanwhile (its input is spooled, and runs in its turn).
 type failingReads struct{ runStore }
 
-func (failingReads) InputStatus(context.Context, string) (conversation.InputStatus, error) {
-	return "", conversation.ErrUnavailable
+func (failingReads) Input(_ context.Context, id string) (conversation.Input, error) {
+	return conversation.Input{ID: id}, conversation.ErrUnavailable
 }
 
 func (failingReads) Forwarded(context.Context, string) ([]conversation.Key, error) {

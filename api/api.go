@@ -34,8 +34,9 @@ type Store interface {
 	// newest), oldest first, of role only when role is set. Errors:
 	// conversation.ErrNotFound.
 	Messages(ctx context.Context, key conversation.Key, before int64, limit int, role conversation.Role) ([]conversation.Message, error)
-	// InputStatus returns the status of input id. Errors: conversation.ErrNotFound.
-	InputStatus(ctx context.Context, id string) (conversation.InputStatus, error)
+	// Input returns input id as stored, with its status and payload. Errors:
+	// conversation.ErrNotFound.
+	Input(ctx context.Context, id string) (conversation.Input, error)
 	// Forwarded returns the threads of the inputs forwarded from input id (a
 	// channel command's forward to the thread it posted).
 	Forwarded(ctx context.Context, id string) ([]conversation.Key, error)

@@ -53,7 +53,7 @@ func (s *Server) cancel(ctx context.Context, in *runInput) (*cancelOutput, error
 	}
 	cmd := conversation.Input{ID: newInputID(), Key: key, Kind: conversation.KindCommand,
 		Command: &conversation.CommandInput{Source: conversation.SourceAPI, UserID: tok.Actor(), Line: conversation.CmdCancel}}
-	if err := s.submit(ctx, cmd); err != nil {
+	if _, err := s.submit(ctx, cmd); err != nil {
 		return nil, err
 	}
 	s.log.Info("api: run cancel", "token", tok.Name, "run", in.ID, "input_id", cmd.ID)

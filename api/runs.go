@@ -3,10 +3,12 @@ package api
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"sort"
 	"strings"
@@ -231,7 +233,8 @@ type listRunsOutput struct {
 }
 
 type startRunInput struct {
-	Body struct {
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" pattern:"^[!-~]+$" doc:"A key of your choosing, 1 to 255 visible ASCII characters, that makes the request safe to send again: the same token sending the same key starts at most one run, and each repeat answers as the first would (201 with the run, 202 while it is pending, 502 if it failed). Reusing the key for another workflow, channel or inputs answers 422. Kept as long as the run's input is (RETENTION_DAYS). docs/api.md, \"Starting a run safely\"."`
+	Body           struct {
 		Workflow string            `json:"workflow" minLength:"1" doc:"The workflow's name (GET /v1/workflows)."`
 		Channel  string            `json:"channel" minLength:"1" maxLength:"32" pattern:"^[A-Z0-9]+$" doc:"The channel id to start it in, such as C0123ABCD; the bot posts the thread's root message there."`
 		TeamID   string            `json:"team_id,omitempty" maxLength:"32" pattern:"^[A-Z0-9]+$" doc:"The workspace (default: the bot's)."`
@@ -349,12 +352,25 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	}
 	tok := actor(ctx)
 	inputID := newInputID()
+	if in.IdempotencyKey != "" {
+		inputID = keyedInputID(tok.Name, in.IdempotencyKey)
+	}
 	cmd := conversation.Input{ID: inputID, Key: conversation.Key{TeamID: team, ChannelID: b.Channel}, Kind: conversation.KindCommand,
 		Command: &conversation.CommandInput{Source: conversation.SourceAPI, UserID: tok.Actor(), Line: "start " + def.Name, Inputs: b.Inputs}}
-	if err := s.submit(ctx, cmd); err != nil {
+	prior, err := s.submit(ctx, cmd)
+	if err != nil {
 		return nil, err
 	}
-	s.log.Info("api: run requested", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID)
+	msg := "api: run requested"
+	if prior != nil {
+		if !sameStart(*prior, cmd) {
+			return nil, huma.Error422UnprocessableEntity("Idempotency-Key reused for another request", &huma.ErrorDetail{
+				Location: "header.Idempotency-Key", Value: in.IdempotencyKey,
+				Message: fmt.Sprintf("this token sent this key before to start %s (input %s); send a new key to start another run", startOf(*prior), inputID)})
+		}
+		msg = "api: run requested again with its Idempotency-Key: the first request's input answers"
+	}
+	s.log.Info(msg, "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID)
 	out := &startRunOutput{Status: http.StatusAccepted}
 	out.Body.InputID = inputID
 	run, failed, err := s.awaitRun(ctx, inputID, def)
@@ -367,7 +383,7 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	if failed != "" {
 		s.log.Warn("api: run not started", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID, "status", failed)
 		return nil, huma.Error502BadGateway(fmt.Sprintf("the bot could not start %s in %s: Slack refused the thread's root message "+
-			"(is the bot in the channel?); the log of input %s says why", def.Name, b.Channel, inputID))
+			"(is the bot in the channel?); the log of input %s says why; once that is fixed, start it again (with a new Idempotency-Key)", def.Name, b.Channel, inputID))
 	}
 	if run != nil {
 		out.Status, out.Body.Run = http.StatusCreated, run
@@ -423,9 +439,9 @@ func (s *Server) awaitRun(ctx context.Context, inputID string, def *workflow.Def
 		if len(keys) == 0 {
 			// A command that ended without a forward posted no thread (Slack
 			// refused the root message: the bot is not in the channel, …).
-			st, err := s.cfg.Store.InputStatus(ctx, inputID)
-			if err == nil && (st == conversation.InputFailed || st == conversation.InputDropped) {
-				failed = st
+			in, err := s.cfg.Store.Input(ctx, inputID)
+			if err == nil && (in.Status == conversation.InputFailed || in.Status == conversation.InputDropped) {
+				failed = in.Status
 				return true, nil
 			}
 			return false, nil
@@ -465,24 +481,76 @@ func newInputID() string {
 	return "api:" + hex.EncodeToString(b[:])
 }
 
-// submit submits in, within Config.StoreTimeout. Errors: 503 when it was not
-// confirmed kept in time (the store is down or hangs and nothing could spool it, the
-// service shuts down; the store may still take it); 429 when a limit refused it.
-func (s *Server) submit(ctx context.Context, in conversation.Input) error {
+// keyedPrefix begins the id of a start sent with an Idempotency-Key (keyedInputID).
+const keyedPrefix = "api:key:"
+
+// keyedInputID returns the id of the start that token sends with Idempotency-Key
+// key: keyedPrefix and the first 32 hex digits of the SHA-256 of the two, so that a
+// repeat is the same input (the store keeps an input id once) and another token's
+// key is another input.
+func keyedInputID(token, key string) string {
+	sum := sha256.Sum256([]byte(token + "\x00" + key))
+	return keyedPrefix + hex.EncodeToString(sum[:16])
+}
+
+// sameStart reports whether prior, the input kept under a start's Idempotency-Key,
+// asks for what start asks: the same workspace, channel, workflow, token and inputs.
+func sameStart(prior, start conversation.Input) bool {
+	p, c := prior.Command, start.Command
+	return prior.Kind == start.Kind && prior.Key == start.Key && p != nil &&
+		p.Line == c.Line && p.UserID == c.UserID && maps.Equal(p.Inputs, c.Inputs)
+}
+
+// startOf describes what a kept start asked for, for the 422 of a key reused.
+func startOf(in conversation.Input) string {
+	if c := in.Command; c != nil {
+		return fmt.Sprintf("%q in %s with %d input(s)", strings.TrimPrefix(c.Line, "start "), in.Key.ChannelID, len(c.Inputs))
+	}
+	return "something else"
+}
+
+// submit submits in, within Config.StoreTimeout. For an input with an
+// Idempotency-Key (keyedPrefix) that the store holds already, it returns that input
+// as prior, for the caller to compare: the request is a repeat. Errors: 503 when
+// it was not confirmed kept in time (the store is down or hangs and nothing could
+// spool it, the service shuts down; the store may still take it), or when a keyed
+// input not taken could not be looked up; 429 when a limit refused it.
+func (s *Server) submit(ctx context.Context, in conversation.Input) (prior *conversation.Input, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
 	defer cancel()
+	keyed := strings.HasPrefix(in.ID, keyedPrefix)
 	accepted, err := s.cfg.Submitter.Submit(ctx, in)
 	switch {
 	case err != nil:
 		s.log.Warn("api: input not kept", "input_id", in.ID, "error", err)
 		// The store may still take it (a transaction that ends after the deadline, a
 		// commit whose answer was lost): it then runs as any other.
-		return huma.Error503ServiceUnavailable("the request could not be confirmed stored in time (input " + in.ID +
+		if keyed {
+			return nil, huma.Error503ServiceUnavailable("the request could not be confirmed stored in time (input " + in.ID +
+				"); it may still take effect: send it again with the same Idempotency-Key, which starts at most one run")
+		}
+		return nil, huma.Error503ServiceUnavailable("the request could not be confirmed stored in time (input " + in.ID +
 			"); it may still take effect: look at the run or its thread before you try again")
-	case !accepted:
-		return huma.Error429TooManyRequests("refused by the flood limits; try again later")
+	case accepted:
+		return nil, nil
+	case keyed:
+		// Not taken: a repeat of a kept input (the intake takes an id once), or a
+		// refusal of the flood limits. The store tells which.
+		got, err := s.cfg.Store.Input(ctx, in.ID)
+		switch {
+		case err == nil:
+			return &got, nil
+		case !errors.Is(err, conversation.ErrNotFound):
+			s.log.Warn("api: a keyed input not taken, not looked up", "input_id", in.ID, "error", err)
+			return nil, huma.Error503ServiceUnavailable("the store did not say whether input " + in.ID +
+				" was kept before; send the request again with the same Idempotency-Key")
+		}
+		// Not in the store: refused, or spooled a moment ago while the store was
+		// down and not yet moved into it (the same key then answers as a repeat).
+		return nil, huma.Error429TooManyRequests("refused by the flood limits, or kept a moment ago and not stored yet; " +
+			"try again later with the same Idempotency-Key")
 	}
-	return nil
+	return nil, huma.Error429TooManyRequests("refused by the flood limits; try again later")
 }
 
 // poll calls done every 100 ms until it reports true, fails, or Config.Wait (or

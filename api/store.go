@@ -34,10 +34,8 @@ func (s answeringStore) Messages(ctx context.Context, key conversation.Key, befo
 	})
 }
 
-func (s answeringStore) InputStatus(ctx context.Context, id string) (conversation.InputStatus, error) {
-	return deadline.Answer(ctx, storeGrace, func(ctx context.Context) (conversation.InputStatus, error) {
-		return s.next.InputStatus(ctx, id)
-	})
+func (s answeringStore) Input(ctx context.Context, id string) (conversation.Input, error) {
+	return deadline.Answer(ctx, storeGrace, func(ctx context.Context) (conversation.Input, error) { return s.next.Input(ctx, id) })
 }
 
 func (s answeringStore) Forwarded(ctx context.Context, id string) ([]conversation.Key, error) {

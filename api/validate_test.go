@@ -31,8 +31,8 @@ type nopStore struct{ Store }
 
 func (nopStore) Forwarded(context.Context, string) ([]conversation.Key, error) { return nil, nil }
 
-func (nopStore) InputStatus(context.Context, string) (conversation.InputStatus, error) {
-	return conversation.InputPending, nil
+func (nopStore) Input(_ context.Context, id string) (conversation.Input, error) {
+	return conversation.Input{ID: id, Status: conversation.InputPending}, nil
 }
 
 // memKnowledge keeps what ReplaceSource stored.
@@ -86,6 +86,12 @@ func post(t *testing.T, s *Server, path string, body any) *httptest.ResponseReco
 // postAs posts body as JSON to path with the bearer secret.
 func postAs(t *testing.T, s *Server, secret, path string, body any) *httptest.ResponseRecorder {
 	t.Helper()
+	return postWith(t, s, secret, path, body, nil)
+}
+
+// postWith is postAs with the headers of header besides.
+func postWith(t *testing.T, s *Server, secret, path string, body any, header http.Header) *httptest.ResponseRecorder {
+	t.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +99,9 @@ func postAs(t *testing.T, s *Server, secret, path string, body any) *httptest.Re
 	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(b))
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Authorization", "Bearer "+secret)
+	for k, vs := range header {
+		r.Header[k] = vs
+	}
 	w := httptest.NewRecorder()
 	s.ServeHTTP(w, r)
 	return w
@@ -212,8 +221,8 @@ func TestUploadAllowsASlowBody(t *testing.T) {
 // thread's root message) and forwarded nothing.
 type failedStartStore struct{ nopStore }
 
-func (failedStartStore) InputStatus(context.Context, string) (conversation.InputStatus, error) {
-	return conversation.InputFailed, nil
+func (failedStartStore) Input(_ context.Context, id string) (conversation.Input, error) {
+	return conversation.Input{ID: id, Status: conversation.InputFailed}, nil
 }
 
 // TestStartRunThatFailedSaysSo: when the start's command failed in the channel (no

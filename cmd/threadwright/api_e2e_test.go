@@ -24,6 +24,18 @@ const (
 type apiClient struct {
 	t    *testing.T
 	base string
+	// header holds headers sent with every request besides the defaults.
+	header http.Header
+}
+
+// with returns c sending header name: value with its requests besides.
+func (c apiClient) with(name, value string) apiClient {
+	c.header = c.header.Clone()
+	if c.header == nil {
+		c.header = http.Header{}
+	}
+	c.header.Set(name, value)
+	return c
 }
 
 // do sends method path with body (JSON, when not nil) and the bearer secret (none
@@ -48,6 +60,9 @@ func (c apiClient) do(method, path, secret string, body, out any) (int, string) 
 	}
 	if secret != "" {
 		req.Header.Set("Authorization", "Bearer "+secret)
+	}
+	for k, vs := range c.header {
+		req.Header[k] = vs
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -102,17 +102,22 @@ func (s *APIQueries) Messages(ctx context.Context, key conversation.Key, before 
 	return out, nil
 }
 
-// InputStatus returns the status of input id. Errors: conversation.ErrNotFound.
-func (s *APIQueries) InputStatus(ctx context.Context, id string) (conversation.InputStatus, error) {
-	var st string
-	err := s.db.QueryRowContext(ctx, `SELECT status FROM inputs WHERE id = $1::text`, id).Scan(&st)
+// Input returns input id as stored: its key, kind, status and payload (a start's
+// command line and inputs, for the HTTP API's Idempotency-Key). Errors:
+// conversation.ErrNotFound; a *conversation.UndecodableError, with the input without
+// its payload, when the payload does not decode.
+func (s *APIQueries) Input(ctx context.Context, id string) (conversation.Input, error) {
+	var row inputRow
+	err := s.db.GetContext(ctx, &row, `
+		SELECT id, event_id, team_id, channel_id, thread_ts, kind, payload, status, attempts, seq, created_at
+		FROM inputs WHERE id = $1::text`, id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", conversation.ErrNotFound
+		return conversation.Input{}, conversation.ErrNotFound
 	}
 	if err != nil {
-		return "", classify(fmt.Errorf("look up input %s: %w", id, err))
+		return conversation.Input{}, classify(fmt.Errorf("look up input %s: %w", id, err))
 	}
-	return conversation.InputStatus(st), nil
+	return row.Input()
 }
 
 // Forwarded returns the threads of the inputs forwarded from input id (whose ids

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
@@ -16,7 +17,7 @@ type APIStore interface {
 	conversation.Store
 	Runs(ctx context.Context, q conversation.RunQuery) ([]conversation.RunRef, error)
 	Messages(ctx context.Context, key conversation.Key, before int64, limit int, role conversation.Role) ([]conversation.Message, error)
-	InputStatus(ctx context.Context, id string) (conversation.InputStatus, error)
+	Input(ctx context.Context, id string) (conversation.Input, error)
 	Forwarded(ctx context.Context, id string) ([]conversation.Key, error)
 }
 
@@ -26,7 +27,7 @@ func RunAPI(t *testing.T, open func(t *testing.T) APIStore) {
 	suite[APIStore]{
 		{"Runs", testRuns},
 		{"Messages", testMessages},
-		{"InputStatus", testInputStatus},
+		{"Input", testInput},
 		{"Forwarded", testForwarded},
 	}.run(t, open)
 }
@@ -121,19 +122,29 @@ func testMessages(t *testing.T, s APIStore) {
 	}
 }
 
-// testInputStatus checks InputStatus through an input's life.
-func testInputStatus(t *testing.T, s APIStore) {
+// testInput checks Input through an input's life, and that it gives back a start's
+// command as it was enqueued (the HTTP API compares a request reusing an
+// Idempotency-Key with it).
+func testInput(t *testing.T, s APIStore) {
 	ctx := context.Background()
-	if _, err := s.InputStatus(ctx, "nope"); !errors.Is(err, conversation.ErrNotFound) {
-		t.Errorf("InputStatus of no input: %v, want ErrNotFound", err)
+	if _, err := s.Input(ctx, "nope"); !errors.Is(err, conversation.ErrNotFound) {
+		t.Errorf("Input of no input: %v, want ErrNotFound", err)
 	}
 	mustEnqueue(t, s, input("i1"))
-	if st, err := s.InputStatus(ctx, "i1"); err != nil || st != conversation.InputPending {
-		t.Errorf("InputStatus = %q, %v; want pending", st, err)
+	if in, err := s.Input(ctx, "i1"); err != nil || in.Status != conversation.InputPending || in.Key != key || in.Message == nil {
+		t.Errorf("Input = %+v, %v; want pending, of %s, with its message", in, err, key)
 	}
 	mustSave(t, s, conversation.Turn{Key: key, State: conversation.State{Mode: conversation.ModeAssistant}, InputID: "i1"})
-	if st, err := s.InputStatus(ctx, "i1"); err != nil || st != conversation.InputDone {
-		t.Errorf("InputStatus after Save = %q, %v; want done", st, err)
+	if in, err := s.Input(ctx, "i1"); err != nil || in.Status != conversation.InputDone {
+		t.Errorf("Input after Save = %+v, %v; want done", in, err)
+	}
+	start := conversation.Input{ID: "api:start", Key: conversation.Key{TeamID: key.TeamID, ChannelID: "C7"}, Kind: conversation.KindCommand,
+		Status: conversation.InputPending, CreatedAt: time.Now().UTC(),
+		Command: &conversation.CommandInput{Source: conversation.SourceAPI, UserID: "api:ci-bot", Line: "start brief", Inputs: map[string]string{"topic": "tea"}}}
+	mustEnqueue(t, s, start)
+	got, err := s.Input(ctx, start.ID)
+	if err != nil || got.Kind != conversation.KindCommand || got.Key != start.Key || !reflect.DeepEqual(got.Command, start.Command) {
+		t.Errorf("Input of a start = %+v (command %+v), %v; want its key and command %+v", got, got.Command, err, start.Command)
 	}
 }
 

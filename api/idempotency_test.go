@@ -1,0 +1,203 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/conversation/workflow"
+)
+
+// onceBackend is a Store and a Submitter that keep an input id once, as the intake
+// and the stores do: a repeat is not taken (accepted false), nor is any input while
+// refuse is set (a flood limit). Each start kept has its thread at once, 1.2 in its
+// channel, whose run is a running sized run.
+type onceBackend struct {
+	runStore
+	refuse    bool
+	lookupErr error
+
+	mu      sync.Mutex
+	kept    map[string]conversation.Input
+	submits int
+}
+
+func newOnceBackend() *onceBackend {
+	ws := &workflow.State{Name: "sized", StartedBy: "api:ci-bot", Status: workflow.RunRunning,
+		Artifacts: map[string]*workflow.ArtifactState{"plan": {Status: workflow.StatusPending}}}
+	return &onceBackend{runStore: runStore{ws: ws}, kept: map[string]conversation.Input{}}
+}
+
+func (b *onceBackend) Submit(ctx context.Context, in conversation.Input) (bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.submits++
+	if _, ok := b.kept[in.ID]; ok || b.refuse {
+		return false, ctx.Err()
+	}
+	b.kept[in.ID] = in
+	return true, ctx.Err()
+}
+
+func (b *onceBackend) Input(ctx context.Context, id string) (conversation.Input, error) {
+	if b.lookupErr != nil {
+		return conversation.Input{}, b.lookupErr
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	in, ok := b.kept[id]
+	if !ok {
+		return conversation.Input{}, conversation.ErrNotFound
+	}
+	in.Status = conversation.InputDone
+	return in, ctx.Err()
+}
+
+func (b *onceBackend) Forwarded(ctx context.Context, id string) ([]conversation.Key, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	in, ok := b.kept[id]
+	if !ok {
+		return nil, ctx.Err()
+	}
+	return []conversation.Key{{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: "1.2"}}, ctx.Err()
+}
+
+// keptIDs returns the ids of the inputs kept.
+func (b *onceBackend) keptIDs() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var ids []string
+	for id := range b.kept {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// keyedAPI is an API on b for the sized workflow, with the tokens ci-bot and other,
+// both allowed to start runs.
+func keyedAPI(t *testing.T, b *onceBackend) *Server {
+	s, _, _ := testServer(t)
+	cfg := s.cfg
+	cfg.Store, cfg.Submitter, cfg.Wait, cfg.StoreTimeout = b, b, time.Second, time.Second
+	cfg.Tokens = []Token{{Name: "ci-bot", Secret: "ci-bot-secret-0123456789", Scopes: []Scope{ScopeRunsWrite}},
+		{Name: "other", Secret: "other-secret-0123456789", Scopes: []Scope{ScopeRunsWrite}}}
+	return newServer(cfg)
+}
+
+// startKeyed posts a start of sized in channel with inputs, as secret, with
+// Idempotency-Key key ("": none); it returns the status, the input id and the body.
+func startKeyed(t *testing.T, s *Server, secret, key, channel string, inputs map[string]string) (int, string, string) {
+	t.Helper()
+	h := http.Header{}
+	if key != "" {
+		h.Set("Idempotency-Key", key)
+	}
+	w := postWith(t, s, secret, "/v1/runs", map[string]any{"workflow": "sized", "channel": channel, "inputs": inputs}, h)
+	var out struct {
+		InputID string `json:"input_id"`
+		Run     *Run   `json:"run"`
+	}
+	if w.Code < 300 {
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+			t.Fatalf("decode %s: %v", w.Body, err)
+		}
+	}
+	return w.Code, out.InputID, w.Body.String()
+}
+
+// TestStartWithIdempotencyKeyStartsOnce: a start sent again with its
+// Idempotency-Key, one after the other or at the same time, is the same input, so
+// that one run is started, and each repeat answers as the first did (201 with the
+// run); the key is the token's own (another token's same key is another start); a
+// key reused for another channel or other inputs is refused with 422, and nothing
+// is kept for it; without a key every start is a new input, as before.
+func TestStartWithIdempotencyKeyStartsOnce(t *testing.T) {
+	b := newOnceBackend()
+	s := keyedAPI(t, b)
+	const ci, other = "ci-bot-secret-0123456789", "other-secret-0123456789"
+	topic := map[string]string{"topic": "meal kits"}
+
+	code, first, body := startKeyed(t, s, ci, "order-7731", "C1", topic)
+	if code != http.StatusCreated || !strings.HasPrefix(first, keyedPrefix) || !strings.Contains(body, `"run"`) {
+		t.Fatalf("the first start: %d %q %s", code, first, body)
+	}
+	code, again, body := startKeyed(t, s, ci, "order-7731", "C1", topic)
+	if code != http.StatusCreated || again != first || !strings.Contains(body, `"run"`) {
+		t.Fatalf("the start sent again: %d %q (want 201 and %q, with the run) %s", code, again, first, body)
+	}
+	var wg sync.WaitGroup
+	codes, ids := make([]int, 4), make([]string, 4)
+	for i := range codes {
+		wg.Go(func() { codes[i], ids[i], _ = startKeyed(t, s, ci, "order-7732", "C1", topic) })
+	}
+	wg.Wait()
+	for i := range codes {
+		if codes[i] != http.StatusCreated || ids[i] != ids[0] || ids[i] == first {
+			t.Fatalf("4 starts at once with one key: %v %v; want 201 each, one input", codes, ids)
+		}
+	}
+	if got := len(b.keptIDs()); got != 2 {
+		t.Fatalf("%d inputs kept for 2 keys: %v", got, b.keptIDs())
+	}
+
+	if code, id, _ := startKeyed(t, s, other, "order-7731", "C1", topic); code != http.StatusCreated || id == first {
+		t.Fatalf("another token's same key: %d %q; want 201 and an input other than %q", code, id, first)
+	}
+	for name, c := range map[string]struct {
+		channel string
+		inputs  map[string]string
+	}{
+		"other inputs":  {"C1", map[string]string{"topic": "meal kits", "words": "300"}},
+		"another topic": {"C1", map[string]string{"topic": "tea"}},
+		"other channel": {"C2", topic},
+	} {
+		code, _, body := startKeyed(t, s, ci, "order-7731", c.channel, c.inputs)
+		if code != http.StatusUnprocessableEntity || !strings.Contains(body, "header.Idempotency-Key") || !strings.Contains(body, "new key") {
+			t.Errorf("the key reused for %s: %d %s; want 422 naming the header, asking for a new key", name, code, body)
+		}
+	}
+	if got := len(b.keptIDs()); got != 3 {
+		t.Errorf("%d inputs kept after the refused reuses, want 3: %v", got, b.keptIDs())
+	}
+
+	_, a, _ := startKeyed(t, s, ci, "", "C1", topic)
+	_, z, _ := startKeyed(t, s, ci, "", "C1", topic)
+	if a == z || strings.HasPrefix(a, keyedPrefix) {
+		t.Errorf("two starts without a key: inputs %q and %q; want two random ones", a, z)
+	}
+}
+
+// TestStartWithIdempotencyKeyNotTaken: a keyed start the Submitter did not take is
+// a refusal (429) when the store holds no input of its key, and 503 when the store
+// cannot say; both ask to send it again with the same key. A key that is not
+// visible ASCII, or longer than 255, is refused with 422 before anything is
+// submitted.
+func TestStartWithIdempotencyKeyNotTaken(t *testing.T) {
+	b := newOnceBackend()
+	b.refuse = true
+	s := keyedAPI(t, b)
+	const ci = "ci-bot-secret-0123456789"
+	topic := map[string]string{"topic": "meal kits"}
+	if code, _, body := startKeyed(t, s, ci, "k1", "C1", topic); code != http.StatusTooManyRequests || !strings.Contains(body, "same Idempotency-Key") {
+		t.Errorf("a keyed start refused: %d %s; want 429 asking for the same key", code, body)
+	}
+	b.lookupErr = conversation.ErrUnavailable
+	if code, _, body := startKeyed(t, s, ci, "k1", "C1", topic); code != http.StatusServiceUnavailable || !strings.Contains(body, "same Idempotency-Key") {
+		t.Errorf("a keyed start not taken, the store down: %d %s; want 503 asking for the same key", code, body)
+	}
+	b.refuse, b.submits = false, 0
+	for _, key := range []string{"clé", "a b", strings.Repeat("k", 256)} {
+		if code, _, body := startKeyed(t, s, ci, key, "C1", topic); code != http.StatusUnprocessableEntity || !strings.Contains(body, "Idempotency-Key") {
+			t.Errorf("Idempotency-Key %.20q: %d %s; want 422", key, code, body)
+		}
+	}
+	if b.submits != 0 {
+		t.Errorf("%d submits for keys refused, want 0", b.submits)
+	}
+}
