@@ -195,7 +195,7 @@ func (s *Server) act(ctx context.Context, runID, id string, req request) (*actio
 func (s *Server) await(ctx context.Context, runID, inputID string) (status int, done bool, run *Run) {
 	status = http.StatusAccepted
 	if err := s.poll(ctx, func(ctx context.Context) (bool, error) {
-		in, err := s.cfg.Store.Input(ctx, inputID)
+		in, err := s.input(ctx, inputID)
 		return err == nil && in.Status != conversation.InputPending, err
 	}); err != nil {
 		s.log.Warn("api: input kept, its turn not read", "input_id", inputID, "error", err)
@@ -203,7 +203,7 @@ func (s *Server) await(ctx context.Context, runID, inputID string) (status int, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
 	defer cancel()
-	if in, err := s.cfg.Store.Input(ctx, inputID); err == nil && in.Status != conversation.InputPending {
+	if in, err := s.input(ctx, inputID); err == nil && in.Status != conversation.InputPending {
 		status, done = http.StatusOK, true
 	}
 	key, cp, def, err := s.loadRun(ctx, runID)

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,12 +16,18 @@ import (
 
 // onceBackend is a Store and a Submitter that keep an input id once, as the intake
 // and the stores do: a repeat is not taken (accepted false), nor is any input while
-// refuse is set (a flood limit). Each start kept has its thread at once, 1.2 in its
-// channel, whose run is a running sized run.
+// refuse is set (a flood limit); while spooling is set, a repeat is taken (accepted
+// true) and not kept, as the spool takes an input it does not hold while the
+// database is down. Each start kept has its thread at once, 1.2 in its channel,
+// whose run is a running sized run. Input fails with lookupErr, and the next
+// lookupFails lookups with conversation.ErrUnavailable; it gives the inputs of
+// undecodable as their payload did not decode.
 type onceBackend struct {
 	runStore
-	refuse    bool
-	lookupErr error
+	refuse, spooling bool
+	lookupErr        error
+	lookupFails      int
+	undecodable      map[string]bool
 
 	mu      sync.Mutex
 	kept    map[string]conversation.Input
@@ -38,23 +45,31 @@ func (b *onceBackend) Submit(ctx context.Context, in conversation.Input) (bool, 
 	defer b.mu.Unlock()
 	b.submits++
 	if _, ok := b.kept[in.ID]; ok || b.refuse {
-		return false, ctx.Err()
+		return b.spooling && !b.refuse, ctx.Err()
 	}
 	b.kept[in.ID] = in
 	return true, ctx.Err()
 }
 
 func (b *onceBackend) Input(ctx context.Context, id string) (conversation.Input, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.lookupErr != nil {
 		return conversation.Input{}, b.lookupErr
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	if b.lookupFails > 0 {
+		b.lookupFails--
+		return conversation.Input{}, conversation.ErrUnavailable
+	}
 	in, ok := b.kept[id]
 	if !ok {
 		return conversation.Input{}, conversation.ErrNotFound
 	}
 	in.Status = conversation.InputDone
+	if b.undecodable[id] {
+		in.Command = nil
+		return in, &conversation.UndecodableError{Input: in, Err: errors.New("unexpected end of JSON input")}
+	}
 	return in, ctx.Err()
 }
 
@@ -66,6 +81,13 @@ func (b *onceBackend) Forwarded(ctx context.Context, id string) ([]conversation.
 		return nil, ctx.Err()
 	}
 	return []conversation.Key{{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: "1.2"}}, ctx.Err()
+}
+
+// submitted returns the number of Submit calls so far.
+func (b *onceBackend) submitted() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.submits
 }
 
 // keptIDs returns the ids of the inputs kept.
@@ -90,12 +112,19 @@ func keyedAPI(t *testing.T, b *onceBackend) *Server {
 	return newServer(cfg)
 }
 
+// emptyKey, given to startKeyed, sends the Idempotency-Key header with no value.
+const emptyKey = "\x00empty"
+
 // startKeyed posts a start of sized in channel with inputs, as secret, with
 // Idempotency-Key key ("": none); it returns the status, the input id and the body.
 func startKeyed(t *testing.T, s *Server, secret, key, channel string, inputs map[string]string) (int, string, string) {
 	t.Helper()
 	h := http.Header{}
-	if key != "" {
+	switch key {
+	case "":
+	case emptyKey:
+		h["Idempotency-Key"] = []string{""}
+	default:
 		h.Set("Idempotency-Key", key)
 	}
 	w := postWith(t, s, secret, "/v1/runs", map[string]any{"workflow": "sized", "channel": channel, "inputs": inputs}, h)
@@ -130,6 +159,9 @@ func TestStartWithIdempotencyKeyStartsOnce(t *testing.T) {
 	code, again, body := startKeyed(t, s, ci, "order-7731", "C1", topic)
 	if code != http.StatusCreated || again != first || !strings.Contains(body, `"run"`) {
 		t.Fatalf("the start sent again: %d %q (want 201 and %q, with the run) %s", code, again, first, body)
+	}
+	if n := b.submitted(); n != 1 {
+		t.Errorf("%d submits for a start and its repeat, want 1: a repeat found kept is not submitted again", n)
 	}
 	var wg sync.WaitGroup
 	codes, ids := make([]int, 4), make([]string, 4)
@@ -191,13 +223,39 @@ func TestStartWithIdempotencyKeyNotTaken(t *testing.T) {
 	if code, _, body := startKeyed(t, s, ci, "k1", "C1", topic); code != http.StatusServiceUnavailable || !strings.Contains(body, "same Idempotency-Key") {
 		t.Errorf("a keyed start not taken, the store down: %d %s; want 503 asking for the same key", code, body)
 	}
-	b.refuse, b.submits = false, 0
-	for _, key := range []string{"clé", "a b", strings.Repeat("k", 256)} {
+	b.refuse, b.submits, b.lookupErr = false, 0, nil
+	for _, key := range []string{"clé", "a b", strings.Repeat("k", 256), emptyKey} {
 		if code, _, body := startKeyed(t, s, ci, key, "C1", topic); code != http.StatusUnprocessableEntity || !strings.Contains(body, "Idempotency-Key") {
 			t.Errorf("Idempotency-Key %.20q: %d %s; want 422", key, code, body)
 		}
 	}
 	if b.submits != 0 {
 		t.Errorf("%d submits for keys refused, want 0", b.submits)
+	}
+}
+
+// TestStartWithIdempotencyKeyReusedWhileUnchecked: a key reused for another start
+// while the store could not be asked before the submit (the database down: the
+// spool takes the repeat, which it does not hold) is refused with 422 once the store
+// answers, not answered with the first start's run as this one's; a kept input
+// whose payload does not decode matches no start (422, not a 503 to retry for
+// ever).
+func TestStartWithIdempotencyKeyReusedWhileUnchecked(t *testing.T) {
+	b := newOnceBackend()
+	s := keyedAPI(t, b)
+	const ci = "ci-bot-secret-0123456789"
+	if code, _, body := startKeyed(t, s, ci, "k1", "C1", map[string]string{"topic": "tea"}); code != http.StatusCreated {
+		t.Fatalf("the first start: %d %s", code, body)
+	}
+	b.spooling, b.lookupFails = true, 1
+	code, _, body := startKeyed(t, s, ci, "k1", "C1", map[string]string{"topic": "coffee"})
+	if code != http.StatusUnprocessableEntity || !strings.Contains(body, "header.Idempotency-Key") {
+		t.Errorf("the key reused while the store could not be asked: %d %s; want 422", code, body)
+	}
+	b.spooling = false
+	_, id, _ := startKeyed(t, s, ci, "k2", "C1", map[string]string{"topic": "tea"})
+	b.undecodable = map[string]bool{id: true}
+	if code, _, body := startKeyed(t, s, ci, "k2", "C1", map[string]string{"topic": "tea"}); code != http.StatusUnprocessableEntity {
+		t.Errorf("a repeat of an input whose payload does not decode: %d %s; want 422", code, body)
 	}
 }

@@ -233,13 +233,26 @@ type listRunsOutput struct {
 }
 
 type startRunInput struct {
-	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" pattern:"^[!-~]+$" doc:"A key of your choosing, 1 to 255 visible ASCII characters, that makes the request safe to send again: the same token sending the same key starts at most one run, and each repeat answers as the first would (201 with the run, 202 while it is pending, 502 if it failed). Reusing the key for another workflow, channel or inputs answers 422. Kept as long as the run's input is (RETENTION_DAYS). docs/api.md, \"Starting a run safely\"."`
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"255" pattern:"^[!-~]+$" doc:"A key of your choosing, 1 to 255 visible ASCII characters, that makes the request safe to send again: the same token sending the same key starts at most one run, and each repeat answers with that run as it is now (201), 202 while it is pending, 502 if it failed. Reusing the key for another workflow, channel, workspace or inputs answers 422; an empty value too. Kept until RETENTION_DAYS after the first request. docs/api.md, \"Starting a run safely\"."`
 	Body           struct {
 		Workflow string            `json:"workflow" minLength:"1" doc:"The workflow's name (GET /v1/workflows)."`
 		Channel  string            `json:"channel" minLength:"1" maxLength:"32" pattern:"^[A-Z0-9]+$" doc:"The channel id to start it in, such as C0123ABCD; the bot posts the thread's root message there."`
 		TeamID   string            `json:"team_id,omitempty" maxLength:"32" pattern:"^[A-Z0-9]+$" doc:"The workspace (default: the bot's)."`
 		Inputs   map[string]string `json:"inputs,omitempty" doc:"Values of the workflow's inputs, by id; every required input must be given."`
 	}
+}
+
+// Resolve refuses an Idempotency-Key header sent empty, which huma takes for no header:
+// a client whose key came out empty would lose the protection it asked for.
+func (in *startRunInput) Resolve(ctx huma.Context) []error {
+	var errs []error
+	ctx.EachHeader(func(name, value string) {
+		if strings.EqualFold(name, "Idempotency-Key") && value == "" && len(errs) == 0 {
+			errs = append(errs, &huma.ErrorDetail{Location: "header.Idempotency-Key",
+				Message: "empty: send a key of 1 to 255 visible ASCII characters, or no Idempotency-Key header"})
+		}
+	})
+	return errs
 }
 
 type startRunOutput struct {
@@ -357,16 +370,17 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	}
 	cmd := conversation.Input{ID: inputID, Key: conversation.Key{TeamID: team, ChannelID: b.Channel}, Kind: conversation.KindCommand,
 		Command: &conversation.CommandInput{Source: conversation.SourceAPI, UserID: tok.Actor(), Line: "start " + def.Name, Inputs: b.Inputs}}
-	prior, err := s.submit(ctx, cmd)
+	prior, err := s.keptStart(ctx, cmd)
+	if err == nil && prior == nil {
+		prior, err = s.submit(ctx, cmd)
+	}
 	if err != nil {
 		return nil, err
 	}
 	msg := "api: run requested"
 	if prior != nil {
 		if !sameStart(*prior, cmd) {
-			return nil, huma.Error422UnprocessableEntity("Idempotency-Key reused for another request", &huma.ErrorDetail{
-				Location: "header.Idempotency-Key", Value: in.IdempotencyKey,
-				Message: fmt.Sprintf("this token sent this key before to start %s (input %s); send a new key to start another run", startOf(*prior), inputID)})
+			return nil, keyReused(in.IdempotencyKey, *prior)
 		}
 		msg = "api: run requested again with its Idempotency-Key: the first request's input answers"
 	}
@@ -385,10 +399,58 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 		return nil, huma.Error502BadGateway(fmt.Sprintf("the bot could not start %s in %s: Slack refused the thread's root message "+
 			"(is the bot in the channel?); the log of input %s says why; once that is fixed, start it again (with a new Idempotency-Key)", def.Name, b.Channel, inputID))
 	}
+	if run != nil && prior == nil && in.IdempotencyKey != "" {
+		// Taken though its key was used before: spooled, or retried in a batch,
+		// while the store could not be asked. The run found is the first request's.
+		kept, err := s.input(ctx, inputID)
+		switch {
+		case err == nil && !sameStart(kept, cmd):
+			return nil, keyReused(in.IdempotencyKey, kept)
+		case err != nil && (run.Workflow != def.Name || run.ChannelID != b.Channel):
+			run = nil // another start's run, it seems; the store cannot say: 202
+		}
+	}
 	if run != nil {
 		out.Status, out.Body.Run = http.StatusCreated, run
 	}
 	return out, nil
+}
+
+// keyReused is the 422 of an Idempotency-Key that this token sent before for prior,
+// another start.
+func keyReused(key string, prior conversation.Input) error {
+	return huma.Error422UnprocessableEntity("Idempotency-Key reused for another request", &huma.ErrorDetail{
+		Location: "header.Idempotency-Key", Value: key,
+		Message: fmt.Sprintf("this token sent this key before to start %s (input %s); send a new key to start another run", startOf(prior), prior.ID)})
+}
+
+// keptStart returns the input kept already under start's Idempotency-Key, nil when
+// there is none or start has no key. A store that cannot say is no error: start is
+// submitted, and the intake keeps its id once all the same.
+func (s *Server) keptStart(ctx context.Context, start conversation.Input) (*conversation.Input, error) {
+	if !strings.HasPrefix(start.ID, keyedPrefix) {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+	defer cancel()
+	prior, err := s.input(ctx, start.ID)
+	switch {
+	case err == nil:
+		return &prior, nil
+	case !errors.Is(err, conversation.ErrNotFound):
+		s.log.Warn("api: a keyed start not looked up before it is submitted", "input_id", start.ID, "error", err)
+	}
+	return nil, nil
+}
+
+// input is Store.Input, with an input whose payload does not decode given without
+// it and no error: its status is right, and it matches no start (sameStart).
+func (s *Server) input(ctx context.Context, id string) (conversation.Input, error) {
+	in, err := s.cfg.Store.Input(ctx, id)
+	if ue := (*conversation.UndecodableError)(nil); errors.As(err, &ue) {
+		return ue.Input, nil
+	}
+	return in, err
 }
 
 // inputProblems checks inputs, a run's inputs by id, against def: each must be an
@@ -439,7 +501,7 @@ func (s *Server) awaitRun(ctx context.Context, inputID string, def *workflow.Def
 		if len(keys) == 0 {
 			// A command that ended without a forward posted no thread (Slack
 			// refused the root message: the bot is not in the channel, …).
-			in, err := s.cfg.Store.Input(ctx, inputID)
+			in, err := s.input(ctx, inputID)
 			if err == nil && (in.Status == conversation.InputFailed || in.Status == conversation.InputDropped) {
 				failed = in.Status
 				return true, nil
@@ -536,7 +598,7 @@ func (s *Server) submit(ctx context.Context, in conversation.Input) (prior *conv
 	case keyed:
 		// Not taken: a repeat of a kept input (the intake takes an id once), or a
 		// refusal of the flood limits. The store tells which.
-		got, err := s.cfg.Store.Input(ctx, in.ID)
+		got, err := s.input(ctx, in.ID)
 		switch {
 		case err == nil:
 			return &got, nil
