@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -230,6 +232,58 @@ func (failingReads) Forwarded(context.Context, string) ([]conversation.Key, erro
 	return nil, conversation.ErrUnavailable
 }
 
+// flakyReads is runStore whose Input and Forwarded fail their first fails calls
+// each, as a store does for a moment (a failover, a dropped connection).
+type flakyReads struct {
+	runStore
+	fails        int
+	mu           sync.Mutex
+	inputs, fwds int
+}
+
+func (f *flakyReads) Input(ctx context.Context, id string) (conversation.Input, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.inputs++; f.inputs <= f.fails {
+		return conversation.Input{}, conversation.ErrUnavailable
+	}
+	return f.runStore.Input(ctx, id)
+}
+
+func (f *flakyReads) Forwarded(context.Context, string) ([]conversation.Key, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fwds++; f.fwds <= f.fails {
+		return nil, conversation.ErrUnavailable
+	}
+	return []conversation.Key{{TeamID: "T1", ChannelID: "C1", ThreadTS: "1.2"}}, nil
+}
+
+// TestWriteWaitOutlastsAStoreFailingForAMoment: a write whose reads fail for a
+// moment while it waits for its turn tries them again within its wait, and
+// answers with the run (200 done; 201 for a start), not a 202 at the first failure.
+func TestWriteWaitOutlastsAStoreFailingForAMoment(t *testing.T) {
+	for _, tc := range []struct {
+		name, path string
+		body       any
+		want       int
+	}{
+		{"Cancel", "/v1/runs/T1-C1-1.2:cancel", nil, http.StatusOK},
+		{"Start", "/v1/runs", map[string]any{"workflow": "pitch", "channel": "C1"}, http.StatusCreated},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &flakyReads{runStore: runStore{ws: pendingRun()}, fails: 3}
+			s := writeAPI(t, st, &keptSubmitter{})
+			s.cfg.Wait = 30 * time.Second // far more than 3 retries take: the test waits on the answer, never on the clock
+			w := postAs(t, s, writeSecret, tc.path, tc.body)
+			var out keptAnswer
+			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != tc.want || out.Run == nil {
+				t.Errorf("%d %s (%v): want %d with the run", w.Code, w.Body, err, tc.want)
+			}
+		})
+	}
+}
+
 // hangingLoad is runStore whose Load hangs until its context ends; a context
 // without a deadline is refused at once, so that a test of it cannot hang.
 type hangingLoad struct{ runStore }
@@ -332,6 +386,30 @@ func TestWriteKeptAnswers202WhateverTheStoreDoesNext(t *testing.T) {
 			w := postAs(t, writeAPI(t, st, sub), writeSecret, "/v1/runs/T1-C1-1.2:cancel", nil)
 			if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "did not answer in time") || len(sub.inputs) != 0 {
 				t.Errorf("%d %s with %d inputs submitted, want 503 saying the store did not answer in time, none submitted", w.Code, w.Body, len(sub.inputs))
+			}
+		})
+	}
+}
+
+// TestReadAgainstAHangingStoreAnswers503: a GET whose store read hangs, honouring its
+// context or not, answers 503 within Config.StoreTimeout and the grace, though the
+// request carries no deadline of its own.
+func TestReadAgainstAHangingStoreAnswers503(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	for name, st := range map[string]Store{
+		"StuckLoad":   stuckLoad{runStore{ws: pendingRun()}, release},
+		"HangingLoad": hangingLoad{runStore{ws: pendingRun()}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newServer(Config{Store: st, Submitter: &keptSubmitter{}, Workflows: pitchSet(t), TeamID: "T1", StoreTimeout: writeTimeout,
+				Tokens: []Token{{Name: "ci-bot", Secret: writeSecret, Scopes: []Scope{ScopeRunsRead}}}})
+			r := httptest.NewRequest(http.MethodGet, "/v1/runs/T1-C1-1.2", nil)
+			r.Header.Set("Authorization", "Bearer "+writeSecret)
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, r)
+			if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "did not answer in time") {
+				t.Errorf("%d %s, want 503 saying the store did not answer in time", w.Code, w.Body)
 			}
 		})
 	}

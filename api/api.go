@@ -81,7 +81,8 @@ type Config struct {
 	// (Submitter.Submit; a Slack envelope's has the ack's deadline instead,
 	// docs/architecture.md, "Accepted means stored"), answer 503 past it and
 	// storeGrace; its reads after the wait (Wait) answer 202 without the run. A
-	// read-only request's store calls have no bound but the client's.
+	// read-only request (GET) has StoreTimeout for all its work, and answers 503
+	// past it.
 	StoreTimeout time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
@@ -132,7 +133,7 @@ func newServer(cfg Config) *Server {
 	c := apiConfig()
 	c.Transformers = []huma.Transformer{s.scrub}
 	s.api = humago.New(s.mux, c)
-	s.api.UseMiddleware(s.authenticate)
+	s.api.UseMiddleware(s.authenticate, s.boundReads)
 	s.register()
 	return s
 }
@@ -206,6 +207,19 @@ func (s *Server) authenticate(ctx huma.Context, next func(huma.Context)) {
 	next(huma.WithValue(ctx, actorKey{}, tok))
 	s.log.Info("api request", "token", tok.Name, "method", ctx.Method(), "path", ctx.URL().Path,
 		"status", ctx.Status(), "duration", time.Since(start))
+}
+
+// boundReads gives a read-only request (GET, HEAD) Config.StoreTimeout for its
+// work, as a write has for each of its store calls: a store that does not answer
+// in time answers 503 (storeError), not a request held while it hangs.
+func (s *Server) boundReads(ctx huma.Context, next func(huma.Context)) {
+	if m := ctx.Method(); m != http.MethodGet && m != http.MethodHead {
+		next(ctx)
+		return
+	}
+	c, cancel := context.WithTimeout(ctx.Context(), s.cfg.StoreTimeout)
+	defer cancel()
+	next(huma.WithContext(ctx, c))
 }
 
 // secured returns op needing scope: declared in its security requirement (OpenAPI

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/threadwright/threadwright/conversation"
@@ -615,24 +616,37 @@ func (s *Server) submit(ctx context.Context, in conversation.Input) (prior *conv
 	return nil, huma.Error429TooManyRequests("refused by the flood limits; try again later")
 }
 
-// poll calls done every 100 ms until it reports true, fails, or Config.Wait (or
-// ctx) ends; the end of the wait is not an error, done's error is returned.
+// poll calls done every 100 ms until it reports true, or Config.Wait (or ctx) ends.
+// A call that fails is tried again after a backoff (100 ms, doubling to 5 s), so
+// that a store failing for a moment does not end the wait. The end of the wait is
+// not an error: poll returns the last call's error when that call failed, nil
+// otherwise.
 func (s *Server) poll(ctx context.Context, done func(ctx context.Context) (bool, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Wait)
 	defer cancel()
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
+	retry := backoff.NewExponentialBackOff(backoff.WithInitialInterval(100*time.Millisecond), backoff.WithMaxInterval(5*time.Second),
+		backoff.WithMaxElapsedTime(0))
+	var last error
 	for {
 		ok, err := done(ctx)
 		switch {
 		case ok:
 			return nil
-		case err != nil && ctx.Err() == nil:
-			return err
+		case ctx.Err() != nil:
+			return last // the wait ended during the call
 		}
+		last = err
+		wait := 100 * time.Millisecond
+		if err != nil {
+			wait = retry.NextBackOff()
+		} else {
+			retry.Reset()
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-			return nil
+			t.Stop()
+			return last
 		case <-t.C:
 		}
 	}

@@ -230,7 +230,9 @@ func (failedStartStore) Input(_ context.Context, id string) (conversation.Input,
 // for a run that will never exist.
 func TestStartRunThatFailedSaysSo(t *testing.T) {
 	s, sub, _ := testServer(t)
-	s.cfg.Store, s.cfg.Wait = failedStartStore{}, 3*time.Second
+	cfg := s.cfg
+	cfg.Store, cfg.Wait = failedStartStore{}, 3*time.Second
+	s = newServer(cfg) // its store wrapped as New wraps it (answeringStore)
 	w := post(t, s, "/v1/runs", map[string]any{"workflow": "sized", "channel": "C1", "inputs": map[string]string{"topic": "meal kits"}})
 	if w.Code != http.StatusBadGateway || w.Header().Get("Content-Type") != "application/problem+json" || sub.n != 1 {
 		t.Fatalf("a start whose command failed: %d %s", w.Code, w.Body)
