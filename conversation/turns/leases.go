@@ -414,15 +414,51 @@ func (ls leases) applyRequests(key conversation.Key, r *active, st conversation.
 	if r == nil {
 		return
 	}
-	if st.Message > r.seq && r.stoppable && r.interruptible && r.run == "" {
-		ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
-		r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
+	if st.Message > max(r.seq, r.checked) && r.stoppable && r.interruptible && r.run == "" {
+		r.checked = st.Message
+		if r.messageTS == "" {
+			ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
+			r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
+		} else {
+			// Whether it was sent after the turn's message is in the store.
+			ls.bg.Add(1)
+			go ls.stopIfNewer(key, r, st)
+		}
 	}
 	if st.Stop.Target != "" && r.stoppable && r.stoppedBy(st.Stop.Target) {
 		ls.log.Info("a Stop button on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID, "by", st.Stop.By)
 		r.cancel(conversation.Stopped{By: st.Stop.By})
 		go ls.clearSignal(key)
 	}
+}
+
+// pendingScan bounds the pending inputs stopIfNewer reads.
+const pendingScan = 100
+
+// stopIfNewer stops r, the running turn of thread key, when a person's message that
+// another replica enqueued after r's input (Seq above r.seq, up to st.Message) was
+// sent after the newest message r answers (active.newerMessage); a late first copy of
+// an older message leaves it running. When the store cannot say (it fails, or more
+// than pendingScan inputs wait), it stops r, as a newer message would. It runs on
+// ls.bg.
+func (ls leases) stopIfNewer(key conversation.Key, r *active, st conversation.LeaseState) {
+	defer ls.bg.Done()
+	ctx, cancel := context.WithTimeout(ls.bgCtx, 10*time.Second)
+	defer cancel()
+	pending, err := ls.cfg.Store.Pending(ctx, key, pendingScan)
+	newer := err != nil || len(pending) >= pendingScan
+	for _, in := range pending {
+		if in.Seq > r.seq && in.Seq <= st.Message && in.Kind == conversation.KindUserMessage && in.Message != nil && r.newerMessage(in.Message) {
+			newer = true
+		}
+	}
+	if !newer {
+		ls.log.Info("an older message, delivered late to another replica, waits for the running turn", conversation.LogKeyThread, key.String(),
+			conversation.LogKeyInput, r.inputID)
+		return
+	}
+	ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
+	r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
 }
 
 // clearSignal removes an applied stop request, so that it does not stop a later

@@ -28,7 +28,8 @@ import (
 func TestNewMessageStopsOnlyAnOlderTurn(t *testing.T) {
 	k := conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: "1.0"}
 	in := func(id string) conversation.Input {
-		return conversation.Input{ID: id, Key: k, Kind: conversation.KindUserMessage, Message: &conversation.UserMessage{UserID: "U1", Text: id}}
+		return conversation.Input{ID: id, Key: k, Kind: conversation.KindUserMessage,
+			Message: &conversation.UserMessage{UserID: "U1", Text: id, TS: "1700000002.000100"}}
 	}
 	for _, c := range []struct {
 		name    string
@@ -36,6 +37,9 @@ func TestNewMessageStopsOnlyAnOlderTurn(t *testing.T) {
 		stops   bool
 	}{
 		{"OlderTurn", active{inputID: "m1", stoppable: true, interruptible: true}, true},
+		{"OlderMessagesTurn", active{inputID: "m1", stoppable: true, interruptible: true, messageTS: "1700000002.000099"}, true},
+		// A late first copy of a message sent before the one the turn answers.
+		{"NewerMessagesTurn", active{inputID: "m1", stoppable: true, interruptible: true, messageTS: "1700000010.000000"}, false},
 		{"ItsOwnTurn", active{inputID: "m2", stoppable: true, interruptible: true}, false},
 		{"NotStoppable", active{inputID: "m1", interruptible: true}, false},
 		{"PipelineRun", active{inputID: "m1", stoppable: true, interruptible: true, run: "run:1"}, false},
@@ -53,6 +57,93 @@ func TestNewMessageStopsOnlyAnOlderTurn(t *testing.T) {
 			stopped := errors.As(context.Cause(ctx), &by)
 			if got != c.stops || stopped != c.stops {
 				t.Fatalf("stopOlder = %v, turn stopped %v; want %v", got, stopped, c.stops)
+			}
+		})
+	}
+}
+
+// A turn knows the newest message it answers (the newest of a merged burst, by Slack
+// ts), which a message must be newer than to stop it.
+func TestStartRunKnowsItsNewestMessage(t *testing.T) {
+	k := conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: "1.0"}
+	m := func(ts string) *conversation.UserMessage { return &conversation.UserMessage{UserID: "U1", TS: ts} }
+	burst := conversation.Input{ID: "m1", Key: k, Kind: conversation.KindUserMessage, Message: m("1700000001.000000"),
+		Burst: []conversation.Input{{ID: "m3", Message: m("1700000003.000000"), Seq: 3}, {ID: "m2", Message: m("1700000002.000000"), Seq: 4}}}
+	for _, c := range []struct {
+		in   conversation.Input
+		want string
+	}{
+		{burst, "1700000003.000000"},
+		{conversation.Input{ID: "c1", Key: k, Kind: conversation.KindCommand, Command: &conversation.CommandInput{Line: "cancel"}}, ""},
+	} {
+		ts, th := &threadSet{m: map[conversation.Key]*thread{}}, &thread{}
+		ts.startRun(th, c.in, func(error) {}, true)
+		if th.run.messageTS != c.want {
+			t.Errorf("the turn of %s answers the message of ts %q, want %q", c.in.ID, th.run.messageTS, c.want)
+		}
+	}
+}
+
+// pendingStore answers Pending with pending, or err, and counts the calls.
+type pendingStore struct {
+	conversation.Store
+	pending []conversation.Input
+	err     error
+	calls   atomic.Int32
+}
+
+func (s *pendingStore) Pending(ctx context.Context, _ conversation.Key, _ int) ([]conversation.Input, error) {
+	s.calls.Add(1)
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s.pending, ctx.Err()
+}
+
+// TestAnotherReplicasMessageStopsOnlyANewerTurn: a person's message that another
+// replica stored (LeaseState.Message, brought by the renewal) stops the running turn
+// when it was sent after the message the turn answers, and not when it is a late
+// first copy of an older one; when the store cannot say, it stops the turn, as
+// before; a turn that answers no message is stopped without asking; one message is
+// looked up once, however many renewals bring it.
+func TestAnotherReplicasMessageStopsOnlyANewerTurn(t *testing.T) {
+	k := conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: "1.0"}
+	msg := func(seq int64, ts string) conversation.Input {
+		return conversation.Input{ID: fmt.Sprint("m", seq), Key: k, Seq: seq, Kind: conversation.KindUserMessage,
+			Message: &conversation.UserMessage{UserID: "U2", TS: ts}}
+	}
+	running := msg(5, "1700000005.000000")
+	for _, c := range []struct {
+		name      string
+		messageTS string
+		pending   []conversation.Input
+		err       error
+		stops     bool
+		lookups   int32
+	}{
+		{"Newer", running.Message.TS, []conversation.Input{running, msg(6, "1700000006.000000")}, nil, true, 1},
+		{"OlderDeliveredLate", running.Message.TS, []conversation.Input{running, msg(6, "1700000004.000000")}, nil, false, 1},
+		{"StoreFails", running.Message.TS, nil, conversation.ErrUnavailable, true, 1},
+		{"TurnAnswersNoMessage", "", nil, nil, true, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			st := &pendingStore{pending: c.pending, err: c.err}
+			ls := leases{env: &env{cfg: Config{Store: st}, log: slog.New(slog.DiscardHandler), threads: &threadSet{m: map[conversation.Key]*thread{}},
+				bg: &sync.WaitGroup{}, bgCtx: context.Background()}}
+			r := &active{inputID: running.ID, seq: running.Seq, cancel: cancel, stoppable: true, interruptible: true, messageTS: c.messageTS}
+			state := conversation.LeaseState{Message: 6, MessageBy: "U2"}
+			for range 3 { // three renewals bring the same message
+				ls.applyRequests(k, r, state)
+				ls.bg.Wait()
+			}
+			var by conversation.Stopped
+			if stopped := errors.As(context.Cause(ctx), &by); stopped != c.stops || (stopped && (!by.NewMessage || by.By != "U2")) {
+				t.Errorf("turn stopped %v (%+v), want %v", stopped, by, c.stops)
+			}
+			if n := st.calls.Load(); n != c.lookups {
+				t.Errorf("%d lookups of the pending inputs, want %d", n, c.lookups)
 			}
 		})
 	}

@@ -79,6 +79,20 @@ type active struct {
 	// interruptible is true when a newer person's message stops the turn (the
 	// channel's policy is interrupt; burst.go).
 	interruptible bool
+	// messageTS is the Slack ts of the newest person's message the turn answers (""
+	// for another input): a message stops the turn only when it was sent after it,
+	// not a late first copy of an older one (newerMessage).
+	messageTS string
+	// checked is the newest LeaseState.Message applyRequests has looked at.
+	checked int64
+}
+
+// newerMessage reports whether m, a person's message that arrived while a runs, was
+// sent after the newest message a answers, or a answers none: only then does it stop
+// a. A copy of an older message that Slack delivers late (its first delivery failed)
+// is answered after a, in its turn, and leaves a's answer alone.
+func (a *active) newerMessage(m *conversation.UserMessage) bool {
+	return a.messageTS == "" || m == nil || conversation.CompareTS(m.TS, a.messageTS) > 0
 }
 
 // isClosed reports whether Shutdown has begun.
@@ -162,7 +176,11 @@ func (ts *threadSet) startRun(t *thread, in conversation.Input, cancel context.C
 	if n := len(in.Burst); n > 0 {
 		seq = in.Burst[n-1].Seq
 	}
-	t.run = &active{inputID: in.ID, seq: seq, cancel: cancel, pokes: t.pokes, interruptible: interruptible}
+	msgTS := ""
+	if msgs := in.BurstMessages(); len(msgs) > 0 {
+		msgTS = msgs[len(msgs)-1].TS
+	}
+	t.run = &active{inputID: in.ID, seq: seq, cancel: cancel, pokes: t.pokes, interruptible: interruptible, messageTS: msgTS}
 }
 
 // endRun forgets t's running turn.
@@ -211,13 +229,14 @@ func (a *active) stoppedBy(target string) bool {
 }
 
 // stopOlder cancels the thread's running turn in this process with cause when it is
-// stoppable, interruptible, works on no pipeline run, and is not in's own turn. It
-// reports whether it did.
+// stoppable, interruptible, works on no pipeline run, is not in's own turn, and
+// answers no message sent after in's (active.newerMessage). It reports whether it did.
 func (ts *threadSet) stopOlder(in conversation.Input, cause conversation.Stopped) bool {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t := ts.m[in.Key]
-	if t == nil || t.run == nil || !t.run.stoppable || !t.run.interruptible || t.run.run != "" || t.run.inputID == in.ID {
+	if t == nil || t.run == nil || !t.run.stoppable || !t.run.interruptible || t.run.run != "" || t.run.inputID == in.ID ||
+		!t.run.newerMessage(in.Message) {
 		return false
 	}
 	t.run.cancel(cause)
