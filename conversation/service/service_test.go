@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -756,6 +757,52 @@ func TestServiceNewMessageOnAnotherReplicaStops(t *testing.T) {
 	}
 	if got := <-execA.started; got != "actually, second" {
 		t.Fatalf("A's next turn ran %q", got)
+	}
+	close(execA.release)
+}
+
+// logLines is a slog handler's output that a test can wait on.
+type logLines struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logLines) has(s string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Contains(l.buf.String(), s)
+}
+
+// TestServiceLateOlderMessageOnAnotherReplicaWaits: under interrupt, a late first
+// copy of a message sent before the one whose turn runs on replica A, stored by
+// replica B, does not stop that turn: A looks it up at its renewal and lets the turn
+// run; a message sent after it does stop it. The older message is answered in its
+// turn, after the stopped one, then the newer.
+func TestServiceLateOlderMessageOnAnotherReplicaWaits(t *testing.T) {
+	st := openStore(t, t.TempDir())
+	msgrA, logs := newMessenger(), &logLines{}
+	execA := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
+	a := newService(t, service.Config{Store: st, Messenger: msgrA, Executor: execA, Owner: "A", Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	submit(t, a, mention(key, "100.2", "the question"))
+	<-execA.started
+	msgrA.wait(t) // progress message
+	b := newService(t, service.Config{Store: st, Messenger: newMessenger(), Executor: &echo{}, Owner: "B"})
+	submit(t, b, reply(key, "100.1", "an older question, delivered late"))
+	waitUntil(t, "A looked the older message up", func() bool { return logs.has("an older message, delivered late, waits for the running turn") })
+	submit(t, b, reply(key, "100.3", "a newer question"))
+	if got := msgrA.wait(t); !strings.HasPrefix(got, "Stopped: a newer message arrived") {
+		t.Fatalf("A replied %q, want the running turn stopped by the newer message, not before", got)
+	}
+	for _, want := range []string{"an older question, delivered late", "a newer question"} {
+		if got := <-execA.started; got != want {
+			t.Fatalf("A's next turn ran %q, want %q", got, want)
+		}
 	}
 	close(execA.release)
 }

@@ -414,13 +414,16 @@ func (ls leases) applyRequests(key conversation.Key, r *active, st conversation.
 	if r == nil {
 		return
 	}
-	if st.Message > max(r.seq, r.checked) && r.stoppable && r.interruptible && r.run == "" {
-		r.checked = st.Message
+	if st.Message > r.seq && r.stopsForMessage() && !r.looking && (st.Message > r.checked || r.lookups < maxLookups) {
+		if st.Message > r.checked {
+			r.checked, r.lookups = st.Message, 0
+		}
 		if r.messageTS == "" {
 			ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
 			r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
 		} else {
 			// Whether it was sent after the turn's message is in the store.
+			r.looking = true
 			ls.bg.Add(1)
 			go ls.stopIfNewer(key, r, st)
 		}
@@ -432,15 +435,22 @@ func (ls leases) applyRequests(key conversation.Key, r *active, st conversation.
 	}
 }
 
-// pendingScan bounds the pending inputs stopIfNewer reads.
-const pendingScan = 100
+const (
+	// pendingScan bounds the pending inputs stopIfNewer reads.
+	pendingScan = 100
+	// maxLookups bounds the lookups of one LeaseState.Message that find no newer
+	// message: a newer one stored by a transaction that commits after an older
+	// one's, whose Seq is below it, is found by the next renewal's.
+	maxLookups = 3
+)
 
 // stopIfNewer stops r, the running turn of thread key, when a person's message that
 // another replica enqueued after r's input (Seq above r.seq, up to st.Message) was
 // sent after the newest message r answers (active.newerMessage); a late first copy of
 // an older message leaves it running. When the store cannot say (it fails, or more
-// than pendingScan inputs wait), it stops r, as a newer message would. It runs on
-// ls.bg.
+// than pendingScan inputs wait), it stops r, as a newer message would. It stops r
+// only while r still runs and a message still stops it (Run.Freeze: an answer being
+// posted is not cut short). It runs on ls.bg.
 func (ls leases) stopIfNewer(key conversation.Key, r *active, st conversation.LeaseState) {
 	defer ls.bg.Done()
 	ctx, cancel := context.WithTimeout(ls.bgCtx, 10*time.Second)
@@ -452,13 +462,21 @@ func (ls leases) stopIfNewer(key conversation.Key, r *active, st conversation.Le
 			newer = true
 		}
 	}
-	if !newer {
-		ls.log.Info("an older message, delivered late to another replica, waits for the running turn", conversation.LogKeyThread, key.String(),
-			conversation.LogKeyInput, r.inputID)
-		return
+	ts := ls.threads
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	r.looking = false
+	if newer {
+		r.lookups = maxLookups // this message is settled
 	}
-	ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
-	r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
+	switch t := ts.m[key]; {
+	case !newer:
+		r.lookups++
+		ls.log.Info("an older message, delivered late, waits for the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
+	case t != nil && t.run == r && r.stopsForMessage():
+		ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
+		r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
+	}
 }
 
 // clearSignal removes an applied stop request, so that it does not stop a later

@@ -84,28 +84,36 @@ func TestStartRunKnowsItsNewestMessage(t *testing.T) {
 	}
 }
 
-// pendingStore answers Pending with pending, or err, and counts the calls.
+// pendingStore answers Pending with the next of answers (the last one again once
+// they run out), or err, and counts the calls; during is called in each first.
 type pendingStore struct {
 	conversation.Store
-	pending []conversation.Input
+	answers [][]conversation.Input
 	err     error
+	during  func()
 	calls   atomic.Int32
 }
 
 func (s *pendingStore) Pending(ctx context.Context, _ conversation.Key, _ int) ([]conversation.Input, error) {
-	s.calls.Add(1)
+	n := int(s.calls.Add(1))
+	if s.during != nil {
+		s.during()
+	}
 	if s.err != nil {
 		return nil, s.err
 	}
-	return s.pending, ctx.Err()
+	return s.answers[min(n, len(s.answers))-1], ctx.Err()
 }
 
 // TestAnotherReplicasMessageStopsOnlyANewerTurn: a person's message that another
 // replica stored (LeaseState.Message, brought by the renewal) stops the running turn
 // when it was sent after the message the turn answers, and not when it is a late
-// first copy of an older one; when the store cannot say, it stops the turn, as
-// before; a turn that answers no message is stopped without asking; one message is
-// looked up once, however many renewals bring it.
+// first copy of an older one, an edit, or not yet the message the renewal named;
+// when the store cannot say (it fails, a full page), it stops the turn, as before; a
+// turn that answers no message is stopped without asking; a turn frozen meanwhile
+// (its answer being posted) is not stopped. A message is looked up once when the
+// lookup finds it newer, and at most maxLookups times when not, so that a newer one
+// committed after it (with a lower Seq) is found by a later renewal.
 func TestAnotherReplicasMessageStopsOnlyANewerTurn(t *testing.T) {
 	k := conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: "1.0"}
 	msg := func(seq int64, ts string) conversation.Input {
@@ -113,29 +121,50 @@ func TestAnotherReplicasMessageStopsOnlyANewerTurn(t *testing.T) {
 			Message: &conversation.UserMessage{UserID: "U2", TS: ts}}
 	}
 	running := msg(5, "1700000005.000000")
+	newer, older := msg(6, "1700000006.000000"), msg(6, "1700000004.000000")
+	edit := newer
+	edit.Kind = conversation.KindEdit
+	full := []conversation.Input{running}
+	for i := range pendingScan - 1 {
+		full = append(full, msg(int64(7+i), "1700000004.000000"))
+	}
+	var ls leases
 	for _, c := range []struct {
 		name      string
 		messageTS string
-		pending   []conversation.Input
+		answers   [][]conversation.Input
 		err       error
+		freeze    bool
 		stops     bool
 		lookups   int32
 	}{
-		{"Newer", running.Message.TS, []conversation.Input{running, msg(6, "1700000006.000000")}, nil, true, 1},
-		{"OlderDeliveredLate", running.Message.TS, []conversation.Input{running, msg(6, "1700000004.000000")}, nil, false, 1},
-		{"StoreFails", running.Message.TS, nil, conversation.ErrUnavailable, true, 1},
-		{"TurnAnswersNoMessage", "", nil, nil, true, 0},
+		{"Newer", running.Message.TS, [][]conversation.Input{{running, newer}}, nil, false, true, 1},
+		{"OlderDeliveredLate", running.Message.TS, [][]conversation.Input{{running, older}}, nil, false, false, maxLookups},
+		{"NewerCommittedLater", running.Message.TS, [][]conversation.Input{{running, msg(7, "1700000004.000000")},
+			{running, newer, msg(7, "1700000004.000000")}}, nil, false, true, 2},
+		{"NewerButNotYetNamed", running.Message.TS, [][]conversation.Input{{running, older, msg(7, "1700000009.000000")}}, nil, false, false, maxLookups},
+		{"AnEdit", running.Message.TS, [][]conversation.Input{{running, edit}}, nil, false, false, maxLookups},
+		{"FullPage", running.Message.TS, [][]conversation.Input{full}, nil, false, true, 1},
+		{"StoreFails", running.Message.TS, nil, conversation.ErrUnavailable, false, true, 1},
+		{"FrozenMeanwhile", running.Message.TS, [][]conversation.Input{{running, newer}}, nil, true, false, 1},
+		{"TurnAnswersNoMessage", "", nil, nil, false, true, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
-			st := &pendingStore{pending: c.pending, err: c.err}
-			ls := leases{env: &env{cfg: Config{Store: st}, log: slog.New(slog.DiscardHandler), threads: &threadSet{m: map[conversation.Key]*thread{}},
-				bg: &sync.WaitGroup{}, bgCtx: context.Background()}}
+			st := &pendingStore{answers: c.answers, err: c.err}
 			r := &active{inputID: running.ID, seq: running.Seq, cancel: cancel, stoppable: true, interruptible: true, messageTS: c.messageTS}
+			threads := &threadSet{m: map[conversation.Key]*thread{k: {run: r}}}
+			if c.freeze {
+				st.during = func() { threads.markRun(k, func(a *active) { a.stoppable = false }) } // Run.Freeze
+			}
+			ls = leases{env: &env{cfg: Config{Store: st}, log: slog.New(slog.DiscardHandler), threads: threads, bg: &sync.WaitGroup{},
+				bgCtx: context.Background()}}
 			state := conversation.LeaseState{Message: 6, MessageBy: "U2"}
-			for range 3 { // three renewals bring the same message
+			for range maxLookups + 2 { // renewals bring the same message
+				threads.mu.Lock()
 				ls.applyRequests(k, r, state)
+				threads.mu.Unlock()
 				ls.bg.Wait()
 			}
 			var by conversation.Stopped

@@ -83,9 +83,17 @@ type active struct {
 	// for another input): a message stops the turn only when it was sent after it,
 	// not a late first copy of an older one (newerMessage).
 	messageTS string
-	// checked is the newest LeaseState.Message applyRequests has looked at.
+	// checked is the newest LeaseState.Message applyRequests has looked up
+	// (stopIfNewer); lookups counts the lookups of it that found no newer message
+	// (maxLookups once one found it newer), and looking is true while one runs.
 	checked int64
+	lookups int
+	looking bool
 }
+
+// stopsForMessage reports whether a person's message stops a: a is stoppable,
+// interruptible, and works on no pipeline run.
+func (a *active) stopsForMessage() bool { return a.stoppable && a.interruptible && a.run == "" }
 
 // newerMessage reports whether m, a person's message that arrived while a runs, was
 // sent after the newest message a answers, or a answers none: only then does it stop
@@ -235,8 +243,7 @@ func (ts *threadSet) stopOlder(in conversation.Input, cause conversation.Stopped
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	t := ts.m[in.Key]
-	if t == nil || t.run == nil || !t.run.stoppable || !t.run.interruptible || t.run.run != "" || t.run.inputID == in.ID ||
-		!t.run.newerMessage(in.Message) {
+	if t == nil || t.run == nil || !t.run.stopsForMessage() || t.run.inputID == in.ID || !t.run.newerMessage(in.Message) {
 		return false
 	}
 	t.run.cancel(cause)
