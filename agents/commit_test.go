@@ -4,14 +4,12 @@ package agents
 // the WorkflowAgent's tests (package agents_test) cover it through their methods.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"reflect"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,35 +17,18 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 const noteTool = "commit_note"
-
-// lockedBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // loopFixture is a CommitLoop for commit_note against a fake OpenAI server; note is
 // the text the accepted call committed.
 type loopFixture struct {
 	srv  *openaitest.Server
 	loop CommitLoop
-	logs *lockedBuffer
+	logs *logtest.Buffer
 	note string
 }
 
@@ -55,7 +36,7 @@ func newLoopFixture(tb testing.TB, reminders int) *loopFixture {
 	tb.Helper()
 	srv := openaitest.NewServer()
 	tb.Cleanup(srv.Close)
-	logs := new(lockedBuffer)
+	logs := new(logtest.Buffer)
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	f := &loopFixture{srv: srv, logs: logs}
 	f.loop = CommitLoop{

@@ -19,7 +19,4 @@ var (
 	lacks          = agentstest.Lacks
 )
 
-type (
-	syncBuffer = agentstest.LogBuffer
-	statuses   = agentstest.Statuses
-)
+type statuses = agentstest.Statuses

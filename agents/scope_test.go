@@ -12,12 +12,13 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
 const hrScope = "questions about ACME's HR policies & benefits"
 
-func newScopeChecker(tb testing.TB, srv *openaitest.Server, edit ...func(*agents.ScopeConfig)) (*agents.ScopeChecker, *syncBuffer) {
+func newScopeChecker(tb testing.TB, srv *openaitest.Server, edit ...func(*agents.ScopeConfig)) (*agents.ScopeChecker, *logtest.Buffer) {
 	tb.Helper()
 	logger, logs := testLogger()
 	cfg := agents.ScopeConfig{

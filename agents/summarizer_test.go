@@ -12,10 +12,11 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
-func newSummarizer(tb testing.TB, srv *openaitest.Server, edit ...func(*agents.SummarizerConfig)) (*agents.Summarizer, *syncBuffer) {
+func newSummarizer(tb testing.TB, srv *openaitest.Server, edit ...func(*agents.SummarizerConfig)) (*agents.Summarizer, *logtest.Buffer) {
 	tb.Helper()
 	logger, logs := testLogger()
 	cfg := agents.SummarizerConfig{Client: newClient(tb, srv), Model: "gpt-small", Logger: logger}

@@ -14,6 +14,7 @@ import (
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/workflow"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -70,7 +71,7 @@ func audienceRequest(edit ...func(*conversation.ArtifactRequest)) conversation.A
 	return r
 }
 
-func newWorkflowAgent(tb testing.TB, srv *openaitest.Server, edit ...func(*agents.WorkflowAgentConfig)) (*agents.WorkflowAgent, *syncBuffer) {
+func newWorkflowAgent(tb testing.TB, srv *openaitest.Server, edit ...func(*agents.WorkflowAgentConfig)) (*agents.WorkflowAgent, *logtest.Buffer) {
 	tb.Helper()
 	logger, logs := testLogger()
 	cfg := agents.WorkflowAgentConfig{

@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/agents/mcp"
+	"github.com/threadwright/threadwright/testkit/logtest"
 )
 
 // The test binary doubles as a stdio MCP server: a test runs it (os.Args[0]) with
@@ -209,29 +208,11 @@ func newHTTPServer() *httptest.Server {
 	}))
 }
 
-// logBuffer collects log output safely across goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // MustConnect connects cfg with a logger writing to the returned buffer, and closes
 // the sources at the end of the test.
-func MustConnect(tb testing.TB, cfg mcp.Config) (*mcp.Sources, *logBuffer) {
+func MustConnect(tb testing.TB, cfg mcp.Config) (*mcp.Sources, *logtest.Buffer) {
 	tb.Helper()
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srcs, err := mcp.Connect(context.Background(), cfg, logger)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -246,7 +247,7 @@ func TestE2EPersonsRenameSticks(t *testing.T) {
 // agent), threads are answered as before, and the log says why once.
 func TestE2ESessionsRefused(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
-	var logs syncBuffer
+	var logs logtest.Buffer
 	h.logs = &logs
 	h.emu.RefuseSessions(true)
 	h.start()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/threadwright/threadwright/api"
 	"github.com/threadwright/threadwright/store/storetest"
+	"github.com/threadwright/threadwright/testkit/logtest"
 )
 
 const (
@@ -125,7 +126,7 @@ func testE2EAPI(t *testing.T, databaseURL string) {
 	h.env["API_ADDR"] = "127.0.0.1:0"
 	h.env["API_TOKENS"] = "ci-bot:" + ciSecret + ";scope=admin,viewer:" + viewerSecret + ";scope=runs:read runs:write"
 	h.env["APPROVER_USER_IDS"] = alice + ",api:ci-bot"
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	h.start()
 	c := apiClient{t: t, base: "http://" + h.main.APIAddr()}

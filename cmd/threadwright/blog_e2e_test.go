@@ -18,6 +18,7 @@ import (
 	"github.com/threadwright/threadwright/conversation/workflow"
 	"github.com/threadwright/threadwright/playground/demo"
 	"github.com/threadwright/threadwright/prompts"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -128,7 +129,7 @@ func testBlogBriefSourcesAndFinalFields(t *testing.T, enhance, large bool) {
 	case large:
 		h.env["MODEL_PROFILES"] = writeFile(t, "profiles.yaml", "large:\n  base_url: "+second.URL()+"\n  model: large-model\n")
 	}
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	h.start()
 	// The operator, not the thread, is told where the article is written.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -12,12 +11,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -26,24 +25,6 @@ import (
 // requests changes through the modal, approves every artifact and downloads the
 // report. It needs Debian's chromium (.ci/run installs it; CHROMIUM_PATH overrides
 // where it is) and saves screenshots in $TEST_ARTIFACTS_DIR (default ../../artifacts).
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func chromiumPath(t *testing.T) string {
 	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
@@ -61,7 +42,7 @@ func chromiumPath(t *testing.T) string {
 // startDev runs `threadwright dev` on free ports, with env added to its environment,
 // and returns the page's URL and what it printed so far. Empty variables are unset, so
 // that the defaults apply.
-func startDev(t *testing.T, env map[string]string) (string, *syncBuffer) {
+func startDev(t *testing.T, env map[string]string) (string, *logtest.Buffer) {
 	t.Helper()
 	vars := map[string]string{"DEV_ADDR": "127.0.0.1:0", "DATA_DIR": t.TempDir(), "HTTP_ADDR": "127.0.0.1:0", "LOG_LEVEL": "info",
 		"OPENAI_API_KEY": "", "OPENAI_BASE_URL": "", "SLACK_BOT_TOKEN": "", "SLACK_APP_TOKEN": "", "SLACK_API_URL": "", "DATABASE_URL": "",
@@ -75,7 +56,7 @@ func startDev(t *testing.T, env map[string]string) (string, *syncBuffer) {
 			os.Unsetenv(k)
 		}
 	}
-	out := &syncBuffer{}
+	out := &logtest.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"dev"}, out, testWriter{t}) }()

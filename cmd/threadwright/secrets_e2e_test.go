@@ -18,6 +18,7 @@ import (
 	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store/storetest"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -58,7 +59,7 @@ func TestE2ESecretsNeverReachLogsOrSlack(t *testing.T) {
 		wfHarness: &wfHarness{harness: newHarness(t, emulator.Config{BotToken: botToken, AppToken: appToken}), model: &cannedModel{}},
 		blog:      newBlogModel(),
 	}
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	echo := func(auth string) openaitest.Response {
 		key := strings.TrimPrefix(auth, "Bearer ")
@@ -132,7 +133,7 @@ func assertNoSecrets(t *testing.T, log, sent string, secrets []string) {
 func TestE2EProfileKeyNeverReachesLogsOrSlack(t *testing.T) {
 	const profileKey = "sk-e2e-PROFILESECRET-6666"
 	h := newWorkflowHarness(t)
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	second := openaitest.NewServer()
 	t.Cleanup(second.Close)
@@ -198,7 +199,7 @@ func TestE2EReadyzHidesTheStoreError(t *testing.T) {
 	}
 	t.Cleanup(proxy.Stop)
 	h := newHarness(t, emulator.Config{})
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	h.env["DATABASE_URL"] = strings.Replace(dsn, host, proxy.Listen, 1)
 	h.start()

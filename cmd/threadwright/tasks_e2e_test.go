@@ -16,6 +16,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/turns"
 	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -177,7 +178,7 @@ func TestE2EStreamedStopWhenTheSessionIsNotSet(t *testing.T) {
 func TestE2EStreamedStopWithoutTheStopEvent(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
 	h.env["STREAM_ANSWERS"] = "true"
-	var logs syncBuffer
+	var logs logtest.Buffer
 	h.logs = &logs
 	h.start()
 	h.emu.UnsubscribeSessionStop(true)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents"
 	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -191,7 +192,7 @@ func tracedTurn(t *testing.T, env map[string]string) (spanTree, string) {
 	for k, v := range env {
 		h.env[k] = v
 	}
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	h.tools = func(r *agents.Registry) error {
 		return r.Register(agents.ToolSpec{Name: "weather", Description: "Reports the weather", Category: "Test",
@@ -379,7 +380,7 @@ func TestE2ETraceOffWithoutEndpoint(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
 	h.env["OTEL_EXPORTER_OTLP_ENDPOINT"] = ""
 	h.env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"] = ""
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	h.start()
 	if otel.GetTracerProvider() != before {

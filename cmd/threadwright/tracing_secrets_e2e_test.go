@@ -6,6 +6,7 @@ import (
 
 	"github.com/threadwright/threadwright/agents/mcp"
 	"github.com/threadwright/threadwright/playground/emulator"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
 )
 
@@ -17,7 +18,7 @@ func TestE2ETracingSecretsNotLogged(t *testing.T) {
 	h := newHarness(t, emulator.Config{})
 	h.env["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://otel-user-token:otel-pass-secret@127.0.0.1:1/?api-key=otel-query-secret"
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20otel-header-secret,x-tenant=acme")
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	h.start()
 	h.ai.Push(openaitest.Response{Text: "traced"})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/threadwright/threadwright/store/storetest"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"github.com/threadwright/threadwright/webhook"
 )
 
@@ -205,7 +206,7 @@ func TestE2EWebhookRefusesLoopback(t *testing.T) {
 	recv := newReceiver(t, secret)
 	h := newWorkflowHarness(t)
 	h.webhookEnv(recv.srv.URL, secret)
-	logs := &syncBuffer{}
+	logs := &logtest.Buffer{}
 	h.logs = logs
 	h.start()
 	h.startWorkflow(alice, "product-brief")

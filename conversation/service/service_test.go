@@ -16,6 +16,7 @@ import (
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/conversation/service"
 	"github.com/threadwright/threadwright/store/sqlite"
+	"github.com/threadwright/threadwright/testkit/logtest"
 )
 
 // fakeMessenger records replies and statuses; thread history is scripted. It keeps
@@ -761,24 +762,6 @@ func TestServiceNewMessageOnAnotherReplicaStops(t *testing.T) {
 	close(execA.release)
 }
 
-// logLines is a slog handler's output that a test can wait on.
-type logLines struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (l *logLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logLines) has(s string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Contains(l.buf.String(), s)
-}
-
 // TestServiceLateOlderMessageOnAnotherReplicaWaits: under interrupt, a late first
 // copy of a message sent before the one whose turn runs on replica A, stored by
 // replica B, does not stop that turn: A looks it up at its renewal and lets the turn
@@ -786,7 +769,7 @@ func (l *logLines) has(s string) bool {
 // turn, after the stopped one, then the newer.
 func TestServiceLateOlderMessageOnAnotherReplicaWaits(t *testing.T) {
 	st := openStore(t, t.TempDir())
-	msgrA, logs := newMessenger(), &logLines{}
+	msgrA, logs := newMessenger(), &logtest.Buffer{}
 	execA := &blockingExecutor{started: make(chan string, 4), release: make(chan struct{})}
 	a := newService(t, service.Config{Store: st, Messenger: msgrA, Executor: execA, Owner: "A", Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	submit(t, a, mention(key, "100.2", "the question"))
@@ -794,7 +777,9 @@ func TestServiceLateOlderMessageOnAnotherReplicaWaits(t *testing.T) {
 	msgrA.wait(t) // progress message
 	b := newService(t, service.Config{Store: st, Messenger: newMessenger(), Executor: &echo{}, Owner: "B"})
 	submit(t, b, reply(key, "100.1", "an older question, delivered late"))
-	waitUntil(t, "A looked the older message up", func() bool { return logs.has("an older message, delivered late, waits for the running turn") })
+	waitUntil(t, "A looked the older message up", func() bool {
+		return strings.Contains(logs.String(), "an older message, delivered late, waits for the running turn")
+	})
 	submit(t, b, reply(key, "100.3", "a newer question"))
 	if got := msgrA.wait(t); !strings.HasPrefix(got, "Stopped: a newer message arrived") {
 		t.Fatalf("A replied %q, want the running turn stopped by the newer message, not before", got)

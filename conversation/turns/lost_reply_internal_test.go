@@ -18,6 +18,7 @@ import (
 	"github.com/threadwright/threadwright/store/postgres"
 	"github.com/threadwright/threadwright/store/sqlite"
 	"github.com/threadwright/threadwright/store/storetest"
+	"github.com/threadwright/threadwright/testkit/logtest"
 )
 
 // lostReplyStore loses the reply of the first store call that freed the lease (a
@@ -140,7 +141,7 @@ func testLostReply(t *testing.T, kept bool, handler func(m *replies, submit func
 	db := openSQLite(t)
 	st := &lostReplyStore{Store: db, kept: kept}
 	m := &replies{want: 2, done: make(chan struct{})}
-	logs, met := &logBuffer{}, &outcomes{}
+	logs, met := &logtest.Buffer{}, &outcomes{}
 	var rt *Runtime
 	submit := func() {
 		if _, err := rt.Submit(ctx, mention("m2", 1)); err != nil {

@@ -1,7 +1,6 @@
 package turns
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/threadwright/threadwright/conversation"
 	"github.com/threadwright/threadwright/store/sqlite"
+	"github.com/threadwright/threadwright/testkit/logtest"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -558,24 +558,6 @@ func TestConfirmAsksAgainForALeaseTheRenewalMissed(t *testing.T) {
 	})
 }
 
-// logBuffer is a log's output that the test reads while the runtime writes it.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestUndecodableInputFails: an input whose stored payload does not decode (a corrupt
 // row, or a newer version's) is finished as failed, with an error log naming it, and
 // the thread goes on with its next input, rather than retrying it for ever. The
@@ -605,7 +587,7 @@ func TestUndecodableInputFails(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	logs := &logBuffer{}
+	logs := &logtest.Buffer{}
 	h := startHandler{started: make(chan string, 8)}
 	notices := &noticeLog{}
 	rt := New(Config{Store: db, Messenger: notices, Logger: slog.New(slog.NewTextHandler(logs, nil)), MergeWindow: time.Millisecond}, h)
