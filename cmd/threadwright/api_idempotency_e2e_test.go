@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/threadwright/threadwright/api"
 	"github.com/threadwright/threadwright/store/storetest"
@@ -70,5 +73,69 @@ func testE2EAPIStartOnce(t *testing.T, databaseURL string) {
 	c.expect(http.StatusOK, "GET", "/v1/runs?channel="+general+"&status=running", ciSecret, nil, &list)
 	if len(list.Runs) != 2 {
 		t.Errorf("running runs of %s: %+v; want 2", general, list.Runs)
+	}
+}
+
+// TestE2EAPIStartOnceThroughADatabaseCut: a client starts a run while the database is
+// cut off (a proxy between the replica and Postgres); the replica spools the start,
+// and the client gives up waiting, as a client does. Once the database is back, the
+// client sends the start again with its Idempotency-Key until it is answered: 201
+// with the run, the one run of that key. The channel shows one thread for it, and a
+// repeat after that answers the same run.
+func TestE2EAPIStartOnceThroughADatabaseCut(t *testing.T) {
+	c := newCluster(t, storetest.PostgresDSN(t))
+	c.cuttable()
+	c.ai.Handle((&cannedModel{}).respond)
+	c.env["API_ADDR"] = "127.0.0.1:0"
+	c.env["API_TOKENS"] = "ci-bot:" + ciSecret + ";scope=admin"
+	r := c.startMain("a")
+	base := "http://" + r.main.APIAddr()
+	roots := len(c.emu.BotMessages(general, ""))
+	brief := map[string]any{"workflow": "product-brief", "channel": general, "inputs": map[string]string{"topic": "meal kits for students"}}
+	body, err := json.Marshal(brief)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(client *http.Client) (int, api.Run, error) {
+		req, err := http.NewRequest(http.MethodPost, base+"/v1/runs", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+ciSecret)
+		req.Header.Set("Idempotency-Key", "brief-during-the-outage")
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, api.Run{}, err
+		}
+		defer resp.Body.Close()
+		var out struct{ Run *api.Run }
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		if out.Run == nil {
+			return resp.StatusCode, api.Run{}, nil
+		}
+		return resp.StatusCode, *out.Run, nil
+	}
+
+	c.cut()
+	if code, _, err := start(&http.Client{Timeout: 3 * time.Second}); err == nil {
+		t.Fatalf("the start during the outage answered %d within 3 s; want the client to give up waiting", code)
+	}
+	c.restore()
+	var run api.Run
+	c.waitFor("the start sent again to answer 201", func() bool {
+		code, got, err := start(http.DefaultClient)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run = got
+		return code == http.StatusCreated // 429 while the spooled start is not in the database yet
+	})
+	if code, again, err := start(http.DefaultClient); err != nil || code != http.StatusCreated || again.ID != run.ID {
+		t.Fatalf("a repeat after the outage: %d %+v (%v); want 201 and run %s", code, again, err, run.ID)
+	}
+	c.settle()
+	if got := len(c.emu.BotMessages(general, "")) - roots; got != 1 {
+		t.Errorf("%d threads posted in %s for one key, want 1", got, general)
 	}
 }
