@@ -28,6 +28,10 @@ type onceBackend struct {
 	lookupErr        error
 	lookupFails      int
 	undecodable      map[string]bool
+	// inSpool are the inputs waiting in the spool (Spooled); drained, when set, is
+	// moved into kept by the drain as Spooled is asked about it.
+	inSpool map[string]conversation.Input
+	drained bool
 
 	mu      sync.Mutex
 	kept    map[string]conversation.Input
@@ -46,6 +50,9 @@ func (b *onceBackend) Submit(ctx context.Context, in conversation.Input) (bool, 
 	b.submits++
 	if _, ok := b.kept[in.ID]; ok || b.refuse {
 		return b.spooling && !b.refuse, ctx.Err()
+	}
+	if _, ok := b.inSpool[in.ID]; ok {
+		return false, ctx.Err() // the spool takes an id once
 	}
 	b.kept[in.ID] = in
 	return true, ctx.Err()
@@ -81,6 +88,20 @@ func (b *onceBackend) Forwarded(ctx context.Context, id string) ([]conversation.
 		return nil, ctx.Err()
 	}
 	return []conversation.Key{{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: "1.2"}}, ctx.Err()
+}
+
+// Spooled reports whether id waits in the spool; with drained, the drain stores it
+// first (it is in the store, no longer in the spool, by the time this answers).
+func (b *onceBackend) Spooled(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	in, ok := b.inSpool[id]
+	if ok && b.drained {
+		delete(b.inSpool, id)
+		b.kept[id] = in
+		return false
+	}
+	return ok
 }
 
 // submitted returns the number of Submit calls so far.
@@ -257,5 +278,27 @@ func TestStartWithIdempotencyKeyReusedWhileUnchecked(t *testing.T) {
 	b.undecodable = map[string]bool{id: true}
 	if code, _, body := startKeyed(t, s, ci, "k2", "C1", map[string]string{"topic": "tea"}); code != http.StatusUnprocessableEntity {
 		t.Errorf("a repeat of an input whose payload does not decode: %d %s; want 422", code, body)
+	}
+}
+
+// TestStartWithIdempotencyKeyRepeatedWhileSpooled: a repeat of a keyed start that
+// waits in this replica's spool (the store was down; it is not in the store yet) is
+// taken as the repeat it is (202 while its run is not there), not refused with 429;
+// one the spool's drain stores between the two looks is found in the store.
+func TestStartWithIdempotencyKeyRepeatedWhileSpooled(t *testing.T) {
+	b := newOnceBackend()
+	s := keyedAPI(t, b)
+	const ci = "ci-bot-secret-0123456789"
+	topic := map[string]string{"topic": "tea"}
+	id := keyedInputID("ci-bot", "k1")
+	b.inSpool = map[string]conversation.Input{id: {ID: id}}
+	if code, got, body := startKeyed(t, s, ci, "k1", "C1", topic); code != http.StatusAccepted || got != id {
+		t.Errorf("a repeat of a spooled start: %d %q %s; want 202 with %s", code, got, body, id)
+	}
+	start := conversation.Input{ID: id, Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}, Kind: conversation.KindCommand,
+		Command: &conversation.CommandInput{Source: conversation.SourceAPI, UserID: "api:ci-bot", Line: "start sized", Inputs: topic}}
+	b.inSpool[id], b.drained = start, true
+	if code, got, body := startKeyed(t, s, ci, "k1", "C1", topic); code != http.StatusCreated || got != id {
+		t.Errorf("a repeat of a start the drain stored meanwhile: %d %q %s; want 201 with %s", code, got, body, id)
 	}
 }

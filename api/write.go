@@ -50,23 +50,43 @@ func (s *Server) submit(ctx context.Context, in conversation.Input) (prior *conv
 	case accepted:
 		return nil, nil
 	case keyed:
-		// Not taken: a repeat of a kept input (the intake takes an id once), or a
-		// refusal of the flood limits. The store tells which.
-		got, err := s.input(ctx, in.ID)
+		return s.repeatOf(ctx, in.ID)
+	}
+	return nil, huma.Error429TooManyRequests("refused by the flood limits; try again later")
+}
+
+// spoolReader is a Submitter that tells whether an input waits in its local spool
+// for the store (conversation/service.Service does: docs/architecture.md,
+// "Accepted means stored").
+type spoolReader interface {
+	Spooled(id string) bool
+}
+
+// repeatOf looks up input id, a start with an Idempotency-Key that the Submitter
+// did not take: a repeat of an input kept before (the intake takes an id once), or a
+// refusal of the flood limits. It returns the input the store holds, or nil and no
+// error for one that waits in this process's spool (spoolReader), which the caller
+// treats as taken. Errors: 503 when the store cannot say; 429 for a refusal, or an
+// input another replica spooled and has not stored yet.
+func (s *Server) repeatOf(ctx context.Context, id string) (*conversation.Input, error) {
+	sp, _ := s.cfg.Submitter.(spoolReader)
+	for range 2 {
+		got, err := s.input(ctx, id)
 		switch {
 		case err == nil:
 			return &got, nil
 		case !errors.Is(err, conversation.ErrNotFound):
-			s.log.Warn("api: a keyed input not taken, not looked up", "input_id", in.ID, "error", err)
-			return nil, huma.Error503ServiceUnavailable("the store did not say whether input " + in.ID +
+			s.log.Warn("api: a keyed input not taken, not looked up", "input_id", id, "error", err)
+			return nil, huma.Error503ServiceUnavailable("the store did not say whether input " + id +
 				" was kept before; send the request again with the same Idempotency-Key")
+		case sp != nil && sp.Spooled(id):
+			return nil, nil
 		}
-		// Not in the store: refused, or spooled a moment ago while the store was
-		// down and not yet moved into it (the same key then answers as a repeat).
-		return nil, huma.Error429TooManyRequests("refused by the flood limits, or kept a moment ago and not stored yet; " +
-			"try again later with the same Idempotency-Key")
+		// In neither: refused, or the spool's drain stored it between the two
+		// looks: the store is asked once more.
 	}
-	return nil, huma.Error429TooManyRequests("refused by the flood limits; try again later")
+	return nil, huma.Error429TooManyRequests("refused by the flood limits, or kept by another replica a moment ago and not stored yet; " +
+		"try again later with the same Idempotency-Key")
 }
 
 // poll calls done every 100 ms until it reports true, or Config.Wait (or ctx) ends.

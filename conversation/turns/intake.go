@@ -130,6 +130,12 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 	return accepted, err
 }
 
+// Spooled reports whether input id waits in this process's spool for the store
+// (docs/architecture.md, "Accepted means stored"): it is kept, though the store does
+// not hold it yet. An input past the limits' tracking bound (maxTrackedPending
+// spooled at once) reads false.
+func (s *intake) Spooled(id string) bool { return s.limits.isSpooled(id) }
+
 // forTheBot reports whether in may be for the bot: false for a thread reply, without
 // a mention, in a thread the bot is not part of (Store.Exists). unchecked is true when
 // the store did not answer in time, with a spool: the reply is to be spooled, and the
