@@ -25,8 +25,8 @@ func (s runStore) Load(_ context.Context, key conversation.Key, _ int) (*convers
 	return &conversation.Checkpoint{Conversation: conversation.Conversation{Key: key, State: conversation.State{Workflow: s.ws.Clone()}}}, nil
 }
 
-func (runStore) Messages(context.Context, conversation.Key, int64, int, conversation.Role) ([]conversation.Message, error) {
-	return nil, nil
+func (runStore) Messages(ctx context.Context, _ conversation.Key, _ int64, _ int, _ conversation.Role) ([]conversation.Message, error) {
+	return nil, ctx.Err()
 }
 
 func (runStore) Input(_ context.Context, id string) (conversation.Input, error) {
@@ -412,5 +412,33 @@ func TestReadAgainstAHangingStoreAnswers503(t *testing.T) {
 				t.Errorf("%d %s, want 503 saying the store did not answer in time", w.Code, w.Body)
 			}
 		})
+	}
+}
+
+// slowLinks is a Permalinker that answers only when its context ends, as
+// chat.getPermalink does while slack-go waits out a 429's Retry-After.
+type slowLinks struct{}
+
+func (slowLinks) Permalink(ctx context.Context, _ conversation.Key, _ string) (string, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		return "", errors.New("slowLinks: the context has no deadline: Permalink would hang")
+	}
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// TestReadWithASlowSlackAnswersTheRun: a GET of a run while Slack does not answer
+// chat.getPermalink answers 200 with the run and no link once the link's own bound
+// passes, not a 503 blaming the store, whose reads come after it.
+func TestReadWithASlowSlackAnswersTheRun(t *testing.T) {
+	s := newServer(Config{Store: runStore{ws: pendingRun()}, Submitter: &keptSubmitter{}, Workflows: pitchSet(t), TeamID: "T1",
+		StoreTimeout: permalinkTimeout + time.Second, Links: slowLinks{},
+		Tokens: []Token{{Name: "ci-bot", Secret: writeSecret, Scopes: []Scope{ScopeRunsRead}}}})
+	r := httptest.NewRequest(http.MethodGet, "/v1/runs/T1-C1-1.2", nil)
+	r.Header.Set("Authorization", "Bearer "+writeSecret)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	if w.Code != http.StatusOK || strings.Contains(w.Body.String(), "permalink") {
+		t.Errorf("%d %s, want 200 with the run and no permalink", w.Code, w.Body)
 	}
 }

@@ -90,18 +90,21 @@ func (b *onceBackend) Forwarded(ctx context.Context, id string) ([]conversation.
 	return []conversation.Key{{TeamID: in.Key.TeamID, ChannelID: in.Key.ChannelID, ThreadTS: "1.2"}}, ctx.Err()
 }
 
-// Spooled reports whether id waits in the spool; with drained, the drain stores it
-// first (it is in the store, no longer in the spool, by the time this answers).
-func (b *onceBackend) Spooled(id string) bool {
+// Spooled returns id as the spool holds it; with drained, the drain stores it first
+// (it is in the store, no longer in the spool, by the time this answers).
+func (b *onceBackend) Spooled(ctx context.Context, id string) (*conversation.Input, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	in, ok := b.inSpool[id]
-	if ok && b.drained {
+	switch {
+	case !ok:
+		return nil, ctx.Err()
+	case b.drained:
 		delete(b.inSpool, id)
 		b.kept[id] = in
-		return false
+		return nil, ctx.Err()
 	}
-	return ok
+	return &in, ctx.Err()
 }
 
 // submitted returns the number of Submit calls so far.
@@ -283,21 +286,25 @@ func TestStartWithIdempotencyKeyReusedWhileUnchecked(t *testing.T) {
 
 // TestStartWithIdempotencyKeyRepeatedWhileSpooled: a repeat of a keyed start that
 // waits in this replica's spool (the store was down; it is not in the store yet) is
-// taken as the repeat it is (202 while its run is not there), not refused with 429;
-// one the spool's drain stores between the two looks is found in the store.
+// taken as the repeat it is (202 while its run is not there), not refused with 429,
+// and a reuse of its key for another start is refused with 422; one the spool's
+// drain stores between the two looks is found in the store.
 func TestStartWithIdempotencyKeyRepeatedWhileSpooled(t *testing.T) {
 	b := newOnceBackend()
 	s := keyedAPI(t, b)
 	const ci = "ci-bot-secret-0123456789"
 	topic := map[string]string{"topic": "tea"}
 	id := keyedInputID("ci-bot", "k1")
-	b.inSpool = map[string]conversation.Input{id: {ID: id}}
+	start := conversation.Input{ID: id, Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}, Kind: conversation.KindCommand,
+		Command: &conversation.CommandInput{Source: conversation.SourceAPI, UserID: "api:ci-bot", Line: "start sized", Inputs: topic}}
+	b.inSpool = map[string]conversation.Input{id: start}
 	if code, got, body := startKeyed(t, s, ci, "k1", "C1", topic); code != http.StatusAccepted || got != id {
 		t.Errorf("a repeat of a spooled start: %d %q %s; want 202 with %s", code, got, body, id)
 	}
-	start := conversation.Input{ID: id, Key: conversation.Key{TeamID: "T1", ChannelID: "C1"}, Kind: conversation.KindCommand,
-		Command: &conversation.CommandInput{Source: conversation.SourceAPI, UserID: "api:ci-bot", Line: "start sized", Inputs: topic}}
-	b.inSpool[id], b.drained = start, true
+	if code, _, body := startKeyed(t, s, ci, "k1", "C1", map[string]string{"topic": "coffee"}); code != http.StatusUnprocessableEntity {
+		t.Errorf("the key of a spooled start reused for another: %d %s; want 422", code, body)
+	}
+	b.drained = true
 	if code, got, body := startKeyed(t, s, ci, "k1", "C1", topic); code != http.StatusCreated || got != id {
 		t.Errorf("a repeat of a start the drain stored meanwhile: %d %q %s; want 201 with %s", code, got, body, id)
 	}

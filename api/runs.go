@@ -190,11 +190,18 @@ func (s *Server) run(ctx context.Context, key conversation.Key, cp *conversation
 	return r, nil
 }
 
-// permalink returns the link to the thread of key, or "" (logged) when there is none.
+// permalinkTimeout bounds permalink's call, so that a slow or rate-limited Slack (a
+// 429's Retry-After is waited out) leaves a request's store reads their time.
+const permalinkTimeout = 2 * time.Second
+
+// permalink returns the link to the thread of key, or "" (logged) when there is none
+// or Slack does not answer within permalinkTimeout.
 func (s *Server) permalink(ctx context.Context, key conversation.Key) string {
 	if s.cfg.Links == nil {
 		return ""
 	}
+	ctx, cancel := context.WithTimeout(ctx, permalinkTimeout)
+	defer cancel()
 	link, err := s.cfg.Links.Permalink(ctx, key, key.ThreadTS)
 	if err != nil {
 		s.log.Warn("api: no permalink", "thread", key.String(), "error", err)

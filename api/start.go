@@ -191,7 +191,8 @@ func inputProblems(def *workflow.Definition, inputs map[string]string) []error {
 // awaitRun polls until the start command inputID of def has forwarded to its thread
 // and the thread's run is saved, and returns the run; or, when the command ended
 // without a forward (failed or dropped), its status as failed. It returns no run and
-// no status when the poll ends first. Errors: the store's, which end the poll.
+// no status when the poll ends first. Errors: the last read's, when it failed as the
+// wait (Config.Wait) ended; a read that fails before is tried again (poll).
 func (s *Server) awaitRun(ctx context.Context, inputID string, def *workflow.Definition) (run *Run, failed conversation.InputStatus, err error) {
 	err = s.poll(ctx, func(ctx context.Context) (bool, error) {
 		keys, err := s.cfg.Store.Forwarded(ctx, inputID)

@@ -55,60 +55,26 @@ func (s *Server) submit(ctx context.Context, in conversation.Input) (prior *conv
 	return nil, huma.Error429TooManyRequests("refused by the flood limits; try again later")
 }
 
-// spoolReader is a Submitter that tells whether an input waits in its local spool
-// for the store (conversation/service.Service does: docs/architecture.md,
-// "Accepted means stored").
-type spoolReader interface {
-	Spooled(id string) bool
-}
-
-// repeatOf looks up input id, a start with an Idempotency-Key that the Submitter
-// did not take: a repeat of an input kept before (the intake takes an id once), or a
-// refusal of the flood limits. It returns the input the store holds, or nil and no
-// error for one that waits in this process's spool (spoolReader), which the caller
-// treats as taken. Errors: 503 when the store cannot say; 429 for a refusal, or an
-// input another replica spooled and has not stored yet.
-func (s *Server) repeatOf(ctx context.Context, id string) (*conversation.Input, error) {
-	sp, _ := s.cfg.Submitter.(spoolReader)
-	for range 2 {
-		got, err := s.input(ctx, id)
-		switch {
-		case err == nil:
-			return &got, nil
-		case !errors.Is(err, conversation.ErrNotFound):
-			s.log.Warn("api: a keyed input not taken, not looked up", "input_id", id, "error", err)
-			return nil, huma.Error503ServiceUnavailable("the store did not say whether input " + id +
-				" was kept before; send the request again with the same Idempotency-Key")
-		case sp != nil && sp.Spooled(id):
-			return nil, nil
-		}
-		// In neither: refused, or the spool's drain stored it between the two
-		// looks: the store is asked once more.
-	}
-	return nil, huma.Error429TooManyRequests("refused by the flood limits, or kept by another replica a moment ago and not stored yet; " +
-		"try again later with the same Idempotency-Key")
-}
-
 // poll calls done every 100 ms until it reports true, or Config.Wait (or ctx) ends.
-// A call that fails is tried again after a backoff (100 ms, doubling to 5 s), so
+// A call that fails is tried again after a backoff (100 ms, about doubling, up to 5 s), so
 // that a store failing for a moment does not end the wait. The end of the wait is
 // not an error: poll returns the last call's error when that call failed, nil
 // otherwise.
 func (s *Server) poll(ctx context.Context, done func(ctx context.Context) (bool, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Wait)
 	defer cancel()
-	retry := backoff.NewExponentialBackOff(backoff.WithInitialInterval(100*time.Millisecond), backoff.WithMaxInterval(5*time.Second),
-		backoff.WithMaxElapsedTime(0))
+	retry := backoff.NewExponentialBackOff(backoff.WithInitialInterval(100*time.Millisecond), backoff.WithMultiplier(2),
+		backoff.WithMaxInterval(5*time.Second), backoff.WithMaxElapsedTime(0))
 	var last error
 	for {
 		ok, err := done(ctx)
+		last = err
 		switch {
 		case ok:
 			return nil
 		case ctx.Err() != nil:
 			return last // the wait ended during the call
 		}
-		last = err
 		wait := 100 * time.Millisecond
 		if err != nil {
 			wait = retry.NextBackOff()
@@ -123,4 +89,41 @@ func (s *Server) poll(ctx context.Context, done func(ctx context.Context) (bool,
 		case <-t.C:
 		}
 	}
+}
+
+// SpoolReader is a Submitter that gives the inputs waiting in its local spool for
+// the store (conversation/service.Service is one: docs/architecture.md, "Accepted
+// means stored"). Spooled returns nil when the spool does not hold input id.
+type SpoolReader interface {
+	Spooled(ctx context.Context, id string) (*conversation.Input, error)
+}
+
+// repeatOf looks up input id, a start with an Idempotency-Key that the Submitter
+// did not take: a repeat of an input kept before (the intake takes an id once), or a
+// refusal of the flood limits. It returns the input kept, from the store or from
+// this process's spool (SpoolReader). Errors: 503 when the store cannot say; 429
+// for a refusal, or an input another replica spooled and has not stored yet.
+func (s *Server) repeatOf(ctx context.Context, id string) (*conversation.Input, error) {
+	sp, _ := s.cfg.Submitter.(SpoolReader)
+	for range 2 {
+		got, err := s.input(ctx, id)
+		switch {
+		case err == nil:
+			return &got, nil
+		case !errors.Is(err, conversation.ErrNotFound):
+			s.log.Warn("api: a keyed input not taken, not looked up", "input_id", id, "error", err)
+			return nil, huma.Error503ServiceUnavailable("the store did not say whether input " + id +
+				" was kept before; send the request again with the same Idempotency-Key")
+		case sp != nil:
+			if in, err := sp.Spooled(ctx, id); err != nil {
+				s.log.Warn("api: a keyed input not taken, not looked up in the spool", "input_id", id, "error", err)
+			} else if in != nil {
+				return in, nil
+			}
+		}
+		// In neither: refused, or the spool's drain stored it between the two
+		// looks: the store is asked once more.
+	}
+	return nil, huma.Error429TooManyRequests("refused by the flood limits, or kept by another replica a moment ago and not stored yet; " +
+		"try again later with the same Idempotency-Key")
 }

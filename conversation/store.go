@@ -167,6 +167,8 @@ type Spool interface {
 	Put(ctx context.Context, in Input) (bool, error)
 	// Peek returns up to limit spooled inputs, oldest first.
 	Peek(ctx context.Context, limit int) ([]Input, error)
+	// Get returns spooled input id, and false when it is not spooled.
+	Get(ctx context.Context, id string) (Input, bool, error)
 	// Remove deletes spooled input id (no error when there is none).
 	Remove(ctx context.Context, id string) error
 	// Len returns how many inputs are spooled.

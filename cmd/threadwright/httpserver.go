@@ -171,6 +171,10 @@ type apiParts struct {
 	scrubber  *redact.Redactor // scrubs every response (runConfig.scrubber)
 }
 
+// The service gives the API the starts its spool holds, so that a repeat of a
+// start with an Idempotency-Key spooled while the database was down is one.
+var _ api.SpoolReader = (*service.Service)(nil)
+
 // serveAPI serves the HTTP API (package api) on API_ADDR, and returns the server,
 // which lets requests in flight end for up to 5 seconds when closed; nil when
 // API_ADDR is empty.

@@ -130,11 +130,20 @@ func (s *intake) submit(ctx context.Context, in conversation.Input, limited bool
 	return accepted, err
 }
 
-// Spooled reports whether input id waits in this process's spool for the store
-// (docs/architecture.md, "Accepted means stored"): it is kept, though the store does
-// not hold it yet. An input past the limits' tracking bound (maxTrackedPending
-// spooled at once) reads false.
-func (s *intake) Spooled(id string) bool { return s.limits.isSpooled(id) }
+// Spooled returns input id as this process's spool holds it, waiting for the store
+// (docs/architecture.md, "Accepted means stored"): kept, though the store may not
+// hold it yet. It returns nil without a spool, or when the spool does not hold it.
+// Errors: the spool's.
+func (s *intake) Spooled(ctx context.Context, id string) (*conversation.Input, error) {
+	if s.cfg.Spool == nil {
+		return nil, nil
+	}
+	in, ok, err := s.cfg.Spool.Get(ctx, id)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return &in, nil
+}
 
 // forTheBot reports whether in may be for the bot: false for a thread reply, without
 // a mention, in a thread the bot is not part of (Store.Exists). unchecked is true when

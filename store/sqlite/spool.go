@@ -111,6 +111,23 @@ func (s *Spool) Peek(ctx context.Context, limit int) ([]conversation.Input, erro
 	return ins, nil
 }
 
+// Get returns spooled input id, and false when it is not spooled.
+func (s *Spool) Get(ctx context.Context, id string) (conversation.Input, bool, error) {
+	var row string
+	err := s.db.GetContext(ctx, &row, `SELECT input FROM spooled WHERE id = ?`, id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return conversation.Input{}, false, nil
+	case err != nil:
+		return conversation.Input{}, false, classify(fmt.Errorf("read input %s from spool %s: %w", id, s.path, err))
+	}
+	var in conversation.Input
+	if err := json.Unmarshal([]byte(row), &in); err != nil {
+		return conversation.Input{}, false, fmt.Errorf("read input %s from spool %s: decode: %w", id, s.path, err)
+	}
+	return in, true, nil
+}
+
 // Remove deletes spooled input id; there is no error when there is none.
 func (s *Spool) Remove(ctx context.Context, id string) error {
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM spooled WHERE id = ?`, id); err != nil {

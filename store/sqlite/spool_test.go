@@ -76,6 +76,14 @@ func TestSpool(t *testing.T) {
 		t.Error("Put of an input without an id succeeded")
 	}
 	mustLen(t, s, 3)
+	for _, in := range ins {
+		if got, ok, err := s.Get(ctx, in.ID); !ok || err != nil || !reflect.DeepEqual(got, in) {
+			t.Errorf("Get(%s) = %+v, %v, %v; want the input put", in.ID, got, ok, err)
+		}
+	}
+	if _, ok, err := s.Get(ctx, "missing"); ok || err != nil {
+		t.Errorf("Get of an input not spooled = %v, %v; want false, nil", ok, err)
+	}
 	got, err := s.Peek(ctx, 10)
 	if err != nil {
 		t.Fatal(err)
