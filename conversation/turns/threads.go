@@ -185,8 +185,13 @@ func (ts *threadSet) startRun(t *thread, in conversation.Input, cancel context.C
 		seq = in.Burst[n-1].Seq
 	}
 	msgTS := ""
-	if msgs := in.BurstMessages(); len(msgs) > 0 {
-		msgTS = msgs[len(msgs)-1].TS
+	if in.Message != nil {
+		msgTS = in.Message.TS
+		for _, b := range in.Burst { // the newest by ts, as BurstMessages sorts them
+			if b.Message != nil && conversation.CompareTS(b.Message.TS, msgTS) > 0 {
+				msgTS = b.Message.TS
+			}
+		}
 	}
 	t.run = &active{inputID: in.ID, seq: seq, cancel: cancel, pokes: t.pokes, interruptible: interruptible, messageTS: msgTS}
 }
