@@ -82,7 +82,8 @@ type Config struct {
 	// docs/architecture.md, "Accepted means stored"), answer 503 past it and
 	// storeGrace; its reads after the wait (Wait) answer 202 without the run. A
 	// read-only request (GET) has StoreTimeout for all its work, and answers 503
-	// past it.
+	// past it; so does a knowledge source's delete, and an upload's write has six
+	// times as long (uploadTimeout).
 	StoreTimeout time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
@@ -128,6 +129,9 @@ func newServer(cfg Config) *Server {
 	}
 	if cfg.Store != nil {
 		cfg.Store = answeringStore{next: cfg.Store}
+	}
+	if cfg.Knowledge != nil {
+		cfg.Knowledge = answeringKnowledge{cfg.Knowledge}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, keys: newKeyring(cfg.Tokens), gate: newUploadGate(cfg.UploadsInFlight, cfg.UploadsPerMinute), mux: newMux()}
 	c := apiConfig()

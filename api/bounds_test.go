@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -120,5 +121,43 @@ func TestUploadBoundsConfigured(t *testing.T) {
 	}
 	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "at most 1 uploads at once") {
 		t.Errorf("a second upload with 1 in flight allowed: %d %s", w.Code, w.Body)
+	}
+}
+
+// hangingKnowledge is a knowledge base whose writes answer only when their context
+// ends, and refuse a context without a deadline (a test of it cannot hang).
+type hangingKnowledge struct{ conversation.Knowledge }
+
+func (hangingKnowledge) ReplaceSource(ctx context.Context, _, _ string, _ conversation.Origin, _ []conversation.Chunk) (bool, error) {
+	return false, waitOut(ctx)
+}
+
+func (hangingKnowledge) DeleteSource(ctx context.Context, _ string) error { return waitOut(ctx) }
+
+func waitOut(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		return errors.New("hangingKnowledge: the context has no deadline: the call would hang")
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestKnowledgeWritesAgainstAHangingStore: an upload and a delete whose store does
+// not answer answer 503, the store did not answer in time, within their bounds
+// (six times StoreTimeout for an upload), rather than holding the request, and
+// with it one of the two upload slots, for as long as the store hangs.
+func TestKnowledgeWritesAgainstAHangingStore(t *testing.T) {
+	s := newServer(Config{Store: nopStore{}, Submitter: &countingSubmitter{}, Workflows: pitchSet(t), Knowledge: hangingKnowledge{},
+		StoreTimeout: writeTimeout, Tokens: []Token{{Name: "ci-bot", Secret: writeSecret, Scopes: []Scope{ScopeKnowledgeWrite}}}})
+	w := postAs(t, s, writeSecret, "/v1/knowledge/sources", map[string]string{"source": "doc.md", "content": "# Doc\n\ntext"})
+	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "did not answer in time") {
+		t.Errorf("an upload: %d %s; want 503, the store did not answer in time", w.Code, w.Body)
+	}
+	r := httptest.NewRequest(http.MethodDelete, "/v1/knowledge/sources/doc.md", nil)
+	r.Header.Set("Authorization", "Bearer "+writeSecret)
+	d := httptest.NewRecorder()
+	s.ServeHTTP(d, r)
+	if d.Code != http.StatusServiceUnavailable || !strings.Contains(d.Body.String(), "did not answer in time") {
+		t.Errorf("a delete: %d %s; want 503, the store did not answer in time", d.Code, d.Body)
 	}
 }

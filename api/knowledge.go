@@ -114,7 +114,9 @@ func (s *Server) registerKnowledge() {
 		hash := hex.EncodeToString(sum[:])
 		tok := actor(ctx)
 		origin := conversation.Origin{By: tok.Actor(), Untrusted: !tok.Trusted}
-		changed, err := kb.ReplaceSource(ctx, name, hash, origin, chunks)
+		wctx, cancel := context.WithTimeout(ctx, s.uploadTimeout())
+		defer cancel()
+		changed, err := kb.ReplaceSource(wctx, name, hash, origin, chunks)
 		if err != nil {
 			return nil, s.storeError(err, "source "+name)
 		}
@@ -133,6 +135,8 @@ func (s *Server) registerKnowledge() {
 		if err != nil {
 			return nil, err
 		}
+		ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
+		defer cancel()
 		if err := kb.DeleteSource(ctx, in.Source); err != nil {
 			if errors.Is(err, conversation.ErrNotFound) {
 				return nil, huma.Error404NotFound("no source " + in.Source)
@@ -158,6 +162,11 @@ func checkSourceName(name string) string {
 	}
 	return ""
 }
+
+// uploadTimeout bounds an upload's write to the knowledge base: six times
+// Config.StoreTimeout (a minute by default), since a 10 MB document is thousands of
+// chunks; past it, 503.
+func (s *Server) uploadTimeout() time.Duration { return 6 * s.cfg.StoreTimeout }
 
 func (s *Server) knowledge() (conversation.Knowledge, error) {
 	if s.cfg.Knowledge == nil {

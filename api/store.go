@@ -41,3 +41,24 @@ func (s answeringStore) Input(ctx context.Context, id string) (conversation.Inpu
 func (s answeringStore) Forwarded(ctx context.Context, id string) ([]conversation.Key, error) {
 	return deadline.Answer(ctx, storeGrace, func(ctx context.Context) ([]conversation.Key, error) { return s.next.Forwarded(ctx, id) })
 }
+
+// answeringKnowledge is a knowledge base whose calls the API makes return by their
+// context's deadline and storeGrace, as answeringStore's do.
+type answeringKnowledge struct{ conversation.Knowledge }
+
+func (k answeringKnowledge) ReplaceSource(ctx context.Context, source, hash string, origin conversation.Origin, chunks []conversation.Chunk) (bool, error) {
+	return deadline.Answer(ctx, storeGrace, func(ctx context.Context) (bool, error) {
+		return k.Knowledge.ReplaceSource(ctx, source, hash, origin, chunks)
+	})
+}
+
+func (k answeringKnowledge) DeleteSource(ctx context.Context, source string) error {
+	_, err := deadline.Answer(ctx, storeGrace, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, k.Knowledge.DeleteSource(ctx, source)
+	})
+	return err
+}
+
+func (k answeringKnowledge) Sources(ctx context.Context) ([]conversation.SourceInfo, error) {
+	return deadline.Answer(ctx, storeGrace, k.Knowledge.Sources)
+}
