@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -404,10 +403,7 @@ func TestReadAgainstAHangingStoreAnswers503(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			s := newServer(Config{Store: st, Submitter: &keptSubmitter{}, Workflows: pitchSet(t), TeamID: "T1", StoreTimeout: writeTimeout,
 				Tokens: []Token{{Name: "ci-bot", Secret: writeSecret, Scopes: []Scope{ScopeRunsRead}}}})
-			r := httptest.NewRequest(http.MethodGet, "/v1/runs/T1-C1-1.2", nil)
-			r.Header.Set("Authorization", "Bearer "+writeSecret)
-			w := httptest.NewRecorder()
-			s.ServeHTTP(w, r)
+			w := requestAs(s, writeSecret, http.MethodGet, "/v1/runs/T1-C1-1.2")
 			if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "did not answer in time") {
 				t.Errorf("%d %s, want 503 saying the store did not answer in time", w.Code, w.Body)
 			}
@@ -434,10 +430,7 @@ func TestReadWithASlowSlackAnswersTheRun(t *testing.T) {
 	s := newServer(Config{Store: runStore{ws: pendingRun()}, Submitter: &keptSubmitter{}, Workflows: pitchSet(t), TeamID: "T1",
 		StoreTimeout: permalinkTimeout + time.Second, Links: slowLinks{},
 		Tokens: []Token{{Name: "ci-bot", Secret: writeSecret, Scopes: []Scope{ScopeRunsRead}}}})
-	r := httptest.NewRequest(http.MethodGet, "/v1/runs/T1-C1-1.2", nil)
-	r.Header.Set("Authorization", "Bearer "+writeSecret)
-	w := httptest.NewRecorder()
-	s.ServeHTTP(w, r)
+	w := requestAs(s, writeSecret, http.MethodGet, "/v1/runs/T1-C1-1.2")
 	if w.Code != http.StatusOK || strings.Contains(w.Body.String(), "permalink") {
 		t.Errorf("%d %s, want 200 with the run and no permalink", w.Code, w.Body)
 	}

@@ -153,10 +153,7 @@ func TestKnowledgeWritesAgainstAHangingStore(t *testing.T) {
 	if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "did not answer in time") {
 		t.Errorf("an upload: %d %s; want 503, the store did not answer in time", w.Code, w.Body)
 	}
-	r := httptest.NewRequest(http.MethodDelete, "/v1/knowledge/sources/doc.md", nil)
-	r.Header.Set("Authorization", "Bearer "+writeSecret)
-	d := httptest.NewRecorder()
-	s.ServeHTTP(d, r)
+	d := requestAs(s, writeSecret, http.MethodDelete, "/v1/knowledge/sources/doc.md")
 	if d.Code != http.StatusServiceUnavailable || !strings.Contains(d.Body.String(), "did not answer in time") {
 		t.Errorf("a delete: %d %s; want 503, the store did not answer in time", d.Code, d.Body)
 	}

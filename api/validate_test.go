@@ -89,6 +89,15 @@ func postAs(t *testing.T, s *Server, secret, path string, body any) *httptest.Re
 	return postWith(t, s, secret, path, body, nil)
 }
 
+// requestAs sends method path, with no body, with the bearer secret.
+func requestAs(s *Server, secret, method, path string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(method, path, nil)
+	r.Header.Set("Authorization", "Bearer "+secret)
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, r)
+	return w
+}
+
 // postWith is postAs with the headers of header besides.
 func postWith(t *testing.T, s *Server, secret, path string, body any, header http.Header) *httptest.ResponseRecorder {
 	t.Helper()
