@@ -80,12 +80,12 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	}
 	cmd := conversation.Input{ID: inputID, Key: conversation.Key{TeamID: team, ChannelID: b.Channel}, Kind: conversation.KindCommand,
 		Command: &conversation.CommandInput{Source: conversation.SourceAPI, UserID: tok.Actor(), Line: "start " + def.Name, Inputs: b.Inputs}}
-	prior, err := s.keptStart(ctx, cmd)
-	if err == nil && prior == nil {
-		prior, err = s.submit(ctx, cmd)
-	}
-	if err != nil {
-		return nil, err
+	prior := s.keptStart(ctx, cmd)
+	if prior == nil {
+		var err error
+		if prior, err = s.submit(ctx, cmd); err != nil {
+			return nil, err
+		}
 	}
 	msg := "api: run requested"
 	if prior != nil {
@@ -107,7 +107,7 @@ func (s *Server) startRun(ctx context.Context, in *startRunInput) (*startRunOutp
 	if failed != "" {
 		s.log.Warn("api: run not started", "token", tok.Name, "workflow", def.Name, "channel", b.Channel, "input_id", inputID, "status", failed)
 		return nil, huma.Error502BadGateway(fmt.Sprintf("the bot could not start %s in %s: Slack refused the thread's root message "+
-			"(is the bot in the channel?); the log of input %s says why; once that is fixed, start it again (with a new Idempotency-Key)", def.Name, b.Channel, inputID))
+			"(is the bot in the channel?); the log of input %s says why; once that is fixed, start it again (with a new Idempotency-Key, if you sent one)", def.Name, b.Channel, inputID))
 	}
 	if run != nil && prior == nil && in.IdempotencyKey != "" {
 		// Taken though its key was used before: spooled, or retried in a batch,
@@ -135,22 +135,22 @@ func keyReused(key string, prior conversation.Input) error {
 }
 
 // keptStart returns the input kept already under start's Idempotency-Key, nil when
-// there is none or start has no key. A store that cannot say is no error: start is
-// submitted, and the intake keeps its id once all the same.
-func (s *Server) keptStart(ctx context.Context, start conversation.Input) (*conversation.Input, error) {
+// there is none or start has no key. A store that cannot say answers nil (logged):
+// start is submitted, and the intake keeps its id once all the same.
+func (s *Server) keptStart(ctx context.Context, start conversation.Input) *conversation.Input {
 	if !strings.HasPrefix(start.ID, keyedPrefix) {
-		return nil, nil
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.StoreTimeout)
 	defer cancel()
 	prior, err := s.input(ctx, start.ID)
 	switch {
 	case err == nil:
-		return &prior, nil
+		return &prior
 	case !errors.Is(err, conversation.ErrNotFound):
 		s.log.Warn("api: a keyed start not looked up before it is submitted", "input_id", start.ID, "error", err)
 	}
-	return nil, nil
+	return nil
 }
 
 // inputProblems checks inputs, a run's inputs by id, against def: each must be an
