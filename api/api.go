@@ -83,7 +83,7 @@ type Config struct {
 	// storeGrace; its reads after the wait (Wait) answer 202 without the run. A
 	// read-only request (GET) has StoreTimeout for all its work, and answers 503
 	// past it; so does a knowledge source's delete, and an upload's write has six
-	// times as long (uploadTimeout).
+	// times as long (uploadStoreTimes).
 	StoreTimeout time.Duration
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger

@@ -91,41 +91,7 @@ func (s *Server) registerKnowledge() {
 		BodyReadTimeout: uploadReadTimeout,
 		Description:     "Split into chunks as threadwright ingest splits a file, and searched by the search_knowledge tool. At most 2 uploads run at once (503 with Retry-After past it), and a token uploads at most 10 a minute after a burst of 10 (429 with Retry-After).",
 		Errors:          []int{http.StatusUnauthorized, http.StatusNotFound, http.StatusUnprocessableEntity, http.StatusTooManyRequests, http.StatusServiceUnavailable},
-	}, ScopeKnowledgeWrite), func(ctx context.Context, in *uploadInput) (*uploadOutput, error) {
-		kb, err := s.knowledge()
-		if err != nil {
-			return nil, err
-		}
-		name := in.Body.Source
-		if msg := checkSourceName(name); msg != "" {
-			return nil, huma.Error422UnprocessableEntity("invalid source", &huma.ErrorDetail{Location: "body.source", Value: textcut.Printable(name),
-				Message: msg})
-		}
-		content := []byte(in.Body.Content)
-		if len(content) > maxDocument { // maxLength counts characters, not bytes
-			return nil, huma.Error422UnprocessableEntity("document too large", &huma.ErrorDetail{Location: "body.content",
-				Message: fmt.Sprintf("%d bytes of UTF-8; at most %d", len(content), maxDocument)})
-		}
-		chunks, err := knowledge.Chunks(name, content)
-		if err != nil {
-			return nil, huma.Error422UnprocessableEntity(err.Error())
-		}
-		sum := sha256.Sum256(content)
-		hash := hex.EncodeToString(sum[:])
-		tok := actor(ctx)
-		origin := conversation.Origin{By: tok.Actor(), Untrusted: !tok.Trusted}
-		wctx, cancel := context.WithTimeout(ctx, s.uploadTimeout())
-		defer cancel()
-		changed, err := kb.ReplaceSource(wctx, name, hash, origin, chunks)
-		if err != nil {
-			return nil, s.storeError(err, "source "+name)
-		}
-		s.log.Info("api: knowledge source uploaded", "token", actor(ctx).Name, "source", name, "chunks", len(chunks), "changed", changed)
-		out := &uploadOutput{}
-		out.Body.Source = Source{Source: name, Hash: hash, Chunks: len(chunks), IngestedAt: time.Now().UTC(), Origin: origin.By, Untrusted: origin.Untrusted}
-		out.Body.Changed = changed
-		return out, nil
-	})
+	}, ScopeKnowledgeWrite), s.upload)
 	huma.Register(s.api, secured(huma.Operation{
 		OperationID: "delete-source", Method: http.MethodDelete, Path: "/v1/knowledge/sources/{source}", Tags: []string{"knowledge"},
 		Summary: "Delete a document from the knowledge base", DefaultStatus: http.StatusNoContent,
@@ -163,10 +129,48 @@ func checkSourceName(name string) string {
 	return ""
 }
 
-// uploadTimeout bounds an upload's write to the knowledge base: six times
-// Config.StoreTimeout (a minute by default), since a 10 MB document is thousands of
-// chunks; past it, 503.
-func (s *Server) uploadTimeout() time.Duration { return 6 * s.cfg.StoreTimeout }
+// upload splits an uploaded document into chunks and replaces its source in the
+// knowledge base, its write within uploadStoreTimes × Config.StoreTimeout.
+func (s *Server) upload(ctx context.Context, in *uploadInput) (*uploadOutput, error) {
+	kb, err := s.knowledge()
+	if err != nil {
+		return nil, err
+	}
+	name := in.Body.Source
+	if msg := checkSourceName(name); msg != "" {
+		return nil, huma.Error422UnprocessableEntity("invalid source", &huma.ErrorDetail{Location: "body.source", Value: textcut.Printable(name),
+			Message: msg})
+	}
+	content := []byte(in.Body.Content)
+	if len(content) > maxDocument { // maxLength counts characters, not bytes
+		return nil, huma.Error422UnprocessableEntity("document too large", &huma.ErrorDetail{Location: "body.content",
+			Message: fmt.Sprintf("%d bytes of UTF-8; at most %d", len(content), maxDocument)})
+	}
+	chunks, err := knowledge.Chunks(name, content)
+	if err != nil {
+		return nil, huma.Error422UnprocessableEntity(err.Error())
+	}
+	sum := sha256.Sum256(content)
+	hash := hex.EncodeToString(sum[:])
+	tok := actor(ctx)
+	origin := conversation.Origin{By: tok.Actor(), Untrusted: !tok.Trusted}
+	wctx, cancel := context.WithTimeout(ctx, uploadStoreTimes*s.cfg.StoreTimeout)
+	defer cancel()
+	changed, err := kb.ReplaceSource(wctx, name, hash, origin, chunks)
+	if err != nil {
+		return nil, s.storeError(err, "source "+name)
+	}
+	s.log.Info("api: knowledge source uploaded", "token", actor(ctx).Name, "source", name, "chunks", len(chunks), "changed", changed)
+	out := &uploadOutput{}
+	out.Body.Source = Source{Source: name, Hash: hash, Chunks: len(chunks), IngestedAt: time.Now().UTC(), Origin: origin.By, Untrusted: origin.Untrusted}
+	out.Body.Changed = changed
+	return out, nil
+}
+
+// uploadStoreTimes is how many times Config.StoreTimeout an upload's write to the
+// knowledge base is given (a minute by default), since a 10 MB document is
+// thousands of chunks; past it, 503.
+const uploadStoreTimes = 6
 
 func (s *Server) knowledge() (conversation.Knowledge, error) {
 	if s.cfg.Knowledge == nil {
