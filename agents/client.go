@@ -185,13 +185,8 @@ func NewClient(cfg ClientConfig) *Client {
 	oc.BaseURL = cmp.Or(cfg.BaseURL, DefaultBaseURL)
 	hc := cfg.HTTPClient
 	if hc == nil {
-		tr := httpclient.NewTransport()
-		tr.ResponseHeaderTimeout = 0 // each attempt's Timeout bounds it, and names it ErrTimeout
-		// As many idle connections as attempts may be in flight: over HTTP/1.1 each
-		// holds one, and a burst past the idle pool would dial connections that are
-		// closed again once idle (package internal/httpclient).
-		tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, limit)
-		tr.MaxIdleConns = max(tr.MaxIdleConns, limit)
+		tr := httpclient.NewModelTransport(limit) // an idle connection for each attempt in flight
+		tr.ResponseHeaderTimeout = 0              // each attempt's Timeout bounds it, and names it ErrTimeout
 		hc = &http.Client{Transport: tr}
 	}
 	oc.HTTPClient = doer{next: hc}

@@ -14,8 +14,8 @@ import (
 const storeGrace = 250 * time.Millisecond
 
 // answeringStore is a Store whose calls return by their context's deadline and
-// storeGrace, whether or not the store honours it. A call whose context has no
-// deadline (the reads of GET requests) waits for the store as it is.
+// storeGrace, whether or not the store honours it. Every call the API makes has a
+// deadline: a write's StoreTimeout or Wait, a GET's StoreTimeout (boundReads).
 type answeringStore struct{ next Store }
 
 func (s answeringStore) Load(ctx context.Context, key conversation.Key, recent int) (*conversation.Checkpoint, error) {

@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 
+	"github.com/threadwright/threadwright/internal/profiling"
 	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store"
 	"github.com/threadwright/threadwright/testkit/openaitest"
@@ -40,11 +41,6 @@ import (
 // the tests: a replica the cluster can kill.
 const mainEnv = "THREADWRIGHT_TEST_RUN_MAIN"
 
-// profileEnv, set to a file name in a replica's environment, makes the replica write
-// its CPU profile there, from its start to its graceful stop (BURST_CPUPROFILE in
-// BenchmarkBurst).
-const profileEnv = "THREADWRIGHT_TEST_CPUPROFILE"
-
 // memProfileEnv, set to a file name in a replica's environment, makes the replica
 // write its allocation profile there (pprof's "allocs", sampled at the runtime's
 // default rate) at its graceful stop (BURST_MEMPROFILE in BenchmarkBurst). It holds
@@ -54,10 +50,15 @@ const memProfileEnv = "THREADWRIGHT_TEST_MEMPROFILE"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
-		if f := os.Getenv(profileEnv); f != "" {
-			stop := startCPUProfile(f)
+		if f := os.Getenv(profiling.CPUEnv); f != "" {
+			stop, err := profiling.StartCPU(f) // a benchmark's misuse when it fails
+			if err != nil {
+				panic(err)
+			}
 			main()
-			stop()
+			if err := stop(); err != nil {
+				panic(err)
+			}
 		} else {
 			main()
 		}
@@ -67,24 +68,6 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
-}
-
-// startCPUProfile writes the CPU profile of this process to file until the returned
-// function is called; it panics when it cannot (a benchmark's misuse).
-func startCPUProfile(file string) (stop func()) {
-	f, err := os.Create(file)
-	if err != nil {
-		panic(err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		panic(err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			panic(err)
-		}
-	}
 }
 
 // writeAllocsProfile writes this process's allocation profile to file; it panics when

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/threadwright/threadwright/internal/profiling"
 	"github.com/threadwright/threadwright/playground/emulator"
 	"github.com/threadwright/threadwright/store/storetest"
 	"github.com/threadwright/threadwright/testkit/openaitest"
@@ -192,7 +193,7 @@ func benchBurst(b *testing.B, dsn string, threads int, delay, window time.Durati
 		c.binary = os.Getenv("BURST_BINARY")
 		c.env["LOG_LEVEL"] = "info"
 		if f := os.Getenv("BURST_CPUPROFILE"); f != "" { // the replica's CPU profile, start to stop
-			c.env[profileEnv] = f
+			c.env[profiling.CPUEnv] = f
 		}
 		if f := os.Getenv("BURST_MEMPROFILE"); f != "" { // the replica's Go heap allocations, start to stop
 			c.env[memProfileEnv] = f

@@ -419,8 +419,7 @@ func (ls leases) applyRequests(key conversation.Key, r *active, st conversation.
 			r.checked, r.lookups = st.Message, 0
 		}
 		if r.messageTS == "" {
-			ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
-			r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
+			ls.stopForMessage(key, r, st)
 		} else {
 			// Whether it was sent after the turn's message is in the store.
 			r.looking = true
@@ -466,17 +465,22 @@ func (ls leases) stopIfNewer(key conversation.Key, r *active, st conversation.Le
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	r.looking = false
-	if newer {
-		r.lookups = maxLookups // this message is settled
-	}
-	switch t := ts.m[key]; {
-	case !newer:
+	if !newer {
 		r.lookups++
 		ls.log.Info("an older message, delivered late, waits for the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
-	case t != nil && t.run == r && r.stopsForMessage():
-		ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
-		r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
+		return
 	}
+	r.lookups = maxLookups // this message is settled: no more lookups of it
+	if t := ts.m[key]; t != nil && t.run == r && r.stopsForMessage() {
+		ls.stopForMessage(key, r, st)
+	}
+}
+
+// stopForMessage stops r, the running turn of thread key, for the newer person's
+// message st brings (LeaseState.Message, MessageBy). ts.mu is held.
+func (ls leases) stopForMessage(key conversation.Key, r *active, st conversation.LeaseState) {
+	ls.log.Info("a newer message on another replica stopped the running turn", conversation.LogKeyThread, key.String(), conversation.LogKeyInput, r.inputID)
+	r.cancel(conversation.Stopped{By: st.MessageBy, NewMessage: true})
 }
 
 // clearSignal removes an applied stop request, so that it does not stop a later

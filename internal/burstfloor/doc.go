@@ -26,8 +26,9 @@
 // Mode connections. So the floor is lower than any turn of the bot can be.
 //
 // It reads threadwright's SLACK_BOT_TOKEN, SLACK_APP_TOKEN, SLACK_API_URL,
-// OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL, writes its CPU profile to
-// THREADWRIGHT_TEST_CPUPROFILE when set (BenchmarkBurst's BURST_CPUPROFILE), and ends
-// on SIGTERM or SIGINT once the turns under way have made their calls (each within
-// 30 s); it exits with status 1 when it cannot start.
+// OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL, writes its CPU profile to the
+// file THREADWRIGHT_TEST_CPUPROFILE (profiling.CPUEnv) names when set
+// (BenchmarkBurst's BURST_CPUPROFILE), and ends on SIGTERM or SIGINT once the turns
+// under way have made their calls (each within 30 s); it exits with status 1 when it
+// cannot start.
 package main

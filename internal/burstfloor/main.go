@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +24,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/threadwright/threadwright/internal/httpclient"
+	"github.com/threadwright/threadwright/internal/profiling"
 )
 
 func main() {
@@ -40,24 +40,23 @@ func main() {
 }
 
 // profiled runs f, writing the process's CPU profile meanwhile to the file
-// THREADWRIGHT_TEST_CPUPROFILE names (BenchmarkBurst's BURST_CPUPROFILE), if set.
+// profiling.CPUEnv names (BenchmarkBurst's BURST_CPUPROFILE), if set.
 func profiled(f func() int) int {
-	file := os.Getenv("THREADWRIGHT_TEST_CPUPROFILE")
+	file := os.Getenv(profiling.CPUEnv)
 	if file == "" {
 		return f()
 	}
-	out, err := os.Create(file)
+	stop, err := profiling.StartCPU(file)
 	if err != nil {
 		log.Print(err)
 		return 1
 	}
-	defer out.Close()
-	if err := pprof.StartCPUProfile(out); err != nil {
+	code := f()
+	if err := stop(); err != nil {
 		log.Print(err)
 		return 1
 	}
-	defer pprof.StopCPUProfile()
-	return f()
+	return code
 }
 
 // turnTimeout bounds one mention's calls, as MODEL_TIMEOUT and the Slack calls'
@@ -99,10 +98,7 @@ func run(ctx context.Context) error {
 		slack.OptionHTTPClient(httpclient.NewSlack()), slack.OptionAPIURL(os.Getenv("SLACK_API_URL")))
 	oc := openai.DefaultConfig(os.Getenv("OPENAI_API_KEY"))
 	oc.BaseURL = os.Getenv("OPENAI_BASE_URL")
-	tr := httpclient.NewTransport() // as agents.NewClient sets it up
-	tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, limit)
-	tr.MaxIdleConns = max(tr.MaxIdleConns, limit)
-	oc.HTTPClient = &http.Client{Transport: tr}
+	oc.HTTPClient = &http.Client{Transport: httpclient.NewModelTransport(limit)} // as agents.NewClient sets it up
 	model := &modelClient{api: openai.NewClientWithConfig(oc), slots: semaphore.NewWeighted(int64(limit))}
 
 	conns, err := strconv.Atoi(cmp.Or(os.Getenv("SOCKET_CONNECTIONS"), "2"))

@@ -82,6 +82,18 @@ func NewTransport() *http.Transport {
 	}
 }
 
+// NewModelTransport returns a NewTransport that keeps an idle connection for each of
+// inFlight calls to one host (at least NewTransport's): over HTTP/1.1 each call in
+// flight holds a connection, and a burst past the idle pool would dial connections
+// that are closed again once idle. agents.NewClient's transport, with inFlight its
+// MaxConcurrent.
+func NewModelTransport(inFlight int) *http.Transport {
+	tr := NewTransport()
+	tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, inFlight)
+	tr.MaxIdleConns = max(tr.MaxIdleConns, inFlight)
+	return tr
+}
+
 // New returns an http.Client on a NewTransport. Its Timeout is zero: bound each
 // request with its context.
 func New() *http.Client {

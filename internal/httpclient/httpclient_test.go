@@ -196,3 +196,16 @@ func TestHTTP2(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// NewModelTransport keeps an idle connection for each call in flight, and never
+// fewer than NewTransport.
+func TestNewModelTransport(t *testing.T) {
+	for _, c := range []struct{ inFlight, perHost, all int }{
+		{500, 500, 500}, {200, 200, httpclient.MaxIdleConns}, {1, httpclient.MaxIdleConnsPerHost, httpclient.MaxIdleConns},
+	} {
+		tr := httpclient.NewModelTransport(c.inFlight)
+		if tr.MaxIdleConnsPerHost != c.perHost || tr.MaxIdleConns != c.all {
+			t.Errorf("NewModelTransport(%d): %d idle a host, %d in all; want %d and %d", c.inFlight, tr.MaxIdleConnsPerHost, tr.MaxIdleConns, c.perHost, c.all)
+		}
+	}
+}
