@@ -284,10 +284,16 @@ func (s *intake) accept(ctx context.Context, in conversation.Input, res *reserva
 // worker may have taken in between its insert and this call, having learnt of it from
 // the lease's renewal), and a worker starts if none runs.
 func (s *intake) notify(in conversation.Input) {
+	s.stopFor(in)
+	s.kick(in.Key)
+}
+
+// stopFor stops the turn running in in's thread on this process when in is a
+// person's message sent after the newest message that turn answers (threadSet.stopOlder).
+func (s *intake) stopFor(in conversation.Input) {
 	if m := in.Message; m != nil && in.Kind == conversation.KindUserMessage && s.threads.stopOlder(in, conversation.Stopped{By: m.UserID, NewMessage: true}) {
 		s.log.Info("a newer message stopped the running turn", conversation.LogKeyThread, in.Key.String(), conversation.LogKeyInput, in.ID)
 	}
-	s.kick(in.Key)
 }
 
 // admit applies the limits to in (see limits.go) and returns the refusal, or nil

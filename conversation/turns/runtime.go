@@ -49,7 +49,7 @@ func New(cfg Config, h Handler) *Runtime {
 	rt.sched = &scheduler{env: e, leases: ls, gate: gate, slots: semaphore.NewWeighted(int64(cfg.MaxConcurrentTurns)),
 		turn: &envelope{env: e, handler: h, leases: ls, intake: rt.intake}, finished: lim.finished}
 	rt.intake.kick, rt.spool.kick, rt.intake.commit.kick = rt.sched.kick, rt.sched.kick, rt.sched.kick
-	rt.spool.notify = rt.intake.notify
+	rt.spool.stop = rt.intake.stopFor
 	return rt
 }
 

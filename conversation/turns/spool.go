@@ -29,11 +29,11 @@ const unspoolTimeout = 10 * time.Second
 type spooler struct {
 	*env
 	limits *limits
-	// notify tells this process's worker of a thread that one of its spooled inputs
-	// went into the store; kick starts work on a thread (intake.notify, minus the
-	// stop of an older turn).
-	notify func(conversation.Input)
-	kick   func(conversation.Key)
+	// stop stops the turn running in a thread of this process that a person's newer
+	// message went into the store for (intake.stopFor); kick starts work on a
+	// thread. The drain calls them once a pass has stored its inputs (announce).
+	stop func(conversation.Input)
+	kick func(conversation.Key)
 
 	// mu serializes the spool's hand-over: while spooling is set, inputs go to the
 	// spool, in order, and the drain moves them into the store.
@@ -127,45 +127,96 @@ func (s *spooler) drain(ctx context.Context) {
 			}
 			continue
 		}
-		for _, in := range batch {
-			err := s.unspool(ctx, in, tried)
-			if err != nil && !storeDown(err) && ctx.Err() == nil {
-				if failures[in.ID]++; failures[in.ID] >= maxUnspoolFailures {
-					// It will never go in: keeping it would hold every later input
-					// back in the spool.
-					s.log.Error("spooled input cannot be stored; dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyThread, in.Key.String(), "kind", in.Kind, "error", err)
-					if err = s.cfg.Spool.Remove(ctx, in.ID); err == nil {
-						s.limits.spool(in, -1, nil)
-					}
-				}
-			}
-			if err != nil {
-				if ctx.Err() == nil {
-					s.log.Warn("spooled input not moved yet; retrying", conversation.LogKeyInput, in.ID, "error", err)
-				}
-				if !sleepCtx(ctx, time.Second) {
-					return
-				}
-				break
-			}
-			moved++
+		n, err := s.pass(ctx, batch, failures, tried)
+		moved += n
+		if err != nil && !sleepCtx(ctx, time.Second) {
+			return
 		}
 	}
 }
 
-// unspool moves one spooled input into the store: a thread reply without a mention is
-// checked then (Submit could not), and one for a thread the bot is not part of is
-// dropped. Each store call is bounded by unspoolTimeout, so that a store call that hangs
-// neither blocks the drain for good nor holds up Shutdown.
-func (s *spooler) unspool(ctx context.Context, in conversation.Input, tried map[string]bool) error {
-	keep := true
+// pass moves batch's inputs into the store, in order, up to the first that fails
+// (its error is returned; the drain tries it again later), and returns how many it
+// moved. Only then does it announce them (announce): the inputs a person sent while
+// the store was down all wait in it before any of their turns begins.
+func (s *spooler) pass(ctx context.Context, batch []conversation.Input, failures map[string]int, tried map[string]bool) (int, error) {
+	var fresh []conversation.Input // stored by this pass
+	var keys []conversation.Key    // the threads of every input stored, by this pass or before
+	defer func() { s.announce(fresh, keys) }()
+	for i, in := range batch {
+		how, err := s.unspool(ctx, in, tried)
+		if err != nil && !storeDown(err) && ctx.Err() == nil {
+			if failures[in.ID]++; failures[in.ID] >= maxUnspoolFailures {
+				// It will never go in: keeping it would hold every later input
+				// back in the spool.
+				s.log.Error("spooled input cannot be stored; dropped", conversation.LogKeyInput, in.ID, conversation.LogKeyThread, in.Key.String(), "kind", in.Kind, "error", err)
+				if err = s.cfg.Spool.Remove(ctx, in.ID); err == nil {
+					s.limits.spool(in, -1, nil)
+				}
+			}
+		}
+		switch how { // announced even when the spool could not let go of it
+		case storedNow:
+			fresh = append(fresh, in)
+			keys = append(keys, in.Key)
+		case storedBefore:
+			keys = append(keys, in.Key)
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Warn("spooled input not moved yet; retrying", conversation.LogKeyInput, in.ID, "error", err)
+			}
+			return i, err
+		}
+	}
+	return len(batch), nil
+}
+
+// announce tells this process's workers of the inputs a pass stored: each of fresh,
+// a person's newer message, stops the turn running in its thread (stop), and then
+// each thread of keys is started (kick), once. No turn begins before every stop is
+// made, so the pass's own inputs never stop each other's turns.
+func (s *spooler) announce(fresh []conversation.Input, keys []conversation.Key) {
+	for _, in := range fresh {
+		s.stop(in)
+	}
+	kicked := make(map[conversation.Key]bool, len(keys))
+	for _, k := range keys {
+		if !kicked[k] {
+			kicked[k] = true
+			s.kick(k)
+		}
+	}
+}
+
+// unspooled says what unspool did with a spooled input.
+type unspooled int
+
+const (
+	// dropped: a reply in a thread the bot is not part of; not stored.
+	dropped unspooled = iota
+	// storedNow: stored by this call.
+	storedNow
+	// storedBefore: found stored (an earlier attempt's commit whose reply was lost,
+	// or the Submit's that spooled it); it stops no turn, being maybe a copy of an
+	// input older than the running turn's.
+	storedBefore
+)
+
+// unspool moves one spooled input into the store, and says how (the caller announces
+// it): a thread reply without a mention is checked then (Submit could not), and one for
+// a thread the bot is not part of is dropped. Each store call is bounded by
+// unspoolTimeout, so that a store call that hangs neither blocks the drain for good nor
+// holds up Shutdown.
+func (s *spooler) unspool(ctx context.Context, in conversation.Input, tried map[string]bool) (unspooled, error) {
+	keep, how := true, dropped
 	if m := in.Message; m != nil && !m.Mentioned && !m.Direct && !s.threads.holds(in.Key) {
 		if err := s.retryStore(ctx, "check a spooled input's thread", func(ctx context.Context) error {
 			var err error
 			keep, err = within(ctx, unspoolTimeout, func(ctx context.Context) (bool, error) { return s.cfg.Store.Exists(ctx, in.Key) })
 			return err
 		}); err != nil {
-			return err
+			return dropped, err
 		}
 	}
 	if keep {
@@ -178,7 +229,7 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input, tried map[
 			return err
 		})
 		if err != nil {
-			return err
+			return dropped, err
 		}
 		if inserted || tried[in.ID] {
 			// Counted as pending before the spool lets go of it: should that fail, the
@@ -189,22 +240,20 @@ func (s *spooler) unspool(ctx context.Context, in conversation.Input, tried map[
 			s.limits.stored(in, nil)
 		}
 		delete(tried, in.ID)
+		// Stored already, maybe by an attempt whose commit's reply was lost (this
+		// drain's, or that of the Submit that spooled it), its thread is started
+		// all the same rather than left to the sweep (a worker finds what is
+		// pending, if anything).
+		how = storedBefore
 		if inserted {
-			s.notify(in)
-		} else {
-			// Stored already, maybe by an attempt whose commit's reply was lost (this
-			// drain's, or that of the Submit that spooled it): its thread is started
-			// rather than left to the sweep (a worker finds what is pending, if
-			// anything); no turn is stopped (it may be a copy of an input older than
-			// the running turn's).
-			s.kick(in.Key)
+			how = storedNow
 		}
 	}
 	if err := s.cfg.Spool.Remove(ctx, in.ID); err != nil {
-		return fmt.Errorf("remove from the spool: %w", err)
+		return how, fmt.Errorf("remove from the spool: %w", err)
 	}
 	s.limits.spool(in, -1, nil)
-	return nil
+	return how, nil
 }
 
 // resume starts the drain at start when inputs were left in the spool by an

@@ -2,6 +2,7 @@ package turns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -46,35 +47,35 @@ func (s *lostEnqueueReplyStore) Enqueue(ctx context.Context, in conversation.Inp
 // stored, its reply lost (the retry finds it stored), leaves the spool and starts
 // work on its thread, stopping no turn there, as does one the store holds already
 // (the batch of the Submit that spooled it committed, its reply lost); one the first
-// attempt stores is announced as new (notify).
+// attempt stores is announced as new (stop).
 func TestDrainLostReplyStartsTheThread(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	sp := testSpool(t, ctx)
 	st := &lostEnqueueReplyStore{stored: map[string]bool{}}
 	in := testIntake(st, Config{Spool: sp}, func(conversation.Key) {})
-	kicked, notified := make(chan conversation.Key, 3), make(chan string, 3)
+	kicked, stopped := make(chan conversation.Key, 3), make(chan string, 3)
 	s := in.spool
 	s.kick = func(k conversation.Key) { kicked <- k }
-	s.notify = func(in conversation.Input) { notified <- in.ID }
+	s.stop = func(in conversation.Input) { stopped <- in.ID }
 	lost, fresh := personMention("m1", "U1", "1000.000100"), personMention("m2", "U2", "2000.000100")
 	held := personMention("m3", "U3", "3000.000100")
 	st.stored[held.ID] = true
-	for _, m := range []conversation.Input{lost, fresh, held} {
+	batch := []conversation.Input{lost, fresh, held}
+	for _, m := range batch {
 		if _, err := sp.Put(ctx, m); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.unspool(ctx, m, map[string]bool{}); err != nil {
-			t.Fatal(err)
+	}
+	if n, err := s.pass(ctx, batch, map[string]int{}, map[string]bool{}); n != 3 || err != nil {
+		t.Fatalf("the pass moved %d, %v; want 3", n, err)
+	}
+	for _, want := range []conversation.Key{lost.Key, fresh.Key, held.Key} {
+		if len(kicked) == 0 || <-kicked != want {
+			t.Errorf("thread %s not started once, in order", want)
 		}
 	}
-	if len(kicked) != 2 || <-kicked != lost.Key {
-		t.Error("the spooled input stored by an attempt whose reply was lost started no work on its thread")
-	}
-	if len(kicked) != 1 || <-kicked != held.Key {
-		t.Error("the spooled input the store held already started no work on its thread")
-	}
-	if len(notified) != 1 || <-notified != fresh.ID {
+	if len(stopped) != 1 || <-stopped != fresh.ID {
 		t.Error("the spooled input stored at the first attempt was not announced as new, alone")
 	}
 	if n, err := sp.Len(ctx); err != nil || n != 0 {
@@ -110,10 +111,10 @@ func TestDrainCountsWhatALateAttemptStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	tried := map[string]bool{} // the drain's, across its passes
-	if err := s.unspool(ctx, m, tried); !storeDown(err) {
+	if _, err := s.unspool(ctx, m, tried); !storeDown(err) {
 		t.Fatalf("first pass: %v; want the store down", err)
 	}
-	if err := s.unspool(ctx, m, tried); err != nil {
+	if _, err := s.unspool(ctx, m, tried); err != nil {
 		t.Fatal(err)
 	}
 	in.limits.mu.Lock()
@@ -158,7 +159,7 @@ func TestDrainEndsAsInputsComeBack(t *testing.T) {
 	in.log = slog.New(hold)
 	in.bgCtx = ctx
 	s := in.spool
-	s.kick, s.notify = func(conversation.Key) {}, func(conversation.Input) {}
+	s.kick, s.stop = func(conversation.Key) {}, func(conversation.Input) {}
 	if _, err := s.put(personMention("m1", "U1", "1000.000100"), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -191,4 +192,57 @@ func testSpool(t *testing.T, ctx context.Context) *sqlite.Spool {
 	}
 	t.Cleanup(func() { sp.Close() })
 	return sp
+}
+
+// TestDrainPassStopsNoTurnOfItsOwn: a person's two messages spooled while the store was
+// down go into it in one pass before either is announced, so the turn the first
+// starts is not stopped by the second (the thread would show "Stopped" for a question
+// nobody followed up while it ran); each thread is started once.
+func TestDrainPassStopsNoTurnOfItsOwn(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sp := testSpool(t, ctx)
+	st := &lostEnqueueReplyStore{stored: map[string]bool{}, calls: 1} // never fails
+	in := testIntake(st, Config{Spool: sp}, func(conversation.Key) {})
+	first, second := personMention("m1", "U1", "1000.000100"), personMention("m2", "U1", "1000.000100")
+	first.Message.TS, second.Message.TS = "1000.000200", "1000.000300"
+	var turn context.Context
+	kicks := 0
+	s := in.spool
+	s.stop = in.stopFor
+	s.kick = func(k conversation.Key) {
+		// A worker that begins the thread's first pending input at once.
+		kicks++
+		var stopTurn context.CancelCauseFunc
+		turn, stopTurn = context.WithCancelCause(ctx)
+		th := &thread{key: k}
+		in.threads.mu.Lock()
+		in.threads.m[k] = th
+		in.threads.mu.Unlock()
+		in.threads.startRun(th, first, stopTurn, true)
+		th.run.stoppable = true
+	}
+	batch := []conversation.Input{first, second}
+	for _, m := range batch {
+		if _, err := sp.Put(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.pass(ctx, batch, map[string]int{}, map[string]bool{}); n != 2 || err != nil {
+		t.Fatalf("the pass moved %d, %v; want 2", n, err)
+	}
+	if kicks != 1 {
+		t.Fatalf("the thread was started %d times; want once", kicks)
+	}
+	if err := context.Cause(turn); err != nil {
+		t.Fatalf("the first message's turn was stopped (%v) by the second, spooled with it", err)
+	}
+	// A newer message stored later still stops it.
+	third := personMention("m3", "U1", "1000.000100")
+	third.Message.TS = "1000.000400"
+	s.announce([]conversation.Input{third}, nil)
+	var by conversation.Stopped
+	if !errors.As(context.Cause(turn), &by) || !by.NewMessage {
+		t.Fatalf("a newer message left the turn running (%v)", context.Cause(turn))
+	}
 }
