@@ -186,7 +186,11 @@ func drainPosted(m *fakeMessenger) []string {
 
 // TestServiceSpoolsWhileTheStoreIsDown: while the store does not answer, inputs are
 // kept in the spool (Submit succeeds, so the event may be acked); once it answers,
-// they are moved into it and answered, in order.
+// they are moved into it and answered, in order. The channel queues a person's
+// messages: under interrupt, a sweep that begins the first's turn before the drain
+// stores the second lets the second stop it, as a newer message does
+// (docs/architecture.md, "Double texting"; turns.TestDrainStopsNoTurnOfItsOwn tests
+// that the drain itself starts no turn before both are in).
 func TestServiceSpoolsWhileTheStoreIsDown(t *testing.T) {
 	st := &flakyStore{Store: openStore(t, t.TempDir())}
 	spool, err := sqlite.OpenSpool(context.Background(), filepath.Join(t.TempDir(), "spool.db"))
@@ -195,7 +199,8 @@ func TestServiceSpoolsWhileTheStoreIsDown(t *testing.T) {
 	}
 	t.Cleanup(func() { spool.Close() })
 	msgr, exec := newMessenger(), &echo{}
-	svc := newService(t, service.Config{Store: st, Spool: spool, Messenger: msgr, Executor: exec})
+	queue := func(conversation.Key) conversation.DoubleTexting { return conversation.DoubleTextingQueue }
+	svc := newService(t, service.Config{Store: st, Spool: spool, Messenger: msgr, Executor: exec, DoubleTexting: queue})
 	st.enqueueDown.Store(true)
 	for _, in := range []conversation.Input{mention(key, "100.0", "first"), reply(key, "100.1", "second")} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -86,10 +86,15 @@ func (s *spooler) startDrainLocked(ctx context.Context) {
 // drain moves spooled inputs into the store, oldest first, retrying while the store is
 // unavailable, until the spool is empty (then new inputs go to the store again) or ctx
 // ends. It stops spooling and draining in one step: an input put in the spool after
-// that finds no drain running, and starts one.
+// that finds no drain running, and starts one. It announces what it stored (arrivals)
+// once the spool is empty, before it waits to try again, and every announceEvery
+// inputs: the inputs people sent while the store was down go in together, and none
+// stops the turn of another sent with it.
 func (s *spooler) drain(ctx context.Context) {
 	emptied := false
+	var stored arrivals
 	defer func() {
+		s.announce(&stored)
 		if !emptied {
 			s.mu.Lock()
 			s.draining = false
@@ -104,6 +109,7 @@ func (s *spooler) drain(ctx context.Context) {
 	for ctx.Err() == nil {
 		batch, err := s.cfg.Spool.Peek(ctx, 100)
 		if err != nil {
+			s.announce(&stored)
 			s.log.Error("spool not read; retrying", "error", err)
 			if !sleepCtx(ctx, time.Second) {
 				return
@@ -111,6 +117,7 @@ func (s *spooler) drain(ctx context.Context) {
 			continue
 		}
 		if len(batch) == 0 {
+			s.announce(&stored)
 			s.mu.Lock()
 			n, err := s.cfg.Spool.Len(ctx)
 			if err == nil && n == 0 {
@@ -127,22 +134,31 @@ func (s *spooler) drain(ctx context.Context) {
 			}
 			continue
 		}
-		n, err := s.pass(ctx, batch, failures, tried)
+		n, err := s.pass(ctx, batch, failures, tried, &stored)
 		moved += n
+		if err != nil || len(stored.keys) >= announceEvery {
+			s.announce(&stored)
+		}
 		if err != nil && !sleepCtx(ctx, time.Second) {
 			return
 		}
 	}
 }
 
+// announceEvery bounds the inputs the drain stores before it announces them, so that
+// a long spool's first threads start while the rest goes in.
+const announceEvery = 500
+
+// arrivals are the inputs the drain stored and has not announced yet (announce).
+type arrivals struct {
+	fresh []conversation.Input // stored by the drain
+	keys  []conversation.Key   // the threads of every input stored, by the drain or before
+}
+
 // pass moves batch's inputs into the store, in order, up to the first that fails
-// (its error is returned; the drain tries it again later), and returns how many it
-// moved. Only then does it announce them (announce): the inputs a person sent while
-// the store was down all wait in it before any of their turns begins.
-func (s *spooler) pass(ctx context.Context, batch []conversation.Input, failures map[string]int, tried map[string]bool) (int, error) {
-	var fresh []conversation.Input // stored by this pass
-	var keys []conversation.Key    // the threads of every input stored, by this pass or before
-	defer func() { s.announce(fresh, keys) }()
+// (its error is returned; the drain tries it again later), adds them to stored, and
+// returns how many it moved.
+func (s *spooler) pass(ctx context.Context, batch []conversation.Input, failures map[string]int, tried map[string]bool, stored *arrivals) (int, error) {
 	for i, in := range batch {
 		how, err := s.unspool(ctx, in, tried)
 		if err != nil && !storeDown(err) && ctx.Err() == nil {
@@ -157,10 +173,10 @@ func (s *spooler) pass(ctx context.Context, batch []conversation.Input, failures
 		}
 		switch how { // announced even when the spool could not let go of it
 		case storedNow:
-			fresh = append(fresh, in)
-			keys = append(keys, in.Key)
+			stored.fresh = append(stored.fresh, in)
+			stored.keys = append(stored.keys, in.Key)
 		case storedBefore:
-			keys = append(keys, in.Key)
+			stored.keys = append(stored.keys, in.Key)
 		}
 		if err != nil {
 			if ctx.Err() == nil {
@@ -172,21 +188,23 @@ func (s *spooler) pass(ctx context.Context, batch []conversation.Input, failures
 	return len(batch), nil
 }
 
-// announce tells this process's workers of the inputs a pass stored: each of fresh,
-// a person's newer message, stops the turn running in its thread (stop), and then
-// each thread of keys is started (kick), once. No turn begins before every stop is
-// made, so the pass's own inputs never stop each other's turns.
-func (s *spooler) announce(fresh []conversation.Input, keys []conversation.Key) {
-	for _, in := range fresh {
+// announce tells this process's workers of the inputs in a, and empties it: each
+// input the drain stored, a person's newer message, stops the turn running in its
+// thread (stop), and then each thread is started (kick), once. No turn begins before
+// every stop is made, so that the inputs announced together never stop each other's
+// turns.
+func (s *spooler) announce(a *arrivals) {
+	for _, in := range a.fresh {
 		s.stop(in)
 	}
-	kicked := make(map[conversation.Key]bool, len(keys))
-	for _, k := range keys {
+	kicked := make(map[conversation.Key]bool, len(a.keys))
+	for _, k := range a.keys {
 		if !kicked[k] {
 			kicked[k] = true
 			s.kick(k)
 		}
 	}
+	*a = arrivals{}
 }
 
 // unspooled says what unspool did with a spooled input.

@@ -67,9 +67,14 @@ func TestDrainLostReplyStartsTheThread(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n, err := s.pass(ctx, batch, map[string]int{}, map[string]bool{}); n != 3 || err != nil {
+	var stored arrivals
+	if n, err := s.pass(ctx, batch, map[string]int{}, map[string]bool{}, &stored); n != 3 || err != nil {
 		t.Fatalf("the pass moved %d, %v; want 3", n, err)
 	}
+	if len(kicked)+len(stopped) != 0 {
+		t.Fatal("a pass announced what it stored; the drain does, once the spool is empty")
+	}
+	s.announce(&stored)
 	for _, want := range []conversation.Key{lost.Key, fresh.Key, held.Key} {
 		if len(kicked) == 0 || <-kicked != want {
 			t.Errorf("thread %s not started once, in order", want)
@@ -194,16 +199,26 @@ func testSpool(t *testing.T, ctx context.Context) *sqlite.Spool {
 	return sp
 }
 
-// TestDrainPassStopsNoTurnOfItsOwn: a person's two messages spooled while the store was
-// down go into it in one pass before either is announced, so the turn the first
-// starts is not stopped by the second (the thread would show "Stopped" for a question
-// nobody followed up while it ran); each thread is started once.
-func TestDrainPassStopsNoTurnOfItsOwn(t *testing.T) {
+// onePeek is a spool whose Peek returns one input: as a drain's Peek does that finds
+// the next input not spooled yet.
+type onePeek struct{ conversation.Spool }
+
+func (o onePeek) Peek(ctx context.Context, _ int) ([]conversation.Input, error) {
+	return o.Spool.Peek(ctx, 1)
+}
+
+// TestDrainStopsNoTurnOfItsOwn: a person's two messages spooled while the store was
+// down go into it before either is announced, even in passes of their own (the second
+// was spooled after the drain's first Peek), so the turn the first starts is not
+// stopped by the second (the thread would show "Stopped" for a question nobody
+// followed up while it ran); the thread is started once. A message announced later
+// still stops that turn.
+func TestDrainStopsNoTurnOfItsOwn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	sp := testSpool(t, ctx)
 	st := &lostEnqueueReplyStore{stored: map[string]bool{}, calls: 1} // never fails
-	in := testIntake(st, Config{Spool: sp}, func(conversation.Key) {})
+	in := testIntake(st, Config{Spool: onePeek{sp}}, func(conversation.Key) {})
 	first, second := personMention("m1", "U1", "1000.000100"), personMention("m2", "U1", "1000.000100")
 	first.Message.TS, second.Message.TS = "1000.000200", "1000.000300"
 	var turn context.Context
@@ -222,14 +237,15 @@ func TestDrainPassStopsNoTurnOfItsOwn(t *testing.T) {
 		in.threads.startRun(th, first, stopTurn, true)
 		th.run.stoppable = true
 	}
-	batch := []conversation.Input{first, second}
-	for _, m := range batch {
+	for _, m := range []conversation.Input{first, second} {
 		if _, err := sp.Put(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if n, err := s.pass(ctx, batch, map[string]int{}, map[string]bool{}); n != 2 || err != nil {
-		t.Fatalf("the pass moved %d, %v; want 2", n, err)
+	s.spooling, s.draining = true, true
+	s.drain(ctx)
+	if n, err := sp.Len(ctx); n != 0 || err != nil {
+		t.Fatalf("%d inputs left in the spool (%v)", n, err)
 	}
 	if kicks != 1 {
 		t.Fatalf("the thread was started %d times; want once", kicks)
@@ -237,10 +253,9 @@ func TestDrainPassStopsNoTurnOfItsOwn(t *testing.T) {
 	if err := context.Cause(turn); err != nil {
 		t.Fatalf("the first message's turn was stopped (%v) by the second, spooled with it", err)
 	}
-	// A newer message stored later still stops it.
 	third := personMention("m3", "U1", "1000.000100")
 	third.Message.TS = "1000.000400"
-	s.announce([]conversation.Input{third}, nil)
+	s.announce(&arrivals{fresh: []conversation.Input{third}})
 	var by conversation.Stopped
 	if !errors.As(context.Cause(turn), &by) || !by.NewMessage {
 		t.Fatalf("a newer message left the turn running (%v)", context.Cause(turn))
