@@ -446,8 +446,9 @@ const (
 // stopIfNewer stops r, the running turn of thread key, when a person's message that
 // another replica enqueued after r's input (Seq above r.seq, up to st.Message) was
 // sent after the newest message r answers (active.newerMessage); a late first copy of
-// an older message leaves it running. When the store cannot say (it fails, or more
-// than pendingScan inputs wait), it stops r, as a newer message would. It stops r
+// an older message leaves it running. When the store cannot say (it fails, more than
+// pendingScan inputs wait, or the pending inputs it reads end before st.Message: an
+// undecodable input ends them, Store.Pending), it stops r, as a newer message would. It stops r
 // only while r still runs and a message still stops it (Run.Freeze: an answer being
 // posted is not cut short). It runs on ls.bg.
 func (ls leases) stopIfNewer(key conversation.Key, r *active, st conversation.LeaseState) {
@@ -456,10 +457,17 @@ func (ls leases) stopIfNewer(key conversation.Key, r *active, st conversation.Le
 	defer cancel()
 	pending, err := ls.cfg.Store.Pending(ctx, key, pendingScan)
 	newer := err != nil || len(pending) >= pendingScan
+	reached := false // whether pending goes as far as the message st names
 	for _, in := range pending {
+		reached = reached || in.Seq >= st.Message
 		if in.Seq > r.seq && in.Seq <= st.Message && in.Kind == conversation.KindUserMessage && in.Message != nil && r.newerMessage(in.Message) {
 			newer = true
 		}
+	}
+	if !reached {
+		// Pending stops before an input whose payload does not decode: what lies
+		// behind it, the message st names maybe, the store cannot say.
+		newer = true
 	}
 	ts := ls.threads
 	ts.mu.Lock()

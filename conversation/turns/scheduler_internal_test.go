@@ -109,9 +109,10 @@ func (s *pendingStore) Pending(ctx context.Context, _ conversation.Key, _ int) (
 // replica stored (LeaseState.Message, brought by the renewal) stops the running turn
 // when it was sent after the message the turn answers, and not when it is a late
 // first copy of an older one, an edit, or not yet the message the renewal named;
-// when the store cannot say (it fails, a full page), it stops the turn, as before; a
-// turn that answers no message is stopped without asking; a turn frozen meanwhile
-// (its answer being posted) is not stopped. A message is looked up once when the
+// when the store cannot say (it fails, a full page, the inputs read end before the
+// named one), it stops the turn, as before; a turn that answers no message is
+// stopped without asking; a turn frozen meanwhile (its answer being posted) is not
+// stopped. A message is looked up once when the
 // lookup finds it newer, and at most maxLookups times when not, so that a newer one
 // committed after it (with a lower Seq) is found by a later renewal.
 func TestAnotherReplicasMessageStopsOnlyANewerTurn(t *testing.T) {
@@ -146,6 +147,8 @@ func TestAnotherReplicasMessageStopsOnlyANewerTurn(t *testing.T) {
 		{"AnEdit", running.Message.TS, [][]conversation.Input{{running, edit}}, nil, false, false, maxLookups},
 		{"FullPage", running.Message.TS, [][]conversation.Input{full}, nil, false, true, 1},
 		{"StoreFails", running.Message.TS, nil, conversation.ErrUnavailable, false, true, 1},
+		// Pending stopped before an input that does not decode, ahead of the named one.
+		{"BehindAnUndecodableInput", running.Message.TS, [][]conversation.Input{{running}}, nil, false, true, 1},
 		{"FrozenMeanwhile", running.Message.TS, [][]conversation.Input{{running, newer}}, nil, true, false, 1},
 		{"TurnAnswersNoMessage", "", nil, nil, false, true, 0},
 	} {
