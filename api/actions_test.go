@@ -273,7 +273,8 @@ func TestWriteWaitOutlastsAStoreFailingForAMoment(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st := &flakyReads{runStore: runStore{ws: pendingRun()}, fails: 3}
 			s := writeAPI(t, st, &keptSubmitter{})
-			s.cfg.Wait = 30 * time.Second // far more than 3 retries take: the test waits on the answer, never on the clock
+			s.cfg.Wait = 30 * time.Second         // far more than 3 retries take: the test waits on the answer, never on the clock
+			s.cfg.StoreTimeout = 10 * time.Second // writeAPI's 50 ms is for the hanging stores' tests
 			w := postAs(t, s, writeSecret, tc.path, tc.body)
 			var out keptAnswer
 			if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || w.Code != tc.want || out.Run == nil {

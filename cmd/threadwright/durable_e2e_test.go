@@ -123,10 +123,12 @@ func (g *gatedModel) open() { g.once.Do(func() { close(g.release) }) }
 // TestE2EKillMidTurnIsTakenOver kills -9 a replica while its turn waits for the model.
 // Another replica takes the thread over once the dead one's lease expires, whatever
 // TURN_TIMEOUT is, and answers the mention once; a follow-up sent meanwhile is
-// answered after it, never before.
+// answered after it, never before. The channel queues messages: under interrupt, a
+// follow-up stored after b began the taken-over turn (b slow to start) would stop it.
 func TestE2EKillMidTurnIsTakenOver(t *testing.T) {
 	c := newCluster(t, storetest.PostgresDSN(t))
 	c.env["TURN_TIMEOUT"] = "10m"
+	c.env["DOUBLE_TEXTING"] = "queue"
 	g := c.gatedModel(func(n int32, _ openaitest.Request) bool { return n == 1 })
 	a := c.startProcess("a")
 	root := c.post(general, alice, "<@U0BOT> first question", "")

@@ -281,7 +281,9 @@ func TestServiceTurnTimeoutSaysSoAndSaves(t *testing.T) {
 		return conversation.Findings{}, fmt.Errorf("model: %w", ctx.Err())
 	})
 	msgr := newMessenger()
-	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: slow, TurnTimeout: 200 * time.Millisecond})
+	// The deadline covers the turn's work before the model too (Load, the status): 2 s
+	// leaves a loaded machine's stall there out of it, so the model is what times out.
+	svc := newService(t, service.Config{Store: st, Messenger: msgr, Executor: slow, TurnTimeout: 2 * time.Second})
 	submit(t, svc, mention(key, "100.0", "slow"))
 	if got := msgr.wait(t); !strings.HasPrefix(got, "Sorry, that took too long") {
 		t.Fatalf("reply %q", got)
@@ -625,7 +627,8 @@ func TestServiceSpoolsAReplyWhenTheStoreHangs(t *testing.T) {
 		// takes what is left but the spool's reserve, or, with less than that
 		// left, but the grace's.
 		{"LateAndIgnoresItsContext", deaf, 2, false, 800 * time.Millisecond},
-		{"VeryLate", func(st conversation.Store, _ hang) conversation.Store { return hangingOnlyThreadStore{st} }, 0, false, 400 * time.Millisecond},
+		// 475 ms: the middle of the 250 ms reserve's band (0.35 to 0.6 s left).
+		{"VeryLate", func(st conversation.Store, _ hang) conversation.Store { return hangingOnlyThreadStore{st} }, 0, false, 475 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -785,8 +788,10 @@ func (s deafCountStore) CountPending(context.Context, conversation.Key, string, 
 // Stop of a turn passed on) end a second before the caller's deadline
 // (checkReserve; the Stop, stored nowhere, half a second), even on a connection that
 // ignores its context: the input is still stored, or the person told, before the ack
-// is due. Submit may come late (its envelope waited on its lane): with 0.7 s left, the
-// amend and the count end half a second before the deadline.
+// is due. Submit may come late (its envelope waited on its lane): with 0.85 s left,
+// the amend and the count end half a second before the deadline (0.85 s: the middle of
+// that reserve's band, 0.6 to 1.1 s left, so that a stall before the check on a loaded
+// machine does not move it to the next).
 func TestServiceChecksLeaveTheAckItsTime(t *testing.T) {
 	edit := mention(key, "100.1", "edited")
 	edit.ID, edit.Kind = conversation.EditInputID(key.TeamID, key.ChannelID, "100.1", "100.2"), conversation.KindEdit
@@ -801,10 +806,10 @@ func TestServiceChecksLeaveTheAckItsTime(t *testing.T) {
 	}{
 		{"AmendHangs", func(st conversation.Store, gone <-chan struct{}) service.Config {
 			return service.Config{Store: deafAmendStore{deafThreadStore{st, gone, nil}}}
-		}, edit, 700 * time.Millisecond, true},
+		}, edit, 850 * time.Millisecond, true},
 		{"CountHangs", func(st conversation.Store, gone <-chan struct{}) service.Config {
 			return service.Config{Store: deafCountStore{st, gone}, MaxQueuedPerThread: 1}
-		}, mention(key, "100.1", "hi"), 700 * time.Millisecond, true},
+		}, mention(key, "100.1", "hi"), 850 * time.Millisecond, true},
 		{"TurnStopSignalHangs", func(st conversation.Store, gone <-chan struct{}) service.Config {
 			return service.Config{Store: hangingSignalStore{st, gone}}
 		}, stopTurn, 2500 * time.Millisecond, false},
