@@ -447,8 +447,8 @@ const (
 // another replica enqueued after r's input (Seq above r.seq, up to st.Message) was
 // sent after the newest message r answers (active.newerMessage); a late first copy of
 // an older message leaves it running. When the store cannot say (it fails, more than
-// pendingScan inputs wait, or the pending inputs it reads end before st.Message: an
-// undecodable input ends them, Store.Pending), it stops r, as a newer message would. It stops r
+// pendingScan inputs wait, or the pending inputs it reads were cut short before
+// st.Message by an undecodable input: cutShort), it stops r, as a newer message would. It stops r
 // only while r still runs and a message still stops it (Run.Freeze: an answer being
 // posted is not cut short). It runs on ls.bg.
 func (ls leases) stopIfNewer(key conversation.Key, r *active, st conversation.LeaseState) {
@@ -464,10 +464,8 @@ func (ls leases) stopIfNewer(key conversation.Key, r *active, st conversation.Le
 			newer = true
 		}
 	}
-	if !reached {
-		// Pending stops before an input whose payload does not decode: what lies
-		// behind it, the message st names maybe, the store cannot say.
-		newer = true
+	if !newer && !reached {
+		newer = ls.cutShort(ctx, key, len(pending))
 	}
 	ts := ls.threads
 	ts.mu.Lock()
@@ -482,6 +480,16 @@ func (ls leases) stopIfNewer(key conversation.Key, r *active, st conversation.Le
 	if t := ts.m[key]; t != nil && t.run == r && r.stopsForMessage() {
 		ls.stopForMessage(key, r, st)
 	}
+}
+
+// cutShort reports whether the read pending inputs of thread key, n of them, which
+// end before the message a LeaseState named, were cut short: Store.Pending stops
+// before an input whose payload does not decode, and what lies behind it the store
+// cannot say (true, as when the count fails). When they are all the thread's pending
+// inputs, that message left them (its author deleted it: Amend), and stops nothing.
+func (ls leases) cutShort(ctx context.Context, key conversation.Key, n int) bool {
+	c, err := ls.cfg.Store.CountPending(ctx, key, "", pendingScan)
+	return err != nil || c.Thread > n
 }
 
 // stopForMessage stops r, the running turn of thread key, for the newer person's

@@ -86,12 +86,22 @@ func TestStartRunKnowsItsNewestMessage(t *testing.T) {
 
 // pendingStore answers Pending with the next of answers (the last one again once
 // they run out), or err, and counts the calls; during is called in each first.
+// CountPending counts the thread's pending inputs as count, or the last answer's
+// length when count is 0.
 type pendingStore struct {
 	conversation.Store
 	answers [][]conversation.Input
 	err     error
 	during  func()
 	calls   atomic.Int32
+	count   int
+}
+
+func (s *pendingStore) CountPending(ctx context.Context, _ conversation.Key, _ string, _ int) (conversation.PendingCounts, error) {
+	if s.count > 0 {
+		return conversation.PendingCounts{Thread: s.count}, ctx.Err()
+	}
+	return conversation.PendingCounts{Thread: len(s.answers[len(s.answers)-1])}, ctx.Err()
 }
 
 func (s *pendingStore) Pending(ctx context.Context, _ conversation.Key, _ int) ([]conversation.Input, error) {
@@ -109,12 +119,13 @@ func (s *pendingStore) Pending(ctx context.Context, _ conversation.Key, _ int) (
 // replica stored (LeaseState.Message, brought by the renewal) stops the running turn
 // when it was sent after the message the turn answers, and not when it is a late
 // first copy of an older one, an edit, or not yet the message the renewal named;
-// when the store cannot say (it fails, a full page, the inputs read end before the
-// named one), it stops the turn, as before; a turn that answers no message is
-// stopped without asking; a turn frozen meanwhile (its answer being posted) is not
-// stopped. A message is looked up once when the
-// lookup finds it newer, and at most maxLookups times when not, so that a newer one
-// committed after it (with a lower Seq) is found by a later renewal.
+// when the store cannot say (it fails, a full page, the inputs read cut short before
+// the named one by one that does not decode), it stops the turn, as before, but not
+// for a named message deleted since; a turn that answers no message is stopped
+// without asking; a turn frozen meanwhile (its answer being posted) is not stopped.
+// A message is looked up once when the lookup finds it newer, and at most
+// maxLookups times when not, so that a newer one committed after it (with a lower
+// Seq) is found by a later renewal.
 func TestAnotherReplicasMessageStopsOnlyANewerTurn(t *testing.T) {
 	k := conversation.Key{TeamID: "T", ChannelID: "C", ThreadTS: "1.0"}
 	msg := func(seq int64, ts string) conversation.Input {
@@ -138,24 +149,27 @@ func TestAnotherReplicasMessageStopsOnlyANewerTurn(t *testing.T) {
 		freeze    bool
 		stops     bool
 		lookups   int32
+		count     int // the thread's pending inputs (CountPending), when not those read
 	}{
-		{"Newer", running.Message.TS, [][]conversation.Input{{running, newer}}, nil, false, true, 1},
-		{"OlderDeliveredLate", running.Message.TS, [][]conversation.Input{{running, older}}, nil, false, false, maxLookups},
+		{"Newer", running.Message.TS, [][]conversation.Input{{running, newer}}, nil, false, true, 1, 0},
+		{"OlderDeliveredLate", running.Message.TS, [][]conversation.Input{{running, older}}, nil, false, false, maxLookups, 0},
 		{"NewerCommittedLater", running.Message.TS, [][]conversation.Input{{running, msg(7, "1700000004.000000")},
-			{running, newer, msg(7, "1700000004.000000")}}, nil, false, true, 2},
-		{"NewerButNotYetNamed", running.Message.TS, [][]conversation.Input{{running, older, msg(7, "1700000009.000000")}}, nil, false, false, maxLookups},
-		{"AnEdit", running.Message.TS, [][]conversation.Input{{running, edit}}, nil, false, false, maxLookups},
-		{"FullPage", running.Message.TS, [][]conversation.Input{full}, nil, false, true, 1},
-		{"StoreFails", running.Message.TS, nil, conversation.ErrUnavailable, false, true, 1},
+			{running, newer, msg(7, "1700000004.000000")}}, nil, false, true, 2, 0},
+		{"NewerButNotYetNamed", running.Message.TS, [][]conversation.Input{{running, older, msg(7, "1700000009.000000")}}, nil, false, false, maxLookups, 0},
+		{"AnEdit", running.Message.TS, [][]conversation.Input{{running, edit}}, nil, false, false, maxLookups, 0},
+		{"FullPage", running.Message.TS, [][]conversation.Input{full}, nil, false, true, 1, 0},
+		{"StoreFails", running.Message.TS, nil, conversation.ErrUnavailable, false, true, 1, 0},
 		// Pending stopped before an input that does not decode, ahead of the named one.
-		{"BehindAnUndecodableInput", running.Message.TS, [][]conversation.Input{{running}}, nil, false, true, 1},
-		{"FrozenMeanwhile", running.Message.TS, [][]conversation.Input{{running, newer}}, nil, true, false, 1},
-		{"TurnAnswersNoMessage", "", nil, nil, false, true, 0},
+		{"BehindAnUndecodableInput", running.Message.TS, [][]conversation.Input{{running}}, nil, false, true, 1, 3},
+		// The named message is no longer pending: its author deleted it.
+		{"Deleted", running.Message.TS, [][]conversation.Input{{running}}, nil, false, false, maxLookups, 0},
+		{"FrozenMeanwhile", running.Message.TS, [][]conversation.Input{{running, newer}}, nil, true, false, 1, 0},
+		{"TurnAnswersNoMessage", "", nil, nil, false, true, 0, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
-			st := &pendingStore{answers: c.answers, err: c.err}
+			st := &pendingStore{answers: c.answers, err: c.err, count: c.count}
 			r := &active{inputID: running.ID, seq: running.Seq, cancel: cancel, stoppable: true, interruptible: true, messageTS: c.messageTS}
 			threads := &threadSet{m: map[conversation.Key]*thread{k: {run: r}}}
 			if c.freeze {

@@ -87,9 +87,11 @@ func (s *spooler) startDrainLocked(ctx context.Context) {
 // unavailable, until the spool is empty (then new inputs go to the store again) or ctx
 // ends. It stops spooling and draining in one step: an input put in the spool after
 // that finds no drain running, and starts one. It announces what it stored (arrivals)
-// once the spool is empty, before it waits to try again, and every announceEvery
-// inputs: the inputs people sent while the store was down go in together, and none
-// stops the turn of another sent with it.
+// once the spool is empty, when a pass fails (before it waits to try the input
+// again), and announceAfter after the first input it has not announced yet went in:
+// the inputs people sent while the store was down go in together, and none stops the
+// turn of another sent with it, while a long spool's first threads start as the rest
+// goes in.
 func (s *spooler) drain(ctx context.Context) {
 	emptied := false
 	var stored arrivals
@@ -136,7 +138,7 @@ func (s *spooler) drain(ctx context.Context) {
 		}
 		n, err := s.pass(ctx, batch, failures, tried, &stored)
 		moved += n
-		if err != nil || len(stored.keys) >= announceEvery {
+		if err != nil || len(stored.keys) > 0 && s.cfg.Now().Sub(stored.since) >= announceAfter {
 			s.announce(&stored)
 		}
 		if err != nil && !sleepCtx(ctx, time.Second) {
@@ -145,14 +147,27 @@ func (s *spooler) drain(ctx context.Context) {
 	}
 }
 
-// announceEvery bounds the inputs the drain stores before it announces them, so that
-// a long spool's first threads start while the rest goes in.
-const announceEvery = 500
+// announceAfter bounds the time the drain holds back the announcement of an input it
+// stored (drain): a sweep would start its thread after LeaseTTL/5 (2 s by default)
+// anyway.
+const announceAfter = time.Second
 
 // arrivals are the inputs the drain stored and has not announced yet (announce).
 type arrivals struct {
 	fresh []conversation.Input // stored by the drain
 	keys  []conversation.Key   // the threads of every input stored, by the drain or before
+	since time.Time            // when the first of keys went in (Config.Now)
+}
+
+// add records in, stored by the drain (fresh) or found stored.
+func (a *arrivals) add(in conversation.Input, fresh bool, now time.Time) {
+	if len(a.keys) == 0 {
+		a.since = now
+	}
+	if fresh {
+		a.fresh = append(a.fresh, in)
+	}
+	a.keys = append(a.keys, in.Key)
 }
 
 // pass moves batch's inputs into the store, in order, up to the first that fails
@@ -171,12 +186,8 @@ func (s *spooler) pass(ctx context.Context, batch []conversation.Input, failures
 				}
 			}
 		}
-		switch how { // announced even when the spool could not let go of it
-		case storedNow:
-			stored.fresh = append(stored.fresh, in)
-			stored.keys = append(stored.keys, in.Key)
-		case storedBefore:
-			stored.keys = append(stored.keys, in.Key)
+		if how != dropped { // announced even when the spool could not let go of it
+			stored.add(in, how == storedNow, s.cfg.Now())
 		}
 		if err != nil {
 			if ctx.Err() == nil {

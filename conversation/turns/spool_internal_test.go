@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,6 +200,21 @@ func testSpool(t *testing.T, ctx context.Context) *sqlite.Spool {
 	return sp
 }
 
+// drainAll spools ins in sp, and runs s's drain until the spool is empty.
+func drainAll(t *testing.T, ctx context.Context, s *spooler, sp conversation.Spool, ins ...conversation.Input) {
+	t.Helper()
+	for _, m := range ins {
+		if _, err := sp.Put(ctx, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.spooling, s.draining = true, true
+	s.drain(ctx)
+	if n, err := sp.Len(ctx); n != 0 || err != nil {
+		t.Fatalf("%d inputs left in the spool (%v)", n, err)
+	}
+}
+
 // onePeek is a spool whose Peek returns one input: as a drain's Peek does that finds
 // the next input not spooled yet.
 type onePeek struct{ conversation.Spool }
@@ -237,16 +253,7 @@ func TestDrainStopsNoTurnOfItsOwn(t *testing.T) {
 		in.threads.startRun(th, first, stopTurn, true)
 		th.run.stoppable = true
 	}
-	for _, m := range []conversation.Input{first, second} {
-		if _, err := sp.Put(ctx, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s.spooling, s.draining = true, true
-	s.drain(ctx)
-	if n, err := sp.Len(ctx); n != 0 || err != nil {
-		t.Fatalf("%d inputs left in the spool (%v)", n, err)
-	}
+	drainAll(t, ctx, s, sp, first, second)
 	if kicks != 1 {
 		t.Fatalf("the thread was started %d times; want once", kicks)
 	}
@@ -259,5 +266,35 @@ func TestDrainStopsNoTurnOfItsOwn(t *testing.T) {
 	var by conversation.Stopped
 	if !errors.As(context.Cause(turn), &by) || !by.NewMessage {
 		t.Fatalf("a newer message left the turn running (%v)", context.Cause(turn))
+	}
+}
+
+// TestDrainAnnouncesALongSpoolAsItGoes: a drain announces what it stored once
+// announceAfter has passed since the first of it went in, before the rest of the spool
+// goes in: a long spool's first threads do not wait for its end.
+func TestDrainAnnouncesALongSpoolAsItGoes(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sp := testSpool(t, ctx)
+	st := &lostEnqueueReplyStore{stored: map[string]bool{}, calls: 1} // never fails
+	// Each look at the clock is announceAfter later.
+	var ticks atomic.Int64
+	start := time.Now()
+	in := testIntake(st, Config{Spool: onePeek{sp}}, func(conversation.Key) {})
+	in.cfg.Now = func() time.Time { return start.Add(time.Duration(ticks.Add(1)) * announceAfter) }
+	first, second := personMention("m1", "U1", "1000.000100"), personMention("m2", "U2", "2000.000100")
+	secondStoredAtFirstKick := true
+	s := in.spool
+	s.stop = in.stopFor
+	s.kick = func(k conversation.Key) {
+		if k == first.Key {
+			st.mu.Lock()
+			secondStoredAtFirstKick = st.stored[second.ID]
+			st.mu.Unlock()
+		}
+	}
+	drainAll(t, ctx, s, sp, first, second)
+	if secondStoredAtFirstKick {
+		t.Fatal("the first thread was started only once the whole spool was in (or never)")
 	}
 }
