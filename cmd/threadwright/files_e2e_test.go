@@ -136,6 +136,41 @@ func TestE2EFileTooLargeIsRefused(t *testing.T) {
 	}
 }
 
+// TestE2EHostilePDFsLeaveTheBotRunning: PDFs that would end the process that parses
+// them (a stack overflow, an allocation of terabytes: no recover catches either) are
+// read in a reader process of their own. The bot answers the message, with the files
+// refused as unreadable, and goes on answering: the replica, this test binary, is
+// still up.
+func TestE2EHostilePDFsLeaveTheBotRunning(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.start()
+	h.ai.Push(openaitest.Response{Text: "I could not read those files."})
+	ts, _, err := h.emu.PostUserFiles(general, alice, "<@U0BOT> what do these say?", "",
+		emulator.Upload{Name: "loop.pdf", Content: samplefiles.RecursivePDF(), Mimetype: "application/pdf"},
+		emulator.Upload{Name: "huge.pdf", Content: samplefiles.HugeXrefPDF(), Mimetype: "application/pdf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := h.replies(general, ts, 2)
+	for _, name := range []string{"loop.pdf", "huge.pdf"} {
+		if !strings.Contains(got[0].Text, name) {
+			t.Fatalf("first reply %q, want the files named as not read", got[0].Text)
+		}
+	}
+	if got[1].Text != "I could not read those files." {
+		t.Fatalf("answer %q", got[1].Text)
+	}
+	body := string(h.ai.Requests()[0].Body)
+	if n := strings.Count(body, "[not read: "+conversation.FileUnreadable); n != 2 {
+		t.Fatalf("the model was told of %d unreadable files, want 2: %.800s", n, body)
+	}
+	h.ai.Push(openaitest.Response{Text: "Still here."})
+	h.post(general, alice, "are you still there?", ts)
+	if got := h.replies(general, ts, 3); got[2].Text != "Still here." {
+		t.Fatalf("the follow-up's answer %q", got[2].Text)
+	}
+}
+
 // A model that cannot see is not sent the image; the person is told.
 func TestE2EImageWithoutVision(t *testing.T) {
 	h := newHarness(t, emulator.Config{})

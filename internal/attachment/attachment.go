@@ -22,8 +22,9 @@ const (
 	DefaultMaxPages    = 50
 	DefaultMaxPixels   = 40_000_000       // 40 megapixels: an 8K screenshot is 33
 	DefaultMaxImage    = 20 << 20         // 20 MiB, the largest image OpenAI's chat completions take
-	DefaultMaxXMLBytes = 64 << 20         // 64 MiB of a DOCX's document.xml, inflated
+	DefaultMaxXMLBytes = 16 << 20         // 16 MiB of a DOCX's document.xml, inflated: 40,000 characters take far less
 	DefaultTimeout     = 20 * time.Second // reading one file, after its download
+	DefaultMaxMemory   = 512 << 20        // 512 MiB of address space for a PDF's reader
 )
 
 // Limits bounds the work on one file. The zero value uses the defaults above.
@@ -44,6 +45,10 @@ type Limits struct {
 	MaxXMLBytes int64
 	// Timeout bounds Read when ctx has no earlier deadline.
 	Timeout time.Duration
+	// MaxMemory bounds, in bytes, the address space a PDF's reader process may take
+	// beyond what it holds when it starts; past it, the reader ends and Read answers
+	// ErrUnreadable (isolate.go).
+	MaxMemory int64
 }
 
 func (l Limits) withDefaults() Limits {
@@ -61,6 +66,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxPixels, DefaultMaxPixels)
 	def(&l.MaxImage, DefaultMaxImage)
 	def(&l.MaxXMLBytes, DefaultMaxXMLBytes)
+	def(&l.MaxMemory, DefaultMaxMemory)
 	if l.Timeout <= 0 {
 		l.Timeout = DefaultTimeout
 	}
@@ -109,9 +115,16 @@ type File struct {
 }
 
 // Read reads data, a file named name whose MIME type Slack or the sender gave as
-// mimeType ("" when unknown), within lim and ctx's deadline (or lim.Timeout). The
-// error wraps ErrUnsupported, ErrTooLarge or ErrUnreadable, with the reason.
-func Read(ctx context.Context, name, mimeType string, data []byte, lim Limits) (File, error) {
+// mimeType ("" when unknown), within lim and ctx's deadline (or lim.Timeout): a PDF
+// in a reader process of its own (isolate.go), the rest here. The error wraps
+// ErrUnsupported, ErrTooLarge or ErrUnreadable, with the reason; a parser's panic is
+// ErrUnreadable.
+func Read(ctx context.Context, name, mimeType string, data []byte, lim Limits) (f File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f, err = File{}, fmt.Errorf("%w: malformed file: %v", ErrUnreadable, p)
+		}
+	}()
 	lim = lim.withDefaults()
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
@@ -119,7 +132,7 @@ func Read(ctx context.Context, name, mimeType string, data []byte, lim Limits) (
 	ext := strings.ToLower(strings.TrimPrefix(path.Ext(name), "."))
 	switch {
 	case bytes.HasPrefix(data, []byte("%PDF-")):
-		return readPDF(ctx, data, lim)
+		return readPDFApart(ctx, data, lim)
 	case bytes.HasPrefix(data, []byte("PK\x03\x04")) && (ext == "docx" || strings.Contains(mediaType, "wordprocessingml")):
 		return readDOCX(ctx, data, lim)
 	}

@@ -14,6 +14,12 @@ import (
 // wordML is the namespace of WordprocessingML's elements (ECMA-376 part 1, 17).
 const wordML = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 
+// maxXMLDepth bounds how deep word/document.xml's elements nest: encoding/xml keeps
+// memory for each element open, and a document's text runs nest a dozen deep (tables
+// in tables a few dozen), so a file past it is refused rather than read to the byte
+// bound.
+const maxXMLDepth = 256
+
 // readDOCX reads the text of a DOCX's main part, word/document.xml: the w:t runs,
 // a tab for w:tab, a line break for w:br and w:cr, and a new line after each
 // paragraph (w:p). The part is inflated as a stream, at most lim.MaxXMLBytes.
@@ -41,7 +47,7 @@ func readDOCX(ctx context.Context, data []byte, lim Limits) (File, error) {
 	dec := xml.NewDecoder(in)
 	dec.Strict = false
 	w := textWriter{max: lim.MaxChars}
-	inText := false
+	inText, depth := false, 0
 	for !w.full() {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
@@ -59,6 +65,9 @@ func readDOCX(ctx context.Context, data []byte, lim Limits) (File, error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			if depth++; depth > maxXMLDepth {
+				return File{}, fmt.Errorf("%w: word/document.xml's elements are nested too deeply (over %d)", ErrUnreadable, maxXMLDepth)
+			}
 			if t.Name.Space != wordML {
 				continue
 			}
@@ -71,6 +80,7 @@ func readDOCX(ctx context.Context, data []byte, lim Limits) (File, error) {
 				w.write("\n")
 			}
 		case xml.EndElement:
+			depth--
 			if t.Name.Space != wordML {
 				continue
 			}

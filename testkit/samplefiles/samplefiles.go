@@ -186,3 +186,23 @@ func gradient(w, h int) image.Image {
 	}
 	return img
 }
+
+// RecursivePDF returns a PDF 1.5 document whose cross-reference stream puts object 1
+// in object stream 1, itself: a parser that resolves it recurses without end (with
+// github.com/ledongthuc/pdf, until the Go runtime ends the process for a stack
+// overflow).
+func RecursivePDF() []byte {
+	return []byte("%PDF-1.5\n" +
+		"2 0 obj\n<< /Type /XRef /Size 3 /W [1 1 1] /Root 1 0 R /Length 9 >>\nstream\n" +
+		"\x00\x00\x00\x02\x01\x00\x00\x00\x00" + "\nendstream\nendobj\n" +
+		"%" + strings.Repeat("x", 120) + "\nstartxref\n9\n%%EOF\n")
+}
+
+// HugeXrefPDF returns a PDF 1.4 document whose cross-reference table starts at object
+// 10^12: a parser that sizes its table by it asks for terabytes (with
+// github.com/ledongthuc/pdf, until the Go runtime ends the process, out of memory).
+func HugeXrefPDF() []byte {
+	pad := "%" + strings.Repeat("x", 200) + "\n"
+	return []byte("%PDF-1.4\n" + pad + "xref\n1000000000000 1\n0000000000 00000 n \n" +
+		"trailer\n<< /Size 1 >>\nstartxref\n" + fmt.Sprint(9+len(pad)) + "\n%%EOF\n")
+}

@@ -1,0 +1,18 @@
+//go:build !linux
+
+package attachment
+
+import (
+	"fmt"
+	"os"
+	"runtime/debug"
+)
+
+// confine bounds this process, a PDF reader, where no address space bound is set: its
+// goroutine stacks to childStack and its Go heap's soft limit to maxMemory; the
+// deadline bounds the rest.
+func confine(maxMemory int64) {
+	debug.SetMaxStack(childStack)
+	debug.SetMemoryLimit(maxMemory)
+	fmt.Fprintln(os.Stderr, "attachment: PDF reader: no address space bound on this platform")
+}
