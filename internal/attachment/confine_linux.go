@@ -41,3 +41,10 @@ func addressSpace() (int64, error) {
 	}
 	return pages * int64(os.Getpagesize()), nil
 }
+
+// readerAttr has a reader killed when the thread that started it ends with this
+// process (Pdeathsig): a reader orphaned by a replica killed -9 does not run on to its
+// own deadline.
+func readerAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}

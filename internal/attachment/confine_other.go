@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"syscall"
 )
 
 // confine bounds this process, a PDF reader, where no address space bound is set: its
@@ -16,3 +17,6 @@ func confine(maxMemory int64) {
 	debug.SetMemoryLimit(maxMemory)
 	fmt.Fprintln(os.Stderr, "attachment: PDF reader: no address space bound on this platform")
 }
+
+// readerAttr has no attributes for a reader where the parent's death kills no child.
+func readerAttr() *syscall.SysProcAttr { return nil }

@@ -22,7 +22,7 @@ func FuzzRead(f *testing.F) {
 	f.Add("a.webp", samplefiles.WebPHeader(4, 4))
 	f.Add("a.csv", []byte("a,b\n1,2"))
 	f.Add("a.html", []byte("<p>hi</p>"))
-	lim := attachment.Limits{MaxChars: 1000, MaxPages: 5, MaxPixels: 1 << 20, MaxXMLBytes: 1 << 20, Timeout: 200 * time.Millisecond}
+	lim := attachment.Limits{MaxChars: 1000, MaxPages: 5, MaxPixels: 1 << 20, MaxXMLBytes: 1 << 20, Timeout: 5 * time.Second} // a PDF reader takes about 0.2 s to start under -race
 	f.Fuzz(func(t *testing.T, name string, data []byte) {
 		file, err := attachment.Read(context.Background(), name, "", data, lim)
 		if err != nil {

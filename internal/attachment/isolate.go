@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -35,9 +37,17 @@ const childEnv = "THREADWRIGHT_ATTACHMENT_PDF_READER"
 // a recursion without end ends the child at once.
 const childStack = 64 << 20
 
-// pdfReaders bounds the PDF reader processes at once, one a core: each may use a core
-// and Limits.MaxMemory until its deadline.
-var pdfReaders = semaphore.NewWeighted(int64(max(1, runtime.NumCPU())))
+// pdfReaders bounds the PDF reader processes at once, one a core the process may use
+// (GOMAXPROCS, which follows a container's CPU quota): each may use a core and
+// Limits.MaxMemory until its deadline.
+var pdfReaders = semaphore.NewWeighted(int64(max(1, runtime.GOMAXPROCS(0))))
+
+// readerThreads bounds a reader's GOMAXPROCS: each thread's stack (8 MiB with cgo)
+// counts against its address space.
+const readerThreads = 2
+
+// readerPath returns the program a reader runs (executable; a test's stand-in).
+var readerPath = executable
 
 func init() {
 	if v, ok := os.LookupEnv(childEnv); ok {
@@ -61,6 +71,10 @@ func pdfChild(limits string, in io.Reader, out io.Writer) int {
 		return 2
 	}
 	lim = lim.withDefaults()
+	// The bot's stop (a terminal's Ctrl-C, a service manager's signal to the group)
+	// is not the reader's: it ends at its deadline, or with its parent (readerAttr).
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	runtime.GOMAXPROCS(readerThreads)
 	confine(lim.MaxMemory)
 	data, err := io.ReadAll(in)
 	if err != nil {
@@ -86,11 +100,14 @@ func pdfChild(limits string, in io.Reader, out io.Writer) int {
 // PDF's own (malformed, encrypted), the deadline, or the reader's end (it needed more
 // memory or stack than it has: the runtime's fatal error names which).
 func readPDFApart(ctx context.Context, data []byte, lim Limits) (File, error) {
+	if ctx.Err() != nil {
+		return File{}, fmt.Errorf("%w: reading the PDF took too long", ErrUnreadable)
+	}
 	if err := pdfReaders.Acquire(ctx, 1); err != nil {
 		return File{}, fmt.Errorf("%w: reading the PDF took too long (every PDF reader was busy)", ErrUnreadable)
 	}
 	defer pdfReaders.Release(1)
-	exe, err := executable()
+	exe, err := readerPath()
 	if err != nil {
 		return File{}, fmt.Errorf("%w: the PDF reader cannot start: %v", ErrUnreadable, err)
 	}
@@ -100,6 +117,7 @@ func readPDFApart(ctx context.Context, data []byte, lim Limits) (File, error) {
 	}
 	cmd := exec.CommandContext(ctx, exe)
 	cmd.Env = []string{childEnv + "=" + string(limits)}
+	cmd.SysProcAttr = readerAttr()
 	cmd.Stdin = bytes.NewReader(data)
 	// Its text, as JSON: at most 6 bytes a character (an escaped control), and the rest.
 	stdout := &cappedBuffer{max: 6*4*lim.MaxChars + 64<<10}
