@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -222,6 +223,20 @@ func (e *envelope) runTurn(ctx context.Context, r *Run) error {
 	if limit := e.cfg.MaxAttempts; in.Attempts > limit && in.Kind != conversation.KindPipeline || in.Attempts > limit+2 {
 		return e.giveUp(ctx, r)
 	}
+	return e.handle(ctx, r)
+}
+
+// handle runs r's turn in the Handler, a panic in it (a bug one input's content
+// triggers) made the turn's error, its stack logged: that input stays pending, is
+// tried again and given up after MaxAttempts, and the process's other turns go on.
+// A panic in a goroutine the Handler starts is not caught here.
+func (e *envelope) handle(ctx context.Context, r *Run) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.Log.Error("turn panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			err = fmt.Errorf("turn panicked: %v", v)
+		}
+	}()
 	return e.handler.Handle(ctx, r)
 }
 

@@ -693,3 +693,58 @@ func TestUndecodableTextOnlyForWhatAPersonSent(t *testing.T) {
 		}
 	}
 }
+
+// panicOnce is answerer whose first turn of input boom panics; done gets the id of
+// each turn answered.
+type panicOnce struct {
+	answerer
+	boom  string
+	calls *atomic.Int32
+	done  chan string
+}
+
+func (h panicOnce) Handle(ctx context.Context, r *Run) error {
+	if r.In.ID == h.boom && h.calls.Add(1) == 1 {
+		panic("a bug this input triggers")
+	}
+	err := h.answerer.Handle(ctx, r)
+	h.done <- r.In.ID
+	return err
+}
+
+// TestPanickingTurnFailsItsInputOnly: a turn that panics (a bug one input triggers)
+// fails its input, which is tried again, and the process goes on answering the other
+// threads: a panic ends the turn, not every turn of the replica.
+func TestPanickingTurnFailsItsInputOnly(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	logs := &logtest.Buffer{}
+	h := panicOnce{boom: "boom", calls: &atomic.Int32{}, done: make(chan string, 4)}
+	rt := New(Config{Store: db, Messenger: firstRun{&replies{want: -1}, &atomic.Int32{}}, Logger: slog.New(slog.NewTextHandler(logs, nil))}, h)
+	startRuntime(t, ctx, rt)
+	for _, in := range []conversation.Input{mention("boom", 1), mention("ok", 2)} {
+		if _, err := rt.Submit(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.After(30 * time.Second) // the retry waits about a second
+	answered := map[string]bool{}
+	for len(answered) < 2 {
+		select {
+		case id := <-h.done:
+			answered[id] = true
+		case <-deadline:
+			t.Fatalf("answered %v; want boom (tried again) and ok\n%s", answered, logs.String())
+		}
+	}
+	if n := h.calls.Load(); n != 2 {
+		t.Errorf("boom's turn ran %d times; want twice (the panic, then the retry)", n)
+	}
+	if l := logs.String(); !strings.Contains(l, `msg="turn panicked"`) || !strings.Contains(l, "a bug this input triggers") {
+		t.Errorf("no log of the panic:\n%s", l)
+	}
+}
