@@ -83,12 +83,22 @@ func (f *fileReader) ReadFiles(ctx context.Context, key conversation.Key, msg *c
 		}
 	}
 	refs = refs[:min(len(refs), maxFilesPerMessage)]
+	if budget := filesBudgetTimes * f.limits.Timeout; budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, budget)
+		defer cancel()
+	}
 	out := make([]conversation.AttachedFile, 0, len(refs))
 	for _, ref := range refs {
 		out = append(out, f.readOne(ctx, ref))
 	}
 	return out, nil
 }
+
+// filesBudgetTimes bounds the time a message's files take together, in FETCH_TIMEOUTs
+// (each file's download and its reading have one each): ten slow files would hold
+// the turn for ten times two. A file not read by then is refused as unreadable.
+const filesBudgetTimes = 3
 
 // readOne reads one file: refused by its size before any download, or downloaded
 // and read.
@@ -107,6 +117,9 @@ func (f *fileReader) readOne(ctx context.Context, ref conversation.FileRef) conv
 	}
 	if ref.URL == "" {
 		return refuse(conversation.FileUnreadable, errors.New("no url_private"))
+	}
+	if ctx.Err() != nil {
+		return refuse(conversation.FileUnreadable, fmt.Errorf("not reached: the message's files took their %v", filesBudgetTimes*f.limits.Timeout))
 	}
 	data, err := f.download.Download(ctx, ref.URL)
 	if errors.Is(err, web.ErrTooLarge) {

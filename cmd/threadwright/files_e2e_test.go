@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -168,6 +169,41 @@ func TestE2EHostilePDFsLeaveTheBotRunning(t *testing.T) {
 	h.post(general, alice, "are you still there?", ts)
 	if got := h.replies(general, ts, 3); got[2].Text != "Still here." {
 		t.Fatalf("the follow-up's answer %q", got[2].Text)
+	}
+}
+
+// TestE2ESlowFilesShareOneBudget: the files of one message share a time budget
+// (three FETCH_TIMEOUTs): from a file host that never answers, the bot asks for the
+// first files, each until FETCH_TIMEOUT, refuses the ones the budget did not reach
+// without asking for them, and answers; five such files would take five.
+func TestE2ESlowFilesShareOneBudget(t *testing.T) {
+	h := newHarness(t, emulator.Config{})
+	h.env["FETCH_TIMEOUT"] = "1s"
+	h.start()
+	release := h.emu.HoldDownloads()
+	t.Cleanup(release)
+	h.ai.Push(openaitest.Response{Text: "I could not read those files."})
+	var uploads []emulator.Upload
+	for i := range 5 {
+		uploads = append(uploads, emulator.Upload{Name: fmt.Sprintf("notes-%d.txt", i), Content: []byte("some notes")})
+	}
+	ts, ids, err := h.emu.PostUserFiles(general, alice, "<@U0BOT> what do these say?", "", uploads...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := h.replies(general, ts, 2)
+	if got[1].Text != "I could not read those files." {
+		t.Fatalf("answer %q", got[1].Text)
+	}
+	asked := 0
+	for _, id := range ids {
+		asked += h.emu.FileDownloads(id)
+	}
+	if asked == 0 || asked >= len(ids) {
+		t.Fatalf("the bot asked for %d of %d files; want the first few, before the budget ran out", asked, len(ids))
+	}
+	if n := strings.Count(string(h.ai.Requests()[0].Body), "[not read: "+conversation.FileUnreadable); n != len(ids) {
+		t.Fatalf("the model was told of %d unreadable files, want %d", n, len(ids))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Files (https://docs.slack.dev/messaging/working-with-files#uploading_files):
@@ -24,6 +25,8 @@ type filesAPI struct {
 	// Guarded by ws.mu.
 	files     map[string]*File
 	fileOrder []string
+	// held, when set, holds every download until it is closed (HoldDownloads).
+	held chan struct{}
 }
 
 // methods is the files family of the Web API.
@@ -166,7 +169,15 @@ func (a *filesAPI) serveFile(w http.ResponseWriter, r *http.Request) {
 			f.Downloads++
 		}
 	}
+	held := a.held
 	a.ws.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+			return // the client gave up
+		}
+	}
 	switch {
 	case !sameToken(token, a.ws.cfg.BotToken):
 		http.Error(w, "not authed", http.StatusForbidden)
@@ -319,7 +330,26 @@ func (a *filesAPI) PostUserFiles(channel, user, text, threadTS string, uploads .
 	return m.TS, ids, nil
 }
 
-// FileDownloads returns how many times the bot read the file id's url_private.
+// HoldDownloads holds every download of a file (its request counted, its answer not
+// sent) until release is called or its client gives up: a slow file host.
+func (a *filesAPI) HoldDownloads() (release func()) {
+	ch := make(chan struct{})
+	a.ws.mu.Lock()
+	a.held = ch
+	a.ws.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			a.ws.mu.Lock()
+			a.held = nil
+			a.ws.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// FileDownloads returns how many times the bot asked for the file id's url_private
+// (held ones too: HoldDownloads).
 func (a *filesAPI) FileDownloads(id string) int {
 	a.ws.mu.Lock()
 	defer a.ws.mu.Unlock()
