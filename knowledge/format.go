@@ -27,9 +27,10 @@ const (
 var (
 	// ErrUnsupported means the file's extension is not one of Extensions.
 	ErrUnsupported = errors.New("knowledge: unsupported file type (want .md, .markdown, .txt, .html or .htm)")
-	// ErrNotText means the file is not UTF-8 text: it has bytes that are not UTF-8, or
-	// NUL bytes, as binary files and UTF-16 text do.
-	ErrNotText = errors.New("knowledge: not UTF-8 text")
+	// ErrNotText means the file is not UTF-8 text: it has NUL bytes, as binary files
+	// and UTF-16 text do, or bytes that are not UTF-8. Chunks's error wrapping it
+	// says which, and where.
+	ErrNotText = errors.New("knowledge: not text")
 	// ErrTooMuchText means an HTML document's text would be larger than 4 bytes per
 	// byte of HTML, as only hostile or broken markup makes it, or than twice
 	// MaxFileSize: the document is skipped rather than stored cut short.

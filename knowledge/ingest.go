@@ -25,8 +25,11 @@ func Chunks(name string, content []byte) ([]conversation.Chunk, error) {
 	if !ok {
 		return nil, ErrUnsupported
 	}
-	if !utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0 {
-		return nil, ErrNotText
+	if i := bytes.IndexByte(content, 0); i >= 0 {
+		return nil, fmt.Errorf("%w: a NUL byte at byte %d, as binary files and UTF-16 text have", ErrNotText, i)
+	}
+	if !utf8.Valid(content) {
+		return nil, fmt.Errorf("%w: a byte that is not UTF-8 at byte %d; save the file as UTF-8", ErrNotText, invalidUTF8(content))
 	}
 	switch format {
 	case Text:
@@ -54,7 +57,7 @@ type Report struct {
 }
 
 // Skipped is a file Ingest did not ingest: its path, as Ingest names sources, and the
-// reason ("not UTF-8 text", "permission denied", …).
+// reason ("not text: a NUL byte at byte 12, …", "permission denied", …).
 type Skipped struct {
 	Path, Reason string
 }
@@ -85,7 +88,7 @@ func count(n int, noun string) string {
 // reason in the report; a path named twice is loaded once.
 //
 // logf, when not nil, is told of each document ("added handbook/a.md (3 chunks)",
-// "unchanged handbook/b.md", "skipped handbook/c.txt: not UTF-8 text"). The error is kb's or
+// "unchanged handbook/b.md", "skipped handbook/c.txt: not text: …"). The error is kb's or
 // ctx's, and ends the ingest; the report counts what was done before it.
 func Ingest(ctx context.Context, kb conversation.Knowledge, paths []string, logf func(format string, args ...any)) (Report, error) {
 	if logf == nil {
@@ -236,6 +239,18 @@ func readFile(path string) ([]byte, error) {
 		err = errTooLarge
 	}
 	return content, err
+}
+
+// invalidUTF8 returns the offset of b's first byte that is not UTF-8, or len(b).
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 var errTooLarge = fmt.Errorf("larger than %d MiB", MaxFileSize>>20)

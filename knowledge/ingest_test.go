@@ -87,8 +87,8 @@ func TestIngest(t *testing.T) {
 		t.Errorf("first ingest = %+v; want %+v", r, want)
 	}
 	wantSkipped := []knowledge.Skipped{
-		{Path: "docs/binary.md", Reason: "not UTF-8 text"},
-		{Path: "docs/latin1.txt", Reason: "not UTF-8 text"},
+		{Path: "docs/binary.md", Reason: "not text: a NUL byte at byte 4, as binary files and UTF-16 text have"},
+		{Path: "docs/latin1.txt", Reason: "not text: a byte that is not UTF-8 at byte 3; save the file as UTF-8"},
 		{Path: "missing", Reason: "no such file or directory"},
 		{Path: "docs/image.png", Reason: "unsupported file type (want .md, .markdown, .txt, .html or .htm)"},
 	}
@@ -213,6 +213,20 @@ func TestChunks(t *testing.T) {
 	} {
 		if _, err := knowledge.Chunks(tc.name, []byte(tc.content)); !errors.Is(err, tc.want) {
 			t.Errorf("Chunks(%s): %v; want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+// A file that is not text is told apart by why: a NUL byte (binary, UTF-16) or a byte
+// that is not UTF-8 (another character set), and where.
+func TestChunksSaysWhyNotText(t *testing.T) {
+	for content, want := range map[string]string{
+		"ab\x00c":    "not text: a NUL byte at byte 2, as binary files and UTF-16 text have",
+		"caf\xe9 au": "not text: a byte that is not UTF-8 at byte 3; save the file as UTF-8",
+	} {
+		_, err := knowledge.Chunks("a.txt", []byte(content))
+		if !errors.Is(err, knowledge.ErrNotText) || err.Error() != "knowledge: "+want {
+			t.Errorf("Chunks(%q) = %v; want ErrNotText, %q", content, err, want)
 		}
 	}
 }

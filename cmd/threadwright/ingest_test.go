@@ -64,7 +64,7 @@ func TestIngestCommand(t *testing.T) {
 	mustContain(t, "ingest", out,
 		"added docs/handbook/leave.md (2 chunks)\n",
 		"added docs/it/vpn.html (1 chunk)\n",
-		"skipped docs/notes.txt: not UTF-8 text\n",
+		"skipped docs/notes.txt: not text: a byte that is not UTF-8 at byte 3; save the file as UTF-8\n",
 		"2 added, 0 replaced, 0 unchanged, 3 chunks stored, 1 skipped\n")
 	if _, err := os.Stat(filepath.Join(dataDir, "threadwright.db")); err != nil {
 		t.Errorf("no store in DATA_DIR: %v", err)
