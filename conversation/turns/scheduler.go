@@ -254,18 +254,21 @@ func (s *scheduler) slot(t *thread) bool {
 }
 
 // sweep takes over, every LeaseTTL/5 until ctx ends, the threads with pending inputs
-// that no live lease holds: those of a replica that died, or that nobody took.
+// that no live lease holds: those of a replica that died, or that nobody took. Start
+// took them over once before it: the first sweep comes a period later, not at once,
+// where it would find the inputs submitted meanwhile, whose workers are taking their
+// leases, and poke them into one more Acquire and Next each.
 func (s *scheduler) sweep(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.LeaseTTL / 5)
 	defer tick.Stop()
 	for {
-		if _, err := s.takeOrphans(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("sweep for threads without a worker", "error", err)
-		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		}
+		if _, err := s.takeOrphans(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("sweep for threads without a worker", "error", err)
 		}
 	}
 }

@@ -317,8 +317,11 @@ func testTurnStoreCalls(t *testing.T, n int, policy conversation.DoubleTexting, 
 	t.Cleanup(func() { _ = db.Close() })
 	st := &callStore{Store: db, calls: map[string]int{}}
 	m := &replies{want: n, done: make(chan struct{})}
+	// LeaseTTL an hour: no sweep (every LeaseTTL/5) comes during the test, to find an
+	// input between its Submit and its worker's AcquireBegin and poke that worker
+	// into one more Acquire and Next after its turn.
 	rt := New(Config{Store: st, Messenger: m, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), MergeWindow: 300 * time.Millisecond,
-		DoubleTexting: func(conversation.Key) conversation.DoubleTexting { return policy }}, answerer{})
+		LeaseTTL: time.Hour, DoubleTexting: func(conversation.Key) conversation.DoubleTexting { return policy }}, answerer{})
 	if err := rt.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
