@@ -448,9 +448,9 @@ const (
 // sent after the newest message r answers (active.newerMessage); a late first copy of
 // an older message leaves it running. When the store cannot say (it fails, more than
 // pendingScan inputs wait, or the pending inputs it reads were cut short before
-// st.Message by an undecodable input: cutShort), it stops r, as a newer message would. It stops r
-// only while r still runs and a message still stops it (Run.Freeze: an answer being
-// posted is not cut short). It runs on ls.bg.
+// st.Message by an undecodable input: cutShort), it stops r, as a newer message
+// would. It stops r only while r still runs and a message still stops it (Run.Freeze:
+// an answer being posted is not cut short). It runs on ls.bg.
 func (ls leases) stopIfNewer(key conversation.Key, r *active, st conversation.LeaseState) {
 	defer ls.bg.Done()
 	ctx, cancel := context.WithTimeout(ls.bgCtx, 10*time.Second)

@@ -119,6 +119,8 @@ func (s *spooler) drain(ctx context.Context) {
 			continue
 		}
 		if len(batch) == 0 {
+			// Before spooling ends: Wait must not find this process idle while
+			// inputs it stored have no worker yet.
 			s.announce(&stored)
 			s.mu.Lock()
 			n, err := s.cfg.Spool.Len(ctx)

@@ -9,12 +9,11 @@ import (
 	"syscall"
 )
 
-// confine bounds this process, a PDF reader: its goroutine stacks to childStack, its
-// address space to maxMemory beyond what it holds now (RLIMIT_AS: an allocation past
-// it ends the process, as the runtime cannot make it), and its Go heap's soft limit
-// to half of maxMemory (the collector works harder first).
+// confine bounds the memory of this process, a PDF reader: its address space to
+// maxMemory bytes beyond what it holds now (RLIMIT_AS: an allocation past it ends the
+// process, as the runtime cannot make it), and its Go heap's soft limit to half of
+// maxMemory (the collector works harder first).
 func confine(maxMemory int64) {
-	debug.SetMaxStack(childStack)
 	debug.SetMemoryLimit(maxMemory / 2)
 	vm, err := addressSpace()
 	if err != nil {

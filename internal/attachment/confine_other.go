@@ -9,11 +9,10 @@ import (
 	"syscall"
 )
 
-// confine bounds this process, a PDF reader, where no address space bound is set: its
-// goroutine stacks to childStack and its Go heap's soft limit to maxMemory; the
-// deadline bounds the rest.
+// confine bounds the memory of this process, a PDF reader, where no address space
+// bound is set: its Go heap's soft limit to maxMemory bytes; the deadline bounds the
+// rest.
 func confine(maxMemory int64) {
-	debug.SetMaxStack(childStack)
 	debug.SetMemoryLimit(maxMemory)
 	fmt.Fprintln(os.Stderr, "attachment: PDF reader: no address space bound on this platform")
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -75,6 +76,7 @@ func pdfChild(limits string, in io.Reader, out io.Writer) int {
 	// is not the reader's: it ends at its deadline, or with its parent (readerAttr).
 	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	runtime.GOMAXPROCS(readerThreads)
+	debug.SetMaxStack(childStack)
 	confine(lim.MaxMemory)
 	data, err := io.ReadAll(in)
 	if err != nil {
@@ -101,10 +103,10 @@ func pdfChild(limits string, in io.Reader, out io.Writer) int {
 // memory or stack than it has: the runtime's fatal error names which).
 func readPDFApart(ctx context.Context, data []byte, lim Limits) (File, error) {
 	if ctx.Err() != nil {
-		return File{}, fmt.Errorf("%w: reading the PDF took too long", ErrUnreadable)
+		return File{}, errPDFTooLong
 	}
 	if err := pdfReaders.Acquire(ctx, 1); err != nil {
-		return File{}, fmt.Errorf("%w: reading the PDF took too long (every PDF reader was busy)", ErrUnreadable)
+		return File{}, fmt.Errorf("%w (every PDF reader was busy)", errPDFTooLong)
 	}
 	defer pdfReaders.Release(1)
 	exe, err := readerPath()
@@ -127,7 +129,7 @@ func readPDFApart(ctx context.Context, data []byte, lim Limits) (File, error) {
 	err = cmd.Run()
 	switch {
 	case ctx.Err() != nil:
-		return File{}, fmt.Errorf("%w: reading the PDF took too long", ErrUnreadable)
+		return File{}, errPDFTooLong
 	case err != nil:
 		return File{}, fmt.Errorf("%w: the PDF reader stopped (%v): %s", ErrUnreadable, err, firstLine(stderr.String()))
 	case stdout.over:

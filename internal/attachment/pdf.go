@@ -13,6 +13,9 @@ import (
 // errStop ends pdf.Interpret from its callback: the text is full or ctx is done.
 var errStop = errors.New("attachment: stop reading")
 
+// errPDFTooLong is a PDF not read by the deadline, in its reader or waiting for one.
+var errPDFTooLong = fmt.Errorf("%w: reading the PDF took too long", ErrUnreadable)
+
 // readPDF reads the text of a PDF's first lim.MaxPages pages, with
 // github.com/ledongthuc/pdf. Every byte the parser reads goes through ctxReaderAt,
 // so a content stream that inflates without end stops at ctx's deadline; the text
@@ -23,13 +26,13 @@ func readPDF(ctx context.Context, data []byte, lim Limits) (f File, err error) {
 			f, err = File{}, fmt.Errorf("%w: malformed PDF: %v", ErrUnreadable, p)
 		}
 		if err == nil && ctx.Err() != nil {
-			f, err = File{}, fmt.Errorf("%w: reading the PDF took too long", ErrUnreadable)
+			f, err = File{}, errPDFTooLong
 		}
 	}()
 	r, err := pdf.NewReader(ctxReaderAt{ctx: ctx, r: bytes.NewReader(data)}, int64(len(data)))
 	if err != nil {
 		if ctx.Err() != nil {
-			return File{}, fmt.Errorf("%w: reading the PDF took too long", ErrUnreadable)
+			return File{}, errPDFTooLong
 		}
 		return File{}, fmt.Errorf("%w: %v", ErrUnreadable, err)
 	}
